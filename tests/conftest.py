@@ -1,0 +1,25 @@
+"""Shared test fixtures: where the shared specs and checkpoints live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# CI lays a copy of shared/ beside the clone; VOICE_TTS_SHARED points elsewhere when needed.
+SHARED_DIR = Path(os.environ.get("VOICE_TTS_SHARED", REPO_ROOT.parent / "shared"))
+TINY_CHECKPOINT = SHARED_DIR / "fixtures" / "qwen3-tts-tiny-customvoice"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED_DIR.is_dir():
+        pytest.fail(f"shared folder not found at {SHARED_DIR} (set VOICE_TTS_SHARED)")
+    return SHARED_DIR
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(shared_dir: Path) -> Path:
+    return TINY_CHECKPOINT
