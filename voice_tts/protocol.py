@@ -7,7 +7,9 @@ exactly these events, so callers never branch on the backend (see ARCHITECTURE.m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Protocol, Union
+from typing import Annotated, AsyncIterator, Literal, Protocol, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
 @dataclass(frozen=True)
@@ -95,3 +97,177 @@ class StreamingEngine(Protocol):
     ) -> EngineStream: ...
 
     async def aclose(self) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Wire protocol of the engine server (`/v1/ws` and the HTTP routes), shared by `engine/server`
+# and `voice_tts.client`. Documented with examples in docs/protocol.md.
+# ---------------------------------------------------------------------------------------------
+
+AudioFormat = Literal["pcm16", "mulaw"]
+SUPPORTED_SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
+
+
+class ErrorCode:
+    """Every `error.code` the server sends; clients branch on these strings."""
+
+    UNAUTHORIZED = "unauthorized"  # no API key given
+    FORBIDDEN = "forbidden"  # wrong API key
+    INVALID_JSON = "invalid_json"
+    INVALID_UTF8 = "invalid_utf8"
+    UNEXPECTED_BINARY = "unexpected_binary"  # clients send JSON text frames only
+    UNKNOWN_MESSAGE = "unknown_message"  # `type` missing or not one of the client messages
+    INVALID_MESSAGE = "invalid_message"  # right `type`, wrong fields
+    MESSAGE_TOO_LARGE = "message_too_large"
+    TEXT_TOO_LONG = "text_too_long"  # the turn's text would exceed the per-turn cap
+    NO_ACTIVE_TURN = "no_active_turn"  # text/stop/cancel without a `start`
+    TURN_ACTIVE = "turn_active"  # `start` while a turn is still running
+    INVALID_VOICE = "invalid_voice"
+    INVALID_SAMPLE_RATE = "invalid_sample_rate"
+    CAPACITY_EXCEEDED = "capacity_exceeded"
+    NOT_READY = "not_ready"
+    ENGINE_ERROR = "engine_error"
+    # Raised by `voice_tts.client`, never sent by the server:
+    DISCONNECTED = "disconnected"  # the socket was lost during a turn
+    UNREACHABLE = "unreachable"  # the server could not be reached
+
+
+class WireModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# Client → server ------------------------------------------------------------------------------
+
+
+class StartMessage(WireModel):
+    """Opens a turn. `normalize=False` means the text is already spoken form (TN done by the
+    client's own `TTSSession`)."""
+
+    type: Literal["start"] = "start"
+    voice: str | None = None
+    language: str | None = None
+    instruct: str | None = None
+    sample_rate: int = 24000
+    format: AudioFormat = "pcm16"
+    normalize: bool = True
+
+
+class TextMessage(WireModel):
+    """A text delta of the current turn (raw LLM output when the turn normalizes)."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class StopMessage(WireModel):
+    """No more text: the server speaks what it has, then sends `done`."""
+
+    type: Literal["stop"] = "stop"
+
+
+class CancelMessage(WireModel):
+    """Barge-in: no audio follows; `done.heard_text` is what `played_ms` of audio covered
+    (what the server produced, when `played_ms` is omitted)."""
+
+    type: Literal["cancel"] = "cancel"
+    played_ms: float | None = Field(default=None, ge=0)
+
+
+ClientMessage = Annotated[
+    Union[StartMessage, TextMessage, StopMessage, CancelMessage], Field(discriminator="type")
+]
+CLIENT_MESSAGE_TYPES = ("start", "text", "stop", "cancel")
+client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+# Server → client ------------------------------------------------------------------------------
+
+
+class StartedMessage(WireModel):
+    type: Literal["started"] = "started"
+    stream_id: str
+    voice: str | None
+    language: str | None
+    sample_rate: int
+    format: AudioFormat
+    normalize: bool
+
+
+class WordTiming(WireModel):
+    """A word of the raw text, with the time its audio starts in this turn."""
+
+    text: str
+    start_ms: float
+    raw_start: int
+    raw_end: int
+
+
+class ProgressMessage(WireModel):
+    """Everything before `spoken_end` of the spoken text starts at or before `audio_ms` of this
+    turn's audio; `raw_end` is the same point in the raw text, at word granularity (the end of
+    the last word that has started). `words` are the words that newly started."""
+
+    type: Literal["progress"] = "progress"
+    raw_end: int
+    spoken_end: int
+    audio_ms: float
+    words: list[WordTiming] = Field(default_factory=list)
+
+
+class UsageInfo(WireModel):
+    characters_received: int = 0
+    characters_spoken: int = 0
+    audio_seconds: float = 0.0
+
+
+class DoneMessage(WireModel):
+    """Ends a turn (the socket stays open for the next `start`)."""
+
+    type: Literal["done"] = "done"
+    stream_id: str
+    cancelled: bool
+    heard_text: str
+    usage: UsageInfo
+
+
+class ErrorMessage(WireModel):
+    """With a `stream_id`, the turn failed and `done` follows. Without one, a message was
+    rejected (and dropped); any running turn goes on."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    retryable: bool = False
+    stream_id: str | None = None
+
+
+ServerMessage = Annotated[
+    Union[StartedMessage, ProgressMessage, DoneMessage, ErrorMessage],
+    Field(discriminator="type"),
+]
+server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+# HTTP ----------------------------------------------------------------------------------------
+
+
+class VoiceInfo(WireModel):
+    name: str
+    language: str
+    description: str = ""
+
+
+class VoiceList(WireModel):
+    voices: list[VoiceInfo]
+
+
+class Capabilities(WireModel):
+    backend: str
+    model: str
+    voices: list[VoiceInfo]
+    languages: list[str]
+    sample_rates: list[int]
+    formats: list[str]
+    features: list[str]
+    capacity: int
+    active_streams: int

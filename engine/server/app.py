@@ -1,0 +1,104 @@
+"""The engine server's ASGI app: routes, authentication and the warm-up behind /ready."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from voice_tts.protocol import Error, StreamingEngine, VoiceList
+from voice_tts.session import SessionDone
+
+from engine.server.auth import ApiKeyMiddleware
+from engine.server.settings import ServerSettings
+from engine.server.speech import SpeechEndpoint
+from engine.server.state import EngineDescription, ServerState
+from engine.server.streams import open_session
+from engine.server.websocket import Connection
+
+log = logging.getLogger(__name__)
+
+
+async def warm_up(state: ServerState) -> None:
+    """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
+    session, _ = open_session(
+        state.engine, voice=None, language=None, instruct=None, sample_rate=24000, normalize=True
+    )
+    session.push_text(state.settings.warmup_text)
+    session.end_input()
+    async for event in session.events():
+        if isinstance(event, Error):
+            state.readiness.detail = f"warm-up failed: {event.code}: {event.message}"
+            log.error("%s", state.readiness.detail)
+            return
+        if isinstance(event, SessionDone):
+            break
+    state.readiness.ready = True
+    state.readiness.detail = "ready"
+    log.info("engine warm: ready")
+
+
+def create_app(
+    engine: StreamingEngine,
+    api_key: str | None = None,
+    settings: ServerSettings | None = None,
+) -> Starlette:
+    """The server for `engine`; the caller keeps owning the engine (and closes it)."""
+    settings = settings or ServerSettings()
+    if api_key is not None:
+        settings = settings.model_copy(update={"api_key": api_key})
+    state = ServerState(engine=engine, settings=settings, description=EngineDescription.of(engine))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(warm_up(state))
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        status = 200 if state.readiness.ready else 503
+        return JSONResponse(
+            {"ready": state.readiness.ready, "detail": state.readiness.detail}, status_code=status
+        )
+
+    async def voices(request: Request) -> Response:
+        body = VoiceList(voices=list(state.description.voices))
+        return Response(body.model_dump_json(), media_type="application/json")
+
+    async def capabilities(request: Request) -> Response:
+        return Response(state.capabilities().model_dump_json(), media_type="application/json")
+
+    async def metrics(request: Request) -> Response:
+        return Response(state.metrics.render(), media_type=state.metrics.content_type)
+
+    async def stream(websocket: WebSocket) -> None:
+        await Connection(websocket, state).serve()
+
+    app = Starlette(
+        routes=[
+            Route("/health", health),
+            Route("/ready", ready),
+            Route("/v1/voices", voices),
+            Route("/v1/capabilities", capabilities),
+            Route("/metrics", metrics),
+            Route("/v1/audio/speech", SpeechEndpoint(state), methods=["POST"]),
+            WebSocketRoute("/v1/ws", stream),
+        ],
+        middleware=[Middleware(ApiKeyMiddleware, api_key=settings.api_key)],
+        lifespan=lifespan,
+    )
+    app.state.server = state
+    return app

@@ -1,0 +1,46 @@
+"""Prometheus metrics of one server, on its own registry (several servers can share a process)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+TTFA_BUCKETS = (0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0)
+
+
+class ServerMetrics:
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.active_streams = Gauge(
+            "voice_tts_active_streams",
+            "Streams (WebSocket turns and HTTP speech requests) being synthesized now.",
+            registry=self.registry,
+        )
+        self.ttfa = Histogram(
+            "voice_tts_ttfa_seconds",
+            "Time from a turn's first text to its first audio byte sent.",
+            buckets=TTFA_BUCKETS,
+            registry=self.registry,
+        )
+        self.audio_seconds = Counter(
+            "voice_tts_audio_seconds",
+            "Seconds of audio sent to clients.",
+            registry=self.registry,
+        )
+        self.turns = Counter(
+            "voice_tts_turns",
+            "Finished streams, by route and how they ended.",
+            ["route", "outcome"],
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "voice_tts_errors",
+            "Errors reported to clients, by error code.",
+            ["code"],
+            registry=self.registry,
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

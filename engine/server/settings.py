@@ -1,0 +1,41 @@
+"""What an operator can set on the engine server."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import BaseModel, ConfigDict, Field
+
+API_KEY_ENV = "VOICE_TTS_API_KEY"
+
+
+class ServerSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    # None: no authentication (the default bind address is loopback-only).
+    api_key: str | None = None
+    # Largest client message the server reads and answers; a larger one gets `message_too_large`.
+    max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Text characters one turn (or one HTTP speech request) may carry in total.
+    max_turn_text_chars: int = Field(default=100_000, ge=1)
+    # Concurrent streams (WebSocket turns and HTTP requests) before new ones are refused;
+    # None takes the engine's own `capacity` when it has one.
+    capacity: int | None = Field(default=None, ge=1)
+    # Text spoken once at startup so that /ready only answers 200 on a warm engine.
+    warmup_text: str = "Ready."
+    log_level: str = "info"
+
+    @property
+    def hard_frame_limit(self) -> int:
+        """Frames above this are refused by the WebSocket layer itself (close 1009) before the
+        server can read them; between `max_message_bytes` and this they get an `error` event."""
+        return self.max_message_bytes * 16
+
+    @classmethod
+    def from_env(cls, **overrides) -> "ServerSettings":
+        """Settings with `api_key` taken from VOICE_TTS_API_KEY unless given."""
+        if overrides.get("api_key") is None and os.environ.get(API_KEY_ENV):
+            overrides["api_key"] = os.environ[API_KEY_ENV]
+        return cls(**overrides)

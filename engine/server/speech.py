@@ -1,0 +1,220 @@
+"""`POST /v1/audio/speech`: the OpenAI-compatible speech endpoint.
+
+Rules where the OpenAI API and this server differ (docs/protocol.md repeats them):
+- `response_format` is `pcm` (24 kHz mono s16le, no header) or `wav`; the default is `wav`
+  (mp3, opus, aac and flac are refused with 400, since no encoder ships with the server).
+- `speed` must be 1.0: other values are refused with 400 rather than silently ignored.
+- `model` is accepted for compatibility and does not choose anything: the server speaks with
+  the engine it was started with.
+- OpenAI's own voice names (alloy, nova, ...) select the server's default voice; any other name
+  must be one of `GET /v1/voices`.
+- `instructions` becomes the engine's `instruct`; `language` (not in OpenAI's API) is passed on.
+- `stream` (default true) sends audio as it is produced with chunked transfer; a streamed WAV
+  has 0xFFFFFFFF as its RIFF and data sizes, as OpenAI's streamed WAV does. `stream: false`
+  answers with a complete WAV or PCM body with its real length.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import time
+from typing import AsyncIterator, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from voice_tts.audio import wav_bytes
+from voice_tts.protocol import AudioChunk, Error, ErrorCode
+from voice_tts.session import SessionDone, TTSSession
+
+from engine.server.state import ServerState
+from engine.server.streams import open_session
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 24000
+OPENAI_VOICES = frozenset(
+    {"alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer",
+     "verse", "marin", "cedar"}
+)
+MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
+
+
+class SpeechRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    input: str = Field(min_length=1)
+    voice: str
+    response_format: str = "wav"
+    speed: float = 1.0
+    instructions: str | None = None
+    language: str | None = None
+    stream: bool = True
+    stream_format: Literal["audio"] = "audio"
+
+
+def openai_error(status: int, message: str, code: str, param: str | None = None) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}},
+        status_code=status,
+    )
+
+
+def streaming_wav_header(sample_rate: int) -> bytes:
+    """A mono s16le WAV header whose sizes say 'unknown' (the maximum), for a streamed body."""
+    unknown = 0xFFFFFFFF
+    return (
+        b"RIFF" + struct.pack("<I", unknown) + b"WAVE"
+        + b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, sample_rate * 2, 2, 16)
+        + b"data" + struct.pack("<I", unknown)
+    )
+
+
+class SpeechEndpoint:
+    def __init__(self, state: ServerState) -> None:
+        self._state = state
+
+    async def __call__(self, request: Request) -> Response:
+        state = self._state
+        try:
+            speech = SpeechRequest.model_validate_json(await request.body())
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            param = ".".join(str(p) for p in first["loc"]) or None
+            return openai_error(400, f"{param}: {first['msg']}", ErrorCode.INVALID_MESSAGE, param)
+        rejected = self._check(speech)
+        if rejected is not None:
+            return rejected
+        if not state.readiness.ready:
+            return openai_error(503, "the engine is warming up", ErrorCode.NOT_READY)
+        if not state.slots.acquire():
+            return openai_error(
+                429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY_EXCEEDED
+            )
+        try:
+            session, _ = open_session(
+                state.engine,
+                voice=None if speech.voice in OPENAI_VOICES else speech.voice,
+                language=speech.language,
+                instruct=speech.instructions,
+                sample_rate=SAMPLE_RATE,
+                normalize=True,
+            )
+        except Exception as exc:
+            state.slots.release()
+            log.exception("could not open a stream")
+            return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
+        session.push_text(speech.input)
+        session.end_input()
+        return await self._respond(speech, session)
+
+    def _check(self, speech: SpeechRequest) -> Response | None:
+        if speech.response_format not in MEDIA_TYPES:
+            return openai_error(
+                400,
+                f"response_format {speech.response_format!r} is not supported; use 'pcm' or 'wav'",
+                "unsupported_response_format",
+                "response_format",
+            )
+        if speech.speed != 1.0:
+            return openai_error(
+                400, "speed must be 1.0: this server does not change the speaking rate",
+                "unsupported_speed", "speed",
+            )
+        description = self._state.description
+        if speech.voice not in OPENAI_VOICES and not description.knows_voice(speech.voice):
+            names = [voice.name for voice in description.voices]
+            return openai_error(
+                400, f"unknown voice {speech.voice!r}; voices: {names}", ErrorCode.INVALID_VOICE, "voice"
+            )
+        limit = self._state.settings.max_turn_text_chars
+        if len(speech.input) > limit:
+            return openai_error(
+                400, f"input has {len(speech.input)} characters; the limit is {limit}",
+                ErrorCode.TEXT_TOO_LONG, "input",
+            )
+        return None
+
+    async def _respond(self, speech: SpeechRequest, session: TTSSession) -> Response:
+        """Waits for the first audio so that a failure before it still gets an HTTP status."""
+        state = self._state
+        started = time.monotonic()
+        events = aiter(session.events())
+        first: AudioChunk | None = None
+        finished = False
+        try:
+            async for event in events:
+                if isinstance(event, AudioChunk) and event.pcm:
+                    first = event
+                    break
+                if isinstance(event, Error):
+                    state.metrics.errors.labels(code=event.code).inc()
+                    session.cancel()
+                    state.slots.release()
+                    return openai_error(
+                        503 if event.retryable else 500, event.message, event.code
+                    )
+                if isinstance(event, SessionDone):
+                    finished = True
+                    break
+        except BaseException:
+            session.cancel()
+            state.slots.release()
+            raise
+        if first is None and not finished:
+            state.slots.release()
+            return openai_error(500, "the stream ended without audio", ErrorCode.ENGINE_ERROR)
+        if first is not None:
+            state.metrics.ttfa.observe(time.monotonic() - started)
+        body = self._body(session, events, first, finished)
+        if speech.stream:
+            header = streaming_wav_header(SAMPLE_RATE) if speech.response_format == "wav" else b""
+            return StreamingResponse(
+                _prepend(header, body), media_type=MEDIA_TYPES[speech.response_format]
+            )
+        pcm = b"".join([chunk async for chunk in body])
+        content = wav_bytes(pcm, SAMPLE_RATE) if speech.response_format == "wav" else pcm
+        return Response(content, media_type=MEDIA_TYPES[speech.response_format])
+
+    async def _body(
+        self,
+        session: TTSSession,
+        events: AsyncIterator,
+        first: AudioChunk | None,
+        finished: bool,
+    ) -> AsyncIterator[bytes]:
+        """PCM from the first chunk to the end; a client that leaves cancels the stream."""
+        metrics = self._state.metrics
+        outcome = "abandoned"
+        try:
+            if first is not None:
+                metrics.audio_seconds.inc(first.duration)
+                yield first.pcm
+            if finished:
+                outcome = "done"
+                return
+            async for event in events:
+                if isinstance(event, AudioChunk) and event.pcm:
+                    metrics.audio_seconds.inc(event.duration)
+                    yield event.pcm
+                elif isinstance(event, Error):
+                    # Headers are out: the body just ends short; the log and metric say why.
+                    metrics.errors.labels(code=event.code).inc()
+                    log.error("speech stream failed after audio started: %s", event.message)
+                elif isinstance(event, SessionDone):
+                    outcome = "done"
+        finally:
+            if outcome != "done":
+                session.cancel()
+            self._state.slots.release()
+            metrics.turns.labels(route="http", outcome=outcome).inc()
+
+
+async def _prepend(header: bytes, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    if header:
+        yield header
+    async for chunk in body:
+        yield chunk

@@ -1,0 +1,93 @@
+"""What every route of one server shares: the engine, its description, settings, metrics, slots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from voice_tts.protocol import (
+    SUPPORTED_SAMPLE_RATES,
+    Capabilities,
+    StreamingEngine,
+    VoiceInfo,
+)
+
+from engine.server.metrics import ServerMetrics
+from engine.server.settings import ServerSettings
+from engine.server.streams import StreamSlots
+
+DEFAULT_CAPACITY = 64
+FORMATS = ("pcm16", "mulaw")
+FEATURES = (
+    "streaming_text_input",
+    "word_timestamps",
+    "cancel",
+    "server_text_normalization",
+    "openai_speech",
+)
+
+
+@dataclass(frozen=True)
+class EngineDescription:
+    backend: str
+    model: str
+    voices: tuple[VoiceInfo, ...]
+    languages: tuple[str, ...]
+    capacity: int | None
+
+    @classmethod
+    def of(cls, engine: StreamingEngine) -> "EngineDescription":
+        """Read what the engine says about itself; engines without a description still serve."""
+        voices = tuple(
+            VoiceInfo(
+                name=voice.name,
+                language=voice.language,
+                description=getattr(voice, "description", ""),
+            )
+            for voice in getattr(engine, "voices", ())
+        )
+        languages = tuple(getattr(engine, "languages", ())) or tuple(
+            sorted({voice.language for voice in voices})
+        )
+        return cls(
+            backend=getattr(engine, "backend", type(engine).__name__),
+            model=getattr(engine, "model_name", type(engine).__name__),
+            voices=voices,
+            languages=languages,
+            capacity=getattr(engine, "capacity", None),
+        )
+
+    def knows_voice(self, voice: str | None) -> bool:
+        return voice is None or not self.voices or any(v.name == voice for v in self.voices)
+
+
+@dataclass
+class Readiness:
+    ready: bool = False
+    detail: str = "warming up"
+
+
+@dataclass
+class ServerState:
+    engine: StreamingEngine
+    settings: ServerSettings
+    description: EngineDescription
+    metrics: ServerMetrics = field(default_factory=ServerMetrics)
+    readiness: Readiness = field(default_factory=Readiness)
+    slots: StreamSlots = field(init=False)
+
+    def __post_init__(self) -> None:
+        capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
+        self.slots = StreamSlots(capacity, self.metrics)
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            backend=self.description.backend,
+            model=self.description.model,
+            voices=list(self.description.voices),
+            languages=list(self.description.languages),
+            sample_rates=list(SUPPORTED_SAMPLE_RATES),
+            formats=list(FORMATS),
+            features=list(FEATURES),
+            capacity=self.slots.capacity,
+            active_streams=self.slots.active,
+        )

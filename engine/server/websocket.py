@@ -1,0 +1,189 @@
+"""`GET /v1/ws`: one connection, one turn after another.
+
+Every bad message is answered with an `error` event and dropped; the connection and any running
+turn go on. A client that vanishes cancels its turn, which frees the engine slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from pydantic import ValidationError
+from starlette.websockets import WebSocket
+
+from voice_tts.protocol import (
+    CLIENT_MESSAGE_TYPES,
+    SUPPORTED_SAMPLE_RATES,
+    CancelMessage,
+    ErrorCode,
+    ErrorMessage,
+    StartedMessage,
+    StartMessage,
+    StopMessage,
+    TextMessage,
+    client_message_adapter,
+)
+
+from engine.server.sender import Sender
+from engine.server.state import ServerState
+from engine.server.turn import Turn
+
+log = logging.getLogger(__name__)
+
+# How long a cancelled turn of a vanished client may take to end before its task is cancelled.
+ABANDON_TIMEOUT_S = 10.0
+
+
+class RejectedMessage(Exception):
+    def __init__(self, code: str, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.error = ErrorMessage(code=code, message=message, retryable=retryable)
+
+
+class Connection:
+    def __init__(self, websocket: WebSocket, state: ServerState) -> None:
+        self._websocket = websocket
+        self._state = state
+        self._sender = Sender(websocket)
+        self._turn: Turn | None = None
+        self._turn_task: asyncio.Task | None = None
+
+    async def serve(self) -> None:
+        await self._websocket.accept()
+        try:
+            while True:
+                message = await self._websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                try:
+                    await self._handle(self._parse(message))
+                except RejectedMessage as rejected:
+                    self._state.metrics.errors.labels(code=rejected.error.code).inc()
+                    await self._sender.message(rejected.error)
+        finally:
+            self._sender.closed = True
+            await self._abandon_turn()
+
+    def _parse(self, message: dict):
+        text = message.get("text")
+        if text is None:
+            raise RejectedMessage(
+                ErrorCode.UNEXPECTED_BINARY,
+                "binary frames are not accepted: send JSON messages as text frames",
+            )
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            # The server's WebSocket layer passes invalid UTF-8 on as surrogate escapes.
+            raise RejectedMessage(ErrorCode.INVALID_UTF8, "the text frame is not valid UTF-8")
+        limit = self._state.settings.max_message_bytes
+        if size > limit:
+            raise RejectedMessage(
+                ErrorCode.MESSAGE_TOO_LARGE, f"the message has {size} bytes; the limit is {limit}"
+            )
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RejectedMessage(ErrorCode.INVALID_JSON, f"the message is not JSON: {exc}")
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if kind not in CLIENT_MESSAGE_TYPES:
+            raise RejectedMessage(
+                ErrorCode.UNKNOWN_MESSAGE,
+                f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_MESSAGE_TYPES)}",
+            )
+        try:
+            return client_message_adapter.validate_python(payload)
+        except ValidationError as exc:
+            details = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc'][1:]) or kind}: {error['msg']}"
+                for error in exc.errors()
+            )
+            raise RejectedMessage(ErrorCode.INVALID_MESSAGE, f"invalid {kind!r} message: {details}")
+
+    async def _handle(self, message) -> None:
+        if isinstance(message, StartMessage):
+            await self._start(message)
+        elif isinstance(message, TextMessage):
+            self._text(message)
+        elif isinstance(message, (StopMessage, CancelMessage)):
+            # With no running turn these are ignored: they can cross a `done` on the wire.
+            if self._running():
+                if isinstance(message, StopMessage):
+                    self._turn.stop()
+                else:
+                    self._turn.cancel(message.played_ms)
+
+    def _running(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    async def _start(self, start: StartMessage) -> None:
+        state = self._state
+        if self._running():
+            raise RejectedMessage(
+                ErrorCode.TURN_ACTIVE, "a turn is running: send stop or cancel and wait for done"
+            )
+        if start.sample_rate not in SUPPORTED_SAMPLE_RATES:
+            raise RejectedMessage(
+                ErrorCode.INVALID_SAMPLE_RATE,
+                f"sample_rate {start.sample_rate} is not one of {list(SUPPORTED_SAMPLE_RATES)}",
+            )
+        if not state.description.knows_voice(start.voice):
+            names = [voice.name for voice in state.description.voices]
+            raise RejectedMessage(ErrorCode.INVALID_VOICE, f"unknown voice {start.voice!r}; voices: {names}")
+        if not state.readiness.ready:
+            raise RejectedMessage(ErrorCode.NOT_READY, "the engine is warming up", retryable=True)
+        if not state.slots.acquire():
+            raise RejectedMessage(
+                ErrorCode.CAPACITY_EXCEEDED,
+                f"all {state.slots.capacity} streams are busy",
+                retryable=True,
+            )
+        try:
+            turn = Turn(state, start, self._sender)
+        except Exception as exc:
+            state.slots.release()
+            log.exception("could not open a stream")
+            raise RejectedMessage(ErrorCode.ENGINE_ERROR, f"could not open a stream: {exc}")
+        self._turn = turn
+        await self._sender.message(self._started_message(turn))
+        self._turn_task = asyncio.create_task(turn.run())
+
+    def _text(self, message: TextMessage) -> None:
+        turn = self._turn
+        if not self._running():
+            raise RejectedMessage(ErrorCode.NO_ACTIVE_TURN, "send start before text")
+        if not turn.accepts_text:
+            raise RejectedMessage(
+                ErrorCode.NO_ACTIVE_TURN, "this turn's input has ended (stop or cancel was sent)"
+            )
+        cap = self._state.settings.max_turn_text_chars
+        if turn.text_chars + len(message.text) > cap:
+            raise RejectedMessage(
+                ErrorCode.TEXT_TOO_LONG,
+                f"the turn would exceed {cap} characters of text; this text was dropped",
+            )
+        turn.push_text(message.text)
+
+    @staticmethod
+    def _started_message(turn: Turn) -> StartedMessage:
+        return StartedMessage(
+            stream_id=turn.stream_id,
+            voice=turn.start.voice,
+            language=turn.start.language,
+            sample_rate=turn.start.sample_rate,
+            format=turn.start.format,
+            normalize=turn.start.normalize,
+        )
+
+    async def _abandon_turn(self) -> None:
+        task = self._turn_task
+        if task is None or task.done():
+            return
+        self._turn.cancel(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(task), ABANDON_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            log.error("turn %s did not end after its client left", self._turn.stream_id)
+            task.cancel()
