@@ -1,0 +1,138 @@
+"""Audio utilities for mono s16le PCM: resampling, G.711 µ-law and WAV containers.
+
+Everything here works on `bytes` of little-endian int16 samples, the format every engine
+stream produces, so adapters and the server convert without knowing the backend.
+"""
+
+from __future__ import annotations
+
+import io
+import wave
+from functools import lru_cache
+from os import PathLike
+
+import numpy as np
+import soxr
+
+_PCM16 = np.dtype("<i2")
+
+
+def _samples(pcm: bytes) -> np.ndarray:
+    if len(pcm) % 2:
+        raise ValueError(f"s16le PCM must have an even number of bytes, got {len(pcm)}")
+    return np.frombuffer(pcm, dtype=_PCM16)
+
+
+def _check_rate(rate: int) -> None:
+    if not isinstance(rate, int) or rate <= 0:
+        raise ValueError(f"sample rate must be a positive integer, got {rate!r}")
+
+
+class PCMResampler:
+    """Streaming resampler: feed chunks with `process`, end with `flush`.
+
+    One soxr stream carries the filter state across chunks, so chunk boundaries do not click.
+    Input may be split at odd byte offsets (network reads); a dangling byte waits for the next call.
+    """
+
+    def __init__(self, from_rate: int, to_rate: int, quality: str = "HQ") -> None:
+        _check_rate(from_rate)
+        _check_rate(to_rate)
+        self.from_rate = from_rate
+        self.to_rate = to_rate
+        self._carry = b""
+        self._stream = (
+            None
+            if from_rate == to_rate
+            else soxr.ResampleStream(from_rate, to_rate, 1, dtype="int16", quality=quality)
+        )
+
+    def process(self, pcm: bytes) -> bytes:
+        data = self._carry + bytes(pcm)
+        cut = len(data) - len(data) % 2
+        self._carry = data[cut:]
+        data = data[:cut]
+        if self._stream is None:
+            return data
+        out = self._stream.resample_chunk(np.frombuffer(data, dtype=_PCM16))
+        return out.astype(_PCM16, copy=False).tobytes()
+
+    def flush(self) -> bytes:
+        """Return the samples held back by the filter; the resampler is finished afterwards."""
+        if self._carry:
+            raise ValueError("s16le PCM stream ended in the middle of a sample")
+        if self._stream is None:
+            return b""
+        out = self._stream.resample_chunk(np.zeros(0, dtype=_PCM16), last=True)
+        return out.astype(_PCM16, copy=False).tobytes()
+
+
+def resample_pcm16(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
+    """Resample a whole clip at once."""
+    _check_rate(from_rate)
+    _check_rate(to_rate)
+    samples = _samples(pcm)
+    if from_rate == to_rate or samples.size == 0:
+        return samples.tobytes()
+    out = soxr.resample(samples, from_rate, to_rate, quality="HQ")
+    return out.astype(_PCM16, copy=False).tobytes()
+
+
+# G.711 µ-law, bit-exact with the CCITT reference (and CPython's former `audioop`):
+# 16-bit samples are reduced to 14 bits, biased, and coded as segment + 4-bit mantissa.
+_ULAW_BIAS = 0x84
+_ULAW_CLIP = 8159
+_ULAW_SEGMENT_ENDS = np.array([0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF, 0x1FFF])
+
+
+@lru_cache(maxsize=1)
+def _mulaw_encode_table() -> np.ndarray:
+    """µ-law byte for every int16 value, indexed by the value's uint16 bit pattern."""
+    values = np.arange(-32768, 32768, dtype=np.int32) >> 2
+    mask = np.where(values < 0, 0x7F, 0xFF)
+    magnitude = np.minimum(np.abs(values), _ULAW_CLIP) + (_ULAW_BIAS >> 2)
+    segment = np.searchsorted(_ULAW_SEGMENT_ENDS, magnitude, side="left")
+    code = np.where(
+        segment >= 8,
+        0x7F,
+        (segment << 4) | ((magnitude >> (np.minimum(segment, 7) + 1)) & 0x0F),
+    )
+    table = np.empty(65536, dtype=np.uint8)
+    table[np.arange(-32768, 32768, dtype=np.int32).astype(np.uint16)] = (code ^ mask).astype(np.uint8)
+    return table
+
+
+@lru_cache(maxsize=1)
+def _mulaw_decode_table() -> np.ndarray:
+    codes = ~np.arange(256, dtype=np.int32) & 0xFF
+    magnitude = (((codes & 0x0F) << 3) + _ULAW_BIAS) << ((codes & 0x70) >> 4)
+    return np.where(codes & 0x80, _ULAW_BIAS - magnitude, magnitude - _ULAW_BIAS).astype(_PCM16)
+
+
+def pcm16_to_mulaw(pcm: bytes) -> bytes:
+    """Encode s16le PCM as G.711 µ-law, one byte per sample."""
+    return _mulaw_encode_table()[_samples(pcm).view(np.uint16)].tobytes()
+
+
+def mulaw_to_pcm16(data: bytes) -> bytes:
+    """Decode G.711 µ-law bytes to s16le PCM."""
+    return _mulaw_decode_table()[np.frombuffer(data, dtype=np.uint8)].tobytes()
+
+
+def wav_bytes(pcm: bytes, rate: int, channels: int = 1) -> bytes:
+    """A complete 16-bit WAV file holding `pcm`."""
+    _check_rate(rate)
+    if len(pcm) % (2 * channels):
+        raise ValueError(f"{len(pcm)} bytes is not a whole number of {channels}-channel s16le frames")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(channels)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(pcm)
+    return buffer.getvalue()
+
+
+def write_wav(path: str | PathLike[str], pcm: bytes, rate: int, channels: int = 1) -> None:
+    with open(path, "wb") as out:
+        out.write(wav_bytes(pcm, rate, channels))
