@@ -35,6 +35,16 @@ class ServerMetrics:
             ["route", "outcome"],
             registry=self.registry,
         )
+        self.connections = Counter(
+            "voice_tts_ws_connections",
+            "WebSocket connections accepted on /v1/ws.",
+            registry=self.registry,
+        )
+        self.open_connections = Gauge(
+            "voice_tts_ws_open_connections",
+            "WebSocket connections open on /v1/ws now.",
+            registry=self.registry,
+        )
         self.errors = Counter(
             "voice_tts_errors",
             "Errors reported to clients, by error code.",

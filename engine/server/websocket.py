@@ -52,6 +52,9 @@ class Connection:
 
     async def serve(self) -> None:
         await self._websocket.accept()
+        metrics = self._state.metrics
+        metrics.connections.inc()
+        metrics.open_connections.inc()
         try:
             while True:
                 message = await self._websocket.receive()
@@ -65,6 +68,7 @@ class Connection:
         finally:
             self._sender.closed = True
             await self._abandon_turn()
+            metrics.open_connections.dec()
 
     def _parse(self, message: dict):
         text = message.get("text")
