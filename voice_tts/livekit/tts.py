@@ -1,0 +1,297 @@
+"""LiveKit Agents TTS: LLM tokens in, speech and word-aligned transcripts out.
+
+One `SynthesizeStream` is one agent speech and one `TTSSession` (one engine stream). Tokens are
+pushed to the session as they arrive; the session's words come back as `TimedString` pieces
+that slice the text exactly as it was received, so the session's synchronized transcript, and
+with it the chat message kept after a barge-in, is exactly the text whose audio was played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import weakref
+from dataclasses import dataclass, replace
+
+from livekit.agents import APIConnectionError, APIError, APITimeoutError, tts, utils
+from livekit.agents.types import (
+    DEFAULT_API_CONNECT_OPTIONS,
+    NOT_GIVEN,
+    APIConnectOptions,
+    NotGivenOr,
+    TimedString,
+)
+
+from voice_tts.progress import Word
+from voice_tts.protocol import AudioChunk, Error, ErrorCode, StreamingEngine
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+from .models import TTSLanguages, TTSVoices
+
+logger = logging.getLogger("livekit.plugins.qwen3_tts")
+
+NUM_CHANNELS = 1
+# Errors of the remote client that mean the engine server was not reached or was lost.
+_CONNECTION_ERROR_CODES = frozenset({ErrorCode.DISCONNECTED, ErrorCode.UNREACHABLE})
+
+
+@dataclass
+class _TTSOptions:
+    voice: TTSVoices | str | None
+    language: TTSLanguages | str | None
+    instruct: str | None
+    sample_rate: int
+    normalize: bool
+
+
+def default_engine() -> StreamingEngine:
+    """The engine used when none is given: the server at `VOICE_TTS_URL` if that is set
+    (one engine per GPU, shared by every room), else the embedded voice in this process."""
+    if url := os.environ.get("VOICE_TTS_URL"):
+        from voice_tts.client import RemoteEngine
+
+        return RemoteEngine(url, api_key=os.environ.get("VOICE_TTS_API_KEY"))
+
+    from engine import Engine
+
+    return Engine.embedded()
+
+
+class Qwen3StreamingTTS(tts.TTS):
+    def __init__(
+        self,
+        *,
+        engine: StreamingEngine | None = None,
+        voice: TTSVoices | str | None = None,
+        language: TTSLanguages | str | None = None,
+        instruct: str | None = None,
+        sample_rate: int = 24000,
+        normalize: bool = True,
+    ) -> None:
+        """
+        Args:
+            engine: an in-process `Engine`, `Engine.embedded()` or `RemoteEngine(url)`.
+                Default: `RemoteEngine($VOICE_TTS_URL)` if set, else the embedded voice,
+                created on first use and closed by `aclose()`.
+            voice: speaker name; None is the engine's default voice.
+            language: None or "auto" lets the engine decide.
+            instruct: style instruction for models that take one.
+            sample_rate: output rate; the engine produces audio at this rate.
+            normalize: run streaming text normalization (numbers, dates, ...) on the tokens.
+        """
+        super().__init__(
+            capabilities=tts.TTSCapabilities(streaming=True, aligned_transcript=True),
+            sample_rate=sample_rate,
+            num_channels=NUM_CHANNELS,
+        )
+        self._opts = _TTSOptions(
+            voice=voice,
+            language=language,
+            instruct=instruct,
+            sample_rate=sample_rate,
+            normalize=normalize,
+        )
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._streams = weakref.WeakSet[SynthesizeStream]()
+
+    @property
+    def model(self) -> str:
+        return "qwen3-tts"
+
+    @property
+    def provider(self) -> str:
+        return "voice-tts"
+
+    @property
+    def engine(self) -> StreamingEngine:
+        if self._engine is None:
+            self._engine = default_engine()
+        return self._engine
+
+    def update_options(
+        self,
+        *,
+        voice: NotGivenOr[TTSVoices | str | None] = NOT_GIVEN,
+        language: NotGivenOr[TTSLanguages | str | None] = NOT_GIVEN,
+        instruct: NotGivenOr[str | None] = NOT_GIVEN,
+    ) -> None:
+        """Applies to streams opened from now on; a speech in progress keeps its voice."""
+        if utils.is_given(voice):
+            self._opts.voice = voice
+        if utils.is_given(language):
+            self._opts.language = language
+        if utils.is_given(instruct):
+            self._opts.instruct = instruct
+
+    def prewarm(self) -> None:
+        """Create the default engine now rather than on the first speech."""
+        _ = self.engine
+
+    def synthesize(
+        self, text: str, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
+    ) -> tts.ChunkedStream:
+        return self._synthesize_with_stream(text, conn_options=conn_options)
+
+    def stream(
+        self, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
+    ) -> SynthesizeStream:
+        stream = SynthesizeStream(tts=self, conn_options=conn_options)
+        self._streams.add(stream)
+        return stream
+
+    async def aclose(self) -> None:
+        for stream in list(self._streams):
+            await stream.aclose()
+        self._streams.clear()
+        if self._owns_engine and self._engine is not None:
+            engine, self._engine = self._engine, None
+            await engine.aclose()
+
+
+class SynthesizeStream(tts.SynthesizeStream):
+    def __init__(self, *, tts: Qwen3StreamingTTS, conn_options: APIConnectOptions) -> None:
+        super().__init__(tts=tts, conn_options=conn_options)
+        self._tts: Qwen3StreamingTTS = tts
+        self._opts = replace(tts._opts)
+
+    async def _run(self, output_emitter: tts.AudioEmitter) -> None:
+        # Called again on a retry: each attempt gets its own engine stream and replays the input.
+        request_id = utils.shortuuid()
+        output_emitter.initialize(
+            request_id=request_id,
+            sample_rate=self._opts.sample_rate,
+            num_channels=NUM_CHANNELS,
+            mime_type="audio/pcm",
+            stream=True,
+        )
+        try:
+            session = TTSSession(
+                self._tts.engine,
+                voice=self._opts.voice,
+                language=self._opts.language,
+                instruct=self._opts.instruct,
+                sample_rate=self._opts.sample_rate,
+                normalize=self._opts.normalize,
+            )
+        except (ConnectionError, OSError) as e:
+            raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e
+
+        first_text = asyncio.Event()
+        first_event = asyncio.Event()
+        finished = False
+
+        async def _forward_input() -> None:
+            async for data in self._input_ch:
+                if isinstance(data, self._FlushSentinel):
+                    # A flush closes the stream's only segment: the base class drops any
+                    # text pushed after it, so the engine can finish now.
+                    if session.raw_text:
+                        break
+                    continue
+                self._mark_started()
+                session.push_text(data)
+                first_text.set()
+            session.end_input()
+
+        async def _watch_first_event() -> None:
+            await first_text.wait()
+            try:
+                await asyncio.wait_for(first_event.wait(), self._conn_options.timeout)
+            except asyncio.TimeoutError:
+                raise APITimeoutError(
+                    f"voice-tts engine sent nothing within {self._conn_options.timeout} s"
+                ) from None
+
+        async def _forward_events() -> None:
+            nonlocal finished
+            transcript = _TranscriptSlicer()
+            segment_started = False
+            audio_samples = 0
+
+            def _start_segment() -> None:
+                nonlocal segment_started
+                if not segment_started:
+                    output_emitter.start_segment(segment_id=request_id)
+                    segment_started = True
+
+            async for ev in session.events():
+                first_event.set()
+                if isinstance(ev, AudioChunk):
+                    if ev.sample_rate != self._opts.sample_rate:
+                        raise APIError(
+                            f"engine sent {ev.sample_rate} Hz audio, "
+                            f"{self._opts.sample_rate} Hz was asked for",
+                            retryable=False,
+                        )
+                    _start_segment()
+                    output_emitter.push(ev.pcm)
+                    audio_samples += ev.num_samples
+                elif isinstance(ev, WordsEvent):
+                    _start_segment()
+                    output_emitter.push_timed_transcript(
+                        transcript.pieces(session.raw_text, ev.words)
+                    )
+                elif isinstance(ev, Error):
+                    if ev.code in _CONNECTION_ERROR_CODES:
+                        raise APIConnectionError(
+                            f"voice-tts engine {ev.code}: {ev.message}", retryable=ev.retryable
+                        )
+                    raise APIError(
+                        f"voice-tts engine error {ev.code}: {ev.message}", retryable=ev.retryable
+                    )
+                elif isinstance(ev, SessionDone):
+                    if ev.cancelled:
+                        raise APIError("voice-tts engine cancelled the stream", retryable=True)
+                    if segment_started:
+                        # The text after the last word (closing punctuation, whitespace) ends
+                        # where the audio ends, which also closes the last word's span.
+                        end_time = audio_samples / self._opts.sample_rate
+                        output_emitter.push_timed_transcript(
+                            TimedString(transcript.rest(session.raw_text), start_time=end_time)
+                        )
+                        output_emitter.end_segment()
+                    finished = True
+                    return
+
+        tasks = [
+            asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input"),
+            asyncio.create_task(_watch_first_event(), name="qwen3_tts.watch_first_event"),
+            asyncio.create_task(_forward_events(), name="qwen3_tts.forward_events"),
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        except APIError:
+            raise
+        except (ConnectionError, OSError) as e:
+            raise APIConnectionError(f"voice-tts engine connection failed: {e}") from e
+        except Exception as e:
+            raise APIError(f"voice-tts stream failed: {e!r}", retryable=False) from e
+        finally:
+            if not finished:
+                # aclose(), barge-in, or an error: stop the engine so the GPU slot is freed.
+                session.cancel()
+            await utils.aio.gracefully_cancel(*tasks)
+
+
+class _TranscriptSlicer:
+    """Cuts the received text into one piece per word, each piece running from the end of
+    the previous one to the end of its word, so the pieces join back to the text exactly."""
+
+    def __init__(self) -> None:
+        self._end = 0
+
+    def pieces(self, text: str, words: list[Word]) -> list[TimedString]:
+        out: list[TimedString] = []
+        for word in words:
+            if word.raw_end <= self._end:
+                continue
+            out.append(TimedString(text[self._end : word.raw_end], start_time=word.start_time))
+            self._end = word.raw_end
+        return out
+
+    def rest(self, text: str) -> str:
+        rest = text[self._end :]
+        self._end = len(text)
+        return rest
