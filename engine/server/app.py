@@ -94,7 +94,7 @@ def create_app(
             Route("/v1/voices", voices),
             Route("/v1/capabilities", capabilities),
             Route("/metrics", metrics),
-            Route("/v1/audio/speech", SpeechEndpoint(state), methods=["POST"]),
+            Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),
             WebSocketRoute("/v1/ws", stream),
         ],
         middleware=[Middleware(ApiKeyMiddleware, api_key=settings.api_key)],

@@ -77,7 +77,7 @@ class SpeechEndpoint:
     def __init__(self, state: ServerState) -> None:
         self._state = state
 
-    async def __call__(self, request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
         state = self._state
         try:
             speech = SpeechRequest.model_validate_json(await request.body())

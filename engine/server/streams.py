@@ -1,8 +1,9 @@
 """Opening sessions on the served engine: capacity slots and the progress tap.
 
 The server speaks through `TTSSession` (TN, word progress, heard text), but its wire `progress`
-also carries the engine's own spoken-text position, which the session consumes; the tap watches
-the engine stream underneath the session to keep the latest `Progress`.
+also carries the engine's own spoken-text positions, which the session consumes; the tap watches
+the engine stream underneath the session and keeps every `Progress` until the server relays it
+(a client's own `TTSSession` needs each one to time its words).
 """
 
 from __future__ import annotations
@@ -52,16 +53,22 @@ class _TappedStream:
     async def events(self) -> AsyncIterator[Event]:
         async for event in self._stream.events():
             if isinstance(event, Progress):
+                self._tap.pending.append(event)
                 self._tap.latest = event
             yield event
 
 
 class ProgressTap:
-    """An engine view whose streams record their latest `Progress` here."""
+    """An engine view whose streams record their `Progress` events here."""
 
     def __init__(self, engine: StreamingEngine) -> None:
         self._engine = engine
         self.latest = Progress(spoken_end=0, audio_time=0.0)
+        self.pending: list[Progress] = []
+
+    def take_pending(self) -> list[Progress]:
+        pending, self.pending = self.pending, []
+        return pending
 
     def open_stream(self, **kwargs) -> _TappedStream:
         return _TappedStream(self._engine.open_stream(**kwargs), self)

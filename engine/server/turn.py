@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.protocol import (
@@ -22,6 +23,9 @@ from voice_tts.session import SessionDone, WordsEvent
 from engine.server.sender import Sender
 from engine.server.state import ServerState
 from engine.server.streams import open_session
+
+if TYPE_CHECKING:
+    from voice_tts.progress import Word
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +52,6 @@ class Turn:
         # After a cancel nothing but `done` goes out for this turn.
         self._cancelled = False
         self._heard_text: str | None = None
-        self._sent_spoken_end = 0
         self._sent_raw_end = 0
         self._input_ended = False
 
@@ -118,31 +121,36 @@ class Turn:
             if self._first_text_at is not None:
                 metrics.ttfa.observe(time.monotonic() - self._first_text_at)
 
-    async def _send_progress(self, words) -> None:
+    async def _send_progress(self, words: list[Word]) -> None:
+        """Relays every engine `Progress` seen since the last call, in order; new words ride
+        on the last one."""
         if self._cancelled:
             return
-        progress = self._tap.latest
-        raw_end = max([self._sent_raw_end] + [word.raw_end for word in words])
-        if not words and progress.spoken_end <= self._sent_spoken_end:
+        pending = self._tap.take_pending()
+        if not pending and not words:
             return
-        self._sent_spoken_end = max(self._sent_spoken_end, progress.spoken_end)
-        self._sent_raw_end = raw_end
-        await self._sender.message(
-            ProgressMessage(
-                raw_end=raw_end,
-                spoken_end=self._sent_spoken_end,
-                audio_ms=round(progress.audio_time * 1000.0, 3),
-                words=[
-                    WordTiming(
-                        text=word.text,
-                        start_ms=round(word.start_time * 1000.0, 3),
-                        raw_start=word.raw_start,
-                        raw_end=word.raw_end,
-                    )
-                    for word in words
-                ],
+        if not pending:
+            pending = [self._tap.latest]
+        raw_end = max([self._sent_raw_end] + [word.raw_end for word in words])
+        for index, progress in enumerate(pending):
+            last = index == len(pending) - 1
+            await self._sender.message(
+                ProgressMessage(
+                    raw_end=raw_end if last else self._sent_raw_end,
+                    spoken_end=progress.spoken_end,
+                    audio_ms=round(progress.audio_time * 1000.0, 3),
+                    words=[
+                        WordTiming(
+                            text=word.text,
+                            start_ms=round(word.start_time * 1000.0, 3),
+                            raw_start=word.raw_start,
+                            raw_end=word.raw_end,
+                        )
+                        for word in (words if last else [])
+                    ],
+                )
             )
-        )
+        self._sent_raw_end = raw_end
 
     async def _send_error(self, error: Error) -> None:
         self._state.metrics.errors.labels(code=error.code).inc()
