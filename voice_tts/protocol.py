@@ -252,9 +252,12 @@ server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
 class VoiceInfo(WireModel):
+    """A voice the server can speak with; `language` is set when the voice speaks only one."""
+
     name: str
-    language: str
     description: str = ""
+    gender: str | None = None
+    language: str | None = None
 
 
 class VoiceList(WireModel):

@@ -103,6 +103,9 @@ class SpeechEndpoint:
                 sample_rate=SAMPLE_RATE,
                 normalize=True,
             )
+        except ValueError as exc:
+            state.slots.release()
+            return openai_error(400, str(exc), getattr(exc, "code", ErrorCode.INVALID_MESSAGE))
         except Exception as exc:
             state.slots.release()
             log.exception("could not open a stream")

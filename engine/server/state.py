@@ -40,14 +40,15 @@ class EngineDescription:
         voices = tuple(
             VoiceInfo(
                 name=voice.name,
-                language=voice.language,
                 description=getattr(voice, "description", ""),
+                gender=getattr(voice, "gender", None),
+                language=getattr(voice, "language", None),
             )
             for voice in getattr(engine, "voices", ())
         )
-        languages = tuple(getattr(engine, "languages", ())) or tuple(
-            sorted({voice.language for voice in voices})
-        )
+        languages = tuple(
+            getattr(language, "code", language) for language in getattr(engine, "languages", ())
+        ) or tuple(sorted({voice.language for voice in voices if voice.language}))
         return cls(
             backend=getattr(engine, "backend", type(engine).__name__),
             model=getattr(engine, "model_name", type(engine).__name__),

@@ -146,6 +146,10 @@ class Connection:
             )
         try:
             turn = Turn(state, start, self._sender)
+        except ValueError as exc:
+            # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
+            state.slots.release()
+            raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc))
         except Exception as exc:
             state.slots.release()
             log.exception("could not open a stream")
