@@ -1,0 +1,108 @@
+"""The wire protocol models: what parses, what is refused, what goes out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from voice_tts.protocol import (
+    CLIENT_MESSAGE_TYPES,
+    CancelMessage,
+    Capabilities,
+    DoneMessage,
+    ErrorMessage,
+    ProgressMessage,
+    StartedMessage,
+    StartMessage,
+    StopMessage,
+    TextMessage,
+    UsageInfo,
+    VoiceInfo,
+    WordTiming,
+    client_message_adapter,
+    server_message_adapter,
+)
+
+
+def test_start_defaults():
+    start = client_message_adapter.validate_json('{"type": "start"}')
+    assert start == StartMessage(
+        voice=None, language=None, instruct=None, sample_rate=24000, format="pcm16", normalize=True
+    )
+
+
+@pytest.mark.parametrize(
+    "payload,expected",
+    [
+        ({"type": "text", "text": "Hel"}, TextMessage(text="Hel")),
+        ({"type": "stop"}, StopMessage()),
+        ({"type": "cancel"}, CancelMessage(played_ms=None)),
+        ({"type": "cancel", "played_ms": 1250.5}, CancelMessage(played_ms=1250.5)),
+        (
+            {"type": "start", "voice": "female", "language": "zh", "sample_rate": 8000,
+             "format": "mulaw", "normalize": False, "instruct": "calm"},
+            StartMessage(voice="female", language="zh", sample_rate=8000, format="mulaw",
+                         normalize=False, instruct="calm"),
+        ),
+    ],
+)
+def test_client_messages_parse_by_type(payload, expected):
+    assert client_message_adapter.validate_python(payload) == expected
+    assert client_message_adapter.validate_json(expected.model_dump_json()) == expected
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"type": "start", "format": "mp3"},
+        {"type": "start", "speed": 1.0},  # unknown fields are refused, not ignored
+        {"type": "text"},
+        {"type": "text", "text": 5},
+        {"type": "cancel", "played_ms": -1},
+        {"type": "speak"},
+        {},
+    ],
+)
+def test_bad_client_messages_are_refused(payload):
+    with pytest.raises(ValidationError):
+        client_message_adapter.validate_python(payload)
+
+
+def test_client_message_types_match_the_union():
+    for kind in CLIENT_MESSAGE_TYPES:
+        minimal = {"type": kind, **({"text": ""} if kind == "text" else {})}
+        assert client_message_adapter.validate_python(minimal).type == kind
+
+
+def test_server_messages_round_trip():
+    messages = [
+        StartedMessage(stream_id="s1", voice=None, language="en", sample_rate=24000,
+                       format="pcm16", normalize=True),
+        ProgressMessage(raw_end=5, spoken_end=5, audio_ms=120.0,
+                        words=[WordTiming(text="Hello", start_ms=0.0, raw_start=0, raw_end=5)]),
+        DoneMessage(stream_id="s1", cancelled=True, heard_text="Hello",
+                    usage=UsageInfo(characters_received=12, characters_spoken=12, audio_seconds=1.5)),
+        ErrorMessage(code="invalid_json", message="not JSON"),
+    ]
+    for message in messages:
+        wire = message.model_dump_json()
+        assert json.loads(wire)["type"] == message.type
+        assert server_message_adapter.validate_json(wire) == message
+
+
+def test_error_without_stream_id_is_a_rejection():
+    error = server_message_adapter.validate_json(
+        '{"type": "error", "code": "capacity_exceeded", "message": "busy", "retryable": true}'
+    )
+    assert error.stream_id is None and error.retryable
+
+
+def test_capabilities_shape():
+    capabilities = Capabilities(
+        backend="espeak", model="espeak-ng", voices=[VoiceInfo(name="default")],
+        languages=["en", "zh"], sample_rates=[8000, 24000], formats=["pcm16", "mulaw"],
+        features=["cancel"], capacity=8, active_streams=0,
+    )
+    assert Capabilities.model_validate_json(capabilities.model_dump_json()) == capabilities
