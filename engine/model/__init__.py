@@ -1,0 +1,24 @@
+"""Qwen3-TTS model code: checkpoint loading, talker, code predictor, codec decoder, prompt layout,
+sampling, the per-step functions a runtime batches (`steps`) and a reference generator
+(`generate`). No scheduling lives here.
+
+    config          what a checkpoint folder declares (config.json & co.)
+    weight_layout   which tensors a checkpoint holds, and their shapes
+    loader          folder -> Qwen3TTS on a device, with clear errors for broken folders
+    text            text tokenizer (Qwen2 byte-level BPE) and streaming-stable cuts
+    transformer     the Qwen3 decoder layer shared by talker, predictor and codec
+    talker          talker stack over an external slot-pool KV cache
+    code_predictor  codebooks 1..15 of a frame
+    codec           codec decoder, whole or streamed with per-stream state
+    prompt          the dual-track prompt layout and voice resolution
+    sampling        sampling settings, logits processors, counter-based draws
+    steps           prefill / frame step / codec chunk decode for batched runtimes
+    generate        single-stream reference generation (what parity is checked with)
+"""
+
+from engine.model.errors import CheckpointError
+from engine.model.loader import load_model
+from engine.model.sampling import SamplingParams
+from engine.model.tts_model import Qwen3TTS
+
+__all__ = ["CheckpointError", "Qwen3TTS", "SamplingParams", "load_model"]

@@ -1,0 +1,250 @@
+"""The 12 Hz codec decoder: codes [frames, 16] -> 24 kHz waveform, whole or streamed.
+
+    codes -> RVQ dequantize -> causal conv (k3) -> sliding-window transformer (LayerScale)
+          -> 2 x (transposed conv + ConvNeXt) -> causal conv (k7)
+          -> 4 x DecoderBlock (Snake, transposed conv, 3 dilated residual units) -> Snake -> conv -> clamp
+
+Every stage is causal, so decoding can be streamed exactly: `CodecState` carries, per stream, the
+input tail of every causal convolution (zeros at the start, which is what the official left
+padding feeds), the last `sliding_window - 1` keys/values of every transformer layer with their
+frame positions, and the next frame's position. `decode_chunk` consumes any number of frames
+(one frame = 80 ms is fine) and returns exactly their samples; chunked decoding matches a
+whole-sequence decode up to float rounding (tests measure <= 1e-5 in float32).
+
+Positions keep counting from the start of the stream (a whole decode uses 0..T-1), so for
+utterances up to 300 frames this is the official decode; beyond that the official decoder re-starts
+positions in 300-frame chunks with 25 frames of left context, an approximation this decoder does
+not copy. Batched streams: states of several streams concatenate along dim 0
+(`CodecState.cat`) and split back (`CodecState.split`); each row keeps its own positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from engine.model.config import CodecConfig
+from engine.model.transformer import DecoderLayer, Rotary, rms_norm, sdpa
+from engine.model.weight_layout import codec_decoder_channels
+
+
+@dataclass
+class CodecState:
+    conv: dict[str, Tensor]  # name -> [B, channels, context] input tail of a causal convolution
+    keys: list[Tensor]  # per layer [B, heads, window-1, head_dim], oldest first
+    values: list[Tensor]
+    key_pos: Tensor  # [B, window-1] frame position of each cached key, -1 = empty
+    next_pos: Tensor  # [B] position of the next frame
+
+    @property
+    def batch_size(self) -> int:
+        return self.next_pos.shape[0]
+
+    @staticmethod
+    def cat(states: list[CodecState]) -> CodecState:
+        return CodecState(
+            conv={name: torch.cat([s.conv[name] for s in states]) for name in states[0].conv},
+            keys=[torch.cat(layer) for layer in zip(*(s.keys for s in states))],
+            values=[torch.cat(layer) for layer in zip(*(s.values for s in states))],
+            key_pos=torch.cat([s.key_pos for s in states]),
+            next_pos=torch.cat([s.next_pos for s in states]),
+        )
+
+    def split(self) -> list[CodecState]:
+        return [
+            CodecState(
+                conv={name: t[i : i + 1] for name, t in self.conv.items()},
+                keys=[k[i : i + 1] for k in self.keys],
+                values=[v[i : i + 1] for v in self.values],
+                key_pos=self.key_pos[i : i + 1],
+                next_pos=self.next_pos[i : i + 1],
+            )
+            for i in range(self.batch_size)
+        ]
+
+
+@dataclass
+class _Snake:
+    alpha: Tensor  # exp(alpha) [1, C, 1]
+    inv_beta: Tensor  # 1 / (exp(beta) + 1e-9) [1, C, 1]
+
+    @classmethod
+    def from_weights(cls, w: Mapping[str, Tensor], prefix: str) -> _Snake:
+        alpha, beta = w[prefix + "alpha"], w[prefix + "beta"]
+        return cls(torch.exp(alpha)[None, :, None], (1.0 / (torch.exp(beta) + 1e-9))[None, :, None])
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return x + self.inv_beta * torch.sin(x * self.alpha).pow(2)
+
+
+class CodecDecoder:
+    def __init__(self, cfg: CodecConfig, w: Mapping[str, Tensor], device: torch.device, dtype: torch.dtype) -> None:
+        self.cfg, self.device, self.dtype = cfg, device, dtype
+        self._tails: dict[str, tuple[int, int]] = {}  # conv name -> (input channels, context)
+        q = "decoder.quantizer."
+
+        def codebook(group: str, k: int) -> Tensor:
+            book = f"{q}{group}.vq.layers.{k}._codebook."
+            usage = w[book + "cluster_usage"].float().clamp(min=1e-5)
+            return (w[book + "embedding_sum"].float() / usage[:, None]).to(dtype)
+
+        n_rest = cfg.num_quantizers - cfg.num_semantic_quantizers
+        self.codebook_first = codebook("rvq_first", 0)
+        self.codebooks_rest = [codebook("rvq_rest", k) for k in range(n_rest)]
+        self.proj_first = w[q + "rvq_first.output_proj.weight"][:, :, 0]
+        self.proj_rest = w[q + "rvq_rest.output_proj.weight"][:, :, 0]
+
+        self.pre_conv = self._conv(w, "decoder.pre_conv.conv.")
+        tr = cfg.transformer
+        self.in_proj = (w["decoder.pre_transformer.input_proj.weight"], w["decoder.pre_transformer.input_proj.bias"])
+        self.out_proj = (w["decoder.pre_transformer.output_proj.weight"], w["decoder.pre_transformer.output_proj.bias"])
+        self.layers = [
+            DecoderLayer.from_weights(tr, w, f"decoder.pre_transformer.layers.{i}.", layer_scale=True)
+            for i in range(tr.num_layers)
+        ]
+        self.final_norm = w["decoder.pre_transformer.norm.weight"]
+        self.rotary = Rotary(tr.head_dim, tr.rope_theta, device)
+
+        self.upsample = []
+        for i, factor in enumerate(cfg.upsampling_ratios):
+            p = f"decoder.upsample.{i}."
+            self.upsample.append(
+                (
+                    self._conv(w, p + "0.conv.", transposed=True, stride=factor),
+                    self._conv(w, p + "1.dwconv.conv.", groups=cfg.latent_dim),
+                    {k: w[p + "1." + k] for k in ("norm.weight", "norm.bias", "pwconv1.weight", "pwconv1.bias",
+                                                  "pwconv2.weight", "pwconv2.bias", "gamma")},
+                )
+            )
+        self.first_conv = self._conv(w, "decoder.decoder.0.conv.")
+        self.blocks = []
+        for b, (_, _, rate) in enumerate(codec_decoder_channels(cfg), start=1):
+            p = f"decoder.decoder.{b}.block."
+            units = [
+                (
+                    _Snake.from_weights(w, f"{p}{u}.act1."),
+                    self._conv(w, f"{p}{u}.conv1.conv.", dilation=dilation),
+                    _Snake.from_weights(w, f"{p}{u}.act2."),
+                    self._conv(w, f"{p}{u}.conv2.conv."),
+                )
+                for u, dilation in ((2, 1), (3, 3), (4, 9))
+            ]
+            self.blocks.append(
+                (_Snake.from_weights(w, p + "0."), self._conv(w, p + "1.conv.", transposed=True, stride=rate), units)
+            )
+        last = len(self.blocks) + 1
+        self.final_snake = _Snake.from_weights(w, f"decoder.decoder.{last}.")
+        self.final_conv = self._conv(w, f"decoder.decoder.{last + 1}.conv.")
+
+    def _conv(
+        self, w: Mapping[str, Tensor], prefix: str, *, transposed: bool = False, stride: int = 1,
+        dilation: int = 1, groups: int = 1,
+    ) -> _CausalConv:
+        weight, bias = w[prefix + "weight"], w[prefix + "bias"]
+        in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
+        conv = _CausalConv(prefix, weight, bias, transposed, stride, dilation, groups)
+        if conv.context:
+            self._tails[prefix] = (in_channels, conv.context)
+        return conv
+
+    def new_state(self, batch: int = 1) -> CodecState:
+        tr, window = self.cfg.transformer, self.cfg.sliding_window - 1
+        conv = {
+            name: torch.zeros(batch, channels, context, device=self.device, dtype=self.dtype)
+            for name, (channels, context) in self._tails.items()
+        }
+        kv = (batch, tr.num_kv_heads, window, tr.head_dim)
+        return CodecState(
+            conv=conv,
+            keys=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.layers],
+            values=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.layers],
+            key_pos=torch.full((batch, window), -1, dtype=torch.int64, device=self.device),
+            next_pos=torch.zeros(batch, dtype=torch.int64, device=self.device),
+        )
+
+    def decode(self, codes: Tensor) -> Tensor:
+        """Whole-sequence decode: codes [T, G] -> float32 samples [T * samples_per_frame]."""
+        return self.decode_chunk(codes[None], self.new_state(1))[0]
+
+    def decode_chunk(self, codes: Tensor, state: CodecState) -> Tensor:
+        """Decode the next n frames of B streams: codes [B, n, G] -> float32 [B, n * samples_per_frame].
+        Updates `state` in place."""
+        if codes.shape[0] != state.batch_size:
+            raise ValueError(f"codes for {codes.shape[0]} streams but state for {state.batch_size}")
+        x = self._dequantize(codes.to(self.device))
+        x = self.pre_conv(x, state)
+        x = self._transformer(x.transpose(1, 2), state).transpose(1, 2)
+        for transposed, dwconv, p in self.upsample:
+            x = transposed(x, state)
+            residual = x
+            x = dwconv(x, state).transpose(1, 2)
+            x = F.layer_norm(x, (x.shape[-1],), p["norm.weight"], p["norm.bias"], eps=1e-6)
+            x = F.linear(F.gelu(F.linear(x, p["pwconv1.weight"], p["pwconv1.bias"])), p["pwconv2.weight"], p["pwconv2.bias"])
+            x = residual + (p["gamma"] * x).transpose(1, 2)
+        x = self.first_conv(x, state)
+        for snake, transposed, units in self.blocks:
+            x = transposed(snake(x), state)
+            for act1, conv1, act2, conv2 in units:
+                x = x + conv2(act2(conv1(act1(x), state)), state)
+        x = self.final_conv(self.final_snake(x), state)
+        return x.clamp(-1, 1)[:, 0].float()
+
+    def _dequantize(self, codes: Tensor) -> Tensor:
+        """codes [B, n, G] -> [B, codebook_dim, n]; codebooks summed in order as the official RVQ."""
+        first = F.embedding(codes[..., 0], self.codebook_first)
+        rest = F.embedding(codes[..., 1], self.codebooks_rest[0])
+        for k in range(1, len(self.codebooks_rest)):
+            rest = rest + F.embedding(codes[..., k + 1], self.codebooks_rest[k])
+        return (F.linear(first, self.proj_first) + F.linear(rest, self.proj_rest)).transpose(1, 2)
+
+    def _transformer(self, x: Tensor, state: CodecState) -> Tensor:
+        """x [B, n, latent] -> [B, n, latent] with sliding-window attention over cached frames."""
+        b, n, _ = x.shape
+        keep = self.cfg.sliding_window - 1
+        positions = state.next_pos[:, None] + torch.arange(n, device=x.device)
+        all_pos = torch.cat((state.key_pos, positions), dim=1)  # [B, keep + n]
+        query = positions[:, :, None]
+        key = all_pos[:, None, :]
+        mask = ((key >= 0) & (key <= query) & (key > query - self.cfg.sliding_window))[:, None]
+        cos, sin = self.rotary.cos_sin(positions, x.dtype)
+        h = F.linear(x, *self.in_proj)
+        for index, layer in enumerate(self.layers):
+
+            def attend(q: Tensor, k: Tensor, v: Tensor, index: int = index) -> Tensor:
+                keys = torch.cat((state.keys[index], k), dim=2)
+                values = torch.cat((state.values[index], v), dim=2)
+                state.keys[index] = keys[:, :, keys.shape[2] - keep :]
+                state.values[index] = values[:, :, values.shape[2] - keep :]
+                return sdpa(q, keys, values, mask)
+
+            h = layer.forward(h, cos, sin, attend)
+        state.key_pos = all_pos[:, all_pos.shape[1] - keep :]
+        state.next_pos = state.next_pos + n
+        h = rms_norm(h, self.final_norm, self.cfg.transformer.rms_norm_eps)
+        return F.linear(h, *self.out_proj)
+
+
+class _CausalConv:
+    """A causal (transposed) 1-D convolution whose left context comes from the stream state."""
+
+    def __init__(self, name: str, weight: Tensor, bias: Tensor, transposed: bool, stride: int, dilation: int, groups: int):
+        self.name, self.weight, self.bias = name, weight, bias
+        self.transposed, self.stride, self.dilation, self.groups = transposed, stride, dilation, groups
+        kernel = weight.shape[-1]
+        # A transposed conv with kernel 2r and stride r spreads each input over the next frame;
+        # (kernel-1)//stride previous inputs complete the samples of the current chunk.
+        self.context = (kernel - 1) // stride if transposed else (kernel - 1) * dilation
+
+    def __call__(self, x: Tensor, state: CodecState) -> Tensor:
+        n = x.shape[-1]
+        if self.context:
+            x = torch.cat((state.conv[self.name], x), dim=-1)
+            state.conv[self.name] = x[..., x.shape[-1] - self.context :].clone()
+        if not self.transposed:
+            return F.conv1d(x, self.weight, self.bias, dilation=self.dilation, groups=self.groups)
+        y = F.conv_transpose1d(x, self.weight, self.bias, stride=self.stride)
+        return y[..., self.context * self.stride : (self.context + n) * self.stride]

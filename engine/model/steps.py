@@ -1,0 +1,124 @@
+"""The per-step functions a batching runtime calls; the reference `generate` uses them at batch 1.
+
+State a runtime keeps per stream (see `generate.StreamingGenerator` for the single-stream logic):
+  slot          its slot in a `talker.KVCache` pool [layers, slots, kv_heads, max_len, head_dim]
+  length        rows written to its slot (= RoPE position of its next row)
+  hidden        [hidden] post-norm talker state the next code-0 logits / frame come from
+  c0            the sampled codebook-0 id of the frame being built
+  seen, count   repetition-penalty history ([vocab] bool) and number of sampled code-0 ids
+  text          its text ids and whether the text has ended
+
+(a) Prefill.  `prefill(model, rows, cache, slot, start)` writes rows [T, hidden] at positions
+    start..start+T-1 and returns the last row's hidden. Prefix rows (`prompt.prefix_rows`) can be
+    prefilled as soon as the voice is known, the last row (`prompt.streaming_tail`, needs x_0) later
+    with start = prefix length. Then `talker_logits` -> `sampling.apply_talker_processors` ->
+    `sampling.choose` gives frame 0's code 0.
+
+(b) Frame step, for B streams at once:
+      codes  = predict_codes(model, hidden, c0, sampler, draw)            [B, G]   frame t, no text needed
+      inputs = frame_embedding(model, codes) + text_track                 [B, hidden]
+      hidden = talker_step(model, inputs, cache, slots, positions)        [B, hidden]
+      logits = talker_logits(model, hidden) -> processors -> choose -> c0 of frame t+1 (or EOS)
+    `frame_step` runs the four in one call for streams whose text-track row is known. The text
+    track for decode step t (streaming layout) is P(x_{t+1}) (`prompt.text_rows`), or
+    `model.tts_eos_embed` when the text ended with t+1 tokens, or `model.tts_pad_embed` after
+    that; in the non-streaming layout it is always `model.tts_pad_embed`.
+
+    Token-level text input: a stream whose next text token has not arrived yet (and whose text has
+    not ended) runs `predict_codes` for frame t - the frame can be vocoded and sent - then pauses:
+    it skips `talker_step` (nothing appended, position unchanged) and keeps `frame_embedding(codes)`.
+    When x_{t+1} or end-of-text arrives it resumes with that saved embedding plus the text row.
+    Never feed tts_pad as a filler while text is still open: the resulting inputs would differ from
+    the official streaming layout. With this rule the codes equal the official
+    `non_streaming_mode=False` run on the final text, whatever the arrival schedule.
+
+    Stop: code 0 == EOS ends the stream (no frame for it); the max_new_tokens-th sampled code 0 also
+    ends it without a frame.
+
+(c) Codec. `decode_audio(model, codes [B, n, G], state)` turns the next n frames of B streams into
+    samples, `model.codec.new_state()` / `CodecState.cat` / `.split` manage per-stream states.
+
+Random draws are counter-based (`sampling`): talker sample t uses draw index t * G, the
+predictor's code j of frame t uses t * G + j, so results do not depend on the batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from engine.model.code_predictor import PredictorCache
+from engine.model.codec import CodecState
+from engine.model.sampling import SamplerRows, choose
+from engine.model.talker import KVCache
+from engine.model.tts_model import Qwen3TTS
+
+
+def prefill(model: Qwen3TTS, rows: Tensor, cache: KVCache, slot: int, start: int = 0) -> Tensor:
+    """rows [T, hidden] at positions start..start+T-1 of `slot` -> post-norm hidden of the last row [hidden]."""
+    positions = torch.arange(start, start + rows.shape[0], device=rows.device)[None]
+    hidden = model.talker.forward(rows[None], cache, slot, positions, kv_len=start + rows.shape[0])
+    return hidden[0, -1]
+
+
+def talker_step(
+    model: Qwen3TTS, inputs: Tensor, cache: KVCache, slots: Tensor, positions: Tensor, kv_len: int | None = None
+) -> Tensor:
+    """One decode token per stream: inputs [B, hidden], slots [B], positions [B] -> hidden [B, hidden].
+    kv_len (>= max(positions) + 1) avoids a device sync; a runtime can round it up to a bucket."""
+    return model.talker.forward(inputs[:, None], cache, slots, positions[:, None], kv_len)[:, 0]
+
+
+def talker_logits(model: Qwen3TTS, hidden: Tensor) -> Tensor:
+    """Codebook-0 logits [B, vocab] float32 from post-norm hidden states [B, hidden]."""
+    return model.talker.logits(hidden)
+
+
+def predict_codes(
+    model: Qwen3TTS, hidden: Tensor, c0: Tensor, sampler: SamplerRows, draw: Tensor, cache: PredictorCache | None = None
+) -> Tensor:
+    """The whole frame [B, G] (c0 and codes 1..G-1) from hidden [B, hidden] and c0 [B].
+    draw [B]: the frame's base draw index (frame index * G); code j uses draw + j."""
+    c0_embedding = model.talker.embed_codec(c0)
+    rest = model.code_predictor.predict(hidden, c0_embedding, lambda logits, j: choose(logits, sampler, draw + j + 1), cache)
+    return torch.cat((c0[:, None], rest), dim=1)
+
+
+def frame_embedding(model: Qwen3TTS, codes: Tensor) -> Tensor:
+    """Sum of the frame's G codebook embeddings [B, hidden]: talker table for code 0, predictor
+    tables for codes 1..G-1; one sum over the G vectors, as the official code does."""
+    c0 = model.talker.embed_codec(codes[:, 0])
+    return torch.cat((c0[:, None], model.code_predictor.embed(codes[:, 1:])), dim=1).sum(dim=1)
+
+
+@dataclass
+class FrameStep:
+    codes: Tensor  # [B, G] frame t
+    hidden: Tensor  # [B, hidden] talker state after consuming frame t
+    logits: Tensor  # [B, vocab] float32 raw logits for code 0 of frame t+1
+
+
+def frame_step(
+    model: Qwen3TTS,
+    hidden: Tensor,
+    c0: Tensor,
+    text_track: Tensor,
+    cache: KVCache,
+    slots: Tensor,
+    positions: Tensor,
+    sampler: SamplerRows,
+    draw: Tensor,
+    kv_len: int | None = None,
+) -> FrameStep:
+    """(b) for streams whose text-track rows [B, hidden] are known; see the module docstring."""
+    codes = predict_codes(model, hidden, c0, sampler, draw)
+    inputs = frame_embedding(model, codes) + text_track
+    new_hidden = talker_step(model, inputs, cache, slots, positions, kv_len)
+    return FrameStep(codes=codes, hidden=new_hidden, logits=talker_logits(model, new_hidden))
+
+
+def decode_audio(model: Qwen3TTS, codes: Tensor, state: CodecState) -> Tensor:
+    """(c) codes [B, n, G] -> float32 samples [B, n * samples_per_frame]; updates `state`."""
+    return model.codec.decode_chunk(codes, state)
