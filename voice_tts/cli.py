@@ -1,0 +1,269 @@
+"""`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
+
+    voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key KEY]
+    voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
+    voice-tts voices [--url URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence, TextIO
+
+from voice_tts.protocol import AudioChunk, Error, StreamingEngine
+
+if TYPE_CHECKING:
+    from voice_tts.progress import Word
+
+API_KEY_ENV = "VOICE_TTS_API_KEY"
+
+
+class CommandError(Exception):
+    """A failure the user can act on: printed as one line, exit status 2."""
+
+
+# speak ---------------------------------------------------------------------------------------
+
+
+def llm_token_deltas(text: str, seed: int = 0) -> list[str]:
+    """`text` cut the way an LLM streams it: each word with its leading whitespace, in pieces
+    of 1 to 3 characters. Joined, the pieces are `text` exactly."""
+    rng = random.Random(seed)
+    deltas = []
+    for match in re.finditer(r"\s*\S+|\s+$", text):
+        piece = match.group(0)
+        while piece:
+            size = rng.randint(1, 3)
+            deltas.append(piece[:size])
+            piece = piece[size:]
+    return deltas
+
+
+@dataclass
+class SpeakResult:
+    pcm: bytes = b""
+    sample_rate: int = 24000
+    ttfa: float | None = None  # first text pushed → first audio received, seconds
+    wall_seconds: float = 0.0
+    words: list["Word"] = field(default_factory=list)
+    errors: list[Error] = field(default_factory=list)
+    heard_text: str = ""
+
+    @property
+    def audio_seconds(self) -> float:
+        return len(self.pcm) / 2 / self.sample_rate
+
+    @property
+    def rtf(self) -> float:
+        """Wall time over audio time (includes waiting for the paced text)."""
+        return self.wall_seconds / self.audio_seconds if self.audio_seconds else float("inf")
+
+
+async def speak_streaming(
+    engine: StreamingEngine,
+    text: str,
+    *,
+    voice: str | None = None,
+    language: str | None = None,
+    sample_rate: int = 24000,
+    tokens_per_second: float = 30.0,
+) -> SpeakResult:
+    """Feed `text` as paced LLM token deltas through a `TTSSession` and collect what it says."""
+    from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+    session = TTSSession(engine, voice=voice, language=language, sample_rate=sample_rate)
+    result = SpeakResult(sample_rate=sample_rate)
+    interval = 1.0 / tokens_per_second
+    started = time.monotonic()
+
+    async def feed() -> None:
+        for delta in llm_token_deltas(text):
+            session.push_text(delta)
+            await asyncio.sleep(interval)
+        session.end_input()
+
+    feeder = asyncio.create_task(feed())
+    pcm = bytearray()
+    try:
+        async for event in session.events():
+            if isinstance(event, AudioChunk):
+                if result.ttfa is None and event.pcm:
+                    result.ttfa = time.monotonic() - started
+                pcm.extend(event.pcm)
+            elif isinstance(event, WordsEvent):
+                result.words.extend(event.words)
+            elif isinstance(event, Error):
+                result.errors.append(event)
+            elif isinstance(event, SessionDone):
+                result.heard_text = event.heard_text
+    finally:
+        feeder.cancel()
+    result.wall_seconds = time.monotonic() - started
+    result.pcm = bytes(pcm)
+    return result
+
+
+def print_report(result: SpeakResult, output: str, out: TextIO | None = None) -> None:
+    ttfa = f"{result.ttfa * 1000:.0f} ms" if result.ttfa is not None else "no audio"
+    print(f"TTFA          {ttfa}", file=out)
+    print(f"audio         {result.audio_seconds:.2f} s at {result.sample_rate} Hz", file=out)
+    print(f"wall time     {result.wall_seconds:.2f} s", file=out)
+    print(f"RTF           {result.rtf:.3f} (wall / audio, text arriving at the given rate)", file=out)
+    print(f"written       {output}", file=out)
+    print("word timeline:", file=out)
+    for word in result.words:
+        print(f"  {word.start_time:8.3f} s  {word.text}", file=out)
+    for error in result.errors:
+        print(f"error: {error.code}: {error.message}", file=out)
+
+
+def open_engine(url: str | None, api_key: str | None) -> StreamingEngine:
+    if url:
+        from voice_tts.client import RemoteEngine
+
+        return RemoteEngine(url, api_key=api_key)
+    from engine import Engine
+
+    return Engine.embedded()
+
+
+async def run_speak(args: argparse.Namespace) -> int:
+    from voice_tts.audio import write_wav
+
+    engine = open_engine(args.url, args.api_key)
+    try:
+        result = await speak_streaming(
+            engine,
+            args.text,
+            voice=args.voice,
+            language=args.language,
+            sample_rate=args.sample_rate,
+            tokens_per_second=args.tokens_per_second,
+        )
+    finally:
+        await engine.aclose()
+    write_wav(args.output, result.pcm, result.sample_rate)
+    print_report(result, args.output)
+    return 1 if result.errors else 0
+
+
+# voices --------------------------------------------------------------------------------------
+
+
+async def run_voices(args: argparse.Namespace) -> int:
+    if args.url:
+        from voice_tts.client import RemoteEngine, RemoteEngineError
+
+        remote = RemoteEngine(args.url, api_key=args.api_key)
+        try:
+            voices = await remote.voices()
+        except RemoteEngineError as exc:
+            raise CommandError(str(exc)) from exc
+        rows = [(v.name, v.language or "any", v.description) for v in voices]
+    else:
+        from engine import Engine
+
+        engine = Engine.embedded()
+        try:
+            rows = [
+                (v.name, getattr(v, "language", None) or "any", getattr(v, "description", ""))
+                for v in engine.voices
+            ]
+        finally:
+            await engine.aclose()
+    for name, language, description in rows:
+        print(f"{name:16} {language:8} {description}")
+    return 0
+
+
+# serve ---------------------------------------------------------------------------------------
+
+
+def load_engine(model: str | None, device: str | None):
+    from engine import Engine
+
+    if model is None:
+        return Engine.embedded()
+    try:
+        return Engine.from_pretrained(model, device=device)
+    except Exception as exc:
+        raise CommandError(f"cannot load the model from {model}: {exc}") from exc
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from engine.server.app import create_app
+    from engine.server.runner import serve
+    from engine.server.settings import ServerSettings
+
+    settings = ServerSettings(
+        host=args.host, port=args.port, api_key=args.api_key, log_level=args.log_level
+    )
+    engine = load_engine(args.model, args.device)
+    try:
+        serve(create_app(engine, settings=settings), settings)
+    finally:
+        asyncio.run(engine.aclose())
+    return 0
+
+
+# entry point ---------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="voice-tts", description="Streaming TTS for voice agents."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    key_help = f"API key (default: ${API_KEY_ENV})"
+
+    serve = commands.add_parser("serve", help="run the engine server (one per GPU)")
+    serve.add_argument("--model", help="Qwen3-TTS checkpoint folder (default: the embedded voice)")
+    serve.add_argument("--device", default=None, help="torch device for --model, e.g. cuda:0")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(handler=run_serve)
+
+    speak = commands.add_parser("speak", help="speak text streamed as LLM token deltas")
+    speak.add_argument("text")
+    speak.add_argument("-o", "--output", default="out.wav", help="WAV file to write")
+    speak.add_argument("--voice")
+    speak.add_argument("--language")
+    speak.add_argument("--sample-rate", type=int, default=24000)
+    speak.add_argument("--tokens-per-second", type=float, default=30.0)
+    speak.add_argument("--url", help="engine server, e.g. ws://127.0.0.1:8000/v1/ws "
+                       "(default: the embedded voice in this process)")
+    speak.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    speak.set_defaults(handler=lambda args: asyncio.run(run_speak(args)))
+
+    voices = commands.add_parser("voices", help="list the voices")
+    voices.add_argument("--url", help="engine server (default: the embedded voice)")
+    voices.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    voices.set_defaults(handler=lambda args: asyncio.run(run_voices(args)))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "tokens_per_second", 1.0) <= 0:
+        print("voice-tts: error: --tokens-per-second must be positive", file=sys.stderr)
+        return 2
+    try:
+        return args.handler(args)
+    except CommandError as exc:
+        print(f"voice-tts: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
