@@ -1,0 +1,353 @@
+"""The busy loop: one background thread owns the device and runs schedule -> step -> post-process.
+
+API calls only post commands to `inbox` (a thread-safe queue) and never wait on a step; text
+arrives here already tokenized. Per iteration the loop drains its inbox, asks the scheduler for
+this step's work, runs it on the runner, and turns finished frames into audio chunks and progress
+for each stream. A stream that ends (EOS, a cap, cancel, error) gives its slot back in the same
+iteration, so the slot is free for the next step.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from voice_tts.protocol import AudioChunk, Error, Progress
+
+from engine.runtime.kv_cache import PrefixCache
+from engine.runtime.runner import DecodeRow, ModelRunner
+from engine.runtime.scheduler import Scheduler
+from engine.runtime.stream import (
+    FRAME_SECONDS,
+    SAMPLES_PER_FRAME,
+    CancelCommand,
+    StreamEnd,
+    StreamState,
+    StreamStatus,
+    TextCommand,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    # Frames per audio chunk: the first chunk is 1 frame (80 ms) for first-audio latency, later
+    # ones are larger (fewer events and codec calls); the last entry repeats.
+    chunk_schedule: tuple[int, ...] = (1, 2, 4, 8)
+    # Runaway guard: a stream ends once its frames exceed this many per text token (+ the floor).
+    max_frames_per_text_token: float = 15.0
+    min_frame_cap: int = 50
+    # EOS may end a stream only after its end-of-text row was fed; False follows the official
+    # layout exactly (parity tests).
+    eos_after_text_end: bool = True
+    prefill_rows_per_step: int = 64
+    prefix_cache_entries: int = 32
+    # Keep every stream's frame codes and hand them to its handle at the end (`stream.codes`).
+    keep_codes: bool = False
+
+
+@dataclass(frozen=True)
+class _QueuedChunk:
+    stream: StreamState
+    frames: list[list[int]]
+    start_sample: int
+    progress: Progress | None
+
+
+@dataclass(frozen=True)
+class OpenCommand:
+    state: StreamState
+
+
+class StopCommand:
+    pass
+
+
+class StepLoop:
+    def __init__(
+        self,
+        runner: ModelRunner,
+        settings: LoopSettings,
+        on_release: Callable[[], None],
+    ) -> None:
+        self.runner = runner
+        self.settings = settings
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step)
+        self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
+        self._on_release = on_release
+        self._streams: dict[int, StreamState] = {}
+        self._prefix_totals: dict[int, int] = {}
+        self._chunks: list[_QueuedChunk] = []
+        self._ending: list[tuple[StreamState, StreamEnd]] = []
+        self._step = 0
+        self.steps_run = 0
+        self.step_seconds_total = 0.0
+        self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
+        self._stopped = threading.Event()
+        self._failure: BaseException | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        if self._thread.is_alive():
+            self.inbox.put(StopCommand())
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def thread(self) -> threading.Thread:
+        return self._thread
+
+    # ---- the loop ---------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            while True:
+                busy = bool(self._streams) and self._has_work()
+                if not self._drain(block=not busy):
+                    break
+                plan = self.scheduler.schedule(self._prefix_totals)
+                started = time.perf_counter()
+                if plan.fills:
+                    self._run_fills(plan.fills)
+                if plan.decodes:
+                    self._step += 1
+                    self._run_decodes(plan.decodes)
+                self._flush_parked()
+                self._deliver()
+                if not plan.empty:
+                    self.steps_run += 1
+                    self.step_seconds_total += time.perf_counter() - started
+        except BaseException as e:  # a device failure ends every stream with an error, never a hang
+            self._failure = e
+            log.exception("step loop failed")
+            self._chunks = []
+            for stream in list(self._streams.values()):
+                self._finish(stream, "engine_failure", Error("engine_failure", f"engine step failed: {e}", True))
+            self._end_streams(device_usable=False)
+        finally:
+            self._shutdown_streams()
+
+    def _has_work(self) -> bool:
+        return any(
+            s.status is StreamStatus.PREFIX or (s.status is not StreamStatus.FINISHED and s.next_text_id_known)
+            for s in self._streams.values()
+        )
+
+    def _drain(self, block: bool) -> bool:
+        """Apply pending commands; False when the loop must stop."""
+        try:
+            command = self.inbox.get(timeout=None) if block else self.inbox.get_nowait()
+        except queue.Empty:
+            return True
+        while True:
+            if isinstance(command, StopCommand):
+                return False
+            self._apply(command)
+            try:
+                command = self.inbox.get_nowait()
+            except queue.Empty:
+                return True
+
+    def _apply(self, command: Any) -> None:
+        if isinstance(command, OpenCommand):
+            self._admit(command.state)
+            return
+        stream = self._streams.get(command.stream_id)
+        if stream is None:
+            return
+        if isinstance(command, TextCommand):
+            for token in command.tokens:
+                stream.text_ids.append(token.id)
+                stream.text_ends.append(token.spoken_end)
+            stream.characters_received = command.characters_received
+            if command.ended:
+                stream.text_ended = True
+                if not stream.text_ids:
+                    self._finish(stream, "empty_text")
+        elif isinstance(command, CancelCommand):
+            self._finish(stream, "cancelled", cancelled=True)
+
+    def _admit(self, stream: StreamState) -> None:
+        if self.settings.keep_codes:
+            stream.codes = []
+        stream.slot = self.runner.pool.allocate()
+        self._streams[stream.id] = stream
+        self.scheduler.add(stream)
+        cached = self.prefix_cache.get(stream.prompt)
+        if cached is not None:
+            self.runner.pool.load(stream.slot, cached)
+            self._start_decoding(stream, cached.length)
+        else:
+            total = self.runner.prefix_length(stream.prompt)
+            self._prefix_totals[stream.id] = total
+            self.runner.reserve(stream.slot, total)
+
+    def _start_decoding(self, stream: StreamState, prefix_length: int) -> None:
+        self._prefix_totals.pop(stream.id, None)
+        stream.prefix_rows = prefix_length
+        self.runner.start_stream(stream.slot, prefix_length, stream.sampling)
+        stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
+
+    def _run_fills(self, fills) -> None:
+        self.runner.fill_prefix([(f.stream.slot, f.stream.prompt, f.start, f.end) for f in fills])
+        for fill in fills:
+            stream = fill.stream
+            stream.prefix_rows = fill.end
+            if fill.end == self._prefix_totals[stream.id]:
+                self.prefix_cache.put(stream.prompt, self.runner.pool.save(stream.slot, fill.end))
+                self._start_decoding(stream, fill.end)
+        # Streams that waited for another stream to fill the same voice prefix take it now.
+        for stream in list(self._streams.values()):
+            if stream.status is StreamStatus.PREFIX and stream.prefix_rows == 0:
+                cached = self.prefix_cache.get(stream.prompt)
+                if cached is not None:
+                    self.runner.pool.load(stream.slot, cached)
+                    self._start_decoding(stream, cached.length)
+
+    def _run_decodes(self, streams: list[StreamState]) -> None:
+        rows = []
+        for stream in streams:
+            step = stream.steps
+            n_text = len(stream.text_ids)
+            if step < n_text:
+                text_id = stream.text_ids[step]
+            elif step == n_text:
+                text_id = self.runner.tts_eos_id
+            else:
+                text_id = self.runner.tts_pad_id
+            eos_allowed = step >= 2 and (
+                not self.settings.eos_after_text_end or (stream.text_ended and step >= n_text)
+            )
+            rows.append(DecodeRow(stream.slot, text_id, eos_allowed))
+        codes = self.runner.decode(rows)
+        for stream, frame in zip(streams, codes):
+            stream.steps += 1
+            stream.last_served = self._step
+            if frame[0] == self.runner.codec_eos_id:
+                self._finish(stream, "eos")
+                continue
+            stream.frames.append(frame)
+            stream.frames_produced += 1
+            if stream.codes is not None:
+                stream.codes.append(frame)
+            reason = self._cap_reason(stream)
+            if reason is not None:
+                self._finish(stream, reason)
+            elif self._chunk_due(stream):
+                self._queue_chunk(stream)
+
+    def _cap_reason(self, stream: StreamState) -> str | None:
+        if stream.frames_produced >= stream.max_frames:
+            return "max_new_tokens"
+        if stream.prefix_rows + stream.steps >= self.runner.max_context:
+            log.warning("stream %d reached the context limit (%d rows)", stream.id, self.runner.max_context)
+            return "context_limit"
+        if stream.text_ended:
+            cap = max(self.settings.min_frame_cap, self.settings.max_frames_per_text_token * len(stream.text_ids))
+            if stream.frames_produced >= cap:
+                log.warning(
+                    "stream %d stopped after %d frames for %d text tokens (runaway guard)",
+                    stream.id, stream.frames_produced, len(stream.text_ids),
+                )
+                return "frame_cap"
+        return None
+
+    def _chunk_due(self, stream: StreamState) -> bool:
+        schedule = self.settings.chunk_schedule
+        size = schedule[min(stream.chunks_emitted, len(schedule) - 1)]
+        return len(stream.frames) >= size
+
+    def _flush_parked(self) -> None:
+        """A stream waiting for text still gets the audio of the frames it already has."""
+        for stream in self._streams.values():
+            if stream.frames and stream.status is not StreamStatus.PREFIX and not stream.next_text_id_known:
+                self._queue_chunk(stream)
+
+    def _queue_chunk(self, stream: StreamState) -> None:
+        frames, stream.frames = stream.frames, []
+        first = stream.frames_vocoded
+        last = first + len(frames) - 1
+        progress = None
+        spoken = stream.spoken_end_before(last)
+        if spoken > stream.progress_end:
+            stream.progress_end = spoken
+            progress = Progress(spoken_end=spoken, audio_time=round(last * FRAME_SECONDS, 6))
+        self._chunks.append(_QueuedChunk(stream, frames, first * SAMPLES_PER_FRAME, progress))
+        stream.frames_vocoded += len(frames)
+        stream.chunks_emitted += 1
+
+    def _deliver(self) -> None:
+        """Vocode this iteration's chunks in one batch, post them, then end finished streams
+        (after their last chunk, and only then giving their slot back)."""
+        if self._chunks:
+            chunks, self._chunks = self._chunks, []
+            audible = [c for c in chunks if c.frames]
+            pcms = dict(zip(map(id, audible), self.runner.vocode([(c.stream.slot, c.frames) for c in audible])))
+            for chunk in chunks:
+                if chunk.progress is not None:
+                    chunk.stream.channel.put(chunk.progress)
+                if chunk.frames:
+                    chunk.stream.channel.put(AudioChunk(pcms[id(chunk)], 24000, chunk.start_sample))
+        self._end_streams(device_usable=True)
+
+    def _end_streams(self, device_usable: bool) -> None:
+        ending, self._ending = self._ending, []
+        for stream, end in ending:
+            if device_usable:
+                self.runner.release(stream.slot)
+            self.runner.pool.release(stream.slot)
+            stream.slot = None
+            stream.channel.put(end)
+            self._on_release()
+
+    def _finish(self, stream: StreamState, reason: str, error: Error | None = None, cancelled: bool = False) -> None:
+        if stream.status is StreamStatus.FINISHED:
+            return
+        if not cancelled and error is None:
+            if stream.frames:
+                self._queue_chunk(stream)
+            if reason == "eos" and stream.frames_vocoded and stream.progress_end < stream.characters_received:
+                # EOS after the end-of-text row: the model has spoken all of the text.
+                stream.progress_end = stream.characters_received
+                audio_time = round((stream.frames_vocoded - 1) * FRAME_SECONDS, 6)
+                self._chunks.append(_QueuedChunk(stream, [], 0, Progress(stream.characters_received, audio_time)))
+        if reason not in ("eos", "cancelled", "empty_text"):
+            log.info("stream %d finished: %s", stream.id, reason)
+        stream.status = StreamStatus.FINISHED
+        stream.frames = []
+        self._streams.pop(stream.id, None)
+        self._prefix_totals.pop(stream.id, None)
+        self.scheduler.remove(stream)
+        self._ending.append((stream, StreamEnd(cancelled=cancelled, reason=reason, error=error, codes=stream.codes)))
+
+    def _shutdown_streams(self) -> None:
+        """Everything still open when the loop ends (engine closed) ends now, and so does
+        everything that arrives later."""
+        self._stopped.set()
+        self._chunks = []
+        for stream in list(self._streams.values()):
+            self._finish(stream, "engine_closed", cancelled=True)
+        self._end_streams(device_usable=self._failure is None)
+        while True:
+            try:
+                command = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(command, OpenCommand):
+                command.state.channel.put(StreamEnd(cancelled=True, reason="engine_closed"))
+                self._on_release()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()

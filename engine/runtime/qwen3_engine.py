@@ -1,0 +1,229 @@
+"""The Qwen3-TTS engine: admission, `open_stream`, and the public description of what it serves.
+
+`Qwen3Engine` implements `voice_tts.protocol.StreamingEngine` over one loaded checkpoint. It owns
+one `StepLoop` (the background thread that drives the device) and never runs model work in the
+caller's thread: `open_stream` validates and admits, the stream handle tokenizes text, and
+everything else is a command to the loop. Admission is counted here, under a lock, so a caller
+beyond capacity gets `Error(capacity_exceeded)` + `Done` at once instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from voice_tts.protocol import Error, VoiceInfo
+
+from engine.model.loader import load_model
+from engine.model.prompt import Voice
+from engine.model.sampling import SamplingParams
+from engine.model.text import OFFICIAL_SPLIT
+from engine.model.tts_model import Qwen3TTS
+from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
+from engine.runtime.loop import LoopSettings, OpenCommand, StepLoop
+from engine.runtime.runner import ModelRunner
+from engine.runtime.stream import EventChannel, Qwen3Stream, StreamEnd, StreamState
+from engine.runtime.text_feed import TextFeed
+
+log = logging.getLogger(__name__)
+
+BACKEND = "qwen3"
+MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
+SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
+FEATURES = ("streaming_text_input", "word_progress", "cancel", "instruct", "continuous_batching")
+# Share of the free device memory (after the weights) the KV pool may take by default; the rest
+# is for activations, CUDA graphs and the codec.
+DEFAULT_MEMORY_FRACTION = 0.6
+
+# The published preset speakers (spec §1.1); speakers a checkpoint adds are listed by name only.
+_SPEAKERS = {
+    "vivian": ("female", "bright, slightly edgy young female voice", "chinese"),
+    "serena": ("female", "warm, gentle young female voice", "chinese"),
+    "uncle_fu": ("male", "seasoned male voice with a low, mellow timbre", "chinese"),
+    "dylan": ("male", "youthful Beijing male voice", "chinese"),
+    "eric": ("male", "lively Chengdu male voice, slightly husky", "chinese"),
+    "ryan": ("male", "dynamic male voice with a strong rhythmic drive", "english"),
+    "aiden": ("male", "sunny American male voice, clear midrange", "english"),
+    "ono_anna": ("female", "playful Japanese female voice", "japanese"),
+    "sohee": ("female", "warm Korean female voice, rich in emotion", "korean"),
+}
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    max_streams: int = 64
+    max_context: int = 2048  # talker rows per stream (prompt + frames): 2048 ≈ 2.6 min of audio
+    memory_budget: int | None = None  # bytes for the KV pool; None: see DEFAULT_MEMORY_FRACTION
+    use_graphs: bool | None = None  # None: CUDA graphs on CUDA, eager elsewhere
+    loop: LoopSettings = LoopSettings()
+
+
+class Qwen3Engine:
+    backend = BACKEND
+
+    def __init__(self, model: Qwen3TTS, settings: EngineSettings = EngineSettings()) -> None:
+        if settings.max_streams < 1:
+            raise ValueError("max_streams must be at least 1")
+        self.model = model
+        self.settings = settings
+        talker = model.config.talker
+        max_context = min(settings.max_context, talker.max_position_embeddings)
+        per_slot = kv_bytes_per_slot(
+            talker.layers.num_layers, talker.layers.num_kv_heads, talker.layers.head_dim, max_context, model.dtype
+        )
+        self._capacity = slots_for_budget(self._memory_budget(settings, per_slot), per_slot, settings.max_streams)
+        self._default_sampling = SamplingParams.from_generation_config(model.generation_config)
+        self._max_new_tokens = int(model.generation_config.get("max_new_tokens", 8192))
+        speakers = list(talker.speaker_ids)
+        self._default_speaker = "ryan" if "ryan" in speakers else (speakers[0] if speakers else None)
+        self._lock = threading.Lock()
+        self._active = 0
+        self._closed = False
+        self._ids = itertools.count(1)
+        self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs)
+        self.loop = StepLoop(self.runner, settings.loop, self._released)
+        self.loop.start()
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        path: str | Path,
+        device: str | torch.device = "cuda:0",
+        dtype: torch.dtype | None = None,
+        max_streams: int = 64,
+        memory_budget: int | None = None,
+        **options: Any,
+    ) -> Qwen3Engine:
+        """Load a checkpoint folder and start the engine. `options` are `EngineSettings` fields
+        (`max_context`, `use_graphs`) or `LoopSettings` fields (`chunk_schedule`, ...)."""
+        loop_fields = set(LoopSettings.__dataclass_fields__)
+        loop = replace(LoopSettings(), **{k: v for k, v in options.items() if k in loop_fields})
+        engine_options = {k: v for k, v in options.items() if k not in loop_fields}
+        settings = EngineSettings(max_streams=max_streams, memory_budget=memory_budget, loop=loop, **engine_options)
+        return cls(load_model(path, device, dtype), settings)
+
+    @staticmethod
+    def _memory_budget(settings: EngineSettings, per_slot: int) -> int:
+        if settings.memory_budget is not None:
+            return settings.memory_budget
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            free, _ = torch.cuda.mem_get_info()
+            return int(free * DEFAULT_MEMORY_FRACTION)
+        return per_slot * settings.max_streams
+
+    # ---- description ------------------------------------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        c = self.model.config
+        size = {"1b7": "1.7B", "0b6": "0.6B"}.get(c.tts_model_size, c.tts_model_size)
+        kind = "".join(part.capitalize() for part in c.tts_model_type.split("_"))
+        return f"Qwen3-TTS-12Hz-{size}-{kind}"
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    @property
+    def active_streams(self) -> int:
+        with self._lock:
+            return self._active
+
+    @property
+    def voices(self) -> tuple[VoiceInfo, ...]:
+        out = []
+        for name in self.model.config.talker.speaker_ids:
+            gender, description, language = _SPEAKERS.get(name, (None, "", None))
+            out.append(VoiceInfo(name=name, description=description, gender=gender, language=language))
+        return tuple(out)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(self.model.config.languages)
+
+    def capabilities(self) -> dict[str, Any]:
+        features = [f for f in FEATURES if f != "instruct" or self.model.config.supports_instruct]
+        return {
+            "backend": BACKEND,
+            "model": self.model_name,
+            "voices": [v.model_dump() for v in self.voices],
+            "languages": list(self.languages),
+            "sample_rates": list(SAMPLE_RATES),
+            "formats": ["pcm_s16le"],
+            "features": features,
+            "capacity": self._capacity,
+        }
+
+    # ---- streams ----------------------------------------------------------------------------
+
+    def open_stream(
+        self,
+        voice: str | None = None,
+        language: str | None = None,
+        instruct: str | None = None,
+        sample_rate: int = 24000,
+        sampling: SamplingParams | None = None,
+        max_new_tokens: int | None = None,
+    ) -> Qwen3Stream:
+        """Open a turn. Never raises for bad options: the stream reports an `Error`, then `Done`.
+        `sampling` defaults to the checkpoint's generation_config; `max_new_tokens` (official
+        semantics: at most max_new_tokens - 1 frames) to its `max_new_tokens`."""
+        if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
+            return self._failed(
+                Error("invalid_sample_rate", f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}"),
+                24000,
+            )
+        try:
+            resolved = Voice.resolve(self.model.config, voice or self._default_speaker, language, instruct)
+        except ValueError as e:
+            return self._failed(Error("invalid_voice", str(e)), sample_rate)
+        if sampling is None:
+            sampling = self._default_sampling
+        if not isinstance(sampling, SamplingParams):
+            return self._failed(Error("invalid_sampling", f"sampling must be SamplingParams, got {type(sampling).__name__}"), sample_rate)
+        limit = self._max_new_tokens if max_new_tokens is None else max_new_tokens
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 2:
+            return self._failed(Error("invalid_sampling", f"max_new_tokens must be an integer >= 2, got {limit!r}"), sample_rate)
+        with self._lock:
+            if self._closed:
+                return self._failed(Error("engine_closed", "the engine is closed"), sample_rate)
+            if self._active >= self._capacity:
+                return self._failed(
+                    Error("capacity_exceeded", f"all {self._capacity} streams are busy", retryable=True), sample_rate
+                )
+            self._active += 1
+            stream_id = next(self._ids)
+            channel = EventChannel()
+            state = StreamState(
+                id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1
+            )
+            # Posted under the lock: `aclose` cannot slip its stop command in before it.
+            self.loop.inbox.put(OpenCommand(state))
+        feed = TextFeed(self.model.tokenizer.encode, OFFICIAL_SPLIT)
+        return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
+
+    def _failed(self, error: Error, sample_rate: int) -> Qwen3Stream:
+        channel = EventChannel()
+        channel.put(StreamEnd(cancelled=False, reason=error.code, error=error))
+        return Qwen3Stream(0, None, lambda command: None, sample_rate, channel)
+
+    def _released(self) -> None:
+        with self._lock:
+            self._active -= 1
+
+    async def aclose(self) -> None:
+        """End every open stream (cancelled) and stop the loop; later `open_stream` calls report
+        `engine_closed`."""
+        await asyncio.to_thread(self.close)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self.loop.stop()

@@ -1,0 +1,81 @@
+"""Which streams fill their voice prefix and which run a talker step, this step.
+
+Every stream whose next text row is known runs in the same batched step, so nobody waits behind
+anybody while the batch fits; a stream whose next text token has not arrived is parked in
+WAIT_TEXT (its KV and its finished frames stay; it resumes exactly where it stopped). When the
+step is capped, streams that have not produced audio yet go first (first-audio latency), then the
+ones served least recently, so a long-running stream is never starved. Voice-prefix fills run in
+chunks of at most `prefill_rows_per_step` rows per step, so a new voice never stalls the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.model.prompt import Voice
+from engine.runtime.stream import StreamState, StreamStatus
+
+
+@dataclass(frozen=True)
+class PrefixFill:
+    stream: StreamState
+    start: int
+    end: int
+
+
+@dataclass
+class StepPlan:
+    fills: list[PrefixFill] = field(default_factory=list)
+    decodes: list[StreamState] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.fills and not self.decodes
+
+
+class Scheduler:
+    def __init__(self, max_decode_rows: int, prefill_rows_per_step: int) -> None:
+        if max_decode_rows < 1 or prefill_rows_per_step < 1:
+            raise ValueError("max_decode_rows and prefill_rows_per_step must be at least 1")
+        self.max_decode_rows = max_decode_rows
+        self.prefill_rows_per_step = prefill_rows_per_step
+        self._streams: dict[int, StreamState] = {}
+
+    def add(self, stream: StreamState) -> None:
+        self._streams[stream.id] = stream
+
+    def remove(self, stream: StreamState) -> None:
+        self._streams.pop(stream.id, None)
+
+    def __len__(self) -> int:
+        return len(self._streams)
+
+    def schedule(self, prefix_totals: dict[int, int]) -> StepPlan:
+        """Plan one step. `prefix_totals` gives the prefix rows of streams still in PREFIX that no
+        cached prefix covers; a stream whose prompt another stream is already filling waits for it."""
+        plan = StepPlan()
+        budget = self.prefill_rows_per_step
+        filling: set[Voice] = set()
+        for stream in self._streams.values():  # arrival order
+            if stream.status is not StreamStatus.PREFIX or stream.id not in prefix_totals:
+                continue
+            if stream.prompt in filling and stream.prefix_rows == 0:
+                continue
+            filling.add(stream.prompt)
+            if budget <= 0:
+                continue
+            end = min(prefix_totals[stream.id], stream.prefix_rows + budget)
+            plan.fills.append(PrefixFill(stream, stream.prefix_rows, end))
+            budget -= end - stream.prefix_rows
+
+        ready = []
+        for stream in self._streams.values():
+            if stream.status in (StreamStatus.WAIT_TEXT, StreamStatus.READY):
+                stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
+                if stream.status is StreamStatus.READY:
+                    ready.append(stream)
+        if len(ready) > self.max_decode_rows:
+            ready.sort(key=lambda s: (s.frames_produced > 0, s.last_served))
+            ready = ready[: self.max_decode_rows]
+        plan.decodes = ready
+        return plan

@@ -1,0 +1,224 @@
+"""What one stream is: the loop's view of it (`StreamState`) and the caller's handle (`Qwen3Stream`).
+
+The handle lives in the caller's threads: it tokenizes text (`TextFeed`) and posts ready token ids
+to the loop; the loop owns `StreamState` and posts events back through an `EventChannel`, which
+hands them to whichever asyncio loop consumes `events()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import enum
+import threading
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable
+
+from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage
+
+from engine.model.prompt import Voice
+from engine.runtime.text_feed import TextFeed, TextToken
+
+CODEC_SAMPLE_RATE = 24000
+SAMPLES_PER_FRAME = 1920
+FRAME_SECONDS = SAMPLES_PER_FRAME / CODEC_SAMPLE_RATE
+
+
+class StreamStatus(enum.Enum):
+    PREFIX = "prefix"  # its slot is being filled with the voice prefix
+    WAIT_TEXT = "wait_text"  # parked: the next text row has not arrived; KV kept
+    READY = "ready"  # its next talker step can run
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """The loop's last word on a stream; the handle turns it into `Error` + `Done`."""
+
+    cancelled: bool
+    reason: str
+    error: Error | None = None
+    codes: list[list[int]] | None = None  # every frame produced, when the loop keeps them
+
+
+@dataclass
+class StreamState:
+    """One stream as the loop sees it. Touched only by the loop thread."""
+
+    id: int
+    prompt: Voice  # the text-independent part of the prompt; equal voices share a cached prefix
+    sampling: Any
+    channel: "EventChannel"
+    max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
+    status: StreamStatus = StreamStatus.PREFIX
+    slot: int | None = None
+    prefix_rows: int = 0  # rows of the voice prefix already in the slot's KV
+    text_ids: list[int] = field(default_factory=list)
+    text_ends: list[int] = field(default_factory=list)  # spoken end of each text token
+    text_ended: bool = False
+    characters_received: int = 0
+    steps: int = 0  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
+    frames: list[list[int]] = field(default_factory=list)  # produced, not yet vocoded
+    frames_produced: int = 0
+    frames_vocoded: int = 0
+    chunks_emitted: int = 0
+    progress_end: int = 0
+    last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
+    codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
+
+    @property
+    def next_text_id_known(self) -> bool:
+        return self.steps < len(self.text_ids) or self.text_ended
+
+    def spoken_end_before(self, frame: int) -> int:
+        """Characters of spoken text fed to the model before frame `frame` was generated."""
+        if frame < len(self.text_ids):
+            return self.text_ends[frame]
+        return self.characters_received if self.text_ended else self.text_ends[-1]
+
+
+class EventChannel:
+    """Thread-safe hand-off of events from the loop thread to one asyncio consumer."""
+
+    def __init__(self) -> None:
+        self._items: collections.deque = collections.deque()
+        self._lock = threading.Lock()
+        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+    def put(self, item: Any) -> None:
+        with self._lock:
+            self._items.append(item)
+            waiter = self._waiter
+        if waiter is not None:
+            loop, ready = waiter
+            try:
+                loop.call_soon_threadsafe(ready.set)
+            except RuntimeError:  # the consumer's loop is closed; nobody is listening any more
+                pass
+
+    async def get(self) -> Any:
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+        while True:
+            with self._lock:
+                if self._items:
+                    self._waiter = None
+                    return self._items.popleft()
+                self._waiter = (loop, ready)
+            await ready.wait()
+            ready.clear()
+
+
+@dataclass(frozen=True)
+class TextCommand:
+    stream_id: int
+    tokens: list[TextToken]
+    characters_received: int
+    ended: bool
+
+
+@dataclass(frozen=True)
+class CancelCommand:
+    stream_id: int
+
+
+class Qwen3Stream:
+    """The caller's handle on one stream (`voice_tts.protocol.EngineStream`)."""
+
+    def __init__(
+        self,
+        stream_id: int,
+        feed: TextFeed | None,
+        post: Callable[[Any], None],
+        sample_rate: int,
+        channel: EventChannel,
+    ) -> None:
+        self.id = stream_id
+        self._feed = feed
+        self._post = post
+        self._sample_rate = sample_rate
+        self._channel = channel
+        self._lock = threading.Lock()
+        self._ended = False
+        self._cancelled = False
+        self._consumed = False
+        self.end_reason: str | None = None
+        self.codes: list[list[int]] | None = None
+
+    @property
+    def sample_rate(self) -> int:
+        return self._sample_rate
+
+    def push_text(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"push_text takes str, not {type(text).__name__}")
+        with self._lock:
+            if self._ended:
+                raise RuntimeError("push_text after end_input")
+            if self._cancelled or self._feed is None or not text:
+                return
+            tokens = self._feed.push(text)
+            self._post(TextCommand(self.id, tokens, self._feed.characters_received, False))
+
+    def end_input(self) -> None:
+        with self._lock:
+            if self._ended or self._cancelled:
+                return
+            self._ended = True
+            if self._feed is None:
+                return
+            tokens = self._feed.finish()
+            self._post(TextCommand(self.id, tokens, self._feed.characters_received, True))
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+        self._post(CancelCommand(self.id))
+
+    async def events(self) -> AsyncIterator[Event]:
+        if self._consumed:
+            raise RuntimeError("events() can be iterated only once per stream")
+        self._consumed = True
+        resampler = None
+        if self._sample_rate != CODEC_SAMPLE_RATE:
+            from voice_tts.audio import PCMResampler
+
+            resampler = PCMResampler(CODEC_SAMPLE_RATE, self._sample_rate)
+        samples_out = 0
+        spoken = 0
+        received = 0
+        while True:
+            item = await self._channel.get()
+            if isinstance(item, StreamEnd):
+                self.end_reason, self.codes = item.reason, item.codes
+                cancelled = item.cancelled or self._cancelled
+                if resampler is not None and not cancelled:
+                    tail = resampler.flush()
+                    if tail:
+                        yield AudioChunk(tail, self._sample_rate, samples_out)
+                        samples_out += len(tail) // 2
+                if item.error is not None:
+                    yield item.error
+                if self._feed is not None:
+                    received = self._feed.characters_received
+                yield Done(
+                    cancelled=cancelled,
+                    usage=Usage(
+                        characters_received=received,
+                        characters_spoken=spoken,
+                        audio_seconds=samples_out / self._sample_rate,
+                    ),
+                )
+                return
+            if self._cancelled:
+                continue  # nothing after cancel(): queued audio and progress are dropped
+            if isinstance(item, Progress):
+                spoken = max(spoken, item.spoken_end)
+                yield item
+            elif isinstance(item, AudioChunk):
+                pcm = item.pcm if resampler is None else resampler.process(item.pcm)
+                if pcm:
+                    yield AudioChunk(pcm, self._sample_rate, samples_out)
+                    samples_out += len(pcm) // 2

@@ -1,0 +1,75 @@
+"""Which text tokens of a growing string are final (spec §3.4).
+
+Spoken text arrives in pieces. A token may be fed to the model only once no later text can change
+it, so that the ids fed equal the tokenization of the final string. BPE merges never cross the
+pre-tokenizer's chunks, and the pre-tokenizer scans left to right without look-behind, so a chunk
+is final once the character after it is known — except whitespace, whose split depends on what
+follows the whole run (`\\s+(?!\\S)`, `\\s*[\\r\\n]+`: "a\\n " + "\\n" re-chunks the "\\n"). The feed
+therefore commits every chunk up to and including the last chunk that has a non-whitespace
+character and is followed by at least one more character; trailing whitespace and the last word
+wait for more text or for the end of input.
+
+Each committed chunk is tokenized on its own (the same ids as tokenizing the whole string, since
+merges stay inside chunks), and its tokens carry the chunk's end as their spoken end: progress
+moves word by word.
+
+This runs in the caller's thread (`push_text`), never in the step loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from tokenizers import Regex, pre_tokenizers
+
+
+@dataclass(frozen=True)
+class TextToken:
+    """One final text token and the end of the spoken characters it covers."""
+
+    id: int
+    spoken_end: int
+
+
+class TextFeed:
+    """Turns appended text into final tokens; `finish()` flushes what is held back."""
+
+    def __init__(self, encode: Callable[[str], list[int]], split_pattern: str) -> None:
+        self._encode = encode
+        self._split = pre_tokenizers.Split(Regex(split_pattern), behavior="isolated", invert=False)
+        self._pending = ""
+        self._pending_start = 0  # characters committed before `_pending`
+        self.characters_received = 0
+
+    def push(self, text: str) -> list[TextToken]:
+        self._pending += text
+        self.characters_received += len(text)
+        chunks = self._chunks()
+        stable = 0
+        for index, (start, end) in enumerate(chunks):
+            if end < len(self._pending) and self._pending[start:end].strip():
+                stable = index + 1
+        return self._commit(chunks[:stable])
+
+    def finish(self) -> list[TextToken]:
+        tokens = self._commit(self._chunks())
+        if tokens:
+            # Trailing whitespace makes no token of its own but belongs to the spoken text.
+            tokens[-1] = TextToken(tokens[-1].id, self.characters_received)
+        return tokens
+
+    def _chunks(self) -> list[tuple[int, int]]:
+        return [offsets for _, offsets in self._split.pre_tokenize_str(self._pending)]
+
+    def _commit(self, chunks: list[tuple[int, int]]) -> list[TextToken]:
+        if not chunks:
+            return []
+        tokens = []
+        for start, end in chunks:
+            spoken_end = self._pending_start + end
+            tokens.extend(TextToken(i, spoken_end) for i in self._encode(self._pending[start:end]))
+        length = chunks[-1][1]
+        self._pending = self._pending[length:]
+        self._pending_start += length
+        return tokens
