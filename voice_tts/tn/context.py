@@ -1,0 +1,55 @@
+"""Left context: everything the rules may know about text that is already committed (spec §3.4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class Span:
+    """A decided span of the tail, from the position where the search started to `end`."""
+
+    end: int
+    kind: str
+    lang: str = ""
+    info: str = ""
+    forced: bool = False
+
+
+@dataclass(slots=True)
+class Context:
+    default_lang: str = "en"
+    # raw side
+    prev_char: str = ""
+    prev_word: str = ""
+    line_start: bool = True
+    block_line: bool = False
+    in_table: bool = False
+    mode: str = ""  # "", "fence", "skip_url", "skip_link", "digits"
+    # sentence state for routing (§3.6)
+    sent_han: bool = False
+    sent_latin: bool = False
+    # spoken side
+    last_spoken: str = ""
+    last_visible: str = ""
+    pending_sep: bool = False
+
+    def sentence_lang(self) -> str:
+        if self.sent_han:
+            return "zh"
+        if self.sent_latin:
+            return "en"
+        return self.default_lang
+
+    def end_sentence(self) -> None:
+        self.sent_han = False
+        self.sent_latin = False
+
+    def new_turn(self) -> "Context":
+        """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
+        return Context(
+            default_lang=self.default_lang,
+            last_spoken=self.last_spoken,
+            last_visible=self.last_visible,
+            pending_sep=bool(self.last_spoken),
+        )

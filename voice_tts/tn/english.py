@@ -1,0 +1,319 @@
+"""English readings written by hand (spec §2.2): numbers, money, decades, versions, ids, Roman numerals."""
+
+from __future__ import annotations
+
+import re
+
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand"))
+_ORDINAL_WORDS = {
+    "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+    "nine": "ninth", "twelve": "twelfth",
+}
+_PLURAL_WORDS = {"six": "sixes"}
+
+
+def digits(text: str) -> str:
+    """Read every digit on its own: '0100' -> 'zero one zero zero'."""
+    return " ".join(_ONES[int(c)] for c in text if c.isdigit())
+
+
+def _below_thousand(n: int) -> str:
+    words = []
+    if n >= 100:
+        words += [_ONES[n // 100], "hundred"]
+        n %= 100
+    if n >= 20:
+        words.append(_TENS[n // 10])
+        n %= 10
+        if n:
+            words.append(_ONES[n])
+    elif n or not words:
+        words.append(_ONES[n])
+    return " ".join(words)
+
+
+def cardinal(n: int) -> str:
+    if n < 0:
+        return "minus " + cardinal(-n)
+    if n >= 10**15:
+        return digits(str(n))
+    words = []
+    for value, name in _SCALES:
+        if n >= value:
+            words += [_below_thousand(n // value), name]
+            n %= value
+    if n or not words:
+        words.append(_below_thousand(n))
+    return " ".join(words)
+
+
+def ordinal(n: int) -> str:
+    words = cardinal(n).split()
+    last = words[-1]
+    if last in _ORDINAL_WORDS:
+        words[-1] = _ORDINAL_WORDS[last]
+    elif last.endswith("y"):
+        words[-1] = last[:-1] + "ieth"
+    else:
+        words[-1] = last + "th"
+    return " ".join(words)
+
+
+def year(n: int) -> str:
+    """A four-digit number read as a year: 1999 -> nineteen ninety nine, 2005 -> two thousand five."""
+    if n % 1000 == 0 or 2000 <= n < 2010 or not 1000 <= n <= 9999:
+        return cardinal(n)
+    high, low = divmod(n, 100)
+    if low == 0:
+        return cardinal(high) + " hundred"
+    if low < 10:
+        return cardinal(high) + " oh " + _ONES[low]
+    return cardinal(high) + " " + cardinal(low)
+
+
+def plural(words: str) -> str:
+    head, _, last = words.rpartition(" ")
+    if last in _PLURAL_WORDS:
+        last = _PLURAL_WORDS[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
+def integer(text: str) -> str:
+    """An integer as written: leading zeros and very long runs are read digit by digit."""
+    plain = text.replace(",", "")
+    if len(plain) > 1 and plain.startswith("0") or len(plain) > 15:
+        return digits(plain)
+    return cardinal(int(plain))
+
+
+def decimal(text: str) -> str:
+    """'12.50' -> 'twelve point five zero'; digits after the point are read one by one."""
+    whole, _, frac = text.partition(".")
+    head = integer(whole) if whole else "zero"
+    return f"{head} point {digits(frac)}" if frac else head
+
+
+def number(text: str) -> str:
+    return decimal(text) if "." in text else integer(text)
+
+
+def plain_number(text: str) -> str:
+    """A bare integer or decimal; four-digit integers read as years, like wetext does."""
+    plain = text.replace(",", "")
+    if "." not in plain and "," not in text and len(plain) == 4 and not plain.startswith("0"):
+        return year(int(plain))
+    return number(text)
+
+
+# --- money ------------------------------------------------------------------------------------
+
+# symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
+_CURRENCIES: dict[str, tuple[str, str, str | None, str | None]] = {
+    "$": ("dollar", "dollars", "cent", "cents"),
+    "€": ("euro", "euros", "cent", "cents"),
+    "£": ("pound", "pounds", "penny", "pence"),
+    "¥": ("yen", "yen", None, None),
+    "￥": ("yuan", "yuan", None, None),
+    "₹": ("rupee", "rupees", "paisa", "paise"),
+    "₩": ("won", "won", None, None),
+    "₽": ("ruble", "rubles", "kopeck", "kopecks"),
+    "USD": ("US dollar", "US dollars", "cent", "cents"),
+    "EUR": ("euro", "euros", "cent", "cents"),
+    "GBP": ("pound", "pounds", "penny", "pence"),
+    "JPY": ("yen", "yen", None, None),
+    "CNY": ("yuan", "yuan", None, None),
+    "RMB": ("yuan", "yuan", None, None),
+    "HKD": ("Hong Kong dollar", "Hong Kong dollars", "cent", "cents"),
+}
+CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code.isalpha())
+SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
+_SCALE_SUFFIXES = {"k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million",
+                   "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion",
+                   "tn": "trillion"}
+_MONEY = re.compile(
+    r"(?P<sign>[-+])?(?P<cur>[^\d\s])(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
+    r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
+)
+
+
+def money(text: str, currency: str | None = None) -> str | None:
+    """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'."""
+    if currency is not None:
+        m = re.fullmatch(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)", text)
+        cur, sign = currency, None
+    else:
+        m = _MONEY.fullmatch(text)
+        cur, sign = (m.group("cur"), m.group("sign")) if m else (None, None)
+    if m is None or cur not in _CURRENCIES:
+        return None
+    one, many, sub_one, sub_many = _CURRENCIES[cur]
+    amount = m.group("amount").replace(",", "")
+    scales = [_SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
+    scales += m.group("scales").split()
+    prefix = "minus " if sign == "-" else ""
+    if scales:
+        return f"{prefix}{number(amount)} {' '.join(scales)} {many}"
+    whole, _, frac = amount.partition(".")
+    units = int(whole)
+    if frac and (len(frac) != 2 or sub_one is None):
+        return f"{prefix}{decimal(amount)} {many}"
+    cents = int(frac) if frac else 0
+    parts = []
+    if units or not cents:
+        parts.append(f"{integer(whole)} {one if units == 1 else many}")
+    if cents:
+        parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
+    return prefix + " and ".join(parts)
+
+
+# --- decades, versions, ids ------------------------------------------------------------------
+
+_DECADE = re.compile(r"'?(\d\d)?(\d)0s")
+
+
+def decade(text: str) -> str | None:
+    """'1990s' -> 'nineteen nineties'; "'90s" -> 'nineties'."""
+    m = _DECADE.fullmatch(text)
+    if m is None or (text.startswith("'") and m.group(1)):
+        return None
+    if m.group(1):
+        return plural(year(int(m.group(1) + m.group(2) + "0")))
+    return plural(cardinal(int(m.group(2) + "0")))
+
+
+_VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
+
+
+def version(text: str) -> str | None:
+    """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
+    m = _VERSION.fullmatch(text)
+    if m is None or (not m.group("v") and m.group("parts").count(".") < 2):
+        return None
+    spoken = " point ".join(integer(part) for part in m.group("parts").split("."))
+    return "version " + spoken if m.group("v") else spoken
+
+
+_ID_PIECE = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\S", re.UNICODE)
+
+
+def identifier(text: str) -> str:
+    """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'."""
+    words = []
+    for piece in _ID_PIECE.findall(text):
+        if piece[0].isdigit():
+            words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
+        elif piece.isalpha():
+            words.append(piece)
+        elif piece == "&":
+            words.append("and")
+    return " ".join(words)
+
+
+def phone(text: str) -> str:
+    """'+1 (415) 555-0100' -> 'plus one, four one five, five five five, zero one zero zero'."""
+    groups = [digits(g) for g in re.findall(r"\d+", text)]
+    return ("plus " if text.startswith("+") else "") + ", ".join(groups)
+
+
+PHONE = re.compile(r"\+?\d{1,3}[ -]?\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\d{3}-\d{3}-\d{4}")
+
+# --- Roman numerals --------------------------------------------------------------------------
+
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_TABLE = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+# Words after which a Roman numeral is a number (left context, §2.2).
+ROMAN_COUNTERS = frozenset(("War", "Chapter", "chapter", "Part", "Vol", "Volume", "volume", "Book",
+                            "Act", "Phase", "Episode", "Season", "Section", "Article", "Level", "Type"))
+# Regnal names: 'Henry VIII' -> 'Henry the eighth'.
+REGNAL_NAMES = frozenset(("Henry", "Louis", "George", "Edward", "Elizabeth", "Charles", "Richard",
+                          "William", "James", "Mary", "Pope", "John", "Paul", "Pius", "Leo",
+                          "Benedict", "Gregory", "Alexander", "Peter", "Frederick", "Philip", "Napoleon"))
+
+
+def roman_value(text: str) -> int | None:
+    if not text or any(c not in _ROMAN_VALUES for c in text):
+        return None
+    total, prev = 0, 0
+    for c in reversed(text):
+        v = _ROMAN_VALUES[c]
+        total += -v if v < prev else v
+        prev = max(prev, v)
+    canonical, n = "", total
+    for value, sym in _ROMAN_TABLE:
+        while n >= value:
+            canonical += sym
+            n -= value
+    return total if canonical == text and 0 < total < 4000 else None
+
+
+def roman(text: str, prev_word: str) -> str | None:
+    value = roman_value(text)
+    if value is None:
+        return None
+    if prev_word in REGNAL_NAMES:
+        return "the " + ordinal(value)
+    if prev_word in ROMAN_COUNTERS:
+        return cardinal(value)
+    return None
+
+
+# --- abbreviations ---------------------------------------------------------------------------
+
+# word (without its final period) -> reading; the period is part of the span.
+ABBREVIATIONS = {
+    "Mr": "Mister", "Mrs": "Missus", "Ms": "Miz", "Prof": "Professor", "Mt": "Mount",
+    "Jr": "Junior", "Sr": "Senior", "vs": "versus", "etc": "et cetera", "Inc": "Incorporated",
+    "Ltd": "Limited", "approx": "approximately", "Ave": "Avenue", "e.g": "for example",
+    "i.e": "that is", "a.m": "AM", "p.m": "PM", "A.M": "AM", "P.M": "PM", "U.S": "US",
+    "Dr": "Doctor", "St": "Street", "No": "number",
+}
+# Readable without the period as well.
+ABBREVIATIONS_WITHOUT_PERIOD = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "vs"))
+# These end a sentence when the next word is capitalized or the line ends.
+SENTENCE_FINAL_ABBREVIATIONS = frozenset(("etc", "Inc", "Ltd", "Jr", "Sr", "a.m", "p.m", "A.M", "P.M"))
+
+
+def abbreviation(word: str, prev_word: str, next_char: str) -> str:
+    """`next_char` is the first character after the period and spaces ("" at the end of the text)."""
+    prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdigit())
+    next_is_name = next_char.isupper()
+    if word == "St":
+        return "Street" if prev_is_name or not next_is_name else "Saint"
+    if word == "Dr":
+        return "Drive" if prev_is_name and not next_is_name else "Doctor"
+    if word == "No":
+        return "number" if next_char.isdigit() else "No."
+    reading = ABBREVIATIONS[word]
+    if word in SENTENCE_FINAL_ABBREVIATIONS and (next_is_name or next_char in ("", "\n")):
+        reading += "."
+    return reading
+
+
+MONTHS = frozenset((
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep",
+    "Sept", "Oct", "Nov", "Dec",
+))
+
+# Units that join a preceding number (read by wetext) and their singular names after 'per'.
+UNITS = {
+    "kg": "kilogram", "g": "gram", "mg": "milligram", "lb": "pound", "lbs": "pound", "oz": "ounce",
+    "km": "kilometer", "m": "meter", "cm": "centimeter", "mm": "millimeter", "mi": "mile",
+    "ft": "foot", "yd": "yard", "km/h": "kilometer per hour", "mph": "mile per hour",
+    "m/s": "meter per second", "GB": "gigabyte", "MB": "megabyte", "KB": "kilobyte",
+    "kB": "kilobyte", "TB": "terabyte", "GHz": "gigahertz", "MHz": "megahertz", "kHz": "kilohertz",
+    "Hz": "hertz", "ms": "millisecond", "kW": "kilowatt", "kWh": "kilowatt hour", "W": "watt",
+    "V": "volt", "mA": "milliampere", "mAh": "milliampere hour", "L": "liter", "ml": "milliliter",
+    "mL": "milliliter", "MB/s": "megabyte per second", "GB/s": "gigabyte per second",
+}
+AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))

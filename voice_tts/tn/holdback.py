@@ -1,0 +1,337 @@
+"""Which span starts here, and is it closed yet? The hold-back rules of spec §3.4.
+
+`find_span` decides the first span of the tail. It reads only through the Cursor, so it raises
+NeedMore exactly when a character it needs has not arrived, and TooLong when the decision would
+read past the tail bound. Its decisions use the left context and the text it waited for, never
+anything else; this is what makes streaming output equal one-shot output.
+"""
+
+from __future__ import annotations
+
+from voice_tts.tn import electronic, english
+from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, ZH_SUFFIXES, is_alnum, is_digit, is_han, is_latin_letter, is_letter, is_space
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn import lexer
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
+    c = cur.at(pos)
+    if ctx.mode:
+        span = _continuation(cur, pos, ctx)
+        if span is not None:
+            return span
+    if c == "\n":
+        return Span(pos + 1, "nl")
+    if is_space(c):
+        return Span(lexer.greedy(cur, pos, is_space), "ws")
+    if lexer.is_emoji_part(c):
+        return Span(lexer.greedy(cur, pos, lexer.is_emoji_part), "emoji")
+    if lexer.is_dropped(c):
+        return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
+    if ctx.line_start:
+        span = _line_start(cur, pos, ctx)
+        if span is not None:
+            return span
+    if c in "*_~`":
+        return Span(lexer.greedy(cur, pos, lambda x: x == c), "md")
+    if c == "[":
+        return Span(pos + 1, "md")
+    if c == "]":
+        if cur.at(pos + 1) == "(":
+            return _link_target(cur, pos + 2)
+        return Span(pos + 1, "md")
+    if c == "!" and cur.at(pos + 1) == "[":
+        return Span(pos + 1, "md")
+    if c == "<":
+        return _html_tag(cur, pos)
+    if c == "|" and ctx.in_table:
+        j = lexer.spaces(cur, pos + 1)
+        return Span(pos + 1, "table_pipe", info="end" if cur.at(j) in ("", "\n") else "mid")
+    if c in "hHwW":
+        for scheme in electronic.SCHEMES:
+            if cur.startswith(pos, scheme, fold=True):
+                return Span(lexer.url_end(cur, pos + len(scheme)), "url", _lang_after(cur, ctx, None))
+    if c == "#":
+        n = cur.at(pos + 1)
+        if is_digit(n):
+            return _number(cur, pos, pos + 1, ctx)
+        if is_letter(n):
+            return Span(pos + 1, "md")
+        return Span(pos + 1, "punct")
+    if c == "@":
+        return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
+    if is_han(c):
+        return Span(pos + 1, "han")
+    if c in "'’":
+        if is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s" and not is_alnum(cur.at(pos + 4)):
+            return Span(pos + 4, "num", "en")
+        return Span(pos + 1, "punct")
+    if c in "(+" and ctx.sentence_lang() != "zh":
+        end = lexer.phone_end(cur, pos)
+        if end is not None:
+            return Span(end, "phone", "en")
+    if is_digit(c):
+        return _number(cur, pos, pos, ctx)
+    if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
+        prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+        if lexer.is_currency(c) or not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev) or not prev.isascii() and not is_alnum(prev):
+            return _number(cur, pos, pos + 1, ctx)
+    if is_letter(c):
+        return _word(cur, pos, ctx)
+    return Span(pos + 1, "punct")
+
+
+# --- modes that continue across spans ---------------------------------------------------------
+
+def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    c = cur.at(pos)
+    if ctx.mode == "fence":
+        if ctx.line_start and c == "`" and cur.startswith(pos, "```"):
+            return Span(pos + 3, "fence_close")
+        end = lexer.greedy(cur, pos, lambda x: x != "\n")
+        if cur.peek(end) == "\n":
+            end += 1
+        return Span(max(end, pos + 1), "fence_body")
+    if ctx.mode == "skip_url":
+        end = lexer.greedy(cur, pos, lexer.is_url_char)
+        return Span(end, "skip") if end > pos else None
+    if ctx.mode == "skip_link":
+        end = lexer.greedy(cur, pos, lambda x: x != ")" and not x.isspace())
+        if cur.peek(end) == ")":
+            return Span(end + 1, "skip", info="done")
+        return Span(end, "skip") if end > pos else None
+    if ctx.mode == "digits" and is_digit(c):
+        end = pos
+        while is_digit(cur.at(end)):
+            end += 1
+        return Span(end, "digit_groups", info="done", forced=True)
+    return None
+
+
+# --- line starts ------------------------------------------------------------------------------
+
+def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    c = cur.at(pos)
+    if c == "`" and cur.startswith(pos, "```"):
+        return Span(pos + 3, "fence_open")
+    if c == "#":
+        end = pos
+        while cur.at(end) == "#" and end - pos < 6:
+            end += 1
+        if is_space(cur.at(end)):
+            return Span(lexer.spaces(cur, end), "block")
+        return None
+    if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
+        end = pos
+        while (x := cur.at(end)) == c or is_space(x):
+            end += 1
+        if x in ("", "\n"):
+            return Span(end, "md")
+    if c in "-*+>":
+        n = cur.at(pos + 1)
+        if is_space(n) or (c == ">" and n in (">", "\n", "")):
+            return Span(lexer.spaces(cur, pos + 1), "block")
+        return None
+    if is_digit(c):
+        end = pos
+        while is_digit(cur.at(end)) and end - pos < 3:
+            end += 1
+        if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
+            after = lexer.spaces(cur, end + 1)
+            lang = "zh" if is_han(cur.at(after)) else ctx.default_lang
+            return Span(after, "olist", lang, info=cur.text[pos:end])
+        return None
+    if c == "|":
+        end = pos
+        while (x := cur.at(end)) and x in "|-: \t":
+            end += 1
+        if x in ("", "\n") and "-" in cur.text[pos:end]:
+            return Span(end, "md")
+        return Span(pos + 1, "table_start")
+    return None
+
+
+# --- markup -----------------------------------------------------------------------------------
+
+def _link_target(cur: Cursor, i: int) -> Span:
+    """`](url)`: everything up to the closing bracket is skipped."""
+    depth = 0
+    while True:
+        c = cur.at(i)
+        if c == "" or c == "\n" or is_space(c):
+            return Span(i, "md")
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                return Span(i + 1, "md")
+            depth -= 1
+        i += 1
+
+
+_TAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 =\"'-/:._;#?&%")
+_TAG_CAP = 40
+
+
+def _html_tag(cur: Cursor, pos: int) -> Span:
+    n = cur.at(pos + 1)
+    if not (n == "/" or (n.isascii() and n.isalpha())):
+        return Span(pos + 1, "punct")
+    i = pos + 1
+    while i - pos < _TAG_CAP:
+        c = cur.at(i)
+        if c == ">":
+            return Span(i + 1, "md")
+        if c not in _TAG_CHARS:
+            break
+        i += 1
+    return Span(pos + 1, "punct")
+
+
+# --- numbers and codes ------------------------------------------------------------------------
+
+def _next_visible(cur: Cursor, i: int) -> str:
+    """The first non-space character from `i` (waits for it); "" at the end or past the bound."""
+    try:
+        return cur.at(lexer.spaces(cur, i))
+    except TooLong:
+        return ""
+
+
+def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
+    """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only)."""
+    if ctx.sent_han:
+        return "zh"
+    if end is not None:
+        after = cur.at(end)
+        if after and is_han(after):
+            return "zh"
+    if ctx.sent_latin:
+        return "en"
+    if end is not None and is_latin_letter(_next_visible(cur, end)):
+        return "en"
+    return ctx.default_lang
+
+
+def _zh_chain(cur: Cursor, end: int) -> int:
+    """A zh number takes up to 3 suffix characters; a number right after them extends the span."""
+    while True:
+        last = cur.text[end - 1]
+        if not (is_digit(last) or last in "%‰°℃"):
+            return end
+        k = 0
+        while k < 3 and cur.at(end) in ZH_SUFFIXES:
+            end += 1
+            k += 1
+        if k and is_digit(cur.at(end)):
+            end = lexer.chunk(cur, end)
+            continue
+        return end
+
+
+def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str = "") -> Span:
+    end = lexer.chunk(cur, body)
+    text = cur.text[body:end]
+    has_letters = any(is_letter(ch) for ch in text)
+    if ctx.sent_han or is_han(cur.at(end)):
+        return Span(_zh_chain(cur, end), "num", "zh")
+    if not has_letters:
+        end = _en_window(cur, pos, body, end)
+    return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
+
+
+def _en_window(cur: Cursor, pos: int, body: int, end: int) -> int:
+    """An en number followed by spaces waits for the next token: a scale word, unit, am/pm or a
+    fraction joins the span (and a scale word repeats the rule)."""
+    text = cur.text[body:end]
+    plain_int = text.isdigit()
+    clock_like = len(text) <= 5 and text.replace(":", "").isdigit() and int(text.split(":")[0] or 99) <= 12
+    try:
+        while True:
+            j = lexer.spaces(cur, end)
+            if j == end:
+                return end
+            c = cur.at(j)
+            if is_letter(c):
+                m = lexer.chunk(cur, j)
+                word = cur.text[j:m]
+                if word.lower() in english.SCALE_WORDS:
+                    end = m
+                    plain_int = clock_like = False
+                    continue
+                if word in english.UNITS:
+                    return m
+                if clock_like and word in english.AM_PM:
+                    return m + 1 if "." in word and cur.at(m) == "." else m
+                return end
+            if plain_int and is_digit(c):
+                m = lexer.chunk(cur, j)
+                frac = cur.text[j:m]
+                if "/" in frac and all(p.isdigit() for p in frac.split("/")) and frac.count("/") == 1:
+                    return m
+            return end
+    except TooLong:
+        return end
+
+
+# --- words ------------------------------------------------------------------------------------
+
+def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
+    end = lexer.chunk(cur, pos)
+    word = cur.text[pos:end]
+    if "@" in word and electronic.is_email(word):
+        return Span(end, "email", _lang_after(cur, ctx, end))
+    if electronic.is_domain(word):
+        return Span(end, "url", _lang_after(cur, ctx, end))
+    if any(is_digit(ch) for ch in word):
+        if ctx.sent_han or is_han(cur.at(end)):
+            return Span(_zh_chain(cur, end), "num", "zh")
+        return Span(end, "num", _lang_after(cur, ctx, end))
+    if ctx.sent_han:
+        return Span(end, "word")
+    if word in english.MONTHS:
+        return _month(cur, end, ctx)
+    if word in english.ABBREVIATIONS:
+        if cur.at(end) == ".":
+            return Span(end + 1, "abbr", info=_next_visible_or_newline(cur, end + 1))
+        if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
+            return Span(end, "abbr", info=_next_visible_or_newline(cur, end))
+    if word in english.CURRENCY_CODES:
+        j = lexer.spaces(cur, end)
+        if j > end and is_digit(cur.at(j)):
+            return _number(cur, pos, j, ctx, currency_code=word)
+    return Span(end, "word")
+
+
+def _next_visible_or_newline(cur: Cursor, i: int) -> str:
+    try:
+        return cur.at(lexer.spaces(cur, i))
+    except TooLong:
+        return ""
+
+
+def _month(cur: Cursor, end: int, ctx: Context) -> Span:
+    """'March 3, 2024' is one date span; a month name with no number after it is a plain word."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not is_digit(cur.at(j)):
+            return Span(end, "word")
+        m = lexer.chunk(cur, j)
+        day = cur.text[j:m]
+        if len(day) == 4 and day.isdigit():
+            return Span(m, "date", "en")
+        digits = day.rstrip("stndrh")
+        if not (digits.isdigit() and 1 <= int(digits) <= 31 and day[len(digits):] in ("", "st", "nd", "rd", "th")):
+            return Span(end, "word")
+        k = m
+        if cur.at(k) == ",":
+            k += 1
+        y = lexer.spaces(cur, k)
+        if y > k and is_digit(cur.at(y)):
+            ye = lexer.chunk(cur, y)
+            if ye - y == 4 and cur.text[y:ye].isdigit():
+                return Span(ye, "date", "en")
+        return Span(m, "date", "en")
+    except TooLong:
+        return Span(end, "word")

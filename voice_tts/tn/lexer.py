@@ -1,0 +1,139 @@
+"""Token scanners (spec §3.3). Each returns where its token ends, reading through the Cursor.
+
+A token is open while it touches the end of the buffer or ends in a joiner with nothing after it,
+so every scanner waits (NeedMore) for the character that closes it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from voice_tts.tn.chars import (
+    JOIN_ANY,
+    JOIN_DIGITS,
+    JOIN_LETTERS,
+    SUFFIX_SYMBOLS,
+    is_alnum,
+    is_digit,
+    is_emoji,
+    is_letter,
+    is_silent,
+    is_space,
+)
+from voice_tts.tn.cursor import Cursor
+
+URL_STOP = frozenset("<>\"'`|{}^\\")
+URL_TRAILING = frozenset(".,;:!?)")
+
+
+def is_currency(c: str) -> bool:
+    return bool(c) and not c.isascii() and unicodedata.category(c) == "Sc" or c == "$"
+
+
+def chunk(cur: Cursor, i: int) -> int:
+    """An alphanumeric run with inner joiners: 'Qwen3-TTS-1.7B', '12.5%', 'john.doe@x.org'."""
+    while True:
+        c = cur.at(i)
+        if is_alnum(c):
+            i += 1
+            continue
+        prev = cur.text[i - 1] if i > 0 else ""
+        if c in SUFFIX_SYMBOLS and is_digit(prev):
+            i += 1
+            if c == "°" and cur.at(i) in ("C", "F"):
+                i += 1
+            return i
+        if c in JOIN_ANY or c in JOIN_LETTERS or c in JOIN_DIGITS:
+            n = cur.at(i + 1)
+            if (
+                (c in JOIN_ANY and is_alnum(n))
+                or (c in JOIN_LETTERS and is_letter(prev) and is_letter(n))
+                or (c in JOIN_DIGITS and is_digit(prev) and is_digit(n))
+            ):
+                i += 2
+                continue
+        return i
+
+
+def spaces(cur: Cursor, i: int) -> int:
+    """Spaces and tabs (not newlines) starting at `i`, waiting to see what follows them."""
+    while is_space(cur.at(i)):
+        i += 1
+    return i
+
+
+def greedy(cur: Cursor, i: int, accept) -> int:
+    """A run that is complete in itself: takes what is present now and never waits."""
+    while (c := cur.peek(i)) and accept(c):
+        i += 1
+    return i
+
+
+def is_emoji_part(c: str) -> bool:
+    return is_emoji(c)
+
+
+def is_dropped(c: str) -> bool:
+    return is_silent(c) and not is_emoji(c)
+
+
+def url_end(cur: Cursor, i: int) -> int:
+    """A URL body ends at whitespace, CJK, or trailing `.,;:!?)` followed by a space or the end."""
+    depth = 0
+    while True:
+        c = cur.at(i)
+        if not c or c.isspace() or c in URL_STOP or not (c.isascii() or c.isalnum()) or _is_cjk(c):
+            return i
+        if c in URL_TRAILING:
+            if c == ")" and depth > 0:
+                depth -= 1
+                i += 1
+                continue
+            n = cur.at(i + 1)
+            if not n or n.isspace() or n in URL_TRAILING or _is_cjk(n) or c == ")":
+                return i
+        elif c == "(":
+            depth += 1
+        i += 1
+
+
+def is_url_char(c: str) -> bool:
+    return not c.isspace() and c not in URL_STOP and (c.isascii() or c.isalnum()) and not _is_cjk(c)
+
+
+def _is_cjk(c: str) -> bool:
+    cp = ord(c)
+    return 0x2E80 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF or 0xFF00 <= cp <= 0xFFEF or cp >= 0x20000
+
+
+def phone_end(cur: Cursor, i: int) -> int | None:
+    """'+1 (415) 555-0100' or '(415) 555-0100': the bracket would otherwise split the number."""
+
+    def need_digits(j: int, low: int, high: int) -> int | None:
+        n = 0
+        while n < high and is_digit(cur.at(j + n)):
+            n += 1
+        return j + n if n >= low else None
+
+    j = i
+    if cur.at(j) == "+":
+        j = need_digits(j + 1, 1, 3)
+        if j is None:
+            return None
+        if cur.at(j) in (" ", "-"):
+            j += 1
+    if cur.at(j) != "(":
+        return None
+    j = need_digits(j + 1, 3, 3)
+    if j is None or cur.at(j) != ")":
+        return None
+    j += 1
+    if cur.at(j) in (" ", "-"):
+        j += 1
+    j = need_digits(j, 3, 3)
+    if j is None or cur.at(j) not in ("-", " "):
+        return None
+    j = need_digits(j + 1, 4, 4)
+    if j is None or is_alnum(cur.at(j)):
+        return None
+    return j

@@ -1,0 +1,242 @@
+"""The streaming driver (spec §3.2): raw deltas in, append-only commits out."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+
+from voice_tts.tn import electronic
+from voice_tts.tn.chars import CLOSING, HARD_STOPS, is_han, is_latin_letter, is_spoken_alnum
+from voice_tts.tn.commit import Commit
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
+from voice_tts.tn.holdback import find_span
+from voice_tts.tn.stall import StallPolicy, cut_position, digit_run_reaches, ends_in_plain_word
+from voice_tts.tn.verbalize import verbalize
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email"))
+_LANGUAGES = ("auto", "en", "zh")
+
+
+def _clean(delta: str) -> str:
+    """Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was."""
+    if delta.isascii():
+        return delta
+    try:
+        delta.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", delta)
+    return delta
+
+
+class StreamingNormalizer:
+    """Streaming text normalization with a mutable tail (spec §3).
+
+    `push` appends raw LLM text and returns the spans that no later text can change. `flush`
+    commits everything at the end of a turn, `reset` drops the held tail at a barge-in, and
+    `poll` applies the time-outs of §3.9 with the injected clock. Concatenating every commit's
+    `spoken` gives exactly `normalize(raw)` unless a commit is flagged `forced`.
+    """
+
+    def __init__(
+        self,
+        language: str = "auto",
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        policy: StallPolicy | None = None,
+    ) -> None:
+        if language not in _LANGUAGES:
+            raise ValueError(f"language must be one of {_LANGUAGES}, got {language!r}")
+        self.language = language
+        self._clock = clock
+        self._policy = policy or StallPolicy()
+        self._ctx = Context(default_lang="zh" if language == "zh" else "en")
+        self._tail = ""
+        self._raw_end = 0
+        self._spoken_end = 0
+        self._last_delta = clock()
+
+    @property
+    def raw_committed_end(self) -> int:
+        """Raw code points committed so far; at a barge-in the LLM history is cut here."""
+        return self._raw_end
+
+    @property
+    def spoken_end(self) -> int:
+        return self._spoken_end
+
+    @property
+    def pending(self) -> str:
+        """The raw text held back (the mutable tail)."""
+        return self._tail
+
+    def push(self, delta: str) -> list[Commit]:
+        if not isinstance(delta, str):
+            raise TypeError(f"push() takes str, not {type(delta).__name__}")
+        self._last_delta = self._clock()
+        if not delta:
+            return []
+        self._tail += _clean(delta)
+        return self._advance(final=False)
+
+    def flush(self) -> list[Commit]:
+        """End of the turn: commit everything that is held."""
+        commits = self._advance(final=True)
+        ctx = self._ctx
+        if ctx.block_line and is_spoken_alnum(ctx.last_visible):
+            commits.append(self._emit(Span(0, "eol"), "", "。" if ctx.sent_han else ".", forced=False))
+        self._ctx = ctx.new_turn()
+        return commits
+
+    def reset(self) -> None:
+        """Barge-in: drop the held tail without speaking it; history and offsets stay."""
+        self._tail = ""
+        self._ctx = self._ctx.new_turn()
+
+    def poll(self, now: float | None = None, *, starving: bool = False) -> list[Commit]:
+        """Forced commits after a stall (§3.9); `starving`: downstream has < 200 ms of audio queued."""
+        if not self._tail:
+            return []
+        idle = (self._clock() if now is None else now) - self._last_delta
+        level = self._policy.level(idle, starving)
+        if level == 2:
+            commits = self._advance(final=True, forced=True)
+        elif level == 1 and ends_in_plain_word(self._tail):
+            commits = self._advance(final=False, forced=True, virtual_space=True)
+        else:
+            return []
+        if commits:
+            self._ctx.pending_sep = True
+        return commits
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    def _max_tail(self) -> int:
+        return self._policy.max_tail_zh if self._ctx.sentence_lang() == "zh" else self._policy.max_tail_en
+
+    def _advance(self, final: bool, forced: bool = False, virtual_space: bool = False) -> list[Commit]:
+        real = len(self._tail)
+        text = self._tail + " " if virtual_space else self._tail
+        commits: list[Commit] = []
+        pos = 0
+        while pos < real:
+            limit = pos + self._max_tail()
+            try:
+                span = find_span(Cursor(text, final, limit), pos, self._ctx)
+            except NeedMore:
+                break
+            except TooLong:
+                pos = self._force_cut(text, pos, limit, commits)
+                continue
+            if span.end > real:
+                break
+            commits.append(self._emit(span, text[pos:span.end], None, forced or span.forced))
+            pos = span.end
+        self._tail = self._tail[pos:]
+        return commits
+
+    def _force_cut(self, text: str, pos: int, limit: int, commits: list[Commit]) -> int:
+        """The span at `pos` would outgrow the tail bound: commit it in pieces, flagged forced."""
+        ctx = self._ctx
+        lang = ctx.sentence_lang()
+        if digit_run_reaches(text, pos, limit):
+            end = pos + (limit - pos) // 4 * 4
+            commits.append(self._emit(Span(end, "digit_groups", lang), text[pos:end], None, True, mode="digits"))
+            return end
+        lowered = text[pos:pos + 8].lower()
+        if ctx.mode in ("skip_url", "skip_link") or lowered.startswith(electronic.SCHEMES):
+            kind = "skip" if ctx.mode else "url_head"
+            mode = ctx.mode or "skip_url"
+            commits.append(self._emit(Span(limit, kind, lang), text[pos:limit], None, True, mode=mode))
+            return limit
+        if text.startswith("](", pos):
+            commits.append(self._emit(Span(limit, "skip"), text[pos:limit], None, True, mode="skip_link"))
+            return limit
+        cut = cut_position(text, pos, limit)
+        bounded = Cursor(text, True, cut + 1, end=cut)
+        while pos < cut:
+            try:
+                span = find_span(bounded, pos, ctx)
+            except TooLong:
+                span = Span(cut, "word")
+            end = max(min(span.end, cut), pos + 1)
+            commits.append(self._emit(span, text[pos:end], None, True))
+            pos = end
+        return pos
+
+    # --- one commit -------------------------------------------------------------------------
+
+    def _emit(self, span: Span, raw: str, spoken: str | None, forced: bool, mode: str | None = None) -> Commit:
+        ctx = self._ctx
+        if spoken is None:
+            spoken = verbalize(span, raw, ctx)
+        if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
+            if spoken[0] not in CLOSING and not spoken[0].isspace():
+                spoken = " " + spoken
+        commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
+        self._raw_end = commit.raw_end
+        self._spoken_end = commit.spoken_end
+        _update(ctx, span, raw, spoken, mode)
+        return commit
+
+
+def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
+    """What the next span may know about this one."""
+    kind = span.kind
+    if raw:
+        ctx.prev_char = raw[-1]
+    # raw side: modes, lines, words
+    if mode is not None:
+        ctx.mode = mode
+    elif kind == "fence_open":
+        ctx.mode = "fence"
+    elif kind in ("fence_body",):
+        pass
+    elif kind == "skip":
+        if span.info == "done":
+            ctx.mode = ""
+    elif kind == "digit_groups":
+        if span.info == "done":
+            ctx.mode = ""
+    else:
+        ctx.mode = ""
+    if kind == "nl" or (kind == "fence_body" and raw.endswith("\n")):
+        ctx.line_start = True
+    elif not (kind == "ws" and ctx.line_start):
+        ctx.line_start = False
+    if kind == "nl":
+        ctx.block_line = False
+        ctx.in_table = False
+        ctx.end_sentence()
+    elif kind in ("block", "olist", "table_start"):
+        ctx.block_line = True
+        ctx.in_table = ctx.in_table or kind == "table_start"
+    if kind in _WORDLIKE:
+        ctx.prev_word = raw.rstrip(".")
+    elif kind != "ws":
+        ctx.prev_word = ""
+    # sentence state for routing
+    if kind == "han" or (kind == "num" and any(is_han(c) for c in raw)):
+        ctx.sent_han = True
+    elif kind in ("word", "abbr") and any(is_latin_letter(c) for c in raw):
+        ctx.sent_latin = True
+    elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
+        ctx.end_sentence()
+    # spoken side
+    if kind in ("ws", "emoji"):
+        ctx.pending_sep = True
+    if spoken:
+        ctx.pending_sep = False
+        ctx.last_spoken = spoken[-1]
+        visible = spoken.rstrip()
+        if visible:
+            ctx.last_visible = visible[-1]
+
+
+def normalize(text: str, language: str = "auto") -> str:
+    """One-shot normalization: the same engine fed once and flushed (spec I2)."""
+    normalizer = StreamingNormalizer(language)
+    commits = normalizer.push(text) + normalizer.flush()
+    return "".join(c.spoken for c in commits)

@@ -1,0 +1,177 @@
+"""The spoken form of one decided span (spec §3.7). Pure: reads only the span and left context."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from voice_tts.tn import chinese, electronic, english
+from voice_tts.tn.chars import is_spoken_alnum
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.lexer import is_currency
+from voice_tts.tn.wetext_calls import normalize_span
+
+SILENT_KINDS = frozenset((
+    "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
+))
+_PUNCT = {
+    "en": {"&": "and", "×": "times", "|": "", "\\": "", "^": "", "{": "", "}": "", "#": "", "＆": "and"},
+    "zh": {"&": "和", "×": "乘", "|": "", "\\": "", "^": "", "{": "", "}": "", "#": "", "＆": "和"},
+}
+_UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
+_SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
+_PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
+_ZH_UNITS = frozenset(("kg", "g", "mg", "km", "m", "cm", "mm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL"))
+
+
+def verbalize(span: Span, raw: str, ctx: Context) -> str:
+    kind = span.kind
+    if kind in SILENT_KINDS:
+        return ""
+    if kind == "han":
+        return raw
+    if kind == "word":
+        return word(raw, ctx)
+    if kind == "punct":
+        return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
+    if kind == "nl":
+        return newline(ctx)
+    if kind == "num":
+        return number(raw, span.lang or ctx.sentence_lang(), span.info)
+    if kind == "abbr":
+        return english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info)
+    if kind == "date":
+        return normalize_span(raw, "en") or raw
+    if kind == "phone":
+        return english.phone(raw)
+    if kind in ("url", "email"):
+        return electronic.speak(raw, span.lang or ctx.sentence_lang())
+    if kind == "url_head":
+        return electronic.speak(electronic.host(raw), span.lang or ctx.sentence_lang())
+    if kind == "olist":
+        n = int(span.info)
+        return chinese.cardinal(n) + "，" if span.lang == "zh" else english.cardinal(n) + ", "
+    if kind == "table_pipe":
+        zh = ctx.sent_han
+        if span.info == "end":
+            return "。" if zh else "."
+        return "，" if zh else ","
+    if kind == "digit_groups":
+        return digit_groups(raw, span.lang or ctx.sentence_lang())
+    raise ValueError(f"unknown span kind {kind!r}")
+
+
+def newline(ctx: Context) -> str:
+    """A newline after text with no final punctuation is a sentence pause (§3.8)."""
+    zh = ctx.sent_han
+    if not ctx.last_visible:
+        return ""
+    if is_spoken_alnum(ctx.last_visible):
+        return "。" if zh else ". "
+    if zh or ctx.last_spoken.isspace():
+        return ""
+    return " "
+
+
+def word(raw: str, ctx: Context) -> str:
+    if raw.isupper() and raw.isascii():
+        reading = english.roman(raw, ctx.prev_word)
+        if reading is not None:
+            return reading
+    if ctx.prev_word.lower() == "per" and raw in english.UNITS:
+        return english.UNITS[raw]
+    if "_" in raw or "/" in raw:
+        return " ".join(p for p in re.split(r"[_/]+", raw) if p)
+    return raw
+
+
+def digit_groups(raw: str, lang: str) -> str:
+    """Giant digit runs, forced in pieces: four digits at a time."""
+    digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdigit())
+    groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
+    if lang == "zh":
+        return "，".join(chinese.digits(g) for g in groups)
+    return ", ".join(english.digits(g) for g in groups)
+
+
+def _ascii_form(raw: str) -> str:
+    return unicodedata.normalize("NFKC", raw).replace("−", "-").replace("–", "-")
+
+
+def number(raw: str, lang: str, currency_code: str = "") -> str:
+    text = _ascii_form(raw)
+    if lang == "zh":
+        return _number_zh(text)
+    return _number_en(text, currency_code)
+
+
+def _checked(spoken: str | None) -> str | None:
+    """Accepts an en reading only if no digit survived it."""
+    if spoken is None or re.search(r"\d", spoken):
+        return None
+    return spoken
+
+
+def _number_en(text: str, currency_code: str) -> str:
+    if text.startswith("#"):
+        return "number " + _number_en(text[1:], "")
+    if currency_code:
+        reading = english.money(text[len(currency_code):].strip(), currency=currency_code)
+        if reading:
+            return reading
+    if is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])):
+        reading = english.money(text)
+        if reading:
+            return reading
+    for rule in (english.decade, english.version):
+        reading = rule(text)
+        if reading:
+            return reading
+    if text == "24/7":
+        return "twenty four seven"
+    if _PLAIN_EN.fullmatch(text):
+        return english.plain_number(text)
+    if text[0] == "+" and _PLAIN_EN.fullmatch(text[1:]):
+        return "plus " + english.plain_number(text[1:])
+    m = _SCALED.fullmatch(text)
+    if m:
+        return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
+    m = _UNIT_SUFFIX.fullmatch(text)
+    if m and (m.group("unit") in english.UNITS or m.group("unit") in english.AM_PM or m.group("unit").lower() in ("am", "pm")):
+        reading = _checked(normalize_span(text, "en"))
+        if reading:
+            return reading
+    if _ORDINAL_SUFFIX.fullmatch(text):
+        return english.ordinal(int(text[:-2]))
+    if any(c.isalpha() for c in text) and " " not in text:
+        return english.identifier(text)
+    return _checked(normalize_span(text, "en")) or english.identifier(text)
+
+
+def _number_zh(text: str) -> str:
+    text = _THOUSANDS.sub("", text)
+    if text.startswith("#"):
+        return _number_zh(text[1:]) + "号"
+    for rule in (chinese.clock_with_period, chinese.version):
+        reading = rule(text)
+        if reading:
+            return reading
+    if text[0] == "-" and "%" in text:
+        return "负" + _number_zh(text[1:])
+    if re.search(r"[A-Za-z]", text):
+        m = _UNIT_SUFFIX.match(text)
+        if m and m.group("unit") in _ZH_UNITS:
+            reading = normalize_span(text, "zh")
+            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]{2,}", reading.replace(m.group("unit"), "")):
+                return reading
+        return chinese.identifier(text)
+    reading = normalize_span(text, "zh")
+    if reading is not None:
+        reading = chinese.fix_wetext(text, reading)
+    if reading is None:
+        reading = chinese.plain(text)
+    if reading is None:
+        reading = re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
+    return reading

@@ -1,0 +1,46 @@
+"""The only place that calls wetext: one span at a time, cached, and never raising.
+
+wetext raises on some inputs (`#1`, `## x` give AssertionError) and misreads free text, so it
+only ever sees one semiotic span, and every failure turns into None for the caller's fallback.
+The FSTs load once per process (about 0.25 s); `warm_up()` does it ahead of the first request.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+_lock = threading.Lock()
+_normalizers: dict[str, Any] = {}
+
+
+def _normalizer(lang: str) -> Any:
+    normalizer = _normalizers.get(lang)
+    if normalizer is None:
+        with _lock:
+            normalizer = _normalizers.get(lang)
+            if normalizer is None:
+                from wetext import Normalizer
+
+                normalizer = Normalizer(lang=lang, operator="tn")
+                _normalizers[lang] = normalizer
+    return normalizer
+
+
+@lru_cache(maxsize=8192)
+def normalize_span(text: str, lang: str) -> str | None:
+    """wetext's reading of one span, or None when wetext fails or returns nothing."""
+    try:
+        spoken = _normalizer(lang).normalize(text)
+    except Exception:  # noqa: BLE001 - any wetext failure falls back to hand rules (§2.2 safety net)
+        return None
+    if not isinstance(spoken, str) or not spoken.strip():
+        return None
+    return " ".join(spoken.split()) if lang == "en" else spoken.strip()
+
+
+def warm_up() -> None:
+    """Load the FSTs and run one call per language so the first real span pays nothing."""
+    normalize_span("1", "en")
+    normalize_span("1", "zh")
