@@ -240,6 +240,7 @@ class RemoteStream:
                 yield event
         finally:
             sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
             # A turn left unfinished (consumer gone, socket lost) cannot share a socket any
             # more; closing it makes the server cancel the turn.
             await self._pool.release(connection, reusable=finished)
