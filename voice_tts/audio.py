@@ -28,11 +28,22 @@ def _check_rate(rate: int) -> None:
         raise ValueError(f"sample rate must be a positive integer, got {rate!r}")
 
 
+def _to_float(samples: np.ndarray) -> np.ndarray:
+    return samples.astype(np.float32) / 32768.0
+
+
+def _to_pcm16(samples: np.ndarray) -> bytes:
+    # Rounded, not dithered: soxr's own int16 output adds random dither, which would make
+    # the same input give different bytes on every run.
+    return np.clip(np.rint(samples * 32768.0), -32768, 32767).astype(_PCM16).tobytes()
+
+
 class PCMResampler:
     """Streaming resampler: feed chunks with `process`, end with `flush`.
 
     One soxr stream carries the filter state across chunks, so chunk boundaries do not click.
     Input may be split at odd byte offsets (network reads); a dangling byte waits for the next call.
+    The output is a deterministic function of the input and its chunking.
     """
 
     def __init__(self, from_rate: int, to_rate: int, quality: str = "HQ") -> None:
@@ -44,7 +55,7 @@ class PCMResampler:
         self._stream = (
             None
             if from_rate == to_rate
-            else soxr.ResampleStream(from_rate, to_rate, 1, dtype="int16", quality=quality)
+            else soxr.ResampleStream(from_rate, to_rate, 1, dtype="float32", quality=quality)
         )
 
     def process(self, pcm: bytes) -> bytes:
@@ -54,8 +65,7 @@ class PCMResampler:
         data = data[:cut]
         if self._stream is None:
             return data
-        out = self._stream.resample_chunk(np.frombuffer(data, dtype=_PCM16))
-        return out.astype(_PCM16, copy=False).tobytes()
+        return _to_pcm16(self._stream.resample_chunk(_to_float(np.frombuffer(data, dtype=_PCM16))))
 
     def flush(self) -> bytes:
         """Return the samples held back by the filter; the resampler is finished afterwards."""
@@ -63,8 +73,7 @@ class PCMResampler:
             raise ValueError("s16le PCM stream ended in the middle of a sample")
         if self._stream is None:
             return b""
-        out = self._stream.resample_chunk(np.zeros(0, dtype=_PCM16), last=True)
-        return out.astype(_PCM16, copy=False).tobytes()
+        return _to_pcm16(self._stream.resample_chunk(np.zeros(0, dtype=np.float32), last=True))
 
 
 def resample_pcm16(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
@@ -74,8 +83,7 @@ def resample_pcm16(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
     samples = _samples(pcm)
     if from_rate == to_rate or samples.size == 0:
         return samples.tobytes()
-    out = soxr.resample(samples, from_rate, to_rate, quality="HQ")
-    return out.astype(_PCM16, copy=False).tobytes()
+    return _to_pcm16(soxr.resample(_to_float(samples), from_rate, to_rate, quality="HQ"))
 
 
 # G.711 µ-law, bit-exact with the CCITT reference (and CPython's former `audioop`):

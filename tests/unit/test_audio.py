@@ -131,3 +131,15 @@ def test_stereo_wav_and_bad_frames():
         assert wav.getnchannels() == 2 and wav.getnframes() == 100
     with pytest.raises(ValueError):
         wav_bytes(b"\x00\x00\x00", 8000)
+
+
+def test_resampling_is_deterministic():
+    # soxr dithers its own int16 output at random; the same input must give the same bytes.
+    # (It showed in the flushed tail of a clip that ends loud.)
+    pcm = (np.random.default_rng(0).standard_normal(20000) * 3000).astype("<i2").tobytes()
+    outputs = set()
+    for _ in range(10):
+        resampler = PCMResampler(22050, 24000)
+        streamed = b"".join(resampler.process(pcm[i : i + 4412]) for i in range(0, len(pcm), 4412))
+        outputs.add((streamed + resampler.flush(), resample_pcm16(pcm, 22050, 24000)))
+    assert len(outputs) == 1

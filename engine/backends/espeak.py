@@ -1,0 +1,355 @@
+"""The embedded default voice: eSpeak NG behind the engine stream contract.
+
+Runs on any CPU with nothing to download (the library and its data ship in the
+`espeakng-loader` wheel). Text is spoken clause by clause as it arrives; eSpeak's word events
+give exact `Progress`; audio is resampled from eSpeak's 22050 Hz to the requested rate.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+from engine.backends.espeak_library import EspeakLibrary
+from engine.backends.espeak_scheduler import SynthesisScheduler, shared_scheduler
+from engine.backends.espeak_segments import Piece, take_pieces
+from engine.backends.espeak_voices import (
+    AUTO,
+    LANGUAGES,
+    VOICES,
+    LanguageNotSupported,
+    VoiceInfo,
+    VoiceNotFound,
+    VoiceSelection,
+)
+from engine.backends.event_channel import EventChannel
+from engine.backends.stream_output import TimedOutput
+from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, Event, Progress, Usage
+
+BACKEND = "espeak-ng"
+MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
+# Synthesis runs far faster than real time; a stream stops being scheduled once this much
+# of its audio waits unread, so an idle consumer cannot make it buffer a whole book.
+MAX_QUEUED_AUDIO_SECONDS = 10.0
+
+_FINISHED = object()  # worker -> consumer: no more events after this
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    backend: str
+    voices: list[VoiceInfo]
+    languages: list[str]
+    sample_rates: list[int]
+    formats: list[str]
+    capacity: int
+    streaming_input: bool = True
+    word_timestamps: bool = True
+    instruct: bool = False
+
+
+class EspeakStream:
+    """One turn on the embedded voice. `push_text`, `end_input` and `cancel` may be called
+    from any thread; `events()` from any event loop, once."""
+
+    def __init__(
+        self,
+        scheduler: SynthesisScheduler,
+        selection: VoiceSelection | None,
+        sample_rate: int,
+        on_finished,
+    ) -> None:
+        self._scheduler = scheduler
+        self._selection = selection
+        self._sample_rate = sample_rate
+        self._on_finished = on_finished
+        self._channel: EventChannel[object] = EventChannel()
+        self._lock = threading.Lock()
+        # text side, guarded by _lock
+        self._received = 0
+        self._pending = ""
+        self._pieces: deque[Piece] = deque()
+        self._input_ended = False
+        self._cancelled = False
+        self._finished = False
+        self._queued_samples = 0
+        self._throttled = False
+        # synthesis side, touched only by the scheduler's thread
+        self._output: TimedOutput | None = None
+        self._language: str | None = None
+        # consumer side
+        self._iterated = False
+        self._delivered_samples = 0
+        self._delivered_chars = 0
+
+    @classmethod
+    def failed(cls, error: Error, sample_rate: int = 24000) -> EspeakStream:
+        """A stream that reports `error`, then `Done`, and ignores its input."""
+        stream = cls(shared_scheduler(), None, sample_rate, lambda _stream: None)
+        stream._finished = True
+        stream._channel.put(error)
+        stream._channel.put(_FINISHED)
+        return stream
+
+    # -- producer API -------------------------------------------------------------------
+
+    def push_text(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"push_text takes str, got {type(text).__name__}")
+        with self._lock:
+            if self._cancelled or self._finished:
+                return
+            if self._input_ended:
+                raise RuntimeError("push_text after end_input")
+            self._received += len(text)
+            start = self._received - len(self._pending) - len(text)
+            ready, self._pending = take_pieces(self._pending + text, final=False)
+            for piece_text in ready:
+                self._pieces.append(Piece(start, piece_text))
+                start += len(piece_text)
+            has_work = bool(ready)
+        if has_work:
+            self._scheduler.wake()
+
+    def end_input(self) -> None:
+        with self._lock:
+            if self._cancelled or self._finished or self._input_ended:
+                return
+            self._input_ended = True
+            start = self._received - len(self._pending)
+            ready, self._pending = take_pieces(self._pending, final=True)
+            for piece_text in ready:
+                self._pieces.append(Piece(start, piece_text))
+                start += len(piece_text)
+        self._scheduler.wake()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            self._pieces.clear()
+            self._pending = ""
+        self._channel.wake()
+        self._on_finished(self)
+
+    # -- consumer API -------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Event]:
+        if self._iterated:
+            raise RuntimeError("a stream's events can be iterated only once")
+        self._iterated = True
+        while True:
+            if self._cancelled:
+                self._channel.clear()
+                yield Done(cancelled=True, usage=self.usage)
+                return
+            item = self._channel.get_nowait()
+            if item is None:
+                await self._channel.wait()
+                continue
+            if item is _FINISHED:
+                yield Done(cancelled=False, usage=self.usage)
+                return
+            if isinstance(item, AudioChunk):
+                self._delivered_samples += item.num_samples
+                self._release(item.num_samples)
+            elif isinstance(item, Progress):
+                self._delivered_chars = item.spoken_end
+            yield item
+
+    @property
+    def usage(self) -> Usage:
+        """What this stream received, and what it delivered through `events()` so far."""
+        return Usage(
+            characters_received=self._received,
+            characters_spoken=self._delivered_chars,
+            audio_seconds=self._delivered_samples / self._sample_rate,
+        )
+
+    def _release(self, samples: int) -> None:
+        limit = MAX_QUEUED_AUDIO_SECONDS * self._sample_rate
+        with self._lock:
+            self._queued_samples -= samples
+            resume = self._throttled and self._queued_samples < limit / 2
+            if resume:
+                self._throttled = False
+        if resume:
+            self._scheduler.wake()
+
+    # -- synthesis job (scheduler thread) ----------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self._cancelled or self._finished
+
+    @property
+    def has_audio(self) -> bool:
+        return self._output is not None and self._output.output_samples > 0
+
+    def ready(self) -> bool:
+        with self._lock:
+            if self._cancelled or self._finished:
+                return False
+            if self._queued_samples >= MAX_QUEUED_AUDIO_SECONDS * self._sample_rate:
+                self._throttled = True
+                return False
+            return bool(self._pieces) or self._input_ended
+
+    def step(self, library: EspeakLibrary) -> None:
+        with self._lock:
+            if self._cancelled:
+                return
+            piece = self._pieces.popleft() if self._pieces else None
+        if self._output is None:
+            self._output = TimedOutput(library.sample_rate, self._sample_rate, self._emit)
+        if piece is not None:
+            self._speak(library, piece)
+            return
+        self._output.finish()
+        self._end(None)
+
+    def fail(self, code: str, message: str) -> None:
+        self._end(Error(code=code, message=message))
+
+    def _end(self, error: Error | None) -> None:
+        with self._lock:
+            if self._finished:
+                return
+            self._finished = True
+        self._on_finished(self)  # before Done can be read: a finished turn frees its slot
+        if error is not None:
+            self._channel.put(error)
+        self._channel.put(_FINISHED)
+
+    def _speak(self, library: EspeakLibrary, piece: Piece) -> None:
+        output = self._output
+        self._language = self._selection.language_for(piece.text, self._language)
+        base = output.native_samples
+
+        def on_chunk(pcm: bytes, words) -> bool:
+            if self._cancelled:
+                return False
+            for word in words:
+                end = piece.start + _word_end(piece.text, word.start, word.length)
+                output.progress(end, base + word.sample)
+            output.audio(pcm)
+            return True
+
+        if not piece.text.strip() or library.synthesize(
+            piece.text, self._selection.espeak_voice(self._language), on_chunk
+        ):
+            # Punctuation and anything eSpeak said without a word event is done by the
+            # time the piece's audio ends.
+            output.progress(piece.end, output.native_samples)
+
+    def _emit(self, event: Event) -> None:
+        if isinstance(event, AudioChunk):
+            with self._lock:
+                self._queued_samples += event.num_samples
+        self._channel.put(event)
+
+
+def _word_end(text: str, start: int, length: int) -> int:
+    """End of the word eSpeak reported at `start`. eSpeak sometimes reports a length that
+    runs past the word (the parts of a spoken number, emoji sequences); a word never claims
+    characters beyond the whitespace that ends it."""
+    start = min(max(start, 0), len(text))
+    end = min(len(text), start + max(length, 1))
+    for i in range(start + 1, end):
+        if text[i].isspace():
+            return i
+    return end
+
+
+class EmbeddedEngine:
+    """The embedded eSpeak NG voice as a `StreamingEngine`."""
+
+    backend = BACKEND
+    model_name = "eSpeak NG"
+
+    def __init__(self, capacity: int = 64, scheduler: SynthesisScheduler | None = None) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self._capacity = capacity
+        self._scheduler = scheduler or shared_scheduler()
+        self._streams: set[EspeakStream] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    @property
+    def active_streams(self) -> int:
+        with self._lock:
+            return len(self._streams)
+
+    def open_stream(
+        self,
+        voice: str | None = None,
+        language: str | None = None,
+        instruct: str | None = None,
+        sample_rate: int = 24000,
+        sampling: object | None = None,
+    ) -> EspeakStream:
+        """Open a turn. Never raises for bad options: the stream reports an `Error` and ends.
+        `instruct` and `sampling` do not apply to eSpeak and are ignored."""
+        if not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
+            message = (
+                f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE},"
+                f" got {sample_rate!r}"
+            )
+            return EspeakStream.failed(Error("invalid_sample_rate", message))
+        try:
+            selection = VoiceSelection.resolve(voice, language)
+        except (VoiceNotFound, LanguageNotSupported) as exc:
+            return EspeakStream.failed(Error(exc.code, str(exc)), sample_rate)
+        with self._lock:
+            if self._closed:
+                return EspeakStream.failed(Error("engine_closed", "the engine is closed"), sample_rate)
+            if len(self._streams) >= self._capacity:
+                return EspeakStream.failed(
+                    Error("capacity_exceeded", f"all {self._capacity} streams are busy", retryable=True),
+                    sample_rate,
+                )
+            stream = EspeakStream(self._scheduler, selection, sample_rate, self._forget)
+            self._streams.add(stream)
+        self._scheduler.add(stream)
+        return stream
+
+    def _forget(self, stream: EspeakStream) -> None:
+        with self._lock:
+            self._streams.discard(stream)
+
+    async def aclose(self) -> None:
+        """Cancel every open stream; later `open_stream` calls report `engine_closed`."""
+        with self._lock:
+            self._closed = True
+            streams = list(self._streams)
+        for stream in streams:
+            stream.cancel()
+
+    @property
+    def voices(self) -> tuple[VoiceInfo, ...]:
+        """The named voices; each speaks every language."""
+        return tuple(info for info, _variant in VOICES.values())
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """Language codes `open_stream` accepts ("auto" picks by the script of the text;
+        English names such as "Chinese" work too)."""
+        return (AUTO, *(lang.code for lang in LANGUAGES))
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            backend=BACKEND,
+            voices=list(self.voices),
+            languages=list(self.languages),
+            sample_rates=list(SUPPORTED_SAMPLE_RATES),
+            formats=["pcm_s16le"],
+            capacity=self._capacity,
+        )

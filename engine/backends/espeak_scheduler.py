@@ -1,0 +1,105 @@
+"""Which stream eSpeak NG synthesizes next.
+
+libespeak-ng is a process-wide singleton, so one thread owns it and streams take turns, one
+piece (a clause) per turn: a stream that has produced no audio yet goes first, then the others
+round-robin, so a long reply never holds back another stream's first audio for more than a
+clause. A stream whose consumer is far behind is skipped until it catches up.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable, Protocol
+
+from engine.backends.espeak_library import EspeakLibrary
+
+log = logging.getLogger(__name__)
+
+
+class SynthesisJob(Protocol):
+    @property
+    def finished(self) -> bool:
+        """Nothing more will ever be done for this job."""
+
+    @property
+    def has_audio(self) -> bool:
+        """The job has produced audio (jobs without audio get the first turn)."""
+
+    def ready(self) -> bool:
+        """A turn now would do work."""
+
+    def step(self, library: EspeakLibrary) -> None:
+        """Take one turn (one piece, or the end of the stream) on the scheduler's thread."""
+
+    def fail(self, code: str, message: str) -> None:
+        """End the job with an error."""
+
+
+class SynthesisScheduler:
+    def __init__(self, make_library: Callable[[], EspeakLibrary] = EspeakLibrary) -> None:
+        self._make_library = make_library
+        self._cond = threading.Condition()
+        self._jobs: list[SynthesisJob] = []  # least recently served first
+        self._thread: threading.Thread | None = None
+
+    def add(self, job: SynthesisJob) -> None:
+        with self._cond:
+            self._jobs.append(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="espeak-synthesis", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def wake(self) -> None:
+        """A job's state changed (text arrived, input ended, its consumer caught up)."""
+        with self._cond:
+            self._cond.notify()
+
+    def _next_job(self) -> SynthesisJob | None:
+        self._jobs = [job for job in self._jobs if not job.finished]
+        ready = [job for job in self._jobs if job.ready()]
+        if not ready:
+            return None
+        job = next((job for job in ready if not job.has_audio), ready[0])
+        self._jobs.remove(job)
+        self._jobs.append(job)
+        return job
+
+    def _run(self) -> None:
+        library, unavailable = None, ""
+        try:
+            library = self._make_library()
+        except Exception as exc:  # noqa: BLE001 - every stream reports it
+            log.exception("libespeak-ng is unavailable")
+            unavailable = f"libespeak-ng is unavailable: {exc}"
+        while True:
+            with self._cond:
+                job = self._next_job()
+                while job is None:
+                    self._cond.wait()
+                    job = self._next_job()
+            if library is None:
+                job.fail("engine_unavailable", unavailable)
+            else:
+                try:
+                    job.step(library)
+                except Exception as exc:  # noqa: BLE001 - one stream's failure stays its own
+                    log.exception("eSpeak NG synthesis failed")
+                    job.fail("synthesis_failed", f"eSpeak NG synthesis failed: {exc}")
+            # An idle thread holds no stream: finished streams are freed as soon as their
+            # owners drop them, also at interpreter exit.
+            job = None
+
+
+_shared: SynthesisScheduler | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_scheduler() -> SynthesisScheduler:
+    """The process's scheduler (there is one libespeak-ng per process)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = SynthesisScheduler()
+        return _shared
