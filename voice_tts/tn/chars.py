@@ -46,6 +46,8 @@ ZH_SUFFIXES = frozenset("年月日号时点分秒个只位名元块角毛万亿�
 
 
 def is_emoji(c: str) -> bool:
+    if not c:
+        return False
     cp = ord(c)
     if cp < 0xA9:
         return False
@@ -55,6 +57,8 @@ def is_emoji(c: str) -> bool:
 
 def is_han(c: str) -> bool:
     """Han, kana and hangul: spoken as written, one character per span."""
+    if not c:
+        return False
     cp = ord(c)
     return (
         0x4E00 <= cp <= 0x9FFF
@@ -67,6 +71,14 @@ def is_han(c: str) -> bool:
         or 0x1100 <= cp <= 0x11FF
         or 0x3130 <= cp <= 0x318F
     )
+
+
+def is_cjk_punct(c: str) -> bool:
+    """Full-width punctuation: evidence that the sentence is Chinese (§3.6)."""
+    if not c:
+        return False
+    cp = ord(c)
+    return 0x3000 <= cp <= 0x303F or 0xFF01 <= cp <= 0xFF0F or 0xFF1A <= cp <= 0xFF20 or 0xFF5B <= cp <= 0xFF65
 
 
 def is_digit(c: str) -> bool:

@@ -99,7 +99,7 @@ def identifier(text: str) -> str:
 
 def fix_wetext(source: str, spoken: str) -> str | None:
     """Checks wetext's zh output for its class; None when the output must not be used."""
-    if ("月" in spoken and "月" not in source) or ("日" in spoken and "日" not in source):
+    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
         return None
     if re.search(r"[0-9]", spoken):
         return None

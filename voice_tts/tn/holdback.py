@@ -34,14 +34,17 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         if span is not None:
             return span
     if c in "*_~`":
-        return Span(lexer.greedy(cur, pos, lambda x: x == c), "md")
+        end = pos
+        while cur.at(end) == c:
+            end += 1
+        return Span(end, "md")
     if c == "[":
         return Span(pos + 1, "md")
     if c == "]":
         if cur.at(pos + 1) == "(":
             return _link_target(cur, pos + 2)
         return Span(pos + 1, "md")
-    if c == "!" and cur.at(pos + 1) == "[":
+    if c == "!" and (not (prev := _prev_char(cur, pos, ctx)) or prev.isspace()) and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")
     if c == "<":
         return _html_tag(cur, pos)
@@ -74,12 +77,16 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+        prev = _prev_char(cur, pos, ctx)
         if lexer.is_currency(c) or not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev) or not prev.isascii() and not is_alnum(prev):
             return _number(cur, pos, pos + 1, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
     return Span(pos + 1, "punct")
+
+
+def _prev_char(cur: Cursor, pos: int, ctx: Context) -> str:
+    return cur.text[pos - 1] if pos > 0 else ctx.prev_char
 
 
 # --- modes that continue across spans ---------------------------------------------------------
@@ -232,44 +239,43 @@ def _zh_chain(cur: Cursor, end: int) -> int:
 
 def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str = "") -> Span:
     end = lexer.chunk(cur, body)
-    text = cur.text[body:end]
-    has_letters = any(is_letter(ch) for ch in text)
     if ctx.sent_han or is_han(cur.at(end)):
         return Span(_zh_chain(cur, end), "num", "zh")
-    if not has_letters:
-        end = _en_window(cur, pos, body, end)
+    end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
-def _en_window(cur: Cursor, pos: int, body: int, end: int) -> int:
-    """An en number followed by spaces waits for the next token: a scale word, unit, am/pm or a
-    fraction joins the span (and a scale word repeats the rule)."""
+def _en_window(cur: Cursor, body: int, end: int) -> int:
+    """An en code token followed by spaces waits until the next token is closed. A scale word,
+    unit, am/pm or fraction after a number joins the span, and the rule repeats (§3.4)."""
     text = cur.text[body:end]
+    numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdigit()
-    clock_like = len(text) <= 5 and text.replace(":", "").isdigit() and int(text.split(":")[0] or 99) <= 12
+    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdigit() and int(text.split(":")[0] or 99) <= 12
     try:
         while True:
             j = lexer.spaces(cur, end)
             if j == end:
                 return end
             c = cur.at(j)
-            if is_letter(c):
-                m = lexer.chunk(cur, j)
-                word = cur.text[j:m]
-                if word.lower() in english.SCALE_WORDS:
-                    end = m
-                    plain_int = clock_like = False
-                    continue
-                if word in english.UNITS:
-                    return m
-                if clock_like and word in english.AM_PM:
-                    return m + 1 if "." in word and cur.at(m) == "." else m
+            if not is_alnum(c):
                 return end
-            if plain_int and is_digit(c):
-                m = lexer.chunk(cur, j)
-                frac = cur.text[j:m]
-                if "/" in frac and all(p.isdigit() for p in frac.split("/")) and frac.count("/") == 1:
-                    return m
+            m = lexer.chunk(cur, j)
+            word = cur.text[j:m]
+            if not numeric:
+                return end
+            if word.lower() in english.SCALE_WORDS:
+                end = m
+                plain_int = clock_like = False
+                continue
+            if word in english.UNITS or (clock_like and word in english.AM_PM):
+                end = m + 1 if "." in word and cur.at(m) == "." else m
+                numeric = plain_int = clock_like = False
+                continue
+            if plain_int and word.count("/") == 1 and all(p.isdigit() for p in word.split("/")):
+                end = m
+                numeric = plain_int = clock_like = False
+                continue
             return end
     except TooLong:
         return end
@@ -287,6 +293,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if any(is_digit(ch) for ch in word):
         if ctx.sent_han or is_han(cur.at(end)):
             return Span(_zh_chain(cur, end), "num", "zh")
+        end = _en_window(cur, pos, end)
         return Span(end, "num", _lang_after(cur, ctx, end))
     if ctx.sent_han:
         return Span(end, "word")
@@ -294,9 +301,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _month(cur, end, ctx)
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
-            return Span(end + 1, "abbr", info=_next_visible_or_newline(cur, end + 1))
+            return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
-            return Span(end, "abbr", info=_next_visible_or_newline(cur, end))
+            return Span(end, "abbr", info=_next_token_start(cur, end))
     if word in english.CURRENCY_CODES:
         j = lexer.spaces(cur, end)
         if j > end and is_digit(cur.at(j)):
@@ -304,9 +311,14 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     return Span(end, "word")
 
 
-def _next_visible_or_newline(cur: Cursor, i: int) -> str:
+def _next_token_start(cur: Cursor, i: int) -> str:
+    """First character of the next token, once that token is closed ("" at the end or too far)."""
     try:
-        return cur.at(lexer.spaces(cur, i))
+        j = lexer.spaces(cur, i)
+        c = cur.at(j)
+        if is_alnum(c):
+            lexer.chunk(cur, j)
+        return c
     except TooLong:
         return ""
 

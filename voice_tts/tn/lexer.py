@@ -22,6 +22,8 @@ from voice_tts.tn.chars import (
 )
 from voice_tts.tn.cursor import Cursor
 
+# Spec §3.3 class J: a token ending in one of these is open until the next character arrives.
+JOINERS = frozenset(".,:/-–_@+#%~=?&^'’×")
 URL_STOP = frozenset("<>\"'`|{}^\\")
 URL_TRAILING = frozenset(".,;:!?)")
 
@@ -43,7 +45,8 @@ def chunk(cur: Cursor, i: int) -> int:
             if c == "°" and cur.at(i) in ("C", "F"):
                 i += 1
             return i
-        if c in JOIN_ANY or c in JOIN_LETTERS or c in JOIN_DIGITS:
+        if c in JOINERS:
+            # Any joiner keeps the token open until the next character shows whether it joins.
             n = cur.at(i + 1)
             if (
                 (c in JOIN_ANY and is_alnum(n))

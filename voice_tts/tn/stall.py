@@ -16,6 +16,7 @@ class StallPolicy:
     max_tail_zh: int = 64
 
     def level(self, idle_s: float, starving: bool) -> int:
+        idle_s += 1e-9  # clocks in seconds as floats: 100.35 - 100.0 must count as 350 ms
         if idle_s >= self.span_stall_s:
             return 2
         if idle_s >= self.word_idle_s or (starving and idle_s >= self.word_stall_s):

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from voice_tts.tn import electronic
-from voice_tts.tn.chars import CLOSING, HARD_STOPS, is_han, is_latin_letter, is_spoken_alnum
+from voice_tts.tn.chars import CLOSING, HARD_STOPS, is_cjk_punct, is_han, is_latin_letter, is_spoken_alnum
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
@@ -172,6 +172,9 @@ class StreamingNormalizer:
         ctx = self._ctx
         if spoken is None:
             spoken = verbalize(span, raw, ctx)
+        spoken_word = span.kind == "punct" and spoken[:1].isascii() and spoken[:1].isalpha()
+        if spoken_word:
+            ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
             if spoken[0] not in CLOSING and not spoken[0].isspace():
                 spoken = " " + spoken
@@ -179,6 +182,8 @@ class StreamingNormalizer:
         self._raw_end = commit.raw_end
         self._spoken_end = commit.spoken_end
         _update(ctx, span, raw, spoken, mode)
+        if spoken_word:
+            ctx.pending_sep = True
         return commit
 
 
@@ -218,14 +223,14 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind != "ws":
         ctx.prev_word = ""
     # sentence state for routing
-    if kind == "han" or (kind == "num" and any(is_han(c) for c in raw)):
+    if kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr") and any(is_latin_letter(c) for c in raw):
         ctx.sent_latin = True
     elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
         ctx.end_sentence()
     # spoken side
-    if kind in ("ws", "emoji"):
+    if kind in ("ws", "emoji") or (kind == "punct" and not spoken):
         ctx.pending_sep = True
     if spoken:
         ctx.pending_sep = False

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from voice_tts.tn import chinese, electronic, english
-from voice_tts.tn.chars import is_spoken_alnum
+from voice_tts.tn.chars import SUFFIX_SYMBOLS, is_spoken_alnum
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
 from voice_tts.tn.wetext_calls import normalize_span
@@ -15,12 +15,18 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "|": "", "\\": "", "^": "", "{": "", "}": "", "#": "", "＆": "and"},
-    "zh": {"&": "和", "×": "乘", "|": "", "\\": "", "^": "", "{": "", "}": "", "#": "", "＆": "和"},
+    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "≥": "greater than or equal to",
+           "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
+    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
+           "÷": "除以"},
 }
+# Punctuation that is not spoken but still separates the words around it.
+SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
 _SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
+_PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
 _ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(("kg", "g", "mg", "km", "m", "cm", "mm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL"))
@@ -35,6 +41,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "word":
         return word(raw, ctx)
     if kind == "punct":
+        if raw in SEPARATING_PUNCT:
+            return ""
         return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
     if kind == "nl":
         return newline(ctx)
@@ -96,8 +104,13 @@ def digit_groups(raw: str, lang: str) -> str:
     return ", ".join(english.digits(g) for g in groups)
 
 
+_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
+_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), 0x3000: 0x20})
+
+
 def _ascii_form(raw: str) -> str:
-    return unicodedata.normalize("NFKC", raw).replace("−", "-").replace("–", "-")
+    """Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept."""
+    return raw.translate(_FULL_WIDTH)
 
 
 def number(raw: str, lang: str, currency_code: str = "") -> str:
@@ -139,7 +152,7 @@ def _number_en(text: str, currency_code: str) -> str:
     if m:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     m = _UNIT_SUFFIX.fullmatch(text)
-    if m and (m.group("unit") in english.UNITS or m.group("unit") in english.AM_PM or m.group("unit").lower() in ("am", "pm")):
+    if _CLOCK_PERIOD.fullmatch(text) or any(c in SUFFIX_SYMBOLS for c in text) or (m and m.group("unit") in english.UNITS):
         reading = _checked(normalize_span(text, "en"))
         if reading:
             return reading
@@ -161,6 +174,9 @@ def _number_zh(text: str) -> str:
     if text[0] == "-" and "%" in text:
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
+        per = _PER_SECOND.fullmatch(text)
+        if per:
+            return chinese.number(per.group("num")) + per.group("unit") + ("每秒" if per.group("per") == "s" else "每小时")
         m = _UNIT_SUFFIX.match(text)
         if m and m.group("unit") in _ZH_UNITS:
             reading = normalize_span(text, "zh")
