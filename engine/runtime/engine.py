@@ -1,7 +1,12 @@
-"""Entry points to the engines: `Engine.embedded()` and `Engine.from_pretrained()`."""
+"""Entry points to the engines: `Engine.embedded()` and `Engine.from_pretrained()`.
+
+Both return a `voice_tts.protocol.StreamingEngine` with the same stream contract, so callers
+never branch on the backend.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -16,8 +21,26 @@ class Engine:
         return EmbeddedEngine(**options)
 
     @staticmethod
-    def from_pretrained(model_dir: Any, device: str | None = None, **options: Any):
-        raise RuntimeError(
-            "the Qwen3 runtime is not available yet in this build; "
-            "use Engine.embedded() for the built-in eSpeak NG voice"
+    def from_pretrained(
+        model_dir: str | Path,
+        device: str | None = None,
+        dtype: Any = None,
+        max_streams: int = 64,
+        memory_budget: int | None = None,
+        **options: Any,
+    ):
+        """The Qwen3-TTS engine on a checkpoint folder in the official layout.
+
+        device: "cuda:0", "cpu", ... (None: the first GPU if there is one, else the CPU);
+        dtype: None picks bfloat16 on CUDA and float32 on the CPU; max_streams caps the streams
+        served at once, memory_budget (bytes) the KV cache that sizes that capacity. Other
+        options are `EngineSettings` / `LoopSettings` fields (see `engine.runtime.qwen3_engine`)."""
+        import torch
+
+        from engine.runtime.qwen3_engine import Qwen3Engine
+
+        if device is None:
+            device = "cuda:0" if torch.cuda.is_available() else "cpu"
+        return Qwen3Engine.from_pretrained(
+            model_dir, device=device, dtype=dtype, max_streams=max_streams, memory_budget=memory_budget, **options
         )

@@ -308,8 +308,8 @@ class StepLoop:
                 self.runner.release(stream.slot)
             self.runner.pool.release(stream.slot)
             stream.slot = None
+            self._on_release()  # before `Done` reaches the caller: it may open the next stream at once
             stream.channel.put(end)
-            self._on_release()
 
     def _finish(self, stream: StreamState, reason: str, error: Error | None = None, cancelled: bool = False) -> None:
         if stream.status is StreamStatus.FINISHED:
@@ -345,8 +345,8 @@ class StepLoop:
             except queue.Empty:
                 break
             if isinstance(command, OpenCommand):
-                command.state.channel.put(StreamEnd(cancelled=True, reason="engine_closed"))
                 self._on_release()
+                command.state.channel.put(StreamEnd(cancelled=True, reason="engine_closed"))
 
     @property
     def stopped(self) -> bool:

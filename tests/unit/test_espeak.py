@@ -354,9 +354,9 @@ async def test_capacity_close_and_capabilities():
     assert closed[0].code == "engine_closed"
 
 
-def test_the_qwen3_runtime_is_announced_as_unavailable():
-    with pytest.raises(RuntimeError, match="Qwen3 runtime is not available yet"):
-        Engine.from_pretrained("/nonexistent")
+def test_a_missing_checkpoint_folder_is_a_clear_error():
+    with pytest.raises(ValueError, match="does not exist"):
+        Engine.from_pretrained("/nonexistent", device="cpu")
 
 
 # -- pieces, voices and helpers ---------------------------------------------------------------

@@ -323,3 +323,26 @@ async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_chec
         assert await one(chosen[0], rng) == reference[chosen[0]]
     finally:
         engine.close()
+
+
+async def test_the_engine_facade_serves_both_backends(tiny_checkpoint: Path):
+    from engine import Engine
+
+    qwen = Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=3)
+    try:
+        caps = qwen.capabilities()
+        assert caps["backend"] == "qwen3" and caps["capacity"] == 3 == qwen.capacity
+        assert {"ryan", "vivian"} <= {v["name"] for v in caps["voices"]}
+        assert {v.name for v in qwen.voices} == {v["name"] for v in caps["voices"]}
+        assert "auto" in caps["languages"] and 24000 in caps["sample_rates"]
+        stream = qwen.open_stream(voice="ryan", language="english", instruct=None, sample_rate=24000, sampling=GREEDY)
+        stream.push_text("Hi!")
+        stream.end_input()
+        assert any(isinstance(e, AudioChunk) for e in await collect(stream))
+        assert qwen.active_streams == 0
+    finally:
+        await qwen.aclose()
+    closed = await collect(qwen.open_stream(voice="ryan"))
+    assert closed[0].code == "engine_closed"
+    assert not qwen.loop.alive
+    assert type(Engine.embedded()).__name__ == "EmbeddedEngine"
