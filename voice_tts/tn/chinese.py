@@ -11,7 +11,7 @@ _BIG_UNITS = ("", "万", "亿", "万亿")
 
 def digits(text: str) -> str:
     """Digit by digit: '163' -> '一六三'; a decimal point reads 点."""
-    return "".join(_DIGITS[int(c)] if c.isdigit() else "点" if c == "." else "" for c in text)
+    return "".join(_DIGITS[int(c)] if c.isdecimal() else "点" if c == "." else "" for c in text)
 
 
 def _below_10000(n: int) -> str:
@@ -93,7 +93,7 @@ def identifier(text: str) -> str:
     parts = []
     for chunk in re.split(r"[-–_/]+", text):
         pieces = _ID_PART.findall(chunk)
-        parts.append("".join(number(p) if p[0].isdigit() else p for p in pieces))
+        parts.append("".join(number(p) if p[0].isdecimal() else p for p in pieces))
     return " ".join(p for p in parts if p)
 
 

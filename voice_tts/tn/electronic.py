@@ -56,7 +56,7 @@ def speak(address: str, lang: str) -> str:
     symbols = _SYMBOLS[lang]
     words = []
     for piece in _PIECE.findall(body):
-        if piece.isdigit():
+        if piece.isdecimal():
             if lang == "zh":
                 words.append(chinese.digits(piece))
             else:

@@ -19,7 +19,7 @@ _PLURAL_WORDS = {"six": "sixes"}
 
 def digits(text: str) -> str:
     """Read every digit on its own: '0100' -> 'zero one zero zero'."""
-    return " ".join(_ONES[int(c)] for c in text if c.isdigit())
+    return " ".join(_ONES[int(c)] for c in text if c.isdecimal())
 
 
 def _below_thousand(n: int) -> str:
@@ -209,7 +209,7 @@ def identifier(text: str) -> str:
     """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'."""
     words = []
     for piece in _ID_PIECE.findall(text):
-        if piece[0].isdigit():
+        if piece[0].isdecimal():
             words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
         elif piece.isalpha():
             words.append(piece)
@@ -285,14 +285,14 @@ SENTENCE_FINAL_ABBREVIATIONS = frozenset(("etc", "Inc", "Ltd", "Jr", "Sr", "a.m"
 
 def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     """`next_char` is the first character after the period and spaces ("" at the end of the text)."""
-    prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdigit())
+    prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdecimal())
     next_is_name = next_char.isupper()
     if word == "St":
         return "Street" if prev_is_name or not next_is_name else "Saint"
     if word == "Dr":
         return "Drive" if prev_is_name and not next_is_name else "Doctor"
     if word == "No":
-        return "number" if next_char.isdigit() else "No."
+        return "number" if next_char.isdecimal() else "No."
     reading = ABBREVIATIONS[word]
     if word in SENTENCE_FINAL_ABBREVIATIONS and (next_is_name or next_char in ("", "\n")):
         reading += "."

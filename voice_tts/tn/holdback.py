@@ -250,8 +250,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     unit, am/pm or fraction after a number joins the span, and the rule repeats (§3.4)."""
     text = cur.text[body:end]
     numeric = not any(is_letter(ch) for ch in text)
-    plain_int = text.isdigit()
-    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdigit() and int(text.split(":")[0] or 99) <= 12
+    plain_int = text.isdecimal()
+    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(text.split(":")[0] or 99) <= 12
     try:
         while True:
             j = lexer.spaces(cur, end)
@@ -272,7 +272,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 end = m + 1 if "." in word and cur.at(m) == "." else m
                 numeric = plain_int = clock_like = False
                 continue
-            if plain_int and word.count("/") == 1 and all(p.isdigit() for p in word.split("/")):
+            if plain_int and word.count("/") == 1 and all(p.isdecimal() for p in word.split("/")):
                 end = m
                 numeric = plain_int = clock_like = False
                 continue
@@ -331,10 +331,10 @@ def _month(cur: Cursor, end: int, ctx: Context) -> Span:
             return Span(end, "word")
         m = lexer.chunk(cur, j)
         day = cur.text[j:m]
-        if len(day) == 4 and day.isdigit():
+        if len(day) == 4 and day.isdecimal():
             return Span(m, "date", "en")
         digits = day.rstrip("stndrh")
-        if not (digits.isdigit() and 1 <= int(digits) <= 31 and day[len(digits):] in ("", "st", "nd", "rd", "th")):
+        if not (digits.isdecimal() and 1 <= int(digits) <= 31 and day[len(digits):] in ("", "st", "nd", "rd", "th")):
             return Span(end, "word")
         k = m
         if cur.at(k) == ",":
@@ -342,7 +342,7 @@ def _month(cur: Cursor, end: int, ctx: Context) -> Span:
         y = lexer.spaces(cur, k)
         if y > k and is_digit(cur.at(y)):
             ye = lexer.chunk(cur, y)
-            if ye - y == 4 and cur.text[y:ye].isdigit():
+            if ye - y == 4 and cur.text[y:ye].isdecimal():
                 return Span(ye, "date", "en")
         return Span(m, "date", "en")
     except TooLong:

@@ -77,7 +77,8 @@ def is_emoji_part(c: str) -> bool:
 
 
 def is_dropped(c: str) -> bool:
-    return is_silent(c) and not is_emoji(c)
+    """Silent code points; spaces and emoji are classified first, so a run never swallows them."""
+    return is_silent(c) and not is_emoji(c) and not c.isspace()
 
 
 def url_end(cur: Cursor, i: int) -> int:

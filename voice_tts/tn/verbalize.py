@@ -97,7 +97,7 @@ def word(raw: str, ctx: Context) -> str:
 
 def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
-    digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdigit())
+    digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
     groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
     if lang == "zh":
         return "，".join(chinese.digits(g) for g in groups)
