@@ -1,0 +1,439 @@
+"""Pipecat TTS service: LLM tokens in, speech and word timestamps out.
+
+One Pipecat audio context (an assistant turn, or one `TTSSpeakFrame`) is one `TTSSession`, that
+is one engine stream. Every token goes to the session the moment it arrives (TOKEN aggregation,
+no sentence wait). The session's audio chunks become `TTSAudioRawFrame`s and its words become
+word timestamps; from those the base service builds `TTSTextFrame`s that the output transport
+releases at playback time, so after a barge-in the LLM context holds exactly the words that were
+played (`push_text_frames=False`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+from loguru import logger
+
+from voice_tts.audio import PCMResampler
+from voice_tts.progress import Word
+from voice_tts.protocol import AudioChunk, Error, ErrorCode, StreamingEngine
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+try:
+    from pipecat.frames.frames import (
+        CancelFrame,
+        EndFrame,
+        Frame,
+        StartFrame,
+        TTSAudioRawFrame,
+        TTSStoppedFrame,
+    )
+    from pipecat.processors.frame_processor import FrameDirection
+    from pipecat.services.settings import TTSSettings
+    from pipecat.services.tts_service import TextAggregationMode, TTSService
+    from pipecat.transcriptions.language import Language, resolve_language
+    from pipecat.utils.errors import ErrorCategory
+    from pipecat.utils.time import nanoseconds_to_seconds
+    from pipecat.utils.tracing.service_decorators import traced_tts
+    from pipecat.utils.types import NOT_GIVEN, NotGiven
+except ModuleNotFoundError as e:
+    logger.error(f"Exception: {e}")
+    logger.error('In order to use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
+    raise ImportError(f"Missing module: {e}") from e
+
+
+# Language names as the engine takes them (the Qwen3-TTS language ids).
+_LANGUAGES = {
+    Language.EN: "english",
+    Language.ZH: "chinese",
+    Language.CMN: "chinese",
+    Language.JA: "japanese",
+    Language.KO: "korean",
+    Language.DE: "german",
+    Language.FR: "french",
+    Language.RU: "russian",
+    Language.PT: "portuguese",
+    Language.ES: "spanish",
+    Language.IT: "italian",
+}
+
+# Pipecat's category of each engine error. The permanent ones (authentication, a bad request
+# such as an unknown voice) stop Pipecat giving the service work until its settings change, so a
+# ServiceSwitcher can fail over; the others concern one turn.
+_ERROR_CATEGORIES = {
+    ErrorCode.UNAUTHORIZED: ErrorCategory.AUTHENTICATION,
+    ErrorCode.FORBIDDEN: ErrorCategory.AUTHORIZATION,
+    ErrorCode.INVALID_VOICE: ErrorCategory.INVALID_REQUEST,
+    "unknown_voice": ErrorCategory.INVALID_REQUEST,
+    "unsupported_language": ErrorCategory.INVALID_REQUEST,
+    ErrorCode.INVALID_SAMPLE_RATE: ErrorCategory.INVALID_REQUEST,
+    "invalid_sampling": ErrorCategory.INVALID_REQUEST,
+    ErrorCode.CAPACITY_EXCEEDED: ErrorCategory.RATE_LIMIT,
+    ErrorCode.DISCONNECTED: ErrorCategory.CONNECTIVITY,
+    ErrorCode.UNREACHABLE: ErrorCategory.CONNECTIVITY,
+    ErrorCode.NOT_READY: ErrorCategory.SERVER,
+    ErrorCode.ENGINE_ERROR: ErrorCategory.SERVER,
+    "engine_failure": ErrorCategory.SERVER,
+    "engine_closed": ErrorCategory.SERVER,
+}
+
+
+def default_engine() -> StreamingEngine:
+    """The engine used when none is given: the server at `VOICE_TTS_URL` if that is set (one
+    engine per GPU, shared by every bot), else the embedded voice in this process."""
+    if url := os.environ.get("VOICE_TTS_URL"):
+        from voice_tts.client import RemoteEngine
+
+        return RemoteEngine(url, api_key=os.environ.get("VOICE_TTS_API_KEY"))
+
+    from engine import Engine
+
+    return Engine.embedded()
+
+
+@dataclass
+class Qwen3StreamingTTSSettings(TTSSettings):
+    """Runtime-updatable settings of `Qwen3StreamingTTS`.
+
+    Voice, language and instruct are fixed per engine stream: a change applies from the next
+    turn, and a turn in progress goes on in a new stream with the new settings.
+
+    Parameters:
+        instruct: A style instruction ("speak softly"), for models that take one.
+    """
+
+    instruct: str | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
+
+
+@dataclass
+class _Turn:
+    """The engine session of one audio context, and how far its audio got."""
+
+    # None when the session could not be opened.
+    session: TTSSession | None
+    pump: asyncio.Task | None = None
+    # Created on the first chunk whose rate differs from the pipeline's.
+    resampler: PCMResampler | None = None
+    audio_seconds: float = 0.0
+    # Clock time at which the context's first audio went downstream.
+    playback_started_ns: int | None = None
+    input_ended: bool = False
+    finished: bool = False
+    cancelled: bool = False
+
+
+class Qwen3StreamingTTS(TTSService):
+    """Streaming TTS on a voice-tts engine: an in-process `Engine`, the embedded voice
+    (`Engine.embedded()`) or a co-located server (`RemoteEngine(url)`).
+
+    Example::
+
+        tts = Qwen3StreamingTTS(settings=Qwen3StreamingTTS.Settings(voice="ryan"))
+    """
+
+    Settings = Qwen3StreamingTTSSettings
+    _settings: Settings
+
+    def __init__(
+        self,
+        *,
+        engine: StreamingEngine | None = None,
+        settings: Settings | None = None,
+        text_aggregation_mode: TextAggregationMode = TextAggregationMode.TOKEN,
+        normalize: bool = True,
+        **kwargs,
+    ):
+        """Initialize the service.
+
+        Args:
+            engine: The engine to speak with. Default: `RemoteEngine($VOICE_TTS_URL)` if that
+                is set, else the embedded voice; a default engine is created at pipeline start
+                and closed at teardown, while a given one stays open (its owner closes it).
+            settings: Runtime-updatable settings; voice None is the engine's default voice,
+                language None lets the engine decide.
+            text_aggregation_mode: TOKEN (the default) hands every LLM token to the engine at
+                once; SENTENCE waits for whole sentences.
+            normalize: Run streaming text normalization (numbers, dates, ...) on the text.
+            **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
+        """
+        default_settings = self.Settings(model=None, voice=None, language=None, instruct=None)
+        if settings is not None:
+            default_settings.apply_update(settings)
+
+        super().__init__(
+            text_aggregation_mode=text_aggregation_mode,
+            push_text_frames=False,
+            push_start_frame=True,
+            push_stop_frames=False,
+            pause_frame_processing=False,
+            settings=default_settings,
+            **kwargs,
+        )
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._normalize = normalize
+        self._turns: dict[str, _Turn] = {}
+        # Contexts whose text had nothing to say (only symbols, say): silent by design.
+        self._nothing_to_say: set[str] = set()
+
+    def can_generate_metrics(self) -> bool:
+        """TTFB, TTFA and usage (characters) metrics are reported."""
+        return True
+
+    @property
+    def supports_processing_metrics(self) -> bool:
+        """Audio arrives on a background task, after `run_tts` returns: TTFB and TTFA carry
+        the latency instead."""
+        return False
+
+    def language_to_service_language(self, language: Language) -> str | None:
+        """Convert a Pipecat `Language` to the engine's language name (e.g. "english")."""
+        return resolve_language(language, _LANGUAGES, use_base_code=True)
+
+    async def start(self, frame: StartFrame):
+        """Start the service, creating the default engine if none was given."""
+        await super().start(frame)
+        if self._engine is None:
+            self._engine = default_engine()
+
+    async def stop(self, frame: EndFrame):
+        """Finish playing what is queued, then release the engine sessions."""
+        await super().stop(frame)
+        await self._close_turns()
+
+    async def cancel(self, frame: CancelFrame):
+        """Stop at once: cancel every engine stream."""
+        await super().cancel(frame)
+        await self._close_turns()
+
+    async def cleanup(self):
+        """Release the engine sessions, and the engine if this service created it."""
+        await super().cleanup()
+        await self._close_turns()
+        if self._owns_engine and self._engine is not None:
+            await self._engine.aclose()
+            self._engine = None
+
+    #
+    # Text in
+    #
+
+    @traced_tts
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
+        """Hand text to the context's engine session; audio follows on the session's task."""
+        turn = self._turns.get(context_id) or await self._open_turn(context_id)
+        if turn.finished:
+            # The session failed; the rest of the turn stays unspoken.
+            logger.debug(f"{self}: dropping text of failed context {context_id}")
+        else:
+            turn.session.push_text(text)
+        yield None
+
+    async def flush_audio(self, context_id: str | None = None):
+        """No more text for this context: the engine speaks what it has, then finishes."""
+        context_id = context_id or self.get_active_audio_context_id()
+        turn = self._turns.get(context_id) if context_id else None
+        if turn is None or turn.input_ended:
+            return
+        turn.input_ended = True
+        if turn.finished:
+            # The session failed before the turn's text ended: the context ends with the turn.
+            self._forget(context_id, turn)
+            await self._end_context(context_id, turn)
+        else:
+            turn.session.end_input()
+
+    async def on_turn_context_completed(self):
+        """Complete the turn, also ending input of a context that went quiet.
+
+        The base flushes only a context that is still registered; one that had no new item
+        for `stop_frame_timeout_s` was dropped, yet its engine stream still waits for text.
+        """
+        context_id = self._turn_context_id
+        await super().on_turn_context_completed()
+        if context_id:
+            await self.flush_audio(context_id)
+
+    async def _open_turn(self, context_id: str) -> _Turn:
+        try:
+            session = TTSSession(
+                self._engine,
+                voice=self._settings.voice,
+                language=self._settings.language,
+                instruct=self._settings.instruct,
+                sample_rate=self.sample_rate,
+                normalize=self._normalize,
+            )
+        except Exception as e:
+            turn = _Turn(session=None, finished=True)
+            self._turns[context_id] = turn
+            await self.push_error(
+                error_msg=f"{self} could not open an engine stream: {e}", exception=e
+            )
+            return turn
+        turn = _Turn(session=session)
+        turn.pump = self.create_task(self._pump(context_id, turn), name=f"tts-{context_id}")
+        self._turns[context_id] = turn
+        return turn
+
+    #
+    # Engine events out
+    #
+
+    async def _pump(self, context_id: str, turn: _Turn):
+        """Map the session's events onto the audio context, in order, until the session ends."""
+        produced_audio = False
+        failed = False
+        try:
+            async for event in turn.session.events():
+                if turn.cancelled:
+                    # Barge-in: drain the session to its end, dropping what is left of it.
+                    continue
+                if isinstance(event, AudioChunk):
+                    produced_audio = True
+                    await self._append_audio(context_id, turn, event)
+                elif isinstance(event, WordsEvent):
+                    await self._add_words(context_id, event.words)
+                elif isinstance(event, Error):
+                    failed = True
+                    await self._push_engine_error(event)
+                elif isinstance(event, SessionDone):
+                    if not produced_audio and not failed and event.usage.characters_spoken == 0:
+                        self._nothing_to_say.add(context_id)
+        except Exception as e:
+            # One turn's failure must not stop the service: report it, end the context.
+            if not turn.cancelled:
+                await self.push_error(error_msg=f"{self} engine session failed: {e}", exception=e)
+        turn.finished = True
+        if turn.cancelled:
+            return
+        # A session that ended before the turn's text did (an error) leaves the context open
+        # until the turn ends, so the rest of the turn does not open another one.
+        if turn.input_ended:
+            self._forget(context_id, turn)
+            await self._end_context(context_id, turn)
+
+    async def _append_audio(self, context_id: str, turn: _Turn, chunk: AudioChunk):
+        pcm = chunk.pcm
+        if chunk.sample_rate != self.sample_rate:
+            if turn.resampler is None:
+                turn.resampler = PCMResampler(chunk.sample_rate, self.sample_rate)
+            pcm = turn.resampler.process(pcm)
+        turn.audio_seconds += chunk.duration
+        if pcm:
+            await self.append_to_audio_context(
+                context_id, TTSAudioRawFrame(pcm, self.sample_rate, 1, context_id=context_id)
+            )
+
+    async def _add_words(self, context_id: str, words: list[Word]):
+        # Chinese and Japanese words carry no spaces between them: such runs are marked so
+        # that the text built from the word frames is not spaced out.
+        for spaceless, run in groupby(words, key=lambda word: _is_spaceless_script(word.text)):
+            await self.add_word_timestamps(
+                [(word.text, word.start_time) for word in run],
+                context_id,
+                includes_inter_frame_spaces=True if spaceless else None,
+            )
+
+    async def _end_context(self, context_id: str, turn: _Turn):
+        if turn.resampler is not None and (tail := turn.resampler.flush()):
+            await self.append_to_audio_context(
+                context_id, TTSAudioRawFrame(tail, self.sample_rate, 1, context_id=context_id)
+            )
+        # A context that went quiet past stop_frame_timeout_s after its turn ended is gone.
+        if self.audio_context_available(context_id):
+            await self.append_to_audio_context(context_id, TTSStoppedFrame(context_id=context_id))
+            await self.remove_audio_context(context_id)
+
+    async def _push_engine_error(self, error: Error):
+        await self.stop_all_metrics()
+        await self.push_error(
+            error_msg=f"{self} engine error [{error.code}]: {error.message}",
+            category=_ERROR_CATEGORIES.get(error.code, ErrorCategory.UNKNOWN),
+        )
+
+    async def _record_context_audio_outcome(self, context_id: str, received_audio: bool):
+        # Silence counts towards max_consecutive_zero_audio_contexts only when the engine was
+        # given something to say; a turn of only symbols or whitespace is silent by design.
+        if context_id in self._nothing_to_say:
+            self._nothing_to_say.discard(context_id)
+            return
+        await super()._record_context_audio_outcome(context_id, received_audio)
+
+    #
+    # Interruptions
+    #
+
+    async def on_audio_context_interrupted(self, context_id: str):
+        """Barge-in: cancel the context's engine stream; nothing more of it is emitted."""
+        self._nothing_to_say.discard(context_id)
+        turn = self._turns.pop(context_id, None)
+        if turn is not None and turn.session is not None and not turn.finished:
+            turn.cancelled = True
+            heard = turn.session.cancel(played_seconds=self._played_seconds(turn))
+            logger.debug(f"{self}: context {context_id} interrupted; heard [{heard}]")
+        await super().on_audio_context_interrupted(context_id)
+
+    async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM):
+        """Push a frame, noting when each context's audio starts going out."""
+        if isinstance(frame, TTSAudioRawFrame) and frame.context_id in self._turns:
+            turn = self._turns[frame.context_id]
+            if turn.playback_started_ns is None:
+                turn.playback_started_ns = self.get_clock().get_time()
+        await super().push_frame(frame, direction)
+
+    def _played_seconds(self, turn: _Turn) -> float:
+        """Seconds of the context's audio played so far, judged from when it started going
+        out (the output transport plays in real time), never more than was produced."""
+        if turn.playback_started_ns is None:
+            return 0.0
+        elapsed = nanoseconds_to_seconds(self.get_clock().get_time() - turn.playback_started_ns)
+        return max(0.0, min(elapsed, turn.audio_seconds))
+
+    async def _close_turns(self):
+        for context_id, turn in list(self._turns.items()):
+            self._forget(context_id, turn)
+            if turn.session is not None and not turn.finished:
+                turn.cancelled = True
+                turn.session.cancel()
+            if turn.pump is not None:
+                await self.cancel_task(turn.pump)
+
+    def _forget(self, context_id: str, turn: _Turn):
+        if self._turns.get(context_id) is turn:
+            del self._turns[context_id]
+
+    #
+    # Settings
+    #
+
+    async def _update_settings(self, delta: Settings) -> dict[str, Any]:
+        """Apply a settings delta; voice, language or instruct move an open turn to a new
+        engine stream, so the rest of the turn is spoken with the new settings."""
+        changed = await super()._update_settings(delta)
+        self._warn_unhandled_updated_settings(changed.keys() - {"voice", "language", "instruct"})
+
+        context_id = self._turn_context_id
+        if context_id and changed.keys() & {"voice", "language", "instruct"}:
+            # The pending sentence of the old context is promoted first, so the words already
+            # spoken in it still produce word frames.
+            await self._push_sequencer_frames(
+                await self._aggregated_frame_sequencer.finalize(context_id), context_id
+            )
+            await self.flush_audio(context_id)
+            self._turn_context_id = None
+            self._turn_context_id = self.create_context_id()
+        return changed
+
+
+def _is_spaceless_script(text: str) -> bool:
+    """Whether the text is in a script written without spaces between words (Han, kana)."""
+    return any(
+        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff"
+        for char in text
+    )
