@@ -40,10 +40,17 @@ from engine.model.code_predictor import PredictorCache
 from engine.model.codec import CodecState
 from engine.model.prompt import Voice, prefix_rows
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
-from engine.model.steps import frame_embedding, predict_codes, prefill, talker_logits
+from engine.model.steps import prefill, talker_logits
 from engine.model.talker import KVCache
-from engine.model.transformer import rms_norm
 from engine.model.tts_model import Qwen3TTS
+from engine.runtime.fused_step import (
+    MAX_CANDIDATES,
+    FusedLayer,
+    choose_candidates,
+    layer_forward,
+    rotation,
+    step_noise,
+)
 from engine.runtime.kv_cache import KVPool
 
 log = logging.getLogger(__name__)
@@ -60,6 +67,13 @@ class DecodeRow:
     eos_allowed: bool
 
 
+def _fits_candidates(sampling: SamplingParams) -> bool:
+    """Whether every sampled draw of this stream can pick among the top MAX_CANDIDATES ids."""
+    talker = not sampling.do_sample or 0 < sampling.top_k <= MAX_CANDIDATES
+    predictor = not sampling.subtalker_do_sample or 0 < sampling.subtalker_top_k <= MAX_CANDIDATES
+    return talker and predictor
+
+
 def _bucket(value: int, buckets: tuple[int, ...], limit: int) -> int:
     i = bisect.bisect_left(buckets, value)
     return min(buckets[i] if i < len(buckets) else limit, limit)
@@ -71,6 +85,9 @@ class ModelRunner:
         cfg = model.config
         self.device, self.dtype = model.device, model.dtype
         self.use_graphs = (self.device.type == "cuda") if use_graphs is None else use_graphs
+        # Shapes are rounded up to buckets on CUDA, graphs or not, so that a graph replay and an
+        # eager step run the same kernels on the same shapes (and give the same bits).
+        self.bucketed = self.device.type == "cuda"
         self.slots = slots
         self.max_context = max_context
         self.groups = cfg.talker.num_code_groups
@@ -100,6 +117,21 @@ class ModelRunner:
         self._bos_embed = model.talker.embed_codec(torch.tensor([cfg.talker.codec_bos_id], device=dev))[0]
         self._rows_index = torch.arange(slots, device=dev)
         self._prefix_rows: dict = {}
+        self._sampling: list[SamplingParams] = [SamplingParams.greedy()] * slots
+
+        talker, predictor = model.talker, model.code_predictor
+        self._talker_layers = [FusedLayer.of(layer) for layer in talker.layers]
+        self._predictor_layers = [FusedLayer.of(layer) for layer in predictor.layers]
+        self._talker_rot = rotation(cfg.talker.layers.head_dim, dev, self.dtype)
+        self._predictor_rot = rotation(cfg.code_predictor.layers.head_dim, dev, self.dtype)
+        with torch.inference_mode():
+            cos, sin = predictor.rotary.cos_sin(torch.arange(self.groups + 1, device=dev), self.dtype)
+        self._predictor_cos, self._predictor_sin = cos[:, None], sin[:, None]  # [positions, 1, head_dim]
+        p = cfg.code_predictor.layers
+        group = p.num_heads // p.num_kv_heads
+        # First predictor pass: 2 tokens; query row (head-in-group g, token t) sees keys 0..t.
+        token = torch.arange(2, device=dev).repeat(group)
+        self._predictor_first_mask = torch.arange(2, device=dev)[None, :] <= token[:, None]
 
         # Codec state of every slot, plus one scratch row that padded graph rows write into.
         template = model.codec.new_state(slots + 1)
@@ -155,6 +187,7 @@ class ModelRunner:
             self._reset_codec(slot)
         self._host_position[slot] = prefix_length
         self._greedy[slot] = (not sampling.do_sample, not sampling.subtalker_do_sample)
+        self._sampling[slot] = sampling
 
     def reserve(self, slot: int, prefix_length: int) -> None:
         """Park a slot whose prefix is still being filled: the rows that sit out a frame step
@@ -182,11 +215,12 @@ class ModelRunner:
         (code 0 == codec EOS means the stream ended without this frame)."""
         n_rows = max(r.slot for r in rows) + 1
         kv_len = max(self._host_position[r.slot] for r in rows) + 1
-        if self.use_graphs:
+        if self.bucketed:
             n_rows = _bucket(n_rows, ROW_BUCKETS, self.slots)
             kv_len = _bucket(kv_len, KV_BUCKETS, self.max_context)
         talker_greedy = all(self._greedy[r.slot][0] for r in rows)
         predictor_greedy = all(self._greedy[r.slot][1] for r in rows)
+        candidates = all(_fits_candidates(self._sampling[r.slot]) for r in rows)
 
         host = self._step_input_host
         host.zero_()
@@ -194,7 +228,7 @@ class ModelRunner:
             host[0, r.slot] = 1
             host[1, r.slot] = r.text_id
             host[2, r.slot] = int(r.eos_allowed)
-        key = (n_rows, kv_len, talker_greedy, predictor_greedy)
+        key = (n_rows, kv_len, talker_greedy, predictor_greedy, candidates)
         with torch.inference_mode():
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
             if self.use_graphs:
@@ -209,7 +243,7 @@ class ModelRunner:
         codes = self._codes_host
         return [codes[r.slot].tolist() for r in rows]
 
-    def _frame_step(self, n: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool) -> None:
+    def _frame_step(self, n: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool) -> None:
         model = self.model
         active = self._step_input[0, :n].bool()
         text_id = self._step_input[1, :n]
@@ -227,13 +261,14 @@ class ModelRunner:
             eos_id=self.codec_eos_id, suppress=self._suppress,
         )
         logits = logits.masked_fill(~eos_allowed[:, None] & self._eos_column, float("-inf"))
+        talker_rows = self._rows_view(self._talker_rows, n, talker_greedy)
+        predictor_rows = self._rows_view(self._predictor_rows, n, predictor_greedy)
         draw = generated * self.groups
-        c0 = choose(logits, self._rows_view(self._talker_rows, n, talker_greedy), draw)
-        codes = predict_codes(
-            model, hidden, c0, self._rows_view(self._predictor_rows, n, predictor_greedy), draw,
-            self._predictor_cache,
-        )
-        frame_sum = frame_embedding(model, codes)
+        gumbel = None
+        if candidates and not (talker_greedy and predictor_greedy):
+            gumbel = step_noise(talker_rows, draw, self.groups, logits.shape[-1])
+        c0 = self._choose(logits, talker_rows, draw, gumbel, 0)
+        codes, frame_sum = self._predict(hidden, c0, predictor_rows, draw, gumbel)
 
         step = active.long()
         self._frame_sum[:n] = torch.where(active[:, None], frame_sum, self._frame_sum[:n])
@@ -243,6 +278,14 @@ class ModelRunner:
         self._codes[:n] = codes
 
     @staticmethod
+    def _choose(logits: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None, group: int) -> Tensor:
+        if rows.all_greedy:
+            return logits.argmax(dim=-1)
+        if gumbel is not None:
+            return choose_candidates(logits, rows, gumbel[:, group, : logits.shape[-1]], MAX_CANDIDATES)
+        return choose(logits, rows, draw + group)
+
+    @staticmethod
     def _rows_view(rows: SamplerRows, n: int, greedy: bool) -> SamplerRows:
         return SamplerRows(rows.do_sample[:n], rows.temperature[:n], rows.top_k[:n], rows.top_p[:n], rows.seed[:n], greedy)
 
@@ -250,28 +293,84 @@ class ModelRunner:
         """One token for pool rows [0, n): x [n, hidden] -> post-norm hidden [n, hidden]."""
         talker = self.model.talker
         n = x.shape[0]
-        cos, sin = talker.rotary.cos_sin(positions[:, None], x.dtype)
+        cos, sin = talker.rotary.cos_sin(positions[:, None], x.dtype)  # [n, 1, head_dim]
         mask = (torch.arange(kv_len, device=x.device)[None, :] <= positions[:, None])[:, None, None, :]
         rows = self._rows_index[:n]
         # Rows that sit out this step may stand at the end of the cache; their write is discarded.
         write_at = positions.clamp(max=self.max_context - 1)
-        h = x[:, None]
-        for layer_index, layer in enumerate(talker.layers):
-            k_cache = self.pool.cache.k[layer_index, :n]
-            v_cache = self.pool.cache.v[layer_index, :n]
+        for index, layer in enumerate(self._talker_layers):
+            k_cache = self.pool.cache.k[index, :n]
+            v_cache = self.pool.cache.v[index, :n]
 
             def attend(q: Tensor, k: Tensor, v: Tensor, k_cache: Tensor = k_cache, v_cache: Tensor = v_cache) -> Tensor:
-                k_cache[rows, :, write_at] = k[:, :, 0]
-                v_cache[rows, :, write_at] = v[:, :, 0]
-                heads, kv_heads = q.shape[1], k.shape[1]
-                # A single query token: the q heads of one KV head form its "query rows", which is
+                k_cache[rows, :, write_at] = k
+                v_cache[rows, :, write_at] = v
+                # One query token: the q heads of a KV head are its query rows, which is
                 # grouped-query attention without repeating the cache.
-                grouped = q.reshape(n, kv_heads, heads // kv_heads, q.shape[-1])
+                grouped = q.reshape(n, layer.kv_heads, layer.heads // layer.kv_heads, layer.head_dim)
                 out = F.scaled_dot_product_attention(grouped, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], attn_mask=mask)
-                return out.reshape(n, heads, 1, q.shape[-1])
+                return out.reshape(n, -1)
 
-            h = layer.forward(h, cos, sin, attend)
-        return rms_norm(h[:, 0], talker.norm, talker.cfg.layers.rms_norm_eps)
+            x = layer_forward(layer, x, cos, sin, self._talker_rot, attend)
+        return F.rms_norm(x, (x.shape[-1],), talker.norm, talker.cfg.layers.rms_norm_eps)
+
+    def _predict(
+        self, hidden: Tensor, c0: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None
+    ) -> tuple[Tensor, Tensor]:
+        """Codes 1..G-1 from (hidden, c0) for rows [0, n); returns the frame [n, G] and its
+        embedding sum [n, hidden] (talker table for code 0, predictor tables for the rest)."""
+        model, predictor = self.model, self.model.code_predictor
+        n = hidden.shape[0]
+
+        def project(x: Tensor) -> Tensor:
+            return x if predictor.proj_w is None else F.linear(x, predictor.proj_w, predictor.proj_b)
+
+        cache_k, cache_v = self._predictor_cache.k[:, :n], self._predictor_cache.v[:, :n]
+        embeds = [model.talker.embed_codec(c0)]
+        codes = [c0]
+        x = project(torch.stack((hidden, embeds[0]), dim=1)).reshape(2 * n, -1)
+        for j in range(self.groups - 1):
+            tokens = 2 if j == 0 else 1
+            start = 0 if j == 0 else j + 1
+            if j == 0:
+                cos = self._predictor_cos[:2].repeat(n, 1, 1)
+                sin = self._predictor_sin[:2].repeat(n, 1, 1)
+            else:
+                cos, sin = self._predictor_cos[start : start + 1], self._predictor_sin[start : start + 1]
+            for index, layer in enumerate(self._predictor_layers):
+                x = layer_forward(
+                    layer, x, cos, sin, self._predictor_rot,
+                    self._predictor_attend(cache_k[index], cache_v[index], layer, n, tokens, start),
+                )
+            last = x.view(n, tokens, -1)[:, -1]
+            last = F.rms_norm(last, (last.shape[-1],), predictor.norm, predictor.cfg.layers.rms_norm_eps)
+            logits = F.linear(last, predictor.lm_heads[j]).float()
+            code = self._choose(logits, rows, draw, gumbel, j + 1)
+            codes.append(code)
+            embeds.append(F.embedding(code, predictor.codec_embeddings[j]))
+            if j + 1 < self.groups - 1:
+                x = project(embeds[-1])
+        frame_sum = torch.stack(embeds, dim=1).sum(dim=1)
+        return torch.stack(codes, dim=1), frame_sum
+
+    def _predictor_attend(self, k_cache: Tensor, v_cache: Tensor, layer: FusedLayer, n: int, tokens: int, start: int):
+        group = layer.heads // layer.kv_heads
+        end = start + tokens
+
+        def attend(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
+            k_cache[:, :, start:end] = k.view(n, tokens, layer.kv_heads, -1).transpose(1, 2)
+            v_cache[:, :, start:end] = v.view(n, tokens, layer.kv_heads, -1).transpose(1, 2)
+            if tokens == 1:
+                grouped = q.reshape(n, layer.kv_heads, group, layer.head_dim)
+                out = F.scaled_dot_product_attention(grouped, k_cache[:, :, :end], v_cache[:, :, :end])
+                return out.reshape(n, -1)
+            grouped = q.view(n, tokens, layer.kv_heads, group, -1).permute(0, 2, 3, 1, 4).reshape(n, layer.kv_heads, group * tokens, -1)
+            out = F.scaled_dot_product_attention(
+                grouped, k_cache[:, :, :end], v_cache[:, :, :end], attn_mask=self._predictor_first_mask
+            )
+            return out.view(n, layer.kv_heads, group, tokens, -1).permute(0, 3, 1, 2, 4).reshape(n * tokens, -1)
+
+        return attend
 
     def _replay_step(self, key: tuple) -> None:
         entry = self._step_graphs.get(key)
@@ -303,7 +402,7 @@ class ModelRunner:
         top = max_rows or self.slots
         rows = sorted({_bucket(r, ROW_BUCKETS, self.slots) for r in ROW_BUCKETS if r <= top} | {_bucket(top, ROW_BUCKETS, self.slots)})
         lens = kv_lens or (KV_BUCKETS[0],)
-        flags = [(False, False), (True, True)] if sampled else [(True, True)]
+        flags = [(False, False, True), (True, True, True)] if sampled else [(True, True, True)]
         captured = 0
         with torch.inference_mode():
             for n in rows:
@@ -348,21 +447,19 @@ class ModelRunner:
 
     def _decode_chunks(self, slots: list[int], frames: list[list[list[int]]]) -> list[np.ndarray]:
         n_frames = len(frames[0])
-        codes = torch.tensor(frames, dtype=torch.int64)
+        batch = _bucket(len(slots), ROW_BUCKETS, self.slots) if self.bucketed else len(slots)
+        index = torch.full((batch,), self.slots, dtype=torch.int64)  # padding rows use the scratch state
+        index[: len(slots)] = torch.tensor(slots)
+        codes = torch.zeros(batch, n_frames, self.groups, dtype=torch.int64)
+        codes[: len(slots)] = torch.tensor(frames, dtype=torch.int64)
         if self.use_graphs:
-            batch = _bucket(len(slots), ROW_BUCKETS, self.slots)
             graph, index_in, codes_in, pcm_out = self._codec_graph(batch, n_frames)
-            index = torch.full((batch,), self.slots, dtype=torch.int64)
-            index[: len(slots)] = torch.tensor(slots)
-            padded = torch.zeros(batch, n_frames, self.groups, dtype=torch.int64)
-            padded[: len(slots)] = codes
             index_in.copy_(index, non_blocking=True)
-            codes_in.copy_(padded, non_blocking=True)
+            codes_in.copy_(codes, non_blocking=True)
             graph.replay()
             pcm = pcm_out[: len(slots)].cpu()
         else:
-            pcm = self._codec_body(torch.tensor(slots, device=self.device), codes.to(self.device))
-            pcm = pcm.cpu()
+            pcm = self._codec_body(index.to(self.device), codes.to(self.device))[: len(slots)].cpu()
         return list(pcm.numpy())
 
     def _codec_body(self, index: Tensor, codes: Tensor) -> Tensor:
