@@ -244,8 +244,7 @@ def test_x08_tail_stays_bounded(kind: str, split: str) -> None:
     else:
         body = "https://example.com/" + "".join(rng.choice("abcdefghij/") for _ in range(480))
         text = f"Open {body} now."
-    deltas = list(text) if split == "chars" else [text[i:i + rng.randint(2, 6)] for i in range(0, len(text), 6)]
-    deltas = [d for d in deltas if d] if split == "chars" else _cover(text, rng)
+    deltas = list(text) if split == "chars" else _cover(text, rng)
     n = StreamingNormalizer()
     commits: list[Commit] = []
     for delta in deltas:

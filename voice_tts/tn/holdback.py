@@ -29,6 +29,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(lexer.greedy(cur, pos, lexer.is_emoji_part), "emoji")
     if lexer.is_dropped(c):
         return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
+    if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
+        return Span(lexer.greedy(cur, pos + 1, lexer.is_emoji_part), "emoji")
     if ctx.line_start:
         span = _line_start(cur, pos, ctx)
         if span is not None:
@@ -83,6 +85,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_letter(c):
         return _word(cur, pos, ctx)
     return Span(pos + 1, "punct")
+
+
+# Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
+_KEYCAP_BASES = frozenset("0123456789#*")
+_KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
 
 def _prev_char(cur: Cursor, pos: int, ctx: Context) -> str:

@@ -176,7 +176,7 @@ class StreamingNormalizer:
         if spoken_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
-            if spoken[0] not in CLOSING and not spoken[0].isspace():
+            if spoken[0] not in CLOSING and not spoken[0].isspace() and not (is_han(spoken[0]) and is_han(ctx.last_spoken)):
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
         self._raw_end = commit.raw_end
@@ -230,7 +230,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
         ctx.end_sentence()
     # spoken side
-    if kind in ("ws", "emoji") or (kind == "punct" and not spoken):
+    if kind in ("ws", "emoji", "drop") or (kind == "punct" and not spoken):
         ctx.pending_sep = True
     if spoken:
         ctx.pending_sep = False
