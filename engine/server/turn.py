@@ -138,11 +138,11 @@ class Turn:
                 ProgressMessage(
                     raw_end=raw_end if last else self._sent_raw_end,
                     spoken_end=progress.spoken_end,
-                    audio_ms=round(progress.audio_time * 1000.0, 3),
+                    audio_ms=progress.audio_time * 1000.0,
                     words=[
                         WordTiming(
                             text=word.text,
-                            start_ms=round(word.start_time * 1000.0, 3),
+                            start_ms=word.start_time * 1000.0,
                             raw_start=word.raw_start,
                             raw_end=word.raw_end,
                         )
