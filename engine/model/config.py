@@ -84,10 +84,6 @@ class CodecConfig:
     sample_rate: int
     samples_per_frame: int
 
-    @property
-    def frame_rate(self) -> float:
-        return self.sample_rate / self.samples_per_frame
-
 
 @dataclass(frozen=True)
 class ModelConfig:

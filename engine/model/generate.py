@@ -59,7 +59,14 @@ class Generation:
 
 
 class StreamingGenerator:
-    """One stream: voice and sampling fixed up front, text ids pushed as they become final."""
+    """One stream: voice and sampling fixed up front, text ids pushed as they become final.
+
+    The voice-dependent prefix is prefilled on construction. `layout="streaming"` starts as soon as
+    the first text id arrives; `"non_streaming"` (whole text in the prompt) starts at `end_text()`.
+    `max_new_tokens` counts sampled code-0 ids (frames = max_new_tokens - 1 when it is hit).
+    `forced_codes` [T, G] makes the stream follow given codes (teacher forcing, then EOS) and
+    `record_logits` keeps the raw talker and predictor logits of every step, for numerical checks.
+    """
 
     def __init__(
         self,
@@ -80,7 +87,7 @@ class StreamingGenerator:
         self.voice = Voice.resolve(cfg, speaker, language, instruct)
         self.layout = layout
         self.sampling = (sampling or SamplingParams.from_generation_config(model.generation_config)).with_seed()
-        self.max_new_tokens = max_new_tokens or int(model.generation_config["max_new_tokens"])
+        self.max_new_tokens = int(model.generation_config["max_new_tokens"]) if max_new_tokens is None else max_new_tokens
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
         self.instruct_ids = instruct_ids if instruct_ids is not None else (

@@ -66,6 +66,8 @@ def load_model(
         raise CheckpointError(f"{folder}: checkpoint folder does not exist")
     _check_files(folder)
     device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
     dtype = dtype or default_dtype(device)
     config = read_config(folder)
     generation_config = read_generation_config(folder)
@@ -171,7 +173,8 @@ def _read(tensors: dict[str, _TensorInfo], device: torch.device, dtype: torch.dt
     for key, info in tensors.items():
         by_file.setdefault(info.file, []).append(key)
     out = {}
-    target = "cpu" if device.type == "cpu" else str(device)
+    # Non-CPU devices receive each tensor directly; casting then happens on the device.
+    target = str(device)
     for file, keys in by_file.items():
         try:
             with safe_open(file, framework="pt", device=target) as f:

@@ -103,13 +103,15 @@ class SamplerRows:
     temperature: Tensor  # [B] float32
     top_k: Tensor  # [B] int64, 0 = off
     top_p: Tensor  # [B] float32
-    seed: Tensor  # [B] int64, 0 .. 2**32-1
+    seed: Tensor  # [B] int64, 0 .. 2**32-1 (greedy rows without a seed use 0)
     all_greedy: bool
 
     @classmethod
     def build(cls, params: Sequence[SamplingParams], device: torch.device | str, *, predictor: bool) -> SamplerRows:
         prefix = "subtalker_" if predictor else ""
         do_sample = [getattr(p, f"{prefix}do_sample") for p in params]
+        if any(sample and p.seed is None for sample, p in zip(do_sample, params)):
+            raise ValueError("sampled rows need a seed: resolve it with SamplingParams.with_seed() when the stream starts")
         return cls(
             do_sample=torch.tensor(do_sample, dtype=torch.bool, device=device),
             temperature=torch.tensor([getattr(p, f"{prefix}temperature") for p in params], dtype=torch.float32, device=device),

@@ -141,3 +141,9 @@ def test_predictor_rows_use_the_subtalker_settings():
     r = rows(p, predictor=True)
     assert r.all_greedy and int(r.top_k[0]) == 9
     assert not rows(p).all_greedy
+
+
+def test_sampled_rows_without_a_seed_are_refused():
+    with pytest.raises(ValueError, match="with_seed"):
+        rows(SamplingParams())
+    assert rows(SamplingParams(do_sample=False)).all_greedy
