@@ -178,7 +178,7 @@ class Qwen3StreamingTTS(TTSService):
         self._owns_engine = engine is None
         self._normalize = normalize
         self._turns: dict[str, _Turn] = {}
-        # Contexts whose text had nothing to say (only symbols, say): silent by design.
+        # Contexts whose text had nothing to say (only punctuation, say): silent by design.
         self._nothing_to_say: set[str] = set()
 
     def can_generate_metrics(self) -> bool:
@@ -303,7 +303,7 @@ class Qwen3StreamingTTS(TTSService):
                     failed = True
                     await self._push_engine_error(event)
                 elif isinstance(event, SessionDone):
-                    if not produced_audio and not failed and event.usage.characters_spoken == 0:
+                    if not (produced_audio or failed or _says_anything(turn.session.raw_text)):
                         self._nothing_to_say.add(context_id)
         except Exception as e:
             # One turn's failure must not stop the service: report it, end the context.
@@ -358,8 +358,8 @@ class Qwen3StreamingTTS(TTSService):
         )
 
     async def _record_context_audio_outcome(self, context_id: str, received_audio: bool):
-        # Silence counts towards max_consecutive_zero_audio_contexts only when the engine was
-        # given something to say; a turn of only symbols or whitespace is silent by design.
+        # Silence counts towards max_consecutive_zero_audio_contexts only when there was
+        # something to say; a turn of only punctuation or symbols is silent by design.
         if context_id in self._nothing_to_say:
             self._nothing_to_say.discard(context_id)
             return
@@ -429,6 +429,12 @@ class Qwen3StreamingTTS(TTSService):
             self._turn_context_id = None
             self._turn_context_id = self.create_context_id()
         return changed
+
+
+def _says_anything(text: str) -> bool:
+    """Whether text has a letter or digit: text of only punctuation, symbols or emoji is
+    legitimately silent."""
+    return any(char.isalnum() for char in text)
 
 
 def _is_spaceless_script(text: str) -> bool:
