@@ -1,8 +1,8 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
-    voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key KEY]
-    voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
-    voice-tts voices [--url URL]
+voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key KEY]
+voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
+voice-tts voices [--url URL]
 """
 
 from __future__ import annotations
@@ -115,7 +115,9 @@ def print_report(result: SpeakResult, output: str, out: TextIO | None = None) ->
     print(f"TTFA          {ttfa}", file=out)
     print(f"audio         {result.audio_seconds:.2f} s at {result.sample_rate} Hz", file=out)
     print(f"wall time     {result.wall_seconds:.2f} s", file=out)
-    print(f"RTF           {result.rtf:.3f} (wall / audio, text arriving at the given rate)", file=out)
+    print(
+        f"RTF           {result.rtf:.3f} (wall / audio, text arriving at the given rate)", file=out
+    )
     print(f"written       {output}", file=out)
     print("word timeline:", file=out)
     for word in result.words:
@@ -239,8 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     speak.add_argument("--language")
     speak.add_argument("--sample-rate", type=int, default=24000)
     speak.add_argument("--tokens-per-second", type=float, default=30.0)
-    speak.add_argument("--url", help="engine server, e.g. ws://127.0.0.1:8000/v1/ws "
-                       "(default: the embedded voice in this process)")
+    speak.add_argument(
+        "--url",
+        help="engine server, e.g. ws://127.0.0.1:8000/v1/ws "
+        "(default: the embedded voice in this process)",
+    )
     speak.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
     speak.set_defaults(handler=lambda args: asyncio.run(run_speak(args)))
 

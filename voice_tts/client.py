@@ -163,9 +163,8 @@ class RemoteEngine:
                 with urllib.request.urlopen(request, timeout=10) as response:
                     return response.read()
             except urllib.error.HTTPError as exc:
-                raise RemoteEngineError(
-                    f"GET {request.full_url}: HTTP {exc.code}: {exc.read().decode(errors='replace')}"
-                ) from exc
+                body = exc.read().decode(errors="replace")
+                raise RemoteEngineError(f"GET {request.full_url}: HTTP {exc.code}: {body}") from exc
             except OSError as exc:
                 raise RemoteEngineError(f"GET {request.full_url}: {exc}") from exc
 
@@ -271,7 +270,9 @@ class RemoteStream:
             await self._pool.release(connection, reusable=refused)
             if isinstance(message, ErrorMessage):
                 return Error(message.code, message.message, message.retryable)
-            return Error(ErrorCode.INVALID_MESSAGE, f"expected 'started', got {reply!r:.200}", False)
+            return Error(
+                ErrorCode.INVALID_MESSAGE, f"expected 'started', got {reply!r:.200}", False
+            )
         raise AssertionError("unreachable")
 
     async def _send_commands(self, connection: ClientConnection) -> None:
@@ -337,7 +338,11 @@ class RemoteStream:
         received = exc.rcvd
         if received is not None and received.code in CLOSE_CODE_ERRORS:
             return Error(CLOSE_CODE_ERRORS[received.code], received.reason or "refused", False)
-        detail = f" (close code {received.code}{': ' + received.reason if received.reason else ''})" if received else ""
+        detail = (
+            f" (close code {received.code}{': ' + received.reason if received.reason else ''})"
+            if received
+            else ""
+        )
         return Error(ErrorCode.DISCONNECTED, f"connection to {self._url} lost{detail}", True)
 
     def _usage(self) -> Usage:

@@ -14,15 +14,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from voice_tts.protocol import Error, StreamingEngine, VoiceList
-from voice_tts.session import SessionDone
-
 from engine.server.auth import ApiKeyMiddleware
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint
 from engine.server.state import EngineDescription, ServerState
 from engine.server.streams import open_session
 from engine.server.websocket import Connection
+from voice_tts.protocol import Error, StreamingEngine, VoiceList
+from voice_tts.session import SessionDone
 
 log = logging.getLogger(__name__)
 

@@ -25,19 +25,31 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from engine.server.state import ServerState
+from engine.server.streams import open_session
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import AudioChunk, Error, ErrorCode
 from voice_tts.session import SessionDone, TTSSession
-
-from engine.server.state import ServerState
-from engine.server.streams import open_session
 
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 24000
 OPENAI_VOICES = frozenset(
-    {"alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer",
-     "verse", "marin", "cedar"}
+    {
+        "alloy",
+        "ash",
+        "ballad",
+        "coral",
+        "echo",
+        "fable",
+        "nova",
+        "onyx",
+        "sage",
+        "shimmer",
+        "verse",
+        "marin",
+        "cedar",
+    }
 )
 MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
 
@@ -58,7 +70,14 @@ class SpeechRequest(BaseModel):
 
 def openai_error(status: int, message: str, code: str, param: str | None = None) -> JSONResponse:
     return JSONResponse(
-        {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}},
+        {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": param,
+                "code": code,
+            }
+        },
         status_code=status,
     )
 
@@ -67,9 +86,13 @@ def streaming_wav_header(sample_rate: int) -> bytes:
     """A mono s16le WAV header whose sizes say 'unknown' (the maximum), for a streamed body."""
     unknown = 0xFFFFFFFF
     return (
-        b"RIFF" + struct.pack("<I", unknown) + b"WAVE"
-        + b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, sample_rate * 2, 2, 16)
-        + b"data" + struct.pack("<I", unknown)
+        b"RIFF"
+        + struct.pack("<I", unknown)
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, sample_rate * 2, 2, 16)
+        + b"data"
+        + struct.pack("<I", unknown)
     )
 
 
@@ -124,20 +147,27 @@ class SpeechEndpoint:
             )
         if speech.speed != 1.0:
             return openai_error(
-                400, "speed must be 1.0: this server does not change the speaking rate",
-                "unsupported_speed", "speed",
+                400,
+                "speed must be 1.0: this server does not change the speaking rate",
+                "unsupported_speed",
+                "speed",
             )
         description = self._state.description
         if speech.voice not in OPENAI_VOICES and not description.knows_voice(speech.voice):
             names = [voice.name for voice in description.voices]
             return openai_error(
-                400, f"unknown voice {speech.voice!r}; voices: {names}", ErrorCode.INVALID_VOICE, "voice"
+                400,
+                f"unknown voice {speech.voice!r}; voices: {names}",
+                ErrorCode.INVALID_VOICE,
+                "voice",
             )
         limit = self._state.settings.max_turn_text_chars
         if len(speech.input) > limit:
             return openai_error(
-                400, f"input has {len(speech.input)} characters; the limit is {limit}",
-                ErrorCode.TEXT_TOO_LONG, "input",
+                400,
+                f"input has {len(speech.input)} characters; the limit is {limit}",
+                ErrorCode.TEXT_TOO_LONG,
+                "input",
             )
         return None
 
@@ -157,9 +187,7 @@ class SpeechEndpoint:
                     state.metrics.errors.labels(code=event.code).inc()
                     session.cancel()
                     state.slots.release()
-                    return openai_error(
-                        503 if event.retryable else 500, event.message, event.code
-                    )
+                    return openai_error(503 if event.retryable else 500, event.message, event.code)
                 if isinstance(event, SessionDone):
                     finished = True
                     break

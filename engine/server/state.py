@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.server.metrics import ServerMetrics
+from engine.server.settings import ServerSettings
+from engine.server.streams import StreamSlots
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
     Capabilities,
     StreamingEngine,
     VoiceInfo,
 )
-
-from engine.server.metrics import ServerMetrics
-from engine.server.settings import ServerSettings
-from engine.server.streams import StreamSlots
 
 DEFAULT_CAPACITY = 64
 FORMATS = ("pcm16", "mulaw")

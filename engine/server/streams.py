@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import AsyncIterator
 
+from engine.server.metrics import ServerMetrics
 from voice_tts.protocol import EngineStream, Event, Progress, StreamingEngine
 from voice_tts.session import TTSSession
-
-from engine.server.metrics import ServerMetrics
 
 
 class StreamSlots:

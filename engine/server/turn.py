@@ -7,6 +7,9 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
+from engine.server.sender import Sender
+from engine.server.state import ServerState
+from engine.server.streams import open_session
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.protocol import (
     AudioChunk,
@@ -19,10 +22,6 @@ from voice_tts.protocol import (
     WordTiming,
 )
 from voice_tts.session import SessionDone, WordsEvent
-
-from engine.server.sender import Sender
-from engine.server.state import ServerState
-from engine.server.streams import open_session
 
 if TYPE_CHECKING:
     from voice_tts.progress import Word
@@ -101,7 +100,9 @@ class Turn:
             log.exception("turn %s failed", self.stream_id)
             self.session.cancel()
             await self._send_error(
-                Error(code="engine_error", message="the turn failed inside the server", retryable=True)
+                Error(
+                    code="engine_error", message="the turn failed inside the server", retryable=True
+                )
             )
             await self._send_done_after_failure()
         finally:
@@ -187,4 +188,3 @@ class Turn:
                 usage=UsageInfo(characters_received=self._text_chars),
             )
         )
-

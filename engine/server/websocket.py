@@ -13,6 +13,9 @@ import logging
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
+from engine.server.sender import Sender
+from engine.server.state import ServerState
+from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
     SUPPORTED_SAMPLE_RATES,
@@ -25,10 +28,6 @@ from voice_tts.protocol import (
     TextMessage,
     client_message_adapter,
 )
-
-from engine.server.sender import Sender
-from engine.server.state import ServerState
-from engine.server.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +80,9 @@ class Connection:
             size = len(text.encode("utf-8"))
         except UnicodeEncodeError:
             # The server's WebSocket layer passes invalid UTF-8 on as surrogate escapes.
-            raise RejectedMessage(ErrorCode.INVALID_UTF8, "the text frame is not valid UTF-8")
+            raise RejectedMessage(
+                ErrorCode.INVALID_UTF8, "the text frame is not valid UTF-8"
+            ) from None
         limit = self._state.settings.max_message_bytes
         if size > limit:
             raise RejectedMessage(
@@ -90,7 +91,9 @@ class Connection:
         try:
             payload = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise RejectedMessage(ErrorCode.INVALID_JSON, f"the message is not JSON: {exc}")
+            raise RejectedMessage(
+                ErrorCode.INVALID_JSON, f"the message is not JSON: {exc}"
+            ) from None
         kind = payload.get("type") if isinstance(payload, dict) else None
         if kind not in CLIENT_MESSAGE_TYPES:
             raise RejectedMessage(
@@ -104,7 +107,9 @@ class Connection:
                 f"{'.'.join(str(p) for p in error['loc'][1:]) or kind}: {error['msg']}"
                 for error in exc.errors()
             )
-            raise RejectedMessage(ErrorCode.INVALID_MESSAGE, f"invalid {kind!r} message: {details}")
+            raise RejectedMessage(
+                ErrorCode.INVALID_MESSAGE, f"invalid {kind!r} message: {details}"
+            ) from None
 
     async def _handle(self, message) -> None:
         if isinstance(message, StartMessage):
@@ -135,7 +140,9 @@ class Connection:
             )
         if not state.description.knows_voice(start.voice):
             names = [voice.name for voice in state.description.voices]
-            raise RejectedMessage(ErrorCode.INVALID_VOICE, f"unknown voice {start.voice!r}; voices: {names}")
+            raise RejectedMessage(
+                ErrorCode.INVALID_VOICE, f"unknown voice {start.voice!r}; voices: {names}"
+            )
         if not state.readiness.ready:
             raise RejectedMessage(ErrorCode.NOT_READY, "the engine is warming up", retryable=True)
         if not state.slots.acquire():
@@ -149,11 +156,15 @@ class Connection:
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
-            raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc))
+            raise RejectedMessage(
+                getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)
+            ) from None
         except Exception as exc:
             state.slots.release()
             log.exception("could not open a stream")
-            raise RejectedMessage(ErrorCode.ENGINE_ERROR, f"could not open a stream: {exc}")
+            raise RejectedMessage(
+                ErrorCode.ENGINE_ERROR, f"could not open a stream: {exc}"
+            ) from exc
         self._turn = turn
         await self._sender.message(self._started_message(turn))
         self._turn_task = asyncio.create_task(turn.run())

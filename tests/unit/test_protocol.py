@@ -41,10 +41,23 @@ def test_start_defaults():
         ({"type": "cancel"}, CancelMessage(played_ms=None)),
         ({"type": "cancel", "played_ms": 1250.5}, CancelMessage(played_ms=1250.5)),
         (
-            {"type": "start", "voice": "female", "language": "zh", "sample_rate": 8000,
-             "format": "mulaw", "normalize": False, "instruct": "calm"},
-            StartMessage(voice="female", language="zh", sample_rate=8000, format="mulaw",
-                         normalize=False, instruct="calm"),
+            {
+                "type": "start",
+                "voice": "female",
+                "language": "zh",
+                "sample_rate": 8000,
+                "format": "mulaw",
+                "normalize": False,
+                "instruct": "calm",
+            },
+            StartMessage(
+                voice="female",
+                language="zh",
+                sample_rate=8000,
+                format="mulaw",
+                normalize=False,
+                instruct="calm",
+            ),
         ),
     ],
 )
@@ -78,12 +91,26 @@ def test_client_message_types_match_the_union():
 
 def test_server_messages_round_trip():
     messages = [
-        StartedMessage(stream_id="s1", voice=None, language="en", sample_rate=24000,
-                       format="pcm16", normalize=True),
-        ProgressMessage(raw_end=5, spoken_end=5, audio_ms=120.0,
-                        words=[WordTiming(text="Hello", start_ms=0.0, raw_start=0, raw_end=5)]),
-        DoneMessage(stream_id="s1", cancelled=True, heard_text="Hello",
-                    usage=UsageInfo(characters_received=12, characters_spoken=12, audio_seconds=1.5)),
+        StartedMessage(
+            stream_id="s1",
+            voice=None,
+            language="en",
+            sample_rate=24000,
+            format="pcm16",
+            normalize=True,
+        ),
+        ProgressMessage(
+            raw_end=5,
+            spoken_end=5,
+            audio_ms=120.0,
+            words=[WordTiming(text="Hello", start_ms=0.0, raw_start=0, raw_end=5)],
+        ),
+        DoneMessage(
+            stream_id="s1",
+            cancelled=True,
+            heard_text="Hello",
+            usage=UsageInfo(characters_received=12, characters_spoken=12, audio_seconds=1.5),
+        ),
         ErrorMessage(code="invalid_json", message="not JSON"),
     ]
     for message in messages:
@@ -101,8 +128,14 @@ def test_error_without_stream_id_is_a_rejection():
 
 def test_capabilities_shape():
     capabilities = Capabilities(
-        backend="espeak", model="espeak-ng", voices=[VoiceInfo(name="default")],
-        languages=["en", "zh"], sample_rates=[8000, 24000], formats=["pcm16", "mulaw"],
-        features=["cancel"], capacity=8, active_streams=0,
+        backend="espeak",
+        model="espeak-ng",
+        voices=[VoiceInfo(name="default")],
+        languages=["en", "zh"],
+        sample_rates=[8000, 24000],
+        formats=["pcm16", "mulaw"],
+        features=["cancel"],
+        capacity=8,
+        active_streams=0,
     )
     assert Capabilities.model_validate_json(capabilities.model_dump_json()) == capabilities
