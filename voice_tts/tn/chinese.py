@@ -115,3 +115,37 @@ def plain(text: str) -> str | None:
         return None
     sign = "负" if text.startswith("-") else ""
     return sign + number(text.lstrip("+-"))
+
+
+# --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
+
+_DATE = re.compile(r"(?P<y>\d{4})年(?:(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})(?P<day>[日号]))?)?")
+_PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
+_MOBILE = re.compile(r"1[3-9]\d{9}")
+
+
+def date(text: str) -> str | None:
+    """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers)."""
+    m = _DATE.fullmatch(text)
+    if m is None:
+        return None
+    spoken = digits(m.group("y")) + "年"
+    if m.group("m"):
+        if not 1 <= int(m.group("m")) <= 12:
+            return None
+        spoken += cardinal(int(m.group("m"))) + "月"
+        if m.group("d"):
+            if not 1 <= int(m.group("d")) <= 31:
+                return None
+            spoken += cardinal(int(m.group("d"))) + m.group("day")
+    return spoken
+
+
+def percent(text: str) -> str | None:
+    m = _PERCENT.fullmatch(text)
+    return "百分之" + number(m.group("num")) if m else None
+
+
+def mobile(text: str) -> str | None:
+    """Mobile numbers digit by digit, 1 read as 幺."""
+    return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text) else None

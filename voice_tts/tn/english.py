@@ -317,3 +317,92 @@ UNITS = {
     "mL": "milliliter", "MB/s": "megabyte per second", "GB/s": "gigabyte per second",
 }
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
+
+
+# --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
+
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
+_MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
+_PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)%")
+_ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
+_MONTH_DATE = re.compile(r"(?P<month>[A-Z][a-z]+)\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?P<year>,?\s+\d{4})?")
+_CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
+_MEASURE = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[A-Za-z/]+)")
+
+
+def percent(text: str) -> str | None:
+    m = _PERCENT.fullmatch(text)
+    if m is None:
+        return None
+    sign = {"-": "negative ", "+": "plus "}.get(m.group("sign"), "")
+    return f"{sign}{number(m.group('num').replace(',', ''))} percent"
+
+
+def _date(day: int, month: int, year_text: str | None) -> str | None:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    spoken = f"the {ordinal(day)} of {_MONTH_NAMES[month - 1]}"
+    return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
+
+
+def iso_date(text: str) -> str | None:
+    m = _ISO_DATE.fullmatch(text)
+    return _date(int(m.group("d")), int(m.group("m")), m.group("y")) if m else None
+
+
+def month_date(text: str) -> str | None:
+    """'March 3, 2024' -> 'the third of march, twenty twenty four' (wetext's date style)."""
+    m = _MONTH_DATE.fullmatch(text)
+    if m is None or m.group("month") not in MONTHS:
+        return None
+    month = _MONTH_INDEX[m.group("month").lower()[:4] if m.group("month") == "Sept" else m.group("month").lower()[:3]]
+    spoken = _date(int(m.group("d")), month + 1, None)
+    if spoken is None or m.group("year") is None:
+        return spoken
+    comma = "," if m.group("year").startswith(",") else ""
+    return f"{spoken}{comma} {year(int(m.group('year').lstrip(', ')))}"
+
+
+def clock(text: str) -> str | None:
+    """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'."""
+    m = _CLOCK.fullmatch(text)
+    if m is None:
+        return None
+    hour = int(m.group("h") or m.group("h2"))
+    period = (m.group("ap") or m.group("ap2") or "").upper()
+    if hour > 24 or (period and hour > 12):
+        return None
+    words = [cardinal(hour)]
+    minutes = int(m.group("m")) if m.group("m") else 0
+    if minutes > 59:
+        return None
+    if minutes:
+        words.append(("oh " + _ONES[minutes]) if minutes < 10 else cardinal(minutes))
+    if period:
+        words.append(period + "M")
+    elif not minutes:
+        words.append("o'clock")
+    return " ".join(words)
+
+
+def _unit_plural(name: str) -> str:
+    head, sep, tail = name.partition(" per ")
+    first, space, rest = head.partition(" ")
+    if rest:  # "kilowatt hour" -> "kilowatt hours"
+        head = f"{first} {_unit_plural(rest)}"
+    elif head == "foot":
+        head = "feet"
+    elif not head.endswith("hertz"):
+        head += "s"
+    return head + sep + tail
+
+
+def measure(text: str) -> str | None:
+    """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour'."""
+    m = _MEASURE.fullmatch(text)
+    if m is None or m.group("unit") not in UNITS:
+        return None
+    amount = m.group("num").replace(",", "")
+    name = UNITS[m.group("unit")]
+    return f"{number(amount)} {name if amount == '1' else _unit_plural(name)}"

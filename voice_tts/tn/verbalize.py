@@ -51,7 +51,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "abbr":
         return english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info)
     if kind == "date":
-        return normalize_span(raw, "en") or raw
+        return english.month_date(raw) or normalize_span(raw, "en") or raw
     if kind == "phone":
         return english.phone(raw)
     if kind in ("url", "email"):
@@ -138,7 +138,7 @@ def _number_en(text: str, currency_code: str) -> str:
         reading = english.money(text)
         if reading:
             return reading
-    for rule in (english.decade, english.version):
+    for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure):
         reading = rule(text)
         if reading:
             return reading
@@ -167,7 +167,7 @@ def _number_zh(text: str) -> str:
     text = _THOUSANDS.sub("", text)
     if text.startswith("#"):
         return _number_zh(text[1:]) + "号"
-    for rule in (chinese.clock_with_period, chinese.version):
+    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile):
         reading = rule(text)
         if reading:
             return reading

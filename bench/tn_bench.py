@@ -1,0 +1,120 @@
+"""Per-delta latency of the streaming normalizer on LLM-style replies.
+
+Each reply is split into deltas of 2-6 characters, the size of BPE tokens, and fed to a fresh
+StreamingNormalizer; every `push` (and the final `flush`) is timed. wetext's FSTs are loaded
+before timing (as a server does at start-up); by default the span cache is cleared before each
+reply so a number seen in an earlier reply is not free.
+
+    .venv/bin/python bench/tn_bench.py [--rounds 20] [--seed 0] [--warm-cache]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+
+from voice_tts.tn import StreamingNormalizer, warm_up
+from voice_tts.tn.wetext_calls import normalize_span
+
+REPLIES = {
+    "en-markdown": (
+        "## Summary\n"
+        "Sure! Here's what I found about **Qwen3-TTS-1.7B** (released 2026-03-04):\n\n"
+        "- It costs $12.50 per hour on a 24 GB GPU, about 3.5x cheaper than v0.2.1.\n"
+        "- Latency dropped by 37.5% to 120 ms; see [the docs](https://example.com/docs?id=3).\n"
+        "- Dr. Smith's team at 221B Baker St. reported 1,234,567 requests in the 1990s-style benchmark.\n\n"
+        "1. Install it with `pip install voice-tts`.\n"
+        "2. Call +1 (415) 555-0100 or email support@example.org before 5pm.\n"
+        "Revenue hit $1.5 million last year, up from €900k. 🎉"
+    ),
+    "en-plain": (
+        "Of course. The meeting is on March 3, 2024 at 10:30 am in room 42, and it should take "
+        "about 45 minutes. Bring 3 copies of the report, which covers pages 3-5 and the 2025 "
+        "forecast. If anything changes, I will let you know by Friday. Thanks for your patience, "
+        "and have a great day!"
+    ),
+    "zh": (
+        "好的，我帮你查了一下。今年是2026年3月4日，价格是12.5元，共计￥1,234.56，约$20。"
+        "增长了12.5%，下降-3%。电话是13812345678，报警打110。需要3-5天，下午3:30开会，"
+        "温度-3.5℃，我有2个苹果和12.9英寸的屏幕。**重点**：\n- 第一项\n- 第二项\n版本v0.2.1发布了。"
+    ),
+    "mixed": (
+        "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
+        "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
+        "网址https://example.com，邮箱abc@163.com。下载速度是100MB/s，延迟20ms。"
+    ),
+}
+
+
+def token_deltas(text: str, rng: random.Random) -> list[str]:
+    deltas, i = [], 0
+    while i < len(text):
+        step = rng.randint(2, 6)
+        deltas.append(text[i:i + step])
+        i += step
+    return deltas
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def run(rounds: int, seed: int, warm_cache: bool) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per-call wall-clock and thread-CPU milliseconds, by reply."""
+    rng = random.Random(seed)
+    wall: dict[str, list[float]] = {name: [] for name in REPLIES}
+    cpu: dict[str, list[float]] = {name: [] for name in REPLIES}
+    for _ in range(rounds):
+        for name, text in REPLIES.items():
+            if not warm_cache:
+                normalize_span.cache_clear()
+            normalizer = StreamingNormalizer()
+            calls = [lambda d=d: normalizer.push(d) for d in token_deltas(text, rng)] + [normalizer.flush]
+            for call in calls:
+                start_cpu, start = time.thread_time(), time.perf_counter()
+                call()
+                wall[name].append((time.perf_counter() - start) * 1000)
+                cpu[name].append((time.thread_time() - start_cpu) * 1000)
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--warm-cache", action="store_true", help="keep wetext results across replies")
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    warm_up()
+    load_ms = (time.perf_counter() - start) * 1000
+    run(1, args.seed + 1, args.warm_cache)  # first-call effects (imports, allocator) out of the figures
+    wall, cpu = run(args.rounds, args.seed, args.warm_cache)
+
+    load = os.getloadavg()[0]
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, load average "
+          f"{load:.2f}; wetext load {load_ms:.0f} ms; span cache {'warm' if args.warm_cache else 'cleared per reply'}; "
+          f"{args.rounds} rounds, deltas of 2-6 characters")
+    print(f"{'reply':<12} {'chars':>6} {'calls':>6} {'wall p50':>9} {'wall p99':>9} {'wall max':>9} "
+          f"{'cpu p50':>8} {'cpu p99':>8} {'cpu max':>8} {'ms/reply':>9}")
+    all_wall: list[float] = []
+    all_cpu: list[float] = []
+    for name in REPLIES:
+        w, c = wall[name], cpu[name]
+        all_wall += w
+        all_cpu += c
+        print(f"{name:<12} {len(REPLIES[name]):>6} {len(w):>6} {statistics.median(w):>9.3f} {percentile(w, 99):>9.3f} "
+              f"{max(w):>9.3f} {statistics.median(c):>8.3f} {percentile(c, 99):>8.3f} {max(c):>8.3f} "
+              f"{sum(w) / args.rounds:>9.2f}")
+    print(f"{'all':<12} {'':>6} {len(all_wall):>6} {statistics.median(all_wall):>9.3f} {percentile(all_wall, 99):>9.3f} "
+          f"{max(all_wall):>9.3f} {statistics.median(all_cpu):>8.3f} {percentile(all_cpu, 99):>8.3f} {max(all_cpu):>8.3f}")
+    print("(milliseconds per push/flush call; cpu = thread CPU time, which excludes time other processes held the core)")
+
+
+if __name__ == "__main__":
+    main()
