@@ -229,8 +229,10 @@ class StreamingGenerator:
             self.talker_logits.append(raw[0].cpu())
         if self.forced is not None:
             frame = len(self.frames)
-            forced = self.forced[frame, 0] if frame < len(self.forced) else cfg.codec_eos_id
-            c0 = torch.tensor([forced], device=raw.device)
+            if frame < len(self.forced):
+                c0 = self.forced[frame, :1]
+            else:
+                c0 = torch.tensor([cfg.codec_eos_id], device=raw.device)
         else:
             draw = torch.tensor([self._count * self._groups], device=raw.device)
             c0 = choose(logits, self._talker_rows, draw)

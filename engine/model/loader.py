@@ -33,7 +33,7 @@ from engine.model.errors import CheckpointError
 from engine.model.talker import Talker
 from engine.model.text import TOKENIZER_FILES, Split, TextTokenizer
 from engine.model.tts_model import Qwen3TTS
-from engine.model.weight_layout import Shapes, codec_shapes, is_unused_codec_tensor, model_shapes
+from engine.model.weight_layout import Shapes, codec_shapes, is_unused_codec_tensor, is_unused_model_tensor, model_shapes
 
 _FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
 _PROGRESS_MIN_BYTES = 256 * 2**20
@@ -73,7 +73,7 @@ def load_model(
     generation_config = read_generation_config(folder)
     tokenizer = TextTokenizer(folder, config, split)
 
-    model_tensors = _inspect(_weight_files(folder), model_shapes(config), ignore=lambda key: False)
+    model_tensors = _inspect(_weight_files(folder), model_shapes(config), ignore=is_unused_model_tensor)
     codec_tensors = _inspect(_weight_files(folder / "speech_tokenizer"), codec_shapes(config.codec), ignore=is_unused_codec_tensor)
     total = sum(_nbytes(info) for info in (*model_tensors.values(), *codec_tensors.values()))
     show = progress if progress is not None else total >= _PROGRESS_MIN_BYTES

@@ -35,7 +35,8 @@ from engine.model.tts_model import Qwen3TTS
 
 @dataclass(frozen=True)
 class Voice:
-    """A request's conditioning, validated against a checkpoint."""
+    """A request's conditioning, validated against a checkpoint. `speaker=None` leaves out the
+    speaker row (as the official code does for an empty speaker)."""
 
     speaker: str | None
     language: str
@@ -47,8 +48,6 @@ class Voice:
         spk = speaker.lower() if speaker else None
         if spk is not None and spk not in t.speaker_ids:
             raise ValueError(f"unknown speaker {speaker!r}; this checkpoint has: {', '.join(sorted(t.speaker_ids)) or 'none'}")
-        if spk is None and config.tts_model_type == "custom_voice" and not t.speaker_ids:
-            raise ValueError("this checkpoint has no preset speakers")
         lang = (language or "auto").lower()
         if lang not in config.languages:
             raise ValueError(f"unsupported language {language!r}; supported: {', '.join(config.languages)}")

@@ -10,10 +10,13 @@ from engine.model.config import CodecConfig, ModelConfig, TransformerConfig
 
 Shapes = dict[str, tuple[int, ...]]
 
-# Tensors a speech_tokenizer file holds that decoding never reads: the Mimi encoder and the
+# Tensors a file may hold that inference never reads, skipped instead of reported as unexpected:
+# the speaker encoder (built by the official classes only for voice-cloning checkpoints), rotary
+# frequency buffers some exports persist, and in the speech tokenizer the Mimi encoder and the
 # quantizers' encode-side projections.
+UNUSED_SUFFIXES = ("rotary_emb.inv_freq",)
+MODEL_UNUSED_PREFIXES = ("speaker_encoder.",)
 CODEC_UNUSED_PREFIXES = ("encoder.",)
-CODEC_UNUSED_SUFFIXES = (".input_proj.weight",)
 
 
 def _qwen3_layer(prefix: str, c: TransformerConfig, *, qk_norm: bool) -> Shapes:
@@ -148,5 +151,10 @@ def codec_shapes(c: CodecConfig) -> Shapes:
     return shapes
 
 
+def is_unused_model_tensor(key: str) -> bool:
+    return key.startswith(MODEL_UNUSED_PREFIXES) or key.endswith(UNUSED_SUFFIXES)
+
+
 def is_unused_codec_tensor(key: str) -> bool:
-    return key.startswith(CODEC_UNUSED_PREFIXES) or (key.startswith("decoder.quantizer.") and key.endswith(CODEC_UNUSED_SUFFIXES))
+    encode_side = key.startswith("decoder.quantizer.") and key.endswith(".input_proj.weight")
+    return key.startswith(CODEC_UNUSED_PREFIXES) or key.endswith(UNUSED_SUFFIXES) or encode_side

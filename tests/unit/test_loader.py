@@ -206,3 +206,11 @@ def test_copy_of_a_folder_loads(folder, tiny_checkpoint, tmp_path):
     real = tmp_path / "copy"
     shutil.copytree(folder, real, symlinks=False)
     assert load_model(real).config == load_model(tiny_checkpoint).config
+
+
+def test_tensors_inference_never_reads_are_skipped(folder):
+    rewrite_weights(folder, lambda t: t.update({
+        "speaker_encoder.fc.weight": torch.zeros(4, 4, 1),
+        "talker.model.rotary_emb.inv_freq": torch.zeros(8),
+    }))
+    assert load_model(folder).config.tts_model_type == "custom_voice"
