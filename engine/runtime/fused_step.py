@@ -93,7 +93,7 @@ def step_noise(rows: SamplerRows, base_draw: Tensor, groups: int, vocab: int) ->
     """Gumbel noise [B, groups, vocab] (float64) of draws base .. base + groups - 1 of every row."""
     b = base_draw.shape[0]
     draws = base_draw[:, None] + torch.arange(groups, device=base_draw.device)
-    u = uniform_noise(rows.seed.repeat_interleave(groups), draws.reshape(-1), vocab)
+    u = uniform_noise(rows.seed[:, None].expand(b, groups).reshape(-1), draws.reshape(-1), vocab)
     return -torch.log(-torch.log(u)).view(b, groups, vocab)
 
 

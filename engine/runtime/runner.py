@@ -223,11 +223,12 @@ class ModelRunner:
         candidates = all(_fits_candidates(self._sampling[r.slot]) for r in rows)
 
         host = self._step_input_host
-        host.zero_()
-        for r in rows:
-            host[0, r.slot] = 1
-            host[1, r.slot] = r.text_id
-            host[2, r.slot] = int(r.eos_allowed)
+        staged = host.numpy()
+        staged[:, :n_rows] = 0
+        slots = [r.slot for r in rows]
+        staged[0, slots] = 1
+        staged[1, slots] = [r.text_id for r in rows]
+        staged[2, slots] = [r.eos_allowed for r in rows]
         key = (n_rows, kv_len, talker_greedy, predictor_greedy, candidates)
         with torch.inference_mode():
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
@@ -238,10 +239,10 @@ class ModelRunner:
             self._codes_host[:n_rows].copy_(self._codes[:n_rows], non_blocking=True)
             if self.device.type == "cuda":
                 torch.cuda.current_stream(self.device).synchronize()
-        for r in rows:
-            self._host_position[r.slot] += 1
-        codes = self._codes_host
-        return [codes[r.slot].tolist() for r in rows]
+        for slot in slots:
+            self._host_position[slot] += 1
+        codes = self._codes_host.numpy()
+        return [codes[slot].tolist() for slot in slots]
 
     def _frame_step(self, n: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool) -> None:
         model = self.model

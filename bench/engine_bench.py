@@ -1,0 +1,261 @@
+"""Time the Qwen3 runtime on a full-size checkpoint: frame-step time vs batch, server TTFA and
+underruns under concurrent streams fed at an LLM's pace, RTF.
+
+    python bench/engine_bench.py CHECKPOINT [--out results.json] [--concurrency 1 8 32 128]
+
+Conditions (printed with the results): one process, the engine in-process (no network), bf16 on
+CUDA with CUDA graphs, voice "ryan" / English with its prefix cached (a repeat turn), default
+sampling from generation_config (T 0.9, top-k 50, repetition penalty 1.05; the predictor too).
+Text arrives at 30 tokens/s per stream, one token's text per push. TTFA is measured from the push
+that commits the stream's first text token to the arrival of its first PCM chunk at the consumer.
+A stream is consumed in real time from its first chunk with no extra jitter buffer; a chunk that
+arrives after its playout time is an underrun. Streams of one concurrency level start at random
+offsets within one second, each speaking until `--frames` frames (max_new_tokens - 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+from voice_tts.protocol import AudioChunk, Done
+
+from engine import Engine
+from engine.model.prompt import Voice
+from engine.model.sampling import SamplingParams
+from engine.model.text import OFFICIAL_SPLIT
+from engine.runtime.runner import KV_BUCKETS, DecodeRow
+from engine.runtime.text_feed import TextFeed
+
+TEXT = (
+    "Thanks for calling. Your order shipped this morning and should arrive on Friday; I can also text "
+    "you the tracking link if that helps. Is there anything else I can do for you today? We appreciate "
+    "your patience and look forward to helping you again soon."
+)
+TOKENS_PER_SECOND = 30.0
+SAMPLE_RATE = 24000
+
+
+def synchronize() -> None:
+    if torch.cuda.is_available():
+        synchronize()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def token_pieces(engine) -> list[str]:
+    """The text cut into the strings of its tokens (ASCII text: every token decodes whole)."""
+    tokenizer = engine.model.tokenizer
+    return [tokenizer.decode([i]) for i in tokenizer.encode(TEXT)]
+
+
+async def one_stream(engine, pieces: list[str], frames: int, start_delay: float, sampling=None) -> dict:
+    await asyncio.sleep(start_delay)
+    stream = engine.open_stream(voice="ryan", language="english", sampling=sampling, max_new_tokens=frames + 1)
+    local = TextFeed(engine.model.tokenizer.encode, OFFICIAL_SPLIT)  # tells which push commits the first token
+    first_commit = None
+    arrivals: list[tuple[float, int, int]] = []  # (arrival time, start sample, samples)
+    done: list[Done] = []
+
+    async def consume() -> None:
+        async for event in stream.events():
+            if isinstance(event, AudioChunk):
+                arrivals.append((time.perf_counter(), event.start_sample, event.num_samples))
+            elif isinstance(event, Done):
+                done.append(event)
+
+    async def produce() -> None:
+        nonlocal first_commit
+        period = 1.0 / TOKENS_PER_SECOND
+        begin = time.perf_counter()
+        for i, piece in enumerate(pieces):
+            delay = begin + i * period - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            committed = local.push(piece)
+            stream.push_text(piece)
+            if first_commit is None and committed:
+                first_commit = time.perf_counter()
+        stream.end_input()
+        if first_commit is None:
+            first_commit = time.perf_counter()
+
+    await asyncio.gather(consume(), produce())
+    late = 0
+    late_seconds = 0.0
+    if arrivals:
+        start = arrivals[0][0]
+        for arrival, first_sample, _ in arrivals:
+            deadline = start + first_sample / SAMPLE_RATE
+            if arrival > deadline + 1e-4:
+                late += 1
+                late_seconds += arrival - deadline
+    audio = sum(n for _, _, n in arrivals) / SAMPLE_RATE
+    return {
+        "ttfa_ms": (arrivals[0][0] - first_commit) * 1e3 if arrivals else None,
+        "underruns": late,
+        "late_seconds": late_seconds,
+        "audio_seconds": audio,
+        "generation_seconds": arrivals[-1][0] - first_commit if arrivals else None,
+        "cancelled": done[0].cancelled if done else None,
+    }
+
+
+async def concurrency_level(engine, pieces: list[str], concurrency: int, rounds: int, frames: int, spread: float) -> dict:
+    results = []
+    loop = engine.loop
+    steps0, seconds0 = loop.steps_run, loop.step_seconds_total
+    wall0 = time.perf_counter()
+    rng = random.Random(concurrency)
+    for _ in range(rounds):
+        delays = [0.0] if concurrency == 1 else [rng.uniform(0, spread) for _ in range(concurrency)]
+        results += await asyncio.gather(*(one_stream(engine, pieces, frames, d) for d in delays))
+    wall = time.perf_counter() - wall0
+    ttfa = [r["ttfa_ms"] for r in results if r["ttfa_ms"] is not None]
+    steps = loop.steps_run - steps0
+    return {
+        "concurrency": concurrency,
+        "streams": len(results),
+        "ttfa_ms_p50": round(percentile(ttfa, 50), 2),
+        "ttfa_ms_p99": round(percentile(ttfa, 99), 2),
+        "ttfa_ms_max": round(max(ttfa), 2),
+        "streams_with_underruns": sum(1 for r in results if r["underruns"]),
+        "underrun_chunks": sum(r["underruns"] for r in results),
+        "late_seconds_total": round(sum(r["late_seconds"] for r in results), 4),
+        "audio_seconds_total": round(sum(r["audio_seconds"] for r in results), 2),
+        "audio_seconds_per_wall_second": round(sum(r["audio_seconds"] for r in results) / wall, 2),
+        "loop_iterations": steps,
+        "loop_ms_per_iteration": round((loop.step_seconds_total - seconds0) / max(steps, 1) * 1e3, 3),
+    }
+
+
+def step_times(engine, batches: list[int], steps: int, kv_len: int, sampled: bool) -> list[dict]:
+    """Frame-step and codec times with `b` rows busy, driving the runner directly (the loop is idle)."""
+    runner = engine.runner
+    voice = Voice.resolve(engine.model.config, "ryan", "english", None)
+    prefix = runner.prefix_length(voice)
+    sampling = SamplingParams(seed=1) if sampled else SamplingParams.greedy()
+    text = engine.model.tokenizer.encode(TEXT)
+    out = []
+    for b in batches:
+        if b > runner.slots:
+            continue
+        for slot in range(b):
+            runner.fill_prefix([(slot, voice, 0, prefix)])
+            runner.start_stream(slot, kv_len - steps - 8, sampling)
+        rows = lambda t: [DecodeRow(slot, text[t % len(text)], False) for slot in range(b)]  # noqa: E731
+        for t in range(3):
+            runner.decode(rows(t))
+        synchronize()
+        began = time.perf_counter()
+        frames = []
+        for t in range(steps):
+            frames.append(runner.decode(rows(t)))
+        step_ms = (time.perf_counter() - began) / steps * 1e3
+        codec = {}
+        for n in (1, 4):
+            chunk = [(slot, [frames[-1][slot]] * n) for slot in range(b)]
+            runner.vocode(chunk)
+            synchronize()
+            began = time.perf_counter()
+            for _ in range(5):
+                runner.vocode(chunk)
+            codec[f"codec_ms_{n}_frames"] = round((time.perf_counter() - began) / 5 * 1e3, 3)
+        out.append({
+            "batch": b, "kv_len": kv_len, "sampled": sampled, "frame_step_ms": round(step_ms, 3),
+            "audio_seconds_per_second": round(b * 0.08 / (step_ms / 1e3), 1), **codec,
+        })
+        print(json.dumps(out[-1]), flush=True)
+    return out
+
+
+async def main_async(args) -> dict:
+    results: dict = {"conditions": {
+        "device": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else args.device,
+        "torch": torch.__version__, "dtype": "bfloat16" if args.device.startswith("cuda") else "float32",
+        "checkpoint": str(args.checkpoint), "text_tokens_per_second": TOKENS_PER_SECOND,
+        "frames_per_stream": args.frames, "cuda_graphs": args.device.startswith("cuda"),
+    }}
+    began = time.perf_counter()
+    engine = Engine.from_pretrained(args.checkpoint, device=args.device, max_streams=max(args.concurrency), max_context=args.max_context)
+    results["load_seconds"] = round(time.perf_counter() - began, 1)
+    results["capacity"] = engine.capacity
+    began = time.perf_counter()
+    kv_lens = tuple(k for k in KV_BUCKETS if k <= max(64, 32 + args.frames + 16))
+    with torch.inference_mode():
+        results["graphs_captured"] = engine.runner.warm_up(max_rows=max(args.concurrency), kv_lens=kv_lens)
+    results["warm_up_seconds"] = round(time.perf_counter() - began, 1)
+    print(json.dumps({k: results[k] for k in ("load_seconds", "capacity", "graphs_captured", "warm_up_seconds")}), flush=True)
+
+    pieces = token_pieces(engine)
+    results["text_tokens"] = len(pieces)
+    # The first turn of a voice fills its prefix; later turns hit the prefix cache.
+    cold = await one_stream(engine, pieces, 10, 0.0)
+    results["ttfa_ms_first_turn_prefix_fill"] = round(cold["ttfa_ms"], 2)
+
+    with torch.inference_mode():
+        results["step_times_sampled"] = step_times(engine, args.batches, 30, 128, sampled=True)
+        results["step_times_greedy"] = step_times(engine, [b for b in (1, 8, 128) if b in args.batches], 30, 128, sampled=False)
+
+    # RTF of one stream whose text is all there: generation time / audio time.
+    rtf_runs = []
+    for _ in range(3):
+        stream = engine.open_stream(voice="ryan", language="english", max_new_tokens=151)
+        t0 = time.perf_counter()
+        stream.push_text(TEXT)
+        stream.end_input()
+        audio = 0.0
+        last = t0
+        async for event in stream.events():
+            if isinstance(event, AudioChunk):
+                audio += event.duration
+                last = time.perf_counter()
+        rtf_runs.append((last - t0) / audio)
+    results["rtf_single_stream"] = round(statistics.median(rtf_runs), 4)
+    results["ms_per_frame_single_stream"] = round(statistics.median(rtf_runs) * 80, 3)
+    print(json.dumps({"rtf_single_stream": results["rtf_single_stream"]}), flush=True)
+
+    levels = []
+    for c in args.concurrency:
+        rounds = {1: 10, 8: 3, 32: 2}.get(c, 1)
+        level = await concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0)
+        levels.append(level)
+        print(json.dumps(level), flush=True)
+    results["concurrency"] = levels
+    if torch.cuda.is_available():
+        results["max_memory_allocated_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+    results["prefix_cache"] = {"hits": engine.loop.prefix_cache.hits, "misses": engine.loop.prefix_cache.misses}
+    await engine.aclose()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 128])
+    parser.add_argument("--frames", type=int, default=100, help="frames per stream (8 s of audio at 100)")
+    parser.add_argument("--max-context", type=int, default=512)
+    parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
+    args = parser.parse_args()
+    results = asyncio.run(main_async(args))
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
