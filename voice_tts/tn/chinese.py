@@ -149,3 +149,66 @@ def percent(text: str) -> str | None:
 def mobile(text: str) -> str | None:
     """Mobile numbers digit by digit, 1 read as 幺."""
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text) else None
+
+
+# Classifiers after which wetext reads a bare 2 as 两 (but 二 before 年, 次, 点 ...).
+_LIANG_CLASSIFIERS = frozenset("个元块天层度岁人只位张条台辆件本")
+_CURRENCY_WORDS = {"￥": "元", "¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
+_COUNT = re.compile(r"(?P<cur>[￥¥$€£])?(?P<num>\d+(?:\.\d+)?)(?P<suffix>[个元块天层度岁人只位张条台辆件本]?)")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
+_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
+_RANGE = re.compile(r"(?P<a>\d{1,4})[-~～](?P<b>\d{1,4})(?P<suffix>[个元块天层度岁人只位张条台辆件本]?)")
+
+
+def cardinal_liang(n: int) -> str:
+    """wetext's reading of a quantity: a leading 2 before 百/千/万/亿 is 两 (两千零二十六, 两万二千)."""
+    spoken = cardinal(n)
+    if spoken.startswith("二") and spoken[1:2] in ("百", "千", "万", "亿"):
+        spoken = "两" + spoken[1:]
+    return spoken
+
+
+def _quantity(text: str, suffix: str) -> str:
+    if "." in text or (len(text) > 1 and text.startswith("0")):
+        return number(text)
+    n = int(text)
+    if n == 2 and suffix in _LIANG_CLASSIFIERS:
+        return "两"
+    return cardinal_liang(n)
+
+
+def count(text: str) -> str | None:
+    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元."""
+    m = _COUNT.fullmatch(text)
+    if m is None or (m.group("cur") and m.group("suffix")) or not (m.group("cur") or m.group("suffix")):
+        return None
+    spoken = _quantity(m.group("num"), m.group("suffix"))
+    return spoken + (_CURRENCY_WORDS[m.group("cur")] if m.group("cur") else m.group("suffix"))
+
+
+def clock_time(text: str) -> str | None:
+    """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点."""
+    m = _TIME.fullmatch(text)
+    if m is None:
+        return None
+    h, minutes = int(m.group("h")), int(m.group("m"))
+    if h > 24 or minutes > 59:
+        return None
+    spoken = ("两" if h == 2 else cardinal(h)) + "点"
+    if minutes:
+        spoken += ("零" + _DIGITS[minutes] if minutes < 10 else cardinal(minutes)) + "分"
+    return spoken
+
+
+def celsius(text: str) -> str | None:
+    m = _CELSIUS.fullmatch(text)
+    return ("负" if m.group("sign") else "") + number(m.group("num")) + "摄氏度" if m else None
+
+
+def number_range(text: str) -> str | None:
+    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus)."""
+    m = _RANGE.fullmatch(text)
+    if m is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+        return None
+    suffix = m.group("suffix")
+    return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix

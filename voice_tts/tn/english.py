@@ -331,6 +331,17 @@ _CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)
 _MEASURE = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[A-Za-z/]+)")
 
 
+_RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
+
+
+def number_range(text: str) -> str | None:
+    """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
+    m = _RANGE.fullmatch(text)
+    if m is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+        return None
+    return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
+
+
 def percent(text: str) -> str | None:
     m = _PERCENT.fullmatch(text)
     if m is None:

@@ -8,6 +8,8 @@ anything else; this is what makes streaming output equal one-shot output.
 
 from __future__ import annotations
 
+import re
+
 from voice_tts.tn import electronic, english
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, ZH_SUFFIXES, is_alnum, is_digit, is_han, is_latin_letter, is_letter, is_space
 from voice_tts.tn.context import Context, Span
@@ -53,7 +55,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c == "|" and ctx.in_table:
         j = lexer.spaces(cur, pos + 1)
         return Span(pos + 1, "table_pipe", info="end" if cur.at(j) in ("", "\n") else "mid")
-    if c in "hHwW":
+    if c in "hHwW" and cur.at(pos + 1) in _SCHEME_SECOND:
         for scheme in electronic.SCHEMES:
             if cur.startswith(pos, scheme, fold=True):
                 return Span(lexer.url_end(cur, pos + len(scheme)), "url", _lang_after(cur, ctx, None))
@@ -87,6 +89,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     return Span(pos + 1, "punct")
 
 
+_SCHEME_SECOND = frozenset("tTwW")
+_HAS_DIGIT = re.compile("[0-9０-９]")
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -297,7 +301,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "email", _lang_after(cur, ctx, end))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
-    if any(is_digit(ch) for ch in word):
+    if _HAS_DIGIT.search(word):
         if ctx.sent_han or is_han(cur.at(end)):
             return Span(_zh_chain(cur, end), "num", "zh")
         end = _en_window(cur, pos, end)

@@ -6,6 +6,7 @@ so every scanner waits (NeedMore) for the character that closes it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from voice_tts.tn.chars import (
@@ -32,9 +33,15 @@ def is_currency(c: str) -> bool:
     return bool(c) and not c.isascii() and unicodedata.category(c) == "Sc" or c == "$"
 
 
+_ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
 def chunk(cur: Cursor, i: int) -> int:
     """An alphanumeric run with inner joiners: 'Qwen3-TTS-1.7B', '12.5%', 'john.doe@x.org'."""
     while True:
+        run = _ASCII_ALNUM_RUN.match(cur.text, i, min(cur.end, cur.limit))
+        if run:
+            i = run.end()
         c = cur.at(i)
         if is_alnum(c):
             i += 1

@@ -121,10 +121,11 @@ class StreamingNormalizer:
         text = self._tail + " " if virtual_space else self._tail
         commits: list[Commit] = []
         pos = 0
+        cursor = Cursor(text, final, 0)
         while pos < real:
-            limit = pos + self._max_tail()
+            limit = cursor.limit = pos + self._max_tail()
             try:
-                span = find_span(Cursor(text, final, limit), pos, self._ctx)
+                span = find_span(cursor, pos, self._ctx)
             except NeedMore:
                 break
             except TooLong:

@@ -138,7 +138,8 @@ def _number_en(text: str, currency_code: str) -> str:
         reading = english.money(text)
         if reading:
             return reading
-    for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure):
+    for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure,
+                 english.number_range):
         reading = rule(text)
         if reading:
             return reading
@@ -167,7 +168,8 @@ def _number_zh(text: str) -> str:
     text = _THOUSANDS.sub("", text)
     if text.startswith("#"):
         return _number_zh(text[1:]) + "号"
-    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile):
+    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile,
+                 chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range):
         reading = rule(text)
         if reading:
             return reading
