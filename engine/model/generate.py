@@ -106,6 +106,7 @@ class StreamingGenerator:
         self._groups = groups
 
         self.text_ids: list[int] = []
+        self._text_rows: list[Tensor] = []  # P(x_1), P(x_2), ... (streaming layout)
         self.text_ended = False
         self._count = 0  # sampled codebook-0 ids (excluding a final EOS)
         self._phase = _Phase.AWAIT_FIRST
@@ -138,7 +139,15 @@ class StreamingGenerator:
     def push_text(self, ids: Sequence[int]) -> None:
         if self.text_ended:
             raise RuntimeError("text already ended")
+        start = len(self.text_ids)
         self.text_ids.extend(int(i) for i in ids)
+        if self.layout == "streaming":
+            # Rows of x_1.. are projected per push, in one call: pushing the whole text at once
+            # groups them as the official code does (x_0 alone, the rest together), which keeps
+            # reduced-precision GEMMs rounding alike.
+            trailing = self.text_ids[max(start, 1) :]
+            if trailing:
+                self._text_rows.extend(prompt.text_rows(self.model, trailing).unbind(0))
 
     def end_text(self) -> None:
         self.text_ended = True
@@ -282,7 +291,7 @@ class StreamingGenerator:
             return "pad", self.model.tts_pad_embed
         t = len(self.frames) - 1
         if t + 1 < len(self.text_ids):
-            return "text", prompt.text_rows(self.model, [self.text_ids[t + 1]])[0]
+            return "text", self._text_rows[t]
         if not self.text_ended:
             return None
         if t + 1 == len(self.text_ids):
