@@ -43,7 +43,7 @@ try:
     from pipecat.utils.types import NOT_GIVEN, NotGiven
 except ModuleNotFoundError as e:
     logger.error(f"Exception: {e}")
-    logger.error('In order to use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
+    logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
     raise ImportError(f"Missing module: {e}") from e
 
 
