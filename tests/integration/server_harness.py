@@ -1,0 +1,94 @@
+"""A real engine server on 127.0.0.1 for the server and client tests, and a raw-socket turn."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from engine import Engine
+from engine.server.app import create_app
+from engine.server.runner import BackgroundServer
+from engine.server.settings import ServerSettings
+from voice_tts.protocol import StreamingEngine
+
+TURN_TIMEOUT_S = 60.0
+
+
+def start_server(engine: StreamingEngine | None = None, **settings) -> BackgroundServer:
+    """Serve `engine` (the embedded voice by default) on a free port; waits until /ready."""
+    settings = ServerSettings(port=0, log_level="warning", **settings)
+    app = create_app(engine or Engine.embedded(), settings=settings)
+    server = BackgroundServer(app, settings).start()
+    wait_ready(server)
+    return server
+
+
+def wait_ready(server: BackgroundServer, timeout: float = 60.0) -> None:
+    import time
+
+    import httpx
+
+    headers = {}
+    if server.settings.api_key:
+        headers["Authorization"] = f"Bearer {server.settings.api_key}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if httpx.get(server.http_url + "/ready", headers=headers).status_code == 200:
+            return
+        time.sleep(0.05)
+    raise TimeoutError("server not ready")
+
+
+@dataclass
+class TurnResult:
+    messages: list[dict] = field(default_factory=list)  # every JSON message, in order
+    audio: bytearray = field(default_factory=bytearray)
+    frames_after_done: int = 0
+
+    def of_type(self, kind: str) -> list[dict]:
+        return [m for m in self.messages if m["type"] == kind]
+
+    @property
+    def done(self) -> dict:
+        return self.of_type("done")[-1]
+
+    @property
+    def words(self) -> list[dict]:
+        return [word for progress in self.of_type("progress") for word in progress["words"]]
+
+
+async def receive_until_done(ws: ClientConnection, result: TurnResult | None = None) -> TurnResult:
+    result = result or TurnResult()
+    async with asyncio.timeout(TURN_TIMEOUT_S):
+        while True:
+            frame = await ws.recv()
+            if isinstance(frame, bytes):
+                result.audio.extend(frame)
+                continue
+            message = json.loads(frame)
+            result.messages.append(message)
+            if message["type"] == "done":
+                return result
+
+
+async def speak(ws: ClientConnection, deltas: list[str], **start) -> TurnResult:
+    """One whole turn: start, the deltas, stop, and everything up to `done`."""
+    await ws.send(json.dumps({"type": "start", **start}))
+    for delta in deltas:
+        await ws.send(json.dumps({"type": "text", "text": delta}))
+    await ws.send(json.dumps({"type": "stop"}))
+    return await receive_until_done(ws)
+
+
+async def next_json(ws: ClientConnection, timeout: float = 10.0) -> dict:
+    """The next JSON message, failing on an audio frame."""
+    frame = await asyncio.wait_for(ws.recv(), timeout)
+    assert isinstance(frame, str), f"expected a JSON message, got {len(frame)} bytes of audio"
+    return json.loads(frame)
+
+
+def ws_connect(url: str, **kwargs):
+    return connect(url, max_size=None, compression=None, proxy=None, **kwargs)

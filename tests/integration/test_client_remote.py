@@ -1,0 +1,220 @@
+"""`RemoteEngine` against a real server with the embedded voice: the stream contract, socket
+reuse, concurrency, cancel, auth, server restarts, and `TTSSession` over the wire."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from server_harness import start_server, wait_ready
+
+from engine import Engine
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk, Capabilities, Done, Error, Progress
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+TEXT = "Remote turns sound exactly like local ones."
+LONG = (
+    "This answer is long enough to be interrupted, and it keeps adding words so that "
+    "there is plenty left to say when the listener barges in "
+)
+
+
+@pytest.fixture(scope="module")
+def server():
+    server = start_server(api_key="k")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def remote(server):
+    engine = RemoteEngine(server.ws_url, api_key="k")
+    yield engine
+    await engine.aclose()
+
+
+async def collect(stream, text: str | None = None) -> list:
+    if text is not None:
+        stream.push_text(text)
+        stream.end_input()
+    events = []
+    async with asyncio.timeout(60):
+        async for event in stream.events():
+            events.append(event)
+    return events
+
+
+def audio_of(events) -> bytes:
+    return b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
+
+
+async def test_stream_contract_over_the_wire(remote):
+    events = await collect(remote.open_stream(), TEXT)
+    assert isinstance(events[-1], Done) and not events[-1].cancelled
+    assert not [e for e in events if isinstance(e, Error)]
+    chunks = [e for e in events if isinstance(e, AudioChunk)]
+    assert chunks and all(c.sample_rate == 24000 for c in chunks)
+    position = 0
+    for chunk in chunks:  # start_sample counts this stream's samples
+        assert chunk.start_sample == position
+        position += chunk.num_samples
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert 0 < progress[-1].spoken_end <= len(TEXT)
+    assert [p.spoken_end for p in progress] == sorted(p.spoken_end for p in progress)
+    assert events[-1].usage.audio_seconds == pytest.approx(position / 24000, abs=1e-3)
+
+
+async def test_remote_audio_equals_the_in_process_engine(remote):
+    local = Engine.embedded()
+    try:
+        expected = audio_of(await collect(local.open_stream(sample_rate=16000), TEXT))
+    finally:
+        await local.aclose()
+    assert audio_of(await collect(remote.open_stream(sample_rate=16000), TEXT)) == expected
+
+
+async def test_sequential_turns_share_one_socket(server, remote):
+    before = connections_accepted(server)
+    for _ in range(3):
+        events = await collect(remote.open_stream(), TEXT)
+        assert isinstance(events[-1], Done)
+    assert connections_accepted(server) - before == 1
+
+
+async def test_concurrent_turns_open_more_sockets(server, remote):
+    before = connections_accepted(server)
+    results = await asyncio.gather(*(collect(remote.open_stream(), TEXT) for _ in range(3)))
+    assert connections_accepted(server) - before == 3
+    assert len({audio_of(events) for events in results}) == 1
+    await collect(remote.open_stream(), TEXT)  # a pooled socket again
+    assert connections_accepted(server) - before == 3
+
+
+async def test_cancel_stops_audio(remote):
+    stream = remote.open_stream()
+    stream.push_text(LONG)
+    events = []
+    cancelled_at = None
+    async with asyncio.timeout(60):
+        async for event in stream.events():
+            events.append(event)
+            if isinstance(event, AudioChunk) and cancelled_at is None:
+                stream.cancel()
+                cancelled_at = len(events)
+    assert isinstance(events[-1], Done) and events[-1].cancelled
+    assert not [e for e in events[cancelled_at:] if isinstance(e, AudioChunk)]
+    # The socket is clean for the next turn.
+    assert isinstance((await collect(remote.open_stream(), TEXT))[-1], Done)
+
+
+async def test_push_text_from_another_thread(remote):
+    stream = remote.open_stream()
+
+    def producer() -> None:
+        for word in TEXT.split(" "):
+            stream.push_text(word + " ")
+        stream.end_input()
+
+    consumer = asyncio.create_task(collect(stream))
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(producer)
+    events = await consumer
+    assert isinstance(events[-1], Done) and audio_of(events)
+
+
+async def test_capabilities_and_voices(remote):
+    capabilities = await remote.capabilities()
+    assert isinstance(capabilities, Capabilities)
+    assert capabilities.voices and capabilities.capacity >= 1
+    assert await remote.voices() == capabilities.voices
+
+
+async def test_wrong_key_is_a_clear_error(server):
+    engine = RemoteEngine(server.ws_url, api_key="wrong")
+    events = await collect(engine.open_stream(), TEXT)
+    await engine.aclose()
+    assert [type(e) for e in events] == [Error, Done]
+    assert events[0].code == "forbidden" and events[0].retryable is False
+
+
+async def test_refused_start_is_an_error(remote):
+    events = await collect(remote.open_stream(voice="nobody"), TEXT)
+    assert [type(e) for e in events] == [Error, Done]
+    assert events[0].code == "invalid_voice"
+
+
+async def test_session_over_remote_engine_matches_local(remote):
+    text = "On 3 May 2024 we paid $12.50 for 2 tickets."
+
+    async def run(engine, **session_options):
+        session = TTSSession(engine, **session_options)
+        for i in range(0, len(text), 3):
+            session.push_text(text[i : i + 3])
+        session.end_input()
+        audio, words, done = b"", [], None
+        async with asyncio.timeout(60):
+            async for event in session.events():
+                if isinstance(event, AudioChunk):
+                    audio += event.pcm
+                elif isinstance(event, WordsEvent):
+                    words.extend(event.words)
+                elif isinstance(event, SessionDone):
+                    done = event
+        return audio, words, done
+
+    local_engine = Engine.embedded()
+    try:
+        local = await run(local_engine)
+    finally:
+        await local_engine.aclose()
+    client_tn = await run(remote)
+    thin = RemoteEngine(remote.url, api_key="k", normalize_on_server=True)
+    try:
+        server_tn = await run(thin, normalize=False)
+    finally:
+        await thin.aclose()
+    for audio, words, done in (client_tn, server_tn):
+        assert audio == local[0]
+        assert [w.text for w in words] == [w.text for w in local[1]] == text.split()
+        assert [w.start_time for w in words] == pytest.approx(
+            [w.start_time for w in local[1]], abs=1e-9
+        )
+        assert done.heard_text == text
+
+
+async def test_client_survives_a_server_restart(server, remote):
+    assert isinstance((await collect(remote.open_stream(), TEXT))[-1], Done)
+    # Lost in the middle of a turn.
+    stream = remote.open_stream()
+    stream.push_text(LONG)
+    events = []
+    async with asyncio.timeout(60):
+        async for event in stream.events():
+            events.append(event)
+            if isinstance(event, AudioChunk) and "stopped" not in events:
+                await asyncio.to_thread(server.stop)
+                events.append("stopped")
+    after_stop = events[events.index("stopped") + 1 :]
+    assert [type(e) for e in after_stop[-2:]] == [Error, Done]
+    assert after_stop[-2].code == "disconnected" and after_stop[-2].retryable
+    # Down: a clear error, quickly.
+    events = await collect(remote.open_stream(), TEXT)
+    assert [type(e) for e in events] == [Error, Done]
+    assert events[0].code == "unreachable" and events[0].retryable
+    # Back on the same port: works again.
+    await asyncio.to_thread(server.start)
+    await asyncio.to_thread(wait_ready, server)
+    events = await collect(remote.open_stream(), TEXT)
+    assert not [e for e in events if isinstance(e, Error)]
+    assert audio_of(events)
+
+
+def connections_accepted(server) -> float:
+    import httpx
+
+    metrics = httpx.get(server.http_url + "/metrics", headers={"Authorization": "Bearer k"}).text
+    for line in metrics.splitlines():
+        if line.startswith("voice_tts_ws_connections_total "):
+            return float(line.split()[1])
+    raise AssertionError("no connection counter")
