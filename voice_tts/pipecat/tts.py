@@ -21,7 +21,13 @@ from loguru import logger
 
 from voice_tts.audio import PCMResampler
 from voice_tts.progress import Word
-from voice_tts.protocol import AudioChunk, Error, ErrorCode, StreamingEngine
+from voice_tts.protocol import (
+    SUPPORTED_SAMPLE_RATES,
+    AudioChunk,
+    Error,
+    ErrorCode,
+    StreamingEngine,
+)
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
 try:
@@ -61,6 +67,10 @@ _LANGUAGES = {
     Language.ES: "spanish",
     Language.IT: "italian",
 }
+
+# Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
+# asked for at the models' own rate and resampled here.
+_NATIVE_RATE = 24000
 
 # Pipecat's category of each engine error. The permanent ones (authentication, a bad request
 # such as an unknown voice) stop Pipecat giving the service work until its settings change, so a
@@ -266,7 +276,9 @@ class Qwen3StreamingTTS(TTSService):
                 voice=self._settings.voice,
                 language=self._settings.language,
                 instruct=self._settings.instruct,
-                sample_rate=self.sample_rate,
+                sample_rate=(
+                    self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
+                ),
                 normalize=self._normalize,
             )
         except Exception as e:
