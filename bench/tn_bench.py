@@ -16,6 +16,7 @@ import platform
 import random
 import statistics
 import time
+from functools import partial
 
 from voice_tts.tn import StreamingNormalizer, warm_up
 from voice_tts.tn.wetext_calls import normalize_span
@@ -64,6 +65,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
+def row(name: str, chars: int | None, wall: list[float], cpu: list[float], rounds: int | None) -> str:
+    figures = [statistics.median(wall), percentile(wall, 99), max(wall)]
+    figures += [statistics.median(cpu), percentile(cpu, 99), max(cpu)]
+    per_reply = f"{sum(wall) / rounds:>9.2f}" if rounds else ""
+    cells = " ".join(f"{v:>9.3f}" if i < 3 else f"{v:>8.3f}" for i, v in enumerate(figures))
+    return f"{name:<12} {chars if chars is not None else '':>6} {len(wall):>6} {cells} {per_reply}"
+
+
 def run(rounds: int, seed: int, warm_cache: bool) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Per-call wall-clock and thread-CPU milliseconds, by reply."""
     rng = random.Random(seed)
@@ -74,7 +83,7 @@ def run(rounds: int, seed: int, warm_cache: bool) -> tuple[dict[str, list[float]
             if not warm_cache:
                 normalize_span.cache_clear()
             normalizer = StreamingNormalizer()
-            calls = [lambda d=d: normalizer.push(d) for d in token_deltas(text, rng)] + [normalizer.flush]
+            calls = [partial(normalizer.push, d) for d in token_deltas(text, rng)] + [normalizer.flush]
             for call in calls:
                 start_cpu, start = time.thread_time(), time.perf_counter()
                 call()
@@ -105,15 +114,12 @@ def main() -> None:
     all_wall: list[float] = []
     all_cpu: list[float] = []
     for name in REPLIES:
-        w, c = wall[name], cpu[name]
-        all_wall += w
-        all_cpu += c
-        print(f"{name:<12} {len(REPLIES[name]):>6} {len(w):>6} {statistics.median(w):>9.3f} {percentile(w, 99):>9.3f} "
-              f"{max(w):>9.3f} {statistics.median(c):>8.3f} {percentile(c, 99):>8.3f} {max(c):>8.3f} "
-              f"{sum(w) / args.rounds:>9.2f}")
-    print(f"{'all':<12} {'':>6} {len(all_wall):>6} {statistics.median(all_wall):>9.3f} {percentile(all_wall, 99):>9.3f} "
-          f"{max(all_wall):>9.3f} {statistics.median(all_cpu):>8.3f} {percentile(all_cpu, 99):>8.3f} {max(all_cpu):>8.3f}")
-    print("(milliseconds per push/flush call; cpu = thread CPU time, which excludes time other processes held the core)")
+        all_wall += wall[name]
+        all_cpu += cpu[name]
+        print(row(name, len(REPLIES[name]), wall[name], cpu[name], args.rounds))
+    print(row("all", None, all_wall, all_cpu, None))
+    print("(milliseconds per push/flush call; cpu = thread CPU time, which excludes time other processes "
+          "held the core)")
 
 
 if __name__ == "__main__":

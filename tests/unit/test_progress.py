@@ -127,7 +127,9 @@ def test_rejects_commits_that_do_not_continue_the_stream() -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     text=st.lists(
-        st.sampled_from(["Hello", " ", "world.", "**", "你好", "，", "3个", "$12.50", "🎉", "\n", "- ", "iPhone", "2026年"]),
+        st.sampled_from(
+            ["Hello", " ", "world.", "**", "你好", "，", "3个", "$12.50", "🎉", "\n", "- ", "iPhone", "2026年"]
+        ),
         min_size=1, max_size=12,
     ).map("".join),
     points=st.lists(st.integers(0, 200), max_size=20),

@@ -5,19 +5,25 @@ from __future__ import annotations
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
+from conftest import SHARED_DIR
 
 from voice_tts.tn import Commit, OffsetMap, StreamingNormalizer, normalize
 
-from conftest import SHARED_DIR
-
-CASES = json.loads((SHARED_DIR / "specs" / "streaming-tn-cases.json").read_text(encoding="utf-8")) if (
-    SHARED_DIR / "specs" / "streaming-tn-cases.json"
-).is_file() else {"stream_cases": [], "one_shot_cases": []}
+CASES_FILE = SHARED_DIR / "specs" / "streaming-tn-cases.json"
+CASES = (
+    json.loads(CASES_FILE.read_text(encoding="utf-8"))
+    if CASES_FILE.is_file()
+    else {"stream_cases": [], "one_shot_cases": []}
+)
 STREAM = {case["id"]: case for case in CASES["stream_cases"]}
 ONE_SHOT = CASES["one_shot_cases"]
+
+
+def test_cases_file_is_present_and_complete() -> None:
+    assert CASES_FILE.is_file(), f"{CASES_FILE} is missing: set VOICE_TTS_SHARED"
+    assert len(STREAM) == 45 and len(ONE_SHOT) == 57
 
 
 def same(lang: str, got: str, want: str) -> bool:
@@ -69,7 +75,7 @@ def run_deltas(deltas: list[str], language: str = "auto") -> tuple[list[Commit],
 def resplit(text: str, rng: random.Random) -> list[str]:
     cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 8)))) if len(text) > 1 else []
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 PLAIN_STREAM_CASES = [
@@ -135,7 +141,10 @@ def test_x12_spoken_offsets_map_back_to_raw() -> None:
             assert offsets.raw_at_spoken(p) == query["expected_raw_offset"]
 
 
-def _run_events(events: list[dict], clock: FakeClock) -> tuple[StreamingNormalizer, list[Commit], list[tuple[dict, list[Commit]]]]:
+EventLog = list[tuple[dict, list[Commit]]]
+
+
+def _run_events(events: list[dict], clock: FakeClock) -> tuple[StreamingNormalizer, list[Commit], EventLog]:
     n = StreamingNormalizer(clock=clock)
     commits: list[Commit] = []
     log = []
@@ -211,7 +220,7 @@ def test_x04_code_fence_in_random_deltas() -> None:
     rng = random.Random(4)
     for _ in range(30):
         cuts = sorted(rng.sample(range(1, len(text)), case["split"]["random_deltas"] - 1))
-        deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
         commits, _, _ = run_deltas(deltas)
         final = spoken(commits)
         allowed = [case["final_spoken"]] + [f"Here: {p} Done." for p in case["allowed_placeholders"]]
@@ -256,7 +265,8 @@ def test_x08_tail_stays_bounded(kind: str, split: str) -> None:
     assert inside and all(c.forced for c in inside if c.spoken)
     out = spoken(commits)
     if kind == "digits":
-        groups = re.findall(r"(?:zero|one|two|three|four|five|six|seven|eight|nine)(?: (?:zero|one|two|three|four|five|six|seven|eight|nine))*", out)
+        digit = "(?:zero|one|two|three|four|five|six|seven|eight|nine)"
+        groups = re.findall(rf"{digit}(?: {digit})*", out)
         assert sum(len(g.split()) for g in groups) == 300
         assert all(len(g.split()) <= 4 for g in groups)
     else:

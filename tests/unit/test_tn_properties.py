@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 
+from conftest import SHARED_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from voice_tts.tn import Commit, StallPolicy, StreamingNormalizer, normalize
 
-from conftest import SHARED_DIR
-
 _CASES_FILE = SHARED_DIR / "specs" / "streaming-tn-cases.json"
-_CASES = json.loads(_CASES_FILE.read_text(encoding="utf-8")) if _CASES_FILE.is_file() else {"stream_cases": [], "one_shot_cases": []}
+_CASES = (
+    json.loads(_CASES_FILE.read_text(encoding="utf-8"))
+    if _CASES_FILE.is_file()
+    else {"stream_cases": [], "one_shot_cases": []}
+)
 # Pieces that exercise every rule: the spec's tricky inputs cut into fragments, plus markup,
 # digits, joiners, Han, emoji and odd code points.
 FRAGMENTS = sorted({
@@ -34,7 +37,7 @@ texts = st.lists(
 
 def splits(text: str):
     return st.lists(st.integers(0, len(text)), max_size=10).map(
-        lambda cuts: [text[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(text)])]
+        lambda cuts: [text[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(text)], strict=True)]
     )
 
 

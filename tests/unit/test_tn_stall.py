@@ -53,7 +53,10 @@ def test_level_1_never_closes_digits_or_markup() -> None:
 
 
 def test_level_2_equals_batch_of_prefix_plus_batch_of_rest() -> None:
-    for prefix, rest in [("The price is $1", "2.5 now."), ("今天是202", "6年。"), ("Meet at 10:", "30 am."), ("See [the do", "cs](x) ok")]:
+    pairs = [
+        ("The price is $1", "2.5 now."), ("今天是202", "6年。"), ("Meet at 10:", "30 am."), ("See [the do", "cs](x) ok")
+    ]
+    for prefix, rest in pairs:
         clock = Clock()
         n = StreamingNormalizer(clock=clock)
         commits = n.push(prefix)
@@ -63,7 +66,8 @@ def test_level_2_equals_batch_of_prefix_plus_batch_of_rest() -> None:
         commits += n.push(rest) + n.flush()
         assert not any(c.forced for c in commits if c not in forced)
         # After a forced commit the next word gets a separator (none between Han characters).
-        joined = normalize(prefix) + (" " if normalize(rest)[:1].isascii() and normalize(rest)[:1].isalnum() else "") + normalize(rest)
+        head, tail = normalize(prefix), normalize(rest)
+        joined = head + (" " if tail[:1].isascii() and tail[:1].isalnum() else "") + tail
         assert spoken(commits) == joined, (prefix, spoken(commits))
 
 

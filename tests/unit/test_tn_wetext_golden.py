@@ -53,7 +53,7 @@ def test_wetext_is_the_pinned_version() -> None:
     assert version("wetext") == "0.1.8"
 
 
-@pytest.mark.parametrize(("lang", "text"), list(GOLDEN), ids=[f"{l}:{t}" for l, t in GOLDEN])
+@pytest.mark.parametrize(("lang", "text"), list(GOLDEN), ids=[f"{lang}:{text}" for lang, text in GOLDEN])
 def test_wetext_golden(lang: str, text: str) -> None:
     assert normalize_span(text, lang) == GOLDEN[(lang, text)]
 

@@ -45,7 +45,7 @@ class Context:
         self.sent_han = False
         self.sent_latin = False
 
-    def new_turn(self) -> "Context":
+    def new_turn(self) -> Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
         return Context(
             default_lang=self.default_lang,

@@ -144,11 +144,15 @@ _MONEY = re.compile(
     r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
 )
 
+_CODE_AMOUNT = re.compile(
+    r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
+)
+
 
 def money(text: str, currency: str | None = None) -> str | None:
     """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'."""
     if currency is not None:
-        m = re.fullmatch(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)", text)
+        m = _CODE_AMOUNT.fullmatch(text)
         cur, sign = currency, None
     else:
         m = _MONEY.fullmatch(text)
@@ -327,7 +331,10 @@ _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_DATE = re.compile(r"(?P<month>[A-Z][a-z]+)\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?P<year>,?\s+\d{4})?")
-_CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
+_CLOCK = re.compile(
+    r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
+    r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
+)
 _MEASURE = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[A-Za-z/]+)")
 
 

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, english
-from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, ZH_SUFFIXES, is_alnum, is_digit, is_han, is_latin_letter, is_letter, is_space
+from voice_tts.tn import electronic, english, lexer
+from voice_tts.tn.chars import (
+    OPENING_BRACKETS,
+    SIGNS,
+    ZH_SUFFIXES,
+    is_alnum,
+    is_digit,
+    is_emoji,
+    is_han,
+    is_latin_letter,
+    is_letter,
+    is_space,
+)
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn import lexer
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
@@ -27,12 +37,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 1, "nl")
     if is_space(c):
         return Span(lexer.greedy(cur, pos, is_space), "ws")
-    if lexer.is_emoji_part(c):
-        return Span(lexer.greedy(cur, pos, lexer.is_emoji_part), "emoji")
+    if is_emoji(c):
+        return Span(lexer.greedy(cur, pos, is_emoji), "emoji")
     if lexer.is_dropped(c):
         return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
-        return Span(lexer.greedy(cur, pos + 1, lexer.is_emoji_part), "emoji")
+        return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if ctx.line_start:
         span = _line_start(cur, pos, ctx)
         if span is not None:
@@ -71,7 +81,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_han(c):
         return Span(pos + 1, "han")
     if c in "'’":
-        if is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s" and not is_alnum(cur.at(pos + 4)):
+        decade = is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s"
+        if decade and not is_alnum(cur.at(pos + 4)):  # '90s
             return Span(pos + 4, "num", "en")
         return Span(pos + 1, "punct")
     if c in "(+" and ctx.sentence_lang() != "zh":
@@ -81,8 +92,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        prev = _prev_char(cur, pos, ctx)
-        if lexer.is_currency(c) or not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev) or not prev.isascii() and not is_alnum(prev):
+        if lexer.is_currency(c) or _sign_may_follow(_prev_char(cur, pos, ctx)):
             return _number(cur, pos, pos + 1, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
@@ -98,6 +108,13 @@ _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
 def _prev_char(cur: Cursor, pos: int, ctx: Context) -> str:
     return cur.text[pos - 1] if pos > 0 else ctx.prev_char
+
+
+def _sign_may_follow(prev: str) -> bool:
+    """A minus or plus is a sign after the start, a space, an opening bracket, CJK or '='."""
+    if not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev):
+        return True
+    return not prev.isascii() and not is_alnum(prev)
 
 
 # --- modes that continue across spans ---------------------------------------------------------
@@ -262,7 +279,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     text = cur.text[body:end]
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
-    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(text.split(":")[0] or 99) <= 12
+    hours = text.split(":")[0]
+    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(hours or 99) <= 12
     try:
         while True:
             j = lexer.spaces(cur, end)

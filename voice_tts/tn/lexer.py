@@ -79,10 +79,6 @@ def greedy(cur: Cursor, i: int, accept) -> int:
     return i
 
 
-def is_emoji_part(c: str) -> bool:
-    return is_emoji(c)
-
-
 def is_dropped(c: str) -> bool:
     """Silent code points; spaces and emoji are classified first, so a run never swallows them."""
     return is_silent(c) and not is_emoji(c) and not c.isspace()

@@ -41,7 +41,3 @@ def cut_position(text: str, pos: int, limit: int) -> int:
 
 def digit_run_reaches(text: str, pos: int, limit: int) -> bool:
     return all(is_digit(text[i]) for i in range(pos, min(limit, len(text))))
-
-
-def is_word_run(text: str, pos: int, limit: int) -> bool:
-    return all(is_letter(text[i]) for i in range(pos, min(limit, len(text))))

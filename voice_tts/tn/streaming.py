@@ -7,12 +7,24 @@ import time
 from collections.abc import Callable
 
 from voice_tts.tn import electronic
-from voice_tts.tn.chars import CLOSING, HARD_STOPS, is_cjk_punct, is_han, is_latin_letter, is_spoken_alnum
+from voice_tts.tn.chars import (
+    CLOSING,
+    HARD_STOPS,
+    is_cjk_punct,
+    is_han,
+    is_latin_letter,
+    is_spoken_alnum,
+)
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.holdback import find_span
-from voice_tts.tn.stall import StallPolicy, cut_position, digit_run_reaches, ends_in_plain_word
+from voice_tts.tn.stall import (
+    StallPolicy,
+    cut_position,
+    digit_run_reaches,
+    ends_in_plain_word,
+)
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -177,7 +189,8 @@ class StreamingNormalizer:
         if spoken_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
-            if spoken[0] not in CLOSING and not spoken[0].isspace() and not (is_han(spoken[0]) and is_han(ctx.last_spoken)):
+            between_han = is_han(spoken[0]) and is_han(ctx.last_spoken)
+            if spoken[0] not in CLOSING and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
         self._raw_end = commit.raw_end

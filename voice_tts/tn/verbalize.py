@@ -23,13 +23,17 @@ _PUNCT = {
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
-_SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
+_SCALED = re.compile(
+    r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE
+)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
 _ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
-_ZH_UNITS = frozenset(("kg", "g", "mg", "km", "m", "cm", "mm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL"))
+_ZH_UNITS = frozenset(
+    ("kg", "g", "mg", "km", "m", "cm", "mm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
+)
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
@@ -153,7 +157,8 @@ def _number_en(text: str, currency_code: str) -> str:
     if m:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     m = _UNIT_SUFFIX.fullmatch(text)
-    if _CLOCK_PERIOD.fullmatch(text) or any(c in SUFFIX_SYMBOLS for c in text) or (m and m.group("unit") in english.UNITS):
+    known_unit = m is not None and m.group("unit") in english.UNITS
+    if _CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text):
         reading = _checked(normalize_span(text, "en"))
         if reading:
             return reading
@@ -178,11 +183,14 @@ def _number_zh(text: str) -> str:
     if re.search(r"[A-Za-z]", text):
         per = _PER_SECOND.fullmatch(text)
         if per:
-            return chinese.number(per.group("num")) + per.group("unit") + ("每秒" if per.group("per") == "s" else "每小时")
+            per_unit = "每秒" if per.group("per") == "s" else "每小时"
+            return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)
         if m and m.group("unit") in _ZH_UNITS:
             reading = normalize_span(text, "zh")
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]{2,}", reading.replace(m.group("unit"), "")):
+            # wetext glues leftovers of words it half-read ("两小时ours"): accept clean readings only.
+            leftover = reading.replace(m.group("unit"), "") if reading else ""
+            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]{2,}", leftover):
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
