@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
 from pydantic import BaseModel, ConfigDict, Field
-
-API_KEY_ENV = "VOICE_TTS_API_KEY"
 
 
 class ServerSettings(BaseModel):
@@ -32,10 +28,3 @@ class ServerSettings(BaseModel):
         """Frames above this are refused by the WebSocket layer itself (close 1009) before the
         server can read them; between `max_message_bytes` and this they get an `error` event."""
         return self.max_message_bytes * 16
-
-    @classmethod
-    def from_env(cls, **overrides) -> "ServerSettings":
-        """Settings with `api_key` taken from VOICE_TTS_API_KEY unless given."""
-        if overrides.get("api_key") is None and os.environ.get(API_KEY_ENV):
-            overrides["api_key"] = os.environ[API_KEY_ENV]
-        return cls(**overrides)

@@ -46,7 +46,6 @@ def wait_ready(server: BackgroundServer, timeout: float = 60.0) -> None:
 class TurnResult:
     messages: list[dict] = field(default_factory=list)  # every JSON message, in order
     audio: bytearray = field(default_factory=bytearray)
-    frames_after_done: int = 0
 
     def of_type(self, kind: str) -> list[dict]:
         return [m for m in self.messages if m["type"] == kind]
