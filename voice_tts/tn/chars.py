@@ -38,7 +38,7 @@ SUFFIX_SYMBOLS = frozenset("%‰°℃℉²³")
 SIGNS = frozenset("-+−")
 HARD_STOPS = frozenset("。！？；!?")
 # Punctuation that never takes the lazy separator in front of it (§3.8).
-CLOSING = frozenset(".,!?;:)]}…%'\"’”。，、；：？！）」』》〉】")
+CLOSING = frozenset(".,!?;:)]}…%’”。，、；：？！）」』》〉】")
 OPENING_BRACKETS = frozenset("([{（「『《〈【“‘\"'")
 
 # §3.4: Han characters that may follow a number and change its reading.

@@ -87,9 +87,9 @@ class StreamingNormalizer:
     def push(self, delta: str) -> list[Commit]:
         if not isinstance(delta, str):
             raise TypeError(f"push() takes str, not {type(delta).__name__}")
-        self._last_delta = self._clock()
         if not delta:
             return []
+        self._last_delta = self._clock()
         self._tail += _clean(delta)
         return self._advance(final=False)
 

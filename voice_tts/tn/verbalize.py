@@ -29,6 +29,7 @@ _SCALED = re.compile(
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
+_RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(
@@ -147,8 +148,9 @@ def _number_en(text: str, currency_code: str) -> str:
         reading = rule(text)
         if reading:
             return reading
-    if text == "24/7":
-        return "twenty four seven"
+    ratio = _RATIO.fullmatch(text)
+    if ratio and int(ratio.group(1)) >= int(ratio.group(2)):  # 24/7, 50/50: not a fraction
+        return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] == "+" and _PLAIN_EN.fullmatch(text[1:]):
