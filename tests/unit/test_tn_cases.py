@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+from pathlib import Path
 
 import pytest
-from conftest import SHARED_DIR
 
 from voice_tts.tn import Commit, OffsetMap, StreamingNormalizer, normalize
+
+# Same lookup as tests/conftest.py: shared/ beside the repository, or VOICE_TTS_SHARED.
+SHARED_DIR = Path(os.environ.get("VOICE_TTS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 
 CASES_FILE = SHARED_DIR / "specs" / "streaming-tn-cases.json"
 CASES = (

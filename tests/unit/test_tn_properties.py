@@ -4,12 +4,16 @@ streaming output equals one-shot output, commits tile both streams, and nothing 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
-from conftest import SHARED_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from voice_tts.tn import Commit, StallPolicy, StreamingNormalizer, normalize
+
+# Same lookup as tests/conftest.py: shared/ beside the repository, or VOICE_TTS_SHARED.
+SHARED_DIR = Path(os.environ.get("VOICE_TTS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 
 _CASES_FILE = SHARED_DIR / "specs" / "streaming-tn-cases.json"
 _CASES = (
