@@ -8,6 +8,7 @@ clause. A stream whose consumer is far behind is skipped until it catches up.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 from typing import Callable, Protocol
@@ -50,6 +51,11 @@ class SynthesisScheduler:
                 self._thread = threading.Thread(target=self._run, name="espeak-synthesis", daemon=True)
                 self._thread.start()
             self._cond.notify()
+
+    def drop_jobs(self) -> None:
+        """Forget every job (at interpreter exit, so the idle thread keeps no stream alive)."""
+        with self._cond:
+            self._jobs.clear()
 
     def wake(self) -> None:
         """A job's state changed (text arrived, input ended, its consumer caught up)."""
@@ -102,4 +108,5 @@ def shared_scheduler() -> SynthesisScheduler:
     with _shared_lock:
         if _shared is None:
             _shared = SynthesisScheduler()
+            atexit.register(_shared.drop_jobs)
         return _shared

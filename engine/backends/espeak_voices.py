@@ -92,10 +92,14 @@ class VoiceSelection:
 
     @classmethod
     def resolve(cls, voice: str | None, language: str | None) -> VoiceSelection:
-        voice_key = (voice or "default").strip().lower()
+        voice_key = (voice or "default").strip().lower() if isinstance(voice, (str, type(None))) else ""
         if voice_key not in VOICES:
             raise VoiceNotFound(f"unknown voice {voice!r}; available: {', '.join(VOICES)}")
-        language_key = (language or AUTO).strip().lower().replace("_", "-")
+        language_key = (
+            (language or AUTO).strip().lower().replace("_", "-")
+            if isinstance(language, (str, type(None)))
+            else ""
+        )
         if language_key == AUTO:
             code = AUTO
         elif language_key in _BY_NAME:
