@@ -161,6 +161,8 @@ class TTSSession:
                 if words and not self._cancelled:
                     yield WordsEvent(words)
             elif isinstance(event, AudioChunk):
+                if self._cancelled:
+                    continue  # a remote engine's audio already in flight at the barge-in
                 if self._first_audio_at is None:
                     self._first_audio_at = self._clock()
                 self._audio_samples += event.num_samples

@@ -19,8 +19,9 @@ class FakeStream:
     """Speaks each whitespace-separated word of the pushed text as WORD_SECONDS of audio once
     whitespace follows it (or input ends), reporting Progress at the word's end first."""
 
-    def __init__(self, options: dict, fail_with: Error | None = None) -> None:
+    def __init__(self, options: dict, fail_with: Error | None = None, late_audio: bool = False) -> None:
         self.options = options
+        self._late_audio = late_audio
         self.pushed: list[str] = []
         self.ended = False
         self.cancelled = False
@@ -67,6 +68,8 @@ class FakeStream:
         while True:
             event = await self._queue.get()
             if self.cancelled:
+                if self._late_audio:  # like a remote engine whose audio was already in flight
+                    yield AudioChunk(b"\x00\x00" * 160, RATE, self._samples)
                 yield Done(True, Usage(len(self._spoken), 0, 0.0))
                 return
             yield event
@@ -75,12 +78,13 @@ class FakeStream:
 
 
 class FakeEngine:
-    def __init__(self, fail_with: Error | None = None) -> None:
+    def __init__(self, fail_with: Error | None = None, late_audio: bool = False) -> None:
         self.streams: list[FakeStream] = []
         self._fail_with = fail_with
+        self._late_audio = late_audio
 
     def open_stream(self, **options) -> FakeStream:
-        self.streams.append(FakeStream(options, self._fail_with))
+        self.streams.append(FakeStream(options, self._fail_with, self._late_audio))
         return self.streams[-1]
 
     async def aclose(self) -> None:
@@ -160,8 +164,9 @@ async def test_words_come_before_the_audio_they_start_in():
             audio_time = (event.start_sample + event.num_samples) / RATE
 
 
-async def test_cancel_returns_the_heard_whole_words_and_stops_audio():
-    engine = FakeEngine()
+@pytest.mark.parametrize("late_audio", [False, True])
+async def test_cancel_returns_the_heard_whole_words_and_stops_audio(late_audio):
+    engine = FakeEngine(late_audio=late_audio)
     raw = "alpha beta gamma delta epsilon zeta eta theta"
     session = TTSSession(engine, sample_rate=RATE)
     session.push_text(raw)
