@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 from engine.backends.espeak_library import EspeakLibrary
 from engine.backends.espeak_scheduler import SynthesisScheduler, shared_scheduler
@@ -59,7 +59,7 @@ class EspeakStream:
         scheduler: SynthesisScheduler,
         selection: VoiceSelection | None,
         sample_rate: int,
-        on_finished,
+        on_finished: Callable[[EspeakStream], None],
     ) -> None:
         self._scheduler = scheduler
         self._selection = selection
@@ -104,12 +104,7 @@ class EspeakStream:
             if self._input_ended:
                 raise RuntimeError("push_text after end_input")
             self._received += len(text)
-            start = self._received - len(self._pending) - len(text)
-            ready, self._pending = take_pieces(self._pending + text, final=False)
-            for piece_text in ready:
-                self._pieces.append(Piece(start, piece_text))
-                start += len(piece_text)
-            has_work = bool(ready)
+            has_work = self._cut_pieces(self._pending + text, final=False)
         if has_work:
             self._scheduler.wake()
 
@@ -118,12 +113,18 @@ class EspeakStream:
             if self._cancelled or self._finished or self._input_ended:
                 return
             self._input_ended = True
-            start = self._received - len(self._pending)
-            ready, self._pending = take_pieces(self._pending, final=True)
-            for piece_text in ready:
-                self._pieces.append(Piece(start, piece_text))
-                start += len(piece_text)
+            self._cut_pieces(self._pending, final=True)
         self._scheduler.wake()
+
+    def _cut_pieces(self, unsynthesized: str, final: bool) -> bool:
+        """Queue the complete pieces of `unsynthesized` (the received text after the last queued
+        piece) and keep the rest pending."""
+        start = self._received - len(unsynthesized)
+        ready, self._pending = take_pieces(unsynthesized, final)
+        for text in ready:
+            self._pieces.append(Piece(start, text))
+            start += len(text)
+        return bool(ready)
 
     def cancel(self) -> None:
         with self._lock:
