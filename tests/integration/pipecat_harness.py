@@ -1,0 +1,249 @@
+"""What the Pipecat adapter tests share: the engines they run on (the real ones, a recording
+wrapper around them, and a deterministic fake for failures a real engine cannot be made to
+show), a virtual sound card, and small frame helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import AsyncIterator
+
+import numpy as np
+import pytest
+from pipecat.frames.frames import Frame, OutputAudioRawFrame, StartFrame
+from pipecat.transports.base_output import BaseOutputTransport
+
+from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, StreamingEngine, Usage
+
+# The agents are scripts, importable once their folder is on the path.
+AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
+if str(AGENTS_DIR) not in sys.path:
+    sys.path.append(str(AGENTS_DIR))
+
+ENGINE_KINDS = ["embedded", "qwen3-tiny"]
+
+
+def open_real_engine(kind: str, tiny_checkpoint: Path) -> StreamingEngine:
+    """The embedded voice, or the Qwen3 engine on the tiny checkpoint (skipped until the
+    checkpoint engine can be loaded)."""
+    from engine import Engine
+
+    if kind == "embedded":
+        return Engine.embedded()
+    try:
+        return Engine.from_pretrained(tiny_checkpoint, device="cpu")
+    except (ImportError, NotImplementedError) as e:
+        pytest.skip(f"the Qwen3 engine cannot load the tiny checkpoint yet: {e!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A recording wrapper: the real engine does the work, the test sees what was asked of it.
+# ---------------------------------------------------------------------------------------------
+
+
+class RecordedStream:
+    """An engine stream that records the text pushed, the calls made and the events seen."""
+
+    def __init__(self, inner, options: dict):
+        self._inner = inner
+        self.options = options
+        self.text = ""
+        self.input_ended = False
+        self.cancel_calls = 0
+        self.events_seen: list[Event] = []
+
+    def push_text(self, text: str) -> None:
+        self.text += text
+        self._inner.push_text(text)
+
+    def end_input(self) -> None:
+        self.input_ended = True
+        self._inner.end_input()
+
+    def cancel(self) -> None:
+        self.cancel_calls += 1
+        self._inner.cancel()
+
+    async def events(self) -> AsyncIterator[Event]:
+        async for event in self._inner.events():
+            self.events_seen.append(event)
+            yield event
+
+    @property
+    def done(self) -> Done | None:
+        last = self.events_seen[-1] if self.events_seen else None
+        return last if isinstance(last, Done) else None
+
+
+class RecordingEngine:
+    """Passes every call through to `engine` and keeps the streams it opened."""
+
+    def __init__(self, engine: StreamingEngine):
+        self.inner = engine
+        self.streams: list[RecordedStream] = []
+
+    def open_stream(self, *args, **options) -> RecordedStream:
+        stream = RecordedStream(self.inner.open_stream(*args, **options), options)
+        self.streams.append(stream)
+        return stream
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+# ---------------------------------------------------------------------------------------------
+# A deterministic fake engine, for failures and timings a real engine cannot be made to show.
+# ---------------------------------------------------------------------------------------------
+
+_READY_WORD = re.compile(r"\s*(\S+)(?=\s)")
+_LAST_WORD = re.compile(r"\s*(\S+)")
+
+
+def tone(seconds: float, sample_rate: int, hz: float = 220.0) -> bytes:
+    n = int(round(seconds * sample_rate))
+    t = np.arange(n) / sample_rate
+    return (0.3 * 32767 * np.sin(2 * math.pi * hz * t)).astype("<i2").tobytes()
+
+
+class FakeStream:
+    """Speaks each word once whitespace follows it (or input has ended): `Progress` for the
+    word, then a tone as long as the word."""
+
+    def __init__(self, engine: "FakeEngine", options: dict):
+        self._engine = engine
+        self.options = options
+        # An engine with a native rate ignores the rate asked for.
+        self.sample_rate: int = engine.native_rate or options.get("sample_rate", 24000)
+        self.text = ""
+        self.input_ended = False
+        self.cancelled = False
+        # Audio chunks yielded after cancel(): what the adapter must drop.
+        self.chunks_after_cancel = 0
+        self._cancelled_at: float | None = None
+        self._changed = asyncio.Event()
+
+    def push_text(self, text: str) -> None:
+        self.text += text
+        self._changed.set()
+
+    def end_input(self) -> None:
+        self.input_ended = True
+        self._changed.set()
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled = True
+            self._cancelled_at = time.monotonic()
+            self._changed.set()
+
+    def _cancel_due(self) -> bool:
+        return (
+            self._cancelled_at is not None
+            and time.monotonic() - self._cancelled_at >= self._engine.cancel_delay
+        )
+
+    async def events(self) -> AsyncIterator[Event]:
+        engine = self._engine
+        cursor = 0
+        samples = 0
+        while True:
+            if self._cancel_due():
+                yield Done(cancelled=True, usage=self._usage(cursor, samples))
+                return
+            pattern = _LAST_WORD if self.input_ended else _READY_WORD
+            match = pattern.match(self.text, cursor)
+            if match is None:
+                if self.input_ended:
+                    yield Done(usage=self._usage(cursor, samples))
+                    return
+                self._changed.clear()
+                timeout = engine.cancel_delay if self.cancelled else None
+                try:
+                    await asyncio.wait_for(self._changed.wait(), timeout)
+                except TimeoutError:
+                    pass
+                continue
+            if engine.fail_after_chars is not None and match.end() > engine.fail_after_chars:
+                yield Error(code="engine_error", message="the fake engine failed", retryable=False)
+                yield Done(usage=self._usage(cursor, samples))
+                return
+            cursor = match.end()
+            if engine.silent:
+                continue
+            word = match.group(1)
+            yield Progress(spoken_end=cursor, audio_time=samples / self.sample_rate)
+            pcm = tone(engine.seconds_per_char * len(word), self.sample_rate)
+            yield AudioChunk(pcm=pcm, sample_rate=self.sample_rate, start_sample=samples)
+            samples += len(pcm) // 2
+            self.chunks_after_cancel += self.cancelled
+            # Real time when asked (barge-in tests), else just let other tasks run.
+            await asyncio.sleep(len(pcm) / 2 / self.sample_rate if engine.realtime else 0)
+
+    def _usage(self, cursor: int, samples: int) -> Usage:
+        return Usage(
+            characters_received=len(self.text),
+            characters_spoken=cursor,
+            audio_seconds=samples / self.sample_rate,
+        )
+
+
+@dataclass
+class FakeEngine:
+    seconds_per_char: float = 0.02
+    realtime: bool = False
+    fail_after_chars: int | None = None
+    # Accepts text and says nothing (a provider silent for, say, an unknown voice).
+    silent: bool = False
+    # How long the streams keep talking after cancel().
+    cancel_delay: float = 0.0
+    native_rate: int | None = None
+    streams: list[FakeStream] = field(default_factory=list)
+
+    def open_stream(self, *args, **options) -> FakeStream:
+        stream = FakeStream(self, options)
+        self.streams.append(stream)
+        return stream
+
+    async def aclose(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# A virtual sound card and frame helpers.
+# ---------------------------------------------------------------------------------------------
+
+
+class RealtimeAudioOutput(BaseOutputTransport):
+    """Output transport that plays like a sound card: each chunk takes its duration to write.
+    `played` holds (clock time the chunk started playing, pcm) for every chunk written."""
+
+    def __init__(self, params):
+        super().__init__(params)
+        self.played: list[tuple[int, bytes]] = []
+
+    async def start(self, frame: StartFrame):
+        await super().start(frame)
+        await self.set_transport_ready(frame)
+
+    async def write_audio_frame(self, frame: OutputAudioRawFrame) -> bool:
+        self.played.append((self.get_clock().get_time(), frame.audio))
+        await asyncio.sleep(len(frame.audio) / 2 / frame.sample_rate)
+        return True
+
+
+def of_type(frames: list[Frame], *types: type) -> list:
+    return [frame for frame in frames if isinstance(frame, types)]
+
+
+def index_of(frames: list[Frame], frame: Frame) -> int:
+    return next(i for i, f in enumerate(frames) if f is frame)
+
+
+def rms(pcm: bytes) -> float:
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    return float(np.sqrt(np.mean(samples**2))) if samples.size else 0.0
