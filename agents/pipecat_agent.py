@@ -1,10 +1,12 @@
 """A Pipecat voice agent that speaks through `Qwen3StreamingTTS`, run like any Pipecat bot:
 
-    python agents/pipecat_agent.py                 # then open http://localhost:7860/client/
+    python agents/pipecat_agent.py -t webrtc       # then open http://localhost:7860/client/
     python agents/pipecat_agent.py -t webrtc --host 0.0.0.0 --port 7860
 
 Browser (the prebuilt client) ⇄ SmallWebRTC → Silero VAD (barge-in) → [STT] → LLM →
-Qwen3StreamingTTS → browser.
+Qwen3StreamingTTS → browser. The prebuilt client fetches Daily's call machine (its microphone
+handling) from Daily's CDN when it connects, so the browser needs internet access; the bot
+itself does not.
 
 - LLM: with `OPENAI_API_KEY` set (and `OPENAI_BASE_URL` for any OpenAI-compatible server;
   `OPENAI_MODEL`, `OPENAI_STT_MODEL` pick the models) the agent transcribes and answers through
@@ -209,6 +211,11 @@ async def run_bot(
 
 async def bot(runner_args: SmallWebRTCRunnerArguments):
     """Entry point of the Pipecat development runner (SmallWebRTC and the prebuilt client)."""
+    if not isinstance(runner_args, SmallWebRTCRunnerArguments):
+        raise ValueError(
+            f"this bot talks over SmallWebRTC, not {type(runner_args).__name__}: run it with "
+            "`-t webrtc` (phone calls: agents/phone_agent.py)"
+        )
     transport = SmallWebRTCTransport(
         webrtc_connection=runner_args.webrtc_connection,
         params=TransportParams(audio_in_enabled=True, audio_out_enabled=True),
