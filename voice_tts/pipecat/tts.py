@@ -239,7 +239,7 @@ class Qwen3StreamingTTS(TTSService):
         turn = self._turns.get(context_id) or await self._open_turn(context_id)
         if turn.finished:
             # The session failed; the rest of the turn stays unspoken.
-            logger.debug(f"{self}: dropping text of failed context {context_id}")
+            logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
             turn.session.push_text(text)
         yield None
