@@ -22,13 +22,13 @@ def main() -> None:
     rows = [
         ("TTFA p50, c=1 (ms)", c1["ttfa_ms_p50"], fq1["ttfa_ms_median"], "faster-qwen3-tts streaming chunk 1"),
         ("TTFA first turn of a voice (ms)", ours["ttfa_ms_first_turn_prefix_fill"], fq1["ttfa_ms_median"], "faster-qwen3-tts streaming chunk 1"),
-        ("ms per frame, one stream", ours["ms_per_frame_single_stream"], fq_ns["ms_per_frame"], "faster-qwen3-tts non-streaming"),
+        ("ms per frame, one stream", ours["single_stream"]["ms_per_frame"], fq_ns["ms_per_frame"], "faster-qwen3-tts non-streaming"),
         ("frame step at batch 1 (ms)", step1["frame_step_ms"], fq_ns["ms_per_frame"], "faster-qwen3-tts non-streaming"),
-        ("RTF, one stream", ours["rtf_single_stream"], fq_ns["rtf"], "faster-qwen3-tts non-streaming"),
-        ("RTF, one stream", ours["rtf_single_stream"], fq1["rtf_median"], "faster-qwen3-tts streaming chunk 1"),
+        ("RTF, one stream", ours["single_stream"]["rtf"], fq_ns["rtf"], "faster-qwen3-tts non-streaming"),
+        ("RTF, one stream", ours["single_stream"]["rtf"], fq1["rtf_median"], "faster-qwen3-tts streaming chunk 1"),
     ]
     if official:
-        rows.append(("ms per frame, one stream", ours["ms_per_frame_single_stream"], official["ms_per_frame"], "official qwen-tts generate"))
+        rows.append(("ms per frame, one stream", ours["single_stream"]["ms_per_frame"], official["ms_per_frame"], "official qwen-tts generate"))
     print(f"{'metric':34s} {'ours':>9s} {'peer':>9s} {'peer/ours':>9s}  peer")
     for name, mine, theirs, who in rows:
         print(f"{name:34s} {mine:9.2f} {theirs:9.2f} {theirs / mine:9.2f}  {who}")

@@ -21,6 +21,7 @@ import json
 import random
 import statistics
 import time
+import traceback
 from pathlib import Path
 
 import torch
@@ -43,9 +44,26 @@ TOKENS_PER_SECOND = 30.0
 SAMPLE_RATE = 24000
 
 
+def phase(run):
+    """Run one part of the benchmark; a failure is printed and recorded, the others still run."""
+    try:
+        return run()
+    except Exception as e:
+        traceback.print_exc(limit=-30)
+        return {"error": repr(e)[:300]}
+
+
+async def aphase(awaitable):
+    try:
+        return await awaitable
+    except Exception as e:
+        traceback.print_exc(limit=-30)
+        return {"error": repr(e)[:300]}
+
+
 def synchronize() -> None:
     if torch.cuda.is_available():
-        synchronize()
+        torch.cuda.synchronize()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -200,36 +218,41 @@ async def main_async(args) -> dict:
 
     pieces = token_pieces(engine)
     results["text_tokens"] = len(pieces)
-    # The first turn of a voice fills its prefix; later turns hit the prefix cache.
-    cold = await one_stream(engine, pieces, 10, 0.0)
-    results["ttfa_ms_first_turn_prefix_fill"] = round(cold["ttfa_ms"], 2)
 
     with torch.inference_mode():
-        results["step_times_sampled"] = step_times(engine, args.batches, 30, 128, sampled=True)
-        results["step_times_greedy"] = step_times(engine, [b for b in (1, 8, 128) if b in args.batches], 30, 128, sampled=False)
+        results["step_times_sampled"] = phase(lambda: step_times(engine, args.batches, 30, 128, sampled=True))
+        results["step_times_greedy"] = phase(
+            lambda: step_times(engine, [b for b in (1, 8, 128) if b in args.batches], 30, 128, sampled=False)
+        )
 
-    # RTF of one stream whose text is all there: generation time / audio time.
-    rtf_runs = []
-    for _ in range(3):
-        stream = engine.open_stream(voice="ryan", language="english", max_new_tokens=151)
-        t0 = time.perf_counter()
-        stream.push_text(TEXT)
-        stream.end_input()
-        audio = 0.0
-        last = t0
-        async for event in stream.events():
-            if isinstance(event, AudioChunk):
-                audio += event.duration
-                last = time.perf_counter()
-        rtf_runs.append((last - t0) / audio)
-    results["rtf_single_stream"] = round(statistics.median(rtf_runs), 4)
-    results["ms_per_frame_single_stream"] = round(statistics.median(rtf_runs) * 80, 3)
-    print(json.dumps({"rtf_single_stream": results["rtf_single_stream"]}), flush=True)
+    async def first_turn() -> float | None:
+        # The first turn of a voice fills its prefix; later turns hit the prefix cache.
+        return (await one_stream(engine, pieces, 10, 0.0))["ttfa_ms"]
+
+    results["ttfa_ms_first_turn_prefix_fill"] = await aphase(first_turn())
+
+    async def rtf() -> dict:
+        runs = []
+        for _ in range(3):  # one stream whose text is all there: generation time / audio time
+            stream = engine.open_stream(voice="ryan", language="english", max_new_tokens=151)
+            t0 = time.perf_counter()
+            stream.push_text(TEXT)
+            stream.end_input()
+            audio, last = 0.0, t0
+            async for event in stream.events():
+                if isinstance(event, AudioChunk):
+                    audio += event.duration
+                    last = time.perf_counter()
+            runs.append((last - t0) / audio)
+        return {"rtf": round(statistics.median(runs), 4), "ms_per_frame": round(statistics.median(runs) * 80, 3)}
+
+    results["single_stream"] = await aphase(rtf())
+    print(json.dumps({"single_stream": results["single_stream"]}), flush=True)
 
     levels = []
     for c in args.concurrency:
         rounds = {1: 10, 8: 3, 32: 2}.get(c, 1)
-        level = await concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0)
+        level = await aphase(concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0))
         levels.append(level)
         print(json.dumps(level), flush=True)
     results["concurrency"] = levels

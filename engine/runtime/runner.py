@@ -74,6 +74,10 @@ def _fits_candidates(sampling: SamplingParams) -> bool:
     return talker and predictor
 
 
+def _uses_top_p(sampling: SamplingParams) -> bool:
+    return (sampling.do_sample and sampling.top_p < 1.0) or (sampling.subtalker_do_sample and sampling.subtalker_top_p < 1.0)
+
+
 def _bucket(value: int, buckets: tuple[int, ...], limit: int) -> int:
     i = bisect.bisect_left(buckets, value)
     return min(buckets[i] if i < len(buckets) else limit, limit)
@@ -221,6 +225,7 @@ class ModelRunner:
         talker_greedy = all(self._greedy[r.slot][0] for r in rows)
         predictor_greedy = all(self._greedy[r.slot][1] for r in rows)
         candidates = all(_fits_candidates(self._sampling[r.slot]) for r in rows)
+        top_p = any(_uses_top_p(self._sampling[r.slot]) for r in rows)
 
         host = self._step_input_host
         staged = host.numpy()
@@ -229,7 +234,7 @@ class ModelRunner:
         staged[0, slots] = 1
         staged[1, slots] = [r.text_id for r in rows]
         staged[2, slots] = [r.eos_allowed for r in rows]
-        key = (n_rows, kv_len, talker_greedy, predictor_greedy, candidates)
+        key = (n_rows, kv_len, talker_greedy, predictor_greedy, candidates, top_p)
         with torch.inference_mode():
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
             if self.use_graphs:
@@ -244,7 +249,9 @@ class ModelRunner:
         codes = self._codes_host.numpy()
         return [codes[slot].tolist() for slot in slots]
 
-    def _frame_step(self, n: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool) -> None:
+    def _frame_step(
+        self, n: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool, top_p: bool
+    ) -> None:
         model = self.model
         active = self._step_input[0, :n].bool()
         text_id = self._step_input[1, :n]
@@ -268,8 +275,8 @@ class ModelRunner:
         gumbel = None
         if candidates and not (talker_greedy and predictor_greedy):
             gumbel = step_noise(talker_rows, draw, self.groups, logits.shape[-1])
-        c0 = self._choose(logits, talker_rows, draw, gumbel, 0)
-        codes, frame_sum = self._predict(hidden, c0, predictor_rows, draw, gumbel)
+        c0 = self._choose(logits, talker_rows, draw, gumbel, 0, top_p)
+        codes, frame_sum = self._predict(hidden, c0, predictor_rows, draw, gumbel, top_p)
 
         step = active.long()
         self._frame_sum[:n] = torch.where(active[:, None], frame_sum, self._frame_sum[:n])
@@ -279,11 +286,11 @@ class ModelRunner:
         self._codes[:n] = codes
 
     @staticmethod
-    def _choose(logits: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None, group: int) -> Tensor:
+    def _choose(logits: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None, group: int, top_p: bool) -> Tensor:
         if rows.all_greedy:
             return logits.argmax(dim=-1)
         if gumbel is not None:
-            return choose_candidates(logits, rows, gumbel[:, group, : logits.shape[-1]], MAX_CANDIDATES)
+            return choose_candidates(logits, rows, gumbel[:, group, : logits.shape[-1]], MAX_CANDIDATES, top_p)
         return choose(logits, rows, draw + group)
 
     @staticmethod
@@ -316,7 +323,7 @@ class ModelRunner:
         return F.rms_norm(x, (x.shape[-1],), talker.norm, talker.cfg.layers.rms_norm_eps)
 
     def _predict(
-        self, hidden: Tensor, c0: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None
+        self, hidden: Tensor, c0: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None, top_p: bool
     ) -> tuple[Tensor, Tensor]:
         """Codes 1..G-1 from (hidden, c0) for rows [0, n); returns the frame [n, G] and its
         embedding sum [n, hidden] (talker table for code 0, predictor tables for the rest)."""
@@ -346,7 +353,7 @@ class ModelRunner:
             last = x.view(n, tokens, -1)[:, -1]
             last = F.rms_norm(last, (last.shape[-1],), predictor.norm, predictor.cfg.layers.rms_norm_eps)
             logits = F.linear(last, predictor.lm_heads[j]).float()
-            code = self._choose(logits, rows, draw, gumbel, j + 1)
+            code = self._choose(logits, rows, draw, gumbel, j + 1, top_p)
             codes.append(code)
             embeds.append(F.embedding(code, predictor.codec_embeddings[j]))
             if j + 1 < self.groups - 1:
@@ -403,7 +410,7 @@ class ModelRunner:
         top = max_rows or self.slots
         rows = sorted({_bucket(r, ROW_BUCKETS, self.slots) for r in ROW_BUCKETS if r <= top} | {_bucket(top, ROW_BUCKETS, self.slots)})
         lens = kv_lens or (KV_BUCKETS[0],)
-        flags = [(False, False, True), (True, True, True)] if sampled else [(True, True, True)]
+        flags = [(False, False, True, False), (True, True, True, False)] if sampled else [(True, True, True, False)]
         captured = 0
         with torch.inference_mode():
             for n in rows:

@@ -302,7 +302,11 @@ async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_chec
     engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=4, keep_codes=True, eos_after_text_end=False)
     try:
         chosen = ["A02_en_ryan_english_stream", "A10_en_uncle_fu_auto_stream", "A04_zh_eric_auto_stream_dialect"]
-        params = {cid: SamplingParams(seed=1000 + i) for i, cid in enumerate(chosen)}
+        params = {  # published defaults; top-p on; top-k off (the whole-vocabulary sampler)
+            chosen[0]: SamplingParams(seed=1000),
+            chosen[1]: SamplingParams(seed=1001, top_p=0.8, subtalker_top_p=0.9),
+            chosen[2]: SamplingParams(seed=1002, top_k=0, subtalker_top_k=0),
+        }
         reference = {}
         for cid in chosen:
             a = cases[cid]["args"]
@@ -320,7 +324,8 @@ async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_chec
         together = await asyncio.gather(*(one(cid, rng) for cid in chosen))
         for cid, codes in zip(chosen, together):
             assert codes == reference[cid], cid
-        assert await one(chosen[0], rng) == reference[chosen[0]]
+        for cid in chosen:
+            assert await one(cid, rng) == reference[cid], cid
     finally:
         engine.close()
 
