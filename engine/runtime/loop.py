@@ -37,10 +37,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class LoopSettings:
     # Frames per audio chunk: the first chunk is 1 frame (80 ms) for first-audio latency, later
-    # ones are larger (fewer events and codec calls); the last entry repeats. A chunk of s frames
-    # starting at frame f must be ready within f * 80 ms of the first one; doubling from a second
-    # 1-frame chunk (f = s) leaves a step up to ~43 ms of slack at every chunk.
-    chunk_schedule: tuple[int, ...] = (1, 1, 2, 4, 8)
+    # ones are larger (fewer events and codec calls); the last entry repeats. On the H200 at 128
+    # streams, (1, 1, 2, 4, 8) left more streams late than this one: the codec calls it adds cost
+    # more than its earlier second chunk gains (docs/benchmarks.md).
+    chunk_schedule: tuple[int, ...] = (1, 2, 4, 8)
     # Runaway guard: a stream ends once its frames exceed this many per text token (+ the floor).
     max_frames_per_text_token: float = 15.0
     min_frame_cap: int = 50
