@@ -42,7 +42,6 @@ class KVPool:
         self.slots = cache.num_slots
         self.max_context = cache.max_len
         self._free = list(range(self.slots))
-        self._busy: set[int] = set()
 
     @property
     def free_slots(self) -> int:
@@ -51,17 +50,10 @@ class KVPool:
     def allocate(self) -> int:
         if not self._free:
             raise RuntimeError("no free KV slot")
-        slot = heapq.heappop(self._free)
-        self._busy.add(slot)
-        return slot
+        return heapq.heappop(self._free)
 
     def release(self, slot: int) -> None:
-        self._busy.discard(slot)
         heapq.heappush(self._free, slot)
-
-    def highest_busy(self) -> int:
-        """Index of the highest allocated slot, -1 when none is."""
-        return max(self._busy, default=-1)
 
     def save(self, slot: int, length: int) -> "CachedPrefix":
         return CachedPrefix(

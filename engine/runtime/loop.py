@@ -91,8 +91,6 @@ class StepLoop:
         self.steps_run = 0
         self.step_seconds_total = 0.0
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
-        self._stopped = threading.Event()
-        self._failure: BaseException | None = None
 
     def start(self) -> None:
         self._thread.start()
@@ -105,10 +103,6 @@ class StepLoop:
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()
-
-    @property
-    def thread(self) -> threading.Thread:
-        return self._thread
 
     # ---- the loop ---------------------------------------------------------------------------
 
@@ -131,12 +125,11 @@ class StepLoop:
                     self.steps_run += 1
                     self.step_seconds_total += time.perf_counter() - started
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
-            self._failure = e
             log.exception("step loop failed")
             self._chunks = []
             for stream in list(self._streams.values()):
                 self._finish(stream, "engine_failure", Error("engine_failure", f"engine step failed: {e}", True))
-            self._end_streams(device_usable=False)
+            self._end_streams()
         finally:
             self._shutdown_streams()
 
@@ -301,13 +294,11 @@ class StepLoop:
                     chunk.stream.channel.put(chunk.progress)
                 if chunk.frames:
                     chunk.stream.channel.put(AudioChunk(pcms[id(chunk)], 24000, chunk.start_sample))
-        self._end_streams(device_usable=True)
+        self._end_streams()
 
-    def _end_streams(self, device_usable: bool) -> None:
+    def _end_streams(self) -> None:
         ending, self._ending = self._ending, []
         for stream, end in ending:
-            if device_usable:
-                self.runner.release(stream.slot)
             self.runner.pool.release(stream.slot)
             stream.slot = None
             self._on_release()  # before `Done` reaches the caller: it may open the next stream at once
@@ -336,11 +327,10 @@ class StepLoop:
     def _shutdown_streams(self) -> None:
         """Everything still open when the loop ends (engine closed) ends now, and so does
         everything that arrives later."""
-        self._stopped.set()
         self._chunks = []
         for stream in list(self._streams.values()):
             self._finish(stream, "engine_closed", cancelled=True)
-        self._end_streams(device_usable=self._failure is None)
+        self._end_streams()
         while True:
             try:
                 command = self.inbox.get_nowait()
@@ -349,7 +339,3 @@ class StepLoop:
             if isinstance(command, OpenCommand):
                 self._on_release()
                 command.state.channel.put(StreamEnd(cancelled=True, reason="engine_closed"))
-
-    @property
-    def stopped(self) -> bool:
-        return self._stopped.is_set()

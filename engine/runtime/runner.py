@@ -200,9 +200,6 @@ class ModelRunner:
             self._position[slot] = prefix_length
         self._host_position[slot] = prefix_length
 
-    def release(self, slot: int) -> None:
-        """Nothing to free: a slot's state is reset when a stream starts on it."""
-
     def _reset_codec(self, slot: int) -> None:
         fresh = self._codec_fresh
         for name, tail in self._codec_conv.items():

@@ -142,12 +142,8 @@ class Qwen3Stream:
         self._ended = False
         self._cancelled = False
         self._consumed = False
-        self.end_reason: str | None = None
+        self.end_reason: str | None = None  # why the engine ended it: eos, max_new_tokens, frame_cap, ...
         self.codes: list[list[int]] | None = None
-
-    @property
-    def sample_rate(self) -> int:
-        return self._sample_rate
 
     def push_text(self, text: str) -> None:
         if not isinstance(text, str):

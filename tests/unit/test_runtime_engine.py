@@ -61,12 +61,12 @@ async def feed(stream, text: str, rng: random.Random, max_delay: float) -> None:
     stream.end_input()
 
 
-async def run_alone(engine: Qwen3Engine, case: dict) -> tuple[list, list[list[int]]]:
+async def run_alone(engine: Qwen3Engine, case: dict):
+    """The case's whole text at once; returns (events, the stream after its Done)."""
     stream = open_case(engine, case)
     stream.push_text(case["args"]["text"])
     stream.end_input()
-    events = await collect(stream)
-    return events, stream.codes
+    return await collect(stream), stream
 
 
 def pcm_of(events: list) -> np.ndarray:
@@ -80,8 +80,9 @@ def streaming_cases(cases: dict) -> list[str]:
 async def test_streaming_goldens_are_reproduced(engine, cases):
     for cid in streaming_cases(cases):
         case = cases[cid]
-        events, codes = await run_alone(engine, case)
-        assert codes == case["codes"], cid
+        events, stream = await run_alone(engine, case)
+        assert stream.codes == case["codes"], cid
+        assert stream.end_reason == case["stop_reason"], cid
         wav = pcm_of(events) / 32767.0
         assert wav.shape == case["wav"].shape, cid
         assert np.abs(wav - case["wav"]).max() <= 1e-4, cid
@@ -96,7 +97,7 @@ async def test_batch_invariance_with_random_arrival(engine, cases):
         "A08_regex_sohee_english_nonstream",
     ]
     assert len(chosen) == 8
-    alone = {cid: (await run_alone(engine, cases[cid]))[1] for cid in chosen}
+    alone = {cid: (await run_alone(engine, cases[cid]))[1].codes for cid in chosen}
     for cid in streaming_cases(cases):
         assert alone[cid] == cases[cid]["codes"], cid
 
@@ -178,8 +179,8 @@ async def test_cancel_mid_stream_stops_audio_and_frees_the_slot(engine, cases):
     assert done.usage.characters_received == len(" ".join([case["args"]["text"]] * 3))
     await wait_idle(engine)
 
-    again, codes = await run_alone(engine, cases["A09_short_ono_anna_japanese_stream"])
-    assert codes == cases["A09_short_ono_anna_japanese_stream"]["codes"]
+    _, again = await run_alone(engine, cases["A09_short_ono_anna_japanese_stream"])
+    assert again.codes == cases["A09_short_ono_anna_japanese_stream"]["codes"]
 
 
 async def test_capacity_error_beyond_the_slots(tiny_checkpoint: Path):
