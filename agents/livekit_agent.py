@@ -24,7 +24,6 @@ import threading
 import time
 from typing import Any
 
-from livekit import rtc
 from livekit.agents import (
     DEFAULT_API_CONNECT_OPTIONS,
     NOT_GIVEN,
@@ -44,8 +43,9 @@ from livekit.agents import (
     llm,
     stt,
 )
-from livekit.plugins import qwen3_tts, silero
 
+from livekit import rtc
+from livekit.plugins import qwen3_tts, silero
 from voice_tts.protocol import StreamingEngine
 
 logger = logging.getLogger("voice-tts-agent")
@@ -79,7 +79,12 @@ class RemoteEngineLoad:
     """
 
     def __init__(
-        self, url: str, *, api_key: str | None = None, interval: float = 1.0, stale_after: float = 5.0
+        self,
+        url: str,
+        *,
+        api_key: str | None = None,
+        interval: float = 1.0,
+        stale_after: float = 5.0,
     ) -> None:
         self._url, self._api_key = url, api_key
         self._interval, self._stale_after = interval, stale_after
@@ -109,14 +114,14 @@ class RemoteEngineLoad:
         asyncio.run(self._poll())
 
     async def _poll(self) -> None:
-        from voice_tts.client import RemoteEngine
+        from voice_tts.client import RemoteEngine, RemoteEngineError
 
         engine = RemoteEngine(self._url, api_key=self._api_key)
         try:
             while not self._stop.is_set():
                 try:
                     caps = await engine.capabilities()
-                except Exception as e:  # the server is down or restarting: stay "full"
+                except (RemoteEngineError, ValueError) as e:  # down, restarting: stay "full"
                     logger.warning("voice-tts engine capabilities unavailable: %s", e)
                 else:
                     with self._lock:
@@ -143,7 +148,9 @@ def shared_engine() -> StreamingEngine:
 
 
 _remote_engine_load = (
-    RemoteEngineLoad(ENGINE_URL, api_key=os.environ.get("VOICE_TTS_API_KEY")) if ENGINE_URL else None
+    RemoteEngineLoad(ENGINE_URL, api_key=os.environ.get("VOICE_TTS_API_KEY"))
+    if ENGINE_URL
+    else None
 )
 
 
@@ -160,7 +167,9 @@ def engine_load() -> float:
 class OpenAICompatibleLLM(llm.LLM):
     """Chat completions, streamed, from any OpenAI-compatible endpoint."""
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self, *, model: str, base_url: str | None = None, api_key: str | None = None
+    ) -> None:
         super().__init__()
         import openai
 
@@ -183,7 +192,9 @@ class OpenAICompatibleLLM(llm.LLM):
         conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
         **_: Any,
     ) -> llm.LLMStream:
-        return _OpenAICompatibleStream(self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
+        return _OpenAICompatibleStream(
+            self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options
+        )
 
 
 class _OpenAICompatibleStream(llm.LLMStream):
@@ -206,7 +217,9 @@ class _OpenAICompatibleStream(llm.LLMStream):
                         self._event_ch.send_nowait(
                             llm.ChatChunk(
                                 id=chunk.id,
-                                delta=llm.ChoiceDelta(role="assistant", content=choice.delta.content),
+                                delta=llm.ChoiceDelta(
+                                    role="assistant", content=choice.delta.content
+                                ),
                             )
                         )
         except openai.APITimeoutError as e:
@@ -220,7 +233,9 @@ class _OpenAICompatibleStream(llm.LLMStream):
 class OpenAICompatibleSTT(stt.STT):
     """Transcribes each user utterance (cut by the VAD) with an OpenAI-compatible endpoint."""
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self, *, model: str, base_url: str | None = None, api_key: str | None = None
+    ) -> None:
         super().__init__(capabilities=stt.STTCapabilities(streaming=False, interim_results=False))
         import openai
 
@@ -253,7 +268,9 @@ class OpenAICompatibleSTT(stt.STT):
             raise APIStatusError(e.message, status_code=e.status_code, body=e.body) from e
         return stt.SpeechEvent(
             type=stt.SpeechEventType.FINAL_TRANSCRIPT,
-            alternatives=[stt.SpeechData(language=LanguageCode(language or "en"), text=result.text)],
+            alternatives=[
+                stt.SpeechData(language=LanguageCode(language or "en"), text=result.text)
+            ],
         )
 
 
@@ -284,7 +301,11 @@ class ScriptedLLM(llm.LLM):
         **_: Any,
     ) -> llm.LLMStream:
         return _ScriptedStream(
-            self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options, line=next(self._lines)
+            self,
+            chat_ctx=chat_ctx,
+            tools=tools or [],
+            conn_options=conn_options,
+            line=next(self._lines),
         )
 
 
@@ -296,7 +317,10 @@ class _ScriptedStream(llm.LLMStream):
     async def _run(self) -> None:
         for i in range(0, len(self._line), 4):
             self._event_ch.send_nowait(
-                llm.ChatChunk(id="scripted", delta=llm.ChoiceDelta(role="assistant", content=self._line[i : i + 4]))
+                llm.ChatChunk(
+                    id="scripted",
+                    delta=llm.ChoiceDelta(role="assistant", content=self._line[i : i + 4]),
+                )
             )
             await asyncio.sleep(0.02)
 
@@ -306,7 +330,9 @@ def build_session(vad: Any, tts: qwen3_tts.TTS) -> AgentSession:
     if api_key := os.environ.get("OPENAI_API_KEY"):
         base_url = os.environ.get("OPENAI_BASE_URL")
         stt_: Any = OpenAICompatibleSTT(
-            model=os.environ.get("OPENAI_STT_MODEL", "whisper-1"), base_url=base_url, api_key=api_key
+            model=os.environ.get("OPENAI_STT_MODEL", "whisper-1"),
+            base_url=base_url,
+            api_key=api_key,
         )
         llm_: llm.LLM = OpenAICompatibleLLM(
             model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), base_url=base_url, api_key=api_key

@@ -12,14 +12,30 @@ Speaks with the server at VOICE_TTS_URL if set, else with the embedded voice in-
 import asyncio
 import sys
 
-from livekit import rtc
 from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT
+
+from livekit import rtc
 from livekit.plugins import qwen3_tts
 
-TOKENS = ["The", " meeting", " moved", " to", " 3:30", " pm", " on", " May", " 4th", ".", " See", " you", " there", "!"]
+TOKENS = [
+    "The",
+    " meeting",
+    " moved",
+    " to",
+    " 3:30",
+    " pm",
+    " on",
+    " May",
+    " 4th",
+    ".",
+    " See",
+    " you",
+    " there",
+    "!",
+]
 
 
-async def main(wav_path: str) -> None:
+async def speak() -> rtc.AudioFrame:
     tts = qwen3_tts.TTS()
     frames: list[rtc.AudioFrame] = []
     pieces: list[str] = []
@@ -41,12 +57,13 @@ async def main(wav_path: str) -> None:
         await typing
 
     await tts.aclose()
-    speech = rtc.combine_audio_frames(frames)
-    with open(wav_path, "wb") as f:
-        f.write(speech.to_wav_bytes())
-    print(f"{speech.duration:.2f} s of {speech.sample_rate} Hz audio -> {wav_path}")
     print("transcript:", "".join(pieces))
+    return rtc.combine_audio_frames(frames)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "livekit_plugin_alone.wav"))
+    wav_path = sys.argv[1] if len(sys.argv) > 1 else "livekit_plugin_alone.wav"
+    speech = asyncio.run(speak())
+    with open(wav_path, "wb") as f:
+        f.write(speech.to_wav_bytes())
+    print(f"{speech.duration:.2f} s of {speech.sample_rate} Hz audio -> {wav_path}")

@@ -15,6 +15,6 @@ __all__ = [
     "SynthesizeStream",
     "TTSLanguages",
     "TTSVoices",
-    "default_engine",
     "__version__",
+    "default_engine",
 ]

@@ -98,7 +98,7 @@ class Qwen3StreamingTTS(tts.TTS):
 
     @property
     def model(self) -> str:
-        return "qwen3-tts"
+        return getattr(self._engine, "model_name", None) or "qwen3-tts"
 
     @property
     def provider(self) -> str:
@@ -178,8 +178,8 @@ class SynthesizeStream(tts.SynthesizeStream):
         except (ConnectionError, OSError) as e:
             raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e
 
-        first_text = asyncio.Event()
-        first_event = asyncio.Event()
+        input_ended = asyncio.Event()
+        event_seen = asyncio.Event()
         finished = False
 
         async def _forward_input() -> None:
@@ -192,17 +192,21 @@ class SynthesizeStream(tts.SynthesizeStream):
                     continue
                 self._mark_started()
                 session.push_text(data)
-                first_text.set()
             session.end_input()
+            input_ended.set()
 
-        async def _watch_first_event() -> None:
-            await first_text.wait()
-            try:
-                await asyncio.wait_for(first_event.wait(), self._conn_options.timeout)
-            except asyncio.TimeoutError:
-                raise APITimeoutError(
-                    f"voice-tts engine sent nothing within {self._conn_options.timeout} s"
-                ) from None
+        async def _watch_engine() -> None:
+            # While text is still coming the engine may rightly wait for more (the end of a
+            # clause, a number); once it has everything, silence means it is stuck.
+            await input_ended.wait()
+            while not finished:
+                try:
+                    await asyncio.wait_for(event_seen.wait(), self._conn_options.timeout)
+                except TimeoutError:
+                    raise APITimeoutError(
+                        f"voice-tts engine sent nothing for {self._conn_options.timeout} s"
+                    ) from None
+                event_seen.clear()
 
         async def _forward_events() -> None:
             nonlocal finished
@@ -217,7 +221,7 @@ class SynthesizeStream(tts.SynthesizeStream):
                     segment_started = True
 
             async for ev in session.events():
-                first_event.set()
+                event_seen.set()
                 if isinstance(ev, AudioChunk):
                     if ev.sample_rate != self._opts.sample_rate:
                         raise APIError(
@@ -244,20 +248,29 @@ class SynthesizeStream(tts.SynthesizeStream):
                 elif isinstance(ev, SessionDone):
                     if ev.cancelled:
                         raise APIError("voice-tts engine cancelled the stream", retryable=True)
+                    if not segment_started and session.raw_text.strip():
+                        # Nothing speakable (an emoji, a lone symbol): LiveKit fails a stream
+                        # whose text produced no audio, so the text gets a moment of silence.
+                        _start_segment()
+                        silence = self._opts.sample_rate // 100
+                        output_emitter.push(bytes(2 * silence))
+                        audio_samples += silence
                     if segment_started:
-                        # The text after the last word (closing punctuation, whitespace) ends
+                        # The text after the last word (closing punctuation, whitespace) goes
                         # where the audio ends, which also closes the last word's span.
-                        end_time = audio_samples / self._opts.sample_rate
                         output_emitter.push_timed_transcript(
-                            TimedString(transcript.rest(session.raw_text), start_time=end_time)
+                            transcript.rest(
+                                session.raw_text, audio_samples / self._opts.sample_rate
+                            )
                         )
                         output_emitter.end_segment()
                     finished = True
+                    event_seen.set()
                     return
 
         tasks = [
             asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input"),
-            asyncio.create_task(_watch_first_event(), name="qwen3_tts.watch_first_event"),
+            asyncio.create_task(_watch_engine(), name="qwen3_tts.watch_engine"),
             asyncio.create_task(_forward_events(), name="qwen3_tts.forward_events"),
         ]
         try:
@@ -272,7 +285,13 @@ class SynthesizeStream(tts.SynthesizeStream):
             if not finished:
                 # aclose(), barge-in, or an error: stop the engine so the GPU slot is freed.
                 session.cancel()
-            await utils.aio.gracefully_cancel(*tasks)
+            for task in tasks:
+                # Cancel each task once (gather already did if _run was cancelled): a second
+                # cancel would cut short the engine stream's own cleanup, such as a remote
+                # engine closing its socket, which is what ends the turn on the server.
+                if not task.done() and not task.cancelling():
+                    task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class _TranscriptSlicer:
@@ -281,17 +300,20 @@ class _TranscriptSlicer:
 
     def __init__(self) -> None:
         self._end = 0
+        self._time = 0.0  # LiveKit's synchronizer needs start times that never go back
 
     def pieces(self, text: str, words: list[Word]) -> list[TimedString]:
         out: list[TimedString] = []
         for word in words:
             if word.raw_end <= self._end:
                 continue
-            out.append(TimedString(text[self._end : word.raw_end], start_time=word.start_time))
+            self._time = max(self._time, word.start_time)
+            out.append(TimedString(text[self._end : word.raw_end], start_time=self._time))
             self._end = word.raw_end
         return out
 
-    def rest(self, text: str) -> str:
-        rest = text[self._end :]
+    def rest(self, text: str, audio_end: float) -> TimedString:
+        self._time = max(self._time, audio_end)
+        rest = TimedString(text[self._end :], start_time=self._time)
         self._end = len(text)
         return rest

@@ -1,0 +1,123 @@
+"""The LiveKit worker in agents/livekit_agent.py: its load function follows the engine's open
+streams (in-process and through a server), and its offline session answers."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from livekit.agents import JobExecutorType
+from livekit_harness import embedded_engine, engine_server  # noqa: F401  (fixtures)
+
+from voice_tts.client import RemoteEngine
+
+AGENT_FILE = Path(__file__).resolve().parents[2] / "agents" / "livekit_agent.py"
+
+
+@pytest.fixture(scope="module")
+def agent_module(monkeypatch_module):
+    monkeypatch_module.delenv("VOICE_TTS_URL", raising=False)
+    monkeypatch_module.delenv("OPENAI_API_KEY", raising=False)
+    spec = importlib.util.spec_from_file_location("livekit_agent", AGENT_FILE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["livekit_agent"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("livekit_agent", None)
+    if module._shared_engine is not None:
+        asyncio.run(module._shared_engine.aclose())
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+def test_worker_without_a_server_shares_one_in_process_engine(agent_module) -> None:
+    assert agent_module.server.load_fnc is agent_module.engine_load
+    assert agent_module.server._job_executor_type is JobExecutorType.THREAD
+    assert agent_module.shared_engine() is agent_module.shared_engine()
+
+
+async def test_in_process_load_counts_open_streams(agent_module, embedded_engine) -> None:  # noqa: F811
+    load = agent_module.InProcessEngineLoad(embedded_engine)
+    capacity = embedded_engine.capacity
+    assert load() == 0.0
+    streams = [embedded_engine.open_stream() for _ in range(2)]
+    for stream in streams:
+        stream.push_text("Speaking for a while, so that the stream stays open.")
+    assert load() == pytest.approx(2 / capacity)
+    for stream in streams:
+        stream.cancel()
+        async for _ in stream.events():
+            pass
+    assert load() == 0.0
+
+
+async def test_remote_load_follows_the_server(agent_module, engine_server) -> None:  # noqa: F811
+    load = agent_module.RemoteEngineLoad(engine_server.ws_url, interval=0.05, stale_after=1.0)
+    client = RemoteEngine(engine_server.ws_url)
+    try:
+        assert load() == 1.0  # nothing heard from the server yet: take no rooms
+        await _until(lambda: load() == 0.0)
+        capacity = (await client.capabilities()).capacity
+        streams = [client.open_stream() for _ in range(2)]
+        consumers = [asyncio.create_task(_drain(s)) for s in streams]
+        for stream in streams:
+            stream.push_text("Speaking for a while, so that the stream stays open.")
+        await _until(lambda: load() == pytest.approx(2 / capacity))
+        for stream in streams:
+            stream.cancel()
+        await asyncio.gather(*consumers)
+        await _until(lambda: load() == 0.0)
+    finally:
+        load.close()
+        await client.aclose()
+
+
+async def test_remote_load_is_full_when_the_server_is_gone(agent_module) -> None:
+    load = agent_module.RemoteEngineLoad("ws://127.0.0.1:9/v1/ws", interval=0.05, stale_after=0.2)
+    try:
+        load()
+        await asyncio.sleep(0.5)
+        assert load() == 1.0
+    finally:
+        load.close()
+
+
+async def test_offline_session_answers_from_its_script(agent_module) -> None:
+    from livekit.agents import Agent
+
+    tts = agent_module.qwen3_tts.TTS(engine=agent_module.shared_engine())
+    session = agent_module.build_session(agent_module.silero.VAD.load(), tts)
+    await session.start(Agent(instructions=agent_module.INSTRUCTIONS))
+    try:
+        result = await session.run(user_input="Hello?", input_modality="text")
+        result.expect.next_event().is_message(role="assistant")
+        [reply] = [
+            item
+            for item in session.history.items
+            if item.type == "message" and item.role == "assistant"
+        ]
+        assert reply.text_content == agent_module.ScriptedLLM.SCRIPT[0]
+    finally:
+        await session.aclose()
+        await tts.aclose()
+
+
+async def _drain(stream) -> None:
+    async for _ in stream.events():
+        pass
+
+
+async def _until(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.05)
