@@ -124,9 +124,12 @@ class ErrorCode:
     TURN_ACTIVE = "turn_active"  # `start` while a turn is still running
     INVALID_VOICE = "invalid_voice"
     INVALID_SAMPLE_RATE = "invalid_sample_rate"
-    CAPACITY_EXCEEDED = "capacity_exceeded"
+    UNSUPPORTED_LANGUAGE = "unsupported_language"
+    INVALID_SAMPLING = "invalid_sampling"
+    CAPACITY = "capacity"
     NOT_READY = "not_ready"
     ENGINE_ERROR = "engine_error"
+    ENGINE_CLOSED = "engine_closed"
     # Raised by `voice_tts.client`, never sent by the server:
     DISCONNECTED = "disconnected"  # the socket was lost during a turn
     UNREACHABLE = "unreachable"  # the server could not be reached

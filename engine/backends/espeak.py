@@ -26,7 +26,7 @@ from engine.backends.espeak_voices import (
 )
 from engine.backends.event_channel import EventChannel
 from engine.backends.stream_output import TimedOutput
-from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, Event, Progress, Usage
+from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
 BACKEND = "espeak-ng"
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
@@ -304,17 +304,17 @@ class EmbeddedEngine:
                 f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE},"
                 f" got {sample_rate!r}"
             )
-            return EspeakStream.failed(Error("invalid_sample_rate", message))
+            return EspeakStream.failed(Error(ErrorCode.INVALID_SAMPLE_RATE, message))
         try:
             selection = VoiceSelection.resolve(voice, language)
         except (VoiceNotFound, LanguageNotSupported) as exc:
             return EspeakStream.failed(Error(exc.code, str(exc)), sample_rate)
         with self._lock:
             if self._closed:
-                return EspeakStream.failed(Error("engine_closed", "the engine is closed"), sample_rate)
+                return EspeakStream.failed(Error(ErrorCode.ENGINE_CLOSED, "the engine is closed"), sample_rate)
             if len(self._streams) >= self._capacity:
                 return EspeakStream.failed(
-                    Error("capacity_exceeded", f"all {self._capacity} streams are busy", retryable=True),
+                    Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True),
                     sample_rate,
                 )
             stream = EspeakStream(self._scheduler, selection, sample_rate, self._forget)

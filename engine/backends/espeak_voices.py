@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from voice_tts.protocol import ErrorCode
+
 
 @dataclass(frozen=True)
 class VoiceInfo:
@@ -52,11 +54,11 @@ _BY_CODE = {lang.code: lang for lang in LANGUAGES}
 
 
 class VoiceNotFound(ValueError):
-    code = "unknown_voice"
+    code = ErrorCode.INVALID_VOICE
 
 
 class LanguageNotSupported(ValueError):
-    code = "unsupported_language"
+    code = ErrorCode.UNSUPPORTED_LANGUAGE
 
 
 def script_language(text: str) -> str | None:

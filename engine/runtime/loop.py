@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from voice_tts.protocol import AudioChunk, Error, Progress
+from voice_tts.protocol import AudioChunk, Error, ErrorCode, Progress
 
 from engine.runtime.kv_cache import PrefixCache
 from engine.runtime.runner import DecodeRow, ModelRunner
@@ -128,7 +128,7 @@ class StepLoop:
             log.exception("step loop failed")
             self._chunks = []
             for stream in list(self._streams.values()):
-                self._finish(stream, "engine_failure", Error("engine_failure", f"engine step failed: {e}", True))
+                self._finish(stream, "engine_error", Error(ErrorCode.ENGINE_ERROR, f"engine step failed: {e}", True))
             self._end_streams()
         finally:
             self._shutdown_streams()

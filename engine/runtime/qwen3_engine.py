@@ -4,7 +4,7 @@
 one `StepLoop` (the background thread that drives the device) and never runs model work in the
 caller's thread: `open_stream` validates and admits, the stream handle tokenizes text, and
 everything else is a command to the loop. Admission is counted here, under a lock, so a caller
-beyond capacity gets `Error(capacity_exceeded)` + `Done` at once instead of waiting.
+beyond capacity gets `Error(capacity)` + `Done` at once instead of waiting.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from voice_tts.protocol import Error, VoiceInfo
+from voice_tts.protocol import Error, ErrorCode, VoiceInfo
 
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
@@ -177,26 +177,26 @@ class Qwen3Engine:
         semantics: at most max_new_tokens - 1 frames) to its `max_new_tokens`."""
         if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
             return self._failed(
-                Error("invalid_sample_rate", f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}"),
+                Error(ErrorCode.INVALID_SAMPLE_RATE, f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}"),
                 24000,
             )
         try:
             resolved = Voice.resolve(self.model.config, voice or self._default_speaker, language, instruct)
         except ValueError as e:
-            return self._failed(Error("invalid_voice", str(e)), sample_rate)
+            return self._failed(Error(ErrorCode.INVALID_VOICE, str(e)), sample_rate)
         if sampling is None:
             sampling = self._default_sampling
         if not isinstance(sampling, SamplingParams):
-            return self._failed(Error("invalid_sampling", f"sampling must be SamplingParams, got {type(sampling).__name__}"), sample_rate)
+            return self._failed(Error(ErrorCode.INVALID_SAMPLING, f"sampling must be SamplingParams, got {type(sampling).__name__}"), sample_rate)
         limit = self._max_new_tokens if max_new_tokens is None else max_new_tokens
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 2:
-            return self._failed(Error("invalid_sampling", f"max_new_tokens must be an integer >= 2, got {limit!r}"), sample_rate)
+            return self._failed(Error(ErrorCode.INVALID_SAMPLING, f"max_new_tokens must be an integer >= 2, got {limit!r}"), sample_rate)
         with self._lock:
             if self._closed:
-                return self._failed(Error("engine_closed", "the engine is closed"), sample_rate)
+                return self._failed(Error(ErrorCode.ENGINE_CLOSED, "the engine is closed"), sample_rate)
             if self._active >= self._capacity:
                 return self._failed(
-                    Error("capacity_exceeded", f"all {self._capacity} streams are busy", retryable=True), sample_rate
+                    Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True), sample_rate
                 )
             self._active += 1
             stream_id = next(self._ids)

@@ -115,7 +115,7 @@ class SpeechEndpoint:
             return openai_error(503, "the engine is warming up", ErrorCode.NOT_READY)
         if not state.slots.acquire():
             return openai_error(
-                429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY_EXCEEDED
+                429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
         try:
             session, _ = open_session(

@@ -147,7 +147,7 @@ class Connection:
             raise RejectedMessage(ErrorCode.NOT_READY, "the engine is warming up", retryable=True)
         if not state.slots.acquire():
             raise RejectedMessage(
-                ErrorCode.CAPACITY_EXCEEDED,
+                ErrorCode.CAPACITY,
                 f"all {state.slots.capacity} streams are busy",
                 retryable=True,
             )

@@ -171,4 +171,4 @@ async def test_unknown_voice_is_an_error_then_done(engine):
     session.end_input()
     events = [e async for e in session.events()]
     assert [type(e) for e in events] == [Error, SessionDone]
-    assert events[0].code == "unknown_voice"
+    assert events[0].code == "invalid_voice"

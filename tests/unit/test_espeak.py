@@ -192,8 +192,8 @@ async def test_cancel_before_consuming_drops_everything(engine):
 
 async def test_unknown_voice_language_and_rate_are_stream_errors(engine):
     cases = [
-        ({"voice": "nobody"}, "unknown_voice"),
-        ({"voice": 7}, "unknown_voice"),
+        ({"voice": "nobody"}, "invalid_voice"),
+        ({"voice": 7}, "invalid_voice"),
         ({"language": "klingon"}, "unsupported_language"),
         ({"language": ["en"]}, "unsupported_language"),
         ({"sample_rate": "24000"}, "invalid_sample_rate"),
@@ -343,7 +343,7 @@ async def test_capacity_close_and_capabilities():
     assert engine.active_streams == 2
     c = engine.open_stream()
     events = [e async for e in c.events()]
-    assert events[0].code == "capacity_exceeded" and events[0].retryable
+    assert events[0].code == "capacity" and events[0].retryable
     caps = engine.capabilities()
     assert caps.backend == "espeak-ng" and caps.capacity == 2
     assert {"auto", "en", "zh"} <= set(caps.languages) and 24000 in caps.sample_rates

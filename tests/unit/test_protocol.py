@@ -121,7 +121,7 @@ def test_server_messages_round_trip():
 
 def test_error_without_stream_id_is_a_rejection():
     error = server_message_adapter.validate_json(
-        '{"type": "error", "code": "capacity_exceeded", "message": "busy", "retryable": true}'
+        '{"type": "error", "code": "capacity", "message": "busy", "retryable": true}'
     )
     assert error.stream_id is None and error.retryable
 

@@ -189,7 +189,7 @@ async def test_capacity_error_beyond_the_slots(tiny_checkpoint: Path):
         held = [engine.open_stream(voice="ryan", language="english") for _ in range(2)]
         assert engine.active_streams == 2
         refused = await asyncio.wait_for(collect(engine.open_stream(voice="ryan")), 1.0)
-        assert isinstance(refused[0], Error) and refused[0].code == "capacity_exceeded" and refused[0].retryable
+        assert isinstance(refused[0], Error) and refused[0].code == "capacity" and refused[0].retryable
         assert isinstance(refused[-1], Done) and len(refused) == 2
         for stream in held:
             stream.cancel()

@@ -79,17 +79,15 @@ _ERROR_CATEGORIES = {
     ErrorCode.UNAUTHORIZED: ErrorCategory.AUTHENTICATION,
     ErrorCode.FORBIDDEN: ErrorCategory.AUTHORIZATION,
     ErrorCode.INVALID_VOICE: ErrorCategory.INVALID_REQUEST,
-    "unknown_voice": ErrorCategory.INVALID_REQUEST,
-    "unsupported_language": ErrorCategory.INVALID_REQUEST,
+    ErrorCode.UNSUPPORTED_LANGUAGE: ErrorCategory.INVALID_REQUEST,
     ErrorCode.INVALID_SAMPLE_RATE: ErrorCategory.INVALID_REQUEST,
-    "invalid_sampling": ErrorCategory.INVALID_REQUEST,
-    ErrorCode.CAPACITY_EXCEEDED: ErrorCategory.RATE_LIMIT,
+    ErrorCode.INVALID_SAMPLING: ErrorCategory.INVALID_REQUEST,
+    ErrorCode.CAPACITY: ErrorCategory.RATE_LIMIT,
     ErrorCode.DISCONNECTED: ErrorCategory.CONNECTIVITY,
     ErrorCode.UNREACHABLE: ErrorCategory.CONNECTIVITY,
     ErrorCode.NOT_READY: ErrorCategory.SERVER,
     ErrorCode.ENGINE_ERROR: ErrorCategory.SERVER,
-    "engine_failure": ErrorCategory.SERVER,
-    "engine_closed": ErrorCategory.SERVER,
+    ErrorCode.ENGINE_CLOSED: ErrorCategory.SERVER,
 }
 
 
