@@ -42,6 +42,7 @@ def test_worker_without_a_server_shares_one_in_process_engine(agent_module) -> N
     assert agent_module.server.load_fnc is agent_module.engine_load
     assert agent_module.server._job_executor_type is JobExecutorType.THREAD
     assert agent_module.shared_engine() is agent_module.shared_engine()
+    assert agent_module.engine_load() == 0.0
 
 
 async def test_in_process_load_counts_open_streams(agent_module, embedded_engine) -> None:  # noqa: F811

@@ -188,6 +188,17 @@ async def test_text_with_nothing_to_say_keeps_its_transcript(engine: ObservedEng
     await plugin.aclose()
 
 
+async def test_other_sample_rates(engine: ObservedEngine) -> None:
+    with pytest.raises(ValueError, match="sample_rate"):
+        Qwen3StreamingTTS(engine=engine, sample_rate=11025)
+    plugin = Qwen3StreamingTTS(engine=engine, sample_rate=16000)
+    async with plugin.stream() as stream:
+        spoken = await speak(stream, ["Hello", " there", "."])
+    assert spoken.duration > 0.3 and {f.sample_rate for f in spoken.frames} == {16000}
+    assert "".join(spoken.pieces) == "Hello there."
+    await plugin.aclose()
+
+
 async def test_flush_ends_the_segment(engine: ObservedEngine) -> None:
     plugin = Qwen3StreamingTTS(engine=engine)
     async with plugin.stream() as stream:
@@ -234,7 +245,7 @@ async def test_default_engine_is_the_embedded_voice_owned_by_the_plugin(monkeypa
     await plugin.aclose()
     # the plugin created it, so the plugin closed it
     events = [ev async for ev in engine.open_stream().events()]
-    assert isinstance(events[0], Error) and events[0].code == "engine_closed"
+    assert isinstance(events[0], Error) and events[0].code == ErrorCode.ENGINE_CLOSED
 
 
 async def test_default_engine_is_the_server_at_voice_tts_url(monkeypatch, engine_server) -> None:

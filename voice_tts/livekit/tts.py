@@ -2,8 +2,9 @@
 
 One `SynthesizeStream` is one agent speech and one `TTSSession` (one engine stream). Tokens are
 pushed to the session as they arrive; the session's words come back as `TimedString` pieces
-that slice the text exactly as it was received, so the session's synchronized transcript, and
-with it the chat message kept after a barge-in, is exactly the text whose audio was played.
+that slice the text exactly as it was received and carry each word's start in the audio. The
+pieces join back to the text, so LiveKit's synchronized transcript (and with it the chat
+message kept after a barge-in) is made of the words whose audio was played.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ from livekit.agents.types import (
 )
 
 from voice_tts.progress import Word
-from voice_tts.protocol import AudioChunk, Error, ErrorCode, StreamingEngine
+from voice_tts.protocol import (
+    SUPPORTED_SAMPLE_RATES,
+    AudioChunk,
+    Error,
+    ErrorCode,
+    StreamingEngine,
+)
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
 from .models import TTSLanguages, TTSVoices
@@ -77,9 +84,14 @@ class Qwen3StreamingTTS(tts.TTS):
             voice: speaker name; None is the engine's default voice.
             language: None or "auto" lets the engine decide.
             instruct: style instruction for models that take one.
-            sample_rate: output rate; the engine produces audio at this rate.
+            sample_rate: output rate, one of `SUPPORTED_SAMPLE_RATES`; the engine produces
+                audio at this rate.
             normalize: run streaming text normalization (numbers, dates, ...) on the tokens.
         """
+        if sample_rate not in SUPPORTED_SAMPLE_RATES:
+            raise ValueError(
+                f"sample_rate must be one of {SUPPORTED_SAMPLE_RATES}, got {sample_rate!r}"
+            )
         super().__init__(
             capabilities=tts.TTSCapabilities(streaming=True, aligned_transcript=True),
             sample_rate=sample_rate,
@@ -166,17 +178,15 @@ class SynthesizeStream(tts.SynthesizeStream):
             mime_type="audio/pcm",
             stream=True,
         )
-        try:
-            session = TTSSession(
-                self._tts.engine,
-                voice=self._opts.voice,
-                language=self._opts.language,
-                instruct=self._opts.instruct,
-                sample_rate=self._opts.sample_rate,
-                normalize=self._opts.normalize,
-            )
-        except (ConnectionError, OSError) as e:
-            raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e
+        # Engines report failures (unreachable server, bad voice) as stream events, not here.
+        session = TTSSession(
+            self._tts.engine,
+            voice=self._opts.voice,
+            language=self._opts.language,
+            instruct=self._opts.instruct,
+            sample_rate=self._opts.sample_rate,
+            normalize=self._opts.normalize,
+        )
 
         input_ended = asyncio.Event()
         event_seen = asyncio.Event()
