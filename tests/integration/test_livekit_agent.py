@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
@@ -122,3 +123,83 @@ async def _until(condition, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def openai_compatible_server():
+    """A local stand-in for an OpenAI-compatible endpoint: streamed chat completions and
+    transcriptions, recording what it was sent."""
+    from engine.server.runner import BackgroundServer
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
+
+    seen: dict = {}
+
+    async def chat(request):
+        body = seen["chat"] = await request.json()
+
+        async def chunks():
+            reply = "It is half past three."
+            for i in range(0, len(reply), 4):
+                delta = {"content": reply[i : i + 4]}
+                chunk = {
+                    "id": "chat-1",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
+                yield f"data: {json.dumps(chunk)}\n\n"
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(chunks(), media_type="text/event-stream")
+
+    async def transcribe(request):
+        form = await request.form()
+        seen["stt_model"] = form["model"]
+        seen["audio"] = await form["file"].read()
+        return JSONResponse({"text": "What time is it?"})
+
+    app = Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/audio/transcriptions", transcribe, methods=["POST"]),
+        ]
+    )
+    with BackgroundServer(app) as server:
+        yield server.http_url + "/v1", seen
+
+
+async def test_with_an_api_key_the_session_listens_and_thinks_through_openai(
+    agent_module, openai_compatible_server, monkeypatch
+) -> None:
+    from livekit import rtc
+    from livekit.agents import Agent
+
+    base_url, seen = openai_compatible_server
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("OPENAI_MODEL", "local-model")
+    tts = agent_module.qwen3_tts.TTS(engine=agent_module.shared_engine())
+    session = agent_module.build_session(agent_module.silero.VAD.load(), tts)
+
+    speech = rtc.AudioFrame(b"\0\0" * 16000, 16000, 1, 16000)
+    heard = await session.stt.recognize(speech)
+    assert heard.alternatives[0].text == "What time is it?"
+    assert seen["stt_model"] == "whisper-1" and seen["audio"].startswith(b"RIFF")
+
+    await session.start(Agent(instructions=agent_module.INSTRUCTIONS))
+    try:
+        await session.run(user_input="What time is it?", input_modality="text")
+        [reply] = [
+            item
+            for item in session.history.items
+            if item.type == "message" and item.role == "assistant"
+        ]
+        assert reply.text_content == "It is half past three."
+        assert seen["chat"]["model"] == "local-model" and seen["chat"]["stream"] is True
+        assert seen["chat"]["messages"][-1] == {"role": "user", "content": "What time is it?"}
+    finally:
+        await session.aclose()
+        await tts.aclose()
