@@ -129,10 +129,11 @@ async def _until(condition, timeout: float = 10.0) -> None:
 def openai_compatible_server():
     """A local stand-in for an OpenAI-compatible endpoint: streamed chat completions and
     transcriptions, recording what it was sent."""
-    from engine.server.runner import BackgroundServer
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, StreamingResponse
     from starlette.routing import Route
+
+    from engine.server.runner import BackgroundServer
 
     seen: dict = {}
 
@@ -174,8 +175,9 @@ def openai_compatible_server():
 async def test_with_an_api_key_the_session_listens_and_thinks_through_openai(
     agent_module, openai_compatible_server, monkeypatch
 ) -> None:
-    from livekit import rtc
     from livekit.agents import Agent
+
+    from livekit import rtc
 
     base_url, seen = openai_compatible_server
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
