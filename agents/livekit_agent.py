@@ -344,7 +344,7 @@ def build_session(vad: Any, tts: qwen3_tts.TTS) -> AgentSession:
         stt=stt_,
         llm=llm_,
         tts=tts,
-        # The chat context keeps exactly the words the user heard when they interrupt.
+        # With the engine's word timings, an interrupted reply is kept as the words played.
         use_tts_aligned_transcript=True,
     )
 
