@@ -12,6 +12,7 @@ every `POLL_INTERVAL` seconds while text is held; adapters never call `poll()`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Callable, Union
@@ -155,28 +156,29 @@ class TTSSession:
 
     async def events(self) -> AsyncIterator[SessionEvent]:
         engine_events = aiter(self._stream.events())
-        async for event in self._with_polling(engine_events):
-            if isinstance(event, Progress):
-                words = self._tracker.on_progress(event.spoken_end, event.audio_time)
-                if words and not self._cancelled:
-                    yield WordsEvent(words)
-            elif isinstance(event, AudioChunk):
-                if self._cancelled:
-                    continue  # a remote engine's audio already in flight at the barge-in
-                if self._first_audio_at is None:
-                    self._first_audio_at = self._clock()
-                self._audio_samples += event.num_samples
-                self._sample_rate = event.sample_rate
-                yield event
-            elif isinstance(event, Error):
-                yield event
-            elif isinstance(event, Done):
-                self._done = True
-                heard = self._heard_at_cancel
-                if heard is None:
-                    heard = self._tracker.heard_text(None)
-                yield SessionDone(cancelled=event.cancelled, usage=self.usage, heard_text=heard)
-                return
+        async with contextlib.aclosing(self._with_polling(engine_events)) as session_events:
+            async for event in session_events:
+                if isinstance(event, Progress):
+                    words = self._tracker.on_progress(event.spoken_end, event.audio_time)
+                    if words and not self._cancelled:
+                        yield WordsEvent(words)
+                elif isinstance(event, AudioChunk):
+                    if self._cancelled:
+                        continue  # a remote engine's audio already in flight at the barge-in
+                    if self._first_audio_at is None:
+                        self._first_audio_at = self._clock()
+                    self._audio_samples += event.num_samples
+                    self._sample_rate = event.sample_rate
+                    yield event
+                elif isinstance(event, Error):
+                    yield event
+                elif isinstance(event, Done):
+                    self._done = True
+                    heard = self._heard_at_cancel
+                    if heard is None:
+                        heard = self._tracker.heard_text(None)
+                    yield SessionDone(cancelled=event.cancelled, usage=self.usage, heard_text=heard)
+                    return
 
     async def _with_polling(self, events: AsyncIterator) -> AsyncIterator:
         """The engine's events; while text is held back, `poll` runs between them."""
@@ -197,8 +199,14 @@ class TTSSession:
                 pending = None
                 yield event
         finally:
+            # Close the engine's event stream now, not at garbage collection: a remote
+            # engine's socket goes back to its pool only when its stream is closed.
             if pending is not None and not pending.done():
                 pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
+                    await pending
+            if aclose := getattr(events, "aclose", None):
+                await aclose()
 
     def _needs_polling(self) -> bool:
         return (

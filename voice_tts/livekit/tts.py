@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import weakref
 from dataclasses import dataclass, replace
 
@@ -24,6 +23,7 @@ from livekit.agents.types import (
     TimedString,
 )
 
+from voice_tts.engines import default_engine
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -51,18 +51,6 @@ class _TTSOptions:
     sample_rate: int
     normalize: bool
 
-
-def default_engine() -> StreamingEngine:
-    """The engine used when none is given: the server at `VOICE_TTS_URL` if that is set
-    (one engine per GPU, shared by every room), else the embedded voice in this process."""
-    if url := os.environ.get("VOICE_TTS_URL"):
-        from voice_tts.client import RemoteEngine
-
-        return RemoteEngine(url, api_key=os.environ.get("VOICE_TTS_API_KEY"))
-
-    from engine import Engine
-
-    return Engine.embedded()
 
 
 class Qwen3StreamingTTS(tts.TTS):

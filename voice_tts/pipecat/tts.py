@@ -11,7 +11,6 @@ played (`push_text_frames=False`).
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -20,6 +19,7 @@ from typing import Any
 from loguru import logger
 
 from voice_tts.audio import PCMResampler
+from voice_tts.engines import default_engine
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -90,18 +90,6 @@ _ERROR_CATEGORIES = {
     ErrorCode.ENGINE_CLOSED: ErrorCategory.SERVER,
 }
 
-
-def default_engine() -> StreamingEngine:
-    """The engine used when none is given: the server at `VOICE_TTS_URL` if that is set (one
-    engine per GPU, shared by every bot), else the embedded voice in this process."""
-    if url := os.environ.get("VOICE_TTS_URL"):
-        from voice_tts.client import RemoteEngine
-
-        return RemoteEngine(url, api_key=os.environ.get("VOICE_TTS_API_KEY"))
-
-    from engine import Engine
-
-    return Engine.embedded()
 
 
 @dataclass

@@ -1,0 +1,20 @@
+"""Which engine an adapter talks to when the caller names none."""
+
+from __future__ import annotations
+
+import os
+
+from voice_tts.protocol import StreamingEngine
+
+
+def default_engine() -> StreamingEngine:
+    """The server at `VOICE_TTS_URL` if that is set (one engine per GPU, shared by every bot
+    and room on the host), else the embedded voice in this process."""
+    if url := os.environ.get("VOICE_TTS_URL"):
+        from voice_tts.client import RemoteEngine
+
+        return RemoteEngine(url, api_key=os.environ.get("VOICE_TTS_API_KEY"))
+
+    from engine import Engine
+
+    return Engine.embedded()
