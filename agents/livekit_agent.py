@@ -17,7 +17,6 @@ capacity in use as its load, so LiveKit sends new rooms to hosts whose GPU has r
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import os
 import threading
@@ -46,6 +45,7 @@ from livekit.agents import (
 
 from livekit import rtc
 from livekit.plugins import qwen3_tts, silero
+from scripted_llm import ScriptedReplies, TokenPace, stream_tokens
 from voice_tts.protocol import StreamingEngine
 
 logger = logging.getLogger("voice-tts-agent")
@@ -275,18 +275,13 @@ class OpenAICompatibleSTT(stt.STT):
 
 
 class ScriptedLLM(llm.LLM):
-    """The offline stand-in: says the next line of a short script, a few characters at a time
-    (as an LLM streams), so speech starts before the sentence is complete."""
+    """The offline stand-in: says the next canned reply token by token at an LLM's pace, so
+    speech starts before the sentence is complete."""
 
-    SCRIPT = (
-        "Hello! I am running offline, so I can only read you my script.",
-        "Every word you hear was synthesized while this sentence was still being written.",
-        "Interrupt me whenever you like, and I will remember exactly what you heard.",
-    )
-
-    def __init__(self) -> None:
+    def __init__(self, replies: ScriptedReplies | None = None, pace: TokenPace = TokenPace()) -> None:
         super().__init__()
-        self._lines = itertools.cycle(self.SCRIPT)
+        self._replies = replies or ScriptedReplies()
+        self._pace = pace
 
     @property
     def model(self) -> str:
@@ -305,24 +300,22 @@ class ScriptedLLM(llm.LLM):
             chat_ctx=chat_ctx,
             tools=tools or [],
             conn_options=conn_options,
-            line=next(self._lines),
+            reply=self._replies.next_reply(),
+            pace=self._pace,
         )
 
 
 class _ScriptedStream(llm.LLMStream):
-    def __init__(self, llm_: ScriptedLLM, *, line: str, **kwargs: Any) -> None:
+    def __init__(self, llm_: ScriptedLLM, *, reply: str, pace: TokenPace, **kwargs: Any) -> None:
         super().__init__(llm_, **kwargs)
-        self._line = line
+        self._reply = reply
+        self._pace = pace
 
     async def _run(self) -> None:
-        for i in range(0, len(self._line), 4):
+        async for token in stream_tokens(self._reply, self._pace):
             self._event_ch.send_nowait(
-                llm.ChatChunk(
-                    id="scripted",
-                    delta=llm.ChoiceDelta(role="assistant", content=self._line[i : i + 4]),
-                )
+                llm.ChatChunk(id="scripted", delta=llm.ChoiceDelta(role="assistant", content=token))
             )
-            await asyncio.sleep(0.02)
 
 
 def build_session(vad: Any, tts: qwen3_tts.TTS) -> AgentSession:

@@ -23,6 +23,8 @@ AGENT_FILE = Path(__file__).resolve().parents[2] / "agents" / "livekit_agent.py"
 def agent_module(monkeypatch_module):
     monkeypatch_module.delenv("VOICE_TTS_URL", raising=False)
     monkeypatch_module.delenv("OPENAI_API_KEY", raising=False)
+    # Run as a script, the worker imports its sibling `scripted_llm` from its own folder.
+    monkeypatch_module.syspath_prepend(str(AGENT_FILE.parent))
     spec = importlib.util.spec_from_file_location("livekit_agent", AGENT_FILE)
     module = importlib.util.module_from_spec(spec)
     sys.modules["livekit_agent"] = module
@@ -106,7 +108,7 @@ async def test_offline_session_answers_from_its_script(agent_module) -> None:
             for item in session.history.items
             if item.type == "message" and item.role == "assistant"
         ]
-        assert reply.text_content == agent_module.ScriptedLLM.SCRIPT[0]
+        assert reply.text_content == agent_module.ScriptedReplies().next_reply()
     finally:
         await session.aclose()
         await tts.aclose()
