@@ -32,7 +32,7 @@ from engine import Engine
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.model.text import OFFICIAL_SPLIT
-from engine.runtime.runner import KV_BUCKETS, DecodeRow
+from engine.runtime.runner import KV_BUCKETS, ROW_BUCKETS, DecodeRow, ModelRunner, _bucket
 from engine.runtime.text_feed import TextFeed
 
 TEXT = (
@@ -112,6 +112,7 @@ async def one_stream(engine, pieces: list[str], frames: int, start_delay: float,
     await asyncio.gather(consume(), produce())
     late = 0
     late_seconds = 0.0
+    late_at: list[float] = []  # where in the stream (seconds of audio) the late chunks start
     if arrivals:
         start = arrivals[0][0]
         for arrival, first_sample, _ in arrivals:
@@ -119,11 +120,14 @@ async def one_stream(engine, pieces: list[str], frames: int, start_delay: float,
             if arrival > deadline + 1e-4:
                 late += 1
                 late_seconds += arrival - deadline
+                late_at.append(first_sample / SAMPLE_RATE)
     audio = sum(n for _, _, n in arrivals) / SAMPLE_RATE
     return {
         "ttfa_ms": (arrivals[0][0] - first_commit) * 1e3 if arrivals else None,
         "underruns": late,
         "late_seconds": late_seconds,
+        "late_at": late_at,
+        "chunks": len(arrivals),
         "audio_seconds": audio,
         "generation_seconds": arrivals[-1][0] - first_commit if arrivals else None,
         "cancelled": done[0].cancelled if done else None,
@@ -151,6 +155,11 @@ async def concurrency_level(engine, pieces: list[str], concurrency: int, rounds:
         "streams_with_underruns": sum(1 for r in results if r["underruns"]),
         "underrun_chunks": sum(r["underruns"] for r in results),
         "late_seconds_total": round(sum(r["late_seconds"] for r in results), 4),
+        "late_chunks_by_position_s": {
+            label: sum(1 for r in results for t in r["late_at"] if lo <= t < hi)
+            for label, lo, hi in (("<0.5", 0, 0.5), ("0.5-1", 0.5, 1), ("1-2", 1, 2), (">=2", 2, 1e9))
+        },
+        "chunks_per_stream": round(statistics.mean(r["chunks"] for r in results), 1),
         "audio_seconds_total": round(sum(r["audio_seconds"] for r in results), 2),
         "audio_seconds_per_wall_second": round(sum(r["audio_seconds"] for r in results) / wall, 2),
         "loop_iterations": steps,
@@ -158,20 +167,25 @@ async def concurrency_level(engine, pieces: list[str], concurrency: int, rounds:
     }
 
 
-def step_times(engine, batches: list[int], steps: int, kv_len: int, sampled: bool) -> list[dict]:
-    """Frame-step and codec times with `b` rows busy, driving the runner directly (the loop is idle)."""
-    runner = engine.runner
-    voice = Voice.resolve(engine.model.config, "ryan", "english", None)
+def start_rows(runner, voice, b: int, position: int, sampling: SamplingParams) -> None:
     prefix = runner.prefix_length(voice)
+    for slot in range(b):
+        runner.fill_prefix([(slot, voice, 0, prefix)])
+        runner.start_stream(slot, position, sampling)
+
+
+def step_times(engine, runner, batches: list[int], steps: int, kv_len: int, sampled: bool, codec: bool = True) -> list[dict]:
+    """Frame-step and codec times with `b` rows busy, driving `runner` directly (the loop is
+    idle). `frame_step_ms`: decode() calls back to back (inputs up, codes down, one host sync
+    each); `graph_ms`: the step's graph replayed back to back (device time only)."""
+    voice = Voice.resolve(engine.model.config, "ryan", "english", None)
     sampling = SamplingParams(seed=1) if sampled else SamplingParams.greedy()
     text = engine.model.tokenizer.encode(TEXT)
     out = []
     for b in batches:
         if b > runner.slots:
             continue
-        for slot in range(b):
-            runner.fill_prefix([(slot, voice, 0, prefix)])
-            runner.start_stream(slot, kv_len - steps - 8, sampling)
+        start_rows(runner, voice, b, kv_len - steps - 8, sampling)
         rows = lambda t: [DecodeRow(slot, text[t % len(text)], False) for slot in range(b)]  # noqa: E731
         for t in range(3):
             runner.decode(rows(t))
@@ -181,21 +195,67 @@ def step_times(engine, batches: list[int], steps: int, kv_len: int, sampled: boo
         for t in range(steps):
             frames.append(runner.decode(rows(t)))
         step_ms = (time.perf_counter() - began) / steps * 1e3
-        codec = {}
-        for n in (1, 4):
-            chunk = [(slot, [frames[-1][slot]] * n) for slot in range(b)]
-            runner.vocode(chunk)
-            synchronize()
-            began = time.perf_counter()
-            for _ in range(5):
+        result = {
+            "batch": b, "kv_len": kv_len, "sampled": sampled, "fused_kernels": runner.fused,
+            "frame_step_ms": round(step_ms, 3), "audio_seconds_per_second": round(b * 0.08 / (step_ms / 1e3), 1),
+        }
+        if runner.use_graphs:
+            key = runner._step_key(
+                _bucket(b, ROW_BUCKETS, runner.slots), _bucket(kv_len, KV_BUCKETS, runner.max_context),
+                not sampled, not sampled, True, False,
+            )
+            graph = runner._step_graphs.get(key)
+            if graph is not None:
+                start_rows(runner, voice, b, kv_len - steps - 8, sampling)
+                synchronize()
+                began = time.perf_counter()
+                for _ in range(steps):
+                    graph.replay()
+                synchronize()
+                result["graph_ms"] = round((time.perf_counter() - began) / steps * 1e3, 3)
+        if codec:
+            for n in (1, 4):
+                chunk = [(slot, [frames[-1][slot]] * n) for slot in range(b)]
                 runner.vocode(chunk)
-            codec[f"codec_ms_{n}_frames"] = round((time.perf_counter() - began) / 5 * 1e3, 3)
-        out.append({
-            "batch": b, "kv_len": kv_len, "sampled": sampled, "frame_step_ms": round(step_ms, 3),
-            "audio_seconds_per_second": round(b * 0.08 / (step_ms / 1e3), 1), **codec,
-        })
-        print(json.dumps(out[-1]), flush=True)
+                synchronize()
+                began = time.perf_counter()
+                for _ in range(5):
+                    runner.vocode(chunk)
+                result[f"codec_ms_{n}_frames"] = round((time.perf_counter() - began) / 5 * 1e3, 3)
+        out.append(result)
+        print(json.dumps(result), flush=True)
     return out
+
+
+def profile_step(engine, runner, b: int, sampled: bool) -> dict:
+    """Kernels of one eager frame step (torch.profiler): how many, their summed device time, and
+    the most frequent ones. Against the graph time this shows what launches cost."""
+    voice = Voice.resolve(engine.model.config, "ryan", "english", None)
+    sampling = SamplingParams(seed=1) if sampled else SamplingParams.greedy()
+    text = engine.model.tokenizer.encode(TEXT)
+    start_rows(runner, voice, b, 90, sampling)
+    rows = [DecodeRow(slot, text[slot % len(text)], False) for slot in range(b)]
+    use_graphs, runner.use_graphs = runner.use_graphs, False
+    try:
+        for _ in range(2):
+            runner.decode(rows)
+        synchronize()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            runner.decode(rows)
+            synchronize()
+    finally:
+        runner.use_graphs = use_graphs
+    kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
+    attr = "device_time_total" if hasattr(kernels[0], "device_time_total") else "cuda_time_total"
+    top = sorted(kernels, key=lambda e: -e.count)[:14]
+    result = {
+        "batch": b, "sampled": sampled, "fused_kernels": runner.fused,
+        "kernels": sum(e.count for e in kernels),
+        "kernel_ms": round(sum(getattr(e, attr) for e in kernels) / 1e3, 3),
+        "most_frequent": [[e.key[:70], e.count, round(getattr(e, attr) / 1e3, 3)] for e in top],
+    }
+    print(json.dumps(result), flush=True)
+    return result
 
 
 async def main_async(args) -> dict:
@@ -209,6 +269,11 @@ async def main_async(args) -> dict:
     engine = Engine.from_pretrained(args.checkpoint, device=args.device, max_streams=max(args.concurrency), max_context=args.max_context)
     results["load_seconds"] = round(time.perf_counter() - began, 1)
     results["capacity"] = engine.capacity
+    loop_settings = engine.loop.settings
+    results["conditions"].update({
+        "fused_kernels": engine.runner.fused, "chunk_schedule": list(loop_settings.chunk_schedule),
+        "playout_margin_s": loop_settings.playout_margin, "codec_on_second_stream": engine.runner.device.type == "cuda",
+    })
     began = time.perf_counter()
     kv_lens = tuple(k for k in KV_BUCKETS if k <= max(64, 32 + args.frames + 16))
     with torch.inference_mode():
@@ -219,11 +284,20 @@ async def main_async(args) -> dict:
     pieces = token_pieces(engine)
     results["text_tokens"] = len(pieces)
 
+    runner = engine.runner
+    small = [b for b in (1, 8, 128) if b in args.batches]
     with torch.inference_mode():
-        results["step_times_sampled"] = phase(lambda: step_times(engine, args.batches, 30, 128, sampled=True))
-        results["step_times_greedy"] = phase(
-            lambda: step_times(engine, [b for b in (1, 8, 128) if b in args.batches], 30, 128, sampled=False)
-        )
+        results["step_times_sampled"] = phase(lambda: step_times(engine, runner, args.batches, 30, 128, sampled=True))
+        results["step_times_greedy"] = phase(lambda: step_times(engine, runner, small, 30, 128, sampled=False))
+        results["profile"] = phase(lambda: [profile_step(engine, runner, 1, s) for s in (False, True)])
+        if args.compare_unfused and runner.fused:
+            # The same steps without the Triton kernels (the previous frame step), same process.
+            unfused = ModelRunner(engine.model, max(small), args.max_context, fused_kernels=False)
+            results["step_times_unfused_sampled"] = phase(lambda: step_times(engine, unfused, small, 30, 128, True, codec=False))
+            results["step_times_unfused_greedy"] = phase(lambda: step_times(engine, unfused, small, 30, 128, False, codec=False))
+            results["profile_unfused"] = phase(lambda: [profile_step(engine, unfused, 1, s) for s in (False, True)])
+            del unfused
+            torch.cuda.empty_cache()
 
     async def first_turn() -> float | None:
         # The first turn of a voice fills its prefix; later turns hit the prefix cache.
@@ -251,7 +325,7 @@ async def main_async(args) -> dict:
 
     levels = []
     for c in args.concurrency:
-        rounds = {1: 10, 8: 3, 32: 2}.get(c, 1)
+        rounds = ({1: 3, 8: 1, 32: 1, 128: 2} if args.quick else {1: 10, 8: 3, 32: 2}).get(c, 1)
         level = await aphase(concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0))
         levels.append(level)
         print(json.dumps(level), flush=True)
@@ -272,6 +346,8 @@ def main() -> None:
     parser.add_argument("--max-context", type=int, default=512)
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds per concurrency level (3, 1, 1, 2)")
+    parser.add_argument("--compare-unfused", action="store_true", help="also time the frame step without the Triton kernels")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
     text = json.dumps(results, indent=1)

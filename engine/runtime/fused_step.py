@@ -8,6 +8,9 @@ single query token as grouped rows of one KV head (no repeated cache), and the r
 inside `addmm`. The same functions run on the CPU in float32, where they reproduce the official
 greedy codes (the parity tests run them), and on CUDA in bfloat16 inside CUDA graphs.
 
+On CUDA in bfloat16, `layer_forward_kernels` runs the same layer with the Triton kernels of
+`engine.runtime.kernels` (q/k norm + RoPE + cache write + attention in one launch).
+
 Sampling draws exactly the reference sampler's noise (`engine.model.sampling.uniform_noise`, a
 function of seed, draw index and token id) for all 16 draws of a step at once, and picks among
 the top-k candidates only; greedy rows take the argmax.
@@ -23,10 +26,8 @@ from torch import Tensor
 
 from engine.model.sampling import SamplerRows, uniform_noise
 from engine.model.transformer import DecoderLayer
-
-# Sampling considers at most this many candidates per draw; rows with a larger (or no) top-k
-# use the reference sampler over the whole vocabulary.
-MAX_CANDIDATES = 64
+from engine.runtime import kernels
+from engine.runtime.kernels import MAX_CANDIDATES
 
 
 @dataclass
@@ -87,6 +88,16 @@ def layer_forward(layer: FusedLayer, x: Tensor, cos: Tensor, sin: Tensor, rot: T
     h = F.rms_norm(x, (x.shape[-1],), layer.post_norm, layer.eps)
     gate, up = F.linear(h, layer.gate_up).chunk(2, dim=-1)
     return torch.addmm(x, F.silu(gate) * up, layer.down_t)
+
+
+def layer_forward_kernels(layer: FusedLayer, x: Tensor, attend) -> Tensor:
+    """`layer_forward` with the Triton kernels (bf16 on CUDA): 8 launches per layer.
+    attend(qkv [N, (heads + 2 kv_heads) * hd]) -> [N, heads * hd] does q/k norm, RoPE, the
+    cache write and attention in one (`kernels.attend`)."""
+    h = kernels.rms_norm(x, layer.input_norm, layer.eps)
+    x = torch.addmm(x, attend(F.linear(h, layer.qkv)), layer.o_t)
+    h = kernels.rms_norm(x, layer.post_norm, layer.eps)
+    return torch.addmm(x, kernels.silu_mul(F.linear(h, layer.gate_up)), layer.down_t)
 
 
 def step_noise(rows: SamplerRows, base_draw: Tensor, groups: int, vocab: int) -> Tensor:

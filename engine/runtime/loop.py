@@ -3,8 +3,12 @@
 API calls only post commands to `inbox` (a thread-safe queue) and never wait on a step; text
 arrives here already tokenized. Per iteration the loop drains its inbox, asks the scheduler for
 this step's work, runs it on the runner, and turns finished frames into audio chunks and progress
-for each stream. A stream that ends (EOS, a cap, cancel, error) gives its slot back in the same
-iteration, so the slot is free for the next step.
+for each stream. On CUDA the codec decode of an iteration's chunks runs on its own stream beside
+the next frame step, and the chunks are posted while that step runs. Which pending frames are
+decoded when follows each stream's playout deadline: a stream whose sent audio is about to run
+out gets what it has now; one with plenty buffered waits for a full chunk. A stream that ends
+(EOS, a cap, cancel, error) gives its slot back once its last chunk is posted, so the slot is
+free for the next step.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any, Callable
 from voice_tts.protocol import AudioChunk, Error, ErrorCode, Progress
 
 from engine.runtime.kv_cache import PrefixCache
-from engine.runtime.runner import DecodeRow, ModelRunner
+from engine.runtime.runner import DecodeRow, ModelRunner, PendingAudio
 from engine.runtime.scheduler import Scheduler
 from engine.runtime.stream import (
     FRAME_SECONDS,
@@ -41,6 +45,10 @@ class LoopSettings:
     # streams, (1, 1, 2, 4, 8) left more streams late than this one: the codec calls it adds cost
     # more than its earlier second chunk gains (docs/benchmarks.md).
     chunk_schedule: tuple[int, ...] = (1, 2, 4, 8)
+    # Playout deadline: a stream whose audio already sent runs out (played at real time from its
+    # first chunk) within this many seconds gets its pending frames decoded now, whatever the
+    # schedule says; streams with more buffered audio wait for their full chunk. None: schedule only.
+    playout_margin: float | None = 0.25
     # Runaway guard: a stream ends once its frames exceed this many per text token (+ the floor).
     max_frames_per_text_token: float = 15.0
     min_frame_cap: int = 50
@@ -59,6 +67,15 @@ class _QueuedChunk:
     frames: list[list[int]]
     start_sample: int
     progress: Progress | None
+
+
+@dataclass
+class _AudioBatch:
+    """Chunks whose codec decode runs on the device, and the streams that end after them."""
+
+    chunks: list[_QueuedChunk]
+    audio: PendingAudio | None
+    ending: list[tuple[StreamState, StreamEnd]]
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,8 @@ class StepLoop:
         self._prefix_totals: dict[int, int] = {}
         self._chunks: list[_QueuedChunk] = []
         self._ending: list[tuple[StreamState, StreamEnd]] = []
+        self._in_flight: _AudioBatch | None = None  # at most one batch of audio on the device
+        self._now = 0.0
         self._step = 0
         self.steps_run = 0
         self.step_seconds_total = 0.0
@@ -107,10 +126,13 @@ class StepLoop:
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
+        """Per iteration: launch the frame step; while it runs, hand out the audio decoded since
+        the last iteration (the codec ran beside this step on its own CUDA stream); then turn the
+        step's frames into chunks and launch their decode."""
         try:
             while True:
                 busy = bool(self._streams) and self._has_work()
-                if not self._drain(block=not busy):
+                if not self._drain(block=not busy and self._in_flight is None):
                     break
                 plan = self.scheduler.schedule(self._prefix_totals)
                 started = time.perf_counter()
@@ -118,9 +140,13 @@ class StepLoop:
                     self._run_fills(plan.fills)
                 if plan.decodes:
                     self._step += 1
-                    self._run_decodes(plan.decodes)
-                self._flush_parked()
+                    self.runner.launch_decode(self._decode_rows(plan.decodes))
                 self._deliver()
+                self._now = time.perf_counter()
+                if plan.decodes:
+                    self._take_frames(plan.decodes, self.runner.finish_decode())
+                self._flush_parked()
+                self._launch_audio()
                 if not plan.empty:
                     self.steps_run += 1
                     self.step_seconds_total += time.perf_counter() - started
@@ -129,7 +155,8 @@ class StepLoop:
             self._chunks = []
             for stream in list(self._streams.values()):
                 self._finish(stream, "engine_error", Error(ErrorCode.ENGINE_ERROR, f"engine step failed: {e}", True))
-            self._end_streams()
+            self._end_streams(self._ending)
+            self._ending = []
         finally:
             self._shutdown_streams()
 
@@ -210,7 +237,7 @@ class StepLoop:
                     self.runner.pool.load(stream.slot, cached)
                     self._start_decoding(stream, cached.length)
 
-    def _run_decodes(self, streams: list[StreamState]) -> None:
+    def _decode_rows(self, streams: list[StreamState]) -> list[DecodeRow]:
         rows = []
         for stream in streams:
             step = stream.steps
@@ -225,7 +252,9 @@ class StepLoop:
                 not self.settings.eos_after_text_end or (stream.text_ended and step >= n_text)
             )
             rows.append(DecodeRow(stream.slot, text_id, eos_allowed))
-        codes = self.runner.decode(rows)
+        return rows
+
+    def _take_frames(self, streams: list[StreamState], codes: list[list[int]]) -> None:
         for stream, frame in zip(streams, codes):
             stream.steps += 1
             stream.last_served = self._step
@@ -239,8 +268,10 @@ class StepLoop:
             reason = self._cap_reason(stream)
             if reason is not None:
                 self._finish(stream, reason)
-            elif self._chunk_due(stream):
-                self._queue_chunk(stream)
+            else:
+                due = self._chunk_due(stream)
+                if due:
+                    self._queue_chunk(stream, due)
 
     def _cap_reason(self, stream: StreamState) -> str | None:
         if stream.frames_produced >= stream.max_frames:
@@ -258,10 +289,22 @@ class StepLoop:
                 return "frame_cap"
         return None
 
-    def _chunk_due(self, stream: StreamState) -> bool:
+    def _chunk_due(self, stream: StreamState) -> int:
+        """How many of the stream's pending frames to decode now (0: wait). The schedule's
+        chunk when it is complete; before that, if the audio already sent runs out within the
+        playout margin, the largest power of two of the pending frames (codec graph sizes)."""
         schedule = self.settings.chunk_schedule
         size = schedule[min(stream.chunks_emitted, len(schedule) - 1)]
-        return len(stream.frames) >= size
+        pending = len(stream.frames)
+        if pending >= size:
+            return pending
+        margin = self.settings.playout_margin
+        if margin is None or stream.first_audio_at is None:
+            return 0
+        runs_out = stream.first_audio_at + stream.frames_vocoded * FRAME_SECONDS
+        if runs_out - self._now >= margin:
+            return 0
+        return 1 << (pending.bit_length() - 1)
 
     def _flush_parked(self) -> None:
         """A stream waiting for text still gets the audio of the frames it already has."""
@@ -269,8 +312,10 @@ class StepLoop:
             if stream.frames and stream.status is not StreamStatus.PREFIX and not stream.next_text_id_known:
                 self._queue_chunk(stream)
 
-    def _queue_chunk(self, stream: StreamState) -> None:
-        frames, stream.frames = stream.frames, []
+    def _queue_chunk(self, stream: StreamState, count: int | None = None) -> None:
+        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk."""
+        count = len(stream.frames) if count is None else count
+        frames, stream.frames = stream.frames[:count], stream.frames[count:]
         first = stream.frames_vocoded
         last = first + len(frames) - 1
         progress = None
@@ -282,22 +327,38 @@ class StepLoop:
         stream.frames_vocoded += len(frames)
         stream.chunks_emitted += 1
 
-    def _deliver(self) -> None:
-        """Vocode this iteration's chunks in one batch, post them, then end finished streams
-        (after their last chunk, and only then giving their slot back)."""
-        if self._chunks:
-            chunks, self._chunks = self._chunks, []
-            audible = [c for c in chunks if c.frames]
-            pcms = dict(zip(map(id, audible), self.runner.vocode([(c.stream.slot, c.frames) for c in audible])))
-            for chunk in chunks:
-                if chunk.progress is not None:
-                    chunk.stream.channel.put(chunk.progress)
-                if chunk.frames:
-                    chunk.stream.channel.put(AudioChunk(pcms[id(chunk)], 24000, chunk.start_sample))
-        self._end_streams()
-
-    def _end_streams(self) -> None:
+    def _launch_audio(self) -> None:
+        """Start decoding this iteration's chunks; the streams that ended this iteration end
+        once those chunks (their last ones) are delivered."""
+        chunks, self._chunks = self._chunks, []
         ending, self._ending = self._ending, []
+        if not chunks and not ending:
+            return
+        audible = [c for c in chunks if c.frames]
+        audio = self.runner.vocode_async([(c.stream.slot, c.frames) for c in audible]) if audible else None
+        self._in_flight = _AudioBatch(chunks, audio, ending)
+        if audio is None:
+            self._deliver()
+
+    def _deliver(self) -> None:
+        """Post the decoded chunks of the batch in flight (waiting for the codec if needed), then
+        end the streams that finished with them (only then giving their slot back)."""
+        batch, self._in_flight = self._in_flight, None
+        if batch is None:
+            return
+        audible = [c for c in batch.chunks if c.frames]
+        pcms = dict(zip(map(id, audible), batch.audio.result())) if batch.audio is not None else {}
+        now = time.perf_counter()
+        for chunk in batch.chunks:
+            if chunk.progress is not None:
+                chunk.stream.channel.put(chunk.progress)
+            if chunk.frames:
+                if chunk.stream.first_audio_at is None:
+                    chunk.stream.first_audio_at = now
+                chunk.stream.channel.put(AudioChunk(pcms[id(chunk)], 24000, chunk.start_sample))
+        self._end_streams(batch.ending)
+
+    def _end_streams(self, ending: list[tuple[StreamState, StreamEnd]]) -> None:
         for stream, end in ending:
             self.runner.pool.release(stream.slot)
             stream.slot = None
@@ -328,9 +389,13 @@ class StepLoop:
         """Everything still open when the loop ends (engine closed) ends now, and so does
         everything that arrives later."""
         self._chunks = []
+        if self._in_flight is not None:  # its streams still end; their audio is dropped
+            self._end_streams(self._in_flight.ending)
+            self._in_flight = None
         for stream in list(self._streams.values()):
             self._finish(stream, "engine_closed", cancelled=True)
-        self._end_streams()
+        self._end_streams(self._ending)
+        self._ending = []
         while True:
             try:
                 command = self.inbox.get_nowait()

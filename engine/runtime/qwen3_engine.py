@@ -62,6 +62,7 @@ class EngineSettings:
     max_context: int = 2048  # talker rows per stream (prompt + frames): 2048 ≈ 2.6 min of audio
     memory_budget: int | None = None  # bytes for the KV pool; None: see DEFAULT_MEMORY_FRACTION
     use_graphs: bool | None = None  # None: CUDA graphs on CUDA, eager elsewhere
+    fused_kernels: bool | None = None  # None: the Triton frame-step kernels where they work (bf16 on CUDA)
     loop: LoopSettings = LoopSettings()
 
 
@@ -87,7 +88,7 @@ class Qwen3Engine:
         self._active = 0
         self._closed = False
         self._ids = itertools.count(1)
-        self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs)
+        self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
         self.loop.start()
 
@@ -102,7 +103,7 @@ class Qwen3Engine:
         **options: Any,
     ) -> Qwen3Engine:
         """Load a checkpoint folder and start the engine. `options` are `EngineSettings` fields
-        (`max_context`, `use_graphs`) or `LoopSettings` fields (`chunk_schedule`, ...)."""
+        (`max_context`, `use_graphs`, `fused_kernels`) or `LoopSettings` fields (`chunk_schedule`, ...)."""
         loop_fields = set(LoopSettings.__dataclass_fields__)
         loop = replace(LoopSettings(), **{k: v for k, v in options.items() if k in loop_fields})
         engine_options = {k: v for k, v in options.items() if k not in loop_fields}

@@ -62,6 +62,7 @@ class StreamState:
     frames_produced: int = 0
     frames_vocoded: int = 0
     chunks_emitted: int = 0
+    first_audio_at: float | None = None  # loop clock when its first chunk was posted (playout start)
     progress_end: int = 0
     last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
     codes: list[list[int]] | None = None  # every frame produced, kept for parity checks

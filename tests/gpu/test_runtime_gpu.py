@@ -1,5 +1,6 @@
 """The runtime on CUDA: the CUDA-graph path reproduces the goldens in float32 and equals the eager
-path bit for bit in bfloat16; batching leaves codes unchanged (float32 exactly; bfloat16 measured)."""
+path bit for bit in bfloat16; the Triton frame-step kernels pass their check and, run in float32,
+give the unfused step's codes; batching leaves codes unchanged (float32 exactly; bfloat16 measured)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from voice_tts.protocol import AudioChunk, Done
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
+from engine.runtime import kernels
 from engine.runtime.qwen3_engine import EngineSettings, Qwen3Engine
 from engine.runtime.loop import LoopSettings
 from engine.runtime.runner import DecodeRow, ModelRunner
@@ -109,10 +111,11 @@ async def test_batch_invariance_in_float32_on_cuda(tiny_checkpoint, cases):
         await engine.aclose()
 
 
-def _runner_codes(model, use_graphs: bool, steps: int) -> list[list[list[int]]]:
+def _runner_codes(model, use_graphs: bool, steps: int, fused_kernels: bool | None = None) -> list[list[list[int]]]:
     """Drive the runner directly (no loop, so the batch composition is fixed): 4 streams of
-    different voices and lengths, one parked every third step."""
-    runner = ModelRunner(model, slots=8, max_context=256, use_graphs=use_graphs)
+    different voices and lengths (two sampled), one parked every third step."""
+    runner = ModelRunner(model, slots=8, max_context=256, use_graphs=use_graphs, fused_kernels=fused_kernels)
+    assert runner.fused == (fused_kernels if fused_kernels is not None else model.dtype == torch.bfloat16)
     voices = [Voice.resolve(model.config, s, l, i) for s, l, i in
               [("ryan", "english", None), ("vivian", "chinese", None), ("serena", "english", "Speak slowly."), ("eric", "auto", None)]]
     slots = [0, 1, 3, 5]
@@ -134,6 +137,19 @@ def test_graph_replay_equals_the_eager_step_in_bfloat16(tiny_checkpoint):
         eager = _runner_codes(model, use_graphs=False, steps=30)
         graphs = _runner_codes(model, use_graphs=True, steps=30)
     assert graphs == eager
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_the_kernels_pass_their_check(dtype):
+    assert kernels.probe(torch.device("cuda"), dtype)
+
+
+def test_the_kernels_give_the_unfused_codes_in_float32(tiny_checkpoint):
+    model = load_model(tiny_checkpoint, "cuda", torch.float32)
+    with torch.inference_mode():
+        unfused = _runner_codes(model, use_graphs=True, steps=30, fused_kernels=False)
+        fused = _runner_codes(model, use_graphs=True, steps=30, fused_kernels=True)
+    assert fused == unfused
 
 
 async def test_batch_invariance_in_bfloat16_is_measured(tiny_checkpoint, cases, capsys):
