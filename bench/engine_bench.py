@@ -20,6 +20,7 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -326,9 +327,17 @@ async def main_async(args) -> dict:
     levels = []
     for c in args.concurrency:
         rounds = ({1: 3, 8: 1, 32: 1, 128: 2} if args.quick else {1: 10, 8: 3, 32: 2}).get(c, 1)
-        level = await aphase(concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0))
-        levels.append(level)
-        print(json.dumps(level), flush=True)
+        # The top level can run once per GIL switch interval (the engine's own setting is kept
+        # after the last one).
+        intervals = args.switch_intervals if c == max(args.concurrency) and args.switch_intervals else [None]
+        engine_interval = sys.getswitchinterval()
+        for interval in intervals:
+            sys.setswitchinterval(interval or engine_interval)
+            level = await aphase(concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0))
+            level["gil_switch_interval_s"] = sys.getswitchinterval()
+            levels.append(level)
+            print(json.dumps(level), flush=True)
+        sys.setswitchinterval(engine_interval)
     results["concurrency"] = levels
     if torch.cuda.is_available():
         results["max_memory_allocated_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
@@ -347,6 +356,7 @@ def main() -> None:
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
     parser.add_argument("--quick", action="store_true", help="fewer rounds per concurrency level (3, 1, 1, 2)")
+    parser.add_argument("--switch-intervals", type=float, nargs="+", help="run the top concurrency level once per GIL switch interval (s)")
     parser.add_argument("--compare-unfused", action="store_true", help="also time the frame step without the Triton kernels")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))

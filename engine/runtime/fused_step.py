@@ -93,11 +93,13 @@ def layer_forward(layer: FusedLayer, x: Tensor, cos: Tensor, sin: Tensor, rot: T
 def layer_forward_kernels(layer: FusedLayer, x: Tensor, attend) -> Tensor:
     """`layer_forward` with the Triton kernels (bf16 on CUDA): 8 launches per layer.
     attend(qkv [N, (heads + 2 kv_heads) * hd]) -> [N, heads * hd] does q/k norm, RoPE, the
-    cache write and attention in one (`kernels.attend`)."""
+    cache write and attention in one (`kernels.attend`). The residual adds go into `x` in place
+    (an out-of-place `addmm` first copies x: one more launch each), so `x` must be a scratch
+    tensor of the caller's."""
     h = kernels.rms_norm(x, layer.input_norm, layer.eps)
-    x = torch.addmm(x, attend(F.linear(h, layer.qkv)), layer.o_t)
+    x.addmm_(attend(F.linear(h, layer.qkv)), layer.o_t)
     h = kernels.rms_norm(x, layer.post_norm, layer.eps)
-    return torch.addmm(x, kernels.silu_mul(F.linear(h, layer.gate_up)), layer.down_t)
+    return x.addmm_(kernels.silu_mul(F.linear(h, layer.gate_up)), layer.down_t)
 
 
 def step_noise(rows: SamplerRows, base_draw: Tensor, groups: int, vocab: int) -> Tensor:

@@ -185,6 +185,7 @@ class ModelRunner:
         self._codec_graphs: dict[tuple[int, int], tuple[torch.cuda.CUDAGraph, Tensor, Tensor, Tensor]] = {}
         self._step_done = None
         self._step_slots: list[int] = []
+        self._codec_resets: set[int] = set()
         # The codec runs on its own CUDA stream, so a chunk decode overlaps the next frame step.
         # Its graphs have their own capture stream (hence their own cuBLAS workspace) and memory
         # pool: graphs that may run at the same time must not share scratch memory.
@@ -234,8 +235,7 @@ class ModelRunner:
                 rows.top_k[slot] = getattr(sampling, f"{prefix}top_k")
                 rows.top_p[slot] = getattr(sampling, f"{prefix}top_p")
                 rows.seed[slot] = sampling.seed & 0xFFFFFFFF
-            with self._on_codec_stream():
-                self._reset_codec(slot)
+        self._codec_resets.add(slot)
         self._host_position[slot] = prefix_length
         self._greedy[slot] = (not sampling.do_sample, not sampling.subtalker_do_sample)
         self._sampling[slot] = sampling
@@ -247,14 +247,21 @@ class ModelRunner:
             self._position[slot] = prefix_length
         self._host_position[slot] = prefix_length
 
-    def _reset_codec(self, slot: int) -> None:
+    def _reset_codecs(self) -> None:
+        """Give the slots started since the last codec call a fresh codec state, all at once and
+        on the codec stream (after the last chunk of whichever stream had the slot before)."""
+        if not self._codec_resets:
+            return
+        slots = torch.tensor(sorted(self._codec_resets), device=self.device)
+        self._codec_resets.clear()
+        k = slots.shape[0]
         fresh = self._codec_fresh
         for name, tail in self._codec_conv.items():
-            tail[slot] = fresh.conv[name][0]
+            tail.index_copy_(0, slots, fresh.conv[name].expand(k, *tail.shape[1:]))
         for pool, init in zip(self._codec_keys + self._codec_values, fresh.keys + fresh.values):
-            pool[slot] = init[0]
-        self._codec_key_pos[slot] = fresh.key_pos[0]
-        self._codec_next_pos[slot] = 0
+            pool.index_copy_(0, slots, init.expand(k, *pool.shape[1:]))
+        self._codec_key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *self._codec_key_pos.shape[1:]))
+        self._codec_next_pos.index_fill_(0, slots, 0)
 
     # ---- the frame step -------------------------------------------------------------------------
 
@@ -305,8 +312,10 @@ class ModelRunner:
         slots, self._step_slots = self._step_slots, []
         for slot in slots:
             self._host_position[slot] += 1
-        codes = self._codes_host.numpy()
-        return [codes[slot].tolist() for slot in slots]
+        if not slots:
+            return []
+        codes = self._codes_host[: max(slots) + 1].tolist()
+        return [codes[slot] for slot in slots]
 
     def _step_key(
         self, n_rows: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool, top_p: bool
@@ -461,8 +470,8 @@ class ModelRunner:
         n = hidden.shape[0]
         eps = predictor.cfg.layers.rms_norm_eps
 
-        def project(x: Tensor) -> Tensor:
-            return x if predictor.proj_w is None else F.linear(x, predictor.proj_w, predictor.proj_b)
+        def project(x: Tensor) -> Tensor:  # a fresh tensor: the layers add into it in place
+            return x.contiguous().clone() if predictor.proj_w is None else F.linear(x, predictor.proj_w, predictor.proj_b)
 
         cache_k, cache_v = self._predictor_cache.k[:, :n], self._predictor_cache.v[:, :n]
         cos_all, sin_all = self._predictor_cos[:, 0], self._predictor_sin[:, 0]  # [positions, head_dim]
@@ -573,6 +582,7 @@ class ModelRunner:
                     work.setdefault(offset, []).append((index, slot, frames[offset : offset + size]))
                     offset += size
         with torch.inference_mode(), self._on_codec_stream():
+            self._reset_codecs()
             for offset in sorted(work):
                 by_size: dict[int, list[tuple[int, int, list[list[int]]]]] = {}
                 for entry in work[offset]:

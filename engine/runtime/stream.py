@@ -87,8 +87,13 @@ class EventChannel:
         self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
     def put(self, item: Any) -> None:
+        self.put_many([item])
+
+    def put_many(self, items: list[Any]) -> None:
+        if not items:
+            return
         with self._lock:
-            self._items.append(item)
+            self._items.extend(items)
             waiter = self._waiter
         if waiter is not None:
             loop, ready = waiter
