@@ -327,17 +327,17 @@ async def main_async(args) -> dict:
     levels = []
     for c in args.concurrency:
         rounds = ({1: 3, 8: 1, 32: 1, 128: 2} if args.quick else {1: 10, 8: 3, 32: 2}).get(c, 1)
-        # The top level can run once per GIL switch interval (the engine's own setting is kept
-        # after the last one).
+        # The top level can run once per GIL switch interval (the process's own setting is
+        # restored after the last one).
         intervals = args.switch_intervals if c == max(args.concurrency) and args.switch_intervals else [None]
-        engine_interval = sys.getswitchinterval()
+        process_interval = sys.getswitchinterval()
         for interval in intervals:
-            sys.setswitchinterval(interval or engine_interval)
+            sys.setswitchinterval(interval or process_interval)
             level = await aphase(concurrency_level(engine, pieces, c, rounds, args.frames, spread=1.0))
             level["gil_switch_interval_s"] = sys.getswitchinterval()
             levels.append(level)
             print(json.dumps(level), flush=True)
-        sys.setswitchinterval(engine_interval)
+        sys.setswitchinterval(process_interval)
     results["concurrency"] = levels
     if torch.cuda.is_available():
         results["max_memory_allocated_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -50,11 +49,6 @@ class LoopSettings:
     # first chunk) within this many seconds gets its pending frames decoded now, whatever the
     # schedule says; streams with more buffered audio wait for their full chunk. None: schedule only.
     playout_margin: float | None = 0.25
-    # The loop thread gives up the GIL at every device wait; getting it back from a busy event
-    # loop (tokenizing text, handing out audio) takes up to the interpreter's switch interval,
-    # 5 ms by default, several times per iteration. The loop lowers it to this when it starts
-    # (process-wide; never raises it). None leaves it alone.
-    gil_switch_interval: float | None = 0.0005
     # Runaway guard: a stream ends once its frames exceed this many per text token (+ the floor).
     max_frames_per_text_token: float = 15.0
     min_frame_cap: int = 50
@@ -118,10 +112,6 @@ class StepLoop:
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
 
     def start(self) -> None:
-        interval = self.settings.gil_switch_interval
-        if interval is not None and sys.getswitchinterval() > interval:
-            log.info("GIL switch interval %.4f s -> %.4f s for the step loop", sys.getswitchinterval(), interval)
-            sys.setswitchinterval(interval)
         self._thread.start()
 
     def stop(self, timeout: float | None = None) -> None:

@@ -82,9 +82,6 @@ class PendingAudio:
     parts: list[tuple[list[int], Tensor]] = field(default_factory=list)  # (chunk indices, PCM rows)
     done: torch.cuda.Event | None = None
 
-    def ready(self) -> bool:
-        return self.done is None or self.done.query()
-
     def result(self) -> list[bytes]:
         if self.done is not None:
             self.done.synchronize()
