@@ -104,7 +104,7 @@ class StepLoop:
         self._prefix_totals: dict[int, int] = {}
         self._chunks: list[_QueuedChunk] = []
         self._ending: list[tuple[StreamState, StreamEnd]] = []
-        self._in_flight: _AudioBatch | None = None  # at most one batch of audio on the device
+        self._in_flight: _AudioBatch | None = None  # the batch of audio whose decode is queued last
         self._now = 0.0
         self._step = 0
         self.steps_run = 0
@@ -126,9 +126,11 @@ class StepLoop:
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
-        """Per iteration: launch the frame step; while it runs, hand out the audio decoded since
-        the last iteration (the codec ran beside this step on its own CUDA stream); then turn the
-        step's frames into chunks and launch their decode."""
+        """Per iteration: run the frame step, turn its frames into chunks and queue their decode
+        on the codec stream; then hand out the audio of the previous iteration's chunks, whose
+        decode ran beside this step. The codec stream thus always has the next batch queued
+        while the host posts the last one, and the host work of an iteration overlaps the
+        device's. Where the codec does not run beside the step (CPU), chunks are posted at once."""
         try:
             while True:
                 busy = bool(self._streams) and self._has_work()
@@ -141,12 +143,16 @@ class StepLoop:
                 if plan.decodes:
                     self._step += 1
                     self.runner.launch_decode(self._decode_rows(plan.decodes))
-                self._deliver()
-                self._now = time.perf_counter()
-                if plan.decodes:
-                    self._take_frames(plan.decodes, self.runner.finish_decode())
+                    codes = self.runner.finish_decode()
+                    self._now = time.perf_counter()
+                    self._take_frames(plan.decodes, codes)
                 self._flush_parked()
-                self._launch_audio()
+                batch = self._launch_audio()
+                previous, self._in_flight = self._in_flight, batch
+                self._deliver(previous)
+                if batch is not None and (batch.audio is None or not self.runner.codec_overlaps):
+                    self._in_flight = None  # nothing runs on the device: post at once
+                    self._deliver(batch)
                 if not plan.empty:
                     self.steps_run += 1
                     self.step_seconds_total += time.perf_counter() - started
@@ -327,23 +333,20 @@ class StepLoop:
         stream.frames_vocoded += len(frames)
         stream.chunks_emitted += 1
 
-    def _launch_audio(self) -> None:
+    def _launch_audio(self) -> _AudioBatch | None:
         """Start decoding this iteration's chunks; the streams that ended this iteration end
         once those chunks (their last ones) are delivered."""
         chunks, self._chunks = self._chunks, []
         ending, self._ending = self._ending, []
         if not chunks and not ending:
-            return
+            return None
         audible = [c for c in chunks if c.frames]
         audio = self.runner.vocode_async([(c.stream.slot, c.frames) for c in audible]) if audible else None
-        self._in_flight = _AudioBatch(chunks, audio, ending)
-        if audio is None:
-            self._deliver()
+        return _AudioBatch(chunks, audio, ending)
 
-    def _deliver(self) -> None:
-        """Post the decoded chunks of the batch in flight (waiting for the codec if needed), then
-        end the streams that finished with them (only then giving their slot back)."""
-        batch, self._in_flight = self._in_flight, None
+    def _deliver(self, batch: _AudioBatch | None) -> None:
+        """Post a batch's decoded chunks (waiting for the codec if needed), then end the streams
+        that finished with them (only then giving their slot back)."""
         if batch is None:
             return
         audible = [c for c in batch.chunks if c.frames]

@@ -559,6 +559,11 @@ class ModelRunner:
 
     # ---- the codec ----------------------------------------------------------------------------
 
+    @property
+    def codec_overlaps(self) -> bool:
+        """Whether a `vocode_async` runs beside the frame steps launched after it (CUDA)."""
+        return self._codec_stream is not None
+
     def _on_codec_stream(self):
         return torch.cuda.stream(self._codec_stream) if self._codec_stream is not None else contextlib.nullcontext()
 
