@@ -2,6 +2,7 @@
 underruns under concurrent streams fed at an LLM's pace, RTF.
 
     python bench/engine_bench.py CHECKPOINT [--out results.json] [--concurrency 1 8 32 128]
+        [--quick] [--compare-unfused] [--switch-intervals 0.005 0.0005] [--batches 1 8 128]
 
 Conditions (printed with the results): one process, the engine in-process (no network), bf16 on
 CUDA with CUDA graphs, voice "ryan" / English with its prefix cached (a repeat turn), default
@@ -11,6 +12,11 @@ that commits the stream's first text token to the arrival of its first PCM chunk
 A stream is consumed in real time from its first chunk with no extra jitter buffer; a chunk that
 arrives after its playout time is an underrun. Streams of one concurrency level start at random
 offsets within one second, each speaking until `--frames` frames (max_new_tokens - 1).
+
+Frame-step timing drives the runner directly: `decode()` calls back to back and the step's CUDA
+graph replayed back to back (device time), plus one eager step under torch.profiler (how many
+kernels, their summed time). `--compare-unfused` also times the step without the Triton kernels in
+the same process.
 """
 
 from __future__ import annotations

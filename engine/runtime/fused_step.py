@@ -27,7 +27,6 @@ from torch import Tensor
 from engine.model.sampling import SamplerRows, uniform_noise
 from engine.model.transformer import DecoderLayer
 from engine.runtime import kernels
-from engine.runtime.kernels import MAX_CANDIDATES
 
 
 @dataclass

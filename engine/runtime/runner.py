@@ -49,8 +49,8 @@ from engine.model.steps import prefill, talker_logits
 from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
 from engine.runtime import kernels
+from engine.runtime.kernels import MAX_CANDIDATES
 from engine.runtime.fused_step import (
-    MAX_CANDIDATES,
     FusedLayer,
     choose_candidates,
     layer_forward,
