@@ -1,0 +1,41 @@
+"""`voice_tts` must import on a machine without torch, pipecat or livekit: agent processes that
+talk to a co-located server never load the engine, and each framework adapter loads only its own
+framework."""
+
+import subprocess
+import sys
+
+import pytest
+
+CORE_MODULES = [
+    "voice_tts",
+    "voice_tts.protocol",
+    "voice_tts.tn",
+    "voice_tts.progress",
+    "voice_tts.audio",
+    "voice_tts.session",
+    "voice_tts.client",
+    "voice_tts.engines",
+    "voice_tts.cli",
+    "engine",
+]
+
+
+def _loaded_after_import(module: str) -> set[str]:
+    code = (
+        "import importlib, sys; importlib.import_module(sys.argv[1]); "
+        "print(' '.join(sorted({name.split('.')[0] for name in sys.modules})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
+def test_core_imports_no_engine_or_framework(module):
+    loaded = _loaded_after_import(module)
+    assert not loaded & {"torch", "pipecat", "livekit"}, f"{module} pulls in {sorted(loaded & {'torch', 'pipecat', 'livekit'})}"
+
+
+def test_each_adapter_loads_only_its_own_framework():
+    assert "livekit" not in _loaded_after_import("voice_tts.pipecat")
+    assert "pipecat" not in _loaded_after_import("voice_tts.livekit")
