@@ -1,4 +1,5 @@
-"""The Pipecat pipeline of `pipecat_to_wav.py`, speaking through a co-located engine server.
+"""The Pipecat pipeline of `pipecat_to_wav.py` (imported from it), speaking through a co-located
+engine server.
 
 One server per GPU holds the model; every bot process on the host reaches it over a local
 WebSocket with `RemoteEngine`, and the adapter cannot tell it from an in-process engine.
@@ -10,60 +11,20 @@ WebSocket with `RemoteEngine`, and the adapter cannot tell it from an in-process
 """
 
 import asyncio
-import re
 import sys
 
-from pipecat.frames.frames import (
-    EndFrame,
-    Frame,
-    LLMFullResponseEndFrame,
-    LLMFullResponseStartFrame,
-    LLMTextFrame,
-    TTSAudioRawFrame,
-)
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
+from pipecat_to_wav import speak_to_wav
 
-from voice_tts.audio import write_wav
 from voice_tts.client import RemoteEngine
-from voice_tts.pipecat import Qwen3StreamingTTS
-
-REPLY = "Your table for four is booked for 7:30 pm on Friday, June 6th. See you then!"
-SAMPLE_RATE = 24000
-
-
-class Recorder(FrameProcessor):
-    def __init__(self):
-        super().__init__()
-        self.pcm = bytearray()
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
-        if isinstance(frame, TTSAudioRawFrame):
-            self.pcm += frame.audio
-        await self.push_frame(frame, direction)
 
 
 async def main(wav_path: str, url: str) -> None:
     engine = RemoteEngine(url)
-    recorder = Recorder()
-    worker = PipelineWorker(
-        Pipeline([Qwen3StreamingTTS(engine=engine), recorder]),
-        params=PipelineParams(audio_out_sample_rate=SAMPLE_RATE),
-    )
-    tokens = [LLMTextFrame(token) for token in re.findall(r"\s*\S+", REPLY)]
-    await worker.queue_frames(
-        [LLMFullResponseStartFrame(), *tokens, LLMFullResponseEndFrame(), EndFrame()]
-    )
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
-    await runner.run()
-    await engine.aclose()
-
-    write_wav(wav_path, bytes(recorder.pcm), SAMPLE_RATE)
-    print(f"{len(recorder.pcm) / 2 / SAMPLE_RATE:.2f} s of speech from {url} in {wav_path}")
+    try:
+        seconds = await speak_to_wav(engine, wav_path)
+    finally:
+        await engine.aclose()
+    print(f"{seconds:.2f} s of speech from {url} in {wav_path}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pipecat.workers.runner import WorkerRunner
 from engine import Engine
 from voice_tts.audio import write_wav
 from voice_tts.pipecat import Qwen3StreamingTTS
+from voice_tts.protocol import StreamingEngine
 
 REPLY = "Your table for four is booked for 7:30 pm on Friday, June 6th. See you then!"
 SAMPLE_RATE = 24000
@@ -52,8 +53,9 @@ class Recorder(FrameProcessor):
         await self.push_frame(frame, direction)
 
 
-async def main(wav_path: str) -> None:
-    engine = Engine.embedded()
+async def speak_to_wav(engine: StreamingEngine, wav_path: str) -> float:
+    """Stream the reply's tokens through `Qwen3StreamingTTS` on `engine` into `wav_path`;
+    returns the seconds of speech written."""
     recorder = Recorder()
     worker = PipelineWorker(
         Pipeline([Qwen3StreamingTTS(engine=engine), recorder]),
@@ -66,10 +68,17 @@ async def main(wav_path: str) -> None:
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(worker)
     await runner.run()
-    await engine.aclose()
-
     write_wav(wav_path, bytes(recorder.pcm), SAMPLE_RATE)
-    print(f"{len(recorder.pcm) / 2 / SAMPLE_RATE:.2f} s of speech in {wav_path}")
+    return len(recorder.pcm) / 2 / SAMPLE_RATE
+
+
+async def main(wav_path: str) -> None:
+    engine = Engine.embedded()
+    try:
+        seconds = await speak_to_wav(engine, wav_path)
+    finally:
+        await engine.aclose()
+    print(f"{seconds:.2f} s of speech in {wav_path}")
 
 
 if __name__ == "__main__":
