@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -23,3 +25,15 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_checkpoint(shared_dir: Path) -> Path:
     return TINY_CHECKPOINT
+
+
+@pytest.fixture(scope="session")
+def golden_cases(tiny_checkpoint: Path) -> dict[str, dict]:
+    """The tiny checkpoint's golden cases by id: cases.json's record with its `codes` (lists)
+    and `wav` from the case's npz."""
+    info = json.loads((tiny_checkpoint / "golden" / "cases.json").read_text())
+    out = {}
+    for case in info["cases"]:
+        golden = np.load(tiny_checkpoint / "golden" / case["npz"])
+        out[case["id"]] = {**case, "codes": golden["codes"].tolist(), "wav": golden["wav"]}
+    return out

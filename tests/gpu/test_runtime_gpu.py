@@ -5,12 +5,12 @@ give the unfused step's codes; batching leaves codes unchanged (float32 exactly;
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from text_pieces import random_pieces
 import torch
 
 from voice_tts.protocol import AudioChunk, Done
@@ -37,18 +37,8 @@ def exact_float32():
     torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
 
 
-@pytest.fixture(scope="module")
-def cases(tiny_checkpoint: Path) -> dict[str, dict]:
-    info = json.loads((tiny_checkpoint / "golden" / "cases.json").read_text())
-    out = {}
-    for case in info["cases"]:
-        golden = np.load(tiny_checkpoint / "golden" / case["npz"])
-        out[case["id"]] = {**case, "codes": golden["codes"].tolist(), "wav": golden["wav"]}
-    return out
-
-
-def streaming(cases: dict) -> list[str]:
-    return [cid for cid, c in cases.items() if not c["args"]["non_streaming_mode"]]
+def streaming(golden_cases: dict) -> list[str]:
+    return [cid for cid, c in golden_cases.items() if not c["args"]["non_streaming_mode"]]
 
 
 def engine_on(tiny_checkpoint: Path, dtype: torch.dtype, use_graphs: bool = True) -> Qwen3Engine:
@@ -70,11 +60,8 @@ async def run(engine: Qwen3Engine, case: dict, rng: random.Random | None = None)
             stream.push_text(text)
         else:
             await asyncio.sleep(rng.uniform(0, 0.2))
-            i = 0
-            while i < len(text):
-                n = rng.randint(1, 6)
-                stream.push_text(text[i : i + n])
-                i += n
+            for piece in random_pieces(text, rng, 1, 6):
+                stream.push_text(piece)
                 await asyncio.sleep(rng.uniform(0, 0.02))
         stream.end_input()
 
@@ -87,24 +74,24 @@ async def run(engine: Qwen3Engine, case: dict, rng: random.Random | None = None)
     return stream.codes, np.frombuffer(pcm, dtype=np.int16) / 32767.0
 
 
-async def test_graph_path_reproduces_the_goldens_in_float32(tiny_checkpoint, cases):
+async def test_graph_path_reproduces_the_goldens_in_float32(tiny_checkpoint, golden_cases):
     engine = engine_on(tiny_checkpoint, torch.float32)
     try:
-        for cid in streaming(cases):
-            codes, wav = await run(engine, cases[cid])
-            assert codes == cases[cid]["codes"], cid
-            assert np.abs(wav - cases[cid]["wav"]).max() <= 1e-4, cid
+        for cid in streaming(golden_cases):
+            codes, wav = await run(engine, golden_cases[cid])
+            assert codes == golden_cases[cid]["codes"], cid
+            assert np.abs(wav - golden_cases[cid]["wav"]).max() <= 1e-4, cid
         assert engine.runner._step_graphs, "the frame step ran as CUDA graphs"
     finally:
         await engine.aclose()
 
 
-async def test_batch_invariance_in_float32_on_cuda(tiny_checkpoint, cases):
+async def test_batch_invariance_in_float32_on_cuda(tiny_checkpoint, golden_cases):
     engine = engine_on(tiny_checkpoint, torch.float32)
     try:
-        chosen = streaming(cases) + ["A05_en_serena_english_instruct_nonstream", "A08_regex_sohee_english_nonstream"]
-        alone = {cid: (await run(engine, cases[cid]))[0] for cid in chosen}
-        together = await asyncio.gather(*(run(engine, cases[cid], random.Random(i)) for i, cid in enumerate(chosen)))
+        chosen = streaming(golden_cases) + ["A05_en_serena_english_instruct_nonstream", "A08_regex_sohee_english_nonstream"]
+        alone = {cid: (await run(engine, golden_cases[cid]))[0] for cid in chosen}
+        together = await asyncio.gather(*(run(engine, golden_cases[cid], random.Random(i)) for i, cid in enumerate(chosen)))
         for cid, (codes, _) in zip(chosen, together):
             assert codes == alone[cid], cid
     finally:
@@ -152,15 +139,15 @@ def test_the_kernels_give_the_unfused_codes_in_float32(tiny_checkpoint):
     assert fused == unfused
 
 
-async def test_batch_invariance_in_bfloat16_is_measured(tiny_checkpoint, cases, capsys):
+async def test_batch_invariance_in_bfloat16_is_measured(tiny_checkpoint, golden_cases, capsys):
     """bfloat16 GEMMs of another batch size may round differently; on the tiny checkpoint, whose
     near-ties are as small as 1e-4, that can flip a code. Each flip is reported with where it
     happened; streams that never meet a flip must match exactly, and the first frames always do."""
     engine = engine_on(tiny_checkpoint, torch.bfloat16)
     try:
-        chosen = streaming(cases) + ["A05_en_serena_english_instruct_nonstream", "A08_regex_sohee_english_nonstream"]
-        alone = {cid: (await run(engine, cases[cid]))[0] for cid in chosen}
-        together = await asyncio.gather(*(run(engine, cases[cid], random.Random(i)) for i, cid in enumerate(chosen)))
+        chosen = streaming(golden_cases) + ["A05_en_serena_english_instruct_nonstream", "A08_regex_sohee_english_nonstream"]
+        alone = {cid: (await run(engine, golden_cases[cid]))[0] for cid in chosen}
+        together = await asyncio.gather(*(run(engine, golden_cases[cid], random.Random(i)) for i, cid in enumerate(chosen)))
         same = 0
         for cid, (codes, _) in zip(chosen, together):
             if codes == alone[cid]:

@@ -4,7 +4,6 @@ capacity, progress, usage, and that nothing is left behind."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import threading
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from text_pieces import random_pieces
 
 from voice_tts.protocol import AudioChunk, Done, Error, Progress
 
@@ -20,16 +20,6 @@ from engine.model.sampling import SamplingParams
 from engine.runtime.qwen3_engine import Qwen3Engine
 
 GREEDY = SamplingParams.greedy()
-
-
-@pytest.fixture(scope="module")
-def cases(tiny_checkpoint: Path) -> dict[str, dict]:
-    info = json.loads((tiny_checkpoint / "golden" / "cases.json").read_text())
-    out = {}
-    for case in info["cases"]:
-        golden = np.load(tiny_checkpoint / "golden" / case["npz"])
-        out[case["id"]] = {**case, "codes": golden["codes"].tolist(), "wav": golden["wav"]}
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +42,8 @@ async def collect(stream) -> list:
 
 
 async def feed(stream, text: str, rng: random.Random, max_delay: float) -> None:
-    i = 0
-    while i < len(text):
-        n = rng.randint(1, 6)
-        stream.push_text(text[i : i + n])
-        i += n
+    for piece in random_pieces(text, rng, 1, 6):
+        stream.push_text(piece)
         await asyncio.sleep(rng.uniform(0, max_delay))
     stream.end_input()
 
@@ -73,13 +60,13 @@ def pcm_of(events: list) -> np.ndarray:
     return np.frombuffer(b"".join(e.pcm for e in events if isinstance(e, AudioChunk)), dtype=np.int16)
 
 
-def streaming_cases(cases: dict) -> list[str]:
-    return [cid for cid, c in cases.items() if not c["args"]["non_streaming_mode"]]
+def streaming_cases(golden_cases: dict) -> list[str]:
+    return [cid for cid, c in golden_cases.items() if not c["args"]["non_streaming_mode"]]
 
 
-async def test_streaming_goldens_are_reproduced(engine, cases):
-    for cid in streaming_cases(cases):
-        case = cases[cid]
+async def test_streaming_goldens_are_reproduced(engine, golden_cases):
+    for cid in streaming_cases(golden_cases):
+        case = golden_cases[cid]
         events, stream = await run_alone(engine, case)
         assert stream.codes == case["codes"], cid
         assert stream.end_reason == case["stop_reason"], cid
@@ -89,23 +76,23 @@ async def test_streaming_goldens_are_reproduced(engine, cases):
         assert isinstance(events[-1], Done) and not events[-1].cancelled
 
 
-async def test_batch_invariance_with_random_arrival(engine, cases):
+async def test_batch_invariance_with_random_arrival(engine, golden_cases):
     """8 streams opened at different times, text arriving in random pieces: each produces the
     codes of its text run alone (and the golden codes where the golden uses the streaming layout)."""
-    chosen = streaming_cases(cases) + [
+    chosen = streaming_cases(golden_cases) + [
         "A05_en_serena_english_instruct_nonstream",
         "A08_regex_sohee_english_nonstream",
     ]
     assert len(chosen) == 8
-    alone = {cid: (await run_alone(engine, cases[cid]))[1].codes for cid in chosen}
-    for cid in streaming_cases(cases):
-        assert alone[cid] == cases[cid]["codes"], cid
+    alone = {cid: (await run_alone(engine, golden_cases[cid]))[1].codes for cid in chosen}
+    for cid in streaming_cases(golden_cases):
+        assert alone[cid] == golden_cases[cid]["codes"], cid
 
     async def one(cid: str, seed: int):
         rng = random.Random(seed)
         await asyncio.sleep(rng.uniform(0, 0.3))
-        stream = open_case(engine, cases[cid])
-        events, _ = await asyncio.gather(collect(stream), feed(stream, cases[cid]["args"]["text"], rng, 0.03))
+        stream = open_case(engine, golden_cases[cid])
+        events, _ = await asyncio.gather(collect(stream), feed(stream, golden_cases[cid]["args"]["text"], rng, 0.03))
         return stream.codes, events
 
     for round_seed in (1, 2):
@@ -115,15 +102,15 @@ async def test_batch_invariance_with_random_arrival(engine, cases):
             assert isinstance(events[-1], Done)
 
 
-async def test_a_starved_stream_waits_with_its_state_and_resumes_unchanged(engine, cases):
-    target = cases["A02_en_ryan_english_stream"]
+async def test_a_starved_stream_waits_with_its_state_and_resumes_unchanged(engine, golden_cases):
+    target = golden_cases["A02_en_ryan_english_stream"]
     text = target["args"]["text"]
     head = "Hello world. This is"  # commits "Hello world. This"; " is" may still grow
     committed = len(engine.model.tokenizer.encode("Hello world. This"))
 
-    others = [open_case(engine, cases[cid]) for cid in ("A10_en_uncle_fu_auto_stream", "A04_zh_eric_auto_stream_dialect")]
+    others = [open_case(engine, golden_cases[cid]) for cid in ("A10_en_uncle_fu_auto_stream", "A04_zh_eric_auto_stream_dialect")]
     for other, cid in zip(others, ("A10_en_uncle_fu_auto_stream", "A04_zh_eric_auto_stream_dialect")):
-        other.push_text(cases[cid]["args"]["text"])
+        other.push_text(golden_cases[cid]["args"]["text"])
         other.end_input()
     other_events = [asyncio.ensure_future(collect(o)) for o in others]
 
@@ -148,7 +135,7 @@ async def test_a_starved_stream_waits_with_its_state_and_resumes_unchanged(engin
     assert np.abs(pcm_of(received) / 32767.0 - target["wav"]).max() <= 1e-4
     for other, cid, events in zip(others, ("A10_en_uncle_fu_auto_stream", "A04_zh_eric_auto_stream_dialect"), other_events):
         await events
-        assert other.codes == cases[cid]["codes"]
+        assert other.codes == golden_cases[cid]["codes"]
 
 
 async def wait_idle(engine: Qwen3Engine, timeout: float = 5.0) -> None:
@@ -158,8 +145,8 @@ async def wait_idle(engine: Qwen3Engine, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_cancel_mid_stream_stops_audio_and_frees_the_slot(engine, cases):
-    case = cases["A02_en_ryan_english_stream"]
+async def test_cancel_mid_stream_stops_audio_and_frees_the_slot(engine, golden_cases):
+    case = golden_cases["A02_en_ryan_english_stream"]
     stream = open_case(engine, case)
     stream.push_text(" ".join([case["args"]["text"]] * 3))
     events, after_cancel = [], []
@@ -179,8 +166,8 @@ async def test_cancel_mid_stream_stops_audio_and_frees_the_slot(engine, cases):
     assert done.usage.characters_received == len(" ".join([case["args"]["text"]] * 3))
     await wait_idle(engine)
 
-    _, again = await run_alone(engine, cases["A09_short_ono_anna_japanese_stream"])
-    assert again.codes == cases["A09_short_ono_anna_japanese_stream"]["codes"]
+    _, again = await run_alone(engine, golden_cases["A09_short_ono_anna_japanese_stream"])
+    assert again.codes == golden_cases["A09_short_ono_anna_japanese_stream"]["codes"]
 
 
 async def test_capacity_error_beyond_the_slots(tiny_checkpoint: Path):
@@ -204,8 +191,8 @@ async def test_capacity_error_beyond_the_slots(tiny_checkpoint: Path):
         engine.close()
 
 
-async def test_progress_is_monotonic_never_ahead_of_audio_and_usage_is_exact(engine, cases):
-    case = cases["A10_en_uncle_fu_auto_stream"]
+async def test_progress_is_monotonic_never_ahead_of_audio_and_usage_is_exact(engine, golden_cases):
+    case = golden_cases["A10_en_uncle_fu_auto_stream"]
     text = case["args"]["text"]
     stream = open_case(engine, case)
     events, _ = await asyncio.gather(collect(stream), feed(stream, text, random.Random(5), 0.02))
@@ -231,9 +218,9 @@ async def test_progress_is_monotonic_never_ahead_of_audio_and_usage_is_exact(eng
     assert done.usage.audio_seconds == pytest.approx(audio_end) == pytest.approx(len(case["codes"]) * 0.08)
 
 
-async def test_progress_follows_the_text_cursor(engine, cases):
+async def test_progress_follows_the_text_cursor(engine, golden_cases):
     """Progress after the first chunk covers only the text fed before it: the first token."""
-    stream = open_case(engine, cases["A02_en_ryan_english_stream"])
+    stream = open_case(engine, golden_cases["A02_en_ryan_english_stream"])
     stream.push_text("Hello world. ")
     first = None
     async for event in stream.events():
@@ -243,7 +230,7 @@ async def test_progress_follows_the_text_cursor(engine, cases):
     assert first.spoken_end == len("Hello") and first.audio_time == 0.0
 
 
-async def test_open_and_cancel_200_streams_leaves_nothing_behind(engine, cases):
+async def test_open_and_cancel_200_streams_leaves_nothing_behind(engine, golden_cases):
     await wait_idle(engine)
     threads = threading.active_count()
     tasks = len(asyncio.all_tasks())
@@ -283,8 +270,8 @@ async def test_bad_options_and_misuse_get_clear_errors(engine):
         await collect(stream)  # events() is single-use
 
 
-async def test_resampled_output(engine, cases):
-    case = cases["A09_short_ono_anna_japanese_stream"]
+async def test_resampled_output(engine, golden_cases):
+    case = golden_cases["A09_short_ono_anna_japanese_stream"]
     a = case["args"]
     stream = engine.open_stream(voice=a["speaker"], language=a["language"], sample_rate=16000, sampling=GREEDY)
     stream.push_text(a["text"])
@@ -297,7 +284,7 @@ async def test_resampled_output(engine, cases):
     assert events[-1].usage.audio_seconds == pytest.approx(total / 16000)
 
 
-async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_checkpoint: Path, cases):
+async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_checkpoint: Path, golden_cases):
     """Counter-based draws: a sampled stream equals the reference generate with its seed,
     whether it runs alone or next to others."""
     engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=4, keep_codes=True, eos_after_text_end=False)
@@ -310,15 +297,15 @@ async def test_sampled_streams_match_the_reference_and_ignore_batching(tiny_chec
         }
         reference = {}
         for cid in chosen:
-            a = cases[cid]["args"]
+            a = golden_cases[cid]["args"]
             reference[cid] = generate(
                 engine.model, a["text"], speaker=a["speaker"], language=a["language"], instruct=a.get("instruct"),
                 non_streaming_mode=False, max_new_tokens=a["max_new_tokens"], sampling=params[cid],
             ).codes.tolist()
 
         async def one(cid: str, rng: random.Random):
-            stream = open_case(engine, cases[cid], params[cid])
-            await asyncio.gather(collect(stream), feed(stream, cases[cid]["args"]["text"], rng, 0.02))
+            stream = open_case(engine, golden_cases[cid], params[cid])
+            await asyncio.gather(collect(stream), feed(stream, golden_cases[cid]["args"]["text"], rng, 0.02))
             return stream.codes
 
         rng = random.Random(9)

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from text_pieces import random_pieces
 
 from engine.model.config import read_config
 from engine.model.text import OFFICIAL_SPLIT, TextTokenizer
@@ -36,11 +37,9 @@ def texts(tiny_checkpoint: Path) -> list[str]:
 
 def feed_in_pieces(tokenizer: TextTokenizer, text: str, rng: random.Random):
     feed = TextFeed(tokenizer.encode, OFFICIAL_SPLIT)
-    tokens, i = [], 0
-    while i < len(text):
-        n = rng.randint(1, 5)
-        tokens += feed.push(text[i : i + n])
-        i += n
+    tokens = []
+    for piece in random_pieces(text, rng, 1, 5):
+        tokens += feed.push(piece)
     return tokens + feed.finish()
 
 

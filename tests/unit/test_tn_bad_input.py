@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from text_pieces import random_pieces
 
 from voice_tts.tn import Commit, StallPolicy, StreamingNormalizer, normalize
 
@@ -17,16 +18,6 @@ def run(deltas: list[str], language: str = "auto") -> tuple[list[Commit], Stream
         assert len(n.pending) <= StallPolicy().max_tail_en
     commits += n.flush()
     return commits, n
-
-
-def token_split(text: str, rng: random.Random) -> list[str]:
-    """Deltas of 1-7 characters, like BPE tokens."""
-    out, i = [], 0
-    while i < len(text):
-        step = rng.randint(1, 7)
-        out.append(text[i:i + step])
-        i += step
-    return out
 
 
 def check(commits: list[Commit], text: str) -> str:
@@ -60,7 +51,7 @@ def test_bad_input_all_splits(name: str) -> None:
     batch = normalize(text)
     batch.encode("utf-8")
     rng = random.Random(name)
-    for deltas in ([text], list(text), token_split(text, rng)):
+    for deltas in ([text], list(text), random_pieces(text, rng, 1, 7)):
         commits, _ = run(deltas)
         assert check(commits, text) == batch
 

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from text_pieces import random_pieces
 
 from voice_tts.tn import Commit, OffsetMap, StreamingNormalizer, normalize
 
@@ -257,7 +258,7 @@ def test_x08_tail_stays_bounded(kind: str, split: str) -> None:
     else:
         body = "https://example.com/" + "".join(rng.choice("abcdefghij/") for _ in range(480))
         text = f"Open {body} now."
-    deltas = list(text) if split == "chars" else _cover(text, rng)
+    deltas = list(text) if split == "chars" else random_pieces(text, rng, 2, 6)
     n = StreamingNormalizer()
     commits: list[Commit] = []
     for delta in deltas:
@@ -276,15 +277,6 @@ def test_x08_tail_stays_bounded(kind: str, split: str) -> None:
     else:
         assert out == "Open example dot com now."
     assert out == normalize(text)
-
-
-def _cover(text: str, rng: random.Random) -> list[str]:
-    out, i = [], 0
-    while i < len(text):
-        step = rng.randint(2, 6)
-        out.append(text[i:i + step])
-        i += step
-    return out
 
 
 @pytest.mark.parametrize("case", ONE_SHOT, ids=[c["id"] for c in ONE_SHOT])
