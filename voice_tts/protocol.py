@@ -119,6 +119,8 @@ class ErrorCode:
     UNKNOWN_MESSAGE = "unknown_message"  # `type` missing or not one of the client messages
     INVALID_MESSAGE = "invalid_message"  # right `type`, wrong fields
     MESSAGE_TOO_LARGE = "message_too_large"
+    REQUEST_TOO_LARGE = "request_too_large"  # an HTTP body over the server's limit (413)
+    REQUEST_TIMEOUT = "request_timeout"  # an HTTP body that did not arrive in time (408)
     TEXT_TOO_LONG = "text_too_long"  # the turn's text would exceed the per-turn cap
     NO_ACTIVE_TURN = "no_active_turn"  # text/stop/cancel without a `start`
     TURN_ACTIVE = "turn_active"  # `start` while a turn is still running

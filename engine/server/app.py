@@ -8,6 +8,7 @@ import logging
 from typing import AsyncIterator
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -16,7 +17,7 @@ from starlette.websockets import WebSocket
 
 from engine.server.auth import ApiKeyMiddleware
 from engine.server.settings import ServerSettings
-from engine.server.speech import SpeechEndpoint
+from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
 from engine.server.streams import open_session
 from engine.server.websocket import Connection
@@ -24,6 +25,8 @@ from voice_tts.protocol import Error, StreamingEngine, VoiceList
 from voice_tts.session import SessionDone
 
 log = logging.getLogger(__name__)
+
+HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 async def warm_up(state: ServerState) -> None:
@@ -86,7 +89,12 @@ def create_app(
     async def stream(websocket: WebSocket) -> None:
         await Connection(websocket, state).serve()
 
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
+        return openai_error(exc.status_code, exc.detail, code, headers=exc.headers)
+
     app = Starlette(
+        exception_handlers={HTTPException: http_error},
         routes=[
             Route("/health", health),
             Route("/ready", ready),

@@ -50,7 +50,14 @@ class ApiKeyMiddleware:
         message = "an API key is required" if key is None else "the API key is not valid"
         if scope["type"] == "http":
             response = JSONResponse(
-                {"error": {"code": code, "message": message, "type": "authentication_error"}},
+                {
+                    "error": {
+                        "message": message,
+                        "type": "authentication_error",
+                        "param": None,
+                        "code": code,
+                    }
+                },
                 status_code=401 if key is None else 403,
                 headers={"WWW-Authenticate": "Bearer"},
             )

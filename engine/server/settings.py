@@ -14,6 +14,10 @@ class ServerSettings(BaseModel):
     api_key: str | None = None
     # Largest client message the server reads and answers; a larger one gets `message_too_large`.
     max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Largest HTTP request body; a larger one gets 413 before it is read.
+    max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
+    # How long an HTTP request's body may take to arrive (408 after that).
+    body_timeout_s: float = Field(default=10.0, gt=0)
     # Text characters one turn (or one HTTP speech request) may carry in total.
     max_turn_text_chars: int = Field(default=100_000, ge=1)
     # Concurrent streams (WebSocket turns and HTTP requests) before new ones are refused;

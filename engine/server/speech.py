@@ -16,6 +16,7 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import struct
 import time
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
 from engine.server.streams import open_session
 from voice_tts.audio import wav_bytes
@@ -68,18 +70,79 @@ class SpeechRequest(BaseModel):
     stream_format: Literal["audio"] = "audio"
 
 
-def openai_error(status: int, message: str, code: str, param: str | None = None) -> JSONResponse:
+# Engine errors that are the request's fault (HTTP 400) rather than the server's.
+REQUEST_ERROR_CODES = frozenset(
+    {
+        ErrorCode.INVALID_VOICE,
+        ErrorCode.INVALID_SAMPLE_RATE,
+        ErrorCode.UNSUPPORTED_LANGUAGE,
+        ErrorCode.INVALID_SAMPLING,
+        ErrorCode.INVALID_MESSAGE,
+        ErrorCode.TEXT_TOO_LONG,
+    }
+)
+
+
+def openai_error(
+    status: int,
+    message: str,
+    code: str,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    kind = "invalid_request_error" if status < 500 else "server_error"
     return JSONResponse(
-        {
-            "error": {
-                "message": message,
-                "type": "invalid_request_error",
-                "param": param,
-                "code": code,
-            }
-        },
+        {"error": {"message": message, "type": kind, "param": param, "code": code}},
         status_code=status,
+        headers=headers,
     )
+
+
+def error_status(error: Error) -> int:
+    if error.code in REQUEST_ERROR_CODES:
+        return 400
+    if error.code == ErrorCode.CAPACITY:
+        return 429
+    return 503 if error.retryable else 500
+
+
+class RefusedBody(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+async def read_body(request: Request, settings: ServerSettings) -> bytes:
+    """The request body, refused with 413 before reading when its announced size is over the
+    limit (or as soon as a chunked one passes it), and with 408 when it does not arrive in time."""
+    limit = settings.max_request_bytes
+    too_large = RefusedBody(
+        openai_error(
+            413,
+            f"the request body is over the limit of {limit} bytes",
+            ErrorCode.REQUEST_TOO_LARGE,
+            headers={"Connection": "close"},
+        )
+    )
+    announced = request.headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > limit:
+        raise too_large
+    body = bytearray()
+    try:
+        async with asyncio.timeout(settings.body_timeout_s):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise too_large
+    except TimeoutError:
+        raise RefusedBody(
+            openai_error(
+                408,
+                f"the request body did not arrive within {settings.body_timeout_s} s",
+                ErrorCode.REQUEST_TIMEOUT,
+                headers={"Connection": "close"},
+            )
+        ) from None
+    return bytes(body)
 
 
 def streaming_wav_header(sample_rate: int) -> bytes:
@@ -103,9 +166,17 @@ class SpeechEndpoint:
     async def handle(self, request: Request) -> Response:
         state = self._state
         try:
-            speech = SpeechRequest.model_validate_json(await request.body())
+            body = await read_body(request, state.settings)
+        except RefusedBody as refused:
+            return refused.response
+        try:
+            speech = SpeechRequest.model_validate_json(body)
         except ValidationError as exc:
             first = exc.errors()[0]
+            if first["type"] == "json_invalid":
+                return openai_error(
+                    400, f"the body is not JSON: {first['msg']}", ErrorCode.INVALID_JSON
+                )
             param = ".".join(str(p) for p in first["loc"]) or None
             return openai_error(400, f"{param}: {first['msg']}", ErrorCode.INVALID_MESSAGE, param)
         rejected = self._check(speech)
@@ -187,7 +258,7 @@ class SpeechEndpoint:
                     state.metrics.errors.labels(code=event.code).inc()
                     session.cancel()
                     state.slots.release()
-                    return openai_error(503 if event.retryable else 500, event.message, event.code)
+                    return openai_error(error_status(event), event.message, event.code)
                 if isinstance(event, SessionDone):
                     finished = True
                     break

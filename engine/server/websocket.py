@@ -7,9 +7,9 @@ turn go on. A client that vanishes cancels its turn, which frees the engine slot
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 
+import pydantic_core
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
@@ -64,6 +64,16 @@ class Connection:
                 except RejectedMessage as rejected:
                     self._state.metrics.errors.labels(code=rejected.error.code).inc()
                     await self._sender.message(rejected.error)
+                except Exception:
+                    # A bug, not the client's fault; the socket and its turn outlive it.
+                    log.exception("could not handle a client message")
+                    self._state.metrics.errors.labels(code=ErrorCode.ENGINE_ERROR).inc()
+                    await self._sender.message(
+                        ErrorMessage(
+                            code=ErrorCode.ENGINE_ERROR,
+                            message="the server failed on this message; it was dropped",
+                        )
+                    )
         finally:
             self._sender.closed = True
             await self._abandon_turn()
@@ -89,8 +99,10 @@ class Connection:
                 ErrorCode.MESSAGE_TOO_LARGE, f"the message has {size} bytes; the limit is {limit}"
             )
         try:
-            payload = json.loads(text)
-        except json.JSONDecodeError as exc:
+            # pydantic's parser bounds nesting (200 levels) instead of recursing until Python's
+            # stack runs out, and refuses NaN and Infinity, which JSON does not have.
+            payload = pydantic_core.from_json(text, allow_inf_nan=False)
+        except ValueError as exc:
             raise RejectedMessage(
                 ErrorCode.INVALID_JSON, f"the message is not JSON: {exc}"
             ) from None
