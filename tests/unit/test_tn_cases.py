@@ -23,6 +23,17 @@ CASES = (
     else {"stream_cases": [], "one_shot_cases": []}
 )
 STREAM = {case["id"]: case for case in CASES["stream_cases"]}
+# Deliberate house style that differs from the spec's file (docs/protocol.md, "Text normalization"):
+# a month-first date is read month first, as written and as the English data reads it.
+HOUSE_STYLE = {
+    "S11": {
+        "committed_after": ["On", "On", "On march third, twenty twenty four we"],
+        "final_spoken": "On march third, twenty twenty four we met.",
+    },
+}
+for _cid, _fields in HOUSE_STYLE.items():
+    if _cid in STREAM:
+        STREAM[_cid] = {**STREAM[_cid], **_fields}
 ONE_SHOT = CASES["one_shot_cases"]
 
 

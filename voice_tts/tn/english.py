@@ -303,11 +303,11 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     return reading
 
 
-MONTHS = frozenset((
+MONTH_ABBREVIATIONS = frozenset(("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"))
+MONTHS = MONTH_ABBREVIATIONS | {
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep",
-    "Sept", "Oct", "Nov", "Dec",
-))
+    "October", "November", "December",
+}
 
 # Units that join a preceding number (read by wetext) and their singular names after 'per'.
 UNITS = {
@@ -330,7 +330,16 @@ _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", 
 _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
-_MONTH_DATE = re.compile(r"(?P<month>[A-Z][a-z]+)\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?P<year>,?\s+\d{4})?")
+_MONTH_WORD = (
+    r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
+)
+_DAY_MONTH = re.compile(
+    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?"
+)
+_MONTH_DAY = re.compile(
+    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))"
+)
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
@@ -357,10 +366,11 @@ def percent(text: str) -> str | None:
     return f"{sign}{number(m.group('num').replace(',', ''))} percent"
 
 
-def _date(day: int, month: int, year_text: str | None) -> str | None:
+def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str | None:
+    """Day before month: 'the fourth of march twenty twenty six' (the data's and wetext's style)."""
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
-    spoken = f"the {ordinal(day)} of {_MONTH_NAMES[month - 1]}"
+    spoken = f"{the}{ordinal(day)} of {_MONTH_NAMES[month - 1]}"
     return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
 
 
@@ -369,17 +379,32 @@ def iso_date(text: str) -> str | None:
     return _date(int(m.group("d")), int(m.group("m")), m.group("y")) if m else None
 
 
-def month_date(text: str) -> str | None:
-    """'March 3, 2024' -> 'the third of march, twenty twenty four' (wetext's date style)."""
-    m = _MONTH_DATE.fullmatch(text)
-    if m is None or m.group("month") not in MONTHS:
+def _month_number(name: str) -> int:
+    key = name.lower().rstrip(".")
+    return _MONTH_INDEX["sept" if key == "sept" else key[:3]] + 1
+
+
+def written_date(text: str, prev_word: str = "") -> str | None:
+    """A date with its month in words, read in the order it is written:
+    '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
+    'June 12, 2010' -> 'june twelfth, twenty ten', 'April 2008' -> 'april two thousand eight'."""
+    m = _DAY_MONTH.fullmatch(text)
+    if m is not None:
+        the = "" if prev_word.lower() == "the" else "the "
+        return _date(int(m.group("d")), _month_number(m.group("month")), m.group("year"), the)
+    m = _MONTH_DAY.fullmatch(text)
+    if m is None:
         return None
-    month = _MONTH_INDEX[m.group("month").lower()[:4] if m.group("month") == "Sept" else m.group("month").lower()[:3]]
-    spoken = _date(int(m.group("d")), month + 1, None)
-    if spoken is None or m.group("year") is None:
+    month = _MONTH_NAMES[_month_number(m.group("month")) - 1]
+    if m.group("d") is None:
+        return f"{month} {year(int(m.group('year_only')))}"
+    day = int(m.group("d"))
+    if not 1 <= day <= 31:
+        return None
+    spoken = f"{month} {ordinal(day)}"
+    if m.group("year") is None:
         return spoken
-    comma = "," if m.group("year").startswith(",") else ""
-    return f"{spoken}{comma} {year(int(m.group('year').lstrip(', ')))}"
+    return f"{spoken}{',' if m.group('comma') else ''} {year(int(m.group('year')))}"
 
 
 def clock(text: str) -> str | None:

@@ -269,6 +269,10 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     end = lexer.chunk(cur, body)
     if ctx.sent_han or is_han(cur.at(end)):
         return Span(_zh_chain(cur, end), "num", "zh")
+    if pos == body and _is_day(cur.text[pos:end]):
+        date_end = _day_month(cur, end)
+        if date_end is not None:
+            return Span(date_end, "date", "en")
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -322,12 +326,16 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if _HAS_DIGIT.search(word):
         if ctx.sent_han or is_han(cur.at(end)):
             return Span(_zh_chain(cur, end), "num", "zh")
+        if _is_day(word):
+            date_end = _day_month(cur, end)
+            if date_end is not None:
+                return Span(date_end, "date", "en")
         end = _en_window(cur, pos, end)
         return Span(end, "num", _lang_after(cur, ctx, end))
     if ctx.sent_han:
         return Span(end, "word")
     if word in english.MONTHS:
-        return _month(cur, end, ctx)
+        return _month(cur, pos, end)
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -352,27 +360,70 @@ def _next_token_start(cur: Cursor, i: int) -> str:
         return ""
 
 
-def _month(cur: Cursor, end: int, ctx: Context) -> Span:
-    """'March 3, 2024' is one date span; a month name with no number after it is a plain word."""
+def _month(cur: Cursor, begin: int, end: int) -> Span:
+    """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name with no
+    number after it is a plain word."""
     try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_digit(cur.at(j)):
+        start = _month_period(cur, begin, end)
+        j = lexer.spaces(cur, start)
+        if j == start or not is_digit(cur.at(j)):
             return Span(end, "word")
         m = lexer.chunk(cur, j)
         day = cur.text[j:m]
         if len(day) == 4 and day.isdecimal():
             return Span(m, "date", "en")
-        digits = day.rstrip("stndrh")
-        if not (digits.isdecimal() and 1 <= int(digits) <= 31 and day[len(digits):] in ("", "st", "nd", "rd", "th")):
+        if not _is_day(day):
             return Span(end, "word")
-        k = m
-        if cur.at(k) == ",":
-            k += 1
-        y = lexer.spaces(cur, k)
-        if y > k and is_digit(cur.at(y)):
-            ye = lexer.chunk(cur, y)
-            if ye - y == 4 and cur.text[y:ye].isdecimal():
-                return Span(ye, "date", "en")
-        return Span(m, "date", "en")
+        return Span(_year_after(cur, m, comma=True), "date", "en")
     except TooLong:
         return Span(end, "word")
+
+
+def _month_period(cur: Cursor, start: int, end: int) -> int:
+    """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
+    if cur.text[start:end] in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
+        return end + 1
+    return end
+
+
+def _is_day(token: str) -> bool:
+    digits = token.rstrip("stndrh")
+    suffix = token[len(digits):]
+    return 1 <= len(digits) <= 2 and digits.isdecimal() and 1 <= int(digits) <= 31 and (
+        suffix in ("", "st", "nd", "rd", "th")
+    )
+
+
+def _year_after(cur: Cursor, end: int, comma: bool) -> int:
+    """A four-digit year after a date (optionally after a comma) joins it."""
+    k = end
+    if comma:
+        c = lexer.spaces(cur, end)
+        if cur.at(c) == ",":
+            k = c + 1
+    y = lexer.spaces(cur, k)
+    if y > k and is_digit(cur.at(y)):
+        ye = lexer.chunk(cur, y)
+        if ye - y == 4 and cur.text[y:ye].isdecimal():
+            return ye
+    return end
+
+
+def _day_month(cur: Cursor, end: int) -> int | None:
+    """'25 April 2011', '21st of October', '01 August': where the date ends, or None."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not is_letter(cur.at(j)):
+            return None
+        m = lexer.chunk(cur, j)
+        if cur.text[j:m] == "of":
+            j = lexer.spaces(cur, m)
+            if j == m or not is_letter(cur.at(j)):
+                return None
+            m = lexer.chunk(cur, j)
+        if cur.text[j:m] not in english.MONTHS:
+            return None
+        m = _month_period(cur, j, m)
+        return _year_after(cur, m, comma=False)
+    except TooLong:
+        return None

@@ -56,7 +56,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "abbr":
         return english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info)
     if kind == "date":
-        return english.month_date(raw) or normalize_span(raw, "en") or raw
+        return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw
     if kind == "phone":
         return english.phone(raw)
     if kind in ("url", "email"):
