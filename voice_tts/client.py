@@ -7,8 +7,18 @@ spoken form already (the client's `TTSSession` normalizes), so turns are opened 
 then counts raw-text characters.
 
 Sequential turns reuse one socket; concurrent turns open more, and up to `pool_size` idle
-sockets are kept for later turns. A lost socket ends the turn with
-`Error(code="disconnected", retryable=True)` then `Done`; the next turn connects afresh.
+sockets are kept for later turns. `prewarm()` opens a socket ahead of the first turn and keeps
+one idle socket ready from then on, reconnecting with backoff while the server is away, so a
+turn never waits for a handshake. A lost socket ends the turn with
+`Error(code="disconnected", retryable=True)` then `Done`; a refused connection ends it at once
+with `unreachable`.
+
+Nothing waits without a bound: `started` must come within `started_timeout`; once a turn's
+input has ended the server must send something every `silence_timeout` seconds; while input is
+still open (the server may rightly wait for text) a server that sends nothing is pinged, and one
+that does not answer within `silence_timeout` is taken for frozen. Both end the turn with
+`Error(code="timeout", retryable=True)`. A turn left unfinished drops its socket at once rather
+than waiting for a close handshake behind unread audio.
 """
 
 from __future__ import annotations
@@ -16,8 +26,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import logging
+import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -48,6 +61,8 @@ from voice_tts.protocol import (
     server_message_adapter,
 )
 
+logger = logging.getLogger(__name__)
+
 # Close codes the server uses for a missing / wrong API key.
 CLOSE_CODE_ERRORS = {4401: ErrorCode.UNAUTHORIZED, 4403: ErrorCode.FORBIDDEN}
 # Audio frames can hold seconds of PCM; far above the server's client-message limit.
@@ -56,6 +71,14 @@ MAX_FRAME_BYTES = 16 * 1024 * 1024
 
 class RemoteEngineError(Exception):
     """An HTTP call to the server (capabilities, voices) failed."""
+
+
+# Idle pooled sockets are pinged this often by the WebSocket layer; a dead one is dropped.
+IDLE_PING_INTERVAL = 10.0
+# A graceful close of an idle socket waits this long for the server's close frame.
+CLOSE_TIMEOUT = 1.0
+# Reconnect delays of the warm pool while the server is away: doubling, capped.
+RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 
 class _ConnectionPool:
@@ -68,37 +91,94 @@ class _ConnectionPool:
         self._open_timeout = open_timeout
         self._idle: list[ClientConnection] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Idle sockets kept open ahead of turns (set by `warm`); refilled in the background.
+        self._warm = 0
+        self._refill: asyncio.Task | None = None
 
-    async def acquire(self) -> tuple[ClientConnection, bool]:
-        """An open socket and whether it was reused (a reused one may have died unnoticed)."""
+    def _bind(self) -> None:
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             # Sockets of another (possibly finished) loop cannot be used here.
-            self._idle, self._loop = [], loop
-        while self._idle:
-            connection = self._idle.pop()
-            if connection.state is State.OPEN:
-                return connection, True
-        connection = await connect(
+            self._idle, self._loop, self._refill = [], loop, None
+
+    async def _connect(self) -> ClientConnection:
+        return await connect(
             self._url,
             additional_headers=self._headers,
             open_timeout=self._open_timeout,
+            ping_interval=IDLE_PING_INTERVAL,
+            ping_timeout=IDLE_PING_INTERVAL,
+            close_timeout=CLOSE_TIMEOUT,
             max_size=MAX_FRAME_BYTES,
             compression=None,
             proxy=None,
         )
+
+    async def acquire(self) -> tuple[ClientConnection, bool]:
+        """An open socket and whether it was reused (a reused one may have died unnoticed)."""
+        self._bind()
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.state is State.OPEN:
+                self._keep_warm()
+                return connection, True
+        connection = await self._connect()
+        self._keep_warm()
         return connection, False
+
+    async def warm(self, count: int) -> None:
+        """Open sockets until `count` are idle and keep that many from now on; raises if the
+        server cannot be reached (the pool goes on trying in the background)."""
+        self._bind()
+        self._warm = max(self._warm, min(count, self._size))
+        try:
+            while len(self._idle) < self._warm:
+                self._idle.append(await self._connect())
+        except (OSError, InvalidHandshake, TimeoutError):
+            self._keep_warm()
+            raise
+
+    def _keep_warm(self) -> None:
+        if len(self._idle) < self._warm and (self._refill is None or self._refill.done()):
+            self._refill = asyncio.get_running_loop().create_task(self._refill_idle())
+
+    async def _refill_idle(self) -> None:
+        failures = 0
+        while len(self._idle) < self._warm:
+            try:
+                connection = await self._connect()
+            except (OSError, InvalidHandshake, TimeoutError) as exc:
+                delay = RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)]
+                failures += 1
+                logger.debug("reconnecting to %s in %.1f s: %s", self._url, delay, exc)
+                await asyncio.sleep(delay)
+                continue
+            failures = 0
+            self._idle.append(connection)
 
     async def release(self, connection: ClientConnection, reusable: bool) -> None:
         if reusable and connection.state is State.OPEN and len(self._idle) < self._size:
             self._idle.append(connection)
-        else:
+        elif reusable:
             await connection.close()
+        else:
+            self.drop(connection)
+
+    @staticmethod
+    def drop(connection: ClientConnection) -> None:
+        """Close at once, without a close handshake: unread audio queued in front of the
+        server's close frame would hold a graceful close for `close_timeout`. The server
+        takes a dropped socket as a disconnect and cancels its turn."""
+        connection.transport.abort()
 
     async def close(self) -> None:
+        if self._refill is not None:
+            self._refill.cancel()
+            await asyncio.gather(self._refill, return_exceptions=True)
+            self._refill = None
+        self._warm = 0
         idle, self._idle = self._idle, []
-        for connection in idle:
-            await connection.close()
+        await asyncio.gather(*(connection.close() for connection in idle))
 
 
 class RemoteEngine:
@@ -111,13 +191,39 @@ class RemoteEngine:
         *,
         normalize_on_server: bool = False,
         pool_size: int = 4,
-        open_timeout: float = 10.0,
+        open_timeout: float = 5.0,
+        started_timeout: float = 5.0,
+        silence_timeout: float = 2.0,
+        keepalive_interval: float = 0.5,
     ) -> None:
+        """
+        Args:
+            url: the server's WebSocket URL (`ws://host:port/v1/ws`).
+            api_key: the server's key, if it has one.
+            normalize_on_server: send raw text and let the server normalize it.
+            pool_size: idle sockets kept for later turns.
+            open_timeout: seconds to connect (TCP and WebSocket handshake).
+            started_timeout: seconds from `start` to the server's `started`.
+            silence_timeout: seconds a turn whose input has ended may go without a message,
+                and seconds a ping may wait for its answer.
+            keepalive_interval: seconds without a message, while input is open, before the
+                server is pinged.
+        """
         self.url = url
         self.normalize_on_server = normalize_on_server
         self._api_key = api_key
+        self._timeouts = _Timeouts(started_timeout, silence_timeout, keepalive_interval)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._pool = _ConnectionPool(url, headers, pool_size, open_timeout)
+
+    async def prewarm(self, connections: int = 1) -> None:
+        """Open `connections` sockets now and keep that many idle from then on, so that no
+        turn waits for a handshake. Raises `RemoteEngineError` if the server cannot be
+        reached; the pool keeps trying in the background, with backoff."""
+        try:
+            await self._pool.warm(connections)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            raise RemoteEngineError(f"cannot reach {self.url}: {exc}") from exc
 
     def open_stream(
         self,
@@ -135,7 +241,7 @@ class RemoteEngine:
             format="pcm16",
             normalize=self.normalize_on_server,
         )
-        return RemoteStream(self._pool, start, self.url)
+        return RemoteStream(self._pool, start, self.url, self._timeouts)
 
     async def capabilities(self) -> Capabilities:
         return Capabilities.model_validate_json(await self._get("/v1/capabilities"))
@@ -171,14 +277,29 @@ class RemoteEngine:
         return await asyncio.to_thread(fetch)
 
 
+@dataclass(frozen=True)
+class _Timeouts:
+    started: float
+    silence: float
+    keepalive: float
+
+
 class RemoteStream:
     """One turn on the server. `push_text`, `end_input` and `cancel` are thread-safe and never
-    block: they queue commands that the `events()` task sends."""
+    block: they queue commands that the `events()` task sends.
 
-    def __init__(self, pool: _ConnectionPool, start: StartMessage, url: str) -> None:
+    After the turn has started, `acquire_time` is the seconds it took to get a socket and
+    `connection_reused` whether that socket came from the pool."""
+
+    def __init__(
+        self, pool: _ConnectionPool, start: StartMessage, url: str, timeouts: _Timeouts
+    ) -> None:
         self._pool = pool
         self._start = start
         self._url = url
+        self._timeouts = timeouts
+        self.acquire_time = 0.0
+        self.connection_reused = False
         self._commands: collections.deque[TextMessage | StopMessage | CancelMessage] = (
             collections.deque()
         )
@@ -248,18 +369,28 @@ class RemoteStream:
         """Connect (or reuse) and send `start`; a reused socket that turns out dead is
         replaced once, since nothing of the turn has happened yet."""
         for attempt in range(2):
+            began = time.monotonic()
             try:
                 connection, reused = await self._pool.acquire()
-            except (OSError, InvalidHandshake, asyncio.TimeoutError) as exc:
+            except (OSError, InvalidHandshake, TimeoutError) as exc:
                 return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {exc}", True)
+            self.acquire_time, self.connection_reused = time.monotonic() - began, reused
             try:
-                await connection.send(self._start.model_dump_json())
-                reply = await connection.recv()
+                async with asyncio.timeout(self._timeouts.started):
+                    await connection.send(self._start.model_dump_json())
+                    reply = await connection.recv()
             except ConnectionClosed as exc:
-                await self._pool.release(connection, reusable=False)
+                self._pool.drop(connection)
                 if reused and attempt == 0:
                     continue
                 return self._closed_error(exc)
+            except TimeoutError:
+                self._pool.drop(connection)
+                return Error(
+                    ErrorCode.TIMEOUT,
+                    f"{self._url} did not start the turn within {self._timeouts.started} s",
+                    True,
+                )
             message = self._parse(reply)
             if isinstance(message, StartedMessage):
                 return connection
@@ -293,9 +424,14 @@ class RemoteStream:
         rate = self._start.sample_rate
         while True:
             try:
-                frame = await connection.recv()
+                frame = await self._next_frame(connection)
             except ConnectionClosed as exc:
                 yield self._closed_error(exc)
+                yield Done(cancelled=self._cancelled, usage=self._usage())
+                return
+            except TimeoutError as exc:
+                self._pool.drop(connection)
+                yield Error(ErrorCode.TIMEOUT, f"{self._url}: {exc}", True)
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
             if isinstance(frame, bytes):
@@ -324,6 +460,23 @@ class RemoteStream:
                 return
             elif message is None:
                 yield Error(ErrorCode.INVALID_MESSAGE, f"unreadable server message {frame!r:.200}")
+
+    async def _next_frame(self, connection: ClientConnection) -> str | bytes:
+        """The next frame; raises TimeoutError when the server owes one and stays silent, or
+        does not answer a ping (frozen) while the turn waits for text."""
+        timeouts = self._timeouts
+        while True:
+            owed = self._input_ended
+            try:
+                async with asyncio.timeout(timeouts.silence if owed else timeouts.keepalive):
+                    return await connection.recv()
+            except TimeoutError:
+                if owed:
+                    raise TimeoutError(f"sent nothing for {timeouts.silence} s") from None
+            pong = await connection.ping()
+            done, _ = await asyncio.wait({pong}, timeout=timeouts.silence)
+            if not done:
+                raise TimeoutError(f"did not answer a ping within {timeouts.silence} s")
 
     @staticmethod
     def _parse(frame: str | bytes):

@@ -135,6 +135,7 @@ class ErrorCode:
     # Raised by `voice_tts.client`, never sent by the server:
     DISCONNECTED = "disconnected"  # the socket was lost during a turn
     UNREACHABLE = "unreachable"  # the server could not be reached
+    TIMEOUT = "timeout"  # the engine went silent while it owed audio, or stopped answering
 
 
 class WireModel(BaseModel):

@@ -91,3 +91,52 @@ async def next_json(ws: ClientConnection, timeout: float = 10.0) -> dict:
 
 def ws_connect(url: str, **kwargs):
     return connect(url, max_size=None, compression=None, proxy=None, **kwargs)
+
+
+class ServerProcess:
+    """`voice-tts serve` (embedded voice) in a child process, so a test can freeze it with
+    SIGSTOP or kill it with SIGKILL."""
+
+    def __init__(self) -> None:
+        import socket
+        import subprocess
+        import sys
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "voice_tts.cli", "serve", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.http_url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
+        self.wait_ready()
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        import time
+
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, "server process exited"
+            try:
+                if httpx.get(self.http_url + "/ready").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError("server not ready")
+
+    def signal(self, signum: int) -> None:
+        self.process.send_signal(signum)
+
+    def stop(self) -> None:
+        import signal
+
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.kill()
+        self.process.wait(10)

@@ -218,3 +218,179 @@ def connections_accepted(server) -> float:
         if line.startswith("voice_tts_ws_connections_total "):
             return float(line.split()[1])
     raise AssertionError("no connection counter")
+
+
+# -- faults: nothing waits without a bound --------------------------------------------------
+
+# The bounds below are the client's timeouts plus a generous margin for a loaded machine; the
+# behaviour they replace waited 10 s (close handshake) to 50 s (keepalive of the WebSocket layer).
+
+
+@pytest.fixture
+def server_process():
+    from server_harness import ServerProcess
+
+    process = ServerProcess()
+    yield process
+    process.stop()
+
+
+async def first_audio_then(stream, action) -> tuple[list, float]:
+    """Iterate the stream; at its first audio chunk run `action`; return the events after
+    it and the seconds from the action to the stream's end."""
+    events, acted_at = [], None
+    async with asyncio.timeout(60):
+        async for event in stream.events():
+            if acted_at is not None:
+                events.append(event)
+            elif isinstance(event, AudioChunk):
+                action()
+                acted_at = asyncio.get_running_loop().time()
+    return events, asyncio.get_running_loop().time() - acted_at
+
+
+@pytest.mark.parametrize("input_ended", [False, True], ids=["input-open", "input-ended"])
+async def test_a_frozen_server_ends_the_turn_within_the_silence_timeout(
+    server_process, input_ended
+):
+    import signal
+
+    engine = RemoteEngine(server_process.ws_url, silence_timeout=1.0)
+    stream = engine.open_stream()
+    stream.push_text("First clause, then more. ")
+    if input_ended:
+        stream.end_input()
+    try:
+        events, elapsed = await first_audio_then(
+            stream, lambda: server_process.signal(signal.SIGSTOP)
+        )
+    finally:
+        server_process.signal(signal.SIGCONT)
+        await engine.aclose()
+    errors = [e for e in events if isinstance(e, Error)]
+    assert [e.code for e in errors] == ["timeout"] and errors[0].retryable
+    assert isinstance(events[-1], Done)
+    assert elapsed < 4.0
+
+
+async def test_a_killed_server_ends_the_turn_at_once(server_process):
+    import signal
+
+    engine = RemoteEngine(server_process.ws_url)
+    stream = engine.open_stream()
+    stream.push_text(LONG)
+    try:
+        events, elapsed = await first_audio_then(
+            stream, lambda: server_process.signal(signal.SIGKILL)
+        )
+        assert [e.code for e in events if isinstance(e, Error)] == ["disconnected"]
+        assert elapsed < 1.0
+        began = asyncio.get_running_loop().time()
+        events = await collect(engine.open_stream(), TEXT)
+        assert [type(e) for e in events] == [Error, Done] and events[0].code == "unreachable"
+        assert asyncio.get_running_loop().time() - began < 1.0
+    finally:
+        await engine.aclose()
+
+
+async def test_closing_a_turn_mid_audio_does_not_wait_for_the_close_handshake(server, remote):
+    import httpx
+
+    stream = remote.open_stream()
+    stream.push_text(LONG * 4)
+    events = aiter(stream.events())
+    async with asyncio.timeout(60):
+        while not isinstance(await anext(events), AudioChunk):
+            pass
+    await asyncio.sleep(1.0)  # the server keeps sending: unread audio queues up
+    began = asyncio.get_running_loop().time()
+    await events.aclose()
+    assert asyncio.get_running_loop().time() - began < 0.5  # was 10 s
+    headers = {"Authorization": "Bearer k"}
+    async with asyncio.timeout(10):  # the server frees the turn
+        while httpx.get(server.http_url + "/v1/capabilities", headers=headers).json()[
+            "active_streams"
+        ]:
+            await asyncio.sleep(0.05)
+
+
+class SilentServer:
+    """A WebSocket server that answers pings but not `start` (or only `started`)."""
+
+    def __init__(self, send_started: bool) -> None:
+        self.send_started = send_started
+
+    async def __aenter__(self) -> str:
+        from websockets.asyncio.server import serve
+
+        async def handler(ws) -> None:
+            async for message in ws:
+                if self.send_started and '"start"' in message:
+                    await ws.send(
+                        '{"type": "started", "stream_id": "s", "voice": null, "language": null,'
+                        ' "sample_rate": 24000, "format": "pcm16", "normalize": false}'
+                    )
+
+        self._server = await serve(handler, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"ws://127.0.0.1:{port}/v1/ws"
+
+    async def __aexit__(self, *exc) -> None:
+        self._server.close()
+        await self._server.wait_closed()
+
+
+async def test_a_server_that_never_starts_the_turn_times_out():
+    async with SilentServer(send_started=False) as url:
+        engine = RemoteEngine(url, started_timeout=0.5)
+        began = asyncio.get_running_loop().time()
+        events = await collect(engine.open_stream(), TEXT)
+        await engine.aclose()
+    assert [type(e) for e in events] == [Error, Done] and events[0].code == "timeout"
+    assert asyncio.get_running_loop().time() - began < 3.0
+
+
+async def test_a_server_silent_after_stop_times_out_though_it_answers_pings():
+    async with SilentServer(send_started=True) as url:
+        engine = RemoteEngine(url)  # default silence_timeout: 2 s
+        began = asyncio.get_running_loop().time()
+        events = await collect(engine.open_stream(), TEXT)
+        await engine.aclose()
+    assert [type(e) for e in events] == [Error, Done] and events[0].code == "timeout"
+    assert asyncio.get_running_loop().time() - began < 5.0
+
+
+async def test_a_server_waiting_for_text_is_not_taken_for_frozen(remote):
+    stream = remote.open_stream()
+    stream.push_text("A clause with no end yet")
+    consumer = asyncio.create_task(collect(stream))
+    await asyncio.sleep(3.0)  # past the silence timeout: pings are answered
+    stream.push_text(".")
+    stream.end_input()
+    events = await consumer
+    assert not [e for e in events if isinstance(e, Error)] and audio_of(events)
+
+
+async def test_prewarm_opens_the_socket_before_the_first_turn(server):
+    engine = RemoteEngine(server.ws_url, api_key="k")
+    try:
+        await engine.prewarm()
+        before = connections_accepted(server)
+        stream = engine.open_stream()
+        events = await collect(stream, TEXT)
+        assert isinstance(events[-1], Done) and stream.connection_reused
+        # A spare socket is opened again in the background for the next concurrent turn.
+        assert connections_accepted(server) - before <= 1
+    finally:
+        await engine.aclose()
+
+
+async def test_prewarm_of_an_unreachable_server_fails_fast():
+    from voice_tts.client import RemoteEngineError
+
+    engine = RemoteEngine("ws://127.0.0.1:9/v1/ws")
+    began = asyncio.get_running_loop().time()
+    with pytest.raises(RemoteEngineError):
+        await engine.prewarm()
+    await engine.aclose()
+    assert asyncio.get_running_loop().time() - began < 1.0
