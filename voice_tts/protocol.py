@@ -129,6 +129,7 @@ class ErrorCode:
     UNSUPPORTED_LANGUAGE = "unsupported_language"
     INVALID_SAMPLING = "invalid_sampling"
     CAPACITY = "capacity"
+    IDLE_TIMEOUT = "idle_timeout"  # the close reason of a socket without a turn for too long
     NOT_READY = "not_ready"
     ENGINE_ERROR = "engine_error"
     ENGINE_CLOSED = "engine_closed"

@@ -9,6 +9,7 @@ import threading
 import uvicorn
 from starlette.applications import Starlette
 
+from engine.server.connections import bounded_h11, raise_open_file_limit
 from engine.server.settings import ServerSettings
 from engine.server.ws_protocol import LenientUTF8WebSocketProtocol
 
@@ -18,6 +19,7 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
         app,
         host=settings.host,
         port=settings.port,
+        http=bounded_h11(settings),
         ws=LenientUTF8WebSocketProtocol,
         ws_max_size=settings.hard_frame_limit,
         log_level=settings.log_level,
@@ -29,6 +31,7 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
 
 def serve(app: Starlette, settings: ServerSettings) -> None:
     """Serve until SIGINT/SIGTERM."""
+    raise_open_file_limit(settings)
     uvicorn.Server(uvicorn_config(app, settings)).run()
 
 
@@ -59,6 +62,7 @@ class BackgroundServer:
 
     def start(self, timeout: float = 30.0) -> "BackgroundServer":
         settings = self.settings.model_copy(update={"port": self.port})
+        raise_open_file_limit(settings)
         server = uvicorn.Server(uvicorn_config(self.app, settings))
         failure: list[BaseException] = []
 

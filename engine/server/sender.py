@@ -29,6 +29,11 @@ class Sender:
                 return False
             return await self._send({"type": "websocket.send", "bytes": data})
 
+    async def close(self, code: int, reason: str) -> None:
+        async with self._lock:
+            await self._send({"type": "websocket.close", "code": code, "reason": reason})
+            self.closed = True
+
     async def _send(self, message: dict) -> bool:
         if self.closed:
             return False

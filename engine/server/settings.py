@@ -14,6 +14,12 @@ class ServerSettings(BaseModel):
     api_key: str | None = None
     # Largest client message the server reads and answers; a larger one gets `message_too_large`.
     max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Open connections (HTTP and WebSocket together); past it a new one gets 503 and is closed.
+    max_connections: int = Field(default=2048, ge=1)
+    # How long a connection may take to send a request's headers (then 408 and closed).
+    header_timeout_s: float = Field(default=10.0, gt=0)
+    # How long a WebSocket may stay open without a running turn (then closed with 4408).
+    ws_idle_timeout_s: float = Field(default=120.0, gt=0)
     # Largest HTTP request body; a larger one gets 413 before it is read.
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
     # How long an HTTP request's body may take to arrive (408 after that).

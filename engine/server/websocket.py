@@ -31,6 +31,8 @@ from voice_tts.protocol import (
 
 log = logging.getLogger(__name__)
 
+# Closing a socket for idleness mirrors HTTP 408 (4000-4999 are free for applications).
+WS_CLOSE_IDLE = 4408
 # How long a cancelled turn of a vanished client may take to end before its task is cancelled.
 ABANDON_TIMEOUT_S = 10.0
 
@@ -48,15 +50,20 @@ class Connection:
         self._sender = Sender(websocket)
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task | None = None
+        self._idle_since = 0.0
 
     async def serve(self) -> None:
         await self._websocket.accept()
+        self._mark_idle()
         metrics = self._state.metrics
         metrics.connections.inc()
         metrics.open_connections.inc()
         try:
             while True:
-                message = await self._websocket.receive()
+                message = await self._receive()
+                if message is None:
+                    await self._close_idle()
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 try:
@@ -78,6 +85,30 @@ class Connection:
             self._sender.closed = True
             await self._abandon_turn()
             metrics.open_connections.dec()
+
+    async def _receive(self) -> dict | None:
+        """The next client message, or None once the socket has been idle (no running turn)
+        for `ws_idle_timeout_s`; a running turn keeps it open however long it takes."""
+        idle_timeout = self._state.settings.ws_idle_timeout_s
+        loop = asyncio.get_running_loop()
+        while True:
+            left = idle_timeout if self._running() else self._idle_since + idle_timeout - loop.time()
+            if left <= 0:
+                return None
+            try:
+                return await asyncio.wait_for(self._websocket.receive(), left)
+            except TimeoutError:
+                continue
+
+    async def _close_idle(self) -> None:
+        # Only a close frame, no `error` event: a client that pooled the socket sees it closed
+        # and opens another, instead of reading an error as the answer to its next `start`.
+        self._state.metrics.errors.labels(code=ErrorCode.IDLE_TIMEOUT).inc()
+        timeout = self._state.settings.ws_idle_timeout_s
+        await self._sender.close(WS_CLOSE_IDLE, f"{ErrorCode.IDLE_TIMEOUT}: no turn for {timeout:g} s")
+
+    def _mark_idle(self, _task: asyncio.Task | None = None) -> None:
+        self._idle_since = asyncio.get_running_loop().time()
 
     def _parse(self, message: dict):
         text = message.get("text")
@@ -180,6 +211,7 @@ class Connection:
         self._turn = turn
         await self._sender.message(self._started_message(turn))
         self._turn_task = asyncio.create_task(turn.run())
+        self._turn_task.add_done_callback(self._mark_idle)
 
     def _text(self, message: TextMessage) -> None:
         turn = self._turn

@@ -3,6 +3,7 @@ answers with a clear error, in time, and the server goes on serving everyone els
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -10,6 +11,7 @@ import time
 import httpx
 import pytest
 from server_harness import next_json, receive_until_done, speak, start_server, ws_connect
+from websockets.exceptions import ConnectionClosed
 
 TEXT = "Hello there, this turn goes on."
 DEEP = "[" * 5000 + "]" * 5000
@@ -115,3 +117,81 @@ def test_routing_errors_in_openai_shape(server, method, path, status):
     response = httpx.request(method, server.http_url + path)
     assert response.status_code == status
     assert set(response.json()["error"]) == {"message", "type", "param", "code"}
+
+
+@pytest.fixture(scope="module")
+def tight_server():
+    """Short timeouts and a small connection cap, so that the bounds show within a test."""
+    server = start_server(header_timeout_s=1.0, ws_idle_timeout_s=1.0, max_connections=40)
+    yield server
+    server.stop()
+
+
+def open_sockets(server, count: int, first_bytes: bytes) -> list[socket.socket]:
+    sockets = []
+    for _ in range(count):
+        sock = socket.create_connection((server.host, server.port))
+        sock.sendall(first_bytes)
+        sock.settimeout(10.0)
+        sockets.append(sock)
+    return sockets
+
+
+def read_to_end(sock: socket.socket) -> bytes:
+    answer = b""
+    try:
+        while chunk := sock.recv(65536):
+            answer += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return answer
+
+
+def test_half_sent_requests_are_closed_after_the_header_timeout(tight_server):
+    sockets = open_sockets(tight_server, 30, b"GET /health HTTP/1.1\r\nHost: te")
+    began = time.monotonic()
+    try:
+        answers = [read_to_end(sock) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+    assert all(answer.startswith(b"HTTP/1.1 408 ") for answer in answers)
+    assert time.monotonic() - began < 8.0  # 1 s timeout; the old server never closed them
+    assert httpx.get(tight_server.http_url + "/health").status_code == 200
+
+
+def test_connections_past_the_cap_are_refused_at_once(tight_server):
+    # Each holds its connection with a body that does not arrive (for the 10 s body timeout).
+    held = open_sockets(tight_server, 40, speech_head(1000))
+    try:
+        time.sleep(0.2)  # the server has accepted them all
+        extra = open_sockets(tight_server, 5, b"GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        answers = [read_to_end(sock) for sock in extra]
+        for sock in extra:
+            sock.close()
+    finally:
+        for sock in held:
+            sock.close()
+    assert all(answer.startswith(b"HTTP/1.1 503 ") for answer in answers)
+    assert json.loads(answers[0].partition(b"\r\n\r\n")[2])["error"]["code"] == "capacity"
+    deadline = time.monotonic() + 10
+    while httpx.get(tight_server.http_url + "/health").status_code != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+async def test_an_idle_websocket_is_closed_but_a_running_turn_is_not(tight_server):
+    async with ws_connect(tight_server.ws_url) as ws:
+        await ws.send(json.dumps({"type": "start"}))
+        assert (await next_json(ws))["type"] == "started"
+        await asyncio.sleep(2.0)  # longer than the idle timeout, inside a turn
+        await ws.send(json.dumps({"type": "text", "text": TEXT}))
+        await ws.send(json.dumps({"type": "stop"}))
+        result = await receive_until_done(ws)
+        assert result.done["heard_text"] == TEXT
+        began = time.monotonic()
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 10.0)
+    assert closed.value.rcvd.code == 4408
+    assert closed.value.rcvd.reason.startswith("idle_timeout")
+    assert time.monotonic() - began < 8.0
