@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 from typing import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from engine.server.auth import ApiKeyMiddleware
@@ -27,6 +29,8 @@ from voice_tts.session import SessionDone
 log = logging.getLogger(__name__)
 
 HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed"}
+# The browser page at `/` (plain HTML, JS and CSS; nothing to build, nothing from a CDN).
+PAGE_DIR = Path(__file__).parent / "static"
 
 
 async def warm_up(state: ServerState) -> None:
@@ -86,6 +90,9 @@ def create_app(
     async def metrics(request: Request) -> Response:
         return Response(state.metrics.render(), media_type=state.metrics.content_type)
 
+    async def page(request: Request) -> Response:
+        return FileResponse(PAGE_DIR / "index.html")
+
     async def stream(websocket: WebSocket) -> None:
         await Connection(websocket, state).serve()
 
@@ -96,6 +103,8 @@ def create_app(
     app = Starlette(
         exception_handlers={HTTPException: http_error},
         routes=[
+            Route("/", page),
+            Mount("/ui", StaticFiles(directory=PAGE_DIR), name="ui"),
             Route("/health", health),
             Route("/ready", ready),
             Route("/v1/voices", voices),

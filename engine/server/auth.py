@@ -1,4 +1,5 @@
-"""API-key check for every route but /health (ASGI middleware, HTTP and WebSocket)."""
+"""API-key check for every route but /health and the browser page (ASGI middleware, HTTP and
+WebSocket). The page holds no data: it asks for the key and presents it to the API routes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from voice_tts.protocol import ErrorCode, ErrorMessage
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/"})
+OPEN_PREFIXES = ("/ui/",)
 # WebSocket close codes mirror the HTTP statuses (4000-4999 are free for applications).
 WS_CLOSE_UNAUTHORIZED = 4401
 WS_CLOSE_FORBIDDEN = 4403
@@ -39,7 +41,7 @@ class ApiKeyMiddleware:
         if self.api_key is None or scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        if scope["path"] in OPEN_PATHS:
+        if scope["path"] in OPEN_PATHS or scope["path"].startswith(OPEN_PREFIXES):
             await self.app(scope, receive, send)
             return
         key = presented_key(scope)

@@ -20,19 +20,17 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from chromium_harness import first_page, free_port, start_chromium, stop, wait_http
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 AGENT = REPO_ROOT / "agents" / "pipecat_agent.py"
-CHROMIUM = "/usr/bin/chromium"
 RESULT_PREFIX = "E2E-RESULT "
 
 # Keeps every RTCPeerConnection the page creates, so its statistics can be read.
@@ -97,29 +95,6 @@ INBOUND_AUDIO = """
 """
 
 
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    """Debian's chromium, installed on first use; skipped only if it cannot be installed."""
-    if not Path(CHROMIUM).exists():
-        install = subprocess.run(
-            "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium",
-            shell=True,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        if install.returncode != 0 or not Path(CHROMIUM).exists():
-            pytest.skip(f"chromium could not be installed: {install.stderr.strip()[-500:]}")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="session")
-def private_network() -> None:
-    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"no private network namespace (unshare -n): {probe.stderr.strip()}")
-
-
 @pytest.mark.e2e
 @pytest.mark.timeout(240)
 def test_prebuilt_client_hears_the_bot(chromium, private_network):
@@ -153,24 +128,6 @@ def test_prebuilt_client_hears_the_bot(chromium, private_network):
 # ---------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
 def start_agent(port: int) -> subprocess.Popen:
     """The agent as users run it, with one change for loopback-only ICE: aioice leaves
     127.0.0.1 out of its host candidates, and this namespace has no other address."""
@@ -184,60 +141,8 @@ def start_agent(port: int) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", launch], cwd=REPO_ROOT)
 
 
-def start_chromium(debug_port: int, profile: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            CHROMIUM,
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            f"--remote-debugging-port={debug_port}",
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            "--autoplay-policy=no-user-gesture-required",
-            "--allow-loopback-in-peer-connection",
-            "--disable-features=WebRtcHideLocalIpsWithMdns",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-class DevTools:
-    """Just enough of the Chrome DevTools protocol: send a command, await its answer."""
-
-    def __init__(self, websocket):
-        self._ws = websocket
-        self._next_id = 0
-
-    async def call(self, method: str, **params) -> dict:
-        self._next_id += 1
-        await self._ws.send(json.dumps({"id": self._next_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(await self._ws.recv())
-            if message.get("id") == self._next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
-
-    async def evaluate(self, expression: str):
-        result = await self.call(
-            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
-        )
-        return result["result"].get("value")
-
-
 async def hear_the_bot(agent_port: int, debug_port: int) -> dict:
-    from websockets.asyncio.client import connect
-
-    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list"))
-    page = next(t for t in targets if t["type"] == "page")
-    async with connect(page["webSocketDebuggerUrl"], max_size=None) as ws:
-        devtools = DevTools(ws)
-        await devtools.call("Page.enable")
+    async with first_page(debug_port) as devtools:
         await devtools.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_PEER_CONNECTIONS)
         await devtools.call("Page.navigate", url=f"http://127.0.0.1:{agent_port}/client/")
         deadline = time.monotonic() + 30
@@ -268,12 +173,7 @@ def main() -> None:
         print(RESULT_PREFIX + json.dumps(result), flush=True)
     finally:
         for process in (browser, agent):
-            if process is not None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop(process)
         shutil.rmtree(profile, ignore_errors=True)
 
 
