@@ -1,6 +1,6 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
-voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key KEY]
+voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 """
@@ -199,13 +199,27 @@ def load_engine(model: str | None, device: str | None):
         raise CommandError(f"cannot load the model from {model}: {exc}") from exc
 
 
+def server_api_key(args: argparse.Namespace) -> str | None:
+    """`--api-key-file` (the first line), else `--api-key` / $VOICE_TTS_API_KEY."""
+    if args.api_key_file is None:
+        return args.api_key
+    try:
+        with open(args.api_key_file, encoding="utf-8") as file:
+            key = file.readline().strip()
+    except OSError as exc:
+        raise CommandError(f"cannot read the API key file: {exc}") from exc
+    if not key:
+        raise CommandError(f"the API key file {args.api_key_file} is empty")
+    return key
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from engine.server.app import create_app
     from engine.server.runner import serve
     from engine.server.settings import ServerSettings
 
     settings = ServerSettings(
-        host=args.host, port=args.port, api_key=args.api_key, log_level=args.log_level
+        host=args.host, port=args.port, api_key=server_api_key(args), log_level=args.log_level
     )
     engine = load_engine(args.model, args.device)
     try:
@@ -230,7 +244,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--device", default=None, help="torch device for --model, e.g. cuda:0")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    keys = serve.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV),
+        help=f"{key_help}; every local user can read a command line: prefer --api-key-file",
+    )
+    keys.add_argument("--api-key-file", help="file whose first line is the API key")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(handler=run_serve)
 

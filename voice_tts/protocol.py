@@ -180,6 +180,14 @@ class CancelMessage(WireModel):
     played_ms: float | None = Field(default=None, ge=0)
 
 
+class AuthMessage(WireModel):
+    """The API key as a socket's first message, for clients that cannot set a header
+    (browsers); only before anything else, and only on a server started with a key."""
+
+    type: Literal["auth"] = "auth"
+    api_key: str = Field(min_length=1)
+
+
 ClientMessage = Annotated[
     Union[StartMessage, TextMessage, StopMessage, CancelMessage], Field(discriminator="type")
 ]

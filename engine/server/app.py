@@ -113,7 +113,13 @@ def create_app(
             Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),
             WebSocketRoute("/v1/ws", stream),
         ],
-        middleware=[Middleware(ApiKeyMiddleware, api_key=settings.api_key)],
+        middleware=[
+            Middleware(
+                ApiKeyMiddleware,
+                api_key=settings.api_key,
+                auth_timeout_s=settings.header_timeout_s,
+            )
+        ],
         lifespan=lifespan,
     )
     app.state.server = state

@@ -9,13 +9,14 @@ import threading
 import uvicorn
 from starlette.applications import Starlette
 
+from engine.server.auth import redact_request_logs
 from engine.server.connections import bounded_h11, raise_open_file_limit
 from engine.server.settings import ServerSettings
 from engine.server.ws_protocol import LenientUTF8WebSocketProtocol
 
 
 def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -27,6 +28,9 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
         # Bound the wait for open streams on shutdown; the server cancels them anyway.
         timeout_graceful_shutdown=5,
     )
+    # After uvicorn has set up its loggers (creating the config does).
+    redact_request_logs()
+    return config
 
 
 def serve(app: Starlette, settings: ServerSettings) -> None:

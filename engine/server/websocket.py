@@ -92,7 +92,10 @@ class Connection:
         idle_timeout = self._state.settings.ws_idle_timeout_s
         loop = asyncio.get_running_loop()
         while True:
-            left = idle_timeout if self._running() else self._idle_since + idle_timeout - loop.time()
+            if self._running():
+                left = idle_timeout
+            else:
+                left = self._idle_since + idle_timeout - loop.time()
             if left <= 0:
                 return None
             try:
@@ -105,7 +108,8 @@ class Connection:
         # and opens another, instead of reading an error as the answer to its next `start`.
         self._state.metrics.errors.labels(code=ErrorCode.IDLE_TIMEOUT).inc()
         timeout = self._state.settings.ws_idle_timeout_s
-        await self._sender.close(WS_CLOSE_IDLE, f"{ErrorCode.IDLE_TIMEOUT}: no turn for {timeout:g} s")
+        reason = f"{ErrorCode.IDLE_TIMEOUT}: no turn for {timeout:g} s"
+        await self._sender.close(WS_CLOSE_IDLE, reason)
 
     def _mark_idle(self, _task: asyncio.Task | None = None) -> None:
         self._idle_since = asyncio.get_running_loop().time()

@@ -19,7 +19,7 @@ TURN_TIMEOUT_S = 60.0
 
 def start_server(engine: StreamingEngine | None = None, **settings) -> BackgroundServer:
     """Serve `engine` (the embedded voice by default) on a free port; waits until /ready."""
-    settings = ServerSettings(port=0, log_level="warning", **settings)
+    settings = ServerSettings(**{"port": 0, "log_level": "warning", **settings})
     app = create_app(engine or Engine.embedded(), settings=settings)
     server = BackgroundServer(app, settings).start()
     wait_ready(server)

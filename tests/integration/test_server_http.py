@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
+import logging
 import time
 import wave
 
@@ -256,15 +258,20 @@ def test_http_auth(locked_server):
 
 
 @pytest.mark.parametrize(
-    "query,headers,code,close_code",
+    "query,headers,first,code,close_code",
     [
-        ("", {}, "unauthorized", 4401),
-        ("?api_key=nope", {}, "forbidden", 4403),
-        ("", {"Authorization": "Bearer nope"}, "forbidden", 4403),
+        ("", {}, {"type": "start"}, "unauthorized", 4401),
+        ("", {}, {"type": "auth", "api_key": "nope"}, "forbidden", 4403),
+        ("?api_key=nope", {}, None, "forbidden", 4403),
+        ("", {"Authorization": "Bearer nope"}, None, "forbidden", 4403),
     ],
 )
-async def test_websocket_refused_without_the_key(locked_server, query, headers, code, close_code):
+async def test_websocket_refused_without_the_key(
+    locked_server, query, headers, first, code, close_code
+):
     async with ws_connect(locked_server.ws_url + query, additional_headers=headers) as ws:
+        if first is not None:
+            await ws.send(json.dumps(first))
         error = await next_json(ws)
         assert error["type"] == "error" and error["code"] == code
         with pytest.raises(ConnectionClosed) as closed:
@@ -273,11 +280,17 @@ async def test_websocket_refused_without_the_key(locked_server, query, headers, 
 
 
 @pytest.mark.parametrize(
-    "query,headers",
-    [(f"?api_key={KEY}", {}), ("", {"Authorization": f"Bearer {KEY}"})],
+    "query,headers,first",
+    [
+        (f"?api_key={KEY}", {}, None),
+        ("", {"Authorization": f"Bearer {KEY}"}, None),
+        ("", {}, {"type": "auth", "api_key": KEY}),
+    ],
 )
-async def test_websocket_with_the_key(locked_server, query, headers):
+async def test_websocket_with_the_key(locked_server, query, headers, first):
     async with ws_connect(locked_server.ws_url + query, additional_headers=headers) as ws:
+        if first is not None:
+            await ws.send(json.dumps(first))
         result = await speak(ws, [TEXT])
     assert result.done["heard_text"] == TEXT
     assert result.done["cancelled"] is False
@@ -286,3 +299,32 @@ async def test_websocket_with_the_key(locked_server, query, headers):
 def test_no_key_means_open(server):
     assert httpx.get(server.http_url + "/v1/voices").status_code == 200
     assert httpx.get(server.http_url + "/metrics").status_code == 200
+
+
+class Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+async def test_keys_never_reach_the_logs():
+    lines = Lines()
+    loggers = [logging.getLogger(name) for name in ("uvicorn.access", "uvicorn.error")]
+    server = start_server(api_key=KEY, log_level="info")
+    for logger in loggers:
+        logger.addHandler(lines)
+    try:
+        async with ws_connect(f"{server.ws_url}?api_key={KEY}") as ws:
+            await speak(ws, [TEXT])
+        bearer = {"Authorization": f"Bearer {KEY}"}
+        httpx.get(f"{server.http_url}/v1/voices?api_key={KEY}", headers=bearer)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(lines)
+        server.stop()
+    logged = "\n".join(lines.lines)
+    assert "api_key=***" in logged  # the request lines are there, redacted
+    assert KEY not in logged
