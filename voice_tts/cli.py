@@ -3,6 +3,8 @@
 voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
+voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--turns 2]
+                [--text-file FILE] [--out bench.json] [--plot bench.png]
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from voice_tts.protocol import AudioChunk, Error, StreamingEngine
@@ -185,6 +188,61 @@ async def run_voices(args: argparse.Namespace) -> int:
     return 0
 
 
+# bench ---------------------------------------------------------------------------------------
+
+
+async def run_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from tqdm import tqdm
+
+    from voice_tts.bench.plot import plot_sweep
+    from voice_tts.bench.sweep import (
+        BUILT_IN_TEXTS,
+        SweepSettings,
+        conditions,
+        format_table,
+        read_texts,
+        run_sweep,
+    )
+    from voice_tts.client import RemoteEngine, RemoteEngineError
+
+    try:
+        texts = tuple(read_texts(args.text_file)) if args.text_file else BUILT_IN_TEXTS
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"cannot read the texts: {exc}") from exc
+    settings = SweepSettings(
+        concurrency=args.concurrency,
+        turns=args.turns,
+        tokens_per_second=args.tokens_per_second,
+        texts=texts,
+        voice=args.voice,
+        language=args.language,
+        spread=args.spread,
+    )
+    engine = RemoteEngine(
+        args.url, api_key=args.api_key, normalize_on_server=True, pool_size=max(args.concurrency)
+    )
+    try:
+        try:
+            capabilities = (await engine.capabilities()).model_dump()
+        except RemoteEngineError as exc:
+            raise CommandError(str(exc)) from exc
+        total = sum(args.concurrency) * args.turns
+        with tqdm(total=total, unit="turn", desc="bench", file=sys.stderr) as bar:
+            levels = await run_sweep(engine, settings, on_turn=lambda: bar.update())
+    finally:
+        await engine.aclose()
+    results = {"conditions": conditions(settings, args.url, capabilities), "levels": levels}
+    args.out.write_text(json.dumps(results, indent=1))
+    engine_name = f"{capabilities['backend']} ({capabilities['model']})"
+    title = f"{engine_name}, text at {args.tokens_per_second:g} tokens/s"
+    plot_sweep(levels, title, args.plot)
+    print(format_table(levels))
+    print(f"written       {args.out}, {args.plot}")
+    return 0 if any(level["completed"] for level in levels) else 1
+
+
 # serve ---------------------------------------------------------------------------------------
 
 
@@ -273,7 +331,40 @@ def build_parser() -> argparse.ArgumentParser:
     voices.add_argument("--url", help="engine server (default: the embedded voice)")
     voices.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
     voices.set_defaults(handler=lambda args: asyncio.run(run_voices(args)))
+
+    bench = commands.add_parser(
+        "bench", help="load a running server at several concurrency levels; table, JSON, plot"
+    )
+    bench.add_argument("--url", default="ws://127.0.0.1:8000/v1/ws", help="engine server")
+    bench.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    bench.add_argument(
+        "--concurrency",
+        type=positive_int,
+        nargs="+",
+        default=[1, 8, 32],
+        help="concurrent clients, one level after another",
+    )
+    bench.add_argument("--turns", type=positive_int, default=2, help="turns per client and level")
+    bench.add_argument("--tokens-per-second", type=float, default=30.0)
+    bench.add_argument(
+        "--text-file", type=Path, help="texts, one per paragraph (default: built-in replies)"
+    )
+    bench.add_argument("--voice")
+    bench.add_argument("--language")
+    bench.add_argument(
+        "--spread", type=float, default=1.0, help="seconds over which a level's clients start"
+    )
+    bench.add_argument("--out", type=Path, default=Path("bench.json"), help="results as JSON")
+    bench.add_argument("--plot", type=Path, default=Path("bench.png"), help="PNG plot")
+    bench.set_defaults(handler=lambda args: asyncio.run(run_bench(args)))
     return parser
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
