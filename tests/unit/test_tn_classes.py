@@ -26,6 +26,34 @@ READINGS = {
     "27 Dec 2015": "the twenty seventh of december twenty fifteen",
     "May I help you? In May we rest.": "May I help you? In May we rest.",
     "I left in Nov. Then I came back.": "I left in Nov. Then I came back.",
+    # acronyms: spelled unless a word, said as a word, two-letter word or Roman numeral
+    "NASA and the FBI met about AI, PDFs and the US.": "NASA and the F B I met about A I, P D F's and the U S.",
+    "IT WAS A FOCUS OF THE EXCEL TEAM": "IT WAS A FOCUS OF THE EXCEL TEAM",
+    "World War II and Henry VIII, James D. Smith": "World War two and Henry the eighth, James D. Smith",
+    # percent, ranges, money and numbers with a space before the symbol
+    "It had 90 % of it and 28.3 % more.": "It had ninety percent of it and twenty eight point three percent more.",
+    "He served 1960 - 1962 and won 4 - 6 , 6 - 0 .": "He served nineteen sixty to nineteen sixty two and won four to six , six to zero .",
+    "but 5 - 3 = 2": "but five three equals two",
+    "worth $ 250 , or $ 30 billion": "worth two hundred fifty dollars , or thirty billion dollars",
+    "in issue # 19 .": "in issue number nineteen .",
+    # years vs cardinals
+    "In 1991 and 2008 , 2119 homes and 4070 people": (
+        "In nineteen ninety one and two thousand eight , two thousand one hundred nineteen homes and four thousand seventy people"
+    ),
+    # units after a number
+    "50 nm, 5 km, 3 kg, 120 m², 16.7 km2, 2 µm and 5 ft²": (
+        "fifty nanometers, five kilometers, three kilograms, one hundred twenty square meters, "
+        "sixteen point seven square kilometers, two micrometers and five square feet"
+    ),
+    "It was 38°C, then 38 °C, then -5 °C and 98.6 °F.": (
+        "It was thirty eight degrees Celsius, then thirty eight degrees Celsius, then minus five degrees Celsius "
+        "and ninety eight point six degrees Fahrenheit."
+    ),
+}
+
+ZH_READINGS = {
+    "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
+    "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
 }
 
 
@@ -38,16 +66,27 @@ def test_reading(text: str) -> None:
     assert loose(normalize(text, "en")) == loose(READINGS[text])
 
 
+@pytest.mark.parametrize("text", list(ZH_READINGS))
+def test_chinese_reading(text: str) -> None:
+    assert normalize(text) == ZH_READINGS[text]
+
+
+def test_acronym_spelling_has_a_switch() -> None:
+    assert normalize("The FBI and SQL.", spell_acronyms=False) == "The FBI and SQL."
+    n = StreamingNormalizer(spell_acronyms=False)
+    assert "".join(c.spoken for c in n.push("The FBI ") + n.flush()) == "The FBI"
+
+
 def stream(deltas: list[str]) -> str:
-    n = StreamingNormalizer("en")
+    n = StreamingNormalizer("auto")
     commits = [c for d in deltas for c in n.push(d)] + n.flush()
     return "".join(c.spoken for c in commits)
 
 
-@pytest.mark.parametrize("text", list(READINGS))
+@pytest.mark.parametrize("text", [*READINGS, *ZH_READINGS])
 def test_every_split_equals_one_shot(text: str) -> None:
     """Each cut point, one character at a time, and LLM-like pieces give the one-shot output."""
-    batch = normalize(text, "en")
+    batch = normalize(text)
     for cut in range(1, len(text)):
         assert stream([text[:cut], text[cut:]]) == batch, cut
     assert stream(list(text)) == batch

@@ -33,6 +33,7 @@ FRAGMENTS = sorted({
     "\x00", "\x07", "\ud800", "\udfff", "שלום", "مرحبا", "é", "e\u0301", "ＡＢ１２", "Ⅻ", "²",
     "1. ", "- ", "## ", "> ", "| a | b |", "|---|", "II", "VIII", "War ", "Henry ",
     "25 April 2011", "June 12 , 2010", "21st of ", "Nov. 5", "Dec", " , ", "through ",
+    "FBI", "NASA", "PDFs", " %", " - ", "$ ", "# ", "°C", " °F", "m²", "km2", "nm", " = ",
 })
 
 texts = st.lists(

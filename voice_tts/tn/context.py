@@ -19,6 +19,7 @@ class Span:
 @dataclass(slots=True)
 class Context:
     default_lang: str = "en"
+    spell_acronyms: bool = True
     # raw side
     prev_char: str = ""
     prev_word: str = ""
@@ -49,6 +50,7 @@ class Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
         return Context(
             default_lang=self.default_lang,
+            spell_acronyms=self.spell_acronyms,
             last_spoken=self.last_spoken,
             last_visible=self.last_visible,
             pending_sep=bool(self.last_spoken),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 _ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -109,7 +110,7 @@ def number(text: str) -> str:
 def plain_number(text: str) -> str:
     """A bare integer or decimal; four-digit integers read as years, like wetext does."""
     plain = text.replace(",", "")
-    if "." not in plain and "," not in text and len(plain) == 4 and not plain.startswith("0"):
+    if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100":
         return year(int(plain))
     return number(text)
 
@@ -140,7 +141,7 @@ _SCALE_SUFFIXES = {"k": "thousand", "K": "thousand", "m": "million", "M": "milli
                    "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion",
                    "tn": "trillion"}
 _MONEY = re.compile(
-    r"(?P<sign>[-+])?(?P<cur>[^\d\s])(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
+    r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
     r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
 )
 
@@ -264,11 +265,54 @@ def roman(text: str, prev_word: str) -> str | None:
     value = roman_value(text)
     if value is None:
         return None
-    if prev_word in REGNAL_NAMES:
+    if prev_word in REGNAL_NAMES and (len(text) > 1 or text in "IVX"):  # 'James D.' is an initial
         return "the " + ordinal(value)
     if prev_word in ROMAN_COUNTERS:
         return cardinal(value)
     return None
+
+
+# --- acronyms ----------------------------------------------------------------------------
+
+# Two-letter capitals that are words when a text is written in capitals ("IN THE END").
+_TWO_LETTER_WORDS = frozenset(
+    "AH AM AN AS AT BE BY DO GO HA HE HI IF IN IS IT ME MY NO OF OH OK ON OR OW SO TO UP WE YO".split()
+)
+# Acronyms said as words, which no dictionary lists.
+SAID_AS_WORDS = frozenset((
+    "NASA", "NATO", "UNESCO", "UNICEF", "FIFA", "UEFA", "DARPA", "OPEC", "NAFTA", "ASEAN", "NASDAQ",
+    "JSON", "YAML", "JPEG", "GIF", "WIFI", "LAN", "WAN", "RAM", "ROM", "SIM", "PIN", "CAPTCHA", "SWAT",
+    "SCUBA", "LASER", "RADAR", "SONAR", "AIDS", "COVID", "SARS", "MERS", "FEMA", "OSHA", "ISIS", "IKEA",
+))
+
+
+@cache
+def known_words() -> frozenset[str]:
+    """Lower-case English words (Webster's Second, 234,000 entries; about 0.1 s to load)."""
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], lower=True))
+
+
+def acronym(word: str) -> str | None:
+    """An all-capitals token that is not a word is spelled: 'FBI' -> 'F B I', 'CDs' -> "C D's".
+    Words written in capitals ('EXCEL', 'FOCUS'), acronyms said as words ('NASA') and Roman
+    numerals of I, V and X are not."""
+    letters = word[:-1] if word.endswith("s") else word
+    if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
+        return None
+    plural = "'s" if letters != word else ""
+    if plural:
+        return " ".join(letters) + plural
+    if word in SAID_AS_WORDS or (word.strip("IVX") == "" and roman_value(word) is not None):
+        return None
+    if len(word) == 2:
+        return None if word in _TWO_LETTER_WORDS else " ".join(word)
+    lower = word.lower()
+    words = known_words()
+    if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words):
+        return None
+    return " ".join(word)
 
 
 # --- abbreviations ---------------------------------------------------------------------------
@@ -319,6 +363,11 @@ UNITS = {
     "Hz": "hertz", "ms": "millisecond", "kW": "kilowatt", "kWh": "kilowatt hour", "W": "watt",
     "V": "volt", "mA": "milliampere", "mAh": "milliampere hour", "L": "liter", "ml": "milliliter",
     "mL": "milliliter", "MB/s": "megabyte per second", "GB/s": "gigabyte per second",
+    "nm": "nanometer", "µm": "micrometer", "μm": "micrometer", "ha": "hectare", "kJ": "kilojoule",
+    "m²": "square meter", "m2": "square meter", "km²": "square kilometer", "km2": "square kilometer",
+    "cm²": "square centimeter", "mm²": "square millimeter", "ft²": "square foot", "m³": "cubic meter",
+    "cm³": "cubic centimeter", "°C": "degree Celsius", "°F": "degree Fahrenheit", "℃": "degree Celsius",
+    "℉": "degree Fahrenheit",
 }
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 
@@ -328,7 +377,7 @@ AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
                 "september", "october", "november", "december")
 _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
-_PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)%")
+_PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = (
     r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December"
@@ -344,16 +393,16 @@ _CLOCK = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
-_MEASURE = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[A-Za-z/]+)")
+_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>\S+)")
 
 
-_RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
+_RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
 
 
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
     m = _RANGE.fullmatch(text)
-    if m is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+    if m is None or any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
         return None
     return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
 
@@ -432,20 +481,24 @@ def clock(text: str) -> str | None:
 def _unit_plural(name: str) -> str:
     head, sep, tail = name.partition(" per ")
     first, space, rest = head.partition(" ")
-    if rest:  # "kilowatt hour" -> "kilowatt hours"
+    if first == "degree":  # "degrees Celsius"
+        head = f"degrees {rest}"
+    elif rest:  # "kilowatt hour" -> "kilowatt hours"
         head = f"{first} {_unit_plural(rest)}"
-    elif head == "foot":
-        head = "feet"
+    elif head.endswith("foot"):
+        head = head[:-4] + "feet"
     elif not head.endswith("hertz"):
         head += "s"
     return head + sep + tail
 
 
 def measure(text: str) -> str | None:
-    """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour'."""
+    """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
+    degrees Celsius'."""
     m = _MEASURE.fullmatch(text)
     if m is None or m.group("unit") not in UNITS:
         return None
     amount = m.group("num").replace(",", "")
     name = UNITS[m.group("unit")]
-    return f"{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+    sign = "minus " if m.group("sign") else ""
+    return f"{sign}{number(amount)} {name if amount == '1' else _unit_plural(name)}"

@@ -75,6 +75,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return _number(cur, pos, pos + 1, ctx)
         if is_letter(n):
             return Span(pos + 1, "md")
+        if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
+            return _number(cur, pos, pos + 2, ctx)
         return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
@@ -94,6 +96,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
         if lexer.is_currency(c) or _sign_may_follow(_prev_char(cur, pos, ctx)):
             return _number(cur, pos, pos + 1, ctx)
+    if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
+        return _number(cur, pos, pos + 2, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
     return Span(pos + 1, "punct")
@@ -277,6 +281,9 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
+_OPERATORS = frozenset("=+*/×÷<>")
+
+
 def _en_window(cur: Cursor, body: int, end: int) -> int:
     """An en code token followed by spaces waits until the next token is closed. A scale word,
     unit, am/pm or fraction after a number joins the span, and the rule repeats (§3.4)."""
@@ -291,6 +298,20 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if j == end:
                 return end
             c = cur.at(j)
+            if c == "%" and numeric:  # '87 %'
+                return j + 1
+            if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
+                return j + 2
+            if c and c in "-–" and plain_int:  # '1960 - 1962'
+                k = lexer.spaces(cur, j + 1)
+                if k == j + 1 or not is_digit(cur.at(k)):
+                    return end
+                m = lexer.chunk(cur, k)
+                if not (cur.text[k:m].isdecimal() and m - k <= 4) or _next_visible(cur, m) in _OPERATORS:
+                    return end  # '5 - 3 = 2' is arithmetic
+                end = m
+                plain_int = clock_like = False
+                continue
             if not is_alnum(c):
                 return end
             m = lexer.chunk(cur, j)

@@ -47,6 +47,8 @@ def chunk(cur: Cursor, i: int) -> int:
             i += 1
             continue
         prev = cur.text[i - 1] if i > 0 else ""
+        if c and c in "²³" and is_letter(prev):  # 'm²'
+            return i + 1
         if c in SUFFIX_SYMBOLS and is_digit(prev):
             i += 1
             if c == "°" and cur.at(i) in ("C", "F"):

@@ -58,13 +58,14 @@ class StreamingNormalizer:
         clock: Callable[[], float] = time.monotonic,
         *,
         policy: StallPolicy | None = None,
+        spell_acronyms: bool = True,
     ) -> None:
         if language not in _LANGUAGES:
             raise ValueError(f"language must be one of {_LANGUAGES}, got {language!r}")
         self.language = language
         self._clock = clock
         self._policy = policy or StallPolicy()
-        self._ctx = Context(default_lang="zh" if language == "zh" else "en")
+        self._ctx = Context(default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms)
         self._tail = ""
         self._raw_end = 0
         self._spoken_end = 0
@@ -254,8 +255,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
             ctx.last_visible = visible[-1]
 
 
-def normalize(text: str, language: str = "auto") -> str:
+def normalize(text: str, language: str = "auto", *, spell_acronyms: bool = True) -> str:
     """One-shot normalization: the same engine fed once and flushed (spec I2)."""
-    normalizer = StreamingNormalizer(language)
+    normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms)
     commits = normalizer.push(text) + normalizer.flush()
     return "".join(c.spoken for c in commits)

@@ -33,7 +33,7 @@ _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(
-    ("kg", "g", "mg", "km", "m", "cm", "mm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
+    ("kg", "g", "mg", "km", "m", "cm", "mm", "nm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
 )
 
 
@@ -89,8 +89,10 @@ def newline(ctx: Context) -> str:
 
 
 def word(raw: str, ctx: Context) -> str:
-    if raw.isupper() and raw.isascii():
+    if raw[:2].isupper() and raw.isascii():
         reading = english.roman(raw, ctx.prev_word)
+        if reading is None and ctx.spell_acronyms:
+            reading = english.acronym(raw)
         if reading is not None:
             return reading
     if ctx.prev_word.lower() == "per" and raw in english.UNITS:
@@ -134,7 +136,7 @@ def _checked(spoken: str | None) -> str | None:
 
 def _number_en(text: str, currency_code: str) -> str:
     if text.startswith("#"):
-        return "number " + _number_en(text[1:], "")
+        return "number " + _number_en(text[1:].lstrip(), "")
     if currency_code:
         reading = english.money(text[len(currency_code):].strip(), currency=currency_code)
         if reading:
@@ -172,9 +174,9 @@ def _number_en(text: str, currency_code: str) -> str:
 
 
 def _number_zh(text: str) -> str:
-    text = _THOUSANDS.sub("", text)
+    text = _THOUSANDS.sub("", text).replace("°C", "℃")
     if text.startswith("#"):
-        return _number_zh(text[1:]) + "号"
+        return _number_zh(text[1:].lstrip()) + "号"
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile,
                  chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range):
         reading = rule(text)

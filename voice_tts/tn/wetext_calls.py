@@ -41,6 +41,10 @@ def normalize_span(text: str, lang: str) -> str | None:
 
 
 def warm_up() -> None:
-    """Load the FSTs and run one call per language so the first real span pays nothing."""
+    """Load the FSTs and the word list, and run one call per language, so the first real span
+    pays nothing."""
+    from voice_tts.tn.english import known_words
+
     normalize_span("1", "en")
     normalize_span("1", "zh")
+    known_words()
