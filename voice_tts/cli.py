@@ -246,45 +246,13 @@ async def run_bench(args: argparse.Namespace) -> int:
 # serve ---------------------------------------------------------------------------------------
 
 
-def load_engine(model: str | None, device: str | None):
-    from engine import Engine
-
-    if model is None:
-        return Engine.embedded()
-    try:
-        return Engine.from_pretrained(model, device=device)
-    except Exception as exc:
-        raise CommandError(f"cannot load the model from {model}: {exc}") from exc
-
-
-def server_api_key(args: argparse.Namespace) -> str | None:
-    """`--api-key-file` (the first line), else `--api-key` / $VOICE_TTS_API_KEY."""
-    if args.api_key_file is None:
-        return args.api_key
-    try:
-        with open(args.api_key_file, encoding="utf-8") as file:
-            key = file.readline().strip()
-    except OSError as exc:
-        raise CommandError(f"cannot read the API key file: {exc}") from exc
-    if not key:
-        raise CommandError(f"the API key file {args.api_key_file} is empty")
-    return key
-
-
 def run_serve(args: argparse.Namespace) -> int:
-    from engine.server.app import create_app
-    from engine.server.runner import serve
-    from engine.server.settings import ServerSettings
+    from engine.server.serve import ServeError, run_serve
 
-    settings = ServerSettings(
-        host=args.host, port=args.port, api_key=server_api_key(args), log_level=args.log_level
-    )
-    engine = load_engine(args.model, args.device)
     try:
-        serve(create_app(engine, settings=settings), settings)
-    finally:
-        asyncio.run(engine.aclose())
-    return 0
+        return run_serve(args)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 # entry point ---------------------------------------------------------------------------------

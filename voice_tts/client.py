@@ -1,10 +1,11 @@
 """`RemoteEngine`: the engine stream contract over a server's `/v1/ws` (docs/protocol.md).
 
-Adapters cannot tell it from an in-process engine. By default the text pushed to a stream is
-spoken form already (the client's `TTSSession` normalizes), so turns are opened with
-`normalize=false`. A thin client that sends raw LLM text and lets the server normalize uses
-`RemoteEngine(url, normalize_on_server=True)` with `TTSSession(..., normalize=False)`; progress
-then counts raw-text characters.
+Adapters cannot tell it from an in-process engine. The server computes words and heard text
+(and normalizes, when asked): a `TTSSession` over a `RemoteEngine` sends the raw LLM text as it
+is, opens the turn with its own `normalize` setting, and takes the server's words (`Words`
+events) unchanged. A stream opened directly takes spoken text (`normalize=False`) unless
+`open_stream(..., normalize=True)` asks the server to normalize; `Progress` then counts raw-text
+characters.
 
 Sequential turns reuse one socket; concurrent turns open more, and up to `pool_size` idle
 sockets are kept for later turns. `prewarm()` opens a socket ahead of the first turn and keeps
@@ -58,6 +59,8 @@ from voice_tts.protocol import (
     Usage,
     VoiceInfo,
     VoiceList,
+    Word,
+    Words,
     server_message_adapter,
 )
 
@@ -183,13 +186,14 @@ class _ConnectionPool:
 
 class RemoteEngine:
     backend = "remote"
+    # Streams send `Words` computed by the server; `TTSSession` uses them as they are.
+    reports_words = True
 
     def __init__(
         self,
         url: str,
         api_key: str | None = None,
         *,
-        normalize_on_server: bool = False,
         pool_size: int = 4,
         open_timeout: float = 5.0,
         started_timeout: float = 5.0,
@@ -200,7 +204,6 @@ class RemoteEngine:
         Args:
             url: the server's WebSocket URL (`ws://host:port/v1/ws`).
             api_key: the server's key, if it has one.
-            normalize_on_server: send raw text and let the server normalize it.
             pool_size: idle sockets kept for later turns.
             open_timeout: seconds to connect (TCP and WebSocket handshake).
             started_timeout: seconds from `start` to the server's `started`.
@@ -210,7 +213,6 @@ class RemoteEngine:
                 server is pinged.
         """
         self.url = url
-        self.normalize_on_server = normalize_on_server
         self._api_key = api_key
         self._timeouts = _Timeouts(started_timeout, silence_timeout, keepalive_interval)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -231,6 +233,7 @@ class RemoteEngine:
         language: str | None = None,
         instruct: str | None = None,
         sample_rate: int = 24000,
+        normalize: bool = False,
         **options,
     ) -> "RemoteStream":
         start = StartMessage(
@@ -239,7 +242,7 @@ class RemoteEngine:
             instruct=instruct,
             sample_rate=sample_rate,
             format="pcm16",
-            normalize=self.normalize_on_server,
+            normalize=normalize,
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts)
 
@@ -443,6 +446,13 @@ class RemoteStream:
             message = self._parse(frame)
             if isinstance(message, ProgressMessage):
                 if not self._cancelled:
+                    if message.words:
+                        yield Words(
+                            tuple(
+                                Word(w.text, w.start_ms / 1000.0, w.raw_start, w.raw_end)
+                                for w in message.words
+                            )
+                        )
                     end = message.raw_end if self._start.normalize else message.spoken_end
                     yield Progress(spoken_end=end, audio_time=message.audio_ms / 1000.0)
             elif isinstance(message, ErrorMessage):

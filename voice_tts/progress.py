@@ -18,23 +18,23 @@ deleted (markdown, emoji) starts at the next spoken character.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from bisect import bisect_right
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterable
 
-from voice_tts.tn import Commit
+from voice_tts.protocol import AudioChunk, Usage, Word
+from voice_tts.tn import Commit, StreamingNormalizer
 from voice_tts.tn.chars import is_alnum, is_han
 from voice_tts.tn.offsets import is_identity, separator_length
 
+__all__ = ["ProgressTracker", "TurnText", "Word", "normalizer_language", "segment_words"]
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """A raw-text word (without surrounding whitespace) and when its audio starts, in seconds."""
-
-    text: str
-    start_time: float
-    raw_start: int
-    raw_end: int
+# How often held text is offered to the normalizer's time-based commit while no event arrives.
+POLL_INTERVAL = 0.05
+# Below this much queued audio the listener is about to hear silence (spec streaming-tn §3.9).
+STARVING_SECONDS = 0.2
 
 
 def segment_words(text: str, start: int = 0) -> list[tuple[int, int]]:
@@ -94,6 +94,14 @@ class ProgressTracker:
         if added:
             self._resegment(old_len)
 
+    def add_started(self, words: Iterable[Word]) -> None:
+        """Words another tracker reported (a server's, for the text this side sent), in order."""
+        for word in words:
+            index = len(self._started)
+            if index >= len(self._spans) or self._spans[index] != (word.raw_start, word.raw_end):
+                raise ValueError(f"word {word.text!r} is not the next word of the raw text")
+            self._started.append(word)
+
     def on_progress(self, spoken_end: int, audio_time: float) -> list[Word]:
         """Words that started by `audio_time`, each reported once, in order."""
         if spoken_end > self._high:
@@ -122,6 +130,11 @@ class ProgressTracker:
     def words(self) -> list[Word]:
         """Every word that has started, in order."""
         return list(self._started)
+
+    @property
+    def heard_end(self) -> int:
+        """Raw offset of the end of the last word that has started (0: none yet)."""
+        return self._started[-1].raw_end if self._started else 0
 
     @property
     def spoken_high_water(self) -> int:
@@ -166,3 +179,163 @@ class ProgressTracker:
                 return c.spoken_start + len(c.spoken) - len(visible)
             i += 1
         return None
+
+
+def normalizer_language(language: str | None) -> str:
+    """The normalizer's language for an engine language name: English and Chinese variants
+    map to "en" and "zh"; anything else lets the normalizer route by script."""
+    key = (language or "auto").strip().lower()
+    if key.startswith("zh") or key in ("chinese", "mandarin", "cmn"):
+        return "zh"
+    if key.startswith("en"):
+        return "en"
+    return "auto"
+
+
+class TurnText:
+    """The text side of one turn, wherever the turn runs (an adapter's `TTSSession`, a server
+    turn): raw deltas in, spoken text for the engine out (through streaming TN when
+    normalizing), engine progress in, raw words, heard text and usage out.
+
+    `push`, `flush` and `poll` return the spoken pieces to push to the engine stream, in order.
+    """
+
+    def __init__(
+        self,
+        *,
+        language: str | None = None,
+        normalize: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._normalizer = (
+            StreamingNormalizer(normalizer_language(language), clock=clock) if normalize else None
+        )
+        self._tracker = ProgressTracker()
+        self._raw_parts: list[str] = []
+        self._raw_length = 0
+        self._spoken_length = 0
+        self._audio_samples = 0
+        self._sample_rate = 24000
+        self._first_audio_at: float | None = None
+
+    # -- text in ------------------------------------------------------------------------
+
+    def push(self, delta: str) -> list[str]:
+        self._raw_parts.append(delta)
+        self._raw_length += len(delta)
+        if self._normalizer is None:
+            start = self._raw_length - len(delta)
+            commit = Commit(start, self._raw_length, delta, self._spoken_length, raw=delta, kind="raw")
+            return self._add([commit])
+        return self._add(self._normalizer.push(delta))
+
+    def flush(self) -> list[str]:
+        """No more text: whatever the normalizer holds is committed."""
+        return self._add(self._normalizer.flush()) if self._normalizer is not None else []
+
+    def poll(self, now: float | None = None) -> list[str]:
+        """Held text the normalizer gives up waiting for (an LLM stalled mid-span)."""
+        if self._normalizer is None:
+            return []
+        now = self._clock() if now is None else now
+        return self._add(self._normalizer.poll(now, starving=self._starving(now)))
+
+    def drop_held(self) -> None:
+        """A cancel: held text will never be spoken."""
+        if self._normalizer is not None:
+            self._normalizer.reset()
+
+    @property
+    def holds_text(self) -> bool:
+        return self._normalizer is not None and bool(self._normalizer.pending)
+
+    def _add(self, commits: list[Commit]) -> list[str]:
+        if not commits:
+            return []
+        self._tracker.add_commits(commits)
+        self._spoken_length = commits[-1].spoken_end
+        return [commit.spoken for commit in commits if commit.spoken]
+
+    def _starving(self, now: float) -> bool:
+        if self._first_audio_at is None:
+            return True
+        queued = self._audio_samples / self._sample_rate - (now - self._first_audio_at)
+        return queued < STARVING_SECONDS
+
+    # -- progress in --------------------------------------------------------------------
+
+    def on_progress(self, spoken_end: int, audio_time: float) -> list[Word]:
+        """Raw words that started by `audio_time`, each once, in order."""
+        return self._tracker.on_progress(spoken_end, audio_time)
+
+    def on_words(self, words: Iterable[Word]) -> None:
+        """Words tracked on the far side of a wire, for the raw text pushed here."""
+        self._tracker.add_started(words)
+
+    def on_audio(self, chunk: AudioChunk) -> None:
+        if self._first_audio_at is None:
+            self._first_audio_at = self._clock()
+        self._audio_samples += chunk.num_samples
+        self._sample_rate = chunk.sample_rate
+
+    async def with_polling(
+        self, events: AsyncIterator, forward: Callable[[list[str]], None]
+    ) -> AsyncIterator:
+        """`events` as they come; while text is held back, `poll` runs between them and its
+        spoken pieces go to `forward`. Closes `events` when done."""
+        pending: asyncio.Task | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(events))
+                if self.holds_text:
+                    await asyncio.wait({pending}, timeout=POLL_INTERVAL)
+                    if not pending.done():
+                        forward(self.poll())
+                        continue
+                try:
+                    event = await pending
+                except StopAsyncIteration:
+                    return
+                pending = None
+                yield event
+        finally:
+            # Close the engine's event stream now, not at garbage collection: a remote
+            # engine's socket goes back to its pool only when its stream is closed.
+            if pending is not None and not pending.done():
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
+                    await pending
+            if aclose := getattr(events, "aclose", None):
+                await aclose()
+
+    # -- answers ------------------------------------------------------------------------
+
+    @property
+    def raw_text(self) -> str:
+        """Every raw character received so far."""
+        if len(self._raw_parts) > 1:
+            self._raw_parts = ["".join(self._raw_parts)]
+        return self._raw_parts[0] if self._raw_parts else ""
+
+    @property
+    def raw_length(self) -> int:
+        return self._raw_length
+
+    @property
+    def heard_end(self) -> int:
+        """Raw offset of the end of the last word that has started (0: none yet)."""
+        return self._tracker.heard_end
+
+    def heard_text(self, played_seconds: float | None = None) -> str:
+        return self._tracker.heard_text(played_seconds)
+
+    @property
+    def audio_seconds(self) -> float:
+        return self._audio_samples / self._sample_rate
+
+    @property
+    def usage(self) -> Usage:
+        """Raw characters received, raw characters whose audio was produced, audio seconds."""
+        return Usage(self._raw_length, len(self.heard_text(None)), self.audio_seconds)

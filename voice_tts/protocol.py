@@ -41,6 +41,25 @@ class Progress:
     audio_time: float
 
 
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A raw-text word (without surrounding whitespace) and when its audio starts, in seconds."""
+
+    text: str
+    start_time: float
+    raw_start: int
+    raw_end: int
+
+
+@dataclass(frozen=True)
+class Words:
+    """Raw-text words that started, from a stream that tracks words itself (a remote engine
+    whose server does): words of the text pushed, each once, in order, no later than their
+    audio. A stream that sends them is one whose engine has `reports_words = True`."""
+
+    words: tuple[Word, ...]
+
+
 @dataclass(frozen=True)
 class Usage:
     characters_received: int = 0
@@ -65,7 +84,7 @@ class Error:
     retryable: bool = False
 
 
-Event = Union[AudioChunk, Progress, Done, Error]
+Event = Union[AudioChunk, Progress, Words, Done, Error]
 
 
 class EngineStream(Protocol):

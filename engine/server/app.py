@@ -21,10 +21,9 @@ from engine.server.auth import ApiKeyMiddleware
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
-from engine.server.streams import open_session
+from engine.server.streams import open_text_stream, speak_all
 from engine.server.websocket import Connection
-from voice_tts.protocol import Error, StreamingEngine, VoiceList
-from voice_tts.session import SessionDone
+from voice_tts.protocol import Done, Error, StreamingEngine, VoiceList
 
 log = logging.getLogger(__name__)
 
@@ -35,17 +34,16 @@ PAGE_DIR = Path(__file__).parent / "static"
 
 async def warm_up(state: ServerState) -> None:
     """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
-    session, _ = open_session(
+    stream, text = open_text_stream(
         state.engine, voice=None, language=None, instruct=None, sample_rate=24000, normalize=True
     )
-    session.push_text(state.settings.warmup_text)
-    session.end_input()
-    async for event in session.events():
+    speak_all(stream, text, state.settings.warmup_text)
+    async for event in stream.events():
         if isinstance(event, Error):
             state.readiness.detail = f"warm-up failed: {event.code}: {event.message}"
             log.error("%s", state.readiness.detail)
             return
-        if isinstance(event, SessionDone):
+        if isinstance(event, Done):
             break
     state.readiness.ready = True
     state.readiness.detail = "ready"

@@ -28,10 +28,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
-from engine.server.streams import open_session
+from engine.server.streams import open_text_stream, speak_all
 from voice_tts.audio import wav_bytes
-from voice_tts.protocol import AudioChunk, Error, ErrorCode
-from voice_tts.session import SessionDone, TTSSession
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +188,7 @@ class SpeechEndpoint:
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
         try:
-            session, _ = open_session(
+            stream, text = open_text_stream(
                 state.engine,
                 voice=None if speech.voice in OPENAI_VOICES else speech.voice,
                 language=speech.language,
@@ -204,9 +203,8 @@ class SpeechEndpoint:
             state.slots.release()
             log.exception("could not open a stream")
             return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
-        session.push_text(speech.input)
-        session.end_input()
-        return await self._respond(speech, session)
+        speak_all(stream, text, speech.input)
+        return await self._respond(speech, stream)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
         if speech.response_format not in MEDIA_TYPES:
@@ -242,11 +240,11 @@ class SpeechEndpoint:
             )
         return None
 
-    async def _respond(self, speech: SpeechRequest, session: TTSSession) -> Response:
+    async def _respond(self, speech: SpeechRequest, stream: EngineStream) -> Response:
         """Waits for the first audio so that a failure before it still gets an HTTP status."""
         state = self._state
         started = time.monotonic()
-        events = aiter(session.events())
+        events = aiter(stream.events())
         first: AudioChunk | None = None
         finished = False
         try:
@@ -256,14 +254,14 @@ class SpeechEndpoint:
                     break
                 if isinstance(event, Error):
                     state.metrics.errors.labels(code=event.code).inc()
-                    session.cancel()
+                    stream.cancel()
                     state.slots.release()
                     return openai_error(error_status(event), event.message, event.code)
-                if isinstance(event, SessionDone):
+                if isinstance(event, Done):
                     finished = True
                     break
         except BaseException:
-            session.cancel()
+            stream.cancel()
             state.slots.release()
             raise
         if first is None and not finished:
@@ -271,7 +269,7 @@ class SpeechEndpoint:
             return openai_error(500, "the stream ended without audio", ErrorCode.ENGINE_ERROR)
         if first is not None:
             state.metrics.ttfa.observe(time.monotonic() - started)
-        body = self._body(session, events, first, finished)
+        body = self._body(stream, events, first, finished)
         if speech.stream:
             header = streaming_wav_header(SAMPLE_RATE) if speech.response_format == "wav" else b""
             return StreamingResponse(
@@ -283,7 +281,7 @@ class SpeechEndpoint:
 
     async def _body(
         self,
-        session: TTSSession,
+        stream: EngineStream,
         events: AsyncIterator,
         first: AudioChunk | None,
         finished: bool,
@@ -306,11 +304,11 @@ class SpeechEndpoint:
                     # Headers are out: the body just ends short; the log and metric say why.
                     metrics.errors.labels(code=event.code).inc()
                     log.error("speech stream failed after audio started: %s", event.message)
-                elif isinstance(event, SessionDone):
+                elif isinstance(event, Done):
                     outcome = "done"
         finally:
             if outcome != "done":
-                session.cancel()
+                stream.cancel()
             self._state.slots.release()
             metrics.turns.labels(route="http", outcome=outcome).inc()
 

@@ -1,18 +1,15 @@
-"""Opening sessions on the served engine: capacity slots and the progress tap.
+"""Opening engine streams for the server's routes: capacity slots, and a stream's text side.
 
-The server speaks through `TTSSession` (TN, word progress, heard text), but its wire `progress`
-also carries the engine's own spoken-text positions, which the session consumes; the tap watches
-the engine stream underneath the session and keeps every `Progress` until the server relays it
-(a client's own `TTSSession` needs each one to time its words).
+The server serves engine streams directly. Each stream has a `TurnText` beside it (from
+`voice_tts.progress`, the one place words and heard text are computed): it normalizes the raw
+text only when the client asked the server to, and maps the engine's progress to raw words.
 """
 
 from __future__ import annotations
 
-from typing import AsyncIterator
-
 from engine.server.metrics import ServerMetrics
-from voice_tts.protocol import EngineStream, Event, Progress, StreamingEngine
-from voice_tts.session import TTSSession
+from voice_tts.progress import TurnText
+from voice_tts.protocol import EngineStream, StreamingEngine
 
 
 class StreamSlots:
@@ -35,48 +32,7 @@ class StreamSlots:
         self._metrics.active_streams.set(self.active)
 
 
-class _TappedStream:
-    def __init__(self, stream: EngineStream, tap: "ProgressTap") -> None:
-        self._stream = stream
-        self._tap = tap
-
-    def push_text(self, text: str) -> None:
-        self._stream.push_text(text)
-
-    def end_input(self) -> None:
-        self._stream.end_input()
-
-    def cancel(self) -> None:
-        self._stream.cancel()
-
-    async def events(self) -> AsyncIterator[Event]:
-        async for event in self._stream.events():
-            if isinstance(event, Progress):
-                self._tap.pending.append(event)
-                self._tap.latest = event
-            yield event
-
-
-class ProgressTap:
-    """An engine view whose streams record their `Progress` events here."""
-
-    def __init__(self, engine: StreamingEngine) -> None:
-        self._engine = engine
-        self.latest = Progress(spoken_end=0, audio_time=0.0)
-        self.pending: list[Progress] = []
-
-    def take_pending(self) -> list[Progress]:
-        pending, self.pending = self.pending, []
-        return pending
-
-    def open_stream(self, **kwargs) -> _TappedStream:
-        return _TappedStream(self._engine.open_stream(**kwargs), self)
-
-    async def aclose(self) -> None:
-        """The tap never owns the engine."""
-
-
-def open_session(
+def open_text_stream(
     engine: StreamingEngine,
     *,
     voice: str | None,
@@ -84,14 +40,15 @@ def open_session(
     instruct: str | None,
     sample_rate: int,
     normalize: bool,
-) -> tuple[TTSSession, ProgressTap]:
-    tap = ProgressTap(engine)
-    session = TTSSession(
-        tap,
-        voice=voice,
-        language=language,
-        instruct=instruct,
-        sample_rate=sample_rate,
-        normalize=normalize,
+) -> tuple[EngineStream, TurnText]:
+    stream = engine.open_stream(
+        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate
     )
-    return session, tap
+    return stream, TurnText(language=language, normalize=normalize)
+
+
+def speak_all(stream: EngineStream, text: TurnText, raw: str) -> None:
+    """The whole input at once (HTTP speech, warm-up): push it, flush it, end the input."""
+    for spoken in text.push(raw) + text.flush():
+        stream.push_text(spoken)
+    stream.end_input()

@@ -10,7 +10,7 @@ from server_harness import start_server, wait_ready
 
 from engine import Engine
 from voice_tts.client import RemoteEngine
-from voice_tts.protocol import AudioChunk, Capabilities, Done, Error, Progress
+from voice_tts.protocol import AudioChunk, Capabilities, Done, Error, Progress, Words
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
 TEXT = "Remote turns sound exactly like local ones."
@@ -168,19 +168,25 @@ async def test_session_over_remote_engine_matches_local(remote):
         local = await run(local_engine)
     finally:
         await local_engine.aclose()
-    client_tn = await run(remote)
-    thin = RemoteEngine(remote.url, api_key="k", normalize_on_server=True)
-    try:
-        server_tn = await run(thin, normalize=False)
-    finally:
-        await thin.aclose()
-    for audio, words, done in (client_tn, server_tn):
-        assert audio == local[0]
-        assert [w.text for w in words] == [w.text for w in local[1]] == text.split()
-        assert [w.start_time for w in words] == pytest.approx(
-            [w.start_time for w in local[1]], abs=1e-9
-        )
-        assert done.heard_text == text
+    # Over the wire the server normalizes and computes the words; the session takes them.
+    audio, words, done = await run(remote)
+    assert audio == local[0]
+    assert [w.text for w in words] == [w.text for w in local[1]] == text.split()
+    assert [w.start_time for w in words] == pytest.approx(
+        [w.start_time for w in local[1]], abs=1e-9
+    )
+    assert done.heard_text == text
+
+
+async def test_a_stream_relays_the_servers_words(remote):
+    text = "It's 3 pm."
+    events = await collect(remote.open_stream(normalize=True), text)
+    words = [word for event in events if isinstance(event, Words) for word in event.words]
+    assert [(w.text, text[w.raw_start : w.raw_end]) for w in words] == [
+        ("It's", "It's"),
+        ("3", "3"),
+        ("pm.", "pm."),
+    ]
 
 
 async def test_client_survives_a_server_restart(server, remote):

@@ -39,3 +39,19 @@ def test_core_imports_no_engine_or_framework(module):
 def test_each_adapter_loads_only_its_own_framework():
     assert "livekit" not in _loaded_after_import("voice_tts.pipecat")
     assert "pipecat" not in _loaded_after_import("voice_tts.livekit")
+
+
+# What `engine/` may import of `voice_tts` (ARCHITECTURE.md): the wire protocol and the pure
+# text/audio modules. The server serves engine streams directly and never runs a `TTSSession`.
+ENGINE_MAY_IMPORT = {"voice_tts", "voice_tts.protocol", "voice_tts.progress", "voice_tts.audio"}
+
+
+def test_engine_imports_only_the_core_modules_of_voice_tts():
+    code = (
+        "import importlib, sys; importlib.import_module('engine.server.app'); "
+        "importlib.import_module('engine.server.serve'); "
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('voice_tts'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = {name for name in out.stdout.split() if not name.startswith("voice_tts.tn")}
+    assert loaded <= ENGINE_MAY_IMPORT, f"engine pulls in {sorted(loaded - ENGINE_MAY_IMPORT)}"

@@ -1,0 +1,52 @@
+"""`voice-tts serve`: load the engine named on the command line and serve it until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from engine.server.app import create_app
+from engine.server.runner import serve
+from engine.server.settings import ServerSettings
+
+
+class ServeError(Exception):
+    """A failure the operator can act on (an unloadable model, an unreadable key file),
+    said in one line."""
+
+
+def load_engine(model: str | None, device: str | None):
+    from engine import Engine
+
+    if model is None:
+        return Engine.embedded()
+    try:
+        return Engine.from_pretrained(model, device=device)
+    except Exception as exc:
+        raise ServeError(f"cannot load the model from {model}: {exc}") from exc
+
+
+def server_api_key(args: argparse.Namespace) -> str | None:
+    """`--api-key-file` (the first line), else `--api-key` / $VOICE_TTS_API_KEY."""
+    if args.api_key_file is None:
+        return args.api_key
+    try:
+        with open(args.api_key_file, encoding="utf-8") as file:
+            key = file.readline().strip()
+    except OSError as exc:
+        raise ServeError(f"cannot read the API key file: {exc}") from exc
+    if not key:
+        raise ServeError(f"the API key file {args.api_key_file} is empty")
+    return key
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    settings = ServerSettings(
+        host=args.host, port=args.port, api_key=server_api_key(args), log_level=args.log_level
+    )
+    engine = load_engine(args.model, args.device)
+    try:
+        serve(create_app(engine, settings=settings), settings)
+    finally:
+        asyncio.run(engine.aclose())
+    return 0
