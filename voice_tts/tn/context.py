@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from voice_tts.tn.lexicon import Lexicon
+
 
 @dataclass(slots=True)
 class Span:
@@ -20,6 +22,7 @@ class Span:
 class Context:
     default_lang: str = "en"
     spell_acronyms: bool = True
+    lexicon: Lexicon | None = None
     # raw side
     prev_char: str = ""
     prev_word: str = ""
@@ -34,6 +37,7 @@ class Context:
     last_spoken: str = ""
     last_visible: str = ""
     pending_sep: bool = False
+    after_lexicon: bool = False  # the last span was a dictionary rule's reading
 
     def sentence_lang(self) -> str:
         if self.sent_han:
@@ -51,6 +55,7 @@ class Context:
         return Context(
             default_lang=self.default_lang,
             spell_acronyms=self.spell_acronyms,
+            lexicon=self.lexicon,
             last_spoken=self.last_spoken,
             last_visible=self.last_visible,
             pending_sep=bool(self.last_spoken),

@@ -24,7 +24,7 @@ from voice_tts.tn.chars import (
     is_space,
 )
 from voice_tts.tn.context import Context, Span
-from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
@@ -45,6 +45,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if ctx.line_start:
         span = _line_start(cur, pos, ctx)
+        if span is not None:
+            return span
+    if ctx.lexicon:
+        span = _lexicon(cur, pos, ctx)
         if span is not None:
             return span
     if c in "*_~`":
@@ -119,6 +123,44 @@ def _sign_may_follow(prev: str) -> bool:
     if not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev):
         return True
     return not prev.isascii() and not is_alnum(prev)
+
+
+# --- pronunciation dictionary ---------------------------------------------------------------
+
+def _is_word_char(c: str) -> bool:
+    """Letters and digits that make words: a whole-word rule may not start or end next to one.
+    Han characters do not: Chinese has no spaces between words."""
+    return bool(c) and is_alnum(c) and not is_han(c)
+
+
+def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> Span | None:
+    """A dictionary rule matching at `pos` (spec of rules: voice_tts.tn.lexicon). Waits while
+    more text could change which rule matches or whether its word ends."""
+    c = cur.at(pos)
+    lexicon = ctx.lexicon
+    rules = lexicon.starts(c, inside_word or _is_word_char(_prev_char(cur, pos, ctx)) and _is_word_char(c))
+    if not rules:
+        return None
+    end = min(cur.end, cur.limit)
+    final = cur.final and cur.end <= cur.limit
+    found, waiting = lexicon.matches(cur.text, pos, end, final, rules)
+    if waiting:
+        if cur.end > cur.limit:
+            return None  # past the tail bound: no rule can be decided here
+        raise NeedMore
+    for match in found:
+        if not match.whole_word or not (_is_word_char(cur.text[match.end - 1]) and _is_word_char(cur.at(match.end))):
+            return Span(match.end, "lexicon", info=match.say)
+    return None
+
+
+def _split_for_lexicon(cur: Cursor, pos: int, end: int, ctx: Context) -> int:
+    """Where a rule that may start inside a word matches within the word `[pos, end)`, the word
+    ends there; else `end`."""
+    for k in range(pos + 1, end):
+        if ctx.lexicon.starts(cur.text[k], inside_word=True) and _lexicon(cur, k, ctx, inside_word=True):
+            return k
+    return end
 
 
 # --- modes that continue across spans ---------------------------------------------------------
@@ -339,6 +381,10 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
 
 def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     end = lexer.chunk(cur, pos)
+    if ctx.lexicon:
+        split = _split_for_lexicon(cur, pos, end, ctx)
+        if split < end:
+            return Span(split, "word")
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from voice_tts.tn import electronic
 from voice_tts.tn.chars import (
@@ -19,6 +20,7 @@ from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.holdback import find_span
+from voice_tts.tn.lexicon import Lexicon, LexiconRule
 from voice_tts.tn.stall import (
     StallPolicy,
     cut_position,
@@ -28,7 +30,7 @@ from voice_tts.tn.stall import (
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email"))
+_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon"))
 _LANGUAGES = ("auto", "en", "zh")
 
 
@@ -59,13 +61,18 @@ class StreamingNormalizer:
         *,
         policy: StallPolicy | None = None,
         spell_acronyms: bool = True,
+        lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
     ) -> None:
         if language not in _LANGUAGES:
             raise ValueError(f"language must be one of {_LANGUAGES}, got {language!r}")
         self.language = language
         self._clock = clock
         self._policy = policy or StallPolicy()
-        self._ctx = Context(default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms)
+        if lexicon is not None and not isinstance(lexicon, Lexicon):
+            lexicon = Lexicon(lexicon)
+        self._ctx = Context(
+            default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms, lexicon=lexicon or None
+        )
         self._tail = ""
         self._raw_end = 0
         self._spoken_end = 0
@@ -187,7 +194,11 @@ class StreamingNormalizer:
         if spoken is None:
             spoken = verbalize(span, raw, ctx)
         spoken_word = span.kind == "punct" and spoken[:1].isascii() and spoken[:1].isalpha()
-        if spoken_word:
+        # A dictionary reading that starts or ends inside a raw word is a word of its own.
+        inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and _is_word_char(ctx.prev_char) and (
+            _is_word_char(raw[:1])
+        )
+        if spoken_word or inside_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
             between_han = is_han(spoken[0]) and is_han(ctx.last_spoken)
@@ -202,9 +213,14 @@ class StreamingNormalizer:
         return commit
 
 
+def _is_word_char(c: str) -> bool:
+    return bool(c) and c.isalnum() and not is_han(c)
+
+
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
     """What the next span may know about this one."""
     kind = span.kind
+    ctx.after_lexicon = kind == "lexicon"
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -240,7 +256,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     # sentence state for routing
     if kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
-    elif kind in ("word", "abbr") and any(is_latin_letter(c) for c in raw):
+    elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):
         ctx.sent_latin = True
     elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
         ctx.end_sentence()
@@ -255,8 +271,14 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
             ctx.last_visible = visible[-1]
 
 
-def normalize(text: str, language: str = "auto", *, spell_acronyms: bool = True) -> str:
+def normalize(
+    text: str,
+    language: str = "auto",
+    *,
+    spell_acronyms: bool = True,
+    lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
+) -> str:
     """One-shot normalization: the same engine fed once and flushed (spec I2)."""
-    normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms)
+    normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms, lexicon=lexicon)
     commits = normalizer.push(text) + normalizer.flush()
     return "".join(c.spoken for c in commits)

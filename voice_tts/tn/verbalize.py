@@ -43,6 +43,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return ""
     if kind == "han":
         return raw
+    if kind == "lexicon":
+        return span.info
     if kind == "word":
         return word(raw, ctx)
     if kind == "punct":

@@ -1,0 +1,245 @@
+"""Pronunciation dictionaries: rules that say a raw word the way the user wants ("SQL" -> "sequel").
+
+A rule is `{"match": "SQL", "say": "sequel"}` with three options: `whole_word` (default true: the
+match neither starts nor ends inside a word), `case_sensitive` (default false) and `regex`
+(default false: `match` is literal; when true it is a regular expression and `say` may refer to
+its groups as `\\1` or `\\g<name>`). Rules apply once, to the raw text, inside the streaming
+normalizer: a rule's `say` is never matched again, so rules cannot loop, and the matched raw
+text stays one commit, so offsets map the spoken words back to the raw words they replace.
+
+At one position the longest match wins; between matches of the same length the earlier rule
+wins. A regular expression that can match the empty string is refused (it would match between
+every two characters), and one that takes too long on some text is skipped there.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import regex
+
+MAX_RULES = 2000
+MAX_REGEX_RULES = 100
+MAX_MATCH_CHARS = 200
+MAX_SAY_CHARS = 500
+MAX_FILE_BYTES = 1_000_000
+# A regular expression gets this long on one position of the text before it is skipped there.
+REGEX_TIMEOUT_S = 0.002
+_OPTIONS = ("whole_word", "case_sensitive", "regex")
+
+
+class LexiconError(ValueError):
+    """A dictionary that cannot be used; the message names the rule and what is wrong with it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LexiconRule:
+    match: str
+    say: str
+    whole_word: bool = True
+    case_sensitive: bool = False
+    regex: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LexiconMatch:
+    end: int
+    say: str
+    whole_word: bool
+
+
+class Lexicon:
+    """A checked, compiled list of rules. Immutable; share one between sessions freely."""
+
+    def __init__(self, rules: Iterable[LexiconRule | Mapping[str, Any]] = ()) -> None:
+        checked = [_rule(i, r) for i, r in enumerate(rules)]
+        if len(checked) > MAX_RULES:
+            raise LexiconError(f"lexicon has {len(checked)} rules; at most {MAX_RULES} are allowed")
+        if sum(r.regex for r in checked) > MAX_REGEX_RULES:
+            raise LexiconError(f"lexicon has more than {MAX_REGEX_RULES} regex rules")
+        self.rules: tuple[LexiconRule, ...] = tuple(checked)
+        self._patterns = tuple(_compile(i, r) for i, r in enumerate(checked))
+        # Literal rules are only tried where their first character (case-folded) stands.
+        self._by_first: dict[str, list[int]] = {}
+        self._regex_rules: list[int] = []
+        for i, rule in enumerate(checked):
+            if rule.regex:
+                self._regex_rules.append(i)
+            else:
+                first = rule.match[0]
+                for c in {first} if rule.case_sensitive else {first, first.lower(), first.upper()}:
+                    self._by_first.setdefault(c, []).append(i)
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __add__(self, other: Lexicon) -> Lexicon:
+        """This lexicon's rules first (they win ties), then `other`'s."""
+        if not other:
+            return self
+        if not self:
+            return other
+        return Lexicon(self.rules + other.rules)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lexicon) and self.rules == other.rules
+
+    def __hash__(self) -> int:
+        return hash(self.rules)
+
+    def __repr__(self) -> str:
+        return f"Lexicon({len(self.rules)} rules)"
+
+    def starts(self, c: str, inside_word: bool) -> list[int]:
+        """Indexes of the rules that may match where character `c` stands, in rule order; only
+        the rules that may start inside a word when `inside_word`."""
+        found = [*self._by_first.get(c, ()), *self._regex_rules]
+        if inside_word:
+            found = [i for i in found if not self.rules[i].whole_word]
+        return sorted(found)
+
+    def matches(self, text: str, pos: int, end: int, final: bool, rules: list[int]) -> tuple[list[LexiconMatch], bool]:
+        """The matches of `rules` starting at `pos` in `text[:end]`, longest first (ties in rule
+        order), and whether more text could still change them: a rule matched a prefix, or a
+        match touches `end` while the text is not final."""
+        found: list[LexiconMatch] = []
+        waiting = False
+        for i in rules:
+            try:
+                m = self._patterns[i].match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                continue
+            if m is None:
+                continue
+            if m.partial or (m.end() == end and not final):
+                waiting = True
+            elif m.end() > pos:
+                rule = self.rules[i]
+                found.append(LexiconMatch(m.end(), m.expand(rule.say) if rule.regex else rule.say, rule.whole_word))
+        found.sort(key=lambda match: -match.end)
+        return found, waiting
+
+    # --- loading ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, data: Any) -> Lexicon:
+        """A list of rule objects, or an object with a `rules` list."""
+        if isinstance(data, Mapping) and "rules" in data:
+            data = data["rules"]
+        if not isinstance(data, list):
+            raise LexiconError("a lexicon is a list of rules like {\"match\": \"SQL\", \"say\": \"sequel\"}")
+        return cls(data)
+
+    @classmethod
+    def from_csv(cls, text: str) -> Lexicon:
+        """CSV with a header naming `match` and `say`, optionally the three option columns."""
+        reader = csv.DictReader(io.StringIO(text))
+        fields = reader.fieldnames or []
+        if "match" not in fields or "say" not in fields:
+            raise LexiconError(f"a CSV lexicon needs a header with 'match' and 'say' columns, got {fields}")
+        unknown = set(fields) - {"match", "say", *_OPTIONS}
+        if unknown:
+            raise LexiconError(f"unknown CSV lexicon columns {sorted(unknown)}")
+        rows = []
+        for line, row in enumerate(reader, start=2):
+            if None in row:
+                raise LexiconError(f"CSV lexicon line {line}: more fields than the header names")
+            options = {}
+            for key in _OPTIONS:
+                value = (row.get(key) or "").strip().lower()
+                if value:
+                    if value not in ("true", "false", "1", "0", "yes", "no"):
+                        raise LexiconError(f"CSV lexicon line {line}: {key} must be true or false, got {value!r}")
+                    options[key] = value in ("true", "1", "yes")
+            rows.append({"match": row["match"], "say": row["say"], **options})
+        return cls(rows)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Lexicon:
+        """A JSON (`.json`) or CSV (any other name) file of at most MAX_FILE_BYTES."""
+        path = Path(path)
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise LexiconError(f"cannot read lexicon file {path}: {exc.strerror}") from exc
+        if size > MAX_FILE_BYTES:
+            raise LexiconError(f"lexicon file {path} has {size} bytes; at most {MAX_FILE_BYTES} are allowed")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LexiconError(f"cannot read lexicon file {path}: {exc}") from exc
+        try:
+            if path.suffix.lower() == ".json":
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise LexiconError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+                return cls.from_json(data)
+            return cls.from_csv(text)
+        except LexiconError as exc:
+            raise LexiconError(f"{path}: {exc}") from exc
+
+
+def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
+    if isinstance(raw, LexiconRule):
+        rule = raw
+    else:
+        if not isinstance(raw, Mapping):
+            raise LexiconError(f"rule {i}: a rule is an object like {{\"match\": \"SQL\", \"say\": \"sequel\"}}")
+        unknown = set(raw) - {"match", "say", *_OPTIONS}
+        if unknown:
+            raise LexiconError(f"rule {i}: unknown fields {sorted(unknown)}")
+        for key in ("match", "say"):
+            if not isinstance(raw.get(key), str):
+                raise LexiconError(f"rule {i}: '{key}' must be a string")
+        for key in _OPTIONS:
+            if key in raw and not isinstance(raw[key], bool):
+                raise LexiconError(f"rule {i}: '{key}' must be true or false")
+        rule = LexiconRule(raw["match"], raw["say"], **{k: raw[k] for k in _OPTIONS if k in raw})
+    if not rule.match:
+        raise LexiconError(f"rule {i}: 'match' is empty")
+    if len(rule.match) > MAX_MATCH_CHARS:
+        raise LexiconError(f"rule {i}: 'match' has {len(rule.match)} characters; at most {MAX_MATCH_CHARS}")
+    if len(rule.say) > MAX_SAY_CHARS:
+        raise LexiconError(f"rule {i}: 'say' has {len(rule.say)} characters; at most {MAX_SAY_CHARS}")
+    if any(ord(c) < 32 and c not in "\t" for c in rule.match + rule.say):
+        raise LexiconError(f"rule {i}: control characters are not allowed")
+    return rule
+
+
+def _compile(i: int, rule: LexiconRule) -> regex.Pattern:
+    flags = regex.V1 if rule.regex else 0
+    if not rule.case_sensitive:
+        flags |= regex.IGNORECASE
+    source = rule.match if rule.regex else regex.escape(rule.match)
+    try:
+        pattern = regex.compile(source, flags)
+    except regex.error as exc:
+        raise LexiconError(f"rule {i}: invalid regex {rule.match!r}: {exc}") from exc
+    if rule.regex:
+        if pattern.fullmatch("") is not None:
+            raise LexiconError(f"rule {i}: regex {rule.match!r} matches the empty string")
+        try:
+            _check_groups(pattern, rule.say)
+        except (regex.error, IndexError) as exc:
+            raise LexiconError(f"rule {i}: 'say' refers to a group the regex does not have: {exc}") from exc
+    return pattern
+
+
+def _check_groups(pattern: regex.Pattern, say: str) -> None:
+    """Expanding `say` against a match with every group empty raises when a group is unknown."""
+    probe = regex.compile("(?:" + "()" * pattern.groups + ")")
+    names = pattern.groupindex
+    template = say
+    for name, index in names.items():
+        template = template.replace(f"\\g<{name}>", f"\\g<{index}>")
+    probe.match("").expand(template)
