@@ -24,6 +24,10 @@ class ServerSettings(BaseModel):
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
     # How long an HTTP request's body may take to arrive (408 after that).
     body_timeout_s: float = Field(default=10.0, gt=0)
+    # Messages one WebSocket may send a second on average, and at once; a client sending
+    # faster is read more slowly (nothing is dropped).
+    max_messages_per_s: float = Field(default=200.0, gt=0)
+    message_burst: int = Field(default=500, ge=1)
     # Text characters one turn (or one HTTP speech request) may carry in total.
     max_turn_text_chars: int = Field(default=100_000, ge=1)
     # Concurrent streams (WebSocket turns and HTTP requests) before new ones are refused;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import pydantic_core
 from pydantic import ValidationError
@@ -43,6 +44,29 @@ class RejectedMessage(Exception):
         self.error = ErrorMessage(code=code, message=message, retryable=retryable)
 
 
+class MessageBudget:
+    """A token bucket: `rate` messages a second on average, `burst` at once. The socket's
+    reader waits for a token instead of refusing the message, so a client sending faster is
+    slowed down by TCP flow control and loses nothing."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self._rate = rate
+        self._burst = burst
+        self._tokens = float(burst)
+        self._updated = time.monotonic()
+
+    async def take(self) -> None:
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._updated) * self._rate)
+        self._updated = now
+        if self._tokens < 1:
+            wait = (1 - self._tokens) / self._rate
+            await asyncio.sleep(wait)
+            self._updated += wait
+            self._tokens = 1.0
+        self._tokens -= 1
+
+
 class Connection:
     def __init__(self, websocket: WebSocket, state: ServerState) -> None:
         self._websocket = websocket
@@ -51,6 +75,8 @@ class Connection:
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task | None = None
         self._idle_since = 0.0
+        settings = state.settings
+        self._budget = MessageBudget(settings.max_messages_per_s, settings.message_burst)
 
     async def serve(self) -> None:
         await self._websocket.accept()
@@ -66,6 +92,10 @@ class Connection:
                     break
                 if message["type"] == "websocket.disconnect":
                     break
+                # Each socket waits for its own budget, then lets every other ready socket
+                # have a go before its next message: a flood slows only its sender.
+                await self._budget.take()
+                await asyncio.sleep(0)
                 try:
                     await self._handle(self._parse(message))
                 except RejectedMessage as rejected:

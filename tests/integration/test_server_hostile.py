@@ -195,3 +195,23 @@ async def test_an_idle_websocket_is_closed_but_a_running_turn_is_not(tight_serve
     assert closed.value.rcvd.code == 4408
     assert closed.value.rcvd.reason.startswith("idle_timeout")
     assert time.monotonic() - began < 8.0
+
+
+async def test_a_flooding_socket_is_slowed_down_and_others_are_not():
+    server = start_server(max_messages_per_s=50.0, message_burst=50)
+    try:
+        async with ws_connect(server.ws_url) as flooder, ws_connect(server.ws_url) as other:
+            began = time.monotonic()
+            await flooder.send(json.dumps({"type": "start", "normalize": False}))
+            for _ in range(250):  # 200 past the burst: 4 s at 50 a second
+                await flooder.send(json.dumps({"type": "text", "text": " "}))
+            await flooder.send(json.dumps({"type": "stop"}))
+            flood_done = asyncio.create_task(receive_until_done(flooder))
+            result = await speak(other, [TEXT])
+            assert not flood_done.done()  # the other socket's whole turn fitted in the flood
+            flooded = await flood_done
+        assert result.done["heard_text"] == TEXT
+        assert flooded.done["usage"]["characters_received"] == 250  # nothing was dropped
+        assert time.monotonic() - began >= 3.0  # read at the budget, not as fast as sent
+    finally:
+        server.stop()
