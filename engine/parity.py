@@ -4,8 +4,11 @@
 
 Runs every case of `CHECKPOINT_DIR/golden/cases.json` (format: shared/fixtures/README.md) through
 the engine's own loader, tokenizer and reference generator, and compares text token ids (exact),
-codes (exact) and the decoded waveform (max abs difference <= --wav-tol). Prints one line per case
-and, last, `parity: K/N cases identical`; exits 0 only when every case is identical.
+codes (exact) and the decoded waveform (max abs difference <= --wav-tol). Voice-cloning cases
+(Base checkpoints) build their voice from the case's reference recording - once per prompt id when
+cases reuse one - and also compare the transcript ids and reference codes (exact) and the x-vector
+(<= 1e-4). Prints one line per case and, last, `parity: K/N cases identical`; exits 0 only when
+every case is identical.
 """
 
 from __future__ import annotations
@@ -18,12 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import soundfile as sf
 import torch
 
 from engine.model import load_model
 from engine.model.generate import synthesize
 from engine.model.sampling import SamplingParams
 from engine.model.tts_model import Qwen3TTS
+from engine.model.voice_clone import ClonePrompt, make_clone_prompt
+
+X_VECTOR_TOL = 1e-4
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -57,10 +64,43 @@ def _first_difference(codes: np.ndarray, golden: np.ndarray, g: np.lib.npyio.Npz
     return f"codes differ first at frame {frame} codebook {book} ({codes[frame, book]} vs {golden[frame, book]}{margin})"
 
 
-def run_case(model: Qwen3TTS, golden_dir: Path, case: dict, wav_tol: float) -> CaseResult:
+def _clone(model: Qwen3TTS, golden_dir: Path, case: dict, prompts: dict[str, ClonePrompt]) -> ClonePrompt | None:
+    """The case's cloned voice (None for a preset-speaker case); reused prompts are built once."""
+    reused = case.get("voice_clone_prompt")
+    args = reused["create_voice_clone_prompt_args"] if reused else case["args"]
+    if "ref_audio" not in args:
+        return None
+    if reused and reused["prompt_id"] in prompts:
+        return prompts[reused["prompt_id"]]
+    audio, sample_rate = sf.read(golden_dir / args["ref_audio"], dtype="float32")
+    ref_text = None if args.get("x_vector_only_mode") else args.get("ref_text")
+    clone = make_clone_prompt(model, audio, sample_rate, ref_text)
+    if reused:
+        prompts[reused["prompt_id"]] = clone
+    return clone
+
+
+def _clone_problems(model: Qwen3TTS, clone: ClonePrompt, g: np.lib.npyio.NpzFile) -> list[str]:
+    problems = []
+    if clone.icl and "ref_ids" in g and list(clone.ref_ids) != g["ref_ids"].tolist()[3:-2]:
+        problems.append("ref_ids differ")
+    if clone.icl and "ref_code" in g and (clone.ref_codes.shape != g["ref_code"].shape or (clone.ref_codes.numpy() != g["ref_code"]).any()):
+        problems.append("ref_code differs")
+    error = float(np.abs(clone.x_vector.float().numpy() - g["ref_spk_embedding"]).max())
+    if not error <= X_VECTOR_TOL:
+        problems.append(f"x-vector max|d| {error:.2e} > {X_VECTOR_TOL:.0e}")
+    return problems
+
+
+def run_case(
+    model: Qwen3TTS, golden_dir: Path, case: dict, wav_tol: float, prompts: dict[str, ClonePrompt] | None = None
+) -> CaseResult:
     args = case["args"]
     g = np.load(golden_dir / case["npz"])
     problems = []
+    clone = _clone(model, golden_dir, case, {} if prompts is None else prompts)
+    if clone is not None:
+        problems += _clone_problems(model, clone, g)
     input_ids = model.tokenizer.assistant_ids(args["text"])
     if input_ids != g["input_ids"].tolist():
         problems.append(f"input_ids differ ({len(input_ids)} vs golden {len(g['input_ids'])})")
@@ -73,9 +113,10 @@ def run_case(model: Qwen3TTS, golden_dir: Path, case: dict, wav_tol: float) -> C
         speaker=args.get("speaker"),
         language=args.get("language") or "auto",
         instruct=instruct,
-        non_streaming_mode=bool(args.get("non_streaming_mode", True)),
+        non_streaming_mode=bool(args.get("non_streaming_mode", clone is None)),
         max_new_tokens=args.get("max_new_tokens"),
         sampling=_sampling(case, model),
+        clone=clone,
     )
     codes, golden = result.codes.numpy(), g["codes"]
     detail = f"codes {codes.shape[0]}x{codes.shape[1]}, ids {len(input_ids)}"
@@ -115,10 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.backends.cudnn.allow_tf32 = False
     model = load_model(args.checkpoint, device=args.device, dtype=DTYPES[args.dtype])
     identical = 0
+    prompts: dict[str, ClonePrompt] = {}
     for case in cases:
         start = time.perf_counter()
         try:
-            result = run_case(model, golden_dir, case, args.wav_tol)
+            result = run_case(model, golden_dir, case, args.wav_tol, prompts)
         except Exception as e:  # one broken case must not hide the others
             result = CaseResult(case.get("id", "?"), False, f"error: {type(e).__name__}: {e}")
         identical += result.identical

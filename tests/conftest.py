@@ -13,6 +13,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # CI lays a copy of shared/ beside the clone; VOICE_TTS_SHARED points elsewhere when needed.
 SHARED_DIR = Path(os.environ.get("VOICE_TTS_SHARED", REPO_ROOT.parent / "shared"))
 TINY_CHECKPOINT = SHARED_DIR / "fixtures" / "qwen3-tts-tiny-customvoice"
+BASE_CHECKPOINT = SHARED_DIR / "fixtures" / "qwen3-tts-tiny-base"
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +26,12 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_checkpoint(shared_dir: Path) -> Path:
     return TINY_CHECKPOINT
+
+
+@pytest.fixture(scope="session")
+def base_checkpoint(shared_dir: Path) -> Path:
+    """The tiny voice-cloning (Base) checkpoint with its golden clone cases."""
+    return BASE_CHECKPOINT
 
 
 @pytest.fixture(scope="session")

@@ -18,9 +18,18 @@ from engine.model.errors import CheckpointError
 
 MODEL_TYPE = "qwen3_tts"
 CODEC_TYPE = "qwen3_tts_tokenizer_12hz"
-# Voice cloning (`base`) needs the ECAPA speaker encoder and the Mimi codec encoder; this engine
-# serves the preset-speaker and voice-description checkpoints.
-SUPPORTED_TTS_MODEL_TYPES = ("custom_voice", "voice_design")
+SUPPORTED_TTS_MODEL_TYPES = ("custom_voice", "voice_design", "base")
+# The official speaker-encoder class defaults: published Base configs write only `enc_dim` and
+# `sample_rate` and rely on these for the rest (the weight shapes are checked against them).
+SPEAKER_ENCODER_DEFAULTS: dict[str, Any] = {
+    "mel_dim": 128,
+    "enc_channels": [512, 512, 512, 512, 1536],
+    "enc_kernel_sizes": [5, 3, 3, 3, 1],
+    "enc_dilations": [1, 2, 3, 4, 1],
+    "enc_attention_channels": 128,
+    "enc_res2net_scale": 8,
+    "enc_se_channels": 128,
+}
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,46 @@ class CodecConfig:
 
 
 @dataclass(frozen=True)
+class SpeakerEncoderConfig:
+    """The ECAPA-TDNN x-vector model of a voice-cloning (`base`) checkpoint."""
+
+    mel_dim: int
+    channels: tuple[int, ...]
+    kernel_sizes: tuple[int, ...]
+    dilations: tuple[int, ...]
+    attention_channels: int
+    res2net_scale: int
+    se_channels: int
+    enc_dim: int
+    sample_rate: int
+
+
+@dataclass(frozen=True)
+class CodecEncoderConfig:
+    """The speech tokenizer's Mimi encoder (waveform -> reference codes), `base` checkpoints only."""
+
+    transformer: TransformerConfig  # LayerNorm + GELU MLP layers; rms_norm_eps holds the LayerNorm eps
+    num_filters: int
+    kernel_size: int
+    residual_kernel_size: int
+    last_kernel_size: int
+    num_residual_layers: int
+    dilation_growth_rate: int
+    compress: int
+    ratios: tuple[int, ...]  # SEANet downsampling ratios, in encoder order
+    num_quantizers: int
+    num_semantic_quantizers: int
+    codebook_size: int
+    codebook_dim: int
+    quantizer_dim: int
+    valid_quantizers: int  # codebooks kept (the first `num_code_groups`)
+    pad_mode: str
+    sample_rate: int
+    samples_per_frame: int
+    frame_stride: int  # the downsample convolution's stride (SEANet rate -> frame rate)
+
+
+@dataclass(frozen=True)
 class ModelConfig:
     tts_model_type: str
     tts_model_size: str
@@ -98,11 +147,20 @@ class ModelConfig:
     talker: TalkerConfig
     code_predictor: CodePredictorConfig
     codec: CodecConfig
+    speaker_encoder: SpeakerEncoderConfig | None = None  # base checkpoints only
+    codec_encoder: CodecEncoderConfig | None = None  # base checkpoints only
 
     @property
     def supports_instruct(self) -> bool:
-        # The official wrapper drops `instruct` for the 0.6B CustomVoice model.
+        # The official wrapper drops `instruct` for the 0.6B CustomVoice model; voice cloning
+        # passes none.
+        if self.tts_model_type == "base":
+            return False
         return not (self.tts_model_type == "custom_voice" and self.tts_model_size == "0b6")
+
+    @property
+    def supports_cloning(self) -> bool:
+        return self.tts_model_type == "base"
 
     @property
     def languages(self) -> list[str]:
@@ -289,6 +347,91 @@ def _codec(folder: Path) -> CodecConfig:
     return cfg
 
 
+def _speaker_encoder(top: _Fields, talker_hidden: int) -> SpeakerEncoderConfig:
+    given = top.child("speaker_encoder_config")
+    f = _Fields({**SPEAKER_ENCODER_DEFAULTS, **given.data}, given.file, given.path)
+    cfg = SpeakerEncoderConfig(
+        mel_dim=f.integer("mel_dim"),
+        channels=f.int_list("enc_channels"),
+        kernel_sizes=f.int_list("enc_kernel_sizes"),
+        dilations=f.int_list("enc_dilations"),
+        attention_channels=f.integer("enc_attention_channels"),
+        res2net_scale=f.integer("enc_res2net_scale"),
+        se_channels=f.integer("enc_se_channels"),
+        enc_dim=f.integer("enc_dim"),
+        sample_rate=f.integer("sample_rate"),
+    )
+    if not len(cfg.channels) == len(cfg.kernel_sizes) == len(cfg.dilations) >= 3:
+        raise CheckpointError(f"{f.file}: speaker_encoder_config enc_channels, enc_kernel_sizes and enc_dilations must have the same length (>= 3)")
+    if any(c % cfg.res2net_scale for c in cfg.channels[1:-1]):
+        raise CheckpointError(f"{f.file}: speaker_encoder_config channels must be multiples of enc_res2net_scale")
+    if cfg.enc_dim != talker_hidden:
+        # The x-vector goes unprojected into a talker row.
+        raise CheckpointError(f"{f.file}: speaker_encoder_config.enc_dim {cfg.enc_dim} differs from the talker hidden size {talker_hidden}")
+    return cfg
+
+
+def _codec_encoder(folder: Path, num_code_groups: int) -> CodecEncoderConfig:
+    file = folder / "speech_tokenizer" / "config.json"
+    top = _Fields(read_json(file), file)
+    e = top.child("encoder_config")
+    act = e.get("hidden_act", str)
+    if act != "gelu":
+        raise CheckpointError(f"{file}: encoder_config.hidden_act is {act!r}; only 'gelu' is supported")
+    if not e.get("use_causal_conv", bool) or e.get("use_conv_shortcut", bool):
+        raise CheckpointError(f"{file}: encoder_config must use causal convolutions without conv shortcuts")
+    pad_mode = e.get("pad_mode", str)
+    if pad_mode not in ("constant", "replicate", "reflect"):
+        raise CheckpointError(f"{file}: encoder_config.pad_mode {pad_mode!r} is not supported")
+    heads = e.integer("num_attention_heads")
+    hidden = e.integer("hidden_size")
+    transformer = TransformerConfig(
+        num_layers=e.integer("num_hidden_layers"),
+        hidden_size=hidden,
+        num_heads=heads,
+        num_kv_heads=e.integer("num_key_value_heads"),
+        head_dim=e.data.get("head_dim") or hidden // heads,
+        intermediate_size=e.integer("intermediate_size"),
+        rms_norm_eps=e.number("norm_eps"),
+        rope_theta=e.number("rope_theta"),
+        attention_bias=e.get("attention_bias", bool),
+    )
+    ratios = tuple(reversed(e.int_list("upsampling_ratios")))
+    sample_rate = e.integer("sampling_rate")
+    frame_rate = e.number("_frame_rate") if "_frame_rate" in e.data else e.number("frame_rate")
+    seanet_rate = math.ceil(sample_rate / math.prod(ratios))
+    cfg = CodecEncoderConfig(
+        transformer=transformer,
+        num_filters=e.integer("num_filters"),
+        kernel_size=e.integer("kernel_size"),
+        residual_kernel_size=e.integer("residual_kernel_size"),
+        last_kernel_size=e.integer("last_kernel_size"),
+        num_residual_layers=e.integer("num_residual_layers"),
+        dilation_growth_rate=e.integer("dilation_growth_rate"),
+        compress=e.integer("compress"),
+        ratios=ratios,
+        num_quantizers=e.integer("num_quantizers"),
+        num_semantic_quantizers=e.integer("num_semantic_quantizers"),
+        codebook_size=e.integer("codebook_size"),
+        codebook_dim=e.integer("codebook_dim"),
+        quantizer_dim=e.integer("vector_quantization_hidden_dimension"),
+        valid_quantizers=top.integer("encoder_valid_num_quantizers"),
+        pad_mode=pad_mode,
+        sample_rate=top.integer("input_sample_rate"),
+        samples_per_frame=top.integer("encode_downsample_rate"),
+        frame_stride=round(seanet_rate / frame_rate),
+    )
+    if cfg.sample_rate != sample_rate:
+        raise CheckpointError(f"{file}: input_sample_rate {cfg.sample_rate} differs from encoder_config.sampling_rate {sample_rate}")
+    if cfg.valid_quantizers != num_code_groups or cfg.valid_quantizers > cfg.num_quantizers:
+        raise CheckpointError(
+            f"{file}: encoder_valid_num_quantizers {cfg.valid_quantizers} must equal the talker's {num_code_groups} code groups"
+        )
+    if math.prod(ratios) * cfg.frame_stride != cfg.samples_per_frame:
+        raise CheckpointError(f"{file}: the encoder downsamples by {math.prod(ratios) * cfg.frame_stride}, not encode_downsample_rate {cfg.samples_per_frame}")
+    return cfg
+
+
 def read_config(folder: Path) -> ModelConfig:
     """Parse and cross-check the three config files of a checkpoint folder."""
     folder = Path(folder)
@@ -303,8 +446,7 @@ def read_config(folder: Path) -> ModelConfig:
     tts_type = top.get("tts_model_type", str)
     if tts_type not in SUPPORTED_TTS_MODEL_TYPES:
         raise CheckpointError(
-            f"{file}: tts_model_type is {tts_type!r}; supported: {', '.join(SUPPORTED_TTS_MODEL_TYPES)} "
-            "(voice-cloning 'base' checkpoints are not served by this engine)"
+            f"{file}: tts_model_type is {tts_type!r}; supported: {', '.join(SUPPORTED_TTS_MODEL_TYPES)}"
         )
     t = top.child("talker_config")
     talker = _talker(t)
@@ -327,6 +469,8 @@ def read_config(folder: Path) -> ModelConfig:
         talker=talker,
         code_predictor=code_predictor,
         codec=codec,
+        speaker_encoder=_speaker_encoder(top, talker.layers.hidden_size) if tts_type == "base" else None,
+        codec_encoder=_codec_encoder(folder, talker.num_code_groups) if tts_type == "base" else None,
     )
     _cross_check(cfg, file)
     return cfg

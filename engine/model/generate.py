@@ -5,7 +5,8 @@ feeds it the whole text at once, which is what the official `generate_custom_voi
 is what the parity goldens are checked against. A batching runtime follows the same state machine
 per stream (see `steps`):
 
-    waiting for x_0 -> prefill the tail row -> sample code 0 of frame 0
+    waiting for the tail's text (x_0; an ICL clone: transcript + first target tokens, or the
+    end of the text) -> prefill the tail -> sample code 0 of frame 0
     loop:  predict frame t (emit it)
            text row for step t known?  no  -> pause (keep the frame embedding; never feed pad)
                                        yes -> talker step -> sample code 0 of frame t+1
@@ -31,6 +32,7 @@ from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_proc
 from engine.model.steps import frame_embedding, predict_codes, prefill, talker_logits, talker_step
 from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
+from engine.model.voice_clone import ClonePrompt
 
 Layout = Literal["streaming", "non_streaming"]
 StopReason = Literal["eos", "max_new_tokens", "empty_text"]
@@ -66,6 +68,7 @@ class StreamingGenerator:
     `max_new_tokens` counts sampled code-0 ids (frames = max_new_tokens - 1 when it is hit).
     `forced_codes` [T, G] makes the stream follow given codes (teacher forcing, then EOS) and
     `record_logits` keeps the raw talker and predictor logits of every step, for numerical checks.
+    `clone` speaks a cloned voice (Base checkpoints) instead of a preset speaker.
     """
 
     def __init__(
@@ -81,10 +84,11 @@ class StreamingGenerator:
         instruct_ids: list[int] | None = None,
         forced_codes: Tensor | None = None,
         record_logits: bool = False,
+        clone: ClonePrompt | None = None,
     ) -> None:
         self.model = model
         cfg = model.config
-        self.voice = Voice.resolve(cfg, speaker, language, instruct)
+        self.voice = Voice.resolve(cfg, speaker, language, instruct, clone)
         self.layout = layout
         self.sampling = (sampling or SamplingParams.from_generation_config(model.generation_config)).with_seed()
         self.max_new_tokens = int(model.generation_config["max_new_tokens"]) if max_new_tokens is None else max_new_tokens
@@ -106,7 +110,11 @@ class StreamingGenerator:
         self._groups = groups
 
         self.text_ids: list[int] = []
-        self._text_rows: list[Tensor] = []  # P(x_1), P(x_2), ... (streaming layout)
+        # The text track is the voice's transcript (ICL clones) followed by the text; the tail
+        # takes its first K rows (K = codec rows), decoding the rest.
+        self._reference_ids = list(self.voice.reference_ids)
+        self._codec_rows = prompt.codec_rows(model, self.voice)
+        self._text_rows: list[Tensor] = []  # track rows K, K+1, ... (streaming layout)
         self.text_ended = False
         self._count = 0  # sampled codebook-0 ids (excluding a final EOS)
         self._phase = _Phase.AWAIT_FIRST
@@ -121,7 +129,7 @@ class StreamingGenerator:
         self.talker_logits: list[Tensor] = []
         self.predictor_logits: list[Tensor] = []
 
-        rows = prompt.prefix_rows(model, self.codec_prefix_ids, self.instruct_ids)
+        rows = prompt.voice_prefix_rows(model, self.voice, self.instruct_ids)
         self._cache = KVCache.allocate(cfg.talker.layers, 1, rows.shape[0] + 64, device, model.dtype)
         self._length = 0
         self._prefill(rows)
@@ -136,16 +144,20 @@ class StreamingGenerator:
         """Rows written before the first decode step (valid once frame 0's code 0 is sampled)."""
         return self._prefill_len
 
+    @property
+    def _track(self) -> list[int]:
+        return self._reference_ids + self.text_ids
+
     def push_text(self, ids: Sequence[int]) -> None:
         if self.text_ended:
             raise RuntimeError("text already ended")
-        start = len(self.text_ids)
+        start = len(self._reference_ids) + len(self.text_ids)
         self.text_ids.extend(int(i) for i in ids)
         if self.layout == "streaming":
-            # Rows of x_1.. are projected per push, in one call: pushing the whole text at once
-            # groups them as the official code does (x_0 alone, the rest together), which keeps
-            # reduced-precision GEMMs rounding alike.
-            trailing = self.text_ids[max(start, 1) :]
+            # Track rows after the tail are projected per push, in one call: pushing the whole
+            # text at once groups them as the official code does for a preset (x_0 alone, the
+            # rest together), which keeps reduced-precision GEMMs rounding alike.
+            trailing = self._track[max(start, self._codec_rows.shape[0]) :]
             if trailing:
                 self._text_rows.extend(prompt.text_rows(self.model, trailing).unbind(0))
 
@@ -206,20 +218,17 @@ class StreamingGenerator:
         self._cache = grown
 
     def _start(self) -> bool:
+        if self.text_ended and not self.text_ids:
+            self._finish("empty_text")
+            return True
         if self.layout == "streaming":
-            if not self.text_ids:
-                if self.text_ended:
-                    self._finish("empty_text")
-                    return True
+            if len(self._track) < self._codec_rows.shape[0] and not self.text_ended:
                 return False
-            tail = prompt.streaming_tail(self.model, self.text_ids[0])
+            tail = prompt.streaming_head(self.model, self._track, self._codec_rows, self.text_ended)
         else:
             if not self.text_ended:
                 return False
-            if not self.text_ids:
-                self._finish("empty_text")
-                return True
-            tail = prompt.non_streaming_tail(self.model, self.text_ids)
+            tail = prompt.non_streaming_rows(self.model, self._track, self._codec_rows)
         self._hidden = self._prefill(tail)
         self._prefill_len = self._length
         self._sample_code0()
@@ -290,11 +299,12 @@ class StreamingGenerator:
         if self.layout == "non_streaming":
             return "pad", self.model.tts_pad_embed
         t = len(self.frames) - 1
-        if t + 1 < len(self.text_ids):
+        index, length = self._codec_rows.shape[0] + t, len(self._reference_ids) + len(self.text_ids)
+        if index < length:
             return "text", self._text_rows[t]
         if not self.text_ended:
             return None
-        if t + 1 == len(self.text_ids):
+        if index == length:
             return "eos", self.model.tts_eos_embed
         return "pad", self.model.tts_pad_embed
 
@@ -331,11 +341,12 @@ def generate(
     text_ids: list[int] | None = None,
     instruct_ids: list[int] | None = None,
     record_logits: bool = False,
+    clone: ClonePrompt | None = None,
 ) -> Generation:
-    """What the official `generate_custom_voice` / `generate_voice_design` compute for one text
-    (codes only; see `synthesize` for audio). `non_streaming_mode=False` selects the streaming
-    layout. text_ids / instruct_ids override tokenization (to separate model parity from
-    tokenizer parity)."""
+    """What the official `generate_custom_voice` / `generate_voice_design` / `generate_voice_clone`
+    compute for one text (codes only; see `synthesize` for audio). `non_streaming_mode=False`
+    selects the streaming layout. text_ids / instruct_ids override tokenization (to separate model
+    parity from tokenizer parity)."""
     with torch.inference_mode():
         stream = StreamingGenerator(
             model,
@@ -347,6 +358,7 @@ def generate(
             max_new_tokens=max_new_tokens,
             instruct_ids=instruct_ids,
             record_logits=record_logits,
+            clone=clone,
         )
         stream.push_text(text_ids if text_ids is not None else model.tokenizer.text_ids(text))
         stream.end_text()
@@ -354,8 +366,20 @@ def generate(
 
 
 def synthesize(model: Qwen3TTS, text: str, **kwargs) -> tuple[Generation, Tensor]:
-    """`generate` plus a whole-sequence codec decode: (generation, float32 samples on the CPU)."""
+    """`generate` plus a whole-sequence codec decode: (generation, float32 samples on the CPU).
+
+    An ICL clone's reference frames are the decoder's left context: the official wrapper decodes
+    them followed by the new frames and cuts `int(F / (F + T) * samples)` samples, which is
+    F * samples_per_frame up to float rounding (replicated for exact lengths)."""
     result = generate(model, text, **kwargs)
+    clone: ClonePrompt | None = kwargs.get("clone")
+    if not len(result.codes):
+        return result, torch.zeros(0)
+    codes = result.codes
+    if clone is not None and clone.icl:
+        codes = torch.cat((clone.ref_codes, codes), dim=0)
     with torch.inference_mode():
-        wav = model.codec.decode(result.codes.to(model.device)).cpu() if len(result.codes) else torch.zeros(0)
+        wav = model.codec.decode(codes.to(model.device)).cpu()
+    if clone is not None and clone.icl:
+        wav = wav[int(len(clone.ref_codes) / len(codes) * wav.shape[0]) :]
     return result, wav

@@ -6,7 +6,10 @@ Layout (as published on the Hugging Face hub):
     model.safetensors | model.safetensors.index.json + shards     talker + code predictor
     vocab.json, merges.txt, tokenizer_config.json                  text tokenizer
     speech_tokenizer/config.json
-    speech_tokenizer/model.safetensors (or sharded)                codec (decoder used; encoder ignored)
+    speech_tokenizer/model.safetensors (or sharded)                codec (decoder; encoder for base)
+
+Base (voice-cloning) checkpoints also carry the speaker encoder in `model.safetensors` and need
+the codec's Mimi encoder; other checkpoints skip both.
 
 Before any tensor is read, every file is checked and every tensor's name and shape is compared
 with what the config implies (`weight_layout`), so a wrong or damaged folder fails fast with a
@@ -33,7 +36,16 @@ from engine.model.errors import CheckpointError
 from engine.model.talker import Talker
 from engine.model.text import TOKENIZER_FILES, Split, TextTokenizer
 from engine.model.tts_model import Qwen3TTS
-from engine.model.weight_layout import Shapes, codec_shapes, is_unused_codec_tensor, is_unused_model_tensor, model_shapes
+from engine.model.codec_encoder import CodecEncoder
+from engine.model.speaker_encoder import SpeakerEncoder
+from engine.model.weight_layout import (
+    Shapes,
+    codec_encoder_shapes,
+    codec_shapes,
+    is_unused_codec_tensor,
+    is_unused_model_tensor,
+    model_shapes,
+)
 
 _FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
 _PROGRESS_MIN_BYTES = 256 * 2**20
@@ -73,8 +85,14 @@ def load_model(
     generation_config = read_generation_config(folder)
     tokenizer = TextTokenizer(folder, config, split)
 
-    model_tensors = _inspect(_weight_files(folder), model_shapes(config), ignore=is_unused_model_tensor)
-    codec_tensors = _inspect(_weight_files(folder / "speech_tokenizer"), codec_shapes(config.codec), ignore=is_unused_codec_tensor)
+    cloning = config.supports_cloning
+    model_tensors = _inspect(_weight_files(folder), model_shapes(config), ignore=lambda key: is_unused_model_tensor(key, cloning))
+    codec_expected = codec_shapes(config.codec)
+    if config.codec_encoder is not None:
+        codec_expected |= codec_encoder_shapes(config.codec_encoder)
+    codec_tensors = _inspect(
+        _weight_files(folder / "speech_tokenizer"), codec_expected, ignore=lambda key: is_unused_codec_tensor(key, cloning)
+    )
     total = sum(_nbytes(info) for info in (*model_tensors.values(), *codec_tensors.values()))
     show = progress if progress is not None else total >= _PROGRESS_MIN_BYTES
     with tqdm(total=total, unit="B", unit_scale=True, desc=f"loading {folder.name}", disable=not show) as bar:
@@ -89,6 +107,8 @@ def load_model(
         codec=CodecDecoder(config.codec, codec_weights, device, dtype),
         device=device,
         dtype=dtype,
+        speaker_encoder=SpeakerEncoder(config.speaker_encoder, weights) if config.speaker_encoder else None,
+        codec_encoder=CodecEncoder(config.codec_encoder, codec_weights, device) if config.codec_encoder else None,
     )
 
 

@@ -133,6 +133,14 @@ class TextTokenizer:
             raise ValueError(f"text {text[:40]!r} merges with the assistant role prefix; strip leading line breaks")
         return ids[3:-5]
 
+    def reference_ids(self, transcript: str) -> list[int]:
+        """A cloned voice's transcript tokens: `<|im_start|>assistant\n{transcript}<|im_end|>\n`
+        tokenized, ids[3:-2] (the official slicing)."""
+        ids = self.encode(f"<|im_start|>assistant\n{transcript}<|im_end|>\n")
+        if ids[:3] != self.role_ids:
+            raise ValueError(f"transcript {transcript[:40]!r} merges with the assistant role prefix; strip leading line breaks")
+        return ids[3:-2]
+
     def instruct_ids(self, instruct: str) -> list[int]:
         """The instruct rows: `<|im_start|>user\\n{instruct}<|im_end|>\\n`, used whole."""
         return self.encode(f"<|im_start|>user\n{instruct}<|im_end|>\n")

@@ -1,4 +1,5 @@
-"""A loaded Qwen3-TTS checkpoint: config, tokenizer, talker, code predictor and codec decoder."""
+"""A loaded Qwen3-TTS checkpoint: config, tokenizer, talker, code predictor, codec decoder and, for
+voice-cloning checkpoints, the speaker encoder and codec encoder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from torch import Tensor
 
 from engine.model.code_predictor import CodePredictor
 from engine.model.codec import CodecDecoder
+from engine.model.codec_encoder import CodecEncoder
 from engine.model.config import ModelConfig
+from engine.model.speaker_encoder import SpeakerEncoder
 from engine.model.talker import Talker
 from engine.model.text import TextTokenizer
 
@@ -25,6 +28,8 @@ class Qwen3TTS:
     codec: CodecDecoder
     device: torch.device
     dtype: torch.dtype
+    speaker_encoder: SpeakerEncoder | None = None  # base checkpoints: reference audio -> x-vector
+    codec_encoder: CodecEncoder | None = None  # base checkpoints: reference audio -> reference codes
     # Text-track vectors P(<tts_text_bos>), P(<tts_text_eod>), P(<tts_pad>) [hidden]. Computed
     # through the model's own embedding + MLP in the model dtype, as the official code does:
     # vectors exported at another precision shift near-ties in the code predictor.

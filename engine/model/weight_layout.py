@@ -6,15 +6,15 @@ and `bench/make_random_checkpoint.py` (which writes exactly these tensors).
 
 from __future__ import annotations
 
-from engine.model.config import CodecConfig, ModelConfig, TransformerConfig
+from engine.model.config import CodecConfig, CodecEncoderConfig, ModelConfig, SpeakerEncoderConfig, TransformerConfig
 
 Shapes = dict[str, tuple[int, ...]]
 
 # Tensors a file may hold that inference never reads, skipped instead of reported as unexpected:
-# the speaker encoder (built by the official classes only for voice-cloning checkpoints), rotary
-# frequency buffers some exports persist, and in the speech tokenizer the Mimi encoder and the
-# quantizers' encode-side projections.
-UNUSED_SUFFIXES = ("rotary_emb.inv_freq",)
+# rotary frequency buffers some exports persist, the quantizers' encode-side projections, Mimi's
+# `initialized` flags, and - in checkpoints that do not clone voices - the speaker encoder and the
+# Mimi encoder.
+UNUSED_SUFFIXES = ("rotary_emb.inv_freq", "codebook.initialized")
 MODEL_UNUSED_PREFIXES = ("speaker_encoder.",)
 CODEC_UNUSED_PREFIXES = ("encoder.",)
 
@@ -68,6 +68,91 @@ def model_shapes(cfg: ModelConfig) -> Shapes:
     if cph != h:
         shapes["talker.code_predictor.small_to_mtp_projection.weight"] = (cph, h)
         shapes["talker.code_predictor.small_to_mtp_projection.bias"] = (cph,)
+    if cfg.speaker_encoder is not None:
+        shapes |= speaker_encoder_shapes(cfg.speaker_encoder)
+    return shapes
+
+
+def _conv(prefix: str, c_out: int, c_in: int, kernel: int, bias: bool = True) -> Shapes:
+    shapes: Shapes = {prefix + "weight": (c_out, c_in, kernel)}
+    if bias:
+        shapes[prefix + "bias"] = (c_out,)
+    return shapes
+
+
+def speaker_encoder_shapes(c: SpeakerEncoderConfig) -> Shapes:
+    """`speaker_encoder.*` of a base checkpoint's `model.safetensors` (ECAPA-TDNN)."""
+    p = "speaker_encoder."
+    ch = c.channels
+    shapes = _conv(f"{p}blocks.0.conv.", ch[0], c.mel_dim, c.kernel_sizes[0])
+    for i in range(1, len(ch) - 1):
+        b = f"{p}blocks.{i}."
+        part = ch[i] // c.res2net_scale
+        shapes |= _conv(b + "tdnn1.conv.", ch[i], ch[i - 1], 1)
+        for j in range(c.res2net_scale - 1):
+            shapes |= _conv(f"{b}res2net_block.blocks.{j}.conv.", part, part, c.kernel_sizes[i])
+        shapes |= _conv(b + "tdnn2.conv.", ch[i], ch[i], 1)
+        shapes |= _conv(b + "se_block.conv1.", c.se_channels, ch[i], 1)
+        shapes |= _conv(b + "se_block.conv2.", ch[i], c.se_channels, 1)
+    shapes |= _conv(f"{p}mfa.conv.", ch[-1], ch[-1], c.kernel_sizes[-1])
+    shapes |= _conv(f"{p}asp.tdnn.conv.", c.attention_channels, ch[-1] * 3, 1)
+    shapes |= _conv(f"{p}asp.conv.", ch[-1], c.attention_channels, 1)
+    shapes |= _conv(f"{p}fc.", c.enc_dim, ch[-1] * 2, 1)
+    return shapes
+
+
+def codec_encoder_layers(c: CodecEncoderConfig) -> list[tuple[str, int, int, int, int, int]]:
+    """The SEANet encoder's convolutions in order: (name, in, out, kernel, stride, dilation);
+    `block` names are residual-unit convolutions, applied inside their unit."""
+    layers = [("encoder.encoder.layers.0.", 1, c.num_filters, c.kernel_size, 1, 1)]
+    index, channels = 1, c.num_filters
+    for ratio in c.ratios:
+        for j in range(c.num_residual_layers):
+            hidden = channels // c.compress
+            unit = f"encoder.encoder.layers.{index}.block."
+            layers.append((unit + "1.", channels, hidden, c.residual_kernel_size, 1, c.dilation_growth_rate**j))
+            layers.append((unit + "3.", hidden, channels, 1, 1, 1))
+            index += 1
+        index += 1  # ELU
+        layers.append((f"encoder.encoder.layers.{index}.", channels, channels * 2, ratio * 2, ratio, 1))
+        index += 1
+        channels *= 2
+    index += 1  # ELU
+    layers.append((f"encoder.encoder.layers.{index}.", channels, c.transformer.hidden_size, c.last_kernel_size, 1, 1))
+    return layers
+
+
+def codec_encoder_shapes(c: CodecEncoderConfig) -> Shapes:
+    """`encoder.*` of `speech_tokenizer/model.safetensors`: the Mimi encoder (base checkpoints)."""
+    shapes: Shapes = {}
+    for name, c_in, c_out, kernel, _, _ in codec_encoder_layers(c):
+        shapes |= _conv(name + "conv.", c_out, c_in, kernel)
+    tr, h = c.transformer, c.transformer.hidden_size
+    for i in range(tr.num_layers):
+        p = f"encoder.encoder_transformer.layers.{i}."
+        for norm in ("input_layernorm.", "post_attention_layernorm."):
+            shapes[p + norm + "weight"] = (h,)
+            shapes[p + norm + "bias"] = (h,)
+        q_out, kv_out = tr.num_heads * tr.head_dim, tr.num_kv_heads * tr.head_dim
+        for proj, shape in (("q", (q_out, h)), ("k", (kv_out, h)), ("v", (kv_out, h)), ("o", (h, q_out))):
+            shapes[f"{p}self_attn.{proj}_proj.weight"] = shape
+            if tr.attention_bias:
+                shapes[f"{p}self_attn.{proj}_proj.bias"] = (shape[0],)
+        shapes[p + "mlp.fc1.weight"] = (tr.intermediate_size, h)
+        shapes[p + "mlp.fc2.weight"] = (h, tr.intermediate_size)
+        shapes[p + "self_attn_layer_scale.scale"] = (h,)
+        shapes[p + "mlp_layer_scale.scale"] = (h,)
+    shapes["encoder.downsample.conv.weight"] = (h, h, 2 * c.frame_stride)
+    q = "encoder.quantizer."
+    for group, count in (
+        ("semantic_residual_vector_quantizer", c.num_semantic_quantizers),
+        ("acoustic_residual_vector_quantizer", c.num_quantizers - c.num_semantic_quantizers),
+    ):
+        shapes[f"{q}{group}.input_proj.weight"] = (c.quantizer_dim, h, 1)
+        shapes[f"{q}{group}.output_proj.weight"] = (h, c.quantizer_dim, 1)
+        for k in range(count):
+            shapes[f"{q}{group}.layers.{k}.codebook.embed_sum"] = (c.codebook_size, c.codebook_dim)
+            shapes[f"{q}{group}.layers.{k}.codebook.cluster_usage"] = (c.codebook_size,)
     return shapes
 
 
@@ -151,10 +236,10 @@ def codec_shapes(c: CodecConfig) -> Shapes:
     return shapes
 
 
-def is_unused_model_tensor(key: str) -> bool:
-    return key.startswith(MODEL_UNUSED_PREFIXES) or key.endswith(UNUSED_SUFFIXES)
+def is_unused_model_tensor(key: str, cloning: bool = False) -> bool:
+    return (not cloning and key.startswith(MODEL_UNUSED_PREFIXES)) or key.endswith(UNUSED_SUFFIXES)
 
 
-def is_unused_codec_tensor(key: str) -> bool:
+def is_unused_codec_tensor(key: str, cloning: bool = False) -> bool:
     encode_side = key.startswith("decoder.quantizer.") and key.endswith(".input_proj.weight")
-    return key.startswith(CODEC_UNUSED_PREFIXES) or key.endswith(UNUSED_SUFFIXES) or encode_side
+    return (not cloning and key.startswith(CODEC_UNUSED_PREFIXES)) or key.endswith(UNUSED_SUFFIXES) or encode_side

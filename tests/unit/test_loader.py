@@ -136,10 +136,18 @@ def test_wrong_model_type(folder):
         load_model(folder)
 
 
-def test_voice_clone_checkpoint_is_refused(folder):
+def test_base_checkpoint_without_its_encoders_is_refused(folder):
+    """A CustomVoice folder relabelled `base`: the speaker encoder tensors are missing."""
     rewrite_config(folder, lambda c: c.update(tts_model_type="base"))
-    with pytest.raises(CheckpointError, match="tts_model_type is 'base'"):
+    with pytest.raises(CheckpointError, match=r"missing tensor\(s\): speaker_encoder\.blocks\.0\.conv\.weight"):
         load_model(folder)
+
+
+def test_base_checkpoint_loads_its_encoders(base_checkpoint):
+    model = load_model(base_checkpoint)
+    assert model.config.supports_cloning and not model.config.supports_instruct
+    assert model.speaker_encoder is not None and model.codec_encoder is not None
+    assert model.config.speaker_encoder.enc_dim == model.config.talker.layers.hidden_size == 48
 
 
 def test_wrong_codec_type(folder):

@@ -50,11 +50,13 @@ def test_unknown_speaker_and_language_are_named(model):
         Voice.resolve(model.config, "eric", "sichuan_dialect", None)
 
 
-def test_instruct_on_a_small_custom_voice_model_is_refused(model):
+def test_instruct_on_a_small_custom_voice_model_is_ignored_with_a_warning(model, caplog):
     small = dataclasses.replace(model.config, tts_model_size="0b6")
-    with pytest.raises(ValueError, match="does not accept an instruct"):
-        Voice.resolve(small, "ryan", "english", "Speak slowly.")
-    assert Voice.resolve(small, "ryan", "english", None).instruct is None
+    assert not small.supports_instruct
+    with caplog.at_level("WARNING", logger="engine.model.prompt"):
+        assert Voice.resolve(small, "ryan", "english", "Speak slowly.").instruct is None
+    assert "ignoring the instruct" in caplog.text
+    assert Voice.resolve(model.config, "ryan", "english", "Speak slowly.").instruct == "Speak slowly."
 
 
 def test_prefix_rows_layout(model):
@@ -75,11 +77,14 @@ def test_prefix_rows_layout(model):
 
 def test_tails(model):
     c = model.config.talker
-    tail = prompt.streaming_tail(model, 292)
+    codec = prompt.codec_rows(model, Voice.resolve(model.config, "ryan", "english", None))
+    assert codec.shape[0] == 1
+    tail = prompt.streaming_head(model, [292, 639], codec, text_ended=False)
+    assert tail.shape[0] == 1
     torch.testing.assert_close(
         tail[0], model.talker.project_text(torch.tensor(292)) + model.talker.embed_codec(torch.tensor(c.codec_bos_id))
     )
-    rows = prompt.non_streaming_tail(model, [292, 639, 13])
+    rows = prompt.non_streaming_rows(model, [292, 639, 13], codec)
     assert rows.shape[0] == 3 + 2
     torch.testing.assert_close(rows[3], model.tts_eos_embed + model.talker.embed_codec(torch.tensor(c.codec_pad_id)))
     torch.testing.assert_close(rows[4], model.tts_pad_embed + model.talker.embed_codec(torch.tensor(c.codec_bos_id)))

@@ -47,7 +47,8 @@ def run_batched(model, goldens):
         rows = prompt.prefix_rows(model, voice.codec_prefix_ids(model.config), instruct_ids)
         hidden_prefix = prefill(model, rows, cache, slot)  # voice part first, as a prefix cache would
         assert hidden_prefix.shape == (cfg.layers.hidden_size,)
-        tail = prompt.streaming_tail(model, ids[0]) if streaming else prompt.non_streaming_tail(model, ids)
+        codec = prompt.codec_rows(model, voice)
+        tail = prompt.streaming_head(model, ids, codec, True) if streaming else prompt.non_streaming_rows(model, ids, codec)
         hidden.append(prefill(model, tail, cache, slot, start=rows.shape[0]))
         lengths.append(rows.shape[0] + tail.shape[0])
         if streaming:

@@ -6,17 +6,20 @@ is still open) and resumes with its KV cache intact; audio is decoded frame by f
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile as sf
 import torch
 
 from engine.model import load_model
 from engine.model.generate import StreamingGenerator
 from engine.model.sampling import SamplingParams
+from engine.model.voice_clone import codec_context, make_clone_prompt
 
 STREAMING_CASES = {
     "A02_en_ryan_english_stream": ("Ryan", "English", None, 100),
@@ -43,15 +46,21 @@ def model(tiny_checkpoint: Path):
     return load_model(tiny_checkpoint)
 
 
-def run_schedule(model, case: tuple, text_ids: list[int], schedule: Schedule, seed: int):
-    """Drive one stream; returns its frames, streamed audio, and how often it waited for text."""
+@pytest.fixture(scope="module")
+def base_model(base_checkpoint: Path):
+    return load_model(base_checkpoint)
+
+
+def run_schedule(model, case: tuple, text_ids: list[int], schedule: Schedule, seed: int, clone=None):
+    """Drive one stream; returns its frames, streamed audio, and how often it waited for text.
+    A cloned voice's audio starts from its codec context (ICL: the reference frames)."""
     speaker, language, instruct, max_new_tokens = case
     rng = random.Random(seed)
     stream = StreamingGenerator(
         model, speaker=speaker, language=language, instruct=instruct,
-        sampling=SamplingParams.greedy(), max_new_tokens=max_new_tokens,
+        sampling=SamplingParams.greedy(), max_new_tokens=max_new_tokens, clone=clone,
     )
-    codec_state = model.codec.new_state()
+    codec_state = codec_context(model, clone)
     pending, frames, audio, waits = list(text_ids), [], [], 0
     for tick in range(10_000):
         if stream.finished:
@@ -105,6 +114,53 @@ def test_streaming_cases_with_random_pauses(model, tiny_checkpoint, case_id, see
             model, STREAMING_CASES[case_id], g["input_ids"][3:-5].tolist(), SCHEDULES["random_bursts"], seed
         )
     np.testing.assert_array_equal(codes, g["codes"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("schedule", ["all_at_once", "one_per_frame", "one_every_3_frames", "random_bursts"])
+def test_icl_clone_any_arrival_schedule_reproduces_the_golden(base_model, base_checkpoint, schedule):
+    """D04 (ICL, text longer than the reference codes): the prefill needs the transcript plus
+    the first F + 1 - R = 8 target tokens, then one text row per frame."""
+    golden = base_checkpoint / "golden"
+    g = np.load(golden / "D04_icl_en_english_stream_long.npz")
+    audio, sample_rate = sf.read(golden / "ref_c.wav", dtype="float32")
+    clone = make_clone_prompt(base_model, audio, sample_rate, "A calm voice reads a short line.")
+    text_ids = g["input_ids"][3:-5].tolist()
+    with torch.inference_mode():
+        codes, streamed, waits, stream = run_schedule(
+            base_model, (None, "English", None, 100), text_ids, SCHEDULES[schedule], seed=3, clone=clone
+        )
+    np.testing.assert_array_equal(codes, g["codes"])
+    assert streamed.shape == g["wav"].shape
+    assert np.abs(streamed - g["wav"]).max() <= 1e-4
+    # 24 frames: the 17 trailing rows (16 text tokens + tts_eos) all consumed, then tts_pad.
+    assert stream.text_track[:17] == ["text"] * 16 + ["eos"]
+    assert set(stream.text_track[17:]) == {"pad"}
+    if schedule != "all_at_once":
+        assert waits > 0
+
+
+@pytest.mark.parametrize("case_id, ref, transcript", [
+    ("D05_icl_de_german_stream_textshorter_16k", "ref_d_16k.wav",
+     "Please listen carefully to the sound of this second reference recording."),
+    ("D10_icl_es_spanish_stream_rowsequal", "ref_c.wav", "A calm voice reads a short line."),
+])
+def test_icl_text_no_longer_than_the_reference_waits_for_its_end(base_model, base_checkpoint, case_id, ref, transcript):
+    """The prefill holds tts_eos: no frame can come before the end of the text."""
+    golden = base_checkpoint / "golden"
+    g = np.load(golden / f"{case_id}.npz")
+    audio, sample_rate = sf.read(golden / ref, dtype="float32")
+    clone = make_clone_prompt(base_model, audio, sample_rate, transcript)
+    info = next(c for c in json.loads((golden / "cases.json").read_text())["cases"] if c["id"] == case_id)
+    stream = StreamingGenerator(base_model, language=info["args"]["language"], sampling=SamplingParams.greedy(), clone=clone)
+    with torch.inference_mode():
+        stream.push_text(g["input_ids"][3:-5].tolist())
+        assert stream.next_frame() is None and not stream.finished
+        stream.end_text()
+        frames = []
+        while (frame := stream.next_frame()) is not None:
+            frames.append(frame)
+    np.testing.assert_array_equal(torch.stack(frames).numpy(), g["codes"])
 
 
 def test_text_ending_before_any_token_produces_no_audio(model):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,6 +26,16 @@ def test_all_fixture_cases_are_identical(tiny_checkpoint):
     assert done.returncode == 0, done.stdout + done.stderr
     assert lines[-1] == "parity: 10/10 cases identical"
     assert len(lines) == 11
+    assert all(": identical: " in line for line in lines[:-1])
+
+
+@pytest.mark.slow
+def test_all_base_fixture_cases_are_identical(base_checkpoint):
+    """Voice cloning: x-vector and ICL, streaming and not, a 16 kHz reference, a reused prompt."""
+    done = run_parity(base_checkpoint)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lines[-1] == "parity: 10/10 cases identical"
     assert all(": identical: " in line for line in lines[:-1])
 
 
