@@ -1,12 +1,14 @@
 """A Pipecat voice agent that speaks through `Qwen3StreamingTTS`, run like any Pipecat bot:
 
-    python agents/pipecat_agent.py -t webrtc       # then open http://localhost:7860/client/
+    python agents/pipecat_agent.py -t webrtc       # then open http://localhost:7860/
     python agents/pipecat_agent.py -t webrtc --host 0.0.0.0 --port 7860
 
-Browser (the prebuilt client) ⇄ SmallWebRTC → Silero VAD (barge-in) → [STT] → LLM →
-Qwen3StreamingTTS → browser. The prebuilt client fetches Daily's call machine (its microphone
-handling) from Daily's CDN when it connects, so the browser needs internet access; the bot
-itself does not.
+Browser ⇄ SmallWebRTC → Silero VAD (barge-in) → [STT] → LLM → Qwen3StreamingTTS → browser.
+The page at `/` (agents/pipecat_client.html) is the browser side, with nothing fetched from
+elsewhere: it negotiates the SmallWebRTC offer itself (microphone in, bot audio out), shows the
+bot's reply with each word lit as the transport plays it (RTVI messages on the data channel),
+and marks a reply cut short when you speak over it. It works without internet access. (The
+runner's prebuilt client at `/client/` loads Daily's call machine from a CDN when it connects.)
 
 - LLM: with `OPENAI_API_KEY` set (and `OPENAI_BASE_URL` for any OpenAI-compatible server;
   `OPENAI_MODEL`, `OPENAI_STT_MODEL` pick the models) the agent transcribes and answers through
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from loguru import logger
 from pipecat.audio.vad.silero import SileroVADAnalyzer
@@ -54,6 +57,7 @@ from scripted_llm import ScriptedReplies, TokenPace, stream_tokens
 from voice_tts.pipecat import Qwen3StreamingTTS, default_engine
 from voice_tts.protocol import StreamingEngine
 
+CLIENT_PAGE = Path(__file__).with_name("pipecat_client.html")
 SYSTEM_PROMPT = (
     "You are a friendly voice assistant. Your answers are spoken aloud, so keep them short and "
     "conversational, in plain sentences without lists, markdown or emoji."
@@ -210,7 +214,7 @@ async def run_bot(
 
 
 async def bot(runner_args: SmallWebRTCRunnerArguments):
-    """Entry point of the Pipecat development runner (SmallWebRTC and the prebuilt client)."""
+    """Entry point of the Pipecat development runner (SmallWebRTC)."""
     if not isinstance(runner_args, SmallWebRTCRunnerArguments):
         raise ValueError(
             f"this bot talks over SmallWebRTC, not {type(runner_args).__name__}: run it with "
@@ -224,6 +228,12 @@ async def bot(runner_args: SmallWebRTCRunnerArguments):
 
 
 if __name__ == "__main__":
-    from pipecat.runner.run import main
+    from fastapi.responses import FileResponse
+    from pipecat.runner.run import app, main
+
+    # Registered before the runner's own routes, so `/` is this page, not its redirect.
+    @app.get("/", include_in_schema=False)
+    async def offline_client() -> FileResponse:
+        return FileResponse(CLIENT_PAGE)
 
     main()
