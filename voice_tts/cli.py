@@ -221,7 +221,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         spread=args.spread,
     )
     engine = RemoteEngine(
-        args.url, api_key=args.api_key, normalize_on_server=True, pool_size=max(args.concurrency)
+        args.url, api_key=args.api_key, pool_size=max(args.concurrency)
     )
     try:
         try:

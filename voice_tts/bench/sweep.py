@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable
 
 from voice_tts.bench.metrics import StreamTiming, summarize
-from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode, StreamingEngine
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 from voice_tts.cli import llm_token_deltas
 
 SAMPLE_RATE = 24000
@@ -65,10 +66,10 @@ class SweepSettings:
 
 
 async def speak_turn(
-    engine: StreamingEngine, text: str, settings: SweepSettings, seed: int
+    engine: RemoteEngine, text: str, settings: SweepSettings, seed: int
 ) -> TurnOutcome:
     stream = engine.open_stream(
-        voice=settings.voice, language=settings.language, sample_rate=SAMPLE_RATE
+        voice=settings.voice, language=settings.language, sample_rate=SAMPLE_RATE, normalize=True
     )
     timing = StreamTiming(sample_rate=SAMPLE_RATE)
     outcome = TurnOutcome(timing)
@@ -102,7 +103,7 @@ async def speak_turn(
 
 
 async def run_level(
-    engine: StreamingEngine,
+    engine: RemoteEngine,
     settings: SweepSettings,
     concurrency: int,
     on_turn: Callable[[], None] = lambda: None,
@@ -140,7 +141,7 @@ async def run_level(
 
 
 async def run_sweep(
-    engine: StreamingEngine, settings: SweepSettings, on_turn: Callable[[], None] = lambda: None
+    engine: RemoteEngine, settings: SweepSettings, on_turn: Callable[[], None] = lambda: None
 ) -> list[dict]:
     return [await run_level(engine, settings, c, on_turn) for c in settings.concurrency]
 
