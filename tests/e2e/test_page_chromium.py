@@ -182,8 +182,20 @@ async def test_page_highlights_words_with_the_audio_and_barges_in(server, browse
             "[...document.querySelectorAll('#reply .word.spoken')].map(e => {"
             "const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"
         )
+
+        # On a phone's width the page reflows into one column, nothing wider than the screen.
+        await devtools.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=390, height=844, deviceScaleFactor=2, mobile=True,
+        )
+        fits = "document.documentElement.scrollWidth <= window.innerWidth"
+        assert await devtools.wait_for(fits, 10, "the page to fit a phone's width")
+        columns = "getComputedStyle(document.querySelector('.transcripts')).gridTemplateColumns"
+        assert len((await devtools.evaluate(columns)).split()) == 1
+        phone_png = await devtools.screenshot()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "page-barge-in.png").write_bytes(png)
+    (ARTIFACTS / "page-phone.png").write_bytes(phone_png)
     # The screenshot shows the spoken words highlighted: their boxes hold the highlight colours.
     image = Image.open(io.BytesIO(png)).convert("RGB")
     highlighted = 0

@@ -58,13 +58,15 @@ function connect() {
   if (socket && socket.key === apiKey() && socket.ws.readyState <= WebSocket.OPEN) return socket.opened;
   if (socket) socket.ws.close();
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  // Browsers cannot set headers on a WebSocket: the key travels in the URL.
-  const query = apiKey() ? `?api_key=${encodeURIComponent(apiKey())}` : '';
-  const ws = new WebSocket(`${scheme}://${location.host}/v1/ws${query}`);
+  const ws = new WebSocket(`${scheme}://${location.host}/v1/ws`);
   ws.binaryType = 'arraybuffer';
   const current = {ws, key: apiKey()};
   current.opened = new Promise((resolve, reject) => {
-    ws.onopen = () => resolve(ws);
+    ws.onopen = () => {
+      // Browsers cannot set headers on a WebSocket: the key is the socket's first message.
+      if (current.key) ws.send(JSON.stringify({type: 'auth', api_key: current.key}));
+      resolve(ws);
+    };
     ws.onerror = () => reject(new Error('cannot connect to /v1/ws'));
   });
   ws.onmessage = event => {
