@@ -13,6 +13,7 @@ free for the next step.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import queue
 import threading
@@ -87,6 +88,21 @@ class StopCommand:
     pass
 
 
+@dataclass(frozen=True)
+class DeviceCall:
+    """Device work from another thread (cloning a voice), run by the loop between two steps so
+    that it never races a step or a graph capture; its result or error goes to `done`."""
+
+    work: Callable[[], Any]
+    done: concurrent.futures.Future
+
+    def run(self) -> None:
+        try:
+            self.done.set_result(self.work())
+        except Exception as e:  # the caller's error, not the loop's
+            self.done.set_exception(e)
+
+
 class StepLoop:
     def __init__(
         self,
@@ -142,6 +158,7 @@ class StepLoop:
                     self._run_fills(plan.fills)
                 if plan.decodes:
                     self._step += 1
+                    self._fill_tails(plan.decodes)
                     self.runner.launch_decode(self._decode_rows(plan.decodes))
                     codes = self.runner.finish_decode()
                     self._now = time.perf_counter()
@@ -191,6 +208,9 @@ class StepLoop:
         if isinstance(command, OpenCommand):
             self._admit(command.state)
             return
+        if isinstance(command, DeviceCall):
+            command.run()
+            return
         stream = self._streams.get(command.stream_id)
         if stream is None:
             return
@@ -224,7 +244,8 @@ class StepLoop:
     def _start_decoding(self, stream: StreamState, prefix_length: int) -> None:
         self._prefix_totals.pop(stream.id, None)
         stream.prefix_rows = prefix_length
-        self.runner.start_stream(stream.slot, prefix_length, stream.sampling)
+        stream.tail_pending = stream.track_offset > 0
+        self.runner.start_stream(stream.slot, prefix_length, stream.sampling, stream.prompt)
         stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
 
     def _run_fills(self, fills) -> None:
@@ -243,19 +264,28 @@ class StepLoop:
                     self.runner.pool.load(stream.slot, cached)
                     self._start_decoding(stream, cached.length)
 
+    def _fill_tails(self, streams: list[StreamState]) -> None:
+        """Prefill the reference-frame rows of ICL streams about to take their first step."""
+        for stream in streams:
+            if stream.tail_pending:
+                track = [stream.track_id(i) for i in range(stream.track_length)]
+                self.runner.fill_tail(stream.slot, stream.prompt, track, stream.text_ended, stream.prefix_rows)
+                stream.prefix_rows += stream.track_offset
+                stream.tail_pending = False
+
     def _decode_rows(self, streams: list[StreamState]) -> list[DecodeRow]:
         rows = []
         for stream in streams:
             step = stream.steps
-            n_text = len(stream.text_ids)
-            if step < n_text:
-                text_id = stream.text_ids[step]
-            elif step == n_text:
+            index, length = step + stream.track_offset, stream.track_length
+            if index < length:
+                text_id = stream.track_id(index)
+            elif index == length:
                 text_id = self.runner.tts_eos_id
             else:
                 text_id = self.runner.tts_pad_id
             eos_allowed = step >= 2 and (
-                not self.settings.eos_after_text_end or (stream.text_ended and step >= n_text)
+                not self.settings.eos_after_text_end or (stream.text_ended and index >= length)
             )
             rows.append(DecodeRow(stream.slot, text_id, eos_allowed))
         return rows
@@ -407,3 +437,5 @@ class StepLoop:
             if isinstance(command, OpenCommand):
                 self._on_release()
                 command.state.channel.put(StreamEnd(cancelled=True, reason="engine_closed"))
+            elif isinstance(command, DeviceCall):
+                command.done.set_exception(RuntimeError("the engine is closed"))

@@ -10,6 +10,7 @@ beyond capacity gets `Error(capacity)` + `Done` at once instead of waiting.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import logging
 import threading
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from voice_tts.protocol import Error, ErrorCode, VoiceInfo
@@ -27,10 +29,12 @@ from engine.model.sampling import SamplingParams
 from engine.model.text import OFFICIAL_SPLIT
 from engine.model.tts_model import Qwen3TTS
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
-from engine.runtime.loop import LoopSettings, OpenCommand, StepLoop
+from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
 from engine.runtime.stream import EventChannel, Qwen3Stream, StreamEnd, StreamState
 from engine.runtime.text_feed import TextFeed
+from engine.model.voice_clone import make_clone_prompt
+from engine.voice_store import StoredVoice, VoiceStore, default_voices_dir
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,7 @@ class EngineSettings:
     memory_budget: int | None = None  # bytes for the KV pool; None: see DEFAULT_MEMORY_FRACTION
     use_graphs: bool | None = None  # None: CUDA graphs on CUDA, eager elsewhere
     fused_kernels: bool | None = None  # None: the Triton frame-step kernels where they work (bf16 on CUDA)
+    voices_dir: Path | None = None  # cloned voices; None: `default_voices_dir()`
     loop: LoopSettings = LoopSettings()
 
 
@@ -88,6 +93,7 @@ class Qwen3Engine:
         self._active = 0
         self._closed = False
         self._ids = itertools.count(1)
+        self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
         self.loop.start()
@@ -139,10 +145,13 @@ class Qwen3Engine:
 
     @property
     def voices(self) -> tuple[VoiceInfo, ...]:
+        """The checkpoint's preset speakers, then the cloned voices it can speak (by id)."""
         out = []
         for name in self.model.config.talker.speaker_ids:
             gender, description, language = _SPEAKERS.get(name, (None, "", None))
             out.append(VoiceInfo(name=name, description=description, gender=gender, language=language))
+        for voice in self.voice_store.list():
+            out.append(VoiceInfo(name=voice.id, description=_clone_description(voice)))
         return tuple(out)
 
     @property
@@ -151,6 +160,8 @@ class Qwen3Engine:
 
     def capabilities(self) -> dict[str, Any]:
         features = [f for f in FEATURES if f != "instruct" or self.model.config.supports_instruct]
+        if self.model.config.supports_cloning:
+            features.append("voice_cloning")
         return {
             "backend": BACKEND,
             "model": self.model_name,
@@ -182,7 +193,7 @@ class Qwen3Engine:
                 24000,
             )
         try:
-            resolved = Voice.resolve(self.model.config, voice or self._default_speaker, language, instruct)
+            resolved = self._resolve(voice, language, instruct)
         except ValueError as e:
             return self._failed(Error(ErrorCode.INVALID_VOICE, str(e)), sample_rate)
         if sampling is None:
@@ -203,12 +214,59 @@ class Qwen3Engine:
             stream_id = next(self._ids)
             channel = EventChannel()
             state = StreamState(
-                id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1
+                id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
+                reference_ids=list(resolved.reference_ids),
+                track_offset=len(resolved.clone.ref_codes) if resolved.clone is not None and resolved.clone.icl else 0,
             )
             # Posted under the lock: `aclose` cannot slip its stop command in before it.
             self.loop.inbox.put(OpenCommand(state))
         feed = TextFeed(self.model.tokenizer.encode, OFFICIAL_SPLIT)
         return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
+
+    def _resolve(self, voice: str | None, language: str | None, instruct: str | None) -> Voice:
+        """A preset speaker, or a cloned voice of the voice store (by id)."""
+        clone = None
+        if voice and voice.lower() not in self.model.config.talker.speaker_ids:
+            try:
+                clone = self.voice_store.get(voice).prompt
+            except KeyError:
+                if self.model.config.supports_cloning:
+                    known = ", ".join(v.id for v in self.voice_store.list()) or "none yet"
+                    raise ValueError(f"unknown voice {voice!r}; cloned voices: {known}") from None
+            else:
+                voice = None
+        return Voice.resolve(self.model.config, voice or (None if clone else self._default_speaker), language, instruct, clone)
+
+    # ---- cloned voices ------------------------------------------------------------------------
+
+    def create_voice(self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None) -> dict[str, Any]:
+        """Clone a voice from a reference recording (1-30 s, mono or mixed down) and save it in the
+        voice store: ICL when its transcript `text` is given, x-vector only otherwise. Returns
+        {"id", "name", "mode", "created_at"}. Raises ValueError for bad input (nothing is saved)
+        and OSError when the voices directory cannot be written. The encoders run on the engine's
+        device thread, between two frame steps."""
+        self.voice_store.check_new(name)
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:
+            if self._closed or not self.loop.alive:
+                raise RuntimeError("the engine is closed")
+            self.loop.inbox.put(DeviceCall(lambda: make_clone_prompt(self.model, audio, sample_rate, text), done))
+        prompt = done.result()
+        seconds = len(audio) / sample_rate
+        with self._lock:
+            stored = self.voice_store.add(name, prompt, {"sample_rate": int(sample_rate), "seconds": round(seconds, 3)})
+        return stored.summary()
+
+    async def acreate_voice(self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None) -> dict[str, Any]:
+        return await asyncio.to_thread(self.create_voice, name, audio, sample_rate, text)
+
+    def delete_voice(self, voice: str) -> bool:
+        """Delete a cloned voice; False when there is none of that id. Preset voices cannot be
+        deleted (ValueError). Streams already speaking the voice finish with it."""
+        if voice.lower() in self.model.config.talker.speaker_ids:
+            raise ValueError(f"{voice!r} is a preset voice; only cloned voices can be deleted")
+        with self._lock:
+            return self.voice_store.remove(voice) is not None
 
     def _failed(self, error: Error, sample_rate: int) -> Qwen3Stream:
         channel = EventChannel()
@@ -228,3 +286,9 @@ class Qwen3Engine:
         with self._lock:
             self._closed = True
         self.loop.stop()
+
+
+def _clone_description(voice: StoredVoice) -> str:
+    if voice.mode == "icl":
+        return f"cloned voice (in-context, transcript: {voice.prompt.ref_text[:60]!r})"
+    return "cloned voice (x-vector)"

@@ -43,7 +43,9 @@ from torch import Tensor
 
 from engine.model.code_predictor import PredictorCache
 from engine.model.codec import CodecState
-from engine.model.prompt import Voice, prefix_rows
+from engine.model import prompt
+from engine.model.prompt import Voice
+from engine.model.voice_clone import codec_context
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
 from engine.model.steps import prefill, talker_logits
 from engine.model.talker import KVCache
@@ -153,6 +155,8 @@ class ModelRunner:
         self._bos_embed = model.talker.embed_codec(torch.tensor([cfg.talker.codec_bos_id], device=dev))[0]
         self._rows_index = torch.arange(slots, device=dev)
         self._prefix_rows: dict = {}
+        self._references: dict = {}
+        self._codec_contexts: dict[int, CodecState] = {}  # slot -> state its next reset starts from
         self._sampling: list[SamplingParams] = [SamplingParams.greedy()] * slots
 
         talker, predictor = model.talker, model.code_predictor
@@ -206,11 +210,37 @@ class ModelRunner:
             tokenizer = self.model.tokenizer
             instruct_ids = tokenizer.instruct_ids(voice.instruct) if voice.instruct else None
             with torch.inference_mode():
-                rows = prefix_rows(self.model, voice.codec_prefix_ids(self.model.config), instruct_ids)
+                rows = prompt.voice_prefix_rows(self.model, voice, instruct_ids)
             if len(self._prefix_rows) > 64:
                 self._prefix_rows.clear()
             self._prefix_rows[voice] = rows
         return rows
+
+    def _reference_for(self, voice: Voice) -> tuple[Tensor, CodecState]:
+        """An ICL clone's codec rows (C(codec_bos) + one per reference frame) and the codec state
+        after its reference frames, computed once per voice."""
+        cached = self._references.get(voice.clone)
+        if cached is None:
+            with torch.inference_mode():
+                cached = (prompt.codec_rows(self.model, voice), codec_context(self.model, voice.clone))
+            if self.device.type == "cuda":
+                # The codec stream copies this state into a slot later: make it exist by then.
+                torch.cuda.current_stream(self.device).synchronize()
+            if len(self._references) > 64:
+                self._references.clear()
+            self._references[voice.clone] = cached
+        return cached
+
+    def fill_tail(self, slot: int, voice: Voice, track_ids: list[int], text_ended: bool, start: int) -> None:
+        """Write an ICL stream's tail rows but the last at `start` (after its voice prefix); the
+        last one is its first frame step, whose frame sum is the last reference frame's."""
+        codec, _ = self._reference_for(voice)
+        with torch.inference_mode():
+            rows = prompt.streaming_head(self.model, track_ids, codec, text_ended)
+            prefill(self.model, rows[:-1], self.pool.cache, slot, start)
+            self._frame_sum[slot] = codec[-1]
+            self._position[slot] = start + rows.shape[0] - 1
+        self._host_position[slot] = start + rows.shape[0] - 1
 
     def fill_prefix(self, fills: list[tuple[int, Voice, int, int]]) -> None:
         """Write prefix rows [start, end) of each (slot, voice) into the slot's KV."""
@@ -218,8 +248,13 @@ class ModelRunner:
             for slot, voice, start, end in fills:
                 prefill(self.model, self._rows_for(voice)[start:end], self.pool.cache, slot, start)
 
-    def start_stream(self, slot: int, prefix_length: int, sampling: SamplingParams) -> None:
-        """Reset the slot's decode and codec state for a new stream whose prefix is in its KV."""
+    def start_stream(self, slot: int, prefix_length: int, sampling: SamplingParams, voice: Voice | None = None) -> None:
+        """Reset the slot's decode and codec state for a new stream whose prefix is in its KV.
+        An ICL clone's codec state starts after its reference frames (decoder left context)."""
+        if voice is not None and voice.clone is not None and voice.clone.icl:
+            self._codec_contexts[slot] = self._reference_for(voice)[1]
+        else:
+            self._codec_contexts.pop(slot, None)
         with torch.inference_mode():
             self._frame_sum[slot] = self._bos_embed
             self._position[slot] = prefix_length
@@ -249,7 +284,8 @@ class ModelRunner:
         on the codec stream (after the last chunk of whichever stream had the slot before)."""
         if not self._codec_resets:
             return
-        slots = torch.tensor(sorted(self._codec_resets), device=self.device)
+        started = sorted(self._codec_resets)
+        slots = torch.tensor(started, device=self.device)
         self._codec_resets.clear()
         k = slots.shape[0]
         fresh = self._codec_fresh
@@ -259,6 +295,16 @@ class ModelRunner:
             pool.index_copy_(0, slots, init.expand(k, *pool.shape[1:]))
         self._codec_key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *self._codec_key_pos.shape[1:]))
         self._codec_next_pos.index_fill_(0, slots, 0)
+        for slot in started:
+            context = self._codec_contexts.pop(slot, None)
+            if context is None:
+                continue
+            for name, tail in self._codec_conv.items():
+                tail[slot].copy_(context.conv[name][0])
+            for pool, init in zip(self._codec_keys + self._codec_values, context.keys + context.values):
+                pool[slot].copy_(init[0])
+            self._codec_key_pos[slot].copy_(context.key_pos[0])
+            self._codec_next_pos[slot].copy_(context.next_pos[0])
 
     # ---- the frame step -------------------------------------------------------------------------
 

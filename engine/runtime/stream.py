@@ -66,15 +66,32 @@ class StreamState:
     progress_end: int = 0
     last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
     codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
+    # An ICL clone's text track starts with its transcript, and its tail has one row per
+    # reference frame before the first step: step s feeds track row s + track_offset (0 for
+    # every other voice). `tail_pending` until those rows are in the slot's KV.
+    reference_ids: list[int] = field(default_factory=list)
+    track_offset: int = 0
+    tail_pending: bool = False
+
+    @property
+    def track_length(self) -> int:
+        return len(self.reference_ids) + len(self.text_ids)
+
+    def track_id(self, index: int) -> int:
+        r = len(self.reference_ids)
+        return self.reference_ids[index] if index < r else self.text_ids[index - r]
 
     @property
     def next_text_id_known(self) -> bool:
-        return self.steps < len(self.text_ids) or self.text_ended
+        return self.steps + self.track_offset < self.track_length or self.text_ended
 
     def spoken_end_before(self, frame: int) -> int:
         """Characters of spoken text fed to the model before frame `frame` was generated."""
-        if frame < len(self.text_ids):
-            return self.text_ends[frame]
+        token = frame + self.track_offset - len(self.reference_ids)
+        if token < 0:
+            return 0
+        if token < len(self.text_ids):
+            return self.text_ends[token]
         return self.characters_received if self.text_ended else self.text_ends[-1]
 
 
