@@ -180,6 +180,8 @@ async function speak(streamed) {
   setTurnState('running');
   try {
     const ws = await connect();
+    // Barged in (or replaced) while connecting: no turn was started.
+    if (current.cancelled) { finish(current); return; }
     current.ws = ws;
     const started = new Promise(resolve => { current.onStarted = resolve; });
     ws.send(JSON.stringify({
@@ -191,6 +193,7 @@ async function speak(streamed) {
     if (streamed) streamTokens(current, tokenDeltas(text));
     else { sendText(current, text); ws.send(JSON.stringify({type: 'stop'})); }
   } catch (error) {
+    finish(current);
     if (current === turn) endTurn(error.message);
   }
 }
