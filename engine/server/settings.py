@@ -35,6 +35,8 @@ class ServerSettings(BaseModel):
     capacity: int | None = Field(default=None, ge=1)
     # Text spoken once at startup so that /ready only answers 200 on a warm engine.
     warmup_text: str = "Ready."
+    # Where one JSON line per finished stream is appended (None: no usage log).
+    usage_log: str | None = None
     log_level: str = "info"
 
     @property

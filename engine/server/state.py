@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from engine.server.metrics import ServerMetrics
 from engine.server.settings import ServerSettings
 from engine.server.streams import StreamSlots
+from engine.server.usage import StreamUsage, UsageLog, api_key_label
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
     Capabilities,
@@ -74,10 +75,22 @@ class ServerState:
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     readiness: Readiness = field(default_factory=Readiness)
     slots: StreamSlots = field(init=False)
+    usage_log: UsageLog = field(init=False)
 
     def __post_init__(self) -> None:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
         self.slots = StreamSlots(capacity, self.metrics)
+        self.usage_log = UsageLog(self.settings.usage_log)
+
+    def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
+        return StreamUsage(
+            self.metrics,
+            self.usage_log,
+            route=route,
+            stream_id=stream_id,
+            voice=voice,
+            api_key_label=api_key_label(self.settings.api_key),
+        )
 
     def capabilities(self) -> Capabilities:
         return Capabilities(

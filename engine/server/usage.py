@@ -1,0 +1,105 @@
+"""What each stream used: one place counts it for `/metrics` and for the usage log.
+
+Every stream the server runs (a `/v1/ws` turn, an HTTP speech request, a Realtime response)
+has a `StreamUsage`. Audio is counted as it is sent, and `finish()` is called exactly once,
+whatever the outcome: it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line
+to the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
+The log's lines and the metrics agree by construction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from pathlib import Path
+
+from engine.server.metrics import ServerMetrics
+
+
+def api_key_label(api_key: str | None) -> str | None:
+    """Which key a request used, without the key: a short hash (None on an open server)."""
+    if api_key is None:
+        return None
+    return "sha256:" + hashlib.sha256(api_key.encode()).hexdigest()[:12]
+
+
+class UsageLog:
+    """Appends one JSON object per line; thread-safe (a server may run beside others)."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+        self._file = None if self.path is None else open(self.path, "a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def write(self, record: dict) -> None:
+        if self._file is None:
+            return
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+
+
+class StreamUsage:
+    """One stream's usage, from its opening to `finish()`."""
+
+    def __init__(
+        self,
+        metrics: ServerMetrics,
+        log: UsageLog,
+        *,
+        route: str,
+        stream_id: str,
+        voice: str | None,
+        api_key_label: str | None,
+    ) -> None:
+        self._metrics = metrics
+        self._log = log
+        self.route = route
+        self.stream_id = stream_id
+        self.voice = voice
+        self.api_key_label = api_key_label
+        self.started_at = time.time()
+        self._started = time.monotonic()
+        self._first_text_at: float | None = None
+        self.ttfa: float | None = None
+        self.audio_seconds = 0.0
+        self.finished = False
+
+    def text_arrived(self) -> None:
+        if self._first_text_at is None:
+            self._first_text_at = time.monotonic()
+
+    def audio_sent(self, seconds: float) -> None:
+        self._metrics.audio_seconds.inc(seconds)
+        self.audio_seconds += seconds
+        if self.ttfa is None and self._first_text_at is not None:
+            self.ttfa = time.monotonic() - self._first_text_at
+            self._metrics.ttfa.observe(self.ttfa)
+
+    def finish(
+        self, outcome: str, *, characters_received: int, characters_spoken: int
+    ) -> None:
+        """`outcome`: done, cancelled, abandoned, expired or error. Only the first call counts."""
+        if self.finished:
+            return
+        self.finished = True
+        self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
+        self._log.write(
+            {
+                "stream_id": self.stream_id,
+                "route": self.route,
+                "voice": self.voice,
+                "api_key": self.api_key_label,
+                "outcome": outcome,
+                "characters_received": characters_received,
+                "characters_spoken": characters_spoken,
+                "audio_seconds": round(self.audio_seconds, 6),
+                "started_at": round(self.started_at, 3),
+                "duration_seconds": round(time.monotonic() - self._started, 3),
+                "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
+            }
+        )
