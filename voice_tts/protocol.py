@@ -155,6 +155,12 @@ class ErrorCode:
     # Raised by `voice_tts.client`, never sent by the server:
     DISCONNECTED = "disconnected"  # the socket was lost during a turn
     UNREACHABLE = "unreachable"  # the server could not be reached
+    # Reconnect-resume (`reconnect`):
+    RESUME_UNKNOWN = "resume_unknown"  # no resumable turn has this token
+    RESUME_EXPIRED = "resume_expired"  # the turn waited longer than the server keeps it
+    RESUME_LOST = "resume_lost"  # the server restarted (or shut down) since the turn began
+    RESUME_GAP = "resume_gap"  # the audio asked for is older than the server still holds
+    NOT_RESUMABLE = "not_resumable"  # `ack` on a turn started without `resumable`
     TIMEOUT = "timeout"  # the engine went silent while it owed audio, or stopped answering
 
 
@@ -176,6 +182,8 @@ class StartMessage(WireModel):
     sample_rate: int = 24000
     format: AudioFormat = "pcm16"
     normalize: bool = True
+    # Keep the turn through a dropped socket: `started` carries a `resume_token` for `reconnect`.
+    resumable: bool = False
 
 
 class TextMessage(WireModel):
@@ -183,6 +191,9 @@ class TextMessage(WireModel):
 
     type: Literal["text"] = "text"
     text: str
+    # Numbering (1, 2, ...) lets a reconnecting client resend only what the server lacks; a
+    # `seq` the turn already has is ignored.
+    seq: int | None = Field(default=None, ge=1)
 
 
 class StopMessage(WireModel):
@@ -207,10 +218,49 @@ class AuthMessage(WireModel):
     api_key: str = Field(min_length=1)
 
 
+class PauseMessage(WireModel):
+    """Duplex pause: no audio of the turn is sent from now on; it keeps its place."""
+
+    type: Literal["pause"] = "pause"
+
+
+class ResumeMessage(WireModel):
+    """Ends a `pause`: audio continues from the exact next sample."""
+
+    type: Literal["resume"] = "resume"
+
+
+class AckMessage(WireModel):
+    """A resumable turn's client has received `samples` samples of audio; the server may
+    forget them."""
+
+    type: Literal["ack"] = "ack"
+    samples: int = Field(ge=0)
+
+
+class ReconnectMessage(WireModel):
+    """On a new socket: take over the resumable turn of `resume_token`, whose first
+    `received_samples` samples of audio the client has."""
+
+    type: Literal["reconnect"] = "reconnect"
+    resume_token: str = Field(min_length=1, max_length=200)
+    received_samples: int = Field(ge=0)
+
+
 ClientMessage = Annotated[
-    Union[StartMessage, TextMessage, StopMessage, CancelMessage], Field(discriminator="type")
+    Union[
+        StartMessage,
+        TextMessage,
+        StopMessage,
+        CancelMessage,
+        PauseMessage,
+        ResumeMessage,
+        AckMessage,
+        ReconnectMessage,
+    ],
+    Field(discriminator="type"),
 ]
-CLIENT_MESSAGE_TYPES = ("start", "text", "stop", "cancel")
+CLIENT_MESSAGE_TYPES = ("start", "text", "stop", "cancel", "pause", "resume", "ack", "reconnect")
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -225,6 +275,18 @@ class StartedMessage(WireModel):
     sample_rate: int
     format: AudioFormat
     normalize: bool
+    resume_token: str | None = None
+
+
+class ReconnectedMessage(WireModel):
+    """Answers `reconnect`: the turn goes on here. `text_seq` is the last numbered `text` the
+    server has (resend the ones after it, then `stop` if it was sent); audio follows from
+    sample `from_sample`, then everything the turn has not sent yet."""
+
+    type: Literal["reconnected"] = "reconnected"
+    stream_id: str
+    text_seq: int
+    from_sample: int
 
 
 class WordTiming(WireModel):
@@ -262,6 +324,8 @@ class DoneMessage(WireModel):
     cancelled: bool
     heard_text: str
     usage: UsageInfo
+    # Why the turn ended when the client did not end it: "pause_timeout", "resume_timeout".
+    reason: str | None = None
 
 
 class ErrorMessage(WireModel):
@@ -276,7 +340,7 @@ class ErrorMessage(WireModel):
 
 
 ServerMessage = Annotated[
-    Union[StartedMessage, ProgressMessage, DoneMessage, ErrorMessage],
+    Union[StartedMessage, ReconnectedMessage, ProgressMessage, DoneMessage, ErrorMessage],
     Field(discriminator="type"),
 ]
 server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

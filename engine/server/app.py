@@ -68,6 +68,7 @@ def create_app(
             yield
         finally:
             task.cancel()
+            state.resumes.close()
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})

@@ -35,6 +35,15 @@ class ServerSettings(BaseModel):
     capacity: int | None = Field(default=None, ge=1)
     # Text spoken once at startup so that /ready only answers 200 on a warm engine.
     warmup_text: str = "Ready."
+    # A paused turn not resumed within this ends itself (`done`, reason "pause_timeout").
+    pause_timeout_s: float = Field(default=30.0, gt=0)
+    # Audio a paused turn reads ahead from the engine before the engine stream waits.
+    pause_lookahead_s: float = Field(default=2.0, gt=0)
+    # A resumable turn whose socket dropped waits this long for `reconnect` (then it ends).
+    resume_timeout_s: float = Field(default=30.0, gt=0)
+    # Audio a resumable turn keeps for a reconnect: unacknowledged audio beyond it is
+    # forgotten, and a turn without a socket waits once it has this much unsent.
+    resume_buffer_s: float = Field(default=30.0, gt=0)
     # Where one JSON line per finished stream is appended (None: no usage log).
     usage_log: str | None = None
     log_level: str = "info"

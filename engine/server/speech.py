@@ -12,14 +12,21 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
 - `stream` (default true) sends audio as it is produced with chunked transfer; a streamed WAV
   has 0xFFFFFFFF as its RIFF and data sizes, as OpenAI's streamed WAV does. `stream: false`
   answers with a complete WAV or PCM body with its real length.
+- `stream_format: "sse"` answers with OpenAI's server-sent events: `speech.audio.delta` with
+  base64 audio as it is produced, then `speech.audio.done` with `usage` (always streamed).
+  The deltas decoded and joined are exactly the `audio` stream's body (for `wav`, the first
+  delta starts with the streamed WAV header).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import logging
+import math
 import struct
-import time
+import uuid
 from typing import AsyncIterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,6 +36,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream, speak_all
+from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode
 
@@ -53,6 +61,8 @@ OPENAI_VOICES = frozenset(
     }
 )
 MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
+# `usage.output_tokens` counts audio in the codec's 80 ms frames (Qwen3-TTS speaks 12.5 a second).
+OUTPUT_TOKENS_PER_SECOND = 12.5
 
 
 class SpeechRequest(BaseModel):
@@ -66,7 +76,7 @@ class SpeechRequest(BaseModel):
     instructions: str | None = None
     language: str | None = None
     stream: bool = True
-    stream_format: Literal["audio"] = "audio"
+    stream_format: Literal["audio", "sse"] = "audio"
 
 
 # Engine errors that are the request's fault (HTTP 400) rather than the server's.
@@ -187,10 +197,12 @@ class SpeechEndpoint:
             return openai_error(
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
+        voice = None if speech.voice in OPENAI_VOICES else speech.voice
+        usage = state.stream_usage("http", uuid.uuid4().hex, voice)
         try:
             stream, text = open_text_stream(
                 state.engine,
-                voice=None if speech.voice in OPENAI_VOICES else speech.voice,
+                voice=voice,
                 language=speech.language,
                 instruct=speech.instructions,
                 sample_rate=SAMPLE_RATE,
@@ -203,8 +215,9 @@ class SpeechEndpoint:
             state.slots.release()
             log.exception("could not open a stream")
             return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
+        usage.text_arrived()
         speak_all(stream, text, speech.input)
-        return await self._respond(speech, stream)
+        return await self._respond(speech, stream, usage)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
         if speech.response_format not in MEDIA_TYPES:
@@ -240,10 +253,12 @@ class SpeechEndpoint:
             )
         return None
 
-    async def _respond(self, speech: SpeechRequest, stream: EngineStream) -> Response:
+    async def _respond(
+        self, speech: SpeechRequest, stream: EngineStream, usage: StreamUsage
+    ) -> Response:
         """Waits for the first audio so that a failure before it still gets an HTTP status."""
         state = self._state
-        started = time.monotonic()
+        characters = len(speech.input)
         events = aiter(stream.events())
         first: AudioChunk | None = None
         finished = False
@@ -256,6 +271,7 @@ class SpeechEndpoint:
                     state.metrics.errors.labels(code=event.code).inc()
                     stream.cancel()
                     state.slots.release()
+                    usage.finish("error", characters_received=characters, characters_spoken=0)
                     return openai_error(error_status(event), event.message, event.code)
                 if isinstance(event, Done):
                     finished = True
@@ -263,15 +279,21 @@ class SpeechEndpoint:
         except BaseException:
             stream.cancel()
             state.slots.release()
+            usage.finish("error", characters_received=characters, characters_spoken=0)
             raise
         if first is None and not finished:
             state.slots.release()
+            usage.finish("error", characters_received=characters, characters_spoken=0)
             return openai_error(500, "the stream ended without audio", ErrorCode.ENGINE_ERROR)
-        if first is not None:
-            state.metrics.ttfa.observe(time.monotonic() - started)
-        body = self._body(stream, events, first, finished)
+        body = self._body(stream, events, first, finished, usage, characters)
+        header = streaming_wav_header(SAMPLE_RATE) if speech.response_format == "wav" else b""
+        if speech.stream_format == "sse":
+            return StreamingResponse(
+                _sse_events(_prepend(header, body), usage, characters),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
         if speech.stream:
-            header = streaming_wav_header(SAMPLE_RATE) if speech.response_format == "wav" else b""
             return StreamingResponse(
                 _prepend(header, body), media_type=MEDIA_TYPES[speech.response_format]
             )
@@ -285,32 +307,63 @@ class SpeechEndpoint:
         events: AsyncIterator,
         first: AudioChunk | None,
         finished: bool,
+        usage: StreamUsage,
+        characters: int,
     ) -> AsyncIterator[bytes]:
         """PCM from the first chunk to the end; a client that leaves cancels the stream."""
         metrics = self._state.metrics
         outcome = "abandoned"
         try:
             if first is not None:
-                metrics.audio_seconds.inc(first.duration)
+                usage.audio_sent(first.duration)
                 yield first.pcm
             if finished:
                 outcome = "done"
                 return
             async for event in events:
                 if isinstance(event, AudioChunk) and event.pcm:
-                    metrics.audio_seconds.inc(event.duration)
+                    usage.audio_sent(event.duration)
                     yield event.pcm
                 elif isinstance(event, Error):
                     # Headers are out: the body just ends short; the log and metric say why.
                     metrics.errors.labels(code=event.code).inc()
                     log.error("speech stream failed after audio started: %s", event.message)
+                    outcome = "error"
                 elif isinstance(event, Done):
-                    outcome = "done"
+                    if outcome != "error":
+                        outcome = "done"
         finally:
             if outcome != "done":
                 stream.cancel()
             self._state.slots.release()
-            metrics.turns.labels(route="http", outcome=outcome).inc()
+            usage.finish(
+                outcome,
+                characters_received=characters,
+                characters_spoken=characters if outcome == "done" else 0,
+            )
+
+
+def _sse(event: dict) -> bytes:
+    return b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
+
+
+async def _sse_events(
+    body: AsyncIterator[bytes], usage: StreamUsage, characters: int
+) -> AsyncIterator[bytes]:
+    """OpenAI's speech stream events: a delta per chunk of audio, then done with usage."""
+    async for chunk in body:
+        yield _sse({"type": "speech.audio.delta", "audio": base64.b64encode(chunk).decode()})
+    output_tokens = math.ceil(usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND - 1e-9)
+    yield _sse(
+        {
+            "type": "speech.audio.done",
+            "usage": {
+                "input_tokens": characters,
+                "output_tokens": output_tokens,
+                "total_tokens": characters + output_tokens,
+            },
+        }
+    )
 
 
 async def _prepend(header: bytes, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

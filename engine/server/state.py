@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.server.metrics import ServerMetrics
+from engine.server.resume import ResumeRegistry
 from engine.server.settings import ServerSettings
 from engine.server.streams import StreamSlots
 from engine.server.usage import StreamUsage, UsageLog, api_key_label
@@ -76,11 +77,13 @@ class ServerState:
     readiness: Readiness = field(default_factory=Readiness)
     slots: StreamSlots = field(init=False)
     usage_log: UsageLog = field(init=False)
+    resumes: ResumeRegistry = field(init=False)
 
     def __post_init__(self) -> None:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
         self.slots = StreamSlots(capacity, self.metrics)
         self.usage_log = UsageLog(self.settings.usage_log)
+        self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
 
     def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
         return StreamUsage(

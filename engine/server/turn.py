@@ -2,15 +2,29 @@
 
 The turn's `TurnText` normalizes the client's text when the turn asked for it and maps the
 engine's progress to raw words and heard text; the client takes those as they are.
+
+Output goes out in order through one gate:
+- `pause` holds it (nothing more is sent) and keeps its place; once `pause_lookahead_s` of
+  audio is held the turn stops reading the engine stream, which then waits in the engine.
+  `resume` sends what was held and goes on: the client gets exactly the bytes of an unpaused
+  turn. A pause longer than `pause_timeout_s` ends the turn (`done`, reason "pause_timeout").
+- A resumable turn keeps what it sent since the client's last `ack` (up to `resume_buffer_s`
+  of audio). When its socket drops it waits, parked, for a `reconnect` on another socket, which
+  gets everything from the sample the client names onward; without a socket the turn stops
+  reading the engine once that buffer is full.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
 import logging
-import time
 import uuid
 
+from pydantic import BaseModel
+
+from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream
@@ -21,15 +35,20 @@ from voice_tts.protocol import (
     Done,
     DoneMessage,
     Error,
+    ErrorCode,
     ErrorMessage,
     Progress,
     ProgressMessage,
+    ReconnectedMessage,
     StartMessage,
     UsageInfo,
     WordTiming,
 )
 
 log = logging.getLogger(__name__)
+
+# What goes out, in order: audio bytes (with their sample count) or a JSON message.
+Output = tuple[bytes | BaseModel, int]
 
 
 class Turn:
@@ -39,7 +58,6 @@ class Turn:
         self.stream_id = uuid.uuid4().hex
         self.start = start
         self._state = state
-        self._sender = sender
         self._stream, self.text = open_text_stream(
             state.engine,
             voice=start.voice,
@@ -48,12 +66,31 @@ class Turn:
             sample_rate=start.sample_rate,
             normalize=start.normalize,
         )
-        self._first_text_at: float | None = None
-        self._first_audio_sent = False
+        self.usage = state.stream_usage("ws", self.stream_id, start.voice)
+        self.resume_token = state.resumes.new_token() if start.resumable else None
+        self.task: asyncio.Task | None = None
+        self.text_seq = 0  # the last numbered `text` received
         # After a cancel nothing but `done` goes out for this turn.
         self._cancelled = False
         self._heard_text: str | None = None
         self._input_ended = False
+        self._end_reason: str | None = None
+        # -- output gate ---------------------------------------------------------------
+        self._sender: Sender | None = sender
+        self._out_lock = asyncio.Lock()
+        self._room = asyncio.Event()
+        self._paused = False
+        self._pause_timer: asyncio.TimerHandle | None = None
+        self._held: collections.deque[Output] = collections.deque()
+        self._held_samples = 0
+        self._sent_samples = 0
+        # Resumable turns: what was sent since the last ack, with the sample it was sent at.
+        self._replay: collections.deque[tuple[int, Output]] = collections.deque()
+        self._replay_samples = 0
+        rate = start.sample_rate
+        self._lookahead_samples = int(state.settings.pause_lookahead_s * rate)
+        self._replay_limit = int(state.settings.resume_buffer_s * rate)
+        self._bytes_per_sample = 1 if start.format == "mulaw" else 2
 
     @property
     def text_chars(self) -> int:
@@ -63,9 +100,11 @@ class Turn:
     def accepts_text(self) -> bool:
         return not self._input_ended
 
+    # -- client commands --------------------------------------------------------------
+
     def push_text(self, text: str) -> None:
-        if self._first_text_at is None and text:
-            self._first_text_at = time.monotonic()
+        if text:
+            self.usage.text_arrived()
         self._forward(self.text.push(text))
 
     def stop(self) -> None:
@@ -83,6 +122,39 @@ class Turn:
         self._stream.cancel()
         played = None if played_ms is None else played_ms / 1000.0
         self._heard_text = self.text.heard_text(played)
+        self._unpause()
+        self._held.clear()
+        self._held_samples = 0
+
+    def pause(self) -> None:
+        if self._paused or self._cancelled:
+            return
+        self._paused = True
+        timeout = self._state.settings.pause_timeout_s
+        self._pause_timer = asyncio.get_running_loop().call_later(
+            timeout, self._end_itself, "pause_timeout"
+        )
+
+    async def resume(self) -> None:
+        if not self._paused:
+            return
+        async with self._out_lock:
+            self._unpause()
+            while self._held:
+                await self._send(*self._held.popleft())
+            self._held_samples = 0
+
+    def _unpause(self) -> None:
+        self._paused = False
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+            self._pause_timer = None
+        self._room.set()
+
+    def _end_itself(self, reason: str) -> None:
+        if self._end_reason is None and not self._cancelled:
+            self._end_reason = reason
+            self.cancel(None)
 
     def _forward(self, spoken: list[str]) -> None:
         for piece in spoken:
@@ -91,6 +163,104 @@ class Turn:
     def _forward_polled(self, spoken: list[str]) -> None:
         if not self._input_ended:
             self._forward(spoken)
+
+    # -- reconnect-resume ---------------------------------------------------------------
+
+    def ack(self, samples: int) -> None:
+        """The client has the first `samples` samples: forget what it has."""
+        while self._replay:
+            position, (item, count) = self._replay[0]
+            if position + count > samples or (count == 0 and position >= samples):
+                break
+            self._replay.popleft()
+            self._replay_samples -= count
+        self._room.set()
+
+    def detach(self) -> None:
+        """The socket dropped: output is kept for a reconnect."""
+        self._sender = None
+
+    def expire(self) -> None:
+        """No reconnect came in time."""
+        self._end_itself("resume_timeout")
+
+    async def attach(self, sender: Sender, received_samples: int) -> None:
+        """A reconnect: everything from sample `received_samples` goes to `sender`."""
+        async with self._out_lock:
+            oldest = self._replay[0][0] if self._replay else self._sent_samples
+            if not oldest <= received_samples <= self._sent_samples:
+                raise ResumeRefused(
+                    ErrorCode.RESUME_GAP,
+                    f"the server holds samples {oldest} to {self._sent_samples} of this turn; "
+                    f"{received_samples} is outside them",
+                )
+            self._sender = sender
+            await sender.message(
+                ReconnectedMessage(
+                    stream_id=self.stream_id, text_seq=self.text_seq, from_sample=received_samples
+                )
+            )
+            for position, (item, count) in self._replay:
+                if isinstance(item, bytes):
+                    if position + count <= received_samples:
+                        continue
+                    skip = max(0, received_samples - position) * self._bytes_per_sample
+                    await sender.audio(item[skip:], still_wanted=lambda: True)
+                elif position >= received_samples:
+                    await sender.message(item)
+            self._room.set()
+
+    # -- output -------------------------------------------------------------------------
+
+    async def _emit(self, item: bytes | BaseModel, samples: int = 0) -> None:
+        async with self._out_lock:
+            if self._paused:
+                self._held.append((item, samples))
+                self._held_samples += samples
+                return
+            await self._send(item, samples)
+
+    async def _send(self, item: bytes | BaseModel, samples: int) -> None:
+        position = self._sent_samples
+        self._sent_samples += samples
+        if samples:
+            self.usage.audio_sent(samples / self.start.sample_rate)
+        if self.resume_token is not None:
+            self._replay.append((position, (item, samples)))
+            self._replay_samples += samples
+            if self._sender is not None:
+                self._forget_beyond_limit()
+        sender = self._sender
+        if sender is None:
+            return
+        if isinstance(item, bytes):
+            await sender.audio(item, still_wanted=lambda: not self._cancelled)
+        else:
+            await sender.message(item)
+
+    def _forget_beyond_limit(self) -> None:
+        while self._replay_samples > self._replay_limit and self._replay:
+            _, (_, count) = self._replay.popleft()
+            self._replay_samples -= count
+
+    def _has_room(self) -> bool:
+        if self._paused and self._held_samples >= self._lookahead_samples:
+            return False
+        detached = self.resume_token is not None and self._sender is None
+        return not (detached and self._replay_samples >= self._replay_limit)
+
+    async def _wait_for_room(self) -> None:
+        """Stop reading the engine while paused or without a socket and the buffer is full."""
+        while not self._has_room() and not self._cancelled:
+            self._room.clear()
+            await self._room.wait()
+
+    async def _wait_unpaused(self) -> None:
+        while self._paused and not self._cancelled:
+            self._room.clear()
+            await self._room.wait()
+
+    # -- the turn -----------------------------------------------------------------------
 
     async def run(self) -> None:
         outcome = "error"
@@ -106,8 +276,11 @@ class Turn:
                     elif isinstance(event, Error):
                         await self._send_error(event)
                     elif isinstance(event, Done):
-                        await self._send_done(event)
-                        outcome = "cancelled" if event.cancelled else "done"
+                        await self._wait_unpaused()
+                        cancelled = event.cancelled or self._cancelled
+                        await self._send_done(cancelled)
+                        outcome = self._end_reason or ("cancelled" if cancelled else "done")
+                    await self._wait_for_room()
         except Exception:
             log.exception("turn %s failed", self.stream_id)
             self._stream.cancel()
@@ -118,27 +291,29 @@ class Turn:
             )
             await self._send_done_after_failure()
         finally:
+            if self._pause_timer is not None:
+                self._pause_timer.cancel()
             self._state.slots.release()
-            self._state.metrics.turns.labels(route="ws", outcome=outcome).inc()
+            self.usage.finish(
+                outcome,
+                characters_received=self.text.raw_length,
+                characters_spoken=len(self._heard()),
+            )
+
+    def _heard(self) -> str:
+        return self._heard_text if self._heard_text is not None else self.text.heard_text(None)
 
     async def _send_audio(self, chunk: AudioChunk) -> None:
         if self._cancelled or not chunk.pcm:
             return
         self.text.on_audio(chunk)
         data = pcm16_to_mulaw(chunk.pcm) if self.start.format == "mulaw" else chunk.pcm
-        if not await self._sender.audio(data, still_wanted=lambda: not self._cancelled):
-            return
-        metrics = self._state.metrics
-        metrics.audio_seconds.inc(chunk.duration)
-        if not self._first_audio_sent:
-            self._first_audio_sent = True
-            if self._first_text_at is not None:
-                metrics.ttfa.observe(time.monotonic() - self._first_text_at)
+        await self._emit(data, chunk.num_samples)
 
     async def _send_progress(self, progress: Progress, words: list[Word]) -> None:
         if self._cancelled:
             return
-        await self._sender.message(
+        await self._emit(
             ProgressMessage(
                 raw_end=self.text.heard_end,
                 spoken_end=progress.spoken_end,
@@ -157,7 +332,7 @@ class Turn:
 
     async def _send_error(self, error: Error) -> None:
         self._state.metrics.errors.labels(code=error.code).inc()
-        await self._sender.message(
+        await self._emit(
             ErrorMessage(
                 code=error.code,
                 message=error.message,
@@ -166,24 +341,24 @@ class Turn:
             )
         )
 
-    async def _send_done(self, done: Done) -> None:
-        heard = self._heard_text if self._heard_text is not None else self.text.heard_text(None)
-        usage = self.text.usage
-        await self._sender.message(
+    async def _send_done(self, cancelled: bool) -> None:
+        heard = self._heard()
+        await self._emit(
             DoneMessage(
                 stream_id=self.stream_id,
-                cancelled=done.cancelled,
+                cancelled=cancelled,
                 heard_text=heard,
                 usage=UsageInfo(
-                    characters_received=usage.characters_received,
-                    characters_spoken=usage.characters_spoken,
-                    audio_seconds=usage.audio_seconds,
+                    characters_received=self.text.raw_length,
+                    characters_spoken=len(heard),
+                    audio_seconds=self.text.audio_seconds,
                 ),
+                reason=self._end_reason,
             )
         )
 
     async def _send_done_after_failure(self) -> None:
-        await self._sender.message(
+        await self._emit(
             DoneMessage(
                 stream_id=self.stream_id,
                 cancelled=self._cancelled,

@@ -1,7 +1,8 @@
 """`GET /v1/ws`: one connection, one turn after another.
 
 Every bad message is answered with an `error` event and dropped; the connection and any running
-turn go on. A client that vanishes cancels its turn, which frees the engine slot.
+turn go on. A client that vanishes cancels its turn, which frees the engine slot, unless the
+turn is resumable: then it waits for a `reconnect` on another socket (engine/server/resume.py).
 """
 
 from __future__ import annotations
@@ -14,15 +15,20 @@ import pydantic_core
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
+from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
 from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
     SUPPORTED_SAMPLE_RATES,
+    AckMessage,
     CancelMessage,
     ErrorCode,
     ErrorMessage,
+    PauseMessage,
+    ReconnectMessage,
+    ResumeMessage,
     StartedMessage,
     StartMessage,
     StopMessage,
@@ -193,13 +199,25 @@ class Connection:
             await self._start(message)
         elif isinstance(message, TextMessage):
             self._text(message)
-        elif isinstance(message, (StopMessage, CancelMessage)):
+        elif isinstance(message, ReconnectMessage):
+            await self._reconnect(message)
+        elif isinstance(message, AckMessage):
+            if self._turn is not None:
+                if self._turn.resume_token is None:
+                    raise RejectedMessage(
+                        ErrorCode.NOT_RESUMABLE, "ack is for turns started with resumable: true"
+                    )
+                self._turn.ack(message.samples)
+        elif self._running():
             # With no running turn these are ignored: they can cross a `done` on the wire.
-            if self._running():
-                if isinstance(message, StopMessage):
-                    self._turn.stop()
-                else:
-                    self._turn.cancel(message.played_ms)
+            if isinstance(message, StopMessage):
+                self._turn.stop()
+            elif isinstance(message, CancelMessage):
+                self._turn.cancel(message.played_ms)
+            elif isinstance(message, PauseMessage):
+                self._turn.pause()
+            elif isinstance(message, ResumeMessage):
+                await self._turn.resume()
 
     def _running(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
@@ -244,8 +262,29 @@ class Connection:
             ) from exc
         self._turn = turn
         await self._sender.message(self._started_message(turn))
-        self._turn_task = asyncio.create_task(turn.run())
+        turn.task = asyncio.create_task(turn.run())
+        self._adopt(turn)
+
+    def _adopt(self, turn: Turn) -> None:
+        self._turn, self._turn_task = turn, turn.task
         self._turn_task.add_done_callback(self._mark_idle)
+
+    async def _reconnect(self, message: ReconnectMessage) -> None:
+        if self._running():
+            raise RejectedMessage(
+                ErrorCode.TURN_ACTIVE, "a turn is running on this socket: reconnect on a new one"
+            )
+        resumes = self._state.resumes
+        try:
+            turn = resumes.take(message.resume_token)
+            try:
+                await turn.attach(self._sender, message.received_samples)
+            except ResumeRefused:
+                turn.expire()
+                raise
+        except ResumeRefused as refused:
+            raise RejectedMessage(refused.code, str(refused)) from None
+        self._adopt(turn)
 
     def _text(self, message: TextMessage) -> None:
         turn = self._turn
@@ -256,6 +295,10 @@ class Connection:
                 ErrorCode.NO_ACTIVE_TURN, "this turn's input has ended (stop or cancel was sent)"
             )
         cap = self._state.settings.max_turn_text_chars
+        if message.seq is not None:
+            if message.seq <= turn.text_seq:
+                return  # resent across a reconnect: the turn has it already
+            turn.text_seq = message.seq
         if turn.text_chars + len(message.text) > cap:
             raise RejectedMessage(
                 ErrorCode.TEXT_TOO_LONG,
@@ -272,10 +315,16 @@ class Connection:
             sample_rate=turn.start.sample_rate,
             format=turn.start.format,
             normalize=turn.start.normalize,
+            resume_token=turn.resume_token,
         )
 
     async def _abandon_turn(self) -> None:
-        task = self._turn_task
+        turn, task = self._turn, self._turn_task
+        if turn is not None and turn.resume_token is not None:
+            # Kept for a reconnect (also when finished: its `done` may not have arrived).
+            turn.detach()
+            self._state.resumes.park(turn.resume_token, turn)
+            return
         if task is None or task.done():
             return
         self._turn.cancel(None)

@@ -97,7 +97,7 @@ def test_streamed_wav_has_an_open_ended_header(server):
         ({"speed": 1.5}, 400, "unsupported_speed"),
         ({"voice": "nobody"}, 400, "invalid_voice"),
         ({"input": ""}, 400, "invalid_message"),
-        ({"stream_format": "sse"}, 400, "invalid_message"),
+        ({"stream_format": "jsonl"}, 400, "invalid_message"),
         ({"unknown": 1}, 400, "invalid_message"),
     ],
 )
