@@ -91,7 +91,7 @@ class VoiceStore:
         raise KeyError(voice)
 
     def list(self) -> list[StoredVoice]:
-        return sorted(self._voices.values(), key=lambda v: v.created_at)
+        return sorted(self._voices.values(), key=lambda v: (v.created_at, v.id))
 
     def _load(self) -> None:
         if not self.root.is_dir():

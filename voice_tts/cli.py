@@ -3,6 +3,8 @@
 voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
+voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
+voice-tts voices rm ID [--url URL]
 voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--turns 2]
                 [--text-file FILE] [--out bench.json] [--plot bench.png]
 """
@@ -188,6 +190,42 @@ async def run_voices(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_SERVER = "ws://127.0.0.1:8000/v1/ws"
+
+
+async def run_voice_add(args: argparse.Namespace) -> int:
+    from voice_tts.client import RemoteEngine, RemoteEngineError
+
+    try:
+        audio = args.reference.read_bytes()
+    except OSError as exc:
+        raise CommandError(f"cannot read {args.reference}: {exc}") from exc
+    remote = RemoteEngine(args.url, api_key=args.api_key)
+    try:
+        created = await remote.create_voice(args.name, audio, args.text, args.reference.name)
+    except RemoteEngineError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        await remote.aclose()
+    kind = "in-context (ICL)" if created.mode == "icl" else "x-vector"
+    print(f"added voice {created.id} ({kind}); speak with --voice {created.id}")
+    return 0
+
+
+async def run_voice_rm(args: argparse.Namespace) -> int:
+    from voice_tts.client import RemoteEngine, RemoteEngineError
+
+    remote = RemoteEngine(args.url, api_key=args.api_key)
+    try:
+        await remote.delete_voice(args.voice)
+    except RemoteEngineError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        await remote.aclose()
+    print(f"removed voice {args.voice}")
+    return 0
+
+
 # bench ---------------------------------------------------------------------------------------
 
 
@@ -277,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"{key_help}; every local user can read a command line: prefer --api-key-file",
     )
     keys.add_argument("--api-key-file", help="file whose first line is the API key")
+    serve.add_argument(
+        "--voices-dir", help="where cloned voices are kept (default: voice-tts/voices in the user's data dir)"
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(handler=run_serve)
 
@@ -295,10 +336,25 @@ def build_parser() -> argparse.ArgumentParser:
     speak.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
     speak.set_defaults(handler=lambda args: asyncio.run(run_speak(args)))
 
-    voices = commands.add_parser("voices", help="list the voices")
+    voices = commands.add_parser("voices", help="list the voices; add or remove cloned voices")
     voices.add_argument("--url", help="engine server (default: the embedded voice)")
     voices.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
     voices.set_defaults(handler=lambda args: asyncio.run(run_voices(args)))
+    voice_commands = voices.add_subparsers(dest="voice_command")
+    add = voice_commands.add_parser(
+        "add", help="clone a voice from a 1-30 s reference recording (needs a Base checkpoint)"
+    )
+    add.add_argument("name", help="the voice's name (letters, digits, '_', '-', '.'); its id is the name lower-cased")
+    add.add_argument("reference", type=Path, help="WAV, FLAC or OGG file")
+    add.add_argument("--text", help="the recording's transcript: in-context cloning (without: x-vector only)")
+    add.add_argument("--url", default=DEFAULT_SERVER, help=f"engine server (default: {DEFAULT_SERVER})")
+    add.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    add.set_defaults(handler=lambda args: asyncio.run(run_voice_add(args)))
+    remove = voice_commands.add_parser("rm", help="delete a cloned voice")
+    remove.add_argument("voice", help="the voice's id")
+    remove.add_argument("--url", default=DEFAULT_SERVER, help=f"engine server (default: {DEFAULT_SERVER})")
+    remove.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
+    remove.set_defaults(handler=lambda args: asyncio.run(run_voice_rm(args)))
 
     bench = commands.add_parser(
         "bench", help="load a running server at several concurrency levels; table, JSON, plot"

@@ -30,7 +30,9 @@ import json
 import logging
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass
 from typing import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
@@ -44,6 +46,7 @@ from voice_tts.protocol import (
     AudioChunk,
     CancelMessage,
     Capabilities,
+    CreatedVoice,
     Done,
     DoneMessage,
     Error,
@@ -252,6 +255,19 @@ class RemoteEngine:
     async def voices(self) -> list[VoiceInfo]:
         return VoiceList.model_validate_json(await self._get("/v1/voices")).voices
 
+    async def create_voice(
+        self, name: str, audio_file: bytes, text: str | None = None, filename: str = "reference.wav"
+    ) -> CreatedVoice:
+        """Upload a reference recording (WAV, FLAC or OGG file contents) as a new cloned voice;
+        with its transcript `text` the voice is in-context (ICL), else x-vector only."""
+        fields = {"name": name} if text is None else {"name": name, "ref_text": text}
+        body, content_type = _multipart(fields, "audio_sample", filename, audio_file)
+        answer = await self._send("POST", "/v1/voices", body, {"Content-Type": content_type}, timeout=120)
+        return CreatedVoice.model_validate_json(answer)
+
+    async def delete_voice(self, voice: str) -> None:
+        await self._send("DELETE", f"/v1/voices/{urllib.parse.quote(voice, safe='')}")
+
     async def aclose(self) -> None:
         await self._pool.close()
 
@@ -263,21 +279,44 @@ class RemoteEngine:
         return urlunsplit((scheme, parts.netloc, base + path, "", ""))
 
     async def _get(self, path: str) -> bytes:
-        request = urllib.request.Request(self.http_url(path))
+        return await self._send("GET", path)
+
+    async def _send(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None,
+        timeout: float = 10,
+    ) -> bytes:
+        request = urllib.request.Request(self.http_url(path), data=body, headers=headers or {}, method=method)
         if self._api_key:
             request.add_header("Authorization", f"Bearer {self._api_key}")
 
         def fetch() -> bytes:
             try:
-                with urllib.request.urlopen(request, timeout=10) as response:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
                     return response.read()
             except urllib.error.HTTPError as exc:
                 body = exc.read().decode(errors="replace")
-                raise RemoteEngineError(f"GET {request.full_url}: HTTP {exc.code}: {body}") from exc
+                raise RemoteEngineError(f"{method} {request.full_url}: HTTP {exc.code}: {body}") from exc
             except OSError as exc:
-                raise RemoteEngineError(f"GET {request.full_url}: {exc}") from exc
+                raise RemoteEngineError(f"{method} {request.full_url}: {exc}") from exc
 
         return await asyncio.to_thread(fetch)
+
+
+def _multipart(fields: dict[str, str], file_field: str, filename: str, content: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body: text fields, then one file; returns (body, content type)."""
+    boundary = f"voice-tts-{uuid.uuid4().hex}"
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    safe_name = filename.replace('"', "_").replace("\r", "_").replace("\n", "_")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{safe_name}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + content
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
 @dataclass(frozen=True)

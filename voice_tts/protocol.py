@@ -144,6 +144,11 @@ class ErrorCode:
     NO_ACTIVE_TURN = "no_active_turn"  # text/stop/cancel without a `start`
     TURN_ACTIVE = "turn_active"  # `start` while a turn is still running
     INVALID_VOICE = "invalid_voice"
+    INVALID_AUDIO = "invalid_audio"  # a voice upload that is not a usable reference recording
+    VOICE_EXISTS = "voice_exists"  # a voice upload whose name is taken (409)
+    VOICE_NOT_FOUND = "voice_not_found"  # deleting a voice that does not exist (404)
+    CLONING_UNSUPPORTED = "cloning_unsupported"  # the engine's checkpoint cannot clone voices
+    VOICE_STORE_ERROR = "voice_store_error"  # the voices directory cannot be written (500)
     INVALID_SAMPLE_RATE = "invalid_sample_rate"
     UNSUPPORTED_LANGUAGE = "unsupported_language"
     INVALID_SAMPLING = "invalid_sampling"
@@ -356,10 +361,21 @@ class VoiceInfo(WireModel):
     description: str = ""
     gender: str | None = None
     language: str | None = None
+    # Cloned voices only: "x_vector" or "icl" (in-context, with the reference transcript).
+    mode: str | None = None
 
 
 class VoiceList(WireModel):
     voices: list[VoiceInfo]
+
+
+class CreatedVoice(WireModel):
+    """The answer to a voice upload (`POST /v1/voices`): use `id` as the voice of a turn."""
+
+    id: str
+    name: str
+    mode: Literal["x_vector", "icl"]
+    created_at: int
 
 
 class Capabilities(WireModel):

@@ -151,7 +151,7 @@ class Qwen3Engine:
             gender, description, language = _SPEAKERS.get(name, (None, "", None))
             out.append(VoiceInfo(name=name, description=description, gender=gender, language=language))
         for voice in self.voice_store.list():
-            out.append(VoiceInfo(name=voice.id, description=_clone_description(voice)))
+            out.append(VoiceInfo(name=voice.id, description=_clone_description(voice), mode=voice.mode))
         return tuple(out)
 
     @property
@@ -224,8 +224,11 @@ class Qwen3Engine:
         return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
 
     def _resolve(self, voice: str | None, language: str | None, instruct: str | None) -> Voice:
-        """A preset speaker, or a cloned voice of the voice store (by id)."""
+        """A preset speaker, or a cloned voice of the voice store (by id). Without a voice: the
+        default preset, or on a Base checkpoint its oldest cloned voice."""
         clone = None
+        if voice is None and self.model.config.supports_cloning and self.voice_store.list():
+            voice = self.voice_store.list()[0].id
         if voice and voice.lower() not in self.model.config.talker.speaker_ids:
             try:
                 clone = self.voice_store.get(voice).prompt

@@ -22,8 +22,9 @@ from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
 from engine.server.streams import open_text_stream, speak_all
+from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
-from voice_tts.protocol import Done, Error, StreamingEngine, VoiceList
+from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,9 @@ async def warm_up(state: ServerState) -> None:
     )
     speak_all(stream, text, state.settings.warmup_text)
     async for event in stream.events():
+        if isinstance(event, Error) and event.code == ErrorCode.INVALID_VOICE and not state.description.voices:
+            log.info("no voice to warm up with yet (a voice-cloning checkpoint before its first upload)")
+            break
         if isinstance(event, Error):
             state.readiness.detail = f"warm-up failed: {event.code}: {event.message}"
             log.error("%s", state.readiness.detail)
@@ -70,6 +74,8 @@ def create_app(
             task.cancel()
             state.resumes.close()
 
+    voices = VoicesEndpoint(state)
+
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -78,10 +84,6 @@ def create_app(
         return JSONResponse(
             {"ready": state.readiness.ready, "detail": state.readiness.detail}, status_code=status
         )
-
-    async def voices(request: Request) -> Response:
-        body = VoiceList(voices=list(state.description.voices))
-        return Response(body.model_dump_json(), media_type="application/json")
 
     async def capabilities(request: Request) -> Response:
         return Response(state.capabilities().model_dump_json(), media_type="application/json")
@@ -106,7 +108,9 @@ def create_app(
             Mount("/ui", StaticFiles(directory=PAGE_DIR), name="ui"),
             Route("/health", health),
             Route("/ready", ready),
-            Route("/v1/voices", voices),
+            Route("/v1/voices", voices.list, methods=["GET"]),
+            Route("/v1/voices", voices.create, methods=["POST"]),
+            Route("/v1/voices/{voice_id}", voices.delete, methods=["DELETE"]),
             Route("/v1/capabilities", capabilities),
             Route("/metrics", metrics),
             Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),

@@ -15,13 +15,14 @@ class ServeError(Exception):
     said in one line."""
 
 
-def load_engine(model: str | None, device: str | None):
+def load_engine(model: str | None, device: str | None, voices_dir: str | None = None):
     from engine import Engine
 
     if model is None:
         return Engine.embedded()
+    options = {} if voices_dir is None else {"voices_dir": voices_dir}
     try:
-        return Engine.from_pretrained(model, device=device)
+        return Engine.from_pretrained(model, device=device, **options)
     except Exception as exc:
         raise ServeError(f"cannot load the model from {model}: {exc}") from exc
 
@@ -44,7 +45,7 @@ def run_serve(args: argparse.Namespace) -> int:
     settings = ServerSettings(
         host=args.host, port=args.port, api_key=server_api_key(args), log_level=args.log_level
     )
-    engine = load_engine(args.model, args.device)
+    engine = load_engine(args.model, args.device, args.voices_dir)
     try:
         serve(create_app(engine, settings=settings), settings)
     finally:

@@ -22,6 +22,8 @@ class ServerSettings(BaseModel):
     ws_idle_timeout_s: float = Field(default=120.0, gt=0)
     # Largest HTTP request body; a larger one gets 413 before it is read.
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
+    # Largest voice upload (POST /v1/voices: a 1-30 s reference recording and its fields).
+    max_voice_upload_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
     # How long an HTTP request's body may take to arrive (408 after that).
     body_timeout_s: float = Field(default=10.0, gt=0)
     # Messages one WebSocket may send a second on average, and at once; a client sending

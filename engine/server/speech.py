@@ -120,10 +120,11 @@ class RefusedBody(Exception):
         self.response = response
 
 
-async def read_body(request: Request, settings: ServerSettings) -> bytes:
+async def read_body(request: Request, settings: ServerSettings, limit: int | None = None) -> bytes:
     """The request body, refused with 413 before reading when its announced size is over the
-    limit (or as soon as a chunked one passes it), and with 408 when it does not arrive in time."""
-    limit = settings.max_request_bytes
+    limit (`settings.max_request_bytes` unless given; or as soon as a chunked one passes it),
+    and with 408 when it does not arrive in time."""
+    limit = settings.max_request_bytes if limit is None else limit
     too_large = RefusedBody(
         openai_error(
             413,

@@ -44,6 +44,7 @@ class EngineDescription:
                 description=getattr(voice, "description", ""),
                 gender=getattr(voice, "gender", None),
                 language=getattr(voice, "language", None),
+                mode=getattr(voice, "mode", None),
             )
             for voice in getattr(engine, "voices", ())
         )

@@ -132,7 +132,7 @@ async def test_a_new_engine_on_the_same_directory_speaks_the_stored_voice(engine
 
 
 async def test_unknown_and_preset_voices_are_refused_on_a_base_checkpoint(engine):
-    for voice, message in (("nobody", "unknown voice 'nobody'; cloned voices: calm-icl"), (None, "speaks only cloned voices")):
+    for voice, message in (("nobody", "unknown voice 'nobody'; cloned voices: calm-icl"), ("ryan", "unknown voice 'ryan'")):
         events = await _collect(engine.open_stream(voice=voice, language="english"))
         assert isinstance(events[0], Error) and events[0].code == "invalid_voice" and message in events[0].message
 
