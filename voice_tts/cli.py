@@ -1,6 +1,6 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
-voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F]
+voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F] [--usage-log FILE]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
@@ -319,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--voices-dir", help="where cloned voices are kept (default: voice-tts/voices in the user's data dir)"
     )
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--usage-log", metavar="FILE", help="append one JSON line per finished stream to FILE"
+    )
     serve.set_defaults(handler=run_serve)
 
     speak = commands.add_parser("speak", help="speak text streamed as LLM token deltas")

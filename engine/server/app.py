@@ -22,6 +22,7 @@ from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
 from engine.server.streams import open_text_stream, speak_all
+from engine.server.realtime import RealtimeConnection
 from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
 from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine
@@ -94,6 +95,9 @@ def create_app(
     async def page(request: Request) -> Response:
         return FileResponse(PAGE_DIR / "index.html")
 
+    async def realtime(websocket: WebSocket) -> None:
+        await RealtimeConnection(websocket, state).serve()
+
     async def stream(websocket: WebSocket) -> None:
         await Connection(websocket, state).serve()
 
@@ -115,6 +119,7 @@ def create_app(
             Route("/metrics", metrics),
             Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),
             WebSocketRoute("/v1/ws", stream),
+            WebSocketRoute("/v1/realtime", realtime),
         ],
         middleware=[
             Middleware(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Callable
 
 from pydantic import BaseModel
@@ -21,6 +22,12 @@ class Sender:
     async def message(self, message: BaseModel) -> bool:
         async with self._lock:
             return await self._send({"type": "websocket.send", "text": message.model_dump_json()})
+
+    async def json(self, payload: dict) -> bool:
+        """A JSON object that has no wire model (the Realtime protocol's events)."""
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        async with self._lock:
+            return await self._send({"type": "websocket.send", "text": text})
 
     async def audio(self, data: bytes, still_wanted: Callable[[], bool]) -> bool:
         """Sends unless `still_wanted()` turned false while waiting for the socket."""

@@ -43,7 +43,11 @@ def server_api_key(args: argparse.Namespace) -> str | None:
 
 def run_serve(args: argparse.Namespace) -> int:
     settings = ServerSettings(
-        host=args.host, port=args.port, api_key=server_api_key(args), log_level=args.log_level
+        host=args.host,
+        port=args.port,
+        api_key=server_api_key(args),
+        log_level=args.log_level,
+        usage_log=args.usage_log,
     )
     engine = load_engine(args.model, args.device, args.voices_dir)
     try:

@@ -24,6 +24,10 @@ FEATURES = (
     "cancel",
     "server_text_normalization",
     "openai_speech",
+    "openai_speech_sse",
+    "openai_realtime",
+    "pause_resume",
+    "reconnect_resume",
 )
 
 

@@ -4,6 +4,7 @@ truncate, token-level input, errors)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 
@@ -81,3 +82,141 @@ def test_compressed_formats_are_refused_naming_what_works(server, response_forma
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["param"] == "response_format" and "'pcm' or 'wav'" in error["message"]
+
+
+# -- Realtime ------------------------------------------------------------------------------
+
+STORY = (
+    "Once upon a time there was a small robot who loved to paint the sky. "
+    "Every evening it climbed the hill behind the old town and waited for the sun to go down."
+)
+
+
+@pytest.fixture
+async def realtime(server):
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=server.http_url + "/v1", api_key="k", max_retries=0)
+    async with client.realtime.connect(model="voice-tts") as connection:
+        created = await connection.recv()
+        assert created.type == "session.created"
+        yield connection
+
+
+async def until(connection, kind: str, seen: list | None = None):
+    async with asyncio.timeout(60):
+        async for event in connection:
+            if seen is not None:
+                seen.append(event)
+            if event.type == kind:
+                return event
+
+
+def audio_of(events) -> bytes:
+    return b"".join(
+        base64.b64decode(e.delta) for e in events if e.type == "response.output_audio.delta"
+    )
+
+
+async def test_realtime_speaks_a_conversation_item(realtime, client):
+    await realtime.session.update(
+        session={
+            "type": "realtime",
+            "instructions": "",
+            "audio": {"output": {"voice": "alloy", "format": {"type": "audio/pcm", "rate": 24000}}},
+        }
+    )
+    updated = await until(realtime, "session.updated")
+    assert updated.session.audio.output.format.rate == 24000
+    await realtime.conversation.item.create(
+        item={
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": TEXT}],
+        }
+    )
+    await realtime.response.create()
+    events: list = []
+    done = await until(realtime, "response.done", events)
+    kinds = [e.type for e in events]
+    assert kinds.index("response.created") < kinds.index("response.output_audio.delta")
+    assert kinds.index("response.output_audio.done") < kinds.index("response.done")
+    transcript = "".join(
+        e.delta for e in events if e.type == "response.output_audio_transcript.delta"
+    )
+    assert transcript == TEXT
+    # A word's transcript delta comes before the audio it starts in.
+    assert kinds.index("response.output_audio_transcript.delta") < kinds.index(
+        "response.output_audio.delta"
+    )
+    assert done.response.status == "completed"
+    assert done.response.usage.input_tokens == len(TEXT)
+    assert done.response.output[0].content[0].transcript == TEXT
+    plain = client.audio.speech.create(
+        model="tts-1", voice="alloy", input=TEXT, response_format="pcm"
+    )
+    assert audio_of(events) == plain.content
+
+
+async def test_realtime_cancel_and_truncate(realtime):
+    await realtime.conversation.item.create(
+        item={"type": "message", "role": "user", "content": [{"type": "input_text", "text": STORY}]}
+    )
+    await realtime.response.create()
+    events: list = []
+    async with asyncio.timeout(60):
+        async for event in realtime:
+            events.append(event)
+            if len(audio_of(events)) >= 2 * 24000 * 1.5:  # 1.5 s of audio
+                break
+    await realtime.response.cancel()
+    done = await until(realtime, "response.done", events)
+    assert done.response.status == "cancelled"
+    assert done.response.status_details.reason == "client_cancelled"
+    item_id = done.response.output[0].id
+    words = "".join(e.delta for e in events if e.type == "response.output_audio_transcript.delta")
+    assert STORY.startswith(words) and len(words) < len(STORY)
+    await realtime.conversation.item.truncate(item_id=item_id, content_index=0, audio_end_ms=700)
+    truncated = await until(realtime, "conversation.item.truncated")
+    assert (truncated.item_id, truncated.audio_end_ms) == (item_id, 700)
+    # Past the item's audio: OpenAI's error shape.
+    await realtime.conversation.item.truncate(item_id=item_id, content_index=0, audio_end_ms=10**7)
+    error = await until(realtime, "error")
+    assert error.error.code == "invalid_value" and error.error.param == "audio_end_ms"
+
+
+async def test_realtime_token_level_input(realtime):
+    """An LLM's tokens stream in through the vendor extension events."""
+    tokens = [STORY[i : i + 4] for i in range(0, len(STORY), 4)]
+    await realtime.send({"type": "voice_tts.input_text_buffer.append", "delta": tokens[0]})
+    events: list = []
+    created = await until(realtime, "response.created", events)
+    for token in tokens[1:]:
+        await realtime.send({"type": "voice_tts.input_text_buffer.append", "delta": token})
+    await realtime.send({"type": "voice_tts.input_text_buffer.commit"})
+    done = await until(realtime, "response.done", events)
+    assert done.response.id == created.response.id and done.response.status == "completed"
+    assert done.response.output[0].content[0].transcript == STORY
+    assert len(audio_of(events)) > 2 * 24000 * 3
+
+
+@pytest.mark.parametrize(
+    "event, code",
+    [
+        ({"type": "input_audio_buffer.append", "audio": "AAAA"}, "unsupported_event"),
+        ({"type": "session.update", "session": {"type": "realtime", "tools": [{"type": "function", "name": "f"}]}}, "unsupported_value"),
+        ({"type": "session.update", "session": {"type": "realtime", "output_modalities": ["text"]}}, "unsupported_value"),
+        ({"type": "session.update", "session": {"type": "realtime", "audio": {"output": {"format": {"type": "audio/pcma"}}}}}, "unsupported_value"),
+        ({"type": "conversation.item.create", "item": {"type": "function_call", "name": "f"}}, "unsupported_value"),
+        ({"type": "conversation.item.truncate", "item_id": "nope", "content_index": 0, "audio_end_ms": 0}, "item_not_found"),
+        ({"type": "response.cancel"}, "response_cancel_not_active"),
+        ({"type": "voice_tts.input_text_buffer.commit"}, "input_text_buffer_empty"),
+        ({"type": "no.such.event"}, "unknown_event"),
+    ],
+)
+async def test_realtime_errors_have_openais_shape(realtime, event, code):
+    await realtime.send({**event, "event_id": "evt_client_1"})
+    error = await until(realtime, "error")
+    assert error.error.code == code
+    assert error.error.type == "invalid_request_error" and error.error.message
+    assert error.error.event_id == "evt_client_1"

@@ -1,0 +1,587 @@
+"""`GET /v1/realtime`: the part of OpenAI's Realtime WebSocket protocol a TTS can honour.
+
+Text goes in (conversation items, or tokens through the `voice_tts.input_text_buffer.*`
+extension events), audio and its transcript come out as OpenAI's response events. Everything a
+TTS cannot do (audio input, tools, text output) is answered with an `error` event of OpenAI's
+shape, never silence. docs/protocol.md lists every event.
+
+A response speaks the text of the conversation items added since the previous response. Its
+transcript deltas are the words as their audio starts (before that audio); a truncate makes the
+item's transcript exactly the words heard by `audio_end_ms`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import contextlib
+import logging
+import uuid
+from typing import Any
+
+import pydantic_core
+from starlette.websockets import WebSocket
+
+from engine.server.sender import Sender
+from engine.server.speech import OPENAI_VOICES
+from engine.server.state import ServerState
+from engine.server.streams import open_text_stream
+from voice_tts.audio import pcm16_to_mulaw
+from voice_tts.progress import TurnText
+from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, ErrorCode, Progress
+
+log = logging.getLogger(__name__)
+
+VENDOR = "voice_tts"
+APPEND = f"{VENDOR}.input_text_buffer.append"
+COMMIT = f"{VENDOR}.input_text_buffer.commit"
+# Items whose transcript a truncate can still reach; older ones are forgotten.
+KEPT_ITEMS = 64
+# `usage.output_tokens` counts audio in the codec's 80 ms frames, as speech's SSE usage does.
+OUTPUT_TOKENS_PER_SECOND = 12.5
+UNSUPPORTED = {
+    "input_audio_buffer.append": "audio input: this server speaks text, it does not listen",
+    "input_audio_buffer.commit": "audio input: this server speaks text, it does not listen",
+    "input_audio_buffer.clear": "audio input: this server speaks text, it does not listen",
+    "output_audio_buffer.clear": "output_audio_buffer.clear is for WebRTC/SIP connections",
+    "conversation.item.retrieve": "items are not kept with their audio",
+    "conversation.item.delete": "items are not deleted on this server",
+    "transcription_session.update": "transcription: this server speaks text, it does not listen",
+}
+
+
+class RealtimeError(Exception):
+    def __init__(self, code: str, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.param = param
+
+
+def _id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+class _Item:
+    """An assistant item a response spoke: its text side answers truncates."""
+
+    def __init__(self, item_id: str, text: TurnText) -> None:
+        self.id = item_id
+        self.text = text
+        self.transcript = ""
+        self.audio_ms = 0.0
+
+    def as_json(self, status: str) -> dict:
+        return {
+            "id": self.id,
+            "object": "realtime.item",
+            "type": "message",
+            "role": "assistant",
+            "status": status,
+            "content": [{"type": "output_audio", "transcript": self.transcript}],
+        }
+
+
+class RealtimeConnection:
+    def __init__(self, websocket: WebSocket, state: ServerState) -> None:
+        self._websocket = websocket
+        self._state = state
+        self._sender = Sender(websocket)
+        self._session: dict[str, Any] = {
+            "type": "realtime",
+            "object": "realtime.session",
+            "id": _id("sess"),
+            "model": state.description.model,
+            "output_modalities": ["audio"],
+            "instructions": "",
+            "audio": {
+                "output": {"format": {"type": "audio/pcm", "rate": 24000}, "voice": None}
+            },
+        }
+        self._pending_text: list[str] = []  # text of items added since the last response
+        self._items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
+        self._response: _Response | None = None
+        self._last_item_id: str | None = None
+
+    async def serve(self) -> None:
+        await self._websocket.accept()
+        await self._event("session.created", session=self._session)
+        try:
+            while True:
+                message = await self._websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                client_event_id = None
+                try:
+                    event = self._parse(message)
+                    client_event_id = event.get("event_id")
+                    await self._handle(event)
+                except RealtimeError as error:
+                    await self._error(error, client_event_id)
+        finally:
+            self._sender.closed = True
+            if self._response is not None:
+                self._response.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self._response.task), 10)
+
+    # -- messages in -------------------------------------------------------------------
+
+    def _parse(self, message: dict) -> dict:
+        text = message.get("text")
+        if text is None:
+            raise RealtimeError("invalid_event", "send events as JSON text frames")
+        limit = self._state.settings.max_message_bytes
+        if len(text) > limit:
+            raise RealtimeError("invalid_event", f"the event is larger than {limit} bytes")
+        try:
+            event = pydantic_core.from_json(text, allow_inf_nan=False)
+        except ValueError as exc:
+            raise RealtimeError("invalid_json", f"the event is not JSON: {exc}") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise RealtimeError("invalid_event", "an event is a JSON object with a 'type'", "type")
+        return event
+
+    async def _handle(self, event: dict) -> None:
+        kind = event["type"]
+        handler = {
+            "session.update": self._session_update,
+            "conversation.item.create": self._item_create,
+            "conversation.item.truncate": self._item_truncate,
+            "response.create": self._response_create,
+            "response.cancel": self._response_cancel,
+            APPEND: self._text_append,
+            COMMIT: self._text_commit,
+        }.get(kind)
+        if handler is not None:
+            await handler(event)
+        elif kind in UNSUPPORTED:
+            raise RealtimeError("unsupported_event", f"{kind} is not supported: {UNSUPPORTED[kind]}")
+        else:
+            raise RealtimeError(
+                "unknown_event",
+                f"unknown event type {kind!r}; this server takes session.update, "
+                f"conversation.item.create, conversation.item.truncate, response.create, "
+                f"response.cancel, {APPEND} and {COMMIT}",
+                "type",
+            )
+
+    async def _session_update(self, event: dict) -> None:
+        update = event.get("session")
+        if not isinstance(update, dict):
+            raise RealtimeError("invalid_value", "session.update needs a 'session' object", "session")
+        session = {**self._session, "audio": {"output": dict(self._session["audio"]["output"])}}
+        for key, value in update.items():
+            if key in ("type", "model"):
+                continue
+            if key == "instructions":
+                if not isinstance(value, str):
+                    raise RealtimeError("invalid_value", "instructions must be a string", "session.instructions")
+                session["instructions"] = value
+            elif key == "output_modalities":
+                if value != ["audio"]:
+                    raise RealtimeError(
+                        "unsupported_value",
+                        "output_modalities must be ['audio']: this server speaks, it does not write",
+                        "session.output_modalities",
+                    )
+            elif key == "audio":
+                self._update_audio(session, value)
+            elif key in ("tools", "tool_choice") and not value:
+                continue
+            elif key in ("tools", "tool_choice", "prompt", "reasoning"):
+                raise RealtimeError(
+                    "unsupported_value", f"session.{key} is not supported: a TTS calls no tools",
+                    f"session.{key}",
+                )
+            else:
+                raise RealtimeError(
+                    "unsupported_value", f"session.{key} is not supported by this server",
+                    f"session.{key}",
+                )
+        self._session = session
+        await self._event("session.updated", session=session)
+
+    def _update_audio(self, session: dict, audio: Any) -> None:
+        if not isinstance(audio, dict):
+            raise RealtimeError("invalid_value", "session.audio must be an object", "session.audio")
+        if audio.get("input"):
+            raise RealtimeError(
+                "unsupported_value",
+                "session.audio.input is not supported: this server does not listen",
+                "session.audio.input",
+            )
+        output = audio.get("output") or {}
+        if "voice" in output:
+            voice = output["voice"]
+            if isinstance(voice, dict):
+                voice = voice.get("id")
+            if not self._state.description.knows_voice(voice) and voice not in OPENAI_VOICES:
+                names = [v.name for v in self._state.description.voices]
+                raise RealtimeError(
+                    "invalid_value", f"unknown voice {voice!r}; voices: {names}",
+                    "session.audio.output.voice",
+                )
+            session["audio"]["output"]["voice"] = voice
+        if "format" in output:
+            session["audio"]["output"]["format"] = _output_format(output["format"])
+        for key in output:
+            if key not in ("voice", "format"):
+                raise RealtimeError(
+                    "unsupported_value", f"session.audio.output.{key} is not supported",
+                    f"session.audio.output.{key}",
+                )
+
+    async def _item_create(self, event: dict) -> None:
+        item = event.get("item")
+        if not isinstance(item, dict) or item.get("type") != "message":
+            raise RealtimeError(
+                "unsupported_value",
+                "only message items with text can be spoken (no function calls or audio)",
+                "item.type",
+            )
+        parts = item.get("content")
+        if not isinstance(parts, list) or not parts:
+            raise RealtimeError("invalid_value", "item.content must list text parts", "item.content")
+        texts = []
+        for part in parts:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind not in ("input_text", "output_text", "text") or not isinstance(
+                part.get("text"), str
+            ):
+                raise RealtimeError(
+                    "unsupported_value",
+                    f"content part {kind!r} cannot be spoken: use input_text or output_text",
+                    "item.content",
+                )
+            texts.append(part["text"])
+        self._pending_text.append("".join(texts))
+        item_id = item.get("id") or _id("item")
+        stored = {**item, "id": item_id, "object": "realtime.item", "status": "completed"}
+        await self._event(
+            "conversation.item.added", previous_item_id=self._last_item_id, item=stored
+        )
+        await self._event("conversation.item.done", previous_item_id=self._last_item_id, item=stored)
+        self._last_item_id = item_id
+
+    async def _item_truncate(self, event: dict) -> None:
+        item = self._items.get(event.get("item_id"))
+        if item is None:
+            raise RealtimeError(
+                "item_not_found", f"no spoken item {event.get('item_id')!r} to truncate", "item_id"
+            )
+        audio_end_ms = event.get("audio_end_ms")
+        if not isinstance(audio_end_ms, int) or audio_end_ms < 0:
+            raise RealtimeError("invalid_value", "audio_end_ms must be a non-negative integer", "audio_end_ms")
+        if event.get("content_index", 0) != 0:
+            raise RealtimeError("invalid_value", "a spoken item has one content part (index 0)", "content_index")
+        response = self._response
+        if response is not None and response.item is item:
+            response.cancel()
+            await response.task
+        if audio_end_ms > item.audio_ms + 1:
+            raise RealtimeError(
+                "invalid_value",
+                f"audio_end_ms {audio_end_ms} is past the item's {item.audio_ms:.0f} ms of audio",
+                "audio_end_ms",
+            )
+        item.transcript = item.text.heard_text(audio_end_ms / 1000.0)
+        await self._event(
+            "conversation.item.truncated",
+            item_id=item.id,
+            content_index=0,
+            audio_end_ms=audio_end_ms,
+        )
+
+    async def _response_create(self, event: dict) -> None:
+        options = event.get("response") or {}
+        if not isinstance(options, dict):
+            raise RealtimeError("invalid_value", "response must be an object", "response")
+        if options.get("output_modalities", ["audio"]) != ["audio"]:
+            raise RealtimeError(
+                "unsupported_value", "responses are audio only", "response.output_modalities"
+            )
+        if options.get("tools"):
+            raise RealtimeError("unsupported_value", "a TTS calls no tools", "response.tools")
+        response = await self._open_response(options.get("instructions"))
+        text, self._pending_text = "".join(self._pending_text), []
+        response.push(text)
+        response.end_input()
+
+    async def _response_cancel(self, event: dict) -> None:
+        response = self._response
+        if response is None or (event.get("response_id") not in (None, response.id)):
+            raise RealtimeError(
+                "response_cancel_not_active", "there is no active response to cancel", "response_id"
+            )
+        response.cancel()
+
+    async def _text_append(self, event: dict) -> None:
+        delta = event.get("delta")
+        if not isinstance(delta, str):
+            raise RealtimeError("invalid_value", "delta must be a string", "delta")
+        response = self._response
+        if response is None or response.input_ended:
+            response = await self._open_response(None)
+        limit = self._state.settings.max_turn_text_chars
+        if response.text.raw_length + len(delta) > limit:
+            raise RealtimeError(
+                "text_too_long", f"the response would exceed {limit} characters; dropped", "delta"
+            )
+        response.push(delta)
+
+    async def _text_commit(self, event: dict) -> None:
+        response = self._response
+        if response is None or response.input_ended:
+            raise RealtimeError(
+                "input_text_buffer_empty", f"nothing was appended with {APPEND} to commit"
+            )
+        response.end_input()
+
+    async def _open_response(self, instructions: str | None) -> _Response:
+        state = self._state
+        if self._response is not None:
+            raise RealtimeError(
+                "conversation_already_has_active_response",
+                f"response {self._response.id} is still in progress: cancel it or wait for response.done",
+            )
+        if not state.readiness.ready:
+            raise RealtimeError("not_ready", "the engine is warming up")
+        if not state.slots.acquire():
+            raise RealtimeError(ErrorCode.CAPACITY, f"all {state.slots.capacity} streams are busy")
+        try:
+            response = _Response(self, instructions or self._session["instructions"] or None)
+        except Exception as exc:
+            state.slots.release()
+            raise RealtimeError(getattr(exc, "code", ErrorCode.ENGINE_ERROR), str(exc)) from None
+        self._response = response
+        await response.announce()
+        response.task = asyncio.create_task(response.run())
+        return response
+
+    # -- messages out ------------------------------------------------------------------
+
+    async def _event(self, kind: str, **fields) -> None:
+        await self._sender.json({"type": kind, "event_id": _id("event"), **fields})
+
+    async def _error(self, error: RealtimeError, client_event_id: str | None) -> None:
+        self._state.metrics.errors.labels(code=error.code).inc()
+        await self._event(
+            "error",
+            error={
+                "type": "invalid_request_error",
+                "code": error.code,
+                "message": str(error),
+                "param": error.param,
+                "event_id": client_event_id,
+            },
+        )
+
+
+class _Response:
+    def __init__(self, connection: RealtimeConnection, instructions: str | None) -> None:
+        self._connection = connection
+        state = connection._state
+        self._state = state
+        output = connection._session["audio"]["output"]
+        audio_format = output["format"]
+        self._mulaw = audio_format["type"] == "audio/pcmu"
+        self.sample_rate = 8000 if self._mulaw else audio_format.get("rate", 24000)
+        voice = output["voice"]
+        self.voice = None if voice in OPENAI_VOICES else voice
+        self.id = _id("resp")
+        self._stream, self.text = open_text_stream(
+            state.engine,
+            voice=self.voice,
+            language=None,
+            instruct=instructions,
+            sample_rate=self.sample_rate,
+            normalize=True,
+        )
+        self.usage = state.stream_usage("realtime", self.id, self.voice)
+        self.item = _Item(_id("item"), self.text)
+        self.input_ended = False
+        self._cancelled = False
+        self._samples = 0
+        self.task: asyncio.Task | None = None
+
+    def push(self, text: str) -> None:
+        if text and not self.input_ended:
+            self.usage.text_arrived()
+            for spoken in self.text.push(text):
+                self._stream.push_text(spoken)
+
+    def end_input(self) -> None:
+        if not self.input_ended:
+            self.input_ended = True
+            for spoken in self.text.flush():
+                self._stream.push_text(spoken)
+            self._stream.end_input()
+
+    def cancel(self) -> None:
+        if not self._cancelled:
+            self._cancelled = True
+            self.input_ended = True
+            self.text.drop_held()
+            self._stream.cancel()
+
+    def _forward_polled(self, spoken: list[str]) -> None:
+        if not self.input_ended:
+            for piece in spoken:
+                self._stream.push_text(piece)
+
+    def _ids(self) -> dict:
+        return {"response_id": self.id, "item_id": self.item.id, "output_index": 0}
+
+    def _as_json(self, status: str, **extra) -> dict:
+        return {
+            "id": self.id,
+            "object": "realtime.response",
+            "status": status,
+            "output_modalities": ["audio"],
+            "conversation_id": None,
+            "audio": {"output": self._connection._session["audio"]["output"]},
+            **extra,
+        }
+
+    async def announce(self) -> None:
+        event = self._connection._event
+        await event("response.created", response=self._as_json("in_progress", output=[]))
+        item = self.item.as_json("in_progress")
+        await event("response.output_item.added", response_id=self.id, output_index=0, item=item)
+        await event(
+            "conversation.item.added", previous_item_id=self._connection._last_item_id, item=item
+        )
+        await event(
+            "response.content_part.added",
+            **self._ids(),
+            content_index=0,
+            part={"type": "audio", "transcript": ""},
+        )
+
+    async def run(self) -> None:
+        event = self._connection._event
+        status, details, outcome = "failed", None, "error"
+        try:
+            events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
+            async with contextlib.aclosing(events):
+                async for engine_event in events:
+                    if self._cancelled and not isinstance(engine_event, (Done, Error)):
+                        continue
+                    if isinstance(engine_event, Progress):
+                        for word in self.text.on_progress(
+                            engine_event.spoken_end, engine_event.audio_time
+                        ):
+                            delta = self.text.raw_text[len(self.item.transcript) : word.raw_end]
+                            self.item.transcript += delta
+                            await event(
+                                "response.output_audio_transcript.delta",
+                                **self._ids(),
+                                content_index=0,
+                                delta=delta,
+                            )
+                    elif isinstance(engine_event, AudioChunk) and engine_event.pcm:
+                        self.text.on_audio(engine_event)
+                        pcm = engine_event.pcm
+                        data = pcm16_to_mulaw(pcm) if self._mulaw else pcm
+                        self._samples += engine_event.num_samples
+                        self.item.audio_ms = self._samples / self.sample_rate * 1000.0
+                        self.usage.audio_sent(engine_event.duration)
+                        await event(
+                            "response.output_audio.delta",
+                            **self._ids(),
+                            content_index=0,
+                            delta=base64.b64encode(data).decode(),
+                        )
+                    elif isinstance(engine_event, Error):
+                        details = {
+                            "type": "failed",
+                            "error": {"type": "server_error", "code": engine_event.code, "message": engine_event.message},
+                        }
+                    elif isinstance(engine_event, Done):
+                        if details is None:
+                            cancelled = engine_event.cancelled or self._cancelled
+                            status = "cancelled" if cancelled else "completed"
+                            outcome = "cancelled" if cancelled else "done"
+                            details = {"type": status}
+                            if cancelled:
+                                details["reason"] = "client_cancelled"
+        except Exception:
+            log.exception("realtime response %s failed", self.id)
+            self._stream.cancel()
+            details = {"type": "failed", "error": {"type": "server_error", "code": ErrorCode.ENGINE_ERROR}}
+        finally:
+            self._state.slots.release()
+            self.usage.finish(
+                outcome,
+                characters_received=self.text.raw_length,
+                characters_spoken=len(self.item.transcript),
+            )
+        try:
+            await self._finish(status, details)
+        finally:
+            self._connection._response = None
+
+    async def _finish(self, status: str, details: dict | None) -> None:
+        connection = self._connection
+        event = connection._event
+        ids = self._ids()
+        transcript = self.item.transcript
+        await event("response.output_audio.done", **ids, content_index=0)
+        await event(
+            "response.output_audio_transcript.done", **ids, content_index=0, transcript=transcript
+        )
+        await event(
+            "response.content_part.done",
+            **ids,
+            content_index=0,
+            part={"type": "audio", "transcript": transcript},
+        )
+        item = self.item.as_json("completed" if status == "completed" else "incomplete")
+        await event("response.output_item.done", response_id=self.id, output_index=0, item=item)
+        await event(
+            "conversation.item.done", previous_item_id=connection._last_item_id, item=item
+        )
+        connection._last_item_id = self.item.id
+        connection._items[self.item.id] = self.item
+        while len(connection._items) > KEPT_ITEMS:
+            connection._items.popitem(last=False)
+        audio_tokens = round(self.usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
+        characters = self.text.raw_length
+        await event(
+            "response.done",
+            response=self._as_json(
+                status,
+                status_details=details,
+                output=[item],
+                usage={
+                    "total_tokens": characters + audio_tokens,
+                    "input_tokens": characters,
+                    "output_tokens": audio_tokens,
+                    "input_token_details": {"text_tokens": characters, "audio_tokens": 0},
+                    "output_token_details": {"text_tokens": 0, "audio_tokens": audio_tokens},
+                },
+            ),
+        )
+
+
+def _output_format(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise RealtimeError("invalid_value", "format must be an object", "session.audio.output.format")
+    kind = value.get("type")
+    if kind == "audio/pcm":
+        rate = value.get("rate", 24000)
+        if rate not in SUPPORTED_SAMPLE_RATES:
+            raise RealtimeError(
+                "invalid_value",
+                f"rate {rate} is not one of {list(SUPPORTED_SAMPLE_RATES)}",
+                "session.audio.output.format.rate",
+            )
+        return {"type": "audio/pcm", "rate": rate}
+    if kind == "audio/pcmu":
+        return {"type": "audio/pcmu"}
+    raise RealtimeError(
+        "unsupported_value",
+        f"output format {kind!r} is not supported; use audio/pcm or audio/pcmu",
+        "session.audio.output.format.type",
+    )
