@@ -378,6 +378,21 @@ class CreatedVoice(WireModel):
     created_at: int
 
 
+class VoiceCloning(WireModel):
+    """What a voice-cloning engine accepts (`POST /v1/voices`) and what its voices cost.
+
+    `icl_first_audio`: an in-context ("icl") voice's prompt interleaves its reference transcript
+    and the turn's text with the reference's codec frames, so its first audio needs
+    `reference frames + 1 - transcript tokens` text tokens of the turn (12.5 frames per second of
+    reference), or the end of the turn's text when it is shorter: for a typical reference that
+    is the whole reply. x-vector voices start after one token, like presets."""
+
+    modes: list[Literal["x_vector", "icl"]]
+    min_reference_seconds: float
+    max_reference_seconds: float
+    icl_first_audio: str = "after reference_frames + 1 - transcript_tokens text tokens, or the end of the text"
+
+
 class Capabilities(WireModel):
     backend: str
     model: str
@@ -388,3 +403,4 @@ class Capabilities(WireModel):
     features: list[str]
     capacity: int
     active_streams: int
+    voice_cloning: VoiceCloning | None = None

@@ -21,19 +21,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from voice_tts.protocol import Error, ErrorCode, VoiceInfo
+from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
 
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.model.text import OFFICIAL_SPLIT
 from engine.model.tts_model import Qwen3TTS
+from engine.model.voice_clone import MAX_REFERENCE_SECONDS, MIN_REFERENCE_SECONDS, make_clone_prompt
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
 from engine.runtime.stream import EventChannel, Qwen3Stream, StreamEnd, StreamState
 from engine.runtime.text_feed import TextFeed
-from engine.model.voice_clone import make_clone_prompt
 from engine.voice_store import StoredVoice, VoiceStore, default_voices_dir
 
 log = logging.getLogger(__name__)
@@ -158,10 +158,25 @@ class Qwen3Engine:
     def languages(self) -> tuple[str, ...]:
         return tuple(self.model.config.languages)
 
-    def capabilities(self) -> dict[str, Any]:
+    @property
+    def features(self) -> tuple[str, ...]:
+        """FEATURES this checkpoint has: "instruct" only where the checkpoint takes one (not the
+        0.6B CustomVoice, not Base), "voice_cloning" on Base checkpoints."""
         features = [f for f in FEATURES if f != "instruct" or self.model.config.supports_instruct]
         if self.model.config.supports_cloning:
             features.append("voice_cloning")
+        return tuple(features)
+
+    @property
+    def voice_cloning(self) -> VoiceCloning | None:
+        if not self.model.config.supports_cloning:
+            return None
+        return VoiceCloning(
+            modes=["x_vector", "icl"], min_reference_seconds=MIN_REFERENCE_SECONDS, max_reference_seconds=MAX_REFERENCE_SECONDS
+        )
+
+    def capabilities(self) -> dict[str, Any]:
+        features = list(self.features)
         return {
             "backend": BACKEND,
             "model": self.model_name,
@@ -171,6 +186,7 @@ class Qwen3Engine:
             "formats": ["pcm_s16le"],
             "features": features,
             "capacity": self._capacity,
+            "voice_cloning": self.voice_cloning.model_dump() if self.voice_cloning else None,
         }
 
     # ---- streams ----------------------------------------------------------------------------

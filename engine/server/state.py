@@ -13,6 +13,7 @@ from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
     Capabilities,
     StreamingEngine,
+    VoiceCloning,
     VoiceInfo,
 )
 
@@ -38,6 +39,8 @@ class EngineDescription:
     voices: tuple[VoiceInfo, ...]
     languages: tuple[str, ...]
     capacity: int | None
+    features: tuple[str, ...] = ()  # what the engine adds (e.g. "instruct", "voice_cloning")
+    voice_cloning: VoiceCloning | None = None
 
     @classmethod
     def of(cls, engine: StreamingEngine) -> "EngineDescription":
@@ -61,6 +64,8 @@ class EngineDescription:
             voices=voices,
             languages=languages,
             capacity=getattr(engine, "capacity", None),
+            features=tuple(getattr(engine, "features", ())),
+            voice_cloning=getattr(engine, "voice_cloning", None),
         )
 
     def knows_voice(self, voice: str | None) -> bool:
@@ -108,7 +113,8 @@ class ServerState:
             languages=list(self.description.languages),
             sample_rates=list(SUPPORTED_SAMPLE_RATES),
             formats=list(FORMATS),
-            features=list(FEATURES),
+            features=list(FEATURES) + [f for f in self.description.features if f not in FEATURES],
             capacity=self.slots.capacity,
             active_streams=self.slots.active,
+            voice_cloning=self.description.voice_cloning,
         )

@@ -82,6 +82,9 @@ async def test_upload_speak_restart_same_audio_delete(base_checkpoint, voices_di
     assert answer.json() | {"created_at": 0} == {"id": "calm", "name": "Calm", "mode": "icl", "created_at": 0}
     listed = httpx.get(base_server.http_url + "/v1/voices").json()["voices"]
     assert [(v["name"], v["mode"]) for v in listed] == [("calm", "icl")]
+    caps = httpx.get(base_server.http_url + "/v1/capabilities").json()
+    assert "voice_cloning" in caps["features"] and "instruct" not in caps["features"]
+    assert caps["voice_cloning"]["modes"] == ["x_vector", "icl"] and "end of the text" in caps["voice_cloning"]["icl_first_audio"]
 
     # The official D04 audio: the voice's codes are the golden ones (chunked decoding differs
     # from a whole decode only by float rounding, so audio is compared with a tolerance).
@@ -189,6 +192,8 @@ def test_a_custom_voice_checkpoint_cannot_clone_or_delete_presets(tiny_checkpoin
         answer = upload(server, "calm", wav_bytes(tone(1.5), 24000))
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "cloning_unsupported"
         assert "load a Base checkpoint" in answer.json()["error"]["message"]
+        caps = httpx.get(server.http_url + "/v1/capabilities").json()
+        assert "instruct" in caps["features"] and caps["voice_cloning"] is None
         preset = httpx.delete(server.http_url + "/v1/voices/ryan")
         assert preset.status_code == 400 and "preset voice" in preset.json()["error"]["message"]
         assert list(tmp_path.iterdir()) == []
