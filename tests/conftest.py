@@ -34,13 +34,23 @@ def base_checkpoint(shared_dir: Path) -> Path:
     return BASE_CHECKPOINT
 
 
-@pytest.fixture(scope="session")
-def golden_cases(tiny_checkpoint: Path) -> dict[str, dict]:
-    """The tiny checkpoint's golden cases by id: cases.json's record with its `codes` (lists)
+def load_golden_cases(checkpoint: Path) -> dict[str, dict]:
+    """A fixture checkpoint's golden cases by id: cases.json's record with its `codes` (lists)
     and `wav` from the case's npz."""
-    info = json.loads((tiny_checkpoint / "golden" / "cases.json").read_text())
+    info = json.loads((checkpoint / "golden" / "cases.json").read_text())
     out = {}
     for case in info["cases"]:
-        golden = np.load(tiny_checkpoint / "golden" / case["npz"])
+        golden = np.load(checkpoint / "golden" / case["npz"])
         out[case["id"]] = {**case, "codes": golden["codes"].tolist(), "wav": golden["wav"]}
     return out
+
+
+@pytest.fixture(scope="session")
+def golden_cases(tiny_checkpoint: Path) -> dict[str, dict]:
+    return load_golden_cases(tiny_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def base_golden_cases(base_checkpoint: Path) -> dict[str, dict]:
+    """The Base checkpoint's voice-cloning golden cases, as `golden_cases`."""
+    return load_golden_cases(base_checkpoint)

@@ -4,7 +4,6 @@ engine, stored, reloaded by a new engine, and batched with each other giving the
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from pathlib import Path
 
@@ -41,13 +40,8 @@ def engine(base_checkpoint: Path, voices_dir: Path):
 
 
 @pytest.fixture(scope="module")
-def cases(base_checkpoint: Path) -> dict[str, dict]:
-    golden = base_checkpoint / "golden"
-    out = {}
-    for case in json.loads((golden / "cases.json").read_text())["cases"]:
-        g = np.load(golden / case["npz"])
-        out[case["id"]] = {**case, "codes": g["codes"].tolist(), "wav": g["wav"]}
-    return out
+def cases(base_golden_cases) -> dict[str, dict]:
+    return base_golden_cases
 
 
 # case id -> the stored voice that matches its reference (streaming-layout cases only)
