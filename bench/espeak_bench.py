@@ -1,10 +1,12 @@
 """Time the embedded eSpeak NG voice: first-audio latency under concurrent streams fed at an
-LLM's pace, and synthesis speed with all text given at once.
+LLM's pace, synthesis speed with all text given at once, and the bounded wait for a clause end.
 
-    python bench/espeak_bench.py [--concurrency 1 8 32 64] [--tokens-per-second 40]
+    python bench/espeak_bench.py [--concurrency 1 8 32 64] [--tokens-per-second 40] [--rounds 10]
 
 TTFA is measured from a stream's first text delta to its first audio chunk; every stream speaks
-the same English paragraph, split into 4-character deltas.
+the same English paragraph, split into 4-character deltas. The clause-wait rows speak one
+sentence of 115 characters with no punctuation, with the default `ClauseWait` and with clause
+ends only (`ClauseWait(None, None)`, the behaviour before the bounded wait).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import statistics
 import time
 
 from engine import Engine
+from engine.backends.espeak_segments import ClauseWait
 from voice_tts.protocol import AudioChunk
 
 PARAGRAPH = (
@@ -25,9 +28,15 @@ PARAGRAPH = (
 )
 
 
-async def paced_stream(engine, tokens_per_second: float) -> dict:
+UNPUNCTUATED = (
+    "so I looked into it and the short answer is that you can move the booking to any day "
+    "next week without paying extra"
+)
+
+
+async def paced_stream(engine, tokens_per_second: float, text: str = PARAGRAPH) -> dict:
     stream = engine.open_stream()
-    deltas = [PARAGRAPH[i : i + 4] for i in range(0, len(PARAGRAPH), 4)]
+    deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
 
     async def feed() -> None:
         for delta in deltas:
@@ -76,11 +85,34 @@ async def main(args: argparse.Namespace) -> None:
         )
         results["throughput"].append(await throughput(engine, n))
     await engine.aclose()
+    results["clause_wait"] = await clause_wait_ttfa(args.rounds, args.tokens_per_second)
     print(json.dumps(results, indent=2))
+
+
+async def clause_wait_ttfa(rounds: int, tokens_per_second: float) -> list[dict]:
+    rows = []
+    for name, wait in (("default", ClauseWait()), ("clause ends only", ClauseWait(None, None))):
+        engine = Engine.embedded(clause_wait=wait)
+        for text_name, text in (("unpunctuated sentence", UNPUNCTUATED), ("paragraph", PARAGRAPH)):
+            ttfa = sorted([(await paced_stream(engine, tokens_per_second, text))["ttfa_ms"] for _ in range(rounds)])
+            rows.append(
+                {
+                    "clause_wait": name,
+                    "text": text_name,
+                    "chars": len(text),
+                    "tokens_per_second": tokens_per_second,
+                    "ttfa_ms_p50": round(statistics.median(ttfa), 1),
+                    "ttfa_ms_max": round(ttfa[-1], 1),
+                    "text_seconds": round(len(range(0, len(text), 4)) / tokens_per_second, 2),
+                }
+            )
+        await engine.aclose()
+    return rows
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--tokens-per-second", type=float, default=40.0)
+    parser.add_argument("--rounds", type=int, default=10, help="streams per clause-wait row")
     asyncio.run(main(parser.parse_args()))

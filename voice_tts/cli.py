@@ -1,6 +1,7 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
 voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F] [--usage-log FILE]
+                [--lexicon FILE]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
@@ -317,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--api-key-file", help="file whose first line is the API key")
     serve.add_argument(
         "--voices-dir", help="where cloned voices are kept (default: voice-tts/voices in the user's data dir)"
+    )
+    serve.add_argument(
+        "--lexicon",
+        metavar="FILE",
+        help="server-wide pronunciation dictionary, JSON or CSV: rules like "
+        '{"match": "SQL", "say": "sequel"} (a turn\'s own rules come first)',
     )
     serve.add_argument("--log-level", default="info")
     serve.add_argument(

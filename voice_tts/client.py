@@ -66,6 +66,7 @@ from voice_tts.protocol import (
     Words,
     server_message_adapter,
 )
+from voice_tts.tn import Lexicon
 
 logger = logging.getLogger(__name__)
 
@@ -237,6 +238,7 @@ class RemoteEngine:
         instruct: str | None = None,
         sample_rate: int = 24000,
         normalize: bool = False,
+        lexicon: Lexicon | None = None,
         **options,
     ) -> "RemoteStream":
         start = StartMessage(
@@ -246,6 +248,7 @@ class RemoteEngine:
             sample_rate=sample_rate,
             format="pcm16",
             normalize=normalize,
+            lexicon=lexicon.as_dicts() if lexicon else None,
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts)
 

@@ -25,7 +25,7 @@ from bisect import bisect_right
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from voice_tts.protocol import AudioChunk, Usage, Word
-from voice_tts.tn import Commit, StreamingNormalizer
+from voice_tts.tn import Commit, Lexicon, StreamingNormalizer
 from voice_tts.tn.chars import is_alnum, is_han
 from voice_tts.tn.offsets import is_identity, separator_length
 
@@ -205,11 +205,14 @@ class TurnText:
         *,
         language: str | None = None,
         normalize: bool = True,
+        lexicon: Lexicon | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._clock = clock
         self._normalizer = (
-            StreamingNormalizer(normalizer_language(language), clock=clock) if normalize else None
+            StreamingNormalizer(normalizer_language(language), clock=clock, lexicon=lexicon)
+            if normalize
+            else None
         )
         self._tracker = ProgressTracker()
         self._raw_parts: list[str] = []

@@ -152,6 +152,7 @@ class ErrorCode:
     INVALID_SAMPLE_RATE = "invalid_sample_rate"
     UNSUPPORTED_LANGUAGE = "unsupported_language"
     INVALID_SAMPLING = "invalid_sampling"
+    INVALID_LEXICON = "invalid_lexicon"  # a pronunciation dictionary that cannot be used
     CAPACITY = "capacity"
     IDLE_TIMEOUT = "idle_timeout"  # the close reason of a socket without a turn for too long
     NOT_READY = "not_ready"
@@ -176,9 +177,20 @@ class WireModel(BaseModel):
 # Client → server ------------------------------------------------------------------------------
 
 
+class LexiconEntry(WireModel):
+    """One pronunciation-dictionary rule (voice_tts.tn.lexicon): `match` is said as `say`."""
+
+    match: str
+    say: str
+    whole_word: bool = True
+    case_sensitive: bool = False
+    regex: bool = False
+
+
 class StartMessage(WireModel):
     """Opens a turn. `normalize=False` means the text is already spoken form (TN done by the
-    client's own `TTSSession`)."""
+    client's own `TTSSession`). `lexicon` (with `normalize`) is the turn's pronunciation
+    dictionary; its rules come before the server's default ones."""
 
     type: Literal["start"] = "start"
     voice: str | None = None
@@ -189,6 +201,7 @@ class StartMessage(WireModel):
     normalize: bool = True
     # Keep the turn through a dropped socket: `started` carries a `resume_token` for `reconnect`.
     resumable: bool = False
+    lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
 
 
 class TextMessage(WireModel):

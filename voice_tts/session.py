@@ -18,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Union
+from collections.abc import Iterable, Mapping
+from typing import Any, AsyncIterator, Callable, Union
 
 from voice_tts.progress import TurnText, Word, normalizer_language
 from voice_tts.protocol import AudioChunk, Done, Error, Progress, StreamingEngine, Usage, Words
+from voice_tts.tn import Lexicon, LexiconRule
 
 __all__ = ["SessionDone", "SessionEvent", "TTSSession", "WordsEvent", "normalizer_language"]
 
@@ -49,7 +51,8 @@ SessionEvent = Union[AudioChunk, WordsEvent, Error, SessionDone]
 
 class TTSSession:
     """One turn. Call `push_text`, `end_input`, `cancel` and `poll` from one thread (the
-    adapter's event loop); iterate `events()` once."""
+    adapter's event loop); iterate `events()` once. `lexicon`: the turn's pronunciation
+    dictionary (a `Lexicon` or its rules, applied inside normalization)."""
 
     def __init__(
         self,
@@ -60,14 +63,21 @@ class TTSSession:
         instruct: str | None = None,
         sample_rate: int = 24000,
         normalize: bool = True,
+        lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._clock = clock
+        lexicon = Lexicon.of(lexicon)
         # An engine that reports words takes raw text and normalizes on its side when asked.
         self._words_from_engine = getattr(engine, "reports_words", False)
-        options = {"normalize": normalize} if self._words_from_engine else {}
+        options = {}
+        if self._words_from_engine:
+            options = {"normalize": normalize, **({"lexicon": lexicon} if lexicon else {})}
         self._text = TurnText(
-            language=language, normalize=normalize and not self._words_from_engine, clock=clock
+            language=language,
+            normalize=normalize and not self._words_from_engine,
+            lexicon=lexicon,
+            clock=clock,
         )
         self._input_ended = False
         self._cancelled = False

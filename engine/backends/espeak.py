@@ -8,13 +8,14 @@ give exact `Progress`; audio is resampled from eSpeak's 22050 Hz to the requeste
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import AsyncIterator, Callable
 
 from engine.backends.espeak_library import EspeakLibrary
 from engine.backends.espeak_scheduler import SynthesisScheduler, shared_scheduler
-from engine.backends.espeak_segments import Piece, take_pieces
+from engine.backends.espeak_segments import ClauseWait, Piece, complete_words, take_pieces
 from engine.backends.espeak_voices import (
     AUTO,
     LANGUAGES,
@@ -60,8 +61,12 @@ class EspeakStream:
         selection: VoiceSelection | None,
         sample_rate: int,
         on_finished: Callable[[EspeakStream], None],
+        wait: ClauseWait = ClauseWait(),
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._scheduler = scheduler
+        self._wait = wait
+        self._clock = clock
         self._selection = selection
         self._sample_rate = sample_rate
         self._on_finished = on_finished
@@ -71,6 +76,9 @@ class EspeakStream:
         self._received = 0
         self._pending = ""
         self._pieces: deque[Piece] = deque()
+        self._queued_any = False  # a piece was queued: the first-piece rules are done
+        self._words_since: float | None = None  # when the pending text first had a whole word
+        self._last_text_at = clock()
         self._input_ended = False
         self._cancelled = False
         self._finished = False
@@ -104,7 +112,9 @@ class EspeakStream:
             if self._input_ended:
                 raise RuntimeError("push_text after end_input")
             self._received += len(text)
+            self._last_text_at = self._clock()
             has_work = self._cut_pieces(self._pending + text, final=False)
+            has_work = self._cut_waiting_words(self._last_text_at) or has_work
         if has_work:
             self._scheduler.wake()
 
@@ -124,7 +134,37 @@ class EspeakStream:
         for text in ready:
             self._pieces.append(Piece(start, text))
             start += len(text)
+        if ready:
+            self._queued_any = True
+            self._words_since = None
         return bool(ready)
+
+    def _cut_waiting_words(self, now: float) -> bool:
+        """Queue the pending complete words that `ClauseWait` says have waited enough."""
+        end, count = complete_words(self._pending)
+        if not count:
+            self._words_since = None
+            return False
+        if self._words_since is None:
+            self._words_since = now
+        due = self._due_at()
+        first_words = self._wait.first_words
+        if not (due is not None and now >= due) and not (
+            not self._queued_any and first_words is not None and count >= first_words
+        ):
+            return False
+        self._pieces.append(Piece(self._received - len(self._pending), self._pending[:end]))
+        self._pending = self._pending[end:]
+        self._queued_any = True
+        self._words_since = None
+        return True
+
+    def _due_at(self) -> float | None:
+        """When the pending complete words are spoken without a clause end (None: not timed)."""
+        if self._wait.delay_s is None or self._words_since is None:
+            return None
+        since = self._words_since if not self._queued_any else max(self._words_since, self._last_text_at)
+        return since + self._wait.delay_s
 
     def cancel(self) -> None:
         with self._lock:
@@ -197,7 +237,16 @@ class EspeakStream:
             if self._queued_samples >= MAX_QUEUED_AUDIO_SECONDS * self._sample_rate:
                 self._throttled = True
                 return False
+            if not self._input_ended:
+                self._cut_waiting_words(self._clock())
             return bool(self._pieces) or self._input_ended
+
+    def due_at(self) -> float | None:
+        """When this stream becomes ready without more text (the bounded wait), on its clock."""
+        with self._lock:
+            if self._cancelled or self._finished or self._input_ended:
+                return None
+            return self._due_at()
 
     def step(self, library: EspeakLibrary) -> None:
         with self._lock:
@@ -271,10 +320,18 @@ class EmbeddedEngine:
     backend = BACKEND
     model_name = "eSpeak NG"
 
-    def __init__(self, capacity: int = 64, scheduler: SynthesisScheduler | None = None) -> None:
+    def __init__(
+        self,
+        capacity: int = 64,
+        scheduler: SynthesisScheduler | None = None,
+        clause_wait: ClauseWait = ClauseWait(),
+    ) -> None:
+        """`clause_wait`: how long text without a clause end waits before it is spoken anyway
+        (`ClauseWait(first_words=None, delay_s=None)` waits for clause ends only)."""
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
         self._capacity = capacity
+        self._clause_wait = clause_wait
         self._scheduler = scheduler or shared_scheduler()
         self._streams: set[EspeakStream] = set()
         self._lock = threading.Lock()
@@ -317,7 +374,7 @@ class EmbeddedEngine:
                     Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True),
                     sample_rate,
                 )
-            stream = EspeakStream(self._scheduler, selection, sample_rate, self._forget)
+            stream = EspeakStream(self._scheduler, selection, sample_rate, self._forget, self._clause_wait)
             self._streams.add(stream)
         self._scheduler.add(stream)
         return stream

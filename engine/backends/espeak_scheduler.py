@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 from typing import Callable, Protocol
 
 from engine.backends.espeak_library import EspeakLibrary
@@ -29,6 +30,9 @@ class SynthesisJob(Protocol):
 
     def ready(self) -> bool:
         """A turn now would do work."""
+
+    def due_at(self) -> float | None:
+        """When (time.monotonic) the job becomes ready without outside help; None: not on its own."""
 
     def step(self, library: EspeakLibrary) -> None:
         """Take one turn (one piece, or the end of the stream) on the scheduler's thread."""
@@ -72,6 +76,11 @@ class SynthesisScheduler:
         self._jobs.append(job)
         return job
 
+    def _time_to_next_due(self) -> float | None:
+        """Seconds until a job's bounded wait ends (None: nothing is timed; sleep until woken)."""
+        due = [t for job in self._jobs if (t := job.due_at()) is not None]
+        return max(0.0, min(due) - time.monotonic()) if due else None
+
     def _run(self) -> None:
         library, unavailable = None, ""
         try:
@@ -83,7 +92,7 @@ class SynthesisScheduler:
             with self._cond:
                 job = self._next_job()
                 while job is None:
-                    self._cond.wait()
+                    self._cond.wait(self._time_to_next_due())
                     job = self._next_job()
             if library is None:
                 job.fail("engine_unavailable", unavailable)

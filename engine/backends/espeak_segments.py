@@ -1,12 +1,19 @@
 """Where incremental text is cut into pieces that eSpeak NG synthesizes one call at a time.
 
 eSpeak plans intonation per clause, so a piece ends at a clause boundary; audio can start as
-soon as the first clause has arrived. A cut depends only on the text, never on how it was
-split into deltas or when they came, so the same text always gives the same audio.
+soon as the first clause has arrived. A clause cut depends only on the text, never on how it
+was split into deltas or when they came.
+
+A clause can be long, and an LLM may stall in the middle of one, so text without a clause end
+does not wait for ever (`ClauseWait`, the "max buffer delay" of hosted TTS): the first piece
+of a stream is cut after a few complete words, and complete words that have waited too long
+are spoken as they are. The word-count cut depends only on the text; the timed one also on when
+the text came.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Sentence and clause punctuation that ends a piece only when whitespace follows it: "3.14",
@@ -17,6 +24,39 @@ _CLOSERS = frozenset("\"')]}’”»")
 _CJK_CLAUSE_END = frozenset("。！？；，、：…．｡､")
 # Pieces are bounded so that one stream's turn on the shared synthesizer stays short.
 MAX_PIECE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class ClauseWait:
+    """How long text without a clause end waits before it is spoken anyway.
+
+    `first_words`: the stream's first piece is cut after this many complete words (None: wait
+    for a clause end). `delay_s`: complete words are spoken once they have waited this long
+    without a clause end: before the first audio, counted from the first complete word;
+    afterwards, from the last text received (an LLM that stalls mid-clause). None: no time limit.
+    """
+
+    first_words: int | None = 4
+    delay_s: float | None = 0.3
+
+    def __post_init__(self) -> None:
+        if self.first_words is not None and self.first_words < 1:
+            raise ValueError("first_words must be at least 1 (or None)")
+        if self.delay_s is not None and self.delay_s < 0:
+            raise ValueError("delay_s must not be negative (or None)")
+
+
+_LAST_GAP = re.compile(r"\S\s+\S*\Z")
+
+
+def complete_words(text: str) -> tuple[int, int]:
+    """(end of the last word that whitespace follows, how many such words) in `text`; the
+    last word may still grow while nothing follows it."""
+    gap = _LAST_GAP.search(text)
+    if gap is None:
+        return 0, 0
+    end = gap.start() + 1
+    return end, len(text[:end].split())
 
 
 @dataclass(frozen=True)

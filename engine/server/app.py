@@ -26,6 +26,7 @@ from engine.server.realtime import RealtimeConnection
 from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
 from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine
+from voice_tts.tn import Lexicon
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,13 @@ PAGE_DIR = Path(__file__).parent / "static"
 async def warm_up(state: ServerState) -> None:
     """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
     stream, text = open_text_stream(
-        state.engine, voice=None, language=None, instruct=None, sample_rate=24000, normalize=True
+        state.engine,
+        voice=None,
+        language=None,
+        instruct=None,
+        sample_rate=24000,
+        normalize=True,
+        lexicon=state.lexicon,
     )
     speak_all(stream, text, state.settings.warmup_text)
     async for event in stream.events():
@@ -59,12 +66,19 @@ def create_app(
     engine: StreamingEngine,
     api_key: str | None = None,
     settings: ServerSettings | None = None,
+    lexicon: Lexicon | None = None,
 ) -> Starlette:
-    """The server for `engine`; the caller keeps owning the engine (and closes it)."""
+    """The server for `engine`; the caller keeps owning the engine (and closes it). `lexicon`:
+    the server-wide pronunciation dictionary, applied after each turn's own rules."""
     settings = settings or ServerSettings()
     if api_key is not None:
         settings = settings.model_copy(update={"api_key": api_key})
-    state = ServerState(engine=engine, settings=settings, description=EngineDescription.of(engine))
+    state = ServerState(
+        engine=engine,
+        settings=settings,
+        description=EngineDescription.of(engine),
+        lexicon=lexicon or Lexicon(),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -8,6 +8,7 @@ import asyncio
 from engine.server.app import create_app
 from engine.server.runner import serve
 from engine.server.settings import ServerSettings
+from voice_tts.tn import Lexicon, LexiconError
 
 
 class ServeError(Exception):
@@ -41,6 +42,16 @@ def server_api_key(args: argparse.Namespace) -> str | None:
     return key
 
 
+def server_lexicon(args: argparse.Namespace) -> Lexicon | None:
+    """`--lexicon FILE`: the server-wide pronunciation dictionary (JSON or CSV)."""
+    if args.lexicon is None:
+        return None
+    try:
+        return Lexicon.load(args.lexicon)
+    except LexiconError as exc:
+        raise ServeError(f"bad --lexicon: {exc}") from exc
+
+
 def run_serve(args: argparse.Namespace) -> int:
     settings = ServerSettings(
         host=args.host,
@@ -49,9 +60,10 @@ def run_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         usage_log=args.usage_log,
     )
+    lexicon = server_lexicon(args)
     engine = load_engine(args.model, args.device, args.voices_dir)
     try:
-        serve(create_app(engine, settings=settings), settings)
+        serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:
         asyncio.run(engine.aclose())
     return 0

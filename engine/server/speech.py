@@ -9,6 +9,8 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
 - OpenAI's own voice names (alloy, nova, ...) select the server's default voice; any other name
   must be one of `GET /v1/voices`.
 - `instructions` becomes the engine's `instruct`; `language` (not in OpenAI's API) is passed on.
+- `lexicon` (not in OpenAI's API): the request's pronunciation dictionary, rules like
+  `{"match": "SQL", "say": "sequel"}` applied before the server's `--lexicon` rules.
 - `stream` (default true) sends audio as it is produced with chunked transfer; a streamed WAV
   has 0xFFFFFFFF as its RIFF and data sizes, as OpenAI's streamed WAV does. `stream: false`
   answers with a complete WAV or PCM body with its real length.
@@ -35,10 +37,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
-from engine.server.streams import open_text_stream, speak_all
+from engine.server.streams import open_text_stream, speak_all, turn_lexicon
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
-from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode, LexiconEntry
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,7 @@ class SpeechRequest(BaseModel):
     language: str | None = None
     stream: bool = True
     stream_format: Literal["audio", "sse"] = "audio"
+    lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
 
 
 # Engine errors that are the request's fault (HTTP 400) rather than the server's.
@@ -208,6 +211,7 @@ class SpeechEndpoint:
                 instruct=speech.instructions,
                 sample_rate=SAMPLE_RATE,
                 normalize=True,
+                lexicon=turn_lexicon(state.lexicon, speech.lexicon),
             )
         except ValueError as exc:
             state.slots.release()

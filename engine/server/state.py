@@ -16,6 +16,7 @@ from voice_tts.protocol import (
     VoiceCloning,
     VoiceInfo,
 )
+from voice_tts.tn import Lexicon
 
 DEFAULT_CAPACITY = 64
 FORMATS = ("pcm16", "mulaw")
@@ -24,6 +25,7 @@ FEATURES = (
     "word_timestamps",
     "cancel",
     "server_text_normalization",
+    "pronunciation_lexicon",
     "openai_speech",
     "openai_speech_sse",
     "openai_realtime",
@@ -85,6 +87,8 @@ class ServerState:
     description: EngineDescription
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     readiness: Readiness = field(default_factory=Readiness)
+    # The server-wide pronunciation dictionary (`--lexicon FILE`); a turn's own rules come first.
+    lexicon: Lexicon = field(default_factory=Lexicon)
     slots: StreamSlots = field(init=False)
     usage_log: UsageLog = field(init=False)
     resumes: ResumeRegistry = field(init=False)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from engine.server.metrics import ServerMetrics
 from voice_tts.progress import TurnText
-from voice_tts.protocol import EngineStream, StreamingEngine
+from voice_tts.protocol import EngineStream, LexiconEntry, StreamingEngine
+from voice_tts.tn import Lexicon, LexiconError
 
 
 class StreamSlots:
@@ -40,11 +41,21 @@ def open_text_stream(
     instruct: str | None,
     sample_rate: int,
     normalize: bool,
+    lexicon: Lexicon | None = None,
 ) -> tuple[EngineStream, TurnText]:
+    """The text side first: a bad lexicon is refused before an engine stream exists."""
+    text = TurnText(language=language, normalize=normalize, lexicon=lexicon)
     stream = engine.open_stream(
         voice=voice, language=language, instruct=instruct, sample_rate=sample_rate
     )
-    return stream, TurnText(language=language, normalize=normalize)
+    return stream, text
+
+
+def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: bool = True) -> Lexicon:
+    """A turn's rules (checked: LexiconError names the bad one) before the server's default."""
+    if rules and not normalize:
+        raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
+    return Lexicon(rule.model_dump() for rule in rules or ()) + default
 
 
 def speak_all(stream: EngineStream, text: TurnText, raw: str) -> None:

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import open_text_stream
+from engine.server.streams import open_text_stream, turn_lexicon
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.progress import Word
 from voice_tts.protocol import (
@@ -65,6 +65,7 @@ class Turn:
             instruct=start.instruct,
             sample_rate=start.sample_rate,
             normalize=start.normalize,
+            lexicon=turn_lexicon(state.lexicon, start.lexicon, start.normalize),
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self.resume_token = state.resumes.new_token() if start.resumable else None

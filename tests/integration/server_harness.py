@@ -17,10 +17,10 @@ from voice_tts.protocol import StreamingEngine
 TURN_TIMEOUT_S = 60.0
 
 
-def start_server(engine: StreamingEngine | None = None, **settings) -> BackgroundServer:
+def start_server(engine: StreamingEngine | None = None, lexicon=None, **settings) -> BackgroundServer:
     """Serve `engine` (the embedded voice by default) on a free port; waits until /ready."""
     settings = ServerSettings(**{"port": 0, "log_level": "warning", **settings})
-    app = create_app(engine or Engine.embedded(), settings=settings)
+    app = create_app(engine or Engine.embedded(), settings=settings, lexicon=lexicon)
     server = BackgroundServer(app, settings).start()
     wait_ready(server)
     return server

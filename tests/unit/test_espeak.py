@@ -439,6 +439,9 @@ class _FakeJob:
     def ready(self) -> bool:
         return self.turns > 0
 
+    def due_at(self) -> float | None:
+        return None
+
     def step(self, library) -> None:
         self.log.append(self.name)
         self.has_audio = True

@@ -33,6 +33,7 @@ from voice_tts.protocol import (
     StreamingEngine,
 )
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
 
@@ -50,6 +51,7 @@ class _TTSOptions:
     instruct: str | None
     sample_rate: int
     normalize: bool
+    lexicon: Lexicon | None = None
 
 
 
@@ -63,6 +65,7 @@ class Qwen3StreamingTTS(tts.TTS):
         instruct: str | None = None,
         sample_rate: int = 24000,
         normalize: bool = True,
+        lexicon: Lexicon | list[dict] | None = None,
     ) -> None:
         """
         Args:
@@ -75,6 +78,8 @@ class Qwen3StreamingTTS(tts.TTS):
             sample_rate: output rate, one of `SUPPORTED_SAMPLE_RATES`; the engine produces
                 audio at this rate.
             normalize: run streaming text normalization (numbers, dates, ...) on the tokens.
+            lexicon: pronunciation dictionary, a `voice_tts.tn.Lexicon` or its rules such as
+                `[{"match": "SQL", "say": "sequel"}]`; the chat context keeps the raw words.
         """
         if sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise ValueError(
@@ -91,6 +96,7 @@ class Qwen3StreamingTTS(tts.TTS):
             instruct=instruct,
             sample_rate=sample_rate,
             normalize=normalize,
+            lexicon=Lexicon.of(lexicon),  # a bad dictionary fails here, not at the first speech
         )
         self._engine = engine
         self._owns_engine = engine is None
@@ -116,8 +122,11 @@ class Qwen3StreamingTTS(tts.TTS):
         voice: NotGivenOr[TTSVoices | str | None] = NOT_GIVEN,
         language: NotGivenOr[TTSLanguages | str | None] = NOT_GIVEN,
         instruct: NotGivenOr[str | None] = NOT_GIVEN,
+        lexicon: NotGivenOr[Lexicon | list[dict] | None] = NOT_GIVEN,
     ) -> None:
         """Applies to streams opened from now on; a speech in progress keeps its voice."""
+        if utils.is_given(lexicon):
+            self._opts.lexicon = Lexicon.of(lexicon)
         if utils.is_given(voice):
             self._opts.voice = voice
         if utils.is_given(language):
@@ -174,6 +183,7 @@ class SynthesizeStream(tts.SynthesizeStream):
             instruct=self._opts.instruct,
             sample_rate=self._opts.sample_rate,
             normalize=self._opts.normalize,
+            lexicon=self._opts.lexicon,
         )
 
         input_ended = asyncio.Event()

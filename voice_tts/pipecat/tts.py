@@ -29,6 +29,7 @@ from voice_tts.protocol import (
     StreamingEngine,
 )
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.tn import Lexicon
 
 try:
     from pipecat.frames.frames import (
@@ -82,6 +83,7 @@ _ERROR_CATEGORIES = {
     ErrorCode.UNSUPPORTED_LANGUAGE: ErrorCategory.INVALID_REQUEST,
     ErrorCode.INVALID_SAMPLE_RATE: ErrorCategory.INVALID_REQUEST,
     ErrorCode.INVALID_SAMPLING: ErrorCategory.INVALID_REQUEST,
+    ErrorCode.INVALID_LEXICON: ErrorCategory.INVALID_REQUEST,
     ErrorCode.CAPACITY: ErrorCategory.RATE_LIMIT,
     ErrorCode.DISCONNECTED: ErrorCategory.CONNECTIVITY,
     ErrorCode.UNREACHABLE: ErrorCategory.CONNECTIVITY,
@@ -101,9 +103,13 @@ class Qwen3StreamingTTSSettings(TTSSettings):
 
     Parameters:
         instruct: A style instruction ("speak softly"), for models that take one.
+        lexicon: A pronunciation dictionary: a `voice_tts.tn.Lexicon` or its rules, such as
+            `[{"match": "SQL", "say": "sequel"}]`; applied from the next turn. The context keeps
+            the raw words ("SQL") even after a barge-in.
     """
 
     instruct: str | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
+    lexicon: Lexicon | list[dict] | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
 
 
 @dataclass
@@ -157,9 +163,13 @@ class Qwen3StreamingTTS(TTSService):
             normalize: Run streaming text normalization (numbers, dates, ...) on the text.
             **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
         """
-        default_settings = self.Settings(model=None, voice=None, language=None, instruct=None)
+        default_settings = self.Settings(
+            model=None, voice=None, language=None, instruct=None, lexicon=None
+        )
         if settings is not None:
             default_settings.apply_update(settings)
+        # A bad dictionary fails here, not at the first turn.
+        default_settings.lexicon = Lexicon.of(default_settings.lexicon)
 
         super().__init__(
             text_aggregation_mode=text_aggregation_mode,
@@ -266,6 +276,7 @@ class Qwen3StreamingTTS(TTSService):
                     self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
                 ),
                 normalize=self._normalize,
+                lexicon=self._settings.lexicon,
             )
         except Exception as e:
             turn = _Turn(session=None, finished=True)

@@ -19,6 +19,7 @@ import io
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ _OPTIONS = ("whole_word", "case_sensitive", "regex")
 
 class LexiconError(ValueError):
     """A dictionary that cannot be used; the message names the rule and what is wrong with it."""
+
+    code = "invalid_lexicon"  # the wire protocol's error code
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,7 @@ class Lexicon:
         if sum(r.regex for r in checked) > MAX_REGEX_RULES:
             raise LexiconError(f"lexicon has more than {MAX_REGEX_RULES} regex rules")
         self.rules: tuple[LexiconRule, ...] = tuple(checked)
-        self._patterns = tuple(_compile(i, r) for i, r in enumerate(checked))
+        self._patterns = tuple(_compiled(i, r) for i, r in enumerate(checked))
         # Literal rules are only tried where their first character (case-folded) stands.
         self._by_first: dict[str, list[int]] = {}
         self._regex_rules: list[int] = []
@@ -99,6 +102,14 @@ class Lexicon:
     def __repr__(self) -> str:
         return f"Lexicon({len(self.rules)} rules)"
 
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """The rules as JSON objects (what `start.lexicon` carries), options only when not default."""
+        defaults = LexiconRule("", "")
+        return [
+            {"match": r.match, "say": r.say, **{k: getattr(r, k) for k in _OPTIONS if getattr(r, k) != getattr(defaults, k)}}
+            for r in self.rules
+        ]
+
     def starts(self, c: str, inside_word: bool) -> list[int]:
         """Indexes of the rules that may match where character `c` stands, in rule order; only
         the rules that may start inside a word when `inside_word`."""
@@ -127,6 +138,14 @@ class Lexicon:
                 found.append(LexiconMatch(m.end(), m.expand(rule.say) if rule.regex else rule.say, rule.whole_word))
         found.sort(key=lambda match: -match.end)
         return found, waiting
+
+    @classmethod
+    def of(cls, value: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None) -> Lexicon | None:
+        """A Lexicon from a Lexicon, a list of rules or None; None when there are no rules."""
+        if value is None:
+            return None
+        lexicon = value if isinstance(value, Lexicon) else cls(value)
+        return lexicon or None
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -216,7 +235,15 @@ def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
     return rule
 
 
-def _compile(i: int, rule: LexiconRule) -> regex.Pattern:
+def _compiled(i: int, rule: LexiconRule) -> regex.Pattern:
+    try:
+        return _compile(rule)
+    except LexiconError as exc:
+        raise LexiconError(f"rule {i}: {exc}") from exc
+
+
+@lru_cache(maxsize=8192)  # a server sees the same per-turn rules turn after turn
+def _compile(rule: LexiconRule) -> regex.Pattern:
     flags = regex.V1 if rule.regex else 0
     if not rule.case_sensitive:
         flags |= regex.IGNORECASE
@@ -224,14 +251,14 @@ def _compile(i: int, rule: LexiconRule) -> regex.Pattern:
     try:
         pattern = regex.compile(source, flags)
     except regex.error as exc:
-        raise LexiconError(f"rule {i}: invalid regex {rule.match!r}: {exc}") from exc
+        raise LexiconError(f"invalid regex {rule.match!r}: {exc}") from exc
     if rule.regex:
         if pattern.fullmatch("") is not None:
-            raise LexiconError(f"rule {i}: regex {rule.match!r} matches the empty string")
+            raise LexiconError(f"regex {rule.match!r} matches the empty string")
         try:
             _check_groups(pattern, rule.say)
         except (regex.error, IndexError) as exc:
-            raise LexiconError(f"rule {i}: 'say' refers to a group the regex does not have: {exc}") from exc
+            raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
     return pattern
 
 

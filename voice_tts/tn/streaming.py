@@ -68,10 +68,8 @@ class StreamingNormalizer:
         self.language = language
         self._clock = clock
         self._policy = policy or StallPolicy()
-        if lexicon is not None and not isinstance(lexicon, Lexicon):
-            lexicon = Lexicon(lexicon)
         self._ctx = Context(
-            default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms, lexicon=lexicon or None
+            default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms, lexicon=Lexicon.of(lexicon)
         )
         self._tail = ""
         self._raw_end = 0

@@ -1,0 +1,185 @@
+"""A pronunciation dictionary set in Pipecat (`Settings(lexicon=...)`) and LiveKit
+(`TTS(lexicon=...)`): the engine says the reading, the LLM context keeps the raw words, and a
+barge-in in the middle of the reading cuts the context at a raw word, never inside the reading.
+Real pipelines and sessions, the embedded voice; LiveKit also through a server (`start.lexicon`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from livekit_harness import (  # noqa: F401  (fixtures)
+    converse,
+    embedded_engine,
+    engine_server,
+    said,
+    speech_engine,
+)
+from pipecat.frames.frames import (
+    InterruptionFrame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
+    TTSAudioRawFrame,
+    TTSTextFrame,
+)
+from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.transports.base_transport import TransportParams
+from pipecat.utils.time import nanoseconds_to_seconds
+from pipecat.workers.runner import WorkerRunner
+from pipecat_harness import RealtimeAudioOutput, RecordingEngine
+from scripted_llm import tokenize
+
+from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
+from voice_tts.pipecat import Qwen3StreamingTTS as PipecatTTS
+from voice_tts.tn import Lexicon, LexiconError
+
+pytestmark = pytest.mark.slow
+
+# A reading of about six seconds: a barge-in lands inside it with seconds to spare either way.
+READING = "structured query language, the language of relational databases that everyone calls sequel"
+LEXICON = [{"match": "SQL", "say": READING}]
+REPLY = "Here it is. SQL runs the shop, and then we can talk about something else entirely."
+BEFORE, AFTER = "Here it is.", "Here it is. SQL"  # the context after a cut before/after "SQL" starts
+
+
+class WordTimes(BaseObserver):
+    """Word frames the TTS pushes, and when its first audio left it."""
+
+    def __init__(self, tts) -> None:
+        super().__init__()
+        self._tts = tts
+        self.words: list[TTSTextFrame] = []
+        self.first_audio_ns: int | None = None
+
+    async def on_push_frame(self, data: FramePushed) -> None:
+        if data.source is not self._tts:
+            return
+        if isinstance(data.frame, TTSTextFrame):
+            self.words.append(data.frame)
+        elif isinstance(data.frame, TTSAudioRawFrame) and self.first_audio_ns is None:
+            self.first_audio_ns = data.timestamp
+
+    def start_of(self, text: str) -> float | None:
+        for word in self.words:
+            if word.text == text and self.first_audio_ns is not None:
+                return nanoseconds_to_seconds(word.pts - self.first_audio_ns)
+        return None
+
+
+def played_seconds(output: RealtimeAudioOutput) -> float:
+    now = output.get_clock().get_time()
+    return sum(
+        min(len(pcm) / 2 / 24000, nanoseconds_to_seconds(now - started))
+        for started, pcm in output.played
+        if started < now
+    )
+
+
+async def test_pipecat_barge_in_mid_reading_keeps_the_raw_word():
+    from engine import Engine
+
+    engine = RecordingEngine(Engine.embedded())
+    tts = PipecatTTS(engine=engine, settings=PipecatTTS.Settings(lexicon=LEXICON))
+    output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
+    context = LLMContext()
+    assistant = LLMContextAggregatorPair(context).assistant()
+    words = WordTimes(tts)
+    worker = PipelineWorker(
+        Pipeline([tts, output, assistant]),
+        params=PipelineParams(audio_out_sample_rate=24000),
+        observers=[words],
+        cancel_on_idle_timeout=False,
+    )
+    cut: dict[str, float] = {}
+
+    async def converse_with_pipecat() -> None:
+        await asyncio.sleep(0.2)
+        await worker.queue_frame(LLMFullResponseStartFrame())
+        for token in tokenize(REPLY):
+            await worker.queue_frame(LLMTextFrame(token))
+            await asyncio.sleep(0.03)
+        await worker.queue_frame(LLMFullResponseEndFrame())
+        async with asyncio.timeout(60):
+            while (start := words.start_of("SQL")) is None or played_seconds(output) < start + 2.0:
+                await asyncio.sleep(0.01)
+        cut.update(start=start, played=played_seconds(output))
+        await worker.queue_frame(InterruptionFrame())
+        await asyncio.sleep(0.5)
+        await worker.cancel()
+
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    try:
+        await asyncio.gather(runner.run(), converse_with_pipecat())
+    finally:
+        await engine.aclose()
+
+    [stream] = [s for s in engine.streams if s.text.strip()]
+    assert READING in stream.text and "SQL" not in stream.text
+    [heard] = [m["content"] for m in context.messages if m["role"] == "assistant"]
+    # the cut fell inside the reading: its raw word had started, the next word had not
+    next_start = words.start_of("runs")
+    assert next_start is None or cut["played"] < next_start, cut
+    assert heard == AFTER, (heard, cut)
+
+
+def assert_dictionary_applied(stream, rules, reading: str) -> None:
+    """In-process the engine is given the reading; a remote engine is given the raw text and
+    the dictionary (`start.lexicon`), which the server applies (tests/integration/test_server_lexicon.py)."""
+    if "lexicon" in stream.options:
+        assert stream.options["lexicon"] == Lexicon(rules) and "SQL" in stream.text
+    else:
+        assert reading in stream.text and "SQL" not in stream.text
+
+
+async def test_livekit_barge_in_mid_reading_cuts_at_a_raw_word(speech_engine):
+    observed, _ = speech_engine
+    conversation = await converse(
+        LiveKitTTS(engine=observed, lexicon=LEXICON),
+        [said(0.5, 1.5, "What runs the shop?"), said(5.0, 6.0, "Stop!")],
+        {"What runs the shop?": REPLY},
+        llm_chars_per_second=40,
+    )
+    [reply] = [s for s in observed.streams if s.text.strip()]
+    assert_dictionary_applied(reply, LEXICON, READING)
+    [message] = conversation.assistant_messages()
+    heard = message.text_content
+    assert message.interrupted
+    # the cut fell inside the reading
+    pieces = {p.strip(): p.start_time for p in conversation.agent.speeches[0].pieces}
+    position = conversation.speaker.segments[0].position
+    assert pieces["SQL"] < position < pieces["runs"], (position, pieces)
+    # LiveKit's synchronizer paces words out at an estimated rate between their start times, so
+    # the context may end a word or two either side of "SQL"; it is always the raw reply cut at
+    # a word, and never holds a word of the reading.
+    assert REPLY.startswith(heard) and REPLY[len(heard):][:1] in (" ", ""), heard
+    assert heard.startswith(BEFORE) and not any(w in heard for w in ("structured", "relational", "sequel"))
+
+
+async def test_livekit_reading_heard_to_the_end_keeps_the_raw_reply(speech_engine):
+    observed, _ = speech_engine
+    short = "Ask SQL."
+    conversation = await converse(
+        LiveKitTTS(engine=observed, lexicon=[{"match": "SQL", "say": "sequel"}]),
+        [said(0.5, 1.5, "Who?")],
+        {"Who?": short},
+    )
+    [reply] = [s for s in observed.streams if s.text.strip()]
+    assert_dictionary_applied(reply, [{"match": "SQL", "say": "sequel"}], "sequel")
+    [message] = conversation.assistant_messages()
+    assert message.text_content == short and not message.interrupted
+
+
+def test_a_bad_dictionary_fails_when_the_service_is_made():
+    bad = [{"match": "(", "say": "x", "regex": True}]
+    with pytest.raises(LexiconError, match="rule 0: invalid regex"):
+        PipecatTTS(settings=PipecatTTS.Settings(lexicon=bad))
+    with pytest.raises(LexiconError, match="rule 0: invalid regex"):
+        LiveKitTTS(lexicon=bad)
+    with pytest.raises(LexiconError, match="'match' is empty"):
+        LiveKitTTS().update_options(lexicon=[{"match": "", "say": "x"}])
