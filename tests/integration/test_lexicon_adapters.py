@@ -141,7 +141,7 @@ async def test_livekit_barge_in_mid_reading_cuts_at_a_raw_word(speech_engine):
     observed, _ = speech_engine
     conversation = await converse(
         LiveKitTTS(engine=observed, lexicon=LEXICON),
-        [said(0.5, 1.5, "What runs the shop?"), said(5.0, 6.0, "Stop!")],
+        [said(0.5, 1.5, "What runs the shop?"), said(5.5, 6.5, "Stop!")],
         {"What runs the shop?": REPLY},
         llm_chars_per_second=40,
     )
