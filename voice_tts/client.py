@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import time
@@ -44,6 +45,7 @@ from websockets.protocol import State
 
 from voice_tts.protocol import (
     AudioChunk,
+    AckMessage,
     CancelMessage,
     Capabilities,
     CreatedVoice,
@@ -54,7 +56,11 @@ from voice_tts.protocol import (
     ErrorMessage,
     Event,
     Progress,
+    PauseMessage,
     ProgressMessage,
+    ReconnectedMessage,
+    ReconnectMessage,
+    ResumeMessage,
     StartedMessage,
     StartMessage,
     StopMessage,
@@ -63,6 +69,7 @@ from voice_tts.protocol import (
     VoiceInfo,
     VoiceList,
     Word,
+    WireModel,
     Words,
     server_message_adapter,
 )
@@ -203,6 +210,7 @@ class RemoteEngine:
         started_timeout: float = 5.0,
         silence_timeout: float = 2.0,
         keepalive_interval: float = 0.5,
+        resume_budget: float = 5.0,
     ) -> None:
         """
         Args:
@@ -215,10 +223,14 @@ class RemoteEngine:
                 and seconds a ping may wait for its answer.
             keepalive_interval: seconds without a message, while input is open, before the
                 server is pinged.
+            resume_budget: seconds a turn whose socket drops may spend reconnecting and
+                resuming on the server (0: turns are not resumable).
         """
         self.url = url
         self._api_key = api_key
-        self._timeouts = _Timeouts(started_timeout, silence_timeout, keepalive_interval)
+        self._timeouts = _Timeouts(
+            started_timeout, silence_timeout, keepalive_interval, resume_budget
+        )
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._pool = _ConnectionPool(url, headers, pool_size, open_timeout)
 
@@ -249,6 +261,7 @@ class RemoteEngine:
             format="pcm16",
             normalize=normalize,
             lexicon=lexicon.as_dicts() if lexicon else None,
+            resumable=self._timeouts.resume_budget > 0,
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts)
 
@@ -327,11 +340,25 @@ class _Timeouts:
     started: float
     silence: float
     keepalive: float
+    resume_budget: float
+
+
+class _SocketLost(Exception):
+    """The socket of a resumable turn dropped: try to resume before reporting it."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 class RemoteStream:
-    """One turn on the server. `push_text`, `end_input` and `cancel` are thread-safe and never
-    block: they queue commands that the `events()` task sends.
+    """One turn on the server. `push_text`, `end_input`, `cancel`, `pause` and `resume` are
+    thread-safe and never block: they queue commands that the `events()` task sends.
+
+    A resumable turn (`resume_budget` > 0) numbers its text and acknowledges the audio it
+    received; when its socket drops it reconnects and resumes the same engine stream from the
+    next sample (no audio repeated or lost), within the budget. A resume the server refuses
+    (expired, or the server restarted) ends the turn with that error.
 
     After the turn has started, `acquire_time` is the seconds it took to get a socket and
     `connection_reused` whether that socket came from the pool."""
@@ -345,19 +372,29 @@ class RemoteStream:
         self._timeouts = timeouts
         self.acquire_time = 0.0
         self.connection_reused = False
-        self._commands: collections.deque[TextMessage | StopMessage | CancelMessage] = (
-            collections.deque()
-        )
+        self._commands: collections.deque[WireModel] = collections.deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakeup: asyncio.Event | None = None
         self._input_ended = False
         self._cancelled = False
         self._audio_samples = 0
         self._characters_sent = 0
+        self._paused = False
+        # Reconnect-resume: the token, every numbered text, audio acknowledged, words relayed.
+        self._resume_token: str | None = None
+        self._texts: list[TextMessage] = []
+        self._acked_samples = 0
+        self._words_end = 0
 
     def push_text(self, text: str) -> None:
         if text and not self._input_ended:
-            self._command(TextMessage(text=text))
+            self._characters_sent += len(text)
+            if self._start.resumable:
+                message = TextMessage(text=text, seq=len(self._texts) + 1)
+                self._texts.append(message)
+            else:
+                message = TextMessage(text=text)
+            self._command(message)
 
     def end_input(self) -> None:
         if not self._input_ended:
@@ -370,7 +407,19 @@ class RemoteStream:
             self._input_ended = True
             self._command(CancelMessage())
 
-    def _command(self, command: TextMessage | StopMessage | CancelMessage) -> None:
+    def pause(self) -> None:
+        """Duplex pause: the server sends no more audio of this turn and keeps its place."""
+        if not self._paused and not self._cancelled:
+            self._paused = True
+            self._command(PauseMessage())
+
+    def resume(self) -> None:
+        """Audio continues from the exact next sample."""
+        if self._paused:
+            self._paused = False
+            self._command(ResumeMessage())
+
+    def _command(self, command: WireModel) -> None:
         self._commands.append(command)
         loop, wakeup = self._loop, self._wakeup
         if loop is None or wakeup is None:
@@ -396,19 +445,36 @@ class RemoteStream:
             yield Done(cancelled=self._cancelled, usage=self._usage())
             return
         connection = opened
-        sender = asyncio.create_task(self._send_commands(connection))
-        finished = False
-        try:
-            async for event in self._receive(connection):
-                if isinstance(event, Done):
-                    finished = True
-                yield event
-        finally:
-            sender.cancel()
-            await asyncio.gather(sender, return_exceptions=True)
-            # A turn left unfinished (consumer gone, socket lost) cannot share a socket any
-            # more; closing it makes the server cancel the turn.
-            await self._pool.release(connection, reusable=finished)
+        while True:
+            sender = asyncio.create_task(self._send_commands(connection))
+            finished = lost = False
+            try:
+                async for event in self._receive(connection):
+                    if isinstance(event, Done):
+                        finished = True
+                    yield event
+            except _SocketLost as socket_lost:
+                lost = True
+                error = socket_lost.error
+            finally:
+                sender.cancel()
+                await asyncio.gather(sender, return_exceptions=True)
+                if not (finished or lost) and self._start.resumable:
+                    # The consumer left: a resumable turn would wait for a reconnect.
+                    with contextlib.suppress(Exception):
+                        async with asyncio.timeout(0.5):
+                            await connection.send(CancelMessage().model_dump_json())
+                # A turn left unfinished (consumer gone, socket lost) cannot share a socket
+                # any more; closing it makes the server cancel the turn.
+                await self._pool.release(connection, reusable=finished)
+            if not lost:
+                return
+            resumed = await self._reconnect(error)
+            if isinstance(resumed, Error):
+                yield resumed
+                yield Done(cancelled=self._cancelled, usage=self._usage())
+                return
+            connection = resumed
 
     async def _open(self) -> ClientConnection | Error:
         """Connect (or reuse) and send `start`; a reused socket that turns out dead is
@@ -438,6 +504,7 @@ class RemoteStream:
                 )
             message = self._parse(reply)
             if isinstance(message, StartedMessage):
+                self._resume_token = message.resume_token
                 return connection
             refused = isinstance(message, ErrorMessage) and message.code not in (
                 ErrorCode.UNAUTHORIZED,
@@ -451,14 +518,70 @@ class RemoteStream:
             )
         raise AssertionError("unreachable")
 
+    async def _reconnect(self, lost: Error) -> ClientConnection | Error:
+        """A new socket on which the server resumes this turn, or the error that ends it."""
+        budget = self._timeouts.resume_budget
+        deadline = time.monotonic() + budget
+        delay = 0.05
+        while True:
+            try:
+                async with asyncio.timeout(max(0.01, deadline - time.monotonic())):
+                    connection, _ = await self._pool.acquire()
+                    try:
+                        reply = await self._resume_on(connection)
+                    except BaseException:
+                        self._pool.drop(connection)
+                        raise
+            except ConnectionRefusedError:
+                # Nothing listens there any more: the server process and its turns are gone.
+                return Error(
+                    ErrorCode.DISCONNECTED,
+                    f"{lost.message}; the server refuses connections: the turn is lost",
+                    True,
+                )
+            except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed):
+                if time.monotonic() + delay >= deadline:
+                    return Error(
+                        ErrorCode.DISCONNECTED,
+                        f"{lost.message}; could not resume the turn within {budget:g} s",
+                        True,
+                    )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            if isinstance(reply, Error):
+                self._pool.drop(connection)
+                return reply
+            return connection
+
+    async def _resume_on(self, connection: ClientConnection) -> Error | None:
+        """Takes the turn over on `connection` and resends what the server lacks."""
+        await connection.send(
+            ReconnectMessage(
+                resume_token=self._resume_token, received_samples=self._audio_samples
+            ).model_dump_json()
+        )
+        message = self._parse(await connection.recv())
+        if isinstance(message, ErrorMessage):
+            return Error(message.code, message.message, False)
+        if not isinstance(message, ReconnectedMessage):
+            return Error(ErrorCode.INVALID_MESSAGE, "expected 'reconnected'", False)
+        for text in self._texts[message.text_seq :]:
+            await connection.send(text.model_dump_json())
+        if self._cancelled:
+            await connection.send(CancelMessage().model_dump_json())
+        elif self._input_ended:
+            await connection.send(StopMessage().model_dump_json())
+        if self._paused:
+            await connection.send(PauseMessage().model_dump_json())
+        return None
+
     async def _send_commands(self, connection: ClientConnection) -> None:
         assert self._wakeup is not None
         try:
             while True:
                 while self._commands:
                     command = self._commands.popleft()
-                    if isinstance(command, TextMessage):
-                        self._characters_sent += len(command.text)
                     await connection.send(command.model_dump_json())
                 await self._wakeup.wait()
                 self._wakeup.clear()
@@ -471,7 +594,10 @@ class RemoteStream:
             try:
                 frame = await self._next_frame(connection)
             except ConnectionClosed as exc:
-                yield self._closed_error(exc)
+                error = self._closed_error(exc)
+                if self._resume_token is not None and error.code == ErrorCode.DISCONNECTED:
+                    raise _SocketLost(error) from None
+                yield error
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
             except TimeoutError as exc:
@@ -481,18 +607,24 @@ class RemoteStream:
                 return
             if isinstance(frame, bytes):
                 # After cancel() no audio reaches the caller, even what was already in flight.
-                if not self._cancelled and frame:
-                    yield AudioChunk(pcm=frame, sample_rate=rate, start_sample=self._audio_samples)
+                if frame:
+                    if not self._cancelled:
+                        yield AudioChunk(frame, rate, self._audio_samples)
+                    # Counted also after a cancel: a reconnect names the sample to go on from.
                     self._audio_samples += len(frame) // 2
+                    self._acknowledge()
                 continue
             message = self._parse(frame)
             if isinstance(message, ProgressMessage):
                 if not self._cancelled:
-                    if message.words:
+                    # After a reconnect the server may repeat words this side has relayed.
+                    words = [w for w in message.words if w.raw_start >= self._words_end]
+                    if words:
+                        self._words_end = words[-1].raw_end
                         yield Words(
                             tuple(
                                 Word(w.text, w.start_ms / 1000.0, w.raw_start, w.raw_end)
-                                for w in message.words
+                                for w in words
                             )
                         )
                     end = message.raw_end if self._start.normalize else message.spoken_end
@@ -513,12 +645,20 @@ class RemoteStream:
             elif message is None:
                 yield Error(ErrorCode.INVALID_MESSAGE, f"unreadable server message {frame!r:.200}")
 
+    def _acknowledge(self) -> None:
+        """Every half second of audio, tell a resumable turn's server what arrived."""
+        rate = self._start.sample_rate
+        if self._resume_token is not None and self._audio_samples - self._acked_samples >= rate / 2:
+            self._acked_samples = self._audio_samples
+            self._command(AckMessage(samples=self._audio_samples))
+
     async def _next_frame(self, connection: ClientConnection) -> str | bytes:
         """The next frame; raises TimeoutError when the server owes one and stays silent, or
         does not answer a ping (frozen) while the turn waits for text."""
         timeouts = self._timeouts
         while True:
-            owed = self._input_ended
+            # A paused turn owes nothing until it is resumed.
+            owed = self._input_ended and not self._paused
             try:
                 async with asyncio.timeout(timeouts.silence if owed else timeouts.keepalive):
                     return await connection.recv()

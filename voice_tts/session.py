@@ -15,6 +15,7 @@ every `POLL_INTERVAL` seconds while text is held; adapters never call `poll()`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class TTSSession:
         self._cancelled = False
         self._heard_at_cancel: str | None = None
         self._done = False
+        self._unpaused = asyncio.Event()
+        self._unpaused.set()
         self._stream = engine.open_stream(
             voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, **options
         )
@@ -120,8 +123,27 @@ class TTSSession:
             self._cancelled = True
             self._text.drop_held()
             self._stream.cancel()
+            self._unpaused.set()
         self._heard_at_cancel = self._text.heard_text(played_seconds)
         return self._heard_at_cancel
+
+    def pause(self) -> None:
+        """Duplex pause (the listener may be barging in): no more audio or words come out of
+        `events()` until `resume()`, and the turn keeps its place. A remote engine's server
+        stops sending; an in-process engine's stream waits once it is a bounded amount ahead."""
+        if self._cancelled or self._done or not self._unpaused.is_set():
+            return
+        self._unpaused.clear()
+        if pause := getattr(self._stream, "pause", None):
+            pause()
+
+    def resume(self) -> None:
+        """After `pause()`: audio goes on from the exact next sample."""
+        if self._unpaused.is_set():
+            return
+        if resume := getattr(self._stream, "resume", None):
+            resume()
+        self._unpaused.set()
 
     def _forward(self, spoken: list[str]) -> None:
         for piece in spoken:
@@ -134,6 +156,8 @@ class TTSSession:
         polled = self._text.with_polling(engine_events, self._forward_polled)
         async with contextlib.aclosing(polled) as session_events:
             async for event in session_events:
+                if not self._cancelled:
+                    await self._unpaused.wait()
                 if isinstance(event, Words):
                     self._text.on_words(event.words)
                     if event.words and not self._cancelled:

@@ -140,3 +140,50 @@ class ServerProcess:
             self.process.send_signal(signal.SIGCONT)
             self.process.kill()
         self.process.wait(10)
+
+
+class TcpProxy:
+    """A TCP relay to a server on 127.0.0.1 whose connections a test can cut, as a lost
+    network does (both sides see the connection reset, no close handshake)."""
+
+    def __init__(self, target_port: int) -> None:
+        self._target_port = target_port
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+        self.port = 0
+
+    async def __aenter__(self) -> "TcpProxy":
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        self.cut()
+        self._server.close()
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/ws"
+
+    def cut(self) -> None:
+        writers, self._writers = self._writers, []
+        for writer in writers:
+            writer.transport.abort()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(
+            "127.0.0.1", self._target_port
+        )
+        self._writers += [writer, upstream_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except OSError:
+                pass
+            finally:
+                sink.transport.abort()
+
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))

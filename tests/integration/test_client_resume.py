@@ -1,0 +1,118 @@
+"""`RemoteEngine` and `TTSSession` against a real server: duplex pause/resume, and a turn that
+survives its socket being cut mid-turn (reconnect-resume), byte-identical to an unbroken one."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from server_harness import TcpProxy, start_server
+
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk, Error
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+LONG = (
+    "This reply keeps going for a while, so that the listener can interrupt it somewhere. "
+    "It goes on in the middle, long before the speaker reaches the end of what it wanted to say."
+)
+
+
+@pytest.fixture(scope="module")
+def server():
+    server = start_server()
+    yield server
+    server.stop()
+
+
+async def speak(engine, during=None) -> tuple[bytes, list, SessionDone, list]:
+    """One session turn; `during(session, audio_bytes)` runs after each audio chunk."""
+    session = TTSSession(engine)
+    for i in range(0, len(LONG), 5):
+        session.push_text(LONG[i : i + 5])
+    session.end_input()
+    audio, words, errors, done = bytearray(), [], [], None
+    async with asyncio.timeout(60):
+        async for event in session.events():
+            if isinstance(event, AudioChunk):
+                audio.extend(event.pcm)
+                if during is not None:
+                    await during(session, len(audio))
+            elif isinstance(event, WordsEvent):
+                words.extend(event.words)
+            elif isinstance(event, Error):
+                errors.append(event)
+            elif isinstance(event, SessionDone):
+                done = event
+    return bytes(audio), words, done, errors
+
+
+@pytest.fixture(scope="module")
+def reference(server):
+    async def unbroken():
+        engine = RemoteEngine(server.ws_url, resume_budget=0)
+        try:
+            return await speak(engine)
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(unbroken())
+
+
+async def test_session_pause_resume_is_byte_identical(server, reference):
+    engine = RemoteEngine(server.ws_url)
+    paused_gap = []
+
+    async def pause_once(session, received):
+        if not paused_gap:
+            session.pause()
+            began = asyncio.get_running_loop().time()
+            await asyncio.sleep(2.5)  # longer than the client's silence timeout (2 s)
+            paused_gap.append(asyncio.get_running_loop().time() - began)
+            session.resume()
+
+    try:
+        audio, words, done, errors = await speak(engine, pause_once)
+    finally:
+        await engine.aclose()
+    assert not errors and paused_gap
+    assert audio == reference[0]
+    assert [(w.text, w.start_time) for w in words] == [(w.text, w.start_time) for w in reference[1]]
+    assert done.heard_text == reference[2].heard_text == LONG
+
+
+async def test_remote_engine_resumes_a_cut_socket_by_itself(server, reference):
+    async with TcpProxy(server.port) as proxy:
+        engine = RemoteEngine(proxy.ws_url, resume_budget=10)
+        cuts = []
+
+        async def cut_once(session, received):
+            if not cuts and received >= 24000:  # half a second of audio in
+                cuts.append(received)
+                proxy.cut()
+
+        try:
+            audio, words, done, errors = await speak(engine, cut_once)
+        finally:
+            await engine.aclose()
+    assert cuts and not errors
+    assert audio == reference[0]
+    assert [(w.text, w.start_time) for w in words] == [(w.text, w.start_time) for w in reference[1]]
+    assert done.heard_text == LONG and not done.cancelled
+
+
+async def test_without_a_budget_a_cut_socket_ends_the_turn(server):
+    async with TcpProxy(server.port) as proxy:
+        engine = RemoteEngine(proxy.ws_url, resume_budget=0)
+        cuts = []
+
+        async def cut_once(session, received):
+            if not cuts:
+                cuts.append(received)
+                proxy.cut()
+
+        try:
+            _, _, done, errors = await speak(engine, cut_once)
+        finally:
+            await engine.aclose()
+    assert [e.code for e in errors] == ["disconnected"] and done is not None
