@@ -1,11 +1,13 @@
-"""Write a full-size, random-weight Qwen3-TTS CustomVoice checkpoint in the official layout.
+"""Write a full-size, random-weight Qwen3-TTS CustomVoice or Base checkpoint in the official layout.
 
-    python bench/make_random_checkpoint.py OUT_DIR [--size 1.7b|0.6b] [--device cuda] [--shards 1]
+    python bench/make_random_checkpoint.py OUT_DIR [--size 1.7b|0.6b] [--type custom_voice|base]
+        [--device cuda] [--shards 1]
 
 The configs are the published ones (shared/specs/qwen3-tts.md section 2.4: talker, code predictor,
-9 preset speakers, 12 language ids, the 12 Hz codec). Tokenizer files are copied from the tiny
-fixture, which has the real id layout. The speech tokenizer holds the decoder only: the Mimi
-encoder is never used by preset-speaker synthesis, and the loader ignores it when present.
+9 preset speakers and 12 language ids, or for Base no speakers, 10 languages and the speaker
+encoder; the 12 Hz codec). Tokenizer files are copied from the tiny fixture, which has the real id
+layout. The speech tokenizer holds the decoder, and for Base also the Mimi encoder that turns a
+reference recording into codes (preset-speaker synthesis never uses it).
 Weights are drawn on `--device` (a GPU makes the 1.9 B parameters take seconds) and written with
 safetensors; the result loads through `engine.model.load_model` and is what the GPU benchmarks time.
 """
@@ -24,7 +26,7 @@ import torch
 from safetensors.torch import save_file
 
 from engine.model.config import read_config
-from engine.model.weight_layout import Shapes, codec_shapes, model_shapes
+from engine.model.weight_layout import Shapes, codec_encoder_shapes, codec_shapes, model_shapes
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(os.environ.get("VOICE_TTS_SHARED", REPO_ROOT.parent / "shared")) / "fixtures" / "qwen3-tts-tiny-customvoice"
@@ -44,8 +46,9 @@ GENERATION_CONFIG = {"do_sample": True, "repetition_penalty": 1.05, "temperature
                      "subtalker_top_k": 50, "max_new_tokens": 8192}
 
 
-def model_config(size: str) -> dict:
+def model_config(size: str, kind: str = "custom_voice") -> dict:
     s = SIZES[size]
+    base = kind == "base"
     code_predictor = {
         "model_type": "qwen3_tts_talker_code_predictor", "attention_bias": False, "attention_dropout": 0.0,
         "head_dim": 128, "hidden_act": "silu", "hidden_size": 1024, "intermediate_size": 3072, "max_length": 20,
@@ -64,14 +67,15 @@ def model_config(size: str) -> dict:
         "text_hidden_size": 2048, "text_vocab_size": 151936, "vocab_size": 3072,
         "codec_bos_id": 2149, "codec_eos_token_id": 2150, "codec_pad_id": 2148, "codec_think_id": 2154,
         "codec_nothink_id": 2155, "codec_think_bos_id": 2156, "codec_think_eos_id": 2157,
-        "codec_language_id": LANGUAGES, "spk_id": SPEAKERS,
-        "spk_is_dialect": {name: DIALECTS.get(name, False) for name in SPEAKERS},
+        "codec_language_id": {k: v for k, v in LANGUAGES.items() if not (base and "dialect" in k)},
+        "spk_id": {} if base else SPEAKERS,
+        "spk_is_dialect": {} if base else {name: DIALECTS.get(name, False) for name in SPEAKERS},
         "code_predictor_config": code_predictor,
     }
     return {
         "architectures": ["Qwen3TTSForConditionalGeneration"], "model_type": "qwen3_tts",
         "tokenizer_type": "qwen3_tts_tokenizer_12hz", "tts_model_size": s["tts_model_size"],
-        "tts_model_type": "custom_voice", "im_start_token_id": 151644, "im_end_token_id": 151645,
+        "tts_model_type": kind, "im_start_token_id": 151644, "im_end_token_id": 151645,
         "assistant_token_id": 77091, "tts_pad_token_id": 151671, "tts_bos_token_id": 151672,
         "tts_eos_token_id": 151673, "sample_rate": 24000,
         "speaker_encoder_config": {"enc_dim": s["hidden_size"], "sample_rate": 24000},
@@ -146,12 +150,12 @@ def write_weights(folder: Path, shapes: Shapes, shards: int, device: str, dtype:
 
 
 def write_random_checkpoint(
-    out: Path, *, size: str = "1.7b", device: str = "cpu", dtype: torch.dtype = torch.bfloat16,
-    seed: int = 0, shards: int = 1, tokenizer_from: Path = FIXTURE,
+    out: Path, *, size: str = "1.7b", kind: str = "custom_voice", device: str = "cpu",
+    dtype: torch.dtype = torch.bfloat16, seed: int = 0, shards: int = 1, tokenizer_from: Path = FIXTURE,
 ) -> Path:
     out = Path(out)
     (out / "speech_tokenizer").mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(model_config(size), indent=2))
+    (out / "config.json").write_text(json.dumps(model_config(size, kind), indent=2))
     (out / "generation_config.json").write_text(json.dumps(GENERATION_CONFIG, indent=2))
     (out / "speech_tokenizer" / "config.json").write_text(json.dumps(CODEC_CONFIG, indent=2))
     for name in ("vocab.json", "merges.txt", "tokenizer_config.json", "preprocessor_config.json", "configuration.json"):
@@ -160,7 +164,10 @@ def write_random_checkpoint(
         shutil.copyfile(tokenizer_from / "speech_tokenizer" / name, out / "speech_tokenizer" / name)
     config = read_config(out)
     write_weights(out, model_shapes(config), shards, device, dtype, seed)
-    write_weights(out / "speech_tokenizer", codec_shapes(config.codec), 1, device, dtype, seed + 1)
+    codec = codec_shapes(config.codec)
+    if config.codec_encoder is not None:
+        codec |= codec_encoder_shapes(config.codec_encoder)
+    write_weights(out / "speech_tokenizer", codec, 1, device, dtype, seed + 1)
     return out
 
 
@@ -168,6 +175,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--size", choices=sorted(SIZES), default="1.7b")
+    parser.add_argument("--type", dest="kind", choices=["custom_voice", "base"], default="custom_voice")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtype", choices=["bfloat16", "float32"], default="bfloat16")
     parser.add_argument("--shards", type=int, default=1)
@@ -176,11 +184,11 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     write_random_checkpoint(
-        args.out, size=args.size, device=args.device, dtype=getattr(torch, args.dtype),
+        args.out, size=args.size, kind=args.kind, device=args.device, dtype=getattr(torch, args.dtype),
         seed=args.seed, shards=args.shards, tokenizer_from=args.tokenizer_from,
     )
     size = sum(f.stat().st_size for f in args.out.rglob("*.safetensors"))
-    print(f"wrote {args.out} ({size / 1e9:.2f} GB, {args.size}, {args.dtype}) in {time.perf_counter() - start:.1f} s")
+    print(f"wrote {args.out} ({size / 1e9:.2f} GB, {args.size} {args.kind}, {args.dtype}) in {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":

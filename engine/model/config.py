@@ -371,10 +371,15 @@ def _speaker_encoder(top: _Fields, talker_hidden: int) -> SpeakerEncoderConfig:
     return cfg
 
 
+# transformers' MimiConfig defaults for the fields published speech-tokenizer configs leave out.
+MIMI_ENCODER_DEFAULTS: dict[str, Any] = {"attention_bias": False, "sampling_rate": 24000}
+
+
 def _codec_encoder(folder: Path, num_code_groups: int) -> CodecEncoderConfig:
     file = folder / "speech_tokenizer" / "config.json"
     top = _Fields(read_json(file), file)
-    e = top.child("encoder_config")
+    given = top.child("encoder_config")
+    e = _Fields({**MIMI_ENCODER_DEFAULTS, **given.data}, given.file, given.path)
     act = e.get("hidden_act", str)
     if act != "gelu":
         raise CheckpointError(f"{file}: encoder_config.hidden_act is {act!r}; only 'gelu' is supported")
@@ -398,7 +403,8 @@ def _codec_encoder(folder: Path, num_code_groups: int) -> CodecEncoderConfig:
     )
     ratios = tuple(reversed(e.int_list("upsampling_ratios")))
     sample_rate = e.integer("sampling_rate")
-    frame_rate = e.number("_frame_rate") if "_frame_rate" in e.data else e.number("frame_rate")
+    samples_per_frame = top.integer("encode_downsample_rate")
+    frame_rate = e.number("_frame_rate") if "_frame_rate" in e.data else sample_rate / samples_per_frame
     seanet_rate = math.ceil(sample_rate / math.prod(ratios))
     cfg = CodecEncoderConfig(
         transformer=transformer,
@@ -418,7 +424,7 @@ def _codec_encoder(folder: Path, num_code_groups: int) -> CodecEncoderConfig:
         valid_quantizers=top.integer("encoder_valid_num_quantizers"),
         pad_mode=pad_mode,
         sample_rate=top.integer("input_sample_rate"),
-        samples_per_frame=top.integer("encode_downsample_rate"),
+        samples_per_frame=samples_per_frame,
         frame_stride=round(seanet_rate / frame_rate),
     )
     if cfg.sample_rate != sample_rate:

@@ -93,6 +93,7 @@ class Qwen3Engine:
         self._active = 0
         self._closed = False
         self._ids = itertools.count(1)
+        self._voices_lock = threading.Lock()  # one change of the voice store at a time
         self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
@@ -264,6 +265,9 @@ class Qwen3Engine:
         {"id", "name", "mode", "created_at"}. Raises ValueError for bad input (nothing is saved)
         and OSError when the voices directory cannot be written. The encoders run on the engine's
         device thread, between two frame steps."""
+        config = self.model.config
+        if not config.supports_cloning:
+            raise ValueError(f"this checkpoint ({config.tts_model_type} {config.tts_model_size}) cannot clone voices; load a Base checkpoint")
         self.voice_store.check_new(name)
         done: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:
@@ -272,7 +276,7 @@ class Qwen3Engine:
             self.loop.inbox.put(DeviceCall(lambda: make_clone_prompt(self.model, audio, sample_rate, text), done))
         prompt = done.result()
         seconds = len(audio) / sample_rate
-        with self._lock:
+        with self._voices_lock:
             stored = self.voice_store.add(name, prompt, {"sample_rate": int(sample_rate), "seconds": round(seconds, 3)})
         return stored.summary()
 
@@ -284,7 +288,7 @@ class Qwen3Engine:
         deleted (ValueError). Streams already speaking the voice finish with it."""
         if voice.lower() in self.model.config.talker.speaker_ids:
             raise ValueError(f"{voice!r} is a preset voice; only cloned voices can be deleted")
-        with self._lock:
+        with self._voices_lock:
             return self.voice_store.remove(voice) is not None
 
     def _failed(self, error: Error, sample_rate: int) -> Qwen3Stream:

@@ -14,7 +14,7 @@ import torch
 from engine.model import SamplingParams, load_model
 from engine.model.config import read_config
 from engine.model.generate import synthesize
-from engine.model.weight_layout import codec_shapes, model_shapes
+from engine.model.weight_layout import codec_encoder_shapes, codec_shapes, model_shapes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,6 +50,22 @@ def test_full_size_layout_matches_the_published_parameter_counts(bench, tmp_path
     # decoder 114.3 M in the spec counts the encode-only input projections (2 x 256 x 512)
     assert millions(codec_shapes(config.codec)) + 2 * 256 * 512 / 1e6 == pytest.approx(114.3, abs=0.1)
     assert config.talker.speaker_dialects["eric"] == "sichuan_dialect"
+
+
+@pytest.mark.parametrize("size, total, speaker_encoder", [("1.7b", 1928.7, 12.0), ("0.6b", 914.6, 8.9)])
+def test_base_layout_matches_the_published_parameter_counts(bench, tmp_path, size, total, speaker_encoder):
+    """Base checkpoints add the ECAPA speaker encoder (class defaults, enc_dim = talker hidden)
+    and the Mimi encoder; the totals are the official classes' (spec section 1)."""
+    (tmp_path / "speech_tokenizer").mkdir()
+    (tmp_path / "config.json").write_text(json.dumps(bench.model_config(size, "base")))
+    (tmp_path / "speech_tokenizer" / "config.json").write_text(json.dumps(bench.CODEC_CONFIG))
+    config = read_config(tmp_path)
+    shapes = model_shapes(config)
+    assert millions(shapes) == pytest.approx(total, abs=0.1)
+    assert millions(shapes, "speaker_encoder.") == pytest.approx(speaker_encoder, abs=0.1)
+    assert config.languages == ["auto", "chinese", "english", "german", "italian", "portuguese", "spanish",
+                                "japanese", "korean", "french", "russian"]
+    assert 50 < millions(codec_encoder_shapes(config.codec_encoder)) < 60  # Mimi's encoder, "about 56 M"
 
 
 def test_random_weights_round_trip_through_the_loader(bench, tiny_checkpoint, tmp_path):
