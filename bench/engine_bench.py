@@ -85,9 +85,11 @@ def token_pieces(engine) -> list[str]:
     return [tokenizer.decode([i]) for i in tokenizer.encode(TEXT)]
 
 
-async def one_stream(engine, pieces: list[str], frames: int, start_delay: float, sampling=None) -> dict:
+async def one_stream(
+    engine, pieces: list[str], frames: int, start_delay: float, sampling=None, voice: str = "ryan"
+) -> dict:
     await asyncio.sleep(start_delay)
-    stream = engine.open_stream(voice="ryan", language="english", sampling=sampling, max_new_tokens=frames + 1)
+    stream = engine.open_stream(voice=voice, language="english", sampling=sampling, max_new_tokens=frames + 1)
     local = TextFeed(engine.model.tokenizer.encode, OFFICIAL_SPLIT)  # tells which push commits the first token
     first_commit = None
     arrivals: list[tuple[float, int, int]] = []  # (arrival time, start sample, samples)

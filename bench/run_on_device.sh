@@ -6,6 +6,9 @@
 #           bench/engine_bench.py on it (ENGINE_ARGS, default "--quick --compare-unfused"), then our
 #           ratios against the peers (PEERS_JSON: a peers.json from stage "peers" of this call, else
 #           bench/peers_2026-11-29.json, the figures recorded in docs/benchmarks.md);
+#   clone   the cloned-voice GPU tests (tiny Base fixture, `.shared/fixtures/qwen3-tts-tiny-base` carried), a
+#           full-size random-weight 1.7B Base checkpoint and bench/clone_bench.py on it (voice creation time,
+#           TTFA of a cloned voice's first and later turns, x-vector and ICL);
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py 128;
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice`, `.whl_engine`
@@ -35,6 +38,10 @@ for stage in $stages; do
     grep -m1 -A25 'Traceback' "$out/engine_bench.log" | cut -c1-300
     peers=${PEERS_JSON:-bench/peers_2026-11-29.json}; [[ -s "$out/peers.json" ]] && peers="$out/peers.json"
     [[ -s "$out/engine_bench.json" ]] && env $engine_env python3 bench/compare_peers.py "$out/engine_bench.json" "$peers" | tee "$out/ratios.txt" ;;
+  clone)
+    env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_clone_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/clone_tests.log" | tail -15
+    [[ -f /tmp/ours_base/config.json ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours_base --size 1.7b --type base 2>&1 | tail -2
+    env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 bench/clone_bench.py /tmp/ours_base --out "$out/clone_bench.json" 2>&1 | tee "$out/clone_bench.log" | tail -8 ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py 128 2>&1 | tee "$out/step_floor.log" ;;
   peers)
