@@ -58,3 +58,15 @@ def test_livekit_plugin_alone(tmp_path):
     printed = run_example("livekit_plugin_alone.py", str(out), env=env)
     assert speech_seconds(out) > 1.0
     assert "transcript: The meeting moved to 3:30 pm on May 4th. See you there!\n" in printed
+
+
+def test_openai_sdk_speaks_through_speech_sse_and_realtime(server, tmp_path):
+    speech, realtime = tmp_path / "speech.pcm", tmp_path / "realtime.pcm"
+    printed = run_example(
+        "openai_sdk.py", server.http_url + "/v1", str(speech), str(realtime)
+    )
+    assert speech.stat().st_size > 2 * 24000 * 2  # over two seconds of audio
+    assert realtime.stat().st_size > speech.stat().st_size
+    assert "speech usage: {'input_tokens'" in printed
+    assert "Tokens stream in as the model writes them." in printed
+    assert printed.count("realtime response completed") == 2
