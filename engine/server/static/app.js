@@ -39,12 +39,18 @@ async function loadEngine() {
   try {
     const caps = await getJson('/v1/capabilities');
     const {voices} = await getJson('/v1/voices');
-    fillSelect(ui.voice, 'default', voices.map(v => [v.name, v.description ? `${v.name} — ${v.description}` : v.name]));
+    fillSelect(ui.voice, 'default', voices.map(v => [v.name, voiceLabel(v)]));
     fillSelect(ui.language, 'automatic', caps.languages.map(code => [code, code]));
     ui.engine.textContent = `${caps.backend} · ${caps.model} · ${caps.active_streams}/${caps.capacity} streams busy`;
   } catch (error) {
     ui.engine.textContent = `${error.message}${apiKey() ? '' : ' (enter the API key)'}`;
   }
+}
+
+// Presets and cloned voices alike, as GET /v1/voices lists them.
+function voiceLabel(voice) {
+  const kind = voice.mode ? ' (cloned)' : '';
+  return voice.description ? `${voice.name}${kind} — ${voice.description}` : `${voice.name}${kind}`;
 }
 
 function fillSelect(select, defaultLabel, entries) {
