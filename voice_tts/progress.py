@@ -221,6 +221,7 @@ class TurnText:
         self._audio_samples = 0
         self._sample_rate = 24000
         self._first_audio_at: float | None = None
+        self._heard_at_cancel: str | None = None
 
     # -- text in ------------------------------------------------------------------------
 
@@ -245,9 +246,17 @@ class TurnText:
         return self._add(self._normalizer.poll(now, starving=self._starving(now)))
 
     def drop_held(self) -> None:
-        """A cancel: held text will never be spoken."""
+        """Held text will never be spoken."""
         if self._normalizer is not None:
             self._normalizer.reset()
+
+    def cancel(self, played_seconds: float | None = None) -> str:
+        """A cancel: held text will never be spoken, and the heard text is from now on what
+        `played_seconds` of audio covered (None: everything whose audio was produced), whatever
+        progress still arrives. Returns it."""
+        self.drop_held()
+        self._heard_at_cancel = self._tracker.heard_text(played_seconds)
+        return self._heard_at_cancel
 
     @property
     def holds_text(self) -> bool:
@@ -335,10 +344,17 @@ class TurnText:
         return self._tracker.heard_text(played_seconds)
 
     @property
+    def heard(self) -> str:
+        """The turn's heard text: fixed by a cancel, else every word whose audio started."""
+        if self._heard_at_cancel is not None:
+            return self._heard_at_cancel
+        return self._tracker.heard_text(None)
+
+    @property
     def audio_seconds(self) -> float:
         return self._audio_samples / self._sample_rate
 
     @property
     def usage(self) -> Usage:
-        """Raw characters received, raw characters whose audio was produced, audio seconds."""
-        return Usage(self._raw_length, len(self.heard_text(None)), self.audio_seconds)
+        """Raw characters received, raw characters heard (exactly `len(heard)`), audio seconds."""
+        return Usage(self._raw_length, len(self.heard), self.audio_seconds)

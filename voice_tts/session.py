@@ -82,7 +82,6 @@ class TTSSession:
         )
         self._input_ended = False
         self._cancelled = False
-        self._heard_at_cancel: str | None = None
         self._done = False
         self._unpaused = asyncio.Event()
         self._unpaused.set()
@@ -121,11 +120,9 @@ class TTSSession:
         `played_seconds` of audio (None: everything whose audio was produced), in whole words."""
         if not self._cancelled and not self._done:
             self._cancelled = True
-            self._text.drop_held()
             self._stream.cancel()
             self._unpaused.set()
-        self._heard_at_cancel = self._text.heard_text(played_seconds)
-        return self._heard_at_cancel
+        return self._text.cancel(played_seconds)
 
     def pause(self) -> None:
         """Duplex pause (the listener may be barging in): no more audio or words come out of
@@ -177,10 +174,9 @@ class TTSSession:
                     yield event
                 elif isinstance(event, Done):
                     self._done = True
-                    heard = self._heard_at_cancel
-                    if heard is None:
-                        heard = self._text.heard_text(None)
-                    yield SessionDone(cancelled=event.cancelled, usage=self.usage, heard_text=heard)
+                    yield SessionDone(
+                        cancelled=event.cancelled, usage=self.usage, heard_text=self._text.heard
+                    )
                     return
 
     def _forward_polled(self, spoken: list[str]) -> None:

@@ -73,7 +73,6 @@ class Turn:
         self.text_seq = 0  # the last numbered `text` received
         # After a cancel nothing but `done` goes out for this turn.
         self._cancelled = False
-        self._heard_text: str | None = None
         self._input_ended = False
         self._end_reason: str | None = None
         # -- output gate ---------------------------------------------------------------
@@ -119,10 +118,8 @@ class Turn:
             return
         self._cancelled = True
         self._input_ended = True
-        self.text.drop_held()
         self._stream.cancel()
-        played = None if played_ms is None else played_ms / 1000.0
-        self._heard_text = self.text.heard_text(played)
+        self.text.cancel(None if played_ms is None else played_ms / 1000.0)
         self._unpause()
         self._held.clear()
         self._held_samples = 0
@@ -290,7 +287,7 @@ class Turn:
                     code="engine_error", message="the turn failed inside the server", retryable=True
                 )
             )
-            await self._send_done_after_failure()
+            await self._send_done(self._cancelled)
         finally:
             if self._pause_timer is not None:
                 self._pause_timer.cancel()
@@ -298,11 +295,8 @@ class Turn:
             self.usage.finish(
                 outcome,
                 characters_received=self.text.raw_length,
-                characters_spoken=len(self._heard()),
+                characters_spoken=self.text.usage.characters_spoken,
             )
-
-    def _heard(self) -> str:
-        return self._heard_text if self._heard_text is not None else self.text.heard_text(None)
 
     async def _send_audio(self, chunk: AudioChunk) -> None:
         if self._cancelled or not chunk.pcm:
@@ -343,27 +337,17 @@ class Turn:
         )
 
     async def _send_done(self, cancelled: bool) -> None:
-        heard = self._heard()
+        usage = self.text.usage
         await self._emit(
             DoneMessage(
                 stream_id=self.stream_id,
                 cancelled=cancelled,
-                heard_text=heard,
+                heard_text=self.text.heard,
                 usage=UsageInfo(
-                    characters_received=self.text.raw_length,
-                    characters_spoken=len(heard),
-                    audio_seconds=self.text.audio_seconds,
+                    characters_received=usage.characters_received,
+                    characters_spoken=usage.characters_spoken,
+                    audio_seconds=usage.audio_seconds,
                 ),
                 reason=self._end_reason,
-            )
-        )
-
-    async def _send_done_after_failure(self) -> None:
-        await self._emit(
-            DoneMessage(
-                stream_id=self.stream_id,
-                cancelled=self._cancelled,
-                heard_text=self._heard_text or "",
-                usage=UsageInfo(characters_received=self.text.raw_length),
             )
         )
