@@ -1,8 +1,8 @@
 """`POST /v1/audio/speech`: the OpenAI-compatible speech endpoint.
 
 Rules where the OpenAI API and this server differ (docs/protocol.md repeats them):
-- `response_format` is `pcm` (24 kHz mono s16le, no header) or `wav`; the default is `wav`
-  (mp3, opus, aac and flac are refused with 400, since no encoder ships with the server).
+- `response_format`: `pcm` (24 kHz mono s16le, no header), `wav` (the default), or `mp3`,
+  `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py).
 - `speed` must be 1.0: other values are refused with 400 rather than silently ignored.
 - `model` is accepted for compatibility and does not choose anything: the server speaks with
   the engine it was started with.
@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream, speak_all, turn_lexicon
@@ -225,10 +226,11 @@ class SpeechEndpoint:
         return await self._respond(speech, stream, usage)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
-        if speech.response_format not in MEDIA_TYPES:
+        if speech.response_format not in MEDIA_TYPES and speech.response_format not in FORMATS:
+            names = ", ".join(repr(name) for name in [*MEDIA_TYPES, *FORMATS])
             return openai_error(
                 400,
-                f"response_format {speech.response_format!r} is not supported; use 'pcm' or 'wav'",
+                f"response_format {speech.response_format!r} is not supported; use one of {names}",
                 "unsupported_response_format",
                 "response_format",
             )
@@ -291,20 +293,25 @@ class SpeechEndpoint:
             usage.finish("error", characters_received=characters, characters_spoken=0)
             return openai_error(500, "the stream ended without audio", ErrorCode.ENGINE_ERROR)
         body = self._body(stream, events, first, finished, usage, characters)
-        header = streaming_wav_header(SAMPLE_RATE) if speech.response_format == "wav" else b""
+        audio_format = speech.response_format
+        if audio_format in FORMATS:
+            encoder = StreamEncoder(audio_format, SAMPLE_RATE)
+            audio, media_type = _encoded(body, encoder), encoder.media_type
+        else:
+            header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""
+            audio, media_type = _prepend(header, body), MEDIA_TYPES[audio_format]
         if speech.stream_format == "sse":
             return StreamingResponse(
-                _sse_events(_prepend(header, body), usage, characters),
+                _sse_events(audio, usage, characters),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
         if speech.stream:
-            return StreamingResponse(
-                _prepend(header, body), media_type=MEDIA_TYPES[speech.response_format]
-            )
-        pcm = b"".join([chunk async for chunk in body])
-        content = wav_bytes(pcm, SAMPLE_RATE) if speech.response_format == "wav" else pcm
-        return Response(content, media_type=MEDIA_TYPES[speech.response_format])
+            return StreamingResponse(audio, media_type=media_type)
+        if audio_format == "wav":
+            pcm = b"".join([chunk async for chunk in body])
+            return Response(wav_bytes(pcm, SAMPLE_RATE), media_type=media_type)
+        return Response(b"".join([chunk async for chunk in audio]), media_type=media_type)
 
     async def _body(
         self,
@@ -369,6 +376,14 @@ async def _sse_events(
             },
         }
     )
+
+
+async def _encoded(body: AsyncIterator[bytes], encoder: StreamEncoder) -> AsyncIterator[bytes]:
+    async for pcm in body:
+        if data := encoder.encode(pcm):
+            yield data
+    if data := encoder.finish():
+        yield data
 
 
 async def _prepend(header: bytes, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

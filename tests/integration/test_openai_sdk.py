@@ -66,22 +66,50 @@ def test_sse_through_create_returns_the_event_stream(client):
     assert events[-1]["type"] == "speech.audio.done"
 
 
+def decoded_seconds(data: bytes) -> float:
+    import io
+
+    import av
+
+    with av.open(io.BytesIO(data)) as container:
+        frames = list(container.decode(audio=0))
+    return sum(frame.samples for frame in frames) / frames[0].sample_rate
+
+
 @pytest.mark.parametrize("response_format", ["mp3", "opus", "aac", "flac"])
-def test_compressed_formats_are_refused_naming_what_works(server, response_format):
+def test_compressed_formats_stream_as_audio_and_as_events(client, response_format):
+    pcm = client.audio.speech.create(
+        model="tts-1", voice="alloy", input=TEXT, response_format="pcm"
+    ).content
+    seconds = len(pcm) / 2 / 24000
+    encoded = client.audio.speech.create(
+        model="tts-1", voice="alloy", input=TEXT, response_format=response_format
+    ).content
+    # Encoders pad to whole frames and add their delay: a few frames at most.
+    assert decoded_seconds(encoded) == pytest.approx(seconds, abs=0.1)
+    with client.audio.speech.with_streaming_response.create(
+        model="tts-1",
+        voice="alloy",
+        input=TEXT,
+        response_format=response_format,
+        stream_format="sse",
+    ) as response:
+        events = sse_events(response.iter_lines())
+    assert len(events) > 3  # encoded as the audio streams, not at the end
+    joined = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])
+    assert decoded_seconds(joined) == pytest.approx(seconds, abs=0.1)
+
+
+def test_an_unknown_format_is_refused_naming_what_works(server):
     response = httpx.post(
         server.http_url + "/v1/audio/speech",
         headers={"Authorization": "Bearer k"},
-        json={
-            "model": "tts-1",
-            "voice": "alloy",
-            "input": TEXT,
-            "response_format": response_format,
-            "stream_format": "sse",
-        },
+        json={"model": "tts-1", "voice": "alloy", "input": TEXT, "response_format": "ogg"},
     )
     assert response.status_code == 400
     error = response.json()["error"]
-    assert error["param"] == "response_format" and "'pcm' or 'wav'" in error["message"]
+    assert error["param"] == "response_format"
+    assert "'pcm', 'wav', 'mp3', 'opus', 'aac', 'flac'" in error["message"]
 
 
 # -- Realtime ------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def test_streamed_wav_has_an_open_ended_header(server):
 @pytest.mark.parametrize(
     "body,status,code",
     [
-        ({"response_format": "mp3"}, 400, "unsupported_response_format"),
+        ({"response_format": "ogg"}, 400, "unsupported_response_format"),
         ({"speed": 1.5}, 400, "unsupported_speed"),
         ({"voice": "nobody"}, 400, "invalid_voice"),
         ({"input": ""}, 400, "invalid_message"),
