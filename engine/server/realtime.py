@@ -45,7 +45,6 @@ UNSUPPORTED = {
     "input_audio_buffer.commit": "audio input: this server speaks text, it does not listen",
     "input_audio_buffer.clear": "audio input: this server speaks text, it does not listen",
     "output_audio_buffer.clear": "output_audio_buffer.clear is for WebRTC/SIP connections",
-    "conversation.item.retrieve": "items are not kept with their audio",
     "conversation.item.delete": "items are not deleted on this server",
     "transcription_session.update": "transcription: this server speaks text, it does not listen",
 }
@@ -85,9 +84,9 @@ class _Item:
 class RealtimeConnection:
     def __init__(self, websocket: WebSocket, state: ServerState) -> None:
         self._websocket = websocket
-        self._state = state
+        self.state = state
         self._sender = Sender(websocket)
-        self._session: dict[str, Any] = {
+        self.session: dict[str, Any] = {
             "type": "realtime",
             "object": "realtime.session",
             "id": _id("sess"),
@@ -99,13 +98,13 @@ class RealtimeConnection:
             },
         }
         self._pending_text: list[str] = []  # text of items added since the last response
-        self._items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
-        self._response: _Response | None = None
-        self._last_item_id: str | None = None
+        self.items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
+        self.response: _Response | None = None
+        self.last_item_id: str | None = None
 
     async def serve(self) -> None:
         await self._websocket.accept()
-        await self._event("session.created", session=self._session)
+        await self.send_event("session.created", session=self.session)
         try:
             while True:
                 message = await self._websocket.receive()
@@ -120,10 +119,10 @@ class RealtimeConnection:
                     await self._error(error, client_event_id)
         finally:
             self._sender.closed = True
-            if self._response is not None:
-                self._response.cancel()
+            if self.response is not None:
+                self.response.cancel()
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.shield(self._response.task), 10)
+                    await asyncio.wait_for(asyncio.shield(self.response.task), 10)
 
     # -- messages in -------------------------------------------------------------------
 
@@ -131,7 +130,7 @@ class RealtimeConnection:
         text = message.get("text")
         if text is None:
             raise RealtimeError("invalid_event", "send events as JSON text frames")
-        limit = self._state.settings.max_message_bytes
+        limit = self.state.settings.max_message_bytes
         if len(text) > limit:
             raise RealtimeError("invalid_event", f"the event is larger than {limit} bytes")
         try:
@@ -148,6 +147,7 @@ class RealtimeConnection:
             "session.update": self._session_update,
             "conversation.item.create": self._item_create,
             "conversation.item.truncate": self._item_truncate,
+            "conversation.item.retrieve": self._item_retrieve,
             "response.create": self._response_create,
             "response.cancel": self._response_cancel,
             APPEND: self._text_append,
@@ -161,7 +161,8 @@ class RealtimeConnection:
             raise RealtimeError(
                 "unknown_event",
                 f"unknown event type {kind!r}; this server takes session.update, "
-                f"conversation.item.create, conversation.item.truncate, response.create, "
+                f"conversation.item.create, conversation.item.truncate, "
+                f"conversation.item.retrieve, response.create, "
                 f"response.cancel, {APPEND} and {COMMIT}",
                 "type",
             )
@@ -170,7 +171,7 @@ class RealtimeConnection:
         update = event.get("session")
         if not isinstance(update, dict):
             raise RealtimeError("invalid_value", "session.update needs a 'session' object", "session")
-        session = {**self._session, "audio": {"output": dict(self._session["audio"]["output"])}}
+        session = {**self.session, "audio": {"output": dict(self.session["audio"]["output"])}}
         for key, value in update.items():
             if key in ("type", "model"):
                 continue
@@ -199,8 +200,8 @@ class RealtimeConnection:
                     "unsupported_value", f"session.{key} is not supported by this server",
                     f"session.{key}",
                 )
-        self._session = session
-        await self._event("session.updated", session=session)
+        self.session = session
+        await self.send_event("session.updated", session=session)
 
     def _update_audio(self, session: dict, audio: Any) -> None:
         if not isinstance(audio, dict):
@@ -216,8 +217,8 @@ class RealtimeConnection:
             voice = output["voice"]
             if isinstance(voice, dict):
                 voice = voice.get("id")
-            if not self._state.description.knows_voice(voice) and voice not in OPENAI_VOICES:
-                names = [v.name for v in self._state.description.voices]
+            if not self.state.description.knows_voice(voice) and voice not in OPENAI_VOICES:
+                names = [v.name for v in self.state.description.voices]
                 raise RealtimeError(
                     "invalid_value", f"unknown voice {voice!r}; voices: {names}",
                     "session.audio.output.voice",
@@ -258,14 +259,14 @@ class RealtimeConnection:
         self._pending_text.append("".join(texts))
         item_id = item.get("id") or _id("item")
         stored = {**item, "id": item_id, "object": "realtime.item", "status": "completed"}
-        await self._event(
-            "conversation.item.added", previous_item_id=self._last_item_id, item=stored
+        await self.send_event(
+            "conversation.item.added", previous_item_id=self.last_item_id, item=stored
         )
-        await self._event("conversation.item.done", previous_item_id=self._last_item_id, item=stored)
-        self._last_item_id = item_id
+        await self.send_event("conversation.item.done", previous_item_id=self.last_item_id, item=stored)
+        self.last_item_id = item_id
 
     async def _item_truncate(self, event: dict) -> None:
-        item = self._items.get(event.get("item_id"))
+        item = self.items.get(event.get("item_id"))
         if item is None:
             raise RealtimeError(
                 "item_not_found", f"no spoken item {event.get('item_id')!r} to truncate", "item_id"
@@ -275,7 +276,7 @@ class RealtimeConnection:
             raise RealtimeError("invalid_value", "audio_end_ms must be a non-negative integer", "audio_end_ms")
         if event.get("content_index", 0) != 0:
             raise RealtimeError("invalid_value", "a spoken item has one content part (index 0)", "content_index")
-        response = self._response
+        response = self.response
         if response is not None and response.item is item:
             response.cancel()
             await response.task
@@ -286,12 +287,21 @@ class RealtimeConnection:
                 "audio_end_ms",
             )
         item.transcript = item.text.heard_text(audio_end_ms / 1000.0)
-        await self._event(
+        await self.send_event(
             "conversation.item.truncated",
             item_id=item.id,
             content_index=0,
             audio_end_ms=audio_end_ms,
         )
+
+    async def _item_retrieve(self, event: dict) -> None:
+        """A spoken item with its transcript (after a truncate, the words heard); no audio."""
+        item = self.items.get(event.get("item_id"))
+        if item is None:
+            raise RealtimeError(
+                "item_not_found", f"no spoken item {event.get('item_id')!r} is kept", "item_id"
+            )
+        await self.send_event("conversation.item.retrieved", item=item.as_json("completed"))
 
     async def _response_create(self, event: dict) -> None:
         options = event.get("response") or {}
@@ -309,7 +319,7 @@ class RealtimeConnection:
         response.end_input()
 
     async def _response_cancel(self, event: dict) -> None:
-        response = self._response
+        response = self.response
         if response is None or (event.get("response_id") not in (None, response.id)):
             raise RealtimeError(
                 "response_cancel_not_active", "there is no active response to cancel", "response_id"
@@ -320,10 +330,10 @@ class RealtimeConnection:
         delta = event.get("delta")
         if not isinstance(delta, str):
             raise RealtimeError("invalid_value", "delta must be a string", "delta")
-        response = self._response
+        response = self.response
         if response is None or response.input_ended:
             response = await self._open_response(None)
-        limit = self._state.settings.max_turn_text_chars
+        limit = self.state.settings.max_turn_text_chars
         if response.text.raw_length + len(delta) > limit:
             raise RealtimeError(
                 "text_too_long", f"the response would exceed {limit} characters; dropped", "delta"
@@ -331,7 +341,7 @@ class RealtimeConnection:
         response.push(delta)
 
     async def _text_commit(self, event: dict) -> None:
-        response = self._response
+        response = self.response
         if response is None or response.input_ended:
             raise RealtimeError(
                 "input_text_buffer_empty", f"nothing was appended with {APPEND} to commit"
@@ -339,34 +349,34 @@ class RealtimeConnection:
         response.end_input()
 
     async def _open_response(self, instructions: str | None) -> _Response:
-        state = self._state
-        if self._response is not None:
+        state = self.state
+        if self.response is not None:
             raise RealtimeError(
                 "conversation_already_has_active_response",
-                f"response {self._response.id} is still in progress: cancel it or wait for response.done",
+                f"response {self.response.id} is still in progress: cancel it or wait for response.done",
             )
         if not state.readiness.ready:
             raise RealtimeError("not_ready", "the engine is warming up")
         if not state.slots.acquire():
             raise RealtimeError(ErrorCode.CAPACITY, f"all {state.slots.capacity} streams are busy")
         try:
-            response = _Response(self, instructions or self._session["instructions"] or None)
+            response = _Response(self, instructions or self.session["instructions"] or None)
         except Exception as exc:
             state.slots.release()
             raise RealtimeError(getattr(exc, "code", ErrorCode.ENGINE_ERROR), str(exc)) from None
-        self._response = response
+        self.response = response
         await response.announce()
         response.task = asyncio.create_task(response.run())
         return response
 
     # -- messages out ------------------------------------------------------------------
 
-    async def _event(self, kind: str, **fields) -> None:
+    async def send_event(self, kind: str, **fields) -> None:
         await self._sender.json({"type": kind, "event_id": _id("event"), **fields})
 
     async def _error(self, error: RealtimeError, client_event_id: str | None) -> None:
-        self._state.metrics.errors.labels(code=error.code).inc()
-        await self._event(
+        self.state.metrics.errors.labels(code=error.code).inc()
+        await self.send_event(
             "error",
             error={
                 "type": "invalid_request_error",
@@ -381,9 +391,9 @@ class RealtimeConnection:
 class _Response:
     def __init__(self, connection: RealtimeConnection, instructions: str | None) -> None:
         self._connection = connection
-        state = connection._state
+        state = connection.state
         self._state = state
-        output = connection._session["audio"]["output"]
+        output = connection.session["audio"]["output"]
         audio_format = output["format"]
         self._mulaw = audio_format["type"] == "audio/pcmu"
         self.sample_rate = 8000 if self._mulaw else audio_format.get("rate", 24000)
@@ -440,17 +450,17 @@ class _Response:
             "status": status,
             "output_modalities": ["audio"],
             "conversation_id": None,
-            "audio": {"output": self._connection._session["audio"]["output"]},
+            "audio": {"output": self._connection.session["audio"]["output"]},
             **extra,
         }
 
     async def announce(self) -> None:
-        event = self._connection._event
+        event = self._connection.send_event
         await event("response.created", response=self._as_json("in_progress", output=[]))
         item = self.item.as_json("in_progress")
         await event("response.output_item.added", response_id=self.id, output_index=0, item=item)
         await event(
-            "conversation.item.added", previous_item_id=self._connection._last_item_id, item=item
+            "conversation.item.added", previous_item_id=self._connection.last_item_id, item=item
         )
         await event(
             "response.content_part.added",
@@ -460,7 +470,7 @@ class _Response:
         )
 
     async def run(self) -> None:
-        event = self._connection._event
+        event = self._connection.send_event
         status, details, outcome = "failed", None, "error"
         try:
             events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
@@ -520,11 +530,11 @@ class _Response:
         try:
             await self._finish(status, details)
         finally:
-            self._connection._response = None
+            self._connection.response = None
 
     async def _finish(self, status: str, details: dict | None) -> None:
         connection = self._connection
-        event = connection._event
+        event = connection.send_event
         ids = self._ids()
         transcript = self.item.transcript
         await event("response.output_audio.done", **ids, content_index=0)
@@ -540,12 +550,12 @@ class _Response:
         item = self.item.as_json("completed" if status == "completed" else "incomplete")
         await event("response.output_item.done", response_id=self.id, output_index=0, item=item)
         await event(
-            "conversation.item.done", previous_item_id=connection._last_item_id, item=item
+            "conversation.item.done", previous_item_id=connection.last_item_id, item=item
         )
-        connection._last_item_id = self.item.id
-        connection._items[self.item.id] = self.item
-        while len(connection._items) > KEPT_ITEMS:
-            connection._items.popitem(last=False)
+        connection.last_item_id = self.item.id
+        connection.items[self.item.id] = self.item
+        while len(connection.items) > KEPT_ITEMS:
+            connection.items.popitem(last=False)
         audio_tokens = round(self.usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
         characters = self.text.raw_length
         await event(

@@ -11,7 +11,7 @@ import json
 import httpx
 import pytest
 from openai import OpenAI
-from server_harness import start_server
+from server_harness import receive_until_done, start_server, ws_connect
 
 TEXT = "The quick brown fox jumps over 2 lazy dogs."
 
@@ -186,7 +186,7 @@ async def test_realtime_speaks_a_conversation_item(realtime, client):
     assert audio_of(events) == plain.content
 
 
-async def test_realtime_cancel_and_truncate(realtime):
+async def test_realtime_cancel_and_truncate(realtime, server):
     await realtime.conversation.item.create(
         item={"type": "message", "role": "user", "content": [{"type": "input_text", "text": STORY}]}
     )
@@ -207,10 +207,26 @@ async def test_realtime_cancel_and_truncate(realtime):
     await realtime.conversation.item.truncate(item_id=item_id, content_index=0, audio_end_ms=700)
     truncated = await until(realtime, "conversation.item.truncated")
     assert (truncated.item_id, truncated.audio_end_ms) == (item_id, 700)
+    await realtime.send({"type": "conversation.item.retrieve", "item_id": item_id})
+    retrieved = await until(realtime, "conversation.item.retrieved")
+    heard = retrieved.item.content[0].transcript
+    # Exactly the words heard in 700 ms: what /v1/ws says for the same text and position.
+    assert heard and words.startswith(heard) and heard == await heard_on_ws(server, STORY, 700)
     # Past the item's audio: OpenAI's error shape.
     await realtime.conversation.item.truncate(item_id=item_id, content_index=0, audio_end_ms=10**7)
     error = await until(realtime, "error")
     assert error.error.code == "invalid_value" and error.error.param == "audio_end_ms"
+
+
+async def heard_on_ws(server, text: str, played_ms: int) -> str:
+    """The heard text of the same words over `/v1/ws`, from its word timings."""
+    async with ws_connect(server.ws_url, additional_headers={"Authorization": "Bearer k"}) as ws:
+        await ws.send(json.dumps({"type": "start"}))
+        await ws.send(json.dumps({"type": "text", "text": text}))
+        await ws.send(json.dumps({"type": "stop"}))
+        result = await receive_until_done(ws)
+    words = [w for w in result.words if w["start_ms"] <= played_ms]
+    return text[: words[-1]["raw_end"]]
 
 
 async def test_realtime_token_level_input(realtime):
