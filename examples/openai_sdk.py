@@ -49,12 +49,18 @@ async def realtime(base_url: str, api_key: str) -> bytes:
         await connection.session.update(
             session={
                 "type": "realtime",
-                "audio": {"output": {"voice": "alloy", "format": {"type": "audio/pcm", "rate": 24000}}},
+                "audio": {
+                    "output": {"voice": "alloy", "format": {"type": "audio/pcm", "rate": 24000}}
+                },
             }
         )
         # Whole text: a conversation item, then a response.
         await connection.conversation.item.create(
-            item={"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": TEXT}]}
+            item={
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": TEXT}],
+            }
         )
         await connection.response.create()
         audio += await speak_response(connection)
@@ -76,7 +82,9 @@ async def speak_response(connection) -> bytes:
         elif event.type == "error":
             raise RuntimeError(event.error.message)
         elif event.type == "response.done":
-            print(f"\nrealtime response {event.response.status}: {event.response.usage.output_tokens} audio tokens")
+            response = event.response
+            tokens = response.usage.output_tokens
+            print(f"\nrealtime response {response.status}: {tokens} audio tokens")
             return bytes(audio)
     raise RuntimeError("the connection closed before response.done")
 

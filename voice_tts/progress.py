@@ -230,7 +230,8 @@ class TurnText:
         self._raw_length += len(delta)
         if self._normalizer is None:
             start = self._raw_length - len(delta)
-            commit = Commit(start, self._raw_length, delta, self._spoken_length, raw=delta, kind="raw")
+            end, spoken_start = self._raw_length, self._spoken_length
+            commit = Commit(start, end, delta, spoken_start, raw=delta, kind="raw")
             return self._add([commit])
         return self._add(self._normalizer.push(delta))
 

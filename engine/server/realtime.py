@@ -156,7 +156,9 @@ class RealtimeConnection:
         if handler is not None:
             await handler(event)
         elif kind in UNSUPPORTED:
-            raise RealtimeError("unsupported_event", f"{kind} is not supported: {UNSUPPORTED[kind]}")
+            raise RealtimeError(
+                "unsupported_event", f"{kind} is not supported: {UNSUPPORTED[kind]}"
+            )
         else:
             raise RealtimeError(
                 "unknown_event",
@@ -170,20 +172,25 @@ class RealtimeConnection:
     async def _session_update(self, event: dict) -> None:
         update = event.get("session")
         if not isinstance(update, dict):
-            raise RealtimeError("invalid_value", "session.update needs a 'session' object", "session")
+            raise RealtimeError(
+                "invalid_value", "session.update needs a 'session' object", "session"
+            )
         session = {**self.session, "audio": {"output": dict(self.session["audio"]["output"])}}
         for key, value in update.items():
             if key in ("type", "model"):
                 continue
             if key == "instructions":
                 if not isinstance(value, str):
-                    raise RealtimeError("invalid_value", "instructions must be a string", "session.instructions")
+                    raise RealtimeError(
+                        "invalid_value", "instructions must be a string", "session.instructions"
+                    )
                 session["instructions"] = value
             elif key == "output_modalities":
                 if value != ["audio"]:
                     raise RealtimeError(
                         "unsupported_value",
-                        "output_modalities must be ['audio']: this server speaks, it does not write",
+                        "output_modalities must be ['audio']: this server speaks, "
+                        "it does not write",
                         "session.output_modalities",
                     )
             elif key == "audio":
@@ -243,7 +250,9 @@ class RealtimeConnection:
             )
         parts = item.get("content")
         if not isinstance(parts, list) or not parts:
-            raise RealtimeError("invalid_value", "item.content must list text parts", "item.content")
+            raise RealtimeError(
+                "invalid_value", "item.content must list text parts", "item.content"
+            )
         texts = []
         for part in parts:
             kind = part.get("type") if isinstance(part, dict) else None
@@ -262,7 +271,9 @@ class RealtimeConnection:
         await self.send_event(
             "conversation.item.added", previous_item_id=self.last_item_id, item=stored
         )
-        await self.send_event("conversation.item.done", previous_item_id=self.last_item_id, item=stored)
+        await self.send_event(
+            "conversation.item.done", previous_item_id=self.last_item_id, item=stored
+        )
         self.last_item_id = item_id
 
     async def _item_truncate(self, event: dict) -> None:
@@ -273,9 +284,13 @@ class RealtimeConnection:
             )
         audio_end_ms = event.get("audio_end_ms")
         if not isinstance(audio_end_ms, int) or audio_end_ms < 0:
-            raise RealtimeError("invalid_value", "audio_end_ms must be a non-negative integer", "audio_end_ms")
+            raise RealtimeError(
+                "invalid_value", "audio_end_ms must be a non-negative integer", "audio_end_ms"
+            )
         if event.get("content_index", 0) != 0:
-            raise RealtimeError("invalid_value", "a spoken item has one content part (index 0)", "content_index")
+            raise RealtimeError(
+                "invalid_value", "a spoken item has one content part (index 0)", "content_index"
+            )
         response = self.response
         if response is not None and response.item is item:
             response.cancel()
@@ -353,7 +368,8 @@ class RealtimeConnection:
         if self.response is not None:
             raise RealtimeError(
                 "conversation_already_has_active_response",
-                f"response {self.response.id} is still in progress: cancel it or wait for response.done",
+                f"response {self.response.id} is still in progress: "
+                "cancel it or wait for response.done",
             )
         if not state.readiness.ready:
             raise RealtimeError("not_ready", "the engine is warming up")
@@ -506,7 +522,11 @@ class _Response:
                     elif isinstance(engine_event, Error):
                         details = {
                             "type": "failed",
-                            "error": {"type": "server_error", "code": engine_event.code, "message": engine_event.message},
+                            "error": {
+                                "type": "server_error",
+                                "code": engine_event.code,
+                                "message": engine_event.message,
+                            },
                         }
                     elif isinstance(engine_event, Done):
                         if details is None:
@@ -519,7 +539,10 @@ class _Response:
         except Exception:
             log.exception("realtime response %s failed", self.id)
             self._stream.cancel()
-            details = {"type": "failed", "error": {"type": "server_error", "code": ErrorCode.ENGINE_ERROR}}
+            details = {
+                "type": "failed",
+                "error": {"type": "server_error", "code": ErrorCode.ENGINE_ERROR},
+            }
         finally:
             self._state.slots.release()
             self.usage.finish(
@@ -577,7 +600,9 @@ class _Response:
 
 def _output_format(value: Any) -> dict:
     if not isinstance(value, dict):
-        raise RealtimeError("invalid_value", "format must be an object", "session.audio.output.format")
+        raise RealtimeError(
+            "invalid_value", "format must be an object", "session.audio.output.format"
+        )
     kind = value.get("type")
     if kind == "audio/pcm":
         rate = value.get("rate", 24000)

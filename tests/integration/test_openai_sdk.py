@@ -244,15 +244,26 @@ async def test_realtime_token_level_input(realtime):
     assert len(audio_of(events)) > 2 * 24000 * 3
 
 
+def session_update(**session) -> dict:
+    return {"type": "session.update", "session": {"type": "realtime", **session}}
+
+
+PCMA = {"output": {"format": {"type": "audio/pcma"}}}
+TRUNCATE_NOTHING = {"item_id": "nope", "content_index": 0, "audio_end_ms": 0}
+
+
 @pytest.mark.parametrize(
     "event, code",
     [
         ({"type": "input_audio_buffer.append", "audio": "AAAA"}, "unsupported_event"),
-        ({"type": "session.update", "session": {"type": "realtime", "tools": [{"type": "function", "name": "f"}]}}, "unsupported_value"),
-        ({"type": "session.update", "session": {"type": "realtime", "output_modalities": ["text"]}}, "unsupported_value"),
-        ({"type": "session.update", "session": {"type": "realtime", "audio": {"output": {"format": {"type": "audio/pcma"}}}}}, "unsupported_value"),
-        ({"type": "conversation.item.create", "item": {"type": "function_call", "name": "f"}}, "unsupported_value"),
-        ({"type": "conversation.item.truncate", "item_id": "nope", "content_index": 0, "audio_end_ms": 0}, "item_not_found"),
+        (session_update(tools=[{"type": "function", "name": "f"}]), "unsupported_value"),
+        (session_update(output_modalities=["text"]), "unsupported_value"),
+        (session_update(audio=PCMA), "unsupported_value"),
+        (
+            {"type": "conversation.item.create", "item": {"type": "function_call", "name": "f"}},
+            "unsupported_value",
+        ),
+        ({"type": "conversation.item.truncate", **TRUNCATE_NOTHING}, "item_not_found"),
         ({"type": "response.cancel"}, "response_cancel_not_active"),
         ({"type": "voice_tts.input_text_buffer.commit"}, "input_text_buffer_empty"),
         ({"type": "no.such.event"}, "unknown_event"),
