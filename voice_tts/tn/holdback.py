@@ -399,8 +399,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
                 return Span(date_end, "date", "en")
         end = _en_window(cur, pos, end)
         return Span(end, "num", _lang_after(cur, ctx, end))
-    if ctx.sent_han:
-        return Span(end, "word")
+    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
+        return Span(end, "word", "zh")
     if word in english.MONTHS:
         return _month(cur, pos, end)
     if word in english.ABBREVIATIONS:

@@ -46,7 +46,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "lexicon":
         return span.info
     if kind == "word":
-        return word(raw, ctx)
+        return word(raw, ctx, span.lang)
     if kind == "punct":
         if raw in SEPARATING_PUNCT:
             return ""
@@ -90,10 +90,10 @@ def newline(ctx: Context) -> str:
     return " "
 
 
-def word(raw: str, ctx: Context) -> str:
+def word(raw: str, ctx: Context, lang: str = "") -> str:
     if raw[:2].isupper() and raw.isascii():
         reading = english.roman(raw, ctx.prev_word)
-        if reading is None and ctx.spell_acronyms:
+        if reading is None and ctx.spell_acronyms and lang != "zh":  # a Chinese voice spells them anyway
             reading = english.acronym(raw)
         if reading is not None:
             return reading
