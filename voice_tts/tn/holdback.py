@@ -137,13 +137,10 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
     """A dictionary rule matching at `pos` (spec of rules: voice_tts.tn.lexicon). Waits while
     more text could change which rule matches or whether its word ends."""
     c = cur.at(pos)
-    lexicon = ctx.lexicon
-    rules = lexicon.starts(c, inside_word or _is_word_char(_prev_char(cur, pos, ctx)) and _is_word_char(c))
-    if not rules:
-        return None
+    inside_word = inside_word or (_is_word_char(_prev_char(cur, pos, ctx)) and _is_word_char(c))
     end = min(cur.end, cur.limit)
     final = cur.final and cur.end <= cur.limit
-    found, waiting = lexicon.matches(cur.text, pos, end, final, rules)
+    found, waiting = ctx.lexicon.matches(cur.text, pos, end, final, inside_word)
     if waiting:
         if cur.end > cur.limit:
             return None  # past the tail bound: no rule can be decided here
@@ -158,7 +155,7 @@ def _split_for_lexicon(cur: Cursor, pos: int, end: int, ctx: Context) -> int:
     """Where a rule that may start inside a word matches within the word `[pos, end)`, the word
     ends there; else `end`."""
     for k in range(pos + 1, end):
-        if ctx.lexicon.starts(cur.text[k], inside_word=True) and _lexicon(cur, k, ctx, inside_word=True):
+        if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
             return k
     return end
 

@@ -35,6 +35,9 @@ REGEX_TIMEOUT_S = 0.002
 _OPTIONS = ("whole_word", "case_sensitive", "regex")
 
 
+_END = ""  # the trie key under which rules ending at a node are kept (never a character)
+
+
 class LexiconError(ValueError):
     """A dictionary that cannot be used; the message names the rule and what is wrong with it."""
 
@@ -67,17 +70,23 @@ class Lexicon:
         if sum(r.regex for r in checked) > MAX_REGEX_RULES:
             raise LexiconError(f"lexicon has more than {MAX_REGEX_RULES} regex rules")
         self.rules: tuple[LexiconRule, ...] = tuple(checked)
-        self._patterns = tuple(_compiled(i, r) for i, r in enumerate(checked))
-        # Literal rules are only tried where their first character (case-folded) stands.
-        self._by_first: dict[str, list[int]] = {}
-        self._regex_rules: list[int] = []
+        # Literal rules live in a trie of lower-cased characters, so a position costs a walk of
+        # a few characters however many rules there are; regular expressions are tried in turn.
+        self._trie: dict = {}
+        self._regexes: list[tuple[int, regex.Pattern]] = []
+        self._inside_firsts: set[str] = set()  # first characters of literal rules that may start inside a word
+        self._inside_regex = False
         for i, rule in enumerate(checked):
             if rule.regex:
-                self._regex_rules.append(i)
-            else:
-                first = rule.match[0]
-                for c in {first} if rule.case_sensitive else {first, first.lower(), first.upper()}:
-                    self._by_first.setdefault(c, []).append(i)
+                self._regexes.append((i, _compiled(i, rule)))
+                self._inside_regex = self._inside_regex or not rule.whole_word
+                continue
+            node = self._trie
+            for c in rule.match:
+                node = node.setdefault(c.lower(), {})
+            node.setdefault(_END, []).append(i)
+            if not rule.whole_word:
+                self._inside_firsts.add(rule.match[0].lower())
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -110,23 +119,42 @@ class Lexicon:
             for r in self.rules
         ]
 
-    def starts(self, c: str, inside_word: bool) -> list[int]:
-        """Indexes of the rules that may match where character `c` stands, in rule order; only
-        the rules that may start inside a word when `inside_word`."""
-        found = [*self._by_first.get(c, ()), *self._regex_rules]
-        if inside_word:
-            found = [i for i in found if not self.rules[i].whole_word]
-        return sorted(found)
+    def may_start_inside_word(self, c: str) -> bool:
+        """Whether a rule that matches inside words may start where character `c` stands."""
+        return self._inside_regex or c.lower() in self._inside_firsts
 
-    def matches(self, text: str, pos: int, end: int, final: bool, rules: list[int]) -> tuple[list[LexiconMatch], bool]:
-        """The matches of `rules` starting at `pos` in `text[:end]`, longest first (ties in rule
+    def matches(self, text: str, pos: int, end: int, final: bool, inside_word: bool) -> tuple[list[LexiconMatch], bool]:
+        """The rules' matches starting at `pos` in `text[:end]`, longest first (ties in rule
         order), and whether more text could still change them: a rule matched a prefix, or a
-        match touches `end` while the text is not final."""
-        found: list[LexiconMatch] = []
+        match touches `end` while the text is not final. `inside_word`: `pos` is inside a word,
+        where only rules with whole_word false may start."""
+        found: list[tuple[int, int, str]] = []  # (end, rule index, say)
         waiting = False
-        for i in rules:
+        node, i = self._trie, pos
+        while True:
+            if i > pos and _END in node:
+                if i == end and not final:
+                    waiting = True
+                else:
+                    for k in node[_END]:
+                        rule = self.rules[k]
+                        if not (inside_word and rule.whole_word) and (
+                            not rule.case_sensitive or text.startswith(rule.match, pos)
+                        ):
+                            found.append((i, k, rule.say))
+            if i >= end:
+                waiting = waiting or (not final and any(key != _END for key in node))
+                break
+            node = node.get(text[i].lower())
+            if node is None:
+                break
+            i += 1
+        for k, pattern in self._regexes:
+            rule = self.rules[k]
+            if inside_word and rule.whole_word:
+                continue
             try:
-                m = self._patterns[i].match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S)
+                m = pattern.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S)
             except TimeoutError:
                 continue
             if m is None:
@@ -134,10 +162,9 @@ class Lexicon:
             if m.partial or (m.end() == end and not final):
                 waiting = True
             elif m.end() > pos:
-                rule = self.rules[i]
-                found.append(LexiconMatch(m.end(), m.expand(rule.say) if rule.regex else rule.say, rule.whole_word))
-        found.sort(key=lambda match: -match.end)
-        return found, waiting
+                found.append((m.end(), k, m.expand(rule.say)))
+        found.sort(key=lambda match: (-match[0], match[1]))
+        return [LexiconMatch(e, say, self.rules[k].whole_word) for e, k, say in found], waiting
 
     @classmethod
     def of(cls, value: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None) -> Lexicon | None:
@@ -242,23 +269,20 @@ def _compiled(i: int, rule: LexiconRule) -> regex.Pattern:
         raise LexiconError(f"rule {i}: {exc}") from exc
 
 
-@lru_cache(maxsize=8192)  # a server sees the same per-turn rules turn after turn
+@lru_cache(maxsize=1024)  # a server sees the same per-turn rules turn after turn
 def _compile(rule: LexiconRule) -> regex.Pattern:
-    flags = regex.V1 if rule.regex else 0
-    if not rule.case_sensitive:
-        flags |= regex.IGNORECASE
-    source = rule.match if rule.regex else regex.escape(rule.match)
+    """A regex rule's pattern, checked: it compiles, cannot match "", and `say` names its groups."""
+    flags = regex.V1 if rule.case_sensitive else regex.V1 | regex.IGNORECASE
     try:
-        pattern = regex.compile(source, flags)
+        pattern = regex.compile(rule.match, flags)
     except regex.error as exc:
         raise LexiconError(f"invalid regex {rule.match!r}: {exc}") from exc
-    if rule.regex:
-        if pattern.fullmatch("") is not None:
-            raise LexiconError(f"regex {rule.match!r} matches the empty string")
-        try:
-            _check_groups(pattern, rule.say)
-        except (regex.error, IndexError) as exc:
-            raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
+    if pattern.fullmatch("") is not None:
+        raise LexiconError(f"regex {rule.match!r} matches the empty string")
+    try:
+        _check_groups(pattern, rule.say)
+    except (regex.error, IndexError) as exc:
+        raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
     return pattern
 
 
