@@ -15,8 +15,10 @@ from typing import AsyncIterator
 
 import numpy as np
 import pytest
-from pipecat.frames.frames import Frame, OutputAudioRawFrame, StartFrame
+from pipecat.frames.frames import Frame, OutputAudioRawFrame, StartFrame, TTSAudioRawFrame, TTSTextFrame
+from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.transports.base_output import BaseOutputTransport
+from pipecat.utils.time import nanoseconds_to_seconds
 
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, StreamingEngine, Usage
 
@@ -234,6 +236,43 @@ class RealtimeAudioOutput(BaseOutputTransport):
         self.played.append((self.get_clock().get_time(), frame.audio))
         await asyncio.sleep(len(frame.audio) / 2 / frame.sample_rate)
         return True
+
+
+class WordTimes(BaseObserver):
+    """Every word frame the TTS emits and when its context's first audio left the TTS."""
+
+    def __init__(self, tts):
+        super().__init__()
+        self._tts = tts
+        self.words: list[TTSTextFrame] = []
+        self.first_audio_ns: int | None = None
+
+    async def on_push_frame(self, data: FramePushed):
+        if data.source is not self._tts:
+            return
+        if isinstance(data.frame, TTSTextFrame):
+            self.words.append(data.frame)
+        elif isinstance(data.frame, TTSAudioRawFrame) and self.first_audio_ns is None:
+            self.first_audio_ns = data.timestamp
+
+    def start_of(self, text: str) -> float | None:
+        """Seconds into the audio where the first word `text` starts (None: not yet)."""
+        for word in self.words:
+            if word.text == text and self.first_audio_ns is not None:
+                return nanoseconds_to_seconds(word.pts - self.first_audio_ns)
+        return None
+
+
+def played_seconds(played: list[tuple[int, bytes]], until_ns: int, rate: int) -> float:
+    """Seconds of audio the sound card played before `until_ns` (a chunk plays from the clock
+    time its write starts; audio that came late leaves gaps, which are not counted)."""
+    seconds = 0.0
+    for started_ns, pcm in played:
+        if started_ns >= until_ns:
+            break
+        elapsed = nanoseconds_to_seconds(until_ns - started_ns)
+        seconds += min(len(pcm) / 2 / rate, elapsed)
+    return seconds
 
 
 def of_type(frames: list[Frame], *types: type) -> list:

@@ -20,18 +20,14 @@ from pipecat.frames.frames import (
     LLMFullResponseEndFrame,
     LLMFullResponseStartFrame,
     LLMTextFrame,
-    TTSAudioRawFrame,
-    TTSTextFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.transports.base_transport import TransportParams
-from pipecat.utils.time import nanoseconds_to_seconds
 from pipecat.workers.runner import WorkerRunner
-from pipecat_harness import RealtimeAudioOutput, RecordingEngine
+from pipecat_harness import RealtimeAudioOutput, RecordingEngine, WordTimes, played_seconds
 from scripted_llm import tokenize
 
 from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
@@ -47,37 +43,8 @@ REPLY = "Here it is. SQL runs the shop, and then we can talk about something els
 BEFORE, AFTER = "Here it is.", "Here it is. SQL"  # the context after a cut before/after "SQL" starts
 
 
-class WordTimes(BaseObserver):
-    """Word frames the TTS pushes, and when its first audio left it."""
-
-    def __init__(self, tts) -> None:
-        super().__init__()
-        self._tts = tts
-        self.words: list[TTSTextFrame] = []
-        self.first_audio_ns: int | None = None
-
-    async def on_push_frame(self, data: FramePushed) -> None:
-        if data.source is not self._tts:
-            return
-        if isinstance(data.frame, TTSTextFrame):
-            self.words.append(data.frame)
-        elif isinstance(data.frame, TTSAudioRawFrame) and self.first_audio_ns is None:
-            self.first_audio_ns = data.timestamp
-
-    def start_of(self, text: str) -> float | None:
-        for word in self.words:
-            if word.text == text and self.first_audio_ns is not None:
-                return nanoseconds_to_seconds(word.pts - self.first_audio_ns)
-        return None
-
-
-def played_seconds(output: RealtimeAudioOutput) -> float:
-    now = output.get_clock().get_time()
-    return sum(
-        min(len(pcm) / 2 / 24000, nanoseconds_to_seconds(now - started))
-        for started, pcm in output.played
-        if started < now
-    )
+def played_now(output: RealtimeAudioOutput) -> float:
+    return played_seconds(output.played, output.get_clock().get_time(), rate=24000)
 
 
 async def test_pipecat_barge_in_mid_reading_keeps_the_raw_word():
@@ -105,9 +72,9 @@ async def test_pipecat_barge_in_mid_reading_keeps_the_raw_word():
             await asyncio.sleep(0.03)
         await worker.queue_frame(LLMFullResponseEndFrame())
         async with asyncio.timeout(60):
-            while (start := words.start_of("SQL")) is None or played_seconds(output) < start + 2.0:
+            while (start := words.start_of("SQL")) is None or played_now(output) < start + 2.0:
                 await asyncio.sleep(0.01)
-        cut.update(start=start, played=played_seconds(output))
+        cut.update(start=start, played=played_now(output))
         await worker.queue_frame(InterruptionFrame())
         await asyncio.sleep(0.5)
         await worker.cancel()

@@ -48,9 +48,11 @@ from pipecat_harness import (
     FakeEngine,
     RealtimeAudioOutput,
     RecordingEngine,
+    WordTimes,
     index_of,
     of_type,
     open_real_engine,
+    played_seconds,
     rms,
 )
 from scripted_llm import tokenize
@@ -469,24 +471,6 @@ LONG_REPLY = (
 TIMING_SLACK_S = 0.1
 
 
-class WordTimes(BaseObserver):
-    """Every word frame the TTS emits and when its context's first audio left the TTS."""
-
-    def __init__(self, tts):
-        super().__init__()
-        self._tts = tts
-        self.words: list[TTSTextFrame] = []
-        self.first_audio_ns: int | None = None
-
-    async def on_push_frame(self, data: FramePushed):
-        if data.source is not self._tts:
-            return
-        if isinstance(data.frame, TTSTextFrame):
-            self.words.append(data.frame)
-        elif isinstance(data.frame, TTSAudioRawFrame) and self.first_audio_ns is None:
-            self.first_audio_ns = data.timestamp
-
-
 async def test_barge_in_context_truncation(real):
     tts = Qwen3StreamingTTS(engine=real.engine)
     output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
@@ -544,18 +528,6 @@ async def test_barge_in_context_truncation(real):
 
 def worker_clock_ns(processor) -> int:
     return processor.get_clock().get_time()
-
-
-def played_seconds(played: list[tuple[int, bytes]], until_ns: int, rate: int) -> float:
-    """Seconds of audio the sound card played before `until_ns` (a chunk plays from the clock
-    time its write starts; audio that came late leaves gaps, which are not counted)."""
-    seconds = 0.0
-    for started_ns, pcm in played:
-        if started_ns >= until_ns:
-            break
-        elapsed = nanoseconds_to_seconds(until_ns - started_ns)
-        seconds += min(len(pcm) / 2 / rate, elapsed)
-    return seconds
 
 
 # ---------------------------------------------------------------------------------------------
