@@ -116,3 +116,49 @@ async def test_without_a_budget_a_cut_socket_ends_the_turn(server):
         finally:
             await engine.aclose()
     assert [e.code for e in errors] == ["disconnected"] and done is not None
+
+
+async def test_a_resumable_turn_left_by_its_consumer_ends_on_the_server(server):
+    """Leaving a turn is not a network drop: the server cancels it at once instead of keeping
+    it for a reconnect."""
+    import httpx
+
+    engine = RemoteEngine(server.ws_url)
+    stream = engine.open_stream(normalize=True)
+    stream.push_text(LONG)
+    async with asyncio.timeout(60):
+        async for event in stream.events():
+            if isinstance(event, AudioChunk):
+                break  # the consumer walks away mid-turn
+    try:
+        async with asyncio.timeout(5):
+            while True:
+                metrics = httpx.get(server.http_url + "/metrics").text
+                if "voice_tts_active_streams 0.0" in metrics:
+                    break
+                await asyncio.sleep(0.05)
+    finally:
+        await engine.aclose()
+
+
+async def test_session_pause_over_the_in_process_engine():
+    from engine import Engine
+
+    engine = Engine.embedded()
+    try:
+        unbroken = await speak(engine)
+        paused = []
+
+        async def pause_once(session, received):
+            if not paused:
+                paused.append(received)
+                session.pause()
+                await asyncio.sleep(0.5)
+                session.resume()
+
+        audio, words, done, errors = await speak(engine, pause_once)
+    finally:
+        await engine.aclose()
+    assert paused and not errors
+    assert audio == unbroken[0] and done.heard_text == unbroken[2].heard_text == LONG
+    assert [w.start_time for w in words] == [w.start_time for w in unbroken[1]]

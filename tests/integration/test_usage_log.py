@@ -41,6 +41,22 @@ async def one_turn(url: str, rng: random.Random) -> None:
                     return
 
 
+async def other_routes(server) -> None:
+    """One HTTP speech request and one Realtime response: they are streams too."""
+    speech = {"model": "tts-1", "voice": "alloy", "input": "Hi.", "response_format": "pcm"}
+    async with httpx.AsyncClient() as client:
+        response = await client.post(server.http_url + "/v1/audio/speech", json=speech)
+        assert response.status_code == 200
+    url = server.http_url.replace("http", "ws") + "/v1/realtime"
+    async with ws_connect(url) as ws:
+        item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi."}]}
+        await ws.send(json.dumps({"type": "conversation.item.create", "item": item}))
+        await ws.send(json.dumps({"type": "response.create"}))
+        async with asyncio.timeout(60):
+            while json.loads(await ws.recv())["type"] != "response.done":
+                pass
+
+
 @pytest.mark.slow
 async def test_one_line_per_turn_matching_the_metrics(tmp_path):
     log = tmp_path / "usage.jsonl"
@@ -49,6 +65,7 @@ async def test_one_line_per_turn_matching_the_metrics(tmp_path):
         rng = random.Random(15)
         for _ in range(TURNS // 10):
             await asyncio.gather(*(one_turn(server.ws_url, rng) for _ in range(10)))
+        await other_routes(server)
         async with asyncio.timeout(30):  # killed sockets' turns end on the server's side
             while metric_samples(server, "voice_tts_active_streams").get(
                 "voice_tts_active_streams", 1
@@ -78,3 +95,7 @@ async def test_one_line_per_turn_matching_the_metrics(tmp_path):
     assert all(r["characters_spoken"] == r["characters_received"] > 0 for r in done)
     assert all(r["ttfa_seconds"] is not None and r["audio_seconds"] > 0 for r in done)
     assert {r["api_key"] for r in records} == {None} and {r["voice"] for r in records} == {None}
+    assert [(r["route"], r["outcome"]) for r in records if r["route"] != "ws"] == [
+        ("http", "done"),
+        ("realtime", "done"),
+    ]
