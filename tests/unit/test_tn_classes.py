@@ -36,6 +36,8 @@ READINGS = {
     "but 5 - 3 = 2": "but five three equals two",
     "worth $ 250 , or $ 30 billion": "worth two hundred fifty dollars , or thirty billion dollars",
     "in issue # 19 .": "in issue number nineteen .",
+    # decimals, also without the zero before the point
+    "He hit .878 in 2019 and 3.25 later (.5 of it).": "He hit point eight seven eight in twenty nineteen and three point two five later (point five of it).",
     # years vs cardinals
     "In 1991 and 2008 , 2119 homes and 4070 people": (
         "In nineteen ninety one and two thousand eight , two thousand one hundred nineteen homes and four thousand seventy people"

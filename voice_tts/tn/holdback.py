@@ -97,6 +97,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
+    if c == "." and not ctx.sent_han and _sign_may_follow(_prev_char(cur, pos, ctx)) and is_digit(cur.at(pos + 1)):
+        return _number(cur, pos, pos + 1, ctx)  # '.878': a decimal without its zero
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
         if lexer.is_currency(c) or _sign_may_follow(_prev_char(cur, pos, ctx)):
             return _number(cur, pos, pos + 1, ctx)

@@ -139,6 +139,8 @@ def _checked(spoken: str | None) -> str | None:
 def _number_en(text: str, currency_code: str) -> str:
     if text.startswith("#"):
         return "number " + _number_en(text[1:].lstrip(), "")
+    if text[0] == "." and text[1:].isdecimal():
+        return "point " + english.digits(text[1:])
     if currency_code:
         reading = english.money(text[len(currency_code):].strip(), currency=currency_code)
         if reading:
