@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from voice_tts.languages import iso_code
 from voice_tts.protocol import ErrorCode
 
 
@@ -31,6 +32,12 @@ VOICES: dict[str, tuple[VoiceInfo, str | None]] = {
         (VoiceInfo("female", "female", "a female voice"), "f3"),
         (VoiceInfo("whisper", "male", "a whispered voice"), "whisper"),
     ]
+}
+
+# The Qwen3-TTS preset speakers, so that code written for the GPU server runs unchanged here.
+VOICE_ALIASES = {
+    **dict.fromkeys(("ryan", "aiden", "dylan", "eric", "uncle_fu"), "male"),
+    **dict.fromkeys(("vivian", "serena", "ono_anna", "sohee"), "female"),
 }
 
 LANGUAGES: tuple[LanguageInfo, ...] = (
@@ -95,8 +102,12 @@ class VoiceSelection:
     @classmethod
     def resolve(cls, voice: str | None, language: str | None) -> VoiceSelection:
         voice_key = (voice or "default").strip().lower() if isinstance(voice, (str, type(None))) else ""
+        voice_key = VOICE_ALIASES.get(voice_key, voice_key)
         if voice_key not in VOICES:
-            raise VoiceNotFound(f"unknown voice {voice!r}; available: {', '.join(VOICES)}")
+            raise VoiceNotFound(
+                f"unknown voice {voice!r}; available: {', '.join(VOICES)}"
+                f" (or a Qwen3 preset name: {', '.join(VOICE_ALIASES)})"
+            )
         language_key = (
             (language or AUTO).strip().lower().replace("_", "-")
             if isinstance(language, (str, type(None)))
@@ -106,6 +117,8 @@ class VoiceSelection:
             code = AUTO
         elif language_key in _BY_NAME:
             code = _BY_NAME[language_key].code
+        elif (base := iso_code(language_key)) in _BY_CODE:  # en-AU, es-MX, zh-TW, ...
+            code = base
         else:
             raise LanguageNotSupported(
                 f"unsupported language {language!r}; use 'auto' or one of "

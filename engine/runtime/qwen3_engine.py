@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from voice_tts.languages import qwen3_language
 from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
 
 from engine.model.loader import load_model
@@ -210,7 +211,7 @@ class Qwen3Engine:
                 24000,
             )
         try:
-            resolved = self._resolve(voice, language, instruct)
+            resolved = self._resolve(voice, qwen3_language(language), instruct)
         except ValueError as e:
             return self._failed(Error(ErrorCode.INVALID_VOICE, str(e)), sample_rate)
         if sampling is None:
