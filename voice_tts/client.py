@@ -12,7 +12,7 @@ sockets are kept for later turns. `prewarm()` opens a socket ahead of the first 
 one idle socket ready from then on, reconnecting with backoff while the server is away, so a
 turn never waits for a handshake. A lost socket ends the turn with
 `Error(code="disconnected", retryable=True)` then `Done`; a refused connection ends it at once
-with `unreachable`.
+with `unreachable`, not retryable, so that a fallback service takes over without delay.
 
 Nothing waits without a bound: `started` must come within `started_timeout`; once a turn's
 input has ended the server must send something every `silence_timeout` seconds; while input is
@@ -484,7 +484,10 @@ class RemoteStream:
             try:
                 connection, reused = await self._pool.acquire()
             except (OSError, InvalidHandshake, TimeoutError) as exc:
-                return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {exc}", True)
+                # Refused: nothing listens there, and a retry a moment later meets the same;
+                # reporting it as final lets a fallback service take over at once.
+                refused = isinstance(exc, ConnectionRefusedError)
+                return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {exc}", not refused)
             self.acquire_time, self.connection_reused = time.monotonic() - began, reused
             try:
                 async with asyncio.timeout(self._timeouts.started):

@@ -11,6 +11,10 @@ words), the session sends the raw text as it is and takes the server's words unc
 
 Time-based commits (an LLM that stalls mid-word) are driven by `events()` itself, which wakes
 every `POLL_INTERVAL` seconds while text is held; adapters never call `poll()`.
+
+Once the input has ended the engine owes events: if it sends nothing for `silence_timeout`
+seconds (a wedged engine; a paused turn excepted) the session cancels the stream and ends with
+`Error(code="timeout", retryable=True)` then `SessionDone`, without waiting on the engine.
 """
 
 from __future__ import annotations
@@ -23,8 +27,21 @@ from collections.abc import Iterable, Mapping
 from typing import Any, AsyncIterator, Callable, Union
 
 from voice_tts.progress import TurnText, Word, normalizer_language
-from voice_tts.protocol import AudioChunk, Done, Error, Progress, StreamingEngine, Usage, Words
+from voice_tts.protocol import (
+    AudioChunk,
+    Done,
+    EngineStream,
+    Error,
+    ErrorCode,
+    Progress,
+    StreamingEngine,
+    Usage,
+    Words,
+)
 from voice_tts.tn import Lexicon, LexiconRule
+
+# Seconds an engine that has all of a turn's text may go without an event (adapters' default).
+SILENCE_TIMEOUT = 2.0
 
 __all__ = ["SessionDone", "SessionEvent", "TTSSession", "WordsEvent", "normalizer_language"]
 
@@ -65,9 +82,14 @@ class TTSSession:
         sample_rate: int = 24000,
         normalize: bool = True,
         lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
+        silence_timeout: float | None = SILENCE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._clock = clock
+        self._silence_timeout = silence_timeout
+        # Set once the engine has all it will get (input ended or cancelled): from then on
+        # it owes events, and silence is a fault.
+        self._engine_owes_events = asyncio.Event()
         lexicon = Lexicon.of(lexicon)
         # An engine that reports words takes raw text and normalizes on its side when asked.
         self._words_from_engine = getattr(engine, "reports_words", False)
@@ -108,6 +130,7 @@ class TTSSession:
         self._input_ended = True
         self._forward(self._text.flush())
         self._stream.end_input()
+        self._engine_owes_events.set()
 
     def poll(self, now: float | None = None) -> None:
         """Commit held text the normalizer gives up waiting for (an LLM stalled mid-span)."""
@@ -122,6 +145,7 @@ class TTSSession:
             self._cancelled = True
             self._stream.cancel()
             self._unpaused.set()
+            self._engine_owes_events.set()
         return self._text.cancel(played_seconds)
 
     def pause(self) -> None:
@@ -149,7 +173,7 @@ class TTSSession:
     # -- events out ---------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[SessionEvent]:
-        engine_events = aiter(self._stream.events())
+        engine_events = self._watch_silence(aiter(self._stream.events()))
         polled = self._text.with_polling(engine_events, self._forward_polled)
         async with contextlib.aclosing(polled) as session_events:
             async for event in session_events:
@@ -179,11 +203,66 @@ class TTSSession:
                     )
                     return
 
+    async def _watch_silence(self, events: AsyncIterator) -> AsyncIterator:
+        """The engine's events; once it owes them and the turn is not paused, a silence past
+        `silence_timeout` ends them (a timeout `Error`, none after a cancel, then `Done`)."""
+        pending: asyncio.Future | None = None
+        waiters: dict[asyncio.Event, asyncio.Future] = {}
+
+        def signalled(flag: asyncio.Event) -> asyncio.Future:
+            if flag not in waiters or waiters[flag].done():
+                waiters[flag] = asyncio.ensure_future(flag.wait())
+            return waiters[flag]
+
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(events))
+                while self._silence_timeout is not None and not pending.done():
+                    if not self._engine_owes_events.is_set():
+                        flag = self._engine_owes_events  # it may rightly wait for text
+                    elif not self._unpaused.is_set():
+                        flag = self._unpaused  # a paused turn is silent on purpose
+                    else:
+                        await asyncio.wait({pending}, timeout=self._silence_timeout)
+                        if pending.done():
+                            break
+                        if not self._cancelled:
+                            self._stream.cancel()
+                            yield Error(
+                                ErrorCode.TIMEOUT,
+                                f"the engine sent nothing for {self._silence_timeout} s",
+                                retryable=True,
+                            )
+                        yield Done(cancelled=self._cancelled)
+                        return
+                    await asyncio.wait({pending, signalled(flag)}, return_when=asyncio.FIRST_COMPLETED)
+                try:
+                    event = await pending
+                except StopAsyncIteration:
+                    return
+                pending = None
+                yield event
+        finally:
+            for waiter in waiters.values():
+                waiter.cancel()
+            if pending is not None and not pending.done():
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
+                    await pending
+            if aclose := getattr(events, "aclose", None):
+                await aclose()
+
     def _forward_polled(self, spoken: list[str]) -> None:
         if not (self._input_ended or self._cancelled):
             self._forward(spoken)
 
     # -- state --------------------------------------------------------------------------
+
+    @property
+    def engine_stream(self) -> EngineStream:
+        """The engine stream of this turn (a remote one tells how its socket was acquired)."""
+        return self._stream
 
     @property
     def raw_text(self) -> str:

@@ -207,7 +207,7 @@ async def test_client_survives_a_server_restart(server, remote):
     # Down: a clear error, quickly.
     events = await collect(remote.open_stream(), TEXT)
     assert [type(e) for e in events] == [Error, Done]
-    assert events[0].code == "unreachable" and events[0].retryable
+    assert events[0].code == "unreachable" and not events[0].retryable  # refused: final
     # Back on the same port: works again.
     await asyncio.to_thread(server.start)
     await asyncio.to_thread(wait_ready, server)

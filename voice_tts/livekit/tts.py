@@ -2,14 +2,16 @@
 
 One `SynthesizeStream` is one agent speech and one `TTSSession` (one engine stream). Tokens are
 pushed to the session as they arrive; the session's words come back as `TimedString` pieces
-that slice the text exactly as it was received and carry each word's start in the audio. The
-pieces join back to the text, so LiveKit's synchronized transcript (and with it the chat
-message kept after a barge-in) is made of the words whose audio was played.
+that slice the text exactly as it was received and carry each word's start and end in the
+audio. The pieces join back to the text, so LiveKit's synchronized transcript (and with it the
+chat message kept after a barge-in) is made of the words whose audio was played; a failure
+raises at once, with only the words already spoken in the transcript.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
 from dataclasses import dataclass, replace
@@ -32,7 +34,7 @@ from voice_tts.protocol import (
     ErrorCode,
     StreamingEngine,
 )
-from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent
 from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
@@ -51,6 +53,7 @@ class _TTSOptions:
     instruct: str | None
     sample_rate: int
     normalize: bool
+    silence_timeout: float
     lexicon: Lexicon | None = None
 
 
@@ -66,6 +69,7 @@ class Qwen3StreamingTTS(tts.TTS):
         sample_rate: int = 24000,
         normalize: bool = True,
         lexicon: Lexicon | list[dict] | None = None,
+        silence_timeout: float = SILENCE_TIMEOUT,
     ) -> None:
         """
         Args:
@@ -73,13 +77,17 @@ class Qwen3StreamingTTS(tts.TTS):
                 Default: `RemoteEngine($VOICE_TTS_URL)` if set, else the embedded voice,
                 created on first use and closed by `aclose()`.
             voice: speaker name; None is the engine's default voice.
-            language: None or "auto" lets the engine decide.
+            language: an ISO code or tag ("en", "en-US", "zh-CN") or a Qwen3 language name;
+                None or "auto" lets the engine decide.
             instruct: style instruction for models that take one.
             sample_rate: output rate, one of `SUPPORTED_SAMPLE_RATES`; the engine produces
                 audio at this rate.
             normalize: run streaming text normalization (numbers, dates, ...) on the tokens.
             lexicon: pronunciation dictionary, a `voice_tts.tn.Lexicon` or its rules such as
                 `[{"match": "SQL", "say": "sequel"}]`; the chat context keeps the raw words.
+            silence_timeout: seconds the engine may stay silent once it has all the text
+                (at most the stream's `conn_options.timeout`) before the speech fails with
+                `APITimeoutError`.
         """
         if sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise ValueError(
@@ -96,15 +104,17 @@ class Qwen3StreamingTTS(tts.TTS):
             instruct=instruct,
             sample_rate=sample_rate,
             normalize=normalize,
+            silence_timeout=silence_timeout,
             lexicon=Lexicon.of(lexicon),  # a bad dictionary fails here, not at the first speech
         )
         self._engine = engine
         self._owns_engine = engine is None
         self._streams = weakref.WeakSet[SynthesizeStream]()
+        self._prewarm_task: asyncio.Task | None = None
 
     @property
     def model(self) -> str:
-        return getattr(self._engine, "model_name", None) or "qwen3-tts"
+        return getattr(self.engine, "model_name", None) or "qwen3-tts"
 
     @property
     def provider(self) -> str:
@@ -135,13 +145,27 @@ class Qwen3StreamingTTS(tts.TTS):
             self._opts.instruct = instruct
 
     def prewarm(self) -> None:
-        """Create the default engine now rather than on the first speech."""
-        _ = self.engine
+        """Create the default engine now, and open a remote engine's connection ahead of the
+        first speech (in the background, when an event loop runs)."""
+        prewarm = getattr(self.engine, "prewarm", None)
+        if prewarm is None or self._prewarm_task is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._prewarm_task = loop.create_task(self._prewarm(prewarm))
+
+    async def _prewarm(self, prewarm) -> None:
+        try:
+            await prewarm()
+        except Exception as e:  # the first speech reports it as a connection error
+            logger.warning("voice-tts prewarm failed: %s", e)
 
     def synthesize(
         self, text: str, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
-    ) -> tts.ChunkedStream:
-        return self._synthesize_with_stream(text, conn_options=conn_options)
+    ) -> ChunkedStream:
+        return ChunkedStream(tts=self, input_text=text, conn_options=conn_options)
 
     def stream(
         self, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
@@ -151,12 +175,56 @@ class Qwen3StreamingTTS(tts.TTS):
         return stream
 
     async def aclose(self) -> None:
+        if self._prewarm_task is not None:
+            await utils.aio.cancel_and_wait(self._prewarm_task)
+            self._prewarm_task = None
         for stream in list(self._streams):
             await stream.aclose()
         self._streams.clear()
         if self._owns_engine and self._engine is not None:
             engine, self._engine = self._engine, None
             await engine.aclose()
+
+    def _open_session(self, opts: _TTSOptions, conn_options: APIConnectOptions) -> TTSSession:
+        try:
+            return TTSSession(
+                self.engine,
+                voice=opts.voice,
+                language=opts.language,
+                instruct=opts.instruct,
+                sample_rate=opts.sample_rate,
+                normalize=opts.normalize,
+                lexicon=opts.lexicon,
+                silence_timeout=min(opts.silence_timeout, conn_options.timeout),
+            )
+        except (ConnectionError, OSError) as e:
+            raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e
+        except Exception as e:
+            raise APIError(f"voice-tts could not open a stream: {e!r}", retryable=False) from e
+
+
+class ChunkedStream(tts.ChunkedStream):
+    """`synthesize(text)`: the whole text at once, spoken on one engine stream."""
+
+    def __init__(
+        self, *, tts: Qwen3StreamingTTS, input_text: str, conn_options: APIConnectOptions
+    ) -> None:
+        super().__init__(tts=tts, input_text=input_text, conn_options=conn_options)
+        self._tts: Qwen3StreamingTTS = tts
+        self._opts = replace(tts._opts)
+
+    async def _run(self, output_emitter: tts.AudioEmitter) -> None:
+        request_id = utils.shortuuid()
+        output_emitter.initialize(
+            request_id=request_id,
+            sample_rate=self._opts.sample_rate,
+            num_channels=NUM_CHANNELS,
+            mime_type="audio/pcm",
+        )
+        session = self._tts._open_session(self._opts, self._conn_options)
+        session.push_text(self._input_text)
+        session.end_input()
+        await _Speech(self, session, output_emitter, self._opts.sample_rate, None).run()
 
 
 class SynthesizeStream(tts.SynthesizeStream):
@@ -175,20 +243,7 @@ class SynthesizeStream(tts.SynthesizeStream):
             mime_type="audio/pcm",
             stream=True,
         )
-        # Engines report failures (unreachable server, bad voice) as stream events, not here.
-        session = TTSSession(
-            self._tts.engine,
-            voice=self._opts.voice,
-            language=self._opts.language,
-            instruct=self._opts.instruct,
-            sample_rate=self._opts.sample_rate,
-            normalize=self._opts.normalize,
-            lexicon=self._opts.lexicon,
-        )
-
-        input_ended = asyncio.Event()
-        event_seen = asyncio.Event()
-        finished = False
+        session = self._tts._open_session(self._opts, self._conn_options)
 
         async def _forward_input() -> None:
             async for data in self._input_ch:
@@ -201,114 +256,129 @@ class SynthesizeStream(tts.SynthesizeStream):
                 self._mark_started()
                 session.push_text(data)
             session.end_input()
-            input_ended.set()
 
-        async def _watch_engine() -> None:
-            # While text is still coming the engine may rightly wait for more (the end of a
-            # clause, a number); once it has everything, silence means it is stuck.
-            await input_ended.wait()
-            while not finished:
-                try:
-                    await asyncio.wait_for(event_seen.wait(), self._conn_options.timeout)
-                except TimeoutError:
-                    raise APITimeoutError(
-                        f"voice-tts engine sent nothing for {self._conn_options.timeout} s"
-                    ) from None
-                event_seen.clear()
-
-        async def _forward_events() -> None:
-            nonlocal finished
-            transcript = _TranscriptSlicer()
-            segment_started = False
-            audio_samples = 0
-
-            def _start_segment() -> None:
-                nonlocal segment_started
-                if not segment_started:
-                    output_emitter.start_segment(segment_id=request_id)
-                    segment_started = True
-
-            async for ev in session.events():
-                event_seen.set()
-                if isinstance(ev, AudioChunk):
-                    if ev.sample_rate != self._opts.sample_rate:
-                        raise APIError(
-                            f"engine sent {ev.sample_rate} Hz audio, "
-                            f"{self._opts.sample_rate} Hz was asked for",
-                            retryable=False,
-                        )
-                    _start_segment()
-                    output_emitter.push(ev.pcm)
-                    audio_samples += ev.num_samples
-                elif isinstance(ev, WordsEvent):
-                    _start_segment()
-                    output_emitter.push_timed_transcript(
-                        transcript.pieces(session.raw_text, ev.words)
-                    )
-                elif isinstance(ev, Error):
-                    if ev.code in _CONNECTION_ERROR_CODES:
-                        raise APIConnectionError(
-                            f"voice-tts engine {ev.code}: {ev.message}", retryable=ev.retryable
-                        )
-                    raise APIError(
-                        f"voice-tts engine error {ev.code}: {ev.message}", retryable=ev.retryable
-                    )
-                elif isinstance(ev, SessionDone):
-                    if ev.cancelled:
-                        raise APIError("voice-tts engine cancelled the stream", retryable=True)
-                    if not segment_started and session.raw_text.strip():
-                        # Nothing speakable (an emoji, a lone symbol): LiveKit fails a stream
-                        # whose text produced no audio, so the text gets a moment of silence.
-                        _start_segment()
-                        silence = self._opts.sample_rate // 100
-                        output_emitter.push(bytes(2 * silence))
-                        audio_samples += silence
-                    if segment_started:
-                        # The text after the last word (closing punctuation, whitespace) goes
-                        # where the audio ends, which also closes the last word's span.
-                        output_emitter.push_timed_transcript(
-                            transcript.rest(
-                                session.raw_text, audio_samples / self._opts.sample_rate
-                            )
-                        )
-                        output_emitter.end_segment()
-                    finished = True
-                    event_seen.set()
-                    return
-
-        tasks = [
-            asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input"),
-            asyncio.create_task(_watch_engine(), name="qwen3_tts.watch_engine"),
-            asyncio.create_task(_forward_events(), name="qwen3_tts.forward_events"),
-        ]
+        forward_input = asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input")
         try:
-            await asyncio.gather(*tasks)
-        except APIError:
-            raise
-        except (ConnectionError, OSError) as e:
-            raise APIConnectionError(f"voice-tts engine connection failed: {e}") from e
-        except Exception as e:
-            raise APIError(f"voice-tts stream failed: {e!r}", retryable=False) from e
+            await _Speech(self, session, output_emitter, self._opts.sample_rate, request_id).run()
+        finally:
+            await utils.aio.cancel_and_wait(forward_input)
+
+
+class _Speech:
+    """Maps one session's events onto an `AudioEmitter`; raises the session's failure as the
+    LiveKit error it is, at once. `segment_id` None: a `synthesize()` call (no segments)."""
+
+    def __init__(
+        self,
+        api_stream: tts.ChunkedStream | tts.SynthesizeStream,
+        session: TTSSession,
+        output_emitter: tts.AudioEmitter,
+        sample_rate: int,
+        segment_id: str | None,
+    ) -> None:
+        self._api_stream = api_stream
+        self._session = session
+        self._emitter = output_emitter
+        self._sample_rate = sample_rate
+        self._segment_id = segment_id
+        self._segment_started = segment_id is None
+        self._audio_samples = 0
+        self._transcript = _TranscriptSlicer()
+
+    async def run(self) -> None:
+        session = self._session
+        finished = False
+        try:
+            async with contextlib.aclosing(session.events()) as events:
+                async for ev in events:
+                    if isinstance(ev, AudioChunk):
+                        self._on_audio(ev)
+                    elif isinstance(ev, WordsEvent):
+                        self._start_segment()
+                        self._push(self._transcript.pieces(session.raw_text, ev.words))
+                    elif isinstance(ev, Error):
+                        # The words whose audio was produced stay in the transcript.
+                        self._push(self._transcript.release(self._audio_end))
+                        raise _api_error(ev)
+                    elif isinstance(ev, SessionDone):
+                        finished = True
+                        if ev.cancelled:
+                            raise APIError("voice-tts engine cancelled the stream", retryable=True)
+                        self._finish()
         finally:
             if not finished:
-                # aclose(), barge-in, or an error: stop the engine so the GPU slot is freed.
+                # aclose(), barge-in, or an error: stop the engine so its slot is freed.
                 session.cancel()
-            for task in tasks:
-                # Cancel each task once (gather already did if _run was cancelled): a second
-                # cancel would cut short the engine stream's own cleanup, such as a remote
-                # engine closing its socket, which is what ends the turn on the server.
-                if not task.done() and not task.cancelling():
-                    task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _on_audio(self, chunk: AudioChunk) -> None:
+        if chunk.sample_rate != self._sample_rate:
+            raise APIError(
+                f"engine sent {chunk.sample_rate} Hz audio, {self._sample_rate} Hz was asked for",
+                retryable=False,
+            )
+        if self._audio_samples == 0:
+            stream = self._session.engine_stream
+            # A remote engine tells how its socket was had; LiveKit reports it in the metrics.
+            self._api_stream._acquire_time = getattr(stream, "acquire_time", 0.0)
+            self._api_stream._connection_reused = getattr(stream, "connection_reused", False)
+        self._start_segment()
+        self._audio_samples += chunk.num_samples
+        # The words go before their audio: LiveKit hands a piece out with the next frame.
+        self._push(self._transcript.audio_until(self._audio_end))
+        self._emitter.push(chunk.pcm)
+
+    @property
+    def _audio_end(self) -> float:
+        return self._audio_samples / self._sample_rate
+
+    def _finish(self) -> None:
+        raw_text = self._session.raw_text
+        if self._audio_samples == 0 and raw_text.strip():
+            # Nothing speakable (an emoji, a lone symbol): LiveKit fails a stream whose text
+            # produced no audio, so the text gets a moment of silence.
+            self._start_segment()
+            silence = self._sample_rate // 100
+            self._emitter.push(bytes(2 * silence))
+            self._audio_samples += silence
+        if self._segment_started:
+            # The text after the last word (closing punctuation, whitespace) goes where the
+            # audio ends, which also closes the last word's span.
+            self._push(self._transcript.rest(raw_text, self._audio_end))
+            if self._segment_id is not None:
+                self._emitter.end_segment()
+
+    def _start_segment(self) -> None:
+        if not self._segment_started:
+            self._emitter.start_segment(segment_id=self._segment_id)
+            self._segment_started = True
+
+    def _push(self, pieces: list[TimedString]) -> None:
+        if pieces:
+            self._emitter.push_timed_transcript(pieces)
+
+
+def _api_error(error: Error) -> APIError:
+    message = f"voice-tts engine {error.code}: {error.message}"
+    if error.code == ErrorCode.TIMEOUT:
+        return APITimeoutError(message, retryable=error.retryable)
+    if error.code in _CONNECTION_ERROR_CODES:
+        return APIConnectionError(message, retryable=error.retryable)
+    return APIError(message, retryable=error.retryable)
 
 
 class _TranscriptSlicer:
     """Cuts the received text into one piece per word, each piece running from the end of
-    the previous one to the end of its word, so the pieces join back to the text exactly."""
+    the previous one to the end of its word, so the pieces join back to the text exactly.
+
+    A piece goes out just before the audio chunk that follows its word's report, so that it
+    reaches LiveKit with the word's first audio. Its `end_time` is the next word's start when
+    that is known by then, else the end of that chunk: never past the word's true end.
+    """
 
     def __init__(self) -> None:
         self._end = 0
         self._time = 0.0  # LiveKit's synchronizer needs start times that never go back
+        self._held: tuple[str, float] | None = None
 
     def pieces(self, text: str, words: list[Word]) -> list[TimedString]:
         out: list[TimedString] = []
@@ -316,12 +386,26 @@ class _TranscriptSlicer:
             if word.raw_end <= self._end:
                 continue
             self._time = max(self._time, word.start_time)
-            out.append(TimedString(text[self._end : word.raw_end], start_time=self._time))
+            out.extend(self.release(self._time))
+            self._held = (text[self._end : word.raw_end], self._time)
             self._end = word.raw_end
         return out
 
-    def rest(self, text: str, audio_end: float) -> TimedString:
+    def audio_until(self, audio_end: float) -> list[TimedString]:
+        """Audio up to `audio_end` was produced: the held word ends there at the latest."""
+        return self.release(audio_end)
+
+    def rest(self, text: str, audio_end: float) -> list[TimedString]:
         self._time = max(self._time, audio_end)
-        rest = TimedString(text[self._end :], start_time=self._time)
+        out = self.release(self._time)
+        out.append(TimedString(text[self._end :], start_time=self._time, end_time=self._time))
         self._end = len(text)
-        return rest
+        return out
+
+    def release(self, end_time: float) -> list[TimedString]:
+        """The held word, ending at `end_time` (never before it starts)."""
+        if self._held is None:
+            return []
+        piece, start = self._held
+        self._held = None
+        return [TimedString(piece, start_time=start, end_time=max(start, end_time))]

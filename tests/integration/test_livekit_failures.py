@@ -1,0 +1,211 @@
+"""The LiveKit plugin when things go wrong: every close, error, retry and fallback completes at
+once (no wait on a timeout), a silent engine fails within the silence timeout, a refused
+connection fails fast enough for `FallbackAdapter` to switch in well under a second, and the
+transcript holds only the words whose audio was produced.
+
+Bounds carry a wide margin for a loaded 2-core machine; the behaviour they replace took 3 to
+32 s (a cancel lost by `asyncio.wait_for` on Python 3.11, then the full `conn_options.timeout`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from livekit.agents import APIConnectionError, APIError, APITimeoutError, tts
+from livekit.agents.metrics import TTSMetrics
+from livekit.agents.types import APIConnectOptions
+from livekit_harness import (  # noqa: F401  (fixtures)
+    ObservedEngine,
+    embedded_engine,
+    engine_server,
+)
+from test_livekit_plugin import Failure, ScriptedEngine, Spoken, collect, speak
+
+from voice_tts.client import RemoteEngine
+from voice_tts.livekit import Qwen3StreamingTTS
+from voice_tts.protocol import ErrorCode
+
+# The options an agent has by default: 10 s timeout, 3 retries 2 s apart.
+DEFAULT = APIConnectOptions()
+WORDS = ["Hello", " brave", " new", " world."]
+
+
+def unreachable_url() -> str:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"ws://127.0.0.1:{port}/v1/ws"  # nothing listens once the probe is closed
+
+
+async def test_aclose_after_end_input_is_immediate(embedded_engine) -> None:
+    plugin = Qwen3StreamingTTS(engine=embedded_engine)
+    for _ in range(10):
+        stream = plugin.stream()
+        stream.push_text("A sentence long enough to still be speaking when it is closed. " * 3)
+        stream.end_input()
+        async for _ in stream:
+            break
+        began = time.monotonic()
+        await stream.aclose()
+        assert time.monotonic() - began < 0.5  # was 3 s in half the tries
+    await plugin.aclose()
+
+
+async def test_an_error_after_the_last_text_surfaces_at_once() -> None:
+    engine = ScriptedEngine([Failure(retryable=False, after_audio=True)])
+    plugin = Qwen3StreamingTTS(engine=engine, normalize=False)
+    began = time.monotonic()
+    with pytest.raises(APIError, match="scripted failure"):
+        async with plugin.stream(conn_options=DEFAULT) as stream:
+            await speak(stream, WORDS)
+    assert time.monotonic() - began < 1.0  # was 5 s
+    await plugin.aclose()
+
+
+async def test_an_unknown_voice_fails_at_once(embedded_engine) -> None:
+    plugin = Qwen3StreamingTTS(engine=embedded_engine, voice="nobody")
+    began = time.monotonic()
+    with pytest.raises(APIError, match="invalid_voice") as raised:
+        async with plugin.stream(conn_options=DEFAULT) as stream:
+            await speak(stream, WORDS)
+    assert not raised.value.retryable
+    assert time.monotonic() - began < 1.0  # was 5 s
+    await plugin.aclose()
+
+
+async def test_a_retry_costs_no_timeout() -> None:
+    engine = ScriptedEngine([Failure(retryable=True), None])
+    plugin = Qwen3StreamingTTS(engine=engine, normalize=False)
+    began = time.monotonic()
+    options = APIConnectOptions(max_retry=1, retry_interval=0.0, timeout=DEFAULT.timeout)
+    async with plugin.stream(conn_options=options) as stream:
+        spoken = await speak(stream, WORDS)
+    assert "".join(spoken.pieces) == "Hello brave new world."
+    assert time.monotonic() - began < 1.5  # was 5 s per retry
+    await plugin.aclose()
+
+
+async def test_a_silent_engine_fails_within_the_default_silence_timeout() -> None:
+    engine = ScriptedEngine(["silent"])
+    plugin = Qwen3StreamingTTS(engine=engine, normalize=False)
+    began = time.monotonic()
+    with pytest.raises(APITimeoutError):
+        async with plugin.stream(conn_options=APIConnectOptions(max_retry=0)) as stream:
+            await speak(stream, WORDS)
+    assert time.monotonic() - began < 4.0  # 2 s silence timeout; was the 10 s API timeout
+    assert engine.streams[0].cancelled
+    await plugin.aclose()
+
+
+async def test_an_error_keeps_only_the_words_spoken_before_it() -> None:
+    engine = ScriptedEngine([Failure(retryable=False, after_audio=True)])
+    plugin = Qwen3StreamingTTS(engine=engine, normalize=False)
+    spoken = Spoken()
+    with pytest.raises(APIError):
+        async with plugin.stream(conn_options=DEFAULT) as stream:
+            for token in WORDS:
+                stream.push_text(token)
+            stream.end_input()
+            async for ev in stream:
+                spoken.frames.append(ev.frame)
+                spoken.pieces.extend(ev.frame.userdata.get("lk.timed_transcripts", []))
+    # Only the word whose audio came before the error, and only if its audio got out.
+    assert "".join(spoken.pieces) == ("Hello" if spoken.frames else "")
+    await plugin.aclose()
+
+
+class RefusingEngine:
+    """`open_stream` raises as a client library that connects eagerly would."""
+
+    def open_stream(self, *args, **kwargs):
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_open_stream_refused_is_a_connection_error() -> None:
+    plugin = Qwen3StreamingTTS(engine=RefusingEngine())
+    with pytest.raises(APIConnectionError):
+        async with plugin.stream(conn_options=APIConnectOptions(max_retry=0)) as stream:
+            await speak(stream, WORDS)
+    await plugin.aclose()
+
+
+async def test_fallback_adapter_switches_in_well_under_a_second(embedded_engine) -> None:
+    down = RemoteEngine(unreachable_url())
+    primary = Qwen3StreamingTTS(engine=down)
+    backup = Qwen3StreamingTTS(engine=embedded_engine)
+    fallback = tts.FallbackAdapter([primary, backup])
+    began = time.monotonic()
+    first_audio = None
+    async with fallback.stream() as stream:
+        for token in WORDS:
+            stream.push_text(token)
+        stream.end_input()
+        async for _ in stream:
+            first_audio = first_audio or time.monotonic() - began
+    assert first_audio is not None and first_audio < 1.0  # was 32 s
+    await fallback.aclose()
+    await down.aclose()
+
+
+async def test_words_carry_start_and_end(embedded_engine) -> None:
+    plugin = Qwen3StreamingTTS(engine=embedded_engine)
+    async with plugin.stream() as stream:
+        spoken = await speak(stream, ["One small", " step for", " a robot, one", " giant leap."])
+    words = [piece for piece in spoken.pieces if piece.strip()]
+    assert "".join(spoken.pieces) == "One small step for a robot, one giant leap."
+    for word, following in zip(words, words[1:]):
+        assert word.start_time <= word.end_time <= following.start_time
+    assert words[-1].start_time <= words[-1].end_time <= spoken.duration + 0.01
+    assert sum(w.end_time > w.start_time for w in words) > len(words) // 2
+    await plugin.aclose()
+
+
+async def test_synthesize_reports_one_metrics_event(embedded_engine) -> None:
+    plugin = Qwen3StreamingTTS(engine=embedded_engine)
+    metrics: list[TTSMetrics] = []
+    plugin.on("metrics_collected", metrics.append)
+    await collect(plugin.synthesize("Good morning, and welcome."))
+    await asyncio.sleep(0.1)
+    assert len(metrics) == 1 and metrics[0].audio_duration > 0.5
+    assert metrics[0].characters_count == len("Good morning, and welcome.")
+    assert plugin.model == "eSpeak NG"
+    await plugin.aclose()
+
+
+async def test_prewarm_opens_the_connection_and_metrics_say_it_was_reused(engine_server) -> None:
+    remote = RemoteEngine(engine_server.ws_url)
+    plugin = Qwen3StreamingTTS(engine=remote)
+    metrics: list[TTSMetrics] = []
+    plugin.on("metrics_collected", metrics.append)
+    plugin.prewarm()
+    await asyncio.sleep(0.5)
+    async with plugin.stream() as stream:
+        await speak(stream, WORDS)
+    await asyncio.sleep(0.1)
+    assert metrics and metrics[0].connection_reused and metrics[0].acquire_time < 0.1
+    await plugin.aclose()
+    await remote.aclose()
+
+
+async def test_language_codes_work_on_the_embedded_engine(embedded_engine) -> None:
+    for language in ("en", "en-US", "en-GB", "english"):
+        plugin = Qwen3StreamingTTS(engine=embedded_engine, language=language, voice="ryan")
+        async with plugin.stream() as stream:
+            spoken = await speak(stream, WORDS)
+        assert spoken.duration > 0.3, language
+        await plugin.aclose()
+
+
+def test_timeout_error_code_is_a_livekit_timeout() -> None:
+    from voice_tts.livekit.tts import _api_error
+    from voice_tts.protocol import Error
+
+    assert isinstance(_api_error(Error(ErrorCode.TIMEOUT, "x", True)), APITimeoutError)
+    assert isinstance(_api_error(Error(ErrorCode.UNREACHABLE, "x", True)), APIConnectionError)
