@@ -297,8 +297,6 @@ class _Speech:
                         self._start_segment()
                         self._push(self._transcript.pieces(session.raw_text, ev.words))
                     elif isinstance(ev, Error):
-                        # The words whose audio was produced stay in the transcript.
-                        self._push(self._transcript.release(self._audio_end))
                         raise _api_error(ev)
                     elif isinstance(ev, SessionDone):
                         finished = True
@@ -322,10 +320,8 @@ class _Speech:
             self._api_stream._acquire_time = getattr(stream, "acquire_time", 0.0)
             self._api_stream._connection_reused = getattr(stream, "connection_reused", False)
         self._start_segment()
-        self._audio_samples += chunk.num_samples
-        # The words go before their audio: LiveKit hands a piece out with the next frame.
-        self._push(self._transcript.audio_until(self._audio_end))
         self._emitter.push(chunk.pcm)
+        self._audio_samples += chunk.num_samples
 
     @property
     def _audio_end(self) -> float:
@@ -343,7 +339,7 @@ class _Speech:
         if self._segment_started:
             # The text after the last word (closing punctuation, whitespace) goes where the
             # audio ends, which also closes the last word's span.
-            self._push(self._transcript.rest(raw_text, self._audio_end))
+            self._push([self._transcript.rest(raw_text, self._audio_end)])
             if self._segment_id is not None:
                 self._emitter.end_segment()
 
@@ -370,42 +366,30 @@ class _TranscriptSlicer:
     """Cuts the received text into one piece per word, each piece running from the end of
     the previous one to the end of its word, so the pieces join back to the text exactly.
 
-    A piece goes out just before the audio chunk that follows its word's report, so that it
-    reaches LiveKit with the word's first audio. Its `end_time` is the next word's start when
-    that is known by then, else the end of that chunk: never past the word's true end.
-    """
+    A piece goes out as soon as its word is reported, ahead of the word's audio (LiveKit hands
+    text out with the next audio frame, so a word sent later could be lost with a failed
+    tail). Its `end_time` is set when it is exact: the start of the next word reported with
+    it, or the end of the audio for the last one. LiveKit's synchronizer treats a span as
+    closed at `end_time`, so an end guessed early would count a word as heard too soon."""
 
     def __init__(self) -> None:
         self._end = 0
         self._time = 0.0  # LiveKit's synchronizer needs start times that never go back
-        self._held: tuple[str, float] | None = None
 
     def pieces(self, text: str, words: list[Word]) -> list[TimedString]:
+        new = [word for word in words if word.raw_end > self._end]
         out: list[TimedString] = []
-        for word in words:
-            if word.raw_end <= self._end:
-                continue
+        for word, following in zip(new, [*new[1:], None]):
             self._time = max(self._time, word.start_time)
-            out.extend(self.release(self._time))
-            self._held = (text[self._end : word.raw_end], self._time)
+            end = NOT_GIVEN if following is None else max(self._time, following.start_time)
+            out.append(
+                TimedString(text[self._end : word.raw_end], start_time=self._time, end_time=end)
+            )
             self._end = word.raw_end
         return out
 
-    def audio_until(self, audio_end: float) -> list[TimedString]:
-        """Audio up to `audio_end` was produced: the held word ends there at the latest."""
-        return self.release(audio_end)
-
-    def rest(self, text: str, audio_end: float) -> list[TimedString]:
+    def rest(self, text: str, audio_end: float) -> TimedString:
         self._time = max(self._time, audio_end)
-        out = self.release(self._time)
-        out.append(TimedString(text[self._end :], start_time=self._time, end_time=self._time))
+        rest = TimedString(text[self._end :], start_time=self._time, end_time=self._time)
         self._end = len(text)
-        return out
-
-    def release(self, end_time: float) -> list[TimedString]:
-        """The held word, ending at `end_time` (never before it starts)."""
-        if self._held is None:
-            return []
-        piece, start = self._held
-        self._held = None
-        return [TimedString(piece, start_time=start, end_time=max(start, end_time))]
+        return rest
