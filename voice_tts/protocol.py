@@ -154,6 +154,7 @@ class ErrorCode:
     INVALID_SAMPLING = "invalid_sampling"
     INVALID_LEXICON = "invalid_lexicon"  # a pronunciation dictionary that cannot be used
     CAPACITY = "capacity"
+    SLOW_CONSUMER = "slow_consumer"  # a client too far behind real time (then close 1008)
     IDLE_TIMEOUT = "idle_timeout"  # the close reason of a socket without a turn for too long
     NOT_READY = "not_ready"
     ENGINE_ERROR = "engine_error"

@@ -85,7 +85,7 @@ class RealtimeConnection:
     def __init__(self, websocket: WebSocket, state: ServerState) -> None:
         self._websocket = websocket
         self.state = state
-        self._sender = Sender(websocket)
+        self._sender = Sender(websocket, state.settings.max_client_lag_s)
         self.session: dict[str, Any] = {
             "type": "realtime",
             "object": "realtime.session",

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from engine.server.auth import redact_request_logs
 from engine.server.connections import bounded_h11, raise_open_file_limit
 from engine.server.settings import ServerSettings
-from engine.server.ws_protocol import LenientUTF8WebSocketProtocol
+from engine.server.ws_protocol import server_websocket
 
 
 def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
@@ -21,7 +21,7 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         http=bounded_h11(settings),
-        ws=LenientUTF8WebSocketProtocol,
+        ws=server_websocket(settings),
         ws_max_size=settings.hard_frame_limit,
         log_level=settings.log_level,
         lifespan="on",

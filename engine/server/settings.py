@@ -26,6 +26,12 @@ class ServerSettings(BaseModel):
     max_voice_upload_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
     # How long an HTTP request's body may take to arrive (408 after that).
     body_timeout_s: float = Field(default=10.0, gt=0)
+    # A client more than this far behind real time in taking a turn's audio (or this long
+    # without taking a message) is dropped: close 1008 `slow_consumer`, its slot freed.
+    max_client_lag_s: float = Field(default=5.0, gt=0)
+    # Kernel send buffer of a WebSocket, and as much again in the server; with the lag above,
+    # it bounds the audio queued for a client that does not read.
+    ws_send_buffer_bytes: int = Field(default=64 * 1024, ge=4096)
     # Messages one WebSocket may send a second on average, and at once; a client sending
     # faster is read more slowly (nothing is dropped).
     max_messages_per_s: float = Field(default=200.0, gt=0)

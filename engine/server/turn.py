@@ -80,7 +80,10 @@ class Turn:
         self._out_lock = asyncio.Lock()
         self._room = asyncio.Event()
         self._paused = False
+        self._paused_at: float | None = None
         self._pause_timer: asyncio.TimerHandle | None = None
+        # Loop time at which sample 0 would have played, had the client played in real time.
+        self._playout_start: float | None = None
         self._held: collections.deque[Output] = collections.deque()
         self._held_samples = 0
         self._sent_samples = 0
@@ -128,6 +131,7 @@ class Turn:
         if self._paused or self._cancelled:
             return
         self._paused = True
+        self._paused_at = asyncio.get_running_loop().time()
         timeout = self._state.settings.pause_timeout_s
         self._pause_timer = asyncio.get_running_loop().call_later(
             timeout, self._end_itself, "pause_timeout"
@@ -144,6 +148,9 @@ class Turn:
 
     def _unpause(self) -> None:
         self._paused = False
+        if self._paused_at is not None and self._playout_start is not None:
+            self._playout_start += asyncio.get_running_loop().time() - self._paused_at
+        self._paused_at = None
         if self._pause_timer is not None:
             self._pause_timer.cancel()
             self._pause_timer = None
@@ -232,9 +239,24 @@ class Turn:
         if sender is None:
             return
         if isinstance(item, bytes):
-            await sender.audio(item, still_wanted=lambda: not self._cancelled)
+            deadline = self._audio_deadline(position)
+            await sender.audio(item, still_wanted=lambda: not self._cancelled, deadline=deadline)
         else:
             await sender.message(item)
+        if sender.too_slow and self._end_reason is None:
+            log.warning("turn %s: its client stopped reading; dropped", self.stream_id)
+            self._state.metrics.errors.labels(code=ErrorCode.SLOW_CONSUMER).inc()
+            self._end_itself(ErrorCode.SLOW_CONSUMER)
+
+    def _audio_deadline(self, position: int) -> float:
+        """When the audio from sample `position` on must have gone out: its time on a real-time
+        playout clock that starts with the turn's first audio and stops while paused (or now,
+        if the engine made it later), plus the lag a client is allowed."""
+        now = asyncio.get_running_loop().time()
+        offset = position / self.start.sample_rate
+        if self._playout_start is None:
+            self._playout_start = now - offset
+        return max(self._playout_start + offset, now) + self._state.settings.max_client_lag_s
 
     def _forget_beyond_limit(self) -> None:
         while self._replay_samples > self._replay_limit and self._replay:

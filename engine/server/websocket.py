@@ -77,7 +77,7 @@ class Connection:
     def __init__(self, websocket: WebSocket, state: ServerState) -> None:
         self._websocket = websocket
         self._state = state
-        self._sender = Sender(websocket)
+        self._sender = Sender(websocket, state.settings.max_client_lag_s)
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task | None = None
         self._idle_since = 0.0

@@ -14,6 +14,7 @@ from server_harness import next_json, receive_until_done, speak, start_server, w
 from websockets.exceptions import ConnectionClosed
 
 TEXT = "Hello there, this turn goes on."
+LONG = "This answer goes on and on, far longer than anyone would listen to. " * 40
 DEEP = "[" * 5000 + "]" * 5000
 
 
@@ -215,3 +216,56 @@ async def test_a_flooding_socket_is_slowed_down_and_others_are_not():
         assert time.monotonic() - began >= 3.0  # read at the budget, not as fast as sent
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def impatient_server():
+    """Drops a client one second behind real time, with small socket buffers."""
+    server = start_server(max_client_lag_s=1.0, ws_send_buffer_bytes=16 * 1024)
+    yield server
+    server.stop()
+
+
+def active_streams(server) -> int:
+    return httpx.get(server.http_url + "/v1/capabilities").json()["active_streams"]
+
+
+async def test_a_client_that_never_reads_is_dropped_and_its_slot_freed(impatient_server):
+    async with ws_connect(impatient_server.ws_url, max_queue=1) as ws:
+        await ws.send(json.dumps({"type": "start"}))
+        await ws.send(json.dumps({"type": "text", "text": LONG}))
+        await ws.send(json.dumps({"type": "stop"}))
+        deadline = time.monotonic() + 30  # the old server held the slot for good
+        while active_streams(impatient_server) > 0:
+            assert time.monotonic() < deadline, "the slot of a client that never reads is held"
+            await asyncio.sleep(0.2)
+        with pytest.raises(ConnectionClosed) as closed:
+            async with asyncio.timeout(10):
+                while True:
+                    await ws.recv()  # the audio queued before the close frame
+    assert closed.value.rcvd.code == 1008
+    assert closed.value.rcvd.reason.startswith("slow_consumer")
+    async with ws_connect(impatient_server.ws_url) as ws:  # everyone else is served
+        assert (await speak(ws, [TEXT])).done["heard_text"] == TEXT
+
+
+async def test_a_client_reading_in_real_time_is_not_dropped(impatient_server):
+    async with ws_connect(impatient_server.ws_url, max_queue=1) as ws:
+        await ws.send(json.dumps({"type": "start", "sample_rate": 8000}))
+        await ws.send(json.dumps({"type": "text", "text": LONG[:70]}))
+        await ws.send(json.dumps({"type": "stop"}))
+        began, played = None, 0.0
+        async with asyncio.timeout(60):
+            while True:
+                frame = await ws.recv()
+                if isinstance(frame, str):
+                    message = json.loads(frame)
+                    if message["type"] == "done":
+                        break
+                    continue
+                began = began or time.monotonic()
+                played += len(frame) / 2 / 8000
+                # Take the next frame only when this one has played, as a speaker would.
+                await asyncio.sleep(max(0.0, began + played - time.monotonic()))
+    assert message["cancelled"] is False and message.get("reason") is None
+    assert played > 3.0  # long enough that the turn outlasted the allowed lag several times
