@@ -339,3 +339,26 @@ async def test_the_engine_facade_serves_both_backends(tiny_checkpoint: Path):
     assert closed[0].code == "engine_closed"
     assert not qwen.loop.alive
     assert type(Engine.embedded()).__name__ == "EmbeddedEngine"
+
+
+async def test_an_instruct_the_checkpoint_does_not_take_is_ignored(tiny_checkpoint: Path, caplog):
+    """A 0.6B CustomVoice checkpoint takes no instruct: the official wrapper drops it, so does
+    the engine (with a warning), and its capabilities leave "instruct" out."""
+    import dataclasses
+
+    from engine.model.loader import load_model
+
+    model = load_model(tiny_checkpoint)
+    model.config = dataclasses.replace(model.config, tts_model_size="0b6")
+    small = Qwen3Engine(model)
+    try:
+        assert "instruct" not in small.capabilities()["features"] and "instruct" not in small.features
+        with caplog.at_level("WARNING"):
+            stream = small.open_stream(voice="ryan", language="english", instruct="Whisper.", sampling=GREEDY, max_new_tokens=4)
+        stream.push_text("Hi!")
+        stream.end_input()
+        events = await collect(stream)
+        assert "ignoring the instruct" in caplog.text
+        assert any(isinstance(e, AudioChunk) for e in events) and not any(isinstance(e, Error) for e in events)
+    finally:
+        small.close()
