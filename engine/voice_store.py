@@ -90,6 +90,11 @@ class VoiceStore:
             raise ValueError(f"voice {voice!r} cannot be spoken by this checkpoint: {self._foreign[key]}")
         raise KeyError(voice)
 
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """Stored voices this checkpoint cannot speak: id -> why."""
+        return dict(self._foreign)
+
     def list(self) -> list[StoredVoice]:
         return sorted(self._voices.values(), key=lambda v: (v.created_at, v.id))
 

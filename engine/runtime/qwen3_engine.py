@@ -157,6 +157,12 @@ class Qwen3Engine:
         return tuple(out)
 
     @property
+    def unavailable_voices(self) -> tuple[str, ...]:
+        """Cloned voices in the voices directory this checkpoint cannot speak (made with another
+        kind of checkpoint); asking for one gets an error that says why."""
+        return tuple(self.voice_store.unavailable)
+
+    @property
     def languages(self) -> tuple[str, ...]:
         return tuple(self.model.config.languages)
 

@@ -43,6 +43,9 @@ class EngineDescription:
     capacity: int | None
     features: tuple[str, ...] = ()  # what the engine adds (e.g. "instruct", "voice_cloning")
     voice_cloning: VoiceCloning | None = None
+    # Voices the engine knows but cannot speak (a cloned voice of another kind of checkpoint):
+    # let through, so that the engine's own error says why.
+    unavailable_voices: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, engine: StreamingEngine) -> "EngineDescription":
@@ -68,10 +71,13 @@ class EngineDescription:
             capacity=getattr(engine, "capacity", None),
             features=tuple(getattr(engine, "features", ())),
             voice_cloning=getattr(engine, "voice_cloning", None),
+            unavailable_voices=frozenset(getattr(engine, "unavailable_voices", ())),
         )
 
     def knows_voice(self, voice: str | None) -> bool:
-        return voice is None or not self.voices or any(v.name == voice for v in self.voices)
+        return (
+            voice is None or not self.voices or voice in self.unavailable_voices or any(v.name == voice for v in self.voices)
+        )
 
 
 @dataclass

@@ -185,10 +185,22 @@ def test_an_unwritable_voices_directory_is_a_clear_error(base_checkpoint, tmp_pa
         engine.close()
 
 
-def test_a_custom_voice_checkpoint_cannot_clone_or_delete_presets(tiny_checkpoint, tmp_path):
+async def test_a_custom_voice_checkpoint_cannot_clone_or_delete_presets(tiny_checkpoint, base_checkpoint, tmp_path):
+    base = greedy_engine(base_checkpoint, tmp_path)
+    try:
+        audio, rate = sf.read(base_checkpoint / "golden" / "ref_c.wav", dtype="float32")
+        base.create_voice("cloned", audio, rate)
+    finally:
+        base.close()
     engine = Qwen3Engine(load_model(tiny_checkpoint), EngineSettings(max_streams=1, voices_dir=tmp_path))
     server = start_server(engine)
     try:
+        # A Base voice in the same directory: not listed, and refused with the reason.
+        assert "cloned" not in [v["name"] for v in httpx.get(server.http_url + "/v1/voices").json()["voices"]]
+        async with connect(server.ws_url) as ws:
+            result = await speak(ws, ["Hello."], voice="cloned")
+        [error] = result.of_type("error")
+        assert error["code"] == "invalid_voice" and "made with a base" in error["message"]
         answer = upload(server, "calm", wav_bytes(tone(1.5), 24000))
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "cloning_unsupported"
         assert "load a Base checkpoint" in answer.json()["error"]["message"]
@@ -196,7 +208,7 @@ def test_a_custom_voice_checkpoint_cannot_clone_or_delete_presets(tiny_checkpoin
         assert "instruct" in caps["features"] and caps["voice_cloning"] is None
         preset = httpx.delete(server.http_url + "/v1/voices/ryan")
         assert preset.status_code == 400 and "preset voice" in preset.json()["error"]["message"]
-        assert list(tmp_path.iterdir()) == []
+        assert [p.name for p in tmp_path.iterdir()] == ["cloned"]
     finally:
         server.stop()
         engine.close()
