@@ -327,6 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info")
     serve.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM/SIGINT, how long running turns may take to finish (default 30)",
+    )
+    serve.add_argument(
         "--usage-log", metavar="FILE", help="append one JSON line per finished stream to FILE"
     )
     serve.set_defaults(handler=run_serve)

@@ -157,6 +157,7 @@ class ErrorCode:
     SLOW_CONSUMER = "slow_consumer"  # a client too far behind real time (then close 1008)
     IDLE_TIMEOUT = "idle_timeout"  # the close reason of a socket without a turn for too long
     NOT_READY = "not_ready"
+    SHUTTING_DOWN = "shutting_down"  # the server is draining: retry on another (retryable)
     ENGINE_ERROR = "engine_error"
     ENGINE_CLOSED = "engine_closed"
     # Raised by `voice_tts.client`, never sent by the server:

@@ -95,9 +95,11 @@ def create_app(
         return JSONResponse({"status": "ok"})
 
     async def ready(request: Request) -> Response:
-        status = 200 if state.readiness.ready else 503
+        readiness = state.readiness
+        detail = "draining" if readiness.draining else readiness.detail
         return JSONResponse(
-            {"ready": state.readiness.ready, "detail": state.readiness.detail}, status_code=status
+            {"ready": readiness.serving, "detail": detail},
+            status_code=200 if readiness.serving else 503,
         )
 
     async def capabilities(request: Request) -> Response:

@@ -371,8 +371,8 @@ class RealtimeConnection:
                 f"response {self.response.id} is still in progress: "
                 "cancel it or wait for response.done",
             )
-        if not state.readiness.ready:
-            raise RealtimeError("not_ready", "the engine is warming up")
+        if (refusal := state.readiness.refusal()) is not None:
+            raise RealtimeError(*refusal)
         if not state.slots.acquire():
             raise RealtimeError(ErrorCode.CAPACITY, f"all {state.slots.capacity} streams are busy")
         try:

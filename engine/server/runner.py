@@ -4,7 +4,11 @@ embedding in another program)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import signal
 import threading
+from typing import Iterator
 
 import uvicorn
 from starlette.applications import Starlette
@@ -12,6 +16,7 @@ from starlette.applications import Starlette
 from engine.server.auth import redact_request_logs
 from engine.server.connections import bounded_h11, raise_open_file_limit
 from engine.server.settings import ServerSettings
+from engine.server.state import ServerState
 from engine.server.ws_protocol import server_websocket
 
 
@@ -33,10 +38,80 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
     return config
 
 
+log = logging.getLogger(__name__)
+
+# How long turns ended by a drain get to send their `done`.
+DONE_GRACE_S = 5.0
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn, draining before it stops. On the first SIGTERM or SIGINT `/ready` turns 503
+    and new streams are refused with a retryable `shutting_down`; running streams get up to
+    `drain_timeout_s` to finish, and WebSocket turns still running then end with `done` reason
+    `shutdown`. A second signal stops at once. Unlike plain uvicorn the signal is not raised
+    again on the way out, so `serve` returns and the caller closes its engine and exits 0."""
+
+    def __init__(self, config: uvicorn.Config, state: ServerState, drain_timeout_s: float):
+        super().__init__(config)
+        self.state = state
+        self.drain_timeout_s = drain_timeout_s
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain_task: asyncio.Task | None = None
+
+    async def serve(self, sockets=None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def handle_exit(self, sig: int, frame) -> None:
+        if self._loop is None:
+            self.should_exit = True
+        else:
+            self._loop.call_soon_threadsafe(self.drain)
+
+    def drain(self) -> None:
+        """Start draining (on the server's loop); a second call stops at once."""
+        if self._drain_task is None:
+            self._drain_task = asyncio.get_running_loop().create_task(self._drain())
+        else:
+            self.should_exit = self.force_exit = True
+
+    async def _drain(self) -> None:
+        state, loop = self.state, asyncio.get_running_loop()
+        state.readiness.draining = True
+        log.info("draining: %d streams running", state.slots.active)
+        deadline = loop.time() + self.drain_timeout_s
+        while state.slots.active and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        for turn in list(state.turns):
+            turn.shut_down()
+        deadline = loop.time() + DONE_GRACE_S
+        while state.turns and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        log.info("drained: stopping")
+        self.should_exit = True
+
+
+def draining_server(app: Starlette, settings: ServerSettings) -> DrainingServer:
+    return DrainingServer(uvicorn_config(app, settings), app.state.server, settings.drain_timeout_s)
+
+
 def serve(app: Starlette, settings: ServerSettings) -> None:
-    """Serve until SIGINT/SIGTERM."""
+    """Serve until SIGINT/SIGTERM, draining first (see `DrainingServer`)."""
     raise_open_file_limit(settings)
-    uvicorn.Server(uvicorn_config(app, settings)).run()
+    draining_server(app, settings).run()
 
 
 class BackgroundServer:
@@ -49,7 +124,7 @@ class BackgroundServer:
         self.app = app
         self.settings = settings or ServerSettings(port=0, log_level="warning")
         self.port = self.settings.port
-        self._server: uvicorn.Server | None = None
+        self._server: DrainingServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -67,7 +142,7 @@ class BackgroundServer:
     def start(self, timeout: float = 30.0) -> "BackgroundServer":
         settings = self.settings.model_copy(update={"port": self.port})
         raise_open_file_limit(settings)
-        server = uvicorn.Server(uvicorn_config(self.app, settings))
+        server = draining_server(self.app, settings)
         failure: list[BaseException] = []
 
         def run() -> None:
@@ -89,6 +164,10 @@ class BackgroundServer:
         self.port = server.servers[0].sockets[0].getsockname()[1]
         self._server, self._thread = server, thread
         return self
+
+    def drain(self) -> None:
+        """What SIGTERM does to `voice-tts serve`: drain, then stop."""
+        self._server._loop.call_soon_threadsafe(self._server.drain)
 
     def stop(self, timeout: float = 30.0) -> None:
         if self._server is None:

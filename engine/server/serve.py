@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 
 from engine.server.app import create_app
 from engine.server.runner import serve
 from engine.server.settings import ServerSettings
 from voice_tts.tn import Lexicon, LexiconError
+
+
+log = logging.getLogger(__name__)
 
 
 class ServeError(Exception):
@@ -53,12 +57,15 @@ def server_lexicon(args: argparse.Namespace) -> Lexicon | None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    # The server's own messages (drain, dropped clients, engine faults) beside uvicorn's.
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(message)s")
     settings = ServerSettings(
         host=args.host,
         port=args.port,
         api_key=server_api_key(args),
         log_level=args.log_level,
         usage_log=args.usage_log,
+        drain_timeout_s=args.drain_timeout,
     )
     lexicon = server_lexicon(args)
     engine = load_engine(args.model, args.device, args.voices_dir)
@@ -66,4 +73,5 @@ def run_serve(args: argparse.Namespace) -> int:
         serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:
         asyncio.run(engine.aclose())
+        log.info("engine closed")
     return 0

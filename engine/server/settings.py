@@ -20,6 +20,8 @@ class ServerSettings(BaseModel):
     header_timeout_s: float = Field(default=10.0, gt=0)
     # How long a WebSocket may stay open without a running turn (then closed with 4408).
     ws_idle_timeout_s: float = Field(default=120.0, gt=0)
+    # On SIGTERM/SIGINT, how long running streams may take to finish before they are ended.
+    drain_timeout_s: float = Field(default=30.0, ge=0)
     # Largest HTTP request body; a larger one gets 413 before it is read.
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
     # Largest voice upload (POST /v1/voices: a 1-30 s reference recording and its fields).

@@ -196,8 +196,9 @@ class SpeechEndpoint:
         rejected = self._check(speech)
         if rejected is not None:
             return rejected
-        if not state.readiness.ready:
-            return openai_error(503, "the engine is warming up", ErrorCode.NOT_READY)
+        if (refusal := state.readiness.refusal()) is not None:
+            code, message = refusal
+            return openai_error(503, message, code)
         if not state.slots.acquire():
             return openai_error(
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY

@@ -12,6 +12,7 @@ from engine.server.usage import StreamUsage, UsageLog, api_key_label
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
     Capabilities,
+    ErrorCode,
     StreamingEngine,
     VoiceCloning,
     VoiceInfo,
@@ -84,6 +85,20 @@ class EngineDescription:
 class Readiness:
     ready: bool = False
     detail: str = "warming up"
+    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/runner.py).
+    draining: bool = False
+
+    @property
+    def serving(self) -> bool:
+        return self.ready and not self.draining
+
+    def refusal(self) -> tuple[str, str] | None:
+        """Why a new stream is refused now (a retryable error code and message), or None."""
+        if self.draining:
+            return ErrorCode.SHUTTING_DOWN, "the server is shutting down: retry on another one"
+        if not self.ready:
+            return ErrorCode.NOT_READY, f"the engine is not ready: {self.detail}"
+        return None
 
 
 @dataclass
@@ -96,6 +111,8 @@ class ServerState:
     # The server-wide pronunciation dictionary (`--lexicon FILE`); a turn's own rules come first.
     lexicon: Lexicon = field(default_factory=Lexicon)
     slots: StreamSlots = field(init=False)
+    # WebSocket turns running now (a drain ends those left at its timeout).
+    turns: set = field(default_factory=set)
     usage_log: UsageLog = field(init=False)
     resumes: ResumeRegistry = field(init=False)
 

@@ -156,6 +156,10 @@ class Turn:
             self._pause_timer = None
         self._room.set()
 
+    def shut_down(self) -> None:
+        """The server is stopping: the turn ends now, with `done` reason `shutdown`."""
+        self._end_itself("shutdown")
+
     def _end_itself(self, reason: str) -> None:
         if self._end_reason is None and not self._cancelled:
             self._end_reason = reason
@@ -284,6 +288,7 @@ class Turn:
 
     async def run(self) -> None:
         outcome = "error"
+        self._state.turns.add(self)
         try:
             events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
             async with contextlib.aclosing(events):
@@ -311,6 +316,7 @@ class Turn:
             )
             await self._send_done(self._cancelled)
         finally:
+            self._state.turns.discard(self)
             if self._pause_timer is not None:
                 self._pause_timer.cancel()
             self._state.slots.release()

@@ -238,8 +238,8 @@ class Connection:
             raise RejectedMessage(
                 ErrorCode.INVALID_VOICE, f"unknown voice {start.voice!r}; voices: {names}"
             )
-        if not state.readiness.ready:
-            raise RejectedMessage(ErrorCode.NOT_READY, "the engine is warming up", retryable=True)
+        if (refusal := state.readiness.refusal()) is not None:
+            raise RejectedMessage(*refusal, retryable=True)
         if not state.slots.acquire():
             raise RejectedMessage(
                 ErrorCode.CAPACITY,

@@ -3,7 +3,10 @@ shows — its command line, its signals and its exit status."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from server_harness import ws_connect
 
 KEY = "file-kept-s3cret"
 
@@ -80,3 +84,57 @@ def test_an_unreadable_key_file_is_a_clear_error(tmp_path):
     server = ServeProcess("--api-key-file", str(tmp_path / "missing"))
     assert server.process.wait(timeout=60) == 2
     assert "cannot read the API key file" in server.stop()
+
+
+async def next_json(ws) -> dict:
+    while isinstance(frame := await asyncio.wait_for(ws.recv(), 30), bytes):
+        pass
+    return json.loads(frame)
+
+
+async def test_sigterm_drains_running_turns_then_exits_0():
+    server = ServeProcess("--drain-timeout", "30")
+    try:
+        server.wait_ready()
+        async with ws_connect(server.ws_url) as ws, ws_connect(server.ws_url) as late:
+            await ws.send(json.dumps({"type": "start"}))
+            assert (await next_json(ws))["type"] == "started"
+            await ws.send(json.dumps({"type": "text", "text": "A turn that is running "}))
+            server.process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while httpx.get(server.url + "/ready").status_code != 503:
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+            await late.send(json.dumps({"type": "start"}))
+            refused = await next_json(late)
+            assert refused["code"] == "shutting_down" and refused["retryable"] is True
+            # The running turn is not cut: it takes more text and finishes normally.
+            await ws.send(json.dumps({"type": "text", "text": "when the server is told to stop."}))
+            await ws.send(json.dumps({"type": "stop"}))
+            done = await next_json(ws)
+            while done["type"] != "done":
+                done = await next_json(ws)
+        assert done["cancelled"] is False and done.get("reason") is None
+        assert done["heard_text"] == "A turn that is running when the server is told to stop."
+        assert server.process.wait(timeout=30) == 0
+        assert "engine closed" in server.stop()
+    finally:
+        server.stop()
+
+
+async def test_turns_still_running_at_the_drain_timeout_end_with_shutdown():
+    server = ServeProcess("--drain-timeout", "1")
+    try:
+        server.wait_ready()
+        async with ws_connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"type": "start"}))
+            assert (await next_json(ws))["type"] == "started"
+            await ws.send(json.dumps({"type": "text", "text": "Text that never gets its end"}))
+            server.process.send_signal(signal.SIGINT)
+            done = await next_json(ws)
+            while done["type"] != "done":
+                done = await next_json(ws)
+        assert done["reason"] == "shutdown" and done["cancelled"] is True
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        server.stop()
