@@ -51,6 +51,11 @@ def test_readings(text: str, spoken: str) -> None:
     assert normalize(text, lexicon=RULES) == spoken
 
 
+def test_chinese_rules_match_between_han_characters() -> None:
+    rules = [{"match": "长城", "say": "万里长城"}, {"match": "GPU", "say": "显卡"}]
+    assert normalize("我去长城看GPU和3个人。", lexicon=rules) == "我去万里长城看显卡和三个人。"
+
+
 def test_a_dictionary_word_is_not_spelled_as_an_acronym() -> None:
     assert normalize("Ask the FBI", lexicon=[{"match": "FBI", "say": "the bureau"}]) == "Ask the the bureau"
 
