@@ -251,6 +251,7 @@ class RemoteEngine:
         sample_rate: int = 24000,
         normalize: bool = False,
         lexicon: Lexicon | None = None,
+        spell_acronyms: bool = True,
         **options,
     ) -> "RemoteStream":
         start = StartMessage(
@@ -261,6 +262,7 @@ class RemoteEngine:
             format="pcm16",
             normalize=normalize,
             lexicon=lexicon.as_dicts() if lexicon else None,
+            spell_acronyms=spell_acronyms,
             resumable=self._timeouts.resume_budget > 0,
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts)

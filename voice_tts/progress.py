@@ -206,11 +206,14 @@ class TurnText:
         language: str | None = None,
         normalize: bool = True,
         lexicon: Lexicon | None = None,
+        spell_acronyms: bool = True,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._clock = clock
         self._normalizer = (
-            StreamingNormalizer(normalizer_language(language), clock=clock, lexicon=lexicon)
+            StreamingNormalizer(
+                normalizer_language(language), clock=clock, lexicon=lexicon, spell_acronyms=spell_acronyms
+            )
             if normalize
             else None
         )

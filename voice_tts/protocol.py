@@ -204,6 +204,7 @@ class StartMessage(WireModel):
     # Keep the turn through a dropped socket: `started` carries a `resume_token` for `reconnect`.
     resumable: bool = False
     lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
+    spell_acronyms: bool = True
 
 
 class TextMessage(WireModel):

@@ -70,7 +70,8 @@ SessionEvent = Union[AudioChunk, WordsEvent, Error, SessionDone]
 class TTSSession:
     """One turn. Call `push_text`, `end_input`, `cancel` and `poll` from one thread (the
     adapter's event loop); iterate `events()` once. `lexicon`: the turn's pronunciation
-    dictionary (a `Lexicon` or its rules, applied inside normalization)."""
+    dictionary (a `Lexicon` or its rules, applied inside normalization); `spell_acronyms`:
+    capitals that are not words are spelled ("FBI" -> "F B I")."""
 
     def __init__(
         self,
@@ -82,6 +83,7 @@ class TTSSession:
         sample_rate: int = 24000,
         normalize: bool = True,
         lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
+        spell_acronyms: bool = True,
         silence_timeout: float | None = SILENCE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -96,10 +98,13 @@ class TTSSession:
         options = {}
         if self._words_from_engine:
             options = {"normalize": normalize, **({"lexicon": lexicon} if lexicon else {})}
+            if not spell_acronyms:
+                options["spell_acronyms"] = False
         self._text = TurnText(
             language=language,
             normalize=normalize and not self._words_from_engine,
             lexicon=lexicon,
+            spell_acronyms=spell_acronyms,
             clock=clock,
         )
         self._input_ended = False

@@ -10,7 +10,8 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
   must be one of `GET /v1/voices`.
 - `instructions` becomes the engine's `instruct`; `language` (not in OpenAI's API) is passed on.
 - `lexicon` (not in OpenAI's API): the request's pronunciation dictionary, rules like
-  `{"match": "SQL", "say": "sequel"}` applied before the server's `--lexicon` rules.
+  `{"match": "SQL", "say": "sequel"}` applied before the server's `--lexicon` rules;
+  `spell_acronyms` (default true) spells capitals that are not words ("FBI" -> "F B I").
 - `stream` (default true) sends audio as it is produced with chunked transfer; a streamed WAV
   has 0xFFFFFFFF as its RIFF and data sizes, as OpenAI's streamed WAV does. `stream: false`
   answers with a complete WAV or PCM body with its real length.
@@ -81,6 +82,7 @@ class SpeechRequest(BaseModel):
     stream: bool = True
     stream_format: Literal["audio", "sse"] = "audio"
     lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
+    spell_acronyms: bool = True
 
 
 # Engine errors that are the request's fault (HTTP 400) rather than the server's.
@@ -214,6 +216,7 @@ class SpeechEndpoint:
                 sample_rate=SAMPLE_RATE,
                 normalize=True,
                 lexicon=turn_lexicon(state.lexicon, speech.lexicon),
+                spell_acronyms=speech.spell_acronyms,
             )
         except ValueError as exc:
             state.slots.release()

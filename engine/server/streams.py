@@ -42,9 +42,10 @@ def open_text_stream(
     sample_rate: int,
     normalize: bool,
     lexicon: Lexicon | None = None,
+    spell_acronyms: bool = True,
 ) -> tuple[EngineStream, TurnText]:
     """The text side first: a bad lexicon is refused before an engine stream exists."""
-    text = TurnText(language=language, normalize=normalize, lexicon=lexicon)
+    text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
     stream = engine.open_stream(
         voice=voice, language=language, instruct=instruct, sample_rate=sample_rate
     )

@@ -66,6 +66,7 @@ class Turn:
             sample_rate=start.sample_rate,
             normalize=start.normalize,
             lexicon=turn_lexicon(state.lexicon, start.lexicon, start.normalize),
+            spell_acronyms=start.spell_acronyms,
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self.resume_token = state.resumes.new_token() if start.resumable else None

@@ -150,3 +150,26 @@ def test_a_bad_dictionary_fails_when_the_service_is_made():
         LiveKitTTS(lexicon=bad)
     with pytest.raises(LexiconError, match="'match' is empty"):
         LiveKitTTS().update_options(lexicon=[{"match": "", "say": "x"}])
+
+
+async def test_the_acronym_switch_and_the_dictionary_reach_the_engine(embedded_engine):
+    from livekit_harness import ObservedEngine
+    from pipecat.tests.utils import run_test
+
+    pipecat_engine = RecordingEngine(embedded_engine)
+    tts = PipecatTTS(
+        engine=pipecat_engine, spell_acronyms=False, settings=PipecatTTS.Settings(lexicon=[{"match": "GPU", "say": "graphics card"}])
+    )
+    frames = [LLMFullResponseStartFrame(), LLMTextFrame("The FBI has a GPU."), LLMFullResponseEndFrame()]
+    await run_test(tts, frames_to_send=frames)
+    assert pipecat_engine.streams[0].text == "The FBI has a graphics card."
+
+    livekit_engine = ObservedEngine(embedded_engine)
+    plugin = LiveKitTTS(engine=livekit_engine, spell_acronyms=False, lexicon=[{"match": "GPU", "say": "graphics card"}])
+    async with plugin.stream() as stream:
+        stream.push_text("The FBI has a GPU.")
+        stream.end_input()
+        async for _ in stream:
+            pass
+    await plugin.aclose()
+    assert livekit_engine.streams[0].text == "The FBI has a graphics card."

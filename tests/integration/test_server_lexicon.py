@@ -13,7 +13,9 @@ from server_harness import next_json, speak, start_server, ws_connect
 
 from engine import Engine
 from engine.server.serve import ServeError, server_lexicon
+from voice_tts.client import RemoteEngine
 from voice_tts.protocol import ErrorCode
+from voice_tts.session import TTSSession
 from voice_tts.tn import Lexicon
 
 SEQUEL = [{"match": "SQL", "say": "sequel"}]
@@ -75,6 +77,27 @@ async def test_server_default_applies_without_a_turn_lexicon(server, engine):
     async with ws_connect(server.ws_url) as ws:
         await speak(ws, ["Ask SQL."])
     assert engine.last_spoken() == "Ask ess cue ell."
+
+
+async def test_acronym_spelling_has_a_switch(server, engine):
+    async with ws_connect(server.ws_url) as ws:
+        await speak(ws, ["The FBI."])
+        assert engine.last_spoken() == "The F B I."
+        await speak(ws, ["The FBI."], spell_acronyms=False)
+        assert engine.last_spoken() == "The FBI."
+
+
+async def test_remote_session_sends_the_dictionary_and_the_switch(server, engine):
+    remote = RemoteEngine(server.ws_url)
+    try:
+        session = TTSSession(remote, lexicon=SEQUEL, spell_acronyms=False)
+        session.push_text("SQL and the FBI.")
+        session.end_input()
+        events = [event async for event in session.events()]
+    finally:
+        await remote.aclose()
+    assert engine.last_spoken() == "sequel and the FBI."
+    assert events[-1].heard_text == "SQL and the FBI."
 
 
 async def test_bad_lexicon_is_refused_and_the_socket_keeps_serving(server, engine):

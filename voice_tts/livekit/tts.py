@@ -55,6 +55,7 @@ class _TTSOptions:
     normalize: bool
     silence_timeout: float
     lexicon: Lexicon | None = None
+    spell_acronyms: bool = True
 
 
 
@@ -68,6 +69,7 @@ class Qwen3StreamingTTS(tts.TTS):
         instruct: str | None = None,
         sample_rate: int = 24000,
         normalize: bool = True,
+        spell_acronyms: bool = True,
         lexicon: Lexicon | list[dict] | None = None,
         silence_timeout: float = SILENCE_TIMEOUT,
     ) -> None:
@@ -83,6 +85,7 @@ class Qwen3StreamingTTS(tts.TTS):
             sample_rate: output rate, one of `SUPPORTED_SAMPLE_RATES`; the engine produces
                 audio at this rate.
             normalize: run streaming text normalization (numbers, dates, ...) on the tokens.
+            spell_acronyms: spell capitals that are not words ("FBI" -> "F B I") when normalizing.
             lexicon: pronunciation dictionary, a `voice_tts.tn.Lexicon` or its rules such as
                 `[{"match": "SQL", "say": "sequel"}]`; the chat context keeps the raw words.
             silence_timeout: seconds the engine may stay silent once it has all the text
@@ -104,6 +107,7 @@ class Qwen3StreamingTTS(tts.TTS):
             instruct=instruct,
             sample_rate=sample_rate,
             normalize=normalize,
+            spell_acronyms=spell_acronyms,
             silence_timeout=silence_timeout,
             lexicon=Lexicon.of(lexicon),  # a bad dictionary fails here, not at the first speech
         )
@@ -194,6 +198,7 @@ class Qwen3StreamingTTS(tts.TTS):
                 instruct=opts.instruct,
                 sample_rate=opts.sample_rate,
                 normalize=opts.normalize,
+                spell_acronyms=opts.spell_acronyms,
                 lexicon=opts.lexicon,
                 silence_timeout=min(opts.silence_timeout, conn_options.timeout),
             )

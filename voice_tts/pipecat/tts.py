@@ -148,6 +148,7 @@ class Qwen3StreamingTTS(TTSService):
         settings: Settings | None = None,
         text_aggregation_mode: TextAggregationMode = TextAggregationMode.TOKEN,
         normalize: bool = True,
+        spell_acronyms: bool = True,
         **kwargs,
     ):
         """Initialize the service.
@@ -161,6 +162,7 @@ class Qwen3StreamingTTS(TTSService):
             text_aggregation_mode: TOKEN (the default) hands every LLM token to the engine at
                 once; SENTENCE waits for whole sentences.
             normalize: Run streaming text normalization (numbers, dates, ...) on the text.
+            spell_acronyms: Spell capitals that are not words ("FBI" -> "F B I") when normalizing.
             **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
         """
         default_settings = self.Settings(
@@ -183,6 +185,7 @@ class Qwen3StreamingTTS(TTSService):
         self._engine = engine
         self._owns_engine = engine is None
         self._normalize = normalize
+        self._spell_acronyms = spell_acronyms
         self._turns: dict[str, _Turn] = {}
         # Contexts whose text had nothing to say (only punctuation, say): silent by design.
         self._nothing_to_say: set[str] = set()
@@ -276,6 +279,7 @@ class Qwen3StreamingTTS(TTSService):
                     self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
                 ),
                 normalize=self._normalize,
+                spell_acronyms=self._spell_acronyms,
                 lexicon=self._settings.lexicon,
             )
         except Exception as e:
