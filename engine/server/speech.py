@@ -366,9 +366,19 @@ def _sse(event: dict) -> bytes:
 async def _sse_events(
     body: AsyncIterator[bytes], usage: StreamUsage, characters: int
 ) -> AsyncIterator[bytes]:
-    """OpenAI's speech stream events: a delta per chunk of audio, then done with usage."""
+    """OpenAI's speech stream events: a delta per chunk of audio, then done with usage (or,
+    when the engine failed after audio started, an `error` event in OpenAI's shape)."""
     async for chunk in body:
         yield _sse({"type": "speech.audio.delta", "audio": base64.b64encode(chunk).decode()})
+    if usage.outcome == "error":
+        error = {
+            "message": "the engine failed after the audio started; the audio is incomplete",
+            "type": "server_error",
+            "param": None,
+            "code": ErrorCode.ENGINE_ERROR,
+        }
+        yield _sse({"type": "error", "error": error})
+        return
     output_tokens = math.ceil(usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND - 1e-9)
     yield _sse(
         {

@@ -67,7 +67,7 @@ class StreamUsage:
         self._first_text_at: float | None = None
         self.ttfa: float | None = None
         self.audio_seconds = 0.0
-        self.finished = False
+        self.outcome: str | None = None  # set once, by `finish()`
 
     def text_arrived(self) -> None:
         if self._first_text_at is None:
@@ -83,10 +83,11 @@ class StreamUsage:
     def finish(
         self, outcome: str, *, characters_received: int, characters_spoken: int
     ) -> None:
-        """`outcome`: done, cancelled, abandoned, expired or error. Only the first call counts."""
-        if self.finished:
+        """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout.
+        Only the first call counts."""
+        if self.outcome is not None:
             return
-        self.finished = True
+        self.outcome = outcome
         self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
         self._log.write(
             {

@@ -275,3 +275,55 @@ async def test_realtime_errors_have_openais_shape(realtime, event, code):
     assert error.error.code == code
     assert error.error.type == "invalid_request_error" and error.error.message
     assert error.error.event_id == "evt_client_1"
+
+
+class FailsAfterFirstAudio:
+    """The embedded engine whose streams (after the warm-up's) fail once their first audio is
+    out, as a device that breaks mid-request would."""
+
+    def __init__(self) -> None:
+        from engine import Engine
+
+        self._engine = Engine.embedded()
+        self._streams = 0
+
+    def open_stream(self, **kwargs):
+        from voice_tts.protocol import AudioChunk, Done, Error
+
+        stream = self._engine.open_stream(**kwargs)
+        self._streams += 1
+        healthy = self._streams == 1
+
+        class Failing:
+            push_text = stream.push_text
+            end_input = stream.end_input
+            cancel = stream.cancel
+
+            async def events(self):
+                async for event in stream.events():
+                    yield event
+                    if isinstance(event, AudioChunk) and not healthy:
+                        stream.cancel()
+                        yield Error("engine_error", "the device failed", True)
+                        yield Done(cancelled=True)
+                        return
+
+        return Failing()
+
+    async def aclose(self) -> None:
+        await self._engine.aclose()
+
+
+def test_sse_speech_that_fails_after_audio_ends_with_an_error_event():
+    server = start_server(FailsAfterFirstAudio())
+    try:
+        client = OpenAI(base_url=server.http_url + "/v1", api_key="none", max_retries=0)
+        with client.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="alloy", input=TEXT, response_format="pcm", stream_format="sse"
+        ) as response:
+            events = sse_events(response.iter_lines())
+    finally:
+        server.stop()
+    assert [e["type"] for e in events] == ["speech.audio.delta", "error"]
+    assert events[-1]["error"]["code"] == "engine_error"
+    assert events[-1]["error"]["type"] == "server_error"
