@@ -10,6 +10,9 @@ sampling, the per-step functions a runtime batches (`steps`) and a reference gen
     talker          talker stack over an external slot-pool KV cache
     code_predictor  codebooks 1..15 of a frame
     codec           codec decoder, whole or streamed with per-stream state
+    codec_encoder   reference audio -> reference codes (Mimi encoder; Base checkpoints)
+    speaker_encoder reference audio -> x-vector (log-mel + ECAPA-TDNN; Base checkpoints)
+    voice_clone     a cloned voice's prompt (x-vector, reference codes, transcript), made once
     prompt          the dual-track prompt layout and voice resolution
     sampling        sampling settings, logits processors, counter-based draws
     steps           prefill / frame step / codec chunk decode for batched runtimes

@@ -184,7 +184,6 @@ class Qwen3Engine:
         )
 
     def capabilities(self) -> dict[str, Any]:
-        features = list(self.features)
         return {
             "backend": BACKEND,
             "model": self.model_name,
@@ -192,7 +191,7 @@ class Qwen3Engine:
             "languages": list(self.languages),
             "sample_rates": list(SAMPLE_RATES),
             "formats": ["pcm_s16le"],
-            "features": features,
+            "features": list(self.features),
             "capacity": self._capacity,
             "voice_cloning": self.voice_cloning.model_dump() if self.voice_cloning else None,
         }
@@ -251,14 +250,15 @@ class Qwen3Engine:
         """A preset speaker, or a cloned voice of the voice store (by id). Without a voice: the
         default preset, or on a Base checkpoint its oldest cloned voice."""
         clone = None
-        if voice is None and self.model.config.supports_cloning and self.voice_store.list():
-            voice = self.voice_store.list()[0].id
+        stored = self.voice_store.list()
+        if voice is None and self.model.config.supports_cloning and stored:
+            voice = stored[0].id
         if voice and voice.lower() not in self.model.config.talker.speaker_ids:
             try:
                 clone = self.voice_store.get(voice).prompt
             except KeyError:
                 if self.model.config.supports_cloning:
-                    known = ", ".join(v.id for v in self.voice_store.list()) or "none yet"
+                    known = ", ".join(v.id for v in stored) or "none yet"
                     raise ValueError(f"unknown voice {voice!r}; cloned voices: {known}") from None
             else:
                 voice = None
@@ -286,9 +286,6 @@ class Qwen3Engine:
         with self._voices_lock:
             stored = self.voice_store.add(name, prompt, {"sample_rate": int(sample_rate), "seconds": round(seconds, 3)})
         return stored.summary()
-
-    async def acreate_voice(self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None) -> dict[str, Any]:
-        return await asyncio.to_thread(self.create_voice, name, audio, sample_rate, text)
 
     def delete_voice(self, voice: str) -> bool:
         """Delete a cloned voice; False when there is none of that id. Preset voices cannot be
