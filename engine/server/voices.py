@@ -64,7 +64,9 @@ def _check_wav_length(data: bytes) -> None:
     raise BadUpload("the WAV file has no data chunk (truncated?)")
 
 
-async def _parse_form(request: Request, body: bytes, limit: int) -> dict[str, str | UploadFile]:
+async def _read_upload(request: Request, body: bytes, limit: int) -> tuple[str, str | None, bytes]:
+    """(name, ref_text or None, audio file bytes) of a multipart upload."""
+
     async def stream() -> AsyncIterator[bytes]:
         yield body
 
@@ -72,7 +74,19 @@ async def _parse_form(request: Request, body: bytes, limit: int) -> dict[str, st
         form = await MultiPartParser(request.headers, stream(), max_files=1, max_fields=8, max_part_size=limit).parse()
     except MultiPartException as e:
         raise BadUpload(f"not a multipart/form-data upload: {e.message}") from e
-    return dict(form.multi_items())
+    try:
+        upload = next((form[f] for f in AUDIO_FIELDS if isinstance(form.get(f), UploadFile)), None)
+        if upload is None:
+            raise BadUpload("the upload has no audio file (field 'audio_sample')")
+        name = form.get("name")
+        if not isinstance(name, str) or not name:
+            raise BadUpload("the upload has no voice 'name'")
+        ref_text = form.get("ref_text")
+        if ref_text is not None and not isinstance(ref_text, str):
+            raise BadUpload("'ref_text' must be a text field")
+        return name, ref_text or None, await upload.read()
+    finally:
+        await form.close()  # spooled file parts
 
 
 class VoicesEndpoint:
@@ -96,21 +110,12 @@ class VoicesEndpoint:
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             return openai_error(400, "upload the voice as multipart/form-data (audio_sample, name, ref_text)", ErrorCode.INVALID_AUDIO)
         try:
-            form = await _parse_form(request, body, limit)
-            upload = next((form[f] for f in AUDIO_FIELDS if isinstance(form.get(f), UploadFile)), None)
-            if upload is None:
-                raise BadUpload("the upload has no audio file (field 'audio_sample')")
-            name = form.get("name")
-            if not isinstance(name, str) or not name:
-                raise BadUpload("the upload has no voice 'name'")
-            ref_text = form.get("ref_text")
-            if ref_text is not None and not isinstance(ref_text, str):
-                raise BadUpload("'ref_text' must be a text field")
-            audio, sample_rate = decode_audio(await upload.read())
+            name, ref_text, data = await _read_upload(request, body, limit)
+            audio, sample_rate = decode_audio(data)
         except BadUpload as e:
             return openai_error(400, str(e), ErrorCode.INVALID_AUDIO)
         try:
-            created = await asyncio.to_thread(engine.create_voice, name, audio, sample_rate, ref_text or None)
+            created = await asyncio.to_thread(engine.create_voice, name, audio, sample_rate, ref_text)
         except ValueError as e:
             message = str(e)
             if "already exists" in message or "name of a preset" in message:
