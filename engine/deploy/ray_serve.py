@@ -1,0 +1,250 @@
+"""The engine server as a Ray Serve application: one engine per replica behind Serve's proxy.
+
+One replica per GPU (`num_gpus=1`) or N CPU replicas of the embedded voice, all behind one port:
+`/v1/ws`, `/v1/audio/speech` and every other route of `engine.server.app` go through Serve's
+proxy unchanged. A WebSocket is routed once, when it connects, and stays on its replica for its
+life; `LeastBusyStreamsRouter` sends it to the replica with the fewest busy streams.
+
+A replica joins the routing only once its engine is warm (Serve runs the app's startup inside the
+replica's initialization, and this startup ends when `/ready` would answer 200). Every replica
+reports its load to `FleetLoad`, so that `/v1/capabilities` through the proxy describes the fleet
+(capacity and busy streams summed over live replicas) and `/v1/fleet` lists the replicas.
+
+    serve run engine.deploy.ray_serve:build_app              # one CPU replica, this machine
+    serve deploy deploy/serve_config.yaml                     # an existing Ray cluster
+    voice-tts serve --replicas auto                           # Ray started locally, one per GPU
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Awaitable, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+from ray import serve
+from ray.serve.config import RequestRouterConfig
+from ray.serve.handle import DeploymentHandle
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from engine.server.app import create_app
+from engine.server.settings import ServerSettings
+from engine.server.state import ServerState
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "voice-tts"
+# How often a replica reports its load, and when a replica that stopped reporting leaves the fleet.
+REPORT_PERIOD_S = 0.5
+REPORT_STALE_S = 3.0
+# Serve asks each replica for its busy streams this often, for routing.
+ROUTING_STATS_PERIOD_S = 0.5
+# A replica whose engine is not warm after this long is started again.
+WARM_UP_TIMEOUT_S = 600.0
+
+
+class EngineAppArgs(BaseModel):
+    """The application's arguments (`args:` of a Serve config, or `voice-tts serve` options)."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    # Qwen3-TTS checkpoint folder, present on every node; None: the embedded voice.
+    model: str | None = None
+    # torch device inside a replica: a GPU replica sees its one GPU as cuda:0.
+    device: str | None = None
+    api_key: str | None = None
+    # Concurrent streams per replica before new turns are refused (default: the engine's own).
+    capacity: int | None = Field(default=None, ge=1)
+    warmup_text: str = ServerSettings().warmup_text
+    replicas: int = Field(default=1, ge=1)
+    num_gpus: float = Field(default=0, ge=0)
+    num_cpus: float = Field(default=1, ge=0)
+    # Open connections (WebSockets, HTTP requests) per replica; idle sockets of a client's pool
+    # count, so this is above the stream capacity.
+    max_ongoing_requests: int = Field(default=256, ge=1)
+    # How long a stopping replica (rolling update, scale-down) waits for its open sockets.
+    graceful_shutdown_timeout_s: float = Field(default=30.0, gt=0)
+
+    def server_settings(self) -> ServerSettings:
+        return ServerSettings(
+            api_key=self.api_key, capacity=self.capacity, warmup_text=self.warmup_text
+        )
+
+
+@dataclass(frozen=True)
+class ReplicaLoad:
+    replica: str
+    node: str
+    pid: int
+    active_streams: int
+    capacity: int
+    turns: int  # streams finished since the replica started
+
+
+@serve.deployment(ray_actor_options={"num_cpus": 0}, max_ongoing_requests=10_000)
+class FleetLoad:
+    """The last load report of every live replica."""
+
+    def __init__(self) -> None:
+        self._reports: dict[str, tuple[ReplicaLoad, float]] = {}
+
+    def report(self, load: ReplicaLoad) -> None:
+        self._reports[load.replica] = (load, time.monotonic())
+
+    def members(self) -> list[ReplicaLoad]:
+        now = time.monotonic()
+        self._reports = {
+            replica: (load, at)
+            for replica, (load, at) in self._reports.items()
+            if now - at <= REPORT_STALE_S
+        }
+        return sorted((load for load, _ in self._reports.values()), key=lambda m: m.replica)
+
+
+def load_engine(args: EngineAppArgs):
+    from engine import Engine
+
+    if args.model is None:
+        return Engine.embedded()
+    return Engine.from_pretrained(args.model, device=args.device)
+
+
+def finished_turns(state: ServerState) -> int:
+    return int(
+        sum(
+            sample.value
+            for metric in state.metrics.turns.collect()
+            for sample in metric.samples
+            if sample.name.endswith("_total")
+        )
+    )
+
+
+def startup_after_warm_up(
+    app: Starlette, state: ServerState
+) -> Callable[[dict, Callable, Callable], Awaitable[None]]:
+    """`app` whose lifespan startup completes only once the engine is warm (or fails)."""
+
+    async def asgi(scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+
+        async def send_when_warm(message: dict) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                deadline = time.monotonic() + WARM_UP_TIMEOUT_S
+                while not state.readiness.ready and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+                if not state.readiness.ready:
+                    message = {"type": "lifespan.startup.failed", "message": state.readiness.detail}
+            await send(message)
+
+        await app(scope, receive, send_when_warm)
+
+    return asgi
+
+
+@serve.ingress()
+class EngineReplica:
+    """One engine and its server app, reporting its load to the fleet and to Serve's router."""
+
+    async def __init__(self, fleet: DeploymentHandle, args: EngineAppArgs) -> None:
+        self._engine = load_engine(args)
+        self._app = create_app(self._engine, settings=args.server_settings())
+        self._state: ServerState = self._app.state.server
+        self._fleet = fleet
+        context = serve.get_replica_context()
+        self._replica = context.replica_id.unique_id
+        self._reports = 0
+        self._app.router.routes[:0] = [
+            Route("/v1/capabilities", self._fleet_capabilities),
+            Route("/v1/fleet", self._fleet_members),
+        ]
+        self._reporter = asyncio.create_task(self._report_forever())
+
+    def __serve_build_asgi_app__(self):
+        return startup_after_warm_up(self._app, self._state)
+
+    def record_routing_stats(self) -> dict[str, Any]:
+        self._reports += 1
+        return {
+            "active_streams": self._state.slots.active,
+            "capacity": self._state.slots.capacity,
+            "report": self._reports,
+        }
+
+    def check_health(self) -> None:
+        if not self._state.readiness.ready:
+            raise RuntimeError(f"engine not ready: {self._state.readiness.detail}")
+
+    async def __del__(self) -> None:
+        self._reporter.cancel()
+        await self._engine.aclose()
+
+    def _load(self) -> ReplicaLoad:
+        import ray
+
+        return ReplicaLoad(
+            replica=self._replica,
+            node=ray.get_runtime_context().get_node_id(),
+            pid=os.getpid(),
+            active_streams=self._state.slots.active,
+            capacity=self._state.slots.capacity,
+            turns=finished_turns(self._state),
+        )
+
+    async def _report_forever(self) -> None:
+        while True:
+            try:
+                await self._fleet.report.remote(self._load())
+            except Exception as exc:  # the fleet view restarts: keep serving, report again
+                log.warning("load report failed: %s", exc)
+            await asyncio.sleep(REPORT_PERIOD_S)
+
+    async def _members(self) -> list[ReplicaLoad]:
+        members = await self._fleet.members.remote()
+        return members or [self._load()]
+
+    async def _fleet_capabilities(self, request: Request) -> Response:
+        members = await self._members()
+        capabilities = self._state.capabilities().model_copy(
+            update={
+                "capacity": sum(m.capacity for m in members),
+                "active_streams": sum(m.active_streams for m in members),
+            }
+        )
+        return Response(capabilities.model_dump_json(), media_type="application/json")
+
+    async def _fleet_members(self, request: Request) -> Response:
+        members = await self._members()
+        return JSONResponse(
+            {
+                "replicas": [asdict(m) for m in members],
+                "capacity": sum(m.capacity for m in members),
+                "active_streams": sum(m.active_streams for m in members),
+            }
+        )
+
+
+def build_app(args: EngineAppArgs) -> serve.Application:
+    """The application: `replicas` engine replicas and the fleet view (`serve run`'s builder)."""
+    replica = serve.deployment(EngineReplica).options(
+        num_replicas=args.replicas,
+        ray_actor_options={"num_gpus": args.num_gpus, "num_cpus": args.num_cpus},
+        max_ongoing_requests=args.max_ongoing_requests,
+        graceful_shutdown_timeout_s=args.graceful_shutdown_timeout_s,
+        graceful_shutdown_wait_loop_s=0.5,
+        health_check_period_s=2.0,
+        health_check_timeout_s=10.0,
+        request_router_config=RequestRouterConfig(
+            request_router_class="engine.deploy.router:LeastBusyStreamsRouter",
+            request_routing_stats_period_s=ROUTING_STATS_PERIOD_S,
+        ),
+    )
+    return replica.bind(FleetLoad.bind(), args)

@@ -1,0 +1,54 @@
+"""Which replica takes a new connection: the one with the fewest busy engine streams.
+
+Serve's default router compares ongoing requests, and for this server an ongoing request is an
+open WebSocket, busy or idle between turns. What fills an engine is its busy streams, which each
+replica reports through `record_routing_stats` (`active_streams`, `capacity`, and `report`, a
+count that changes with every report). Reports come every `request_routing_stats_period_s`;
+between two of them the router adds the connections it has sent a replica since its last report,
+so a burst of connections spreads over the replicas instead of all following one stale zero.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import List, Optional
+
+from ray.serve.request_router import (
+    FIFOMixin,
+    PendingRequest,
+    ReplicaID,
+    RequestRouter,
+    RunningReplica,
+)
+
+
+class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
+    def initialize_state(self, **kwargs) -> None:
+        # replica → (the report it last sent, connections routed to it since that report)
+        self._since_report: dict[ReplicaID, tuple[object, int]] = {}
+
+    def busy_share(self, replica: RunningReplica) -> float:
+        """The replica's busy streams (reported, plus connections sent since) over its capacity."""
+        stats = replica.routing_stats
+        report, routed = self._since_report.get(replica.replica_id, (None, 0))
+        if report != stats.get("report"):
+            routed = 0
+        return (stats.get("active_streams", 0) + routed) / max(1, stats.get("capacity", 1))
+
+    async def choose_replicas(
+        self,
+        candidate_replicas: List[RunningReplica],
+        pending_request: Optional[PendingRequest] = None,
+    ) -> List[List[RunningReplica]]:
+        # Ranks from least to most busy; within a rank Serve takes the replica with the fewest
+        # ongoing requests, and a replica at `max_ongoing_requests` refuses so the next rank is
+        # tried.
+        ranked = sorted(candidate_replicas, key=self.busy_share)
+        return [list(rank) for _, rank in groupby(ranked, key=self.busy_share)]
+
+    def on_send_request(self, replica_id: ReplicaID) -> None:
+        super().on_send_request(replica_id)
+        replica = self.curr_replicas.get(replica_id)
+        report = replica.routing_stats.get("report") if replica is not None else None
+        seen, routed = self._since_report.get(replica_id, (None, 0))
+        self._since_report[replica_id] = (report, routed + 1 if seen == report else 1)
