@@ -93,6 +93,9 @@ IDLE_PING_INTERVAL = 10.0
 CLOSE_TIMEOUT = 1.0
 # Reconnect delays of the warm pool while the server is away: doubling, capped.
 RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+# A turn refused for a passing reason before it started is tried again on a fresh socket after
+# each of these delays; behind a load balancer (Ray Serve) that socket reaches another replica.
+START_RETRY_DELAYS = (0.05, 0.2)
 
 
 class _ConnectionPool:
@@ -128,10 +131,11 @@ class _ConnectionPool:
             proxy=None,
         )
 
-    async def acquire(self) -> tuple[ClientConnection, bool]:
-        """An open socket and whether it was reused (a reused one may have died unnoticed)."""
+    async def acquire(self, fresh: bool = False) -> tuple[ClientConnection, bool]:
+        """An open socket (`fresh`: a new one) and whether it was reused (a reused one may have
+        died unnoticed)."""
         self._bind()
-        while self._idle:
+        while self._idle and not fresh:
             connection = self._idle.pop()
             if connection.state is State.OPEN:
                 self._keep_warm()
@@ -479,12 +483,24 @@ class RemoteStream:
             connection = resumed
 
     async def _open(self) -> ClientConnection | Error:
+        """Open the turn; one refused for a passing reason (capacity, not ready, a lost or
+        unreachable server: retryable, before `started`) is tried again on fresh sockets."""
+        opened = await self._open_once(fresh=False)
+        for delay in START_RETRY_DELAYS:
+            retry = isinstance(opened, Error) and opened.retryable and opened.code != ErrorCode.TIMEOUT
+            if not retry or self._cancelled:
+                break
+            await asyncio.sleep(delay)
+            opened = await self._open_once(fresh=True)
+        return opened
+
+    async def _open_once(self, fresh: bool) -> ClientConnection | Error:
         """Connect (or reuse) and send `start`; a reused socket that turns out dead is
         replaced once, since nothing of the turn has happened yet."""
         for attempt in range(2):
             began = time.monotonic()
             try:
-                connection, reused = await self._pool.acquire()
+                connection, reused = await self._pool.acquire(fresh)
             except (OSError, InvalidHandshake, TimeoutError) as exc:
                 # Refused: nothing listens there, and a retry a moment later meets the same;
                 # reporting it as final lets a fallback service take over at once.
@@ -568,7 +584,8 @@ class RemoteStream:
         )
         message = self._parse(await connection.recv())
         if isinstance(message, ErrorMessage):
-            return Error(message.code, message.message, False)
+            # A turn whose server process is gone is lost, but starting it again can work.
+            return Error(message.code, message.message, message.code == ErrorCode.RESUME_LOST)
         if not isinstance(message, ReconnectedMessage):
             return Error(ErrorCode.INVALID_MESSAGE, "expected 'reconnected'", False)
         for text in self._texts[message.text_seq :]:
@@ -599,7 +616,7 @@ class RemoteStream:
             try:
                 frame = await self._next_frame(connection)
             except ConnectionClosed as exc:
-                error = self._closed_error(exc)
+                error = self._closed_error(exc, mid_turn=True)
                 if self._resume_token is not None and error.code == ErrorCode.DISCONNECTED:
                     raise _SocketLost(error) from None
                 yield error
@@ -684,7 +701,7 @@ class RemoteStream:
         except (ValidationError, json.JSONDecodeError):
             return None
 
-    def _closed_error(self, exc: ConnectionClosed) -> Error:
+    def _closed_error(self, exc: ConnectionClosed, mid_turn: bool = False) -> Error:
         received = exc.rcvd
         if received is not None and received.code in CLOSE_CODE_ERRORS:
             return Error(CLOSE_CODE_ERRORS[received.code], received.reason or "refused", False)
@@ -693,7 +710,15 @@ class RemoteStream:
             if received
             else ""
         )
-        return Error(ErrorCode.DISCONNECTED, f"connection to {self._url} lost{detail}", True)
+        ended = (
+            "; the turn ended with it (a turn lives in the server process that ran it): "
+            "start it again"
+            if mid_turn
+            else ""
+        )
+        return Error(
+            ErrorCode.DISCONNECTED, f"connection to {self._url} lost{detail}{ended}", True
+        )
 
     def _usage(self) -> Usage:
         return Usage(
