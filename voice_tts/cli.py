@@ -1,7 +1,7 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
 voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F] [--usage-log FILE]
-                [--lexicon FILE]
+                [--lexicon FILE] [--replicas auto|N]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
@@ -294,6 +294,15 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
 
 
+def replica_count(value: str) -> int:
+    """`--replicas`: a positive count, or `auto` (0: one per GPU)."""
+    if value == "auto":
+        return 0
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {value!r}")
+    return int(value)
+
+
 # entry point ---------------------------------------------------------------------------------
 
 
@@ -335,6 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--usage-log", metavar="FILE", help="append one JSON line per finished stream to FILE"
+    )
+    serve.add_argument(
+        "--replicas",
+        type=replica_count,
+        help="run N engine replicas (or 'auto': one per GPU) behind one port with Ray Serve",
     )
     serve.set_defaults(handler=run_serve)
 

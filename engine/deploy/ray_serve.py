@@ -18,6 +18,7 @@ reports its load to `FleetLoad`, so that `/v1/capabilities` through the proxy de
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -34,8 +35,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.server.app import create_app
+from engine.server.serve import load_engine
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
+from voice_tts.tn import Lexicon
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,11 @@ REPORT_STALE_S = 3.0
 ROUTING_STATS_PERIOD_S = 0.5
 # A replica whose engine is not warm after this long is started again.
 WARM_UP_TIMEOUT_S = 600.0
+# Serve asks only replicas it routes to for routing stats: a replica not asked for this long has
+# been taken out of the routing (it is being stopped: rolling update, scale-down).
+UNROUTED_AFTER_S = 10 * ROUTING_STATS_PERIOD_S
+# Close code for a socket closed between turns by a stopping replica: reconnect and go on.
+WS_CLOSE_SERVICE_RESTART = 1012
 
 
 class EngineAppArgs(BaseModel):
@@ -58,6 +66,10 @@ class EngineAppArgs(BaseModel):
     model: str | None = None
     # torch device inside a replica: a GPU replica sees its one GPU as cuda:0.
     device: str | None = None
+    # Where a model's cloned voices are kept; replicas see the same voices only if they share it.
+    voices_dir: str | None = None
+    # The server-wide pronunciation dictionary (JSON or CSV), present on every node.
+    lexicon: str | None = None
     api_key: str | None = None
     # Concurrent streams per replica before new turns are refused (default: the engine's own).
     capacity: int | None = Field(default=None, ge=1)
@@ -107,14 +119,6 @@ class FleetLoad:
         return sorted((load for load, _ in self._reports.values()), key=lambda m: m.replica)
 
 
-def load_engine(args: EngineAppArgs):
-    from engine import Engine
-
-    if args.model is None:
-        return Engine.embedded()
-    return Engine.from_pretrained(args.model, device=args.device)
-
-
 def finished_turns(state: ServerState) -> int:
     return int(
         sum(
@@ -150,18 +154,87 @@ def startup_after_warm_up(
     return asgi
 
 
+class DrainingSockets:
+    """Closes WebSockets between turns while the replica is out of the routing.
+
+    Serve stops a replica only once its open requests have ended, and a WebSocket is one request
+    for its whole life, however idle. A client's pooled sockets would hold a stopping replica
+    until `graceful_shutdown_timeout_s` and have any turn running then cut off. Instead, once
+    Serve no longer routes to this replica, each socket is closed (1012, service restart) as soon
+    as no turn runs on it: the client's next turn connects afresh and lands on a routed replica,
+    and running turns finish. If routing resumes (a restarted controller), sockets stay open
+    again.
+    """
+
+    def __init__(self, app: Callable) -> None:
+        self.app = app
+        self.draining = asyncio.Event()
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        between_turns = asyncio.Event()
+        between_turns.set()
+        closed = False
+        pending: asyncio.Future | None = None
+
+        async def tracked_send(message: dict) -> None:
+            if closed:
+                return
+            if message["type"] == "websocket.send" and message.get("text"):
+                kind = json.loads(message["text"]).get("type")
+                if kind == "started":
+                    between_turns.clear()
+                elif kind == "done":
+                    between_turns.set()
+            await send(message)
+
+        async def may_close() -> None:
+            await self.draining.wait()
+            await between_turns.wait()
+
+        async def receive_or_close() -> dict:
+            nonlocal pending, closed
+            if pending is None:
+                pending = asyncio.ensure_future(receive())
+            closing = asyncio.ensure_future(may_close())
+            try:
+                await asyncio.wait({pending, closing}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                closing.cancel()
+            if pending.done():
+                message, pending = pending.result(), None
+                return message
+            pending.cancel()
+            closed = True
+            await send(
+                {
+                    "type": "websocket.close",
+                    "code": WS_CLOSE_SERVICE_RESTART,
+                    "reason": "replica stopping: reconnect",
+                }
+            )
+            return {"type": "websocket.disconnect", "code": WS_CLOSE_SERVICE_RESTART}
+
+        await self.app(scope, receive_or_close, tracked_send)
+
+
 @serve.ingress()
 class EngineReplica:
     """One engine and its server app, reporting its load to the fleet and to Serve's router."""
 
     async def __init__(self, fleet: DeploymentHandle, args: EngineAppArgs) -> None:
-        self._engine = load_engine(args)
-        self._app = create_app(self._engine, settings=args.server_settings())
+        self._engine = load_engine(args.model, args.device, args.voices_dir)
+        lexicon = Lexicon.load(args.lexicon) if args.lexicon else None
+        self._app = create_app(self._engine, settings=args.server_settings(), lexicon=lexicon)
         self._state: ServerState = self._app.state.server
         self._fleet = fleet
         context = serve.get_replica_context()
         self._replica = context.replica_id.unique_id
         self._reports = 0
+        self._last_routed = time.monotonic()
+        self._sockets = DrainingSockets(startup_after_warm_up(self._app, self._state))
         self._app.router.routes[:0] = [
             Route("/v1/capabilities", self._fleet_capabilities),
             Route("/v1/fleet", self._fleet_members),
@@ -169,14 +242,17 @@ class EngineReplica:
         self._reporter = asyncio.create_task(self._report_forever())
 
     def __serve_build_asgi_app__(self):
-        return startup_after_warm_up(self._app, self._state)
+        return self._sockets
 
     def record_routing_stats(self) -> dict[str, Any]:
         self._reports += 1
+        self._last_routed = time.monotonic()
+        self._sockets.draining.clear()
         return {
             "active_streams": self._state.slots.active,
             "capacity": self._state.slots.capacity,
             "report": self._reports,
+            "reported_at": time.time(),
         }
 
     def check_health(self) -> None:
@@ -201,6 +277,8 @@ class EngineReplica:
 
     async def _report_forever(self) -> None:
         while True:
+            if time.monotonic() - self._last_routed > UNROUTED_AFTER_S:
+                self._sockets.draining.set()
             try:
                 await self._fleet.report.remote(self._load())
             except Exception as exc:  # the fleet view restarts: keep serving, report again
@@ -248,3 +326,41 @@ def build_app(args: EngineAppArgs) -> serve.Application:
         ),
     )
     return replica.bind(FleetLoad.bind(), args)
+
+
+def placed(args: EngineAppArgs, replicas: int | None, cluster: dict[str, float]) -> EngineAppArgs:
+    """`args` with a replica count and per-replica resources for a cluster's resources:
+    `replicas=None` (auto) means one replica per GPU, or one CPU replica without GPUs. Only a
+    model runs on GPUs; the embedded voice always runs on CPUs."""
+    gpus = int(cluster.get("GPU", 0)) if args.model is not None else 0
+    count = replicas or max(1, gpus)
+    if gpus:
+        return args.model_copy(
+            update={"replicas": count, "num_gpus": 1, "device": args.device or "cuda"}
+        )
+    cpus = cluster.get("CPU", 1)
+    return args.model_copy(update={"replicas": count, "num_gpus": 0, "num_cpus": min(1.0, cpus / count)})
+
+
+def serve_locally(args: EngineAppArgs, replicas: int | None, host: str, port: int) -> None:
+    """`voice-tts serve --replicas`: start Ray on this machine (or join the cluster at
+    $RAY_ADDRESS), run the application behind Serve's proxy on host:port until SIGINT/SIGTERM."""
+    import signal
+
+    import ray
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    ray.init(include_dashboard=False)
+    try:
+        args = placed(args, replicas, ray.cluster_resources())
+        serve.start(http_options={"host": host, "port": port})
+        serve.run(build_app(args), name=APP_NAME, route_prefix="/")
+        print(
+            f"voice-tts: {args.replicas} engine replicas at http://{host}:{port} "
+            f"(Ray cluster {ray.get_runtime_context().gcs_address})",
+            flush=True,
+        )
+        signal.pause()
+    finally:
+        serve.shutdown()
+        ray.shutdown()

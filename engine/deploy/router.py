@@ -2,14 +2,18 @@
 
 Serve's default router compares ongoing requests, and for this server an ongoing request is an
 open WebSocket, busy or idle between turns. What fills an engine is its busy streams, which each
-replica reports through `record_routing_stats` (`active_streams`, `capacity`, and `report`, a
-count that changes with every report). Reports come every `request_routing_stats_period_s`;
-between two of them the router adds the connections it has sent a replica since its last report,
-so a burst of connections spreads over the replicas instead of all following one stale zero.
+replica reports through `record_routing_stats` (`active_streams`, `capacity`, `report`: a count
+that changes with every report, `reported_at`: its wall-clock time). Reports come every
+`request_routing_stats_period_s`; between two of them the router adds the connections it has
+sent a replica since its last report, so a burst of connections spreads over the replicas instead
+of all following one stale zero. A replica whose last report is old (a busy controller, an
+overloaded host) counts its open connections from this router instead, an upper bound of its
+busy streams.
 """
 
 from __future__ import annotations
 
+import time
 from itertools import groupby
 from typing import List, Optional
 
@@ -21,6 +25,9 @@ from ray.serve.request_router import (
     RunningReplica,
 )
 
+# A report older than this is not used.
+STALE_REPORT_S = 3.0
+
 
 class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
     def initialize_state(self, **kwargs) -> None:
@@ -30,10 +37,13 @@ class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
     def busy_share(self, replica: RunningReplica) -> float:
         """The replica's busy streams (reported, plus connections sent since) over its capacity."""
         stats = replica.routing_stats
+        capacity = max(1, stats.get("capacity", 1))
+        if time.time() - stats.get("reported_at", 0.0) > STALE_REPORT_S:
+            return (self.replica_queue_len_cache.get(replica.replica_id) or 0) / capacity
         report, routed = self._since_report.get(replica.replica_id, (None, 0))
         if report != stats.get("report"):
             routed = 0
-        return (stats.get("active_streams", 0) + routed) / max(1, stats.get("capacity", 1))
+        return (stats.get("active_streams", 0) + routed) / capacity
 
     async def choose_replicas(
         self,
@@ -43,8 +53,10 @@ class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
         # Ranks from least to most busy; within a rank Serve takes the replica with the fewest
         # ongoing requests, and a replica at `max_ongoing_requests` refuses so the next rank is
         # tried.
-        ranked = sorted(candidate_replicas, key=self.busy_share)
-        return [list(rank) for _, rank in groupby(ranked, key=self.busy_share)]
+        share = {replica.replica_id: self.busy_share(replica) for replica in candidate_replicas}
+        ranked = sorted(candidate_replicas, key=lambda replica: share[replica.replica_id])
+        ranks = groupby(ranked, key=lambda replica: share[replica.replica_id])
+        return [list(rank) for _, rank in ranks]
 
     def on_send_request(self, replica_id: ReplicaID) -> None:
         super().on_send_request(replica_id)

@@ -57,6 +57,20 @@ def server_lexicon(args: argparse.Namespace) -> Lexicon | None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    if args.replicas is not None:
+        # Ray only for `--replicas`: one engine per replica, behind Ray Serve.
+        from engine.deploy.ray_serve import EngineAppArgs, serve_locally
+
+        server_lexicon(args)  # a bad file is refused here, before Ray starts
+        app_args = EngineAppArgs(
+            model=args.model,
+            device=args.device,
+            voices_dir=args.voices_dir,
+            lexicon=args.lexicon,
+            api_key=server_api_key(args),
+        )
+        serve_locally(app_args, args.replicas or None, args.host, args.port)
+        return 0
     # The server's own messages (drain, dropped clients, engine faults) beside uvicorn's.
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(message)s")
     settings = ServerSettings(

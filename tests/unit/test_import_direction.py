@@ -55,3 +55,8 @@ def test_engine_imports_only_the_core_modules_of_voice_tts():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = {name for name in out.stdout.split() if not name.startswith("voice_tts.tn")}
     assert loaded <= ENGINE_MAY_IMPORT, f"engine pulls in {sorted(loaded - ENGINE_MAY_IMPORT)}"
+
+
+@pytest.mark.parametrize("module", ["voice_tts.cli", "voice_tts.client", "engine.server.app"])
+def test_only_engine_deploy_loads_ray(module):
+    assert "ray" not in _loaded_after_import(module)

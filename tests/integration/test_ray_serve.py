@@ -1,0 +1,275 @@
+"""`voice-tts serve --replicas 2` on this machine's CPUs: two embedded-voice engine replicas behind
+Ray Serve's proxy on one port. One local Ray cluster serves the whole module (it takes seconds to
+start): turns spread over the replicas, a replica killed mid-run, a rolling config update, and the
+fleet's load as the LiveKit worker sees it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from test_livekit_agent import agent_module, monkeypatch_module  # noqa: F401  (fixtures)
+
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
+
+pytestmark = pytest.mark.slow
+
+STARTUP_TIMEOUT_S = 240.0
+TEXT = "The fleet answers every call, one engine per replica, behind a single port."
+# On a loaded 2-core CI machine a replica can fall silent for seconds without anything wrong.
+SILENCE_TIMEOUT_S = 15.0
+
+
+@dataclass
+class Fleet:
+    process: subprocess.Popen
+    port: int
+    ray_address: str
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/ws"
+
+    def members(self) -> list[dict]:
+        response = httpx.get(f"http://127.0.0.1:{self.port}/v1/fleet", timeout=10)
+        response.raise_for_status()
+        return response.json()["replicas"]
+
+    def wait_for(self, condition, timeout: float, what: str) -> list[dict]:
+        deadline = time.monotonic() + timeout
+        members: list[dict] = []
+        while time.monotonic() < deadline:
+            try:
+                members = self.members()
+            except httpx.HTTPError:
+                members = []
+            if condition(members):
+                return members
+            time.sleep(0.25)
+        raise AssertionError(f"{what}: not within {timeout} s; fleet: {members}")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voice_tts.cli", "serve", "--replicas", "2", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    address = None
+    while address is None:
+        line = process.stdout.readline()
+        if not line or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("voice-tts serve --replicas 2 did not start:\n" + "".join(lines[-40:]))
+        lines.append(line)
+        found = re.search(r"engine replicas at .* \(Ray cluster (\S+)\)", line)
+        address = found and found.group(1)
+    # Keep reading its output so that a full pipe never blocks it.
+    drain = asyncio.new_event_loop()
+    reader = drain.run_in_executor(None, lambda: [None for _ in process.stdout])
+    fleet = Fleet(process, port, address)
+    fleet.wait_for(lambda m: len(m) == 2, 30, "both replicas report")
+    try:
+        yield fleet
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        drain.run_until_complete(reader)
+        drain.close()
+
+
+@dataclass
+class Turn:
+    audio_bytes: int = 0
+    errors: list[tuple[float, Error]] = field(default_factory=list)  # (monotonic time, error)
+    done: Done | None = None
+    first_audio_at: float | None = None
+
+
+async def speak(engine: RemoteEngine, text: str = TEXT, seconds: float = 0.3) -> Turn:
+    """One turn, its text pushed word by word over `seconds`."""
+    stream = engine.open_stream()
+    turn = Turn()
+    words = text.split(" ")
+
+    async def feed() -> None:
+        for i, word in enumerate(words):
+            stream.push_text(word if i == 0 else " " + word)
+            await asyncio.sleep(seconds / len(words))
+        stream.end_input()
+
+    feeder = asyncio.create_task(feed())
+    try:
+        async for event in stream.events():
+            if isinstance(event, AudioChunk):
+                turn.audio_bytes += len(event.pcm)
+                turn.first_audio_at = turn.first_audio_at or time.monotonic()
+            elif isinstance(event, Error):
+                turn.errors.append((time.monotonic(), event))
+            elif isinstance(event, Done):
+                turn.done = event
+    finally:
+        feeder.cancel()
+    return turn
+
+
+def turns_by_replica(fleet: Fleet) -> dict[str, int]:
+    return {m["replica"]: m["turns"] for m in fleet.members()}
+
+
+async def test_64_concurrent_turns_spread_over_the_replicas(fleet) -> None:
+    before = turns_by_replica(fleet)
+    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+    try:
+        turns = await asyncio.wait_for(
+            asyncio.gather(*(speak(engine, seconds=1.0) for _ in range(64))), 120
+        )
+    finally:
+        await engine.aclose()
+    assert [turn.errors for turn in turns if turn.errors] == []
+    assert all(turn.audio_bytes > 0 for turn in turns)
+    assert all(turn.done is not None and not turn.done.cancelled for turn in turns)
+
+    def counted(members: list[dict]) -> bool:
+        return sum(m["turns"] - before.get(m["replica"], 0) for m in members) == 64
+
+    members = fleet.wait_for(counted, 10, "the replicas' reports count 64 more turns")
+    shares = {m["replica"]: m["turns"] - before.get(m["replica"], 0) for m in members}
+    assert len(shares) == 2
+    # Routed by busy streams: neither replica takes (almost) everything.
+    assert all(share >= 8 for share in shares.values()), shares
+
+
+async def test_a_killed_replica_fails_its_turns_cleanly_and_comes_back(fleet) -> None:
+    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+    try:
+        running = [asyncio.create_task(speak(engine, seconds=8.0)) for _ in range(12)]
+        members = await asyncio.to_thread(
+            fleet.wait_for,
+            lambda m: len(m) == 2 and all(r["active_streams"] >= 1 for r in m),
+            30,
+            "turns running on both replicas",
+        )
+        victim = max(members, key=lambda m: m["active_streams"])
+        os.kill(victim["pid"], signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        # New turns right after the kill land on the replica that is left.
+        fresh = await asyncio.wait_for(asyncio.gather(*(speak(engine) for _ in range(8))), 60)
+        assert all(t.errors == [] and t.audio_bytes > 0 for t in fresh), [t.errors for t in fresh]
+
+        turns = await asyncio.wait_for(asyncio.gather(*running), 60)
+    finally:
+        await engine.aclose()
+
+    failed = [turn for turn in turns if turn.errors]
+    report = [(round(at - killed_at, 2), e.code, e.message) for t in failed for at, e in t.errors]
+    assert failed, "the killed replica had turns running"
+    assert len(failed) < len(turns), "the other replica's turns finish"
+    for turn in failed:
+        (at, error), = turn.errors
+        assert error.code == ErrorCode.DISCONNECTED and error.retryable, report
+        assert "start it again" in error.message
+        # Measured well under a second here (docs/benchmarks.md); the bound is for a loaded CI.
+        assert at - killed_at < 5.0
+        assert turn.done is not None
+    for turn in turns:
+        if not turn.errors:
+            assert turn.done is not None and not turn.done.cancelled
+
+    # Serve starts a new replica in its place.
+    fleet.wait_for(
+        lambda m: len(m) == 2 and victim["pid"] not in {r["pid"] for r in m},
+        120,
+        "a replacement replica",
+    )
+
+
+async def test_a_rolling_config_update_fails_no_new_turn(fleet, monkeypatch) -> None:
+    # The cluster that `voice-tts serve` started requires the token it saved for this user
+    # (read when Ray is first imported).
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    import ray
+    from ray import serve
+
+    from engine.deploy.ray_serve import APP_NAME, EngineAppArgs, build_app, placed
+
+    ray.init(address=fleet.ray_address, log_to_driver=False)
+    try:
+        args = placed(EngineAppArgs(capacity=48), 2, ray.cluster_resources())
+        engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+        stop = asyncio.Event()
+        turns: list[Turn] = []
+
+        async def keep_speaking() -> None:
+            while not stop.is_set():
+                turns.append(await speak(engine))
+
+        speakers = [asyncio.create_task(keep_speaking()) for _ in range(4)]
+        try:
+            await asyncio.to_thread(serve.run, build_app(args), name=APP_NAME, route_prefix="/")
+            await asyncio.to_thread(
+                fleet.wait_for,
+                lambda m: len(m) == 2 and all(r["capacity"] == 48 for r in m),
+                120,
+                "every replica on the new config",
+            )
+        finally:
+            stop.set()
+            await asyncio.wait_for(asyncio.gather(*speakers), 60)
+            await engine.aclose()
+    finally:
+        ray.shutdown()
+    assert len(turns) >= 8
+    failed = [turn.errors for turn in turns if turn.errors or not turn.audio_bytes]
+    assert failed == []
+
+
+async def test_the_livekit_worker_load_is_the_fleets_share_of_busy_streams(
+    fleet, agent_module
+) -> None:
+    capacity = sum(m["capacity"] for m in fleet.members())
+    load = agent_module.RemoteEngineLoad(fleet.ws_url, interval=0.1, stale_after=5.0)
+    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+    try:
+        running = [asyncio.create_task(speak(engine, seconds=6.0)) for _ in range(6)]
+        await asyncio.to_thread(
+            fleet.wait_for,
+            lambda m: sum(r["active_streams"] for r in m) == 6,
+            30,
+            "six busy streams",
+        )
+        deadline = time.monotonic() + 10
+        while load() != pytest.approx(6 / capacity) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert load() == pytest.approx(6 / capacity)
+        await asyncio.gather(*running)
+    finally:
+        load.close()
+        await engine.aclose()
