@@ -25,6 +25,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Callable
 
+from prometheus_client import start_http_server
 from pydantic import BaseModel, ConfigDict, Field
 from ray import serve
 from ray.serve.config import RequestRouterConfig
@@ -46,6 +47,8 @@ APP_NAME = "voice-tts"
 # How often a replica reports its load, and when a replica that stopped reporting leaves the fleet.
 REPORT_PERIOD_S = 0.5
 REPORT_STALE_S = 3.0
+# How long a request for the fleet's load waits for the fleet view.
+FLEET_TIMEOUT_S = 2.0
 # Serve asks each replica for its busy streams this often, for routing.
 ROUTING_STATS_PERIOD_S = 0.5
 # A replica whose engine is not warm after this long is started again.
@@ -82,6 +85,9 @@ class EngineAppArgs(BaseModel):
     max_ongoing_requests: int = Field(default=256, ge=1)
     # How long a stopping replica (rolling update, scale-down) waits for its open sockets.
     graceful_shutdown_timeout_s: float = Field(default=30.0, gt=0)
+    # Each replica's Prometheus metrics on its node at this port plus its rank on the node
+    # (through the proxy, /metrics reaches one replica, whichever the router picks); None: off.
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
 
     def server_settings(self) -> ServerSettings:
         return ServerSettings(
@@ -240,6 +246,12 @@ class EngineReplica:
             Route("/v1/fleet", self._fleet_members),
         ]
         self._reporter = asyncio.create_task(self._report_forever())
+        self._metrics_server = None
+        if args.metrics_port is not None:
+            port = args.metrics_port + context.rank.local_rank
+            self._metrics_server, _ = start_http_server(
+                port, addr="0.0.0.0", registry=self._state.metrics.registry
+            )
 
     def __serve_build_asgi_app__(self):
         return self._sockets
@@ -261,6 +273,8 @@ class EngineReplica:
 
     async def __del__(self) -> None:
         self._reporter.cancel()
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
         await self._engine.aclose()
 
     def _load(self) -> ReplicaLoad:
@@ -286,7 +300,13 @@ class EngineReplica:
             await asyncio.sleep(REPORT_PERIOD_S)
 
     async def _members(self) -> list[ReplicaLoad]:
-        members = await self._fleet.members.remote()
+        """The live replicas' loads; this replica's alone while the fleet view is unavailable
+        (starting, restarting) rather than no answer."""
+        try:
+            members = await asyncio.wait_for(self._fleet.members.remote(), FLEET_TIMEOUT_S)
+        except Exception as exc:
+            log.warning("fleet view unavailable: %s", exc)
+            members = []
         return members or [self._load()]
 
     async def _fleet_capabilities(self, request: Request) -> Response:
