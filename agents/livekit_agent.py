@@ -11,7 +11,9 @@ and answers; without it the agent runs offline with a scripted reply and no spee
 (type to it with `console --text`).
 
 Dispatch follows the engine, not the CPU: the worker reports the share of the engine's stream
-capacity in use as its load, so LiveKit sends new rooms to hosts whose GPU has room.
+capacity in use as its load, so LiveKit sends new rooms to hosts whose GPU has room. Behind Ray
+Serve (`voice-tts serve --replicas`, deploy/) the server's capabilities are the fleet's, so the
+load is the fleet's share of busy streams.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ class InProcessEngineLoad:
 
 
 class RemoteEngineLoad:
-    """Load of an engine server, from its capabilities (`active_streams`, `capacity`).
+    """Load of an engine server, from its capabilities (`active_streams`, `capacity`): one
+    server's, or behind Ray Serve the whole fleet's (both summed over the live replicas).
 
     LiveKit calls `load_fnc` synchronously every half second, so a background thread polls the
     server and the call only reads the last answer. A server that has not answered for

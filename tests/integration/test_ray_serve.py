@@ -27,8 +27,10 @@ pytestmark = pytest.mark.slow
 
 STARTUP_TIMEOUT_S = 240.0
 TEXT = "The fleet answers every call, one engine per replica, behind a single port."
-# On a loaded 2-core CI machine a replica can fall silent for seconds without anything wrong.
-SILENCE_TIMEOUT_S = 15.0
+SHORT_TEXT = "Hello from the fleet."
+# On a loaded 2-core machine the proxy, two replicas and 64 clients share the cores: a turn can
+# go without a frame (or a pong) for many seconds without anything being wrong.
+SILENCE_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -42,22 +44,25 @@ class Fleet:
         return f"ws://127.0.0.1:{self.port}/v1/ws"
 
     def members(self) -> list[dict]:
-        response = httpx.get(f"http://127.0.0.1:{self.port}/v1/fleet", timeout=10)
+        response = httpx.get(f"http://127.0.0.1:{self.port}/v1/fleet", timeout=5)
         response.raise_for_status()
         return response.json()["replicas"]
 
     def wait_for(self, condition, timeout: float, what: str) -> list[dict]:
-        deadline = time.monotonic() + timeout
-        members: list[dict] = []
-        while time.monotonic() < deadline:
+        started = time.monotonic()
+        seen: list[tuple[float, object]] = []  # for the failure message
+        while time.monotonic() < started + timeout:
             try:
                 members = self.members()
-            except httpx.HTTPError:
-                members = []
+            except httpx.HTTPError as exc:
+                members, view = [], repr(exc)
+            else:
+                view = [(m["replica"], m["active_streams"], m["turns"]) for m in members]
+            seen = [*seen[-15:], (round(time.monotonic() - started, 2), view)]
             if condition(members):
                 return members
             time.sleep(0.25)
-        raise AssertionError(f"{what}: not within {timeout} s; fleet: {members}")
+        raise AssertionError(f"{what}: not within {timeout} s; the fleet seen: {seen}")
 
 
 def free_port() -> int:
@@ -148,7 +153,7 @@ async def test_64_concurrent_turns_spread_over_the_replicas(fleet) -> None:
     engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
     try:
         turns = await asyncio.wait_for(
-            asyncio.gather(*(speak(engine, seconds=1.0) for _ in range(64))), 120
+            asyncio.gather(*(speak(engine, SHORT_TEXT, seconds=1.0) for _ in range(64))), 180
         )
     finally:
         await engine.aclose()
