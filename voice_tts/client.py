@@ -584,8 +584,7 @@ class RemoteStream:
         )
         message = self._parse(await connection.recv())
         if isinstance(message, ErrorMessage):
-            # A turn whose server process is gone is lost, but starting it again can work.
-            return Error(message.code, message.message, message.code == ErrorCode.RESUME_LOST)
+            return Error(message.code, message.message, message.retryable)
         if not isinstance(message, ReconnectedMessage):
             return Error(ErrorCode.INVALID_MESSAGE, "expected 'reconnected'", False)
         for text in self._texts[message.text_seq :]:

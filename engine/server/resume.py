@@ -3,8 +3,9 @@
 A token names this server process (`instance`) and one turn. The registry keeps a turn whose
 socket dropped for `resume_timeout_s`, then ends it; it remembers the tokens it let expire (a
 bounded number) so that a late client hears "expired" rather than "unknown". A token of
-another instance means the server restarted since the turn began: the turn is lost, and the
-client is told so at once.
+another instance means the turn lived in another process (this server restarted since it began,
+or a load balancer sent the reconnect to another replica): the turn is lost, and the client is
+told so at once.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class ResumeRegistry:
         if token.partition(".")[0] != self.instance:
             raise ResumeRefused(
                 ErrorCode.RESUME_LOST,
-                "the server restarted since this turn began: the turn is lost; start it again",
+                "this turn lived in another server process (restarted since it began, or another "
+                "replica behind a load balancer): the turn is lost; start it again",
             )
         raise ResumeRefused(ErrorCode.RESUME_UNKNOWN, "no resumable turn has this token")
 

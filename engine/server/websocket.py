@@ -283,7 +283,10 @@ class Connection:
                 turn.expire()
                 raise
         except ResumeRefused as refused:
-            raise RejectedMessage(refused.code, str(refused)) from None
+            # A lost turn can be started again (on this server or, behind a load balancer,
+            # wherever the new socket lands).
+            lost = refused.code == ErrorCode.RESUME_LOST
+            raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
         self._adopt(turn)
 
     def _text(self, message: TextMessage) -> None:

@@ -199,8 +199,10 @@ async def test_a_killed_replica_fails_its_turns_cleanly_and_comes_back(fleet) ->
     assert len(failed) < len(turns), "the other replica's turns finish"
     for turn in failed:
         (at, error), = turn.errors
-        assert error.code == ErrorCode.DISCONNECTED and error.retryable, report
-        assert "start it again" in error.message
+        # The socket dropped; the resume attempt reached the other replica, which does not
+        # have the turn: either way the turn is lost and can be started again.
+        assert error.code in (ErrorCode.DISCONNECTED, ErrorCode.RESUME_LOST), report
+        assert error.retryable and "start it again" in error.message, report
         # Measured well under a second here (docs/benchmarks.md); the bound is for a loaded CI.
         assert at - killed_at < 5.0
         assert turn.done is not None
