@@ -141,10 +141,12 @@ async def cancel_storms(ws_url: str, storms: int, width: int) -> list[dict]:
     return results
 
 
-async def probe(ws_url: str, turns: int, pause_s: float) -> list[dict]:
+async def probe(ws_url: str, turns: int, pause_s: float, seconds: float = 0.0) -> list[dict]:
+    """At least `turns` turns, and turns for at least `seconds`."""
     results = []
+    began = time.monotonic()
     async with connect(ws_url) as ws:
-        for _ in range(turns):
+        while len(results) < turns or time.monotonic() - began < seconds:
             results.append(await well_behaved_turn(ws))
             await asyncio.sleep(pause_s)
     return results
@@ -239,7 +241,9 @@ async def abuse(ws_url: str, non_readers: int, idle: int, flood_messages: int) -
         await asyncio.sleep(0.002)  # a connection storm, not a SYN flood the kernel drops
     if flood_messages:
         tasks.append(asyncio.create_task(flood(ws_url, flood_messages, stop, counts)))
-    print("abusers started", flush=True)
+    while counts["idle_open"] < idle or counts["non_reader_turns"] < non_readers:
+        await asyncio.sleep(0.1)
+    print("abusers ready", flush=True)
     await stop.wait()
     for task in tasks:
         task.cancel()
@@ -263,8 +267,17 @@ def run(args: argparse.Namespace) -> dict:
         report: dict = {"conditions": conditions(args)}
         start = process_stats(server.pid)
         began = time.perf_counter()
-        report["sequential"] = summary(asyncio.run(sequential_turns(ws_url, args.turns)))
+        half = args.turns // 2
+        first = asyncio.run(sequential_turns(ws_url, half))
+        halfway = process_stats(server.pid)
+        second = asyncio.run(sequential_turns(ws_url, args.turns - half))
+        report["sequential"] = summary(first + second)
         report["sequential"]["seconds"] = round(time.perf_counter() - began, 1)
+        # Growth once warm (caches filled, allocator settled): the second half of the turns.
+        warm = process_stats(server.pid)
+        report["sequential"]["rss_mb_per_1000_warm_turns"] = round(
+            (warm["rss_mb"] - halfway["rss_mb"]) / max(1, args.turns - half) * 1000, 2
+        )
         storms = asyncio.run(cancel_storms(ws_url, args.cancel_storms, args.storm_width))
         report["cancel_storms"] = summary(storms)
         after_turns = process_stats(server.pid)
@@ -278,10 +291,11 @@ def run(args: argparse.Namespace) -> dict:
             stdout=subprocess.PIPE,
             text=True,
         )
-        assert abusers.stdout.readline().strip() == "abusers started"
+        assert abusers.stdout.readline().strip() == "abusers ready"
         time.sleep(args.abuse_warmup)
         during = process_stats(server.pid)
-        report["abused"] = summary(asyncio.run(probe(ws_url, args.probe_turns, args.pause)))
+        abused = asyncio.run(probe(ws_url, args.probe_turns, args.pause, args.abused_seconds))
+        report["abused"] = summary(abused)
         report["abused"]["server_during"] = during
         abusers.send_signal(signal.SIGTERM)
         report["abusers"] = json.loads(abusers.communicate(timeout=60)[0].strip().splitlines()[-1])
@@ -321,6 +335,7 @@ def conditions(args: argparse.Namespace) -> dict:
         "non_readers": args.non_readers,
         "idle_sockets": args.idle,
         "flood_messages": args.flood,
+        "abused_seconds": args.abused_seconds,
     }
 
 
@@ -346,6 +361,10 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=500)
     parser.add_argument("--flood", type=int, default=100_000)
     parser.add_argument("--abuse-warmup", type=float, default=3.0)
+    parser.add_argument(
+        "--abused-seconds", type=float, default=40.0,
+        help="keep probing beside the abusers this long (they get dropped and come back)",
+    )
     parser.add_argument("--out", help="write the report as JSON here too")
     args = parser.parse_args()
     if args.command == "serve":

@@ -342,6 +342,11 @@ class EmbeddedEngine:
         return self._capacity
 
     @property
+    def failure(self) -> str | None:
+        """Why the synthesis loop died (None while it runs): the engine no longer speaks."""
+        return self._scheduler.failure
+
+    @property
     def active_streams(self) -> int:
         with self._lock:
             return len(self._streams)

@@ -4,6 +4,10 @@ libespeak-ng is a process-wide singleton, so one thread owns it and streams take
 piece (a clause) per turn: a stream that has produced no audio yet goes first, then the others
 round-robin, so a long reply never holds back another stream's first audio for more than a
 clause. A stream whose consumer is far behind is skipped until it catches up.
+
+One job's failure stays that job's. If the loop itself fails, every stream ends with
+`engine_error` and `failure` says why; the loop does not restart (the server reports it on
+`/health` and exits for its supervisor to start a fresh process).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import time
 from typing import Callable, Protocol
 
 from engine.backends.espeak_library import EspeakLibrary
+from voice_tts.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +52,13 @@ class SynthesisScheduler:
         self._cond = threading.Condition()
         self._jobs: list[SynthesisJob] = []  # least recently served first
         self._thread: threading.Thread | None = None
+        # Set when the loop itself failed (not one job's step): nothing is synthesized any more.
+        self.failure: str | None = None
 
     def add(self, job: SynthesisJob) -> None:
+        if self.failure is not None:
+            job.fail(ErrorCode.ENGINE_ERROR, self.failure)
+            return
         with self._cond:
             self._jobs.append(job)
             if self._thread is None:
@@ -82,6 +92,17 @@ class SynthesisScheduler:
         return max(0.0, min(due) - time.monotonic()) if due else None
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except BaseException as exc:  # noqa: BLE001 - every stream ends with an error, never hangs
+            log.exception("the eSpeak NG synthesis loop failed")
+            with self._cond:
+                self.failure = f"the synthesis loop failed: {exc!r}"
+                jobs, self._jobs = self._jobs, []
+            for job in jobs:
+                job.fail(ErrorCode.ENGINE_ERROR, self.failure)
+
+    def _serve(self) -> None:
         library, unavailable = None, ""
         try:
             library = self._make_library()

@@ -125,6 +125,7 @@ class StepLoop:
         self._step = 0
         self.steps_run = 0
         self.step_seconds_total = 0.0
+        self.failure: str | None = None  # why the loop died, if it did (the server reports it)
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
 
     def start(self) -> None:
@@ -175,6 +176,7 @@ class StepLoop:
                     self.step_seconds_total += time.perf_counter() - started
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
             log.exception("step loop failed")
+            self.failure = f"engine step failed: {e!r}"
             self._chunks = []
             for stream in list(self._streams.values()):
                 self._finish(stream, "engine_error", Error(ErrorCode.ENGINE_ERROR, f"engine step failed: {e}", True))

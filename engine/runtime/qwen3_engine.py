@@ -137,6 +137,11 @@ class Qwen3Engine:
         return f"Qwen3-TTS-12Hz-{size}-{kind}"
 
     @property
+    def failure(self) -> str | None:
+        """Why the step loop died (None while it runs): the engine no longer speaks."""
+        return self.loop.failure
+
+    @property
     def capacity(self) -> int:
         return self._capacity
 

@@ -92,11 +92,14 @@ def create_app(
     voices = VoicesEndpoint(state)
 
     async def health(request: Request) -> Response:
+        failure = getattr(state.engine, "failure", None)
+        if failure is not None:
+            return JSONResponse({"status": "failed", "detail": failure}, status_code=503)
         return JSONResponse({"status": "ok"})
 
     async def ready(request: Request) -> Response:
         readiness = state.readiness
-        detail = "draining" if readiness.draining else readiness.detail
+        detail = readiness.engine_failure or ("draining" if readiness.draining else readiness.detail)
         return JSONResponse(
             {"ready": readiness.serving, "detail": detail},
             status_code=200 if readiness.serving else 503,

@@ -40,8 +40,14 @@ def uvicorn_config(app: Starlette, settings: ServerSettings) -> uvicorn.Config:
 
 log = logging.getLogger(__name__)
 
-# How long turns ended by a drain get to send their `done`.
+# How long turns ended by a drain (or an engine failure) get to send their `done`.
 DONE_GRACE_S = 5.0
+ENGINE_WATCH_INTERVAL_S = 0.25
+# How long a failed engine is reported on /health before the server stops (a supervisor's
+# probe sees why).
+FAILURE_REPORT_S = 2.0
+# The exit status after the engine's loop died (EX_SOFTWARE): a supervisor restarts the process.
+EXIT_ENGINE_FAILED = 70
 
 
 class DrainingServer(uvicorn.Server):
@@ -55,12 +61,33 @@ class DrainingServer(uvicorn.Server):
         super().__init__(config)
         self.state = state
         self.drain_timeout_s = drain_timeout_s
+        self.exit_code = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drain_task: asyncio.Task | None = None
 
     async def serve(self, sockets=None) -> None:
         self._loop = asyncio.get_running_loop()
-        await super().serve(sockets)
+        watch = self._loop.create_task(self._watch_engine())
+        try:
+            await super().serve(sockets)
+        finally:
+            watch.cancel()
+
+    async def _watch_engine(self) -> None:
+        """An engine whose loop died does not recover: its running streams have ended with
+        `engine_error` (the engine does that), `/health` says why, and the server stops with
+        status 70 for its supervisor to start a fresh process."""
+        state = self.state
+        while (failure := getattr(state.engine, "failure", None)) is None:
+            await asyncio.sleep(ENGINE_WATCH_INTERVAL_S)
+        log.error("the engine failed: %s; stopping for a restart", failure)
+        state.readiness.engine_failure = failure
+        loop = asyncio.get_running_loop()
+        reported, deadline = loop.time() + FAILURE_REPORT_S, loop.time() + DONE_GRACE_S
+        while loop.time() < reported or (state.turns and loop.time() < deadline):
+            await asyncio.sleep(0.05)
+        self.exit_code = EXIT_ENGINE_FAILED
+        self.should_exit = True
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -108,10 +135,12 @@ def draining_server(app: Starlette, settings: ServerSettings) -> DrainingServer:
     return DrainingServer(uvicorn_config(app, settings), app.state.server, settings.drain_timeout_s)
 
 
-def serve(app: Starlette, settings: ServerSettings) -> None:
-    """Serve until SIGINT/SIGTERM, draining first (see `DrainingServer`)."""
+def serve(app: Starlette, settings: ServerSettings) -> int:
+    """Serve until SIGINT/SIGTERM, draining first (see `DrainingServer`); the exit status."""
     raise_open_file_limit(settings)
-    draining_server(app, settings).run()
+    server = draining_server(app, settings)
+    server.run()
+    return server.exit_code
 
 
 class BackgroundServer:
@@ -164,6 +193,11 @@ class BackgroundServer:
         self.port = server.servers[0].sockets[0].getsockname()[1]
         self._server, self._thread = server, thread
         return self
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait for the server to stop by itself; its exit status (None: still serving)."""
+        self._thread.join(timeout)
+        return None if self._thread.is_alive() else self._server.exit_code
 
     def drain(self) -> None:
         """What SIGTERM does to `voice-tts serve`: drain, then stop."""

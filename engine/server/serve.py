@@ -84,8 +84,7 @@ def run_serve(args: argparse.Namespace) -> int:
     lexicon = server_lexicon(args)
     engine = load_engine(args.model, args.device, args.voices_dir)
     try:
-        serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
+        return serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:
         asyncio.run(engine.aclose())
         log.info("engine closed")
-    return 0

@@ -87,13 +87,17 @@ class Readiness:
     detail: str = "warming up"
     # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/runner.py).
     draining: bool = False
+    # Set when the engine's loop died: the server stops for its supervisor to restart it.
+    engine_failure: str | None = None
 
     @property
     def serving(self) -> bool:
-        return self.ready and not self.draining
+        return self.ready and not self.draining and self.engine_failure is None
 
     def refusal(self) -> tuple[str, str] | None:
         """Why a new stream is refused now (a retryable error code and message), or None."""
+        if self.engine_failure is not None:
+            return ErrorCode.ENGINE_ERROR, f"the engine failed ({self.engine_failure}): retry"
         if self.draining:
             return ErrorCode.SHUTTING_DOWN, "the server is shutting down: retry on another one"
         if not self.ready:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import socket
 
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from engine.server.settings import ServerSettings
 
@@ -59,8 +61,11 @@ class ServerWebSocketProtocol(WebSocketsSansIOProtocol):
             # The base class would first wait for room the client never makes.
             code = message.get("code", 1000)
             reason = message.get("reason", "") or ""
+            try:
+                self.conn.send_close(code, reason)
+            except InvalidState:  # the client is closing already
+                raise ClientDisconnected() from None
             self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
-            self.conn.send_close(code, reason)
             self.transport.write(b"".join(self.conn.data_to_send()))
             self.close_sent = True
             self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
