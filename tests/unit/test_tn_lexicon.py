@@ -188,6 +188,19 @@ def test_huge_and_missing_files_are_refused(tmp_path) -> None:
         Lexicon.load(tmp_path / "missing.json")
 
 
+def test_regex_rules_agree_with_and_without_their_shared_gate() -> None:
+    gated = Lexicon(RULES)
+    assert gated._regex_gate is not None
+    plain = Lexicon(RULES)
+    plain._regex_gate = None
+    text = "In v12 the colour of SQL was colo"
+    for final in (False, True):
+        for pos in range(len(text)):
+            assert gated.matches(text, pos, len(text), final, False) == plain.matches(text, pos, len(text), final, False)
+    backref = Lexicon([{"match": r"(a)\1", "say": "x", "regex": True}, {"match": "b+", "say": "y", "regex": True}])
+    assert backref._regex_gate is None  # group numbers would shift inside one alternation
+
+
 def test_a_slow_regex_is_skipped_not_hung() -> None:
     lexicon = Lexicon([{"match": r"(\w+\s?)+$!", "say": "x", "regex": True}])
     text = "word " * 15 + "end."

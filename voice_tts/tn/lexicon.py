@@ -87,6 +87,7 @@ class Lexicon:
             node.setdefault(_END, []).append(i)
             if not rule.whole_word:
                 self._inside_firsts.add(rule.match[0].lower())
+        self._regex_gate = _gate([rule for rule in checked if rule.regex])
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -149,7 +150,12 @@ class Lexicon:
             if node is None:
                 break
             i += 1
-        for k, pattern in self._regexes:
+        regexes = self._regexes
+        if self._regex_gate is not None and (
+            self._regex_gate.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S) is None
+        ):
+            regexes = ()  # none of them matches here, not even a prefix
+        for k, pattern in regexes:
             rule = self.rules[k]
             if inside_word and rule.whole_word:
                 continue
@@ -284,6 +290,23 @@ def _compile(rule: LexiconRule) -> regex.Pattern:
     except (regex.error, IndexError) as exc:
         raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
     return pattern
+
+
+# Constructs whose meaning changes when a pattern is put inside a larger one (group numbers,
+# recursion): a dictionary with any of them gets no gate.
+_POSITIONAL = regex.compile(r"\\(?:[1-9]|g<|k<)|\(\?(?:P=|P>|&|R|[0-9+-])")
+
+
+def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
+    """One alternation of every regex rule: where it matches nothing, not even a prefix, none of
+    the rules can, and the position costs one call instead of one per rule."""
+    if len(rules) < 2 or any(_POSITIONAL.search(rule.match) for rule in rules):
+        return None
+    parts = [f"(?{'' if rule.case_sensitive else 'i'}:{rule.match})" for rule in rules]
+    try:
+        return regex.compile("|".join(parts), regex.V1)
+    except regex.error:
+        return None
 
 
 def _check_groups(pattern: regex.Pattern, say: str) -> None:
