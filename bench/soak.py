@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import statistics
@@ -171,11 +172,14 @@ def summary(results: list[dict]) -> dict:
 # --- the abusers (their own process) ---------------------------------------------------------
 
 
-async def non_reader(ws_url: str, stop: asyncio.Event, counts: dict) -> None:
-    """Starts a long turn and never reads; the server should drop it, then it comes back."""
+async def non_reader(ws_url: str, stop: asyncio.Event, counts: dict, comeback_s: float) -> None:
+    """Starts a long turn and never reads; the server should drop it, then it comes back
+    (at once, or after a random pause of up to `comeback_s`)."""
     from websockets.exceptions import ConnectionClosed
 
     while not stop.is_set():
+        if counts["non_reader_turns"] and comeback_s:
+            await asyncio.sleep(random.uniform(0, comeback_s))
         try:
             async with connect(ws_url) as ws:
                 await ws.send(json.dumps({"type": "start"}))
@@ -230,12 +234,17 @@ async def flood(ws_url: str, messages: int, stop: asyncio.Event, counts: dict) -
             reader.cancel()
 
 
-async def abuse(ws_url: str, non_readers: int, idle: int, flood_messages: int) -> None:
+async def abuse(
+    ws_url: str, non_readers: int, idle: int, flood_messages: int, comeback_s: float
+) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     counts = {"non_reader_turns": 0, "non_readers_dropped": 0, "idle_open": 0, "flood_sent": 0}
-    tasks = [asyncio.create_task(non_reader(ws_url, stop, counts)) for _ in range(non_readers)]
+    tasks = [
+        asyncio.create_task(non_reader(ws_url, stop, counts, comeback_s))
+        for _ in range(non_readers)
+    ]
     for _ in range(idle):
         tasks.append(asyncio.create_task(idle_socket(ws_url, stop, counts)))
         await asyncio.sleep(0.002)  # a connection storm, not a SYN flood the kernel drops
@@ -286,7 +295,7 @@ def run(args: argparse.Namespace) -> dict:
             [
                 sys.executable, here, "abuse", "--url", ws_url,
                 "--non-readers", str(args.non_readers), "--idle", str(args.idle),
-                "--flood", str(args.flood),
+                "--flood", str(args.flood), "--comeback", str(args.comeback),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -336,6 +345,7 @@ def conditions(args: argparse.Namespace) -> dict:
         "idle_sockets": args.idle,
         "flood_messages": args.flood,
         "abused_seconds": args.abused_seconds,
+        "non_reader_comeback_s": args.comeback,
     }
 
 
@@ -350,6 +360,7 @@ def main() -> None:
     abusing.add_argument("--non-readers", type=int, required=True)
     abusing.add_argument("--idle", type=int, required=True)
     abusing.add_argument("--flood", type=int, required=True)
+    abusing.add_argument("--comeback", type=float, required=True)
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--cancel-storms", type=int, default=50)
     parser.add_argument("--storm-width", type=int, default=20)
@@ -360,6 +371,10 @@ def main() -> None:
     parser.add_argument("--non-readers", type=int, default=64)
     parser.add_argument("--idle", type=int, default=500)
     parser.add_argument("--flood", type=int, default=100_000)
+    parser.add_argument(
+        "--comeback", type=float, default=0.0,
+        help="a dropped non-reader reconnects after a random pause up to this (0: all at once)",
+    )
     parser.add_argument("--abuse-warmup", type=float, default=3.0)
     parser.add_argument(
         "--abused-seconds", type=float, default=40.0,
@@ -371,7 +386,7 @@ def main() -> None:
         serve(args.port, args.capacity)
         return
     if args.command == "abuse":
-        asyncio.run(abuse(args.url, args.non_readers, args.idle, args.flood))
+        asyncio.run(abuse(args.url, args.non_readers, args.idle, args.flood, args.comeback))
         return
     report = run(args)
     text = json.dumps(report, indent=2)
