@@ -27,6 +27,7 @@ from engine.runtime.kv_cache import PrefixCache
 from engine.runtime.runner import DecodeRow, ModelRunner, PendingAudio
 from engine.runtime.scheduler import Scheduler
 from engine.runtime.stream import (
+    CODEC_SAMPLE_RATE,
     FRAME_SECONDS,
     SAMPLES_PER_FRAME,
     CancelCommand,
@@ -34,6 +35,7 @@ from engine.runtime.stream import (
     StreamState,
     StreamStatus,
     TextCommand,
+    WakeCommand,
 )
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,9 @@ class LoopSettings:
     prefix_cache_entries: int = 32
     # Keep every stream's frame codes and hand them to its handle at the end (`stream.codes`).
     keep_codes: bool = False
+    # A stream whose consumer has this much audio unread (a paused turn) stops stepping, keeping
+    # its KV, until the consumer has read half of it: a bounded look-ahead, no batch row held.
+    max_unread_audio_s: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -187,7 +192,12 @@ class StepLoop:
 
     def _has_work(self) -> bool:
         return any(
-            s.status is StreamStatus.PREFIX or (s.status is not StreamStatus.FINISHED and s.next_text_id_known)
+            s.status is StreamStatus.PREFIX
+            or (
+                s.status is not StreamStatus.FINISHED
+                and s.next_text_id_known
+                and not s.channel.reader_behind()
+            )
             for s in self._streams.values()
         )
 
@@ -232,6 +242,10 @@ class StepLoop:
         if self.settings.keep_codes:
             stream.codes = []
         stream.slot = self.runner.pool.allocate()
+        stream.channel.bound(
+            int(self.settings.max_unread_audio_s * CODEC_SAMPLE_RATE),
+            lambda: self.inbox.put(WakeCommand(stream.id)),
+        )
         self._streams[stream.id] = stream
         self.scheduler.add(stream)
         cached = self.prefix_cache.get(stream.prompt)

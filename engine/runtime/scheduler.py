@@ -2,7 +2,9 @@
 
 Every stream whose next text row is known runs in the same batched step, so nobody waits behind
 anybody while the batch fits; a stream whose next text token has not arrived is parked in
-WAIT_TEXT (its KV and its finished frames stay; it resumes exactly where it stopped). When the
+WAIT_TEXT (its KV and its finished frames stay; it resumes exactly where it stopped); one whose
+consumer has stopped reading (a paused turn) is parked the same way in WAIT_READER once its unread
+audio reaches the loop's bound, so it holds no batch row while it waits. When the
 step is capped, streams that have not produced audio yet go first (first-audio latency), then the
 ones served least recently, so a long-running stream is never starved. Voice-prefix fills run in
 chunks of at most `prefill_rows_per_step` rows per step, so a new voice never stalls the others.
@@ -70,7 +72,10 @@ class Scheduler:
 
         ready = []
         for stream in self._streams.values():
-            if stream.status in (StreamStatus.WAIT_TEXT, StreamStatus.READY):
+            if stream.status in (StreamStatus.WAIT_TEXT, StreamStatus.READY, StreamStatus.WAIT_READER):
+                if stream.channel.reader_behind():
+                    stream.status = StreamStatus.WAIT_READER
+                    continue
                 stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
                 if stream.status is StreamStatus.READY:
                     ready.append(stream)

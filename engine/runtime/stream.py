@@ -27,6 +27,7 @@ FRAME_SECONDS = SAMPLES_PER_FRAME / CODEC_SAMPLE_RATE
 class StreamStatus(enum.Enum):
     PREFIX = "prefix"  # its slot is being filled with the voice prefix
     WAIT_TEXT = "wait_text"  # parked: the next text row has not arrived; KV kept
+    WAIT_READER = "wait_reader"  # parked: its consumer is `max_unread_audio_s` behind; KV kept
     READY = "ready"  # its next talker step can run
     FINISHED = "finished"
 
@@ -96,12 +97,32 @@ class StreamState:
 
 
 class EventChannel:
-    """Thread-safe hand-off of events from the loop thread to one asyncio consumer."""
+    """Thread-safe hand-off of events from the loop thread to one asyncio consumer.
+
+    It counts the audio its consumer has not read yet: a consumer that stops reading (a paused
+    turn) parks its stream once that backlog reaches the loop's bound, and wakes the loop when
+    it has read half of it."""
 
     def __init__(self) -> None:
         self._items: collections.deque = collections.deque()
         self._lock = threading.Lock()
         self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self.unread_samples = 0
+        self._behind_at: int | None = None  # the backlog that parks the stream
+        self._wake: Callable[[], None] | None = None
+        self._parked = False
+
+    def bound(self, samples: int, wake: Callable[[], None]) -> None:
+        """Park the stream at `samples` of unread audio; `wake()` the loop once half is read."""
+        self._behind_at, self._wake = samples, wake
+
+    def reader_behind(self) -> bool:
+        """Whether the consumer is a whole bound behind; if so the stream counts as parked
+        until the consumer has read half of that (then it wakes the loop)."""
+        with self._lock:
+            behind = self._behind_at is not None and self.unread_samples >= self._behind_at
+            self._parked = self._parked or behind
+            return behind
 
     def put(self, item: Any) -> None:
         self.put_many([item])
@@ -109,8 +130,10 @@ class EventChannel:
     def put_many(self, items: list[Any]) -> None:
         if not items:
             return
+        audio = sum(item.num_samples for item in items if isinstance(item, AudioChunk))
         with self._lock:
             self._items.extend(items)
+            self.unread_samples += audio
             waiter = self._waiter
         if waiter is not None:
             loop, ready = waiter
@@ -123,11 +146,21 @@ class EventChannel:
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
         while True:
+            wake = None
             with self._lock:
-                if self._items:
+                item = self._items.popleft() if self._items else None
+                if item is None:
+                    self._waiter = (loop, ready)
+                else:
                     self._waiter = None
-                    return self._items.popleft()
-                self._waiter = (loop, ready)
+                    if isinstance(item, AudioChunk):
+                        self.unread_samples -= item.num_samples
+                        if self._parked and self.unread_samples * 2 < self._behind_at:
+                            self._parked, wake = False, self._wake
+            if item is not None:
+                if wake is not None:
+                    wake()
+                return item
             await ready.wait()
             ready.clear()
 
@@ -142,6 +175,14 @@ class TextCommand:
 
 @dataclass(frozen=True)
 class CancelCommand:
+    stream_id: int
+
+
+@dataclass(frozen=True)
+class WakeCommand:
+    """Its consumer caught up with a stream parked in WAIT_READER: the loop wakes (if it was
+    idle) and schedules it again; the command itself changes nothing."""
+
     stream_id: int
 
 

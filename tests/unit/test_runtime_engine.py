@@ -362,3 +362,30 @@ async def test_an_instruct_the_checkpoint_does_not_take_is_ignored(tiny_checkpoi
         assert any(isinstance(e, AudioChunk) for e in events) and not any(isinstance(e, Error) for e in events)
     finally:
         small.close()
+
+
+async def test_a_stream_whose_reader_stops_parks_then_goes_on_unchanged(tiny_checkpoint, golden_cases):
+    """A paused consumer: the stream stops stepping once `max_unread_audio_s` is unread (no
+    batch row held, the loop idle), then continues exactly where it stopped."""
+    engine = Qwen3Engine.from_pretrained(
+        tiny_checkpoint, device="cpu", max_streams=2, keep_codes=True, max_unread_audio_s=1.0
+    )
+    case = golden_cases["A02_en_ryan_english_stream"]  # 54 frames: 4.3 s of audio
+    try:
+        stream = open_case(engine, case)
+        stream.push_text(case["args"]["text"])
+        stream.end_input()
+        events = stream.events()
+        received = [await anext(events)]
+        await asyncio.sleep(1.5)  # the reader pauses; unparked, all 54 frames take far less
+        steps_parked = engine.loop.steps_run
+        await asyncio.sleep(0.5)
+        assert engine.loop.steps_run == steps_parked  # parked: the loop runs nothing for it
+        # At most the bound (12.5 frames) plus the chunk in flight were made ahead of the reader.
+        assert steps_parked < 30
+        received += [event async for event in events]
+    finally:
+        engine.close()
+    assert isinstance(received[-1], Done) and not received[-1].cancelled
+    assert stream.codes == case["codes"]
+    assert np.abs(pcm_of(received) / 32767.0 - case["wav"]).max() <= 1e-4
