@@ -1,7 +1,9 @@
 """Resumable turns waiting for their client to come back (`reconnect` on a new socket).
 
-A token names this server process (`instance`) and one turn. The registry keeps a turn whose
-socket dropped for `resume_timeout_s`, then ends it; it remembers the tokens it let expire (a
+A token names this server process (`instance`) and one turn. The registry knows every resumable
+turn from its start, so that a reconnect can take a turn over even before the server has noticed
+that its old socket died; it keeps a turn whose socket dropped for `resume_timeout_s`, then ends
+it, and forgets a finished turn once its socket starts another; it remembers the tokens it let expire (a
 bounded number) so that a late client hears "expired" rather than "unknown". A token of
 another instance means the turn lived in another process (this server restarted since it began,
 or a load balancer sent the reconnect to another replica): the turn is lost, and the client is
@@ -35,22 +37,34 @@ class ResumeRegistry:
     def __init__(self, timeout_s: float) -> None:
         self.instance = uuid.uuid4().hex[:16]
         self._timeout_s = timeout_s
-        self._parked: dict[str, tuple[Turn, asyncio.TimerHandle]] = {}
+        self._turns: dict[str, Turn] = {}
+        self._waiting: dict[str, asyncio.TimerHandle] = {}  # tokens of turns without a socket
         self._expired: OrderedDict[str, ResumeRefused] = OrderedDict()
 
-    def new_token(self) -> str:
-        return f"{self.instance}.{secrets.token_urlsafe(18)}"
+    def add(self, turn: Turn) -> str:
+        """A new resumable turn; returns its token."""
+        token = f"{self.instance}.{secrets.token_urlsafe(18)}"
+        self._turns[token] = turn
+        return token
 
-    def park(self, token: str, turn: Turn) -> None:
-        """Keep `turn` for a reconnect; it ends if none comes in time."""
-        timer = asyncio.get_running_loop().call_later(self._timeout_s, self._expire, token)
-        self._parked[token] = (turn, timer)
+    def park(self, token: str) -> None:
+        """The turn's socket dropped: it ends unless a reconnect takes it in time."""
+        if token in self._turns and token not in self._waiting:
+            loop = asyncio.get_running_loop()
+            self._waiting[token] = loop.call_later(self._timeout_s, self._expire, token)
+
+    def discard(self, token: str) -> None:
+        """A finished turn whose client has moved on."""
+        self._turns.pop(token, None)
+        if (timer := self._waiting.pop(token, None)) is not None:
+            timer.cancel()
 
     def take(self, token: str) -> Turn:
-        parked = self._parked.pop(token, None)
-        if parked is not None:
-            turn, timer = parked
-            timer.cancel()
+        """The turn of `token` for a reconnect (it stays known: its socket may drop again)."""
+        turn = self._turns.get(token)
+        if turn is not None:
+            if (timer := self._waiting.pop(token, None)) is not None:
+                timer.cancel()
             return turn
         if token in self._expired:
             raise self._expired[token]
@@ -63,11 +77,11 @@ class ResumeRegistry:
         raise ResumeRefused(ErrorCode.RESUME_UNKNOWN, "no resumable turn has this token")
 
     def _expire(self, token: str, refusal: ResumeRefused | None = None) -> None:
-        parked = self._parked.pop(token, None)
-        if parked is None:
+        turn = self._turns.pop(token, None)
+        if (timer := self._waiting.pop(token, None)) is not None:
+            timer.cancel()
+        if turn is None:
             return
-        turn, timer = parked
-        timer.cancel()
         self._expired[token] = refusal or ResumeRefused(
             ErrorCode.RESUME_EXPIRED,
             f"the turn waited {self._timeout_s:g} s for a reconnect and ended",
@@ -77,8 +91,8 @@ class ResumeRegistry:
         turn.expire()
 
     def close(self) -> None:
-        """The server is stopping: every waiting turn ends, and its token says why."""
-        for token in list(self._parked):
+        """The server is stopping: every resumable turn ends, and its token says why."""
+        for token in list(self._turns):
             self._expire(
                 token,
                 ResumeRefused(

@@ -69,7 +69,7 @@ class Turn:
             spell_acronyms=start.spell_acronyms,
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
-        self.resume_token = state.resumes.new_token() if start.resumable else None
+        self.resume_token = state.resumes.add(self) if start.resumable else None
         self.task: asyncio.Task | None = None
         self.text_seq = 0  # the last numbered `text` received
         # After a cancel nothing but `done` goes out for this turn.
@@ -185,6 +185,9 @@ class Turn:
             self._replay.popleft()
             self._replay_samples -= count
         self._room.set()
+
+    def sends_to(self, sender: Sender) -> bool:
+        return self._sender is sender
 
     def detach(self) -> None:
         """The socket dropped: output is kept for a reconnect."""

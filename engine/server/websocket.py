@@ -230,6 +230,9 @@ class Connection:
             raise RejectedMessage(
                 ErrorCode.TURN_ACTIVE, "a turn is running: send stop or cancel and wait for done"
             )
+        previous = self._turn
+        if previous is not None and previous.resume_token is not None:
+            state.resumes.discard(previous.resume_token)  # its client has moved on
         if start.sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise RejectedMessage(
                 ErrorCode.INVALID_SAMPLE_RATE,
@@ -282,6 +285,7 @@ class Connection:
             try:
                 await turn.attach(self._sender, message.received_samples)
             except ResumeRefused:
+                resumes.discard(message.resume_token)
                 turn.expire()
                 raise
         except ResumeRefused as refused:
@@ -333,9 +337,11 @@ class Connection:
     async def _abandon_turn(self) -> None:
         turn, task = self._turn, self._turn_task
         if turn is not None and turn.resume_token is not None:
-            # Kept for a reconnect (also when finished: its `done` may not have arrived).
-            turn.detach()
-            self._state.resumes.park(turn.resume_token, turn)
+            # Kept for a reconnect (also when finished: its `done` may not have arrived),
+            # unless a reconnect on another socket has taken it over already.
+            if turn.sends_to(self._sender):
+                turn.detach()
+                self._state.resumes.park(turn.resume_token)
             return
         if task is None or task.done():
             return

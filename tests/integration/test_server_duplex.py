@@ -217,3 +217,28 @@ async def test_unknown_tokens_and_gaps_are_refused(server):
             )
         )
         assert (await next_json(ws))["code"] == "resume_gap"
+
+
+async def test_a_reconnect_takes_the_turn_over_before_the_old_socket_is_noticed(
+    server, reference
+):
+    """The new socket may arrive before the server has seen the old one die."""
+    result = TurnResult()
+    async with ws_connect(server.ws_url) as old:
+        await old.send(json.dumps({"type": "start", "resumable": True}))
+        await old.send(json.dumps({"type": "text", "text": LONG, "seq": 1}))
+        await old.send(json.dumps({"type": "stop"}))
+        token = (await next_json(old))["resume_token"]
+        await until_audio(old, result, samples=4800)
+        received = len(result.audio) // 2
+        async with ws_connect(server.ws_url) as new:
+            await new.send(
+                json.dumps(
+                    {"type": "reconnect", "resume_token": token, "received_samples": received}
+                )
+            )
+            assert (await next_json(new))["type"] == "reconnected"
+            await old.close()  # the old socket ends after the takeover: the turn goes on
+            result = await receive_until_done(new, result)
+    assert bytes(result.audio) == bytes(reference.audio)
+    assert not result.done["cancelled"] and result.done["heard_text"] == LONG
