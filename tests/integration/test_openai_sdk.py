@@ -32,8 +32,8 @@ def sse_events(lines) -> list[dict]:
     return [json.loads(line[len("data: ") :]) for line in lines if line.startswith("data: ")]
 
 
-@pytest.mark.parametrize("response_format", ["pcm", "wav"])
-def test_sse_speech_through_the_sdk(client, response_format):
+def sse_speech(client, response_format: str) -> list[dict]:
+    """Every event of a speech request with `stream_format="sse"`, read through the SDK."""
     with client.audio.speech.with_streaming_response.create(
         model="tts-1",
         voice="alloy",
@@ -42,7 +42,12 @@ def test_sse_speech_through_the_sdk(client, response_format):
         stream_format="sse",
     ) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
-        events = sse_events(response.iter_lines())
+        return sse_events(response.iter_lines())
+
+
+@pytest.mark.parametrize("response_format", ["pcm", "wav"])
+def test_sse_speech_through_the_sdk(client, response_format):
+    events = sse_speech(client, response_format)
     deltas, done = events[:-1], events[-1]
     assert len(deltas) > 1 and all(e["type"] == "speech.audio.delta" for e in deltas)
     assert done["type"] == "speech.audio.done"
@@ -87,14 +92,7 @@ def test_compressed_formats_stream_as_audio_and_as_events(client, response_forma
     ).content
     # Encoders pad to whole frames and add their delay: a few frames at most.
     assert decoded_seconds(encoded) == pytest.approx(seconds, abs=0.1)
-    with client.audio.speech.with_streaming_response.create(
-        model="tts-1",
-        voice="alloy",
-        input=TEXT,
-        response_format=response_format,
-        stream_format="sse",
-    ) as response:
-        events = sse_events(response.iter_lines())
+    events = sse_speech(client, response_format)
     assert len(events) > 3  # encoded as the audio streams, not at the end
     joined = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])
     assert decoded_seconds(joined) == pytest.approx(seconds, abs=0.1)
