@@ -70,3 +70,13 @@ def test_openai_sdk_speaks_through_speech_sse_and_realtime(server, tmp_path):
     assert "speech usage: {'input_tokens'" in printed
     assert "Tokens stream in as the model writes them." in printed
     assert printed.count("realtime response completed") == 2
+
+
+def test_clone_voice(base_checkpoint, tmp_path):
+    out, voices = tmp_path / "cloned.wav", tmp_path / "voices"
+    args = (str(base_checkpoint), str(base_checkpoint / "golden" / "ref_c.wav"), "A calm voice reads a short line.",
+            str(out), "--voices-dir", str(voices))
+    first = run_example("clone_voice.py", *args)
+    assert "made voice me (icl)" in first and speech_seconds(out) > 0.5
+    again = run_example("clone_voice.py", *args)  # the stored voice is reused
+    assert "made voice" not in again and "in voice me" in again
