@@ -27,6 +27,7 @@ from engine.server.sender import Sender
 from engine.server.speech import OPENAI_VOICES
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream
+from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.progress import TurnText
 from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, ErrorCode, Progress
@@ -98,6 +99,9 @@ class RealtimeConnection:
             },
         }
         self._pending_text: list[str] = []  # text of items added since the last response
+        self._pending_chars = 0
+        settings = state.settings
+        self._budget = Budget(settings.max_messages_per_s, settings.message_burst)
         self.items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
         self.response: _Response | None = None
         self.last_item_id: str | None = None
@@ -105,11 +109,21 @@ class RealtimeConnection:
     async def serve(self) -> None:
         await self._websocket.accept()
         await self.send_event("session.created", session=self.session)
+        idle = self.state.settings.ws_idle_timeout_s
         try:
             while True:
-                message = await self._websocket.receive()
+                try:
+                    message = await asyncio.wait_for(self._websocket.receive(), idle)
+                except TimeoutError:
+                    if self.response is not None:
+                        continue  # a response in progress keeps the socket however long
+                    self.state.metrics.errors.labels(code=ErrorCode.IDLE_TIMEOUT).inc()
+                    reason = f"{ErrorCode.IDLE_TIMEOUT}: no event for {idle:g} s"
+                    await self._sender.close(WS_CLOSE_IDLE, reason)
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
+                await self._budget.take()
                 client_event_id = None
                 try:
                     event = self._parse(message)
@@ -265,7 +279,16 @@ class RealtimeConnection:
                     "item.content",
                 )
             texts.append(part["text"])
-        self._pending_text.append("".join(texts))
+        text = "".join(texts)
+        limit = self.state.settings.max_turn_text_chars
+        if self._pending_chars + len(text) > limit:
+            raise RealtimeError(
+                "text_too_long",
+                f"the next response would exceed {limit} characters; this item was dropped",
+                "item.content",
+            )
+        self._pending_text.append(text)
+        self._pending_chars += len(text)
         item_id = item.get("id") or _id("item")
         stored = {**item, "id": item_id, "object": "realtime.item", "status": "completed"}
         await self.send_event(
@@ -329,7 +352,7 @@ class RealtimeConnection:
         if options.get("tools"):
             raise RealtimeError("unsupported_value", "a TTS calls no tools", "response.tools")
         response = await self._open_response(options.get("instructions"))
-        text, self._pending_text = "".join(self._pending_text), []
+        text, self._pending_text, self._pending_chars = "".join(self._pending_text), [], 0
         response.push(text)
         response.end_input()
 

@@ -11,6 +11,7 @@ import json
 import httpx
 import pytest
 from openai import OpenAI
+from websockets.exceptions import ConnectionClosed
 from server_harness import receive_until_done, start_server, ws_connect
 
 TEXT = "The quick brown fox jumps over 2 lazy dogs."
@@ -325,3 +326,29 @@ def test_sse_speech_that_fails_after_audio_ends_with_an_error_event():
     assert [e["type"] for e in events] == ["speech.audio.delta", "error"]
     assert events[-1]["error"]["code"] == "engine_error"
     assert events[-1]["error"]["type"] == "server_error"
+
+
+async def test_realtime_bounds_held_text_and_idle_sockets():
+    small = start_server(max_turn_text_chars=50, ws_idle_timeout_s=1.0)
+    try:
+        url = small.http_url.replace("http", "ws") + "/v1/realtime"
+        async with ws_connect(url) as ws:
+            assert json.loads(await ws.recv())["type"] == "session.created"
+            part = {"type": "input_text", "text": "x" * 30}
+            item = {"type": "message", "role": "user", "content": [part]}
+            for _ in range(2):
+                await ws.send(json.dumps({"type": "conversation.item.create", "item": item}))
+            kinds = [json.loads(await ws.recv()) for _ in range(3)]
+            assert [k["type"] for k in kinds] == [
+                "conversation.item.added",
+                "conversation.item.done",
+                "error",
+            ]
+            assert kinds[-1]["error"]["code"] == "text_too_long"
+            async with asyncio.timeout(10):  # no response and no event: closed as idle
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        await ws.recv()
+            assert closed.value.rcvd.code == 4408
+    finally:
+        small.stop()
