@@ -52,6 +52,9 @@ class StreamingNormalizer:
     commits everything at the end of a turn, `reset` drops the held tail at a barge-in, and
     `poll` applies the time-outs of §3.9 with the injected clock. Concatenating every commit's
     `spoken` gives exactly `normalize(raw)` unless a commit is flagged `forced`.
+
+    `lexicon`: a pronunciation dictionary (a `Lexicon` or its rules, see `voice_tts.tn.lexicon`),
+    applied before every other rule; `spell_acronyms`: capitals that are not words are spelled.
     """
 
     def __init__(
