@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine_bench import TEXT, one_stream, token_pieces  # noqa: E402
+from engine_bench import TEXT, first_commit_piece, one_stream, token_pieces  # noqa: E402
 
 from engine import Engine  # noqa: E402
 
@@ -63,7 +63,8 @@ def synchronize() -> None:
 
 async def turns(engine, voice: str, count: int, frames: int) -> list[dict]:
     pieces = token_pieces(engine)
-    return [await one_stream(engine, pieces, frames, 0.0, voice=voice) for _ in range(count)]
+    commit_at = first_commit_piece(engine, pieces)
+    return [await one_stream(engine, pieces, frames, 0.0, commit_at, voice=voice) for _ in range(count)]
 
 
 def run(args: argparse.Namespace) -> dict:

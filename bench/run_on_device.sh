@@ -3,13 +3,14 @@
 #   tests   the runtime's GPU tests on the tiny fixture (graphs vs eager, float32 goldens, kernels, batching);
 #   model   the model's GPU tests (bf16 goldens, full-size random 1.7B: load time, eager per-frame time);
 #   engine  a full-size random-weight 1.7B CustomVoice checkpoint (bench/make_random_checkpoint.py) and
-#           bench/engine_bench.py on it (ENGINE_ARGS, default "--quick --compare-unfused"), then our
+#           bench/engine_bench.py on it (ENGINE_ARGS, default "--quick": the sweep of 1-1,024 streams),
+#           writing engine_bench.json and engine_bench.png, then our
 #           ratios against the peers (PEERS_JSON: a peers.json from stage "peers" of this call, else
 #           bench/peers_2026-11-29.json, the figures recorded in docs/benchmarks.md);
 #   clone   the cloned-voice GPU tests (tiny Base fixture, `.shared/fixtures/qwen3-tts-tiny-base` carried), a
 #           full-size random-weight 1.7B Base checkpoint and bench/clone_bench.py on it (voice creation time,
 #           TTFA of a cloned voice's first and later turns, x-vector and ICL);
-#   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py 128;
+#   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice`, `.whl_engine`
 # (pydantic, pytest-asyncio), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
@@ -33,7 +34,7 @@ for stage in $stages; do
   engine)
     [[ -f /tmp/ours/config.json ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 -X faulthandler bench/engine_bench.py /tmp/ours \
-      ${ENGINE_ARGS:---quick --compare-unfused} --out "$out/engine_bench.json" > "$out/engine_bench.log" 2>&1
+      ${ENGINE_ARGS:---quick} --out "$out/engine_bench.json" --plot "$out/engine_bench.png" > "$out/engine_bench.log" 2>&1
     grep -v '^ \|^\s*$\|^[{}]$' "$out/engine_bench.log" | cut -c1-1500 | tail -40
     grep -m1 -A25 'Traceback' "$out/engine_bench.log" | cut -c1-300
     peers=${PEERS_JSON:-bench/peers_2026-11-29.json}; [[ -s "$out/peers.json" ]] && peers="$out/peers.json"
@@ -43,7 +44,7 @@ for stage in $stages; do
     [[ -f /tmp/ours_base/config.json ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours_base --size 1.7b --type base 2>&1 | tail -2
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 bench/clone_bench.py /tmp/ours_base --out "$out/clone_bench.json" 2>&1 | tee "$out/clone_bench.log" | tail -8 ;;
   floor)
-    timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py 128 2>&1 | tee "$out/step_floor.log" ;;
+    timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)
     bash .peer_bench/run_on_device.sh 2>&1 | tee "$out/peers.log"
     grep '^{' "$out/peers.log" | tail -1 > "$out/peers.json"

@@ -409,6 +409,16 @@ class VoiceCloning(WireModel):
     icl_first_audio: str = "after reference_frames + 1 - transcript_tokens text tokens, or the end of the text"
 
 
+class Headroom(WireModel):
+    """An engine's measured real-time headroom (engines that measure it; see docs/protocol.md)."""
+
+    admission: str  # "headroom": new streams are refused when they would not stay real-time; "slots"
+    iteration_ms: float | None  # mean recent loop iteration (None before any)
+    streams_per_iteration: float | None
+    realtime_headroom: float | None  # 1 - iteration time / audio time made per iteration
+    max_streams_estimate: int | None  # the most streams the measured costs admit
+
+
 class Capabilities(WireModel):
     backend: str
     model: str
@@ -420,3 +430,4 @@ class Capabilities(WireModel):
     capacity: int
     active_streams: int
     voice_cloning: VoiceCloning | None = None
+    headroom: Headroom | None = None

@@ -16,6 +16,14 @@ utterances up to 300 frames this is the official decode; beyond that the officia
 positions in 300-frame chunks with 25 frames of left context, an approximation this decoder does
 not copy. Batched streams: states of several streams concatenate along dim 0
 (`CodecState.cat`) and split back (`CodecState.split`); each row keeps its own positions.
+
+Activations are [B, C, T] (cuDNN's own layout for these convolutions; a channels-last layout
+measured ten times slower on an H200 without cuDNN autotuning, and autotuning every graph shape
+takes minutes). A causal convolution's input is one buffer: the stream's left context, then the
+new samples, written there directly by the Snake before it (on CUDA one Triton pass,
+`engine.model.codec_kernels`, which also adds the residual of the unit before), so neither a
+concatenation nor a separate residual add runs; the context of the next chunk is the buffer's
+tail. The last convolution (one output channel) and its clamp are one Triton pass as well.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from engine.model import codec_kernels
 from engine.model.config import CodecConfig
 from engine.model.transformer import DecoderLayer, Rotary, rms_norm, sdpa
 from engine.model.weight_layout import codec_decoder_channels
@@ -69,16 +78,28 @@ class CodecState:
 
 @dataclass
 class _Snake:
-    alpha: Tensor  # exp(alpha) [1, C, 1]
-    inv_beta: Tensor  # 1 / (exp(beta) + 1e-9) [1, C, 1]
+    alpha: Tensor  # exp(alpha) [C]
+    inv_beta: Tensor  # 1 / (exp(beta) + 1e-9) [C]
 
     @classmethod
     def from_weights(cls, w: Mapping[str, Tensor], prefix: str) -> _Snake:
         alpha, beta = w[prefix + "alpha"], w[prefix + "beta"]
-        return cls(torch.exp(alpha)[None, :, None], (1.0 / (torch.exp(beta) + 1e-9))[None, :, None])
+        return cls(torch.exp(alpha), 1.0 / (torch.exp(beta) + 1e-9))
 
-    def __call__(self, x: Tensor) -> Tensor:
-        return x + self.inv_beta * torch.sin(x * self.alpha).pow(2)
+    def __call__(self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """Snake of x + residual over [B, C, T] -> (the sum, its Snake); the Snake goes into `out`
+        when given (a view, e.g. the body of a convolution's input buffer)."""
+        if codec_kernels.available(x):
+            total = torch.empty_like(x) if residual is not None else x
+            snake = out if out is not None else torch.empty_like(x)
+            codec_kernels.snake(x, self.alpha, self.inv_beta, snake, residual, total if residual is not None else None)
+            return total, snake
+        total = x if residual is None else x + residual
+        snake = total + self.inv_beta[:, None] * torch.sin(total * self.alpha[:, None]).pow(2)
+        if out is not None:
+            out.copy_(snake)
+            snake = out
+        return total, snake
 
 
 class CodecDecoder:
@@ -176,22 +197,27 @@ class CodecDecoder:
         if codes.shape[0] != state.batch_size:
             raise ValueError(f"codes for {codes.shape[0]} streams but state for {state.batch_size}")
         x = self._dequantize(codes.to(self.device))
-        x = self.pre_conv(x, state)
+        _, x = self.pre_conv(x, state)
         x = self._transformer(x.transpose(1, 2), state).transpose(1, 2)
         for transposed, dwconv, p in self.upsample:
-            x = transposed(x, state)
+            _, x = transposed(x, state)
             residual = x
-            x = dwconv(x, state).transpose(1, 2)
+            _, x = dwconv(x, state)
+            x = x.transpose(1, 2)
             x = F.layer_norm(x, (x.shape[-1],), p["norm.weight"], p["norm.bias"], eps=1e-6)
             x = F.linear(F.gelu(F.linear(x, p["pwconv1.weight"], p["pwconv1.bias"])), p["pwconv2.weight"], p["pwconv2.bias"])
             x = residual + (p["gamma"] * x).transpose(1, 2)
-        x = self.first_conv(x, state)
+        _, x = self.first_conv(x, state)
+        # A residual unit's output is added where the next Snake reads it (one pass for both).
+        pending = None
         for snake, transposed, units in self.blocks:
-            x = transposed(snake(x), state)
+            _, x = transposed(x, state, snake, pending)
+            pending = None
             for act1, conv1, act2, conv2 in units:
-                x = x + conv2(act2(conv1(act1(x), state)), state)
-        x = self.final_conv(self.final_snake(x), state)
-        return x.clamp(-1, 1)[:, 0].float()
+                x, h = conv1(x, state, act1, pending)
+                _, pending = conv2(h, state, act2)
+        _, wav = self.final_conv(x, state, self.final_snake, pending)
+        return wav
 
     def _dequantize(self, codes: Tensor) -> Tensor:
         """codes [B, n, G] -> [B, codebook_dim, n]; codebooks summed in order as the official RVQ."""
@@ -229,7 +255,8 @@ class CodecDecoder:
 
 
 class _CausalConv:
-    """A causal (transposed) 1-D convolution whose left context comes from the stream state."""
+    """A causal (transposed) 1-D convolution over [B, C, T] whose left context comes from the
+    stream state."""
 
     def __init__(self, name: str, weight: Tensor, bias: Tensor, transposed: bool, stride: int, dilation: int, groups: int):
         self.name, self.weight, self.bias = name, weight, bias
@@ -238,12 +265,37 @@ class _CausalConv:
         # A transposed conv with kernel 2r and stride r spreads each input over the next frame;
         # (kernel-1)//stride previous inputs complete the samples of the current chunk.
         self.context = (kernel - 1) // stride if transposed else (kernel - 1) * dilation
+        self.mono = weight.shape[0] == 1 and not transposed and groups == 1 and dilation == 1
+        if self.mono:
+            self.mono_weight = weight[0].contiguous()  # [C, K] for `codec_kernels.to_mono`
 
-    def __call__(self, x: Tensor, state: CodecState) -> Tensor:
-        n = x.shape[-1]
+    def __call__(
+        self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """x [B, C_in, n] (+ residual, then Snake when given) -> (x + residual, output [B, C_out, n']);
+        the mono output convolution returns float32 [B, n'] clamped to [-1, 1]."""
+        b, channels, n = x.shape
+        body = None
         if self.context:
-            x = torch.cat((state.conv[self.name], x), dim=-1)
-            state.conv[self.name] = x[..., x.shape[-1] - self.context :].clone()
+            buffer = torch.empty(b, channels, self.context + n, device=x.device, dtype=x.dtype)
+            buffer[..., : self.context] = state.conv[self.name]
+            body = buffer[..., self.context :]
+        if snake is not None:
+            total, y = snake(x, residual, out=body)
+        else:
+            total = y = x if residual is None else x + residual
+            if body is not None:
+                body.copy_(y)
+        if self.context:
+            state.conv[self.name] = buffer[..., n:].clone()
+            y = buffer
+        return total, self._apply(y, n)
+
+    def _apply(self, x: Tensor, n: int) -> Tensor:
+        if self.mono:
+            if codec_kernels.available(x):
+                return codec_kernels.to_mono(x, self.mono_weight, self.bias, x.shape[-1] - self.context)
+            return F.conv1d(x, self.weight, self.bias).clamp(-1, 1)[:, 0].float()
         if not self.transposed:
             return F.conv1d(x, self.weight, self.bias, dilation=self.dilation, groups=self.groups)
         y = F.conv_transpose1d(x, self.weight, self.bias, stride=self.stride)

@@ -19,7 +19,8 @@ State a runtime keeps per stream (see `generate.StreamingGenerator` for the sing
       inputs = frame_embedding(model, codes) + text_track                 [B, hidden]
       hidden = talker_step(model, inputs, cache, slots, positions)        [B, hidden]
       logits = talker_logits(model, hidden) -> processors -> choose -> c0 of frame t+1 (or EOS)
-    `frame_step` runs the four in one call for streams whose text-track row is known. The text
+    The serving runtime (`engine.runtime.runner`) runs this step batched on its own fused kernels
+    and graphs; the reference generator runs these functions at batch 1. The text
     track for decode step t (streaming layout) is P(x_{t+1}) (`prompt.text_rows`), or
     `model.tts_eos_embed` when the text ended with t+1 tokens, or `model.tts_pad_embed` after
     that; in the non-streaming layout it is always `model.tts_pad_embed`.
@@ -35,8 +36,8 @@ State a runtime keeps per stream (see `generate.StreamingGenerator` for the sing
     Stop: code 0 == EOS ends the stream (no frame for it); the max_new_tokens-th sampled code 0 also
     ends it without a frame.
 
-(c) Codec. `decode_audio(model, codes [B, n, G], state)` turns the next n frames of B streams into
-    samples, `model.codec.new_state()` / `CodecState.cat` / `.split` manage per-stream states.
+(c) Codec. `model.codec.decode_chunk(codes [B, n, G], state)` turns the next n frames of B streams
+    into samples; `model.codec.new_state()` / `CodecState.cat` / `.split` manage per-stream states.
 
 Random draws are counter-based (`sampling`): talker sample t uses draw index t * G, the
 predictor's code j of frame t uses t * G + j, so results do not depend on the batch.
@@ -44,13 +45,10 @@ predictor's code j of frame t uses t * G + j, so results do not depend on the ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from torch import Tensor
 
 from engine.model.code_predictor import PredictorCache
-from engine.model.codec import CodecState
 from engine.model.sampling import SamplerRows, choose
 from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
@@ -91,34 +89,3 @@ def frame_embedding(model: Qwen3TTS, codes: Tensor) -> Tensor:
     tables for codes 1..G-1; one sum over the G vectors, as the official code does."""
     c0 = model.talker.embed_codec(codes[:, 0])
     return torch.cat((c0[:, None], model.code_predictor.embed(codes[:, 1:])), dim=1).sum(dim=1)
-
-
-@dataclass
-class FrameStep:
-    codes: Tensor  # [B, G] frame t
-    hidden: Tensor  # [B, hidden] talker state after consuming frame t
-    logits: Tensor  # [B, vocab] float32 raw logits for code 0 of frame t+1
-
-
-def frame_step(
-    model: Qwen3TTS,
-    hidden: Tensor,
-    c0: Tensor,
-    text_track: Tensor,
-    cache: KVCache,
-    slots: Tensor,
-    positions: Tensor,
-    sampler: SamplerRows,
-    draw: Tensor,
-    kv_len: int | None = None,
-) -> FrameStep:
-    """(b) for streams whose text-track rows [B, hidden] are known; see the module docstring."""
-    codes = predict_codes(model, hidden, c0, sampler, draw)
-    inputs = frame_embedding(model, codes) + text_track
-    new_hidden = talker_step(model, inputs, cache, slots, positions, kv_len)
-    return FrameStep(codes=codes, hidden=new_hidden, logits=talker_logits(model, new_hidden))
-
-
-def decode_audio(model: Qwen3TTS, codes: Tensor, state: CodecState) -> Tensor:
-    """(c) codes [B, n, G] -> float32 samples [B, n * samples_per_frame]; updates `state`."""
-    return model.codec.decode_chunk(codes, state)

@@ -11,9 +11,9 @@ every local deployment of the official code use that regex, so it is the default
 (`split="official"`); `split="qwen2"` gives the original Qwen2 behaviour.
 
 Streaming: BPE merges never cross pre-tokenizer chunks, so the ids of every chunk except the last
-one are final once more text follows. `stable_prefix_length` tells a runtime how many characters
-of a growing string can be tokenized and committed now; tokenizing the text piece by piece at those
-boundaries gives the same ids as tokenizing the final string at once.
+one are final once more text follows; `engine.runtime.text_feed.TextFeed` commits text at those
+boundaries with this tokenizer's `split_pattern`, which gives the same ids as tokenizing the final
+string at once.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class TextTokenizer:
         )
         tok.normalizer = normalizers.NFC()
         pattern = OFFICIAL_SPLIT if split == "official" else QWEN2_SPLIT
+        self.split_pattern = pattern
         tok.pre_tokenizer = pre_tokenizers.Sequence(
             [
                 pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False),
@@ -144,21 +145,3 @@ class TextTokenizer:
     def instruct_ids(self, instruct: str) -> list[int]:
         """The instruct rows: `<|im_start|>user\\n{instruct}<|im_end|>\\n`, used whole."""
         return self.encode(f"<|im_start|>user\n{instruct}<|im_end|>\n")
-
-    def stable_prefix_length(self, text: str) -> int:
-        """How many leading characters of a still-growing `text` tokenize the same whatever follows.
-
-        Everything before the start of the last pre-tokenizer chunk is final: a chunk can only
-        grow or split at the end of the string. The cut is refused (0) when the held-back part
-        starts with a combining mark, which NFC could still merge across the cut, or when
-        tokenizing the two parts separately would not give the ids of the whole.
-        """
-        chunks = self._split.pre_tokenize_str(text)
-        if len(chunks) < 2:
-            return 0
-        cut = chunks[-1][1][0]
-        if unicodedata.combining(text[cut]):
-            return 0
-        if self.encode(text[:cut]) + self.encode(text[cut:]) != self.encode(text):
-            return 0
-        return cut

@@ -1,14 +1,14 @@
-"""The busy loop: one background thread owns the device and runs schedule -> step -> post-process.
+"""The busy loop: one background thread owns the device and runs schedule -> step -> output.
 
 API calls only post commands to `inbox` (a thread-safe queue) and never wait on a step; text
 arrives here already tokenized. Per iteration the loop drains its inbox, asks the scheduler for
-this step's work, runs it on the runner, and turns finished frames into audio chunks and progress
-for each stream. On CUDA the codec decode of an iteration's chunks runs on its own stream beside
-the next frame step, and the chunks are posted while that step runs. Which pending frames are
-decoded when follows each stream's playout deadline: a stream whose sent audio is about to run
-out gets what it has now; one with plenty buffered waits for a full chunk. A stream that ends
+this step's work, launches the frame step, posts the audio decoded since the last iteration while
+the step runs, takes the step's frames, and hands the chunks due now (`engine.runtime.output`) to
+the codec, which on CUDA runs on its own stream beside the next frame step. A stream that ends
 (EOS, a cap, cancel, error) gives its slot back once its last chunk is posted, so the slot is
-free for the next step.
+free for the next step. Host work per iteration is array operations for the step's inputs and
+outputs plus one small object per chunk; `stats` splits the iteration's time into waiting for the
+step, waiting for the codec, and the host's own work, and `headroom` turns it into admission.
 """
 
 from __future__ import annotations
@@ -21,15 +21,18 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from voice_tts.protocol import AudioChunk, Error, ErrorCode, Progress
+import numpy as np
 
+from voice_tts.protocol import Error, ErrorCode, Progress
+
+from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import PrefixCache
-from engine.runtime.runner import DecodeRow, ModelRunner, PendingAudio
-from engine.runtime.scheduler import Scheduler
+from engine.runtime.output import AudioBatch, ChunkPolicy, Output
+from engine.runtime.runner import ModelRunner
+from engine.runtime.scheduler import Scheduler, stop_reason
 from engine.runtime.stream import (
     CODEC_SAMPLE_RATE,
     FRAME_SECONDS,
-    SAMPLES_PER_FRAME,
     CancelCommand,
     StreamEnd,
     StreamState,
@@ -43,15 +46,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class LoopSettings:
-    # Frames per audio chunk: the first chunk is 1 frame (80 ms) for first-audio latency, later
-    # ones are larger (fewer events and codec calls); the last entry repeats. On the H200 at 128
-    # streams, (1, 1, 2, 4, 8) left more streams late than this one: the codec calls it adds cost
-    # more than its earlier second chunk gains (docs/benchmarks.md).
-    chunk_schedule: tuple[int, ...] = (1, 2, 4, 8)
-    # Playout deadline: a stream whose audio already sent runs out (played at real time from its
-    # first chunk) within this many seconds gets its pending frames decoded now, whatever the
-    # schedule says; streams with more buffered audio wait for their full chunk. None: schedule only.
-    playout_margin: float | None = 0.25
+    chunks: ChunkPolicy = ChunkPolicy()
     # Runaway guard: a stream ends once its frames exceed this many per text token (+ the floor).
     max_frames_per_text_token: float = 15.0
     min_frame_cap: int = 50
@@ -65,23 +60,23 @@ class LoopSettings:
     # A stream whose consumer has this much audio unread (a paused turn) stops stepping, keeping
     # its KV, until the consumer has read half of it: a bounded look-ahead, no batch row held.
     max_unread_audio_s: float = 10.0
-
-
-@dataclass(frozen=True)
-class _QueuedChunk:
-    stream: StreamState
-    frames: list[list[int]]
-    start_sample: int
-    progress: Progress | None
+    # Share of a frame's time an iteration may take with one more stream (admission).
+    headroom_target: float = 0.7
 
 
 @dataclass
-class _AudioBatch:
-    """Chunks whose codec decode runs on the device, and the streams that end after them."""
+class LoopStats:
+    """Cumulative: busy iterations, streams stepped, and where their time went (seconds)."""
 
-    chunks: list[_QueuedChunk]
-    audio: PendingAudio | None
-    ending: list[tuple[StreamState, StreamEnd]]
+    iterations: int = 0
+    streams_stepped: int = 0
+    seconds: float = 0.0
+    step_wait: float = 0.0  # host waiting for the frame step's codes
+    codec_wait: float = 0.0  # host waiting for decoded audio
+    host: float = 0.0  # everything else: the loop's own work
+
+    def snapshot(self) -> LoopStats:
+        return LoopStats(**vars(self))
 
 
 @dataclass(frozen=True)
@@ -114,22 +109,23 @@ class StepLoop:
         runner: ModelRunner,
         settings: LoopSettings,
         on_release: Callable[[], None],
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.runner = runner
         self.settings = settings
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step)
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
+        self.output = Output(settings.chunks, runner.vocoder)
+        self.headroom = Headroom(settings.headroom_target)
+        self.stats = LoopStats()
+        self._clock = clock
         self._on_release = on_release
         self._streams: dict[int, StreamState] = {}
         self._prefix_totals: dict[int, int] = {}
-        self._chunks: list[_QueuedChunk] = []
         self._ending: list[tuple[StreamState, StreamEnd]] = []
-        self._in_flight: _AudioBatch | None = None  # the batch of audio whose decode is queued last
-        self._now = 0.0
+        self._in_flight: AudioBatch | None = None  # audio whose decode runs beside the next step
         self._step = 0
-        self.steps_run = 0
-        self.step_seconds_total = 0.0
         self.failure: str | None = None  # why the loop died, if it did (the server reports it)
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
 
@@ -148,47 +144,68 @@ class StepLoop:
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
-        """Per iteration: run the frame step, turn its frames into chunks and queue their decode
-        on the codec stream; then hand out the audio of the previous iteration's chunks, whose
-        decode ran beside this step. The codec stream thus always has the next batch queued
-        while the host posts the last one, and the host work of an iteration overlaps the
-        device's. Where the codec does not run beside the step (CPU), chunks are posted at once."""
+        """Per iteration: launch the frame step; while it runs, post the audio of the previous
+        iteration's chunks (decoded beside it); take the step's frames; queue the chunks due now
+        on the codec stream. Where the codec does not run beside the step (CPU), chunks are
+        posted at once."""
         try:
             while True:
-                busy = bool(self._streams) and self._has_work()
-                if not self._drain(block=not busy and self._in_flight is None):
+                if not self._drain(self._wait_timeout()):
                     break
+                started = self._clock()
+                waits = [0.0, 0.0]
                 plan = self.scheduler.schedule(self._prefix_totals)
-                started = time.perf_counter()
                 if plan.fills:
                     self._run_fills(plan.fills)
-                if plan.decodes:
+                if plan.steps:
                     self._step += 1
-                    self._fill_tails(plan.decodes)
-                    self.runner.launch_decode(self._decode_rows(plan.decodes))
-                    codes = self.runner.finish_decode()
-                    self._now = time.perf_counter()
-                    self._take_frames(plan.decodes, codes)
-                self._flush_parked()
-                batch = self._launch_audio()
-                previous, self._in_flight = self._in_flight, batch
-                self._deliver(previous)
-                if batch is not None and (batch.audio is None or not self.runner.codec_overlaps):
-                    self._in_flight = None  # nothing runs on the device: post at once
-                    self._deliver(batch)
+                    self._launch_step(plan.steps)
+                batch, self._in_flight = self._in_flight, None
+                waits[1] += self._deliver(batch)
+                if plan.steps:
+                    before = self._clock()
+                    codes = self.runner.finish_step()
+                    waits[0] += self._clock() - before
+                    self._take_frames(plan.steps, codes)
+                now = self._clock()
+                self.output.choose([s for s in self._streams.values() if s.frames_pending], now, len(plan.steps))
+                ending, self._ending = self._ending, []
+                batch = self.output.launch(ending)
+                if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
+                    waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
+                else:
+                    self._in_flight = batch
                 if not plan.empty:
-                    self.steps_run += 1
-                    self.step_seconds_total += time.perf_counter() - started
+                    self._count(len(plan.steps), self._clock() - started, waits)
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
             log.exception("step loop failed")
             self.failure = f"engine step failed: {e!r}"
-            self._chunks = []
+            self.output.drop()
             for stream in list(self._streams.values()):
                 self._finish(stream, "engine_error", Error(ErrorCode.ENGINE_ERROR, f"engine step failed: {e}", True))
             self._end_streams(self._ending)
             self._ending = []
         finally:
             self._shutdown_streams()
+
+    def _count(self, streams: int, seconds: float, waits: list[float]) -> None:
+        stats = self.stats
+        stats.iterations += 1
+        stats.streams_stepped += streams
+        stats.seconds += seconds
+        stats.step_wait += waits[0]
+        stats.codec_wait += waits[1]
+        stats.host += seconds - waits[0] - waits[1]
+        if streams:
+            self.headroom.record(streams, seconds)
+
+    def _wait_timeout(self) -> float | None:
+        """0 while there is work; otherwise how long the loop may sleep on its inbox: until the
+        earliest stream holding frames must get them (None: no such stream)."""
+        if self._in_flight is not None or self._has_work():
+            return 0.0
+        wake = [t for t in map(self.settings.chunks.wake_at, self._streams.values()) if t is not None]
+        return max(0.0, min(wake) - self._clock()) if wake else None
 
     def _has_work(self) -> bool:
         return any(
@@ -198,13 +215,15 @@ class StepLoop:
                 and s.next_text_id_known
                 and not s.channel.reader_behind()
             )
+            or (s.frames_pending and s.chunks_emitted == 0)
             for s in self._streams.values()
         )
 
-    def _drain(self, block: bool) -> bool:
-        """Apply pending commands; False when the loop must stop."""
+    def _drain(self, timeout: float | None) -> bool:
+        """Apply pending commands, waiting up to `timeout` seconds for the first (None: until
+        one comes); False when the loop must stop."""
         try:
-            command = self.inbox.get(timeout=None) if block else self.inbox.get_nowait()
+            command = self.inbox.get_nowait() if timeout == 0 else self.inbox.get(timeout=timeout)
         except queue.Empty:
             return True
         while True:
@@ -289,123 +308,54 @@ class StepLoop:
                 stream.prefix_rows += stream.track_offset
                 stream.tail_pending = False
 
-    def _decode_rows(self, streams: list[StreamState]) -> list[DecodeRow]:
-        rows = []
-        for stream in streams:
-            step = stream.steps
-            index, length = step + stream.track_offset, stream.track_length
-            if index < length:
-                text_id = stream.track_id(index)
-            elif index == length:
-                text_id = self.runner.tts_eos_id
-            else:
-                text_id = self.runner.tts_pad_id
-            eos_allowed = step >= 2 and (
-                not self.settings.eos_after_text_end or (stream.text_ended and index >= length)
-            )
-            rows.append(DecodeRow(stream.slot, text_id, eos_allowed))
-        return rows
+    def _launch_step(self, streams: list[StreamState]) -> None:
+        self._fill_tails(streams)
+        n = len(streams)
+        slots = np.fromiter((s.slot for s in streams), dtype=np.int64, count=n)
+        steps = np.fromiter((s.steps for s in streams), dtype=np.int64, count=n)
+        # Step s feeds text-track row s + track_offset (an ICL clone's track starts with its transcript).
+        index = steps + np.fromiter((s.track_offset for s in streams), dtype=np.int64, count=n)
+        length = np.fromiter((s.track_length for s in streams), dtype=np.int64, count=n)
+        ended = np.fromiter((s.text_ended for s in streams), dtype=bool, count=n)
+        # The text row of each step: the next track token, then tts_eos once, then tts_pad.
+        text_ids = np.where(index == length, self.runner.tts_eos_id, self.runner.tts_pad_id)
+        feeding = np.flatnonzero(index < length)
+        text_ids[feeding] = [streams[i].track_id(int(index[i])) for i in feeding]
+        eos_allowed = steps >= 2
+        if self.settings.eos_after_text_end:
+            eos_allowed &= ended & (index >= length)
+        self.runner.launch_step(slots, text_ids, eos_allowed.astype(np.int64))
 
-    def _take_frames(self, streams: list[StreamState], codes: list[list[int]]) -> None:
-        for stream, frame in zip(streams, codes):
+    def _take_frames(self, streams: list[StreamState], codes: np.ndarray) -> None:
+        eos = (codes[:, 0] == self.runner.codec_eos_id).tolist()
+        keep = self.settings.keep_codes
+        for i, stream in enumerate(streams):
             stream.steps += 1
             stream.last_served = self._step
-            if frame[0] == self.runner.codec_eos_id:
+            if eos[i]:
                 self._finish(stream, "eos")
                 continue
-            stream.frames.append(frame)
             stream.frames_produced += 1
-            if stream.codes is not None:
-                stream.codes.append(frame)
-            reason = self._cap_reason(stream)
+            if keep:
+                stream.codes.append(codes[i].tolist())
+            reason = stop_reason(stream, self.runner.max_context, self.settings.max_frames_per_text_token, self.settings.min_frame_cap)
             if reason is not None:
                 self._finish(stream, reason)
-            else:
-                due = self._chunk_due(stream)
-                if due:
-                    self._queue_chunk(stream, due)
 
-    def _cap_reason(self, stream: StreamState) -> str | None:
-        if stream.frames_produced >= stream.max_frames:
-            return "max_new_tokens"
-        if stream.prefix_rows + stream.steps >= self.runner.max_context:
-            log.warning("stream %d reached the context limit (%d rows)", stream.id, self.runner.max_context)
-            return "context_limit"
-        if stream.text_ended:
-            cap = max(self.settings.min_frame_cap, self.settings.max_frames_per_text_token * len(stream.text_ids))
-            if stream.frames_produced >= cap:
-                log.warning(
-                    "stream %d stopped after %d frames for %d text tokens (runaway guard)",
-                    stream.id, stream.frames_produced, len(stream.text_ids),
-                )
-                return "frame_cap"
-        return None
-
-    def _chunk_due(self, stream: StreamState) -> int:
-        """How many of the stream's pending frames to decode now (0: wait). The schedule's
-        chunk when it is complete; before that, if the audio already sent runs out within the
-        playout margin, the largest power of two of the pending frames (codec graph sizes)."""
-        schedule = self.settings.chunk_schedule
-        size = schedule[min(stream.chunks_emitted, len(schedule) - 1)]
-        pending = len(stream.frames)
-        if pending >= size:
-            return pending
-        margin = self.settings.playout_margin
-        if margin is None or stream.first_audio_at is None:
-            return 0
-        runs_out = stream.first_audio_at + stream.frames_vocoded * FRAME_SECONDS
-        if runs_out - self._now >= margin:
-            return 0
-        return 1 << (pending.bit_length() - 1)
-
-    def _flush_parked(self) -> None:
-        """A stream waiting for text still gets the audio of the frames it already has."""
-        for stream in self._streams.values():
-            if stream.frames and stream.status is not StreamStatus.PREFIX and not stream.next_text_id_known:
-                self._queue_chunk(stream)
-
-    def _queue_chunk(self, stream: StreamState, count: int | None = None) -> None:
-        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk."""
-        count = len(stream.frames) if count is None else count
-        frames, stream.frames = stream.frames[:count], stream.frames[count:]
-        first = stream.frames_vocoded
-        last = first + len(frames) - 1
-        progress = None
-        spoken = stream.spoken_end_before(last)
-        if spoken > stream.progress_end:
-            stream.progress_end = spoken
-            progress = Progress(spoken_end=spoken, audio_time=round(last * FRAME_SECONDS, 6))
-        self._chunks.append(_QueuedChunk(stream, frames, first * SAMPLES_PER_FRAME, progress))
-        stream.frames_vocoded += len(frames)
-        stream.chunks_emitted += 1
-
-    def _launch_audio(self) -> _AudioBatch | None:
-        """Start decoding this iteration's chunks; the streams that ended this iteration end
-        once those chunks (their last ones) are delivered."""
-        chunks, self._chunks = self._chunks, []
-        ending, self._ending = self._ending, []
-        if not chunks and not ending:
-            return None
-        audible = [c for c in chunks if c.frames]
-        audio = self.runner.vocode_async([(c.stream.slot, c.frames) for c in audible]) if audible else None
-        return _AudioBatch(chunks, audio, ending)
-
-    def _deliver(self, batch: _AudioBatch | None) -> None:
-        """Post a batch's decoded chunks (waiting for the codec if needed), then end the streams
-        that finished with them (only then giving their slot back)."""
+    def _deliver(self, batch: AudioBatch | None) -> float:
+        """Post a batch's decoded chunks, first chunks first, then end the streams that finished
+        with them (only then giving their slot back); returns the seconds spent waiting for the codec."""
         if batch is None:
-            return
-        audible = [c for c in batch.chunks if c.frames]
-        pcms = dict(zip(map(id, audible), batch.audio.result())) if batch.audio is not None else {}
-        now = time.perf_counter()
-        for chunk in batch.chunks:
-            events: list = [] if chunk.progress is None else [chunk.progress]
-            if chunk.frames:
-                if chunk.stream.first_audio_at is None:
-                    chunk.stream.first_audio_at = now
-                events.append(AudioChunk(pcms[id(chunk)], 24000, chunk.start_sample))
-            chunk.stream.channel.put_many(events)  # one wake-up of the consumer for both
+            return 0.0
+        waited = 0.0
+        for chunks, audio in ((batch.urgent, batch.urgent_audio), (batch.chunks, batch.audio)):
+            if audio is not None:
+                before = self._clock()
+                audio.wait()
+                waited += self._clock() - before
+            self.output.post(chunks, audio, self._clock)
         self._end_streams(batch.ending)
+        return waited
 
     def _end_streams(self, ending: list[tuple[StreamState, StreamEnd]]) -> None:
         for stream, end in ending:
@@ -418,17 +368,17 @@ class StepLoop:
         if stream.status is StreamStatus.FINISHED:
             return
         if not cancelled and error is None:
-            if stream.frames:
-                self._queue_chunk(stream)
+            if stream.frames_pending:
+                self.output.queue(stream)
             if reason == "eos" and stream.frames_vocoded and stream.progress_end < stream.characters_received:
                 # EOS after the end-of-text row: the model has spoken all of the text.
                 stream.progress_end = stream.characters_received
                 audio_time = round((stream.frames_vocoded - 1) * FRAME_SECONDS, 6)
-                self._chunks.append(_QueuedChunk(stream, [], 0, Progress(stream.characters_received, audio_time)))
+                self.output.queue_final_progress(stream, Progress(stream.characters_received, audio_time))
         if reason not in ("eos", "cancelled", "empty_text"):
             log.info("stream %d finished: %s", stream.id, reason)
         stream.status = StreamStatus.FINISHED
-        stream.frames = []
+        stream.frames_vocoded = stream.frames_produced  # nothing pending any more
         self._streams.pop(stream.id, None)
         self._prefix_totals.pop(stream.id, None)
         self.scheduler.remove(stream)
@@ -437,12 +387,13 @@ class StepLoop:
     def _shutdown_streams(self) -> None:
         """Everything still open when the loop ends (engine closed) ends now, and so does
         everything that arrives later."""
-        self._chunks = []
+        self.output.drop()
         if self._in_flight is not None:  # its streams still end; their audio is dropped
             self._end_streams(self._in_flight.ending)
             self._in_flight = None
         for stream in list(self._streams.values()):
             self._finish(stream, "engine_closed", cancelled=True)
+        self.output.drop()
         self._end_streams(self._ending)
         self._ending = []
         while True:

@@ -27,7 +27,6 @@ from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
-from engine.model.text import OFFICIAL_SPLIT
 from engine.model.tts_model import Qwen3TTS
 from engine.model.voice_clone import MAX_REFERENCE_SECONDS, MIN_REFERENCE_SECONDS, make_clone_prompt
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
@@ -69,6 +68,9 @@ class EngineSettings:
     use_graphs: bool | None = None  # None: CUDA graphs on CUDA, eager elsewhere
     fused_kernels: bool | None = None  # None: the Triton frame-step kernels where they work (bf16 on CUDA)
     voices_dir: Path | None = None  # cloned voices; None: `default_voices_dir()`
+    # Refuse a new stream (`capacity`) when the measured real-time headroom says one more would
+    # make the loop too slow (`engine.runtime.headroom`). None: on CUDA, where timings mean something.
+    admit_by_headroom: bool | None = None
     loop: LoopSettings = LoopSettings()
 
 
@@ -98,6 +100,9 @@ class Qwen3Engine:
         self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
+        self._admit_by_headroom = (
+            model.device.type == "cuda" if settings.admit_by_headroom is None else settings.admit_by_headroom
+        )
         self.loop.start()
 
     @classmethod
@@ -111,7 +116,7 @@ class Qwen3Engine:
         **options: Any,
     ) -> Qwen3Engine:
         """Load a checkpoint folder and start the engine. `options` are `EngineSettings` fields
-        (`max_context`, `use_graphs`, `fused_kernels`) or `LoopSettings` fields (`chunk_schedule`, ...)."""
+        (`max_context`, `use_graphs`, `fused_kernels`, ...) or `LoopSettings` fields (`chunks`, ...)."""
         loop_fields = set(LoopSettings.__dataclass_fields__)
         loop = replace(LoopSettings(), **{k: v for k, v in options.items() if k in loop_fields})
         engine_options = {k: v for k, v in options.items() if k not in loop_fields}
@@ -199,6 +204,18 @@ class Qwen3Engine:
             "features": list(self.features),
             "capacity": self._capacity,
             "voice_cloning": self.voice_cloning.model_dump() if self.voice_cloning else None,
+            "headroom": self.headroom(),
+        }
+
+    def headroom(self) -> dict[str, Any]:
+        """The measured real-time headroom (`engine.runtime.headroom`); nulls before any step ran."""
+        report = self.loop.headroom.report()
+        return {
+            "admission": "headroom" if self._admit_by_headroom else "slots",
+            "iteration_ms": None if report is None else round(report.iteration_seconds * 1e3, 3),
+            "streams_per_iteration": None if report is None else round(report.streams, 2),
+            "realtime_headroom": None if report is None else round(report.headroom, 4),
+            "max_streams_estimate": None if report is None else min(report.max_streams, self._capacity),
         }
 
     # ---- streams ----------------------------------------------------------------------------
@@ -238,6 +255,14 @@ class Qwen3Engine:
                 return self._failed(
                     Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True), sample_rate
                 )
+            if self._admit_by_headroom and not self.loop.headroom.admits(self._active):
+                return self._failed(
+                    Error(
+                        ErrorCode.CAPACITY,
+                        f"no real-time headroom for another stream beside {self._active}", retryable=True,
+                    ),
+                    sample_rate,
+                )
             self._active += 1
             stream_id = next(self._ids)
             channel = EventChannel()
@@ -248,7 +273,7 @@ class Qwen3Engine:
             )
             # Posted under the lock: `aclose` cannot slip its stop command in before it.
             self.loop.inbox.put(OpenCommand(state))
-        feed = TextFeed(self.model.tokenizer.encode, OFFICIAL_SPLIT)
+        feed = TextFeed(self.model.tokenizer.encode, self.model.tokenizer.split_pattern)
         return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
 
     def _resolve(self, voice: str | None, language: str | None, instruct: str | None) -> Voice:

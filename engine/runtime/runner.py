@@ -1,6 +1,7 @@
-"""Executes the batched work of one step on the device: voice-prefix fills, the frame step, and
-codec chunk decoding. Owns every device tensor of the runtime (KV pool, per-slot decode state,
-per-slot codec state); the loop only hands it slot numbers and text ids.
+"""Executes the batched work of one step on the device: voice-prefix fills and the frame step.
+Owns the talker's device tensors (KV pool, per-slot step state) and the `Vocoder` (per-slot codec
+state and chunk decoding, `engine.runtime.vocoder`); the loop only hands it slot numbers and text
+ids. The frame step writes each frame's codes into the vocoder's code history on the device.
 
 The frame step covers pool rows `[0, n)` (n = highest busy slot + 1, rounded up to a bucket on
 the GPU) with static shapes, for every stream in one call:
@@ -19,22 +20,18 @@ step (free slots, parked or prefilling streams) are computed and thrown away: th
 updated where `active`, and their KV write lands on their own next position, which is rewritten
 before it is ever read.
 
-On CUDA each (rows bucket, KV-length bucket, greedy flags) frame step and each (rows bucket,
-frames) codec chunk decode is captured once as a CUDA graph and replayed; the only host sync per
-step is reading back the frame codes. In bf16 the step runs on the Triton kernels of
+On CUDA each (rows bucket, KV-length bucket, greedy flags) frame step is captured once as a CUDA
+graph and replayed; the only host sync per step is reading back the frame codes. In bf16 the step runs on the Triton kernels of
 `engine.runtime.kernels` (fused q/k norm + RoPE + cache write + attention over each row's live
 length, so one graph serves every KV length; sampling and the code's embedding in one launch per
-draw). The codec runs on a second CUDA stream, so a chunk decode overlaps the next frame step;
-`vocode_async` returns a handle to wait on. The same code runs eagerly on the CPU (float32).
+draw). The same code runs eagerly on the CPU (float32).
 """
 
 from __future__ import annotations
 
 import bisect
-import contextlib
 import logging
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -60,38 +57,21 @@ from engine.runtime.fused_step import (
     rotation,
     step_noise,
 )
+from engine.runtime.graphs import capture
 from engine.runtime.kv_cache import KVPool
+from engine.runtime.vocoder import HISTORY, Vocoder
 
 log = logging.getLogger(__name__)
 
-ROW_BUCKETS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256)
+ROW_BUCKETS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024)
 KV_BUCKETS = (64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
-CODEC_FRAME_SIZES = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)
-class DecodeRow:
+class StepRow:
     slot: int
     text_id: int  # a text token, or the config's tts_eos / tts_pad id
     eos_allowed: bool
-
-
-@dataclass
-class PendingAudio:
-    """PCM of a `vocode_async` call: the chunks' samples once the codec stream has produced them."""
-
-    count: int
-    parts: list[tuple[list[int], Tensor]] = field(default_factory=list)  # (chunk indices, PCM rows)
-    done: torch.cuda.Event | None = None
-
-    def result(self) -> list[bytes]:
-        if self.done is not None:
-            self.done.synchronize()
-        pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
-        for indices, pcm in self.parts:
-            for index, samples in zip(indices, pcm.numpy()):
-                pieces[index].append(samples)
-        return [np.concatenate(chunks).tobytes() if chunks else b"" for chunks in pieces]
 
 
 def _fits_candidates(sampling: SamplingParams) -> bool:
@@ -142,8 +122,9 @@ class ModelRunner:
         self._penalty = torch.ones(slots, dtype=torch.float32, device=dev)
         self._talker_rows = SamplerRows.build([SamplingParams.greedy()] * slots, dev, predictor=False)
         self._predictor_rows = SamplerRows.build([SamplingParams.greedy()] * slots, dev, predictor=True)
-        self._greedy = [(True, True)] * slots  # host mirror: (talker greedy, predictor greedy) per slot
-        self._host_position = [0] * slots  # host mirror of `_position`: no sync to pick a KV bucket
+        # Host mirror per slot: talker greedy, predictor greedy, sampling fits the candidates, top-p.
+        self._flags = np.tile(np.array([True, True, True, False]), (slots, 1))
+        self._host_position = np.zeros(slots, dtype=np.int64)  # mirror of `_position`: no sync to pick a KV bucket
         # Per-step inputs: active, text id, EOS allowed; one host->device copy per step.
         self._step_input = torch.zeros(3, slots, dtype=torch.int64, device=dev)
         self._step_input_host = torch.zeros(3, slots, dtype=torch.int64, pin_memory=dev.type == "cuda")
@@ -156,8 +137,6 @@ class ModelRunner:
         self._rows_index = torch.arange(slots, device=dev)
         self._prefix_rows: dict = {}
         self._references: dict = {}
-        self._codec_contexts: dict[int, CodecState] = {}  # slot -> state its next reset starts from
-        self._sampling: list[SamplingParams] = [SamplingParams.greedy()] * slots
 
         talker, predictor = model.talker, model.code_predictor
         self._talker_layers = [FusedLayer.of(layer) for layer in talker.layers]
@@ -175,29 +154,17 @@ class ModelRunner:
         token = torch.arange(2, device=dev).repeat(group)
         self._predictor_first_mask = torch.arange(2, device=dev)[None, :] <= token[:, None]
 
-        # Codec state of every slot, plus one scratch row that padded graph rows write into.
-        template = model.codec.new_state(slots + 1)
-        self._codec_conv = template.conv
-        self._codec_keys, self._codec_values = template.keys, template.values
-        self._codec_key_pos, self._codec_next_pos = template.key_pos, template.next_pos
-        self._codec_fresh = model.codec.new_state(1)
-
         self._step_graphs: dict[tuple, torch.cuda.CUDAGraph] = {}
-        self._codec_graphs: dict[tuple[int, int], tuple[torch.cuda.CUDAGraph, Tensor, Tensor, Tensor]] = {}
         self._step_done = None
-        self._step_slots: list[int] = []
-        self._codec_resets: set[int] = set()
-        # The codec runs on its own CUDA stream, so a chunk decode overlaps the next frame step.
-        # Its graphs have their own capture stream (hence their own cuBLAS workspace) and memory
-        # pool: graphs that may run at the same time must not share scratch memory.
-        self._codec_stream = None
-        if self.device.type == "cuda":
-            self._codec_stream = torch.cuda.Stream(device=dev)
-            self._codec_stream.wait_stream(torch.cuda.current_stream(dev))
+        self._step_slots: np.ndarray | None = None
         if self.use_graphs:
             self._step_pool = torch.cuda.graph_pool_handle()
-            self._codec_pool = torch.cuda.graph_pool_handle()
             self._stream = torch.cuda.Stream(device=dev)
+        self.vocoder = Vocoder(model, slots, self.use_graphs, self._rows_bucket)
+        self._history = self.vocoder.history
+
+    def _rows_bucket(self, rows: int) -> int:
+        return _bucket(rows, ROW_BUCKETS, self.slots) if self.bucketed else rows
 
     # ---- streams ------------------------------------------------------------------------------
 
@@ -251,10 +218,8 @@ class ModelRunner:
     def start_stream(self, slot: int, prefix_length: int, sampling: SamplingParams, voice: Voice | None = None) -> None:
         """Reset the slot's decode and codec state for a new stream whose prefix is in its KV.
         An ICL clone's codec state starts after its reference frames (decoder left context)."""
-        if voice is not None and voice.clone is not None and voice.clone.icl:
-            self._codec_contexts[slot] = self._reference_for(voice)[1]
-        else:
-            self._codec_contexts.pop(slot, None)
+        icl = voice is not None and voice.clone is not None and voice.clone.icl
+        context = self._reference_for(voice)[1] if icl else None
         with torch.inference_mode():
             self._frame_sum[slot] = self._bos_embed
             self._position[slot] = prefix_length
@@ -267,10 +232,9 @@ class ModelRunner:
                 rows.top_k[slot] = getattr(sampling, f"{prefix}top_k")
                 rows.top_p[slot] = getattr(sampling, f"{prefix}top_p")
                 rows.seed[slot] = sampling.seed & 0xFFFFFFFF
-        self._codec_resets.add(slot)
+        self.vocoder.reset(slot, context)
         self._host_position[slot] = prefix_length
-        self._greedy[slot] = (not sampling.do_sample, not sampling.subtalker_do_sample)
-        self._sampling[slot] = sampling
+        self._flags[slot] = (not sampling.do_sample, not sampling.subtalker_do_sample, _fits_candidates(sampling), _uses_top_p(sampling))
 
     def reserve(self, slot: int, prefix_length: int) -> None:
         """Park a slot whose prefix is still being filled: the rows that sit out a frame step
@@ -279,61 +243,37 @@ class ModelRunner:
             self._position[slot] = prefix_length
         self._host_position[slot] = prefix_length
 
-    def _reset_codecs(self) -> None:
-        """Give the slots started since the last codec call a fresh codec state, all at once and
-        on the codec stream (after the last chunk of whichever stream had the slot before)."""
-        if not self._codec_resets:
-            return
-        started = sorted(self._codec_resets)
-        slots = torch.tensor(started, device=self.device)
-        self._codec_resets.clear()
-        k = slots.shape[0]
-        fresh = self._codec_fresh
-        for name, tail in self._codec_conv.items():
-            tail.index_copy_(0, slots, fresh.conv[name].expand(k, *tail.shape[1:]))
-        for pool, init in zip(self._codec_keys + self._codec_values, fresh.keys + fresh.values):
-            pool.index_copy_(0, slots, init.expand(k, *pool.shape[1:]))
-        self._codec_key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *self._codec_key_pos.shape[1:]))
-        self._codec_next_pos.index_fill_(0, slots, 0)
-        for slot in started:
-            context = self._codec_contexts.pop(slot, None)
-            if context is None:
-                continue
-            for name, tail in self._codec_conv.items():
-                tail[slot].copy_(context.conv[name][0])
-            for pool, init in zip(self._codec_keys + self._codec_values, context.keys + context.values):
-                pool[slot].copy_(init[0])
-            self._codec_key_pos[slot].copy_(context.key_pos[0])
-            self._codec_next_pos[slot].copy_(context.next_pos[0])
-
     # ---- the frame step -------------------------------------------------------------------------
 
-    def decode(self, rows: list[DecodeRow]) -> list[list[int]]:
+    def step(self, rows: list[StepRow]) -> np.ndarray:
         """One frame step for `rows` (at most one per slot); returns each row's frame codes
-        (code 0 == codec EOS means the stream ended without this frame)."""
-        self.launch_decode(rows)
-        return self.finish_decode()
+        [len(rows), groups] (code 0 == codec EOS means the stream ended without this frame)."""
+        self.launch_step(
+            np.array([r.slot for r in rows], dtype=np.int64),
+            np.array([r.text_id for r in rows], dtype=np.int64),
+            np.array([r.eos_allowed for r in rows], dtype=np.int64),
+        )
+        return self.finish_step()
 
-    def launch_decode(self, rows: list[DecodeRow]) -> None:
-        """Start the frame step of `rows` on the device; `finish_decode` waits for its codes.
-        The host may do other work (deliver audio) in between."""
-        n_rows = max(r.slot for r in rows) + 1
-        kv_len = max(self._host_position[r.slot] for r in rows) + 1
+    def launch_step(self, slots: np.ndarray, text_ids: np.ndarray, eos_allowed: np.ndarray) -> None:
+        """Start the frame step of the streams in `slots` (each with its text row id and whether
+        EOS may end it) on the device; `finish_step` waits for the codes. The host may do other
+        work (post audio) in between. Host work here is array operations, not per stream."""
+        n_rows = int(slots.max()) + 1
+        kv_len = int(self._host_position[slots].max()) + 1
         if self.bucketed:
             n_rows = _bucket(n_rows, ROW_BUCKETS, self.slots)
             kv_len = _bucket(kv_len, KV_BUCKETS, self.max_context)
-        talker_greedy = all(self._greedy[r.slot][0] for r in rows)
-        predictor_greedy = all(self._greedy[r.slot][1] for r in rows)
-        candidates = all(_fits_candidates(self._sampling[r.slot]) for r in rows)
-        top_p = any(_uses_top_p(self._sampling[r.slot]) for r in rows)
+        flags = self._flags[slots]
+        talker_greedy, predictor_greedy, candidates = (bool(v) for v in flags[:, :3].all(axis=0))
+        top_p = bool(flags[:, 3].any())
 
         host = self._step_input_host
         staged = host.numpy()
         staged[:, :n_rows] = 0
-        slots = [r.slot for r in rows]
         staged[0, slots] = 1
-        staged[1, slots] = [r.text_id for r in rows]
-        staged[2, slots] = [r.eos_allowed for r in rows]
+        staged[1, slots] = text_ids
+        staged[2, slots] = eos_allowed
         key = self._step_key(n_rows, kv_len, talker_greedy, predictor_greedy, candidates, top_p)
         with torch.inference_mode():
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
@@ -347,18 +287,17 @@ class ModelRunner:
                 self._step_done.record(torch.cuda.current_stream(self.device))
         self._step_slots = slots
 
-    def finish_decode(self) -> list[list[int]]:
-        """Wait for the launched frame step (the only host sync of a step) and return its codes."""
+    def finish_step(self) -> np.ndarray:
+        """Wait for the launched frame step (the only host sync of a step) and return its codes,
+        one row per slot of `launch_step`."""
         if self._step_done is not None:
             self._step_done.synchronize()
             self._step_done = None
-        slots, self._step_slots = self._step_slots, []
-        for slot in slots:
-            self._host_position[slot] += 1
-        if not slots:
-            return []
-        codes = self._codes_host[: max(slots) + 1].tolist()
-        return [codes[slot] for slot in slots]
+        slots, self._step_slots = self._step_slots, None
+        if slots is None or not len(slots):
+            return np.zeros((0, self.groups), dtype=np.int64)
+        self._host_position[slots] += 1
+        return self._codes_host.numpy()[slots]
 
     def _step_key(
         self, n_rows: int, kv_len: int, talker_greedy: bool, predictor_greedy: bool, candidates: bool, top_p: bool
@@ -381,7 +320,7 @@ class ModelRunner:
         text = torch.where((text_id == self.tts_eos_id)[:, None], model.tts_eos_embed, text)
         text = torch.where((text_id == self.tts_pad_id)[:, None], model.tts_pad_embed, text)
         x = self._frame_sum[:n] + text
-        hidden = self._talker_decode(x, self._position[:n], kv_len)
+        hidden = self._talker_forward(x, self._position[:n], kv_len)
 
         generated = self._generated[:n]
         logits = apply_talker_processors(
@@ -409,6 +348,11 @@ class ModelRunner:
             codes, frame_sum = self._predict(hidden, c0, predictor_rows, draw, gumbel, top_p)
             self._codes[:n] = codes
 
+        # The frame's codes into the slot's history row (read by the codec, never by the host).
+        rows_index = self._rows_index[:n]
+        at = self._generated[:n] % HISTORY
+        kept = self._history[rows_index, at]
+        self._history[rows_index, at] = torch.where(active[:, None], self._codes[:n], kept)
         step = active.long()
         self._frame_sum[:n] = torch.where(active[:, None], frame_sum, self._frame_sum[:n])
         self._position[:n] += step
@@ -427,7 +371,7 @@ class ModelRunner:
     def _rows_view(rows: SamplerRows, n: int, greedy: bool) -> SamplerRows:
         return SamplerRows(rows.do_sample[:n], rows.temperature[:n], rows.top_k[:n], rows.top_p[:n], rows.seed[:n], greedy)
 
-    def _talker_decode(self, x: Tensor, positions: Tensor, kv_len: int) -> Tensor:
+    def _talker_forward(self, x: Tensor, positions: Tensor, kv_len: int) -> Tensor:
         """One token for pool rows [0, n): x [n, hidden] -> post-norm hidden [n, hidden]."""
         talker = self.model.talker
         n = x.shape[0]
@@ -563,21 +507,9 @@ class ModelRunner:
         stream: `_frame_step` is idempotent with `active` all false."""
         saved = self._step_input.clone()
         self._step_input[0].zero_()
-        graph = self._capture(lambda: self._frame_step(*key), self._stream, self._step_pool)
+        graph = capture(lambda: self._frame_step(*key), self._stream, self._step_pool)
         self._step_input.copy_(saved)
         self._step_graphs[key] = graph
-        return graph
-
-    def _capture(self, body: Callable[[], None], stream: torch.cuda.Stream, pool) -> torch.cuda.CUDAGraph:
-        """Capture `body` (which must only touch persistent tensors) as a CUDA graph on `stream`,
-        after one eager run there (kernel selection, Triton compilation)."""
-        stream.wait_stream(torch.cuda.current_stream(self.device))
-        with torch.cuda.stream(stream):
-            body()
-        torch.cuda.current_stream(self.device).wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=pool, stream=stream):
-            body()
         return graph
 
     def warm_up(self, max_rows: int | None = None, kv_lens: tuple[int, ...] = (), sampled: bool = True) -> int:
@@ -590,6 +522,14 @@ class ModelRunner:
         flags = [(False, False, True, False), (True, True, True, False)] if sampled else [(True, True, True, False)]
         captured = 0
         with torch.inference_mode():
+            # One voice-prefix fill in slot 0 (free until a stream takes it): the first real fill
+            # then loads no kernels (seen: a first turn 1.3 s late on an H200 without this).
+            try:
+                voice = Voice.resolve(self.model.config, None, None, None)
+            except ValueError:  # voice design needs an instruct: the first real fill pays
+                voice = None
+            if voice is not None:
+                self.fill_prefix([(0, voice, 0, self.prefix_length(voice))])
             for n in rows:
                 for kv_len in lens:
                     for g in flags:
@@ -597,107 +537,4 @@ class ModelRunner:
                         if key not in self._step_graphs:
                             self._capture_step(key)
                             captured += 1
-                for frames in CODEC_FRAME_SIZES:
-                    if (n, frames) not in self._codec_graphs:
-                        self._codec_graph(n, frames)
-                        captured += 1
-        return captured
-
-    # ---- the codec ----------------------------------------------------------------------------
-
-    @property
-    def codec_overlaps(self) -> bool:
-        """Whether a `vocode_async` runs beside the frame steps launched after it (CUDA)."""
-        return self._codec_stream is not None
-
-    def _on_codec_stream(self):
-        return torch.cuda.stream(self._codec_stream) if self._codec_stream is not None else contextlib.nullcontext()
-
-    def vocode(self, items: list[tuple[int, list[list[int]]]]) -> list[bytes]:
-        """Decode each (slot, frames) chunk with the slot's streaming codec state; returns s16le PCM."""
-        return self.vocode_async(items).result()
-
-    def vocode_async(self, items: list[tuple[int, list[list[int]]]]) -> PendingAudio:
-        """Start decoding each (slot, frames) chunk on the codec stream; the frame steps launched
-        meanwhile run beside it. `result()` of the returned handle waits for the PCM."""
-        pending = PendingAudio(len(items))
-        # Split every chunk into graph-sized runs (8, 4, 2, 1 frames), then batch equal runs.
-        work: dict[int, list[tuple[int, int, list[list[int]]]]] = {}
-        for index, (slot, frames) in enumerate(items):
-            offset = 0
-            for size in sorted(CODEC_FRAME_SIZES, reverse=True):
-                while len(frames) - offset >= size:
-                    work.setdefault(offset, []).append((index, slot, frames[offset : offset + size]))
-                    offset += size
-        with torch.inference_mode(), self._on_codec_stream():
-            self._reset_codecs()
-            for offset in sorted(work):
-                by_size: dict[int, list[tuple[int, int, list[list[int]]]]] = {}
-                for entry in work[offset]:
-                    by_size.setdefault(len(entry[2]), []).append(entry)
-                for size, entries in by_size.items():
-                    pcm = self._decode_chunks([e[1] for e in entries], [e[2] for e in entries])
-                    pending.parts.append(([e[0] for e in entries], pcm))
-            if self._codec_stream is not None:
-                pending.done = torch.cuda.Event()
-                pending.done.record(self._codec_stream)
-        return pending
-
-    def _decode_chunks(self, slots: list[int], frames: list[list[list[int]]]) -> Tensor:
-        """Launch the decode of equal-length chunks; -> int16 PCM [len(slots), samples] on the
-        host (pinned, filled once the codec stream gets there)."""
-        n_frames = len(frames[0])
-        batch = _bucket(len(slots), ROW_BUCKETS, self.slots) if self.bucketed else len(slots)
-        cuda = self.device.type == "cuda"
-        index = torch.full((batch,), self.slots, dtype=torch.int64, pin_memory=cuda)  # padding rows use the scratch state
-        index[: len(slots)] = torch.tensor(slots)
-        codes = torch.zeros(batch, n_frames, self.groups, dtype=torch.int64, pin_memory=cuda)
-        codes[: len(slots)] = torch.tensor(frames, dtype=torch.int64)
-        if self.use_graphs:
-            graph, index_in, codes_in, pcm_out = self._codec_graph(batch, n_frames)
-            index_in.copy_(index, non_blocking=True)
-            codes_in.copy_(codes, non_blocking=True)
-            graph.replay()
-            pcm = pcm_out[: len(slots)]
-        else:
-            pcm = self._codec_body(index.to(self.device, non_blocking=True), codes.to(self.device, non_blocking=True))[: len(slots)]
-        if not cuda:
-            return pcm
-        host = torch.empty(pcm.shape, dtype=pcm.dtype, pin_memory=True)
-        host.copy_(pcm, non_blocking=True)
-        return host
-
-    def _codec_body(self, index: Tensor, codes: Tensor) -> Tensor:
-        """Gather the slots' codec states, decode, scatter the states back; -> int16 [B, samples]."""
-        state = CodecState(
-            conv={name: tail.index_select(0, index) for name, tail in self._codec_conv.items()},
-            keys=[k.index_select(0, index) for k in self._codec_keys],
-            values=[v.index_select(0, index) for v in self._codec_values],
-            key_pos=self._codec_key_pos.index_select(0, index),
-            next_pos=self._codec_next_pos.index_select(0, index),
-        )
-        wav = self.model.codec.decode_chunk(codes, state)
-        for name, tail in self._codec_conv.items():
-            tail.index_copy_(0, index, state.conv[name])
-        for pool, new in zip(self._codec_keys + self._codec_values, state.keys + state.values):
-            pool.index_copy_(0, index, new)
-        self._codec_key_pos.index_copy_(0, index, state.key_pos)
-        self._codec_next_pos.index_copy_(0, index, state.next_pos)
-        return torch.round(wav * 32767.0).to(torch.int16)
-
-    def _codec_graph(self, batch: int, n_frames: int):
-        entry = self._codec_graphs.get((batch, n_frames))
-        if entry is not None:
-            return entry
-        index_in = torch.full((batch,), self.slots, dtype=torch.int64, device=self.device)
-        codes_in = torch.zeros(batch, n_frames, self.groups, dtype=torch.int64, device=self.device)
-        pcm_out = torch.zeros(batch, n_frames * self.model.samples_per_frame, dtype=torch.int16, device=self.device)
-
-        def body() -> None:
-            pcm_out.copy_(self._codec_body(index_in, codes_in))
-
-        graph = self._capture(body, self._codec_stream, self._codec_pool)
-        # Capture advanced the scratch row only; it is never read as a real stream's state.
-        entry = (graph, index_in, codes_in, pcm_out)
-        self._codec_graphs[(batch, n_frames)] = entry
-        return entry
+        return captured + self.vocoder.warm_up(rows)

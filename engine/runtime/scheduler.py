@@ -1,4 +1,5 @@
-"""Which streams fill their voice prefix and which run a talker step, this step.
+"""Which streams fill their voice prefix and which run a talker step, this step; and when a
+stream must stop whatever the model says (`stop_reason`).
 
 Every stream whose next text row is known runs in the same batched step, so nobody waits behind
 anybody while the batch fits; a stream whose next text token has not arrived is parked in
@@ -12,10 +13,13 @@ chunks of at most `prefill_rows_per_step` rows per step, so a new voice never st
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from engine.model.prompt import Voice
 from engine.runtime.stream import StreamState, StreamStatus
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -28,18 +32,18 @@ class PrefixFill:
 @dataclass
 class StepPlan:
     fills: list[PrefixFill] = field(default_factory=list)
-    decodes: list[StreamState] = field(default_factory=list)
+    steps: list[StreamState] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not self.fills and not self.decodes
+        return not self.fills and not self.steps
 
 
 class Scheduler:
-    def __init__(self, max_decode_rows: int, prefill_rows_per_step: int) -> None:
-        if max_decode_rows < 1 or prefill_rows_per_step < 1:
-            raise ValueError("max_decode_rows and prefill_rows_per_step must be at least 1")
-        self.max_decode_rows = max_decode_rows
+    def __init__(self, max_step_rows: int, prefill_rows_per_step: int) -> None:
+        if max_step_rows < 1 or prefill_rows_per_step < 1:
+            raise ValueError("max_step_rows and prefill_rows_per_step must be at least 1")
+        self.max_step_rows = max_step_rows
         self.prefill_rows_per_step = prefill_rows_per_step
         self._streams: dict[int, StreamState] = {}
 
@@ -79,8 +83,26 @@ class Scheduler:
                 stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
                 if stream.status is StreamStatus.READY:
                     ready.append(stream)
-        if len(ready) > self.max_decode_rows:
+        if len(ready) > self.max_step_rows:
             ready.sort(key=lambda s: (s.frames_produced > 0, s.last_served))
-            ready = ready[: self.max_decode_rows]
-        plan.decodes = ready
+            ready = ready[: self.max_step_rows]
+        plan.steps = ready
         return plan
+
+
+def stop_reason(stream: StreamState, max_context: int, max_frames_per_text_token: float, min_frame_cap: int) -> str | None:
+    """Why a stream that just produced a frame must end now (None: it goes on)."""
+    if stream.frames_produced >= stream.max_frames:
+        return "max_new_tokens"
+    if stream.prefix_rows + stream.steps >= max_context:
+        log.warning("stream %d reached the context limit (%d rows)", stream.id, max_context)
+        return "context_limit"
+    if stream.text_ended:
+        cap = max(min_frame_cap, max_frames_per_text_token * len(stream.text_ids))
+        if stream.frames_produced >= cap:
+            log.warning(
+                "stream %d stopped after %d frames for %d text tokens (runaway guard)",
+                stream.id, stream.frames_produced, len(stream.text_ids),
+            )
+            return "frame_cap"
+    return None

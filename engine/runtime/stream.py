@@ -49,7 +49,7 @@ class StreamState:
     id: int
     prompt: Voice  # the text-independent part of the prompt; equal voices share a cached prefix
     sampling: Any
-    channel: "EventChannel"
+    channel: EventChannel
     max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
     status: StreamStatus = StreamStatus.PREFIX
     slot: int | None = None
@@ -59,9 +59,8 @@ class StreamState:
     text_ended: bool = False
     characters_received: int = 0
     steps: int = 0  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
-    frames: list[list[int]] = field(default_factory=list)  # produced, not yet vocoded
-    frames_produced: int = 0
-    frames_vocoded: int = 0
+    frames_produced: int = 0  # its codes are in the vocoder's history on the device
+    frames_vocoded: int = 0  # frames handed to the codec; the rest are pending
     chunks_emitted: int = 0
     first_audio_at: float | None = None  # loop clock when its first chunk was posted (playout start)
     progress_end: int = 0
@@ -81,6 +80,10 @@ class StreamState:
     def track_id(self, index: int) -> int:
         r = len(self.reference_ids)
         return self.reference_ids[index] if index < r else self.text_ids[index - r]
+
+    @property
+    def frames_pending(self) -> int:
+        return self.frames_produced - self.frames_vocoded
 
     @property
     def next_text_id_known(self) -> bool:

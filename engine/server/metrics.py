@@ -52,5 +52,23 @@ class ServerMetrics:
             registry=self.registry,
         )
 
+    def report_headroom(self, measure) -> None:
+        """Export an engine's measured real-time headroom, read at each scrape (`measure()` gives
+        a `voice_tts.protocol.Headroom`)."""
+
+        def field(name: str):
+            def read() -> float:
+                value = getattr(measure(), name)
+                return float("nan") if value is None else float(value)
+
+            return read
+
+        for name, help_text in (
+            ("realtime_headroom", "1 - loop iteration time / audio time it makes (engine-measured)."),
+            ("max_streams_estimate", "Most concurrent streams the engine's measured costs keep real-time."),
+            ("iteration_ms", "Mean recent engine loop iteration, ms."),
+        ):
+            Gauge(f"voice_tts_engine_{name}", help_text, registry=self.registry).set_function(field(name))
+
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -13,6 +13,7 @@ from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
     Capabilities,
     ErrorCode,
+    Headroom,
     StreamingEngine,
     VoiceCloning,
     VoiceInfo,
@@ -125,6 +126,8 @@ class ServerState:
         self.slots = StreamSlots(capacity, self.metrics)
         self.usage_log = UsageLog(self.settings.usage_log)
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
+        if self._headroom() is not None:
+            self.metrics.report_headroom(self._headroom)
 
     def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
         return StreamUsage(
@@ -135,6 +138,11 @@ class ServerState:
             voice=voice,
             api_key_label=api_key_label(self.settings.api_key),
         )
+
+    def _headroom(self) -> Headroom | None:
+        """The engine's measured real-time headroom, for engines that measure it."""
+        measure = getattr(self.engine, "headroom", None)
+        return Headroom(**measure()) if callable(measure) else None
 
     def capabilities(self) -> Capabilities:
         return Capabilities(
@@ -148,4 +156,5 @@ class ServerState:
             capacity=self.slots.capacity,
             active_streams=self.slots.active,
             voice_cloning=self.description.voice_cloning,
+            headroom=self._headroom(),
         )

@@ -1,82 +1,131 @@
-"""When a stream's pending frames go to the codec: the chunk schedule, and before a chunk is
-complete, the playout deadline (audio already sent, played at real time from the first chunk)."""
+"""When a stream's frames go to the codec and in what order (engine.runtime.output), and admission
+from measured headroom (engine.runtime.headroom) as the engine and the server report it; all on
+a fake clock (given times and given iteration measurements)."""
 
 from __future__ import annotations
 
 import asyncio
-import types
+from pathlib import Path
 
 import pytest
 
+from voice_tts.protocol import Done, Error, ErrorCode
+
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
-from engine.runtime.loop import LoopSettings, StepLoop
+from engine.runtime.headroom import Headroom
+from engine.runtime.output import ChunkPolicy, Output, buffered
+from engine.runtime.qwen3_engine import Qwen3Engine
 from engine.runtime.stream import FRAME_SECONDS, EventChannel, StreamState
+from engine.server.settings import ServerSettings
+from engine.server.state import EngineDescription, ServerState
 
-FRAME = [0] * 16
-
-
-def loop_with(**settings) -> StepLoop:
-    # The policy reads only the loop's settings and clock; the runner stand-in gives the slot count.
-    return StepLoop(types.SimpleNamespace(slots=4), LoopSettings(**settings), on_release=lambda: None)
+POLICY = ChunkPolicy(low_water=0.3, max_chunk_frames=8, codec_frames_per_stream=2.0)
 
 
-def stream(pending: int, chunks_emitted: int, frames_vocoded: int, first_audio_at: float | None) -> StreamState:
-    s = StreamState(id=1, prompt=Voice("ryan", "english", None), sampling=SamplingParams.greedy(), channel=EventChannel(), max_frames=100)
-    s.frames = [FRAME] * pending
-    s.chunks_emitted, s.frames_vocoded, s.first_audio_at = chunks_emitted, frames_vocoded, first_audio_at
+def stream(pending: int, frames_vocoded: int = 0, first_audio_at: float | None = None, stream_id: int = 1) -> StreamState:
+    s = StreamState(id=stream_id, prompt=Voice("ryan", "english", None), sampling=SamplingParams.greedy(), channel=EventChannel(), max_frames=100)
+    s.frames_vocoded = frames_vocoded
+    s.frames_produced = frames_vocoded + pending
+    s.chunks_emitted = 1 if frames_vocoded else 0
+    s.first_audio_at = first_audio_at
+    s.text_ids, s.text_ends = [1] * 40, list(range(1, 41))
     return s
 
 
-def test_a_complete_scheduled_chunk_goes_at_once():
-    loop = loop_with(chunk_schedule=(1, 2, 4, 8))
-    assert loop._chunk_due(stream(pending=1, chunks_emitted=0, frames_vocoded=0, first_audio_at=None)) == 1
-    assert loop._chunk_due(stream(pending=4, chunks_emitted=2, frames_vocoded=3, first_audio_at=0.0)) == 4
-    assert loop._chunk_due(stream(pending=8, chunks_emitted=9, frames_vocoded=30, first_audio_at=0.0)) == 8
+def test_a_first_frame_goes_at_once():
+    assert POLICY.due(stream(pending=1), now=0.0) == 1
+    assert POLICY.due(stream(pending=3), now=0.0) == 1  # first audio is one frame, the rest follows
+
+
+def test_a_full_chunk_goes_at_once_whatever_is_buffered():
+    assert POLICY.due(stream(pending=8, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 8
+
+
+def test_a_stream_with_audio_to_spare_keeps_collecting():
+    s = stream(pending=5, frames_vocoded=10, first_audio_at=10.0)  # 0.8 s sent
+    assert buffered(s, 10.4) == pytest.approx(0.4)
+    assert POLICY.due(s, now=10.4) == 0
+    # It is looked at again when its buffer reaches the low-water mark.
+    assert POLICY.wake_at(s) == pytest.approx(10.0 + 0.8 - 0.3)
 
 
 def test_a_stream_about_to_run_out_gets_its_pending_frames_in_codec_sizes():
-    loop = loop_with(chunk_schedule=(1, 2, 4, 8), playout_margin=0.25)
-    loop._now = 10.0
-    # 3 frames sent from t = 9.9: the audio runs out at 10.14, within the margin.
-    starving = dict(chunks_emitted=2, frames_vocoded=3, first_audio_at=9.9)
-    assert loop._chunk_due(stream(pending=1, **starving)) == 1
-    assert loop._chunk_due(stream(pending=3, **starving)) == 2
-    assert loop._chunk_due(stream(pending=7, **{**starving, "chunks_emitted": 4})) == 4
+    for pending, size in ((1, 1), (3, 2), (5, 4), (7, 4)):
+        assert POLICY.due(stream(pending=pending, frames_vocoded=10, first_audio_at=10.0), now=10.55) == size
 
 
-def test_a_stream_with_audio_to_spare_waits_for_its_full_chunk():
-    loop = loop_with(chunk_schedule=(1, 2, 4, 8), playout_margin=0.25)
-    loop._now = 10.0 + 0.5
-    # 20 frames (1.6 s) sent from t = 10.0: 1.1 s left, more than the margin.
-    assert 20 * FRAME_SECONDS - 0.5 > 0.25
-    assert loop._chunk_due(stream(pending=5, chunks_emitted=5, frames_vocoded=20, first_audio_at=10.0)) == 0
+def test_before_its_first_chunk_arrives_a_stream_counts_what_was_sent():
+    s = stream(pending=2, frames_vocoded=1)  # first chunk queued, not yet posted: 80 ms sent
+    assert buffered(s, 123.0) == pytest.approx(FRAME_SECONDS)
+    assert POLICY.due(s, now=123.0) == 2
 
 
-def test_before_the_first_chunk_arrives_and_without_a_margin_only_the_schedule_counts():
-    loop = loop_with(chunk_schedule=(2, 8), playout_margin=0.25)
-    loop._now = 10.0
-    assert loop._chunk_due(stream(pending=1, chunks_emitted=0, frames_vocoded=0, first_audio_at=None)) == 0
-    plain = loop_with(chunk_schedule=(1, 8), playout_margin=None)
-    plain._now = 10.0
-    assert plain._chunk_due(stream(pending=3, chunks_emitted=1, frames_vocoded=1, first_audio_at=9.99)) == 0
+def test_first_audio_goes_first_then_the_least_buffered_within_the_budget():
+    output = Output(POLICY, vocoder=None)
+    now = 20.0
+    new = stream(pending=1, stream_id=1)
+    low = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.7, stream_id=2)  # 0.1 s left
+    lower = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.75, stream_id=3)  # 0.05 s left
+    full = stream(pending=8, frames_vocoded=40, first_audio_at=now - 1.0, stream_id=4)  # 2.2 s left
+    # Budget: 2 codec frames per stream stepped (4 streams) = 8 frames beside the first chunk.
+    output.choose([full, low, new, lower], now, stepped=4)
+    assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
+    assert [(c.stream.id, c.frames) for c in output._queued] == [(3, 4), (2, 4)]
+    assert full.frames_pending == 8  # over the budget: it waits, with the most audio to spare
+    output.drop()
+    output.choose([full], now + 0.04, stepped=4)  # next iteration: it goes
+    assert [(c.stream.id, c.frames) for c in output._queued] == [(4, 8)]
 
 
-@pytest.mark.parametrize("margin", [0.0, 0.25, 1.0])
-def test_queued_chunks_take_the_oldest_frames_and_keep_the_rest(margin):
-    loop = loop_with(playout_margin=margin)
-    s = stream(pending=0, chunks_emitted=1, frames_vocoded=1, first_audio_at=0.0)
-    s.frames = [[i] * 16 for i in range(3)]
-    s.text_ids, s.text_ends = [1, 2, 3, 4], [1, 2, 3, 4]
-    loop._queue_chunk(s, 2)
-    assert [f[0] for f in loop._chunks[0].frames] == [0, 1] and [f[0] for f in s.frames] == [2]
-    assert s.frames_vocoded == 3 and loop._chunks[0].start_sample == 1920
+def test_queued_chunks_take_the_oldest_frames_and_report_progress():
+    output = Output(POLICY, vocoder=None)
+    s = stream(pending=5, frames_vocoded=3, first_audio_at=0.0)
+    output.queue(s, 2)
+    chunk = output._queued[0]
+    assert (chunk.first_frame, chunk.frames) == (3, 2)
+    assert s.frames_vocoded == 5 and s.frames_pending == 3
+    assert chunk.progress is not None and chunk.progress.spoken_end == s.text_ends[4]
+
+
+def test_headroom_admits_while_the_predicted_iteration_fits():
+    headroom = Headroom(target=0.5, frame_seconds=0.08)  # 40 ms per iteration allowed
+    assert headroom.admits(10_000)  # nothing measured yet
+    for _ in range(5):
+        headroom.record(100, 0.005 + 100 * 0.0001)
+        headroom.record(200, 0.005 + 200 * 0.0001)
+    assert headroom.predicted_seconds(300) == pytest.approx(0.035)
+    assert headroom.admits(349)  # 350 streams: 40 ms
+    assert not headroom.admits(350)
+    report = headroom.report()
+    assert report.max_streams == 350
+    assert report.headroom == pytest.approx(1 - 0.02 / 0.08)
+
+
+async def test_the_engine_refuses_a_stream_the_headroom_cannot_carry(tiny_checkpoint: Path):
+    engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=8, admit_by_headroom=True)
+    try:
+        for streams in (1, 2, 1, 2):  # measured: 50 ms per stream, so one stream fits 70 % of a frame
+            engine.loop.headroom.record(streams, 0.05 * streams)
+        first = engine.open_stream(voice="ryan", language="english")
+        second = engine.open_stream(voice="ryan", language="english")
+        events = [e async for e in second.events()]
+        assert isinstance(events[0], Error) and events[0].code == ErrorCode.CAPACITY and events[0].retryable
+        assert isinstance(events[-1], Done)
+        headroom = engine.capabilities()["headroom"]
+        assert headroom["admission"] == "headroom" and headroom["max_streams_estimate"] == 1
+        # The server reports it in /v1/capabilities and /metrics.
+        state = ServerState(engine, ServerSettings(), EngineDescription.of(engine))
+        assert state.capabilities().headroom.max_streams_estimate == 1
+        assert b"voice_tts_engine_max_streams_estimate 1.0" in state.metrics.render()
+        first.cancel()
+        assert isinstance([e async for e in first.events()][-1], Done)
+    finally:
+        await engine.aclose()
 
 
 async def test_events_posted_together_arrive_in_order():
     channel = EventChannel()
-    waiter = asyncio.ensure_future(channel.get())
-    await asyncio.sleep(0)
     channel.put_many(["progress", "audio"])
-    assert await waiter == "progress"
-    assert await channel.get() == "audio"
+    assert [await channel.get(), await channel.get()] == ["progress", "audio"]
+    await asyncio.sleep(0)

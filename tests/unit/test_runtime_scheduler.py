@@ -24,49 +24,49 @@ def ids(streams: list[StreamState]) -> list[int]:
 
 
 def test_a_stream_without_its_next_text_row_waits_and_resumes():
-    scheduler = Scheduler(max_decode_rows=8, prefill_rows_per_step=64)
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=64)
     s = stream(1, text_ids=[5, 6], text_ends=[1, 2], steps=2)
     scheduler.add(s)
-    assert scheduler.schedule({}).decodes == []
+    assert scheduler.schedule({}).steps == []
     assert s.status is StreamStatus.WAIT_TEXT
     s.text_ids.append(7)
     s.text_ends.append(3)
-    assert scheduler.schedule({}).decodes == [s]
+    assert scheduler.schedule({}).steps == [s]
     assert s.status is StreamStatus.READY
 
 
 def test_end_of_text_makes_the_eos_and_pad_rows_known():
-    scheduler = Scheduler(max_decode_rows=8, prefill_rows_per_step=64)
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=64)
     s = stream(1, text_ids=[5], text_ends=[1], steps=1, text_ended=True)
     scheduler.add(s)
-    assert scheduler.schedule({}).decodes == [s]
+    assert scheduler.schedule({}).steps == [s]
     s.steps = 7
-    assert scheduler.schedule({}).decodes == [s]
+    assert scheduler.schedule({}).steps == [s]
 
 
 def test_every_ready_stream_runs_when_the_batch_fits():
-    scheduler = Scheduler(max_decode_rows=8, prefill_rows_per_step=64)
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=64)
     streams = [stream(i, text_ids=[1] * 10, text_ends=[1] * 10, steps=i) for i in range(1, 7)]
     for s in streams:
         scheduler.add(s)
-    assert scheduler.schedule({}).decodes == streams
+    assert scheduler.schedule({}).steps == streams
 
 
 def test_capped_steps_serve_new_streams_first_then_the_least_recently_served():
-    scheduler = Scheduler(max_decode_rows=2, prefill_rows_per_step=64)
+    scheduler = Scheduler(max_step_rows=2, prefill_rows_per_step=64)
     old_recent = stream(1, text_ids=[1] * 50, text_ends=[1] * 50, steps=20, frames_produced=20, last_served=9)
     old_waiting = stream(2, text_ids=[1] * 50, text_ends=[1] * 50, steps=20, frames_produced=20, last_served=3)
     new = stream(3, text_ids=[1], text_ends=[1])
     for s in (old_recent, old_waiting, new):
         scheduler.add(s)
-    assert ids(scheduler.schedule({}).decodes) == [3, 2]
+    assert ids(scheduler.schedule({}).steps) == [3, 2]
     # Once served, a stream goes to the back: nobody is starved.
     new.frames_produced, new.last_served, old_waiting.last_served = 1, 10, 11
-    assert ids(scheduler.schedule({}).decodes) == [1, 3]
+    assert ids(scheduler.schedule({}).steps) == [1, 3]
 
 
 def test_prefix_fills_are_chunked_and_one_voice_is_filled_once():
-    scheduler = Scheduler(max_decode_rows=8, prefill_rows_per_step=16)
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=16)
     a = stream(1, status=StreamStatus.PREFIX)
     b = stream(2, status=StreamStatus.PREFIX)  # same voice as a: waits for a's prefix
     c = stream(3, voice=VIVIAN, status=StreamStatus.PREFIX)

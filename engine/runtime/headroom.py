@@ -1,0 +1,82 @@
+"""The engine's real-time headroom, measured: loop iteration time against the audio it makes.
+
+Every busy loop iteration makes one frame (80 ms of audio) for each stream it steps, so the
+streams stay real-time while an iteration takes less than a frame. `Headroom` keeps the recent
+iterations (streams stepped, seconds), fits iteration time = fixed + per-stream cost by least
+squares, and admits a new stream only while the predicted iteration time with one more stream
+stays under `target` of a frame (the rest is the margin for jitter and first-audio latency).
+Until it has seen iterations with at least two different batch sizes it predicts from their mean
+time per stream (and admits everything before the first iteration).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from dataclasses import dataclass
+
+from engine.runtime.stream import FRAME_SECONDS
+
+
+@dataclass(frozen=True)
+class HeadroomReport:
+    iteration_seconds: float  # mean of the recent busy iterations
+    streams: float  # mean streams stepped in them
+    headroom: float  # 1 - iteration time / frame time (0: exactly real-time)
+    max_streams: int  # the most streams the fit admits
+
+
+class Headroom:
+    def __init__(self, target: float = 0.7, window: int = 256, frame_seconds: float = FRAME_SECONDS) -> None:
+        if not 0 < target <= 1:
+            raise ValueError("target must be in (0, 1]")
+        self.target = target
+        self.frame_seconds = frame_seconds
+        self._samples: collections.deque[tuple[int, float]] = collections.deque(maxlen=window)
+        self._lock = threading.Lock()
+
+    def record(self, streams: int, seconds: float) -> None:
+        """One busy iteration that stepped `streams` streams in `seconds`."""
+        if streams > 0:
+            with self._lock:
+                self._samples.append((streams, seconds))
+
+    def _fit(self) -> tuple[float, float] | None:
+        """(fixed seconds, seconds per stream) of the recent iterations, or None without any."""
+        with self._lock:
+            samples = list(self._samples)
+        if not samples:
+            return None
+        n = len(samples)
+        mean_x = sum(x for x, _ in samples) / n
+        mean_y = sum(y for _, y in samples) / n
+        var = sum((x - mean_x) ** 2 for x, _ in samples)
+        if var > 0:
+            slope = sum((x - mean_x) * (y - mean_y) for x, y in samples) / var
+            if slope > 0:
+                return max(0.0, mean_y - slope * mean_x), slope
+        return 0.0, mean_y / mean_x
+
+    def predicted_seconds(self, streams: int) -> float | None:
+        fit = self._fit()
+        return None if fit is None else fit[0] + fit[1] * streams
+
+    def admits(self, streams: int) -> bool:
+        """Whether one more stream beside `streams` keeps the predicted iteration under target."""
+        predicted = self.predicted_seconds(streams + 1)
+        return predicted is None or predicted <= self.target * self.frame_seconds
+
+    def report(self) -> HeadroomReport | None:
+        fit = self._fit()
+        if fit is None:
+            return None
+        with self._lock:
+            samples = list(self._samples)
+        seconds = sum(y for _, y in samples) / len(samples)
+        streams = sum(x for x, _ in samples) / len(samples)
+        fixed, per_stream = fit
+        limit = self.target * self.frame_seconds - fixed
+        return HeadroomReport(
+            iteration_seconds=seconds, streams=streams, headroom=1 - seconds / self.frame_seconds,
+            max_streams=max(0, int(limit / per_stream)) if per_stream > 0 else 0,
+        )

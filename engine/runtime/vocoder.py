@@ -1,0 +1,246 @@
+"""The codec side of the runtime: every slot's streaming codec state, and the batched chunk decode.
+
+The frame step writes each stream's frame codes into `history` ([slots + 1, HISTORY, groups] on
+the device, frame k of a slot at row k % HISTORY), so a chunk is named by (slot, first frame,
+frames) and its codes never travel through the host. `decode_async` splits chunks into graph
+sizes (4, 2, 1 frames), batches equal runs, gathers each row's codec state, decodes
+(`CodecDecoder.decode_chunk`, channels-last with the Triton Snake on CUDA), scatters the states
+back and leaves int16 PCM in pinned host memory.
+
+On CUDA the decode runs on its own stream beside the next frame step, one CUDA graph per (rows
+bucket, frames) with its own memory pool and capture stream (hence its own cuBLAS workspace):
+graphs that may run at the same time must not share scratch memory. Chunks marked urgent (a
+stream's first audio) are decoded first and get their own event, so they can be posted before
+the rest of the batch is done. The same code runs eagerly on the CPU (float32).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from engine.model.codec import CodecState
+from engine.model.tts_model import Qwen3TTS
+from engine.runtime.graphs import capture
+
+# Frames per decode run (one graph each per rows bucket); longer chunks are several runs. The
+# codec's cost per frame and stream barely changes with the run length, so 8-frame runs would
+# only add graphs (and capture time at 1,024 rows).
+CODEC_FRAME_SIZES = (1, 2, 4)
+# Frames of code history kept per slot on the device: more than a stream ever has pending
+# (the loop decodes at the latest once a stream holds MAX_PENDING_FRAMES).
+HISTORY = 64
+MAX_PENDING_FRAMES = HISTORY - 16
+
+
+@dataclass(frozen=True)
+class Chunk:
+    slot: int
+    first_frame: int  # the stream's frame index of the chunk's first frame
+    frames: int
+
+
+@dataclass
+class PendingAudio:
+    """PCM of a `decode_async` call: the chunks' samples once the codec stream has produced them."""
+
+    count: int
+    parts: list[tuple[list[int], Tensor]] = field(default_factory=list)  # (chunk indices, PCM rows)
+    done: torch.cuda.Event | None = None
+
+    def wait(self) -> None:
+        if self.done is not None:
+            self.done.synchronize()
+            self.done = None
+
+    def result(self) -> list[bytes]:
+        self.wait()
+        pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
+        for indices, pcm in self.parts:
+            for index, samples in zip(indices, pcm.numpy()):
+                pieces[index].append(samples)
+        return [b"".join(p.tobytes() for p in chunks) for chunks in pieces]
+
+
+class Vocoder:
+    def __init__(
+        self, model: Qwen3TTS, slots: int, use_graphs: bool, bucket: Callable[[int], int]
+    ) -> None:
+        self.model = model
+        self.codec = model.codec
+        self.device = model.device
+        self.slots = slots
+        self.use_graphs = use_graphs
+        self._bucket = bucket
+        self.groups = model.config.talker.num_code_groups
+        self.samples_per_frame = model.samples_per_frame
+        self.history = torch.zeros(slots + 1, HISTORY, self.groups, dtype=torch.int64, device=self.device)
+        # Codec state of every slot, plus one scratch row that padded graph rows write into.
+        template = self.codec.new_state(slots + 1)
+        self._conv = template.conv
+        self._keys, self._values = template.keys, template.values
+        self._key_pos, self._next_pos = template.key_pos, template.next_pos
+        self._fresh = self.codec.new_state(1)
+        self._resets: dict[int, CodecState | None] = {}  # slot -> the state it starts from (None: fresh)
+        self._graphs: dict[tuple[int, int], tuple[torch.cuda.CUDAGraph, Tensor, Tensor]] = {}
+        self._stream = None
+        if self.device.type == "cuda":
+            self._stream = torch.cuda.Stream(device=self.device)
+            self._stream.wait_stream(torch.cuda.current_stream(self.device))
+        if use_graphs:
+            self._pool = torch.cuda.graph_pool_handle()
+
+    @property
+    def overlaps(self) -> bool:
+        """Whether a `decode_async` runs beside the frame steps launched after it (CUDA)."""
+        return self._stream is not None
+
+    def reset(self, slot: int, context: CodecState | None = None) -> None:
+        """The slot starts a new stream: fresh codec state before its first chunk, or `context`
+        (an ICL clone's state after its reference frames: the decoder's left context)."""
+        self._resets[slot] = context
+
+    def _on_stream(self):
+        return torch.cuda.stream(self._stream) if self._stream is not None else contextlib.nullcontext()
+
+    def decode(self, chunks: list[Chunk]) -> list[bytes]:
+        return self.decode_async(chunks)[0].result()
+
+    def decode_async(self, chunks: list[Chunk], urgent: int = 0) -> tuple[PendingAudio, PendingAudio | None]:
+        """Start decoding `chunks` on the codec stream; the frame steps launched meanwhile run
+        beside it. The first `urgent` chunks are decoded first, into a handle of their own
+        (second element; None when urgent is 0); the first element holds the rest."""
+        with torch.inference_mode(), self._on_stream():
+            self._apply_resets()
+            first = self._launch(chunks[:urgent]) if urgent else None
+            rest = self._launch(chunks[urgent:])
+        return rest, first
+
+    def _launch(self, chunks: list[Chunk]) -> PendingAudio:
+        pending = PendingAudio(len(chunks))
+        # Split every chunk into graph-sized runs (4, 2, 1 frames), then batch equal runs:
+        # runs at the same offset of different chunks are independent; later offsets follow.
+        work: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for index, chunk in enumerate(chunks):
+            offset = 0
+            for size in sorted(CODEC_FRAME_SIZES, reverse=True):
+                while chunk.frames - offset >= size:
+                    work.setdefault((offset, size), []).append((index, chunk.slot, chunk.first_frame + offset))
+                    offset += size
+        for offset, size in sorted(work):
+            entries = work[(offset, size)]
+            pcm = self._decode_runs([e[1] for e in entries], [e[2] for e in entries], size)
+            pending.parts.append(([e[0] for e in entries], pcm))
+        if self._stream is not None:
+            pending.done = torch.cuda.Event()
+            pending.done.record(self._stream)
+        return pending
+
+    def _decode_runs(self, slots: list[int], starts: list[int], frames: int) -> Tensor:
+        """Launch the decode of `frames` frames from each (slot, start frame); -> int16 PCM
+        [len(slots), samples] on the host (pinned, filled once the codec stream gets there)."""
+        batch = self._bucket(len(slots))
+        cuda = self.device.type == "cuda"
+        inputs = np.empty((2, batch), dtype=np.int64)
+        inputs[0] = self.slots  # padding rows use the scratch state
+        inputs[1] = 0
+        inputs[0, : len(slots)] = slots
+        inputs[1, : len(slots)] = starts
+        staged = torch.from_numpy(inputs)
+        if cuda:
+            staged = staged.pin_memory()
+        if self.use_graphs:
+            graph, inputs_in, pcm_out = self._graph(batch, frames)
+            inputs_in.copy_(staged, non_blocking=True)
+            graph.replay()
+            pcm = pcm_out[: len(slots)]
+        else:
+            pcm = self._body(staged.to(self.device, non_blocking=True), frames)[: len(slots)]
+        if not cuda:
+            return pcm
+        host = torch.empty(pcm.shape, dtype=pcm.dtype, pin_memory=True)
+        host.copy_(pcm, non_blocking=True)
+        return host
+
+    def _body(self, inputs: Tensor, frames: int) -> Tensor:
+        """Gather the rows' codes and codec states, decode, scatter the states back -> int16 [B, samples]."""
+        index, start = inputs[0], inputs[1]
+        at = (start[:, None] + torch.arange(frames, device=start.device)) % HISTORY
+        codes = self.history[index[:, None], at]
+        state = CodecState(
+            conv={name: tail.index_select(0, index) for name, tail in self._conv.items()},
+            keys=[k.index_select(0, index) for k in self._keys],
+            values=[v.index_select(0, index) for v in self._values],
+            key_pos=self._key_pos.index_select(0, index),
+            next_pos=self._next_pos.index_select(0, index),
+        )
+        wav = self.codec.decode_chunk(codes, state)
+        for name, tail in self._conv.items():
+            tail.index_copy_(0, index, state.conv[name])
+        for pool, new in zip(self._keys + self._values, state.keys + state.values):
+            pool.index_copy_(0, index, new)
+        self._key_pos.index_copy_(0, index, state.key_pos)
+        self._next_pos.index_copy_(0, index, state.next_pos)
+        return torch.round(wav * 32767.0).to(torch.int16)
+
+    def _apply_resets(self) -> None:
+        """Give the slots started since the last decode a fresh codec state, all at once and on
+        the codec stream (after the last chunk of whichever stream had the slot before)."""
+        if not self._resets:
+            return
+        resets, self._resets = self._resets, {}
+        slots = torch.tensor(sorted(resets), device=self.device)
+        k = slots.shape[0]
+        fresh = self._fresh
+        for name, tail in self._conv.items():
+            tail.index_copy_(0, slots, fresh.conv[name].expand(k, *tail.shape[1:]))
+        for pool, init in zip(self._keys + self._values, fresh.keys + fresh.values):
+            pool.index_copy_(0, slots, init.expand(k, *pool.shape[1:]))
+        self._key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *self._key_pos.shape[1:]))
+        self._next_pos.index_fill_(0, slots, 0)
+        for slot, context in resets.items():
+            if context is None:
+                continue
+            for name, tail in self._conv.items():
+                tail[slot].copy_(context.conv[name][0])
+            for pool, init in zip(self._keys + self._values, context.keys + context.values):
+                pool[slot].copy_(init[0])
+            self._key_pos[slot].copy_(context.key_pos[0])
+            self._next_pos[slot].copy_(context.next_pos[0])
+
+    def _graph(self, batch: int, frames: int):
+        entry = self._graphs.get((batch, frames))
+        if entry is not None:
+            return entry
+        inputs_in = torch.zeros(2, batch, dtype=torch.int64, device=self.device)
+        inputs_in[0] = self.slots
+        pcm_out = torch.zeros(batch, frames * self.samples_per_frame, dtype=torch.int16, device=self.device)
+
+        def body() -> None:
+            pcm_out.copy_(self._body(inputs_in, frames))
+
+        # The warm-up run and the capture advance the scratch row only; it is never a stream's state.
+        graph = capture(body, self._stream, self._pool)
+        entry = (graph, inputs_in, pcm_out)
+        self._graphs[(batch, frames)] = entry
+        return entry
+
+    def warm_up(self, batches: list[int]) -> int:
+        """Capture the decode graphs of these row buckets ahead of time; returns how many.
+        Largest first: the graphs share one memory pool, and a smaller graph's capture fits in
+        the blocks a larger one freed, while the other way round every graph needs new ones."""
+        if not self.use_graphs:
+            return 0
+        captured = 0
+        with torch.inference_mode():
+            for batch in sorted(batches, reverse=True):
+                for frames in sorted(CODEC_FRAME_SIZES, reverse=True):
+                    if (batch, frames) not in self._graphs:
+                        self._graph(batch, frames)
+                        captured += 1
+        return captured
