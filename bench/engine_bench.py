@@ -268,6 +268,24 @@ def step_times(engine, runner, batches: list[int], steps: int, kv_len: int, samp
     return out
 
 
+def eager_kernels(owner, run) -> tuple[list, str]:
+    """Run `run` eagerly (CUDA graphs off on `owner`) twice, then once under torch.profiler;
+    returns the CUDA kernels' statistics and the name of their device-time attribute."""
+    use_graphs, owner.use_graphs = owner.use_graphs, False
+    try:
+        for _ in range(2):
+            run()
+        synchronize()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            run()
+            synchronize()
+    finally:
+        owner.use_graphs = use_graphs
+    kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
+    attr = "device_time_total" if hasattr(kernels[0], "device_time_total") else "cuda_time_total"
+    return kernels, attr
+
+
 def profile_step(engine, runner, b: int, sampled: bool) -> dict:
     """Kernels of one eager frame step (torch.profiler): how many, their summed device time, and
     the most frequent ones. Against the graph time this shows what launches cost."""
@@ -276,18 +294,7 @@ def profile_step(engine, runner, b: int, sampled: bool) -> dict:
     text = engine.model.tokenizer.encode(TEXT)
     start_rows(runner, voice, b, 90, sampling)
     rows = [StepRow(slot, text[slot % len(text)], False) for slot in range(b)]
-    use_graphs, runner.use_graphs = runner.use_graphs, False
-    try:
-        for _ in range(2):
-            runner.step(rows)
-        synchronize()
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            runner.step(rows)
-            synchronize()
-    finally:
-        runner.use_graphs = use_graphs
-    kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
-    attr = "device_time_total" if hasattr(kernels[0], "device_time_total") else "cuda_time_total"
+    kernels, attr = eager_kernels(runner, lambda: runner.step(rows))
     top = sorted(kernels, key=lambda e: -e.count)[:14]
     result = {
         "batch": b, "sampled": sampled, "fused_kernels": runner.fused,
@@ -307,20 +314,8 @@ def profile_codec(engine, runner, b: int, frames: int) -> dict:
     text = engine.model.tokenizer.encode(TEXT)
     for t in range(frames):
         runner.step([StepRow(slot, text[t], False) for slot in range(b)])
-    vocoder = runner.vocoder
     chunks = [Chunk(slot, 0, frames) for slot in range(b)]
-    use_graphs, vocoder.use_graphs = vocoder.use_graphs, False
-    try:
-        for _ in range(2):
-            vocoder.decode(chunks)
-        synchronize()
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            vocoder.decode(chunks)
-            synchronize()
-    finally:
-        vocoder.use_graphs = use_graphs
-    kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
-    attr = "device_time_total" if hasattr(kernels[0], "device_time_total") else "cuda_time_total"
+    kernels, attr = eager_kernels(runner.vocoder, lambda: runner.vocoder.decode(chunks))
     top = sorted(kernels, key=lambda e: -getattr(e, attr))[:16]
     result = {
         "batch": b, "frames": frames,
