@@ -276,5 +276,5 @@ class TTSSession:
 
     @property
     def usage(self) -> Usage:
-        """Raw characters received, raw characters whose audio was produced, audio seconds."""
+        """Raw characters received, raw characters heard (`len` of the heard text), audio seconds."""
         return self._text.usage
