@@ -32,7 +32,7 @@ for stage in $stages; do
   model)
     env $engine_env timeout "${MODEL_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_model_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/model_tests.log" | tail -30 ;;
   engine)
-    [[ -f /tmp/ours/config.json ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 -X faulthandler bench/engine_bench.py /tmp/ours \
       ${ENGINE_ARGS:---quick} --out "$out/engine_bench.json" --plot "$out/engine_bench.png" > "$out/engine_bench.log" 2>&1
     grep -v '^ \|^\s*$\|^[{}]$' "$out/engine_bench.log" | cut -c1-1500 | tail -40
