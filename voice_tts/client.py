@@ -235,17 +235,22 @@ class RemoteEngine:
         self._timeouts = _Timeouts(
             started_timeout, silence_timeout, keepalive_interval, resume_budget
         )
+        # The server's model, once `prewarm()` has asked.
+        self.model_name: str | None = None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._pool = _ConnectionPool(url, headers, pool_size, open_timeout)
 
     async def prewarm(self, connections: int = 1) -> None:
         """Open `connections` sockets now and keep that many idle from then on, so that no
         turn waits for a handshake. Raises `RemoteEngineError` if the server cannot be
-        reached; the pool keeps trying in the background, with backoff."""
+        reached; the pool keeps trying in the background, with backoff. Also learns the
+        server's `model_name`."""
         try:
             await self._pool.warm(connections)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise RemoteEngineError(f"cannot reach {self.url}: {exc}") from exc
+        if self.model_name is None:
+            self.model_name = (await self.capabilities()).model
 
     def open_stream(
         self,

@@ -128,6 +128,8 @@ class FakeStream:
         self.chunks_after_cancel = 0
         self._cancelled_at: float | None = None
         self._changed = asyncio.Event()
+        self.wedged_at: float | None = None
+        self.input_ended_at: float | None = None
 
     def push_text(self, text: str) -> None:
         self.text += text
@@ -135,6 +137,7 @@ class FakeStream:
 
     def end_input(self) -> None:
         self.input_ended = True
+        self.input_ended_at = time.monotonic()
         self._changed.set()
 
     def cancel(self) -> None:
@@ -171,7 +174,12 @@ class FakeStream:
                     pass
                 continue
             if engine.fail_after_chars is not None and match.end() > engine.fail_after_chars:
-                yield Error(code="engine_error", message="the fake engine failed", retryable=False)
+                if engine.failure == "exception":
+                    raise RuntimeError("the fake engine crashed")
+                if engine.failure == "wedge":
+                    self.wedged_at = time.monotonic()
+                    await asyncio.Event().wait()  # never answers again, not even a cancel
+                yield Error(code=engine.failure, message="the fake engine failed", retryable=False)
                 yield Done(usage=self._usage(cursor, samples))
                 return
             cursor = match.end()
@@ -199,6 +207,8 @@ class FakeEngine:
     seconds_per_char: float = 0.02
     realtime: bool = False
     fail_after_chars: int | None = None
+    # How it fails: an error code ("engine_error", "invalid_voice"), "exception" or "wedge".
+    failure: str = "engine_error"
     # Accepts text and says nothing (a provider silent for, say, an unknown voice).
     silent: bool = False
     # How long the streams keep talking after cancel().

@@ -5,12 +5,15 @@ is one engine stream. Every token goes to the session the moment it arrives (TOK
 no sentence wait). The session's audio chunks become `TTSAudioRawFrame`s and its words become
 word timestamps; from those the base service builds `TTSTextFrame`s that the output transport
 releases at playback time, so after a barge-in the LLM context holds exactly the words that were
-played (`push_text_frames=False`).
+played (`push_text_frames=False`). A turn that fails (engine error or exception, a silent or
+lost engine, a refused voice, `CancelFrame`) keeps only the words whose audio was produced; an
+`EndFrame` lets the turn finish first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -20,6 +23,7 @@ from loguru import logger
 
 from voice_tts.audio import PCMResampler
 from voice_tts.engines import default_engine
+from voice_tts.languages import language_tag
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -28,7 +32,7 @@ from voice_tts.protocol import (
     ErrorCode,
     StreamingEngine,
 )
-from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent
 from voice_tts.tn import Lexicon
 
 try:
@@ -36,14 +40,16 @@ try:
         CancelFrame,
         EndFrame,
         Frame,
+        LLMFullResponseEndFrame,
+        LLMTextFrame,
         StartFrame,
         TTSAudioRawFrame,
         TTSStoppedFrame,
     )
     from pipecat.processors.frame_processor import FrameDirection
     from pipecat.services.settings import TTSSettings
-    from pipecat.services.tts_service import TextAggregationMode, TTSService
-    from pipecat.transcriptions.language import Language, resolve_language
+    from pipecat.services.tts_service import TextAggregationMode
+    from pipecat.transcriptions.language import Language
     from pipecat.utils.errors import ErrorCategory
     from pipecat.utils.time import nanoseconds_to_seconds
     from pipecat.utils.tracing.service_decorators import traced_tts
@@ -53,21 +59,13 @@ except ModuleNotFoundError as e:
     logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
     raise ImportError(f"Missing module: {e}") from e
 
+from .service_hooks import TTSServiceHooks
 
-# Language names as the engine takes them (the Qwen3-TTS language ids).
-_LANGUAGES = {
-    Language.EN: "english",
-    Language.ZH: "chinese",
-    Language.CMN: "chinese",
-    Language.JA: "japanese",
-    Language.KO: "korean",
-    Language.DE: "german",
-    Language.FR: "french",
-    Language.RU: "russian",
-    Language.PT: "portuguese",
-    Language.ES: "spanish",
-    Language.IT: "italian",
-}
+
+# Pipecat matches each word against its whole sentence slot: text without a sentence end is
+# cut into slots of about this many characters (at a space), and longer LLM tokens into pieces.
+MAX_SLOT_CHARS = 200
+_SENTENCE_ENDS = frozenset(".!?。！？\n")
 
 # Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
 # asked for at the models' own rate and resampled here.
@@ -127,9 +125,12 @@ class _Turn:
     input_ended: bool = False
     finished: bool = False
     cancelled: bool = False
+    # The turn ended without speaking all its text (an error, a timeout, a cancel).
+    failed: bool = False
+    produced_audio: bool = False
 
 
-class Qwen3StreamingTTS(TTSService):
+class Qwen3StreamingTTS(TTSServiceHooks):
     """Streaming TTS on a voice-tts engine: an in-process `Engine`, the embedded voice
     (`Engine.embedded()`) or a co-located server (`RemoteEngine(url)`).
 
@@ -149,6 +150,7 @@ class Qwen3StreamingTTS(TTSService):
         text_aggregation_mode: TextAggregationMode = TextAggregationMode.TOKEN,
         normalize: bool = True,
         spell_acronyms: bool = True,
+        silence_timeout: float = SILENCE_TIMEOUT,
         **kwargs,
     ):
         """Initialize the service.
@@ -163,6 +165,8 @@ class Qwen3StreamingTTS(TTSService):
                 once; SENTENCE waits for whole sentences.
             normalize: Run streaming text normalization (numbers, dates, ...) on the text.
             spell_acronyms: Spell capitals that are not words ("FBI" -> "F B I") when normalizing.
+            silence_timeout: Seconds the engine may stay silent once it has all of a turn's
+                text before the turn fails with an `ErrorFrame`.
             **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
         """
         default_settings = self.Settings(
@@ -186,9 +190,16 @@ class Qwen3StreamingTTS(TTSService):
         self._owns_engine = engine is None
         self._normalize = normalize
         self._spell_acronyms = spell_acronyms
+        self._silence_timeout = silence_timeout
         self._turns: dict[str, _Turn] = {}
         # Contexts whose text had nothing to say (only punctuation, say): silent by design.
         self._nothing_to_say: set[str] = set()
+        # Contexts whose turn failed: only the words with audio go to the LLM context.
+        self._failed_contexts: set[str] = set()
+        self._connect_task: asyncio.Task | None = None
+        self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
+        # Characters of the turn's text since its last sentence end (TOKEN mode).
+        self._unsentenced_chars = 0
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -201,36 +212,90 @@ class Qwen3StreamingTTS(TTSService):
         return False
 
     def language_to_service_language(self, language: Language) -> str | None:
-        """Convert a Pipecat `Language` to the engine's language name (e.g. "english")."""
-        return resolve_language(language, _LANGUAGES, use_base_code=True)
+        """A Pipecat `Language` as the BCP 47 tag every engine takes ("en-gb"): each engine
+        keeps what it can use of it (the embedded voice has a British English)."""
+        return language_tag(language)
 
     async def start(self, frame: StartFrame):
-        """Start the service, creating the default engine if none was given."""
-        await super().start(frame)
+        """Start the service, creating the default engine if none was given, and connect a
+        remote engine ahead of the first turn."""
         if self._engine is None:
             self._engine = default_engine()
+        await self._name_model()  # before the start's metrics go out
+        await super().start(frame)
+        self._connect_task = self.create_task(self._connect(), name="tts-connect")
+
+    async def _name_model(self):
+        """The engine's model in the metrics, unless the settings name one."""
+        if self._settings.model is None and (model := getattr(self._engine, "model_name", None)):
+            await self._update_settings(self.Settings(model=model))
+
+    async def _connect(self):
+        """Open a remote engine's connection (in-process engines are there already) and
+        report `on_connected` or `on_connection_error`."""
+        if prewarm := getattr(self._engine, "prewarm", None):
+            try:
+                await prewarm()
+            except Exception as e:
+                await self._call_event_handler("on_connection_error", f"{e}")
+                return
+            await self._name_model()  # a remote engine knows its model once connected
+        await self._call_event_handler("on_connected")
 
     async def stop(self, frame: EndFrame):
-        """Finish playing what is queued, then release the engine sessions."""
+        """End gracefully: a turn still being written is spoken to its end (its text so far),
+        then playback finishes and the engine sessions are released."""
+        if self.turn_context_id is not None:
+            # The reply ends here; as if the LLM had finished it.
+            await self.process_frame(LLMFullResponseEndFrame(), FrameDirection.DOWNSTREAM)
         await super().stop(frame)
         await self._close_turns()
+        await self._disconnect()
 
     async def cancel(self, frame: CancelFrame):
         """Stop at once: cancel every engine stream."""
         await super().cancel(frame)
         await self._close_turns()
+        await self._disconnect()
 
     async def cleanup(self):
         """Release the engine sessions, and the engine if this service created it."""
         await super().cleanup()
         await self._close_turns()
+        await self._disconnect()
         if self._owns_engine and self._engine is not None:
             await self._engine.aclose()
             self._engine = None
 
+    async def _disconnect(self):
+        if self._connect_task is None:
+            return
+        task, self._connect_task = self._connect_task, None
+        await self.cancel_task(task)
+        await self._call_event_handler("on_disconnected")
+
     #
     # Text in
     #
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        """Process a frame; in TOKEN mode, LLM text goes in slots of bounded size."""
+        if not (self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts):
+            await super().process_frame(frame, direction)
+            return
+        pieces = _cut_at_spaces(frame.text, MAX_SLOT_CHARS)
+        for piece in pieces:
+            if self._unsentenced_chars >= MAX_SLOT_CHARS and piece[:1].isspace():
+                await self.end_pending_sentence()
+                self._unsentenced_chars = 0
+            self._unsentenced_chars += len(piece)
+            if _SENTENCE_ENDS.intersection(piece):
+                self._unsentenced_chars = 0
+            if len(pieces) == 1:
+                await super().process_frame(frame, direction)
+            else:
+                await super().process_frame(dataclasses.replace(frame, text=piece), direction)
+                await asyncio.sleep(0)  # the rest of a huge token waits its turn on the loop
 
     @traced_tts
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
@@ -240,7 +305,10 @@ class Qwen3StreamingTTS(TTSService):
             # The session failed; the rest of the turn stays unspoken.
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
-            turn.session.push_text(text)
+            for start in range(0, len(text), MAX_SLOT_CHARS):
+                if start:
+                    await asyncio.sleep(0)  # normalizing a huge token, a slice at a time
+                turn.session.push_text(text[start : start + MAX_SLOT_CHARS])
         yield None
 
     async def flush_audio(self, context_id: str | None = None):
@@ -263,7 +331,7 @@ class Qwen3StreamingTTS(TTSService):
         The base flushes only a context that is still registered; one that had no new item
         for `stop_frame_timeout_s` was dropped, yet its engine stream still waits for text.
         """
-        context_id = self._turn_context_id
+        context_id = self.turn_context_id
         await super().on_turn_context_completed()
         if context_id:
             await self.flush_audio(context_id)
@@ -281,9 +349,11 @@ class Qwen3StreamingTTS(TTSService):
                 normalize=self._normalize,
                 spell_acronyms=self._spell_acronyms,
                 lexicon=self._settings.lexicon,
+                silence_timeout=self._silence_timeout,
             )
         except Exception as e:
-            turn = _Turn(session=None, finished=True)
+            turn = _Turn(session=None, finished=True, failed=True)
+            self._failed_contexts.add(context_id)
             self._turns[context_id] = turn
             await self.push_error(
                 error_msg=f"{self} could not open an engine stream: {e}", exception=e
@@ -300,26 +370,29 @@ class Qwen3StreamingTTS(TTSService):
 
     async def _pump(self, context_id: str, turn: _Turn):
         """Map the session's events onto the audio context, in order, until the session ends."""
-        produced_audio = False
-        failed = False
         try:
             async for event in turn.session.events():
                 if turn.cancelled:
                     # Barge-in: drain the session to its end, dropping what is left of it.
                     continue
                 if isinstance(event, AudioChunk):
-                    produced_audio = True
+                    turn.produced_audio = True
                     await self._append_audio(context_id, turn, event)
                 elif isinstance(event, WordsEvent):
                     await self._add_words(context_id, event.words)
                 elif isinstance(event, Error):
-                    failed = True
-                    await self._push_engine_error(event)
+                    self._fail(context_id, turn)
+                    await self._push_engine_error(event, turn)
                 elif isinstance(event, SessionDone):
-                    if not (produced_audio or failed or _says_anything(turn.session.raw_text)):
+                    if event.cancelled:
+                        self._fail(context_id, turn)
+                    elif not (
+                        turn.produced_audio or turn.failed or _says_anything(turn.session.raw_text)
+                    ):
                         self._nothing_to_say.add(context_id)
         except Exception as e:
             # One turn's failure must not stop the service: report it, end the context.
+            self._fail(context_id, turn)
             if not turn.cancelled:
                 await self.push_error(error_msg=f"{self} engine session failed: {e}", exception=e)
         turn.finished = True
@@ -363,20 +436,37 @@ class Qwen3StreamingTTS(TTSService):
             await self.append_to_audio_context(context_id, TTSStoppedFrame(context_id=context_id))
             await self.remove_audio_context(context_id)
 
-    async def _push_engine_error(self, error: Error):
+    def _fail(self, context_id: str, turn: _Turn):
+        turn.failed = True
+        self._failed_contexts.add(context_id)
+
+    async def _push_engine_error(self, error: Error, turn: _Turn):
         await self.stop_all_metrics()
+        category = _ERROR_CATEGORIES.get(error.code, ErrorCategory.UNKNOWN)
+        if category.is_permanent and turn.produced_audio:
+            # The engine spoke this turn with these settings: the failure is the turn's, and
+            # must not write the service off for the turns that follow.
+            category = ErrorCategory.SERVER
+        if category is ErrorCategory.CONNECTIVITY:
+            await self._call_event_handler("on_connection_error", error.message)
         await self.push_error(
-            error_msg=f"{self} engine error [{error.code}]: {error.message}",
-            category=_ERROR_CATEGORIES.get(error.code, ErrorCategory.UNKNOWN),
+            error_msg=f"{self} engine error [{error.code}]: {error.message}", category=category
         )
 
-    async def _record_context_audio_outcome(self, context_id: str, received_audio: bool):
-        # Silence counts towards max_consecutive_zero_audio_contexts only when there was
-        # something to say; a turn of only punctuation or symbols is silent by design.
-        if context_id in self._nothing_to_say:
-            self._nothing_to_say.discard(context_id)
-            return
-        await super()._record_context_audio_outcome(context_id, received_audio)
+    def keeps_untimed_words(self, context_id: str) -> bool:
+        """A failed turn's unspoken words stay out of the LLM context."""
+        return context_id not in self._failed_contexts
+
+    def counts_as_silent(self, context_id: str) -> bool:
+        """A turn of only punctuation or symbols is silent by design; a failed turn has
+        reported its own error."""
+        return context_id not in self._nothing_to_say and context_id not in self._failed_contexts
+
+    async def on_audio_context_completed(self, context_id: str):
+        """Forget what was noted about the context."""
+        self._nothing_to_say.discard(context_id)
+        self._failed_contexts.discard(context_id)
+        await super().on_audio_context_completed(context_id)
 
     #
     # Interruptions
@@ -385,6 +475,7 @@ class Qwen3StreamingTTS(TTSService):
     async def on_audio_context_interrupted(self, context_id: str):
         """Barge-in: cancel the context's engine stream; nothing more of it is emitted."""
         self._nothing_to_say.discard(context_id)
+        self._failed_contexts.discard(context_id)
         turn = self._turns.pop(context_id, None)
         if turn is not None and turn.session is not None and not turn.finished:
             turn.cancelled = True
@@ -412,6 +503,7 @@ class Qwen3StreamingTTS(TTSService):
         for context_id, turn in list(self._turns.items()):
             self._forget(context_id, turn)
             if turn.session is not None and not turn.finished:
+                self._fail(context_id, turn)
                 turn.cancelled = True
                 turn.session.cancel()
             if turn.pump is not None:
@@ -429,19 +521,27 @@ class Qwen3StreamingTTS(TTSService):
         """Apply a settings delta; voice, language or instruct move an open turn to a new
         engine stream, so the rest of the turn is spoken with the new settings."""
         changed = await super()._update_settings(delta)
-        self._warn_unhandled_updated_settings(changed.keys() - {"voice", "language", "instruct"})
-
-        context_id = self._turn_context_id
-        if context_id and changed.keys() & {"voice", "language", "instruct"}:
-            # The pending sentence of the old context is promoted first, so the words already
-            # spoken in it still produce word frames.
-            await self._push_sequencer_frames(
-                await self._aggregated_frame_sequencer.finalize(context_id), context_id
-            )
-            await self.flush_audio(context_id)
-            self._turn_context_id = None
-            self._turn_context_id = self.create_context_id()
+        per_turn = {"voice", "language", "instruct"}
+        self._warn_unhandled_updated_settings(changed.keys() - per_turn - {"model", "lexicon"})
+        if changed.keys() & per_turn:
+            await self.start_new_turn_context()
         return changed
+
+
+def _cut_at_spaces(text: str, size: int) -> list[str]:
+    """`text` in pieces of about `size` characters, each cut before a space (a run without
+    spaces stays whole)."""
+    if len(text) <= size:
+        return [text]
+    pieces, start = [], 0
+    while len(text) - start > size:
+        cut = text.find(" ", start + size)
+        if cut < 0:
+            break
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
 
 
 def _says_anything(text: str) -> bool:

@@ -1,0 +1,293 @@
+"""`Qwen3StreamingTTS` when a turn fails: whatever ends it (engine error or exception, a wedged
+engine, a frozen or killed server, a refused voice, `EndFrame` mid-reply), the assistant
+message in the `LLMContext` holds exactly the words whose audio was produced, an `ErrorFrame`
+comes within the silence timeout, and nothing waits on a timeout. Also: huge tokens do not
+stall the event loop, metrics name the model, connection events fire, languages map.
+
+The fake engine stands in only for faults a real engine cannot be made to show; frozen and
+killed servers are real `voice-tts serve` processes stopped with SIGSTOP and SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+
+import pytest
+from pipecat.frames.frames import (
+    ErrorFrame,
+    Frame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
+    MetricsFrame,
+    TTSAudioRawFrame,
+    TTSTextFrame,
+)
+from pipecat.metrics.metrics import TTFBMetricsData
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.transcriptions.language import Language
+from pipecat.utils.errors import ErrorCategory
+from pipecat_harness import FakeEngine, RecordingEngine, of_type
+from test_pipecat_tts import REPLY, llm_turn, params
+
+from voice_tts.client import RemoteEngine
+from voice_tts.pipecat import Qwen3StreamingTTS
+from voice_tts.protocol import AudioChunk
+
+# FakeEngine(fail_after_chars=20) speaks the words of REPLY that end by character 20.
+HEARD_BEFORE_FAILURE = "Hello there, my"
+
+
+class ErrorClock(FrameProcessor):
+    """Notes when each ErrorFrame coming upstream passes."""
+
+    def __init__(self):
+        super().__init__()
+        self.errors: list[tuple[float, ErrorFrame]] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ErrorFrame):
+            self.errors.append((time.monotonic(), frame))
+        await self.push_frame(frame, direction)
+
+
+class Tap(FrameProcessor):
+    """Keeps every frame going downstream past it."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames: list[Frame] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if direction == FrameDirection.DOWNSTREAM:
+            self.frames.append(frame)
+        await self.push_frame(frame, direction)
+
+
+async def speak(tts: Qwen3StreamingTTS, frames: list, **run_options):
+    """Run frames through tts and an assistant aggregator; (frames tts pushed, up, assistant
+    messages, the ErrorClock)."""
+    context = LLMContext()
+    pair = LLMContextAggregatorPair(context)
+    clock, tap = ErrorClock(), Tap()
+    _, up = await run_test(
+        Pipeline([clock, tts, tap, pair.assistant()]),
+        frames_to_send=frames,
+        pipeline_params=params(),
+        **run_options,
+    )
+    said = [m["content"] for m in context.messages if m["role"] == "assistant"]
+    return tap.frames, up, said, clock
+
+
+@pytest.mark.parametrize("failure", ["engine_error", "exception"])
+async def test_a_failing_engine_leaves_only_the_spoken_words_in_the_context(failure):
+    tts = Qwen3StreamingTTS(engine=FakeEngine(fail_after_chars=20, failure=failure))
+    _, up, said, _ = await speak(tts, llm_turn(REPLY))
+    assert said == [HEARD_BEFORE_FAILURE]  # was all 12 words of the reply
+    assert len(of_type(up, ErrorFrame)) == 1 and tts.is_usable
+
+
+async def test_a_wedged_engine_is_an_error_within_the_silence_timeout():
+    engine = FakeEngine(fail_after_chars=20, failure="wedge")
+    tts = Qwen3StreamingTTS(engine=engine)  # default silence_timeout: 2 s
+    _, up, said, clock = await speak(tts, llm_turn(REPLY))
+    assert said == [HEARD_BEFORE_FAILURE]
+    [(errored_at, error)] = clock.errors  # was none: the turn ended silently
+    assert "timeout" in error.error
+    wedged_at = engine.streams[0].wedged_at
+    assert errored_at - max(wedged_at, engine.streams[0].input_ended_at) < 3.5
+
+
+async def test_an_unknown_voice_puts_nothing_in_the_context():
+    from engine import Engine
+
+    engine = Engine.embedded()
+    try:
+        tts = Qwen3StreamingTTS(engine=engine, settings=Qwen3StreamingTTS.Settings(voice="nobody"))
+        _, up, said, _ = await speak(tts, llm_turn("Your table is booked."))
+    finally:
+        await engine.aclose()
+    assert said in ([], [""])  # was the whole reply, with no audio
+    errors = of_type(up, ErrorFrame)
+    assert errors[0].category is ErrorCategory.INVALID_REQUEST and len(errors) == 1
+
+
+async def test_a_refused_voice_after_audio_does_not_write_the_service_off():
+    engine = FakeEngine(fail_after_chars=20, failure="invalid_voice")
+    tts = Qwen3StreamingTTS(engine=engine)
+    engine_after = llm_turn("All good now.")
+    _, up, said, _ = await speak(tts, llm_turn(REPLY) + [SleepFrame(0.2)] + engine_after)
+    assert tts.is_usable  # was written off: every later turn silent
+    assert said == [HEARD_BEFORE_FAILURE, "All good now."]
+    assert of_type(up, ErrorFrame)[0].category is not ErrorCategory.INVALID_REQUEST
+
+
+async def test_end_frame_mid_reply_speaks_the_reply_to_its_end():
+    from engine import Engine
+
+    backing = Engine.embedded()
+    engine = RecordingEngine(backing)
+    try:
+        tts = Qwen3StreamingTTS(engine=engine)
+        reply = "Your table is booked. Enjoy your dinner!"
+        down, _, said, _ = await speak(tts, llm_turn(reply)[:-1])  # EndFrame, no response end
+    finally:
+        await backing.aclose()
+    assert said == [reply]  # "Enjoy your dinner!" was lost
+    assert not engine.streams[0].done.cancelled
+    assert [w.text for w in of_type(down, TTSTextFrame)] == reply.split()
+
+
+# -- real servers, frozen and killed --------------------------------------------------------
+
+
+class FaultOnFirstAudio:
+    """A RemoteEngine whose first stream runs `fault` at its first audio chunk."""
+
+    def __init__(self, remote: RemoteEngine, fault):
+        self.remote, self.fault = remote, fault
+        self.fault_at: float | None = None
+
+    def open_stream(self, *args, **options):
+        return _FaultStream(self, self.remote.open_stream(*args, **options))
+
+    async def aclose(self):
+        await self.remote.aclose()
+
+
+class _FaultStream:
+    def __init__(self, engine: FaultOnFirstAudio, inner):
+        self._engine, self._inner = engine, inner
+
+    def push_text(self, text):
+        self._inner.push_text(text)
+
+    def end_input(self):
+        self._inner.end_input()
+
+    def cancel(self):
+        self._inner.cancel()
+
+    async def events(self):
+        async for event in self._inner.events():
+            yield event
+            if isinstance(event, AudioChunk) and self._engine.fault_at is None:
+                self._engine.fault_at = time.monotonic()
+                self._engine.fault()
+
+
+@pytest.fixture
+def server_process():
+    from server_harness import ServerProcess
+
+    process = ServerProcess()
+    yield process
+    process.stop()
+
+
+LONG_REPLY = (
+    "This answer goes on for a while, so that the server is still speaking when it stops, "
+    "and there is plenty left to say."
+)
+
+
+@pytest.mark.parametrize("fault", ["SIGSTOP", "SIGKILL"])
+async def test_a_frozen_or_killed_server_keeps_only_the_spoken_words(server_process, fault):
+    engine = FaultOnFirstAudio(
+        RemoteEngine(server_process.ws_url),
+        lambda: server_process.signal(getattr(signal, fault)),
+    )
+    try:
+        tts = Qwen3StreamingTTS(engine=engine)
+        down, _, said, clock = await speak(tts, llm_turn(LONG_REPLY, gap=0.01))
+    finally:
+        server_process.signal(signal.SIGCONT)
+        await engine.aclose()
+    timed = " ".join(w.text for w in of_type(down, TTSTextFrame))
+    assert said == [timed] and LONG_REPLY.startswith(timed) and timed != LONG_REPLY
+    # was 48.9 s and every word of the reply (frozen)
+    assert clock.errors and clock.errors[0][0] - engine.fault_at < 4.0
+
+
+# -- the event loop, metrics, connection events, languages ----------------------------------
+
+
+async def test_a_huge_token_does_not_stall_the_event_loop():
+    from engine import Engine
+
+    stalls: list[float] = []
+
+    async def watch_loop():
+        while True:
+            began = time.perf_counter()
+            await asyncio.sleep(0.005)
+            stalls.append(time.perf_counter() - began - 0.005)
+
+    backing = Engine.embedded()
+    watcher = asyncio.create_task(watch_loop())
+    try:
+        tts = Qwen3StreamingTTS(engine=backing)
+        huge = "word " * 4000  # one 20,000-character token
+        frames = [LLMFullResponseStartFrame(), LLMTextFrame(huge), LLMFullResponseEndFrame()]
+        await run_test(tts, frames_to_send=frames[:2] + [SleepFrame(1.0)], pipeline_params=params())
+    finally:
+        watcher.cancel()
+        await backing.aclose()
+    # Was 11.6 s in one piece. The bound leaves room for a loaded shared machine.
+    assert max(stalls) < 1.0
+
+
+async def test_metrics_name_the_model_and_connection_events_fire():
+    from engine import Engine
+
+    backing = Engine.embedded()
+    events: list[str] = []
+    try:
+        tts = Qwen3StreamingTTS(engine=backing)
+
+        @tts.event_handler("on_connected")
+        async def on_connected(service):
+            events.append("on_connected")
+
+        @tts.event_handler("on_disconnected")
+        async def on_disconnected(service):
+            events.append("on_disconnected")
+
+        down, _, _, _ = await speak(tts, [SleepFrame(0.2), *llm_turn("Hello there.")])
+    finally:
+        await backing.aclose()
+    models = {
+        data.model
+        for frame in of_type(down, MetricsFrame)
+        for data in frame.data
+        # The worker's initial zero metrics (model None) are not the service's.
+        if isinstance(data, TTFBMetricsData) and data.processor == tts.name and data.value
+    }
+    assert models == {"eSpeak NG"}  # was ''
+    assert events == ["on_connected", "on_disconnected"]
+
+
+async def test_pipecat_languages_reach_the_engine_as_tags():
+    from engine import Engine
+
+    backing = Engine.embedded()
+    engine = RecordingEngine(backing)
+    try:
+        tts = Qwen3StreamingTTS(
+            engine=engine, settings=Qwen3StreamingTTS.Settings(language=Language.EN_GB)
+        )
+        down, up, said, _ = await speak(tts, llm_turn("Hello there."))
+    finally:
+        await backing.aclose()
+    assert engine.streams[0].options["language"] == "en-gb"  # the embedded British voice
+    assert said == ["Hello there."] and not of_type(up, ErrorFrame)
+    assert of_type(down, TTSAudioRawFrame)
