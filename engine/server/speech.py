@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import math
@@ -111,6 +112,30 @@ def openai_error(
         status_code=status,
         headers=headers,
     )
+
+
+class ReaderPacedResponse(StreamingResponse):
+    """A streamed body its client must keep taking: a part that cannot go out within
+    `stall_timeout_s` ends the response, and closing the body cancels the stream and frees its
+    slot (a client that stops reading must not hold one for good)."""
+
+    def __init__(self, content: AsyncIterator[bytes], stall_timeout_s: float, **kwargs) -> None:
+        super().__init__(content, **kwargs)
+        self.stall_timeout_s = stall_timeout_s
+
+    async def __call__(self, scope, receive, send) -> None:
+        async def send_in_time(message) -> None:
+            async with asyncio.timeout(self.stall_timeout_s):
+                await send(message)
+
+        try:
+            await super().__call__(scope, receive, send_in_time)
+        except TimeoutError:
+            log.warning(
+                "a speech client took nothing for %g s: its stream is dropped", self.stall_timeout_s
+            )
+        finally:
+            await self.body_iterator.aclose()
 
 
 def error_status(error: Error) -> int:
@@ -304,14 +329,16 @@ class SpeechEndpoint:
         else:
             header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""
             audio, media_type = _prepend(header, body), MEDIA_TYPES[audio_format]
+        stall_timeout_s = self._state.settings.max_client_lag_s
         if speech.stream_format == "sse":
-            return StreamingResponse(
+            return ReaderPacedResponse(
                 _sse_events(audio, usage, characters),
+                stall_timeout_s,
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
         if speech.stream:
-            return StreamingResponse(audio, media_type=media_type)
+            return ReaderPacedResponse(audio, stall_timeout_s, media_type=media_type)
         if audio_format == "wav":
             pcm = b"".join([chunk async for chunk in body])
             return Response(wav_bytes(pcm, SAMPLE_RATE), media_type=media_type)
@@ -368,8 +395,9 @@ async def _sse_events(
 ) -> AsyncIterator[bytes]:
     """OpenAI's speech stream events: a delta per chunk of audio, then done with usage (or,
     when the engine failed after audio started, an `error` event in OpenAI's shape)."""
-    async for chunk in body:
-        yield _sse({"type": "speech.audio.delta", "audio": base64.b64encode(chunk).decode()})
+    async with contextlib.aclosing(body):  # a response ended early closes the stream now
+        async for chunk in body:
+            yield _sse({"type": "speech.audio.delta", "audio": base64.b64encode(chunk).decode()})
     if usage.outcome == "error":
         error = {
             "message": "the engine failed after the audio started; the audio is incomplete",
@@ -393,9 +421,10 @@ async def _sse_events(
 
 
 async def _encoded(body: AsyncIterator[bytes], encoder: StreamEncoder) -> AsyncIterator[bytes]:
-    async for pcm in body:
-        if data := encoder.encode(pcm):
-            yield data
+    async with contextlib.aclosing(body):
+        async for pcm in body:
+            if data := encoder.encode(pcm):
+                yield data
     if data := encoder.finish():
         yield data
 
@@ -403,5 +432,6 @@ async def _encoded(body: AsyncIterator[bytes], encoder: StreamEncoder) -> AsyncI
 async def _prepend(header: bytes, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     if header:
         yield header
-    async for chunk in body:
-        yield chunk
+    async with contextlib.aclosing(body):
+        async for chunk in body:
+            yield chunk

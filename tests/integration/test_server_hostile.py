@@ -269,3 +269,17 @@ async def test_a_client_reading_in_real_time_is_not_dropped(impatient_server):
                 await asyncio.sleep(max(0.0, began + played - time.monotonic()))
     assert message["cancelled"] is False and message.get("reason") is None
     assert played > 3.0  # long enough that the turn outlasted the allowed lag several times
+
+
+@pytest.mark.parametrize("stream_format", ["audio", "sse"])
+def test_a_speech_client_that_never_reads_frees_its_slot(impatient_server, stream_format):
+    request = {"model": "tts-1", "input": LONG * 3, "voice": "alloy", "response_format": "pcm"}
+    body = json.dumps({**request, "stream_format": stream_format}).encode()
+    with socket.create_connection((impatient_server.host, impatient_server.port)) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(speech_head(len(body)) + body)  # and never read a byte
+        deadline = time.monotonic() + 60  # the old server held the slot for good
+        time.sleep(0.5)
+        while active_streams(impatient_server) > 0:
+            assert time.monotonic() < deadline, "a speech client that never reads holds its slot"
+            time.sleep(0.2)
