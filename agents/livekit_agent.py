@@ -373,5 +373,32 @@ async def entrypoint(ctx: JobContext) -> None:
     await session.generate_reply(instructions="Greet the user in one short sentence.")
 
 
+# The commands that serve a LiveKit server's rooms, and what they need to reach it.
+_SERVER_COMMANDS = ("dev", "start", "connect")
+_SERVER_SETTINGS = {"--url": "LIVEKIT_URL", "--api-key": "LIVEKIT_API_KEY", "--api-secret": "LIVEKIT_API_SECRET"}
+
+
+def missing_server_settings(argv: list[str]) -> list[str]:
+    """The LiveKit server settings a `dev`/`start`/`connect` command line lacks (neither the
+    option nor its environment variable given); none for `console` and other commands."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if command not in _SERVER_COMMANDS:
+        return []
+    return [
+        env
+        for flag, env in _SERVER_SETTINGS.items()
+        if not os.environ.get(env) and not any(a == flag or a.startswith(flag + "=") for a in argv)
+    ]
+
+
 if __name__ == "__main__":
+    import sys
+
+    if missing := missing_server_settings(sys.argv[1:]):
+        # LiveKit's CLI logs "ws_url is required" and exits 0: a supervisor would not notice.
+        sys.exit(
+            f"livekit_agent.py: `{sys.argv[1]}` serves the rooms of a LiveKit server; set "
+            f"{', '.join(missing)} (or pass --url, --api-key, --api-secret). "
+            "`console` runs without one."
+        )
     cli.run_app(server)

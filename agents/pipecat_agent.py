@@ -216,10 +216,12 @@ async def run_bot(
 async def bot(runner_args: SmallWebRTCRunnerArguments):
     """Entry point of the Pipecat development runner (SmallWebRTC)."""
     if not isinstance(runner_args, SmallWebRTCRunnerArguments):
-        raise ValueError(
-            f"this bot talks over SmallWebRTC, not {type(runner_args).__name__}: run it with "
-            "`-t webrtc` (phone calls: agents/phone_agent.py)"
-        )
+        # The runner offers its `/ws` route whatever the transport: turn such a caller away
+        # with a reason instead of failing inside the runner.
+        reason = "this bot talks over SmallWebRTC; phone calls: agents/phone_agent.py"
+        if websocket := getattr(runner_args, "websocket", None):
+            await websocket.close(code=1008, reason=reason)
+        return
     transport = SmallWebRTCTransport(
         webrtc_connection=runner_args.webrtc_connection,
         params=TransportParams(audio_in_enabled=True, audio_out_enabled=True),
@@ -236,4 +238,8 @@ if __name__ == "__main__":
     async def offline_client() -> FileResponse:
         return FileResponse(CLIENT_PAGE)
 
+    # The runner serves every transport unless told one; this bot speaks SmallWebRTC (the
+    # other transports' routes, such as /ws, would hand it a connection it cannot use).
+    if not any(arg in ("-t", "--transport") or arg.startswith("--transport=") for arg in sys.argv):
+        sys.argv[1:1] = ["-t", "webrtc"]
     main()

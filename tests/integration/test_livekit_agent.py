@@ -207,3 +207,27 @@ async def test_with_an_api_key_the_session_listens_and_thinks_through_openai(
     finally:
         await session.aclose()
         await tts.aclose()
+
+
+@pytest.mark.parametrize("command", ["dev", "start"])
+def test_serving_without_a_livekit_server_exits_non_zero_with_a_clear_message(command) -> None:
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LIVEKIT_")}
+    done = subprocess.run(
+        [sys.executable, str(AGENT_FILE), command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0  # was 0, after logging "ws_url is required"
+    assert "LIVEKIT_URL" in done.stderr and "console" in done.stderr
+
+
+def test_console_needs_no_livekit_server(agent_module) -> None:
+    assert agent_module.missing_server_settings(["console"]) == []
+    assert agent_module.missing_server_settings(
+        ["dev", "--url", "ws://x", "--api-key=k", "--api-secret", "s"]
+    ) == []

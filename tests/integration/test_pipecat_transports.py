@@ -217,3 +217,47 @@ async def test_smallwebrtc_bot_audio(real, monkeypatch):
 def voiced_seconds(frames: list[np.ndarray], rate: int = 48000) -> float:
     """Seconds of received audio in 20 ms frames louder than silence."""
     return sum(len(f) for f in frames if np.abs(f.astype(np.float64)).mean() > 50) / rate / 2
+
+
+async def test_the_pipecat_agent_runs_as_the_readme_says():
+    """`python agents/pipecat_agent.py` serves its page over SmallWebRTC; a caller on the
+    runner's `/ws` route (which crashed the bot with a ValueError) is turned away cleanly."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import httpx
+    from websockets.exceptions import ConnectionClosed
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    agent = Path(__file__).resolve().parents[2] / "agents" / "pipecat_agent.py"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "VOICE_TTS_URL")}
+    process = subprocess.Popen(
+        [sys.executable, str(agent), "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient() as client:
+            for _ in range(600):
+                assert process.poll() is None, process.stderr.read().decode()[-2000:]
+                with contextlib.suppress(httpx.TransportError):
+                    if (await client.get(base + "/")).status_code == 200:
+                        break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("the agent did not come up")
+        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:  # the runner's own route
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+        assert closed.value.rcvd.code == 1008  # turned away with a reason, no crash
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(20)
