@@ -39,6 +39,7 @@ from pathlib import Path
 
 import torch
 
+from voice_tts.bench.metrics import StreamTiming, summarize
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 
 from engine import Engine
@@ -79,12 +80,6 @@ def synchronize() -> None:
         torch.cuda.synchronize()
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def token_pieces(engine) -> list[str]:
     """The text cut into the strings of its tokens (ASCII text: every token decodes whole)."""
     tokenizer = engine.model.tokenizer
@@ -106,14 +101,14 @@ async def one_stream(
     await asyncio.sleep(start_delay)
     stream = engine.open_stream(voice=voice, language="english", sampling=sampling, max_new_tokens=frames + 1)
     first_commit = None
-    arrivals: list[tuple[float, int, int]] = []  # (arrival time, start sample, samples)
+    timing = StreamTiming(SAMPLE_RATE)  # TTFA, underruns: voice_tts.bench.metrics
     done: list[Done] = []
     errors: list[Error] = []
 
     async def consume() -> None:
         async for event in stream.events():
             if isinstance(event, AudioChunk):
-                arrivals.append((time.perf_counter(), event.start_sample, event.num_samples))
+                timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
             elif isinstance(event, Done):
                 done.append(event)
             elif isinstance(event, Error):
@@ -135,26 +130,9 @@ async def one_stream(
             first_commit = time.perf_counter()
 
     await asyncio.gather(consume(), produce())
-    late = 0
-    late_seconds = 0.0
-    late_at: list[float] = []  # where in the stream (seconds of audio) the late chunks start
-    if arrivals:
-        start = arrivals[0][0]
-        for arrival, first_sample, _ in arrivals:
-            deadline = start + first_sample / SAMPLE_RATE
-            if arrival > deadline + 1e-4:
-                late += 1
-                late_seconds += arrival - deadline
-                late_at.append(first_sample / SAMPLE_RATE)
-    audio = sum(n for _, _, n in arrivals) / SAMPLE_RATE
+    timing.first_text_at = first_commit
     return {
-        "ttfa_ms": (arrivals[0][0] - first_commit) * 1e3 if arrivals else None,
-        "underruns": late,
-        "late_seconds": late_seconds,
-        "late_at": late_at,
-        "chunks": len(arrivals),
-        "audio_seconds": audio,
-        "generation_seconds": arrivals[-1][0] - first_commit if arrivals else None,
+        **timing.figures(),
         "cancelled": done[0].cancelled if done else None,
         "refused": any(isinstance(e, Error) and e.code == ErrorCode.CAPACITY for e in errors),
     }
@@ -171,7 +149,6 @@ async def concurrency_level(engine, pieces: list[str], commit_at: int, concurren
         results += await asyncio.gather(*(one_stream(engine, pieces, frames, d, commit_at) for d in delays))
     wall = time.perf_counter() - wall0
     after = loop.stats
-    ttfa = [r["ttfa_ms"] for r in results if r["ttfa_ms"] is not None]
     iterations = max(after.iterations - before.iterations, 1)
 
     def per_iteration(name: str) -> float:
@@ -181,19 +158,7 @@ async def concurrency_level(engine, pieces: list[str], commit_at: int, concurren
         "concurrency": concurrency,
         "streams": len(results),
         "refused": sum(1 for r in results if r["refused"]),
-        "ttfa_ms_p50": round(percentile(ttfa, 50), 2),
-        "ttfa_ms_p99": round(percentile(ttfa, 99), 2),
-        "ttfa_ms_max": round(max(ttfa), 2),
-        "streams_with_underruns": sum(1 for r in results if r["underruns"]),
-        "underrun_chunks": sum(r["underruns"] for r in results),
-        "late_seconds_total": round(sum(r["late_seconds"] for r in results), 4),
-        "late_chunks_by_position_s": {
-            label: sum(1 for r in results for t in r["late_at"] if lo <= t < hi)
-            for label, lo, hi in (("<0.5", 0, 0.5), ("0.5-1", 0.5, 1), ("1-2", 1, 2), (">=2", 2, 1e9))
-        },
-        "chunks_per_stream": round(statistics.mean(r["chunks"] for r in results), 1),
-        "audio_seconds_total": round(sum(r["audio_seconds"] for r in results), 2),
-        "audio_seconds_per_wall_second": round(sum(r["audio_seconds"] for r in results) / wall, 2),
+        **summarize(results, wall),
         "loop_iterations": after.iterations - before.iterations,
         "streams_per_iteration": round((after.streams_stepped - before.streams_stepped) / iterations, 1),
         "loop_ms_per_iteration": per_iteration("seconds"),
@@ -422,15 +387,13 @@ async def main_async(args) -> dict:
         runs = []
         for _ in range(3):  # one stream whose text is all there: generation time / audio time
             stream = engine.open_stream(voice="ryan", language="english", max_new_tokens=151)
-            t0 = time.perf_counter()
+            timing = StreamTiming(SAMPLE_RATE, first_text_at=time.perf_counter())
             stream.push_text(TEXT)
             stream.end_input()
-            audio, last = 0.0, t0
             async for event in stream.events():
                 if isinstance(event, AudioChunk):
-                    audio += event.duration
-                    last = time.perf_counter()
-            runs.append((last - t0) / audio)
+                    timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
+            runs.append(timing.rtf)
         return {"rtf": round(statistics.median(runs), 4), "ms_per_frame": round(statistics.median(runs) * 80, 3)}
 
     results["single_stream"] = await aphase(rtf())

@@ -30,7 +30,7 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     out, plot = tmp_path / "bench.json", tmp_path / "bench.png"
     status = main(
         ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1", "3"]
-        + ["--turns", "2", "--tokens-per-second", "200", "--spread", "0"]
+        + ["--turns", "2", "--tokens-per-second", "30", "--spread", "0"]
         + ["--text-file", str(texts), "--out", str(out), "--plot", str(plot)]
     )
     assert status == 0
@@ -42,7 +42,8 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     assert one["errors"] == one["capacity_refusals"] == 0
     assert 0 < one["ttfa_ms_p50"] <= one["ttfa_ms_p99"]
     assert one["audio_seconds_total"] > 2 and one["rtf_p50"] > 0
-    # Three clients starting together on two slots: the third is refused, not failed.
+    # Three clients starting together on two slots: the third is refused (each turn outlasts
+    # the client's retries of a refused start), not failed.
     assert three["turns"] == 6
     assert three["capacity_refusals"] >= 1 and three["errors"] == 0
     assert three["completed"] + three["capacity_refusals"] == 6

@@ -36,7 +36,7 @@ def test_summary_of_a_level():
     good = timeline(0.0, [(0.1, 500), (0.2, 500)])
     late = timeline(0.0, [(0.3, 500), (1.9, 2000), (2.0, 500)])
     empty = StreamTiming(sample_rate=RATE, first_text_at=0.0)
-    summary = summarize([good, late, empty], wall_seconds=2.0)
+    summary = summarize([t.figures() for t in (good, late, empty)], wall_seconds=2.0)
     assert summary["ttfa_ms_p50"] == pytest.approx(100)  # nearest rank of [100, 300]
     assert summary["ttfa_ms_p99"] == pytest.approx(300)
     assert summary["streams_with_underruns"] == 1

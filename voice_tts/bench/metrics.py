@@ -87,28 +87,43 @@ class StreamTiming:
         return late
 
 
-def summarize(timings: list[StreamTiming], wall_seconds: float) -> dict:
-    """The figures of one load level: TTFA percentiles, underruns, audio throughput, RTF."""
-    ttfa = [t.ttfa_ms for t in timings if t.ttfa_ms is not None]
-    late = [t.late_chunks() for t in timings]
-    rtf = [t.rtf for t in timings if t.rtf is not None]
-    audio = sum(t.audio_seconds for t in timings)
-    summary = {
+    def figures(self) -> dict:
+        """This stream's figures as plain data (what `summarize` takes, and what a JSON
+        result can hold)."""
+        late = self.late_chunks()
+        return {
+            "ttfa_ms": self.ttfa_ms,
+            "underruns": len(late),
+            "late_seconds": sum(lateness for _, lateness in late),
+            "late_at": [position for position, _ in late],
+            "chunks": len(self.arrivals),
+            "audio_seconds": self.audio_seconds,
+            "generation_seconds": self.generation_seconds,
+            "rtf": self.rtf,
+        }
+
+
+def summarize(streams: list[dict], wall_seconds: float) -> dict:
+    """The figures of one load level, from its streams' `StreamTiming.figures()`: TTFA
+    percentiles, underruns, audio throughput, RTF."""
+    ttfa = [s["ttfa_ms"] for s in streams if s["ttfa_ms"] is not None]
+    rtf = [s["rtf"] for s in streams if s["rtf"] is not None]
+    audio = sum(s["audio_seconds"] for s in streams)
+    return {
         "ttfa_ms_p50": round(percentile(ttfa, 50), 2) if ttfa else None,
         "ttfa_ms_p99": round(percentile(ttfa, 99), 2) if ttfa else None,
         "ttfa_ms_max": round(max(ttfa), 2) if ttfa else None,
-        "streams_with_underruns": sum(1 for chunks in late if chunks),
-        "underrun_chunks": sum(len(chunks) for chunks in late),
-        "late_seconds_total": round(sum(s for chunks in late for _, s in chunks), 4),
+        "streams_with_underruns": sum(1 for s in streams if s["underruns"]),
+        "underrun_chunks": sum(s["underruns"] for s in streams),
+        "late_seconds_total": round(sum(s["late_seconds"] for s in streams), 4),
         "late_chunks_by_position_s": {
-            label: sum(1 for chunks in late for position, _ in chunks if lo <= position < hi)
+            label: sum(1 for s in streams for position in s["late_at"] if lo <= position < hi)
             for label, lo, hi in LATE_POSITION_BINS_S
         },
-        "chunks_per_stream": round(statistics.mean(len(t.arrivals) for t in timings), 1)
-        if timings
+        "chunks_per_stream": round(statistics.mean(s["chunks"] for s in streams), 1)
+        if streams
         else 0.0,
         "audio_seconds_total": round(audio, 2),
         "audio_seconds_per_wall_second": round(audio / wall_seconds, 2) if wall_seconds else None,
         "rtf_p50": round(percentile(rtf, 50), 4) if rtf else None,
     }
-    return summary

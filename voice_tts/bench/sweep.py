@@ -5,7 +5,8 @@ speaks `turns` turns one after another, its text streamed as LLM token deltas at
 `tokens_per_second` over `/v1/ws` (the server normalizes, as a thin client would ask). Every
 turn's audio is timed as it arrives (`voice_tts.bench.metrics`): TTFA from the first text delta
 sent, underruns under real-time playout, RTF. Turns the server refuses for lack of a stream
-slot count as `capacity` refusals; other failures as errors.
+slot (after `RemoteEngine`'s own retries of a refused start, a quarter of a second) count as
+`capacity` refusals; other failures as errors.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ async def run_level(
     results = await asyncio.gather(*(client(i, d) for i, d in enumerate(delays)))
     wall = time.perf_counter() - began
     outcomes = [outcome for per_client in results for outcome in per_client]
-    served = [o.timing for o in outcomes if o.error is None]
+    served = [o.timing.figures() for o in outcomes if o.error is None]
     errors = collections.Counter(o.error for o in outcomes if o.error is not None)
     return {
         "concurrency": concurrency,
