@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 
 import pytest
@@ -291,3 +292,48 @@ async def test_pipecat_languages_reach_the_engine_as_tags():
     assert engine.streams[0].options["language"] == "en-gb"  # the embedded British voice
     assert said == ["Hello there."] and not of_type(up, ErrorFrame)
     assert of_type(down, TTSAudioRawFrame)
+
+
+async def test_service_switcher_fails_over_from_a_refused_server_at_once():
+    from engine import Engine
+    from pipecat.pipeline.service_switcher import ServiceSwitcher, ServiceSwitcherStrategyFailover
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens once the probe is closed
+    down_engine = RemoteEngine(f"ws://127.0.0.1:{port}/v1/ws")
+    backing = Engine.embedded()
+    primary = Qwen3StreamingTTS(engine=down_engine)
+    backup = Qwen3StreamingTTS(engine=backing)
+    switcher = ServiceSwitcher([primary, backup], strategy_type=ServiceSwitcherStrategyFailover)
+    switched: list[float] = []
+
+    @switcher.strategy.event_handler("on_service_switched")
+    async def on_switched(strategy, service):
+        switched.append(time.monotonic())
+
+    began = time.monotonic()
+    try:
+        _, _, said, _ = await speak(switcher, [SleepFrame(1.0), *llm_turn("Hello there.")])
+    finally:
+        await backing.aclose()
+        await down_engine.aclose()
+    assert switched and switched[0] - began < 1.0  # the fallback serves the first turn
+    assert said == ["Hello there."] and not primary.is_usable
+
+
+async def test_cancel_frame_mid_reply_keeps_only_the_spoken_words():
+    from engine import Engine
+    from pipecat.frames.frames import CancelFrame
+
+    backing = Engine.embedded()
+    engine = RecordingEngine(backing)
+    try:
+        tts = Qwen3StreamingTTS(engine=engine)
+        frames = llm_turn(LONG_REPLY, gap=0.05)[:20] + [SleepFrame(0.3), CancelFrame()]
+        down, _, said, _ = await speak(tts, frames, send_end_frame=False)
+    finally:
+        await backing.aclose()
+    timed = " ".join(w.text for w in of_type(down, TTSTextFrame))
+    assert said in ([], [""], [timed]) and LONG_REPLY.startswith(timed)
+    assert engine.streams[0].cancel_calls >= 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -66,6 +67,9 @@ from .service_hooks import TTSServiceHooks
 # cut into slots of about this many characters (at a space), and longer LLM tokens into pieces.
 MAX_SLOT_CHARS = 200
 _SENTENCE_ENDS = frozenset(".!?。！？\n")
+
+# Seconds between attempts to reach an engine server that refused the connection.
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)
 
 # Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
 # asked for at the models' own rate and resampled here.
@@ -232,15 +236,40 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def _connect(self):
         """Open a remote engine's connection (in-process engines are there already) and
-        report `on_connected` or `on_connection_error`."""
-        if prewarm := getattr(self._engine, "prewarm", None):
+        report `on_connected`. An engine that cannot be reached writes the service off at
+        once (a `ServiceSwitcher` fails over) until a reconnection, tried with backoff,
+        succeeds."""
+        prewarm = getattr(self._engine, "prewarm", None)
+        if prewarm is not None:
             try:
                 await prewarm()
             except Exception as e:
-                await self._call_event_handler("on_connection_error", f"{e}")
+                await self._unreachable(f"{e}")
+                await self._reconnect(prewarm)
                 return
             await self._name_model()  # a remote engine knows its model once connected
         await self._call_event_handler("on_connected")
+
+    async def _unreachable(self, message: str):
+        await self._call_event_handler("on_connection_error", message)
+        await self.push_error(
+            error_msg=f"{self} cannot reach the engine: {message}",
+            category=ErrorCategory.CONNECTIVITY,
+            force_treat_as_permanent=True,
+        )
+
+    async def _reconnect(self, prewarm):
+        for attempt in itertools.count():
+            await asyncio.sleep(RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)])
+            try:
+                await prewarm()
+            except Exception as e:
+                logger.debug(f"{self}: engine still unreachable: {e}")
+                continue
+            await self._name_model()
+            await self.set_usable(True)
+            await self._call_event_handler("on_connected")
+            return
 
     async def stop(self, frame: EndFrame):
         """End gracefully: a turn still being written is spoken to its end (its text so far),
@@ -447,11 +476,19 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The engine spoke this turn with these settings: the failure is the turn's, and
             # must not write the service off for the turns that follow.
             category = ErrorCategory.SERVER
+        message = f"{self} engine error [{error.code}]: {error.message}"
+        if error.code == ErrorCode.UNREACHABLE and not error.retryable:
+            # Refused: nothing listens. Written off at once, so that a ServiceSwitcher fails
+            # over now; reconnection goes on in the background.
+            await self._unreachable(error.message)
+            if (prewarm := getattr(self._engine, "prewarm", None)) and (
+                self._connect_task is None or self._connect_task.done()
+            ):
+                self._connect_task = self.create_task(self._reconnect(prewarm), name="tts-connect")
+            return
         if category is ErrorCategory.CONNECTIVITY:
             await self._call_event_handler("on_connection_error", error.message)
-        await self.push_error(
-            error_msg=f"{self} engine error [{error.code}]: {error.message}", category=category
-        )
+        await self.push_error(error_msg=message, category=category)
 
     def keeps_untimed_words(self, context_id: str) -> bool:
         """A failed turn's unspoken words stay out of the LLM context."""
