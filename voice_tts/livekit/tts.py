@@ -219,13 +219,7 @@ class ChunkedStream(tts.ChunkedStream):
         self._opts = replace(tts._opts)
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
-        request_id = utils.shortuuid()
-        output_emitter.initialize(
-            request_id=request_id,
-            sample_rate=self._opts.sample_rate,
-            num_channels=NUM_CHANNELS,
-            mime_type="audio/pcm",
-        )
+        _initialize(output_emitter, self._opts, stream=False)
         session = self._tts._open_session(self._opts, self._conn_options)
         session.push_text(self._input_text)
         session.end_input()
@@ -240,14 +234,7 @@ class SynthesizeStream(tts.SynthesizeStream):
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
         # Called again on a retry: each attempt gets its own engine stream and replays the input.
-        request_id = utils.shortuuid()
-        output_emitter.initialize(
-            request_id=request_id,
-            sample_rate=self._opts.sample_rate,
-            num_channels=NUM_CHANNELS,
-            mime_type="audio/pcm",
-            stream=True,
-        )
+        request_id = _initialize(output_emitter, self._opts, stream=True)
         session = self._tts._open_session(self._opts, self._conn_options)
 
         async def _forward_input() -> None:
@@ -267,6 +254,19 @@ class SynthesizeStream(tts.SynthesizeStream):
             await _Speech(self, session, output_emitter, self._opts.sample_rate, request_id).run()
         finally:
             await utils.aio.cancel_and_wait(forward_input)
+
+
+def _initialize(output_emitter: tts.AudioEmitter, opts: _TTSOptions, *, stream: bool) -> str:
+    """Start an attempt's emitter; returns its request id."""
+    request_id = utils.shortuuid()
+    output_emitter.initialize(
+        request_id=request_id,
+        sample_rate=opts.sample_rate,
+        num_channels=NUM_CHANNELS,
+        mime_type="audio/pcm",
+        stream=stream,
+    )
+    return request_id
 
 
 class _Speech:
