@@ -42,6 +42,8 @@ from voice_tts.tn import Lexicon, LexiconRule
 
 # Seconds an engine that has all of a turn's text may go without an event (adapters' default).
 SILENCE_TIMEOUT = 2.0
+# `feed` normalizes a delta this many characters at a time, letting the event loop run between.
+FEED_SLICE_CHARS = 200
 
 __all__ = ["SessionDone", "SessionEvent", "TTSSession", "WordsEvent", "normalizer_language"]
 
@@ -127,6 +129,14 @@ class TTSSession:
         if self._input_ended:
             raise RuntimeError("push_text after end_input")
         self._forward(self._text.push(delta))
+
+    async def feed(self, delta: str) -> None:
+        """`push_text` for a delta of any size, from the event loop: a huge LLM token is
+        normalized a slice at a time, so the loop is never held for long."""
+        for start in range(0, len(delta), FEED_SLICE_CHARS):
+            if start:
+                await asyncio.sleep(0)
+            self.push_text(delta[start : start + FEED_SLICE_CHARS])
 
     def end_input(self) -> None:
         """No more text: what is held is committed and the engine drains."""

@@ -246,7 +246,7 @@ class SynthesizeStream(tts.SynthesizeStream):
                         break
                     continue
                 self._mark_started()
-                session.push_text(data)
+                await session.feed(data)
             session.end_input()
 
         forward_input = asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input")

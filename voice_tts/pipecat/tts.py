@@ -334,10 +334,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The session failed; the rest of the turn stays unspoken.
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
-            for start in range(0, len(text), MAX_SLOT_CHARS):
-                if start:
-                    await asyncio.sleep(0)  # normalizing a huge token, a slice at a time
-                turn.session.push_text(text[start : start + MAX_SLOT_CHARS])
+            await turn.session.feed(text)
         yield None
 
     async def flush_audio(self, context_id: str | None = None):
