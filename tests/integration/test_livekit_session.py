@@ -124,3 +124,22 @@ async def test_discarded_preemptive_speech_leaks_no_engine_stream(speech_engine)
     first, last = conversation.agent.speeches
     assert guess.startswith(first.text) and last.text == answer
     assert backing.active_streams == 0
+
+
+async def test_an_engine_failure_keeps_only_the_words_spoken_in_the_chat() -> None:
+    from pipecat_harness import FakeEngine
+
+    engine = FakeEngine(fail_after_chars=60)  # speaks the words that end by character 60
+    conversation = await converse(
+        Qwen3StreamingTTS(engine=engine, normalize=False),
+        [said(0.5, 1.5, "Tell me a story.")],
+        {"Tell me a story.": SHORT_STORY},
+    )
+    spoken = " ".join(SHORT_STORY[:60].split()[:-1]) if not SHORT_STORY[60].isspace() else None
+    spoken = spoken or SHORT_STORY[:60].strip()
+    messages = conversation.assistant_messages()
+    heard = " ".join(m.text_content for m in messages).strip()
+    # Never a word after the failure: LiveKit keeps the words played when the speech failed
+    # (audio it had not played yet is dropped), so a prefix of the words the engine spoke.
+    assert heard and spoken.startswith(heard)
+    assert heard.split() == spoken.split()[: len(heard.split())]
