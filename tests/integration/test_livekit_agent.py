@@ -131,11 +131,12 @@ async def _until(condition, timeout: float = 10.0) -> None:
 def openai_compatible_server():
     """A local stand-in for an OpenAI-compatible endpoint: streamed chat completions and
     transcriptions, recording what it was sent."""
+    import threading
+
+    import uvicorn
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, StreamingResponse
     from starlette.routing import Route
-
-    from engine.server.runner import BackgroundServer
 
     seen: dict = {}
 
@@ -170,8 +171,19 @@ def openai_compatible_server():
             Route("/v1/audio/transcriptions", transcribe, methods=["POST"]),
         ]
     )
-    with BackgroundServer(app) as server:
-        yield server.http_url + "/v1", seen
+    # A third party's endpoint, so plain uvicorn rather than our server's runner.
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive(), "the stand-in endpoint did not start"
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/v1", seen
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 async def test_with_an_api_key_the_session_listens_and_thinks_through_openai(
