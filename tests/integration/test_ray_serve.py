@@ -33,6 +33,10 @@ SHORT_TEXT = "Hello from the fleet."
 SILENCE_TIMEOUT_S = 30.0
 
 
+# The cluster's drivers authenticate with the token Ray saves for this user on the first start.
+RAY_ENV = {**os.environ, "RAY_AUTH_MODE": "token"}
+
+
 @dataclass
 class Fleet:
     process: subprocess.Popen
@@ -79,6 +83,7 @@ def fleet():
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=RAY_ENV,
     )
     lines: list[str] = []
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -218,41 +223,51 @@ async def test_a_killed_replica_fails_its_turns_cleanly_and_comes_back(fleet) ->
     )
 
 
-async def test_a_rolling_config_update_fails_no_new_turn(fleet, monkeypatch) -> None:
-    # The cluster that `voice-tts serve` started requires the token it saved for this user
-    # (read when Ray is first imported).
-    monkeypatch.setenv("RAY_AUTH_MODE", "token")
-    import ray
-    from ray import serve
+# A second driver joins the cluster and deploys the application again with another capacity
+# per replica: Serve replaces the replicas one at a time. Its own process, so that this one never
+# holds Ray's per-process state.
+REDEPLOY = """
+import sys
+import ray
+from ray import serve
+from engine.deploy.ray_serve import APP_NAME, EngineAppArgs, build_app, placed
 
-    from engine.deploy.ray_serve import APP_NAME, EngineAppArgs, build_app, placed
+ray.init(address=sys.argv[1], log_to_driver=False)
+args = placed(EngineAppArgs(capacity=48), 2, ray.cluster_resources())
+serve.run(build_app(args), name=APP_NAME, route_prefix="/")
+"""
 
-    ray.init(address=fleet.ray_address, log_to_driver=False)
+
+async def test_a_rolling_config_update_fails_no_new_turn(fleet) -> None:
+    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+    stop = asyncio.Event()
+    turns: list[Turn] = []
+
+    async def keep_speaking() -> None:
+        while not stop.is_set():
+            turns.append(await speak(engine))
+
+    speakers = [asyncio.create_task(keep_speaking()) for _ in range(4)]
     try:
-        args = placed(EngineAppArgs(capacity=48), 2, ray.cluster_resources())
-        engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
-        stop = asyncio.Event()
-        turns: list[Turn] = []
-
-        async def keep_speaking() -> None:
-            while not stop.is_set():
-                turns.append(await speak(engine))
-
-        speakers = [asyncio.create_task(keep_speaking()) for _ in range(4)]
-        try:
-            await asyncio.to_thread(serve.run, build_app(args), name=APP_NAME, route_prefix="/")
-            await asyncio.to_thread(
-                fleet.wait_for,
-                lambda m: len(m) == 2 and all(r["capacity"] == 48 for r in m),
-                120,
-                "every replica on the new config",
-            )
-        finally:
-            stop.set()
-            await asyncio.wait_for(asyncio.gather(*speakers), 60)
-            await engine.aclose()
+        redeploy = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-c", REDEPLOY, fleet.ray_address],
+            env=RAY_ENV,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert redeploy.returncode == 0, redeploy.stdout[-3000:] + redeploy.stderr[-3000:]
+        await asyncio.to_thread(
+            fleet.wait_for,
+            lambda m: len(m) == 2 and all(r["capacity"] == 48 for r in m),
+            120,
+            "every replica on the new config",
+        )
     finally:
-        ray.shutdown()
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*speakers), 60)
+        await engine.aclose()
     assert len(turns) >= 8
     failed = [turn.errors for turn in turns if turn.errors or not turn.audio_bytes]
     assert failed == []
