@@ -492,8 +492,8 @@ class RemoteStream:
         unreachable server: retryable, before `started`) is tried again on fresh sockets."""
         opened = await self._open_once(fresh=False)
         for delay in START_RETRY_DELAYS:
-            retry = isinstance(opened, Error) and opened.retryable and opened.code != ErrorCode.TIMEOUT
-            if not retry or self._cancelled:
+            passing = isinstance(opened, Error) and opened.retryable
+            if not passing or opened.code == ErrorCode.TIMEOUT or self._cancelled:
                 break
             await asyncio.sleep(delay)
             opened = await self._open_once(fresh=True)

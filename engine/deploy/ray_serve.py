@@ -55,7 +55,9 @@ ROUTING_STATS_PERIOD_S = 0.5
 WARM_UP_TIMEOUT_S = 600.0
 # Serve asks only replicas it routes to for routing stats: a replica not asked for this long has
 # been taken out of the routing (it is being stopped: rolling update, scale-down).
-UNROUTED_AFTER_S = 10 * ROUTING_STATS_PERIOD_S
+# A busy controller can also be late by seconds; then idle sockets are closed needlessly, which
+# costs their clients a reconnect and nothing else.
+UNROUTED_AFTER_S = 20 * ROUTING_STATS_PERIOD_S
 # Close code for a socket closed between turns by a stopping replica: reconnect and go on.
 WS_CLOSE_SERVICE_RESTART = 1012
 
@@ -182,6 +184,11 @@ class DrainingSockets:
             return
         between_turns = asyncio.Event()
         between_turns.set()
+        # A socket that connects while the replica drains came from a router that had not yet
+        # heard: it keeps its first turn (closing it at once would only send it back).
+        served = asyncio.Event()
+        if not self.draining.is_set():
+            served.set()
         closed = False
         pending: asyncio.Future | None = None
 
@@ -190,14 +197,16 @@ class DrainingSockets:
                 return
             if message["type"] == "websocket.send" and message.get("text"):
                 kind = json.loads(message["text"]).get("type")
-                if kind == "started":
+                if kind in ("started", "reconnected"):  # a turn begins, or a resumed one goes on
                     between_turns.clear()
                 elif kind == "done":
                     between_turns.set()
+                    served.set()
             await send(message)
 
         async def may_close() -> None:
             await self.draining.wait()
+            await served.wait()
             await between_turns.wait()
 
         async def receive_or_close() -> dict:
@@ -359,7 +368,9 @@ def placed(args: EngineAppArgs, replicas: int | None, cluster: dict[str, float])
             update={"replicas": count, "num_gpus": 1, "device": args.device or "cuda"}
         )
     cpus = cluster.get("CPU", 1)
-    return args.model_copy(update={"replicas": count, "num_gpus": 0, "num_cpus": min(1.0, cpus / count)})
+    return args.model_copy(
+        update={"replicas": count, "num_gpus": 0, "num_cpus": min(1.0, cpus / count)}
+    )
 
 
 def serve_locally(args: EngineAppArgs, replicas: int | None, host: str, port: int) -> None:

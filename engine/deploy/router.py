@@ -6,15 +6,16 @@ replica reports through `record_routing_stats` (`active_streams`, `capacity`, `r
 that changes with every report, `reported_at`: its wall-clock time). Reports come every
 `request_routing_stats_period_s`; between two of them the router adds the connections it has
 sent a replica since its last report, so a burst of connections spreads over the replicas instead
-of all following one stale zero. A replica whose last report is old (a busy controller, an
-overloaded host) counts its open connections from this router instead, an upper bound of its
-busy streams.
+of all following one stale zero. Reports reach the router through Serve's controller, which can
+fall seconds behind on a loaded host: while any replica's last report is older than a few
+seconds, the router compares open connections, as Serve's default router does (a full replica
+refuses the turn with `capacity`, and the client's retry reaches another).
 """
 
 from __future__ import annotations
 
+import random
 import time
-from itertools import groupby
 from typing import List, Optional
 
 from ray.serve.request_router import (
@@ -27,6 +28,8 @@ from ray.serve.request_router import (
 
 # A report older than this is not used.
 STALE_REPORT_S = 3.0
+# Replicas whose busy share is within this of the least busy one's count as least busy.
+NEAR_SHARE = 0.1
 
 
 class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
@@ -38,25 +41,36 @@ class LeastBusyStreamsRouter(FIFOMixin, RequestRouter):
         """The replica's busy streams (reported, plus connections sent since) over its capacity."""
         stats = replica.routing_stats
         capacity = max(1, stats.get("capacity", 1))
-        if time.time() - stats.get("reported_at", 0.0) > STALE_REPORT_S:
-            return (self.replica_queue_len_cache.get(replica.replica_id) or 0) / capacity
         report, routed = self._since_report.get(replica.replica_id, (None, 0))
         if report != stats.get("report"):
             routed = 0
         return (stats.get("active_streams", 0) + routed) / capacity
+
+    @staticmethod
+    def reported_lately(replica: RunningReplica) -> bool:
+        return time.time() - replica.routing_stats.get("reported_at", 0.0) <= STALE_REPORT_S
 
     async def choose_replicas(
         self,
         candidate_replicas: List[RunningReplica],
         pending_request: Optional[PendingRequest] = None,
     ) -> List[List[RunningReplica]]:
-        # Ranks from least to most busy; within a rank Serve takes the replica with the fewest
-        # ongoing requests, and a replica at `max_ongoing_requests` refuses so the next rank is
-        # tried.
+        # Ranks from least to most busy, tried in turn (a replica at `max_ongoing_requests`
+        # refuses). Replicas within NEAR_SHARE of the least busy come first in random order:
+        # routing decisions made at once see the same reports, and would otherwise all pick the
+        # same replica.
+        if not all(self.reported_lately(replica) for replica in candidate_replicas):
+            # Without every replica's busy streams: one rank, in which Serve takes the replica
+            # with the fewest open connections (its default comparison).
+            return [list(candidate_replicas)] if candidate_replicas else []
         share = {replica.replica_id: self.busy_share(replica) for replica in candidate_replicas}
         ranked = sorted(candidate_replicas, key=lambda replica: share[replica.replica_id])
-        ranks = groupby(ranked, key=lambda replica: share[replica.replica_id])
-        return [list(rank) for _, rank in ranks]
+        if not ranked:
+            return []
+        least = share[ranked[0].replica_id]
+        near = [r for r in ranked if share[r.replica_id] <= least + NEAR_SHARE]
+        random.shuffle(near)
+        return [[replica] for replica in near + ranked[len(near) :]]
 
     def on_send_request(self, replica_id: ReplicaID) -> None:
         super().on_send_request(replica_id)

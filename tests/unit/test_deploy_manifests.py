@@ -52,7 +52,10 @@ def manifest() -> dict:
 
 def test_the_rayservice_manifest_validates_against_the_crd_schema(validator, manifest) -> None:
     assert (manifest["apiVersion"], manifest["kind"]) == ("ray.io/v1", "RayService")
-    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(manifest)]
+    errors = [
+        f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
+        for error in validator.iter_errors(manifest)
+    ]
     assert errors == []
 
 
