@@ -299,14 +299,15 @@ class Connection:
         turn = self._turn
         if not self._running():
             raise RejectedMessage(ErrorCode.NO_ACTIVE_TURN, "send start before text")
+        if message.seq is not None and message.seq <= turn.text_seq:
+            # Resent across a reconnect: the turn has it already, also when its stop came too.
+            return
         if not turn.accepts_text:
             raise RejectedMessage(
                 ErrorCode.NO_ACTIVE_TURN, "this turn's input has ended (stop or cancel was sent)"
             )
         cap = self._state.settings.max_turn_text_chars
         if message.seq is not None:
-            if message.seq <= turn.text_seq:
-                return  # resent across a reconnect: the turn has it already
             turn.text_seq = message.seq
         if turn.text_chars + len(message.text) > cap:
             raise RejectedMessage(

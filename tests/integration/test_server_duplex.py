@@ -238,7 +238,11 @@ async def test_a_reconnect_takes_the_turn_over_before_the_old_socket_is_noticed(
                 )
             )
             assert (await next_json(new))["type"] == "reconnected"
+            # A client unsure what arrived resends it: after the stop too, the text is known.
+            await new.send(json.dumps({"type": "text", "text": LONG, "seq": 1}))
+            await new.send(json.dumps({"type": "stop"}))
             await old.close()  # the old socket ends after the takeover: the turn goes on
             result = await receive_until_done(new, result)
+    assert [m for m in result.messages if m["type"] == "error"] == []
     assert bytes(result.audio) == bytes(reference.audio)
     assert not result.done["cancelled"] and result.done["heard_text"] == LONG
