@@ -181,6 +181,18 @@ class ProgressTracker:
         return None
 
 
+async def close_events(events: AsyncIterator, pending: asyncio.Future | None) -> None:
+    """Ends an iteration over an engine's events: its read in flight cancelled, the stream
+    closed now, not at garbage collection (a remote engine's socket goes back to its pool only
+    when its stream is closed)."""
+    if pending is not None and not pending.done():
+        pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
+            await pending
+    if aclose := getattr(events, "aclose", None):
+        await aclose()
+
+
 def normalizer_language(language: str | None) -> str:
     """The normalizer's language for an engine language name: English and Chinese variants
     map to "en" and "zh"; anything else lets the normalizer route by script."""
@@ -317,14 +329,7 @@ class TurnText:
                 pending = None
                 yield event
         finally:
-            # Close the engine's event stream now, not at garbage collection: a remote
-            # engine's socket goes back to its pool only when its stream is closed.
-            if pending is not None and not pending.done():
-                pending.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
-                    await pending
-            if aclose := getattr(events, "aclose", None):
-                await aclose()
+            await close_events(events, pending)
 
     # -- answers ------------------------------------------------------------------------
 

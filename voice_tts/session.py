@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
 from typing import Any, AsyncIterator, Callable, Union
 
-from voice_tts.progress import TurnText, Word, normalizer_language
+from voice_tts.progress import TurnText, Word, close_events, normalizer_language
 from voice_tts.protocol import (
     AudioChunk,
     Done,
@@ -261,12 +261,7 @@ class TTSSession:
         finally:
             for waiter in waiters.values():
                 waiter.cancel()
-            if pending is not None and not pending.done():
-                pending.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
-                    await pending
-            if aclose := getattr(events, "aclose", None):
-                await aclose()
+            await close_events(events, pending)
 
     def _forward_polled(self, spoken: list[str]) -> None:
         if not (self._input_ended or self._cancelled):
