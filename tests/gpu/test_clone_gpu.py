@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 import torch
-from text_pieces import random_pieces
+from text_pieces import speak_in_pieces
 
-from voice_tts.protocol import AudioChunk, Done
 
 from engine.model.loader import load_model
 from engine.model.sampling import SamplingParams
@@ -71,23 +70,7 @@ async def run(engine: Qwen3Engine, case: dict, rng: random.Random | None = None)
     stream = engine.open_stream(voice=VOICE_OF[case["id"]], language=a["language"], sampling=GREEDY,
                                 max_new_tokens=a["max_new_tokens"])
 
-    async def feed() -> None:
-        if rng is None:
-            stream.push_text(a["text"])
-        else:
-            await asyncio.sleep(rng.uniform(0, 0.2))
-            for piece in random_pieces(a["text"], rng, 1, 6):
-                stream.push_text(piece)
-                await asyncio.sleep(rng.uniform(0, 0.02))
-        stream.end_input()
-
-    async def collect():
-        return [e async for e in stream.events()]
-
-    events, _ = await asyncio.gather(collect(), feed())
-    assert isinstance(events[-1], Done)
-    pcm = b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
-    return stream.codes, np.frombuffer(pcm, dtype=np.int16) / 32767.0
+    return await speak_in_pieces(stream, a["text"], rng)
 
 
 async def test_clone_goldens_in_float32_on_the_graph_path(base_checkpoint, cases, tmp_path):
