@@ -342,6 +342,7 @@ async def main_async(args) -> dict:
     results["conditions"].update({
         "fused_kernels": engine.runner.fused, "chunk_policy": vars(loop_settings.chunks),
         "codec_on_second_stream": engine.runner.vocoder.overlaps,
+        "codec_gemm_convolutions": engine.runner.vocoder.gemm_convolutions,
     })
 
     def save() -> None:  # after every phase: a run cut short still leaves what it measured

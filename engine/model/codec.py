@@ -24,6 +24,11 @@ new samples, written there directly by the Snake before it (on CUDA one Triton p
 `engine.model.codec_kernels`, which also adds the residual of the unit before), so neither a
 concatenation nor a separate residual add runs; the context of the next chunk is the buffer's
 tail. The last convolution (one output channel) and its clamp are one Triton pass as well.
+
+cuDNN picks a slow non-tensor-core kernel for some of these shapes (on an H200 the dilated 384-channel
+convolution took 6 ms at 512 streams x 1 frame, where the same product as an im2col GEMM took
+0.8 ms), so on CUDA each plain convolution is timed once both ways (`choose_convolutions`) and
+runs the faster one.
 """
 
 from __future__ import annotations
@@ -106,6 +111,7 @@ class CodecDecoder:
     def __init__(self, cfg: CodecConfig, w: Mapping[str, Tensor], device: torch.device, dtype: torch.dtype) -> None:
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self._tails: dict[str, tuple[int, int]] = {}  # conv name -> (input channels, context)
+        self._convs: list[_CausalConv] = []
         q = "decoder.quantizer."
 
         def codebook(group: str, k: int) -> Tensor:
@@ -168,6 +174,7 @@ class CodecDecoder:
         weight, bias = w[prefix + "weight"], w[prefix + "bias"]
         in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
         conv = _CausalConv(prefix, weight, bias, transposed, stride, dilation, groups)
+        self._convs.append(conv)
         if conv.context:
             self._tails[prefix] = (in_channels, conv.context)
         return conv
@@ -186,6 +193,30 @@ class CodecDecoder:
             key_pos=torch.full((batch, window), -1, dtype=torch.int64, device=self.device),
             next_pos=torch.zeros(batch, dtype=torch.int64, device=self.device),
         )
+
+    def choose_convolutions(self, batch: int, frames: int, repeats: int = 3) -> list[str]:
+        """Time every plain convolution on its input of one decode of `batch` streams x `frames`
+        frames, through cuDNN and as an im2col GEMM, and keep the faster (CUDA only; the choice
+        holds for every batch, as the slow cuDNN kernels are slow at every size). Returns the
+        names of the convolutions that now run as GEMMs."""
+        if self.device.type != "cuda":
+            return []
+        candidates = [c for c in self._convs if c.gemm_weight is not None]
+        inputs: dict[str, tuple[int, ...]] = {}
+        for conv in candidates:
+            conv.by_gemm, conv.seen = False, inputs
+        codes = torch.zeros(batch, frames, self.cfg.num_quantizers, dtype=torch.int64, device=self.device)
+        with torch.inference_mode():
+            self.decode_chunk(codes, self.new_state(batch))
+            for conv in candidates:
+                conv.seen = None
+                x = torch.randn(inputs[conv.name], device=self.device, dtype=self.dtype)
+                timings = []
+                for by_gemm in (False, True):
+                    conv.by_gemm = by_gemm
+                    timings.append(_device_ms(lambda: conv._apply(x, 0), repeats))
+                conv.by_gemm = timings[1] < timings[0]
+        return [c.name for c in candidates if c.by_gemm]
 
     def decode(self, codes: Tensor) -> Tensor:
         """Whole-sequence decode: codes [T, G] -> float32 samples [T * samples_per_frame]."""
@@ -268,6 +299,11 @@ class _CausalConv:
         self.mono = weight.shape[0] == 1 and not transposed and groups == 1 and dilation == 1
         if self.mono:
             self.mono_weight = weight[0].contiguous()  # [C, K] for `codec_kernels.to_mono`
+        # [C_out, C_in * K] for the im2col GEMM (plain convolutions only), used when `by_gemm`.
+        plain = not transposed and groups == 1 and not self.mono
+        self.gemm_weight = weight.reshape(weight.shape[0], -1) if plain else None
+        self.by_gemm = False
+        self.seen: dict[str, tuple[int, ...]] | None = None  # records the input shape (choose_convolutions)
 
     def __call__(
         self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None
@@ -296,7 +332,33 @@ class _CausalConv:
             if codec_kernels.available(x):
                 return codec_kernels.to_mono(x, self.mono_weight, self.bias, x.shape[-1] - self.context)
             return F.conv1d(x, self.weight, self.bias).clamp(-1, 1)[:, 0].float()
+        if self.seen is not None:
+            self.seen[self.name] = tuple(x.shape)
+        if self.by_gemm:
+            return _conv_by_gemm(x, self.gemm_weight, self.bias, self.weight.shape[-1], self.dilation)
         if not self.transposed:
             return F.conv1d(x, self.weight, self.bias, dilation=self.dilation, groups=self.groups)
         y = F.conv_transpose1d(x, self.weight, self.bias, stride=self.stride)
         return y[..., self.context * self.stride : (self.context + n) * self.stride]
+
+
+def _conv_by_gemm(x: Tensor, weight: Tensor, bias: Tensor, kernel: int, dilation: int) -> Tensor:
+    """conv1d(x, weight) as one GEMM over the input's windows: x [B, C, L], weight [C_out, C * K]
+    -> [B, C_out, L - (K - 1) * dilation] (a transposed view)."""
+    b, channels, length = x.shape
+    n = length - (kernel - 1) * dilation
+    windows = x.unfold(2, (kernel - 1) * dilation + 1, 1)[..., ::dilation]  # [B, C, n, K]
+    columns = windows.permute(0, 2, 1, 3).reshape(b * n, channels * kernel)
+    return torch.addmm(bias, columns, weight.t()).view(b, n, -1).transpose(1, 2)
+
+
+def _device_ms(run, repeats: int) -> float:
+    """Mean device time of `run` on the current CUDA stream, after one warm-up call."""
+    run()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeats):
+        run()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / repeats

@@ -157,6 +157,7 @@ class StepLoop:
                 plan = self.scheduler.schedule(self._prefix_totals)
                 if plan.fills:
                     self._run_fills(plan.fills)
+                self.runner.vocoder.apply_resets()  # streams started since the last iteration
                 if plan.steps:
                     self._step += 1
                     self._launch_step(plan.steps)

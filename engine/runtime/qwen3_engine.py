@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import itertools
 import logging
+import sys
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -71,6 +72,11 @@ class EngineSettings:
     # Refuse a new stream (`capacity`) when the measured real-time headroom says one more would
     # make the loop too slow (`engine.runtime.headroom`). None: on CUDA, where timings mean something.
     admit_by_headroom: bool | None = None
+    # The interpreter's GIL switch interval while the engine runs (process-wide; None: leave it).
+    # The step loop releases the GIL at every device wait and must get it back at once: at the
+    # default 5 ms, a thread busy with hundreds of streams' text and audio (the asyncio side)
+    # keeps it up to 5 ms each time, several times per iteration.
+    gil_switch_interval_s: float | None = 0.0005
     loop: LoopSettings = LoopSettings()
 
 
@@ -100,6 +106,8 @@ class Qwen3Engine:
         self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
+        if settings.gil_switch_interval_s is not None and sys.getswitchinterval() > settings.gil_switch_interval_s:
+            sys.setswitchinterval(settings.gil_switch_interval_s)
         self._admit_by_headroom = (
             model.device.type == "cuda" if settings.admit_by_headroom is None else settings.admit_by_headroom
         )

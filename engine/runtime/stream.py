@@ -11,6 +11,7 @@ import asyncio
 import collections
 import enum
 import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
@@ -99,6 +100,50 @@ class StreamState:
         return self.characters_received if self.text_ended else self.text_ends[-1]
 
 
+class _Waker:
+    """Sets the asyncio events of one event loop's waiting consumers from the loop thread. The
+    step loop posts to hundreds of channels per iteration; one cross-thread call wakes every
+    consumer that became ready since the previous call ran, instead of one call (and one
+    self-pipe write) per channel."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = weakref.ref(loop)  # weak: the registry below is keyed by the loop
+        self._lock = threading.Lock()
+        self._ready: list[asyncio.Event] = []
+
+    def wake(self, event: asyncio.Event) -> None:
+        with self._lock:
+            self._ready.append(event)
+            if len(self._ready) > 1:
+                return  # a call is already on its way
+        try:
+            loop = self._loop()
+            if loop is None:
+                raise RuntimeError("event loop is gone")
+            loop.call_soon_threadsafe(self._set_all)
+        except RuntimeError:  # the consumer's loop is closed; nobody is listening any more
+            with self._lock:
+                self._ready.clear()
+
+    def _set_all(self) -> None:
+        with self._lock:
+            ready, self._ready = self._ready, []
+        for event in ready:
+            event.set()
+
+
+_wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker] = weakref.WeakKeyDictionary()
+_wakers_lock = threading.Lock()
+
+
+def _waker(loop: asyncio.AbstractEventLoop) -> _Waker:
+    with _wakers_lock:
+        waker = _wakers.get(loop)
+        if waker is None:
+            waker = _wakers[loop] = _Waker(loop)
+        return waker
+
+
 class EventChannel:
     """Thread-safe hand-off of events from the loop thread to one asyncio consumer.
 
@@ -109,7 +154,7 @@ class EventChannel:
     def __init__(self) -> None:
         self._items: collections.deque = collections.deque()
         self._lock = threading.Lock()
-        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._waiter: tuple[_Waker, asyncio.Event] | None = None
         self.unread_samples = 0
         self._behind_at: int | None = None  # the backlog that parks the stream
         self._wake: Callable[[], None] | None = None
@@ -139,21 +184,18 @@ class EventChannel:
             self.unread_samples += audio
             waiter = self._waiter
         if waiter is not None:
-            loop, ready = waiter
-            try:
-                loop.call_soon_threadsafe(ready.set)
-            except RuntimeError:  # the consumer's loop is closed; nobody is listening any more
-                pass
+            waker, ready = waiter
+            waker.wake(ready)
 
     async def get(self) -> Any:
-        loop = asyncio.get_running_loop()
+        waker = _waker(asyncio.get_running_loop())
         ready = asyncio.Event()
         while True:
             wake = None
             with self._lock:
                 item = self._items.popleft() if self._items else None
                 if item is None:
-                    self._waiter = (loop, ready)
+                    self._waiter = (waker, ready)
                 else:
                     self._waiter = None
                     if isinstance(item, AudioChunk):

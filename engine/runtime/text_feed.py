@@ -18,6 +18,7 @@ This runs in the caller's thread (`push_text`), never in the step loop.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,12 +33,19 @@ class TextToken:
     spoken_end: int
 
 
+@functools.lru_cache(maxsize=8)
+def _splitter(pattern: str) -> pre_tokenizers.Split:
+    """The compiled pre-tokenizer split (stateless, so streams share it): compiling the pattern
+    takes about a millisecond, which every `open_stream` paid in the caller's thread."""
+    return pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False)
+
+
 class TextFeed:
     """Turns appended text into final tokens; `finish()` flushes what is held back."""
 
     def __init__(self, encode: Callable[[str], list[int]], split_pattern: str) -> None:
         self._encode = encode
-        self._split = pre_tokenizers.Split(Regex(split_pattern), behavior="isolated", invert=False)
+        self._split = _splitter(split_pattern)
         self._pending = ""
         self._pending_start = 0  # characters committed before `_pending`
         self.characters_received = 0

@@ -89,7 +89,10 @@ class Vocoder:
         self._resets: dict[int, CodecState | None] = {}  # slot -> the state it starts from (None: fresh)
         self._graphs: dict[tuple[int, int], tuple[torch.cuda.CUDAGraph, Tensor, Tensor]] = {}
         self._stream = None
+        self.gemm_convolutions: list[str] = []
         if self.device.type == "cuda":
+            # Before any graph captures the codec: which convolutions run as GEMMs.
+            self.gemm_convolutions = self.codec.choose_convolutions(min(slots, 512), max(CODEC_FRAME_SIZES))
             self._stream = torch.cuda.Stream(device=self.device)
             self._stream.wait_stream(torch.cuda.current_stream(self.device))
         if use_graphs:
@@ -116,7 +119,7 @@ class Vocoder:
         beside it. The first `urgent` chunks are decoded first, into a handle of their own
         (second element; None when urgent is 0); the first element holds the rest."""
         with torch.inference_mode(), self._on_stream():
-            self._apply_resets()
+            self._reset_states()
             first = self._launch(chunks[:urgent]) if urgent else None
             rest = self._launch(chunks[urgent:])
         return rest, first
@@ -188,8 +191,16 @@ class Vocoder:
         self._next_pos.index_copy_(0, index, state.next_pos)
         return torch.round(wav * 32767.0).to(torch.int16)
 
-    def _apply_resets(self) -> None:
-        """Give the slots started since the last decode a fresh codec state, all at once and on
+    def apply_resets(self) -> None:
+        """Reset the codec states of the slots started since the last call now, ahead of their
+        first chunk (the loop calls this once per iteration, so a first chunk's decode does not
+        wait behind them); `decode_async` applies any still pending."""
+        if self._resets:
+            with torch.inference_mode(), self._on_stream():
+                self._reset_states()
+
+    def _reset_states(self) -> None:
+        """Give the slots started since the last reset a fresh codec state, all at once and on
         the codec stream (after the last chunk of whichever stream had the slot before)."""
         if not self._resets:
             return

@@ -110,3 +110,17 @@ def test_batched_streams_at_different_positions(model, tiny_checkpoint):
 def test_codes_for_the_wrong_number_of_streams_are_rejected(model, a02):
     with pytest.raises(ValueError, match="2 streams but state for 1"):
         model.codec.decode_chunk(torch.zeros(2, 1, 16, dtype=torch.int64), model.codec.new_state())
+
+
+def test_convolutions_as_gemms_give_the_official_waveform(tiny_checkpoint, a02):
+    """The im2col GEMM path (chosen per convolution on CUDA where cuDNN is slow), forced for every
+    plain convolution: the whole and the streamed decode still match the official waveform."""
+    model = load_model(tiny_checkpoint)  # its own: the module's model keeps the cuDNN path
+    convs = [c for c in model.codec._convs if c.gemm_weight is not None]
+    assert any(c.dilation > 1 for c in convs) and any(c.weight.shape[-1] == 1 for c in convs)
+    for conv in convs:
+        conv.by_gemm = True
+    codes = torch.from_numpy(a02["codes"])
+    assert np.abs(model.codec.decode(codes).numpy() - a02["wav_codes_only_full"]).max() <= 1e-4
+    streamed = stream_decode(model, codes, [1, 3, 2] * (len(codes) // 6) + [1] * (len(codes) % 6))
+    assert np.abs(streamed.numpy() - a02["wav"][: len(streamed)]).max() <= 1e-4

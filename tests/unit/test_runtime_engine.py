@@ -389,3 +389,18 @@ async def test_a_stream_whose_reader_stops_parks_then_goes_on_unchanged(tiny_che
     assert isinstance(received[-1], Done) and not received[-1].cancelled
     assert stream.codes == case["codes"]
     assert np.abs(pcm_of(received) / 32767.0 - case["wav"]).max() <= 1e-4
+
+
+def test_the_engine_shortens_the_gil_switch_interval_only_when_asked(tiny_checkpoint: Path, monkeypatch):
+    """The step loop must get the GIL back at once after each device wait; the engine lowers
+    the interpreter's switch interval (never raises it) unless the setting is None."""
+    import sys
+
+    monkeypatch.setattr(sys, "setswitchinterval", lambda s: calls.append(s))
+    monkeypatch.setattr(sys, "getswitchinterval", lambda: 0.005)
+    calls: list[float] = []
+    for options, expected in (({}, [0.0005]), ({"gil_switch_interval_s": None}, []), ({"gil_switch_interval_s": 0.01}, [])):
+        calls.clear()
+        engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, **options)
+        engine.close()
+        assert calls == expected, options
