@@ -247,7 +247,6 @@ class EngineReplica:
         self._fleet = fleet
         context = serve.get_replica_context()
         self._replica = context.replica_id.unique_id
-        self._reports = 0
         self._last_routed = time.monotonic()
         self._sockets = DrainingSockets(startup_after_warm_up(self._app, self._state))
         self._app.router.routes[:0] = [
@@ -266,13 +265,11 @@ class EngineReplica:
         return self._sockets
 
     def record_routing_stats(self) -> dict[str, Any]:
-        self._reports += 1
         self._last_routed = time.monotonic()
         self._sockets.draining.clear()
         return {
             "active_streams": self._state.slots.active,
             "capacity": self._state.slots.capacity,
-            "report": self._reports,
             "reported_at": time.time(),
         }
 
