@@ -152,6 +152,16 @@ async def speak(engine: RemoteEngine, text: str = TEXT, seconds: float = 0.3) ->
     return turn
 
 
+async def busy_streams(fleet: Fleet, count: int) -> None:
+    """Wait until the fleet's replicas report `count` busy streams in all."""
+    await asyncio.to_thread(
+        fleet.wait_for,
+        lambda m: sum(r["active_streams"] for r in m) == count,
+        30,
+        f"{count} busy streams",
+    )
+
+
 def turns_by_replica(fleet: Fleet) -> dict[str, int]:
     return {m["replica"]: m["turns"] for m in fleet.members()}
 
@@ -285,12 +295,7 @@ async def test_the_livekit_worker_load_is_the_fleets_share_of_busy_streams(
     engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
     try:
         running = [asyncio.create_task(speak(engine, seconds=6.0)) for _ in range(6)]
-        await asyncio.to_thread(
-            fleet.wait_for,
-            lambda m: sum(r["active_streams"] for r in m) == 6,
-            30,
-            "six busy streams",
-        )
+        await busy_streams(fleet, 6)
         deadline = time.monotonic() + 10
         while load() != pytest.approx(6 / capacity) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
@@ -349,12 +354,7 @@ async def test_a_full_replica_refuses_at_once_and_the_turn_lands_on_another(flee
         # `capacity` by a full replica starts again on a fresh socket, which reaches the other.
         with controller_stopped(fleet, at_most=5.0):
             running = [asyncio.create_task(speak(engine, seconds=6.0)) for _ in range(4)]
-            await asyncio.to_thread(
-                fleet.wait_for,
-                lambda m: sum(r["active_streams"] for r in m) == 4,
-                30,
-                "four busy streams",
-            )
+            await busy_streams(fleet, 4)
             began = time.monotonic()
             refused = await speak(engine, seconds=0.1)
             waited = time.monotonic() - began
