@@ -299,6 +299,15 @@ def _reference_attend(qkv, qk_norm, cos, sin, k_cache, v_cache, positions, heads
     return out
 
 
+def fits(head_dims: tuple[int, ...]) -> bool:
+    """Whether the attention kernel takes these head sizes: powers of two (Triton's block
+    ranges) of at least 16 (its dot products); logged when not (the step then runs unfused)."""
+    ok = all(d >= 16 and d & (d - 1) == 0 for d in head_dims)
+    if not ok:
+        log.info("head sizes %s do not fit the fused kernels: the frame step runs unfused", head_dims)
+    return ok
+
+
 def probe(device: torch.device, dtype: torch.dtype) -> bool:
     """Compile every kernel for `dtype` on `device` and compare it with PyTorch on small inputs;
     False (logged) if Triton is missing or anything fails or disagrees."""

@@ -127,6 +127,8 @@ class StepLoop:
         self._in_flight: AudioBatch | None = None  # audio whose decode runs beside the next step
         self._step = 0
         self.failure: str | None = None  # why the loop died, if it did (the server reports it)
+        self._accepting = True  # False from the final drain on: `post` refuses, nothing is lost
+        self._accepting_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
 
     def start(self) -> None:
@@ -141,6 +143,14 @@ class StepLoop:
     def alive(self) -> bool:
         return self._thread.is_alive()
 
+    def post(self, command: Any) -> bool:
+        """Queue a command for the loop; False once the loop is ending (its final drain has begun,
+        so nothing would read the command)."""
+        with self._accepting_lock:
+            if self._accepting:
+                self.inbox.put(command)
+            return self._accepting
+
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -153,6 +163,7 @@ class StepLoop:
                 if not self._drain(self._wait_timeout()):
                     break
                 started = self._clock()
+                graphs = self.runner.graphs_captured
                 waits = [0.0, 0.0]
                 plan = self.scheduler.schedule(self._prefix_totals)
                 if plan.fills:
@@ -177,7 +188,7 @@ class StepLoop:
                 else:
                     self._in_flight = batch
                 if not plan.empty:
-                    self._count(len(plan.steps), self._clock() - started, waits)
+                    self._count(len(plan.steps), self._clock() - started, waits, graphs != self.runner.graphs_captured)
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
             log.exception("step loop failed")
             self.failure = f"engine step failed: {e!r}"
@@ -189,7 +200,7 @@ class StepLoop:
         finally:
             self._shutdown_streams()
 
-    def _count(self, streams: int, seconds: float, waits: list[float]) -> None:
+    def _count(self, streams: int, seconds: float, waits: list[float], captured: bool) -> None:
         stats = self.stats
         stats.iterations += 1
         stats.streams_stepped += streams
@@ -197,7 +208,7 @@ class StepLoop:
         stats.step_wait += waits[0]
         stats.codec_wait += waits[1]
         stats.host += seconds - waits[0] - waits[1]
-        if streams:
+        if streams and not captured:  # a graph capture (seconds, once per shape) says nothing of load
             self.headroom.record(streams, seconds)
 
     def _wait_timeout(self) -> float | None:
@@ -397,6 +408,8 @@ class StepLoop:
         self.output.drop()
         self._end_streams(self._ending)
         self._ending = []
+        with self._accepting_lock:
+            self._accepting = False
         while True:
             try:
                 command = self.inbox.get_nowait()

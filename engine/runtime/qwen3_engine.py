@@ -280,7 +280,9 @@ class Qwen3Engine:
                 track_offset=len(resolved.clone.ref_codes) if resolved.clone is not None and resolved.clone.icl else 0,
             )
             # Posted under the lock: `aclose` cannot slip its stop command in before it.
-            self.loop.inbox.put(OpenCommand(state))
+            if not self.loop.post(OpenCommand(state)):  # the loop is ending (it failed)
+                self._active -= 1
+                return self._failed(Error(ErrorCode.ENGINE_CLOSED, "the engine is closed"), sample_rate)
         feed = TextFeed(self.model.tokenizer.encode, self.model.tokenizer.split_pattern)
         return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
 
@@ -316,9 +318,9 @@ class Qwen3Engine:
         self.voice_store.check_new(name)
         done: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:
-            if self._closed or not self.loop.alive:
+            call = DeviceCall(lambda: make_clone_prompt(self.model, audio, sample_rate, text), done)
+            if self._closed or not self.loop.post(call):
                 raise RuntimeError("the engine is closed")
-            self.loop.inbox.put(DeviceCall(lambda: make_clone_prompt(self.model, audio, sample_rate, text), done))
         prompt = done.result()
         seconds = len(audio) / sample_rate
         with self._voices_lock:

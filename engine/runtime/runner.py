@@ -102,7 +102,10 @@ class ModelRunner:
         # their check; by default in bf16/fp16 (float32 keeps the unfused math the goldens pin).
         if fused_kernels is None:
             fused_kernels = self.dtype in (torch.bfloat16, torch.float16)
-        self.fused = fused_kernels and self.device.type == "cuda" and kernels.probe(self.device, self.dtype)
+        head_dims = (cfg.talker.layers.head_dim, cfg.code_predictor.layers.head_dim)
+        self.fused = (
+            fused_kernels and self.device.type == "cuda" and kernels.fits(head_dims) and kernels.probe(self.device, self.dtype)
+        )
         # Shapes are rounded up to buckets on CUDA, graphs or not, so that a graph replay and an
         # eager step run the same kernels on the same shapes (and give the same bits).
         self.bucketed = self.device.type == "cuda"
@@ -511,6 +514,12 @@ class ModelRunner:
         self._step_input.copy_(saved)
         self._step_graphs[key] = graph
         return graph
+
+    @property
+    def graphs_captured(self) -> int:
+        """CUDA graphs captured so far (frame step and codec): an iteration that captured one took
+        seconds once, not because of load."""
+        return len(self._step_graphs) + self.vocoder.graphs_captured
 
     def warm_up(self, max_rows: int | None = None, kv_lens: tuple[int, ...] = (), sampled: bool = True) -> int:
         """Capture the graphs a workload will need ahead of time; returns how many were captured."""

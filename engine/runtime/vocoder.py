@@ -99,6 +99,10 @@ class Vocoder:
             self._pool = torch.cuda.graph_pool_handle()
 
     @property
+    def graphs_captured(self) -> int:
+        return len(self._graphs)
+
+    @property
     def overlaps(self) -> bool:
         """Whether a `decode_async` runs beside the frame steps launched after it (CUDA)."""
         return self._stream is not None

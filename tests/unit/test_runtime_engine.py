@@ -404,3 +404,25 @@ def test_the_engine_shortens_the_gil_switch_interval_only_when_asked(tiny_checkp
         engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, **options)
         engine.close()
         assert calls == expected, options
+
+
+async def test_a_stream_opened_as_the_loop_ends_is_refused_not_lost(tiny_checkpoint: Path):
+    """Once the loop has begun its final drain it takes no command, so a stream opened then (a
+    failed loop's thread is still alive for a moment) gets `engine_closed` instead of waiting
+    forever on a command nobody reads."""
+    engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=2)
+    engine.loop.stop()
+    assert engine.loop.post(object()) is False
+    engine.loop._thread = threading.Thread(target=lambda: time.sleep(0.5))  # ended loop, live thread
+    engine.loop._thread.start()
+    events = await asyncio.wait_for(collect(engine.open_stream(voice="ryan")), 2.0)
+    assert isinstance(events[0], Error) and events[0].code == "engine_closed"
+    assert engine.active_streams == 0
+    engine.close()
+
+
+def test_fused_kernels_take_only_power_of_two_head_sizes():
+    from engine.runtime import kernels
+
+    assert kernels.fits((128, 128)) and kernels.fits((16, 16))
+    assert not kernels.fits((12, 8)) and not kernels.fits((128, 96))
