@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from voice_tts.protocol import AudioChunk, Usage, Word
@@ -29,7 +29,7 @@ from voice_tts.tn import Commit, Lexicon, StreamingNormalizer
 from voice_tts.tn.chars import is_alnum, is_han
 from voice_tts.tn.offsets import is_identity, separator_length
 
-__all__ = ["ProgressTracker", "TurnText", "Word", "normalizer_language", "segment_words"]
+__all__ = ["ProgressTracker", "TurnText", "Word", "WordSplitter", "normalizer_language", "segment_words"]
 
 # How often held text is offered to the normalizer's time-based commit while no event arrives.
 POLL_INTERVAL = 0.05
@@ -37,39 +37,68 @@ POLL_INTERVAL = 0.05
 STARVING_SECONDS = 0.2
 
 
-def segment_words(text: str, start: int = 0) -> list[tuple[int, int]]:
-    """Word spans of `text[start:]`: whitespace-separated, Han characters on their own."""
-    spans = []
-    i, n = start, len(text)
-    while i < n:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            break
-        j, base = i, ""
-        while j < n and not text[j].isspace():
-            c = text[j]
+def segment_words(text: str) -> list[tuple[int, int]]:
+    """Word spans of `text`: whitespace-separated, Han characters on their own."""
+    return WordSplitter().feed(text)
+
+
+class WordSplitter:
+    """Word spans of a text that arrives in pieces, each character looked at once (a run
+    without spaces that grows piece by piece is never scanned again).
+
+    `feed` returns the spans that end in the new piece; the last one runs to the end of the
+    text while the word may still grow (`growing`), and is returned again, longer, by the next
+    piece that extends it."""
+
+    def __init__(self) -> None:
+        self._length = 0
+        self._word_start: int | None = None  # None: between words
+        self._word_base = ""  # "han" or "alnum" once the word has either
+
+    @property
+    def growing(self) -> bool:
+        return self._word_start is not None
+
+    def feed(self, piece: str) -> list[tuple[int, int]]:
+        spans = []
+        start, base = self._word_start, self._word_base
+        for i, c in enumerate(piece, self._length):
+            if c.isspace():
+                if start is not None:
+                    spans.append((start, i))
+                    start = None
+                continue
+            if start is None:
+                start, base = i, ""
             if is_han(c):
                 if base:
-                    break
+                    spans.append((start, i))
+                    start = i
                 base = "han"
             elif is_alnum(c):
                 if base == "han":
-                    break
+                    spans.append((start, i))
+                    start, base = i, ""
                 base = base or "alnum"
-            j += 1
-        spans.append((i, j))
-        i = j
-    return spans
+        self._length += len(piece)
+        self._word_start, self._word_base = start, base
+        if start is not None:
+            spans.append((start, self._length))
+        return spans
 
 
 class ProgressTracker:
     """Feeds on TN commits and engine progress; answers which words started and what was heard."""
 
     def __init__(self) -> None:
-        self._raw = ""
+        # The raw text in the pieces it came in (joined only where asked for: a long turn
+        # must not cost a copy of all its text per commit).
+        self._raw_parts: list[str] = []
+        self._raw_part_starts: list[int] = []
+        self._raw_length = 0
         self._commits: list[Commit] = []
         self._raw_ends: list[int] = []
+        self._splitter = WordSplitter()
         self._spans: list[tuple[int, int]] = []  # word spans; the last one may still grow
         self._started: list[Word] = []
         self._high = 0
@@ -78,21 +107,21 @@ class ProgressTracker:
     # --- input ------------------------------------------------------------------------------
 
     def add_commits(self, commits: Iterable[Commit]) -> None:
-        old_len = len(self._raw)
-        added = False
+        raw: list[str] = []
+        end = self._raw_length
         for commit in commits:
-            if commit.raw_start != len(self._raw):
+            if commit.raw_start != end:
                 raise ValueError(
-                    f"commit raw_start {commit.raw_start} does not continue the raw stream at {len(self._raw)}"
+                    f"commit raw_start {commit.raw_start} does not continue the raw stream at {end}"
                 )
             if len(commit.raw) != commit.raw_end - commit.raw_start:
                 raise ValueError("commit.raw must hold the raw text of the span")
-            self._raw += commit.raw
+            raw.append(commit.raw)
             self._commits.append(commit)
             self._raw_ends.append(commit.raw_end)
-            added = True
-        if added:
-            self._resegment(old_len)
+            end = commit.raw_end
+        if end > self._raw_length:
+            self._add_raw("".join(raw))
 
     def add_started(self, words: Iterable[Word]) -> None:
         """Words another tracker reported (a server's, for the text this side sent), in order."""
@@ -114,7 +143,7 @@ class ProgressTracker:
             trigger = self._trigger(start)
             if trigger is None or trigger >= self._high:
                 break
-            word = Word(self._raw[start:end], audio_time, start, end)
+            word = Word(self._raw_slice(start, end), audio_time, start, end)
             self._started.append(word)
             new.append(word)
         return new
@@ -124,7 +153,7 @@ class ProgressTracker:
     @property
     def raw_text(self) -> str:
         """All raw text covered by the commits received."""
-        return self._raw
+        return self._raw_slice(0, self._raw_length)
 
     @property
     def words(self) -> list[Word]:
@@ -153,17 +182,26 @@ class ProgressTracker:
         if count == 0:
             return ""
         _, end = self._spans[count - 1]
-        return self._raw[:end]
+        return self._raw_slice(0, end)
 
     # --- internals --------------------------------------------------------------------------
 
-    def _resegment(self, old_len: int) -> None:
-        """Word spans are final once something follows them; the one touching the old end may grow."""
-        if self._spans and self._spans[-1][1] == old_len:
-            start = self._spans.pop()[0]
-        else:
-            start = self._spans[-1][1] if self._spans else 0
-        self._spans.extend(segment_words(self._raw, start))
+    def _add_raw(self, text: str) -> None:
+        """Word spans are final once something follows them; the last one may grow."""
+        if self._splitter.growing:
+            self._spans.pop()  # comes back, grown
+        self._spans.extend(self._splitter.feed(text))
+        self._raw_parts.append(text)
+        self._raw_part_starts.append(self._raw_length)
+        self._raw_length += len(text)
+
+    def _raw_slice(self, start: int, end: int) -> str:
+        if start >= end:
+            return ""
+        first = bisect_right(self._raw_part_starts, start) - 1
+        last = bisect_left(self._raw_part_starts, end)
+        offset = self._raw_part_starts[first]
+        return "".join(self._raw_parts[first:last])[start - offset : end - offset]
 
     def _trigger(self, r: int) -> int | None:
         """Spoken offset whose passing starts the word beginning at raw offset `r`."""
@@ -209,7 +247,8 @@ class TurnText:
     turn): raw deltas in, spoken text for the engine out (through streaming TN when
     normalizing), engine progress in, raw words, heard text and usage out.
 
-    `push`, `flush` and `poll` return the spoken pieces to push to the engine stream, in order.
+    `push`, `flush` and `poll` return the spoken text to push to the engine stream ("" for
+    none): one push per call, since an engine looks at its pending text on every push.
     """
 
     def __init__(
@@ -240,7 +279,7 @@ class TurnText:
 
     # -- text in ------------------------------------------------------------------------
 
-    def push(self, delta: str) -> list[str]:
+    def push(self, delta: str) -> str:
         self._raw_parts.append(delta)
         self._raw_length += len(delta)
         if self._normalizer is None:
@@ -250,14 +289,14 @@ class TurnText:
             return self._add([commit])
         return self._add(self._normalizer.push(delta))
 
-    def flush(self) -> list[str]:
+    def flush(self) -> str:
         """No more text: whatever the normalizer holds is committed."""
-        return self._add(self._normalizer.flush()) if self._normalizer is not None else []
+        return self._add(self._normalizer.flush()) if self._normalizer is not None else ""
 
-    def poll(self, now: float | None = None) -> list[str]:
+    def poll(self, now: float | None = None) -> str:
         """Held text the normalizer gives up waiting for (an LLM stalled mid-span)."""
         if self._normalizer is None:
-            return []
+            return ""
         now = self._clock() if now is None else now
         return self._add(self._normalizer.poll(now, starving=self._starving(now)))
 
@@ -278,12 +317,12 @@ class TurnText:
     def holds_text(self) -> bool:
         return self._normalizer is not None and bool(self._normalizer.pending)
 
-    def _add(self, commits: list[Commit]) -> list[str]:
+    def _add(self, commits: list[Commit]) -> str:
         if not commits:
-            return []
+            return ""
         self._tracker.add_commits(commits)
         self._spoken_length = commits[-1].spoken_end
-        return [commit.spoken for commit in commits if commit.spoken]
+        return "".join(commit.spoken for commit in commits)
 
     def _starving(self, now: float) -> bool:
         if self._first_audio_at is None:
@@ -308,10 +347,10 @@ class TurnText:
         self._sample_rate = chunk.sample_rate
 
     async def with_polling(
-        self, events: AsyncIterator, forward: Callable[[list[str]], None]
+        self, events: AsyncIterator, forward: Callable[[str], None]
     ) -> AsyncIterator:
         """`events` as they come; while text is held back, `poll` runs between them and its
-        spoken pieces go to `forward`. Closes `events` when done."""
+        spoken text goes to `forward`. Closes `events` when done."""
         pending: asyncio.Task | None = None
         try:
             while True:

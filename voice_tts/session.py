@@ -181,9 +181,9 @@ class TTSSession:
             resume()
         self._unpaused.set()
 
-    def _forward(self, spoken: list[str]) -> None:
-        for piece in spoken:
-            self._stream.push_text(piece)
+    def _forward(self, spoken: str) -> None:
+        if spoken:
+            self._stream.push_text(spoken)
 
     # -- events out ---------------------------------------------------------------------
 
@@ -263,7 +263,7 @@ class TTSSession:
                 waiter.cancel()
             await close_events(events, pending)
 
-    def _forward_polled(self, spoken: list[str]) -> None:
+    def _forward_polled(self, spoken: str) -> None:
         if not (self._input_ended or self._cancelled):
             self._forward(spoken)
 

@@ -61,6 +61,7 @@ def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: 
 
 def speak_all(stream: EngineStream, text: TurnText, raw: str) -> None:
     """The whole input at once (HTTP speech, warm-up): push it, flush it, end the input."""
-    for spoken in text.push(raw) + text.flush():
-        stream.push_text(spoken)
+    for spoken in (text.push(raw), text.flush()):  # pushed as a turn's text and stop are
+        if spoken:
+            stream.push_text(spoken)
     stream.end_input()

@@ -166,11 +166,11 @@ class Turn:
             self._end_reason = reason
             self.cancel(None)
 
-    def _forward(self, spoken: list[str]) -> None:
-        for piece in spoken:
-            self._stream.push_text(piece)
+    def _forward(self, spoken: str) -> None:
+        if spoken:
+            self._stream.push_text(spoken)
 
-    def _forward_polled(self, spoken: list[str]) -> None:
+    def _forward_polled(self, spoken: str) -> None:
         if not self._input_ended:
             self._forward(spoken)
 

@@ -221,7 +221,7 @@ class ChunkedStream(tts.ChunkedStream):
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
         _initialize(output_emitter, self._opts, stream=False)
         session = self._tts._open_session(self._opts, self._conn_options)
-        session.push_text(self._input_text)
+        await session.feed(self._input_text)
         session.end_input()
         await _Speech(self, session, output_emitter, self._opts.sample_rate, None).run()
 
