@@ -38,14 +38,29 @@ from voice_tts.protocol import (
     Usage,
     Words,
 )
-from voice_tts.tn import Lexicon, LexiconRule
+from voice_tts.tn import Lexicon, LexiconRule, warm_up
 
 # Seconds an engine that has all of a turn's text may go without an event (adapters' default).
 SILENCE_TIMEOUT = 2.0
 # `feed` normalizes a delta this many characters at a time, letting the event loop run between.
 FEED_SLICE_CHARS = 200
 
-__all__ = ["SessionDone", "SessionEvent", "TTSSession", "WordsEvent", "normalizer_language"]
+__all__ = [
+    "SessionDone",
+    "SessionEvent",
+    "TTSSession",
+    "WordsEvent",
+    "normalizer_language",
+    "prepare_normalizer",
+]
+
+
+def prepare_normalizer(engine: StreamingEngine | None, normalize: bool) -> None:
+    """Load streaming TN's data now if sessions on `engine` (None: the default engine) will
+    normalize on this side: about a second, once per process, that would otherwise hold the
+    event loop at the first number of a conversation. Adapters call it when constructed."""
+    if normalize and not getattr(engine, "reports_words", False):
+        warm_up()
 
 
 @dataclass(frozen=True)

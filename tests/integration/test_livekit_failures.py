@@ -21,6 +21,7 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     embedded_engine,
     engine_server,
 )
+from loop_watch import watch_loop
 from test_livekit_plugin import Failure, ScriptedEngine, Spoken, collect, speak
 
 from voice_tts.client import RemoteEngine
@@ -212,21 +213,20 @@ def test_timeout_error_code_is_a_livekit_timeout() -> None:
     assert isinstance(_api_error(Error(ErrorCode.UNREACHABLE, "x", True)), APIConnectionError)
 
 
-async def test_a_huge_token_does_not_stall_the_event_loop(embedded_engine) -> None:
-    stalls: list[float] = []
-
-    async def watch_loop() -> None:
-        while True:
-            began = time.perf_counter()
-            await asyncio.sleep(0.005)
-            stalls.append(time.perf_counter() - began - 0.005)
-
+@pytest.mark.parametrize("token", ["word " * 4000, "x" * 20000], ids=["words", "no_spaces"])
+async def test_a_huge_token_does_not_hold_the_event_loop(embedded_engine, token) -> None:
     plugin = Qwen3StreamingTTS(engine=embedded_engine)
-    watcher = asyncio.create_task(watch_loop())
-    async with plugin.stream() as stream:
-        stream.push_text("word " * 4000)  # one 20,000-character token
-        async for _ in stream:
-            break
-    watcher.cancel()
+    async with plugin.stream() as stream:  # everything loaded before the watch
+        await speak(stream, ["Hello there."])
+    async with watch_loop() as loop:
+        async with plugin.stream() as stream:
+            stream.push_text(token)  # one 20,000-character token
+            stream.end_input()
+            started = time.monotonic()
+            async for _ in stream:
+                if time.monotonic() - started > 1.0:
+                    break
     await plugin.aclose()
-    assert max(stalls) < 0.25  # was 0.4 s in one piece; room for a loaded shared machine
+    # Was 0.4 s in one piece, 40 ms without spaces; a few ms on a quiet machine now
+    # (docs/benchmarks.md).
+    assert loop.longest_cpu < 0.03, loop.longest_cpu

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from loop_watch import watch_loop
 
 from engine import Engine
 from voice_tts.progress import segment_words
@@ -172,3 +173,24 @@ async def test_unknown_voice_is_an_error_then_done(engine):
     events = [e async for e in session.events()]
     assert [type(e) for e in events] == [Error, SessionDone]
     assert events[0].code == "invalid_voice"
+
+
+@pytest.mark.parametrize(
+    "delta", ["word " * 4000, "x" * 20000, "中" * 20000], ids=["words", "no_spaces", "chinese"]
+)
+async def test_a_huge_delta_does_not_hold_the_event_loop(engine, delta):
+    warm_up = TTSSession(engine)  # everything loaded before the watch
+    await warm_up.feed("Hello there, 12 of them.")
+    warm_up.end_input()
+    [event async for event in warm_up.events()]
+    async with watch_loop() as loop:
+        session = TTSSession(engine)
+        await session.feed(delta)
+        session.end_input()
+        started = asyncio.get_running_loop().time()
+        async for event in session.events():
+            if asyncio.get_running_loop().time() - started > 1.0:
+                session.cancel(0.0)
+    # Word spans and the raw text were re-scanned on every slice (50 ms and more per slice
+    # for a run without spaces); a few ms on a quiet machine now (docs/benchmarks.md).
+    assert loop.longest_cpu < 0.02, loop.longest_cpu

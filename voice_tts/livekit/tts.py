@@ -34,7 +34,13 @@ from voice_tts.protocol import (
     ErrorCode,
     StreamingEngine,
 )
-from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent
+from voice_tts.session import (
+    SILENCE_TIMEOUT,
+    SessionDone,
+    TTSSession,
+    WordsEvent,
+    prepare_normalizer,
+)
 from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
@@ -113,6 +119,7 @@ class Qwen3StreamingTTS(tts.TTS):
         )
         self._engine = engine
         self._owns_engine = engine is None
+        prepare_normalizer(engine, normalize)
         self._streams = weakref.WeakSet[SynthesizeStream]()
         self._prewarm_task: asyncio.Task | None = None
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-from collections.abc import AsyncGenerator
+import re
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import Any
 
 from loguru import logger
@@ -33,7 +35,13 @@ from voice_tts.protocol import (
     ErrorCode,
     StreamingEngine,
 )
-from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent
+from voice_tts.session import (
+    SILENCE_TIMEOUT,
+    SessionDone,
+    TTSSession,
+    WordsEvent,
+    prepare_normalizer,
+)
 from voice_tts.tn import Lexicon
 
 try:
@@ -65,8 +73,15 @@ from .service_hooks import TTSServiceHooks
 
 # Pipecat matches each word against its whole sentence slot: text without a sentence end is
 # cut into slots of about this many characters (at a space), and longer LLM tokens into pieces.
+# A run without spaces longer than this is cut too, and the timestamps of a word cut so go
+# out in pieces, one per slot, that join without spaces.
 MAX_SLOT_CHARS = 200
 _SENTENCE_ENDS = frozenset(".!?。！？\n")
+_TRAILING_WORD = re.compile(r"\S*\Z")
+_SPACE = re.compile(r"\s")
+
+# Words handed to Pipecat at a time (at most MAX_SLOT_CHARS characters of them).
+WORDS_PER_BATCH = 8
 
 # Seconds between attempts to reach an engine server that refused the connection.
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)
@@ -124,6 +139,12 @@ class _Turn:
     # Created on the first chunk whose rate differs from the pipeline's.
     resampler: PCMResampler | None = None
     audio_seconds: float = 0.0
+    # Characters of text handed to the session, and where a slot of Pipecat's ends inside a
+    # word (offsets in that text).
+    text_chars: int = 0
+    word_cuts: list[int] = field(default_factory=list)
+    # Words reported before the context's first audio.
+    words_before_audio: list[Word] = field(default_factory=list)
     # Clock time at which the context's first audio went downstream.
     playback_started_ns: int | None = None
     input_ended: bool = False
@@ -193,6 +214,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._engine = engine
         self._owns_engine = engine is None
         self._normalize = normalize
+        prepare_normalizer(engine, normalize)
         self._spell_acronyms = spell_acronyms
         self._silence_timeout = silence_timeout
         self._turns: dict[str, _Turn] = {}
@@ -202,8 +224,12 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._failed_contexts: set[str] = set()
         self._connect_task: asyncio.Task | None = None
         self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
-        # Characters of the turn's text since its last sentence end (TOKEN mode).
+        # Characters of the turn's text since its last sentence end, and since its last
+        # space (TOKEN mode).
         self._unsentenced_chars = 0
+        self._unspaced_chars = 0
+        # The pending slot starts inside a word cut at a slot's end.
+        self._slot_holds_cut_word = False
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -312,15 +338,32 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if not (self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts):
             await super().process_frame(frame, direction)
             return
-        pieces = _cut_at_spaces(frame.text, MAX_SLOT_CHARS)
-        for piece in pieces:
-            if self._unsentenced_chars >= MAX_SLOT_CHARS and piece[:1].isspace():
+        pieces = deque(_cut_at_spaces(frame.text, MAX_SLOT_CHARS))
+        while pieces:
+            piece = pieces.popleft()
+            if self._slot_holds_cut_word and (space := _SPACE.search(piece, 1)):
+                # The slot ends where the cut word does.
+                pieces.appendleft(piece[space.start() :])
+                piece = piece[: space.start()]
+            inside_word = not piece[:1].isspace()
+            if inside_word:
+                cut = self._unspaced_chars >= MAX_SLOT_CHARS <= self._unsentenced_chars
+            else:
+                # Pipecat joins every word of a slot without spaces once one piece of a cut
+                # word has: the slot ends with the cut word.
+                cut = self._unsentenced_chars >= MAX_SLOT_CHARS or self._slot_holds_cut_word
+            if cut:
                 await self.end_pending_sentence()
                 self._unsentenced_chars = 0
+                self._slot_holds_cut_word = inside_word
+                if inside_word and (turn := self._turns.get(self.turn_context_id)):
+                    turn.word_cuts.append(turn.text_chars)
             self._unsentenced_chars += len(piece)
             if _SENTENCE_ENDS.intersection(piece):
                 self._unsentenced_chars = 0
-            if len(pieces) == 1:
+            unspaced = len(_TRAILING_WORD.search(piece)[0])
+            self._unspaced_chars = unspaced + (self._unspaced_chars if unspaced == len(piece) else 0)
+            if piece is frame.text:
                 await super().process_frame(frame, direction)
             else:
                 await super().process_frame(dataclasses.replace(frame, text=piece), direction)
@@ -334,6 +377,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The session failed; the rest of the turn stays unspoken.
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
+            turn.text_chars += len(text)
             await turn.session.feed(text)
         yield None
 
@@ -404,8 +448,10 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 if isinstance(event, AudioChunk):
                     turn.produced_audio = True
                     await self._append_audio(context_id, turn, event)
+                    if turn.words_before_audio:
+                        await self._add_words(context_id, turn, [])
                 elif isinstance(event, WordsEvent):
-                    await self._add_words(context_id, event.words)
+                    await self._add_words(context_id, turn, event.words)
                 elif isinstance(event, Error):
                     self._fail(context_id, turn)
                     await self._push_engine_error(event, turn)
@@ -442,15 +488,38 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 context_id, TTSAudioRawFrame(pcm, self.sample_rate, 1, context_id=context_id)
             )
 
-    async def _add_words(self, context_id: str, words: list[Word]):
-        # Chinese and Japanese words carry no spaces between them: such runs are marked so
-        # that the text built from the word frames is not spaced out.
-        for spaceless, run in groupby(words, key=lambda word: _is_spaceless_script(word.text)):
-            await self.add_word_timestamps(
-                [(word.text, word.start_time) for word in run],
-                context_id,
-                includes_inter_frame_spaces=True if spaceless else None,
-            )
+    async def _add_words(self, context_id: str, turn: _Turn, words: list[Word]):
+        """Hand words to Pipecat a few at a time, each batch matched against its slot before
+        the next goes in: Pipecat matches every queued word in one go (the ones that come
+        before the context's first audio too, so those wait for it here)."""
+        if not turn.produced_audio:
+            turn.words_before_audio.extend(words)
+            return
+        words, turn.words_before_audio = turn.words_before_audio + words, []
+        batch: list[tuple[str, float]] = []
+        batch_chars, batch_spaceless = 0, False
+        for text, spaceless, start_time in _word_pieces(words, turn.word_cuts):
+            if batch and (
+                spaceless != batch_spaceless
+                or len(batch) == WORDS_PER_BATCH
+                or batch_chars >= MAX_SLOT_CHARS
+            ):
+                await self._add_word_batch(context_id, batch, batch_spaceless)
+                await asyncio.sleep(0.001)  # Pipecat matches this batch before the next comes
+                batch, batch_chars = [], 0
+            batch.append((text, start_time))
+            batch_chars += len(text)
+            batch_spaceless = spaceless
+        if batch:
+            await self._add_word_batch(context_id, batch, batch_spaceless)
+
+    async def _add_word_batch(self, context_id: str, batch: list[tuple[str, float]], spaceless: bool):
+        # Chinese and Japanese words carry no spaces between them, nor do the pieces of a
+        # word that slots cut: such runs are marked so that the text built from the word
+        # frames is not spaced out.
+        await self.add_word_timestamps(
+            batch, context_id, includes_inter_frame_spaces=True if spaceless else None
+        )
 
     async def _end_context(self, context_id: str, turn: _Turn):
         if turn.resampler is not None and (tail := turn.resampler.flush()):
@@ -563,19 +632,29 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
 
 def _cut_at_spaces(text: str, size: int) -> list[str]:
-    """`text` in pieces of about `size` characters, each cut before a space (a run without
-    spaces stays whole)."""
+    """`text` in pieces of about `size` characters, each cut before a space, or at `size`
+    characters inside a longer run without spaces."""
     if len(text) <= size:
         return [text]
     pieces, start = [], 0
     while len(text) - start > size:
-        cut = text.find(" ", start + size)
+        cut = text.find(" ", start + size, start + 2 * size)
         if cut < 0:
-            break
+            cut = start + size
         pieces.append(text[start:cut])
         start = cut
     pieces.append(text[start:])
     return pieces
+
+
+def _word_pieces(words: list[Word], cuts: list[int]) -> Iterator[tuple[str, bool, float]]:
+    """(text, joins without spaces, start time) of the words, each cut where a slot ends
+    inside it (`cuts`: ascending offsets in the turn's text)."""
+    for word in words:
+        inside = cuts[bisect_right(cuts, word.raw_start) : bisect_left(cuts, word.raw_end)]
+        for start, end in zip([word.raw_start, *inside], [*inside, word.raw_end]):
+            piece = word.text[start - word.raw_start : end - word.raw_start]
+            yield piece, bool(inside) or _is_spaceless_script(piece), word.start_time
 
 
 def _says_anything(text: str) -> bool:
