@@ -35,6 +35,13 @@ __all__ = ["ProgressTracker", "TurnText", "Word", "WordSplitter", "normalizer_la
 POLL_INTERVAL = 0.05
 # Below this much queued audio the listener is about to hear silence (spec streaming-tn §3.9).
 STARVING_SECONDS = 0.2
+# Received text is normalized this much at a time (about 2 ms of TN), and ahead of the
+# engine's progress only while less than SPOKEN_AHEAD_CHARS of spoken text wait there (about
+# 35 s of speech). An engine that makes no progress for ENGINE_HOLD_SECONDS may be holding its
+# text back until more comes (a long unbroken token): `poll` gives it the next slice anyway.
+NORMALIZE_SLICE_CHARS = 256
+SPOKEN_AHEAD_CHARS = 512
+ENGINE_HOLD_SECONDS = 1.0
 
 
 def segment_words(text: str) -> list[tuple[int, int]]:
@@ -271,7 +278,14 @@ class TurnText:
         self._tracker = ProgressTracker()
         self._raw_parts: list[str] = []
         self._raw_length = 0
+        # Received raw text from `_waiting_from` on is not normalized yet (`receive`): an offset,
+        # so that normalizing a long text a slice at a time never copies the rest.
+        self._waiting = ""
+        self._waiting_from = 0
+        self._normalized_length = 0
         self._spoken_length = 0
+        self._voiced_end = 0  # the engine's progress: spoken characters it has voiced
+        self._fed_at = clock()  # when the engine last got text or made progress
         self._audio_samples = 0
         self._sample_rate = 24000
         self._first_audio_at: float | None = None
@@ -280,28 +294,68 @@ class TurnText:
     # -- text in ------------------------------------------------------------------------
 
     def push(self, delta: str) -> str:
+        self.receive(delta)
+        return self._normalize(self.unnormalized)
+
+    def receive(self, delta: str) -> None:
+        """Raw text in, normalized later by `take_ahead` (or the next `push` or `flush`)."""
         self._raw_parts.append(delta)
         self._raw_length += len(delta)
+        self._waiting = self._waiting[self._waiting_from :] + delta
+        self._waiting_from = 0
+
+    def take_ahead(self) -> str:
+        """Spoken text for the next slice of the received text, if the engine needs more: none
+        while `SPOKEN_AHEAD_CHARS` of spoken text wait ahead of its progress. Text is normalized
+        just ahead of the voice, so a turn whose audio nobody takes (its engine stream stops
+        ahead of an idle consumer, and no progress comes) costs no normalizing for the rest."""
+        return self._normalize(NORMALIZE_SLICE_CHARS) if self.needs_normalizing else ""
+
+    @property
+    def needs_normalizing(self) -> bool:
+        """Received text waits and the engine is short of spoken text (`take_ahead` would work)."""
+        return self.unnormalized > 0 and self._spoken_length - self._voiced_end < SPOKEN_AHEAD_CHARS
+
+    @property
+    def unnormalized(self) -> int:
+        """Received characters not normalized yet."""
+        return len(self._waiting) - self._waiting_from
+
+    def _normalize(self, max_chars: int) -> str:
+        delta = self._waiting[self._waiting_from : self._waiting_from + max_chars]
+        if not delta:
+            return ""
+        self._waiting_from += len(delta)
+        if self._waiting_from == len(self._waiting):
+            self._waiting, self._waiting_from = "", 0
+        self._fed_at = self._clock()
+        start = self._normalized_length
+        self._normalized_length += len(delta)
         if self._normalizer is None:
-            start = self._raw_length - len(delta)
-            end, spoken_start = self._raw_length, self._spoken_length
-            commit = Commit(start, end, delta, spoken_start, raw=delta, kind="raw")
+            commit = Commit(start, self._normalized_length, delta, self._spoken_length, raw=delta, kind="raw")
             return self._add([commit])
         return self._add(self._normalizer.push(delta))
 
     def flush(self) -> str:
-        """No more text: whatever the normalizer holds is committed."""
-        return self._add(self._normalizer.flush()) if self._normalizer is not None else ""
+        """No more text: the received text, and whatever the normalizer holds, is committed."""
+        spoken = self._normalize(self.unnormalized)
+        return spoken + (self._add(self._normalizer.flush()) if self._normalizer is not None else "")
 
     def poll(self, now: float | None = None) -> str:
-        """Held text the normalizer gives up waiting for (an LLM stalled mid-span)."""
+        """No event came for a while. While received text waits: its next slice if the engine
+        needs it, or if it has made no progress for ENGINE_HOLD_SECONDS. Otherwise: held text
+        the normalizer gives up waiting for (an LLM stalled mid-span)."""
+        now = self._clock() if now is None else now
+        if self.unnormalized:
+            held = now - self._fed_at >= ENGINE_HOLD_SECONDS
+            return self._normalize(NORMALIZE_SLICE_CHARS) if held or self.needs_normalizing else ""
         if self._normalizer is None:
             return ""
-        now = self._clock() if now is None else now
         return self._add(self._normalizer.poll(now, starving=self._starving(now)))
 
     def drop_held(self) -> None:
         """Held text will never be spoken."""
+        self._waiting, self._waiting_from = "", 0
         if self._normalizer is not None:
             self._normalizer.reset()
 
@@ -315,7 +369,8 @@ class TurnText:
 
     @property
     def holds_text(self) -> bool:
-        return self._normalizer is not None and bool(self._normalizer.pending)
+        """Received text is not committed yet: `poll` may have pieces."""
+        return self.unnormalized > 0 or (self._normalizer is not None and bool(self._normalizer.pending))
 
     def _add(self, commits: list[Commit]) -> str:
         if not commits:
@@ -334,6 +389,8 @@ class TurnText:
 
     def on_progress(self, spoken_end: int, audio_time: float) -> list[Word]:
         """Raw words that started by `audio_time`, each once, in order."""
+        if spoken_end > self._voiced_end:
+            self._voiced_end, self._fed_at = spoken_end, self._clock()
         return self._tracker.on_progress(spoken_end, audio_time)
 
     def on_words(self, words: Iterable[Word]) -> None:

@@ -31,9 +31,10 @@ from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, 
 
 BACKEND = "espeak-ng"
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
-# Synthesis runs far faster than real time; a stream stops being scheduled once this much
-# of its audio waits unread, so an idle consumer cannot make it buffer a whole book.
-MAX_QUEUED_AUDIO_SECONDS = 10.0
+# Synthesis runs far faster than real time, and a consumer that reads takes audio as it
+# comes; a stream stops being scheduled once this much of its audio waits unread, so a consumer
+# that stopped (a paused turn, a client that does not read) costs little synthesis ahead of it.
+MAX_QUEUED_AUDIO_SECONDS = 2.0
 
 _FINISHED = object()  # worker -> consumer: no more events after this
 

@@ -75,6 +75,7 @@ class Turn:
         # After a cancel nothing but `done` goes out for this turn.
         self._cancelled = False
         self._input_ended = False
+        self._input_flushed = False  # the normalizer was flushed and the engine's input ended
         self._end_reason: str | None = None
         # -- output gate ---------------------------------------------------------------
         self._sender: Sender | None = sender
@@ -107,15 +108,33 @@ class Turn:
     # -- client commands --------------------------------------------------------------
 
     def push_text(self, text: str) -> None:
+        """Received text is normalized by `feed`, just ahead of the engine's voice."""
         if text:
             self.usage.text_arrived()
-        self._forward(self.text.push(text))
+        self.text.receive(text)
+
+    def feed(self) -> bool:
+        """Normalizes and forwards the next slice of received text if the engine needs more
+        (about a ms of the server's loop). True while another slice is due now: until the
+        engine has text to speak; later slices are due as its progress comes."""
+        if self._cancelled:
+            return False
+        spoken = self.text.take_ahead()
+        self._forward(spoken)
+        self._end_input_once_normalized()
+        return not spoken and self.text.needs_normalizing
+
+    def _end_input_once_normalized(self) -> None:
+        """After `stop`, the engine's input ends once the received text is normalized."""
+        if self._input_ended and not self._input_flushed and not self._cancelled and not self.text.unnormalized:
+            self._input_flushed = True
+            self._forward(self.text.flush())
+            self._stream.end_input()
 
     def stop(self) -> None:
         if not self._input_ended:
             self._input_ended = True
-            self._forward(self.text.flush())
-            self._stream.end_input()
+            self.feed()
 
     def cancel(self, played_ms: float | None) -> None:
         if self._cancelled:
@@ -171,8 +190,9 @@ class Turn:
             self._stream.push_text(spoken)
 
     def _forward_polled(self, spoken: str) -> None:
-        if not self._input_ended:
+        if not self._input_flushed and not self._cancelled:
             self._forward(spoken)
+            self._end_input_once_normalized()
 
     # -- reconnect-resume ---------------------------------------------------------------
 
@@ -301,6 +321,7 @@ class Turn:
                         await self._send_audio(event)
                     elif isinstance(event, Progress):
                         words = self.text.on_progress(event.spoken_end, event.audio_time)
+                        self.feed()
                         await self._send_progress(event, words)
                     elif isinstance(event, Error):
                         await self._send_error(event)

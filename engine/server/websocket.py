@@ -38,8 +38,6 @@ from voice_tts.protocol import (
 
 log = logging.getLogger(__name__)
 
-# The most text pushed to a turn between two turns of the other sockets (about 2 ms of TN).
-TEXT_SLICE_CHARS = 256
 # Closing a socket for idleness mirrors HTTP 408 (4000-4999 are free for applications).
 WS_CLOSE_IDLE = 4408
 # How long a cancelled turn of a vanished client may take to end before its task is cancelled.
@@ -314,13 +312,11 @@ class Connection:
                 ErrorCode.TEXT_TOO_LONG,
                 f"the turn would exceed {cap} characters of text; this text was dropped",
             )
-        # Normalizing text costs the server's loop CPU: a long text goes in slices, and every
-        # other socket and turn has a go between them (a paragraph does not stall the others).
-        text = message.text
-        for start in range(0, len(text), TEXT_SLICE_CHARS):
-            if not turn.accepts_text:
-                return  # the turn ended meanwhile (a drain, a dropped client)
-            turn.push_text(text[start : start + TEXT_SLICE_CHARS])
+        # Normalizing text costs the server's loop CPU: a long text goes in slices, as far as
+        # the engine needs it now (the turn normalizes the rest as its audio is produced), and
+        # every other socket and turn has a go between slices.
+        turn.push_text(message.text)
+        while turn.feed():
             await asyncio.sleep(0)
 
     @staticmethod

@@ -13,6 +13,8 @@ import pytest
 from server_harness import next_json, receive_until_done, speak, start_server, ws_connect
 from websockets.exceptions import ConnectionClosed
 
+from engine import Engine
+
 TEXT = "Hello there, this turn goes on."
 LONG = "This answer goes on and on, far longer than anyone would listen to. " * 40
 DEEP = "[" * 5000 + "]" * 5000
@@ -269,6 +271,54 @@ async def test_a_client_reading_in_real_time_is_not_dropped(impatient_server):
                 await asyncio.sleep(max(0.0, began + played - time.monotonic()))
     assert message["cancelled"] is False and message.get("reason") is None
     assert played > 3.0  # long enough that the turn outlasted the allowed lag several times
+
+
+class CountingEngine:
+    """The embedded voice, counting the spoken characters each stream is given."""
+
+    def __init__(self) -> None:
+        self._engine = Engine.embedded()
+        self.pushed: list[int] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self._engine, name)
+
+    def open_stream(self, **options):
+        stream = self._engine.open_stream(**options)
+        index = len(self.pushed)
+        self.pushed.append(0)
+        push = stream.push_text
+
+        def counted(text: str) -> None:
+            self.pushed[index] += len(text)
+            push(text)
+
+        stream.push_text = counted
+        return stream
+
+
+@pytest.mark.slow
+async def test_the_text_of_a_client_that_never_reads_is_not_normalized_ahead_of_its_audio():
+    engine = CountingEngine()
+    server = start_server(engine, max_client_lag_s=1.0, ws_send_buffer_bytes=16 * 1024)
+    text = LONG * 15  # 40,800 characters, about 40 minutes of speech
+    try:
+        async with ws_connect(server.ws_url, max_queue=1) as ws:
+            await ws.send(json.dumps({"type": "start"}))
+            await ws.send(json.dumps({"type": "text", "text": text}))
+            await ws.send(json.dumps({"type": "stop"}))
+            deadline = time.monotonic() + 30
+            while active_streams(server) > 0:
+                assert time.monotonic() < deadline, "the client that never reads was not dropped"
+                await asyncio.sleep(0.2)
+        # The old server normalized and pushed all of it at once; now only what was needed
+        # ahead of the audio the client left unread.
+        assert engine.pushed[-1] < len(text) // 4
+        async with ws_connect(server.ws_url) as ws:  # a client that reads gets every word
+            long_turn = await speak(ws, [LONG])
+        assert long_turn.done["heard_text"] == LONG.strip()
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("stream_format", ["audio", "sse"])
