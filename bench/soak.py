@@ -8,7 +8,8 @@ alone and beside abusive clients; prints the server's RSS, descriptor and thread
 
 The abusers run in their own process, beside the server and the well-behaved client:
 - non-readers: start a long turn and never read a byte (reconnecting when the server drops
-  them);
+  them; with `--waves S`, all of them start long turns on new sockets at the same instant every
+  S seconds instead);
 - idle sockets: connect and never start a turn (reconnecting when closed);
 - a flood: one socket sending one-character `text` messages as fast as the server takes them.
 The well-behaved client speaks one sentence per turn, all its text at once, and reads
@@ -193,6 +194,36 @@ async def non_reader(ws_url: str, stop: asyncio.Event, counts: dict, comeback_s:
             await asyncio.sleep(0.5)
 
 
+async def non_reader_waves(
+    ws_url: str, count: int, every_s: float, stop: asyncio.Event, counts: dict
+) -> None:
+    """Every `every_s` seconds, `count` non-readers start long turns at the same instant on
+    new sockets; a socket still open from the previous wave is dropped by its client first."""
+    from websockets.exceptions import ConnectionClosed
+
+    async def start_turn():
+        try:
+            ws = await connect(ws_url)
+            await ws.send(json.dumps({"type": "start"}))
+            await ws.send(json.dumps({"type": "text", "text": LONG_TEXT}))
+            await ws.send(json.dumps({"type": "stop"}))
+        except (OSError, ConnectionClosed, TimeoutError):
+            return None
+        counts["non_reader_turns"] += 1
+        return ws
+
+    sockets: list = []
+    while not stop.is_set():
+        for ws in sockets:
+            ws.transport.abort()
+        sockets = [ws for ws in await asyncio.gather(*(start_turn() for _ in range(count))) if ws]
+        counts["waves"] += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+    for ws in sockets:
+        ws.transport.abort()
+
+
 async def idle_socket(ws_url: str, stop: asyncio.Event, counts: dict) -> None:
     from websockets.exceptions import ConnectionClosed
 
@@ -235,16 +266,21 @@ async def flood(ws_url: str, messages: int, stop: asyncio.Event, counts: dict) -
 
 
 async def abuse(
-    ws_url: str, non_readers: int, idle: int, flood_messages: int, comeback_s: float
+    ws_url: str, non_readers: int, idle: int, flood_messages: int, comeback_s: float, waves_s: float
 ) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
-    counts = {"non_reader_turns": 0, "non_readers_dropped": 0, "idle_open": 0, "flood_sent": 0}
-    tasks = [
-        asyncio.create_task(non_reader(ws_url, stop, counts, comeback_s))
-        for _ in range(non_readers)
-    ]
+    counts = {
+        "non_reader_turns": 0, "non_readers_dropped": 0, "waves": 0, "idle_open": 0, "flood_sent": 0
+    }
+    if waves_s:
+        tasks = [asyncio.create_task(non_reader_waves(ws_url, non_readers, waves_s, stop, counts))]
+    else:
+        tasks = [
+            asyncio.create_task(non_reader(ws_url, stop, counts, comeback_s))
+            for _ in range(non_readers)
+        ]
     for _ in range(idle):
         tasks.append(asyncio.create_task(idle_socket(ws_url, stop, counts)))
         await asyncio.sleep(0.002)  # a connection storm, not a SYN flood the kernel drops
@@ -296,6 +332,7 @@ def run(args: argparse.Namespace) -> dict:
                 sys.executable, here, "abuse", "--url", ws_url,
                 "--non-readers", str(args.non_readers), "--idle", str(args.idle),
                 "--flood", str(args.flood), "--comeback", str(args.comeback),
+                "--waves", str(args.waves),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -346,6 +383,7 @@ def conditions(args: argparse.Namespace) -> dict:
         "flood_messages": args.flood,
         "abused_seconds": args.abused_seconds,
         "non_reader_comeback_s": args.comeback,
+        "non_reader_waves_s": args.waves,
     }
 
 
@@ -361,6 +399,7 @@ def main() -> None:
     abusing.add_argument("--idle", type=int, required=True)
     abusing.add_argument("--flood", type=int, required=True)
     abusing.add_argument("--comeback", type=float, required=True)
+    abusing.add_argument("--waves", type=float, required=True)
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--cancel-storms", type=int, default=50)
     parser.add_argument("--storm-width", type=int, default=20)
@@ -375,6 +414,11 @@ def main() -> None:
         "--comeback", type=float, default=0.0,
         help="a dropped non-reader reconnects after a random pause up to this (0: all at once)",
     )
+    parser.add_argument(
+        "--waves", type=float, default=0.0,
+        help="every this many seconds all non-readers start long turns at the same instant on"
+        " new sockets (0: each comes back when the server drops it)",
+    )
     parser.add_argument("--abuse-warmup", type=float, default=3.0)
     parser.add_argument(
         "--abused-seconds", type=float, default=40.0,
@@ -386,7 +430,9 @@ def main() -> None:
         serve(args.port, args.capacity)
         return
     if args.command == "abuse":
-        asyncio.run(abuse(args.url, args.non_readers, args.idle, args.flood, args.comeback))
+        asyncio.run(
+            abuse(args.url, args.non_readers, args.idle, args.flood, args.comeback, args.waves)
+        )
         return
     report = run(args)
     text = json.dumps(report, indent=2)
