@@ -1,49 +1,101 @@
 """A queue from any thread to one asyncio consumer on whatever event loop iterates it.
 
-The producer (a synthesis thread) never blocks; the consumer's loop is found when it first
-waits, so a stream can be opened in one place and consumed in another event loop.
+The producer (the step loop, a synthesis thread) never blocks; the consumer's loop is found when
+it first waits, so a stream can be opened in one place and consumed in another event loop.
+Producers fill hundreds of channels per iteration: the consumers of one event loop that became
+ready since its last wake-up are woken by one cross-thread call (`_Waker`), not one call (and
+one self-pipe write) per channel. Subclasses account for what passes through (`_added`,
+`_taken`, under the channel's lock).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Generic, Iterable, TypeVar
 
 T = TypeVar("T")
 
 
-def _resolve(future: asyncio.Future) -> None:
-    if not future.done():
-        future.set_result(None)
+class _Waker:
+    """Resolves the waiting consumers' futures of one event loop from other threads."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = weakref.ref(loop)  # weak: the registry below is keyed by the loop
+        self._lock = threading.Lock()
+        self._ready: list[asyncio.Future] = []
+
+    def wake(self, future: asyncio.Future) -> None:
+        with self._lock:
+            self._ready.append(future)
+            if len(self._ready) > 1:
+                return  # a call is already on its way
+        loop = self._loop()
+        try:
+            if loop is None:
+                raise RuntimeError("event loop is gone")
+            loop.call_soon_threadsafe(self._resolve_all)
+        except RuntimeError:  # the consumer's loop is closed: nobody is listening
+            with self._lock:
+                self._ready.clear()
+
+    def _resolve_all(self) -> None:
+        with self._lock:
+            ready, self._ready = self._ready, []
+        for future in ready:
+            if not future.done():
+                future.set_result(None)
+
+
+_wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker] = weakref.WeakKeyDictionary()
+_wakers_lock = threading.Lock()
+
+
+def _waker(loop: asyncio.AbstractEventLoop) -> _Waker:
+    with _wakers_lock:
+        waker = _wakers.get(loop)
+        if waker is None:
+            waker = _wakers[loop] = _Waker(loop)
+        return waker
 
 
 class EventChannel(Generic[T]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: deque[T] = deque()
-        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future] | None = None
+        self._waiter: tuple[_Waker, asyncio.Future] | None = None
 
     def put(self, item: T) -> None:
+        self.put_many((item,))
+
+    def put_many(self, items: Iterable[T]) -> None:
+        """Queue `items` in order; their consumer wakes once for all of them."""
         with self._lock:
-            self._items.append(item)
-        self.wake()
+            before = len(self._items)
+            self._items.extend(items)
+            if len(self._items) == before:
+                return
+            self._added(before)
+            waiter, self._waiter = self._waiter, None
+        if waiter is not None:
+            waiter[0].wake(waiter[1])
 
     def wake(self) -> None:
         """Make a waiting `get` look again (used when state beside the queue changed)."""
         with self._lock:
             waiter, self._waiter = self._waiter, None
         if waiter is not None:
-            loop, future = waiter
-            try:
-                loop.call_soon_threadsafe(_resolve, future)
-            except RuntimeError:  # the consumer's loop is closed: nobody is listening
-                pass
+            waiter[0].wake(waiter[1])
 
     def get_nowait(self) -> T | None:
         with self._lock:
-            return self._items.popleft() if self._items else None
+            if not self._items:
+                return None
+            item = self._items.popleft()
+            self._taken(item)
+            return item
 
     async def wait(self) -> None:
         """Return once an item is available or `wake` was called."""
@@ -52,9 +104,22 @@ class EventChannel(Generic[T]):
             if self._items:
                 return
             future = loop.create_future()
-            self._waiter = (loop, future)
+            self._waiter = (_waker(loop), future)
         await future
+
+    async def get(self) -> T:
+        while True:
+            item = self.get_nowait()
+            if item is not None:
+                return item
+            await self.wait()
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+    def _added(self, start: int) -> None:
+        """Items from index `start` of the queue were just added (under the lock)."""
+
+    def _taken(self, item: T) -> None:
+        """`item` was just taken from the queue (under the lock)."""

@@ -33,7 +33,7 @@ from engine.model.voice_clone import MAX_REFERENCE_SECONDS, MIN_REFERENCE_SECOND
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
-from engine.runtime.stream import EventChannel, Qwen3Stream, StreamEnd, StreamState
+from engine.runtime.stream import StreamChannel, Qwen3Stream, StreamEnd, StreamState
 from engine.runtime.text_feed import TextFeed
 from engine.voice_store import StoredVoice, VoiceStore, default_voices_dir
 
@@ -273,7 +273,7 @@ class Qwen3Engine:
                 )
             self._active += 1
             stream_id = next(self._ids)
-            channel = EventChannel()
+            channel = StreamChannel()
             state = StreamState(
                 id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
                 reference_ids=list(resolved.reference_ids),
@@ -336,7 +336,7 @@ class Qwen3Engine:
             return self.voice_store.remove(voice) is not None
 
     def _failed(self, error: Error, sample_rate: int) -> Qwen3Stream:
-        channel = EventChannel()
+        channel = StreamChannel()
         channel.put(StreamEnd(cancelled=False, reason=error.code, error=error))
         return Qwen3Stream(0, None, lambda command: None, sample_rate, channel)
 

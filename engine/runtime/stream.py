@@ -1,22 +1,20 @@
 """What one stream is: the loop's view of it (`StreamState`) and the caller's handle (`Qwen3Stream`).
 
 The handle lives in the caller's threads: it tokenizes text (`TextFeed`) and posts ready token ids
-to the loop; the loop owns `StreamState` and posts events back through an `EventChannel`, which
+to the loop; the loop owns `StreamState` and posts events back through a `StreamChannel`, which
 hands them to whichever asyncio loop consumes `events()`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import enum
 import threading
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage
 
+from engine.backends.event_channel import EventChannel
 from engine.model.prompt import Voice
 from engine.runtime.text_feed import TextFeed, TextToken
 
@@ -50,7 +48,7 @@ class StreamState:
     id: int
     prompt: Voice  # the text-independent part of the prompt; equal voices share a cached prefix
     sampling: Any
-    channel: EventChannel
+    channel: StreamChannel
     max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
     status: StreamStatus = StreamStatus.PREFIX
     slot: int | None = None
@@ -100,69 +98,21 @@ class StreamState:
         return self.characters_received if self.text_ended else self.text_ends[-1]
 
 
-class _Waker:
-    """Sets the asyncio events of one event loop's waiting consumers from the loop thread. The
-    step loop posts to hundreds of channels per iteration; one cross-thread call wakes every
-    consumer that became ready since the previous call ran, instead of one call (and one
-    self-pipe write) per channel."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = weakref.ref(loop)  # weak: the registry below is keyed by the loop
-        self._lock = threading.Lock()
-        self._ready: list[asyncio.Event] = []
-
-    def wake(self, event: asyncio.Event) -> None:
-        with self._lock:
-            self._ready.append(event)
-            if len(self._ready) > 1:
-                return  # a call is already on its way
-        try:
-            loop = self._loop()
-            if loop is None:
-                raise RuntimeError("event loop is gone")
-            loop.call_soon_threadsafe(self._set_all)
-        except RuntimeError:  # the consumer's loop is closed; nobody is listening any more
-            with self._lock:
-                self._ready.clear()
-
-    def _set_all(self) -> None:
-        with self._lock:
-            ready, self._ready = self._ready, []
-        for event in ready:
-            event.set()
-
-
-_wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker] = weakref.WeakKeyDictionary()
-_wakers_lock = threading.Lock()
-
-
-def _waker(loop: asyncio.AbstractEventLoop) -> _Waker:
-    with _wakers_lock:
-        waker = _wakers.get(loop)
-        if waker is None:
-            waker = _wakers[loop] = _Waker(loop)
-        return waker
-
-
-class EventChannel:
-    """Thread-safe hand-off of events from the loop thread to one asyncio consumer.
-
-    It counts the audio its consumer has not read yet: a consumer that stops reading (a paused
-    turn) parks its stream once that backlog reaches the loop's bound, and wakes the loop when
-    it has read half of it."""
+class StreamChannel(EventChannel[Any]):
+    """A Qwen3 stream's events, counting the audio its consumer has not read yet: a consumer
+    that stops reading (a paused turn) parks its stream once that backlog reaches the loop's
+    bound, and wakes the loop when it has read half of it."""
 
     def __init__(self) -> None:
-        self._items: collections.deque = collections.deque()
-        self._lock = threading.Lock()
-        self._waiter: tuple[_Waker, asyncio.Event] | None = None
+        super().__init__()
         self.unread_samples = 0
         self._behind_at: int | None = None  # the backlog that parks the stream
-        self._wake: Callable[[], None] | None = None
+        self._wake_loop: Callable[[], None] | None = None
         self._parked = False
 
     def bound(self, samples: int, wake: Callable[[], None]) -> None:
         """Park the stream at `samples` of unread audio; `wake()` the loop once half is read."""
-        self._behind_at, self._wake = samples, wake
+        self._behind_at, self._wake_loop = samples, wake
 
     def reader_behind(self) -> bool:
         """Whether the consumer is a whole bound behind; if so the stream counts as parked
@@ -172,42 +122,18 @@ class EventChannel:
             self._parked = self._parked or behind
             return behind
 
-    def put(self, item: Any) -> None:
-        self.put_many([item])
+    def _added(self, start: int) -> None:
+        for index in range(start, len(self._items)):
+            item = self._items[index]
+            if isinstance(item, AudioChunk):
+                self.unread_samples += item.num_samples
 
-    def put_many(self, items: list[Any]) -> None:
-        if not items:
-            return
-        audio = sum(item.num_samples for item in items if isinstance(item, AudioChunk))
-        with self._lock:
-            self._items.extend(items)
-            self.unread_samples += audio
-            waiter = self._waiter
-        if waiter is not None:
-            waker, ready = waiter
-            waker.wake(ready)
-
-    async def get(self) -> Any:
-        waker = _waker(asyncio.get_running_loop())
-        ready = asyncio.Event()
-        while True:
-            wake = None
-            with self._lock:
-                item = self._items.popleft() if self._items else None
-                if item is None:
-                    self._waiter = (waker, ready)
-                else:
-                    self._waiter = None
-                    if isinstance(item, AudioChunk):
-                        self.unread_samples -= item.num_samples
-                        if self._parked and self.unread_samples * 2 < self._behind_at:
-                            self._parked, wake = False, self._wake
-            if item is not None:
-                if wake is not None:
-                    wake()
-                return item
-            await ready.wait()
-            ready.clear()
+    def _taken(self, item: Any) -> None:
+        if isinstance(item, AudioChunk):
+            self.unread_samples -= item.num_samples
+            if self._parked and self.unread_samples * 2 < self._behind_at:
+                self._parked = False
+                self._wake_loop()  # a non-blocking queue put: safe under the lock
 
 
 @dataclass(frozen=True)
@@ -240,7 +166,7 @@ class Qwen3Stream:
         feed: TextFeed | None,
         post: Callable[[Any], None],
         sample_rate: int,
-        channel: EventChannel,
+        channel: StreamChannel,
     ) -> None:
         self.id = stream_id
         self._feed = feed

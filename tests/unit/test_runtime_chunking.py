@@ -16,7 +16,7 @@ from engine.model.sampling import SamplingParams
 from engine.runtime.headroom import Headroom
 from engine.runtime.output import ChunkPolicy, Output, buffered
 from engine.runtime.qwen3_engine import Qwen3Engine
-from engine.runtime.stream import FRAME_SECONDS, EventChannel, StreamState
+from engine.runtime.stream import FRAME_SECONDS, StreamChannel, StreamState
 from engine.server.settings import ServerSettings
 from engine.server.state import EngineDescription, ServerState
 
@@ -24,7 +24,7 @@ POLICY = ChunkPolicy(low_water=0.3, max_chunk_frames=8, codec_frames_per_stream=
 
 
 def stream(pending: int, frames_vocoded: int = 0, first_audio_at: float | None = None, stream_id: int = 1) -> StreamState:
-    s = StreamState(id=stream_id, prompt=Voice("ryan", "english", None), sampling=SamplingParams.greedy(), channel=EventChannel(), max_frames=100)
+    s = StreamState(id=stream_id, prompt=Voice("ryan", "english", None), sampling=SamplingParams.greedy(), channel=StreamChannel(), max_frames=100)
     s.frames_vocoded = frames_vocoded
     s.frames_produced = frames_vocoded + pending
     s.chunks_emitted = 1 if frames_vocoded else 0
@@ -125,7 +125,7 @@ async def test_the_engine_refuses_a_stream_the_headroom_cannot_carry(tiny_checkp
 
 
 async def test_events_posted_together_arrive_in_order():
-    channel = EventChannel()
+    channel = StreamChannel()
     channel.put_many(["progress", "audio"])
     assert [await channel.get(), await channel.get()] == ["progress", "audio"]
     await asyncio.sleep(0)

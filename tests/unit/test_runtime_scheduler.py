@@ -5,14 +5,14 @@ from __future__ import annotations
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.runtime.scheduler import Scheduler
-from engine.runtime.stream import EventChannel, StreamState, StreamStatus
+from engine.runtime.stream import StreamChannel, StreamState, StreamStatus
 
 RYAN = Voice("ryan", "english", None)
 VIVIAN = Voice("vivian", "chinese", None)
 
 
 def stream(stream_id: int, voice: Voice = RYAN, status: StreamStatus = StreamStatus.READY, **fields) -> StreamState:
-    s = StreamState(id=stream_id, prompt=voice, sampling=SamplingParams.greedy(), channel=EventChannel(), max_frames=100)
+    s = StreamState(id=stream_id, prompt=voice, sampling=SamplingParams.greedy(), channel=StreamChannel(), max_frames=100)
     s.status = status
     for name, value in fields.items():
         setattr(s, name, value)
