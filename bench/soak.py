@@ -66,6 +66,20 @@ def process_stats(pid: int) -> dict:
     }
 
 
+def cpu_seconds(pid: int) -> dict:
+    """CPU seconds (user + system) of the process's main thread (the server's event loop) and
+    of its other threads (the embedded voice's synthesis thread among them)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used = {"loop": 0.0, "other_threads": 0.0}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(FileNotFoundError):
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            seconds = (int(fields[11]) + int(fields[12])) / ticks
+            used["loop" if int(tid) == pid else "other_threads"] += seconds
+    return used
+
+
 def wait_ready(url: str, timeout: float = 60.0) -> None:
     import httpx
 
@@ -340,9 +354,16 @@ def run(args: argparse.Namespace) -> dict:
         assert abusers.stdout.readline().strip() == "abusers ready"
         time.sleep(args.abuse_warmup)
         during = process_stats(server.pid)
+        cpu_before, began = cpu_seconds(server.pid), time.monotonic()
         abused = asyncio.run(probe(ws_url, args.probe_turns, args.pause, args.abused_seconds))
+        cpu_after, seconds = cpu_seconds(server.pid), time.monotonic() - began
         report["abused"] = summary(abused)
         report["abused"]["server_during"] = during
+        # What the abusers cost the server, in CPU seconds per second of the probing.
+        report["abused"]["server_cpu_s_per_s"] = {
+            thread: round((cpu_after[thread] - cpu_before[thread]) / seconds, 3) for thread in cpu_after
+        }
+        report["abused"]["seconds"] = round(seconds, 1)
         abusers.send_signal(signal.SIGTERM)
         report["abusers"] = json.loads(abusers.communicate(timeout=60)[0].strip().splitlines()[-1])
         # Every slot the abusers held comes back once they are gone.

@@ -76,6 +76,7 @@ class Turn:
         self._cancelled = False
         self._input_ended = False
         self._input_flushed = False  # the normalizer was flushed and the engine's input ended
+        self._dropped_slow = False  # dropped for not reading (logged and counted once)
         self._end_reason: str | None = None
         # -- output gate ---------------------------------------------------------------
         self._sender: Sender | None = sender
@@ -271,7 +272,9 @@ class Turn:
             await sender.audio(item, still_wanted=lambda: not self._cancelled, deadline=deadline)
         else:
             await sender.message(item)
-        if sender.too_slow and self._end_reason is None:
+        # Once per turn: its socket's reader may cancel it (the socket closed) before this.
+        if sender.too_slow and not self._dropped_slow:
+            self._dropped_slow = True
             log.warning("turn %s: its client stopped reading; dropped", self.stream_id)
             self._state.metrics.errors.labels(code=ErrorCode.SLOW_CONSUMER).inc()
             self._end_itself(ErrorCode.SLOW_CONSUMER)
