@@ -457,14 +457,17 @@ class _Response:
     def push(self, text: str) -> None:
         if text and not self.input_ended:
             self.usage.text_arrived()
-            for spoken in self.text.push(text):
-                self._stream.push_text(spoken)
+            self._forward(self.text.push(text))
+
+    def _forward(self, spoken: str) -> None:
+        # One push per delta: an engine looks at its pending text on every push.
+        if spoken:
+            self._stream.push_text(spoken)
 
     def end_input(self) -> None:
         if not self.input_ended:
             self.input_ended = True
-            for spoken in self.text.flush():
-                self._stream.push_text(spoken)
+            self._forward(self.text.flush())
             self._stream.end_input()
 
     def cancel(self) -> None:
@@ -474,10 +477,9 @@ class _Response:
             self.text.drop_held()
             self._stream.cancel()
 
-    def _forward_polled(self, spoken: list[str]) -> None:
+    def _forward_polled(self, spoken: str) -> None:
         if not self.input_ended:
-            for piece in spoken:
-                self._stream.push_text(piece)
+            self._forward(spoken)
 
     def _ids(self) -> dict:
         return {"response_id": self.id, "item_id": self.item.id, "output_index": 0}
