@@ -15,7 +15,7 @@ import time
 import pytest
 from livekit.agents import APIConnectionError, APIError, APITimeoutError, tts
 from livekit.agents.metrics import TTSMetrics
-from livekit.agents.types import APIConnectOptions
+from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT, APIConnectOptions
 from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
     embedded_engine,
@@ -155,17 +155,32 @@ async def test_fallback_adapter_switches_in_well_under_a_second(embedded_engine)
     await down.aclose()
 
 
-async def test_words_carry_start_and_exact_ends(embedded_engine) -> None:
+async def test_every_word_carries_its_start_and_end(embedded_engine) -> None:
     plugin = Qwen3StreamingTTS(engine=embedded_engine)
     async with plugin.stream() as stream:
         spoken = await speak(stream, ["One small step. For", " a robot, one giant", " leap."])
     pieces = spoken.pieces
     assert "".join(pieces) == "One small step. For a robot, one giant leap."
-    ended = [(piece, following) for piece, following in zip(pieces, pieces[1:]) if piece.end_time]
-    assert ended  # the words reported together close at the next one's start
-    for piece, following in ended:
-        assert piece.start_time <= piece.end_time == following.start_time
+    # Each word ends where the next one starts (was: only the words reported together).
+    for piece, following in zip(pieces, pieces[1:]):
+        assert piece.start_time <= piece.end_time == following.start_time, pieces
     assert pieces[-1].end_time == pytest.approx(spoken.duration, abs=0.02)
+    await plugin.aclose()
+
+
+async def test_a_failed_speech_ends_its_last_word_where_its_audio_ends() -> None:
+    plugin = Qwen3StreamingTTS(engine=ScriptedEngine([Failure(retryable=False, after_audio=True)]))
+    spoken = Spoken()
+    with pytest.raises(APIError):
+        async with plugin.stream() as stream:
+            for token in WORDS:
+                stream.push_text(token)
+            stream.end_input()
+            async for ev in stream:
+                spoken.frames.append(ev.frame)
+                spoken.pieces.extend(ev.frame.userdata.get(USERDATA_TIMED_TRANSCRIPT, []))
+    assert spoken.pieces == ["Hello"]  # the one word spoken before the failure
+    assert spoken.pieces[-1].end_time == pytest.approx(spoken.duration, abs=0.02)
     await plugin.aclose()
 
 

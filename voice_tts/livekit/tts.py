@@ -309,16 +309,27 @@ class _Speech:
                         self._start_segment()
                         self._push(self._transcript.pieces(session.raw_text, ev.words))
                     elif isinstance(ev, Error):
+                        await self._deliver_spoken()
                         raise _api_error(ev)
                     elif isinstance(ev, SessionDone):
                         finished = True
                         if ev.cancelled:
+                            await self._deliver_spoken()
                             raise APIError("voice-tts engine cancelled the stream", retryable=True)
                         self._finish()
         finally:
             if not finished:
                 # aclose(), barge-in, or an error: stop the engine so its slot is freed.
                 session.cancel()
+
+    async def _deliver_spoken(self) -> None:
+        """Before a failure is raised: the audio so far goes out with its words, the last one
+        ending where the audio does (LiveKit drops what an attempt still has queued when it
+        fails)."""
+        if self._audio_samples:
+            self._push(self._transcript.release(self._audio_end))
+            self._emitter.end_input()
+            await self._emitter.join()
 
     def _on_audio(self, chunk: AudioChunk) -> None:
         if chunk.sample_rate != self._sample_rate:
@@ -351,7 +362,7 @@ class _Speech:
         if self._segment_started:
             # The text after the last word (closing punctuation, whitespace) goes where the
             # audio ends, which also closes the last word's span.
-            self._push([self._transcript.rest(raw_text, self._audio_end)])
+            self._push(self._transcript.rest(raw_text, self._audio_end))
             if self._segment_id is not None:
                 self._emitter.end_segment()
 
@@ -378,30 +389,39 @@ class _TranscriptSlicer:
     """Cuts the received text into one piece per word, each piece running from the end of
     the previous one to the end of its word, so the pieces join back to the text exactly.
 
-    A piece goes out as soon as its word is reported, ahead of the word's audio (LiveKit hands
-    text out with the next audio frame, so a word sent later could be lost with a failed
-    tail). Its `end_time` is set when it is exact: the start of the next word reported with
-    it, or the end of the audio for the last one. LiveKit's synchronizer treats a span as
-    closed at `end_time`, so an end guessed early would count a word as heard too soon."""
+    Every piece carries its word's start and end in the audio. A word's end is the start of
+    the next word, known when the engine reports that word (at or before that word's audio),
+    or the end of the audio for the last word; a piece goes out once its end is known. LiveKit
+    hands text out with the next audio frame and treats a span as closed at `end_time`, so
+    the end is never guessed."""
 
     def __init__(self) -> None:
         self._end = 0
         self._time = 0.0  # LiveKit's synchronizer needs start times that never go back
+        self._waiting: tuple[str, float] | None = None  # the last word's piece and start
 
     def pieces(self, text: str, words: list[Word]) -> list[TimedString]:
-        new = [word for word in words if word.raw_end > self._end]
         out: list[TimedString] = []
-        for word, following in zip(new, [*new[1:], None]):
+        for word in words:
+            if word.raw_end <= self._end:
+                continue
             self._time = max(self._time, word.start_time)
-            end = NOT_GIVEN if following is None else max(self._time, following.start_time)
-            out.append(
-                TimedString(text[self._end : word.raw_end], start_time=self._time, end_time=end)
-            )
+            out += self.release(self._time)
+            self._waiting = (text[self._end : word.raw_end], self._time)
             self._end = word.raw_end
         return out
 
-    def rest(self, text: str, audio_end: float) -> TimedString:
+    def release(self, end_time: float) -> list[TimedString]:
+        """The piece waiting for its end, ended at `end_time` (a word's start, the audio end)."""
+        if self._waiting is None:
+            return []
+        piece, start_time = self._waiting
+        self._waiting = None
+        return [TimedString(piece, start_time=start_time, end_time=max(start_time, end_time))]
+
+    def rest(self, text: str, audio_end: float) -> list[TimedString]:
         self._time = max(self._time, audio_end)
-        rest = TimedString(text[self._end :], start_time=self._time, end_time=self._time)
+        out = self.release(self._time)
+        out.append(TimedString(text[self._end :], start_time=self._time, end_time=self._time))
         self._end = len(text)
-        return rest
+        return out
