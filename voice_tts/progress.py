@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterator, Callable, Iterable
 
@@ -103,10 +104,18 @@ class ProgressTracker:
         self._raw_parts: list[str] = []
         self._raw_part_starts: list[int] = []
         self._raw_length = 0
-        self._commits: list[Commit] = []
-        self._raw_ends: list[int] = []
+        # What finding a word's trigger needs of each commit, in columns of machine integers:
+        # a long turn's hundreds of thousands of commits cost no objects to keep or to free.
+        self._raw_starts = array("q")
+        self._raw_ends = array("q")
+        self._spoken_starts = array("q")
+        self._spoken_ends = array("q")
+        self._leads = array("q")  # spaces before the first spoken character; -1: none spoken
+        self._separators = array("q")  # an identity span's separator length; -1: replaced
         self._splitter = WordSplitter()
-        self._spans: list[tuple[int, int]] = []  # word spans; the last one may still grow
+        # Word spans; the last one may still grow.
+        self._span_starts = array("q")
+        self._span_ends = array("q")
         self._started: list[Word] = []
         self._high = 0
         self._audio_time = 0.0
@@ -124,8 +133,13 @@ class ProgressTracker:
             if len(commit.raw) != commit.raw_end - commit.raw_start:
                 raise ValueError("commit.raw must hold the raw text of the span")
             raw.append(commit.raw)
-            self._commits.append(commit)
+            visible = commit.spoken.lstrip()
+            self._raw_starts.append(commit.raw_start)
             self._raw_ends.append(commit.raw_end)
+            self._spoken_starts.append(commit.spoken_start)
+            self._spoken_ends.append(commit.spoken_end)
+            self._leads.append(len(commit.spoken) - len(visible) if visible else -1)
+            self._separators.append(separator_length(commit) if is_identity(commit) else -1)
             end = commit.raw_end
         if end > self._raw_length:
             self._add_raw("".join(raw))
@@ -134,7 +148,10 @@ class ProgressTracker:
         """Words another tracker reported (a server's, for the text this side sent), in order."""
         for word in words:
             index = len(self._started)
-            if index >= len(self._spans) or self._spans[index] != (word.raw_start, word.raw_end):
+            if index >= len(self._span_starts) or (
+                self._span_starts[index],
+                self._span_ends[index],
+            ) != (word.raw_start, word.raw_end):
                 raise ValueError(f"word {word.text!r} is not the next word of the raw text")
             self._started.append(word)
 
@@ -144,9 +161,9 @@ class ProgressTracker:
             self._high = spoken_end
         self._audio_time = max(self._audio_time, audio_time)
         new: list[Word] = []
-        while len(self._started) < len(self._spans):
+        while len(self._started) < len(self._span_starts):
             index = len(self._started)
-            start, end = self._spans[index]
+            start, end = self._span_starts[index], self._span_ends[index]
             trigger = self._trigger(start)
             if trigger is None or trigger >= self._high:
                 break
@@ -188,16 +205,18 @@ class ProgressTracker:
             count = bisect_right([w.start_time for w in self._started], played_seconds)
         if count == 0:
             return ""
-        _, end = self._spans[count - 1]
-        return self._raw_slice(0, end)
+        return self._raw_slice(0, self._span_ends[count - 1])
 
     # --- internals --------------------------------------------------------------------------
 
     def _add_raw(self, text: str) -> None:
         """Word spans are final once something follows them; the last one may grow."""
         if self._splitter.growing:
-            self._spans.pop()  # comes back, grown
-        self._spans.extend(self._splitter.feed(text))
+            self._span_starts.pop()  # comes back, grown
+            self._span_ends.pop()
+        for start, end in self._splitter.feed(text):
+            self._span_starts.append(start)
+            self._span_ends.append(end)
         self._raw_parts.append(text)
         self._raw_part_starts.append(self._raw_length)
         self._raw_length += len(text)
@@ -213,15 +232,14 @@ class ProgressTracker:
     def _trigger(self, r: int) -> int | None:
         """Spoken offset whose passing starts the word beginning at raw offset `r`."""
         i = bisect_right(self._raw_ends, r)
-        while i < len(self._commits):
-            c = self._commits[i]
-            visible = c.spoken.lstrip()
-            if visible:
-                if c.raw_start < r:
-                    if is_identity(c):
-                        return c.spoken_start + separator_length(c) + (r - c.raw_start)
-                    return c.spoken_end - 1
-                return c.spoken_start + len(c.spoken) - len(visible)
+        while i < len(self._raw_ends):
+            lead = self._leads[i]
+            if lead >= 0:
+                if self._raw_starts[i] < r:
+                    if self._separators[i] >= 0:
+                        return self._spoken_starts[i] + self._separators[i] + (r - self._raw_starts[i])
+                    return self._spoken_ends[i] - 1
+                return self._spoken_starts[i] + lead
             i += 1
         return None
 

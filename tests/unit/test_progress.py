@@ -13,10 +13,11 @@ from voice_tts.tn import Commit, StreamingNormalizer
 def track(deltas: list[str]) -> tuple[ProgressTracker, str]:
     n = StreamingNormalizer()
     tracker = ProgressTracker()
-    for delta in deltas:
-        tracker.add_commits(n.push(delta))
-    tracker.add_commits(n.flush())
-    return tracker, "".join(c.spoken for c in tracker._commits)
+    spoken = []
+    for commits in [*map(n.push, deltas), n.flush()]:
+        tracker.add_commits(commits)
+        spoken += [c.spoken for c in commits]
+    return tracker, "".join(spoken)
 
 
 def play(tracker: ProgressTracker, spoken: str, step: int = 1) -> dict[str, float]:
