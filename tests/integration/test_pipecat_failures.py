@@ -252,11 +252,18 @@ async def test_a_huge_token_does_not_hold_the_event_loop(token):
     assert loop.longest_cpu < 0.03, loop.longest_cpu
 
 
-@pytest.mark.parametrize("token_chars", [None, 7], ids=["one_token", "tokens"])
-async def test_words_longer_than_a_slot_reach_the_context_whole(token_chars):
+@pytest.mark.parametrize("token_chars", [None, 7, 3], ids=["one_token", "tokens", "short_tokens"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Start " + "ab" * 350 + " middle " + "中文" * 150 + " end.",
+        "我说：hello world 你好 again, 好的。 Fine.",
+    ],
+    ids=["a_700_character_word", "chinese_between_words"],
+)
+async def test_the_context_gets_the_reply_with_its_spaces(reply, token_chars):
     from engine import Engine
 
-    reply = "Start " + "ab" * 350 + " middle " + "中文" * 150 + " end."
     size = token_chars or len(reply)
     tokens = [reply[i : i + size] for i in range(0, len(reply), size)]
     backing = Engine.embedded()
@@ -266,7 +273,9 @@ async def test_words_longer_than_a_slot_reach_the_context_whole(token_chars):
         _, _, said, _ = await speak(tts, frames)
     finally:
         await backing.aclose()
-    assert said == [reply]  # the 700-character word is cut into slots, joined without spaces
+    # A word longer than a slot is cut into slots and joined back without spaces; the words
+    # after Chinese keep their spaces (were joined to it: "你好againm" for "你好 again").
+    assert said == [reply]
 
 
 async def test_metrics_name_the_model_and_connection_events_fire():

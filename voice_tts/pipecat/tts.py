@@ -79,6 +79,8 @@ MAX_SLOT_CHARS = 200
 _SENTENCE_ENDS = frozenset(".!?。！？\n")
 _TRAILING_WORD = re.compile(r"\S*\Z")
 _SPACE = re.compile(r"\s")
+# Scripts written without spaces between words: Han, kana.
+_SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 # Words handed to Pipecat at a time (at most MAX_SLOT_CHARS characters of them).
 WORDS_PER_BATCH = 8
@@ -228,8 +230,9 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         # space (TOKEN mode).
         self._unsentenced_chars = 0
         self._unspaced_chars = 0
-        # The pending slot starts inside a word cut at a slot's end.
-        self._slot_holds_cut_word = False
+        # The pending slot holds words that join without spaces (Chinese, or the rest of a
+        # word cut at a slot's end).
+        self._slot_joins_without_spaces = False
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -341,21 +344,26 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         pieces = deque(_cut_at_spaces(frame.text, MAX_SLOT_CHARS))
         while pieces:
             piece = pieces.popleft()
-            if self._slot_holds_cut_word and (space := _SPACE.search(piece, 1)):
-                # The slot ends where the cut word does.
+            # The slot ends where words that join without spaces do.
+            if self._slot_joins_without_spaces:
+                after = 1
+            else:
+                spaceless = _SPACELESS.search(piece)
+                after = spaceless.end() if spaceless else None
+            if after is not None and (space := _SPACE.search(piece, after)):
                 pieces.appendleft(piece[space.start() :])
                 piece = piece[: space.start()]
             inside_word = not piece[:1].isspace()
             if inside_word:
                 cut = self._unspaced_chars >= MAX_SLOT_CHARS <= self._unsentenced_chars
             else:
-                # Pipecat joins every word of a slot without spaces once one piece of a cut
-                # word has: the slot ends with the cut word.
-                cut = self._unsentenced_chars >= MAX_SLOT_CHARS or self._slot_holds_cut_word
+                # Pipecat joins every word of a slot without spaces once one word has been
+                # so: the slot ends with those words.
+                cut = self._unsentenced_chars >= MAX_SLOT_CHARS or self._slot_joins_without_spaces
             if cut:
                 await self.end_pending_sentence()
                 self._unsentenced_chars = 0
-                self._slot_holds_cut_word = inside_word
+                self._slot_joins_without_spaces = inside_word
                 if inside_word and (turn := self._turns.get(self.turn_context_id)):
                     turn.word_cuts.append(turn.text_chars)
             self._unsentenced_chars += len(piece)
@@ -363,6 +371,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 self._unsentenced_chars = 0
             unspaced = len(_TRAILING_WORD.search(piece)[0])
             self._unspaced_chars = unspaced + (self._unspaced_chars if unspaced == len(piece) else 0)
+            if _is_spaceless_script(piece):
+                self._slot_joins_without_spaces = True
             if piece is frame.text:
                 await super().process_frame(frame, direction)
             else:
@@ -505,7 +515,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 or batch_chars >= MAX_SLOT_CHARS
             ):
                 await self._add_word_batch(context_id, batch, batch_spaceless)
-                await asyncio.sleep(0.001)  # Pipecat matches this batch before the next comes
+                await asyncio.sleep(0)  # Pipecat may match this batch before the next comes
                 batch, batch_chars = [], 0
             batch.append((text, start_time))
             batch_chars += len(text)
@@ -665,7 +675,4 @@ def _says_anything(text: str) -> bool:
 
 def _is_spaceless_script(text: str) -> bool:
     """Whether the text is in a script written without spaces between words (Han, kana)."""
-    return any(
-        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff"
-        for char in text
-    )
+    return _SPACELESS.search(text) is not None
