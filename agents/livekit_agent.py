@@ -19,6 +19,7 @@ load is the fleet's share of busy streams.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -401,4 +402,7 @@ if __name__ == "__main__":
             f"{', '.join(missing)} (or pass --url, --api-key, --api-secret). "
             "`console` runs without one."
         )
+    # Everything imported so far lives as long as the process: out of the collector's sight, a
+    # full collection takes milliseconds instead of ~0.1 s with Pipecat/LiveKit loaded.
+    gc.freeze()
     cli.run_app(server)

@@ -12,6 +12,7 @@ is hung up when the bot ends; barge-in sends Twilio a `clear` so queued speech s
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from collections.abc import Callable
 
@@ -94,6 +95,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
+    # Everything imported so far lives as long as the process: out of the collector's sight, a
+    # full collection takes milliseconds instead of ~0.1 s with Pipecat/LiveKit loaded.
+    gc.freeze()
     uvicorn.run(create_app(), host=args.host, port=args.port)
 
 

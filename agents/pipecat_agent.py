@@ -20,6 +20,7 @@ runner's prebuilt client at `/client/` loads Daily's call machine from a CDN whe
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -242,4 +243,7 @@ if __name__ == "__main__":
     # other transports' routes, such as /ws, would hand it a connection it cannot use).
     if not any(arg in ("-t", "--transport") or arg.startswith("--transport=") for arg in sys.argv):
         sys.argv[1:1] = ["-t", "webrtc"]
+    # Everything imported so far lives as long as the process: out of the collector's sight, a
+    # full collection takes milliseconds instead of ~0.1 s with Pipecat/LiveKit loaded.
+    gc.freeze()
     main()
