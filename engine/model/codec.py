@@ -112,6 +112,7 @@ class CodecDecoder:
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self._tails: dict[str, tuple[int, int]] = {}  # conv name -> (input channels, context)
         self._convs: list[_CausalConv] = []
+        self._gemm_convolutions: list[str] | None = None  # chosen once (`choose_convolutions`)
         q = "decoder.quantizer."
 
         def codebook(group: str, k: int) -> Tensor:
@@ -197,10 +198,13 @@ class CodecDecoder:
     def choose_convolutions(self, batch: int, frames: int, repeats: int = 3) -> list[str]:
         """Time every plain convolution on its input of one decode of `batch` streams x `frames`
         frames, through cuDNN and as an im2col GEMM, and keep the faster (CUDA only; the choice
-        holds for every batch, as the slow cuDNN kernels are slow at every size). Returns the
-        names of the convolutions that now run as GEMMs."""
+        holds for every batch, as the slow cuDNN kernels are slow at every size, so it is made
+        once per decoder: every runner of the model shares it). Returns the names of the
+        convolutions that run as GEMMs."""
         if self.device.type != "cuda":
             return []
+        if self._gemm_convolutions is not None:
+            return self._gemm_convolutions
         candidates = [c for c in self._convs if c.gemm_weight is not None]
         inputs: dict[str, tuple[int, ...]] = {}
         for conv in candidates:
@@ -216,7 +220,8 @@ class CodecDecoder:
                     conv.by_gemm = by_gemm
                     timings.append(_device_ms(lambda: conv._apply(x, 0), repeats))
                 conv.by_gemm = timings[1] < timings[0]
-        return [c.name for c in candidates if c.by_gemm]
+        self._gemm_convolutions = [c.name for c in candidates if c.by_gemm]
+        return self._gemm_convolutions
 
     def decode(self, codes: Tensor) -> Tensor:
         """Whole-sequence decode: codes [T, G] -> float32 samples [T * samples_per_frame]."""
