@@ -14,7 +14,7 @@ import asyncio
 import threading
 import weakref
 from collections import deque
-from typing import Generic, Iterable, TypeVar
+from typing import Generic, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -70,14 +70,13 @@ class EventChannel(Generic[T]):
     def put(self, item: T) -> None:
         self.put_many((item,))
 
-    def put_many(self, items: Iterable[T]) -> None:
+    def put_many(self, items: Sequence[T]) -> None:
         """Queue `items` in order; their consumer wakes once for all of them."""
+        if not items:
+            return
         with self._lock:
-            before = len(self._items)
             self._items.extend(items)
-            if len(self._items) == before:
-                return
-            self._added(before)
+            self._added(items)
             waiter, self._waiter = self._waiter, None
         if waiter is not None:
             waiter[0].wake(waiter[1])
@@ -118,8 +117,8 @@ class EventChannel(Generic[T]):
         with self._lock:
             self._items.clear()
 
-    def _added(self, start: int) -> None:
-        """Items from index `start` of the queue were just added (under the lock)."""
+    def _added(self, items: Sequence[T]) -> None:
+        """`items` were just queued (under the lock)."""
 
     def _taken(self, item: T) -> None:
         """`item` was just taken from the queue (under the lock)."""

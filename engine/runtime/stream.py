@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import threading
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage
 
@@ -122,11 +122,8 @@ class StreamChannel(EventChannel[Any]):
             self._parked = self._parked or behind
             return behind
 
-    def _added(self, start: int) -> None:
-        for index in range(start, len(self._items)):
-            item = self._items[index]
-            if isinstance(item, AudioChunk):
-                self.unread_samples += item.num_samples
+    def _added(self, items: Sequence[Any]) -> None:
+        self.unread_samples += sum(item.num_samples for item in items if isinstance(item, AudioChunk))
 
     def _taken(self, item: Any) -> None:
         if isinstance(item, AudioChunk):
