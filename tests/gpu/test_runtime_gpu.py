@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from codec_chunks import decode_in_random_chunks
 from text_pieces import speak_in_pieces
 import torch
 
@@ -21,7 +22,7 @@ from engine.runtime import kernels
 from engine.runtime.qwen3_engine import EngineSettings, Qwen3Engine
 from engine.runtime.loop import LoopSettings
 from engine.runtime.runner import ROW_BUCKETS, ModelRunner, StepRow, _bucket
-from engine.runtime.vocoder import Chunk, Vocoder
+from engine.runtime.vocoder import Vocoder
 
 pytestmark = pytest.mark.gpu
 GREEDY = SamplingParams.greedy()
@@ -159,22 +160,11 @@ def test_the_batched_codec_equals_the_reference_decode(tiny_checkpoint, dtype, c
     streams, frames = 40, 30
     codes = torch.randint(0, reference.config.codec.codebook_size, (streams, frames, 16), generator=g)
     vocoder.history[:streams, :frames] = codes.cuda()
-    rng = random.Random(0)
-    position = [0] * streams
-    pcm: list[list[bytes]] = [[] for _ in range(streams)]
     with torch.inference_mode():
-        while any(p < frames for p in position):
-            chunks = []
-            for s in range(streams):
-                if position[s] < frames and rng.random() < 0.7:
-                    size = min(rng.choice((1, 1, 2, 3, 4, 8)), frames - position[s])
-                    chunks.append(Chunk(s, position[s], size))
-                    position[s] += size
-            for chunk, audio in zip(chunks, vocoder.decode(chunks)):
-                pcm[chunk.slot].append(audio)
+        pcm = decode_in_random_chunks(vocoder, list(range(streams)), frames, random.Random(0), sizes=(1, 1, 2, 3, 4, 8))
         worst, relative = 0.0, 0.0
         for s in range(streams):
-            wav = np.frombuffer(b"".join(pcm[s]), dtype=np.int16) / 32767.0
+            wav = np.frombuffer(pcm[s], dtype=np.int16) / 32767.0
             expected = reference.codec.decode(codes[s]).numpy()
             assert wav.shape == expected.shape
             worst = max(worst, float(np.abs(wav - expected).max()))

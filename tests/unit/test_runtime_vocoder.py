@@ -10,29 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from codec_chunks import decode_in_random_chunks
 
 from engine.model.loader import load_model
-from engine.runtime.vocoder import Chunk, Vocoder
+from engine.runtime.vocoder import Vocoder
 
 
 @pytest.fixture(scope="module")
 def model(tiny_checkpoint: Path):
     return load_model(tiny_checkpoint)
-
-
-def decode_in_random_chunks(vocoder: Vocoder, streams: list[int], frames: int, rng: random.Random) -> dict[int, bytes]:
-    position = {s: 0 for s in streams}
-    pcm: dict[int, list[bytes]] = {s: [] for s in streams}
-    while any(p < frames for p in position.values()):
-        chunks = []
-        for s in streams:
-            if position[s] < frames and rng.random() < 0.7:
-                size = min(rng.choice((1, 1, 2, 3, 5, 8)), frames - position[s])
-                chunks.append(Chunk(s, position[s], size))
-                position[s] += size
-        for chunk, audio in zip(chunks, vocoder.decode(chunks)):
-            pcm[chunk.slot].append(audio)
-    return {s: b"".join(parts) for s, parts in pcm.items()}
 
 
 @torch.inference_mode()
