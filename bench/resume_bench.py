@@ -73,11 +73,20 @@ def summary(gaps: list[float]) -> dict:
     }
 
 
+async def repeated(engine, act, turns: int, reference: bytes) -> dict:
+    """`turns` turns with `act` in each: their longest waits, and how many gave `reference`'s audio."""
+    gaps, identical = [], 0
+    for _ in range(turns):
+        audio, gap = await one_turn(engine, act)
+        gaps.append(gap)
+        identical += audio == reference
+    return {**summary(gaps), "byte_identical": identical}
+
+
 async def measure(turns: int, server) -> dict:
     direct = RemoteEngine(server.ws_url)
     reference, _ = await one_turn(direct, nothing)
     unbroken_gaps = [(await one_turn(direct, nothing))[1] for _ in range(turns)]
-    pause_gaps, pause_identical = [], 0
 
     async def pause_then_resume(session):
         session.pause()
@@ -85,13 +94,9 @@ async def measure(turns: int, server) -> dict:
         session.resume()
         return time.perf_counter()
 
-    for _ in range(turns):
-        audio, gap = await one_turn(direct, pause_then_resume)
-        pause_gaps.append(gap)
-        pause_identical += audio == reference
+    pause_resume = await repeated(direct, pause_then_resume, turns, reference)
     await direct.aclose()
 
-    cut_gaps, cut_identical = [], 0
     async with TcpProxy(server.port) as proxy:
         relayed = RemoteEngine(proxy.ws_url, resume_budget=10)
 
@@ -99,15 +104,12 @@ async def measure(turns: int, server) -> dict:
             proxy.cut()
             return time.perf_counter()
 
-        for _ in range(turns):
-            audio, gap = await one_turn(relayed, cut)
-            cut_gaps.append(gap)
-            cut_identical += audio == reference
+        reconnect_resume = await repeated(relayed, cut, turns, reference)
         await relayed.aclose()
     return {
         "unbroken": summary(unbroken_gaps),
-        "reconnect_resume": {**summary(cut_gaps), "byte_identical": cut_identical},
-        "pause_resume": {**summary(pause_gaps), "byte_identical": pause_identical},
+        "reconnect_resume": reconnect_resume,
+        "pause_resume": pause_resume,
     }
 
 
