@@ -8,7 +8,10 @@ events) unchanged. A stream opened directly takes spoken text (`normalize=False`
 characters.
 
 Sequential turns reuse one socket; concurrent turns open more, and up to `pool_size` idle
-sockets are kept for later turns. `prewarm()` opens a socket ahead of the first turn and keeps
+sockets are kept for later turns. A turn's engine priority is the server's to give, from its
+socket's history (a socket that finished a turn before goes first; docs/protocol.md,
+"Priority"), so reusing sockets is also what keeps a conversation ahead of new connections under
+load; `open_stream` sends no priority. `prewarm()` opens a socket ahead of the first turn and keeps
 one idle socket ready from then on, reconnecting with backoff while the server is away, so a
 turn never waits for a handshake. A lost socket ends the turn with
 `Error(code="disconnected", retryable=True)` then `Done`; a refused connection ends it at once

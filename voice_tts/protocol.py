@@ -103,6 +103,18 @@ class EngineStream(Protocol):
         """The stream's events, ending with `Done`."""
 
 
+# A stream's priority (`open_stream(priority=...)`), as vLLM's scheduler takes a request's: a
+# lower value is served first. Engines order first audio by it (docs/protocol.md, "Priority").
+PRIORITY_NORMAL = 0
+
+
+def checked_priority(priority: object) -> int:
+    """`priority` if it is an int; a caller's mistake otherwise (it never comes from a client)."""
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise TypeError(f"priority must be an int, got {priority!r}")
+    return priority
+
+
 class StreamingEngine(Protocol):
     """What adapters and the server need of an engine (in-process, embedded or remote)."""
 
@@ -112,6 +124,7 @@ class StreamingEngine(Protocol):
         language: str | None = None,
         instruct: str | None = None,
         sample_rate: int = 24000,
+        priority: int = PRIORITY_NORMAL,
         **options,
     ) -> EngineStream: ...
 

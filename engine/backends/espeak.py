@@ -27,7 +27,18 @@ from engine.backends.espeak_voices import (
 )
 from engine.backends.event_channel import EventChannel
 from engine.backends.stream_output import TimedOutput
-from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
+from voice_tts.protocol import (
+    PRIORITY_NORMAL,
+    SUPPORTED_SAMPLE_RATES,
+    AudioChunk,
+    Done,
+    Error,
+    ErrorCode,
+    Event,
+    Progress,
+    Usage,
+    checked_priority,
+)
 
 BACKEND = "espeak-ng"
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
@@ -64,7 +75,9 @@ class EspeakStream:
         on_finished: Callable[[EspeakStream], None],
         wait: ClauseWait = ClauseWait(),
         clock: Callable[[], float] = time.monotonic,
+        priority: int = PRIORITY_NORMAL,
     ) -> None:
+        self.priority = priority  # orders its first audio among streams without audio
         self._scheduler = scheduler
         self._wait = wait
         self._clock = clock
@@ -359,9 +372,13 @@ class EmbeddedEngine:
         instruct: str | None = None,
         sample_rate: int = 24000,
         sampling: object | None = None,
+        priority: int = PRIORITY_NORMAL,
     ) -> EspeakStream:
         """Open a turn. Never raises for bad options: the stream reports an `Error` and ends.
-        `instruct` and `sampling` do not apply to eSpeak and are ignored."""
+        `instruct` and `sampling` do not apply to eSpeak and are ignored. Streams with a lower
+        `priority` get their first audio first (`espeak_scheduler` says how long at most a
+        stream is held back by it); a `priority` that is not an int raises TypeError."""
+        priority = checked_priority(priority)
         if not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
             message = (
                 f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE},"
@@ -380,7 +397,9 @@ class EmbeddedEngine:
                     Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True),
                     sample_rate,
                 )
-            stream = EspeakStream(self._scheduler, selection, sample_rate, self._forget, self._clause_wait)
+            stream = EspeakStream(
+                self._scheduler, selection, sample_rate, self._forget, self._clause_wait, priority=priority
+            )
             self._streams.add(stream)
         self._scheduler.add(stream)
         return stream

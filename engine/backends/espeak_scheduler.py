@@ -3,7 +3,11 @@
 libespeak-ng is a process-wide singleton, so one thread owns it and streams take turns, one
 piece (a clause) per turn: a stream that has produced no audio yet goes first, then the others
 round-robin, so a long reply never holds back another stream's first audio for more than a
-clause. A stream whose consumer is far behind is skipped until it catches up.
+clause. Among streams without audio, a lower `priority` value goes first, then arrival order;
+priority orders first audio only (after it, every stream takes its turn in the round), and a
+stream waiting for its first audio longer than `PRIORITY_MAX_WAIT_S` is served as if it had the
+highest priority, so a steady stream of favoured turns never starves the others. A stream whose
+consumer is far behind is skipped until it catches up.
 
 One job's failure stays that job's. If the loop itself fails, every stream ends with
 `engine_error` and `failure` says why; the loop does not restart (the server reports it on
@@ -23,6 +27,13 @@ from voice_tts.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
 
+# How long priority may hold back a stream's first audio: past it, the stream goes ahead of
+# every stream that has waited less, whatever their priorities. A burst of 64 first clauses
+# takes about 2 s of synthesis here, so favoured turns are not overtaken by a burst they
+# were put ahead of, and no turn waits for its first audio much longer than this because of
+# priority.
+PRIORITY_MAX_WAIT_S = 3.0
+
 
 class SynthesisJob(Protocol):
     @property
@@ -32,6 +43,10 @@ class SynthesisJob(Protocol):
     @property
     def has_audio(self) -> bool:
         """The job has produced audio (jobs without audio get the first turn)."""
+
+    @property
+    def priority(self) -> int:
+        """Among jobs without audio, a lower value gets the first turn."""
 
     def ready(self) -> bool:
         """A turn now would do work."""
@@ -51,6 +66,7 @@ class SynthesisScheduler:
         self._make_library = make_library
         self._cond = threading.Condition()
         self._jobs: list[SynthesisJob] = []  # least recently served first
+        self._added_at: dict[SynthesisJob, float] = {}  # time.monotonic() when each job came
         self._thread: threading.Thread | None = None
         # Set when the loop itself failed (not one job's step): nothing is synthesized any more.
         self.failure: str | None = None
@@ -61,6 +77,7 @@ class SynthesisScheduler:
             return
         with self._cond:
             self._jobs.append(job)
+            self._added_at[job] = time.monotonic()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="espeak-synthesis", daemon=True)
                 self._thread.start()
@@ -70,6 +87,7 @@ class SynthesisScheduler:
         """Forget every job (at interpreter exit, so the idle thread keeps no stream alive)."""
         with self._cond:
             self._jobs.clear()
+            self._added_at.clear()
 
     def wake(self) -> None:
         """A job's state changed (text arrived, input ended, its consumer caught up)."""
@@ -77,14 +95,23 @@ class SynthesisScheduler:
             self._cond.notify()
 
     def _next_job(self) -> SynthesisJob | None:
+        for job in self._jobs:
+            if job.finished:
+                del self._added_at[job]
         self._jobs = [job for job in self._jobs if not job.finished]
         ready = [job for job in self._jobs if job.ready()]
         if not ready:
             return None
-        job = next((job for job in ready if not job.has_audio), ready[0])
+        first_audio = [job for job in ready if not job.has_audio]
+        # min() keeps the first of equals: arrival order within a priority.
+        job = min(first_audio, key=self._first_audio_rank) if first_audio else ready[0]
         self._jobs.remove(job)
         self._jobs.append(job)
         return job
+
+    def _first_audio_rank(self, job: SynthesisJob) -> float:
+        waited = time.monotonic() - self._added_at[job]
+        return job.priority if waited < PRIORITY_MAX_WAIT_S else float("-inf")
 
     def _time_to_next_due(self) -> float | None:
         """Seconds until a job's bounded wait ends (None: nothing is timed; sleep until woken)."""
@@ -99,6 +126,7 @@ class SynthesisScheduler:
             with self._cond:
                 self.failure = f"the synthesis loop failed: {exc!r}"
                 jobs, self._jobs = self._jobs, []
+                self._added_at.clear()
             for job in jobs:
                 job.fail(ErrorCode.ENGINE_ERROR, self.failure)
 

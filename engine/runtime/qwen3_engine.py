@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from voice_tts.languages import qwen3_language
-from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
+from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, VoiceCloning, VoiceInfo, checked_priority
 
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
@@ -236,10 +236,14 @@ class Qwen3Engine:
         sample_rate: int = 24000,
         sampling: SamplingParams | None = None,
         max_new_tokens: int | None = None,
+        priority: int = PRIORITY_NORMAL,
     ) -> Qwen3Stream:
         """Open a turn. Never raises for bad options: the stream reports an `Error`, then `Done`.
         `sampling` defaults to the checkpoint's generation_config; `max_new_tokens` (official
-        semantics: at most max_new_tokens - 1 frames) to its `max_new_tokens`."""
+        semantics: at most max_new_tokens - 1 frames) to its `max_new_tokens`. A lower
+        `priority` fills its voice prefix first (`engine.runtime.scheduler`); one that is not
+        an int raises TypeError."""
+        priority = checked_priority(priority)
         if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
             return self._failed(
                 Error(ErrorCode.INVALID_SAMPLE_RATE, f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}"),
@@ -276,6 +280,7 @@ class Qwen3Engine:
             channel = StreamChannel()
             state = StreamState(
                 id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
+                priority=priority,
                 reference_ids=list(resolved.reference_ids),
                 track_offset=len(resolved.clone.ref_codes) if resolved.clone is not None and resolved.clone.icl else 0,
             )

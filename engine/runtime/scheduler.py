@@ -6,9 +6,16 @@ anybody while the batch fits; a stream whose next text token has not arrived is 
 WAIT_TEXT (its KV and its finished frames stay; it resumes exactly where it stopped); one whose
 consumer has stopped reading (a paused turn) is parked the same way in WAIT_READER once its unread
 audio reaches the loop's bound, so it holds no batch row while it waits. When the
-step is capped, streams that have not produced audio yet go first (first-audio latency), then the
-ones served least recently, so a long-running stream is never starved. Voice-prefix fills run in
-chunks of at most `prefill_rows_per_step` rows per step, so a new voice never stalls the others.
+step is capped, streams of a lower `priority` value go first, then those that have not produced
+audio yet (first-audio latency), then the ones served least recently, so a long-running stream is
+never starved by its equals. Voice-prefix fills run in chunks of at most `prefill_rows_per_step`
+rows per step, so a new voice never stalls the others; they go by priority too (a voice's fill
+takes the best priority of the streams waiting for it), then arrival.
+
+Priority decides only where rows are short. The loop sizes a step to every slot, so every admitted
+stream runs in every step; what priority changes there is which new voice prefix is filled first.
+A capped step (a smaller `max_step_rows`) would serve favoured streams ahead of all others for as
+long as they fill it.
 """
 
 from __future__ import annotations
@@ -62,9 +69,14 @@ class Scheduler:
         plan = StepPlan()
         budget = self.prefill_rows_per_step
         filling: set[Voice] = set()
-        for stream in self._streams.values():  # arrival order
-            if stream.status is not StreamStatus.PREFIX or stream.id not in prefix_totals:
-                continue
+        waiting = [
+            s for s in self._streams.values() if s.status is StreamStatus.PREFIX and s.id in prefix_totals
+        ]
+        best: dict[Voice, int] = {}
+        for stream in waiting:
+            best[stream.prompt] = min(best.get(stream.prompt, stream.priority), stream.priority)
+        waiting.sort(key=lambda s: best[s.prompt])  # stable: arrival order within a priority
+        for stream in waiting:
             if stream.prompt in filling and stream.prefix_rows == 0:
                 continue
             filling.add(stream.prompt)
@@ -84,7 +96,7 @@ class Scheduler:
                 if stream.status is StreamStatus.READY:
                     ready.append(stream)
         if len(ready) > self.max_step_rows:
-            ready.sort(key=lambda s: (s.frames_produced > 0, s.last_served))
+            ready.sort(key=lambda s: (s.priority, s.frames_produced > 0, s.last_served))
             ready = ready[: self.max_step_rows]
         plan.steps = ready
         return plan

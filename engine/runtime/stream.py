@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage
+from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, Event, Progress, Usage
 
 from engine.backends.event_channel import EventChannel
 from engine.model.prompt import Voice
@@ -51,6 +51,7 @@ class StreamState:
     channel: StreamChannel
     max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
     status: StreamStatus = StreamStatus.PREFIX
+    priority: int = PRIORITY_NORMAL  # lower first: prefix fills and capped steps (scheduler.py)
     slot: int | None = None
     prefix_rows: int = 0  # rows of the voice prefix already in the slot's KV
     text_ids: list[int] = field(default_factory=list)

@@ -26,11 +26,19 @@ from starlette.websockets import WebSocket
 from engine.server.sender import Sender
 from engine.server.speech import OPENAI_VOICES
 from engine.server.state import ServerState
-from engine.server.streams import open_text_stream
+from engine.server.streams import PRIORITY_ESTABLISHED, open_text_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.progress import TurnText
-from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Done, Error, ErrorCode, Progress
+from voice_tts.protocol import (
+    PRIORITY_NORMAL,
+    SUPPORTED_SAMPLE_RATES,
+    AudioChunk,
+    Done,
+    Error,
+    ErrorCode,
+    Progress,
+)
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +113,9 @@ class RealtimeConnection:
         self.items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
         self.response: _Response | None = None
         self.last_item_id: str | None = None
+        # A response went out to `response.done`: later ones are opened ahead of new sessions'
+        # (engine/server/streams.py).
+        self.established = False
 
     async def serve(self) -> None:
         await self._websocket.accept()
@@ -410,8 +421,9 @@ class RealtimeConnection:
 
     # -- messages out ------------------------------------------------------------------
 
-    async def send_event(self, kind: str, **fields) -> None:
-        await self._sender.json({"type": kind, "event_id": _id("event"), **fields})
+    async def send_event(self, kind: str, **fields) -> bool:
+        """True if the event went out (the client is there and keeping up)."""
+        return await self._sender.json({"type": kind, "event_id": _id("event"), **fields})
 
     async def _error(self, error: RealtimeError, client_event_id: str | None) -> None:
         self.state.metrics.errors.labels(code=error.code).inc()
@@ -446,6 +458,7 @@ class _Response:
             instruct=instructions,
             sample_rate=self.sample_rate,
             normalize=True,
+            priority=PRIORITY_ESTABLISHED if connection.established else PRIORITY_NORMAL,
         )
         self.usage = state.stream_usage("realtime", self.id, self.voice)
         self.item = _Item(_id("item"), self.text)
@@ -606,7 +619,7 @@ class _Response:
             connection.items.popitem(last=False)
         audio_tokens = round(self.usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
         characters = self.text.raw_length
-        await event(
+        connection.established |= await event(
             "response.done",
             response=self._as_json(
                 status,

@@ -1,16 +1,25 @@
-"""Opening engine streams for the server's routes: capacity slots, and a stream's text side.
+"""Opening engine streams for the server's routes: capacity slots, a stream's priority, and its
+text side.
 
 The server serves engine streams directly. Each stream has a `TurnText` beside it (from
 `voice_tts.progress`, the one place words and heard text are computed): it normalizes the raw
 text only when the client asked the server to, and maps the engine's progress to raw words.
+
+Priority (docs/protocol.md, "Priority"): a turn on a connection that has finished a turn before
+(its `done` went out, its client kept up) is opened at `PRIORITY_ESTABLISHED`, ahead of turns on
+new connections and HTTP requests (`PRIORITY_NORMAL`). Under a storm of new connections the
+engine serves the conversations already under way first; a new connection's first turn waits
+behind their first audio.
 """
 
 from __future__ import annotations
 
 from engine.server.metrics import ServerMetrics
 from voice_tts.progress import TurnText
-from voice_tts.protocol import EngineStream, LexiconEntry, StreamingEngine
+from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
 from voice_tts.tn import Lexicon, LexiconError
+
+PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
 
 
 class StreamSlots:
@@ -43,11 +52,12 @@ def open_text_stream(
     normalize: bool,
     lexicon: Lexicon | None = None,
     spell_acronyms: bool = True,
+    priority: int = PRIORITY_NORMAL,
 ) -> tuple[EngineStream, TurnText]:
     """The text side first: a bad lexicon is refused before an engine stream exists."""
     text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
     stream = engine.open_stream(
-        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate
+        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority
     )
     return stream, text
 

@@ -31,6 +31,7 @@ from engine.server.streams import open_text_stream, turn_lexicon
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.progress import Word
 from voice_tts.protocol import (
+    PRIORITY_NORMAL,
     AudioChunk,
     Done,
     DoneMessage,
@@ -52,9 +53,12 @@ Output = tuple[bytes | BaseModel, int]
 
 
 class Turn:
-    """Owns one capacity slot from construction until `run()` returns."""
+    """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
+    stream's (engine/server/streams.py says which a turn gets)."""
 
-    def __init__(self, state: ServerState, start: StartMessage, sender: Sender) -> None:
+    def __init__(
+        self, state: ServerState, start: StartMessage, sender: Sender, priority: int = PRIORITY_NORMAL
+    ) -> None:
         self.stream_id = uuid.uuid4().hex
         self.start = start
         self._state = state
@@ -67,6 +71,7 @@ class Turn:
             normalize=start.normalize,
             lexicon=turn_lexicon(state.lexicon, start.lexicon, start.normalize),
             spell_acronyms=start.spell_acronyms,
+            priority=priority,
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self.resume_token = state.resumes.add(self) if start.resumable else None
@@ -78,6 +83,8 @@ class Turn:
         self._input_flushed = False  # the normalizer was flushed and the engine's input ended
         self._dropped_slow = False  # dropped for not reading (logged and counted once)
         self._end_reason: str | None = None
+        # Its `done` went out on the socket it was sending to (the client kept up to the end).
+        self.done_sent = False
         # -- output gate ---------------------------------------------------------------
         self._sender: Sender | None = sender
         self._out_lock = asyncio.Lock()
@@ -246,15 +253,16 @@ class Turn:
 
     # -- output -------------------------------------------------------------------------
 
-    async def _emit(self, item: bytes | BaseModel, samples: int = 0) -> None:
+    async def _emit(self, item: bytes | BaseModel, samples: int = 0) -> bool:
+        """True if `item` went out now (not held by a pause, not dropped)."""
         async with self._out_lock:
             if self._paused:
                 self._held.append((item, samples))
                 self._held_samples += samples
-                return
-            await self._send(item, samples)
+                return False
+            return await self._send(item, samples)
 
-    async def _send(self, item: bytes | BaseModel, samples: int) -> None:
+    async def _send(self, item: bytes | BaseModel, samples: int) -> bool:
         position = self._sent_samples
         self._sent_samples += samples
         if samples:
@@ -266,18 +274,19 @@ class Turn:
                 self._forget_beyond_limit()
         sender = self._sender
         if sender is None:
-            return
+            return False
         if isinstance(item, bytes):
             deadline = self._audio_deadline(position)
-            await sender.audio(item, still_wanted=lambda: not self._cancelled, deadline=deadline)
+            sent = await sender.audio(item, still_wanted=lambda: not self._cancelled, deadline=deadline)
         else:
-            await sender.message(item)
+            sent = await sender.message(item)
         # Once per turn: its socket's reader may cancel it (the socket closed) before this.
         if sender.too_slow and not self._dropped_slow:
             self._dropped_slow = True
             log.warning("turn %s: its client stopped reading; dropped", self.stream_id)
             self._state.metrics.errors.labels(code=ErrorCode.SLOW_CONSUMER).inc()
             self._end_itself(ErrorCode.SLOW_CONSUMER)
+        return sent
 
     def _audio_deadline(self, position: int) -> float:
         """When the audio from sample `position` on must have gone out: its time on a real-time
@@ -394,7 +403,7 @@ class Turn:
 
     async def _send_done(self, cancelled: bool) -> None:
         usage = self.text.usage
-        await self._emit(
+        self.done_sent = await self._emit(
             DoneMessage(
                 stream_id=self.stream_id,
                 cancelled=cancelled,

@@ -18,9 +18,11 @@ from starlette.websockets import WebSocket
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
+from engine.server.streams import PRIORITY_ESTABLISHED
 from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
+    PRIORITY_NORMAL,
     SUPPORTED_SAMPLE_RATES,
     AckMessage,
     CancelMessage,
@@ -81,6 +83,9 @@ class Connection:
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task | None = None
         self._idle_since = 0.0
+        # A turn on this socket went out to `done`: later turns are opened ahead of new
+        # sockets' (engine/server/streams.py).
+        self._established = False
         settings = state.settings
         self._budget = Budget(settings.max_messages_per_s, settings.message_burst)
 
@@ -250,7 +255,8 @@ class Connection:
                 retryable=True,
             )
         try:
-            turn = Turn(state, start, self._sender)
+            priority = PRIORITY_ESTABLISHED if self._established else PRIORITY_NORMAL
+            turn = Turn(state, start, self._sender, priority)
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
@@ -271,6 +277,11 @@ class Connection:
     def _adopt(self, turn: Turn) -> None:
         self._turn, self._turn_task = turn, turn.task
         self._turn_task.add_done_callback(self._mark_idle)
+        self._turn_task.add_done_callback(lambda _task: self._turn_ended(turn))
+
+    def _turn_ended(self, turn: Turn) -> None:
+        if turn.done_sent and turn.sends_to(self._sender):
+            self._established = True
 
     async def _reconnect(self, message: ReconnectMessage) -> None:
         if self._running():

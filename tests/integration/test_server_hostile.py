@@ -11,6 +11,7 @@ import time
 import httpx
 import pytest
 from server_harness import next_json, receive_until_done, speak, start_server, ws_connect
+from synthesis_hold import SynthesisHold
 from websockets.exceptions import ConnectionClosed
 
 from engine import Engine
@@ -333,3 +334,38 @@ def test_a_speech_client_that_never_reads_frees_its_slot(impatient_server, strea
         while active_streams(impatient_server) > 0:
             assert time.monotonic() < deadline, "a speech client that never reads holds its slot"
             time.sleep(0.2)
+
+
+async def test_a_socket_that_finished_a_turn_gets_first_audio_ahead_of_new_sockets(server):
+    async with ws_connect(server.ws_url) as known:
+        await speak(known, [TEXT])  # its `done` went out: the socket is established
+        hold = SynthesisHold()
+        await hold.hold()
+        sockets = {f"new {i}": await ws_connect(server.ws_url) for i in range(6)}
+        sockets["known"] = known  # its turn starts after all of theirs
+        try:
+            for ws in sockets.values():
+                await ws.send(json.dumps({"type": "start"}))
+                assert (await next_json(ws))["type"] == "started"
+                await ws.send(json.dumps({"type": "text", "text": TEXT}))
+                await ws.send(json.dumps({"type": "stop"}))
+                # Answered after the text and stop were handled: the stream has its text.
+                await ws.send(json.dumps({"type": "start"}))
+                assert (await next_json(ws))["code"] == "turn_active"
+            order: list[str] = []
+
+            async def first_audio(name: str, ws) -> None:
+                while not isinstance(await ws.recv(), bytes):
+                    pass
+                order.append(name)
+                await receive_until_done(ws)
+
+            readers = asyncio.gather(*(first_audio(name, ws) for name, ws in sockets.items()))
+            hold.release()
+            await readers
+        finally:
+            hold.release()
+            for name, ws in sockets.items():
+                if name != "known":
+                    await ws.close()
+    assert order[0] == "known", order

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 from engine import Engine
+from engine.backends import espeak_scheduler
 from engine.backends.espeak import MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
 from engine.backends.espeak_library import sanitize
 from engine.backends.espeak_scheduler import SynthesisScheduler
 from engine.backends.espeak_segments import MAX_PIECE_CHARS, take_pieces
 from engine.backends.espeak_voices import LANGUAGES, VOICES, VoiceSelection, script_language
-from voice_tts.protocol import AudioChunk, Done, Error, Progress
+from synthesis_hold import SynthesisHold
+from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, Progress
 
 ENGLISH = (
     "Hello there! This is the embedded voice, speaking while the text is still arriving. "
@@ -429,6 +431,8 @@ def test_word_end_never_runs_past_the_word():
 
 
 class _FakeJob:
+    priority = PRIORITY_NORMAL
+
     def __init__(self, name: str, turns: int, log: list[str]) -> None:
         self.name, self.turns, self.log, self.has_audio = name, turns, log, False
 
@@ -485,3 +489,44 @@ def test_scheduler_reports_an_unavailable_library_per_job():
             break
         threading.Event().wait(0.01)
     assert log == ["x:engine_unavailable"]
+
+
+async def first_audio_order(engine, opened: list[tuple[str, int]], between: float = 0.0) -> list[str]:
+    """Opens the streams (name, priority) in order while the synthesis thread is held, then
+    lets it choose: the names in the order their first audio arrived."""
+    hold = SynthesisHold()
+    await hold.hold()
+    streams = []
+    for name, priority in opened:
+        stream = engine.open_stream(priority=priority)
+        stream.push_text("Hello there, this is a turn.")
+        stream.end_input()
+        streams.append((name, stream))
+        await asyncio.sleep(between)
+    order: list[str] = []
+
+    async def read(name, stream) -> None:
+        async for event in stream.events():
+            if isinstance(event, AudioChunk) and name not in order:
+                order.append(name)
+
+    readers = asyncio.gather(*(read(name, stream) for name, stream in streams))
+    hold.release()
+    await readers
+    return order
+
+
+async def test_first_audio_goes_by_priority_then_arrival(engine):
+    order = await first_audio_order(
+        engine, [("new 1", PRIORITY_NORMAL), ("known 1", -1), ("new 2", PRIORITY_NORMAL), ("known 2", -1)]
+    )
+    assert order == ["known 1", "known 2", "new 1", "new 2"]
+    with pytest.raises(TypeError):
+        engine.open_stream(priority="high")
+
+
+async def test_priority_holds_back_first_audio_only_so_long(engine, monkeypatch):
+    # A stream that has waited past the bound goes ahead of fresher, favoured ones.
+    monkeypatch.setattr(espeak_scheduler, "PRIORITY_MAX_WAIT_S", 0.2)
+    order = await first_audio_order(engine, [("new", PRIORITY_NORMAL), ("known", -1)], between=0.4)
+    assert order == ["new", "known"]

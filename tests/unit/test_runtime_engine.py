@@ -4,6 +4,7 @@ capacity, progress, usage, and that nothing is left behind."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
 import threading
 import time
@@ -17,6 +18,7 @@ from voice_tts.protocol import AudioChunk, Done, Error, Progress
 
 from engine.model.generate import generate
 from engine.model.sampling import SamplingParams
+from engine.runtime.loop import DeviceCall
 from engine.runtime.qwen3_engine import Qwen3Engine
 
 GREEDY = SamplingParams.greedy()
@@ -426,3 +428,35 @@ def test_fused_kernels_take_only_power_of_two_head_sizes():
 
     assert kernels.fits((128, 128)) and kernels.fits((16, 16))
     assert not kernels.fits((12, 8)) and not kernels.fits((128, 96))
+
+
+async def test_a_favoured_stream_fills_its_voice_prefix_and_speaks_first(tiny_checkpoint: Path):
+    engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=4, prefill_rows_per_step=1)
+    try:
+        # The loop is held (between two steps) while both streams open, so that it next plans
+        # with both waiting for their voice prefixes; one row a step fills one prefix at a time.
+        holding, release = threading.Event(), threading.Event()
+        engine.loop.post(DeviceCall(lambda: holding.set() or release.wait(30), concurrent.futures.Future()))
+        assert await asyncio.to_thread(holding.wait, 30)
+        streams = {
+            "new": engine.open_stream(voice="ryan", language="english", sampling=GREEDY, max_new_tokens=6),
+            "known": engine.open_stream(
+                voice="vivian", language="english", sampling=GREEDY, max_new_tokens=6, priority=-1
+            ),
+        }
+        for stream in streams.values():
+            stream.push_text("Hello there.")
+            stream.end_input()
+        order: list[str] = []
+
+        async def read(name: str, stream) -> None:
+            async for event in stream.events():
+                if isinstance(event, AudioChunk) and name not in order:
+                    order.append(name)
+
+        readers = asyncio.gather(*(read(name, stream) for name, stream in streams.items()))
+        release.set()
+        await readers
+        assert order == ["known", "new"]
+    finally:
+        await engine.aclose()

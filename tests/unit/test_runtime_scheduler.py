@@ -1,4 +1,4 @@
-"""Which streams run each step: WAIT_TEXT parking, new streams first, no starvation, chunked fills."""
+"""Which streams run each step: WAIT_TEXT parking, new streams first, no starvation, chunked fills, priority."""
 
 from __future__ import annotations
 
@@ -78,3 +78,23 @@ def test_prefix_fills_are_chunked_and_one_voice_is_filled_once():
     a.prefix_rows = 16
     fills = scheduler.schedule(totals).fills
     assert [(f.stream.id, f.start, f.end) for f in fills] == [(1, 16, 24), (3, 0, 8)]
+
+
+def test_priority_comes_first_in_capped_steps_and_prefix_fills():
+    scheduler = Scheduler(max_step_rows=1, prefill_rows_per_step=10)
+    old = stream(1, text_ids=[1] * 50, text_ends=[1] * 50, steps=20, frames_produced=20, last_served=3)
+    favoured = stream(2, text_ids=[1] * 50, text_ends=[1] * 50, steps=20, frames_produced=20, last_served=9, priority=-1)
+    new = stream(3, text_ids=[1], text_ends=[1])
+    for s in (old, favoured, new):
+        scheduler.add(s)
+    assert ids(scheduler.schedule({}).steps) == [2]
+
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=10)
+    first = stream(1, status=StreamStatus.PREFIX)  # ryan, filling already
+    other = stream(2, voice=VIVIAN, status=StreamStatus.PREFIX)
+    favoured = stream(3, status=StreamStatus.PREFIX, priority=-1)  # waits for ryan's fill, which goes first
+    first.prefix_rows = 4
+    for s in (first, other, favoured):
+        scheduler.add(s)
+    fills = scheduler.schedule({1: 24, 2: 10, 3: 24}).fills
+    assert [(f.stream.id, f.start, f.end) for f in fills] == [(1, 4, 14)]
