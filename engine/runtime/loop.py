@@ -27,7 +27,7 @@ from voice_tts.protocol import Error, ErrorCode, Progress
 
 from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import PrefixCache
-from engine.runtime.output import AudioBatch, ChunkPolicy, Output
+from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
 from engine.runtime.runner import ModelRunner
 from engine.runtime.scheduler import Scheduler, stop_reason
 from engine.runtime.stream import (
@@ -126,6 +126,7 @@ class StepLoop:
         self._ending: list[tuple[StreamState, StreamEnd]] = []
         self._in_flight: AudioBatch | None = None  # audio whose decode runs beside the next step
         self._step = 0
+        self._recent_iteration_s = 0.0  # moving mean of busy iterations (first chunk size)
         self.failure: str | None = None  # why the loop died, if it did (the server reports it)
         self._accepting = True  # False from the final drain on: `post` refuses, nothing is lost
         self._accepting_lock = threading.Lock()
@@ -154,10 +155,11 @@ class StepLoop:
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
-        """Per iteration: launch the frame step; while it runs, post the audio of the previous
+        """Per iteration: launch the frame step, and behind it on the device the decode of the
+        first chunks that step completes; while it runs, post the audio of the previous
         iteration's chunks (decoded beside it); take the step's frames; queue the chunks due now
-        on the codec stream. Where the codec does not run beside the step (CPU), chunks are
-        posted at once."""
+        on the codec stream; post the first chunks. Where the codec does not run beside the step
+        (CPU), chunks are posted at once."""
         try:
             while True:
                 if not self._drain(self._wait_timeout()):
@@ -169,9 +171,13 @@ class StepLoop:
                 if plan.fills:
                     self._run_fills(plan.fills)
                 self.runner.vocoder.apply_resets()  # streams started since the last iteration
+                first_frames = self.settings.chunks.first_frames(self._recent_iteration_s)
+                first_chunks = None
                 if plan.steps:
                     self._step += 1
                     self._launch_step(plan.steps)
+                    if self.output.queue_first_chunks(plan.steps, first_frames):
+                        first_chunks = self.output.launch_first_chunks()
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
                 if plan.steps:
@@ -180,9 +186,10 @@ class StepLoop:
                     waits[0] += self._clock() - before
                     self._take_frames(plan.steps, codes)
                 now = self._clock()
-                self.output.choose([s for s in self._streams.values() if s.frames_pending], now, len(plan.steps))
+                self.output.choose([s for s in self._streams.values() if s.frames_pending], now, len(plan.steps), first_frames)
                 ending, self._ending = self._ending, []
                 batch = self.output.launch(ending)
+                waits[1] += self._deliver(first_chunks)  # decoded right behind the step: first audio now
                 if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
                     waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
                 else:
@@ -210,6 +217,7 @@ class StepLoop:
         stats.host += seconds - waits[0] - waits[1]
         if streams and not captured:  # a graph capture (seconds, once per shape) says nothing of load
             self.headroom.record(streams, seconds)
+            self._recent_iteration_s += 0.2 * (seconds - self._recent_iteration_s)
 
     def _wait_timeout(self) -> float | None:
         """0 while there is work; otherwise how long the loop may sleep on its inbox: until the
@@ -333,7 +341,7 @@ class StepLoop:
         text_ids = np.where(index == length, self.runner.tts_eos_id, self.runner.tts_pad_id)
         feeding = np.flatnonzero(index < length)
         text_ids[feeding] = [streams[i].track_id(int(index[i])) for i in feeding]
-        eos_allowed = steps >= 2
+        eos_allowed = steps >= EOS_BARRED_STEPS
         if self.settings.eos_after_text_end:
             eos_allowed &= ended & (index >= length)
         self.runner.launch_step(slots, text_ids, eos_allowed.astype(np.int64))

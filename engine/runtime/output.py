@@ -2,14 +2,19 @@
 and how their audio and progress reach the stream.
 
 Chunk choice follows each stream's buffered audio (sent and not yet played, the audio playing in
-real time from the arrival of its first chunk), not a fixed schedule: a stream's first frame goes
-at once (first audio); after that a stream keeps collecting frames while it has more than
-`low_water` seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or
-a full `max_chunk_frames` chunk as soon as it has one. Order: first chunks first, each decoded in
-its own batch ahead of the rest so it can be posted before the rest is done; then by playout
-deadline, least buffered first. A per-iteration budget of codec frames (relative to the streams
-stepped) keeps one iteration's codec work bounded; what does not fit waits for the next
-iteration, where it is more urgent, so nobody starves.
+real time from the arrival of its first chunk), not a fixed schedule. A stream's first chunk is
+one frame while loop iterations are short, two once they take longer than `loaded_iteration_s`:
+the next chunk comes one to two iterations after the first, and one frame (80 ms) would not
+cover that under load. The first chunk is queued when the step that completes it is launched
+(`queue_first_chunks`): its decode waits for that step on the device, not for the host to see
+the step's codes, so first audio costs one step and one decode. After that a stream keeps
+collecting frames while it has more than `low_water` seconds buffered, and gets what it has (in
+codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
+one. Order: first chunks first, each decoded in its own batch ahead of the rest so it can be
+posted before the rest is done; then by playout deadline, least buffered first. A per-iteration
+budget of codec frames (relative to the streams stepped) keeps one iteration's codec work
+bounded; what does not fit waits for the next iteration, where it is more urgent, so nobody
+starves.
 """
 
 from __future__ import annotations
@@ -24,9 +29,18 @@ from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, S
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, Chunk, PendingAudio, Vocoder
 
 
+# A stream's first steps always make a frame: the loop bars EOS from them (its first frame is
+# never "no audio"), so a first chunk can be queued before the host has seen the step's codes.
+EOS_BARRED_STEPS = 2
+
+
 @dataclass(frozen=True)
 class ChunkPolicy:
     first_chunk_frames: int = 1
+    # First chunk once recent loop iterations take longer than `loaded_iteration_s` (at most
+    # EOS_BARRED_STEPS frames, so that it can be queued ahead of its last step's codes).
+    first_chunk_frames_loaded: int = 2
+    loaded_iteration_s: float = 0.04
     max_chunk_frames: int = 8
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
@@ -34,13 +48,22 @@ class ChunkPolicy:
     # Codec frames per iteration, per stream stepped in it (first chunks always go); None: no cap.
     codec_frames_per_stream: float | None = 2.0
 
-    def due(self, stream: StreamState, now: float) -> int:
-        """How many of the stream's pending frames to decode now (0: keep collecting)."""
+    def first_frames(self, iteration_s: float) -> int:
+        """Frames of a first chunk while loop iterations take `iteration_s` (recent mean)."""
+        return self.first_chunk_frames_loaded if iteration_s > self.loaded_iteration_s else self.first_chunk_frames
+
+    def due(self, stream: StreamState, now: float, first_frames: int | None = None) -> int:
+        """How many of the stream's pending frames to decode now (0: keep collecting).
+        `first_frames`: the size of a first chunk now (default `first_chunk_frames`); a stream
+        short of it waits only while it can step at once (its next text is there)."""
         pending = stream.frames_pending
         if pending <= 0:
             return 0
         if stream.chunks_emitted == 0:
-            return _codec_size(min(pending, self.first_chunk_frames))
+            first = self.first_chunk_frames if first_frames is None else first_frames
+            if pending < first and stream.next_text_id_known:
+                return 0
+            return _codec_size(min(pending, first))
         if pending >= self.max_chunk_frames:
             return self.max_chunk_frames
         if pending >= MAX_PENDING_FRAMES or buffered(stream, now) < self.low_water:
@@ -94,12 +117,33 @@ class Output:
     _queued: list[QueuedChunk] = field(default_factory=list)
     _urgent: list[QueuedChunk] = field(default_factory=list)
 
-    def choose(self, streams: list[StreamState], now: float, stepped: int) -> None:
+    def queue_first_chunks(self, stepped: list[StreamState], first_frames: int) -> bool:
+        """Queue the first chunk of every stream in `stepped` (just launched in a frame step, not
+        yet taken) whose first chunk this step completes; True if any was queued. Their decode
+        (`launch_first_chunks`) follows the step on the device."""
+        queued = False
+        for stream in stepped:
+            frames = stream.frames_produced + 1
+            if stream.chunks_emitted == 0 and stream.steps < EOS_BARRED_STEPS and frames >= first_frames:
+                self.queue(stream, _codec_size(frames))
+                queued = True
+        return queued
+
+    def launch_first_chunks(self) -> AudioBatch | None:
+        """Start decoding the first chunks queued so far, after the work already launched on the
+        device (the frame step that makes their last frame)."""
+        urgent, self._urgent = self._urgent, []
+        if not urgent:
+            return None
+        audio, _ = self.vocoder.decode_async([Chunk(c.stream.slot, c.first_frame, c.frames) for c in urgent])
+        return AudioBatch(urgent=[], chunks=urgent, urgent_audio=None, audio=audio, ending=[])
+
+    def choose(self, streams: list[StreamState], now: float, stepped: int, first_frames: int | None = None) -> None:
         """Queue the chunks due now among `streams` (those with pending frames), first audio
         first, then least buffered, within the iteration's codec budget."""
         due = []
         for stream in streams:
-            frames = self.policy.due(stream, now)
+            frames = self.policy.due(stream, now, first_frames)
             if frames:
                 due.append((stream.chunks_emitted > 0, buffered(stream, now), frames, stream))
         due.sort(key=lambda d: (d[0], d[1]))

@@ -121,7 +121,11 @@ class Vocoder:
     def decode_async(self, chunks: list[Chunk], urgent: int = 0) -> tuple[PendingAudio, PendingAudio | None]:
         """Start decoding `chunks` on the codec stream; the frame steps launched meanwhile run
         beside it. The first `urgent` chunks are decoded first, into a handle of their own
-        (second element; None when urgent is 0); the first element holds the rest."""
+        (second element; None when urgent is 0); the first element holds the rest. The decode
+        follows the work already launched on the current stream, so a chunk may end with the
+        frame of a step that is still running."""
+        if self._stream is not None:
+            self._stream.wait_stream(torch.cuda.current_stream(self.device))
         with torch.inference_mode(), self._on_stream():
             self._reset_states()
             first = self._launch(chunks[:urgent]) if urgent else None

@@ -38,6 +38,37 @@ def test_a_first_frame_goes_at_once():
     assert POLICY.due(stream(pending=3), now=0.0) == 1  # first audio is one frame, the rest follows
 
 
+def test_under_load_a_first_chunk_is_two_frames_but_never_waits_for_text():
+    assert POLICY.first_frames(0.006) == 1
+    assert POLICY.first_frames(0.05) == 2  # iterations past 40 ms: one frame would not cover the next
+    s = stream(pending=1)
+    assert POLICY.due(s, now=0.0, first_frames=2) == 0  # its next step comes at once: collect
+    s.text_ids, s.text_ends = [1], [1]
+    s.steps = 1  # its next text token has not arrived: what it has goes now
+    assert POLICY.due(s, now=0.0, first_frames=2) == 1
+    assert POLICY.due(stream(pending=2), now=0.0, first_frames=2) == 2
+
+
+def test_a_first_chunk_is_queued_with_the_step_that_completes_it():
+    output = Output(POLICY, vocoder=None)
+    fresh = stream(pending=0, stream_id=1)  # about to make its first frame
+    one = stream(pending=1, stream_id=2)  # has one frame, about to make its second
+    one.steps = 1
+    started = stream(pending=0, frames_vocoded=3, first_audio_at=0.0, stream_id=3)
+    assert not output.queue_first_chunks([fresh, started], first_frames=2)  # nothing complete
+    assert output.queue_first_chunks([fresh, one, started], first_frames=2)
+    assert [(c.stream.id, c.first_frame, c.frames) for c in output._urgent] == [(2, 0, 2)]
+    # Counted as handed to the codec ahead of the step's codes: nothing pending once taken.
+    one.frames_produced += 1
+    assert one.frames_pending == 0 and one.chunks_emitted == 1
+    output.drop()
+    assert output.queue_first_chunks([fresh], first_frames=1)
+    assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
+    late = stream(pending=2, stream_id=4)  # past the steps that surely make a frame: not ahead of its codes
+    late.steps = 2
+    assert not output.queue_first_chunks([late], first_frames=2)
+
+
 def test_a_full_chunk_goes_at_once_whatever_is_buffered():
     assert POLICY.due(stream(pending=8, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 8
 

@@ -408,6 +408,20 @@ def test_the_engine_shortens_the_gil_switch_interval_only_when_asked(tiny_checkp
         assert calls == expected, options
 
 
+def test_the_engine_freezes_the_collector_after_loading_when_asked(tiny_checkpoint: Path, monkeypatch):
+    """Full collections walk every object alive; the engine moves what exists once the model is
+    loaded out of their reach (on CUDA by default, where a 0.1 s pause makes audio late)."""
+    import gc
+
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    for options, expected in (({}, []), ({"freeze_gc": True}, ["freeze"]), ({"freeze_gc": False}, [])):
+        calls.clear()
+        engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, **options)
+        engine.close()
+        assert calls == expected, options
+
+
 async def test_a_stream_opened_as_the_loop_ends_is_refused_not_lost(tiny_checkpoint: Path):
     """Once the loop has begun its final drain it takes no command, so a stream opened then (a
     failed loop's thread is still alive for a moment) gets `engine_closed` instead of waiting
