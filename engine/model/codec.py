@@ -42,7 +42,7 @@ from torch import Tensor
 
 from engine.model import codec_kernels
 from engine.model.config import CodecConfig
-from engine.model.transformer import DecoderLayer, Rotary, rms_norm, sdpa
+from engine.model.transformer import DecoderStack, Rotary, sdpa
 from engine.model.weight_layout import codec_decoder_channels
 
 
@@ -130,11 +130,9 @@ class CodecDecoder:
         tr = cfg.transformer
         self.in_proj = (w["decoder.pre_transformer.input_proj.weight"], w["decoder.pre_transformer.input_proj.bias"])
         self.out_proj = (w["decoder.pre_transformer.output_proj.weight"], w["decoder.pre_transformer.output_proj.bias"])
-        self.layers = [
-            DecoderLayer.from_weights(tr, w, f"decoder.pre_transformer.layers.{i}.", layer_scale=True)
-            for i in range(tr.num_layers)
-        ]
-        self.final_norm = w["decoder.pre_transformer.norm.weight"]
+        self.stack = DecoderStack(
+            tr, w, "decoder.pre_transformer.layers.", "decoder.pre_transformer.norm.weight", layer_scale=True
+        )
         self.rotary = Rotary(tr.head_dim, tr.rope_theta, device)
 
         self.upsample = []
@@ -189,8 +187,8 @@ class CodecDecoder:
         kv = (batch, tr.num_kv_heads, window, tr.head_dim)
         return CodecState(
             conv=conv,
-            keys=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.layers],
-            values=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.layers],
+            keys=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.stack.layers],
+            values=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.stack.layers],
             key_pos=torch.full((batch, window), -1, dtype=torch.int64, device=self.device),
             next_pos=torch.zeros(batch, dtype=torch.int64, device=self.device),
         )
@@ -272,21 +270,20 @@ class CodecDecoder:
         query = positions[:, :, None]
         key = all_pos[:, None, :]
         mask = ((key >= 0) & (key <= query) & (key > query - self.cfg.sliding_window))[:, None]
-        cos, sin = self.rotary.cos_sin(positions, x.dtype)
-        h = F.linear(x, *self.in_proj)
-        for index, layer in enumerate(self.layers):
+        cos, sin = self.rotary.cos_sin(positions.reshape(-1, 1), x.dtype)  # [B * n, 1, head_dim]
 
-            def attend(q: Tensor, k: Tensor, v: Tensor, index: int = index) -> Tensor:
-                keys = torch.cat((state.keys[index], k), dim=2)
-                values = torch.cat((state.values[index], v), dim=2)
-                state.keys[index] = keys[:, :, keys.shape[2] - keep :]
-                state.values[index] = values[:, :, values.shape[2] - keep :]
-                return sdpa(q, keys, values, mask)
+        def attend(index: int, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
+            """Token rows [B * n, heads, hd] -> the window's attention [B * n, heads * hd]."""
+            q, k, v = (t.view(b, n, t.shape[1], -1).transpose(1, 2) for t in (q, k, v))
+            keys = torch.cat((state.keys[index], k), dim=2)
+            values = torch.cat((state.values[index], v), dim=2)
+            state.keys[index] = keys[:, :, keys.shape[2] - keep :]
+            state.values[index] = values[:, :, values.shape[2] - keep :]
+            return sdpa(q, keys, values, mask).transpose(1, 2).reshape(b * n, -1)
 
-            h = layer.forward(h, cos, sin, attend)
+        h = self.stack.forward(F.linear(x, *self.in_proj).reshape(b * n, -1), cos, sin, attend).view(b, n, -1)
         state.key_pos = all_pos[:, all_pos.shape[1] - keep :]
         state.next_pos = state.next_pos + n
-        h = rms_norm(h, self.final_norm, self.cfg.transformer.rms_norm_eps)
         return F.linear(h, *self.out_proj)
 
 

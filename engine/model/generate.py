@@ -1,6 +1,7 @@
-"""Reference (single-stream, non-batched) generation, built from the per-step functions in `steps`.
+"""Reference (single-stream, non-batched) generation, built from the per-step functions in `steps`
+(the model's one forward, which the serving runtime runs batched).
 
-`StreamingGenerator` is one stream's whole decode loop with token-level text input; `generate`
+`StreamingGenerator` is one stream's whole generation loop with token-level text input; `generate`
 feeds it the whole text at once, which is what the official `generate_custom_voice` computes, and
 is what the parity goldens are checked against. A batching runtime follows the same state machine
 per stream (see `steps`):
@@ -29,7 +30,7 @@ from torch import Tensor
 from engine.model import prompt
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
-from engine.model.steps import frame_embedding, predict_codes, prefill, talker_logits, talker_step
+from engine.model.steps import predict_codes, prefill, talker_logits, talker_step
 from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
 from engine.model.voice_clone import ClonePrompt
@@ -55,7 +56,7 @@ class Generation:
     stop_reason: StopReason
     talker_hidden: Tensor  # [T, hidden] the state each frame's code 0 was sampled from
     talker_margins: list[float]  # top1 - top2 of the processed talker logits at every sample
-    text_track: list[str]  # per decode step: "text", "eos" or "pad"
+    text_track: list[str]  # per frame step: "text", "eos" or "pad"
     talker_logits: list[Tensor] = field(default_factory=list)  # raw [vocab] per sample, if recorded
     predictor_logits: list[Tensor] = field(default_factory=list)  # raw [G-1, vocab] per frame, if recorded
 
@@ -141,7 +142,7 @@ class StreamingGenerator:
 
     @property
     def prefill_len(self) -> int:
-        """Rows written before the first decode step (valid once frame 0's code 0 is sampled)."""
+        """Rows written before the first frame step (valid once frame 0's code 0 is sampled)."""
         return self._prefill_len
 
     @property
@@ -267,35 +268,26 @@ class StreamingGenerator:
 
     def _emit_frame(self) -> Tensor:
         frame_index = len(self.frames)
-        if self.forced is not None or self.record_logits:
-            codes = self._predict_recorded(frame_index)
-        else:
-            draw = torch.tensor([frame_index * self._groups], device=self.model.device)
-            codes = predict_codes(self.model, self._hidden[None], self._c0, self._predictor_rows, draw)
-        self.frames.append(codes[0])
-        self.hidden_per_frame.append(self._hidden)
-        self._frame_embed = frame_embedding(self.model, codes)
-        self._phase = _Phase.AWAIT_TEXT_ROW
-        return codes[0]
-
-    def _predict_recorded(self, frame_index: int) -> Tensor:
-        """The frame again, recording the predictor's raw logits (and following forced codes)."""
-        recorded: list[Tensor] = []
         draw = torch.tensor([frame_index * self._groups], device=self.model.device)
+        recorded: list[Tensor] = []
 
         def pick(logits: Tensor, j: int) -> Tensor:
-            recorded.append(logits[0].cpu())
+            if self.record_logits:
+                recorded.append(logits[0].cpu())
             if self.forced is not None:
                 return self.forced[frame_index, j + 1][None]
             return choose(logits, self._predictor_rows, draw + j + 1)
 
-        c0_embedding = self.model.talker.embed_codec(self._c0)
-        rest = self.model.code_predictor.predict(self._hidden[None], c0_embedding, pick)
-        self.predictor_logits.append(torch.stack(recorded))
-        return torch.cat((self._c0[:, None], rest), dim=1)
+        codes, self._frame_embed = predict_codes(self.model, self._hidden[None], self._c0, pick)
+        if self.record_logits:
+            self.predictor_logits.append(torch.stack(recorded))
+        self.frames.append(codes[0])
+        self.hidden_per_frame.append(self._hidden)
+        self._phase = _Phase.AWAIT_TEXT_ROW
+        return codes[0]
 
     def _text_row(self) -> tuple[str, Tensor] | None:
-        """The text-track row of decode step t = frames emitted - 1, or None if not known yet."""
+        """The text-track row of frame step t = frames emitted - 1, or None if not known yet."""
         if self.layout == "non_streaming":
             return "pad", self.model.tts_pad_embed
         t = len(self.frames) - 1
@@ -317,8 +309,7 @@ class StreamingGenerator:
         inputs = self._frame_embed + text_track
         self._reserve(self._length + 1)
         positions = torch.tensor([self._length], device=self.model.device)
-        slots = torch.zeros(1, dtype=torch.int64, device=self.model.device)
-        self._hidden = talker_step(self.model, inputs, self._cache, slots, positions, kv_len=self._length + 1)[0]
+        self._hidden = talker_step(self.model, inputs, self._cache, positions, kv_len=self._length + 1)[0]
         self._length += 1
         self._sample_code0()
         return True

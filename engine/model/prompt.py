@@ -170,5 +170,5 @@ def non_streaming_rows(model: Qwen3TTS, track_ids: list[int], codec: Tensor) -> 
 
 
 def text_rows(model: Qwen3TTS, text_ids: list[int]) -> Tensor:
-    """P(ids) [n, hidden] for text tokens fed during decoding (streaming layout)."""
+    """P(ids) [n, hidden] for text tokens fed during the frame steps (streaming layout)."""
     return model.talker.project_text(_ids(model, text_ids))

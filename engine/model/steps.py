@@ -1,4 +1,9 @@
-"""The per-step functions a batching runtime calls; the reference `generate` uses them at batch 1.
+"""The per-step functions the reference generator and the serving runtime share.
+
+Every one of them runs the model's one forward (`Talker.forward`, `CodePredictor.predict`), so the
+reference generator at batch 1, the runtime's voice-prefix fills and its batched frame step
+(`engine.runtime.runner`, eagerly or as CUDA graphs, with or without its Triton kernels) compute
+the same math.
 
 State a runtime keeps per stream (see `generate.StreamingGenerator` for the single-stream logic):
   slot          its slot in a `talker.KVCache` pool [layers, slots, kv_heads, max_len, head_dim]
@@ -14,21 +19,19 @@ State a runtime keeps per stream (see `generate.StreamingGenerator` for the sing
     with start = prefix length. Then `talker_logits` -> `sampling.apply_talker_processors` ->
     `sampling.choose` gives frame 0's code 0.
 
-(b) Frame step, for B streams at once:
-      codes  = predict_codes(model, hidden, c0, sampler, draw)            [B, G]   frame t, no text needed
-      inputs = frame_embedding(model, codes) + text_track                 [B, hidden]
-      hidden = talker_step(model, inputs, cache, slots, positions)        [B, hidden]
+(b) Frame step, for B streams at once (cache rows [0, B)):
+      codes, frame_sum = predict_codes(model, hidden, c0, pick)          [B, G]   frame t, no text needed
+      inputs = frame_sum + text_track                                     [B, hidden]
+      hidden = talker_step(model, inputs, cache, positions)              [B, hidden]
       logits = talker_logits(model, hidden) -> processors -> choose -> c0 of frame t+1 (or EOS)
-    The serving runtime (`engine.runtime.runner`) runs this step batched on its own fused kernels
-    and graphs; the reference generator runs these functions at batch 1. The text
-    track for decode step t (streaming layout) is P(x_{t+1}) (`prompt.text_rows`), or
+    The text track for frame step t (streaming layout) is P(x_{t+1}) (`prompt.text_rows`), or
     `model.tts_eos_embed` when the text ended with t+1 tokens, or `model.tts_pad_embed` after
     that; in the non-streaming layout it is always `model.tts_pad_embed`.
 
     Token-level text input: a stream whose next text token has not arrived yet (and whose text has
     not ended) runs `predict_codes` for frame t - the frame can be vocoded and sent - then pauses:
-    it skips `talker_step` (nothing appended, position unchanged) and keeps `frame_embedding(codes)`.
-    When x_{t+1} or end-of-text arrives it resumes with that saved embedding plus the text row.
+    it skips `talker_step` (nothing appended, position unchanged) and keeps the frame's embedding sum.
+    When x_{t+1} or end-of-text arrives it resumes with that saved sum plus the text row.
     Never feed tts_pad as a filler while text is still open: the resulting inputs would differ from
     the official streaming layout. With this rule the codes equal the official
     `non_streaming_mode=False` run on the final text, whatever the arrival schedule.
@@ -45,28 +48,36 @@ predictor's code j of frame t uses t * G + j, so results do not depend on the ba
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import Tensor
 
 from engine.model.code_predictor import PredictorCache
-from engine.model.sampling import SamplerRows, choose
 from engine.model.talker import KVCache
+from engine.model.transformer import CacheRows, Kernels
 from engine.model.tts_model import Qwen3TTS
 
 
 def prefill(model: Qwen3TTS, rows: Tensor, cache: KVCache, slot: int, start: int = 0) -> Tensor:
     """rows [T, hidden] at positions start..start+T-1 of `slot` -> post-norm hidden of the last row [hidden]."""
-    positions = torch.arange(start, start + rows.shape[0], device=rows.device)[None]
-    hidden = model.talker.forward(rows[None], cache, slot, positions, kv_len=start + rows.shape[0])
-    return hidden[0, -1]
+    t = rows.shape[0]
+    at = CacheRows(
+        cache.k[:, slot : slot + 1], cache.v[:, slot : slot + 1], torch.full((1,), start, device=rows.device), t, start + t
+    )
+    return model.talker.forward(rows, at)[0]
 
 
 def talker_step(
-    model: Qwen3TTS, inputs: Tensor, cache: KVCache, slots: Tensor, positions: Tensor, kv_len: int | None = None
+    model: Qwen3TTS, inputs: Tensor, cache: KVCache, positions: Tensor, kv_len: int | None = None,
+    kernels: Kernels | None = None,
 ) -> Tensor:
-    """One decode token per stream: inputs [B, hidden], slots [B], positions [B] -> hidden [B, hidden].
-    kv_len (>= max(positions) + 1) avoids a device sync; a runtime can round it up to a bucket."""
-    return model.talker.forward(inputs[:, None], cache, slots, positions[:, None], kv_len)[:, 0]
+    """One token for each of the cache rows [0, B): inputs [B, hidden], positions [B] -> hidden
+    [B, hidden]. kv_len (>= max(positions) + 1; the whole cache when None) bounds the keys read
+    without a device sync; a runtime can round it up to a bucket. `kernels`: the runtime's
+    Triton path (`inputs` is then updated in place)."""
+    b = inputs.shape[0]
+    return model.talker.forward(inputs, CacheRows(cache.k[:, :b], cache.v[:, :b], positions, 1, kv_len), kernels)
 
 
 def talker_logits(model: Qwen3TTS, hidden: Tensor) -> Tensor:
@@ -75,17 +86,25 @@ def talker_logits(model: Qwen3TTS, hidden: Tensor) -> Tensor:
 
 
 def predict_codes(
-    model: Qwen3TTS, hidden: Tensor, c0: Tensor, sampler: SamplerRows, draw: Tensor, cache: PredictorCache | None = None
-) -> Tensor:
-    """The whole frame [B, G] (c0 and codes 1..G-1) from hidden [B, hidden] and c0 [B].
-    draw [B]: the frame's base draw index (frame index * G); code j uses draw + j."""
-    c0_embedding = model.talker.embed_codec(c0)
-    rest = model.code_predictor.predict(hidden, c0_embedding, lambda logits, j: choose(logits, sampler, draw + j + 1), cache)
-    return torch.cat((c0[:, None], rest), dim=1)
+    model: Qwen3TTS, hidden: Tensor, c0: Tensor, pick: Callable[[Tensor, int], Tensor], cache: PredictorCache | None = None
+) -> tuple[Tensor, Tensor]:
+    """The whole frame from hidden [B, hidden] and c0 [B]: its codes [B, G] and the sum of its G
+    codebook embeddings [B, hidden] (the next talker input without the text row).
+    pick(logits [B, vocab] float32, j) -> code j+1 [B]."""
+    predictor = model.code_predictor
+    codes, embeds = [c0], [model.talker.embed_codec(c0)]
+
+    def pick_and_embed(logits: Tensor, j: int) -> Tensor:
+        codes.append(pick(logits, j))
+        embeds.append(predictor.embed_code(codes[-1], j))
+        return embeds[-1]
+
+    predictor.predict(hidden, embeds[0], pick_and_embed, cache)
+    return torch.stack(codes, dim=1), torch.stack(embeds, dim=1).sum(dim=1)
 
 
 def frame_embedding(model: Qwen3TTS, codes: Tensor) -> Tensor:
-    """Sum of the frame's G codebook embeddings [B, hidden]: talker table for code 0, predictor
+    """Sum of the frames' G codebook embeddings [B, hidden]: talker table for code 0, predictor
     tables for codes 1..G-1; one sum over the G vectors, as the official code does."""
     c0 = model.talker.embed_codec(codes[:, 0])
     return torch.cat((c0[:, None], model.code_predictor.embed(codes[:, 1:])), dim=1).sum(dim=1)

@@ -1,19 +1,37 @@
-"""What one Qwen3-style decoder layer computes (talker, code predictor and codec pre-transformer).
+"""The one forward of a Qwen3-style decoder stack (talker, code predictor, codec pre-transformer).
 
-The layer does not own a KV cache: `DecoderLayer.forward` hands its post-RoPE queries, keys and
-values to an `attend` callable supplied by the caller, which writes them wherever its cache lives
-(a slot pool, a per-frame buffer, a sliding-window ring) and returns the attention output. That
-keeps one copy of the layer math for all three models and lets a runtime own every cache.
+Every caller runs the same code: the reference generator at batch 1, the serving runtime's voice
+prefills and frame step (eagerly and inside CUDA graphs), and the codec's sliding-window
+transformer. Tokens are rows, `x [N, hidden]`, each with its own RoPE position, so streams at
+different lengths share one call, as in nano-vllm's model.
 
-Numerics follow the official modules so that CPU fp32 reproduces its greedy codes and CUDA bf16
-rounds where it rounds: RMSNorm in fp32 then cast back before the weight multiply, RoPE cos/sin in
-fp32 cast to the activation dtype, attention through `scaled_dot_product_attention`.
+The stack does not own a KV cache. Who does is the caller's `attention` argument:
+
+- an `Attention` callable `(layer, q, k, v) -> out` for the PyTorch path: it gets a layer's
+  post-norm, post-RoPE queries and keys and its values, writes them wherever its cache lives and
+  returns the attention output. `CacheRows` is the one for a slot pool or a per-frame buffer
+  (the talker and the code predictor); the codec passes its own sliding-window attention.
+- a `CacheRows` with `kernels` given: the fused Triton path (bf16 on CUDA). `kernels` is the
+  runtime's kernel set (`engine.runtime.kernels`, see `Kernels`), passed in so that the model
+  needs neither Triton nor the runtime. Per layer: RMSNorm, the QKV GEMM, one `attend` launch
+  (q/k norm, RoPE, the cache write and attention over each row's live length), the o-projection
+  added into `x` in place, RMSNorm, the gate-up GEMM, `silu_mul`, the down-projection added into
+  `x` in place: so `x` must be a scratch tensor of the caller's, and every shape is static (CUDA
+  graph capture: no host syncs, no allocation that varies per replay).
+
+Weights are held fused: one QKV and one gate-up matrix per layer, the o- and down-projections
+transposed for `addmm`, which puts the residual add inside the GEMM. The PyTorch path takes
+`F.rms_norm`, the per-head q/k norm of all heads at once and RoPE as `x*cos + (x@R)*sin` (R the
+signed half-rotation, exact in any precision); on the CPU in float32 it reproduces the official
+greedy codes and logits (the parity goldens).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -21,14 +39,21 @@ from torch import Tensor
 
 from engine.model.config import TransformerConfig
 
-# attend(q [B, heads, T, hd], k [B, kv_heads, T, hd], v [B, kv_heads, T, hd]) -> [B, heads, T, hd]
-Attend = Callable[[Tensor, Tensor, Tensor], Tensor]
+# attention(layer, q [N, heads, hd], k [N, kv_heads, hd], v [N, kv_heads, hd]) -> [N, heads * hd]
+Attention = Callable[[int, Tensor, Tensor, Tensor], Tensor]
 
 
-def rms_norm(x: Tensor, weight: Tensor, eps: float) -> Tensor:
-    xf = x.float()
-    xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
-    return weight * xf.to(x.dtype)
+class Kernels(Protocol):
+    """The fused kernels the stack's Triton path calls (`engine.runtime.kernels`)."""
+
+    def rms_norm(self, x: Tensor, weight: Tensor, eps: float) -> Tensor: ...
+
+    def silu_mul(self, gate_up: Tensor) -> Tensor: ...
+
+    def attend(
+        self, qkv: Tensor, qk_norm: Tensor, cos: Tensor, sin: Tensor, k_cache: Tensor, v_cache: Tensor,
+        positions: Tensor, heads: int, kv_heads: int, tokens: int, eps: float,
+    ) -> Tensor: ...
 
 
 class Rotary:
@@ -48,36 +73,105 @@ class Rotary:
 
 
 def apply_rotary(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
-    """x [B, heads, T, hd]; cos/sin [B, T, hd]."""
+    """x [B, heads, T, hd]; cos/sin [B, T, hd] (the codec encoder's layout)."""
     cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
     half = x.shape[-1] // 2
     rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
     return x * cos + rotated * sin
 
 
+def rotation(head_dim: int, device: torch.device, dtype: torch.dtype) -> Tensor:
+    """R with x @ R == cat(-x[half:], x[:half]) (NeoX rotate_half); entries are 0 and ±1, so the
+    product is exact in any precision."""
+    half = head_dim // 2
+    r = torch.zeros(head_dim, head_dim)
+    idx = torch.arange(half)
+    r[idx + half, idx] = -1.0
+    r[idx, idx + half] = 1.0
+    return r.to(device=device, dtype=dtype)
+
+
 def sdpa(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
-    """Grouped-query attention; `mask` is boolean (True = may attend), broadcastable to
-    [B, heads, T, S]. KV head j serves query heads j*g .. j*g+g-1, as `repeat_interleave` does."""
+    """Grouped-query attention over [B, heads, T, hd]; `mask` is boolean (True = may attend),
+    broadcastable to [B, heads, T, S]. KV head j serves query heads j*g .. j*g+g-1."""
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=k.shape[1] != q.shape[1])
 
 
 @dataclass
+class CacheRows:
+    """n rows of a KV cache with `tokens` new tokens each, which follow each other from
+    `positions[b]`: the layout both attention paths take (a slot pool's rows [0, n) or one slot,
+    a per-frame predictor buffer). Token t of row b is written at min(positions[b] + t, S - 1)
+    (rows that sit out a frame step may stand at the end of the cache; their write is thrown
+    away) and sees keys 0 .. its own position; keys are read up to `kv_len`."""
+
+    k: Tensor  # [layers, n, kv_heads, S, head_dim]
+    v: Tensor
+    positions: Tensor  # [n] int64
+    tokens: int = 1
+    kv_len: int | None = None  # >= every new token's position + 1; the whole cache when None
+    _masks: dict[int, Tensor] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        length = self.k.shape[3]
+        if self.kv_len is None:
+            self.kv_len = length
+        elif self.kv_len > length:
+            raise ValueError(f"position {self.kv_len - 1} is beyond the KV cache length {length}")
+
+    @cached_property
+    def token_positions(self) -> Tensor:
+        """[n, tokens] RoPE position of every new token (a view when tokens == 1: no launch)."""
+        if self.tokens == 1:
+            return self.positions[:, None]
+        return self.positions[:, None] + torch.arange(self.tokens, device=self.positions.device)
+
+    @cached_property
+    def _write(self) -> tuple[Tensor, Tensor]:
+        rows = torch.arange(self.k.shape[1], device=self.k.device)[:, None]
+        return rows, self.token_positions.clamp(max=self.k.shape[3] - 1)
+
+    def _mask(self, group: int) -> Tensor:
+        """[n, 1, group * tokens, kv_len]: query row (head in group g, token t) sees keys 0 .. t's position."""
+        mask = self._masks.get(group)
+        if mask is None:
+            visible = torch.arange(self.kv_len, device=self.k.device)[None, None, :] <= self.token_positions[:, :, None]
+            mask = self._masks[group] = (visible.repeat(1, group, 1) if self.tokens > 1 else visible)[:, None]
+        return mask
+
+    def __call__(self, layer: int, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
+        """`Attention` over these rows with `F.scaled_dot_product_attention`: the q heads of a KV
+        head are its query rows, which is grouped-query attention without repeating the cache."""
+        n, tokens = self.k.shape[1], self.tokens
+        heads, kv_heads, hd = q.shape[1], k.shape[1], q.shape[2]
+        group = heads // kv_heads
+        k_cache, v_cache = self.k[layer], self.v[layer]
+        rows, at = self._write
+        k_cache[rows, :, at] = k.view(n, tokens, kv_heads, hd)
+        v_cache[rows, :, at] = v.view(n, tokens, kv_heads, hd)
+        keys, values = k_cache[:, :, : self.kv_len], v_cache[:, :, : self.kv_len]
+        if tokens == 1:
+            grouped = q.reshape(n, kv_heads, group, hd)
+            return F.scaled_dot_product_attention(grouped, keys, values, attn_mask=self._mask(group)).reshape(n, -1)
+        grouped = q.view(n, tokens, kv_heads, group, hd).permute(0, 2, 3, 1, 4).reshape(n, kv_heads, group * tokens, hd)
+        out = F.scaled_dot_product_attention(grouped, keys, values, attn_mask=self._mask(group))
+        return out.view(n, kv_heads, group, tokens, hd).permute(0, 3, 1, 2, 4).reshape(n * tokens, -1)
+
+
+@dataclass
 class DecoderLayer:
-    cfg: TransformerConfig
     input_norm: Tensor
     post_norm: Tensor
-    q_proj: Tensor
-    k_proj: Tensor
-    v_proj: Tensor
-    o_proj: Tensor
-    gate_proj: Tensor
-    up_proj: Tensor
-    down_proj: Tensor
-    q_norm: Tensor | None = None
-    k_norm: Tensor | None = None
-    q_bias: Tensor | None = None
-    k_bias: Tensor | None = None
-    v_bias: Tensor | None = None
+    qkv: Tensor  # [(heads + 2 kv_heads) * head_dim, hidden]
+    o_t: Tensor  # [heads * head_dim, hidden] (transposed for addmm)
+    gate_up: Tensor  # [2 * intermediate, hidden]
+    down_t: Tensor  # [intermediate, hidden]
+    heads: int
+    kv_heads: int
+    head_dim: int
+    eps: float
+    qk_norm: Tensor | None = None  # [heads + kv_heads, head_dim]: q_norm for the q heads, k_norm for the k heads
+    qkv_bias: Tensor | None = None
     o_bias: Tensor | None = None
     attn_scale: Tensor | None = None  # codec LayerScale
     mlp_scale: Tensor | None = None
@@ -86,46 +180,97 @@ class DecoderLayer:
     def from_weights(
         cls, cfg: TransformerConfig, w: Mapping[str, Tensor], prefix: str, *, layer_scale: bool = False
     ) -> DecoderLayer:
-        def opt(name: str) -> Tensor | None:
+        def get(name: str) -> Tensor | None:
             return w.get(prefix + name)
 
+        attn = "self_attn."
+        qkv_bias = None
+        if get(attn + "q_proj.bias") is not None:
+            qkv_bias = torch.cat([get(f"{attn}{p}_proj.bias") for p in "qkv"])
+        qk_norm = None
+        if get(attn + "q_norm.weight") is not None:
+            qk_norm = torch.cat(
+                (get(attn + "q_norm.weight").expand(cfg.num_heads, -1), get(attn + "k_norm.weight").expand(cfg.num_kv_heads, -1))
+            )
         return cls(
-            cfg=cfg,
-            input_norm=w[prefix + "input_layernorm.weight"],
-            post_norm=w[prefix + "post_attention_layernorm.weight"],
-            q_proj=w[prefix + "self_attn.q_proj.weight"],
-            k_proj=w[prefix + "self_attn.k_proj.weight"],
-            v_proj=w[prefix + "self_attn.v_proj.weight"],
-            o_proj=w[prefix + "self_attn.o_proj.weight"],
-            gate_proj=w[prefix + "mlp.gate_proj.weight"],
-            up_proj=w[prefix + "mlp.up_proj.weight"],
-            down_proj=w[prefix + "mlp.down_proj.weight"],
-            q_norm=opt("self_attn.q_norm.weight"),
-            k_norm=opt("self_attn.k_norm.weight"),
-            q_bias=opt("self_attn.q_proj.bias"),
-            k_bias=opt("self_attn.k_proj.bias"),
-            v_bias=opt("self_attn.v_proj.bias"),
-            o_bias=opt("self_attn.o_proj.bias"),
-            attn_scale=w[prefix + "self_attn_layer_scale.scale"] if layer_scale else None,
-            mlp_scale=w[prefix + "mlp_layer_scale.scale"] if layer_scale else None,
+            input_norm=get("input_layernorm.weight"),
+            post_norm=get("post_attention_layernorm.weight"),
+            qkv=torch.cat([get(f"{attn}{p}_proj.weight") for p in "qkv"]),
+            o_t=get(attn + "o_proj.weight").t(),
+            gate_up=torch.cat((get("mlp.gate_proj.weight"), get("mlp.up_proj.weight"))),
+            down_t=get("mlp.down_proj.weight").t(),
+            heads=cfg.num_heads,
+            kv_heads=cfg.num_kv_heads,
+            head_dim=cfg.head_dim,
+            eps=cfg.rms_norm_eps,
+            qk_norm=qk_norm,
+            qkv_bias=qkv_bias,
+            o_bias=get(attn + "o_proj.bias"),
+            attn_scale=get("self_attn_layer_scale.scale") if layer_scale else None,
+            mlp_scale=get("mlp_layer_scale.scale") if layer_scale else None,
         )
 
-    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, attend: Attend) -> Tensor:
-        """x [B, T, hidden] -> [B, T, hidden]."""
-        c = self.cfg
-        b, t, _ = x.shape
-        h = rms_norm(x, self.input_norm, c.rms_norm_eps)
-        q = F.linear(h, self.q_proj, self.q_bias).view(b, t, c.num_heads, c.head_dim)
-        k = F.linear(h, self.k_proj, self.k_bias).view(b, t, c.num_kv_heads, c.head_dim)
-        v = F.linear(h, self.v_proj, self.v_bias).view(b, t, c.num_kv_heads, c.head_dim)
-        if self.q_norm is not None:
-            q = rms_norm(q, self.q_norm, c.rms_norm_eps)
-            k = rms_norm(k, self.k_norm, c.rms_norm_eps)
-        q = apply_rotary(q.transpose(1, 2), cos, sin)
-        k = apply_rotary(k.transpose(1, 2), cos, sin)
-        o = attend(q, k, v.transpose(1, 2))
-        o = F.linear(o.transpose(1, 2).reshape(b, t, -1), self.o_proj, self.o_bias)
-        x = x + (self.attn_scale * o if self.attn_scale is not None else o)
-        h = rms_norm(x, self.post_norm, c.rms_norm_eps)
-        m = F.linear(F.silu(F.linear(h, self.gate_proj)) * F.linear(h, self.up_proj), self.down_proj)
-        return x + (self.mlp_scale * m if self.mlp_scale is not None else m)
+    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, rot: Tensor, attention: Attention, index: int) -> Tensor:
+        """x [N, hidden] -> [N, hidden]; cos/sin [N, 1, head_dim] (or broadcastable)."""
+        n, heads, kv_heads = x.shape[0], self.heads, self.kv_heads
+        h = F.rms_norm(x, (x.shape[-1],), self.input_norm, self.eps)
+        qkv = F.linear(h, self.qkv, self.qkv_bias).view(n, heads + 2 * kv_heads, self.head_dim)
+        qk = qkv[:, : heads + kv_heads]
+        if self.qk_norm is not None:
+            qk = F.rms_norm(qk, (self.head_dim,), None, self.eps) * self.qk_norm
+        qk = torch.addcmul(qk * cos, qk @ rot, sin)
+        o = attention(index, qk[:, :heads], qk[:, heads:], qkv[:, heads + kv_heads :])
+        x = _residual(x, o, self.o_t, self.o_bias, self.attn_scale)
+        h = F.rms_norm(x, (x.shape[-1],), self.post_norm, self.eps)
+        gate, up = F.linear(h, self.gate_up).chunk(2, dim=-1)
+        return _residual(x, F.silu(gate) * up, self.down_t, None, self.mlp_scale)
+
+    def forward_kernels(self, x: Tensor, cos: Tensor, sin: Tensor, rows: CacheRows, index: int, kernels: Kernels) -> Tensor:
+        """`forward` with the Triton kernels: 8 launches. The residual adds go into `x` in place
+        (an out-of-place `addmm` first copies x: one more launch each)."""
+        h = kernels.rms_norm(x, self.input_norm, self.eps)
+        o = kernels.attend(
+            F.linear(h, self.qkv), self.qk_norm, cos, sin, rows.k[index], rows.v[index], rows.positions,
+            self.heads, self.kv_heads, rows.tokens, self.eps,
+        )
+        x.addmm_(o, self.o_t)
+        h = kernels.rms_norm(x, self.post_norm, self.eps)
+        return x.addmm_(kernels.silu_mul(F.linear(h, self.gate_up)), self.down_t)
+
+
+def _residual(x: Tensor, y: Tensor, w_t: Tensor, bias: Tensor | None, scale: Tensor | None) -> Tensor:
+    """x + scale * (y @ w_t + bias); without bias and scale the add happens inside the GEMM."""
+    if bias is None and scale is None:
+        return torch.addmm(x, y, w_t)
+    out = y @ w_t if bias is None else torch.addmm(bias, y, w_t)
+    return x + (out if scale is None else scale * out)
+
+
+class DecoderStack:
+    """Decoder layers and the final RMSNorm."""
+
+    def __init__(self, cfg: TransformerConfig, w: Mapping[str, Tensor], prefix: str, norm: str, *, layer_scale: bool = False):
+        self.layers = [
+            DecoderLayer.from_weights(cfg, w, f"{prefix}{i}.", layer_scale=layer_scale) for i in range(cfg.num_layers)
+        ]
+        self.norm = w[norm]
+        self.eps = cfg.rms_norm_eps
+        self.rot = rotation(cfg.head_dim, self.norm.device, self.norm.dtype)
+
+    def forward(
+        self, x: Tensor, cos: Tensor, sin: Tensor, attention: Attention | CacheRows, kernels: Kernels | None = None, tokens: int = 1
+    ) -> Tensor:
+        """x [n * tokens, hidden]: n rows of `tokens` consecutive tokens -> the post-norm hidden
+        state of each row's last token [n, hidden]. cos/sin: the tokens' RoPE tables ([N, 1, hd]
+        or anything `kernels.attend` and the PyTorch path broadcast alike). With `kernels`,
+        `attention` must be a `CacheRows` and `x` is updated in place."""
+        if kernels is None:
+            for index, layer in enumerate(self.layers):
+                x = layer.forward(x, cos, sin, self.rot, attention, index)
+        else:
+            for index, layer in enumerate(self.layers):
+                x = layer.forward_kernels(x, cos, sin, attention, index, kernels)
+        last = x.view(-1, tokens, x.shape[-1])[:, -1]
+        if kernels is not None:
+            return kernels.rms_norm(last, self.norm, self.eps)
+        return F.rms_norm(last, (last.shape[-1],), self.norm, self.eps)

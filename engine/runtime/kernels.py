@@ -1,7 +1,8 @@
 """Triton kernels that fold the frame step's chains of small ops into single launches (bf16 on CUDA).
 
 At batch 1 a frame step is a chain of dependent kernels, so its time is about the number of
-launches. Per layer pass these replace (see `fused_step.layer_forward`):
+launches. Per layer pass these replace (see `engine.model.transformer.DecoderLayer.forward`,
+whose `forward_kernels` calls them; the model gets this module as its kernel set):
 
 - `attend`: per-head q/k RMSNorm, RoPE, the KV-cache write of the new token and single-query
   attention over the row's own live length (no mask, no KV bucket) — about ten launches, one here;
@@ -276,7 +277,7 @@ def pick(
 
 
 def _reference_attend(qkv, qk_norm, cos, sin, k_cache, v_cache, positions, heads, kv_heads, tokens, eps):
-    """The unfused math (what `fused_step.layer_forward` does), token by token."""
+    """The PyTorch path's math (`transformer.DecoderLayer.forward` with `CacheRows`), token by token."""
     hd = k_cache.shape[-1]
     n = qkv.shape[0] // tokens
     group = heads // kv_heads

@@ -290,13 +290,13 @@ class StepLoop:
         cached = self.prefix_cache.get(stream.prompt)
         if cached is not None:
             self.runner.pool.load(stream.slot, cached)
-            self._start_decoding(stream, cached.length)
+            self._start_stream(stream, cached.length)
         else:
             total = self.runner.prefix_length(stream.prompt)
             self._prefix_totals[stream.id] = total
             self.runner.reserve(stream.slot, total)
 
-    def _start_decoding(self, stream: StreamState, prefix_length: int) -> None:
+    def _start_stream(self, stream: StreamState, prefix_length: int) -> None:
         self._prefix_totals.pop(stream.id, None)
         stream.prefix_rows = prefix_length
         stream.tail_pending = stream.track_offset > 0
@@ -310,14 +310,14 @@ class StepLoop:
             stream.prefix_rows = fill.end
             if fill.end == self._prefix_totals[stream.id]:
                 self.prefix_cache.put(stream.prompt, self.runner.pool.save(stream.slot, fill.end))
-                self._start_decoding(stream, fill.end)
+                self._start_stream(stream, fill.end)
         # Streams that waited for another stream to fill the same voice prefix take it now.
         for stream in list(self._streams.values()):
             if stream.status is StreamStatus.PREFIX and stream.prefix_rows == 0:
                 cached = self.prefix_cache.get(stream.prompt)
                 if cached is not None:
                     self.runner.pool.load(stream.slot, cached)
-                    self._start_decoding(stream, cached.length)
+                    self._start_stream(stream, cached.length)
 
     def _fill_tails(self, streams: list[StreamState]) -> None:
         """Prefill the reference-frame rows of ICL streams about to take their first step."""

@@ -12,6 +12,11 @@ the GPU) with static shapes, for every stream in one call:
     codes  = code predictor (15 passes) from (hidden, c0)   -> frame t, complete
     frame_sum[slot] = sum of the frame's 16 codebook embeddings
 
+The math is the model's own (`engine.model.steps`: `prefill`, `talker_step`, `predict_codes`, and
+`CodePredictor.predict`), the forward the reference generator runs at batch 1; the runner only
+prepares the inputs, chooses the attention backend (its slot pool through PyTorch's attention, or
+its kernel set), samples, and keeps the per-slot state.
+
 The frame is complete at the end of the step, so a stream whose next text token is missing just
 sits out the following steps (WAIT_TEXT): its frame can be vocoded, and it resumes with the kept
 frame sum plus the new text row. A stream's first step is the last prefill row of the streaming
@@ -21,10 +26,12 @@ updated where `active`, and their KV write lands on their own next position, whi
 before it is ever read.
 
 On CUDA each (rows bucket, KV-length bucket, greedy flags) frame step is captured once as a CUDA
-graph and replayed; the only host sync per step is reading back the frame codes. In bf16 the step runs on the Triton kernels of
-`engine.runtime.kernels` (fused q/k norm + RoPE + cache write + attention over each row's live
-length, so one graph serves every KV length; sampling and the code's embedding in one launch per
-draw). The same code runs eagerly on the CPU (float32).
+graph and replayed; the only host sync per step is reading back the frame codes. In bf16 the
+model's forward runs on the Triton kernels of `engine.runtime.kernels`, handed to it as its kernel
+set (fused q/k norm + RoPE + cache write + attention over each row's live length, so one graph
+serves every KV length; sampling and the code's embedding in one launch per draw, in the runner's
+`pick`). Voice-prefix fills run the model's PyTorch path. The same code runs eagerly on the CPU
+(float32).
 """
 
 from __future__ import annotations
@@ -35,7 +42,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from engine.model.code_predictor import PredictorCache
@@ -44,19 +50,12 @@ from engine.model import prompt
 from engine.model.prompt import Voice
 from engine.model.voice_clone import codec_context
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
-from engine.model.steps import prefill, talker_logits
+from engine.model.steps import predict_codes, prefill, talker_logits, talker_step
 from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
 from engine.runtime import kernels
 from engine.runtime.kernels import MAX_CANDIDATES
-from engine.runtime.fused_step import (
-    FusedLayer,
-    choose_candidates,
-    layer_forward,
-    layer_forward_kernels,
-    rotation,
-    step_noise,
-)
+from engine.runtime.candidate_sampling import choose_candidates, step_noise
 from engine.runtime.graphs import capture
 from engine.runtime.kv_cache import KVPool
 from engine.runtime.vocoder import HISTORY, Vocoder
@@ -103,9 +102,13 @@ class ModelRunner:
         if fused_kernels is None:
             fused_kernels = self.dtype in (torch.bfloat16, torch.float16)
         head_dims = (cfg.talker.layers.head_dim, cfg.code_predictor.layers.head_dim)
+        biased = cfg.talker.layers.attention_bias or cfg.code_predictor.layers.attention_bias  # the kernels take none
         self.fused = (
-            fused_kernels and self.device.type == "cuda" and kernels.fits(head_dims) and kernels.probe(self.device, self.dtype)
+            fused_kernels and not biased and self.device.type == "cuda" and kernels.fits(head_dims)
+            and kernels.probe(self.device, self.dtype)
         )
+        # The kernel set the model's forward runs on (None: its PyTorch path).
+        self._kernels = kernels if self.fused else None
         # Shapes are rounded up to buckets on CUDA, graphs or not, so that a graph replay and an
         # eager step run the same kernels on the same shapes (and give the same bits).
         self.bucketed = self.device.type == "cuda"
@@ -140,22 +143,6 @@ class ModelRunner:
         self._rows_index = torch.arange(slots, device=dev)
         self._prefix_rows: dict = {}
         self._references: dict = {}
-
-        talker, predictor = model.talker, model.code_predictor
-        self._talker_layers = [FusedLayer.of(layer) for layer in talker.layers]
-        self._predictor_layers = [FusedLayer.of(layer) for layer in predictor.layers]
-        self._talker_rot = rotation(cfg.talker.layers.head_dim, dev, self.dtype)
-        self._predictor_rot = rotation(cfg.code_predictor.layers.head_dim, dev, self.dtype)
-        with torch.inference_mode():
-            cos, sin = predictor.rotary.cos_sin(torch.arange(self.groups + 1, device=dev), self.dtype)
-        self._predictor_cos, self._predictor_sin = cos[:, None], sin[:, None]  # [positions, 1, head_dim]
-        # Start position of each predictor pass, as a [slots] row per position (kernel input).
-        self._predictor_starts = torch.arange(self.groups + 1, device=dev)[:, None].repeat(1, slots)
-        p = cfg.code_predictor.layers
-        group = p.num_heads // p.num_kv_heads
-        # First predictor pass: 2 tokens; query row (head-in-group g, token t) sees keys 0..t.
-        token = torch.arange(2, device=dev).repeat(group)
-        self._predictor_first_mask = torch.arange(2, device=dev)[None, :] <= token[:, None]
 
         self._step_graphs: dict[tuple, torch.cuda.CUDAGraph] = {}
         self._step_done = None
@@ -219,7 +206,7 @@ class ModelRunner:
                 prefill(self.model, self._rows_for(voice)[start:end], self.pool.cache, slot, start)
 
     def start_stream(self, slot: int, prefix_length: int, sampling: SamplingParams, voice: Voice | None = None) -> None:
-        """Reset the slot's decode and codec state for a new stream whose prefix is in its KV.
+        """Reset the slot's frame-step and codec state for a new stream whose prefix is in its KV.
         An ICL clone's codec state starts after its reference frames (decoder left context)."""
         icl = voice is not None and voice.clone is not None and voice.clone.icl
         context = self._reference_for(voice)[1] if icl else None
@@ -322,8 +309,8 @@ class ModelRunner:
         text = model.talker.project_text(text_id)
         text = torch.where((text_id == self.tts_eos_id)[:, None], model.tts_eos_embed, text)
         text = torch.where((text_id == self.tts_pad_id)[:, None], model.tts_pad_embed, text)
-        x = self._frame_sum[:n] + text
-        hidden = self._talker_forward(x, self._position[:n], kv_len)
+        x = self._frame_sum[:n] + text  # a fresh tensor: the kernel path adds into it in place
+        hidden = talker_step(model, x, self.pool.cache, self._position[:n], kv_len, self._kernels)
 
         generated = self._generated[:n]
         logits = apply_talker_processors(
@@ -342,13 +329,24 @@ class ModelRunner:
                 model.talker.codec_embedding, embeds[:, 0],
             )
             c0 = self._codes[:n, 0]
-            frame_sum = self._predict_kernels(hidden, embeds, None if predictor_greedy else predictor_rows, draw)
+            predictor = model.code_predictor
+            sampled = None if predictor_greedy else predictor_rows
+
+            def pick(logits: Tensor, j: int) -> Tensor:
+                kernels.pick(logits, self._codes[:n, j + 1], sampled, draw, j + 1, predictor.codec_embeddings[j], embeds[:, j + 1])
+                return embeds[:, j + 1]
+
+            predictor.predict(hidden, embeds[:, 0], pick, self._predictor_cache, self._kernels)
+            frame_sum = embeds.sum(dim=1)
         else:
             gumbel = None
             if candidates and not (talker_greedy and predictor_greedy):
                 gumbel = step_noise(talker_rows, draw, self.groups, logits.shape[-1])
             c0 = self._choose(logits, talker_rows, draw, gumbel, 0, top_p)
-            codes, frame_sum = self._predict(hidden, c0, predictor_rows, draw, gumbel, top_p)
+            codes, frame_sum = predict_codes(
+                model, hidden, c0, lambda logits, j: self._choose(logits, predictor_rows, draw, gumbel, j + 1, top_p),
+                self._predictor_cache,
+            )
             self._codes[:n] = codes
 
         # The frame's codes into the slot's history row (read by the codec, never by the host).
@@ -373,131 +371,6 @@ class ModelRunner:
     @staticmethod
     def _rows_view(rows: SamplerRows, n: int, greedy: bool) -> SamplerRows:
         return SamplerRows(rows.do_sample[:n], rows.temperature[:n], rows.top_k[:n], rows.top_p[:n], rows.seed[:n], greedy)
-
-    def _talker_forward(self, x: Tensor, positions: Tensor, kv_len: int) -> Tensor:
-        """One token for pool rows [0, n): x [n, hidden] -> post-norm hidden [n, hidden]."""
-        talker = self.model.talker
-        n = x.shape[0]
-        cos, sin = talker.rotary.cos_sin(positions[:, None], x.dtype)  # [n, 1, head_dim]
-        if self.fused:
-            cache = self.pool.cache
-            for index, layer in enumerate(self._talker_layers):
-                x = layer_forward_kernels(layer, x, self._kernel_attend(layer, cos, sin, cache.k[index, :n], cache.v[index, :n], positions, 1))
-            return kernels.rms_norm(x, talker.norm, talker.cfg.layers.rms_norm_eps)
-        mask = (torch.arange(kv_len, device=x.device)[None, :] <= positions[:, None])[:, None, None, :]
-        rows = self._rows_index[:n]
-        # Rows that sit out this step may stand at the end of the cache; their write is discarded.
-        write_at = positions.clamp(max=self.max_context - 1)
-        for index, layer in enumerate(self._talker_layers):
-            k_cache = self.pool.cache.k[index, :n]
-            v_cache = self.pool.cache.v[index, :n]
-
-            def attend(q: Tensor, k: Tensor, v: Tensor, k_cache: Tensor = k_cache, v_cache: Tensor = v_cache) -> Tensor:
-                k_cache[rows, :, write_at] = k
-                v_cache[rows, :, write_at] = v
-                # One query token: the q heads of a KV head are its query rows, which is
-                # grouped-query attention without repeating the cache.
-                grouped = q.reshape(n, layer.kv_heads, layer.heads // layer.kv_heads, layer.head_dim)
-                out = F.scaled_dot_product_attention(grouped, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], attn_mask=mask)
-                return out.reshape(n, -1)
-
-            x = layer_forward(layer, x, cos, sin, self._talker_rot, attend)
-        return F.rms_norm(x, (x.shape[-1],), talker.norm, talker.cfg.layers.rms_norm_eps)
-
-    def _predict(
-        self, hidden: Tensor, c0: Tensor, rows: SamplerRows, draw: Tensor, gumbel: Tensor | None, top_p: bool
-    ) -> tuple[Tensor, Tensor]:
-        """Codes 1..G-1 from (hidden, c0) for rows [0, n); returns the frame [n, G] and its
-        embedding sum [n, hidden] (talker table for code 0, predictor tables for the rest)."""
-        model, predictor = self.model, self.model.code_predictor
-        n = hidden.shape[0]
-
-        def project(x: Tensor) -> Tensor:
-            return x if predictor.proj_w is None else F.linear(x, predictor.proj_w, predictor.proj_b)
-
-        cache_k, cache_v = self._predictor_cache.k[:, :n], self._predictor_cache.v[:, :n]
-        embeds = [model.talker.embed_codec(c0)]
-        codes = [c0]
-        x = project(torch.stack((hidden, embeds[0]), dim=1)).reshape(2 * n, -1)
-        for j in range(self.groups - 1):
-            tokens = 2 if j == 0 else 1
-            start = 0 if j == 0 else j + 1
-            if j == 0:
-                cos = self._predictor_cos[:2].repeat(n, 1, 1)
-                sin = self._predictor_sin[:2].repeat(n, 1, 1)
-            else:
-                cos, sin = self._predictor_cos[start : start + 1], self._predictor_sin[start : start + 1]
-            for index, layer in enumerate(self._predictor_layers):
-                x = layer_forward(
-                    layer, x, cos, sin, self._predictor_rot,
-                    self._predictor_attend(cache_k[index], cache_v[index], layer, n, tokens, start),
-                )
-            last = x.view(n, tokens, -1)[:, -1]
-            last = F.rms_norm(last, (last.shape[-1],), predictor.norm, predictor.cfg.layers.rms_norm_eps)
-            logits = F.linear(last, predictor.lm_heads[j]).float()
-            code = self._choose(logits, rows, draw, gumbel, j + 1, top_p)
-            codes.append(code)
-            embeds.append(F.embedding(code, predictor.codec_embeddings[j]))
-            if j + 1 < self.groups - 1:
-                x = project(embeds[-1])
-        frame_sum = torch.stack(embeds, dim=1).sum(dim=1)
-        return torch.stack(codes, dim=1), frame_sum
-
-    @staticmethod
-    def _kernel_attend(layer: FusedLayer, cos: Tensor, sin: Tensor, k_cache: Tensor, v_cache: Tensor, positions: Tensor, tokens: int):
-        def attend(qkv: Tensor) -> Tensor:
-            return kernels.attend(
-                qkv, layer.qk_norm, cos, sin, k_cache, v_cache, positions, layer.heads, layer.kv_heads, tokens, layer.eps
-            )
-
-        return attend
-
-    def _predict_kernels(self, hidden: Tensor, embeds: Tensor, rows: SamplerRows | None, draw: Tensor) -> Tensor:
-        """`_predict` with the kernels: codes 1..G-1 go straight into `_codes[:n]` and their
-        embeddings into `embeds` [n, G, hidden] (code 0's is there already); returns the
-        frame's embedding sum. rows None: every row greedy."""
-        predictor = self.model.code_predictor
-        n = hidden.shape[0]
-        eps = predictor.cfg.layers.rms_norm_eps
-
-        def project(x: Tensor) -> Tensor:  # a fresh tensor: the layers add into it in place
-            return x.contiguous().clone() if predictor.proj_w is None else F.linear(x, predictor.proj_w, predictor.proj_b)
-
-        cache_k, cache_v = self._predictor_cache.k[:, :n], self._predictor_cache.v[:, :n]
-        cos_all, sin_all = self._predictor_cos[:, 0], self._predictor_sin[:, 0]  # [positions, head_dim]
-        x = project(torch.stack((hidden, embeds[:, 0]), dim=1)).reshape(2 * n, -1)
-        for j in range(self.groups - 1):
-            tokens = 2 if j == 0 else 1
-            start = 0 if j == 0 else j + 1
-            cos, sin = (cos_all[None, :2], sin_all[None, :2]) if j == 0 else (cos_all[start], sin_all[start])
-            positions = self._predictor_starts[start, :n]
-            for index, layer in enumerate(self._predictor_layers):
-                x = layer_forward_kernels(layer, x, self._kernel_attend(layer, cos, sin, cache_k[index], cache_v[index], positions, tokens))
-            last = kernels.rms_norm(x.view(n, tokens, -1)[:, -1], predictor.norm, eps)
-            logits = F.linear(last, predictor.lm_heads[j])
-            kernels.pick(logits, self._codes[:n, j + 1], rows, draw, j + 1, predictor.codec_embeddings[j], embeds[:, j + 1])
-            if j + 1 < self.groups - 1:
-                x = project(embeds[:, j + 1])
-        return embeds.sum(dim=1)
-
-    def _predictor_attend(self, k_cache: Tensor, v_cache: Tensor, layer: FusedLayer, n: int, tokens: int, start: int):
-        group = layer.heads // layer.kv_heads
-        end = start + tokens
-
-        def attend(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
-            k_cache[:, :, start:end] = k.view(n, tokens, layer.kv_heads, -1).transpose(1, 2)
-            v_cache[:, :, start:end] = v.view(n, tokens, layer.kv_heads, -1).transpose(1, 2)
-            if tokens == 1:
-                grouped = q.reshape(n, layer.kv_heads, group, layer.head_dim)
-                out = F.scaled_dot_product_attention(grouped, k_cache[:, :, :end], v_cache[:, :, :end])
-                return out.reshape(n, -1)
-            grouped = q.view(n, tokens, layer.kv_heads, group, -1).permute(0, 2, 3, 1, 4).reshape(n, layer.kv_heads, group * tokens, -1)
-            out = F.scaled_dot_product_attention(
-                grouped, k_cache[:, :, :end], v_cache[:, :, :end], attn_mask=self._predictor_first_mask
-            )
-            return out.view(n, layer.kv_heads, group, tokens, -1).permute(0, 3, 1, 2, 4).reshape(n * tokens, -1)
-
-        return attend
 
     def _replay_step(self, key: tuple) -> None:
         graph = self._step_graphs.get(key)
