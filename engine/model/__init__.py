@@ -1,12 +1,12 @@
 """Qwen3-TTS model code: checkpoint loading, talker, code predictor, codec decoder, prompt layout,
-sampling, the per-step functions a runtime batches (`steps`) and a reference generator
-(`generate`). No scheduling lives here.
+sampling, the per-step functions the runtime batches and the reference generator (`generate`)
+runs at batch 1 (`steps`): both run the model's one forward. No scheduling lives here.
 
     config          what a checkpoint folder declares (config.json & co.)
     weight_layout   which tensors a checkpoint holds, and their shapes
     loader          folder -> Qwen3TTS on a device, with clear errors for broken folders
     text            text tokenizer (Qwen2 byte-level BPE) and streaming-stable cuts
-    transformer     the Qwen3 decoder layer shared by talker, predictor and codec
+    transformer     the one decoder-stack forward of talker, predictor and codec (PyTorch or kernels)
     talker          talker stack over an external slot-pool KV cache
     code_predictor  codebooks 1..15 of a frame
     codec           codec decoder, whole or streamed with per-stream state
@@ -15,7 +15,7 @@ sampling, the per-step functions a runtime batches (`steps`) and a reference gen
     voice_clone     a cloned voice's prompt (x-vector, reference codes, transcript), made once
     prompt          the dual-track prompt layout and voice resolution
     sampling        sampling settings, logits processors, counter-based draws
-    steps           prefill / frame step / codec chunk decode for batched runtimes
+    steps           prefill, talker step and frame prediction for the runtime and the generator
     generate        single-stream reference generation (what parity is checked with)
 """
 
