@@ -10,7 +10,9 @@ cover that under load. The first chunk is queued when the step that completes it
 the step's codes, so first audio costs one step and one decode. After that a stream keeps
 collecting frames while it has more than `low_water` seconds buffered, and gets what it has (in
 codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
-one. Order: first chunks first, each decoded in its own batch ahead of the rest so it can be
+one. Every chunk is one codec run (1, 2 or 4 frames), so an iteration's decode is at most three
+graph launches: a launch costs 3-10 ms at small batches whatever its rows, and 8-frame chunks
+(two runs, the second at its own offset) made a fourth. Order: first chunks first, each decoded in its own batch ahead of the rest so it can be
 posted before the rest is done; then by playout deadline, least buffered first. A per-iteration
 budget of codec frames (relative to the streams stepped) keeps one iteration's codec work
 bounded; what does not fit waits for the next iteration, where it is more urgent, so nobody
@@ -40,8 +42,8 @@ class ChunkPolicy:
     # First chunk once recent loop iterations take longer than `loaded_iteration_s` (at most
     # EOS_BARRED_STEPS frames, so that it can be queued ahead of its last step's codes).
     first_chunk_frames_loaded: int = 2
-    loaded_iteration_s: float = 0.04
-    max_chunk_frames: int = 8
+    loaded_iteration_s: float = 0.025
+    max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
     low_water: float = 0.3

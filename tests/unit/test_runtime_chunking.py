@@ -20,7 +20,7 @@ from engine.runtime.stream import FRAME_SECONDS, StreamChannel, StreamState
 from engine.server.settings import ServerSettings
 from engine.server.state import EngineDescription, ServerState
 
-POLICY = ChunkPolicy(low_water=0.3, max_chunk_frames=8, codec_frames_per_stream=2.0)
+POLICY = ChunkPolicy(low_water=0.3, max_chunk_frames=4, codec_frames_per_stream=2.0)
 
 
 def stream(pending: int, frames_vocoded: int = 0, first_audio_at: float | None = None, stream_id: int = 1) -> StreamState:
@@ -40,7 +40,7 @@ def test_a_first_frame_goes_at_once():
 
 def test_under_load_a_first_chunk_is_two_frames_but_never_waits_for_text():
     assert POLICY.first_frames(0.006) == 1
-    assert POLICY.first_frames(0.05) == 2  # iterations past 40 ms: one frame would not cover the next
+    assert POLICY.first_frames(0.05) == 2  # iterations past 25 ms: they grow as load arrives, and one frame would not cover the next chunk
     s = stream(pending=1)
     assert POLICY.due(s, now=0.0, first_frames=2) == 0  # its next step comes at once: collect
     s.text_ids, s.text_ends = [1], [1]
@@ -70,11 +70,12 @@ def test_a_first_chunk_is_queued_with_the_step_that_completes_it():
 
 
 def test_a_full_chunk_goes_at_once_whatever_is_buffered():
-    assert POLICY.due(stream(pending=8, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 8
+    assert POLICY.due(stream(pending=4, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4
+    assert POLICY.due(stream(pending=6, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4  # one codec run
 
 
 def test_a_stream_with_audio_to_spare_keeps_collecting():
-    s = stream(pending=5, frames_vocoded=10, first_audio_at=10.0)  # 0.8 s sent
+    s = stream(pending=3, frames_vocoded=10, first_audio_at=10.0)  # 0.8 s sent
     assert buffered(s, 10.4) == pytest.approx(0.4)
     assert POLICY.due(s, now=10.4) == 0
     # It is looked at again when its buffer reaches the low-water mark.
@@ -82,7 +83,7 @@ def test_a_stream_with_audio_to_spare_keeps_collecting():
 
 
 def test_a_stream_about_to_run_out_gets_its_pending_frames_in_codec_sizes():
-    for pending, size in ((1, 1), (3, 2), (5, 4), (7, 4)):
+    for pending, size in ((1, 1), (2, 2), (3, 2), (5, 4)):
         assert POLICY.due(stream(pending=pending, frames_vocoded=10, first_audio_at=10.0), now=10.55) == size
 
 
@@ -98,15 +99,15 @@ def test_first_audio_goes_first_then_the_least_buffered_within_the_budget():
     new = stream(pending=1, stream_id=1)
     low = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.7, stream_id=2)  # 0.1 s left
     lower = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.75, stream_id=3)  # 0.05 s left
-    full = stream(pending=8, frames_vocoded=40, first_audio_at=now - 1.0, stream_id=4)  # 2.2 s left
+    full = stream(pending=4, frames_vocoded=40, first_audio_at=now - 1.0, stream_id=4)  # 2.2 s left
     # Budget: 2 codec frames per stream stepped (4 streams) = 8 frames beside the first chunk.
     output.choose([full, low, new, lower], now, stepped=4)
     assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
     assert [(c.stream.id, c.frames) for c in output._queued] == [(3, 4), (2, 4)]
-    assert full.frames_pending == 8  # over the budget: it waits, with the most audio to spare
+    assert full.frames_pending == 4  # over the budget: it waits, with the most audio to spare
     output.drop()
     output.choose([full], now + 0.04, stepped=4)  # next iteration: it goes
-    assert [(c.stream.id, c.frames) for c in output._queued] == [(4, 8)]
+    assert [(c.stream.id, c.frames) for c in output._queued] == [(4, 4)]
 
 
 def test_queued_chunks_take_the_oldest_frames_and_report_progress():
