@@ -84,7 +84,7 @@ class CodePredictor:
         x = self._project(torch.stack((talker_hidden, c0_embedding), dim=1), fused).reshape(2 * n, -1)
         for j in range(self.cfg.num_code_groups - 1):
             tokens, start = (2, 0) if j == 0 else (1, j + 1)
-            rows = CacheRows(k, v, cache.starts[start, :n], tokens, start + tokens)
+            rows = CacheRows(k, v, cache.starts[start, :n], tokens, start + tokens, start)
             # The same rows of the RoPE table, laid out for each path ([N, 1, hd] / [n, tokens, hd]).
             if not fused:
                 cos, sin = self.cos[start : start + tokens, None], self.sin[start : start + tokens, None]

@@ -63,7 +63,7 @@ def prefill(model: Qwen3TTS, rows: Tensor, cache: KVCache, slot: int, start: int
     """rows [T, hidden] at positions start..start+T-1 of `slot` -> post-norm hidden of the last row [hidden]."""
     t = rows.shape[0]
     at = CacheRows(
-        cache.k[:, slot : slot + 1], cache.v[:, slot : slot + 1], torch.full((1,), start, device=rows.device), t, start + t
+        cache.k[:, slot : slot + 1], cache.v[:, slot : slot + 1], torch.full((1,), start, device=rows.device), t, start + t, start
     )
     return model.talker.forward(rows, at)[0]
 

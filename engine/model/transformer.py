@@ -103,13 +103,16 @@ class CacheRows:
     `positions[b]`: the layout both attention paths take (a slot pool's rows [0, n) or one slot,
     a per-frame predictor buffer). Token t of row b is written at min(positions[b] + t, S - 1)
     (rows that sit out a frame step may stand at the end of the cache; their write is thrown
-    away) and sees keys 0 .. its own position; keys are read up to `kv_len`."""
+    away) and sees keys 0 .. its own position; keys are read up to `kv_len`. `start`: every row's
+    new tokens start there (the code predictor's passes): the PyTorch path then writes a slice and
+    needs a mask only among the new tokens."""
 
     k: Tensor  # [layers, n, kv_heads, S, head_dim]
     v: Tensor
     positions: Tensor  # [n] int64
     tokens: int = 1
     kv_len: int | None = None  # >= every new token's position + 1; the whole cache when None
+    start: int | None = None  # == positions[b] for every row, when the caller knows so
     _masks: dict[int, Tensor] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -131,12 +134,21 @@ class CacheRows:
         rows = torch.arange(self.k.shape[1], device=self.k.device)[:, None]
         return rows, self.token_positions.clamp(max=self.k.shape[3] - 1)
 
-    def _mask(self, group: int) -> Tensor:
-        """[n, 1, group * tokens, kv_len]: query row (head in group g, token t) sees keys 0 .. t's position."""
+    def _mask(self, group: int) -> Tensor | None:
+        """Query row (head in group g, token t) sees keys 0 .. t's position: [n, 1, group * tokens,
+        kv_len], or [group * tokens, kv_len] for rows that share `start` (None for one token)."""
+        if self.start is not None and self.tokens == 1:
+            return None
         mask = self._masks.get(group)
         if mask is None:
-            visible = torch.arange(self.kv_len, device=self.k.device)[None, None, :] <= self.token_positions[:, :, None]
-            mask = self._masks[group] = (visible.repeat(1, group, 1) if self.tokens > 1 else visible)[:, None]
+            keys = torch.arange(self.kv_len, device=self.k.device)
+            if self.start is not None:
+                token = torch.arange(self.start, self.start + self.tokens, device=self.k.device).repeat(group)
+                mask = keys[None, :] <= token[:, None]
+            else:
+                visible = keys[None, None, :] <= self.token_positions[:, :, None]
+                mask = (visible.repeat(1, group, 1) if self.tokens > 1 else visible)[:, None]
+            self._masks[group] = mask
         return mask
 
     def __call__(self, layer: int, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
@@ -146,9 +158,13 @@ class CacheRows:
         heads, kv_heads, hd = q.shape[1], k.shape[1], q.shape[2]
         group = heads // kv_heads
         k_cache, v_cache = self.k[layer], self.v[layer]
-        rows, at = self._write
-        k_cache[rows, :, at] = k.view(n, tokens, kv_heads, hd)
-        v_cache[rows, :, at] = v.view(n, tokens, kv_heads, hd)
+        if self.start is None:
+            rows, at = self._write
+            k_cache[rows, :, at] = k.view(n, tokens, kv_heads, hd)
+            v_cache[rows, :, at] = v.view(n, tokens, kv_heads, hd)
+        else:
+            k_cache[:, :, self.start : self.start + tokens] = k.view(n, tokens, kv_heads, hd).transpose(1, 2)
+            v_cache[:, :, self.start : self.start + tokens] = v.view(n, tokens, kv_heads, hd).transpose(1, 2)
         keys, values = k_cache[:, :, : self.kv_len], v_cache[:, :, : self.kv_len]
         if tokens == 1:
             grouped = q.reshape(n, kv_heads, group, hd)
