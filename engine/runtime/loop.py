@@ -235,6 +235,7 @@ class StepLoop:
                 and s.next_text_id_known
                 and not s.channel.reader_behind()
             )
+            or (s.frames_pending and s.chunks_emitted == 0)
             for s in self._streams.values()
         )
 
@@ -348,7 +349,6 @@ class StepLoop:
     def _take_frames(self, streams: list[StreamState], codes: np.ndarray) -> None:
         eos = (codes[:, 0] == self.runner.codec_eos_id).tolist()
         keep = self.settings.keep_codes
-        now = self._clock()
         for i, stream in enumerate(streams):
             stream.steps += 1
             stream.last_served = self._step
@@ -356,8 +356,6 @@ class StepLoop:
                 self._finish(stream, "eos")
                 continue
             stream.frames_produced += 1
-            if stream.first_frame_at is None:
-                stream.first_frame_at = now
             if keep:
                 stream.codes.append(codes[i].tolist())
             reason = stop_reason(stream, self.runner.max_context, self.settings.max_frames_per_text_token, self.settings.min_frame_cap)

@@ -43,10 +43,6 @@ class ChunkPolicy:
     # EOS_BARRED_STEPS frames, so that it can be queued ahead of its last step's codes).
     first_chunk_frames_loaded: int = 2
     loaded_iteration_s: float = 0.025
-    # How long a stream short of its first chunk's frames waits for the text of its next step
-    # (an LLM token that has not arrived): sending one frame and then waiting for the text
-    # left the next chunk too late under load, and a stalled LLM must not hold first audio.
-    first_chunk_text_wait_s: float = 0.05
     max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
@@ -61,14 +57,13 @@ class ChunkPolicy:
     def due(self, stream: StreamState, now: float, first_frames: int | None = None) -> int:
         """How many of the stream's pending frames to decode now (0: keep collecting).
         `first_frames`: the size of a first chunk now (default `first_chunk_frames`); a stream
-        short of it waits while it can step at once (its next text is there), or for that text
-        up to `first_chunk_text_wait_s` after its first frame."""
+        short of it waits only while it can step at once (its next text is there)."""
         pending = stream.frames_pending
         if pending <= 0:
             return 0
         if stream.chunks_emitted == 0:
             first = self.first_chunk_frames if first_frames is None else first_frames
-            if pending < first and (stream.next_text_id_known or now < self._first_chunk_deadline(stream)):
+            if pending < first and stream.next_text_id_known:
                 return 0
             return _codec_size(min(pending, first))
         if pending >= self.max_chunk_frames:
@@ -77,16 +72,9 @@ class ChunkPolicy:
             return _codec_size(pending)
         return 0
 
-    def _first_chunk_deadline(self, stream: StreamState) -> float:
-        return (stream.first_frame_at or 0.0) + self.first_chunk_text_wait_s
-
     def wake_at(self, stream: StreamState) -> float | None:
         """When a stream that keeps its pending frames must be looked at again (loop clock)."""
-        if stream.frames_pending <= 0:
-            return None
-        if stream.chunks_emitted == 0:
-            return self._first_chunk_deadline(stream)
-        if stream.first_audio_at is None:
+        if stream.frames_pending <= 0 or stream.first_audio_at is None:
             return None
         return stream.first_audio_at + stream.frames_vocoded * FRAME_SECONDS - self.low_water
 

@@ -62,7 +62,6 @@ class StreamState:
     frames_produced: int = 0  # its codes are in the vocoder's history on the device
     frames_vocoded: int = 0  # frames handed to the codec; the rest are pending
     chunks_emitted: int = 0
-    first_frame_at: float | None = None  # loop clock when its first frame was taken
     first_audio_at: float | None = None  # loop clock when its first chunk was posted (playout start)
     progress_end: int = 0
     last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
