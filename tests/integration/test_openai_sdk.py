@@ -1,11 +1,12 @@
 """The official `openai` SDK against a real server on 127.0.0.1: streamed speech as
 server-sent events, and a Realtime session (text in, audio and transcript out, cancel,
-truncate, token-level input, errors)."""
+truncate, token-level input, errors, priority of an established session)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from openai import OpenAI
 from websockets.exceptions import ConnectionClosed
 from server_harness import receive_until_done, start_server, ws_connect
+from synthesis_hold import SynthesisHold
 
 TEXT = "The quick brown fox jumps over 2 lazy dogs."
 
@@ -352,3 +354,45 @@ async def test_realtime_bounds_held_text_and_idle_sockets():
             assert closed.value.rcvd.code == 4408
     finally:
         small.stop()
+
+
+async def speak_item(connection, text: str) -> None:
+    await connection.conversation.item.create(
+        item={"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+    )
+    await connection.response.create()
+
+
+async def test_a_session_that_finished_a_response_gets_first_audio_ahead_of_new_sessions(realtime, server):
+    from openai import AsyncOpenAI
+
+    await speak_item(realtime, TEXT)
+    await until(realtime, "response.done")  # it went out: the session is established
+    client = AsyncOpenAI(base_url=server.http_url + "/v1", api_key="k", max_retries=0)
+    hold = SynthesisHold()
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {}
+        for i in range(4):
+            sessions[f"new {i}"] = await stack.enter_async_context(client.realtime.connect(model="voice-tts"))
+            assert (await sessions[f"new {i}"].recv()).type == "session.created"
+        sessions["known"] = realtime  # its response starts after all of theirs
+        await hold.hold()
+        try:
+            for connection in sessions.values():
+                await speak_item(connection, TEXT)
+                # Refused once the first response's text is in the engine.
+                await connection.response.create()
+                assert (await until(connection, "error")).error.code == "conversation_already_has_active_response"
+            order: list[str] = []
+
+            async def first_audio(name: str, connection) -> None:
+                await until(connection, "response.output_audio.delta")
+                order.append(name)
+                await until(connection, "response.done")
+
+            readers = asyncio.gather(*(first_audio(name, c) for name, c in sessions.items()))
+            hold.release()
+            await readers
+        finally:
+            hold.release()
+    assert order[0] == "known", order
