@@ -12,11 +12,11 @@ collecting frames while it has more than `low_water` seconds buffered, and gets 
 codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
 one. Every chunk is one codec run (1, 2 or 4 frames), so an iteration's decode is at most three
 graph launches: a launch costs 3-10 ms at small batches whatever its rows, and 8-frame chunks
-(two runs, the second at its own offset) made a fourth. Order: first chunks first, each decoded in its own batch ahead of the rest so it can be
-posted before the rest is done; then by playout deadline, least buffered first. A per-iteration
-budget of codec frames (relative to the streams stepped) keeps one iteration's codec work
-bounded; what does not fit waits for the next iteration, where it is more urgent, so nobody
-starves.
+(two runs, the second at its own offset) made a fourth. Order: first chunks first, each decoded
+in its own batch ahead of the rest so it can be posted before the rest is done; then by playout
+deadline, least buffered first. A per-iteration budget of codec frames (relative to the streams
+stepped) keeps one iteration's codec work bounded; what does not fit waits for the next
+iteration, where it is more urgent, so nobody starves.
 """
 
 from __future__ import annotations
@@ -100,6 +100,11 @@ class QueuedChunk:
     frames: int
     progress: Progress | None
 
+    @property
+    def codec_chunk(self) -> Chunk:
+        """The chunk as the vocoder names it (slot, first frame, frames)."""
+        return Chunk(self.stream.slot, self.first_frame, self.frames)
+
 
 @dataclass
 class AudioBatch:
@@ -137,7 +142,7 @@ class Output:
         urgent, self._urgent = self._urgent, []
         if not urgent:
             return None
-        audio, _ = self.vocoder.decode_async([Chunk(c.stream.slot, c.first_frame, c.frames) for c in urgent])
+        audio, _ = self.vocoder.decode_async([c.codec_chunk for c in urgent])
         return AudioBatch(urgent=[], chunks=urgent, urgent_audio=None, audio=audio, ending=[])
 
     def choose(self, streams: list[StreamState], now: float, stepped: int, first_frames: int | None = None) -> None:
@@ -190,7 +195,7 @@ class Output:
         rest_audio = urgent_audio = None
         if audible:
             rest_audio, urgent_audio = self.vocoder.decode_async(
-                [Chunk(c.stream.slot, c.first_frame, c.frames) for c in audible], urgent=len(urgent)
+                [c.codec_chunk for c in audible], urgent=len(urgent)
             )
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 
