@@ -475,9 +475,7 @@ class RemoteStream:
                 await asyncio.gather(sender, return_exceptions=True)
                 if not (finished or lost) and self._start.resumable:
                     # The consumer left: a resumable turn would wait for a reconnect.
-                    with contextlib.suppress(Exception):
-                        async with asyncio.timeout(0.5):
-                            await connection.send(CancelMessage().model_dump_json())
+                    await self._cancel_left_turn(connection)
                 # A turn left unfinished (consumer gone, socket lost) cannot share a socket
                 # any more; closing it makes the server cancel the turn.
                 await self._pool.release(connection, reusable=finished)
@@ -698,6 +696,16 @@ class RemoteStream:
             done, _ = await asyncio.wait({pong}, timeout=timeouts.silence)
             if not done:
                 raise TimeoutError(f"did not answer a ping within {timeouts.silence} s")
+
+    async def _cancel_left_turn(self, connection: ClientConnection) -> None:
+        """Cancel the turn and read on until its `done` (at most 0.5 s). The server takes the
+        cancel only once it reads it; a close that reached it first (the server's send failing
+        on the closed socket) parked the turn for a reconnect instead of ending it."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(0.5):
+                await connection.send(CancelMessage().model_dump_json())
+                while not isinstance(self._parse(await connection.recv()), DoneMessage):
+                    pass
 
     @staticmethod
     def _parse(frame: str | bytes):
