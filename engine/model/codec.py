@@ -23,12 +23,16 @@ takes minutes). A causal convolution's input is one buffer: the stream's left co
 new samples, written there directly by the Snake before it (on CUDA one Triton pass,
 `engine.model.codec_kernels`, which also adds the residual of the unit before), so neither a
 concatenation nor a separate residual add runs; the context of the next chunk is the buffer's
-tail. The last convolution (one output channel) and its clamp are one Triton pass as well.
+tail. The convolutions inside the decoder blocks leave out their bias, which the Snake reading
+their output adds in the same pass (cuDNN would add it in a pass of its own over the output).
+The last convolution (one output channel) and its clamp are one Triton pass as well.
 
 cuDNN picks a slow non-tensor-core kernel for some of these shapes (on an H200 the dilated 384-channel
 convolution took 6 ms at 512 streams x 1 frame, where the same product as an im2col GEMM took
 0.8 ms), so on CUDA each plain convolution is timed once both ways (`choose_convolutions`) and
-runs the faster one.
+runs the faster one. The GEMM keeps the [B, C, T] layout (weights times each stream's window
+columns, a batched GEMM), so neither its input nor its output is transposed, and a pointwise
+convolution reads its input as it is.
 """
 
 from __future__ import annotations
@@ -85,26 +89,34 @@ class CodecState:
 class _Snake:
     alpha: Tensor  # exp(alpha) [C]
     inv_beta: Tensor  # 1 / (exp(beta) + 1e-9) [C]
+    # The bias of the convolution whose output this Snake reads (that convolution runs without
+    # it: cuDNN adds a bias in a pass of its own over the whole output, here it is free).
+    bias: Tensor | None = None
 
     @classmethod
-    def from_weights(cls, w: Mapping[str, Tensor], prefix: str) -> _Snake:
+    def from_weights(cls, w: Mapping[str, Tensor], prefix: str, bias: Tensor | None = None) -> _Snake:
         alpha, beta = w[prefix + "alpha"], w[prefix + "beta"]
-        return cls(torch.exp(alpha), 1.0 / (torch.exp(beta) + 1e-9))
+        return cls(torch.exp(alpha), 1.0 / (torch.exp(beta) + 1e-9), bias)
 
-    def __call__(self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """Snake of x + residual over [B, C, T] -> (the sum, its Snake); the Snake goes into `out`
-        when given (a view, e.g. the body of a convolution's input buffer)."""
+    def __call__(
+        self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None, keep_sum: bool = False
+    ) -> tuple[Tensor | None, Tensor]:
+        """Snake of x + residual + bias over [B, C, T] -> (the sum when `keep_sum`, its Snake); the
+        Snake goes into `out` when given (a view, e.g. the body of a convolution's input buffer)."""
+        adds = residual is not None or self.bias is not None
         if codec_kernels.available(x):
-            total = torch.empty_like(x) if residual is not None else x
+            total = torch.empty_like(x) if keep_sum and adds else x
             snake = out if out is not None else torch.empty_like(x)
-            codec_kernels.snake(x, self.alpha, self.inv_beta, snake, residual, total if residual is not None else None)
-            return total, snake
+            codec_kernels.snake(x, self.alpha, self.inv_beta, snake, residual, self.bias, total if total is not x else None)
+            return (total if keep_sum else None), snake
         total = x if residual is None else x + residual
+        if self.bias is not None:
+            total = total + self.bias[:, None]
         snake = total + self.inv_beta[:, None] * torch.sin(total * self.alpha[:, None]).pow(2)
         if out is not None:
             out.copy_(snake)
             snake = out
-        return total, snake
+        return (total if keep_sum else None), snake
 
 
 class CodecDecoder:
@@ -147,32 +159,34 @@ class CodecDecoder:
                 )
             )
         self.first_conv = self._conv(w, "decoder.decoder.0.conv.")
+        # Every convolution inside the decoder blocks feeds a Snake, which adds its bias.
         self.blocks = []
+        folded = None  # the bias of the last convolution so far, added by the next Snake
         for b, (_, _, rate) in enumerate(codec_decoder_channels(cfg), start=1):
             p = f"decoder.decoder.{b}.block."
-            units = [
-                (
-                    _Snake.from_weights(w, f"{p}{u}.act1."),
-                    self._conv(w, f"{p}{u}.conv1.conv.", dilation=dilation),
-                    _Snake.from_weights(w, f"{p}{u}.act2."),
-                    self._conv(w, f"{p}{u}.conv2.conv."),
-                )
-                for u, dilation in ((2, 1), (3, 3), (4, 9))
-            ]
-            self.blocks.append(
-                (_Snake.from_weights(w, p + "0."), self._conv(w, p + "1.conv.", transposed=True, stride=rate), units)
-            )
+            block_snake = _Snake.from_weights(w, p + "0.", folded)
+            transposed = self._conv(w, p + "1.conv.", transposed=True, stride=rate, fold_bias=True)
+            folded = transposed.bias
+            units = []
+            for u, dilation in ((2, 1), (3, 3), (4, 9)):
+                act1 = _Snake.from_weights(w, f"{p}{u}.act1.", folded)
+                conv1 = self._conv(w, f"{p}{u}.conv1.conv.", dilation=dilation, fold_bias=True)
+                act2 = _Snake.from_weights(w, f"{p}{u}.act2.", conv1.bias)
+                conv2 = self._conv(w, f"{p}{u}.conv2.conv.", fold_bias=True)
+                units.append((act1, conv1, act2, conv2))
+                folded = conv2.bias
+            self.blocks.append((block_snake, transposed, units))
         last = len(self.blocks) + 1
-        self.final_snake = _Snake.from_weights(w, f"decoder.decoder.{last}.")
+        self.final_snake = _Snake.from_weights(w, f"decoder.decoder.{last}.", folded)
         self.final_conv = self._conv(w, f"decoder.decoder.{last + 1}.conv.")
 
     def _conv(
         self, w: Mapping[str, Tensor], prefix: str, *, transposed: bool = False, stride: int = 1,
-        dilation: int = 1, groups: int = 1,
+        dilation: int = 1, groups: int = 1, fold_bias: bool = False,
     ) -> _CausalConv:
         weight, bias = w[prefix + "weight"], w[prefix + "bias"]
         in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
-        conv = _CausalConv(prefix, weight, bias, transposed, stride, dilation, groups)
+        conv = _CausalConv(prefix, weight, bias, transposed, stride, dilation, groups, fold_bias)
         self._convs.append(conv)
         if conv.context:
             self._tails[prefix] = (in_channels, conv.context)
@@ -248,7 +262,7 @@ class CodecDecoder:
             _, x = transposed(x, state, snake, pending)
             pending = None
             for act1, conv1, act2, conv2 in units:
-                x, h = conv1(x, state, act1, pending)
+                x, h = conv1(x, state, act1, pending, keep_sum=True)
                 _, pending = conv2(h, state, act2)
         _, wav = self.final_conv(x, state, self.final_snake, pending)
         return wav
@@ -289,10 +303,14 @@ class CodecDecoder:
 
 class _CausalConv:
     """A causal (transposed) 1-D convolution over [B, C, T] whose left context comes from the
-    stream state."""
+    stream state. With `fold_bias` its output leaves out the bias (the Snake that reads it adds it)."""
 
-    def __init__(self, name: str, weight: Tensor, bias: Tensor, transposed: bool, stride: int, dilation: int, groups: int):
+    def __init__(
+        self, name: str, weight: Tensor, bias: Tensor, transposed: bool, stride: int, dilation: int, groups: int,
+        fold_bias: bool = False,
+    ):
         self.name, self.weight, self.bias = name, weight, bias
+        self.output_bias = None if fold_bias else bias
         self.transposed, self.stride, self.dilation, self.groups = transposed, stride, dilation, groups
         kernel = weight.shape[-1]
         # A transposed conv with kernel 2r and stride r spreads each input over the next frame;
@@ -308,10 +326,12 @@ class _CausalConv:
         self.seen: dict[str, tuple[int, ...]] | None = None  # records the input shape (choose_convolutions)
 
     def __call__(
-        self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None
-    ) -> tuple[Tensor, Tensor]:
-        """x [B, C_in, n] (+ residual, then Snake when given) -> (x + residual, output [B, C_out, n']);
-        the mono output convolution returns float32 [B, n'] clamped to [-1, 1]."""
+        self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None,
+        keep_sum: bool = False,
+    ) -> tuple[Tensor | None, Tensor]:
+        """x [B, C_in, n] (+ residual, then Snake when given) -> (x + residual [+ the Snake's bias]
+        when `keep_sum` or without a Snake, output [B, C_out, n']); the mono output convolution
+        returns float32 [B, n'] clamped to [-1, 1]."""
         b, channels, n = x.shape
         body = None
         if self.context:
@@ -319,7 +339,7 @@ class _CausalConv:
             buffer[..., : self.context] = state.conv[self.name]
             body = buffer[..., self.context :]
         if snake is not None:
-            total, y = snake(x, residual, out=body)
+            total, y = snake(x, residual, out=body, keep_sum=keep_sum)
         else:
             total = y = x if residual is None else x + residual
             if body is not None:
@@ -337,21 +357,26 @@ class _CausalConv:
         if self.seen is not None:
             self.seen[self.name] = tuple(x.shape)
         if self.by_gemm:
-            return _conv_by_gemm(x, self.gemm_weight, self.bias, self.weight.shape[-1], self.dilation)
+            return _conv_by_gemm(x, self.gemm_weight, self.output_bias, self.weight.shape[-1], self.dilation)
         if not self.transposed:
-            return F.conv1d(x, self.weight, self.bias, dilation=self.dilation, groups=self.groups)
-        y = F.conv_transpose1d(x, self.weight, self.bias, stride=self.stride)
+            return F.conv1d(x, self.weight, self.output_bias, dilation=self.dilation, groups=self.groups)
+        y = F.conv_transpose1d(x, self.weight, self.output_bias, stride=self.stride)
         return y[..., self.context * self.stride : (self.context + n) * self.stride]
 
 
-def _conv_by_gemm(x: Tensor, weight: Tensor, bias: Tensor, kernel: int, dilation: int) -> Tensor:
-    """conv1d(x, weight) as one GEMM over the input's windows: x [B, C, L], weight [C_out, C * K]
-    -> [B, C_out, L - (K - 1) * dilation] (a transposed view)."""
+def _conv_by_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, kernel: int, dilation: int) -> Tensor:
+    """conv1d(x, weight) as one batched GEMM over the input's windows, in x's own layout (no
+    transposes): x [B, C, L], weight [C_out, C * K] -> [B, C_out, L - (K - 1) * dilation]. A
+    pointwise convolution (K = 1) reads x as it is; a wider one gathers its windows first."""
     b, channels, length = x.shape
     n = length - (kernel - 1) * dilation
-    windows = x.unfold(2, (kernel - 1) * dilation + 1, 1)[..., ::dilation]  # [B, C, n, K]
-    columns = windows.permute(0, 2, 1, 3).reshape(b * n, channels * kernel)
-    return torch.addmm(bias, columns, weight.t()).view(b, n, -1).transpose(1, 2)
+    if kernel == 1:
+        columns = x
+    else:
+        windows = x.unfold(2, (kernel - 1) * dilation + 1, 1)[..., ::dilation]  # [B, C, n, K]
+        columns = windows.transpose(2, 3).reshape(b, channels * kernel, n)
+    y = torch.bmm(weight.expand(b, *weight.shape), columns)
+    return y if bias is None else y.add_(bias[:, None])
 
 
 def _device_ms(run, repeats: int) -> float:

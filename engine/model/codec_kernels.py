@@ -2,9 +2,10 @@
 
 The decoder's elementwise work is Snake, `x + sin²(αx)/β` with per-channel α and β, mostly on the
 residual sum that feeds it. In PyTorch that is five launches over the whole activation (multiply,
-sin, pow, multiply, add) plus the residual add; here it is one pass that reads the two addends,
-writes the sum (the next residual) and writes Snake of it straight into the causal convolution's
-input buffer (after the stream's left context), so no concatenation copy follows either.
+sin, pow, multiply, add) plus the residual add and the bias add of the convolution before; here it
+is one pass that reads the two addends and the bias, writes the sum (the next residual) when asked
+and writes Snake of it straight into the causal convolution's input buffer (after the stream's
+left context), so no concatenation copy follows either.
 `to_mono` is the last convolution (C -> 1 channel, kernel K) with the clamp, one pass over its
 input instead of cuDNN's slow path for a single output channel.
 
@@ -32,9 +33,10 @@ if triton is not None:
 
     @triton.jit
     def _snake_kernel(
-        x_ptr, r_ptr, z_ptr, s_ptr, alpha_ptr, inv_beta_ptr, C, T,
+        x_ptr, r_ptr, bias_ptr, z_ptr, s_ptr, alpha_ptr, inv_beta_ptr, C, T,
         sxb, sxc, sxt, srb, src, srt, szb, szc, szt, ssb, ssc, sst,
-        HAS_RESIDUAL: tl.constexpr, STORE_SUM: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_T: tl.constexpr,
+        HAS_RESIDUAL: tl.constexpr, HAS_BIAS: tl.constexpr, STORE_SUM: tl.constexpr,
+        BLOCK_C: tl.constexpr, BLOCK_T: tl.constexpr,
     ):
         b = tl.program_id(2).to(tl.int64)
         c = (tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)).to(tl.int64)
@@ -43,10 +45,13 @@ if triton is not None:
         inside = inside_c[:, None] & (t[None, :] < T)
         x = tl.load(x_ptr + b * sxb + c[:, None] * sxc + t[None, :] * sxt, mask=inside, other=0.0).to(tl.float32)
         if HAS_RESIDUAL:
-            r = tl.load(r_ptr + b * srb + c[:, None] * src + t[None, :] * srt, mask=inside, other=0.0).to(tl.float32)
-            x = (x + r).to(s_ptr.dtype.element_ty).to(tl.float32)  # the sum as the reference rounds it
-            if STORE_SUM:
-                tl.store(z_ptr + b * szb + c[:, None] * szc + t[None, :] * szt, x.to(z_ptr.dtype.element_ty), mask=inside)
+            x += tl.load(r_ptr + b * srb + c[:, None] * src + t[None, :] * srt, mask=inside, other=0.0).to(tl.float32)
+        if HAS_BIAS:
+            x += tl.load(bias_ptr + c, mask=inside_c, other=0.0).to(tl.float32)[:, None]
+        if HAS_RESIDUAL or HAS_BIAS:
+            x = x.to(s_ptr.dtype.element_ty).to(tl.float32)  # the sum in the activation dtype, as stored
+        if STORE_SUM:
+            tl.store(z_ptr + b * szb + c[:, None] * szc + t[None, :] * szt, x.to(z_ptr.dtype.element_ty), mask=inside)
         alpha = tl.load(alpha_ptr + c, mask=inside_c, other=0.0).to(tl.float32)
         inv_beta = tl.load(inv_beta_ptr + c, mask=inside_c, other=0.0).to(tl.float32)
         s = tl.sin(x * alpha[:, None])
@@ -82,9 +87,12 @@ def _blocks(time_contiguous: bool) -> tuple[int, int]:
     return (8, 256) if time_contiguous else (64, 64)
 
 
-def snake(x: Tensor, alpha: Tensor, inv_beta: Tensor, out: Tensor, residual: Tensor | None = None, sum_out: Tensor | None = None) -> None:
-    """out = Snake(x [+ residual]); sum_out = x + residual when given. Tensors [B, C, T] of one
-    shape with any strides; alpha, inv_beta [C]."""
+def snake(
+    x: Tensor, alpha: Tensor, inv_beta: Tensor, out: Tensor, residual: Tensor | None = None,
+    bias: Tensor | None = None, sum_out: Tensor | None = None,
+) -> None:
+    """out = Snake(x [+ residual] [+ bias]); sum_out = that sum when given. Tensors [B, C, T] of one
+    shape with any strides; alpha, inv_beta, bias [C]."""
     b, c, t = x.shape
     for tensor in (out, residual, sum_out):
         if tensor is not None and tensor.shape != x.shape:
@@ -94,9 +102,10 @@ def snake(x: Tensor, alpha: Tensor, inv_beta: Tensor, out: Tensor, residual: Ten
     block_c, block_t = _blocks(x.stride(2) == 1)
     grid = (triton.cdiv(t, block_t), triton.cdiv(c, block_c), b)
     _snake_kernel[grid](
-        x, r, z, out, alpha, inv_beta, c, t,
+        x, r, bias if bias is not None else alpha, z, out, alpha, inv_beta, c, t,
         *x.stride(), *r.stride(), *z.stride(), *out.stride(),
-        HAS_RESIDUAL=residual is not None, STORE_SUM=sum_out is not None, BLOCK_C=block_c, BLOCK_T=block_t,
+        HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None, STORE_SUM=sum_out is not None,
+        BLOCK_C=block_c, BLOCK_T=block_t,
     )
 
 

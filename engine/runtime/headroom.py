@@ -33,26 +33,37 @@ class Headroom:
         self.target = target
         self.frame_seconds = frame_seconds
         self._samples: collections.deque[tuple[int, float]] = collections.deque(maxlen=window)
+        # Running sums of x, y, x² and xy over the samples: the fit is read every loop iteration.
+        self._sums = [0.0, 0.0, 0.0, 0.0]
         self._lock = threading.Lock()
 
     def record(self, streams: int, seconds: float) -> None:
         """One busy iteration that stepped `streams` streams in `seconds`."""
         if streams > 0:
             with self._lock:
+                if len(self._samples) == self._samples.maxlen:
+                    self._add(*self._samples[0], sign=-1.0)
                 self._samples.append((streams, seconds))
+                self._add(streams, seconds, sign=1.0)
+
+    def _add(self, x: float, y: float, sign: float) -> None:
+        sums = self._sums
+        sums[0] += sign * x
+        sums[1] += sign * y
+        sums[2] += sign * x * x
+        sums[3] += sign * x * y
 
     def _fit(self) -> tuple[float, float] | None:
         """(fixed seconds, seconds per stream) of the recent iterations, or None without any."""
         with self._lock:
-            samples = list(self._samples)
-        if not samples:
+            n = len(self._samples)
+            sx, sy, sxx, sxy = self._sums
+        if not n:
             return None
-        n = len(samples)
-        mean_x = sum(x for x, _ in samples) / n
-        mean_y = sum(y for _, y in samples) / n
-        var = sum((x - mean_x) ** 2 for x, _ in samples)
-        if var > 0:
-            slope = sum((x - mean_x) * (y - mean_y) for x, y in samples) / var
+        mean_x, mean_y = sx / n, sy / n
+        var = sxx - sx * sx / n
+        if var > 1e-9 * max(1.0, sxx):
+            slope = (sxy - sx * sy / n) / var
             if slope > 0:
                 return max(0.0, mean_y - slope * mean_x), slope
         return 0.0, mean_y / mean_x

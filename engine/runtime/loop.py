@@ -171,13 +171,13 @@ class StepLoop:
                 if plan.fills:
                     self._run_fills(plan.fills)
                 self.runner.vocoder.apply_resets()  # streams started since the last iteration
-                first_frames = self.settings.chunks.first_frames(self._recent_iteration_s)
+                first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
                 first_chunks = None
                 if plan.steps:
                     self._step += 1
                     self._launch_step(plan.steps)
-                    if self.output.queue_first_chunks(plan.steps, first_frames):
-                        first_chunks = self.output.launch_first_chunks()
+                    if self.output.queue_opening_chunks(plan.steps, first_frames):
+                        first_chunks = self.output.launch_opening_chunks()
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
                 if plan.steps:
@@ -218,6 +218,12 @@ class StepLoop:
         if streams and not captured:  # a graph capture (seconds, once per shape) says nothing of load
             self.headroom.record(streams, seconds)
             self._recent_iteration_s += 0.2 * (seconds - self._recent_iteration_s)
+
+    def _expected_iteration_s(self) -> float:
+        """What the coming iterations will take: the recent mean, or more while streams arrive
+        faster than they start stepping (the measured fit's time for every admitted stream)."""
+        predicted = self.headroom.predicted_seconds(len(self._streams))
+        return self._recent_iteration_s if predicted is None else max(self._recent_iteration_s, predicted)
 
     def _wait_timeout(self) -> float | None:
         """0 while there is work; otherwise how long the loop may sleep on its inbox: until the

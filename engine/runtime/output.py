@@ -3,11 +3,13 @@ and how their audio and progress reach the stream.
 
 Chunk choice follows each stream's buffered audio (sent and not yet played, the audio playing in
 real time from the arrival of its first chunk), not a fixed schedule. A stream's first chunk is
-one frame while loop iterations are short, two once they take longer than `loaded_iteration_s`:
-the next chunk comes one to two iterations after the first, and one frame (80 ms) would not
-cover that under load. The first chunk is queued when the step that completes it is launched
-(`queue_first_chunks`): its decode waits for that step on the device, not for the host to see
-the step's codes, so first audio costs one step and one decode. After that a stream keeps
+one frame while loop iterations are short, two once they take longer than `loaded_iteration_s`
+(the loop's estimate of the coming iterations: while streams arrive faster than they start, what
+the measured fit predicts for all of them): the next chunk comes one to two iterations after the
+first, and one frame (80 ms) would not cover that under load. The first chunk is queued when the
+step that completes it is launched (`queue_opening_chunks`): its decode waits for that step on
+the device, not for the host to see the step's codes, so first audio costs one step and one
+decode. After a one-frame first chunk the next frame goes the same way. After that a stream keeps
 collecting frames while it has more than `low_water` seconds buffered, and gets what it has (in
 codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
 one. Every chunk is one codec run (1, 2 or 4 frames), so an iteration's decode is at most three
@@ -124,20 +126,24 @@ class Output:
     _queued: list[QueuedChunk] = field(default_factory=list)
     _urgent: list[QueuedChunk] = field(default_factory=list)
 
-    def queue_first_chunks(self, stepped: list[StreamState], first_frames: int) -> bool:
-        """Queue the first chunk of every stream in `stepped` (just launched in a frame step, not
-        yet taken) whose first chunk this step completes; True if any was queued. Their decode
-        (`launch_first_chunks`) follows the step on the device."""
+    def queue_opening_chunks(self, stepped: list[StreamState], first_frames: int) -> bool:
+        """Queue the chunks that the streams in `stepped` (just launched in a frame step, not yet
+        taken) complete with this step among their first `EOS_BARRED_STEPS`: a first chunk of
+        `first_frames`, and the frame right after a one-frame first chunk (those 80 ms run out
+        before a chunk decoded an iteration later would arrive). True if any was queued. Their
+        decode (`launch_opening_chunks`) follows the step on the device."""
         queued = False
         for stream in stepped:
-            frames = stream.frames_produced + 1
-            if stream.chunks_emitted == 0 and stream.steps < EOS_BARRED_STEPS and frames >= first_frames:
-                self.queue(stream, _codec_size(frames))
+            if stream.steps >= EOS_BARRED_STEPS:
+                continue
+            frames = stream.frames_pending + 1
+            if frames >= (first_frames if stream.chunks_emitted == 0 else 1):
+                self.queue(stream, _codec_size(frames), urgent=True)
                 queued = True
         return queued
 
-    def launch_first_chunks(self) -> AudioBatch | None:
-        """Start decoding the first chunks queued so far, after the work already launched on the
+    def launch_opening_chunks(self) -> AudioBatch | None:
+        """Start decoding the opening chunks queued so far, after the work already launched on the
         device (the frame step that makes their last frame)."""
         urgent, self._urgent = self._urgent, []
         if not urgent:
@@ -163,8 +169,9 @@ class Output:
                 budget -= frames
             self.queue(stream, frames)
 
-    def queue(self, stream: StreamState, count: int | None = None) -> None:
-        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk."""
+    def queue(self, stream: StreamState, count: int | None = None, urgent: bool | None = None) -> None:
+        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk,
+        among the urgent ones (decoded and posted first; by default a first chunk) or the rest."""
         count = stream.frames_pending if count is None else count
         first = stream.frames_vocoded
         last = first + count - 1
@@ -174,7 +181,9 @@ class Output:
             stream.progress_end = spoken
             progress = Progress(spoken_end=spoken, audio_time=round(last * FRAME_SECONDS, 6))
         chunk = QueuedChunk(stream, first, count, progress)
-        (self._urgent if stream.chunks_emitted == 0 else self._queued).append(chunk)
+        if urgent is None:
+            urgent = stream.chunks_emitted == 0
+        (self._urgent if urgent else self._queued).append(chunk)
         stream.frames_vocoded += count
         stream.chunks_emitted += 1
 

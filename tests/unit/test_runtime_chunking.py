@@ -55,18 +55,30 @@ def test_a_first_chunk_is_queued_with_the_step_that_completes_it():
     one = stream(pending=1, stream_id=2)  # has one frame, about to make its second
     one.steps = 1
     started = stream(pending=0, frames_vocoded=3, first_audio_at=0.0, stream_id=3)
-    assert not output.queue_first_chunks([fresh, started], first_frames=2)  # nothing complete
-    assert output.queue_first_chunks([fresh, one, started], first_frames=2)
+    started.steps = 3
+    assert not output.queue_opening_chunks([fresh, started], first_frames=2)  # nothing complete
+    assert output.queue_opening_chunks([fresh, one, started], first_frames=2)
     assert [(c.stream.id, c.first_frame, c.frames) for c in output._urgent] == [(2, 0, 2)]
     # Counted as handed to the codec ahead of the step's codes: nothing pending once taken.
     one.frames_produced += 1
     assert one.frames_pending == 0 and one.chunks_emitted == 1
     output.drop()
-    assert output.queue_first_chunks([fresh], first_frames=1)
+    assert output.queue_opening_chunks([fresh], first_frames=1)
     assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
     late = stream(pending=2, stream_id=4)  # past the steps that surely make a frame: not ahead of its codes
     late.steps = 2
-    assert not output.queue_first_chunks([late], first_frames=2)
+    assert not output.queue_opening_chunks([late], first_frames=2)
+
+
+def test_the_frame_after_a_one_frame_first_chunk_goes_with_its_step_too():
+    output = Output(POLICY, vocoder=None)
+    s = stream(pending=0, frames_vocoded=1)  # its one-frame first chunk went with its first step
+    s.steps = 1
+    assert output.queue_opening_chunks([s], first_frames=2)
+    assert [(c.stream.id, c.first_frame, c.frames) for c in output._urgent] == [(1, 1, 1)]
+    output.drop()
+    s.frames_produced, s.steps = 2, 2  # a third step may end the stream: its frame waits for the codes
+    assert not output.queue_opening_chunks([s], first_frames=2)
 
 
 def test_a_full_chunk_goes_at_once_whatever_is_buffered():
@@ -132,6 +144,18 @@ def test_headroom_admits_while_the_predicted_iteration_fits():
     report = headroom.report()
     assert report.max_streams == 350
     assert report.headroom == pytest.approx(1 - 0.02 / 0.08)
+
+
+def test_headroom_fits_only_its_window_of_recent_iterations():
+    headroom = Headroom(window=8)
+    for streams in (500, 600) * 10:  # slow iterations, then pushed out of the window
+        headroom.record(streams, 1.0)
+    for streams in (100, 200) * 4:
+        headroom.record(streams, 0.005 + streams * 0.0001)
+    assert headroom.predicted_seconds(300) == pytest.approx(0.035)
+    for _ in range(8):
+        headroom.record(100, 0.01)  # one batch size: time per stream
+    assert headroom.predicted_seconds(300) == pytest.approx(0.03)
 
 
 async def test_the_engine_refuses_a_stream_the_headroom_cannot_carry(tiny_checkpoint: Path):
