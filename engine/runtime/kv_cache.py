@@ -66,6 +66,11 @@ class KVPool:
         self.cache.k[:, slot, :, : prefix.length].copy_(prefix.keys)
         self.cache.v[:, slot, :, : prefix.length].copy_(prefix.values)
 
+    def load_many(self, slots: torch.Tensor, prefix: "CachedPrefix") -> None:
+        """`load` into every slot of `slots` (a device tensor of distinct slots): one copy each for keys and values."""
+        self.cache.k[:, slots, :, : prefix.length] = prefix.keys[:, None]
+        self.cache.v[:, slots, :, : prefix.length] = prefix.values[:, None]
+
 
 @dataclass
 class CachedPrefix:

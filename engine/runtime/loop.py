@@ -26,9 +26,9 @@ import numpy as np
 from voice_tts.protocol import Error, ErrorCode, Progress
 
 from engine.runtime.headroom import Headroom
-from engine.runtime.kv_cache import PrefixCache
+from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
-from engine.runtime.runner import ModelRunner
+from engine.runtime.runner import ModelRunner, StreamStart
 from engine.runtime.scheduler import Scheduler, stop_reason
 from engine.runtime.stream import (
     CODEC_SAMPLE_RATE,
@@ -124,6 +124,7 @@ class StepLoop:
         self._streams: dict[int, StreamState] = {}
         self._prefix_totals: dict[int, int] = {}
         self._ending: list[tuple[StreamState, StreamEnd]] = []
+        self._starting: list[StreamStart] = []  # reset on the device in one batch before the next step
         self._in_flight: AudioBatch | None = None  # audio whose decode runs beside the next step
         self._step = 0
         self._recent_iteration_s = 0.0  # moving mean of busy iterations (first chunk size)
@@ -170,7 +171,9 @@ class StepLoop:
                 plan = self.scheduler.schedule(self._prefix_totals)
                 if plan.fills:
                     self._run_fills(plan.fills)
-                self.runner.vocoder.apply_resets()  # streams started since the last iteration
+                starting, self._starting = self._starting, []
+                self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
+                self.runner.vocoder.apply_resets()
                 first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
                 first_chunks = None
                 if plan.steps:
@@ -295,18 +298,19 @@ class StepLoop:
         self.scheduler.add(stream)
         cached = self.prefix_cache.get(stream.prompt)
         if cached is not None:
-            self.runner.pool.load(stream.slot, cached)
-            self._start_stream(stream, cached.length)
+            self._start_stream(stream, cached.length, cached)
         else:
             total = self.runner.prefix_length(stream.prompt)
             self._prefix_totals[stream.id] = total
             self.runner.reserve(stream.slot, total)
 
-    def _start_stream(self, stream: StreamState, prefix_length: int) -> None:
+    def _start_stream(self, stream: StreamState, prefix_length: int, cached: CachedPrefix | None = None) -> None:
+        """The stream takes its first step next; its device state is reset with the others that
+        start in this iteration (`runner.start_streams`, before the step), loading `cached` first."""
         self._prefix_totals.pop(stream.id, None)
         stream.prefix_rows = prefix_length
         stream.tail_pending = stream.track_offset > 0
-        self.runner.start_stream(stream.slot, prefix_length, stream.sampling, stream.prompt)
+        self._starting.append(StreamStart(stream.slot, prefix_length, stream.sampling, stream.prompt, cached))
         stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
 
     def _run_fills(self, fills) -> None:
@@ -322,8 +326,7 @@ class StepLoop:
             if stream.status is StreamStatus.PREFIX and stream.prefix_rows == 0:
                 cached = self.prefix_cache.get(stream.prompt)
                 if cached is not None:
-                    self.runner.pool.load(stream.slot, cached)
-                    self._start_stream(stream, cached.length)
+                    self._start_stream(stream, cached.length, cached)
 
     def _fill_tails(self, streams: list[StreamState]) -> None:
         """Prefill the reference-frame rows of ICL streams about to take their first step."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,13 +58,25 @@ from engine.runtime import kernels
 from engine.runtime.kernels import MAX_CANDIDATES
 from engine.runtime.candidate_sampling import choose_candidates, step_noise
 from engine.runtime.graphs import capture
-from engine.runtime.kv_cache import KVPool
+from engine.runtime.kv_cache import CachedPrefix, KVPool
 from engine.runtime.vocoder import HISTORY, Vocoder
 
 log = logging.getLogger(__name__)
 
 ROW_BUCKETS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024)
 KV_BUCKETS = (64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
+
+
+@dataclass(frozen=True)
+class StreamStart:
+    """A stream about to take its first step: its slot, prefix rows, sampling, voice, and the
+    cached voice prefix to load into its KV first (None: already there)."""
+
+    slot: int
+    prefix_length: int
+    sampling: SamplingParams
+    voice: Voice | None = None
+    prefix: CachedPrefix | None = None
 
 
 @dataclass(frozen=True)
@@ -206,25 +219,60 @@ class ModelRunner:
                 prefill(self.model, self._rows_for(voice)[start:end], self.pool.cache, slot, start)
 
     def start_stream(self, slot: int, prefix_length: int, sampling: SamplingParams, voice: Voice | None = None) -> None:
-        """Reset the slot's frame-step and codec state for a new stream whose prefix is in its KV.
-        An ICL clone's codec state starts after its reference frames (decoder left context)."""
-        icl = voice is not None and voice.clone is not None and voice.clone.icl
-        context = self._reference_for(voice)[1] if icl else None
+        """Reset the slot's frame-step and codec state for a new stream whose prefix is in its KV."""
+        self.start_streams([StreamStart(slot, prefix_length, sampling, voice)])
+
+    def start_streams(self, starts: Sequence[StreamStart]) -> None:
+        """Reset the frame-step and codec state of new streams (distinct slots), loading their
+        cached voice prefix into their KV first where given. One write per state tensor for all of
+        them: an iteration that starts dozens of streams costs a few launches, not a dozen per
+        stream. An ICL clone's codec state starts after its reference frames (decoder left context)."""
+        if not starts:
+            return
+        dev = self.device
+        index = torch.from_numpy(np.fromiter((s.slot for s in starts), dtype=np.int64, count=len(starts)))
+        ints = np.array([
+            [s.prefix_length, (s.sampling.seed or 0) & 0xFFFFFFFF, s.sampling.do_sample, s.sampling.top_k,
+             s.sampling.subtalker_do_sample, s.sampling.subtalker_top_k] for s in starts
+        ], dtype=np.int64)
+        floats = np.array([
+            [s.sampling.repetition_penalty, s.sampling.temperature, s.sampling.top_p,
+             s.sampling.subtalker_temperature, s.sampling.subtalker_top_p] for s in starts
+        ], dtype=np.float32)
         with torch.inference_mode():
-            self._frame_sum[slot] = self._bos_embed
-            self._position[slot] = prefix_length
-            self._generated[slot] = 0
-            self._seen[slot] = False
-            self._penalty[slot] = sampling.repetition_penalty
-            for rows, prefix in ((self._talker_rows, ""), (self._predictor_rows, "subtalker_")):
-                rows.do_sample[slot] = getattr(sampling, f"{prefix}do_sample")
-                rows.temperature[slot] = getattr(sampling, f"{prefix}temperature")
-                rows.top_k[slot] = getattr(sampling, f"{prefix}top_k")
-                rows.top_p[slot] = getattr(sampling, f"{prefix}top_p")
-                rows.seed[slot] = sampling.seed & 0xFFFFFFFF
-        self.vocoder.reset(slot, context)
-        self._host_position[slot] = prefix_length
-        self._flags[slot] = (not sampling.do_sample, not sampling.subtalker_do_sample, _fits_candidates(sampling), _uses_top_p(sampling))
+            # Pageable host memory: the copies are staged at once and never wait for the device.
+            index = index.to(dev, non_blocking=True)
+            ints_d = torch.from_numpy(ints).to(dev, non_blocking=True)
+            floats_d = torch.from_numpy(floats).to(dev, non_blocking=True)
+            by_prefix: dict[int, tuple[CachedPrefix, list[int]]] = {}
+            for start in starts:
+                if start.prefix is not None:
+                    by_prefix.setdefault(id(start.prefix), (start.prefix, []))[1].append(start.slot)
+            for prefix, slots in by_prefix.values():
+                same = len(slots) == len(starts)
+                self.pool.load_many(index if same else torch.tensor(slots).to(dev, non_blocking=True), prefix)
+            self._frame_sum[index] = self._bos_embed
+            self._position[index] = ints_d[:, 0]
+            self._generated[index] = 0
+            self._seen[index] = False
+            self._penalty[index] = floats_d[:, 0]
+            # Columns of each sampler: (do_sample, top_k) in `ints`, (temperature, top_p) in `floats`.
+            for rows, (do_sample, top_k), (temperature, top_p) in (
+                (self._talker_rows, (2, 3), (1, 2)), (self._predictor_rows, (4, 5), (3, 4)),
+            ):
+                rows.do_sample[index] = ints_d[:, do_sample].bool()
+                rows.top_k[index] = ints_d[:, top_k]
+                rows.seed[index] = ints_d[:, 1]
+                rows.temperature[index] = floats_d[:, temperature]
+                rows.top_p[index] = floats_d[:, top_p]
+        for start in starts:
+            voice, sampling = start.voice, start.sampling
+            icl = voice is not None and voice.clone is not None and voice.clone.icl
+            self.vocoder.reset(start.slot, self._reference_for(voice)[1] if icl else None)
+            self._host_position[start.slot] = start.prefix_length
+            self._flags[start.slot] = (
+                not sampling.do_sample, not sampling.subtalker_do_sample, _fits_candidates(sampling), _uses_top_p(sampling)
+            )
 
     def reserve(self, slot: int, prefix_length: int) -> None:
         """Park a slot whose prefix is still being filled: the rows that sit out a frame step
