@@ -53,8 +53,10 @@ class Headroom:
         sums[2] += sign * x * x
         sums[3] += sign * x * y
 
-    def _fit(self) -> tuple[float, float] | None:
-        """(fixed seconds, seconds per stream) of the recent iterations, or None without any."""
+    def _fit(self, extrapolate: bool = True) -> tuple[float, float] | None:
+        """(fixed seconds, seconds per stream) of the recent iterations, or None without any.
+        Recent iterations of one batch size give no line: then, with `extrapolate`, all their
+        time counts as per-stream (the cautious reading for admission), else None."""
         with self._lock:
             n = len(self._samples)
             sx, sy, sxx, sxy = self._sums
@@ -66,10 +68,10 @@ class Headroom:
             slope = (sxy - sx * sy / n) / var
             if slope > 0:
                 return max(0.0, mean_y - slope * mean_x), slope
-        return 0.0, mean_y / mean_x
+        return (0.0, mean_y / mean_x) if extrapolate else None
 
-    def predicted_seconds(self, streams: int) -> float | None:
-        fit = self._fit()
+    def predicted_seconds(self, streams: int, extrapolate: bool = True) -> float | None:
+        fit = self._fit(extrapolate)
         return None if fit is None else fit[0] + fit[1] * streams
 
     def admits(self, streams: int) -> bool:

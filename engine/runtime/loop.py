@@ -224,8 +224,10 @@ class StepLoop:
 
     def _expected_iteration_s(self) -> float:
         """What the coming iterations will take: the recent mean, or more while streams arrive
-        faster than they start stepping (the measured fit's time for every admitted stream)."""
-        predicted = self.headroom.predicted_seconds(len(self._streams))
+        faster than they start stepping (the measured line's time for every admitted stream; no
+        guess before recent iterations span two batch sizes: from one stream's iterations, the
+        cautious per-stream reading would make every new level's first chunks two frames)."""
+        predicted = self.headroom.predicted_seconds(len(self._streams), extrapolate=False)
         return self._recent_iteration_s if predicted is None else max(self._recent_iteration_s, predicted)
 
     def _wait_timeout(self) -> float | None:

@@ -154,8 +154,9 @@ def test_headroom_fits_only_its_window_of_recent_iterations():
         headroom.record(streams, 0.005 + streams * 0.0001)
     assert headroom.predicted_seconds(300) == pytest.approx(0.035)
     for _ in range(8):
-        headroom.record(100, 0.01)  # one batch size: time per stream
+        headroom.record(100, 0.01)  # one batch size: no line, unless read as all per stream
     assert headroom.predicted_seconds(300) == pytest.approx(0.03)
+    assert headroom.predicted_seconds(300, extrapolate=False) is None
 
 
 async def test_the_engine_refuses_a_stream_the_headroom_cannot_carry(tiny_checkpoint: Path):

@@ -19,7 +19,7 @@ from voice_tts.protocol import AudioChunk, Done, Error, Progress
 from engine.model.generate import generate
 from engine.model.sampling import SamplingParams
 from engine.runtime.loop import DeviceCall
-from engine.runtime.qwen3_engine import Qwen3Engine
+from engine.runtime.qwen3_engine import FULL_COLLECTION_AFTER, Qwen3Engine
 
 GREEDY = SamplingParams.greedy()
 
@@ -415,7 +415,10 @@ def test_the_engine_freezes_the_collector_after_loading_when_asked(tiny_checkpoi
 
     calls: list[str] = []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
-    for options, expected in (({}, []), ({"freeze_gc": True}, ["freeze"]), ({"freeze_gc": False}, [])):
+    monkeypatch.setattr(gc, "set_threshold", lambda *thresholds: calls.append(thresholds))
+    young, middle, _ = gc.get_threshold()
+    frozen = ["freeze", (young, middle, FULL_COLLECTION_AFTER)]  # and full collections made rarer
+    for options, expected in (({}, []), ({"freeze_gc": True}, frozen), ({"freeze_gc": False}, [])):
         calls.clear()
         engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, **options)
         engine.close()
