@@ -293,7 +293,8 @@ def profile_codec(engine, runner, b: int, frames: int) -> dict:
 
 
 def plot(results: dict, path: Path) -> None:
-    """TTFA p50/p99 and streams with underruns against concurrent streams."""
+    """TTFA p50/p99, streams with underruns, and the loop's time per iteration (host work, waiting
+    for the codec and for the step) against concurrent streams."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -315,9 +316,15 @@ def plot(results: dict, path: Path) -> None:
     right.set_ylabel("streams with underruns")
     right.set_ylim(bottom=0, top=max(1, max(lv["streams_with_underruns"] for lv in levels)) * 1.1)
     ax2 = right.twinx()
-    ax2.plot([str(s) for s in streams], [lv["loop_ms_per_iteration"] for lv in levels], "k.-", label="loop ms / iteration")
-    ax2.set_ylabel("loop ms per iteration")
-    right.set_title("Underruns and loop time")
+    labels = [str(s) for s in streams]
+    for key, style, label in (
+        ("loop_ms_per_iteration", "k.-", "loop"), ("host_ms_per_iteration", "g^--", "host"),
+        ("codec_wait_ms_per_iteration", "bv--", "waiting for the codec"), ("step_wait_ms_per_iteration", "m.:", "waiting for the step"),
+    ):
+        ax2.plot(labels, [lv[key] for lv in levels], style, label=label)
+    ax2.set_ylabel("ms per loop iteration")
+    ax2.legend(loc="upper left", fontsize=8)
+    right.set_title("Underruns, and where an iteration's time goes")
     fig.suptitle(f"{results['conditions']['device']}: {results['conditions'].get('model', '')}, {results['conditions']['text_tokens_per_second']:g} text tokens/s, {results['conditions']['frames_per_stream']} frames per stream", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
