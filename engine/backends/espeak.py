@@ -7,6 +7,7 @@ give exact `Progress`; audio is resampled from eSpeak's 22050 Hz to the requeste
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -130,7 +131,7 @@ class EspeakStream:
             has_work = self._cut_pieces(self._pending + text, final=False)
             has_work = self._cut_waiting_words(self._last_text_at) or has_work
         if has_work:
-            self._scheduler.wake()
+            self._scheduler.wake(self)
 
     def end_input(self) -> None:
         with self._lock:
@@ -138,7 +139,7 @@ class EspeakStream:
                 return
             self._input_ended = True
             self._cut_pieces(self._pending, final=True)
-        self._scheduler.wake()
+        self._scheduler.wake(self)
 
     def _cut_pieces(self, unsynthesized: str, final: bool) -> bool:
         """Queue the complete pieces of `unsynthesized` (the received text after the last queued
@@ -290,17 +291,33 @@ class EspeakStream:
 
     def _speak(self, library: EspeakLibrary, piece: Piece) -> None:
         output = self._output
-        self._language = self._selection.language_for(piece.text, self._language)
-        base = output.native_samples
+        if piece.language is None:
+            piece = dataclasses.replace(
+                piece, language=self._selection.language_for(piece.text, self._language)
+            )
+        self._language = piece.language
+        base = output.native_samples - piece.done_samples  # where the piece's audio starts
+        produced = 0  # samples of the piece synthesized by this call
+        # Cutting a piece short and speaking it again is exact only when eSpeak's output is
+        # a function of text and voice (its carried state found and restored).
+        yields = library.reproducible and self._scheduler.should_yield
 
         def on_chunk(pcm: bytes, words) -> bool:
+            nonlocal produced
             if self._cancelled:
                 return False
+            # Progress that does not advance (words of the part spoken before) is dropped.
             for word in words:
                 end = piece.start + _word_end(piece.text, word.start, word.length)
                 output.progress(end, base + word.sample)
-            output.audio(pcm)
-            return True
+            skip = 2 * max(0, piece.done_samples - produced)
+            produced += len(pcm) // 2
+            if skip >= len(pcm):
+                return True
+            output.audio(pcm[skip:])
+            # Only once it has gone further than before: a piece yielded again and again
+            # still gets spoken.
+            return not (yields and yields())
 
         if not piece.text.strip() or library.synthesize(
             piece.text, self._selection.espeak_voice(self._language), on_chunk
@@ -308,6 +325,10 @@ class EspeakStream:
             # Punctuation and anything eSpeak said without a word event is done by the
             # time the piece's audio ends.
             output.progress(piece.end, output.native_samples)
+            return
+        with self._lock:
+            if not self._cancelled:  # it yielded: the rest of the piece comes next time
+                self._pieces.appendleft(dataclasses.replace(piece, done_samples=produced))
 
     def _emit(self, event: Event) -> None:
         if isinstance(event, AudioChunk):

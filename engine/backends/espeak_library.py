@@ -126,6 +126,12 @@ class EspeakLibrary:
             lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
             lib.espeak_ng_SetRandSeed.restype = ctypes.c_int
 
+    @property
+    def reproducible(self) -> bool:
+        """Each `synthesize` call's output depends only on its text and voice (the state eSpeak
+        carries from one call to the next is restored before each)."""
+        return bool(self._carried_state)
+
     def set_voice(self, name: str) -> None:
         """Select a voice by eSpeak name (`gmw/en-US`, `sit/cmn+f3`); raises if unknown.
 

@@ -61,10 +61,15 @@ def complete_words(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Piece:
-    """`text` starts at character `start` of the stream's spoken text."""
+    """`text` starts at character `start` of the stream's spoken text. A piece whose synthesis
+    was cut short (its stream yielded the synthesizer) carries the language it is spoken in and
+    how many of its samples were produced: synthesis is a function of text and voice, so
+    speaking it again from the start and skipping those samples continues it exactly."""
 
     start: int
     text: str
+    language: str | None = None
+    done_samples: int = 0
 
     @property
     def end(self) -> int:

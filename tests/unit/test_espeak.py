@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import threading
 
@@ -321,6 +322,20 @@ async def test_twenty_concurrent_streams_match_their_solo_runs_bit_for_bit(engin
         assert mixed[-1] == alone[-1]
 
 
+@pytest.mark.parametrize("text,sample_rate", [(ENGLISH, 24000), (MANDARIN, 16000)])
+async def test_a_piece_cut_short_goes_on_exactly_where_it_stopped(engine, monkeypatch, text, sample_rate):
+    alone = await speak(engine, text, sample_rate=sample_rate)
+    # Every other audio buffer that goes further than before, the stream is told to yield.
+    checks = itertools.count()
+    monkeypatch.setattr(espeak_scheduler.shared_scheduler(), "should_yield", lambda: next(checks) % 2 == 1)
+    cut = await speak(engine, text, sample_rate=sample_rate)
+    assert next(checks) > 10
+    check_stream_contract(cut, text, sample_rate)
+    assert pcm_of(cut) == pcm_of(alone)
+    assert [e for e in cut if isinstance(e, Progress)] == [e for e in alone if isinstance(e, Progress)]
+    assert cut[-1] == alone[-1]
+
+
 async def test_events_can_be_read_from_another_thread_and_event_loop(engine):
     stream = engine.open_stream()
     stream.push_text("Opened here, read elsewhere.")
@@ -474,6 +489,46 @@ def test_scheduler_serves_new_streams_first_then_round_robin():
     assert log[0] == "new"
     assert log[1:5] == ["a", "b", "new", "a"] or log[1:5] == ["a", "new", "b", "a"]
     assert sorted(log) == sorted(["a"] * 4 + ["b"] * 4 + ["new"] * 2)
+
+
+class _YieldingJob(_FakeJob):
+    """Each turn is `buffers` audio buffers long, and stops early when the scheduler says so."""
+
+    def __init__(self, name, turns, log, scheduler, buffers, priority=PRIORITY_NORMAL) -> None:
+        super().__init__(name, turns, log)
+        self.scheduler, self.buffers, self.priority = scheduler, buffers, priority
+        self.serving = threading.Event()
+
+    def step(self, library) -> None:
+        self.serving.set()
+        for _ in range(self.buffers):
+            threading.Event().wait(0.01)
+            if self.scheduler.should_yield():
+                self.log.append(f"{self.name} yielded")
+                return
+        super().step(library)
+
+
+def test_scheduler_cuts_a_turn_short_for_a_favoured_first_audio_only():
+    log: list[str] = []
+    scheduler = SynthesisScheduler(make_library=object)
+    served = _YieldingJob("served", 2, log, scheduler, buffers=30)
+    served.has_audio = True
+    scheduler.add(served)
+    assert served.serving.wait(10)
+    # The same priority waits for the turn to end; a favoured one without audio does not.
+    same = _YieldingJob("same", 1, log, scheduler, buffers=1)
+    scheduler.add(same)
+    scheduler.wake(same)
+    favoured = _YieldingJob("favoured", 1, log, scheduler, buffers=1, priority=PRIORITY_NORMAL - 1)
+    scheduler.add(favoured)
+    scheduler.wake(favoured)
+    for _ in range(500):
+        if sorted(log) == sorted(["served yielded", "favoured", "same", "served", "served"]):
+            break
+        threading.Event().wait(0.01)
+    # The cut-short turn is served again right after the turns waiting for their first audio.
+    assert log == ["served yielded", "favoured", "same", "served", "served"]
 
 
 def test_scheduler_reports_an_unavailable_library_per_job():

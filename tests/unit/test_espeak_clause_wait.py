@@ -26,7 +26,7 @@ class FakeClock:
 class IdleScheduler:
     """Never synthesizes: the test reads the stream's queue through `ready()` and `due_at()`."""
 
-    def wake(self) -> None:
+    def wake(self, job=None) -> None:
         pass
 
 
