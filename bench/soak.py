@@ -15,7 +15,8 @@ The abusers run in their own process, beside the server and the well-behaved cli
 The well-behaved client speaks one sentence per turn, all its text at once, and reads
 everything; its TTFA is from sending the text to the first audio frame. It is probed alone and
 beside the abusers for the same time (`--abused-seconds`, at least `--probe-turns` turns each),
-so that both p99s come from about as many turns.
+so that both p99s come from about as many turns; each phase reports the CPU that other work on
+the machine took meanwhile (`others_cpu_s_per_s`: on a shared machine a phase's p99 follows it).
 """
 
 from __future__ import annotations
@@ -80,6 +81,21 @@ def cpu_seconds(pid: int) -> dict:
             seconds = (int(fields[11]) + int(fields[12])) / ticks
             used["loop" if int(tid) == pid else "other_threads"] += seconds
     return used
+
+
+def others_cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds the machine has been busy (every process, /proc/stat) less those of `pids`
+    (the bench's own processes): on a shared machine, what other work took."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    user, nice, system, _idle, _iowait, irq, softirq = (
+        int(f) for f in Path("/proc/stat").read_text().split()[1:8]
+    )
+    ours = 0
+    for pid in pids:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()
+        ours += int(fields[11]) + int(fields[12])
+    return (user + nice + system + irq + softirq - ours) / ticks
 
 
 def wait_ready(url: str, timeout: float = 60.0) -> None:
@@ -345,11 +361,14 @@ def run(args: argparse.Namespace) -> dict:
         storms = asyncio.run(cancel_storms(ws_url, args.cancel_storms, args.storm_width))
         report["cancel_storms"] = summary(storms)
         after_turns = process_stats(server.pid)
-        began = time.monotonic()
+        ours = [server.pid, os.getpid()]
+        others, began = others_cpu_seconds(ours), time.monotonic()
         report["solo"] = summary(
             asyncio.run(probe(ws_url, args.probe_turns, args.pause, args.abused_seconds))
         )
-        report["solo"]["seconds"] = round(time.monotonic() - began, 1)
+        seconds = time.monotonic() - began
+        report["solo"]["seconds"] = round(seconds, 1)
+        report["solo"]["others_cpu_s_per_s"] = round((others_cpu_seconds(ours) - others) / seconds, 3)
         abusers = subprocess.Popen(
             [
                 sys.executable, here, "abuse", "--url", ws_url,
@@ -363,9 +382,11 @@ def run(args: argparse.Namespace) -> dict:
         assert abusers.stdout.readline().strip() == "abusers ready"
         time.sleep(args.abuse_warmup)
         during = process_stats(server.pid)
-        cpu_before, began = cpu_seconds(server.pid), time.monotonic()
+        ours.append(abusers.pid)
+        others, cpu_before, began = others_cpu_seconds(ours), cpu_seconds(server.pid), time.monotonic()
         abused = asyncio.run(probe(ws_url, args.probe_turns, args.pause, args.abused_seconds))
         cpu_after, seconds = cpu_seconds(server.pid), time.monotonic() - began
+        others = (others_cpu_seconds(ours) - others) / seconds
         report["abused"] = summary(abused)
         report["abused"]["server_during"] = during
         # What the abusers cost the server, in CPU seconds per second of the probing.
@@ -373,6 +394,7 @@ def run(args: argparse.Namespace) -> dict:
             thread: round((cpu_after[thread] - cpu_before[thread]) / seconds, 3) for thread in cpu_after
         }
         report["abused"]["seconds"] = round(seconds, 1)
+        report["abused"]["others_cpu_s_per_s"] = round(others, 3)
         abusers.send_signal(signal.SIGTERM)
         report["abusers"] = json.loads(abusers.communicate(timeout=60)[0].strip().splitlines()[-1])
         # Every slot the abusers held comes back once they are gone.
