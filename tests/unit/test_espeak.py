@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import sys
 import threading
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from engine import Engine
 from engine.backends import espeak_scheduler
-from engine.backends.espeak import MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
+from engine.backends.espeak import GIL_SWITCH_INTERVAL_S, MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
 from engine.backends.espeak_library import sanitize
 from engine.backends.espeak_scheduler import SynthesisScheduler
 from engine.backends.espeak_segments import MAX_PIECE_CHARS, take_pieces
@@ -372,6 +373,16 @@ async def test_capacity_close_and_capabilities():
     assert engine.active_streams == 0
     closed = [e async for e in engine.open_stream().events()]
     assert closed[0].code == "engine_closed"
+
+
+def test_the_voice_shortens_the_gil_switch_interval_and_never_lengthens_it(monkeypatch):
+    calls = []
+    monkeypatch.setattr(sys, "setswitchinterval", calls.append)
+    for current, expected in ((0.005, [GIL_SWITCH_INTERVAL_S]), (GIL_SWITCH_INTERVAL_S / 2, [])):
+        calls.clear()
+        monkeypatch.setattr(sys, "getswitchinterval", lambda: current)
+        EmbeddedEngine()
+        assert calls == expected
 
 
 def test_a_missing_checkpoint_folder_is_a_clear_error():
