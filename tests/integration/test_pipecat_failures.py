@@ -37,12 +37,12 @@ from pipecat.tests.utils import SleepFrame, run_test
 from pipecat.transcriptions.language import Language
 from pipecat.utils.errors import ErrorCategory
 from loop_watch import watch_loop
-from pipecat_harness import FakeEngine, RecordingEngine, of_type
+from pipecat_harness import FakeEngine, RecordingEngine, of_type, tone
 from test_pipecat_tts import REPLY, llm_turn, params
 
 from voice_tts.client import RemoteEngine
 from voice_tts.pipecat import Qwen3StreamingTTS
-from voice_tts.protocol import AudioChunk
+from voice_tts.protocol import AudioChunk, Done, Progress, Usage
 
 # FakeEngine(fail_after_chars=20) speaks the words of REPLY that end by character 20.
 HEARD_BEFORE_FAILURE = "Hello there, my"
@@ -368,3 +368,92 @@ async def test_cancel_frame_mid_reply_keeps_only_the_spoken_words():
     timed = " ".join(w.text for w in of_type(down, TTSTextFrame))
     assert said in ([], [""], [timed]) and LONG_REPLY.startswith(timed)
     assert engine.streams[0].cancel_calls >= 1
+
+
+# -- word frames in the order spoken, whatever the order Pipecat's tasks run in -------------------
+
+
+class SentenceThenTwoWords:
+    """An engine stream that speaks the reply's first sentence, then the next two words in one
+    step (one progress report for both, as a Qwen3 chunk covering two words gives), then the
+    rest once the input ends."""
+
+    def __init__(self, reply: str) -> None:
+        self.text, self.input_ended = "", False
+        self._first_end = reply.index(" The")
+        self._second_end = reply.index(" today")
+        self._changed = asyncio.Event()
+
+    def push_text(self, text: str) -> None:
+        self.text += text
+        self._changed.set()
+
+    def end_input(self) -> None:
+        self.input_ended = True
+        self._changed.set()
+
+    cancel = end_input
+
+    async def _until(self, condition) -> None:
+        while not condition():
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def events(self):
+        samples = 0
+
+        def audio(seconds: float) -> AudioChunk:
+            nonlocal samples
+            chunk = AudioChunk(pcm=tone(seconds, 24000), sample_rate=24000, start_sample=samples)
+            samples += chunk.num_samples
+            return chunk
+
+        await self._until(lambda: len(self.text) > self._second_end + 1)
+        yield Progress(spoken_end=self._first_end, audio_time=0.0)
+        yield audio(0.5)
+        yield Progress(spoken_end=self._second_end, audio_time=samples / 24000)
+        yield audio(0.3)
+        await self._until(lambda: self.input_ended)
+        yield Progress(spoken_end=len(self.text), audio_time=samples / 24000)
+        yield audio(0.5)
+        yield Done(usage=Usage(len(self.text), len(self.text), samples / 24000))
+
+
+class SentenceThenTwoWordsEngine:
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    def open_stream(self, *args, **options) -> SentenceThenTwoWords:
+        return SentenceThenTwoWords(self.reply)
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_word_frames_keep_their_order_when_the_reply_ends_between_two_words():
+    """Two words of a sentence still pending in TOKEN mode (no slot yet) reach Pipecat's audio
+    context together; its task matches the first, then, before the second, the reply's end
+    gives the sentence its slot. Pipecat replayed the first word behind the second: the
+    context read "... friend. weather The today ...". The forced pause below is one the task
+    can take by itself (it awaits between queued items)."""
+    reply = "Hello there, my friend. The weather today is lovely, isn't it?"
+    tts = Qwen3StreamingTTS(engine=SentenceThenTwoWordsEngine(reply), normalize=False)
+    sequencer, slotted = tts._aggregated_frame_sequencer, asyncio.Event()
+    finalize, add_word_timestamps = sequencer.finalize, tts._add_word_timestamps
+
+    async def finalize_then_note(context_id):
+        frames = await finalize(context_id)
+        slotted.set()
+        return frames
+
+    async def pause_after_the(word_times, context_id=None, includes_inter_frame_spaces=False):
+        await add_word_timestamps(word_times, context_id, includes_inter_frame_spaces)
+        if any(word == "The" for word, _ in word_times):
+            await asyncio.wait_for(slotted.wait(), 5)
+
+    sequencer.finalize, tts._add_word_timestamps = finalize_then_note, pause_after_the
+    turn = llm_turn(reply, gap=0.03)
+    down, _ = await run_test(tts, frames_to_send=[*turn[:-1], SleepFrame(0.3), turn[-1]], pipeline_params=params())
+    words = of_type(down, TTSTextFrame)
+    assert [w.text for w in words] == reply.split()  # was "... 'friend.', 'weather', 'The', ..."
+    assert all(a.pts <= b.pts for a, b in zip(words, words[1:]))

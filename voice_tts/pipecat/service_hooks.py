@@ -13,6 +13,10 @@ the adapter must do have no public hook in pipecat-ai 1.14:
   engine stream when its voice changes mid-turn, and to keep a sentence slot bounded: the
   base class matches each word against its whole slot, so one slot of 20,000 characters costs
   seconds per word.
+- When a sentence gets its slot (`_push_sequencer_frames` with the sentence's frame): the base
+  class matches a word when its audio context plays it, and a word whose sentence has no slot
+  yet is held in the sequencer and replayed, at the slot's creation, behind the words queued
+  after it, out of order. The adapter gives Pipecat only words whose sentence has a slot.
 
 `check_hooks()` runs at import: if Pipecat renames or reshapes any of these, importing the
 adapter fails at once with the member's name instead of the LLM context silently filling with
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 
-from pipecat.frames.frames import AggregatedTextProgressFrame, Frame, TTSTextFrame
+from pipecat.frames.frames import AggregatedTextFrame, AggregatedTextProgressFrame, Frame, TTSTextFrame
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.tts_service import TTSService
 
@@ -85,6 +89,10 @@ class TTSServiceHooks(TTSService):
         """Whether a context that ended with no audio counts towards writing the service off."""
         return True
 
+    async def on_sentence_slotted(self, context_id: str) -> None:
+        """A sentence of the context got its slot: words of the text handed to `run_tts` so far
+        can be matched (TOKEN mode promotes a sentence before the token that ended it is spoken)."""
+
     # -- what subclasses use ---------------------------------------------------------------
 
     @property
@@ -133,6 +141,11 @@ class TTSServiceHooks(TTSService):
         ):
             return
         await super().push_frame(frame, direction)
+
+    async def _push_sequencer_frames(self, frames: list[Frame], context_id: str | None):
+        await super()._push_sequencer_frames(frames, context_id)
+        if context_id and any(type(f) is AggregatedTextFrame and f.will_be_spoken for f in frames):
+            await self.on_sentence_slotted(context_id)
 
     async def _record_context_audio_outcome(self, context_id: str, received_audio: bool):
         if received_audio or self.counts_as_silent(context_id):

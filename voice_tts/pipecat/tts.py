@@ -147,6 +147,10 @@ class _Turn:
     word_cuts: list[int] = field(default_factory=list)
     # Words reported before the context's first audio.
     words_before_audio: list[Word] = field(default_factory=list)
+    # TOKEN mode: characters of that text inside sentences Pipecat has a slot for, and the
+    # words reported past them, held until their sentence has one.
+    slotted_chars: int = 0
+    held_words: list[Word] = field(default_factory=list)
     # Clock time at which the context's first audio went downstream.
     playback_started_ns: int | None = None
     input_ended: bool = False
@@ -458,7 +462,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 if isinstance(event, AudioChunk):
                     turn.produced_audio = True
                     await self._append_audio(context_id, turn, event)
-                    if turn.words_before_audio:
+                    if turn.words_before_audio or turn.held_words:
                         await self._add_words(context_id, turn, [])
                 elif isinstance(event, WordsEvent):
                     await self._add_words(context_id, turn, event.words)
@@ -498,10 +502,15 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 context_id, TTSAudioRawFrame(pcm, self.sample_rate, 1, context_id=context_id)
             )
 
-    async def _add_words(self, context_id: str, turn: _Turn, words: list[Word]):
+    async def _add_words(self, context_id: str, turn: _Turn, words: list[Word], hold: bool = True):
         """Hand words to Pipecat a few at a time, each batch matched against its slot before
         the next goes in: Pipecat matches every queued word in one go (the ones that come
-        before the context's first audio too, so those wait for it here)."""
+        before the context's first audio too, so those wait for it here). In TOKEN mode a word
+        whose sentence has no slot yet waits here too, unless `hold` is off (the context ends)."""
+        words, turn.held_words = turn.held_words + words, []
+        if hold and self._streams_tokens and not turn.input_ended:
+            slotted = next((i for i, w in enumerate(words) if w.raw_end > turn.slotted_chars), len(words))
+            words, turn.held_words = words[:slotted], words[slotted:]
         if not turn.produced_audio:
             turn.words_before_audio.extend(words)
             return
@@ -531,7 +540,13 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             batch, context_id, includes_inter_frame_spaces=True if spaceless else None
         )
 
+    async def on_sentence_slotted(self, context_id: str) -> None:
+        if (turn := self._turns.get(context_id)) is not None:
+            turn.slotted_chars = turn.text_chars
+
     async def _end_context(self, context_id: str, turn: _Turn):
+        if turn.held_words:
+            await self._add_words(context_id, turn, [], hold=False)
         if turn.resampler is not None and (tail := turn.resampler.flush()):
             await self.append_to_audio_context(
                 context_id, TTSAudioRawFrame(tail, self.sample_rate, 1, context_id=context_id)
