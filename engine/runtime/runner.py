@@ -231,19 +231,13 @@ class ModelRunner:
             return
         dev = self.device
         index = torch.from_numpy(np.fromiter((s.slot for s in starts), dtype=np.int64, count=len(starts)))
-        ints = np.array([
-            [s.prefix_length, (s.sampling.seed or 0) & 0xFFFFFFFF, s.sampling.do_sample, s.sampling.top_k,
-             s.sampling.subtalker_do_sample, s.sampling.subtalker_top_k] for s in starts
-        ], dtype=np.int64)
-        floats = np.array([
-            [s.sampling.repetition_penalty, s.sampling.temperature, s.sampling.top_p,
-             s.sampling.subtalker_temperature, s.sampling.subtalker_top_p] for s in starts
-        ], dtype=np.float32)
+        lengths = torch.from_numpy(np.fromiter((s.prefix_length for s in starts), dtype=np.int64, count=len(starts)))
+        samplings = [s.sampling for s in starts]
+        penalties = torch.tensor([s.repetition_penalty for s in samplings], dtype=torch.float32)
         with torch.inference_mode():
-            # Pageable host memory: the copies are staged at once and never wait for the device.
+            # Host tensors copied without waiting: pageable memory is staged at once, and the
+            # copies never wait for the work already on the device.
             index = index.to(dev, non_blocking=True)
-            ints_d = torch.from_numpy(ints).to(dev, non_blocking=True)
-            floats_d = torch.from_numpy(floats).to(dev, non_blocking=True)
             by_prefix: dict[int, tuple[CachedPrefix, list[int]]] = {}
             for start in starts:
                 if start.prefix is not None:
@@ -252,19 +246,14 @@ class ModelRunner:
                 same = len(slots) == len(starts)
                 self.pool.load_many(index if same else torch.tensor(slots).to(dev, non_blocking=True), prefix)
             self._frame_sum[index] = self._bos_embed
-            self._position[index] = ints_d[:, 0]
+            self._position[index] = lengths.to(dev, non_blocking=True)
             self._generated[index] = 0
             self._seen[index] = False
-            self._penalty[index] = floats_d[:, 0]
-            # Columns of each sampler: (do_sample, top_k) in `ints`, (temperature, top_p) in `floats`.
-            for rows, (do_sample, top_k), (temperature, top_p) in (
-                (self._talker_rows, (2, 3), (1, 2)), (self._predictor_rows, (4, 5), (3, 4)),
-            ):
-                rows.do_sample[index] = ints_d[:, do_sample].bool()
-                rows.top_k[index] = ints_d[:, top_k]
-                rows.seed[index] = ints_d[:, 1]
-                rows.temperature[index] = floats_d[:, temperature]
-                rows.top_p[index] = floats_d[:, top_p]
+            self._penalty[index] = penalties.to(dev, non_blocking=True)
+            for rows, predictor in ((self._talker_rows, False), (self._predictor_rows, True)):
+                new = SamplerRows.build(samplings, "cpu", predictor=predictor)
+                for name in ("do_sample", "temperature", "top_k", "top_p", "seed"):
+                    getattr(rows, name)[index] = getattr(new, name).to(dev, non_blocking=True)
         for start in starts:
             voice, sampling = start.voice, start.sampling
             icl = voice is not None and voice.clone is not None and voice.clone.icl
