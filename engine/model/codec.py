@@ -6,16 +6,17 @@
 
 Every stage is causal, so decoding can be streamed exactly: `CodecState` carries, per stream, the
 input tail of every causal convolution (zeros at the start, which is what the official left
-padding feeds), the last `sliding_window - 1` keys/values of every transformer layer with their
-frame positions, and the next frame's position. `decode_chunk` consumes any number of frames
+padding feeds), a ring of every transformer layer's keys/values (the last `sliding_window - 1`
+frames and room for the next pass's) with their frame positions, and the next frame's position. `decode_chunk` consumes any number of frames
 (one frame = 80 ms is fine) and returns exactly their samples; chunked decoding matches a
 whole-sequence decode up to float rounding (tests measure <= 1e-5 in float32).
 
 Positions keep counting from the start of the stream (a whole decode uses 0..T-1), so for
 utterances up to 300 frames this is the official decode; beyond that the official decoder re-starts
 positions in 300-frame chunks with 25 frames of left context, an approximation this decoder does
-not copy. Batched streams: states of several streams concatenate along dim 0
-(`CodecState.cat`) and split back (`CodecState.split`); each row keeps its own positions.
+not copy. Batched streams: a state holds rows for many streams (the runtime keeps one per slot)
+and a decode names the rows it advances, which it reads and updates in place: no state is
+gathered into a batch and scattered back. Each row keeps its own positions.
 
 Activations are [B, C, T] (cuDNN's own layout for these convolutions; a channels-last layout
 measured ten times slower on an H200 without cuDNN autotuning, and autotuning every graph shape
@@ -27,12 +28,12 @@ tail. The convolutions inside the decoder blocks leave out their bias, which the
 their output adds in the same pass (cuDNN would add it in a pass of its own over the output).
 The last convolution (one output channel) and its clamp are one Triton pass as well.
 
-cuDNN picks a slow non-tensor-core kernel for some of these shapes (on an H200 the dilated 384-channel
-convolution took 6 ms at 512 streams x 1 frame, where the same product as an im2col GEMM took
-0.8 ms), so on CUDA each plain convolution is timed once both ways (`choose_convolutions`) and
-runs the faster one. The GEMM keeps the [B, C, T] layout (weights times each stream's window
-columns, a batched GEMM), so neither its input nor its output is transposed, and a pointwise
-convolution reads its input as it is.
+cuDNN picks a slow non-tensor-core kernel for some of these shapes and batch sizes (on an H200 the
+dilated 384-channel convolution took 23 ms at 512 streams x 4 frames, where the same product as an
+im2col GEMM took 3 ms), so on CUDA each plain convolution is timed both ways for each decode shape
+(`choose_convolutions`, before that shape's graph is captured) and runs the faster one. The GEMM
+keeps the [B, C, T] layout (weights times each stream's window columns, a batched GEMM), so
+neither its input nor its output is transposed, and a pointwise convolution reads its input as it is.
 """
 
 from __future__ import annotations
@@ -46,33 +47,49 @@ from torch import Tensor
 
 from engine.model import codec_kernels
 from engine.model.config import CodecConfig
-from engine.model.transformer import DecoderStack, Rotary, sdpa
+from engine.model.transformer import DecoderStack, Rotary
 from engine.model.weight_layout import codec_decoder_channels
+
+
+# New frames the transformer takes per pass: its key ring holds the window's last frames plus
+# this many (each pass writes its keys first, then attends), so a longer chunk runs in passes.
+FRAMES_PER_PASS = 8
 
 
 @dataclass
 class CodecState:
-    conv: dict[str, Tensor]  # name -> [B, channels, context] input tail of a causal convolution
-    keys: list[Tensor]  # per layer [B, heads, window-1, head_dim], oldest first
+    """Streams' decoder states, read and updated in place. Every tensor has one row per stream of
+    a pool; `rows` [B] names the decoded streams' rows, in batch order (a pool of many streams
+    decodes any of them without gathering or scattering whole states)."""
+
+    conv: dict[str, Tensor]  # name -> [S, channels, context] input tail of a causal convolution
+    keys: list[Tensor]  # per layer [S, kv_heads, ring, head_dim]: frame p's key at p % ring
     values: list[Tensor]
-    key_pos: Tensor  # [B, window-1] frame position of each cached key, -1 = empty
-    next_pos: Tensor  # [B] position of the next frame
+    key_pos: Tensor  # [S, ring] frame position of each ring entry, -1 = empty
+    next_pos: Tensor  # [S] position of the next frame
+    rows: Tensor  # [B] int64
 
     @property
     def batch_size(self) -> int:
-        return self.next_pos.shape[0]
+        return self.rows.shape[0]
 
     @staticmethod
     def cat(states: list[CodecState]) -> CodecState:
+        """One state holding the decoded rows of `states`, in order (copies)."""
+        take = lambda pick: torch.cat([pick(s).index_select(0, s.rows) for s in states])  # noqa: E731
+        conv = {name: take(lambda s: s.conv[name]) for name in states[0].conv}
+        layers = range(len(states[0].keys))
+        next_pos = take(lambda s: s.next_pos)
         return CodecState(
-            conv={name: torch.cat([s.conv[name] for s in states]) for name in states[0].conv},
-            keys=[torch.cat(layer) for layer in zip(*(s.keys for s in states))],
-            values=[torch.cat(layer) for layer in zip(*(s.values for s in states))],
-            key_pos=torch.cat([s.key_pos for s in states]),
-            next_pos=torch.cat([s.next_pos for s in states]),
+            conv=conv,
+            keys=[take(lambda s: s.keys[i]) for i in layers],
+            values=[take(lambda s: s.values[i]) for i in layers],
+            key_pos=take(lambda s: s.key_pos), next_pos=next_pos,
+            rows=torch.arange(next_pos.shape[0], device=next_pos.device),
         )
 
     def split(self) -> list[CodecState]:
+        """One state per decoded row, each a view of this one's row."""
         return [
             CodecState(
                 conv={name: t[i : i + 1] for name, t in self.conv.items()},
@@ -80,8 +97,9 @@ class CodecState:
                 values=[v[i : i + 1] for v in self.values],
                 key_pos=self.key_pos[i : i + 1],
                 next_pos=self.next_pos[i : i + 1],
+                rows=torch.zeros(1, dtype=torch.int64, device=self.rows.device),
             )
-            for i in range(self.batch_size)
+            for i in self.rows.tolist()
         ]
 
 
@@ -99,22 +117,30 @@ class _Snake:
         return cls(torch.exp(alpha), 1.0 / (torch.exp(beta) + 1e-9), bias)
 
     def __call__(
-        self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None, keep_sum: bool = False
+        self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None, keep_sum: bool = False,
+        context: tuple[Tensor, Tensor] | None = None,
     ) -> tuple[Tensor | None, Tensor]:
         """Snake of x + residual + bias over [B, C, T] -> (the sum when `keep_sum`, its Snake); the
-        Snake goes into `out` when given (a view, e.g. the body of a convolution's input buffer)."""
+        Snake goes into `out` when given. With `context` (tail [S, C, K], rows [B]) `out` is a
+        convolution's input buffer [B, C, K + T]: tail[rows] (the streams' left context), then the Snake."""
         adds = residual is not None or self.bias is not None
+        width = context[0].shape[2] if context is not None else 0
+        body = out[..., width:] if out is not None else None
         if codec_kernels.available(x):
             total = torch.empty_like(x) if keep_sum and adds else x
-            snake = out if out is not None else torch.empty_like(x)
-            codec_kernels.snake(x, self.alpha, self.inv_beta, snake, residual, self.bias, total if total is not x else None)
-            return (total if keep_sum else None), snake
+            snake = body if body is not None else torch.empty_like(x)
+            codec_kernels.snake(
+                x, self.alpha, self.inv_beta, snake, residual, self.bias, total if total is not x else None, context
+            )
+            return (total if keep_sum else None), (out if out is not None else snake)
         total = x if residual is None else x + residual
         if self.bias is not None:
             total = total + self.bias[:, None]
         snake = total + self.inv_beta[:, None] * torch.sin(total * self.alpha[:, None]).pow(2)
         if out is not None:
-            out.copy_(snake)
+            if context is not None:
+                out[..., :width] = context[0].index_select(0, context[1])
+            body.copy_(snake)
             snake = out
         return (total if keep_sum else None), snake
 
@@ -124,19 +150,23 @@ class CodecDecoder:
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self._tails: dict[str, tuple[int, int]] = {}  # conv name -> (input channels, context)
         self._convs: list[_CausalConv] = []
-        self._gemm_convolutions: list[str] | None = None  # chosen once (`choose_convolutions`)
+        # (batch, frames) of a decode -> the convolutions that run as GEMMs (`choose_convolutions`)
+        self.gemm_convolutions: dict[tuple[int, int], list[str]] = {}
         q = "decoder.quantizer."
 
         def codebook(group: str, k: int) -> Tensor:
+            """Codebook k of `group` through its group's output projection: [codebook_size, codebook_dim]."""
             book = f"{q}{group}.vq.layers.{k}._codebook."
             usage = w[book + "cluster_usage"].float().clamp(min=1e-5)
-            return (w[book + "embedding_sum"].float() / usage[:, None]).to(dtype)
+            return (w[book + "embedding_sum"].float() / usage[:, None]) @ w[f"{q}{group}.output_proj.weight"][:, :, 0].float().T
 
         n_rest = cfg.num_quantizers - cfg.num_semantic_quantizers
-        self.codebook_first = codebook("rvq_first", 0)
-        self.codebooks_rest = [codebook("rvq_rest", k) for k in range(n_rest)]
-        self.proj_first = w[q + "rvq_first.output_proj.weight"][:, :, 0]
-        self.proj_rest = w[q + "rvq_rest.output_proj.weight"][:, :, 0]
+        # The output projections are linear, so the projected codebooks summed are the official
+        # projection of the summed codebooks: dequantizing is then one gather-and-sum.
+        books = [codebook("rvq_first", k) for k in range(cfg.num_semantic_quantizers)]
+        books += [codebook("rvq_rest", k) for k in range(n_rest)]
+        self.codebooks = torch.cat(books).to(dtype)  # [num_quantizers * codebook_size, codebook_dim]
+        self._code_offsets = torch.arange(cfg.num_quantizers, device=device) * cfg.codebook_size
 
         self.pre_conv = self._conv(w, "decoder.pre_conv.conv.")
         tr = cfg.transformer
@@ -193,47 +223,58 @@ class CodecDecoder:
         return conv
 
     def new_state(self, batch: int = 1) -> CodecState:
-        tr, window = self.cfg.transformer, self.cfg.sliding_window - 1
+        tr, ring = self.cfg.transformer, self.cfg.sliding_window - 1 + FRAMES_PER_PASS
         conv = {
             name: torch.zeros(batch, channels, context, device=self.device, dtype=self.dtype)
             for name, (channels, context) in self._tails.items()
         }
-        kv = (batch, tr.num_kv_heads, window, tr.head_dim)
+        kv = (batch, tr.num_kv_heads, ring, tr.head_dim)
         return CodecState(
             conv=conv,
             keys=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.stack.layers],
             values=[torch.zeros(kv, device=self.device, dtype=self.dtype) for _ in self.stack.layers],
-            key_pos=torch.full((batch, window), -1, dtype=torch.int64, device=self.device),
+            key_pos=torch.full((batch, ring), -1, dtype=torch.int64, device=self.device),
             next_pos=torch.zeros(batch, dtype=torch.int64, device=self.device),
+            rows=torch.arange(batch, device=self.device),
         )
 
     def choose_convolutions(self, batch: int, frames: int, repeats: int = 3) -> list[str]:
-        """Time every plain convolution on its input of one decode of `batch` streams x `frames`
-        frames, through cuDNN and as an im2col GEMM, and keep the faster (CUDA only; the choice
-        holds for every batch, as the slow cuDNN kernels are slow at every size, so it is made
-        once per decoder: every runner of the model shares it). Returns the names of the
-        convolutions that run as GEMMs."""
+        """Which plain convolutions run as im2col GEMMs in a decode of `batch` streams x `frames`
+        frames: each is timed on its input of such a decode both ways, with the Snake that feeds
+        it, and runs the faster way from now on (CUDA only). cuDNN's heuristics pick a slow
+        kernel for some shapes and not for others, so the choice is per decode shape (the vocoder
+        makes it before it captures each shape's graph) and kept per shape. Returns the names
+        of the convolutions that run as GEMMs."""
         if self.device.type != "cuda":
             return []
-        if self._gemm_convolutions is not None:
-            return self._gemm_convolutions
+        chosen = self.gemm_convolutions.get((batch, frames))
+        if chosen is None:
+            chosen = self.gemm_convolutions[(batch, frames)] = self._time_convolutions(batch, frames, repeats)
+        for conv in self._convs:
+            conv.by_gemm = conv.name in chosen
+        return chosen
+
+    def _time_convolutions(self, batch: int, frames: int, repeats: int) -> list[str]:
         candidates = [c for c in self._convs if c.gemm_weight is not None]
-        inputs: dict[str, tuple[int, ...]] = {}
+        inputs: dict[str, tuple[tuple[int, ...], _Snake | None]] = {}
         for conv in candidates:
             conv.by_gemm, conv.seen = False, inputs
         codes = torch.zeros(batch, frames, self.cfg.num_quantizers, dtype=torch.int64, device=self.device)
+        faster = []
         with torch.inference_mode():
-            self.decode_chunk(codes, self.new_state(batch))
+            state = self.new_state(batch)
+            self.decode_chunk(codes, state)
             for conv in candidates:
                 conv.seen = None
-                x = torch.randn(inputs[conv.name], device=self.device, dtype=self.dtype)
+                shape, snake = inputs[conv.name]
+                x = torch.randn(shape, device=self.device, dtype=self.dtype)
                 timings = []
                 for by_gemm in (False, True):
                     conv.by_gemm = by_gemm
-                    timings.append(_device_ms(lambda: conv._apply(x, 0), repeats))
-                conv.by_gemm = timings[1] < timings[0]
-        self._gemm_convolutions = [c.name for c in candidates if c.by_gemm]
-        return self._gemm_convolutions
+                    timings.append(_device_ms(lambda: conv(x, state, snake), repeats))
+                if timings[1] < timings[0]:
+                    faster.append(conv.name)
+        return faster
 
     def decode(self, codes: Tensor) -> Tensor:
         """Whole-sequence decode: codes [T, G] -> float32 samples [T * samples_per_frame]."""
@@ -268,37 +309,54 @@ class CodecDecoder:
         return wav
 
     def _dequantize(self, codes: Tensor) -> Tensor:
-        """codes [B, n, G] -> [B, codebook_dim, n]; codebooks summed in order as the official RVQ."""
-        first = F.embedding(codes[..., 0], self.codebook_first)
-        rest = F.embedding(codes[..., 1], self.codebooks_rest[0])
-        for k in range(1, len(self.codebooks_rest)):
-            rest = rest + F.embedding(codes[..., k + 1], self.codebooks_rest[k])
-        return (F.linear(first, self.proj_first) + F.linear(rest, self.proj_rest)).transpose(1, 2)
+        """codes [B, n, G] -> [B, codebook_dim, n]: every group's projected codebook entry, summed."""
+        b, n, groups = codes.shape
+        rows = (codes + self._code_offsets).reshape(b * n, groups)
+        return F.embedding_bag(rows, self.codebooks, mode="sum").view(b, n, -1).transpose(1, 2)
 
     def _transformer(self, x: Tensor, state: CodecState) -> Tensor:
-        """x [B, n, latent] -> [B, n, latent] with sliding-window attention over cached frames."""
+        """x [B, n, latent] -> [B, n, latent] with sliding-window attention over cached frames,
+        in passes of at most FRAMES_PER_PASS frames."""
+        h = F.linear(x, *self.in_proj)
+        passes = [self._attend_pass(h[:, i : i + FRAMES_PER_PASS], state) for i in range(0, x.shape[1], FRAMES_PER_PASS)]
+        return F.linear(passes[0] if len(passes) == 1 else torch.cat(passes, dim=1), *self.out_proj)
+
+    def _attend_pass(self, x: Tensor, state: CodecState) -> Tensor:
+        """The stack over n <= FRAMES_PER_PASS new frames [B, n, hidden]. Their keys go into the
+        ring first, at position % ring, over entries at least a window old, so the ring then
+        holds every key these frames may see; the mask picks them by position (the order of
+        keys does not matter to attention)."""
         b, n, _ = x.shape
-        keep = self.cfg.sliding_window - 1
-        positions = state.next_pos[:, None] + torch.arange(n, device=x.device)
-        all_pos = torch.cat((state.key_pos, positions), dim=1)  # [B, keep + n]
+        rows, ring = state.rows, state.key_pos.shape[1]
+        positions = state.next_pos.index_select(0, rows)[:, None] + torch.arange(n, device=x.device)  # [B, n]
+        at = positions % ring
+        state.key_pos[rows[:, None], at] = positions
+        key = state.key_pos.index_select(0, rows)[:, None, :]  # [B, 1, ring]
         query = positions[:, :, None]
-        key = all_pos[:, None, :]
         mask = ((key >= 0) & (key <= query) & (key > query - self.cfg.sliding_window))[:, None]
         cos, sin = self.rotary.cos_sin(positions.reshape(-1, 1), x.dtype)  # [B * n, 1, head_dim]
+        bias = torch.zeros(mask.shape, device=x.device, dtype=torch.float32).masked_fill_(~mask, float("-inf"))
+        groups = self.cfg.transformer.num_heads // self.cfg.transformer.num_kv_heads
 
         def attend(index: int, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
-            """Token rows [B * n, heads, hd] -> the window's attention [B * n, heads * hd]."""
-            q, k, v = (t.view(b, n, t.shape[1], -1).transpose(1, 2) for t in (q, k, v))
-            keys = torch.cat((state.keys[index], k), dim=2)
-            values = torch.cat((state.values[index], v), dim=2)
-            state.keys[index] = keys[:, :, keys.shape[2] - keep :]
-            state.values[index] = values[:, :, values.shape[2] - keep :]
-            return sdpa(q, keys, values, mask).transpose(1, 2).reshape(b * n, -1)
+            """Token rows [B * n, heads, hd] -> the window's attention [B * n, heads * hd]. A few
+            queries over a short ring: two small batched GEMMs and a softmax, in float32 (cuDNN's
+            fused attention with this mask took 0.22 ms per layer at 256 streams x 4 frames on an
+            H200, for 80 MB of keys and values)."""
+            keys, values = state.keys[index], state.values[index]
+            keys[rows[:, None], :, at] = k.view(b, n, *k.shape[1:])
+            values[rows[:, None], :, at] = v.view(b, n, *v.shape[1:])
+            keys, values = keys.index_select(0, rows), values.index_select(0, rows)  # [B, kv_heads, ring, hd]
+            if groups > 1:
+                keys, values = keys.repeat_interleave(groups, 1), values.repeat_interleave(groups, 1)
+            q = q.view(b, n, *q.shape[1:]).transpose(1, 2).float()  # [B, heads, n, hd]
+            scores = torch.matmul(q * q.shape[-1] ** -0.5, keys.float().transpose(2, 3)) + bias
+            out = torch.matmul(scores.softmax(-1), values.float())
+            return out.to(v.dtype).transpose(1, 2).reshape(b * n, -1)
 
-        h = self.stack.forward(F.linear(x, *self.in_proj).reshape(b * n, -1), cos, sin, attend).view(b, n, -1)
-        state.key_pos = all_pos[:, all_pos.shape[1] - keep :]
-        state.next_pos = state.next_pos + n
-        return F.linear(h, *self.out_proj)
+        h = self.stack.forward(x.reshape(b * n, -1), cos, sin, attend).view(b, n, -1)
+        state.next_pos.index_copy_(0, rows, positions[:, -1] + 1)
+        return h
 
 
 class _CausalConv:
@@ -323,7 +381,8 @@ class _CausalConv:
         plain = not transposed and groups == 1 and not self.mono
         self.gemm_weight = weight.reshape(weight.shape[0], -1) if plain else None
         self.by_gemm = False
-        self.seen: dict[str, tuple[int, ...]] | None = None  # records the input shape (choose_convolutions)
+        # Records each call's input shape and Snake (choose_convolutions).
+        self.seen: dict[str, tuple[tuple[int, ...], _Snake | None]] | None = None
 
     def __call__(
         self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None,
@@ -333,20 +392,22 @@ class _CausalConv:
         when `keep_sum` or without a Snake, output [B, C_out, n']); the mono output convolution
         returns float32 [B, n'] clamped to [-1, 1]."""
         b, channels, n = x.shape
-        body = None
+        if self.seen is not None:
+            self.seen[self.name] = (tuple(x.shape), snake)
+        buffer = None
         if self.context:
+            tail = state.conv[self.name]
             buffer = torch.empty(b, channels, self.context + n, device=x.device, dtype=x.dtype)
-            buffer[..., : self.context] = state.conv[self.name]
-            body = buffer[..., self.context :]
         if snake is not None:
-            total, y = snake(x, residual, out=body, keep_sum=keep_sum)
+            total, y = snake(x, residual, out=buffer, keep_sum=keep_sum, context=(tail, state.rows) if self.context else None)
         else:
             total = y = x if residual is None else x + residual
-            if body is not None:
-                body.copy_(y)
+            if buffer is not None:
+                buffer[..., : self.context] = tail.index_select(0, state.rows)
+                buffer[..., self.context :] = y
+                y = buffer
         if self.context:
-            state.conv[self.name] = buffer[..., n:].clone()
-            y = buffer
+            tail.index_copy_(0, state.rows, buffer[..., n:])
         return total, self._apply(y, n)
 
     def _apply(self, x: Tensor, n: int) -> Tensor:
@@ -354,17 +415,16 @@ class _CausalConv:
             if codec_kernels.available(x):
                 return codec_kernels.to_mono(x, self.mono_weight, self.bias, x.shape[-1] - self.context)
             return F.conv1d(x, self.weight, self.bias).clamp(-1, 1)[:, 0].float()
-        if self.seen is not None:
-            self.seen[self.name] = tuple(x.shape)
         if self.by_gemm:
-            return _conv_by_gemm(x, self.gemm_weight, self.output_bias, self.weight.shape[-1], self.dilation)
+            y = _conv_by_gemm(x, self.gemm_weight, self.weight.shape[-1], self.dilation)
+            return y if self.output_bias is None else y.add_(self.output_bias[:, None])
         if not self.transposed:
             return F.conv1d(x, self.weight, self.output_bias, dilation=self.dilation, groups=self.groups)
         y = F.conv_transpose1d(x, self.weight, self.output_bias, stride=self.stride)
         return y[..., self.context * self.stride : (self.context + n) * self.stride]
 
 
-def _conv_by_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, kernel: int, dilation: int) -> Tensor:
+def _conv_by_gemm(x: Tensor, weight: Tensor, kernel: int, dilation: int) -> Tensor:
     """conv1d(x, weight) as one batched GEMM over the input's windows, in x's own layout (no
     transposes): x [B, C, L], weight [C_out, C * K] -> [B, C_out, L - (K - 1) * dilation]. A
     pointwise convolution (K = 1) reads x as it is; a wider one gathers its windows first."""
@@ -375,8 +435,7 @@ def _conv_by_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, kernel: int, d
     else:
         windows = x.unfold(2, (kernel - 1) * dilation + 1, 1)[..., ::dilation]  # [B, C, n, K]
         columns = windows.transpose(2, 3).reshape(b, channels * kernel, n)
-    y = torch.bmm(weight.expand(b, *weight.shape), columns)
-    return y if bias is None else y.add_(bias[:, None])
+    return torch.bmm(weight.expand(b, *weight.shape), columns)
 
 
 def _device_ms(run, repeats: int) -> float:

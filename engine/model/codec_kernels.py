@@ -33,15 +33,24 @@ if triton is not None:
 
     @triton.jit
     def _snake_kernel(
-        x_ptr, r_ptr, bias_ptr, z_ptr, s_ptr, alpha_ptr, inv_beta_ptr, C, T,
-        sxb, sxc, sxt, srb, src, srt, szb, szc, szt, ssb, ssc, sst,
+        x_ptr, r_ptr, bias_ptr, z_ptr, s_ptr, alpha_ptr, inv_beta_ptr, tail_ptr, rows_ptr, C, T,
+        sxb, sxc, sxt, srb, src, srt, szb, szc, szt, ssb, ssc, sst, stb, stc, stt,
         HAS_RESIDUAL: tl.constexpr, HAS_BIAS: tl.constexpr, STORE_SUM: tl.constexpr,
-        BLOCK_C: tl.constexpr, BLOCK_T: tl.constexpr,
+        CONTEXT: tl.constexpr, BLOCK_CONTEXT: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_T: tl.constexpr,
     ):
         b = tl.program_id(2).to(tl.int64)
         c = (tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)).to(tl.int64)
         t = (tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)).to(tl.int64)
         inside_c = c < C
+        if CONTEXT > 0:
+            # The first time block also puts the stream's left context (its state row) before
+            # the output, which is the body of the convolution's input buffer.
+            if tl.program_id(0) == 0:
+                row = tl.load(rows_ptr + b)
+                j = tl.arange(0, BLOCK_CONTEXT)
+                keep = inside_c[:, None] & (j[None, :] < CONTEXT)
+                tail = tl.load(tail_ptr + row * stb + c[:, None] * stc + j[None, :] * stt, mask=keep, other=0.0)
+                tl.store(s_ptr + b * ssb + c[:, None] * ssc + (j - CONTEXT)[None, :] * sst, tail, mask=keep)
         inside = inside_c[:, None] & (t[None, :] < T)
         x = tl.load(x_ptr + b * sxb + c[:, None] * sxc + t[None, :] * sxt, mask=inside, other=0.0).to(tl.float32)
         if HAS_RESIDUAL:
@@ -89,23 +98,26 @@ def _blocks(time_contiguous: bool) -> tuple[int, int]:
 
 def snake(
     x: Tensor, alpha: Tensor, inv_beta: Tensor, out: Tensor, residual: Tensor | None = None,
-    bias: Tensor | None = None, sum_out: Tensor | None = None,
+    bias: Tensor | None = None, sum_out: Tensor | None = None, context: tuple[Tensor, Tensor] | None = None,
 ) -> None:
     """out = Snake(x [+ residual] [+ bias]); sum_out = that sum when given. Tensors [B, C, T] of one
-    shape with any strides; alpha, inv_beta, bias [C]."""
+    shape with any strides; alpha, inv_beta, bias [C]. `context` (tail [S, C, K], rows [B]): `out`
+    is the body of a buffer [B, C, K + T], whose first K columns get tail[rows] in the same pass."""
     b, c, t = x.shape
     for tensor in (out, residual, sum_out):
         if tensor is not None and tensor.shape != x.shape:
             raise ValueError("snake needs [B, C, T] tensors of one shape")
     r = residual if residual is not None else x
     z = sum_out if sum_out is not None else out
+    tail, rows = context if context is not None else (x, x)
+    width = tail.shape[2] if context is not None else 0
     block_c, block_t = _blocks(x.stride(2) == 1)
     grid = (triton.cdiv(t, block_t), triton.cdiv(c, block_c), b)
     _snake_kernel[grid](
-        x, r, bias if bias is not None else alpha, z, out, alpha, inv_beta, c, t,
-        *x.stride(), *r.stride(), *z.stride(), *out.stride(),
+        x, r, bias if bias is not None else alpha, z, out, alpha, inv_beta, tail, rows, c, t,
+        *x.stride(), *r.stride(), *z.stride(), *out.stride(), *tail.stride(),
         HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None, STORE_SUM=sum_out is not None,
-        BLOCK_C=block_c, BLOCK_T=block_t,
+        CONTEXT=width, BLOCK_CONTEXT=triton.next_power_of_2(max(width, 1)), BLOCK_C=block_c, BLOCK_T=block_t,
     )
 
 
@@ -120,3 +132,4 @@ def to_mono(x: Tensor, weight: Tensor, bias: Tensor, frames_out: int) -> Tensor:
         x, weight, bias, out, frames_out, *x.stride(), out.stride(0), C=c, K=k, BLOCK_C=block_c, BLOCK_T=block_t,
     )
     return out
+

@@ -3,9 +3,9 @@
 The frame step writes each stream's frame codes into `history` ([slots + 1, HISTORY, groups] on
 the device, frame k of a slot at row k % HISTORY), so a chunk is named by (slot, first frame,
 frames) and its codes never travel through the host. `decode_async` splits chunks into graph
-sizes (4, 2, 1 frames), batches equal runs, gathers each row's codec state, decodes
-(`CodecDecoder.decode_chunk`, channels-last with the Triton Snake on CUDA), scatters the states
-back and leaves int16 PCM in pinned host memory.
+sizes (4, 2, 1 frames), batches equal runs, decodes them on their slots' codec states, which the
+decoder reads and advances in place (`CodecDecoder.decode_chunk`), and leaves int16 PCM in pinned
+host memory.
 
 On CUDA the decode runs on its own stream beside the next frame step, one CUDA graph per (rows
 bucket, frames) with its own memory pool and capture stream (hence its own cuBLAS workspace):
@@ -17,7 +17,7 @@ the rest of the batch is done. The same code runs eagerly on the CPU (float32).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -81,18 +81,12 @@ class Vocoder:
         self.samples_per_frame = model.samples_per_frame
         self.history = torch.zeros(slots + 1, HISTORY, self.groups, dtype=torch.int64, device=self.device)
         # Codec state of every slot, plus one scratch row that padded graph rows write into.
-        template = self.codec.new_state(slots + 1)
-        self._conv = template.conv
-        self._keys, self._values = template.keys, template.values
-        self._key_pos, self._next_pos = template.key_pos, template.next_pos
+        self._states = self.codec.new_state(slots + 1)
         self._fresh = self.codec.new_state(1)
         self._resets: dict[int, CodecState | None] = {}  # slot -> the state it starts from (None: fresh)
         self._graphs: dict[tuple[int, int], tuple[torch.cuda.CUDAGraph, Tensor, Tensor]] = {}
         self._stream = None
-        self.gemm_convolutions: list[str] = []
         if self.device.type == "cuda":
-            # Before any graph captures the codec: which convolutions run as GEMMs.
-            self.gemm_convolutions = self.codec.choose_convolutions(min(slots, 512), max(CODEC_FRAME_SIZES))
             self._stream = torch.cuda.Stream(device=self.device)
             self._stream.wait_stream(torch.cuda.current_stream(self.device))
         if use_graphs:
@@ -171,6 +165,7 @@ class Vocoder:
             graph.replay()
             pcm = pcm_out[: len(slots)]
         else:
+            self.codec.choose_convolutions(batch, frames)
             pcm = self._body(staged.to(self.device, non_blocking=True), frames)[: len(slots)]
         if not cuda:
             return pcm
@@ -179,24 +174,12 @@ class Vocoder:
         return host
 
     def _body(self, inputs: Tensor, frames: int) -> Tensor:
-        """Gather the rows' codes and codec states, decode, scatter the states back -> int16 [B, samples]."""
+        """Gather the rows' codes, decode them on their slots' codec states (read and advanced in
+        place) -> int16 [B, samples]."""
         index, start = inputs[0], inputs[1]
         at = (start[:, None] + torch.arange(frames, device=start.device)) % HISTORY
         codes = self.history[index[:, None], at]
-        state = CodecState(
-            conv={name: tail.index_select(0, index) for name, tail in self._conv.items()},
-            keys=[k.index_select(0, index) for k in self._keys],
-            values=[v.index_select(0, index) for v in self._values],
-            key_pos=self._key_pos.index_select(0, index),
-            next_pos=self._next_pos.index_select(0, index),
-        )
-        wav = self.codec.decode_chunk(codes, state)
-        for name, tail in self._conv.items():
-            tail.index_copy_(0, index, state.conv[name])
-        for pool, new in zip(self._keys + self._values, state.keys + state.values):
-            pool.index_copy_(0, index, new)
-        self._key_pos.index_copy_(0, index, state.key_pos)
-        self._next_pos.index_copy_(0, index, state.next_pos)
+        wav = self.codec.decode_chunk(codes, replace(self._states, rows=index))
         return torch.round(wav * 32767.0).to(torch.int16)
 
     def apply_resets(self) -> None:
@@ -213,24 +196,25 @@ class Vocoder:
         if not self._resets:
             return
         resets, self._resets = self._resets, {}
+        states = self._states
         slots = torch.tensor(sorted(resets), device=self.device)
         k = slots.shape[0]
         fresh = self._fresh
-        for name, tail in self._conv.items():
+        for name, tail in states.conv.items():
             tail.index_copy_(0, slots, fresh.conv[name].expand(k, *tail.shape[1:]))
-        for pool, init in zip(self._keys + self._values, fresh.keys + fresh.values):
+        for pool, init in zip(states.keys + states.values, fresh.keys + fresh.values):
             pool.index_copy_(0, slots, init.expand(k, *pool.shape[1:]))
-        self._key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *self._key_pos.shape[1:]))
-        self._next_pos.index_fill_(0, slots, 0)
+        states.key_pos.index_copy_(0, slots, fresh.key_pos.expand(k, *states.key_pos.shape[1:]))
+        states.next_pos.index_fill_(0, slots, 0)
         for slot, context in resets.items():
             if context is None:
                 continue
-            for name, tail in self._conv.items():
+            for name, tail in states.conv.items():
                 tail[slot].copy_(context.conv[name][0])
-            for pool, init in zip(self._keys + self._values, context.keys + context.values):
+            for pool, init in zip(states.keys + states.values, context.keys + context.values):
                 pool[slot].copy_(init[0])
-            self._key_pos[slot].copy_(context.key_pos[0])
-            self._next_pos[slot].copy_(context.next_pos[0])
+            states.key_pos[slot].copy_(context.key_pos[0])
+            states.next_pos[slot].copy_(context.next_pos[0])
 
     def _graph(self, batch: int, frames: int):
         entry = self._graphs.get((batch, frames))
@@ -243,6 +227,8 @@ class Vocoder:
         def body() -> None:
             pcm_out.copy_(self._body(inputs_in, frames))
 
+        # How each convolution runs at this shape is part of what the graph records.
+        self.codec.choose_convolutions(batch, frames)
         # The warm-up run and the capture advance the scratch row only; it is never a stream's state.
         graph = capture(body, self._stream, self._pool)
         entry = (graph, inputs_in, pcm_out)

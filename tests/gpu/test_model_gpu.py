@@ -191,3 +191,25 @@ def test_full_size_random_1_7b_speaks_one_utterance(tmp_path_factory, capsys):
         f"{len(codes)} frames, first audio {first_audio * 1e3:.0f} ms, per frame incl. 1-frame codec decode "
         f"median {np.median(steady) * 1e3:.1f} ms, p90 {np.percentile(steady, 90) * 1e3:.1f} ms",
     )
+
+
+@pytest.mark.parametrize("by_gemm", [False, True])
+def test_the_codec_convolutions_either_way_give_the_reference_decode(tiny_checkpoint, by_gemm, no_tf32, capsys):
+    """Every plain convolution through cuDNN, or every one as an im2col GEMM, in float32 on CUDA:
+    three streams decoded whole and in 1-8-frame chunks batched together equal the CPU decode."""
+    reference = load_model(tiny_checkpoint)
+    model = load_model(tiny_checkpoint, device=DEVICE, dtype=torch.float32)
+    for conv in model.codec._convs:
+        conv.by_gemm = by_gemm and conv.gemm_weight is not None
+    g = torch.Generator().manual_seed(3)
+    codes = torch.randint(0, model.config.codec.codebook_size, (3, 24, 16), generator=g)
+    expected = torch.stack([reference.codec.decode(c) for c in codes])
+    with torch.inference_mode():
+        worst = float((model.codec.decode(codes[0]).cpu() - expected[0]).abs().max())
+        state, start, pieces = model.codec.new_state(3), 0, []
+        for size in (1, 2, 4, 8, 1, 3, 5):
+            pieces.append(model.codec.decode_chunk(codes[:, start : start + size].to(DEVICE), state).cpu())
+            start += size
+        worst = max(worst, float((torch.cat(pieces, dim=1) - expected[:, : start * model.samples_per_frame]).abs().max()))
+    report(capsys, f"codec convolutions {'as GEMMs' if by_gemm else 'through cuDNN'}: max |difference| {worst:.1e}")
+    assert worst <= 1e-4

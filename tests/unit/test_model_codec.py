@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from engine.model import load_model
-from engine.model.codec import CodecState
+from engine.model.codec import FRAMES_PER_PASS, CodecState
 
 # float32 chunked-vs-whole differences measured on the fixture are ~1e-5; the bound leaves room
 # for other CPUs' kernel choices while staying far below audible (waveform RMS 0.1-0.35).
@@ -77,13 +77,15 @@ def test_first_chunk_can_be_one_frame(model, a02):
 
 
 def test_sliding_window_is_exercised_past_the_window(model, a02):
-    """Frames beyond the 16-frame window still match: the cache keeps only window-1 frames."""
+    """Frames beyond the 16-frame window still match: the key ring keeps window-1 frames and room
+    for one pass's new ones."""
     codes = torch.from_numpy(a02["codes"])
     assert len(codes) > 2 * model.config.codec.sliding_window
     state = model.codec.new_state()
     for start in range(len(codes)):
         model.codec.decode_chunk(codes[None, start : start + 1], state)
-        assert state.keys[0].shape[2] == model.config.codec.sliding_window - 1
+        assert state.keys[0].shape[2] == model.config.codec.sliding_window - 1 + FRAMES_PER_PASS
+        assert int((state.key_pos >= 0).sum()) == min(start + 1, state.keys[0].shape[2])
 
 
 def test_batched_streams_at_different_positions(model, tiny_checkpoint):
