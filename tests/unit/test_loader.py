@@ -65,7 +65,7 @@ def test_loads_the_fixture(tiny_checkpoint):
 def test_loads_in_bfloat16(tiny_checkpoint):
     model = load_model(tiny_checkpoint, dtype=torch.bfloat16)
     assert model.talker.codec_head.dtype == torch.bfloat16
-    assert model.codec.codebook_first.dtype == torch.bfloat16
+    assert model.codec.codebooks.dtype == torch.bfloat16
     assert model.tts_pad_embed.dtype == torch.bfloat16
 
 
