@@ -7,9 +7,10 @@
 Every stage is causal, so decoding can be streamed exactly: `CodecState` carries, per stream, the
 input tail of every causal convolution (zeros at the start, which is what the official left
 padding feeds), a ring of every transformer layer's keys/values (the last `sliding_window - 1`
-frames and room for the next pass's) with their frame positions, and the next frame's position. `decode_chunk` consumes any number of frames
-(one frame = 80 ms is fine) and returns exactly their samples; chunked decoding matches a
-whole-sequence decode up to float rounding (tests measure <= 1e-5 in float32).
+frames and room for the next pass's) with their frame positions, and the next frame's position.
+`decode_chunk` consumes any number of frames (one frame = 80 ms is fine) and returns exactly their
+samples; chunked decoding matches a whole-sequence decode up to float rounding (tests measure
+<= 1e-5 in float32).
 
 Positions keep counting from the start of the stream (a whole decode uses 0..T-1), so for
 utterances up to 300 frames this is the official decode; beyond that the official decoder re-starts
