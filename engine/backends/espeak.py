@@ -8,7 +8,6 @@ give exact `Progress`; audio is resampled from eSpeak's 22050 Hz to the requeste
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 import time
 from collections import deque
@@ -28,6 +27,7 @@ from engine.backends.espeak_voices import (
     VoiceSelection,
 )
 from engine.backends.event_channel import EventChannel
+from engine.backends.gil import lower_switch_interval
 from engine.backends.stream_output import TimedOutput
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
@@ -48,12 +48,6 @@ MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
 # comes; a stream stops being scheduled once this much of its audio waits unread, so a consumer
 # that stopped (a paused turn, a client that does not read) costs little synthesis ahead of it.
 MAX_QUEUED_AUDIO_SECONDS = 2.0
-# The interpreter's GIL switch interval while the voice runs (process-wide; it is only ever
-# lowered). The synthesis thread takes the GIL for each of eSpeak's audio buffers, thousands of
-# times a second while it speaks, and releases it in between; at the default 5 ms a thread that
-# waits for the GIL (the server's event loop, with a turn's first audio to send) can miss every
-# release and wait out the full interval.
-GIL_SWITCH_INTERVAL_S = 0.0005
 
 _FINISHED = object()  # worker -> consumer: no more events after this
 
@@ -375,8 +369,8 @@ class EmbeddedEngine:
         self._capacity = capacity
         self._clause_wait = clause_wait
         self._scheduler = scheduler or shared_scheduler()
-        if sys.getswitchinterval() > GIL_SWITCH_INTERVAL_S:
-            sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+        # The synthesis thread takes the GIL for each of eSpeak's audio buffers while it speaks.
+        lower_switch_interval()
         self._streams: set[EspeakStream] = set()
         self._lock = threading.Lock()
         self._closed = False

@@ -132,4 +132,3 @@ def to_mono(x: Tensor, weight: Tensor, bias: Tensor, frames_out: int) -> Tensor:
         x, weight, bias, out, frames_out, *x.stride(), out.stride(0), C=c, K=k, BLOCK_C=block_c, BLOCK_T=block_t,
     )
     return out
-

@@ -14,7 +14,6 @@ import concurrent.futures
 import gc
 import itertools
 import logging
-import sys
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +25,7 @@ import torch
 from voice_tts.languages import qwen3_language
 from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, VoiceCloning, VoiceInfo, checked_priority
 
+from engine.backends.gil import SWITCH_INTERVAL_S, lower_switch_interval
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
@@ -76,11 +76,10 @@ class EngineSettings:
     # Refuse a new stream (`capacity`) when the measured real-time headroom says one more would
     # make the loop too slow (`engine.runtime.headroom`). None: on CUDA, where timings mean something.
     admit_by_headroom: bool | None = None
-    # The interpreter's GIL switch interval while the engine runs (process-wide; None: leave it).
-    # The step loop releases the GIL at every device wait and must get it back at once: at the
-    # default 5 ms, a thread busy with hundreds of streams' text and audio (the asyncio side)
-    # keeps it up to 5 ms each time, several times per iteration.
-    gil_switch_interval_s: float | None = 0.0005
+    # The interpreter's GIL switch interval while the engine runs (`engine.backends.gil`;
+    # process-wide, only ever lowered; None: leave it). The step loop releases the GIL at every
+    # device wait, several times per iteration, and must get it back at once.
+    gil_switch_interval_s: float | None = SWITCH_INTERVAL_S
     # Move every object alive once the model is loaded out of the garbage collector's reach
     # (`gc.freeze()`, process-wide). A full collection otherwise walks the model's and the
     # libraries' objects each time (~0.1 s with torch loaded), stopping every thread, the step
@@ -117,8 +116,8 @@ class Qwen3Engine:
         self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
         self.loop = StepLoop(self.runner, settings.loop, self._released)
-        if settings.gil_switch_interval_s is not None and sys.getswitchinterval() > settings.gil_switch_interval_s:
-            sys.setswitchinterval(settings.gil_switch_interval_s)
+        if settings.gil_switch_interval_s is not None:
+            lower_switch_interval(settings.gil_switch_interval_s)
         self._admit_by_headroom = (
             model.device.type == "cuda" if settings.admit_by_headroom is None else settings.admit_by_headroom
         )

@@ -13,8 +13,9 @@ import pytest
 
 from engine import Engine
 from engine.backends import espeak_scheduler
-from engine.backends.espeak import GIL_SWITCH_INTERVAL_S, MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
+from engine.backends.espeak import MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
 from engine.backends.espeak_library import sanitize
+from engine.backends.gil import SWITCH_INTERVAL_S
 from engine.backends.espeak_scheduler import SynthesisScheduler
 from engine.backends.espeak_segments import MAX_PIECE_CHARS, take_pieces
 from engine.backends.espeak_voices import LANGUAGES, VOICES, VoiceSelection, script_language
@@ -378,7 +379,7 @@ async def test_capacity_close_and_capabilities():
 def test_the_voice_shortens_the_gil_switch_interval_and_never_lengthens_it(monkeypatch):
     calls = []
     monkeypatch.setattr(sys, "setswitchinterval", calls.append)
-    for current, expected in ((0.005, [GIL_SWITCH_INTERVAL_S]), (GIL_SWITCH_INTERVAL_S / 2, [])):
+    for current, expected in ((0.005, [SWITCH_INTERVAL_S]), (SWITCH_INTERVAL_S / 2, [])):
         calls.clear()
         monkeypatch.setattr(sys, "getswitchinterval", lambda: current)
         EmbeddedEngine()
