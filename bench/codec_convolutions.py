@@ -1,5 +1,5 @@
 """Every convolution of the codec decoder (the published 12 Hz config), in both layouts and every
-way, timed alone: which layout and which ways `engine/model/codec.py` uses came from this.
+way, timed alone (docs/benchmarks.md, "The codec channels last").
 
     python bench/codec_convolutions.py OUT.json      (CUDA; bench/results/codec_convolutions_h200.json)
 

@@ -1,0 +1,50 @@
+"""How long the codec's first decode of a new shape takes (CUDA): the vocoder captures that shape's
+graph on first use, after choosing how its convolutions run, and the engine loop waits for it, so
+every stream on the GPU stalls that long the first time a load level reaches the shape. The next
+decode of the same shape is timed for comparison.
+
+    python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json   (run from the code to measure)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path.cwd()))
+from engine import Engine  # noqa: E402
+from engine.runtime.vocoder import Chunk  # noqa: E402
+
+SHAPES = ((64, 1), (64, 4), (256, 4), (512, 4))  # (streams, frames), in the order a load grows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args()
+    engine = Engine.from_pretrained(args.checkpoint, device="cuda:0", max_streams=512, max_context=512, admit_by_headroom=False)
+    vocoder = engine.runner.vocoder
+    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "shapes": {}}
+    with torch.inference_mode():
+        for streams, frames in SHAPES:
+            chunks = [Chunk(slot, 0, frames) for slot in range(streams)]
+            timings = []
+            for _ in range(2):
+                began = time.perf_counter()
+                vocoder.decode(chunks)
+                torch.cuda.synchronize()
+                timings.append(time.perf_counter() - began)
+            shape = {"first_s": round(timings[0], 3), "next_ms": round(timings[1] * 1e3, 2)}
+            results["shapes"][f"{streams}x{frames}"] = shape
+            print(f"{streams}x{frames}", shape, flush=True)
+    args.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
