@@ -28,9 +28,14 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args()
+    began = time.perf_counter()
     engine = Engine.from_pretrained(args.checkpoint, device="cuda:0", max_streams=512, max_context=512, admit_by_headroom=False)
     vocoder = engine.runner.vocoder
-    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "shapes": {}}
+    results = {
+        "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+        "load_seconds": round(time.perf_counter() - began, 1),  # with whatever the engine captures at start
+        "graphs_at_start": engine.runner.graphs_captured, "shapes": {},
+    }
     with torch.inference_mode():
         for streams, frames in SHAPES:
             chunks = [Chunk(slot, 0, frames) for slot in range(streams)]

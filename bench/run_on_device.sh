@@ -10,6 +10,7 @@
 #   clone   the cloned-voice GPU tests (tiny Base fixture, `.shared/fixtures/qwen3-tts-tiny-base` carried), a
 #           full-size random-weight 1.7B Base checkpoint and bench/clone_bench.py on it (voice creation time,
 #           TTFA of a cloned voice's first and later turns, x-vector and ICL);
+#   stall   bench/new_shape_stall.py on that checkpoint: the first decode of each new codec shape (the loop's stall);
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice`, `.whl_engine`
@@ -43,6 +44,9 @@ for stage in $stages; do
     env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_clone_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/clone_tests.log" | tail -15
     [[ -f /tmp/ours_base/config.json ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours_base --size 1.7b --type base 2>&1 | tail -2
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 bench/clone_bench.py /tmp/ours_base --out "$out/clone_bench.json" 2>&1 | tee "$out/clone_bench.log" | tail -8 ;;
+  stall)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    env $engine_env timeout "${ENGINE_LIMIT:-600}" python3 bench/new_shape_stall.py /tmp/ours "$out/new_shape_stall.json" 2>&1 | grep -v '^loading' | tail -8 ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)
