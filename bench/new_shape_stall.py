@@ -3,22 +3,20 @@ graph on first use, after choosing how its convolutions run, and the engine loop
 every stream on the GPU stalls that long the first time a load level reaches the shape. The next
 decode of the same shape is timed for comparison.
 
-    python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json   (run from the code to measure)
+    PYTHONPATH=. python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json   (from the tree to measure)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path.cwd()))
-from engine import Engine  # noqa: E402
-from engine.runtime.vocoder import Chunk  # noqa: E402
+from engine import Engine
+from engine.runtime.vocoder import Chunk
 
 SHAPES = ((64, 1), (64, 4), (256, 4), (512, 4))  # (streams, frames), in the order a load grows
 

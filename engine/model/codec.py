@@ -125,11 +125,10 @@ class _Snake:
         Snake goes into `out` when given. With `context` (tail [S, C, K], rows [B]) `out` is a
         convolution's input buffer [B, C, K + T]: tail[rows] (the streams' left context), then the Snake."""
         adds = residual is not None or self.bias is not None
-        width = context[0].shape[2] if context is not None else 0
-        body = out[..., width:] if out is not None else None
         if codec_kernels.available(x):
+            width = context[0].shape[2] if context is not None else 0
             total = torch.empty_like(x) if keep_sum and adds else x
-            snake = body if body is not None else torch.empty_like(x)
+            snake = out[..., width:] if out is not None else torch.empty_like(x)
             codec_kernels.snake(
                 x, self.alpha, self.inv_beta, snake, residual, self.bias, total if total is not x else None, context
             )
@@ -139,11 +138,20 @@ class _Snake:
             total = total + self.bias[:, None]
         snake = total + self.inv_beta[:, None] * torch.sin(total * self.alpha[:, None]).pow(2)
         if out is not None:
-            if context is not None:
-                out[..., :width] = context[0].index_select(0, context[1])
-            body.copy_(snake)
+            _fill_buffer(out, snake, context)
             snake = out
         return (total if keep_sum else None), snake
+
+
+def _fill_buffer(buffer: Tensor, x: Tensor, context: tuple[Tensor, Tensor] | None) -> None:
+    """buffer [B, C, K + T] = tail[rows] (the streams' left context, K columns; none without
+    `context`), then x [B, C, T]. The PyTorch path: on CUDA the Snake kernel writes both."""
+    width = 0
+    if context is not None:
+        tail, rows = context
+        width = tail.shape[2]
+        buffer[..., :width] = tail.index_select(0, rows)
+    buffer[..., width:] = x
 
 
 class CodecDecoder:
@@ -404,8 +412,7 @@ class _CausalConv:
         else:
             total = y = x if residual is None else x + residual
             if buffer is not None:
-                buffer[..., : self.context] = tail.index_select(0, state.rows)
-                buffer[..., self.context :] = y
+                _fill_buffer(buffer, y, (tail, state.rows))
                 y = buffer
         if self.context:
             tail.index_copy_(0, state.rows, buffer[..., n:])
