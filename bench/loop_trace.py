@@ -25,8 +25,6 @@ import statistics
 import time
 from pathlib import Path
 
-import torch
-
 from voice_tts.bench.metrics import LATE_TOLERANCE_S, StreamTiming, percentile
 from voice_tts.protocol import AudioChunk
 
@@ -135,8 +133,6 @@ async def main_async(args) -> dict:
         args.checkpoint, device=args.device, max_streams=args.capacity or max(args.levels),
         max_context=512, admit_by_headroom=False,
     )
-    with torch.inference_mode():
-        engine.runner.warm_up(max_rows=engine.capacity)
     recorder = Recorder()
     pieces = token_pieces(engine)
     commit_at = first_commit_piece(engine, pieces)

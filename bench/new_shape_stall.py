@@ -1,9 +1,10 @@
 """How long the codec's first decode of a new shape takes (CUDA): the vocoder captures that shape's
 graph on first use, after choosing how its convolutions run, and the engine loop waits for it, so
-every stream on the GPU stalls that long the first time a load level reaches the shape. The next
-decode of the same shape is timed for comparison.
+every stream on the GPU stalls that long the first time a load level reaches the shape, unless the
+engine captured it at start (`warm_up_rows`, timed here as part of the load). The next decode of the
+same shape is timed for comparison.
 
-    PYTHONPATH=. python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json   (from the tree to measure)
+    PYTHONPATH=. python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json [--warm-up-rows 0]
 """
 
 from __future__ import annotations
@@ -25,14 +26,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("out", type=Path)
+    parser.add_argument("--max-streams", type=int, default=512)
+    parser.add_argument("--warm-up-rows", type=int, default=None,
+                        help="graphs captured at start, up to this many streams (default: the capacity; 0: none)")
     args = parser.parse_args()
     began = time.perf_counter()
-    engine = Engine.from_pretrained(args.checkpoint, device="cuda:0", max_streams=512, max_context=512, admit_by_headroom=False)
+    engine = Engine.from_pretrained(
+        args.checkpoint, device="cuda:0", max_streams=args.max_streams, max_context=512, admit_by_headroom=False,
+        warm_up_rows=args.warm_up_rows,
+    )
     vocoder = engine.runner.vocoder
     results = {
         "device": torch.cuda.get_device_name(), "torch": torch.__version__,
         "load_seconds": round(time.perf_counter() - began, 1),  # with whatever the engine captures at start
-        "graphs_at_start": engine.runner.graphs_captured, "shapes": {},
+        "max_streams": args.max_streams, "warm_up_rows": args.warm_up_rows,
+        "warm_up_seconds": round(engine.warm_up_seconds, 1), "graphs_at_start": engine.runner.graphs_captured,
+        "shapes": {},
     }
     with torch.inference_mode():
         for streams, frames in SHAPES:

@@ -19,26 +19,31 @@ not copy. Batched streams: a state holds rows for many streams (the runtime keep
 and a decode names the rows it advances, which it reads and updates in place: no state is
 gathered into a batch and scattered back. Each row keeps its own positions.
 
-Activations are [B, C, T] (cuDNN's own layout for these convolutions; a channels-last layout
-measured ten times slower on an H200 without cuDNN autotuning, and autotuning every graph shape
-takes minutes). A causal convolution's input is one buffer: the stream's left context, then the
-new samples, written there directly by the Snake before it (on CUDA one Triton pass,
+Activations are [B, T, C], channels last: the layout cuDNN's tensor-core convolutions take natively
+(in [B, C, T] cuDNN transposed every input and output, 5.6 ms of a 27.6 ms decode at 256 streams x
+4 frames on an H200), the one a GEMM over time rows takes, and the transformer's and ConvNeXt's own.
+A causal convolution's input is one buffer: the stream's left context, then the new samples,
+written there directly by the Snake before it (on CUDA one Triton pass,
 `engine.model.codec_kernels`, which also adds the residual of the unit before), so neither a
 concatenation nor a separate residual add runs; the context of the next chunk is the buffer's
 tail. The convolutions inside the decoder blocks leave out their bias, which the Snake reading
-their output adds in the same pass (cuDNN would add it in a pass of its own over the output).
-The last convolution (one output channel) and its clamp are one Triton pass as well.
+their output adds in the same pass. The last convolution (one output channel) and its clamp are
+one Triton pass as well. A transposed convolution (stride r) runs as the plain convolution whose
+r x C_out output channels are its r outputs per input frame, side by side, so the upsampled
+output is a view of the plain one.
 
-cuDNN picks a slow non-tensor-core kernel for some of these shapes and batch sizes (on an H200 the
-dilated 384-channel convolution took 23 ms at 512 streams x 4 frames, where the same product as an
-im2col GEMM took 3 ms), so on CUDA each plain convolution is timed both ways for each decode shape
-(`choose_convolutions`, before that shape's graph is captured) and runs the faster one. The GEMM
-keeps the [B, C, T] layout (weights times each stream's window columns, a batched GEMM), so
-neither its input nor its output is transposed, and a pointwise convolution reads its input as it is.
+A convolution runs one of three ways: the library's convolution (cuDNN on CUDA), one GEMM over
+its input's windows gathered into rows (im2col), or one GEMM per kernel tap accumulated into the
+output ("taps", reading shifted views of the buffer, nothing gathered). Pointwise ones are one GEMM
+either way. Which is fastest depends on the shape, and cuDNN's heuristics pick a pathological
+kernel for some (on an H200 the 384-channel dilation-9 convolution took 687 ms at 256 streams x 4
+frames, the tap GEMMs 0.76 ms), so on CUDA each is timed all ways for each decode shape
+(`choose_convolutions`, before that shape's graph is captured) and runs the fastest.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -52,6 +57,17 @@ from engine.model.transformer import DecoderStack, Rotary
 from engine.model.weight_layout import codec_decoder_channels
 
 
+# Timing a decode shape's convolutions (`choose_convolutions`): a way whose timed run takes more
+# than GIVE_UP times the fastest so far is not timed further; cuDNN's way, once it takes more
+# than PATHOLOGICAL times the fastest and PATHOLOGICAL_MS at some batch, is not tried again at
+# larger batches of that many frames. cuDNN's heuristics pick kernels a thousand times slow for
+# some shapes, which take seconds per run at hundreds of streams, while the engine starts (or the
+# loop waits). The floor in ms keeps a few streams' microsecond runs, where cuDNN's fixed cost
+# alone can be 20x a GEMM, from ruling cuDNN out at the batches where it is the fastest way.
+GIVE_UP = 4.0
+PATHOLOGICAL = 20.0
+PATHOLOGICAL_MS = 10.0
+
 # New frames the transformer takes per pass: its key ring holds the window's last frames plus
 # this many (each pass writes its keys first, then attends), so a longer chunk runs in passes.
 FRAMES_PER_PASS = 8
@@ -63,7 +79,7 @@ class CodecState:
     a pool; `rows` [B] names the decoded streams' rows, in batch order (a pool of many streams
     decodes any of them without gathering or scattering whole states)."""
 
-    conv: dict[str, Tensor]  # name -> [S, channels, context] input tail of a causal convolution
+    conv: dict[str, Tensor]  # name -> [S, context, channels] input tail of a causal convolution
     keys: list[Tensor]  # per layer [S, kv_heads, ring, head_dim]: frame p's key at p % ring
     values: list[Tensor]
     key_pos: Tensor  # [S, ring] frame position of each ring entry, -1 = empty
@@ -118,40 +134,33 @@ class _Snake:
         return cls(torch.exp(alpha), 1.0 / (torch.exp(beta) + 1e-9), bias)
 
     def __call__(
-        self, x: Tensor, residual: Tensor | None = None, out: Tensor | None = None, keep_sum: bool = False,
+        self, x: Tensor, residual: Tensor | None = None, keep_sum: bool = False,
         context: tuple[Tensor, Tensor] | None = None,
     ) -> tuple[Tensor | None, Tensor]:
-        """Snake of x + residual + bias over [B, C, T] -> (the sum when `keep_sum`, its Snake); the
-        Snake goes into `out` when given. With `context` (tail [S, C, K], rows [B]) `out` is a
-        convolution's input buffer [B, C, K + T]: tail[rows] (the streams' left context), then the Snake."""
+        """Snake of x + residual + bias over [B, T, C] -> (the sum when `keep_sum`, its Snake). With
+        `context` (tail [S, K, C], rows [B]) the Snake follows tail[rows], the streams' left
+        context: a causal convolution's input buffer [B, K + T, C]."""
         adds = residual is not None or self.bias is not None
         if codec_kernels.available(x):
-            width = context[0].shape[2] if context is not None else 0
+            b, t, c = x.shape
+            width = context[0].shape[1] if context is not None else 0
+            snake = torch.empty(b, width + t, c, device=x.device, dtype=x.dtype)
             total = torch.empty_like(x) if keep_sum and adds else x
-            snake = out[..., width:] if out is not None else torch.empty_like(x)
             codec_kernels.snake(
-                x, self.alpha, self.inv_beta, snake, residual, self.bias, total if total is not x else None, context
+                x, self.alpha, self.inv_beta, snake[:, width:], residual, self.bias, total if total is not x else None, context
             )
-            return (total if keep_sum else None), (out if out is not None else snake)
+            return (total if keep_sum else None), snake
         total = x if residual is None else x + residual
         if self.bias is not None:
-            total = total + self.bias[:, None]
-        snake = total + self.inv_beta[:, None] * torch.sin(total * self.alpha[:, None]).pow(2)
-        if out is not None:
-            _fill_buffer(out, snake, context)
-            snake = out
-        return (total if keep_sum else None), snake
+            total = total + self.bias
+        snake = total + self.inv_beta * torch.sin(total * self.alpha).pow(2)
+        return (total if keep_sum else None), (snake if context is None else _after_context(snake, context))
 
 
-def _fill_buffer(buffer: Tensor, x: Tensor, context: tuple[Tensor, Tensor] | None) -> None:
-    """buffer [B, C, K + T] = tail[rows] (the streams' left context, K columns; none without
-    `context`), then x [B, C, T]. The PyTorch path: on CUDA the Snake kernel writes both."""
-    width = 0
-    if context is not None:
-        tail, rows = context
-        width = tail.shape[2]
-        buffer[..., :width] = tail.index_select(0, rows)
-    buffer[..., width:] = x
+def _after_context(x: Tensor, context: tuple[Tensor, Tensor]) -> Tensor:
+    """[tail[rows], x] along time: a causal convolution's input buffer (the PyTorch path)."""
+    tail, rows = context
+    return torch.cat((tail.index_select(0, rows), x), dim=1)
 
 
 class CodecDecoder:
@@ -159,8 +168,10 @@ class CodecDecoder:
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self._tails: dict[str, tuple[int, int]] = {}  # conv name -> (input channels, context)
         self._convs: list[_CausalConv] = []
-        # (batch, frames) of a decode -> the convolutions that run as GEMMs (`choose_convolutions`)
-        self.gemm_convolutions: dict[tuple[int, int], list[str]] = {}
+        # (batch, frames) of a decode -> how each convolution with a choice runs (`choose_convolutions`)
+        self.convolution_methods: dict[tuple[int, int], dict[str, str]] = {}
+        # (convolution, frames) -> the smallest batch at which cuDNN's way was pathological
+        self._pathological: dict[tuple[str, int], int] = {}
         q = "decoder.quantizer."
 
         def codebook(group: str, k: int) -> Tensor:
@@ -225,7 +236,9 @@ class CodecDecoder:
     ) -> _CausalConv:
         weight, bias = w[prefix + "weight"], w[prefix + "bias"]
         in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
-        conv = _CausalConv(prefix, weight, bias, transposed, stride, dilation, groups, fold_bias)
+        if transposed:
+            weight = _transposed_as_plain(weight, stride)
+        conv = _CausalConv(prefix, weight, bias, stride if transposed else 1, dilation, groups, fold_bias)
         self._convs.append(conv)
         if conv.context:
             self._tails[prefix] = (in_channels, conv.context)
@@ -234,7 +247,7 @@ class CodecDecoder:
     def new_state(self, batch: int = 1) -> CodecState:
         tr, ring = self.cfg.transformer, self.cfg.sliding_window - 1 + FRAMES_PER_PASS
         conv = {
-            name: torch.zeros(batch, channels, context, device=self.device, dtype=self.dtype)
+            name: torch.zeros(batch, context, channels, device=self.device, dtype=self.dtype)
             for name, (channels, context) in self._tails.items()
         }
         kv = (batch, tr.num_kv_heads, ring, tr.head_dim)
@@ -247,29 +260,30 @@ class CodecDecoder:
             rows=torch.arange(batch, device=self.device),
         )
 
-    def choose_convolutions(self, batch: int, frames: int, repeats: int = 3) -> list[str]:
-        """Which plain convolutions run as im2col GEMMs in a decode of `batch` streams x `frames`
-        frames: each is timed on its input of such a decode both ways, with the Snake that feeds
-        it, and runs the faster way from now on (CUDA only). cuDNN's heuristics pick a slow
-        kernel for some shapes and not for others, so the choice is per decode shape (the vocoder
-        makes it before it captures each shape's graph) and kept per shape. Returns the names
-        of the convolutions that run as GEMMs."""
+    def choose_convolutions(self, batch: int, frames: int, repeats: int = 3) -> dict[str, str]:
+        """How each convolution with more than one way (`_CausalConv.methods`) runs in a decode of
+        `batch` streams x `frames` frames: each is timed every way on its input of such a decode,
+        with the Snake that feeds it, and runs the fastest from now on (CUDA only). cuDNN's
+        heuristics pick a slow kernel for some shapes and not for others, so the choice is per
+        decode shape (the vocoder makes it before it captures each shape's graph) and kept per
+        shape. Returns convolution name -> method."""
         if self.device.type != "cuda":
-            return []
-        chosen = self.gemm_convolutions.get((batch, frames))
+            return {}
+        chosen = self.convolution_methods.get((batch, frames))
         if chosen is None:
-            chosen = self.gemm_convolutions[(batch, frames)] = self._time_convolutions(batch, frames, repeats)
+            chosen = self.convolution_methods[(batch, frames)] = self._time_convolutions(batch, frames, repeats)
         for conv in self._convs:
-            conv.by_gemm = conv.name in chosen
+            conv.method = chosen.get(conv.name, conv.methods[0])
         return chosen
 
-    def _time_convolutions(self, batch: int, frames: int, repeats: int) -> list[str]:
-        candidates = [c for c in self._convs if c.gemm_weight is not None]
+    def _time_convolutions(self, batch: int, frames: int, repeats: int) -> dict[str, str]:
+        candidates = [c for c in self._convs if len(c.methods) > 1]
         inputs: dict[str, tuple[tuple[int, ...], _Snake | None]] = {}
         for conv in candidates:
-            conv.by_gemm, conv.seen = False, inputs
+            # The decode that records the inputs runs the GEMM way, never a pathological kernel.
+            conv.method, conv.seen = "taps", inputs
         codes = torch.zeros(batch, frames, self.cfg.num_quantizers, dtype=torch.int64, device=self.device)
-        faster = []
+        chosen = {}
         with torch.inference_mode():
             state = self.new_state(batch)
             self.decode_chunk(codes, state)
@@ -277,13 +291,18 @@ class CodecDecoder:
                 conv.seen = None
                 shape, snake = inputs[conv.name]
                 x = torch.randn(shape, device=self.device, dtype=self.dtype)
-                timings = []
-                for by_gemm in (False, True):
-                    conv.by_gemm = by_gemm
-                    timings.append(_device_ms(lambda: conv(x, state, snake), repeats))
-                if timings[1] < timings[0]:
-                    faster.append(conv.name)
-        return faster
+                best = math.inf
+                pathological = self._pathological.get((conv.name, frames), math.inf) <= batch
+                for method in sorted(conv.methods, key=lambda m: m == "convolution"):  # cuDNN's way last
+                    if method == "convolution" and pathological:
+                        continue
+                    conv.method = method
+                    ms = _device_ms(lambda: conv(x, state, snake), repeats, give_up_above=GIVE_UP * best)
+                    if method == "convolution" and ms > max(PATHOLOGICAL * best, PATHOLOGICAL_MS):
+                        self._pathological[(conv.name, frames)] = batch
+                    if ms < best:
+                        best, chosen[conv.name] = ms, method
+        return chosen
 
     def decode(self, codes: Tensor) -> Tensor:
         """Whole-sequence decode: codes [T, G] -> float32 samples [T * samples_per_frame]."""
@@ -296,15 +315,14 @@ class CodecDecoder:
             raise ValueError(f"codes for {codes.shape[0]} streams but state for {state.batch_size}")
         x = self._dequantize(codes.to(self.device))
         _, x = self.pre_conv(x, state)
-        x = self._transformer(x.transpose(1, 2), state).transpose(1, 2)
+        x = self._transformer(x, state)
         for transposed, dwconv, p in self.upsample:
             _, x = transposed(x, state)
             residual = x
             _, x = dwconv(x, state)
-            x = x.transpose(1, 2)
             x = F.layer_norm(x, (x.shape[-1],), p["norm.weight"], p["norm.bias"], eps=1e-6)
             x = F.linear(F.gelu(F.linear(x, p["pwconv1.weight"], p["pwconv1.bias"])), p["pwconv2.weight"], p["pwconv2.bias"])
-            x = residual + (p["gamma"] * x).transpose(1, 2)
+            x = residual + p["gamma"] * x
         _, x = self.first_conv(x, state)
         # A residual unit's output is added where the next Snake reads it (one pass for both).
         pending = None
@@ -318,10 +336,10 @@ class CodecDecoder:
         return wav
 
     def _dequantize(self, codes: Tensor) -> Tensor:
-        """codes [B, n, G] -> [B, codebook_dim, n]: every group's projected codebook entry, summed."""
+        """codes [B, n, G] -> [B, n, codebook_dim]: every group's projected codebook entry, summed."""
         b, n, groups = codes.shape
         rows = (codes + self._code_offsets).reshape(b * n, groups)
-        return F.embedding_bag(rows, self.codebooks, mode="sum").view(b, n, -1).transpose(1, 2)
+        return F.embedding_bag(rows, self.codebooks, mode="sum").view(b, n, -1)
 
     def _transformer(self, x: Tensor, state: CodecState) -> Tensor:
         """x [B, n, latent] -> [B, n, latent] with sliding-window attention over cached frames,
@@ -369,27 +387,34 @@ class CodecDecoder:
 
 
 class _CausalConv:
-    """A causal (transposed) 1-D convolution over [B, C, T] whose left context comes from the
-    stream state. With `fold_bias` its output leaves out the bias (the Snake that reads it adds it)."""
+    """A causal 1-D convolution over [B, T, C] whose left context comes from the stream state. With
+    `upsample` r it is a transposed convolution in plain form (`_transposed_as_plain`): its
+    r x C_out output channels are reshaped into r times as many frames. With `fold_bias` its output
+    leaves out the bias (the Snake that reads it adds it)."""
 
     def __init__(
-        self, name: str, weight: Tensor, bias: Tensor, transposed: bool, stride: int, dilation: int, groups: int,
-        fold_bias: bool = False,
+        self, name: str, weight: Tensor, bias: Tensor, upsample: int, dilation: int, groups: int, fold_bias: bool = False,
     ):
-        self.name, self.weight, self.bias = name, weight, bias
-        self.output_bias = None if fold_bias else bias
-        self.transposed, self.stride, self.dilation, self.groups = transposed, stride, dilation, groups
-        kernel = weight.shape[-1]
-        # A transposed conv with kernel 2r and stride r spreads each input over the next frame;
-        # (kernel-1)//stride previous inputs complete the samples of the current chunk.
-        self.context = (kernel - 1) // stride if transposed else (kernel - 1) * dilation
-        self.mono = weight.shape[0] == 1 and not transposed and groups == 1 and dilation == 1
+        self.name, self.weight, self.bias = name, weight, bias  # weight [C_out', C_in / groups, K]; bias [C_out]
+        self.output_bias = None if fold_bias else bias.repeat(upsample)
+        self.upsample, self.dilation, self.groups = upsample, dilation, groups
+        self.kernel = weight.shape[-1]
+        self.context = (self.kernel - 1) * dilation
+        self.mono = weight.shape[0] == 1 and groups == 1 and dilation == 1
         if self.mono:
             self.mono_weight = weight[0].contiguous()  # [C, K] for `codec_kernels.to_mono`
-        # [C_out, C_in * K] for the im2col GEMM (plain convolutions only), used when `by_gemm`.
-        plain = not transposed and groups == 1 and not self.mono
-        self.gemm_weight = weight.reshape(weight.shape[0], -1) if plain else None
-        self.by_gemm = False
+        # The library's convolution reads [B, C, 1, T] in channels-last memory: the buffer as it is.
+        self.weight_2d = weight.unsqueeze(2).contiguous(memory_format=torch.channels_last)
+        if groups > 1 or self.mono:  # the mono one runs as `codec_kernels.to_mono` on CUDA
+            self.methods: tuple[str, ...] = ("convolution",)
+        elif self.kernel == 1:
+            self.methods = ("im2col",)  # a pointwise convolution is one GEMM
+        else:
+            self.methods = ("convolution", "im2col", "taps")
+        if groups == 1:
+            self.im2col_weight = weight.permute(0, 2, 1).reshape(weight.shape[0], -1)  # [C_out', K * C_in], tap-major
+            self.tap_weights = [weight[:, :, j].T for j in range(self.kernel)]  # [C_in, C_out'] each
+        self.method = self.methods[0]
         # Records each call's input shape and Snake (choose_convolutions).
         self.seen: dict[str, tuple[tuple[int, ...], _Snake | None]] | None = None
 
@@ -397,62 +422,69 @@ class _CausalConv:
         self, x: Tensor, state: CodecState, snake: _Snake | None = None, residual: Tensor | None = None,
         keep_sum: bool = False,
     ) -> tuple[Tensor | None, Tensor]:
-        """x [B, C_in, n] (+ residual, then Snake when given) -> (x + residual [+ the Snake's bias]
-        when `keep_sum` or without a Snake, output [B, C_out, n']); the mono output convolution
-        returns float32 [B, n'] clamped to [-1, 1]."""
-        b, channels, n = x.shape
+        """x [B, n, C_in] (+ residual, then Snake when given) -> (x + residual [+ the Snake's bias]
+        when `keep_sum` or without a Snake, output [B, n * upsample, C_out]); the mono output
+        convolution returns float32 [B, n'] clamped to [-1, 1]."""
+        n = x.shape[1]
         if self.seen is not None:
             self.seen[self.name] = (tuple(x.shape), snake)
-        buffer = None
-        if self.context:
-            tail = state.conv[self.name]
-            buffer = torch.empty(b, channels, self.context + n, device=x.device, dtype=x.dtype)
+        context = (state.conv[self.name], state.rows) if self.context else None
         if snake is not None:
-            total, y = snake(x, residual, out=buffer, keep_sum=keep_sum, context=(tail, state.rows) if self.context else None)
+            total, y = snake(x, residual, keep_sum=keep_sum, context=context)
         else:
             total = y = x if residual is None else x + residual
-            if buffer is not None:
-                _fill_buffer(buffer, y, (tail, state.rows))
-                y = buffer
-        if self.context:
-            tail.index_copy_(0, state.rows, buffer[..., n:])
+            if context is not None:
+                y = _after_context(y, context)
+        if context is not None:
+            context[0].index_copy_(0, state.rows, y[:, n:])
         return total, self._apply(y, n)
 
     def _apply(self, x: Tensor, n: int) -> Tensor:
+        """The convolution of the input buffer x [B, context + n, C_in] -> [B, n * upsample, C_out]."""
         if self.mono:
             if codec_kernels.available(x):
-                return codec_kernels.to_mono(x, self.mono_weight, self.bias, x.shape[-1] - self.context)
-            return F.conv1d(x, self.weight, self.bias).clamp(-1, 1)[:, 0].float()
-        if self.by_gemm:
-            y = _conv_by_gemm(x, self.gemm_weight, self.weight.shape[-1], self.dilation)
-            return y if self.output_bias is None else y.add_(self.output_bias[:, None])
-        if not self.transposed:
-            return F.conv1d(x, self.weight, self.output_bias, dilation=self.dilation, groups=self.groups)
-        y = F.conv_transpose1d(x, self.weight, self.output_bias, stride=self.stride)
-        return y[..., self.context * self.stride : (self.context + n) * self.stride]
+                return codec_kernels.to_mono(x, self.mono_weight, self.bias, n)
+            return F.conv1d(x.transpose(1, 2), self.weight, self.bias).clamp(-1, 1)[:, 0].float()
+        b, d = x.shape[0], self.dilation
+        if self.method == "convolution":
+            y = F.conv2d(x.transpose(1, 2)[:, :, None], self.weight_2d, self.output_bias, dilation=(1, d), groups=self.groups)
+            y = y[:, :, 0].transpose(1, 2)
+        elif self.method == "im2col":
+            columns = x if self.kernel == 1 else x.unfold(1, self.context + 1, 1)[..., ::d].transpose(2, 3).reshape(b, n, -1)
+            y = F.linear(columns, self.im2col_weight, self.output_bias)
+        else:  # taps: one GEMM per kernel tap on a shifted view of the buffer, accumulated
+            y = torch.bmm(x[:, :n], self.tap_weights[0].expand(b, *self.tap_weights[0].shape))
+            for j in range(1, self.kernel):
+                y.baddbmm_(x[:, j * d : j * d + n], self.tap_weights[j].expand(b, *self.tap_weights[j].shape))
+            if self.output_bias is not None:
+                y.add_(self.output_bias)
+        return y if self.upsample == 1 else y.reshape(b, n * self.upsample, -1)
 
 
-def _conv_by_gemm(x: Tensor, weight: Tensor, kernel: int, dilation: int) -> Tensor:
-    """conv1d(x, weight) as one batched GEMM over the input's windows, in x's own layout (no
-    transposes): x [B, C, L], weight [C_out, C * K] -> [B, C_out, L - (K - 1) * dilation]. A
-    pointwise convolution (K = 1) reads x as it is; a wider one gathers its windows first."""
-    b, channels, length = x.shape
-    n = length - (kernel - 1) * dilation
-    if kernel == 1:
-        columns = x
-    else:
-        windows = x.unfold(2, (kernel - 1) * dilation + 1, 1)[..., ::dilation]  # [B, C, n, K]
-        columns = windows.transpose(2, 3).reshape(b, channels * kernel, n)
-    return torch.bmm(weight.expand(b, *weight.shape), columns)
+def _transposed_as_plain(weight: Tensor, stride: int) -> Tensor:
+    """A transposed convolution's weight [C_in, C_out, K] (stride r) as the plain convolution over
+    the same input, weight [r * C_out, C_in, taps]: transposed output frame r * t + i is plain output
+    channels i * C_out .. (i + 1) * C_out at frame t, which input frames t - taps + 1 .. t reach
+    (taps = (K - 1) // r + 1; the one j frames back through kernel index j * r + i)."""
+    c_in, c_out, k = weight.shape
+    taps = (k - 1) // stride + 1
+    by_tap = F.pad(weight, (0, taps * stride - k)).view(c_in, c_out, taps, stride).flip(2)  # [C_in, C_out, tap, i]
+    return by_tap.permute(3, 1, 0, 2).reshape(stride * c_out, c_in, taps)
 
 
-def _device_ms(run, repeats: int) -> float:
-    """Mean device time of `run` on the current CUDA stream, after one warm-up call."""
+def _device_ms(run, repeats: int, give_up_above: float = math.inf) -> float:
+    """Mean device time of `run` on the current CUDA stream over `repeats` calls after one warm-up
+    call; as soon as one call takes longer than `give_up_above` ms, that call's time."""
     run()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
+    total = 0.0
     for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
         run()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / repeats
+        end.record()
+        end.synchronize()
+        ms = start.elapsed_time(end)
+        if ms > give_up_above:
+            return ms
+        total += ms
+    return total / repeats

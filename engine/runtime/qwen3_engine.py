@@ -15,6 +15,7 @@ import gc
 import itertools
 import logging
 import threading
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,10 @@ class EngineSettings:
     # also come ten times less often (`FULL_COLLECTION_AFTER`): the streams' own objects still
     # took 14-24 ms per collection, every ~1.7 s, at 512 streams. None: on CUDA.
     freeze_gc: bool | None = None
+    # Capture the CUDA graphs of every rows bucket up to this many streams before the loop starts
+    # (None: up to the capacity; 0: none). A shape captured on first use stops the loop, and every
+    # stream on the GPU, for its capture and for timing its convolutions: seconds, once per shape.
+    warm_up_rows: int | None = None
     loop: LoopSettings = LoopSettings()
 
 
@@ -126,6 +131,7 @@ class Qwen3Engine:
             gc.freeze()
             young, middle, _ = gc.get_threshold()
             gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
+        self.warm_up_seconds = self._warm_up(self._capacity if settings.warm_up_rows is None else settings.warm_up_rows)
         self.loop.start()
 
     @classmethod
@@ -145,6 +151,17 @@ class Qwen3Engine:
         engine_options = {k: v for k, v in options.items() if k not in loop_fields}
         settings = EngineSettings(max_streams=max_streams, memory_budget=memory_budget, loop=loop, **engine_options)
         return cls(load_model(path, device, dtype), settings)
+
+    def _warm_up(self, rows: int) -> float:
+        """Capture the graphs of up to `rows` streams (nothing without CUDA graphs); -> seconds taken."""
+        if not rows or not self.runner.use_graphs:
+            return 0.0
+        began = time.perf_counter()
+        with torch.inference_mode():
+            captured = self.runner.warm_up(max_rows=min(rows, self._capacity))
+        seconds = time.perf_counter() - began
+        log.info("captured %d CUDA graphs for up to %d streams in %.1f s", captured, min(rows, self._capacity), seconds)
+        return seconds
 
     @staticmethod
     def _memory_budget(settings: EngineSettings, per_slot: int) -> int:

@@ -193,14 +193,16 @@ def test_full_size_random_1_7b_speaks_one_utterance(tmp_path_factory, capsys):
     )
 
 
-@pytest.mark.parametrize("by_gemm", [False, True])
-def test_the_codec_convolutions_either_way_give_the_reference_decode(tiny_checkpoint, by_gemm, no_tf32, capsys):
-    """Every plain convolution through cuDNN, or every one as an im2col GEMM, in float32 on CUDA:
-    three streams decoded whole and in 1-8-frame chunks batched together equal the CPU decode."""
+@pytest.mark.parametrize("method", ["convolution", "im2col", "taps"])
+def test_the_codec_convolutions_every_way_give_the_reference_decode(tiny_checkpoint, method, no_tf32, capsys):
+    """Every convolution that has the way through cuDNN, or as an im2col GEMM, or as one GEMM per
+    tap, in float32 on CUDA: three streams decoded whole and in 1-8-frame chunks batched together
+    equal the CPU decode."""
     reference = load_model(tiny_checkpoint)
     model = load_model(tiny_checkpoint, device=DEVICE, dtype=torch.float32)
     for conv in model.codec._convs:
-        conv.by_gemm = by_gemm and conv.gemm_weight is not None
+        if method in conv.methods:
+            conv.method = method
     g = torch.Generator().manual_seed(3)
     codes = torch.randint(0, model.config.codec.codebook_size, (3, 24, 16), generator=g)
     expected = torch.stack([reference.codec.decode(c) for c in codes])
@@ -211,5 +213,5 @@ def test_the_codec_convolutions_either_way_give_the_reference_decode(tiny_checkp
             pieces.append(model.codec.decode_chunk(codes[:, start : start + size].to(DEVICE), state).cpu())
             start += size
         worst = max(worst, float((torch.cat(pieces, dim=1) - expected[:, : start * model.samples_per_frame]).abs().max()))
-    report(capsys, f"codec convolutions {'as GEMMs' if by_gemm else 'through cuDNN'}: max |difference| {worst:.1e}")
+    report(capsys, f"codec convolutions by {method}: max |difference| {worst:.1e}")
     assert worst <= 1e-4

@@ -22,7 +22,7 @@ from engine.runtime import kernels
 from engine.runtime.qwen3_engine import EngineSettings, Qwen3Engine
 from engine.runtime.loop import LoopSettings
 from engine.runtime.runner import ROW_BUCKETS, ModelRunner, StepRow, _bucket
-from engine.runtime.vocoder import Vocoder
+from engine.runtime.vocoder import CODEC_FRAME_SIZES, Vocoder
 
 pytestmark = pytest.mark.gpu
 GREEDY = SamplingParams.greedy()
@@ -66,6 +66,23 @@ async def test_graph_path_reproduces_the_goldens_in_float32(tiny_checkpoint, gol
             assert codes == golden_cases[cid]["codes"], cid
             assert np.abs(wav - golden_cases[cid]["wav"]).max() <= 1e-4, cid
         assert engine.runner._step_graphs, "the frame step ran as CUDA graphs"
+    finally:
+        await engine.aclose()
+
+
+async def test_no_stream_waits_for_a_codec_graph(tiny_checkpoint, golden_cases):
+    """The engine captures its graphs up to its capacity before it starts (`warm_up_rows` left to
+    the capacity): eight streams at once then decode every chunk through a graph captured before
+    them, so none waits for a capture or for its convolutions to be timed."""
+    engine = engine_on(tiny_checkpoint, torch.bfloat16)
+    try:
+        assert engine.warm_up_seconds > 0
+        captured = engine.runner.vocoder.graphs_captured
+        buckets = {_bucket(r, ROW_BUCKETS, engine.runner.slots) for r in ROW_BUCKETS if r <= engine.runner.slots}
+        assert captured == len(buckets) * len(CODEC_FRAME_SIZES), "a decode graph of every rows bucket and run length"
+        cases = streaming(golden_cases)
+        await asyncio.gather(*(run(engine, golden_cases[cases[i % len(cases)]], random.Random(i)) for i in range(8)))
+        assert engine.runner.vocoder.graphs_captured == captured
     finally:
         await engine.aclose()
 
@@ -179,7 +196,9 @@ def test_the_batched_codec_equals_the_reference_decode(tiny_checkpoint, dtype, c
 
 async def test_512_streams_opened_at_random_times_give_their_solo_codes(tiny_checkpoint, golden_cases):
     model = load_model(tiny_checkpoint, "cuda", torch.float32)
-    settings = EngineSettings(max_streams=512, use_graphs=True, admit_by_headroom=False, loop=LoopSettings(keep_codes=True))
+    settings = EngineSettings(
+        max_streams=512, use_graphs=True, admit_by_headroom=False, warm_up_rows=0, loop=LoopSettings(keep_codes=True)
+    )  # graphs captured on first use, as the streams open
     engine = Qwen3Engine(model, settings)
     try:
         chosen = streaming(golden_cases) + ["A05_en_serena_english_instruct_nonstream", "A08_regex_sohee_english_nonstream"]

@@ -114,14 +114,16 @@ def test_codes_for_the_wrong_number_of_streams_are_rejected(model, a02):
         model.codec.decode_chunk(torch.zeros(2, 1, 16, dtype=torch.int64), model.codec.new_state())
 
 
-def test_convolutions_as_gemms_give_the_official_waveform(tiny_checkpoint, a02):
-    """The im2col GEMM path (chosen per convolution on CUDA where cuDNN is slow), forced for every
-    plain convolution: the whole and the streamed decode still match the official waveform."""
-    model = load_model(tiny_checkpoint)  # its own: the module's model keeps the cuDNN path
-    convs = [c for c in model.codec._convs if c.gemm_weight is not None]
-    assert any(c.dilation > 1 for c in convs) and any(c.weight.shape[-1] == 1 for c in convs)
+@pytest.mark.parametrize("method", ["im2col", "taps"])
+def test_convolutions_as_gemms_give_the_official_waveform(tiny_checkpoint, a02, method):
+    """Each GEMM way of running a convolution (chosen per convolution on CUDA where it beats
+    cuDNN), forced for every convolution that has it, transposed ones included: the whole and the
+    streamed decode still match the official waveform."""
+    model = load_model(tiny_checkpoint)  # its own: the module's model keeps the library's convolutions
+    convs = [c for c in model.codec._convs if method in c.methods]
+    assert any(c.dilation > 1 for c in convs) and any(c.upsample > 1 for c in convs)
     for conv in convs:
-        conv.by_gemm = True
+        conv.method = method
     codes = torch.from_numpy(a02["codes"])
     assert np.abs(model.codec.decode(codes).numpy() - a02["wav_codes_only_full"]).max() <= 1e-4
     streamed = stream_decode(model, codes, [1, 3, 2] * (len(codes) // 6) + [1] * (len(codes) % 6))
