@@ -1,0 +1,86 @@
+"""Every call the engine's codec makes while choosing how each convolution runs
+(`CodecDecoder.choose_convolutions`), recorded (CUDA; docs/benchmarks.md, "Choosing each shape's
+convolutions"; bench/results/codec_way_timings_h200.json).
+
+    PYTHONPATH=. python bench/codec_way_timings.py CHECKPOINT_DIR OUT.json
+
+Two passes on one engine (codec only, nothing captured): "ascending", the shapes in the order the
+vocoder's warm-up chooses them, with the engine's own give-up rules, then "fresh", a few shapes
+again with nothing remembered and nothing given up (every way's warm-up call and three timed
+calls). Each record: shape, convolution, way, the warm-up call's wall ms, the timed calls' device
+ms, the figure the choice used and the give-up threshold it ran under.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import torch
+
+import engine.model.codec as codec_module
+from engine import Engine
+
+ASCENDING = [(batch, frames) for batch in (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512) for frames in (1, 2, 4)]
+FRESH = ((8, 4), (32, 4), (128, 4), (256, 4), (128, 1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args()
+    engine = Engine.from_pretrained(args.checkpoint, device="cuda:0", max_streams=64, max_context=512,
+                                    admit_by_headroom=False, warm_up_rows=0)
+    codec = engine.model.codec
+    calls, shape = [], {"now": ""}
+
+    def recorded_device_ms(run, repeats, give_up_above=math.inf):
+        conv = next(c.cell_contents for c in run.__closure__ if isinstance(c.cell_contents, codec_module._CausalConv))
+        torch.cuda.synchronize()
+        began = time.perf_counter()
+        run()
+        torch.cuda.synchronize()
+        warm_up_ms = (time.perf_counter() - began) * 1e3
+        times = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+            if times[-1] > give_up_above:
+                break
+        ms = times[-1] if times[-1] > give_up_above else sum(times) / len(times)
+        calls.append({"shape": shape["now"], "conv": conv.name, "method": conv.method, "warm_ms": round(warm_up_ms, 3),
+                      "runs": [round(t, 3) for t in times], "ms": round(ms, 3), "give_up": round(give_up_above, 3)})
+        return ms
+
+    codec_module._device_ms = recorded_device_ms
+    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "ascending": {}, "fresh": {}}
+    with torch.inference_mode():
+        for batch, frames in ASCENDING:
+            shape["now"] = f"{batch}x{frames}"
+            began = time.perf_counter()
+            chosen = codec.choose_convolutions(batch, frames)
+            results["ascending"][shape["now"]] = {"seconds": round(time.perf_counter() - began, 3), "chosen": chosen}
+            print(shape["now"], results["ascending"][shape["now"]]["seconds"], "s", flush=True)
+        results["pathological"] = {f"{name}@{frames}": batch for (name, frames), batch in codec._pathological.items()}
+        codec_module.GIVE_UP = math.inf
+        for batch, frames in FRESH:
+            codec._pathological.clear()
+            codec.convolution_methods.pop((batch, frames), None)
+            shape["now"] = f"fresh {batch}x{frames}"
+            began = time.perf_counter()
+            chosen = codec.choose_convolutions(batch, frames)
+            results["fresh"][shape["now"]] = {"chosen": chosen, "seconds": round(time.perf_counter() - began, 3)}
+    results["log"] = calls
+    args.out.write_text(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
