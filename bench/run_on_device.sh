@@ -11,10 +11,13 @@
 #           full-size random-weight 1.7B Base checkpoint and bench/clone_bench.py on it (voice creation time,
 #           TTFA of a cloned voice's first and later turns, x-vector and ICL);
 #   stall   bench/new_shape_stall.py on that checkpoint: the first decode of each new codec shape (the loop's stall);
+#   host    bench/engine_bench.py at HOST_LEVELS (default 768) streams under py-spy (its wheel in `.whl_engine`):
+#           the step loop's and the event loop's Python stacks in host_stacks.txt, summed per function
+#           by bench/stack_summary.py (load and warm-up left out) into host_profile.txt;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice`, `.whl_engine`
-# (pydantic, pytest-asyncio), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
+# (pydantic, pytest-asyncio, py-spy), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
 # $OUT (or /tmp/out). STAGES (default "tests engine peers") picks what runs, in the order given;
 # TESTS_LIMIT / MODEL_LIMIT / ENGINE_LIMIT / FLOOR_LIMIT cap stages (seconds).
 set -o pipefail
@@ -47,6 +50,14 @@ for stage in $stages; do
   stall)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     env $engine_env timeout "${ENGINE_LIMIT:-600}" python3 bench/new_shape_stall.py /tmp/ours "$out/new_shape_stall.json" 2>&1 | grep -v '^loading' | tail -8 ;;
+  host)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" /tmp/site_engine/bin/py-spy record --nonblocking --threads \
+      --rate 250 --format raw -o "$out/host_stacks.txt" -- python3 bench/engine_bench.py /tmp/ours \
+      --concurrency ${HOST_LEVELS:-768} --batches 1 --profile-codec 0 --quick --out "$out/host_bench.json" > "$out/host_bench.log" 2>&1
+    grep '"concurrency"' "$out/host_bench.log" | cut -c1-600
+    env $engine_env python3 bench/stack_summary.py "$out/host_stacks.txt" --thread step-loop --thread MainThread \
+      --without warm_up --without "phase (" --without _find_and_load --without from_pretrained --top 30 | tee "$out/host_profile.txt" ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)
