@@ -334,6 +334,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="server-wide pronunciation dictionary, JSON or CSV: rules like "
         '{"match": "SQL", "say": "sequel"} (a turn\'s own rules come first)',
     )
+    serve.add_argument(
+        "--max-streams",
+        type=positive_int,
+        metavar="N",
+        help="streams served at once: the engine's KV slots and, on a GPU, the CUDA graphs it captures "
+        "before serving (default 64; one H200 keeps 512 real-time); admission by measured headroom "
+        "may refuse streams below it",
+    )
+    serve.add_argument(
+        "--max-context",
+        type=positive_int,
+        metavar="ROWS",
+        help="a --model stream's talker rows, prompt and frames at 12.5 a second (default 2048, "
+        "about 2.6 min); with --max-streams it sizes the KV cache",
+    )
     serve.add_argument("--log-level", default="info")
     serve.add_argument(
         "--drain-timeout",

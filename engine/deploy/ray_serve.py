@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Callable
 
 from prometheus_client import start_http_server
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ray import serve
 from ray.serve.config import RequestRouterConfig
 from ray.serve.handle import DeploymentHandle
@@ -76,6 +76,12 @@ class EngineAppArgs(BaseModel):
     # The server-wide pronunciation dictionary (JSON or CSV), present on every node.
     lexicon: str | None = None
     api_key: str | None = None
+    # Streams one replica's engine serves at once: its KV slots, and on a GPU the CUDA graphs it
+    # captures before serving (None: the engine's default, 64). Admission by measured headroom
+    # may refuse streams below it.
+    max_streams: int | None = Field(default=None, ge=1)
+    # A Qwen3 stream's talker rows, prompt and frames (None: the engine's default, 2048).
+    max_context: int | None = Field(default=None, ge=1)
     # Concurrent streams per replica before new turns are refused (default: the engine's own).
     capacity: int | None = Field(default=None, ge=1)
     warmup_text: str = ServerSettings().warmup_text
@@ -83,13 +89,29 @@ class EngineAppArgs(BaseModel):
     num_gpus: float = Field(default=0, ge=0)
     num_cpus: float = Field(default=1, ge=0)
     # Open connections (WebSockets, HTTP requests) per replica; idle sockets of a client's pool
-    # count, so this is above the stream capacity.
-    max_ongoing_requests: int = Field(default=256, ge=1)
+    # count, so this is above the streams a replica serves. None: twice those streams, at least 256.
+    max_ongoing_requests: int | None = Field(default=None, ge=1)
     # How long a stopping replica (rolling update, scale-down) waits for its open sockets.
     graceful_shutdown_timeout_s: float = Field(default=30.0, gt=0)
     # Each replica's Prometheus metrics on its node at this port plus its rank on the node
     # (through the proxy, /metrics reaches one replica, whichever the router picks); None: off.
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
+
+    @model_validator(mode="after")
+    def _connections_above_streams(self) -> "EngineAppArgs":
+        streams = self.capacity or self.max_streams
+        if self.max_ongoing_requests is not None and streams is not None and self.max_ongoing_requests <= streams:
+            raise ValueError(
+                f"max_ongoing_requests ({self.max_ongoing_requests}) must be above the streams a replica "
+                f"serves ({streams}): every stream holds a connection, and a client's idle pooled sockets count too"
+            )
+        return self
+
+    @property
+    def connections_per_replica(self) -> int:
+        if self.max_ongoing_requests is not None:
+            return self.max_ongoing_requests
+        return max(256, 2 * (self.capacity or self.max_streams or 0))
 
     def server_settings(self) -> ServerSettings:
         return ServerSettings(
@@ -240,7 +262,7 @@ class EngineReplica:
     """One engine and its server app, reporting its load to the fleet and to Serve's router."""
 
     async def __init__(self, fleet: DeploymentHandle, args: EngineAppArgs) -> None:
-        self._engine = load_engine(args.model, args.device, args.voices_dir)
+        self._engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context)
         lexicon = Lexicon.load(args.lexicon) if args.lexicon else None
         self._app = create_app(self._engine, settings=args.server_settings(), lexicon=lexicon)
         self._state: ServerState = self._app.state.server
@@ -341,7 +363,7 @@ def build_app(args: EngineAppArgs) -> serve.Application:
     replica = serve.deployment(EngineReplica).options(
         num_replicas=args.replicas,
         ray_actor_options={"num_gpus": args.num_gpus, "num_cpus": args.num_cpus},
-        max_ongoing_requests=args.max_ongoing_requests,
+        max_ongoing_requests=args.connections_per_replica,
         graceful_shutdown_timeout_s=args.graceful_shutdown_timeout_s,
         graceful_shutdown_wait_loop_s=0.5,
         health_check_period_s=2.0,

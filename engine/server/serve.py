@@ -20,16 +20,32 @@ class ServeError(Exception):
     said in one line."""
 
 
-def load_engine(model: str | None, device: str | None, voices_dir: str | None = None):
+def load_engine(
+    model: str | None,
+    device: str | None,
+    voices_dir: str | None = None,
+    max_streams: int | None = None,
+    max_context: int | None = None,
+):
+    """The engine a server runs: the Qwen3-TTS checkpoint in `model`, else the embedded voice.
+    `max_streams`: streams served at once (None: the engine's default); `max_context`: a Qwen3
+    stream's talker rows (None: the engine's default)."""
     from engine import Engine
 
+    check_context_option(model, max_context)
     if model is None:
-        return Engine.embedded()
-    options = {} if voices_dir is None else {"voices_dir": voices_dir}
+        return Engine.embedded() if max_streams is None else Engine.embedded(capacity=max_streams)
+    given = {"voices_dir": voices_dir, "max_streams": max_streams, "max_context": max_context}
+    options = {name: value for name, value in given.items() if value is not None}
     try:
         return Engine.from_pretrained(model, device=device, **options)
     except Exception as exc:
         raise ServeError(f"cannot load the model from {model}: {exc}") from exc
+
+
+def check_context_option(model: str | None, max_context: int | None) -> None:
+    if model is None and max_context is not None:
+        raise ServeError("--max-context sets a Qwen3-TTS model's rows per stream: it needs --model")
 
 
 def server_api_key(args: argparse.Namespace) -> str | None:
@@ -62,12 +78,15 @@ def run_serve(args: argparse.Namespace) -> int:
         from engine.deploy.ray_serve import EngineAppArgs, serve_locally
 
         server_lexicon(args)  # a bad file is refused here, before Ray starts
+        check_context_option(args.model, args.max_context)
         app_args = EngineAppArgs(
             model=args.model,
             device=args.device,
             voices_dir=args.voices_dir,
             lexicon=args.lexicon,
             api_key=server_api_key(args),
+            max_streams=args.max_streams,
+            max_context=args.max_context,
         )
         serve_locally(app_args, args.replicas or None, args.host, args.port)
         return 0
@@ -82,7 +101,7 @@ def run_serve(args: argparse.Namespace) -> int:
         drain_timeout_s=args.drain_timeout,
     )
     lexicon = server_lexicon(args)
-    engine = load_engine(args.model, args.device, args.voices_dir)
+    engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context)
     try:
         return serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:

@@ -86,6 +86,19 @@ def test_an_unreadable_key_file_is_a_clear_error(tmp_path):
     assert "cannot read the API key file" in server.stop()
 
 
+@pytest.mark.parametrize("model", [False, True], ids=["embedded", "qwen3"])
+def test_max_streams_sets_the_capacity_the_server_reports(model, tiny_checkpoint):
+    engine = ["--model", str(tiny_checkpoint), "--device", "cpu", "--max-context", "256"] if model else []
+    server = ServeProcess(*engine, "--max-streams", "3")
+    try:
+        server.wait_ready(timeout=120)
+        capabilities = httpx.get(server.url + "/v1/capabilities").json()
+        assert capabilities["capacity"] == 3
+        assert capabilities["backend"] == ("qwen3" if model else "espeak-ng")
+    finally:
+        server.stop()
+
+
 async def next_json(ws) -> dict:
     while isinstance(frame := await asyncio.wait_for(ws.recv(), 30), bytes):
         pass

@@ -41,6 +41,22 @@ def test_serve_with_an_unloadable_model_is_one_clear_line(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+def test_max_context_without_a_model_is_one_clear_line(capsys):
+    status = main(["serve", "--max-context", "512", "--port", "0"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("voice-tts: error: --max-context sets a Qwen3-TTS model's rows per stream")
+
+
+@pytest.mark.parametrize("option", ["--max-streams", "--max-context"])
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_stream_limits_must_be_positive_numbers(option, value, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", option, value])
+    assert exit_.value.code == 2
+    assert option in capsys.readouterr().err
+
+
 def test_speak_writes_a_wav_and_prints_the_timeline(tmp_path, capsys):
     output = tmp_path / "speech.wav"
     status = main(["speak", TEXT, "-o", str(output), "--tokens-per-second", "300"])

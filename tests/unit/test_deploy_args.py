@@ -1,0 +1,23 @@
+"""The Ray Serve application's arguments: a replica's connections stay above the streams it serves."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from engine.deploy.ray_serve import EngineAppArgs
+
+
+@pytest.mark.parametrize(
+    ("options", "connections"),
+    [({}, 256), ({"max_streams": 64}, 256), ({"max_streams": 512}, 1024), ({"max_streams": 512, "capacity": 300}, 600),
+     ({"max_streams": 512, "max_ongoing_requests": 700}, 700)],
+)
+def test_connections_per_replica_default_to_twice_the_streams(options, connections):
+    assert EngineAppArgs(**options).connections_per_replica == connections
+
+
+@pytest.mark.parametrize("options", [{"max_streams": 512, "max_ongoing_requests": 512}, {"capacity": 100, "max_ongoing_requests": 64}])
+def test_fewer_connections_than_streams_is_a_clear_error(options):
+    with pytest.raises(ValidationError, match=r"max_ongoing_requests \(\d+\) must be above the streams a replica serves"):
+        EngineAppArgs(**options)
