@@ -114,7 +114,7 @@ class StepLoop:
         self.runner = runner
         self.settings = settings
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step)
+        self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step, clock)
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
         self.output = Output(settings.chunks, runner.vocoder)
         self.headroom = Headroom(settings.headroom_target)

@@ -10,7 +10,10 @@ step is capped, streams of a lower `priority` value go first, then those that ha
 audio yet (first-audio latency), then the ones served least recently, so a long-running stream is
 never starved by its equals. Voice-prefix fills run in chunks of at most `prefill_rows_per_step`
 rows per step, so a new voice never stalls the others; they go by priority too (a voice's fill
-takes the best priority of the streams waiting for it), then arrival.
+takes the best priority of the streams waiting for it), then arrival. Priority only holds a stream
+back for `PRIORITY_MAX_WAIT_S`: a stream waiting longer for its prefix fill (since it arrived) or
+for a capped step (since it last ran) goes as if it had the highest priority, so a steady arrival
+of favoured streams never starves the others.
 
 Priority decides only where rows are short. The loop sizes a step to every slot, so every admitted
 stream runs in every step; what priority changes there is which new voice prefix is filled first.
@@ -21,12 +24,20 @@ long as they fill it.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from engine.model.prompt import Voice
 from engine.runtime.stream import StreamState, StreamStatus
 
 log = logging.getLogger(__name__)
+
+# How long priority may hold a stream back. A voice's prefix fill takes a few steps (a few tens of
+# ms each), so a second lets a burst of favoured new voices go first, and no stream waits much
+# longer than that for its fill, or for a step, because of priority.
+PRIORITY_MAX_WAIT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -47,18 +58,28 @@ class StepPlan:
 
 
 class Scheduler:
-    def __init__(self, max_step_rows: int, prefill_rows_per_step: int) -> None:
+    def __init__(
+        self, max_step_rows: int, prefill_rows_per_step: int, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         if max_step_rows < 1 or prefill_rows_per_step < 1:
             raise ValueError("max_step_rows and prefill_rows_per_step must be at least 1")
         self.max_step_rows = max_step_rows
         self.prefill_rows_per_step = prefill_rows_per_step
+        self._clock = clock
         self._streams: dict[int, StreamState] = {}
+        self._waiting_since: dict[int, float] = {}  # arrival, then the last step a stream ran in
 
     def add(self, stream: StreamState) -> None:
         self._streams[stream.id] = stream
+        self._waiting_since[stream.id] = self._clock()
 
     def remove(self, stream: StreamState) -> None:
         self._streams.pop(stream.id, None)
+        self._waiting_since.pop(stream.id, None)
+
+    def _priority(self, stream: StreamState, now: float) -> float:
+        """The stream's priority, or the highest once it has waited past `PRIORITY_MAX_WAIT_S`."""
+        return -math.inf if now - self._waiting_since[stream.id] > PRIORITY_MAX_WAIT_S else stream.priority
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -67,14 +88,16 @@ class Scheduler:
         """Plan one step. `prefix_totals` gives the prefix rows of streams still in PREFIX that no
         cached prefix covers; a stream whose prompt another stream is already filling waits for it."""
         plan = StepPlan()
+        now = self._clock()
         budget = self.prefill_rows_per_step
         filling: set[Voice] = set()
         waiting = [
             s for s in self._streams.values() if s.status is StreamStatus.PREFIX and s.id in prefix_totals
         ]
-        best: dict[Voice, int] = {}
+        best: dict[Voice, float] = {}
         for stream in waiting:
-            best[stream.prompt] = min(best.get(stream.prompt, stream.priority), stream.priority)
+            priority = self._priority(stream, now)
+            best[stream.prompt] = min(best.get(stream.prompt, priority), priority)
         waiting.sort(key=lambda s: best[s.prompt])  # stable: arrival order within a priority
         for stream in waiting:
             if stream.prompt in filling and stream.prefix_rows == 0:
@@ -96,8 +119,10 @@ class Scheduler:
                 if stream.status is StreamStatus.READY:
                     ready.append(stream)
         if len(ready) > self.max_step_rows:
-            ready.sort(key=lambda s: (s.priority, s.frames_produced > 0, s.last_served))
+            ready.sort(key=lambda s: (self._priority(s, now), s.frames_produced > 0, s.last_served))
             ready = ready[: self.max_step_rows]
+        for stream in ready:
+            self._waiting_since[stream.id] = now
         plan.steps = ready
         return plan
 

@@ -1,10 +1,11 @@
-"""Which streams run each step: WAIT_TEXT parking, new streams first, no starvation, chunked fills, priority."""
+"""Which streams run each step: WAIT_TEXT parking, new streams first, no starvation, chunked fills, priority
+and how long it may hold a stream back."""
 
 from __future__ import annotations
 
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
-from engine.runtime.scheduler import Scheduler
+from engine.runtime.scheduler import PRIORITY_MAX_WAIT_S, Scheduler
 from engine.runtime.stream import StreamChannel, StreamState, StreamStatus
 
 RYAN = Voice("ryan", "english", None)
@@ -98,3 +99,53 @@ def test_priority_comes_first_in_capped_steps_and_prefix_fills():
         scheduler.add(s)
     fills = scheduler.schedule({1: 24, 2: 10, 3: 24}).fills
     assert [(f.stream.id, f.start, f.end) for f in fills] == [(1, 4, 14)]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_favoured_prefix_fills_hold_a_voice_back_only_for_a_while():
+    clock = FakeClock()
+    scheduler = Scheduler(max_step_rows=8, prefill_rows_per_step=10, clock=clock)
+    normal = stream(1, voice=VIVIAN, status=StreamStatus.PREFIX)
+    scheduler.add(normal)
+    totals = {1: 10}
+    # Favoured new voices keep arriving, each taking the whole fill budget of a step.
+    for i in range(2, 12):
+        clock.now += 0.3
+        favoured = stream(i, voice=Voice(f"clone-{i}", "english", None), status=StreamStatus.PREFIX, priority=-1)
+        scheduler.add(favoured)
+        totals[i] = 10
+        fills = scheduler.schedule(totals).fills
+        waited = clock.now
+        assert [f.stream.id for f in fills] == ([1] if waited > PRIORITY_MAX_WAIT_S else [i])
+        if fills[0].stream is normal:
+            break
+        scheduler.remove(favoured)
+    assert fills[0].stream is normal and clock.now <= PRIORITY_MAX_WAIT_S + 0.3
+
+
+def test_a_capped_step_serves_a_stream_held_back_by_priority_once_it_has_waited():
+    clock = FakeClock()
+    scheduler = Scheduler(max_step_rows=1, prefill_rows_per_step=10, clock=clock)
+    favoured = stream(1, text_ids=[1] * 50, text_ends=[1] * 50, priority=-1)
+    normal = stream(2, text_ids=[1] * 50, text_ends=[1] * 50)
+    for s in (favoured, normal):
+        scheduler.add(s)
+    served = []
+    for step in range(1, 40):
+        clock.now += 0.08
+        (ran,) = scheduler.schedule({}).steps
+        ran.last_served, ran.frames_produced = step, ran.frames_produced + 1
+        served.append(ran.id)
+    # The favoured stream runs until the other has waited PRIORITY_MAX_WAIT_S, then the other
+    # runs once, and the favoured one again.
+    held = int(PRIORITY_MAX_WAIT_S / 0.08)
+    assert served[:held] == [1] * held
+    assert 2 in served[held : held + 2]
+    assert served.count(2) >= 2 and served.count(1) > served.count(2)
