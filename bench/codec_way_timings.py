@@ -7,8 +7,8 @@ convolutions"; bench/results/codec_way_timings_h200.json).
 Two passes on one engine (codec only, nothing captured): "ascending", the shapes in the order the
 vocoder's warm-up chooses them, with the engine's own give-up rules, then "fresh", a few shapes
 again with nothing remembered and nothing given up (every way's warm-up call and three timed
-calls). Each record: shape, convolution, way, the warm-up call's wall ms, the timed calls' device
-ms, the figure the choice used and the give-up threshold it ran under.
+calls). Each record: shape, convolution, way, the warm-up call's and the timed calls' device ms,
+the figure the choice used and the give-up threshold it ran under.
 """
 
 from __future__ import annotations
@@ -36,28 +36,15 @@ def main() -> None:
     engine = Engine.from_pretrained(args.checkpoint, device="cuda:0", max_streams=64, max_context=512,
                                     admit_by_headroom=False, warm_up_rows=0)
     codec = engine.model.codec
-    calls, shape = [], {"now": ""}
+    log, shape = [], {"now": ""}
+    device_ms = codec_module._device_ms
 
     def recorded_device_ms(run, repeats, give_up_above=math.inf):
         conv = next(c.cell_contents for c in run.__closure__ if isinstance(c.cell_contents, codec_module._CausalConv))
-        torch.cuda.synchronize()
-        began = time.perf_counter()
-        run()
-        torch.cuda.synchronize()
-        warm_up_ms = (time.perf_counter() - began) * 1e3
-        times = []
-        for _ in range(repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-            if times[-1] > give_up_above:
-                break
-        ms = times[-1] if times[-1] > give_up_above else sum(times) / len(times)
-        calls.append({"shape": shape["now"], "conv": conv.name, "method": conv.method, "warm_ms": round(warm_up_ms, 3),
-                      "runs": [round(t, 3) for t in times], "ms": round(ms, 3), "give_up": round(give_up_above, 3)})
+        times: list[float] = []
+        ms = device_ms(run, repeats, give_up_above, calls=times)
+        log.append({"shape": shape["now"], "conv": conv.name, "method": conv.method, "warm_ms": round(times[0], 3),
+                    "runs": [round(t, 3) for t in times[1:]], "ms": round(ms, 3), "give_up": round(give_up_above, 3)})
         return ms
 
     codec_module._device_ms = recorded_device_ms
@@ -78,7 +65,7 @@ def main() -> None:
             began = time.perf_counter()
             chosen = codec.choose_convolutions(batch, frames)
             results["fresh"][shape["now"]] = {"chosen": chosen, "seconds": round(time.perf_counter() - began, 3)}
-    results["log"] = calls
+    results["log"] = log
     args.out.write_text(json.dumps(results))
 
 

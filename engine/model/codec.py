@@ -472,19 +472,30 @@ def _transposed_as_plain(weight: Tensor, stride: int) -> Tensor:
     return by_tap.permute(3, 1, 0, 2).reshape(stride * c_out, c_in, taps)
 
 
-def _device_ms(run, repeats: int, give_up_above: float = math.inf) -> float:
+def _device_ms(run, repeats: int, give_up_above: float = math.inf, calls: list[float] | None = None) -> float:
     """Mean device time of `run` on the current CUDA stream over `repeats` calls after one warm-up
-    call; as soon as one call takes longer than `give_up_above` ms, that call's time."""
-    run()
+    call; as soon as one call takes longer than `give_up_above` ms, that call's time. `calls`, when
+    given, receives every call's device ms, the warm-up's first."""
+    if calls is None:
+        run()
+    else:
+        calls.append(_call_ms(run))
     total = 0.0
     for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        ms = start.elapsed_time(end)
+        ms = _call_ms(run)
+        if calls is not None:
+            calls.append(ms)
         if ms > give_up_above:
             return ms
         total += ms
     return total / repeats
+
+
+def _call_ms(run) -> float:
+    """Device time of one call of `run` on the current CUDA stream (waits for it to finish)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    run()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
