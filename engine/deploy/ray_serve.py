@@ -97,9 +97,14 @@ class EngineAppArgs(BaseModel):
     # (through the proxy, /metrics reaches one replica, whichever the router picks); None: off.
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
 
+    @property
+    def streams_per_replica(self) -> int | None:
+        """The streams a replica admits, where the arguments say (the server's cap, else the engine's)."""
+        return self.capacity or self.max_streams
+
     @model_validator(mode="after")
     def _connections_above_streams(self) -> "EngineAppArgs":
-        streams = self.capacity or self.max_streams
+        streams = self.streams_per_replica
         if self.max_ongoing_requests is not None and streams is not None and self.max_ongoing_requests <= streams:
             raise ValueError(
                 f"max_ongoing_requests ({self.max_ongoing_requests}) must be above the streams a replica "
@@ -111,7 +116,7 @@ class EngineAppArgs(BaseModel):
     def connections_per_replica(self) -> int:
         if self.max_ongoing_requests is not None:
             return self.max_ongoing_requests
-        return max(256, 2 * (self.capacity or self.max_streams or 0))
+        return max(256, 2 * (self.streams_per_replica or 0))
 
     def server_settings(self) -> ServerSettings:
         return ServerSettings(

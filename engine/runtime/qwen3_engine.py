@@ -156,11 +156,12 @@ class Qwen3Engine:
         """Capture the graphs of up to `rows` streams (nothing without CUDA graphs); -> seconds taken."""
         if not rows or not self.runner.use_graphs:
             return 0.0
+        rows = min(rows, self._capacity)
         began = time.perf_counter()
         with torch.inference_mode():
-            captured = self.runner.warm_up(max_rows=min(rows, self._capacity))
+            captured = self.runner.warm_up(max_rows=rows)
         seconds = time.perf_counter() - began
-        log.info("captured %d CUDA graphs for up to %d streams in %.1f s", captured, min(rows, self._capacity), seconds)
+        log.info("captured %d CUDA graphs for up to %d streams in %.1f s", captured, rows, seconds)
         return seconds
 
     @staticmethod
