@@ -57,16 +57,14 @@ from engine.model.transformer import DecoderStack, Rotary
 from engine.model.weight_layout import codec_decoder_channels
 
 
-# Timing a decode shape's convolutions (`choose_convolutions`): a way whose timed run takes more
-# than GIVE_UP times the fastest so far is not timed further; cuDNN's way, once it takes more
-# than PATHOLOGICAL times the fastest and PATHOLOGICAL_MS at some batch, is not tried again at
-# larger batches of that many frames. cuDNN's heuristics pick kernels a thousand times slow for
-# some shapes, which take seconds per run at hundreds of streams, while the engine starts (or the
-# loop waits). The floor in ms keeps a few streams' microsecond runs, where cuDNN's fixed cost
-# alone can be 20x a GEMM, from ruling cuDNN out at the batches where it is the fastest way.
+# Timing a decode shape's convolutions (`choose_convolutions`): a way is not timed further once
+# one call, the first included, takes more than GIVE_UP times the fastest way so far and more
+# than GIVE_UP_MS. cuDNN's heuristics pick kernels a thousand times slow for some shapes (seconds
+# per call at hundreds of streams), and which shapes changes with the batch, so each shape pays
+# one such call at most. Below the floor a call costs nothing worth saving, and a way's one-time
+# setup on its first call must not rule it out.
 GIVE_UP = 4.0
-PATHOLOGICAL = 20.0
-PATHOLOGICAL_MS = 10.0
+GIVE_UP_MS = 10.0
 
 # New frames the transformer takes per pass: its key ring holds the window's last frames plus
 # this many (each pass writes its keys first, then attends), so a longer chunk runs in passes.
@@ -170,8 +168,6 @@ class CodecDecoder:
         self._convs: list[_CausalConv] = []
         # (batch, frames) of a decode -> how each convolution with a choice runs (`choose_convolutions`)
         self.convolution_methods: dict[tuple[int, int], dict[str, str]] = {}
-        # (convolution, frames) -> the smallest batch at which cuDNN's way was pathological
-        self._pathological: dict[tuple[str, int], int] = {}
         q = "decoder.quantizer."
 
         def codebook(group: str, k: int) -> Tensor:
@@ -292,14 +288,9 @@ class CodecDecoder:
                 shape, snake = inputs[conv.name]
                 x = torch.randn(shape, device=self.device, dtype=self.dtype)
                 best = math.inf
-                pathological = self._pathological.get((conv.name, frames), math.inf) <= batch
                 for method in sorted(conv.methods, key=lambda m: m == "convolution"):  # cuDNN's way last
-                    if method == "convolution" and pathological:
-                        continue
                     conv.method = method
-                    ms = _device_ms(lambda: conv(x, state, snake), repeats, give_up_above=GIVE_UP * best)
-                    if method == "convolution" and ms > max(PATHOLOGICAL * best, PATHOLOGICAL_MS):
-                        self._pathological[(conv.name, frames)] = batch
+                    ms = _device_ms(lambda: conv(x, state, snake), repeats, give_up_above=max(GIVE_UP * best, GIVE_UP_MS))
                     if ms < best:
                         best, chosen[conv.name] = ms, method
         return chosen
@@ -474,21 +465,14 @@ def _transposed_as_plain(weight: Tensor, stride: int) -> Tensor:
 
 def _device_ms(run, repeats: int, give_up_above: float = math.inf, calls: list[float] | None = None) -> float:
     """Mean device time of `run` on the current CUDA stream over `repeats` calls after one warm-up
-    call; as soon as one call takes longer than `give_up_above` ms, that call's time. `calls`, when
-    given, receives every call's device ms, the warm-up's first."""
-    if calls is None:
-        run()
-    else:
-        calls.append(_call_ms(run))
-    total = 0.0
-    for _ in range(repeats):
-        ms = _call_ms(run)
-        if calls is not None:
-            calls.append(ms)
-        if ms > give_up_above:
-            return ms
-        total += ms
-    return total / repeats
+    call; as soon as one call, the warm-up included, takes longer than `give_up_above` ms, that
+    call's time. `calls`, when given, receives every call's device ms, the warm-up's first."""
+    times = [] if calls is None else calls
+    for _ in range(repeats + 1):
+        times.append(_call_ms(run))
+        if times[-1] > give_up_above:
+            return times[-1]
+    return sum(times[-repeats:]) / repeats
 
 
 def _call_ms(run) -> float:

@@ -243,13 +243,14 @@ class Vocoder:
             return 0
         captured = 0
         with torch.inference_mode():
-            # Each shape's convolutions are chosen smallest first: a way found pathological at a
-            # smaller batch is not timed again at the larger ones (`CodecDecoder.choose_convolutions`).
-            for batch in sorted(batches):
+            # Every shape's convolutions are chosen before any capture, so the timing's scratch
+            # (im2col columns: gigabytes at 1,024 rows) goes back first and the graphs' pool does
+            # not grow around it.
+            for batch in batches:
                 for frames in CODEC_FRAME_SIZES:
                     self.codec.choose_convolutions(batch, frames)
             if self.device.type == "cuda":
-                torch.cuda.empty_cache()  # the timing's scratch (im2col columns: gigabytes at 1,024 rows)
+                torch.cuda.empty_cache()
             for batch in sorted(batches, reverse=True):
                 for frames in sorted(CODEC_FRAME_SIZES, reverse=True):
                     if (batch, frames) not in self._graphs:
