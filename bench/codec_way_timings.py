@@ -6,9 +6,9 @@ convolutions"; bench/results/codec_way_timings_h200.json).
 
 Two passes on one engine (codec only, nothing captured): "ascending", the shapes in the order the
 vocoder's warm-up chooses them, with the engine's own give-up rules, then "fresh", a few shapes
-again with nothing remembered and nothing given up (every way's warm-up call and three timed
-calls). Each record: shape, convolution, way, the warm-up call's and the timed calls' device ms,
-the figure the choice used and the give-up threshold it ran under.
+again with nothing given up (every way's warm-up call and three timed calls). Each record: shape,
+convolution, way, the warm-up call's and the timed calls' device ms, the figure the choice used
+and the give-up threshold it ran under.
 """
 
 from __future__ import annotations
@@ -56,10 +56,8 @@ def main() -> None:
             chosen = codec.choose_convolutions(batch, frames)
             results["ascending"][shape["now"]] = {"seconds": round(time.perf_counter() - began, 3), "chosen": chosen}
             print(shape["now"], results["ascending"][shape["now"]]["seconds"], "s", flush=True)
-        results["pathological"] = {f"{name}@{frames}": batch for (name, frames), batch in codec._pathological.items()}
-        codec_module.GIVE_UP = math.inf
+        codec_module.GIVE_UP = codec_module.GIVE_UP_MS = math.inf
         for batch, frames in FRESH:
-            codec._pathological.clear()
             codec.convolution_methods.pop((batch, frames), None)
             shape["now"] = f"fresh {batch}x{frames}"
             began = time.perf_counter()
