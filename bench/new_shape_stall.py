@@ -4,7 +4,10 @@ every stream on the GPU stalls that long the first time a load level reaches the
 engine captured it at start (`warm_up_rows`, timed here as part of the load). The next decode of the
 same shape is timed for comparison.
 
-    PYTHONPATH=. python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json [--warm-up-rows 0]
+    PYTHONPATH=. python bench/new_shape_stall.py CHECKPOINT_DIR OUT.json [--warm-up-rows 0] [--convolution-cache-dir DIR]
+
+Run twice with one --convolution-cache-dir, the second start takes the convolution ways the first
+chose (`engine.runtime.convolution_cache`): its load time is a restart's.
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ def main() -> None:
     parser.add_argument("--max-streams", type=int, default=512)
     parser.add_argument("--warm-up-rows", type=int, default=None,
                         help="graphs captured at start, up to this many streams (default: the capacity; 0: none)")
+    parser.add_argument("--convolution-cache-dir", type=Path, default=None,
+                        help="where the codec's convolution ways are remembered (default: the user's cache folder)")
     args = parser.parse_args()
     began = time.perf_counter()
     engine = Engine.from_pretrained(
         args.checkpoint, device="cuda:0", max_streams=args.max_streams, max_context=512, admit_by_headroom=False,
-        warm_up_rows=args.warm_up_rows,
+        warm_up_rows=args.warm_up_rows, convolution_cache_dir=args.convolution_cache_dir,
     )
     vocoder = engine.runner.vocoder
     results = {

@@ -10,7 +10,9 @@
 #   clone   the cloned-voice GPU tests (tiny Base fixture, `.shared/fixtures/qwen3-tts-tiny-base` carried), a
 #           full-size random-weight 1.7B Base checkpoint and bench/clone_bench.py on it (voice creation time,
 #           TTFA of a cloned voice's first and later turns, x-vector and ICL);
-#   stall   bench/new_shape_stall.py on that checkpoint: the first decode of each new codec shape (the loop's stall);
+#   stall   bench/new_shape_stall.py on that checkpoint, twice (STALL_ARGS, e.g. "--max-streams 1024"): the start-up
+#           (graph capture) and the first decode of each new codec shape, then the same on a restart that takes
+#           the convolution ways the first start remembered;
 #   host    bench/engine_bench.py at HOST_LEVELS (default 768) streams under py-spy (its wheel in `.whl_engine`):
 #           the step loop's and the event loop's Python stacks in host_stacks.txt, summed per function
 #           by bench/stack_summary.py (load and warm-up left out) into host_profile.txt;
@@ -49,7 +51,12 @@ for stage in $stages; do
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 bench/clone_bench.py /tmp/ours_base --out "$out/clone_bench.json" 2>&1 | tee "$out/clone_bench.log" | tail -8 ;;
   stall)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env timeout "${ENGINE_LIMIT:-600}" python3 bench/new_shape_stall.py /tmp/ours "$out/new_shape_stall.json" 2>&1 | grep -v '^loading' | tail -8 ;;
+    rm -rf /tmp/convolution_cache
+    for start in first again; do  # the second start takes the convolution ways the first remembered
+      env $engine_env timeout "${ENGINE_LIMIT:-600}" python3 bench/new_shape_stall.py /tmp/ours "$out/new_shape_stall_$start.json" \
+        --convolution-cache-dir /tmp/convolution_cache ${STALL_ARGS} 2>&1 | grep -v '^loading' | tail -8
+      grep -m3 'seconds' "$out/new_shape_stall_$start.json"
+    done ;;
   host)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" /tmp/site_engine/bin/py-spy record --nonblocking --threads \

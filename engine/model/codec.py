@@ -272,6 +272,20 @@ class CodecDecoder:
             conv.method = chosen.get(conv.name, conv.methods[0])
         return chosen
 
+    def adopt_convolution_methods(self, choices: Mapping[tuple[int, int], Mapping[str, str]]) -> int:
+        """Take choices made before (`choose_convolutions`'s, e.g. remembered from an earlier start)
+        for the shapes not chosen yet. A shape whose choice names other convolutions than this
+        decoder's, or a way one of them lacks, is left to be chosen again. Returns the shapes taken."""
+        ways = {conv.name: conv.methods for conv in self._convs if len(conv.methods) > 1}
+        taken = 0
+        for shape, methods in choices.items():
+            if shape in self.convolution_methods or methods.keys() != ways.keys():
+                continue
+            if all(method in ways[name] for name, method in methods.items()):
+                self.convolution_methods[shape] = dict(methods)
+                taken += 1
+        return taken
+
     def _time_convolutions(self, batch: int, frames: int, repeats: int) -> dict[str, str]:
         candidates = [c for c in self._convs if len(c.methods) > 1]
         inputs: dict[str, tuple[tuple[int, ...], _Snake | None]] = {}

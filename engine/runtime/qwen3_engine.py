@@ -32,6 +32,7 @@ from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.model.tts_model import Qwen3TTS
 from engine.model.voice_clone import MAX_REFERENCE_SECONDS, MIN_REFERENCE_SECONDS, make_clone_prompt
+from engine.runtime.convolution_cache import ConvolutionChoices, default_cache_dir
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
@@ -92,6 +93,9 @@ class EngineSettings:
     # (None: up to the capacity; 0: none). A shape captured on first use stops the loop, and every
     # stream on the GPU, for its capture and for timing its convolutions: seconds, once per shape.
     warm_up_rows: int | None = None
+    # Where the codec's convolution ways chosen at warm-up are remembered for the next start
+    # (`engine.runtime.convolution_cache`); None: voice-tts in the user's cache folder.
+    convolution_cache_dir: Path | None = None
     loop: LoopSettings = LoopSettings()
 
 
@@ -158,10 +162,18 @@ class Qwen3Engine:
             return 0.0
         rows = min(rows, self._capacity)
         began = time.perf_counter()
+        codec = self.model.codec
+        remembered = ConvolutionChoices.for_codec(codec, self.settings.convolution_cache_dir or default_cache_dir())
+        taken = codec.adopt_convolution_methods(remembered.load())
         with torch.inference_mode():
             captured = self.runner.warm_up(max_rows=rows)
+        if len(codec.convolution_methods) > taken:
+            remembered.save(codec.convolution_methods)
         seconds = time.perf_counter() - began
-        log.info("captured %d CUDA graphs for up to %d streams in %.1f s", captured, rows, seconds)
+        log.info(
+            "captured %d CUDA graphs for up to %d streams in %.1f s (%d decode shapes' convolution ways remembered, %d chosen)",
+            captured, rows, seconds, taken, len(codec.convolution_methods) - taken,
+        )
         return seconds
 
     @staticmethod

@@ -15,6 +15,7 @@ from text_pieces import speak_in_pieces
 import torch
 
 
+from engine.model.codec import CodecDecoder
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
@@ -42,9 +43,12 @@ def streaming(golden_cases: dict) -> list[str]:
     return [cid for cid, c in golden_cases.items() if not c["args"]["non_streaming_mode"]]
 
 
-def engine_on(tiny_checkpoint: Path, dtype: torch.dtype, use_graphs: bool = True) -> Qwen3Engine:
+def engine_on(tiny_checkpoint: Path, dtype: torch.dtype, use_graphs: bool = True, cache_dir: Path | None = None) -> Qwen3Engine:
     model = load_model(tiny_checkpoint, "cuda", dtype)
-    settings = EngineSettings(max_streams=8, use_graphs=use_graphs, admit_by_headroom=False, loop=LoopSettings(keep_codes=True))
+    settings = EngineSettings(
+        max_streams=8, use_graphs=use_graphs, admit_by_headroom=False, loop=LoopSettings(keep_codes=True),
+        convolution_cache_dir=cache_dir,
+    )
     return Qwen3Engine(model, settings)
 
 
@@ -85,6 +89,26 @@ async def test_no_stream_waits_for_a_codec_graph(tiny_checkpoint, golden_cases):
         assert engine.runner.vocoder.graphs_captured == captured
     finally:
         await engine.aclose()
+
+
+async def test_a_second_start_takes_the_remembered_convolution_ways(tiny_checkpoint, tmp_path, monkeypatch):
+    """The first engine times its convolutions at warm-up and remembers the ways; the next one on
+    the same GPU and libraries takes them and times nothing."""
+    first = engine_on(tiny_checkpoint, torch.bfloat16, cache_dir=tmp_path)
+    chosen = dict(first.model.codec.convolution_methods)
+    await first.aclose()
+    assert chosen and len(list(tmp_path.glob("codec-convolutions-*.json"))) == 1
+    timed = []
+    time_convolutions = CodecDecoder._time_convolutions
+    monkeypatch.setattr(
+        CodecDecoder, "_time_convolutions", lambda codec, *shape: timed.append(shape) or time_convolutions(codec, *shape)
+    )
+    second = engine_on(tiny_checkpoint, torch.bfloat16, cache_dir=tmp_path)
+    try:
+        assert second.model.codec.convolution_methods == chosen
+        assert timed == []
+    finally:
+        await second.aclose()
 
 
 async def test_batch_invariance_in_float32_on_cuda(tiny_checkpoint, golden_cases):
