@@ -2,9 +2,11 @@
 
 API calls only post commands to `inbox` (a thread-safe queue) and never wait on a step; text
 arrives here already tokenized. Per iteration the loop drains its inbox, asks the scheduler for
-this step's work, launches the frame step, posts the audio decoded since the last iteration while
-the step runs, takes the step's frames, and hands the chunks due now (`engine.runtime.output`) to
-the codec, which on CUDA runs on its own stream beside the next frame step. A stream that ends
+this step's work and launches the frame step; while the step runs it posts the audio decoded
+since the last iteration and hands the chunks due now (`engine.runtime.output`) to the codec,
+which on CUDA runs on its own stream beside the step; then it takes the step's frames. What lies
+between one step's end and the next one's launch (taking frames, first audio, scheduling) is all
+the device waits for. A stream that ends
 (EOS, a cap, cancel, error) gives its slot back once its last chunk is posted, so the slot is
 free for the next step. Host work per iteration is array operations for the step's inputs and
 outputs plus one small object per chunk; `stats` splits the iteration's time into waiting for the
@@ -156,11 +158,13 @@ class StepLoop:
     # ---- the loop ---------------------------------------------------------------------------
 
     def _run(self) -> None:
-        """Per iteration: launch the frame step, and behind it on the device the decode of the
-        first chunks that step completes; while it runs, post the audio of the previous
-        iteration's chunks (decoded beside it); take the step's frames; queue the chunks due now
-        on the codec stream; post the first chunks. Where the codec does not run beside the step
-        (CPU), chunks are posted at once."""
+        """Per iteration: launch the frame step, and while it runs post the audio decoded beside
+        the previous step and hand the chunks due now (frames the host has taken) to the codec
+        stream, then queue behind the step the decode of the first chunks it completes; take the
+        step's frames; post those first chunks. The host's output work thus overlaps the step,
+        and between one step's end and the next one's launch the host only takes frames, posts
+        first audio and schedules. Where the codec does not run beside the step (CPU), chunks are
+        posted at once."""
         try:
             while True:
                 if not self._drain(self._wait_timeout()):
@@ -175,28 +179,27 @@ class StepLoop:
                 self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
                 self.runner.vocoder.apply_resets()
                 first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
-                first_chunks = None
                 if plan.steps:
                     self._step += 1
                     self._launch_step(plan.steps)
-                    if self.output.queue_opening_chunks(plan.steps, first_frames):
-                        first_chunks = self.output.launch_opening_chunks()
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
+                self.output.choose([s for s in self._streams.values() if s.frames_pending], self._clock(), len(plan.steps), first_frames)
+                ending, self._ending = self._ending, []
+                batch = self.output.launch(ending)
+                first_chunks = None
+                if plan.steps and self.output.queue_opening_chunks(plan.steps, first_frames):
+                    first_chunks = self.output.launch_opening_chunks()
+                if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
+                    waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
+                else:
+                    self._in_flight = batch
                 if plan.steps:
                     before = self._clock()
                     codes = self.runner.finish_step()
                     waits[0] += self._clock() - before
                     self._take_frames(plan.steps, codes)
-                now = self._clock()
-                self.output.choose([s for s in self._streams.values() if s.frames_pending], now, len(plan.steps), first_frames)
-                ending, self._ending = self._ending, []
-                batch = self.output.launch(ending)
                 waits[1] += self._deliver(first_chunks)  # decoded right behind the step: first audio now
-                if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
-                    waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
-                else:
-                    self._in_flight = batch
                 if not plan.empty:
                     self._count(len(plan.steps), self._clock() - started, waits, graphs != self.runner.graphs_captured)
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
@@ -233,7 +236,7 @@ class StepLoop:
     def _wait_timeout(self) -> float | None:
         """0 while there is work; otherwise how long the loop may sleep on its inbox: until the
         earliest stream holding frames must get them (None: no such stream)."""
-        if self._in_flight is not None or self._has_work():
+        if self._in_flight is not None or self._ending or self.output.has_queued or self._has_work():
             return 0.0
         wake = [t for t in map(self.settings.chunks.wake_at, self._streams.values()) if t is not None]
         return max(0.0, min(wake) - self._clock()) if wake else None

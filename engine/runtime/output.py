@@ -187,6 +187,10 @@ class Output:
         stream.frames_vocoded += count
         stream.chunks_emitted += 1
 
+    @property
+    def has_queued(self) -> bool:
+        return bool(self._queued or self._urgent)
+
     def queue_final_progress(self, stream: StreamState, progress: Progress) -> None:
         self._queued.append(QueuedChunk(stream, 0, 0, progress))
 
@@ -203,8 +207,9 @@ class Output:
         audible = [c for c in urgent + chunks if c.frames]
         rest_audio = urgent_audio = None
         if audible:
+            # Their frames are on the host already: the decode runs beside the step now running.
             rest_audio, urgent_audio = self.vocoder.decode_async(
-                [c.codec_chunk for c in audible], urgent=len(urgent)
+                [c.codec_chunk for c in audible], urgent=len(urgent), behind_current=False
             )
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 

@@ -112,13 +112,18 @@ class Vocoder:
     def decode(self, chunks: list[Chunk]) -> list[bytes]:
         return self.decode_async(chunks)[0].result()
 
-    def decode_async(self, chunks: list[Chunk], urgent: int = 0) -> tuple[PendingAudio, PendingAudio | None]:
+    def decode_async(
+        self, chunks: list[Chunk], urgent: int = 0, behind_current: bool = True
+    ) -> tuple[PendingAudio, PendingAudio | None]:
         """Start decoding `chunks` on the codec stream; the frame steps launched meanwhile run
         beside it. The first `urgent` chunks are decoded first, into a handle of their own
-        (second element; None when urgent is 0); the first element holds the rest. The decode
-        follows the work already launched on the current stream, so a chunk may end with the
-        frame of a step that is still running."""
-        if self._stream is not None:
+        (second element; None when urgent is 0); the first element holds the rest. By default
+        the decode follows the work already launched on the current stream, so a chunk may end
+        with the frame of a step that is still running; `behind_current=False` when every frame
+        of the chunks was made by a step the host has finished (`history` rows of a step still
+        running are other rows: a stream never holds HISTORY frames), so the decode runs beside
+        the step launched last."""
+        if self._stream is not None and behind_current:
             self._stream.wait_stream(torch.cuda.current_stream(self.device))
         with torch.inference_mode(), self._on_stream():
             self._reset_states()
