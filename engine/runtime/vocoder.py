@@ -7,7 +7,7 @@ sizes (4, 2, 1 frames), batches equal runs, decodes them on their slots' codec s
 decoder reads and advances in place (`CodecDecoder.decode_chunk`), and leaves int16 PCM in pinned
 host memory.
 
-On CUDA the decode runs on its own stream beside the next frame step, one CUDA graph per (rows
+On CUDA the decode runs on its own stream beside the frame step, one CUDA graph per (rows
 bucket, frames) with its own memory pool and capture stream (hence its own cuBLAS workspace):
 graphs that may run at the same time must not share scratch memory. Chunks marked urgent (a
 stream's first audio) are decoded first and get their own event, so they can be posted before
