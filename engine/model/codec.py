@@ -408,16 +408,19 @@ class _CausalConv:
         self.mono = weight.shape[0] == 1 and groups == 1 and dilation == 1
         if self.mono:
             self.mono_weight = weight[0].contiguous()  # [C, K] for `codec_kernels.to_mono`
-        # The library's convolution reads [B, C, 1, T] in channels-last memory: the buffer as it is.
-        self.weight_2d = weight.unsqueeze(2).contiguous(memory_format=torch.channels_last)
         if groups > 1 or self.mono:  # the mono one runs as `codec_kernels.to_mono` on CUDA
             self.methods: tuple[str, ...] = ("convolution",)
         elif self.kernel == 1:
             self.methods = ("im2col",)  # a pointwise convolution is one GEMM
         else:
             self.methods = ("convolution", "im2col", "taps")
-        if groups == 1:
+        # Each way's form of the weight, only for the ways this convolution has (the first two are copies).
+        if "convolution" in self.methods and not self.mono:
+            # The library's convolution reads [B, C, 1, T] in channels-last memory: the buffer as it is.
+            self.weight_2d = weight.unsqueeze(2).contiguous(memory_format=torch.channels_last)
+        if "im2col" in self.methods:
             self.im2col_weight = weight.permute(0, 2, 1).reshape(weight.shape[0], -1)  # [C_out', K * C_in], tap-major
+        if "taps" in self.methods:
             self.tap_weights = [weight[:, :, j].T for j in range(self.kernel)]  # [C_in, C_out'] each
         self.method = self.methods[0]
         # Records each call's input shape and Snake (choose_convolutions).

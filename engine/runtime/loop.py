@@ -235,8 +235,9 @@ class StepLoop:
 
     def _wait_timeout(self) -> float | None:
         """0 while there is work; otherwise how long the loop may sleep on its inbox: until the
-        earliest stream holding frames must get them (None: no such stream)."""
-        if self._in_flight is not None or self._ending or self.output.has_queued or self._has_work():
+        earliest stream holding frames must get them (None: no such stream). Streams that ended
+        with the step just taken (`_ending`, their last chunks queued) go out in the next iteration."""
+        if self._in_flight is not None or self._ending or self._has_work():
             return 0.0
         wake = [t for t in map(self.settings.chunks.wake_at, self._streams.values()) if t is not None]
         return max(0.0, min(wake) - self._clock()) if wake else None

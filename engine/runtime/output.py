@@ -187,10 +187,6 @@ class Output:
         stream.frames_vocoded += count
         stream.chunks_emitted += 1
 
-    @property
-    def has_queued(self) -> bool:
-        return bool(self._queued or self._urgent)
-
     def queue_final_progress(self, stream: StreamState, progress: Progress) -> None:
         self._queued.append(QueuedChunk(stream, 0, 0, progress))
 
