@@ -25,8 +25,9 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterator, Callable, Iterable
 
+from voice_tts.languages import iso_code
 from voice_tts.protocol import AudioChunk, Usage, Word
-from voice_tts.tn import Commit, Lexicon, StreamingNormalizer
+from voice_tts.tn import Commit, Lexicon, StreamingNormalizer, locales
 from voice_tts.tn.chars import is_alnum, is_han
 from voice_tts.tn.offsets import is_identity, separator_length
 
@@ -257,13 +258,12 @@ async def close_events(events: AsyncIterator, pending: asyncio.Future | None) ->
 
 
 def normalizer_language(language: str | None) -> str:
-    """The normalizer's language for an engine language name: English and Chinese variants
-    map to "en" and "zh"; anything else lets the normalizer route by script."""
-    key = (language or "auto").strip().lower()
-    if key.startswith("zh") or key in ("chinese", "mandarin", "cmn"):
-        return "zh"
-    if key.startswith("en"):
-        return "en"
+    """The normalizer's language for a turn's language as people write it (`voice_tts.languages`):
+    English and Chinese variants map to "en" and "zh", a language with its own rules
+    (`voice_tts.tn.locales`) to its code; anything else lets the normalizer route by script."""
+    code = iso_code(language)
+    if code in ("en", "zh") or code in locales.available():
+        return code
     return "auto"
 
 

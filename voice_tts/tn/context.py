@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 from voice_tts.tn.lexicon import Lexicon
 
@@ -21,6 +22,8 @@ class Span:
 @dataclass(slots=True)
 class Context:
     default_lang: str = "en"
+    # The turn's language module (`voice_tts.tn.locales`) when it is neither English nor Chinese.
+    locale: ModuleType | None = None
     spell_acronyms: bool = True
     lexicon: Lexicon | None = None
     # raw side
@@ -40,6 +43,8 @@ class Context:
     after_lexicon: bool = False  # the last span was a dictionary rule's reading
 
     def sentence_lang(self) -> str:
+        if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
+            return self.default_lang
         if self.sent_han:
             return "zh"
         if self.sent_latin:
@@ -54,6 +59,7 @@ class Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
         return Context(
             default_lang=self.default_lang,
+            locale=self.locale,
             spell_acronyms=self.spell_acronyms,
             lexicon=self.lexicon,
             last_spoken=self.last_spoken,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import chinese, english
+from voice_tts.tn import chinese, english, locales
 
 SCHEMES = ("https://", "http://", "www.")
 # A URL longer than this speaks its host only (§3.9).
@@ -53,11 +53,14 @@ def speak(address: str, lang: str) -> str:
     body = strip_scheme(address).rstrip("/")
     if len(address) > HOST_ONLY_AFTER:
         body = host(address)
-    symbols = _SYMBOLS[lang]
+    locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
+    symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
     words = []
     for piece in _PIECE.findall(body):
         if piece.isdecimal():
-            if lang == "zh":
+            if locale is not None:
+                words.append(locale.cardinal(int(piece)) if len(piece) <= 2 else locale.digits(piece))
+            elif lang == "zh":
                 words.append(chinese.digits(piece))
             else:
                 words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))

@@ -51,6 +51,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         span = _lexicon(cur, pos, ctx)
         if span is not None:
             return span
+    if ctx.locale is not None:
+        span = ctx.locale.find_span(cur, pos, ctx)
+        if span is not None:
+            return span
     if c in "*_~`":
         end = pos
         while cur.at(end) == c:
@@ -86,12 +90,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
     if is_han(c):
         return Span(pos + 1, "han")
-    if c in "'’":
+    if c in "'’" and ctx.locale is None:
         decade = is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s"
         if decade and not is_alnum(cur.at(pos + 4)):  # '90s
             return Span(pos + 4, "num", "en")
         return Span(pos + 1, "punct")
-    if c in "(+" and ctx.sentence_lang() != "zh":
+    if c in "(+" and ctx.sentence_lang() == "en":
         end = lexer.phone_end(cur, pos)
         if end is not None:
             return Span(end, "phone", "en")
@@ -281,6 +285,8 @@ def _next_visible(cur: Cursor, i: int) -> str:
 
 def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
     """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only)."""
+    if ctx.locale is not None:
+        return ctx.default_lang
     if ctx.sent_han:
         return "zh"
     if end is not None:
@@ -312,6 +318,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
 
 def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str = "") -> Span:
     end = lexer.chunk(cur, body)
+    if ctx.locale is not None:  # a number its language module left: read as the module's `number`
+        return Span(end, "num", ctx.default_lang)
     if ctx.sent_han or is_han(cur.at(end)):
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and _is_day(cur.text[pos:end]):
@@ -389,6 +397,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "email", _lang_after(cur, ctx, end))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
+    if ctx.locale is not None:
+        return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
     if _HAS_DIGIT.search(word):
         if ctx.sent_han or is_han(cur.at(end)):
             return Span(_zh_chain(cur, end), "num", "zh")

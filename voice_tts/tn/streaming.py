@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from voice_tts.tn import electronic
+from voice_tts.tn import electronic, locales
 from voice_tts.tn.chars import (
     CLOSING,
     HARD_STOPS,
@@ -31,7 +31,7 @@ from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon"))
-_LANGUAGES = ("auto", "en", "zh")
+_LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 
 def _clean(delta: str) -> str:
@@ -66,13 +66,17 @@ class StreamingNormalizer:
         spell_acronyms: bool = True,
         lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
     ) -> None:
-        if language not in _LANGUAGES:
-            raise ValueError(f"language must be one of {_LANGUAGES}, got {language!r}")
+        if language not in _LANGUAGES or (language in locales.MODEL_LANGUAGES and language not in locales.available()):
+            raise ValueError(f"language must be one of {('auto', 'en', 'zh', *locales.available())}, got {language!r}")
         self.language = language
         self._clock = clock
         self._policy = policy or StallPolicy()
+        locale = locales.rules(language) if language in locales.MODEL_LANGUAGES else None
         self._ctx = Context(
-            default_lang="zh" if language == "zh" else "en", spell_acronyms=spell_acronyms, lexicon=Lexicon.of(lexicon)
+            default_lang=language if language in ("zh", *locales.MODEL_LANGUAGES) else "en",
+            locale=locale,
+            spell_acronyms=spell_acronyms,
+            lexicon=Lexicon.of(lexicon),
         )
         self._tail = ""
         self._raw_end = 0

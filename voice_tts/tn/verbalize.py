@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_tts.tn import chinese, electronic, english
+from voice_tts.tn import chinese, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS, is_spoken_alnum
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
@@ -43,13 +43,15 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return ""
     if kind == "han":
         return raw
-    if kind == "lexicon":
+    if kind in ("lexicon", "locale"):
         return span.info
     if kind == "word":
         return word(raw, ctx, span.lang)
     if kind == "punct":
         if raw in SEPARATING_PUNCT:
             return ""
+        if ctx.locale is not None:
+            return ctx.locale.SYMBOLS.get(raw, raw)
         return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
     if kind == "nl":
         return newline(ctx)
@@ -67,6 +69,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return electronic.speak(electronic.host(raw), span.lang or ctx.sentence_lang())
     if kind == "olist":
         n = int(span.info)
+        if ctx.locale is not None:
+            return ctx.locale.cardinal(n) + ", "
         return chinese.cardinal(n) + "，" if span.lang == "zh" else english.cardinal(n) + ", "
     if kind == "table_pipe":
         zh = ctx.sent_han
@@ -91,6 +95,8 @@ def newline(ctx: Context) -> str:
 
 
 def word(raw: str, ctx: Context, lang: str = "") -> str:
+    if ctx.locale is not None:  # English acronym letters and units have no place in another language
+        return " ".join(p for p in re.split(r"[_/]+", raw) if p)
     if raw[:2].isupper() and raw.isascii():
         reading = english.roman(raw, ctx.prev_word)
         if reading is None and ctx.spell_acronyms and lang != "zh":  # a Chinese voice spells them anyway
@@ -108,6 +114,8 @@ def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
     digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
     groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
+    if lang in locales.MODEL_LANGUAGES:
+        return ", ".join(locales.rules(lang).digits(g) for g in groups)
     if lang == "zh":
         return "，".join(chinese.digits(g) for g in groups)
     return ", ".join(english.digits(g) for g in groups)
@@ -124,6 +132,8 @@ def _ascii_form(raw: str) -> str:
 
 def number(raw: str, lang: str, currency_code: str = "") -> str:
     text = _ascii_form(raw)
+    if lang in locales.MODEL_LANGUAGES:
+        return locales.rules(lang).number(text)
     if lang == "zh":
         return _number_zh(text)
     return _number_en(text, currency_code)
