@@ -25,8 +25,9 @@ from functools import partial
 from voice_tts.tn import Lexicon, StreamingNormalizer, warm_up
 from voice_tts.tn.wetext_calls import normalize_span
 
+# name → (the turn's language, the reply)
 REPLIES = {
-    "en-markdown": (
+    "en-markdown": ("auto",
         "## Summary\n"
         "Sure! Here's what I found about **Qwen3-TTS-1.7B** (released 2026-03-04):\n\n"
         "- It costs $12.50 per hour on a 24 GB GPU, about 3.5x cheaper than v0.2.1.\n"
@@ -36,18 +37,18 @@ REPLIES = {
         "2. Call +1 (415) 555-0100 or email support@example.org before 5pm.\n"
         "Revenue hit $1.5 million last year, up from €900k. 🎉"
     ),
-    "en-plain": (
+    "en-plain": ("auto",
         "Of course. The meeting is on March 3, 2024 at 10:30 am in room 42, and it should take "
         "about 45 minutes. Bring 3 copies of the report, which covers pages 3-5 and the 2025 "
         "forecast. If anything changes, I will let you know by Friday. Thanks for your patience, "
         "and have a great day!"
     ),
-    "zh": (
+    "zh": ("auto",
         "好的，我帮你查了一下。今年是2026年3月4日，价格是12.5元，共计￥1,234.56，约$20。"
         "增长了12.5%，下降-3%。电话是13812345678，报警打110。需要3-5天，下午3:30开会，"
         "温度-3.5℃，我有2个苹果和12.9英寸的屏幕。**重点**：\n- 第一项\n- 第二项\n版本v0.2.1发布了。"
     ),
-    "mixed": (
+    "mixed": ("auto",
         "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
         "网址https://example.com，邮箱abc@163.com。下载速度是100MB/s，延迟20ms。"
@@ -103,10 +104,10 @@ def run(
     wall: dict[str, list[float]] = {name: [] for name in REPLIES}
     cpu: dict[str, list[float]] = {name: [] for name in REPLIES}
     for _ in range(rounds):
-        for name, text in REPLIES.items():
+        for name, (language, text) in REPLIES.items():
             if not warm_cache:
                 normalize_span.cache_clear()
-            normalizer = StreamingNormalizer(lexicon=lexicon)
+            normalizer = StreamingNormalizer(language, lexicon=lexicon)
             calls = [partial(normalizer.push, d) for d in token_deltas(text, rng)] + [normalizer.flush]
             for call in calls:
                 start_cpu, start = time.thread_time(), time.perf_counter()
@@ -143,7 +144,7 @@ def main() -> None:
     for name in REPLIES:
         all_wall += wall[name]
         all_cpu += cpu[name]
-        print(row(name, len(REPLIES[name]), wall[name], cpu[name], args.rounds))
+        print(row(name, len(REPLIES[name][1]), wall[name], cpu[name], args.rounds))
     print(row("all", None, all_wall, all_cpu, None))
     print("(milliseconds per push/flush call; cpu = thread CPU time, which excludes time other processes "
           "held the core)")
