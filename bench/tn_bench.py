@@ -53,6 +53,12 @@ REPLIES = {
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
         "网址https://example.com，邮箱abc@163.com。下载速度是100MB/s，延迟20ms。"
     ),
+    "es": ("es",
+        "¡Claro! Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026, entre las 9:30 y las "
+        "14:00 h. Es la 2.ª entrega de este mes y pesa 3,5 kg. El descuento es del 15 %, así que ahorra "
+        "1.250 pesos. Si tiene dudas, llame al +34 912 345 678 o escriba a soporte@tienda.es. Sr. García, "
+        "gracias por su paciencia."
+    ),
 }
 
 

@@ -1,0 +1,116 @@
+"""Spanish, Portuguese and Russian normalization: readings per class, stream output equal to
+one-shot output on random splits, and raw↔spoken offsets that tile the raw text exactly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.text_pieces import random_pieces
+from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
+
+READINGS = {
+    "es": [
+        # cardinals, with dots or spaces between groups
+        ("Somos 1.250 socios", "Somos mil doscientos cincuenta socios"),
+        ("Hay 3 000 000 de casos", "Hay tres millones de casos"),
+        ("Llegaron 21", "Llegaron veintiuno"),
+        ("Son 2.000.000.000", "Son dos mil millones"),
+        # ordinals
+        ("Es la 3.ª vez", "Es la tercera vez"),
+        ("Quedó 12.º", "Quedó decimosegundo"),
+        ("el 1.er día", "el primer día"),
+        ("el 45.º aniversario", "el cuadragésimo quinto aniversario"),
+        # decimals, fractions, percent
+        ("Mide 2,5 metros", "Mide dos coma cinco metros"),
+        ("Sube un 7,25 %", "Sube un siete coma veinticinco por ciento"),
+        ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
+        ("Toma 1/2", "Toma medio"),
+        # money
+        ("Cuesta 12,99 €", "Cuesta doce euros noventa y nueve céntimos"),
+        ("Pagó $3", "Pagó tres dólares"),
+        ("Son 2 £", "Son dos libras"),
+        ("Vale 1,5 millones de euros", "Vale uno coma cinco millones de euros"),
+        # dates and times
+        ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
+        ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
+        ("A las 18:45", "A las dieciocho y cuarenta y cinco"),
+        ("A las 7.15 p.m.", "A las siete y cuarto de la tarde"),
+        # measures
+        ("Corre 10 km", "Corre diez kilómetros"),
+        ("Hace -3 °C", "Hace menos tres grados centígrados"),
+        ("A 120 km/h", "A ciento veinte kilómetros por hora"),
+        # telephone, addresses
+        ("Llame al 600-123-456", "Llame al seis cero cero uno dos tres cuatro cinco seis"),
+        ("Escriba a ana.ruiz@correo.es", "Escriba a ana punto ruiz arroba correo punto es"),
+        # Roman numerals and abbreviations
+        ("el siglo XXI", "el siglo veintiuno"),
+        ("Felipe II", "Felipe segundo"),
+        ("La Dra. Pérez", "La Doctora Pérez"),
+        ("en EE. UU.", "en Estados Unidos"),
+    ],
+}
+
+SENTENCES = {
+    "es": [
+        "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
+        "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
+        "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
+        "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
+    ],
+}
+
+
+@pytest.mark.parametrize(("lang", "written", "spoken"), [(lang, w, s) for lang, cases in READINGS.items()
+                                                          for w, s in cases])
+def test_reading(lang: str, written: str, spoken: str) -> None:
+    assert normalize(written, language=lang) == spoken
+
+
+def _stream(text: str, lang: str, rng: random.Random):
+    normalizer = StreamingNormalizer(lang)
+    commits = []
+    for piece in random_pieces(text, rng, 1, 7):
+        commits += normalizer.push(piece)
+    return commits + normalizer.flush()
+
+
+@pytest.mark.parametrize(("lang", "text"), [(lang, t) for lang, texts in SENTENCES.items() for t in texts])
+def test_stream_equals_one_shot_with_exact_offsets(lang: str, text: str) -> None:
+    one_shot = normalize(text, language=lang)
+    for seed in range(40):
+        commits = _stream(text, lang, random.Random(seed))
+        assert "".join(c.spoken for c in commits) == one_shot
+        raw_end = spoken_end = 0
+        for c in commits:
+            assert (c.raw_start, c.spoken_start) == (raw_end, spoken_end)
+            assert text[c.raw_start:c.raw_end] == c.raw
+            raw_end, spoken_end = c.raw_end, c.spoken_end
+        assert raw_end == len(text)
+
+
+WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos.")}
+
+
+@pytest.mark.parametrize("lang", sorted(WAITS))
+def test_a_number_waits_for_its_unit(lang: str) -> None:
+    head, tail, spoken = WAITS[lang]
+    normalizer = StreamingNormalizer(lang)
+    early = normalizer.push(head)
+    assert normalizer.pending.endswith(head[-1])  # the number may still get a unit
+    late = normalizer.push(tail) + normalizer.flush()
+    assert "".join(c.spoken for c in early + late) == spoken
+
+
+@pytest.mark.parametrize("lang", sorted(WAITS))
+def test_a_digit_run_longer_than_the_tail_is_cut_and_still_read(lang: str) -> None:
+    normalizer = StreamingNormalizer(lang)
+    commits = []
+    for piece in random_pieces("Código " + "7" * 400 + " listo", random.Random(1), 3, 9):
+        commits += normalizer.push(piece)
+        assert len(normalizer.pending) <= StallPolicy().max_tail_en
+    commits += normalizer.flush()
+    spoken = "".join(c.spoken for c in commits)
+    assert not any(ch.isdigit() for ch in spoken)
+    assert spoken.endswith("listo")
