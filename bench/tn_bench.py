@@ -59,6 +59,11 @@ REPLIES = {
         "1.250 pesos. Si tiene dudas, llame al +34 912 345 678 o escriba a soporte@tienda.es. Sr. García, "
         "gracias por su paciencia."
     ),
+    "pt": ("pt",
+        "Claro! Seu pedido nº 4521 custa R$ 129,90 e chega no dia 15/03/2026, entre 9h30 e 14h. É a 2ª "
+        "entrega deste mês e pesa 3,5 kg. O desconto é de 15%, uma economia de 1.250 reais. Se precisar, "
+        "ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br. Obrigado, Sr. Souza!"
+    ),
 }
 
 

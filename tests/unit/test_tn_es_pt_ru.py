@@ -50,6 +50,27 @@ READINGS = {
         ("La Dra. Pérez", "La Doctora Pérez"),
         ("en EE. UU.", "en Estados Unidos"),
     ],
+    "pt": [
+        ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
+        ("Chegaram 1.234.567", "Chegaram um milhão duzentos e trinta e quatro mil quinhentos e sessenta e sete"),
+        ("Foi a 3ª vez", "Foi a terceira vez"),
+        ("o 21º lugar", "o vigésimo primeiro lugar"),
+        ("Mede 4,75 m", "Mede quatro vírgula sete cinco metros"),
+        ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
+        ("Use 2/3 da farinha", "Use dois terços da farinha"),
+        ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
+        ("Pagou € 2", "Pagou dois euros"),
+        ("Nasceu em 07/09/1822", "Nasceu em sete de setembro de mil oitocentos e vinte e dois"),
+        ("Em 1 de maio", "Em primeiro de maio"),
+        ("Às 8h15", "Às oito horas e quinze"),
+        ("Às 13:00", "Às treze horas"),
+        ("Pesa 2 kg", "Pesa dois quilos"),
+        ("Faz 30 °C", "Faz trinta graus celsius"),
+        ("Ligue para (21) 98765-4321", "Ligue para dois um nove oito sete seis cinco quatro três dois um"),
+        ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
+        ("O Dr. Silva", "O Doutor Silva"),
+        ("no século XX", "no século vinte"),
+    ],
 }
 
 SENTENCES = {
@@ -58,6 +79,11 @@ SENTENCES = {
         "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
         "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
         "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
+    ],
+    "pt": [
+        "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
+        "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
+        "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
     ],
 }
 
@@ -90,7 +116,7 @@ def test_stream_equals_one_shot_with_exact_offsets(lang: str, text: str) -> None
         assert raw_end == len(text)
 
 
-WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos.")}
+WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos."), "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos.")}
 
 
 @pytest.mark.parametrize("lang", sorted(WAITS))

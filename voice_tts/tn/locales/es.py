@@ -15,7 +15,23 @@ from functools import lru_cache
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import numeric_spans
-from voice_tts.tn.locales.numeric_spans import SpanWords, read_address, roman_value
+from voice_tts.tn.locales.numeric_spans import (
+    DATE,
+    GROUPED,
+    IP,
+    MEASURE,
+    NUM,
+    PHONE,
+    PIECE,
+    RANGE,
+    TIME,
+    SpanWords,
+    date_parts,
+    read_address,
+    roman_value,
+    split_amount,
+    to_int,
+)
 
 _ONES = (
     "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
@@ -151,7 +167,7 @@ def _with_zeros(text: str, form: str) -> str:
 
 
 def decimal(integer: str, fraction: str, form: str = "") -> str:
-    whole = cardinal(_int(integer), "" if form == "un" else form)
+    whole = cardinal(to_int(integer), "" if form == "un" else form)
     if not fraction:
         return whole
     return f"{whole} coma {_fraction_digits(fraction, form)}"
@@ -287,17 +303,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
 
 # --- reading a span ---------------------------------------------------------------------------
 
-_NUM = r"\d+(?:[.\s\u00a0\u202f]\d{3})*(?:,\d+)?|,\d+"
-_AMOUNT = re.compile(rf"(?P<sign>[-+−]?)(?P<num>{_NUM})")
-_DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
-_TIME = re.compile(r"(?P<h>\d{1,2})(?:(?P<s>[:.])(?P<m>\d{2})(?:(?P=s)(?P<sec>\d{2}))?|h(?P<hm>\d{2})m(?:\d{2}s)?)")
 _ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")
-_PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
-_IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-z]+)\.?(?: (?P<c>de|del)? ?(?P<y>\d{1,4}))?")
-_RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
-_PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 
 
 def read(raw: str, kind: str) -> str:
@@ -317,16 +324,6 @@ def read(raw: str, kind: str) -> str:
     return number(raw)
 
 
-def _int(text: str) -> int:
-    return int(re.sub(r"\D", "", text) or "0")
-
-
-def _split_amount(text: str) -> tuple[str, str]:
-    """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
-    integer, _, fraction = text.partition(",")
-    return re.sub(r"\D", "", integer) or "0", fraction
-
-
 def number(raw: str) -> str:
     text = " ".join(raw.split())
     low = text.lower()
@@ -339,15 +336,15 @@ def _special(text: str) -> str | None:
     m = _ORDINAL.fullmatch(text)
     if m:
         suffix = m.group("m") or ""
-        return ordinal(_int(m.group("num")), "f" if m.group("f") else "m", short=suffix in ("er", "ᵉʳ"))
-    m = _DATE.fullmatch(text)
+        return ordinal(to_int(m.group("num")), "f" if m.group("f") else "m", short=suffix in ("er", "ᵉʳ"))
+    m = DATE.fullmatch(text)
     if m:
         reading = _numeric_date(m)
         if reading:
             return reading
-    if _IP.fullmatch(text) and not _GROUPED.fullmatch(text):
+    if IP.fullmatch(text) and not GROUPED.fullmatch(text):
         return " punto ".join(digits(p) for p in text.split("."))
-    m = _TIME.fullmatch(head)
+    m = TIME.fullmatch(head)
     if m:
         reading = _time(m, rest)
         if reading:
@@ -355,7 +352,7 @@ def _special(text: str) -> str | None:
     m = re.fullmatch(r"0?(\d{1,2}) h", text)
     if m and text.startswith("0"):
         return _hour(int(m.group(1)))
-    if _PHONE.fullmatch(text):
+    if PHONE.fullmatch(text):
         return _phone(text)
     m = _DAY_MONTH.fullmatch(text)
     if m and m.group("month") in _MONTH_INDEX:
@@ -363,12 +360,12 @@ def _special(text: str) -> str | None:
         if m.group("y"):
             reading += f" {m.group('c') or 'de'} {cardinal(int(m.group('y')))}"
         return reading
-    m = _RANGE.fullmatch(text)
+    m = RANGE.fullmatch(text)
     if m:
         return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"
     m = re.fullmatch(r"(?P<sign>-?)(?:(?P<whole>\d+) )?(?P<n>\d+)/(?P<d>[\d.]+)", text)
     if m:
-        reading = fraction(int(m.group("n")), _int(m.group("d")))
+        reading = fraction(int(m.group("n")), to_int(m.group("d")))
         if m.group("whole"):
             reading = f"{cardinal(int(m.group('whole')))} y {reading}"
         return ("menos " if m.group("sign") else "") + reading
@@ -376,15 +373,10 @@ def _special(text: str) -> str | None:
 
 
 def _numeric_date(m: re.Match) -> str | None:
-    a, b, c = int(m.group("a")), int(m.group("b")), int(m.group("c"))
-    if len(m.group("a")) == 4:
-        year, month, day = a, b, c
-    elif len(m.group("c")) >= 3 or m.group("s") == "/":
-        day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
-    else:
+    parts = date_parts(m)
+    if parts is None:
         return None
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
+    day, month, year = parts
     return f"{cardinal(day)} de {_MONTHS[month - 1]} de {cardinal(year)}"
 
 
@@ -465,10 +457,10 @@ def _money(text: str) -> str | None:
     if code is None:
         return None
     one, many, feminine, minor_one, minor_many = _CURRENCIES[code]
-    m = re.fullmatch(rf"(?P<amount>{_NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
+    m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
     if not m:
         return None
-    integer, fraction_digits = _split_amount(m.group("amount"))
+    integer, fraction_digits = split_amount(m.group("amount"))
     form = "f" if feminine else "un"
     if m.group("scale"):
         scale = m.group("scale")
@@ -487,11 +479,10 @@ def _money(text: str) -> str | None:
     return " ".join(parts)
 
 
-_MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{_NUM})\s?(?P<unit>.*)")
 
 
 def _measure(text: str) -> str | None:
-    m = _MEASURE.fullmatch(text)
+    m = MEASURE.fullmatch(text)
     if not m:
         return None
     sign = "menos " if m.group("sign") in ("-", "−") else "más " if m.group("sign") == "+" else ""
@@ -524,14 +515,14 @@ def _measure(text: str) -> str | None:
             if whole:
                 reading = f"{cardinal(int(whole))} y {reading}"
     else:
-        integer, fraction_digits = _split_amount(num)
+        integer, fraction_digits = split_amount(num)
         plural = fraction_digits or int(integer) != 1
         reading = f"{_amount(num, 'f' if feminine else 'un')} {many if plural else one}"
     return sign + reading + (f" por {per}" if per else "")
 
 
 def _amount(num: str, form: str) -> str:
-    integer, fraction_digits = _split_amount(num)
+    integer, fraction_digits = split_amount(num)
     return decimal(integer, fraction_digits, form) if fraction_digits else cardinal(int(integer), form)
 
 
@@ -568,7 +559,7 @@ def _counted_roman(raw: str) -> str:
 def _fallback(text: str) -> str:
     """Anything else: numbers as numbers, words as written ('a-5' → 'a cinco', '0-800-hermano')."""
     out = []
-    for piece in _PIECE.findall(text):
+    for piece in PIECE.findall(text):
         if piece.isdecimal():
             out.append(_with_zeros(piece, "") if len(piece) <= 6 else digits(piece))
         elif piece.isalpha():

@@ -312,6 +312,9 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
             return _weekday(cur, pos, end, ctx, words, read)
         if low in words.months:
             return _month_first(cur, pos, end, ctx, words, read)
+        if cur.at(end) == "$" and low + "$" in words.before:  # 'R$ 12', 'US$5'
+            end += 1
+            low += "$"
         if low in words.before:
             j = lexer.spaces(cur, end)
             if is_digit(cur.at(j)):
@@ -407,3 +410,42 @@ def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...]
         elif piece in symbols:
             out.append(symbols[piece])
     return " ".join(out)
+
+
+# --- shapes of written numbers, shared by the readers -----------------------------------------
+
+# An amount: groups of three after dots or spaces, a comma before the decimals ('1.000.000', '5,50').
+NUM = r"\d+(?:[.\s\u00a0\u202f]\d{3})*(?:,\d+)?|,\d+"
+DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
+TIME = re.compile(r"(?P<h>\d{1,2})(?:(?P<s>[:.])(?P<m>\d{2})(?:(?P=s)(?P<sec>\d{2}))?|h(?P<hm>\d{2})(?:m(?:\d{2}s)?)?)")
+PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
+IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
+PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
+MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(?P<unit>.*)")
+
+
+def to_int(text: str) -> int:
+    return int(re.sub(r"\D", "", text) or "0")
+
+
+def split_amount(text: str) -> tuple[str, str]:
+    """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
+    integer, _, fraction = text.partition(",")
+    return re.sub(r"\D", "", integer) or "0", fraction
+
+
+def date_parts(m: re.Match) -> tuple[int, int, int] | None:
+    """(day, month, year) of a DATE match: year first, day first, or month first where the day
+    could not be a month ('03/15/2024'); None when it is no date."""
+    a, b, c = int(m.group("a")), int(m.group("b")), int(m.group("c"))
+    if len(m.group("a")) == 4:
+        year, month, day = a, b, c
+    elif len(m.group("c")) >= 3 or m.group("s") == "/":
+        day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
+    else:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return day, month, year
