@@ -64,6 +64,11 @@ REPLIES = {
         "entrega deste mês e pesa 3,5 kg. O desconto é de 15%, uma economia de 1.250 reais. Se precisar, "
         "ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br. Obrigado, Sr. Souza!"
     ),
+    "ru": ("ru",
+        "Конечно! Ваш заказ № 4521 стоит 2 499,90 руб. и придёт 15.03.2026, с 9:30 до 14:00. Это 2-я "
+        "доставка в этом месяце, вес 3,5 кг. Скидка составит 15 %, то есть 1 250 руб. Если возникнут "
+        "вопросы, звоните 8-800-555-35-35 или пишите на support@shop.ru. Спасибо за терпение!"
+    ),
 }
 
 

@@ -36,7 +36,7 @@ READINGS = {
         ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
         ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
         ("A las 18:45", "A las dieciocho y cuarenta y cinco"),
-        ("A las 7.15 p.m.", "A las siete y cuarto de la tarde"),
+        ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
         ("Hace -3 °C", "Hace menos tres grados centígrados"),
@@ -71,6 +71,25 @@ READINGS = {
         ("O Dr. Silva", "O Doutor Silva"),
         ("no século XX", "no século vinte"),
     ],
+    "ru": [
+        ("Пришло 2 000 человек", "Пришло две тысячи человек"),
+        ("Всего 1.500", "Всего одна тысяча пятьсот"),
+        ("Это 21-я попытка", "Это двадцать первая попытка"),
+        ("В 90-х годах", "В девяностых годах"),
+        ("на 5-м этаже", "на пятом этаже"),
+        ("Вес 1,25", "Вес одна целая двадцать пять сотых"),
+        ("Рост 3,5 %", "Рост три целых пять десятых процента"),
+        ("Стоит 5 руб. за штуку", "Стоит пять рублей за штуку"),
+        ("Стоит 22 руб.", "Стоит двадцать два рубля."),
+        ("Пробег 41 км", "Пробег сорок один километр"),
+        ("Скорость 60 км/ч", "Скорость шестьдесят километров в час"),
+        ("Встреча 12.04.2025", "Встреча двенадцатое апреля две тысячи двадцать пятого"),
+        ("В 2024 году", "В две тысячи двадцать четвёртом году"),
+        ("Начало в 10:00", "Начало в десять часов"),
+        ("Звоните 8-800-555-35-35", "Звоните восемь восемьсот пятьсот пятьдесят пять тридцать пять тридцать пять"),
+        ("Пишите на ivan@mail.ru", "Пишите на ай ви эй эн собака эм эй ай эл точка ру"),
+        ("XX век", "двадцатый век"),
+    ],
 }
 
 SENTENCES = {
@@ -84,6 +103,11 @@ SENTENCES = {
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
         "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
+    ],
+    "ru": [
+        "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
+        "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",
+        "Звоните 8-913-983-56-01 или пишите на help@shop.ru, т.е. в любое время; XIX век, 2,5 тыс руб.",
     ],
 }
 
@@ -116,7 +140,8 @@ def test_stream_equals_one_shot_with_exact_offsets(lang: str, text: str) -> None
         assert raw_end == len(text)
 
 
-WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos."), "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos.")}
+WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos."), "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos."),
+         "ru": ("Вес 3", " кг.", "Вес три килограма.")}
 
 
 @pytest.mark.parametrize("lang", sorted(WAITS))

@@ -23,7 +23,7 @@ from voice_tts.tn.locales import locale_span
 
 # Top-level domains of the addresses these languages' agents read out, besides electronic.TLDS.
 _TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov"}
-_EMAIL = re.compile(r"@?[\w.+-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
+_EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _FRACTION = re.compile(r"\d+/\d+")
@@ -175,8 +175,12 @@ def _window(cur: Cursor, pos: int, end: int, words: SpanWords) -> int:
         zone = _ZONE.fullmatch(word)
         if cur.at(m) == "$" and word + "$" in words.after:  # 'R$'
             return m + 1
+        if "/" in word and all(part in words.after for part in word.split("/")):  # 'км/ч'
+            end = m
+            integer = day = False
+            continue
         if word in words.after or (zone and zone.group(1) in words.after):
-            end = m + 1 if word in words.dotted and cur.at(m) == "." else m
+            end = m + 1 if word in words.dotted and cur.at(m) == "." and not _ends_sentence(cur, m, words) else m
             integer = day = False
             continue
         if word in words.months and day:
@@ -191,6 +195,16 @@ def _window(cur: Cursor, pos: int, end: int, words: SpanWords) -> int:
             integer = day = False
             continue
         return end
+
+
+def _ends_sentence(cur: Cursor, period: int, words: SpanWords) -> bool:
+    """A period after an abbreviation closes the sentence when the end or a capital follows,
+    unless the capital starts a word that joins the amount ('долл. США')."""
+    j = lexer.spaces(cur, period + 1)
+    nxt = cur.at(j)
+    if nxt and nxt.isupper() and j > period + 1:
+        return cur.text[j:lexer.chunk(cur, j)].lower() not in words.after
+    return not nxt or nxt.isupper() or nxt == "\n"
 
 
 def _degree(cur: Cursor, i: int) -> int:
@@ -300,6 +314,10 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
         return _span(cur, pos, lexer.url_end(cur, end), "address", ctx, read)
     if is_address(word):
         return _span(cur, pos, end, "address", ctx, read)
+    if cur.at(end) in "&-_.+" and cur.at(end) and is_letter(c := cur.at(pos)) and c.isascii():
+        run = _address_run(cur, end)  # 'b3_c&-d@x.com': joiners that do not join words
+        if run is not None:
+            return _span(cur, pos, run, "address", ctx, read)
     for written in words.abbreviations:
         if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
             pos, written, fold=True
@@ -330,6 +348,19 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
     except TooLong:
         return None
     return None
+
+
+def _address_run(cur: Cursor, end: int) -> int | None:
+    """Where an email address that continues past `end` ends, or None if it is no address."""
+    try:
+        i = end
+        while (c := cur.at(i)) and lexer.is_url_char(c) and c not in ",;!?()":
+            i += 1
+    except TooLong:
+        return None
+    while cur.text[i - 1] in ".:":
+        i -= 1
+    return i if "@" in cur.text[end:i] and is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
 
 
 def is_address(word: str) -> bool:
