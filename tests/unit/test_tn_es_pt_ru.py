@@ -140,8 +140,11 @@ def test_stream_equals_one_shot_with_exact_offsets(lang: str, text: str) -> None
         assert raw_end == len(text)
 
 
-WAITS = {"es": ("Pesa 3", " kg.", "Pesa tres kilogramos."), "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos."),
-         "ru": ("Вес 3", " кг.", "Вес три килограма.")}
+WAITS = {
+    "es": ("Pesa 3", " kg.", "Pesa tres kilogramos."),
+    "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos."),
+    "ru": ("Вес 3", " кг.", "Вес три килограма."),
+}
 
 
 @pytest.mark.parametrize("lang", sorted(WAITS))

@@ -211,13 +211,15 @@ _UNITS = {
     "t": ("tonelada", "toneladas", True), "km": ("kilómetro", "kilómetros", False), "m": ("metro", "metros", False),
     "cm": ("centímetro", "centímetros", False), "mm": ("milímetro", "milímetros", False),
     "l": ("litro", "litros", False), "ml": ("mililitro", "mililitros", False), "h": ("hora", "horas", True),
-    "min": ("minuto", "minutos", False), "s": ("segundo", "segundos", False), "ms": ("milisegundo", "milisegundos", False),
+    "min": ("minuto", "minutos", False), "s": ("segundo", "segundos", False),
+    "ms": ("milisegundo", "milisegundos", False),
     "mph": ("milla por hora", "millas por hora", True), "kph": ("kilómetro por hora", "kilómetros por hora", False),
     "km/h": ("kilómetro por hora", "kilómetros por hora", False), "m²": ("metro cuadrado", "metros cuadrados", False),
     "m³": ("metro cúbico", "metros cúbicos", False), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", False),
-    "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False), "mb": ("megabyte", "megabytes", False),
-    "gb": ("gigabyte", "gigabytes", False), "tb": ("terabyte", "terabytes", False), "kw": ("kilovatio", "kilovatios", False),
-    "w": ("vatio", "vatios", False), "kwh": ("kilovatio hora", "kilovatios hora", False), "mi": ("milla", "millas", True),
+    "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False),
+    "mb": ("megabyte", "megabytes", False), "gb": ("gigabyte", "gigabytes", False),
+    "tb": ("terabyte", "terabytes", False), "kw": ("kilovatio", "kilovatios", False), "w": ("vatio", "vatios", False),
+    "kwh": ("kilovatio hora", "kilovatios hora", False), "mi": ("milla", "millas", True),
     "cc": ("centímetro cúbico", "centímetros cúbicos", False), "hz": ("hercio", "hercios", False),
 }
 _PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
@@ -265,8 +267,9 @@ _ABBREVIATIONS = {
     "lic.": "licenciado", "ing.": "ingeniero", "prof.": "profesor", "pza.": "plaza", "av.": "avenida",
     "avda.": "avenida", "c/": "calle", "ee. uu.": "estados unidos", "ee.uu.": "estados unidos", "etc.": "etcétera",
     "ud.": "usted", "uds.": "ustedes", "vd.": "usted", "pág.": "página", "págs.": "páginas", "tel.": "teléfono",
-    "núm.": "número", "n.º": "número", "nº": "número", "c.º b.": "camino bajo", "c.º": "camino", "aprox.": "aproximadamente",
-    "depto.": "departamento", "dpto.": "departamento", "admón.": "administración", "cía.": "compañía", "s.a.": "sociedad anónima",
+    "núm.": "número", "n.º": "número", "nº": "número", "c.º b.": "camino bajo", "c.º": "camino",
+    "aprox.": "aproximadamente", "depto.": "departamento", "dpto.": "departamento", "admón.": "administración",
+    "cía.": "compañía", "s.a.": "sociedad anónima",
 }
 _DAY_PARTS = {"mañana": "de la mañana", "tarde": "de la tarde", "noche": "de la noche"}
 _AM_PM = {"a.m": "de la mañana", "am": "de la mañana", "p.m": "de la tarde", "pm": "de la tarde"}

@@ -124,7 +124,6 @@ _UNITS = {
     "тыс": ("тысяча", "тысячи", "тысяч", "f"), "млн": ("миллион", "миллиона", "миллионов", "m"),
     "млрд": ("миллиард", "миллиарда", "миллиардов", "m"),
 }
-_SCALES = frozenset(("тыс", "млн", "млрд"))
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 _MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
           "₽": ("копейка", "копейки", "копеек"), "usd": ("цент", "цента", "центов"), "$": ("цент", "цента", "центов"),
@@ -223,7 +222,8 @@ def _special(text: str) -> str | None:
         return ordinal_with_ending(int(m.group("num")), m.group("ending"))
     m = _WORD_DATE.fullmatch(text)
     if m and m.group("month") in _MONTH_INDEX:
-        return _date(int(m.group("d")), _MONTH_INDEX[m.group("month")], int(m.group("y")), "genitive", bool(m.group("g")))
+        month = _MONTH_INDEX[m.group("month")]
+        return _date(int(m.group("d")), month, int(m.group("y")), "genitive", bool(m.group("g")))
     m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
     if m:
         parts = date_parts(DATE.fullmatch(m.group("date")))
@@ -285,7 +285,8 @@ def _quantity(text: str) -> str | None:
         reading = f"{sign}{cardinal(major)} {(one, few, many)[_agreement(major)]}"
         if minor:
             minor_words = _MINOR[units[0]]
-            reading += f" {cardinal(minor, 'f' if minor_words[0] == 'копейка' else 'm')} {minor_words[_agreement(minor)]}"
+            gender = "f" if minor_words[0] == "копейка" else "m"
+            reading += f" {cardinal(minor, gender)} {minor_words[_agreement(minor)]}"
         return reading
     words = []
     count = None if fraction_digits else int(integer)
