@@ -53,6 +53,22 @@ REPLIES = {
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
         "网址https://example.com，邮箱abc@163.com。下载速度是100MB/s，延迟20ms。"
     ),
+    "es": ("es",
+        "¡Claro! Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026, entre las 9:30 y las "
+        "14:00 h. Es la 2.ª entrega de este mes y pesa 3,5 kg. El descuento es del 15 %, así que ahorra "
+        "1.250 pesos. Si tiene dudas, llame al +34 912 345 678 o escriba a soporte@tienda.es. Sr. García, "
+        "gracias por su paciencia."
+    ),
+    "pt": ("pt",
+        "Claro! Seu pedido nº 4521 custa R$ 129,90 e chega no dia 15/03/2026, entre 9h30 e 14h. É a 2ª "
+        "entrega deste mês e pesa 3,5 kg. O desconto é de 15%, uma economia de 1.250 reais. Se precisar, "
+        "ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br. Obrigado, Sr. Souza!"
+    ),
+    "ru": ("ru",
+        "Конечно! Ваш заказ № 4521 стоит 2 499,90 руб. и придёт 15.03.2026, с 9:30 до 14:00. Это 2-я "
+        "доставка в этом месяце, вес 3,5 кг. Скидка составит 15 %, то есть 1 250 руб. Если возникнут "
+        "вопросы, звоните 8-800-555-35-35 или пишите на support@shop.ru. Спасибо за терпение!"
+    ),
 }
 
 

@@ -1,0 +1,170 @@
+"""Spanish, Portuguese and Russian normalization: readings per class, stream output equal to
+one-shot output on random splits, and raw↔spoken offsets that tile the raw text exactly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.text_pieces import random_pieces
+from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
+
+READINGS = {
+    "es": [
+        # cardinals, with dots or spaces between groups
+        ("Somos 1.250 socios", "Somos mil doscientos cincuenta socios"),
+        ("Hay 3 000 000 de casos", "Hay tres millones de casos"),
+        ("Llegaron 21", "Llegaron veintiuno"),
+        ("Son 2.000.000.000", "Son dos mil millones"),
+        # ordinals
+        ("Es la 3.ª vez", "Es la tercera vez"),
+        ("Quedó 12.º", "Quedó decimosegundo"),
+        ("el 1.er día", "el primer día"),
+        ("el 45.º aniversario", "el cuadragésimo quinto aniversario"),
+        # decimals, fractions, percent
+        ("Mide 2,5 metros", "Mide dos coma cinco metros"),
+        ("Sube un 7,25 %", "Sube un siete coma veinticinco por ciento"),
+        ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
+        ("Toma 1/2", "Toma medio"),
+        # money
+        ("Cuesta 12,99 €", "Cuesta doce euros noventa y nueve céntimos"),
+        ("Pagó $3", "Pagó tres dólares"),
+        ("Son 2 £", "Son dos libras"),
+        ("Vale 1,5 millones de euros", "Vale uno coma cinco millones de euros"),
+        # dates and times
+        ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
+        ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
+        ("A las 18:45", "A las dieciocho y cuarenta y cinco"),
+        ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
+        # measures
+        ("Corre 10 km", "Corre diez kilómetros"),
+        ("Hace -3 °C", "Hace menos tres grados centígrados"),
+        ("A 120 km/h", "A ciento veinte kilómetros por hora"),
+        # telephone, addresses
+        ("Llame al 600-123-456", "Llame al seis cero cero uno dos tres cuatro cinco seis"),
+        ("Escriba a ana.ruiz@correo.es", "Escriba a ana punto ruiz arroba correo punto es"),
+        # Roman numerals and abbreviations
+        ("el siglo XXI", "el siglo veintiuno"),
+        ("Felipe II", "Felipe segundo"),
+        ("La Dra. Pérez", "La Doctora Pérez"),
+        ("en EE. UU.", "en Estados Unidos"),
+    ],
+    "pt": [
+        ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
+        ("Chegaram 1.234.567", "Chegaram um milhão duzentos e trinta e quatro mil quinhentos e sessenta e sete"),
+        ("Foi a 3ª vez", "Foi a terceira vez"),
+        ("o 21º lugar", "o vigésimo primeiro lugar"),
+        ("Mede 4,75 m", "Mede quatro vírgula sete cinco metros"),
+        ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
+        ("Use 2/3 da farinha", "Use dois terços da farinha"),
+        ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
+        ("Pagou € 2", "Pagou dois euros"),
+        ("Nasceu em 07/09/1822", "Nasceu em sete de setembro de mil oitocentos e vinte e dois"),
+        ("Em 1 de maio", "Em primeiro de maio"),
+        ("Às 8h15", "Às oito horas e quinze"),
+        ("Às 13:00", "Às treze horas"),
+        ("Pesa 2 kg", "Pesa dois quilos"),
+        ("Faz 30 °C", "Faz trinta graus celsius"),
+        ("Ligue para (21) 98765-4321", "Ligue para dois um nove oito sete seis cinco quatro três dois um"),
+        ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
+        ("O Dr. Silva", "O Doutor Silva"),
+        ("no século XX", "no século vinte"),
+    ],
+    "ru": [
+        ("Пришло 2 000 человек", "Пришло две тысячи человек"),
+        ("Всего 1.500", "Всего одна тысяча пятьсот"),
+        ("Это 21-я попытка", "Это двадцать первая попытка"),
+        ("В 90-х годах", "В девяностых годах"),
+        ("на 5-м этаже", "на пятом этаже"),
+        ("Вес 1,25", "Вес одна целая двадцать пять сотых"),
+        ("Рост 3,5 %", "Рост три целых пять десятых процента"),
+        ("Стоит 5 руб. за штуку", "Стоит пять рублей за штуку"),
+        ("Стоит 22 руб.", "Стоит двадцать два рубля."),
+        ("Пробег 41 км", "Пробег сорок один километр"),
+        ("Скорость 60 км/ч", "Скорость шестьдесят километров в час"),
+        ("Встреча 12.04.2025", "Встреча двенадцатое апреля две тысячи двадцать пятого"),
+        ("В 2024 году", "В две тысячи двадцать четвёртом году"),
+        ("Начало в 10:00", "Начало в десять часов"),
+        ("Звоните 8-800-555-35-35", "Звоните восемь восемьсот пятьсот пятьдесят пять тридцать пять тридцать пять"),
+        ("Пишите на ivan@mail.ru", "Пишите на ай ви эй эн собака эм эй ай эл точка ру"),
+        ("XX век", "двадцатый век"),
+    ],
+}
+
+SENTENCES = {
+    "es": [
+        "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
+        "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
+        "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
+        "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
+    ],
+    "pt": [
+        "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
+        "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
+        "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
+    ],
+    "ru": [
+        "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
+        "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",
+        "Звоните 8-913-983-56-01 или пишите на help@shop.ru, т.е. в любое время; XIX век, 2,5 тыс руб.",
+    ],
+}
+
+
+@pytest.mark.parametrize(("lang", "written", "spoken"), [(lang, w, s) for lang, cases in READINGS.items()
+                                                          for w, s in cases])
+def test_reading(lang: str, written: str, spoken: str) -> None:
+    assert normalize(written, language=lang) == spoken
+
+
+def _stream(text: str, lang: str, rng: random.Random):
+    normalizer = StreamingNormalizer(lang)
+    commits = []
+    for piece in random_pieces(text, rng, 1, 7):
+        commits += normalizer.push(piece)
+    return commits + normalizer.flush()
+
+
+@pytest.mark.parametrize(("lang", "text"), [(lang, t) for lang, texts in SENTENCES.items() for t in texts])
+def test_stream_equals_one_shot_with_exact_offsets(lang: str, text: str) -> None:
+    one_shot = normalize(text, language=lang)
+    for seed in range(40):
+        commits = _stream(text, lang, random.Random(seed))
+        assert "".join(c.spoken for c in commits) == one_shot
+        raw_end = spoken_end = 0
+        for c in commits:
+            assert (c.raw_start, c.spoken_start) == (raw_end, spoken_end)
+            assert text[c.raw_start:c.raw_end] == c.raw
+            raw_end, spoken_end = c.raw_end, c.spoken_end
+        assert raw_end == len(text)
+
+
+WAITS = {
+    "es": ("Pesa 3", " kg.", "Pesa tres kilogramos."),
+    "pt": ("Custa R$ 3", ",50.", "Custa três reais e cinquenta centavos."),
+    "ru": ("Вес 3", " кг.", "Вес три килограма."),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WAITS))
+def test_a_number_waits_for_its_unit(lang: str) -> None:
+    head, tail, spoken = WAITS[lang]
+    normalizer = StreamingNormalizer(lang)
+    early = normalizer.push(head)
+    assert normalizer.pending.endswith(head[-1])  # the number may still get a unit
+    late = normalizer.push(tail) + normalizer.flush()
+    assert "".join(c.spoken for c in early + late) == spoken
+
+
+@pytest.mark.parametrize("lang", sorted(WAITS))
+def test_a_digit_run_longer_than_the_tail_is_cut_and_still_read(lang: str) -> None:
+    normalizer = StreamingNormalizer(lang)
+    commits = []
+    for piece in random_pieces("Código " + "7" * 400 + " listo", random.Random(1), 3, 9):
+        commits += normalizer.push(piece)
+        assert len(normalizer.pending) <= StallPolicy().max_tail_en
+    commits += normalizer.flush()
+    spoken = "".join(c.spoken for c in commits)
+    assert not any(ch.isdigit() for ch in spoken)
+    assert spoken.endswith("listo")

@@ -1,0 +1,572 @@
+"""Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers,
+addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
+them ("5,50 €" → "cinco euros cincuenta céntimos", "21.ª" → "vigesimoprimera").
+
+Number words are our own: num2words' Spanish differs from these conventions in places that a
+listener hears ("seis mil uno millones", "décimo tercero"), and the rules fit on a page.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales.numeric_spans import (
+    DATE,
+    GROUPED,
+    IP,
+    MEASURE,
+    NUM,
+    PHONE,
+    PIECE,
+    RANGE,
+    TIME,
+    SpanWords,
+    date_parts,
+    read_address,
+    roman_value,
+    split_amount,
+    to_int,
+)
+
+_ONES = (
+    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
+    "diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro veinticinco "
+    "veintiséis veintisiete veintiocho veintinueve"
+).split()
+_TENS = ("", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa")
+_HUNDREDS = ("", "ciento", "doscientos", "trescientos", "cuatrocientos", "quinientos", "seiscientos",
+             "setecientos", "ochocientos", "novecientos")
+# Long scale: a million, a million millions, a million billions.
+_SCALES = ((10**24, "cuatrillón", "cuatrillones"), (10**18, "trillón", "trillones"),
+           (10**12, "billón", "billones"), (10**6, "millón", "millones"))
+DIGITS = tuple(_ONES[:10])
+
+
+def _below_thousand(n: int, form: str) -> str:
+    """`form`: "" (uno), "un" (before a noun), "f" (una, doscientas)."""
+    words = []
+    if n >= 100:
+        words.append("cien" if n == 100 else _HUNDREDS[n // 100])
+        n %= 100
+    if n >= 30:
+        words.append(_TENS[n // 10])
+        n %= 10
+        if n:
+            words += ["y", _ONES[n]]
+    elif n or not words:
+        words.append(_ONES[n])
+    text = " ".join(words)
+    if form == "f":
+        text = re.sub(r"uno$", "una", text).replace("ientos", "ientas")
+    elif form == "un":
+        text = re.sub(r"uno$", "ún" if text.endswith("iuno") else "un", text)
+    return text
+
+
+@lru_cache(maxsize=4096)
+def cardinal(n: int, form: str = "") -> str:
+    if n < 0:
+        return "menos " + cardinal(-n, form)
+    if n >= 10**30:
+        return digits(str(n))
+    words = []
+    for value, one, many in _SCALES:
+        if n >= value:
+            count = n // value
+            words.append(f"un {one}" if count == 1 else f"{cardinal(count, 'un')} {many}")
+            n %= value
+    if n >= 1000:
+        count = n // 1000
+        words.append("mil" if count == 1 else f"{_below_thousand(count, 'un' if form != 'f' else 'f')} mil")
+        n %= 1000
+    if n or not words:
+        words.append(_below_thousand(n, form))
+    return " ".join(words)
+
+
+def digits(text: str) -> str:
+    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+
+
+# --- ordinals ---------------------------------------------------------------------------------
+
+_ORD_ONES = ("", "primero", "segundo", "tercero", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno")
+_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "cuadragésimo", "quincuagésimo", "sexagésimo",
+             "septuagésimo", "octogésimo", "nonagésimo")
+_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "tricentésimo", "cuadringentésimo", "quingentésimo",
+                 "sexcentésimo", "septingentésimo", "octingentésimo", "noningentésimo")
+
+
+def _ordinal_below_hundred(n: int) -> list[str]:
+    tens, ones = divmod(n, 10)
+    if tens in (1, 2) and ones:  # decimocuarto, vigesimoprimero: written as one word
+        stem = _strip_accents(_ORD_TENS[tens])
+        unit = _ORD_ONES[ones]
+        return [stem + unit[1:] if unit.startswith("o") else stem + unit]
+    return [w for w in (_ORD_TENS[tens], _ORD_ONES[ones]) if w]
+
+
+@lru_cache(maxsize=4096)
+def ordinal(n: int, gender: str = "m", short: bool = False) -> str:
+    """'milésimo primero'; `gender` "f": 'milésima primera'; `short`: 'primer', 'tercer'."""
+    if n <= 0:
+        return cardinal(n)
+    words: list[str] = []
+    if n >= 10**6:
+        if n % 10**6 == 0 and n < 10**9:
+            millions = n // 10**6
+            words.append(("" if millions == 1 else _glued(cardinal(millions))) + "millonésimo")
+            n = 0
+        else:
+            return cardinal(n)
+    if n >= 1000:
+        thousands = n // 1000
+        words.append(("" if thousands == 1 else _glued(cardinal(thousands))) + "milésimo")
+        n %= 1000
+    if n >= 100:
+        words.append(_ORD_HUNDREDS[n // 100])
+        n %= 100
+    if n:
+        words += _ordinal_below_hundred(n)
+    text = " ".join(words)
+    if short:
+        text = re.sub(r"(prim|terc)ero$", r"\1er", text)
+    if gender == "f":
+        text = re.sub(r"o\b", "a", text)
+    return text
+
+
+def _glued(words: str) -> str:
+    return words.replace(" ", "")
+
+
+def _strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+# --- decimals and fractions -------------------------------------------------------------------
+
+def _fraction_digits(text: str, form: str) -> str:
+    """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
+    more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
+    if len(text) <= 3:
+        return _with_zeros(text, form)
+    pieces = [text[i:i + 2] for i in range(0, len(text), 2)]
+    return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
+
+
+def _with_zeros(text: str, form: str) -> str:
+    zeros = len(text) - len(text.lstrip("0"))
+    rest = text[zeros:]
+    return " ".join(["cero"] * zeros + ([cardinal(int(rest), form)] if rest else []))
+
+
+def decimal(integer: str, fraction: str, form: str = "") -> str:
+    whole = cardinal(to_int(integer), "" if form == "un" else form)
+    if not fraction:
+        return whole
+    return f"{whole} coma {_fraction_digits(fraction, form)}"
+
+
+_DENOMINATORS = {2: "medio", 3: "tercio", 4: "cuarto", 5: "quinto", 6: "sexto", 7: "séptimo", 8: "octavo",
+                 9: "noveno", 10: "décimo"}
+
+
+def _denominator(d: int) -> str | None:
+    if d in _DENOMINATORS:
+        return _DENOMINATORS[d]
+    if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
+        word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
+        if word.endswith("uno"):
+            word = word[:-1]
+        elif word.endswith("a"):
+            word = word[:-1]
+        return word + "avo"
+    if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6:
+        return ordinal(d)
+    return None
+
+
+def fraction(numerator: int, denominator: int, gender: str = "m") -> str:
+    name = _denominator(denominator)
+    if numerator == 1 and denominator == 2:
+        return "media" if gender == "f" else "medio"
+    if name is None or numerator == 0:
+        return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
+    if numerator == 1:
+        return ("una " if gender == "f" else "un ") + (name[:-1] + "a" if gender == "f" else name)
+    return f"{cardinal(numerator, gender)} {name}s"
+
+
+# --- the words around numbers -----------------------------------------------------------------
+
+# unit → (singular, plural, feminine)
+_UNITS = {
+    "kg": ("kilogramo", "kilogramos", False), "g": ("gramo", "gramos", False), "mg": ("miligramo", "miligramos", False),
+    "t": ("tonelada", "toneladas", True), "km": ("kilómetro", "kilómetros", False), "m": ("metro", "metros", False),
+    "cm": ("centímetro", "centímetros", False), "mm": ("milímetro", "milímetros", False),
+    "l": ("litro", "litros", False), "ml": ("mililitro", "mililitros", False), "h": ("hora", "horas", True),
+    "min": ("minuto", "minutos", False), "s": ("segundo", "segundos", False),
+    "ms": ("milisegundo", "milisegundos", False),
+    "mph": ("milla por hora", "millas por hora", True), "kph": ("kilómetro por hora", "kilómetros por hora", False),
+    "km/h": ("kilómetro por hora", "kilómetros por hora", False), "m²": ("metro cuadrado", "metros cuadrados", False),
+    "m³": ("metro cúbico", "metros cúbicos", False), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", False),
+    "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False),
+    "mb": ("megabyte", "megabytes", False), "gb": ("gigabyte", "gigabytes", False),
+    "tb": ("terabyte", "terabytes", False), "kw": ("kilovatio", "kilovatios", False), "w": ("vatio", "vatios", False),
+    "kwh": ("kilovatio hora", "kilovatios hora", False), "mi": ("milla", "millas", True),
+    "cc": ("centímetro cúbico", "centímetros cúbicos", False), "hz": ("hercio", "hercios", False),
+}
+_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
+_DEGREES = {"c": "grados centígrados", "f": "grados fahrenheit", "k": "grados kelvin", "": "grados"}
+# currency → (singular, plural, feminine, minor singular, minor plural)
+_CURRENCIES = {
+    "$": ("dólar", "dólares", False, "centavo", "centavos"),
+    "usd": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
+    "us$": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
+    "€": ("euro", "euros", False, "céntimo", "céntimos"), "eur": ("euro", "euros", False, "céntimo", "céntimos"),
+    "£": ("libra", "libras", True, "penique", "peniques"), "gbp": ("libra", "libras", True, "penique", "peniques"),
+    "¥": ("yen", "yenes", False, "centavo", "centavos"), "jpy": ("yen", "yenes", False, "centavo", "centavos"),
+    "₩": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
+    "₡": ("colón", "colones", False, "céntimo", "céntimos"),
+    "crc": ("colón costarricense", "colones costarricenses", False, "céntimo", "céntimos"),
+    "r$": ("real", "reales", False, "centavo", "centavos"),
+    "brl": ("real brasileño", "reales brasileños", False, "centavo", "centavos"),
+    "rs": ("rupia", "rupias", True, "paisa", "paisas"), "₹": ("rupia", "rupias", True, "paisa", "paisas"),
+    "inr": ("rupia india", "rupias indias", True, "paisa", "paisas"),
+    "hkd": ("dólar de hong kong", "dólares de hong kong", False, "centavo", "centavos"),
+    "fr": ("franco", "francos", False, "céntimo", "céntimos"),
+    "chf": ("franco suizo", "francos suizos", False, "céntimo", "céntimos"),
+    "mk": ("marco", "marcos", False, "pfennig", "pfennigs"),
+    "bop": ("peso boliviano", "pesos bolivianos", False, "centavo", "centavos"),
+    "mxn": ("peso mexicano", "pesos mexicanos", False, "centavo", "centavos"),
+    "ars": ("peso argentino", "pesos argentinos", False, "centavo", "centavos"),
+    "cop": ("peso colombiano", "pesos colombianos", False, "centavo", "centavos"),
+    "clp": ("peso chileno", "pesos chilenos", False, "centavo", "centavos"),
+    "hnl": ("lempira", "lempiras", False, "centavo", "centavos"),
+    "nio": ("córdoba", "córdobas", False, "centavo", "centavos"),
+    "pen": ("sol", "soles", False, "céntimo", "céntimos"),
+    "₽": ("rublo", "rublos", False, "kopek", "kopeks"), "rub": ("rublo", "rublos", False, "kopek", "kopeks"),
+}
+_CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
+_SCALE_WORDS = {"mil": 10**3, "millón": 10**6, "millones": 10**6, "billón": 10**12, "billones": 10**12,
+                "trillón": 10**18, "trillones": 10**18}
+_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+           "noviembre", "diciembre")
+_MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
+    "sept": 9, "set": 9, "setiembre": 9}
+_WEEKDAYS = {"lun": "lunes", "mar": "martes", "miér": "miércoles", "mié": "miércoles", "mier": "miércoles",
+             "jue": "jueves", "vier": "viernes", "vie": "viernes", "sáb": "sábado", "sab": "sábado", "dom": "domingo"}
+_ABBREVIATIONS = {
+    "sr.": "señor", "sra.": "señora", "srta.": "señorita", "sres.": "señores", "dr.": "doctor", "dra.": "doctora",
+    "lic.": "licenciado", "ing.": "ingeniero", "prof.": "profesor", "pza.": "plaza", "av.": "avenida",
+    "avda.": "avenida", "c/": "calle", "ee. uu.": "estados unidos", "ee.uu.": "estados unidos", "etc.": "etcétera",
+    "ud.": "usted", "uds.": "ustedes", "vd.": "usted", "pág.": "página", "págs.": "páginas", "tel.": "teléfono",
+    "núm.": "número", "n.º": "número", "nº": "número", "c.º b.": "camino bajo", "c.º": "camino",
+    "aprox.": "aproximadamente", "depto.": "departamento", "dpto.": "departamento", "admón.": "administración",
+    "cía.": "compañía", "s.a.": "sociedad anónima",
+}
+_DAY_PARTS = {"mañana": "de la mañana", "tarde": "de la tarde", "noche": "de la noche"}
+_AM_PM = {"a.m": "de la mañana", "am": "de la mañana", "p.m": "de la tarde", "pm": "de la tarde"}
+_ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "cest"))
+_ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cristo", "dc": "después de cristo"}
+
+WORDS = SpanWords(
+    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
+    | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
+    dotted=frozenset(("a.m", "p.m")),
+    connectors=frozenset(("de", "del")),
+    day_parts=frozenset(_DAY_PARTS),
+    articles=frozenset(("la",)),
+    months=frozenset(_MONTH_INDEX),
+    weekdays=frozenset(_WEEKDAYS),
+    before=frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")),
+    abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro")),
+    eras=frozenset(_ERAS),
+    not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
+                         "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
+    extensions=frozenset(("ext", "extensión")),
+)
+SYMBOLS = {"&": "y", "+": "más", "=": "igual a", "×": "por", "÷": "entre", "%": "por ciento", "≥": "mayor o igual que",
+           "≤": "menor o igual que", "≠": "distinto de", "°": "grados", "@": "arroba", "#": "número"}
+ADDRESS_SYMBOLS = {".": "punto", "/": "barra", "@": "arroba", ":": "dos puntos", "-": "guion", "_": "guion bajo",
+                   "^": "acento circunflejo", "?": "signo de interrogación", "=": "igual", "&": "y", "#": "numeral",
+                   "%": "por ciento", "~": "virgulilla", "+": "más"}
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+
+
+# --- reading a span ---------------------------------------------------------------------------
+
+_ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")
+_DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-z]+)\.?(?: (?P<c>de|del)? ?(?P<y>\d{1,4}))?")
+
+
+def read(raw: str, kind: str) -> str:
+    if kind == "address":
+        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
+    if kind == "abbreviation":
+        reading = _ABBREVIATIONS[raw.lower()]
+        return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
+    if kind == "roman":
+        return ordinal(roman_value(raw))
+    if kind == "counted_roman":
+        return _counted_roman(raw)
+    if kind == "phone":
+        return _phone(raw)
+    if kind == "date":
+        return _month_first_date(raw)
+    return number(raw)
+
+
+def number(raw: str) -> str:
+    text = " ".join(raw.split())
+    low = text.lower()
+    return (_money(low) or _special(low) or _measure(low) or _fallback(low)).strip()
+
+
+def _special(text: str) -> str | None:
+    """Shapes read as a whole: ordinals, dates, times, phone numbers, ranges, fractions."""
+    head, _, rest = text.partition(" ")
+    m = _ORDINAL.fullmatch(text)
+    if m:
+        suffix = m.group("m") or ""
+        return ordinal(to_int(m.group("num")), "f" if m.group("f") else "m", short=suffix in ("er", "ᵉʳ"))
+    m = DATE.fullmatch(text)
+    if m:
+        reading = _numeric_date(m)
+        if reading:
+            return reading
+    if IP.fullmatch(text) and not GROUPED.fullmatch(text):
+        return " punto ".join(digits(p) for p in text.split("."))
+    m = TIME.fullmatch(head)
+    if m:
+        reading = _time(m, rest)
+        if reading:
+            return reading
+    m = re.fullmatch(r"0?(\d{1,2}) h", text)
+    if m and text.startswith("0"):
+        return _hour(int(m.group(1)))
+    if PHONE.fullmatch(text):
+        return _phone(text)
+    m = _DAY_MONTH.fullmatch(text)
+    if m and m.group("month") in _MONTH_INDEX:
+        reading = f"{cardinal(int(m.group('d')))} de {_MONTHS[_MONTH_INDEX[m.group('month')] - 1]}"
+        if m.group("y"):
+            reading += f" {m.group('c') or 'de'} {cardinal(int(m.group('y')))}"
+        return reading
+    m = RANGE.fullmatch(text)
+    if m:
+        return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"
+    m = re.fullmatch(r"(?P<sign>-?)(?:(?P<whole>\d+) )?(?P<n>\d+)/(?P<d>[\d.]+)", text)
+    if m:
+        reading = fraction(int(m.group("n")), to_int(m.group("d")))
+        if m.group("whole"):
+            reading = f"{cardinal(int(m.group('whole')))} y {reading}"
+        return ("menos " if m.group("sign") else "") + reading
+    return None
+
+
+def _numeric_date(m: re.Match) -> str | None:
+    parts = date_parts(m)
+    if parts is None:
+        return None
+    day, month, year = parts
+    return f"{cardinal(day)} de {_MONTHS[month - 1]} de {cardinal(year)}"
+
+
+def _month_first_date(raw: str) -> str:
+    """'junio 11 2000', 'abr. 22', 'vier. 10 de mayo'."""
+    words = raw.lower().replace(".", " ").split()
+    if words[0] in _WEEKDAYS:
+        return _WEEKDAYS[words[0]] + " " + number(" ".join(raw.split()[1:]))
+    month = _MONTHS[_MONTH_INDEX[words[0]] - 1]
+    reading = f"{cardinal(int(words[1]))} de {month}"
+    if len(words) > 2:
+        reading += f" de {cardinal(int(words[2]))}"
+    return reading
+
+
+def _hour(h: int) -> str:
+    return cardinal(h, "f")
+
+
+def _minutes(m: int) -> str:
+    return {15: "cuarto", 30: "media"}.get(m) or cardinal(m)
+
+
+def _time(m: re.Match, rest: str) -> str | None:
+    h = int(m.group("h"))
+    minutes = int(m.group("m") or m.group("hm") or 0)
+    if h > 24 or minutes > 59:
+        return None
+    words = rest.replace(".", "").split()
+    suffix = []
+    for w in words:
+        if w in ("h", "horas", "hs"):
+            continue
+        if w in ("am", "pm"):
+            day_part = "de la mañana" if w == "am" else "de la tarde"
+            if h == 12:
+                day_part = "de la noche" if w == "am" else "del mediodía"
+            suffix.append(day_part)
+        elif re.fullmatch(r"[a-z]+(?:[-+]\d+)?", w) and w.rstrip("0123456789+-") in _ZONES:
+            zone, sign, offset = re.fullmatch(r"([a-z]+)([-+]?)(\d*)", w).groups()
+            suffix.append(" ".join(zone))
+            if offset:
+                suffix.append(("menos " if sign == "-" else "más ") + cardinal(int(offset)))
+        elif w in ("de", "del", "la"):
+            continue
+        elif w in _DAY_PARTS:
+            suffix.append(_DAY_PARTS[w])
+        else:
+            return None
+    reading = _hour(h) + (f" y {_minutes(minutes)}" if minutes else "")
+    return " ".join([reading, *suffix])
+
+
+def _split_currency(text: str) -> tuple[str | None, str]:
+    """The currency written before or after the amount, and the rest."""
+    for symbol in _CURRENCY_SYMBOLS:
+        if text.startswith(symbol):
+            return symbol, text[len(symbol):].strip()
+        if text.endswith(symbol):
+            return symbol, text[: -len(symbol)].strip()
+    head, _, rest = text.partition(" ")
+    letters = head.rstrip("0123456789,.")
+    if letters in _CURRENCIES and letters != head:
+        return letters, head[len(letters):] + (" " + rest if rest else "")
+    if head in _CURRENCIES and rest:
+        return head, rest
+    tail = text.rsplit(" ", 1)
+    if len(tail) == 2 and tail[1] in _CURRENCIES:
+        return tail[1], tail[0]
+    m = re.fullmatch(r"([\d.,]+)([a-z]+)", text)
+    if m and m.group(2) in _CURRENCIES:
+        return m.group(2), m.group(1)
+    return None, text
+
+
+def _money(text: str) -> str | None:
+    code, rest = _split_currency(text)
+    if code is None:
+        return None
+    one, many, feminine, minor_one, minor_many = _CURRENCIES[code]
+    m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
+    if not m:
+        return None
+    integer, fraction_digits = split_amount(m.group("amount"))
+    form = "f" if feminine else "un"
+    if m.group("scale"):
+        scale = m.group("scale")
+        amount = decimal(integer, fraction_digits, "un") if fraction_digits else cardinal(int(integer), "un")
+        connector = "de " if scale != "mil" else ""
+        return f"{amount} {scale} {connector}{many}"
+    major = int(integer)
+    cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
+    if len(fraction_digits) > 2:
+        return f"{decimal(integer, fraction_digits, form)} {many}"
+    parts = []
+    if major or not cents:
+        parts.append(f"{cardinal(major, form)} {one if major == 1 else many}")
+    if cents:
+        parts.append(f"{cardinal(cents, 'un')} {minor_one if cents == 1 else minor_many}")
+    return " ".join(parts)
+
+
+
+
+def _measure(text: str) -> str | None:
+    m = MEASURE.fullmatch(text)
+    if not m:
+        return None
+    sign = "menos " if m.group("sign") in ("-", "−") else "más " if m.group("sign") == "+" else ""
+    num, unit = m.group("num"), m.group("unit").strip()
+    if unit in ("%", "‰"):
+        return sign + _amount(num, "") + (" por ciento" if unit == "%" else " por mil")
+    if unit.startswith("°"):
+        return sign + _amount(num, "") + " " + _DEGREES.get(unit[1:].strip(), "grados")
+    scale = _SCALE_WORDS.get(unit)
+    if scale:
+        return sign + _amount(num, "un") + " " + unit
+    per = None
+    if unit.startswith("/") and unit[1:] in _PER:
+        return sign + _amount(num, "") + " por " + _PER[unit[1:]]
+    if "/" in unit and unit not in _UNITS:
+        unit, _, per_unit = unit.partition("/")
+        per = _PER.get(per_unit)
+        if per is None:
+            return None
+    if unit not in _UNITS:
+        return None if unit else sign + _amount(num, "")
+    one, many, feminine = _UNITS[unit]
+    if "/" in num:
+        whole, _, frac = num.rpartition(" ")
+        n, d = frac.split("/")
+        if not whole and n == "1" and d == "2":
+            reading = ("media " if feminine else "medio ") + one
+        else:
+            reading = fraction(int(n), int(d), "f" if feminine else "m") + " de " + one
+            if whole:
+                reading = f"{cardinal(int(whole))} y {reading}"
+    else:
+        integer, fraction_digits = split_amount(num)
+        plural = fraction_digits or int(integer) != 1
+        reading = f"{_amount(num, 'f' if feminine else 'un')} {many if plural else one}"
+    return sign + reading + (f" por {per}" if per else "")
+
+
+def _amount(num: str, form: str) -> str:
+    integer, fraction_digits = split_amount(num)
+    return decimal(integer, fraction_digits, form) if fraction_digits else cardinal(int(integer), form)
+
+
+def _phone(raw: str) -> str:
+    """Digits one by one; a country code of one or two digits as a number; a fourth group after
+    'NNN-NNNN' or 'ext.' is the extension."""
+    text = raw.lower().replace("(", " ").replace(")", " ")
+    words = []
+    m = re.match(r"\s*\+(\d+)", text)
+    if m:
+        code = m.group(1)
+        words.append("más " + (cardinal(int(code)) if len(code) <= 2 else digits(code)))
+        text = text[m.end():]
+    text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", text)
+    for piece in re.split(r"[\s-]+", text):
+        if not piece:
+            continue
+        if piece.rstrip(".") in ("ext", "extensión"):
+            words.append("extensión")
+        elif piece.isdecimal():
+            words.append(digits(piece))
+        else:
+            words.append(piece)
+    return " ".join(words)
+
+
+def _counted_roman(raw: str) -> str:
+    """After 'siglo', 'tomo': the number, then its era ('siglo x ec' → 'siglo diez era común')."""
+    numeral, *era = raw.split()
+    reading = cardinal(roman_value(numeral))
+    return f"{reading} {_ERAS[era[0].lower()]}" if era else reading
+
+
+def _fallback(text: str) -> str:
+    """Anything else: numbers as numbers, words as written ('a-5' → 'a cinco', '0-800-hermano')."""
+    out = []
+    for piece in PIECE.findall(text):
+        if piece.isdecimal():
+            out.append(_with_zeros(piece, "") if len(piece) <= 6 else digits(piece))
+        elif piece.isalpha():
+            out.append(piece)
+        elif piece in SYMBOLS:
+            out.append(SYMBOLS[piece])
+    return " ".join(out)

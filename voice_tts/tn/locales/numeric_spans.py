@@ -1,0 +1,482 @@
+"""Where a written number, date, amount, measure, phone number, address or abbreviation ends, in a
+language that writes numbers the European way ("25,50", "10.000", "1 000"): the span finder of
+Spanish, Portuguese and Russian.
+
+Each language names its words (`SpanWords`) and reads the span it gets (`reader`); this module only
+decides how far a span reaches, through the Cursor, so a span decided on a prefix is the span
+decided on the whole text. A number waits for the token after it while that token may still be a
+unit, a currency, a scale word, a month or a time of day ("3" · "3 k" · "3 kg"); the tail bound
+(TooLong) ends the wait with the number alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from voice_tts.tn import electronic, lexer
+from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.locales import locale_span
+
+# Top-level domains of the addresses these languages' agents read out, besides electronic.TLDS.
+_TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov"}
+_EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
+_DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
+_GROUP = re.compile(r"\d{3}(?!\d)")
+_FRACTION = re.compile(r"\d+/\d+")
+_ZONE = re.compile(r"([^\W\d_]+)(?:[-+]\d{1,2})?")
+_ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+# Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
+_GROUP_SPACES = frozenset(" \u00a0\u202f")
+
+
+@dataclass(frozen=True)
+class SpanWords:
+    """The words of one language that change how far a span reaches (all lower-case)."""
+
+    # Words that join the number before them: units, currencies, scale words, "h", time zones.
+    after: frozenset[str]
+    # Of those, the abbreviations whose period belongs to them ("a.m.", "руб.").
+    dotted: frozenset[str] = frozenset()
+    # "de", "del", "da": join only when a month, a year or a part of the day follows.
+    connectors: frozenset[str] = frozenset()
+    # "mañana", "tarde": after a connector ("de la mañana") the words join the time.
+    day_parts: frozenset[str] = frozenset()
+    articles: frozenset[str] = frozenset()
+    # Month names and their abbreviations, without periods.
+    months: frozenset[str] = frozenset()
+    # Abbreviated weekdays before a date ("vier. 10 de mayo").
+    weekdays: frozenset[str] = frozenset()
+    # Currency codes and words written before the amount ("usd 5", "R$ 12", "nio21,1").
+    before: frozenset[str] = frozenset()
+    # Written abbreviations with their periods and spaces ("ee. uu.") → their reading.
+    abbreviations: dict[str, str] = field(default_factory=dict)
+    # Words after which a Roman numeral is read ("siglo xix"), and what follows it ("ec").
+    roman_after: frozenset[str] = frozenset()
+    eras: frozenset[str] = frozenset()
+    # Lower-case words that spell a Roman numeral but are words ("mi", "di").
+    not_roman: frozenset[str] = frozenset()
+    # Words that open an extension after a phone number ("ext.").
+    extensions: frozenset[str] = frozenset()
+
+
+Reader = Callable[[str, str], str]
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
+    """The span that starts at `pos`, read by `read(raw, kind)`, or None for the neutral rules.
+
+    Kinds: "number" (a number with what joined it), "phone", "address", "abbreviation",
+    "date" (a date that starts with a month or weekday), "roman", "counted_roman" (a Roman
+    numeral after a word such as 'siglo', with its era)."""
+    c = cur.at(pos)
+    prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+    if is_alnum(prev):
+        return None
+    if is_digit(c):
+        return _span(cur, pos, _number(cur, pos, pos, words), "number", ctx, read)
+    n = cur.at(pos + 1) if c in SIGNS or c in "(@" or lexer.is_currency(c) else ""
+    if c == "+" and is_digit(n) and _sign_may_follow(prev):
+        return _span(cur, pos, _phone(cur, pos, words), "phone", ctx, read)
+    if c == "(" and is_digit(n):
+        end = _phone(cur, pos, words)
+        return _span(cur, pos, end, "phone", ctx, read) if end is not None else None
+    if c in SIGNS and is_digit(n) and _sign_may_follow(prev):
+        return _span(cur, pos, _number(cur, pos, pos + 1, words), "number", ctx, read)
+    if lexer.is_currency(c):
+        body = pos + 2 if n == " " else pos + 1
+        if is_digit(cur.at(body)):
+            return _span(cur, pos, _number(cur, pos, body, words), "number", ctx, read)
+        return None
+    if c == "@" and is_alnum(n):
+        end = lexer.chunk(cur, pos + 1)
+        return _span(cur, pos, end, "address", ctx, read)
+    if is_letter(c):
+        return _word(cur, pos, ctx, words, read)
+    return None
+
+
+def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read: Reader) -> Span | None:
+    if end is None:
+        return None
+    return locale_span(end, read(cur.text[pos:end], kind), ctx.default_lang)
+
+
+def _sign_may_follow(prev: str) -> bool:
+    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:"
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+def _number(cur: Cursor, pos: int, body: int, words: SpanWords) -> int:
+    end = lexer.chunk(cur, body)
+    token = cur.text[body:end]
+    try:
+        if token.isdecimal() and len(token) <= 3:
+            end = _groups(cur, end)
+        return _window(cur, pos, end, words)
+    except TooLong:
+        return end
+
+
+def _groups(cur: Cursor, end: int) -> int:
+    """'1 000 000': groups of three digits after single spaces belong to the number."""
+    while cur.at(end) in _GROUP_SPACES:
+        for k in range(1, 4):
+            if not is_digit(cur.at(end + k)):
+                return end
+        m = lexer.chunk(cur, end + 1)
+        if not _GROUP.match(cur.text, end + 1, m):
+            return end
+        if m - end - 1 > 3:  # '1 000,5' or '1 001.ᵉʳ': the last group, with what it carries
+            return m
+        end = m
+    return end
+
+
+def _window(cur: Cursor, pos: int, end: int, words: SpanWords) -> int:
+    """Units, currencies, scale words, months, times of day and mixed fractions after a number."""
+    integer = cur.text[pos:end].lstrip("+-−").isdecimal()
+    day = integer and len(cur.text[pos:end]) <= 2
+    if cur.text[end - 1] == "°":  # the token took the degree sign: '-8° c'
+        return _degree(cur, end - 1)
+    while True:
+        c = cur.at(end)
+        if c in ("%", "‰") or lexer.is_currency(c):
+            return end + 1
+        if c == "°":
+            return _degree(cur, end)
+        j = lexer.spaces(cur, end)
+        if j == end:
+            if c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
+                m = lexer.chunk(cur, end + 1)
+                return m if cur.text[end + 1:m].lower() in words.after else end
+            return end
+        c = cur.at(j)
+        if c in ("%", "‰") or (lexer.is_currency(c) and not is_digit(cur.at(j + 1))):
+            return j + 1
+        if c == "°":
+            return _degree(cur, j)
+        if is_digit(c):
+            m = lexer.chunk(cur, j)
+            if integer and _FRACTION.fullmatch(cur.text, j, m):  # '3 3/5'
+                end = m
+                integer = day = False
+                continue
+            return end
+        if not is_letter(c):
+            return end
+        m = lexer.chunk(cur, j)
+        word = cur.text[j:m].lower()
+        zone = _ZONE.fullmatch(word)
+        if cur.at(m) == "$" and word + "$" in words.after:  # 'R$'
+            return m + 1
+        if "/" in word and all(part in words.after for part in word.split("/")):  # 'км/ч'
+            end = m
+            integer = day = False
+            continue
+        if word in words.after or (zone and zone.group(1) in words.after):
+            end = m + 1 if word in words.dotted and cur.at(m) == "." and not _ends_sentence(cur, m, words) else m
+            integer = day = False
+            continue
+        if word in words.months and day:
+            end = _month_year(cur, m, words)
+            integer = day = False
+            continue
+        if word in words.connectors:
+            joined = _after_connector(cur, m, words, day)
+            if joined is None:
+                return end
+            end = joined
+            integer = day = False
+            continue
+        return end
+
+
+def _ends_sentence(cur: Cursor, period: int, words: SpanWords) -> bool:
+    """A period after an abbreviation closes the sentence when the end or a capital follows,
+    unless the capital starts a word that joins the amount ('долл. США')."""
+    j = lexer.spaces(cur, period + 1)
+    nxt = cur.at(j)
+    if nxt and nxt.isupper() and j > period + 1:
+        return cur.text[j:lexer.chunk(cur, j)].lower() not in words.after
+    return not nxt or nxt.isupper() or nxt == "\n"
+
+
+def _degree(cur: Cursor, i: int) -> int:
+    """'°', '° c', '°C': the scale letter joins when it is a word of one letter."""
+    j = lexer.spaces(cur, i + 1)
+    if cur.at(j) and cur.at(j).lower() in "cfk" and not is_alnum(cur.at(j + 1)):
+        return j + 1
+    return i + 1
+
+
+def _next_word(cur: Cursor, i: int) -> tuple[int, int, str] | None:
+    j = lexer.spaces(cur, i)
+    if j == i or not is_alnum(cur.at(j)):
+        return None
+    m = lexer.chunk(cur, j)
+    return j, m, cur.text[j:m].lower()
+
+
+def _after_connector(cur: Cursor, m: int, words: SpanWords, day: bool) -> int | None:
+    """'de marzo', 'del 2020', 'de la mañana', 'da tarde': where the joined words end."""
+    nxt = _next_word(cur, m)
+    if nxt is None:
+        return None
+    _, k, word = nxt
+    if word in words.articles:
+        nxt = _next_word(cur, k)
+        if nxt is None:
+            return None
+        _, k, word = nxt
+    if word in words.day_parts:
+        return k
+    if day and word in words.months:
+        return _month_year(cur, k, words)
+    return None
+
+
+def _month_year(cur: Cursor, m: int, words: SpanWords) -> int:
+    """After a month name: its period, then 'de 2020', 'del 2020' or '2020'."""
+    if cur.at(m) == ".":
+        m += 1
+    nxt = _next_word(cur, m)
+    if nxt is None:
+        return m
+    j, k, word = nxt
+    if word in words.connectors:
+        year = _next_word(cur, k)
+        if year is not None and _is_year(year[2]):
+            return year[1]
+        return m
+    return k if _is_year(word) else m
+
+
+def _is_year(word: str) -> bool:
+    return word.isdecimal() and len(word) <= 4
+
+
+# --- phone numbers ----------------------------------------------------------------------------
+
+def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
+    """'+54 911 1234-5678', '+1 (123) 123-5678', '(11) 3333-4444 ext. 12'; None: not a phone."""
+    j = pos
+    try:
+        if cur.at(j) == "+":
+            j = _digit_run(cur, j + 1)
+        groups = 0
+        while True:
+            k = j + 1 if cur.at(j) in " -" and j > pos else j
+            if cur.at(k) == "(":
+                m = _digit_run(cur, k + 1)
+                if m == k + 1 or cur.at(m) != ")":
+                    break
+                j = m + 1
+            elif is_digit(cur.at(k)):
+                m = lexer.chunk(cur, k)
+                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
+                    break
+                j = m
+            else:
+                break
+            groups += 1
+        if cur.text[pos] == "(" and groups < 2:
+            return None
+        nxt = _next_word(cur, j)
+        if nxt is not None and nxt[2] in words.extensions:
+            k = nxt[1] + 1 if cur.at(nxt[1]) == "." else nxt[1]
+            number = _next_word(cur, k)
+            if number is not None and number[2].isdecimal():
+                return number[1]
+        return j
+    except TooLong:
+        return j if j > pos + 1 else None
+
+
+def _digit_run(cur: Cursor, i: int) -> int:
+    while is_digit(cur.at(i)):
+        i += 1
+    return i
+
+
+# --- words ------------------------------------------------------------------------------------
+
+def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
+    end = lexer.chunk(cur, pos)
+    word = cur.text[pos:end]
+    low = word.lower()
+    if low in ("http", "https") and cur.startswith(end, "://"):
+        return _span(cur, pos, lexer.url_end(cur, end), "address", ctx, read)
+    if is_address(word):
+        return _span(cur, pos, end, "address", ctx, read)
+    if cur.at(end) in "&-_.+" and cur.at(end) and is_letter(c := cur.at(pos)) and c.isascii():
+        run = _address_run(cur, end)  # 'b3_c&-d@x.com': joiners that do not join words
+        if run is not None:
+            return _span(cur, pos, run, "address", ctx, read)
+    for written in words.abbreviations:
+        if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
+            pos, written, fold=True
+        ):
+            after = pos + len(written)
+            if not is_letter(cur.at(after)):
+                return _span(cur, pos, after, "abbreviation", ctx, read)
+    try:
+        if low in words.weekdays:
+            return _weekday(cur, pos, end, ctx, words, read)
+        if low in words.months:
+            return _month_first(cur, pos, end, ctx, words, read)
+        if cur.at(end) == "$" and low + "$" in words.before:  # 'R$ 12', 'US$5'
+            end += 1
+            low += "$"
+        if low in words.before:
+            j = lexer.spaces(cur, end)
+            if is_digit(cur.at(j)):
+                return _span(cur, pos, _number(cur, pos, j, words), "number", ctx, read)
+            return None
+        if low.rstrip("0123456789,.") in words.before and any(ch.isdigit() for ch in low):  # 'nio21,1'
+            head = len(low.rstrip("0123456789,."))
+            return _span(cur, pos, _number(cur, pos, pos + head, words), "number", ctx, read)
+        if is_roman(word, ctx.prev_word, words):
+            if ctx.prev_word.lower() in words.roman_after:
+                return _span(cur, pos, _era(cur, end, words), "counted_roman", ctx, read)
+            return _span(cur, pos, end, "roman", ctx, read)
+    except TooLong:
+        return None
+    return None
+
+
+def _address_run(cur: Cursor, end: int) -> int | None:
+    """Where an email address that continues past `end` ends, or None if it is no address."""
+    try:
+        i = end
+        while (c := cur.at(i)) and lexer.is_url_char(c) and c not in ",;!?()":
+            i += 1
+    except TooLong:
+        return None
+    while cur.text[i - 1] in ".:":
+        i -= 1
+    return i if "@" in cur.text[end:i] and is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
+
+
+def is_address(word: str) -> bool:
+    if "@" in word:
+        return _EMAIL.fullmatch(word) is not None
+    if word.lower().startswith("www."):
+        return True
+    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in _TLDS and any(
+        ch.isalpha() for ch in word
+    )
+
+
+def _weekday(cur: Cursor, pos: int, end: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
+    """'vier. 10 de mayo': a weekday abbreviation before a day joins the date."""
+    j = end + 1 if cur.at(end) == "." else end
+    k = lexer.spaces(cur, j)
+    if k == j or not is_digit(cur.at(k)):
+        return None
+    return _span(cur, pos, _number(cur, k, k, words), "date", ctx, read)
+
+
+def _month_first(cur: Cursor, pos: int, end: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
+    """'junio 11 2000', 'abr. 22': a month, then a day, then maybe a year."""
+    j = end + 1 if cur.at(end) == "." else end
+    k = lexer.spaces(cur, j)
+    if k == j or not is_digit(cur.at(k)):
+        return None
+    m = lexer.chunk(cur, k)
+    day = cur.text[k:m]
+    if not (day.isdecimal() and len(day) <= 2 and 1 <= int(day) <= 31):
+        return None
+    nxt = _next_word(cur, m)
+    if nxt is not None and nxt[2].isdecimal() and len(nxt[2]) == 4:
+        m = nxt[1]
+    return _span(cur, pos, m, "date", ctx, read)
+
+
+def is_roman(word: str, prev_word: str, words: SpanWords) -> bool:
+    """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two
+    letters or more that are not words, or any after a word such as 'siglo'."""
+    if not _ROMAN.fullmatch(word):
+        return False
+    if prev_word.lower() in words.roman_after:
+        return True
+    if word.isupper():
+        return len(word) > 1 or word in "VX"
+    return word.islower() and len(word) > 1 and word not in words.not_roman
+
+
+def roman_value(word: str) -> int:
+    total = 0
+    values = [_ROMAN_VALUES[ch] for ch in word.upper()]
+    for i, v in enumerate(values):
+        total += -v if i + 1 < len(values) and values[i + 1] > v else v
+    return total
+
+
+def _era(cur: Cursor, end: int, words: SpanWords) -> int:
+    nxt = _next_word(cur, end)
+    return nxt[1] if nxt is not None and nxt[2] in words.eras else end
+
+
+# --- readings shared by the languages ---------------------------------------------------------
+
+_ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
+
+
+def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],
+                 letters: Callable[[str], str] = str) -> str:
+    """An address read piece by piece: words as they are (or spelled by `letters`), each digit
+    on its own, symbols by name ('a1b2@abc.com' → 'a uno b dos arroba abc punto com')."""
+    out = []
+    for piece in _ADDRESS_PIECE.findall(raw):
+        if piece.isdecimal():
+            out.append(digit_words[int(piece)])
+        elif piece.isalpha():
+            out.append(letters(piece))
+        elif piece in symbols:
+            out.append(symbols[piece])
+    return " ".join(out)
+
+
+# --- shapes of written numbers, shared by the readers -----------------------------------------
+
+# An amount: groups of three after dots or spaces, a comma before the decimals ('1.000.000', '5,50').
+NUM = r"\d+(?:[.\s\u00a0\u202f]\d{3})*(?:,\d+)?|,\d+"
+DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
+TIME = re.compile(r"(?P<h>\d{1,2})(?:(?P<s>[:.])(?P<m>\d{2})(?:(?P=s)(?P<sec>\d{2}))?|h(?P<hm>\d{2})(?:m(?:\d{2}s)?)?)")
+PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
+IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
+PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
+MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(?P<unit>.*)")
+
+
+def to_int(text: str) -> int:
+    return int(re.sub(r"\D", "", text) or "0")
+
+
+def split_amount(text: str) -> tuple[str, str]:
+    """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
+    integer, _, fraction = text.partition(",")
+    return re.sub(r"\D", "", integer) or "0", fraction
+
+
+def date_parts(m: re.Match) -> tuple[int, int, int] | None:
+    """(day, month, year) of a DATE match: year first, day first, or month first where the day
+    could not be a month ('03/15/2024'); None when it is no date."""
+    a, b, c = int(m.group("a")), int(m.group("b")), int(m.group("c"))
+    if len(m.group("a")) == 4:
+        year, month, day = a, b, c
+    elif len(m.group("c")) >= 3 or m.group("s") == "/":
+        day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
+    else:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return day, month, year

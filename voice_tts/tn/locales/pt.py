@@ -1,0 +1,393 @@
+"""Portuguese (Brazilian scale and words): numbers, ordinals, decimals, fractions, money, dates,
+times, measures, phone numbers, addresses and abbreviations, read as the Portuguese
+NeMo-text-processing data reads them ("R$ 12,05" → "doze reais e cinco centavos", "14h30" →
+"catorze horas e trinta").
+
+Number words are our own: num2words' Portuguese puts commas and an "e" between every group
+("mil, cento e onze", "um milhão e mil e cem"); spoken Portuguese puts "e" only before the last
+group when that group is below a hundred or a round hundred.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales.numeric_spans import (
+    DATE,
+    GROUPED,
+    IP,
+    MEASURE,
+    NUM,
+    PHONE,
+    PIECE,
+    RANGE,
+    TIME,
+    SpanWords,
+    date_parts,
+    read_address,
+    roman_value,
+    split_amount,
+    to_int,
+)
+
+_ONES = ("zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis "
+         "dezessete dezoito dezenove").split()
+_TENS = ("", "", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta", "oitenta", "noventa")
+_HUNDREDS = ("", "cento", "duzentos", "trezentos", "quatrocentos", "quinhentos", "seiscentos", "setecentos",
+             "oitocentos", "novecentos")
+_SCALES = ((10**18, "quintilhão", "quintilhões"), (10**15, "quatrilhão", "quatrilhões"),
+           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"),
+           (10**3, "mil", "mil"))
+DIGITS = tuple(_ONES[:10])
+
+
+def _below_thousand(n: int, feminine: bool = False) -> str:
+    words = []
+    if n >= 100:
+        words.append("cem" if n == 100 else _HUNDREDS[n // 100])
+        n %= 100
+    if n >= 20:
+        words.append(_TENS[n // 10])
+        n %= 10
+    if n or not words:
+        words.append(_ONES[n])
+    text = " e ".join(words)
+    if feminine:
+        text = re.sub(r"\bum$", "uma", re.sub(r"\bdois$", "duas", text)).replace("entos", "entas")
+    return text
+
+
+@lru_cache(maxsize=4096)
+def cardinal(n: int, feminine: bool = False) -> str:
+    if n < 0:
+        return "menos " + cardinal(-n, feminine)
+    if n >= 10**21:
+        return digits(str(n))
+    groups = []
+    for value, one, many in _SCALES:
+        if n >= value:
+            count = n // value
+            if value == 1000:
+                groups.append((count, "mil" if count == 1 else f"{_below_thousand(count, feminine)} mil"))
+            else:
+                groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
+            n %= value
+    if n or not groups:
+        groups.append((n, _below_thousand(n, feminine)))
+    words = [text for _, text in groups]
+    # "e" before the last group when it is below a hundred or a round hundred: 'dois mil e cem'
+    last = groups[-1][0]
+    if len(groups) > 1 and (last < 100 or last % 100 == 0):
+        words[-1] = "e " + words[-1]
+    return " ".join(words)
+
+
+def digits(text: str) -> str:
+    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+
+
+_ORD_ONES = ("", "primeiro", "segundo", "terceiro", "quarto", "quinto", "sexto", "sétimo", "oitavo", "nono")
+_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "quadragésimo", "quinquagésimo", "sexagésimo",
+             "septuagésimo", "octogésimo", "nonagésimo")
+_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "trecentésimo", "quadringentésimo", "quingentésimo",
+                 "sexcentésimo", "septingentésimo", "octingentésimo", "nongentésimo")
+
+
+@lru_cache(maxsize=4096)
+def ordinal(n: int, feminine: bool = False) -> str:
+    if n <= 0 or n >= 10**6:
+        return cardinal(n)
+    words = []
+    if n >= 1000:
+        words.append(("" if n // 1000 == 1 else cardinal(n // 1000) + " ") + "milésimo")
+        n %= 1000
+    words += [w for w in (_ORD_HUNDREDS[n // 100], _ORD_TENS[n % 100 // 10], _ORD_ONES[n % 10]) if w]
+    text = " ".join(words)
+    return re.sub(r"o\b", "a", text) if feminine else text
+
+
+_DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7: "sétimo", 8: "oitavo",
+                 9: "nono", 10: "décimo", 100: "centésimo", 1000: "milésimo"}
+
+
+def fraction(numerator: int, denominator: int) -> str:
+    plural = "s" if numerator != 1 else ""
+    if denominator in _DENOMINATORS:
+        return f"{cardinal(numerator)} {_DENOMINATORS[denominator]}{plural}"
+    return f"{cardinal(numerator)} {cardinal(denominator)} avo{plural}"
+
+
+def decimal(integer: str, fraction_digits: str) -> str:
+    whole = cardinal(int(integer))
+    return f"{whole} vírgula {digits(fraction_digits)}" if fraction_digits else whole
+
+
+# --- the words around numbers -----------------------------------------------------------------
+
+# unit → (singular, plural)
+_UNITS = {
+    "kg": ("quilo", "quilos"), "g": ("grama", "gramas"), "mg": ("miligrama", "miligramas"),
+    "t": ("tonelada", "toneladas"), "km": ("quilômetro", "quilômetros"), "m": ("metro", "metros"),
+    "cm": ("centímetro", "centímetros"), "mm": ("milímetro", "milímetros"), "l": ("litro", "litros"),
+    "ml": ("mililitro", "mililitros"), "h": ("hora", "horas"), "min": ("minuto", "minutos"),
+    "s": ("segundo", "segundos"), "ms": ("milissegundo", "milissegundos"),
+    "km/h": ("quilômetro por hora", "quilômetros por hora"), "m²": ("metro quadrado", "metros quadrados"),
+    "m³": ("metro cúbico", "metros cúbicos"), "km²": ("quilômetro quadrado", "quilômetros quadrados"),
+    "ha": ("hectare", "hectares"), "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
+    "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"), "w": ("watt", "watts"),
+    "kw": ("quilowatt", "quilowatts"), "kwh": ("quilowatt-hora", "quilowatts-hora"), "mph": ("milha por hora",
+                                                                                         "milhas por hora"),
+}
+_FEMININE_UNITS = frozenset(("h", "t"))
+_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "quilo", "km": "quilômetro"}
+_DEGREES = {"c": "graus celsius", "f": "graus fahrenheit", "k": "kelvin", "": "graus"}
+# currency → (singular, plural, minor singular, minor plural)
+_CURRENCIES = {
+    "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
+    "$": ("dólar", "dólares", "centavo", "centavos"), "us$": ("dólar", "dólares", "centavo", "centavos"),
+    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "cêntimo", "cêntimos"),
+    "eur": ("euro", "euros", "cêntimo", "cêntimos"), "£": ("libra", "libras", "pêni", "pence"),
+    "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
+    "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
+    "mt": ("metical", "meticais", "centavo", "centavos"),
+}
+_FEMININE_CURRENCIES = frozenset(("£", "gbp"))
+_CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
+_SCALE_WORDS = frozenset(("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões"))
+_MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
+           "novembro", "dezembro")
+_MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
+    "marco": 3}
+_ABBREVIATIONS = {
+    "sr.": "senhor", "sra.": "senhora", "srta.": "senhorita", "dr.": "doutor", "dra.": "doutora",
+    "prof.": "professor", "profa.": "professora", "av.": "avenida", "pç.": "praça", "etc.": "etcétera",
+    "eua": "estados unidos", "ltda.": "limitada", "tel.": "telefone", "pág.": "página", "n.º": "número",
+    "nº": "número", "v.ex.ª": "vossa excelência", "vs.": "versus", "aprox.": "aproximadamente",
+}
+_DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
+
+WORDS = SpanWords(
+    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
+    | {"horas", "hora"},
+    connectors=frozenset(("de", "da", "do")),
+    day_parts=frozenset(_DAY_PARTS),
+    months=frozenset(_MONTH_INDEX),
+    before=frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")),
+    abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+    roman_after=frozenset(("século", "séculos", "capítulo", "volume", "tomo", "parte", "livro")),
+    not_roman=frozenset(("mil", "di", "vi", "li", "ci", "cd", "dc", "cc", "cm", "mm", "ml", "xl", "mix", "civil",
+                         "id", "vim", "dim")),
+    extensions=frozenset(("ext", "ramal", "extensão")),
+)
+SYMBOLS = {"&": "e", "+": "mais", "=": "igual a", "×": "vezes", "÷": "dividido por", "%": "por cento",
+           "≥": "maior ou igual a", "≤": "menor ou igual a", "≠": "diferente de", "°": "graus", "@": "arroba",
+           "#": "número"}
+ADDRESS_SYMBOLS = {".": "ponto", "/": "barra", "@": "arroba", ":": "dois pontos", "-": "hífen", "_": "sublinhado",
+                   "?": "interrogação", "=": "igual", "&": "e", "#": "cerquilha", "%": "por cento", "~": "til",
+                   "+": "mais", "^": "circunflexo"}
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+
+
+# --- reading a span ---------------------------------------------------------------------------
+
+_ORDINAL = re.compile(r"(?P<num>\d+(?:\.\d{3})*)\.?(?:(?P<m>º|°|o|ᵒ)|(?P<f>ª|a|ᵃ))")
+_DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-zç]+)\.?(?: (?:de )?(?P<y>\d{1,4}))?")
+
+
+def read(raw: str, kind: str) -> str:
+    if kind == "address":
+        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
+    if kind == "abbreviation":
+        reading = _ABBREVIATIONS[raw.lower()]
+        return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
+    if kind == "roman":
+        return ordinal(roman_value(raw))
+    if kind == "counted_roman":
+        return cardinal(roman_value(raw.split()[0]))
+    if kind == "phone":
+        return _phone(raw)
+    if kind == "date":
+        return _month_first_date(raw)
+    return number(raw)
+
+
+def number(raw: str) -> str:
+    text = " ".join(raw.split()).lower()
+    return (_money(text) or _special(text) or _measure(text) or _fallback(text)).strip()
+
+
+def _date(day: int, month: int, year: int | None) -> str:
+    reading = f"{'primeiro' if day == 1 else cardinal(day)} de {_MONTHS[month - 1]}"
+    return reading + (f" de {cardinal(year)}" if year is not None else "")
+
+
+def _special(text: str) -> str | None:
+    head, _, rest = text.partition(" ")
+    m = _ORDINAL.fullmatch(text)
+    if m:
+        return ordinal(to_int(m.group("num")), feminine=bool(m.group("f")))
+    m = DATE.fullmatch(text)
+    if m:
+        parts = date_parts(m)
+        if parts:
+            return _date(*parts)
+    if IP.fullmatch(text) and not GROUPED.fullmatch(text):
+        return " ponto ".join(digits(p) for p in text.split("."))
+    m = TIME.fullmatch(head)
+    if m and (rest or m.group("s") == ":" or m.group("hm") is not None or head.endswith("h")):
+        reading = _time(m, head, rest)
+        if reading:
+            return reading
+    m = re.fullmatch(r"(\d{1,2})h", text)
+    if m and int(m.group(1)) <= 24:
+        return _hours(int(m.group(1)))
+    if PHONE.fullmatch(text):
+        return _phone(text)
+    m = _DAY_MONTH.fullmatch(text)
+    if m and m.group("month") in _MONTH_INDEX:
+        year = int(m.group("y")) if m.group("y") else None
+        return _date(int(m.group("d")), _MONTH_INDEX[m.group("month")], year)
+    m = RANGE.fullmatch(text)
+    if m:
+        return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"
+    m = re.fullmatch(r"(?P<sign>-?)(?:(?P<whole>\d+) )?(?P<n>\d+)/(?P<d>\d+)", text)
+    if m:
+        reading = fraction(int(m.group("n")), int(m.group("d")))
+        if m.group("whole"):
+            reading = f"{cardinal(int(m.group('whole')))} e {reading}"
+        return ("menos " if m.group("sign") else "") + reading
+    return None
+
+
+def _month_first_date(raw: str) -> str:
+    words = raw.lower().replace(".", " ").split()
+    year = int(words[2]) if len(words) > 2 else None
+    return _date(int(words[1]), _MONTH_INDEX[words[0]], year)
+
+
+def _hours(h: int) -> str:
+    return f"{cardinal(h, feminine=True)} {'hora' if h == 1 else 'horas'}"
+
+
+def _time(m: re.Match, head: str, rest: str) -> str | None:
+    h = int(m.group("h"))
+    minutes = int(m.group("m") or m.group("hm") or 0)
+    seconds = m.group("sec")
+    if h > 24 or minutes > 59:
+        return None
+    words = rest.split()
+    day_part = ""
+    if words[:1] in (["da"], ["de"]) and len(words) == 2 and words[1] in _DAY_PARTS:
+        day_part = _DAY_PARTS[words[1]]
+        if ":" in head and h > 12 and minutes == 0:  # '16:00 da tarde': the hour on the clock face
+            h -= 12
+    elif words and words != ["h"]:
+        return None
+    parts = [_hours(h)]
+    if seconds is not None:
+        parts.append(f"e {cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}")
+        parts.append(f"e {cardinal(int(seconds))} {'segundo' if int(seconds) == 1 else 'segundos'}")
+    elif minutes:
+        parts.append(f"e {cardinal(minutes)}")
+    return " ".join(parts + ([day_part] if day_part else []))
+
+
+def _split_currency(text: str) -> tuple[str | None, str]:
+    for symbol in _CURRENCY_SYMBOLS:
+        if text.startswith(symbol):
+            return symbol, text[len(symbol):].strip()
+        if text.endswith(symbol):
+            return symbol, text[: -len(symbol)].strip()
+    head, _, rest = text.partition(" ")
+    if head in _CURRENCIES and rest:
+        return head, rest
+    tail = text.rsplit(" ", 1)
+    if len(tail) == 2 and tail[1] in _CURRENCIES:
+        return tail[1], tail[0]
+    return None, text
+
+
+def _money(text: str) -> str | None:
+    code, rest = _split_currency(text)
+    if code is None:
+        return None
+    one, many, minor_one, minor_many = _CURRENCIES[code]
+    feminine = code in _FEMININE_CURRENCIES
+    m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
+    if not m:
+        return None
+    integer, fraction_digits = split_amount(m.group("amount"))
+    if m.group("scale"):
+        scale = m.group("scale")
+        return f"{decimal(integer, fraction_digits)} {scale} {'' if scale == 'mil' else 'de '}{many}"
+    if len(fraction_digits) > 2:
+        return f"{decimal(integer, fraction_digits)} {many}"
+    major = int(integer)
+    cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
+    parts = []
+    if major or not cents:
+        parts.append(f"{cardinal(major, feminine)} {one if major == 1 else many}")
+    if cents:
+        parts.append(f"{cardinal(cents)} {minor_one if cents == 1 else minor_many}")
+    return " e ".join(parts)
+
+
+def _measure(text: str) -> str | None:
+    m = MEASURE.fullmatch(text)
+    if not m:
+        return None
+    sign = "menos " if m.group("sign") in ("-", "−") else "mais " if m.group("sign") == "+" else ""
+    num, unit = m.group("num"), m.group("unit").strip()
+    if "/" in num:
+        return None
+    integer, fraction_digits = split_amount(num)
+    amount = decimal(integer, fraction_digits)
+    if unit in ("%", "‰"):
+        return sign + amount + (" por cento" if unit == "%" else " por mil")
+    if unit.startswith("°"):
+        return sign + amount + " " + _DEGREES.get(unit[1:].strip(), "graus")
+    if unit in _SCALE_WORDS:
+        return sign + amount + " " + unit
+    if unit.startswith("/") and unit[1:] in _PER:
+        return sign + amount + " por " + _PER[unit[1:]]
+    if unit not in _UNITS:
+        return None if unit else sign + amount
+    one, many = _UNITS[unit]
+    if not fraction_digits and unit in _FEMININE_UNITS:
+        amount = cardinal(int(integer), feminine=True)
+    return f"{sign}{amount} {many if fraction_digits or int(integer) != 1 else one}"
+
+
+def _phone(raw: str) -> str:
+    """Digit by digit, the country code too ('+55 (11) 3333-4444'); 'ext.' is the extension."""
+    text = raw.lower().replace("(", " ").replace(")", " ")
+    words = []
+    if text.lstrip().startswith("+"):
+        words.append("mais")
+    for piece in re.split(r"[\s+-]+", text):
+        if piece.rstrip(".") in WORDS.extensions:
+            words.append("extensão")
+        elif piece.isdecimal():
+            words.append(digits(piece))
+        elif piece:
+            words.append(piece)
+    return " ".join(words)
+
+
+def _fallback(text: str) -> str:
+    out = []
+    for piece in PIECE.findall(text):
+        if piece.isdecimal():
+            out.append(cardinal(int(piece)) if len(piece) <= 6 and not piece.startswith("0") else digits(piece))
+        elif piece.isalpha():
+            out.append(piece)
+        elif piece in SYMBOLS:
+            out.append(SYMBOLS[piece])
+    return " ".join(out)

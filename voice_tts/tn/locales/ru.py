@@ -1,0 +1,342 @@
+"""Russian: numbers with case and gender agreement, ordinals with their written endings ("38-я" →
+"тридцать восьмая", "1870-х" → "тысяча восемьсот семидесятых"), decimals as fractions ("2,0003" →
+"две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
+abbreviations, read as the Russian NeMo-text-processing data reads them.
+
+Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
+and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
+unit agrees with the number before it) is decided here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from num2words import num2words
+
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales.numeric_spans import (
+    DATE,
+    GROUPED,
+    IP,
+    NUM,
+    PHONE,
+    SpanWords,
+    date_parts,
+    read_address,
+    roman_value,
+    split_amount,
+)
+
+DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
+
+
+@lru_cache(maxsize=4096)
+def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    if n < 0:
+        return "минус " + cardinal(-n, gender, case)
+    if n >= 10**21:
+        return digits(str(n))
+    return num2words(n, lang="ru", gender=gender, case=case)
+
+
+def digits(text: str) -> str:
+    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+
+
+@lru_cache(maxsize=4096)
+def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
+    if n >= 10**21:
+        return digits(str(n))
+    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
+
+
+# The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
+# вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
+_ORDINAL_FORMS = (
+    ("m", "nominative", False), ("f", "nominative", False), ("m", "nominative", True), ("n", "nominative", False),
+    ("m", "genitive", False), ("m", "prepositional", False), ("m", "genitive", True), ("m", "dative", False),
+    ("f", "accusative", False), ("m", "instrumental", False), ("f", "genitive", False), ("m", "instrumental", True),
+    ("m", "dative", True),
+)
+
+
+@lru_cache(maxsize=4096)
+def ordinal_with_ending(n: int, ending: str) -> str:
+    for gender, case, plural in _ORDINAL_FORMS:
+        reading = ordinal(n, gender, case, plural)
+        if reading.replace("ё", "е").endswith(ending):
+            return reading
+    return ordinal(n)
+
+
+def _agreement(n: int) -> int:
+    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30…)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return 0
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return 1
+    return 2
+
+
+_DENOMINATORS = ("десят", "сот", "тысячн", "десятитысячн", "стотысячн", "миллионн", "десятимиллионн",
+                 "стомиллионн", "миллиардн")
+
+
+def decimal(integer: str, fraction_digits: str) -> str:
+    """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'."""
+    whole = int(integer)
+    if not fraction_digits:
+        return cardinal(whole)
+    if len(fraction_digits) > len(_DENOMINATORS):
+        return f"{cardinal(whole)} запятая {digits(fraction_digits)}"
+    part = int(fraction_digits)
+    whole_word = "целая" if _agreement(whole) == 0 else "целых"
+    denominator = _DENOMINATORS[len(fraction_digits) - 1] + ("ая" if _agreement(part) == 0 else "ых")
+    return f"{cardinal(whole, 'f')} {whole_word} {cardinal(part, 'f')} {denominator}"
+
+
+# --- the words around numbers -----------------------------------------------------------------
+
+# unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
+_UNITS = {
+    "кг": ("килограм", "килограма", "килограм", "m"), "г": ("грамм", "грамма", "граммов", "m"),
+    "мг": ("миллиграмм", "миллиграмма", "миллиграммов", "m"), "т": ("тонна", "тонны", "тонн", "f"),
+    "км": ("километр", "километра", "километров", "m"), "м": ("метр", "метра", "метров", "m"),
+    "см": ("сантиметр", "сантиметра", "сантиметров", "m"), "мм": ("миллиметр", "миллиметра", "миллиметров", "m"),
+    "л": ("литр", "литра", "литров", "m"), "мл": ("миллилитр", "миллилитра", "миллилитров", "m"),
+    "ч": ("час", "часа", "часов", "m"), "мин": ("минута", "минуты", "минут", "f"),
+    "с": ("секунда", "секунды", "секунд", "f"), "сек": ("секунда", "секунды", "секунд", "f"),
+    "м²": ("квадратный метр", "квадратных метра", "квадратных метров", "m"),
+    "км²": ("квадратный километр", "квадратных километра", "квадратных километров", "m"),
+    "га": ("гектар", "гектара", "гектаров", "m"), "гб": ("гигабайт", "гигабайта", "гигабайт", "m"),
+    "мб": ("мегабайт", "мегабайта", "мегабайт", "m"), "квт": ("киловатт", "киловатта", "киловатт", "m"),
+    "%": ("процент", "процента", "процентов", "m"),
+    "руб": ("рубль", "рубля", "рублей", "m"), "р": ("рубль", "рубля", "рублей", "m"),
+    "₽": ("рубль", "рубля", "рублей", "m"), "коп": ("копейка", "копейки", "копеек", "f"),
+    "usd": ("доллар", "доллара", "долларов", "m"), "$": ("доллар", "доллара", "долларов", "m"),
+    "долл": ("доллар", "доллара", "долларов", "m"), "eur": ("евро", "евро", "евро", "n"),
+    "€": ("евро", "евро", "евро", "n"), "евро": ("евро", "евро", "евро", "n"),
+    "£": ("фунт", "фунта", "фунтов", "m"), "¥": ("иена", "иены", "иен", "f"),
+    "тыс": ("тысяча", "тысячи", "тысяч", "f"), "млн": ("миллион", "миллиона", "миллионов", "m"),
+    "млрд": ("миллиард", "миллиарда", "миллиардов", "m"),
+}
+# A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
+_MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
+          "₽": ("копейка", "копейки", "копеек"), "usd": ("цент", "цента", "центов"), "$": ("цент", "цента", "центов"),
+          "долл": ("цент", "цента", "центов"), "eur": ("цент", "цента", "центов"), "€": ("цент", "цента", "центов"),
+          "евро": ("цент", "цента", "центов")}
+# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
+_PER = {"ч": "в час", "с": "в секунду", "сек": "в секунду", "мин": "в минуту", "кг": "в килограме",
+        "м": "в метре", "л": "в литре"}
+_SPELLED_AFTER = {"сша": "сэ ш а"}
+_MONTHS_GENITIVE = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября",
+                    "октября", "ноября", "декабря")
+_MONTH_INDEX = {m[:3]: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {
+    m: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
+_YEAR_WORDS = {"год": "nominative", "года": "genitive", "году": "prepositional", "годом": "instrumental",
+               "г": "genitive"}
+_ABBREVIATIONS = {
+    "м²": "квадратный метр", "т.е.": "то есть", "т. е.": "то есть", "т.д.": "так далее", "т. д.": "так далее",
+    "т.п.": "тому подобное", "т. п.": "тому подобное", "т.к.": "так как", "ул.": "улица", "г-н": "господин",
+    "г-жа": "госпожа", "др.": "другие", "см.": "смотри", "напр.": "например", "руб.": "рублей",
+}
+_LATIN_NAMES = {
+    "a": "эй", "b": "би", "c": "си", "d": "ди", "e": "и", "f": "эф", "g": "джи", "h": "эйч", "i": "ай", "j": "джей",
+    "k": "кей", "l": "эл", "m": "эм", "n": "эн", "o": "оу", "p": "пи", "q": "кью", "r": "ар", "s": "эс", "t": "ти",
+    "u": "ю", "v": "ви", "w": "дабл ю", "x": "икс", "y": "уай", "z": "зед",
+}
+_ADDRESS_WORDS = {"com": "ком", "ru": "ру", "org": "орг", "net": "нет", "рф": "рф", "www": "дабл ю дабл ю дабл ю"}
+
+WORDS = SpanWords(
+    after=frozenset(_UNITS) | frozenset(_YEAR_WORDS) | frozenset(_SPELLED_AFTER),
+    dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р")),
+    months=frozenset(_MONTH_INDEX),
+    abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+    roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
+    not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
+)
+SYMBOLS = {"&": "и", "+": "плюс", "=": "равно", "×": "умножить на", "÷": "разделить на", "%": "процент",
+           "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градусов", "№": "номер",
+           "@": "собака", "#": "номер"}
+ADDRESS_SYMBOLS = {".": "точка", "/": "слеш", "@": "собака", ":": "двоеточие", "-": "тире",
+                   "_": "нижнее подчеркивание", "&": "амперсанд", "?": "вопросительный знак", "=": "равно",
+                   "#": "решетка", "%": "процент", "~": "тильда", "+": "плюс", "\u2011": "дефис"}
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+
+
+# --- reading a span ---------------------------------------------------------------------------
+
+_ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?[-. ](?P<y>\d{4})(?: ?(?P<g>г)\.?)?")
+_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
+_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
+# A year standing alone is an ordinal; without a word that shows its case, it is read in the
+# prepositional, the case of 'в 1974 (году)', the commonest in running text.
+_YEARS = range(1700, 2101)
+
+
+def read(raw: str, kind: str) -> str:
+    if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
+        return read_address(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, DIGITS, _spell_latin)
+    if kind == "abbreviation":
+        return _ABBREVIATIONS[raw.lower()]
+    if kind == "roman":
+        return ordinal(roman_value(raw))
+    if kind == "counted_roman":
+        return cardinal(roman_value(raw.split()[0]))
+    if kind == "phone":
+        return _phone(raw)
+    return number(raw)
+
+
+def _spell_latin(word: str) -> str:
+    low = word.lower()
+    if low in _ADDRESS_WORDS:
+        return _ADDRESS_WORDS[low]
+    if low.isascii():
+        return " ".join(_LATIN_NAMES.get(c, c) for c in low)
+    return word
+
+
+def number(raw: str) -> str:
+    text = " ".join(raw.split()).lower().replace("ё", "е")
+    return (_special(text) or _quantity(text) or _fallback(text)).strip()
+
+
+def _date(day: int, month: int, year: int, day_case: str, year_word: bool) -> str:
+    reading = f"{ordinal(day, 'n', day_case)} {_MONTHS_GENITIVE[month - 1]} {ordinal(year, 'm', 'genitive')}"
+    return reading + (" года" if year_word else "")
+
+
+def _special(text: str) -> str | None:
+    m = _ORDINAL.fullmatch(text)
+    if m:
+        return ordinal_with_ending(int(m.group("num")), m.group("ending"))
+    m = _WORD_DATE.fullmatch(text)
+    if m and m.group("month") in _MONTH_INDEX:
+        month = _MONTH_INDEX[m.group("month")]
+        return _date(int(m.group("d")), month, int(m.group("y")), "genitive", bool(m.group("g")))
+    m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
+    if m:
+        parts = date_parts(DATE.fullmatch(m.group("date")))
+        if parts:
+            return _date(*parts, "nominative", bool(m.group("g")))
+    if IP.fullmatch(text) and not GROUPED.fullmatch(text):
+        return " точка ".join(digits(p) for p in text.split("."))
+    m = _TIME.fullmatch(text)
+    if m:
+        return _time(int(m.group("h")), int(m.group("m")))
+    if PHONE.fullmatch(text):
+        return _phone(text)
+    m = re.fullmatch(r"(?P<n>\d{4}) ?(?P<word>год[а-я]*|г)\.?", text)
+    if m and m.group("word") in _YEAR_WORDS:
+        reading = ordinal(int(m.group("n")), "m", _YEAR_WORDS[m.group("word")])
+        return reading + " " + ("года" if m.group("word") == "г" else m.group("word"))
+    if text.isdecimal() and len(text) == 4 and int(text) in _YEARS:
+        return ordinal(int(text), "m", "prepositional")
+    return None
+
+
+def _time(h: int, minutes: int) -> str | None:
+    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
+    if h > 24 or minutes > 59:
+        return None
+    hour_words = ("час", "часа", "часов")
+    if minutes == 0:
+        return f"{cardinal(h)} {hour_words[_agreement(h)]}"
+    following = h % 12 + 1
+    if minutes == 30:
+        return f"половина {ordinal(following, 'm', 'genitive')}"
+    if minutes < 30:
+        minute_word = ("минута", "минуты", "минут")[_agreement(minutes)]
+        return f"{cardinal(minutes, 'f')} {minute_word} {ordinal(following, 'm', 'genitive')}"
+    left = 60 - minutes
+    minute_word = "минуты" if _agreement(left) == 0 else "минут"
+    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
+
+
+_QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
+
+
+def _quantity(text: str) -> str | None:
+    """A number with the units, scale words and currencies after it, each agreeing with what
+    comes before it: '2,5 тыс руб.' → 'две целых пять десятых тысячи рублей'."""
+    m = _QUANTITY.fullmatch(text)
+    if not m:
+        return None
+    integer, fraction_digits = split_amount(m.group("num"))
+    units = [u for u in re.split(r"[\s.]+", m.group("units")) if u]
+    sign = "минус " if m.group("sign") else ""
+    if units and units[0].startswith("/"):
+        units = [units[0][1:], "/"] + units[1:]
+        if units[0] in _PER:
+            return f"{sign}{cardinal(int(integer))} {_PER[units[0]]}"
+    if len(units) == 1 and units[0] in _MINOR and len(fraction_digits) == 2:
+        major, minor = int(integer), int(fraction_digits)
+        one, few, many, _ = _UNITS[units[0]]
+        reading = f"{sign}{cardinal(major)} {(one, few, many)[_agreement(major)]}"
+        if minor:
+            minor_words = _MINOR[units[0]]
+            gender = "f" if minor_words[0] == "копейка" else "m"
+            reading += f" {cardinal(minor, gender)} {minor_words[_agreement(minor)]}"
+        return reading
+    words = []
+    count = None if fraction_digits else int(integer)
+    gender = "m"
+    first = True
+    for unit in units:
+        base, _, per = unit.partition("/")
+        if base in _SPELLED_AFTER:
+            words.append(_SPELLED_AFTER[base])
+            continue
+        if base not in _UNITS or (per and per not in _PER):
+            return None
+        one, few, many, unit_gender = _UNITS[base]
+        if first:
+            gender = unit_gender
+            first = False
+        if count is None:
+            words.append(few)
+        else:
+            words.append((one, few, many)[_agreement(count)])
+        if per:
+            words.append(_PER[per])
+        count = 5  # after a scale word the next unit is in the genitive plural: 'тысяч рублей'
+    if fraction_digits:
+        amount = decimal(integer, fraction_digits)
+    else:
+        amount = cardinal(int(integer), "f" if gender == "f" else "m" if gender == "m" else "n")
+    return " ".join([sign + amount, *words])
+
+
+def _phone(raw: str) -> str:
+    """Groups as numbers, their leading zeros one by one: '8-913-983-56-01'."""
+    words = ["плюс"] if raw.lstrip().startswith("+") else []
+    for group in re.findall(r"\d+", raw):
+        zeros = len(group) - len(group.lstrip("0"))
+        words += ["ноль"] * zeros + ([cardinal(int(group))] if group.lstrip("0") else [])
+    return " ".join(words)
+
+
+def _fallback(text: str) -> str:
+    """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
+    out = []
+    for piece in _PIECE.findall(text):
+        if piece[0].isdecimal():
+            integer, _, fraction_digits = piece.partition(",")
+            out.append(decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer)))
+        elif piece.isascii() and piece.isalpha():
+            out.append(_spell_latin(piece) if len(piece) == 1 else piece)
+        elif piece.isalpha():
+            out.append(piece)
+        elif piece in SYMBOLS and piece != "-":
+            out.append(SYMBOLS[piece])
+    return " ".join(out)
