@@ -75,6 +75,14 @@ def is_han(c: str) -> bool:
     )
 
 
+def is_hangul(c: str) -> bool:
+    """Korean letters: spoken as written like Han, but Korean puts spaces between its words."""
+    if not c:
+        return False
+    cp = ord(c)
+    return 0xAC00 <= cp <= 0xD7AF or 0x1100 <= cp <= 0x11FF or 0x3130 <= cp <= 0x318F
+
+
 def is_cjk_punct(c: str) -> bool:
     """Full-width punctuation: evidence that the sentence is Chinese (§3.6)."""
     if not c:

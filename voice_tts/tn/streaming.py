@@ -13,6 +13,7 @@ from voice_tts.tn.chars import (
     HARD_STOPS,
     is_cjk_punct,
     is_han,
+    is_hangul,
     is_latin_letter,
     is_spoken_alnum,
 )
@@ -206,7 +207,7 @@ class StreamingNormalizer:
         if spoken_word or inside_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
-            between_han = is_han(spoken[0]) and is_han(ctx.last_spoken)
+            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken)
             if spoken[0] not in CLOSING and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
@@ -220,6 +221,11 @@ class StreamingNormalizer:
 
 def _is_word_char(c: str) -> bool:
     return bool(c) and c.isalnum() and not is_han(c)
+
+
+def _unspaced(c: str) -> bool:
+    """Chinese and Japanese write no space between words; a space between them is not spoken."""
+    return is_han(c) and not is_hangul(c)
 
 
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:

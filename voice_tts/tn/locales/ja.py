@@ -68,8 +68,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         found = myriad.scan(cur, pos, ctx, _WRITING)
     if found is None:
         return None
-    end, expression = found
-    return locale_span(end, read(expression), "ja")
+    end, e = found
+    if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
+        return locale_span(end, NUMERALS.counted(e.parts[0], cur.at(end)), "ja")
+    return locale_span(end, read(e), "ja")
 
 
 def read(e: myriad.Expression) -> str:

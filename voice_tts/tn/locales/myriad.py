@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voice_tts.tn.chars import OPENING_BRACKETS, is_digit
+from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
 
@@ -77,6 +77,13 @@ class Numerals:
         if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large):
             return self.digit_string(text)
         return self.cardinal(int(text))
+
+    def counted(self, text: str, following: str) -> str:
+        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
+        number, not digits."""
+        if len(text) == 2 and text[0] == "0" and is_han(following):
+            return self.cardinal(int(text))
+        return self.integer(text)
 
 
 @dataclass(frozen=True, slots=True)
