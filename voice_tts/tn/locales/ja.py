@@ -36,6 +36,8 @@ UNITS = {
     "KB": "キロバイト", "MB": "メガバイト", "GB": "ギガバイト", "TB": "テラバイト", "V": "ボルト",
     "A": "アンペア", "N": "ニュートン", "cal": "カロリー", "kcal": "キロカロリー", "ha": "ヘクタール",
 }
+# 'per hour' is 毎時, not 毎時間.
+_PER = {"h": "毎時", "min": "毎分", "s": "毎秒"}
 _SUFFIXES = {"%": "パーセント", "°": "度", "°C": "度", "°F": "華氏度"}
 _WEEKDAYS = {"月": "月曜日", "火": "火曜日", "水": "水曜日", "木": "木曜日", "金": "金曜日", "土": "土曜日",
              "日": "日曜日", "祝": "祝日"}
@@ -129,7 +131,7 @@ def _suffix(suffix: str) -> str:
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
     unit, _, per = suffix.partition("/")
-    return UNITS[unit] + ("毎" + UNITS[per] if per else "")
+    return UNITS[unit] + (_PER.get(per) or "毎" + UNITS[per] if per else "")
 
 
 def _money(e: myriad.Expression) -> str:

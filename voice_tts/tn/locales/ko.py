@@ -107,6 +107,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     spoken = read(e)
     if e.kind in ("fraction", "mixed") and not e.suffix:
         end, spoken = _particle(cur, end, spoken)
+        if is_hangul(myriad.prev_char(cur, pos, ctx)):  # '1과3/4': 일과 사분의 삼
+            spoken = " " + spoken
     return locale_span(end, spoken, "ko")
 
 
@@ -262,7 +264,7 @@ def _file_type(cur: Cursor, pos: int) -> Span | None:
         electronic.TLDS
     ):
         return None
-    return locale_span(j, "닷 " + _ending(ending), "ko")
+    return locale_span(j, " 닷 " + _ending(ending), "ko")
 
 
 _ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")

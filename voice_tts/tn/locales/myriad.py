@@ -266,7 +266,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
-    if seps == ["-"]:
+    if seps == ["-"] and _is_range(*groups):
         return e, "range", tuple(groups), (False, False)
     if seps == ["-", "-"] and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         return e, "date", tuple(groups), (False, False)
@@ -306,6 +306,13 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     return b, "fraction", (first, second), (root_first, root_second)
 
 
+def _is_range(first: str, last: str) -> bool:
+    """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
+    if first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4):
+        return False
+    return len(first) <= len(last) <= 4 and int(first) < int(last)
+
+
 def _is_month_day(month: str, day: str) -> bool:
     return 1 <= int(month) <= 12 and 1 <= int(day) <= 31
 
@@ -337,7 +344,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
     groups = []
     if cur.at(i) in _OPEN:
         j = _digits_end(cur, i + 1)
-        if j - i - 1 != 3 or cur.at(j) not in _CLOSE:
+        if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
             return None
         groups.append(text[i + 1:j])
         i = j + 1
