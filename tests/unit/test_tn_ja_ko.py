@@ -169,3 +169,50 @@ def test_a_number_commits_once_the_character_after_it_arrives(language: str) -> 
     assert normalizer.push("12") == []  # '12' may go on: '123', '12.5', '12개'
     spoken = "".join(c.spoken for c in normalizer.push("人" if language == "ja" else "명 "))
     assert spoken.startswith("十二" if language == "ja" else "열두")
+
+
+# --- "auto": the language read from the script ---------------------------------------------
+
+AUTO = [
+    ("今日は12345円です。", "今日は一万二千三百四十五円です。"),  # kana: Japanese rules
+    ("오늘은 3개 샀어요. 오후 3:30", "오늘은 세개 샀어요. 오후 세시 삼십분"),  # Hangul: Korean rules
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), AUTO)
+def test_auto_turns_take_japanese_or_korean_rules_from_the_script(written: str, spoken: str) -> None:
+    assert normalize(written, "auto") == spoken
+
+
+@pytest.mark.parametrize(("text", "language"), [("我有2个苹果，2024年", "zh"), ("I have 3 apples at 10:30 am", "en")])
+def test_auto_keeps_chinese_and_english_rules(text: str, language: str) -> None:
+    assert normalize(text, "auto") == normalize(text, language)
+
+
+def test_auto_decides_from_committed_text_only() -> None:
+    # The number comes before any Hangul is committed: it keeps the routing of today (Han-like
+    # script after it); everything after the first Hangul is Korean.
+    assert normalize("3시에 3시", "auto") == "三시에 세시"
+
+
+def test_auto_detection_starts_over_with_the_next_turn() -> None:
+    normalizer = StreamingNormalizer("auto")
+    normalizer.push("注文は3個です。")
+    normalizer.flush()
+    spoken = "".join(c.spoken for c in normalizer.push("I have 3 apples.") + normalizer.flush())
+    assert "three" in spoken
+
+
+@pytest.mark.parametrize("text", [
+    "ご注文は¥12,800で、3月5日(水)の14:30にお届けします。",
+    "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
+    "東京2024年、価格は3.5%上昇。I paid $5 at 3pm.",
+    "我有2个苹果，价格12.5元。",
+])
+def test_auto_stream_equals_one_shot(text: str) -> None:
+    rng = random.Random(7)
+    one_shot = normalize(text, "auto")
+    for _ in range(40):
+        commits = _stream(text, "auto", rng)
+        assert "".join(c.spoken for c in commits) == one_shot
+        assert "".join(c.raw for c in commits) == text

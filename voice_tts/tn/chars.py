@@ -75,6 +75,14 @@ def is_han(c: str) -> bool:
     )
 
 
+def is_kana(c: str) -> bool:
+    """Hiragana and katakana (not the middle dot '・', which Chinese writes too)."""
+    if not c:
+        return False
+    cp = ord(c)
+    return (0x3041 <= cp <= 0x30FF and cp != 0x30FB) or 0x31F0 <= cp <= 0x31FF or 0xFF66 <= cp <= 0xFF9D
+
+
 def is_hangul(c: str) -> bool:
     """Korean letters: spoken as written like Han, but Korean puts spaces between its words."""
     if not c:

@@ -14,6 +14,7 @@ from voice_tts.tn.chars import (
     is_cjk_punct,
     is_han,
     is_hangul,
+    is_kana,
     is_latin_letter,
     is_spoken_alnum,
 )
@@ -76,6 +77,7 @@ class StreamingNormalizer:
         self._ctx = Context(
             default_lang=language if language in ("zh", *locales.MODEL_LANGUAGES) else "en",
             locale=locale,
+            auto=language == "auto",
             spell_acronyms=spell_acronyms,
             lexicon=Lexicon.of(lexicon),
         )
@@ -232,6 +234,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     """What the next span may know about this one."""
     kind = span.kind
     ctx.after_lexicon = kind == "lexicon"
+    if ctx.auto and ctx.locale is None and not raw.isascii():
+        _detect_language(ctx, raw)
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -280,6 +284,20 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         visible = spoken.rstrip()
         if visible:
             ctx.last_visible = visible[-1]
+
+
+_SCRIPTS = (("ja", is_kana), ("ko", is_hangul))
+
+
+def _detect_language(ctx: Context, raw: str) -> None:
+    """An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it
+    commits: decided from committed text only, so a stream switches where one-shot does. Han
+    alone stays Chinese, Latin script English."""
+    for code, in_script in _SCRIPTS:
+        if code in locales.available() and any(in_script(c) for c in raw):
+            ctx.locale = locales.rules(code)
+            ctx.default_lang = code
+            return
 
 
 def normalize(
