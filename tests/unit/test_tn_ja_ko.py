@@ -89,6 +89,7 @@ KO = [
     ("1111-2222-3333-4444", "신용카드 일일일일 이이이이 삼삼삼삼 사사사사"),
     ("help@naver.com", "help 골뱅이 naver 닷 컴"),
     ("보고서.pdf", "보고서 닷 피디에프"),
+    ("https://www.example.co.kr/docs", "더블유더블유더블유 닷 example 닷 씨오 닷 케이알 슬래시 docs"),
 ]
 
 

@@ -241,7 +241,7 @@ def _particle(cur: Cursor, end: int, spoken: str) -> tuple[int, str]:
 
 
 def _spelled(letters: str) -> str:
-    return "".join(_LETTERS[c] for c in letters.lower())
+    return "".join(_LETTERS.get(c, c) for c in letters.lower())
 
 
 def _ending(label: str) -> str:
@@ -271,7 +271,16 @@ _ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")
 
 
 def _address(cur: Cursor, pos: int) -> Span | None:
-    """An email address or a domain: names as written, endings spelled, symbols in Korean."""
+    """A URL, an email address or a domain: names as written, endings spelled, symbols in Korean."""
+    for scheme in electronic.SCHEMES:
+        if cur.startswith(pos, scheme, fold=True):
+            end = lexer.url_end(cur, pos + len(scheme))
+            url = cur.text[pos:end]
+            host = electronic.host(url)
+            path = electronic.strip_scheme(url)[len(host):].rstrip("/")
+            if len(url) > electronic.HOST_ONLY_AFTER:
+                path = ""
+            return locale_span(end, " ".join(p for p in (_domain(host), _address_part(path)) if p), "ko")
     end = lexer.chunk(cur, pos)
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
@@ -286,8 +295,9 @@ def _address(cur: Cursor, pos: int) -> Span | None:
 
 def _domain(domain: str) -> str:
     first, *rest = domain.split(".")
-    return " 닷 ".join([_spelled(first) if first.lower() == "www" else _address_part(first), *(_ending(label) if label.isalpha() else _address_part(label)
-                                                 for label in rest)])
+    words = [_spelled(first) if first.lower() == "www" else _address_part(first)]
+    words += [_ending(label) if label.isascii() and label.isalpha() else _address_part(label) for label in rest]
+    return " 닷 ".join(words)
 
 
 def _address_part(text: str) -> str:
