@@ -273,4 +273,5 @@ def test_normalizer_language_names():
     assert normalizer_language(None) == "auto"
     assert normalizer_language("Chinese") == normalizer_language("zh-CN") == "zh"
     assert normalizer_language("english") == normalizer_language("en-gb") == "en"
-    assert normalizer_language("ja") == normalizer_language("auto") == "auto"
+    assert normalizer_language("Japanese") == normalizer_language("ja-JP") == "ja"
+    assert normalizer_language("ar") == normalizer_language("auto") == "auto"

@@ -75,6 +75,22 @@ def is_han(c: str) -> bool:
     )
 
 
+def is_kana(c: str) -> bool:
+    """Hiragana and katakana (not the middle dot '・', which Chinese writes too)."""
+    if not c:
+        return False
+    cp = ord(c)
+    return (0x3041 <= cp <= 0x30FF and cp != 0x30FB) or 0x31F0 <= cp <= 0x31FF or 0xFF66 <= cp <= 0xFF9D
+
+
+def is_hangul(c: str) -> bool:
+    """Korean letters: spoken as written like Han, but Korean puts spaces between its words."""
+    if not c:
+        return False
+    cp = ord(c)
+    return 0xAC00 <= cp <= 0xD7AF or 0x1100 <= cp <= 0x11FF or 0x3130 <= cp <= 0x318F
+
+
 def is_cjk_punct(c: str) -> bool:
     """Full-width punctuation: evidence that the sentence is Chinese (§3.6)."""
     if not c:

@@ -24,6 +24,8 @@ class Context:
     default_lang: str = "en"
     # The turn's language module (`voice_tts.tn.locales`) when it is neither English nor Chinese.
     locale: ModuleType | None = None
+    # The turn's language is "auto": the first kana or Hangul it commits sets `locale` (ja, ko).
+    auto: bool = False
     spell_acronyms: bool = True
     lexicon: Lexicon | None = None
     # raw side
@@ -58,8 +60,9 @@ class Context:
     def new_turn(self) -> Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
         return Context(
-            default_lang=self.default_lang,
-            locale=self.locale,
+            default_lang="en" if self.auto else self.default_lang,
+            locale=None if self.auto else self.locale,
+            auto=self.auto,
             spell_acronyms=self.spell_acronyms,
             lexicon=self.lexicon,
             last_spoken=self.last_spoken,

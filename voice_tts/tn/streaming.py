@@ -13,6 +13,8 @@ from voice_tts.tn.chars import (
     HARD_STOPS,
     is_cjk_punct,
     is_han,
+    is_hangul,
+    is_kana,
     is_latin_letter,
     is_spoken_alnum,
 )
@@ -75,6 +77,7 @@ class StreamingNormalizer:
         self._ctx = Context(
             default_lang=language if language in ("zh", *locales.MODEL_LANGUAGES) else "en",
             locale=locale,
+            auto=language == "auto",
             spell_acronyms=spell_acronyms,
             lexicon=Lexicon.of(lexicon),
         )
@@ -206,7 +209,7 @@ class StreamingNormalizer:
         if spoken_word or inside_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
-            between_han = is_han(spoken[0]) and is_han(ctx.last_spoken)
+            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken)
             if spoken[0] not in CLOSING and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
@@ -222,10 +225,17 @@ def _is_word_char(c: str) -> bool:
     return bool(c) and c.isalnum() and not is_han(c)
 
 
+def _unspaced(c: str) -> bool:
+    """Chinese and Japanese write no space between words; a space between them is not spoken."""
+    return is_han(c) and not is_hangul(c)
+
+
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
     """What the next span may know about this one."""
     kind = span.kind
     ctx.after_lexicon = kind == "lexicon"
+    if ctx.auto and ctx.locale is None and not raw.isascii():
+        _detect_language(ctx, raw)
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -274,6 +284,20 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         visible = spoken.rstrip()
         if visible:
             ctx.last_visible = visible[-1]
+
+
+_SCRIPTS = (("ja", is_kana), ("ko", is_hangul))
+
+
+def _detect_language(ctx: Context, raw: str) -> None:
+    """An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it
+    commits: decided from committed text only, so a stream switches where one-shot does. Han
+    alone stays Chinese, Latin script English."""
+    for code, in_script in _SCRIPTS:
+        if code in locales.available() and any(in_script(c) for c in raw):
+            ctx.locale = locales.rules(code)
+            ctx.default_lang = code
+            return
 
 
 def normalize(

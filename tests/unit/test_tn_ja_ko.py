@@ -1,0 +1,219 @@
+"""Japanese and Korean normalization: readings per class, stream = one-shot on random splits,
+and raw↔spoken offsets that tile both texts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from voice_tts.tn import StreamingNormalizer, normalize
+from voice_tts.tn.locales import ja, ko
+
+JA = [
+    # cardinals: 一千 before a myriad, 千 alone
+    ("人口は12000000人です", "人口は一千二百万人です"),
+    ("1000人と1,500円", "千人と千五百円"),
+    ("10005", "一万五"),
+    ("0", "零"),
+    # ordinals
+    ("第21回", "第二十一回"),
+    ("3番目", "三番目"),
+    # decimals and signs
+    ("気温は-2.5度", "気温はマイナス二点五度"),
+    ("0.75", "零点七五"),
+    # fractions
+    ("3/4", "四分の三"),
+    ("2 2/3", "二荷三分の二"),
+    ("√2/5", "五分のルート二"),
+    # dates and weekdays
+    ("2025/04/01(火)", "二千二十五年四月一日火曜日"),
+    ("3月5日(日・祝)", "三月五日日曜日祝日"),
+    ("5〜7日", "五から七日"),
+    # times
+    ("14:05に", "十四時五分に"),
+    ("7:00:30", "七時零分三十秒"),
+    ("09時05分", "九時五分"),
+    # percent, measures
+    ("割引は15%です", "割引は十五パーセントです"),
+    ("2.5kgと100km/h", "二点五キログラムと百キロメートル毎時"),
+    # money
+    ("¥3,980", "三千九百八十円"),
+    ("$12.50", "十二ドル五十セント"),
+    ("€5億", "五億ユーロ"),
+    # telephone and addresses
+    ("03-1234-5678", "零三の一二三四の五六七八"),
+    ("support@example.jp", "support アットマーク example ドット jp"),
+]
+
+KO = [
+    # cardinals: 일 dropped before 십/백/천 and a lone 만
+    ("10000", "만"),
+    ("1111", "천백십일"),
+    ("100000000", "일억"),
+    ("-7", "마이너스 칠"),
+    # native numbers before counters, hours and ordinals
+    ("사과 3개", "사과 세개"),
+    ("20살", "스무살"),
+    ("1번째", "첫번째"),
+    ("22번째", "스물두번째"),
+    ("45번째", "사십오번째"),
+    ("3개월", "삼개월"),
+    ("2시간", "두시간"),
+    # months, dates, weekdays
+    ("6월 10월", "유월 시월"),
+    ("2025/04/01", "이천이십오년 사월 일일"),
+    ("3일(토)", "삼일 토요일"),
+    ("5〜7일", "오부터칠일"),
+    # times
+    ("오전 9:15", "오전 아홉시 십오분"),
+    ("13시 05분", "십삼시 오분"),
+    ("0:00", "영시"),
+    # decimals, fractions and their particle
+    ("0.25", "영점이오"),
+    ("2/5가 남았다", "오분의 이가 남았다"),
+    ("3/4가 남았다", "사분의 삼이 남았다"),
+    ("1과3/4", "일과 사분의 삼"),
+    # measures and percent
+    ("5kg", "오 킬로그램"),
+    ("80%", "팔십 퍼센트"),
+    ("100km/h", "백 킬로미터 퍼 시간"),
+    # money
+    ("₩25,000", "이만오천원"),
+    ("USD 40", "사십 달러"),
+    ("$3.25", "삼 달러 이십오 센트"),
+    ("₩3조", "삼조원"),
+    # telephone, cards, addresses
+    ("+82 10-9876-5432", "국가번호 팔이 일영 구팔칠육 오사삼이"),
+    ("(02) 555-1234", "영이 오오오 일이삼사"),
+    ("1111-2222-3333-4444", "신용카드 일일일일 이이이이 삼삼삼삼 사사사사"),
+    ("help@naver.com", "help 골뱅이 naver 닷 컴"),
+    ("보고서.pdf", "보고서 닷 피디에프"),
+    ("https://www.example.co.kr/docs", "더블유더블유더블유 닷 example 닷 씨오 닷 케이알 슬래시 docs"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), JA)
+def test_japanese_readings(written: str, spoken: str) -> None:
+    assert normalize(written, "ja") == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), KO)
+def test_korean_readings(written: str, spoken: str) -> None:
+    assert normalize(written, "ko") == spoken
+
+
+def test_korean_words_keep_their_spaces() -> None:
+    assert normalize("안녕하세요 여러분 오후 3시에 봬요", "ko") == "안녕하세요 여러분 오후 세시에 봬요"
+
+
+def test_a_sentence_end_after_a_number_is_punctuation() -> None:
+    assert normalize("合計は3.", "ja") == "合計は三."
+    assert normalize("합계는 3.", "ko") == "합계는 삼."
+
+
+def test_a_decorative_tilde_is_not_a_range() -> None:
+    assert normalize("감사합니다~", "ko") == "감사합니다"
+
+
+def test_locale_modules_read_list_numbers_and_digit_runs() -> None:
+    assert ja.cardinal(2026) == "二千二十六"
+    assert ko.cardinal(2026) == "이천이십육"
+    assert ja.digits("0120") == "零一二零"
+    assert ko.digits("0120") == "영일이영"
+
+
+REPLIES = {
+    "ja": [
+        "ご注文の合計は¥12,800で、3月5日(水)の14:30にお届けします。",
+        "第2四半期の売上は前年比-3.5%、約1億2000万円でした。詳細は03-1234-5678まで。",
+        "割引は1/3、送料は$4.99です。info@example.jpへどうぞ。1 1/2カップ、2025/04/01",
+    ],
+    "ko": [
+        "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
+        "3번째 고객님께 사과 20개를 드립니다. 문의는 010-1234-5678 또는 help@naver.com으로 주세요.",
+        "전체의 5/6이 완료되었고 속도는 60km/h, 온도는 -3.5°C입니다. USD 40, 2시간 5분~",
+    ],
+}
+
+
+def _stream(text: str, language: str, rng: random.Random):
+    normalizer = StreamingNormalizer(language)
+    commits, i = [], 0
+    while i < len(text):
+        step = rng.randint(1, 5)
+        commits += normalizer.push(text[i:i + step])
+        i += step
+    return commits + normalizer.flush()
+
+
+@pytest.mark.parametrize("language", ["ja", "ko"])
+def test_stream_equals_one_shot_and_offsets_tile(language: str) -> None:
+    rng = random.Random(29)
+    for text in REPLIES[language]:
+        one_shot = normalize(text, language)
+        for _ in range(40):
+            commits = _stream(text, language, rng)
+            assert "".join(c.spoken for c in commits) == one_shot
+            raw_pos = spoken_pos = 0
+            for c in commits:
+                assert (c.raw_start, c.spoken_start) == (raw_pos, spoken_pos)
+                assert text[c.raw_start:c.raw_end] == c.raw
+                raw_pos, spoken_pos = c.raw_end, c.spoken_end
+            assert raw_pos == len(text)
+            assert spoken_pos == len(one_shot)
+
+
+@pytest.mark.parametrize("language", ["ja", "ko"])
+def test_a_number_commits_once_the_character_after_it_arrives(language: str) -> None:
+    normalizer = StreamingNormalizer(language)
+    assert normalizer.push("12") == []  # '12' may go on: '123', '12.5', '12개'
+    spoken = "".join(c.spoken for c in normalizer.push("人" if language == "ja" else "명 "))
+    assert spoken.startswith("十二" if language == "ja" else "열두")
+
+
+# --- "auto": the language read from the script ---------------------------------------------
+
+AUTO = [
+    ("今日は12345円です。", "今日は一万二千三百四十五円です。"),  # kana: Japanese rules
+    ("오늘은 3개 샀어요. 오후 3:30", "오늘은 세개 샀어요. 오후 세시 삼십분"),  # Hangul: Korean rules
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), AUTO)
+def test_auto_turns_take_japanese_or_korean_rules_from_the_script(written: str, spoken: str) -> None:
+    assert normalize(written, "auto") == spoken
+
+
+@pytest.mark.parametrize(("text", "language"), [("我有2个苹果，2024年", "zh"), ("I have 3 apples at 10:30 am", "en")])
+def test_auto_keeps_chinese_and_english_rules(text: str, language: str) -> None:
+    assert normalize(text, "auto") == normalize(text, language)
+
+
+def test_auto_decides_from_committed_text_only() -> None:
+    # The number comes before any Hangul is committed: it keeps the routing of today (Han-like
+    # script after it); everything after the first Hangul is Korean.
+    assert normalize("3시에 3시", "auto") == "三시에 세시"
+
+
+def test_auto_detection_starts_over_with_the_next_turn() -> None:
+    normalizer = StreamingNormalizer("auto")
+    normalizer.push("注文は3個です。")
+    normalizer.flush()
+    spoken = "".join(c.spoken for c in normalizer.push("I have 3 apples.") + normalizer.flush())
+    assert "three" in spoken
+
+
+@pytest.mark.parametrize("text", [
+    "ご注文は¥12,800で、3月5日(水)の14:30にお届けします。",
+    "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
+    "東京2024年、価格は3.5%上昇。I paid $5 at 3pm.",
+    "我有2个苹果，价格12.5元。",
+])
+def test_auto_stream_equals_one_shot(text: str) -> None:
+    rng = random.Random(7)
+    one_shot = normalize(text, "auto")
+    for _ in range(40):
+        commits = _stream(text, "auto", rng)
+        assert "".join(c.spoken for c in commits) == one_shot
+        assert "".join(c.raw for c in commits) == text

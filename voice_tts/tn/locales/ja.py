@@ -1,0 +1,162 @@
+"""Japanese: numbers read in kanji numerals, grouped by 万/億/兆, as the voice reads them.
+
+Counters, dates (年/月/日), times (時/分) and ordinals (第…, …番目) are written in kanji around
+the digits, so the digits alone become numerals: 2024年 → 二千二十四年, 第1 → 第一. Written
+forms that carry no kanji of their own are read out: decimals (三点六), fractions (二分の一),
+clock times (十時三十分), dates with slashes (二千二十四年一月三十日), weekdays in brackets
+(土曜日), ranges with a tilde (から), percent, units, money, telephone numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import locale_span, myriad
+
+NUMERALS = myriad.Numerals(
+    digits="零一二三四五六七八九",
+    small=("十", "百", "千"),
+    large=("", "万", "億", "兆", "京"),
+    one_thousand_before_large=True,
+    one_myriad=True,
+)
+_CURRENCIES = {
+    "¥": "円", "￥": "円", "JPY": "円", "$": "ドル", "＄": "ドル", "US$": "ドル", "USD": "ドル", "€": "ユーロ",
+    "EUR": "ユーロ", "£": "ポンド", "GBP": "ポンド", "₩": "ウォン", "KRW": "ウォン", "元": "元", "CNY": "元",
+}
+# Currencies whose amounts are read in a major and a minor unit ('$12.50' → 十二ドル五十セント).
+_MINOR_UNITS = {"ドル": "セント", "ユーロ": "セント", "ポンド": "ペンス"}
+UNITS = {
+    "km": "キロメートル", "m": "メートル", "cm": "センチメートル", "mm": "ミリメートル", "kg": "キログラム",
+    "g": "グラム", "mg": "ミリグラム", "t": "トン", "L": "リットル", "l": "リットル", "mL": "ミリリットル",
+    "ml": "ミリリットル", "h": "時間", "min": "分", "s": "秒", "ms": "ミリ秒", "W": "ワット",
+    "kW": "キロワット", "Hz": "ヘルツ", "kHz": "キロヘルツ", "MHz": "メガヘルツ", "GHz": "ギガヘルツ",
+    "KB": "キロバイト", "MB": "メガバイト", "GB": "ギガバイト", "TB": "テラバイト", "V": "ボルト",
+    "A": "アンペア", "N": "ニュートン", "cal": "カロリー", "kcal": "キロカロリー", "ha": "ヘクタール",
+}
+# 'per hour' is 毎時, not 毎時間.
+_PER = {"h": "毎時", "min": "毎分", "s": "毎秒"}
+_SUFFIXES = {"%": "パーセント", "°": "度", "°C": "度", "°F": "華氏度"}
+_WEEKDAYS = {"月": "月曜日", "火": "火曜日", "水": "水曜日", "木": "木曜日", "金": "金曜日", "土": "土曜日",
+             "日": "日曜日", "祝": "祝日"}
+_WEEKDAY_JOINERS = {"・": "", "、": "", "〜": "から", "～": "から", "~": "から"}
+_WRITING = myriad.Writing(
+    currency_symbols=frozenset(c for c in _CURRENCIES if len(c) == 1 and not c.isalnum()),
+    currency_codes=frozenset(c for c in _CURRENCIES if c.isascii() and len(c) > 1),
+    units=frozenset(UNITS),
+    scales=frozenset("万億兆"),
+    mixed_after_space=True,
+)
+SYMBOLS = {"&": "アンド", "+": "プラス", "=": "イコール", "×": "かける", "÷": "わる", "≠": "ノットイコール",
+           "%": "パーセント", "〜": "から", "～": "から"}
+ADDRESS_SYMBOLS = {".": "ドット", "/": "スラッシュ", "@": "アットマーク", "?": "クエスチョン", "=": "イコール",
+                   "&": "アンド", "-": "ハイフン", "_": "アンダーバー", ":": "コロン", "#": "シャープ",
+                   "%": "パーセント", "~": "チルダ", "+": "プラス"}
+
+
+def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    c = cur.at(pos)
+    if c in myriad.TILDES:
+        return locale_span(pos + 1, "から", "ja") if myriad.tilde_range(cur, pos) else None
+    if c in ("(", "（"):
+        found = myriad.weekdays(cur, pos, _WEEKDAYS, _WEEKDAY_JOINERS)
+        if found is not None:
+            return locale_span(found[0], found[1], "ja")
+    if c.isascii() and c.isalpha():
+        found = myriad.currency_code(cur, pos, _WRITING)
+    else:
+        found = myriad.scan(cur, pos, ctx, _WRITING)
+    if found is None:
+        return None
+    end, e = found
+    if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
+        return locale_span(end, NUMERALS.counted(e.parts[0], cur.at(end)), "ja")
+    return locale_span(end, read(e), "ja")
+
+
+def read(e: myriad.Expression) -> str:
+    sign = {"-": "マイナス", "+": "プラス"}.get(e.sign, "")
+    if e.currency:
+        return sign + _money(e)
+    return sign + _body(e) + _suffix(e.suffix)
+
+
+def _body(e: myriad.Expression) -> str:
+    p = e.parts
+    kind = e.kind
+    if kind == "integer":
+        return _root(e.roots[0]) + NUMERALS.integer(p[0])
+    if kind == "decimal":
+        return decimal(p[0], p[1])
+    if kind == "fraction":
+        return _fraction(p[0], p[1], e.roots)
+    if kind == "mixed":
+        return NUMERALS.integer(p[0]) + "荷" + _fraction(p[1], p[2], e.roots)
+    if kind == "time":
+        spoken = NUMERALS.cardinal(int(p[0])) + "時"
+        if len(p) > 1 and (int(p[1]) or len(p) > 2):
+            spoken += NUMERALS.cardinal(int(p[1])) + "分"
+        if len(p) > 2 and int(p[2]):
+            spoken += NUMERALS.cardinal(int(p[2])) + "秒"
+        return spoken
+    if kind == "date":
+        year, month, day = (int(x) for x in p)
+        return f"{NUMERALS.cardinal(year)}年{NUMERALS.cardinal(month)}月{NUMERALS.cardinal(day)}日"
+    if kind == "range":
+        return NUMERALS.integer(p[0]) + "から" + NUMERALS.integer(p[1])
+    if kind == "phone":
+        spoken = "の".join(NUMERALS.digit_string(g) for g in p)
+        return f"プラス{NUMERALS.digit_string(e.country)}の{spoken}" if e.country else spoken
+    return "の".join(NUMERALS.digit_string(g) for g in p)  # digit groups: codes, telephone numbers
+
+
+def _root(root: bool) -> str:
+    return "ルート" if root else ""
+
+
+def _fraction(numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+    """'1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
+    return f"{_root(roots[1])}{NUMERALS.integer(denominator)}分の{_root(roots[0])}{NUMERALS.integer(numerator)}"
+
+
+def decimal(whole: str, fraction: str) -> str:
+    return NUMERALS.integer(whole) + "点" + NUMERALS.digit_string(fraction)
+
+
+def _suffix(suffix: str) -> str:
+    if not suffix:
+        return ""
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    unit, _, per = suffix.partition("/")
+    return UNITS[unit] + (_PER.get(per) or "毎" + UNITS[per] if per else "")
+
+
+def _money(e: myriad.Expression) -> str:
+    word = _CURRENCIES[e.currency]
+    if e.kind == "decimal" and len(e.parts[1]) == 2 and word in _MINOR_UNITS and not e.scale:
+        whole, cents = e.parts
+        spoken = NUMERALS.integer(whole) + word
+        return spoken + (NUMERALS.cardinal(int(cents)) + _MINOR_UNITS[word] if int(cents) else "")
+    return _body(e) + e.scale + word
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def number(text: str) -> str:
+    """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read."""
+    if text.startswith("#"):
+        return number(text[1:].lstrip()) + "番"
+    return _NUMBER.sub(lambda m: decimal(*m.group().split(".")) if "." in m.group() else NUMERALS.integer(
+        m.group()), text.replace("-", " "))
+
+
+def cardinal(n: int) -> str:
+    return NUMERALS.cardinal(n)
+
+
+def digits(text: str) -> str:
+    return NUMERALS.digit_string(text)
