@@ -48,6 +48,12 @@ REPLIES = {
         "增长了12.5%，下降-3%。电话是13812345678，报警打110。需要3-5天，下午3:30开会，"
         "温度-3.5℃，我有2个苹果和12.9英寸的屏幕。**重点**：\n- 第一项\n- 第二项\n版本v0.2.1发布了。"
     ),
+    "de": ("de",
+        "Gern! Ihre Bestellung Nr. 4711 kostet 25,50 € und kommt am 3. Mai zwischen 14:30 und 16 Uhr. "
+        "Das Paket wiegt 2,5 kg, und Sie sparen 15 % gegenüber dem 1. Angebot vom 02.03.2025. "
+        "Bei Fragen erreichen Sie uns unter +49 30 1234567 oder per E-Mail an service@beispiel.de, "
+        "z.B. bis 18 Uhr. Insgesamt haben wir schon 10.000 Kunden beliefert."
+    ),
     "mixed": ("auto",
         "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
