@@ -54,6 +54,12 @@ REPLIES = {
         "Bei Fragen erreichen Sie uns unter +49 30 1234567 oder per E-Mail an service@beispiel.de, "
         "z.B. bis 18 Uhr. Insgesamt haben wir schon 10.000 Kunden beliefert."
     ),
+    "fr": ("fr",
+        "Bien sûr ! Votre commande n° 4711 coûte 25,50 € et arrive le 1er mai entre 14h30 et 16h. "
+        "Le colis pèse 2,5 kg et vous économisez 15 % par rapport à la 2e offre du 02/03/2025. "
+        "Pour toute question, appelez le 01 23 45 67 89 ou écrivez à service@exemple.fr, "
+        "etc. Nous avons déjà livré 10 000 clients."
+    ),
     "mixed": ("auto",
         "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"

@@ -19,6 +19,7 @@ from voice_tts.tn import lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
 
 
@@ -56,6 +57,7 @@ _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
+_H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
 _DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
 _DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -110,7 +112,15 @@ class Language:
     DEGREE_IS_ORDINAL = False
     # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
     SPACE_GROUPS = False
+    # French writes times as "14h30".
+    H_CLOCKS = False
+    # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
+    DAY_RANGES = True
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
+    # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
+    ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
+    # Abbreviations whose period may also end the sentence.
+    SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
 
     # --- words a subclass gives ---------------------------------------------------------------
 
@@ -145,6 +155,10 @@ class Language:
         """`marker`: the word written after the time ('Uhr'), or ''."""
         raise NotImplementedError
 
+    def decade(self, token: str, ctx: Context) -> str | None:
+        """'les 80s': a decade, where the language writes them so."""
+        return None
+
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} {minor}"
 
@@ -157,6 +171,10 @@ class Language:
     @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive for the process)
     def digits(self, text: str) -> str:
         return " ".join(self.cardinal(int(c)) for c in ascii_digits(text) if c.isdecimal())
+
+    def phone_digits(self, text: str) -> str:
+        """The digits of a telephone number after its country code."""
+        return self.digits(text)
 
     def number(self, text: str) -> str:
         """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
@@ -208,8 +226,14 @@ class Language:
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
-        if after == "." and word + "." in self.ABBREVIATIONS:
-            return locale_span(end + 1, self.ABBREVIATIONS[word + "."], self.code)
+        if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
+            reading = self.ABBREVIATIONS[word + after]
+            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
+                reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
+            return locale_span(end + 1, reading, self.code)
+        roman = self.ROMAN_ORDINAL.fullmatch(word)
+        if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
+            return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
         if word in self.ABBREVIATIONS:
             return locale_span(end, self.ABBREVIATIONS[word], self.code)
         if "@" in word and _EMAIL.fullmatch(word):
@@ -225,6 +249,13 @@ class Language:
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         return None
+
+    def _ends_sentence(self, cur: Cursor, i: int) -> bool:
+        try:
+            c = cur.at(lexer.spaces(cur, i))
+        except TooLong:
+            return False
+        return c in ("", "\n") or c.isupper() and is_space(cur.at(i))
 
     def _is_domain(self, word: str) -> bool:
         return (
@@ -281,7 +312,8 @@ class Language:
             return None
         end = self._digit_groups_end(cur, j)
         code = ascii_digits(cur.text[pos + 1:j])
-        return locale_span(end, f"{self.PLUS} {self.cardinal(int(code))} {self.digits(cur.text[j:end])}", self.code)
+        reading = f"{self.PLUS} {self.cardinal(int(code))} {self.phone_digits(cur.text[j:end])}"
+        return locale_span(end, reading, self.code)
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
@@ -291,7 +323,7 @@ class Language:
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
         end = self._digit_groups_end(cur, j + 1)
-        return locale_span(end, self.digits(cur.text[pos:end]), self.code)
+        return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
 
     def _digit_groups_end(self, cur: Cursor, j: int) -> int:
         """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
@@ -364,13 +396,16 @@ class Language:
                 return span
             if _DIGIT_GROUPS.fullmatch(token):
                 end = self._digit_groups_end(cur, end)
-                return locale_span(end, self.digits(cur.text[body:end]), self.code)
+                return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
             reading = self.ordinal(number, ordinal.group(2), ctx)
             return self._after_day(cur, end, minus + reading, number, ctx)
+        decade = self.decade(token, ctx) if plain else None
+        if decade is not None:
+            return locale_span(end, decade, self.code)
         quantity = self._quantity(token)
         if quantity is None:
             fraction = _FRACTION.fullmatch(token)
@@ -530,6 +565,9 @@ class Language:
         m = _CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3))
+        m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
+        if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
         m = _DOTTED_CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
@@ -567,7 +605,7 @@ class Language:
             return None
         if cur.text[j:m].lower() not in self.MONTHS:
             return None
-        if len(days) == 2:
+        if len(days) == 2 and self.DAY_RANGES:
             reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
         else:
             reading = " ".join(self.date_day(d, ctx) for d in days)
