@@ -60,6 +60,12 @@ REPLIES = {
         "Pour toute question, appelez le 01 23 45 67 89 ou écrivez à service@exemple.fr, "
         "etc. Nous avons déjà livré 10 000 clients."
     ),
+    "it": ("it",
+        "Certo! Il suo ordine n. 4711 costa 25,50 € e arriva il 3 maggio tra le 14:30 e le 16:00. "
+        "Il pacco pesa 2,5 kg e risparmia il 15 % rispetto alla 2ª offerta del 02/03/2025. "
+        "Per domande chiami il +39 06 1234 5678 o scriva a servizio@esempio.it, ecc. "
+        "Abbiamo già servito 10.000 clienti."
+    ),
     "mixed": ("auto",
         "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"
