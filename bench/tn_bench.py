@@ -48,6 +48,24 @@ REPLIES = {
         "增长了12.5%，下降-3%。电话是13812345678，报警打110。需要3-5天，下午3:30开会，"
         "温度-3.5℃，我有2个苹果和12.9英寸的屏幕。**重点**：\n- 第一项\n- 第二项\n版本v0.2.1发布了。"
     ),
+    "de": ("de",
+        "Gern! Ihre Bestellung Nr. 4711 kostet 25,50 € und kommt am 3. Mai zwischen 14:30 und 16 Uhr. "
+        "Das Paket wiegt 2,5 kg, und Sie sparen 15 % gegenüber dem 1. Angebot vom 02.03.2025. "
+        "Bei Fragen erreichen Sie uns unter +49 30 1234567 oder per E-Mail an service@beispiel.de, "
+        "z.B. bis 18 Uhr. Insgesamt haben wir schon 10.000 Kunden beliefert."
+    ),
+    "fr": ("fr",
+        "Bien sûr ! Votre commande n° 4711 coûte 25,50 € et arrive le 1er mai entre 14h30 et 16h. "
+        "Le colis pèse 2,5 kg et vous économisez 15 % par rapport à la 2e offre du 02/03/2025. "
+        "Pour toute question, appelez le 01 23 45 67 89 ou écrivez à service@exemple.fr, "
+        "etc. Nous avons déjà livré 10 000 clients."
+    ),
+    "it": ("it",
+        "Certo! Il suo ordine n. 4711 costa 25,50 € e arriva il 3 maggio tra le 14:30 e le 16:00. "
+        "Il pacco pesa 2,5 kg e risparmia il 15 % rispetto alla 2ª offerta del 02/03/2025. "
+        "Per domande chiami il +39 06 1234 5678 o scriva a servizio@esempio.it, ecc. "
+        "Abbiamo già servito 10.000 clienti."
+    ),
     "mixed": ("auto",
         "我今天买了3个iPhone 15 Pro，花了$999。Meeting在3pm开始，大约需要1.5 hours。"
         "用GPT-4o生成了2026年的report，准确率95%。The model Qwen3-TTS支持10种语言，"

@@ -43,7 +43,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
-    if ctx.line_start:
+    # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
+    if ctx.line_start and not (ctx.locale is not None and is_digit(c)):
         span = _line_start(cur, pos, ctx)
         if span is not None:
             return span

@@ -1,0 +1,106 @@
+"""German normalization (voice_tts.tn.locales.de): readings per class, stream = one-shot, offsets."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragment_texts, streamed
+
+from voice_tts.tn import normalize
+
+READINGS = [
+    # cardinals, signs, grouped thousands
+    ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
+    ("Es waren -12 Grad.", "Es waren minus zwölf Grad."),
+    ("Zimmer 1026", "Zimmer eintausendsechsundzwanzig"),
+    # ordinals: the ending follows the word before, a period that ends the sentence stays one
+    ("Der 2. Platz", "Der zweite Platz"),
+    ("Sie kam am 3. Tag.", "Sie kam am dritten Tag."),
+    ("Das kostet 3. Dann gehen wir.", "Das kostet drei. Dann gehen wir."),
+    ("Das ist sein 21ter Geburtstag", "Das ist sein einundzwanzigster Geburtstag"),
+    # decimals and percent
+    ("Der Wert ist 3,75.", "Der Wert ist drei Komma sieben fünf."),
+    ("Ein Plus von 12,5 %", "Ein Plus von zwölf Komma fünf Prozent"),
+    # money: symbol after and before, the minor unit, codes, scale words
+    ("Ihre Bestellung kostet 25,50 € und kommt am 3. Mai.",
+     "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig Cent und kommt am dritten Mai."),
+    ("Nur €1,01!", "Nur ein Euro ein Cent!"),
+    ("Das sind 40 EUR.", "Das sind vierzig Euro."),
+    ("Umsatz: 1,5 Mio. Euro", "Umsatz: eins Komma fünf Millionen Euro"),
+    ("Ein Ticket kostet $0,99.", "Ein Ticket kostet neunundneunzig Cent."),
+    # dates
+    ("Geboren am 02.03.1987", "Geboren am zweiten März neunzehnhundertsiebenundachtzig"),
+    ("Ab dem 15. Juli 2025 gilt das.", "Ab dem fünfzehnten Juli zweitausendfünfundzwanzig gilt das."),
+    ("Im Jahr 1989 fiel die Mauer.", "Im Jahr neunzehnhundertneunundachtzig fiel die Mauer."),
+    ("Frist: 2026-01-31", "Frist: einunddreißigster Januar zweitausendsechsundzwanzig"),
+    # times
+    ("Treffen um 14:30 Uhr.", "Treffen um vierzehn Uhr dreißig."),
+    ("Um 9.15 Uhr", "Um neun Uhr fünfzehn"),
+    ("Start 1 Uhr", "Start ein Uhr"),
+    # measures and fractions
+    ("Das Paket wiegt 2,5 kg.", "Das Paket wiegt zwei Komma fünf Kilogramm."),
+    ("Bei -3 °C und 120 km/h", "Bei minus drei Grad Celsius und einhundertzwanzig Kilometer pro Stunde"),
+    ("Eine Wohnung mit 80 m²", "Eine Wohnung mit achtzig Quadratmeter"),
+    ("Noch 3/4 übrig und 2 1/2 Stunden", "Noch drei viertel übrig und zweieinhalb Stunden"),
+    # telephone numbers
+    ("Rufen Sie +49 30 1234567 an.",
+     "Rufen Sie plus neunundvierzig drei null eins zwei drei vier fünf sechs sieben an."),
+    ("Tel. (030) 123-45", "Telefon null drei null eins zwei drei vier fünf"),
+    # electronic addresses
+    ("Mail an info@firma.de.", "Mail an info at firma Punkt d e."),
+    ("Siehe https://www.abc.com/hilfe",
+     "Siehe h t t p s Doppelpunkt Slash Slash w w w Punkt a b c Punkt com Slash hilfe"),
+    # abbreviations
+    ("Obst, z.B. Äpfel, bzw. Birnen", "Obst, zum Beispiel Äpfel, beziehungsweise Birnen"),
+    ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstr. Nummer fünf"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_reading(written: str, spoken: str) -> None:
+    assert normalize(written, "de") == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_stream_equals_one_shot(written: str, spoken: str) -> None:
+    assert_stream_equals_one_shot(written, "de")
+
+
+def test_no_english_words_and_no_digits_left() -> None:
+    for written, _ in READINGS:
+        spoken = normalize(written, "de")
+        assert not re.search(r"\d|\b(one|two|three|point|percent|dollars?)\b", spoken), spoken
+
+
+def test_barge_in_keeps_raw_text_of_money() -> None:
+    """The commit of '25,50 €' carries the raw text it speaks, so heard text is cut in raw form."""
+    text = "Das kostet 25,50 € heute."
+    commits = streamed(text, "de", [text[:14], text[14:20], text[20:]])
+    assert_tiles(commits, text)
+    money = next(c for c in commits if "Euro" in c.spoken)
+    assert money.raw == "25,50 €" and money.spoken.strip() == "fünfundzwanzig Euro fünfzig Cent"
+
+
+def test_month_period_is_kept_as_sentence_end() -> None:
+    assert normalize("Wir liefern am 3. Mai.", "de").endswith("dritten Mai.")
+    assert normalize("Am 2. Mär. 2003", "de") == "Am zweiten März zweitausenddrei"
+
+
+def test_list_numbers_at_line_start_stay_list_numbers() -> None:
+    assert normalize("1. Milch\n2. Eier", "de").startswith("eins, Milch")
+    assert normalize("1. Mai ist frei.", "de") == "erster Mai ist frei."
+
+
+FRAGMENTS = [
+    "1", "3", "25", "2003", "10.000", "25,50", "3.", "02.03.", "14:30", "2.30", "1/2", "-", "+49 ", "(030) ",
+    " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
+    "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
+    "x", "2D-", "/m²", "1,2,3",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_fragments_stream_equals_one_shot(seed: int) -> None:
+    for text in fragment_texts(FRAGMENTS, 60, seed):
+        assert_stream_equals_one_shot(text, "de", range(4))

@@ -1,0 +1,73 @@
+"""French normalization (voice_tts.tn.locales.fr): readings per class, stream = one-shot, offsets."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
+
+from voice_tts.tn import normalize
+
+READINGS = [
+    # cardinals: space-grouped thousands, signs
+    ("Nous avons 6 492 000 clients.", "Nous avons six millions quatre cent quatre-vingt-douze mille clients."),
+    ("Il fait -4 dehors.", "Il fait moins quatre dehors."),
+    ("Il y a 71 places et 80 chaises.", "Il y a soixante et onze places et quatre-vingts chaises."),
+    # ordinals: suffixes, degree sign, Roman numerals
+    ("Le 2e étage, la 1re fois, les 1ers jours", "Le deuxième étage, la première fois, les premiers jours"),
+    ("Il est arrivé 80e et 5ème.", "Il est arrivé quatre-vingtième et cinquième."),
+    ("Le XXe siècle", "Le vingtième siècle"),
+    # decimals and percent
+    ("Une hausse de 3,5 %", "Une hausse de trois virgule cinq pour cent"),
+    ("Pi vaut 3,05 environ.", "Pi vaut trois virgule zéro cinq environ."),
+    ("Un budget de 18,2 milliards", "Un budget de dix-huit virgule deux milliards"),
+    # money
+    ("Votre commande coûte 25,50 €.", "Votre commande coûte vingt-cinq euros et cinquante centimes."),
+    ("Seulement 1 € ou $15", "Seulement un euro ou quinze dollars"),
+    # dates
+    ("Le 1er mai 2025", "Le premier mai deux mille vingt-cinq"),
+    ("Né le 14/07/1989.", "Né le quatorze juillet mille neuf cent quatre-vingt-neuf."),
+    ("Les 17-18 juin", "Les dix-sept dix-huit juin"),
+    # times
+    ("Rendez-vous à 14h30 ou à 9:05.", "Rendez-vous à quatorze heures trente ou à neuf heures cinq."),
+    ("Départ à 1h", "Départ à une heure"),
+    # measures and fractions
+    ("Il fait 21 °C et on roule à 120 km/h.",
+     "Il fait vingt et un degrés Celsius et on roule à cent vingt kilomètres par heure."),
+    ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi litre et deux tiers de farine."),
+    ("Un appartement de 1 m²", "Un appartement de un mètre carré"),
+    # telephone numbers and addresses
+    ("Appelez le 01 23 45 67 89.", "Appelez le zéro un vingt-trois quarante-cinq soixante-sept quatre-vingt-neuf."),
+    ("Écrivez à contact@exemple.fr.", "Écrivez à contact arobase exemple point f r."),
+    # abbreviations
+    ("Mme Dupont et M. Martin, n° 12, etc.", "madame Dupont et monsieur Martin, numéro douze, et cetera."),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_reading(written: str, spoken: str) -> None:
+    assert normalize(written, "fr") == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_stream_equals_one_shot(written: str, spoken: str) -> None:
+    assert_stream_equals_one_shot(written, "fr")
+
+
+def test_no_digits_left() -> None:
+    for written, _ in READINGS:
+        assert not re.search(r"\d", normalize(written, "fr"))
+
+
+FRAGMENTS = [
+    "1", "3", "25", "6 492", " 000", "25,50", "1er", "2e", "XXe", "14h30", "9:05", "1/2", "-", "+33 ", "01 23",
+    " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " mai", " juin", "les ", " 80s", "n°",
+    "etc.", "Mme", "M.", "a@b.fr", "www.", "\n", "1. ", "x", " milliards",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_fragments_stream_equals_one_shot(seed: int) -> None:
+    for text in fragment_texts(FRAGMENTS, 60, seed):
+        assert_stream_equals_one_shot(text, "fr", range(4))

@@ -1,0 +1,68 @@
+"""Italian normalization (voice_tts.tn.locales.it): readings per class, stream = one-shot, offsets."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
+
+from voice_tts.tn import normalize
+
+READINGS = [
+    # cardinals: dotted thousands, elision and accent
+    ("Abbiamo 10.000 clienti e 88 tavoli.", "Abbiamo diecimila clienti e ottantotto tavoli."),
+    ("Sono 23 persone e 101 sedie.", "Sono ventitré persone e centouno sedie."),
+    ("Un premio di 2.000.000", "Un premio di due milioni"),
+    ("Fa -5 fuori.", "Fa meno cinque fuori."),
+    # ordinals
+    ("Il 21° secolo e la 2ª volta", "Il ventunesimo secolo e la seconda volta"),
+    # decimals and percent
+    ("Una crescita del 3,5 %", "Una crescita del tre virgola cinque per cento"),
+    ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
+    # money
+    ("Costa 25,50 € in tutto.", "Costa venticinque euro cinquanta centesimi in tutto."),
+    ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
+    # dates
+    ("Arriva il 3 maggio 2025.", "Arriva il tre maggio duemilaventicinque."),
+    ("Il 1° gennaio e il 14/07/2024", "Il primo gennaio e il quattordici luglio duemilaventiquattro"),
+    # times
+    ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
+    # measures and fractions
+    ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri per ora."),
+    ("Con 1/2 litro e 2/3 della torta", "Con un mezzo litro e due terzi della torta"),
+    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),
+    # telephone numbers and addresses
+    ("Chiami il +39 06 1234 5678.", "Chiami il più trentanove zero sei uno due tre quattro cinque sei sette otto."),
+    ("Scriva a info@esempio.it.", "Scriva a info chiocciola esempio punto i t."),
+    # abbreviations
+    ("Il sig. Rossi e la dott.ssa Bianchi, ecc.", "Il signor Rossi e la dottoressa Bianchi, eccetera."),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_reading(written: str, spoken: str) -> None:
+    assert normalize(written, "it") == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), READINGS)
+def test_stream_equals_one_shot(written: str, spoken: str) -> None:
+    assert_stream_equals_one_shot(written, "it")
+
+
+def test_no_digits_left() -> None:
+    for written, _ in READINGS:
+        assert not re.search(r"\d", normalize(written, "it"))
+
+
+FRAGMENTS = [
+    "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
+    " €", "€", "$", " %", " kg", " km/h", " °C", " maggio", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
+    "\n", "1. ", "x", " milioni",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_fragments_stream_equals_one_shot(seed: int) -> None:
+    for text in fragment_texts(FRAGMENTS, 60, seed):
+        assert_stream_equals_one_shot(text, "it", range(4))

@@ -1,0 +1,221 @@
+"""German: "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai." → "… fünfundzwanzig Euro fünfzig
+Cent und kommt am dritten Mai."
+
+Cardinals come from num2words (its German matches written German: "einhundertsechsundzwanzig",
+"eine Million"); ordinals, fractions, years, money, times and the case endings of ordinals are
+built here from them. A number followed by a period is an ordinal when a month or a lower-case
+word follows, when an article or preposition comes before it ("am 3. Mai", "der 2. Platz"), or
+when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from num2words import num2words
+
+from voice_tts.tn import lexer
+from voice_tts.tn.chars import is_letter, is_space
+from voice_tts.tn.context import Context
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales.european import Currency, Language, Unit
+
+_EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
+_DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
+_POUND = Currency(Unit("Pfund", "Pfund"), Unit("Penny", "Pence"))
+_FRANC = Currency(Unit("Franken", "Franken"), Unit("Rappen", "Rappen"))
+_YEN = Currency(Unit("Yen", "Yen"), Unit("Sen", "Sen"))
+_MILLION = Unit("Million", "Millionen", feminine=True)
+_BILLION = Unit("Milliarde", "Milliarden", feminine=True)
+_TRILLION = Unit("Billion", "Billionen", feminine=True)
+_THOUSAND = Unit("tausend", "tausend")
+
+_MONTH_NAMES = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
+                "November", "Dezember")
+_MONTH_ABBREVIATIONS = ("jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez")
+
+# Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
+_DATIVE_CUES = frozenset((
+    "am", "im", "vom", "zum", "zur", "beim", "dem", "den", "des", "seit", "ab", "bis", "einem", "einen", "einer",
+    "seinem", "seinen", "ihrem", "ihren", "unserem", "unseren", "diesem", "diesen", "jedem", "jeden",
+))
+_WEAK_CUES = frozenset(("der", "die", "das", "eine", "seine", "ihre", "unsere", "diese", "jede", "jeder", "jedes"))
+_ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
+_ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
+
+
+@lru_cache(maxsize=4096)
+def _cardinal(n: int) -> str:
+    if n < 0:
+        return "minus " + _cardinal(-n)
+    return num2words(n, lang="de")
+
+
+@lru_cache(maxsize=1024)
+def _ordinal_stem(n: int) -> str:
+    """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
+    words = _cardinal(n).lower().replace(" ", "")
+    for cardinal, ordinal in (("eins", "erste"), ("drei", "dritte"), ("sieben", "siebte"), ("acht", "achte")):
+        if words.endswith(cardinal):
+            return words[: -len(cardinal)] + ordinal
+    if n % 100 >= 20 or n % 100 == 0 and n > 0 or words.endswith(("illion", "illionen", "illiarde", "illiarden")):
+        return words + "ste"
+    return words + "te"
+
+
+class German(Language):
+    code = "de"
+    MINUS = "minus"
+    DECIMAL_WORD = "Komma"
+    PERCENT = "Prozent"
+    PER = "pro"
+    RANGE = "bis"
+    NUMBER_WORD = "Nummer"
+    MONTHS = {name.lower(): i + 1 for i, name in enumerate(_MONTH_NAMES)} | {
+        abbr: i + 1 for i, abbr in enumerate(_MONTH_ABBREVIATIONS)
+    } | {"jänner": 1, "mrz": 3, "sept": 9}
+    MONTH_NAMES = _MONTH_NAMES
+    FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
+    YEAR_CUES = frozenset(("Jahr", "Jahre", "Jahres", "Jahren", "seit", "Anno", "Sommer", "Winter", "Frühjahr",
+                           "Herbst", "Frühling", "Ende", "Anfang", "Mitte"))
+    UNITS = {
+        "km": Unit("Kilometer", "Kilometer"), "m": Unit("Meter", "Meter"), "cm": Unit("Zentimeter", "Zentimeter"),
+        "mm": Unit("Millimeter", "Millimeter"), "µm": Unit("Mikrometer", "Mikrometer"),
+        "nm": Unit("Nanometer", "Nanometer"), "kg": Unit("Kilogramm", "Kilogramm"), "g": Unit("Gramm", "Gramm"),
+        "mg": Unit("Milligramm", "Milligramm"), "t": Unit("Tonne", "Tonnen", True), "l": Unit("Liter", "Liter"),
+        "L": Unit("Liter", "Liter"), "ml": Unit("Milliliter", "Milliliter"), "cl": Unit("Zentiliter", "Zentiliter"),
+        "h": Unit("Stunde", "Stunden", True), "Std.": Unit("Stunde", "Stunden", True),
+        "min": Unit("Minute", "Minuten", True), "Min.": Unit("Minute", "Minuten", True),
+        "s": Unit("Sekunde", "Sekunden", True), "Sek.": Unit("Sekunde", "Sekunden", True),
+        "ms": Unit("Millisekunde", "Millisekunden", True),
+        "km/h": Unit("Kilometer pro Stunde", "Kilometer pro Stunde"),
+        "m/s": Unit("Meter pro Sekunde", "Meter pro Sekunde"),
+        "m²": Unit("Quadratmeter", "Quadratmeter"), "qm": Unit("Quadratmeter", "Quadratmeter"),
+        "km²": Unit("Quadratkilometer", "Quadratkilometer"), "cm²": Unit("Quadratzentimeter", "Quadratzentimeter"),
+        "m³": Unit("Kubikmeter", "Kubikmeter"), "cm³": Unit("Kubikzentimeter", "Kubikzentimeter"),
+        "°C": Unit("Grad Celsius", "Grad Celsius"), "°F": Unit("Grad Fahrenheit", "Grad Fahrenheit"),
+        "°": Unit("Grad", "Grad"), "ft": Unit("Fuß", "Fuß"), "mi": Unit("Meile", "Meilen", True),
+        "mV": Unit("Millivolt", "Millivolt"), "mv": Unit("Millivolt", "Millivolt"), "V": Unit("Volt", "Volt"),
+        "A": Unit("Ampere", "Ampere"), "mA": Unit("Milliampere", "Milliampere"), "W": Unit("Watt", "Watt"),
+        "kW": Unit("Kilowatt", "Kilowatt"), "kWh": Unit("Kilowattstunde", "Kilowattstunden", True),
+        "PS": Unit("PS", "PS"), "Hz": Unit("Hertz", "Hertz"), "kHz": Unit("Kilohertz", "Kilohertz"),
+        "MHz": Unit("Megahertz", "Megahertz"), "GHz": Unit("Gigahertz", "Gigahertz"),
+        "KB": Unit("Kilobyte", "Kilobyte"), "MB": Unit("Megabyte", "Megabyte"), "GB": Unit("Gigabyte", "Gigabyte"),
+        "TB": Unit("Terabyte", "Terabyte"), "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"),
+    }
+    CURRENCIES = {
+        "€": _EURO, "EUR": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
+        "£": _POUND, "GBP": _POUND, "pfund": _POUND, "CHF": _FRANC, "franken": _FRANC, "¥": _YEN, "JPY": _YEN,
+        "yen": _YEN,
+    }
+    SCALES = {
+        "tausend": _THOUSAND, "million": _MILLION, "millionen": _MILLION, "mio": _MILLION, "mio.": _MILLION,
+        "milliarde": _BILLION, "milliarden": _BILLION, "mrd": _BILLION, "mrd.": _BILLION,
+        "billion": _TRILLION, "billionen": _TRILLION,
+    }
+    ABBREVIATIONS = {
+        "z.B.": "zum Beispiel", "z. B.": "zum Beispiel", "d.h.": "das heißt", "u.a.": "unter anderem",
+        "usw.": "und so weiter", "bzw.": "beziehungsweise", "ca.": "circa", "evtl.": "eventuell",
+        "ggf.": "gegebenenfalls", "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive",
+        "vgl.": "vergleiche", "bspw.": "beispielsweise", "etc.": "et cetera", "Nr.": "Nummer", "Tel.": "Telefon",
+        "Str.": "Straße", "Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau", "St.": "Sankt",
+        "Jh.": "Jahrhundert", "Mio.": "Millionen", "Mrd.": "Milliarden", "Mr.": "Mister", "Mrs.": "Misses",
+        "Ms.": "Miss", "MwSt.": "Mehrwertsteuer", "z.T.": "zum Teil", "o.ä.": "oder ähnliches",
+        "u.U.": "unter Umständen", "Abb.": "Abbildung", "Kap.": "Kapitel", "S.": "Seite",
+    }
+    SYMBOLS = {"&": "und", "+": "plus", "=": "gleich", "×": "mal", "÷": "geteilt durch", "≥": "größer gleich",
+               "≤": "kleiner gleich", "≠": "ungleich", "%": "Prozent", "§": "Paragraf", "°": "Grad"}
+    ADDRESS_SYMBOLS = {".": "Punkt", "@": "at", "/": "Slash", ":": "Doppelpunkt", "-": "Bindestrich",
+                       "_": "Unterstrich", "?": "Fragezeichen", "=": "Gleichheitszeichen", "&": "und", "#": "Raute",
+                       "%": "Prozent", "~": "Tilde", "+": "plus"}
+    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+
+    def cardinal(self, n: int) -> str:
+        return _cardinal(n)
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        words = _cardinal(n)
+        if words.endswith("eins"):
+            return words[:-4] + ("eine" if feminine else "ein")
+        return words
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        if suffix == ".":
+            return _ordinal_stem(n) + _ending(ctx.prev_word)
+        return _ordinal_stem(n) + suffix.lstrip("s")[2:]
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        return self.ordinal(day, ".", ctx)
+
+    def fraction_digits(self, digits: str) -> str:
+        return self.digits(digits)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        if denominator == 2:
+            return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
+        return f"{self.counted(numerator)} {_ordinal_stem(denominator)[:-1]}el"
+
+    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
+            return self.counted(whole) + "einhalb"
+        return super().mixed_fraction(whole, numerator, denominator)
+
+    def year(self, n: int) -> str:
+        if 1100 <= n < 2000:
+            rest = n % 100
+            return _cardinal(n // 100) + "hundert" + (_cardinal(rest) if rest else "")
+        return _cardinal(n)
+
+    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
+        words = f"{self.ordinal(day, '.', ctx)} {_MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words} {self.year(year)}"
+
+    def is_clock_marker(self, word: str) -> bool:
+        return word == "Uhr"
+
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+        words = f"{self.counted(hours)} Uhr"
+        if seconds is not None:
+            minute = "Minute" if minutes == 1 else "Minuten"
+            second = "Sekunde" if seconds == 1 else "Sekunden"
+            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
+        return f"{words} {_cardinal(minutes)}" if minutes else words
+
+    def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
+        if dot - pos > 4:
+            return False
+        after = cur.at(dot + 1)
+        if after in ("", "\n"):
+            return not ctx.last_visible  # '4.' alone is an ordinal; '… kostet 3.' ends a sentence
+        if not is_space(after):
+            return False
+        j = lexer.spaces(cur, dot + 1)
+        c = cur.at(j)
+        if c in ("", "\n"):
+            return not ctx.last_visible
+        if not is_letter(c):
+            return False
+        word = cur.text[j:lexer.chunk(cur, j)]
+        if word.lower() in self.MONTHS or word[0].islower():
+            return True
+        return ctx.prev_word.lower() in _ORDINAL_CUES
+
+
+def _ending(prev_word: str) -> str:
+    """The ending an ordinal takes after `prev_word`."""
+    word = prev_word.lower()
+    if word in _DATIVE_CUES:
+        return "n"
+    if word in _WEAK_CUES:
+        return ""
+    return "r"
+
+
+_RULES = German()
+find_span = _RULES.find_span
+number = _RULES.number
+cardinal = _RULES.cardinal
+digits = _RULES.digits
+SYMBOLS = _RULES.SYMBOLS
+ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS

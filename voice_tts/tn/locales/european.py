@@ -1,0 +1,696 @@
+"""The spans German, French and Italian share, decided once; each language gives its words.
+
+These languages write numbers the same way: a decimal comma ("25,50"), thousands grouped with
+dots ("10.000") or spaces ("6 492 000"), money with the symbol before or after ("€2,20",
+"3,23 €"), dates as "02.03.2003", "02/03/2003" or with a month name, times as "14:30", measures
+with SI units, telephone numbers, email addresses and URLs. `Language` decides those spans
+through the Cursor (every look-ahead waits for its character, so a span decided on a prefix is
+the span decided on the whole text) and reads them with the words its subclass gives:
+cardinals, ordinals, units, currencies, months, abbreviations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voice_tts.tn import lexer
+from voice_tts.tn.chars import OPENING_BRACKETS, is_alnum, is_digit, is_letter, is_space
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.english import roman_value
+from voice_tts.tn.locales import locale_span
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit, a currency's main or minor unit, or a scale word: its words for one and for more."""
+
+    singular: str
+    plural: str
+    feminine: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Currency:
+    major: Unit
+    minor: Unit
+
+
+# Telephone country codes, email and URL pieces, and every number are read from ASCII digits.
+_ASCII = str.maketrans({cp: cp - 0xFEE0 for cp in range(0xFF10, 0xFF1A)} | {ord("−"): ord("-"), ord("–"): ord("-")})
+GROUP_SPACES = frozenset(" \u00a0\u202f")
+_SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
+_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢")
+_TLDS = frozenset((
+    "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
+    "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",
+    "co", "tv", "me", "biz", "xyz", "online", "shop", "tech", "cloud", "site", "sm", "va", "mc",
+))
+# Labels of addresses said as words even when short; everything else of three letters or less is spelled.
+_ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
+_SCHEMES = ("https://", "http://", "www.")
+_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
+
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
+_H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
+_DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
+_DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
+_DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_INTEGER = re.compile(r"\d+")
+_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
+_POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
+_COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
+_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
+_FRACTION = re.compile(r"(\d+)/(\d+)")
+_DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
+_RANGE = re.compile(r"(\d+)-(\d+)")
+_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
+_ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def ascii_digits(text: str) -> str:
+    return text.translate(_ASCII)
+
+
+def _sign_may_follow(prev: str) -> bool:
+    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:/"
+
+
+class Language:
+    """The words of one language; the rules that decide spans are shared (this class)."""
+
+    code = ""
+    MINUS = ""
+    PLUS = "plus"
+    DECIMAL_WORD = ""
+    PERCENT = ""
+    PER = ""
+    RANGE = ""
+    NUMBER_WORD = ""  # '#5'
+    # Months by their lower-case full names and abbreviations, as numbers 1..12.
+    MONTHS: dict[str, int] = {}
+    MONTH_NAMES: tuple[str, ...] = ()
+    FULL_MONTHS: frozenset[str] = frozenset()
+    # Words after which a four-digit number is a year ('im Jahr 1990').
+    YEAR_CUES: frozenset[str] = frozenset()
+    UNITS: dict[str, Unit] = {}
+    # Currency symbols, codes and names (lower case for names and codes) to their units.
+    CURRENCIES: dict[str, Currency] = {}
+    SCALES: dict[str, Unit] = {}
+    ABBREVIATIONS: dict[str, str] = {}
+    TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
+    SYMBOLS: dict[str, str] = {}
+    ADDRESS_SYMBOLS: dict[str, str] = {}
+    # "12°" is an ordinal in French and Italian text, a temperature in German.
+    DEGREE_IS_ORDINAL = False
+    # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
+    SPACE_GROUPS = False
+    # French writes times as "14h30".
+    H_CLOCKS = False
+    # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
+    DAY_RANGES = True
+    ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
+    # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
+    ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
+    # Abbreviations whose period may also end the sentence.
+    SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
+
+    # --- words a subclass gives ---------------------------------------------------------------
+
+    def cardinal(self, n: int) -> str:
+        raise NotImplementedError
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        """The cardinal before a noun ('ein Euro', 'une heure')."""
+        return self.cardinal(n)
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
+        raise NotImplementedError
+
+    def fraction_digits(self, digits: str) -> str:
+        """The digits after the decimal comma."""
+        raise NotImplementedError
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        raise NotImplementedError
+
+    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
+
+    def year(self, n: int) -> str:
+        return self.cardinal(n)
+
+    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
+        raise NotImplementedError
+
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+        """`marker`: the word written after the time ('Uhr'), or ''."""
+        raise NotImplementedError
+
+    def decade(self, token: str, ctx: Context) -> str | None:
+        """'les 80s': a decade, where the language writes them so."""
+        return None
+
+    def money_join(self, major: str, minor: str) -> str:
+        return f"{major} {minor}"
+
+    def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
+        """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
+        return False
+
+    # --- the module contract ------------------------------------------------------------------
+
+    @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive for the process)
+    def digits(self, text: str) -> str:
+        return " ".join(self.cardinal(int(c)) for c in ascii_digits(text) if c.isdecimal())
+
+    def phone_digits(self, text: str) -> str:
+        """The digits of a telephone number after its country code."""
+        return self.digits(text)
+
+    def number(self, text: str) -> str:
+        """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
+        text = ascii_digits(text)
+        if text.startswith("#"):
+            return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
+        if is_letter(text[0]):  # a name with digits ('C24', 'Qwen3'): the voice reads it in the turn's language
+            return text
+        reading = self._token(text, Context())
+        return reading if reading is not None else self._alphanumeric(text)
+
+    def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        c = cur.at(pos)
+        if is_digit(c):
+            if ctx.line_start:
+                span = self._list_number(cur, pos, ctx)
+                if span is not None:
+                    return span
+            return self._numeric(cur, pos, pos, ctx)
+        prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+        if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
+            if c == "+":
+                span = self._country_code_phone(cur, pos)
+                if span is not None:
+                    return span
+            return self._numeric(cur, pos, pos + 1, ctx, sign=c)
+        if c in _CURRENCY_SYMBOLS:
+            body = pos + 1 + (cur.at(pos + 1) == " ")
+            if is_digit(cur.at(body)):
+                return self._numeric(cur, pos, body, ctx, currency=self.CURRENCIES.get(c))
+            return None
+        if c == "(" and is_digit(cur.at(pos + 1)):
+            return self._bracketed_phone(cur, pos)
+        if c == "@" and is_alnum(cur.at(pos + 1)):
+            end = lexer.chunk(cur, pos + 1)
+            return locale_span(end, self.ADDRESS_SYMBOLS["@"] + " " + self.address(cur.text[pos + 1:end]), self.code)
+        if is_letter(c):
+            return self._word(cur, pos, ctx)
+        return None
+
+    # --- words --------------------------------------------------------------------------------
+
+    def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        if cur.at(pos) in "hHwW" and cur.at(pos + 1) in "tTwW":
+            for scheme in _SCHEMES:
+                if cur.startswith(pos, scheme, fold=True):
+                    end = lexer.url_end(cur, pos + len(scheme))
+                    return locale_span(end, self.address(cur.text[pos:end]), self.code)
+        end = lexer.chunk(cur, pos)
+        word = cur.text[pos:end]
+        after = cur.at(end)
+        if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
+            reading = self.ABBREVIATIONS[word + after]
+            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
+                reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
+            return locale_span(end + 1, reading, self.code)
+        roman = self.ROMAN_ORDINAL.fullmatch(word)
+        if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
+            return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
+        if word in self.ABBREVIATIONS:
+            return locale_span(end, self.ABBREVIATIONS[word], self.code)
+        if "@" in word and _EMAIL.fullmatch(word):
+            return locale_span(end, self.address(word), self.code)
+        if self._is_domain(word):
+            return locale_span(end, self.address(word), self.code)
+        currency = self.CURRENCIES.get(word) if word.isupper() else None
+        if currency is not None:  # 'EUR 25'
+            j = lexer.spaces(cur, end)
+            if j > end and is_digit(cur.at(j)):
+                return self._numeric(cur, pos, j, ctx, currency=currency)
+        month = self.MONTHS.get(word.lower())
+        if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
+            return self._month_year(cur, pos, end, month)
+        return None
+
+    def _ends_sentence(self, cur: Cursor, i: int) -> bool:
+        try:
+            c = cur.at(lexer.spaces(cur, i))
+        except TooLong:
+            return False
+        return c in ("", "\n") or c.isupper() and is_space(cur.at(i))
+
+    def _is_domain(self, word: str) -> bool:
+        return (
+            _DOMAIN.fullmatch(word) is not None
+            and word.rsplit(".", 1)[1].lower() in _TLDS
+            and any(c.isalpha() for c in word.split(".", 1)[0])
+        )
+
+    def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
+        """'Mai 2024': a year after a month name is read as a year."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_digit(cur.at(j)):
+                return None
+            m = lexer.chunk(cur, j)
+        except TooLong:
+            return None
+        year = cur.text[j:m]
+        if len(year) != 4 or not year.isdecimal():
+            return None
+        return locale_span(m, f"{self.MONTH_NAMES[month - 1]} {self.year(int(year))}", self.code)
+
+    # --- addresses ----------------------------------------------------------------------------
+
+    def address(self, text: str) -> str:
+        """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""
+        words = []
+        lowered = text.lower()
+        for scheme in ("https://", "http://"):
+            if lowered.startswith(scheme):
+                words.append(" ".join(scheme[:-3]))
+                text = text[len(scheme) - 3:]
+                break
+        for piece in _ADDRESS_PIECE.findall(text):
+            if piece.isdecimal():
+                words.append(self.cardinal(int(ascii_digits(piece))))
+            elif piece.isalpha():
+                if len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
+                    words.append(" ".join(piece))
+                else:
+                    words.append(piece)
+            elif piece in self.ADDRESS_SYMBOLS:
+                words.append(self.ADDRESS_SYMBOLS[piece])
+        return " ".join(words)
+
+    # --- telephone numbers --------------------------------------------------------------------
+
+    def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'+49 30 1234567': the country code as a number, the rest digit by digit."""
+        j = pos + 1
+        while is_digit(cur.at(j)) and j - pos <= 3:
+            j += 1
+        if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-") or not is_digit(cur.at(j + 1)):
+            return None
+        end = self._digit_groups_end(cur, j)
+        code = ascii_digits(cur.text[pos + 1:j])
+        reading = f"{self.PLUS} {self.cardinal(int(code))} {self.phone_digits(cur.text[j:end])}"
+        return locale_span(end, reading, self.code)
+
+    def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'(0411) 0234-1234'."""
+        j = pos + 1
+        while is_digit(cur.at(j)):
+            j += 1
+        if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
+            return None
+        end = self._digit_groups_end(cur, j + 1)
+        return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
+
+    def _digit_groups_end(self, cur: Cursor, j: int) -> int:
+        """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
+        end = j
+        try:
+            while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
+                k = end + 1
+                while is_digit(cur.at(k)):
+                    k += 1
+                if is_letter(cur.at(k)):
+                    return end
+                end = k
+        except TooLong:
+            pass
+        return end
+
+    # --- numbers ------------------------------------------------------------------------------
+
+    def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """'1. ' or '1) ' opening a line is a list number, unless a month follows ('1. Mai')."""
+        end = pos
+        while is_digit(cur.at(end)) and end - pos < 3:
+            end += 1
+        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)):
+            return None
+        after = lexer.spaces(cur, end + 1)
+        if cur.at(end) == "." and is_letter(cur.at(after)):
+            try:
+                word_end = lexer.chunk(cur, after)
+            except TooLong:
+                word_end = after
+            if cur.text[after:word_end].lower().rstrip(".") in self.MONTHS:
+                return None
+        return Span(after, "olist", self.code, info=cur.text[pos:end])
+
+    def _number_end(self, cur: Cursor, body: int) -> int:
+        """A numeric token, with thousands grouped by spaces where the language writes them so."""
+        end = lexer.chunk(cur, body)
+        if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
+            return end
+        try:
+            while cur.at(end) in GROUP_SPACES and (self.SPACE_GROUPS or cur.text[end] in _SPACES_IN_NUMBER):
+                k = end + 1
+                if not all(is_digit(cur.at(k + i)) for i in range(3)):
+                    break
+                m = lexer.chunk(cur, k)
+                piece = ascii_digits(cur.text[k:m])
+                if not (piece.isdecimal() and len(piece) == 3 or re.fullmatch(r"\d{3},\d+", piece)
+                        or self.ORDINAL_SUFFIX.fullmatch(piece) and piece[:3].isdecimal() and not piece[3].isdigit()):
+                    break
+                end = m
+                if not piece.isdecimal():
+                    break
+        except TooLong:
+            pass
+        return end
+
+    def _numeric(
+        self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
+    ) -> Span:
+        end = self._number_end(cur, body)
+        raw = cur.text[body:end]
+        token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
+        plain = not sign and currency is None
+        if plain and "@" in token and _EMAIL.fullmatch(token):
+            return locale_span(end, self.address(raw), self.code)
+        if plain:
+            span = self._clock_or_date(cur, pos, end, token, ctx)
+            if span is not None:
+                return span
+            if _DIGIT_GROUPS.fullmatch(token):
+                end = self._digit_groups_end(cur, end)
+                return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
+        minus = self.MINUS + " " if sign in ("-", "−") else ""
+        ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
+        if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
+            number = int(ordinal.group(1).replace(".", ""))
+            reading = self.ordinal(number, ordinal.group(2), ctx)
+            return self._after_day(cur, end, minus + reading, number, ctx)
+        decade = self.decade(token, ctx) if plain else None
+        if decade is not None:
+            return locale_span(end, decade, self.code)
+        quantity = self._quantity(token)
+        if quantity is None:
+            fraction = _FRACTION.fullmatch(token)
+            if fraction and currency is None:
+                return self._unit_after(cur, end, minus + self.fraction(int(fraction.group(1)), int(fraction.group(2))))
+            reading = self._token(token, ctx)
+            return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
+        whole, fractional = quantity
+        return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
+
+    def _quantity(self, token: str) -> tuple[str, str | None] | None:
+        """A number that units, currencies and scale words may follow: (whole part, decimals)."""
+        if _INTEGER.fullmatch(token):
+            return token, None
+        if _GROUPED.fullmatch(token):
+            return token.replace(".", ""), None
+        m = _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)
+        if m:
+            return m.group(1).replace(".", ""), m.group(2)
+        return None
+
+    def _spoken_quantity(self, whole: str, fractional: str | None) -> str:
+        if fractional is None:
+            return self.cardinal(int(whole))
+        return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self.fraction_digits(fractional)}"
+
+    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit) -> str:
+        if fractional is None:
+            n = int(whole)
+            return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
+        return f"{self._spoken_quantity(whole, fractional)} {unit.plural}"
+
+    def _quantity_window(
+        self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
+        currency: Currency | None, ctx: Context,
+    ) -> Span:
+        """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
+        scale: Unit | None = None
+        integer = fractional is None
+        try:
+            if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
+                n = int(whole)
+                return self._after_day(cur, end + 1, minus + self.ordinal(n, ".", ctx), n, ctx)
+            while True:
+                j = lexer.spaces(cur, end)
+                c = cur.at(j)
+                if c == "%" and currency is None and scale is None:
+                    return locale_span(j + 1, f"{minus}{self._spoken_quantity(whole, fractional)} {self.PERCENT}",
+                                       self.code)
+                if c in _CURRENCY_SYMBOLS and currency is None and c in self.CURRENCIES:
+                    currency, end = self.CURRENCIES[c], j + 1
+                    break
+                if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
+                    m = lexer.chunk(cur, j + 1)
+                    unit = self.UNITS.get(cur.text[j + 1:m])
+                    if unit is None:
+                        break
+                    reading = f"{self._spoken_quantity(whole, fractional)} {self.PER} {unit.singular}"
+                    return locale_span(m, minus + reading, self.code)
+                if c == "°" and currency is None and scale is None:  # '-3 °C'
+                    m = j + 1 + (cur.at(j + 1) in ("C", "F"))
+                    unit = self.UNITS.get(cur.text[j:m])
+                    if unit is not None and not is_alnum(cur.at(m)):
+                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
+                    break
+                if j == end or not is_alnum(c):
+                    break
+                m = lexer.chunk(cur, j)
+                word = cur.text[j:m]
+                if cur.at(m) == "." and word.lower() + "." in self.SCALES:
+                    word, m = word + ".", m + 1
+                if scale is None and word.lower() in self.SCALES:
+                    scale, end = self.SCALES[word.lower()], m
+                    continue
+                named = self.CURRENCIES.get(word if word.isupper() else word.lower())
+                if named is not None and currency is None:
+                    currency, end = named, m
+                    break
+                if scale is None and currency is None:
+                    unit = self.UNITS.get(word)
+                    if unit is not None:
+                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
+                    if integer and int(whole) <= 31 and word.lower().rstrip(".") in self.MONTHS and not minus:
+                        return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
+                    if integer and _FRACTION.fullmatch(ascii_digits(word)):
+                        a, b = (int(x) for x in ascii_digits(word).split("/"))
+                        reading = self.mixed_fraction(int(whole), a, b)
+                        return self._unit_after(cur, m, minus + reading)
+                break
+        except TooLong:
+            pass
+        if currency is not None:
+            return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
+        if integer and not minus and len(whole) == 4 and ctx.prev_word in self.YEAR_CUES:
+            return locale_span(end, self.year(int(whole)), self.code)
+        if scale is not None:
+            return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
+        return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
+
+    def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
+        """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                unit = self.UNITS.get(cur.text[j:m])
+                if unit is not None:
+                    return locale_span(m, f"{reading} {unit.plural}", self.code)
+        except TooLong:
+            pass
+        return locale_span(end, reading, self.code)
+
+    def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None) -> str:
+        """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
+        if scale is not None:
+            return f"{self._counted_quantity(whole, fractional, scale)} {currency.major.plural}"
+        cents = (fractional or "").rstrip("0")
+        if len(cents) > 2:
+            return f"{self._spoken_quantity(whole, cents)} {currency.major.plural}"
+        major, minor = int(whole), int(cents.ljust(2, "0")) if cents else 0
+        major_words = self._counted_quantity(whole, None, currency.major)
+        if not minor:
+            return major_words
+        minor_words = self._counted_quantity(str(minor), None, currency.minor)
+        return minor_words if major == 0 else self.money_join(major_words, minor_words)
+
+    # --- dates and times ----------------------------------------------------------------------
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        """The day of a date whose month name follows ('3 mai', '3. Mai')."""
+        return self.cardinal(day)
+
+    def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
+        """An ordinal or day number; a month name after it (and a year after that) joins it."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)) or not 1 <= day <= 31:
+                return locale_span(end, reading, self.code)
+            m = lexer.chunk(cur, j)
+            month = self.MONTHS.get(cur.text[j:m].lower())
+            if month is None:
+                return locale_span(end, reading, self.code)
+            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS:  # 'mär.'
+                m += 1
+            reading = f"{reading} {self.MONTH_NAMES[month - 1]}"
+            y = lexer.spaces(cur, m)
+            if y > m and is_digit(cur.at(y)):
+                ye = lexer.chunk(cur, y)
+                year = cur.text[y:ye]
+                if len(year) == 4 and year.isdecimal():
+                    return locale_span(ye, f"{reading} {self.year(int(year))}", self.code)
+            return locale_span(m, reading, self.code)
+        except TooLong:
+            return locale_span(end, reading, self.code)
+
+    def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
+        m = _CLOCK.fullmatch(token)
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3))
+        m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
+        if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
+        m = _DOTTED_CLOCK.fullmatch(token)
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
+        m = _DATE_DMY.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
+            year = int(m.group(4))
+            year = year + 2000 if len(m.group(4)) == 2 else year
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
+        m = _DATE_ISO.fullmatch(token)
+        if m and _valid_day_month(int(m.group(3)), int(m.group(2))):
+            return locale_span(end, self.date(int(m.group(3)), int(m.group(2)), int(m.group(1)), ctx), self.code)
+        m = _DATE_DM.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
+            # '24.12.' closes with its period unless the period ends the sentence.
+            if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
+                end += 1
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
+        if _DAY_LIST.fullmatch(token) and not _RANGE.fullmatch(token) or _RANGE.fullmatch(token):
+            days = [int(x) for x in re.split(r"[/-]", token)]
+            span = self._day_list(cur, end, days, ctx)
+            if span is not None:
+                return span
+        return None
+
+    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
+        """'17/18/19 mars', '3-5 Mai': several days of one month."""
+        if not all(1 <= d <= 31 for d in days):
+            return None
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)):
+                return None
+            m = lexer.chunk(cur, j)
+        except TooLong:
+            return None
+        if cur.text[j:m].lower() not in self.MONTHS:
+            return None
+        if len(days) == 2 and self.DAY_RANGES:
+            reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
+        else:
+            reading = " ".join(self.date_day(d, ctx) for d in days)
+        return self._after_day(cur, end, reading, days[-1], ctx)
+
+    def _marker_after(self, cur: Cursor, end: int) -> bool:
+        """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)):
+                return False
+            m = lexer.chunk(cur, j)
+        except TooLong:
+            return False
+        return self.is_clock_marker(cur.text[j:m])
+
+    def is_clock_marker(self, word: str) -> bool:
+        return False
+
+    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
+        marker = ""
+        try:
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                if self.is_clock_marker(cur.text[j:m]):
+                    marker, end = cur.text[j:m], m
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                if cur.text[j:m].upper() in self.TIME_ZONES:
+                    return locale_span(m, f"{reading} {' '.join(cur.text[j:m])}", self.code)
+        except TooLong:
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+        return locale_span(end, reading, self.code)
+
+    # --- other numeric tokens -----------------------------------------------------------------
+
+    def _token(self, token: str, ctx: Context) -> str | None:
+        """Numeric tokens read without looking further: fractions, lists, ranges, attached units."""
+        m = _FRACTION.fullmatch(token)
+        if m:
+            return self.fraction(int(m.group(1)), int(m.group(2)))
+        if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
+            return self.cardinal(int(token.replace(",", "")))
+        if _COMMA_LIST.fullmatch(token):
+            return self._comma_list(token.split(","))
+        m = _RANGE.fullmatch(token)
+        if m:
+            return f"{self.cardinal(int(m.group(1)))} {self.RANGE} {self.cardinal(int(m.group(2)))}"
+        m = _ATTACHED_UNIT.fullmatch(token)
+        if m:
+            quantity = self._quantity(m.group(1))
+            unit_text = m.group(2)
+            if quantity is not None:
+                if unit_text.startswith("/") and unit_text[1:] in self.UNITS:
+                    return f"{self._spoken_quantity(*quantity)} {self.PER} {self.UNITS[unit_text[1:]].singular}"
+                unit = self.UNITS.get(unit_text)
+                if unit is not None:
+                    return self._counted_quantity(*quantity, unit)
+        return None
+
+    def _comma_list(self, parts: list[str]) -> str:
+        """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
+        words = []
+        if len(parts) % 2:
+            words.append(self.cardinal(int(parts[0])))
+            parts = parts[1:]
+        for i in range(0, len(parts), 2):
+            words.append(self._spoken_quantity(parts[i], parts[i + 1]))
+        return ", ".join(words)
+
+    def _alphanumeric(self, text: str) -> str:
+        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept."""
+
+        def run(m: re.Match[str]) -> str:
+            digits = ascii_digits(m.group())
+            spoken = self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)
+            before = " " if m.start() > 0 and text[m.start() - 1].isalpha() else ""
+            after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
+            return before + spoken + after
+
+        return _DIGIT_RUN.sub(run, text)
+
+
+def _valid_day_month(day: int, month: int) -> bool:
+    return 1 <= day <= 31 and 1 <= month <= 12

@@ -1,0 +1,193 @@
+"""French: "Votre commande coûte 25,50 € et arrive le 1er mai à 14h30." → "… vingt-cinq euros et
+cinquante centimes … le premier mai à quatorze heures trente."
+
+Cardinals come from num2words (traditional spelling: "soixante et onze", "quatre-vingts"); ordinals
+are built here from them (num2words writes "quatre-vingtsième"). Thousands are grouped with
+spaces ("6 492 000"); "1er", "2e", "3ème" and "6°" are ordinals; the digits after the decimal comma
+are read as a number ("virgule trois cent trois"), longer ones two by two.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from num2words import num2words
+
+from voice_tts.tn.context import Context
+from voice_tts.tn.locales.european import Currency, Language, Unit, ascii_digits
+
+_EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
+_DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
+_POUND = Currency(Unit("livre", "livres", True), Unit("penny", "pence"))
+_FRANC = Currency(Unit("franc", "francs"), Unit("centime", "centimes"))
+_YEN = Currency(Unit("yen", "yens"), Unit("sen", "sens"))
+_MILLION = Unit("million", "millions")
+_BILLION = Unit("milliard", "milliards")
+_TRILLION = Unit("billion", "billions")
+
+_MONTH_NAMES = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
+                "novembre", "décembre")
+_MONTH_ABBREVIATIONS = {"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11,
+                        "déc": 12, "fevrier": 2, "aout": 8, "decembre": 12}
+_DECADE = re.compile(r"(?:19|20)?[1-9]0s")
+_ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
+
+
+@lru_cache(maxsize=4096)
+def _cardinal(n: int) -> str:
+    if n < 0:
+        return "moins " + _cardinal(-n)
+    return num2words(n, lang="fr")
+
+
+@lru_cache(maxsize=1024)
+def _ordinal(n: int) -> str:
+    """'troisième', 'vingt et unième', 'quatre-vingtième', 'milliardième'."""
+    if n == 1:
+        return "premier"
+    words = _cardinal(n)
+    if words.endswith(("quatre-vingts", "cents")):
+        words = words[:-1]
+    if words.endswith("cinq"):
+        return words + "uième"
+    if words.endswith("neuf"):
+        return words[:-1] + "vième"
+    if words.endswith("e"):
+        return words[:-1] + "ième"
+    return words + "ième"
+
+
+class French(Language):
+    code = "fr"
+    MINUS = "moins"
+    DECIMAL_WORD = "virgule"
+    PERCENT = "pour cent"
+    PER = "par"
+    RANGE = "à"
+    NUMBER_WORD = "numéro"
+    MONTHS = {name: i + 1 for i, name in enumerate(_MONTH_NAMES)} | _MONTH_ABBREVIATIONS
+    MONTH_NAMES = _MONTH_NAMES
+    FULL_MONTHS = frozenset(_MONTH_NAMES)
+    SPACE_GROUPS = True
+    H_CLOCKS = True
+    DAY_RANGES = False
+    DEGREE_IS_ORDINAL = True
+    UNITS = {
+        "km": Unit("kilomètre", "kilomètres"), "m": Unit("mètre", "mètres"), "cm": Unit("centimètre", "centimètres"),
+        "mm": Unit("millimètre", "millimètres"), "nm": Unit("nanomètre", "nanomètres"),
+        "kg": Unit("kilogramme", "kilogrammes"), "g": Unit("gramme", "grammes"),
+        "mg": Unit("milligramme", "milligrammes"), "t": Unit("tonne", "tonnes", True), "l": Unit("litre", "litres"),
+        "L": Unit("litre", "litres"), "ml": Unit("millilitre", "millilitres"), "cl": Unit("centilitre", "centilitres"),
+        "h": Unit("heure", "heures", True), "min": Unit("minute", "minutes", True),
+        "s": Unit("seconde", "secondes", True), "ms": Unit("milliseconde", "millisecondes", True),
+        "km/h": Unit("kilomètre par heure", "kilomètres par heure"),
+        "m/s": Unit("mètre par seconde", "mètres par seconde"),
+        "m²": Unit("mètre carré", "mètres carrés"), "km²": Unit("kilomètre carré", "kilomètres carrés"),
+        "cm²": Unit("centimètre carré", "centimètres carrés"), "m³": Unit("mètre cube", "mètres cubes"),
+        "°C": Unit("degré Celsius", "degrés Celsius"), "°F": Unit("degré Fahrenheit", "degrés Fahrenheit"),
+        "V": Unit("volt", "volts"), "mV": Unit("millivolt", "millivolts"), "A": Unit("ampère", "ampères"),
+        "W": Unit("watt", "watts"), "kW": Unit("kilowatt", "kilowatts"),
+        "kWh": Unit("kilowattheure", "kilowattheures", True), "Hz": Unit("hertz", "hertz"),
+        "kHz": Unit("kilohertz", "kilohertz"), "MHz": Unit("mégahertz", "mégahertz"),
+        "GHz": Unit("gigahertz", "gigahertz"), "Ko": Unit("kilooctet", "kilooctets"),
+        "Mo": Unit("mégaoctet", "mégaoctets"), "Go": Unit("gigaoctet", "gigaoctets"),
+        "To": Unit("téraoctet", "téraoctets"), "GB": Unit("gigaoctet", "gigaoctets"),
+        "MB": Unit("mégaoctet", "mégaoctets"), "ha": Unit("hectare", "hectares"),
+    }
+    CURRENCIES = {
+        "€": _EURO, "EUR": _EURO, "euro": _EURO, "euros": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
+        "dollars": _DOLLAR, "£": _POUND, "GBP": _POUND, "CHF": _FRANC, "¥": _YEN, "JPY": _YEN,
+    }
+    SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
+              "billion": _TRILLION, "billions": _TRILLION}
+    ABBREVIATIONS = {
+        "Mᵐᵉ": "madame", "Mᵐᵉˢ": "mesdames", "Mˡˡᵉ": "mademoiselle", "Mˡˡᵉˢ": "mademoiselles", "Dʳ": "docteur",
+        "Dʳˢ": "docteurs", "Dʳᵉ": "docteure", "Dʳᵉˢ": "docteures", "Mme": "madame", "Mmes": "mesdames",
+        "Mlle": "mademoiselle", "Mlles": "mademoiselles", "M.": "monsieur", "MM.": "messieurs", "Dr": "docteur",
+        "Dr.": "docteur", "Dre": "docteure", "Pr": "professeur", "Pr.": "professeur", "Ste": "sainte",
+        "etc.": "et cetera", "env.": "environ", "cf.": "confer", "tél.": "téléphone", "Tél.": "téléphone",
+        "n°": "numéro", "N°": "numéro", "bd": "boulevard", "Cie": "compagnie", "vol.": "volume",
+    }
+    SYMBOLS = {"&": "et", "+": "plus", "=": "égal", "×": "fois", "÷": "divisé par", "≥": "supérieur ou égal à",
+               "≤": "inférieur ou égal à", "≠": "différent de", "%": "pour cent", "§": "paragraphe", "°": "degré"}
+    ADDRESS_SYMBOLS = {".": "point", "@": "arobase", "/": "slash", ":": "deux-points", "-": "tiret",
+                       "_": "tiret bas", "?": "point d'interrogation", "=": "égal", "&": "et", "#": "dièse",
+                       "%": "pour cent", "~": "tilde", "+": "plus"}
+    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
+
+    def phone_digits(self, text: str) -> str:
+        """'01 23 45 67 89': pairs are read as numbers ('zéro un vingt-trois …'), as French says them."""
+        words = []
+        for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
+            if len(group) == 2:
+                words.append(("zéro " + _cardinal(int(group[1]))) if group[0] == "0" else _cardinal(int(group)))
+            elif group:
+                words.append(self.digits(group))
+        return " ".join(words)
+
+    def cardinal(self, n: int) -> str:
+        return _cardinal(n)
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        words = _cardinal(n)
+        return words + "e" if feminine and words.endswith("un") else words
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        words = _ordinal(n)
+        if suffix in ("re", "ère", "res", "ères") and n == 1:
+            words = "première"
+        return words + "s" if suffix.endswith("s") else words
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        return "premier" if day == 1 else _cardinal(day)
+
+    def fraction_digits(self, digits: str) -> str:
+        zeros = len(digits) - len(digits.lstrip("0"))
+        rest = digits[zeros:]
+        words = ["zéro"] * zeros
+        if len(rest) <= 3:
+            words += [_cardinal(int(rest))] if rest else []
+        else:
+            words += [_cardinal(int(rest[i:i + 2])) for i in range(0, len(rest), 2)]
+        return " ".join(words)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        denominators = {2: "demi", 3: "tiers", 4: "quart"}
+        words = denominators.get(denominator) or _ordinal(denominator)
+        if numerator > 1 and not words.endswith("s"):
+            words += "s"
+        return f"{self.counted(numerator)} {words}"
+
+    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
+
+    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
+        words = f"{self.date_day(day, ctx)} {_MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words} {_cardinal(year)}"
+
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+        words = f"{self.counted(hours, True)} {'heure' if hours <= 1 else 'heures'}"
+        if seconds is not None:
+            minute = "minute" if minutes <= 1 else "minutes"
+            second = "seconde" if seconds <= 1 else "secondes"
+            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
+        return f"{words} {_cardinal(minutes)}" if minutes else words
+
+    def decade(self, token: str, ctx: Context) -> str | None:
+        if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
+            return "années " + _cardinal(int(token[:-1])).removesuffix("s")
+        return None
+
+    def money_join(self, major: str, minor: str) -> str:
+        return f"{major} et {minor}"
+
+
+_RULES = French()
+find_span = _RULES.find_span
+number = _RULES.number
+cardinal = _RULES.cardinal
+digits = _RULES.digits
+SYMBOLS = _RULES.SYMBOLS
+ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS

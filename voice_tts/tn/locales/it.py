@@ -1,0 +1,202 @@
+"""Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro
+cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
+
+Numbers are spelled here rather than by num2words, whose Italian puts "e" and commas inside
+large numbers ("un milione e trentaquattromila…"); written Italian joins each group of three
+("trentaquattromilacinquecento") and names millions and billions apart. "1°" and "2ª" are
+ordinals; times read "diciassette e quindici minuti"; the digits after the decimal comma are
+read as a number ("virgola trecentoquarantadue").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from voice_tts.tn.context import Context
+from voice_tts.tn.locales.european import Currency, Language, Unit
+
+_EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
+_DOLLAR = Currency(Unit("dollaro", "dollari"), Unit("centesimo", "centesimi"))
+_POUND = Currency(Unit("sterlina", "sterline", True), Unit("penny", "penny"))
+_FRANC = Currency(Unit("franco", "franchi"), Unit("centesimo", "centesimi"))
+_YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
+_MILLION = Unit("milione", "milioni")
+_BILLION = Unit("miliardo", "miliardi")
+
+_UNITS_WORDS = ("zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "undici",
+                "dodici", "tredici", "quattordici", "quindici", "sedici", "diciassette", "diciotto", "diciannove")
+_TENS = ("", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "settanta", "ottanta", "novanta")
+_ORDINALS = ("", "primo", "secondo", "terzo", "quarto", "quinto", "sesto", "settimo", "ottavo", "nono", "decimo")
+_MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
+                "ottobre", "novembre", "dicembre")
+_MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
+                        "sett": 9, "ott": 10, "nov": 11, "dic": 12}
+_ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
+
+
+def _below_hundred(n: int) -> str:
+    if n < 20:
+        return _UNITS_WORDS[n]
+    tens, unit = divmod(n, 10)
+    words = _TENS[tens]
+    if unit in (1, 8):  # ventuno, ventotto
+        words = words[:-1]
+    return words + (_UNITS_WORDS[unit] if unit else "")
+
+
+def _below_thousand(n: int) -> str:
+    hundreds, rest = divmod(n, 100)
+    head = "" if hundreds == 0 else "cento" if hundreds == 1 else _UNITS_WORDS[hundreds] + "cento"
+    if rest // 10 == 8 and head:  # centottanta
+        head = head[:-1]
+    return head + (_below_hundred(rest) if rest else "")
+
+
+@lru_cache(maxsize=4096)
+def _cardinal(n: int) -> str:
+    if n < 0:
+        return "meno " + _cardinal(-n)
+    if n == 0:
+        return "zero"
+    words = []
+    for scale, one, many in ((10**9, "un miliardo", "miliardi"), (10**6, "un milione", "milioni")):
+        count, n = divmod(n, scale)
+        if count:
+            words.append(one if count == 1 else f"{_cardinal(count)} {many}")
+    thousands, n = divmod(n, 1000)
+    group = ""
+    if thousands:
+        group = "mille" if thousands == 1 else _below_thousand(thousands) + "mila"
+    if n:
+        group += _below_thousand(n)
+    if group:
+        words.append(group)
+    spoken = " ".join(words)
+    # The accent of a final 'tre' (ventitré, centotré), never of 'tre' alone.
+    if spoken.endswith("tre") and spoken != "tre" and not spoken.endswith(" tre"):
+        return spoken[:-3] + "tré"
+    return spoken
+
+
+@lru_cache(maxsize=1024)
+def _ordinal(n: int) -> str:
+    """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
+    if n < len(_ORDINALS):
+        return _ORDINALS[n]
+    words = _cardinal(n).replace(" ", "")
+    if words.endswith("tré"):
+        return words[:-1] + "eesimo"
+    if words.endswith("sei"):
+        return words + "esimo"
+    return words[:-1] + "esimo"
+
+
+class Italian(Language):
+    code = "it"
+    MINUS = "meno"
+    DECIMAL_WORD = "virgola"
+    PERCENT = "per cento"
+    PER = "per"
+    RANGE = "a"
+    NUMBER_WORD = "numero"
+    MONTHS = {name: i + 1 for i, name in enumerate(_MONTH_NAMES)} | _MONTH_ABBREVIATIONS
+    MONTH_NAMES = _MONTH_NAMES
+    FULL_MONTHS = frozenset(_MONTH_NAMES)
+    DEGREE_IS_ORDINAL = True
+    UNITS = {
+        "km": Unit("chilometro", "chilometri"), "m": Unit("metro", "metri"), "cm": Unit("centimetro", "centimetri"),
+        "mm": Unit("millimetro", "millimetri"), "nm": Unit("nanometro", "nanometri"),
+        "kg": Unit("chilogrammo", "chilogrammi"), "g": Unit("grammo", "grammi"),
+        "mg": Unit("milligrammo", "milligrammi"), "t": Unit("tonnellata", "tonnellate", True),
+        "l": Unit("litro", "litri"), "L": Unit("litro", "litri"), "ml": Unit("millilitro", "millilitri"),
+        "cl": Unit("centilitro", "centilitri"), "h": Unit("ora", "ore", True), "min": Unit("minuto", "minuti"),
+        "s": Unit("secondo", "secondi"), "ms": Unit("millisecondo", "millisecondi"),
+        "km/h": Unit("chilometro per ora", "chilometri per ora"),
+        "km/s": Unit("chilometro per secondo", "chilometri per secondo"),
+        "m/s": Unit("metro per secondo", "metri per secondo"),
+        "m²": Unit("metro quadrato", "metri quadrati"), "km²": Unit("chilometro quadrato", "chilometri quadrati"),
+        "m³": Unit("metro cubo", "metri cubi"), "°C": Unit("grado Celsius", "gradi Celsius"),
+        "°F": Unit("grado Fahrenheit", "gradi Fahrenheit"), "V": Unit("volt", "volt"), "A": Unit("ampere", "ampere"),
+        "W": Unit("watt", "watt"), "kW": Unit("chilowatt", "chilowatt"), "kWh": Unit("chilowattora", "chilowattora"),
+        "Hz": Unit("hertz", "hertz"), "GHz": Unit("gigahertz", "gigahertz"), "MB": Unit("megabyte", "megabyte"),
+        "GB": Unit("gigabyte", "gigabyte"), "TB": Unit("terabyte", "terabyte"), "ha": Unit("ettaro", "ettari"),
+    }
+    CURRENCIES = {
+        "€": _EURO, "EUR": _EURO, "eur": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollari": _DOLLAR,
+        "£": _POUND, "GBP": _POUND, "sterline": _POUND, "CHF": _FRANC, "franchi": _FRANC, "¥": _YEN, "JPY": _YEN,
+    }
+    SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
+              "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
+    ABBREVIATIONS = {
+        "sig.": "signor", "Sig.": "signor", "sig.ra": "signora", "Sig.ra": "signora", "sig.na": "signorina",
+        "Sig.na": "signorina", "sigg.": "signori", "dott.": "dottor", "Dott.": "dottor", "dott.ssa": "dottoressa",
+        "Dott.ssa": "dottoressa", "prof.": "professor", "Prof.": "professor", "prof.ssa": "professoressa",
+        "Prof.ssa": "professoressa", "ing.": "ingegner", "Ing.": "ingegner", "avv.": "avvocato",
+        "Avv.": "avvocato", "dip.": "dipartimento", "ecc.": "eccetera", "pag.": "pagina", "tel.": "telefono",
+        "Tel.": "telefono", "n.": "numero", "nr.": "numero", "N.": "numero", "es.": "esempio", "ca.": "circa",
+        "p.es.": "per esempio", "c.a.": "corrente anno", "S.p.A.": "società per azioni", "f.lli": "fratelli",
+    }
+    SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
+               "≤": "minore o uguale a", "≠": "diverso da", "%": "per cento", "°": "gradi"}
+    ADDRESS_SYMBOLS = {".": "punto", "@": "chiocciola", "/": "slash", ":": "due punti", "-": "trattino",
+                       "_": "trattino basso", "?": "punto interrogativo", "=": "uguale", "&": "e commerciale",
+                       "#": "cancelletto", "%": "per cento", "~": "tilde", "+": "più"}
+    PLUS = "più"
+    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+
+    def cardinal(self, n: int) -> str:
+        return _cardinal(n)
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        words = _cardinal(n)
+        if words.endswith("uno"):
+            return words[:-1] + "a" if feminine else words[:-1]  # un euro, una sterlina, ventun chilometri
+        return words
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        words = _ordinal(n)
+        return words[:-1] + "a" if suffix in ("ª", "a") else words
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        return "primo" if day == 1 else _cardinal(day)
+
+    def fraction_digits(self, digits: str) -> str:
+        zeros = len(digits) - len(digits.lstrip("0"))
+        rest = digits[zeros:]
+        words = ["zero"] * zeros
+        if len(rest) <= 3:
+            words += [_cardinal(int(rest))] if rest else []
+        else:
+            words.append(self.digits(rest))
+        return " ".join(words)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        if denominator == 2:
+            return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"
+        words = _ordinal(denominator)
+        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
+
+    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
+
+    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
+        words = f"{self.date_day(day, ctx)} {_MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words} {_cardinal(year)}"
+
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+        words = _cardinal(hours)
+        if minutes:
+            words += f" e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minuti'}"
+        if seconds:
+            words += f" e {_cardinal(seconds)} {'secondo' if seconds == 1 else 'secondi'}"
+        return words
+
+
+_RULES = Italian()
+find_span = _RULES.find_span
+number = _RULES.number
+cardinal = _RULES.cardinal
+digits = _RULES.digits
+SYMBOLS = _RULES.SYMBOLS
+ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
