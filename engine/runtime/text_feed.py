@@ -11,9 +11,10 @@ wait for more text or for the end of input.
 
 The caller may know more than the text: normalized text ends a word before its separator space
 is committed (it comes with the next word). `end_word()` takes the caller's word that the next
-character is neither a letter, a mark nor a digit; the split patterns end a chunk of letters,
-marks or digits before any such character, so a last chunk ending in one is final then, and the
-word reaches the model with the text that ended it, not one word later.
+character is neither a letter, a mark nor a digit; the split patterns end a chunk that ends in a
+letter or a digit before any such character (a trailing mark may sit in a punctuation chunk that
+punctuation extends), so such a last chunk is final then, and the word reaches the model with the
+text that ended it, not one word later.
 
 Each committed chunk is tokenized on its own (the same ids as tokenizing the whole string, since
 merges stay inside chunks), and its tokens carry the chunk's end as their spoken end: progress
@@ -69,9 +70,9 @@ class TextFeed:
 
     def end_word(self) -> list[TextToken]:
         """The text so far ends a word: the next character (if any) is not a letter, mark or
-        digit. Commits the last chunk too when it ends in one of those."""
+        digit. Commits the last chunk too when it ends in a letter or a digit."""
         chunks = self._chunks()
-        if not chunks or unicodedata.category(self._pending[-1])[0] not in "LMN":
+        if not chunks or unicodedata.category(self._pending[-1])[0] not in "LN":
             return []
         return self._commit(chunks)
 
