@@ -6,7 +6,7 @@ voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-secon
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
 voice-tts voices rm ID [--url URL]
-voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--turns 2]
+voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--deltas llm] [--turns 2]
                 [--text-file FILE] [--out bench.json] [--plot bench.png]
 """
 
@@ -254,6 +254,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         turns=args.turns,
         tokens_per_second=args.tokens_per_second,
+        deltas=args.deltas,
         texts=texts,
         voice=args.voice,
         language=args.language,
@@ -402,6 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     remove.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), help=key_help)
     remove.set_defaults(handler=lambda args: asyncio.run(run_voice_rm(args)))
 
+    from voice_tts.bench.deltas import DELTA_KINDS  # it cuts "chars2" deltas with this module's helper
+
     bench = commands.add_parser(
         "bench", help="load a running server at several concurrency levels; table, JSON, plot"
     )
@@ -416,6 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--turns", type=positive_int, default=2, help="turns per client and level")
     bench.add_argument("--tokens-per-second", type=float, default=30.0)
+    bench.add_argument(
+        "--deltas",
+        choices=DELTA_KINDS,
+        default="llm",
+        help="text deltas: an LLM tokenizer's pieces (default) or words in 1-3 characters",
+    )
     bench.add_argument(
         "--text-file", type=Path, help="texts, one per paragraph (default: built-in replies)"
     )

@@ -386,6 +386,12 @@ class TurnText:
         return self._heard_at_cancel
 
     @property
+    def word_end(self) -> bool:
+        """The spoken text so far ends a word (`StreamingNormalizer.word_end`); raw text shows
+        its own spaces, so without normalization this is never needed."""
+        return self._normalizer is not None and self._normalizer.word_end
+
+    @property
     def holds_text(self) -> bool:
         """Received text is not committed yet: `poll` may have pieces."""
         return self.unnormalized > 0 or (self._normalizer is not None and bool(self._normalizer.pending))

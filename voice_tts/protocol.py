@@ -103,6 +103,17 @@ class EngineStream(Protocol):
         """The stream's events, ending with `Done`."""
 
 
+def push_spoken(stream: EngineStream, spoken: str, word_end: bool) -> None:
+    """Normalized text to `stream`. `word_end` (`TurnText.word_end`): the text so far ends a
+    word, and what follows starts with neither a letter, a mark nor a digit; a stream that holds
+    its last word until the next character shows it ended (`mark_word_end`, optional, like
+    `pause`) closes that word now instead of one word later."""
+    if spoken:
+        stream.push_text(spoken)
+    if word_end and (mark_word_end := getattr(stream, "mark_word_end", None)) is not None:
+        mark_word_end()
+
+
 # A stream's priority (`open_stream(priority=...)`), as vLLM's scheduler takes a request's: a
 # lower value is served first. Engines order first audio by it (docs/protocol.md, "Priority").
 PRIORITY_NORMAL = 0

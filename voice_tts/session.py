@@ -37,6 +37,7 @@ from voice_tts.protocol import (
     StreamingEngine,
     Usage,
     Words,
+    push_spoken,
 )
 from voice_tts.tn import Lexicon, LexiconRule, warm_up
 
@@ -197,8 +198,7 @@ class TTSSession:
         self._unpaused.set()
 
     def _forward(self, spoken: str) -> None:
-        if spoken:
-            self._stream.push_text(spoken)
+        push_spoken(self._stream, spoken, self._text.word_end)
 
     # -- events out ---------------------------------------------------------------------
 

@@ -189,6 +189,16 @@ class Qwen3Stream:
             tokens = self._feed.push(text)
             self._post(TextCommand(self.id, tokens, self._feed.characters_received, False))
 
+    def mark_word_end(self) -> None:
+        """The text pushed so far ends a word (see `voice_tts.protocol.push_spoken`): its last
+        tokens go to the loop now, not with the next text."""
+        with self._lock:
+            if self._ended or self._cancelled or self._feed is None:
+                return
+            tokens = self._feed.end_word()
+            if tokens:
+                self._post(TextCommand(self.id, tokens, self._feed.characters_received, False))
+
     def end_input(self) -> None:
         with self._lock:
             if self._ended or self._cancelled:

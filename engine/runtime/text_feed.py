@@ -9,6 +9,13 @@ therefore commits every chunk up to and including the last chunk that has a non-
 character and is followed by at least one more character; trailing whitespace and the last word
 wait for more text or for the end of input.
 
+The caller may know more than the text: normalized text ends a word before its separator space
+is committed (it comes with the next word). `end_word()` takes the caller's word that the next
+character is neither a letter, a mark nor a digit; the split patterns end a chunk that ends in a
+letter or a digit before any such character (a trailing mark may sit in a punctuation chunk that
+punctuation extends), so such a last chunk is final then, and the word reaches the model with the
+text that ended it, not one word later.
+
 Each committed chunk is tokenized on its own (the same ids as tokenizing the whole string, since
 merges stay inside chunks), and its tokens carry the chunk's end as their spoken end: progress
 moves word by word.
@@ -19,6 +26,7 @@ This runs in the caller's thread (`push_text`), never in the step loop.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
@@ -59,6 +67,14 @@ class TextFeed:
             if end < len(self._pending) and self._pending[start:end].strip():
                 stable = index + 1
         return self._commit(chunks[:stable])
+
+    def end_word(self) -> list[TextToken]:
+        """The text so far ends a word: the next character (if any) is not a letter, mark or
+        digit. Commits the last chunk too when it ends in a letter or a digit."""
+        chunks = self._chunks()
+        if not chunks or unicodedata.category(self._pending[-1])[0] not in "LN":
+            return []
+        return self._commit(chunks)
 
     def finish(self) -> list[TextToken]:
         tokens = self._commit(self._chunks())

@@ -38,6 +38,7 @@ from voice_tts.protocol import (
     Error,
     ErrorCode,
     Progress,
+    push_spoken,
 )
 
 log = logging.getLogger(__name__)
@@ -474,8 +475,7 @@ class _Response:
 
     def _forward(self, spoken: str) -> None:
         # One push per delta: an engine looks at its pending text on every push.
-        if spoken:
-            self._stream.push_text(spoken)
+        push_spoken(self._stream, spoken, self.text.word_end)
 
     def end_input(self) -> None:
         if not self.input_ended:

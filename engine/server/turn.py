@@ -44,6 +44,7 @@ from voice_tts.protocol import (
     StartMessage,
     UsageInfo,
     WordTiming,
+    push_spoken,
 )
 
 log = logging.getLogger(__name__)
@@ -194,8 +195,7 @@ class Turn:
             self.cancel(None)
 
     def _forward(self, spoken: str) -> None:
-        if spoken:
-            self._stream.push_text(spoken)
+        push_spoken(self._stream, spoken, self.text.word_end)
 
     def _forward_polled(self, spoken: str) -> None:
         if not self._input_flushed and not self._cancelled:

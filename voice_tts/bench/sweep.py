@@ -2,11 +2,12 @@
 
 At each concurrency level, that many clients start within `spread` seconds of each other; each
 speaks `turns` turns one after another, its text streamed as LLM token deltas at
-`tokens_per_second` over `/v1/ws` (the server normalizes, as a thin client would ask). Every
-turn's audio is timed as it arrives (`voice_tts.bench.metrics`): TTFA from the first text delta
-sent, underruns under real-time playout, RTF. Turns the server refuses for lack of a stream
-slot (after `RemoteEngine`'s own retries of a refused start, a quarter of a second) count as
-`capacity` refusals; other failures as errors.
+`tokens_per_second` (`deltas`: cut as an LLM's tokenizer cuts it, or in 1-3 characters) over
+`/v1/ws` (the server normalizes, as a thin client would ask). Every turn's audio is timed as
+it arrives (`voice_tts.bench.metrics`): TTFA from the first text delta sent, underruns under
+real-time playout, RTF. Turns the server refuses for lack of a stream slot (after
+`RemoteEngine`'s own retries of a refused start, a quarter of a second) count as `capacity`
+refusals; other failures as errors.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Callable
 from voice_tts.bench.metrics import StreamTiming, summarize
 from voice_tts.client import RemoteEngine
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
-from voice_tts.cli import llm_token_deltas
+from voice_tts.bench.deltas import deltas_for
 
 SAMPLE_RATE = 24000
 # Replies of a voice agent: numbers, dates, times and symbols, so that the server's text
@@ -59,6 +60,7 @@ class SweepSettings:
     concurrency: list[int]
     turns: int = 2
     tokens_per_second: float = 30.0
+    deltas: str = "llm"  # voice_tts.bench.deltas.DELTA_KINDS
     texts: tuple[str, ...] = BUILT_IN_TEXTS
     voice: str | None = None
     language: str | None = None
@@ -78,7 +80,7 @@ async def speak_turn(
     async def feed() -> None:
         period = 1.0 / settings.tokens_per_second
         began = time.perf_counter()
-        for index, delta in enumerate(llm_token_deltas(text, seed)):
+        for index, delta in enumerate(deltas_for(settings.deltas, text, seed)):
             delay = began + index * period - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -156,6 +158,7 @@ def conditions(settings: SweepSettings, url: str, capabilities: dict | None) -> 
         "voice": settings.voice,
         "language": settings.language,
         "tokens_per_second": settings.tokens_per_second,
+        "deltas": settings.deltas,
         "turns_per_client": settings.turns,
         "texts": len(settings.texts),
         "start_spread_s": settings.spread,

@@ -16,6 +16,7 @@ from voice_tts.tn.chars import (
     is_hangul,
     is_kana,
     is_latin_letter,
+    is_space,
     is_spoken_alnum,
 )
 from voice_tts.tn.commit import Commit
@@ -99,6 +100,23 @@ class StreamingNormalizer:
     def pending(self) -> str:
         """The raw text held back (the mutable tail)."""
         return self._tail
+
+    @property
+    def word_end(self) -> bool:
+        """The spoken text committed so far ends a word: the next spoken character, if any, is a
+        space or closing punctuation, never a letter, mark or digit. True once the raw text shows
+        the last word ended (a space after it), before the separator is committed with the next
+        word; so a tokenizer downstream may close the last word now instead of one word later.
+
+        Certain only where the lazy separator is owed (`_emit` adds " " before any spoken text
+        that does not start with closing punctuation or a space) after a spoken letter or digit
+        outside Han text (Han joins Han without a separator). Held numbers, abbreviations and
+        dictionary rules are not committed yet, so they never count here."""
+        ctx = self._ctx
+        last = ctx.last_spoken
+        if not last or last.isspace() or is_han(last):
+            return False
+        return ctx.pending_sep or (not ctx.mode and is_space(self._tail[:1]))
 
     def push(self, delta: str) -> list[Commit]:
         if not isinstance(delta, str):
