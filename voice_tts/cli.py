@@ -388,7 +388,8 @@ def build_parser() -> argparse.ArgumentParser:
     voices.set_defaults(handler=lambda args: asyncio.run(run_voices(args)))
     voice_commands = voices.add_subparsers(dest="voice_command")
     add = voice_commands.add_parser(
-        "add", help="clone a voice from a 1-30 s reference recording (needs a Base checkpoint)"
+        "add", help="clone a voice from a reference recording of up to 30 s (needs a Base checkpoint; "
+        "the server's minimum is its --min-voice-reference-s, 1 s by default)"
     )
     add.add_argument("name", help="the voice's name (letters, digits, '_', '-', '.'); its id is the name lower-cased")
     add.add_argument("reference", type=Path, help="WAV, FLAC or OGG file")
