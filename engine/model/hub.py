@@ -56,7 +56,7 @@ def _download(repo_id: str, revision: str | None) -> str:
     except LocalEntryNotFoundError as e:
         why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else "the Hub could not be reached"
         raise CheckpointError(
-            f"{named}: not in the Hugging Face cache ({constants.HF_HUB_CACHE}) and {why}; "
+            f"{named}: not in the Hugging Face cache ({constants.HF_HUB_CACHE}) and {why}, nor a local folder; "
             f"download it once online (hf download {repo_id}) or give a local checkpoint folder"
         ) from e
     except GatedRepoError as e:
@@ -64,6 +64,8 @@ def _download(repo_id: str, revision: str | None) -> str:
     except RevisionNotFoundError as e:
         raise CheckpointError(f"{named}: the repository has no such revision") from e
     except RepositoryNotFoundError as e:
-        raise CheckpointError(f"{named}: no such repository on the Hugging Face Hub (a private one needs HF_TOKEN)") from e
+        raise CheckpointError(
+            f"{named}: no such repository on the Hugging Face Hub (a private one needs HF_TOKEN), nor a local folder"
+        ) from e
     except (HfHubHTTPError, OSError) as e:
         raise CheckpointError(f"{named}: download from the Hugging Face Hub failed: {e}") from e
