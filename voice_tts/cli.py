@@ -1,7 +1,7 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
-voice-tts serve [--model DIR] [--device cuda:0] [--host 127.0.0.1] [--port 8000] [--api-key-file F] [--usage-log FILE]
-                [--lexicon FILE] [--replicas auto|N]
+voice-tts serve [--model DIR|HUB_ID [--revision R]] [--device cuda:0] [--host 127.0.0.1] [--port 8000]
+                [--api-key-file F] [--lexicon FILE] [--replicas auto|N] [every server setting: --help]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
@@ -314,28 +314,29 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     key_help = f"API key (default: ${API_KEY_ENV})"
 
-    serve = commands.add_parser("serve", help="run the engine server (one per GPU)")
-    serve.add_argument("--model", help="Qwen3-TTS checkpoint folder (default: the embedded voice)")
-    serve.add_argument("--device", default=None, help="torch device for --model, e.g. cuda:0")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    keys = serve.add_mutually_exclusive_group()
-    keys.add_argument(
-        "--api-key",
-        default=os.environ.get(API_KEY_ENV),
-        help=f"{key_help}; every local user can read a command line: prefer --api-key-file",
+    serve = commands.add_parser(
+        "serve",
+        help="run the engine server (one per GPU)",
+        description="Run the engine server. Every server setting is a flag below and an environment "
+        "variable named after it: --ws-idle-timeout-s 300 or VOICE_TTS_WS_IDLE_TIMEOUT_S=300 (the flag wins).",
     )
-    keys.add_argument("--api-key-file", help="file whose first line is the API key")
-    serve.add_argument(
+    # The server's settings come from its pydantic model, which only needs pydantic: importing it
+    # here loads no engine.
+    from engine.server.settings import add_setting_arguments
+
+    model = serve.add_argument_group("model")
+    model.add_argument(
+        "--model",
+        help="Qwen3-TTS checkpoint: a local folder or a Hugging Face Hub id such as "
+        "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice, taken from the Hub cache or downloaded into it "
+        "(HF_HUB_OFFLINE=1: the cache only; HF_TOKEN for gated repositories) (default: the embedded voice)",
+    )
+    model.add_argument("--revision", help="with a Hub id: a branch, tag or commit (default: main)")
+    model.add_argument("--device", default=None, help="torch device for --model, e.g. cuda:0")
+    model.add_argument(
         "--voices-dir", help="where cloned voices are kept (default: voice-tts/voices in the user's data dir)"
     )
-    serve.add_argument(
-        "--lexicon",
-        metavar="FILE",
-        help="server-wide pronunciation dictionary, JSON or CSV: rules like "
-        '{"match": "SQL", "say": "sequel"} (a turn\'s own rules come first)',
-    )
-    serve.add_argument(
+    model.add_argument(
         "--max-streams",
         type=positive_int,
         metavar="N",
@@ -343,28 +344,27 @@ def build_parser() -> argparse.ArgumentParser:
         "before serving (default 64; one H200 keeps 512 real-time); admission by measured headroom "
         "may refuse streams below it",
     )
-    serve.add_argument(
+    model.add_argument(
         "--max-context",
         type=positive_int,
         metavar="ROWS",
         help="a --model stream's talker rows, prompt and frames at 12.5 a second (default 2048, "
         "about 2.6 min); with --max-streams it sizes the KV cache",
     )
-    serve.add_argument("--log-level", default="info")
-    serve.add_argument(
-        "--drain-timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="on SIGTERM/SIGINT, how long running turns may take to finish (default 30)",
+    model.add_argument(
+        "--lexicon",
+        metavar="FILE",
+        help="server-wide pronunciation dictionary, JSON or CSV: rules like "
+        '{"match": "SQL", "say": "sequel"} (a turn\'s own rules come first)',
     )
-    serve.add_argument(
-        "--usage-log", metavar="FILE", help="append one JSON line per finished stream to FILE"
-    )
-    serve.add_argument(
+    model.add_argument(
         "--replicas",
         type=replica_count,
         help="run N engine replicas (or 'auto': one per GPU) behind one port with Ray Serve",
+    )
+    settings = add_setting_arguments(serve)
+    settings["server"].add_argument(
+        "--api-key-file", metavar="FILE", help="file whose first line is the API key (instead of --api-key)"
     )
     serve.set_defaults(handler=run_serve)
 
@@ -389,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     voices.set_defaults(handler=lambda args: asyncio.run(run_voices(args)))
     voice_commands = voices.add_subparsers(dest="voice_command")
     add = voice_commands.add_parser(
-        "add", help="clone a voice from a 1-30 s reference recording (needs a Base checkpoint)"
+        "add", help="clone a voice from a reference recording of up to 30 s (needs a Base checkpoint; "
+        "the server's minimum is its --min-voice-reference-s, 1 s by default)"
     )
     add.add_argument("name", help="the voice's name (letters, digits, '_', '-', '.'); its id is the name lower-cased")
     add.add_argument("reference", type=Path, help="WAV, FLAC or OGG file")

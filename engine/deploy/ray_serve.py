@@ -67,8 +67,11 @@ class EngineAppArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    # Qwen3-TTS checkpoint folder, present on every node; None: the embedded voice.
+    # Qwen3-TTS checkpoint folder, present on every node, or a Hugging Face Hub id (each node
+    # resolves it in its own Hub cache); None: the embedded voice.
     model: str | None = None
+    # With a Hub id: a branch, tag or commit (None: main).
+    revision: str | None = None
     # torch device inside a replica: a GPU replica sees its one GPU as cuda:0.
     device: str | None = None
     # Where a model's cloned voices are kept; replicas see the same voices only if they share it.
@@ -85,6 +88,9 @@ class EngineAppArgs(BaseModel):
     # Concurrent streams per replica before new turns are refused (default: the engine's own).
     capacity: int | None = Field(default=None, ge=1)
     warmup_text: str = ServerSettings().warmup_text
+    # Every other ServerSettings field a replica's server takes (timeouts, limits); host and
+    # port belong to Serve's proxy.
+    server: dict[str, Any] = Field(default_factory=dict)
     replicas: int = Field(default=1, ge=1)
     num_gpus: float = Field(default=0, ge=0)
     num_cpus: float = Field(default=1, ge=0)
@@ -101,6 +107,11 @@ class EngineAppArgs(BaseModel):
     def streams_per_replica(self) -> int | None:
         """The streams a replica admits, where the arguments say (the server's cap, else the engine's)."""
         return self.capacity or self.max_streams
+
+    @model_validator(mode="after")
+    def _server_settings_are_valid(self) -> "EngineAppArgs":
+        self.server_settings()
+        return self
 
     @model_validator(mode="after")
     def _connections_above_streams(self) -> "EngineAppArgs":
@@ -120,7 +131,7 @@ class EngineAppArgs(BaseModel):
 
     def server_settings(self) -> ServerSettings:
         return ServerSettings(
-            api_key=self.api_key, capacity=self.capacity, warmup_text=self.warmup_text
+            **{**self.server, "api_key": self.api_key, "capacity": self.capacity, "warmup_text": self.warmup_text}
         )
 
 
@@ -267,7 +278,9 @@ class EngineReplica:
     """One engine and its server app, reporting its load to the fleet and to Serve's router."""
 
     async def __init__(self, fleet: DeploymentHandle, args: EngineAppArgs) -> None:
-        self._engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context)
+        self._engine = load_engine(
+            args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision
+        )
         lexicon = Lexicon.load(args.lexicon) if args.lexicon else None
         self._app = create_app(self._engine, settings=args.server_settings(), lexicon=lexicon)
         self._state: ServerState = self._app.state.server

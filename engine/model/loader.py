@@ -1,4 +1,4 @@
-"""Loading an official Qwen3-TTS checkpoint folder onto a device.
+"""Loading an official Qwen3-TTS checkpoint folder (or a Hugging Face Hub id: `hub`) onto a device.
 
 Layout (as published on the Hugging Face hub):
 
@@ -33,6 +33,7 @@ from engine.model.code_predictor import CodePredictor
 from engine.model.codec import CodecDecoder
 from engine.model.config import read_config, read_generation_config
 from engine.model.errors import CheckpointError
+from engine.model.hub import checkpoint_folder
 from engine.model.talker import Talker
 from engine.model.text import TOKENIZER_FILES, Split, TextTokenizer
 from engine.model.tts_model import Qwen3TTS
@@ -70,12 +71,12 @@ def load_model(
     *,
     split: Split = "official",
     progress: bool | None = None,
+    revision: str | None = None,
 ) -> Qwen3TTS:
-    """Load a checkpoint folder. dtype defaults to bfloat16 on CUDA and float32 elsewhere;
-    progress=None shows a progress bar only for large loads."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise CheckpointError(f"{folder}: checkpoint folder does not exist")
+    """Load a checkpoint folder, or the Hub repository `folder` names (such as
+    "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice") at `revision`. dtype defaults to bfloat16 on CUDA and
+    float32 elsewhere; progress=None shows a progress bar only for large loads."""
+    folder = checkpoint_folder(folder, revision)
     _check_files(folder)
     device = torch.device(device)
     if device.type == "cuda" and device.index is None:

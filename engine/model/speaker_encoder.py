@@ -103,6 +103,15 @@ class SpeakerEncoder:
         self.cfg = cfg
         self.w = {k: v for k, v in w.items() if k.startswith("speaker_encoder.")}
 
+    @property
+    def min_samples(self) -> int:
+        """The shortest recording (at `sample_rate`) the official computation is defined on:
+        every reflection pad, the STFT's and each dilated convolution's, must be shorter than what
+        it pads (53 ms at 24 kHz for the published kernels and dilations)."""
+        cfg, pad = self.cfg, (N_FFT - HOP) // 2
+        frames = 1 + max(-(-dilation * (kernel - 1) // 2) for kernel, dilation in zip(cfg.kernel_sizes, cfg.dilations))
+        return max(pad + 1, (frames - 1) * HOP + N_FFT - 2 * pad)
+
     def mel(self, audio: Tensor) -> Tensor:
         """The encoder's input [frames, mel_dim] for audio at the encoder's sample rate."""
         return log_mel(audio, self.cfg.sample_rate, self.cfg.mel_dim)

@@ -16,7 +16,11 @@ In the prompt (see `prompt`) the x-vector takes the speaker row in both modes. A
 prepends its transcript to the text track and adds one codec row per reference frame after
 `codec_bos` (the frame's codebook-embedding sum, as for generated frames).
 
-`check_reference` is where a recording is refused, with a message a user can act on.
+`check_reference` is where a recording is refused, with a message a user can act on. Its only
+lower bound on length is the one the official computation has (`SpeakerEncoder.min_samples`):
+a product minimum for uploaded voices is the server's (`ServerSettings.min_voice_reference_s`).
+The upper bound keeps an ICL prompt's reference frames (12.5 a second) a small part of the
+talker's context.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from engine.model.codec import CodecState
 from engine.model.tts_model import Qwen3TTS
 
 CloneMode = Literal["x_vector", "icl"]
-MIN_REFERENCE_SECONDS, MAX_REFERENCE_SECONDS = 1.0, 30.0
+MAX_REFERENCE_SECONDS = 30.0
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 192000
 # Below this peak (-60 dBFS) a recording carries no voice to clone.
 SILENCE_PEAK = 1e-3
@@ -55,8 +59,16 @@ class ClonePrompt:
         return self.mode == "icl"
 
 
-def check_reference(audio: np.ndarray, sample_rate: int) -> np.ndarray:
-    """Validate a reference recording and return it mono float32. Raises ValueError."""
+def min_reference_seconds(model: Qwen3TTS) -> float:
+    """The shortest reference `model` clones from, as the official code: what its speaker
+    encoder's reflection pads need."""
+    encoder = model.speaker_encoder
+    return encoder.min_samples / encoder.cfg.sample_rate
+
+
+def check_reference(audio: np.ndarray, sample_rate: int, min_seconds: float) -> np.ndarray:
+    """Validate a reference recording of at least `min_seconds` and return it mono float32.
+    Raises ValueError."""
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)):
         raise ValueError(f"sample rate must be an integer, got {sample_rate!r}")
     if not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
@@ -73,8 +85,8 @@ def check_reference(audio: np.ndarray, sample_rate: int) -> np.ndarray:
     if not np.isfinite(audio).all():
         raise ValueError("reference audio contains NaN or infinite samples")
     seconds = len(audio) / sample_rate
-    if seconds < MIN_REFERENCE_SECONDS:
-        raise ValueError(f"reference is {seconds:.2f} s long; at least {MIN_REFERENCE_SECONDS:g} s is needed")
+    if seconds < min_seconds:
+        raise ValueError(f"reference is {seconds:.3f} s long; the speaker encoder needs at least {min_seconds:.3f} s")
     if seconds > MAX_REFERENCE_SECONDS:
         raise ValueError(f"reference is {seconds:.1f} s long; at most {MAX_REFERENCE_SECONDS:g} s is accepted")
     if float(np.abs(audio).max()) < SILENCE_PEAK:
@@ -97,7 +109,7 @@ def make_clone_prompt(
         raise ValueError(f"this checkpoint ({c.tts_model_type} {c.tts_model_size}) cannot clone voices; load a Base checkpoint")
     if ref_text is not None and not ref_text.strip():
         raise ValueError("the reference transcript is empty; leave it out for an x-vector-only voice")
-    audio = check_reference(audio, sample_rate)
+    audio = check_reference(audio, sample_rate, min_reference_seconds(model))
     audio_24k = torch.from_numpy(resample_reference(audio, int(sample_rate), model.config.codec_encoder.sample_rate))
     ref_ids: tuple[int, ...] = ()
     if ref_text is not None:

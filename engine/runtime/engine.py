@@ -27,9 +27,13 @@ class Engine:
         dtype: Any = None,
         max_streams: int = 64,
         memory_budget: int | None = None,
+        revision: str | None = None,
         **options: Any,
     ):
-        """The Qwen3-TTS engine on a checkpoint folder in the official layout.
+        """The Qwen3-TTS engine on a checkpoint folder in the official layout, or on a Hugging Face
+        Hub id such as "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice" at `revision` (a branch, tag or
+        commit; None: main), taken from the Hub cache or downloaded into it (`HF_HUB_OFFLINE=1`:
+        the cache only; `HF_TOKEN` for gated repositories).
 
         device: "cuda:0", "cpu", ... (None: the first GPU if there is one, else the CPU);
         dtype: None picks bfloat16 on CUDA and float32 on the CPU; max_streams caps the streams
@@ -42,5 +46,11 @@ class Engine:
         if device is None:
             device = "cuda:0" if torch.cuda.is_available() else "cpu"
         return Qwen3Engine.from_pretrained(
-            model_dir, device=device, dtype=dtype, max_streams=max_streams, memory_budget=memory_budget, **options
+            model_dir,
+            device=device,
+            dtype=dtype,
+            max_streams=max_streams,
+            memory_budget=memory_budget,
+            revision=revision,
+            **options,
         )

@@ -31,7 +31,7 @@ from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.model.tts_model import Qwen3TTS
-from engine.model.voice_clone import MAX_REFERENCE_SECONDS, MIN_REFERENCE_SECONDS, make_clone_prompt
+from engine.model.voice_clone import MAX_REFERENCE_SECONDS, make_clone_prompt, min_reference_seconds
 from engine.runtime.convolution_cache import ConvolutionChoices, default_cache_dir
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
@@ -146,15 +146,17 @@ class Qwen3Engine:
         dtype: torch.dtype | None = None,
         max_streams: int = 64,
         memory_budget: int | None = None,
+        revision: str | None = None,
         **options: Any,
     ) -> Qwen3Engine:
-        """Load a checkpoint folder and start the engine. `options` are `EngineSettings` fields
-        (`max_context`, `use_graphs`, `fused_kernels`, ...) or `LoopSettings` fields (`chunks`, ...)."""
+        """Load a checkpoint folder, or a Hugging Face Hub id at `revision` (see `engine.model.hub`),
+        and start the engine. `options` are `EngineSettings` fields (`max_context`, `use_graphs`,
+        `fused_kernels`, ...) or `LoopSettings` fields (`chunks`, ...)."""
         loop_fields = set(LoopSettings.__dataclass_fields__)
         loop = replace(LoopSettings(), **{k: v for k, v in options.items() if k in loop_fields})
         engine_options = {k: v for k, v in options.items() if k not in loop_fields}
         settings = EngineSettings(max_streams=max_streams, memory_budget=memory_budget, loop=loop, **engine_options)
-        return cls(load_model(path, device, dtype), settings)
+        return cls(load_model(path, device, dtype, revision=revision), settings)
 
     def _warm_up(self, rows: int) -> float:
         """Capture the graphs of up to `rows` streams (nothing without CUDA graphs); -> seconds taken."""
@@ -243,7 +245,9 @@ class Qwen3Engine:
         if not self.model.config.supports_cloning:
             return None
         return VoiceCloning(
-            modes=["x_vector", "icl"], min_reference_seconds=MIN_REFERENCE_SECONDS, max_reference_seconds=MAX_REFERENCE_SECONDS
+            modes=["x_vector", "icl"],
+            min_reference_seconds=min_reference_seconds(self.model),
+            max_reference_seconds=MAX_REFERENCE_SECONDS,
         )
 
     def capabilities(self) -> dict[str, Any]:
@@ -357,7 +361,8 @@ class Qwen3Engine:
     # ---- cloned voices ------------------------------------------------------------------------
 
     def create_voice(self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None) -> dict[str, Any]:
-        """Clone a voice from a reference recording (1-30 s, mono or mixed down) and save it in the
+        """Clone a voice from a reference recording (from `voice_cloning.min_reference_seconds`, as
+        the official code, to 30 s; mono or mixed down) and save it in the
         voice store: ICL when its transcript `text` is given, x-vector only otherwise. Returns
         {"id", "name", "mode", "created_at"}. Raises ValueError for bad input (nothing is saved)
         and OSError when the voices directory cannot be written. The encoders run on the engine's

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 
 from engine.server.app import create_app
 from engine.server.runner import serve
-from engine.server.settings import ServerSettings
+from engine.server.settings import ServerSettings, SettingError, settings_from
 from voice_tts.tn import Lexicon, LexiconError
 
 
@@ -26,16 +27,19 @@ def load_engine(
     voices_dir: str | None = None,
     max_streams: int | None = None,
     max_context: int | None = None,
+    revision: str | None = None,
 ):
-    """The engine a server runs: the Qwen3-TTS checkpoint in `model`, else the embedded voice.
-    `max_streams`: streams served at once (None: the engine's default); `max_context`: a Qwen3
-    stream's talker rows (None: the engine's default)."""
+    """The engine a server runs: the Qwen3-TTS checkpoint `model` (a folder or a Hub id at
+    `revision`), else the embedded voice. `max_streams`: streams served at once (None: the
+    engine's default); `max_context`: a Qwen3 stream's talker rows (None: the engine's default)."""
     from engine import Engine
 
     check_context_option(model, max_context)
     if model is None:
+        if revision is not None:
+            raise ServeError("--revision names a revision of a Hub --model: it needs --model")
         return Engine.embedded() if max_streams is None else Engine.embedded(capacity=max_streams)
-    given = {"voices_dir": voices_dir, "max_streams": max_streams, "max_context": max_context}
+    given = {"voices_dir": voices_dir, "max_streams": max_streams, "max_context": max_context, "revision": revision}
     options = {name: value for name, value in given.items() if value is not None}
     try:
         return Engine.from_pretrained(model, device=device, **options)
@@ -48,17 +52,29 @@ def check_context_option(model: str | None, max_context: int | None) -> None:
         raise ServeError("--max-context sets a Qwen3-TTS model's rows per stream: it needs --model")
 
 
-def server_api_key(args: argparse.Namespace) -> str | None:
-    """`--api-key-file` (the first line), else `--api-key` / $VOICE_TTS_API_KEY."""
-    if args.api_key_file is None:
-        return args.api_key
+def server_settings(args: argparse.Namespace) -> ServerSettings:
+    """The flags, else the environment variables, else the defaults (`settings.settings_from`);
+    the API key from `--api-key-file` when one is given."""
     try:
-        with open(args.api_key_file, encoding="utf-8") as file:
+        settings = settings_from(args, os.environ)
+    except SettingError as exc:
+        raise ServeError(str(exc)) from exc
+    if args.api_key_file is None:
+        return settings
+    if args.api_key is not None:
+        raise ServeError("give the API key with --api-key or --api-key-file, not both")
+    return settings.model_copy(update={"api_key": file_api_key(args.api_key_file)})
+
+
+def file_api_key(path: str) -> str:
+    """The first line of the API key file."""
+    try:
+        with open(path, encoding="utf-8") as file:
             key = file.readline().strip()
     except OSError as exc:
         raise ServeError(f"cannot read the API key file: {exc}") from exc
     if not key:
-        raise ServeError(f"the API key file {args.api_key_file} is empty")
+        raise ServeError(f"the API key file {path} is empty")
     return key
 
 
@@ -73,6 +89,7 @@ def server_lexicon(args: argparse.Namespace) -> Lexicon | None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    settings = server_settings(args)
     if args.replicas is not None:
         # Ray only for `--replicas`: one engine per replica, behind Ray Serve.
         from engine.deploy.ray_serve import EngineAppArgs, serve_locally
@@ -81,27 +98,23 @@ def run_serve(args: argparse.Namespace) -> int:
         check_context_option(args.model, args.max_context)
         app_args = EngineAppArgs(
             model=args.model,
+            revision=args.revision,
             device=args.device,
             voices_dir=args.voices_dir,
             lexicon=args.lexicon,
-            api_key=server_api_key(args),
+            api_key=settings.api_key,
             max_streams=args.max_streams,
             max_context=args.max_context,
+            capacity=settings.capacity,
+            warmup_text=settings.warmup_text,
+            server=settings.model_dump(exclude={"host", "port", "api_key", "capacity", "warmup_text"}, exclude_defaults=True),
         )
-        serve_locally(app_args, args.replicas or None, args.host, args.port)
+        serve_locally(app_args, args.replicas or None, settings.host, settings.port)
         return 0
     # The server's own messages (drain, dropped clients, engine faults) beside uvicorn's.
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(message)s")
-    settings = ServerSettings(
-        host=args.host,
-        port=args.port,
-        api_key=server_api_key(args),
-        log_level=args.log_level,
-        usage_log=args.usage_log,
-        drain_timeout_s=args.drain_timeout,
-    )
+    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s:     %(message)s")
     lexicon = server_lexicon(args)
-    engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context)
+    engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision)
     try:
         return serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:

@@ -1,65 +1,209 @@
-"""What an operator can set on the engine server."""
+"""What an operator can set on the engine server, and how: every `ServerSettings` field is a
+`voice-tts serve` flag (`--ws-idle-timeout-s 300`) and an environment variable
+(`VOICE_TTS_WS_IDLE_TIMEOUT_S=300`), both made here from the model's fields, so a new field
+is reachable from the command line the moment it exists. A flag wins over the variable, the
+variable over the default; each value is checked by the field's own rules."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ENV_PREFIX = "VOICE_TTS_"
+# The groups of `voice-tts serve --help`, in order.
+GROUPS = {
+    "server": "server",
+    "connections": "connections and HTTP requests",
+    "clients": "WebSocket clients",
+    "turns": "paused and resumed turns",
+    "voices": "cloned voices",
+}
+
+
+def _setting(default: Any, group: str, description: str, **rules: Any) -> Any:
+    """A ServerSettings field with its help text and its group in `voice-tts serve --help`."""
+    return Field(default=default, description=description, json_schema_extra={"group": group}, **rules)
 
 
 class ServerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host: str = "127.0.0.1"
-    port: int = Field(default=8000, ge=0, le=65535)
+    host: str = _setting("127.0.0.1", "server", "address to listen on (0.0.0.0: every interface)")
+    port: int = _setting(8000, "server", "port to listen on (0: any free port)", ge=0, le=65535)
     # None: no authentication (the default bind address is loopback-only).
-    api_key: str | None = None
-    # Largest client message the server reads and answers; a larger one gets `message_too_large`.
-    max_message_bytes: int = Field(default=64 * 1024, ge=1024)
-    # Open connections (HTTP and WebSocket together); past it a new one gets 503 and is closed.
-    max_connections: int = Field(default=2048, ge=1)
-    # How long a connection may take to send a request's headers (then 408 and closed).
-    header_timeout_s: float = Field(default=10.0, gt=0)
-    # How long a WebSocket may stay open without a running turn (then closed with 4408).
-    ws_idle_timeout_s: float = Field(default=120.0, gt=0)
-    # On SIGTERM/SIGINT, how long running streams may take to finish before they are ended.
-    drain_timeout_s: float = Field(default=30.0, ge=0)
-    # Largest HTTP request body; a larger one gets 413 before it is read.
-    max_request_bytes: int = Field(default=1024 * 1024, ge=1024)
-    # Largest voice upload (POST /v1/voices: a 1-30 s reference recording and its fields).
-    max_voice_upload_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
-    # How long an HTTP request's body may take to arrive (408 after that).
-    body_timeout_s: float = Field(default=10.0, gt=0)
-    # A client more than this far behind real time in taking a turn's audio (or this long
-    # without taking a message) is dropped: close 1008 `slow_consumer`, its slot freed.
-    max_client_lag_s: float = Field(default=5.0, gt=0)
-    # Kernel send buffer of a WebSocket, and as much again in the server; with the lag above,
-    # it bounds the audio queued for a client that does not read.
-    ws_send_buffer_bytes: int = Field(default=64 * 1024, ge=4096)
-    # Messages one WebSocket may send a second on average, and at once; a client sending
-    # faster is read more slowly (nothing is dropped).
-    max_messages_per_s: float = Field(default=200.0, gt=0)
-    message_burst: int = Field(default=500, ge=1)
-    # Text characters one turn (or one HTTP speech request) may carry in total.
-    max_turn_text_chars: int = Field(default=100_000, ge=1)
+    api_key: str | None = _setting(
+        None, "server", "API key clients must send; every local user can read a command line: prefer --api-key-file"
+    )
     # Concurrent streams (WebSocket turns and HTTP requests) before new ones are refused;
     # None takes the engine's own `capacity` when it has one.
-    capacity: int | None = Field(default=None, ge=1)
+    capacity: int | None = _setting(
+        None, "server", "concurrent streams before new ones are refused; none: the engine's capacity", ge=1
+    )
     # Text spoken once at startup so that /ready only answers 200 on a warm engine.
-    warmup_text: str = "Ready."
-    # A paused turn not resumed within this ends itself (`done`, reason "pause_timeout").
-    pause_timeout_s: float = Field(default=30.0, gt=0)
-    # Audio a paused turn reads ahead from the engine before the engine stream waits.
-    pause_lookahead_s: float = Field(default=2.0, gt=0)
-    # A resumable turn whose socket dropped waits this long for `reconnect` (then it ends).
-    resume_timeout_s: float = Field(default=30.0, gt=0)
-    # Audio a resumable turn keeps for a reconnect: unacknowledged audio beyond it is
-    # forgotten, and a turn without a socket waits once it has this much unsent.
-    resume_buffer_s: float = Field(default=30.0, gt=0)
-    # Where one JSON line per finished stream is appended (None: no usage log).
-    usage_log: str | None = None
-    log_level: str = "info"
+    warmup_text: str = _setting("Ready.", "server", "text spoken once at startup; /ready answers 200 after it")
+    drain_timeout_s: float = _setting(
+        30.0, "server", "on SIGTERM/SIGINT, how long running streams may take to finish before they are ended", ge=0
+    )
+    usage_log: str | None = _setting(None, "server", "append one JSON line per finished stream to this file")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = _setting(
+        "info", "server", "the server's log level"
+    )
+
+    max_connections: int = _setting(
+        2048, "connections", "open connections (HTTP and WebSocket together); past it a new one gets 503", ge=1
+    )
+    header_timeout_s: float = _setting(
+        10.0, "connections", "how long a connection may take to send a request's headers (then 408)", gt=0
+    )
+    body_timeout_s: float = _setting(10.0, "connections", "how long an HTTP request's body may take to arrive (then 408)", gt=0)
+    max_request_bytes: int = _setting(
+        1024 * 1024, "connections", "largest HTTP request body; a larger one gets 413 before it is read", ge=1024
+    )
+    ws_idle_timeout_s: float = _setting(
+        120.0, "connections", "how long a WebSocket may stay open without a running turn (then closed with 4408)", gt=0
+    )
+
+    max_message_bytes: int = _setting(
+        64 * 1024, "clients", "largest WebSocket message the server reads; a larger one gets message_too_large", ge=1024
+    )
+    max_turn_text_chars: int = _setting(
+        100_000, "clients", "text characters one turn (or one HTTP speech request) may carry in total", ge=1
+    )
+    # A client sending faster is read more slowly (nothing is dropped).
+    max_messages_per_s: float = _setting(
+        200.0, "clients", "messages one WebSocket may send a second on average (faster ones are read more slowly)", gt=0
+    )
+    message_burst: int = _setting(500, "clients", "messages one WebSocket may send at once", ge=1)
+    # The slot of a dropped client is freed (close 1008 `slow_consumer`).
+    max_client_lag_s: float = _setting(
+        5.0, "clients", "a client this far behind real time in taking a turn's audio (or this long without taking a message) is dropped", gt=0
+    )
+    # With the lag above, it bounds the audio queued for a client that does not read.
+    ws_send_buffer_bytes: int = _setting(
+        64 * 1024, "clients", "kernel send buffer of a WebSocket, and as much again queued in the server", ge=4096
+    )
+
+    pause_timeout_s: float = _setting(
+        30.0, "turns", "a paused turn not resumed within this ends itself (reason pause_timeout)", gt=0
+    )
+    pause_lookahead_s: float = _setting(
+        2.0, "turns", "audio a paused turn reads ahead from the engine before the engine stream waits", gt=0
+    )
+    resume_timeout_s: float = _setting(
+        30.0, "turns", "how long a resumable turn whose socket dropped waits for reconnect (then it ends)", gt=0
+    )
+    # Unacknowledged audio beyond it is forgotten, and a turn without a socket waits once it has
+    # this much unsent.
+    resume_buffer_s: float = _setting(30.0, "turns", "audio a resumable turn keeps for a reconnect", gt=0)
+
+    max_voice_upload_bytes: int = _setting(
+        16 * 1024 * 1024, "voices", "largest voice upload (POST /v1/voices); a larger one gets 413 before it is read", ge=1024
+    )
+    # The model clones from far less (as the official code: about 0.05 s), but a voice made from
+    # under a second of speech rarely sounds like its speaker; 0 takes what the model takes.
+    min_voice_reference_s: float = _setting(
+        1.0, "voices", "shortest reference recording an upload may carry (400 invalid_audio below it)", ge=0
+    )
 
     @property
     def hard_frame_limit(self) -> int:
         """Frames above this are refused by the WebSocket layer itself (close 1009) before the
         server can read them; between `max_message_bytes` and this they get an `error` event."""
         return self.max_message_bytes * 16
+
+
+# Command line and environment --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingOption:
+    """One ServerSettings field as `voice-tts serve` takes it."""
+
+    field: str
+    flag: str
+    env: str
+    group: str
+    help: str
+    metavar: str
+
+
+def _metavar(name: str, annotation: Any) -> str:
+    if get_origin(annotation) is Literal:
+        return "{" + ",".join(get_args(annotation)) + "}"
+    if name.endswith("_bytes"):
+        return "BYTES"
+    if name.endswith("_per_s"):
+        return "PER_SECOND"
+    if name.endswith("_s"):
+        return "SECONDS"
+    return {int: "N", float: "NUMBER"}.get(next(t for t in (*get_args(annotation), annotation) if t is not type(None)), "TEXT")
+
+
+SETTING_OPTIONS = tuple(
+    SettingOption(
+        field=name,
+        flag="--" + name.replace("_", "-"),
+        env=ENV_PREFIX + name.upper(),
+        group=info.json_schema_extra["group"],
+        help=info.description,
+        metavar=_metavar(name, info.annotation),
+    )
+    for name, info in ServerSettings.model_fields.items()
+)
+
+
+class SettingError(ValueError):
+    """A flag or environment variable with a value its field refuses; the message names both."""
+
+
+def checked_value(field: str, text: str) -> Any:
+    """`text` as the value of `field`, by the field's own rules; ValueError says why not."""
+    try:
+        return getattr(ServerSettings.model_validate({field: text}), field)
+    except ValidationError as e:
+        raise ValueError("; ".join(error["msg"] for error in e.errors())) from None
+
+
+def add_setting_arguments(parser: argparse.ArgumentParser) -> dict[str, argparse._ArgumentGroup]:
+    """One flag per ServerSettings field, in GROUPS; returns the argument groups by key so that
+    the caller can put its own flags beside them. A flag left out stays None (see
+    `settings_from`)."""
+    groups = {key: parser.add_argument_group(title) for key, title in GROUPS.items()}
+    defaults = ServerSettings()
+    for option in SETTING_OPTIONS:
+
+        def parse(text: str, field: str = option.field) -> Any:
+            try:
+                return checked_value(field, text)
+            except ValueError as e:
+                raise argparse.ArgumentTypeError(f"{text!r}: {e}") from None
+
+        default = getattr(defaults, option.field)
+        groups[option.group].add_argument(
+            option.flag,
+            dest=option.field,
+            type=parse,
+            metavar=option.metavar,
+            help=f"{option.help} (default {'none' if default is None else default}; ${option.env})",
+        )
+    return groups
+
+
+def settings_from(flags: argparse.Namespace, environ: Mapping[str, str]) -> ServerSettings:
+    """The settings of `voice-tts serve`: each field from its flag, else its environment
+    variable, else its default. Raises SettingError naming a bad variable."""
+    values = {}
+    for option in SETTING_OPTIONS:
+        flagged = getattr(flags, option.field, None)
+        if flagged is not None:
+            values[option.field] = flagged
+        elif option.env in environ:
+            try:
+                values[option.field] = checked_value(option.field, environ[option.env])
+            except ValueError as e:
+                raise SettingError(f"{option.env}={environ[option.env]!r}: {e}") from None
+    return ServerSettings(**values)

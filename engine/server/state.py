@@ -144,6 +144,13 @@ class ServerState:
         measure = getattr(self.engine, "headroom", None)
         return Headroom(**measure()) if callable(measure) else None
 
+    def _voice_cloning(self) -> VoiceCloning | None:
+        """The engine's cloning limits, with the server's minimum for uploads where it is higher."""
+        cloning = self.description.voice_cloning
+        if cloning is None or cloning.min_reference_seconds >= self.settings.min_voice_reference_s:
+            return cloning
+        return cloning.model_copy(update={"min_reference_seconds": self.settings.min_voice_reference_s})
+
     def capabilities(self) -> Capabilities:
         return Capabilities(
             backend=self.description.backend,
@@ -155,6 +162,6 @@ class ServerState:
             features=list(FEATURES) + [f for f in self.description.features if f not in FEATURES],
             capacity=self.slots.capacity,
             active_streams=self.slots.active,
-            voice_cloning=self.description.voice_cloning,
+            voice_cloning=self._voice_cloning(),
             headroom=self._headroom(),
         )

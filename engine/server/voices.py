@@ -6,7 +6,8 @@ in `audio_sample` (WAV, FLAC or OGG; `file` is accepted too), the voice's `name`
 `ref_text`, the recording's transcript (given: an in-context "icl" voice; left out: an x-vector
 voice). The body is refused with 413 before it is read whole when it is over
 `max_voice_upload_bytes`. Every refusal names what is wrong and leaves the voice store unchanged:
-not audio, unreadable or truncated files, too short or too long, silence, absurd sample rates,
+not audio, unreadable or truncated files, too short (under the server's `min_voice_reference_s`,
+or under what the model can clone from) or too long, silence, absurd sample rates,
 duplicate names, deleting a preset, an engine that cannot clone, an unwritable voices directory.
 Several channels are mixed down to one, as the official reference loader does.
 """
@@ -46,6 +47,16 @@ def decode_audio(data: bytes) -> tuple[np.ndarray, int]:
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as e:
         raise BadUpload(f"not a readable audio file (WAV, FLAC or OGG): {e}") from e
     return audio, int(sample_rate)
+
+
+def check_length(audio: np.ndarray, sample_rate: int, min_seconds: float) -> None:
+    """The server's minimum for uploaded voices (the model's own limits are the engine's)."""
+    seconds = len(audio) / sample_rate
+    if seconds < min_seconds:
+        raise BadUpload(
+            f"the reference is {seconds:.2f} s long; this server makes voices from at least {min_seconds:g} s "
+            "of speech (its min_voice_reference_s)"
+        )
 
 
 def _check_wav_length(data: bytes) -> None:
@@ -112,6 +123,7 @@ class VoicesEndpoint:
         try:
             name, ref_text, data = await _read_upload(request, body, limit)
             audio, sample_rate = decode_audio(data)
+            check_length(audio, sample_rate, state.settings.min_voice_reference_s)
         except BadUpload as e:
             return openai_error(400, str(e), ErrorCode.INVALID_AUDIO)
         try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hub_cache import lay_out_hub_cache
 from server_harness import ws_connect
 
 KEY = "file-kept-s3cret"
@@ -27,11 +28,11 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
-        env = {k: v for k, v in os.environ.items() if k != "VOICE_TTS_API_KEY"}
+        env = {k: v for k, v in os.environ.items() if k != "VOICE_TTS_API_KEY"} | (env or {})
         self.process = subprocess.Popen(
             [sys.executable, "-m", "voice_tts.cli", "serve", "--port", str(self.port), *args],
             env=env,
@@ -99,6 +100,52 @@ def test_max_streams_sets_the_capacity_the_server_reports(model, tiny_checkpoint
         server.stop()
 
 
+async def test_settings_reach_the_server_from_flags_and_environment_variables():
+    server = ServeProcess("--ws-idle-timeout-s", "0.5", env={"VOICE_TTS_MAX_TURN_TEXT_CHARS": "10"})
+    try:
+        server.wait_ready()
+        async with ws_connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"type": "start"}))
+            assert (await next_json(ws))["type"] == "started"
+            await ws.send(json.dumps({"type": "text", "text": "More than ten characters."}))
+            assert (await next_json(ws))["code"] == "text_too_long"
+        async with ws_connect(server.ws_url) as idle:
+            await asyncio.wait_for(idle.wait_closed(), 30)
+            assert idle.close_code == 4408
+    finally:
+        server.stop()
+
+
+HUB_ID = "voice-tts-tests/Qwen3-TTS-tiny-CustomVoice"
+
+
+def test_a_hub_id_serves_offline_from_a_prepared_cache(tiny_checkpoint, tmp_path):
+    lay_out_hub_cache(tmp_path, HUB_ID, tiny_checkpoint)
+    offline = {"HF_HUB_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    server = ServeProcess("--model", HUB_ID, "--device", "cpu", "--max-context", "256", "--max-streams", "2", env=offline)
+    try:
+        server.wait_ready(timeout=120)
+        capabilities = httpx.get(server.url + "/v1/capabilities").json()
+        assert (capabilities["backend"], capabilities["model"]) == ("qwen3", "Qwen3-TTS-12Hz-1.7B-CustomVoice")
+        speech = httpx.post(
+            server.url + "/v1/audio/speech",
+            json={"model": "tts-1", "input": "Hello there.", "voice": "ryan", "response_format": "pcm"},
+            timeout=60,
+        )
+        assert speech.status_code == 200 and len(speech.content) > 0
+    finally:
+        server.stop()
+
+
+def test_a_hub_id_missing_offline_is_a_clear_error(tmp_path):
+    offline = {"HF_HUB_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    server = ServeProcess("--model", "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "--revision", "v2", env=offline)
+    assert server.process.wait(timeout=60) == 2
+    output = server.stop()
+    assert "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice (revision v2): not in the Hugging Face cache" in output
+    assert "HF_HUB_OFFLINE is set" in output and "Traceback" not in output
+
+
 async def next_json(ws) -> dict:
     while isinstance(frame := await asyncio.wait_for(ws.recv(), 30), bytes):
         pass
@@ -106,7 +153,7 @@ async def next_json(ws) -> dict:
 
 
 async def test_sigterm_drains_running_turns_then_exits_0():
-    server = ServeProcess("--drain-timeout", "30")
+    server = ServeProcess("--drain-timeout-s", "30")
     try:
         server.wait_ready()
         async with ws_connect(server.ws_url) as ws, ws_connect(server.ws_url) as late:
@@ -136,7 +183,7 @@ async def test_sigterm_drains_running_turns_then_exits_0():
 
 
 async def test_turns_still_running_at_the_drain_timeout_end_with_shutdown():
-    server = ServeProcess("--drain-timeout", "1")
+    server = ServeProcess("--drain-timeout-s", "1")
     try:
         server.wait_ready()
         async with ws_connect(server.ws_url) as ws:

@@ -6,6 +6,7 @@ import wave
 
 import pytest
 
+from engine.server.settings import GROUPS, SETTING_OPTIONS, ServerSettings, settings_from
 from voice_tts.cli import build_parser, llm_token_deltas, main
 
 TEXT = "Hello there, the CLI speaks 2 short sentences. Then it stops."
@@ -28,7 +29,8 @@ def test_token_deltas_keep_whitespace_and_vary_with_the_seed():
 
 def test_parser_defaults():
     serve = build_parser().parse_args(["serve"])
-    assert (serve.host, serve.port, serve.model, serve.device) == ("127.0.0.1", 8000, None, None)
+    assert (serve.model, serve.revision, serve.device) == (None, None, None)
+    assert settings_from(serve, {}) == ServerSettings()
     speak = build_parser().parse_args(["speak", "hi"])
     assert (speak.output, speak.tokens_per_second, speak.url) == ("out.wav", 30.0, None)
 
@@ -101,3 +103,93 @@ def test_voices_lists_the_embedded_voices(capsys):
 def test_tokens_per_second_must_be_positive(capsys):
     assert main(["speak", "hi", "--tokens-per-second", "0"]) == 2
     assert "must be positive" in capsys.readouterr().err
+
+
+# Every ServerSettings field is a serve flag and an environment variable ----------------------
+
+
+def other_value(field: str) -> object:
+    """A valid value of `field` other than its default."""
+    info = ServerSettings.model_fields[field]
+    default = info.default
+    if field == "log_level":
+        return "debug"
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int):
+        return default + 1
+    if isinstance(default, float):
+        return default * 2 + 0.5
+    if info.annotation in (int | None,):
+        return 7
+    return "a-value"
+
+
+@pytest.mark.parametrize("field", list(ServerSettings.model_fields))
+def test_each_setting_round_trips_through_its_flag(field):
+    value = other_value(field)
+    flag = "--" + field.replace("_", "-")
+    args = build_parser().parse_args(["serve", flag, str(value)])
+    assert getattr(settings_from(args, {}), field) == value
+
+
+@pytest.mark.parametrize("field", list(ServerSettings.model_fields))
+def test_each_setting_round_trips_through_its_environment_variable(field):
+    value = other_value(field)
+    args = build_parser().parse_args(["serve"])
+    settings = settings_from(args, {"VOICE_TTS_" + field.upper(): str(value)})
+    assert getattr(settings, field) == value
+    assert settings.model_dump(exclude={field}) == ServerSettings().model_dump(exclude={field})
+
+
+def test_a_flag_wins_over_its_environment_variable():
+    args = build_parser().parse_args(["serve", "--ws-idle-timeout-s", "300"])
+    assert settings_from(args, {"VOICE_TTS_WS_IDLE_TIMEOUT_S": "60"}).ws_idle_timeout_s == 300
+
+
+@pytest.mark.parametrize(
+    "flag, value, reason",
+    [
+        ("--ws-idle-timeout-s", "0", "Input should be greater than 0"),
+        ("--port", "eighty", "Input should be a valid integer"),
+        ("--port", "70000", "Input should be less than or equal to 65535"),
+        ("--log-level", "loud", "Input should be 'critical', 'error', 'warning', 'info', 'debug' or 'trace'"),
+        ("--max-message-bytes", "10", "Input should be greater than or equal to 1024"),
+    ],
+)
+def test_a_bad_flag_value_is_one_clear_line(flag, value, reason, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", flag, value])
+    assert exit_.value.code == 2
+    assert f"error: argument {flag}: {value!r}: {reason}" in capsys.readouterr().err
+
+
+def test_a_bad_environment_value_is_one_clear_line(monkeypatch, capsys):
+    monkeypatch.setenv("VOICE_TTS_MAX_CLIENT_LAG_S", "soon")
+    assert main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == "voice-tts: error: VOICE_TTS_MAX_CLIENT_LAG_S='soon': Input should be a valid number, unable to parse string as a number\n"
+
+
+def test_an_api_key_and_a_key_file_together_are_refused(tmp_path, capsys):
+    key_file = tmp_path / "key"
+    key_file.write_text("k\n")
+    assert main(["serve", "--api-key", "k", "--api-key-file", str(key_file), "--port", "0"]) == 2
+    assert "--api-key or --api-key-file, not both" in capsys.readouterr().err
+
+
+def test_serve_help_shows_every_setting_in_its_group(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    help_text = capsys.readouterr().out
+    sections = {}
+    for title in ["model", *GROUPS.values()]:
+        start = help_text.index(f"\n{title}:\n")
+        sections[title] = start
+    assert list(sections) == sorted(sections, key=sections.get), "groups out of order"
+    bounds = sorted(sections.values()) + [len(help_text)]
+    for option in SETTING_OPTIONS:
+        title = GROUPS[option.group]
+        section = help_text[sections[title] : bounds[bounds.index(sections[title]) + 1]]
+        assert f"  {option.flag} " in section and f"${option.env}" in section.replace("\n", "").replace(" ", ""), option.flag
+    assert "ws-idle-timeout-s" in help_text

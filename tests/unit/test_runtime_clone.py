@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+import torch
 from text_pieces import random_pieces
 
 from voice_tts.protocol import AudioChunk, Done, Error
@@ -136,7 +137,8 @@ def test_bad_references_are_refused_and_nothing_is_saved(engine, voices_dir):
     rate = 24000
     tone = (0.3 * np.sin(np.arange(2 * rate) * 2 * np.pi * 220 / rate)).astype(np.float32)
     bad = [
-        (tone[: rate // 2], rate, "at least 1 s"),
+        (tone[:1279], rate, "reference is 0.053 s long; the speaker encoder needs at least 0.053 s"),
+        (tone[:0], rate, "the speaker encoder needs at least"),
         (np.tile(tone, 16), rate, "at most 30 s"),
         (np.zeros(2 * rate, np.float32), rate, "silent"),
         (np.full(2 * rate, np.nan, np.float32), rate, "NaN"),
@@ -153,6 +155,38 @@ def test_bad_references_are_refused_and_nothing_is_saved(engine, voices_dir):
     with pytest.raises(ValueError, match="transcript is empty"):
         engine.create_voice("blank-text", tone, rate, "  ")
     assert sorted(p.name for p in voices_dir.iterdir()) == before
+
+
+# 0.72 s of ref_c.wav (24 kHz): whole codec frames, so the codec encoder, which is causal, gives
+# the official reference codes' first frames exactly; the STFT frames that end inside it are the
+# official speaker-encoder input's first frames.
+SHORT = 9 * 1920
+
+
+async def test_a_short_reference_clones_like_the_official(engine, base_checkpoint, cases):
+    """The official `generate_voice_clone` clones from 0.72 s (x-vector and ICL); so does the engine."""
+    audio, rate = sf.read(base_checkpoint / "golden" / "ref_c.wav", dtype="float32")
+    golden = np.load(base_checkpoint / "golden" / "D04_icl_en_english_stream_long.npz")
+    assert engine.capabilities()["voice_cloning"]["min_reference_seconds"] == 1280 / 24000
+    for name, transcript in (("short-icl", TRANSCRIPT_C), ("short-xvec", None)):
+        made = engine.create_voice(name, audio[:SHORT], rate, transcript)
+        assert made["mode"] == ("icl" if transcript else "x_vector")
+        prompt = engine.voice_store.get(name).prompt
+        assert (prompt.ref_codes.numpy() == golden["ref_code"][:9]).all()
+        assert torch.isfinite(prompt.x_vector).all()
+        events = await _collect_turn(engine, name, cases["D04_icl_en_english_stream_long"]["args"]["text"])
+        assert not [e for e in events if isinstance(e, Error)] and len(pcm(events)) > 0
+        assert engine.delete_voice(name)
+    mel = engine.model.speaker_encoder.mel(torch.from_numpy(audio[:SHORT]))
+    whole_frames = (SHORT - 640) // 256 + 1
+    assert np.abs(mel[:whole_frames].numpy() - golden["ref_spk_mel"][:whole_frames]).max() <= 1e-4
+
+
+async def _collect_turn(engine, voice: str, text: str) -> list:
+    stream = engine.open_stream(voice=voice, language="english", sampling=GREEDY, max_new_tokens=40)
+    stream.push_text(text)
+    stream.end_input()
+    return await _collect(stream)
 
 
 def test_stereo_is_mixed_down(engine):
