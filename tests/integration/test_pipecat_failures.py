@@ -127,6 +127,25 @@ async def test_an_unknown_voice_puts_nothing_in_the_context():
     assert errors[0].category is ErrorCategory.INVALID_REQUEST and len(errors) == 1
 
 
+async def test_fixing_an_unknown_voice_brings_the_service_back():
+    from pipecat.frames.frames import TTSUpdateSettingsFrame
+    from server_harness import start_server
+
+    server = start_server()
+    engine = RemoteEngine(server.ws_url)
+    try:
+        tts = Qwen3StreamingTTS(engine=engine, settings=Qwen3StreamingTTS.Settings(voice="nobody"))
+        fix = TTSUpdateSettingsFrame(delta=Qwen3StreamingTTS.Settings(voice="female"))
+        frames = [*llm_turn("Your table is booked."), SleepFrame(0.2), fix, *llm_turn("All good now.")]
+        down, up, said, _ = await speak(tts, frames)
+    finally:
+        await engine.aclose()
+        server.stop()
+    assert [e.category for e in of_type(up, ErrorFrame)] == [ErrorCategory.INVALID_REQUEST]
+    assert said == ["All good now."] and tts.is_usable
+    assert [w.text for w in of_type(down, TTSTextFrame)] == ["All", "good", "now."]
+
+
 async def test_a_refused_voice_after_audio_does_not_write_the_service_off():
     engine = FakeEngine(fail_after_chars=20, failure="invalid_voice")
     tts = Qwen3StreamingTTS(engine=engine)
