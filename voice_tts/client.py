@@ -87,22 +87,38 @@ MAX_FRAME_BYTES = 16 * 1024 * 1024
 
 
 class RemoteEngineError(Exception):
-    """An HTTP call to the server (capabilities, voices) failed."""
+    """An HTTP call to the server (capabilities, voices) failed, or `prewarm` could not reach
+    it. `code` says why, where known: `unreachable`, or `unauthorized` / `forbidden` for a
+    missing or wrong API key (which no retry fixes)."""
+
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# The error code of an HTTP status the server answers with.
+HTTP_STATUS_ERRORS = {401: ErrorCode.UNAUTHORIZED, 403: ErrorCode.FORBIDDEN}
 
 
 # Idle pooled sockets are pinged this often by the WebSocket layer; a dead one is dropped.
 IDLE_PING_INTERVAL = 10.0
 # A graceful close of an idle socket waits this long for the server's close frame.
 CLOSE_TIMEOUT = 1.0
-# Reconnect delays of the warm pool while the server is away: doubling, capped.
-RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+# Reconnect delays of the warm pool while the server is away: doubling, capped low, since a
+# server that comes back should serve the next turn (a refused connection costs nothing).
+RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0)
 # A turn refused for a passing reason before it started is tried again on a fresh socket after
 # each of these delays; behind a load balancer (Ray Serve) that socket reaches another replica.
 START_RETRY_DELAYS = (0.05, 0.2)
 
 
 class _ConnectionPool:
-    """Idle sockets to one server, bound to the event loop that opened them."""
+    """Idle sockets to one server, bound to the event loop that opened them.
+
+    Once warm, the pool also follows whether the server can be reached: an idle socket that
+    closes is replaced at once, so a server that dies is known to be unreachable as soon as
+    its sockets close and the next connection is refused, and reachable again on the first
+    connection that succeeds."""
 
     def __init__(self, url: str, headers: dict[str, str], size: int, open_timeout: float) -> None:
         self._url = url
@@ -114,14 +130,40 @@ class _ConnectionPool:
         # Idle sockets kept open ahead of turns (set by `warm`); refilled in the background.
         self._warm = 0
         self._refill: asyncio.Task | None = None
+        # Tasks that notice an idle socket closing (held: the loop keeps only weak references).
+        self._watches: set[asyncio.Task] = set()
+        # Whether the last connection attempt succeeded (None: none yet); set on every change.
+        self.reachable: bool | None = None
+        self._reachability_changed = asyncio.Event()
 
     def _bind(self) -> None:
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             # Sockets of another (possibly finished) loop cannot be used here.
-            self._idle, self._loop, self._refill = [], loop, None
+            self._idle, self._loop, self._refill, self._watches = [], loop, None, set()
+            self.reachable, self._reachability_changed = None, asyncio.Event()
+
+    async def wait_reachable(self, reachable: bool) -> None:
+        self._bind()
+        while self.reachable is not reachable:
+            await self._reachability_changed.wait()
+
+    def _note_reachable(self, reachable: bool) -> None:
+        if reachable is not self.reachable:
+            self.reachable = reachable
+            changed, self._reachability_changed = self._reachability_changed, asyncio.Event()
+            changed.set()
 
     async def _connect(self) -> ClientConnection:
+        try:
+            connection = await self._open()
+        except (OSError, InvalidHandshake, TimeoutError):
+            self._note_reachable(False)
+            raise
+        self._note_reachable(True)
+        return connection
+
+    async def _open(self) -> ClientConnection:
         return await connect(
             self._url,
             additional_headers=self._headers,
@@ -154,7 +196,7 @@ class _ConnectionPool:
         self._warm = max(self._warm, min(count, self._size))
         try:
             while len(self._idle) < self._warm:
-                self._idle.append(await self._connect())
+                self._add_idle(await self._connect())
         except (OSError, InvalidHandshake, TimeoutError):
             self._keep_warm()
             raise
@@ -175,11 +217,27 @@ class _ConnectionPool:
                 await asyncio.sleep(delay)
                 continue
             failures = 0
-            self._idle.append(connection)
+            self._add_idle(connection)
+
+    def _add_idle(self, connection: ClientConnection) -> None:
+        self._idle.append(connection)
+        watch = asyncio.get_running_loop().create_task(self._replace_when_closed(connection))
+        self._watches.add(watch)
+        watch.add_done_callback(self._watches.discard)
+
+    async def _replace_when_closed(self, connection: ClientConnection) -> None:
+        await connection.wait_closed()
+        if connection in self._idle:
+            self._idle.remove(connection)
+            if connection.close_code in CLOSE_CODE_ERRORS:
+                # The server refused the API key: every new socket would be refused the same.
+                self._warm = 0
+            else:
+                self._keep_warm()
 
     async def release(self, connection: ClientConnection, reusable: bool) -> None:
         if reusable and connection.state is State.OPEN and len(self._idle) < self._size:
-            self._idle.append(connection)
+            self._add_idle(connection)
         elif reusable:
             await connection.close()
         else:
@@ -200,6 +258,10 @@ class _ConnectionPool:
         self._warm = 0
         idle, self._idle = self._idle, []
         await asyncio.gather(*(connection.close() for connection in idle))
+        watches, self._watches = self._watches, set()
+        for watch in watches:
+            watch.cancel()
+        await asyncio.gather(*watches, return_exceptions=True)
 
 
 class RemoteEngine:
@@ -251,9 +313,21 @@ class RemoteEngine:
         try:
             await self._pool.warm(connections)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise RemoteEngineError(f"cannot reach {self.url}: {exc}") from exc
-        if self.model_name is None:
-            self.model_name = (await self.capabilities()).model
+            raise RemoteEngineError(f"cannot reach {self.url}: {exc}", ErrorCode.UNREACHABLE) from exc
+        # Asked on every prewarm: a wrong API key shows here (the server accepts the socket,
+        # then refuses it), not as a server that cannot be reached.
+        self.model_name = (await self.capabilities()).model
+
+    @property
+    def reachable(self) -> bool | None:
+        """Whether the server answered the last connection attempt (None: none made yet)."""
+        return self._pool.reachable
+
+    async def wait_reachable(self, reachable: bool) -> None:
+        """Return once the server can (or cannot) be reached. After `prewarm()` the pool
+        follows it: a server that dies is noticed when its idle socket closes and the next
+        connection is refused, and it is reconnected to, with backoff, when it comes back."""
+        await self._pool.wait_reachable(reachable)
 
     def open_stream(
         self,
@@ -325,9 +399,14 @@ class RemoteEngine:
                     return response.read()
             except urllib.error.HTTPError as exc:
                 body = exc.read().decode(errors="replace")
-                raise RemoteEngineError(f"{method} {request.full_url}: HTTP {exc.code}: {body}") from exc
+                raise RemoteEngineError(
+                    f"{method} {request.full_url}: HTTP {exc.code}: {body}",
+                    HTTP_STATUS_ERRORS.get(exc.code),
+                ) from exc
             except OSError as exc:
-                raise RemoteEngineError(f"{method} {request.full_url}: {exc}") from exc
+                raise RemoteEngineError(
+                    f"{method} {request.full_url}: {exc}", ErrorCode.UNREACHABLE
+                ) from exc
 
         return await asyncio.to_thread(fetch)
 

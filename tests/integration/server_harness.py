@@ -99,20 +99,30 @@ class ServerProcess:
 
     def __init__(self) -> None:
         import socket
-        import subprocess
-        import sys
 
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
+        self.http_url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
+        self.start()
+
+    def start(self) -> None:
+        """Start the server (again, on the same port after `kill`) and wait until it is ready."""
+        import subprocess
+        import sys
+
         self.process = subprocess.Popen(
             [sys.executable, "-m", "voice_tts.cli", "serve", "--port", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        self.http_url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
         self.wait_ready()
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash or an OOM kill ends it: no close handshake, no drain."""
+        self.process.kill()
+        self.process.wait(10)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         import time

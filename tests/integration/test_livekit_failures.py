@@ -10,6 +10,7 @@ Bounds carry a wide margin for a loaded 2-core machine; the behaviour they repla
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -137,22 +138,82 @@ async def test_open_stream_refused_is_a_connection_error() -> None:
     await plugin.aclose()
 
 
-async def test_fallback_adapter_switches_in_well_under_a_second(embedded_engine) -> None:
+async def test_fallback_adapter_switches_after_the_primarys_retries(embedded_engine) -> None:
+    """The refused primary is retried as the adapter's options say (FallbackAdapter gives each
+    instance `max_retry_per_tts` retries at the stream's `retry_interval`), then the backup
+    speaks at once: no wait on a timeout."""
     down = RemoteEngine(unreachable_url())
     primary = Qwen3StreamingTTS(engine=down)
     backup = Qwen3StreamingTTS(engine=embedded_engine)
     fallback = tts.FallbackAdapter([primary, backup])
+    options = APIConnectOptions(max_retry=0, retry_interval=0.2)
+    availability: list[bool] = []
+    fallback.on("tts_availability_changed", lambda event: availability.append(event.available))
     began = time.monotonic()
     first_audio = None
-    async with fallback.stream() as stream:
+    async with fallback.stream(conn_options=options) as stream:
         for token in WORDS:
             stream.push_text(token)
         stream.end_input()
         async for _ in stream:
             first_audio = first_audio or time.monotonic() - began
-    assert first_audio is not None and first_audio < 1.0  # was 32 s
+    assert availability[:1] == [False]  # the primary, after its three attempts
+    # LiveKit's two waits (0.1 s, then retry_interval) and a second for the rest; was 32 s
+    # before connections were refused at once.
+    assert first_audio is not None and first_audio < 0.1 + options.retry_interval + 1.0
     await fallback.aclose()
     await down.aclose()
+
+
+class Silent127:
+    """A real server on 127.0.0.1 that accepts connections and never answers: a hung host."""
+
+    async def __aenter__(self) -> "Silent127":
+        self._peers: list[asyncio.StreamWriter] = []
+
+        async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self._peers.append(writer)
+
+        self._server = await asyncio.start_server(hold, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.ws_url = f"ws://127.0.0.1:{port}/v1/ws"
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        for writer in self._peers:
+            writer.transport.abort()
+        self._server.close()
+
+
+@pytest.mark.parametrize("server", ["refusing", "silent"])
+@pytest.mark.parametrize("call", ["stream", "synthesize"])
+async def test_an_unreachable_server_gets_livekits_retries(call, server) -> None:
+    """APIConnectOptions(max_retry=2): three attempts, each reported as an error event, the
+    first two recoverable, within the options' timing (LiveKit waits 0.1 s before the first
+    retry, retry_interval before the next; an attempt lasts at most `timeout`)."""
+    options = APIConnectOptions(max_retry=2, retry_interval=0.2, timeout=1.0)
+    async with contextlib.AsyncExitStack() as stack:
+        url = unreachable_url() if server == "refusing" else (await stack.enter_async_context(Silent127())).ws_url
+        engine = ObservedEngine(RemoteEngine(url))
+        plugin = Qwen3StreamingTTS(engine=engine)
+        errors: list[tts.TTSError] = []
+        plugin.on("error", errors.append)
+        began = time.monotonic()
+        with pytest.raises(APIConnectionError):
+            if call == "stream":
+                async with plugin.stream(conn_options=options) as stream:
+                    await speak(stream, WORDS)
+            else:
+                await collect(plugin.synthesize("".join(WORDS), conn_options=options))
+        elapsed = time.monotonic() - began
+        await plugin.aclose()
+        await engine.aclose()
+    # Was one error, not recoverable, after a single attempt (refusing) or 15 s (silent).
+    assert len(engine.streams) == 3
+    assert [e.recoverable for e in errors] == [True, True, False]
+    assert all(isinstance(e.error, APIConnectionError) for e in errors)
+    # (with half a second for the work itself on a loaded machine)
+    assert elapsed < 0.1 + options.retry_interval + 3 * options.timeout + 0.5
 
 
 async def test_every_word_carries_its_start_and_end(embedded_engine) -> None:

@@ -30,12 +30,14 @@ from pipecat.metrics.metrics import TTFBMetricsData
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.runner import PipelineRunner
 from pipecat.pipeline.task import PipelineTask
+from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.tests.utils import SleepFrame, run_test
 from pipecat.transcriptions.language import Language
 from pipecat.utils.errors import ErrorCategory
+from pipecat.workers.runner import WorkerRunner
 from loop_watch import watch_loop
 from pipecat_harness import FakeEngine, RecordingEngine, of_type, tone
 from test_pipecat_tts import REPLY, llm_turn, params
@@ -123,6 +125,25 @@ async def test_an_unknown_voice_puts_nothing_in_the_context():
     assert said in ([], [""])  # was the whole reply, with no audio
     errors = of_type(up, ErrorFrame)
     assert errors[0].category is ErrorCategory.INVALID_REQUEST and len(errors) == 1
+
+
+async def test_fixing_an_unknown_voice_brings_the_service_back():
+    from pipecat.frames.frames import TTSUpdateSettingsFrame
+    from server_harness import start_server
+
+    server = start_server()
+    engine = RemoteEngine(server.ws_url)
+    try:
+        tts = Qwen3StreamingTTS(engine=engine, settings=Qwen3StreamingTTS.Settings(voice="nobody"))
+        fix = TTSUpdateSettingsFrame(delta=Qwen3StreamingTTS.Settings(voice="female"))
+        frames = [*llm_turn("Your table is booked."), SleepFrame(0.2), fix, *llm_turn("All good now.")]
+        down, up, said, _ = await speak(tts, frames)
+    finally:
+        await engine.aclose()
+        server.stop()
+    assert [e.category for e in of_type(up, ErrorFrame)] == [ErrorCategory.INVALID_REQUEST]
+    assert said == ["All good now."] and tts.is_usable
+    assert [w.text for w in of_type(down, TTSTextFrame)] == ["All", "good", "now."]
 
 
 async def test_a_refused_voice_after_audio_does_not_write_the_service_off():
@@ -220,6 +241,108 @@ async def test_a_frozen_or_killed_server_keeps_only_the_spoken_words(server_proc
     assert said == [timed] and LONG_REPLY.startswith(timed) and timed != LONG_REPLY
     # was 48.9 s and every word of the reply (frozen)
     assert clock.errors and clock.errors[0][0] - engine.fault_at < 4.0
+
+
+class LivePipeline:
+    """A pipeline that runs until the test leaves it, so that a server can die, come back or
+    refuse between turns; `say` runs one LLM turn and returns the frames it sent downstream."""
+
+    def __init__(self, tts: Qwen3StreamingTTS):
+        self.clock, self.tap = ErrorClock(), Tap()
+        self.worker = PipelineWorker(
+            Pipeline([self.clock, tts, self.tap]), params=params(), cancel_on_idle_timeout=False
+        )
+
+    async def __aenter__(self) -> "LivePipeline":
+        runner = WorkerRunner(handle_sigint=False)
+        await runner.add_workers(self.worker)
+        self._run = asyncio.create_task(runner.run())
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.worker.cancel()
+        await self._run
+
+    async def say(self, text: str, on_first_audio=None) -> list[Frame]:
+        start = len(self.tap.frames)
+        for frame in llm_turn(text, gap=0.01):
+            if isinstance(frame, SleepFrame):
+                await asyncio.sleep(frame.sleep)
+                if on_first_audio and of_type(self.tap.frames[start:], TTSAudioRawFrame):
+                    on_first_audio()
+                    on_first_audio = None
+            else:
+                await self.worker.queue_frame(frame)
+        # The end of the reply comes downstream once the turn's audio context has ended.
+        async with asyncio.timeout(30):
+            while not of_type(self.tap.frames[start:], LLMFullResponseEndFrame):
+                await asyncio.sleep(0.01)
+        return self.tap.frames[start:]
+
+
+def connection_events(tts: Qwen3StreamingTTS) -> dict[str, asyncio.Event]:
+    """An event per connection handler of the service, set each time the handler runs."""
+    events = {name: asyncio.Event() for name in ("on_connected", "on_disconnected")}
+    for name, event in events.items():
+
+        async def handler(service, *args, event=event):
+            event.set()
+
+        tts.add_event_handler(name, handler)
+    return events
+
+
+async def test_a_killed_server_is_reported_disconnected_at_once(server_process):
+    engine = RemoteEngine(server_process.ws_url)
+    tts = Qwen3StreamingTTS(engine=engine)
+    events = connection_events(tts)
+    try:
+        async with LivePipeline(tts):
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            server_process.kill()
+            # The warm connection closes with the process; was reported only when the
+            # pipeline ended.
+            await asyncio.wait_for(events["on_disconnected"].wait(), 2.0)
+            assert not tts.is_usable  # a ServiceSwitcher fails over now
+    finally:
+        await engine.aclose()
+
+
+async def test_later_turns_speak_once_a_killed_server_is_back(server_process):
+    engine = RemoteEngine(server_process.ws_url)
+    tts = Qwen3StreamingTTS(engine=engine)
+    events = connection_events(tts)
+    try:
+        async with LivePipeline(tts) as pipeline:
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            events["on_connected"].clear()
+            await pipeline.say(LONG_REPLY, on_first_audio=server_process.kill)
+            await asyncio.wait_for(events["on_disconnected"].wait(), 10)
+            await asyncio.to_thread(server_process.start)  # the same port
+            await asyncio.wait_for(events["on_connected"].wait(), 10)  # was never
+            errors_before = len(pipeline.clock.errors)
+            down = await pipeline.say("All good now.")
+    finally:
+        await engine.aclose()
+    assert [w.text for w in of_type(down, TTSTextFrame)] == ["All", "good", "now."]
+    assert of_type(down, TTSAudioRawFrame) and len(pipeline.clock.errors) == errors_before
+
+
+async def test_a_wrong_api_key_is_reported_as_such_first():
+    from server_harness import start_server
+
+    server = start_server(api_key="the-right-key")
+    engine = RemoteEngine(server.ws_url, api_key="a-wrong-key")
+    try:
+        tts = Qwen3StreamingTTS(engine=engine)
+        _, up, said, _ = await speak(tts, [SleepFrame(0.5), *llm_turn("Hello there.")])
+    finally:
+        await engine.aclose()
+        server.stop()
+    errors = of_type(up, ErrorFrame)
+    # Was CONNECTIVITY: the warm connection's failed handshake, as if nothing listened.
+    assert errors and errors[0].category is ErrorCategory.AUTHORIZATION, errors
+    assert said in ([], [""]) and not tts.is_usable
 
 
 # -- the event loop, metrics, connection events, languages ----------------------------------

@@ -16,7 +16,14 @@ import logging
 import weakref
 from dataclasses import dataclass, replace
 
-from livekit.agents import APIConnectionError, APIError, APITimeoutError, tts, utils
+from livekit.agents import (
+    APIConnectionError,
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    tts,
+    utils,
+)
 from livekit.agents.types import (
     DEFAULT_API_CONNECT_OPTIONS,
     NOT_GIVEN,
@@ -50,6 +57,9 @@ logger = logging.getLogger("livekit.plugins.qwen3_tts")
 NUM_CHANNELS = 1
 # Errors of the remote client that mean the engine server was not reached or was lost.
 _CONNECTION_ERROR_CODES = frozenset({ErrorCode.DISCONNECTED, ErrorCode.UNREACHABLE})
+# Engine errors that are an HTTP status in LiveKit's terms: a refused API key (never
+# retried), a full server (retried).
+_STATUS_CODES = {ErrorCode.UNAUTHORIZED: 401, ErrorCode.FORBIDDEN: 403, ErrorCode.CAPACITY: 429}
 
 
 @dataclass
@@ -377,11 +387,17 @@ class _Speech:
 
 
 def _api_error(error: Error) -> APIError:
+    """The LiveKit error for an engine error. A server that cannot be reached is always
+    retryable here: the client reports a refused connection as final so that a Pipecat
+    fallback takes over at once, but LiveKit's retry loop owns that choice
+    (`APIConnectOptions.max_retry`; `FallbackAdapter` sets it per instance)."""
     message = f"voice-tts engine {error.code}: {error.message}"
     if error.code == ErrorCode.TIMEOUT:
         return APITimeoutError(message, retryable=error.retryable)
     if error.code in _CONNECTION_ERROR_CODES:
-        return APIConnectionError(message, retryable=error.retryable)
+        return APIConnectionError(message, retryable=True)
+    if error.code in _STATUS_CODES:
+        return APIStatusError(message, status_code=_STATUS_CODES[error.code], retryable=error.retryable)
     return APIError(message, retryable=error.retryable)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -85,8 +84,9 @@ _SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words handed to Pipecat at a time (at most MAX_SLOT_CHARS characters of them).
 WORDS_PER_BATCH = 8
 
-# Seconds between attempts to reach an engine server that refused the connection.
-RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)
+# Seconds before asking again a server that accepts connections but failed to answer
+# `prewarm` (its capabilities) for a passing reason.
+PREWARM_RETRY_DELAY = 1.0
 
 # Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
 # asked for at the models' own rate and resampled here.
@@ -229,6 +229,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         # Contexts whose turn failed: only the words with audio go to the LLM context.
         self._failed_contexts: set[str] = set()
         self._connect_task: asyncio.Task | None = None
+        self._connected = False
         self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
         # Characters of the turn's text since its last sentence end, and since its last
         # space (TOKEN mode).
@@ -268,20 +269,53 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             await self._update_settings(self.Settings(model=model))
 
     async def _connect(self):
-        """Open a remote engine's connection (in-process engines are there already) and
-        report `on_connected`. An engine that cannot be reached writes the service off at
-        once (a `ServiceSwitcher` fails over) until a reconnection, tried with backoff,
-        succeeds."""
+        """Open a remote engine's connection and follow it (in-process engines are connected
+        from the start). `on_connected` when it is up; as soon as the server is lost,
+        `on_disconnected` and the service written off (a `ServiceSwitcher` fails over);
+        `on_connected` again, and usable, once the server is back. A refused API key is
+        reported as such and not retried: only a new key fixes it."""
         prewarm = getattr(self._engine, "prewarm", None)
-        if prewarm is not None:
-            try:
-                await prewarm()
-            except Exception as e:
+        if prewarm is None:
+            await self._set_connected(True)
+            return
+        connected = await self._prewarm(prewarm, report_unreachable=True)
+        while connected is not None:
+            if connected:
+                await self._engine.wait_reachable(False)
+                await self._set_connected(False)
+                await self._unreachable(f"lost the connection to {self._engine.url}")
+                connected = False
+            else:
+                await self._engine.wait_reachable(True)
+                connected = await self._prewarm(prewarm, report_unreachable=False)
+                if connected is False:
+                    await asyncio.sleep(PREWARM_RETRY_DELAY)
+
+    async def _prewarm(self, prewarm, report_unreachable: bool) -> bool | None:
+        """Connected (True), not yet (False), or refused for good (None: a wrong API key)."""
+        try:
+            await prewarm()
+        except Exception as e:
+            category = _ERROR_CATEGORIES.get(getattr(e, "code", None), ErrorCategory.CONNECTIVITY)
+            if category.is_permanent:
+                await self.push_error(
+                    error_msg=f"{self} was refused by the engine: {e}", category=category
+                )
+                return None
+            if report_unreachable:
                 await self._unreachable(f"{e}")
-                await self._reconnect(prewarm)
-                return
-            await self._name_model()  # a remote engine knows its model once connected
-        await self._call_event_handler("on_connected")
+            else:
+                logger.debug(f"{self}: engine still unreachable: {e}")
+            return False
+        await self._name_model()  # a remote engine knows its model once connected
+        await self.set_usable(True)
+        await self._set_connected(True)
+        return True
+
+    async def _set_connected(self, connected: bool):
+        if connected != self._connected:
+            self._connected = connected
+            await self._call_event_handler("on_connected" if connected else "on_disconnected")
 
     async def _unreachable(self, message: str):
         await self._call_event_handler("on_connection_error", message)
@@ -290,19 +324,6 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             category=ErrorCategory.CONNECTIVITY,
             force_treat_as_permanent=True,
         )
-
-    async def _reconnect(self, prewarm):
-        for attempt in itertools.count():
-            await asyncio.sleep(RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)])
-            try:
-                await prewarm()
-            except Exception as e:
-                logger.debug(f"{self}: engine still unreachable: {e}")
-                continue
-            await self._name_model()
-            await self.set_usable(True)
-            await self._call_event_handler("on_connected")
-            return
 
     async def stop(self, frame: EndFrame):
         """End gracefully: a turn still being written is spoken to its end (its text so far),
@@ -334,7 +355,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             return
         task, self._connect_task = self._connect_task, None
         await self.cancel_task(task)
-        await self._call_event_handler("on_disconnected")
+        await self._set_connected(False)
 
     #
     # Text in
@@ -570,20 +591,19 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         message = f"{self} engine error [{error.code}]: {error.message}"
         if error.code == ErrorCode.UNREACHABLE and not error.retryable:
             # Refused: nothing listens. Written off at once, so that a ServiceSwitcher fails
-            # over now; reconnection goes on in the background.
-            await self._unreachable(error.message)
-            if (prewarm := getattr(self._engine, "prewarm", None)) and (
-                self._connect_task is None or self._connect_task.done()
-            ):
-                self._connect_task = self.create_task(self._reconnect(prewarm), name="tts-connect")
+            # over now; the connection task brings the service back with the server.
+            if self.is_usable:
+                await self._unreachable(error.message)
             return
         if category is ErrorCategory.CONNECTIVITY:
             await self._call_event_handler("on_connection_error", error.message)
         await self.push_error(error_msg=message, category=category)
 
     def keeps_untimed_words(self, context_id: str) -> bool:
-        """A failed turn's unspoken words stay out of the LLM context."""
-        return context_id not in self._failed_contexts
+        """A failed turn's unspoken words stay out of the LLM context, and so do the words
+        of a turn given to a service that was written off (Pipecat does not hand it the
+        text, so nothing of it was spoken)."""
+        return self.is_usable and context_id not in self._failed_contexts
 
     def counts_as_silent(self, context_id: str) -> bool:
         """A turn of only punctuation or symbols is silent by design; a failed turn has
