@@ -222,7 +222,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         cur, span.end
     ).isalpha():
         span.info = cardinal(int(m.group("num")), "m", "genitive")
-    elif _WORD_DATE.fullmatch(_plain(raw)) and ctx.prev_word.lower() in _PREPOSITION_CASES:
+    elif _WORD_DATE.fullmatch(_plain(raw)) and _PREPOSITION_CASES.get(ctx.prev_word.lower(), "prepositional") != (
+        "prepositional"
+    ):  # a date takes no 'в': 'в 5 мая' keeps the genitive of a bare date
         case = _PREPOSITION_CASES[ctx.prev_word.lower()]
         span.info = number(raw, "nominative" if case == "accusative" else case)
     elif ctx.prev_word.lower() in ("в", "во") and _TIME.fullmatch(raw):
