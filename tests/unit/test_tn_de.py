@@ -54,6 +54,13 @@ READINGS = [
     # abbreviations
     ("Obst, z.B. Äpfel, bzw. Birnen", "Obst, zum Beispiel Äpfel, beziehungsweise Birnen"),
     ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstr. Nummer fünf"),
+    # units, currencies and abbreviations of the German NeMo data
+    ("Ein 5 kw Motor mit 220 v, 40 dB und 2 oz.", "Ein fünf Kilowatt Motor mit zweihundertzwanzig Volt, vierzig Dezibel "
+     "und zwei Unzen."),
+    ("Das kostet 100 NOK, 1 DKK oder 5 CAD.", "Das kostet einhundert norwegische Kronen, eine dänische Krone oder "
+     "fünf kanadische Dollar."),
+    ("Laut Hrsg. gilt i.d.R. mind. Art. 3 Abs. 2, s.o.", "Laut Herausgeber gilt in der Regel mindestens Artikel drei "
+     "Absatz zwei, siehe oben."),
 ]
 
 
@@ -96,7 +103,7 @@ FRAGMENTS = [
     "1", "3", "25", "2003", "10.000", "25,50", "3.", "02.03.", "14:30", "2.30", "1/2", "-", "+49 ", "(030) ",
     " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
-    "x", "2D-", "/m²", "1,2,3",
+    "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
 ]
 
 

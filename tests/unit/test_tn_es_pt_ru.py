@@ -8,6 +8,7 @@ import random
 import pytest
 
 from tests.text_pieces import random_pieces
+from tests.tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
@@ -89,6 +90,25 @@ READINGS = {
         ("Звоните 8-800-555-35-35", "Звоните восемь восемьсот пятьсот пятьдесят пять тридцать пять тридцать пять"),
         ("Пишите на ivan@mail.ru", "Пишите на ай ви эй эн собака эм эй ай эл точка ру"),
         ("XX век", "двадцатый век"),
+        # a year is an ordinal after a preposition or alone on its line, a count before a noun
+        ("Это было в 1974.", "Это было в тысяча девятьсот семьдесят четвёртом."),
+        ("Работал с 1990 по 2005", "Работал с тысяча девятьсот девяностого по две тысячи пятый"),
+        ("Пришло 1800 человек", "Пришло одна тысяча восемьсот человек"),
+        ("1812", "тысяча восемьсот двенадцатом"),
+        # 'N-х' before a word is a count in the genitive, a decade stays an ordinal
+        ("Купил 2-х комнатную квартиру", "Купил двух комнатную квартиру"),
+        ("В 80-х было иначе", "В восьмидесятых было иначе"),
+        # a month name: the day agrees with the preposition before it
+        ("Приезжайте к 5 мая", "Приезжайте к пятому мая"),
+        ("Родился 12 января 2001 года", "Родился двенадцатого января две тысячи первого года"),
+        ("Встреча в 16:30", "Встреча в половине пятого"),
+        # units, currencies written first, fractions, abbreviations, mail servers
+        ("Частота 50 Гц, 5 кв. м и 3 м³", "Частота пятьдесят герц, пять квадратных метров и три кубических метра"),
+        ("Шум 40 дБ, 15 °C", "Шум сорок децибел, пятнадцать градусов цельсия"),
+        ("Цена $5 или USD 20", "Цена пять долларов или двадцать долларов"),
+        ("Добавьте 1/2 л и 2 3/4 кг", "Добавьте одна вторая литра и две целых три четвёртых килограма"),
+        ("В V в. до н. э. и т. д.", "В пятый в. до нашей эры и так далее"),
+        ("Пишите на olga@gmail.com", "Пишите на оу эл джи эй собака джи мейл точка ком"),
     ],
 }
 
@@ -108,6 +128,7 @@ SENTENCES = {
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
         "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",
         "Звоните 8-913-983-56-01 или пишите на help@shop.ru, т.е. в любое время; XIX век, 2,5 тыс руб.",
+        "В 1974 пришло 1800 человек, с 1990 по 2005 — 2-х комнатные, к 5 мая в 16:30; $5, 1/2 л, 5 кв. м. и т. д.",
     ],
 }
 
@@ -168,3 +189,16 @@ def test_a_digit_run_longer_than_the_tail_is_cut_and_still_read(lang: str) -> No
     spoken = "".join(c.spoken for c in commits)
     assert not any(ch.isdigit() for ch in spoken)
     assert spoken.endswith("listo")
+
+
+RU_FRAGMENTS = [
+    "1974", "1800", "2-х", "80-х", "5", "12", "1/2", "2 3/4", "16:30", " ", " ", ".", ",", "\n", "в ", "с ", "к ",
+    " по ", " человек", " года", " мая", " января", " кг", " кв. м", " м³", " Гц", "$", "USD ", " до н. э.", "и т. д.",
+    "a@gmail.com", " —",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_russian_fragments_stream_equals_one_shot(seed: int) -> None:
+    for text in fragment_texts(RU_FRAGMENTS, 60, seed):
+        assert_stream_equals_one_shot(text, "ru", range(4))

@@ -37,6 +37,18 @@ READINGS = [
     ("Scriva a info@esempio.it.", "Scriva a info chiocciola esempio punto i t."),
     # abbreviations
     ("Il sig. Rossi e la dott.ssa Bianchi, ecc.", "Il signor Rossi e la dottoressa Bianchi, eccetera."),
+    ("Ne parlano l'On. Verdi e dell'Arch. Neri in v.le Europa.",
+     "Ne parlano l'onorevole Verdi e dell'architetto Neri in viale Europa."),
+    # units and currencies of the Italian NeMo data, in both cases
+    ("Un motore da 5 kw a 220 v con 10 mA e 40 dB.",
+     "Un motore da cinque kilowatt a duecentoventi volt con dieci milliampere e quaranta decibel."),
+    ("Corre 5 mi, pesa 3 lb e brucia 200 kcal.", "Corre cinque miglia, pesa tre libbre e brucia duecento chilocalorie."),
+    ("Ha pagato 20 USD, 15 CAD e 3 ₽.", "Ha pagato venti dollari statunitensi, quindici dollari canadesi e tre rubli."),
+    # times with seconds say every part
+    ("Partenza alle 12:00:30.", "Partenza alle dodici e zero minuti e trenta secondi."),
+    # file extensions read as words
+    ("Vedi https://www.esempio.it/main.py", "Vedi h t t p s due punti slash slash w w w punto esempio punto i t slash "
+     "main punto python"),
 ]
 
 
@@ -58,7 +70,7 @@ def test_no_digits_left() -> None:
 FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
     " €", "€", "$", " %", " kg", " km/h", " °C", " maggio", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
-    "\n", "1. ", "x", " milioni",
+    "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
 ]
 
 

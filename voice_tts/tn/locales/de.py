@@ -26,6 +26,14 @@ _DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
 _POUND = Currency(Unit("Pfund", "Pfund"), Unit("Penny", "Pence"))
 _FRANC = Currency(Unit("Franken", "Franken"), Unit("Rappen", "Rappen"))
 _YEN = Currency(Unit("Yen", "Yen"), Unit("Sen", "Sen"))
+def _krone(country: str) -> Currency:
+    return Currency(Unit(f"{country} Krone", f"{country} Kronen", True), Unit("Öre", "Öre"))
+
+
+def _dollar(one: str, many: str) -> Currency:
+    return Currency(Unit(one, many), Unit("Cent", "Cent"))
+
+
 _MILLION = Unit("Million", "Millionen", feminine=True)
 _BILLION = Unit("Milliarde", "Milliarden", feminine=True)
 _TRILLION = Unit("Billion", "Billionen", feminine=True)
@@ -103,11 +111,46 @@ class German(Language):
         "MHz": Unit("Megahertz", "Megahertz"), "GHz": Unit("Gigahertz", "Gigahertz"),
         "KB": Unit("Kilobyte", "Kilobyte"), "MB": Unit("Megabyte", "Megabyte"), "GB": Unit("Gigabyte", "Gigabyte"),
         "TB": Unit("Terabyte", "Terabyte"), "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"),
+        # the German NeMo measurement data, which also writes its units in lower case ('5 kw', '220 v')
+        "K": Unit("Kelvin", "Kelvin"), "μm": Unit("Mikrometer", "Mikrometer"), "dm": Unit("Dezimeter", "Dezimeter"),
+        "pm": Unit("Pikometer", "Pikometer"), "hm": Unit("Hektometer", "Hektometer"),
+        "mm²": Unit("Quadratmillimeter", "Quadratmillimeter"), "km³": Unit("Kubikkilometer", "Kubikkilometer"),
+        "mm³": Unit("Kubikmillimeter", "Kubikmillimeter"), "m2": Unit("Quadratmeter", "Quadratmeter"),
+        "km2": Unit("Quadratkilometer", "Quadratkilometer"), "cm2": Unit("Quadratzentimeter", "Quadratzentimeter"),
+        "mm2": Unit("Quadratmillimeter", "Quadratmillimeter"), "m3": Unit("Kubikmeter", "Kubikmeter"),
+        "cm3": Unit("Kubikzentimeter", "Kubikzentimeter"), "µg": Unit("Mikrogramm", "Mikrogramm"),
+        "μg": Unit("Mikrogramm", "Mikrogramm"), "lb": Unit("Pfund", "Pfund"), "oz": Unit("Unze", "Unzen", True),
+        "cwt": Unit("Zentner", "Zentner"), "μs": Unit("Mikrosekunde", "Mikrosekunden", True),
+        "µs": Unit("Mikrosekunde", "Mikrosekunden", True), "hz": Unit("Hertz", "Hertz"),
+        "khz": Unit("Kilohertz", "Kilohertz"), "mhz": Unit("Megahertz", "Megahertz"),
+        "ghz": Unit("Gigahertz", "Gigahertz"), "kw": Unit("Kilowatt", "Kilowatt"),
+        "kwh": Unit("Kilowattstunde", "Kilowattstunden", True), "v": Unit("Volt", "Volt"),
+        "kV": Unit("Kilovolt", "Kilovolt"), "kv": Unit("Kilovolt", "Kilovolt"), "MW": Unit("Megawatt", "Megawatt"),
+        "mw": Unit("Megawatt", "Megawatt"), "GW": Unit("Gigawatt", "Gigawatt"), "gw": Unit("Gigawatt", "Gigawatt"),
+        "TW": Unit("Terawatt", "Terawatt"), "tw": Unit("Terawatt", "Terawatt"), "Ω": Unit("Ohm", "Ohm"),
+        "ω": Unit("Ohm", "Ohm"), "dB": Unit("Dezibel", "Dezibel"), "db": Unit("Dezibel", "Dezibel"),
+        "gb": Unit("Gigabyte", "Gigabyte"), "mb": Unit("Megabyte", "Megabyte"), "kB": Unit("Kilobyte", "Kilobyte"),
+        "kb": Unit("Kilobyte", "Kilobyte"), "tb": Unit("Terabyte", "Terabyte"), "kN": Unit("Kilonewton", "Kilonewton"),
+        "kn": Unit("Kilonewton", "Kilonewton"), "bar": Unit("Bar", "Bar"),
+        "kcal": Unit("Kilokalorie", "Kilokalorien", True), "cal": Unit("Kalorie", "Kalorien", True),
+        "dl": Unit("Deziliter", "Deziliter"), "hl": Unit("Hektoliter", "Hektoliter"),
     }
     CURRENCIES = {
         "€": _EURO, "EUR": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
         "£": _POUND, "GBP": _POUND, "pfund": _POUND, "CHF": _FRANC, "franken": _FRANC, "¥": _YEN, "JPY": _YEN,
         "yen": _YEN,
+        # codes of the German NeMo currency data
+        "DKK": _krone("dänische"), "NOK": _krone("norwegische"), "SEK": _krone("schwedische"),
+        "CZK": _krone("tschechische"), "HKD": _dollar("Hongkong-Dollar", "Hongkong-Dollar"),
+        "NZD": _dollar("Neuseeland-Dollar", "Neuseeland-Dollar"), "CAD": _dollar("kanadischer Dollar", "kanadische Dollar"),
+        "AUD": _dollar("australischer Dollar", "australische Dollar"),
+        "INR": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
+        "₹": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
+        "₩": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")), "KRW": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")),
+        "AED": Currency(Unit("Dirham", "Dirham"), Unit("Fils", "Fils")),
+        "₽": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
+        "RUB": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
+        "DM": Currency(Unit("D-Mark", "D-Mark", True), Unit("Pfennig", "Pfennig")),
     }
     SCALES = {
         "tausend": _THOUSAND, "million": _MILLION, "millionen": _MILLION, "mio": _MILLION, "mio.": _MILLION,
@@ -123,7 +166,15 @@ class German(Language):
         "Jh.": "Jahrhundert", "Mio.": "Millionen", "Mrd.": "Milliarden", "Mr.": "Mister", "Mrs.": "Misses",
         "Ms.": "Miss", "MwSt.": "Mehrwertsteuer", "z.T.": "zum Teil", "o.ä.": "oder ähnliches",
         "u.U.": "unter Umständen", "Abb.": "Abbildung", "Kap.": "Kapitel", "S.": "Seite",
+        "i.d.R.": "in der Regel", "s.o.": "siehe oben", "s.u.": "siehe unten", "o.g.": "oben genannt",
+        "v.a.": "vor allem", "u.v.m.": "und vieles mehr", "z.Zt.": "zurzeit", "z.Z.": "zurzeit",
+        "z.Hd.": "zu Händen", "Hrsg.": "Herausgeber", "Fa.": "Firma", "gem.": "gemäß", "lt.": "laut",
+        "mind.": "mindestens", "max.": "maximal", "bzgl.": "bezüglich", "einschl.": "einschließlich",
+        "ebd.": "ebenda", "Abs.": "Absatz", "Art.": "Artikel", "Bd.": "Band", "geb.": "geboren",
+        "gest.": "gestorben", "Hbf.": "Hauptbahnhof", "Dipl.": "Diplom", "Ing.": "Ingenieur", "Tsd.": "Tausend",
+        "Dipl.-Ing.": "Diplomingenieur", "u.Ä.": "und Ähnliches", "o.Ä.": "oder Ähnliches", "usf.": "und so fort",
     }
+    SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
     SYMBOLS = {"&": "und", "+": "plus", "=": "gleich", "×": "mal", "÷": "geteilt durch", "≥": "größer gleich",
                "≤": "kleiner gleich", "≠": "ungleich", "%": "Prozent", "§": "Paragraf", "°": "Grad"}
     ADDRESS_SYMBOLS = {".": "Punkt", "@": "at", "/": "Slash", ":": "Doppelpunkt", "-": "Bindestrich",

@@ -54,6 +54,8 @@ _SCHEMES = ("https://", "http://", "www.")
 _EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
+# An elided article or preposition before a word ("l'", "dell'", "d’").
+_ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
@@ -108,6 +110,8 @@ class Language:
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
+    # Address labels read as a word of the language ('.py' → 'python' in Italian).
+    ADDRESS_READINGS: dict[str, str] = {}
     # "12°" is an ordinal in French and Italian text, a temperature in German.
     DEGREE_IS_ORDINAL = False
     # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
@@ -226,6 +230,9 @@ class Language:
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
+        article = _ELIDED_ARTICLE.match(word)
+        if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
+            return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
             if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
@@ -293,7 +300,9 @@ class Language:
             if piece.isdecimal():
                 words.append(self.cardinal(int(ascii_digits(piece))))
             elif piece.isalpha():
-                if len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
+                if piece.lower() in self.ADDRESS_READINGS:
+                    words.append(self.ADDRESS_READINGS[piece.lower()])
+                elif len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
                     words.append(" ".join(piece))
                 else:
                     words.append(piece)

@@ -19,7 +19,13 @@ from voice_tts.tn.locales.european import Currency, Language, Unit
 _EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
 _DOLLAR = Currency(Unit("dollaro", "dollari"), Unit("centesimo", "centesimi"))
 _POUND = Currency(Unit("sterlina", "sterline", True), Unit("penny", "penny"))
-_FRANC = Currency(Unit("franco", "franchi"), Unit("centesimo", "centesimi"))
+_FRANC = Currency(Unit("franco svizzero", "franchi svizzeri"), Unit("centesimo", "centesimi"))
+# the codes read with their country, as the Italian NeMo currency data reads them
+_US_DOLLAR = Currency(Unit("dollaro statunitense", "dollari statunitensi"), Unit("centesimo", "centesimi"))
+_CANADIAN_DOLLAR = Currency(Unit("dollaro canadese", "dollari canadesi"), Unit("centesimo", "centesimi"))
+_HK_DOLLAR = Currency(Unit("dollaro di Hong Kong", "dollari di Hong Kong"), Unit("centesimo", "centesimi"))
+_ROUBLE = Currency(Unit("rublo", "rubli"), Unit("copeca", "copeche", True))
+_RUPEE = Currency(Unit("rupia", "rupie", True), Unit("paisa", "paisa"))
 _YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
 _MILLION = Unit("milione", "milioni")
 _BILLION = Unit("miliardo", "miliardi")
@@ -118,13 +124,37 @@ class Italian(Language):
         "m²": Unit("metro quadrato", "metri quadrati"), "km²": Unit("chilometro quadrato", "chilometri quadrati"),
         "m³": Unit("metro cubo", "metri cubi"), "°C": Unit("grado Celsius", "gradi Celsius"),
         "°F": Unit("grado Fahrenheit", "gradi Fahrenheit"), "V": Unit("volt", "volt"), "A": Unit("ampere", "ampere"),
-        "W": Unit("watt", "watt"), "kW": Unit("chilowatt", "chilowatt"), "kWh": Unit("chilowattora", "chilowattora"),
+        "W": Unit("watt", "watt"), "kW": Unit("kilowatt", "kilowatt"), "kWh": Unit("chilowattora", "chilowattora"),
         "Hz": Unit("hertz", "hertz"), "GHz": Unit("gigahertz", "gigahertz"), "MB": Unit("megabyte", "megabyte"),
         "GB": Unit("gigabyte", "gigabyte"), "TB": Unit("terabyte", "terabyte"), "ha": Unit("ettaro", "ettari"),
+        # the Italian NeMo measurement data, which also writes its units in lower case ('220 v', '5 kw')
+        "K": Unit("kelvin", "kelvin"), "μm": Unit("micrometro", "micrometri"), "µm": Unit("micrometro", "micrometri"),
+        "dm": Unit("decimetro", "decimetri"), "pm": Unit("picometro", "picometri"),
+        "hm": Unit("ettometro", "ettometri"), "mi": Unit("miglio", "miglia"), "ft": Unit("piede", "piedi"),
+        "m2": Unit("metro quadrato", "metri quadrati"), "km2": Unit("chilometro quadrato", "chilometri quadrati"),
+        "m3": Unit("metro cubo", "metri cubi"), "µg": Unit("microgrammo", "microgrammi"),
+        "μg": Unit("microgrammo", "microgrammi"), "lb": Unit("libbra", "libbre", True),
+        "μs": Unit("microsecondo", "microsecondi"), "µs": Unit("microsecondo", "microsecondi"),
+        "hz": Unit("hertz", "hertz"), "kHz": Unit("kilohertz", "kilohertz"), "khz": Unit("kilohertz", "kilohertz"),
+        "MHz": Unit("megahertz", "megahertz"), "mhz": Unit("megahertz", "megahertz"),
+        "ghz": Unit("gigahertz", "gigahertz"), "v": Unit("volt", "volt"), "kV": Unit("kilovolt", "kilovolt"),
+        "kv": Unit("kilovolt", "kilovolt"), "mV": Unit("millivolt", "millivolt"), "mv": Unit("millivolt", "millivolt"),
+        "mA": Unit("milliampere", "milliampere"), "kw": Unit("kilowatt", "kilowatt"),
+        "MW": Unit("megawatt", "megawatt"), "mw": Unit("megawatt", "megawatt"), "GW": Unit("gigawatt", "gigawatt"),
+        "gw": Unit("gigawatt", "gigawatt"), "TW": Unit("terawatt", "terawatt"), "tw": Unit("terawatt", "terawatt"),
+        "Ω": Unit("ohm", "ohm"), "ω": Unit("ohm", "ohm"), "dB": Unit("decibel", "decibel"),
+        "db": Unit("decibel", "decibel"), "gb": Unit("gigabyte", "gigabyte"), "mb": Unit("megabyte", "megabyte"),
+        "tb": Unit("terabyte", "terabyte"), "kB": Unit("kilobyte", "kilobyte"), "kb": Unit("kilobyte", "kilobyte"),
+        "kN": Unit("kilonewton", "kilonewton"), "kn": Unit("kilonewton", "kilonewton"),
+        "dl": Unit("decilitro", "decilitri"), "bar": Unit("bar", "bar"),
+        "kcal": Unit("chilocaloria", "chilocalorie", True), "cal": Unit("caloria", "calorie", True),
     }
     CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "eur": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollari": _DOLLAR,
+        "€": _EURO, "EUR": _EURO, "eur": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _US_DOLLAR, "dollari": _DOLLAR,
         "£": _POUND, "GBP": _POUND, "sterline": _POUND, "CHF": _FRANC, "franchi": _FRANC, "¥": _YEN, "JPY": _YEN,
+        "usd": _US_DOLLAR, "cad": _CANADIAN_DOLLAR, "CAD": _CANADIAN_DOLLAR, "chf": _FRANC, "gbp": _POUND,
+        "hkd": _HK_DOLLAR, "HKD": _HK_DOLLAR, "jpy": _YEN, "₽": _ROUBLE, "RUB": _ROUBLE, "rub": _ROUBLE,
+        "rs": _RUPEE, "₹": _RUPEE, "INR": _RUPEE,
     }
     SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
               "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
@@ -136,7 +166,18 @@ class Italian(Language):
         "Avv.": "avvocato", "dip.": "dipartimento", "ecc.": "eccetera", "pag.": "pagina", "tel.": "telefono",
         "Tel.": "telefono", "n.": "numero", "nr.": "numero", "N.": "numero", "es.": "esempio", "ca.": "circa",
         "p.es.": "per esempio", "c.a.": "corrente anno", "S.p.A.": "società per azioni", "f.lli": "fratelli",
+        # the Italian NeMo whitelist
+        "Dr.": "dottor", "dr.": "dottor", "proff.": "professori", "Proff.": "professori", "sig.ri": "signori",
+        "Sig.ri": "signori", "Sigg.": "signori", "arch.": "architetto", "Arch.": "architetto",
+        "rag.": "ragioniere", "Rag.": "ragioniere", "geom.": "geometra", "Geom.": "geometra", "ingg.": "ingegneri",
+        "Ingg.": "ingegneri", "fam.": "famiglia", "Fam.": "famiglia", "F.lli": "fratelli", "Rev.": "reverendo",
+        "on.": "onorevole", "On.": "onorevole", "onn.": "onorevoli", "Onn.": "onorevoli", "Min.": "ministro",
+        "Sen.": "senatore", "c.v.d.": "come volevasi dimostrare", "v.le": "viale", "p.za": "piazza",
+        "l.go": "largo", "loc.": "località", "ist.": "istituto", "segr.": "segreteria", "uff.": "ufficio",
+        "div.": "divisione", "dott.sa": "dottoressa", "Dott.sa": "dottoressa", "P.zza": "piazza", "p.zza": "piazza",
+        "V.le": "viale", "c.so": "corso", "C.so": "corso", "cap.": "capitolo", "vol.": "volume", "sez.": "sezione",
     }
+    ADDRESS_READINGS = {"py": "python", "jpg": "jpeg"}
     SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
                "≤": "minore o uguale a", "≠": "diverso da", "%": "per cento", "°": "gradi"}
     ADDRESS_SYMBOLS = {".": "punto", "@": "chiocciola", "/": "slash", ":": "due punti", "-": "trattino",
@@ -186,9 +227,9 @@ class Italian(Language):
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         words = _cardinal(hours)
-        if minutes:
+        if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
             words += f" e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minuti'}"
-        if seconds:
+        if seconds is not None:
             words += f" e {_cardinal(seconds)} {'secondo' if seconds == 1 else 'secondi'}"
         return words
 

@@ -15,8 +15,10 @@ from functools import lru_cache
 
 from num2words import num2words
 
+from voice_tts.tn import lexer
+from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import numeric_spans
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
@@ -123,6 +125,34 @@ _UNITS = {
     "£": ("фунт", "фунта", "фунтов", "m"), "¥": ("иена", "иены", "иен", "f"),
     "тыс": ("тысяча", "тысячи", "тысяч", "f"), "млн": ("миллион", "миллиона", "миллионов", "m"),
     "млрд": ("миллиард", "миллиарда", "миллиардов", "m"),
+    "rub": ("рубль", "рубля", "рублей", "m"), "eur": ("евро", "евро", "евро", "n"),
+    "gbp": ("фунт", "фунта", "фунтов", "m"), "cny": ("юань", "юаня", "юаней", "m"),
+    "м³": ("кубический метр", "кубических метра", "кубических метров", "m"),
+    "м3": ("кубический метр", "кубических метра", "кубических метров", "m"),
+    "м2": ("квадратный метр", "квадратных метра", "квадратных метров", "m"),
+    "км2": ("квадратный километр", "квадратных километра", "квадратных километров", "m"),
+    "см²": ("квадратный сантиметр", "квадратных сантиметра", "квадратных сантиметров", "m"),
+    "см2": ("квадратный сантиметр", "квадратных сантиметра", "квадратных сантиметров", "m"),
+    "мм²": ("квадратный миллиметр", "квадратных миллиметра", "квадратных миллиметров", "m"),
+    "мм2": ("квадратный миллиметр", "квадратных миллиметра", "квадратных миллиметров", "m"),
+    "мкм": ("микрометр", "микрометра", "микрометров", "m"), "нм": ("нанометр", "нанометра", "нанометров", "m"),
+    "мс": ("миллисекунда", "миллисекунды", "миллисекунд", "f"), "нс": ("наносекунда", "наносекунды", "наносекунд", "f"),
+    "гц": ("герц", "герца", "герц", "m"), "кгц": ("килогерц", "килогерца", "килогерц", "m"),
+    "мгц": ("мегагерц", "мегагерца", "мегагерц", "m"), "ггц": ("гигагерц", "гигагерца", "гигагерц", "m"),
+    "вт": ("ватт", "ватта", "ватт", "m"), "мвт": ("мегаватт", "мегаватта", "мегаватт", "m"),
+    "гвт": ("гигаватт", "гигаватта", "гигаватт", "m"),
+    "квт⋅ч": ("киловатт час", "киловатт часа", "киловатт часов", "m"),
+    "мв": ("милливольт", "милливольта", "милливольт", "m"), "кв": ("киловольт", "киловольта", "киловольт", "m"),
+    "ма": ("миллиампер", "миллиампера", "миллиампер", "m"), "дб": ("децибел", "децибела", "децибел", "m"),
+    "кбайт": ("килобайт", "килобайта", "килобайт", "m"), "мбайт": ("мегабайт", "мегабайта", "мегабайт", "m"),
+    "гбайт": ("гигабайт", "гигабайта", "гигабайт", "m"), "тбайт": ("терабайт", "терабайта", "терабайт", "m"),
+    "тб": ("терабайт", "терабайта", "терабайт", "m"), "кб": ("килобайт", "килобайта", "килобайт", "m"),
+    "бит": ("бит", "бита", "бит", "m"), "кбит": ("килобит", "килобита", "килобит", "m"),
+    "мбит": ("мегабит", "мегабита", "мегабит", "m"), "гбит": ("гигабит", "гигабита", "гигабит", "m"),
+    "кл": ("килолитр", "килолитра", "килолитров", "m"), "рад": ("радиан", "радиана", "радиан", "m"),
+    "кд": ("кандела", "канделы", "кандел", "f"), "ц": ("центнер", "центнера", "центнеров", "m"),
+    "°": ("градус", "градуса", "градусов", "m"), "°c": ("градус цельсия", "градуса цельсия", "градусов цельсия", "m"),
+    "°f": ("градус фаренгейта", "градуса фаренгейта", "градусов фаренгейта", "m"),
 }
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 _MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
@@ -131,7 +161,7 @@ _MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": 
           "евро": ("цент", "цента", "центов")}
 # The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
 _PER = {"ч": "в час", "с": "в секунду", "сек": "в секунду", "мин": "в минуту", "кг": "в килограме",
-        "м": "в метре", "л": "в литре"}
+        "м": "в метре", "л": "в литре", "км": "на километр", "м²": "на квадратный метр", "м2": "на квадратный метр"}
 _SPELLED_AFTER = {"сша": "сэ ш а"}
 _MONTHS_GENITIVE = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября",
                     "октября", "ноября", "декабря")
@@ -143,18 +173,32 @@ _ABBREVIATIONS = {
     "м²": "квадратный метр", "т.е.": "то есть", "т. е.": "то есть", "т.д.": "так далее", "т. д.": "так далее",
     "т.п.": "тому подобное", "т. п.": "тому подобное", "т.к.": "так как", "ул.": "улица", "г-н": "господин",
     "г-жа": "госпожа", "др.": "другие", "см.": "смотри", "напр.": "например", "руб.": "рублей",
+    # the Russian NeMo whitelist
+    "гг.": "годы", "§": "параграф", "комн.": "комнатная", "эт.": "этажный", "кв.": "квартира", "р-н": "район",
+    "до н. э.": "до нашей эры", "до н.э.": "до нашей эры", "н. э.": "нашей эры", "н.э.": "нашей эры",
+    "см. также": "смотри также", "с.ш.": "северной широты", "ю.ш.": "южной широты",
+    "в.д.": "восточной долготы", "з.д.": "западной долготы", "и т. д.": "и так далее", "и т.д.": "и так далее",
+    "и т. п.": "и тому подобное", "и т.п.": "и тому подобное", "б/у": "бывший в употреблении",
+    "экз.": "экземпляр", "и др.": "и другие", "и пр.": "и прочие", "тел.": "телефон", "д.": "дом",
+    "пр-т": "проспект", "пер.": "переулок", "обл.": "область", "стр.": "страница", "рис.": "рисунок",
+    "табл.": "таблица", "проф.": "профессор", "акад.": "академик", "им.": "имени", "ок.": "около",
+    "млн.": "миллионов", "млрд.": "миллиардов", "тыс.": "тысяч",
 }
 _LATIN_NAMES = {
     "a": "эй", "b": "би", "c": "си", "d": "ди", "e": "и", "f": "эф", "g": "джи", "h": "эйч", "i": "ай", "j": "джей",
     "k": "кей", "l": "эл", "m": "эм", "n": "эн", "o": "оу", "p": "пи", "q": "кью", "r": "ар", "s": "эс", "t": "ти",
     "u": "ю", "v": "ви", "w": "дабл ю", "x": "икс", "y": "уай", "z": "зед",
 }
-_ADDRESS_WORDS = {"com": "ком", "ru": "ру", "org": "орг", "net": "нет", "рф": "рф", "www": "дабл ю дабл ю дабл ю"}
+_ADDRESS_WORDS = {"com": "ком", "ru": "ру", "org": "орг", "net": "нет", "рф": "рф", "www": "дабл ю дабл ю дабл ю",
+                  "gmail": "джи мейл", "outlook": "аутлук", "hotmail": "хот мейл", "yahoo": "яху", "live": "лайв",
+                  "yandex": "яндекс", "nvidia": "эн видия", "orange": "орандж", "web": "веб",
+                  "comcast": "комкаст", "wanadoo": "ванаду"}
 
 WORDS = SpanWords(
     after=frozenset(_UNITS) | frozenset(_YEAR_WORDS) | frozenset(_SPELLED_AFTER),
-    dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р")),
+    dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд")),
     months=frozenset(_MONTH_INDEX),
+    before=frozenset(("usd", "eur", "rub", "gbp")),
     abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
     roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
     not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
@@ -162,20 +206,87 @@ WORDS = SpanWords(
 SYMBOLS = {"&": "и", "+": "плюс", "=": "равно", "×": "умножить на", "÷": "разделить на", "%": "процент",
            "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градусов", "№": "номер",
            "@": "собака", "#": "номер"}
-ADDRESS_SYMBOLS = {".": "точка", "/": "слеш", "@": "собака", ":": "двоеточие", "-": "тире",
+ADDRESS_SYMBOLS = {".": "точка", "/": "слэш", "@": "собака", ":": "двоеточие", "-": "тире",
                    "_": "нижнее подчеркивание", "&": "амперсанд", "?": "вопросительный знак", "=": "равно",
                    "#": "решетка", "%": "процент", "~": "тильда", "+": "плюс", "\u2011": "дефис"}
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    if span is None or not is_digit(cur.at(pos)):
+        return span
+    raw = cur.text[pos:span.end]
+    if raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS:
+        span.info = _year(int(raw), ctx, _word_after(cur, span.end))
+    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and _word_after(
+        cur, span.end
+    ).isalpha():
+        span.info = cardinal(int(m.group("num")), "m", "genitive")
+    elif _WORD_DATE.fullmatch(_plain(raw)) and _PREPOSITION_CASES.get(ctx.prev_word.lower(), "prepositional") != (
+        "prepositional"
+    ):  # a date takes no 'в': 'в 5 мая' keeps the genitive of a bare date
+        case = _PREPOSITION_CASES[ctx.prev_word.lower()]
+        span.info = number(raw, "nominative" if case == "accusative" else case)
+    elif ctx.prev_word.lower() in ("в", "во") and _TIME.fullmatch(raw):
+        span.info = span.info.replace("половина ", "половине ", 1)
+    return span
+
+
+def _word_after(cur: Cursor, end: int) -> str:
+    """What follows a span after its spaces: the next word in lower case, a punctuation mark, or
+    "" at the end of the line. Past the tail bound it counts as a mark."""
+    try:
+        j = lexer.spaces(cur, end)
+        if not is_letter(cur.at(j)):
+            return "" if cur.at(j) in ("", "\n") else cur.at(j)
+        k = j
+        while is_letter(cur.at(k)):
+            k += 1
+        return cur.text[j:k].lower()
+    except TooLong:
+        return "…"
+
+
+# The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
+# четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
+_PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "genitive", "со": "genitive",
+                      "до": "genitive", "от": "genitive", "после": "genitive", "около": "genitive",
+                      "для": "genitive", "к": "dative", "ко": "dative", "на": "accusative", "по": "accusative"}
+# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
+_YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
+
+
+def _year(n: int, ctx: Context, after: str) -> str:
+    """A four-digit number from 1700 to 2100 with no year word joined to it ('году', 'г.').
+
+    After a preposition, with nothing or a link word after it, it is a year in the preposition's
+    case ('в 1974.', 'с 1990 по 2000'); alone on its line it is a year too, read in the
+    prepositional as the data reads such headings; before any other word it is a count
+    ('1800 человек', 'в 1800 километрах')."""
+    preposition = ctx.prev_word.lower()
+    if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
+        case = _PREPOSITION_CASES[preposition]
+        return ordinal(n, "m", "nominative" if case == "accusative" else case)
+    if ctx.line_start and not after:
+        return ordinal(n, "m", "prepositional")
+    return cardinal(n)
+
+
+# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
+# decade stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
+_COUNT_ENDING = re.compile(r"(?P<num>\d+)-х")
+
+
+def _is_decade(n: int) -> bool:
+    return n >= 10 and n % 10 == 0
 
 
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
-_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?[-. ](?P<y>\d{4})(?: ?(?P<g>г)\.?)?")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
+_FRACTION = re.compile(r"(?:(?P<w>\d+) )?(?P<n>\d+)/(?P<d>\d+)(?: (?P<unit>[^\s\d]+))?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 # A year standing alone is an ordinal; without a word that shows its case, it is read in the
@@ -206,29 +317,40 @@ def _spell_latin(word: str) -> str:
     return word
 
 
-def number(raw: str) -> str:
-    text = " ".join(raw.split()).lower().replace("ё", "е")
-    return (_special(text) or _quantity(text) or _fallback(text)).strip()
+def number(raw: str, day_case: str = "genitive") -> str:
+    """`day_case`: the case of the day in a date with a month name ('к 5 мая' к пятому мая)."""
+    text = _plain(raw)
+    return (_special(text, day_case) or _quantity(text) or _fallback(text)).strip()
 
 
-def _date(day: int, month: int, year: int, day_case: str, year_word: bool) -> str:
-    reading = f"{ordinal(day, 'n', day_case)} {_MONTHS_GENITIVE[month - 1]} {ordinal(year, 'm', 'genitive')}"
+def _plain(raw: str) -> str:
+    return " ".join(raw.split()).lower().replace("ё", "е")
+
+
+def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool) -> str:
+    reading = f"{ordinal(day, 'n', day_case)} {_MONTHS_GENITIVE[month - 1]}"
+    if year is not None:
+        reading += f" {ordinal(year, 'm', 'genitive')}"
     return reading + (" года" if year_word else "")
 
 
-def _special(text: str) -> str | None:
+def _special(text: str, day_case: str = "genitive") -> str | None:
     m = _ORDINAL.fullmatch(text)
     if m:
         return ordinal_with_ending(int(m.group("num")), m.group("ending"))
     m = _WORD_DATE.fullmatch(text)
-    if m and m.group("month") in _MONTH_INDEX:
+    if m and m.group("month") in _MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
         month = _MONTH_INDEX[m.group("month")]
-        return _date(int(m.group("d")), month, int(m.group("y")), "genitive", bool(m.group("g")))
+        year = int(m.group("y")) if m.group("y") else None
+        return _date(int(m.group("d")), month, year, day_case, bool(m.group("g")))
     m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
     if m:
         parts = date_parts(DATE.fullmatch(m.group("date")))
         if parts:
             return _date(*parts, "nominative", bool(m.group("g")))
+    m = _FRACTION.fullmatch(text)
+    if m and 0 < int(m.group("n")) < int(m.group("d")) and (not m.group("unit") or m.group("unit") in _UNITS):
+        return _fraction(m)
     if IP.fullmatch(text) and not GROUPED.fullmatch(text):
         return " точка ".join(digits(p) for p in text.split("."))
     m = _TIME.fullmatch(text)
@@ -243,6 +365,21 @@ def _special(text: str) -> str | None:
     if text.isdecimal() and len(text) == 4 and int(text) in _YEARS:
         return ordinal(int(text), "m", "prepositional")
     return None
+
+
+def _fraction(m: re.Match) -> str:
+    """'1/2' → 'одна вторая', '2 3/4 кг' → 'две целых три четвертых килограмма'."""
+    n, d = int(m.group("n")), int(m.group("d"))
+    if _agreement(n) == 0:
+        reading = f"{cardinal(n, 'f')} {ordinal(d, 'f')}"
+    else:
+        reading = f"{cardinal(n, 'f')} {ordinal(d, 'm', 'genitive', plural=True)}"
+    if m.group("w"):
+        whole = int(m.group("w"))
+        reading = f"{cardinal(whole, 'f')} {'целая' if _agreement(whole) == 0 else 'целых'} {reading}"
+    if m.group("unit"):
+        reading += " " + _UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
+    return reading
 
 
 def _time(h: int, minutes: int) -> str | None:
@@ -263,17 +400,22 @@ def _time(h: int, minutes: int) -> str | None:
     return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
 
 
+_CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
 _QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
 def _quantity(text: str) -> str | None:
     """A number with the units, scale words and currencies after it, each agreeing with what
     comes before it: '2,5 тыс руб.' → 'две целых пять десятых тысячи рублей'."""
+    before = _CURRENCY_BEFORE.fullmatch(text)
+    if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
+        text = f"{before.group('amount')} {before.group('currency')}"
     m = _QUANTITY.fullmatch(text)
     if not m:
         return None
     integer, fraction_digits = split_amount(m.group("num"))
-    units = [u for u in re.split(r"[\s.]+", m.group("units")) if u]
+    units = " ".join(u for u in re.split(r"[\s.]+", m.group("units")) if u)
+    units = re.sub(r"\bкв м\b", "м²", units).split()  # 'кв. м.' is a square metre
     sign = "минус " if m.group("sign") else ""
     if units and units[0].startswith("/"):
         units = [units[0][1:], "/"] + units[1:]
