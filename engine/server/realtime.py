@@ -29,6 +29,7 @@ from engine.server.state import ServerState
 from engine.server.streams import PRIORITY_ESTABLISHED, open_text_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.audio import pcm16_to_mulaw
+from voice_tts.languages import iso_code
 from voice_tts.progress import TurnText
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
@@ -259,12 +260,28 @@ class RealtimeConnection:
             session["audio"]["output"]["voice"] = voice
         if "format" in output:
             session["audio"]["output"]["format"] = _output_format(output["format"])
+        if "language" in output:
+            session["audio"]["output"]["language"] = self._language(output["language"])
         for key in output:
-            if key not in ("voice", "format"):
+            if key not in ("voice", "format", "language"):
                 raise RealtimeError(
                     "unsupported_value", f"session.audio.output.{key} is not supported",
                     f"session.audio.output.{key}",
                 )
+
+    def _language(self, language: Any) -> str | None:
+        """Extension: the responses' language (an ISO code, BCP 47 tag or Qwen3 name), for the
+        engine and the normalizer's rules; None lets the engine and normalizer go by the script."""
+        if language is None:
+            return None
+        known = self.state.description.languages
+        if not isinstance(language, str) or (iso_code(language) is None and language.lower() not in known):
+            raise RealtimeError(
+                "invalid_value",
+                f"unknown language {language!r}; use an ISO code or tag ('de', 'ja-JP'), 'auto' or one of {list(known)}",
+                "session.audio.output.language",
+            )
+        return language
 
     async def _item_create(self, event: dict) -> None:
         item = event.get("item")
@@ -455,7 +472,7 @@ class _Response:
         self._stream, self.text = open_text_stream(
             state.engine,
             voice=self.voice,
-            language=None,
+            language=output.get("language"),
             instruct=instructions,
             sample_rate=self.sample_rate,
             normalize=True,

@@ -1,0 +1,93 @@
+"""Stream = one-shot in every language the model speaks: realistic replies (money, dates, times,
+decimals, percent, units, ordinals, large numbers) cut at random points read exactly as the
+whole text does, and the commits tile the raw text without a gap."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from voice_tts.tn import Commit, StreamingNormalizer, normalize
+
+REPLIES = {
+    "en": [
+        "Your order costs $25.50 and arrives on May 3rd at 2:30 pm.",
+        "The 2nd floor has 120 m² for 1,250 people, up 12.5% since 2019.",
+    ],
+    "zh": ["您的订单共计25.50元，将于5月3日下午2点30分送达。", "气温是-5°C，比2019年增长了12.5%。"],
+    "de": [
+        "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai.",
+        "Am 14.03.2026 um 14:30 Uhr sind es 10.000 km und 12,5 %.",
+    ],
+    "fr": [
+        "Votre commande coûte 25,50 € et arrive le 3 mai à 14h30.",
+        "Le 1er janvier, 10 000 personnes ont payé 12,5 % de plus.",
+    ],
+    "es": [
+        "Su pedido cuesta 25,50 € y llega el 3 de mayo a las 14:30.",
+        "El 1.º de enero, 10.000 personas pagaron el 12,5 % más.",
+    ],
+    "it": [
+        "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30.",
+        "Il 1° gennaio 10.000 persone hanno percorso 12,5 km.",
+    ],
+    "pt": [
+        "O seu pedido custa R$ 25,50 e chega no dia 3 de maio.",
+        "Em 2026, 10.000 pessoas pagaram 12,5% a mais às 14:30.",
+    ],
+    "ru": [
+        "Ваш заказ стоит 25,50 € и придёт 3 мая.",
+        "В 2026 году 10 000 человек заплатили 12,5 % за 5 км.",
+    ],
+    "ja": ["ご注文は2,500円で、5月3日の14時30分に届きます。", "気温は-5°Cで、去年より12.5%増えました。"],
+    "ko": ["주문 금액은 25,500원이고 5월 3일 오후 2시 30분에 도착합니다.", "기온은 -5°C이고 12.5% 늘었습니다."],
+}
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def split_at(text: str, cuts: list[int]) -> list[str]:
+    bounds = [0, *sorted(cuts), len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def streamed(deltas: list[str], language: str) -> list[Commit]:
+    normalizer = StreamingNormalizer(language)
+    commits: list[Commit] = []
+    for delta in deltas:
+        commits += normalizer.push(delta)
+    return commits + normalizer.flush()
+
+
+def reply_and_cuts(language: str):
+    """One or both of the language's replies, and up to 12 cut points in it (a cut may fall
+    anywhere: inside a number, between a number and its unit, inside a multi-byte script)."""
+    text = st.lists(st.sampled_from(REPLIES[language]), min_size=1, max_size=2).map(" ".join)
+    return text.flatmap(lambda t: st.tuples(st.just(t), st.lists(st.integers(0, len(t)), max_size=12)))
+
+
+def check(language: str, text: str, cuts: list[int]) -> None:
+    commits = streamed(split_at(text, cuts), language)
+    assert "".join(c.spoken for c in commits) == normalize(text, language)
+    raw_end = spoken_end = 0
+    for commit in commits:
+        assert (commit.raw_start, commit.spoken_start) == (raw_end, spoken_end), commit
+        raw_end, spoken_end = commit.raw_end, commit.spoken_end
+    assert raw_end == len(text)
+
+
+@pytest.mark.parametrize("language", REPLIES)
+@SETTINGS
+@given(data=st.data())
+def test_any_split_reads_as_the_whole_text(language, data):
+    check(language, *data.draw(reply_and_cuts(language)))
+
+
+@SETTINGS
+@given(language=st.sampled_from(["ja", "ko", "zh"]), data=st.data())
+def test_auto_detection_reads_like_the_named_language(language, data):
+    """`auto` picks Japanese by kana, Korean by Hangul and Chinese by Han: split or whole, the
+    text reads as it does with its language named."""
+    text, cuts = data.draw(reply_and_cuts(language))
+    commits = streamed(split_at(text, cuts), "auto")
+    assert "".join(c.spoken for c in commits) == normalize(text, language)
