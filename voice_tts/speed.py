@@ -24,7 +24,16 @@ import numpy as np
 
 from voice_tts.protocol import AudioChunk, Done, Event, Progress
 
-__all__ = ["MAX_SPEED", "MIN_SPEED", "PlayedClock", "SpeedStage", "TimeStretcher", "checked_speed"]
+__all__ = [
+    "MAX_SPEED",
+    "MIN_SPEED",
+    "PlayedClock",
+    "SpeedStage",
+    "SpeedUnavailable",
+    "StretchedStream",
+    "TimeStretcher",
+    "checked_speed",
+]
 
 # The range every path accepts (OpenAI's Realtime range; its speech API's wider 0.25-4.0 is
 # clamped into it by that endpoint). Outside it speech stops sounding like speech.
@@ -48,11 +57,18 @@ def checked_speed(speed: object) -> float:
     return float(speed)
 
 
+class SpeedUnavailable(ValueError):
+    """A rate other than 1.0 on an install without the `speed` extra (servers answer it as a
+    refused request, with this code)."""
+
+    code = "unsupported_speed"
+
+
 def _rubberband():
     try:
         import pylibrb
     except ImportError as exc:
-        raise RuntimeError(SPEED_EXTRA_MISSING) from exc
+        raise SpeedUnavailable(SPEED_EXTRA_MISSING) from exc
     return pylibrb
 
 
@@ -165,7 +181,8 @@ class SpeedStage:
     the two cannot misplace its words, and it is still never later than its audio."""
 
     def __init__(self, speed: float = 1.0) -> None:
-        self._speed = checked_speed(speed)
+        self._speed = 1.0
+        self.set_speed(speed)
         self._stretcher: TimeStretcher | None = None
         self._clock = PlayedClock()
         self._held: list[Progress] = []
@@ -178,8 +195,12 @@ class SpeedStage:
         return self._speed
 
     def set_speed(self, speed: float) -> None:
-        """From the next audio chunk on."""
-        self._speed = checked_speed(speed)
+        """From the next audio chunk on. Without the `speed` extra a rate other than 1.0 is
+        refused here, when asked for, not at the next chunk."""
+        speed = checked_speed(speed)
+        if speed != 1.0:
+            _rubberband()
+        self._speed = speed
 
     def played_seconds(self, engine_seconds: float) -> float:
         return self._clock.played(engine_seconds)
@@ -234,3 +255,32 @@ class SpeedStage:
         chunk = AudioChunk(pcm, self._sample_rate, self._played_samples)
         self._played_samples += chunk.num_samples
         return [chunk]
+
+
+class StretchedStream:
+    """An engine stream heard at a speaking rate (`set_speed` from its next chunk on): its
+    events pass through a `SpeedStage`; everything else is the stream's own."""
+
+    def __init__(self, stream, speed: float = 1.0) -> None:
+        self._stream = stream
+        self._stage = SpeedStage(speed)
+
+    def set_speed(self, speed: float) -> None:
+        self._stage.set_speed(speed)
+
+    @property
+    def speed(self) -> float:
+        return self._stage.speed
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    async def events(self):
+        events = aiter(self._stream.events())
+        try:
+            async for event in events:
+                for out in self._stage.events_for(event):
+                    yield out
+        finally:
+            if aclose := getattr(events, "aclose", None):
+                await aclose()

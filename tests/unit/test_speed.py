@@ -11,7 +11,7 @@ import pytest
 from engine.backends.espeak import EmbeddedEngine
 from pitch import click_ratio, median_f0
 from voice_tts.protocol import AudioChunk, Done, Progress, Usage
-from voice_tts.speed import MAX_SPEED, MIN_SPEED, PlayedClock, SpeedStage, TimeStretcher, checked_speed
+from voice_tts.speed import MAX_SPEED, MIN_SPEED, PlayedClock, SpeedStage, SpeedUnavailable, TimeStretcher, checked_speed
 
 RATE = 24000
 TEXT = (
@@ -157,5 +157,7 @@ def test_the_stage_puts_progress_audio_and_usage_in_played_time(speech):
 def test_without_rubber_band_a_rate_change_says_which_extra_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pylibrb", None)
     assert TimeStretcher(RATE, 1.0).process(b"\x01\x00") == b"\x01\x00"
-    with pytest.raises(RuntimeError, match=r"voice-tts\[speed\]"):
+    with pytest.raises(SpeedUnavailable, match=r"voice-tts\[speed\]"):
         TimeStretcher(RATE, 1.5)
+    with pytest.raises(SpeedUnavailable, match=r"voice-tts\[speed\]"):
+        SpeedStage(1.0).set_speed(0.75)
