@@ -11,6 +11,9 @@ Pitch is the median F0 (tests/pitch.py) over frames that cover the same stretch 
 CPU is process time per second of input audio, one stream on one core.
 
     .venv/bin/python bench/speed_bench.py [--out bench/results/speed_stretchers.json]
+
+The comparison needs the other candidates beside the `speed` extra:
+`pip install audiotsm==0.1.2 pedalboard==0.9.26` (not in any extra: only this script uses them).
 """
 
 from __future__ import annotations
