@@ -229,6 +229,8 @@ class StartMessage(WireModel):
     resumable: bool = False
     lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
     spell_acronyms: bool = True
+    # Speaking rate, pitch kept (voice_tts/speed.py); times on the wire are in played time.
+    speed: float = Field(default=1.0, ge=0.5, le=2.0)
 
 
 class TextMessage(WireModel):
@@ -253,6 +255,13 @@ class CancelMessage(WireModel):
 
     type: Literal["cancel"] = "cancel"
     played_ms: float | None = Field(default=None, ge=0)
+
+
+class SpeedMessage(WireModel):
+    """Changes the running turn's speaking rate from its next audio chunk on."""
+
+    type: Literal["speed"] = "speed"
+    speed: float = Field(ge=0.5, le=2.0)
 
 
 class AuthMessage(WireModel):
@@ -302,10 +311,11 @@ ClientMessage = Annotated[
         ResumeMessage,
         AckMessage,
         ReconnectMessage,
+        SpeedMessage,
     ],
     Field(discriminator="type"),
 ]
-CLIENT_MESSAGE_TYPES = ("start", "text", "stop", "cancel", "pause", "resume", "ack", "reconnect")
+CLIENT_MESSAGE_TYPES = ("start", "text", "stop", "cancel", "pause", "resume", "ack", "reconnect", "speed")
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 

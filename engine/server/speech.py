@@ -3,7 +3,8 @@
 Rules where the OpenAI API and this server differ (docs/protocol.md repeats them):
 - `response_format`: `pcm` (24 kHz mono s16le, no header), `wav` (the default), or `mp3`,
   `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py).
-- `speed` must be 1.0: other values are refused with 400 rather than silently ignored.
+- `speed` from 0.5 to 2.0, pitch kept (voice_tts/speed.py); OpenAI's wider 0.25-4.0 is refused
+  past that range with 400 `unsupported_speed` rather than quietly clamped.
 - `model` is accepted for compatibility and does not choose anything: the server speaks with
   the engine it was started with.
 - OpenAI's own voice names (alloy, nova, ...) select the server's default voice; any other name
@@ -44,6 +45,7 @@ from engine.server.streams import open_text_stream, speak_all, turn_lexicon
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode, LexiconEntry
+from voice_tts.speed import MAX_SPEED, MIN_SPEED
 
 log = logging.getLogger(__name__)
 
@@ -242,6 +244,7 @@ class SpeechEndpoint:
                 normalize=True,
                 lexicon=turn_lexicon(state.lexicon, speech.lexicon),
                 spell_acronyms=speech.spell_acronyms,
+                speed=speech.speed,
             )
         except ValueError as exc:
             state.slots.release()
@@ -263,10 +266,12 @@ class SpeechEndpoint:
                 "unsupported_response_format",
                 "response_format",
             )
-        if speech.speed != 1.0:
+        if not MIN_SPEED <= speech.speed <= MAX_SPEED:
+            # OpenAI takes 0.25-4.0; past 0.5-2.0 speech stops sounding like speech, and a
+            # rate quietly different from the one asked for would be worse than a refusal.
             return openai_error(
                 400,
-                "speed must be 1.0: this server does not change the speaking rate",
+                f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {speech.speed}",
                 "unsupported_speed",
                 "speed",
             )

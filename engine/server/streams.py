@@ -17,6 +17,7 @@ from __future__ import annotations
 from engine.server.metrics import ServerMetrics
 from voice_tts.progress import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
+from voice_tts.speed import StretchedStream, checked_speed
 from voice_tts.tn import Lexicon, LexiconError
 
 PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
@@ -53,13 +54,16 @@ def open_text_stream(
     lexicon: Lexicon | None = None,
     spell_acronyms: bool = True,
     priority: int = PRIORITY_NORMAL,
-) -> tuple[EngineStream, TurnText]:
-    """The text side first: a bad lexicon is refused before an engine stream exists."""
+    speed: float = 1.0,
+) -> tuple[StretchedStream, TurnText]:
+    """The text side first: a bad lexicon is refused before an engine stream exists. The
+    stream is heard at `speed` (and its `set_speed`): its times are played time."""
     text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
+    speed = checked_speed(speed)
     stream = engine.open_stream(
         voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority
     )
-    return stream, text
+    return StretchedStream(stream, speed), text
 
 
 def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: bool = True) -> Lexicon:

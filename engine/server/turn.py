@@ -73,6 +73,7 @@ class Turn:
             lexicon=turn_lexicon(state.lexicon, start.lexicon, start.normalize),
             spell_acronyms=start.spell_acronyms,
             priority=priority,
+            speed=start.speed,
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self.resume_token = state.resumes.add(self) if start.resumable else None
@@ -144,6 +145,10 @@ class Turn:
         if not self._input_ended:
             self._input_ended = True
             self.feed()
+
+    def set_speed(self, speed: float) -> None:
+        """The speaking rate from the engine's next audio chunk on."""
+        self._stream.set_speed(speed)
 
     def cancel(self, played_ms: float | None) -> None:
         if self._cancelled:

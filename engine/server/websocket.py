@@ -31,6 +31,7 @@ from voice_tts.protocol import (
     PauseMessage,
     ReconnectMessage,
     ResumeMessage,
+    SpeedMessage,
     StartedMessage,
     StartMessage,
     StopMessage,
@@ -223,6 +224,11 @@ class Connection:
                 self._turn.pause()
             elif isinstance(message, ResumeMessage):
                 await self._turn.resume()
+            elif isinstance(message, SpeedMessage):
+                try:
+                    self._turn.set_speed(message.speed)
+                except ValueError as exc:
+                    raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)) from None
 
     def _running(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()

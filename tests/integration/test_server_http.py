@@ -94,7 +94,8 @@ def test_streamed_wav_has_an_open_ended_header(server):
     "body,status,code",
     [
         ({"response_format": "ogg"}, 400, "unsupported_response_format"),
-        ({"speed": 1.5}, 400, "unsupported_speed"),
+        ({"speed": 3.0}, 400, "unsupported_speed"),
+        ({"speed": 0.25}, 400, "unsupported_speed"),
         ({"voice": "nobody"}, 400, "invalid_voice"),
         ({"input": ""}, 400, "invalid_message"),
         ({"stream_format": "jsonl"}, 400, "invalid_message"),

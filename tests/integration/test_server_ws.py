@@ -142,7 +142,8 @@ BAD_FRAMES = [
     ("raw bytes, not UTF-8", "bytes", b"\xff\xfe\x00\x01", "unexpected_binary"),
     ("text frame, bad UTF-8", "bad_text", b'{"type": "text", "text": "\xc3\x28"}', "invalid_utf8"),
     ("text before start", "text", json.dumps({"type": "text", "text": "hi"}), "no_active_turn"),
-    ("wrong field", "text", json.dumps({"type": "start", "speed": 2}), "invalid_message"),
+    ("wrong field", "text", json.dumps({"type": "start", "pitch": 2}), "invalid_message"),
+    ("speed out of range", "text", json.dumps({"type": "start", "speed": 3}), "invalid_message"),
     ("bad format", "text", json.dumps({"type": "start", "format": "mp3"}), "invalid_message"),
     (
         "bad rate",

@@ -44,7 +44,15 @@ def test_each_adapter_loads_only_its_own_framework():
 # What `engine/` may import of `voice_tts` (ARCHITECTURE.md): the wire protocol and the pure
 # text/audio modules. The server serves engine streams directly and never runs a `TTSSession`.
 # `languages`: the one mapping of language names, which the text side needs to pick its rules.
-ENGINE_MAY_IMPORT = {"voice_tts", "voice_tts.protocol", "voice_tts.progress", "voice_tts.audio", "voice_tts.languages"}
+# `speed`: the speaking-rate stage, an audio module beside `audio` that the server's streams pass through.
+ENGINE_MAY_IMPORT = {
+    "voice_tts",
+    "voice_tts.protocol",
+    "voice_tts.progress",
+    "voice_tts.audio",
+    "voice_tts.languages",
+    "voice_tts.speed",
+}
 
 
 def test_engine_imports_only_the_core_modules_of_voice_tts():

@@ -70,7 +70,9 @@ def test_client_messages_parse_by_type(payload, expected):
     "payload",
     [
         {"type": "start", "format": "mp3"},
-        {"type": "start", "speed": 1.0},  # unknown fields are refused, not ignored
+        {"type": "start", "pitch": 1.0},  # unknown fields are refused, not ignored
+        {"type": "start", "speed": 4.0},
+        {"type": "speed", "speed": 0.25},
         {"type": "text"},
         {"type": "text", "text": 5},
         {"type": "cancel", "played_ms": -1},
@@ -88,6 +90,7 @@ def test_client_message_types_match_the_union():
         "text": {"text": ""},
         "ack": {"samples": 0},
         "reconnect": {"resume_token": "t", "received_samples": 0},
+        "speed": {"speed": 1.5},
     }
     for kind in CLIENT_MESSAGE_TYPES:
         minimal = {"type": kind, **required.get(kind, {})}
