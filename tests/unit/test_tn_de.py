@@ -14,6 +14,8 @@ READINGS = [
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     ("Es waren -12 Grad.", "Es waren minus zwölf Grad."),
     ("Zimmer 1026", "Zimmer eintausendsechsundzwanzig"),
+    # a percent sign written against the number reads as one after a space does
+    ("Plus 12,5% und 7%.", "Plus zwölf Komma fünf Prozent und sieben Prozent."),
     # ordinals: the ending follows the word before, a period that ends the sentence stays one
     ("Der 2. Platz", "Der zweite Platz"),
     ("Sie kam am 3. Tag.", "Sie kam am dritten Tag."),
@@ -101,7 +103,7 @@ def test_list_numbers_at_line_start_stay_list_numbers() -> None:
 
 FRAGMENTS = [
     "1", "3", "25", "2003", "10.000", "25,50", "3.", "02.03.", "14:30", "2.30", "1/2", "-", "+49 ", "(030) ",
-    " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
+    " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
     "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
 ]

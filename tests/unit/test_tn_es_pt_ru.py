@@ -26,6 +26,7 @@ READINGS = {
         # decimals, fractions, percent
         ("Mide 2,5 metros", "Mide dos coma cinco metros"),
         ("Sube un 7,25 %", "Sube un siete coma veinticinco por ciento"),
+        ("Sube un 12,5%", "Sube un doce coma cinco por ciento"),
         ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
         ("Toma 1/2", "Toma medio"),
         # money
@@ -74,6 +75,7 @@ READINGS = {
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
+        ("Рост 12,5%", "Рост двенадцать целых пять десятых процента"),
         ("Всего 1.500", "Всего одна тысяча пятьсот"),
         ("Это 21-я попытка", "Это двадцать первая попытка"),
         ("В 90-х годах", "В девяностых годах"),

@@ -371,6 +371,8 @@ class Language:
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
+        if cur.text[end - 1] == "%":  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is
+            end -= 1
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         try:
