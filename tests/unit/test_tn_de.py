@@ -94,6 +94,7 @@ def test_barge_in_keeps_raw_text_of_money() -> None:
 def test_month_period_is_kept_as_sentence_end() -> None:
     assert normalize("Wir liefern am 3. Mai.", "de").endswith("dritten Mai.")
     assert normalize("Am 2. Mär. 2003", "de") == "Am zweiten März zweitausenddrei"
+    assert normalize("Am 2. Mär. Dann am 3. mär. und", "de") == "Am zweiten März. Dann am dritten März und"
 
 
 def test_list_numbers_at_line_start_stay_list_numbers() -> None:

@@ -27,6 +27,9 @@ READINGS = [
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
     ("Arriva il 3 maggio 2025.", "Arriva il tre maggio duemilaventicinque."),
+    # the period of an abbreviated month that ends the sentence stays punctuation
+    ("Arriva il 3 mag. Poi il 4 mag., il 5 mag. 2025.",
+     "Arriva il tre maggio. Poi il quattro maggio, il cinque maggio duemilaventicinque."),
     ("Il 1° gennaio e il 14/07/2024", "Il primo gennaio e il quattordici luglio duemilaventiquattro"),
     # times
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
@@ -71,7 +74,7 @@ def test_no_digits_left() -> None:
 
 FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
-    " €", "€", "$", " %", "%", " kg", " km/h", " °C", " maggio", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
+    " €", "€", "$", " %", "%", " kg", " km/h", " °C", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
     "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
 ]
 
