@@ -34,6 +34,12 @@ READINGS = {
     "It had 90 % of it and 28.3 % more.": "It had ninety percent of it and twenty eight point three percent more.",
     "He served 1960 - 1962 and won 4 - 6 , 6 - 0 .": "He served nineteen sixty to nineteen sixty two and won four to six , six to zero .",
     "but 5 - 3 = 2": "but five three equals two",
+    # a number without its area code (NXX-XXXX) is read as a phone number; ranges stay ranges
+    "Call 555-0123 or 555-1234 now.": "Call five five five, zero one two three or five five five, one two three four now.",
+    "Read pages 3-5 from 1960-1962 and 2024-2025, it ended 3-2, with 800-1200 calories.": (
+        "Read pages three to five from nineteen sixty to nineteen sixty two and twenty twenty four to twenty twenty five, "
+        "it ended three to two, with eight hundred to twelve hundred calories."
+    ),
     "worth $ 250 , or $ 30 billion": "worth two hundred fifty dollars , or thirty billion dollars",
     "in issue # 19 .": "in issue number nineteen .",
     # decimals, also without the zero before the point

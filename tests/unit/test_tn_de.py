@@ -14,6 +14,8 @@ READINGS = [
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     ("Es waren -12 Grad.", "Es waren minus zwölf Grad."),
     ("Zimmer 1026", "Zimmer eintausendsechsundzwanzig"),
+    # a percent sign written against the number reads as one after a space does
+    ("Plus 12,5% und 7%.", "Plus zwölf Komma fünf Prozent und sieben Prozent."),
     # ordinals: the ending follows the word before, a period that ends the sentence stays one
     ("Der 2. Platz", "Der zweite Platz"),
     ("Sie kam am 3. Tag.", "Sie kam am dritten Tag."),
@@ -92,6 +94,7 @@ def test_barge_in_keeps_raw_text_of_money() -> None:
 def test_month_period_is_kept_as_sentence_end() -> None:
     assert normalize("Wir liefern am 3. Mai.", "de").endswith("dritten Mai.")
     assert normalize("Am 2. Mär. 2003", "de") == "Am zweiten März zweitausenddrei"
+    assert normalize("Am 2. Mär. Dann am 3. mär. und", "de") == "Am zweiten März. Dann am dritten März und"
 
 
 def test_list_numbers_at_line_start_stay_list_numbers() -> None:
@@ -101,7 +104,7 @@ def test_list_numbers_at_line_start_stay_list_numbers() -> None:
 
 FRAGMENTS = [
     "1", "3", "25", "2003", "10.000", "25,50", "3.", "02.03.", "14:30", "2.30", "1/2", "-", "+49 ", "(030) ",
-    " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
+    " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
     "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
 ]

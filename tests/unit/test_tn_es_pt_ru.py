@@ -26,6 +26,11 @@ READINGS = {
         # decimals, fractions, percent
         ("Mide 2,5 metros", "Mide dos coma cinco metros"),
         ("Sube un 7,25 %", "Sube un siete coma veinticinco por ciento"),
+        ("Sube un 12,5%", "Sube un doce coma cinco por ciento"),
+        # a period after a date that ends the sentence stays punctuation; inside it, it is the month's
+        ("El paquete llega el 3 de mayo.", "El paquete llega el tres de mayo."),
+        ("Llega el 4 de abr. Luego el 5 de abr. de 2020.",
+         "Llega el cuatro de abril. Luego el cinco de abril de dos mil veinte."),
         ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
         ("Toma 1/2", "Toma medio"),
         # money
@@ -61,6 +66,7 @@ READINGS = {
         ("Use 2/3 da farinha", "Use dois terços da farinha"),
         ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
         ("Pagou € 2", "Pagou dois euros"),
+        ("O pacote chega em 3 de maio.", "O pacote chega em três de maio."),
         ("Nasceu em 07/09/1822", "Nasceu em sete de setembro de mil oitocentos e vinte e dois"),
         ("Em 1 de maio", "Em primeiro de maio"),
         ("Às 8h15", "Às oito horas e quinze"),
@@ -74,6 +80,9 @@ READINGS = {
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
+        ("Рост 12,5%", "Рост двенадцать целых пять десятых процента"),
+        ("Было 1 января. 3 мая.", "Было первого января. третьего мая."),
+        ("Было 3 апр. 2024 и 5 сент.", "Было третьего апреля две тысячи двадцать четвёртого и пятого сентября."),
         ("Всего 1.500", "Всего одна тысяча пятьсот"),
         ("Это 21-я попытка", "Это двадцать первая попытка"),
         ("В 90-х годах", "В девяностых годах"),
@@ -100,6 +109,7 @@ READINGS = {
         ("В 80-х было иначе", "В восьмидесятых было иначе"),
         # a month name: the day agrees with the preposition before it
         ("Приезжайте к 5 мая", "Приезжайте к пятому мая"),
+        ("Посылка придёт 3 мая, срок — 1 января.", "Посылка придёт третьего мая, срок — первого января."),
         ("Родился 12 января 2001 года", "Родился двенадцатого января две тысячи первого года"),
         ("Встреча в 16:30", "Встреча в половине пятого"),
         # units, currencies written first, fractions, abbreviations, mail servers
@@ -118,6 +128,7 @@ SENTENCES = {
         "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
         "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
         "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
+        "El paquete llega el 3 de mayo. Otro, el 4 de abr. de 2020, y el último el 5 de abr.",
     ],
     "pt": [
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
@@ -128,6 +139,7 @@ SENTENCES = {
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
         "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",
         "Звоните 8-913-983-56-01 или пишите на help@shop.ru, т.е. в любое время; XIX век, 2,5 тыс руб.",
+        "Было 1 января. 3 мая и 3 апр. 2024 — тоже, а рост 12,5%.",
         "В 1974 пришло 1800 человек, с 1990 по 2005 — 2-х комнатные, к 5 мая в 16:30; $5, 1/2 л, 5 кв. м. и т. д.",
     ],
 }
@@ -193,7 +205,7 @@ def test_a_digit_run_longer_than_the_tail_is_cut_and_still_read(lang: str) -> No
 
 RU_FRAGMENTS = [
     "1974", "1800", "2-х", "80-х", "5", "12", "1/2", "2 3/4", "16:30", " ", " ", ".", ",", "\n", "в ", "с ", "к ",
-    " по ", " человек", " года", " мая", " января", " кг", " кв. м", " м³", " Гц", "$", "USD ", " до н. э.", "и т. д.",
+    " по ", " человек", " года", " мая", " января", " апр.", " кг", " кв. м", " м³", " Гц", "$", "USD ", " до н. э.", "и т. д.",
     "a@gmail.com", " —",
 ]
 

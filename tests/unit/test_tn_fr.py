@@ -14,6 +14,8 @@ READINGS = [
     ("Nous avons 6 492 000 clients.", "Nous avons six millions quatre cent quatre-vingt-douze mille clients."),
     ("Il fait -4 dehors.", "Il fait moins quatre dehors."),
     ("Il y a 71 places et 80 chaises.", "Il y a soixante et onze places et quatre-vingts chaises."),
+    # a percent sign written against the number reads as one after a space does
+    ("Une hausse de 12,5% et 7%.", "Une hausse de douze virgule cinq pour cent et sept pour cent."),
     # ordinals: suffixes, degree sign, Roman numerals
     ("Le 2e étage, la 1re fois, les 1ers jours", "Le deuxième étage, la première fois, les premiers jours"),
     ("Il est arrivé 80e et 5ème.", "Il est arrivé quatre-vingtième et cinquième."),
@@ -62,7 +64,7 @@ def test_no_digits_left() -> None:
 
 FRAGMENTS = [
     "1", "3", "25", "6 492", " 000", "25,50", "1er", "2e", "XXe", "14h30", "9:05", "1/2", "-", "+33 ", "01 23",
-    " ", ".", ",", " €", "€", "$", " %", " kg", " km/h", " °C", "°", " mai", " juin", "les ", " 80s", "n°",
+    " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " mai", " juin", "les ", " 80s", "n°",
     "etc.", "Mme", "M.", "a@b.fr", "www.", "\n", "1. ", "x", " milliards",
 ]
 

@@ -19,12 +19,17 @@ READINGS = [
     ("Il 21° secolo e la 2ª volta", "Il ventunesimo secolo e la seconda volta"),
     # decimals and percent
     ("Una crescita del 3,5 %", "Una crescita del tre virgola cinque per cento"),
+    # a percent sign written against the number reads as one after a space does
+    ("Sale del 12,5% e del 7%.", "Sale del dodici virgola cinque per cento e del sette per cento."),
     ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
     # money
     ("Costa 25,50 € in tutto.", "Costa venticinque euro cinquanta centesimi in tutto."),
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
     ("Arriva il 3 maggio 2025.", "Arriva il tre maggio duemilaventicinque."),
+    # the period of an abbreviated month that ends the sentence stays punctuation
+    ("Arriva il 3 mag. Poi il 4 mag., il 5 mag. 2025.",
+     "Arriva il tre maggio. Poi il quattro maggio, il cinque maggio duemilaventicinque."),
     ("Il 1° gennaio e il 14/07/2024", "Il primo gennaio e il quattordici luglio duemilaventiquattro"),
     # times
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
@@ -69,7 +74,7 @@ def test_no_digits_left() -> None:
 
 FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
-    " €", "€", "$", " %", " kg", " km/h", " °C", " maggio", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
+    " €", "€", "$", " %", "%", " kg", " km/h", " °C", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
     "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
 ]
 

@@ -229,6 +229,21 @@ def phone(text: str) -> str:
     return ("plus " if text.startswith("+") else "") + ", ".join(groups)
 
 
+_LOCAL_PHONE = re.compile(r"(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
+
+
+def local_phone(text: str) -> str | None:
+    """'555-0123' -> 'five five five, zero one two three': a number without its area code
+    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200')."""
+    m = _LOCAL_PHONE.fullmatch(text)
+    if m is None:
+        return None
+    exchange, line = m.group("exchange", "line")
+    if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line):
+        return None
+    return phone(text)
+
+
 PHONE = re.compile(r"\+?\d{1,3}[ -]?\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\d{3}-\d{3}-\d{4}")
 
 # --- Roman numerals --------------------------------------------------------------------------

@@ -160,7 +160,7 @@ def _number_en(text: str, currency_code: str) -> str:
         if reading:
             return reading
     for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure,
-                 english.number_range):
+                 english.local_phone, english.number_range):
         reading = rule(text)
         if reading:
             return reading

@@ -371,6 +371,8 @@ class Language:
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
+        if cur.text[end - 1] == "%":  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is
+            end -= 1
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         try:
@@ -557,8 +559,8 @@ class Language:
             month = self.MONTHS.get(cur.text[j:m].lower())
             if month is None:
                 return locale_span(end, reading, self.code)
-            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS:  # 'mär.'
-                m += 1
+            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
+                m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
             reading = f"{reading} {self.MONTH_NAMES[month - 1]}"
             y = lexer.spaces(cur, m)
             if y > m and is_digit(cur.at(y)):
@@ -699,6 +701,17 @@ class Language:
             return before + spoken + after
 
         return _DIGIT_RUN.sub(run, text)
+
+
+def _sentence_goes_on(cur: Cursor, period: int) -> bool:
+    """Whether the text after a period goes on with its sentence: a word in lower case or a year."""
+    j = lexer.spaces(cur, period + 1)
+    if j == period + 1 and cur.at(j) not in (",", ";"):
+        return False
+    c = cur.at(j)
+    if is_digit(c):
+        return len(ascii_digits(cur.text[j:lexer.chunk(cur, j)])) == 4
+    return c in (",", ";") or c.islower()
 
 
 def _valid_day_month(day: int, month: int) -> bool:

@@ -244,6 +244,8 @@ def _after_connector(cur: Cursor, m: int, words: SpanWords, day: bool) -> int | 
 def _month_year(cur: Cursor, m: int, words: SpanWords) -> int:
     """After a month name: its period, then 'de 2020', 'del 2020' or '2020'."""
     if cur.at(m) == ".":
+        if not _month_period(cur, m, words):
+            return m
         m += 1
     nxt = _next_word(cur, m)
     if nxt is None:
@@ -255,6 +257,16 @@ def _month_year(cur: Cursor, m: int, words: SpanWords) -> int:
             return year[1]
         return m
     return k if _is_year(word) else m
+
+
+def _month_period(cur: Cursor, period: int, words: SpanWords) -> bool:
+    """Whether the period after a month name belongs to it ('3 abr. de 2020', '3 апр. 2024'). One
+    that ends the sentence stays punctuation, so the sentence end is heard ('llega el 3 de mayo.'),
+    and so does one before a number that is no year ('1 января. 3 мая')."""
+    if _ends_sentence(cur, period, words):
+        return False
+    nxt = _next_word(cur, period + 1)
+    return nxt is None or not nxt[2].isdecimal() or len(nxt[2]) == 4
 
 
 def _is_year(word: str) -> bool:
