@@ -54,6 +54,10 @@ class ServerSettings(BaseModel):
     # Audio a resumable turn keeps for a reconnect: unacknowledged audio beyond it is
     # forgotten, and a turn without a socket waits once it has this much unsent.
     resume_buffer_s: float = Field(default=30.0, gt=0)
+    # The folder where the API workers of one server (`--workers`) listen for one another's
+    # reconnects: a reconnect that lands on a worker other than its turn's is relayed there.
+    # None: one process, no relay (set by engine/server/workers.py).
+    resume_relay_dir: str | None = None
     # Where one JSON line per finished stream is appended (None: no usage log).
     usage_log: str | None = None
     log_level: str = "info"

@@ -13,7 +13,8 @@ supervisor to start a fresh one.
 What a user sees stays one server: admission is the core's; cloned voices live in the core's
 voice store and every worker hears of a change; `/metrics` sums every worker (prometheus-client's
 multiprocess mode, in a directory this process owns); the usage log is one file that every
-worker appends whole lines to.
+worker appends whole lines to; a reconnect that lands on another worker than its turn's is
+relayed to that worker (each also listens on a Unix socket in a folder this process owns).
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
     log.info("engine core process %d ready in %.1f s; starting %d API workers", core.pid, detail, workers)
     metrics_dir = tempfile.mkdtemp(prefix="voice-tts-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before the workers import prometheus_client
+    relay_dir = tempfile.mkdtemp(prefix="voice-tts-relay-")
+    settings = settings.model_copy(update={"resume_relay_dir": relay_dir})
     processes = []
     for index, end in enumerate(worker_ends):
         process = context.Process(
@@ -110,6 +113,7 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
         return _supervise(core, processes, metrics_dir)
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
+        shutil.rmtree(relay_dir, ignore_errors=True)
 
 
 def _supervise(core, workers: list, metrics_dir: str) -> int:
@@ -176,9 +180,16 @@ def run_worker(options: WorkerOptions, connection, listener: socket.socket) -> N
     engine = CoreClient(connection)
     lexicon = None if options.lexicon is None else Lexicon.load(options.lexicon)
     raise_open_file_limit(settings)
-    server = draining_server(create_app(engine, settings=settings, lexicon=lexicon), settings)
+    app = create_app(engine, settings=settings, lexicon=lexicon)
+    state = app.state.server
+    relay_path = state.resume_relay.socket_path(state.resumes.instance)
+    relay = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # reconnects relayed by the others
+    relay.bind(str(relay_path))
+    relay.listen(BACKLOG)
+    server = draining_server(app, settings)
     try:
-        server.run(sockets=[listener])
+        server.run(sockets=[listener, relay])
     finally:
+        relay_path.unlink(missing_ok=True)
         engine.close()
     sys.exit(server.exit_code)
