@@ -135,8 +135,9 @@ def _supervise(core, workers: list, metrics_dir: str) -> int:
                 if sentinel == core.sentinel:
                     core_running = False
                     core.join()
-                    log.error("the engine core process exited (status %s): the workers stop", core.exitcode)
-                    status = status or EXIT_ENGINE_FAILED
+                    if core.exitcode != 0:  # 0: it left because every worker had (a drain)
+                        log.error("the engine core process exited (status %s): the workers stop", core.exitcode)
+                        status = status or EXIT_ENGINE_FAILED
                     continue
                 worker = running.pop(sentinel)
                 worker.join()
