@@ -1,7 +1,7 @@
 """`voice-tts`: run the engine server, speak text as an LLM would stream it, list voices.
 
 voice-tts serve [--model DIR|HUB_ID [--revision R]] [--device cuda:0] [--host 127.0.0.1] [--port 8000]
-                [--api-key-file F] [--lexicon FILE] [--replicas auto|N] [every server setting: --help]
+                [--api-key-file F] [--lexicon FILE] [--workers N] [--replicas auto|N] [every server setting: --help]
 voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
@@ -358,6 +358,14 @@ def build_parser() -> argparse.ArgumentParser:
         '{"match": "SQL", "say": "sequel"} (a turn\'s own rules come first)',
     )
     model.add_argument(
+        "--workers",
+        type=non_negative_int,
+        metavar="N",
+        help="with --model: API worker processes on the port, beside the engine core's own process "
+        "(default: half the CPU cores, at most 4); 0 serves from one process. The embedded voice "
+        "always runs in one process",
+    )
+    model.add_argument(
         "--replicas",
         type=replica_count,
         help="run N engine replicas (or 'auto': one per GPU) behind one port with Ray Serve",
@@ -444,6 +452,13 @@ def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of 0 or more")
     return value
 
 

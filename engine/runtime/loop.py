@@ -131,6 +131,9 @@ class StepLoop:
         self._step = 0
         self._recent_iteration_s = 0.0  # moving mean of busy iterations (first chunk size)
         self.failure: str | None = None  # why the loop died, if it did (the server reports it)
+        # Called at the end of every iteration and once the loop has ended, on the loop thread:
+        # the engine core sends each API worker one message with everything posted since the last.
+        self.on_iteration_end: Callable[[], None] | None = None
         self._accepting = True  # False from the final drain on: `post` refuses, nothing is lost
         self._accepting_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="qwen3-tts-step-loop", daemon=True)
@@ -202,6 +205,8 @@ class StepLoop:
                 waits[1] += self._deliver(first_chunks)  # decoded right behind the step: first audio now
                 if not plan.empty:
                     self._count(len(plan.steps), self._clock() - started, waits, graphs != self.runner.graphs_captured)
+                if self.on_iteration_end is not None:
+                    self.on_iteration_end()
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
             log.exception("step loop failed")
             self.failure = f"engine step failed: {e!r}"
@@ -212,6 +217,8 @@ class StepLoop:
             self._ending = []
         finally:
             self._shutdown_streams()
+            if self.on_iteration_end is not None:
+                self.on_iteration_end()
 
     def _count(self, streams: int, seconds: float, waits: list[float], captured: bool) -> None:
         stats = self.stats

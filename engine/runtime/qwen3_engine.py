@@ -36,14 +36,13 @@ from engine.runtime.convolution_cache import ConvolutionChoices, default_cache_d
 from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
-from engine.runtime.stream import StreamChannel, Qwen3Stream, StreamEnd, StreamState
+from engine.runtime.stream import StreamChannel, Qwen3Stream, StreamEnd, StreamState, sample_rate_error
 from engine.runtime.text_feed import TextFeed
 from engine.voice_store import StoredVoice, VoiceStore, default_voices_dir
 
 log = logging.getLogger(__name__)
 
 BACKEND = "qwen3"
-MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 FEATURES = ("streaming_text_input", "word_progress", "cancel", "instruct", "continuous_batching")
 # Share of the free device memory (after the weights) the KV pool may take by default; the rest
@@ -293,40 +292,51 @@ class Qwen3Engine:
         `priority` fills its voice prefix first (`engine.runtime.scheduler`); one that is not
         an int raises TypeError."""
         priority = checked_priority(priority)
-        if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
-            return self._failed(
-                Error(ErrorCode.INVALID_SAMPLE_RATE, f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}"),
-                24000,
-            )
+        error = sample_rate_error(sample_rate)
+        if error is not None:
+            return self._failed(error, 24000)
+        channel = StreamChannel()
+        admitted = self.admit(channel, voice, language, instruct, sampling, max_new_tokens, priority)
+        if isinstance(admitted, Error):
+            return self._failed(admitted, sample_rate)
+        feed = TextFeed(self.model.tokenizer.encode, self.model.tokenizer.split_pattern)
+        return Qwen3Stream(admitted, feed, self.loop.inbox.put, sample_rate, channel)
+
+    def admit(
+        self,
+        channel: Any,
+        voice: str | None,
+        language: str | None,
+        instruct: str | None,
+        sampling: SamplingParams | None,
+        max_new_tokens: int | None,
+        priority: int,
+    ) -> int | Error:
+        """Admit a stream whose events go to `channel` (a `StreamChannel`, or the engine core's
+        channel to an API worker): its id, whose text and cancel commands go to `loop.inbox`,
+        or why it was refused. The one place admission is decided."""
         try:
             resolved = self._resolve(voice, qwen3_language(language), instruct)
         except ValueError as e:
-            return self._failed(Error(ErrorCode.INVALID_VOICE, str(e)), sample_rate)
+            return Error(ErrorCode.INVALID_VOICE, str(e))
         if sampling is None:
             sampling = self._default_sampling
         if not isinstance(sampling, SamplingParams):
-            return self._failed(Error(ErrorCode.INVALID_SAMPLING, f"sampling must be SamplingParams, got {type(sampling).__name__}"), sample_rate)
+            return Error(ErrorCode.INVALID_SAMPLING, f"sampling must be SamplingParams, got {type(sampling).__name__}")
         limit = self._max_new_tokens if max_new_tokens is None else max_new_tokens
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 2:
-            return self._failed(Error(ErrorCode.INVALID_SAMPLING, f"max_new_tokens must be an integer >= 2, got {limit!r}"), sample_rate)
+            return Error(ErrorCode.INVALID_SAMPLING, f"max_new_tokens must be an integer >= 2, got {limit!r}")
         with self._lock:
             if self._closed:
-                return self._failed(Error(ErrorCode.ENGINE_CLOSED, "the engine is closed"), sample_rate)
+                return Error(ErrorCode.ENGINE_CLOSED, "the engine is closed")
             if self._active >= self._capacity:
-                return self._failed(
-                    Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True), sample_rate
-                )
+                return Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True)
             if self._admit_by_headroom and not self.loop.headroom.admits(self._active):
-                return self._failed(
-                    Error(
-                        ErrorCode.CAPACITY,
-                        f"no real-time headroom for another stream beside {self._active}", retryable=True,
-                    ),
-                    sample_rate,
+                return Error(
+                    ErrorCode.CAPACITY, f"no real-time headroom for another stream beside {self._active}", retryable=True
                 )
             self._active += 1
             stream_id = next(self._ids)
-            channel = StreamChannel()
             state = StreamState(
                 id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
                 priority=priority,
@@ -336,9 +346,8 @@ class Qwen3Engine:
             # Posted under the lock: `aclose` cannot slip its stop command in before it.
             if not self.loop.post(OpenCommand(state)):  # the loop is ending (it failed)
                 self._active -= 1
-                return self._failed(Error(ErrorCode.ENGINE_CLOSED, "the engine is closed"), sample_rate)
-        feed = TextFeed(self.model.tokenizer.encode, self.model.tokenizer.split_pattern)
-        return Qwen3Stream(stream_id, feed, self.loop.inbox.put, sample_rate, channel)
+                return Error(ErrorCode.ENGINE_CLOSED, "the engine is closed")
+        return stream_id
 
     def _resolve(self, voice: str | None, language: str | None, instruct: str | None) -> Voice:
         """A preset speaker, or a cloned voice of the voice store (by id). Without a voice: the

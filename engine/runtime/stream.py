@@ -10,17 +10,30 @@ from __future__ import annotations
 import enum
 import threading
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
-from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, Event, Progress, Usage
+from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
 from engine.backends.event_channel import EventChannel
-from engine.model.prompt import Voice
 from engine.runtime.text_feed import TextFeed, TextToken
+
+if TYPE_CHECKING:  # the handle side (API workers of the engine core) runs without torch
+    from engine.model.prompt import Voice
 
 CODEC_SAMPLE_RATE = 24000
 SAMPLES_PER_FRAME = 1920
 FRAME_SECONDS = SAMPLES_PER_FRAME / CODEC_SAMPLE_RATE
+MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
+
+
+def sample_rate_error(sample_rate: object) -> Error | None:
+    """Why a stream cannot be opened at `sample_rate` (None: it can)."""
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
+        return Error(
+            ErrorCode.INVALID_SAMPLE_RATE,
+            f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE}, got {sample_rate!r}",
+        )
+    return None
 
 
 class StreamStatus(enum.Enum):

@@ -79,6 +79,9 @@ def create_app(
         description=EngineDescription.of(engine),
         lexicon=lexicon or Lexicon(),
     )
+    watch_description = getattr(engine, "watch_description", None)
+    if watch_description is not None:  # voices cloned or deleted through another API worker
+        watch_description(lambda: setattr(state, "description", EngineDescription.of(engine)))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

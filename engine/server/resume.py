@@ -5,9 +5,10 @@ turn from its start, so that a reconnect can take a turn over even before the se
 that its old socket died; it keeps a turn whose socket dropped for `resume_timeout_s`, then ends
 it, and forgets a finished turn once its socket starts another; it remembers the tokens it let expire (a
 bounded number) so that a late client hears "expired" rather than "unknown". A token of
-another instance means the turn lived in another process (this server restarted since it began,
-or a load balancer sent the reconnect to another replica): the turn is lost, and the client is
-told so at once.
+another instance means the turn lived in another process: another API worker of the same server
+(`voice-tts serve --workers N`), whose socket `ResumeRelay` finds, or a process that is gone (this
+server restarted since the turn began, or a load balancer sent the reconnect to another
+replica): then the turn is lost, and the client is told so at once.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import asyncio
 import secrets
 import uuid
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from voice_tts.protocol import ErrorCode
+from voice_tts.protocol import ErrorCode, ReconnectMessage
 
 if TYPE_CHECKING:
     from engine.server.turn import Turn
@@ -68,7 +70,7 @@ class ResumeRegistry:
             return turn
         if token in self._expired:
             raise self._expired[token]
-        if token.partition(".")[0] != self.instance:
+        if token_instance(token) != self.instance:
             raise ResumeRefused(
                 ErrorCode.RESUME_LOST,
                 "this turn lived in another server process (restarted since it began, or another "
@@ -100,3 +102,37 @@ class ResumeRegistry:
                     "the server shut down since this turn began: the turn is lost",
                 ),
             )
+
+
+def token_instance(token: str) -> str:
+    """The registry (server process) that issued a resume token."""
+    return token.partition(".")[0]
+
+
+class ResumeRelay:
+    """How the API workers of one server reach one another's turns: each listens on a Unix
+    socket named after its registry's instance in one folder, and a reconnect whose turn lives
+    in another worker is relayed to that worker's socket, which serves it as its own."""
+
+    def __init__(self, directory: str | Path, api_key: str | None) -> None:
+        self.directory = Path(directory)
+        self._api_key = api_key
+
+    def socket_path(self, instance: str) -> Path:
+        return self.directory / f"{instance}.sock"
+
+    def worker_of(self, token: str) -> Path | None:
+        """The socket of the worker that holds `token`'s turn (None: no worker of this server)."""
+        path = self.socket_path(token_instance(token))
+        return path if path.exists() else None
+
+    async def connect(self, path: Path, reconnect: ReconnectMessage):
+        """A WebSocket to that worker, its reconnect sent (a `websockets` client connection)."""
+        from websockets.asyncio.client import unix_connect
+
+        headers = None if self._api_key is None else {"Authorization": f"Bearer {self._api_key}"}
+        upstream = await unix_connect(
+            str(path), "ws://worker/v1/ws", additional_headers=headers, max_size=None, compression=None
+        )
+        await upstream.send(reconnect.model_dump_json())
+        return upstream

@@ -40,6 +40,12 @@ class Sender:
         async with self._lock:
             return await self._send({"type": "websocket.send", "text": text})
 
+    async def frame(self, data: str | bytes) -> bool:
+        """A frame relayed as it is (a reconnect served by another API worker)."""
+        key = "text" if isinstance(data, str) else "bytes"
+        async with self._lock:
+            return await self._send({"type": "websocket.send", key: data})
+
     async def audio(
         self, data: bytes, still_wanted: Callable[[], bool], deadline: float | None = None
     ) -> bool:

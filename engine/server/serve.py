@@ -1,4 +1,8 @@
-"""`voice-tts serve`: load the engine named on the command line and serve it until stopped."""
+"""`voice-tts serve`: load the engine named on the command line and serve it until stopped.
+
+A `--model` is served by the engine core in its own process and `--workers` API worker processes
+(engine/server/workers.py); `--workers 0` serves it from this one process, as the embedded voice
+always is."""
 
 from __future__ import annotations
 
@@ -113,7 +117,21 @@ def run_serve(args: argparse.Namespace) -> int:
         return 0
     # The server's own messages (drain, dropped clients, engine faults) beside uvicorn's.
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s:     %(message)s")
-    lexicon = server_lexicon(args)
+    lexicon = server_lexicon(args)  # a bad file is refused here, before the model loads
+    workers = args.workers
+    if args.model is not None and workers != 0:
+        # The engine core in its own process, API workers beside it (engine/server/workers.py).
+        from engine.model.hub import checkpoint_folder
+        from engine.server.workers import ServerStartError, default_workers, serve_with_workers
+
+        check_context_option(args.model, args.max_context)
+        try:
+            model_dir = checkpoint_folder(args.model, args.revision)  # a Hub id resolved once, for the core and workers
+            return serve_with_workers(args, settings, default_workers() if workers is None else workers, model_dir)
+        except ServerStartError as exc:
+            raise ServeError(str(exc)) from exc
+    if args.model is None and workers:
+        log.info("the embedded voice runs in this one process (--workers applies to --model)")
     engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision)
     try:
         return serve(create_app(engine, settings=settings, lexicon=lexicon), settings)

@@ -108,6 +108,10 @@ class ServerSettings(BaseModel):
     min_voice_reference_s: float = _setting(
         1.0, "voices", "shortest reference recording an upload may carry (400 invalid_audio below it)", ge=0
     )
+    # The folder where the API workers of one server (`--workers`) listen for one another's
+    # reconnects: a reconnect that lands on a worker other than its turn's is relayed there.
+    # None: one process, no relay. Set by engine/server/workers.py, not by an operator.
+    resume_relay_dir: str | None = Field(default=None, exclude=True)
 
     @property
     def hard_frame_limit(self) -> int:
@@ -153,6 +157,7 @@ SETTING_OPTIONS = tuple(
         metavar=_metavar(name, info.annotation),
     )
     for name, info in ServerSettings.model_fields.items()
+    if info.json_schema_extra  # the operator's settings; the others are set by the server itself
 )
 
 

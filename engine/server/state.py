@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.server.metrics import ServerMetrics
-from engine.server.resume import ResumeRegistry
+from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
 from engine.server.streams import StreamSlots
 from engine.server.usage import StreamUsage, UsageLog, api_key_label
@@ -120,12 +120,16 @@ class ServerState:
     turns: set = field(default_factory=set)
     usage_log: UsageLog = field(init=False)
     resumes: ResumeRegistry = field(init=False)
+    # The other API workers of this server, for a reconnect of their turn (None: one process).
+    resume_relay: ResumeRelay | None = field(init=False)
 
     def __post_init__(self) -> None:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
         self.slots = StreamSlots(capacity, self.metrics)
         self.usage_log = UsageLog(self.settings.usage_log)
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
+        relay_dir = self.settings.resume_relay_dir
+        self.resume_relay = None if relay_dir is None else ResumeRelay(relay_dir, self.settings.api_key)
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
 

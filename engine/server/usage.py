@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
+import os
 import time
 from pathlib import Path
 
@@ -26,21 +26,19 @@ def api_key_label(api_key: str | None) -> str | None:
 
 
 class UsageLog:
-    """Appends one JSON object per line; thread-safe (a server may run beside others)."""
+    """Appends one JSON object per line, each with one `write` to a file opened for appending:
+    the API workers of one server (and threads of one) share the file, and no line ever
+    interleaves with another."""
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = None if path is None else Path(path)
-        self._file = None if self.path is None else open(self.path, "a", encoding="utf-8")
-        self._lock = threading.Lock()
+        self._fd = None if self.path is None else os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def write(self, record: dict) -> None:
-        if self._file is None:
+        if self._fd is None:
             return
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            self._file.write(line + "\n")
-            self._file.flush()
-
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        os.write(self._fd, line.encode("utf-8"))
 
 
 class StreamUsage:

@@ -3,6 +3,8 @@
 Every bad message is answered with an `error` event and dropped; the connection and any running
 turn go on. A client that vanishes cancels its turn, which frees the engine slot, unless the
 turn is resumable: then it waits for a `reconnect` on another socket (engine/server/resume.py).
+A reconnect whose turn lives in another API worker of the same server makes this socket a relay
+to that worker for the rest of its life: every frame passes through unchanged both ways.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ log = logging.getLogger(__name__)
 WS_CLOSE_IDLE = 4408
 # How long a cancelled turn of a vanished client may take to end before its task is cancelled.
 ABANDON_TIMEOUT_S = 10.0
+# Close codes a server may send (1005 and 1006 only describe a close, they are never sent).
+SENDABLE_CLOSE_CODES = range(1000, 5000)
+NOT_SENDABLE_CLOSE_CODES = (1005, 1006, 1015)
 
 
 class RejectedMessage(Exception):
@@ -89,6 +94,10 @@ class Connection:
         self._established = False
         settings = state.settings
         self._budget = Budget(settings.max_messages_per_s, settings.message_burst)
+        # The worker that holds the turn this socket reconnected to (a `websockets` client
+        # connection), and the task relaying its frames to the client.
+        self._upstream = None
+        self._relay_task: asyncio.Task | None = None
 
     async def serve(self) -> None:
         await self._websocket.accept()
@@ -108,6 +117,9 @@ class Connection:
                 # have a go before its next message: a flood slows only its sender.
                 await self._budget.take()
                 await asyncio.sleep(0)
+                if self._upstream is not None:
+                    await self._relay_up(message)
+                    continue
                 try:
                     await self._handle(self._parse(message))
                 except RejectedMessage as rejected:
@@ -125,6 +137,9 @@ class Connection:
                     )
         finally:
             self._sender.closed = True
+            if self._upstream is not None:
+                self._relay_task.cancel()
+                await self._upstream.close()
             await self._abandon_turn()
             metrics.open_connections.dec()
 
@@ -231,6 +246,8 @@ class Connection:
                     raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)) from None
 
     def _running(self) -> bool:
+        if self._upstream is not None:
+            return True  # the relayed turn's worker says when it is idle
         return self._turn_task is not None and not self._turn_task.done()
 
     async def _start(self, start: StartMessage) -> None:
@@ -304,11 +321,51 @@ class Connection:
                 turn.expire()
                 raise
         except ResumeRefused as refused:
+            lost = refused.code == ErrorCode.RESUME_LOST
+            relay = self._state.resume_relay
+            if lost and relay is not None and (worker := relay.worker_of(message.resume_token)) is not None:
+                await self._relay_to(relay, worker, message)
+                return
             # A lost turn can be started again (on this server or, behind a load balancer,
             # wherever the new socket lands).
-            lost = refused.code == ErrorCode.RESUME_LOST
             raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
         self._adopt(turn)
+
+    # -- a turn of another API worker ----------------------------------------------------
+
+    async def _relay_to(self, relay, worker, message: ReconnectMessage) -> None:
+        try:
+            self._upstream = await relay.connect(worker, message)
+        except OSError as exc:  # that worker has stopped since: the turn is gone with it
+            raise RejectedMessage(
+                ErrorCode.RESUME_LOST, f"the server process holding this turn is gone ({exc}): start it again", retryable=True
+            ) from None
+        self._relay_task = asyncio.create_task(self._relay_down())
+
+    async def _relay_up(self, message: dict) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        data = message.get("text")
+        try:
+            await self._upstream.send(message.get("bytes") if data is None else data)
+        except ConnectionClosed:
+            pass  # `_relay_down` closes the client's socket
+
+    async def _relay_down(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        upstream = self._upstream
+        try:
+            async for frame in upstream:
+                if not await self._sender.frame(frame):
+                    return
+        except ConnectionClosed:
+            pass
+        await upstream.wait_closed()
+        code = upstream.close_code
+        if code not in SENDABLE_CLOSE_CODES or code in NOT_SENDABLE_CLOSE_CODES:
+            code = 1011
+        await self._sender.close(code, upstream.close_reason or "")
 
     async def _text(self, message: TextMessage) -> None:
         turn = self._turn

@@ -1,0 +1,198 @@
+"""`voice-tts serve --model DIR --workers N`: the engine core in its own process and N API
+workers on one port (after vLLM v1's `--api-server-count`).
+
+This (server) process binds the listening socket, starts the engine core
+(`engine.core.engine_core.run_core`: the model is loaded, warmed up and its graphs captured
+once, there), and then N workers that accept on the same socket (the kernel hands each
+connection to one of them), each with its own channel to the core and a `CoreClient` as its
+engine. Afterwards it only supervises: SIGTERM or SIGINT drains the workers (each drains as the
+one-process server does; a second signal stops them at once); a worker that fails, or the core
+going away, stops the server with a non-zero status (70 after the engine failed) for its
+supervisor to start a fresh one.
+
+What a user sees stays one server: admission is the core's; cloned voices live in the core's
+voice store and every worker hears of a change; `/metrics` sums every worker (prometheus-client's
+multiprocess mode, in a directory this process owns); the usage log is one file that every
+worker appends whole lines to; a reconnect that lands on another worker than its turn's is
+relayed to that worker (each also listens on a Unix socket in a folder this process owns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import socket
+import sys
+from pathlib import Path
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+from engine.core.engine_core import EXIT_ENGINE_FAILED, CoreOptions, run_core
+from engine.server.settings import ServerSettings
+
+log = logging.getLogger(__name__)
+
+# How long the core may take to leave once its workers have (it only closes the engine).
+CORE_EXIT_TIMEOUT_S = 10.0
+BACKLOG = 2048  # uvicorn's own default
+
+
+def default_workers() -> int:
+    """Half the cores (the other half is the core process's and the kernel's), at most 4."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    settings: ServerSettings
+    lexicon: str | None  # the --lexicon file (checked by the server process before)
+    index: int
+
+
+class ServerStartError(Exception):
+    """The core or the socket could not be set up; said in one line."""
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ServerStartError(f"cannot listen on {host}:{port}: {exc}") from exc
+    sock.listen(BACKLOG)
+    return sock
+
+
+def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, workers: int, model_dir: Path) -> int:
+    """Run the core on the checkpoint folder `model_dir` and `workers` API workers until stopped;
+    the exit status."""
+    context = multiprocessing.get_context("spawn")  # the core initializes CUDA; nothing is forked
+    listener = listening_socket(settings.host, settings.port)
+    core_ends, worker_ends = zip(*(context.Pipe() for _ in range(workers)))
+    started, started_by_core = context.Pipe(duplex=False)
+    options = CoreOptions(
+        model=str(model_dir), device=args.device, voices_dir=args.voices_dir, max_streams=args.max_streams,
+        max_context=args.max_context, log_level=settings.log_level,
+    )
+    core = context.Process(target=run_core, args=(options, list(core_ends), started_by_core), name="voice-tts-core")
+    core.start()
+    for end in (*core_ends, started_by_core):
+        end.close()  # the core holds them now: its exit closes the workers' pipes
+    try:
+        kind, detail = started.recv()
+    except EOFError:
+        kind, detail = "failed", f"the engine core process exited while loading the model (status {core.exitcode})"
+    if kind == "failed":
+        core.join(CORE_EXIT_TIMEOUT_S)
+        listener.close()
+        raise ServerStartError(detail)
+    log.info("engine core process %d ready in %.1f s; starting %d API workers", core.pid, detail, workers)
+    metrics_dir = tempfile.mkdtemp(prefix="voice-tts-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before the workers import prometheus_client
+    relay_dir = tempfile.mkdtemp(prefix="voice-tts-relay-")
+    settings = settings.model_copy(update={"resume_relay_dir": relay_dir})
+    processes = []
+    for index, end in enumerate(worker_ends):
+        process = context.Process(
+            target=run_worker, args=(WorkerOptions(settings, args.lexicon, index), end, listener),
+            name=f"voice-tts-worker-{index}",
+        )
+        process.start()
+        end.close()
+        processes.append(process)
+    listener.close()
+    try:
+        return _supervise(core, processes, metrics_dir)
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+        shutil.rmtree(relay_dir, ignore_errors=True)
+
+
+def _supervise(core, workers: list, metrics_dir: str) -> int:
+    from prometheus_client import multiprocess
+
+    def stop_workers(*_) -> None:
+        for worker in workers:
+            if worker.exitcode is None:
+                os.kill(worker.pid, signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, stop_workers) for sig in (signal.SIGTERM, signal.SIGINT)}
+    status = 0
+    running = {worker.sentinel: worker for worker in workers}
+    core_running = True
+    try:
+        while running:
+            sentinels = [*running, core.sentinel] if core_running else list(running)
+            for sentinel in multiprocessing.connection.wait(sentinels):
+                if sentinel == core.sentinel:
+                    core_running = False
+                    core.join()
+                    if core.exitcode != 0:  # 0: it left because every worker had (a drain)
+                        log.error("the engine core process exited (status %s): the workers stop", core.exitcode)
+                        status = status or EXIT_ENGINE_FAILED
+                    continue
+                worker = running.pop(sentinel)
+                worker.join()
+                multiprocess.mark_process_dead(worker.pid, metrics_dir)
+                if worker.exitcode != 0:
+                    log.error("API worker %s exited with status %s: stopping the server", worker.name, worker.exitcode)
+                    status = status or (worker.exitcode if worker.exitcode > 0 else 1)
+                    stop_workers()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    core.join(CORE_EXIT_TIMEOUT_S)  # it leaves once every worker's pipe has closed
+    if core.exitcode is None:
+        core.kill()
+        core.join()
+    log.info("server stopped (status %d)", status)
+    return status
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose server process died (SIGKILL) drains and stops, as on SIGTERM."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def run_worker(options: WorkerOptions, connection, listener: socket.socket) -> None:
+    """An API worker's main: the server app over a `CoreClient`, accepting on `listener`."""
+    os.setpgrp()  # signals come from the server process, which drains every worker at once
+    settings = options.settings
+    logging.basicConfig(
+        level=settings.log_level.upper(), format=f"%(levelname)s:     [worker {options.index}] %(message)s"
+    )
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    from engine.core.client import CoreClient
+    from engine.server.app import create_app
+    from engine.server.connections import raise_open_file_limit
+    from engine.server.runner import draining_server
+    from voice_tts.tn import Lexicon
+
+    engine = CoreClient(connection)
+    lexicon = None if options.lexicon is None else Lexicon.load(options.lexicon)
+    raise_open_file_limit(settings)
+    app = create_app(engine, settings=settings, lexicon=lexicon)
+    state = app.state.server
+    relay_path = state.resume_relay.socket_path(state.resumes.instance)
+    relay = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # reconnects relayed by the others
+    relay.bind(str(relay_path))
+    relay.listen(BACKLOG)
+    server = draining_server(app, settings)
+    try:
+        server.run(sockets=[listener, relay])
+    finally:
+        relay_path.unlink(missing_ok=True)
+        engine.close()
+    sys.exit(server.exit_code)

@@ -1,0 +1,287 @@
+"""The engine core in its own process (engine/core) on the tiny checkpoint on the CPU: through
+`CoreClient` it gives the in-process engine's bytes, and behind `voice-tts serve --workers 2`
+it is one server: turns, cancel, pause/resume, reconnect-resume across workers, one usage line
+per turn and /metrics summed over the workers; and when the core dies every turn ends with an
+error, /health fails and the server exits non-zero, within bounds."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from server_harness import TurnResult, next_json, receive_until_done, speak, ws_connect
+from websockets.asyncio.client import unix_connect
+
+from engine import Engine, SamplingParams
+from engine.core.channel import ReaderBehind, WorkerStreamChannel
+from engine.core.client import CoreClient
+from engine.runtime.output import ChunkPolicy
+from engine.server.resume import token_instance
+from voice_tts.protocol import AudioChunk, Done, Progress
+
+BOUND_S = 30.0  # no client waits longer than this for anything
+TEXT = ["Hello there, ", "how are you ", "today?"]
+
+
+def sampling(checkpoint: Path, seed: int) -> SamplingParams:
+    config = json.loads((checkpoint / "generation_config.json").read_text())
+    return SamplingParams.from_generation_config(config, seed=seed)
+
+
+async def speak_stream(engine, checkpoint: Path, seed: int, sample_rate: int) -> tuple[bytes, list, Done]:
+    stream = engine.open_stream(sampling=sampling(checkpoint, seed), sample_rate=sample_rate)
+    for piece in TEXT:
+        stream.push_text(piece)
+    stream.end_input()
+    audio, progress = bytearray(), []
+    async with asyncio.timeout(BOUND_S * 4):
+        async for event in stream.events():
+            if isinstance(event, AudioChunk):
+                assert event.start_sample * 2 == len(audio)
+                audio += event.pcm
+            elif isinstance(event, Progress):
+                progress.append(event.spoken_end)
+            elif isinstance(event, Done):
+                return bytes(audio), progress, event
+    raise AssertionError("no Done")
+
+
+def test_core_process_gives_the_in_process_engines_bytes(tiny_checkpoint):
+    # Every frame decoded as soon as it is made: chunk sizes (and so the codec's float
+    # rounding) do not depend on how fast either process runs.
+    every_frame = {"chunks": ChunkPolicy(low_water=1e9)}
+    in_process = Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=2, **every_frame)
+    core = CoreClient.spawn(str(tiny_checkpoint), device="cpu", max_streams=2, extra=every_frame)
+    try:
+        for seed, rate in ((3, 24000), (11, 16000)):
+            audio, progress, done = asyncio.run(speak_stream(core, tiny_checkpoint, seed, rate))
+            assert audio
+            assert progress[-1] == done.usage.characters_spoken == len("".join(TEXT))
+            assert (audio, done) == asyncio.run(speak_stream(in_process, tiny_checkpoint, seed, rate))[::2]
+    finally:
+        core.close()
+        in_process.close()
+    assert core.process.exitcode == 0
+
+
+def test_a_worker_channel_parks_its_stream_while_its_reader_is_behind():
+    posted = []
+    channel = WorkerStreamChannel(5, behind_at=1000, post=posted.append)
+    channel.put_many([AudioChunk(b"\0\0" * 600, 24000, 0), AudioChunk(b"\0\0" * 600, 24000, 600)])
+    assert posted == [ReaderBehind(5, True)]
+    channel.get_nowait()  # 600 unread: more than half the bound
+    assert posted == [ReaderBehind(5, True)]
+    channel.get_nowait()
+    assert posted == [ReaderBehind(5, True), ReaderBehind(5, False)]
+
+
+# ---- the server ---------------------------------------------------------------------------------
+
+
+class WorkersServer:
+    """`voice-tts serve --model tiny --workers 2` in a child process; its log is read as it comes
+    (the core's pid is in it)."""
+
+    def __init__(self, checkpoint: Path, usage_log: Path) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(checkpoint), "--device", "cpu",
+                "--workers", "2", "--max-streams", "8", "--port", str(self.port), "--usage-log", str(usage_log),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.log: list[str] = []
+        self._core_pid = threading.Event()
+        threading.Thread(target=self._read_log, daemon=True).start()
+        self._wait_ready()
+
+    def _read_log(self) -> None:
+        for line in self.process.stdout:
+            self.log.append(line)
+            if re.search(r"engine core process \d+ ready", line):
+                self._core_pid.set()
+
+    @property
+    def core_pid(self) -> int:
+        assert self._core_pid.wait(BOUND_S), "".join(self.log)
+        return int(next(re.search(r"engine core process (\d+) ready", l).group(1) for l in self.log if "engine core process" in l))
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, "".join(self.log)
+            # Each worker warms up on its own (/ready answers for the one that took the probe).
+            if sum("engine warm: ready" in line for line in self.log) == 2:
+                return
+            time.sleep(0.2)
+        raise TimeoutError("the server did not get ready:\n" + "".join(self.log))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(BOUND_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def usage_log(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("usage") / "usage.jsonl"
+
+
+@pytest.fixture(scope="module")
+def server(tiny_checkpoint, usage_log):
+    server = WorkersServer(tiny_checkpoint, usage_log)
+    yield server
+    server.stop()
+    assert server.process.returncode == 0, "".join(server.log)
+
+
+def turns_total(metrics: str) -> float:
+    return sum(float(v) for v in re.findall(r"^voice_tts_turns_total\{[^}]*\} (\S+)$", metrics, re.M))
+
+
+def test_turns_on_several_sockets_are_logged_once_and_counted_over_all_workers(server, usage_log):
+    async def turns():
+        sockets = [await ws_connect(server.ws_url) for _ in range(3)]
+        try:
+            return await asyncio.gather(*(speak(ws, TEXT) for ws in sockets))
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+    before = usage_log.read_text().count("\n") if usage_log.exists() else 0
+    results = asyncio.run(turns())
+    for result in results:
+        assert result.audio and result.done["cancelled"] is False
+        assert result.done["usage"]["characters_spoken"] == len("".join(TEXT))
+    deadline = time.monotonic() + BOUND_S
+    while usage_log.read_text().count("\n") < before + 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = [json.loads(line) for line in usage_log.read_text().splitlines()]
+    assert len(lines) == before + 3
+    assert {line["outcome"] for line in lines[before:]} == {"done"}
+    # Whichever worker answers the scrape, it counts every worker's turns.
+    for _ in range(4):
+        assert turns_total(httpx.get(server.url + "/metrics").text) == len(lines)
+
+
+def test_cancel_and_pause_resume_through_a_worker(server):
+    async def run() -> tuple[TurnResult, TurnResult]:
+        async with ws_connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"type": "start"}))
+            assert (await next_json(ws))["type"] == "started"
+            await ws.send(json.dumps({"type": "text", "text": "A sentence that is long enough to cancel in the middle of it."}))
+            await ws.send(json.dumps({"type": "stop"}))
+            async with asyncio.timeout(BOUND_S):
+                while not isinstance(await ws.recv(), bytes):
+                    pass
+            await ws.send(json.dumps({"type": "cancel"}))
+            cancelled = await receive_until_done(ws)
+
+            await ws.send(json.dumps({"type": "start"}))
+            assert (await next_json(ws))["type"] == "started"
+            await ws.send(json.dumps({"type": "pause"}))
+            await ws.send(json.dumps({"type": "text", "text": "".join(TEXT)}))
+            await ws.send(json.dumps({"type": "stop"}))
+            with pytest.raises(TimeoutError):  # held while paused
+                await asyncio.wait_for(ws.recv(), 1.0)
+            await ws.send(json.dumps({"type": "resume"}))
+            return cancelled, await receive_until_done(ws)
+
+    cancelled, resumed = asyncio.run(run())
+    assert cancelled.done["cancelled"] is True
+    assert resumed.done["cancelled"] is False and resumed.audio
+    assert resumed.done["usage"]["characters_spoken"] == len("".join(TEXT))
+
+
+def test_a_reconnect_on_the_other_worker_resumes_the_turn(server):
+    async def run() -> tuple[int, TurnResult]:
+        ws = await ws_connect(server.ws_url)
+        await ws.send(json.dumps({"type": "start", "resumable": True}))
+        started = await next_json(ws)
+        token = started["resume_token"]
+        await ws.send(json.dumps({"type": "text", "text": "".join(TEXT)}))
+        await ws.send(json.dumps({"type": "stop"}))
+        received = 0
+        async with asyncio.timeout(BOUND_S):
+            while not received:
+                frame = await ws.recv()
+                if isinstance(frame, bytes):
+                    received += len(frame) // 2
+        await ws.close()
+        # The kernel picks the worker of a TCP connection; the other worker's own socket makes
+        # sure the reconnect lands on the worker that does not hold the turn.
+        own = next(Path(tempfile.gettempdir()).glob(f"voice-tts-relay-*/{token_instance(token)}.sock"))
+        other = next(path for path in own.parent.glob("*.sock") if path != own)
+        async with unix_connect(str(other), "ws://worker/v1/ws", max_size=None) as second:
+            await second.send(json.dumps({"type": "reconnect", "resume_token": token, "received_samples": received}))
+            reconnected = await next_json(second)
+            assert reconnected["type"] == "reconnected" and reconnected["from_sample"] == received
+            return received, await receive_until_done(second)
+
+    received, rest = asyncio.run(run())
+    assert rest.done["cancelled"] is False
+    assert rest.done["usage"]["characters_spoken"] == len("".join(TEXT))
+    assert received * 2 + len(rest.audio) == round(rest.done["usage"]["audio_seconds"] * 24000) * 2
+
+
+def test_when_the_core_dies_every_turn_ends_health_fails_and_the_server_exits(tiny_checkpoint, tmp_path):
+    server = WorkersServer(tiny_checkpoint, tmp_path / "usage.jsonl")
+    try:
+        async def run() -> list[TurnResult]:
+            sockets = [await ws_connect(server.ws_url) for _ in range(2)]
+            for ws in sockets:
+                await ws.send(json.dumps({"type": "start"}))
+                await ws.send(json.dumps({"type": "text", "text": "A long sentence, so that the turn is still speaking when the engine goes away."}))
+                await ws.send(json.dumps({"type": "stop"}))
+            results = [TurnResult() for _ in sockets]
+            async with asyncio.timeout(BOUND_S):
+                for ws, result in zip(sockets, results):
+                    while not result.audio:
+                        frame = await ws.recv()
+                        if isinstance(frame, bytes):
+                            result.audio += frame
+                        else:
+                            result.messages.append(json.loads(frame))
+            os_kill(server.core_pid)
+            ended = await asyncio.gather(*(receive_until_done(ws, result) for ws, result in zip(sockets, results)))
+            health = httpx.get(server.url + "/health")
+            for ws in sockets:
+                await ws.close()
+            assert health.status_code == 503, health.text
+            return ended
+
+        for result in asyncio.run(run()):
+            assert [m["code"] for m in result.of_type("error")] == ["engine_error"]
+            assert result.done["type"] == "done"
+        assert server.process.wait(BOUND_S) == 70
+    finally:
+        server.stop()
+
+
+def os_kill(pid: int) -> None:
+    import os
+
+    os.kill(pid, signal.SIGKILL)
