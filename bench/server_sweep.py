@@ -103,6 +103,10 @@ class ServerSweep:
                 "max_context": MAX_CONTEXT,
                 "server_texts": list(SERVER_TEXTS),
                 "client_processes": self.processes,
+                "ttfa_from": (
+                    "in-process: the push that commits a stream's first text token (engine_bench); "
+                    "through the server: the first text delta the client sends, the server normalizing"
+                ),
                 "turn_end": (
                     "random weights never sample the end token: an in-process stream ends at "
                     "engine_bench's --frames frames; a server turn at the engine's runaway guard, "
