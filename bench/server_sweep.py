@@ -177,18 +177,19 @@ class ServerSweep:
             command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
         deadline = began + SERVER_START_LIMIT_S
-        while time.perf_counter() < deadline:
-            if server.poll() is not None:
-                self.results["server_error"] = f"voice-tts serve exited {server.returncode} before /ready"
-                self.save()
-                return None
-            if http_ok(f"http://127.0.0.1:{args.port}/ready"):
-                self.results["server_start_seconds"] = round(time.perf_counter() - began, 1)
-                self.save()
-                return server
-            time.sleep(0.5)
-        self.results["server_error"] = f"voice-tts serve not ready within {SERVER_START_LIMIT_S:g} s"
-        self.save()
+        try:
+            while time.perf_counter() < deadline:
+                if server.poll() is not None:
+                    self.results["server_error"] = f"voice-tts serve exited {server.returncode} before /ready"
+                    return None
+                if http_ok(f"http://127.0.0.1:{args.port}/ready"):
+                    self.results["server_start_seconds"] = round(time.perf_counter() - began, 1)
+                    return server
+                time.sleep(0.5)
+            self.results["server_error"] = f"voice-tts serve not ready within {SERVER_START_LIMIT_S:g} s"
+        except BaseException:
+            self.stop_server(server)  # killed while it started: it must not outlive the run
+            raise
         self.stop_server(server)
         return None
 
@@ -353,7 +354,8 @@ def plot_both(results: dict, path: Path) -> None:
             axes.set_xscale("log", base=2)
             axes.set_xticks(levels, [str(level) for level in levels])
         axes.grid(alpha=0.3)
-        axes.legend(fontsize="small")
+        if axes.lines:  # a run cut short may have no curve yet
+            axes.legend(fontsize="small")
     one = results.get("one_stream", {})
     figure.suptitle(
         f"{results['conditions'].get('in_process', {}).get('model', 'Qwen3-TTS')} on {results['conditions']['device']}: "
