@@ -81,14 +81,21 @@ def synchronize() -> None:
 
 
 def token_pieces(engine) -> list[str]:
+    return tokenizer_pieces(engine.model.tokenizer)
+
+
+def tokenizer_pieces(tokenizer) -> list[str]:
     """The text cut into the strings of its tokens (ASCII text: every token decodes whole)."""
-    tokenizer = engine.model.tokenizer
     return [tokenizer.decode([i]) for i in tokenizer.encode(TEXT)]
 
 
 def first_commit_piece(engine, pieces: list[str]) -> int:
+    return tokenizer_commit_piece(engine.model.tokenizer, pieces)
+
+
+def tokenizer_commit_piece(tokenizer, pieces: list[str]) -> int:
     """Which push commits the first text token (the same for every stream: computed once)."""
-    feed = TextFeed(engine.model.tokenizer.encode, engine.model.tokenizer.split_pattern)
+    feed = TextFeed(tokenizer.encode, tokenizer.split_pattern)
     for i, piece in enumerate(pieces):
         if feed.push(piece):
             return i

@@ -16,16 +16,24 @@
 #   host    bench/engine_bench.py at HOST_LEVELS (default 768) streams under py-spy (its wheel in `.whl_engine`):
 #           the step loop's and the event loop's Python stacks in host_stacks.txt, summed per function
 #           by bench/stack_summary.py (load and warm-up left out) into host_profile.txt;
+#   server  the engine in-process and behind `voice-tts serve`, swept over the same levels (bench/server_sweep.py)
+#           on the 1.7B checkpoint (SERVER_CHECKPOINT: another one, e.g. the tiny fixture; SERVER_DEVICE,
+#           SERVER_LEVELS, default "1 64 128 256 512 768 1024"; SERVER_CLIENTS_PER_PROCESS, default 128, sets how many
+#           `voice-tts bench` client processes), `.whl_server` carried too: h200-server-latest.json
+#           and .png, engine_bench.log, server_bench.log, server.log;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
-# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice`, `.whl_engine`
-# (pydantic, pytest-asyncio, py-spy), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
+# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, its
+# vocab.json, merges.txt and tokenizer_config.json do), `.whl_engine` (bench/device_wheels.sh fetches it and
+# `.whl_server`), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
 # $OUT (or /tmp/out). STAGES (default "tests engine peers") picks what runs, in the order given;
-# TESTS_LIMIT / MODEL_LIMIT / ENGINE_LIMIT / FLOOR_LIMIT cap stages (seconds).
+# TESTS_LIMIT / MODEL_LIMIT / ENGINE_LIMIT / FLOOR_LIMIT / SERVER_LIMIT cap stages (seconds).
 set -o pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 stages=${STAGES:-"tests engine peers"}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site_engine .whl_engine/*.whl || exit 1
+[[ " $stages " == *" server "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target /tmp/site_engine .whl_server/*.whl || exit 1; }
 export VOICE_TTS_SHARED=$PWD/.shared PYTHONUNBUFFERED=1
 engine_env="PYTHONPATH=$PWD:/tmp/site_engine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -65,6 +73,12 @@ for stage in $stages; do
     grep '"concurrency"' "$out/host_bench.log" | cut -c1-600
     env $engine_env python3 bench/stack_summary.py "$out/host_stacks.txt" --thread step-loop --thread MainThread \
       --without warm_up --without "phase (" --without _find_and_load --without from_pretrained --top 30 | tee "$out/host_profile.txt" ;;
+  server)
+    checkpoint=${SERVER_CHECKPOINT:-/tmp/ours}
+    [[ -n "$SERVER_CHECKPOINT" || -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-570}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
+      --device "${SERVER_DEVICE:-cuda:0}" --levels ${SERVER_LEVELS:-1 64 128 256 512 768 1024} \
+      --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)

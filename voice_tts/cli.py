@@ -7,7 +7,7 @@ voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
 voice-tts voices rm ID [--url URL]
 voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--deltas llm] [--turns 2]
-                [--text-file FILE] [--out bench.json] [--plot bench.png]
+                [--text-file FILE] [--processes 1] [--turn-timeout 120] [--out bench.json] [--plot bench.png]
 """
 
 from __future__ import annotations
@@ -242,8 +242,10 @@ async def run_bench(args: argparse.Namespace) -> int:
         conditions,
         format_table,
         read_texts,
+        format_client_cpu,
         run_sweep,
     )
+    from voice_tts.bench.processes import ClientProcessError, run_sweep_in_processes
     from voice_tts.client import RemoteEngine, RemoteEngineError
 
     try:
@@ -259,6 +261,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         voice=args.voice,
         language=args.language,
         spread=args.spread,
+        turn_timeout=args.turn_timeout,
     )
     engine = RemoteEngine(
         args.url, api_key=args.api_key, pool_size=max(args.concurrency)
@@ -270,7 +273,20 @@ async def run_bench(args: argparse.Namespace) -> int:
             raise CommandError(str(exc)) from exc
         total = sum(args.concurrency) * args.turns
         with tqdm(total=total, unit="turn", desc="bench", file=sys.stderr) as bar:
-            levels = await run_sweep(engine, settings, on_turn=lambda: bar.update())
+            if args.processes == 1:
+                levels = await run_sweep(engine, settings, on_turn=lambda: bar.update())
+            else:
+                try:
+                    levels = await asyncio.to_thread(
+                        run_sweep_in_processes,
+                        args.url,
+                        args.api_key,
+                        settings,
+                        args.processes,
+                        on_turn=lambda: bar.update(),
+                    )
+                except ClientProcessError as exc:
+                    raise CommandError(str(exc)) from exc
     finally:
         await engine.aclose()
     results = {"conditions": conditions(settings, args.url, capabilities), "levels": levels}
@@ -279,6 +295,7 @@ async def run_bench(args: argparse.Namespace) -> int:
     title = f"{engine_name}, text at {args.tokens_per_second:g} tokens/s"
     plot_sweep(levels, title, args.plot)
     print(format_table(levels))
+    print(format_client_cpu(levels))
     print(f"written       {args.out}, {args.plot}")
     return 0 if any(level["completed"] for level in levels) else 1
 
@@ -442,6 +459,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--spread", type=float, default=1.0, help="seconds over which a level's clients start"
     )
+    bench.add_argument(
+        "--processes",
+        type=positive_int,
+        default=1,
+        help="client processes the clients are spread over (each process's CPU is reported)",
+    )
+    bench.add_argument(
+        "--turn-timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="SECONDS",
+        help="a turn without `done` this long after its start is cancelled and counted as an error",
+    )
     bench.add_argument("--out", type=Path, default=Path("bench.json"), help="results as JSON")
     bench.add_argument("--plot", type=Path, default=Path("bench.png"), help="PNG plot")
     bench.set_defaults(handler=lambda args: asyncio.run(run_bench(args)))
@@ -459,6 +489,13 @@ def non_negative_int(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is not a number of 0 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
     return value
 
 

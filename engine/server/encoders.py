@@ -8,7 +8,6 @@ has finished go out at once; codecs with fixed frame sizes hold back less than o
 
 from __future__ import annotations
 
-import av
 import numpy as np
 
 # response_format → (container, codec, media type)
@@ -41,17 +40,22 @@ class StreamEncoder:
     """Mono s16le PCM in, the encoded stream's bytes out as they become final."""
 
     def __init__(self, response_format: str, sample_rate: int) -> None:
+        # PyAV (FFmpeg's libraries, tens of MB) loads with the first compressed response, not
+        # with the server: a server that never sends one runs without it.
+        import av
+
+        self._av = av
         container_format, codec, self.media_type = FORMATS[response_format]
         self._sink = _Sink()
         options = {"page_duration": OGG_PAGE_MICROSECONDS} if container_format == "ogg" else {}
-        self._container = av.open(self._sink, mode="w", format=container_format, options=options)
+        self._container = self._av.open(self._sink, mode="w", format=container_format, options=options)
         self._stream = self._container.add_stream(codec, rate=sample_rate, layout="mono")
         self._sample_rate = sample_rate
         self._samples = 0
 
     def encode(self, pcm: bytes) -> bytes:
         samples = np.frombuffer(pcm, dtype=np.int16).reshape(1, -1)
-        frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+        frame = self._av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
         frame.sample_rate = self._sample_rate
         frame.pts = self._samples
         self._samples += samples.shape[1]

@@ -63,3 +63,85 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     drawn = {line.get_label(): list(line.get_ydata()) for ax in figure.axes for line in ax.lines}
     levels = results["levels"]
     assert drawn == {label: [lv[key] for lv in levels] for key, label in TTFA_SERIES + COUNT_SERIES}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_bench_spreads_clients_over_processes_and_merges_them(server, tmp_path, capsys):
+    texts = tmp_path / "texts.txt"
+    texts.write_text(TEXTS)
+    out, plot = tmp_path / "bench.json", tmp_path / "bench.png"
+    status = main(
+        ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1", "2"]
+        + ["--turns", "2", "--spread", "0", "--processes", "2"]
+        + ["--text-file", str(texts), "--out", str(out), "--plot", str(plot)]
+    )
+    assert status == 0
+    one, two = json.loads(out.read_text())["levels"]
+    # One level of both processes' turns, the keys of a one-process sweep.
+    assert (one["concurrency"], one["turns"], one["completed"]) == (1, 2, 2)
+    assert (two["concurrency"], two["turns"], two["completed"]) == (2, 4, 4)
+    assert two["errors"] == two["capacity_refusals"] == 0
+    assert 0 < two["ttfa_ms_p50"] <= two["ttfa_ms_p99"]
+    # Client 0 to the first process, client 1 to the second; each reports its CPU.
+    assert [p["clients"] for p in one["client_processes"]] == [1, 0]
+    assert [p["clients"] for p in two["client_processes"]] == [1, 1]
+    for process in two["client_processes"]:
+        assert process["cpu_user_seconds"] > 0 and process["cpu_percent_of_wall"] > 0
+    assert "busiest" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_bench_turn_past_its_timeout_is_an_error_not_a_hang(server, tmp_path):
+    texts = tmp_path / "texts.txt"
+    texts.write_text(TEXTS)
+    out = tmp_path / "bench.json"
+    status = main(
+        ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1"]
+        + ["--turns", "2", "--turn-timeout", "0.3", "--text-file", str(texts)]
+        + ["--out", str(out), "--plot", str(tmp_path / "bench.png")]
+    )
+    assert status == 1  # no level completed a turn
+    (level,) = json.loads(out.read_text())["levels"]
+    assert level["errors_by_code"] == {"turn_timeout": 2} and level["completed"] == 0
+    # The bench cancelled the turns it gave up on: their slots are free again.
+    assert_slots_free(server)
+
+
+def assert_slots_free(server, timeout: float = 10.0) -> None:
+    import time
+
+    import httpx
+
+    headers = {"Authorization": "Bearer bench-key"}
+    deadline = time.monotonic() + timeout
+    while True:
+        capabilities = httpx.get(server.http_url + "/v1/capabilities", headers=headers).json()
+        if capabilities["active_streams"] == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert capabilities["active_streams"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_bench_ends_a_turn_whose_error_left_its_input_open(tmp_path):
+    # The server refuses text past the turn's limit with an error and keeps the turn open for
+    # more: a bench that only stopped sending text there left the turn waiting for text (and
+    # answering pings) for ever.
+    server = start_server(max_turn_text_chars=12)
+    try:
+        texts = tmp_path / "texts.txt"
+        texts.write_text("This reply is longer than the server takes in one turn.")
+        out = tmp_path / "bench.json"
+        main(
+            ["bench", "--url", server.ws_url, "--concurrency", "1", "--turns", "1"]
+            + ["--turn-timeout", "600", "--text-file", str(texts)]
+            + ["--out", str(out), "--plot", str(tmp_path / "bench.png")]
+        )
+        (level,) = json.loads(out.read_text())["levels"]
+        assert level["errors_by_code"] == {"text_too_long": 1}
+        assert_slots_free(server)
+    finally:
+        server.stop()

@@ -7,13 +7,21 @@ speaks `turns` turns one after another, its text streamed as LLM token deltas at
 it arrives (`voice_tts.bench.metrics`): TTFA from the first text delta sent, underruns under
 real-time playout, RTF. Turns the server refuses for lack of a stream slot (after
 `RemoteEngine`'s own retries of a refused start, a quarter of a second) count as `capacity`
-refusals; other failures as errors.
+refusals; other failures as errors. Every wait is bounded: a turn without `Done`
+within `turn_timeout` seconds is cancelled and counted as a `turn_timeout` error, so a stuck
+server shows in the results instead of holding the sweep.
+
+A level's clients may be spread over several client processes (`voice_tts.bench.processes`):
+each runs its share (`run_level_share`), and `merge_level` makes one level of the shares, with
+each process's CPU time, so that a client process that is the bound shows.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -66,6 +74,11 @@ class SweepSettings:
     language: str | None = None
     spread: float = 1.0  # seconds over which a level's clients start
     seed: int = 0
+    turn_timeout: float = 120.0  # seconds a turn may take from its start to `Done`
+
+
+# The error code of a turn that got no `Done` within `SweepSettings.turn_timeout`.
+TURN_TIMEOUT = "turn_timeout"
 
 
 async def speak_turn(
@@ -91,26 +104,52 @@ async def speak_turn(
 
     feeder = asyncio.create_task(feed())
     try:
-        async for event in stream.events():
-            if isinstance(event, AudioChunk):
-                timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
-            elif isinstance(event, Error):
-                outcome.error = outcome.error or event.code
-                # A refused or failed turn takes no more text.
-                feeder.cancel()
-            elif isinstance(event, Done):
-                break
+        async with asyncio.timeout(settings.turn_timeout):
+            # Closed here, not whenever the garbage collector gets to it: the socket goes back
+            # to the pool before the client's next turn asks for one.
+            async with contextlib.aclosing(stream.events()) as events:
+                async for event in events:
+                    if isinstance(event, AudioChunk):
+                        timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
+                    elif isinstance(event, Error):
+                        outcome.error = outcome.error or event.code
+                        # A refused or failed turn takes no more text; an error that did not
+                        # end the turn would leave its input open, and the turn would wait for
+                        # text: the cancel ends it.
+                        feeder.cancel()
+                        stream.cancel()
+                    elif isinstance(event, Done):
+                        break
+    except TimeoutError:
+        outcome.error = TURN_TIMEOUT
     finally:
         feeder.cancel()
     return outcome
 
 
-async def run_level(
+@dataclass
+class LevelShare:
+    """What one client process measured of one level: its clients' turns, the wall time from
+    the level's start to its last turn's end, and the process's CPU time meanwhile."""
+
+    concurrency: int
+    clients: int
+    outcomes: list[TurnOutcome]
+    wall_seconds: float
+    cpu_user_seconds: float
+    cpu_system_seconds: float
+
+
+async def run_level_share(
     engine: RemoteEngine,
     settings: SweepSettings,
     concurrency: int,
     on_turn: Callable[[], None] = lambda: None,
-) -> dict:
+    share: int = 0,
+    shares: int = 1,
+) -> LevelShare:
+    """Clients `share`, `share + shares`, ... of the level's `concurrency`; every share draws
+    the same start delays, so a level spread over processes starts as it would in one."""
     rng = random.Random(settings.seed * 1000 + concurrency)
     texts = settings.texts
 
@@ -125,10 +164,28 @@ async def run_level(
 
     spread = settings.spread if concurrency > 1 else 0.0
     delays = [rng.uniform(0, spread) for _ in range(concurrency)]
+    mine = list(range(share, concurrency, shares))
+    cpu_before = os.times()
     began = time.perf_counter()
-    results = await asyncio.gather(*(client(i, d) for i, d in enumerate(delays)))
+    results = await asyncio.gather(*(client(i, delays[i]) for i in mine))
     wall = time.perf_counter() - began
-    outcomes = [outcome for per_client in results for outcome in per_client]
+    cpu_after = os.times()
+    return LevelShare(
+        concurrency=concurrency,
+        clients=len(mine),
+        outcomes=[outcome for per_client in results for outcome in per_client],
+        wall_seconds=wall,
+        cpu_user_seconds=cpu_after.user - cpu_before.user,
+        cpu_system_seconds=cpu_after.system - cpu_before.system,
+    )
+
+
+def merge_level(shares: list[LevelShare]) -> dict:
+    """One level's figures from its client processes' shares (the level's wall time: the
+    longest share's), and each process's CPU use."""
+    concurrency = shares[0].concurrency
+    wall = max(share.wall_seconds for share in shares)
+    outcomes = [outcome for share in shares for outcome in share.outcomes]
     served = [o.timing.figures() for o in outcomes if o.error is None]
     errors = collections.Counter(o.error for o in outcomes if o.error is not None)
     return {
@@ -140,7 +197,28 @@ async def run_level(
         "errors": sum(errors.values()),
         "errors_by_code": dict(errors),
         "wall_seconds": round(wall, 2),
+        "client_processes": [client_cpu(share) for share in shares],
     }
+
+
+def client_cpu(share: LevelShare) -> dict:
+    cpu = share.cpu_user_seconds + share.cpu_system_seconds
+    return {
+        "clients": share.clients,
+        "cpu_user_seconds": round(share.cpu_user_seconds, 2),
+        "cpu_system_seconds": round(share.cpu_system_seconds, 2),
+        # Of one core: near 100 the process, not the server, bounds what it measures.
+        "cpu_percent_of_wall": round(100 * cpu / share.wall_seconds, 1) if share.wall_seconds else None,
+    }
+
+
+async def run_level(
+    engine: RemoteEngine,
+    settings: SweepSettings,
+    concurrency: int,
+    on_turn: Callable[[], None] = lambda: None,
+) -> dict:
+    return merge_level([await run_level_share(engine, settings, concurrency, on_turn)])
 
 
 async def run_sweep(
@@ -162,6 +240,7 @@ def conditions(settings: SweepSettings, url: str, capabilities: dict | None) -> 
         "turns_per_client": settings.turns,
         "texts": len(settings.texts),
         "start_spread_s": settings.spread,
+        "turn_timeout_s": settings.turn_timeout,
         "sample_rate": SAMPLE_RATE,
         "ttfa_from": "the first text delta sent by the client",
         "playout": "real time from the first chunk's arrival, no jitter buffer",
@@ -189,3 +268,16 @@ def format_table(levels: list[dict]) -> str:
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows)
+
+
+def format_client_cpu(levels: list[dict]) -> str:
+    """Per level, the busiest client process's CPU (of one core): near 100 % the client, not
+    the server, bounds the level."""
+    lines = []
+    for level in levels:
+        busiest = max(level["client_processes"], key=lambda p: p["cpu_percent_of_wall"] or 0)
+        lines.append(
+            f"client CPU    {level['concurrency']} clients in {len(level['client_processes'])} "
+            f"process(es): busiest {busiest['cpu_percent_of_wall']} % of a core"
+        )
+    return "\n".join(lines)
