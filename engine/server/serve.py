@@ -121,12 +121,16 @@ def run_serve(args: argparse.Namespace) -> int:
     workers = args.workers
     if args.model is not None and workers != 0:
         # The engine core in its own process, API workers beside it (engine/server/workers.py).
+        from engine.model.errors import CheckpointError
         from engine.model.hub import checkpoint_folder
         from engine.server.workers import ServerStartError, default_workers, serve_with_workers
 
         check_context_option(args.model, args.max_context)
         try:
             model_dir = checkpoint_folder(args.model, args.revision)  # a Hub id resolved once, for the core and workers
+        except CheckpointError as exc:
+            raise ServeError(f"cannot load the model from {args.model}: {exc}") from exc
+        try:
             return serve_with_workers(args, settings, default_workers() if workers is None else workers, model_dir)
         except ServerStartError as exc:
             raise ServeError(str(exc)) from exc

@@ -147,6 +147,8 @@ def _metavar(name: str, annotation: Any) -> str:
     return {int: "N", float: "NUMBER"}.get(next(t for t in (*get_args(annotation), annotation) if t is not type(None)), "TEXT")
 
 
+# Fields the server sets for its own processes, never an operator.
+SET_BY_THE_SERVER = frozenset({"resume_relay_dir"})
 SETTING_OPTIONS = tuple(
     SettingOption(
         field=name,
@@ -157,7 +159,7 @@ SETTING_OPTIONS = tuple(
         metavar=_metavar(name, info.annotation),
     )
     for name, info in ServerSettings.model_fields.items()
-    if info.json_schema_extra  # the operator's settings; the others are set by the server itself
+    if name not in SET_BY_THE_SERVER
 )
 
 

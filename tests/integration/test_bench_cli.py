@@ -99,10 +99,10 @@ def test_bench_turn_past_its_timeout_is_an_error_not_a_hang(server, tmp_path):
     out = tmp_path / "bench.json"
     status = main(
         ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1"]
-        + ["--turns", "2", "--turn-timeout", "0.3", "--text-file", str(texts)]
+        + ["--turns", "2", "--turn-timeout", "0.3", "--tokens-per-second", "5", "--text-file", str(texts)]
         + ["--out", str(out), "--plot", str(tmp_path / "bench.png")]
     )
-    assert status == 1  # no level completed a turn
+    assert status == 1  # no level completed a turn: each one's text alone takes over 0.3 s at 5 deltas a second
     (level,) = json.loads(out.read_text())["levels"]
     assert level["errors_by_code"] == {"turn_timeout": 2} and level["completed"] == 0
     # The bench cancelled the turns it gave up on: their slots are free again.
