@@ -1,7 +1,7 @@
 """First audio per path: how long after the LLM's first word the listener's first sound leaves.
 
     python bench/first_audio.py [--model DIR] [--device cpu] [--turns 50] [--rates 30 100]
-        [--out bench/results/first_audio_cpu.json]
+        [--out bench/results/first_audio_cpu.json] [--turns-out turns.json]
 
 CPU (reproducible anywhere): the tiny CustomVoice fixture (default `--model`). GPU: a random
 1.7B checkpoint (`bench/make_random_checkpoint.py`) with `--device cuda`.
@@ -12,21 +12,26 @@ so turns stay short). Times, all on this process's monotonic clock:
 - `from_first_delta`: first delta sent -> first audio received;
 - `from_word`: the delta that completes the first word (the first one after which the raw text
   shows the word ended) sent -> first audio received; the figure the handoff is about;
-- `engine_first_frame`: the engine alone, the turn's whole spoken text pushed at once to an
-  in-process stream -> its first audio chunk (what no path can beat).
+- `engine` (a path of its own): the engine alone, the turn's whole spoken text pushed at once
+  to an in-process stream -> its first audio chunk (what no path can beat);
+- `over_engine_same_round`: a turn's from_word minus the engine's first audio in the same round.
 Paths: `session` (TTSSession, in-process engine), `ws_normalized` / `ws_raw` (a server on
 127.0.0.1 in this process, `RemoteEngine` over /v1/ws with and without server-side
 normalization), `realtime` (/v1/realtime token input), `speech` (OpenAI speech, the whole text
 in one request: from_word = from_first_delta), `pipecat` (the Pipecat service in a pipeline,
 in-process engine), `livekit` (the LiveKit plugin's stream, in-process engine). p50 and p99 over
-`--turns` turns per path and rate, the replies taken in turn.
+`--turns` rounds per rate; round i runs every path once on reply i (round-robin, so that on a
+shared machine every path meets the same load), and `StageTrace` times each turn's stages.
+`--turns-out` keeps every turn's stages.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -67,11 +72,150 @@ class Clock:
         self.word: float | None = None
         self.audio: float | None = None
         self.got_audio = asyncio.Event()
+        self.stages: dict[str, float] = {}  # filled by `StageTrace` while this turn runs
 
     def audio_arrived(self) -> None:
         if self.audio is None:
             self.audio = time.perf_counter()
             self.got_audio.set()
+
+
+class StageTrace:
+    """Where one turn's first audio spends its time, stage by stage, from wrappers around the
+    engine's and the server's own methods (nothing in them changes; one stream at a time):
+    - `token_posted`: the caller's thread posts the turn's first text tokens to the step loop;
+    - `token_applied`: the loop takes them from its inbox;
+    - `step_launched`: the loop launches the turn's first frame step (on the CPU the step runs
+      inside the launch: `frame_taken` minus this is the step);
+    - `frame_taken`: the loop has that step's frame;
+    - `chunk_posted`: the loop posts the first audio chunk (`first_chunk_frames`: its frames);
+    - `chunk_read`: the engine stream's consumer (session, server turn) takes it;
+    - `adapter_in` / `adapter_out` (Pipecat and LiveKit): see `_install_adapters`;
+    - `sent`: the server's socket write of the first audio (server paths only);
+    and then `received` (`Clock.audio`). The stream followed is the first opened after `begin`."""
+
+    def __init__(self) -> None:
+        self.clock: Clock | None = None
+        self._stream_id: int | None = None
+        self._channel = None
+
+    def begin(self, clock: Clock | None) -> None:
+        self.clock, self._stream_id, self._channel = clock, None, None
+
+    def mark(self, stage: str, value: float | None = None) -> None:
+        clock = self.clock
+        if clock is not None and stage not in clock.stages:
+            clock.stages[stage] = time.perf_counter() if value is None else value
+
+    def install(self) -> None:
+        from engine.runtime import loop as loop_module
+        from engine.runtime import output as output_module
+        from engine.runtime import stream as stream_module
+        from engine.server.sender import Sender
+
+        trace = self
+        StepLoop, Output, Qwen3Stream = loop_module.StepLoop, output_module.Output, stream_module.Qwen3Stream
+        init, apply, launch, take = Qwen3Stream.__init__, StepLoop._apply, StepLoop._launch_step, StepLoop._take_frames
+        post, get = Output.post, stream_module.StreamChannel.get
+        audio, send_json = Sender.audio, Sender.json
+
+        def stream_init(self, stream_id, feed, post_command, *args, **kwargs):
+            if trace.clock is not None and trace._stream_id is None:
+                trace._stream_id = stream_id  # the first stream opened in the turn
+
+            def traced_post(command):
+                if isinstance(command, stream_module.TextCommand) and command.tokens and command.stream_id == trace._stream_id:
+                    trace.mark("token_posted")
+                post_command(command)
+
+            init(self, stream_id, feed, traced_post, *args, **kwargs)
+
+        def traced_apply(self, command):
+            apply(self, command)
+            if isinstance(command, stream_module.TextCommand) and command.tokens and command.stream_id == trace._stream_id:
+                trace.mark("token_applied")
+
+        def traced_launch(self, streams):
+            if any(s.id == trace._stream_id for s in streams):
+                trace.mark("step_launched")
+                # What the loop expects of its iterations decides the first chunk's size.
+                trace.mark("expected_iteration", self._expected_iteration_s())
+            launch(self, streams)
+
+        def traced_take(self, streams, codes):
+            take(self, streams, codes)
+            if any(s.id == trace._stream_id and s.frames_produced for s in streams):
+                trace.mark("frame_taken")
+
+        def traced_post_chunks(chunks, pending, clock):
+            first = None
+            for chunk in chunks:
+                if chunk.frames and chunk.stream.id == trace._stream_id and trace._channel is None:
+                    first = chunk
+                    trace._channel = chunk.stream.channel  # before the consumer can take it
+            post(chunks, pending, clock)
+            if first is not None:
+                trace.mark("chunk_posted")
+                trace.mark("first_chunk_frames", first.frames)
+
+        async def traced_get(self):
+            item = await get(self)
+            if self is trace._channel and isinstance(item, AudioChunk):
+                trace.mark("chunk_read")
+            return item
+
+        async def traced_audio(self, data, still_wanted, deadline=None):
+            sent = await audio(self, data, still_wanted, deadline)
+            if sent:
+                trace.mark("sent")
+            return sent
+
+        async def traced_json(self, payload):
+            sent = await send_json(self, payload)
+            if sent and payload.get("type") == "response.output_audio.delta":
+                trace.mark("sent")
+            return sent
+
+        self._install_adapters()
+        Qwen3Stream.__init__ = stream_init
+        StepLoop._apply, StepLoop._launch_step, StepLoop._take_frames = traced_apply, traced_launch, traced_take
+        Output.post = staticmethod(traced_post_chunks)
+        stream_module.StreamChannel.get = traced_get
+        Sender.audio, Sender.json = traced_audio, traced_json
+
+
+    def _install_adapters(self) -> None:
+        """`adapter_in`: the adapter hands the first audio to its framework (Pipecat's audio
+        context, LiveKit's `AudioEmitter`); `adapter_out`: the framework sends it on (Pipecat's
+        service pushes the frame downstream)."""
+        from voice_tts.livekit import tts as livekit_tts
+        from voice_tts.pipecat import tts as pipecat_tts
+
+        trace = self
+        service, speech = pipecat_tts.Qwen3StreamingTTS, livekit_tts._Speech
+        append, push_frame, on_audio = service._append_audio, service.push_frame, speech._on_audio
+
+        async def traced_append(self, context_id, turn, chunk):
+            trace.mark("adapter_in")
+            await append(self, context_id, turn, chunk)
+
+        async def traced_push_frame(self, frame, direction=pipecat_tts.FrameDirection.DOWNSTREAM):
+            if isinstance(frame, pipecat_tts.TTSAudioRawFrame):
+                trace.mark("adapter_out")
+            await push_frame(self, frame, direction)
+
+        def traced_on_audio(self, chunk):
+            trace.mark("adapter_in")
+            on_audio(self, chunk)
+
+        service._append_audio, service.push_frame, speech._on_audio = traced_append, traced_push_frame, traced_on_audio
+
+
+# The stages of `StageTrace`, in order; each is reported from the delta that completes the word.
+STAGES = (
+    "token_posted", "token_applied", "step_launched", "frame_taken", "chunk_posted", "chunk_read",
+    "adapter_in", "adapter_out", "sent",
+)
 
 
 async def send_paced(deltas: list[str], rate: float, send, clock: Clock) -> None:
@@ -180,8 +324,9 @@ class PipecatPath:
                 await self.push_frame(frame, direction)
 
         self.clock: Clock | None = None
+        self.service = Qwen3StreamingTTS(engine=engine)
         self.worker = PipelineWorker(
-            Pipeline([Qwen3StreamingTTS(engine=engine), FirstAudio()]),
+            Pipeline([self.service, FirstAudio()]),
             params=PipelineParams(audio_out_sample_rate=24000),
             cancel_on_idle_timeout=False,
         )
@@ -193,7 +338,6 @@ class PipecatPath:
     async def turn(self, deltas, rate, clock: Clock) -> None:
         from pipecat.frames.frames import (
             InterruptionFrame,
-            LLMFullResponseEndFrame,
             LLMFullResponseStartFrame,
             LLMTextFrame,
         )
@@ -201,14 +345,25 @@ class PipecatPath:
         self.clock = clock
         await self.worker.queue_frame(LLMFullResponseStartFrame())
 
+        sent = 0
+
         async def send(delta):
+            nonlocal sent
+            sent += len(delta)
             await self.worker.queue_frame(LLMTextFrame(delta))
 
         await send_paced(deltas, rate, send, clock)
-        await self.worker.queue_frame(LLMFullResponseEndFrame())
         await clock.got_audio.wait()
+        # The barge-in comes once the service has every delta sent and cuts the reply off (no
+        # LLMFullResponseEndFrame): an InterruptionFrame is a system frame that overtakes
+        # frames still queued, and a delta or end frame reaching the service after it opens
+        # a context that nothing ends; Pipecat's playback then waits `stop_frame_timeout_s`
+        # (3 s) on it before the next turn's audio goes out.
+        while sum(turn.text_chars for turn in self.service._turns.values()) < sent:
+            await asyncio.sleep(0.005)
         await self.worker.queue_frame(InterruptionFrame())
-        await asyncio.sleep(0.2)  # the interrupted context is closed before the next one opens
+        while self.service._turns or self.service.get_audio_contexts():
+            await asyncio.sleep(0.005)  # the interrupted context is gone before the next opens
         self.clock = None
 
     async def stop(self) -> None:
@@ -230,19 +385,19 @@ async def via_livekit(tts, deltas, rate, clock: Clock) -> None:
         await asyncio.gather(send_paced(deltas, rate, send, clock), events())
 
 
-async def engine_first_frame(engine, text: str) -> float:
+async def via_engine(engine, deltas, clock: Clock) -> None:
+    """The engine alone: the reply's whole spoken text pushed at once to an in-process stream
+    (from_word = from_first_delta = the push)."""
     stream = engine.open_stream()
-    began = time.perf_counter()
-    stream.push_text(normalize(text))
+    clock.first_delta = clock.word = time.perf_counter()
+    stream.push_text(normalize("".join(deltas)))
     stream.end_input()
-    first = None
     async for event in stream.events():
-        if isinstance(event, AudioChunk) and first is None:
-            first = time.perf_counter() - began
+        if isinstance(event, AudioChunk) and clock.audio is None:
+            clock.audio_arrived()
             stream.cancel()
         elif isinstance(event, Done):
             break
-    return first
 
 
 # --- the run ----------------------------------------------------------------------------------
@@ -256,6 +411,29 @@ def percentiles(values: list[float]) -> dict:
     return {"p50": round(statistics.median(ms), 1), "p99": round(p99, 1)}
 
 
+def summary(clocks: list[Clock], engine: list[Clock]) -> dict:
+    """One path's turns at one rate: TTFA from the first delta and from the word, the same
+    minus the engine's own first frame in the same round, each stage from the word (p50), and
+    how many first chunks had one frame and how many two (the loop makes them two while its
+    iterations take longer than `ChunkPolicy.loaded_iteration_s`)."""
+    from_word = [c.audio - c.word for c in clocks]
+    stages = {
+        stage: percentiles([c.stages[stage] - c.word for c in clocks if stage in c.stages])["p50"]
+        for stage in STAGES
+        if any(stage in c.stages for c in clocks)
+    }
+    frames = collections.Counter(str(c.stages.get("first_chunk_frames")) for c in clocks)
+    return {
+        "from_first_delta_ms": percentiles([c.audio - c.first_delta for c in clocks]),
+        "from_word_ms": percentiles(from_word),
+        "over_engine_same_round_ms": percentiles(
+            [w - (e.audio - e.word) for w, e in zip(from_word, engine)]
+        ),
+        "stages_from_word_p50_ms": stages,
+        "first_chunk_frames": dict(sorted(frames.items())),
+    }
+
+
 async def measure(args) -> dict:
     from engine import Engine
     from engine.server.app import create_app
@@ -264,6 +442,8 @@ async def measure(args) -> dict:
     from voice_tts.client import RemoteEngine
     from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
 
+    trace = StageTrace()
+    trace.install()
     began = time.perf_counter()
     engine = Engine.from_pretrained(args.model, device=args.device)
     settings = ServerSettings(port=0, log_level="warning")
@@ -287,6 +467,7 @@ async def measure(args) -> dict:
         "speech": lambda d, r, c: via_speech(http, server.http_url + "/v1/audio/speech", d, r, c),
         "pipecat": pipecat.turn,
         "livekit": lambda d, r, c: via_livekit(livekit, d, r, c),
+        "engine": lambda d, r, c: via_engine(engine, d, c),
     }
     results: dict = {
         "conditions": {
@@ -307,23 +488,32 @@ async def measure(args) -> dict:
         for _ in range(3):  # warm every path once
             for run in paths.values():
                 await run(llm_deltas(REPLIES[0]), 100.0, Clock())
-        engine_times = [await engine_first_frame(engine, REPLIES[i % len(REPLIES)]) for i in range(args.turns)]
-        results["engine_first_frame_ms"] = percentiles(engine_times)
+        turns: list[dict] = []  # every turn's stages, for `--turns-out`
+        names = ["engine", *args.paths]
         for rate in args.rates:
-            per_path = {}
-            for name in args.paths:
-                from_delta, from_word = [], []
-                for i in range(args.turns):
+            # Round-robin: round i runs every path once on reply i, so that all paths (and the
+            # engine's own first frame beside them) meet the same load on a shared machine.
+            times: dict[str, list[Clock]] = {name: [] for name in names}
+            load_before = os.getloadavg()
+            for i in range(args.turns):
+                for name in names:
                     clock = Clock()
+                    trace.begin(clock)
                     await asyncio.wait_for(paths[name](llm_deltas(REPLIES[i % len(REPLIES)]), rate, clock), 60)
-                    from_delta.append(clock.audio - clock.first_delta)
-                    from_word.append(clock.audio - clock.word)
-                per_path[name] = {
-                    "from_first_delta_ms": percentiles(from_delta),
-                    "from_word_ms": percentiles(from_word),
-                }
+                    trace.begin(None)
+                    times[name].append(clock)
+                    turns.append(
+                        {"path": name, "rate": rate, "round": i}
+                        | {"from_word_ms": round((clock.audio - clock.word) * 1000, 2)}
+                        | {stage: round((t - clock.word) * 1000, 2) if stage in STAGES else t for stage, t in clock.stages.items()}
+                    )
+            per_path = {name: summary(clocks, times["engine"]) for name, clocks in times.items()}
+            per_path["load_average"] = {"before": load_before, "after": os.getloadavg()}
+            for name in names:
                 print(rate, name, per_path[name], flush=True)
             results["rates"][str(rate)] = per_path
+        if args.turns_out is not None:
+            args.turns_out.write_text(json.dumps(turns, indent=0) + "\n")
     finally:
         await pipecat.stop()
         await livekit.aclose()
@@ -343,6 +533,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=50)
     parser.add_argument("--rates", type=float, nargs="+", default=[30.0, 100.0])
     parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS))
+    parser.add_argument("--turns-out", type=Path, help="every turn's stage times (JSON)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "first_audio_cpu.json")
     args = parser.parse_args()
     args.argv = sys.argv[1:]
