@@ -107,7 +107,8 @@ class StageTrace:
         if clock is not None and stage not in clock.stages:
             clock.stages[stage] = time.perf_counter() if value is None else value
 
-    def install(self) -> None:
+    def install(self, adapters: bool) -> None:
+        """`adapters`: also trace the Pipecat and LiveKit adapters (their frameworks imported)."""
         from engine.runtime import loop as loop_module
         from engine.runtime import output as output_module
         from engine.runtime import stream as stream_module
@@ -176,7 +177,8 @@ class StageTrace:
                 trace.mark("sent")
             return sent
 
-        self._install_adapters()
+        if adapters:
+            self._install_adapters()
         Qwen3Stream.__init__ = stream_init
         StepLoop._apply, StepLoop._launch_step, StepLoop._take_frames = traced_apply, traced_launch, traced_take
         Output.post = staticmethod(traced_post_chunks)
@@ -440,10 +442,10 @@ async def measure(args) -> dict:
     from engine.server.runner import BackgroundServer
     from engine.server.settings import ServerSettings
     from voice_tts.client import RemoteEngine
-    from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
+    adapters = bool({"pipecat", "livekit"} & set(args.paths))  # a GPU machine may have neither framework
 
     trace = StageTrace()
-    trace.install()
+    trace.install(adapters)
     began = time.perf_counter()
     engine = Engine.from_pretrained(args.model, device=args.device)
     settings = ServerSettings(port=0, log_level="warning")
@@ -456,19 +458,23 @@ async def measure(args) -> dict:
     remote = RemoteEngine(server.ws_url)
     realtime_url = server.ws_url.replace("/v1/ws", "/v1/realtime")
     http = httpx.AsyncClient(timeout=60)
-    pipecat = PipecatPath()
-    await pipecat.start(engine)
-    livekit = LiveKitTTS(engine=engine)
+    if adapters:
+        from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
+
+        pipecat = PipecatPath()
+        await pipecat.start(engine)
+        livekit = LiveKitTTS(engine=engine)
     paths = {
         "session": lambda d, r, c: via_session(engine, d, r, c),
         "ws_normalized": lambda d, r, c: via_remote(remote, d, r, c, True),
         "ws_raw": lambda d, r, c: via_remote(remote, d, r, c, False),
         "realtime": lambda d, r, c: via_realtime(realtime_url, d, r, c),
         "speech": lambda d, r, c: via_speech(http, server.http_url + "/v1/audio/speech", d, r, c),
-        "pipecat": pipecat.turn,
-        "livekit": lambda d, r, c: via_livekit(livekit, d, r, c),
         "engine": lambda d, r, c: via_engine(engine, d, c),
     }
+    if adapters:
+        paths["pipecat"] = pipecat.turn
+        paths["livekit"] = lambda d, r, c: via_livekit(livekit, d, r, c)
     results: dict = {
         "conditions": {
             "model": str(args.model),
@@ -515,8 +521,9 @@ async def measure(args) -> dict:
         if args.turns_out is not None:
             args.turns_out.write_text(json.dumps(turns, indent=0) + "\n")
     finally:
-        await pipecat.stop()
-        await livekit.aclose()
+        if adapters:
+            await pipecat.stop()
+            await livekit.aclose()
         await http.aclose()
         await remote.aclose()
         server.stop()

@@ -2,7 +2,7 @@
 
 voice-tts serve [--model DIR|HUB_ID [--revision R]] [--device cuda:0] [--host 127.0.0.1] [--port 8000]
                 [--api-key-file F] [--lexicon FILE] [--workers N] [--replicas auto|N] [every server setting: --help]
-voice-tts speak "text" -o out.wav [--voice V] [--language L] [--tokens-per-second 30] [--url URL]
+voice-tts speak "text" -o out.wav [--voice V] [--language L] [--speed 1.0] [--tokens-per-second 30] [--url URL]
 voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
 voice-tts voices rm ID [--url URL]
@@ -80,11 +80,12 @@ async def speak_streaming(
     language: str | None = None,
     sample_rate: int = 24000,
     tokens_per_second: float = 30.0,
+    speed: float = 1.0,
 ) -> SpeakResult:
     """Feed `text` as paced LLM token deltas through a `TTSSession` and collect what it says."""
     from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
-    session = TTSSession(engine, voice=voice, language=language, sample_rate=sample_rate)
+    session = TTSSession(engine, voice=voice, language=language, sample_rate=sample_rate, speed=speed)
     result = SpeakResult(sample_rate=sample_rate)
     interval = 1.0 / tokens_per_second
     started = time.monotonic()
@@ -154,6 +155,7 @@ async def run_speak(args: argparse.Namespace) -> int:
             language=args.language,
             sample_rate=args.sample_rate,
             tokens_per_second=args.tokens_per_second,
+            speed=args.speed,
         )
     finally:
         await engine.aclose()
@@ -399,6 +401,10 @@ def build_parser() -> argparse.ArgumentParser:
     speak.add_argument("--voice")
     speak.add_argument("--language")
     speak.add_argument("--sample-rate", type=int, default=24000)
+    speak.add_argument(
+        "--speed", type=speed_value, default=1.0,
+        help="speaking rate, 0.5-2.0, pitch kept (the embedded voice needs the speed extra; a server stretches itself)",
+    )
     speak.add_argument("--tokens-per-second", type=float, default=30.0)
     speak.add_argument(
         "--url",
@@ -497,6 +503,15 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
     return value
+
+
+def speed_value(text: str) -> float:
+    from voice_tts.speed import checked_speed
+
+    try:
+        return checked_speed(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -66,6 +66,7 @@ from voice_tts.protocol import (
     ResumeMessage,
     StartedMessage,
     StartMessage,
+    SpeedMessage,
     StopMessage,
     TextMessage,
     Usage,
@@ -76,6 +77,7 @@ from voice_tts.protocol import (
     Words,
     server_message_adapter,
 )
+from voice_tts.speed import checked_speed
 from voice_tts.tn import Lexicon
 
 logger = logging.getLogger(__name__)
@@ -338,6 +340,7 @@ class RemoteEngine:
         normalize: bool = False,
         lexicon: Lexicon | None = None,
         spell_acronyms: bool = True,
+        speed: float = 1.0,
         **options,
     ) -> "RemoteStream":
         start = StartMessage(
@@ -349,6 +352,7 @@ class RemoteEngine:
             normalize=normalize,
             lexicon=lexicon.as_dicts() if lexicon else None,
             spell_acronyms=spell_acronyms,
+            speed=checked_speed(speed),
             resumable=self._timeouts.resume_budget > 0,
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts)
@@ -473,6 +477,7 @@ class RemoteStream:
         self._audio_samples = 0
         self._characters_sent = 0
         self._paused = False
+        self._speed = start.speed
         # Reconnect-resume: the token, every numbered text, audio acknowledged, words relayed.
         self._resume_token: str | None = None
         self._texts: list[TextMessage] = []
@@ -511,6 +516,17 @@ class RemoteStream:
         if self._paused:
             self._paused = False
             self._command(ResumeMessage())
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    def set_speed(self, speed: float) -> None:
+        """The speaking rate from the server's next audio chunk on (the server stretches)."""
+        speed = checked_speed(speed)
+        if speed != self._speed and not self._cancelled:
+            self._speed = speed
+            self._command(SpeedMessage(speed=speed))
 
     def _command(self, command: WireModel) -> None:
         self._commands.append(command)
@@ -674,6 +690,9 @@ class RemoteStream:
             return Error(ErrorCode.INVALID_MESSAGE, "expected 'reconnected'", False)
         for text in self._texts[message.text_seq :]:
             await connection.send(text.model_dump_json())
+        if self._speed != self._start.speed and not self._cancelled:
+            # A change in flight when the socket dropped may not have arrived; resending is harmless.
+            await connection.send(SpeedMessage(speed=self._speed).model_dump_json())
         if self._cancelled:
             await connection.send(CancelMessage().model_dump_json())
         elif self._input_ended:

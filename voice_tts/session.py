@@ -9,6 +9,10 @@ is `voice_tts.progress.TurnText`, the same one a server turn uses.
 Over an engine that reports words itself (`RemoteEngine`: its server normalizes and tracks
 words), the session sends the raw text as it is and takes the server's words unchanged.
 
+`speed` (and `set_speed`, from the next chunk) is the speaking rate, pitch kept: an in-process
+engine's stream passes through `voice_tts.speed.StretchedStream`; a remote engine's server
+stretches. Either way audio, words, heard text and usage are in played time.
+
 Time-based commits (an LLM that stalls mid-word) are driven by `events()` itself, which wakes
 every `POLL_INTERVAL` seconds while text is held; adapters never call `poll()`.
 
@@ -39,6 +43,7 @@ from voice_tts.protocol import (
     Words,
     push_spoken,
 )
+from voice_tts.speed import StretchedStream, checked_speed
 from voice_tts.tn import Lexicon, LexiconRule, warm_up
 
 # Seconds an engine that has all of a turn's text may go without an event (adapters' default).
@@ -89,7 +94,8 @@ class TTSSession:
     """One turn. Call `push_text`, `end_input`, `cancel` and `poll` from one thread (the
     adapter's event loop); iterate `events()` once. `lexicon`: the turn's pronunciation
     dictionary (a `Lexicon` or its rules, applied inside normalization); `spell_acronyms`:
-    capitals that are not words are spelled ("FBI" -> "F B I")."""
+    capitals that are not words are spelled ("FBI" -> "F B I"); `speed`: the speaking rate
+    (0.5-2.0, pitch kept; other than 1.0 needs the `speed` extra where the stream is in-process)."""
 
     def __init__(
         self,
@@ -104,7 +110,9 @@ class TTSSession:
         spell_acronyms: bool = True,
         silence_timeout: float | None = SILENCE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
+        speed: float = 1.0,
     ) -> None:
+        speed = checked_speed(speed)
         self._clock = clock
         self._silence_timeout = silence_timeout
         # Set once the engine has all it will get (input ended or cancelled): from then on
@@ -118,6 +126,8 @@ class TTSSession:
             options = {"normalize": normalize, **({"lexicon": lexicon} if lexicon else {})}
             if not spell_acronyms:
                 options["spell_acronyms"] = False
+            if speed != 1.0:
+                options["speed"] = speed
         self._text = TurnText(
             language=language,
             normalize=normalize and not self._words_from_engine,
@@ -130,9 +140,11 @@ class TTSSession:
         self._done = False
         self._unpaused = asyncio.Event()
         self._unpaused.set()
-        self._stream = engine.open_stream(
+        stream = engine.open_stream(
             voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, **options
         )
+        # A remote engine's server stretches (its `set_speed` sends the change there).
+        self._stream = stream if self._words_from_engine else StretchedStream(stream, speed)
 
     # -- text in ------------------------------------------------------------------------
 
@@ -196,6 +208,17 @@ class TTSSession:
         if resume := getattr(self._stream, "resume", None):
             resume()
         self._unpaused.set()
+
+    @property
+    def speed(self) -> float:
+        return self._stream.speed
+
+    def set_speed(self, speed: float) -> None:
+        """The speaking rate from the next audio chunk on; words and heard text stay in the
+        time the listener hears."""
+        speed = checked_speed(speed)
+        if not (self._cancelled or self._done):
+            self._stream.set_speed(speed)
 
     def _forward(self, spoken: str) -> None:
         push_spoken(self._stream, spoken, self._text.word_end)

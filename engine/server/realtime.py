@@ -41,6 +41,7 @@ from voice_tts.protocol import (
     Progress,
     push_spoken,
 )
+from voice_tts.speed import checked_speed
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ class RealtimeConnection:
             "output_modalities": ["audio"],
             "instructions": "",
             "audio": {
-                "output": {"format": {"type": "audio/pcm", "rate": 24000}, "voice": None}
+                "output": {"format": {"type": "audio/pcm", "rate": 24000}, "voice": None, "speed": 1.0}
             },
         }
         self._pending_text: list[str] = []  # text of items added since the last response
@@ -234,6 +235,12 @@ class RealtimeConnection:
                     "unsupported_value", f"session.{key} is not supported by this server",
                     f"session.{key}",
                 )
+        if self.response is not None:
+            # Unlike OpenAI's (between responses only), a running response takes it from its next chunk.
+            try:
+                self.response.set_speed(session["audio"]["output"]["speed"])
+            except ValueError as exc:  # no Rubber Band: the `speed` extra is missing
+                raise RealtimeError(getattr(exc, "code", "invalid_value"), str(exc), "session.audio.output.speed") from None
         self.session = session
         await self.send_event("session.updated", session=session)
 
@@ -262,8 +269,13 @@ class RealtimeConnection:
             session["audio"]["output"]["format"] = _output_format(output["format"])
         if "language" in output:
             session["audio"]["output"]["language"] = self._language(output["language"])
+        if "speed" in output:
+            try:
+                session["audio"]["output"]["speed"] = checked_speed(output["speed"])
+            except ValueError as exc:
+                raise RealtimeError("invalid_value", str(exc), "session.audio.output.speed") from None
         for key in output:
-            if key not in ("voice", "format", "language"):
+            if key not in ("voice", "format", "language", "speed"):
                 raise RealtimeError(
                     "unsupported_value", f"session.audio.output.{key} is not supported",
                     f"session.audio.output.{key}",
@@ -477,6 +489,7 @@ class _Response:
             sample_rate=self.sample_rate,
             normalize=True,
             priority=PRIORITY_ESTABLISHED if connection.established else PRIORITY_NORMAL,
+            speed=output["speed"],
         )
         self.usage = state.stream_usage("realtime", self.id, self.voice)
         self.item = _Item(_id("item"), self.text)
@@ -499,6 +512,10 @@ class _Response:
             self.input_ended = True
             self._forward(self.text.flush())
             self._stream.end_input()
+
+    def set_speed(self, speed: float) -> None:
+        if not self._cancelled:
+            self._stream.set_speed(speed)
 
     def cancel(self) -> None:
         if not self._cancelled:

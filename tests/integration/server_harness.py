@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from dataclasses import dataclass, field
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -197,3 +198,10 @@ class TcpProxy:
                 sink.transport.abort()
 
         await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+
+def free_port() -> int:
+    """A port nothing listens on now, for a server process the test starts."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

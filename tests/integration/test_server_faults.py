@@ -14,8 +14,7 @@ import sys
 import time
 
 import httpx
-from server_harness import next_json, receive_until_done, ws_connect
-from test_server_process import free_port
+from server_harness import free_port, next_json, receive_until_done, ws_connect
 
 from engine.server.runner import EXIT_ENGINE_FAILED
 

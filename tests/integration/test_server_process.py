@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 from hub_cache import lay_out_hub_cache
-from server_harness import ws_connect
+from server_harness import free_port, ws_connect
 
 KEY = "file-kept-s3cret"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ServeProcess:

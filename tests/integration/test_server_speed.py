@@ -1,16 +1,22 @@
 """Speaking rate through a real server on 127.0.0.1: `start.speed`, a `speed` message mid-turn
-(words and heard text in played time), and `speed` on `/v1/audio/speech` through the official
-`openai` SDK."""
+(words and heard text in played time), `speed` on `/v1/audio/speech` through the official
+`openai` SDK, a Realtime session's `audio.output.speed`, and a `TTSSession` over `RemoteEngine`
+sending `start.speed` and the message."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 
 import openai
 import pytest
-from openai import OpenAI
+from openai import AsyncOpenAI, OpenAI
 from server_harness import TurnResult, next_json, receive_until_done, speak, start_server, ws_connect
+
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
 TEXT = "Please call me back at five five five, one two three four, before noon tomorrow."
 LONG = " ".join(["Thank you for calling the front desk, how can I help you today?"] * 6)
@@ -104,3 +110,98 @@ def test_openai_sdk_speed_on_speech(server):
         pcm(4.0)
     assert refused.value.body["code"] == "unsupported_speed"
     assert "0.5 to 2.0" in refused.value.body["message"]
+
+
+async def session_turn(session: TTSSession, text: str, on_words=None):
+    audio, words, done = b"", [], None
+    session.push_text(text)
+    session.end_input()
+    async for event in session.events():
+        if isinstance(event, AudioChunk):
+            audio += event.pcm
+        elif isinstance(event, WordsEvent):
+            words += event.words
+            if on_words:
+                on_words(session, words)
+        elif isinstance(event, SessionDone):
+            done = event
+    return len(audio) / 2 / 24000, words, done
+
+
+async def test_a_remote_session_sends_its_speed_and_its_changes_to_the_server(server):
+    remote = RemoteEngine(server.ws_url)
+    try:
+        normal_seconds, normal, _ = await session_turn(TTSSession(remote), TEXT)
+        seconds, words, done = await session_turn(TTSSession(remote, speed=1.5), TEXT)
+        assert seconds == pytest.approx(normal_seconds / 1.5, rel=0.03)
+        assert [w.text for w in words] == TEXT.split()
+        assert words[-1].start_time == pytest.approx(normal[-1].start_time / 1.5, abs=0.025)
+        assert done.usage.audio_seconds == pytest.approx(seconds, abs=0.01)
+        changed = TTSSession(remote)
+        changed.set_speed(1.5)  # a `speed` message before any text: all of the turn at 1.5
+        changed_seconds, _, _ = await session_turn(changed, TEXT)
+        assert changed_seconds == pytest.approx(seconds, rel=0.01)
+
+        heard: list[str] = []
+
+        def change_then_barge_in(session: TTSSession, words) -> None:
+            if session.speed == 1.0 and len(words) >= 3:
+                session.set_speed(2.0)
+            elif len(words) >= 20 and not heard:
+                heard.append(session.cancel((words[17].start_time + words[18].start_time) / 2))
+
+        session = TTSSession(remote)
+        _, words, done = await session_turn(session, LONG, change_then_barge_in)
+        assert session.speed == 2.0
+        assert done.cancelled and done.heard_text == LONG[: words[17].raw_end]
+    finally:
+        await remote.aclose()
+
+
+async def test_realtime_session_speed_and_a_truncate_in_played_time(server):
+    async with ws_connect(server.ws_url) as ws:
+        normal = await speak(ws, [TEXT])
+        fast = await speak(ws, [TEXT], speed=1.5)
+    client = AsyncOpenAI(base_url=server.http_url + "/v1", api_key="none", max_retries=0)
+    async with client.realtime.connect(model="voice-tts") as connection:
+        await connection.recv()  # session.created
+
+        async def update(speed) -> object:
+            output = {"speed": speed}
+            await connection.send({"type": "session.update", "session": {"type": "realtime", "audio": {"output": output}}})
+            return await connection.recv()
+
+        refused = await update(4.0)
+        assert refused.type == "error" and refused.error.param == "session.audio.output.speed"
+        assert "0.5 to 2.0" in refused.error.message
+        updated = await update(1.5)
+        assert updated.type == "session.updated" and updated.session.audio.output.speed == 1.5
+        await connection.send(
+            {
+                "type": "conversation.item.create",
+                "item": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": TEXT}]},
+            }
+        )
+        await connection.send({"type": "response.create"})
+        audio = bytearray()
+        async with asyncio.timeout(60):
+            async for event in connection:
+                if event.type == "response.output_audio.delta":
+                    audio += base64.b64decode(event.delta)
+                elif event.type == "response.done":
+                    break
+        assert len(audio) / 2 / 24000 == pytest.approx(seconds(normal) / 1.5, rel=0.03)
+        assert len(audio) == len(fast.audio)
+        # A truncate between two words' starts in the audio as played keeps exactly the first.
+        audio_end_ms = round((fast.words[5]["start_ms"] + fast.words[6]["start_ms"]) / 2)
+        item_id = event.response.output[0].id
+        await connection.send(
+            {"type": "conversation.item.truncate", "item_id": item_id, "content_index": 0, "audio_end_ms": audio_end_ms}
+        )
+        async with asyncio.timeout(10):
+            async for event in connection:
+                if event.type == "conversation.item.truncated":
+                    break
+        await connection.send({"type": "conversation.item.retrieve", "item_id": item_id})
+        retrieved = await connection.recv()
+    assert retrieved.item.content[0].transcript == TEXT[: fast.words[5]["raw_end"]]

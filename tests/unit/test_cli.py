@@ -193,3 +193,25 @@ def test_serve_help_shows_every_setting_in_its_group(capsys):
         section = help_text[sections[title] : bounds[bounds.index(sections[title]) + 1]]
         assert f"  {option.flag} " in section and f"${option.env}" in section.replace("\n", "").replace(" ", ""), option.flag
     assert "ws-idle-timeout-s" in help_text
+
+
+def test_speak_at_a_speed_is_shorter_with_the_same_words(tmp_path, capsys):
+    pytest.importorskip("pylibrb")
+    frames = {}
+    for speed in ("1.0", "1.5"):
+        output = tmp_path / f"speech-{speed}.wav"
+        assert main(["speak", TEXT, "-o", str(output), "--speed", speed, "--tokens-per-second", "300"]) == 0
+        timeline = capsys.readouterr().out.split("word timeline:")[1]
+        assert "Hello" in timeline and "stops." in timeline
+        with wave.open(str(output)) as wav:
+            frames[speed] = wav.getnframes()
+    assert frames["1.5"] == pytest.approx(frames["1.0"] / 1.5, rel=0.03)
+
+
+@pytest.mark.parametrize("speed", ["3", "0.2", "fast"])
+def test_a_speed_outside_the_range_is_one_clear_line(speed, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["speak", "hi", "--speed", speed])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--speed" in err and "Traceback" not in err

@@ -48,6 +48,7 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
+from voice_tts.speed import checked_speed
 from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
@@ -72,6 +73,7 @@ class _TTSOptions:
     silence_timeout: float
     lexicon: Lexicon | None = None
     spell_acronyms: bool = True
+    speed: float = 1.0
 
 
 
@@ -88,6 +90,7 @@ class Qwen3StreamingTTS(tts.TTS):
         spell_acronyms: bool = True,
         lexicon: Lexicon | list[dict] | None = None,
         silence_timeout: float = SILENCE_TIMEOUT,
+        speed: float = 1.0,
     ) -> None:
         """
         Args:
@@ -107,6 +110,9 @@ class Qwen3StreamingTTS(tts.TTS):
             silence_timeout: seconds the engine may stay silent once it has all the text
                 (at most the stream's `conn_options.timeout`) before the speech fails with
                 `APITimeoutError`.
+            speed: speaking rate, 0.5 to 2.0, pitch kept (needs the `speed` extra on an
+                in-process engine); timed transcripts and the chat context after a
+                barge-in follow the audio as played.
         """
         if sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise ValueError(
@@ -126,6 +132,7 @@ class Qwen3StreamingTTS(tts.TTS):
             spell_acronyms=spell_acronyms,
             silence_timeout=silence_timeout,
             lexicon=Lexicon.of(lexicon),  # a bad dictionary fails here, not at the first speech
+            speed=checked_speed(speed),
         )
         self._engine = engine
         self._owns_engine = engine is None
@@ -154,8 +161,14 @@ class Qwen3StreamingTTS(tts.TTS):
         language: NotGivenOr[TTSLanguages | str | None] = NOT_GIVEN,
         instruct: NotGivenOr[str | None] = NOT_GIVEN,
         lexicon: NotGivenOr[Lexicon | list[dict] | None] = NOT_GIVEN,
+        speed: NotGivenOr[float] = NOT_GIVEN,
     ) -> None:
-        """Applies to streams opened from now on; a speech in progress keeps its voice."""
+        """Applies to streams opened from now on; a speech in progress keeps its voice, and
+        takes a new `speed` from its next chunk."""
+        if utils.is_given(speed):
+            self._opts.speed = checked_speed(speed)
+            for stream in self._streams:
+                stream._set_speed(self._opts.speed)
         if utils.is_given(lexicon):
             self._opts.lexicon = Lexicon.of(lexicon)
         if utils.is_given(voice):
@@ -218,6 +231,7 @@ class Qwen3StreamingTTS(tts.TTS):
                 spell_acronyms=opts.spell_acronyms,
                 lexicon=opts.lexicon,
                 silence_timeout=min(opts.silence_timeout, conn_options.timeout),
+                speed=opts.speed,
             )
         except (ConnectionError, OSError) as e:
             raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e
@@ -248,11 +262,18 @@ class SynthesizeStream(tts.SynthesizeStream):
         super().__init__(tts=tts, conn_options=conn_options)
         self._tts: Qwen3StreamingTTS = tts
         self._opts = replace(tts._opts)
+        self._session: TTSSession | None = None
+
+    def _set_speed(self, speed: float) -> None:
+        """From the running attempt's next chunk, and for any retry."""
+        self._opts.speed = speed
+        if self._session is not None:
+            self._session.set_speed(speed)
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
         # Called again on a retry: each attempt gets its own engine stream and replays the input.
         request_id = _initialize(output_emitter, self._opts, stream=True)
-        session = self._tts._open_session(self._opts, self._conn_options)
+        session = self._session = self._tts._open_session(self._opts, self._conn_options)
 
         async def _forward_input() -> None:
             async for data in self._input_ch:

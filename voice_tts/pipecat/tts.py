@@ -41,6 +41,7 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
+from voice_tts.speed import checked_speed
 from voice_tts.tn import Lexicon
 
 try:
@@ -61,7 +62,7 @@ try:
     from pipecat.utils.errors import ErrorCategory
     from pipecat.utils.time import nanoseconds_to_seconds
     from pipecat.utils.tracing.service_decorators import traced_tts
-    from pipecat.utils.types import NOT_GIVEN, NotGiven
+    from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
 except ModuleNotFoundError as e:
     logger.error(f"Exception: {e}")
     logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
@@ -125,10 +126,14 @@ class Qwen3StreamingTTSSettings(TTSSettings):
         lexicon: A pronunciation dictionary: a `voice_tts.tn.Lexicon` or its rules, such as
             `[{"match": "SQL", "say": "sequel"}]`; applied from the next turn. The context keeps
             the raw words ("SQL") even after a barge-in.
+        speed: The speaking rate, 0.5 to 2.0, pitch kept (needs the `speed` extra on an
+            in-process engine); a change applies from the next chunk, mid-turn too. Word
+            timestamps and the context after a barge-in follow the audio as played.
     """
 
     instruct: str | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
     lexicon: Lexicon | list[dict] | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
+    speed: float | NotGiven = field(default_factory=lambda: NOT_GIVEN)
 
 
 @dataclass
@@ -201,12 +206,13 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
         """
         default_settings = self.Settings(
-            model=None, voice=None, language=None, instruct=None, lexicon=None
+            model=None, voice=None, language=None, instruct=None, lexicon=None, speed=1.0
         )
         if settings is not None:
             default_settings.apply_update(settings)
-        # A bad dictionary fails here, not at the first turn.
+        # A bad dictionary or speed fails here, not at the first turn.
         default_settings.lexicon = Lexicon.of(default_settings.lexicon)
+        default_settings.speed = checked_speed(default_settings.speed)
 
         super().__init__(
             text_aggregation_mode=text_aggregation_mode,
@@ -455,6 +461,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 spell_acronyms=self._spell_acronyms,
                 lexicon=self._settings.lexicon,
                 silence_timeout=self._silence_timeout,
+                speed=self._settings.speed,
             )
         except Exception as e:
             turn = _Turn(session=None, finished=True, failed=True)
@@ -667,10 +674,24 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def _update_settings(self, delta: Settings) -> dict[str, Any]:
         """Apply a settings delta; voice, language or instruct move an open turn to a new
-        engine stream, so the rest of the turn is spoken with the new settings."""
+        engine stream, so the rest of the turn is spoken with the new settings. A speed
+        change reaches open turns from their next chunk."""
+        if is_given(delta.speed):
+            try:
+                delta.speed = checked_speed(delta.speed)
+            except ValueError as e:
+                delta.speed = NOT_GIVEN  # the rate stays as it was
+                await self.push_error(error_msg=f"{self}: {e}", exception=e)
         changed = await super()._update_settings(delta)
         per_turn = {"voice", "language", "instruct"}
-        self._warn_unhandled_updated_settings(changed.keys() - per_turn - {"model", "lexicon"})
+        self._warn_unhandled_updated_settings(changed.keys() - per_turn - {"model", "lexicon", "speed"})
+        if "speed" in changed:
+            try:
+                for turn in self._turns.values():
+                    if turn.session is not None and not turn.finished:
+                        turn.session.set_speed(self._settings.speed)
+            except ValueError as e:  # no Rubber Band here: the `speed` extra is missing
+                await self.push_error(error_msg=f"{self}: {e}", exception=e)
         if changed.keys() & per_turn:
             await self.start_new_turn_context()
         return changed

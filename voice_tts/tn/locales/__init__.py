@@ -32,8 +32,9 @@ from voice_tts.tn.context import Span
 MODEL_LANGUAGES = ("de", "fr", "es", "it", "pt", "ru", "ja", "ko")
 
 
+@cache
 def available() -> tuple[str, ...]:
-    """The languages that have a module here."""
+    """The languages that have a module here (looked up once: the normalizer asks per span)."""
     return tuple(code for code in MODEL_LANGUAGES if importlib.util.find_spec(f"{__name__}.{code}") is not None)
 
 
