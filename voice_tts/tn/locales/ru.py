@@ -125,16 +125,11 @@ _UNITS = {
     "£": ("фунт", "фунта", "фунтов", "m"), "¥": ("иена", "иены", "иен", "f"),
     "тыс": ("тысяча", "тысячи", "тысяч", "f"), "млн": ("миллион", "миллиона", "миллионов", "m"),
     "млрд": ("миллиард", "миллиарда", "миллиардов", "m"),
-    "rub": ("рубль", "рубля", "рублей", "m"), "eur": ("евро", "евро", "евро", "n"),
+    "rub": ("рубль", "рубля", "рублей", "m"),
     "gbp": ("фунт", "фунта", "фунтов", "m"), "cny": ("юань", "юаня", "юаней", "m"),
     "м³": ("кубический метр", "кубических метра", "кубических метров", "m"),
-    "м3": ("кубический метр", "кубических метра", "кубических метров", "m"),
-    "м2": ("квадратный метр", "квадратных метра", "квадратных метров", "m"),
-    "км2": ("квадратный километр", "квадратных километра", "квадратных километров", "m"),
     "см²": ("квадратный сантиметр", "квадратных сантиметра", "квадратных сантиметров", "m"),
-    "см2": ("квадратный сантиметр", "квадратных сантиметра", "квадратных сантиметров", "m"),
     "мм²": ("квадратный миллиметр", "квадратных миллиметра", "квадратных миллиметров", "m"),
-    "мм2": ("квадратный миллиметр", "квадратных миллиметра", "квадратных миллиметров", "m"),
     "мкм": ("микрометр", "микрометра", "микрометров", "m"), "нм": ("нанометр", "нанометра", "нанометров", "m"),
     "мс": ("миллисекунда", "миллисекунды", "миллисекунд", "f"), "нс": ("наносекунда", "наносекунды", "наносекунд", "f"),
     "гц": ("герц", "герца", "герц", "m"), "кгц": ("килогерц", "килогерца", "килогерц", "m"),
@@ -154,6 +149,8 @@ _UNITS = {
     "°": ("градус", "градуса", "градусов", "m"), "°c": ("градус цельсия", "градуса цельсия", "градусов цельсия", "m"),
     "°f": ("градус фаренгейта", "градуса фаренгейта", "градусов фаренгейта", "m"),
 }
+# Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
+_UNITS |= {unit.translate(str.maketrans("²³", "23")): _UNITS[unit] for unit in _UNITS if unit[-1] in "²³"}
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 _MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
           "₽": ("копейка", "копейки", "копеек"), "usd": ("цент", "цента", "центов"), "$": ("цент", "цента", "центов"),
@@ -169,6 +166,8 @@ _MONTH_INDEX = {m[:3]: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {
     m: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
 _YEAR_WORDS = {"год": "nominative", "года": "genitive", "году": "prepositional", "годом": "instrumental",
                "г": "genitive"}
+_YEAR_NOUNS = {"nominative": "год", "genitive": "года", "dative": "году", "accusative": "год",
+               "instrumental": "годом", "prepositional": "году"}
 _ABBREVIATIONS = {
     "м²": "квадратный метр", "т.е.": "то есть", "т. е.": "то есть", "т.д.": "так далее", "т. д.": "так далее",
     "т.п.": "тому подобное", "т. п.": "тому подобное", "т.к.": "так как", "ул.": "улица", "г-н": "господин",
@@ -222,14 +221,78 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         cur, span.end
     ).isalpha():
         span.info = cardinal(int(m.group("num")), "m", "genitive")
-    elif _WORD_DATE.fullmatch(_plain(raw)) and _PREPOSITION_CASES.get(ctx.prev_word.lower(), "prepositional") != (
-        "prepositional"
-    ):  # a date takes no 'в': 'в 5 мая' keeps the genitive of a bare date
-        case = _PREPOSITION_CASES[ctx.prev_word.lower()]
-        span.info = number(raw, "nominative" if case == "accusative" else case)
-    elif ctx.prev_word.lower() in ("в", "во") and _TIME.fullmatch(raw):
-        span.info = span.info.replace("половина ", "половине ", 1)
+    elif _WORD_DATE.fullmatch(_plain(raw)):
+        span.info = number(raw, _day_case(ctx.prev_word))
+    elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
+        span.info = _day_range(*days, ctx.prev_word)
+    elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
+        span.info = ordinal(int(raw), "n", _day_case(ctx.prev_word))
+    elif (m := _YEAR_ABBREVIATED.fullmatch(_plain(raw))) and ctx.prev_word.lower() in _PREPOSITION_CASES:
+        span.info = _year_with_noun(int(m.group("n")), _PREPOSITION_CASES[ctx.prev_word.lower()])
+    elif (m := _TIME.fullmatch(raw)) and ctx.prev_word.lower() in _PREPOSITION_CASES:
+        span.info = _time(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[ctx.prev_word.lower()]) or span.info
     return span
+
+
+def _day_case(preposition: str) -> str:
+    """The case of a day before a month name: the preposition's ('к 5 мая' к пятому мая, 'на 5
+    мая' на пятое мая), but a date takes no 'в': 'в 5 мая' and a bare '5 мая' are genitive."""
+    case = _PREPOSITION_CASES.get(preposition.lower(), "genitive")
+    if case == "prepositional":
+        return "genitive"
+    return "nominative" if case == "accusative" else case
+
+
+# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
+# first day waits (through the Cursor, up to the tail bound) for the second day and the month.
+_DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
+_DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
+
+
+def _day_range_days(raw: str) -> tuple[int, int] | None:
+    """'14-16' → (14, 16): two days of a month, the first before the second."""
+    m = _DAY_RANGE.fullmatch(raw)
+    if m and 1 <= int(m.group("first")) < int(m.group("last")) <= 31:
+        return int(m.group("first")), int(m.group("last"))
+    return None
+
+
+def _month_follows(cur: Cursor, end: int) -> bool:
+    """Whether a month name comes next, after spaces."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not is_letter(cur.at(j)):
+            return False
+        return cur.text[j:lexer.chunk(cur, j)].lower() in _MONTH_INDEX
+    except TooLong:
+        return False
+
+
+def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
+    """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end:
+            return False
+        k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
+        if cur.text[j:k].lower() not in _DAY_LINKS:
+            return False
+        j = lexer.spaces(cur, k)
+        if j == k or not is_digit(cur.at(j)):
+            return False
+        k = lexer.chunk(cur, j)
+        day = cur.text[j:k]
+        return day.isdecimal() and 1 <= int(day) <= 31 and _month_follows(cur, k)
+    except TooLong:
+        return False
+
+
+def _day_range(first: int, last: int, preposition: str) -> str:
+    """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case."""
+    if preposition.lower() in _PREPOSITION_CASES:
+        case = _day_case(preposition)
+        return f"{ordinal(first, 'n', case)} {ordinal(last, 'n', case)}"
+    return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 
 def _word_after(cur: Cursor, end: int) -> str:
@@ -251,7 +314,8 @@ def _word_after(cur: Cursor, end: int) -> str:
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
 _PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "genitive", "со": "genitive",
                       "до": "genitive", "от": "genitive", "после": "genitive", "около": "genitive",
-                      "для": "genitive", "к": "dative", "ко": "dative", "на": "accusative", "по": "accusative"}
+                      "для": "genitive", "к": "dative", "ко": "dative", "на": "accusative", "по": "accusative",
+                      "за": "accusative"}
 # Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
 _YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
 
@@ -286,6 +350,9 @@ def _is_decade(n: int) -> bool:
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 _WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{4}) ?(?P<word>год[а-я]*|г)\.?")
+# 'г.' stands for the year noun in whatever case the sentence gives it: 'в 1990 г.' в … году.
+_YEAR_ABBREVIATED = re.compile(r"(?P<n>\d{4}) ?г\.?")
 _FRACTION = re.compile(r"(?:(?P<w>\d+) )?(?P<n>\d+)/(?P<d>\d+)(?: (?P<unit>[^\s\d]+))?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
@@ -358,13 +425,18 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
         return _time(int(m.group("h")), int(m.group("m")))
     if PHONE.fullmatch(text):
         return _phone(text)
-    m = re.fullmatch(r"(?P<n>\d{4}) ?(?P<word>год[а-я]*|г)\.?", text)
+    m = _YEAR_WITH_WORD.fullmatch(text)
     if m and m.group("word") in _YEAR_WORDS:
-        reading = ordinal(int(m.group("n")), "m", _YEAR_WORDS[m.group("word")])
-        return reading + " " + ("года" if m.group("word") == "г" else m.group("word"))
+        return _year_with_noun(int(m.group("n")), _YEAR_WORDS[m.group("word")])
     if text.isdecimal() and len(text) == 4 and int(text) in _YEARS:
         return ordinal(int(text), "m", "prepositional")
     return None
+
+
+def _year_with_noun(n: int, case: str) -> str:
+    """'1990 году' → 'тысяча девятьсот девяностом году'; the noun is the case's form of 'год' (an
+    inanimate accusative has the nominative's form: 'по 2000 г.' по двухтысячный год)."""
+    return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {_YEAR_NOUNS[case]}"
 
 
 def _fraction(m: re.Match) -> str:
@@ -382,19 +454,30 @@ def _fraction(m: re.Match) -> str:
     return reading
 
 
-def _time(h: int, minutes: int) -> str | None:
+# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
+# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
+# the counts the accusative ('в десять часов').
+_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
+               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
+_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
+                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
+_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
+         "prepositional": "половине"}
+
+
+def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
     """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
-    if h > 24 or minutes > 59:
+    if h > 24 or minutes > 59 or case not in _HALF:
         return None
-    hour_words = ("час", "часа", "часов")
+    count_case = "accusative" if case == "prepositional" else case
     if minutes == 0:
-        return f"{cardinal(h)} {hour_words[_agreement(h)]}"
+        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][_agreement(h)]}"
     following = h % 12 + 1
     if minutes == 30:
-        return f"половина {ordinal(following, 'm', 'genitive')}"
+        return f"{_HALF[case]} {ordinal(following, 'm', 'genitive')}"
     if minutes < 30:
-        minute_word = ("минута", "минуты", "минут")[_agreement(minutes)]
-        return f"{cardinal(minutes, 'f')} {minute_word} {ordinal(following, 'm', 'genitive')}"
+        minute_word = _MINUTE_WORDS[count_case][_agreement(minutes)]
+        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {ordinal(following, 'm', 'genitive')}"
     left = 60 - minutes
     minute_word = "минуты" if _agreement(left) == 0 else "минут"
     return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
