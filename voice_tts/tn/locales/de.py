@@ -13,13 +13,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from num2words import num2words
-
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
 
 _EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
 _DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
@@ -53,11 +51,7 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "un
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-@lru_cache(maxsize=4096)
-def _cardinal(n: int) -> str:
-    if n < 0:
-        return "minus " + _cardinal(-n)
-    return num2words(n, lang="de")
+_cardinal = num2words_cardinal("de", "minus")
 
 
 @lru_cache(maxsize=1024)
@@ -217,10 +211,6 @@ class German(Language):
             rest = n % 100
             return _cardinal(n // 100) + "hundert" + (_cardinal(rest) if rest else "")
         return _cardinal(n)
-
-    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        words = f"{self.ordinal(day, '.', ctx)} {_MONTH_NAMES[month - 1]}"
-        return words if year is None else f"{words} {self.year(year)}"
 
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"

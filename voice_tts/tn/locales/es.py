@@ -22,14 +22,16 @@ from voice_tts.tn.locales.numeric_spans import (
     MEASURE,
     NUM,
     PHONE,
-    PIECE,
     RANGE,
     TIME,
     SpanWords,
     date_parts,
+    read_abbreviation,
     read_address,
+    read_pieces,
     roman_value,
     split_amount,
+    split_currency,
     to_int,
 )
 
@@ -314,8 +316,7 @@ def read(raw: str, kind: str) -> str:
     if kind == "address":
         return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
     if kind == "abbreviation":
-        reading = _ABBREVIATIONS[raw.lower()]
-        return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
+        return read_abbreviation(raw, _ABBREVIATIONS)
     if kind == "roman":
         return ordinal(roman_value(raw))
     if kind == "counted_roman":
@@ -433,30 +434,8 @@ def _time(m: re.Match, rest: str) -> str | None:
     return " ".join([reading, *suffix])
 
 
-def _split_currency(text: str) -> tuple[str | None, str]:
-    """The currency written before or after the amount, and the rest."""
-    for symbol in _CURRENCY_SYMBOLS:
-        if text.startswith(symbol):
-            return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol):
-            return symbol, text[: -len(symbol)].strip()
-    head, _, rest = text.partition(" ")
-    letters = head.rstrip("0123456789,.")
-    if letters in _CURRENCIES and letters != head:
-        return letters, head[len(letters):] + (" " + rest if rest else "")
-    if head in _CURRENCIES and rest:
-        return head, rest
-    tail = text.rsplit(" ", 1)
-    if len(tail) == 2 and tail[1] in _CURRENCIES:
-        return tail[1], tail[0]
-    m = re.fullmatch(r"([\d.,]+)([a-z]+)", text)
-    if m and m.group(2) in _CURRENCIES:
-        return m.group(2), m.group(1)
-    return None, text
-
-
 def _money(text: str) -> str | None:
-    code, rest = _split_currency(text)
+    code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS, glued=True)
     if code is None:
         return None
     one, many, feminine, minor_one, minor_many = _CURRENCIES[code]
@@ -561,12 +540,4 @@ def _counted_roman(raw: str) -> str:
 
 def _fallback(text: str) -> str:
     """Anything else: numbers as numbers, words as written ('a-5' → 'a cinco', '0-800-hermano')."""
-    out = []
-    for piece in PIECE.findall(text):
-        if piece.isdecimal():
-            out.append(_with_zeros(piece, "") if len(piece) <= 6 else digits(piece))
-        elif piece.isalpha():
-            out.append(piece)
-        elif piece in SYMBOLS:
-            out.append(SYMBOLS[piece])
-    return " ".join(out)
+    return read_pieces(text, SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else digits(run))

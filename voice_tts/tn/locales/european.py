@@ -12,8 +12,11 @@ cardinals, ordinals, units, currencies, months, abbreviations.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+
+from num2words import num2words
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_alnum, is_digit, is_letter, is_space
@@ -75,6 +78,18 @@ _RANGE = re.compile(r"(\d+)-(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 _DIGIT_RUN = re.compile(r"\d+")
+
+
+def num2words_cardinal(lang: str, minus: str) -> Callable[[int], str]:
+    """A language's cardinals from num2words, cached, with `minus` before a negative number."""
+
+    @lru_cache(maxsize=4096)
+    def cardinal(n: int) -> str:
+        if n < 0:
+            return f"{minus} {cardinal(-n)}"
+        return num2words(n, lang=lang)
+
+    return cardinal
 
 
 def ascii_digits(text: str) -> str:
@@ -143,6 +158,17 @@ class Language:
         """The digits after the decimal comma."""
         raise NotImplementedError
 
+    def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
+        """Digits after the comma read as French and Italian read them: each leading zero, then up
+        to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
+        rest = digits.lstrip("0")
+        words = [self.cardinal(0)] * (len(digits) - len(rest))
+        if len(rest) <= 3:
+            words += [self.cardinal(int(rest))] if rest else []
+        else:
+            words.append(longer(rest))
+        return " ".join(words)
+
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
@@ -153,7 +179,8 @@ class Language:
         return self.cardinal(n)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        raise NotImplementedError
+        words = f"{self.date_day(day, ctx)} {self.MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         """`marker`: the word written after the time ('Uhr'), or ''."""

@@ -12,10 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from num2words import num2words
-
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales.european import Currency, Language, Unit, ascii_digits
+from voice_tts.tn.locales.european import Currency, Language, Unit, ascii_digits, num2words_cardinal
 
 _EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
 _DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
@@ -34,11 +32,7 @@ _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
-@lru_cache(maxsize=4096)
-def _cardinal(n: int) -> str:
-    if n < 0:
-        return "moins " + _cardinal(-n)
-    return num2words(n, lang="fr")
+_cardinal = num2words_cardinal("fr", "moins")
 
 
 @lru_cache(maxsize=1024)
@@ -56,6 +50,11 @@ def _ordinal(n: int) -> str:
     if words.endswith("e"):
         return words[:-1] + "ième"
     return words + "ième"
+
+
+def _in_pairs(digits: str) -> str:
+    """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
+    return " ".join(_cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
 
 
 class French(Language):
@@ -144,14 +143,7 @@ class French(Language):
         return "premier" if day == 1 else _cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
-        zeros = len(digits) - len(digits.lstrip("0"))
-        rest = digits[zeros:]
-        words = ["zéro"] * zeros
-        if len(rest) <= 3:
-            words += [_cardinal(int(rest))] if rest else []
-        else:
-            words += [_cardinal(int(rest[i:i + 2])) for i in range(0, len(rest), 2)]
-        return " ".join(words)
+        return self._zeros_then_number(digits, _in_pairs)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         denominators = {2: "demi", 3: "tiers", 4: "quart"}
@@ -162,10 +154,6 @@ class French(Language):
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
-
-    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        words = f"{self.date_day(day, ctx)} {_MONTH_NAMES[month - 1]}"
-        return words if year is None else f"{words} {_cardinal(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         words = f"{self.counted(hours, True)} {'heure' if hours <= 1 else 'heures'}"

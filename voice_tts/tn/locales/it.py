@@ -203,14 +203,7 @@ class Italian(Language):
         return "primo" if day == 1 else _cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
-        zeros = len(digits) - len(digits.lstrip("0"))
-        rest = digits[zeros:]
-        words = ["zero"] * zeros
-        if len(rest) <= 3:
-            words += [_cardinal(int(rest))] if rest else []
-        else:
-            words.append(self.digits(rest))
-        return " ".join(words)
+        return self._zeros_then_number(digits, self.digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
@@ -220,10 +213,6 @@ class Italian(Language):
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
-
-    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        words = f"{self.date_day(day, ctx)} {_MONTH_NAMES[month - 1]}"
-        return words if year is None else f"{words} {_cardinal(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         words = _cardinal(hours)

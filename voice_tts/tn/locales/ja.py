@@ -9,8 +9,6 @@ clock times (十時三十分), dates with slashes (二千二十四年一月三�
 
 from __future__ import annotations
 
-import re
-
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -21,6 +19,9 @@ NUMERALS = myriad.Numerals(
     large=("", "万", "億", "兆", "京"),
     one_thousand_before_large=True,
     one_myriad=True,
+    point="点",
+    root="ルート",
+    fraction_of="分の",
 )
 _CURRENCIES = {
     "¥": "円", "￥": "円", "JPY": "円", "$": "ドル", "＄": "ドル", "US$": "ドル", "USD": "ドル", "€": "ユーロ",
@@ -87,13 +88,13 @@ def _body(e: myriad.Expression) -> str:
     p = e.parts
     kind = e.kind
     if kind == "integer":
-        return _root(e.roots[0]) + NUMERALS.integer(p[0])
+        return NUMERALS.rooted(e.roots[0]) + NUMERALS.integer(p[0])
     if kind == "decimal":
-        return decimal(p[0], p[1])
+        return NUMERALS.decimal(p[0], p[1])
     if kind == "fraction":
-        return _fraction(p[0], p[1], e.roots)
+        return NUMERALS.fraction(p[0], p[1], e.roots)
     if kind == "mixed":
-        return NUMERALS.integer(p[0]) + "荷" + _fraction(p[1], p[2], e.roots)
+        return NUMERALS.integer(p[0]) + "荷" + NUMERALS.fraction(p[1], p[2], e.roots)
     if kind == "time":
         spoken = NUMERALS.cardinal(int(p[0])) + "時"
         if len(p) > 1 and (int(p[1]) or len(p) > 2):
@@ -110,19 +111,6 @@ def _body(e: myriad.Expression) -> str:
         spoken = "の".join(NUMERALS.digit_string(g) for g in p)
         return f"プラス{NUMERALS.digit_string(e.country)}の{spoken}" if e.country else spoken
     return "の".join(NUMERALS.digit_string(g) for g in p)  # digit groups: codes, telephone numbers
-
-
-def _root(root: bool) -> str:
-    return "ルート" if root else ""
-
-
-def _fraction(numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
-    """'1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
-    return f"{_root(roots[1])}{NUMERALS.integer(denominator)}分の{_root(roots[0])}{NUMERALS.integer(numerator)}"
-
-
-def decimal(whole: str, fraction: str) -> str:
-    return NUMERALS.integer(whole) + "点" + NUMERALS.digit_string(fraction)
 
 
 def _suffix(suffix: str) -> str:
@@ -143,15 +131,8 @@ def _money(e: myriad.Expression) -> str:
     return _body(e) + e.scale + word
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
 def number(text: str) -> str:
-    """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read."""
-    if text.startswith("#"):
-        return number(text[1:].lstrip()) + "番"
-    return _NUMBER.sub(lambda m: decimal(*m.group().split(".")) if "." in m.group() else NUMERALS.integer(
-        m.group()), text.replace("-", " "))
+    return myriad.numbers_in(text, NUMERALS, "番")
 
 
 def cardinal(n: int) -> str:

@@ -25,6 +25,9 @@ NUMERALS = myriad.Numerals(
     large=("", "만", "억", "조", "경"),
     one_thousand_before_large=False,
     one_myriad=False,
+    point="점",
+    root="루트 ",
+    fraction_of="분의 ",
 )
 # Native numbers as they stand before a counter (한 개, 스무 살).
 _NATIVE_ONES = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉")
@@ -124,13 +127,13 @@ def _body(e: myriad.Expression) -> str:
     p = e.parts
     kind = e.kind
     if kind == "integer":
-        return _root(e.roots[0]) + NUMERALS.integer(p[0])
+        return NUMERALS.rooted(e.roots[0]) + NUMERALS.integer(p[0])
     if kind == "decimal":
-        return decimal(p[0], p[1])
+        return NUMERALS.decimal(p[0], p[1])
     if kind == "fraction":
-        return _fraction(p[0], p[1], e.roots)
+        return NUMERALS.fraction(p[0], p[1], e.roots)
     if kind == "mixed":
-        return NUMERALS.integer(p[0]) + " " + _fraction(p[1], p[2], e.roots)
+        return NUMERALS.integer(p[0]) + " " + NUMERALS.fraction(p[1], p[2], e.roots)
     if kind == "time":
         return _clock(p)
     if kind == "date":
@@ -144,19 +147,6 @@ def _body(e: myriad.Expression) -> str:
     if len(p) == 4 and all(len(g) == 4 for g in p):
         return "신용카드 " + spoken
     return spoken
-
-
-def _root(root: bool) -> str:
-    return "루트 " if root else ""
-
-
-def _fraction(numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
-    """'1/2' → 이분의 일, '√1/2' → 이분의 루트 일, '1/√3' → 루트 삼분의 일."""
-    return f"{_root(roots[1])}{NUMERALS.integer(denominator)}분의 {_root(roots[0])}{NUMERALS.integer(numerator)}"
-
-
-def decimal(whole: str, fraction: str) -> str:
-    return NUMERALS.integer(whole) + "점" + NUMERALS.digit_string(fraction)
 
 
 def _suffix(suffix: str) -> str:
@@ -312,15 +302,8 @@ def _address_part(text: str) -> str:
     return " ".join(words)
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
 def number(text: str) -> str:
-    """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read."""
-    if text.startswith("#"):
-        return number(text[1:].lstrip()) + "번"
-    return _NUMBER.sub(lambda m: decimal(*m.group().split(".")) if "." in m.group() else NUMERALS.integer(
-        m.group()), text.replace("-", " "))
+    return myriad.numbers_in(text, NUMERALS, "번")
 
 
 def cardinal(n: int) -> str:

@@ -11,6 +11,7 @@ expression (a joiner, a unit, a counter may follow) and never for a word after a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,6 +35,9 @@ class Numerals:
     large: tuple[str, ...]  # "", then the names of 10^4, 10^8, 10^12, 10^16
     one_thousand_before_large: bool  # ja 一千万 (but 千 alone); ko 천만
     one_myriad: bool  # ja 一万; ko 만
+    point: str  # the decimal point: ja 三点六
+    root: str  # √ before a number: ja ルート三
+    fraction_of: str  # between the denominator and the numerator: ja 二分の一
 
     def _group(self, n: int, large: bool) -> str:
         out = ""
@@ -78,12 +82,36 @@ class Numerals:
             return self.digit_string(text)
         return self.cardinal(int(text))
 
+    def decimal(self, whole: str, fraction: str) -> str:
+        return self.integer(whole) + self.point + self.digit_string(fraction)
+
+    def rooted(self, root: bool) -> str:
+        """The word for √ where the number after it is under a root, else nothing."""
+        return self.root if root else ""
+
+    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+        """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
+        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.fraction_of}"
+                f"{self.rooted(roots[0])}{self.integer(numerator)}")
+
     def counted(self, text: str, following: str) -> str:
         """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
         number, not digits."""
         if len(text) == 2 and text[0] == "0" and is_han(following):
             return self.cardinal(int(text))
         return self.integer(text)
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def numbers_in(text: str, numerals: Numerals, number_word: str) -> str:
+    """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
+    '#' before a number is `number_word` after it (#3 → 三番)."""
+    if text.startswith("#"):
+        return numbers_in(text[1:].lstrip(), numerals, number_word) + number_word
+    return _NUMBER.sub(lambda m: numerals.decimal(*m.group().split(".")) if "." in m.group() else numerals.integer(
+        m.group()), text.replace("-", " "))
 
 
 @dataclass(frozen=True, slots=True)

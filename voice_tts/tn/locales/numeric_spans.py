@@ -12,7 +12,7 @@ unit, a currency, a scale word, a month or a time of day ("3" · "3 k" · "3 kg"
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from voice_tts.tn import electronic, lexer
@@ -450,6 +450,50 @@ def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...]
             out.append(digit_words[int(piece)])
         elif piece.isalpha():
             out.append(letters(piece))
+        elif piece in symbols:
+            out.append(symbols[piece])
+    return " ".join(out)
+
+
+def read_abbreviation(raw: str, abbreviations: dict[str, str]) -> str:
+    """An abbreviation's reading, capitalized where it was written with a capital ('Sr.' → 'Señor')."""
+    reading = abbreviations[raw.lower()]
+    return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
+
+
+def split_currency(text: str, currencies: Collection[str], symbols: tuple[str, ...],
+                   glued: bool = False) -> tuple[str | None, str]:
+    """The currency written before or after the amount, and the rest; `symbols`, longest first,
+    may touch the amount. `glued`: a code may touch it too ('nio21,1', '5usd')."""
+    for symbol in symbols:
+        if text.startswith(symbol):
+            return symbol, text[len(symbol):].strip()
+        if text.endswith(symbol):
+            return symbol, text[: -len(symbol)].strip()
+    head, _, rest = text.partition(" ")
+    letters = head.rstrip("0123456789,.")
+    if glued and letters in currencies and letters != head:
+        return letters, head[len(letters):] + (" " + rest if rest else "")
+    if head in currencies and rest:
+        return head, rest
+    tail = text.rsplit(" ", 1)
+    if len(tail) == 2 and tail[1] in currencies:
+        return tail[1], tail[0]
+    m = re.fullmatch(r"([\d.,]+)([a-z]+)", text) if glued else None
+    if m and m.group(2) in currencies:
+        return m.group(2), m.group(1)
+    return None, text
+
+
+def read_pieces(text: str, symbols: dict[str, str], read_digits: Callable[[str], str]) -> str:
+    """What no other reading took: digit runs by `read_digits`, words as written, symbols by name
+    ('a-5' → 'a cinco'); other marks are dropped."""
+    out = []
+    for piece in PIECE.findall(text):
+        if piece.isdecimal():
+            out.append(read_digits(piece))
+        elif piece.isalpha():
+            out.append(piece)
         elif piece in symbols:
             out.append(symbols[piece])
     return " ".join(out)

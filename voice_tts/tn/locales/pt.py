@@ -23,14 +23,16 @@ from voice_tts.tn.locales.numeric_spans import (
     MEASURE,
     NUM,
     PHONE,
-    PIECE,
     RANGE,
     TIME,
     SpanWords,
     date_parts,
+    read_abbreviation,
     read_address,
+    read_pieces,
     roman_value,
     split_amount,
+    split_currency,
     to_int,
 )
 
@@ -205,8 +207,7 @@ def read(raw: str, kind: str) -> str:
     if kind == "address":
         return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
     if kind == "abbreviation":
-        reading = _ABBREVIATIONS[raw.lower()]
-        return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
+        return read_abbreviation(raw, _ABBREVIATIONS)
     if kind == "roman":
         return ordinal(roman_value(raw))
     if kind == "counted_roman":
@@ -299,23 +300,8 @@ def _time(m: re.Match, head: str, rest: str) -> str | None:
     return " ".join(parts + ([day_part] if day_part else []))
 
 
-def _split_currency(text: str) -> tuple[str | None, str]:
-    for symbol in _CURRENCY_SYMBOLS:
-        if text.startswith(symbol):
-            return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol):
-            return symbol, text[: -len(symbol)].strip()
-    head, _, rest = text.partition(" ")
-    if head in _CURRENCIES and rest:
-        return head, rest
-    tail = text.rsplit(" ", 1)
-    if len(tail) == 2 and tail[1] in _CURRENCIES:
-        return tail[1], tail[0]
-    return None, text
-
-
 def _money(text: str) -> str | None:
-    code, rest = _split_currency(text)
+    code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS)
     if code is None:
         return None
     one, many, minor_one, minor_many = _CURRENCIES[code]
@@ -382,12 +368,9 @@ def _phone(raw: str) -> str:
 
 
 def _fallback(text: str) -> str:
-    out = []
-    for piece in PIECE.findall(text):
-        if piece.isdecimal():
-            out.append(cardinal(int(piece)) if len(piece) <= 6 and not piece.startswith("0") else digits(piece))
-        elif piece.isalpha():
-            out.append(piece)
-        elif piece in SYMBOLS:
-            out.append(SYMBOLS[piece])
-    return " ".join(out)
+    return read_pieces(text, SYMBOLS, _digit_run)
+
+
+def _digit_run(run: str) -> str:
+    """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
+    return cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else digits(run)
