@@ -23,10 +23,11 @@ from pipecat.frames.frames import (
 )
 from pipecat_harness import BargeInPipeline
 from scripted_llm import tokenize
+from session_turns import run_turn
 
 from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
 from voice_tts.pipecat import Qwen3StreamingTTS as PipecatTTS
-from voice_tts.session import TTSSession, WordsEvent
+from voice_tts.session import TTSSession
 
 pytestmark = [pytest.mark.slow]
 pytest.importorskip("pylibrb")
@@ -39,15 +40,8 @@ REPLY = (
 
 async def starts_at_normal_speed(engine, text: str) -> dict[int, float]:
     """Raw-text offset of each word -> its start, spoken at 1.0."""
-    session = TTSSession(engine)
-    session.push_text(text)
-    session.end_input()
-    return {
-        word.raw_start: word.start_time
-        async for event in session.events()
-        if isinstance(event, WordsEvent)
-        for word in event.words
-    }
+    _, words, _ = await run_turn(TTSSession(engine), text)
+    return {word.raw_start: word.start_time for word in words}
 
 
 def assert_faster_after_the_change(starts: list[float], normal: list[float]) -> None:
