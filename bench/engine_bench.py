@@ -39,6 +39,7 @@ from pathlib import Path
 
 import torch
 
+from voice_tts.bench.deltas import push_at_pace
 from voice_tts.bench.metrics import StreamTiming, summarize
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 
@@ -121,18 +122,14 @@ async def one_stream(
             elif isinstance(event, Error):
                 errors.append(event)
 
+    def pushed(index: int) -> None:
+        nonlocal first_commit
+        if index == commit_at:
+            first_commit = time.perf_counter()
+
     async def produce() -> None:
         nonlocal first_commit
-        period = 1.0 / TOKENS_PER_SECOND
-        begin = time.perf_counter()
-        for i, piece in enumerate(pieces):
-            delay = begin + i * period - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            stream.push_text(piece)
-            if i == commit_at:
-                first_commit = time.perf_counter()
-        stream.end_input()
+        await push_at_pace(stream, pieces, TOKENS_PER_SECOND, pushed)
         if first_commit is None:
             first_commit = time.perf_counter()
 

@@ -25,6 +25,7 @@ import statistics
 import time
 from pathlib import Path
 
+from voice_tts.bench.deltas import push_at_pace
 from voice_tts.bench.metrics import LATE_TOLERANCE_S, StreamTiming, percentile
 from voice_tts.protocol import AudioChunk
 
@@ -77,18 +78,11 @@ async def one_stream(engine, pieces: list[str], commit_at: int, delay: float, fr
             if isinstance(event, AudioChunk):
                 timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
 
-    async def produce() -> None:
-        begin = time.perf_counter()
-        for i, piece in enumerate(pieces):
-            wait = begin + i / TOKENS_PER_SECOND - time.perf_counter()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            stream.push_text(piece)
-            if i == commit_at:
-                timing.first_text_at = time.perf_counter()
-        stream.end_input()
+    def pushed(index: int) -> None:
+        if index == commit_at:
+            timing.first_text_at = time.perf_counter()
 
-    await asyncio.gather(consume(), produce())
+    await asyncio.gather(consume(), push_at_pace(stream, pieces, TOKENS_PER_SECOND, pushed))
     return {"id": stream.id, "opened": opened, "first_text_at": timing.first_text_at,
             "arrivals": [(a.at, a.start_sample, a.samples) for a in timing.arrivals], "ttfa_ms": timing.ttfa_ms}
 

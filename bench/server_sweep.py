@@ -50,6 +50,7 @@ from engine_bench import TOKENS_PER_SECOND, tokenizer_commit_piece, tokenizer_pi
 from engine.model.config import read_config  # noqa: E402
 from engine.model.text import TextTokenizer  # noqa: E402
 from engine.runtime.loop import LoopSettings  # noqa: E402
+from voice_tts.bench.deltas import push_at_pace  # noqa: E402
 from voice_tts.client import RemoteEngine  # noqa: E402
 from voice_tts.protocol import AudioChunk, Done, Error  # noqa: E402
 
@@ -271,20 +272,12 @@ async def first_audio_ms(engine: RemoteEngine, pieces: list[str], commit_at: int
     stream = engine.open_stream(voice=VOICE, language=LANGUAGE, normalize=False)
     committed_at: float | None = None
 
-    async def feed() -> None:
+    def pushed(index: int) -> None:
         nonlocal committed_at
-        period = 1.0 / TOKENS_PER_SECOND
-        began = time.perf_counter()
-        for index, piece in enumerate(pieces):
-            delay = began + index * period - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            stream.push_text(piece)
-            if index == commit_at:
-                committed_at = time.perf_counter()
-        stream.end_input()
+        if index == commit_at:
+            committed_at = time.perf_counter()
 
-    feeder = asyncio.create_task(feed())
+    feeder = asyncio.create_task(push_at_pace(stream, pieces, TOKENS_PER_SECOND, pushed))
     ttfa = None
     try:
         async with asyncio.timeout(60):

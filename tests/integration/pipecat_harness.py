@@ -1,6 +1,7 @@
 """What the Pipecat adapter tests share: the engines they run on (the real ones, a recording
 wrapper around them, and a deterministic fake for failures a real engine cannot be made to
-show), a virtual sound card, and small frame helpers."""
+show), a virtual sound card, a call's pipeline around it for barge-in tests, and small frame
+helpers."""
 
 from __future__ import annotations
 
@@ -15,10 +16,26 @@ from typing import AsyncIterator
 
 import numpy as np
 import pytest
-from pipecat.frames.frames import Frame, OutputAudioRawFrame, StartFrame, TTSAudioRawFrame, TTSTextFrame
+from pipecat.frames.frames import (
+    Frame,
+    InterruptionFrame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
+    OutputAudioRawFrame,
+    StartFrame,
+    TTSAudioRawFrame,
+    TTSTextFrame,
+)
 from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.transports.base_output import BaseOutputTransport
+from pipecat.transports.base_transport import TransportParams
 from pipecat.utils.time import nanoseconds_to_seconds
+from pipecat.workers.runner import WorkerRunner
 
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, StreamingEngine, Usage
 
@@ -283,6 +300,82 @@ def played_seconds(played: list[tuple[int, bytes]], until_ns: int, rate: int) ->
         elapsed = nanoseconds_to_seconds(until_ns - started_ns)
         seconds += min(len(pcm) / 2 / rate, elapsed)
     return seconds
+
+
+# The output plays 40 ms chunks, and audio reaches it a moment after it leaves the TTS: a word
+# starting this close to the barge-in may fall either way.
+TIMING_SLACK_S = 0.1
+
+
+class BargeInPipeline:
+    """`tts` playing into the virtual sound card with an LLM context behind it, as in a call:
+    a test streams a reply in, barges in, and reads what the context kept against what played."""
+
+    def __init__(self, tts, sample_rate: int = 24000):
+        self.tts = tts
+        self.sample_rate = sample_rate
+        self.output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
+        self.context = LLMContext()
+        self.assistant = LLMContextAggregatorPair(self.context).assistant()
+        self.words = WordTimes(tts)
+        self.worker = PipelineWorker(
+            Pipeline([tts, self.output, self.assistant]),
+            params=PipelineParams(audio_out_sample_rate=sample_rate),
+            observers=[self.words],
+            cancel_on_idle_timeout=False,
+        )
+
+    async def run(self, converse):
+        """Runs the pipeline alongside `converse()` (which ends with `barge_in`); what it returns."""
+        runner = WorkerRunner(handle_sigint=False)
+        await runner.add_workers(self.worker)
+        _, result = await asyncio.gather(runner.run(), converse())
+        return result
+
+    async def stream_reply(self, tokens: list[str], seconds_between: float) -> None:
+        """One LLM reply, token by token at an LLM's pace."""
+        await self.worker.queue_frame(LLMFullResponseStartFrame())
+        for token in tokens:
+            await self.worker.queue_frame(LLMTextFrame(token))
+            await asyncio.sleep(seconds_between)
+        await self.worker.queue_frame(LLMFullResponseEndFrame())
+
+    def played_now(self) -> float:
+        return played_seconds(self.output.played, self.output.get_clock().get_time(), self.sample_rate)
+
+    async def play_into(self, word: str, seconds: float) -> float:
+        """Waits until the sound card has played `seconds` of the first word `word`; its start."""
+        async with asyncio.timeout(60):
+            while (start := self.words.start_of(word)) is None or self.played_now() < start + seconds:
+                await asyncio.sleep(0.01)
+        return start
+
+    async def barge_in(self) -> int:
+        """Interrupts, gives the interruption time to reach the context, then stops the
+        pipeline; the clock time of the interruption."""
+        interrupted_at = self.output.get_clock().get_time()
+        await self.worker.queue_frame(InterruptionFrame())
+        await asyncio.sleep(0.5)
+        await self.worker.cancel()
+        return interrupted_at
+
+    def heard(self) -> str:
+        """The one assistant message the context kept."""
+        [heard] = [m["content"] for m in self.context.messages if m["role"] == "assistant"]
+        return heard
+
+    def assert_heard_the_played_words(self, reply: str, interrupted_at: int) -> list[float]:
+        """The context holds the first words of `reply`, exactly those whose audio had started
+        playing at the barge-in (within TIMING_SLACK_S); each of those words' start in the audio."""
+        reply_words, heard_words = reply.split(), self.heard().split()
+        assert 0 < len(heard_words) < len(reply_words)
+        assert heard_words == reply_words[: len(heard_words)]
+        played_s = played_seconds(self.output.played, interrupted_at, self.sample_rate)
+        starts = [nanoseconds_to_seconds(w.pts - self.words.first_audio_ns) for w in self.words.words]
+        surely_heard = sum(start < played_s - TIMING_SLACK_S for start in starts)
+        maybe_heard = sum(start < played_s + TIMING_SLACK_S for start in starts)
+        assert surely_heard <= len(heard_words) <= maybe_heard
+        return starts[: len(heard_words)]
 
 
 def of_type(frames: list[Frame], *types: type) -> list:

@@ -22,19 +22,26 @@ def server():
     server.stop()
 
 
+def run_bench(server, tmp_path, *options: str, texts: str = TEXTS, api_key: str | None = "bench-key"):
+    """`voice-tts bench` on `texts` against `server`, its plot in tmp_path/bench.png; its exit
+    status and the results it wrote."""
+    text_file, out = tmp_path / "texts.txt", tmp_path / "bench.json"
+    text_file.write_text(texts)
+    key = ["--api-key", api_key] if api_key else []
+    status = main(
+        ["bench", "--url", server.ws_url, *key, *options]
+        + ["--text-file", str(text_file), "--out", str(out), "--plot", str(tmp_path / "bench.png")]
+    )
+    return status, json.loads(out.read_text())
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
-    texts = tmp_path / "texts.txt"
-    texts.write_text(TEXTS)
-    out, plot = tmp_path / "bench.json", tmp_path / "bench.png"
-    status = main(
-        ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1", "3"]
-        + ["--turns", "2", "--tokens-per-second", "30", "--spread", "0"]
-        + ["--text-file", str(texts), "--out", str(out), "--plot", str(plot)]
+    status, results = run_bench(
+        server, tmp_path, "--concurrency", "1", "3", "--turns", "2", "--tokens-per-second", "30", "--spread", "0"
     )
     assert status == 0
-    results = json.loads(out.read_text())
     assert results["conditions"]["backend"] == "espeak-ng"
     assert results["conditions"]["texts"] == 2
     one, three = results["levels"]
@@ -54,7 +61,7 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     assert [row[0] for row in rows] == ["1", "3"]
     assert rows[1][-1] == str(three["capacity_refusals"])
 
-    image = Image.open(plot)
+    image = Image.open(tmp_path / "bench.png")
     assert image.format == "PNG" and image.size == (1000, 420)
     labels = [label for _, label in TTFA_SERIES + COUNT_SERIES]
     assert image.info["Description"] == "; ".join(labels)
@@ -68,16 +75,11 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_bench_spreads_clients_over_processes_and_merges_them(server, tmp_path, capsys):
-    texts = tmp_path / "texts.txt"
-    texts.write_text(TEXTS)
-    out, plot = tmp_path / "bench.json", tmp_path / "bench.png"
-    status = main(
-        ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1", "2"]
-        + ["--turns", "2", "--spread", "0", "--processes", "2"]
-        + ["--text-file", str(texts), "--out", str(out), "--plot", str(plot)]
+    status, results = run_bench(
+        server, tmp_path, "--concurrency", "1", "2", "--turns", "2", "--spread", "0", "--processes", "2"
     )
     assert status == 0
-    one, two = json.loads(out.read_text())["levels"]
+    one, two = results["levels"]
     # One level of both processes' turns, the keys of a one-process sweep.
     assert (one["concurrency"], one["turns"], one["completed"]) == (1, 2, 2)
     assert (two["concurrency"], two["turns"], two["completed"]) == (2, 4, 4)
@@ -94,16 +96,11 @@ def test_bench_spreads_clients_over_processes_and_merges_them(server, tmp_path, 
 @pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_bench_turn_past_its_timeout_is_an_error_not_a_hang(server, tmp_path):
-    texts = tmp_path / "texts.txt"
-    texts.write_text(TEXTS)
-    out = tmp_path / "bench.json"
-    status = main(
-        ["bench", "--url", server.ws_url, "--api-key", "bench-key", "--concurrency", "1"]
-        + ["--turns", "2", "--turn-timeout", "0.3", "--tokens-per-second", "5", "--text-file", str(texts)]
-        + ["--out", str(out), "--plot", str(tmp_path / "bench.png")]
+    status, results = run_bench(
+        server, tmp_path, "--concurrency", "1", "--turns", "2", "--turn-timeout", "0.3", "--tokens-per-second", "5"
     )
     assert status == 1  # no level completed a turn: each one's text alone takes over 0.3 s at 5 deltas a second
-    (level,) = json.loads(out.read_text())["levels"]
+    (level,) = results["levels"]
     assert level["errors_by_code"] == {"turn_timeout": 2} and level["completed"] == 0
     # The bench cancelled the turns it gave up on: their slots are free again.
     assert_slots_free(server)
@@ -132,15 +129,12 @@ def test_bench_ends_a_turn_whose_error_left_its_input_open(tmp_path):
     # answering pings) for ever.
     server = start_server(max_turn_text_chars=12)
     try:
-        texts = tmp_path / "texts.txt"
-        texts.write_text("This reply is longer than the server takes in one turn.")
-        out = tmp_path / "bench.json"
-        main(
-            ["bench", "--url", server.ws_url, "--concurrency", "1", "--turns", "1"]
-            + ["--turn-timeout", "600", "--text-file", str(texts)]
-            + ["--out", str(out), "--plot", str(tmp_path / "bench.png")]
+        too_long = "This reply is longer than the server takes in one turn."
+        _, results = run_bench(
+            server, tmp_path, "--concurrency", "1", "--turns", "1", "--turn-timeout", "600",
+            texts=too_long, api_key=None,
         )
-        (level,) = json.loads(out.read_text())["levels"]
+        (level,) = results["levels"]
         assert level["errors_by_code"] == {"text_too_long": 1}
         assert_slots_free(server)
     finally:

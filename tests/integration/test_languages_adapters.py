@@ -15,20 +15,9 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     said,
     speech_engine,
 )
-from pipecat.frames.frames import (
-    InterruptionFrame,
-    LLMFullResponseEndFrame,
-    LLMFullResponseStartFrame,
-    LLMTextFrame,
-)
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.aggregators.llm_context import LLMContext
-from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.frames.frames import LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame
 from pipecat.transcriptions.language import Language
-from pipecat.transports.base_transport import TransportParams
-from pipecat.workers.runner import WorkerRunner
-from pipecat_harness import RealtimeAudioOutput, RecordingEngine, WordTimes, played_seconds
+from pipecat_harness import BargeInPipeline, RecordingEngine
 from scripted_llm import tokenize
 
 from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
@@ -63,51 +52,26 @@ def engine_server(embedded_engine):
     server.stop()
 
 
-def played_now(output: RealtimeAudioOutput) -> float:
-    return played_seconds(output.played, output.get_clock().get_time(), rate=24000)
-
-
 async def test_pipecat_german_barge_in_keeps_the_raw_money():
     from engine import Engine
 
     engine = RecordingEngine(Engine.embedded())
-    tts = PipecatTTS(engine=engine, settings=PipecatTTS.Settings(language=Language.DE_DE))
-    output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
-    context = LLMContext()
-    assistant = LLMContextAggregatorPair(context).assistant()
-    words = WordTimes(tts)
-    worker = PipelineWorker(
-        Pipeline([tts, output, assistant]),
-        params=PipelineParams(audio_out_sample_rate=24000),
-        observers=[words],
-        cancel_on_idle_timeout=False,
-    )
+    call = BargeInPipeline(PipecatTTS(engine=engine, settings=PipecatTTS.Settings(language=Language.DE_DE)))
 
     async def converse_with_pipecat() -> None:
         await asyncio.sleep(0.2)
-        await worker.queue_frame(LLMFullResponseStartFrame())
-        for token in tokenize(REPLY):
-            await worker.queue_frame(LLMTextFrame(token))
-            await asyncio.sleep(0.01)
-        await worker.queue_frame(LLMFullResponseEndFrame())
-        async with asyncio.timeout(60):  # cut inside the second sentence
-            while (start := words.start_of("Danach")) is None or played_now(output) < start + 1.0:
-                await asyncio.sleep(0.01)
-        await worker.queue_frame(InterruptionFrame())
-        await asyncio.sleep(0.5)
-        await worker.cancel()
+        await call.stream_reply(tokenize(REPLY), seconds_between=0.01)
+        await call.play_into("Danach", 1.0)  # cut inside the second sentence
+        await call.barge_in()
 
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
     try:
-        await asyncio.gather(runner.run(), converse_with_pipecat())
+        await call.run(converse_with_pipecat)
     finally:
         await engine.aclose()
 
     [stream] = [s for s in engine.streams if s.text.strip()]
     assert stream.text.startswith(FIRST_SPOKEN)
-    [heard] = [m["content"] for m in context.messages if m["role"] == "assistant"]
-    assert_heard_raw_after_the_money(heard)
+    assert_heard_raw_after_the_money(call.heard())
 
 
 async def test_pipecat_japanese_turn_is_read_in_japanese(embedded_engine):

@@ -15,19 +15,8 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     said,
     speech_engine,
 )
-from pipecat.frames.frames import (
-    InterruptionFrame,
-    LLMFullResponseEndFrame,
-    LLMFullResponseStartFrame,
-    LLMTextFrame,
-)
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.aggregators.llm_context import LLMContext
-from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
-from pipecat.transports.base_transport import TransportParams
-from pipecat.workers.runner import WorkerRunner
-from pipecat_harness import RealtimeAudioOutput, RecordingEngine, WordTimes, played_seconds
+from pipecat.frames.frames import LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame
+from pipecat_harness import BargeInPipeline, RecordingEngine
 from scripted_llm import tokenize
 
 from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
@@ -43,56 +32,31 @@ REPLY = "Here it is. SQL runs the shop, and then we can talk about something els
 BEFORE, AFTER = "Here it is.", "Here it is. SQL"  # the context after a cut before/after "SQL" starts
 
 
-def played_now(output: RealtimeAudioOutput) -> float:
-    return played_seconds(output.played, output.get_clock().get_time(), rate=24000)
-
-
 async def test_pipecat_barge_in_mid_reading_keeps_the_raw_word():
     from engine import Engine
 
     engine = RecordingEngine(Engine.embedded())
-    tts = PipecatTTS(engine=engine, settings=PipecatTTS.Settings(lexicon=LEXICON))
-    output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
-    context = LLMContext()
-    assistant = LLMContextAggregatorPair(context).assistant()
-    words = WordTimes(tts)
-    worker = PipelineWorker(
-        Pipeline([tts, output, assistant]),
-        params=PipelineParams(audio_out_sample_rate=24000),
-        observers=[words],
-        cancel_on_idle_timeout=False,
-    )
+    call = BargeInPipeline(PipecatTTS(engine=engine, settings=PipecatTTS.Settings(lexicon=LEXICON)))
     cut: dict[str, float] = {}
 
     async def converse_with_pipecat() -> None:
         await asyncio.sleep(0.2)
-        await worker.queue_frame(LLMFullResponseStartFrame())
-        for token in tokenize(REPLY):
-            await worker.queue_frame(LLMTextFrame(token))
-            await asyncio.sleep(0.03)
-        await worker.queue_frame(LLMFullResponseEndFrame())
-        async with asyncio.timeout(60):
-            while (start := words.start_of("SQL")) is None or played_now(output) < start + 2.0:
-                await asyncio.sleep(0.01)
-        cut.update(start=start, played=played_now(output))
-        await worker.queue_frame(InterruptionFrame())
-        await asyncio.sleep(0.5)
-        await worker.cancel()
+        await call.stream_reply(tokenize(REPLY), seconds_between=0.03)
+        start = await call.play_into("SQL", 2.0)
+        cut.update(start=start, played=call.played_now())
+        await call.barge_in()
 
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
     try:
-        await asyncio.gather(runner.run(), converse_with_pipecat())
+        await call.run(converse_with_pipecat)
     finally:
         await engine.aclose()
 
     [stream] = [s for s in engine.streams if s.text.strip()]
     assert READING in stream.text and "SQL" not in stream.text
-    [heard] = [m["content"] for m in context.messages if m["role"] == "assistant"]
     # the cut fell inside the reading: its raw word had started, the next word had not
-    next_start = words.start_of("runs")
+    next_start = call.words.start_of("runs")
     assert next_start is None or cut["played"] < next_start, cut
-    assert heard == AFTER, (heard, cut)
+    assert call.heard() == AFTER, (call.heard(), cut)
 
 
 def assert_dictionary_applied(stream, rules, reading: str) -> None:

@@ -33,26 +33,18 @@ from pipecat.metrics.metrics import (
     TTSUsageMetricsData,
 )
 from pipecat.observers.base_observer import BaseObserver, FramePushed
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.aggregators.llm_context import LLMContext
-from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.pipeline.worker import PipelineParams
 from pipecat.services.tts_service import TextAggregationMode
 from pipecat.tests.utils import SleepFrame, run_test
-from pipecat.transports.base_transport import TransportParams
 from pipecat.utils.errors import ErrorCategory
-from pipecat.utils.time import nanoseconds_to_seconds
-from pipecat.workers.runner import WorkerRunner
 from pipecat_harness import (
     ENGINE_KINDS,
+    BargeInPipeline,
     FakeEngine,
-    RealtimeAudioOutput,
     RecordingEngine,
-    WordTimes,
     index_of,
     of_type,
     open_real_engine,
-    played_seconds,
     rms,
 )
 from scripted_llm import tokenize
@@ -466,68 +458,29 @@ LONG_REPLY = (
     "Thanks for calling. I can help you change your booking, check the status of a refund, "
     "or answer questions about our opening hours and locations."
 )
-# The output plays 40 ms chunks, and audio reaches it a moment after it leaves the TTS: a word
-# starting this close to the barge-in may fall either way.
-TIMING_SLACK_S = 0.1
 
 
 async def test_barge_in_context_truncation(real):
-    tts = Qwen3StreamingTTS(engine=real.engine)
-    output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
-    context = LLMContext()
-    assistant = LLMContextAggregatorPair(context).assistant()
+    call = BargeInPipeline(Qwen3StreamingTTS(engine=real.engine))
     stopped: list = []
 
-    @assistant.event_handler("on_assistant_turn_stopped")
+    @call.assistant.event_handler("on_assistant_turn_stopped")
     async def on_assistant_turn_stopped(aggregator, message):
         stopped.append(message)
 
-    words = WordTimes(tts)
-    worker = PipelineWorker(
-        Pipeline([tts, output, assistant]),
-        params=PipelineParams(audio_out_sample_rate=24000),
-        observers=[words],
-        cancel_on_idle_timeout=False,
-    )
-
     async def converse():
         await asyncio.sleep(0.2)
-        for frame in llm_turn(LONG_REPLY):
-            if isinstance(frame, SleepFrame):
-                await asyncio.sleep(frame.sleep)
-            else:
-                await worker.queue_frame(frame)
-        while not output.played:
+        await call.stream_reply(tokenize(LONG_REPLY), seconds_between=TOKEN_GAP_S)
+        while not call.output.played:
             await asyncio.sleep(0.01)
         await asyncio.sleep(1.5)
-        interrupted_at = worker_clock_ns(output)
-        await worker.queue_frame(InterruptionFrame())
-        await asyncio.sleep(0.5)
-        await worker.cancel()
-        return interrupted_at
+        return await call.barge_in()
 
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
-    _, interrupted_at = await asyncio.gather(runner.run(), converse())
+    interrupted_at = await call.run(converse)
 
-    reply_words = LONG_REPLY.split()
     assert len(stopped) == 1 and stopped[0].interrupted
-    heard = [m["content"] for m in context.messages if m["role"] == "assistant"]
-    assert len(heard) == 1
-    heard_words = heard[0].split()
-    assert 0 < len(heard_words) < len(reply_words)
-    assert heard_words == reply_words[: len(heard_words)]
-
     # Played audio, measured at the sound card, against each word's start in that audio.
-    played_s = played_seconds(output.played, interrupted_at, rate=24000)
-    starts = [nanoseconds_to_seconds(w.pts - words.first_audio_ns) for w in words.words]
-    surely_heard = sum(start < played_s - TIMING_SLACK_S for start in starts)
-    maybe_heard = sum(start < played_s + TIMING_SLACK_S for start in starts)
-    assert surely_heard <= len(heard_words) <= maybe_heard
-
-
-def worker_clock_ns(processor) -> int:
-    return processor.get_clock().get_time()
+    call.assert_heard_the_played_words(LONG_REPLY, interrupted_at)
 
 
 # ---------------------------------------------------------------------------------------------

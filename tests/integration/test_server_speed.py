@@ -13,10 +13,10 @@ import openai
 import pytest
 from openai import AsyncOpenAI, OpenAI
 from server_harness import TurnResult, next_json, receive_until_done, speak, start_server, ws_connect
+from session_turns import run_turn
 
 from voice_tts.client import RemoteEngine
-from voice_tts.protocol import AudioChunk
-from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.session import TTSSession
 
 TEXT = "Please call me back at five five five, one two three four, before noon tomorrow."
 LONG = " ".join(["Thank you for calling the front desk, how can I help you today?"] * 6)
@@ -112,34 +112,18 @@ def test_openai_sdk_speed_on_speech(server):
     assert "0.5 to 2.0" in refused.value.body["message"]
 
 
-async def session_turn(session: TTSSession, text: str, on_words=None):
-    audio, words, done = b"", [], None
-    session.push_text(text)
-    session.end_input()
-    async for event in session.events():
-        if isinstance(event, AudioChunk):
-            audio += event.pcm
-        elif isinstance(event, WordsEvent):
-            words += event.words
-            if on_words:
-                on_words(session, words)
-        elif isinstance(event, SessionDone):
-            done = event
-    return len(audio) / 2 / 24000, words, done
-
-
 async def test_a_remote_session_sends_its_speed_and_its_changes_to_the_server(server):
     remote = RemoteEngine(server.ws_url)
     try:
-        normal_seconds, normal, _ = await session_turn(TTSSession(remote), TEXT)
-        seconds, words, done = await session_turn(TTSSession(remote, speed=1.5), TEXT)
+        normal_seconds, normal, _ = await run_turn(TTSSession(remote), TEXT)
+        seconds, words, done = await run_turn(TTSSession(remote, speed=1.5), TEXT)
         assert seconds == pytest.approx(normal_seconds / 1.5, rel=0.03)
         assert [w.text for w in words] == TEXT.split()
         assert words[-1].start_time == pytest.approx(normal[-1].start_time / 1.5, abs=0.025)
         assert done.usage.audio_seconds == pytest.approx(seconds, abs=0.01)
         changed = TTSSession(remote)
         changed.set_speed(1.5)  # a `speed` message before any text: all of the turn at 1.5
-        changed_seconds, _, _ = await session_turn(changed, TEXT)
+        changed_seconds, _, _ = await run_turn(changed, TEXT)
         assert changed_seconds == pytest.approx(seconds, rel=0.01)
 
         heard: list[str] = []
@@ -151,7 +135,7 @@ async def test_a_remote_session_sends_its_speed_and_its_changes_to_the_server(se
                 heard.append(session.cancel((words[17].start_time + words[18].start_time) / 2))
 
         session = TTSSession(remote)
-        _, words, done = await session_turn(session, LONG, change_then_barge_in)
+        _, words, done = await run_turn(session, LONG, change_then_barge_in)
         assert session.speed == 2.0
         assert done.cancelled and done.heard_text == LONG[: words[17].raw_end]
     finally:

@@ -16,25 +16,18 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     speech_engine,
 )
 from pipecat.frames.frames import (
-    InterruptionFrame,
     LLMFullResponseEndFrame,
     LLMFullResponseStartFrame,
     LLMTextFrame,
     TTSUpdateSettingsFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.aggregators.llm_context import LLMContext
-from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
-from pipecat.transports.base_transport import TransportParams
-from pipecat.utils.time import nanoseconds_to_seconds
-from pipecat.workers.runner import WorkerRunner
-from pipecat_harness import RealtimeAudioOutput, WordTimes, played_seconds
+from pipecat_harness import BargeInPipeline
 from scripted_llm import tokenize
+from session_turns import run_turn
 
 from voice_tts.livekit import Qwen3StreamingTTS as LiveKitTTS
 from voice_tts.pipecat import Qwen3StreamingTTS as PipecatTTS
-from voice_tts.session import TTSSession, WordsEvent
+from voice_tts.session import TTSSession
 
 pytestmark = [pytest.mark.slow]
 pytest.importorskip("pylibrb")
@@ -43,22 +36,12 @@ REPLY = (
     "Thanks for calling. I can help you change your booking, check the status of a refund, "
     "or answer questions about our opening hours and locations, and anything else you need today."
 )
-# A word starting this close to the barge-in may fall either way (40 ms output chunks, and
-# audio reaches the output a moment after it leaves the TTS).
-TIMING_SLACK_S = 0.1
 
 
 async def starts_at_normal_speed(engine, text: str) -> dict[int, float]:
     """Raw-text offset of each word -> its start, spoken at 1.0."""
-    session = TTSSession(engine)
-    session.push_text(text)
-    session.end_input()
-    return {
-        word.raw_start: word.start_time
-        async for event in session.events()
-        if isinstance(event, WordsEvent)
-        for word in event.words
-    }
+    _, words, _ = await run_turn(TTSSession(engine), text)
+    return {word.raw_start: word.start_time for word in words}
 
 
 def assert_faster_after_the_change(starts: list[float], normal: list[float]) -> None:
@@ -69,18 +52,8 @@ def assert_faster_after_the_change(starts: list[float], normal: list[float]) -> 
 
 
 async def test_pipecat_speed_change_mid_turn_keeps_exactly_the_heard_words(embedded_engine):
-    tts = PipecatTTS(engine=embedded_engine)
-    output = RealtimeAudioOutput(TransportParams(audio_out_enabled=True))
-    context = LLMContext()
-    assistant = LLMContextAggregatorPair(context).assistant()
-    words = WordTimes(tts)
-    worker = PipelineWorker(
-        Pipeline([tts, output, assistant]),
-        params=PipelineParams(audio_out_sample_rate=24000),
-        observers=[words],
-        cancel_on_idle_timeout=False,
-    )
-    tokens = tokenize(REPLY)
+    call = BargeInPipeline(PipecatTTS(engine=embedded_engine))
+    worker, tokens = call.worker, tokenize(REPLY)
 
     async def converse_with_pipecat() -> int:
         await asyncio.sleep(0.2)
@@ -88,7 +61,7 @@ async def test_pipecat_speed_change_mid_turn_keeps_exactly_the_heard_words(embed
         for token in tokens[:3]:
             await worker.queue_frame(LLMTextFrame(token))
         async with asyncio.timeout(30):
-            while not output.played:
+            while not call.output.played:
                 await asyncio.sleep(0.01)
         # In order with the text: the rest of the reply is made after the change.
         await worker.queue_frame(TTSUpdateSettingsFrame(delta=PipecatTTS.Settings(speed=1.5)))
@@ -97,29 +70,13 @@ async def test_pipecat_speed_change_mid_turn_keeps_exactly_the_heard_words(embed
             await asyncio.sleep(0.01)
         await worker.queue_frame(LLMFullResponseEndFrame())
         await asyncio.sleep(4.0)
-        interrupted_at = output.get_clock().get_time()
-        await worker.queue_frame(InterruptionFrame())
-        await asyncio.sleep(0.5)
-        await worker.cancel()
-        return interrupted_at
+        return await call.barge_in()
 
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
-    _, interrupted_at = await asyncio.gather(runner.run(), converse_with_pipecat())
+    interrupted_at = await call.run(converse_with_pipecat)
 
-    reply_words = REPLY.split()
-    [heard] = [m["content"] for m in context.messages if m["role"] == "assistant"]
-    heard_words = heard.split()
-    assert 0 < len(heard_words) < len(reply_words)
-    assert heard_words == reply_words[: len(heard_words)]
-    played_s = played_seconds(output.played, interrupted_at, rate=24000)
-    starts = [nanoseconds_to_seconds(w.pts - words.first_audio_ns) for w in words.words]
-    surely_heard = sum(start < played_s - TIMING_SLACK_S for start in starts)
-    maybe_heard = sum(start < played_s + TIMING_SLACK_S for start in starts)
-    assert surely_heard <= len(heard_words) <= maybe_heard
-
+    starts = call.assert_heard_the_played_words(REPLY, interrupted_at)
     normal = list((await starts_at_normal_speed(embedded_engine, REPLY)).values())
-    assert_faster_after_the_change(starts[: len(heard_words)], normal[: len(heard_words)])
+    assert_faster_after_the_change(starts, normal[: len(starts)])
 
 
 async def test_livekit_update_options_speed_mid_speech_keeps_exactly_the_heard_words(

@@ -4,10 +4,10 @@ barge-in and usage are in played time."""
 from __future__ import annotations
 
 import pytest
+from session_turns import run_turn
 
 from engine.backends.espeak import EmbeddedEngine
-from voice_tts.protocol import AudioChunk
-from voice_tts.session import SessionDone, TTSSession, WordsEvent
+from voice_tts.session import TTSSession
 
 pytest.importorskip("pylibrb")
 
@@ -15,24 +15,6 @@ RATE = 24000
 SENTENCE = "Thank you for calling the front desk, how can I help you today?"
 TEXT = f"{SENTENCE} {SENTENCE}"
 SENTENCE_WORDS = len(SENTENCE.split())
-
-
-async def run_turn(session: TTSSession, text: str, on_words=None):
-    """The session's audio seconds, words and final event; `on_words(session, words)` runs as
-    each batch of words arrives."""
-    audio, words, done = b"", [], None
-    session.push_text(text)
-    session.end_input()
-    async for event in session.events():
-        if isinstance(event, AudioChunk):
-            audio += event.pcm
-        elif isinstance(event, WordsEvent):
-            words += event.words
-            if on_words:
-                on_words(session, words)
-        elif isinstance(event, SessionDone):
-            done = event
-    return len(audio) / 2 / RATE, words, done
 
 
 async def test_a_session_at_a_speed_has_its_words_and_usage_in_played_time():

@@ -1,4 +1,4 @@
-"""Text cut into the deltas an LLM streams, for benchmarks.
+"""Text cut into the deltas an LLM streams, and streamed at an LLM's pace, for benchmarks.
 
 An LLM sends one token at a time, and its tokenizer decides where a token ends: byte-level BPE
 (Qwen's, GPT's, Llama's) first splits text into chunks with a regex (a word with its leading
@@ -12,9 +12,14 @@ says nothing about where a real LLM's tokens end.)
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import Callable
+
 import regex
 
 from voice_tts.cli import llm_token_deltas
+from voice_tts.protocol import EngineStream
 
 # Qwen2's pre-tokenizer split (engine.model.text.QWEN2_SPLIT) with digits grouped one to three
 # at a time, as GPT-4's and Llama 3's tokenizers group them.
@@ -51,3 +56,20 @@ def deltas_for(kind: str, text: str, seed: int = 0) -> list[str]:
     if kind == "chars2":
         return llm_token_deltas(text, seed)
     raise ValueError(f"deltas must be one of {DELTA_KINDS}, got {kind!r}")
+
+
+async def push_at_pace(
+    stream: EngineStream, deltas: list[str], per_second: float, pushed: Callable[[int], None] | None = None
+) -> None:
+    """Pushes delta i at i / `per_second` seconds after the call, as an LLM streams them (a
+    delta pushed late does not shift the ones after it), then ends the input; `pushed(i)` runs
+    right after delta i is pushed."""
+    began = time.perf_counter()
+    for index, delta in enumerate(deltas):
+        delay = began + index / per_second - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        stream.push_text(delta)
+        if pushed:
+            pushed(index)
+    stream.end_input()

@@ -31,7 +31,7 @@ from typing import Callable
 from voice_tts.bench.metrics import StreamTiming, summarize
 from voice_tts.client import RemoteEngine
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
-from voice_tts.bench.deltas import deltas_for
+from voice_tts.bench.deltas import deltas_for, push_at_pace
 
 SAMPLE_RATE = 24000
 # Replies of a voice agent: numbers, dates, times and symbols, so that the server's text
@@ -90,19 +90,12 @@ async def speak_turn(
     timing = StreamTiming(sample_rate=SAMPLE_RATE)
     outcome = TurnOutcome(timing)
 
-    async def feed() -> None:
-        period = 1.0 / settings.tokens_per_second
-        began = time.perf_counter()
-        for index, delta in enumerate(deltas_for(settings.deltas, text, seed)):
-            delay = began + index * period - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if timing.first_text_at is None:
-                timing.first_text_at = time.perf_counter()
-            stream.push_text(delta)
-        stream.end_input()
+    def first_pushed(index: int) -> None:
+        if index == 0:
+            timing.first_text_at = time.perf_counter()
 
-    feeder = asyncio.create_task(feed())
+    deltas = deltas_for(settings.deltas, text, seed)
+    feeder = asyncio.create_task(push_at_pace(stream, deltas, settings.tokens_per_second, first_pushed))
     try:
         async with asyncio.timeout(settings.turn_timeout):
             # Closed here, not whenever the garbage collector gets to it: the socket goes back
