@@ -143,6 +143,14 @@ class ServerState:
             api_key_label=api_key_label(self.settings.api_key),
         )
 
+    def active_streams(self) -> int:
+        """Streams being synthesized now, server-wide. An API worker of several (those have a
+        resume relay to each other) holds only its own turns: the engine core counts every
+        worker's streams (as of its last status, sent a few times a second)."""
+        if self.resume_relay is not None:
+            return self.engine.active_streams
+        return self.slots.active
+
     def _headroom(self) -> Headroom | None:
         """The engine's measured real-time headroom, for engines that measure it."""
         measure = getattr(self.engine, "headroom", None)
@@ -165,7 +173,7 @@ class ServerState:
             formats=list(FORMATS),
             features=list(FEATURES) + [f for f in self.description.features if f not in FEATURES],
             capacity=self.slots.capacity,
-            active_streams=self.slots.active,
+            active_streams=self.active_streams(),
             voice_cloning=self._voice_cloning(),
             headroom=self._headroom(),
         )

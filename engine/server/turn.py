@@ -162,7 +162,7 @@ class Turn:
         self._held_samples = 0
 
     def pause(self) -> None:
-        if self._paused or self._cancelled:
+        if self._paused or self._cancelled or self.done_sent:
             return
         self._paused = True
         self._paused_at = asyncio.get_running_loop().time()

@@ -149,7 +149,7 @@ class Connection:
         idle_timeout = self._state.settings.ws_idle_timeout_s
         loop = asyncio.get_running_loop()
         while True:
-            if self._running():
+            if self._busy():
                 left = idle_timeout
             else:
                 left = self._idle_since + idle_timeout - loop.time()
@@ -245,10 +245,18 @@ class Connection:
                 except ValueError as exc:
                     raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)) from None
 
-    def _running(self) -> bool:
+    def _busy(self) -> bool:
+        """Not idle: a turn's task has not ended, or the socket relays another worker's turn."""
         if self._upstream is not None:
             return True  # the relayed turn's worker says when it is idle
         return self._turn_task is not None and not self._turn_task.done()
+
+    def _running(self) -> bool:
+        """A turn runs on this socket until its `done` went out here; after that its task only
+        closes its engine stream and releases its slot."""
+        if self._upstream is not None or not self._busy():
+            return self._upstream is not None
+        return not (self._turn.done_sent and self._turn.sends_to(self._sender))
 
     async def _start(self, start: StartMessage) -> None:
         state = self._state
@@ -256,6 +264,11 @@ class Connection:
             raise RejectedMessage(
                 ErrorCode.TURN_ACTIVE, "a turn is running: send stop or cancel and wait for done"
             )
+        if self._turn_task is not None and not self._turn_task.done():
+            # A client that starts its next turn as soon as `done` arrives can overtake the
+            # last steps of the previous one (a loaded server's loop): they take no time, and
+            # the new turn must not count the old one's slot.
+            await asyncio.wait({self._turn_task})
         previous = self._turn
         if previous is not None and previous.resume_token is not None:
             state.resumes.discard(previous.resume_token)  # its client has moved on
@@ -370,6 +383,11 @@ class Connection:
     async def _text(self, message: TextMessage) -> None:
         turn = self._turn
         if not self._running():
+            if turn is not None:
+                # Text that crossed the turn's `done` on the wire, as `stop` and `cancel` can:
+                # ignored, so that nothing but the answer to the next `start` follows a `done`
+                # (a pooled socket's next turn would read an error here as its answer).
+                return
             raise RejectedMessage(ErrorCode.NO_ACTIVE_TURN, "send start before text")
         if message.seq is not None and message.seq <= turn.text_seq:
             # Resent across a reconnect: the turn has it already, also when its stop came too.

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +31,8 @@ from engine.core.channel import ReaderBehind, WorkerStreamChannel
 from engine.core.client import CoreClient
 from engine.runtime.output import ChunkPolicy
 from engine.server.resume import token_instance
+from voice_tts.bench.sweep import SweepSettings, run_level
+from voice_tts.client import RemoteEngine
 from voice_tts.protocol import AudioChunk, Done, Progress
 
 BOUND_S = 30.0  # no client waits longer than this for anything
@@ -94,20 +98,24 @@ class WorkersServer:
     """`voice-tts serve --model tiny --workers 2` in a child process; its log is read as it comes
     (the core's pid is in it)."""
 
-    def __init__(self, checkpoint: Path, usage_log: Path) -> None:
+    def __init__(self, checkpoint: Path, usage_log: Path, max_streams: int = 8, *options: str) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
+        # Its own temporary folder: the workers' own sockets (the resume relay's) are found there.
+        self.tmp = Path(tempfile.mkdtemp(prefix="workers-server-"))
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(checkpoint), "--device", "cpu",
-                "--workers", "2", "--max-streams", "8", "--port", str(self.port), "--usage-log", str(usage_log),
+                "--workers", "2", "--max-streams", str(max_streams), "--port", str(self.port),
+                "--usage-log", str(usage_log), *options,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            env=os.environ | {"TMPDIR": str(self.tmp)},
         )
         self.log: list[str] = []
         self._core_pid = threading.Event()
@@ -135,6 +143,14 @@ class WorkersServer:
             time.sleep(0.2)
         raise TimeoutError("the server did not get ready:\n" + "".join(self.log))
 
+    @property
+    def worker_sockets(self) -> list[Path]:
+        """Each worker's own Unix socket: a connection there reaches that worker, not the one
+        the kernel would pick."""
+        sockets = sorted(self.tmp.glob("voice-tts-relay-*/*.sock"))
+        assert len(sockets) == 2, sockets
+        return sockets
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -143,6 +159,7 @@ class WorkersServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +169,7 @@ def usage_log(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(tiny_checkpoint, usage_log):
-    server = WorkersServer(tiny_checkpoint, usage_log)
+    server = WorkersServer(tiny_checkpoint, usage_log, 16)
     yield server
     server.stop()
     assert server.process.returncode == 0, "".join(server.log)
@@ -233,8 +250,7 @@ def test_a_reconnect_on_the_other_worker_resumes_the_turn(server):
         await ws.close()
         # The kernel picks the worker of a TCP connection; the other worker's own socket makes
         # sure the reconnect lands on the worker that does not hold the turn.
-        own = next(Path(tempfile.gettempdir()).glob(f"voice-tts-relay-*/{token_instance(token)}.sock"))
-        other = next(path for path in own.parent.glob("*.sock") if path != own)
+        other = next(path for path in server.worker_sockets if path.stem != token_instance(token))
         async with unix_connect(str(other), "ws://worker/v1/ws", max_size=None) as second:
             await second.send(json.dumps({"type": "reconnect", "resume_token": token, "received_samples": received}))
             reconnected = await next_json(second)
@@ -245,6 +261,110 @@ def test_a_reconnect_on_the_other_worker_resumes_the_turn(server):
     assert rest.done["cancelled"] is False
     assert rest.done["usage"]["characters_spoken"] == len("".join(TEXT))
     assert received * 2 + len(rest.audio) == round(rest.done["usage"]["audio_seconds"] * 24000) * 2
+
+
+def worker_http(path: Path) -> httpx.Client:
+    """HTTP to one worker, through its own socket."""
+    return httpx.Client(transport=httpx.HTTPTransport(uds=str(path)), base_url="http://worker", timeout=60)
+
+
+def errors_total(metrics: str, code: str) -> float:
+    return sum(float(v) for v in re.findall(rf'^voice_tts_errors_total\{{code="{code}"\}} (\S+)$', metrics, re.M))
+
+
+def test_capabilities_count_every_workers_streams(server):
+    async def run() -> list[int]:
+        sockets = [await unix_connect(str(path), "ws://worker/v1/ws") for path in server.worker_sockets]
+        try:
+            for ws in sockets:  # one turn on each worker, its input left open
+                await ws.send(json.dumps({"type": "start"}))
+                assert (await next_json(ws))["type"] == "started"
+            clients = [worker_http(path) for path in server.worker_sockets]
+            # The core reports its count a few times a second.
+            deadline = time.monotonic() + BOUND_S
+            while True:
+                counts = [client.get("/v1/capabilities").json()["active_streams"] for client in clients]
+                if counts == [2, 2] or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.05)
+            for ws in sockets:
+                await ws.send(json.dumps({"type": "cancel"}))
+                await receive_until_done(ws)
+            return counts
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+    assert asyncio.run(run()) == [2, 2]
+
+
+def test_a_burst_below_capacity_is_all_admitted(server):
+    # 16 clients starting within 1 s on --max-streams 16, spread over both workers: no turn is
+    # refused, not even once before a retry (the server counts every `capacity` it sends).
+    before = errors_total(httpx.get(server.url + "/metrics").text, "capacity")
+    settings = SweepSettings(concurrency=[16], turns=1, spread=1.0, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
+
+    async def run() -> dict:
+        engine = RemoteEngine(server.ws_url, pool_size=16)
+        try:
+            return await run_level(engine, settings, 16)
+        finally:
+            await engine.aclose()
+
+    level = asyncio.run(run())
+    assert (level["completed"], level["capacity_refusals"], level["errors"]) == (16, 0, 0), level
+    assert errors_total(httpx.get(server.url + "/metrics").text, "capacity") == before
+
+
+def test_turns_refused_by_the_core_leave_pooled_sockets_clean(server):
+    # Twice the core's streams over two workers (each takes up to 16): the core refuses turns
+    # after their `started`, while the client's text is on its way. Each client's next turns
+    # reuse pooled sockets and are answered by their own `started` or refusal: no
+    # `no_active_turn` or `turn_active` from the turn before.
+    settings = SweepSettings(concurrency=[32], turns=3, spread=0.3, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
+
+    async def run() -> dict:
+        engine = RemoteEngine(server.ws_url, pool_size=32)
+        try:
+            return await run_level(engine, settings, 32)
+        finally:
+            await engine.aclose()
+
+    level = asyncio.run(run())
+    assert level["errors"] == 0, level["errors_by_code"]
+    assert level["capacity_refusals"] > 0
+    assert level["completed"] + level["capacity_refusals"] == 96
+
+
+def test_a_voice_cloned_through_one_worker_speaks_through_the_other(base_checkpoint, tmp_path):
+    server = WorkersServer(base_checkpoint, tmp_path / "usage.jsonl", 2, "--voices-dir", str(tmp_path / "voices"))
+    try:
+        first, second = server.worker_sockets
+        reference = (base_checkpoint / "golden" / "ref_c.wav").read_bytes()
+        with worker_http(first) as one:
+            created = one.post(
+                "/v1/voices", data={"name": "Calm", "ref_text": "A calm voice reads a short line."},
+                files={"audio_sample": ("ref.wav", reference)},
+            )
+        assert created.status_code == 201, created.text
+        voice = created.json()["id"]
+        with worker_http(second) as other:
+            assert voice in [v["name"] for v in other.get("/v1/voices").json()["voices"]]
+
+        async def turn() -> TurnResult:
+            async with unix_connect(str(second), "ws://worker/v1/ws", max_size=None) as ws:
+                return await speak(ws, TEXT, voice=voice, language="English")
+
+        result = asyncio.run(turn())
+        assert not result.of_type("error") and result.audio
+        assert result.done["usage"]["characters_spoken"] == len("".join(TEXT))
+        # Deleted through the second worker: the first no longer knows it.
+        with worker_http(second) as other:
+            assert other.delete(f"/v1/voices/{voice}").status_code in (200, 204)
+        with worker_http(first) as one:
+            assert voice not in [v["name"] for v in one.get("/v1/voices").json()["voices"]]
+    finally:
+        server.stop()
 
 
 def test_when_the_core_dies_every_turn_ends_health_fails_and_the_server_exits(tiny_checkpoint, tmp_path):
