@@ -200,7 +200,9 @@ class _ConnectionPool:
 
     async def _connect(self, open_timeout: float | None = None) -> ClientConnection:
         try:
-            connection = await self._open(self._open_timeout if open_timeout is None else open_timeout)
+            if open_timeout is None:
+                open_timeout = self._open_timeout
+            connection = await self._open(open_timeout)
         except (OSError, InvalidHandshake, TimeoutError):
             self._note_reachable(False)
             raise
@@ -211,8 +213,11 @@ class _ConnectionPool:
         """A socket with its WebSocket handshake done within `open_timeout` seconds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + open_timeout
-        async with asyncio.timeout_at(deadline):
-            tcp = await _connect_tcp(self._url)
+        try:
+            async with asyncio.timeout_at(deadline):
+                tcp = await _connect_tcp(self._url)
+        except TimeoutError:
+            raise TimeoutError(f"no TCP connection within {open_timeout:g} s") from None
         return await connect(
             self._url,
             sock=tcp,
@@ -399,7 +404,9 @@ class RemoteEngine:
         each); a caller with its own retry timing (LiveKit's `APIConnectOptions.timeout`)
         passes it here."""
         if connect_timeout is not None and not connect_timeout > 0:
-            raise ValueError(f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}")
+            raise ValueError(
+                f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
+            )
         start = StartMessage(
             voice=voice,
             language=language,
@@ -676,8 +683,7 @@ class RemoteStream:
                 # Refused: nothing listens there, and a retry a moment later meets the same;
                 # reporting it as final lets a fallback service take over at once.
                 refused = isinstance(exc, ConnectionRefusedError)
-                detail = str(exc) or f"no connection within {left if left is not None else 'the open timeout'} s"
-                return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {detail}", not refused)
+                return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {exc}", not refused)
             self.acquire_time, self.connection_reused = time.monotonic() - began, reused
             started_timeout = self._timeouts.started
             if deadline is not None:
