@@ -30,8 +30,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import json
 import logging
+import socket
 import time
 import urllib.error
 import urllib.parse
@@ -45,6 +47,7 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from voice_tts.protocol import (
     AudioChunk,
@@ -109,9 +112,48 @@ CLOSE_TIMEOUT = 1.0
 # Reconnect delays of the warm pool while the server is away: doubling, capped low, since a
 # server that comes back should serve the next turn (a refused connection costs nothing).
 RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0)
+# Errors of a connection attempt to an address this machine cannot use at all (an IPv6
+# `localhost` where IPv6 is off): beside refusals, they still mean nothing listens.
+_UNUSABLE_ADDRESS_ERRNOS = frozenset({errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.ENETUNREACH})
 # A turn refused for a passing reason before it started is tried again on a fresh socket after
 # each of these delays; behind a load balancer (Ray Serve) that socket reaches another replica.
 START_RETRY_DELAYS = (0.05, 0.2)
+
+
+async def _connect_tcp(url: str) -> socket.socket:
+    """A TCP socket connected to the server of `url`, trying its host's addresses in turn.
+
+    Raises `ConnectionRefusedError` when every address refused (or is one this machine cannot
+    use) so that nothing listening is told apart from a passing fault however many addresses
+    the host has: asyncio reports several failed addresses (`localhost` as 127.0.0.1 and ::1)
+    as a plain `OSError`, which would be retried as if the server might still answer."""
+    uri = parse_uri(url)
+    loop = asyncio.get_running_loop()
+    addresses = await loop.getaddrinfo(uri.host, uri.port, type=socket.SOCK_STREAM)
+    errors: list[OSError] = []
+    for family, kind, proto, _, address in addresses:
+        tcp = socket.socket(family, kind, proto)
+        try:
+            tcp.setblocking(False)
+            await loop.sock_connect(tcp, address)
+        except OSError as exc:
+            tcp.close()
+            errors.append(exc)
+            continue
+        except BaseException:
+            tcp.close()
+            raise
+        return tcp
+    if len(errors) == 1:
+        raise errors[0]
+    detail = "; ".join(map(str, errors))
+    if any(isinstance(e, ConnectionRefusedError) for e in errors) and all(
+        isinstance(e, ConnectionRefusedError) or e.errno in _UNUSABLE_ADDRESS_ERRNOS for e in errors
+    ):
+        raise ConnectionRefusedError(
+            errno.ECONNREFUSED, f"every address of {uri.host}:{uri.port} refused: {detail}"
+        )
+    raise OSError(f"cannot connect to {uri.host}:{uri.port}: {detail}")
 
 
 class _ConnectionPool:
@@ -156,20 +198,31 @@ class _ConnectionPool:
             changed, self._reachability_changed = self._reachability_changed, asyncio.Event()
             changed.set()
 
-    async def _connect(self) -> ClientConnection:
+    async def _connect(self, open_timeout: float | None = None) -> ClientConnection:
         try:
-            connection = await self._open()
+            if open_timeout is None:
+                open_timeout = self._open_timeout
+            connection = await self._open(open_timeout)
         except (OSError, InvalidHandshake, TimeoutError):
             self._note_reachable(False)
             raise
         self._note_reachable(True)
         return connection
 
-    async def _open(self) -> ClientConnection:
+    async def _open(self, open_timeout: float) -> ClientConnection:
+        """A socket with its WebSocket handshake done within `open_timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + open_timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                tcp = await _connect_tcp(self._url)
+        except TimeoutError:
+            raise TimeoutError(f"no TCP connection within {open_timeout:g} s") from None
         return await connect(
             self._url,
+            sock=tcp,
             additional_headers=self._headers,
-            open_timeout=self._open_timeout,
+            open_timeout=max(deadline - loop.time(), 0.001),
             ping_interval=IDLE_PING_INTERVAL,
             ping_timeout=IDLE_PING_INTERVAL,
             close_timeout=CLOSE_TIMEOUT,
@@ -178,16 +231,18 @@ class _ConnectionPool:
             proxy=None,
         )
 
-    async def acquire(self, fresh: bool = False) -> tuple[ClientConnection, bool]:
+    async def acquire(
+        self, fresh: bool = False, open_timeout: float | None = None
+    ) -> tuple[ClientConnection, bool]:
         """An open socket (`fresh`: a new one) and whether it was reused (a reused one may have
-        died unnoticed)."""
+        died unnoticed). A new one must connect within `open_timeout` (None: the pool's)."""
         self._bind()
         while self._idle and not fresh:
             connection = self._idle.pop()
             if connection.state is State.OPEN:
                 self._keep_warm()
                 return connection, True
-        connection = await self._connect()
+        connection = await self._connect(open_timeout)
         self._keep_warm()
         return connection, False
 
@@ -341,8 +396,17 @@ class RemoteEngine:
         lexicon: Lexicon | None = None,
         spell_acronyms: bool = True,
         speed: float = 1.0,
+        connect_timeout: float | None = None,
         **options,
     ) -> "RemoteStream":
+        """A turn on the server. `connect_timeout`: seconds the turn may take to connect and
+        start, retries included (None: the engine's `open_timeout` and `started_timeout`
+        each); a caller with its own retry timing (LiveKit's `APIConnectOptions.timeout`)
+        passes it here."""
+        if connect_timeout is not None and not connect_timeout > 0:
+            raise ValueError(
+                f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
+            )
         start = StartMessage(
             voice=voice,
             language=language,
@@ -355,7 +419,7 @@ class RemoteEngine:
             speed=checked_speed(speed),
             resumable=self._timeouts.resume_budget > 0,
         )
-        return RemoteStream(self._pool, start, self.url, self._timeouts)
+        return RemoteStream(self._pool, start, self.url, self._timeouts, connect_timeout)
 
     async def capabilities(self) -> Capabilities:
         return Capabilities.model_validate_json(await self._get("/v1/capabilities"))
@@ -461,12 +525,18 @@ class RemoteStream:
     `connection_reused` whether that socket came from the pool."""
 
     def __init__(
-        self, pool: _ConnectionPool, start: StartMessage, url: str, timeouts: _Timeouts
+        self,
+        pool: _ConnectionPool,
+        start: StartMessage,
+        url: str,
+        timeouts: _Timeouts,
+        connect_timeout: float | None = None,
     ) -> None:
         self._pool = pool
         self._start = start
         self._url = url
         self._timeouts = timeouts
+        self._connect_timeout = connect_timeout
         self.acquire_time = 0.0
         self.connection_reused = False
         self._commands: collections.deque[WireModel] = collections.deque()
@@ -585,31 +655,41 @@ class RemoteStream:
 
     async def _open(self) -> ClientConnection | Error:
         """Open the turn; one refused for a passing reason (capacity, not ready, a lost or
-        unreachable server: retryable, before `started`) is tried again on fresh sockets."""
-        opened = await self._open_once(fresh=False)
+        unreachable server: retryable, before `started`) is tried again on fresh sockets, all
+        within the stream's connect timeout."""
+        deadline = None
+        if self._connect_timeout is not None:
+            deadline = time.monotonic() + self._connect_timeout
+        opened = await self._open_once(False, deadline)
         for delay in START_RETRY_DELAYS:
             passing = isinstance(opened, Error) and opened.retryable
             if not passing or opened.code == ErrorCode.TIMEOUT or self._cancelled:
                 break
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                break
             await asyncio.sleep(delay)
-            opened = await self._open_once(fresh=True)
+            opened = await self._open_once(True, deadline)
         return opened
 
-    async def _open_once(self, fresh: bool) -> ClientConnection | Error:
-        """Connect (or reuse) and send `start`; a reused socket that turns out dead is
-        replaced once, since nothing of the turn has happened yet."""
+    async def _open_once(self, fresh: bool, deadline: float | None) -> ClientConnection | Error:
+        """Connect (or reuse) and send `start`, by `deadline` if one is set; a reused socket
+        that turns out dead is replaced once, since nothing of the turn has happened yet."""
         for attempt in range(2):
             began = time.monotonic()
+            left = None if deadline is None else max(deadline - began, 0.001)
             try:
-                connection, reused = await self._pool.acquire(fresh)
+                connection, reused = await self._pool.acquire(fresh, open_timeout=left)
             except (OSError, InvalidHandshake, TimeoutError) as exc:
                 # Refused: nothing listens there, and a retry a moment later meets the same;
                 # reporting it as final lets a fallback service take over at once.
                 refused = isinstance(exc, ConnectionRefusedError)
                 return Error(ErrorCode.UNREACHABLE, f"cannot reach {self._url}: {exc}", not refused)
             self.acquire_time, self.connection_reused = time.monotonic() - began, reused
+            started_timeout = self._timeouts.started
+            if deadline is not None:
+                started_timeout = min(started_timeout, max(deadline - time.monotonic(), 0.001))
             try:
-                async with asyncio.timeout(self._timeouts.started):
+                async with asyncio.timeout(started_timeout):
                     await connection.send(self._start.model_dump_json())
                     reply = await connection.recv()
             except ConnectionClosed as exc:
@@ -621,7 +701,7 @@ class RemoteStream:
                 self._pool.drop(connection)
                 return Error(
                     ErrorCode.TIMEOUT,
-                    f"{self._url} did not start the turn within {self._timeouts.started} s",
+                    f"{self._url} did not start the turn within {started_timeout:g} s",
                     True,
                 )
             message = self._parse(reply)

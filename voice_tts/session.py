@@ -95,7 +95,9 @@ class TTSSession:
     adapter's event loop); iterate `events()` once. `lexicon`: the turn's pronunciation
     dictionary (a `Lexicon` or its rules, applied inside normalization); `spell_acronyms`:
     capitals that are not words are spelled ("FBI" -> "F B I"); `speed`: the speaking rate
-    (0.5-2.0, pitch kept; other than 1.0 needs the `speed` extra where the stream is in-process)."""
+    (0.5-2.0, pitch kept; other than 1.0 needs the `speed` extra where the stream is in-process);
+    `connect_timeout`: seconds a remote engine's turn may take to connect and start (None: the
+    engine's own timeouts; an in-process engine has nothing to connect)."""
 
     def __init__(
         self,
@@ -111,6 +113,7 @@ class TTSSession:
         silence_timeout: float | None = SILENCE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
         speed: float = 1.0,
+        connect_timeout: float | None = None,
     ) -> None:
         speed = checked_speed(speed)
         self._clock = clock
@@ -128,6 +131,8 @@ class TTSSession:
                 options["spell_acronyms"] = False
             if speed != 1.0:
                 options["speed"] = speed
+            if connect_timeout is not None:
+                options["connect_timeout"] = connect_timeout
         self._text = TurnText(
             language=language,
             normalize=normalize and not self._words_from_engine,

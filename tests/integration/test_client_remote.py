@@ -279,10 +279,29 @@ async def test_a_frozen_server_ends_the_turn_within_the_silence_timeout(
     assert elapsed < 4.0
 
 
-async def test_a_killed_server_ends_the_turn_at_once(server_process):
+@pytest.fixture
+def dual_stack_localhost(monkeypatch):
+    """`localhost` resolving to ::1 and 127.0.0.1, as most systems' hosts files have it (this
+    one may list only 127.0.0.1); the connections made to those addresses are real."""
+    import socket
+
+    resolve = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host != "localhost":
+            return resolve(host, *args, **kwargs)
+        return resolve("::1", *args, **kwargs) + resolve("127.0.0.1", *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+async def test_a_killed_server_ends_the_turn_at_once(server_process, host, dual_stack_localhost):
     import signal
 
-    engine = RemoteEngine(server_process.ws_url)
+    # On `localhost` every address refuses: was a plain OSError, so the turn waited out its
+    # 5 s resume budget and the next was retryable.
+    engine = RemoteEngine(server_process.ws_url.replace("127.0.0.1", host))
     stream = engine.open_stream()
     stream.push_text(LONG)
     try:
@@ -294,6 +313,7 @@ async def test_a_killed_server_ends_the_turn_at_once(server_process):
         began = asyncio.get_running_loop().time()
         events = await collect(engine.open_stream(), TEXT)
         assert [type(e) for e in events] == [Error, Done] and events[0].code == "unreachable"
+        assert not events[0].retryable  # refused: a fallback takes over at once
         assert asyncio.get_running_loop().time() - began < 1.0
     finally:
         await engine.aclose()

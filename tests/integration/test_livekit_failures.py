@@ -185,12 +185,21 @@ class Silent127:
         self._server.close()
 
 
+async def speak_with_input_open(stream: tts.SynthesizeStream, tokens: list[str]) -> None:
+    """The LLM is still writing: tokens pushed, the input not ended, the stream read."""
+    for token in tokens:
+        stream.push_text(token)
+    async for _ in stream:
+        pass
+
+
 @pytest.mark.parametrize("server", ["refusing", "silent"])
-@pytest.mark.parametrize("call", ["stream", "synthesize"])
+@pytest.mark.parametrize("call", ["stream", "stream_input_open", "synthesize"])
 async def test_an_unreachable_server_gets_livekits_retries(call, server) -> None:
     """APIConnectOptions(max_retry=2): three attempts, each reported as an error event, the
     first two recoverable, within the options' timing (LiveKit waits 0.1 s before the first
-    retry, retry_interval before the next; an attempt lasts at most `timeout`)."""
+    retry, retry_interval before the next; an attempt lasts at most `timeout`). With the input
+    still open nothing is owed yet, so only the connect timeout bounds a silent server."""
     options = APIConnectOptions(max_retry=2, retry_interval=0.2, timeout=1.0)
     async with contextlib.AsyncExitStack() as stack:
         url = unreachable_url() if server == "refusing" else (await stack.enter_async_context(Silent127())).ws_url
@@ -200,11 +209,17 @@ async def test_an_unreachable_server_gets_livekits_retries(call, server) -> None
         plugin.on("error", errors.append)
         began = time.monotonic()
         with pytest.raises(APIConnectionError):
-            if call == "stream":
-                async with plugin.stream(conn_options=options) as stream:
-                    await speak(stream, WORDS)
-            else:
-                await collect(plugin.synthesize("".join(WORDS), conn_options=options))
+            # Far above the bound below: the engine's own 5 s connect timeout, tried three
+            # times per attempt, took 45 s with the input open.
+            async with asyncio.timeout(60):
+                if call == "stream":
+                    async with plugin.stream(conn_options=options) as stream:
+                        await speak(stream, WORDS)
+                elif call == "stream_input_open":
+                    async with plugin.stream(conn_options=options) as stream:
+                        await speak_with_input_open(stream, WORDS)
+                else:
+                    await collect(plugin.synthesize("".join(WORDS), conn_options=options))
         elapsed = time.monotonic() - began
         await plugin.aclose()
         await engine.aclose()

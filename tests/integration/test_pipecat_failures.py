@@ -26,7 +26,7 @@ from pipecat.frames.frames import (
     TTSAudioRawFrame,
     TTSTextFrame,
 )
-from pipecat.metrics.metrics import TTFBMetricsData
+from pipecat.metrics.metrics import ProcessingMetricsData, TTFBMetricsData
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.runner import PipelineRunner
 from pipecat.pipeline.task import PipelineTask
@@ -429,6 +429,74 @@ async def test_metrics_name_the_model_and_connection_events_fire():
     }
     assert models == {"eSpeak NG"}  # was ''
     assert events == ["on_connected", "on_disconnected"]
+
+
+class SlowCapabilities:
+    """A TCP relay in front of a real server that holds each `/v1/capabilities` request for
+    `delay` seconds, as a loaded machine answers the first one: the service learns its model
+    only then."""
+
+    def __init__(self, server, delay: float) -> None:
+        self._upstream = int(server.http_url.rsplit(":", 1)[1])
+        self._delay = delay
+
+    async def __aenter__(self) -> "SlowCapabilities":
+        self._writers: list[asyncio.StreamWriter] = []
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.ws_url = f"ws://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/v1/ws"
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        self._server.close()
+        for writer in self._writers:
+            writer.transport.abort()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.append(writer)
+        first = await reader.read(65536)
+        if first.startswith(b"GET /v1/capabilities"):
+            await asyncio.sleep(self._delay)
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._upstream)
+        self._writers.append(up_writer)
+        up_writer.write(first)
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer), return_exceptions=True)
+
+
+async def test_a_greeting_at_pipeline_start_names_the_model_over_a_slow_server():
+    """The model is known to a remote engine only once the server has answered; the greeting
+    sent as the pipeline starts must already carry it (was '' until the answer came)."""
+    from server_harness import start_server
+
+    server = start_server()
+    try:
+        async with SlowCapabilities(server, delay=1.5) as relay:
+            engine = RemoteEngine(relay.ws_url)
+            tts = Qwen3StreamingTTS(engine=engine)
+            try:
+                async with LivePipeline(tts) as pipeline:
+                    down = await pipeline.say("Hello there.")
+            finally:
+                await engine.aclose()
+    finally:
+        server.stop()
+    assert of_type(down, TTSAudioRawFrame)
+    models = [
+        data.model
+        for frame in of_type(down, MetricsFrame)
+        for data in frame.data
+        # The worker's initial zero metrics (model None) are not the service's.
+        if isinstance(data, (TTFBMetricsData, ProcessingMetricsData))
+        and data.processor == tts.name
+        and data.value
+    ]
+    assert models and set(models) == {"eSpeak NG"}, models
 
 
 async def test_pipecat_languages_reach_the_engine_as_tags():

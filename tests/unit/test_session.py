@@ -275,3 +275,28 @@ def test_normalizer_language_names():
     assert normalizer_language("english") == normalizer_language("en-gb") == "en"
     assert normalizer_language("Japanese") == normalizer_language("ja-JP") == "ja"
     assert normalizer_language("ar") == normalizer_language("auto") == "auto"
+
+
+class WordReportingEngine(FakeEngine):
+    """Stands in for a remote engine: its server reports words, and it connects per turn."""
+
+    reports_words = True
+
+
+def test_a_connect_timeout_reaches_only_an_engine_that_connects() -> None:
+    remote, local = WordReportingEngine(), FakeEngine()
+    TTSSession(remote, connect_timeout=1.5)
+    TTSSession(local, connect_timeout=1.5)
+    TTSSession(remote)
+    assert remote.streams[0].options["connect_timeout"] == 1.5
+    assert "connect_timeout" not in local.streams[0].options
+    assert "connect_timeout" not in remote.streams[1].options
+
+
+def test_a_remote_engine_refuses_a_connect_timeout_that_is_not_positive() -> None:
+    from voice_tts.client import RemoteEngine
+
+    engine = RemoteEngine("ws://127.0.0.1:9/v1/ws")
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="connect_timeout"):
+            engine.open_stream(connect_timeout=bad)

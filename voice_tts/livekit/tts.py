@@ -232,6 +232,8 @@ class Qwen3StreamingTTS(tts.TTS):
                 lexicon=opts.lexicon,
                 silence_timeout=min(opts.silence_timeout, conn_options.timeout),
                 speed=opts.speed,
+                # LiveKit's retry timing holds only if each attempt connects within it.
+                connect_timeout=conn_options.timeout,
             )
         except (ConnectionError, OSError) as e:
             raise APIConnectionError(f"voice-tts engine unreachable: {e}") from e

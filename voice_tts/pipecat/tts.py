@@ -13,6 +13,7 @@ lost engine, a refused voice, `CancelFrame`) keeps only the words whose audio wa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import re
 from bisect import bisect_left, bisect_right
@@ -88,6 +89,10 @@ WORDS_PER_BATCH = 8
 # Seconds before asking again a server that accepts connections but failed to answer
 # `prewarm` (its capabilities) for a passing reason.
 PREWARM_RETRY_DELAY = 1.0
+# Seconds `start` waits for a remote engine's first connection (its model named, a socket
+# warm), as vendor services connect in `start`; a server slower than this is followed by the
+# connection task, and turns before then report no model.
+START_CONNECT_WAIT = 5.0
 
 # Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
 # asked for at the models' own rate and resampled here.
@@ -262,29 +267,39 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def start(self, frame: StartFrame):
         """Start the service, creating the default engine if none was given, and connect a
-        remote engine ahead of the first turn."""
+        remote engine ahead of the first turn: the first turn's metrics then name the model,
+        which a remote engine learns from its server (waited for up to START_CONNECT_WAIT)."""
         if self._engine is None:
             self._engine = default_engine()
         await self._name_model()  # before the start's metrics go out
         await super().start(frame)
-        self._connect_task = self.create_task(self._connect(), name="tts-connect")
+        first_attempt = asyncio.Event()
+        self._connect_task = self.create_task(self._connect(first_attempt), name="tts-connect")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(START_CONNECT_WAIT):
+                await first_attempt.wait()
 
     async def _name_model(self):
         """The engine's model in the metrics, unless the settings name one."""
         if self._settings.model is None and (model := getattr(self._engine, "model_name", None)):
             await self._update_settings(self.Settings(model=model))
 
-    async def _connect(self):
+    async def _connect(self, first_attempt: asyncio.Event):
         """Open a remote engine's connection and follow it (in-process engines are connected
         from the start). `on_connected` when it is up; as soon as the server is lost,
         `on_disconnected` and the service written off (a `ServiceSwitcher` fails over);
         `on_connected` again, and usable, once the server is back. A refused API key is
-        reported as such and not retried: only a new key fixes it."""
+        reported as such and not retried: only a new key fixes it. `first_attempt` is set
+        once the first connection has succeeded or failed."""
         prewarm = getattr(self._engine, "prewarm", None)
         if prewarm is None:
             await self._set_connected(True)
+            first_attempt.set()
             return
-        connected = await self._prewarm(prewarm, report_unreachable=True)
+        try:
+            connected = await self._prewarm(prewarm, report_unreachable=True)
+        finally:
+            first_attempt.set()
         while connected is not None:
             if connected:
                 await self._engine.wait_reachable(False)
