@@ -141,7 +141,9 @@ class StreamChannel(EventChannel[Any]):
             return behind
 
     def _added(self, items: Sequence[Any]) -> None:
-        self.unread_samples += sum(item.num_samples for item in items if isinstance(item, AudioChunk))
+        for item in items:
+            if isinstance(item, AudioChunk):
+                self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
         if isinstance(item, AudioChunk):
