@@ -29,7 +29,7 @@ from typing import Callable
 
 from voice_tts.protocol import AudioChunk, Progress
 
-from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
+from engine.runtime.stream import CODEC_SAMPLE_RATE, FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, Chunk, PendingAudio, Vocoder
 
 
@@ -95,17 +95,13 @@ def _codec_size(frames: int) -> int:
     return 1 << (frames.bit_length() - 1)
 
 
-@dataclass(frozen=True)
-class QueuedChunk:
-    stream: StreamState
-    first_frame: int
-    frames: int
-    progress: Progress | None
+@dataclass(slots=True)
+class QueuedChunk(Chunk):
+    """A chunk of a stream's frames as the vocoder names it (slot, first frame, frames; no
+    frames: progress only), with the stream it goes to and the progress posted with it."""
 
-    @property
-    def codec_chunk(self) -> Chunk:
-        """The chunk as the vocoder names it (slot, first frame, frames)."""
-        return Chunk(self.stream.slot, self.first_frame, self.frames)
+    stream: StreamState
+    progress: Progress | None
 
 
 @dataclass
@@ -148,7 +144,7 @@ class Output:
         urgent, self._urgent = self._urgent, []
         if not urgent:
             return None
-        audio, _ = self.vocoder.decode_async([c.codec_chunk for c in urgent])
+        audio, _ = self.vocoder.decode_async(urgent)
         return AudioBatch(urgent=[], chunks=urgent, urgent_audio=None, audio=audio, ending=[])
 
     def choose(self, streams: list[StreamState], now: float, stepped: int, first_frames: int | None = None) -> None:
@@ -180,7 +176,7 @@ class Output:
         if spoken > stream.progress_end:
             stream.progress_end = spoken
             progress = Progress(spoken_end=spoken, audio_time=round(last * FRAME_SECONDS, 6))
-        chunk = QueuedChunk(stream, first, count, progress)
+        chunk = QueuedChunk(stream.slot, first, count, stream, progress)
         if urgent is None:
             urgent = stream.chunks_emitted == 0
         (self._urgent if urgent else self._queued).append(chunk)
@@ -188,7 +184,7 @@ class Output:
         stream.chunks_emitted += 1
 
     def queue_final_progress(self, stream: StreamState, progress: Progress) -> None:
-        self._queued.append(QueuedChunk(stream, 0, 0, progress))
+        self._queued.append(QueuedChunk(stream.slot, 0, 0, stream, progress))
 
     def drop(self) -> None:
         self._queued, self._urgent = [], []
@@ -204,21 +200,21 @@ class Output:
         rest_audio = urgent_audio = None
         if audible:
             # Their frames are on the host already: the decode runs beside the step now running.
-            rest_audio, urgent_audio = self.vocoder.decode_async(
-                [c.codec_chunk for c in audible], urgent=len(urgent), behind_current=False
-            )
+            rest_audio, urgent_audio = self.vocoder.decode_async(audible, urgent=len(urgent), behind_current=False)
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 
     @staticmethod
     def post(chunks: list[QueuedChunk], audio: PendingAudio | None, clock: Callable[[], float]) -> None:
-        """Post decoded chunks (waiting for their decode); a stream's first chunk starts its playout clock."""
-        audible = [c for c in chunks if c.frames]
-        pcms = dict(zip(map(id, audible), audio.result())) if audio is not None else {}
+        """Post decoded chunks (waiting for their decode); a stream's first chunk starts its
+        playout clock. `audio` holds the PCM of the chunks with frames, in their order."""
+        pcms = iter(audio.result() if audio is not None else ())
         now = clock()
         for chunk in chunks:
-            events: list = [] if chunk.progress is None else [chunk.progress]
+            stream = chunk.stream
             if chunk.frames:
-                if chunk.stream.first_audio_at is None:
-                    chunk.stream.first_audio_at = now
-                events.append(AudioChunk(pcms[id(chunk)], 24000, chunk.first_frame * SAMPLES_PER_FRAME))
-            chunk.stream.channel.put_many(events)  # one wake-up of the consumer for both
+                if stream.first_audio_at is None:
+                    stream.first_audio_at = now
+                pcm = AudioChunk(next(pcms), CODEC_SAMPLE_RATE, chunk.first_frame * SAMPLES_PER_FRAME)
+                stream.channel.put_many((pcm,) if chunk.progress is None else (chunk.progress, pcm))  # one wake-up for both
+            elif chunk.progress is not None:
+                stream.channel.put(chunk.progress)

@@ -131,13 +131,19 @@ class StreamChannel(EventChannel[Any]):
     def reader_behind(self) -> bool:
         """Whether the consumer is a whole bound behind; if so the stream counts as parked
         until the consumer has read half of that (then it wakes the loop)."""
+        if self._behind_at is None or self.unread_samples < self._behind_at:
+            # Not behind changes nothing: no lock for the loop's per-stream check every step
+            # (an int read is atomic; the consumer may read more meanwhile either way).
+            return False
         with self._lock:
             behind = self._behind_at is not None and self.unread_samples >= self._behind_at
             self._parked = self._parked or behind
             return behind
 
     def _added(self, items: Sequence[Any]) -> None:
-        self.unread_samples += sum(item.num_samples for item in items if isinstance(item, AudioChunk))
+        for item in items:
+            if isinstance(item, AudioChunk):
+                self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
         if isinstance(item, AudioChunk):
@@ -270,6 +276,10 @@ class Qwen3Stream:
                 spoken = max(spoken, item.spoken_end)
                 yield item
             elif isinstance(item, AudioChunk):
+                if resampler is None and item.start_sample == samples_out and item.pcm:
+                    yield item  # already this stream's chunk as it goes out (one object per chunk less)
+                    samples_out += item.num_samples
+                    continue
                 pcm = item.pcm if resampler is None else resampler.process(item.pcm)
                 if pcm:
                     yield AudioChunk(pcm, self._sample_rate, samples_out)

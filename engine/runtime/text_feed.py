@@ -18,7 +18,8 @@ text that ended it, not one word later.
 
 Each committed chunk is tokenized on its own (the same ids as tokenizing the whole string, since
 merges stay inside chunks), and its tokens carry the chunk's end as their spoken end: progress
-moves word by word.
+moves word by word. A chunk's ids depend on nothing else, so they are cached per tokenizer and
+shared by all streams: hundreds of streams speaking everyday words mostly tokenize none.
 
 This runs in the caller's thread (`push_text`), never in the step loop.
 """
@@ -48,11 +49,21 @@ def _splitter(pattern: str) -> pre_tokenizers.Split:
     return pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False)
 
 
+# Distinct chunks (words, with their leading space, and punctuation) whose ids are kept per tokenizer.
+ENCODED_CHUNKS_CACHED = 1 << 16
+
+
+@functools.lru_cache(maxsize=8)
+def _chunk_encoder(encode: Callable[[str], list[int]]) -> Callable[[str], tuple[int, ...]]:
+    """`encode` of one pre-tokenizer chunk, cached (one cache per tokenizer's encode)."""
+    return functools.lru_cache(maxsize=ENCODED_CHUNKS_CACHED)(lambda chunk: tuple(encode(chunk)))
+
+
 class TextFeed:
     """Turns appended text into final tokens; `finish()` flushes what is held back."""
 
     def __init__(self, encode: Callable[[str], list[int]], split_pattern: str) -> None:
-        self._encode = encode
+        self._encode = _chunk_encoder(encode)
         self._split = _splitter(split_pattern)
         self._pending = ""
         self._pending_start = 0  # characters committed before `_pending`

@@ -38,7 +38,7 @@ HISTORY = 64
 MAX_PENDING_FRAMES = HISTORY - 16
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Chunk:
     slot: int
     first_frame: int  # the stream's frame index of the chunk's first frame
@@ -50,7 +50,7 @@ class PendingAudio:
     """PCM of a `decode_async` call: the chunks' samples once the codec stream has produced them."""
 
     count: int
-    parts: list[tuple[list[int], Tensor]] = field(default_factory=list)  # (chunk indices, PCM rows)
+    parts: list[tuple[np.ndarray, Tensor]] = field(default_factory=list)  # (chunk indices, PCM rows)
     done: torch.cuda.Event | None = None
 
     def wait(self) -> None:
@@ -59,12 +59,16 @@ class PendingAudio:
             self.done = None
 
     def result(self) -> list[bytes]:
+        """Each chunk's PCM. A chunk of one codec run (every chunk the loop queues but a
+        stream's last) is one row of one part: its bytes are that row's, not a join of pieces."""
         self.wait()
+        if len(self.parts) == 1 and len(self.parts[0][0]) == self.count:
+            return [row.tobytes() for row in self.parts[0][1].numpy()]  # every chunk is one run, in order
         pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
         for indices, pcm in self.parts:
-            for index, samples in zip(indices, pcm.numpy()):
+            for index, samples in zip(indices.tolist(), pcm.numpy()):
                 pieces[index].append(samples)
-        return [b"".join(p.tobytes() for p in chunks) for chunks in pieces]
+        return [chunks[0].tobytes() if len(chunks) == 1 else b"".join(p.tobytes() for p in chunks) for chunks in pieces]
 
 
 class Vocoder:
@@ -132,26 +136,35 @@ class Vocoder:
         return rest, first
 
     def _launch(self, chunks: list[Chunk]) -> PendingAudio:
-        pending = PendingAudio(len(chunks))
+        n = len(chunks)
+        pending = PendingAudio(n)
+        slots = np.fromiter((c.slot for c in chunks), dtype=np.int64, count=n)
+        first = np.fromiter((c.first_frame for c in chunks), dtype=np.int64, count=n)
+        left = np.fromiter((c.frames for c in chunks), dtype=np.int64, count=n)
+        offset = np.zeros(n, dtype=np.int64)
         # Split every chunk into graph-sized runs (4, 2, 1 frames), then batch equal runs:
         # runs at the same offset of different chunks are independent; later offsets follow.
-        work: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-        for index, chunk in enumerate(chunks):
-            offset = 0
-            for size in sorted(CODEC_FRAME_SIZES, reverse=True):
-                while chunk.frames - offset >= size:
-                    work.setdefault((offset, size), []).append((index, chunk.slot, chunk.first_frame + offset))
-                    offset += size
-        for offset, size in sorted(work):
-            entries = work[(offset, size)]
-            pcm = self._decode_runs([e[1] for e in entries], [e[2] for e in entries], size)
-            pending.parts.append(([e[0] for e in entries], pcm))
+        # Each run is one row of a (offset, size) batch, rows in chunk order.
+        runs: dict[tuple[int, int], np.ndarray] = {}
+        for size in sorted(CODEC_FRAME_SIZES, reverse=True):
+            while True:
+                index = np.flatnonzero(left >= size)
+                if not len(index):
+                    break
+                for at in np.unique(offset[index]).tolist():
+                    runs[(at, size)] = index[offset[index] == at]
+                offset[index] += size
+                left[index] -= size
+        for at, size in sorted(runs):
+            index = runs[(at, size)]
+            pcm = self._decode_runs(slots[index], first[index] + at, size)
+            pending.parts.append((index, pcm))
         if self._stream is not None:
             pending.done = torch.cuda.Event()
             pending.done.record(self._stream)
         return pending
 
-    def _decode_runs(self, slots: list[int], starts: list[int], frames: int) -> Tensor:
+    def _decode_runs(self, slots: np.ndarray, starts: np.ndarray, frames: int) -> Tensor:
         """Launch the decode of `frames` frames from each (slot, start frame); -> int16 PCM
         [len(slots), samples] on the host (pinned, filled once the codec stream gets there)."""
         batch = self._bucket(len(slots))
