@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def median_f0(pcm: bytes, rate: int, speed: float = 1.0, low: float = 70.0, high: float = 300.0) -> float:
-    """Median fundamental frequency (Hz) of the voiced frames, by YIN's cumulative mean
-    normalized difference. Each frame covers 30 ms of the speech *as spoken at 1.0* (30 ms /
-    `speed` of this audio), so the same text at two rates is measured over the same stretches
-    of its intonation and the medians compare like with like."""
+def f0_track(pcm: bytes, rate: int, speed: float = 1.0, low: float = 70.0, high: float = 300.0) -> np.ndarray:
+    """The voiced frames' (time, F0 in Hz), by YIN's cumulative mean normalized difference (a
+    frame is voiced where it dips below 0.2). Each frame covers 30 ms of the speech *as spoken
+    at 1.0* (30 ms / `speed` of this audio) and its time is in that speech's time (its centre
+    × `speed`), so the same text at two rates is measured over the same stretches of its
+    intonation."""
     x = np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32768.0
     frame = int(0.03 * rate / speed)
     min_lag, max_lag = int(rate / high), int(rate / low)
-    f0 = []
+    track = []
     for start in range(0, len(x) - frame - max_lag, max(frame // 2, 1)):
         window = x[start : start + frame + max_lag]
         if np.sqrt(np.mean(window[:frame] ** 2)) < 0.02:
@@ -29,10 +30,29 @@ def median_f0(pcm: bytes, rate: int, speed: float = 1.0, low: float = 70.0, high
             lag += 1
         a, b, c = cmnd[lag - 1], cmnd[lag], cmnd[lag + 1]
         curvature = a - 2 * b + c
-        f0.append(rate / (lag + (0.5 * (a - c) / curvature if curvature else 0.0)))
-    if not f0:
+        f0 = rate / (lag + (0.5 * (a - c) / curvature if curvature else 0.0))
+        track.append(((start + frame / 2) / rate * speed, f0))
+    if not track:
         raise ValueError("no voiced frames")
-    return float(np.median(f0))
+    return np.array(track)
+
+
+def median_f0(pcm: bytes, rate: int, speed: float = 1.0) -> float:
+    """Median fundamental frequency (Hz) of the voiced frames (`f0_track`)."""
+    return float(np.median(f0_track(pcm, rate, speed)[:, 1]))
+
+
+def median_f0_ratio(stretched: bytes, reference: bytes, rate: int, speed: float) -> float:
+    """Median F0 of `stretched` (`reference` played at `speed`) over the reference's, both over
+    the moments of the text voiced in both. Stretching blurs a fast glide enough that the
+    voicing threshold drops more of its frames (at 2.0 about half of eSpeak's), and not evenly
+    over the pitch range; comparing the same moments keeps that out of the pitch measurement."""
+    ours, theirs = f0_track(stretched, rate, speed), f0_track(reference, rate)
+    nearest = np.abs(ours[:, :1] - theirs[None, :, 0]).argmin(axis=1)
+    same_moment = np.abs(theirs[nearest, 0] - ours[:, 0]) <= 0.0075  # within half a 15 ms hop
+    if not same_moment.any():
+        raise ValueError("no moment of the text is voiced in both")
+    return float(np.median(ours[same_moment, 1]) / np.median(theirs[nearest[same_moment], 1]))
 
 
 def spectral_lines(pcm: bytes, rate: int, count: int = 2, low: float = 1000.0, frame: int = 4096) -> list[float]:
