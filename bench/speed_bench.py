@@ -6,7 +6,10 @@ speed, streamed in 80 ms chunks (one Qwen3-TTS frame, what the engines emit) whe
 - rubberband-r3: the same, its finer engine;
 - audiotsm-wsola: audiotsm's WSOLA (MIT), streamed;
 - pedalboard: Rubber Band offline through pedalboard (whole clip; it cannot stream), a reference.
-Pitch is the median F0 (tests/pitch.py) over frames that cover the same stretch of the text;
+Pitch is the median F0 (tests/pitch.py) over frames that cover the same stretch of the text:
+`f0_ratio` over each clip's own voiced frames, `f0_ratio_same_moments` over the moments of the
+text voiced in both (what the tests check; stretching drops frames from the voiced set unevenly).
+`rubberband_r2_options` tries Rubber Band's options on the chosen engine at 1.5 and 2.0;
 `chunked_equals_whole` compares the streamed output with the same audio stretched in one call.
 CPU is process time per second of input audio, one stream on one core.
 
@@ -30,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from pitch import median_f0  # noqa: E402
+from pitch import median_f0, median_f0_ratio  # noqa: E402
 
 from engine.backends.espeak import EmbeddedEngine  # noqa: E402
 from voice_tts.protocol import AudioChunk  # noqa: E402
@@ -57,10 +60,12 @@ def to_pcm(x: np.ndarray) -> bytes:
     return np.clip(np.rint(x * 32768.0), -32768, 32767).astype("<i2").tobytes()
 
 
-def rubberband(engine: str):
+def rubberband(engine: str, *extra: str):
     import pylibrb
 
     option = {"r2": pylibrb.Option.ENGINE_FASTER, "r3": pylibrb.Option.ENGINE_FINER}[engine]
+    for name in extra:
+        option |= getattr(pylibrb.Option, name)
 
     def run(x: np.ndarray, speed: float, chunk: int) -> tuple[np.ndarray, int]:
         rb = pylibrb.RubberBandStretcher(RATE, 1, pylibrb.Option.PROCESS_REALTIME | option, 1.0 / speed)
@@ -101,6 +106,30 @@ CANDIDATES = {
     "pedalboard": (pedalboard_offline, False),
 }
 
+# Rubber Band's options that bear on a time stretch (pylibrb exposes no pitch-quality options:
+# those only matter when shifting pitch), each beside the default R2 stage.
+R2_OPTIONS = (
+    "FORMANT_PRESERVED", "WINDOW_SHORT", "WINDOW_LONG", "TRANSIENTS_MIXED", "TRANSIENTS_SMOOTH",
+    "DETECTOR_SOFT", "PHASE_INDEPENDENT", "SMOOTHING_ON",
+)
+
+
+def pitch_duration_cpu(run, x: np.ndarray, speed: float, chunk: int, reference_f0: float) -> tuple[dict, np.ndarray]:
+    """One run's row, and its output."""
+    pcm = to_pcm(x)
+    started = time.process_time()
+    y, look_ahead = run(x, speed, chunk)
+    cpu = time.process_time() - started
+    stretched = to_pcm(y)
+    return {
+        "speed": speed,
+        "duration_ratio": round(len(y) / len(x) * speed, 4),
+        "f0_ratio": round(median_f0(stretched, RATE, speed=speed) / reference_f0, 4),
+        "f0_ratio_same_moments": round(median_f0_ratio(stretched, pcm, RATE, speed), 4),
+        "cpu_percent_of_core": round(100 * cpu / (len(x) / RATE), 3),
+        "look_ahead_ms": round(1000 * look_ahead / RATE, 1),
+    }, y
+
 
 def measure(x: np.ndarray) -> dict:
     reference_f0 = median_f0(to_pcm(x), RATE)
@@ -109,16 +138,7 @@ def measure(x: np.ndarray) -> dict:
     for name, (run, streams) in CANDIDATES.items():
         rows = []
         for speed in SPEEDS:
-            started = time.process_time()
-            y, look_ahead = run(x, speed, CHUNK if streams else len(x))
-            cpu = time.process_time() - started
-            row = {
-                "speed": speed,
-                "duration_ratio": round(len(y) / len(x) * speed, 4),
-                "f0_ratio": round(median_f0(to_pcm(y), RATE, speed=speed) / reference_f0, 4),
-                "cpu_percent_of_core": round(100 * cpu / seconds, 3),
-                "look_ahead_ms": round(1000 * look_ahead / RATE, 1),
-            }
+            row, y = pitch_duration_cpu(run, x, speed, CHUNK if streams else len(x), reference_f0)
             if streams:
                 whole, _ = run(x, speed, len(x))
                 same = len(whole) == len(y) and np.array_equal(whole, y)
@@ -127,7 +147,16 @@ def measure(x: np.ndarray) -> dict:
                 row["chunked_vs_whole_max_abs"] = round(float(np.abs(whole[:m] - y[:m]).max()), 6)
             rows.append(row)
         results[name] = rows
-    return {"reference_f0_hz": round(reference_f0, 2), "audio_seconds": round(seconds, 3), "candidates": results}
+    options = {
+        name: [pitch_duration_cpu(rubberband("r2", *extra), x, speed, CHUNK, reference_f0)[0] for speed in (1.5, 2.0)]
+        for name, extra in [("default", ()), *((option, (option,)) for option in R2_OPTIONS)]
+    }
+    return {
+        "reference_f0_hz": round(reference_f0, 2),
+        "audio_seconds": round(seconds, 3),
+        "candidates": results,
+        "rubberband_r2_options": options,
+    }
 
 
 def main() -> None:
