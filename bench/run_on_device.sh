@@ -21,6 +21,10 @@
 #           SERVER_LEVELS, default "1 64 128 256 512 768 1024"; SERVER_CLIENTS_PER_PROCESS, default 128, sets how many
 #           `voice-tts bench` client processes), `.whl_server` carried too: h200-server-latest.json
 #           and .png, engine_bench.log, server_bench.log, server.log;
+#   hang    `voice-tts serve` (256 streams) and `voice-tts bench --turns 3` at 64 clients, then 1, 32 and 128 in one
+#           process: each must finish within HANG_LIMIT (default 150) seconds (issue 27's never-finishing runs);
+#   sidebyside  bench/engine_bench.py at HOST_LEVELS on an earlier tree (OLD_TREE: its engine, voice_tts and bench,
+#           carried) and on this one, one after the other on one machine: host ms per iteration before and after;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, its
@@ -79,6 +83,35 @@ for stage in $stages; do
     env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-570}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
       --device "${SERVER_DEVICE:-cuda:0}" --levels ${SERVER_LEVELS:-1 64 128 256 512 768 1024} \
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
+  hang)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-streams 256 \
+      --max-context 512 --log-level warning > "$out/hang_server.log" 2>&1 &
+    server=$!
+    env $engine_env python3 -c "import time, urllib.request
+for _ in range(600):
+    try:
+        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
+    except Exception: time.sleep(0.5)"
+    for levels in "64" "1 32 128"; do
+      name=hang_$(echo $levels | tr ' ' _)
+      env $engine_env TQDM_DISABLE=1 timeout "${HANG_LIMIT:-150}" python3 -m voice_tts.cli bench --url ws://127.0.0.1:8100/v1/ws \
+        --voice ryan --language english --turns 3 --concurrency $levels --out "$out/$name.json" --plot "$out/$name.png" \
+        > "$out/$name.log" 2>&1
+      echo "bench --turns 3 --concurrency $levels: exit $? (124: it did not finish within ${HANG_LIMIT:-150} s)"
+      grep -E '^ *[0-9]+ ' "$out/$name.log" | tail -4
+    done
+    kill -TERM $server; wait $server; echo "server exit $?" ;;
+  sidebyside)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    for tree in "$OLD_TREE" "$PWD"; do
+      name=sidebyside_$( [[ $tree == "$PWD" ]] && echo new || echo old )
+      env PYTHONPATH=$tree:/tmp/site_engine TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 $tree/bench/engine_bench.py /tmp/ours \
+        --concurrency ${HOST_LEVELS:-768} --batches 1 --profile-codec 0 --quick --out "$out/$name.json" > "$out/$name.log" 2>&1
+      env $engine_env python3 -c "import json, sys
+for level in json.load(open(sys.argv[1]))['concurrency']:
+    if 'concurrency' in level: print(sys.argv[2], {k: level.get(k) for k in ('concurrency', 'ttfa_ms_p99', 'streams_with_underruns', 'loop_ms_per_iteration', 'step_wait_ms_per_iteration', 'host_ms_per_iteration')})" "$out/$name.json" $name
+    done ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)
