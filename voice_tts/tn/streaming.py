@@ -254,6 +254,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.after_lexicon = kind == "lexicon"
     if ctx.auto and ctx.locale is None and not raw.isascii():
         _detect_language(ctx, raw)
+    hangul_word_goes_on = is_hangul(ctx.prev_char)
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -284,6 +285,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.in_table = ctx.in_table or kind == "table_start"
     if kind in _WORDLIKE:
         ctx.prev_word = raw.rstrip(".")
+    elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
+        ctx.prev_word = ctx.prev_word + raw if hangul_word_goes_on else raw
     elif kind != "ws":
         ctx.prev_word = ""
     # sentence state for routing

@@ -3,10 +3,11 @@
 A number is read in Sino-Korean (34892 → 삼만사천팔백구십이, 1004 → 천사, 10000 → 만) unless the
 Hangul right after it asks for a native number: an hour (3시 → 세시, up to 12), a counter
 (3개 → 세개, 20살 → 스무살), an ordinal (12번째 → 열두번째, native up to 39 as the reference
-data reads them); months read 유월 and 시월. Written forms are read out: decimals (영점오),
-fractions (이분의 일, the particle after one agreeing with its reading), clock times
-(오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in brackets, tilde ranges (부터),
-percent, units, money (₩, codes), telephone and card numbers, email addresses and domains.
+data reads them); months read 유월 and 시월. A number after a word that names a code or digits
+is read digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육). Written forms are read
+out: decimals (영점오), fractions (이분의 일, the particle after one agreeing with its reading),
+clock times (오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in brackets, tilde ranges
+(부터), percent, units, money (₩, codes), telephone and card numbers, email addresses and domains.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ _COUNTERS = frozenset(("개", "명", "살", "잔", "병", "권", "장", "벌", "
 _COUNTER_STARTS = frozenset(c[0] for c in _COUNTERS)
 _LAST_NATIVE_ORDINAL = 39
 _MONTHS = {6: "유", 10: "시"}
+# A number after these words is read digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육),
+# also with a particle on the word (인증번호는).
+_DIGIT_CUES = ("번호", "비번", "자리", "코드")
+_CUE_PARTICLES = frozenset("는은이가을를도의")
 
 _CURRENCIES = {
     "₩": "원", "￦": "원", "KRW": "원", "$": "달러", "US$": "달러", "USD": "달러", "HK$": "홍콩 달러",
@@ -105,7 +110,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return None
     end, e = found
     if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
-        end, spoken = _before_hangul(cur, end, e.parts[0])
+        code = cur.text[pos:end].isdecimal() and _asks_for_digits(ctx.prev_word)
+        end, spoken = _before_hangul(cur, end, e.parts[0], code)
         return locale_span(end, spoken, "ko")
     spoken = read(e)
     if e.kind in ("fraction", "mixed") and not e.suffix:
@@ -194,10 +200,11 @@ def _clock(parts: tuple[str, ...]) -> str:
     return spoken
 
 
-def _before_hangul(cur: Cursor, end: int, written: str) -> tuple[int, str]:
-    """An integer read by what follows it: an hour, a month, a counter, an ordinal."""
+def _before_hangul(cur: Cursor, end: int, written: str, code: bool) -> tuple[int, str]:
+    """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit by
+    digit where it is a `code` (the word before it names one), else as a number."""
     c = cur.at(end)
-    plain = NUMERALS.counted(written, c)
+    plain = NUMERALS.digit_string(written) if code else NUMERALS.counted(written, c)
     if written.startswith("0") and len(written) > 2 or len(written) > 6:
         return end, plain
     n = int(written)
@@ -214,6 +221,11 @@ def _before_hangul(cur: Cursor, end: int, written: str) -> tuple[int, str]:
         if counter in _COUNTERS and not (counter == "개" and cur.at(end + 1) == "월"):  # 3개월: 삼개월
             return end, native(n)
     return end, plain
+
+
+def _asks_for_digits(word: str) -> bool:
+    """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리)."""
+    return word.endswith(_DIGIT_CUES) or word[-1:] in _CUE_PARTICLES and word[:-1].endswith(_DIGIT_CUES)
 
 
 def _has_final_consonant(syllable: str) -> bool:
