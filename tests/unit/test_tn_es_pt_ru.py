@@ -125,6 +125,10 @@ READINGS = {
         ("Конференция 14-16 октября в Казани", "Конференция с четырнадцатого по шестнадцатое октября в Казани"),
         ("Билеты на 2 марта", "Билеты на второе марта"),
         ("Комнаты 3 и 4 свободны", "Комнаты три и четыре свободны"),
+        # the second day takes the case the first took; a preposition of its own gives its case
+        ("Вылет на 6 или 7 апреля", "Вылет на шестое или седьмое апреля"),
+        ("Готово к 9 и 10 июля, а 12 июля выходной", "Готово к девятому и десятому июля, а двенадцатого июля выходной"),
+        ("Ремонт с 4 до 9 августа", "Ремонт с четвёртого до девятого августа"),
         # 'г.' is the year noun in the case the preposition gives it
         ("Школу построили в 1987 г. на окраине", "Школу построили в тысяча девятьсот восемьдесят седьмом году на окраине"),
         ("Цены растут с 2015 г. по 2020 г.", "Цены растут с две тысячи пятнадцатого года по две тысячи двадцатый год."),
@@ -159,6 +163,7 @@ SENTENCES = {
         "Было 1 января. 3 мая и 3 апр. 2024 — тоже, а рост 12,5%.",
         "В 1974 пришло 1800 человек, с 1990 по 2005 — 2-х комнатные, к 5 мая в 16:30; $5, 1/2 л, 5 кв. м. и т. д.",
         "Отпуск с 3 по 5 мая, экзамены 20 и 21 января, съезд 14-16 октября; в 1987 г. и к 2030 г., к 18:30 и до 21:00.",
+        "Запись на 6 или 7 апреля, к 9 и 10 июля; 12 июля и 14 июля закрыто.",
     ],
 }
 
@@ -240,3 +245,19 @@ def test_a_russian_day_waits_for_the_month_after_the_next_day() -> None:
     assert "3" in normalizer.pending  # '3' is a date only if a day and a month follow
     late = normalizer.push(" мая.") + normalizer.flush()
     assert "".join(c.spoken for c in early + late) == "Отпуск с третьего по пятое мая."
+
+
+def test_the_second_day_takes_the_first_days_case_after_the_preposition_is_committed() -> None:
+    normalizer = StreamingNormalizer("ru")
+    early = normalizer.push("Вылет на 6 или ")
+    assert "".join(c.raw for c in early).endswith("на ")  # the preposition is out, '6' waits
+    late = normalizer.push("7 апреля.") + normalizer.flush()
+    assert "".join(c.spoken for c in early + late) == "Вылет на шестое или седьмое апреля."
+
+
+def test_a_barge_in_forgets_the_first_days_case() -> None:
+    normalizer = StreamingNormalizer("ru")
+    normalizer.push("Готово к 9 и 10 июля ")  # '9' is committed with the dative, '10 июля' held
+    normalizer.reset()
+    spoken = "".join(c.spoken for c in normalizer.push("10 июля.") + normalizer.flush())
+    assert spoken == " десятого июля."

@@ -17,6 +17,9 @@ class Span:
     lang: str = ""
     info: str = ""
     forced: bool = False
+    # A language module's word on the next number of the same phrase: the case the first day of
+    # Russian 'на 2 или 3 марта' took, which the second day takes too.
+    agreement: str = ""
 
 
 @dataclass(slots=True)
@@ -43,6 +46,7 @@ class Context:
     last_visible: str = ""
     pending_sep: bool = False
     after_lexicon: bool = False  # the last span was a dictionary rule's reading
+    agreement: str = ""  # the `agreement` of the last span a language module decided
 
     def sentence_lang(self) -> str:
         if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language

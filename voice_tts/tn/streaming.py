@@ -252,6 +252,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     """What the next span may know about this one."""
     kind = span.kind
     ctx.after_lexicon = kind == "lexicon"
+    if kind == "locale":
+        ctx.agreement = span.agreement
     if ctx.auto and ctx.locale is None and not raw.isascii():
         _detect_language(ctx, raw)
     hangul_word_goes_on = is_hangul(ctx.prev_char)

@@ -222,11 +222,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     ).isalpha():
         span.info = cardinal(int(m.group("num")), "m", "genitive")
     elif _WORD_DATE.fullmatch(_plain(raw)):
-        span.info = number(raw, _day_case(ctx.prev_word))
+        span.info = number(raw, _second_day_case(ctx))
     elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
         span.info = _day_range(*days, ctx.prev_word)
     elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
-        span.info = ordinal(int(raw), "n", _day_case(ctx.prev_word))
+        span.agreement = _day_case(ctx.prev_word)
+        span.info = ordinal(int(raw), "n", span.agreement)
     elif (m := _YEAR_ABBREVIATED.fullmatch(_plain(raw))) and ctx.prev_word.lower() in _PREPOSITION_CASES:
         span.info = _year_with_noun(int(m.group("n")), _PREPOSITION_CASES[ctx.prev_word.lower()])
     elif (m := _TIME.fullmatch(raw)) and ctx.prev_word.lower() in _PREPOSITION_CASES:
@@ -241,6 +242,15 @@ def _day_case(preposition: str) -> str:
     if case == "prepositional":
         return "genitive"
     return "nominative" if case == "accusative" else case
+
+
+def _second_day_case(ctx: Context) -> str:
+    """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
+    на второе или третье марта, the case the first day took (its preposition may be committed
+    before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
+    if ctx.agreement and ctx.prev_word.lower() not in _PREPOSITION_CASES:
+        return ctx.agreement
+    return _day_case(ctx.prev_word)
 
 
 # Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
