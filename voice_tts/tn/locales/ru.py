@@ -397,7 +397,7 @@ def _spell_latin(word: str) -> str:
 def number(raw: str, day_case: str = "genitive") -> str:
     """`day_case`: the case of the day in a date with a month name ('к 5 мая' к пятому мая)."""
     text = _plain(raw)
-    return (_special(text, day_case) or _quantity(text) or _fallback(text)).strip()
+    return (_special(text, day_case) or _quantity(text) or _measure_range(text) or _fallback(text)).strip()
 
 
 def _plain(raw: str) -> str:
@@ -550,6 +550,24 @@ def _quantity(text: str) -> str | None:
     else:
         amount = cardinal(int(integer), "f" if gender == "f" else "m" if gender == "m" else "n")
     return " ".join([sign + amount, *words])
+
+
+# A range of a measure joined by a hyphen or a dash: '3-5 кг', '10–15 км', '60-90 км/ч'.
+_MEASURE_RANGE = re.compile(r"(?P<first>\d+)[-–—](?P<last>\d+) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?")
+
+
+def _measure_range(text: str) -> str | None:
+    """'3-5 кг' → 'от трёх до пяти килограм': both numbers in the genitive of 'от … до …', the
+    unit agreeing with the second (до одного килограма, до пяти килограм)."""
+    m = _MEASURE_RANGE.fullmatch(text)
+    if not m:
+        return None
+    first, last, unit, per = int(m.group("first")), int(m.group("last")), m.group("unit"), m.group("per")
+    if first >= last or unit not in _UNITS or (per and per not in _PER):
+        return None
+    _, few, many, gender = _UNITS[unit]
+    reading = f"от {cardinal(first, gender, 'genitive')} до {cardinal(last, gender, 'genitive')}"
+    return f"{reading} {few if _agreement(last) == 0 else many}" + (f" {_PER[per]}" if per else "")
 
 
 def _phone(raw: str) -> str:
