@@ -18,7 +18,7 @@ class Span:
     info: str = ""
     forced: bool = False
     # A language module's word on the next number of the same phrase: the case the first day of
-    # Russian 'на 2 или 3 марта' took, which the second day takes too.
+    # Russian 'на 2 или 3 марта' took, which the second day takes too; an open range ('3 – 5 кг').
     agreement: str = ""
 
 

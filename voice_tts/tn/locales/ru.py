@@ -19,7 +19,7 @@ from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales import locale_span, numeric_spans
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -211,11 +211,20 @@ ADDRESS_SYMBOLS = {".": "точка", "/": "слэш", "@": "собака", ":":
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    if ctx.agreement == _MEASURE_RANGE_OPEN and cur.at(pos) in _DASHES:  # '3 – 5 кг': the dash is 'до'
+        span = locale_span(pos + 1, "", "ru")
+        span.agreement = _MEASURE_RANGE_OPEN
+        return span
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
     if span is None or not is_digit(cur.at(pos)):
         return span
     raw = cur.text[pos:span.end]
-    if raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS:
+    if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+        span.info = _up_to(m) or span.info
+    elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
+        span.info = "от " + cardinal(int(raw), _UNITS[unit][3], "genitive")
+        span.agreement = _MEASURE_RANGE_OPEN
+    elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS:
         span.info = _year(int(raw), ctx, _word_after(cur, span.end))
     elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and _word_after(
         cur, span.end
@@ -233,6 +242,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     elif (m := _TIME.fullmatch(raw)) and ctx.prev_word.lower() in _PREPOSITION_CASES:
         span.info = _time(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[ctx.prev_word.lower()]) or span.info
     return span
+
+
+# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
+_MEASURE_RANGE_OPEN = "measure range"
 
 
 def _day_case(preposition: str) -> str:
@@ -553,21 +566,49 @@ def _quantity(text: str) -> str | None:
 
 
 # A range of a measure joined by a hyphen or a dash: '3-5 кг', '10–15 км', '60-90 км/ч'.
-_MEASURE_RANGE = re.compile(r"(?P<first>\d+)[-–—](?P<last>\d+) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?")
+_DASHES = frozenset("-–—")
+_MEASURE = r"(?P<last>\d+) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
+_MEASURE_RANGE = re.compile(r"(?P<first>\d+)[-–—]" + _MEASURE)
+_RANGE_END = re.compile(_MEASURE)
 
 
 def _measure_range(text: str) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограм': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограма, до пяти килограм)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    if not m:
+    if not m or int(m.group("first")) >= int(m.group("last")):
         return None
-    first, last, unit, per = int(m.group("first")), int(m.group("last")), m.group("unit"), m.group("per")
-    if first >= last or unit not in _UNITS or (per and per not in _PER):
+    up_to = _up_to(m)
+    return up_to and f"от {cardinal(int(m.group('first')), _UNITS[m.group('unit')][3], 'genitive')} {up_to}"
+
+
+def _up_to(m: re.Match) -> str | None:
+    """The second number of a measure range with its unit: 'до пяти килограм'."""
+    last, unit, per = int(m.group("last")), m.group("unit"), m.group("per")
+    if unit not in _UNITS or (per and per not in _PER):
         return None
     _, few, many, gender = _UNITS[unit]
-    reading = f"от {cardinal(first, gender, 'genitive')} до {cardinal(last, gender, 'genitive')}"
-    return f"{reading} {few if _agreement(last) == 0 else many}" + (f" {_PER[per]}" if per else "")
+    reading = f"до {cardinal(last, gender, 'genitive')} {few if _agreement(last) == 0 else many}"
+    return reading + (f" {_PER[per]}" if per else "")
+
+
+def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
+    """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a
+    dash, a larger integer and a unit follow; the first number waits for them like a day waits
+    for its month."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or cur.at(j) not in _DASHES:
+            return None
+        k = lexer.spaces(cur, j + 1)
+        if k == j + 1 or not is_digit(cur.at(k)):
+            return None
+        m = lexer.chunk(cur, k)
+        second = cur.text[k:m]
+        unit = _word_after(cur, m)
+    except TooLong:
+        return None
+    return unit if second.isdecimal() and first < int(second) and unit in _UNITS else None
 
 
 def _phone(raw: str) -> str:
