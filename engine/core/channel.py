@@ -6,8 +6,8 @@ per worker, standard library only. Both directions batch:
 
 - Worker -> core: a frame is a pickled list of commands, everything the worker's threads posted
   since the last frame (`OpenStream`, the stream handle's own `TextCommand` / `CancelCommand`
-  with text already tokenized, `ReaderBehind`, `CoreCall`). Stream ids in commands are the
-  worker's; the core maps them to its own.
+  with text already tokenized, `ReaderBehind`, `CoreCall`, `WorkerWarm`). Stream ids in
+  commands are the worker's; the core maps them to its own.
 - Core -> worker: one frame per loop iteration (and one per batch of commands that answered at
   once, such as a refused open): `[u32 header length][pickled CoreMessage][PCM]`, where the PCM
   of every audio chunk of the iteration is concatenated in one buffer and the header says, in
@@ -61,6 +61,11 @@ class ReaderBehind:
 
 
 @dataclass(frozen=True)
+class WorkerWarm:
+    """The worker has spoken its warm-up text: the server is ready once every worker has."""
+
+
+@dataclass(frozen=True)
 class CoreCall:
     """A request answered once, outside the step loop (cloning or deleting a voice)."""
 
@@ -87,6 +92,7 @@ class CoreStatus:
     active_streams: int
     headroom: dict[str, Any]
     failure: str | None = None
+    cold_workers: int = 0  # API workers that have not said `WorkerWarm` yet
 
 
 @dataclass

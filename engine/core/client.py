@@ -33,6 +33,7 @@ from engine.core.channel import (
     CoreStatus,
     OpenStream,
     WorkerStreamChannel,
+    WorkerWarm,
     decode_message,
     encode_commands,
     engine_failed,
@@ -125,6 +126,7 @@ class CoreClient:
 
     @property
     def capacity(self) -> int:
+        """Streams the core admits at once over every worker (the server's `--capacity`)."""
         return self._description["capacity"]
 
     @property
@@ -146,6 +148,16 @@ class CoreClient:
 
     def headroom(self) -> dict[str, Any]:
         return self._status.headroom
+
+    @property
+    def cold_workers(self) -> int:
+        """API workers of this core still warming up, this one included until `warmed_up`
+        (as of the core's last status)."""
+        return self._status.cold_workers
+
+    def warmed_up(self) -> None:
+        """This worker has spoken its warm-up text: the core stops counting it as cold."""
+        self._post(WorkerWarm())
 
     def watch_description(self, changed: Callable[[], None]) -> None:
         """Call `changed()` (on the receiver thread) whenever the voices change, from any worker."""

@@ -2,12 +2,13 @@
 but its channels to the API workers (after vLLM v1's `EngineCoreProc`).
 
 Per worker, one thread reads command frames and applies them (admission through the engine's
-own `admit`, text and cancels straight into the loop's inbox, so a cancel takes effect at the
-next iteration, right after the step that is running) and one thread writes frames. The loop
-fills each worker's `Outbox` as it posts events and flushes every outbox at the end of each
-iteration: one message per iteration per worker. The main thread reports status (active streams,
-headroom, failure) a few times a second and ends the process when every worker has gone (0) or
-the loop has died (`EXIT_ENGINE_FAILED`): a worker sees its pipe close at once either way.
+own `admit`, under the server's `--capacity` for every worker at once; text and cancels straight
+into the loop's inbox, so a cancel takes effect at the next iteration, right after the step that
+is running) and one thread writes frames. The loop fills each worker's `Outbox` as it posts
+events and flushes every outbox at the end of each iteration: one message per iteration per
+worker. The main thread reports status (active streams, headroom, failure, workers still warming
+up) a few times a second and ends the process when every worker has gone (0) or the loop has
+died (`EXIT_ENGINE_FAILED`): a worker sees its pipe close at once either way.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from engine.core.channel import (
     OpenStream,
     Outbox,
     ReaderBehind,
+    WorkerWarm,
     decode_commands,
 )
 from engine.runtime.stream import CancelCommand, StreamEnd, TextCommand, WakeCommand
@@ -54,6 +56,9 @@ class CoreOptions:
     voices_dir: str | None = None
     max_streams: int | None = None
     max_context: int | None = None
+    # The server's `--capacity`: streams admitted at once over every API worker (None: the
+    # engine's own capacity, which also bounds it).
+    capacity: int | None = None
     log_level: str = "info"
     # Any other `Engine.from_pretrained` options (`EngineSettings` / `LoopSettings` fields).
     extra: dict[str, Any] = field(default_factory=dict)
@@ -63,9 +68,10 @@ class CoreOptions:
         return {name: value for name, value in given.items() if value is not None} | self.extra
 
 
-def describe(engine, model_dir: str) -> dict[str, Any]:
+def describe(engine, model_dir: str, capacity: int) -> dict[str, Any]:
     """What a worker needs to serve the engine as if it were in its process: the description the
-    server reads, and how to tokenize text the way the core's model does."""
+    server reads (with the core's `capacity`), and how to tokenize text the way the core's model
+    does."""
     from engine.model.text import OFFICIAL_SPLIT
 
     tokenizer = engine.model.tokenizer
@@ -74,7 +80,7 @@ def describe(engine, model_dir: str) -> dict[str, Any]:
         "model_name": engine.model_name,
         "voices": engine.voices,
         "languages": engine.languages,
-        "capacity": engine.capacity,
+        "capacity": capacity,
         "features": engine.features,
         "voice_cloning": engine.voice_cloning,
         "unavailable_voices": engine.unavailable_voices,
@@ -95,6 +101,7 @@ class WorkerLink:
         self.outbox = Outbox(self._frames.put)
         self._streams: dict[int, tuple[int, CoreStreamChannel]] = {}  # the worker's id -> (core id, channel)
         self.open = True
+        self.warm = False
         self._threads = [
             threading.Thread(target=self._read, name=f"core-read-{index}", daemon=True),
             threading.Thread(target=self._write, name=f"core-write-{index}", daemon=True),
@@ -147,7 +154,7 @@ class WorkerLink:
             channel = CoreStreamChannel(self.outbox, command.stream_id, self._ended)
             admitted = engine.admit(
                 channel, command.voice, command.language, command.instruct, command.sampling,
-                command.max_new_tokens, command.priority,
+                command.max_new_tokens, command.priority, stream_limit=self.core.capacity,
             )
             if isinstance(admitted, int):
                 self._streams[command.stream_id] = (admitted, channel)
@@ -155,21 +162,25 @@ class WorkerLink:
                 self.outbox.add(command.stream_id, [StreamEnd(cancelled=False, reason=admitted.code, error=admitted)])
         elif isinstance(command, CoreCall):
             self.core.calls.submit(self.core.answer, self, command)
+        elif isinstance(command, WorkerWarm):
+            self.warm = True
 
     def _ended(self, stream: int) -> None:
         self._streams.pop(stream, None)
 
 
 class EngineCore:
-    def __init__(self, engine, model_dir: str, connections: list[Connection]) -> None:
+    def __init__(self, engine, model_dir: str, connections: list[Connection], capacity: int | None = None) -> None:
         self.engine = engine
         self.model_dir = model_dir
+        # Streams admitted at once, whichever worker asks: the server's one limit.
+        self.capacity = engine.capacity if capacity is None else min(capacity, engine.capacity)
         self.calls = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="core-call")
         self.links = [WorkerLink(self, connection, index) for index, connection in enumerate(connections)]
 
     def run(self) -> int:
         """Serve the workers until all have gone (0) or the loop died (`EXIT_ENGINE_FAILED`)."""
-        description = describe(self.engine, self.model_dir)
+        description = describe(self.engine, self.model_dir, self.capacity)
         for link in self.links:
             link.outbox.describe(description)
             link.outbox.report(self._status())
@@ -199,7 +210,10 @@ class EngineCore:
 
     def _status(self) -> CoreStatus:
         engine = self.engine
-        return CoreStatus(active_streams=engine.active_streams, headroom=engine.headroom(), failure=engine.failure)
+        return CoreStatus(
+            active_streams=engine.active_streams, headroom=engine.headroom(), failure=engine.failure,
+            cold_workers=sum(not link.warm for link in self.links),
+        )
 
     def answer(self, link: WorkerLink, call: CoreCall) -> None:
         """Run a worker's call; a change of the voices reaches every worker before the answer."""
@@ -210,7 +224,7 @@ class EngineCore:
         except Exception as e:  # the caller's error, said on its side
             link.outbox.reply(call.call, False, e)
         else:
-            description = describe(self.engine, self.model_dir)
+            description = describe(self.engine, self.model_dir, self.capacity)
             for other in self.links:
                 other.outbox.describe(description)
             link.outbox.reply(call.call, True, result)
@@ -233,7 +247,7 @@ def run_core(options: CoreOptions, connections: list[Connection], started: Conne
         sys.exit(1)
     started.send(("ready", time.perf_counter() - began))
     started.close()
-    core = EngineCore(engine, options.model, connections)
+    core = EngineCore(engine, options.model, connections, options.capacity)
     status = core.run()
     engine.close()
     sys.exit(status)

@@ -311,10 +311,12 @@ class Qwen3Engine:
         sampling: SamplingParams | None,
         max_new_tokens: int | None,
         priority: int,
+        stream_limit: int | None = None,
     ) -> int | Error:
         """Admit a stream whose events go to `channel` (a `StreamChannel`, or the engine core's
         channel to an API worker): its id, whose text and cancel commands go to `loop.inbox`,
-        or why it was refused. The one place admission is decided."""
+        or why it was refused. The one place admission is decided. `stream_limit`: streams at
+        once below the engine's capacity (the engine core's, for the server's `--capacity`)."""
         try:
             resolved = self._resolve(voice, qwen3_language(language), instruct)
         except ValueError as e:
@@ -329,8 +331,9 @@ class Qwen3Engine:
         with self._lock:
             if self._closed:
                 return Error(ErrorCode.ENGINE_CLOSED, "the engine is closed")
-            if self._active >= self._capacity:
-                return Error(ErrorCode.CAPACITY, f"all {self._capacity} streams are busy", retryable=True)
+            streams = self._capacity if stream_limit is None else min(stream_limit, self._capacity)
+            if self._active >= streams:
+                return Error(ErrorCode.CAPACITY, f"all {streams} streams are busy", retryable=True)
             if self._admit_by_headroom and not self.loop.headroom.admits(self._active):
                 return Error(
                     ErrorCode.CAPACITY, f"no real-time headroom for another stream beside {self._active}", retryable=True

@@ -33,32 +33,46 @@ log = logging.getLogger(__name__)
 HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed"}
 # The browser page at `/` (plain HTML, JS and CSS; nothing to build, nothing from a CDN).
 PAGE_DIR = Path(__file__).parent / "static"
+# The API workers of one server warm up at once; where `--capacity` (or `--max-streams`) is
+# below their number the core refuses some of them, which try again this much later.
+WARM_UP_RETRY_S = 0.05
 
 
 async def warm_up(state: ServerState) -> None:
     """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
-    stream, text = open_text_stream(
-        state.engine,
-        voice=None,
-        language=None,
-        instruct=None,
-        sample_rate=24000,
-        normalize=True,
-        lexicon=state.lexicon,
-    )
-    speak_all(stream, text, state.settings.warmup_text)
-    async for event in stream.events():
-        if isinstance(event, Error) and event.code == ErrorCode.INVALID_VOICE and not state.description.voices:
-            log.info("no voice to warm up with yet (a voice-cloning checkpoint before its first upload)")
+    while True:
+        stream, text = open_text_stream(
+            state.engine,
+            voice=None,
+            language=None,
+            instruct=None,
+            sample_rate=24000,
+            normalize=True,
+            lexicon=state.lexicon,
+        )
+        speak_all(stream, text, state.settings.warmup_text)
+        refused = False
+        async for event in stream.events():
+            if isinstance(event, Error) and event.code == ErrorCode.INVALID_VOICE and not state.description.voices:
+                log.info("no voice to warm up with yet (a voice-cloning checkpoint before its first upload)")
+                break
+            if isinstance(event, Error) and event.code == ErrorCode.CAPACITY:
+                refused = True
+                state.readiness.detail = f"warming up: {event.message}"
+            elif isinstance(event, Error):
+                state.readiness.detail = f"warm-up failed: {event.code}: {event.message}"
+                log.error("%s", state.readiness.detail)
+                return
+            if isinstance(event, Done):
+                break
+        if not refused:
             break
-        if isinstance(event, Error):
-            state.readiness.detail = f"warm-up failed: {event.code}: {event.message}"
-            log.error("%s", state.readiness.detail)
-            return
-        if isinstance(event, Done):
-            break
+        await asyncio.sleep(WARM_UP_RETRY_S)
     state.readiness.ready = True
     state.readiness.detail = "ready"
+    warmed_up = getattr(state.engine, "warmed_up", None)
+    if warmed_up is not None:  # the engine core, which counts its workers that are warm
+        warmed_up()
     log.info("engine warm: ready")
 
 
@@ -85,11 +99,18 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        task = asyncio.create_task(warm_up(state))
+        if state.one_of_several_workers:
+            # Warm before uvicorn accepts on the shared socket: the kernel hands a connection
+            # only to a worker that accepts, so none reaches a cold one.
+            await warm_up(state)
+            task = None
+        else:  # one process: it answers /ready (503) while it warms up
+            task = asyncio.create_task(warm_up(state))
         try:
             yield
         finally:
-            task.cancel()
+            if task is not None:
+                task.cancel()
             state.resumes.close()
 
     voices = VoicesEndpoint(state)
@@ -103,10 +124,11 @@ def create_app(
     async def ready(request: Request) -> Response:
         readiness = state.readiness
         detail = readiness.engine_failure or ("draining" if readiness.draining else readiness.detail)
-        return JSONResponse(
-            {"ready": readiness.serving, "detail": detail},
-            status_code=200 if readiness.serving else 503,
-        )
+        ready = readiness.serving
+        cold = state.cold_workers()
+        if ready and cold:  # this worker serves; the server is ready once every worker does
+            ready, detail = False, f"warming up: {cold} API worker{'s' if cold > 1 else ''} of the server"
+        return JSONResponse({"ready": ready, "detail": detail}, status_code=200 if ready else 503)
 
     async def capabilities(request: Request) -> Response:
         return Response(state.capabilities().model_dump_json(), media_type="application/json")

@@ -143,13 +143,24 @@ class ServerState:
             api_key_label=api_key_label(self.settings.api_key),
         )
 
+    @property
+    def one_of_several_workers(self) -> bool:
+        """An API worker of `voice-tts serve --workers N` (those have a resume relay to each
+        other), whose engine is the engine core's `CoreClient`."""
+        return self.resume_relay is not None
+
     def active_streams(self) -> int:
-        """Streams being synthesized now, server-wide. An API worker of several (those have a
-        resume relay to each other) holds only its own turns: the engine core counts every
-        worker's streams (as of its last status, sent a few times a second)."""
-        if self.resume_relay is not None:
+        """Streams being synthesized now, server-wide. An API worker of several holds only its
+        own turns: the engine core counts every worker's streams (as of its last status, sent a
+        few times a second)."""
+        if self.one_of_several_workers:
             return self.engine.active_streams
         return self.slots.active
+
+    def cold_workers(self) -> int:
+        """API workers of this server still warming up (as of the core's last status); 0 in one
+        process, whose own warm-up is `readiness`."""
+        return self.engine.cold_workers if self.one_of_several_workers else 0
 
     def _headroom(self) -> Headroom | None:
         """The engine's measured real-time headroom, for engines that measure it."""

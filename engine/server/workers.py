@@ -10,7 +10,10 @@ one-process server does; a second signal stops them at once); a worker that fail
 going away, stops the server with a non-zero status (70 after the engine failed) for its
 supervisor to start a fresh one.
 
-What a user sees stays one server: admission is the core's; cloned voices live in the core's
+What a user sees stays one server: admission is the core's (`--capacity` and `--max-streams`
+are limits over every worker); a worker accepts on the shared socket only once it has spoken its
+warm-up text, so the kernel never hands a connection to a cold worker, and `/ready` answers 200
+only once every worker has (the core counts them); cloned voices live in the core's
 voice store and every worker hears of a change; `/metrics` sums every worker (prometheus-client's
 multiprocess mode, in a directory this process owns); the usage log is one file that every
 worker appends whole lines to; a reconnect that lands on another worker than its turn's is
@@ -82,7 +85,7 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
     started, started_by_core = context.Pipe(duplex=False)
     options = CoreOptions(
         model=str(model_dir), device=args.device, voices_dir=args.voices_dir, max_streams=args.max_streams,
-        max_context=args.max_context, log_level=settings.log_level,
+        max_context=args.max_context, capacity=settings.capacity, log_level=settings.log_level,
     )
     core = context.Process(target=run_core, args=(options, list(core_ends), started_by_core), name="voice-tts-core")
     core.start()
@@ -100,7 +103,8 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
     metrics_dir = tempfile.mkdtemp(prefix="voice-tts-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before the workers import prometheus_client
     relay_dir = tempfile.mkdtemp(prefix="voice-tts-relay-")
-    settings = settings.model_copy(update={"resume_relay_dir": relay_dir})
+    # The core owns the capacity; each worker reads it from the core's description.
+    settings = settings.model_copy(update={"resume_relay_dir": relay_dir, "capacity": None})
     processes = []
     for index, end in enumerate(worker_ends):
         process = context.Process(

@@ -1,7 +1,8 @@
 """The engine core in its own process (engine/core) on the tiny checkpoint on the CPU: through
 `CoreClient` it gives the in-process engine's bytes, and behind `voice-tts serve --workers 2`
 it is one server: turns, cancel, pause/resume, reconnect-resume across workers, one usage line
-per turn and /metrics summed over the workers; and when the core dies every turn ends with an
+per turn, /metrics summed over the workers, one `--capacity` for all, /ready only once every
+worker is warm; and when the core dies every turn ends with an
 error, /health fails and the server exits non-zero, within bounds."""
 
 from __future__ import annotations
@@ -98,7 +99,9 @@ class WorkersServer:
     """`voice-tts serve --model tiny --workers 2` in a child process; its log is read as it comes
     (the core's pid is in it)."""
 
-    def __init__(self, checkpoint: Path, usage_log: Path, max_streams: int = 8, *options: str) -> None:
+    def __init__(
+        self, checkpoint: Path, usage_log: Path, max_streams: int = 8, *options: str, wait_ready: bool = True
+    ) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
@@ -120,7 +123,8 @@ class WorkersServer:
         self.log: list[str] = []
         self._core_pid = threading.Event()
         threading.Thread(target=self._read_log, daemon=True).start()
-        self._wait_ready()
+        if wait_ready:
+            self.wait_ready()
 
     def _read_log(self) -> None:
         for line in self.process.stdout:
@@ -133,15 +137,32 @@ class WorkersServer:
         assert self._core_pid.wait(BOUND_S), "".join(self.log)
         return int(next(re.search(r"engine core process (\d+) ready", l).group(1) for l in self.log if "engine core process" in l))
 
-    def _wait_ready(self) -> None:
+    def ready(self) -> httpx.Response:
+        """/ready, answered by whichever worker takes it; none takes it before it is warm."""
+        return httpx.get(self.url + "/ready", timeout=BOUND_S)
+
+    def wait_ready(self) -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             assert self.process.poll() is None, "".join(self.log)
-            # Each worker warms up on its own (/ready answers for the one that took the probe).
-            if sum("engine warm: ready" in line for line in self.log) == 2:
-                return
+            try:
+                if self.ready().status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass  # not listening yet, or the core still loading (nothing accepts yet)
             time.sleep(0.2)
         raise TimeoutError("the server did not get ready:\n" + "".join(self.log))
+
+    def worker_pids(self) -> list[int]:
+        """The API workers' processes: the server process's spawned children but the core."""
+        core = self.core_pid
+        deadline = time.monotonic() + BOUND_S
+        while time.monotonic() < deadline:
+            pids = [pid for pid in spawned_children(self.process.pid) if pid != core]
+            if len(pids) == 2:
+                return pids
+            time.sleep(0.01)
+        raise TimeoutError("the workers did not start:\n" + "".join(self.log))
 
     @property
     def worker_sockets(self) -> list[Path]:
@@ -401,7 +422,108 @@ def test_when_the_core_dies_every_turn_ends_health_fails_and_the_server_exits(ti
         server.stop()
 
 
+def spawned_children(parent: int) -> list[int]:
+    """Processes `parent` started through multiprocessing's spawn (not its resource tracker)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue  # it exited meanwhile
+        if ppid == parent and b"spawn_main" in command:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
 def os_kill(pid: int) -> None:
     import os
 
     os.kill(pid, signal.SIGKILL)
+
+
+def test_capacity_is_one_limit_over_every_worker(tiny_checkpoint, tmp_path):
+    # --capacity 3 behind two workers (the core has 16 streams): three turns open over both
+    # workers, and one more is refused on either, where each worker counting its own would take
+    # three more on each.
+    server = WorkersServer(tiny_checkpoint, tmp_path / "usage.jsonl", 16, "--capacity", "3")
+    try:
+        first, second = server.worker_sockets
+
+        async def run() -> list[TurnResult]:
+            sockets = [await unix_connect(str(path), "ws://worker/v1/ws") for path in (first, first, second)]
+            try:
+                for ws in sockets:  # input left open: each holds its stream
+                    await ws.send(json.dumps({"type": "start"}))
+                    assert (await next_json(ws))["type"] == "started"
+                with worker_http(first) as client:  # the core reports its count a few times a second
+                    deadline = time.monotonic() + BOUND_S
+                    while client.get("/v1/capabilities").json()["active_streams"] < 3 and time.monotonic() < deadline:
+                        await asyncio.sleep(0.05)
+                refused = []
+                for path in (first, second):
+                    async with unix_connect(str(path), "ws://worker/v1/ws", max_size=None) as ws:
+                        refused.append(await speak(ws, TEXT))
+                for ws in sockets:
+                    await ws.send(json.dumps({"type": "cancel"}))
+                    await receive_until_done(ws)
+                return refused
+            finally:
+                for ws in sockets:
+                    await ws.close()
+
+        for result in asyncio.run(run()):
+            assert [(m["code"], m["message"]) for m in result.of_type("error")] == [("capacity", "all 3 streams are busy")]
+            assert not result.audio
+        for path in (first, second):  # said once, the same by every worker
+            with worker_http(path) as client:
+                assert client.get("/v1/capabilities").json()["capacity"] == 3
+        # Below the limit again: a turn is served.
+        async def turn() -> TurnResult:
+            async with ws_connect(server.ws_url) as ws:
+                return await speak(ws, TEXT)
+
+        assert not asyncio.run(turn()).of_type("error")
+    finally:
+        server.stop()
+
+
+def test_ready_only_once_every_worker_is_warm(tiny_checkpoint, tmp_path):
+    # The core held (SIGSTOP) as soon as it has loaded, so no worker can finish its warm-up,
+    # then one worker held: the other warms up and serves, but the server is not ready until
+    # the held worker is warm too.
+    server = WorkersServer(tiny_checkpoint, tmp_path / "usage.jsonl", wait_ready=False)
+    held = []
+    try:
+        os.kill(server.core_pid, signal.SIGSTOP)
+        held.append(server.core_pid)
+        cold = server.worker_pids()[0]
+        os.kill(cold, signal.SIGSTOP)
+        held.append(cold)
+        assert not any("engine warm: ready" in line for line in server.log), "".join(server.log)
+        os.kill(server.core_pid, signal.SIGCONT)
+        held.remove(server.core_pid)
+        deadline = time.monotonic() + BOUND_S * 4
+        while not any("engine warm: ready" in line for line in server.log):
+            assert time.monotonic() < deadline, "".join(server.log)
+            time.sleep(0.05)
+        answer = server.ready()
+        assert answer.status_code == 503
+        # Two until the core's next status counts the warm one (four a second).
+        assert answer.json()["detail"] in ("warming up: 1 API worker of the server", "warming up: 2 API workers of the server")
+
+        async def turn() -> TurnResult:
+            async with ws_connect(server.ws_url) as ws:
+                return await speak(ws, TEXT)
+
+        served = asyncio.run(turn())  # by the warm worker
+        assert not served.of_type("error") and served.audio
+        os.kill(cold, signal.SIGCONT)
+        held.remove(cold)
+        server.wait_ready()
+        assert server.ready().json() == {"ready": True, "detail": "ready"}
+    finally:
+        for pid in held:
+            os.kill(pid, signal.SIGCONT)
+        server.stop()
+    assert server.process.returncode == 0, "".join(server.log)
