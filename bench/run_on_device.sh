@@ -76,7 +76,7 @@ for stage in $stages; do
   server)
     checkpoint=${SERVER_CHECKPOINT:-/tmp/ours}
     [[ -n "$SERVER_CHECKPOINT" || -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-570}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
+    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-540}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
       --device "${SERVER_DEVICE:-cuda:0}" --levels ${SERVER_LEVELS:-1 64 128 256 512 768 1024} \
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   floor)
