@@ -23,9 +23,10 @@
 #           and .png, engine_bench.log, server_bench.log, server.log;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
-# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, its
-# vocab.json, merges.txt and tokenizer_config.json do), `.whl_engine` (bench/device_wheels.sh fetches it and
-# `.whl_server`), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
+# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, the files
+# bench/make_random_checkpoint.py copies from it do: vocab.json, merges.txt, tokenizer_config.json,
+# preprocessor_config.json, configuration.json, speech_tokenizer/), `.whl_engine` (bench/device_wheels.sh fetches
+# it and `.whl_server`), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
 # $OUT (or /tmp/out). STAGES (default "tests engine peers") picks what runs, in the order given;
 # TESTS_LIMIT / MODEL_LIMIT / ENGINE_LIMIT / FLOOR_LIMIT / SERVER_LIMIT cap stages (seconds).
 set -o pipefail
