@@ -27,9 +27,10 @@
 #           carried) and on this one, one after the other on one machine: host ms per iteration before and after;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
-# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, its
-# vocab.json, merges.txt and tokenizer_config.json do), `.whl_engine` (bench/device_wheels.sh fetches it and
-# `.whl_server`), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
+# Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, the files
+# bench/make_random_checkpoint.py copies from it do: vocab.json, merges.txt, tokenizer_config.json,
+# preprocessor_config.json, configuration.json, speech_tokenizer/), `.whl_engine` (bench/device_wheels.sh fetches
+# it and `.whl_server`), and for "peers" `.whl` and `.peer_bench`, carried. Results land in
 # $OUT (or /tmp/out). STAGES (default "tests engine peers") picks what runs, in the order given;
 # TESTS_LIMIT / MODEL_LIMIT / ENGINE_LIMIT / FLOOR_LIMIT / SERVER_LIMIT cap stages (seconds).
 set -o pipefail
@@ -80,7 +81,7 @@ for stage in $stages; do
   server)
     checkpoint=${SERVER_CHECKPOINT:-/tmp/ours}
     [[ -n "$SERVER_CHECKPOINT" || -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-570}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
+    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-540}" python3 bench/server_sweep.py "$checkpoint" --out-dir "$out" \
       --device "${SERVER_DEVICE:-cuda:0}" --levels ${SERVER_LEVELS:-1 64 128 256 512 768 1024} \
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   hang)

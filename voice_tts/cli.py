@@ -242,9 +242,9 @@ async def run_bench(args: argparse.Namespace) -> int:
         BUILT_IN_TEXTS,
         SweepSettings,
         conditions,
+        format_client_cpu,
         format_table,
         read_texts,
-        format_client_cpu,
         run_sweep,
     )
     from voice_tts.bench.processes import ClientProcessError, run_sweep_in_processes

@@ -21,8 +21,9 @@ Nothing waits without a bound: `started` must come within `started_timeout`; onc
 input has ended the server must send something every `silence_timeout` seconds; while input is
 still open (the server may rightly wait for text) a server that sends nothing is pinged, and one
 that does not answer within `silence_timeout` is taken for frozen. Both end the turn with
-`Error(code="timeout", retryable=True)`. A turn left unfinished drops its socket at once rather
-than waiting for a close handshake behind unread audio.
+`Error(code="timeout", retryable=True)`, a resumable one after sending its cancel (at most
+`CLOSE_TIMEOUT` more) so that the server does not keep it for a reconnect. A turn left unfinished
+drops its socket at once rather than waiting for a close handshake behind unread audio.
 """
 
 from __future__ import annotations
@@ -806,7 +807,7 @@ class RemoteStream:
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
             except TimeoutError as exc:
-                self._pool.drop(connection)
+                await self._give_up(connection)
                 yield Error(ErrorCode.TIMEOUT, f"{self._url}: {exc}", True)
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
@@ -874,6 +875,18 @@ class RemoteStream:
             done, _ = await asyncio.wait({pong}, timeout=timeouts.silence)
             if not done:
                 raise TimeoutError(f"did not answer a ping within {timeouts.silence} s")
+
+    async def _give_up(self, connection: ClientConnection) -> None:
+        """The turn ends here (the server went silent). A resumable one is cancelled first,
+        with a close behind it (the server reads both once it runs again), or the server would
+        keep it, and its stream slot, waiting for a reconnect that never comes; at most
+        CLOSE_TIMEOUT, then the socket is dropped."""
+        if self._resume_token is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_TIMEOUT):
+                    await connection.send(CancelMessage().model_dump_json())
+                    await connection.close()
+        self._pool.drop(connection)
 
     async def _cancel_left_turn(self, connection: ClientConnection) -> None:
         """Cancel the turn and read on until its `done` (at most 0.5 s). The server takes the

@@ -279,6 +279,31 @@ async def test_a_frozen_server_ends_the_turn_within_the_silence_timeout(
     assert elapsed < 4.0
 
 
+async def test_a_resumable_turn_given_up_for_silence_is_cancelled_on_the_server(server_process):
+    # Given up by the client, the turn must not wait on the server for a reconnect that never
+    # comes (resume_timeout_s, 30 s), holding its stream slot: under load, turns that time out
+    # would fill the server with parked turns and refuse the next ones.
+    import signal
+
+    import httpx
+
+    engine = RemoteEngine(server_process.ws_url, silence_timeout=1.0)  # resumable turns
+    stream = engine.open_stream()
+    # More audio than the server keeps for a reconnect (resume_buffer_s, 30 s): once that is
+    # full, a turn without its client stops and holds its slot until the resume timeout.
+    stream.push_text(LONG * 8)
+    stream.end_input()
+    try:
+        events, _ = await first_audio_then(stream, lambda: server_process.signal(signal.SIGSTOP))
+    finally:
+        server_process.signal(signal.SIGCONT)
+        await engine.aclose()
+    assert [e.code for e in events if isinstance(e, Error)] == ["timeout"]
+    async with asyncio.timeout(10):
+        while httpx.get(server_process.http_url + "/v1/capabilities").json()["active_streams"]:
+            await asyncio.sleep(0.05)
+
+
 @pytest.fixture
 def dual_stack_localhost(monkeypatch):
     """`localhost` resolving to ::1 and 127.0.0.1, as most systems' hosts files have it (this
