@@ -49,7 +49,6 @@ NOT_IMPLEMENTED = {
     "extra_params": "model-specific parameters are not passed through here",
     "references": "send the reference as ref_audio and ref_text",
     "word_timestamps": "word timings come with the streaming socket's word_progress events and /v1/ws",
-    "split_granularity": "text is spoken token by token here, not split into requests",
 }
 
 
