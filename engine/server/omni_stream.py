@@ -208,6 +208,11 @@ class OmniConnection:
                 except SessionError as e:
                     metrics.errors.labels(code=e.code).inc()
                     await self._sender.json(_error(str(e), e.code))
+                except Exception:
+                    # A bug, not the client's fault; the socket and its utterance outlive it.
+                    log.exception("could not handle a client message")
+                    metrics.errors.labels(code=ErrorCode.ENGINE_ERROR).inc()
+                    await self._sender.json(_error("the server failed on this message; it was dropped", ErrorCode.ENGINE_ERROR))
         finally:
             self._sender.closed = True
             await self._abandon()

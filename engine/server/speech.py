@@ -45,7 +45,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.settings import ServerSettings
-from engine.server.speech_settings import OPENAI_VOICES, SpeechRefused, SpeechSettings, engine_options, resolve
+from engine.server.speech_settings import SpeechRefused, SpeechSettings, engine_options, resolve
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream, speak_all, turn_lexicon
 from engine.server.usage import StreamUsage
