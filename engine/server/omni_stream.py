@@ -35,7 +35,7 @@ from engine.server.speech_settings import SpeechRefused, SpeechSettings, StreamC
 from engine.server.state import ServerState
 from engine.server.streams import PRIORITY_ESTABLISHED
 from engine.server.turn import Turn
-from engine.server.websocket import ABANDON_TIMEOUT_S, WS_CLOSE_IDLE, Budget
+from engine.server.websocket import ABANDON_TIMEOUT_S, WS_CLOSE_IDLE, Budget, receive_unless_idle
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
@@ -220,18 +220,9 @@ class OmniConnection:
 
     async def _receive(self) -> dict | None:
         """The next message, or None once no utterance has run for `ws_idle_timeout_s`."""
-        loop = asyncio.get_running_loop()
-        while True:
-            if self._running():
-                left = self._state.settings.ws_idle_timeout_s
-            else:
-                left = self._idle_since + self._state.settings.ws_idle_timeout_s - loop.time()
-            if left <= 0:
-                return None
-            try:
-                return await asyncio.wait_for(self._websocket.receive(), left)
-            except TimeoutError:
-                continue
+        return await receive_unless_idle(
+            self._websocket, self._state.settings.ws_idle_timeout_s, self._running, lambda: self._idle_since
+        )
 
     def _running(self) -> bool:
         return self._turn is not None and not self._turn.task.done()

@@ -12,9 +12,8 @@ import wave
 
 import httpx
 import pytest
-from server_harness import speak, start_server, ws_connect
-from test_server_omni import same_audio
-from test_server_voices import greedy_engine
+from server_harness import speak, ws_connect
+from test_server_omni import custom_voice, embedded, same_audio  # noqa: F401 (fixtures)
 from websockets.exceptions import ConnectionClosed
 
 TEXT = "Hello there, this is the first sentence. And here comes a second one."
@@ -52,22 +51,6 @@ async def speak_words(ws, text: str) -> None:
 
 def kinds(events: list[dict]) -> list[str]:
     return [event["type"] for event in events]
-
-
-@pytest.fixture(scope="module")
-def embedded():
-    server = start_server()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def custom_voice(tiny_checkpoint, tmp_path_factory):
-    engine = greedy_engine(tiny_checkpoint, tmp_path_factory.mktemp("voices"))
-    server = start_server(engine)
-    yield server
-    server.stop()
-    engine.close()
 
 
 async def test_utterances_word_by_word_with_the_config_changed_between_them(embedded):
