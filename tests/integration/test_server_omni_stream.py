@@ -1,7 +1,8 @@
 """vLLM-Omni's streaming-input socket (`/v1/audio/speech/stream`) on real servers: messages shaped
 as its example client (examples/online_serving/qwen3_tts/streaming_speech_client.py) sends them,
 word by word, with `session.config` changed between utterances; the same audio as a `/v1/ws`
-turn; bad messages answered with `error` while the socket goes on; cancel and close."""
+turn; a Base session cloning from its `ref_audio` as the speech endpoint does; bad messages
+answered with `error` while the socket goes on; cancel and close."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import wave
 import httpx
 import pytest
 from server_harness import speak, ws_connect
-from test_server_omni import custom_voice, embedded, same_audio  # noqa: F401 (fixtures)
+from test_server_omni import base, base_voices, custom_voice, data_url, embedded, inline_voices, same_audio, speech  # noqa: F401 (fixtures)
+from test_server_voices import TRANSCRIPT_C
 from websockets.exceptions import ConnectionClosed
 
 TEXT = "Hello there, this is the first sentence. And here comes a second one."
@@ -161,3 +163,21 @@ async def test_input_cancel_stops_an_utterance_and_a_closed_socket_frees_its_str
     async with asyncio.timeout(TIMEOUT_S):  # the client left mid-utterance: its stream ends
         while httpx.get(embedded.http_url + "/v1/capabilities").json()["active_streams"]:
             await asyncio.sleep(0.05)
+
+
+async def test_a_session_clones_from_its_reference_as_the_speech_endpoint_does(base, base_checkpoint, base_voices):
+    reference = data_url((base_checkpoint / "golden" / "ref_c.wav").read_bytes())
+    clone = {"task_type": "Base", "ref_audio": reference, "ref_text": TRANSCRIPT_C, "response_format": "pcm"}
+    spoken = speech(base, {"input": TEXT, "stream": False, **clone})
+    assert spoken.status_code == 200, spoken.text
+    made = inline_voices(base_voices)
+    async with ws_connect(stream_url(base)) as ws:
+        await send(ws, "session.config", **{**clone, "ref_audio": "https://example.com/ref.wav"})
+        refused = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT_S))
+        assert refused["type"] == "error" and refused["code"] == "reference_url_refused"
+        await send(ws, "session.config", **clone, stream_audio=True)
+        await speak_words(ws, TEXT)
+        events, audio = await utterance(ws)
+    assert kinds(events)[-2:] == ["audio.done", "session.done"] and not events[-2]["error"]
+    assert same_audio(b"".join(audio), spoken.content)
+    assert inline_voices(base_voices) == made  # the reference was cloned once, for both
