@@ -16,7 +16,8 @@ written in vLLM-Omni's events: `audio.start`, the audio (binary frames as it is 
 `word_progress: true`, `voice_tts.word_progress` events carry each word as its audio starts.
 
 Barge-in: `input.cancel` (an extension) stops the utterance within one engine step, as closing
-the socket does; its `session.done` has `"cancelled": true` and the socket stays open.
+the socket does, and drops text sent for later utterances; its `session.done` has
+`"cancelled": true` and the socket stays open.
 """
 
 from __future__ import annotations
@@ -184,6 +185,9 @@ class OmniConnection:
         self._utterance: UtteranceSender | None = None
         self._next_index = 0
         self._idle_since = 0.0
+        self._inbox: asyncio.Queue[dict] = asyncio.Queue(maxsize=state.settings.message_burst)
+        self._handling = False  # the worker is acting on a message
+        self._cancels = 0  # input.cancel messages so far
 
     async def serve(self) -> None:
         await self._websocket.accept()
@@ -191,8 +195,11 @@ class OmniConnection:
         metrics.connections.inc()
         metrics.open_connections.inc()
         self._idle_since = asyncio.get_running_loop().time()
+        # Messages are acted on in order by one worker, which waits for an utterance to end
+        # before the next starts; the socket is read meanwhile, so that a cancel acts at once.
+        worker = asyncio.create_task(self._work())
         try:
-            while True:
+            while not worker.done():
                 message = await self._receive()
                 if message is None:
                     timeout = self._state.settings.ws_idle_timeout_s
@@ -203,26 +210,58 @@ class OmniConnection:
                 await self._budget.take()
                 await asyncio.sleep(0)
                 try:
-                    if await self._handle(self._parse(message)):
-                        break
+                    payload = self._parse(message)
                 except SessionError as e:
-                    metrics.errors.labels(code=e.code).inc()
-                    await self._sender.json(_error(str(e), e.code))
-                except Exception:
-                    # A bug, not the client's fault; the socket and its utterance outlive it.
-                    log.exception("could not handle a client message")
-                    metrics.errors.labels(code=ErrorCode.ENGINE_ERROR).inc()
-                    await self._sender.json(_error("the server failed on this message; it was dropped", ErrorCode.ENGINE_ERROR))
+                    await self._refuse(e)
+                    continue
+                if payload.get("type") == "input.cancel":
+                    self._cancel()
+                else:
+                    await self._inbox.put(payload)
         finally:
             self._sender.closed = True
+            worker.cancel()
             await self._abandon()
             metrics.open_connections.dec()
+
+    async def _work(self) -> None:
+        while True:
+            payload = await self._inbox.get()
+            self._handling = True
+            try:
+                if await self._handle(payload):
+                    return
+            except SessionError as e:
+                await self._refuse(e)
+            except Exception:
+                # A bug, not the client's fault; the socket and its utterance outlive it.
+                log.exception("could not handle a client message")
+                await self._refuse(SessionError("the server failed on this message; it was dropped", ErrorCode.ENGINE_ERROR))
+            finally:
+                self._handling = False
+
+    async def _refuse(self, error: SessionError) -> None:
+        self._state.metrics.errors.labels(code=error.code).inc()
+        await self._sender.json(_error(str(error), error.code))
+
+    def _cancel(self) -> None:
+        """Barge-in: the utterance being spoken stops, and text queued behind it is dropped."""
+        self._cancels += 1
+        if self._running():
+            self._turn.cancel(None)
+        queued = [self._inbox.get_nowait() for _ in range(self._inbox.qsize())]
+        for message in queued:
+            if message.get("type") not in ("input.text", "input.done"):
+                self._inbox.put_nowait(message)
 
     async def _receive(self) -> dict | None:
         """The next message, or None once no utterance has run for `ws_idle_timeout_s`."""
         return await receive_unless_idle(
-            self._websocket, self._state.settings.ws_idle_timeout_s, self._running, lambda: self._idle_since
+            self._websocket, self._state.settings.ws_idle_timeout_s, self._busy, lambda: self._idle_since
         )
+
+    def _busy(self) -> bool:
+        return self._running() or self._handling or not self._inbox.empty()
 
     def _running(self) -> bool:
         return self._turn is not None and not self._turn.task.done()
@@ -248,9 +287,6 @@ class OmniConnection:
             await self._text(message)
         elif kind == "input.done":
             await self._flush()
-        elif kind == "input.cancel":
-            if self._running():
-                self._turn.cancel(None)
         elif kind == "session.close":
             if self._running() and self._turn.accepts_text:
                 self._turn.cancel(None)
@@ -293,7 +329,10 @@ class OmniConnection:
         if self._config is None:
             raise SessionError("send session.config before input.text", ErrorCode.NO_ACTIVE_TURN)
         if not (self._running() and self._turn.accepts_text):
+            cancels = self._cancels
             await self._wait_for_turn()  # the previous utterance's last audio goes out first
+            if self._cancels != cancels:
+                return  # a barge-in while it waited drops it
             self._start_utterance()
         turn = self._turn
         cap = self._state.settings.max_turn_text_chars
@@ -342,7 +381,10 @@ class OmniConnection:
         if self._config is None:
             raise SessionError("send session.config before input.done", ErrorCode.NO_ACTIVE_TURN)
         # Nothing buffered: an empty utterance.
+        cancels = self._cancels
         await self._wait_for_turn()
+        if self._cancels != cancels:
+            return
         await self._sender.json({"type": "session.done", "utterance_index": self._next_index, "total_sentences": 0})
         self._next_index += 1
 

@@ -147,6 +147,9 @@ async def test_input_cancel_stops_an_utterance_and_a_closed_socket_frees_its_str
     async with ws_connect(stream_url(embedded)) as ws:
         await send(ws, "session.config", voice="default", response_format="pcm", stream_audio=True)
         await send(ws, "input.text", text=long_text + " ")
+        await send(ws, "input.done")
+        # The next utterance is queued behind the one being spoken; the barge-in drops it too.
+        await speak_words(ws, "Queued words that nobody should hear.")
         while isinstance(await asyncio.wait_for(ws.recv(), TIMEOUT_S), str):
             pass  # up to the first audio
         await send(ws, "input.cancel")
@@ -154,7 +157,8 @@ async def test_input_cancel_stops_an_utterance_and_a_closed_socket_frees_its_str
         assert events[-1] == {"type": "session.done", "utterance_index": 0, "total_sentences": 1, "cancelled": True}
         await speak_words(ws, "Still here.")
         events, audio = await utterance(ws)
-        assert events[-1] == {"type": "session.done", "utterance_index": 1, "total_sentences": 1} and audio
+        assert events[0]["sentence_text"] == "Still here." and audio
+        assert events[-1] == {"type": "session.done", "utterance_index": 1, "total_sentences": 1}
 
         await send(ws, "input.text", text=long_text + " ")
         await send(ws, "input.done")
