@@ -127,15 +127,13 @@ def _task(settings: SpeechSettings, description: EngineDescription) -> tuple[str
 
 def _check_task(task: str, description: EngineDescription) -> None:
     kind = checkpoint_kind(description)
-    if kind == task:
+    if kind == task or (kind is None and task == "CustomVoice"):  # the embedded voice's presets
         return
     if kind is None:
         message = (
             f"task_type {task!r} needs a Qwen3-TTS {task} checkpoint; this server speaks with "
             f"{description.model} (backend {description.backend}), which has preset voices only (CustomVoice)"
         )
-        if task == "CustomVoice":
-            return
     else:
         message = (
             f"Qwen3-TTS {kind} checkpoint ({description.model}) does not support task_type={task!r}. "
