@@ -6,9 +6,12 @@ VoiceDesign-shaped checkpoints; every bad value of a new field refused clearly, 
 from __future__ import annotations
 
 import base64
+import functools
+import http.server
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import aiohttp
@@ -322,18 +325,39 @@ def test_bad_values_of_the_new_fields_are_refused_and_leave_nothing(base, base_c
     assert httpx.get(base.http_url + "/v1/capabilities").json()["active_streams"] == 0
 
 
-def test_reference_urls_and_files_only_where_the_operator_allows(base_checkpoint, tmp_path):
+@pytest.fixture
+def file_server(tmp_path):
+    """An HTTP server on 127.0.0.1 serving `tmp_path`."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_reference_urls_and_files_only_where_the_operator_allows(base_checkpoint, tmp_path, file_server):
     shutil.copy(base_checkpoint / "golden" / "ref_c.wav", tmp_path / "ref_c.wav")
+    (tmp_path / "big.wav").write_bytes(bytes(300 * 1024))
     engine = greedy_engine(base_checkpoint, tmp_path / "voices")
-    server = start_server(engine, reference_file_dir=str(tmp_path), reference_url_hosts="voices.example.com")
+    server = start_server(
+        engine, reference_file_dir=str(tmp_path), reference_url_hosts="127.0.0.1", max_voice_upload_bytes=256 * 1024
+    )
     try:
         body = {"input": SENTENCE, "task_type": "Base", "ref_text": TRANSCRIPT_C, "response_format": "pcm", "stream": False}
         from_file = speech(server, body | {"ref_audio": f"file://{tmp_path}/ref_c.wav"})
         assert from_file.status_code == 200, from_file.text
+        fetched = speech(server, body | {"ref_audio": f"{file_server}/ref_c.wav"})
+        assert fetched.status_code == 200, fetched.text
+        assert same_audio(fetched.content, from_file.content)
         outside = speech(server, body | {"ref_audio": f"file://{base_checkpoint}/golden/ref_c.wav"}).json()["error"]
         assert outside["code"] == "reference_url_refused" and "outside" in outside["message"]
-        other_host = speech(server, body | {"ref_audio": "http://127.0.0.1:9/ref.wav"}).json()["error"]
-        assert other_host["code"] == "reference_url_refused" and "voices.example.com" in other_host["message"]
+        other_host = speech(server, body | {"ref_audio": file_server.replace("127.0.0.1", "localhost") + "/ref_c.wav"})
+        assert other_host.json()["error"]["code"] == "reference_url_refused" and "127.0.0.1" in other_host.json()["error"]["message"]
+        too_large = speech(server, body | {"ref_audio": f"{file_server}/big.wav"})
+        assert too_large.status_code == 413 and "max_voice_upload_bytes" in too_large.json()["error"]["message"]
+        missing = speech(server, body | {"ref_audio": f"{file_server}/none.wav"}).json()["error"]
+        assert "HTTP 404" in missing["message"]
     finally:
         server.stop()
         engine.close()
