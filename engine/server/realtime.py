@@ -24,7 +24,7 @@ import pydantic_core
 from starlette.websockets import WebSocket
 
 from engine.server.sender import Sender
-from engine.server.speech import OPENAI_VOICES
+from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
 from engine.server.streams import PRIORITY_ESTABLISHED, open_text_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget

@@ -55,13 +55,15 @@ def open_text_stream(
     spell_acronyms: bool = True,
     priority: int = PRIORITY_NORMAL,
     speed: float = 1.0,
+    options: dict | None = None,
 ) -> tuple[StretchedStream, TurnText]:
     """The text side first: a bad lexicon is refused before an engine stream exists. The
-    stream is heard at `speed` (and its `set_speed`): its times are played time."""
+    stream is heard at `speed` (and its `set_speed`): its times are played time. `options`:
+    further `open_stream` options the engine takes (`max_new_tokens`)."""
     text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
     speed = checked_speed(speed)
     stream = engine.open_stream(
-        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority
+        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority, **(options or {})
     )
     return StretchedStream(stream, speed), text
 

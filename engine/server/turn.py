@@ -55,10 +55,16 @@ Output = tuple[bytes | BaseModel, int]
 
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
-    stream's (engine/server/streams.py says which a turn gets)."""
+    stream's (engine/server/streams.py says which a turn gets); `options`, further options of
+    its engine stream (`open_text_stream`)."""
 
     def __init__(
-        self, state: ServerState, start: StartMessage, sender: Sender, priority: int = PRIORITY_NORMAL
+        self,
+        state: ServerState,
+        start: StartMessage,
+        sender: Sender,
+        priority: int = PRIORITY_NORMAL,
+        options: dict | None = None,
     ) -> None:
         self.stream_id = uuid.uuid4().hex
         self.start = start
@@ -74,6 +80,7 @@ class Turn:
             spell_acronyms=start.spell_acronyms,
             priority=priority,
             speed=start.speed,
+            options=options,
         )
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self.resume_token = state.resumes.add(self) if start.resumable else None
