@@ -32,7 +32,7 @@ from livekit.agents.types import (
     TimedString,
 )
 
-from voice_tts.engines import default_engine
+from voice_tts.engines import default_engine, model_name
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -142,7 +142,7 @@ class Qwen3StreamingTTS(tts.TTS):
 
     @property
     def model(self) -> str:
-        return getattr(self.engine, "model_name", None) or "qwen3-tts"
+        return model_name(self.engine)
 
     @property
     def provider(self) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from loguru import logger
 
 from voice_tts.audio import PCMResampler
-from voice_tts.engines import default_engine
+from voice_tts.engines import default_engine, model_name
 from voice_tts.languages import language_tag
 from voice_tts.progress import Word
 from voice_tts.protocol import (
@@ -230,6 +230,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         )
         self._engine = engine
         self._owns_engine = engine is None
+        self._model_named_by_app = default_settings.model is not None
         self._normalize = normalize
         prepare_normalizer(engine, normalize)
         self._spell_acronyms = spell_acronyms
@@ -280,9 +281,10 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 await first_attempt.wait()
 
     async def _name_model(self):
-        """The engine's model in the metrics, unless the settings name one."""
-        if self._settings.model is None and (model := getattr(self._engine, "model_name", None)):
-            await self._update_settings(self.Settings(model=model))
+        """The engine's model in the metrics (a stand-in name for an engine that names none,
+        such as an app's own wrapper), unless the app named one."""
+        if not self._model_named_by_app:
+            await super()._update_settings(self.Settings(model=model_name(self._engine)))
 
     async def _connect(self, first_attempt: asyncio.Event):
         """Open a remote engine's connection and follow it (in-process engines are connected
@@ -466,24 +468,22 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         try:
             session = TTSSession(
                 self._engine,
-                voice=self._settings.voice,
-                language=self._settings.language,
-                instruct=self._settings.instruct,
+                **session_options(self._settings),
                 sample_rate=(
                     self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
                 ),
                 normalize=self._normalize,
                 spell_acronyms=self._spell_acronyms,
-                lexicon=self._settings.lexicon,
                 silence_timeout=self._silence_timeout,
-                speed=self._settings.speed,
             )
         except Exception as e:
             turn = _Turn(session=None, finished=True, failed=True)
             self._failed_contexts.add(context_id)
             self._turns[context_id] = turn
             await self.push_error(
-                error_msg=f"{self} could not open an engine stream: {e}", exception=e
+                error_msg=f"{self} could not open an engine stream: {e}",
+                exception=e,
+                category=_refusal_category(e),
             )
             return turn
         turn = _Turn(session=session)
@@ -687,29 +687,87 @@ class Qwen3StreamingTTS(TTSServiceHooks):
     # Settings
     #
 
-    async def _update_settings(self, delta: Settings) -> dict[str, Any]:
-        """Apply a settings delta; voice, language or instruct move an open turn to a new
-        engine stream, so the rest of the turn is spoken with the new settings. A speed
-        change reaches open turns from their next chunk."""
-        if is_given(delta.speed):
-            try:
-                delta.speed = checked_speed(delta.speed)
-            except ValueError as e:
-                delta.speed = NOT_GIVEN  # the rate stays as it was
-                await self.push_error(error_msg=f"{self}: {e}", exception=e)
+    async def _update_settings(self, delta: TTSSettings) -> dict[str, Any]:
+        """Apply a settings delta as any app sends it: Pipecat's base `TTSSettings` or ours,
+        built from a dict or not (`voice_id` too), with `Language` enums or tags. A value the
+        service cannot take is refused with an `ErrorFrame` naming the setting, of category
+        APPLICATION: the service goes on, healthy, with the value it had. Voice, language or
+        instruct move an open turn to a new engine stream, so the rest of the turn is spoken
+        with the new settings; a speed change reaches open turns from their next chunk."""
+        delta = type(self._settings).from_mapping(delta.given_fields())
+        for name, problem in self._refused_values(delta):
+            await self.push_error(
+                error_msg=f"{self}: setting {name!r} refused: {problem}",
+                category=ErrorCategory.APPLICATION,
+            )
+        if is_given(delta.model):
+            self._model_named_by_app = True
         changed = await super()._update_settings(delta)
-        per_turn = {"voice", "language", "instruct"}
-        self._warn_unhandled_updated_settings(changed.keys() - per_turn - {"model", "lexicon", "speed"})
         if "speed" in changed:
             try:
                 for turn in self._turns.values():
                     if turn.session is not None and not turn.finished:
                         turn.session.set_speed(self._settings.speed)
             except ValueError as e:  # no Rubber Band here: the `speed` extra is missing
-                await self.push_error(error_msg=f"{self}: {e}", exception=e)
-        if changed.keys() & per_turn:
+                await self.push_error(
+                    error_msg=f"{self}: setting 'speed' refused: {e}",
+                    category=ErrorCategory.APPLICATION,
+                )
+        if changed.keys() & {"voice", "language", "instruct"}:
             await self.start_new_turn_context()
         return changed
+
+    def _refused_values(self, delta: Settings) -> Iterator[tuple[str, str]]:
+        """Take out of `delta` each value the service cannot take, as (setting, why); the
+        values kept are stored the way turns use them."""
+        for name in list(delta.extra):
+            del delta.extra[name]
+            known = ", ".join(f.name for f in dataclasses.fields(delta) if f.name != "extra")
+            yield name, f"{type(self).__name__} has no such setting (it has {known})"
+        for name, value in delta.given_fields().items():
+            try:
+                setattr(delta, name, _checked_value(name, value, self._engine))
+            except ValueError as e:
+                setattr(delta, name, NOT_GIVEN)
+                yield name, f"{e}; it stays {getattr(self._settings, name)!r}"
+
+
+def session_options(settings: Qwen3StreamingTTSSettings) -> dict[str, Any]:
+    """The `TTSSession` options of a turn spoken with `settings`: the one place where the
+    service's settings become an engine stream's."""
+    return {
+        "voice": settings.voice,
+        "language": settings.language,
+        "instruct": settings.instruct,
+        "lexicon": settings.lexicon,
+        "speed": settings.speed,
+    }
+
+
+def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any:
+    """A setting's new value as it is stored; ValueError saying what is wrong with it.
+    Whether the engine has the voice or language is the engine's to say, at the next turn."""
+    if name == "speed":
+        return checked_speed(value)
+    if name == "lexicon":
+        return Lexicon.of(value)
+    if name == "model":
+        served = getattr(engine, "model_name", None)
+        if not isinstance(value, str) or (served and value != served):
+            raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")
+        return value
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} is a string or None, not {value!r}")
+    return value
+
+
+def _refusal_category(error: Exception) -> ErrorCategory | None:
+    """Pipecat's category of an engine refusing to open a turn's stream: the engine's error
+    code when it has one, a bad request for a value it refused (ValueError), else Pipecat's
+    own judgement of the exception (None)."""
+    if (code := getattr(error, "code", None)) in _ERROR_CATEGORIES:
+        return _ERROR_CATEGORIES[code]
+    return ErrorCategory.INVALID_REQUEST if isinstance(error, ValueError) else None
 
 
 def _cut_at_spaces(text: str, size: int) -> list[str]:
