@@ -191,10 +191,10 @@ def categories(up: list) -> list[ErrorCategory]:
 @pytest.mark.parametrize(
     "bad, named",
     [
-        (Qwen3StreamingTTS.Settings(speed=3.0), "'speed'"),
-        (Qwen3StreamingTTS.Settings(lexicon=[{"match": "SQL"}]), "'lexicon'"),
-        (TTSSettings.from_mapping({"stability": 0.4}), "'stability'"),
-        (TTSSettings(voice=7), "'voice'"),
+        (Qwen3StreamingTTS.Settings(speed=3.0), "speed must be"),
+        (Qwen3StreamingTTS.Settings(lexicon=[{"match": "SQL"}]), "lexicon: rule 0"),
+        (TTSSettings.from_mapping({"stability": 0.4}), "'stability' is not an option"),
+        (TTSSettings(voice=7), "voice is a string"),
     ],
     ids=["speed", "lexicon", "unknown-field", "voice-type"],
 )

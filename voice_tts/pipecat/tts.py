@@ -27,6 +27,7 @@ from loguru import logger
 from voice_tts.audio import PCMResampler
 from voice_tts.engines import default_engine, model_name
 from voice_tts.languages import language_tag
+from voice_tts.options import checked_option
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -42,7 +43,6 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
-from voice_tts.speed import checked_speed
 from voice_tts.tn import Lexicon
 
 try:
@@ -216,8 +216,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if settings is not None:
             default_settings.apply_update(settings)
         # A bad dictionary or speed fails here, not at the first turn.
-        default_settings.lexicon = Lexicon.of(default_settings.lexicon)
-        default_settings.speed = checked_speed(default_settings.speed)
+        default_settings.lexicon = checked_option("lexicon", default_settings.lexicon)
+        default_settings.speed = checked_option("speed", default_settings.speed)
 
         super().__init__(
             text_aggregation_mode=text_aggregation_mode,
@@ -695,10 +695,9 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         instruct move an open turn to a new engine stream, so the rest of the turn is spoken
         with the new settings; a speed change reaches open turns from their next chunk."""
         delta = type(self._settings).from_mapping(delta.given_fields())
-        for name, problem in self._refused_values(delta):
+        for refusal in self._refused_values(delta):
             await self.push_error(
-                error_msg=f"{self}: setting {name!r} refused: {problem}",
-                category=ErrorCategory.APPLICATION,
+                error_msg=f"{self}: setting refused: {refusal}", category=ErrorCategory.APPLICATION
             )
         if is_given(delta.model):
             self._model_named_by_app = True
@@ -710,26 +709,28 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                         turn.session.set_speed(self._settings.speed)
             except ValueError as e:  # no Rubber Band here: the `speed` extra is missing
                 await self.push_error(
-                    error_msg=f"{self}: setting 'speed' refused: {e}",
-                    category=ErrorCategory.APPLICATION,
+                    error_msg=f"{self}: setting refused: {e}", category=ErrorCategory.APPLICATION
                 )
         if changed.keys() & {"voice", "language", "instruct"}:
             await self.start_new_turn_context()
         return changed
 
-    def _refused_values(self, delta: Settings) -> Iterator[tuple[str, str]]:
-        """Take out of `delta` each value the service cannot take, as (setting, why); the
-        values kept are stored the way turns use them."""
-        for name in list(delta.extra):
-            del delta.extra[name]
-            known = ", ".join(f.name for f in dataclasses.fields(delta) if f.name != "extra")
-            yield name, f"{type(self).__name__} has no such setting (it has {known})"
+    def _refused_values(self, delta: Settings) -> Iterator[str]:
+        """Take out of `delta` each value the service cannot take, saying why; the values
+        kept are stored the way turns use them."""
         for name, value in delta.given_fields().items():
+            declared = name not in delta.extra
             try:
-                setattr(delta, name, _checked_value(name, value, self._engine))
+                value = _checked_value(name, value, self._engine)
             except ValueError as e:
-                setattr(delta, name, NOT_GIVEN)
-                yield name, f"{e}; it stays {getattr(self._settings, name)!r}"
+                if declared:
+                    setattr(delta, name, NOT_GIVEN)
+                    yield f"{e}; {name} stays {getattr(self._settings, name)!r}"
+                else:
+                    del delta.extra[name]
+                    yield f"{e}"
+                continue
+            setattr(delta, name, value)
 
 
 def session_options(settings: Qwen3StreamingTTSSettings) -> dict[str, Any]:
@@ -745,19 +746,12 @@ def session_options(settings: Qwen3StreamingTTSSettings) -> dict[str, Any]:
 
 
 def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any:
-    """A setting's new value as it is stored; ValueError saying what is wrong with it.
-    Whether the engine has the voice or language is the engine's to say, at the next turn."""
-    if name == "speed":
-        return checked_speed(value)
-    if name == "lexicon":
-        return Lexicon.of(value)
-    if name == "model":
-        served = getattr(engine, "model_name", None)
-        if not isinstance(value, str) or (served and value != served):
-            raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")
-        return value
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{name} is a string or None, not {value!r}")
+    """A setting's new value as it is stored; ValueError saying what is wrong with it."""
+    if name != "model":
+        return checked_option(name, value)
+    served = getattr(engine, "model_name", None)
+    if not isinstance(value, str) or (served and value != served):
+        raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")
     return value
 
 
