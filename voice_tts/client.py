@@ -840,7 +840,9 @@ class RemoteStream:
             elif isinstance(message, DoneMessage):
                 usage = message.usage
                 yield Done(
-                    cancelled=message.cancelled,
+                    # A turn cancelled here ends cancelled, also when the server finished it
+                    # before the cancel arrived (its `done` was still unread: a busy client).
+                    cancelled=message.cancelled or self._cancelled,
                     usage=Usage(
                         characters_received=usage.characters_received,
                         characters_spoken=usage.characters_spoken,

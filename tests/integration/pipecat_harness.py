@@ -118,6 +118,10 @@ class RecordingEngine:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
+    def __getattr__(self, name: str):
+        # The engine's other facts (its model, whether it reports words, its connection).
+        return getattr(self.inner, name)
+
 
 # ---------------------------------------------------------------------------------------------
 # A deterministic fake engine, for failures and timings a real engine cannot be made to show.

@@ -41,18 +41,10 @@ LEXICON = [{"match": "SQL", "say": "sequel"}]
 INSTRUCT = "Speak slowly."
 
 
-class ObservedEngine(RecordingEngine):
-    """A recording wrapper that is otherwise the engine itself (its model, whether it reports
-    words, its connection)."""
-
-    def __getattr__(self, name: str):
-        return getattr(self.inner, name)
-
-
 @dataclass
 class ContractEngine:
     kind: str
-    engine: ObservedEngine
+    engine: RecordingEngine
     # The voices of the engine doing the work.
     voices: tuple[str, str]
 
@@ -79,7 +71,7 @@ async def contract_engine(request, tiny_checkpoint):
     else:
         backing = open_real_engine(request.param, tiny_checkpoint)
         voices = VOICES[request.param]
-    yield ContractEngine(request.param, ObservedEngine(backing), voices)
+    yield ContractEngine(request.param, RecordingEngine(backing), voices)
     await backing.aclose()
 
 
@@ -161,7 +153,7 @@ async def test_a_voice_change_mid_turn_keeps_every_word(kind, tiny_checkpoint, r
         backing = RemoteEngine(request.getfixturevalue("contract_server").ws_url)
     else:
         backing = open_real_engine(kind, tiny_checkpoint)
-    engine = ObservedEngine(backing)
+    engine = RecordingEngine(backing)
     text = "Hello there, my friend. How are you doing today?"
     frames = llm_turn(text)
     try:
