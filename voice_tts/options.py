@@ -21,8 +21,8 @@ def checked_option(name: str, value: Any) -> Any:
     if name == "lexicon":
         try:
             return Lexicon.of(value)
-        except ValueError as e:
-            raise ValueError(f"lexicon: {e}") from e
+        except ValueError as e:  # a LexiconError keeps its type and wire code
+            raise type(e)(f"lexicon: {e}") from e
     if name not in TURN_OPTIONS:
         raise ValueError(f"{name!r} is not an option (the options: {', '.join(TURN_OPTIONS)})")
     if value is not None and not isinstance(value, str):

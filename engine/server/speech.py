@@ -233,7 +233,9 @@ class SpeechEndpoint:
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
         voice = None if speech.voice in OPENAI_VOICES else speech.voice
-        usage = state.stream_usage("http", uuid.uuid4().hex, voice)
+        usage = state.stream_usage(
+            "http", uuid.uuid4().hex, voice, traceparent=request.headers.get("traceparent")
+        )
         try:
             stream, text = open_text_stream(
                 state.engine,
@@ -305,11 +307,13 @@ class SpeechEndpoint:
         finished = False
         try:
             async for event in events:
+                usage.engine_output()
                 if isinstance(event, AudioChunk) and event.pcm:
                     first = event
                     break
                 if isinstance(event, Error):
                     state.metrics.errors.labels(code=event.code).inc()
+                    usage.error(event.code, event.message)
                     stream.cancel()
                     state.slots.release()
                     usage.finish("error", characters_received=characters, characters_spoken=0)
