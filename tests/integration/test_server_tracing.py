@@ -222,3 +222,35 @@ def test_a_server_without_the_tracing_extra_serves_untraced(receiver, tmp_path):
     finally:
         process.stop()
     assert "install the tracing extra" in log.read_text()
+
+
+async def test_a_remote_engine_turn_joins_the_callers_current_span(traced_server, receiver):
+    """What a LiveKit TTS request (run under its `tts_request` span) or an app's own span gets:
+    `RemoteEngine` sends the current span's context, with nothing to configure."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from voice_tts.client import RemoteEngine
+    from voice_tts.session import SessionDone, TTSSession
+
+    tracer = TracerProvider().get_tracer("agent")
+    engine = RemoteEngine(traced_server.ws_url)
+    try:
+        with tracer.start_as_current_span("agent turn") as agent_span:
+            session = TTSSession(engine)
+        await session.feed("Hello there.")
+        session.end_input()
+        async for event in session.events():
+            done = event
+        assert isinstance(done, SessionDone) and not done.cancelled
+    finally:
+        await engine.aclose()
+    agent = agent_span.get_span_context()
+    for _ in range(100):
+        joined = [s for s in receiver.named("tts.stream") if s.trace_id == agent.trace_id.to_bytes(16, "big")]
+        if joined:
+            break
+        time.sleep(0.05)
+    [span] = joined
+    assert span.parent_span_id == agent.span_id.to_bytes(8, "big")
+    assert trace.get_current_span() is trace.INVALID_SPAN  # the caller's context left as it was

@@ -78,3 +78,27 @@ async def test_each_turn_is_a_tts_span_with_text_voice_model_characters_and_ttfb
     turns = {s.context.span_id: s for s in finished if s.name == "turn"}
     assert all(span.parent.span_id in turns for span in tts_spans)
     assert len({span.context.trace_id for span in tts_spans}) == 1
+
+
+async def test_the_servers_span_of_a_turn_joins_the_pipelines_trace(spans):
+    """A remote engine's server exports its span of the turn into the trace of the pipeline's
+    turn, so one trace shows the agent and the server."""
+    from server_harness import start_server
+    from test_server_tracing import OtlpReceiver
+
+    from voice_tts.client import RemoteEngine
+
+    spans.clear()
+    receiver = OtlpReceiver()
+    server = start_server(otlp_traces_endpoint=receiver.url)
+    engine = RemoteEngine(server.ws_url)
+    try:
+        await run_traced(Qwen3StreamingTTS(engine=engine), llm_turn("Hello there."))
+    finally:
+        await engine.aclose()
+        server.stop()  # sends what it holds
+        receiver.close()
+    [turn] = [s for s in spans.get_finished_spans() if s.name == "turn"]
+    [server_span] = receiver.named("tts.stream")
+    assert server_span.trace_id == turn.context.trace_id.to_bytes(16, "big")
+    assert server_span.parent_span_id == turn.context.span_id.to_bytes(8, "big")

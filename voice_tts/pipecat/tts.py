@@ -466,16 +466,19 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def _open_turn(self, context_id: str) -> _Turn:
         try:
-            session = TTSSession(
-                self._engine,
-                **session_options(self._settings),
-                sample_rate=(
-                    self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
-                ),
-                normalize=self._normalize,
-                spell_acronyms=self._spell_acronyms,
-                silence_timeout=self._silence_timeout,
-            )
+            with _current_trace(self.turn_trace_context()):  # a remote engine's server joins it
+                session = TTSSession(
+                    self._engine,
+                    **session_options(self._settings),
+                    sample_rate=(
+                        self.sample_rate
+                        if self.sample_rate in SUPPORTED_SAMPLE_RATES
+                        else _NATIVE_RATE
+                    ),
+                    normalize=self._normalize,
+                    spell_acronyms=self._spell_acronyms,
+                    silence_timeout=self._silence_timeout,
+                )
         except Exception as e:
             turn = _Turn(session=None, finished=True, failed=True)
             self._failed_contexts.add(context_id)
@@ -753,6 +756,21 @@ def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any
     if not isinstance(value, str) or (served and value != served):
         raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")
     return value
+
+
+@contextlib.contextmanager
+def _current_trace(context) -> Iterator[None]:
+    """`context` as the current OpenTelemetry context inside the block (None: as it is)."""
+    if context is None:
+        yield
+        return
+    from opentelemetry import context as otel_context
+
+    token = otel_context.attach(context)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
 
 
 def _refusal_category(error: Exception) -> ErrorCategory | None:
