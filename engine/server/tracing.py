@@ -72,10 +72,6 @@ class StreamTracer:
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
         return cls(provider)
 
-    @property
-    def enabled(self) -> bool:
-        return self._tracer is not None
-
     def start(self, route: str, stream_id: str, traceparent: str | None) -> "StreamSpan | None":
         """The span of a new stream, under the client's trace when `traceparent` names one."""
         if self._tracer is None:

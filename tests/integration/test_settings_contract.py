@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from loguru import logger
 from pipecat.frames.frames import (
     ErrorFrame,
     MetricsFrame,
@@ -124,9 +125,15 @@ async def test_every_setting_changes_between_turns_and_every_turn_speaks(contrac
         update(way, lexicon=LEXICON, instruct=INSTRUCT),
         *llm_turn(SENTENCE),
     ]
-    down, up = await run_test(tts, frames_to_send=frames, pipeline_params=params())
+    warnings: list[str] = []
+    sink = logger.add(warnings.append, level="WARNING", format="{message}")
+    try:
+        down, up = await run_test(tts, frames_to_send=frames, pipeline_params=params())
+    finally:
+        logger.remove(sink)
 
     assert not of_type(up, ErrorFrame), [e.error for e in of_type(up, ErrorFrame)]
+    assert not warnings  # a regional language, our fields through the base class: no warning
     turns = turns_of(down)
     assert [words for words, _ in turns] == [SENTENCE] * 4  # the context keeps the raw words
     assert all(seconds > 0 for _, seconds in turns)

@@ -156,3 +156,48 @@ async def test_an_option_that_cannot_be_used_is_refused_where_it_is_given(
     async with tts.synthesize("Hello.") as stream:
         await stream.collect()
     assert engine.streams[-1].options["voice"] == "female"
+
+
+async def test_a_server_killed_mid_speech_fails_it_and_the_next_speech_speaks_once_back():
+    """Killed mid-speech: the session hears of it as a TTS error within the connect timeout
+    (LiveKit's retries find nothing listening, then the server again); the next speech of the
+    same session speaks."""
+    import asyncio
+    import time
+
+    from server_harness import ServerProcess
+
+    server = ServerProcess()
+    engine = ObservedEngine(RemoteEngine(server.ws_url))
+    tts = Qwen3StreamingTTS(engine=engine)
+    story = "Once upon a time there was a small robot who loved to paint the sky every evening."
+    killed_at: list[float] = []
+
+    async def kill_then_restart() -> None:
+        while not any(s.text.strip() for s in engine.streams):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)  # into the speech
+        killed_at.append(time.time())
+        await asyncio.to_thread(server.kill)
+        await asyncio.sleep(2.0)
+        await asyncio.to_thread(server.start)  # the same port
+
+    chaos = asyncio.create_task(kill_then_restart())
+    try:
+        conversation = await converse(
+            tts,
+            [said(0.5, 1.5, "Tell me a story."), said(16.0, 17.0, "Are you back?")],
+            {"Tell me a story.": story, "Are you back?": SENTENCE},
+            interruption={"enabled": False},
+            llm_chars_per_second=20,  # still writing when the server dies
+        )
+        await chaos
+    finally:
+        await engine.aclose()
+        server.stop()
+    [first_error, *_] = conversation.errors
+    assert first_error.created_at - killed_at[0] < 5.0  # RemoteEngine's connect timeout
+    messages = [m.text_content for m in conversation.assistant_messages()]
+    # Killed before its first audio, the story is retried (LiveKit's retries) and told once
+    # the server is back; the next speech speaks too.
+    assert story.startswith(messages[0]) and messages[-1] == SENTENCE

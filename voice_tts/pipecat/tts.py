@@ -43,7 +43,6 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
-from voice_tts.tn import Lexicon
 
 try:
     from pipecat.frames.frames import (
@@ -63,13 +62,14 @@ try:
     from pipecat.utils.errors import ErrorCategory
     from pipecat.utils.time import nanoseconds_to_seconds
     from pipecat.utils.tracing.service_decorators import traced_tts
-    from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
+    from pipecat.utils.types import is_given
 except ModuleNotFoundError as e:
     logger.error(f"Exception: {e}")
     logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
     raise ImportError(f"Missing module: {e}") from e
 
 from .service_hooks import TTSServiceHooks
+from .settings import Qwen3StreamingTTSSettings, refused_values, session_options
 
 
 # Pipecat matches each word against its whole sentence slot: text without a sentence end is
@@ -117,28 +117,6 @@ _ERROR_CATEGORIES = {
     ErrorCode.ENGINE_CLOSED: ErrorCategory.SERVER,
 }
 
-
-
-@dataclass
-class Qwen3StreamingTTSSettings(TTSSettings):
-    """Runtime-updatable settings of `Qwen3StreamingTTS`.
-
-    Voice, language and instruct are fixed per engine stream: a change applies from the next
-    turn, and a turn in progress goes on in a new stream with the new settings.
-
-    Parameters:
-        instruct: A style instruction ("speak softly"), for models that take one.
-        lexicon: A pronunciation dictionary: a `voice_tts.tn.Lexicon` or its rules, such as
-            `[{"match": "SQL", "say": "sequel"}]`; applied from the next turn. The context keeps
-            the raw words ("SQL") even after a barge-in.
-        speed: The speaking rate, 0.5 to 2.0, pitch kept (needs the `speed` extra on an
-            in-process engine); a change applies from the next chunk, mid-turn too. Word
-            timestamps and the context after a barge-in follow the audio as played.
-    """
-
-    instruct: str | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
-    lexicon: Lexicon | list[dict] | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
-    speed: float | NotGiven = field(default_factory=lambda: NOT_GIVEN)
 
 
 @dataclass
@@ -698,7 +676,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         instruct move an open turn to a new engine stream, so the rest of the turn is spoken
         with the new settings; a speed change reaches open turns from their next chunk."""
         delta = type(self._settings).from_mapping(delta.given_fields())
-        for refusal in self._refused_values(delta):
+        for refusal in refused_values(delta, self._settings, self._engine):
             await self.push_error(
                 error_msg=f"{self}: setting refused: {refusal}", category=ErrorCategory.APPLICATION
             )
@@ -717,45 +695,6 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if changed.keys() & {"voice", "language", "instruct"}:
             await self.start_new_turn_context()
         return changed
-
-    def _refused_values(self, delta: Settings) -> Iterator[str]:
-        """Take out of `delta` each value the service cannot take, saying why; the values
-        kept are stored the way turns use them."""
-        for name, value in delta.given_fields().items():
-            declared = name not in delta.extra
-            try:
-                value = _checked_value(name, value, self._engine)
-            except ValueError as e:
-                if declared:
-                    setattr(delta, name, NOT_GIVEN)
-                    yield f"{e}; {name} stays {getattr(self._settings, name)!r}"
-                else:
-                    del delta.extra[name]
-                    yield f"{e}"
-                continue
-            setattr(delta, name, value)
-
-
-def session_options(settings: Qwen3StreamingTTSSettings) -> dict[str, Any]:
-    """The `TTSSession` options of a turn spoken with `settings`: the one place where the
-    service's settings become an engine stream's."""
-    return {
-        "voice": settings.voice,
-        "language": settings.language,
-        "instruct": settings.instruct,
-        "lexicon": settings.lexicon,
-        "speed": settings.speed,
-    }
-
-
-def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any:
-    """A setting's new value as it is stored; ValueError saying what is wrong with it."""
-    if name != "model":
-        return checked_option(name, value)
-    served = getattr(engine, "model_name", None)
-    if not isinstance(value, str) or (served and value != served):
-        raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")
-    return value
 
 
 @contextlib.contextmanager
