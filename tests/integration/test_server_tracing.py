@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import http.server
 import json
-import os
 import secrets
 import subprocess
 import sys
@@ -93,11 +92,9 @@ def receiver():
 
 @pytest.fixture(scope="module")
 def traced_server(receiver):
-    os.environ["OTEL_BSP_SCHEDULE_DELAY"] = "50"  # export within a moment, not 5 s
-    try:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")  # export within a moment, not 5 s
         server = start_server(otlp_traces_endpoint=receiver.url)
-    finally:
-        del os.environ["OTEL_BSP_SCHEDULE_DELAY"]
     yield server
     server.stop()
 

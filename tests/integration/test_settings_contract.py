@@ -215,21 +215,29 @@ async def test_a_value_the_service_cannot_take_is_an_error_naming_it(bad, named)
     assert tts.is_usable
 
 
+@pytest.mark.parametrize("field", ["voice", "language"])
 @pytest.mark.parametrize("way", ["base", "dict"])
-async def test_an_unsupported_language_names_it_and_a_good_one_speaks_next(contract_engine, way):
+async def test_a_voice_or_language_the_engine_lacks_names_it_and_a_good_one_speaks_next(
+    contract_engine, way, field
+):
     real = contract_engine
+    bad, good, named = {
+        "voice": ("nobody", real.voices[0], "'nobody'"),
+        "language": (Language.SW, Language.EN_GB, "'sw'"),
+    }[field]
     tts = Qwen3StreamingTTS(engine=real.engine)
     frames = [
-        update(way, language=Language.SW),
+        update(way, **{field: bad}),
         *llm_turn("Hello."),
         SleepFrame(0.3),
-        update(way, language=Language.EN_GB),
+        update(way, **{field: good}),
         *llm_turn("Hello again."),
     ]
     down, up = await run_test(tts, frames_to_send=frames, pipeline_params=params())
     errors = of_type(up, ErrorFrame)
+    # was AttributeError 'speed' (UNKNOWN) for the base class, and every turn silent
     assert categories(up) == [ErrorCategory.INVALID_REQUEST], [e.error for e in errors]
-    assert "'sw'" in errors[0].error and "language" in errors[0].error
+    assert named in errors[0].error and field in errors[0].error
     assert [words for words, seconds in turns_of(down) if seconds] == ["Hello again."]
     assert tts.is_usable
 
