@@ -168,9 +168,7 @@ class Qwen3StreamingTTS(tts.TTS):
         takes a new `speed` from its next chunk. A value that cannot be used raises ValueError
         naming the option, and changes nothing; whether the engine has the voice or language
         is the engine's to say, at the next speech (an `APIError` naming it)."""
-        given = {
-            "voice": voice, "language": language, "instruct": instruct, "lexicon": lexicon, "speed": speed
-        }
+        given = dict(voice=voice, language=language, instruct=instruct, lexicon=lexicon, speed=speed)
         changes = {
             name: checked_option(name, value) for name, value in given.items() if utils.is_given(value)
         }

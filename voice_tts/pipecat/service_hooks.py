@@ -31,6 +31,7 @@ import inspect
 
 from pipecat.frames.frames import AggregatedTextFrame, AggregatedTextProgressFrame, Frame, TTSTextFrame
 from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.ai_service import AIService
 from pipecat.services.tts_service import TTSService
 
 # (member, its parameters after self) as of pipecat-ai 1.14.0.
@@ -58,6 +59,8 @@ def check_hooks() -> None:
     for name in _ATTRIBUTES:
         if f"self.{name}" not in source:
             raise ImportError(f"voice_tts.pipecat needs TTSService.{name}, gone in this Pipecat")
+    if "self._tracing_context" not in inspect.getsource(AIService.__init__):
+        raise ImportError("voice_tts.pipecat needs AIService._tracing_context, gone in this Pipecat")
     finalize = getattr(type_of_sequencer(), "finalize", None)
     if finalize is None or list(inspect.signature(finalize).parameters)[1:] != ["context_id"]:
         raise ImportError("voice_tts.pipecat needs AggregatedFrameSequencer.finalize(context_id)")
