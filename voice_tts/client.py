@@ -398,12 +398,14 @@ class RemoteEngine:
         spell_acronyms: bool = True,
         speed: float = 1.0,
         connect_timeout: float | None = None,
+        traceparent: str | None = None,
         **options,
     ) -> "RemoteStream":
         """A turn on the server. `connect_timeout`: seconds the turn may take to connect and
         start, retries included (None: the engine's `open_timeout` and `started_timeout`
         each); a caller with its own retry timing (LiveKit's `APIConnectOptions.timeout`)
-        passes it here."""
+        passes it here. `traceparent`: the W3C trace context the server's span of the turn
+        joins (None: the caller's current OpenTelemetry span, if any)."""
         if connect_timeout is not None and not connect_timeout > 0:
             raise ValueError(
                 f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
@@ -419,6 +421,7 @@ class RemoteEngine:
             spell_acronyms=spell_acronyms,
             speed=checked_speed(speed),
             resumable=self._timeouts.resume_budget > 0,
+            traceparent=traceparent or current_traceparent(),
         )
         return RemoteStream(self._pool, start, self.url, self._timeouts, connect_timeout)
 
@@ -511,6 +514,18 @@ class _SocketLost(Exception):
     def __init__(self, error: Error) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+def current_traceparent() -> str | None:
+    """The W3C `traceparent` of the caller's current OpenTelemetry span (a LiveKit TTS request's,
+    an app's own); None without a span or without OpenTelemetry."""
+    try:
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    except ImportError:
+        return None
+    carrier: dict[str, str] = {}
+    TraceContextTextMapPropagator().inject(carrier)
+    return carrier.get("traceparent")
 
 
 class RemoteStream:
@@ -840,7 +855,9 @@ class RemoteStream:
             elif isinstance(message, DoneMessage):
                 usage = message.usage
                 yield Done(
-                    cancelled=message.cancelled,
+                    # A turn cancelled here ends cancelled, also when the server finished it
+                    # before the cancel arrived (its `done` was still unread: a busy client).
+                    cancelled=message.cancelled or self._cancelled,
                     usage=Usage(
                         characters_received=usage.characters_received,
                         characters_spoken=usage.characters_spoken,

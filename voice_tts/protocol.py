@@ -213,6 +213,10 @@ class LexiconEntry(WireModel):
     regex: bool = False
 
 
+# A W3C `traceparent` header value (version 00): version, trace id, parent span id, flags.
+TRACEPARENT_PATTERN = r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
+
+
 class StartMessage(WireModel):
     """Opens a turn. `normalize=False` means the text is already spoken form (TN done by the
     client's own `TTSSession`). `lexicon` (with `normalize`) is the turn's pronunciation
@@ -231,6 +235,8 @@ class StartMessage(WireModel):
     spell_acronyms: bool = True
     # Speaking rate, pitch kept (voice_tts/speed.py); times on the wire are in played time.
     speed: float = Field(default=1.0, ge=0.5, le=2.0)
+    # The client's W3C trace context: the server's span of this turn joins the client's trace.
+    traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
 
 
 class TextMessage(WireModel):

@@ -113,6 +113,7 @@ def create_app(
             if task is not None:
                 task.cancel()
             state.resumes.close()
+            state.tracer.shutdown()
 
     voices = VoicesEndpoint(state)
 

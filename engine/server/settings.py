@@ -52,6 +52,10 @@ class ServerSettings(BaseModel):
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = _setting(
         "info", "server", "the server's log level"
     )
+    # The OTEL_* variables apply as well (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT instead of this one).
+    otlp_traces_endpoint: str | None = _setting(
+        None, "server", "send one OpenTelemetry span per stream to this OTLP/HTTP collector (needs the tracing extra)"
+    )
 
     max_connections: int = _setting(
         2048, "connections", "open connections (HTTP and WebSocket together); past it a new one gets 503", ge=1

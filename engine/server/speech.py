@@ -231,7 +231,9 @@ class SpeechEndpoint:
             return openai_error(
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
-        usage = state.stream_usage("http", uuid.uuid4().hex, choice.voice)
+        usage = state.stream_usage(
+            "http", uuid.uuid4().hex, choice.voice, traceparent=request.headers.get("traceparent")
+        )
         try:
             stream, text = open_text_stream(
                 state.engine,
@@ -295,11 +297,13 @@ class SpeechEndpoint:
         finished = False
         try:
             async for event in events:
+                usage.engine_output()
                 if isinstance(event, AudioChunk) and event.pcm:
                     first = event
                     break
                 if isinstance(event, Error):
                     state.metrics.errors.labels(code=event.code).inc()
+                    usage.error(event.code, event.message)
                     stream.cancel()
                     state.slots.release()
                     usage.finish("error", characters_received=characters, characters_spoken=0)

@@ -8,6 +8,7 @@ from engine.server.metrics import ServerMetrics
 from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
 from engine.server.streams import StreamSlots
+from engine.server.tracing import StreamTracer
 from engine.server.usage import StreamUsage, UsageLog, api_key_label
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -119,6 +120,7 @@ class ServerState:
     # WebSocket turns running now (a drain ends those left at its timeout).
     turns: set = field(default_factory=set)
     usage_log: UsageLog = field(init=False)
+    tracer: StreamTracer = field(init=False)
     resumes: ResumeRegistry = field(init=False)
     # The other API workers of this server, for a reconnect of their turn (None: one process).
     resume_relay: ResumeRelay | None = field(init=False)
@@ -127,13 +129,17 @@ class ServerState:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
         self.slots = StreamSlots(capacity, self.metrics)
         self.usage_log = UsageLog(self.settings.usage_log)
+        self.tracer = StreamTracer.of(self.settings.otlp_traces_endpoint)
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
         relay_dir = self.settings.resume_relay_dir
         self.resume_relay = None if relay_dir is None else ResumeRelay(relay_dir, self.settings.api_key)
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
 
-    def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
+    def stream_usage(
+        self, route: str, stream_id: str, voice: str | None, traceparent: str | None = None
+    ) -> StreamUsage:
+        """A new stream's usage, and its trace span under the client's `traceparent`."""
         return StreamUsage(
             self.metrics,
             self.usage_log,
@@ -141,6 +147,7 @@ class ServerState:
             stream_id=stream_id,
             voice=voice,
             api_key_label=api_key_label(self.settings.api_key),
+            span=self.tracer.start(route, stream_id, traceparent),
         )
 
     @property

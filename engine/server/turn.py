@@ -82,7 +82,7 @@ class Turn:
             speed=start.speed,
             options=options,
         )
-        self.usage = state.stream_usage("ws", self.stream_id, start.voice)
+        self.usage = state.stream_usage("ws", self.stream_id, start.voice, start.traceparent)
         self.resume_token = state.resumes.add(self) if start.resumable else None
         self.task: asyncio.Task | None = None
         self.text_seq = 0  # the last numbered `text` received
@@ -341,6 +341,7 @@ class Turn:
             events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
             async with contextlib.aclosing(events):
                 async for event in events:
+                    self.usage.engine_output()
                     if isinstance(event, AudioChunk):
                         await self._send_audio(event)
                     elif isinstance(event, Progress):
@@ -404,6 +405,7 @@ class Turn:
 
     async def _send_error(self, error: Error) -> None:
         self._state.metrics.errors.labels(code=error.code).inc()
+        self.usage.error(error.code, error.message)
         await self._emit(
             ErrorMessage(
                 code=error.code,

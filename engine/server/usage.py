@@ -4,7 +4,8 @@ Every stream the server runs (a `/v1/ws` turn, an HTTP speech request, a Realtim
 has a `StreamUsage`. Audio is counted as it is sent, and `finish()` is called exactly once,
 whatever the outcome: it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line
 to the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
-The log's lines and the metrics agree by construction.
+The log's lines, the metrics and the stream's trace span (engine/server/tracing.py) agree by
+construction.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 from engine.server.metrics import ServerMetrics
+from engine.server.tracing import StreamSpan
 
 
 def api_key_label(api_key: str | None) -> str | None:
@@ -53,8 +55,10 @@ class StreamUsage:
         stream_id: str,
         voice: str | None,
         api_key_label: str | None,
+        span: StreamSpan | None = None,
     ) -> None:
         self._metrics = metrics
+        self._span = span
         self._log = log
         self.route = route
         self.stream_id = stream_id
@@ -70,6 +74,13 @@ class StreamUsage:
     def text_arrived(self) -> None:
         if self._first_text_at is None:
             self._first_text_at = time.monotonic()
+            if self._span is not None:
+                self._span.text_arrived()
+
+    def engine_output(self) -> None:
+        """An event of the stream's engine stream came (only the first is timed)."""
+        if self._span is not None:
+            self._span.engine_output()
 
     def audio_sent(self, seconds: float) -> None:
         self._metrics.audio_seconds.inc(seconds)
@@ -77,6 +88,13 @@ class StreamUsage:
         if self.ttfa is None and self._first_text_at is not None:
             self.ttfa = time.monotonic() - self._first_text_at
             self._metrics.ttfa.observe(self.ttfa)
+            if self._span is not None:
+                self._span.first_audio()
+
+    def error(self, code: str, message: str) -> None:
+        """An error the stream reported to its client."""
+        if self._span is not None:
+            self._span.error(code, message)
 
     def finish(
         self, outcome: str, *, characters_received: int, characters_spoken: int
@@ -87,18 +105,19 @@ class StreamUsage:
             return
         self.outcome = outcome
         self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
-        self._log.write(
-            {
-                "stream_id": self.stream_id,
-                "route": self.route,
-                "voice": self.voice,
-                "api_key": self.api_key_label,
-                "outcome": outcome,
-                "characters_received": characters_received,
-                "characters_spoken": characters_spoken,
-                "audio_seconds": round(self.audio_seconds, 6),
-                "started_at": round(self.started_at, 3),
-                "duration_seconds": round(time.monotonic() - self._started, 3),
-                "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
-            }
-        )
+        record = {
+            "stream_id": self.stream_id,
+            "route": self.route,
+            "voice": self.voice,
+            "api_key": self.api_key_label,
+            "outcome": outcome,
+            "characters_received": characters_received,
+            "characters_spoken": characters_spoken,
+            "audio_seconds": round(self.audio_seconds, 6),
+            "started_at": round(self.started_at, 3),
+            "duration_seconds": round(time.monotonic() - self._started, 3),
+            "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
+        }
+        self._log.write(record)
+        if self._span is not None:
+            self._span.finish({f"voice_tts.{name}": value for name, value in record.items()})

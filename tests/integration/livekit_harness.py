@@ -19,6 +19,7 @@ from livekit.agents import (
     Agent,
     AgentFalseInterruptionEvent,
     AgentSession,
+    ErrorEvent,
     LanguageCode,
     llm,
     stt,
@@ -438,6 +439,7 @@ class Conversation:
     transcript: TranscriptLog
     playback: list[io.PlaybackFinishedEvent]
     false_interruptions: list[AgentFalseInterruptionEvent]
+    errors: list[ErrorEvent] = field(default_factory=list)
 
     def assistant_messages(self) -> list[llm.ChatMessage]:
         return [
@@ -457,9 +459,11 @@ async def converse(
     preemptive_generation: dict[str, Any] | None = None,
     llm_chars_per_second: float = 300.0,
     timeout: float = 60.0,
+    agent: RecordingAgent | None = None,
 ) -> Conversation:
     """Plays the user's speeches to an `AgentSession` speaking through `tts`, waits until the
-    agent has said everything it is going to say, and closes the session."""
+    agent (a `RecordingAgent` by default) has said everything it is going to say, and closes
+    the session."""
     clock = _Clock()
     stt_ = ScriptedSTT(speeches, clock)
     session = AgentSession(
@@ -491,9 +495,10 @@ async def converse(
     session.output.audio = sync.audio_output
     session.output.transcription = sync.text_output
 
-    conversation = Conversation(RecordingAgent(), speaker, log, [], [])
+    conversation = Conversation(agent or RecordingAgent(), speaker, log, [], [])
     sync.audio_output.on("playback_finished", conversation.playback.append)
     session.on("agent_false_interruption", conversation.false_interruptions.append)
+    session.on("error", conversation.errors.append)
 
     async def _until_quiet() -> None:
         await stt_.done.wait()

@@ -98,6 +98,10 @@ class RecordedStream:
         last = self.events_seen[-1] if self.events_seen else None
         return last if isinstance(last, Done) else None
 
+    def __getattr__(self, name: str):
+        # Anything else the stream offers (a remote stream's `set_speed`, its socket facts).
+        return getattr(self._inner, name)
+
 
 class RecordingEngine:
     """Passes every call through to `engine` and keeps the streams it opened."""
@@ -113,6 +117,10 @@ class RecordingEngine:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+    def __getattr__(self, name: str):
+        # The engine's other facts (its model, whether it reports words, its connection).
+        return getattr(self.inner, name)
 
 
 # ---------------------------------------------------------------------------------------------
