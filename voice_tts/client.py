@@ -81,8 +81,7 @@ from voice_tts.protocol import (
     Words,
     server_message_adapter,
 )
-from voice_tts.speed import checked_speed
-from voice_tts.tn import Lexicon
+from voice_tts.request import StreamRequest, checked_speed
 
 logger = logging.getLogger(__name__)
 
@@ -388,38 +387,19 @@ class RemoteEngine:
         await self._pool.wait_reachable(reachable)
 
     def open_stream(
-        self,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        normalize: bool = False,
-        lexicon: Lexicon | None = None,
-        spell_acronyms: bool = True,
-        speed: float = 1.0,
-        connect_timeout: float | None = None,
-        **options,
+        self, request: StreamRequest | None = None, /, *, connect_timeout: float | None = None, **settings
     ) -> "RemoteStream":
-        """A turn on the server. `connect_timeout`: seconds the turn may take to connect and
-        start, retries included (None: the engine's `open_timeout` and `started_timeout`
-        each); a caller with its own retry timing (LiveKit's `APIConnectOptions.timeout`)
-        passes it here."""
+        """A turn on the server (`StreamRequest.of(request, **settings)`; its `resumable` is
+        this engine's: whether it keeps turns through a dropped socket). `connect_timeout`:
+        seconds the turn may take to connect and start, retries included (None: the engine's
+        `open_timeout` and `started_timeout` each); a caller with its own retry timing
+        (LiveKit's `APIConnectOptions.timeout`) passes it here."""
         if connect_timeout is not None and not connect_timeout > 0:
             raise ValueError(
                 f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
             )
-        start = StartMessage(
-            voice=voice,
-            language=language,
-            instruct=instruct,
-            sample_rate=sample_rate,
-            format="pcm16",
-            normalize=normalize,
-            lexicon=lexicon.as_dicts() if lexicon else None,
-            spell_acronyms=spell_acronyms,
-            speed=checked_speed(speed),
-            resumable=self._timeouts.resume_budget > 0,
-        )
+        request = StreamRequest.of(request, **settings, resumable=self._timeouts.resume_budget > 0)
+        start = StartMessage.of(request)
         return RemoteStream(self._pool, start, self.url, self._timeouts, connect_timeout)
 
     async def capabilities(self) -> Capabilities:

@@ -26,22 +26,13 @@ from starlette.websockets import WebSocket
 from engine.server.sender import Sender
 from engine.server.speech import OPENAI_VOICES
 from engine.server.state import ServerState
-from engine.server.streams import PRIORITY_ESTABLISHED, open_text_stream
+from engine.server.streams import PRIORITY_ESTABLISHED, open_output_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
-from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.languages import iso_code
 from voice_tts.progress import TurnText
-from voice_tts.protocol import (
-    PRIORITY_NORMAL,
-    SUPPORTED_SAMPLE_RATES,
-    AudioChunk,
-    Done,
-    Error,
-    ErrorCode,
-    Progress,
-    push_spoken,
-)
-from voice_tts.speed import checked_speed
+from voice_tts.protocol import PRIORITY_NORMAL, SUPPORTED_SAMPLE_RATES, Error, ErrorCode, push_spoken
+from voice_tts.request import StreamRequest, checked_speed
+from voice_tts.stream_output import AudioOut, Finished, WordsOut
 
 log = logging.getLogger(__name__)
 
@@ -481,21 +472,22 @@ class _Response:
         voice = output["voice"]
         self.voice = None if voice in OPENAI_VOICES else voice
         self.id = _id("resp")
-        self._stream, self.text = open_text_stream(
-            state.engine,
+        request = StreamRequest(
             voice=self.voice,
             language=output.get("language"),
             instruct=instructions,
             sample_rate=self.sample_rate,
+            format="mulaw" if self._mulaw else "pcm16",
             normalize=True,
             priority=PRIORITY_ESTABLISHED if connection.established else PRIORITY_NORMAL,
             speed=output["speed"],
         )
         self.usage = state.stream_usage("realtime", self.id, self.voice)
+        self._stream, self.output = open_output_stream(state, request, self.usage.audio_sent)
+        self.text = self.output.text
         self.item = _Item(_id("item"), self.text)
         self.input_ended = False
         self._cancelled = False
-        self._samples = 0
         self.task: asyncio.Task | None = None
 
     def push(self, text: str) -> None:
@@ -515,13 +507,13 @@ class _Response:
 
     def set_speed(self, speed: float) -> None:
         if not self._cancelled:
-            self._stream.set_speed(speed)
+            self.output.set_speed(speed)
 
     def cancel(self) -> None:
         if not self._cancelled:
             self._cancelled = True
             self.input_ended = True
-            self.text.drop_held()
+            self.output.cancel()
             self._stream.cancel()
 
     def _forward_polled(self, spoken: str) -> None:
@@ -564,49 +556,35 @@ class _Response:
             events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
             async with contextlib.aclosing(events):
                 async for engine_event in events:
-                    if self._cancelled and not isinstance(engine_event, (Done, Error)):
-                        continue
-                    if isinstance(engine_event, Progress):
-                        for word in self.text.on_progress(
-                            engine_event.spoken_end, engine_event.audio_time
-                        ):
-                            delta = self.text.raw_text[len(self.item.transcript) : word.raw_end]
-                            self.item.transcript += delta
+                    for out in self.output.process(engine_event):
+                        if isinstance(out, WordsOut):
+                            for word in out.words:
+                                delta = self.text.raw_text[len(self.item.transcript) : word.raw_end]
+                                self.item.transcript += delta
+                                await event(
+                                    "response.output_audio_transcript.delta",
+                                    **self._ids(),
+                                    content_index=0,
+                                    delta=delta,
+                                )
+                        elif isinstance(out, AudioOut):
+                            self.item.audio_ms = self.text.audio_seconds * 1000.0
                             await event(
-                                "response.output_audio_transcript.delta",
+                                "response.output_audio.delta",
                                 **self._ids(),
                                 content_index=0,
-                                delta=delta,
+                                delta=base64.b64encode(out.data).decode(),
                             )
-                    elif isinstance(engine_event, AudioChunk) and engine_event.pcm:
-                        self.text.on_audio(engine_event)
-                        pcm = engine_event.pcm
-                        data = pcm16_to_mulaw(pcm) if self._mulaw else pcm
-                        self._samples += engine_event.num_samples
-                        self.item.audio_ms = self._samples / self.sample_rate * 1000.0
-                        self.usage.audio_sent(engine_event.duration)
-                        await event(
-                            "response.output_audio.delta",
-                            **self._ids(),
-                            content_index=0,
-                            delta=base64.b64encode(data).decode(),
-                        )
-                    elif isinstance(engine_event, Error):
-                        details = {
-                            "type": "failed",
-                            "error": {
-                                "type": "server_error",
-                                "code": engine_event.code,
-                                "message": engine_event.message,
-                            },
-                        }
-                    elif isinstance(engine_event, Done):
-                        if details is None:
-                            cancelled = engine_event.cancelled or self._cancelled
-                            status = "cancelled" if cancelled else "completed"
-                            outcome = "cancelled" if cancelled else "done"
+                        elif isinstance(out, Error):
+                            details = {
+                                "type": "failed",
+                                "error": {"type": "server_error", "code": out.code, "message": out.message},
+                            }
+                        elif isinstance(out, Finished) and details is None:
+                            status = "cancelled" if out.cancelled else "completed"
+                            outcome = "cancelled" if out.cancelled else "done"
                             details = {"type": status}
-                            if cancelled:
+                            if out.cancelled:
                                 details["reason"] = "client_cancelled"
         except Exception:
             log.exception("realtime response %s failed", self.id)
@@ -617,11 +595,7 @@ class _Response:
             }
         finally:
             self._state.slots.release()
-            self.usage.finish(
-                outcome,
-                characters_received=self.text.raw_length,
-                characters_spoken=len(self.item.transcript),
-            )
+            self.usage.finish(outcome, self.output.usage)
         try:
             await self._finish(status, details)
         finally:
@@ -651,8 +625,9 @@ class _Response:
         connection.items[self.item.id] = self.item
         while len(connection.items) > KEPT_ITEMS:
             connection.items.popitem(last=False)
-        audio_tokens = round(self.usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
-        characters = self.text.raw_length
+        usage = self.output.usage
+        audio_tokens = round(usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
+        characters = usage.characters_received
         connection.established |= await event(
             "response.done",
             response=self._as_json(

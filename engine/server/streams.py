@@ -14,11 +14,18 @@ behind their first audio.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from engine.server.metrics import ServerMetrics
 from voice_tts.progress import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
-from voice_tts.speed import StretchedStream, checked_speed
+from voice_tts.request import StreamRequest
+from voice_tts.speed import StretchedStream
+from voice_tts.stream_output import StreamOutput
 from voice_tts.tn import Lexicon, LexiconError
+
+if TYPE_CHECKING:
+    from engine.server.state import ServerState
 
 PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
 
@@ -43,31 +50,29 @@ class StreamSlots:
         self._metrics.active_streams.set(self.active)
 
 
+def open_output_stream(
+    state: ServerState, request: StreamRequest, meter: Callable[[float], None] | None = None
+) -> tuple[EngineStream, StreamOutput]:
+    """A route's stream for `request`: its output pipeline first (a bad setting is refused
+    before an engine stream exists), with the server's lexicon after the request's own, then
+    the engine stream. `meter` is told each piece of audio that goes out."""
+    output = StreamOutput(request, default_lexicon=state.lexicon if request.normalize else None, meter=meter)
+    return state.engine.open_stream(request), output
+
+
 def open_text_stream(
-    engine: StreamingEngine,
-    *,
-    voice: str | None,
-    language: str | None,
-    instruct: str | None,
-    sample_rate: int,
-    normalize: bool,
-    lexicon: Lexicon | None = None,
-    spell_acronyms: bool = True,
-    priority: int = PRIORITY_NORMAL,
-    speed: float = 1.0,
+    engine: StreamingEngine, *, lexicon: Lexicon | None = None, **settings
 ) -> tuple[StretchedStream, TurnText]:
-    """The text side first: a bad lexicon is refused before an engine stream exists. The
-    stream is heard at `speed` (and its `set_speed`): its times are played time."""
-    text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
-    speed = checked_speed(speed)
-    stream = engine.open_stream(
-        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority
-    )
-    return StretchedStream(stream, speed), text
+    """The speech endpoint's stream (`lexicon`: its own rules already before the server's): the
+    engine stream heard through a speed stage, and its text side. Speech reads the stream's
+    events itself; it moves to `open_output_stream` once it has a `StreamOutput` to read."""
+    request = StreamRequest(**settings)
+    text = StreamOutput(request, default_lexicon=lexicon).text
+    return StretchedStream(engine.open_stream(request), request.speed), text
 
 
 def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: bool = True) -> Lexicon:
-    """A turn's rules (checked: LexiconError names the bad one) before the server's default."""
+    """A request's rules (checked: LexiconError names the bad one) before the server's default."""
     if rules and not normalize:
         raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
     return Lexicon(rule.model_dump() for rule in rules or ()) + default

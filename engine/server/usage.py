@@ -1,10 +1,12 @@
 """What each stream used: one place counts it for `/metrics` and for the usage log.
 
 Every stream the server runs (a `/v1/ws` turn, an HTTP speech request, a Realtime response)
-has a `StreamUsage`. Audio is counted as it is sent, and `finish()` is called exactly once,
-whatever the outcome: it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line
-to the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
-The log's lines and the metrics agree by construction.
+has a `StreamUsage`. Its stream's output pipeline (`voice_tts.stream_output`) tells it each
+piece of audio as it goes out (`audio_sent`: `/metrics`, time to first audio), and `finish()`,
+called exactly once whatever the outcome, logs the pipeline's `Usage` (the one the turn's
+`done` carries): it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line to
+the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
+The log's lines, the metrics and the turns' `done` agree by construction.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from pathlib import Path
 
 from engine.server.metrics import ServerMetrics
+from voice_tts.protocol import Usage
 
 
 def api_key_label(api_key: str | None) -> str | None:
@@ -79,12 +82,20 @@ class StreamUsage:
             self._metrics.ttfa.observe(self.ttfa)
 
     def finish(
-        self, outcome: str, *, characters_received: int, characters_spoken: int
+        self,
+        outcome: str,
+        usage: Usage | None = None,
+        *,
+        characters_received: int = 0,
+        characters_spoken: int = 0,
     ) -> None:
-        """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout.
-        Only the first call counts."""
+        """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout;
+        `usage`: the stream's output pipeline's. A route without a pipeline yet (speech) gives
+        the characters, and the audio is what it sent. Only the first call counts."""
         if self.outcome is not None:
             return
+        if usage is None:
+            usage = Usage(characters_received, characters_spoken, self.audio_seconds)
         self.outcome = outcome
         self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
         self._log.write(
@@ -94,9 +105,9 @@ class StreamUsage:
                 "voice": self.voice,
                 "api_key": self.api_key_label,
                 "outcome": outcome,
-                "characters_received": characters_received,
-                "characters_spoken": characters_spoken,
-                "audio_seconds": round(self.audio_seconds, 6),
+                "characters_received": usage.characters_received,
+                "characters_spoken": usage.characters_spoken,
+                "audio_seconds": round(usage.audio_seconds, 6),
                 "started_at": round(self.started_at, 3),
                 "duration_seconds": round(time.monotonic() - self._started, 3),
                 "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),

@@ -174,8 +174,8 @@ class GatedEngine:
         self.gate_open = False
         self.fail = fail
 
-    def open_stream(self, **kwargs):
-        stream = self._engine.open_stream(**kwargs)
+    def open_stream(self, request=None, /, **kwargs):
+        stream = self._engine.open_stream(request, **kwargs)
         outer = self
 
         class Gated:
