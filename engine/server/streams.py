@@ -1,9 +1,9 @@
-"""Opening engine streams for the server's routes: capacity slots, a stream's priority, and its
-text side.
+"""Opening engine streams for the server's routes: a stream's priority, its output pipeline and
+its text side.
 
-The server serves engine streams directly. Each stream has a `TurnText` beside it (from
-`voice_tts.progress`, the one place words and heard text are computed): it normalizes the raw
-text only when the client asked the server to, and maps the engine's progress to raw words.
+The server serves engine streams directly. Each stream's events go through its output pipeline
+(`voice_tts.stream_output`, the one place its audio, words, heard text and usage are computed),
+whose text side normalizes the raw text only when the client asked the server to.
 
 Priority (docs/protocol.md, "Priority"): a turn on a connection that has finished a turn before
 (its `done` went out, its client kept up) is opened at `PRIORITY_ESTABLISHED`, ahead of turns on
@@ -14,9 +14,9 @@ behind their first audio.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-from engine.server.metrics import ServerMetrics
+from engine.server.state import ServerState
 from voice_tts.progress import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
 from voice_tts.request import StreamRequest
@@ -24,30 +24,7 @@ from voice_tts.speed import StretchedStream
 from voice_tts.stream_output import StreamOutput
 from voice_tts.tn import Lexicon, LexiconError
 
-if TYPE_CHECKING:
-    from engine.server.state import ServerState
-
 PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
-
-
-class StreamSlots:
-    """Counts streams against the server's capacity (WebSocket turns and HTTP requests)."""
-
-    def __init__(self, capacity: int, metrics: ServerMetrics) -> None:
-        self.capacity = capacity
-        self.active = 0
-        self._metrics = metrics
-
-    def acquire(self) -> bool:
-        if self.active >= self.capacity:
-            return False
-        self.active += 1
-        self._metrics.active_streams.set(self.active)
-        return True
-
-    def release(self) -> None:
-        self.active -= 1
-        self._metrics.active_streams.set(self.active)
 
 
 def open_output_stream(
