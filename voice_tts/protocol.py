@@ -225,34 +225,27 @@ class StartMessage(WireModel):
     @classmethod
     def of(cls, request: StreamRequest) -> StartMessage:
         """The `start` that asks a server for `request` (its priority is the server's to give)."""
-        return cls(
-            voice=request.voice,
-            language=request.language,
-            instruct=request.instruct,
-            sample_rate=request.sample_rate,
-            format=request.format,
-            normalize=request.normalize,
-            resumable=request.resumable,
-            lexicon=request.lexicon.as_dicts() if request.lexicon else None,
-            spell_acronyms=request.spell_acronyms,
-            speed=request.speed,
-        )
+        settings = {name: getattr(request, name) for name in START_SETTINGS}
+        return cls(**settings, lexicon=request.lexicon.as_dicts() if request.lexicon else None)
 
     def stream_request(self, priority: int = PRIORITY_NORMAL) -> StreamRequest:
         """The turn this `start` asks for, at the `priority` the server gives it."""
-        return StreamRequest(
-            voice=self.voice,
-            language=self.language,
-            instruct=self.instruct,
-            sample_rate=self.sample_rate,
-            format=self.format,
-            speed=self.speed,
-            priority=priority,
-            normalize=self.normalize,
-            lexicon=[rule.model_dump() for rule in self.lexicon] if self.lexicon else None,
-            spell_acronyms=self.spell_acronyms,
-            resumable=self.resumable,
-        )
+        lexicon = [rule.model_dump() for rule in self.lexicon] if self.lexicon else None
+        return StreamRequest(**self.model_dump(include=set(START_SETTINGS)), lexicon=lexicon, priority=priority)
+
+
+# The settings a `start` carries as they are (its lexicon goes as rule objects).
+START_SETTINGS = (
+    "voice",
+    "language",
+    "instruct",
+    "sample_rate",
+    "format",
+    "normalize",
+    "resumable",
+    "spell_acronyms",
+    "speed",
+)
 
 
 class TextMessage(WireModel):

@@ -154,14 +154,7 @@ class ServerState:
             self.metrics.report_headroom(self._headroom)
 
     def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
-        return StreamUsage(
-            self.metrics,
-            self.usage_log,
-            route=route,
-            stream_id=stream_id,
-            voice=voice,
-            api_key_label=api_key_label(self.settings.api_key),
-        )
+        return StreamUsage(self.metrics, self.usage_log, route, stream_id, voice, api_key_label(self.settings.api_key))
 
     @property
     def one_of_several_workers(self) -> bool:

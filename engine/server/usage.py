@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.server.metrics import ServerMetrics
@@ -44,42 +45,33 @@ class UsageLog:
         os.write(self._fd, line.encode("utf-8"))
 
 
+@dataclass(eq=False)
 class StreamUsage:
     """One stream's usage, from its opening to `finish()`."""
 
-    def __init__(
-        self,
-        metrics: ServerMetrics,
-        log: UsageLog,
-        *,
-        route: str,
-        stream_id: str,
-        voice: str | None,
-        api_key_label: str | None,
-    ) -> None:
-        self._metrics = metrics
-        self._log = log
-        self.route = route
-        self.stream_id = stream_id
-        self.voice = voice
-        self.api_key_label = api_key_label
-        self.started_at = time.time()
-        self._started = time.monotonic()
-        self._first_text_at: float | None = None
-        self.ttfa: float | None = None
-        self.audio_seconds = 0.0
-        self.outcome: str | None = None  # set once, by `finish()`
+    metrics: ServerMetrics = field(repr=False)
+    log: UsageLog = field(repr=False)
+    route: str
+    stream_id: str
+    voice: str | None
+    api_key_label: str | None
+    started_at: float = field(default_factory=time.time, init=False)
+    _started: float = field(default_factory=time.monotonic, init=False, repr=False)
+    _first_text_at: float | None = field(default=None, init=False, repr=False)
+    ttfa: float | None = field(default=None, init=False)
+    audio_seconds: float = field(default=0.0, init=False)
+    outcome: str | None = field(default=None, init=False)  # set once, by `finish()`
 
     def text_arrived(self) -> None:
         if self._first_text_at is None:
             self._first_text_at = time.monotonic()
 
     def audio_sent(self, seconds: float) -> None:
-        self._metrics.audio_seconds.inc(seconds)
+        self.metrics.audio_seconds.inc(seconds)
         self.audio_seconds += seconds
         if self.ttfa is None and self._first_text_at is not None:
             self.ttfa = time.monotonic() - self._first_text_at
-            self._metrics.ttfa.observe(self.ttfa)
+            self.metrics.ttfa.observe(self.ttfa)
 
     def finish(
         self,
@@ -97,8 +89,8 @@ class StreamUsage:
         if usage is None:
             usage = Usage(characters_received, characters_spoken, self.audio_seconds)
         self.outcome = outcome
-        self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
-        self._log.write(
+        self.metrics.turns.labels(route=self.route, outcome=outcome).inc()
+        self.log.write(
             {
                 "stream_id": self.stream_id,
                 "route": self.route,
