@@ -4,7 +4,7 @@
 deltas become spoken commits pushed to the engine as soon as they are final), the engine
 stream, and progress mapping (engine `Progress` in spoken characters becomes raw-text words
 with start times; a barge-in returns the raw text the listener actually heard). The text side
-is `voice_tts.progress.TurnText`, the same one a server turn uses.
+is `voice_tts.turn_text.TurnText`, the same one a server turn uses.
 
 Over an engine that reports words itself (`RemoteEngine`: its server normalizes and tracks
 words), the session sends the raw text as it is and takes the server's words unchanged.
@@ -30,7 +30,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Union
 
-from voice_tts.progress import NORMALIZE_SLICE_CHARS, Word, close_events, normalizer_language
+from voice_tts.progress import Word
+from voice_tts.turn_text import NORMALIZE_SLICE_CHARS, close_events, normalizer_language
 from voice_tts.protocol import (
     AudioChunk,
     Done,

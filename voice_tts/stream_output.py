@@ -10,7 +10,7 @@ in stream order. Each fact about the stream is computed here, once:
                                                         ─▶ done: usage, heard text
 
 as vLLM's `OutputProcessor` keeps one `RequestState` per request. The stream's `TurnText` (its
-text side, `voice_tts.progress`) is built here from the request too: raw deltas go into it and
+text side, `voice_tts.turn_text`) is built here from the request too: raw deltas go into it and
 its spoken text to the engine; its words and heard text come out through `process`.
 
 Usage is the turn's own, whatever the engine's `Done` says: raw characters received, raw
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from voice_tts.audio import pcm16_to_mulaw
-from voice_tts.progress import TurnText
+from voice_tts.turn_text import TurnText
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage, Word, Words
 from voice_tts.request import StreamRequest
 from voice_tts.speed import SpeedStage

@@ -26,9 +26,9 @@ from engine.backends.espeak_voices import (
     VoiceNotFound,
     VoiceSelection,
 )
-from engine.backends.event_channel import EventChannel
-from engine.backends.gil import lower_switch_interval
-from engine.backends.stream_output import TimedOutput
+from engine.event_channel import EventChannel
+from engine.gil import lower_switch_interval
+from engine.backends.espeak_output import TimedOutput
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
     SUPPORTED_SAMPLE_RATES,

@@ -27,7 +27,7 @@ from voice_tts.languages import qwen3_language
 from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
 from voice_tts.request import StreamRequest
 
-from engine.backends.gil import SWITCH_INTERVAL_S, lower_switch_interval
+from engine.gil import SWITCH_INTERVAL_S, lower_switch_interval
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
@@ -78,7 +78,7 @@ class EngineSettings:
     # Refuse a new stream (`capacity`) when the measured real-time headroom says one more would
     # make the loop too slow (`engine.runtime.headroom`). None: on CUDA, where timings mean something.
     admit_by_headroom: bool | None = None
-    # The interpreter's GIL switch interval while the engine runs (`engine.backends.gil`;
+    # The interpreter's GIL switch interval while the engine runs (`engine.gil`;
     # process-wide, only ever lowered; None: leave it). The step loop releases the GIL at every
     # device wait, several times per iteration, and must get it back at once.
     gil_switch_interval_s: float | None = SWITCH_INTERVAL_S

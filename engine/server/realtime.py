@@ -29,7 +29,7 @@ from engine.server.state import ServerState
 from engine.server.streams import PRIORITY_ESTABLISHED, open_output_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.languages import iso_code
-from voice_tts.progress import TurnText
+from voice_tts.turn_text import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, SUPPORTED_SAMPLE_RATES, Error, ErrorCode, push_spoken
 from voice_tts.request import StreamRequest, checked_speed
 from voice_tts.stream_output import AudioOut, Finished, WordsOut

@@ -13,7 +13,7 @@ import os
 
 from engine.server.app import create_app
 from engine.server.engine_loader import ServeError, check_context_option, load_engine
-from engine.server.runner import serve
+from engine.server.http_server import serve
 from engine.server.settings import ServerSettings, SettingError, settings_from
 from voice_tts.tn import Lexicon, LexiconError
 

@@ -106,7 +106,7 @@ class EngineDescription:
 class Readiness:
     ready: bool = False
     detail: str = "warming up"
-    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/runner.py).
+    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/http_server.py).
     draining: bool = False
     # Set when the engine's loop died: the server stops for its supervisor to restart it.
     engine_failure: str | None = None

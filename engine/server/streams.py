@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from engine.server.state import ServerState
-from voice_tts.progress import TurnText
+from voice_tts.turn_text import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
 from voice_tts.request import StreamRequest
 from voice_tts.speed import StretchedStream

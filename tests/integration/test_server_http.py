@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import Engine
 from engine.server.app import create_app
-from engine.server.runner import BackgroundServer
+from engine.server.http_server import BackgroundServer
 from engine.server.settings import ServerSettings
 from voice_tts.protocol import Capabilities, Error, VoiceList
 
