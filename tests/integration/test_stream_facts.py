@@ -40,71 +40,48 @@ async def first_audio(ws, result: TurnResult) -> None:
             result.messages.append(json.loads(frame))
 
 
-async def done_turn(ws, **settings) -> TurnResult:
+STOP = {"type": "stop"}
+HOLD = None  # a pause of the client's, 0.3 s
+# How each turn ends: the client's messages after the turn's first audio (a turn that starts
+# with `stop` sends it at once), and the turn's settings.
+ENDINGS = {
+    "done": ([STOP], {}),
+    "cancelled": ([{"type": "cancel", "played_ms": 300}], {}),
+    "paused_then_resumed": ([{"type": "pause"}, HOLD, {"type": "resume"}, STOP], {}),
+    "paused_then_cancelled": ([{"type": "pause"}, HOLD, {"type": "cancel"}], {}),
+    "sped_up": ([{"type": "speed", "speed": 1.5}, STOP], {}),
+    # A language the embedded voice does not speak: the engine stream fails, `done` follows.
+    "failed": ([STOP], {"language": "klingon"}),
+}
+
+
+async def turn(ws, commands: list, settings: dict) -> TurnResult:
     await start(ws, **settings)
-    await ws.send(json.dumps({"type": "stop"}))
-    return await receive_until_done(ws)
-
-
-async def cancelled_turn(ws) -> TurnResult:
-    await start(ws)
     result = TurnResult()
-    await first_audio(ws, result)
-    await ws.send(json.dumps({"type": "cancel", "played_ms": 300}))
+    if commands[0] is not STOP:
+        await first_audio(ws, result)
+    for command in commands:
+        if command is HOLD:
+            await asyncio.sleep(0.3)
+        else:
+            await ws.send(json.dumps(command))
     return await receive_until_done(ws, result)
-
-
-async def paused_then_resumed_turn(ws) -> TurnResult:
-    await start(ws)
-    result = TurnResult()
-    await first_audio(ws, result)
-    await ws.send(json.dumps({"type": "pause"}))
-    await asyncio.sleep(0.3)
-    await ws.send(json.dumps({"type": "resume"}))
-    await ws.send(json.dumps({"type": "stop"}))
-    return await receive_until_done(ws, result)
-
-
-async def paused_then_cancelled_turn(ws) -> TurnResult:
-    await start(ws)
-    result = TurnResult()
-    await first_audio(ws, result)
-    await ws.send(json.dumps({"type": "pause"}))
-    await asyncio.sleep(0.3)
-    await ws.send(json.dumps({"type": "cancel"}))
-    return await receive_until_done(ws, result)
-
-
-async def sped_up_turn(ws) -> TurnResult:
-    await start(ws)
-    result = TurnResult()
-    await first_audio(ws, result)
-    await ws.send(json.dumps({"type": "speed", "speed": 1.5}))
-    await ws.send(json.dumps({"type": "stop"}))
-    return await receive_until_done(ws, result)
-
-
-async def failed_turn(ws) -> TurnResult:
-    """A language the embedded voice does not speak: the engine stream fails, `done` follows."""
-    return await done_turn(ws, language="klingon")
 
 
 @pytest.mark.slow
 async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
     log = tmp_path / "usage.jsonl"
     server = start_server(usage_log=str(log))
-    endings = [done_turn, cancelled_turn, paused_then_resumed_turn, paused_then_cancelled_turn, failed_turn]
+    endings = dict(ENDINGS)
     try:
         import pylibrb  # noqa: F401
-
-        endings.append(sped_up_turn)
     except ImportError:
-        pass
+        del endings["sped_up"]
     try:
         results = {}
         async with ws_connect(server.ws_url) as ws:
-            for ending in endings:
-                results[ending.__name__] = await ending(ws)
+            for name, (commands, settings) in endings.items():
+                results[name] = await turn(ws, commands, settings)
         async with asyncio.timeout(10):
             while len(log.read_text().splitlines()) < len(endings):
                 await asyncio.sleep(0.05)
@@ -112,8 +89,8 @@ async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
     finally:
         server.stop()
     records = {r["stream_id"]: r for r in map(json.loads, log.read_text().splitlines())}
-    assert results["failed_turn"].of_type("error")
-    assert records[results["cancelled_turn"].done["stream_id"]]["outcome"] == "cancelled"
+    assert results["failed"].of_type("error")
+    assert records[results["cancelled"].done["stream_id"]]["outcome"] == "cancelled"
     for name, result in results.items():
         done, record = result.done, records[result.done["stream_id"]]
         usage = done["usage"]
@@ -123,7 +100,7 @@ async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
         ), name
         assert record["audio_seconds"] == pytest.approx(usage["audio_seconds"], abs=1e-6), name
         assert usage["characters_spoken"] == len(done["heard_text"]), name
-        if name in ("done_turn", "paused_then_resumed_turn", "sped_up_turn"):
+        if name in ("done", "paused_then_resumed", "sped_up"):
             # Everything produced went out: the usage is the audio the client got.
             assert usage["audio_seconds"] == pytest.approx(len(result.audio) / 2 / 24000, abs=1e-6), name
             assert usage["characters_received"] == usage["characters_spoken"] == len(LONG), name
