@@ -288,10 +288,11 @@ class TTSSession:
 
     @property
     def raw_text(self) -> str:
-        """Every raw character received so far."""
+        """The turn's raw text as the LLM sent it, so far."""
         return self._text.raw_text
 
     @property
     def usage(self) -> Usage:
-        """Raw characters received, raw characters heard (`len` of the heard text), audio seconds."""
-        return self._text.usage
+        """The turn's usage so far, as its output pipeline counts it (`SessionDone.usage` at
+        the end): raw characters received and heard, audio seconds in played time."""
+        return self._output.usage
