@@ -33,6 +33,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from dataclasses import replace
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import InvalidHandshake
@@ -125,8 +126,7 @@ class RemoteEngine:
     def open_stream(
         self, request: StreamRequest | None = None, /, *, connect_timeout: float | None = None, **settings
     ) -> "RemoteStream":
-        """A turn on the server (`StreamRequest.of(request, **settings)`; its `resumable` is
-        this engine's: whether it keeps turns through a dropped socket). `connect_timeout`:
+        """A turn on the server (`StreamRequest.of(request, **settings)`). `connect_timeout`:
         seconds the turn may take to connect and start, retries included (None: the engine's
         `open_timeout` and `started_timeout` each); a caller with its own retry timing
         (LiveKit's `APIConnectOptions.timeout`) passes it here."""
@@ -134,8 +134,10 @@ class RemoteEngine:
             raise ValueError(
                 f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
             )
-        request = StreamRequest.of(request, **settings, resumable=self._timeouts.resume_budget > 0)
-        start = StartMessage.of(request)
+        request = StreamRequest.of(request, **settings)
+        # An engine stream's audio is s16le (its listener's format is its output pipeline's to
+        # make), and whether a turn survives a dropped socket is this engine's setting.
+        start = StartMessage.of(replace(request, format="pcm16", resumable=self._timeouts.resume_budget > 0))
         return RemoteStream(self._pool, start, self.url, self._timeouts, connect_timeout)
 
     async def capabilities(self) -> Capabilities:
