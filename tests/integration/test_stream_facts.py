@@ -1,5 +1,6 @@
-"""One source per fact on a real server: a turn's `done`, its usage-log line and `/metrics` read
-the same usage (the stream's output pipeline), for turns that end every way a turn can end."""
+"""One source per fact on a real server: a turn's `done` (a Realtime `response.done`), its
+usage-log line and `/metrics` read the same usage (the stream's output pipeline), for turns that
+end every way a turn can end."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import json
 import httpx
 import pytest
 from server_harness import TurnResult, next_json, receive_until_done, start_server, ws_connect
+
+from engine.server.realtime import APPEND, COMMIT
+from engine.server.realtime_response import OUTPUT_TOKENS_PER_SECOND
 
 LONG = (
     "This reply keeps going for a while, so that the listener can interrupt it somewhere. "
@@ -68,6 +72,21 @@ async def turn(ws, commands: list, settings: dict) -> TurnResult:
     return await receive_until_done(ws, result)
 
 
+async def realtime_response(url: str, cancel: bool) -> dict:
+    """One Realtime response of LONG (cancelled at its first audio if `cancel`): its `response`."""
+    async with ws_connect(url) as ws:
+        await ws.send(json.dumps({"type": APPEND, "delta": LONG}))
+        await ws.send(json.dumps({"type": COMMIT}))
+        async with asyncio.timeout(60):
+            while True:
+                event = json.loads(await ws.recv())
+                if cancel and event["type"] == "response.output_audio.delta":
+                    await ws.send(json.dumps({"type": "response.cancel"}))
+                    cancel = False
+                if event["type"] == "response.done":
+                    return event["response"]
+
+
 @pytest.mark.slow
 async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
     log = tmp_path / "usage.jsonl"
@@ -82,8 +101,10 @@ async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
         async with ws_connect(server.ws_url) as ws:
             for name, (commands, settings) in endings.items():
                 results[name] = await turn(ws, commands, settings)
+        realtime_url = server.http_url.replace("http", "ws") + "/v1/realtime"
+        responses = [await realtime_response(realtime_url, cancel) for cancel in (False, True)]
         async with asyncio.timeout(10):
-            while len(log.read_text().splitlines()) < len(endings):
+            while len(log.read_text().splitlines()) < len(endings) + len(responses):
                 await asyncio.sleep(0.05)
         metric = audio_seconds_total(server)
     finally:
@@ -104,4 +125,11 @@ async def test_done_the_usage_log_and_metrics_agree_for_every_ending(tmp_path):
             # Everything produced went out: the usage is the audio the client got.
             assert usage["audio_seconds"] == pytest.approx(len(result.audio) / 2 / 24000, abs=1e-6), name
             assert usage["characters_received"] == usage["characters_spoken"] == len(LONG), name
+    assert [response["status"] for response in responses] == ["completed", "cancelled"]
+    for response in responses:
+        record, usage = records[response["id"]], response["usage"]
+        assert usage["input_tokens"] == record["characters_received"] == len(LONG)
+        assert usage["output_tokens"] == round(record["audio_seconds"] * OUTPUT_TOKENS_PER_SECOND + 0.4999)
+        transcript = response["output"][0]["content"][0]["transcript"]
+        assert record["characters_spoken"] == len(transcript)
     assert metric == pytest.approx(sum(r["audio_seconds"] for r in records.values()), abs=1e-3)
