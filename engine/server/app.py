@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from engine.server.auth import ApiKeyMiddleware
+from engine.server.omni_stream import OmniConnection
 from engine.server.realtime import RealtimeConnection
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
@@ -138,6 +139,9 @@ def create_app(
     async def stream(websocket: WebSocket) -> None:
         await Connection(websocket, state).serve()
 
+    async def omni_stream(websocket: WebSocket) -> None:
+        await OmniConnection(websocket, state).serve()
+
     async def http_error(request: Request, exc: HTTPException) -> Response:
         code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
         return openai_error(exc.status_code, exc.detail, code, headers=exc.headers)
@@ -152,11 +156,15 @@ def create_app(
             Route("/v1/voices", voices.list, methods=["GET"]),
             Route("/v1/voices", voices.create, methods=["POST"]),
             Route("/v1/voices/{voice_id}", voices.delete, methods=["DELETE"]),
+            Route("/v1/audio/voices", voices.omni_list, methods=["GET"]),
+            Route("/v1/audio/voices", voices.omni_create, methods=["POST"]),
+            Route("/v1/audio/voices/{name}", voices.omni_delete, methods=["DELETE"]),
             Route("/v1/capabilities", capabilities),
             Route("/metrics", metrics),
             Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),
             WebSocketRoute("/v1/ws", stream),
             WebSocketRoute("/v1/realtime", realtime),
+            WebSocketRoute("/v1/audio/speech/stream", omni_stream),
         ],
         middleware=[
             Middleware(

@@ -22,7 +22,7 @@ from starlette.websockets import WebSocket
 
 from engine.server.realtime_response import Response, SpokenItem, new_id
 from engine.server.sender import Sender
-from engine.server.speech import OPENAI_VOICES
+from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.languages import iso_code

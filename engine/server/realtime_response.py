@@ -13,7 +13,7 @@ import logging
 import uuid
 from typing import Any, Protocol
 
-from engine.server.speech import OPENAI_VOICES
+from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
 from engine.server.streams import PRIORITY_ESTABLISHED, open_output_stream
 from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, push_spoken

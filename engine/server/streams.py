@@ -38,12 +38,13 @@ def open_output_stream(
 
 
 def open_text_stream(
-    engine: StreamingEngine, *, lexicon: Lexicon | None = None, **settings
+    engine: StreamingEngine, *, lexicon: Lexicon | None = None, options: dict | None = None, **settings
 ) -> tuple[StretchedStream, TurnText]:
-    """The speech endpoint's stream (`lexicon`: its own rules already before the server's): the
-    engine stream heard through a speed stage, and its text side. Speech reads the stream's
-    events itself; it moves to `open_output_stream` once it has a `StreamOutput` to read."""
-    request = StreamRequest(**settings)
+    """The speech endpoint's stream (`lexicon`: its own rules already before the server's;
+    `options`: further settings, `max_new_tokens`): the engine stream heard through a speed
+    stage, and its text side. Speech reads the stream's events itself; it moves to
+    `open_output_stream` once it has a `StreamOutput` to read."""
+    request = StreamRequest(**settings, **(options or {}))
     text = StreamOutput(request, default_lexicon=lexicon).text
     return StretchedStream(engine.open_stream(request), request.speed), text
 

@@ -43,6 +43,7 @@ from voice_tts.protocol import (
     WordTiming,
     push_spoken,
 )
+from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, WordsOut
 
 log = logging.getLogger(__name__)
@@ -53,15 +54,21 @@ Output = tuple[bytes | BaseModel, int]
 
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
-    stream's (engine/server/streams.py says which a turn gets)."""
+    stream's (engine/server/streams.py says which a turn gets); `options`, further settings of
+    its `StreamRequest` than a `start` carries (`max_new_tokens`)."""
 
     def __init__(
-        self, state: ServerState, start: StartMessage, sender: Sender, priority: int = PRIORITY_NORMAL
+        self,
+        state: ServerState,
+        start: StartMessage,
+        sender: Sender,
+        priority: int = PRIORITY_NORMAL,
+        options: dict | None = None,
     ) -> None:
         self.stream_id = uuid.uuid4().hex
         self.start = start
         self._state = state
-        self.request = start.stream_request(priority)
+        self.request = StreamRequest.of(start.stream_request(priority), **(options or {}))
         self.usage = state.stream_usage("ws", self.stream_id, start.voice)
         self._stream, self.output = open_output_stream(state, self.request, self.usage.audio_sent)
         self.text = self.output.text

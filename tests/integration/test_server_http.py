@@ -80,7 +80,7 @@ def test_speech_wav_is_a_valid_wav(server):
 
 
 def test_streamed_wav_has_an_open_ended_header(server):
-    response = speech(server, response_format="wav", stream=True)
+    response = speech(server, response_format="wav")
     assert response.status_code == 200
     body = response.content
     assert body[4:8] == b"\xff\xff\xff\xff"  # RIFF size unknown while streaming
