@@ -23,10 +23,11 @@ from engine.server.realtime import RealtimeConnection
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
-from engine.server.streams import open_text_stream, speak_all
+from engine.server.streams import open_output_stream, speak_all
 from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
 from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine
+from voice_tts.request import StreamRequest
 from voice_tts.tn import Lexicon
 
 log = logging.getLogger(__name__)
@@ -42,16 +43,8 @@ WARM_UP_RETRY_S = 0.05
 async def warm_up(state: ServerState) -> None:
     """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
     while True:
-        stream, text = open_text_stream(
-            state.engine,
-            voice=None,
-            language=None,
-            instruct=None,
-            sample_rate=24000,
-            normalize=True,
-            lexicon=state.lexicon,
-        )
-        speak_all(stream, text, state.settings.warmup_text)
+        stream, output = open_output_stream(state, StreamRequest(normalize=True))
+        speak_all(stream, output.text, state.settings.warmup_text)
         refused = False
         async for event in stream.events():
             if isinstance(event, Error) and event.code == ErrorCode.INVALID_VOICE and not state.description.voices:

@@ -23,7 +23,6 @@ once, for both:
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Literal
 
@@ -187,10 +186,8 @@ async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
 
 
 def engine_options(engine, choice: StreamChoice) -> dict:
-    """The options of `open_stream` beyond the stream contract's, for engines that take them
-    (the embedded voice has no codec frames to cap)."""
+    """The settings of the stream's `StreamRequest` beyond a `start`'s (`max_new_tokens`; an
+    engine without codec frames to cap, the embedded voice, ignores it)."""
     if choice.max_new_tokens is None:
-        return {}
-    if "max_new_tokens" not in inspect.signature(engine.open_stream).parameters:
         return {}
     return {"max_new_tokens": choice.max_new_tokens}

@@ -1,4 +1,5 @@
-"""What every route of one server shares: the engine, its description, settings, metrics, slots."""
+"""What every route of one server shares: the engine, its description, settings, metrics, and
+the capacity slots its streams take."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from dataclasses import dataclass, field
 from engine.server.metrics import ServerMetrics
 from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
-from engine.server.streams import StreamSlots
 from engine.server.tracing import StreamTracer
 from engine.server.usage import StreamUsage, UsageLog, api_key_label
 from voice_tts.protocol import (
@@ -35,6 +35,26 @@ FEATURES = (
     "pause_resume",
     "reconnect_resume",
 )
+
+
+class StreamSlots:
+    """Counts streams against the server's capacity (WebSocket turns and HTTP requests)."""
+
+    def __init__(self, capacity: int, metrics: ServerMetrics) -> None:
+        self.capacity = capacity
+        self.active = 0
+        self._metrics = metrics
+
+    def acquire(self) -> bool:
+        if self.active >= self.capacity:
+            return False
+        self.active += 1
+        self._metrics.active_streams.set(self.active)
+        return True
+
+    def release(self) -> None:
+        self.active -= 1
+        self._metrics.active_streams.set(self.active)
 
 
 @dataclass(frozen=True)
@@ -87,7 +107,7 @@ class EngineDescription:
 class Readiness:
     ready: bool = False
     detail: str = "warming up"
-    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/runner.py).
+    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/http_server.py).
     draining: bool = False
     # Set when the engine's loop died: the server stops for its supervisor to restart it.
     engine_failure: str | None = None
@@ -143,10 +163,10 @@ class ServerState:
         return StreamUsage(
             self.metrics,
             self.usage_log,
-            route=route,
-            stream_id=stream_id,
-            voice=voice,
-            api_key_label=api_key_label(self.settings.api_key),
+            route,
+            stream_id,
+            voice,
+            api_key_label(self.settings.api_key),
             span=self.tracer.start(route, stream_id, traceparent),
         )
 

@@ -40,6 +40,7 @@ from livekit.agents.voice.transcription import TranscriptSynchronizer
 
 from livekit import rtc
 from voice_tts.protocol import Done, Event, StreamingEngine
+from tests.engine_requests import recorded_options
 
 # --- the user: what they say, when, and what the STT makes of it ---------------------------
 
@@ -383,6 +384,7 @@ class ObservedStream:
 
     inner: Any
     options: dict[str, Any] = field(default_factory=dict)
+    remote: bool = False  # a remote engine: its server normalizes the text it is given
     text: str = ""
     cancelled: bool = False
     done: Done | None = None
@@ -418,7 +420,11 @@ class ObservedEngine:
         self.streams: list[ObservedStream] = []
 
     def open_stream(self, *args: Any, **kwargs: Any) -> ObservedStream:
-        stream = ObservedStream(self.engine.open_stream(*args, **kwargs), options=kwargs)
+        stream = ObservedStream(
+            self.engine.open_stream(*args, **kwargs),
+            options=recorded_options(args[0] if args else None, kwargs),
+            remote=getattr(self.engine, "reports_words", False),
+        )
         self.streams.append(stream)
         return stream
 

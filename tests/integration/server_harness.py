@@ -11,7 +11,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from engine import Engine
 from engine.server.app import create_app
-from engine.server.runner import BackgroundServer
+from engine.server.http_server import BackgroundServer
 from engine.server.settings import ServerSettings
 from voice_tts.protocol import StreamingEngine
 

@@ -284,8 +284,8 @@ class CountingEngine:
     def __getattr__(self, name: str):
         return getattr(self._engine, name)
 
-    def open_stream(self, **options):
-        stream = self._engine.open_stream(**options)
+    def open_stream(self, request=None, /, **options):
+        stream = self._engine.open_stream(request, **options)
         index = len(self.pushed)
         self.pushed.append(0)
         push = stream.push_text
