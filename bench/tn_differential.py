@@ -132,6 +132,23 @@ def compare(lang: str, cases: list[Case], readings: list, known: list[dict], sho
     return out
 
 
+def markdown(report: dict) -> str:
+    """The agreement table of a report: a row per class, a column per language."""
+    langs = list(report["languages"])
+    rows = ["| class | " + " | ".join(langs) + " |", "|---|" + "---|" * len(langs)]
+    for cls in CLASSES:
+        cells = []
+        for lang in langs:
+            row = report["languages"][lang]["classes"][cls]
+            extra = f" (+{row['reference_errors']})" if row["reference_errors"] else ""
+            cells.append(f"{row['agree']}/{row['n']}{extra}")
+        rows.append(f"| {cls} | " + " | ".join(cells) + " |")
+    rows.append("| **agreement** | " + " | ".join(f"**{report['languages'][x]['agreement_pct']} %**" for x in langs) + " |")
+    rows.append("| agreement or NeMo's error | " + " | ".join(
+        f"{report['languages'][x]['agreement_or_reference_error_pct']} %" for x in langs) + " |")
+    return "\n".join(rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lang", nargs="+", default=list(LANGUAGES))
@@ -143,8 +160,12 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=3, help="examples kept per disagreement group")
     ap.add_argument("--jobs", type=int, default=1, help="NeMo processes at a time")
     ap.add_argument("--nemo-only", action="store_true", help="only fill the cache of NeMo's readings")
+    ap.add_argument("--markdown", action="store_true", help="print the table of the JSON report and stop")
     args = ap.parse_args()
 
+    if args.markdown:
+        print(markdown(json.loads(args.json.read_text(encoding="utf-8"))))
+        return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     known = json.loads(REFERENCE_ERRORS.read_text(encoding="utf-8"))["errors"]
     report = json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {}

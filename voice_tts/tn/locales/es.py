@@ -30,6 +30,7 @@ from voice_tts.tn.locales.numeric_spans import (
     read_address,
     read_pieces,
     roman_value,
+    local_amount,
     split_amount,
     split_currency,
     to_int,
@@ -438,6 +439,7 @@ def _money(text: str) -> str | None:
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS, glued=True)
     if code is None:
         return None
+    rest = local_amount(rest, not text.endswith(code))
     one, many, feminine, minor_one, minor_many = _CURRENCIES[code]
     m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
     if not m:

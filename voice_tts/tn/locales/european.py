@@ -24,6 +24,7 @@ from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.numeric_spans import ENGLISH_AMOUNT
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,7 +445,7 @@ class Language:
         decade = self.decade(token, ctx) if plain else None
         if decade is not None:
             return locale_span(end, decade, self.code)
-        quantity = self._quantity(token)
+        quantity = self._quantity(token, currency is not None)
         if quantity is None:
             fraction = _FRACTION.fullmatch(token)
             if fraction and currency is None:
@@ -454,8 +455,12 @@ class Language:
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
 
-    def _quantity(self, token: str) -> tuple[str, str | None] | None:
-        """A number that units, currencies and scale words may follow: (whole part, decimals)."""
+    def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
+        """A number that units, currencies and scale words may follow: (whole part, decimals).
+        After a currency symbol, an amount grouped with commas is written the English way ('$1,250'
+        is a thousand two hundred fifty: money has no three decimals)."""
+        if after_currency and (m := ENGLISH_AMOUNT.fullmatch(token)):
+            return m.group(1).replace(",", ""), m.group(2)
         if _INTEGER.fullmatch(token):
             return token, None
         if _GROUPED.fullmatch(token):

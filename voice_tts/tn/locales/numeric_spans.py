@@ -517,6 +517,21 @@ def to_int(text: str) -> int:
     return int(re.sub(r"\D", "", text) or "0")
 
 
+# An amount after a currency symbol written the English way: '$829,522.80', '€1,345'. Money has
+# no three decimals, so '$1,250' is a thousand two hundred fifty.
+ENGLISH_AMOUNT = re.compile(r"(\d{1,3}(?:,\d{3})+)(?:\.(\d{1,2}))?")
+_POINT_CENTS = re.compile(r"\d+\.\d{2}")
+
+
+def local_amount(text: str, currency_first: bool) -> str:
+    """An amount after a currency symbol in the English way ('1,250.50', '2342.65') in the
+    decimal-comma way ('1.250,50', '2342,65'); anything else as it is."""
+    if not currency_first or not (ENGLISH_AMOUNT.fullmatch(text) or _POINT_CENTS.fullmatch(text)):
+        return text
+    integer, _, cents = text.partition(".")
+    return integer.replace(",", ".") + ("," + cents if cents else "")
+
+
 def split_amount(text: str) -> tuple[str, str]:
     """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
     integer, _, fraction = text.partition(",")

@@ -31,6 +31,7 @@ from voice_tts.tn.locales.numeric_spans import (
     read_address,
     read_pieces,
     roman_value,
+    local_amount,
     split_amount,
     split_currency,
     to_int,
@@ -304,6 +305,7 @@ def _money(text: str) -> str | None:
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS)
     if code is None:
         return None
+    rest = local_amount(rest, not text.endswith(code))
     one, many, minor_one, minor_many = _CURRENCIES[code]
     feminine = code in _FEMININE_CURRENCIES
     m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)

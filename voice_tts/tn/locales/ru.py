@@ -44,6 +44,7 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_address,
     roman_value,
+    local_amount,
     split_amount,
 )
 
@@ -78,11 +79,16 @@ _ORDINAL_FORMS = (
     ("f", "accusative", False), ("m", "instrumental", False), ("f", "genitive", False), ("m", "instrumental", True),
     ("m", "dative", True),
 )
+_ORDINAL_FORMS_BY_CASE = tuple((g, c, p) for c in ("nominative", "genitive", "dative", "accusative", "instrumental",
+                                                   "prepositional") for g in ("m", "f", "n") for p in (False, True))
 
 
 @lru_cache(maxsize=4096)
-def ordinal_with_ending(n: int, ending: str) -> str:
-    for gender, case, plural in _ORDINAL_FORMS:
+def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str:
+    """The form the ending stands for; of the forms in `cases` (a preposition's) first: 'к 5-му'
+    к пятому, 'с 5-м' с пятым."""
+    forms = [(g, c, p) for c in cases for g, c2, p in _ORDINAL_FORMS_BY_CASE if c2 == c] + list(_ORDINAL_FORMS)
+    for gender, case, plural in forms:
         reading = ordinal(n, gender, case, plural)
         if reading.replace("ё", "е").endswith(ending):
             return reading
@@ -116,7 +122,7 @@ WORDS = SpanWords(
     after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER),
     dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд")),
     months=frozenset(MONTH_INDEX),
-    before=frozenset(("usd", "eur", "rub", "gbp")),
+    before=frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw")),
     abbreviations=dict(sorted(ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
     roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
     not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
@@ -163,12 +169,32 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
     elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
         span.info = _time(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+    elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
+        span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
+    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
+        span.info = _date(*parts, _day_case(preposition), False)
+    elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
+        span.info = _quantity(_plain(raw), "genitive") or span.info
     elif _COUNT.fullmatch(raw):
         n, noun = numeric_spans.to_int(raw), _word_after(cur, span.end)
         span.info = ru_cases.ordinal_before(n, preposition, noun) or ru_cases.count_before(n, preposition, noun)
     elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
         span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
+        span.agreement = _GENITIVE_MONEY
     return span
+
+
+# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
+_GENITIVE_MONEY = "genitive money"
+_MINOR_AMOUNT = re.compile(r"\d{1,2} ?(?:коп|копе[а-я]+)\.?")
+
+
+def _ordinal_cases(preposition: str) -> tuple[str, ...]:
+    """The cases an ordinal after `preposition` is tried in first ('с 5-м' с пятым, 'с 5-го' с
+    пятого); an inanimate accusative has the nominative's form."""
+    case = ru_cases.COUNT_PREPOSITIONS[preposition]
+    first = "nominative" if case == "accusative" else case
+    return (first, "instrumental") if preposition in ("с", "со") else (first,)
 
 
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
@@ -444,6 +470,10 @@ def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
     if minutes < 30:
         minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
         return f"{cardinal(minutes, 'f', count_case)} {minute_word} {ordinal(following, 'm', 'genitive')}"
+    if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
+        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
+        return (f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
+                f"{cardinal(minutes, 'f', count_case)} {minute_word}")
     left = 60 - minutes
     minute_word = "минуты" if agreement(left) == 0 else "минут"
     return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
@@ -452,6 +482,7 @@ def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
 # A count: an integer, its thousands apart or not ('18 164').
 _COUNT = re.compile(r"\d{1,3}(?:[\s\u00a0\u202f]\d{3})+|\d+")
 _CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
+_ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3})+)")
 _QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
@@ -472,6 +503,8 @@ def _quantity(text: str, case: str = "nominative") -> str | None:
     before = _CURRENCY_BEFORE.fullmatch(text)
     if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
         text = f"{before.group('amount')} {before.group('currency')}"
+    elif english := _ENGLISH_BEFORE.fullmatch(text):  # '$2342.65', '$1,250.50'
+        text = f"{local_amount(english.group('amount'), True)} {english.group('currency')}"
     m = _QUANTITY.fullmatch(text)
     if not m:
         return None
