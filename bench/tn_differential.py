@@ -88,10 +88,21 @@ def shape(written: str) -> str:
     return re.sub(r"\d", "9", written)
 
 
-def reference_error(case: Case, known: list[dict]) -> str | None:
+def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> str | None:
+    """The reason NeMo's reading is wrong, where a known error matches: its language, its class
+    ("*": any), a pattern of the input, patterns of NeMo's reading and of ours (optional) and, with
+    `agree_before`, both readings the same up to that word (the error is in what follows it)."""
     for entry in known:
-        if entry["lang"] == case.lang and entry["class"] in (case.cls, "*") and re.search(entry["input"], case.text):
-            return entry["reason"]
+        if entry["lang"] != case.lang or entry["class"] not in (case.cls, "*"):
+            continue
+        if not re.search(entry["input"], case.text) or not re.search(entry.get("nemo", ""), nemo):
+            continue
+        if not re.search(entry.get("ours", ""), ours):
+            continue
+        if word := entry.get("agree_before"):
+            if canonical(ours, case.lang).split(word)[0] != canonical(nemo, case.lang).split(word)[0]:
+                continue
+        return entry["reason"]
     return None
 
 
@@ -102,7 +113,7 @@ def compare(lang: str, cases: list[Case], readings: list, known: list[dict], sho
     for cls in CLASSES:
         classes[cls] = {"n": 0, "agree": 0, "reference_errors": 0, "nemo_failed": 0,
                         "disagreements": collections.defaultdict(list)}
-    reasons: collections.Counter = collections.Counter()
+    reasons: dict[str, list] = collections.defaultdict(list)
     for case, reference in zip(cases, readings):
         row = classes[case.cls]
         row["n"] += 1
@@ -114,16 +125,18 @@ def compare(lang: str, cases: list[Case], readings: list, known: list[dict], sho
         if canonical(ours, lang) in {canonical(r, lang) for r in reference}:
             row["agree"] += 1
             continue
-        if reason := reference_error(case, known):
+        if reason := reference_error(case, ours, reference[0], known):
             row["reference_errors"] += 1
-            reasons[reason] += 1
+            reasons[reason].append({"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
             continue
         row["disagreements"][f"{case.frame} | {shape(case.written)}"].append(
             {"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
     total = {k: sum(r[k] for r in classes.values()) for k in ("n", "agree", "reference_errors", "nemo_failed")}
     out = {**total, "agreement_pct": round(100 * total["agree"] / total["n"], 1),
            "agreement_or_reference_error_pct": round(100 * (total["agree"] + total["reference_errors"]) / total["n"], 1),
-           "reference_error_reasons": dict(reasons.most_common()), "classes": {}}
+           "reference_errors_by_reason": [{"reason": r, "n": len(ex), "examples": ex[:show]}
+                                          for r, ex in sorted(reasons.items(), key=lambda kv: -len(kv[1]))],
+           "classes": {}}
     for cls, row in classes.items():
         groups = sorted(row.pop("disagreements").items(), key=lambda kv: -len(kv[1]))
         row["agreement_pct"] = round(100 * row["agree"] / row["n"], 1) if row["n"] else None

@@ -24,7 +24,7 @@ from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
-from voice_tts.tn.locales.numeric_spans import ENGLISH_AMOUNT
+from voice_tts.tn.locales.numeric_spans import english_amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,6 +362,21 @@ class Language:
         end = self._digit_groups_end(cur, j + 1)
         return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
 
+    def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
+        """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345
+        678'): three groups or more, 9 to 13 digits, that are no number grouped by thousands
+        (a group that is not three digits long, or a language that does not group with spaces)."""
+        if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
+            return None
+        phone_end = self._digit_groups_end(cur, end)
+        groups = cur.text[body:phone_end].split()
+        digits = sum(len(g) for g in groups)
+        if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
+            return None
+        if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]):
+            return None
+        return phone_end
+
     def _digit_groups_end(self, cur: Cursor, j: int) -> int:
         """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
         end = j
@@ -436,6 +451,8 @@ class Language:
             if _DIGIT_GROUPS.fullmatch(token):
                 end = self._digit_groups_end(cur, end)
                 return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
+            if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
+                return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -457,10 +474,10 @@ class Language:
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
         """A number that units, currencies and scale words may follow: (whole part, decimals).
-        After a currency symbol, an amount grouped with commas is written the English way ('$1,250'
-        is a thousand two hundred fifty: money has no three decimals)."""
-        if after_currency and (m := ENGLISH_AMOUNT.fullmatch(token)):
-            return m.group(1).replace(",", ""), m.group(2)
+        After a currency symbol, an amount with commas between groups and a point before the
+        cents is written the English way ('$1,250.50', '€1,345,402')."""
+        if after_currency and (amount := english_amount(token)):
+            return amount
         if _INTEGER.fullmatch(token):
             return token, None
         if _GROUPED.fullmatch(token):

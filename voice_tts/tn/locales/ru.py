@@ -46,6 +46,7 @@ from voice_tts.tn.locales.numeric_spans import (
     roman_value,
     local_amount,
     split_amount,
+    word_after,
 )
 
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
@@ -151,10 +152,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
         span.agreement = _MEASURE_RANGE_OPEN
     elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
-        year := _year(int(raw), ctx, _word_after(cur, span.end))
+        year := _year(int(raw), ctx, word_after(cur, span.end))
     ):
         span.info = year
-    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and _word_after(
+    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
         cur, span.end
     ).isalpha():
         span.info = cardinal(int(m.group("num")), "m", "genitive")
@@ -176,7 +177,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
         span.info = _quantity(_plain(raw), "genitive") or span.info
     elif _COUNT.fullmatch(raw):
-        n, noun = numeric_spans.to_int(raw), _word_after(cur, span.end)
+        n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
         span.info = ru_cases.ordinal_before(n, preposition, noun) or ru_cases.count_before(n, preposition, noun)
     elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
         span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
@@ -269,21 +270,6 @@ def _day_range(first: int, last: int, preposition: str) -> str:
         case = _day_case(preposition)
         return f"{ordinal(first, 'n', case)} {ordinal(last, 'n', case)}"
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
-
-
-def _word_after(cur: Cursor, end: int) -> str:
-    """What follows a span after its spaces: the next word in lower case, a punctuation mark, or
-    "" at the end of the line. Past the tail bound it counts as a mark."""
-    try:
-        j = lexer.spaces(cur, end)
-        if not is_letter(cur.at(j)):
-            return "" if cur.at(j) in ("", "\n") else cur.at(j)
-        k = j
-        while is_letter(cur.at(k)):
-            k += 1
-        return cur.text[j:k].lower()
-    except TooLong:
-        return "…"
 
 
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
@@ -482,7 +468,7 @@ def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
 # A count: an integer, its thousands apart or not ('18 164').
 _COUNT = re.compile(r"\d{1,3}(?:[\s\u00a0\u202f]\d{3})+|\d+")
 _CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
-_ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3})+)")
+_ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3}){2,})")
 _QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
@@ -601,7 +587,7 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
             return None
         m = lexer.chunk(cur, k)
         second = cur.text[k:m]
-        unit = _word_after(cur, m)
+        unit = word_after(cur, m)
     except TooLong:
         return None
     return unit if second.isdecimal() and first < int(second) and unit in UNITS else None
