@@ -217,9 +217,9 @@ class Italian(Language):
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         words = _cardinal(hours)
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
-            words += f" e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minuti'}"
+            words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
         if seconds is not None:
-            words += f" e {_cardinal(seconds)} {'secondo' if seconds == 1 else 'secondi'}"
+            words += f" e {'un secondo' if seconds == 1 else _cardinal(seconds) + ' secondi'}"
         return words
 
 
