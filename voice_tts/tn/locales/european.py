@@ -563,7 +563,14 @@ class Language:
             return locale_span(end, self.year(int(whole)), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
+        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end)):
+            return locale_span(end, one, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
+
+    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
+        """The word for a lone '1' before the noun that may follow at `end` (German 'ein Kind'),
+        or None where the language reads it as the number."""
+        return None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""

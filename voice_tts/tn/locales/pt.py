@@ -35,6 +35,7 @@ from voice_tts.tn.locales.numeric_spans import (
     split_amount,
     split_currency,
     to_int,
+    word_after,
 )
 
 _ONES = ("zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis "
@@ -195,7 +196,27 @@ ADDRESS_SYMBOLS = {".": "ponto", "/": "barra", "@": "arroba", ":": "dois pontos"
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
+        noun = word_after(cur, span.end)  # a count agrees with its noun: 'duas pessoas', 'duzentas casas'
+        if len(noun) > 2 and noun.isalpha() and _feminine(noun):
+            span.info = cardinal(to_int(raw), feminine=True)
+    return span
+
+
+# A count: digits, their thousands grouped or not ('1.252').
+_COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
+_MASCULINE_IN_A = frozenset(("dia", "dias", "mapa", "mapas", "problema", "problemas", "programa", "programas",
+                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
+                             "planetas", "poema", "poemas", "para", "era", "agora", "ainda", "fora", "contra"))
+
+
+def _feminine(noun: str) -> bool:
+    """A Portuguese noun's gender from its ending: '-a(s)', '-ção', '-são', '-dade', '-gem' are
+    feminine, save the common masculines in '-a' ('dias', 'problemas')."""
+    if noun in _MASCULINE_IN_A:
+        return False
+    return noun.endswith(("a", "as", "ção", "ções", "são", "sões", "dade", "dades", "gem", "gens", "tude", "tudes"))
 
 
 # --- reading a span ---------------------------------------------------------------------------
