@@ -142,10 +142,14 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.agreement = _MEASURE_RANGE_OPEN
         return span
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is None or not is_digit(cur.at(pos)):
+    if span is None:
         return span
     raw = cur.text[pos:span.end]
     preposition = ctx.prev_word.lower()
+    if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
+        if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
+            span.info = _quantity(_plain(raw), "genitive") or span.info
+        return span
     if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
         span.info = _up_to(m) or span.info
     elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
