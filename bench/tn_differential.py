@@ -129,7 +129,7 @@ def compare(lang: str, cases: list[Case], readings: list, known: list[dict], sho
         if canonical(ours, lang) in {canonical(r, lang) for r in reference}:
             row["agree"] += 1
             continue
-        if reason := reference_error(case, ours, reference[0], known):
+        if reason := reference_error(case, ours, " | ".join(reference), known):
             row["reference_errors"] += 1
             reasons[reason].append({"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
             continue

@@ -322,8 +322,10 @@ _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
 
 def _year_word(text: str) -> re.Match | None:
     """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
-    году', but '22 года' is a count)."""
+    году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
     m = _YEAR_WITH_WORD.fullmatch(text)
+    if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
+        return None
     return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
 _FRACTION = re.compile(r"(?:(?P<w>\d+) )?(?P<n>\d+)/(?P<d>\d+)(?: (?P<unit>[^\s\d]+))?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
