@@ -173,7 +173,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
         span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
     elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
-        span.info = _time(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+        span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
     elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
         span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
     elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
@@ -396,7 +396,7 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
         return " точка ".join(digits(p) for p in text.split("."))
     m = _TIME.fullmatch(text)
     if m:
-        return _time(int(m.group("h")), int(m.group("m")))
+        return ru_cases.time_of_day(int(m.group("h")), int(m.group("m")))
     if PHONE.fullmatch(text):
         return _phone(text)
     m = _year_word(text)
@@ -436,39 +436,6 @@ def _fraction(m: re.Match) -> str:
     if m.group("unit"):
         reading += " " + UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
     return reading
-
-
-# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
-# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
-# the counts the accusative ('в десять часов').
-_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
-               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
-_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
-                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
-_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
-         "prepositional": "половине"}
-
-
-def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
-    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
-    if h > 24 or minutes > 59 or case not in _HALF:
-        return None
-    count_case = "accusative" if case == "prepositional" else case
-    if minutes == 0:
-        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
-    following = h % 12 + 1
-    if minutes == 30:
-        return f"{_HALF[case]} {ordinal(following, 'm', 'genitive')}"
-    if minutes < 30:
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {ordinal(following, 'm', 'genitive')}"
-    if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return (f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
-                f"{cardinal(minutes, 'f', count_case)} {minute_word}")
-    left = 60 - minutes
-    minute_word = "минуты" if agreement(left) == 0 else "минут"
-    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
 
 
 # A count: an integer, its thousands apart or not ('18 164').

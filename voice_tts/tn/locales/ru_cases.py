@@ -6,7 +6,8 @@ singular case form that a count would not take is an ordinal ('на 3 этаже
 21 веке' в двадцать первом веке). The noun's case and gender are read from its ending, which in
 Russian is reliable for the forms that matter here: the plural oblique endings (-ах, -ам, -ами),
 the genitive singular after 2-4 (-ы/-и feminine, -а/-я masculine or neuter) and the nominative
-singular after 1 (-а/-я feminine, -о/-е neuter).
+singular after 1 (-а/-я feminine, -о/-е neuter). A time of day takes its preposition's case
+too ('к 14:30' к половине третьего, 'до 10:00' до десяти часов).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def count(n: int, case: str = "nominative", gender: str = "m") -> str:
     feminine 'одну' ('на 21 неделю' на двадцать одну неделю)."""
     if case == "accusative" and not (gender == "f" and agreement(n) == 0):
         case = "nominative"
-    return num2words(n, lang="ru", gender=gender, case=case)
+    return _cardinal(n, gender, case)
 
 
 def count_before(n: int, preposition: str, noun: str) -> str:
@@ -111,9 +112,9 @@ def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
         return None
     gender = "f" if noun.endswith(("ии",)) else "m"
     if preposition in _LOCATIVE and noun.endswith(("е", "ии")):
-        return num2words(n, lang="ru", to="ordinal", gender=gender, case="prepositional")
+        return _ordinal(n, gender, "prepositional")
     if preposition in ("к", "ко") and noun.endswith(("у", "ю")):
-        return num2words(n, lang="ru", to="ordinal", gender="m", case="dative")
+        return _ordinal(n, "m", "dative")
     return None
 
 
@@ -122,3 +123,44 @@ def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
 def genitive_unit(forms: tuple[str, str, str], n: int | None) -> str:
     one, few, many = forms
     return few if n is None or agreement(n) == 0 else many
+
+
+def _cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    return num2words(n, lang="ru", gender=gender, case=case)
+
+
+def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
+
+
+# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
+# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
+# the counts the accusative ('в десять часов').
+_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
+               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
+_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
+                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
+_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
+         "prepositional": "половине"}
+
+
+def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
+    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
+    if h > 24 or minutes > 59 or case not in _HALF:
+        return None
+    count_case = "accusative" if case == "prepositional" else case
+    if minutes == 0:
+        return f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
+    following = h % 12 + 1
+    if minutes == 30:
+        return f"{_HALF[case]} {_ordinal(following, 'm', 'genitive')}"
+    if minutes < 30:
+        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
+        return f"{_cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
+    if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
+        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
+        return (f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
+                f"{_cardinal(minutes, 'f', count_case)} {minute_word}")
+    left = 60 - minutes
+    minute_word = "минуты" if agreement(left) == 0 else "минут"
+    return f"без {_cardinal(left, 'f', 'genitive')} {minute_word} {_cardinal(following)}"
