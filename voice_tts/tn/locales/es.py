@@ -243,7 +243,7 @@ _CURRENCIES = {
     "€": ("euro", "euros", False, "céntimo", "céntimos"), "eur": ("euro", "euros", False, "céntimo", "céntimos"),
     "£": ("libra", "libras", True, "penique", "peniques"), "gbp": ("libra", "libras", True, "penique", "peniques"),
     "¥": ("yen", "yenes", False, "centavo", "centavos"), "jpy": ("yen", "yenes", False, "centavo", "centavos"),
-    "₩": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
+    "₩": ("won", "wones", False, "centavo", "centavos"), "krw": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
     "₡": ("colón", "colones", False, "céntimo", "céntimos"),
     "crc": ("colón costarricense", "colones costarricenses", False, "céntimo", "céntimos"),
     "r$": ("real", "reales", False, "centavo", "centavos"),

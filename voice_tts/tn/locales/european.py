@@ -46,7 +46,7 @@ class Currency:
 _ASCII = str.maketrans({cp: cp - 0xFEE0 for cp in range(0xFF10, 0xFF1A)} | {ord("−"): ord("-"), ord("–"): ord("-")})
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
-_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢")
+_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
 _TLDS = frozenset((
     "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
     "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",

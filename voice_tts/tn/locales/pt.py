@@ -157,7 +157,9 @@ _CURRENCIES = {
     "eur": ("euro", "euros", "cêntimo", "cêntimos"), "£": ("libra", "libras", "pêni", "pence"),
     "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
     "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
-    "mt": ("metical", "meticais", "centavo", "centavos"),
+    "mt": ("metical", "meticais", "centavo", "centavos"), "₽": ("rublo", "rublos", "copeque", "copeques"),
+    "rub": ("rublo", "rublos", "copeque", "copeques"), "₩": ("won", "wones", "jeon", "jeons"),
+    "krw": ("won", "wones", "jeon", "jeons"),
 }
 _FEMININE_CURRENCIES = frozenset(("£", "gbp"))
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
