@@ -122,7 +122,7 @@ def fraction(numerator: int, denominator: int) -> str:
     plural = "s" if numerator != 1 else ""
     if denominator in _DENOMINATORS:
         return f"{cardinal(numerator)} {_DENOMINATORS[denominator]}{plural}"
-    return f"{cardinal(numerator)} {cardinal(denominator)} avo{plural}"
+    return f"{cardinal(numerator)} {cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
 
 def decimal(integer: str, fraction_digits: str) -> str:
