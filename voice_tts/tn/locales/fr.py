@@ -156,6 +156,8 @@ class French(Language):
         return f"{self.counted(numerator)} {words}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        if (numerator, denominator) == (1, 2):  # 'trois et demi'
+            return f"{self.counted(whole)} et demi"
         return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
