@@ -93,7 +93,7 @@ def shape(written: str) -> str:
     return re.sub(r"\d", "9", written)
 
 
-def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> str | None:
+def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> dict | None:
     """The reason NeMo's reading is wrong, where a known error matches: its language, its class
     ("*": any), a pattern of the input, patterns of NeMo's reading and of ours (optional) and, with
     `agree_before`, both readings the same up to that word (the error is in what follows it)."""
@@ -107,7 +107,7 @@ def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> str 
         if word := entry.get("agree_before"):
             if canonical(ours, case.lang).split(word)[0] != canonical(nemo, case.lang).split(word)[0]:
                 continue
-        return entry["reason"]
+        return entry
     return None
 
 
@@ -130,17 +130,18 @@ def compare(lang: str, cases: list[Case], readings: list, known: list[dict], sho
         if canonical(ours, lang) in {canonical(r, lang) for r in reference}:
             row["agree"] += 1
             continue
-        if reason := reference_error(case, ours, " | ".join(reference), known):
+        if entry := reference_error(case, ours, " | ".join(reference), known):
             row["reference_errors"] += 1
-            reasons[reason].append({"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
+            reasons[(entry["kind"], entry["reason"])].append({"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
             continue
         row["disagreements"][f"{case.frame} | {shape(case.written)}"].append(
             {"input": case.text, "ours": ours, "nemo": reference[0] if len(reference) == 1 else reference[:3]})
     total = {k: sum(r[k] for r in classes.values()) for k in ("n", "agree", "reference_errors", "nemo_failed")}
+    total["open_disagreements"] = total["n"] - total["agree"] - total["reference_errors"] - total["nemo_failed"]
     out = {**total, "agreement_pct": round(100 * total["agree"] / total["n"], 1),
            "agreement_or_reference_error_pct": round(100 * (total["agree"] + total["reference_errors"]) / total["n"], 1),
-           "reference_errors_by_reason": [{"reason": r, "n": len(ex), "examples": ex[:show]}
-                                          for r, ex in sorted(reasons.items(), key=lambda kv: -len(kv[1]))],
+           "reference_errors_by_reason": [{"kind": k, "reason": r, "n": len(ex), "examples": ex[:show]}
+                                          for (k, r), ex in sorted(reasons.items(), key=lambda kv: -len(kv[1]))],
            "classes": {}}
     for cls, row in classes.items():
         groups = sorted(row.pop("disagreements").items(), key=lambda kv: -len(kv[1]))

@@ -153,8 +153,8 @@ _DEGREES = {"c": "graus celsius", "f": "graus fahrenheit", "k": "kelvin", "": "g
 _CURRENCIES = {
     "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
     "$": ("dólar", "dólares", "centavo", "centavos"), "us$": ("dólar", "dólares", "centavo", "centavos"),
-    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "cêntimo", "cêntimos"),
-    "eur": ("euro", "euros", "cêntimo", "cêntimos"), "£": ("libra", "libras", "pêni", "pence"),
+    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "centavo", "centavos"),
+    "eur": ("euro", "euros", "centavo", "centavos"), "£": ("libra", "libras", "pêni", "pence"),
     "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
     "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
     "mt": ("metical", "meticais", "centavo", "centavos"), "₽": ("rublo", "rublos", "copeque", "copeques"),
