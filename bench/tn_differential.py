@@ -163,8 +163,14 @@ def markdown(report: dict) -> str:
             cells.append(f"{row['agree']}/{row['n']}{extra}")
         rows.append(f"| {cls} | " + " | ".join(cells) + " |")
     rows.append("| **agreement** | " + " | ".join(f"**{report['languages'][x]['agreement_pct']} %**" for x in langs) + " |")
-    rows.append("| agreement or NeMo's error | " + " | ".join(
+    rows.append("| agreement or explained | " + " | ".join(
         f"{report['languages'][x]['agreement_or_reference_error_pct']} %" for x in langs) + " |")
+    rows.append("| NeMo raised | " + " | ".join(str(report["languages"][x]["nemo_failed"]) for x in langs) + " |")
+    rows.append("| open | " + " | ".join(str(report["languages"][x]["open_disagreements"]) for x in langs) + " |")
+    rows.append("")
+    for lang in langs:
+        for entry in report["languages"][lang]["reference_errors_by_reason"]:
+            rows.append(f"- {lang}, {entry['kind']}, {entry['n']}: {entry['reason']}")
     return "\n".join(rows)
 
 
@@ -206,6 +212,7 @@ def main() -> int:
               f"[{time.perf_counter() - started:.0f} s] | {per_class}", flush=True)
     if args.nemo_only:
         return 0
+    report["languages"] = {x: report["languages"][x] for x in LANGUAGES if x in report["languages"]}
     args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
