@@ -16,13 +16,15 @@ every character that is not a letter or a digit turned into a space, spaces coll
 separable spellings of compounds joined where a language writes them both ways (German
 "vier und zwanzig" = "vierundzwanzig", Italian "tremila quattrocento" = "tremilaquattrocento"): a
 reading agrees when its canonical form equals NeMo's, or, for a grammar that gives several
-readings (Russian), any of them. Disagreements that are NeMo's mistakes are listed with a reason
-in `tn_differential_reference_errors.json` (matched by language, class and a regular expression on
-the input); they are counted apart, never as agreement.
+readings (Russian), any of them. Disagreements that are NeMo's mistakes, or its choice among
+readings its own test data accepts alike, are listed with a reason in
+`tn_differential_reference_errors.json` (see `reference_error`); they are counted apart, never as
+agreement, with examples of both readings per reason.
 
+    python3.11 -m venv /work/nemo-venv && /work/nemo-venv/bin/pip install nemo_text_processing==1.2.0
     .venv/bin/python bench/tn_differential.py [--lang de ru] [--per-class 225] [--seed 0]
-        [--nemo-python /work/nemo-venv/bin/python] [--cache /work/nemo-cache]
-        [--json bench/results/tn_differential.json] [--show 5]
+        [--nemo-python /work/nemo-venv/bin/python] [--cache /work/nemo-cache] [--jobs 2]
+        [--json bench/results/tn_differential.json] [--show 5] [--nemo-only] [--markdown]
 """
 
 from __future__ import annotations
