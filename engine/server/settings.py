@@ -21,7 +21,11 @@ GROUPS = {
     "clients": "WebSocket clients",
     "turns": "paused and resumed turns",
     "voices": "cloned voices",
+    "benchmarks": "benchmarks (not for serving users)",
 }
+
+# ServerSettings fields that are engine options (`Engine.from_pretrained` keywords of a --model).
+ENGINE_FIELDS = ("max_frames_per_text_token",)
 
 
 def _setting(default: Any, group: str, description: str, **rules: Any) -> Any:
@@ -108,10 +112,25 @@ class ServerSettings(BaseModel):
     min_voice_reference_s: float = _setting(
         1.0, "voices", "shortest reference recording an upload may carry (400 invalid_audio below it)", ge=0
     )
+    # Random weights never emit EOS: their turns end at this guard, about four times longer than
+    # real speech (about 4 frames per text token), so a benchmark sets about 4 to time turns as
+    # long as real ones. A real checkpoint's turns end at EOS well before the default.
+    max_frames_per_text_token: float = _setting(
+        15.0, "benchmarks",
+        "runaway guard of a --model turn: once its text has ended it stops after max(50, this x its text tokens) "
+        "frames (reason frame_cap); about 4 makes a random-weight checkpoint's turns as long as real speech",
+        gt=0,
+    )
+
     # The folder where the API workers of one server (`--workers`) listen for one another's
     # reconnects: a reconnect that lands on a worker other than its turn's is relayed there.
     # None: one process, no relay. Set by engine/server/workers.py, not by an operator.
     resume_relay_dir: str | None = Field(default=None, exclude=True)
+
+    def engine_options(self) -> dict[str, Any]:
+        """The engine options set away from their defaults (`ENGINE_FIELDS`), as keywords of
+        `Engine.from_pretrained`."""
+        return {name: getattr(self, name) for name in ENGINE_FIELDS if name in self.model_fields_set}
 
     @property
     def hard_frame_limit(self) -> int:
