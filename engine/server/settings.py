@@ -25,7 +25,7 @@ GROUPS = {
 }
 
 # ServerSettings fields that are engine options (`Engine.from_pretrained` keywords of a --model).
-ENGINE_FIELDS = ("max_frames_per_text_token",)
+ENGINE_FIELDS = ("cache_dir", "max_frames_per_text_token")
 
 
 def _setting(default: Any, group: str, description: str, **rules: Any) -> Any:
@@ -53,6 +53,11 @@ class ServerSettings(BaseModel):
         30.0, "server", "on SIGTERM/SIGINT, how long running streams may take to finish before they are ended", ge=0
     )
     usage_log: str | None = _setting(None, "server", "append one JSON line per finished stream to this file")
+    cache_dir: str | None = _setting(
+        None, "server",
+        "folder for what a --model restart reuses (compiled kernels, the codec's convolution ways), so that it is "
+        "ready sooner; none: the user's cache folder",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = _setting(
         "info", "server", "the server's log level"
     )
