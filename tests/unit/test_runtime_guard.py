@@ -1,6 +1,7 @@
-"""The runaway guard as an operator sets it (`voice-tts serve --max-frames-per-text-token`): a
-turn whose text has ended stops after max(50, guard x its text tokens) frames (reason
-`frame_cap`), on the tiny checkpoint through the engine options the server passes."""
+"""Engine options an operator sets on `voice-tts serve`, on the tiny checkpoint through the
+options the server passes: the runaway guard (`--max-frames-per-text-token`: a turn whose text has
+ended stops after max(50, guard x its text tokens) frames, reason `frame_cap`) and the cache
+folder, with the start-up phases the engine reports."""
 
 from __future__ import annotations
 
@@ -61,3 +62,15 @@ async def test_the_guard_sets_a_turns_length(tiny_checkpoint: Path):
     floor = LoopSettings().min_frame_cap
     assert 0.5 * tokens > floor
     assert (frames, reason) == (math.ceil(0.5 * tokens), "frame_cap")
+
+
+async def test_the_start_up_phases_are_reported_and_the_cache_folder_is_an_engine_option(tiny_checkpoint: Path, tmp_path):
+    options = flags("--cache-dir", str(tmp_path)).engine_options()
+    assert options == {"cache_dir": str(tmp_path)}
+    engine = load_engine(str(tiny_checkpoint), "cpu", max_streams=1, **options)
+    try:
+        phases = engine.capabilities()["startup_seconds"]
+    finally:
+        await engine.aclose()
+    # On a CPU nothing is captured: the model's load and the KV cache with its kernels' check.
+    assert set(phases) == {"load_model", "kv_cache_and_kernels"} and all(seconds >= 0 for seconds in phases.values())
