@@ -55,6 +55,20 @@ engine_env="PYTHONPATH=$PWD:/tmp/site_engine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$out/gpu.txt"
 
+# `voice-tts serve` on the 1.7B checkpoint at port 8100 with these flags, its log in $1; returns once
+# /ready answers (at most 300 s), the server's pid in $server.
+serve_ready() {
+  local log=$1; shift
+  env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-context 512 \
+    --log-level warning "$@" > "$log" 2>&1 &
+  server=$!
+  env $engine_env python3 -c "import time, urllib.request
+for _ in range(600):
+    try:
+        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
+    except Exception: time.sleep(0.5)"
+}
+
 for stage in $stages; do
   case $stage in
   tests)
@@ -97,14 +111,7 @@ for stage in $stages; do
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   hang)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-streams 256 \
-      --max-context 512 --log-level warning > "$out/hang_server.log" 2>&1 &
-    server=$!
-    env $engine_env python3 -c "import time, urllib.request
-for _ in range(600):
-    try:
-        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
-    except Exception: time.sleep(0.5)"
+    serve_ready "$out/hang_server.log" --max-streams 256
     for levels in "64" "1 32 128"; do
       name=hang_$(echo $levels | tr ' ' _)
       env $engine_env TQDM_DISABLE=1 timeout "${HANG_LIMIT:-150}" python3 -m voice_tts.cli bench --url ws://127.0.0.1:8100/v1/ws \
@@ -137,14 +144,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     python3 -c "import json; [print(json.dumps({'id': f'agent-{i:02d}', 'text': t.strip()})) for i, t in enumerate(open('bench/agent_replies.txt').read().split(chr(10) * 2)) if t.strip()]" > "$out/tts_bench_prompts.jsonl"
-    env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-streams 2048 \
-      --max-context 512 --max-frames-per-text-token 4 --cache-dir /tmp/voice-tts-cache --log-level warning > "$out/tts_bench_server.log" 2>&1 &
-    server=$!
-    env $engine_env python3 -c "import time, urllib.request
-for _ in range(600):
-    try:
-        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
-    except Exception: time.sleep(0.5)"
+    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-frames-per-text-token 4 --cache-dir /tmp/voice-tts-cache
     for rate in ${TTS_BENCH_RATES:-5 10 20 40 80}; do
       env PYTHONPATH=/tmp/site_tts_bench:/tmp/site_engine timeout "${TTS_BENCH_LIMIT:-100}" python3 -m tts_bench run --target vllm-omni \
         --base-url http://127.0.0.1:8100 --voice ryan --language English --dataset "$out/tts_bench_prompts.jsonl" \
