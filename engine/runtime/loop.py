@@ -31,8 +31,7 @@ from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
 from engine.runtime.runner import ModelRunner, StreamStart
-from engine.runtime.scheduler import Scheduler, stop_reasons
-from engine.runtime.slot_table import SlotTable
+from engine.runtime.scheduler import Scheduler, stop_reason
 from engine.runtime.stream import (
     CODEC_SAMPLE_RATE,
     FRAME_SECONDS,
@@ -118,7 +117,6 @@ class StepLoop:
         self.settings = settings
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step, clock)
-        self.table = SlotTable(runner.slots, runner.max_context)
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
         self.output = Output(settings.chunks, runner.vocoder)
         self.headroom = Headroom(settings.headroom_target)
@@ -184,20 +182,16 @@ class StepLoop:
                 self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
                 self.runner.vocoder.apply_resets()
                 first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
-                table = self.table
-                slots = np.fromiter((s.slot for s in plan.steps), dtype=np.int64, count=len(plan.steps))
                 if plan.steps:
                     self._step += 1
-                    self._launch_step(slots)
+                    self._launch_step(plan.steps)
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
-                pending = np.flatnonzero(table.bound & (table.frames_produced > table.frames_vocoded))
-                self.output.choose([table.streams[s] for s in pending], self._clock(), len(plan.steps), first_frames)
+                self.output.choose([s for s in self._streams.values() if s.frames_pending], self._clock(), len(plan.steps), first_frames)
                 ending, self._ending = self._ending, []
                 batch = self.output.launch(ending)
                 first_chunks = None
-                opening = [table.streams[s] for s in slots[table.steps[slots] < EOS_BARRED_STEPS]]
-                if opening and self.output.queue_opening_chunks(opening, first_frames):
+                if plan.steps and self.output.queue_opening_chunks(plan.steps, first_frames):
                     first_chunks = self.output.launch_opening_chunks()
                 if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
                     waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
@@ -207,7 +201,7 @@ class StepLoop:
                     before = self._clock()
                     codes = self.runner.finish_step()
                     waits[0] += self._clock() - before
-                    self._take_frames(slots, codes)
+                    self._take_frames(plan.steps, codes)
                 waits[1] += self._deliver(first_chunks)  # decoded right behind the step: first audio now
                 if not plan.empty:
                     self._count(len(plan.steps), self._clock() - started, waits, graphs != self.runner.graphs_captured)
@@ -294,16 +288,12 @@ class StepLoop:
         if stream is None:
             return
         if isinstance(command, TextCommand):
-            ids = [token.id for token in command.tokens]
-            stream.text_ids.extend(ids)
-            stream.text_ends.extend(token.spoken_end for token in command.tokens)
-            self.table.append_track(stream, ids)
+            for token in command.tokens:
+                stream.text_ids.append(token.id)
+                stream.text_ends.append(token.spoken_end)
             stream.characters_received = command.characters_received
             if command.ended:
                 stream.text_ended = True
-                # The runaway guard: its text is complete, so its cap is known from now on.
-                settings = self.settings
-                self.table.frame_cap[stream.slot] = max(settings.min_frame_cap, settings.max_frames_per_text_token * len(stream.text_ids))
                 if not stream.text_ids:
                     self._finish(stream, "empty_text")
         elif isinstance(command, CancelCommand):
@@ -312,7 +302,7 @@ class StepLoop:
     def _admit(self, stream: StreamState) -> None:
         if self.settings.keep_codes:
             stream.codes = []
-        self.table.bind(stream, self.runner.pool.allocate())
+        stream.slot = self.runner.pool.allocate()
         stream.channel.bound(
             int(self.settings.max_unread_audio_s * CODEC_SAMPLE_RATE),
             lambda: self.inbox.put(WakeCommand(stream.id)),
@@ -360,38 +350,39 @@ class StepLoop:
                 stream.prefix_rows += stream.track_offset
                 stream.tail_pending = False
 
-    def _launch_step(self, slots: np.ndarray) -> None:
-        """Launch the frame step of the streams in `slots`: their inputs come from the slot table."""
-        table = self.table
-        first = slots[table.steps[slots] == 0]
-        if len(first):
-            self._fill_tails([table.streams[s] for s in first])
-        steps = table.steps[slots]
-        # Step s feeds text-track row s + track_offset (an ICL clone's track starts with its
-        # transcript); a row past the context limit is never fed (the stream stops before it).
-        index = steps + table.track_offset[slots]
-        length = table.track_length[slots]
+    def _launch_step(self, streams: list[StreamState]) -> None:
+        self._fill_tails(streams)
+        n = len(streams)
+        slots = np.fromiter((s.slot for s in streams), dtype=np.int64, count=n)
+        steps = np.fromiter((s.steps for s in streams), dtype=np.int64, count=n)
+        # Step s feeds text-track row s + track_offset (an ICL clone's track starts with its transcript).
+        index = steps + np.fromiter((s.track_offset for s in streams), dtype=np.int64, count=n)
+        length = np.fromiter((s.track_length for s in streams), dtype=np.int64, count=n)
+        ended = np.fromiter((s.text_ended for s in streams), dtype=bool, count=n)
         # The text row of each step: the next track token, then tts_eos once, then tts_pad.
         text_ids = np.where(index == length, self.runner.tts_eos_id, self.runner.tts_pad_id)
-        feeding = index < length
-        text_ids[feeding] = table.track[slots[feeding], index[feeding]]
+        feeding = np.flatnonzero(index < length)
+        text_ids[feeding] = [streams[i].track_id(int(index[i])) for i in feeding]
         eos_allowed = steps >= EOS_BARRED_STEPS
         if self.settings.eos_after_text_end:
-            eos_allowed &= table.text_ended[slots] & ~feeding
+            eos_allowed &= ended & (index >= length)
         self.runner.launch_step(slots, text_ids, eos_allowed.astype(np.int64))
 
-    def _take_frames(self, slots: np.ndarray, codes: np.ndarray) -> None:
-        """Count the step's frames in the slot table and end the streams that must stop."""
-        table = self.table
-        table.steps[slots] += 1
-        table.last_served[slots] = self._step
-        eos = codes[:, 0] == self.runner.codec_eos_id
-        table.frames_produced[slots[~eos]] += 1
-        if self.settings.keep_codes:
-            for i in np.flatnonzero(~eos):
-                table.streams[slots[i]].codes.append(codes[i].tolist())
-        for i, reason in stop_reasons(table, slots, eos, self.runner.max_context):
-            self._finish(table.streams[slots[i]], reason)
+    def _take_frames(self, streams: list[StreamState], codes: np.ndarray) -> None:
+        eos = (codes[:, 0] == self.runner.codec_eos_id).tolist()
+        keep = self.settings.keep_codes
+        for i, stream in enumerate(streams):
+            stream.steps += 1
+            stream.last_served = self._step
+            if eos[i]:
+                self._finish(stream, "eos")
+                continue
+            stream.frames_produced += 1
+            if keep:
+                stream.codes.append(codes[i].tolist())
+            reason = stop_reason(stream, self.runner.max_context, self.settings.max_frames_per_text_token, self.settings.min_frame_cap)
+            if reason is not None:
+                self._finish(stream, reason)
 
     def _deliver(self, batch: AudioBatch | None) -> float:
         """Post a batch's decoded chunks, first chunks first, then end the streams that finished
@@ -410,7 +401,6 @@ class StepLoop:
 
     def _end_streams(self, ending: list[tuple[StreamState, StreamEnd]]) -> None:
         for stream, end in ending:
-            self.table.unbind(stream)
             self.runner.pool.release(stream.slot)
             stream.slot = None
             self._on_release()  # before `Done` reaches the caller: it may open the next stream at once

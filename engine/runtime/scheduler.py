@@ -1,5 +1,5 @@
 """Which streams fill their voice prefix and which run a talker step, this step; and when a
-stream must stop whatever the model says (`stop_reasons`, over the loop's slot table).
+stream must stop whatever the model says (`stop_reason`).
 
 Every stream whose next text row is known runs in the same batched step, so nobody waits behind
 anybody while the batch fits; a stream whose next text token has not arrived is parked in
@@ -29,10 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
-
 from engine.model.prompt import Voice
-from engine.runtime.slot_table import SlotTable
 from engine.runtime.stream import StreamState, StreamStatus
 
 log = logging.getLogger(__name__)
@@ -130,35 +127,19 @@ class Scheduler:
         return plan
 
 
-# Why a stream that just ran a step must end, in order of precedence (`stop_reasons`).
-STOP_REASONS = ("eos", "max_new_tokens", "context_limit", "frame_cap")
-
-
-def stop_reasons(table: SlotTable, slots: np.ndarray, eos: np.ndarray, max_context: int) -> list[tuple[int, str]]:
-    """(index in `slots`, reason) of each stream that must end after the step just taken
-    (counted in `table`), whatever the model says: EOS (`eos`: its step sampled the end, no
-    frame); its frame budget (max_new_tokens); the context limit; or, once its text has ended,
-    the runaway guard (`SlotTable.frame_cap`: max(min_frame_cap, max_frames_per_text_token x
-    its text tokens))."""
-    produced = table.frames_produced[slots]
-    stops = np.select(
-        (
-            eos,
-            produced >= table.max_frames[slots],
-            table.prefix_rows[slots] + table.steps[slots] >= max_context,
-            produced >= table.frame_cap[slots],
-        ),
-        (1, 2, 3, 4),
-        0,
-    )
-    ending = [(int(i), STOP_REASONS[stops[i] - 1]) for i in np.flatnonzero(stops)]
-    for i, reason in ending:
-        if reason == "context_limit":
-            log.warning("stream %d reached the context limit (%d rows)", table.streams[slots[i]].id, max_context)
-        elif reason == "frame_cap":
-            stream = table.streams[slots[i]]
+def stop_reason(stream: StreamState, max_context: int, max_frames_per_text_token: float, min_frame_cap: int) -> str | None:
+    """Why a stream that just produced a frame must end now (None: it goes on)."""
+    if stream.frames_produced >= stream.max_frames:
+        return "max_new_tokens"
+    if stream.prefix_rows + stream.steps >= max_context:
+        log.warning("stream %d reached the context limit (%d rows)", stream.id, max_context)
+        return "context_limit"
+    if stream.text_ended:
+        cap = max(min_frame_cap, max_frames_per_text_token * len(stream.text_ids))
+        if stream.frames_produced >= cap:
             log.warning(
                 "stream %d stopped after %d frames for %d text tokens (runaway guard)",
                 stream.id, stream.frames_produced, len(stream.text_ids),
             )
-    return ending
+            return "frame_cap"
+    return None

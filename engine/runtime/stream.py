@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
 from engine.backends.event_channel import EventChannel
-from engine.runtime.slot_table import SlotField
 from engine.runtime.text_feed import TextFeed, TextToken
 
 if TYPE_CHECKING:  # the handle side (API workers of the engine core) runs without torch
@@ -57,8 +56,7 @@ class StreamEnd:
 
 @dataclass
 class StreamState:
-    """One stream as the loop sees it. Touched only by the loop thread. Its `SlotField`s live in
-the loop's `SlotTable` row of its slot while it holds one (`engine.runtime.slot_table`)."""
+    """One stream as the loop sees it. Touched only by the loop thread."""
 
     id: int
     prompt: Voice  # the text-independent part of the prompt; equal voices share a cached prefix
@@ -68,24 +66,24 @@ the loop's `SlotTable` row of its slot while it holds one (`engine.runtime.slot_
     status: StreamStatus = StreamStatus.PREFIX
     priority: int = PRIORITY_NORMAL  # lower first: prefix fills and capped steps (scheduler.py)
     slot: int | None = None
-    prefix_rows: int = SlotField(0)  # rows of the voice prefix already in the slot's KV
+    prefix_rows: int = 0  # rows of the voice prefix already in the slot's KV
     text_ids: list[int] = field(default_factory=list)
     text_ends: list[int] = field(default_factory=list)  # spoken end of each text token
-    text_ended: bool = SlotField(False)
+    text_ended: bool = False
     characters_received: int = 0
-    steps: int = SlotField(0)  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
-    frames_produced: int = SlotField(0)  # its codes are in the vocoder's history on the device
-    frames_vocoded: int = SlotField(0)  # frames handed to the codec; the rest are pending
-    chunks_emitted: int = SlotField(0)
-    first_audio_at: float | None = SlotField(None)  # loop clock when its first chunk was posted (playout start)
+    steps: int = 0  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
+    frames_produced: int = 0  # its codes are in the vocoder's history on the device
+    frames_vocoded: int = 0  # frames handed to the codec; the rest are pending
+    chunks_emitted: int = 0
+    first_audio_at: float | None = None  # loop clock when its first chunk was posted (playout start)
     progress_end: int = 0
-    last_served: int = SlotField(0)  # loop step at which this stream last ran (anti-starvation order)
+    last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
     codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
     # An ICL clone's text track starts with its transcript, and its tail has one row per
     # reference frame before the first step: step s feeds track row s + track_offset (0 for
     # every other voice). `tail_pending` until those rows are in the slot's KV.
     reference_ids: list[int] = field(default_factory=list)
-    track_offset: int = SlotField(0)
+    track_offset: int = 0
     tail_pending: bool = False
 
     @property
