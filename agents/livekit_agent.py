@@ -168,7 +168,24 @@ def engine_load() -> float:
 # --- listening and thinking ----------------------------------------------------------------------
 
 
-class OpenAICompatibleLLM(llm.LLM):
+class _StreamingLLM(llm.LLM):
+    """An LLM whose `chat` opens one stream of its own kind (`stream`) over LiveKit's arguments."""
+
+    def chat(
+        self,
+        *,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool] | None = None,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        **_: Any,
+    ) -> llm.LLMStream:
+        return self.stream(chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
+
+    def stream(self, **arguments: Any) -> llm.LLMStream:
+        raise NotImplementedError
+
+
+class OpenAICompatibleLLM(_StreamingLLM):
     """Chat completions, streamed, from any OpenAI-compatible endpoint."""
 
     def __init__(
@@ -188,17 +205,8 @@ class OpenAICompatibleLLM(llm.LLM):
     def provider(self) -> str:
         return str(self._client.base_url)
 
-    def chat(
-        self,
-        *,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        **_: Any,
-    ) -> llm.LLMStream:
-        return _OpenAICompatibleStream(
-            self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options
-        )
+    def stream(self, **arguments: Any) -> llm.LLMStream:
+        return _OpenAICompatibleStream(self, **arguments)
 
 
 class _OpenAICompatibleStream(llm.LLMStream):
@@ -278,7 +286,7 @@ class OpenAICompatibleSTT(stt.STT):
         )
 
 
-class ScriptedLLM(llm.LLM):
+class ScriptedLLM(_StreamingLLM):
     """The offline stand-in: says the next canned reply token by token at an LLM's pace, so
     speech starts before the sentence is complete."""
 
@@ -291,22 +299,8 @@ class ScriptedLLM(llm.LLM):
     def model(self) -> str:
         return "scripted"
 
-    def chat(
-        self,
-        *,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        **_: Any,
-    ) -> llm.LLMStream:
-        return _ScriptedStream(
-            self,
-            chat_ctx=chat_ctx,
-            tools=tools or [],
-            conn_options=conn_options,
-            reply=self._replies.next_reply(),
-            pace=self._pace,
-        )
+    def stream(self, **arguments: Any) -> llm.LLMStream:
+        return _ScriptedStream(self, reply=self._replies.next_reply(), pace=self._pace, **arguments)
 
 
 class _ScriptedStream(llm.LLMStream):

@@ -439,7 +439,7 @@ def summary(clocks: list[Clock], engine: list[Clock]) -> dict:
 async def measure(args) -> dict:
     from engine import Engine
     from engine.server.app import create_app
-    from engine.server.runner import BackgroundServer
+    from engine.server.http_server import BackgroundServer
     from engine.server.settings import ServerSettings
     from voice_tts.client import RemoteEngine
     adapters = bool({"pipecat", "livekit"} & set(args.paths))  # a GPU machine may have neither framework

@@ -43,7 +43,7 @@ async def sweep(url: str, settings: SweepSettings) -> list[dict]:
 def direct(settings: SweepSettings) -> list[dict]:
     from engine import Engine
     from engine.server.app import create_app
-    from engine.server.runner import BackgroundServer
+    from engine.server.http_server import BackgroundServer
     from engine.server.settings import ServerSettings
 
     server_settings = ServerSettings(port=0, log_level="warning")

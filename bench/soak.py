@@ -45,7 +45,7 @@ LONG_TEXT = "This answer goes on and on, far longer than anyone would listen to.
 def serve(port: int, capacity: int) -> None:
     from engine import Engine
     from engine.server.app import create_app
-    from engine.server.runner import serve as run
+    from engine.server.http_server import serve as run
     from engine.server.settings import ServerSettings
 
     settings = ServerSettings(port=port, capacity=capacity, log_level="warning")

@@ -9,7 +9,7 @@ __all__ = ["Engine", "SamplingParams"]
 
 def __getattr__(name: str):
     if name == "Engine":
-        from engine.runtime.engine import Engine
+        from engine.factory import Engine
 
         return Engine
     if name == "SamplingParams":

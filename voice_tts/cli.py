@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -36,20 +34,6 @@ class CommandError(Exception):
 
 
 # speak ---------------------------------------------------------------------------------------
-
-
-def llm_token_deltas(text: str, seed: int = 0) -> list[str]:
-    """`text` cut the way an LLM streams it: each word with its leading whitespace, in pieces
-    of 1 to 3 characters. Joined, the pieces are `text` exactly."""
-    rng = random.Random(seed)
-    deltas = []
-    for match in re.finditer(r"\s*\S+|\s+$", text):
-        piece = match.group(0)
-        while piece:
-            size = rng.randint(1, 3)
-            deltas.append(piece[:size])
-            piece = piece[size:]
-    return deltas
 
 
 @dataclass
@@ -83,6 +67,7 @@ async def speak_streaming(
     speed: float = 1.0,
 ) -> SpeakResult:
     """Feed `text` as paced LLM token deltas through a `TTSSession` and collect what it says."""
+    from voice_tts.bench.deltas import llm_token_deltas
     from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
     session = TTSSession(engine, voice=voice, language=language, sample_rate=sample_rate, speed=speed)

@@ -18,3 +18,13 @@ def default_engine() -> StreamingEngine:
     from engine import Engine
 
     return Engine.embedded()
+
+
+# What metrics call the model of an engine that names none (an app's own engine wrapper, a
+# remote engine before its server answered): dashboards group latency by model.
+UNNAMED_MODEL = "qwen3-tts"
+
+
+def model_name(engine: StreamingEngine | None) -> str:
+    """The model `engine` serves, as its metrics should name it."""
+    return getattr(engine, "model_name", None) or UNNAMED_MODEL

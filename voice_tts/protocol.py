@@ -11,6 +11,15 @@ from typing import Annotated, AsyncIterator, Literal, Protocol, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from voice_tts.request import (
+    MAX_SPEED,
+    MIN_SPEED,
+    PRIORITY_NORMAL,
+    AudioFormat,
+    StreamRequest,
+)
+
+
 
 @dataclass(frozen=True)
 class AudioChunk:
@@ -114,30 +123,12 @@ def push_spoken(stream: EngineStream, spoken: str, word_end: bool) -> None:
         mark_word_end()
 
 
-# A stream's priority (`open_stream(priority=...)`), as vLLM's scheduler takes a request's: a
-# lower value is served first. Engines order first audio by it (docs/protocol.md, "Priority").
-PRIORITY_NORMAL = 0
-
-
-def checked_priority(priority: object) -> int:
-    """`priority` if it is an int; a caller's mistake otherwise (it never comes from a client)."""
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        raise TypeError(f"priority must be an int, got {priority!r}")
-    return priority
-
-
 class StreamingEngine(Protocol):
     """What adapters and the server need of an engine (in-process, embedded or remote)."""
 
-    def open_stream(
-        self,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        priority: int = PRIORITY_NORMAL,
-        **options,
-    ) -> EngineStream: ...
+    def open_stream(self, request: StreamRequest | None = None, /, **settings) -> EngineStream:
+        """A stream for `request` (`StreamRequest.of(request, **settings)`: keywords are a
+        shorthand for its fields)."""
 
     async def aclose(self) -> None: ...
 
@@ -147,7 +138,6 @@ class StreamingEngine(Protocol):
 # and `voice_tts.client`. Documented with examples in docs/protocol.md.
 # ---------------------------------------------------------------------------------------------
 
-AudioFormat = Literal["pcm16", "mulaw"]
 SUPPORTED_SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 
 
@@ -213,6 +203,10 @@ class LexiconEntry(WireModel):
     regex: bool = False
 
 
+# A W3C `traceparent` header value (version 00): version, trace id, parent span id, flags.
+TRACEPARENT_PATTERN = r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
+
+
 class StartMessage(WireModel):
     """Opens a turn. `normalize=False` means the text is already spoken form (TN done by the
     client's own `TTSSession`). `lexicon` (with `normalize`) is the turn's pronunciation
@@ -230,7 +224,36 @@ class StartMessage(WireModel):
     lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
     spell_acronyms: bool = True
     # Speaking rate, pitch kept (voice_tts/speed.py); times on the wire are in played time.
-    speed: float = Field(default=1.0, ge=0.5, le=2.0)
+    speed: float = Field(default=1.0, ge=MIN_SPEED, le=MAX_SPEED)
+    # The client's W3C trace context: the server's span of this turn joins the client's trace.
+    traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
+
+    @classmethod
+    def of(cls, request: StreamRequest, traceparent: str | None = None) -> StartMessage:
+        """The `start` that asks a server for `request` (its priority is the server's to give),
+        under the caller's trace context."""
+        settings = {name: getattr(request, name) for name in START_SETTINGS}
+        lexicon = request.lexicon.as_dicts() if request.lexicon else None
+        return cls(**settings, lexicon=lexicon, traceparent=traceparent)
+
+    def stream_request(self, priority: int = PRIORITY_NORMAL) -> StreamRequest:
+        """The turn this `start` asks for, at the `priority` the server gives it."""
+        lexicon = [rule.model_dump() for rule in self.lexicon] if self.lexicon else None
+        return StreamRequest(**self.model_dump(include=set(START_SETTINGS)), lexicon=lexicon, priority=priority)
+
+
+# The settings a `start` carries as they are (its lexicon goes as rule objects).
+START_SETTINGS = (
+    "voice",
+    "language",
+    "instruct",
+    "sample_rate",
+    "format",
+    "normalize",
+    "resumable",
+    "spell_acronyms",
+    "speed",
+)
 
 
 class TextMessage(WireModel):
@@ -261,7 +284,7 @@ class SpeedMessage(WireModel):
     """Changes the running turn's speaking rate from its next audio chunk on."""
 
     type: Literal["speed"] = "speed"
-    speed: float = Field(ge=0.5, le=2.0)
+    speed: float = Field(ge=MIN_SPEED, le=MAX_SPEED)
 
 
 class AuthMessage(WireModel):

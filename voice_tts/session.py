@@ -4,14 +4,15 @@
 deltas become spoken commits pushed to the engine as soon as they are final), the engine
 stream, and progress mapping (engine `Progress` in spoken characters becomes raw-text words
 with start times; a barge-in returns the raw text the listener actually heard). The text side
-is `voice_tts.progress.TurnText`, the same one a server turn uses.
+is `voice_tts.turn_text.TurnText`, the same one a server turn uses.
 
 Over an engine that reports words itself (`RemoteEngine`: its server normalizes and tracks
 words), the session sends the raw text as it is and takes the server's words unchanged.
 
-`speed` (and `set_speed`, from the next chunk) is the speaking rate, pitch kept: an in-process
-engine's stream passes through `voice_tts.speed.StretchedStream`; a remote engine's server
-stretches. Either way audio, words, heard text and usage are in played time.
+The session's settings are one `StreamRequest`, checked once, given unchanged to the engine; the
+engine's events go through the stream's output pipeline (`voice_tts.stream_output`), which
+stretches them to the speaking rate (a remote engine's server stretches instead), counts the
+audio and maps words and heard text: audio, words, heard text and usage are in played time.
 
 Time-based commits (an LLM that stalls mid-word) are driven by `events()` itself, which wakes
 every `POLL_INTERVAL` seconds while text is held; adapters never call `poll()`.
@@ -27,29 +28,26 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
-from collections.abc import Iterable, Mapping
 from typing import Any, AsyncIterator, Callable, Union
 
-from voice_tts.progress import TurnText, Word, close_events, normalizer_language
+from voice_tts.progress import Word
+from voice_tts.turn_text import NORMALIZE_SLICE_CHARS, close_events, normalizer_language
 from voice_tts.protocol import (
     AudioChunk,
     Done,
     EngineStream,
     Error,
     ErrorCode,
-    Progress,
     StreamingEngine,
     Usage,
-    Words,
     push_spoken,
 )
-from voice_tts.speed import StretchedStream, checked_speed
-from voice_tts.tn import Lexicon, LexiconRule, warm_up
+from voice_tts.request import StreamRequest, checked_speed
+from voice_tts.stream_output import AudioOut, Finished, StreamOutput, WordsOut
+from voice_tts.tn import warm_up
 
 # Seconds an engine that has all of a turn's text may go without an event (adapters' default).
 SILENCE_TIMEOUT = 2.0
-# `feed` normalizes a delta this many characters at a time, letting the event loop run between.
-FEED_SLICE_CHARS = 200
 
 __all__ = [
     "SessionDone",
@@ -92,64 +90,46 @@ SessionEvent = Union[AudioChunk, WordsEvent, Error, SessionDone]
 
 class TTSSession:
     """One turn. Call `push_text`, `end_input`, `cancel` and `poll` from one thread (the
-    adapter's event loop); iterate `events()` once. `lexicon`: the turn's pronunciation
-    dictionary (a `Lexicon` or its rules, applied inside normalization); `spell_acronyms`:
-    capitals that are not words are spelled ("FBI" -> "F B I"); `speed`: the speaking rate
-    (0.5-2.0, pitch kept; other than 1.0 needs the `speed` extra where the stream is in-process);
-    `connect_timeout`: seconds a remote engine's turn may take to connect and start (None: the
+    adapter's event loop); iterate `events()` once. Its settings are `request` with `settings`
+    (its fields, as keywords) changed; without a request, `normalize` defaults to True. Among
+    them: `lexicon`, the turn's pronunciation dictionary (a `Lexicon` or its rules, applied
+    inside normalization); `spell_acronyms`: capitals that are not words are spelled ("FBI" ->
+    "F B I"); `speed`: the speaking rate (0.5-2.0, pitch kept; other than 1.0 needs the `speed`
+    extra where the stream is in-process). `connect_timeout`: seconds a remote engine's turn may take to connect and start (None: the
     engine's own timeouts; an in-process engine has nothing to connect)."""
 
     def __init__(
         self,
         engine: StreamingEngine,
+        request: StreamRequest | None = None,
         *,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        normalize: bool = True,
-        lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
-        spell_acronyms: bool = True,
         silence_timeout: float | None = SILENCE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
-        speed: float = 1.0,
         connect_timeout: float | None = None,
+        **settings: Any,
     ) -> None:
-        speed = checked_speed(speed)
+        if request is None:
+            settings.setdefault("normalize", True)  # a session takes raw LLM text by default
+        request = StreamRequest.of(request, **settings)
+        self.request = request
         self._clock = clock
         self._silence_timeout = silence_timeout
         # Set once the engine has all it will get (input ended or cancelled): from then on
         # it owes events, and silence is a fault.
         self._engine_owes_events = asyncio.Event()
-        lexicon = Lexicon.of(lexicon)
         # An engine that reports words takes raw text and normalizes on its side when asked.
         self._words_from_engine = getattr(engine, "reports_words", False)
-        options = {}
-        if self._words_from_engine:
-            options = {"normalize": normalize, **({"lexicon": lexicon} if lexicon else {})}
-            if not spell_acronyms:
-                options["spell_acronyms"] = False
-            if speed != 1.0:
-                options["speed"] = speed
-            if connect_timeout is not None:
-                options["connect_timeout"] = connect_timeout
-        self._text = TurnText(
-            language=language,
-            normalize=normalize and not self._words_from_engine,
-            lexicon=lexicon,
-            spell_acronyms=spell_acronyms,
-            clock=clock,
-        )
+        self._output = StreamOutput(request, words_from_engine=self._words_from_engine, clock=clock)
+        self._text = self._output.text
         self._input_ended = False
         self._cancelled = False
         self._done = False
         self._unpaused = asyncio.Event()
         self._unpaused.set()
-        stream = engine.open_stream(
-            voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, **options
-        )
-        # A remote engine's server stretches (its `set_speed` sends the change there).
-        self._stream = stream if self._words_from_engine else StretchedStream(stream, speed)
+        if self._words_from_engine and connect_timeout is not None:
+            self._stream = engine.open_stream(request, connect_timeout=connect_timeout)
+        else:
+            self._stream = engine.open_stream(request)
 
     # -- text in ------------------------------------------------------------------------
 
@@ -166,10 +146,10 @@ class TTSSession:
     async def feed(self, delta: str) -> None:
         """`push_text` for a delta of any size, from the event loop: a huge LLM token is
         normalized a slice at a time, so the loop is never held for long."""
-        for start in range(0, len(delta), FEED_SLICE_CHARS):
+        for start in range(0, len(delta), NORMALIZE_SLICE_CHARS):
             if start:
                 await asyncio.sleep(0)
-            self.push_text(delta[start : start + FEED_SLICE_CHARS])
+            self.push_text(delta[start : start + NORMALIZE_SLICE_CHARS])
 
     def end_input(self) -> None:
         """No more text: what is held is committed and the engine drains."""
@@ -194,7 +174,7 @@ class TTSSession:
             self._stream.cancel()
             self._unpaused.set()
             self._engine_owes_events.set()
-        return self._text.cancel(played_seconds)
+        return self._output.cancel(played_seconds)
 
     def pause(self) -> None:
         """Duplex pause (the listener may be barging in): no more audio or words come out of
@@ -216,14 +196,14 @@ class TTSSession:
 
     @property
     def speed(self) -> float:
-        return self._stream.speed
+        return self._stream.speed if self._words_from_engine else self._output.speed
 
     def set_speed(self, speed: float) -> None:
         """The speaking rate from the next audio chunk on; words and heard text stay in the
-        time the listener hears."""
+        time the listener hears. A remote engine's server stretches."""
         speed = checked_speed(speed)
         if not (self._cancelled or self._done):
-            self._stream.set_speed(speed)
+            (self._stream if self._words_from_engine else self._output).set_speed(speed)
 
     def _forward(self, spoken: str) -> None:
         push_spoken(self._stream, spoken, self._text.word_end)
@@ -237,29 +217,18 @@ class TTSSession:
             async for event in session_events:
                 if not self._cancelled:
                     await self._unpaused.wait()
-                if isinstance(event, Words):
-                    self._text.on_words(event.words)
-                    if event.words and not self._cancelled:
-                        yield WordsEvent(list(event.words))
-                elif isinstance(event, Progress):
-                    if self._words_from_engine:
-                        continue  # the engine's own words arrive as `Words`
-                    words = self._text.on_progress(event.spoken_end, event.audio_time)
-                    if words and not self._cancelled:
-                        yield WordsEvent(words)
-                elif isinstance(event, AudioChunk):
-                    if self._cancelled:
-                        continue  # a remote engine's audio already in flight at the barge-in
-                    self._text.on_audio(event)
-                    yield event
-                elif isinstance(event, Error):
-                    yield event
-                elif isinstance(event, Done):
-                    self._done = True
-                    yield SessionDone(
-                        cancelled=event.cancelled, usage=self.usage, heard_text=self._text.heard
-                    )
-                    return
+                for out in self._output.process(event):
+                    if isinstance(out, AudioOut):
+                        yield out.chunk
+                    elif isinstance(out, WordsOut):
+                        if out.words:
+                            yield WordsEvent(out.words)
+                    elif isinstance(out, Error):
+                        yield out
+                    elif isinstance(out, Finished):
+                        self._done = True
+                        yield SessionDone(out.cancelled, out.usage, out.heard_text)
+                        return
 
     async def _watch_silence(self, events: AsyncIterator) -> AsyncIterator:
         """The engine's events; once it owes them and the turn is not paused, a silence past
@@ -319,10 +288,11 @@ class TTSSession:
 
     @property
     def raw_text(self) -> str:
-        """Every raw character received so far."""
+        """The turn's raw text as the LLM sent it, so far."""
         return self._text.raw_text
 
     @property
     def usage(self) -> Usage:
-        """Raw characters received, raw characters heard (`len` of the heard text), audio seconds."""
-        return self._text.usage
+        """The turn's usage so far, as its output pipeline counts it (`SessionDone.usage` at
+        the end): raw characters received and heard, audio seconds in played time."""
+        return self._output.usage

@@ -16,13 +16,11 @@ never changes its rate costs nothing and keeps its bytes.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
-from dataclasses import replace
-
 import numpy as np
 
 from voice_tts.protocol import AudioChunk, Done, Event, Progress
+from voice_tts.request import MAX_SPEED, MIN_SPEED, checked_speed
 
 __all__ = [
     "MAX_SPEED",
@@ -35,10 +33,6 @@ __all__ = [
     "checked_speed",
 ]
 
-# The range every path accepts (OpenAI's Realtime range; its speech API's wider 0.25-4.0 is
-# clamped into it by that endpoint). Outside it speech stops sounding like speech.
-MIN_SPEED, MAX_SPEED = 0.5, 2.0
-
 # Samples per Rubber Band call: its buffers are sized for this, so a long chunk goes in pieces.
 PROCESS_BLOCK = 8192
 
@@ -46,15 +40,6 @@ SPEED_EXTRA_MISSING = (
     "a speaking rate other than 1.0 needs Rubber Band: pip install 'voice-tts[speed]' "
     "(pylibrb, GPL-2.0-or-later; see NOTICE)"
 )
-
-
-def checked_speed(speed: object) -> float:
-    """`speed` as a float in [MIN_SPEED, MAX_SPEED]; a clear error otherwise."""
-    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
-        raise ValueError(f"speed must be a number from {MIN_SPEED} to {MAX_SPEED}, got {speed!r}")
-    if not MIN_SPEED <= speed <= MAX_SPEED:
-        raise ValueError(f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {speed}")
-    return float(speed)
 
 
 class SpeedUnavailable(ValueError):
@@ -172,8 +157,9 @@ class TimeStretcher:
 
 
 class SpeedStage:
-    """One stream's events at a speaking rate: audio stretched, and `start_sample`s, `Progress`
-    times and `Done`'s usage in played time. Feed each engine event to `events_for`; it returns
+    """One stream's events at a speaking rate: audio stretched, and `start_sample`s and
+    `Progress` times in played time. `Done` passes as it is: a turn's usage is counted on the
+    stage's output (`voice_tts.stream_output`). Feed each engine event to `events_for`; it returns
     the events to pass on, in order.
 
     A `Progress` waits for the next audio chunk (or the end) and goes out right before that
@@ -219,8 +205,7 @@ class SpeedStage:
         if isinstance(event, Done):
             out = [] if event.cancelled else self._tail()
             out += self._release(end=self._played_samples / (self._sample_rate or 1))
-            usage = replace(event.usage, audio_seconds=self._played_samples / (self._sample_rate or 1))
-            return [*out, replace(event, usage=usage)]
+            return [*out, event]
         return [event]
 
     def _audio(self, chunk: AudioChunk) -> list[Event]:
@@ -229,7 +214,8 @@ class SpeedStage:
             self._sample_rate = chunk.sample_rate
         elif chunk.sample_rate != self._sample_rate:
             raise ValueError(f"sample rate changed mid-stream: {self._sample_rate} -> {chunk.sample_rate}")
-        self._stretcher.set_speed(self._speed)
+        if self._stretcher.speed != self._speed:
+            self._stretcher.set_speed(self._speed)
         self._clock.advance(chunk.start_sample / chunk.sample_rate, self._speed)
         out = self._release()
         return out + self._emit(self._stretcher.process(chunk.pcm))

@@ -12,7 +12,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
 
 from engine.backends.espeak_library import EspeakLibrary
 from engine.backends.espeak_scheduler import SynthesisScheduler, shared_scheduler
@@ -26,9 +26,9 @@ from engine.backends.espeak_voices import (
     VoiceNotFound,
     VoiceSelection,
 )
-from engine.backends.event_channel import EventChannel
-from engine.backends.gil import lower_switch_interval
-from engine.backends.stream_output import TimedOutput
+from engine.event_channel import EventChannel
+from engine.gil import lower_switch_interval
+from engine.backends.espeak_output import TimedOutput
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
     SUPPORTED_SAMPLE_RATES,
@@ -39,8 +39,8 @@ from voice_tts.protocol import (
     Event,
     Progress,
     Usage,
-    checked_priority,
 )
+from voice_tts.request import StreamRequest
 
 BACKEND = "espeak-ng"
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 8000, 48000
@@ -389,20 +389,13 @@ class EmbeddedEngine:
         with self._lock:
             return len(self._streams)
 
-    def open_stream(
-        self,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        sampling: object | None = None,
-        priority: int = PRIORITY_NORMAL,
-    ) -> EspeakStream:
-        """Open a turn. Never raises for bad options: the stream reports an `Error` and ends.
-        `instruct` and `sampling` do not apply to eSpeak and are ignored. Streams with a lower
-        `priority` get their first audio first (`espeak_scheduler` says how long at most a
-        stream is held back by it); a `priority` that is not an int raises TypeError."""
-        priority = checked_priority(priority)
+    def open_stream(self, request: StreamRequest | None = None, /, **settings: Any) -> EspeakStream:
+        """Open a turn (`StreamRequest.of(request, **settings)`). Never raises for settings the
+        engine cannot serve: the stream reports an `Error` and ends. `instruct` and `sampling`
+        do not apply to eSpeak and are ignored. Streams with a lower `priority` get their first
+        audio first (`espeak_scheduler` says how long at most a stream is held back by it)."""
+        request = StreamRequest.of(request, **settings)
+        sample_rate, voice, language = request.sample_rate, request.voice, request.language
         if not isinstance(sample_rate, int) or not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
             message = (
                 f"sample_rate must be an integer from {MIN_SAMPLE_RATE} to {MAX_SAMPLE_RATE},"
@@ -422,7 +415,7 @@ class EmbeddedEngine:
                     sample_rate,
                 )
             stream = EspeakStream(
-                self._scheduler, selection, sample_rate, self._forget, self._clause_wait, priority=priority
+                self._scheduler, selection, sample_rate, self._forget, self._clause_wait, priority=request.priority
             )
             self._streams.add(stream)
         self._scheduler.add(stream)

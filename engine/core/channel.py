@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from voice_tts.protocol import AudioChunk, Error, ErrorCode, Progress
+from voice_tts.request import StreamRequest
 
 from engine.runtime.stream import CODEC_SAMPLE_RATE, StreamChannel, StreamEnd
 
@@ -44,12 +45,7 @@ AUDIO, PROGRESS, END = 0, 1, 2
 @dataclass(frozen=True)
 class OpenStream:
     stream_id: int
-    voice: str | None
-    language: str | None
-    instruct: str | None
-    sampling: Any  # SamplingParams or None (the checkpoint's)
-    max_new_tokens: int | None
-    priority: int
+    request: StreamRequest
 
 
 @dataclass(frozen=True)

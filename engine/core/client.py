@@ -25,7 +25,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
-from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, VoiceCloning, VoiceInfo, checked_priority
+from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
+from voice_tts.request import StreamRequest
 
 from engine.core.channel import (
     CoreCall,
@@ -165,18 +166,10 @@ class CoreClient:
 
     # ---- streams ----------------------------------------------------------------------------
 
-    def open_stream(
-        self,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        sampling: Any = None,
-        max_new_tokens: int | None = None,
-        priority: int = PRIORITY_NORMAL,
-    ) -> Qwen3Stream:
+    def open_stream(self, request: StreamRequest | None = None, /, **settings: Any) -> Qwen3Stream:
         """As `Qwen3Engine.open_stream`; admission is the core's."""
-        priority = checked_priority(priority)
+        request = StreamRequest.of(request, **settings)
+        sample_rate = request.sample_rate
         error = sample_rate_error(sample_rate)
         if error is not None:
             return _failed(StreamEnd(cancelled=False, reason=error.code, error=error), 24000)
@@ -187,7 +180,7 @@ class CoreClient:
             stream_id = next(self._ids)
             channel = WorkerStreamChannel(stream_id, self._max_unread, self._post)
             self._streams[stream_id] = channel
-            self._post(OpenStream(stream_id, voice, language, instruct, sampling, max_new_tokens, priority))
+            self._post(OpenStream(stream_id, request))
         return Qwen3Stream(stream_id, TextFeed(self._encode, self._split_pattern), self._post, sample_rate, channel)
 
     # ---- cloned voices ----------------------------------------------------------------------

@@ -86,7 +86,7 @@ def describe(engine, model_dir: str, capacity: int) -> dict[str, Any]:
         "unavailable_voices": engine.unavailable_voices,
         "tokenizer_folder": str(Path(model_dir).resolve()),
         "tokenizer_split": "official" if tokenizer.split_pattern == OFFICIAL_SPLIT else "qwen2",
-        "max_unread_samples": int(engine.settings.loop.max_unread_audio_s * 24000),
+        "max_unread_samples": engine.settings.loop.max_unread_samples,
     }
 
 
@@ -152,10 +152,7 @@ class WorkerLink:
                     engine.loop.inbox.put(WakeCommand(core_id))
         elif isinstance(command, OpenStream):
             channel = CoreStreamChannel(self.outbox, command.stream_id, self._ended)
-            admitted = engine.admit(
-                channel, command.voice, command.language, command.instruct, command.sampling,
-                command.max_new_tokens, command.priority, stream_limit=self.core.capacity,
-            )
+            admitted = engine.admit(channel, command.request, stream_limit=self.core.capacity)
             if isinstance(admitted, int):
                 self._streams[command.stream_id] = (admitted, channel)
             else:

@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.server.app import create_app
-from engine.server.serve import load_engine
+from engine.server.engine_loader import load_engine
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
 from voice_tts.tn import Lexicon

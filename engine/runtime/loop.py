@@ -65,6 +65,10 @@ class LoopSettings:
     # Share of a frame's time an iteration may take with one more stream (admission).
     headroom_target: float = 0.7
 
+    @property
+    def max_unread_samples(self) -> int:
+        return int(self.max_unread_audio_s * CODEC_SAMPLE_RATE)
+
 
 @dataclass
 class LoopStats:
@@ -304,7 +308,7 @@ class StepLoop:
             stream.codes = []
         stream.slot = self.runner.pool.allocate()
         stream.channel.bound(
-            int(self.settings.max_unread_audio_s * CODEC_SAMPLE_RATE),
+            self.settings.max_unread_samples,
             lambda: self.inbox.put(WakeCommand(stream.id)),
         )
         self._streams[stream.id] = stream

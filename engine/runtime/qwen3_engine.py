@@ -25,9 +25,10 @@ import numpy as np
 import torch
 
 from voice_tts.languages import qwen3_language
-from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, VoiceCloning, VoiceInfo, checked_priority
+from voice_tts.protocol import Error, ErrorCode, VoiceCloning, VoiceInfo
+from voice_tts.request import StreamRequest
 
-from engine.backends.gil import SWITCH_INTERVAL_S, lower_switch_interval
+from engine.gil import SWITCH_INTERVAL_S, lower_switch_interval
 from engine.model.loader import load_model
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
@@ -78,7 +79,7 @@ class EngineSettings:
     # Refuse a new stream (`capacity`) when the measured real-time headroom says one more would
     # make the loop too slow (`engine.runtime.headroom`). None: on CUDA, where timings mean something.
     admit_by_headroom: bool | None = None
-    # The interpreter's GIL switch interval while the engine runs (`engine.backends.gil`;
+    # The interpreter's GIL switch interval while the engine runs (`engine.gil`;
     # process-wide, only ever lowered; None: leave it). The step loop releases the GIL at every
     # device wait, several times per iteration, and must get it back at once.
     gil_switch_interval_s: float | None = SWITCH_INTERVAL_S
@@ -300,51 +301,34 @@ class Qwen3Engine:
 
     # ---- streams ----------------------------------------------------------------------------
 
-    def open_stream(
-        self,
-        voice: str | None = None,
-        language: str | None = None,
-        instruct: str | None = None,
-        sample_rate: int = 24000,
-        sampling: SamplingParams | None = None,
-        max_new_tokens: int | None = None,
-        priority: int = PRIORITY_NORMAL,
-    ) -> Qwen3Stream:
-        """Open a turn. Never raises for bad options: the stream reports an `Error`, then `Done`.
-        `sampling` defaults to the checkpoint's generation_config; `max_new_tokens` (official
-        semantics: at most max_new_tokens - 1 frames) to its `max_new_tokens`. A lower
-        `priority` fills its voice prefix first (`engine.runtime.scheduler`); one that is not
-        an int raises TypeError."""
-        priority = checked_priority(priority)
+    def open_stream(self, request: StreamRequest | None = None, /, **settings: Any) -> Qwen3Stream:
+        """Open a turn (`StreamRequest.of(request, **settings)`). Never raises for settings the
+        engine cannot serve: the stream reports an `Error`, then `Done`. `sampling` defaults to
+        the checkpoint's generation_config; `max_new_tokens` (official semantics: at most
+        max_new_tokens - 1 frames) to its `max_new_tokens`. A lower `priority` fills its voice
+        prefix first (`engine.runtime.scheduler`)."""
+        request = StreamRequest.of(request, **settings)
+        sample_rate = request.sample_rate
         error = sample_rate_error(sample_rate)
         if error is not None:
             return self._failed(error, 24000)
         channel = StreamChannel()
-        admitted = self.admit(channel, voice, language, instruct, sampling, max_new_tokens, priority)
+        admitted = self.admit(channel, request)
         if isinstance(admitted, Error):
             return self._failed(admitted, sample_rate)
         feed = TextFeed(self.model.tokenizer.encode, self.model.tokenizer.split_pattern)
         return Qwen3Stream(admitted, feed, self.loop.inbox.put, sample_rate, channel)
 
-    def admit(
-        self,
-        channel: Any,
-        voice: str | None,
-        language: str | None,
-        instruct: str | None,
-        sampling: SamplingParams | None,
-        max_new_tokens: int | None,
-        priority: int,
-        stream_limit: int | None = None,
-    ) -> int | Error:
+    def admit(self, channel: Any, request: StreamRequest, stream_limit: int | None = None) -> int | Error:
         """Admit a stream whose events go to `channel` (a `StreamChannel`, or the engine core's
         channel to an API worker): its id, whose text and cancel commands go to `loop.inbox`,
         or why it was refused. The one place admission is decided. `stream_limit`: streams at
         once below the engine's capacity (the engine core's, for the server's `--capacity`)."""
         try:
-            resolved = self._resolve(voice, qwen3_language(language), instruct)
+            resolved = self._resolve(request.voice, qwen3_language(request.language), request.instruct)
         except ValueError as e:
             return Error(ErrorCode.INVALID_VOICE, str(e))
+        sampling, max_new_tokens = request.sampling, request.max_new_tokens
         if sampling is None:
             sampling = self._default_sampling
         if not isinstance(sampling, SamplingParams):
@@ -366,7 +350,7 @@ class Qwen3Engine:
             stream_id = next(self._ids)
             state = StreamState(
                 id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
-                priority=priority,
+                priority=request.priority,
                 reference_ids=list(resolved.reference_ids),
                 track_offset=len(resolved.clone.ref_codes) if resolved.clone is not None and resolved.clone.icl else 0,
             )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
-from engine.backends.event_channel import EventChannel
+from engine.event_channel import EventChannel
 from engine.runtime.text_feed import TextFeed, TextToken
 
 if TYPE_CHECKING:  # the handle side (API workers of the engine core) runs without torch

@@ -18,14 +18,16 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from engine.server.auth import ApiKeyMiddleware
+from engine.server.omni_stream import OmniConnection
 from engine.server.realtime import RealtimeConnection
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
-from engine.server.streams import open_text_stream, speak_all
+from engine.server.streams import open_output_stream, speak_all
 from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
 from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine
+from voice_tts.request import StreamRequest
 from voice_tts.tn import Lexicon
 
 log = logging.getLogger(__name__)
@@ -41,16 +43,8 @@ WARM_UP_RETRY_S = 0.05
 async def warm_up(state: ServerState) -> None:
     """Speak the warm-up text once (TN, engine, resampler); /ready answers 200 only after it."""
     while True:
-        stream, text = open_text_stream(
-            state.engine,
-            voice=None,
-            language=None,
-            instruct=None,
-            sample_rate=24000,
-            normalize=True,
-            lexicon=state.lexicon,
-        )
-        speak_all(stream, text, state.settings.warmup_text)
+        stream, output = open_output_stream(state, StreamRequest(normalize=True))
+        speak_all(stream, output.text, state.settings.warmup_text)
         refused = False
         async for event in stream.events():
             if isinstance(event, Error) and event.code == ErrorCode.INVALID_VOICE and not state.description.voices:
@@ -112,6 +106,7 @@ def create_app(
             if task is not None:
                 task.cancel()
             state.resumes.close()
+            state.tracer.shutdown()
 
     voices = VoicesEndpoint(state)
 
@@ -145,6 +140,9 @@ def create_app(
     async def stream(websocket: WebSocket) -> None:
         await Connection(websocket, state).serve()
 
+    async def omni_stream(websocket: WebSocket) -> None:
+        await OmniConnection(websocket, state).serve()
+
     async def http_error(request: Request, exc: HTTPException) -> Response:
         code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
         return openai_error(exc.status_code, exc.detail, code, headers=exc.headers)
@@ -159,11 +157,15 @@ def create_app(
             Route("/v1/voices", voices.list, methods=["GET"]),
             Route("/v1/voices", voices.create, methods=["POST"]),
             Route("/v1/voices/{voice_id}", voices.delete, methods=["DELETE"]),
+            Route("/v1/audio/voices", voices.omni_list, methods=["GET"]),
+            Route("/v1/audio/voices", voices.omni_create, methods=["POST"]),
+            Route("/v1/audio/voices/{name}", voices.omni_delete, methods=["DELETE"]),
             Route("/v1/capabilities", capabilities),
             Route("/metrics", metrics),
             Route("/v1/audio/speech", SpeechEndpoint(state).handle, methods=["POST"]),
             WebSocketRoute("/v1/ws", stream),
             WebSocketRoute("/v1/realtime", realtime),
+            WebSocketRoute("/v1/audio/speech/stream", omni_stream),
         ],
         middleware=[
             Middleware(

@@ -42,13 +42,13 @@ class ServerMetrics:
         )
         self.ttfa = Histogram(
             "voice_tts_ttfa_seconds",
-            "Time from a turn's first text to its first audio byte sent.",
+            "Time from a turn's first text to its first audio out of its output pipeline.",
             buckets=TTFA_BUCKETS,
             registry=self.registry,
         )
         self.audio_seconds = Counter(
             "voice_tts_audio_seconds",
-            "Seconds of audio sent to clients.",
+            "Seconds of audio streams gave their clients (played time; the usage log's audio_seconds).",
             registry=self.registry,
         )
         self.turns = Counter(

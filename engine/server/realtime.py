@@ -13,45 +13,25 @@ item's transcript exactly the words heard by `audio_end_ms`.
 from __future__ import annotations
 
 import asyncio
-import base64
 import collections
 import contextlib
-import logging
-import uuid
 from typing import Any
 
 import pydantic_core
 from starlette.websockets import WebSocket
 
+from engine.server.realtime_response import Response, SpokenItem, new_id
 from engine.server.sender import Sender
-from engine.server.speech import OPENAI_VOICES
+from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
-from engine.server.streams import PRIORITY_ESTABLISHED, open_text_stream
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
-from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.languages import iso_code
-from voice_tts.progress import TurnText
-from voice_tts.protocol import (
-    PRIORITY_NORMAL,
-    SUPPORTED_SAMPLE_RATES,
-    AudioChunk,
-    Done,
-    Error,
-    ErrorCode,
-    Progress,
-    push_spoken,
-)
-from voice_tts.speed import checked_speed
-
-log = logging.getLogger(__name__)
+from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, ErrorCode
+from voice_tts.request import checked_speed
 
 VENDOR = "voice_tts"
 APPEND = f"{VENDOR}.input_text_buffer.append"
 COMMIT = f"{VENDOR}.input_text_buffer.commit"
-# Items whose transcript a truncate can still reach; older ones are forgotten.
-KEPT_ITEMS = 64
-# `usage.output_tokens` counts audio in the codec's 80 ms frames, as speech's SSE usage does.
-OUTPUT_TOKENS_PER_SECOND = 12.5
 UNSUPPORTED = {
     "input_audio_buffer.append": "audio input: this server speaks text, it does not listen",
     "input_audio_buffer.commit": "audio input: this server speaks text, it does not listen",
@@ -69,30 +49,6 @@ class RealtimeError(Exception):
         self.param = param
 
 
-def _id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
-
-
-class _Item:
-    """An assistant item a response spoke: its text side answers truncates."""
-
-    def __init__(self, item_id: str, text: TurnText) -> None:
-        self.id = item_id
-        self.text = text
-        self.transcript = ""
-        self.audio_ms = 0.0
-
-    def as_json(self, status: str) -> dict:
-        return {
-            "id": self.id,
-            "object": "realtime.item",
-            "type": "message",
-            "role": "assistant",
-            "status": status,
-            "content": [{"type": "output_audio", "transcript": self.transcript}],
-        }
-
-
 class RealtimeConnection:
     def __init__(self, websocket: WebSocket, state: ServerState) -> None:
         self._websocket = websocket
@@ -101,7 +57,7 @@ class RealtimeConnection:
         self.session: dict[str, Any] = {
             "type": "realtime",
             "object": "realtime.session",
-            "id": _id("sess"),
+            "id": new_id("sess"),
             "model": state.description.model,
             "output_modalities": ["audio"],
             "instructions": "",
@@ -113,8 +69,8 @@ class RealtimeConnection:
         self._pending_chars = 0
         settings = state.settings
         self._budget = Budget(settings.max_messages_per_s, settings.message_burst)
-        self.items: collections.OrderedDict[str, _Item] = collections.OrderedDict()
-        self.response: _Response | None = None
+        self.items: collections.OrderedDict[str, SpokenItem] = collections.OrderedDict()
+        self.response: Response | None = None
         self.last_item_id: str | None = None
         # A response went out to `response.done`: later ones are opened ahead of new sessions'
         # (engine/server/streams.py).
@@ -330,7 +286,7 @@ class RealtimeConnection:
             )
         self._pending_text.append(text)
         self._pending_chars += len(text)
-        item_id = item.get("id") or _id("item")
+        item_id = item.get("id") or new_id("item")
         stored = {**item, "id": item_id, "object": "realtime.item", "status": "completed"}
         await self.send_event(
             "conversation.item.added", previous_item_id=self.last_item_id, item=stored
@@ -427,7 +383,7 @@ class RealtimeConnection:
             )
         response.end_input()
 
-    async def _open_response(self, instructions: str | None) -> _Response:
+    async def _open_response(self, instructions: str | None) -> Response:
         state = self.state
         if self.response is not None:
             raise RealtimeError(
@@ -440,7 +396,7 @@ class RealtimeConnection:
         if not state.slots.acquire():
             raise RealtimeError(ErrorCode.CAPACITY, f"all {state.slots.capacity} streams are busy")
         try:
-            response = _Response(self, instructions or self.session["instructions"] or None)
+            response = Response(self, instructions or self.session["instructions"] or None)
         except Exception as exc:
             state.slots.release()
             raise RealtimeError(getattr(exc, "code", ErrorCode.ENGINE_ERROR), str(exc)) from None
@@ -453,7 +409,7 @@ class RealtimeConnection:
 
     async def send_event(self, kind: str, **fields) -> bool:
         """True if the event went out (the client is there and keeping up)."""
-        return await self._sender.json({"type": kind, "event_id": _id("event"), **fields})
+        return await self._sender.json({"type": kind, "event_id": new_id("event"), **fields})
 
     async def _error(self, error: RealtimeError, client_event_id: str | None) -> None:
         self.state.metrics.errors.labels(code=error.code).inc()
@@ -466,207 +422,6 @@ class RealtimeConnection:
                 "param": error.param,
                 "event_id": client_event_id,
             },
-        )
-
-
-class _Response:
-    def __init__(self, connection: RealtimeConnection, instructions: str | None) -> None:
-        self._connection = connection
-        state = connection.state
-        self._state = state
-        output = connection.session["audio"]["output"]
-        audio_format = output["format"]
-        self._mulaw = audio_format["type"] == "audio/pcmu"
-        self.sample_rate = 8000 if self._mulaw else audio_format.get("rate", 24000)
-        voice = output["voice"]
-        self.voice = None if voice in OPENAI_VOICES else voice
-        self.id = _id("resp")
-        self._stream, self.text = open_text_stream(
-            state.engine,
-            voice=self.voice,
-            language=output.get("language"),
-            instruct=instructions,
-            sample_rate=self.sample_rate,
-            normalize=True,
-            priority=PRIORITY_ESTABLISHED if connection.established else PRIORITY_NORMAL,
-            speed=output["speed"],
-        )
-        self.usage = state.stream_usage("realtime", self.id, self.voice)
-        self.item = _Item(_id("item"), self.text)
-        self.input_ended = False
-        self._cancelled = False
-        self._samples = 0
-        self.task: asyncio.Task | None = None
-
-    def push(self, text: str) -> None:
-        if text and not self.input_ended:
-            self.usage.text_arrived()
-            self._forward(self.text.push(text))
-
-    def _forward(self, spoken: str) -> None:
-        # One push per delta: an engine looks at its pending text on every push.
-        push_spoken(self._stream, spoken, self.text.word_end)
-
-    def end_input(self) -> None:
-        if not self.input_ended:
-            self.input_ended = True
-            self._forward(self.text.flush())
-            self._stream.end_input()
-
-    def set_speed(self, speed: float) -> None:
-        if not self._cancelled:
-            self._stream.set_speed(speed)
-
-    def cancel(self) -> None:
-        if not self._cancelled:
-            self._cancelled = True
-            self.input_ended = True
-            self.text.drop_held()
-            self._stream.cancel()
-
-    def _forward_polled(self, spoken: str) -> None:
-        if not self.input_ended:
-            self._forward(spoken)
-
-    def _ids(self) -> dict:
-        return {"response_id": self.id, "item_id": self.item.id, "output_index": 0}
-
-    def _as_json(self, status: str, **extra) -> dict:
-        return {
-            "id": self.id,
-            "object": "realtime.response",
-            "status": status,
-            "output_modalities": ["audio"],
-            "conversation_id": None,
-            "audio": {"output": self._connection.session["audio"]["output"]},
-            **extra,
-        }
-
-    async def announce(self) -> None:
-        event = self._connection.send_event
-        await event("response.created", response=self._as_json("in_progress", output=[]))
-        item = self.item.as_json("in_progress")
-        await event("response.output_item.added", response_id=self.id, output_index=0, item=item)
-        await event(
-            "conversation.item.added", previous_item_id=self._connection.last_item_id, item=item
-        )
-        await event(
-            "response.content_part.added",
-            **self._ids(),
-            content_index=0,
-            part={"type": "audio", "transcript": ""},
-        )
-
-    async def run(self) -> None:
-        event = self._connection.send_event
-        status, details, outcome = "failed", None, "error"
-        try:
-            events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
-            async with contextlib.aclosing(events):
-                async for engine_event in events:
-                    if self._cancelled and not isinstance(engine_event, (Done, Error)):
-                        continue
-                    if isinstance(engine_event, Progress):
-                        for word in self.text.on_progress(
-                            engine_event.spoken_end, engine_event.audio_time
-                        ):
-                            delta = self.text.raw_text[len(self.item.transcript) : word.raw_end]
-                            self.item.transcript += delta
-                            await event(
-                                "response.output_audio_transcript.delta",
-                                **self._ids(),
-                                content_index=0,
-                                delta=delta,
-                            )
-                    elif isinstance(engine_event, AudioChunk) and engine_event.pcm:
-                        self.text.on_audio(engine_event)
-                        pcm = engine_event.pcm
-                        data = pcm16_to_mulaw(pcm) if self._mulaw else pcm
-                        self._samples += engine_event.num_samples
-                        self.item.audio_ms = self._samples / self.sample_rate * 1000.0
-                        self.usage.audio_sent(engine_event.duration)
-                        await event(
-                            "response.output_audio.delta",
-                            **self._ids(),
-                            content_index=0,
-                            delta=base64.b64encode(data).decode(),
-                        )
-                    elif isinstance(engine_event, Error):
-                        details = {
-                            "type": "failed",
-                            "error": {
-                                "type": "server_error",
-                                "code": engine_event.code,
-                                "message": engine_event.message,
-                            },
-                        }
-                    elif isinstance(engine_event, Done):
-                        if details is None:
-                            cancelled = engine_event.cancelled or self._cancelled
-                            status = "cancelled" if cancelled else "completed"
-                            outcome = "cancelled" if cancelled else "done"
-                            details = {"type": status}
-                            if cancelled:
-                                details["reason"] = "client_cancelled"
-        except Exception:
-            log.exception("realtime response %s failed", self.id)
-            self._stream.cancel()
-            details = {
-                "type": "failed",
-                "error": {"type": "server_error", "code": ErrorCode.ENGINE_ERROR},
-            }
-        finally:
-            self._state.slots.release()
-            self.usage.finish(
-                outcome,
-                characters_received=self.text.raw_length,
-                characters_spoken=len(self.item.transcript),
-            )
-        try:
-            await self._finish(status, details)
-        finally:
-            self._connection.response = None
-
-    async def _finish(self, status: str, details: dict | None) -> None:
-        connection = self._connection
-        event = connection.send_event
-        ids = self._ids()
-        transcript = self.item.transcript
-        await event("response.output_audio.done", **ids, content_index=0)
-        await event(
-            "response.output_audio_transcript.done", **ids, content_index=0, transcript=transcript
-        )
-        await event(
-            "response.content_part.done",
-            **ids,
-            content_index=0,
-            part={"type": "audio", "transcript": transcript},
-        )
-        item = self.item.as_json("completed" if status == "completed" else "incomplete")
-        await event("response.output_item.done", response_id=self.id, output_index=0, item=item)
-        await event(
-            "conversation.item.done", previous_item_id=connection.last_item_id, item=item
-        )
-        connection.last_item_id = self.item.id
-        connection.items[self.item.id] = self.item
-        while len(connection.items) > KEPT_ITEMS:
-            connection.items.popitem(last=False)
-        audio_tokens = round(self.usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND + 0.4999)
-        characters = self.text.raw_length
-        connection.established |= await event(
-            "response.done",
-            response=self._as_json(
-                status,
-                status_details=details,
-                output=[item],
-                usage={
-                    "total_tokens": characters + audio_tokens,
-                    "input_tokens": characters,
-                    "output_tokens": audio_tokens,
-                    "input_token_details": {"text_tokens": characters, "audio_tokens": 0},
-                    "output_token_details": {"text_tokens": 0, "audio_tokens": audio_tokens},
-                },
-            ),
         )
 
 

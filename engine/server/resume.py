@@ -18,15 +18,19 @@ import secrets
 import uuid
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from voice_tts.protocol import ErrorCode, ReconnectMessage
 
-if TYPE_CHECKING:
-    from engine.server.turn import Turn
-
 # Expired tokens remembered for a clear answer; older ones become "unknown".
 REMEMBERED_EXPIRED = 4096
+
+
+class ResumableTurn(Protocol):
+    """What the registry needs of a turn (engine/server/turn.py's `Turn`)."""
+
+    def expire(self) -> None:
+        """No reconnect came in time: the turn ends."""
 
 
 class ResumeRefused(Exception):
@@ -39,11 +43,11 @@ class ResumeRegistry:
     def __init__(self, timeout_s: float) -> None:
         self.instance = uuid.uuid4().hex[:16]
         self._timeout_s = timeout_s
-        self._turns: dict[str, Turn] = {}
+        self._turns: dict[str, ResumableTurn] = {}
         self._waiting: dict[str, asyncio.TimerHandle] = {}  # tokens of turns without a socket
         self._expired: OrderedDict[str, ResumeRefused] = OrderedDict()
 
-    def add(self, turn: Turn) -> str:
+    def add(self, turn: ResumableTurn) -> str:
         """A new resumable turn; returns its token."""
         token = f"{self.instance}.{secrets.token_urlsafe(18)}"
         self._turns[token] = turn
@@ -61,7 +65,7 @@ class ResumeRegistry:
         if (timer := self._waiting.pop(token, None)) is not None:
             timer.cancel()
 
-    def take(self, token: str) -> Turn:
+    def take(self, token: str) -> ResumableTurn:
         """The turn of `token` for a reconnect (it stays known: its socket may drop again)."""
         turn = self._turns.get(token)
         if turn is not None:

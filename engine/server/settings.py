@@ -61,6 +61,10 @@ class ServerSettings(BaseModel):
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = _setting(
         "info", "server", "the server's log level"
     )
+    # The OTEL_* variables apply as well (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT instead of this one).
+    otlp_traces_endpoint: str | None = _setting(
+        None, "server", "send one OpenTelemetry span per stream to this OTLP/HTTP collector (needs the tracing extra)"
+    )
 
     max_connections: int = _setting(
         2048, "connections", "open connections (HTTP and WebSocket together); past it a new one gets 503", ge=1
@@ -70,7 +74,7 @@ class ServerSettings(BaseModel):
     )
     body_timeout_s: float = _setting(10.0, "connections", "how long an HTTP request's body may take to arrive (then 408)", gt=0)
     max_request_bytes: int = _setting(
-        1024 * 1024, "connections", "largest HTTP request body; a larger one gets 413 before it is read", ge=1024
+        1024 * 1024, "connections", "largest HTTP request body (a speech request may add a ref_audio recording up to max_voice_upload_bytes); a larger one gets 413 before it is read", ge=1024
     )
     ws_idle_timeout_s: float = _setting(
         120.0, "connections", "how long a WebSocket may stay open without a running turn (then closed with 4408)", gt=0
@@ -117,6 +121,21 @@ class ServerSettings(BaseModel):
     min_voice_reference_s: float = _setting(
         1.0, "voices", "shortest reference recording an upload may carry (400 invalid_audio below it)", ge=0
     )
+    # Inline references (vLLM-Omni's `ref_audio`, engine/server/references.py): data URLs always;
+    # URLs and local files only where an operator allows them.
+    reference_url_hosts: str | None = _setting(
+        None, "voices", "hosts (comma-separated) whose http(s) URLs a request's ref_audio may name; none: URLs are refused"
+    )
+    reference_file_dir: str | None = _setting(
+        None, "voices", "folder whose files a request's ref_audio may name as file:// URLs; none: files are refused"
+    )
+    reference_fetch_timeout_s: float = _setting(
+        10.0, "voices", "how long fetching a ref_audio URL may take (then 400)", gt=0
+    )
+    max_inline_voices: int = _setting(
+        32, "voices", "voices made from inline ref_audio kept for reuse; the oldest beyond are deleted", ge=1
+    )
+
     # Random weights never emit EOS: their turns end at this guard, about four times longer than
     # real speech (about 4 frames per text token), so a benchmark sets about 4 to time turns as
     # long as real ones. A real checkpoint's turns end at EOS well before the default.

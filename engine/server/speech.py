@@ -6,16 +6,21 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
 - `speed` from 0.5 to 2.0, pitch kept (voice_tts/speed.py); OpenAI's wider 0.25-4.0 is refused
   past that range with 400 `unsupported_speed` rather than quietly clamped.
 - `model` is accepted for compatibility and does not choose anything: the server speaks with
-  the engine it was started with.
+  the engine it was started with. `voice` may be left out (the server's default voice).
 - OpenAI's own voice names (alloy, nova, ...) select the server's default voice; any other name
-  must be one of `GET /v1/voices`.
+  must be one of `GET /v1/voices` (matched without regard to case).
+- vLLM-Omni's fields (`task_type`, `ref_audio`, `ref_text`, `x_vector_only_mode`,
+  `max_new_tokens`, `initial_codec_chunk_frames`, `non_streaming_mode`): see
+  engine/server/speech_settings.py and docs/vllm-omni.md.
 - `instructions` becomes the engine's `instruct`; `language` (not in OpenAI's API) is passed on.
 - `lexicon` (not in OpenAI's API): the request's pronunciation dictionary, rules like
   `{"match": "SQL", "say": "sequel"}` applied before the server's `--lexicon` rules;
   `spell_acronyms` (default true) spells capitals that are not words ("FBI" -> "F B I").
-- `stream` (default true) sends audio as it is produced with chunked transfer; a streamed WAV
+- Without `stream`, audio is sent as it is produced with chunked transfer; a streamed WAV
   has 0xFFFFFFFF as its RIFF and data sizes, as OpenAI's streamed WAV does. `stream: false`
-  answers with a complete WAV or PCM body with its real length.
+  answers with a complete body with its real length. `stream: true` without a
+  `stream_format` means server-sent events, as in vLLM-Omni; with `stream_format: "audio"`
+  the audio streams.
 - `stream_format: "sse"` answers with OpenAI's server-sent events: `speech.audio.delta` with
   base64 audio as it is produced, then `speech.audio.done` with `usage` (always streamed).
   The deltas decoded and joined are exactly the `audio` stream's body (for `wav`, the first
@@ -34,58 +39,41 @@ import struct
 import uuid
 from typing import AsyncIterator, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.settings import ServerSettings
+from engine.server.speech_settings import SpeechRefused, SpeechSettings, engine_options, resolve
 from engine.server.state import ServerState
 from engine.server.streams import open_text_stream, speak_all, turn_lexicon
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
-from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode, LexiconEntry
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode
 from voice_tts.speed import MAX_SPEED, MIN_SPEED
 
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 24000
-OPENAI_VOICES = frozenset(
-    {
-        "alloy",
-        "ash",
-        "ballad",
-        "coral",
-        "echo",
-        "fable",
-        "nova",
-        "onyx",
-        "sage",
-        "shimmer",
-        "verse",
-        "marin",
-        "cedar",
-    }
-)
 MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
 # `usage.output_tokens` counts audio in the codec's 80 ms frames (Qwen3-TTS speaks 12.5 a second).
 OUTPUT_TOKENS_PER_SECOND = 12.5
 
 
-class SpeechRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    model: str
+class SpeechRequest(SpeechSettings):
     input: str = Field(min_length=1)
-    voice: str
-    response_format: str = "wav"
-    speed: float = 1.0
-    instructions: str | None = None
-    language: str | None = None
-    stream: bool = True
-    stream_format: Literal["audio", "sse"] = "audio"
-    lexicon: list[LexiconEntry] | None = Field(default=None, max_length=2000)
-    spell_acronyms: bool = True
+    stream: bool | None = None
+    stream_format: Literal["audio", "sse"] | None = None
+
+    @property
+    def delivery(self) -> Literal["sse", "audio", "whole"]:
+        """Server-sent events, audio as it is produced, or one whole body. `stream: true`
+        without a `stream_format` means events, as in vLLM-Omni; without `stream` the audio
+        streams, as OpenAI's does."""
+        if self.stream_format == "sse" or (self.stream and self.stream_format is None):
+            return "sse"
+        return "whole" if self.stream is False else "audio"
 
 
 # Engine errors that are the request's fault (HTTP 400) rather than the server's.
@@ -114,6 +102,16 @@ def openai_error(
         status_code=status,
         headers=headers,
     )
+
+
+def validation_error(exc: ValidationError) -> JSONResponse:
+    """A body the request model refuses: 400 naming the first field at fault."""
+    first = exc.errors()[0]
+    if first["type"] == "json_invalid":
+        return openai_error(400, f"the body is not JSON: {first['msg']}", ErrorCode.INVALID_JSON)
+    param = ".".join(str(p) for p in first["loc"]) or None
+    message = f"{param}: {first['msg']}" if param else first["msg"].removeprefix("Value error, ")
+    return openai_error(400, message, ErrorCode.INVALID_MESSAGE, param)
 
 
 class ReaderPacedResponse(StreamingResponse):
@@ -208,43 +206,46 @@ class SpeechEndpoint:
 
     async def handle(self, request: Request) -> Response:
         state = self._state
+        settings = state.settings
+        # A request may carry a reference recording (ref_audio) as base64, up to the size of an upload.
+        limit = settings.max_request_bytes + 4 * math.ceil(settings.max_voice_upload_bytes / 3)
         try:
-            body = await read_body(request, state.settings)
+            body = await read_body(request, settings, limit)
         except RefusedBody as refused:
             return refused.response
         try:
             speech = SpeechRequest.model_validate_json(body)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            if first["type"] == "json_invalid":
-                return openai_error(
-                    400, f"the body is not JSON: {first['msg']}", ErrorCode.INVALID_JSON
-                )
-            param = ".".join(str(p) for p in first["loc"]) or None
-            return openai_error(400, f"{param}: {first['msg']}", ErrorCode.INVALID_MESSAGE, param)
+            return validation_error(exc)
         rejected = self._check(speech)
         if rejected is not None:
             return rejected
         if (refusal := state.readiness.refusal()) is not None:
             code, message = refusal
             return openai_error(503, message, code)
+        try:
+            choice = await resolve(state, speech)
+        except SpeechRefused as refused:
+            return openai_error(refused.status, str(refused), refused.code, refused.param)
         if not state.slots.acquire():
             return openai_error(
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
             )
-        voice = None if speech.voice in OPENAI_VOICES else speech.voice
-        usage = state.stream_usage("http", uuid.uuid4().hex, voice)
+        usage = state.stream_usage(
+            "http", uuid.uuid4().hex, choice.voice, traceparent=request.headers.get("traceparent")
+        )
         try:
             stream, text = open_text_stream(
                 state.engine,
-                voice=voice,
+                voice=choice.voice,
                 language=speech.language,
-                instruct=speech.instructions,
+                instruct=choice.instruct,
                 sample_rate=SAMPLE_RATE,
                 normalize=True,
                 lexicon=turn_lexicon(state.lexicon, speech.lexicon),
                 spell_acronyms=speech.spell_acronyms,
                 speed=speech.speed,
+                options=engine_options(state.engine, choice),
             )
         except ValueError as exc:
             state.slots.release()
@@ -275,15 +276,6 @@ class SpeechEndpoint:
                 "unsupported_speed",
                 "speed",
             )
-        description = self._state.description
-        if speech.voice not in OPENAI_VOICES and not description.knows_voice(speech.voice):
-            names = [voice.name for voice in description.voices]
-            return openai_error(
-                400,
-                f"unknown voice {speech.voice!r}; voices: {names}",
-                ErrorCode.INVALID_VOICE,
-                "voice",
-            )
         limit = self._state.settings.max_turn_text_chars
         if len(speech.input) > limit:
             return openai_error(
@@ -305,11 +297,13 @@ class SpeechEndpoint:
         finished = False
         try:
             async for event in events:
+                usage.engine_output()
                 if isinstance(event, AudioChunk) and event.pcm:
                     first = event
                     break
                 if isinstance(event, Error):
                     state.metrics.errors.labels(code=event.code).inc()
+                    usage.error(event.code, event.message)
                     stream.cancel()
                     state.slots.release()
                     usage.finish("error", characters_received=characters, characters_spoken=0)
@@ -335,14 +329,14 @@ class SpeechEndpoint:
             header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""
             audio, media_type = _prepend(header, body), MEDIA_TYPES[audio_format]
         stall_timeout_s = self._state.settings.max_client_lag_s
-        if speech.stream_format == "sse":
+        if speech.delivery == "sse":
             return ReaderPacedResponse(
                 _sse_events(audio, usage, characters),
                 stall_timeout_s,
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
-        if speech.stream:
+        if speech.delivery == "audio":
             return ReaderPacedResponse(audio, stall_timeout_s, media_type=media_type)
         if audio_format == "wav":
             pcm = b"".join([chunk async for chunk in body])

@@ -1,4 +1,5 @@
-"""What every route of one server shares: the engine, its description, settings, metrics, slots."""
+"""What every route of one server shares: the engine, its description, settings, metrics, and
+the capacity slots its streams take."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass, field
 from engine.server.metrics import ServerMetrics
 from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
-from engine.server.streams import StreamSlots
+from engine.server.tracing import StreamTracer
 from engine.server.usage import StreamUsage, UsageLog, api_key_label
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -34,6 +35,26 @@ FEATURES = (
     "pause_resume",
     "reconnect_resume",
 )
+
+
+class StreamSlots:
+    """Counts streams against the server's capacity (WebSocket turns and HTTP requests)."""
+
+    def __init__(self, capacity: int, metrics: ServerMetrics) -> None:
+        self.capacity = capacity
+        self.active = 0
+        self._metrics = metrics
+
+    def acquire(self) -> bool:
+        if self.active >= self.capacity:
+            return False
+        self.active += 1
+        self._metrics.active_streams.set(self.active)
+        return True
+
+    def release(self) -> None:
+        self.active -= 1
+        self._metrics.active_streams.set(self.active)
 
 
 @dataclass(frozen=True)
@@ -86,7 +107,7 @@ class EngineDescription:
 class Readiness:
     ready: bool = False
     detail: str = "warming up"
-    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/runner.py).
+    # Set on SIGTERM/SIGINT: running turns finish, new ones are refused (engine/server/http_server.py).
     draining: bool = False
     # Set when the engine's loop died: the server stops for its supervisor to restart it.
     engine_failure: str | None = None
@@ -119,6 +140,7 @@ class ServerState:
     # WebSocket turns running now (a drain ends those left at its timeout).
     turns: set = field(default_factory=set)
     usage_log: UsageLog = field(init=False)
+    tracer: StreamTracer = field(init=False)
     resumes: ResumeRegistry = field(init=False)
     # The other API workers of this server, for a reconnect of their turn (None: one process).
     resume_relay: ResumeRelay | None = field(init=False)
@@ -127,20 +149,25 @@ class ServerState:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
         self.slots = StreamSlots(capacity, self.metrics)
         self.usage_log = UsageLog(self.settings.usage_log)
+        self.tracer = StreamTracer.of(self.settings.otlp_traces_endpoint)
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
         relay_dir = self.settings.resume_relay_dir
         self.resume_relay = None if relay_dir is None else ResumeRelay(relay_dir, self.settings.api_key)
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
 
-    def stream_usage(self, route: str, stream_id: str, voice: str | None) -> StreamUsage:
+    def stream_usage(
+        self, route: str, stream_id: str, voice: str | None, traceparent: str | None = None
+    ) -> StreamUsage:
+        """A new stream's usage, and its trace span under the client's `traceparent`."""
         return StreamUsage(
             self.metrics,
             self.usage_log,
-            route=route,
-            stream_id=stream_id,
-            voice=voice,
-            api_key_label=api_key_label(self.settings.api_key),
+            route,
+            stream_id,
+            voice,
+            api_key_label(self.settings.api_key),
+            span=self.tracer.start(route, stream_id, traceparent),
         )
 
     @property

@@ -1,9 +1,9 @@
-"""Opening engine streams for the server's routes: capacity slots, a stream's priority, and its
-text side.
+"""Opening engine streams for the server's routes: a stream's priority, its output pipeline and
+its text side.
 
-The server serves engine streams directly. Each stream has a `TurnText` beside it (from
-`voice_tts.progress`, the one place words and heard text are computed): it normalizes the raw
-text only when the client asked the server to, and maps the engine's progress to raw words.
+The server serves engine streams directly. Each stream's events go through its output pipeline
+(`voice_tts.stream_output`, the one place its audio, words, heard text and usage are computed),
+whose text side normalizes the raw text only when the client asked the server to.
 
 Priority (docs/protocol.md, "Priority"): a turn on a connection that has finished a turn before
 (its `done` went out, its client kept up) is opened at `PRIORITY_ESTABLISHED`, ahead of turns on
@@ -14,60 +14,43 @@ behind their first audio.
 
 from __future__ import annotations
 
-from engine.server.metrics import ServerMetrics
-from voice_tts.progress import TurnText
+from typing import Callable
+
+from engine.server.state import ServerState
+from voice_tts.turn_text import TurnText
 from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
-from voice_tts.speed import StretchedStream, checked_speed
+from voice_tts.request import StreamRequest
+from voice_tts.speed import StretchedStream
+from voice_tts.stream_output import StreamOutput
 from voice_tts.tn import Lexicon, LexiconError
 
 PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
 
 
-class StreamSlots:
-    """Counts streams against the server's capacity (WebSocket turns and HTTP requests)."""
-
-    def __init__(self, capacity: int, metrics: ServerMetrics) -> None:
-        self.capacity = capacity
-        self.active = 0
-        self._metrics = metrics
-
-    def acquire(self) -> bool:
-        if self.active >= self.capacity:
-            return False
-        self.active += 1
-        self._metrics.active_streams.set(self.active)
-        return True
-
-    def release(self) -> None:
-        self.active -= 1
-        self._metrics.active_streams.set(self.active)
+def open_output_stream(
+    state: ServerState, request: StreamRequest, meter: Callable[[float], None] | None = None
+) -> tuple[EngineStream, StreamOutput]:
+    """A route's stream for `request`: its output pipeline first (a bad setting is refused
+    before an engine stream exists), with the server's lexicon after the request's own, then
+    the engine stream. `meter` is told each piece of audio that goes out."""
+    output = StreamOutput(request, default_lexicon=state.lexicon if request.normalize else None, meter=meter)
+    return state.engine.open_stream(request), output
 
 
 def open_text_stream(
-    engine: StreamingEngine,
-    *,
-    voice: str | None,
-    language: str | None,
-    instruct: str | None,
-    sample_rate: int,
-    normalize: bool,
-    lexicon: Lexicon | None = None,
-    spell_acronyms: bool = True,
-    priority: int = PRIORITY_NORMAL,
-    speed: float = 1.0,
+    engine: StreamingEngine, *, lexicon: Lexicon | None = None, options: dict | None = None, **settings
 ) -> tuple[StretchedStream, TurnText]:
-    """The text side first: a bad lexicon is refused before an engine stream exists. The
-    stream is heard at `speed` (and its `set_speed`): its times are played time."""
-    text = TurnText(language=language, normalize=normalize, lexicon=lexicon, spell_acronyms=spell_acronyms)
-    speed = checked_speed(speed)
-    stream = engine.open_stream(
-        voice=voice, language=language, instruct=instruct, sample_rate=sample_rate, priority=priority
-    )
-    return StretchedStream(stream, speed), text
+    """The speech endpoint's stream (`lexicon`: its own rules already before the server's;
+    `options`: further settings, `max_new_tokens`): the engine stream heard through a speed
+    stage, and its text side. Speech reads the stream's events itself; it moves to
+    `open_output_stream` once it has a `StreamOutput` to read."""
+    request = StreamRequest(**settings, **(options or {}))
+    text = StreamOutput(request, default_lexicon=lexicon).text
+    return StretchedStream(engine.open_stream(request), request.speed), text
 
 
 def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: bool = True) -> Lexicon:
-    """A turn's rules (checked: LexiconError names the bad one) before the server's default."""
+    """A request's rules (checked: LexiconError names the bad one) before the server's default."""
     if rules and not normalize:
         raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
     return Lexicon(rule.model_dump() for rule in rules or ()) + default

@@ -1,7 +1,9 @@
 """One WebSocket turn: an engine stream served directly, its events become wire messages.
 
-The turn's `TurnText` normalizes the client's text when the turn asked for it and maps the
-engine's progress to raw words and heard text; the client takes those as they are.
+The `start` becomes the turn's `StreamRequest`; the engine stream's events go through the turn's
+output pipeline (`voice_tts.stream_output`: speed, encoding, words, heard text, usage), whose
+text side normalizes the client's text when the turn asked for it; the client takes words and
+heard text as they are, and the turn's `done` and its usage record read the same usage.
 
 Output goes out in order through one gate:
 - `pause` holds it (nothing more is sent) and keeps its place; once `pause_lookahead_s` of
@@ -27,18 +29,13 @@ from pydantic import BaseModel
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import open_text_stream, turn_lexicon
-from voice_tts.audio import pcm16_to_mulaw
-from voice_tts.progress import Word
+from engine.server.streams import open_output_stream
 from voice_tts.protocol import (
     PRIORITY_NORMAL,
-    AudioChunk,
-    Done,
     DoneMessage,
     Error,
     ErrorCode,
     ErrorMessage,
-    Progress,
     ProgressMessage,
     ReconnectedMessage,
     StartMessage,
@@ -46,6 +43,8 @@ from voice_tts.protocol import (
     WordTiming,
     push_spoken,
 )
+from voice_tts.request import StreamRequest
+from voice_tts.stream_output import AudioOut, Finished, WordsOut
 
 log = logging.getLogger(__name__)
 
@@ -55,27 +54,24 @@ Output = tuple[bytes | BaseModel, int]
 
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
-    stream's (engine/server/streams.py says which a turn gets)."""
+    stream's (engine/server/streams.py says which a turn gets); `options`, further settings of
+    its `StreamRequest` than a `start` carries (`max_new_tokens`)."""
 
     def __init__(
-        self, state: ServerState, start: StartMessage, sender: Sender, priority: int = PRIORITY_NORMAL
+        self,
+        state: ServerState,
+        start: StartMessage,
+        sender: Sender,
+        priority: int = PRIORITY_NORMAL,
+        options: dict | None = None,
     ) -> None:
         self.stream_id = uuid.uuid4().hex
         self.start = start
         self._state = state
-        self._stream, self.text = open_text_stream(
-            state.engine,
-            voice=start.voice,
-            language=start.language,
-            instruct=start.instruct,
-            sample_rate=start.sample_rate,
-            normalize=start.normalize,
-            lexicon=turn_lexicon(state.lexicon, start.lexicon, start.normalize),
-            spell_acronyms=start.spell_acronyms,
-            priority=priority,
-            speed=start.speed,
-        )
-        self.usage = state.stream_usage("ws", self.stream_id, start.voice)
+        self.request = StreamRequest.of(start.stream_request(priority), **(options or {}))
+        self.usage = state.stream_usage("ws", self.stream_id, start.voice, start.traceparent)
+        self._stream, self.output = open_output_stream(state, self.request, self.usage.audio_sent)
+        self.text = self.output.text
         self.resume_token = state.resumes.add(self) if start.resumable else None
         self.task: asyncio.Task | None = None
         self.text_seq = 0  # the last numbered `text` received
@@ -105,7 +101,7 @@ class Turn:
         rate = start.sample_rate
         self._lookahead_samples = int(state.settings.pause_lookahead_s * rate)
         self._replay_limit = int(state.settings.resume_buffer_s * rate)
-        self._bytes_per_sample = 1 if start.format == "mulaw" else 2
+        self._bytes_per_sample = self.request.bytes_per_sample
 
     @property
     def text_chars(self) -> int:
@@ -148,7 +144,7 @@ class Turn:
 
     def set_speed(self, speed: float) -> None:
         """The speaking rate from the engine's next audio chunk on."""
-        self._stream.set_speed(speed)
+        self.output.set_speed(speed)
 
     def cancel(self, played_ms: float | None) -> None:
         if self._cancelled:
@@ -156,7 +152,7 @@ class Turn:
         self._cancelled = True
         self._input_ended = True
         self._stream.cancel()
-        self.text.cancel(None if played_ms is None else played_ms / 1000.0)
+        self.output.cancel(None if played_ms is None else played_ms / 1000.0)
         self._unpause()
         self._held.clear()
         self._held_samples = 0
@@ -270,8 +266,6 @@ class Turn:
     async def _send(self, item: bytes | BaseModel, samples: int) -> bool:
         position = self._sent_samples
         self._sent_samples += samples
-        if samples:
-            self.usage.audio_sent(samples / self.start.sample_rate)
         if self.resume_token is not None:
             self._replay.append((position, (item, samples)))
             self._replay_samples += samples
@@ -334,19 +328,19 @@ class Turn:
             events = self.text.with_polling(aiter(self._stream.events()), self._forward_polled)
             async with contextlib.aclosing(events):
                 async for event in events:
-                    if isinstance(event, AudioChunk):
-                        await self._send_audio(event)
-                    elif isinstance(event, Progress):
-                        words = self.text.on_progress(event.spoken_end, event.audio_time)
-                        self.feed()
-                        await self._send_progress(event, words)
-                    elif isinstance(event, Error):
-                        await self._send_error(event)
-                    elif isinstance(event, Done):
-                        await self._wait_unpaused()
-                        cancelled = event.cancelled or self._cancelled
-                        await self._send_done(cancelled)
-                        outcome = self._end_reason or ("cancelled" if cancelled else "done")
+                    self.usage.engine_output()
+                    for out in self.output.process(event):
+                        if isinstance(out, AudioOut):
+                            await self._emit(out.data, out.chunk.num_samples)
+                        elif isinstance(out, WordsOut):
+                            self.feed()
+                            await self._send_progress(out)
+                        elif isinstance(out, Error):
+                            await self._send_error(out)
+                        elif isinstance(out, Finished):
+                            await self._wait_unpaused()
+                            await self._send_done(out)
+                            outcome = self._end_reason or ("cancelled" if out.cancelled else "done")
                     await self._wait_for_room()
         except Exception:
             log.exception("turn %s failed", self.stream_id)
@@ -356,31 +350,20 @@ class Turn:
                     code="engine_error", message="the turn failed inside the server", retryable=True
                 )
             )
-            await self._send_done(self._cancelled)
+            await self._send_done(Finished(self._cancelled, self.output.usage, self.text.heard))
         finally:
             self._state.turns.discard(self)
             if self._pause_timer is not None:
                 self._pause_timer.cancel()
             self._state.slots.release()
-            self.usage.finish(
-                outcome,
-                characters_received=self.text.raw_length,
-                characters_spoken=self.text.usage.characters_spoken,
-            )
+            self.usage.finish(outcome, self.output.usage)
 
-    async def _send_audio(self, chunk: AudioChunk) -> None:
-        if self._cancelled or not chunk.pcm:
-            return
-        self.text.on_audio(chunk)
-        data = pcm16_to_mulaw(chunk.pcm) if self.start.format == "mulaw" else chunk.pcm
-        await self._emit(data, chunk.num_samples)
-
-    async def _send_progress(self, progress: Progress, words: list[Word]) -> None:
+    async def _send_progress(self, progress: WordsOut) -> None:
         if self._cancelled:
             return
         await self._emit(
             ProgressMessage(
-                raw_end=self.text.heard_end,
+                raw_end=progress.raw_end,
                 spoken_end=progress.spoken_end,
                 audio_ms=progress.audio_time * 1000.0,
                 words=[
@@ -390,13 +373,14 @@ class Turn:
                         raw_start=word.raw_start,
                         raw_end=word.raw_end,
                     )
-                    for word in words
+                    for word in progress.words
                 ],
             )
         )
 
     async def _send_error(self, error: Error) -> None:
         self._state.metrics.errors.labels(code=error.code).inc()
+        self.usage.error(error.code, error.message)
         await self._emit(
             ErrorMessage(
                 code=error.code,
@@ -406,13 +390,13 @@ class Turn:
             )
         )
 
-    async def _send_done(self, cancelled: bool) -> None:
-        usage = self.text.usage
+    async def _send_done(self, finished: Finished) -> None:
+        usage = finished.usage
         self.done_sent = await self._emit(
             DoneMessage(
                 stream_id=self.stream_id,
-                cancelled=cancelled,
-                heard_text=self.text.heard,
+                cancelled=finished.cancelled,
+                heard_text=finished.heard_text,
                 usage=UsageInfo(
                     characters_received=usage.characters_received,
                     characters_spoken=usage.characters_spoken,

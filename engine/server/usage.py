@@ -1,10 +1,13 @@
 """What each stream used: one place counts it for `/metrics` and for the usage log.
 
 Every stream the server runs (a `/v1/ws` turn, an HTTP speech request, a Realtime response)
-has a `StreamUsage`. Audio is counted as it is sent, and `finish()` is called exactly once,
-whatever the outcome: it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line
-to the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
-The log's lines and the metrics agree by construction.
+has a `StreamUsage`. Its stream's output pipeline (`voice_tts.stream_output`) tells it each
+piece of audio as it goes out (`audio_sent`: `/metrics`, time to first audio), and `finish()`,
+called exactly once whatever the outcome, logs the pipeline's `Usage` (the one the turn's
+`done` carries): it bumps `voice_tts_turns_total{route,outcome}` and appends one JSON line to
+the usage log (`--usage-log FILE`), flushed at once so that a crash loses no finished record.
+The log's lines, the metrics, the turns' `done` and the stream's trace span
+(engine/server/tracing.py) agree by construction.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.server.metrics import ServerMetrics
+from engine.server.tracing import StreamSpan
+from voice_tts.protocol import Usage
 
 
 def api_key_label(api_key: str | None) -> str | None:
@@ -41,64 +47,79 @@ class UsageLog:
         os.write(self._fd, line.encode("utf-8"))
 
 
+@dataclass(eq=False)
 class StreamUsage:
     """One stream's usage, from its opening to `finish()`."""
 
-    def __init__(
-        self,
-        metrics: ServerMetrics,
-        log: UsageLog,
-        *,
-        route: str,
-        stream_id: str,
-        voice: str | None,
-        api_key_label: str | None,
-    ) -> None:
-        self._metrics = metrics
-        self._log = log
-        self.route = route
-        self.stream_id = stream_id
-        self.voice = voice
-        self.api_key_label = api_key_label
-        self.started_at = time.time()
-        self._started = time.monotonic()
-        self._first_text_at: float | None = None
-        self.ttfa: float | None = None
-        self.audio_seconds = 0.0
-        self.outcome: str | None = None  # set once, by `finish()`
+    metrics: ServerMetrics = field(repr=False)
+    log: UsageLog = field(repr=False)
+    route: str
+    stream_id: str
+    voice: str | None
+    api_key_label: str | None
+    span: StreamSpan | None = field(default=None, repr=False)
+    started_at: float = field(default_factory=time.time, init=False)
+    _started: float = field(default_factory=time.monotonic, init=False, repr=False)
+    _first_text_at: float | None = field(default=None, init=False, repr=False)
+    ttfa: float | None = field(default=None, init=False)
+    audio_seconds: float = field(default=0.0, init=False)
+    outcome: str | None = field(default=None, init=False)  # set once, by `finish()`
 
     def text_arrived(self) -> None:
         if self._first_text_at is None:
             self._first_text_at = time.monotonic()
+            if self.span is not None:
+                self.span.text_arrived()
+
+    def engine_output(self) -> None:
+        """An event of the stream's engine stream came (only the first is timed)."""
+        if self.span is not None:
+            self.span.engine_output()
 
     def audio_sent(self, seconds: float) -> None:
-        self._metrics.audio_seconds.inc(seconds)
+        self.metrics.audio_seconds.inc(seconds)
         self.audio_seconds += seconds
         if self.ttfa is None and self._first_text_at is not None:
             self.ttfa = time.monotonic() - self._first_text_at
-            self._metrics.ttfa.observe(self.ttfa)
+            self.metrics.ttfa.observe(self.ttfa)
+            if self.span is not None:
+                self.span.first_audio()
+
+    def error(self, code: str, message: str) -> None:
+        """An error the stream reported to its client."""
+        if self.span is not None:
+            self.span.error(code, message)
 
     def finish(
-        self, outcome: str, *, characters_received: int, characters_spoken: int
+        self,
+        outcome: str,
+        usage: Usage | None = None,
+        *,
+        characters_received: int = 0,
+        characters_spoken: int = 0,
     ) -> None:
-        """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout.
-        Only the first call counts."""
+        """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout;
+        `usage`: the stream's output pipeline's. A route without a pipeline yet (speech) gives
+        the characters, and the audio is what it sent. Only the first call counts."""
         if self.outcome is not None:
             return
+        if usage is None:
+            usage = Usage(characters_received, characters_spoken, self.audio_seconds)
         self.outcome = outcome
-        self._metrics.turns.labels(route=self.route, outcome=outcome).inc()
-        self._log.write(
-            {
-                "stream_id": self.stream_id,
-                "route": self.route,
-                "voice": self.voice,
-                "api_key": self.api_key_label,
-                "outcome": outcome,
-                "characters_received": characters_received,
-                "characters_spoken": characters_spoken,
-                "audio_seconds": round(self.audio_seconds, 6),
-                "started_at": round(self.started_at, 3),
-                "duration_seconds": round(time.monotonic() - self._started, 3),
-                "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
-            }
-        )
+        self.metrics.turns.labels(route=self.route, outcome=outcome).inc()
+        record = {
+            "stream_id": self.stream_id,
+            "route": self.route,
+            "voice": self.voice,
+            "api_key": self.api_key_label,
+            "outcome": outcome,
+            "characters_received": usage.characters_received,
+            "characters_spoken": usage.characters_spoken,
+            "audio_seconds": round(usage.audio_seconds, 6),
+            "started_at": round(self.started_at, 3),
+            "duration_seconds": round(time.monotonic() - self._started, 3),
+            "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
+        }
+        self.log.write(record)
+        if self.span is not None:
+            self.span.finish({f"voice_tts.{name}": value for name, value in record.items()})

@@ -1,5 +1,9 @@
 """Voices over the wire: list (`GET /v1/voices`), clone (`POST /v1/voices`), delete
-(`DELETE /v1/voices/{id}`).
+(`DELETE /v1/voices/{id}`); and the same store in vLLM-Omni's shapes at `/v1/audio/voices`
+(docs/vllm-omni.md): `GET` answers `voices` (names) and `uploaded_voices`, `POST` takes its
+form (`audio_sample`, `consent`, `name`, `ref_text`, `speaker_description`) and answers
+`{"success": true, "voice": {...}}`, `DELETE /v1/audio/voices/{name}` answers
+`{"success": true, "message": ...}` (404: `{"success": false, "error": ...}`).
 
 An upload is multipart/form-data, shaped like vLLM-Omni's voice upload: the reference recording
 in `audio_sample` (WAV, FLAC or OGG; `file` is accepted too), the voice's `name`, and optionally
@@ -8,24 +12,23 @@ voice). The body is refused with 413 before it is read whole when it is over
 `max_voice_upload_bytes`. Every refusal names what is wrong and leaves the voice store unchanged:
 not audio, unreadable or truncated files, too short (under the server's `min_voice_reference_s`,
 or under what the model can clone from) or too long, silence, absurd sample rates,
-duplicate names, deleting a preset, an engine that cannot clone, an unwritable voices directory.
+duplicate names (and the name prefix of voices made from inline references), deleting a preset,
+an engine that cannot clone, an unwritable voices directory.
 Several channels are mixed down to one, as the official reference loader does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
-import struct
+from dataclasses import dataclass
 from typing import AsyncIterator
 
-import numpy as np
-import soundfile as sf
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from engine.server.references import INLINE_PREFIX, BadUpload, check_length, decode_audio, is_inline_voice
 from engine.server.speech import RefusedBody, openai_error, read_body
 from engine.server.state import EngineDescription, ServerState
 from voice_tts.protocol import CreatedVoice, ErrorCode, VoiceList
@@ -33,51 +36,26 @@ from voice_tts.protocol import CreatedVoice, ErrorCode, VoiceList
 AUDIO_FIELDS = ("audio_sample", "file")
 
 
-class BadUpload(ValueError):
-    pass
+@dataclass(frozen=True)
+class Upload:
+    """A multipart voice upload: the voice's name, its recording, and what the form says of it."""
+
+    name: str
+    ref_text: str | None
+    data: bytes
+    media_type: str | None
+    consent: str | None
+    speaker_description: str | None
 
 
-def decode_audio(data: bytes) -> tuple[np.ndarray, int]:
-    """A reference recording's samples ([samples] or [samples, channels] float32) and rate."""
-    if not data:
-        raise BadUpload("the audio file is empty")
-    _check_wav_length(data)
-    try:
-        audio, sample_rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=False)
-    except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as e:
-        raise BadUpload(f"not a readable audio file (WAV, FLAC or OGG): {e}") from e
-    return audio, int(sample_rate)
+def _text_field(form, field: str) -> str | None:
+    value = form.get(field)
+    if value is not None and not isinstance(value, str):
+        raise BadUpload(f"'{field}' must be a text field")
+    return value or None
 
 
-def check_length(audio: np.ndarray, sample_rate: int, min_seconds: float) -> None:
-    """The server's minimum for uploaded voices (the model's own limits are the engine's)."""
-    seconds = len(audio) / sample_rate
-    if seconds < min_seconds:
-        raise BadUpload(
-            f"the reference is {seconds:.2f} s long; this server makes voices from at least {min_seconds:g} s "
-            "of speech (its min_voice_reference_s)"
-        )
-
-
-def _check_wav_length(data: bytes) -> None:
-    """A WAV file whose data chunk is shorter than its header says was cut off in transit;
-    libsndfile would read the part that is there without complaint."""
-    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        return
-    offset = 12
-    while offset + 8 <= len(data):
-        chunk, size = data[offset : offset + 4], struct.unpack("<I", data[offset + 4 : offset + 8])[0]
-        if chunk == b"data":
-            if size != 0xFFFFFFFF and offset + 8 + size > len(data):
-                raise BadUpload(f"the WAV file is truncated: its data chunk should hold {size} bytes, {len(data) - offset - 8} arrived")
-            return
-        offset += 8 + size + (size & 1)
-    raise BadUpload("the WAV file has no data chunk (truncated?)")
-
-
-async def _read_upload(request: Request, body: bytes, limit: int) -> tuple[str, str | None, bytes]:
-    """(name, ref_text or None, audio file bytes) of a multipart upload."""
-
+async def _read_upload(request: Request, body: bytes, limit: int) -> Upload:
     async def stream() -> AsyncIterator[bytes]:
         yield body
 
@@ -89,13 +67,19 @@ async def _read_upload(request: Request, body: bytes, limit: int) -> tuple[str, 
         upload = next((form[f] for f in AUDIO_FIELDS if isinstance(form.get(f), UploadFile)), None)
         if upload is None:
             raise BadUpload("the upload has no audio file (field 'audio_sample')")
-        name = form.get("name")
-        if not isinstance(name, str) or not name:
+        name = _text_field(form, "name")
+        if name is None:
             raise BadUpload("the upload has no voice 'name'")
-        ref_text = form.get("ref_text")
-        if ref_text is not None and not isinstance(ref_text, str):
-            raise BadUpload("'ref_text' must be a text field")
-        return name, ref_text or None, await upload.read()
+        if is_inline_voice(name):
+            raise BadUpload(f"voice names starting with {INLINE_PREFIX!r} are kept for inline references (ref_audio)")
+        return Upload(
+            name=name,
+            ref_text=_text_field(form, "ref_text"),
+            data=await upload.read(),
+            media_type=upload.content_type,
+            consent=_text_field(form, "consent"),
+            speaker_description=_text_field(form, "speaker_description"),
+        )
     finally:
         await form.close()  # spooled file parts
 
@@ -104,11 +88,50 @@ class VoicesEndpoint:
     def __init__(self, state: ServerState) -> None:
         self._state = state
 
+    def _listed(self) -> list:
+        """The voices to list: those made from inline references are the server's cache."""
+        return [voice for voice in self._state.description.voices if not is_inline_voice(voice.name)]
+
     async def list(self, request: Request) -> Response:
-        body = VoiceList(voices=list(self._state.description.voices))
-        return Response(body.model_dump_json(), media_type="application/json")
+        return Response(VoiceList(voices=self._listed()).model_dump_json(), media_type="application/json")
+
+    async def omni_list(self, request: Request) -> Response:
+        voices = self._listed()
+        uploaded = [
+            {"name": voice.name, "mode": voice.mode, "description": voice.description}
+            for voice in voices
+            if voice.mode is not None
+        ]
+        return JSONResponse({"voices": [voice.name for voice in voices], "uploaded_voices": uploaded})
 
     async def create(self, request: Request) -> Response:
+        created = await self._create(request, consent_required=False)
+        if isinstance(created, Response):
+            return created
+        voice, _ = created
+        return Response(CreatedVoice(**voice).model_dump_json(), status_code=201, media_type="application/json")
+
+    async def omni_create(self, request: Request) -> Response:
+        created = await self._create(request, consent_required=True)
+        if isinstance(created, Response):
+            return created
+        voice, upload = created
+        answer = {
+            "name": voice["id"],
+            "consent": upload.consent,
+            "created_at": voice["created_at"],
+            "mime_type": upload.media_type,
+            "file_size": len(upload.data),
+            "mode": voice["mode"],
+        }
+        if upload.ref_text is not None:
+            answer["ref_text"] = upload.ref_text
+        if upload.speaker_description is not None:
+            answer["speaker_description"] = upload.speaker_description
+        return JSONResponse({"success": True, "voice": answer})
+
+    async def _create(self, request: Request, consent_required: bool) -> tuple[dict, Upload] | Response:
+        """The voice made from a multipart upload, or the response that refuses it."""
         state = self._state
         engine = state.engine
         if not hasattr(engine, "create_voice"):
@@ -121,13 +144,15 @@ class VoicesEndpoint:
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             return openai_error(400, "upload the voice as multipart/form-data (audio_sample, name, ref_text)", ErrorCode.INVALID_AUDIO)
         try:
-            name, ref_text, data = await _read_upload(request, body, limit)
-            audio, sample_rate = decode_audio(data)
+            upload = await _read_upload(request, body, limit)
+            if consent_required and upload.consent is None:
+                raise BadUpload("the upload has no 'consent' (the consent recording's id)")
+            audio, sample_rate = decode_audio(upload.data)
             check_length(audio, sample_rate, state.settings.min_voice_reference_s)
         except BadUpload as e:
             return openai_error(400, str(e), ErrorCode.INVALID_AUDIO)
         try:
-            created = await asyncio.to_thread(engine.create_voice, name, audio, sample_rate, ref_text)
+            created = await asyncio.to_thread(engine.create_voice, upload.name, audio, sample_rate, upload.ref_text)
         except ValueError as e:
             message = str(e)
             if "already exists" in message or "name of a preset" in message:
@@ -138,11 +163,28 @@ class VoicesEndpoint:
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
         state.description = EngineDescription.of(engine)
-        return Response(CreatedVoice(**created).model_dump_json(), status_code=201, media_type="application/json")
+        return created, upload
 
     async def delete(self, request: Request) -> Response:
-        state = self._state
         voice = request.path_params["voice_id"]
+        deleted = await self._delete(voice)
+        if isinstance(deleted, Response):
+            return deleted
+        if not deleted:
+            return openai_error(404, f"no cloned voice {voice!r}", ErrorCode.VOICE_NOT_FOUND)
+        return JSONResponse({"id": voice.lower(), "deleted": True})
+
+    async def omni_delete(self, request: Request) -> Response:
+        voice = request.path_params["name"]
+        deleted = await self._delete(voice)
+        if isinstance(deleted, Response):
+            return deleted
+        if not deleted:
+            return JSONResponse({"success": False, "error": f"Voice {voice!r} not found"}, status_code=404)
+        return JSONResponse({"success": True, "message": f"Voice {voice!r} deleted successfully"})
+
+    async def _delete(self, voice: str) -> bool | Response:
+        state = self._state
         if not hasattr(state.engine, "delete_voice"):
             return openai_error(400, f"this engine ({state.description.backend}) has no cloned voices", ErrorCode.CLONING_UNSUPPORTED)
         try:
@@ -151,7 +193,6 @@ class VoicesEndpoint:
             return openai_error(400, str(e), ErrorCode.INVALID_VOICE)
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
-        if not deleted:
-            return openai_error(404, f"no cloned voice {voice!r}", ErrorCode.VOICE_NOT_FOUND)
-        state.description = EngineDescription.of(state.engine)
-        return JSONResponse({"id": voice.lower(), "deleted": True})
+        if deleted:
+            state.description = EngineDescription.of(state.engine)
+        return deleted

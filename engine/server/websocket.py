@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Callable
 
 import pydantic_core
 from pydantic import ValidationError
@@ -56,6 +57,22 @@ class RejectedMessage(Exception):
     def __init__(self, code: str, message: str, retryable: bool = False) -> None:
         super().__init__(message)
         self.error = ErrorMessage(code=code, message=message, retryable=retryable)
+
+
+async def receive_unless_idle(
+    websocket: WebSocket, timeout_s: float, busy: Callable[[], bool], idle_since: Callable[[], float]
+) -> dict | None:
+    """The next message of `websocket`, or None once it has not been `busy()` for `timeout_s`
+    since `idle_since()` (loop time); while busy it waits however long it takes."""
+    loop = asyncio.get_running_loop()
+    while True:
+        left = timeout_s if busy() else idle_since() + timeout_s - loop.time()
+        if left <= 0:
+            return None
+        try:
+            return await asyncio.wait_for(websocket.receive(), left)
+        except TimeoutError:
+            continue
 
 
 class Budget:
@@ -146,19 +163,9 @@ class Connection:
     async def _receive(self) -> dict | None:
         """The next client message, or None once the socket has been idle (no running turn)
         for `ws_idle_timeout_s`; a running turn keeps it open however long it takes."""
-        idle_timeout = self._state.settings.ws_idle_timeout_s
-        loop = asyncio.get_running_loop()
-        while True:
-            if self._busy():
-                left = idle_timeout
-            else:
-                left = self._idle_since + idle_timeout - loop.time()
-            if left <= 0:
-                return None
-            try:
-                return await asyncio.wait_for(self._websocket.receive(), left)
-            except TimeoutError:
-                continue
+        return await receive_unless_idle(
+            self._websocket, self._state.settings.ws_idle_timeout_s, self._busy, lambda: self._idle_since
+        )
 
     async def _close_idle(self) -> None:
         # Only a close frame, no `error` event: a client that pooled the socket sees it closed

@@ -182,7 +182,7 @@ def run_worker(options: WorkerOptions, connection, listener: socket.socket) -> N
     from engine.core.client import CoreClient
     from engine.server.app import create_app
     from engine.server.connections import raise_open_file_limit
-    from engine.server.runner import draining_server
+    from engine.server.http_server import draining_server
     from voice_tts.tn import Lexicon
 
     engine = CoreClient(connection)

@@ -19,6 +19,7 @@ from livekit.agents import (
     Agent,
     AgentFalseInterruptionEvent,
     AgentSession,
+    ErrorEvent,
     LanguageCode,
     llm,
     stt,
@@ -39,6 +40,7 @@ from livekit.agents.voice.transcription import TranscriptSynchronizer
 
 from livekit import rtc
 from voice_tts.protocol import Done, Event, StreamingEngine
+from tests.engine_requests import recorded_options
 
 # --- the user: what they say, when, and what the STT makes of it ---------------------------
 
@@ -382,6 +384,7 @@ class ObservedStream:
 
     inner: Any
     options: dict[str, Any] = field(default_factory=dict)
+    remote: bool = False  # a remote engine: its server normalizes the text it is given
     text: str = ""
     cancelled: bool = False
     done: Done | None = None
@@ -417,7 +420,11 @@ class ObservedEngine:
         self.streams: list[ObservedStream] = []
 
     def open_stream(self, *args: Any, **kwargs: Any) -> ObservedStream:
-        stream = ObservedStream(self.engine.open_stream(*args, **kwargs), options=kwargs)
+        stream = ObservedStream(
+            self.engine.open_stream(*args, **kwargs),
+            options=recorded_options(args[0] if args else None, kwargs),
+            remote=getattr(self.engine, "reports_words", False),
+        )
         self.streams.append(stream)
         return stream
 
@@ -438,6 +445,7 @@ class Conversation:
     transcript: TranscriptLog
     playback: list[io.PlaybackFinishedEvent]
     false_interruptions: list[AgentFalseInterruptionEvent]
+    errors: list[ErrorEvent] = field(default_factory=list)
 
     def assistant_messages(self) -> list[llm.ChatMessage]:
         return [
@@ -457,9 +465,11 @@ async def converse(
     preemptive_generation: dict[str, Any] | None = None,
     llm_chars_per_second: float = 300.0,
     timeout: float = 60.0,
+    agent: RecordingAgent | None = None,
 ) -> Conversation:
     """Plays the user's speeches to an `AgentSession` speaking through `tts`, waits until the
-    agent has said everything it is going to say, and closes the session."""
+    agent (a `RecordingAgent` by default) has said everything it is going to say, and closes
+    the session."""
     clock = _Clock()
     stt_ = ScriptedSTT(speeches, clock)
     session = AgentSession(
@@ -491,9 +501,10 @@ async def converse(
     session.output.audio = sync.audio_output
     session.output.transcription = sync.text_output
 
-    conversation = Conversation(RecordingAgent(), speaker, log, [], [])
+    conversation = Conversation(agent or RecordingAgent(), speaker, log, [], [])
     sync.audio_output.on("playback_finished", conversation.playback.append)
     session.on("agent_false_interruption", conversation.false_interruptions.append)
+    session.on("error", conversation.errors.append)
 
     async def _until_quiet() -> None:
         await stt_.done.wait()

@@ -38,6 +38,7 @@ from pipecat.utils.time import nanoseconds_to_seconds
 from pipecat.workers.runner import WorkerRunner
 
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, StreamingEngine, Usage
+from tests.engine_requests import recorded_options
 
 # The agents are scripts, importable once their folder is on the path.
 AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
@@ -71,6 +72,7 @@ class RecordedStream:
     def __init__(self, inner, options: dict):
         self._inner = inner
         self.options = options
+        self.remote = False  # a remote engine: its server normalizes the text it is given
         self.text = ""
         self.input_ended = False
         self.cancel_calls = 0
@@ -98,6 +100,10 @@ class RecordedStream:
         last = self.events_seen[-1] if self.events_seen else None
         return last if isinstance(last, Done) else None
 
+    def __getattr__(self, name: str):
+        # Anything else the stream offers (a remote stream's `set_speed`, its socket facts).
+        return getattr(self._inner, name)
+
 
 class RecordingEngine:
     """Passes every call through to `engine` and keeps the streams it opened."""
@@ -107,12 +113,19 @@ class RecordingEngine:
         self.streams: list[RecordedStream] = []
 
     def open_stream(self, *args, **options) -> RecordedStream:
-        stream = RecordedStream(self.inner.open_stream(*args, **options), options)
+        stream = RecordedStream(
+            self.inner.open_stream(*args, **options), recorded_options(args[0] if args else None, options)
+        )
+        stream.remote = getattr(self.inner, "reports_words", False)
         self.streams.append(stream)
         return stream
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+    def __getattr__(self, name: str):
+        # The engine's other facts (its model, whether it reports words, its connection).
+        return getattr(self.inner, name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,7 +247,7 @@ class FakeEngine:
     streams: list[FakeStream] = field(default_factory=list)
 
     def open_stream(self, *args, **options) -> FakeStream:
-        stream = FakeStream(self, options)
+        stream = FakeStream(self, recorded_options(args[0] if args else None, options))
         self.streams.append(stream)
         return stream
 

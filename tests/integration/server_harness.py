@@ -11,7 +11,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from engine import Engine
 from engine.server.app import create_app
-from engine.server.runner import BackgroundServer
+from engine.server.http_server import BackgroundServer
 from engine.server.settings import ServerSettings
 from voice_tts.protocol import StreamingEngine
 
@@ -98,7 +98,11 @@ class ServerProcess:
     """`voice-tts serve` (embedded voice) in a child process, so a test can freeze it with
     SIGSTOP or kill it with SIGKILL."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, extra_args: list[str] = (), python_prelude: str | None = None, log_path=None
+    ) -> None:
+        """`extra_args`: more `serve` flags; `python_prelude`: Python run in the process first
+        (to take a package away, say); `log_path`: where its output goes (else nowhere)."""
         import socket
 
         with socket.socket() as probe:
@@ -106,6 +110,9 @@ class ServerProcess:
             self.port = probe.getsockname()[1]
         self.http_url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/v1/ws"
+        self._args = ["serve", "--port", str(self.port), *extra_args]
+        self._prelude = python_prelude
+        self._log_path = log_path
         self.start()
 
     def start(self) -> None:
@@ -113,11 +120,16 @@ class ServerProcess:
         import subprocess
         import sys
 
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "voice_tts.cli", "serve", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        if self._prelude is None:
+            command = [sys.executable, "-m", "voice_tts.cli", *self._args]
+        else:
+            command = [
+                sys.executable,
+                "-c",
+                f"{self._prelude}\nimport sys\nfrom voice_tts.cli import main\nsys.exit(main({self._args!r}))",
+            ]
+        output = subprocess.DEVNULL if self._log_path is None else open(self._log_path, "ab")
+        self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
         self.wait_ready()
 
     def kill(self) -> None:

@@ -93,7 +93,7 @@ async def test_livekit_german_barge_in_keeps_the_raw_money(speech_engine, reques
         llm_chars_per_second=60,
     )
     [reply] = [s for s in observed.streams if s.text.strip()]
-    if reply.options.get("normalize"):  # remote: the server normalizes the raw text
+    if reply.remote:  # remote: the server normalizes the raw text
         assert reply.text == REPLY and reply.options["language"] == "de-DE"
         spoken = request.getfixturevalue("engine_server").observed.streams[-1].text  # after the warm-up
     else:

@@ -62,7 +62,7 @@ async def test_pipecat_barge_in_mid_reading_keeps_the_raw_word():
 def assert_dictionary_applied(stream, rules, reading: str) -> None:
     """In-process the engine is given the reading; a remote engine is given the raw text and
     the dictionary (`start.lexicon`), which the server applies (tests/integration/test_server_lexicon.py)."""
-    if "lexicon" in stream.options:
+    if stream.remote:
         assert stream.options["lexicon"] == Lexicon(rules) and "SQL" in stream.text
     else:
         assert reading in stream.text and "SQL" not in stream.text

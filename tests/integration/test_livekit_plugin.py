@@ -25,6 +25,7 @@ import voice_tts
 from voice_tts.client import RemoteEngine
 from voice_tts.livekit import Qwen3StreamingTTS
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
+from voice_tts.request import StreamRequest
 
 TOKENS = [
     "Once",
@@ -276,7 +277,8 @@ class ScriptedEngine:
         self.failures = list(failures)
         self.streams: list[ScriptedStream] = []
 
-    def open_stream(self, voice=None, language=None, instruct=None, sample_rate=24000, **_):
+    def open_stream(self, request=None, /, **settings):
+        sample_rate = StreamRequest.of(request, **settings).sample_rate
         failure = self.failures.pop(0) if self.failures else None
         stream = ScriptedStream(failure, sample_rate)
         self.streams.append(stream)

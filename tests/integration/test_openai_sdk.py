@@ -288,10 +288,10 @@ class FailsAfterFirstAudio:
         self._engine = Engine.embedded()
         self._streams = 0
 
-    def open_stream(self, **kwargs):
+    def open_stream(self, request=None, /, **kwargs):
         from voice_tts.protocol import AudioChunk, Done, Error
 
-        stream = self._engine.open_stream(**kwargs)
+        stream = self._engine.open_stream(request, **kwargs)
         self._streams += 1
         healthy = self._streams == 1
 

@@ -648,3 +648,37 @@ async def test_word_frames_keep_their_order_when_the_reply_ends_between_two_word
     words = of_type(down, TTSTextFrame)
     assert [w.text for w in words] == reply.split()  # was "... 'friend.', 'weather', 'The', ..."
     assert all(a.pts <= b.pts for a, b in zip(words, words[1:]))
+
+
+async def test_a_server_killed_mid_turn_is_an_error_within_the_connect_timeout(server_process):
+    """Killed mid-turn: the app hears of it (CONNECTIVITY) within the engine's connect timeout;
+    a turn while it is down is not handed to the written-off service (Pipecat's way: a
+    ServiceSwitcher fails over) and opens nothing; once it is back the next turn speaks in the
+    same pipeline."""
+    engine = RemoteEngine(server_process.ws_url, open_timeout=2.0)
+    tts = Qwen3StreamingTTS(engine=engine)
+    events = connection_events(tts)
+    killed_at: list[float] = []
+
+    def kill():
+        killed_at.append(time.monotonic())
+        server_process.kill()
+
+    try:
+        async with LivePipeline(tts) as pipeline:
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            events["on_connected"].clear()
+            await pipeline.say(LONG_REPLY, on_first_audio=kill)
+            first_error_at, first_error = pipeline.clock.errors[0]
+            errors_while_up = len(pipeline.clock.errors)
+            down = await pipeline.say("Are you there?")
+            await asyncio.to_thread(server_process.start)
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            back = await pipeline.say("All good now.")
+    finally:
+        await engine.aclose()
+    assert first_error.category is ErrorCategory.CONNECTIVITY
+    assert first_error_at - killed_at[0] < 2.0  # the connect timeout
+    assert not of_type(down, TTSAudioRawFrame)
+    assert len(pipeline.clock.errors) == errors_while_up  # the app was told once
+    assert [w.text for w in of_type(back, TTSTextFrame)] == ["All", "good", "now."]

@@ -16,14 +16,14 @@ import time
 import httpx
 from server_harness import free_port, next_json, receive_until_done, ws_connect
 
-from engine.server.runner import EXIT_ENGINE_FAILED
+from engine.server.http_server import EXIT_ENGINE_FAILED
 
 
 def serve_with_a_fault_on_sigusr1(port: int) -> int:
     from engine.backends.espeak import EmbeddedEngine
     from engine.backends.espeak_scheduler import SynthesisScheduler
     from engine.server.app import create_app
-    from engine.server.runner import serve
+    from engine.server.http_server import serve
     from engine.server.settings import ServerSettings
 
     scheduler = SynthesisScheduler()

@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import Engine
 from engine.server.app import create_app
-from engine.server.runner import BackgroundServer
+from engine.server.http_server import BackgroundServer
 from engine.server.settings import ServerSettings
 from voice_tts.protocol import Capabilities, Error, VoiceList
 
@@ -80,7 +80,7 @@ def test_speech_wav_is_a_valid_wav(server):
 
 
 def test_streamed_wav_has_an_open_ended_header(server):
-    response = speech(server, response_format="wav", stream=True)
+    response = speech(server, response_format="wav")
     assert response.status_code == 200
     body = response.content
     assert body[4:8] == b"\xff\xff\xff\xff"  # RIFF size unknown while streaming
@@ -174,8 +174,8 @@ class GatedEngine:
         self.gate_open = False
         self.fail = fail
 
-    def open_stream(self, **kwargs):
-        stream = self._engine.open_stream(**kwargs)
+    def open_stream(self, request=None, /, **kwargs):
+        stream = self._engine.open_stream(request, **kwargs)
         outer = self
 
         class Gated:

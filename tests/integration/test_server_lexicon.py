@@ -31,8 +31,8 @@ class RecordingEngine:
     def __getattr__(self, name):
         return getattr(self._engine, name)
 
-    def open_stream(self, **kwargs):
-        stream = self._engine.open_stream(**kwargs)
+    def open_stream(self, request=None, /, **kwargs):
+        stream = self._engine.open_stream(request, **kwargs)
         pieces: list[str] = []
         self.spoken.append(pieces)
         push = stream.push_text

@@ -30,8 +30,8 @@ class RecordingEngine:
         self.engine = engine
         self.sent: list[list[str]] = []
 
-    def open_stream(self, **options):
-        stream = self.engine.open_stream(**options)
+    def open_stream(self, request=None, /, **options):
+        stream = self.engine.open_stream(request, **options)
         sent: list[str] = []
         self.sent.append(sent)
         push = stream.push_text

@@ -7,7 +7,8 @@ import wave
 import pytest
 
 from engine.server.settings import GROUPS, SET_BY_THE_SERVER, SETTING_OPTIONS, ServerSettings, settings_from
-from voice_tts.cli import build_parser, llm_token_deltas, main
+from voice_tts.bench.deltas import llm_token_deltas
+from voice_tts.cli import build_parser, main
 
 TEXT = "Hello there, the CLI speaks 2 short sentences. Then it stops."
 

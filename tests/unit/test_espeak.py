@@ -15,7 +15,7 @@ from engine import Engine
 from engine.backends import espeak_scheduler
 from engine.backends.espeak import MAX_QUEUED_AUDIO_SECONDS, EmbeddedEngine, _word_end
 from engine.backends.espeak_library import sanitize
-from engine.backends.gil import SWITCH_INTERVAL_S
+from engine.gil import SWITCH_INTERVAL_S
 from engine.backends.espeak_scheduler import SynthesisScheduler
 from engine.backends.espeak_segments import MAX_PIECE_CHARS, take_pieces
 from engine.backends.espeak_voices import LANGUAGES, VOICES, VoiceSelection, script_language

@@ -12,6 +12,9 @@ CORE_MODULES = [
     "voice_tts.protocol",
     "voice_tts.tn",
     "voice_tts.progress",
+    "voice_tts.turn_text",
+    "voice_tts.request",
+    "voice_tts.stream_output",
     "voice_tts.audio",
     "voice_tts.session",
     "voice_tts.client",
@@ -45,10 +48,15 @@ def test_each_adapter_loads_only_its_own_framework():
 # text/audio modules. The server serves engine streams directly and never runs a `TTSSession`.
 # `languages`: the one mapping of language names, which the text side needs to pick its rules.
 # `speed`: the speaking-rate stage, an audio module beside `audio` that the server's streams pass through.
+# `request` and `stream_output`: a stream's settings and its output pipeline, one value and one
+# pipeline for every door (docs/architecture.md); `turn_text`: the pipeline's text side.
 ENGINE_MAY_IMPORT = {
     "voice_tts",
     "voice_tts.protocol",
     "voice_tts.progress",
+    "voice_tts.turn_text",
+    "voice_tts.request",
+    "voice_tts.stream_output",
     "voice_tts.audio",
     "voice_tts.languages",
     "voice_tts.speed",

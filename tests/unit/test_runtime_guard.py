@@ -16,7 +16,7 @@ from voice_tts.protocol import Done
 from engine.model.sampling import SamplingParams
 from engine.runtime.loop import LoopSettings
 from engine.runtime.qwen3_engine import Qwen3Engine
-from engine.server.serve import ServeError, load_engine
+from engine.server.engine_loader import ServeError, load_engine
 from engine.server.settings import add_setting_arguments, settings_from
 
 # Long enough that the guard's share of it passes the 50-frame floor, and that EOS (barred until

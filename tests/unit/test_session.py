@@ -10,6 +10,8 @@ import pytest
 from voice_tts.protocol import AudioChunk, Done, Error, Progress, Usage
 from voice_tts.session import SessionDone, TTSSession, WordsEvent, normalizer_language
 from voice_tts.tn import normalize
+from voice_tts.request import StreamRequest
+from tests.engine_requests import recorded_options
 
 WORD_SECONDS = 0.1
 RATE = 16000
@@ -83,8 +85,8 @@ class FakeEngine:
         self._fail_with = fail_with
         self._late_audio = late_audio
 
-    def open_stream(self, **options) -> FakeStream:
-        self.streams.append(FakeStream(options, self._fail_with, self._late_audio))
+    def open_stream(self, request=None, /, **options) -> FakeStream:
+        self.streams.append(FakeStream(recorded_options(request, options), self._fail_with, self._late_audio))
         return self.streams[-1]
 
     async def aclose(self) -> None:
@@ -116,7 +118,9 @@ async def test_without_normalization_offsets_are_the_identity():
     session.end_input()
     events = await collect(session)
     stream = engine.streams[0]
-    assert stream.options == {"voice": "female", "language": "en", "instruct": None, "sample_rate": RATE}
+    assert stream.options == recorded_options(
+        StreamRequest(voice="female", language="en", sample_rate=RATE, normalize=False), {}
+    )
     assert stream.pushed == deltas
     raw = "".join(deltas)
     words = words_of(events)

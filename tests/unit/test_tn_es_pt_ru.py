@@ -20,7 +20,7 @@ READINGS = {
         ("Son 2.000.000.000", "Son dos mil millones"),
         # ordinals
         ("Es la 3.ª vez", "Es la tercera vez"),
-        ("Quedó 12.º", "Quedó decimosegundo"),
+        ("Quedó 12.º", "Quedó duodécimo"),
         ("el 1.er día", "el primer día"),
         ("el 45.º aniversario", "el cuadragésimo quinto aniversario"),
         # decimals, fractions, percent

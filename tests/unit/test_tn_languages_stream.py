@@ -1,8 +1,13 @@
 """Stream = one-shot in every language the model speaks: realistic replies (money, dates, times,
-decimals, percent, units, ordinals, large numbers) cut at random points read exactly as the
+decimals, percent, units, ordinals, large numbers) and sentences generated per class by the
+differential test's generator (`bench/tn_inputs.py`), cut at random points, read exactly as the
 whole text does, and the commits tile the raw text without a gap."""
 
 from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -43,6 +48,9 @@ REPLIES = {
     "ja": ["ご注文は2,500円で、5月3日の14時30分に届きます。", "気温は-5°Cで、去年より12.5%増えました。"],
     "ko": ["주문 금액은 25,500원이고 5월 3일 오후 2시 30분에 도착합니다.", "기온은 -5°C이고 12.5% 늘었습니다."],
 }
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from tn_inputs import CLASSES, LANGUAGES, Case, draw_number  # noqa: E402
+
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -81,6 +89,25 @@ def check(language: str, text: str, cuts: list[int]) -> None:
 @given(data=st.data())
 def test_any_split_reads_as_the_whole_text(language, data):
     check(language, *data.draw(reply_and_cuts(language)))
+
+
+def generated(language: str, seed: int) -> str:
+    """Three generated sentences of random classes in `language`, one after the other."""
+    rng = random.Random(seed)
+    lang = LANGUAGES[language]
+    cases = []
+    for _ in range(3):
+        cls = rng.choice(CLASSES)
+        cases.append(Case(language, cls, rng.choice(lang.frames[cls]), draw_number(lang, cls, rng)).text)
+    return " ".join(cases)
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_split_of_generated_sentences_reads_as_the_whole(language, data):
+    text = generated(language, data.draw(st.integers(0, 2**32)))
+    check(language, text, data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
 
 
 @SETTINGS

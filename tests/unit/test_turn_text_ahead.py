@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from voice_tts.progress import ENGINE_HOLD_SECONDS, NORMALIZE_SLICE_CHARS, SPOKEN_AHEAD_CHARS, TurnText
+from voice_tts.turn_text import ENGINE_HOLD_SECONDS, NORMALIZE_SLICE_CHARS, SPOKEN_AHEAD_CHARS, TurnText
 
 SENTENCE = "The 3 pilots met at 10 am, and they flew on. "
 TEXT = SENTENCE * 200  # far more than is normalized ahead

@@ -18,7 +18,7 @@ from engine.runtime.stream import Qwen3Stream, TextCommand
 from engine.runtime.text_feed import TextFeed
 from voice_tts.bench.deltas import deltas_for, llm_deltas
 from voice_tts.cli import build_parser
-from voice_tts.progress import TurnText
+from voice_tts.turn_text import TurnText
 from voice_tts.tn import StreamingNormalizer, normalize
 from voice_tts.tn.chars import CLOSING
 

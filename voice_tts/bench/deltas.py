@@ -13,12 +13,13 @@ says nothing about where a real LLM's tokens end.)
 from __future__ import annotations
 
 import asyncio
+import random
+import re
 import time
 from typing import Callable
 
 import regex
 
-from voice_tts.cli import llm_token_deltas
 from voice_tts.protocol import EngineStream
 
 # Qwen2's pre-tokenizer split (engine.model.text.QWEN2_SPLIT) with digits grouped one to three
@@ -31,6 +32,20 @@ _HAN_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{3,}")
 _HAN_TOKEN_CHARS = 2
 
 DELTA_KINDS = ("llm", "chars2")
+
+
+def llm_token_deltas(text: str, seed: int = 0) -> list[str]:
+    """`text` cut the way an LLM streams it: each word with its leading whitespace, in pieces
+    of 1 to 3 characters. Joined, the pieces are `text` exactly."""
+    rng = random.Random(seed)
+    deltas = []
+    for match in re.finditer(r"\s*\S+|\s+$", text):
+        piece = match.group(0)
+        while piece:
+            size = rng.randint(1, 3)
+            deltas.append(piece[:size])
+            piece = piece[size:]
+    return deltas
 
 
 def llm_deltas(text: str) -> list[str]:
@@ -50,7 +65,7 @@ def llm_deltas(text: str) -> list[str]:
 
 def deltas_for(kind: str, text: str, seed: int = 0) -> list[str]:
     """The deltas of `kind`: "llm" (`llm_deltas`) or "chars2" (each word with its leading space
-    cut into pieces of 1 to 3 characters, `voice_tts.cli.llm_token_deltas`)."""
+    cut into pieces of 1 to 3 characters, `llm_token_deltas`)."""
     if kind == "llm":
         return llm_deltas(text)
     if kind == "chars2":

@@ -114,38 +114,30 @@ def client_process(
     reports: multiprocessing.Queue,
 ) -> None:
     """One client process: its share of every level, each started with the others'."""
+
+    async def run_shares() -> None:
+        # Pooled sockets carry over from level to level, as in one process.
+        largest_share = -(-max(settings.concurrency) // processes)
+        engine = RemoteEngine(url, api_key=api_key, pool_size=largest_share)
+        bound = level_bound(settings)
+        try:
+            for concurrency in settings.concurrency:
+                await asyncio.to_thread(barrier.wait, bound)
+                share = await run_level_share(
+                    engine,
+                    settings,
+                    concurrency,
+                    on_turn=lambda: reports.put(("turn", index, None)),
+                    share=index,
+                    shares=processes,
+                )
+                reports.put(("level", index, share))
+        finally:
+            await engine.aclose()
+
     try:
-        asyncio.run(run_shares(url, api_key, settings, index, processes, barrier, reports))
+        asyncio.run(run_shares())
     except threading.BrokenBarrierError:
         pass  # the parent gave up on the sweep; it says why
     except BaseException:
         reports.put(("failed", index, traceback.format_exc()))
-
-
-async def run_shares(
-    url: str,
-    api_key: str | None,
-    settings: SweepSettings,
-    index: int,
-    processes: int,
-    barrier: threading.Barrier,
-    reports: multiprocessing.Queue,
-) -> None:
-    # Pooled sockets carry over from level to level, as in one process.
-    largest_share = -(-max(settings.concurrency) // processes)
-    engine = RemoteEngine(url, api_key=api_key, pool_size=largest_share)
-    bound = level_bound(settings)
-    try:
-        for concurrency in settings.concurrency:
-            await asyncio.to_thread(barrier.wait, bound)
-            share = await run_level_share(
-                engine,
-                settings,
-                concurrency,
-                on_turn=lambda: reports.put(("turn", index, None)),
-                share=index,
-                shares=processes,
-            )
-            reports.put(("level", index, share))
-    finally:
-        await engine.aclose()

@@ -32,7 +32,8 @@ from livekit.agents.types import (
     TimedString,
 )
 
-from voice_tts.engines import default_engine
+from voice_tts.engines import default_engine, model_name
+from voice_tts.options import checked_option
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -48,7 +49,6 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
-from voice_tts.speed import checked_speed
 from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
@@ -131,8 +131,9 @@ class Qwen3StreamingTTS(tts.TTS):
             normalize=normalize,
             spell_acronyms=spell_acronyms,
             silence_timeout=silence_timeout,
-            lexicon=Lexicon.of(lexicon),  # a bad dictionary fails here, not at the first speech
-            speed=checked_speed(speed),
+            # A bad dictionary or speed fails here, not at the first speech.
+            lexicon=checked_option("lexicon", lexicon),
+            speed=checked_option("speed", speed),
         )
         self._engine = engine
         self._owns_engine = engine is None
@@ -142,7 +143,7 @@ class Qwen3StreamingTTS(tts.TTS):
 
     @property
     def model(self) -> str:
-        return getattr(self.engine, "model_name", None) or "qwen3-tts"
+        return model_name(self.engine)
 
     @property
     def provider(self) -> str:
@@ -164,19 +165,17 @@ class Qwen3StreamingTTS(tts.TTS):
         speed: NotGivenOr[float] = NOT_GIVEN,
     ) -> None:
         """Applies to streams opened from now on; a speech in progress keeps its voice, and
-        takes a new `speed` from its next chunk."""
-        if utils.is_given(speed):
-            self._opts.speed = checked_speed(speed)
+        takes a new `speed` from its next chunk. A value that cannot be used raises ValueError
+        naming the option, and changes nothing; whether the engine has the voice or language
+        is the engine's to say, at the next speech (an `APIError` naming it)."""
+        given = dict(voice=voice, language=language, instruct=instruct, lexicon=lexicon, speed=speed)
+        changes = {
+            name: checked_option(name, value) for name, value in given.items() if utils.is_given(value)
+        }
+        self._opts = replace(self._opts, **changes)
+        if "speed" in changes:
             for stream in self._streams:
                 stream._set_speed(self._opts.speed)
-        if utils.is_given(lexicon):
-            self._opts.lexicon = Lexicon.of(lexicon)
-        if utils.is_given(voice):
-            self._opts.voice = voice
-        if utils.is_given(language):
-            self._opts.language = language
-        if utils.is_given(instruct):
-            self._opts.instruct = instruct
 
     def prewarm(self) -> None:
         """Create the default engine now, and open a remote engine's connection ahead of the

@@ -13,6 +13,8 @@ the adapter must do have no public hook in pipecat-ai 1.14:
   engine stream when its voice changes mid-turn, and to keep a sentence slot bounded: the
   base class matches each word against its whole slot, so one slot of 20,000 characters costs
   seconds per word.
+- The trace context of the conversation turn (`_tracing_context`, set by `PipelineTask(
+  enable_tracing=True)`): a remote engine's server joins its span of the turn to it.
 - When a sentence gets its slot (`_push_sequencer_frames` with the sentence's frame): the base
   class matches a word when its audio context plays it, and a word whose sentence has no slot
   yet is held in the sequencer and replayed, at the slot's creation, behind the words queued
@@ -29,6 +31,7 @@ import inspect
 
 from pipecat.frames.frames import AggregatedTextFrame, AggregatedTextProgressFrame, Frame, TTSTextFrame
 from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.ai_service import AIService
 from pipecat.services.tts_service import TTSService
 
 # (member, its parameters after self) as of pipecat-ai 1.14.0.
@@ -56,6 +59,8 @@ def check_hooks() -> None:
     for name in _ATTRIBUTES:
         if f"self.{name}" not in source:
             raise ImportError(f"voice_tts.pipecat needs TTSService.{name}, gone in this Pipecat")
+    if "self._tracing_context" not in inspect.getsource(AIService.__init__):
+        raise ImportError("voice_tts.pipecat needs AIService._tracing_context, gone in this Pipecat")
     finalize = getattr(type_of_sequencer(), "finalize", None)
     if finalize is None or list(inspect.signature(finalize).parameters)[1:] != ["context_id"]:
         raise ImportError("voice_tts.pipecat needs AggregatedFrameSequencer.finalize(context_id)")
@@ -94,6 +99,13 @@ class TTSServiceHooks(TTSService):
         can be matched (TOKEN mode promotes a sentence before the token that ended it is spoken)."""
 
     # -- what subclasses use ---------------------------------------------------------------
+
+    def turn_trace_context(self):
+        """The OpenTelemetry context of the conversation turn being traced (None: not traced)."""
+        tracing = getattr(self, "_tracing_context", None)
+        if tracing is None or not getattr(self, "_tracing_enabled", False):
+            return None
+        return tracing.get_turn_context()
 
     @property
     def turn_context_id(self) -> str | None:

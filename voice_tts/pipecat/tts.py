@@ -25,8 +25,9 @@ from typing import Any
 from loguru import logger
 
 from voice_tts.audio import PCMResampler
-from voice_tts.engines import default_engine
+from voice_tts.engines import default_engine, model_name
 from voice_tts.languages import language_tag
+from voice_tts.options import checked_option
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -42,8 +43,6 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
-from voice_tts.speed import checked_speed
-from voice_tts.tn import Lexicon
 
 try:
     from pipecat.frames.frames import (
@@ -63,13 +62,14 @@ try:
     from pipecat.utils.errors import ErrorCategory
     from pipecat.utils.time import nanoseconds_to_seconds
     from pipecat.utils.tracing.service_decorators import traced_tts
-    from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
+    from pipecat.utils.types import is_given
 except ModuleNotFoundError as e:
     logger.error(f"Exception: {e}")
     logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
     raise ImportError(f"Missing module: {e}") from e
 
 from .service_hooks import TTSServiceHooks
+from .settings import Qwen3StreamingTTSSettings, refused_values, session_options
 
 
 # Pipecat matches each word against its whole sentence slot: text without a sentence end is
@@ -117,28 +117,6 @@ _ERROR_CATEGORIES = {
     ErrorCode.ENGINE_CLOSED: ErrorCategory.SERVER,
 }
 
-
-
-@dataclass
-class Qwen3StreamingTTSSettings(TTSSettings):
-    """Runtime-updatable settings of `Qwen3StreamingTTS`.
-
-    Voice, language and instruct are fixed per engine stream: a change applies from the next
-    turn, and a turn in progress goes on in a new stream with the new settings.
-
-    Parameters:
-        instruct: A style instruction ("speak softly"), for models that take one.
-        lexicon: A pronunciation dictionary: a `voice_tts.tn.Lexicon` or its rules, such as
-            `[{"match": "SQL", "say": "sequel"}]`; applied from the next turn. The context keeps
-            the raw words ("SQL") even after a barge-in.
-        speed: The speaking rate, 0.5 to 2.0, pitch kept (needs the `speed` extra on an
-            in-process engine); a change applies from the next chunk, mid-turn too. Word
-            timestamps and the context after a barge-in follow the audio as played.
-    """
-
-    instruct: str | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
-    lexicon: Lexicon | list[dict] | None | NotGiven = field(default_factory=lambda: NOT_GIVEN)
-    speed: float | NotGiven = field(default_factory=lambda: NOT_GIVEN)
 
 
 @dataclass
@@ -216,8 +194,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if settings is not None:
             default_settings.apply_update(settings)
         # A bad dictionary or speed fails here, not at the first turn.
-        default_settings.lexicon = Lexicon.of(default_settings.lexicon)
-        default_settings.speed = checked_speed(default_settings.speed)
+        default_settings.lexicon = checked_option("lexicon", default_settings.lexicon)
+        default_settings.speed = checked_option("speed", default_settings.speed)
 
         super().__init__(
             text_aggregation_mode=text_aggregation_mode,
@@ -230,6 +208,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         )
         self._engine = engine
         self._owns_engine = engine is None
+        self._model_named_by_app = default_settings.model is not None
         self._normalize = normalize
         prepare_normalizer(engine, normalize)
         self._spell_acronyms = spell_acronyms
@@ -280,9 +259,10 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 await first_attempt.wait()
 
     async def _name_model(self):
-        """The engine's model in the metrics, unless the settings name one."""
-        if self._settings.model is None and (model := getattr(self._engine, "model_name", None)):
-            await self._update_settings(self.Settings(model=model))
+        """The engine's model in the metrics (a stand-in name for an engine that names none,
+        such as an app's own wrapper), unless the app named one."""
+        if not self._model_named_by_app:
+            await super()._update_settings(self.Settings(model=model_name(self._engine)))
 
     async def _connect(self, first_attempt: asyncio.Event):
         """Open a remote engine's connection and follow it (in-process engines are connected
@@ -464,26 +444,27 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def _open_turn(self, context_id: str) -> _Turn:
         try:
-            session = TTSSession(
-                self._engine,
-                voice=self._settings.voice,
-                language=self._settings.language,
-                instruct=self._settings.instruct,
-                sample_rate=(
-                    self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
-                ),
-                normalize=self._normalize,
-                spell_acronyms=self._spell_acronyms,
-                lexicon=self._settings.lexicon,
-                silence_timeout=self._silence_timeout,
-                speed=self._settings.speed,
-            )
+            with _current_trace(self.turn_trace_context()):  # a remote engine's server joins it
+                session = TTSSession(
+                    self._engine,
+                    **session_options(self._settings),
+                    sample_rate=(
+                        self.sample_rate
+                        if self.sample_rate in SUPPORTED_SAMPLE_RATES
+                        else _NATIVE_RATE
+                    ),
+                    normalize=self._normalize,
+                    spell_acronyms=self._spell_acronyms,
+                    silence_timeout=self._silence_timeout,
+                )
         except Exception as e:
             turn = _Turn(session=None, finished=True, failed=True)
             self._failed_contexts.add(context_id)
             self._turns[context_id] = turn
             await self.push_error(
-                error_msg=f"{self} could not open an engine stream: {e}", exception=e
+                error_msg=f"{self} could not open an engine stream: {e}",
+                exception=e,
+                category=_refusal_category(e),
             )
             return turn
         turn = _Turn(session=session)
@@ -687,29 +668,57 @@ class Qwen3StreamingTTS(TTSServiceHooks):
     # Settings
     #
 
-    async def _update_settings(self, delta: Settings) -> dict[str, Any]:
-        """Apply a settings delta; voice, language or instruct move an open turn to a new
-        engine stream, so the rest of the turn is spoken with the new settings. A speed
-        change reaches open turns from their next chunk."""
-        if is_given(delta.speed):
-            try:
-                delta.speed = checked_speed(delta.speed)
-            except ValueError as e:
-                delta.speed = NOT_GIVEN  # the rate stays as it was
-                await self.push_error(error_msg=f"{self}: {e}", exception=e)
+    async def _update_settings(self, delta: TTSSettings) -> dict[str, Any]:
+        """Apply a settings delta as any app sends it: Pipecat's base `TTSSettings` or ours,
+        built from a dict or not (`voice_id` too), with `Language` enums or tags. A value the
+        service cannot take is refused with an `ErrorFrame` naming the setting, of category
+        APPLICATION: the service goes on, healthy, with the value it had. Voice, language or
+        instruct move an open turn to a new engine stream, so the rest of the turn is spoken
+        with the new settings; a speed change reaches open turns from their next chunk."""
+        delta = type(self._settings).from_mapping(delta.given_fields())
+        for refusal in refused_values(delta, self._settings, self._engine):
+            await self.push_error(
+                error_msg=f"{self}: setting refused: {refusal}", category=ErrorCategory.APPLICATION
+            )
+        if is_given(delta.model):
+            self._model_named_by_app = True
         changed = await super()._update_settings(delta)
-        per_turn = {"voice", "language", "instruct"}
-        self._warn_unhandled_updated_settings(changed.keys() - per_turn - {"model", "lexicon", "speed"})
         if "speed" in changed:
             try:
                 for turn in self._turns.values():
                     if turn.session is not None and not turn.finished:
                         turn.session.set_speed(self._settings.speed)
             except ValueError as e:  # no Rubber Band here: the `speed` extra is missing
-                await self.push_error(error_msg=f"{self}: {e}", exception=e)
-        if changed.keys() & per_turn:
+                await self.push_error(
+                    error_msg=f"{self}: setting refused: {e}", category=ErrorCategory.APPLICATION
+                )
+        if changed.keys() & {"voice", "language", "instruct"}:
             await self.start_new_turn_context()
         return changed
+
+
+@contextlib.contextmanager
+def _current_trace(context) -> Iterator[None]:
+    """`context` as the current OpenTelemetry context inside the block (None: as it is)."""
+    if context is None:
+        yield
+        return
+    from opentelemetry import context as otel_context
+
+    token = otel_context.attach(context)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+def _refusal_category(error: Exception) -> ErrorCategory | None:
+    """Pipecat's category of an engine refusing to open a turn's stream: the engine's error
+    code when it has one, a bad request for a value it refused (ValueError), else Pipecat's
+    own judgement of the exception (None)."""
+    if (code := getattr(error, "code", None)) in _ERROR_CATEGORIES:
+        return _ERROR_CATEGORIES[code]
+    return ErrorCategory.INVALID_REQUEST if isinstance(error, ValueError) else None
 
 
 def _cut_at_spaces(text: str, size: int) -> list[str]:

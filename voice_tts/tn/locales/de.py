@@ -16,7 +16,7 @@ from functools import lru_cache
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
 
 _EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
@@ -64,6 +64,10 @@ def _ordinal_stem(n: int) -> str:
     if n % 100 >= 20 or n % 100 == 0 and n > 0 or words.endswith(("illion", "illionen", "illiarde", "illiarden")):
         return words + "ste"
     return words + "te"
+
+
+# Endings of German nouns that are feminine ('Katze', 'Zeitung', 'Möglichkeit', 'Nation').
+_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in")
 
 
 class German(Language):
@@ -175,6 +179,21 @@ class German(Language):
                        "_": "Unterstrich", "?": "Fragezeichen", "=": "Gleichheitszeichen", "&": "und", "#": "Raute",
                        "%": "Prozent", "~": "Tilde", "+": "plus"}
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+
+    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
+        """'1 Kind' ein Kind, '1 Katze' eine Katze: before a capitalized word, the article form
+        ('eine' where the noun's ending is a feminine one); 'Seite 1' stays eins."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not cur.at(j).isupper():
+                return None
+            k = lexer.chunk(cur, j)
+        except TooLong:
+            return None
+        noun = cur.text[j:k].rstrip(".,;:!?")
+        if not noun.isalpha() or noun.isupper():  # 'ABC' is an acronym, no noun
+            return None
+        return "eine" if noun.endswith(_FEMININE_ENDINGS) else "ein"
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)

@@ -30,9 +30,11 @@ from voice_tts.tn.locales.numeric_spans import (
     read_address,
     read_pieces,
     roman_value,
+    local_amount,
     split_amount,
     split_currency,
     to_int,
+    word_after,
 )
 
 _ONES = (
@@ -105,6 +107,8 @@ _ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "tricentésimo", "cuadringent
 
 
 def _ordinal_below_hundred(n: int) -> list[str]:
+    if n in (11, 12):  # the forms the RAE prefers over decimoprimero, decimosegundo
+        return ["undécimo" if n == 11 else "duodécimo"]
     tens, ones = divmod(n, 10)
     if tens in (1, 2) and ones:  # decimocuarto, vigesimoprimero: written as one word
         stem = _strip_accents(_ORD_TENS[tens])
@@ -141,6 +145,11 @@ def ordinal(n: int, gender: str = "m", short: bool = False) -> str:
     if gender == "f":
         text = re.sub(r"o\b", "a", text)
     return text
+
+
+def _day(day: int) -> str:
+    """The day of a date: 'primero de enero' (the first day an ordinal), 'dos de enero'."""
+    return "primero" if day == 1 else cardinal(day)
 
 
 def _glued(words: str) -> str:
@@ -234,7 +243,7 @@ _CURRENCIES = {
     "€": ("euro", "euros", False, "céntimo", "céntimos"), "eur": ("euro", "euros", False, "céntimo", "céntimos"),
     "£": ("libra", "libras", True, "penique", "peniques"), "gbp": ("libra", "libras", True, "penique", "peniques"),
     "¥": ("yen", "yenes", False, "centavo", "centavos"), "jpy": ("yen", "yenes", False, "centavo", "centavos"),
-    "₩": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
+    "₩": ("won", "wones", False, "centavo", "centavos"), "krw": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
     "₡": ("colón", "colones", False, "céntimo", "céntimos"),
     "crc": ("colón costarricense", "colones costarricenses", False, "céntimo", "céntimos"),
     "r$": ("real", "reales", False, "centavo", "centavos"),
@@ -303,7 +312,34 @@ ADDRESS_SYMBOLS = {".": "punto", "/": "barra", "@": "arroba", ":": "dos puntos",
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
+        # A count agrees with its noun: 'veintiún clientes', 'doscientas una personas'; alone it
+        # stays 'el número es veintiuno'.
+        n = to_int(raw)
+        noun = word_after(cur, span.end)
+        if len(noun) > 2 and noun.isalpha() and noun not in _NOT_NOUNS:
+            span.info = cardinal(n, "f" if _feminine(noun) else "un")
+    return span
+
+
+# A count: digits, their thousands grouped or not ('1.251').
+_COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
+# Words after a number that are no noun it counts.
+_NOT_NOUNS = frozenset(("del", "por", "para", "que", "con", "más", "menos", "son", "las", "los", "una", "uno",
+                        "entre", "sobre", "hasta", "desde", "como", "pero", "sin", "mil", "millones", "millón"))
+_MASCULINE_IN_A = frozenset(("día", "días", "mapa", "mapas", "problema", "problemas", "programa", "programas",
+                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
+                             "planetas", "poema", "poemas", "esquema", "esquemas", "dilema", "drama", "dramas"))
+
+
+def _feminine(noun: str) -> bool:
+    """A Spanish noun's gender from its ending: '-a(s)', '-ción', '-dad', '-tud', '-umbre' are
+    feminine, save the common masculines in '-a' ('días', 'problemas')."""
+    if noun in _MASCULINE_IN_A:
+        return False
+    return noun.endswith(("a", "as", "ción", "ciones", "sión", "siones", "dad", "dades", "tud", "tudes", "umbre",
+                          "umbres"))
 
 
 # --- reading a span ---------------------------------------------------------------------------
@@ -360,7 +396,7 @@ def _special(text: str) -> str | None:
         return _phone(text)
     m = _DAY_MONTH.fullmatch(text)
     if m and m.group("month") in _MONTH_INDEX:
-        reading = f"{cardinal(int(m.group('d')))} de {_MONTHS[_MONTH_INDEX[m.group('month')] - 1]}"
+        reading = f"{_day(int(m.group('d')))} de {_MONTHS[_MONTH_INDEX[m.group('month')] - 1]}"
         if m.group("y"):
             reading += f" {m.group('c') or 'de'} {cardinal(int(m.group('y')))}"
         return reading
@@ -381,7 +417,7 @@ def _numeric_date(m: re.Match) -> str | None:
     if parts is None:
         return None
     day, month, year = parts
-    return f"{cardinal(day)} de {_MONTHS[month - 1]} de {cardinal(year)}"
+    return f"{_day(day)} de {_MONTHS[month - 1]} de {cardinal(year)}"
 
 
 def _month_first_date(raw: str) -> str:
@@ -390,7 +426,7 @@ def _month_first_date(raw: str) -> str:
     if words[0] in _WEEKDAYS:
         return _WEEKDAYS[words[0]] + " " + number(" ".join(raw.split()[1:]))
     month = _MONTHS[_MONTH_INDEX[words[0]] - 1]
-    reading = f"{cardinal(int(words[1]))} de {month}"
+    reading = f"{_day(int(words[1]))} de {month}"
     if len(words) > 2:
         reading += f" de {cardinal(int(words[2]))}"
     return reading
@@ -438,6 +474,7 @@ def _money(text: str) -> str | None:
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS, glued=True)
     if code is None:
         return None
+    rest = local_amount(rest, not text.endswith(code))
     one, many, feminine, minor_one, minor_many = _CURRENCIES[code]
     m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)
     if not m:

@@ -24,6 +24,7 @@ from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.numeric_spans import english_amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,7 @@ class Currency:
 _ASCII = str.maketrans({cp: cp - 0xFEE0 for cp in range(0xFF10, 0xFF1A)} | {ord("−"): ord("-"), ord("–"): ord("-")})
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
-_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢")
+_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
 _TLDS = frozenset((
     "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
     "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",
@@ -361,6 +362,21 @@ class Language:
         end = self._digit_groups_end(cur, j + 1)
         return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
 
+    def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
+        """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345
+        678'): three groups or more, 9 to 13 digits, that are no number grouped by thousands
+        (a group that is not three digits long, or a language that does not group with spaces)."""
+        if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
+            return None
+        phone_end = self._digit_groups_end(cur, end)
+        groups = cur.text[body:phone_end].split()
+        digits = sum(len(g) for g in groups)
+        if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
+            return None
+        if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]):
+            return None
+        return phone_end
+
     def _digit_groups_end(self, cur: Cursor, j: int) -> int:
         """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
         end = j
@@ -435,6 +451,8 @@ class Language:
             if _DIGIT_GROUPS.fullmatch(token):
                 end = self._digit_groups_end(cur, end)
                 return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
+            if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
+                return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -444,7 +462,7 @@ class Language:
         decade = self.decade(token, ctx) if plain else None
         if decade is not None:
             return locale_span(end, decade, self.code)
-        quantity = self._quantity(token)
+        quantity = self._quantity(token, currency is not None)
         if quantity is None:
             fraction = _FRACTION.fullmatch(token)
             if fraction and currency is None:
@@ -454,8 +472,12 @@ class Language:
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
 
-    def _quantity(self, token: str) -> tuple[str, str | None] | None:
-        """A number that units, currencies and scale words may follow: (whole part, decimals)."""
+    def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
+        """A number that units, currencies and scale words may follow: (whole part, decimals).
+        After a currency symbol, an amount with commas between groups and a point before the
+        cents is written the English way ('$1,250.50', '€1,345,402')."""
+        if after_currency and (amount := english_amount(token)):
+            return amount
         if _INTEGER.fullmatch(token):
             return token, None
         if _GROUPED.fullmatch(token):
@@ -541,7 +563,14 @@ class Language:
             return locale_span(end, self.year(int(whole)), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
+        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end)):
+            return locale_span(end, one, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
+
+    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
+        """The word for a lone '1' before the noun that may follow at `end` (German 'ein Kind'),
+        or None where the language reads it as the number."""
+        return None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""

@@ -20,6 +20,8 @@ _DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
 _POUND = Currency(Unit("livre", "livres", True), Unit("penny", "pence"))
 _FRANC = Currency(Unit("franc", "francs"), Unit("centime", "centimes"))
 _YEN = Currency(Unit("yen", "yens"), Unit("sen", "sens"))
+_ROUBLE = Currency(Unit("rouble", "roubles"), Unit("kopeck", "kopecks"))
+_WON = Currency(Unit("won", "wons"), Unit("jeon", "jeons"))
 _MILLION = Unit("million", "millions")
 _BILLION = Unit("milliard", "milliards")
 _TRILLION = Unit("billion", "billions")
@@ -97,6 +99,7 @@ class French(Language):
     CURRENCIES = {
         "€": _EURO, "EUR": _EURO, "euro": _EURO, "euros": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
         "dollars": _DOLLAR, "£": _POUND, "GBP": _POUND, "CHF": _FRANC, "¥": _YEN, "JPY": _YEN,
+        "₽": _ROUBLE, "RUB": _ROUBLE, "₩": _WON, "KRW": _WON,
     }
     SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
               "billion": _TRILLION, "billions": _TRILLION}
@@ -153,6 +156,8 @@ class French(Language):
         return f"{self.counted(numerator)} {words}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        if (numerator, denominator) == (1, 2):  # 'trois et demi'
+            return f"{self.counted(whole)} et demi"
         return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:

@@ -25,6 +25,7 @@ _US_DOLLAR = Currency(Unit("dollaro statunitense", "dollari statunitensi"), Unit
 _CANADIAN_DOLLAR = Currency(Unit("dollaro canadese", "dollari canadesi"), Unit("centesimo", "centesimi"))
 _HK_DOLLAR = Currency(Unit("dollaro di Hong Kong", "dollari di Hong Kong"), Unit("centesimo", "centesimi"))
 _ROUBLE = Currency(Unit("rublo", "rubli"), Unit("copeca", "copeche", True))
+_WON = Currency(Unit("won", "won"), Unit("jeon", "jeon"))
 _RUPEE = Currency(Unit("rupia", "rupie", True), Unit("paisa", "paisa"))
 _YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
 _MILLION = Unit("milione", "milioni")
@@ -154,6 +155,7 @@ class Italian(Language):
         "£": _POUND, "GBP": _POUND, "sterline": _POUND, "CHF": _FRANC, "franchi": _FRANC, "¥": _YEN, "JPY": _YEN,
         "usd": _US_DOLLAR, "cad": _CANADIAN_DOLLAR, "CAD": _CANADIAN_DOLLAR, "chf": _FRANC, "gbp": _POUND,
         "hkd": _HK_DOLLAR, "HKD": _HK_DOLLAR, "jpy": _YEN, "₽": _ROUBLE, "RUB": _ROUBLE, "rub": _ROUBLE,
+        "₩": _WON, "KRW": _WON, "krw": _WON,
         "rs": _RUPEE, "₹": _RUPEE, "INR": _RUPEE,
     }
     SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
@@ -217,9 +219,9 @@ class Italian(Language):
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         words = _cardinal(hours)
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
-            words += f" e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minuti'}"
+            words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
         if seconds is not None:
-            words += f" e {_cardinal(seconds)} {'secondo' if seconds == 1 else 'secondi'}"
+            words += f" e {'un secondo' if seconds == 1 else _cardinal(seconds) + ' secondi'}"
         return words
 
 

@@ -218,7 +218,9 @@ def _before_hangul(cur: Cursor, end: int, written: str, code: bool) -> tuple[int
         return end, native(n) if n <= _LAST_NATIVE_ORDINAL else plain
     if c in _COUNTER_STARTS and n:
         counter = c if c in _COUNTERS else c + cur.at(end + 1)
-        if counter in _COUNTERS and not (counter == "개" and cur.at(end + 1) == "월"):  # 3개월: 삼개월
+        if counter in _COUNTERS and not (counter == "개" and cur.at(end + 1) == "월") and not (
+            counter == "달" and cur.at(end + 1) == "러"  # 3개월 삼개월, 79달러 칠십구달러: no counters
+        ):
             return end, native(n)
     return end, plain
 

@@ -233,6 +233,10 @@ def amount(cur: Cursor, i: int, writing: Writing, sign: str = "", currency: str 
             suffix, end = ("°" + unit, end + 2) if unit in ("C", "F") else ("°", end + 1)
         elif _is_ascii_letter(c) and not currency:
             suffix, end = _unit(cur, end, writing)
+        elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
+            unit, after = _unit(cur, end + 1, writing)
+            if unit:
+                suffix, end = unit, after
     except TooLong:
         pass
     return end, Expression(kind, parts, sign, roots, currency, scale, suffix)

@@ -106,6 +106,21 @@ def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read:
     return locale_span(end, read(cur.text[pos:end], kind), ctx.default_lang)
 
 
+def word_after(cur: Cursor, end: int) -> str:
+    """What follows a span after its spaces: the next word in lower case, a punctuation mark, or
+    "" at the end of the line. Past the tail bound it counts as a mark."""
+    try:
+        j = lexer.spaces(cur, end)
+        if not is_letter(cur.at(j)):
+            return "" if cur.at(j) in ("", "\n") else cur.at(j)
+        k = j
+        while is_letter(cur.at(k)):
+            k += 1
+        return cur.text[j:k].lower()
+    except TooLong:
+        return "…"
+
+
 def _sign_may_follow(prev: str) -> bool:
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:"
 
@@ -515,6 +530,31 @@ MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(
 
 def to_int(text: str) -> int:
     return int(re.sub(r"\D", "", text) or "0")
+
+
+# An amount after a currency symbol written the English way: '$829,522.80', '€1,345,402'. One
+# comma alone ('$2,200') is the language's decimal comma, as these languages write it.
+_ENGLISH_CENTS = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)\.(\d{2})")
+_ENGLISH_GROUPS = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
+
+
+def english_amount(text: str) -> tuple[str, str | None] | None:
+    """(whole, cents) of an amount written the English way, else None."""
+    if m := _ENGLISH_CENTS.fullmatch(text):
+        return m.group(1).replace(",", ""), m.group(2)
+    if _ENGLISH_GROUPS.fullmatch(text):
+        return text.replace(",", ""), None
+    return None
+
+
+def local_amount(text: str, currency_first: bool) -> str:
+    """An amount after a currency symbol in the English way ('1,250.50', '2342.65') in the
+    decimal-comma way ('1250,50', '2342,65'); anything else as it is."""
+    amount = english_amount(text) if currency_first else None
+    if amount is None:
+        return text
+    whole, cents = amount
+    return whole + ("," + cents if cents else "")
 
 
 def split_amount(text: str) -> tuple[str, str]:

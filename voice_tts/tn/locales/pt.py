@@ -31,9 +31,11 @@ from voice_tts.tn.locales.numeric_spans import (
     read_address,
     read_pieces,
     roman_value,
+    local_amount,
     split_amount,
     split_currency,
     to_int,
+    word_after,
 )
 
 _ONES = ("zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis "
@@ -120,7 +122,7 @@ def fraction(numerator: int, denominator: int) -> str:
     plural = "s" if numerator != 1 else ""
     if denominator in _DENOMINATORS:
         return f"{cardinal(numerator)} {_DENOMINATORS[denominator]}{plural}"
-    return f"{cardinal(numerator)} {cardinal(denominator)} avo{plural}"
+    return f"{cardinal(numerator)} {cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
 
 def decimal(integer: str, fraction_digits: str) -> str:
@@ -151,11 +153,13 @@ _DEGREES = {"c": "graus celsius", "f": "graus fahrenheit", "k": "kelvin", "": "g
 _CURRENCIES = {
     "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
     "$": ("dólar", "dólares", "centavo", "centavos"), "us$": ("dólar", "dólares", "centavo", "centavos"),
-    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "cêntimo", "cêntimos"),
-    "eur": ("euro", "euros", "cêntimo", "cêntimos"), "£": ("libra", "libras", "pêni", "pence"),
+    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "centavo", "centavos"),
+    "eur": ("euro", "euros", "centavo", "centavos"), "£": ("libra", "libras", "pêni", "pence"),
     "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
     "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
-    "mt": ("metical", "meticais", "centavo", "centavos"),
+    "mt": ("metical", "meticais", "centavo", "centavos"), "₽": ("rublo", "rublos", "copeque", "copeques"),
+    "rub": ("rublo", "rublos", "copeque", "copeques"), "₩": ("won", "wones", "jeon", "jeons"),
+    "krw": ("won", "wones", "jeon", "jeons"),
 }
 _FEMININE_CURRENCIES = frozenset(("£", "gbp"))
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
@@ -194,7 +198,27 @@ ADDRESS_SYMBOLS = {".": "ponto", "/": "barra", "@": "arroba", ":": "dois pontos"
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    return numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
+    if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
+        noun = word_after(cur, span.end)  # a count agrees with its noun: 'duas pessoas', 'duzentas casas'
+        if len(noun) > 2 and noun.isalpha() and _feminine(noun):
+            span.info = cardinal(to_int(raw), feminine=True)
+    return span
+
+
+# A count: digits, their thousands grouped or not ('1.252').
+_COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
+_MASCULINE_IN_A = frozenset(("dia", "dias", "mapa", "mapas", "problema", "problemas", "programa", "programas",
+                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
+                             "planetas", "poema", "poemas", "para", "era", "agora", "ainda", "fora", "contra"))
+
+
+def _feminine(noun: str) -> bool:
+    """A Portuguese noun's gender from its ending: '-a(s)', '-ção', '-são', '-dade', '-gem' are
+    feminine, save the common masculines in '-a' ('dias', 'problemas')."""
+    if noun in _MASCULINE_IN_A:
+        return False
+    return noun.endswith(("a", "as", "ção", "ções", "são", "sões", "dade", "dades", "gem", "gens", "tude", "tudes"))
 
 
 # --- reading a span ---------------------------------------------------------------------------
@@ -304,6 +328,7 @@ def _money(text: str) -> str | None:
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS)
     if code is None:
         return None
+    rest = local_amount(rest, not text.endswith(code))
     one, many, minor_one, minor_many = _CURRENCIES[code]
     feminine = code in _FEMININE_CURRENCIES
     m = re.fullmatch(rf"(?P<amount>{NUM})(?: (?P<scale>{'|'.join(_SCALE_WORDS)}))?", rest)

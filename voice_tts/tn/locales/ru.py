@@ -19,7 +19,21 @@ from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, numeric_spans
+from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases
+from voice_tts.tn.locales.ru_cases import agreement
+from voice_tts.tn.locales.ru_words import (
+    ABBREVIATIONS,
+    ADDRESS_WORDS,
+    LATIN_NAMES,
+    MINOR,
+    MONTHS_GENITIVE,
+    MONTH_INDEX,
+    PER,
+    SPELLED_AFTER,
+    UNITS,
+    YEAR_NOUNS,
+    YEAR_WORDS,
+)
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -30,7 +44,9 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_address,
     roman_value,
+    local_amount,
     split_amount,
+    word_after,
 )
 
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
@@ -64,141 +80,51 @@ _ORDINAL_FORMS = (
     ("f", "accusative", False), ("m", "instrumental", False), ("f", "genitive", False), ("m", "instrumental", True),
     ("m", "dative", True),
 )
+_ORDINAL_FORMS_BY_CASE = tuple((g, c, p) for c in ("nominative", "genitive", "dative", "accusative", "instrumental",
+                                                   "prepositional") for g in ("m", "f", "n") for p in (False, True))
 
 
 @lru_cache(maxsize=4096)
-def ordinal_with_ending(n: int, ending: str) -> str:
-    for gender, case, plural in _ORDINAL_FORMS:
+def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str:
+    """The form the ending stands for; of the forms in `cases` (a preposition's) first: 'к 5-му'
+    к пятому, 'с 5-м' с пятым."""
+    forms = [(g, c, p) for c in cases for g, c2, p in _ORDINAL_FORMS_BY_CASE if c2 == c] + list(_ORDINAL_FORMS)
+    for gender, case, plural in forms:
         reading = ordinal(n, gender, case, plural)
         if reading.replace("ё", "е").endswith(ending):
             return reading
     return ordinal(n)
 
 
-def _agreement(n: int) -> int:
-    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30…)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return 0
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return 1
-    return 2
-
-
 _DENOMINATORS = ("десят", "сот", "тысячн", "десятитысячн", "стотысячн", "миллионн", "десятимиллионн",
                  "стомиллионн", "миллиардн")
 
 
-def decimal(integer: str, fraction_digits: str) -> str:
-    """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'."""
+# The endings of 'целая' and of a denominator ('десятая') after one and after more, per case.
+_FRACTION_ENDINGS = {"nominative": ("ая", "ых"), "genitive": ("ой", "ых")}
+
+
+def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
+    """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
+    1,5') 'одной целой пяти десятых'."""
     whole = int(integer)
     if not fraction_digits:
-        return cardinal(whole)
+        return cardinal(whole, "m", case)
     if len(fraction_digits) > len(_DENOMINATORS):
-        return f"{cardinal(whole)} запятая {digits(fraction_digits)}"
+        return f"{cardinal(whole, 'm', case)} запятая {digits(fraction_digits)}"
     part = int(fraction_digits)
-    whole_word = "целая" if _agreement(whole) == 0 else "целых"
-    denominator = _DENOMINATORS[len(fraction_digits) - 1] + ("ая" if _agreement(part) == 0 else "ых")
-    return f"{cardinal(whole, 'f')} {whole_word} {cardinal(part, 'f')} {denominator}"
+    endings = _FRACTION_ENDINGS[case]
+    whole_word = "цел" + endings[agreement(whole) != 0]
+    denominator = _DENOMINATORS[len(fraction_digits) - 1] + endings[agreement(part) != 0]
+    return f"{cardinal(whole, 'f', case)} {whole_word} {cardinal(part, 'f', case)} {denominator}"
 
-
-# --- the words around numbers -----------------------------------------------------------------
-
-# unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
-_UNITS = {
-    "кг": ("килограм", "килограма", "килограм", "m"), "г": ("грамм", "грамма", "граммов", "m"),
-    "мг": ("миллиграмм", "миллиграмма", "миллиграммов", "m"), "т": ("тонна", "тонны", "тонн", "f"),
-    "км": ("километр", "километра", "километров", "m"), "м": ("метр", "метра", "метров", "m"),
-    "см": ("сантиметр", "сантиметра", "сантиметров", "m"), "мм": ("миллиметр", "миллиметра", "миллиметров", "m"),
-    "л": ("литр", "литра", "литров", "m"), "мл": ("миллилитр", "миллилитра", "миллилитров", "m"),
-    "ч": ("час", "часа", "часов", "m"), "мин": ("минута", "минуты", "минут", "f"),
-    "с": ("секунда", "секунды", "секунд", "f"), "сек": ("секунда", "секунды", "секунд", "f"),
-    "м²": ("квадратный метр", "квадратных метра", "квадратных метров", "m"),
-    "км²": ("квадратный километр", "квадратных километра", "квадратных километров", "m"),
-    "га": ("гектар", "гектара", "гектаров", "m"), "гб": ("гигабайт", "гигабайта", "гигабайт", "m"),
-    "мб": ("мегабайт", "мегабайта", "мегабайт", "m"), "квт": ("киловатт", "киловатта", "киловатт", "m"),
-    "%": ("процент", "процента", "процентов", "m"),
-    "руб": ("рубль", "рубля", "рублей", "m"), "р": ("рубль", "рубля", "рублей", "m"),
-    "₽": ("рубль", "рубля", "рублей", "m"), "коп": ("копейка", "копейки", "копеек", "f"),
-    "usd": ("доллар", "доллара", "долларов", "m"), "$": ("доллар", "доллара", "долларов", "m"),
-    "долл": ("доллар", "доллара", "долларов", "m"), "eur": ("евро", "евро", "евро", "n"),
-    "€": ("евро", "евро", "евро", "n"), "евро": ("евро", "евро", "евро", "n"),
-    "£": ("фунт", "фунта", "фунтов", "m"), "¥": ("иена", "иены", "иен", "f"),
-    "тыс": ("тысяча", "тысячи", "тысяч", "f"), "млн": ("миллион", "миллиона", "миллионов", "m"),
-    "млрд": ("миллиард", "миллиарда", "миллиардов", "m"),
-    "rub": ("рубль", "рубля", "рублей", "m"),
-    "gbp": ("фунт", "фунта", "фунтов", "m"), "cny": ("юань", "юаня", "юаней", "m"),
-    "м³": ("кубический метр", "кубических метра", "кубических метров", "m"),
-    "см²": ("квадратный сантиметр", "квадратных сантиметра", "квадратных сантиметров", "m"),
-    "мм²": ("квадратный миллиметр", "квадратных миллиметра", "квадратных миллиметров", "m"),
-    "мкм": ("микрометр", "микрометра", "микрометров", "m"), "нм": ("нанометр", "нанометра", "нанометров", "m"),
-    "мс": ("миллисекунда", "миллисекунды", "миллисекунд", "f"), "нс": ("наносекунда", "наносекунды", "наносекунд", "f"),
-    "гц": ("герц", "герца", "герц", "m"), "кгц": ("килогерц", "килогерца", "килогерц", "m"),
-    "мгц": ("мегагерц", "мегагерца", "мегагерц", "m"), "ггц": ("гигагерц", "гигагерца", "гигагерц", "m"),
-    "вт": ("ватт", "ватта", "ватт", "m"), "мвт": ("мегаватт", "мегаватта", "мегаватт", "m"),
-    "гвт": ("гигаватт", "гигаватта", "гигаватт", "m"),
-    "квт⋅ч": ("киловатт час", "киловатт часа", "киловатт часов", "m"),
-    "мв": ("милливольт", "милливольта", "милливольт", "m"), "кв": ("киловольт", "киловольта", "киловольт", "m"),
-    "ма": ("миллиампер", "миллиампера", "миллиампер", "m"), "дб": ("децибел", "децибела", "децибел", "m"),
-    "кбайт": ("килобайт", "килобайта", "килобайт", "m"), "мбайт": ("мегабайт", "мегабайта", "мегабайт", "m"),
-    "гбайт": ("гигабайт", "гигабайта", "гигабайт", "m"), "тбайт": ("терабайт", "терабайта", "терабайт", "m"),
-    "тб": ("терабайт", "терабайта", "терабайт", "m"), "кб": ("килобайт", "килобайта", "килобайт", "m"),
-    "бит": ("бит", "бита", "бит", "m"), "кбит": ("килобит", "килобита", "килобит", "m"),
-    "мбит": ("мегабит", "мегабита", "мегабит", "m"), "гбит": ("гигабит", "гигабита", "гигабит", "m"),
-    "кл": ("килолитр", "килолитра", "килолитров", "m"), "рад": ("радиан", "радиана", "радиан", "m"),
-    "кд": ("кандела", "канделы", "кандел", "f"), "ц": ("центнер", "центнера", "центнеров", "m"),
-    "°": ("градус", "градуса", "градусов", "m"), "°c": ("градус цельсия", "градуса цельсия", "градусов цельсия", "m"),
-    "°f": ("градус фаренгейта", "градуса фаренгейта", "градусов фаренгейта", "m"),
-}
-# Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
-_UNITS |= {unit.translate(str.maketrans("²³", "23")): _UNITS[unit] for unit in _UNITS if unit[-1] in "²³"}
-# A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
-_MINOR = {"руб": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
-          "₽": ("копейка", "копейки", "копеек"), "usd": ("цент", "цента", "центов"), "$": ("цент", "цента", "центов"),
-          "долл": ("цент", "цента", "центов"), "eur": ("цент", "цента", "центов"), "€": ("цент", "цента", "центов"),
-          "евро": ("цент", "цента", "центов")}
-# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
-_PER = {"ч": "в час", "с": "в секунду", "сек": "в секунду", "мин": "в минуту", "кг": "в килограме",
-        "м": "в метре", "л": "в литре", "км": "на километр", "м²": "на квадратный метр", "м2": "на квадратный метр"}
-_SPELLED_AFTER = {"сша": "сэ ш а"}
-_MONTHS_GENITIVE = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября",
-                    "октября", "ноября", "декабря")
-_MONTH_INDEX = {m[:3]: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {
-    m: i for i, m in enumerate(_MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
-_YEAR_WORDS = {"год": "nominative", "года": "genitive", "году": "prepositional", "годом": "instrumental",
-               "г": "genitive"}
-_YEAR_NOUNS = {"nominative": "год", "genitive": "года", "dative": "году", "accusative": "год",
-               "instrumental": "годом", "prepositional": "году"}
-_ABBREVIATIONS = {
-    "м²": "квадратный метр", "т.е.": "то есть", "т. е.": "то есть", "т.д.": "так далее", "т. д.": "так далее",
-    "т.п.": "тому подобное", "т. п.": "тому подобное", "т.к.": "так как", "ул.": "улица", "г-н": "господин",
-    "г-жа": "госпожа", "др.": "другие", "см.": "смотри", "напр.": "например", "руб.": "рублей",
-    # the Russian NeMo whitelist
-    "гг.": "годы", "§": "параграф", "комн.": "комнатная", "эт.": "этажный", "кв.": "квартира", "р-н": "район",
-    "до н. э.": "до нашей эры", "до н.э.": "до нашей эры", "н. э.": "нашей эры", "н.э.": "нашей эры",
-    "см. также": "смотри также", "с.ш.": "северной широты", "ю.ш.": "южной широты",
-    "в.д.": "восточной долготы", "з.д.": "западной долготы", "и т. д.": "и так далее", "и т.д.": "и так далее",
-    "и т. п.": "и тому подобное", "и т.п.": "и тому подобное", "б/у": "бывший в употреблении",
-    "экз.": "экземпляр", "и др.": "и другие", "и пр.": "и прочие", "тел.": "телефон", "д.": "дом",
-    "пр-т": "проспект", "пер.": "переулок", "обл.": "область", "стр.": "страница", "рис.": "рисунок",
-    "табл.": "таблица", "проф.": "профессор", "акад.": "академик", "им.": "имени", "ок.": "около",
-    "млн.": "миллионов", "млрд.": "миллиардов", "тыс.": "тысяч",
-}
-_LATIN_NAMES = {
-    "a": "эй", "b": "би", "c": "си", "d": "ди", "e": "и", "f": "эф", "g": "джи", "h": "эйч", "i": "ай", "j": "джей",
-    "k": "кей", "l": "эл", "m": "эм", "n": "эн", "o": "оу", "p": "пи", "q": "кью", "r": "ар", "s": "эс", "t": "ти",
-    "u": "ю", "v": "ви", "w": "дабл ю", "x": "икс", "y": "уай", "z": "зед",
-}
-_ADDRESS_WORDS = {"com": "ком", "ru": "ру", "org": "орг", "net": "нет", "рф": "рф", "www": "дабл ю дабл ю дабл ю",
-                  "gmail": "джи мейл", "outlook": "аутлук", "hotmail": "хот мейл", "yahoo": "яху", "live": "лайв",
-                  "yandex": "яндекс", "nvidia": "эн видия", "orange": "орандж", "web": "веб",
-                  "comcast": "комкаст", "wanadoo": "ванаду"}
 
 WORDS = SpanWords(
-    after=frozenset(_UNITS) | frozenset(_YEAR_WORDS) | frozenset(_SPELLED_AFTER),
+    after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER),
     dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд")),
-    months=frozenset(_MONTH_INDEX),
-    before=frozenset(("usd", "eur", "rub", "gbp")),
-    abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+    months=frozenset(MONTH_INDEX),
+    before=frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw")),
+    abbreviations=dict(sorted(ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
     roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
     not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
 )
@@ -216,32 +142,64 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.agreement = _MEASURE_RANGE_OPEN
         return span
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is None or not is_digit(cur.at(pos)):
+    if span is None:
         return span
     raw = cur.text[pos:span.end]
+    preposition = ctx.prev_word.lower()
+    if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
+        if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
+            span.info = _quantity(_plain(raw), "genitive") or span.info
+        return span
     if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
         span.info = _up_to(m) or span.info
     elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-        span.info = "от " + cardinal(int(raw), _UNITS[unit][3], "genitive")
+        span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
         span.agreement = _MEASURE_RANGE_OPEN
-    elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS:
-        span.info = _year(int(raw), ctx, _word_after(cur, span.end))
-    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and _word_after(
+    elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
+        year := _year(int(raw), ctx, word_after(cur, span.end))
+    ):
+        span.info = year
+    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
         cur, span.end
     ).isalpha():
         span.info = cardinal(int(m.group("num")), "m", "genitive")
-    elif _WORD_DATE.fullmatch(_plain(raw)):
+    elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
         span.info = number(raw, _second_day_case(ctx))
     elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
         span.info = _day_range(*days, ctx.prev_word)
     elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
         span.agreement = _day_case(ctx.prev_word)
         span.info = ordinal(int(raw), "n", span.agreement)
-    elif (m := _YEAR_ABBREVIATED.fullmatch(_plain(raw))) and ctx.prev_word.lower() in _PREPOSITION_CASES:
-        span.info = _year_with_noun(int(m.group("n")), _PREPOSITION_CASES[ctx.prev_word.lower()])
-    elif (m := _TIME.fullmatch(raw)) and ctx.prev_word.lower() in _PREPOSITION_CASES:
-        span.info = _time(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[ctx.prev_word.lower()]) or span.info
+    elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
+        span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
+    elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
+        span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+    elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
+        span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
+    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
+        span.info = _date(*parts, _day_case(preposition), False)
+    elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
+        span.info = _quantity(_plain(raw), "genitive") or span.info
+    elif _COUNT.fullmatch(raw):
+        n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
+        span.info = ru_cases.ordinal_before(n, preposition, noun) or ru_cases.count_before(n, preposition, noun)
+    elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
+        span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
+        span.agreement = _GENITIVE_MONEY
     return span
+
+
+# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
+_GENITIVE_MONEY = "genitive money"
+_MINOR_AMOUNT = re.compile(r"\d{1,2} ?(?:коп|копе[а-я]+)\.?")
+
+
+def _ordinal_cases(preposition: str) -> tuple[str, ...]:
+    """The cases an ordinal after `preposition` is tried in first ('с 5-м' с пятым, 'с 5-го' с
+    пятого); an inanimate accusative has the nominative's form."""
+    case = ru_cases.COUNT_PREPOSITIONS[preposition]
+    first = "nominative" if case == "accusative" else case
+    return (first, "instrumental") if preposition in ("с", "со") else (first,)
 
 
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
@@ -286,7 +244,7 @@ def _month_follows(cur: Cursor, end: int) -> bool:
         j = lexer.spaces(cur, end)
         if j == end or not is_letter(cur.at(j)):
             return False
-        return cur.text[j:lexer.chunk(cur, j)].lower() in _MONTH_INDEX
+        return cur.text[j:lexer.chunk(cur, j)].lower() in MONTH_INDEX
     except TooLong:
         return False
 
@@ -318,21 +276,6 @@ def _day_range(first: int, last: int, preposition: str) -> str:
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 
-def _word_after(cur: Cursor, end: int) -> str:
-    """What follows a span after its spaces: the next word in lower case, a punctuation mark, or
-    "" at the end of the line. Past the tail bound it counts as a mark."""
-    try:
-        j = lexer.spaces(cur, end)
-        if not is_letter(cur.at(j)):
-            return "" if cur.at(j) in ("", "\n") else cur.at(j)
-        k = j
-        while is_letter(cur.at(k)):
-            k += 1
-        return cur.text[j:k].lower()
-    except TooLong:
-        return "…"
-
-
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
 _PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "genitive", "со": "genitive",
@@ -343,20 +286,20 @@ _PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "gen
 _YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
 
 
-def _year(n: int, ctx: Context, after: str) -> str:
+def _year(n: int, ctx: Context, after: str) -> str | None:
     """A four-digit number from 1700 to 2100 with no year word joined to it ('году', 'г.').
 
     After a preposition, with nothing or a link word after it, it is a year in the preposition's
     case ('в 1974.', 'с 1990 по 2000'); alone on its line it is a year too, read in the
     prepositional as the data reads such headings; before any other word it is a count
-    ('1800 человек', 'в 1800 километрах')."""
+    ('1800 человек', 'в 1800 километрах'): None."""
     preposition = ctx.prev_word.lower()
     if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
         case = _PREPOSITION_CASES[preposition]
         return ordinal(n, "m", "nominative" if case == "accusative" else case)
     if ctx.line_start and not after:
         return ordinal(n, "m", "prepositional")
-    return cardinal(n)
+    return None
 
 
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
@@ -373,9 +316,17 @@ def _is_decade(n: int) -> bool:
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 _WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
-_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{4}) ?(?P<word>год[а-я]*|г)\.?")
-# 'г.' stands for the year noun in whatever case the sentence gives it: 'в 1990 г.' в … году.
-_YEAR_ABBREVIATED = re.compile(r"(?P<n>\d{4}) ?г\.?")
+# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
+
+
+def _year_word(text: str) -> re.Match | None:
+    """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
+    году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
+    m = _YEAR_WITH_WORD.fullmatch(text)
+    if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
+        return None
+    return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
 _FRACTION = re.compile(r"(?:(?P<w>\d+) )?(?P<n>\d+)/(?P<d>\d+)(?: (?P<unit>[^\s\d]+))?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
@@ -388,7 +339,7 @@ def read(raw: str, kind: str) -> str:
     if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
         return read_address(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, DIGITS, _spell_latin)
     if kind == "abbreviation":
-        return _ABBREVIATIONS[raw.lower()]
+        return ABBREVIATIONS[raw.lower()]
     if kind == "roman":
         return ordinal(roman_value(raw))
     if kind == "counted_roman":
@@ -400,10 +351,10 @@ def read(raw: str, kind: str) -> str:
 
 def _spell_latin(word: str) -> str:
     low = word.lower()
-    if low in _ADDRESS_WORDS:
-        return _ADDRESS_WORDS[low]
+    if low in ADDRESS_WORDS:
+        return ADDRESS_WORDS[low]
     if low.isascii():
-        return " ".join(_LATIN_NAMES.get(c, c) for c in low)
+        return " ".join(LATIN_NAMES.get(c, c) for c in low)
     return word
 
 
@@ -418,7 +369,7 @@ def _plain(raw: str) -> str:
 
 
 def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool) -> str:
-    reading = f"{ordinal(day, 'n', day_case)} {_MONTHS_GENITIVE[month - 1]}"
+    reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
     if year is not None:
         reading += f" {ordinal(year, 'm', 'genitive')}"
     return reading + (" года" if year_word else "")
@@ -429,8 +380,8 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
     if m:
         return ordinal_with_ending(int(m.group("num")), m.group("ending"))
     m = _WORD_DATE.fullmatch(text)
-    if m and m.group("month") in _MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
-        month = _MONTH_INDEX[m.group("month")]
+    if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
+        month = MONTH_INDEX[m.group("month")]
         year = int(m.group("y")) if m.group("y") else None
         return _date(int(m.group("d")), month, year, day_case, bool(m.group("g")))
     m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
@@ -439,83 +390,80 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
         if parts:
             return _date(*parts, "nominative", bool(m.group("g")))
     m = _FRACTION.fullmatch(text)
-    if m and 0 < int(m.group("n")) < int(m.group("d")) and (not m.group("unit") or m.group("unit") in _UNITS):
+    if m and 0 < int(m.group("n")) < int(m.group("d")) and (not m.group("unit") or m.group("unit") in UNITS):
         return _fraction(m)
     if IP.fullmatch(text) and not GROUPED.fullmatch(text):
         return " точка ".join(digits(p) for p in text.split("."))
     m = _TIME.fullmatch(text)
     if m:
-        return _time(int(m.group("h")), int(m.group("m")))
+        return ru_cases.time_of_day(int(m.group("h")), int(m.group("m")))
     if PHONE.fullmatch(text):
         return _phone(text)
-    m = _YEAR_WITH_WORD.fullmatch(text)
-    if m and m.group("word") in _YEAR_WORDS:
-        return _year_with_noun(int(m.group("n")), _YEAR_WORDS[m.group("word")])
+    m = _year_word(text)
+    if m and m.group("word") in YEAR_WORDS:
+        return _year_with_noun(int(m.group("n")), YEAR_WORDS[m.group("word")])
     if text.isdecimal() and len(text) == 4 and int(text) in _YEARS:
         return ordinal(int(text), "m", "prepositional")
     return None
 
 
+def _year_case(word: str, preposition: str) -> str:
+    """The case of a year noun after a preposition: 'г.' takes the preposition's ('в 1990 г.' в …
+    году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
+    if word == "г":
+        return _PREPOSITION_CASES[preposition]
+    if word == "году":
+        return "dative" if preposition in ("к", "ко", "по") else "prepositional"
+    return YEAR_WORDS.get(word, "nominative")
+
+
 def _year_with_noun(n: int, case: str) -> str:
     """'1990 году' → 'тысяча девятьсот девяностом году'; the noun is the case's form of 'год' (an
     inanimate accusative has the nominative's form: 'по 2000 г.' по двухтысячный год)."""
-    return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {_YEAR_NOUNS[case]}"
+    return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
 def _fraction(m: re.Match) -> str:
     """'1/2' → 'одна вторая', '2 3/4 кг' → 'две целых три четвертых килограмма'."""
     n, d = int(m.group("n")), int(m.group("d"))
-    if _agreement(n) == 0:
+    if agreement(n) == 0:
         reading = f"{cardinal(n, 'f')} {ordinal(d, 'f')}"
     else:
         reading = f"{cardinal(n, 'f')} {ordinal(d, 'm', 'genitive', plural=True)}"
     if m.group("w"):
         whole = int(m.group("w"))
-        reading = f"{cardinal(whole, 'f')} {'целая' if _agreement(whole) == 0 else 'целых'} {reading}"
+        reading = f"{cardinal(whole, 'f')} {'целая' if agreement(whole) == 0 else 'целых'} {reading}"
     if m.group("unit"):
-        reading += " " + _UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
+        reading += " " + UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
     return reading
 
 
-# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
-# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
-# the counts the accusative ('в десять часов').
-_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
-               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
-_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
-                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
-_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
-         "prepositional": "половине"}
-
-
-def _time(h: int, minutes: int, case: str = "nominative") -> str | None:
-    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
-    if h > 24 or minutes > 59 or case not in _HALF:
-        return None
-    count_case = "accusative" if case == "prepositional" else case
-    if minutes == 0:
-        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][_agreement(h)]}"
-    following = h % 12 + 1
-    if minutes == 30:
-        return f"{_HALF[case]} {ordinal(following, 'm', 'genitive')}"
-    if minutes < 30:
-        minute_word = _MINUTE_WORDS[count_case][_agreement(minutes)]
-        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {ordinal(following, 'm', 'genitive')}"
-    left = 60 - minutes
-    minute_word = "минуты" if _agreement(left) == 0 else "минут"
-    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
-
-
+# A count: an integer, its thousands apart or not ('18 164').
+_COUNT = re.compile(r"\d{1,3}(?:[\s\u00a0\u202f]\d{3})+|\d+")
 _CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
+_ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3}){2,})")
 _QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
-def _quantity(text: str) -> str | None:
+def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
+    """The form of a unit after `count` (None: after a fraction): in the nominative 'один рубль',
+    'два рубля', 'пять рублей'; in the genitive 'одного рубля', 'двух рублей', 'пяти рублей'."""
+    if count is None:
+        return forms[1]
+    if case == "genitive":
+        return forms[1] if agreement(count) == 0 else forms[2]
+    return forms[agreement(count)]
+
+
+def _quantity(text: str, case: str = "nominative") -> str | None:
     """A number with the units, scale words and currencies after it, each agreeing with what
-    comes before it: '2,5 тыс руб.' → 'две целых пять десятых тысячи рублей'."""
+    comes before it: '2,5 тыс руб.' → 'две целых пять десятых тысячи рублей'; `case` is the
+    nominative or the genitive ('до 5 кг' до пяти килограм)."""
     before = _CURRENCY_BEFORE.fullmatch(text)
     if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
         text = f"{before.group('amount')} {before.group('currency')}"
+    elif english := _ENGLISH_BEFORE.fullmatch(text):  # '$2342.65', '$1,250.50'
+        text = f"{local_amount(english.group('amount'), True)} {english.group('currency')}"
     m = _QUANTITY.fullmatch(text)
     if not m:
         return None
@@ -525,16 +473,15 @@ def _quantity(text: str) -> str | None:
     sign = "минус " if m.group("sign") else ""
     if units and units[0].startswith("/"):
         units = [units[0][1:], "/"] + units[1:]
-        if units[0] in _PER:
-            return f"{sign}{cardinal(int(integer))} {_PER[units[0]]}"
-    if len(units) == 1 and units[0] in _MINOR and len(fraction_digits) == 2:
+        if units[0] in PER:
+            return f"{sign}{cardinal(int(integer), 'm', case)} {PER[units[0]]}"
+    if len(units) == 1 and units[0] in MINOR and len(fraction_digits) == 2:
         major, minor = int(integer), int(fraction_digits)
-        one, few, many, _ = _UNITS[units[0]]
-        reading = f"{sign}{cardinal(major)} {(one, few, many)[_agreement(major)]}"
+        reading = f"{sign}{cardinal(major, 'm', case)} {_unit_form(UNITS[units[0]][:3], major, case)}"
         if minor:
-            minor_words = _MINOR[units[0]]
+            minor_words = MINOR[units[0]]
             gender = "f" if minor_words[0] == "копейка" else "m"
-            reading += f" {cardinal(minor, gender)} {minor_words[_agreement(minor)]}"
+            reading += f" {cardinal(minor, gender, case)} {_unit_form(minor_words, minor, case)}"
         return reading
     words = []
     count = None if fraction_digits else int(integer)
@@ -542,54 +489,62 @@ def _quantity(text: str) -> str | None:
     first = True
     for unit in units:
         base, _, per = unit.partition("/")
-        if base in _SPELLED_AFTER:
-            words.append(_SPELLED_AFTER[base])
+        if base in SPELLED_AFTER:
+            words.append(SPELLED_AFTER[base])
             continue
-        if base not in _UNITS or (per and per not in _PER):
+        if base not in UNITS or (per and per not in PER):
             return None
-        one, few, many, unit_gender = _UNITS[base]
         if first:
-            gender = unit_gender
+            gender = UNITS[base][3]
             first = False
-        if count is None:
-            words.append(few)
-        else:
-            words.append((one, few, many)[_agreement(count)])
+        words.append(_unit_form(UNITS[base][:3], count, case))
         if per:
-            words.append(_PER[per])
+            words.append(PER[per])
         count = 5  # after a scale word the next unit is in the genitive plural: 'тысяч рублей'
     if fraction_digits:
-        amount = decimal(integer, fraction_digits)
+        amount = decimal(integer, fraction_digits, case)
     else:
-        amount = cardinal(int(integer), "f" if gender == "f" else "m" if gender == "m" else "n")
+        amount = cardinal(int(integer), gender, case)
     return " ".join([sign + amount, *words])
 
 
-# A range of a measure joined by a hyphen or a dash: '3-5 кг', '10–15 км', '60-90 км/ч'.
+# A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
 _DASHES = frozenset("-–—")
-_MEASURE = r"(?P<last>\d+) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
-_MEASURE_RANGE = re.compile(r"(?P<first>\d+)[-–—]" + _MEASURE)
+_AMOUNT = r"\d+(?:,\d+)?"
+_MEASURE = rf"(?P<last>{_AMOUNT}) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
+_MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
 _RANGE_END = re.compile(_MEASURE)
+
+
+def _value(amount: str) -> float:
+    return float(amount.replace(",", "."))
+
+
+def _genitive(amount: str, gender: str) -> str:
+    """'5' → 'пяти', '1,5' → 'одной целой пяти десятых'."""
+    integer, _, fraction_digits = amount.partition(",")
+    return decimal(integer, fraction_digits, "genitive") if fraction_digits else cardinal(int(integer), gender, "genitive")
 
 
 def _measure_range(text: str) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограм': both numbers in the genitive of 'от … до …', the
-    unit agreeing with the second (до одного килограма, до пяти килограм)."""
+    unit agreeing with the second (до одного килограма, до пяти килограм, до двух целых пяти
+    десятых килограма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    if not m or int(m.group("first")) >= int(m.group("last")):
+    if not m or _value(m.group("first")) >= _value(m.group("last")):
         return None
     up_to = _up_to(m)
-    return up_to and f"от {cardinal(int(m.group('first')), _UNITS[m.group('unit')][3], 'genitive')} {up_to}"
+    return up_to and f"от {_genitive(m.group('first'), UNITS[m.group('unit')][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
     """The second number of a measure range with its unit: 'до пяти килограм'."""
-    last, unit, per = int(m.group("last")), m.group("unit"), m.group("per")
-    if unit not in _UNITS or (per and per not in _PER):
+    last, unit, per = m.group("last"), m.group("unit"), m.group("per")
+    if unit not in UNITS or (per and per not in PER):
         return None
-    _, few, many, gender = _UNITS[unit]
-    reading = f"до {cardinal(last, gender, 'genitive')} {few if _agreement(last) == 0 else many}"
-    return reading + (f" {_PER[per]}" if per else "")
+    count = None if "," in last else int(last)
+    reading = f"до {_genitive(last, UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}"
+    return reading + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
@@ -605,10 +560,10 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
             return None
         m = lexer.chunk(cur, k)
         second = cur.text[k:m]
-        unit = _word_after(cur, m)
+        unit = word_after(cur, m)
     except TooLong:
         return None
-    return unit if second.isdecimal() and first < int(second) and unit in _UNITS else None
+    return unit if second.isdecimal() and first < int(second) and unit in UNITS else None
 
 
 def _phone(raw: str) -> str:

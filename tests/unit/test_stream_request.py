@@ -1,0 +1,92 @@
+"""`StreamRequest`: a stream's settings checked once, where they enter, and carried unchanged
+to the engine, the engine core's command and back onto the wire."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from pydantic import ValidationError
+
+from engine import Engine
+from engine.core.channel import OpenStream, decode_commands, encode_commands
+from voice_tts.protocol import SpeedMessage, StartMessage
+from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
+from voice_tts.tn import Lexicon, LexiconError
+
+RULES = [{"match": "SQL", "say": "sequel"}]
+
+
+def test_settings_are_checked_where_the_value_is_built():
+    with pytest.raises(ValueError, match="speed must be from 0.5 to 2.0"):
+        StreamRequest(speed=3.0)
+    with pytest.raises(TypeError, match="priority must be an int"):
+        StreamRequest(priority="high")
+    with pytest.raises(ValueError, match="format must be one of"):
+        StreamRequest(format="mp3")
+    with pytest.raises(LexiconError, match="needs normalize=true"):
+        StreamRequest(lexicon=RULES)
+    with pytest.raises(LexiconError):
+        StreamRequest(normalize=True, lexicon=[{"match": "", "say": "x"}])
+    assert StreamRequest(normalize=True, lexicon=RULES).lexicon == Lexicon(RULES)
+    assert StreamRequest(speed=1).speed == 1.0 and isinstance(StreamRequest(speed=1).speed, float)
+
+
+def test_the_wire_takes_the_speed_range_of_the_value():
+    for speed in (MIN_SPEED, MAX_SPEED):
+        assert StartMessage(speed=speed).stream_request().speed == speed
+        assert SpeedMessage(speed=speed).speed == speed
+    for speed in (MIN_SPEED - 0.01, MAX_SPEED + 0.01):
+        with pytest.raises(ValidationError):
+            StartMessage(speed=speed)
+        with pytest.raises(ValidationError):
+            SpeedMessage(speed=speed)
+
+
+def test_a_start_message_and_its_request_are_the_same_settings():
+    request = StreamRequest(
+        voice="ryan",
+        language="de",
+        instruct="Whisper.",
+        sample_rate=16000,
+        format="mulaw",
+        speed=1.25,
+        priority=-1,
+        normalize=True,
+        lexicon=RULES,
+        spell_acronyms=False,
+        resumable=True,
+    )
+    assert StartMessage.of(request).stream_request(priority=-1) == request
+
+
+def test_of_changes_only_what_is_named():
+    base = StreamRequest(voice="ryan", speed=1.5)
+    assert StreamRequest.of(base) is base
+    assert StreamRequest.of(base, language="en") == StreamRequest(voice="ryan", speed=1.5, language="en")
+    assert StreamRequest.of(None, voice="ryan") == StreamRequest(voice="ryan")
+    with pytest.raises(TypeError):
+        StreamRequest.of(base, colour="blue")
+
+
+def test_the_core_command_carries_the_request_unchanged():
+    request = StreamRequest(voice="ryan", normalize=True, lexicon=RULES, priority=-1, max_new_tokens=9)
+    [command] = decode_commands(encode_commands([OpenStream(7, request)]))
+    assert command == OpenStream(7, request)
+    assert pickle.loads(pickle.dumps(request)) == request
+
+
+async def test_an_engine_serves_the_value_or_its_keywords_alike():
+    engine = Engine.embedded()
+    try:
+        audio = []
+        for stream in (
+            engine.open_stream(StreamRequest(sample_rate=16000)),
+            engine.open_stream(sample_rate=16000),
+        ):
+            stream.push_text("Hello there.")
+            stream.end_input()
+            audio.append(b"".join([e.pcm async for e in stream.events() if hasattr(e, "pcm")]))
+        assert audio[0] and audio[0] == audio[1]
+    finally:
+        await engine.aclose()

@@ -1,0 +1,108 @@
+"""What one stream is asked to be: every setting of a turn, in one value.
+
+A `StreamRequest` is built and checked once, where a turn's settings enter (a `/v1/ws` `start`,
+a speech body, a Realtime session, `TTSSession`, an adapter's options), and travels unchanged
+from there: to the engine's `open_stream`, through the engine core's `OpenStream` command to its
+`admit`, and to the output pipeline (`voice_tts.stream_output`). A new setting is a new field
+here, read where it acts, as vLLM's `EngineCoreRequest` carries a request from its API process
+to its core.
+
+What an engine can serve (its voices, sample rates, sampling) is the engine's to check: a value
+it cannot serve becomes that stream's `Error`, never an exception. What no engine could serve
+(a speed outside the range, a priority that is not an int) is refused here, at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from voice_tts.tn import Lexicon
+
+__all__ = [
+    "MAX_SPEED",
+    "MIN_SPEED",
+    "PRIORITY_NORMAL",
+    "AudioFormat",
+    "StreamRequest",
+    "checked_priority",
+    "checked_speed",
+]
+
+AudioFormat = Literal["pcm16", "mulaw"]
+AUDIO_FORMATS = ("pcm16", "mulaw")
+
+# The speaking-rate range every door accepts (OpenAI's Realtime range; its speech API's wider
+# 0.25-4.0 is refused past it). Outside it speech stops sounding like speech.
+MIN_SPEED, MAX_SPEED = 0.5, 2.0
+
+# A stream's priority, as vLLM's scheduler takes a request's: a lower value is served first.
+# Engines order first audio by it (docs/protocol.md, "Priority").
+PRIORITY_NORMAL = 0
+
+
+def checked_speed(speed: object) -> float:
+    """`speed` as a float in [MIN_SPEED, MAX_SPEED]; a clear error otherwise."""
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
+        raise ValueError(f"speed must be a number from {MIN_SPEED} to {MAX_SPEED}, got {speed!r}")
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        raise ValueError(f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {speed}")
+    return float(speed)
+
+
+def checked_priority(priority: object) -> int:
+    """`priority` if it is an int; a caller's mistake otherwise (it never comes from a client)."""
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise TypeError(f"priority must be an int, got {priority!r}")
+    return priority
+
+
+@dataclass(frozen=True)
+class StreamRequest:
+    """One stream's settings. `normalize`: the turn's text is raw (LLM output) and is normalized
+    on its way to the engine (by `TTSSession`, or by the server a remote engine talks to);
+    without it the text is spoken form already, as an engine stream takes it;
+    `lexicon` and `spell_acronyms` apply inside that normalization. `sampling` and
+    `max_new_tokens` are the Qwen3 engine's (None: the checkpoint's). `resumable`: a server turn
+    that survives a dropped socket. `format` is the audio's encoding on the wire."""
+
+    voice: str | None = None
+    language: str | None = None
+    instruct: str | None = None
+    sample_rate: int = 24000
+    format: AudioFormat = "pcm16"
+    speed: float = 1.0
+    priority: int = PRIORITY_NORMAL
+    normalize: bool = False
+    lexicon: Lexicon | None = None
+    spell_acronyms: bool = True
+    sampling: Any = None
+    max_new_tokens: int | None = None
+    resumable: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "speed", checked_speed(self.speed))
+        checked_priority(self.priority)
+        if self.format not in AUDIO_FORMATS:
+            raise ValueError(f"format must be one of {AUDIO_FORMATS}, got {self.format!r}")
+        if self.lexicon is not None:
+            from voice_tts.tn import Lexicon, LexiconError
+
+            lexicon = Lexicon.of(self.lexicon)  # LexiconError names a bad rule
+            if lexicon and not self.normalize:
+                raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
+            object.__setattr__(self, "lexicon", lexicon)
+
+    @classmethod
+    def of(cls, request: StreamRequest | None = None, /, **settings: Any) -> StreamRequest:
+        """`request` with `settings` changed (no request: the defaults): what an engine's
+        `open_stream(request, **settings)` serves. An unknown setting is a TypeError."""
+        if request is None:
+            return cls(**settings)
+        return replace(request, **settings) if settings else request
+
+    @property
+    def bytes_per_sample(self) -> int:
+        return 1 if self.format == "mulaw" else 2

@@ -1,0 +1,166 @@
+"""Russian: the case and gender a number takes from the words around it.
+
+A count agrees with the preposition before it and the noun after it ('до 5 человек' до пяти
+человек, 'о 3 книгах' о трёх книгах, 'купил 2 книги' купил две книги); a number before a noun in a
+singular case form that a count would not take is an ordinal ('на 3 этаже' на третьем этаже, 'в
+21 веке' в двадцать первом веке). The noun's case and gender are read from its ending, which in
+Russian is reliable for the forms that matter here: the plural oblique endings (-ах, -ам, -ами),
+the genitive singular after 2-4 (-ы/-и feminine, -а/-я masculine or neuter) and the nominative
+singular after 1 (-а/-я feminine, -о/-е neuter). A time of day takes its preposition's case
+too ('к 14:30' к половине третьего, 'до 10:00' до десяти часов).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from num2words import num2words
+
+# The case a preposition gives the number after it when the noun does not show a case of its own.
+# 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
+# рублей', from) unless the noun is instrumental ('с 5 участниками', with).
+COUNT_PREPOSITIONS = {
+    "до": "genitive", "от": "genitive", "с": "genitive", "со": "genitive", "из": "genitive", "без": "genitive",
+    "для": "genitive", "около": "genitive", "после": "genitive", "у": "genitive", "более": "genitive",
+    "менее": "genitive", "свыше": "genitive", "больше": "genitive", "меньше": "genitive", "кроме": "genitive",
+    "вместо": "genitive", "среди": "genitive", "порядка": "genitive", "против": "genitive", "из-за": "genitive",
+    "к": "dative", "ко": "dative", "благодаря": "dative", "согласно": "dative",
+    "о": "prepositional", "об": "prepositional", "обо": "prepositional", "при": "prepositional",
+    "в": "accusative", "во": "accusative", "на": "accusative", "за": "accusative", "через": "accusative",
+    "про": "accusative", "по": "accusative",
+    "между": "instrumental", "над": "instrumental", "под": "instrumental", "перед": "instrumental",
+}
+# Prepositions after which a singular noun in the prepositional ('на 3 этаже') follows an ordinal.
+_LOCATIVE = frozenset(("в", "во", "на", "о", "об", "обо", "при"))
+# Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
+_PLURAL_CASE_ENDINGS = (("ами", "instrumental"), ("ями", "instrumental"), ("ах", "prepositional"),
+                        ("ях", "prepositional"), ("ам", "dative"), ("ям", "dative"))
+# Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
+_NOT_NOUNS = frozenset(("или", "либо", "и", "а", "но", "тоже", "уже", "еще", "ещё")) | frozenset(COUNT_PREPOSITIONS)
+# Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading
+# case from them.
+_ADJECTIVE_ENDINGS = ("ых", "их", "ые", "ие", "ый", "ий", "ой", "ая", "яя", "ое", "ее")
+
+
+def agreement(n: int) -> int:
+    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30…)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return 0
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return 1
+    return 2
+
+
+def noun_case(noun: str) -> str | None:
+    """The case a plural oblique ending shows ('книгах' prepositional), else None."""
+    if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS):
+        return None
+    for ending, case in _PLURAL_CASE_ENDINGS:
+        if noun.endswith(ending):
+            return case
+    return None
+
+
+def count_case(n: int, preposition: str, noun: str) -> str:
+    """The case of a count between `preposition` (the word before it, lower case) and `noun`
+    (the word after it, lower case; "" when none)."""
+    shown = noun_case(noun)
+    if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
+        return shown
+    if agreement(n) == 0 and len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS:
+        if preposition in _LOCATIVE and noun.endswith(("е", "и")):  # 'в 1 доме'
+            return "prepositional"
+        if preposition not in COUNT_PREPOSITIONS and noun.endswith(("у", "ю")):  # 'купил 1 книгу'
+            return "accusative"
+    return COUNT_PREPOSITIONS.get(preposition, "nominative")
+
+
+def count_gender(n: int, noun: str, case: str = "nominative") -> str:
+    """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
+    if len(noun) < 3 or not noun.isalpha() or noun in _NOT_NOUNS or noun.endswith(_ADJECTIVE_ENDINGS):
+        return "m"
+    kind = agreement(n)
+    if kind == 0:  # the nominative singular, or the accusative 'на 1 неделю'
+        if noun.endswith(("а", "я")) or (case == "accusative" and noun.endswith(("у", "ю"))):
+            return "f"
+        return "n" if case in ("nominative", "accusative") and noun.endswith(("о", "е", "ё")) and noun != "евро" else "m"
+    if kind == 1 and noun.endswith(("ы", "и")):  # the genitive singular: 'две минуты', 'две недели'
+        return "f"
+    return "m"
+
+
+@lru_cache(maxsize=4096)
+def count(n: int, case: str = "nominative", gender: str = "m") -> str:
+    """A cardinal in `case`; the accusative of an inanimate noun is its nominative, save the
+    feminine 'одну' ('на 21 неделю' на двадцать одну неделю)."""
+    if case == "accusative" and not (gender == "f" and agreement(n) == 0):
+        case = "nominative"
+    return _cardinal(n, gender, case)
+
+
+def count_before(n: int, preposition: str, noun: str) -> str:
+    """A count with the case of the preposition before it and the gender of the noun after it."""
+    case = count_case(n, preposition, noun)
+    return count(n, case, count_gender(n, noun, case))
+
+
+def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
+    """An ordinal, where the noun after the number is in a singular case a count would not give
+    it: 'на 3 этаже' на третьем этаже, 'в 21 веке' в двадцать первом веке, 'к 5 числу' к пятому
+    числу. One ('в 1 доме') stays a count."""
+    if n <= 1 or len(noun) < 3 or not noun.isalpha() or noun.endswith(_ADJECTIVE_ENDINGS) or noun_case(noun):
+        return None
+    gender = "f" if noun.endswith(("ии",)) else "m"
+    if preposition in _LOCATIVE and noun.endswith(("е", "ии")):
+        return _ordinal(n, gender, "prepositional")
+    if preposition in ("к", "ко") and noun.endswith(("у", "ю")):
+        return _ordinal(n, "m", "dative")
+    return None
+
+
+# The forms of a unit in the genitive, from its (one, a few, many) nominative forms: the genitive
+# singular is the 'a few' form ('до одного килограма', 'до одной тонны'), the plural the 'many'.
+def genitive_unit(forms: tuple[str, str, str], n: int | None) -> str:
+    one, few, many = forms
+    return few if n is None or agreement(n) == 0 else many
+
+
+def _cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    return num2words(n, lang="ru", gender=gender, case=case)
+
+
+def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
+
+
+# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
+# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
+# the counts the accusative ('в десять часов').
+_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
+               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
+_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
+                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
+_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
+         "prepositional": "половине"}
+
+
+def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
+    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
+    if h > 24 or minutes > 59 or case not in _HALF:
+        return None
+    count_case = "accusative" if case == "prepositional" else case
+    if minutes == 0:
+        return f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
+    following = h % 12 + 1
+    if minutes == 30:
+        return f"{_HALF[case]} {_ordinal(following, 'm', 'genitive')}"
+    if minutes < 30:
+        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
+        return f"{_cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
+    if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
+        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
+        return (f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
+                f"{_cardinal(minutes, 'f', count_case)} {minute_word}")
+    left = 60 - minutes
+    minute_word = "минуты" if agreement(left) == 0 else "минут"
+    return f"без {_cardinal(left, 'f', 'genitive')} {minute_word} {_cardinal(following)}"
