@@ -29,7 +29,8 @@
 #           bench/server_sweep.py --parts ${CAPACITY_PARTS:-engine} at CAPACITY_LEVELS (default 1 256 512 768 1024
 #           1536 2048): "engine" engine_bench in-process, "server" `voice-tts serve` with `voice-tts bench` clients
 #           spread over processes (128 each), agent replies of 27-31 words (bench/agent_replies.txt) back to back
-#           at --max-frames-per-text-token 4, "ready" the server's /ready on a first start (empty --cache-dir) and
+#           at --max-frames-per-text-token 4, --max-context ${CAPACITY_MAX_CONTEXT:-320} (the KV cache still reserves
+#           it per slot: 2,048 x 512 rows would not fit the default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
 #           a restart; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
 #           `bench/server_sweep.py --merge` into h200-server-latest.json (docs/benchmarks.md gives the calls);
 #   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
@@ -59,8 +60,8 @@ python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', tr
 # /ready answers (at most 300 s), the server's pid in $server.
 serve_ready() {
   local log=$1; shift
-  env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-context 512 \
-    --log-level warning "$@" > "$log" 2>&1 &
+  env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --log-level warning \
+    "$@" > "$log" 2>&1 &
   server=$!
   env $engine_env python3 -c "import time, urllib.request
 for _ in range(600):
@@ -111,7 +112,7 @@ for stage in $stages; do
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   hang)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    serve_ready "$out/hang_server.log" --max-streams 256
+    serve_ready "$out/hang_server.log" --max-streams 256 --max-context 512
     for levels in "64" "1 32 128"; do
       name=hang_$(echo $levels | tr ' ' _)
       env $engine_env TQDM_DISABLE=1 timeout "${HANG_LIMIT:-150}" python3 -m voice_tts.cli bench --url ws://127.0.0.1:8100/v1/ws \
@@ -137,14 +138,16 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     name=capacity_$(echo ${CAPACITY_PARTS:-engine} $levels | tr ' ' _)
     env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
       --name "$name" --parts ${CAPACITY_PARTS:-engine} --levels $levels --text-file bench/agent_replies.txt \
-      --max-frames-per-text-token 4 --clients-per-process 128 --engine-limit 500 --work-dir /tmp/capacity_work \
+      --max-frames-per-text-token 4 --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
+      --engine-limit 500 --work-dir /tmp/capacity_work \
       --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
   ttsbench)
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_tts_bench .whl_tts_bench/*.whl || exit 1
     [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     python3 -c "import json; [print(json.dumps({'id': f'agent-{i:02d}', 'text': t.strip()})) for i, t in enumerate(open('bench/agent_replies.txt').read().split(chr(10) * 2)) if t.strip()]" > "$out/tts_bench_prompts.jsonl"
-    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-frames-per-text-token 4 --cache-dir /tmp/voice-tts-cache
+    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-context 320 --max-frames-per-text-token 4 \
+      --cache-dir /tmp/voice-tts-cache
     for rate in ${TTS_BENCH_RATES:-5 10 20 40 80}; do
       env PYTHONPATH=/tmp/site_tts_bench:/tmp/site_engine timeout "${TTS_BENCH_LIMIT:-100}" python3 -m tts_bench run --target vllm-omni \
         --base-url http://127.0.0.1:8100 --voice ryan --language English --dataset "$out/tts_bench_prompts.jsonl" \

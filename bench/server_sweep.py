@@ -10,7 +10,7 @@ on one machine in one run: `NAME.json` (+ `NAME.png`, both curves on one figure)
 
 1. In-process: bench/engine_bench.py on CHECKPOINT at the levels (its own conditions: voice
    "ryan", its text at 30 tokens/s, `--frames` frames per stream).
-2. `voice-tts serve --model CHECKPOINT --max-streams <top level> --max-context 512` on
+2. `voice-tts serve --model CHECKPOINT --max-streams <top level> --max-context ROWS` (`--max-context`, default 512) on
    127.0.0.1, until `/ready`.
 3. One stream through the server with engine_bench's deltas (its text cut at token boundaries,
    30 tokens/s) and normalization off; TTFA from the push that commits the first text token,
@@ -67,7 +67,7 @@ from voice_tts.protocol import AudioChunk, Done, Error  # noqa: E402
 # 6 to 12 s of audio, near engine_bench's 100 frames per stream.
 SERVER_TEXTS = ("Sure, done.", "See you at 7.", "Call me at 3.", "Sure thing!")
 VOICE, LANGUAGE = "ryan", "english"
-MAX_CONTEXT = 512  # engine_bench's default: the same KV per stream in both
+MAX_CONTEXT = 512  # engine_bench's default: the same KV per stream in both (--max-context)
 ONE_STREAM_TURNS = 5
 SERVER_START_LIMIT_S = 300.0
 SERVER_STOP_LIMIT_S = 60.0
@@ -96,6 +96,10 @@ def main() -> None:
     parser.add_argument(
         "--max-frames-per-text-token", type=float,
         help="the server's runaway guard (`serve --max-frames-per-text-token`; default the server's)",
+    )
+    parser.add_argument(
+        "--max-context", type=int, default=MAX_CONTEXT,
+        help="talker rows per stream, in-process and in the server: with the top level it sizes the KV cache",
     )
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/voice-tts-cache"), help="the server's --cache-dir")
     parser.add_argument(
@@ -134,7 +138,7 @@ class ServerSweep:
                 "levels": args.levels,
                 "voice": VOICE,
                 "language": LANGUAGE,
-                "max_context": MAX_CONTEXT,
+                "max_context": args.max_context,
                 "server_texts": list(self.texts),
                 "max_frames_per_text_token": args.max_frames_per_text_token or loop.max_frames_per_text_token,
                 "client_processes": self.processes,
@@ -181,7 +185,7 @@ class ServerSweep:
         out = args.work_dir / "engine_bench.json"
         command = [
             sys.executable, "-X", "faulthandler", str(REPO_ROOT / "bench" / "engine_bench.py"),
-            str(args.checkpoint), "--device", args.device, "--max-context", str(MAX_CONTEXT),
+            str(args.checkpoint), "--device", args.device, "--max-context", str(args.max_context),
             "--concurrency", *map(str, args.levels), *shlex.split(args.engine_args),
             "--out", str(out),
         ]
@@ -221,7 +225,7 @@ class ServerSweep:
         command = [
             sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(args.checkpoint),
             "--device", args.device, "--port", str(args.port), "--max-streams", str(max(args.levels)),
-            "--max-context", str(MAX_CONTEXT), "--log-level", "warning" if quiet else "info",
+            "--max-context", str(args.max_context), "--log-level", "warning" if quiet else "info",
             "--cache-dir", str(args.cache_dir),
         ]
         if args.max_frames_per_text_token is not None:
