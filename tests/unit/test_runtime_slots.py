@@ -1,7 +1,7 @@
 """KV slots on the tiny checkpoint (CPU, float32): 64 sampled streams joining and leaving mid-run
 give each the codes it gives alone (and its audio to the last bit of the codec's rounding), and
 every slot is free again after its stream ends, however it ends (EOS or a cap, cancel, a failed
-step, the engine closing)."""
+step, the engine closing); a stream beyond the KV memory is refused with `capacity`."""
 
 from __future__ import annotations
 
@@ -144,3 +144,27 @@ async def test_every_slot_is_free_after_a_failed_step_and_after_close(tiny_check
     for stream in streams[1:]:
         assert isinstance([e async for e in stream.events()][-1], Done)
     assert_slots_free(engine)
+
+
+async def test_a_stream_beyond_the_kv_memory_is_refused_with_capacity(tiny_checkpoint: Path):
+    # Room for two slots of --max-context rows, though eight streams are allowed: the third stream
+    # is refused at admission, never fails mid-turn.
+    probe = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, max_context=256)
+    per_slot = probe.runner.pool.cache.k[:, 0].nbytes + probe.runner.pool.cache.v[:, 0].nbytes
+    probe.close()
+    engine = Qwen3Engine.from_pretrained(
+        tiny_checkpoint, device="cpu", max_streams=8, max_context=256, memory_budget=2 * per_slot + per_slot // 2
+    )
+    try:
+        assert engine.capacity == 2
+        held = [engine.open_stream(voice="ryan", language="english") for _ in range(2)]
+        refused = [e async for e in engine.open_stream(voice="ryan", language="english").events()]
+        assert isinstance(refused[0], Error) and refused[0].code == "capacity" and refused[0].retryable
+        assert isinstance(refused[-1], Done)
+        for stream in held:
+            stream.cancel()
+            assert isinstance([e async for e in stream.events()][-1], Done)
+        await wait_idle(engine)
+        assert_slots_free(engine)
+    finally:
+        engine.close()
