@@ -25,6 +25,18 @@
 #           process: each must finish within HANG_LIMIT (default 150) seconds (issue 27's never-finishing runs);
 #   sidebyside  bench/engine_bench.py at HOST_LEVELS on an earlier tree (OLD_TREE: its engine, voice_tts and bench,
 #           carried) and on this one, one after the other on one machine: host ms per iteration before and after;
+#   capacity  issue 34's sweep, one part per call (each well inside a call's 10 minutes) on the 1.7B checkpoint:
+#           bench/server_sweep.py --parts ${CAPACITY_PARTS:-engine} at CAPACITY_LEVELS (default 1 256 512 768 1024
+#           1536 2048): "engine" engine_bench in-process, "server" `voice-tts serve` with `voice-tts bench` clients
+#           spread over processes (128 each), agent replies of 27-31 words (bench/agent_replies.txt) back to back
+#           at --max-frames-per-text-token 4, --max-context ${CAPACITY_MAX_CONTEXT:-320} (the KV cache still reserves
+#           it per slot: 2,048 x 512 rows would not fit the default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
+#           a restart; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
+#           `bench/server_sweep.py --merge` into h200-server-latest.json (docs/benchmarks.md gives the calls);
+#   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
+#           for TTS_BENCH_DROP_NON_STREAMING=1 (the default until the server takes that field of the vLLM-Omni
+#           dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 4), one run per rate in
+#           TTS_BENCH_RATES (default "5 10 20 40 80"), prompts bench/agent_replies.txt: h200-tts-bench.json;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, the files
@@ -37,12 +49,26 @@ set -o pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 stages=${STAGES:-"tests engine peers"}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site_engine .whl_engine/*.whl || exit 1
-[[ " $stages " == *" server "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+[[ " $stages " == *" server "* || " $stages " == *" capacity "* || " $stages " == *" ttsbench "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site_engine .whl_server/*.whl || exit 1; }
 export VOICE_TTS_SHARED=$PWD/.shared PYTHONUNBUFFERED=1
 engine_env="PYTHONPATH=$PWD:/tmp/site_engine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$out/gpu.txt"
+
+# `voice-tts serve` on the 1.7B checkpoint at port 8100 with these flags, its log in $1; returns once
+# /ready answers (at most 300 s), the server's pid in $server.
+serve_ready() {
+  local log=$1; shift
+  env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --log-level warning \
+    "$@" > "$log" 2>&1 &
+  server=$!
+  env $engine_env python3 -c "import time, urllib.request
+for _ in range(600):
+    try:
+        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
+    except Exception: time.sleep(0.5)"
+}
 
 for stage in $stages; do
   case $stage in
@@ -86,14 +112,7 @@ for stage in $stages; do
       --clients-per-process "${SERVER_CLIENTS_PER_PROCESS:-128}" 2>&1 | tee "$out/server_sweep.log" | tail -30 ;;
   hang)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env python3 -m voice_tts.cli serve --model /tmp/ours --device cuda:0 --port 8100 --max-streams 256 \
-      --max-context 512 --log-level warning > "$out/hang_server.log" 2>&1 &
-    server=$!
-    env $engine_env python3 -c "import time, urllib.request
-for _ in range(600):
-    try:
-        urllib.request.urlopen('http://127.0.0.1:8100/ready'); break
-    except Exception: time.sleep(0.5)"
+    serve_ready "$out/hang_server.log" --max-streams 256 --max-context 512
     for levels in "64" "1 32 128"; do
       name=hang_$(echo $levels | tr ' ' _)
       env $engine_env TQDM_DISABLE=1 timeout "${HANG_LIMIT:-150}" python3 -m voice_tts.cli bench --url ws://127.0.0.1:8100/v1/ws \
@@ -113,6 +132,34 @@ for _ in range(600):
 for level in json.load(open(sys.argv[1]))['concurrency']:
     if 'concurrency' in level: print(sys.argv[2], {k: level.get(k) for k in ('concurrency', 'ttfa_ms_p99', 'streams_with_underruns', 'loop_ms_per_iteration', 'step_wait_ms_per_iteration', 'host_ms_per_iteration')})" "$out/$name.json" $name
     done ;;
+  capacity)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    levels=${CAPACITY_LEVELS:-1 256 512 768 1024 1536 2048}
+    name=capacity_$(echo ${CAPACITY_PARTS:-engine} $levels | tr ' ' _)
+    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
+      --name "$name" --parts ${CAPACITY_PARTS:-engine} --levels $levels --text-file bench/agent_replies.txt \
+      --max-frames-per-text-token 4 --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
+      --engine-limit 500 --work-dir /tmp/capacity_work \
+      --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
+  ttsbench)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_tts_bench .whl_tts_bench/*.whl || exit 1
+    [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    python3 -c "import json; [print(json.dumps({'id': f'agent-{i:02d}', 'text': t.strip()})) for i, t in enumerate(open('bench/agent_replies.txt').read().split(chr(10) * 2)) if t.strip()]" > "$out/tts_bench_prompts.jsonl"
+    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-context 320 --max-frames-per-text-token 4 \
+      --cache-dir /tmp/voice-tts-cache
+    for rate in ${TTS_BENCH_RATES:-5 10 20 40 80}; do
+      env PYTHONPATH=/tmp/site_tts_bench:/tmp/site_engine timeout "${TTS_BENCH_LIMIT:-100}" python3 -m tts_bench run --target vllm-omni \
+        --base-url http://127.0.0.1:8100 --voice ryan --language English --dataset "$out/tts_bench_prompts.jsonl" \
+        --rps "$rate" --warmup 10s --duration 30s --seed 0 --output "$out/tts_bench/rps-$rate" > "$out/tts_bench_rps-$rate.log" 2>&1
+      echo "tts_bench --rps $rate: exit $?"; tail -15 "$out/tts_bench_rps-$rate.log"
+    done
+    kill -TERM $server; wait $server
+    python3 -c "import json, pathlib, sys
+runs = sorted(pathlib.Path(sys.argv[1], 'tts_bench').glob('rps-*/summary.json'), key=lambda p: float(p.parent.name[4:]))
+json.dump({'commit': open('.whl_tts_bench/COMMIT').read().strip(), 'non_streaming_mode_dropped': sys.argv[2] == '1',
+           'prompts': 'bench/agent_replies.txt', 'rates': [{'rate': float(p.parent.name[4:]), 'summary': json.loads(p.read_text())} for p in runs]},
+          open(pathlib.Path(sys.argv[1], 'h200-tts-bench.json'), 'w'), indent=1)" "$out" "${TTS_BENCH_DROP_NON_STREAMING:-1}" ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)

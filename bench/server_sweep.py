@@ -4,10 +4,13 @@ on one machine in one run: `NAME.json` (+ `NAME.png`, both curves on one figure)
     python bench/server_sweep.py CHECKPOINT --out-dir OUT [--name h200-server-latest]
         [--levels 1 64 128 256 512 768 1024] [--device cuda:0] [--clients-per-process 128]
         [--engine-args "--quick --batches 1 --profile-codec 0"] [--work-dir /tmp/server_sweep]
+        [--parts engine server ready] [--text-file bench/agent_replies.txt] [--max-frames-per-text-token 4]
+    python bench/server_sweep.py CHECKPOINT --out-dir OUT --merge RUN.json ... (runs of parts or level
+        ranges, one device call each, as one NAME.json + .png)
 
 1. In-process: bench/engine_bench.py on CHECKPOINT at the levels (its own conditions: voice
    "ryan", its text at 30 tokens/s, `--frames` frames per stream).
-2. `voice-tts serve --model CHECKPOINT --max-streams <top level> --max-context 512` on
+2. `voice-tts serve --model CHECKPOINT --max-streams <top level> --max-context ROWS` (`--max-context`, default 512) on
    127.0.0.1, until `/ready`.
 3. One stream through the server with engine_bench's deltas (its text cut at token boundaries,
    30 tokens/s) and normalization off; TTFA from the push that commits the first text token,
@@ -17,6 +20,10 @@ on one machine in one run: `NAME.json` (+ `NAME.png`, both curves on one figure)
    client processes, each process's CPU reported.
 5. The server is stopped (SIGTERM: it drains) and the results merged: `levels` are
    `voice-tts bench`'s, `in_process_levels` engine_bench's.
+
+`--parts ready` measures `/ready` twice before anything else: a first start with the server's
+`--cache-dir` emptied (`ready_seconds_first_start`) and a restart that finds what the first kept
+(`ready_seconds_restart`); each start's log (its phases, `engine started in ...`) is kept.
 
 Random weights never sample the end token, so no turn ends by itself: an in-process stream ends
 at `--frames` frames (engine_bench's max_new_tokens), a server turn at the engine's runaway guard,
@@ -34,6 +41,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -51,6 +59,7 @@ from engine.model.config import read_config  # noqa: E402
 from engine.model.text import TextTokenizer  # noqa: E402
 from engine.runtime.loop import LoopSettings  # noqa: E402
 from voice_tts.bench.deltas import push_at_pace  # noqa: E402
+from voice_tts.bench.sweep import read_texts  # noqa: E402
 from voice_tts.client import RemoteEngine  # noqa: E402
 from voice_tts.protocol import AudioChunk, Done, Error  # noqa: E402
 
@@ -58,10 +67,11 @@ from voice_tts.protocol import AudioChunk, Done, Error  # noqa: E402
 # 6 to 12 s of audio, near engine_bench's 100 frames per stream.
 SERVER_TEXTS = ("Sure, done.", "See you at 7.", "Call me at 3.", "Sure thing!")
 VOICE, LANGUAGE = "ryan", "english"
-MAX_CONTEXT = 512  # engine_bench's default: the same KV per stream in both
+MAX_CONTEXT = 512  # engine_bench's default: the same KV per stream in both (--max-context)
 ONE_STREAM_TURNS = 5
 SERVER_START_LIMIT_S = 300.0
 SERVER_STOP_LIMIT_S = 60.0
+PARTS = ("engine", "server", "ready")
 
 
 def main() -> None:
@@ -77,7 +87,33 @@ def main() -> None:
     parser.add_argument("--clients-per-process", type=int, default=128)
     parser.add_argument("--engine-args", default="--quick --batches 1 --profile-codec 0")
     parser.add_argument("--engine-limit", type=float, default=240.0, help="seconds for engine_bench")
+    parser.add_argument(
+        "--parts", nargs="+", choices=PARTS, default=["engine", "server"],
+        help="what this run measures: engine_bench in-process, the server sweep, and/or the server's time to "
+        "/ready on a first start (empty --cache-dir) and a restart (one device call each keeps every call short)",
+    )
+    parser.add_argument("--text-file", type=Path, help="the server turns' texts, one per paragraph (default SERVER_TEXTS)")
+    parser.add_argument(
+        "--max-frames-per-text-token", type=float,
+        help="the server's runaway guard (`serve --max-frames-per-text-token`; default the server's)",
+    )
+    parser.add_argument(
+        "--max-context", type=int, default=MAX_CONTEXT,
+        help="talker rows per stream, in-process and in the server: with the top level it sizes the KV cache",
+    )
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/voice-tts-cache"), help="the server's --cache-dir")
+    parser.add_argument(
+        "--merge", type=Path, nargs="+",
+        help="instead of measuring: merge these runs' JSON (one per part or level range) into NAME.json and .png",
+    )
     args = parser.parse_args()
+    if args.merge:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        merged = merge_runs([json.loads(path.read_text()) for path in args.merge])
+        (args.out_dir / f"{args.name}.json").write_text(json.dumps(merged, indent=1))
+        plot_both(merged, args.out_dir / f"{args.name}.png")
+        print(summary(merged), flush=True)
+        return
     args.out_dir.mkdir(parents=True, exist_ok=True)
     args.work_dir.mkdir(parents=True, exist_ok=True)
     # Killed from outside (`timeout`): the finally blocks stop the server and the benchmarks,
@@ -93,6 +129,7 @@ class ServerSweep:
         self.json_path = args.out_dir / f"{args.name}.json"
         self.png_path = args.out_dir / f"{args.name}.png"
         self.processes = math.ceil(max(args.levels) / args.clients_per_process)
+        self.texts = read_texts(args.text_file) if args.text_file else SERVER_TEXTS
         loop = LoopSettings()
         self.results: dict = {
             "conditions": {
@@ -101,8 +138,9 @@ class ServerSweep:
                 "levels": args.levels,
                 "voice": VOICE,
                 "language": LANGUAGE,
-                "max_context": MAX_CONTEXT,
-                "server_texts": list(SERVER_TEXTS),
+                "max_context": args.max_context,
+                "server_texts": list(self.texts),
+                "max_frames_per_text_token": args.max_frames_per_text_token or loop.max_frames_per_text_token,
                 "client_processes": self.processes,
                 "ttfa_from": (
                     "in-process: the push that commits a stream's first text token (engine_bench); "
@@ -111,7 +149,7 @@ class ServerSweep:
                 "turn_end": (
                     "random weights never sample the end token: an in-process stream ends at "
                     "engine_bench's --frames frames; a server turn at the engine's runaway guard, "
-                    f"max({loop.min_frame_cap}, {loop.max_frames_per_text_token:g} x its text "
+                    f"max({loop.min_frame_cap}, {args.max_frames_per_text_token or loop.max_frames_per_text_token:g} x its text "
                     "tokens) frames (audio per turn: server_audio_seconds_per_turn)"
                 ),
             },
@@ -121,9 +159,13 @@ class ServerSweep:
         self.json_path.write_text(json.dumps(self.results, indent=1))
 
     def run(self) -> None:
+        parts = self.args.parts
         try:
-            self.run_engine_bench()
-            server = self.start_server()
+            if "ready" in parts:
+                self.measure_ready()
+            if "engine" in parts:
+                self.run_engine_bench()
+            server = self.start_server() if "server" in parts else None
             if server is not None:
                 try:
                     self.results["one_stream"] = asyncio.run(self.one_stream())
@@ -143,7 +185,7 @@ class ServerSweep:
         out = args.work_dir / "engine_bench.json"
         command = [
             sys.executable, "-X", "faulthandler", str(REPO_ROOT / "bench" / "engine_bench.py"),
-            str(args.checkpoint), "--device", args.device, "--max-context", str(MAX_CONTEXT),
+            str(args.checkpoint), "--device", args.device, "--max-context", str(args.max_context),
             "--concurrency", *map(str, args.levels), *shlex.split(args.engine_args),
             "--out", str(out),
         ]
@@ -164,15 +206,32 @@ class ServerSweep:
 
     # -- 2. the server ------------------------------------------------------------------
 
-    def start_server(self) -> subprocess.Popen | None:
+    def measure_ready(self) -> None:
+        """Seconds from `voice-tts serve` to `/ready`: on a first start (its --cache-dir emptied)
+        and on a restart that finds what the first one kept; the server's own log of its phases
+        is kept beside them."""
+        shutil.rmtree(self.args.cache_dir, ignore_errors=True)
+        for start in ("first_start", "restart"):
+            server = self.start_server(log_name=f"server_{start}.log", quiet=False)
+            if server is None:
+                return
+            self.results[f"ready_seconds_{start}"] = self.results.pop("server_start_seconds")
+            print(f"ready_seconds_{start}: {self.results[f'ready_seconds_{start}']}", flush=True)
+            self.stop_server(server)
+            self.save()
+
+    def start_server(self, log_name: str = "server.log", quiet: bool = True) -> subprocess.Popen | None:
         args = self.args
         command = [
             sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(args.checkpoint),
             "--device", args.device, "--port", str(args.port), "--max-streams", str(max(args.levels)),
-            "--max-context", str(MAX_CONTEXT), "--log-level", "warning",
+            "--max-context", str(args.max_context), "--log-level", "warning" if quiet else "info",
+            "--cache-dir", str(args.cache_dir),
         ]
+        if args.max_frames_per_text_token is not None:
+            command += ["--max-frames-per-text-token", str(args.max_frames_per_text_token)]
         self.results["conditions"]["server_command"] = shlex.join(command[1:])
-        log = open(args.out_dir / "server.log", "wb")
+        log = open(args.out_dir / log_name, "wb")
         began = time.perf_counter()
         server = subprocess.Popen(
             command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -237,7 +296,7 @@ class ServerSweep:
     def run_server_bench(self) -> None:
         args = self.args
         texts = args.work_dir / "server_texts.txt"
-        texts.write_text("\n\n".join(SERVER_TEXTS))
+        texts.write_text("\n\n".join(self.texts))
         out = args.work_dir / "server_bench.json"
         command = [
             sys.executable, "-m", "voice_tts.cli", "bench", "--url", f"ws://127.0.0.1:{args.port}/v1/ws",
@@ -322,14 +381,39 @@ def http_ok(url: str) -> bool:
         return False
 
 
+def merge_runs(runs: list[dict]) -> dict:
+    """Runs of parts or level ranges as one result: conditions and figures of the later run win,
+    levels are joined by concurrency (a level measured twice: the later run's)."""
+    merged: dict = {"conditions": {}}
+    for run in runs:
+        for key, value in run.items():
+            if key == "conditions":
+                merged["conditions"] |= value
+            elif key in ("levels", "in_process_levels"):
+                levels = {level.get("concurrency"): level for level in merged.get(key, [])}
+                levels |= {level.get("concurrency"): level for level in value}
+                merged[key] = sorted(levels.values(), key=lambda level: level.get("concurrency") or 0)
+            else:
+                merged[key] = value
+    merged["conditions"]["levels"] = sorted(
+        {level.get("concurrency") for key in ("levels", "in_process_levels") for level in merged.get(key, [])} - {None}
+    )
+    return merged
+
+
 def plot_both(results: dict, path: Path) -> None:
     """TTFA p50/p99 and streams with underruns against streams, in-process and through the
-    server, on one figure."""
+    server, and the in-process loop's host ms per iteration against streams, on one figure."""
     from matplotlib.figure import Figure
 
     curves = (("in-process engine", results.get("in_process_levels") or []), ("through voice-tts serve", results.get("levels") or []))
-    figure = Figure(figsize=(11, 4.4), layout="constrained")
-    ttfa_axes, late_axes = figure.subplots(1, 2)
+    figure = Figure(figsize=(16, 4.4), layout="constrained")
+    ttfa_axes, late_axes, host_axes = figure.subplots(1, 3)
+    hosted = [level for level in curves[0][1] if level.get("host_ms_per_iteration") is not None]
+    if hosted:
+        streams = [level["concurrency"] for level in hosted]
+        host_axes.plot(streams, [level["host_ms_per_iteration"] for level in hosted], "o-", color="tab:blue", label="host")
+        host_axes.plot(streams, [level["loop_ms_per_iteration"] for level in hosted], "s--", color="tab:gray", label="whole iteration")
     for (label, levels), color in zip(curves, ("tab:blue", "tab:red")):
         levels = [level for level in levels if level.get("ttfa_ms_p50") is not None]
         if not levels:
@@ -340,8 +424,9 @@ def plot_both(results: dict, path: Path) -> None:
         late_axes.plot(streams, [level["streams_with_underruns"] for level in levels], "o-", color=color, label=label)
     ttfa_axes.set(xlabel="concurrent streams", ylabel="ms", title="time to first audio")
     late_axes.set(xlabel="concurrent streams", ylabel="streams (turns)", title="with underruns (real-time playout)")
+    host_axes.set(xlabel="concurrent streams", ylabel="ms per busy iteration", title="in-process loop: host work")
     levels = results["conditions"]["levels"]
-    for axes in (ttfa_axes, late_axes):
+    for axes in (ttfa_axes, late_axes, host_axes):
         axes.set_ylim(bottom=0)
         if len(levels) > 1:
             axes.set_xscale("log", base=2)
@@ -358,13 +443,13 @@ def plot_both(results: dict, path: Path) -> None:
 
 
 def summary(results: dict) -> str:
-    lines = [json.dumps({"one_stream": results.get("one_stream")})]
+    lines = [json.dumps({key: results.get(key) for key in ("one_stream", "ready_seconds_first_start", "ready_seconds_restart")})]
     errors = {key: value for key, value in results.items() if key.endswith("_error")}
     if errors:
         lines.append(json.dumps(errors))
     keys = ("concurrency", "ttfa_ms_p50", "ttfa_ms_p99", "streams_with_underruns")
     for level in results.get("in_process_levels") or []:
-        lines.append("in-process " + json.dumps({key: level.get(key) for key in keys + ("streams",)}))
+        lines.append("in-process " + json.dumps({key: level.get(key) for key in keys + ("streams", "host_ms_per_iteration")}))
     for level in results.get("levels") or []:
         server_keys = keys + ("turns", "completed", "capacity_refusals", "errors", "errors_by_code", "wall_seconds")
         busiest = max((p["cpu_percent_of_wall"] or 0 for p in level["client_processes"]), default=None)

@@ -14,6 +14,7 @@ import concurrent.futures
 import gc
 import itertools
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -93,8 +94,12 @@ class EngineSettings:
     # (None: up to the capacity; 0: none). A shape captured on first use stops the loop, and every
     # stream on the GPU, for its capture and for timing its convolutions: seconds, once per shape.
     warm_up_rows: int | None = None
-    # Where the codec's convolution ways chosen at warm-up are remembered for the next start
-    # (`engine.runtime.convolution_cache`); None: voice-tts in the user's cache folder.
+    # What a restart reuses, in one folder: the codec's convolution ways chosen at warm-up
+    # (`engine.runtime.convolution_cache`, in the folder itself) and the compiled Triton kernels
+    # (`triton/`, unless TRITON_CACHE_DIR says otherwise). None: voice-tts in the user's cache
+    # folder for the ways, Triton's own default for its kernels.
+    cache_dir: Path | None = None
+    # The ways' folder alone (None: `cache_dir`).
     convolution_cache_dir: Path | None = None
     loop: LoopSettings = LoopSettings()
 
@@ -123,7 +128,14 @@ class Qwen3Engine:
         self._ids = itertools.count(1)
         self._voices_lock = threading.Lock()  # one change of the voice store at a time
         self.voice_store = VoiceStore(settings.voices_dir or default_voices_dir(), model, reserved=set(speakers))
+        if settings.cache_dir is not None:
+            # Read when Triton compiles (the runner probes its kernels): a restart loads them.
+            os.environ.setdefault("TRITON_CACHE_DIR", str(Path(settings.cache_dir) / "triton"))
+        # Seconds of each start-up phase, for the log and `capabilities` (first start vs restart).
+        self.startup_seconds: dict[str, float] = {}
+        began = time.perf_counter()
         self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
+        self.startup_seconds["kv_cache_and_kernels"] = time.perf_counter() - began
         self.loop = StepLoop(self.runner, settings.loop, self._released)
         if settings.gil_switch_interval_s is not None:
             lower_switch_interval(settings.gil_switch_interval_s)
@@ -136,6 +148,7 @@ class Qwen3Engine:
             young, middle, _ = gc.get_threshold()
             gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
         self.warm_up_seconds = self._warm_up(self._capacity if settings.warm_up_rows is None else settings.warm_up_rows)
+        self.startup_seconds |= self.runner.warm_up_seconds | self.runner.vocoder.warm_up_seconds
         self.loop.start()
 
     @classmethod
@@ -156,7 +169,16 @@ class Qwen3Engine:
         loop = replace(LoopSettings(), **{k: v for k, v in options.items() if k in loop_fields})
         engine_options = {k: v for k, v in options.items() if k not in loop_fields}
         settings = EngineSettings(max_streams=max_streams, memory_budget=memory_budget, loop=loop, **engine_options)
-        return cls(load_model(path, device, dtype, revision=revision), settings)
+        began = time.perf_counter()
+        model = load_model(path, device, dtype, revision=revision)
+        loaded = time.perf_counter() - began
+        engine = cls(model, settings)
+        engine.startup_seconds = {"load_model": loaded} | engine.startup_seconds
+        log.info(
+            "engine started in %.1f s: %s", sum(engine.startup_seconds.values()),
+            ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in engine.startup_seconds.items()),
+        )
+        return engine
 
     def _warm_up(self, rows: int) -> float:
         """Capture the graphs of up to `rows` streams (nothing without CUDA graphs); -> seconds taken."""
@@ -165,7 +187,8 @@ class Qwen3Engine:
         rows = min(rows, self._capacity)
         began = time.perf_counter()
         codec = self.model.codec
-        remembered = ConvolutionChoices.for_codec(codec, self.settings.convolution_cache_dir or default_cache_dir())
+        folder = self.settings.convolution_cache_dir or self.settings.cache_dir or default_cache_dir()
+        remembered = ConvolutionChoices.for_codec(codec, Path(folder))
         taken = codec.adopt_convolution_methods(remembered.load())
         with torch.inference_mode():
             captured = self.runner.warm_up(max_rows=rows)
@@ -262,6 +285,7 @@ class Qwen3Engine:
             "capacity": self._capacity,
             "voice_cloning": self.voice_cloning.model_dump() if self.voice_cloning else None,
             "headroom": self.headroom(),
+            "startup_seconds": {phase: round(seconds, 2) for phase, seconds in self.startup_seconds.items()},
         }
 
     def headroom(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -158,6 +159,7 @@ class ModelRunner:
         self._references: dict = {}
 
         self._step_graphs: dict[tuple, torch.cuda.CUDAGraph] = {}
+        self.warm_up_seconds: dict[str, float] = {}  # by phase, from the last `warm_up`
         self._step_done = None
         self._step_slots: np.ndarray | None = None
         if self.use_graphs:
@@ -440,6 +442,7 @@ class ModelRunner:
         lens = kv_lens or (KV_BUCKETS[0],)
         flags = [(False, False, True, False), (True, True, True, False)] if sampled else [(True, True, True, False)]
         captured = 0
+        began = time.perf_counter()
         with torch.inference_mode():
             # One voice-prefix fill in slot 0 (free until a stream takes it): the first real fill
             # then loads no kernels (seen: a first turn 1.3 s late on an H200 without this).
@@ -456,4 +459,5 @@ class ModelRunner:
                         if key not in self._step_graphs:
                             self._capture_step(key)
                             captured += 1
+        self.warm_up_seconds = {"frame_step_graphs": time.perf_counter() - began}
         return captured + self.vocoder.warm_up(rows)

@@ -17,6 +17,7 @@ the rest of the batch is done. The same code runs eagerly on the CPU (float32).
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -80,6 +81,7 @@ class Vocoder:
         self.device = model.device
         self.slots = slots
         self.use_graphs = use_graphs
+        self.warm_up_seconds: dict[str, float] = {}  # by phase, from the last `warm_up`
         self._bucket = bucket
         self.groups = model.config.talker.num_code_groups
         self.samples_per_frame = model.samples_per_frame
@@ -260,6 +262,7 @@ class Vocoder:
         if not self.use_graphs:
             return 0
         captured = 0
+        began = time.perf_counter()
         with torch.inference_mode():
             # Every shape's convolutions are chosen before any capture, so the timing's scratch
             # (im2col columns: gigabytes at 1,024 rows) goes back first and the graphs' pool does
@@ -269,9 +272,13 @@ class Vocoder:
                     self.codec.choose_convolutions(batch, frames)
             if self.device.type == "cuda":
                 torch.cuda.empty_cache()
+            chosen = time.perf_counter()
             for batch in sorted(batches, reverse=True):
                 for frames in sorted(CODEC_FRAME_SIZES, reverse=True):
                     if (batch, frames) not in self._graphs:
                         self._graph(batch, frames)
                         captured += 1
+        self.warm_up_seconds = {
+            "codec_convolution_ways": chosen - began, "codec_graphs": time.perf_counter() - chosen,
+        }
         return captured

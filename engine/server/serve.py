@@ -101,7 +101,10 @@ def run_serve(args: argparse.Namespace) -> int:
             raise ServeError(str(exc)) from exc
     if args.model is None and workers:
         log.info("the embedded voice runs in this one process (--workers applies to --model)")
-    engine = load_engine(args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision)
+    engine = load_engine(
+        args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision,
+        **settings.engine_options(),
+    )
     try:
         return serve(create_app(engine, settings=settings, lexicon=lexicon), settings)
     finally:

@@ -21,7 +21,11 @@ GROUPS = {
     "clients": "WebSocket clients",
     "turns": "paused and resumed turns",
     "voices": "cloned voices",
+    "benchmarks": "benchmarks (not for serving users)",
 }
+
+# ServerSettings fields that are engine options (`Engine.from_pretrained` keywords of a --model).
+ENGINE_FIELDS = ("cache_dir", "max_frames_per_text_token")
 
 
 def _setting(default: Any, group: str, description: str, **rules: Any) -> Any:
@@ -49,6 +53,11 @@ class ServerSettings(BaseModel):
         30.0, "server", "on SIGTERM/SIGINT, how long running streams may take to finish before they are ended", ge=0
     )
     usage_log: str | None = _setting(None, "server", "append one JSON line per finished stream to this file")
+    cache_dir: str | None = _setting(
+        None, "server",
+        "folder for what a --model restart reuses (compiled kernels, the codec's convolution ways), so that it is "
+        "ready sooner; none: the user's cache folder",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = _setting(
         "info", "server", "the server's log level"
     )
@@ -126,10 +135,26 @@ class ServerSettings(BaseModel):
     max_inline_voices: int = _setting(
         32, "voices", "voices made from inline ref_audio kept for reuse; the oldest beyond are deleted", ge=1
     )
+
+    # Random weights never emit EOS: their turns end at this guard, about four times longer than
+    # real speech (about 4 frames per text token), so a benchmark sets about 4 to time turns as
+    # long as real ones. A real checkpoint's turns end at EOS well before the default.
+    max_frames_per_text_token: float = _setting(
+        15.0, "benchmarks",
+        "runaway guard of a --model turn: once its text has ended it stops after max(50, this x its text tokens) "
+        "frames (reason frame_cap); about 4 makes a random-weight checkpoint's turns as long as real speech",
+        gt=0,
+    )
+
     # The folder where the API workers of one server (`--workers`) listen for one another's
     # reconnects: a reconnect that lands on a worker other than its turn's is relayed there.
     # None: one process, no relay. Set by engine/server/workers.py, not by an operator.
     resume_relay_dir: str | None = Field(default=None, exclude=True)
+
+    def engine_options(self) -> dict[str, Any]:
+        """The engine options set away from their defaults (`ENGINE_FIELDS`), as keywords of
+        `Engine.from_pretrained`."""
+        return {name: getattr(self, name) for name in ENGINE_FIELDS if name in self.model_fields_set}
 
     @property
     def hard_frame_limit(self) -> int:

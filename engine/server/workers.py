@@ -86,6 +86,7 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
     options = CoreOptions(
         model=str(model_dir), device=args.device, voices_dir=args.voices_dir, max_streams=args.max_streams,
         max_context=args.max_context, capacity=settings.capacity, log_level=settings.log_level,
+        extra=settings.engine_options(),
     )
     core = context.Process(target=run_core, args=(options, list(core_ends), started_by_core), name="voice-tts-core")
     core.start()
