@@ -195,7 +195,7 @@ async def _voice_and_instruct(state: ServerState, settings: SpeechSettings) -> t
         return None, instruct
     named = known_voice(description, voice)
     if named is None and voice not in description.unavailable_voices and description.voices:
-        names = [v.name for v in description.voices]
+        names = [v.name for v in description.listed_voices]
         raise SpeechRefused(400, f"unknown voice {voice!r}; voices: {names}", ErrorCode.INVALID_VOICE, "voice")
     return named or voice, instruct
 

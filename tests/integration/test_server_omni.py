@@ -266,6 +266,9 @@ def test_an_inline_reference_speaks_as_the_same_reference_uploaded(base, base_ch
     listed = httpx.get(base.http_url + "/v1/audio/voices").json()
     assert listed["voices"] == ["calm_upload"] and [v["name"] for v in listed["uploaded_voices"]] == ["calm_upload"]
     assert [v["name"] for v in httpx.get(base.http_url + "/v1/voices").json()["voices"]] == ["calm_upload"]
+    assert [v["name"] for v in httpx.get(base.http_url + "/v1/capabilities").json()["voices"]] == ["calm_upload"]
+    unknown = speech(base, body | {"voice": "nobody"}).json()["error"]
+    assert unknown["code"] == "invalid_voice" and "['calm_upload']" in unknown["message"]
 
 
 def test_x_vector_only_mode_speaks_as_an_upload_without_transcript(base, base_checkpoint):
