@@ -12,16 +12,16 @@ the device, not for the host to see the step's codes, so first audio costs one s
 decode. A stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read
 into its state at admission): it gets that many frames in its first chunk (several codec runs if
 need be), unless its text runs short first. After a one-frame first chunk the next frame goes
-the same way. After that a stream keeps
-collecting frames while it has more than `low_water` seconds buffered, and gets what it has (in
-codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
-one. Every later chunk is one codec run (1, 2 or 4 frames), so an iteration's decode is at most three
-graph launches: a launch costs 3-10 ms at small batches whatever its rows, and 8-frame chunks
-(two runs, the second at its own offset) made a fourth. Order: first chunks first, each decoded
-in its own batch ahead of the rest so it can be posted before the rest is done; then by playout
-deadline, least buffered first. A per-iteration budget of codec frames (relative to the streams
-stepped) keeps one iteration's codec work bounded; what does not fit waits for the next
-iteration, where it is more urgent, so nobody starves.
+the same way. After that a stream keeps collecting frames while it has more than `low_water`
+seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or a full
+`max_chunk_frames` chunk as soon as it has one. Every later chunk is one codec run (1, 2 or 4
+frames), so an iteration's decode is at most three graph launches: a launch costs 3-10 ms at
+small batches whatever its rows, and 8-frame chunks (two runs, the second at its own offset)
+made a fourth. Order: first chunks first, each decoded in its own batch ahead of the rest so it
+can be posted before the rest is done; then by playout deadline, least buffered first. A
+per-iteration budget of codec frames (relative to the streams stepped) keeps one iteration's
+codec work bounded; what does not fit waits for the next iteration, where it is more urgent, so
+nobody starves.
 """
 
 from __future__ import annotations
