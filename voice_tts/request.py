@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from voice_tts.tn import Lexicon
 
 __all__ = [
+    "MAX_FIRST_CHUNK_FRAMES",
     "MAX_SPEED",
     "MIN_SPEED",
     "PRIORITY_NORMAL",
     "AudioFormat",
     "StreamRequest",
+    "checked_first_chunk_frames",
     "checked_priority",
     "checked_speed",
 ]
@@ -37,6 +39,11 @@ AUDIO_FORMATS = ("pcm16", "mulaw")
 # The speaking-rate range every door accepts (OpenAI's Realtime range; its speech API's wider
 # 0.25-4.0 is refused past it). Outside it speech stops sounding like speech.
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
+
+# The largest first chunk a stream may ask for, in codec frames (80 ms each): 2.56 s, above
+# vLLM-Omni's own 25-frame chunks and within the frames the Qwen3 runtime holds undecoded
+# (engine.runtime.vocoder.MAX_PENDING_FRAMES).
+MAX_FIRST_CHUNK_FRAMES = 32
 
 # A stream's priority, as vLLM's scheduler takes a request's: a lower value is served first.
 # Engines order first audio by it (docs/protocol.md, "Priority").
@@ -52,6 +59,16 @@ def checked_speed(speed: object) -> float:
     return float(speed)
 
 
+def checked_first_chunk_frames(frames: object) -> int | None:
+    """`frames` if it is None (the engine's choice) or an int from 1 to MAX_FIRST_CHUNK_FRAMES;
+    a clear error otherwise."""
+    if frames is None:
+        return None
+    if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_FIRST_CHUNK_FRAMES:
+        raise ValueError(f"the first chunk must be an integer from 1 to {MAX_FIRST_CHUNK_FRAMES} codec frames, got {frames!r}")
+    return frames
+
+
 def checked_priority(priority: object) -> int:
     """`priority` if it is an int; a caller's mistake otherwise (it never comes from a client)."""
     if isinstance(priority, bool) or not isinstance(priority, int):
@@ -65,7 +82,9 @@ class StreamRequest:
     on its way to the engine (by `TTSSession`, or by the server a remote engine talks to);
     without it the text is spoken form already, as an engine stream takes it;
     `lexicon` and `spell_acronyms` apply inside that normalization. `sampling` and
-    `max_new_tokens` are the Qwen3 engine's (None: the checkpoint's). `resumable`: a server turn
+    `max_new_tokens` are the Qwen3 engine's (None: the checkpoint's), and so is
+    `first_chunk_frames`, the size of the stream's first audio chunk in codec frames (None: the
+    engine's choice; the embedded eSpeak voice has no codec frames and ignores it). `resumable`: a server turn
     that survives a dropped socket. `format` is the audio's encoding on the wire."""
 
     voice: str | None = None
@@ -80,11 +99,13 @@ class StreamRequest:
     spell_acronyms: bool = True
     sampling: Any = None
     max_new_tokens: int | None = None
+    first_chunk_frames: int | None = None
     resumable: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "speed", checked_speed(self.speed))
         checked_priority(self.priority)
+        checked_first_chunk_frames(self.first_chunk_frames)
         if self.format not in AUDIO_FORMATS:
             raise ValueError(f"format must be one of {AUDIO_FORMATS}, got {self.format!r}")
         if self.lexicon is not None:

@@ -9,16 +9,19 @@ the measured fit predicts for all of them): the next chunk comes one to two iter
 first, and one frame (80 ms) would not cover that under load. The first chunk is queued when the
 step that completes it is launched (`queue_opening_chunks`): its decode waits for that step on
 the device, not for the host to see the step's codes, so first audio costs one step and one
-decode. After a one-frame first chunk the next frame goes the same way. After that a stream keeps
-collecting frames while it has more than `low_water` seconds buffered, and gets what it has (in
-codec graph sizes) once it falls under, or a full `max_chunk_frames` chunk as soon as it has
-one. Every chunk is one codec run (1, 2 or 4 frames), so an iteration's decode is at most three
-graph launches: a launch costs 3-10 ms at small batches whatever its rows, and 8-frame chunks
-(two runs, the second at its own offset) made a fourth. Order: first chunks first, each decoded
-in its own batch ahead of the rest so it can be posted before the rest is done; then by playout
-deadline, least buffered first. A per-iteration budget of codec frames (relative to the streams
-stepped) keeps one iteration's codec work bounded; what does not fit waits for the next
-iteration, where it is more urgent, so nobody starves.
+decode. A stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read
+into its state at admission): it gets that many frames in its first chunk (several codec runs if
+need be), unless its text runs short first. After a one-frame first chunk the next frame goes
+the same way. After that a stream keeps collecting frames while it has more than `low_water`
+seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or a full
+`max_chunk_frames` chunk as soon as it has one. Every later chunk is one codec run (1, 2 or 4
+frames), so an iteration's decode is at most three graph launches: a launch costs 3-10 ms at
+small batches whatever its rows, and 8-frame chunks (two runs, the second at its own offset)
+made a fourth. Order: first chunks first, each decoded in its own batch ahead of the rest so it
+can be posted before the rest is done; then by playout deadline, least buffered first. A
+per-iteration budget of codec frames (relative to the streams stepped) keeps one iteration's
+codec work bounded; what does not fit waits for the next iteration, where it is more urgent, so
+nobody starves.
 """
 
 from __future__ import annotations
@@ -58,16 +61,17 @@ class ChunkPolicy:
 
     def due(self, stream: StreamState, now: float, first_frames: int | None = None) -> int:
         """How many of the stream's pending frames to decode now (0: keep collecting).
-        `first_frames`: the size of a first chunk now (default `first_chunk_frames`); a stream
-        short of it waits only while it can step at once (its next text is there)."""
+        `first_frames`: the size of a first chunk now (default `first_chunk_frames`), unless the
+        stream asked for its own; a stream short of it waits only while it can step at once (its
+        next text is there). A first chunk of the asked size may be several codec runs."""
         pending = stream.frames_pending
         if pending <= 0:
             return 0
         if stream.chunks_emitted == 0:
-            first = self.first_chunk_frames if first_frames is None else first_frames
-            if pending < first and stream.next_text_id_known:
-                return 0
-            return _codec_size(min(pending, first))
+            first = stream.first_chunk_frames or (self.first_chunk_frames if first_frames is None else first_frames)
+            if pending >= first:
+                return first
+            return 0 if stream.next_text_id_known else _codec_size(pending)
         if pending >= self.max_chunk_frames:
             return self.max_chunk_frames
         if pending >= MAX_PENDING_FRAMES or buffered(stream, now) < self.low_water:
@@ -125,15 +129,16 @@ class Output:
     def queue_opening_chunks(self, stepped: list[StreamState], first_frames: int) -> bool:
         """Queue the chunks that the streams in `stepped` (just launched in a frame step, not yet
         taken) complete with this step among their first `EOS_BARRED_STEPS`: a first chunk of
-        `first_frames`, and the frame right after a one-frame first chunk (those 80 ms run out
-        before a chunk decoded an iteration later would arrive). True if any was queued. Their
-        decode (`launch_opening_chunks`) follows the step on the device."""
+        `first_frames` (or the size the stream asked for), and the frame right after a one-frame
+        first chunk (those 80 ms run out before a chunk decoded an iteration later would arrive).
+        True if any was queued. Their decode (`launch_opening_chunks`) follows the step on the
+        device."""
         queued = False
         for stream in stepped:
             if stream.steps >= EOS_BARRED_STEPS:
                 continue
             frames = stream.frames_pending + 1
-            if frames >= (first_frames if stream.chunks_emitted == 0 else 1):
+            if frames >= ((stream.first_chunk_frames or first_frames) if stream.chunks_emitted == 0 else 1):
                 self.queue(stream, _codec_size(frames), urgent=True)
                 queued = True
         return queued

@@ -350,7 +350,7 @@ class Qwen3Engine:
             stream_id = next(self._ids)
             state = StreamState(
                 id=stream_id, prompt=resolved, sampling=sampling.with_seed(), channel=channel, max_frames=limit - 1,
-                priority=request.priority,
+                priority=request.priority, first_chunk_frames=request.first_chunk_frames,
                 reference_ids=list(resolved.reference_ids),
                 track_offset=len(resolved.clone.ref_codes) if resolved.clone is not None and resolved.clone.icl else 0,
             )

@@ -65,6 +65,7 @@ class StreamState:
     max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
     status: StreamStatus = StreamStatus.PREFIX
     priority: int = PRIORITY_NORMAL  # lower first: prefix fills and capped steps (scheduler.py)
+    first_chunk_frames: int | None = None  # the request's size of its first chunk (None: the loop's)
     slot: int | None = None
     prefix_rows: int = 0  # rows of the voice prefix already in the slot's KV
     text_ids: list[int] = field(default_factory=list)

@@ -215,7 +215,7 @@ class RealtimeConnection:
             if isinstance(voice, dict):
                 voice = voice.get("id")
             if not self.state.description.knows_voice(voice) and voice not in OPENAI_VOICES:
-                names = [v.name for v in self.state.description.voices]
+                names = [v.name for v in self.state.description.listed_voices]
                 raise RealtimeError(
                     "invalid_value", f"unknown voice {voice!r}; voices: {names}",
                     "session.audio.output.voice",

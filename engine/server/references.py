@@ -31,14 +31,10 @@ import httpx
 import numpy as np
 import soundfile as sf
 
-from engine.server.state import EngineDescription, ServerState
+from engine.server.state import INLINE_PREFIX, EngineDescription, ServerState, is_inline_voice
 from voice_tts.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
-
-# Names of voices made from inline references; uploads may not use it.
-INLINE_PREFIX = "inline-"
-
 
 class BadUpload(ValueError):
     pass
@@ -102,10 +98,6 @@ class Reference:
     @property
     def mode(self) -> str:
         return "x_vector" if self.text is None else "icl"
-
-
-def is_inline_voice(name: str) -> bool:
-    return name.lower().startswith(INLINE_PREFIX)
 
 
 async def reference_voice(state: ServerState, reference: Reference) -> str:

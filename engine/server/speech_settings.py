@@ -14,9 +14,11 @@ once, for both:
 - `ref_audio` (with `ref_text`, or `x_vector_only_mode`) clones inline
   (engine/server/references.py); it decides the voice, whatever `voice` says.
 - `max_new_tokens` caps the frames of the Qwen3 engine (official semantics: at most
-  max_new_tokens - 1 frames); `initial_codec_chunk_frames` and `non_streaming_mode` are checked
-  and have no effect on audio: the engine's first chunk is already one frame (two under load),
-  and its streams always take their text token by token in the official streaming layout.
+  max_new_tokens - 1 frames); `initial_codec_chunk_frames` is the size of its first audio chunk
+  (`StreamRequest.first_chunk_frames`, checked there: 1 to MAX_FIRST_CHUNK_FRAMES). Neither has
+  an effect on the embedded voice, which has no codec frames. `non_streaming_mode` is checked
+  and has no effect on audio: the engine's streams always take their text token by token in the
+  official streaming layout.
 - A field vLLM-Omni defines for other models or features this server does not have is refused
   naming the field; any other unknown field is refused as OpenAI's API would not know it either.
 """
@@ -26,11 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.server.references import Reference, ReferenceRefused, reference_voice
 from engine.server.state import EngineDescription, ServerState
 from voice_tts.protocol import ErrorCode, LexiconEntry
+from voice_tts.request import checked_first_chunk_frames
 
 TaskType = Literal["CustomVoice", "VoiceDesign", "Base"]
 TASK_TYPES: tuple[str, ...] = ("CustomVoice", "VoiceDesign", "Base")
@@ -67,8 +70,13 @@ class SpeechSettings(BaseModel):
     ref_text: str | None = Field(default=None, min_length=1)
     x_vector_only_mode: bool | None = None
     max_new_tokens: int | None = Field(default=None, ge=2)
-    initial_codec_chunk_frames: int | None = Field(default=None, ge=0)
+    initial_codec_chunk_frames: int | None = None
     non_streaming_mode: bool | None = None
+
+    @field_validator("initial_codec_chunk_frames")
+    @classmethod
+    def _check_first_chunk(cls, frames: int | None) -> int | None:
+        return checked_first_chunk_frames(frames)
 
     @model_validator(mode="before")
     @classmethod
@@ -98,6 +106,7 @@ class StreamChoice:
     voice: str | None
     instruct: str | None
     max_new_tokens: int | None
+    first_chunk_frames: int | None
 
 
 def checkpoint_kind(description: EngineDescription) -> str | None:
@@ -143,6 +152,12 @@ def _check_task(task: str, description: EngineDescription) -> None:
 
 async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
     """The stream options for `settings` on this server's engine. Raises SpeechRefused."""
+    voice, instruct = await _voice_and_instruct(state, settings)
+    return StreamChoice(voice, instruct, settings.max_new_tokens, settings.initial_codec_chunk_frames)
+
+
+async def _voice_and_instruct(state: ServerState, settings: SpeechSettings) -> tuple[str | None, str | None]:
+    """The stream's voice (None: the server's default) and instruct, for the task asked or inferred."""
     description = state.description
     task, must_match = _task(settings, description)
     if must_match:
@@ -157,7 +172,7 @@ async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
             raise SpeechRefused(
                 400, "task_type 'VoiceDesign' needs 'instructions' describing the voice", ErrorCode.INVALID_MESSAGE, "instructions"
             )
-        return StreamChoice(None, instruct, settings.max_new_tokens)
+        return None, instruct
     if settings.ref_audio is not None:
         if not settings.x_vector_only_mode and settings.ref_text is None:
             raise SpeechRefused(
@@ -172,22 +187,21 @@ async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
             voice = await reference_voice(state, reference)
         except ReferenceRefused as e:
             raise SpeechRefused(e.status, str(e), e.code, "ref_audio") from None
-        return StreamChoice(voice, instruct, settings.max_new_tokens)
+        return voice, instruct
     if task == "Base" and settings.ref_text is not None:
         raise SpeechRefused(400, "ref_text goes with ref_audio", ErrorCode.INVALID_MESSAGE, "ref_text")
     voice = settings.voice
     if voice is None or voice.lower() in OPENAI_VOICES:
-        return StreamChoice(None, instruct, settings.max_new_tokens)
+        return None, instruct
     named = known_voice(description, voice)
     if named is None and voice not in description.unavailable_voices and description.voices:
-        names = [v.name for v in description.voices]
+        names = [v.name for v in description.listed_voices]
         raise SpeechRefused(400, f"unknown voice {voice!r}; voices: {names}", ErrorCode.INVALID_VOICE, "voice")
-    return StreamChoice(named or voice, instruct, settings.max_new_tokens)
+    return named or voice, instruct
 
 
 def engine_options(engine, choice: StreamChoice) -> dict:
-    """The settings of the stream's `StreamRequest` beyond a `start`'s (`max_new_tokens`; an
-    engine without codec frames to cap, the embedded voice, ignores it)."""
-    if choice.max_new_tokens is None:
-        return {}
-    return {"max_new_tokens": choice.max_new_tokens}
+    """The settings of the stream's `StreamRequest` beyond a `start`'s (`max_new_tokens`,
+    `first_chunk_frames`; an engine without codec frames, the embedded voice, ignores them)."""
+    options = {"max_new_tokens": choice.max_new_tokens, "first_chunk_frames": choice.first_chunk_frames}
+    return {name: value for name, value in options.items() if value is not None}

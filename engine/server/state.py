@@ -57,6 +57,15 @@ class StreamSlots:
         self._metrics.active_streams.set(self.active)
 
 
+# Names of voices made from inline references (vLLM-Omni's `ref_audio`, engine/server/references.py):
+# the server's cache, not voices to list; uploads may not use the prefix.
+INLINE_PREFIX = "inline-"
+
+
+def is_inline_voice(name: str) -> bool:
+    return name.lower().startswith(INLINE_PREFIX)
+
+
 @dataclass(frozen=True)
 class EngineDescription:
     backend: str
@@ -96,6 +105,12 @@ class EngineDescription:
             voice_cloning=getattr(engine, "voice_cloning", None),
             unavailable_voices=frozenset(getattr(engine, "unavailable_voices", ())),
         )
+
+    @property
+    def listed_voices(self) -> list[VoiceInfo]:
+        """The voices to show a client (capabilities, voice lists, errors naming the voices):
+        all but those made from inline references."""
+        return [voice for voice in self.voices if not is_inline_voice(voice.name)]
 
     def knows_voice(self, voice: str | None) -> bool:
         return (
@@ -205,7 +220,7 @@ class ServerState:
         return Capabilities(
             backend=self.description.backend,
             model=self.description.model,
-            voices=list(self.description.voices),
+            voices=self.description.listed_voices,
             languages=list(self.description.languages),
             sample_rates=list(SUPPORTED_SAMPLE_RATES),
             formats=list(FORMATS),

@@ -55,7 +55,7 @@ Output = tuple[bytes | BaseModel, int]
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
     stream's (engine/server/streams.py says which a turn gets); `options`, further settings of
-    its `StreamRequest` than a `start` carries (`max_new_tokens`)."""
+    its `StreamRequest` than a `start` carries (`max_new_tokens`, `first_chunk_frames`)."""
 
     def __init__(
         self,

@@ -28,9 +28,9 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from engine.server.references import INLINE_PREFIX, BadUpload, check_length, decode_audio, is_inline_voice
+from engine.server.references import BadUpload, check_length, decode_audio
 from engine.server.speech import RefusedBody, openai_error, read_body
-from engine.server.state import EngineDescription, ServerState
+from engine.server.state import INLINE_PREFIX, EngineDescription, ServerState, is_inline_voice
 from voice_tts.protocol import CreatedVoice, ErrorCode, VoiceList
 
 AUDIO_FIELDS = ("audio_sample", "file")
@@ -88,15 +88,11 @@ class VoicesEndpoint:
     def __init__(self, state: ServerState) -> None:
         self._state = state
 
-    def _listed(self) -> list:
-        """The voices to list: those made from inline references are the server's cache."""
-        return [voice for voice in self._state.description.voices if not is_inline_voice(voice.name)]
-
     async def list(self, request: Request) -> Response:
-        return Response(VoiceList(voices=self._listed()).model_dump_json(), media_type="application/json")
+        return Response(VoiceList(voices=self._state.description.listed_voices).model_dump_json(), media_type="application/json")
 
     async def omni_list(self, request: Request) -> Response:
-        voices = self._listed()
+        voices = self._state.description.listed_voices
         uploaded = [
             {"name": voice.name, "mode": voice.mode, "description": voice.description}
             for voice in voices

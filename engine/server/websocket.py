@@ -285,7 +285,7 @@ class Connection:
                 f"sample_rate {start.sample_rate} is not one of {list(SUPPORTED_SAMPLE_RATES)}",
             )
         if not state.description.knows_voice(start.voice):
-            names = [voice.name for voice in state.description.voices]
+            names = [voice.name for voice in state.description.listed_voices]
             raise RejectedMessage(
                 ErrorCode.INVALID_VOICE, f"unknown voice {start.voice!r}; voices: {names}"
             )

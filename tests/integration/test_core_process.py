@@ -45,21 +45,26 @@ def sampling(checkpoint: Path, seed: int) -> SamplingParams:
     return SamplingParams.from_generation_config(config, seed=seed)
 
 
-async def speak_stream(engine, checkpoint: Path, seed: int, sample_rate: int) -> tuple[bytes, list, Done]:
-    stream = engine.open_stream(sampling=sampling(checkpoint, seed), sample_rate=sample_rate)
+async def speak_stream(
+    engine, checkpoint: Path, seed: int, sample_rate: int, first_chunk_frames: int | None = None
+) -> tuple[list[bytes], list, Done]:
+    """The stream's audio chunks, the spoken ends of its progress events, and its Done."""
+    stream = engine.open_stream(
+        sampling=sampling(checkpoint, seed), sample_rate=sample_rate, first_chunk_frames=first_chunk_frames
+    )
     for piece in TEXT:
         stream.push_text(piece)
     stream.end_input()
-    audio, progress = bytearray(), []
+    chunks, progress = [], []
     async with asyncio.timeout(BOUND_S * 4):
         async for event in stream.events():
             if isinstance(event, AudioChunk):
-                assert event.start_sample * 2 == len(audio)
-                audio += event.pcm
+                assert event.start_sample == sum(len(chunk) for chunk in chunks) // 2
+                chunks.append(event.pcm)
             elif isinstance(event, Progress):
                 progress.append(event.spoken_end)
             elif isinstance(event, Done):
-                return bytes(audio), progress, event
+                return chunks, progress, event
     raise AssertionError("no Done")
 
 
@@ -70,11 +75,14 @@ def test_core_process_gives_the_in_process_engines_bytes(tiny_checkpoint):
     in_process = Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=2, **every_frame)
     core = CoreClient.spawn(str(tiny_checkpoint), device="cpu", max_streams=2, extra=every_frame)
     try:
-        for seed, rate in ((3, 24000), (11, 16000)):
-            audio, progress, done = asyncio.run(speak_stream(core, tiny_checkpoint, seed, rate))
-            assert audio
+        for seed, rate, first_chunk_frames in ((3, 24000, None), (11, 16000, None), (5, 24000, 3)):
+            chunks, progress, done = asyncio.run(speak_stream(core, tiny_checkpoint, seed, rate, first_chunk_frames))
+            assert chunks
             assert progress[-1] == done.usage.characters_spoken == len("".join(TEXT))
-            assert (audio, done) == asyncio.run(speak_stream(in_process, tiny_checkpoint, seed, rate))[::2]
+            expected, _, expected_done = asyncio.run(speak_stream(in_process, tiny_checkpoint, seed, rate, first_chunk_frames))
+            assert (b"".join(chunks), done) == (b"".join(expected), expected_done)
+            if first_chunk_frames is not None:  # the request's first chunk size reaches the core's runtime
+                assert len(chunks[0]) == first_chunk_frames * 1920 * 2
     finally:
         core.close()
         in_process.close()

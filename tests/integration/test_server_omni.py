@@ -178,6 +178,30 @@ def test_custom_voice_as_the_example_client_sends_it(custom_voice, tiny_checkpoi
     assert close_to(capped.content, golden_pcm(tiny_checkpoint, "A07_en_aiden_auto_stream_maxtokens"))
 
 
+def sse_audio(answer: httpx.Response) -> list[bytes]:
+    """The audio of each `speech.audio.delta` event of a server-sent events answer."""
+    events = [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+    assert events[-1]["type"] == "speech.audio.done", events[-1]
+    return [base64.b64decode(event["audio"]) for event in events if event["type"] == "speech.audio.delta"]
+
+
+def test_initial_codec_chunk_frames_sizes_the_first_chunk_only(custom_voice, tiny_checkpoint):
+    body = {
+        "input": "The quick brown fox jumps over the lazy dog, and then it rests.",
+        "voice": "Uncle_Fu",
+        "language": "Auto",
+        "response_format": "pcm",
+        "stream": True,
+    }
+    golden = golden_pcm(tiny_checkpoint, "A10_en_uncle_fu_auto_stream")
+    for frames in (3, 8):
+        deltas = sse_audio(speech(custom_voice, body | {"initial_codec_chunk_frames": frames}))
+        assert len(deltas[0]) == frames * 1920 * 2, frames  # 24 kHz s16le: 1920 samples a frame
+        assert all(len(delta) <= 4 * 1920 * 2 for delta in deltas[1:]), frames  # then one codec run each
+        assert close_to(b"".join(deltas), golden), frames
+    assert close_to(b"".join(sse_audio(speech(custom_voice, body))), golden)
+
+
 def test_stream_true_means_server_sent_events_and_stream_format_audio_means_audio(custom_voice):
     body = {"input": "Hello there.", "voice": "vivian", "response_format": "pcm"}
     events = speech(custom_voice, body | {"stream": True})
@@ -242,6 +266,9 @@ def test_an_inline_reference_speaks_as_the_same_reference_uploaded(base, base_ch
     listed = httpx.get(base.http_url + "/v1/audio/voices").json()
     assert listed["voices"] == ["calm_upload"] and [v["name"] for v in listed["uploaded_voices"]] == ["calm_upload"]
     assert [v["name"] for v in httpx.get(base.http_url + "/v1/voices").json()["voices"]] == ["calm_upload"]
+    assert [v["name"] for v in httpx.get(base.http_url + "/v1/capabilities").json()["voices"]] == ["calm_upload"]
+    unknown = speech(base, body | {"voice": "nobody"}).json()["error"]
+    assert unknown["code"] == "invalid_voice" and "['calm_upload']" in unknown["message"]
 
 
 def test_x_vector_only_mode_speaks_as_an_upload_without_transcript(base, base_checkpoint):
@@ -308,6 +335,9 @@ def bad_fields(base_checkpoint: Path) -> dict[str, tuple[dict, int, str, str]]:
         "max_new_tokens too small": ({"max_new_tokens": 1}, 400, "invalid_message", "max_new_tokens"),
         "max_new_tokens wrong type": ({"max_new_tokens": "ten"}, 400, "invalid_message", "max_new_tokens"),
         "initial_codec_chunk_frames negative": ({"initial_codec_chunk_frames": -1}, 400, "invalid_message", "initial_codec_chunk_frames"),
+        "initial_codec_chunk_frames zero": ({"initial_codec_chunk_frames": 0}, 400, "invalid_message", "from 1 to 32 codec frames"),
+        "initial_codec_chunk_frames too large": ({"initial_codec_chunk_frames": 33}, 400, "invalid_message", "from 1 to 32"),
+        "initial_codec_chunk_frames wrong type": ({"initial_codec_chunk_frames": 2.5}, 400, "invalid_message", "initial_codec_chunk_frames"),
         "non_streaming_mode wrong type": ({"non_streaming_mode": [True]}, 400, "invalid_message", "non_streaming_mode"),
         "a vLLM-Omni field not implemented": ({"speaker_embedding": [0.1, 0.2]}, 400, "invalid_message", "speaker_embedding"),
         "a field nobody defines": ({"non_streaming": False}, 400, "invalid_message", "Extra inputs are not permitted"),

@@ -111,6 +111,22 @@ async def test_the_socket_speaks_as_a_v1_ws_turn_and_starts_before_the_flush(cus
     assert same_audio(b"".join(audio), bytes(turn.audio))
 
 
+async def test_a_session_sizes_each_utterances_first_chunk_as_configured(custom_voice):
+    async with ws_connect(stream_url(custom_voice)) as ws:
+        for frames in (6, None):  # the config is sticky until the next one replaces it
+            await send(ws, "session.config", voice="Ryan", language="English", response_format="pcm", stream_audio=True,
+                       initial_codec_chunk_frames=frames)
+            await send(ws, "input.text", text=TEXT)
+            await send(ws, "input.done")
+            events, audio = await utterance(ws)
+            assert kinds(events) == ["audio.start", "audio.done", "session.done"]
+            if frames is not None:
+                sized = audio
+                assert len(audio[0]) == frames * 1920 * 2  # 24 kHz s16le: 1920 samples a frame
+        assert len(audio[0]) < 6 * 1920 * 2  # the engine's own first chunk: one or two frames
+    assert same_audio(b"".join(sized), b"".join(audio))
+
+
 async def test_bad_messages_get_errors_and_the_socket_goes_on(custom_voice):
     async with ws_connect(stream_url(custom_voice)) as ws:
 
@@ -125,6 +141,7 @@ async def test_bad_messages_get_errors_and_the_socket_goes_on(custom_voice):
         assert "CustomVoice checkpoint" in (await error_after({"kind": "session.config", "task_type": "VoiceDesign", "instructions": "warm"}))["message"]
         assert "response_format 'pcm'" in (await error_after({"kind": "session.config", "stream_audio": True, "response_format": "wav"}))["message"]
         assert "speaker_embedding" in (await error_after({"kind": "session.config", "speaker_embedding": [0.5]}))["message"]
+        assert "from 1 to 32 codec frames" in (await error_after({"kind": "session.config", "initial_codec_chunk_frames": 0}))["message"]
         assert (await error_after(b"\x00\x01"))["code"] == "unexpected_binary"
         assert (await error_after("{not json"))["code"] == "invalid_json"
         assert (await error_after({"kind": "input.speak"}))["code"] == "unknown_message"

@@ -7,16 +7,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from voice_tts.protocol import Done, Error, ErrorCode
+from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
+from voice_tts.request import MAX_FIRST_CHUNK_FRAMES, StreamRequest
 
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.runtime.headroom import Headroom
 from engine.runtime.output import ChunkPolicy, Output, buffered
 from engine.runtime.qwen3_engine import Qwen3Engine
-from engine.runtime.stream import FRAME_SECONDS, StreamChannel, StreamState
+from engine.runtime.stream import CODEC_SAMPLE_RATE, FRAME_SECONDS, SAMPLES_PER_FRAME, StreamChannel, StreamState
+from engine.runtime.vocoder import MAX_PENDING_FRAMES
 from engine.server.settings import ServerSettings
 from engine.server.state import EngineDescription, ServerState
 
@@ -79,6 +82,26 @@ def test_the_frame_after_a_one_frame_first_chunk_goes_with_its_step_too():
     output.drop()
     s.frames_produced, s.steps = 2, 2  # a third step may end the stream: its frame waits for the codes
     assert not output.queue_opening_chunks([s], first_frames=2)
+
+
+def test_a_stream_that_asks_for_its_first_chunk_size_gets_it_whole():
+    s = stream(pending=3)
+    s.first_chunk_frames = 5
+    assert POLICY.due(s, now=0.0, first_frames=1) == 0  # its next text is there: collect
+    s.frames_produced += 2
+    assert POLICY.due(s, now=0.0, first_frames=2) == 5  # the asked size, not a codec run
+    s.text_ids, s.text_ends, s.steps = [1], [1], 1
+    s.frames_produced -= 2
+    assert POLICY.due(s, now=0.0) == 2  # its text ran short: what it has goes, in codec sizes
+    # With the step that completes it when that is among the first steps, else as it is due.
+    output = Output(POLICY, vocoder=None)
+    two = stream(pending=1, stream_id=2)
+    two.first_chunk_frames, two.steps = 2, 1
+    big = stream(pending=1, stream_id=3)
+    big.first_chunk_frames, big.steps = 4, 1
+    assert output.queue_opening_chunks([two, big], first_frames=1)
+    assert [(c.stream.id, c.frames) for c in output._urgent] == [(2, 2)]
+    assert MAX_FIRST_CHUNK_FRAMES <= MAX_PENDING_FRAMES  # the largest first chunk fits the code history
 
 
 def test_a_full_chunk_goes_at_once_whatever_is_buffered():
@@ -177,6 +200,45 @@ async def test_the_engine_refuses_a_stream_the_headroom_cannot_carry(tiny_checkp
         assert b"voice_tts_engine_max_streams_estimate 1.0" in state.metrics.render()
         first.cancel()
         assert isinstance([e async for e in first.events()][-1], Done)
+    finally:
+        await engine.aclose()
+
+
+def pcm_of(events: list) -> np.ndarray:
+    return np.frombuffer(b"".join(e.pcm for e in events if isinstance(e, AudioChunk)), dtype=np.int16)
+
+
+async def test_a_first_chunk_size_cuts_the_same_codes_differently(tiny_checkpoint: Path, golden_cases):
+    """A stream that asks for an N-frame first chunk gets N * 1920 samples first, then chunks
+    as any stream gets them; its codes are the golden ones, and its audio that of the default
+    cut up to the codec's rounding (one LSB: a run of other length rounds differently)."""
+    case = golden_cases["A02_en_ryan_english_stream"]
+    a = case["args"]
+    engine = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=2, keep_codes=True)
+    try:
+        async def speak(first_chunk_frames: int | None):
+            stream = engine.open_stream(StreamRequest(
+                voice=a["speaker"], language=a["language"], sampling=SamplingParams.greedy(),
+                max_new_tokens=a["max_new_tokens"], first_chunk_frames=first_chunk_frames,
+            ))
+            stream.push_text(a["text"])
+            stream.end_input()
+            events = [e async for e in stream.events()]
+            assert isinstance(events[-1], Done) and not events[-1].cancelled
+            assert stream.codes == case["codes"]
+            return [e for e in events if isinstance(e, AudioChunk)]
+
+        default = await speak(None)
+        assert len(case["codes"]) > MAX_FIRST_CHUNK_FRAMES
+        for frames in (3, 8, MAX_FIRST_CHUNK_FRAMES):
+            chunks = await speak(frames)
+            assert (chunks[0].sample_rate, len(chunks[0].pcm)) == (CODEC_SAMPLE_RATE, frames * SAMPLES_PER_FRAME * 2)
+            assert all(len(c.pcm) <= POLICY.max_chunk_frames * SAMPLES_PER_FRAME * 2 for c in chunks[1:]), frames
+            assert [c.start_sample for c in chunks] == np.cumsum([0] + [c.num_samples for c in chunks[:-1]]).tolist()
+            wav, expected = pcm_of(chunks), pcm_of(default)
+            assert wav.shape == expected.shape, frames
+            assert np.abs(wav.astype(int) - expected).max() <= 1, frames
+            assert np.abs(wav / 32767.0 - case["wav"]).max() <= 1e-4, frames
     finally:
         await engine.aclose()
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from engine import Engine
 from engine.core.channel import OpenStream, decode_commands, encode_commands
 from voice_tts.protocol import SpeedMessage, StartMessage
-from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
+from voice_tts.request import MAX_FIRST_CHUNK_FRAMES, MAX_SPEED, MIN_SPEED, StreamRequest
 from voice_tts.tn import Lexicon, LexiconError
 
 RULES = [{"match": "SQL", "say": "sequel"}]
@@ -28,6 +28,10 @@ def test_settings_are_checked_where_the_value_is_built():
         StreamRequest(lexicon=RULES)
     with pytest.raises(LexiconError):
         StreamRequest(normalize=True, lexicon=[{"match": "", "say": "x"}])
+    for frames in (0, MAX_FIRST_CHUNK_FRAMES + 1, 2.0, True, "4"):
+        with pytest.raises(ValueError, match=f"first chunk must be an integer from 1 to {MAX_FIRST_CHUNK_FRAMES}"):
+            StreamRequest(first_chunk_frames=frames)
+    assert StreamRequest(first_chunk_frames=MAX_FIRST_CHUNK_FRAMES).first_chunk_frames == MAX_FIRST_CHUNK_FRAMES
     assert StreamRequest(normalize=True, lexicon=RULES).lexicon == Lexicon(RULES)
     assert StreamRequest(speed=1).speed == 1.0 and isinstance(StreamRequest(speed=1).speed, float)
 
@@ -70,7 +74,7 @@ def test_of_changes_only_what_is_named():
 
 
 def test_the_core_command_carries_the_request_unchanged():
-    request = StreamRequest(voice="ryan", normalize=True, lexicon=RULES, priority=-1, max_new_tokens=9)
+    request = StreamRequest(voice="ryan", normalize=True, lexicon=RULES, priority=-1, max_new_tokens=9, first_chunk_frames=4)
     [command] = decode_commands(encode_commands([OpenStream(7, request)]))
     assert command == OpenStream(7, request)
     assert pickle.loads(pickle.dumps(request)) == request
@@ -83,10 +87,11 @@ async def test_an_engine_serves_the_value_or_its_keywords_alike():
         for stream in (
             engine.open_stream(StreamRequest(sample_rate=16000)),
             engine.open_stream(sample_rate=16000),
+            engine.open_stream(sample_rate=16000, first_chunk_frames=4),  # no codec frames: no effect
         ):
             stream.push_text("Hello there.")
             stream.end_input()
             audio.append(b"".join([e.pcm async for e in stream.events() if hasattr(e, "pcm")]))
-        assert audio[0] and audio[0] == audio[1]
+        assert audio[0] and audio[0] == audio[1] == audio[2]
     finally:
         await engine.aclose()
