@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, AsyncIterator, Literal, Protocol, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from voice_tts.request import (
     MAX_SPEED,
@@ -17,6 +17,7 @@ from voice_tts.request import (
     PRIORITY_NORMAL,
     AudioFormat,
     StreamRequest,
+    checked_first_chunk_frames,
 )
 
 
@@ -225,13 +226,22 @@ class StartMessage(WireModel):
     spell_acronyms: bool = True
     # Speaking rate, pitch kept (voice_tts/speed.py); times on the wire are in played time.
     speed: float = Field(default=1.0, ge=MIN_SPEED, le=MAX_SPEED)
+    # A cap on the turn's codec frames and the size of its first audio chunk (Qwen3 models;
+    # None: the checkpoint's cap and the engine's choice).
+    max_new_tokens: int | None = None
+    first_chunk_frames: int | None = None
     # The client's W3C trace context: the server's span of this turn joins the client's trace.
     traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
+
+    _first_chunk = field_validator("first_chunk_frames")(checked_first_chunk_frames)
 
     @classmethod
     def of(cls, request: StreamRequest, traceparent: str | None = None) -> StartMessage:
         """The `start` that asks a server for `request` (its priority is the server's to give),
-        under the caller's trace context."""
+        under the caller's trace context. Sampling parameters are an in-process engine's: a
+        server samples as its checkpoint says, so a request that sets them is refused."""
+        if request.sampling is not None:
+            raise ValueError("sampling parameters apply to an in-process engine; a server samples as its checkpoint says")
         settings = {name: getattr(request, name) for name in START_SETTINGS}
         lexicon = request.lexicon.as_dicts() if request.lexicon else None
         return cls(**settings, lexicon=lexicon, traceparent=traceparent)
@@ -253,6 +263,8 @@ START_SETTINGS = (
     "resumable",
     "spell_acronyms",
     "speed",
+    "max_new_tokens",
+    "first_chunk_frames",
 )
 
 

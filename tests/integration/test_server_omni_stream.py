@@ -18,6 +18,9 @@ from test_server_omni import base, base_voices, custom_voice, data_url, embedded
 from test_server_voices import TRANSCRIPT_C
 from websockets.exceptions import ConnectionClosed
 
+from voice_tts.client import RemoteEngine
+from voice_tts.protocol import AudioChunk
+
 TEXT = "Hello there, this is the first sentence. And here comes a second one."
 TIMEOUT_S = 60.0
 
@@ -125,6 +128,23 @@ async def test_a_session_sizes_each_utterances_first_chunk_as_configured(custom_
                 assert len(audio[0]) == frames * 1920 * 2  # 24 kHz s16le: 1920 samples a frame
         assert len(audio[0]) < 6 * 1920 * 2  # the engine's own first chunk: one or two frames
     assert same_audio(b"".join(sized), b"".join(audio))
+
+
+async def test_a_remote_engine_carries_the_first_chunk_and_the_frame_cap_to_the_server(custom_voice):
+    """`RemoteEngine` sends every setting a server turn takes: the first chunk's size and the
+    frame cap reach the server's engine (they were dropped on the way)."""
+    engine = RemoteEngine(custom_voice.ws_url)
+    try:
+        stream = engine.open_stream(voice="ryan", language="English", first_chunk_frames=5, max_new_tokens=9)
+        stream.push_text(TEXT)
+        stream.end_input()
+        chunks = [event async for event in stream.events() if isinstance(event, AudioChunk)]
+        with pytest.raises(ValueError, match="sampling"):  # a server samples as its checkpoint says
+            engine.open_stream(sampling=object())
+    finally:
+        await engine.aclose()
+    assert len(chunks[0].pcm) == 5 * 1920 * 2  # 24 kHz s16le: 1920 samples a frame
+    assert sum(len(chunk.pcm) for chunk in chunks) == 8 * 1920 * 2  # at most max_new_tokens - 1 frames
 
 
 async def test_bad_messages_get_errors_and_the_socket_goes_on(custom_voice):
