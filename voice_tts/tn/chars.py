@@ -136,3 +136,12 @@ def is_silent(c: str) -> bool:
 def is_spoken_alnum(c: str) -> bool:
     """Whether a spoken form starting with `c` takes the lazy separator."""
     return c.isalnum()
+
+
+# Full-width digits, the minus sign and the en dash as ASCII: numbers, telephone country codes and
+# address pieces are read from ASCII digits.
+_ASCII = str.maketrans({cp: cp - 0xFEE0 for cp in range(0xFF10, 0xFF1A)} | {ord("−"): ord("-"), ord("–"): ord("-")})
+
+
+def ascii_digits(text: str) -> str:
+    return text.translate(_ASCII)

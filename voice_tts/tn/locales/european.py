@@ -19,11 +19,13 @@ from functools import lru_cache
 from num2words import num2words
 
 from voice_tts.tn import lexer
-from voice_tts.tn.chars import OPENING_BRACKETS, is_alnum, is_digit, is_letter, is_space
+from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.european_addresses import AddressesAndPhones
+from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -42,31 +44,14 @@ class Currency:
     minor: Unit
 
 
-# Telephone country codes, email and URL pieces, and every number are read from ASCII digits.
-_ASCII = str.maketrans({cp: cp - 0xFEE0 for cp in range(0xFF10, 0xFF1A)} | {ord("−"): ord("-"), ord("–"): ord("-")})
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
-_TLDS = frozenset((
-    "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
-    "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",
-    "co", "tv", "me", "biz", "xyz", "online", "shop", "tech", "cloud", "site", "sm", "va", "mc",
-))
-# Labels of addresses said as words even when short; everything else of three letters or less is spelled.
-_ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
 _SCHEMES = ("https://", "http://", "www.")
 _EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
-_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
-_DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
-_H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
-_DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
-_DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
-_DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _INTEGER = re.compile(r"\d+")
 _GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
@@ -74,8 +59,6 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
-_DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
-_RANGE = re.compile(r"(\d+)-(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 _DIGIT_RUN = re.compile(r"\d+")
@@ -93,15 +76,11 @@ def num2words_cardinal(lang: str, minus: str) -> Callable[[int], str]:
     return cardinal
 
 
-def ascii_digits(text: str) -> str:
-    return text.translate(_ASCII)
-
-
 def _sign_may_follow(prev: str) -> bool:
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:/"
 
 
-class Language:
+class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
     code = ""
@@ -292,13 +271,6 @@ class Language:
             return False
         return c in ("", "\n") or c.isupper() and is_space(cur.at(i))
 
-    def _is_domain(self, word: str) -> bool:
-        return (
-            _DOMAIN.fullmatch(word) is not None
-            and word.rsplit(".", 1)[1].lower() in _TLDS
-            and any(c.isalpha() for c in word.split(".", 1)[0])
-        )
-
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
         try:
@@ -312,85 +284,6 @@ class Language:
         if len(year) != 4 or not year.isdecimal():
             return None
         return locale_span(m, f"{self.MONTH_NAMES[month - 1]} {self.year(int(year))}", self.code)
-
-    # --- addresses ----------------------------------------------------------------------------
-
-    def address(self, text: str) -> str:
-        """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""
-        words = []
-        lowered = text.lower()
-        for scheme in ("https://", "http://"):
-            if lowered.startswith(scheme):
-                words.append(" ".join(scheme[:-3]))
-                text = text[len(scheme) - 3:]
-                break
-        for piece in _ADDRESS_PIECE.findall(text):
-            if piece.isdecimal():
-                words.append(self.cardinal(int(ascii_digits(piece))))
-            elif piece.isalpha():
-                if piece.lower() in self.ADDRESS_READINGS:
-                    words.append(self.ADDRESS_READINGS[piece.lower()])
-                elif len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
-                    words.append(" ".join(piece))
-                else:
-                    words.append(piece)
-            elif piece in self.ADDRESS_SYMBOLS:
-                words.append(self.ADDRESS_SYMBOLS[piece])
-        return " ".join(words)
-
-    # --- telephone numbers --------------------------------------------------------------------
-
-    def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
-        """'+49 30 1234567': the country code as a number, the rest digit by digit."""
-        j = pos + 1
-        while is_digit(cur.at(j)) and j - pos <= 3:
-            j += 1
-        if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-") or not is_digit(cur.at(j + 1)):
-            return None
-        end = self._digit_groups_end(cur, j)
-        code = ascii_digits(cur.text[pos + 1:j])
-        reading = f"{self.PLUS} {self.cardinal(int(code))} {self.phone_digits(cur.text[j:end])}"
-        return locale_span(end, reading, self.code)
-
-    def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
-        """'(0411) 0234-1234'."""
-        j = pos + 1
-        while is_digit(cur.at(j)):
-            j += 1
-        if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
-            return None
-        end = self._digit_groups_end(cur, j + 1)
-        return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
-
-    def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
-        """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345
-        678'): three groups or more, 9 to 13 digits, that are no number grouped by thousands
-        (a group that is not three digits long, or a language that does not group with spaces)."""
-        if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
-            return None
-        phone_end = self._digit_groups_end(cur, end)
-        groups = cur.text[body:phone_end].split()
-        digits = sum(len(g) for g in groups)
-        if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
-            return None
-        if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]):
-            return None
-        return phone_end
-
-    def _digit_groups_end(self, cur: Cursor, j: int) -> int:
-        """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
-        end = j
-        try:
-            while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
-                k = end + 1
-                while is_digit(cur.at(k)):
-                    k += 1
-                if is_letter(cur.at(k)):
-                    return end
-                end = k
-        except TooLong:
-            pass
-        return end
 
     # --- numbers ------------------------------------------------------------------------------
 
@@ -599,117 +492,6 @@ class Language:
         minor_words = self._counted_quantity(str(minor), None, currency.minor)
         return minor_words if major == 0 else self.money_join(major_words, minor_words)
 
-    # --- dates and times ----------------------------------------------------------------------
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        """The day of a date whose month name follows ('3 mai', '3. Mai')."""
-        return self.cardinal(day)
-
-    def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
-        """An ordinal or day number; a month name after it (and a year after that) joins it."""
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)) or not 1 <= day <= 31:
-                return locale_span(end, reading, self.code)
-            m = lexer.chunk(cur, j)
-            month = self.MONTHS.get(cur.text[j:m].lower())
-            if month is None:
-                return locale_span(end, reading, self.code)
-            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
-                m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
-            reading = f"{reading} {self.MONTH_NAMES[month - 1]}"
-            y = lexer.spaces(cur, m)
-            if y > m and is_digit(cur.at(y)):
-                ye = lexer.chunk(cur, y)
-                year = cur.text[y:ye]
-                if len(year) == 4 and year.isdecimal():
-                    return locale_span(ye, f"{reading} {self.year(int(year))}", self.code)
-            return locale_span(m, reading, self.code)
-        except TooLong:
-            return locale_span(end, reading, self.code)
-
-    def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        m = _CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3))
-        m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
-        if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
-        m = _DOTTED_CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
-        m = _DATE_DMY.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
-            year = int(m.group(4))
-            year = year + 2000 if len(m.group(4)) == 2 else year
-            return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
-        m = _DATE_ISO.fullmatch(token)
-        if m and _valid_day_month(int(m.group(3)), int(m.group(2))):
-            return locale_span(end, self.date(int(m.group(3)), int(m.group(2)), int(m.group(1)), ctx), self.code)
-        m = _DATE_DM.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
-            # '24.12.' closes with its period unless the period ends the sentence.
-            if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
-                end += 1
-            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
-        if _DAY_LIST.fullmatch(token) and not _RANGE.fullmatch(token) or _RANGE.fullmatch(token):
-            days = [int(x) for x in re.split(r"[/-]", token)]
-            span = self._day_list(cur, end, days, ctx)
-            if span is not None:
-                return span
-        return None
-
-    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
-        """'17/18/19 mars', '3-5 Mai': several days of one month."""
-        if not all(1 <= d <= 31 for d in days):
-            return None
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)):
-                return None
-            m = lexer.chunk(cur, j)
-        except TooLong:
-            return None
-        if cur.text[j:m].lower() not in self.MONTHS:
-            return None
-        if len(days) == 2 and self.DAY_RANGES:
-            reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
-        else:
-            reading = " ".join(self.date_day(d, ctx) for d in days)
-        return self._after_day(cur, end, reading, days[-1], ctx)
-
-    def _marker_after(self, cur: Cursor, end: int) -> bool:
-        """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)):
-                return False
-            m = lexer.chunk(cur, j)
-        except TooLong:
-            return False
-        return self.is_clock_marker(cur.text[j:m])
-
-    def is_clock_marker(self, word: str) -> bool:
-        return False
-
-    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
-        marker = ""
-        try:
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if self.is_clock_marker(cur.text[j:m]):
-                    marker, end = cur.text[j:m], m
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if cur.text[j:m].upper() in self.TIME_ZONES:
-                    return locale_span(m, f"{reading} {' '.join(cur.text[j:m])}", self.code)
-        except TooLong:
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
-        return locale_span(end, reading, self.code)
-
     # --- other numeric tokens -----------------------------------------------------------------
 
     def _token(self, token: str, ctx: Context) -> str | None:
@@ -721,7 +503,7 @@ class Language:
             return self.cardinal(int(token.replace(",", "")))
         if _COMMA_LIST.fullmatch(token):
             return self._comma_list(token.split(","))
-        m = _RANGE.fullmatch(token)
+        m = NUMBER_RANGE.fullmatch(token)
         if m:
             return f"{self.cardinal(int(m.group(1)))} {self.RANGE} {self.cardinal(int(m.group(2)))}"
         m = _ATTACHED_UNIT.fullmatch(token)
@@ -758,17 +540,3 @@ class Language:
 
         return _DIGIT_RUN.sub(run, text)
 
-
-def _sentence_goes_on(cur: Cursor, period: int) -> bool:
-    """Whether the text after a period goes on with its sentence: a word in lower case or a year."""
-    j = lexer.spaces(cur, period + 1)
-    if j == period + 1 and cur.at(j) not in (",", ";"):
-        return False
-    c = cur.at(j)
-    if is_digit(c):
-        return len(ascii_digits(cur.text[j:lexer.chunk(cur, j)])) == 4
-    return c in (",", ";") or c.islower()
-
-
-def _valid_day_month(day: int, month: int) -> bool:
-    return 1 <= day <= 31 and 1 <= month <= 12

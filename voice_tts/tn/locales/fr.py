@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from voice_tts.tn.chars import ascii_digits
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales.european import Currency, Language, Unit, ascii_digits, num2words_cardinal
+from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
 
 _EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
 _DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))

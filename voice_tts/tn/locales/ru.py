@@ -219,9 +219,13 @@ def _second_day_case(ctx: Context) -> str:
     """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
-    if ctx.agreement and ctx.prev_word.lower() not in _PREPOSITION_CASES:
+    if ctx.agreement in _DAY_CASES and ctx.prev_word.lower() not in _PREPOSITION_CASES:
         return ctx.agreement
     return _day_case(ctx.prev_word)
+
+
+# The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
+_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
 
 
 # Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The

@@ -1,0 +1,115 @@
+"""Email addresses, URLs and telephone numbers in German, French and Italian text, decided once
+for the three: 'info@firma.de' and 'https://www.beispiel.it' piece by piece, '+49 30 1234567',
+'(0411) 0234-1234', '350 992 4687'.
+
+`AddressesAndPhones` is a part of `european.Language`: it reads with the words and settings the
+language gives (`cardinal`, `phone_digits`, `PLUS`, `ADDRESS_READINGS`, `ADDRESS_SYMBOLS`,
+`SPACE_GROUPS`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
+from voice_tts.tn.context import Span
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.locales import locale_span
+
+_TLDS = frozenset((
+    "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
+    "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",
+    "co", "tv", "me", "biz", "xyz", "online", "shop", "tech", "cloud", "site", "sm", "va", "mc",
+))
+# Labels of addresses said as words even when short; everything else of three letters or less is spelled.
+_ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
+_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
+
+
+class AddressesAndPhones:
+    """The address and telephone spans of `european.Language`."""
+
+    def _is_domain(self, word: str) -> bool:
+        return (
+            _DOMAIN.fullmatch(word) is not None
+            and word.rsplit(".", 1)[1].lower() in _TLDS
+            and any(c.isalpha() for c in word.split(".", 1)[0])
+        )
+
+    def address(self, text: str) -> str:
+        """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""
+        words = []
+        lowered = text.lower()
+        for scheme in ("https://", "http://"):
+            if lowered.startswith(scheme):
+                words.append(" ".join(scheme[:-3]))
+                text = text[len(scheme) - 3:]
+                break
+        for piece in _ADDRESS_PIECE.findall(text):
+            if piece.isdecimal():
+                words.append(self.cardinal(int(ascii_digits(piece))))
+            elif piece.isalpha():
+                if piece.lower() in self.ADDRESS_READINGS:
+                    words.append(self.ADDRESS_READINGS[piece.lower()])
+                elif len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
+                    words.append(" ".join(piece))
+                else:
+                    words.append(piece)
+            elif piece in self.ADDRESS_SYMBOLS:
+                words.append(self.ADDRESS_SYMBOLS[piece])
+        return " ".join(words)
+
+    # --- telephone numbers --------------------------------------------------------------------
+
+    def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'+49 30 1234567': the country code as a number, the rest digit by digit."""
+        j = pos + 1
+        while is_digit(cur.at(j)) and j - pos <= 3:
+            j += 1
+        if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-") or not is_digit(cur.at(j + 1)):
+            return None
+        end = self._digit_groups_end(cur, j)
+        code = ascii_digits(cur.text[pos + 1:j])
+        reading = f"{self.PLUS} {self.cardinal(int(code))} {self.phone_digits(cur.text[j:end])}"
+        return locale_span(end, reading, self.code)
+
+    def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'(0411) 0234-1234'."""
+        j = pos + 1
+        while is_digit(cur.at(j)):
+            j += 1
+        if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
+            return None
+        end = self._digit_groups_end(cur, j + 1)
+        return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
+
+    def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
+        """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345
+        678'): three groups or more, 9 to 13 digits, that are no number grouped by thousands
+        (a group that is not three digits long, or a language that does not group with spaces)."""
+        if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
+            return None
+        phone_end = self._digit_groups_end(cur, end)
+        groups = cur.text[body:phone_end].split()
+        digits = sum(len(g) for g in groups)
+        if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
+            return None
+        if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]):
+            return None
+        return phone_end
+
+    def _digit_groups_end(self, cur: Cursor, j: int) -> int:
+        """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
+        end = j
+        try:
+            while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
+                k = end + 1
+                while is_digit(cur.at(k)):
+                    k += 1
+                if is_letter(cur.at(k)):
+                    return end
+                end = k
+        except TooLong:
+            pass
+        return end

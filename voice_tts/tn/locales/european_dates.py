@@ -1,0 +1,155 @@
+"""Dates and times in German, French and Italian text, decided once for the three: '02.03.2003',
+'2003-03-02', '3. März 2003', '17/18/19 mars', '3-5 Mai', '14:30', '14h30' (French), '2.30 Uhr'.
+
+`DatesAndTimes` is a part of `european.Language`: it reads with the words and settings the
+language gives (`cardinal`, `year`, `date`, `clock`, `MONTHS`, `MONTH_NAMES`, `TIME_ZONES`, ...)
+and decides through the Cursor like every other span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from voice_tts.tn import lexer
+from voice_tts.tn.chars import is_digit, is_letter, is_space
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.locales import locale_span
+
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
+_H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
+_DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
+_DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
+_DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
+# Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
+NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
+
+
+class DatesAndTimes:
+    """The date and time spans of `european.Language`."""
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        """The day of a date whose month name follows ('3 mai', '3. Mai')."""
+        return self.cardinal(day)
+
+    def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
+        """An ordinal or day number; a month name after it (and a year after that) joins it."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)) or not 1 <= day <= 31:
+                return locale_span(end, reading, self.code)
+            m = lexer.chunk(cur, j)
+            month = self.MONTHS.get(cur.text[j:m].lower())
+            if month is None:
+                return locale_span(end, reading, self.code)
+            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
+                m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
+            reading = f"{reading} {self.MONTH_NAMES[month - 1]}"
+            y = lexer.spaces(cur, m)
+            if y > m and is_digit(cur.at(y)):
+                ye = lexer.chunk(cur, y)
+                year = cur.text[y:ye]
+                if len(year) == 4 and year.isdecimal():
+                    return locale_span(ye, f"{reading} {self.year(int(year))}", self.code)
+            return locale_span(m, reading, self.code)
+        except TooLong:
+            return locale_span(end, reading, self.code)
+
+    def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
+        m = _CLOCK.fullmatch(token)
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3))
+        m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
+        if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
+        m = _DOTTED_CLOCK.fullmatch(token)
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
+        m = _DATE_DMY.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
+            year = int(m.group(4))
+            year = year + 2000 if len(m.group(4)) == 2 else year
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
+        m = _DATE_ISO.fullmatch(token)
+        if m and _valid_day_month(int(m.group(3)), int(m.group(2))):
+            return locale_span(end, self.date(int(m.group(3)), int(m.group(2)), int(m.group(1)), ctx), self.code)
+        m = _DATE_DM.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
+            # '24.12.' closes with its period unless the period ends the sentence.
+            if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
+                end += 1
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
+        if _DAY_LIST.fullmatch(token) and not NUMBER_RANGE.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
+            days = [int(x) for x in re.split(r"[/-]", token)]
+            span = self._day_list(cur, end, days, ctx)
+            if span is not None:
+                return span
+        return None
+
+    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
+        """'17/18/19 mars', '3-5 Mai': several days of one month."""
+        if not all(1 <= d <= 31 for d in days):
+            return None
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)):
+                return None
+            m = lexer.chunk(cur, j)
+        except TooLong:
+            return None
+        if cur.text[j:m].lower() not in self.MONTHS:
+            return None
+        if len(days) == 2 and self.DAY_RANGES:
+            reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
+        else:
+            reading = " ".join(self.date_day(d, ctx) for d in days)
+        return self._after_day(cur, end, reading, days[-1], ctx)
+
+    def _marker_after(self, cur: Cursor, end: int) -> bool:
+        """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j == end or not is_letter(cur.at(j)):
+                return False
+            m = lexer.chunk(cur, j)
+        except TooLong:
+            return False
+        return self.is_clock_marker(cur.text[j:m])
+
+    def is_clock_marker(self, word: str) -> bool:
+        return False
+
+    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
+        marker = ""
+        try:
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                if self.is_clock_marker(cur.text[j:m]):
+                    marker, end = cur.text[j:m], m
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                if cur.text[j:m].upper() in self.TIME_ZONES:
+                    return locale_span(m, f"{reading} {' '.join(cur.text[j:m])}", self.code)
+        except TooLong:
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+        return locale_span(end, reading, self.code)
+
+
+def _sentence_goes_on(cur: Cursor, period: int) -> bool:
+    """Whether the text after a period goes on with its sentence: a word in lower case or a year."""
+    j = lexer.spaces(cur, period + 1)
+    if j == period + 1 and cur.at(j) not in (",", ";"):
+        return False
+    c = cur.at(j)
+    if is_digit(c):
+        return len(cur.text[j:lexer.chunk(cur, j)]) == 4
+    return c in (",", ";") or c.islower()
+
+
+def _valid_day_month(day: int, month: int) -> bool:
+    return 1 <= day <= 31 and 1 <= month <= 12
