@@ -30,8 +30,11 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from engine.server.references import Reference, ReferenceRefused, reference_voice
 from engine.server.state import EngineDescription, ServerState
-from voice_tts.protocol import ErrorCode, LexiconEntry
+from voice_tts.protocol import PRIORITY_NORMAL, ErrorCode, LexiconEntry
+from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
 
+# Speech answers at the codec's rate: 24 kHz mono s16le before any encoding.
+SAMPLE_RATE = 24000
 TaskType = Literal["CustomVoice", "VoiceDesign", "Base"]
 TASK_TYPES: tuple[str, ...] = ("CustomVoice", "VoiceDesign", "Base")
 OPENAI_VOICES = frozenset(
@@ -141,6 +144,14 @@ def _check_task(task: str, description: EngineDescription) -> None:
     raise SpeechRefused(400, message, "unsupported_task", "task_type")
 
 
+def check_speed(settings: SpeechSettings) -> None:
+    """OpenAI takes 0.25-4.0; past `MIN_SPEED`-`MAX_SPEED` speech stops sounding like speech,
+    and a rate quietly different from the one asked for would be worse than a refusal."""
+    if not MIN_SPEED <= settings.speed <= MAX_SPEED:
+        message = f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {settings.speed}"
+        raise SpeechRefused(400, message, "unsupported_speed", "speed")
+
+
 async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
     """The stream options for `settings` on this server's engine. Raises SpeechRefused."""
     description = state.description
@@ -185,9 +196,19 @@ async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
     return StreamChoice(named or voice, instruct, settings.max_new_tokens)
 
 
-def engine_options(engine, choice: StreamChoice) -> dict:
-    """The settings of the stream's `StreamRequest` beyond a `start`'s (`max_new_tokens`; an
-    engine without codec frames to cap, the embedded voice, ignores it)."""
-    if choice.max_new_tokens is None:
-        return {}
-    return {"max_new_tokens": choice.max_new_tokens}
+def stream_request(settings: SpeechSettings, choice: StreamChoice, priority: int = PRIORITY_NORMAL) -> StreamRequest:
+    """The engine stream `settings` ask for, as `resolve` chose it: raw text normalized on the
+    server, 24 kHz s16le (`max_new_tokens`: an engine without codec frames to cap, the embedded
+    voice, ignores it). Raises ValueError (a coded one for a bad lexicon rule)."""
+    return StreamRequest(
+        voice=choice.voice,
+        language=settings.language,
+        instruct=choice.instruct,
+        sample_rate=SAMPLE_RATE,
+        normalize=True,
+        lexicon=[rule.model_dump() for rule in settings.lexicon] if settings.lexicon else None,
+        spell_acronyms=settings.spell_acronyms,
+        speed=settings.speed,
+        max_new_tokens=choice.max_new_tokens,
+        priority=priority,
+    )

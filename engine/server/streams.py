@@ -14,46 +14,44 @@ behind their first audio.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from engine.server.state import ServerState
-from voice_tts.turn_text import TurnText
-from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, LexiconEntry, StreamingEngine
+from engine.server.usage import StreamUsage
+from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, ErrorCode, Usage
 from voice_tts.request import StreamRequest
-from voice_tts.speed import StretchedStream
 from voice_tts.stream_output import StreamOutput
-from voice_tts.tn import Lexicon, LexiconError
+from voice_tts.turn_text import TurnText
 
 PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
 
 
+def stream_priority(established: bool) -> int:
+    """The priority of a connection's next stream: ahead once it has finished a turn."""
+    return PRIORITY_ESTABLISHED if established else PRIORITY_NORMAL
+
+
 def open_output_stream(
-    state: ServerState, request: StreamRequest, meter: Callable[[float], None] | None = None
+    state: ServerState, request: StreamRequest, usage: StreamUsage | None = None
 ) -> tuple[EngineStream, StreamOutput]:
     """A route's stream for `request`: its output pipeline first (a bad setting is refused
     before an engine stream exists), with the server's lexicon after the request's own, then
-    the engine stream. `meter` is told each piece of audio that goes out."""
-    output = StreamOutput(request, default_lexicon=state.lexicon if request.normalize else None, meter=meter)
-    return state.engine.open_stream(request), output
-
-
-def open_text_stream(
-    engine: StreamingEngine, *, lexicon: Lexicon | None = None, options: dict | None = None, **settings
-) -> tuple[StretchedStream, TurnText]:
-    """The speech endpoint's stream (`lexicon`: its own rules already before the server's;
-    `options`: further settings, `max_new_tokens`): the engine stream heard through a speed
-    stage, and its text side. Speech reads the stream's events itself; it moves to
-    `open_output_stream` once it has a `StreamOutput` to read."""
-    request = StreamRequest(**settings, **(options or {}))
-    text = StreamOutput(request, default_lexicon=lexicon).text
-    return StretchedStream(engine.open_stream(request), request.speed), text
-
-
-def turn_lexicon(default: Lexicon, rules: list[LexiconEntry] | None, normalize: bool = True) -> Lexicon:
-    """A request's rules (checked: LexiconError names the bad one) before the server's default."""
-    if rules and not normalize:
-        raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
-    return Lexicon(rule.model_dump() for rule in rules or ()) + default
+    the engine stream. `usage` is told each piece of audio that goes out; a stream that cannot
+    open (the exception propagates: a ValueError is the request's fault) finishes it as an
+    error that received, heard and made nothing."""
+    try:
+        output = StreamOutput(
+            request,
+            default_lexicon=state.lexicon if request.normalize else None,
+            meter=usage.audio_sent if usage is not None else None,
+        )
+        return state.engine.open_stream(request), output
+    except Exception as exc:
+        if usage is not None:
+            code = getattr(exc, "code", None) or (
+                ErrorCode.INVALID_MESSAGE if isinstance(exc, ValueError) else ErrorCode.ENGINE_ERROR
+            )
+            usage.error(code, str(exc))
+            usage.finish("error", Usage())
+        raise
 
 
 def speak_all(stream: EngineStream, text: TurnText, raw: str) -> None:
