@@ -27,7 +27,9 @@ __all__ = [
     "PRIORITY_NORMAL",
     "AudioFormat",
     "StreamRequest",
+    "TURN_SETTINGS",
     "checked_priority",
+    "checked_setting",
     "checked_speed",
 ]
 
@@ -37,6 +39,10 @@ AUDIO_FORMATS = ("pcm16", "mulaw")
 # The speaking-rate range every door accepts (OpenAI's Realtime range; its speech API's wider
 # 0.25-4.0 is refused past it). Outside it speech stops sounding like speech.
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
+
+# What an app may change on an adapter's turns at any moment (its other settings are the
+# service's own): voice, language and instruct from the next turn, speed from the next chunk.
+TURN_SETTINGS = ("voice", "language", "instruct", "lexicon", "speed")
 
 # A stream's priority, as vLLM's scheduler takes a request's: a lower value is served first.
 # Engines order first audio by it (docs/protocol.md, "Priority").
@@ -83,6 +89,9 @@ class StreamRequest:
     resumable: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("voice", "language", "instruct"):
+            if (value := getattr(self, name)) is not None and not isinstance(value, str):
+                raise ValueError(f"{name} is a string or None, not {value!r}")
         object.__setattr__(self, "speed", checked_speed(self.speed))
         checked_priority(self.priority)
         if self.format not in AUDIO_FORMATS:
@@ -90,7 +99,10 @@ class StreamRequest:
         if self.lexicon is not None:
             from voice_tts.tn import Lexicon, LexiconError
 
-            lexicon = Lexicon.of(self.lexicon)  # LexiconError names a bad rule
+            try:
+                lexicon = Lexicon.of(self.lexicon)
+            except ValueError as e:  # a LexiconError names the bad rule, and keeps its wire code
+                raise type(e)(f"lexicon: {e}") from e
             if lexicon and not self.normalize:
                 raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
             object.__setattr__(self, "lexicon", lexicon)
@@ -106,3 +118,11 @@ class StreamRequest:
     @property
     def bytes_per_sample(self) -> int:
         return 1 if self.format == "mulaw" else 2
+
+
+def checked_setting(name: str, value: Any) -> Any:
+    """`value` of the turn setting `name` as a `StreamRequest` holds it (a `Lexicon` for its
+    rules, a float speed), checked by the request; ValueError naming the setting otherwise."""
+    if name not in TURN_SETTINGS:
+        raise ValueError(f"{name!r} is not an option (the options: {', '.join(TURN_SETTINGS)})")
+    return getattr(StreamRequest(normalize=True, **{name: value}), name)

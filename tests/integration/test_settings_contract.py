@@ -266,8 +266,8 @@ class AppEngine:
     def __init__(self, engine):
         self._engine = engine
 
-    def open_stream(self, **options):
-        return self._engine.open_stream(**options)
+    def open_stream(self, request=None, /, **settings):
+        return self._engine.open_stream(request, **settings)
 
     async def aclose(self):
         await self._engine.aclose()
