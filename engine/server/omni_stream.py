@@ -34,7 +34,7 @@ from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.sender import Sender
 from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, StreamChoice, check_speed, resolve, stream_request
 from engine.server.state import ServerState
-from engine.server.streams import stream_priority
+from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
 from engine.server.websocket import ABANDON_TIMEOUT_S, WS_CLOSE_IDLE, Budget, receive_unless_idle
 from voice_tts.audio import wav_bytes

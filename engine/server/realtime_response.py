@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
-from engine.server.streams import open_output_stream, stream_priority
+from engine.server.route_stream import open_output_stream
+from engine.server.stream_priority import stream_priority
 from voice_tts.protocol import Error, ErrorCode, push_spoken
 from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, WordsOut

@@ -47,7 +47,7 @@ from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.settings import ServerSettings
 from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, check_speed, resolve, stream_request
 from engine.server.state import ServerState
-from engine.server.streams import open_output_stream, speak_all
+from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import EngineStream, Error, ErrorCode

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import open_output_stream
+from engine.server.route_stream import open_output_stream
 from voice_tts.protocol import (
     DoneMessage,
     Error,
@@ -52,7 +52,7 @@ Output = tuple[bytes | BaseModel, int]
 
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `request` carries the
-    stream's priority (engine/server/streams.py says which a turn gets); `traceparent`, the
+    stream's priority (engine/server/stream_priority.py says which a turn gets); `traceparent`, the
     client's trace context."""
 
     def __init__(

@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import stream_priority
+from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
@@ -106,7 +106,7 @@ class Connection:
         self._turn_task: asyncio.Task | None = None
         self._idle_since = 0.0
         # A turn on this socket went out to `done`: later turns are opened ahead of new
-        # sockets' (engine/server/streams.py).
+        # sockets' (engine/server/stream_priority.py).
         self._established = False
         settings = state.settings
         self._budget = Budget(settings.max_messages_per_s, settings.message_burst)

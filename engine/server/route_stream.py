@@ -1,32 +1,20 @@
-"""Opening engine streams for the server's routes: a stream's priority, its output pipeline and
-its text side.
+"""Opening a route's stream: its output pipeline and its engine stream, for a `StreamRequest`.
 
 The server serves engine streams directly. Each stream's events go through its output pipeline
 (`voice_tts.stream_output`, the one place its audio, words, heard text and usage are computed),
-whose text side normalizes the raw text only when the client asked the server to.
-
-Priority (docs/protocol.md, "Priority"): a turn on a connection that has finished a turn before
-(its `done` went out, its client kept up) is opened at `PRIORITY_ESTABLISHED`, ahead of turns on
-new connections and HTTP requests (`PRIORITY_NORMAL`). Under a storm of new connections the
-engine serves the conversations already under way first; a new connection's first turn waits
-behind their first audio.
+whose text side normalizes the raw text only when the client asked the server to. Every route
+(`/v1/ws` and the vLLM-Omni socket through `turn.py`, speech, Realtime, the warm-up) opens its
+stream here.
 """
 
 from __future__ import annotations
 
 from engine.server.state import ServerState
 from engine.server.usage import StreamUsage
-from voice_tts.protocol import PRIORITY_NORMAL, EngineStream, ErrorCode, Usage
+from voice_tts.protocol import EngineStream, ErrorCode, Usage
 from voice_tts.request import StreamRequest
 from voice_tts.stream_output import StreamOutput
 from voice_tts.turn_text import TurnText
-
-PRIORITY_ESTABLISHED = PRIORITY_NORMAL - 1
-
-
-def stream_priority(established: bool) -> int:
-    """The priority of a connection's next stream: ahead once it has finished a turn."""
-    return PRIORITY_ESTABLISHED if established else PRIORITY_NORMAL
 
 
 def open_output_stream(
