@@ -264,15 +264,7 @@ async def via_remote(remote, deltas, rate, clock: Clock, normalize_text: bool) -
     async def send(delta):
         stream.push_text(delta)
 
-    async def events():
-        async for event in stream.events():
-            if isinstance(event, AudioChunk) and clock.audio is None:
-                clock.audio_arrived()
-                stream.cancel()
-            elif isinstance(event, Done):
-                return
-
-    await asyncio.gather(send_paced(deltas, rate, send, clock), events())
+    await asyncio.gather(send_paced(deltas, rate, send, clock), until_first_audio(stream, clock))
 
 
 async def via_realtime(url, deltas, rate, clock: Clock) -> None:
@@ -394,12 +386,17 @@ async def via_engine(engine, deltas, clock: Clock) -> None:
     clock.first_delta = clock.word = time.perf_counter()
     stream.push_text(normalize("".join(deltas)))
     stream.end_input()
+    await until_first_audio(stream, clock)
+
+
+async def until_first_audio(stream, clock: Clock) -> None:
+    """Reads an engine stream until it ends, timing its first audio and cancelling it there."""
     async for event in stream.events():
         if isinstance(event, AudioChunk) and clock.audio is None:
             clock.audio_arrived()
             stream.cancel()
         elif isinstance(event, Done):
-            break
+            return
 
 
 # --- the run ----------------------------------------------------------------------------------

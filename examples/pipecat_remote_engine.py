@@ -19,11 +19,7 @@ from voice_tts.client import RemoteEngine
 
 
 async def main(wav_path: str, url: str) -> None:
-    engine = RemoteEngine(url)
-    try:
-        seconds = await speak_to_wav(engine, wav_path)
-    finally:
-        await engine.aclose()
+    seconds = await speak_to_wav(RemoteEngine(url), wav_path)
     print(f"{seconds:.2f} s of speech from {url} in {wav_path}")
 
 

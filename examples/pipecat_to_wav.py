@@ -54,8 +54,8 @@ class Recorder(FrameProcessor):
 
 
 async def speak_to_wav(engine: StreamingEngine, wav_path: str) -> float:
-    """Stream the reply's tokens through `Qwen3StreamingTTS` on `engine` into `wav_path`;
-    returns the seconds of speech written."""
+    """Stream the reply's tokens through `Qwen3StreamingTTS` on `engine` into `wav_path`, then
+    close the engine; returns the seconds of speech written."""
     recorder = Recorder()
     worker = PipelineWorker(
         Pipeline([Qwen3StreamingTTS(engine=engine), recorder]),
@@ -67,17 +67,16 @@ async def speak_to_wav(engine: StreamingEngine, wav_path: str) -> float:
     )
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(worker)
-    await runner.run()
+    try:
+        await runner.run()
+    finally:
+        await engine.aclose()
     write_wav(wav_path, bytes(recorder.pcm), SAMPLE_RATE)
     return len(recorder.pcm) / 2 / SAMPLE_RATE
 
 
 async def main(wav_path: str) -> None:
-    engine = Engine.embedded()
-    try:
-        seconds = await speak_to_wav(engine, wav_path)
-    finally:
-        await engine.aclose()
+    seconds = await speak_to_wav(Engine.embedded(), wav_path)
     print(f"{seconds:.2f} s of speech in {wav_path}")
 
 

@@ -29,7 +29,9 @@ __all__ = [
     "AudioFormat",
     "StreamRequest",
     "checked_first_chunk_frames",
+    "TURN_SETTINGS",
     "checked_priority",
+    "checked_setting",
     "checked_speed",
 ]
 
@@ -44,6 +46,9 @@ MIN_SPEED, MAX_SPEED = 0.5, 2.0
 # vLLM-Omni's own 25-frame chunks and within the frames the Qwen3 runtime holds undecoded
 # (engine.runtime.vocoder.MAX_PENDING_FRAMES).
 MAX_FIRST_CHUNK_FRAMES = 32
+# What an app may change on an adapter's turns at any moment (its other settings are the
+# service's own): voice, language and instruct from the next turn, speed from the next chunk.
+TURN_SETTINGS = ("voice", "language", "instruct", "lexicon", "speed")
 
 # A stream's priority, as vLLM's scheduler takes a request's: a lower value is served first.
 # Engines order first audio by it (docs/protocol.md, "Priority").
@@ -103,6 +108,9 @@ class StreamRequest:
     resumable: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("voice", "language", "instruct"):
+            if (value := getattr(self, name)) is not None and not isinstance(value, str):
+                raise ValueError(f"{name} is a string or None, not {value!r}")
         object.__setattr__(self, "speed", checked_speed(self.speed))
         checked_priority(self.priority)
         checked_first_chunk_frames(self.first_chunk_frames)
@@ -111,7 +119,10 @@ class StreamRequest:
         if self.lexicon is not None:
             from voice_tts.tn import Lexicon, LexiconError
 
-            lexicon = Lexicon.of(self.lexicon)  # LexiconError names a bad rule
+            try:
+                lexicon = Lexicon.of(self.lexicon)
+            except ValueError as e:  # a LexiconError names the bad rule, and keeps its wire code
+                raise type(e)(f"lexicon: {e}") from e
             if lexicon and not self.normalize:
                 raise LexiconError("a lexicon applies inside normalization: it needs normalize=true")
             object.__setattr__(self, "lexicon", lexicon)
@@ -127,3 +138,11 @@ class StreamRequest:
     @property
     def bytes_per_sample(self) -> int:
         return 1 if self.format == "mulaw" else 2
+
+
+def checked_setting(name: str, value: Any) -> Any:
+    """`value` of the turn setting `name` as a `StreamRequest` holds it (a `Lexicon` for its
+    rules, a float speed), checked by the request; ValueError naming the setting otherwise."""
+    if name not in TURN_SETTINGS:
+        raise ValueError(f"{name!r} is not an option (the options: {', '.join(TURN_SETTINGS)})")
+    return getattr(StreamRequest(normalize=True, **{name: value}), name)

@@ -28,7 +28,6 @@ __all__ = [
     "PlayedClock",
     "SpeedStage",
     "SpeedUnavailable",
-    "StretchedStream",
     "TimeStretcher",
     "checked_speed",
 ]
@@ -241,32 +240,3 @@ class SpeedStage:
         chunk = AudioChunk(pcm, self._sample_rate, self._played_samples)
         self._played_samples += chunk.num_samples
         return [chunk]
-
-
-class StretchedStream:
-    """An engine stream heard at a speaking rate (`set_speed` from its next chunk on): its
-    events pass through a `SpeedStage`; everything else is the stream's own."""
-
-    def __init__(self, stream, speed: float = 1.0) -> None:
-        self._stream = stream
-        self._stage = SpeedStage(speed)
-
-    def set_speed(self, speed: float) -> None:
-        self._stage.set_speed(speed)
-
-    @property
-    def speed(self) -> float:
-        return self._stage.speed
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-    async def events(self):
-        events = aiter(self._stream.events())
-        try:
-            async for event in events:
-                for out in self._stage.events_for(event):
-                    yield out
-        finally:
-            if aclose := getattr(events, "aclose", None):
-                await aclose()

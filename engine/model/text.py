@@ -18,7 +18,6 @@ string at once.
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 from typing import Literal
 

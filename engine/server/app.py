@@ -23,7 +23,7 @@ from engine.server.realtime import RealtimeConnection
 from engine.server.settings import ServerSettings
 from engine.server.speech import SpeechEndpoint, openai_error
 from engine.server.state import EngineDescription, ServerState
-from engine.server.streams import open_output_stream, speak_all
+from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.voices import VoicesEndpoint
 from engine.server.websocket import Connection
 from voice_tts.protocol import Done, Error, ErrorCode, StreamingEngine

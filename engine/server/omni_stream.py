@@ -32,25 +32,21 @@ from starlette.websockets import WebSocket
 
 from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.sender import Sender
-from engine.server.speech_settings import SpeechRefused, SpeechSettings, StreamChoice, engine_options, resolve
+from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, StreamChoice, check_speed, resolve, stream_request
 from engine.server.state import ServerState
-from engine.server.streams import PRIORITY_ESTABLISHED
+from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
 from engine.server.websocket import ABANDON_TIMEOUT_S, WS_CLOSE_IDLE, Budget, receive_unless_idle
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import (
-    PRIORITY_NORMAL,
     DoneMessage,
     ErrorCode,
     ErrorMessage,
     ProgressMessage,
-    StartMessage,
 )
-from voice_tts.speed import MAX_SPEED, MIN_SPEED
 
 log = logging.getLogger(__name__)
 
-SAMPLE_RATE = 24000
 # Audio an utterance without `stream_audio` may hold until its end (then it fails: stream it).
 MAX_HELD_SECONDS = 600.0
 
@@ -314,8 +310,10 @@ class OmniConnection:
             raise SessionError("stream_audio: true sends raw PCM: it needs response_format 'pcm'")
         if config.response_format not in ("pcm", "wav", *FORMATS):
             raise SessionError(f"response_format {config.response_format!r} is not supported; use pcm, wav or one of {list(FORMATS)}")
-        if not MIN_SPEED <= config.speed <= MAX_SPEED:
-            raise SessionError(f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {config.speed}", "unsupported_speed")
+        try:
+            check_speed(config)
+        except SpeechRefused as e:
+            raise SessionError(str(e), e.code) from None
         try:
             choice = await resolve(self._state, config)
         except SpeechRefused as e:
@@ -349,19 +347,9 @@ class OmniConnection:
             raise SessionError(refusal[1], refusal[0])
         if not state.slots.acquire():
             raise SessionError(f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY)
-        start = StartMessage(
-            voice=choice.voice,
-            language=config.language,
-            instruct=choice.instruct,
-            sample_rate=SAMPLE_RATE,
-            lexicon=config.lexicon,
-            spell_acronyms=config.spell_acronyms,
-            speed=config.speed,
-        )
         utterance = UtteranceSender(self._sender, config, self._next_index)
-        priority = PRIORITY_ESTABLISHED if self._next_index else PRIORITY_NORMAL
         try:
-            turn = Turn(state, start, utterance, priority, engine_options(state.engine, choice))
+            turn = Turn(state, stream_request(config, choice, stream_priority(self._next_index > 0)), utterance)
         except ValueError as e:
             state.slots.release()
             raise SessionError(str(e), getattr(e, "code", ErrorCode.INVALID_MESSAGE)) from None

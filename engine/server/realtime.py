@@ -73,7 +73,7 @@ class RealtimeConnection:
         self.response: Response | None = None
         self.last_item_id: str | None = None
         # A response went out to `response.done`: later ones are opened ahead of new sessions'
-        # (engine/server/streams.py).
+        # (engine/server/stream_priority.py).
         self.established = False
 
     async def serve(self) -> None:

@@ -15,8 +15,9 @@ from typing import Any, Protocol
 
 from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
-from engine.server.streams import PRIORITY_ESTABLISHED, open_output_stream
-from voice_tts.protocol import PRIORITY_NORMAL, Error, ErrorCode, push_spoken
+from engine.server.route_stream import open_output_stream
+from engine.server.stream_priority import stream_priority
+from voice_tts.protocol import Error, ErrorCode, push_spoken
 from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, WordsOut
 from voice_tts.turn_text import TurnText
@@ -85,11 +86,11 @@ class Response:
             sample_rate=self.sample_rate,
             format="mulaw" if self._mulaw else "pcm16",
             normalize=True,
-            priority=PRIORITY_ESTABLISHED if connection.established else PRIORITY_NORMAL,
+            priority=stream_priority(connection.established),
             speed=output["speed"],
         )
         self.usage = state.stream_usage("realtime", self.id, self.voice)
-        self._stream, self.output = open_output_stream(state, request, self.usage.audio_sent)
+        self._stream, self.output = open_output_stream(state, request, self.usage)
         self.text = self.output.text
         self.item = SpokenItem(new_id("item"), self.text)
         self.input_ended = False

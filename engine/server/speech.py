@@ -45,17 +45,16 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.encoders import FORMATS, StreamEncoder
 from engine.server.settings import ServerSettings
-from engine.server.speech_settings import SpeechRefused, SpeechSettings, engine_options, resolve
+from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, check_speed, resolve, stream_request
 from engine.server.state import ServerState
-from engine.server.streams import open_text_stream, speak_all, turn_lexicon
+from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
-from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode
-from voice_tts.speed import MAX_SPEED, MIN_SPEED
+from voice_tts.protocol import EngineStream, Error, ErrorCode
+from voice_tts.stream_output import AudioOut, Finished, Output, StreamOutput
 
 log = logging.getLogger(__name__)
 
-SAMPLE_RATE = 24000
 MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
 # `usage.output_tokens` counts audio in the codec's 80 ms frames (Qwen3-TTS speaks 12.5 a second).
 OUTPUT_TOKENS_PER_SECOND = 12.5
@@ -227,6 +226,10 @@ class SpeechEndpoint:
             choice = await resolve(state, speech)
         except SpeechRefused as refused:
             return openai_error(refused.status, str(refused), refused.code, refused.param)
+        try:
+            stream_settings = stream_request(speech, choice)
+        except ValueError as exc:  # a bad lexicon rule
+            return openai_error(400, str(exc), getattr(exc, "code", ErrorCode.INVALID_MESSAGE))
         if not state.slots.acquire():
             return openai_error(
                 429, f"all {state.slots.capacity} streams are busy", ErrorCode.CAPACITY
@@ -235,18 +238,7 @@ class SpeechEndpoint:
             "http", uuid.uuid4().hex, choice.voice, traceparent=request.headers.get("traceparent")
         )
         try:
-            stream, text = open_text_stream(
-                state.engine,
-                voice=choice.voice,
-                language=speech.language,
-                instruct=choice.instruct,
-                sample_rate=SAMPLE_RATE,
-                normalize=True,
-                lexicon=turn_lexicon(state.lexicon, speech.lexicon),
-                spell_acronyms=speech.spell_acronyms,
-                speed=speech.speed,
-                options=engine_options(state.engine, choice),
-            )
+            stream, output = open_output_stream(state, stream_settings, usage)
         except ValueError as exc:
             state.slots.release()
             return openai_error(400, str(exc), getattr(exc, "code", ErrorCode.INVALID_MESSAGE))
@@ -255,8 +247,8 @@ class SpeechEndpoint:
             log.exception("could not open a stream")
             return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
         usage.text_arrived()
-        speak_all(stream, text, speech.input)
-        return await self._respond(speech, stream, usage)
+        speak_all(stream, output.text, speech.input)
+        return await self._respond(speech, stream, output, usage)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
         if speech.response_format not in MEDIA_TYPES and speech.response_format not in FORMATS:
@@ -267,15 +259,10 @@ class SpeechEndpoint:
                 "unsupported_response_format",
                 "response_format",
             )
-        if not MIN_SPEED <= speech.speed <= MAX_SPEED:
-            # OpenAI takes 0.25-4.0; past 0.5-2.0 speech stops sounding like speech, and a
-            # rate quietly different from the one asked for would be worse than a refusal.
-            return openai_error(
-                400,
-                f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {speech.speed}",
-                "unsupported_speed",
-                "speed",
-            )
+        try:
+            check_speed(speech)
+        except SpeechRefused as refused:
+            return openai_error(refused.status, str(refused), refused.code, refused.param)
         limit = self._state.settings.max_turn_text_chars
         if len(speech.input) > limit:
             return openai_error(
@@ -287,40 +274,38 @@ class SpeechEndpoint:
         return None
 
     async def _respond(
-        self, speech: SpeechRequest, stream: EngineStream, usage: StreamUsage
+        self, speech: SpeechRequest, stream: EngineStream, output: StreamOutput, usage: StreamUsage
     ) -> Response:
         """Waits for the first audio so that a failure before it still gets an HTTP status."""
         state = self._state
-        characters = len(speech.input)
-        events = aiter(stream.events())
-        first: AudioChunk | None = None
+        outputs = aiter(_outputs(stream, output, usage))
+        first: AudioOut | None = None
         finished = False
         try:
-            async for event in events:
-                usage.engine_output()
-                if isinstance(event, AudioChunk) and event.pcm:
-                    first = event
+            async for out in outputs:
+                if isinstance(out, AudioOut):
+                    first = out
                     break
-                if isinstance(event, Error):
-                    state.metrics.errors.labels(code=event.code).inc()
-                    usage.error(event.code, event.message)
+                if isinstance(out, Error):
+                    state.metrics.errors.labels(code=out.code).inc()
+                    usage.error(out.code, out.message)
                     stream.cancel()
                     state.slots.release()
-                    usage.finish("error", characters_received=characters, characters_spoken=0)
-                    return openai_error(error_status(event), event.message, event.code)
-                if isinstance(event, Done):
+                    usage.finish("error", output.usage)
+                    return openai_error(error_status(out), out.message, out.code)
+                if isinstance(out, Finished):
                     finished = True
                     break
         except BaseException:
             stream.cancel()
             state.slots.release()
-            usage.finish("error", characters_received=characters, characters_spoken=0)
+            usage.finish("error", output.usage)
             raise
         if first is None and not finished:
             state.slots.release()
-            usage.finish("error", characters_received=characters, characters_spoken=0)
+            usage.finish("error", output.usage)
             return openai_error(500, "the stream ended without audio", ErrorCode.ENGINE_ERROR)
-        body = self._body(stream, events, first, finished, usage, characters)
+        body = self._body(stream, output, outputs, first, finished, usage)
         audio_format = speech.response_format
         if audio_format in FORMATS:
             encoder = StreamEncoder(audio_format, SAMPLE_RATE)
@@ -331,7 +316,7 @@ class SpeechEndpoint:
         stall_timeout_s = self._state.settings.max_client_lag_s
         if speech.delivery == "sse":
             return ReaderPacedResponse(
-                _sse_events(audio, usage, characters),
+                _sse_events(audio, usage, output),
                 stall_timeout_s,
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
@@ -346,52 +331,53 @@ class SpeechEndpoint:
     async def _body(
         self,
         stream: EngineStream,
-        events: AsyncIterator,
-        first: AudioChunk | None,
+        output: StreamOutput,
+        outputs: AsyncIterator[Output],
+        first: AudioOut | None,
         finished: bool,
         usage: StreamUsage,
-        characters: int,
     ) -> AsyncIterator[bytes]:
         """PCM from the first chunk to the end; a client that leaves cancels the stream."""
         metrics = self._state.metrics
         outcome = "abandoned"
         try:
             if first is not None:
-                usage.audio_sent(first.duration)
-                yield first.pcm
+                yield first.data
             if finished:
                 outcome = "done"
                 return
-            async for event in events:
-                if isinstance(event, AudioChunk) and event.pcm:
-                    usage.audio_sent(event.duration)
-                    yield event.pcm
-                elif isinstance(event, Error):
+            async for out in outputs:
+                if isinstance(out, AudioOut):
+                    yield out.data
+                elif isinstance(out, Error):
                     # Headers are out: the body just ends short; the log and metric say why.
-                    metrics.errors.labels(code=event.code).inc()
-                    log.error("speech stream failed after audio started: %s", event.message)
+                    metrics.errors.labels(code=out.code).inc()
+                    log.error("speech stream failed after audio started: %s", out.message)
                     outcome = "error"
-                elif isinstance(event, Done):
+                elif isinstance(out, Finished):
                     if outcome != "error":
                         outcome = "done"
         finally:
             if outcome != "done":
                 stream.cancel()
+                output.cancel()  # heard: the words whose audio went out
             self._state.slots.release()
-            usage.finish(
-                outcome,
-                characters_received=characters,
-                characters_spoken=characters if outcome == "done" else 0,
-            )
+            usage.finish(outcome, output.usage)
+
+
+async def _outputs(stream: EngineStream, output: StreamOutput, usage: StreamUsage) -> AsyncIterator[Output]:
+    """The stream's engine events through its output pipeline, in order."""
+    async for event in stream.events():
+        usage.engine_output()
+        for out in output.process(event):
+            yield out
 
 
 def _sse(event: dict) -> bytes:
     return b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
 
 
-async def _sse_events(
-    body: AsyncIterator[bytes], usage: StreamUsage, characters: int
-) -> AsyncIterator[bytes]:
+async def _sse_events(body: AsyncIterator[bytes], usage: StreamUsage, output: StreamOutput) -> AsyncIterator[bytes]:
     """OpenAI's speech stream events: a delta per chunk of audio, then done with usage (or,
     when the engine failed after audio started, an `error` event in OpenAI's shape)."""
     async with contextlib.aclosing(body):  # a response ended early closes the stream now
@@ -406,7 +392,8 @@ async def _sse_events(
         }
         yield _sse({"type": "error", "error": error})
         return
-    output_tokens = math.ceil(usage.audio_seconds * OUTPUT_TOKENS_PER_SECOND - 1e-9)
+    characters, audio_seconds = output.usage.characters_received, output.usage.audio_seconds
+    output_tokens = math.ceil(audio_seconds * OUTPUT_TOKENS_PER_SECOND - 1e-9)
     yield _sse(
         {
             "type": "speech.audio.done",

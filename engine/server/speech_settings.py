@@ -32,9 +32,11 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from engine.server.references import Reference, ReferenceRefused, reference_voice
 from engine.server.state import EngineDescription, ServerState
-from voice_tts.protocol import ErrorCode, LexiconEntry
-from voice_tts.request import checked_first_chunk_frames
+from voice_tts.protocol import PRIORITY_NORMAL, ErrorCode, LexiconEntry
+from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest, checked_first_chunk_frames
 
+# Speech answers at the codec's rate: 24 kHz mono s16le before any encoding.
+SAMPLE_RATE = 24000
 TaskType = Literal["CustomVoice", "VoiceDesign", "Base"]
 TASK_TYPES: tuple[str, ...] = ("CustomVoice", "VoiceDesign", "Base")
 OPENAI_VOICES = frozenset(
@@ -150,6 +152,14 @@ def _check_task(task: str, description: EngineDescription) -> None:
     raise SpeechRefused(400, message, "unsupported_task", "task_type")
 
 
+def check_speed(settings: SpeechSettings) -> None:
+    """OpenAI takes 0.25-4.0; past `MIN_SPEED`-`MAX_SPEED` speech stops sounding like speech,
+    and a rate quietly different from the one asked for would be worse than a refusal."""
+    if not MIN_SPEED <= settings.speed <= MAX_SPEED:
+        message = f"speed must be from {MIN_SPEED} to {MAX_SPEED}, got {settings.speed}"
+        raise SpeechRefused(400, message, "unsupported_speed", "speed")
+
+
 async def resolve(state: ServerState, settings: SpeechSettings) -> StreamChoice:
     """The stream options for `settings` on this server's engine. Raises SpeechRefused."""
     voice, instruct = await _voice_and_instruct(state, settings)
@@ -200,8 +210,20 @@ async def _voice_and_instruct(state: ServerState, settings: SpeechSettings) -> t
     return named or voice, instruct
 
 
-def engine_options(engine, choice: StreamChoice) -> dict:
-    """The settings of the stream's `StreamRequest` beyond a `start`'s (`max_new_tokens`,
-    `first_chunk_frames`; an engine without codec frames, the embedded voice, ignores them)."""
-    options = {"max_new_tokens": choice.max_new_tokens, "first_chunk_frames": choice.first_chunk_frames}
-    return {name: value for name, value in options.items() if value is not None}
+def stream_request(settings: SpeechSettings, choice: StreamChoice, priority: int = PRIORITY_NORMAL) -> StreamRequest:
+    """The engine stream `settings` ask for, as `resolve` chose it: raw text normalized on the
+    server, 24 kHz s16le (`max_new_tokens` and `first_chunk_frames`: an engine without codec
+    frames, the embedded voice, ignores them). Raises ValueError (a coded one for a bad lexicon rule)."""
+    return StreamRequest(
+        voice=choice.voice,
+        language=settings.language,
+        instruct=choice.instruct,
+        sample_rate=SAMPLE_RATE,
+        normalize=True,
+        lexicon=[rule.model_dump() for rule in settings.lexicon] if settings.lexicon else None,
+        spell_acronyms=settings.spell_acronyms,
+        speed=settings.speed,
+        max_new_tokens=choice.max_new_tokens,
+        first_chunk_frames=choice.first_chunk_frames,
+        priority=priority,
+    )

@@ -29,16 +29,14 @@ from pydantic import BaseModel
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import open_output_stream
+from engine.server.route_stream import open_output_stream
 from voice_tts.protocol import (
-    PRIORITY_NORMAL,
     DoneMessage,
     Error,
     ErrorCode,
     ErrorMessage,
     ProgressMessage,
     ReconnectedMessage,
-    StartMessage,
     UsageInfo,
     WordTiming,
     push_spoken,
@@ -53,26 +51,20 @@ Output = tuple[bytes | BaseModel, int]
 
 
 class Turn:
-    """Owns one capacity slot from construction until `run()` returns. `priority` is the engine
-    stream's (engine/server/streams.py says which a turn gets); `options`, further settings of
-    its `StreamRequest` than a `start` carries (`max_new_tokens`, `first_chunk_frames`)."""
+    """Owns one capacity slot from construction until `run()` returns. `request` carries the
+    stream's priority (engine/server/stream_priority.py says which a turn gets); `traceparent`, the
+    client's trace context."""
 
     def __init__(
-        self,
-        state: ServerState,
-        start: StartMessage,
-        sender: Sender,
-        priority: int = PRIORITY_NORMAL,
-        options: dict | None = None,
+        self, state: ServerState, request: StreamRequest, sender: Sender, traceparent: str | None = None
     ) -> None:
         self.stream_id = uuid.uuid4().hex
-        self.start = start
         self._state = state
-        self.request = StreamRequest.of(start.stream_request(priority), **(options or {}))
-        self.usage = state.stream_usage("ws", self.stream_id, start.voice, start.traceparent)
-        self._stream, self.output = open_output_stream(state, self.request, self.usage.audio_sent)
+        self.request = request
+        self.usage = state.stream_usage("ws", self.stream_id, request.voice, traceparent)
+        self._stream, self.output = open_output_stream(state, request, self.usage)
         self.text = self.output.text
-        self.resume_token = state.resumes.add(self) if start.resumable else None
+        self.resume_token = state.resumes.add(self) if request.resumable else None
         self.task: asyncio.Task | None = None
         self.text_seq = 0  # the last numbered `text` received
         # After a cancel nothing but `done` goes out for this turn.
@@ -98,7 +90,7 @@ class Turn:
         # Resumable turns: what was sent since the last ack, with the sample it was sent at.
         self._replay: collections.deque[tuple[int, Output]] = collections.deque()
         self._replay_samples = 0
-        rate = start.sample_rate
+        rate = request.sample_rate
         self._lookahead_samples = int(state.settings.pause_lookahead_s * rate)
         self._replay_limit = int(state.settings.resume_buffer_s * rate)
         self._bytes_per_sample = self.request.bytes_per_sample
@@ -292,7 +284,7 @@ class Turn:
         playout clock that starts with the turn's first audio and stops while paused (or now,
         if the engine made it later), plus the lag a client is allowed."""
         now = asyncio.get_running_loop().time()
-        offset = position / self.start.sample_rate
+        offset = position / self.request.sample_rate
         if self._playout_start is None:
             self._playout_start = now - offset
         return max(self._playout_start + offset, now) + self._state.settings.max_client_lag_s

@@ -62,7 +62,6 @@ class StreamUsage:
     _started: float = field(default_factory=time.monotonic, init=False, repr=False)
     _first_text_at: float | None = field(default=None, init=False, repr=False)
     ttfa: float | None = field(default=None, init=False)
-    audio_seconds: float = field(default=0.0, init=False)
     outcome: str | None = field(default=None, init=False)  # set once, by `finish()`
 
     def text_arrived(self) -> None:
@@ -78,7 +77,6 @@ class StreamUsage:
 
     def audio_sent(self, seconds: float) -> None:
         self.metrics.audio_seconds.inc(seconds)
-        self.audio_seconds += seconds
         if self.ttfa is None and self._first_text_at is not None:
             self.ttfa = time.monotonic() - self._first_text_at
             self.metrics.ttfa.observe(self.ttfa)
@@ -90,21 +88,12 @@ class StreamUsage:
         if self.span is not None:
             self.span.error(code, message)
 
-    def finish(
-        self,
-        outcome: str,
-        usage: Usage | None = None,
-        *,
-        characters_received: int = 0,
-        characters_spoken: int = 0,
-    ) -> None:
+    def finish(self, outcome: str, usage: Usage) -> None:
         """`outcome`: done, cancelled, abandoned, error, pause_timeout or resume_timeout;
-        `usage`: the stream's output pipeline's. A route without a pipeline yet (speech) gives
-        the characters, and the audio is what it sent. Only the first call counts."""
+        `usage`: the stream's output pipeline's (a stream that could not open has none: what
+        it received, nothing heard, no audio). Only the first call counts."""
         if self.outcome is not None:
             return
-        if usage is None:
-            usage = Usage(characters_received, characters_spoken, self.audio_seconds)
         self.outcome = outcome
         self.metrics.turns.labels(route=self.route, outcome=outcome).inc()
         record = {

@@ -164,22 +164,19 @@ class VoicesEndpoint:
     async def delete(self, request: Request) -> Response:
         voice = request.path_params["voice_id"]
         deleted = await self._delete(voice)
-        if isinstance(deleted, Response):
-            return deleted
-        if not deleted:
-            return openai_error(404, f"no cloned voice {voice!r}", ErrorCode.VOICE_NOT_FOUND)
+        if deleted is not True:
+            return deleted or openai_error(404, f"no cloned voice {voice!r}", ErrorCode.VOICE_NOT_FOUND)
         return JSONResponse({"id": voice.lower(), "deleted": True})
 
     async def omni_delete(self, request: Request) -> Response:
         voice = request.path_params["name"]
         deleted = await self._delete(voice)
-        if isinstance(deleted, Response):
-            return deleted
-        if not deleted:
-            return JSONResponse({"success": False, "error": f"Voice {voice!r} not found"}, status_code=404)
+        if deleted is not True:
+            return deleted or JSONResponse({"success": False, "error": f"Voice {voice!r} not found"}, status_code=404)
         return JSONResponse({"success": True, "message": f"Voice {voice!r} deleted successfully"})
 
     async def _delete(self, voice: str) -> bool | Response:
+        """True once the voice is gone, False when there was none, or the error's answer."""
         state = self._state
         if not hasattr(state.engine, "delete_voice"):
             return openai_error(400, f"this engine ({state.description.backend}) has no cloned voices", ErrorCode.CLONING_UNSUPPORTED)

@@ -21,11 +21,10 @@ from starlette.websockets import WebSocket
 from engine.server.resume import ResumeRefused
 from engine.server.sender import Sender
 from engine.server.state import ServerState
-from engine.server.streams import PRIORITY_ESTABLISHED
+from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
-    PRIORITY_NORMAL,
     SUPPORTED_SAMPLE_RATES,
     AckMessage,
     CancelMessage,
@@ -107,7 +106,7 @@ class Connection:
         self._turn_task: asyncio.Task | None = None
         self._idle_since = 0.0
         # A turn on this socket went out to `done`: later turns are opened ahead of new
-        # sockets' (engine/server/streams.py).
+        # sockets' (engine/server/stream_priority.py).
         self._established = False
         settings = state.settings
         self._budget = Budget(settings.max_messages_per_s, settings.message_burst)
@@ -298,8 +297,8 @@ class Connection:
                 retryable=True,
             )
         try:
-            priority = PRIORITY_ESTABLISHED if self._established else PRIORITY_NORMAL
-            turn = Turn(state, start, self._sender, priority)
+            request = start.stream_request(stream_priority(self._established))
+            turn = Turn(state, request, self._sender, start.traceparent)
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
@@ -422,11 +421,11 @@ class Connection:
     def _started_message(turn: Turn) -> StartedMessage:
         return StartedMessage(
             stream_id=turn.stream_id,
-            voice=turn.start.voice,
-            language=turn.start.language,
-            sample_rate=turn.start.sample_rate,
-            format=turn.start.format,
-            normalize=turn.start.normalize,
+            voice=turn.request.voice,
+            language=turn.request.language,
+            sample_rate=turn.request.sample_rate,
+            format=turn.request.format,
+            normalize=turn.request.normalize,
             resume_token=turn.resume_token,
         )
 

@@ -8,7 +8,6 @@ error, /health fails and the server exits non-zero, within bounds."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import re

@@ -11,11 +11,10 @@ import gzip
 import http.server
 import json
 import secrets
-import subprocess
-import sys
 import threading
 import time
 
+import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -168,6 +167,56 @@ def test_http_speech_through_the_openai_sdk_joins_the_callers_trace(traced_serve
     got = attributes(span)
     assert span.parent_span_id == parent_id and got["voice_tts.route"] == "http"
     assert got["voice_tts.characters_received"] == len(TEXT) and got["voice_tts.audio_seconds"] > 0
+
+
+class EngineThatCannotOpen:
+    """The embedded voice with a fault injected where a stream opens (as a Qwen3 engine whose
+    core has gone raises), after the warm-up's stream: everything else is the real engine's."""
+
+    def __init__(self) -> None:
+        from engine import Engine
+
+        self._engine = Engine.embedded()
+        self._warmed_up = False
+
+    def open_stream(self, request=None, /, **settings):
+        if self._warmed_up:
+            raise RuntimeError("injected fault: no stream")
+        self._warmed_up = True
+        return self._engine.open_stream(request, **settings)
+
+    def __getattr__(self, name: str):
+        return getattr(self._engine, name)
+
+
+def test_a_speech_stream_that_cannot_open_is_finished_as_an_error(receiver, monkeypatch):
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+    server = start_server(EngineThatCannotOpen(), otlp_traces_endpoint=receiver.url)
+    try:
+        traceparent, trace_id, _ = new_traceparent()
+        response = httpx.post(
+            server.http_url + "/v1/audio/speech",
+            json={"input": TEXT, "response_format": "pcm"},
+            headers={"traceparent": traceparent},
+        )
+        assert response.status_code == 500 and response.json()["error"]["code"] == "engine_error"
+        assert "injected fault" in response.json()["error"]["message"]
+        metrics = httpx.get(server.http_url + "/metrics").text
+        assert 'voice_tts_turns_total{outcome="error",route="http"} 1.0' in metrics
+        # The slot is back: the next request is refused for the same reason, not for capacity.
+        again = httpx.post(server.http_url + "/v1/audio/speech", json={"input": TEXT})
+        assert again.json()["error"]["code"] == "engine_error"
+    finally:
+        server.stop()
+    for _ in range(100):
+        if joined := [s for s in receiver.named("tts.stream", timeout=0) if s.trace_id == trace_id]:
+            break
+        time.sleep(0.05)
+    [span] = joined
+    got = attributes(span)
+    assert got["voice_tts.route"] == "http" and got["voice_tts.outcome"] == "error"
+    assert got["voice_tts.error_code"] == "engine_error" and span.status.code == 2
+    assert got["voice_tts.characters_received"] == 0 and got["voice_tts.audio_seconds"] == 0
 
 
 # -- voice-tts serve ---------------------------------------------------------------------------

@@ -4,9 +4,7 @@ refused with a clear error and nothing changed."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import json
 import socket
 from pathlib import Path
 

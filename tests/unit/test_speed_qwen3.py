@@ -1,5 +1,5 @@
 """The speaking rate on the Qwen3 engine (the tiny random-weight checkpoint, CPU, greedy): a
-stream heard through `StretchedStream` at 0.5, 1.5 and 2.0 keeps its pitch and scales its
+stream heard through a `SpeedStage` at 0.5, 1.5 and 2.0 keeps its pitch and scales its
 duration, as the embedded voice's does (tests/unit/test_speed.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pitch import median_f0, spectral_lines
 from engine.model.sampling import SamplingParams
 from engine.runtime.qwen3_engine import Qwen3Engine
 from voice_tts.protocol import AudioChunk, Done
-from voice_tts.speed import StretchedStream
+from voice_tts.speed import SpeedStage
 
 pytest.importorskip("pylibrb")
 
@@ -23,13 +23,11 @@ TEXT = "The quick brown fox jumps over the lazy dog, and then it rests."
 
 
 async def _speak(engine: Qwen3Engine, speed: float) -> bytes:
-    stream = StretchedStream(
-        engine.open_stream(voice="Ryan", language="English", sampling=SamplingParams.greedy(), max_new_tokens=100),
-        speed,
-    )
+    stream = engine.open_stream(voice="Ryan", language="English", sampling=SamplingParams.greedy(), max_new_tokens=100)
+    stage = SpeedStage(speed)
     stream.push_text(TEXT)
     stream.end_input()
-    events = [event async for event in stream.events()]
+    events = [out async for event in stream.events() for out in stage.events_for(event)]
     assert isinstance(events[-1], Done) and not events[-1].cancelled
     return b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
 

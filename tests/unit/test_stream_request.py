@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from engine import Engine
 from engine.core.channel import OpenStream, decode_commands, encode_commands
 from voice_tts.protocol import SpeedMessage, StartMessage
-from voice_tts.request import MAX_FIRST_CHUNK_FRAMES, MAX_SPEED, MIN_SPEED, StreamRequest
+from voice_tts.request import MAX_FIRST_CHUNK_FRAMES, MAX_SPEED, MIN_SPEED, TURN_SETTINGS, StreamRequest, checked_setting
 from voice_tts.tn import Lexicon, LexiconError
 
 RULES = [{"match": "SQL", "say": "sequel"}]
@@ -26,12 +26,14 @@ def test_settings_are_checked_where_the_value_is_built():
         StreamRequest(format="mp3")
     with pytest.raises(LexiconError, match="needs normalize=true"):
         StreamRequest(lexicon=RULES)
-    with pytest.raises(LexiconError):
+    with pytest.raises(LexiconError, match="^lexicon: rule 0"):
         StreamRequest(normalize=True, lexicon=[{"match": "", "say": "x"}])
     for frames in (0, MAX_FIRST_CHUNK_FRAMES + 1, 2.0, True, "4"):
         with pytest.raises(ValueError, match=f"first chunk must be an integer from 1 to {MAX_FIRST_CHUNK_FRAMES}"):
             StreamRequest(first_chunk_frames=frames)
     assert StreamRequest(first_chunk_frames=MAX_FIRST_CHUNK_FRAMES).first_chunk_frames == MAX_FIRST_CHUNK_FRAMES
+    with pytest.raises(ValueError, match="voice is a string or None, not 7"):
+        StreamRequest(voice=7)
     assert StreamRequest(normalize=True, lexicon=RULES).lexicon == Lexicon(RULES)
     assert StreamRequest(speed=1).speed == 1.0 and isinstance(StreamRequest(speed=1).speed, float)
 
@@ -95,3 +97,17 @@ async def test_an_engine_serves_the_value_or_its_keywords_alike():
         assert audio[0] and audio[0] == audio[1] == audio[2]
     finally:
         await engine.aclose()
+
+
+def test_an_adapter_setting_is_checked_as_the_request_checks_it():
+    """Pipecat's and LiveKit's turn settings are a request's fields: one check for both."""
+    assert set(TURN_SETTINGS) <= {f for f in StreamRequest.__dataclass_fields__}
+    assert checked_setting("speed", 2) == 2.0 and isinstance(checked_setting("speed", 2), float)
+    assert checked_setting("lexicon", RULES) == Lexicon.of(RULES)
+    assert checked_setting("voice", None) is None
+    with pytest.raises(ValueError, match="'stability' is not an option"):
+        checked_setting("stability", 0.4)
+    with pytest.raises(ValueError, match="speed must be"):
+        checked_setting("speed", 3.0)
+    with pytest.raises(ValueError, match="language is a string or None"):
+        checked_setting("language", 5)

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import weakref
-from dataclasses import dataclass, replace
 
 from livekit.agents import (
     APIConnectionError,
@@ -33,7 +32,6 @@ from livekit.agents.types import (
 )
 
 from voice_tts.engines import default_engine, model_name
-from voice_tts.options import checked_option
 from voice_tts.progress import Word
 from voice_tts.protocol import (
     SUPPORTED_SAMPLE_RATES,
@@ -49,6 +47,7 @@ from voice_tts.session import (
     WordsEvent,
     prepare_normalizer,
 )
+from voice_tts.request import StreamRequest
 from voice_tts.tn import Lexicon
 
 from .models import TTSLanguages, TTSVoices
@@ -61,20 +60,6 @@ _CONNECTION_ERROR_CODES = frozenset({ErrorCode.DISCONNECTED, ErrorCode.UNREACHAB
 # Engine errors that are an HTTP status in LiveKit's terms: a refused API key (never
 # retried), a full server (retried).
 _STATUS_CODES = {ErrorCode.UNAUTHORIZED: 401, ErrorCode.FORBIDDEN: 403, ErrorCode.CAPACITY: 429}
-
-
-@dataclass
-class _TTSOptions:
-    voice: TTSVoices | str | None
-    language: TTSLanguages | str | None
-    instruct: str | None
-    sample_rate: int
-    normalize: bool
-    silence_timeout: float
-    lexicon: Lexicon | None = None
-    spell_acronyms: bool = True
-    speed: float = 1.0
-
 
 
 class Qwen3StreamingTTS(tts.TTS):
@@ -123,18 +108,13 @@ class Qwen3StreamingTTS(tts.TTS):
             sample_rate=sample_rate,
             num_channels=NUM_CHANNELS,
         )
-        self._opts = _TTSOptions(
-            voice=voice,
-            language=language,
-            instruct=instruct,
-            sample_rate=sample_rate,
-            normalize=normalize,
-            spell_acronyms=spell_acronyms,
-            silence_timeout=silence_timeout,
-            # A bad dictionary or speed fails here, not at the first speech.
-            lexicon=checked_option("lexicon", lexicon),
-            speed=checked_option("speed", speed),
+        # Every speech's settings, checked here: a bad dictionary or speed fails now, not at
+        # the first speech.
+        self._request = StreamRequest(
+            voice=voice, language=language, instruct=instruct, lexicon=lexicon, speed=speed,
+            sample_rate=sample_rate, normalize=normalize, spell_acronyms=spell_acronyms,
         )
+        self._silence_timeout = silence_timeout
         self._engine = engine
         self._owns_engine = engine is None
         prepare_normalizer(engine, normalize)
@@ -169,13 +149,11 @@ class Qwen3StreamingTTS(tts.TTS):
         naming the option, and changes nothing; whether the engine has the voice or language
         is the engine's to say, at the next speech (an `APIError` naming it)."""
         given = dict(voice=voice, language=language, instruct=instruct, lexicon=lexicon, speed=speed)
-        changes = {
-            name: checked_option(name, value) for name, value in given.items() if utils.is_given(value)
-        }
-        self._opts = replace(self._opts, **changes)
+        changes = {name: value for name, value in given.items() if utils.is_given(value)}
+        self._request = StreamRequest.of(self._request, **changes)
         if "speed" in changes:
             for stream in self._streams:
-                stream._set_speed(self._opts.speed)
+                stream._set_speed(self._request.speed)
 
     def prewarm(self) -> None:
         """Create the default engine now, and open a remote engine's connection ahead of the
@@ -218,19 +196,12 @@ class Qwen3StreamingTTS(tts.TTS):
             engine, self._engine = self._engine, None
             await engine.aclose()
 
-    def _open_session(self, opts: _TTSOptions, conn_options: APIConnectOptions) -> TTSSession:
+    def _open_session(self, request: StreamRequest, conn_options: APIConnectOptions) -> TTSSession:
         try:
             return TTSSession(
                 self.engine,
-                voice=opts.voice,
-                language=opts.language,
-                instruct=opts.instruct,
-                sample_rate=opts.sample_rate,
-                normalize=opts.normalize,
-                spell_acronyms=opts.spell_acronyms,
-                lexicon=opts.lexicon,
-                silence_timeout=min(opts.silence_timeout, conn_options.timeout),
-                speed=opts.speed,
+                request,
+                silence_timeout=min(self._silence_timeout, conn_options.timeout),
                 # LiveKit's retry timing holds only if each attempt connects within it.
                 connect_timeout=conn_options.timeout,
             )
@@ -248,33 +219,33 @@ class ChunkedStream(tts.ChunkedStream):
     ) -> None:
         super().__init__(tts=tts, input_text=input_text, conn_options=conn_options)
         self._tts: Qwen3StreamingTTS = tts
-        self._opts = replace(tts._opts)
+        self._request = tts._request
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
-        _initialize(output_emitter, self._opts, stream=False)
-        session = self._tts._open_session(self._opts, self._conn_options)
+        _initialize(output_emitter, self._request, stream=False)
+        session = self._tts._open_session(self._request, self._conn_options)
         await session.feed(self._input_text)
         session.end_input()
-        await _Speech(self, session, output_emitter, self._opts.sample_rate, None).run()
+        await _Speech(self, session, output_emitter, self._request.sample_rate, None).run()
 
 
 class SynthesizeStream(tts.SynthesizeStream):
     def __init__(self, *, tts: Qwen3StreamingTTS, conn_options: APIConnectOptions) -> None:
         super().__init__(tts=tts, conn_options=conn_options)
         self._tts: Qwen3StreamingTTS = tts
-        self._opts = replace(tts._opts)
+        self._request = tts._request
         self._session: TTSSession | None = None
 
     def _set_speed(self, speed: float) -> None:
         """From the running attempt's next chunk, and for any retry."""
-        self._opts.speed = speed
+        self._request = StreamRequest.of(self._request, speed=speed)
         if self._session is not None:
             self._session.set_speed(speed)
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
         # Called again on a retry: each attempt gets its own engine stream and replays the input.
-        request_id = _initialize(output_emitter, self._opts, stream=True)
-        session = self._session = self._tts._open_session(self._opts, self._conn_options)
+        request_id = _initialize(output_emitter, self._request, stream=True)
+        session = self._session = self._tts._open_session(self._request, self._conn_options)
 
         async def _forward_input() -> None:
             async for data in self._input_ch:
@@ -290,17 +261,17 @@ class SynthesizeStream(tts.SynthesizeStream):
 
         forward_input = asyncio.create_task(_forward_input(), name="qwen3_tts.forward_input")
         try:
-            await _Speech(self, session, output_emitter, self._opts.sample_rate, request_id).run()
+            await _Speech(self, session, output_emitter, self._request.sample_rate, request_id).run()
         finally:
             await utils.aio.cancel_and_wait(forward_input)
 
 
-def _initialize(output_emitter: tts.AudioEmitter, opts: _TTSOptions, *, stream: bool) -> str:
+def _initialize(output_emitter: tts.AudioEmitter, request: StreamRequest, *, stream: bool) -> str:
     """Start an attempt's emitter; returns its request id."""
     request_id = utils.shortuuid()
     output_emitter.initialize(
         request_id=request_id,
-        sample_rate=opts.sample_rate,
+        sample_rate=request.sample_rate,
         num_channels=NUM_CHANNELS,
         mime_type="audio/pcm",
         stream=stream,

@@ -3,8 +3,8 @@
 An app written for any Pipecat TTS service sends Pipecat's base `TTSSettings`, a dict (the
 deprecated `settings={...}`, `voice_id` too) or `set_voice`; one written for this service sends
 its `Settings`. The service reads each as a delta of its own settings; `refused_values` takes
-out what it cannot take, and `session_options` is the one place where settings become a turn's
-engine stream options.
+out what it cannot take, and `turn_request` is the one place where settings become a turn's
+`StreamRequest` (whose checks are the settings' checks).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from pipecat.services.settings import TTSSettings
 from pipecat.utils.types import NOT_GIVEN, NotGiven
 
-from voice_tts.options import checked_option
+from voice_tts.request import TURN_SETTINGS, StreamRequest, checked_setting
 from voice_tts.protocol import StreamingEngine
 from voice_tts.tn import Lexicon
 
@@ -63,21 +63,19 @@ def refused_values(
         setattr(delta, name, value)
 
 
-def session_options(settings: Qwen3StreamingTTSSettings) -> dict[str, Any]:
-    """The `TTSSession` options of a turn spoken with `settings`."""
-    return {
-        "voice": settings.voice,
-        "language": settings.language,
-        "instruct": settings.instruct,
-        "lexicon": settings.lexicon,
-        "speed": settings.speed,
-    }
+def turn_request(
+    settings: Qwen3StreamingTTSSettings, sample_rate: int, normalize: bool, spell_acronyms: bool
+) -> StreamRequest:
+    """The `StreamRequest` of a turn spoken with `settings` (its turn settings, which are the
+    request's) and the service's fixed options."""
+    turn_settings = {name: getattr(settings, name) for name in TURN_SETTINGS}
+    return StreamRequest(**turn_settings, sample_rate=sample_rate, normalize=normalize, spell_acronyms=spell_acronyms)
 
 
 def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any:
     """A setting's new value as it is stored; ValueError saying what is wrong with it."""
     if name != "model":
-        return checked_option(name, value)
+        return checked_setting(name, value)
     served = getattr(engine, "model_name", None)
     if not isinstance(value, str) or (served and value != served):
         raise ValueError(f"the engine serves {served or 'one model'}, not {value!r}")

@@ -15,11 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import re
-from bisect import bisect_left, bisect_right
-from collections import deque
-from collections.abc import AsyncGenerator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from loguru import logger
@@ -27,22 +23,9 @@ from loguru import logger
 from voice_tts.audio import PCMResampler
 from voice_tts.engines import default_engine, model_name
 from voice_tts.languages import language_tag
-from voice_tts.options import checked_option
 from voice_tts.progress import Word
-from voice_tts.protocol import (
-    SUPPORTED_SAMPLE_RATES,
-    AudioChunk,
-    Error,
-    ErrorCode,
-    StreamingEngine,
-)
-from voice_tts.session import (
-    SILENCE_TIMEOUT,
-    SessionDone,
-    TTSSession,
-    WordsEvent,
-    prepare_normalizer,
-)
+from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Error, ErrorCode, StreamingEngine
+from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent, prepare_normalizer
 
 try:
     from pipecat.frames.frames import (
@@ -68,23 +51,12 @@ except ModuleNotFoundError as e:
     logger.error('To use Qwen3StreamingTTS, you need to `pip install "voice-tts[pipecat]"`.')
     raise ImportError(f"Missing module: {e}") from e
 
+from .errors import error_category, refusal_category
 from .service_hooks import TTSServiceHooks
-from .settings import Qwen3StreamingTTSSettings, refused_values, session_options
+from .settings import Qwen3StreamingTTSSettings, refused_values, turn_request
+from .slots import SlotCutter, word_batches
+from .turn import ContextTurn, current_trace
 
-
-# Pipecat matches each word against its whole sentence slot: text without a sentence end is
-# cut into slots of about this many characters (at a space), and longer LLM tokens into pieces.
-# A run without spaces longer than this is cut too, and the timestamps of a word cut so go
-# out in pieces, one per slot, that join without spaces.
-MAX_SLOT_CHARS = 200
-_SENTENCE_ENDS = frozenset(".!?。！？\n")
-_TRAILING_WORD = re.compile(r"\S*\Z")
-_SPACE = re.compile(r"\s")
-# Scripts written without spaces between words: Han, kana.
-_SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-
-# Words handed to Pipecat at a time (at most MAX_SLOT_CHARS characters of them).
-WORDS_PER_BATCH = 8
 
 # Seconds before asking again a server that accepts connections but failed to answer
 # `prewarm` (its capabilities) for a passing reason.
@@ -97,57 +69,6 @@ START_CONNECT_WAIT = 5.0
 # Engines produce the protocol's SUPPORTED_SAMPLE_RATES; at any other pipeline rate audio is
 # asked for at the models' own rate and resampled here.
 _NATIVE_RATE = 24000
-
-# Pipecat's category of each engine error. The permanent ones (authentication, a bad request
-# such as an unknown voice) stop Pipecat giving the service work until its settings change, so a
-# ServiceSwitcher can fail over; the others concern one turn.
-_ERROR_CATEGORIES = {
-    ErrorCode.UNAUTHORIZED: ErrorCategory.AUTHENTICATION,
-    ErrorCode.FORBIDDEN: ErrorCategory.AUTHORIZATION,
-    ErrorCode.INVALID_VOICE: ErrorCategory.INVALID_REQUEST,
-    ErrorCode.UNSUPPORTED_LANGUAGE: ErrorCategory.INVALID_REQUEST,
-    ErrorCode.INVALID_SAMPLE_RATE: ErrorCategory.INVALID_REQUEST,
-    ErrorCode.INVALID_SAMPLING: ErrorCategory.INVALID_REQUEST,
-    ErrorCode.INVALID_LEXICON: ErrorCategory.INVALID_REQUEST,
-    ErrorCode.CAPACITY: ErrorCategory.RATE_LIMIT,
-    ErrorCode.DISCONNECTED: ErrorCategory.CONNECTIVITY,
-    ErrorCode.UNREACHABLE: ErrorCategory.CONNECTIVITY,
-    ErrorCode.NOT_READY: ErrorCategory.SERVER,
-    ErrorCode.ENGINE_ERROR: ErrorCategory.SERVER,
-    ErrorCode.ENGINE_CLOSED: ErrorCategory.SERVER,
-}
-
-
-
-@dataclass
-class _Turn:
-    """The engine session of one audio context, and how far its audio got."""
-
-    # None when the session could not be opened.
-    session: TTSSession | None
-    pump: asyncio.Task | None = None
-    # Created on the first chunk whose rate differs from the pipeline's.
-    resampler: PCMResampler | None = None
-    audio_seconds: float = 0.0
-    # Characters of text handed to the session, and where a slot of Pipecat's ends inside a
-    # word (offsets in that text).
-    text_chars: int = 0
-    word_cuts: list[int] = field(default_factory=list)
-    # Words reported before the context's first audio.
-    words_before_audio: list[Word] = field(default_factory=list)
-    # TOKEN mode: characters of that text inside sentences Pipecat has a slot for, and the
-    # words reported past them, held until their sentence has one.
-    slotted_chars: int = 0
-    held_words: list[Word] = field(default_factory=list)
-    # Clock time at which the context's first audio went downstream.
-    playback_started_ns: int | None = None
-    input_ended: bool = False
-    finished: bool = False
-    cancelled: bool = False
-    # The turn ended without speaking all its text (an error, a timeout, a cancel).
-    failed: bool = False
-    produced_audio: bool = False
-
 
 class Qwen3StreamingTTS(TTSServiceHooks):
     """Streaming TTS on a voice-tts engine: an in-process `Engine`, the embedded voice
@@ -193,9 +114,9 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         )
         if settings is not None:
             default_settings.apply_update(settings)
-        # A bad dictionary or speed fails here, not at the first turn.
-        default_settings.lexicon = checked_option("lexicon", default_settings.lexicon)
-        default_settings.speed = checked_option("speed", default_settings.speed)
+        # A bad dictionary or speed fails here, not at the first turn; turns take them checked.
+        checked = turn_request(default_settings, _NATIVE_RATE, normalize, spell_acronyms)
+        default_settings.lexicon, default_settings.speed = checked.lexicon, checked.speed
 
         super().__init__(
             text_aggregation_mode=text_aggregation_mode,
@@ -213,7 +134,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         prepare_normalizer(engine, normalize)
         self._spell_acronyms = spell_acronyms
         self._silence_timeout = silence_timeout
-        self._turns: dict[str, _Turn] = {}
+        self._turns: dict[str, ContextTurn] = {}
         # Contexts whose text had nothing to say (only punctuation, say): silent by design.
         self._nothing_to_say: set[str] = set()
         # Contexts whose turn failed: only the words with audio go to the LLM context.
@@ -221,13 +142,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._connect_task: asyncio.Task | None = None
         self._connected = False
         self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
-        # Characters of the turn's text since its last sentence end, and since its last
-        # space (TOKEN mode).
-        self._unsentenced_chars = 0
-        self._unspaced_chars = 0
-        # The pending slot holds words that join without spaces (Chinese, or the rest of a
-        # word cut at a slot's end).
-        self._slot_joins_without_spaces = False
+        self._slots = SlotCutter()
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -297,7 +212,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         try:
             await prewarm()
         except Exception as e:
-            category = _ERROR_CATEGORIES.get(getattr(e, "code", None), ErrorCategory.CONNECTIVITY)
+            category = error_category(e, ErrorCategory.CONNECTIVITY)
             if category.is_permanent:
                 await self.push_error(
                     error_msg=f"{self} was refused by the engine: {e}", category=category
@@ -367,42 +282,15 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if not (self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts):
             await super().process_frame(frame, direction)
             return
-        pieces = deque(_cut_at_spaces(frame.text, MAX_SLOT_CHARS))
-        while pieces:
-            piece = pieces.popleft()
-            # The slot ends where words that join without spaces do.
-            if self._slot_joins_without_spaces:
-                after = 1
-            else:
-                spaceless = _SPACELESS.search(piece)
-                after = spaceless.end() if spaceless else None
-            if after is not None and (space := _SPACE.search(piece, after)):
-                pieces.appendleft(piece[space.start() :])
-                piece = piece[: space.start()]
-            inside_word = not piece[:1].isspace()
-            if inside_word:
-                cut = self._unspaced_chars >= MAX_SLOT_CHARS <= self._unsentenced_chars
-            else:
-                # Pipecat joins every word of a slot without spaces once one word has been
-                # so: the slot ends with those words.
-                cut = self._unsentenced_chars >= MAX_SLOT_CHARS or self._slot_joins_without_spaces
-            if cut:
+        for piece in self._slots.pieces(frame.text):
+            if piece.cut:
                 await self.end_pending_sentence()
-                self._unsentenced_chars = 0
-                self._slot_joins_without_spaces = inside_word
-                if inside_word and (turn := self._turns.get(self.turn_context_id)):
+                if piece.inside_word and (turn := self._turns.get(self.turn_context_id)):
                     turn.word_cuts.append(turn.text_chars)
-            self._unsentenced_chars += len(piece)
-            if _SENTENCE_ENDS.intersection(piece):
-                self._unsentenced_chars = 0
-            unspaced = len(_TRAILING_WORD.search(piece)[0])
-            self._unspaced_chars = unspaced + (self._unspaced_chars if unspaced == len(piece) else 0)
-            if _is_spaceless_script(piece):
-                self._slot_joins_without_spaces = True
-            if piece is frame.text:
+            if piece.text is frame.text:
                 await super().process_frame(frame, direction)
             else:
-                await super().process_frame(dataclasses.replace(frame, text=piece), direction)
+                await super().process_frame(dataclasses.replace(frame, text=piece.text), direction)
                 await asyncio.sleep(0)  # the rest of a huge token waits its turn on the loop
 
     @traced_tts
@@ -442,32 +330,23 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if context_id:
             await self.flush_audio(context_id)
 
-    async def _open_turn(self, context_id: str) -> _Turn:
+    async def _open_turn(self, context_id: str) -> ContextTurn:
         try:
-            with _current_trace(self.turn_trace_context()):  # a remote engine's server joins it
-                session = TTSSession(
-                    self._engine,
-                    **session_options(self._settings),
-                    sample_rate=(
-                        self.sample_rate
-                        if self.sample_rate in SUPPORTED_SAMPLE_RATES
-                        else _NATIVE_RATE
-                    ),
-                    normalize=self._normalize,
-                    spell_acronyms=self._spell_acronyms,
-                    silence_timeout=self._silence_timeout,
-                )
+            with current_trace(self.turn_trace_context()):  # a remote engine's server joins it
+                rate = self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
+                request = turn_request(self._settings, rate, self._normalize, self._spell_acronyms)
+                session = TTSSession(self._engine, request, silence_timeout=self._silence_timeout)
         except Exception as e:
-            turn = _Turn(session=None, finished=True, failed=True)
+            turn = ContextTurn(session=None, finished=True, failed=True)
             self._failed_contexts.add(context_id)
             self._turns[context_id] = turn
             await self.push_error(
                 error_msg=f"{self} could not open an engine stream: {e}",
                 exception=e,
-                category=_refusal_category(e),
+                category=refusal_category(e),
             )
             return turn
-        turn = _Turn(session=session)
+        turn = ContextTurn(session=session)
         turn.pump = self.create_task(self._pump(context_id, turn), name=f"tts-{context_id}")
         self._turns[context_id] = turn
         return turn
@@ -476,7 +355,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
     # Engine events out
     #
 
-    async def _pump(self, context_id: str, turn: _Turn):
+    async def _pump(self, context_id: str, turn: ContextTurn):
         """Map the session's events onto the audio context, in order, until the session ends."""
         try:
             async for event in turn.session.events():
@@ -514,7 +393,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             self._forget(context_id, turn)
             await self._end_context(context_id, turn)
 
-    async def _append_audio(self, context_id: str, turn: _Turn, chunk: AudioChunk):
+    async def _append_audio(self, context_id: str, turn: ContextTurn, chunk: AudioChunk):
         pcm = chunk.pcm
         if chunk.sample_rate != self.sample_rate:
             if turn.resampler is None:
@@ -526,7 +405,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 context_id, TTSAudioRawFrame(pcm, self.sample_rate, 1, context_id=context_id)
             )
 
-    async def _add_words(self, context_id: str, turn: _Turn, words: list[Word], hold: bool = True):
+    async def _add_words(self, context_id: str, turn: ContextTurn, words: list[Word], hold: bool = True):
         """Hand words to Pipecat a few at a time, each batch matched against its slot before
         the next goes in: Pipecat matches every queued word in one go (the ones that come
         before the context's first audio too, so those wait for it here). In TOKEN mode a word
@@ -539,22 +418,10 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             turn.words_before_audio.extend(words)
             return
         words, turn.words_before_audio = turn.words_before_audio + words, []
-        batch: list[tuple[str, float]] = []
-        batch_chars, batch_spaceless = 0, False
-        for text, spaceless, start_time in _word_pieces(words, turn.word_cuts):
-            if batch and (
-                spaceless != batch_spaceless
-                or len(batch) == WORDS_PER_BATCH
-                or batch_chars >= MAX_SLOT_CHARS
-            ):
-                await self._add_word_batch(context_id, batch, batch_spaceless)
-                await asyncio.sleep(0)  # Pipecat may match this batch before the next comes
-                batch, batch_chars = [], 0
-            batch.append((text, start_time))
-            batch_chars += len(text)
-            batch_spaceless = spaceless
-        if batch:
-            await self._add_word_batch(context_id, batch, batch_spaceless)
+        for i, (batch, spaceless) in enumerate(word_batches(words, turn.word_cuts)):
+            if i:
+                await asyncio.sleep(0)  # Pipecat may match the last batch before the next comes
+            await self._add_word_batch(context_id, batch, spaceless)
 
     async def _add_word_batch(self, context_id: str, batch: list[tuple[str, float]], spaceless: bool):
         # Chinese and Japanese words carry no spaces between them, nor do the pieces of a
@@ -568,7 +435,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if (turn := self._turns.get(context_id)) is not None:
             turn.slotted_chars = turn.text_chars
 
-    async def _end_context(self, context_id: str, turn: _Turn):
+    async def _end_context(self, context_id: str, turn: ContextTurn):
         if turn.held_words:
             await self._add_words(context_id, turn, [], hold=False)
         if turn.resampler is not None and (tail := turn.resampler.flush()):
@@ -580,13 +447,13 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             await self.append_to_audio_context(context_id, TTSStoppedFrame(context_id=context_id))
             await self.remove_audio_context(context_id)
 
-    def _fail(self, context_id: str, turn: _Turn):
+    def _fail(self, context_id: str, turn: ContextTurn):
         turn.failed = True
         self._failed_contexts.add(context_id)
 
-    async def _push_engine_error(self, error: Error, turn: _Turn):
+    async def _push_engine_error(self, error: Error, turn: ContextTurn):
         await self.stop_all_metrics()
-        category = _ERROR_CATEGORIES.get(error.code, ErrorCategory.UNKNOWN)
+        category = error_category(error)
         if category.is_permanent and turn.produced_audio:
             # The engine spoke this turn with these settings: the failure is the turn's, and
             # must not write the service off for the turns that follow.
@@ -642,7 +509,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 turn.playback_started_ns = self.get_clock().get_time()
         await super().push_frame(frame, direction)
 
-    def _played_seconds(self, turn: _Turn) -> float:
+    def _played_seconds(self, turn: ContextTurn) -> float:
         """Seconds of the context's audio played so far, judged from when it started going
         out (the output transport plays in real time), never more than was produced."""
         if turn.playback_started_ns is None:
@@ -660,7 +527,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             if turn.pump is not None:
                 await self.cancel_task(turn.pump)
 
-    def _forget(self, context_id: str, turn: _Turn):
+    def _forget(self, context_id: str, turn: ContextTurn):
         if self._turns.get(context_id) is turn:
             del self._turns[context_id]
 
@@ -697,62 +564,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         return changed
 
 
-@contextlib.contextmanager
-def _current_trace(context) -> Iterator[None]:
-    """`context` as the current OpenTelemetry context inside the block (None: as it is)."""
-    if context is None:
-        yield
-        return
-    from opentelemetry import context as otel_context
-
-    token = otel_context.attach(context)
-    try:
-        yield
-    finally:
-        otel_context.detach(token)
-
-
-def _refusal_category(error: Exception) -> ErrorCategory | None:
-    """Pipecat's category of an engine refusing to open a turn's stream: the engine's error
-    code when it has one, a bad request for a value it refused (ValueError), else Pipecat's
-    own judgement of the exception (None)."""
-    if (code := getattr(error, "code", None)) in _ERROR_CATEGORIES:
-        return _ERROR_CATEGORIES[code]
-    return ErrorCategory.INVALID_REQUEST if isinstance(error, ValueError) else None
-
-
-def _cut_at_spaces(text: str, size: int) -> list[str]:
-    """`text` in pieces of about `size` characters, each cut before a space, or at `size`
-    characters inside a longer run without spaces."""
-    if len(text) <= size:
-        return [text]
-    pieces, start = [], 0
-    while len(text) - start > size:
-        cut = text.find(" ", start + size, start + 2 * size)
-        if cut < 0:
-            cut = start + size
-        pieces.append(text[start:cut])
-        start = cut
-    pieces.append(text[start:])
-    return pieces
-
-
-def _word_pieces(words: list[Word], cuts: list[int]) -> Iterator[tuple[str, bool, float]]:
-    """(text, joins without spaces, start time) of the words, each cut where a slot ends
-    inside it (`cuts`: ascending offsets in the turn's text)."""
-    for word in words:
-        inside = cuts[bisect_right(cuts, word.raw_start) : bisect_left(cuts, word.raw_end)]
-        for start, end in zip([word.raw_start, *inside], [*inside, word.raw_end]):
-            piece = word.text[start - word.raw_start : end - word.raw_start]
-            yield piece, bool(inside) or _is_spaceless_script(piece), word.start_time
-
-
 def _says_anything(text: str) -> bool:
     """Whether text has a letter or digit: text of only punctuation, symbols or emoji is
     legitimately silent."""
     return any(char.isalnum() for char in text)
-
-
-def _is_spaceless_script(text: str) -> bool:
-    """Whether the text is in a script written without spaces between words (Han, kana)."""
-    return _SPACELESS.search(text) is not None

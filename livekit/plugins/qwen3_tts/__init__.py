@@ -5,24 +5,10 @@ Import it at the top of the agent file: LiveKit registers plugins on the main th
 
 from livekit.agents import Plugin
 
-from voice_tts.livekit import (
-    TTS,
-    Qwen3StreamingTTS,
-    SynthesizeStream,
-    TTSLanguages,
-    TTSVoices,
-    __version__,
-)
+# The adapter's names, under the plugin namespace.
+from voice_tts.livekit import *  # noqa: F403
+from voice_tts.livekit import __all__, __version__
 from voice_tts.livekit.tts import logger
-
-__all__ = [
-    "TTS",
-    "Qwen3StreamingTTS",
-    "SynthesizeStream",
-    "TTSLanguages",
-    "TTSVoices",
-    "__version__",
-]
 
 
 class Qwen3TTSPlugin(Plugin):
