@@ -25,7 +25,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
-from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes
+from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -273,16 +273,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_digit(cur.at(j)):
-                return None
-            m = lexer.chunk(cur, j)
-        except TooLong:
+        after = chunk_after(cur, end, is_digit)
+        if after is None or len(after[0]) != 4 or not after[0].isdecimal():
             return None
-        year = cur.text[j:m]
-        if len(year) != 4 or not year.isdecimal():
-            return None
+        year, m = after
         return locale_span(m, f"{self.MONTH_NAMES[month - 1]} {self.year(int(year))}", self.code)
 
     # --- numbers ------------------------------------------------------------------------------

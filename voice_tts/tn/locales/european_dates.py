@@ -9,6 +9,7 @@ and decides through the Cursor like every other span.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
@@ -25,6 +26,19 @@ _DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
 NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
+
+
+def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The chunk that spaces after `end` lead to, and its end, when its first character passes
+    `first`; None when no space comes first, the character fails, or the tail bound is reached."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not first(cur.at(j)):
+            return None
+        m = lexer.chunk(cur, j)
+    except TooLong:
+        return None
+    return cur.text[j:m], m
 
 
 class DatesAndTimes:
@@ -92,14 +106,8 @@ class DatesAndTimes:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""
         if not all(1 <= d <= 31 for d in days):
             return None
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)):
-                return None
-            m = lexer.chunk(cur, j)
-        except TooLong:
-            return None
-        if cur.text[j:m].lower() not in self.MONTHS:
+        month = chunk_after(cur, end, is_letter)
+        if month is None or month[0].lower() not in self.MONTHS:
             return None
         if len(days) == 2 and self.DAY_RANGES:
             reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
@@ -109,14 +117,8 @@ class DatesAndTimes:
 
     def _marker_after(self, cur: Cursor, end: int) -> bool:
         """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)):
-                return False
-            m = lexer.chunk(cur, j)
-        except TooLong:
-            return False
-        return self.is_clock_marker(cur.text[j:m])
+        word = chunk_after(cur, end, is_letter)
+        return word is not None and self.is_clock_marker(word[0])
 
     def is_clock_marker(self, word: str) -> bool:
         return False
