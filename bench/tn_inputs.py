@@ -9,8 +9,10 @@ goes, so disagreements can be grouped by frame and by the shape of the number.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 CLASSES = ("cardinal", "decimal", "money", "date", "time", "measure", "ordinal", "fraction", "telephone")
@@ -118,21 +120,17 @@ def _european_money(symbol_after: tuple[str, ...], symbol_before: tuple[str, ...
 _MONEY_AFTER = ("€", "EUR", "USD", "$", "RUB", "JPY", "KRW")
 _UNITS = ("kg", "g", "km", "m", "cm", "mm", "l", "ml", "%", "°C", "km/h", "GB", "MB", "h", "min")
 
+# Each language's sentence frames per class, "{}" where the number goes: data, in its own file.
+FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    code: {cls: tuple(frames) for cls, frames in classes.items()}
+    for code, classes in json.loads((Path(__file__).parent / "tn_frames.json").read_text(encoding="utf-8")).items()
+}
+
 LANGUAGES: dict[str, Language] = {}
 
 LANGUAGES["de"] = Language(
     "de", ".", ",",
-    frames={
-        "cardinal": ("Wir haben {} Kunden.", "Es waren {} Besucher da.", "Die Nummer ist {}.", "Insgesamt {} Stück."),
-        "decimal": ("Der Wert liegt bei {}.", "Es sind {} Punkte.", "Das Ergebnis ist {}."),
-        "money": ("Das kostet {}.", "Sie zahlen {} pro Monat.", "Der Preis beträgt {}."),
-        "date": ("Der Termin ist am {}.", "Wir kommen am {}.", "Geliefert wird bis {}."),
-        "time": ("Wir treffen uns um {} Uhr.", "Der Zug fährt um {}.", "Geöffnet ab {} Uhr."),
-        "measure": ("Das Paket wiegt {}.", "Die Strecke ist {} lang.", "Es sind {}."),
-        "ordinal": ("Er wurde {} Sieger.", "Das ist der {} Versuch.", "Am {} Tag kam er."),
-        "fraction": ("Nehmen Sie {} der Menge.", "Es fehlt {}.", "Das ist {}."),
-        "telephone": ("Rufen Sie {} an.", "Unsere Nummer: {}.", "Tel. {}"),
-    },
+    frames=FRAMES["de"],
     money=_european_money(_MONEY_AFTER, ("€", "$")),
     date=_either(_dmy("."), _word_date(("Januar", "März", "Mai", "Juli", "Oktober", "Dezember"), "{d}. {m} {y}")),
     time=_hm(),
@@ -143,17 +141,7 @@ LANGUAGES["de"] = Language(
 
 LANGUAGES["fr"] = Language(
     "fr", " ", ",",
-    frames={
-        "cardinal": ("Nous avons {} clients.", "Il y avait {} visiteurs.", "Le numéro est {}.", "Au total {} pièces."),
-        "decimal": ("La valeur est de {}.", "Il a obtenu {} points.", "Le résultat est {}."),
-        "money": ("Cela coûte {}.", "Vous payez {} par mois.", "Le prix est de {}."),
-        "date": ("Le rendez-vous est le {}.", "Nous arrivons le {}.", "Livraison avant le {}."),
-        "time": ("On se retrouve à {}.", "Le train part à {}.", "Ouvert dès {}."),
-        "measure": ("Le colis pèse {}.", "La distance est de {}.", "Il reste {}."),
-        "ordinal": ("Il est arrivé {}.", "C'est la {} fois.", "Au {} étage.", "Le {} siècle."),
-        "fraction": ("Prenez {} de la quantité.", "Il manque {}.", "C'est {}."),
-        "telephone": ("Appelez le {}.", "Notre numéro : {}.", "Tél. {}"),
-    },
+    frames=FRAMES["fr"],
     money=_european_money(_MONEY_AFTER, ("€", "$")),
     date=_either(_dmy("/"), _word_date(("janvier", "mars", "mai", "juillet", "octobre", "décembre"), "{d} {m} {y}")),
     time=_either(_hm(), _hm("h")),
@@ -164,17 +152,7 @@ LANGUAGES["fr"] = Language(
 
 LANGUAGES["es"] = Language(
     "es", ".", ",",
-    frames={
-        "cardinal": ("Tenemos {} clientes.", "Había {} personas.", "El número es {}.", "En total {} unidades."),
-        "decimal": ("El valor es {}.", "Obtuvo {} puntos.", "El resultado es {}."),
-        "money": ("Cuesta {}.", "Usted paga {} al mes.", "El precio es de {}."),
-        "date": ("La cita es el {}.", "Llegamos el {}.", "Entrega antes del {}."),
-        "time": ("Nos vemos a las {}.", "El tren sale a las {}.", "Abierto desde las {}."),
-        "measure": ("El paquete pesa {}.", "La distancia es de {}.", "Quedan {}."),
-        "ordinal": ("Llegó en {}.º lugar.", "Es la {}.ª vez.", "En el {}.º piso.", "Vive en el {}º piso."),
-        "fraction": ("Tome {} de la cantidad.", "Falta {}.", "Es {}."),
-        "telephone": ("Llame al {}.", "Nuestro número: {}.", "Tel. {}"),
-    },
+    frames=FRAMES["es"],
     money=_european_money(_MONEY_AFTER, ("€", "$")),
     date=_either(_dmy("/"), _word_date(("enero", "marzo", "mayo", "julio", "octubre", "diciembre"), "{d} de {m} de {y}")),
     time=_hm(),
@@ -185,17 +163,7 @@ LANGUAGES["es"] = Language(
 
 LANGUAGES["it"] = Language(
     "it", ".", ",",
-    frames={
-        "cardinal": ("Abbiamo {} clienti.", "C'erano {} persone.", "Il numero è {}.", "In totale {} pezzi."),
-        "decimal": ("Il valore è {}.", "Ha ottenuto {} punti.", "Il risultato è {}."),
-        "money": ("Costa {}.", "Lei paga {} al mese.", "Il prezzo è di {}."),
-        "date": ("L'appuntamento è il {}.", "Arriviamo il {}.", "Consegna entro il {}."),
-        "time": ("Ci vediamo alle {}.", "Il treno parte alle {}.", "Aperto dalle {}."),
-        "measure": ("Il pacco pesa {}.", "La distanza è di {}.", "Restano {}."),
-        "ordinal": ("È arrivato {}°.", "È la {}ª volta.", "Al {}° piano.", "Il {}º classificato."),
-        "fraction": ("Prenda {} della quantità.", "Manca {}.", "È {}."),
-        "telephone": ("Chiami il {}.", "Il nostro numero: {}.", "Tel. {}"),
-    },
+    frames=FRAMES["it"],
     money=_european_money(_MONEY_AFTER, ("€", "$")),
     date=_either(_dmy("/"), _word_date(("gennaio", "marzo", "maggio", "luglio", "ottobre", "dicembre"), "{d} {m} {y}")),
     time=_hm(),
@@ -206,17 +174,7 @@ LANGUAGES["it"] = Language(
 
 LANGUAGES["pt"] = Language(
     "pt", ".", ",",
-    frames={
-        "cardinal": ("Temos {} clientes.", "Havia {} pessoas.", "O número é {}.", "No total {} unidades."),
-        "decimal": ("O valor é {}.", "Obteve {} pontos.", "O resultado é {}."),
-        "money": ("Custa {}.", "Você paga {} por mês.", "O preço é de {}."),
-        "date": ("A consulta é em {}.", "Chegamos no dia {}.", "Entrega até {}."),
-        "time": ("Nos vemos às {}.", "O trem sai às {}.", "Aberto a partir das {}."),
-        "measure": ("O pacote pesa {}.", "A distância é de {}.", "Restam {}."),
-        "ordinal": ("Chegou em {}º lugar.", "É a {}ª vez.", "No {}.º andar.", "Pela {}.ª vez."),
-        "fraction": ("Use {} da quantidade.", "Falta {}.", "É {}."),
-        "telephone": ("Ligue para {}.", "Nosso número: {}.", "Tel. {}"),
-    },
+    frames=FRAMES["pt"],
     money=lambda rng, lang: f"R$ {lang.amount(rng)}" if rng.random() < 0.3 else _european_money(_MONEY_AFTER, ("€", "$"))(rng, lang),
     date=_either(_dmy("/"), _word_date(("janeiro", "março", "maio", "julho", "outubro", "dezembro"), "{d} de {m} de {y}")),
     time=_either(_hm(), _hm("h")),
@@ -229,20 +187,7 @@ LANGUAGES["pt"] = Language(
 # whose number and gender the number agrees with.
 LANGUAGES["ru"] = Language(
     "ru", " ", ",",
-    frames={
-        "cardinal": ("У нас {} клиентов.", "Было {} человек.", "Номер {}.", "до {} человек", "от {} рублей",
-                     "с {} участниками", "о {} книгах", "к {} часам", "в {} домах", "по {} штук", "около {} минут",
-                     "Купил {} книги.", "Прошло {} дней."),
-        "decimal": ("Значение {}.", "Рост на {}.", "до {} пунктов", "Результат {}."),
-        "money": ("Это стоит {}.", "Вы платите {} в месяц.", "Цена от {}.", "до {}", "с {} на счёте"),
-        "date": ("Встреча {}.", "Мы приедем {}.", "до {}", "с {}", "к {}", "Родился {}."),
-        "time": ("Встречаемся в {}.", "Поезд отходит в {}.", "Открыто с {}.", "до {}", "к {}"),
-        "measure": ("Посылка весит {}.", "Расстояние {}.", "до {}", "от {}", "на {}", "Осталось {}."),
-        "ordinal": ("Он занял {} место.", "Это {} попытка.", "на {} этаже", "в {} классе", "к {} числу",
-                    "в {} веке", "в {} ряду"),
-        "fraction": ("Возьмите {} части.", "Не хватает {}.", "Это {}."),
-        "telephone": ("Звоните {}.", "Наш номер: {}.", "Тел. {}"),
-    },
+    frames=FRAMES["ru"],
     money=lambda rng, lang: rng.choice((
         f"{lang.amount(rng)} {rng.choice(('руб.', '₽', 'рублей', 'USD', '$', '€', 'EUR', 'JPY', 'KRW'))}",
         f"{grouped(magnitude(rng, 6), ' ')} руб. {rng.randint(1, 99)} коп.",
@@ -259,17 +204,7 @@ LANGUAGES["ru"] = Language(
 
 LANGUAGES["ja"] = Language(
     "ja", ",", ".",
-    frames={
-        "cardinal": ("お客様は{}人です。", "全部で{}個あります。", "番号は{}です。"),
-        "decimal": ("値は{}です。", "結果は{}でした。"),
-        "money": ("価格は{}です。", "{}をお支払いください。"),
-        "date": ("予約は{}です。", "{}に届きます。"),
-        "time": ("{}に会いましょう。", "電車は{}に出ます。"),
-        "measure": ("重さは{}です。", "距離は{}です。"),
-        "ordinal": ("{}回目です。", "{}位でした。"),
-        "fraction": ("{}を使います。", "残りは{}です。"),
-        "telephone": ("電話番号は{}です。", "{}までお電話ください。"),
-    },
+    frames=FRAMES["ja"],
     money=lambda rng, lang: rng.choice((f"{grouped(magnitude(rng, 7), ',')}円", f"¥{grouped(magnitude(rng, 7), ',')}",
                                         f"${lang.amount(rng)}", f"{grouped(magnitude(rng, 6), ',')}ドル")),
     date=lambda rng: f"{rng.randint(1950, 2035)}年{rng.randint(1, 12)}月{rng.randint(1, 28)}日",
@@ -281,17 +216,7 @@ LANGUAGES["ja"] = Language(
 
 LANGUAGES["ko"] = Language(
     "ko", ",", ".",
-    frames={
-        "cardinal": ("고객은 {}명입니다.", "모두 {}개 있습니다.", "번호는 {}입니다."),
-        "decimal": ("값은 {}입니다.", "결과는 {}였습니다."),
-        "money": ("가격은 {}입니다.", "{}을 내세요."),
-        "date": ("예약은 {}입니다.", "{}에 도착합니다."),
-        "time": ("{}에 만나요.", "기차는 {}에 출발합니다."),
-        "measure": ("무게는 {}입니다.", "거리는 {}입니다."),
-        "ordinal": ("{} 번째입니다.", "{}위입니다."),
-        "fraction": ("{}을 사용하세요.", "남은 것은 {}입니다."),
-        "telephone": ("전화번호는 {}입니다.", "{}로 전화하세요."),
-    },
+    frames=FRAMES["ko"],
     money=lambda rng, lang: rng.choice((f"{grouped(magnitude(rng, 7), ',')}원", f"₩{grouped(magnitude(rng, 7), ',')}",
                                         f"${lang.amount(rng)}", f"{grouped(magnitude(rng, 6), ',')}달러")),
     date=lambda rng: f"{rng.randint(1950, 2035)}년 {rng.randint(1, 12)}월 {rng.randint(1, 28)}일",
