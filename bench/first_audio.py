@@ -51,7 +51,7 @@ from voice_tts.protocol import AudioChunk, Done
 from voice_tts.tn import normalize
 
 REPO = Path(__file__).resolve().parents[1]
-TINY = REPO.parent / "shared" / "fixtures" / "qwen3-tts-tiny-customvoice"
+TINY = Path(os.environ.get("VOICE_TTS_SHARED", REPO.parent / "shared")) / "fixtures" / "qwen3-tts-tiny-customvoice"
 REPLIES = (
     "Sure thing.",
     "Your order shipped this morning and should arrive on Friday.",
