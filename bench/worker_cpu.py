@@ -377,8 +377,8 @@ def _wait_ready(port: int) -> None:
     raise TimeoutError("the worker did not get ready")
 
 
-def implied(us: float, cores: int = 16, streams: int = 2048) -> dict:
-    """Each worker's share of a core at `streams`, for worker counts a `cores`-core host may run."""
+def implied(us: float, streams: int = 2048) -> dict:
+    """Each worker's share of a core at `streams`, for worker counts a 16-core host may run."""
     return {
         str(workers): round(100 * streams / workers * us / (FRAME_S * 1e6), 1)
         for workers in (4, 6, 8, 12, 14)

@@ -132,18 +132,18 @@ class StreamingNormalizer:
         last = ctx.last_spoken
         if not last or last.isspace():
             return False
-        if self._punctuation_is_next():
+        if ctx.pending_sep and not is_han(last):
             return True
-        if is_han(last):
-            return False
-        return ctx.pending_sep or (not ctx.mode and is_space(self._tail[:1]))
+        return self._punctuation_is_next() or (not ctx.mode and is_space(self._tail[:1]))
 
     def _punctuation_is_next(self) -> bool:
         """The tail starts with punctuation that waits for the character after it (a Korean
         '요.' may go on as '요.5'), and whatever that character is, the tail's first span is
         spoken starting with neither a letter, a mark nor a digit: the word before it is closed."""
-        first = self._tail[:1]
-        if not first or is_space(first) or is_alnum(first) or self._ctx.mode:
+        if len(self._tail) != 1:  # a mark alone in the tail is one that waits for what follows
+            return False
+        first = self._tail
+        if is_space(first) or is_alnum(first) or self._ctx.mode:
             return False
         decided = set()
         for follower in _NEXT_CHARACTERS:
