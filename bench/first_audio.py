@@ -1,6 +1,6 @@
 """First audio per path: how long after the LLM's first word the listener's first sound leaves.
 
-    python bench/first_audio.py [--model DIR] [--device cpu] [--turns 50] [--rates 30 100]
+    python bench/first_audio.py [--model DIR] [--device cpu] [--turns 50] [--rates 30 100] [--openings]
         [--out bench/results/first_audio_cpu.json] [--turns-out turns.json]
 
 CPU (reproducible anywhere): the tiny CustomVoice fixture (default `--model`). GPU: a random
@@ -23,6 +23,13 @@ in-process engine), `livekit` (the LiveKit plugin's stream, in-process engine). 
 `--turns` rounds per rate; round i runs every path once on reply i (round-robin, so that on a
 shared machine every path meets the same load), and `StageTrace` times each turn's stages.
 `--turns-out` keeps every turn's stages.
+
+`--openings` (instead of the paths): normalized against raw, per agent reply opening
+(`voice_tts.bench.openings`, ten languages), in one run. Each round sends every opening through
+`TTSSession` (in-process engine) twice, with and without normalization, at `rate` tokens/s:
+`from_first_delta` p50/p99 of each and `normalized_minus_raw_ms` (the round's normalized turn
+minus its raw turn, p50/p99), beside `first_token_after_delta` (which delta made the first
+text token final on the engine's side, on each path; the same index means no delta of delay).
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from voice_tts.protocol import AudioChunk, Done
 from voice_tts.tn import normalize
 
 REPO = Path(__file__).resolve().parents[1]
-TINY = REPO.parent / "shared" / "fixtures" / "qwen3-tts-tiny-customvoice"
+TINY = Path(os.environ.get("VOICE_TTS_SHARED", REPO.parent / "shared")) / "fixtures" / "qwen3-tts-tiny-customvoice"
 REPLIES = (
     "Sure thing.",
     "Your order shipped this morning and should arrive on Friday.",
@@ -379,6 +386,81 @@ async def via_livekit(tts, deltas, rate, clock: Clock) -> None:
         await asyncio.gather(send_paced(deltas, rate, send, clock), events())
 
 
+async def via_session_language(engine, language, normalized, deltas, rate, clock: Clock) -> None:
+    from voice_tts.session import TTSSession
+
+    session = TTSSession(engine, language=language, normalize=normalized)
+
+    async def send(delta):
+        session.push_text(delta)
+
+    async def events():
+        async for event in session.events():
+            if isinstance(event, AudioChunk):
+                clock.audio_arrived()
+                session.cancel()
+
+    await asyncio.gather(send_paced(deltas, rate, send, clock), events())
+
+
+def first_token_after_delta(model: Path, language: str, deltas: list[str], normalized: bool) -> int:
+    """The delta after which the first text token is final on the engine's side: deltas through
+    the session's text side and `push_spoken` into the Qwen3 stream's own `TextFeed`."""
+    from engine.model.config import read_config
+    from engine.model.text import TextTokenizer
+    from engine.runtime.text_feed import TextFeed
+    from voice_tts.turn_text import TurnText
+
+    tokenizer = TextTokenizer(model, read_config(model))
+    feed = TextFeed(tokenizer.encode, tokenizer.split_pattern)
+    text = TurnText(language=language, normalize=normalized)
+    for index, delta in enumerate(deltas):
+        tokens = feed.push(text.push(delta))
+        if text.word_end or text.space_follows:
+            tokens += feed.end_word(text.space_follows)
+        if tokens:
+            return index
+    return len(deltas)
+
+
+async def measure_openings(engine, args) -> dict:
+    """Normalized against raw per opening (see the module)."""
+    from voice_tts.bench.openings import OPENINGS
+
+    for language, opening in OPENINGS:  # warm every language on both paths
+        for normalized in (True, False):
+            await via_session_language(engine, language, normalized, llm_deltas(opening), 100.0, Clock())
+    per_rate = {}
+    for rate in args.rates:
+        times = {(opening, normalized): [] for _, opening in OPENINGS for normalized in (True, False)}
+        load_before = os.getloadavg()
+        for _ in range(args.turns):
+            for language, opening in OPENINGS:
+                for normalized in (True, False):
+                    clock = Clock()
+                    await asyncio.wait_for(
+                        via_session_language(engine, language, normalized, llm_deltas(opening), rate, clock), 60
+                    )
+                    times[opening, normalized].append(clock.audio - clock.first_delta)
+        rows = {}
+        for language, opening in OPENINGS:
+            deltas = llm_deltas(opening)
+            normalized, raw = times[opening, True], times[opening, False]
+            rows[opening] = {
+                "language": language,
+                "normalized_from_first_delta_ms": percentiles(normalized),
+                "raw_from_first_delta_ms": percentiles(raw),
+                "normalized_minus_raw_ms": percentiles([n - r for n, r in zip(normalized, raw)]),
+                "first_token_after_delta": {
+                    "normalized": first_token_after_delta(args.model, language, deltas, True),
+                    "raw": first_token_after_delta(args.model, language, deltas, False),
+                },
+            }
+            print(rate, opening, rows[opening], flush=True)
+        per_rate[str(rate)] = {"openings": rows, "load_average": {"before": load_before, "after": os.getloadavg()}}
+    return per_rate
+
+
 async def via_engine(engine, deltas, clock: Clock) -> None:
     """The engine alone: the reply's whole spoken text pushed at once to an in-process stream
     (from_word = from_first_delta = the push)."""
@@ -439,6 +521,8 @@ async def measure(args) -> dict:
     from engine.server.http_server import BackgroundServer
     from engine.server.settings import ServerSettings
     from voice_tts.client import RemoteEngine
+    if args.openings:
+        return await measure_openings_run(args)
     adapters = bool({"pipecat", "livekit"} & set(args.paths))  # a GPU machine may have neither framework
 
     trace = StageTrace()
@@ -528,6 +612,31 @@ async def measure(args) -> dict:
     return results
 
 
+async def measure_openings_run(args) -> dict:
+    from engine import Engine
+
+    began = time.perf_counter()
+    engine = Engine.from_pretrained(args.model, device=args.device)
+    results: dict = {
+        "conditions": {
+            "model": str(args.model),
+            "device": args.device,
+            "dtype": "float32" if args.device == "cpu" else "bfloat16",
+            "concurrency": 1,
+            "turns_per_opening_and_path": args.turns,
+            "path": "TTSSession, in-process engine, normalize=True against normalize=False",
+            "deltas": "voice_tts.bench.deltas.llm_deltas (one delta per tokenizer piece)",
+            "command": "python bench/first_audio.py " + " ".join(args.argv),
+        },
+        "load_seconds": round(time.perf_counter() - began, 1),
+    }
+    try:
+        results["rates"] = await measure_openings(engine, args)
+    finally:
+        await engine.aclose()
+    return results
+
+
 def main() -> None:
     import sys
 
@@ -538,6 +647,7 @@ def main() -> None:
     parser.add_argument("--rates", type=float, nargs="+", default=[30.0, 100.0])
     parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS))
     parser.add_argument("--turns-out", type=Path, help="every turn's stage times (JSON)")
+    parser.add_argument("--openings", action="store_true", help="normalized against raw per reply opening")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "first_audio_cpu.json")
     args = parser.parse_args()
     args.argv = sys.argv[1:]

@@ -27,11 +27,13 @@ FIRST_TOKENS_TIMEOUT_S = 30.0  # a failure guard, not a measurement
 
 @dataclass(frozen=True)
 class Arrival:
-    """Tokens that became final with one call, and all spoken text the stream had then."""
+    """Tokens that became final with one call (their ids and the spoken characters each ends
+    at), and all spoken text the stream had then."""
 
     call: str  # "push_text", "mark_word_end" or "end_input"
     spoken: str
     ids: tuple[int, ...]
+    ends: tuple[int, ...] = ()
 
 
 @dataclass
@@ -48,10 +50,10 @@ class TokenRecordingStream:
         self._record("push_text", self.feed.push(text))
         self.inner.push_text(text)
 
-    def mark_word_end(self) -> None:
-        self._record("mark_word_end", self.feed.end_word())
+    def mark_word_end(self, space_follows: bool = False) -> None:
+        self._record("mark_word_end", self.feed.end_word(space_follows))
         if (mark := getattr(self.inner, "mark_word_end", None)) is not None:
-            mark()
+            mark(space_follows=space_follows)
 
     def end_input(self) -> None:
         self._record("end_input", self.feed.finish())
@@ -76,7 +78,9 @@ class TokenRecordingStream:
         return next(arrival for arrival in self.arrivals if arrival.ids)
 
     def _record(self, call: str, tokens) -> None:
-        self.arrivals.append(Arrival(call, self.spoken, tuple(t.id for t in tokens)))
+        self.arrivals.append(
+            Arrival(call, self.spoken, tuple(t.id for t in tokens), tuple(t.spoken_end for t in tokens))
+        )
         if tokens:
             self.first_tokens.set()
 

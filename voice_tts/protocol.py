@@ -113,15 +113,17 @@ class EngineStream(Protocol):
         """The stream's events, ending with `Done`."""
 
 
-def push_spoken(stream: EngineStream, spoken: str, word_end: bool) -> None:
+def push_spoken(stream: EngineStream, spoken: str, word_end: bool, space_follows: bool = False) -> None:
     """Normalized text to `stream`. `word_end` (`TurnText.word_end`): the text so far ends a
     word, and what follows starts with neither a letter, a mark nor a digit; a stream that holds
     its last word until the next character shows it ended (`mark_word_end`, optional, like
-    `pause`) closes that word now instead of one word later."""
+    `pause`) closes that word now instead of one word later. `space_follows`
+    (`TurnText.space_follows`): what follows starts with a space and a letter, so punctuation
+    that ends the text ("Sure,") is closed too."""
     if spoken:
         stream.push_text(spoken)
-    if word_end and (mark_word_end := getattr(stream, "mark_word_end", None)) is not None:
-        mark_word_end()
+    if (word_end or space_follows) and (mark_word_end := getattr(stream, "mark_word_end", None)) is not None:
+        mark_word_end(space_follows=space_follows)
 
 
 class StreamingEngine(Protocol):

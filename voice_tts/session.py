@@ -206,7 +206,7 @@ class TTSSession:
             (self._stream if self._words_from_engine else self._output).set_speed(speed)
 
     def _forward(self, spoken: str) -> None:
-        push_spoken(self._stream, spoken, self._text.word_end)
+        push_spoken(self._stream, spoken, self._text.word_end, self._text.space_follows)
 
     # -- events out ---------------------------------------------------------------------
 

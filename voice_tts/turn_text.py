@@ -180,6 +180,12 @@ class TurnText:
         return self._normalizer is not None and self._normalizer.word_end
 
     @property
+    def space_follows(self) -> bool:
+        """The spoken text so far goes on with a space, then a letter
+        (`StreamingNormalizer.space_follows`): it closes punctuation too."""
+        return self._normalizer is not None and self._normalizer.space_follows
+
+    @property
     def holds_text(self) -> bool:
         """Received text is not committed yet: `poll` may have pieces."""
         return self.unnormalized > 0 or (self._normalizer is not None and bool(self._normalizer.pending))

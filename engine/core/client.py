@@ -207,7 +207,11 @@ class CoreClient:
     def _post(self, command: Any) -> None:
         with self._commands_lock:
             self._commands.append(command)
-        self._commands_waiting.set()
+        # Setting a set Event still takes its condition's lock and notifies: a stream posts a
+        # command for every delta, so only the first one since the sender last looked sets it
+        # (the sender clears it before it takes the commands, so none is left behind).
+        if not self._commands_waiting.is_set():
+            self._commands_waiting.set()
 
     def _send(self) -> None:
         while True:

@@ -209,13 +209,14 @@ class Qwen3Stream:
             tokens = self._feed.push(text)
             self._post(TextCommand(self.id, tokens, self._feed.characters_received, False))
 
-    def mark_word_end(self) -> None:
-        """The text pushed so far ends a word (see `voice_tts.protocol.push_spoken`): its last
-        tokens go to the loop now, not with the next text."""
+    def mark_word_end(self, space_follows: bool = False) -> None:
+        """The text pushed so far ends a word, or (`space_follows`) goes on with a space and a
+        letter (see `voice_tts.protocol.push_spoken`): its last tokens go to the loop now, not
+        with the next text."""
         with self._lock:
             if self._ended or self._cancelled or self._feed is None:
                 return
-            tokens = self._feed.end_word()
+            tokens = self._feed.end_word(space_follows)
             if tokens:
                 self._post(TextCommand(self.id, tokens, self._feed.characters_received, False))
 

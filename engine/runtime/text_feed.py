@@ -79,11 +79,15 @@ class TextFeed:
                 stable = index + 1
         return self._commit(chunks[:stable])
 
-    def end_word(self) -> list[TextToken]:
+    def end_word(self, space_follows: bool = False) -> list[TextToken]:
         """The text so far ends a word: the next character (if any) is not a letter, mark or
-        digit. Commits the last chunk too when it ends in a letter or a digit."""
+        digit. Commits the last chunk too when it ends in a letter or a digit; with
+        `space_follows` (the next characters are a space and a letter) also when it ends in
+        punctuation, which only newlines extend."""
         chunks = self._chunks()
-        if not chunks or unicodedata.category(self._pending[-1])[0] not in "LN":
+        if not chunks or self._pending[-1].isspace():
+            return []
+        if not space_follows and unicodedata.category(self._pending[-1])[0] not in "LN":
             return []
         return self._commit(chunks)
 

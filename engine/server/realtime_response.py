@@ -104,7 +104,7 @@ class Response:
 
     def _forward(self, spoken: str) -> None:
         # One push per delta: an engine looks at its pending text on every push.
-        push_spoken(self._stream, spoken, self.text.word_end)
+        push_spoken(self._stream, spoken, self.text.word_end, self.text.space_follows)
 
     def end_input(self) -> None:
         if not self.input_ended:

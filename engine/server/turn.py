@@ -188,7 +188,7 @@ class Turn:
             self.cancel(None)
 
     def _forward(self, spoken: str) -> None:
-        push_spoken(self._stream, spoken, self.text.word_end)
+        push_spoken(self._stream, spoken, self.text.word_end, self.text.space_follows)
 
     def _forward_polled(self, spoken: str) -> None:
         if not self._input_flushed and not self._cancelled:

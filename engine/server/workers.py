@@ -47,9 +47,12 @@ CORE_EXIT_TIMEOUT_S = 10.0
 BACKLOG = 2048  # uvicorn's own default
 
 
-def default_workers() -> int:
-    """Half the cores (the other half is the core process's and the kernel's), at most 4."""
-    return max(1, min(4, (os.cpu_count() or 2) // 2))
+def default_workers(cores: int | None = None) -> int:
+    """All but four cores (the core process's loop and channel threads, the kernel's network
+    work), and at least half of them: 12 workers on a 16-core host, where 2,048 streams are 171
+    a worker (bench/worker_cpu.py, docs/benchmarks.md)."""
+    cores = cores or os.cpu_count() or 2
+    return max(1, cores // 2, cores - 4)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,26 @@ HOUSE_STYLE = {
         "final_spoken": "On march third, twenty twenty four we met.",
     },
 }
+# A plain word before a joiner that ends the tail is committed at once ("go" of "go."), as the raw
+# text's tokenizer closes it (issue 44: normalization adds no delta of delay); the joiner waits,
+# and a token it joins is read whole ("john.doe@example.org"). The spec's cases hold the word too.
+WORD_BEFORE_JOINER = {
+    "S03": {"committed_after": [None, None, "It costs five dollars. Then we go"], "tail_after": [None, None, "."]},
+    "S04": {"committed_after": [None, None, "Revenue hit one point five million dollars last year"]},
+    "S08": {"committed_after": [None, None, "Visit example dot com slash docs question mark id equals three today"],
+            "tail_after": [None, None, "."]},
+    "S09": {"committed_after": ["Email john", "Email john", "Email john dot doe at example dot org for help"],
+            "tail_after": [".d", None, None]},
+    "S10": {"committed_after": [None, None, None, "Doctor Smith lives on Baker Street Next door"]},
+    "S11": {"committed_after": ["On", "On", "On march third, twenty twenty four we met"]},
+    "S15": {"committed_after": [None, None, "This is bold text"]},
+    "S17": {"committed_after": [None, None, "See the docs please"], "tail_after": [None, None, "."]},
+    "S20": {"committed_after": [None, "In the nineteen nineties it was fine"]},
+    "S21": {"committed_after": [None, None, "Hello world"], "tail_after": [None, None, "."]},
+    "M03": {"committed_after": ["用GPT", None, None], "tail_after": ["-4", None, None]},
+}
+for _cid, _fields in WORD_BEFORE_JOINER.items():
+    HOUSE_STYLE[_cid] = HOUSE_STYLE.get(_cid, {}) | _fields
 # An all-capitals token that is not a word is spelled (open design question 2, now decided).
 HOUSE_STYLE["en-hash"] = {
     "expected_fragments": [{"raw": "#TTS", "spoken": "T T S"}, {"raw": "@alice", "spoken": "alice"}],

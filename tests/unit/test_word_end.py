@@ -119,6 +119,18 @@ def test_a_closed_chunk_stays_one_chunk_before_any_promised_character(any_tokeni
             assert ids == tokenizer.encode(word + follower), (word, follower)
 
 
+def test_punctuation_is_closed_before_a_promised_space_and_letter(any_tokenizer) -> None:
+    """What `end_word(space_follows=True)` relies on: a space and a letter after a chunk never
+    join it, whatever the chunk ends in."""
+    tokenizer, split = any_tokenizer, any_tokenizer.split_pattern
+    for text in ("Sure,", "Hi!", "Yes;", "Got it:", "x7", "don't", "...", "네,", "(ok)"):
+        feed = TextFeed(tokenizer.encode, split)
+        closed = feed.push(text) + feed.end_word(space_follows=True)
+        assert [t.id for t in closed] == tokenizer.encode(text), text
+        ids = [t.id for t in closed] + [t.id for t in feed.push(" I") + feed.finish()]
+        assert ids == tokenizer.encode(text + " I"), text
+
+
 def test_the_qwen3_stream_posts_the_closed_word_at_once(tokenizer) -> None:
     posted: list = []
     stream = Qwen3Stream(7, TextFeed(tokenizer.encode, OFFICIAL_SPLIT), posted.append, 24000, channel=None)
@@ -136,7 +148,7 @@ def test_llm_deltas_are_tokenizer_pieces() -> None:
     assert "".join(deltas) == text
     assert deltas[:8] == ["Sure", ",", " I", "'ve", " booked", " a", " table", " for"]
     assert "123" in deltas and "456" in deltas  # digits up to three at a time
-    assert "今天" in deltas and "天气" in deltas
+    assert " 今天" in deltas and "天气" in deltas  # a leading space goes with the first token
     assert "".join(deltas_for("chars2", text, seed=3)) == text
     with pytest.raises(ValueError, match="deltas must be one of"):
         deltas_for("words", text)

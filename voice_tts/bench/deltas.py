@@ -54,9 +54,13 @@ def llm_deltas(text: str) -> list[str]:
     for chunk in _LLM_CHUNKS.findall(text):
         start = 0
         for run in _HAN_RUN.finditer(chunk):
-            if run.start() > start:
-                deltas.append(chunk[start : run.start()])
-            deltas.extend(chunk[i : min(i + _HAN_TOKEN_CHARS, run.end())] for i in range(run.start(), run.end(), _HAN_TOKEN_CHARS))
+            pieces = [chunk[i : min(i + _HAN_TOKEN_CHARS, run.end())] for i in range(run.start(), run.end(), _HAN_TOKEN_CHARS)]
+            before = chunk[start : run.start()]
+            if before.isspace():  # a leading space is part of the first token (' 확인', as BPE merges it)
+                pieces[0] = before + pieces[0]
+            elif before:
+                deltas.append(before)
+            deltas.extend(pieces)
             start = run.end()
         if start < len(chunk):
             deltas.append(chunk[start:])

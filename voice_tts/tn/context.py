@@ -47,6 +47,9 @@ class Context:
     pending_sep: bool = False
     after_lexicon: bool = False  # the last span was a dictionary rule's reading
     agreement: str = ""  # the `agreement` of the last span a language module decided
+    # A word committed before the joiner that ends the tail ('Okay.'): the driver reads on from
+    # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
+    open_word: object | None = None
 
     def sentence_lang(self) -> str:
         if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language

@@ -54,8 +54,12 @@ def chunk(cur: Cursor, i: int) -> int:
             if c == "°" and cur.at(i) in ("C", "F"):
                 i += 1
             return i
-        if c in JOINERS:
-            # Any joiner keeps the token open until the next character shows whether it joins.
+        # A joiner keeps the token open until the next character shows whether it joins, except
+        # one that joins only digits after a letter ('Sure,' ',' joins digits only) or only letters
+        # after a digit: that closes the token now, so the word is committed with the delta that
+        # brought the punctuation. The others (URL-like '?', '=', '#') wait as spec §3.3 says.
+        cannot_join = (c in JOIN_DIGITS and not is_digit(prev)) or (c in JOIN_LETTERS and not is_letter(prev))
+        if c in JOINERS and not cannot_join:
             n = cur.at(i + 1)
             if (
                 (c in JOIN_ANY and is_alnum(n))

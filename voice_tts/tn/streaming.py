@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -11,11 +13,14 @@ from voice_tts.tn import electronic, locales
 from voice_tts.tn.chars import (
     CLOSING,
     HARD_STOPS,
+    JOIN_ANY,
     is_cjk_punct,
     is_han,
     is_hangul,
     is_kana,
+    is_alnum,
     is_latin_letter,
+    is_letter,
     is_space,
     is_spoken_alnum,
 )
@@ -33,6 +38,15 @@ from voice_tts.tn.stall import (
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+# A tail that is one word and a joiner after it, and what the joiner may have joined so far
+# ('Okay.', 'Well-kno', "I'm"): the token is open until the character after it comes.
+_WORD_AND_JOINER = re.compile(r"([^\W\d_]+)[.'’-][^\W_]*")
+# What may come after such a joiner when it does not join: the word must read the same before
+# each of them (an abbreviation reads the token after it: 'No. 5').
+_NOT_JOINING = (" a", " A", " 5", "\n", ")", ",", "")
+# What may follow a punctuation mark: a character of each kind, and two where a rule reads two
+# (a letter after '.' may start a file extension or a domain).
+_NEXT_CHARACTERS = ("", " ", "a", "5", "\n", ")", "가", "中", "ab", "a ", "a.", "a5", "5a", "5 ")
 _WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon"))
 _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
@@ -113,10 +127,60 @@ class StreamingNormalizer:
         outside Han text (Han joins Han without a separator). Held numbers, abbreviations and
         dictionary rules are not committed yet, so they never count here."""
         ctx = self._ctx
+        if ctx.open_word is not None:  # the joiner, or what its token says after the word, is next
+            return True
         last = ctx.last_spoken
-        if not last or last.isspace() or is_han(last):
+        if not last or last.isspace():
             return False
-        return ctx.pending_sep or (not ctx.mode and is_space(self._tail[:1]))
+        if ctx.pending_sep and not is_han(last):
+            return True
+        return self._punctuation_is_next() or (not ctx.mode and is_space(self._tail[:1]))
+
+    def _punctuation_is_next(self) -> bool:
+        """The tail starts with punctuation that waits for the character after it (a Korean
+        '요.' may go on as '요.5'), and whatever that character is, the tail's first span is
+        spoken starting with neither a letter, a mark nor a digit: the word before it is closed."""
+        if len(self._tail) != 1:  # a mark alone in the tail is one that waits for what follows
+            return False
+        first = self._tail
+        if is_space(first) or is_alnum(first) or self._ctx.mode:
+            return False
+        decided = set()
+        for follower in _NEXT_CHARACTERS:
+            probe = _ReadingCursor(first + follower, True, len(follower) + 2)
+            try:
+                span = find_span(probe, 0, self._ctx)
+            except (NeedMore, TooLong):
+                return False
+            if follower and probe.reached > len(follower):
+                continue  # it read on past the follower ('.ab…'): a follower that ends its run decides
+            decided.add(follower[:1])
+            if span.end != 1 or span.kind != "punct":
+                return False
+            spoken = verbalize(span, first, self._ctx)[:1]
+            if spoken and unicodedata.category(spoken)[0] in "LMN":
+                return False
+        return decided == {follower[:1] for follower in _NEXT_CHARACTERS}
+
+    @property
+    def space_follows(self) -> bool:
+        """The spoken text committed so far goes on with a space and then a letter: the raw text
+        shows a letter (Hangul too, not Han or kana) after the space that ended the committed text. Stronger than
+        `word_end`: it closes committed punctuation too ("Sure," before " I"), which a closing
+        bracket could still extend. Whatever span a letter starts is spoken with a letter first,
+        and `_emit` owes the lazy separator before it; dictionary rules may say anything, and
+        modes and line starts read on, so those promise nothing."""
+        ctx = self._ctx
+        last = ctx.last_spoken
+        return (
+            ctx.pending_sep
+            and bool(last)
+            and not last.isspace()
+            and (is_letter(self._tail[:1]) or is_hangul(self._tail[:1]))
+            and not ctx.mode
+            and not ctx.line_start
+            and not ctx.lexicon
+        )
 
     def push(self, delta: str) -> list[Commit]:
         if not isinstance(delta, str):
@@ -171,8 +235,17 @@ class StreamingNormalizer:
         while pos < real:
             limit = cursor.limit = pos + self._max_tail()
             try:
+                if self._ctx.open_word is not None:
+                    rest = self._rest_of_open_word(cursor, pos)
+                    if rest is not None:
+                        commits.append(rest)
+                        pos += len(rest.raw)
+                        continue
                 span = find_span(cursor, pos, self._ctx)
             except NeedMore:
+                if (word := self._word_before_joiner(text, pos, real)) is not None:
+                    commits.append(word)
+                    pos += len(word.raw)
                 break
             except TooLong:
                 pos = self._force_cut(text, pos, limit, commits)
@@ -183,6 +256,71 @@ class StreamingNormalizer:
             pos = span.end
         self._tail = self._tail[pos:]
         return commits
+
+    def _word_before_joiner(self, text: str, pos: int, real: int) -> Commit | None:
+        """The tail is a word and a joiner ('Okay.', "I'm") whose token waits for the next
+        character: the word is committed now, when it is a plain word that reads the same whatever follows the
+        joiner, so that it reaches the engine with the delta that brought the joiner (the raw
+        text's tokenizer closes it there too). The joiner waits in the tail; `_rest_of_open_word`
+        reads on once the next character comes."""
+        ctx = self._ctx
+        match = _WORD_AND_JOINER.fullmatch(text, pos, real)
+        if ctx.mode or ctx.lexicon or match is None or not all(map(is_letter, match[1])):
+            return None
+        word = match[1]
+        if len(word) == 1 and text[pos + 1] in ".-":  # an initial or a dotted abbreviation ('e.g.', 'U.S.')
+            return None
+        for follower in _NOT_JOINING:
+            probe = _ReadingCursor(text[pos : pos + len(word) + 1] + follower, True, len(word) + len(follower) + 2)
+            try:
+                span = find_span(probe, 0, ctx)
+            except (NeedMore, TooLong):
+                return None
+            # A rule that read past the character after the joiner reads on ('т. д.', 'ee. uu.'):
+            # no follower tried here can stand for what it waits for.
+            if probe.reached > len(word) + 1:
+                return None
+            if span.kind != "word" or span.end != len(word) or verbalize(span, word, ctx) != word:
+                return None
+        before = dataclasses.replace(ctx)
+        commit = self._emit(Span(pos + len(word), "word", span.lang, span.info), word, None, False)
+        self._ctx.open_word = OpenWord(word, word, before)
+        return commit
+
+    def _rest_of_open_word(self, cursor: Cursor, pos: int) -> Commit | None:
+        """The tail starts with the joiner after an open word. When the next character does not
+        join, nothing: the joiner is read as it would have been. When it does, the whole token
+        (word, joiner and what follows: 'Okay.com', 'Well-known') is read from the word's start
+        with the context before it, as a one-shot run reads it, and the commit carries what it
+        says after the word; a reading that does not start with the word (none is known) goes
+        out as it is, flagged forced."""
+        ctx = self._ctx
+        open_word: OpenWord = ctx.open_word
+        following = cursor.at(pos + 1)
+        joiner = cursor.text[pos]
+        if not (is_alnum(following) if joiner in JOIN_ANY else is_letter(following)):
+            ctx.open_word = None
+            return None
+        shift = len(open_word.raw) - pos
+        token = open_word.raw + cursor.text[pos:]
+        whole = Cursor(token, cursor.final, cursor.limit + shift, end=cursor.end + shift)
+        span = find_span(whole, 0, open_word.before)
+        if span.end <= len(open_word.raw):  # read as the word alone after all: the joiner is next
+            ctx.open_word = None
+            return None
+        raw = token[: span.end]
+        said = verbalize(span, raw, open_word.before)
+        rest = raw[len(open_word.raw) :]
+        forced = not said.startswith(open_word.spoken)
+        spoken = said[len(open_word.spoken) :] if not forced else " " + said
+        one_shot = dataclasses.replace(open_word.before)
+        _update(one_shot, span, raw, said, None)
+        ctx.open_word = None
+        commit = self._emit(
+            Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement), rest, spoken, forced
+        )
+        self._ctx = one_shot
+        return commit
 
     def _force_cut(self, text: str, pos: int, limit: int, commits: list[Commit]) -> int:
         """The span at `pos` would outgrow the tail bound: commit it in pieces, flagged forced."""
@@ -237,6 +375,31 @@ class StreamingNormalizer:
         if spoken_word:
             ctx.pending_sep = True
         return commit
+
+
+class _ReadingCursor(Cursor):
+    """A cursor that remembers the furthest character a decision read."""
+
+    __slots__ = ("reached",)
+
+    def __init__(self, text: str, final: bool, limit: int) -> None:
+        super().__init__(text, final, limit)
+        self.reached = -1
+
+    def at(self, i: int) -> str:
+        self.reached = max(self.reached, i)
+        return super().at(i)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OpenWord:
+    """A word committed before its joiner (`StreamingNormalizer._word_before_joiner`): its raw
+    text, what it said, and the context before it, which a token that the joiner joins is
+    read with."""
+
+    raw: str
+    spoken: str
+    before: Context
 
 
 def _is_word_char(c: str) -> bool:
