@@ -80,6 +80,14 @@ class ServerSettings(BaseModel):
         120.0, "connections", "how long a WebSocket may stay open without a running turn (then closed with 4408)", gt=0
     )
 
+    # Contexts: several turns on one socket, each addressed by its `context_id`.
+    max_contexts_per_socket: int = _setting(
+        64, "clients", "contexts one WebSocket may have open at once; past it a start gets too_many_contexts", ge=1
+    )
+    context_idle_timeout_s: float = _setting(
+        30.0, "clients", "a context whose input is open and whose client sent it nothing this long ends (done reason context_idle_timeout)", gt=0
+    )
+
     max_message_bytes: int = _setting(
         64 * 1024, "clients", "largest WebSocket message the server reads; a larger one gets message_too_large", ge=1024
     )
