@@ -96,6 +96,7 @@ class ContextChannel:
         self._unread_bytes = 0
         self._arrived = asyncio.Event()
         self._closed: ConnectionClosed | None = None
+        self.started = False  # the server opened the context
 
     async def send(self, message: BaseModel) -> None:
         """Raises `ConnectionClosed` once the socket is gone."""
@@ -117,6 +118,9 @@ class ContextChannel:
 
     async def ping(self):
         return await self.socket.connection.ping()
+
+    def mark_started(self) -> None:
+        self.started = True
 
     def close(self) -> None:
         """The turn is over here: later frames for its context are dropped."""
@@ -153,8 +157,8 @@ class ContextSocket:
         return self.connection.state is State.OPEN
 
     @property
-    def contexts(self) -> int:
-        return len(self._channels)
+    def started_contexts(self) -> int:
+        return sum(channel.started for channel in self._channels.values())
 
     def has_room(self) -> bool:
         return self.open and len(self._channels) < self.capacity
@@ -316,9 +320,10 @@ class ContextSockets:
 
     def refused_one_more(self, channel: ContextChannel) -> None:
         """The server refused `channel`'s context (`too_many_contexts`): its socket carries
-        no more than it has now."""
-        channel.socket.capacity = max(1, channel.socket.contexts - 1)
+        no more than the contexts the server has opened on it now."""
+        carrier = channel.socket
         channel.close()
+        carrier.capacity = max(1, carrier.started_contexts)
 
     async def warm(self, count: int) -> None:
         """Open sockets until `count` are open and keep that many from now on; raises if the

@@ -47,6 +47,9 @@ from voice_tts.request import checked_speed
 # A turn refused for a passing reason before it started is tried again on a fresh socket after
 # each of these delays; behind a load balancer (Ray Serve) that socket reaches another replica.
 START_RETRY_DELAYS = (0.05, 0.2)
+# Starts a turn may make at once on other sockets when the server refuses one more context on
+# a socket (`too_many_contexts`: its bound is below this engine's `contexts_per_socket`).
+FULL_SOCKET_RETRIES = 4
 
 
 @dataclass(frozen=True)
@@ -244,7 +247,8 @@ class RemoteStream:
         """Send `start` on a shared socket (connected if none has room), by `deadline` if one is
         set; a shared socket that turns out dead, or full at the server, is replaced once,
         since nothing of the turn has happened yet."""
-        for attempt in range(2):
+        dead_retries, full_retries = 1, FULL_SOCKET_RETRIES
+        while True:
             began = time.monotonic()
             left = None if deadline is None else max(deadline - began, 0.001)
             try:
@@ -264,7 +268,8 @@ class RemoteStream:
                     reply = await channel.recv()
             except ConnectionClosed as exc:
                 channel.close()
-                if reused and attempt == 0:
+                if reused and dead_retries:
+                    dead_retries -= 1
                     continue
                 return self._closed_error(exc)
             except TimeoutError:
@@ -278,8 +283,10 @@ class RemoteStream:
                 )
             if isinstance(reply, StartedMessage):
                 self._resume_token = reply.resume_token
+                channel.mark_started()
                 return channel
-            if isinstance(reply, ErrorMessage) and reply.code == ErrorCode.TOO_MANY_CONTEXTS and attempt == 0:
+            if isinstance(reply, ErrorMessage) and reply.code == ErrorCode.TOO_MANY_CONTEXTS and full_retries:
+                full_retries -= 1
                 self._sockets.refused_one_more(channel)
                 continue
             channel.close()
@@ -288,7 +295,6 @@ class RemoteStream:
             return Error(
                 ErrorCode.INVALID_MESSAGE, f"expected 'started', got {reply!r:.200}", False
             )
-        raise AssertionError("unreachable")
 
     async def _reconnect(self, lost: Error) -> ContextChannel | Error:
         """A context on a new socket in which the server resumes this turn, or the error that
@@ -302,6 +308,7 @@ class RemoteStream:
                     channel, _ = await self._sockets.channel()
                     try:
                         reply = await self._resume_on(channel)
+                        channel.mark_started()
                     except BaseException:
                         channel.close()
                         raise

@@ -334,7 +334,7 @@ def test_a_burst_below_capacity_is_all_admitted(server):
     settings = SweepSettings(concurrency=[16], turns=1, spread=1.0, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
 
     async def run() -> dict:
-        engine = RemoteEngine(server.ws_url, pool_size=16)
+        engine = RemoteEngine(server.ws_url, contexts_per_socket=1)
         try:
             return await run_level(engine, settings, 16)
         finally:
@@ -353,7 +353,7 @@ def test_turns_refused_by_the_core_leave_pooled_sockets_clean(server):
     settings = SweepSettings(concurrency=[32], turns=3, spread=0.3, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
 
     async def run() -> dict:
-        engine = RemoteEngine(server.ws_url, pool_size=32)
+        engine = RemoteEngine(server.ws_url, contexts_per_socket=1)
         try:
             return await run_level(engine, settings, 32)
         finally:
