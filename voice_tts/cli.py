@@ -291,7 +291,8 @@ async def run_bench(args: argparse.Namespace) -> int:
     title = f"{engine_name}, text at {args.tokens_per_second:g} tokens/s"
     plot_sweep(runs[0]["levels"], title, args.plot)
     for run in runs:
-        print(f"{run['contexts_per_socket']} context(s) per socket")
+        if len(runs) > 1:
+            print(f"{run['contexts_per_socket']} context(s) per socket")
         print(format_table(run["levels"]))
         print(format_client_cpu(run["levels"]))
     if len(runs) > 1:

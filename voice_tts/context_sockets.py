@@ -196,7 +196,13 @@ class ContextSocket:
         except ConnectionClosed:
             pass
         finally:
-            closed = ConnectionClosed(connection.close_rcvd, connection.close_sent)
+            if connection.state is State.CLOSED:
+                # How it closed (a normal close ends the iteration without raising).
+                closed = connection.protocol.close_exc
+            else:  # the reader failed: no context on this socket can be served any more
+                logger.exception("reading a server's socket failed")
+                connection.transport.abort()
+                closed = ConnectionClosed(None, None)
             for channel in list(self._channels.values()):
                 channel.lost(closed)
             self._channels.clear()
