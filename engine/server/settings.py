@@ -96,9 +96,9 @@ class ServerSettings(BaseModel):
     )
     # A client sending faster is read more slowly (nothing is dropped).
     max_messages_per_s: float = _setting(
-        200.0, "clients", "messages one WebSocket may send a second on average (faster ones are read more slowly)", gt=0
+        200.0, "clients", "messages one WebSocket may send a second on average, per turn it carries (faster ones are read more slowly)", gt=0
     )
-    message_burst: int = _setting(500, "clients", "messages one WebSocket may send at once", ge=1)
+    message_burst: int = _setting(500, "clients", "messages one WebSocket may send at once, per turn it carries", ge=1)
     # The slot of a dropped client is freed (close 1008 `slow_consumer`).
     max_client_lag_s: float = _setting(
         5.0, "clients", "a client this far behind real time in taking a turn's audio (or this long without taking a message) is dropped", gt=0

@@ -96,9 +96,10 @@ async def receive_unless_idle(
 
 
 class Budget:
-    """A token bucket: `rate` tokens a second on average, `burst` at once. The socket's reader
-    waits for tokens instead of refusing the message, so a client sending faster is slowed down
-    by TCP flow control and loses nothing."""
+    """A token bucket: `rate` tokens a second on average, `burst` at once, for each of `turns`
+    (the turns a socket carries: its contexts are as many clients). The socket's reader waits
+    for tokens instead of refusing the message, so a client sending faster is slowed down by
+    TCP flow control and loses nothing."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self._rate = rate
@@ -106,12 +107,13 @@ class Budget:
         self._tokens = float(burst)
         self._updated = time.monotonic()
 
-    async def take(self) -> None:
+    async def take(self, turns: int = 1) -> None:
         now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._updated) * self._rate)
+        rate = self._rate * turns
+        self._tokens = min(self._burst * turns, self._tokens + (now - self._updated) * rate)
         self._updated = now
         if self._tokens < 1:
-            wait = (1 - self._tokens) / self._rate
+            wait = (1 - self._tokens) / rate
             await asyncio.sleep(wait)
             self._updated += wait
             self._tokens = 1.0
@@ -159,7 +161,7 @@ class Connection:
                     break
                 # Each socket waits for its own budget, then lets every other ready socket
                 # have a go before its next message: a flood slows only its sender.
-                await self._budget.take()
+                await self._budget.take(max(1, len(self._contexts) + self._plain_turn_busy()))
                 await asyncio.sleep(0)
                 if self._upstream is not None:
                     await self._relay_up(message)

@@ -32,10 +32,7 @@ def deltas(text: str, size: int = 4) -> list[str]:
 
 @pytest.fixture(scope="module")
 def server():
-    # 32 interleaved turns are some 600 messages at once: within the burst, so that each turn's
-    # text arrives as fast as it would alone (the embedded voice, like any engine, may phrase a
-    # turn whose text trickles in at a loaded server differently from one that has it).
-    server = start_server(capacity=64, max_contexts_per_socket=40, message_burst=2000)
+    server = start_server(capacity=64, max_contexts_per_socket=40)
     yield server
     server.stop()
 
