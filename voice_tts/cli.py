@@ -261,7 +261,8 @@ async def run_bench(args: argparse.Namespace) -> int:
             engine = RemoteEngine(args.url, api_key=args.api_key, contexts_per_socket=contexts_per_socket)
             try:
                 try:
-                    capabilities = (await engine.capabilities()).model_dump()
+                    # Each run starts on a server done with the last one's streams.
+                    capabilities = (await wait_for_idle_server(engine, args.turn_timeout)).model_dump()
                 except RemoteEngineError as exc:
                     raise CommandError(str(exc)) from exc
                 if args.processes == 1:
@@ -299,6 +300,14 @@ async def run_bench(args: argparse.Namespace) -> int:
         print(format_context_ratios(runs))
     print(f"written       {args.out}, {args.plot}")
     return 0 if any(level["completed"] for run in runs for level in run["levels"]) else 1
+
+
+async def wait_for_idle_server(engine, bound: float):
+    """The server's capabilities once it runs no stream (or `bound` seconds have passed)."""
+    deadline = asyncio.get_running_loop().time() + bound
+    while (capabilities := await engine.capabilities()).active_streams and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+    return capabilities
 
 
 # serve ---------------------------------------------------------------------------------------

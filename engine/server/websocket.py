@@ -151,6 +151,7 @@ class Connection:
         metrics = self._state.metrics
         metrics.connections.inc()
         metrics.open_connections.inc()
+        read_in_a_row = 0
         try:
             while True:
                 message = await self._receive()
@@ -160,9 +161,14 @@ class Connection:
                 if message["type"] == "websocket.disconnect":
                     break
                 # Each socket waits for its own budget, then lets every other ready socket
-                # have a go before its next message: a flood slows only its sender.
-                await self._budget.take(max(1, len(self._contexts) + self._plain_turn_busy()))
-                await asyncio.sleep(0)
+                # have a go before its next message (a socket carrying several turns, before
+                # its next one per turn): a flood slows only its sender.
+                turns = max(1, len(self._contexts) + self._plain_turn_busy())
+                await self._budget.take(turns)
+                read_in_a_row += 1
+                if read_in_a_row >= turns:
+                    read_in_a_row = 0
+                    await asyncio.sleep(0)
                 if self._upstream is not None:
                     await self._relay_up(message)
                     continue
