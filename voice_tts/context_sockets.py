@@ -144,8 +144,9 @@ class ContextChannel:
 class ContextSocket:
     """A socket carrying contexts: one reader deals its frames to them by context id."""
 
-    def __init__(self, connection: ClientConnection, capacity: int, on_closed) -> None:
+    def __init__(self, connection: ClientConnection, capacity: int, on_closed, on_idle) -> None:
         self.connection = connection
+        self._on_idle = on_idle
         # Contexts it may carry; lowered when the server refuses one more (`too_many_contexts`).
         self.capacity = capacity
         self._channels: dict[str, ContextChannel] = {}
@@ -155,6 +156,10 @@ class ContextSocket:
     @property
     def open(self) -> bool:
         return self.connection.state is State.OPEN
+
+    @property
+    def contexts(self) -> int:
+        return len(self._channels)
 
     @property
     def started_contexts(self) -> int:
@@ -171,6 +176,8 @@ class ContextSocket:
     def forget(self, channel: ContextChannel) -> None:
         if self._channels.get(channel.context_id) is channel:
             del self._channels[channel.context_id]
+            if not self._channels:
+                self._on_idle(self)
 
     async def _read(self, on_closed) -> None:
         connection = self.connection
@@ -241,6 +248,8 @@ class ContextSockets:
         self._sockets: list[ContextSocket] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connecting: asyncio.Lock | None = None
+        # Idle sockets being closed (held: the loop keeps only weak references to tasks).
+        self._closing: set[asyncio.Task] = set()
         # Sockets kept open ahead of turns (set by `warm`); reopened in the background.
         self._warm = 0
         self._refill: asyncio.Task | None = None
@@ -256,7 +265,7 @@ class ContextSockets:
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             # Sockets of another (possibly finished) loop cannot be used here.
-            self._sockets, self._loop, self._refill = [], loop, None
+            self._sockets, self._loop, self._refill, self._closing = [], loop, None, set()
             self._connecting = asyncio.Lock()
             self.reachable, self._reachability_changed = None, asyncio.Event()
 
@@ -280,7 +289,7 @@ class ContextSockets:
             self._note_reachable(False)
             raise
         self._note_reachable(True)
-        carrier = ContextSocket(connection, self._contexts_per_socket, self._closed)
+        carrier = ContextSocket(connection, self._contexts_per_socket, self._closed, self._idle)
         self._sockets.append(carrier)
         return carrier
 
@@ -360,6 +369,17 @@ class ContextSockets:
                 continue
             failures = 0
 
+    def _idle(self, carrier: ContextSocket) -> None:
+        """A socket that carries no turn now is closed if enough others are idle: one is kept
+        for the next turn (as many as `warm` asked for), the rest were opened for a peak."""
+        idle = [other for other in self._sockets if other.open and not other.contexts]
+        if carrier in idle and len(idle) > max(1, self._warm):
+            self._sockets.remove(carrier)
+            self._closing.add(asyncio.get_running_loop().create_task(carrier.close()))
+            for task in list(self._closing):
+                if task.done():
+                    self._closing.discard(task)
+
     def _closed(self, carrier: ContextSocket) -> None:
         if carrier in self._sockets:
             self._sockets.remove(carrier)
@@ -376,4 +396,5 @@ class ContextSockets:
             self._refill = None
         self._warm = 0
         sockets, self._sockets = self._sockets, []
-        await asyncio.gather(*(carrier.close() for carrier in sockets), return_exceptions=True)
+        closing, self._closing = self._closing, set()
+        await asyncio.gather(*(carrier.close() for carrier in sockets), *closing, return_exceptions=True)
