@@ -9,7 +9,6 @@ import asyncio
 
 import httpx
 import pytest
-from livekit_harness import embedded_engine  # noqa: F401  (fixture)
 from pipecat.frames.frames import InterruptionFrame
 from pipecat_harness import BargeInPipeline, RecordingEngine
 from scripted_llm import tokenize
