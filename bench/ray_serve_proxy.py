@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 async def sweep(url: str, settings: SweepSettings) -> list[dict]:
-    engine = RemoteEngine(url, pool_size=max(settings.concurrency))
+    engine = RemoteEngine(url, contexts_per_socket=settings.contexts_per_socket)
     try:
         return await run_sweep(engine, settings)
     finally:

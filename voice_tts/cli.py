@@ -218,6 +218,7 @@ async def run_voice_rm(args: argparse.Namespace) -> int:
 
 
 async def run_bench(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
 
     from tqdm import tqdm
@@ -228,6 +229,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         SweepSettings,
         conditions,
         format_client_cpu,
+        format_context_ratios,
         format_table,
         read_texts,
         run_sweep,
@@ -249,42 +251,63 @@ async def run_bench(args: argparse.Namespace) -> int:
         language=args.language,
         spread=args.spread,
         turn_timeout=args.turn_timeout,
+        server_pid=args.server_pid,
     )
-    engine = RemoteEngine(
-        args.url, api_key=args.api_key, pool_size=max(args.concurrency)
-    )
-    try:
-        try:
-            capabilities = (await engine.capabilities()).model_dump()
-        except RemoteEngineError as exc:
-            raise CommandError(str(exc)) from exc
-        total = sum(args.concurrency) * args.turns
-        with tqdm(total=total, unit="turn", desc="bench", file=sys.stderr) as bar:
-            if args.processes == 1:
-                levels = await run_sweep(engine, settings, on_turn=lambda: bar.update())
-            else:
+    runs = []
+    total = sum(args.concurrency) * args.turns * len(args.contexts_per_socket)
+    with tqdm(total=total, unit="turn", desc="bench", file=sys.stderr) as bar:
+        for contexts_per_socket in args.contexts_per_socket:
+            run_settings = dataclasses.replace(settings, contexts_per_socket=contexts_per_socket)
+            engine = RemoteEngine(args.url, api_key=args.api_key, contexts_per_socket=contexts_per_socket)
+            try:
                 try:
-                    levels = await asyncio.to_thread(
-                        run_sweep_in_processes,
-                        args.url,
-                        args.api_key,
-                        settings,
-                        args.processes,
-                        on_turn=lambda: bar.update(),
-                    )
-                except ClientProcessError as exc:
+                    # Each run starts on a server done with the last one's streams.
+                    capabilities = (await wait_for_idle_server(engine, args.turn_timeout)).model_dump()
+                except RemoteEngineError as exc:
                     raise CommandError(str(exc)) from exc
-    finally:
-        await engine.aclose()
-    results = {"conditions": conditions(settings, args.url, capabilities), "levels": levels}
+                if args.processes == 1:
+                    levels = await run_sweep(engine, run_settings, on_turn=lambda: bar.update())
+                else:
+                    try:
+                        levels = await asyncio.to_thread(
+                            run_sweep_in_processes,
+                            args.url,
+                            args.api_key,
+                            run_settings,
+                            args.processes,
+                            on_turn=lambda: bar.update(),
+                        )
+                    except ClientProcessError as exc:
+                        raise CommandError(str(exc)) from exc
+            finally:
+                await engine.aclose()
+            runs.append({"contexts_per_socket": contexts_per_socket, "levels": levels})
+    results = {"conditions": conditions(settings, args.url, capabilities), "levels": runs[0]["levels"]}
+    if len(runs) > 1:
+        # One run per --contexts-per-socket value, the first also as `levels`.
+        results["conditions"]["contexts_per_socket"] = args.contexts_per_socket
+        results["runs"] = runs
     args.out.write_text(json.dumps(results, indent=1))
     engine_name = f"{capabilities['backend']} ({capabilities['model']})"
     title = f"{engine_name}, text at {args.tokens_per_second:g} tokens/s"
-    plot_sweep(levels, title, args.plot)
-    print(format_table(levels))
-    print(format_client_cpu(levels))
+    plot_sweep(runs[0]["levels"], title, args.plot)
+    for run in runs:
+        if len(runs) > 1:
+            print(f"{run['contexts_per_socket']} context(s) per socket")
+        print(format_table(run["levels"]))
+        print(format_client_cpu(run["levels"]))
+    if len(runs) > 1:
+        print(format_context_ratios(runs))
     print(f"written       {args.out}, {args.plot}")
-    return 0 if any(level["completed"] for level in levels) else 1
+    return 0 if any(level["completed"] for run in runs for level in run["levels"]) else 1
+
+
+async def wait_for_idle_server(engine, bound: float):
+    """The server's capabilities once it runs no stream (or `bound` seconds have passed)."""
+    deadline = asyncio.get_running_loop().time() + bound
+    while (capabilities := await engine.capabilities()).active_streams and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+    return capabilities
 
 
 # serve ---------------------------------------------------------------------------------------
@@ -462,6 +485,21 @@ def build_parser() -> argparse.ArgumentParser:
         default=120.0,
         metavar="SECONDS",
         help="a turn without `done` this long after its start is cancelled and counted as an error",
+    )
+    bench.add_argument(
+        "--contexts-per-socket",
+        type=positive_int,
+        nargs="+",
+        default=[1],
+        metavar="N",
+        help="turns one client socket carries (contexts); several values: the sweep once per value, "
+        "with their ratios (sockets, server CPU, TTFA p99)",
+    )
+    bench.add_argument(
+        "--server-pid",
+        type=positive_int,
+        metavar="PID",
+        help="the server's process id (a server on this machine): each level reports its CPU",
     )
     bench.add_argument("--out", type=Path, default=Path("bench.json"), help="results as JSON")
     bench.add_argument("--plot", type=Path, default=Path("bench.png"), help="PNG plot")

@@ -7,13 +7,15 @@ events) unchanged. A stream opened directly takes spoken text (`normalize=False`
 `open_stream(..., normalize=True)` asks the server to normalize; `Progress` then counts raw-text
 characters.
 
-Sequential turns reuse one socket; concurrent turns open more, and up to `pool_size` idle
-sockets are kept for later turns. A turn's engine priority is the server's to give, from its
-socket's history (a socket that finished a turn before goes first; docs/protocol.md,
-"Priority"), so reusing sockets is also what keeps a conversation ahead of new connections under
-load; `open_stream` sends no priority. `prewarm()` opens a socket ahead of the first turn and keeps
-one idle socket ready from then on, reconnecting with backoff while the server is away, so a
-turn never waits for a handshake. A lost socket ends the turn with
+Turns share one socket per server, each its own context (docs/protocol.md, "Contexts"):
+concurrent turns, a turn opened while another still plays, and turn after turn all go on it; a
+second socket opens only once `contexts_per_socket` turns run on the first. A turn's engine
+priority is the server's to give, from its socket's history (a socket that finished a turn
+before goes first; docs/protocol.md, "Priority"), so keeping the socket is also what keeps a
+conversation ahead of new connections under load; `open_stream` sends no priority. `prewarm()`
+opens the socket ahead of the first turn and keeps it open from then on, reconnecting with
+backoff while the server is away, so a turn never waits for a handshake. Cancelling a turn
+cancels its context; the socket and the other turns on it go on. A lost socket ends the turn with
 `Error(code="disconnected", retryable=True)` then `Done`; a refused connection ends it at once
 with `unreachable`, not retryable, so that a fallback service takes over without delay.
 
@@ -38,7 +40,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import InvalidHandshake
 
-from voice_tts.connection_pool import ConnectionPool
+from voice_tts.context_sockets import ContextSockets
 from voice_tts.protocol import Capabilities, CreatedVoice, ErrorCode, StartMessage, VoiceInfo, VoiceList
 from voice_tts.remote_stream import RemoteStream, StreamTimeouts, current_traceparent
 from voice_tts.request import StreamRequest
@@ -68,7 +70,7 @@ class RemoteEngine:
         url: str,
         api_key: str | None = None,
         *,
-        pool_size: int = 4,
+        contexts_per_socket: int = 64,
         open_timeout: float = 5.0,
         started_timeout: float = 5.0,
         silence_timeout: float = 2.0,
@@ -79,7 +81,8 @@ class RemoteEngine:
         Args:
             url: the server's WebSocket URL (`ws://host:port/v1/ws`).
             api_key: the server's key, if it has one.
-            pool_size: idle sockets kept for later turns.
+            contexts_per_socket: turns one socket carries at once before another opens (the
+                server may allow fewer: its `max_contexts_per_socket`).
             open_timeout: seconds to connect (TCP and WebSocket handshake).
             started_timeout: seconds from `start` to the server's `started`.
             silence_timeout: seconds a turn whose input has ended may go without a message,
@@ -97,15 +100,15 @@ class RemoteEngine:
         # The server's model, once `prewarm()` has asked.
         self.model_name: str | None = None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._pool = ConnectionPool(url, headers, pool_size, open_timeout)
+        self._sockets = ContextSockets(url, headers, contexts_per_socket, open_timeout)
 
     async def prewarm(self, connections: int = 1) -> None:
-        """Open `connections` sockets now and keep that many idle from then on, so that no
+        """Open `connections` sockets now and keep that many open from then on, so that no
         turn waits for a handshake. Raises `RemoteEngineError` if the server cannot be
-        reached; the pool keeps trying in the background, with backoff. Also learns the
+        reached; the engine keeps trying in the background, with backoff. Also learns the
         server's `model_name`."""
         try:
-            await self._pool.warm(connections)
+            await self._sockets.warm(connections)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise RemoteEngineError(f"cannot reach {self.url}: {exc}", ErrorCode.UNREACHABLE) from exc
         # Asked on every prewarm: a wrong API key shows here (the server accepts the socket,
@@ -115,13 +118,18 @@ class RemoteEngine:
     @property
     def reachable(self) -> bool | None:
         """Whether the server answered the last connection attempt (None: none made yet)."""
-        return self._pool.reachable
+        return self._sockets.reachable
 
     async def wait_reachable(self, reachable: bool) -> None:
         """Return once the server can (or cannot) be reached. After `prewarm()` the pool
-        follows it: a server that dies is noticed when its idle socket closes and the next
+        follows it: a server that dies is noticed when its socket closes and the next
         connection is refused, and it is reconnected to, with backoff, when it comes back."""
-        await self._pool.wait_reachable(reachable)
+        await self._sockets.wait_reachable(reachable)
+
+    @property
+    def open_sockets(self) -> int:
+        """Sockets open to the server now (each carrying up to `contexts_per_socket` turns)."""
+        return self._sockets.open_sockets
 
     def open_stream(
         self,
@@ -149,7 +157,7 @@ class RemoteEngine:
             replace(request, format="pcm16", resumable=self._timeouts.resume_budget > 0),
             traceparent or current_traceparent(),
         )
-        return RemoteStream(self._pool, start, self.url, self._timeouts, connect_timeout)
+        return RemoteStream(self._sockets, start, self.url, self._timeouts, connect_timeout)
 
     async def capabilities(self) -> Capabilities:
         return Capabilities.model_validate_json(await self._get("/v1/capabilities"))
@@ -171,7 +179,7 @@ class RemoteEngine:
         await self._send("DELETE", f"/v1/voices/{urllib.parse.quote(voice, safe='')}")
 
     async def aclose(self) -> None:
-        await self._pool.close()
+        await self._sockets.close()
 
     def http_url(self, path: str) -> str:
         """The server's HTTP URL for `path`, from the WebSocket URL (ws→http, wss→https)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, AsyncIterator, Literal, Protocol, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_serializer
 
 from voice_tts.request import (
     MAX_SPEED,
@@ -160,6 +160,9 @@ class ErrorCode:
     TEXT_TOO_LONG = "text_too_long"  # the turn's text would exceed the per-turn cap
     NO_ACTIVE_TURN = "no_active_turn"  # text/stop/cancel without a `start`
     TURN_ACTIVE = "turn_active"  # `start` while a turn is still running
+    # Contexts (several turns on one socket, by `context_id`):
+    CONTEXT_ACTIVE = "context_active"  # `start` or `reconnect` for a context that is running
+    TOO_MANY_CONTEXTS = "too_many_contexts"  # past the server's `max_contexts_per_socket`
     INVALID_VOICE = "invalid_voice"
     INVALID_AUDIO = "invalid_audio"  # a voice upload that is not a usable reference recording
     VOICE_EXISTS = "voice_exists"  # a voice upload whose name is taken (409)
@@ -193,6 +196,42 @@ class WireModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A context's name on the wire (docs/protocol.md, "Contexts").
+CONTEXT_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+# The `done` reason of a context whose client sent nothing for `context_idle_timeout_s` while
+# its input was open.
+CONTEXT_IDLE_TIMEOUT = "context_idle_timeout"
+
+
+class ContextMessage(WireModel):
+    """A message that may address one context of a socket. Without a `context_id` it is written
+    exactly as before contexts existed (the field is left out), so a plain socket's bytes do not
+    change; with one, the field goes last."""
+
+    context_id: str | None = Field(default=None, pattern=CONTEXT_ID_PATTERN)
+
+    @model_serializer(mode="wrap")
+    def _context_last(self, handler):
+        fields = handler(self)
+        context_id = fields.pop("context_id", None)
+        if context_id is not None:
+            fields["context_id"] = context_id
+        return fields
+
+
+def frame_audio(context_id: str | None, audio: bytes) -> bytes:
+    """A binary frame of a socket that has opened a context: one byte, the length of the
+    context id (0: the socket's plain turn), the id in ASCII, then the audio bytes."""
+    name = (context_id or "").encode("ascii")
+    return bytes((len(name),)) + name + audio
+
+
+def unframe_audio(frame: bytes) -> tuple[str | None, bytes]:
+    """The context id (None: the plain turn) and the audio of a framed binary frame."""
+    length = frame[0]
+    return (frame[1 : 1 + length].decode("ascii") or None), frame[1 + length :]
+
+
 # Client → server ------------------------------------------------------------------------------
 
 
@@ -210,7 +249,7 @@ class LexiconEntry(WireModel):
 TRACEPARENT_PATTERN = r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
 
 
-class StartMessage(WireModel):
+class StartMessage(ContextMessage):
     """Opens a turn. `normalize=False` means the text is already spoken form (TN done by the
     client's own `TTSSession`). `lexicon` (with `normalize`) is the turn's pronunciation
     dictionary; its rules come before the server's default ones."""
@@ -270,7 +309,7 @@ START_SETTINGS = (
 )
 
 
-class TextMessage(WireModel):
+class TextMessage(ContextMessage):
     """A text delta of the current turn (raw LLM output when the turn normalizes)."""
 
     type: Literal["text"] = "text"
@@ -280,13 +319,13 @@ class TextMessage(WireModel):
     seq: int | None = Field(default=None, ge=1)
 
 
-class StopMessage(WireModel):
+class StopMessage(ContextMessage):
     """No more text: the server speaks what it has, then sends `done`."""
 
     type: Literal["stop"] = "stop"
 
 
-class CancelMessage(WireModel):
+class CancelMessage(ContextMessage):
     """Barge-in: no audio follows; `done.heard_text` is what `played_ms` of audio covered
     (what the server produced, when `played_ms` is omitted)."""
 
@@ -294,7 +333,7 @@ class CancelMessage(WireModel):
     played_ms: float | None = Field(default=None, ge=0)
 
 
-class SpeedMessage(WireModel):
+class SpeedMessage(ContextMessage):
     """Changes the running turn's speaking rate from its next audio chunk on."""
 
     type: Literal["speed"] = "speed"
@@ -309,19 +348,19 @@ class AuthMessage(WireModel):
     api_key: str = Field(min_length=1)
 
 
-class PauseMessage(WireModel):
+class PauseMessage(ContextMessage):
     """Duplex pause: no audio of the turn is sent from now on; it keeps its place."""
 
     type: Literal["pause"] = "pause"
 
 
-class ResumeMessage(WireModel):
+class ResumeMessage(ContextMessage):
     """Ends a `pause`: audio continues from the exact next sample."""
 
     type: Literal["resume"] = "resume"
 
 
-class AckMessage(WireModel):
+class AckMessage(ContextMessage):
     """A resumable turn's client has received `samples` samples of audio; the server may
     forget them."""
 
@@ -329,7 +368,7 @@ class AckMessage(WireModel):
     samples: int = Field(ge=0)
 
 
-class ReconnectMessage(WireModel):
+class ReconnectMessage(ContextMessage):
     """On a new socket: take over the resumable turn of `resume_token`, whose first
     `received_samples` samples of audio the client has."""
 
@@ -359,7 +398,7 @@ client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # Server → client ------------------------------------------------------------------------------
 
 
-class StartedMessage(WireModel):
+class StartedMessage(ContextMessage):
     type: Literal["started"] = "started"
     stream_id: str
     voice: str | None
@@ -370,7 +409,7 @@ class StartedMessage(WireModel):
     resume_token: str | None = None
 
 
-class ReconnectedMessage(WireModel):
+class ReconnectedMessage(ContextMessage):
     """Answers `reconnect`: the turn goes on here. `text_seq` is the last numbered `text` the
     server has (resend the ones after it, then `stop` if it was sent); audio follows from
     sample `from_sample`, then everything the turn has not sent yet."""
@@ -390,7 +429,7 @@ class WordTiming(WireModel):
     raw_end: int
 
 
-class ProgressMessage(WireModel):
+class ProgressMessage(ContextMessage):
     """Everything before `spoken_end` of the spoken text starts at or before `audio_ms` of this
     turn's audio; `raw_end` is the same point in the raw text, at word granularity (the end of
     the last word that has started). `words` are the words that newly started."""
@@ -408,7 +447,7 @@ class UsageInfo(WireModel):
     audio_seconds: float = 0.0
 
 
-class DoneMessage(WireModel):
+class DoneMessage(ContextMessage):
     """Ends a turn (the socket stays open for the next `start`)."""
 
     type: Literal["done"] = "done"
@@ -420,7 +459,7 @@ class DoneMessage(WireModel):
     reason: str | None = None
 
 
-class ErrorMessage(WireModel):
+class ErrorMessage(ContextMessage):
     """With a `stream_id`, the turn failed and `done` follows. Without one, a message was
     rejected (and dropped); any running turn goes on."""
 

@@ -1,23 +1,21 @@
-"""`RemoteStream`: one turn on a server's `/v1/ws`, on a socket of the engine's pool: its
-commands queued from any thread and sent by its `events()` task, the server's messages turned
-into engine events, a refused start retried on a fresh socket, a resumable turn's reconnect
-after a dropped socket, and a bound on every wait (voice_tts/client.py says which)."""
+"""`RemoteStream`: one turn on a server's `/v1/ws`, a context on a socket the engine's turns
+share (voice_tts/context_sockets.py): its commands queued from any thread and sent by its
+`events()` task, the server's messages turned into engine events, a refused start retried on a
+fresh socket, a resumable turn's reconnect after a dropped socket, and a bound on every wait
+(voice_tts/client.py says which)."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
 import contextlib
-import json
 import time
 from dataclasses import dataclass
 from typing import AsyncIterator
 
-from pydantic import ValidationError
-from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from voice_tts.connection_pool import CLOSE_CODE_ERRORS, CLOSE_TIMEOUT, ConnectionPool
+from voice_tts.context_sockets import CLOSE_CODE_ERRORS, CLOSE_TIMEOUT, ContextChannel, ContextSockets
 from voice_tts.protocol import (
     AudioChunk,
     AckMessage,
@@ -43,13 +41,15 @@ from voice_tts.protocol import (
     Word,
     WireModel,
     Words,
-    server_message_adapter,
 )
 from voice_tts.request import checked_speed
 
 # A turn refused for a passing reason before it started is tried again on a fresh socket after
 # each of these delays; behind a load balancer (Ray Serve) that socket reaches another replica.
 START_RETRY_DELAYS = (0.05, 0.2)
+# Starts a turn may make at once on other sockets when the server refuses one more context on
+# a socket (`too_many_contexts`: its bound is below this engine's `contexts_per_socket`).
+FULL_SOCKET_RETRIES = 4
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,10 @@ class _SocketLost(Exception):
     def __init__(self, error: Error) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+class _Frozen(TimeoutError):
+    """The server did not answer a ping: nothing on its socket will move."""
 
 
 def current_traceparent() -> str | None:
@@ -92,17 +96,17 @@ class RemoteStream:
     (expired, or the server restarted) ends the turn with that error.
 
     After the turn has started, `acquire_time` is the seconds it took to get a socket and
-    `connection_reused` whether that socket came from the pool."""
+    `connection_reused` whether that socket was open before (other turns share it)."""
 
     def __init__(
         self,
-        pool: ConnectionPool,
+        sockets: ContextSockets,
         start: StartMessage,
         url: str,
         timeouts: StreamTimeouts,
         connect_timeout: float | None = None,
     ) -> None:
-        self._pool = pool
+        self._sockets = sockets
         self._start = start
         self._url = url
         self._timeouts = timeouts
@@ -193,12 +197,12 @@ class RemoteStream:
             yield opened
             yield Done(cancelled=self._cancelled, usage=self._usage())
             return
-        connection = opened
+        channel = opened
         while True:
-            sender = asyncio.create_task(self._send_commands(connection))
+            sender = asyncio.create_task(self._send_commands(channel))
             finished = lost = False
             try:
-                async for event in self._receive(connection):
+                async for event in self._receive(channel):
                     if isinstance(event, Done):
                         finished = True
                     yield event
@@ -208,12 +212,10 @@ class RemoteStream:
             finally:
                 sender.cancel()
                 await asyncio.gather(sender, return_exceptions=True)
-                if not (finished or lost) and self._start.resumable:
-                    # The consumer left: a resumable turn would wait for a reconnect.
-                    await self._cancel_left_turn(connection)
-                # A turn left unfinished (consumer gone, socket lost) cannot share a socket
-                # any more; closing it makes the server cancel the turn.
-                await self._pool.release(connection, reusable=finished)
+                if not (finished or lost):
+                    # The consumer left: the turn ends at the server; the socket goes on.
+                    await self._cancel_left_turn(channel)
+                channel.close()
             if not lost:
                 return
             resumed = await self._reconnect(error)
@@ -221,9 +223,9 @@ class RemoteStream:
                 yield resumed
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
-            connection = resumed
+            channel = resumed
 
-    async def _open(self) -> ClientConnection | Error:
+    async def _open(self) -> ContextChannel | Error:
         """Open the turn; one refused for a passing reason (capacity, not ready, a lost or
         unreachable server: retryable, before `started`) is tried again on fresh sockets, all
         within the stream's connect timeout."""
@@ -241,14 +243,16 @@ class RemoteStream:
             opened = await self._open_once(True, deadline)
         return opened
 
-    async def _open_once(self, fresh: bool, deadline: float | None) -> ClientConnection | Error:
-        """Connect (or reuse) and send `start`, by `deadline` if one is set; a reused socket
-        that turns out dead is replaced once, since nothing of the turn has happened yet."""
-        for attempt in range(2):
+    async def _open_once(self, fresh: bool, deadline: float | None) -> ContextChannel | Error:
+        """Send `start` on a shared socket (connected if none has room), by `deadline` if one is
+        set; a shared socket that turns out dead, or full at the server, is replaced once,
+        since nothing of the turn has happened yet."""
+        dead_retries, full_retries = 1, FULL_SOCKET_RETRIES
+        while True:
             began = time.monotonic()
             left = None if deadline is None else max(deadline - began, 0.001)
             try:
-                connection, reused = await self._pool.acquire(fresh, open_timeout=left)
+                channel, reused = await self._sockets.channel(fresh, open_timeout=left)
             except (OSError, InvalidHandshake, TimeoutError) as exc:
                 # Refused: nothing listens there, and a retry a moment later meets the same;
                 # reporting it as final lets a fallback service take over at once.
@@ -260,49 +264,53 @@ class RemoteStream:
                 started_timeout = min(started_timeout, max(deadline - time.monotonic(), 0.001))
             try:
                 async with asyncio.timeout(started_timeout):
-                    await connection.send(self._start.model_dump_json())
-                    reply = await connection.recv()
+                    await channel.send(self._start)
+                    reply = await channel.recv()
             except ConnectionClosed as exc:
-                self._pool.drop(connection)
-                if reused and attempt == 0:
+                channel.close()
+                if reused and dead_retries:
+                    dead_retries -= 1
                     continue
                 return self._closed_error(exc)
             except TimeoutError:
-                self._pool.drop(connection)
+                # A late `started` finds no context; the cancel ends the turn it started.
+                await self._cancel_quietly(channel)
+                channel.close()
                 return Error(
                     ErrorCode.TIMEOUT,
                     f"{self._url} did not start the turn within {started_timeout:g} s",
                     True,
                 )
-            message = self._parse(reply)
-            if isinstance(message, StartedMessage):
-                self._resume_token = message.resume_token
-                return connection
-            refused = isinstance(message, ErrorMessage) and message.code not in (
-                ErrorCode.UNAUTHORIZED,
-                ErrorCode.FORBIDDEN,
-            )
-            await self._pool.release(connection, reusable=refused)
-            if isinstance(message, ErrorMessage):
-                return Error(message.code, message.message, message.retryable)
+            if isinstance(reply, StartedMessage):
+                self._resume_token = reply.resume_token
+                channel.mark_started()
+                return channel
+            if isinstance(reply, ErrorMessage) and reply.code == ErrorCode.TOO_MANY_CONTEXTS and full_retries:
+                full_retries -= 1
+                self._sockets.refused_one_more(channel)
+                continue
+            channel.close()
+            if isinstance(reply, ErrorMessage):
+                return Error(reply.code, reply.message, reply.retryable)
             return Error(
                 ErrorCode.INVALID_MESSAGE, f"expected 'started', got {reply!r:.200}", False
             )
-        raise AssertionError("unreachable")
 
-    async def _reconnect(self, lost: Error) -> ClientConnection | Error:
-        """A new socket on which the server resumes this turn, or the error that ends it."""
+    async def _reconnect(self, lost: Error) -> ContextChannel | Error:
+        """A context on a new socket in which the server resumes this turn, or the error that
+        ends it."""
         budget = self._timeouts.resume_budget
         deadline = time.monotonic() + budget
         delay = 0.05
         while True:
             try:
                 async with asyncio.timeout(max(0.01, deadline - time.monotonic())):
-                    connection, _ = await self._pool.acquire()
+                    channel, _ = await self._sockets.channel()
                     try:
-                        reply = await self._resume_on(connection)
+                        reply = await self._resume_on(channel)
+                        channel.mark_started()
                     except BaseException:
-                        self._pool.drop(connection)
+                        channel.close()
                         raise
             except ConnectionRefusedError:
                 # Nothing listens there any more: the server process and its turns are gone.
@@ -322,52 +330,50 @@ class RemoteStream:
                 delay = min(delay * 2, 1.0)
                 continue
             if isinstance(reply, Error):
-                self._pool.drop(connection)
+                channel.close()
                 return reply
-            return connection
+            return channel
 
-    async def _resume_on(self, connection: ClientConnection) -> Error | None:
-        """Takes the turn over on `connection` and resends what the server lacks."""
-        await connection.send(
-            ReconnectMessage(
-                resume_token=self._resume_token, received_samples=self._audio_samples
-            ).model_dump_json()
+    async def _resume_on(self, channel: ContextChannel) -> Error | None:
+        """Takes the turn over in `channel` and resends what the server lacks."""
+        await channel.send(
+            ReconnectMessage(resume_token=self._resume_token, received_samples=self._audio_samples)
         )
-        message = self._parse(await connection.recv())
+        message = await channel.recv()
         if isinstance(message, ErrorMessage):
             return Error(message.code, message.message, message.retryable)
         if not isinstance(message, ReconnectedMessage):
             return Error(ErrorCode.INVALID_MESSAGE, "expected 'reconnected'", False)
         for text in self._texts[message.text_seq :]:
-            await connection.send(text.model_dump_json())
+            await channel.send(text)
         if self._speed != self._start.speed and not self._cancelled:
             # A change in flight when the socket dropped may not have arrived; resending is harmless.
-            await connection.send(SpeedMessage(speed=self._speed).model_dump_json())
+            await channel.send(SpeedMessage(speed=self._speed))
         if self._cancelled:
-            await connection.send(CancelMessage().model_dump_json())
+            await channel.send(CancelMessage())
         elif self._input_ended:
-            await connection.send(StopMessage().model_dump_json())
+            await channel.send(StopMessage())
         if self._paused:
-            await connection.send(PauseMessage().model_dump_json())
+            await channel.send(PauseMessage())
         return None
 
-    async def _send_commands(self, connection: ClientConnection) -> None:
+    async def _send_commands(self, channel: ContextChannel) -> None:
         assert self._wakeup is not None
         try:
             while True:
                 while self._commands:
                     command = self._commands.popleft()
-                    await connection.send(command.model_dump_json())
+                    await channel.send(command)
                 await self._wakeup.wait()
                 self._wakeup.clear()
         except ConnectionClosed:
             return  # the receiving side reports the loss
 
-    async def _receive(self, connection: ClientConnection) -> AsyncIterator[Event]:
+    async def _receive(self, channel: ContextChannel) -> AsyncIterator[Event]:
         rate = self._start.sample_rate
         while True:
             try:
-                frame = await self._next_frame(connection)
+                message = await self._next_frame(channel)
             except ConnectionClosed as exc:
                 error = self._closed_error(exc, mid_turn=True)
                 if self._resume_token is not None and error.code == ErrorCode.DISCONNECTED:
@@ -376,20 +382,19 @@ class RemoteStream:
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
             except TimeoutError as exc:
-                await self._give_up(connection)
+                await self._give_up(channel, frozen=isinstance(exc, _Frozen))
                 yield Error(ErrorCode.TIMEOUT, f"{self._url}: {exc}", True)
                 yield Done(cancelled=self._cancelled, usage=self._usage())
                 return
-            if isinstance(frame, bytes):
+            if isinstance(message, bytes):
                 # After cancel() no audio reaches the caller, even what was already in flight.
-                if frame:
+                if message:
                     if not self._cancelled:
-                        yield AudioChunk(frame, rate, self._audio_samples)
+                        yield AudioChunk(message, rate, self._audio_samples)
                     # Counted also after a cancel: a reconnect names the sample to go on from.
-                    self._audio_samples += len(frame) // 2
+                    self._audio_samples += len(message) // 2
                     self._acknowledge()
                 continue
-            message = self._parse(frame)
             if isinstance(message, ProgressMessage):
                 if not self._cancelled:
                     # After a reconnect the server may repeat words this side has relayed.
@@ -420,7 +425,7 @@ class RemoteStream:
                 )
                 return
             elif message is None:
-                yield Error(ErrorCode.INVALID_MESSAGE, f"unreadable server message {frame!r:.200}")
+                yield Error(ErrorCode.INVALID_MESSAGE, "unreadable server message")
 
     def _acknowledge(self) -> None:
         """Every half second of audio, tell a resumable turn's server what arrived."""
@@ -429,7 +434,7 @@ class RemoteStream:
             self._acked_samples = self._audio_samples
             self._command(AckMessage(samples=self._audio_samples))
 
-    async def _next_frame(self, connection: ClientConnection) -> str | bytes:
+    async def _next_frame(self, channel: ContextChannel):
         """The next frame; raises TimeoutError when the server owes one and stays silent, or
         does not answer a ping (frozen) while the turn waits for text."""
         timeouts = self._timeouts
@@ -438,45 +443,39 @@ class RemoteStream:
             owed = self._input_ended and not self._paused
             try:
                 async with asyncio.timeout(timeouts.silence if owed else timeouts.keepalive):
-                    return await connection.recv()
+                    return await channel.recv()
             except TimeoutError:
                 if owed:
                     raise TimeoutError(f"sent nothing for {timeouts.silence} s") from None
-            pong = await connection.ping()
+            pong = await channel.ping()
             done, _ = await asyncio.wait({pong}, timeout=timeouts.silence)
             if not done:
-                raise TimeoutError(f"did not answer a ping within {timeouts.silence} s")
+                raise _Frozen(f"did not answer a ping within {timeouts.silence} s")
 
-    async def _give_up(self, connection: ClientConnection) -> None:
-        """The turn ends here (the server went silent). A resumable one is cancelled first,
-        with a close behind it (the server reads both once it runs again), or the server would
-        keep it, and its stream slot, waiting for a reconnect that never comes; at most
-        CLOSE_TIMEOUT, then the socket is dropped."""
-        if self._resume_token is not None:
+    async def _give_up(self, channel: ContextChannel, frozen: bool) -> None:
+        """The turn ends here (the server went silent): it is cancelled, or the server would
+        keep it (a resumable one waiting for a reconnect that never comes). A server that
+        answers no ping is frozen: its socket is closed behind the cancel (the server reads both
+        once it runs again; at most CLOSE_TIMEOUT, then the socket is dropped), so that no
+        later turn waits on it."""
+        await self._cancel_quietly(channel)
+        channel.close()
+        if frozen:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_TIMEOUT):
-                    await connection.send(CancelMessage().model_dump_json())
-                    await connection.close()
-        self._pool.drop(connection)
+                    await channel.socket.connection.close()
+            channel.socket.drop()
 
-    async def _cancel_left_turn(self, connection: ClientConnection) -> None:
-        """Cancel the turn and read on until its `done` (at most 0.5 s). The server takes the
-        cancel only once it reads it; a close that reached it first (the server's send failing
-        on the closed socket) parked the turn for a reconnect instead of ending it."""
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(0.5):
-                await connection.send(CancelMessage().model_dump_json())
-                while not isinstance(self._parse(await connection.recv()), DoneMessage):
-                    pass
+    async def _cancel_left_turn(self, channel: ContextChannel) -> None:
+        """The consumer left before `done`: the turn is cancelled at the server."""
+        if not self._cancelled:
+            await self._cancel_quietly(channel)
 
     @staticmethod
-    def _parse(frame: str | bytes):
-        if isinstance(frame, bytes):
-            return None
-        try:
-            return server_message_adapter.validate_json(frame)
-        except (ValidationError, json.JSONDecodeError):
-            return None
+    async def _cancel_quietly(channel: ContextChannel) -> None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await channel.send(CancelMessage())
 
     def _closed_error(self, exc: ConnectionClosed, mid_turn: bool = False) -> Error:
         received = exc.rcvd

@@ -10,6 +10,8 @@ from typing import Callable
 from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from voice_tts.protocol import frame_audio
+
 
 # A client that stopped reading is closed with "policy violation" and a reason that says why.
 WS_CLOSE_SLOW_CONSUMER = 1008
@@ -21,7 +23,10 @@ class Sender:
 
     A send that cannot go out by its deadline (by default `stall_timeout_s` from now) means the
     client is not reading: the socket is closed with 1008 `slow_consumer` and `too_slow` is set,
-    so that nothing a client leaves unread holds the server's memory or a stream slot."""
+    so that nothing a client leaves unread holds the server's memory or a stream slot.
+
+    Once its socket has opened a context (`framed`), every audio frame says whose it is
+    (`voice_tts.protocol.frame_audio`); before that, audio goes out as it is."""
 
     def __init__(self, websocket: WebSocket, stall_timeout_s: float) -> None:
         self._websocket = websocket
@@ -29,6 +34,7 @@ class Sender:
         self._stall_timeout_s = stall_timeout_s
         self.closed = False
         self.too_slow = False
+        self.framed = False
 
     async def message(self, message: BaseModel) -> bool:
         async with self._lock:
@@ -47,13 +53,19 @@ class Sender:
             return await self._send({"type": "websocket.send", key: data})
 
     async def audio(
-        self, data: bytes, still_wanted: Callable[[], bool], deadline: float | None = None
+        self,
+        data: bytes,
+        still_wanted: Callable[[], bool],
+        deadline: float | None = None,
+        context_id: str | None = None,
     ) -> bool:
         """Sends unless `still_wanted()` turned false while waiting for the socket; `deadline`
-        (event-loop time) replaces the stall timeout."""
+        (event-loop time) replaces the stall timeout; `context_id`: whose audio it is."""
         async with self._lock:
             if not still_wanted():
                 return False
+            if self.framed:
+                data = frame_audio(context_id, data)
             return await self._send({"type": "websocket.send", "bytes": data}, deadline)
 
     async def close(self, code: int, reason: str) -> None:

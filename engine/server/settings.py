@@ -80,6 +80,14 @@ class ServerSettings(BaseModel):
         120.0, "connections", "how long a WebSocket may stay open without a running turn (then closed with 4408)", gt=0
     )
 
+    # Contexts: several turns on one socket, each addressed by its `context_id`.
+    max_contexts_per_socket: int = _setting(
+        64, "clients", "contexts one WebSocket may have open at once; past it a start gets too_many_contexts", ge=1
+    )
+    context_idle_timeout_s: float = _setting(
+        30.0, "clients", "a context whose input is open and whose client sent it nothing this long ends (done reason context_idle_timeout)", gt=0
+    )
+
     max_message_bytes: int = _setting(
         64 * 1024, "clients", "largest WebSocket message the server reads; a larger one gets message_too_large", ge=1024
     )
@@ -88,9 +96,9 @@ class ServerSettings(BaseModel):
     )
     # A client sending faster is read more slowly (nothing is dropped).
     max_messages_per_s: float = _setting(
-        200.0, "clients", "messages one WebSocket may send a second on average (faster ones are read more slowly)", gt=0
+        200.0, "clients", "messages one WebSocket may send a second on average, per turn it carries (faster ones are read more slowly)", gt=0
     )
-    message_burst: int = _setting(500, "clients", "messages one WebSocket may send at once", ge=1)
+    message_burst: int = _setting(500, "clients", "messages one WebSocket may send at once, per turn it carries", ge=1)
     # The slot of a dropped client is freed (close 1008 `slow_consumer`).
     max_client_lag_s: float = _setting(
         5.0, "clients", "a client this far behind real time in taking a turn's audio (or this long without taking a message) is dropped", gt=0

@@ -56,9 +56,17 @@ class Turn:
     client's trace context."""
 
     def __init__(
-        self, state: ServerState, request: StreamRequest, sender: Sender, traceparent: str | None = None
+        self,
+        state: ServerState,
+        request: StreamRequest,
+        sender: Sender,
+        traceparent: str | None = None,
+        context_id: str | None = None,
     ) -> None:
         self.stream_id = uuid.uuid4().hex
+        # The context it is on its socket (None: the socket's plain turn); every message and
+        # audio frame it sends says so.
+        self.context_id = context_id
         self._state = state
         self.request = request
         self.usage = state.stream_usage("ws", self.stream_id, request.voice, traceparent)
@@ -98,6 +106,10 @@ class Turn:
     @property
     def text_chars(self) -> int:
         return self.text.raw_length
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
 
     @property
     def accepts_text(self) -> bool:
@@ -178,6 +190,12 @@ class Turn:
             self._pause_timer = None
         self._room.set()
 
+    def end_if_input_open(self, reason: str) -> None:
+        """Ends the turn (`done` with `reason`) unless its input has ended: a context whose
+        client went quiet before sending `stop`."""
+        if not self._input_ended:
+            self._end_itself(reason)
+
     def shut_down(self) -> None:
         """The server is stopping: the turn ends now, with `done` reason `shutdown`."""
         self._end_itself("shutdown")
@@ -218,8 +236,9 @@ class Turn:
         """No reconnect came in time."""
         self._end_itself("resume_timeout")
 
-    async def attach(self, sender: Sender, received_samples: int) -> None:
-        """A reconnect: everything from sample `received_samples` goes to `sender`."""
+    async def attach(self, sender: Sender, received_samples: int, context_id: str | None = None) -> None:
+        """A reconnect: everything from sample `received_samples` goes to `sender`, as the
+        context `context_id` of its socket."""
         async with self._out_lock:
             oldest = self._replay[0][0] if self._replay else self._sent_samples
             if not oldest <= received_samples <= self._sent_samples:
@@ -229,9 +248,12 @@ class Turn:
                     f"{received_samples} is outside them",
                 )
             self._sender = sender
+            self.context_id = context_id
             await sender.message(
-                ReconnectedMessage(
-                    stream_id=self.stream_id, text_seq=self.text_seq, from_sample=received_samples
+                self._addressed(
+                    ReconnectedMessage(
+                        stream_id=self.stream_id, text_seq=self.text_seq, from_sample=received_samples
+                    )
                 )
             )
             for position, (item, count) in self._replay:
@@ -239,9 +261,9 @@ class Turn:
                     if position + count <= received_samples:
                         continue
                     skip = max(0, received_samples - position) * self._bytes_per_sample
-                    await sender.audio(item[skip:], still_wanted=lambda: True)
+                    await sender.audio(item[skip:], still_wanted=lambda: True, context_id=context_id)
                 elif position >= received_samples:
-                    await sender.message(item)
+                    await sender.message(self._addressed(item))
             self._room.set()
 
     # -- output -------------------------------------------------------------------------
@@ -268,9 +290,11 @@ class Turn:
             return False
         if isinstance(item, bytes):
             deadline = self._audio_deadline(position)
-            sent = await sender.audio(item, still_wanted=lambda: not self._cancelled, deadline=deadline)
+            sent = await sender.audio(
+                item, still_wanted=lambda: not self._cancelled, deadline=deadline, context_id=self.context_id
+            )
         else:
-            sent = await sender.message(item)
+            sent = await sender.message(self._addressed(item))
         # Once per turn: its socket's reader may cancel it (the socket closed) before this.
         if sender.too_slow and not self._dropped_slow:
             self._dropped_slow = True
@@ -278,6 +302,13 @@ class Turn:
             self._state.metrics.errors.labels(code=ErrorCode.SLOW_CONSUMER).inc()
             self._end_itself(ErrorCode.SLOW_CONSUMER)
         return sent
+
+    def _addressed(self, message: BaseModel) -> BaseModel:
+        """`message` as this turn's context sends it (kept unaddressed for a replay, since a
+        reconnect may name another context)."""
+        if self.context_id is None:
+            return message
+        return message.model_copy(update={"context_id": self.context_id})
 
     def _audio_deadline(self, position: int) -> float:
         """When the audio from sample `position` on must have gone out: its time on a real-time

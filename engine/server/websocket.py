@@ -1,16 +1,24 @@
-"""`GET /v1/ws`: one connection, one turn after another.
+"""`GET /v1/ws`: one connection, one turn after another, and beside it any number of contexts
+(turns addressed by `context_id`, up to `max_contexts_per_socket`), each its own turn.
 
 Every bad message is answered with an `error` event and dropped; the connection and any running
 turn go on. A client that vanishes cancels its turn, which frees the engine slot, unless the
 turn is resumable: then it waits for a `reconnect` on another socket (engine/server/resume.py).
 A reconnect whose turn lives in another API worker of the same server makes this socket a relay
 to that worker for the rest of its life: every frame passes through unchanged both ways.
+
+A context is a turn like the plain one, with its own slot and priority; every message it sends
+carries its `context_id`, and once a socket has opened one its audio frames are framed
+(`voice_tts.protocol.frame_audio`). A context whose input is open and whose client sent it
+nothing for `context_idle_timeout_s` ends itself. Without `context_id` nothing changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
+import re
 import time
 from typing import Callable
 
@@ -25,6 +33,8 @@ from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
+    CONTEXT_ID_PATTERN,
+    CONTEXT_IDLE_TIMEOUT,
     SUPPORTED_SAMPLE_RATES,
     AckMessage,
     CancelMessage,
@@ -50,12 +60,23 @@ ABANDON_TIMEOUT_S = 10.0
 # Close codes a server may send (1005 and 1006 only describe a close, they are never sent).
 SENDABLE_CLOSE_CODES = range(1000, 5000)
 NOT_SENDABLE_CLOSE_CODES = (1005, 1006, 1015)
+# Contexts that ended are remembered (this many per socket) so that a message crossing their
+# `done` is ignored, as for the plain turn, rather than answered with an error.
+REMEMBERED_ENDED_CONTEXTS = 256
 
 
 class RejectedMessage(Exception):
-    def __init__(self, code: str, message: str, retryable: bool = False) -> None:
+    def __init__(
+        self, code: str, message: str, retryable: bool = False, context_id: str | None = None
+    ) -> None:
         super().__init__(message)
-        self.error = ErrorMessage(code=code, message=message, retryable=retryable)
+        self.error = ErrorMessage(code=code, message=message, retryable=retryable, context_id=context_id)
+
+    def about(self, context_id: str | None) -> RejectedMessage:
+        """This refusal, addressed to the context whose message it answers."""
+        if context_id is not None and self.error.context_id is None:
+            self.error = self.error.model_copy(update={"context_id": context_id})
+        return self
 
 
 async def receive_unless_idle(
@@ -75,9 +96,10 @@ async def receive_unless_idle(
 
 
 class Budget:
-    """A token bucket: `rate` tokens a second on average, `burst` at once. The socket's reader
-    waits for tokens instead of refusing the message, so a client sending faster is slowed down
-    by TCP flow control and loses nothing."""
+    """A token bucket: `rate` tokens a second on average, `burst` at once, for each of `turns`
+    (the turns a socket carries: its contexts are as many clients). The socket's reader waits
+    for tokens instead of refusing the message, so a client sending faster is slowed down by
+    TCP flow control and loses nothing."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self._rate = rate
@@ -85,12 +107,13 @@ class Budget:
         self._tokens = float(burst)
         self._updated = time.monotonic()
 
-    async def take(self) -> None:
+    async def take(self, turns: int = 1) -> None:
         now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._updated) * self._rate)
+        rate = self._rate * turns
+        self._tokens = min(self._burst * turns, self._tokens + (now - self._updated) * rate)
         self._updated = now
         if self._tokens < 1:
-            wait = (1 - self._tokens) / self._rate
+            wait = (1 - self._tokens) / rate
             await asyncio.sleep(wait)
             self._updated += wait
             self._tokens = 1.0
@@ -114,6 +137,13 @@ class Connection:
         # connection), and the task relaying its frames to the client.
         self._upstream = None
         self._relay_task: asyncio.Task | None = None
+        # Contexts by id, from `start` until their task ends, and the last ended ones (a
+        # resumable one stays resumable, as the plain turn does, until its id starts again).
+        self._contexts: dict[str, Turn] = {}
+        self._ended_contexts: collections.OrderedDict[str, Turn] = collections.OrderedDict()
+        # Each context's idle clock: loop time of its client's last message, and its timer.
+        self._heard: dict[str, float] = {}
+        self._idle_timers: dict[str, asyncio.TimerHandle] = {}
 
     async def serve(self) -> None:
         await self._websocket.accept()
@@ -121,6 +151,7 @@ class Connection:
         metrics = self._state.metrics
         metrics.connections.inc()
         metrics.open_connections.inc()
+        read_in_a_row = 0
         try:
             while True:
                 message = await self._receive()
@@ -130,14 +161,27 @@ class Connection:
                 if message["type"] == "websocket.disconnect":
                     break
                 # Each socket waits for its own budget, then lets every other ready socket
-                # have a go before its next message: a flood slows only its sender.
-                await self._budget.take()
-                await asyncio.sleep(0)
+                # have a go before its next message (a socket carrying several turns, before
+                # its next one per turn): a flood slows only its sender.
+                turns = max(1, len(self._contexts) + self._plain_turn_busy())
+                await self._budget.take(turns)
+                read_in_a_row += 1
+                if read_in_a_row >= turns:
+                    read_in_a_row = 0
+                    await asyncio.sleep(0)
                 if self._upstream is not None:
                     await self._relay_up(message)
                     continue
                 try:
-                    await self._handle(self._parse(message))
+                    parsed = self._parse(message)
+                    context_id = getattr(parsed, "context_id", None)
+                    try:
+                        if context_id is None:
+                            await self._handle(parsed)
+                        else:
+                            await self._handle_context(context_id, parsed)
+                    except RejectedMessage as rejected:
+                        raise rejected.about(context_id) from None
                 except RejectedMessage as rejected:
                     self._state.metrics.errors.labels(code=rejected.error.code).inc()
                     await self._sender.message(rejected.error)
@@ -156,7 +200,11 @@ class Connection:
             if self._upstream is not None:
                 self._relay_task.cancel()
                 await self._upstream.close()
-            await self._abandon_turn()
+            contexts = [*self._contexts.values(), *self._ended_contexts.values()]
+            await asyncio.gather(
+                self._abandon_turn(self._turn, self._turn_task),
+                *(self._abandon_turn(turn, turn.task) for turn in contexts),
+            )
             metrics.open_connections.dec()
 
     async def _receive(self) -> dict | None:
@@ -217,8 +265,11 @@ class Connection:
                 f"{'.'.join(str(p) for p in error['loc'][1:]) or kind}: {error['msg']}"
                 for error in exc.errors()
             )
+            context_id = payload.get("context_id")
+            if not (isinstance(context_id, str) and re.fullmatch(CONTEXT_ID_PATTERN, context_id)):
+                context_id = None  # an error names only a context a client can have opened
             raise RejectedMessage(
-                ErrorCode.INVALID_MESSAGE, f"invalid {kind!r} message: {details}"
+                ErrorCode.INVALID_MESSAGE, f"invalid {kind!r} message: {details}", context_id=context_id
             ) from None
 
     async def _handle(self, message) -> None:
@@ -237,31 +288,42 @@ class Connection:
                 self._turn.ack(message.samples)
         elif self._running():
             # With no running turn these are ignored: they can cross a `done` on the wire.
-            if isinstance(message, StopMessage):
-                self._turn.stop()
-            elif isinstance(message, CancelMessage):
-                self._turn.cancel(message.played_ms)
-            elif isinstance(message, PauseMessage):
-                self._turn.pause()
-            elif isinstance(message, ResumeMessage):
-                await self._turn.resume()
-            elif isinstance(message, SpeedMessage):
-                try:
-                    self._turn.set_speed(message.speed)
-                except ValueError as exc:
-                    raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)) from None
+            await self._command(self._turn, message)
+
+    @staticmethod
+    async def _command(turn: Turn, message) -> None:
+        """`stop`, `cancel`, `pause`, `resume` or `speed` for a running turn."""
+        if isinstance(message, StopMessage):
+            turn.stop()
+        elif isinstance(message, CancelMessage):
+            turn.cancel(message.played_ms)
+        elif isinstance(message, PauseMessage):
+            turn.pause()
+        elif isinstance(message, ResumeMessage):
+            await turn.resume()
+        elif isinstance(message, SpeedMessage):
+            try:
+                turn.set_speed(message.speed)
+            except ValueError as exc:
+                raise RejectedMessage(getattr(exc, "code", ErrorCode.INVALID_MESSAGE), str(exc)) from None
 
     def _busy(self) -> bool:
-        """Not idle: a turn's task has not ended, or the socket relays another worker's turn."""
+        """Not idle: a turn's or a context's task has not ended, or the socket relays another
+        worker's turn."""
         if self._upstream is not None:
             return True  # the relayed turn's worker says when it is idle
+        return bool(self._contexts) or self._plain_turn_busy()
+
+    def _plain_turn_busy(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
     def _running(self) -> bool:
-        """A turn runs on this socket until its `done` went out here; after that its task only
-        closes its engine stream and releases its slot."""
-        if self._upstream is not None or not self._busy():
-            return self._upstream is not None
+        """The plain turn runs on this socket until its `done` went out here; after that its
+        task only closes its engine stream and releases its slot."""
+        if self._upstream is not None:
+            return True
+        if not self._plain_turn_busy():
+            return False
         return not (self._turn.done_sent and self._turn.sends_to(self._sender))
 
     async def _start(self, start: StartMessage) -> None:
@@ -278,6 +340,15 @@ class Connection:
         previous = self._turn
         if previous is not None and previous.resume_token is not None:
             state.resumes.discard(previous.resume_token)  # its client has moved on
+        turn = self._open_turn(start)
+        self._turn = turn
+        await self._sender.message(self._started_message(turn))
+        turn.task = asyncio.create_task(turn.run())
+        self._adopt(turn)
+
+    def _open_turn(self, start: StartMessage, context_id: str | None = None) -> Turn:
+        """A turn for `start` holding a stream slot, or the refusal that says why not."""
+        state = self._state
         if start.sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise RejectedMessage(
                 ErrorCode.INVALID_SAMPLE_RATE,
@@ -298,7 +369,7 @@ class Connection:
             )
         try:
             request = start.stream_request(stream_priority(self._established))
-            turn = Turn(state, request, self._sender, start.traceparent)
+            return Turn(state, request, self._sender, start.traceparent, context_id)
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
@@ -311,10 +382,6 @@ class Connection:
             raise RejectedMessage(
                 ErrorCode.ENGINE_ERROR, f"could not open a stream: {exc}"
             ) from exc
-        self._turn = turn
-        await self._sender.message(self._started_message(turn))
-        turn.task = asyncio.create_task(turn.run())
-        self._adopt(turn)
 
     def _adopt(self, turn: Turn) -> None:
         self._turn, self._turn_task = turn, turn.task
@@ -343,12 +410,132 @@ class Connection:
             lost = refused.code == ErrorCode.RESUME_LOST
             relay = self._state.resume_relay
             if lost and relay is not None and (worker := relay.worker_of(message.resume_token)) is not None:
+                if self._contexts or self._busy():
+                    # A relayed socket carries nothing of its own.
+                    raise RejectedMessage(
+                        ErrorCode.RESUME_LOST,
+                        "another server process holds this turn: reconnect it on a socket of its own",
+                        retryable=True,
+                    ) from None
                 await self._relay_to(relay, worker, message)
                 return
             # A lost turn can be started again (on this server or, behind a load balancer,
             # wherever the new socket lands).
             raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
         self._adopt(turn)
+
+    # -- contexts ---------------------------------------------------------------------------
+
+    async def _handle_context(self, context_id: str, message) -> None:
+        turn = self._contexts.get(context_id)
+        if isinstance(message, (StartMessage, ReconnectMessage)):
+            if turn is not None and turn.done_sent and turn.sends_to(self._sender):
+                # Its `done` went out and the client opens the id again at once: the old
+                # turn's last steps take no time.
+                await asyncio.wait({turn.task})
+                turn = None
+            if turn is not None:
+                raise RejectedMessage(
+                    ErrorCode.CONTEXT_ACTIVE,
+                    f"context {context_id!r} is running: send stop or cancel and wait for its done",
+                )
+            limit = self._state.settings.max_contexts_per_socket
+            if len(self._contexts) >= limit:
+                raise RejectedMessage(
+                    ErrorCode.TOO_MANY_CONTEXTS,
+                    f"this socket has {limit} contexts open (max_contexts_per_socket); "
+                    "end one or open another socket",
+                )
+            if isinstance(message, StartMessage):
+                await self._start_context(context_id, message)
+            else:
+                await self._reconnect_context(context_id, message)
+            return
+        if turn is None or (turn.done_sent and turn.sends_to(self._sender)):
+            # As for the plain turn, messages that crossed a context's `done` are ignored.
+            if isinstance(message, TextMessage) and turn is None and context_id not in self._ended_contexts:
+                raise RejectedMessage(
+                    ErrorCode.NO_ACTIVE_TURN, f"context {context_id!r} is not open: send start with it first"
+                )
+            return
+        self._heard[context_id] = asyncio.get_running_loop().time()
+        if isinstance(message, TextMessage):
+            await self._text_to(turn, message)
+        elif isinstance(message, AckMessage):
+            if turn.resume_token is None:
+                raise RejectedMessage(ErrorCode.NOT_RESUMABLE, "ack is for turns started with resumable: true")
+            turn.ack(message.samples)
+        else:
+            await self._command(turn, message)
+
+    async def _start_context(self, context_id: str, start: StartMessage) -> None:
+        turn = self._open_turn(start, context_id)
+        previous = self._ended_contexts.pop(context_id, None)
+        if previous is not None and previous.resume_token is not None:
+            self._state.resumes.discard(previous.resume_token)  # its client has moved on
+        self._sender.framed = True
+        await self._sender.message(self._started_message(turn))
+        turn.task = asyncio.create_task(turn.run())
+        self._adopt_context(context_id, turn)
+
+    async def _reconnect_context(self, context_id: str, message: ReconnectMessage) -> None:
+        resumes = self._state.resumes
+        try:
+            turn = resumes.take(message.resume_token)
+            if turn.sends_to(self._sender):
+                raise ResumeRefused(ErrorCode.CONTEXT_ACTIVE, "this turn runs on this socket already")
+            self._sender.framed = True
+            try:
+                await turn.attach(self._sender, message.received_samples, context_id)
+            except ResumeRefused:
+                resumes.discard(message.resume_token)
+                turn.expire()
+                raise
+        except ResumeRefused as refused:
+            lost = refused.code == ErrorCode.RESUME_LOST
+            relay = self._state.resume_relay
+            if lost and relay is not None and relay.worker_of(message.resume_token) is not None:
+                # A relayed socket carries nothing of its own.
+                message_text = "another server process holds this turn: reconnect it on a socket of its own"
+                raise RejectedMessage(refused.code, message_text, retryable=True) from None
+            raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
+        self._adopt_context(context_id, turn)
+
+    def _adopt_context(self, context_id: str, turn: Turn) -> None:
+        self._contexts[context_id] = turn
+        self._ended_contexts.pop(context_id, None)
+        self._heard[context_id] = asyncio.get_running_loop().time()
+        self._arm_idle_timer(context_id, turn, self._state.settings.context_idle_timeout_s)
+        turn.task.add_done_callback(lambda _task: self._context_ended(context_id, turn))
+
+    def _arm_idle_timer(self, context_id: str, turn: Turn, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._idle_timers[context_id] = loop.call_later(delay, self._check_idle, context_id, turn)
+
+    def _check_idle(self, context_id: str, turn: Turn) -> None:
+        """A context whose client went quiet with its input open ends; one whose input ended
+        runs to its end however long that takes (its audio is owed), and a paused one has its
+        own bound (`pause_timeout_s`)."""
+        timeout = self._state.settings.context_idle_timeout_s
+        left = self._heard[context_id] + timeout - asyncio.get_running_loop().time()
+        if left > 0 or turn.paused:
+            self._arm_idle_timer(context_id, turn, max(left, 0.1 * timeout))
+            return
+        turn.end_if_input_open(CONTEXT_IDLE_TIMEOUT)
+
+    def _context_ended(self, context_id: str, turn: Turn) -> None:
+        if self._contexts.get(context_id) is turn:
+            del self._contexts[context_id]
+            del self._heard[context_id]
+            self._idle_timers.pop(context_id).cancel()
+            if turn.sends_to(self._sender):
+                self._ended_contexts[context_id] = turn
+            while len(self._ended_contexts) > REMEMBERED_ENDED_CONTEXTS:
+                _, forgotten = self._ended_contexts.popitem(last=False)
+                if forgotten.resume_token is not None:
+                    self._state.resumes.discard(forgotten.resume_token)
+        self._mark_idle()
+        self._turn_ended(turn)
 
     # -- a turn of another API worker ----------------------------------------------------
 
@@ -395,6 +582,9 @@ class Connection:
                 # (a pooled socket's next turn would read an error here as its answer).
                 return
             raise RejectedMessage(ErrorCode.NO_ACTIVE_TURN, "send start before text")
+        await self._text_to(turn, message)
+
+    async def _text_to(self, turn: Turn, message: TextMessage) -> None:
         if message.seq is not None and message.seq <= turn.text_seq:
             # Resent across a reconnect: the turn has it already, also when its stop came too.
             return
@@ -427,10 +617,10 @@ class Connection:
             format=turn.request.format,
             normalize=turn.request.normalize,
             resume_token=turn.resume_token,
+            context_id=turn.context_id,
         )
 
-    async def _abandon_turn(self) -> None:
-        turn, task = self._turn, self._turn_task
+    async def _abandon_turn(self, turn: Turn | None, task: asyncio.Task | None) -> None:
         if turn is not None and turn.resume_token is not None:
             # Kept for a reconnect (also when finished: its `done` may not have arrived),
             # unless a reconnect on another socket has taken it over already.
@@ -440,9 +630,9 @@ class Connection:
             return
         if task is None or task.done():
             return
-        self._turn.cancel(None)
+        turn.cancel(None)
         try:
             await asyncio.wait_for(asyncio.shield(task), ABANDON_TIMEOUT_S)
         except asyncio.TimeoutError:
-            log.error("turn %s did not end after its client left", self._turn.stream_id)
+            log.error("turn %s did not end after its client left", turn.stream_id)
             task.cancel()

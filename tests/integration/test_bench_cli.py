@@ -59,7 +59,7 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     assert "TTFA p50 ms" in table and "capacity" in table
     rows = [line.split() for line in table.splitlines()[1:3]]
     assert [row[0] for row in rows] == ["1", "3"]
-    assert rows[1][-1] == str(three["capacity_refusals"])
+    assert rows[1][-2] == str(three["capacity_refusals"])
 
     image = Image.open(tmp_path / "bench.png")
     assert image.format == "PNG" and image.size == (1000, 420)
@@ -70,6 +70,34 @@ def test_bench_sweep_writes_table_json_and_plot(server, tmp_path, capsys):
     drawn = {line.get_label(): list(line.get_ydata()) for ax in figure.axes for line in ax.lines}
     levels = results["levels"]
     assert drawn == {label: [lv[key] for lv in levels] for key, label in TTFA_SERIES + COUNT_SERIES}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_bench_compares_contexts_per_socket_in_one_run(tmp_path, capsys):
+    import os
+
+    # The server runs in this process: its CPU is this process's (clients included).
+    server = start_server(capacity=8)
+    try:
+        status, results = run_bench(
+            server, tmp_path, "--concurrency", "4", "--turns", "1", "--spread", "0",
+            "--contexts-per-socket", "1", "4", "--server-pid", str(os.getpid()), api_key=None,
+        )
+    finally:
+        server.stop()
+    assert status == 0
+    one, four = results["runs"]
+    assert (one["contexts_per_socket"], four["contexts_per_socket"]) == (1, 4)
+    assert results["levels"] == one["levels"]
+    assert results["conditions"]["contexts_per_socket"] == [1, 4]
+    [level_one], [level_four] = one["levels"], four["levels"]
+    assert (level_one["completed"], level_four["completed"]) == (4, 4)
+    # Four clients: a socket each, or one socket carrying the four turns as contexts.
+    assert (level_one["sockets"], level_four["sockets"]) == (4, 1)
+    assert level_one["server_cpu_seconds"] > 0 and level_four["server_cpu_percent_of_wall"] > 0
+    out = capsys.readouterr().out
+    assert "4 vs 1 contexts per socket, 4 clients: sockets 0.25x, server CPU" in out and "TTFA p99" in out
 
 
 @pytest.mark.slow

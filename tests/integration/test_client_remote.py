@@ -4,6 +4,7 @@ reuse, concurrency, cancel, auth, server restarts, and `TTSSession` over the wir
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from server_harness import start_server, wait_ready
@@ -82,13 +83,44 @@ async def test_sequential_turns_share_one_socket(server, remote):
     assert connections_accepted(server) - before == 1
 
 
-async def test_concurrent_turns_open_more_sockets(server, remote):
+async def test_concurrent_turns_share_one_socket_as_contexts(server, remote):
     before = connections_accepted(server)
-    results = await asyncio.gather(*(collect(remote.open_stream(), TEXT) for _ in range(3)))
-    assert connections_accepted(server) - before == 3
+    results = await asyncio.gather(*(collect(remote.open_stream(), TEXT) for _ in range(12)))
+    assert connections_accepted(server) - before == 1
+    assert remote.open_sockets == 1
     assert len({audio_of(events) for events in results}) == 1
-    await collect(remote.open_stream(), TEXT)  # a pooled socket again
-    assert connections_accepted(server) - before == 3
+    assert all(isinstance(events[-1], Done) and not events[-1].cancelled for events in results)
+
+
+async def test_a_second_socket_opens_only_past_the_contexts_per_socket(server):
+    remote = RemoteEngine(server.ws_url, api_key="k", contexts_per_socket=4)
+    try:
+        before = connections_accepted(server)
+        results = await asyncio.gather(*(collect(remote.open_stream(), TEXT) for _ in range(10)))
+        assert connections_accepted(server) - before == 3
+        assert len({audio_of(events) for events in results}) == 1
+        # The peak over, one idle socket is kept for the next turn.
+        async with asyncio.timeout(5):
+            while remote.open_sockets > 1:
+                await asyncio.sleep(0.01)
+        await collect(remote.open_stream(), TEXT)
+        assert connections_accepted(server) - before == 3 and remote.open_sockets == 1
+    finally:
+        await remote.aclose()
+
+
+async def test_a_server_bound_below_the_clients_opens_another_socket():
+    server = start_server(max_contexts_per_socket=2)
+    remote = RemoteEngine(server.ws_url)
+    try:
+        before = connections_accepted(server)
+        results = await asyncio.gather(*(collect(remote.open_stream(), TEXT) for _ in range(5)))
+        assert all(isinstance(events[-1], Done) and not events[-1].cancelled for events in results)
+        assert not [e for events in results for e in events if isinstance(e, Error)]
+        assert connections_accepted(server) - before == 3
+    finally:
+        await remote.aclose()
+        server.stop()
 
 
 async def test_cancel_stops_audio(remote):
@@ -376,11 +408,14 @@ class SilentServer:
 
         async def handler(ws) -> None:
             async for message in ws:
-                if self.send_started and '"start"' in message:
-                    await ws.send(
-                        '{"type": "started", "stream_id": "s", "voice": null, "language": null,'
-                        ' "sample_rate": 24000, "format": "pcm16", "normalize": false}'
-                    )
+                start = json.loads(message)
+                if self.send_started and start["type"] == "start":
+                    started = {
+                        "type": "started", "stream_id": "s", "voice": None, "language": None,
+                        "sample_rate": 24000, "format": "pcm16", "normalize": False,
+                        "context_id": start.get("context_id"),
+                    }
+                    await ws.send(json.dumps(started))
 
         self._server = await serve(handler, "127.0.0.1", 0)
         port = self._server.sockets[0].getsockname()[1]

@@ -162,3 +162,47 @@ async def test_session_pause_over_the_in_process_engine():
     assert paused and not errors
     assert audio == unbroken[0] and done.heard_text == unbroken[2].heard_text == LONG
     assert [w.start_time for w in words] == [w.start_time for w in unbroken[1]]
+
+
+async def test_turns_sharing_a_cut_socket_each_resume_on_one_new_socket(server):
+    texts = [f"Turn {n} of four keeps talking so that the cut comes in its middle, and then it ends." for n in range(4)]
+
+    async def turn(engine, text, cut=None):
+        stream = engine.open_stream(normalize=True)
+        stream.push_text(text)
+        stream.end_input()
+        audio, errors = bytearray(), []
+        async with asyncio.timeout(60):
+            async for event in stream.events():
+                if isinstance(event, AudioChunk):
+                    audio.extend(event.pcm)
+                    if cut is not None:
+                        await cut(len(audio))
+                elif isinstance(event, Error):
+                    errors.append(event)
+        return bytes(audio), errors
+
+    unbroken = RemoteEngine(server.ws_url)
+    try:
+        alone = [await turn(unbroken, text) for text in texts]
+    finally:
+        await unbroken.aclose()
+    async with TcpProxy(server.port) as proxy:
+        engine = RemoteEngine(proxy.ws_url, resume_budget=10)
+        cuts = []
+
+        async def cut_once(received):
+            if not cuts and received >= 24000:
+                cuts.append(received)
+                proxy.cut()
+
+        try:
+            results = await asyncio.gather(
+                turn(engine, texts[0], cut_once), *(turn(engine, text) for text in texts[1:])
+            )
+            sockets = engine.open_sockets
+        finally:
+            await engine.aclose()
+    assert cuts and sockets == 1
+    for (audio_alone, _), (audio, errors) in zip(alone, results, strict=True):
+        assert not errors and audio == audio_alone

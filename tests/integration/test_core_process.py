@@ -334,7 +334,7 @@ def test_a_burst_below_capacity_is_all_admitted(server):
     settings = SweepSettings(concurrency=[16], turns=1, spread=1.0, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
 
     async def run() -> dict:
-        engine = RemoteEngine(server.ws_url, pool_size=16)
+        engine = RemoteEngine(server.ws_url, contexts_per_socket=1)
         try:
             return await run_level(engine, settings, 16)
         finally:
@@ -345,15 +345,15 @@ def test_a_burst_below_capacity_is_all_admitted(server):
     assert errors_total(httpx.get(server.url + "/metrics").text, "capacity") == before
 
 
-def test_turns_refused_by_the_core_leave_pooled_sockets_clean(server):
+def test_turns_refused_by_the_core_leave_reused_sockets_clean(server):
     # Twice the core's streams over two workers (each takes up to 16): the core refuses turns
     # after their `started`, while the client's text is on its way. Each client's next turns
-    # reuse pooled sockets and are answered by their own `started` or refusal: no
+    # reuse sockets (a turn each) and are answered by their own `started` or refusal: no
     # `no_active_turn` or `turn_active` from the turn before.
     settings = SweepSettings(concurrency=[32], turns=3, spread=0.3, texts=("".join(TEXT),), turn_timeout=BOUND_S * 4)
 
     async def run() -> dict:
-        engine = RemoteEngine(server.ws_url, pool_size=32)
+        engine = RemoteEngine(server.ws_url, contexts_per_socket=1)
         try:
             return await run_level(engine, settings, 32)
         finally:

@@ -22,7 +22,9 @@ from voice_tts.protocol import (
     VoiceInfo,
     WordTiming,
     client_message_adapter,
+    frame_audio,
     server_message_adapter,
+    unframe_audio,
 )
 
 
@@ -147,3 +149,36 @@ def test_capabilities_shape():
         active_streams=0,
     )
     assert Capabilities.model_validate_json(capabilities.model_dump_json()) == capabilities
+
+
+def test_a_message_without_a_context_is_written_as_before_contexts():
+    done = DoneMessage(stream_id="s1", cancelled=False, heard_text="Hi", usage=UsageInfo())
+    assert json.loads(done.model_dump_json()) == {
+        "type": "done", "stream_id": "s1", "cancelled": False, "heard_text": "Hi",
+        "usage": {"characters_received": 0, "characters_spoken": 0, "audio_seconds": 0.0}, "reason": None,
+    }
+    addressed = json.loads(done.model_copy(update={"context_id": "reply-7"}).model_dump_json())
+    assert list(addressed)[-1] == "context_id" and addressed["context_id"] == "reply-7"
+    assert server_message_adapter.validate_json(json.dumps(addressed)).context_id == "reply-7"
+
+
+@pytest.mark.parametrize("context_id", ["a", "reply-7", "agent.1:turn_2", "x" * 64])
+def test_context_ids_that_parse(context_id):
+    for kind in CLIENT_MESSAGE_TYPES:
+        payload = {"type": kind, "context_id": context_id}
+        payload |= {"text": {"text": "hi"}, "ack": {"samples": 0}, "speed": {"speed": 1.0},
+                    "reconnect": {"resume_token": "t", "received_samples": 0}}.get(kind, {})
+        assert client_message_adapter.validate_python(payload).context_id == context_id
+
+
+@pytest.mark.parametrize("context_id", ["", "x" * 65, "has space", "ünïcode", "a/b", 7])
+def test_context_ids_that_are_refused(context_id):
+    with pytest.raises(ValidationError, match="context_id"):
+        client_message_adapter.validate_python({"type": "start", "context_id": context_id})
+
+
+@pytest.mark.parametrize("context_id", [None, "a", "x" * 64])
+def test_audio_frames_say_their_context(context_id):
+    frame = frame_audio(context_id, b"\x01\x02\x03\x04")
+    assert frame[0] == len(context_id or "")
+    assert unframe_audio(frame) == (context_id, b"\x01\x02\x03\x04")

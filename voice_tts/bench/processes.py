@@ -116,9 +116,8 @@ def client_process(
     """One client process: its share of every level, each started with the others'."""
 
     async def run_shares() -> None:
-        # Pooled sockets carry over from level to level, as in one process.
-        largest_share = -(-max(settings.concurrency) // processes)
-        engine = RemoteEngine(url, api_key=api_key, pool_size=largest_share)
+        # Sockets carry over from level to level, as in one process.
+        engine = RemoteEngine(url, api_key=api_key, contexts_per_socket=settings.contexts_per_socket)
         bound = level_bound(settings)
         try:
             for concurrency in settings.concurrency:

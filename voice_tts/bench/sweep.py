@@ -14,6 +14,10 @@ server shows in the results instead of holding the sweep.
 A level's clients may be spread over several client processes (`voice_tts.bench.processes`):
 each runs its share (`run_level_share`), and `merge_level` makes one level of the shares, with
 each process's CPU time, so that a client process that is the bound shows.
+
+Each process's `RemoteEngine` carries up to `contexts_per_socket` turns on one socket
+(docs/protocol.md, "Contexts"); a level reports the most sockets its clients had open at once,
+and, given the server's process id (a server on this machine), the CPU the server spent on it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from voice_tts.bench.metrics import StreamTiming, summarize
+from voice_tts.bench.server_cpu import server_cpu_seconds
 from voice_tts.client import RemoteEngine
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 from voice_tts.bench.deltas import deltas_for, push_at_pace
@@ -75,6 +80,12 @@ class SweepSettings:
     spread: float = 1.0  # seconds over which a level's clients start
     seed: int = 0
     turn_timeout: float = 120.0  # seconds a turn may take from its start to `Done`
+    contexts_per_socket: int = 1  # turns one socket of a client process carries
+    server_pid: int | None = None  # a server on this machine, whose CPU each level reports
+
+
+# How often a level samples its client processes' open sockets (for the peak it reports).
+SOCKET_SAMPLE_S = 0.05
 
 
 # The error code of a turn that got no `Done` within `SweepSettings.turn_timeout`.
@@ -131,6 +142,9 @@ class LevelShare:
     wall_seconds: float
     cpu_user_seconds: float
     cpu_system_seconds: float
+    peak_sockets: int = 0
+    # The server's CPU seconds over the level (measured by share 0, given `server_pid`).
+    server_cpu_seconds: float | None = None
 
 
 async def run_level_share(
@@ -155,14 +169,29 @@ async def run_level_share(
             on_turn()
         return outcomes
 
+    peak_sockets = 0
+
+    async def count_sockets() -> None:
+        nonlocal peak_sockets
+        while True:
+            peak_sockets = max(peak_sockets, engine.open_sockets)
+            await asyncio.sleep(SOCKET_SAMPLE_S)
+
+    measures_server = settings.server_pid is not None and share == 0
     spread = settings.spread if concurrency > 1 else 0.0
     delays = [rng.uniform(0, spread) for _ in range(concurrency)]
     mine = list(range(share, concurrency, shares))
+    server_before = server_cpu_seconds(settings.server_pid) if measures_server else None
     cpu_before = os.times()
     began = time.perf_counter()
-    results = await asyncio.gather(*(client(i, delays[i]) for i in mine))
+    sampler = asyncio.create_task(count_sockets())
+    try:
+        results = await asyncio.gather(*(client(i, delays[i]) for i in mine))
+    finally:
+        sampler.cancel()
     wall = time.perf_counter() - began
     cpu_after = os.times()
+    server_cpu = server_cpu_seconds(settings.server_pid) - server_before if measures_server else None
     return LevelShare(
         concurrency=concurrency,
         clients=len(mine),
@@ -170,6 +199,8 @@ async def run_level_share(
         wall_seconds=wall,
         cpu_user_seconds=cpu_after.user - cpu_before.user,
         cpu_system_seconds=cpu_after.system - cpu_before.system,
+        peak_sockets=peak_sockets,
+        server_cpu_seconds=server_cpu,
     )
 
 
@@ -181,8 +212,11 @@ def merge_level(shares: list[LevelShare]) -> dict:
     outcomes = [outcome for share in shares for outcome in share.outcomes]
     served = [o.timing.figures() for o in outcomes if o.error is None]
     errors = collections.Counter(o.error for o in outcomes if o.error is not None)
+    server_cpu = shares[0].server_cpu_seconds
     return {
         "concurrency": concurrency,
+        # The most sockets open at once (the sum of each process's peak).
+        "sockets": sum(share.peak_sockets for share in shares),
         "turns": len(outcomes),
         "completed": len(served),
         **summarize(served, wall),
@@ -190,6 +224,9 @@ def merge_level(shares: list[LevelShare]) -> dict:
         "errors": sum(errors.values()),
         "errors_by_code": dict(errors),
         "wall_seconds": round(wall, 2),
+        "server_cpu_seconds": None if server_cpu is None else round(server_cpu, 2),
+        # Of one core: above 100 the server used several.
+        "server_cpu_percent_of_wall": None if server_cpu is None else round(100 * server_cpu / wall, 1),
         "client_processes": [client_cpu(share) for share in shares],
     }
 
@@ -234,6 +271,7 @@ def conditions(settings: SweepSettings, url: str, capabilities: dict | None) -> 
         "texts": len(settings.texts),
         "start_spread_s": settings.spread,
         "turn_timeout_s": settings.turn_timeout,
+        "contexts_per_socket": settings.contexts_per_socket,
         "sample_rate": SAMPLE_RATE,
         "ttfa_from": "the first text delta sent by the client",
         "playout": "real time from the first chunk's arrival, no jitter buffer",
@@ -244,12 +282,14 @@ def format_table(levels: list[dict]) -> str:
     def ms(value: float | None) -> str:
         return "-" if value is None else f"{value:.0f}"
 
-    header = ("concurrency", "turns", "TTFA p50 ms", "TTFA p99 ms", "underruns", "RTF p50")
-    rows = [header + ("errors", "capacity")]
+    header = ("concurrency", "sockets", "turns", "TTFA p50 ms", "TTFA p99 ms", "underruns", "RTF p50")
+    rows = [header + ("errors", "capacity", "server CPU %")]
     for level in levels:
+        server_cpu = level.get("server_cpu_percent_of_wall")
         rows.append(
             (
                 str(level["concurrency"]),
+                str(level["sockets"]),
                 str(level["turns"]),
                 ms(level["ttfa_ms_p50"]),
                 ms(level["ttfa_ms_p99"]),
@@ -257,6 +297,7 @@ def format_table(levels: list[dict]) -> str:
                 "-" if level["rtf_p50"] is None else f"{level['rtf_p50']:.3f}",
                 str(level["errors"]),
                 str(level["capacity_refusals"]),
+                "-" if server_cpu is None else f"{server_cpu:g}",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -273,4 +314,22 @@ def format_client_cpu(levels: list[dict]) -> str:
             f"client CPU    {level['concurrency']} clients in {len(level['client_processes'])} "
             f"process(es): busiest {busiest['cpu_percent_of_wall']} % of a core"
         )
+    return "\n".join(lines)
+
+
+def format_context_ratios(runs: list[dict]) -> str:
+    """Each run's levels beside the first run's (another `contexts_per_socket`): sockets,
+    server CPU and TTFA p99 as ratios, level by level."""
+    first = runs[0]
+    lines = []
+    for run in runs[1:]:
+        for base, level in zip(first["levels"], run["levels"]):
+            ratios = []
+            for name, key in (("sockets", "sockets"), ("server CPU", "server_cpu_seconds"), ("TTFA p99", "ttfa_ms_p99")):
+                if base.get(key) and level.get(key) is not None:
+                    ratios.append(f"{name} {level[key] / base[key]:.3g}x")
+            lines.append(
+                f"{run['contexts_per_socket']} vs {first['contexts_per_socket']} contexts per socket, "
+                f"{level['concurrency']} clients: " + ", ".join(ratios)
+            )
     return "\n".join(lines)
