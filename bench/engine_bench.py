@@ -178,6 +178,7 @@ def start_rows(runner, voice, b: int, position: int, sampling: SamplingParams) -
     runner.fill_prefix([(0, voice, 0, prefix)])
     cached = runner.pool.save(0, prefix)
     for slot in range(b):
+        runner.pool.reserve(slot, prefix, runner.max_context)
         runner.pool.load(slot, cached)
         runner.start_stream(slot, position, sampling)
 

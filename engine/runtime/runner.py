@@ -53,13 +53,12 @@ from engine.model.prompt import Voice
 from engine.model.voice_clone import codec_context
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
 from engine.model.steps import predict_codes, prefill, talker_logits, talker_step
-from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
 from engine.runtime import kernels
 from engine.runtime.kernels import MAX_CANDIDATES
 from engine.runtime.candidate_sampling import choose_candidates, step_noise
 from engine.runtime.graphs import capture
-from engine.runtime.kv_cache import CachedPrefix, KVPool
+from engine.runtime.kv_cache import CachedPrefix, KVPool, blocks_for
 from engine.runtime.vocoder import HISTORY, Vocoder
 
 log = logging.getLogger(__name__)
@@ -105,8 +104,11 @@ def _bucket(value: int, buckets: tuple[int, ...], limit: int) -> int:
 
 class ModelRunner:
     def __init__(
-        self, model: Qwen3TTS, slots: int, max_context: int, use_graphs: bool | None = None, fused_kernels: bool | None = None
+        self, model: Qwen3TTS, slots: int, max_context: int, use_graphs: bool | None = None, fused_kernels: bool | None = None,
+        kv_blocks: int | None = None,
     ) -> None:
+        """`kv_blocks`: usable blocks of the paged KV cache (`engine.runtime.kv_cache`); None:
+        enough for every slot at `max_context`."""
         self.model = model
         cfg = model.config
         self.device, self.dtype = model.device, model.dtype
@@ -132,7 +134,8 @@ class ModelRunner:
         self.codec_eos_id = cfg.talker.codec_eos_id
         self.tts_eos_id, self.tts_pad_id = cfg.tts_eos_id, cfg.tts_pad_id
         dev = self.device
-        self.pool = KVPool(KVCache.allocate(cfg.talker.layers, slots, max_context, dev, self.dtype))
+        blocks = slots * blocks_for(max_context) if kv_blocks is None else kv_blocks
+        self.pool = KVPool(cfg.talker.layers, slots, blocks, max_context, dev, self.dtype)
 
         hidden, vocab = cfg.talker.layers.hidden_size, cfg.talker.vocab_size
         self._frame_sum = torch.zeros(slots, hidden, device=dev, dtype=self.dtype)
@@ -209,6 +212,8 @@ class ModelRunner:
         codec, _ = self._reference_for(voice)
         with torch.inference_mode():
             rows = prompt.streaming_head(self.model, track_ids, codec, text_ended)
+            self.pool.grow_one(slot, start + rows.shape[0])
+            self.pool.sync()
             prefill(self.model, rows[:-1], self.pool.cache, slot, start)
             self._frame_sum[slot] = codec[-1]
             self._position[slot] = start + rows.shape[0] - 1
@@ -216,6 +221,8 @@ class ModelRunner:
 
     def fill_prefix(self, fills: list[tuple[int, Voice, int, int]]) -> None:
         """Write prefix rows [start, end) of each (slot, voice) into the slot's KV."""
+        self.pool.grow(np.array([f[0] for f in fills], dtype=np.int64), np.array([f[3] for f in fills], dtype=np.int64))
+        self.pool.sync()
         with torch.inference_mode():
             for slot, voice, start, end in fills:
                 prefill(self.model, self._rows_for(voice)[start:end], self.pool.cache, slot, start)
@@ -245,8 +252,7 @@ class ModelRunner:
                 if start.prefix is not None:
                     by_prefix.setdefault(id(start.prefix), (start.prefix, []))[1].append(start.slot)
             for prefix, slots in by_prefix.values():
-                same = len(slots) == len(starts)
-                self.pool.load_many(index if same else torch.tensor(slots).to(dev, non_blocking=True), prefix)
+                self.pool.load_many(slots, prefix)
             self._frame_sum[index] = self._bos_embed
             self._position[index] = lengths.to(dev, non_blocking=True)
             self._generated[index] = 0
@@ -304,7 +310,9 @@ class ModelRunner:
         staged[1, slots] = text_ids
         staged[2, slots] = eos_allowed
         key = self._step_key(n_rows, kv_len, talker_greedy, predictor_greedy, candidates, top_p)
+        self.pool.grow(slots, self._host_position[slots] + 1)  # the block of each row's new position
         with torch.inference_mode():
+            self.pool.sync()
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
             if self.use_graphs:
                 self._replay_step(key)
@@ -451,7 +459,10 @@ class ModelRunner:
             except ValueError:  # voice design needs an instruct: the first real fill pays
                 voice = None
             if voice is not None:
-                self.fill_prefix([(0, voice, 0, self.prefix_length(voice))])
+                length = self.prefix_length(voice)
+                self.pool.reserve(0, length, 0)
+                self.fill_prefix([(0, voice, 0, length)])
+                self.pool.clear(0)
             for n in rows:
                 for kv_len in lens:
                     for g in flags:
