@@ -55,12 +55,12 @@ def blocks_for(rows: int) -> int:
 
 
 def blocks_for_budget(memory_budget: int, bytes_per_row: int, slots: int, max_context: int) -> int:
-    """Usable blocks (scratch not counted) in `memory_budget` bytes: at least one stream's worth
-    at `max_context`, at most every slot's."""
+    """Usable blocks in `memory_budget` bytes (the scratch block comes on top): at least one
+    stream's worth at `max_context`, at most every slot's."""
     if bytes_per_row <= 0:
         raise ValueError("bytes_per_row must be positive")
     per_stream = blocks_for(max_context)
-    return max(per_stream, min(slots * per_stream, memory_budget // (bytes_per_row * BLOCK_SIZE) - 1))
+    return max(per_stream, min(slots * per_stream, memory_budget // (bytes_per_row * BLOCK_SIZE)))
 
 
 class KVPool:

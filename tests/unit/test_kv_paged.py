@@ -135,7 +135,7 @@ async def test_paged_streams_joining_and_leaving_give_the_reference_generators_c
             await asyncio.sleep(0.01)
         pool = engine.runner.pool
         assert pool.free_blocks == pool.blocks == pool.unreserved_blocks
-        assert pool.blocks == 3 * max_context // BLOCK_SIZE - 1
+        assert pool.blocks == 3 * max_context // BLOCK_SIZE
     finally:
         engine.close()
 

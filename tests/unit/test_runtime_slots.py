@@ -164,7 +164,7 @@ async def test_a_stream_beyond_the_kv_memory_is_refused_with_capacity(tiny_check
         max_frames_per_text_token=4,
     )
     try:
-        assert engine.capacity == 8 and engine.kv_cache()["blocks"] == 2 * 8 + 3
+        assert engine.capacity == 8 and engine.kv_cache()["blocks"] == 2 * 8 + 4
         held = [engine.open_stream(voice="ryan", language="english") for _ in range(2)]
         refused = [e async for e in engine.open_stream(voice="ryan", language="english").events()]
         assert isinstance(refused[0], Error) and refused[0].code == "capacity" and refused[0].retryable
