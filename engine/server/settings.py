@@ -78,7 +78,7 @@ class ServerSettings(BaseModel):
     kv_cache_memory: str | None = _setting(
         None, "server",
         "memory of a --model's KV cache: a size (24GiB, 512MiB) or a share of the device memory free after the "
-        "weights (0.6, or 60 percent written with a percent sign); a stream is admitted only where its longest turn's KV fits (else refused: capacity); "
+        "weights (0.6); a stream is admitted only where its longest turn's KV fits (else refused: capacity); "
         "none: 0.6 on a GPU, every stream at --max-context elsewhere",
     )
     cache_dir: str | None = _setting(
