@@ -83,7 +83,7 @@ class KVPool:
         self._reserved = np.zeros(slots, dtype=np.int64)  # blocks each slot may hold
         self._base = np.zeros(slots, dtype=np.int64)  # rows before a slot's first frame
         self._reserved_total = 0
-        self._dirty = False
+        self._dirty_rows = 0  # table rows [0, this) hold changes the device has not seen
 
     # ---- slots and reservations -----------------------------------------------------------
 
@@ -137,7 +137,7 @@ class KVPool:
         if owned:
             self._free_blocks.extend(reversed(self._table_np[slot, :owned].tolist()))
             self._table_np[slot, :owned] = 0
-            self._dirty = True
+            self._dirty_rows = max(self._dirty_rows, slot + 1)
         self._owned[slot] = 0
         self._reserved_total -= int(self._reserved[slot])
         self._reserved[slot] = 0
@@ -160,18 +160,20 @@ class KVPool:
             taken = [self._free_blocks.pop() for _ in range(target - owned)]
             self._table_np[slot, owned:target] = taken
             self._owned[slot] = target
-        self._dirty = True
+            self._dirty_rows = max(self._dirty_rows, slot + 1)
 
     def grow_one(self, slot: int, rows: int) -> None:
         self.grow(np.array([slot]), np.array([rows]))
 
     def sync(self) -> None:
-        """Copy the host block table to the device if it changed. Without waiting: the next
-        launches on the device's stream see it, and the host changes it again only for a later
-        step, after this step's codes were read (the loop's sync)."""
-        if self._dirty:
-            self.cache.block_table.copy_(self._table, non_blocking=True)
-            self._dirty = False
+        """Copy the changed rows of the host block table to the device (slots are handed out
+        lowest first: about the busy rows). Without waiting: the next launches on the device's
+        stream see it, and the host takes blocks again only for a later step, after this step's
+        codes were read (the loop's sync); a slot released meanwhile only sits out."""
+        if self._dirty_rows:
+            rows = self._dirty_rows
+            self.cache.block_table[:rows].copy_(self._table[:rows], non_blocking=True)
+            self._dirty_rows = 0
 
     def table(self, slot: int) -> list[int]:
         """The blocks `slot` holds, in position order (for tests and diagnostics)."""
