@@ -1,6 +1,6 @@
 #!/bin/bash
 # Everything the runtime needs measured on the GPU machine, in one call (see docs/benchmarks.md):
-#   tests   the runtime's GPU tests on the tiny fixture (graphs vs eager, float32 goldens, kernels, batching);
+#   tests   the runtime's GPU tests on the tiny fixture (graphs vs eager, float32 goldens, kernels, batching, paged KV);
 #   model   the model's GPU tests (bf16 goldens, full-size random 1.7B: load time, eager per-frame time);
 #   engine  a full-size random-weight 1.7B CustomVoice checkpoint (bench/make_random_checkpoint.py) and
 #           bench/engine_bench.py on it (ENGINE_ARGS, default "--quick": the sweep of 1-1,024 streams),
@@ -74,7 +74,7 @@ for _ in range(600):
 for stage in $stages; do
   case $stage in
   tests)
-    env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_runtime_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/gpu_tests.log" | tail -25 ;;
+    env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_runtime_gpu.py tests/gpu/test_paged_kv_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/gpu_tests.log" | tail -25 ;;
   model)
     env $engine_env timeout "${MODEL_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_model_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/model_tests.log" | tail -30 ;;
   engine)

@@ -1,5 +1,5 @@
 """Executes the batched work of one step on the device: voice-prefix fills and the frame step.
-Owns the talker's device tensors (KV pool, per-slot step state) and the `Vocoder` (per-slot codec
+Owns the talker's device tensors (the paged KV pool of `engine.runtime.kv_cache`, per-slot step state) and the `Vocoder` (per-slot codec
 state and chunk decoding, `engine.runtime.vocoder`); the loop only hands it slot numbers and text
 ids. The frame step writes each frame's codes into the vocoder's code history on the device.
 
@@ -28,8 +28,8 @@ before it is ever read.
 On CUDA each (rows bucket, KV-length bucket, greedy flags) frame step is captured once as a CUDA
 graph and replayed; the only host sync per step is reading back the frame codes. In bf16 the
 model's forward runs on the Triton kernels of `engine.runtime.kernels`, handed to it as its kernel
-set (fused q/k norm + RoPE + cache write + attention over each row's live length, so one graph
-serves every KV length; sampling and the code's embedding in one launch per draw, in the runner's
+set (fused q/k norm + RoPE + cache write + attention over each row's live length, read through
+its block table, so one graph serves every KV length and every block layout; sampling and the code's embedding in one launch per draw, in the runner's
 `pick`). Voice-prefix fills run the model's PyTorch path. The same code runs eagerly on the CPU
 (float32).
 """
@@ -310,7 +310,9 @@ class ModelRunner:
         staged[1, slots] = text_ids
         staged[2, slots] = eos_allowed
         key = self._step_key(n_rows, kv_len, talker_greedy, predictor_greedy, candidates, top_p)
-        self.pool.grow(slots, self._host_position[slots] + 1)  # the block of each row's new position
+        # The block of each row's new position, taken before the step and seen by its graph
+        # through the block table (a static input, updated in place).
+        self.pool.grow(slots, self._host_position[slots] + 1)
         with torch.inference_mode():
             self.pool.sync()
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
