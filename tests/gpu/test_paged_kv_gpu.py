@@ -96,9 +96,11 @@ async def test_the_engine_on_pages_serves_streams_refused_for_room_and_frees_eve
     model = load_model(tiny_checkpoint, "cuda", torch.bfloat16)
     layers = model.config.talker.layers
     per_row = kv_bytes_per_row(layers.num_layers, layers.num_kv_heads, layers.head_dim, model.dtype)
+    # Room for four turns' longest runs (no max_new_tokens: --max-context's 512 rows each) among
+    # sixteen arriving together; a turn whose text has ended keeps only its guard's rows.
     settings = EngineSettings(
         max_streams=16, max_context=512, memory_budget=4 * 512 * per_row, admit_by_headroom=False,
-        loop=LoopSettings(keep_codes=True),
+        loop=LoopSettings(keep_codes=True, max_frames_per_text_token=4),
     )
     engine = Qwen3Engine(model, settings)
     cases = [cid for cid, c in golden_cases.items() if not c["args"]["non_streaming_mode"]]
@@ -113,7 +115,7 @@ async def test_the_engine_on_pages_serves_streams_refused_for_room_and_frees_eve
             while True:
                 stream = engine.open_stream(
                     voice=a["speaker"], language=a["language"], instruct=a.get("instruct"),
-                    sampling=SamplingParams(seed=index), max_new_tokens=a["max_new_tokens"],
+                    sampling=SamplingParams(seed=index),
                 )
                 for piece in random_pieces(a["text"], rng, 1, 6):
                     stream.push_text(piece)
