@@ -111,12 +111,13 @@ async def test_the_engine_on_pages_serves_streams_refused_for_room_and_frees_eve
         async def one(index: int) -> None:
             rng = random.Random(index)
             a = golden_cases[cases[index % len(cases)]]["args"]
-            await asyncio.sleep(rng.uniform(0, 0.3))
+            await asyncio.sleep(rng.uniform(0, 0.1))
             while True:
                 stream = engine.open_stream(
                     voice=a["speaker"], language=a["language"], instruct=a.get("instruct"),
                     sampling=SamplingParams(seed=index),
                 )
+                await asyncio.sleep(0.5)  # the text comes later (an LLM's first tokens): every turn opens first
                 for piece in random_pieces(a["text"], rng, 1, 6):
                     stream.push_text(piece)
                 stream.end_input()
