@@ -75,7 +75,9 @@ class KVPool:
         self.blocks = blocks  # usable, scratch not counted
         self.max_blocks = self.cache.block_table.shape[1]
         self._free = list(range(slots))
-        self._free_blocks = list(range(blocks, 0, -1))  # popped from the end: lowest first
+        # The free blocks as a stack, taken from its top (lowest numbers first): [0, _free_top).
+        self._free_blocks = np.arange(blocks, 0, -1, dtype=np.int64)
+        self._free_top = blocks
         # Host copy of the block table (pinned on CUDA): changed here, copied to the device by `sync`.
         self._table = torch.zeros(self.cache.block_table.shape, dtype=torch.int64, pin_memory=device.type == "cuda")
         self._table_np = self._table.numpy()
@@ -94,7 +96,7 @@ class KVPool:
     @property
     def free_blocks(self) -> int:
         """Blocks no slot holds."""
-        return len(self._free_blocks)
+        return self._free_top
 
     @property
     def unreserved_blocks(self) -> int:
@@ -135,7 +137,8 @@ class KVPool:
         """Give back the slot's blocks and reservation, keeping the slot."""
         owned = int(self._owned[slot])
         if owned:
-            self._free_blocks.extend(reversed(self._table_np[slot, :owned].tolist()))
+            self._free_blocks[self._free_top : self._free_top + owned] = self._table_np[slot, owned - 1 :: -1]
+            self._free_top += owned
             self._table_np[slot, :owned] = 0
             self._dirty_rows = max(self._dirty_rows, slot + 1)
         self._owned[slot] = 0
@@ -146,21 +149,29 @@ class KVPool:
     # ---- blocks ----------------------------------------------------------------------------
 
     def grow(self, slots: np.ndarray, rows: np.ndarray) -> None:
-        """Make each slot hold the blocks of its rows [0, rows) (array operations: one check for
-        a whole step). Within its reservation by construction; beyond it is a bug, and raises."""
+        """Make each slot of `slots` (distinct) hold the blocks of its rows [0, rows): array
+        operations, whatever the number of streams. Within its reservation by construction;
+        beyond it is a bug, and raises."""
         need = -(-np.minimum(rows, self.max_context) // BLOCK_SIZE)
         short = np.flatnonzero(need > self._owned[slots])
         if not len(short):
             return
-        for i in short.tolist():
-            slot, target = int(slots[i]), int(need[i])
-            owned = int(self._owned[slot])
-            if target > self._reserved[slot]:
-                raise RuntimeError(f"slot {slot} needs {target} KV blocks but reserved {self._reserved[slot]}")
-            taken = [self._free_blocks.pop() for _ in range(target - owned)]
-            self._table_np[slot, owned:target] = taken
-            self._owned[slot] = target
-            self._dirty_rows = max(self._dirty_rows, slot + 1)
+        slots, need = slots[short], need[short]
+        if (need > self._reserved[slots]).any():
+            bad = int(np.flatnonzero(need > self._reserved[slots])[0])
+            raise RuntimeError(f"slot {slots[bad]} needs {need[bad]} KV blocks but reserved {self._reserved[slots[bad]]}")
+        have = self._owned[slots]
+        count = need - have
+        total = int(count.sum())
+        top = self._free_top - total
+        taken = self._free_blocks[top : self._free_top][::-1]  # lowest first
+        self._free_top = top
+        # Slot i takes columns have[i] .. need[i] - 1 of its table row, in turn.
+        starts = np.repeat(np.cumsum(count) - count, count)
+        columns = np.arange(total) - starts + np.repeat(have, count)
+        self._table_np[np.repeat(slots, count), columns] = taken
+        self._owned[slots] = need
+        self._dirty_rows = max(self._dirty_rows, int(slots.max()) + 1)
 
     def grow_one(self, slot: int, rows: int) -> None:
         self.grow(np.array([slot]), np.array([rows]))

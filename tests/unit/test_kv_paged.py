@@ -13,7 +13,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 from text_pieces import random_pieces
@@ -23,7 +25,7 @@ from voice_tts.protocol import AudioChunk, Done, Error
 from engine.model.generate import generate
 from engine.model.sampling import SamplingParams
 from engine.model.transformer import CacheRows
-from engine.runtime.kv_cache import BLOCK_SIZE, kv_bytes_per_row
+from engine.runtime.kv_cache import BLOCK_SIZE, KVPool, kv_bytes_per_row
 from engine.runtime.qwen3_engine import Qwen3Engine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +70,36 @@ def test_writes_past_a_rows_blocks_land_in_scratch():
     rows(0, torch.randn(2, 1, 16, generator=g), torch.ones(2, 1, 16), torch.ones(2, 1, 16))
     assert k[0, 0].abs().sum() > 0 and k[0, 1].abs().sum() == 0  # row 0's position 4: scratch
     assert torch.equal(k[0, 2, 0, 2], torch.ones(16))  # row 1's position 2: its own block
+
+
+def test_blocks_are_reserved_at_admission_taken_as_rows_come_and_all_given_back():
+    layers = SimpleNamespace(num_layers=1, num_kv_heads=1, head_dim=16)
+    pool = KVPool(layers, slots=4, blocks=14, max_context=256, device=torch.device("cpu"), dtype=torch.float32)
+    slots = [pool.allocate() for _ in range(3)]
+    assert all(pool.reserve(slot, 10, 100) for slot in slots[:3])  # 4 blocks each: 112 rows
+    assert pool.unreserved_blocks == 2 and pool.free_blocks == 14  # set aside, none taken yet
+    spare = pool.allocate()
+    assert not pool.reserve(spare, 10, 100) and pool.unreserved_blocks == 2  # refused: nothing set aside
+    pool.release(spare)
+    pool.grow(np.array([0, 2]), np.array([40, 70]))  # the blocks of rows [0, 40) and [0, 70)
+    assert (pool.table(0), pool.table(2), pool.free_blocks) == ([1, 2], [3, 4, 5], 9)
+    pool.grow(np.array([0, 1, 2]), np.array([70, 1, 70]))
+    assert (pool.table(0), pool.table(1), pool.table(2)) == ([1, 2, 6], [7], [3, 4, 5])
+    with pytest.raises(RuntimeError, match="reserved"):
+        pool.grow(np.array([1]), np.array([200]))  # past its reservation: a bug, said loudly
+    pool.limit(0, 20)  # its guard now says 20 frames: 32 rows; it keeps the three blocks it holds
+    pool.limit(1, 20)
+    assert pool.unreserved_blocks == 2 + 1 + 3
+    pool.sync()
+    assert pool.cache.block_table[2, :3].tolist() == [3, 4, 5]
+    pool.release(2)
+    pool.grow(np.array([1]), np.array([32]))
+    assert pool.table(1) == [7] and pool.free_blocks == 10
+    for slot in (0, 1):
+        pool.release(slot)
+    pool.sync()
+    assert pool.free_blocks == pool.unreserved_blocks == 14 and pool.free_slots == 4
+    assert not pool.cache.block_table.any()  # every entry back on the scratch block
 
 
 async def test_paged_streams_joining_and_leaving_give_the_reference_generators_codes(tiny_checkpoint: Path, golden_cases):
