@@ -73,7 +73,6 @@ class KVPool:
         self.slots = slots
         self.max_context = max_context
         self.blocks = blocks  # usable, scratch not counted
-        self.max_blocks = self.cache.block_table.shape[1]
         self._free = list(range(slots))
         # The free blocks as a stack, taken from its top (lowest numbers first): [0, _free_top).
         self._free_blocks = np.arange(blocks, 0, -1, dtype=np.int64)
