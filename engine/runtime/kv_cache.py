@@ -111,7 +111,7 @@ class KVPool:
         """Set aside the blocks `slot` needs for its prefix rows (voice prefix and any reference
         tail) and up to `max_frames` frames, capped at `--max-context`; False, nothing set aside,
         where the unreserved blocks are fewer."""
-        need = blocks_for(min(self.max_context, prefix_rows + max_frames + _SPARE_ROWS))
+        need = max(int(self._owned[slot]), blocks_for(min(self.max_context, prefix_rows + max_frames + _SPARE_ROWS)))
         if need - self._reserved[slot] > self.unreserved_blocks:
             return False
         self._reserved_total += need - int(self._reserved[slot])
