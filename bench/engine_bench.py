@@ -175,6 +175,9 @@ async def concurrency_level(engine, pieces: list[str], commit_at: int, concurren
 
 def start_rows(runner, voice, b: int, position: int, sampling: SamplingParams) -> None:
     prefix = runner.prefix_length(voice)
+    for slot in range(b):  # the KV blocks of every row the steps reach: 64 past `position`
+        if not runner.pool.reserve(slot, position, 64):
+            raise SystemExit(f"the KV cache cannot hold {b} streams of {position + 64} rows")
     runner.fill_prefix([(0, voice, 0, prefix)])
     cached = runner.pool.save(0, prefix)
     for slot in range(b):

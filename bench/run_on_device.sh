@@ -1,6 +1,6 @@
 #!/bin/bash
 # Everything the runtime needs measured on the GPU machine, in one call (see docs/benchmarks.md):
-#   tests   the runtime's GPU tests on the tiny fixture (graphs vs eager, float32 goldens, kernels, batching);
+#   tests   the runtime's GPU tests on the tiny fixture (graphs vs eager, float32 goldens, kernels, batching, paged KV);
 #   model   the model's GPU tests (bf16 goldens, full-size random 1.7B: load time, eager per-frame time);
 #   engine  a full-size random-weight 1.7B CustomVoice checkpoint (bench/make_random_checkpoint.py) and
 #           bench/engine_bench.py on it (ENGINE_ARGS, default "--quick": the sweep of 1-1,024 streams),
@@ -29,9 +29,10 @@
 #           bench/server_sweep.py --parts ${CAPACITY_PARTS:-engine} at CAPACITY_LEVELS (default 1 256 512 768 1024
 #           1536 2048): "engine" engine_bench in-process, "server" `voice-tts serve` with `voice-tts bench` clients
 #           spread over processes (128 each), agent replies of 27-31 words (bench/agent_replies.txt) back to back
-#           at --max-frames-per-text-token 4, --max-context ${CAPACITY_MAX_CONTEXT:-320} (the KV cache still reserves
-#           it per slot: 2,048 x 512 rows would not fit the default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
-#           a restart; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
+#           at --max-frames-per-text-token 4, --max-context ${CAPACITY_MAX_CONTEXT:-320} (a turn reserves it in KV
+#           blocks until its text has ended, and the clients start together: 2,048 x 512 rows would not fit the
+#           default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
+#           a restart, each with the engine's start-up phases; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
 #           `bench/server_sweep.py --merge` into h200-server-latest.json (docs/benchmarks.md gives the calls);
 #   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
 #           for TTS_BENCH_DROP_NON_STREAMING=1 (the default until the server takes that field of the vLLM-Omni
@@ -73,7 +74,7 @@ for _ in range(600):
 for stage in $stages; do
   case $stage in
   tests)
-    env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_runtime_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/gpu_tests.log" | tail -25 ;;
+    env $engine_env timeout "${TESTS_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_runtime_gpu.py tests/gpu/test_paged_kv_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/gpu_tests.log" | tail -25 ;;
   model)
     env $engine_env timeout "${MODEL_LIMIT:-300}" python3 -m pytest -m gpu tests/gpu/test_model_gpu.py -q -s --tb=short -p no:cacheprovider 2>&1 | tee "$out/model_tests.log" | tail -30 ;;
   engine)

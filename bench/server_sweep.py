@@ -40,6 +40,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -216,7 +217,8 @@ class ServerSweep:
             if server is None:
                 return
             self.results[f"ready_seconds_{start}"] = self.results.pop("server_start_seconds")
-            print(f"ready_seconds_{start}: {self.results[f'ready_seconds_{start}']}", flush=True)
+            self.results[f"ready_phases_{start}"] = startup_phases((self.args.out_dir / f"server_{start}.log").read_text(errors="replace"))
+            print(f"ready_seconds_{start}: {self.results[f'ready_seconds_{start}']}", self.results[f"ready_phases_{start}"], flush=True)
             self.stop_server(server)
             self.save()
 
@@ -371,6 +373,15 @@ def run_bounded(command: list[str], log_path: Path, limit: float) -> int | None:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+def startup_phases(log: str) -> dict[str, float]:
+    """The engine's start-up phases from a server log's `engine started in T s: phase S s, ...`
+    line (seconds by phase; {} without one)."""
+    match = re.search(r"engine started in [0-9.]+ s: (.*)", log)
+    if match is None:
+        return {}
+    return {name: float(seconds) for name, seconds in re.findall(r"(\w+) ([0-9.]+) s", match[1])}
 
 
 def http_ok(url: str) -> bool:

@@ -278,11 +278,13 @@ class EngineReplica:
     """One engine and its server app, reporting its load to the fleet and to Serve's router."""
 
     async def __init__(self, fleet: DeploymentHandle, args: EngineAppArgs) -> None:
+        settings = args.server_settings()
         self._engine = load_engine(
-            args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision
+            args.model, args.device, args.voices_dir, args.max_streams, args.max_context, args.revision,
+            **settings.engine_options(),
         )
         lexicon = Lexicon.load(args.lexicon) if args.lexicon else None
-        self._app = create_app(self._engine, settings=args.server_settings(), lexicon=lexicon)
+        self._app = create_app(self._engine, settings=settings, lexicon=lexicon)
         self._state: ServerState = self._app.state.server
         self._fleet = fleet
         context = serve.get_replica_context()

@@ -6,7 +6,7 @@ reference generator at batch 1, the runtime's voice-prefix fills and its batched
 the same math.
 
 State a runtime keeps per stream (see `generate.StreamingGenerator` for the single-stream logic):
-  slot          its slot in a `talker.KVCache` pool [layers, slots, kv_heads, max_len, head_dim]
+  slot          its slot in a `talker.KVCache` or `talker.PagedKVCache` (either layout: `cache.rows`)
   length        rows written to its slot (= RoPE position of its next row)
   hidden        [hidden] post-norm talker state the next code-0 logits / frame come from
   c0            the sampled codebook-0 id of the frame being built
@@ -54,22 +54,20 @@ import torch
 from torch import Tensor
 
 from engine.model.code_predictor import PredictorCache
-from engine.model.talker import KVCache
-from engine.model.transformer import CacheRows, Kernels
+from engine.model.talker import KVCache, PagedKVCache
+from engine.model.transformer import Kernels
 from engine.model.tts_model import Qwen3TTS
 
 
-def prefill(model: Qwen3TTS, rows: Tensor, cache: KVCache, slot: int, start: int = 0) -> Tensor:
+def prefill(model: Qwen3TTS, rows: Tensor, cache: KVCache | PagedKVCache, slot: int, start: int = 0) -> Tensor:
     """rows [T, hidden] at positions start..start+T-1 of `slot` -> post-norm hidden of the last row [hidden]."""
     t = rows.shape[0]
-    at = CacheRows(
-        cache.k[:, slot : slot + 1], cache.v[:, slot : slot + 1], torch.full((1,), start, device=rows.device), t, start + t, start
-    )
+    at = cache.rows(slot, 1, torch.full((1,), start, device=rows.device), t, start + t, start)
     return model.talker.forward(rows, at)[0]
 
 
 def talker_step(
-    model: Qwen3TTS, inputs: Tensor, cache: KVCache, positions: Tensor, kv_len: int | None = None,
+    model: Qwen3TTS, inputs: Tensor, cache: KVCache | PagedKVCache, positions: Tensor, kv_len: int | None = None,
     kernels: Kernels | None = None,
 ) -> Tensor:
     """One token for each of the cache rows [0, B): inputs [B, hidden], positions [B] -> hidden
@@ -77,7 +75,7 @@ def talker_step(
     without a device sync; a runtime can round it up to a bucket. `kernels`: the runtime's
     Triton path (`inputs` is then updated in place)."""
     b = inputs.shape[0]
-    return model.talker.forward(inputs, CacheRows(cache.k[:, :b], cache.v[:, :b], positions, 1, kv_len), kernels)
+    return model.talker.forward(inputs, cache.rows(0, b, positions, 1, kv_len), kernels)
 
 
 def talker_logits(model: Qwen3TTS, hidden: Tensor) -> Tensor:

@@ -1,10 +1,15 @@
 """The talker: text/codec input embeddings, the Qwen3 decoder stack over an external KV cache,
 and the codebook-0 head.
 
-Cache layout (owned by the caller: the runtime's slot pool, or the reference generator's own):
-`KVCache.k` / `KVCache.v` are [layers, slots, kv_heads, max_len, head_dim]. A stream lives in one
-slot; its token at position p (= its RoPE position = the number of rows before it) is stored at
-index p. `Talker.forward` is the one forward of every caller (prefill, the frame step eagerly or
+Cache layouts (owned by the caller):
+- `KVCache` (the reference generator's): `k` / `v` are [layers, slots, kv_heads, max_len, head_dim];
+  a stream lives in one slot, its token at position p (= its RoPE position = the number of rows
+  before it) stored at index p.
+- `PagedKVCache` (the serving runtime's, `engine.runtime.kv_cache`): `k` / `v` are [layers, blocks,
+  kv_heads, block_size, head_dim] and `block_table` [slots, max_blocks] names the block of each
+  slot's rows: position p of slot s lives in block `block_table[s, p // block_size]` at row
+  `p % block_size`. Block 0 is scratch: table entries of rows a slot does not own point there.
+Both hand out `CacheRows` (`rows`), so every forward reads either layout alike. `Talker.forward` is the one forward of every caller (prefill, the frame step eagerly or
 in a CUDA graph, the reference generator): it takes token rows and a `transformer.CacheRows` that
 says which cache rows they belong to and where each row's new tokens start, so streams at
 different lengths share one call; each query attends to keys 0..its own position of its own row
@@ -44,6 +49,42 @@ class KVCache:
     @property
     def max_len(self) -> int:
         return self.k.shape[3]
+
+    def rows(self, first: int, n: int, positions: Tensor, tokens: int = 1, kv_len: int | None = None, start: int | None = None) -> CacheRows:
+        """Slots [first, first + n) as `CacheRows`."""
+        return CacheRows(self.k[:, first : first + n], self.v[:, first : first + n], positions, tokens, kv_len, start)
+
+
+@dataclass
+class PagedKVCache:
+    k: Tensor  # [layers, blocks, kv_heads, block_size, head_dim]
+    v: Tensor
+    block_table: Tensor  # [slots, max_blocks] int64: block of each slot's rows; 0 (scratch) where it owns none
+
+    @classmethod
+    def allocate(
+        cls, cfg: TransformerConfig, num_slots: int, blocks: int, block_size: int, max_len: int,
+        device: torch.device | str, dtype: torch.dtype,
+    ) -> PagedKVCache:
+        shape = (cfg.num_layers, blocks, cfg.num_kv_heads, block_size, cfg.head_dim)
+        table = torch.zeros(num_slots, -(-max_len // block_size), dtype=torch.int64, device=device)
+        return cls(torch.zeros(shape, device=device, dtype=dtype), torch.zeros(shape, device=device, dtype=dtype), table)
+
+    @property
+    def num_slots(self) -> int:
+        return self.block_table.shape[0]
+
+    @property
+    def block_size(self) -> int:
+        return self.k.shape[3]
+
+    @property
+    def max_len(self) -> int:
+        return self.block_table.shape[1] * self.block_size
+
+    def rows(self, first: int, n: int, positions: Tensor, tokens: int = 1, kv_len: int | None = None, start: int | None = None) -> CacheRows:
+        """Slots [first, first + n) as `CacheRows` over their blocks."""
+        return CacheRows(self.k, self.v, positions, tokens, kv_len, start, block_table=self.block_table[first : first + n])
 
 
 class Talker:

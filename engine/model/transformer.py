@@ -52,7 +52,7 @@ class Kernels(Protocol):
 
     def attend(
         self, qkv: Tensor, qk_norm: Tensor, cos: Tensor, sin: Tensor, k_cache: Tensor, v_cache: Tensor,
-        positions: Tensor, heads: int, kv_heads: int, tokens: int, eps: float,
+        positions: Tensor, heads: int, kv_heads: int, tokens: int, eps: float, block_table: Tensor | None = None,
     ) -> Tensor: ...
 
 
@@ -105,22 +105,42 @@ class CacheRows:
     (rows that sit out a frame step may stand at the end of the cache; their write is thrown
     away) and sees keys 0 .. its own position; keys are read up to `kv_len`. `start`: every row's
     new tokens start there (the code predictor's passes): the PyTorch path then writes a slice and
-    needs a mask only among the new tokens."""
+    needs a mask only among the new tokens.
 
-    k: Tensor  # [layers, n, kv_heads, S, head_dim]
+    Contiguous (`block_table` None): k/v are [layers, n, kv_heads, S, head_dim], row b's position
+    p at index p. Paged (`engine.model.talker.PagedKVCache`): k/v are the block pool [layers,
+    blocks, kv_heads, block_size, head_dim] and `block_table` [n, S // block_size] names row b's
+    blocks; position p lives at row p % block_size of block `block_table[b, p // block_size]`
+    (block 0, scratch, where the row owns none: a write there is thrown away, and no live key is
+    ever read from it). Both paths gather a paged row's keys in position order, so the attention
+    sees the same keys, in the same order, as from a contiguous cache."""
+
+    k: Tensor
     v: Tensor
     positions: Tensor  # [n] int64
     tokens: int = 1
     kv_len: int | None = None  # >= every new token's position + 1; the whole cache when None
     start: int | None = None  # == positions[b] for every row, when the caller knows so
+    block_table: Tensor | None = None  # [n, max_blocks] int64, paged caches only
     _masks: dict[int, Tensor] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        length = self.k.shape[3]
+        length = self.length
         if self.kv_len is None:
             self.kv_len = length
         elif self.kv_len > length:
             raise ValueError(f"position {self.kv_len - 1} is beyond the KV cache length {length}")
+
+    @property
+    def n(self) -> int:
+        return self.k.shape[1] if self.block_table is None else self.block_table.shape[0]
+
+    @property
+    def length(self) -> int:
+        """S: positions a row can hold."""
+        if self.block_table is None:
+            return self.k.shape[3]
+        return self.block_table.shape[1] * self.k.shape[3]
 
     @cached_property
     def token_positions(self) -> Tensor:
@@ -131,8 +151,12 @@ class CacheRows:
 
     @cached_property
     def _write(self) -> tuple[Tensor, Tensor]:
-        rows = torch.arange(self.k.shape[1], device=self.k.device)[:, None]
-        return rows, self.token_positions.clamp(max=self.k.shape[3] - 1)
+        """Where the new tokens go: (cache row or block [n, tokens] or [n, 1], index in it [n, tokens])."""
+        at = self.token_positions.clamp(max=self.length - 1)
+        if self.block_table is None:
+            return torch.arange(self.n, device=self.k.device)[:, None], at
+        size = self.k.shape[3]
+        return self.block_table.gather(1, at // size), at % size
 
     def _mask(self, group: int) -> Tensor | None:
         """Query row (head in group g, token t) sees keys 0 .. t's position: [n, 1, group * tokens,
@@ -151,21 +175,36 @@ class CacheRows:
             self._masks[group] = mask
         return mask
 
+    def _keys_values(self, layer: int) -> tuple[Tensor, Tensor]:
+        """Every row's keys and values 0 .. kv_len - 1 of `layer`, [n, kv_heads, kv_len, hd]."""
+        k_cache, v_cache = self.k[layer], self.v[layer]
+        if self.block_table is None:
+            return k_cache[:, :, : self.kv_len], v_cache[:, :, : self.kv_len]
+        size = k_cache.shape[2]
+        blocks = self.block_table[:, : -(-self.kv_len // size)]
+        n, count = blocks.shape
+
+        def gather(cache: Tensor) -> Tensor:
+            rows = cache[blocks].transpose(1, 2)  # [n, kv_heads, count, block_size, hd]
+            return rows.reshape(n, cache.shape[1], count * size, cache.shape[3])[:, :, : self.kv_len]
+
+        return gather(k_cache), gather(v_cache)
+
     def __call__(self, layer: int, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
         """`Attention` over these rows with `F.scaled_dot_product_attention`: the q heads of a KV
         head are its query rows, which is grouped-query attention without repeating the cache."""
-        n, tokens = self.k.shape[1], self.tokens
+        n, tokens = self.n, self.tokens
         heads, kv_heads, hd = q.shape[1], k.shape[1], q.shape[2]
         group = heads // kv_heads
         k_cache, v_cache = self.k[layer], self.v[layer]
-        if self.start is None:
+        if self.start is None or self.block_table is not None:
             rows, at = self._write
             k_cache[rows, :, at] = k.view(n, tokens, kv_heads, hd)
             v_cache[rows, :, at] = v.view(n, tokens, kv_heads, hd)
         else:
             k_cache[:, :, self.start : self.start + tokens] = k.view(n, tokens, kv_heads, hd).transpose(1, 2)
             v_cache[:, :, self.start : self.start + tokens] = v.view(n, tokens, kv_heads, hd).transpose(1, 2)
-        keys, values = k_cache[:, :, : self.kv_len], v_cache[:, :, : self.kv_len]
+        keys, values = self._keys_values(layer)
         if tokens == 1:
             grouped = q.reshape(n, kv_heads, group, hd)
             return F.scaled_dot_product_attention(grouped, keys, values, attn_mask=self._mask(group)).reshape(n, -1)
@@ -247,7 +286,7 @@ class DecoderLayer:
         h = kernels.rms_norm(x, self.input_norm, self.eps)
         o = kernels.attend(
             F.linear(h, self.qkv), self.qk_norm, cos, sin, rows.k[index], rows.v[index], rows.positions,
-            self.heads, self.kv_heads, rows.tokens, self.eps,
+            self.heads, self.kv_heads, rows.tokens, self.eps, rows.block_table,
         )
         x.addmm_(o, self.o_t)
         h = kernels.rms_norm(x, self.post_norm, self.eps)

@@ -6,6 +6,8 @@ whose `forward_kernels` calls them; the model gets this module as its kernel set
 
 - `attend`: per-head q/k RMSNorm, RoPE, the KV-cache write of the new token and single-query
   attention over the row's own live length (no mask, no KV bucket) — about ten launches, one here;
+  over a contiguous cache (the code predictor's) or a paged one (the talker's: each row's keys
+  are read block by block through its block table, a static graph input updated in place);
 - `rms_norm`: one launch whatever the PyTorch build does for `F.rms_norm`;
 - `silu_mul`: SiLU(gate) * up of the fused gate-up output;
 
@@ -89,10 +91,14 @@ if triton is not None:
         qkv_ptr, qkv_stride, norm_ptr,
         cos_ptr, sin_ptr, cs_row, cs_token,
         k_ptr, v_ptr, c_row, c_head, c_pos,
+        table_ptr, t_row,
         pos_ptr, out_ptr, out_stride,
         eps, scale, max_pos,
         H: tl.constexpr, KV: tl.constexpr, D: tl.constexpr, T: tl.constexpr, BLOCK_S: tl.constexpr,
+        PAGED: tl.constexpr,
     ):
+        """Contiguous: c_row is a cache row's stride. PAGED: c_row is a block's stride, BLOCK_S
+        the block size, and row b's position p lives in block table[b, p // BLOCK_S]."""
         b = tl.program_id(0)
         kvh = tl.program_id(1)
         G: tl.constexpr = H // KV
@@ -104,6 +110,7 @@ if triton is not None:
         one = tl.arange(0, 1)
         k_cache = k_ptr + b * c_row + kvh * c_head
         v_cache = v_ptr + b * c_row + kvh * c_head
+        table = table_ptr + b * t_row
         first = tl.load(pos_ptr + b)
         for t in tl.static_range(T):
             row = b * T + t
@@ -118,8 +125,15 @@ if triton is not None:
                 sign, cos, sin, eps, D, dtype,
             )
             v = tl.load(base + (H + KV + kvh + one)[:, None] * D + d[None, :])
-            tl.store(k_cache + p * c_pos + one[:, None] * 0 + d[None, :], k.to(dtype))
-            tl.store(v_cache + p * c_pos + one[:, None] * 0 + d[None, :], v)
+            if PAGED:
+                at = tl.load(table + p // BLOCK_S) * c_row + kvh * c_head + (p % BLOCK_S) * c_pos
+                k_at = k_ptr + at
+                v_at = v_ptr + at
+            else:
+                k_at = k_cache + p * c_pos
+                v_at = v_cache + p * c_pos
+            tl.store(k_at + one[:, None] * 0 + d[None, :], k.to(dtype))
+            tl.store(v_at + one[:, None] * 0 + d[None, :], v)
             tl.debug_barrier()  # this token's key and value are read back below
             q_head = heads[:, None] * D
             q = _norm_rope(
@@ -135,14 +149,21 @@ if triton is not None:
             while start < length:
                 s = start + tl.arange(0, BLOCK_S)
                 live = s < length
-                keys = tl.load(k_cache + s[:, None] * c_pos + d[None, :], mask=live[:, None], other=0.0).to(tl.float32)
+                if PAGED:  # one block: rows 0 .. BLOCK_S - 1 of block table[b, start // BLOCK_S]
+                    tile = tl.load(table + start // BLOCK_S) * c_row + kvh * c_head + tl.arange(0, BLOCK_S)[:, None] * c_pos
+                    k_tile = k_ptr + tile
+                    v_tile = v_ptr + tile
+                else:
+                    k_tile = k_cache + s[:, None] * c_pos
+                    v_tile = v_cache + s[:, None] * c_pos
+                keys = tl.load(k_tile + d[None, :], mask=live[:, None], other=0.0).to(tl.float32)
                 scores = tl.sum(q[:, None, :] * keys[None, :, :], axis=2) * scale
                 scores = tl.where(live[None, :], scores, float("-inf"))
                 new_best = tl.maximum(best, tl.max(scores, axis=1))
                 decay = tl.exp(best - new_best)
                 weights = tl.exp(scores - new_best[:, None])
                 total = total * decay + tl.sum(weights, axis=1)
-                values = tl.load(v_cache + s[:, None] * c_pos + d[None, :], mask=live[:, None], other=0.0).to(tl.float32)
+                values = tl.load(v_tile + d[None, :], mask=live[:, None], other=0.0).to(tl.float32)
                 acc = acc * decay[:, None] + tl.sum(weights[:, :, None] * values[None, :, :], axis=1)
                 best = new_best
                 start += BLOCK_S
@@ -214,18 +235,26 @@ def silu_mul(gate_up: Tensor) -> Tensor:
 
 def attend(
     qkv: Tensor, qk_norm: Tensor, cos: Tensor, sin: Tensor, k_cache: Tensor, v_cache: Tensor,
-    positions: Tensor, heads: int, kv_heads: int, tokens: int, eps: float,
+    positions: Tensor, heads: int, kv_heads: int, tokens: int, eps: float, block_table: Tensor | None = None,
 ) -> Tensor:
     """Attention of `tokens` new tokens per row, which follow each other from `positions[b]`.
 
     qkv [n * tokens, (heads + 2 kv_heads) * hd] raw projections (row b * tokens + t);
     qk_norm [heads + kv_heads, hd]; cos/sin broadcastable to [n, tokens, hd]; k_cache/v_cache
-    [n, kv_heads, S, hd]: token t of row b is written at min(positions[b] + t, S - 1) and sees
-    positions 0 .. its own. Returns [n * tokens, heads * hd].
+    [n, kv_heads, S, hd], or with `block_table` [n, S // block_size] (int64) the block pool
+    [blocks, kv_heads, block_size, hd] (`transformer.CacheRows`' layouts): token t of row b is
+    written at min(positions[b] + t, S - 1) and sees positions 0 .. its own. Returns
+    [n * tokens, heads * hd].
     """
     rows, _ = qkv.shape
     hd = k_cache.shape[-1]
     n = rows // tokens
+    paged = block_table is not None
+    if paged:
+        block = k_cache.shape[2]
+        length, table, table_stride = block_table.shape[1] * block, block_table, block_table.stride(0)
+    else:
+        block, length, table, table_stride = 32, k_cache.shape[2], positions, 0
     out = torch.empty((rows, heads * hd), device=qkv.device, dtype=qkv.dtype)
     cos, sin = cos.expand(n, tokens, hd), sin.expand(n, tokens, hd)
     if cos.stride() != sin.stride():
@@ -234,9 +263,10 @@ def attend(
         qkv, qkv.stride(0), qk_norm,
         cos, sin, cos.stride(0), cos.stride(1),
         k_cache, v_cache, k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
+        table, table_stride,
         positions, out, out.stride(0),
-        eps, 1.0 / math.sqrt(hd), k_cache.shape[2] - 1,
-        H=heads, KV=kv_heads, D=hd, T=tokens, BLOCK_S=32, num_warps=4,
+        eps, 1.0 / math.sqrt(hd), length - 1,
+        H=heads, KV=kv_heads, D=hd, T=tokens, BLOCK_S=block, PAGED=paged, num_warps=4,
     )
     return out
 
@@ -360,11 +390,22 @@ def _check(device: torch.device, dtype: torch.dtype) -> None:
             positions = torch.tensor([5, 39, 17][:n], device=device) if tokens == 1 else torch.zeros(n, dtype=torch.int64, device=device)
             k_cache, v_cache = rand(n, kv_heads, length, hd), rand(n, kv_heads, length, hd)
             k_ref, v_ref = k_cache.clone(), v_cache.clone()
+            pages = (k_cache.clone(), v_cache.clone())  # as before the write, for the paged run
             got = attend(qkv, qk_norm, cos, sin, k_cache, v_cache, positions, heads, kv_heads, tokens, 1e-6)
             want = _reference_attend(qkv, qk_norm, cos, sin, k_ref, v_ref, positions, heads, kv_heads, tokens, 1e-6)
             close(k_cache, k_ref, "attend: key cache", 0.02)
             close(v_cache, v_ref, "attend: value cache", 0.0)
             close(got, want, "attend", 0.03)
+            # The same rows in a paged cache of 8-row blocks, shuffled; block 0 is scratch.
+            table = (1 + torch.randperm(n * length // 8, generator=g)).view(n, length // 8).to(device)
+            k_pool, v_pool = (torch.zeros(1 + n * length // 8, kv_heads, 8, hd, device=device, dtype=dtype) for _ in pages)
+            for pool, rows in zip((k_pool, v_pool), pages):
+                pool[table.flatten()] = rows.view(n, kv_heads, length // 8, 8, hd).transpose(1, 2).reshape(-1, kv_heads, 8, hd)
+            got = attend(qkv, qk_norm, cos, sin, k_pool, v_pool, positions, heads, kv_heads, tokens, 1e-6, table)
+            for pool, rows, what in ((k_pool, k_cache, "key"), (v_pool, v_cache, "value")):
+                unpaged = pool[table].transpose(1, 2).reshape(n, kv_heads, length, hd)
+                close(unpaged, rows, f"attend, paged: {what} cache", 0.0)
+            close(got, want, "attend, paged", 0.03)
 
         vocab, n = 300, 4
         logits = torch.randn(n, vocab, generator=g).to(device)

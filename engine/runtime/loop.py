@@ -31,7 +31,7 @@ from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
 from engine.runtime.runner import ModelRunner, StreamStart
-from engine.runtime.scheduler import Scheduler, stop_reason
+from engine.runtime.scheduler import Scheduler, frame_cap, stop_reason
 from engine.runtime.stream import (
     CODEC_SAMPLE_RATE,
     FRAME_SECONDS,
@@ -300,24 +300,38 @@ class StepLoop:
                 stream.text_ended = True
                 if not stream.text_ids:
                     self._finish(stream, "empty_text")
+                else:  # the runaway guard now bounds its frames: so does its KV reservation
+                    settings = self.settings
+                    cap = frame_cap(len(stream.text_ids), settings.max_frames_per_text_token, settings.min_frame_cap)
+                    self.runner.pool.limit(stream.slot, min(stream.max_frames, cap))
         elif isinstance(command, CancelCommand):
             self._finish(stream, "cancelled", cancelled=True)
 
     def _admit(self, stream: StreamState) -> None:
+        """Take a slot and reserve the KV blocks of the stream's longest turn, or refuse it with
+        `capacity` (nothing held) where they are not free (`engine.runtime.kv_cache`)."""
+        pool = self.runner.pool
+        cached = self.prefix_cache.get(stream.prompt)
+        total = cached.length if cached is not None else self.runner.prefix_length(stream.prompt)
+        slot = pool.allocate()
+        if not pool.reserve(slot, total + stream.track_offset, stream.max_frames):
+            pool.release(slot)
+            self._on_release()
+            error = Error(ErrorCode.CAPACITY, f"no KV cache room for another stream beside {len(self._streams)}", True)
+            stream.channel.put(StreamEnd(cancelled=False, reason=error.code, error=error))
+            return
         if self.settings.keep_codes:
             stream.codes = []
-        stream.slot = self.runner.pool.allocate()
+        stream.slot = slot
         stream.channel.bound(
             self.settings.max_unread_samples,
             lambda: self.inbox.put(WakeCommand(stream.id)),
         )
         self._streams[stream.id] = stream
         self.scheduler.add(stream)
-        cached = self.prefix_cache.get(stream.prompt)
         if cached is not None:
             self._start_stream(stream, cached.length, cached)
         else:
-            total = self.runner.prefix_length(stream.prompt)
             self._prefix_totals[stream.id] = total
             self.runner.reserve(stream.slot, total)
 

@@ -35,7 +35,7 @@ from engine.model.sampling import SamplingParams
 from engine.model.tts_model import Qwen3TTS
 from engine.model.voice_clone import MAX_REFERENCE_SECONDS, make_clone_prompt, min_reference_seconds
 from engine.runtime.convolution_cache import ConvolutionChoices, default_cache_dir
-from engine.runtime.kv_cache import kv_bytes_per_slot, slots_for_budget
+from engine.runtime.kv_cache import BLOCK_SIZE, blocks_for_budget, kv_bytes_per_row
 from engine.runtime.loop import DeviceCall, LoopSettings, OpenCommand, StepLoop
 from engine.runtime.runner import ModelRunner
 from engine.runtime.stream import StreamChannel, Qwen3Stream, StreamEnd, StreamState, sample_rate_error
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 BACKEND = "qwen3"
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 FEATURES = ("streaming_text_input", "word_progress", "cancel", "instruct", "continuous_batching")
-# Share of the free device memory (after the weights) the KV pool may take by default; the rest
+# Share of the free device memory (after the weights) the KV cache may take by default; the rest
 # is for activations, CUDA graphs and the codec.
 DEFAULT_MEMORY_FRACTION = 0.6
 # With `freeze_gc`: younger-generation collections between two full ones (the interpreter's
@@ -72,7 +72,11 @@ _SPEAKERS = {
 class EngineSettings:
     max_streams: int = 64
     max_context: int = 2048  # talker rows per stream (prompt + frames): 2048 ≈ 2.6 min of audio
-    memory_budget: int | None = None  # bytes for the KV pool; None: see DEFAULT_MEMORY_FRACTION
+    # Bytes for the paged KV cache (`engine.runtime.kv_cache`); None: `memory_fraction` of the free
+    # device memory on CUDA, elsewhere room for every stream at `max_context`. A stream is admitted
+    # only where the blocks of its longest turn can be reserved; others get `capacity`.
+    memory_budget: int | None = None
+    memory_fraction: float = DEFAULT_MEMORY_FRACTION
     use_graphs: bool | None = None  # None: CUDA graphs on CUDA, eager elsewhere
     fused_kernels: bool | None = None  # None: the Triton frame-step kernels where they work (bf16 on CUDA)
     voices_dir: Path | None = None  # cloned voices; None: `default_voices_dir()`
@@ -110,14 +114,16 @@ class Qwen3Engine:
     def __init__(self, model: Qwen3TTS, settings: EngineSettings = EngineSettings()) -> None:
         if settings.max_streams < 1:
             raise ValueError("max_streams must be at least 1")
+        if not 0 < settings.memory_fraction <= 1:
+            raise ValueError(f"memory_fraction must be in (0, 1], got {settings.memory_fraction}")
         self.model = model
         self.settings = settings
         talker = model.config.talker
         max_context = min(settings.max_context, talker.max_position_embeddings)
-        per_slot = kv_bytes_per_slot(
-            talker.layers.num_layers, talker.layers.num_kv_heads, talker.layers.head_dim, max_context, model.dtype
-        )
-        self._capacity = slots_for_budget(self._memory_budget(settings, per_slot), per_slot, settings.max_streams)
+        per_row = kv_bytes_per_row(talker.layers.num_layers, talker.layers.num_kv_heads, talker.layers.head_dim, model.dtype)
+        budget = self._memory_budget(settings, per_row * max_context)
+        kv_blocks = blocks_for_budget(budget, per_row, settings.max_streams, max_context)
+        self._capacity = settings.max_streams
         self._default_sampling = SamplingParams.from_generation_config(model.generation_config)
         self._max_new_tokens = int(model.generation_config.get("max_new_tokens", 8192))
         speakers = list(talker.speaker_ids)
@@ -134,7 +140,11 @@ class Qwen3Engine:
         # Seconds of each start-up phase, for the log and `capabilities` (first start vs restart).
         self.startup_seconds: dict[str, float] = {}
         began = time.perf_counter()
-        self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels)
+        self.runner = ModelRunner(model, self._capacity, max_context, settings.use_graphs, settings.fused_kernels, kv_blocks)
+        log.info(
+            "KV cache: %d blocks of %d rows (%.2f GiB), %d streams at --max-context %d fit at once",
+            kv_blocks, BLOCK_SIZE, kv_blocks * BLOCK_SIZE * per_row / 2**30, kv_blocks // -(-max_context // BLOCK_SIZE), max_context,
+        )
         self.startup_seconds["kv_cache_and_kernels"] = time.perf_counter() - began
         self.loop = StepLoop(self.runner, settings.loop, self._released)
         if settings.gil_switch_interval_s is not None:
@@ -202,13 +212,13 @@ class Qwen3Engine:
         return seconds
 
     @staticmethod
-    def _memory_budget(settings: EngineSettings, per_slot: int) -> int:
+    def _memory_budget(settings: EngineSettings, per_stream: int) -> int:
         if settings.memory_budget is not None:
             return settings.memory_budget
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             free, _ = torch.cuda.mem_get_info()
-            return int(free * DEFAULT_MEMORY_FRACTION)
-        return per_slot * settings.max_streams
+            return int(free * settings.memory_fraction)
+        return per_stream * settings.max_streams
 
     # ---- description ------------------------------------------------------------------------
 
@@ -283,9 +293,19 @@ class Qwen3Engine:
             "formats": ["pcm_s16le"],
             "features": list(self.features),
             "capacity": self._capacity,
+            "kv_cache": self.kv_cache(),
             "voice_cloning": self.voice_cloning.model_dump() if self.voice_cloning else None,
             "headroom": self.headroom(),
             "startup_seconds": {phase: round(seconds, 2) for phase, seconds in self.startup_seconds.items()},
+        }
+
+    def kv_cache(self) -> dict[str, int]:
+        """The paged KV cache's blocks: all, held by streams, and not reserved (what admission can
+        still give). Read without the loop's lock: a moment's view."""
+        pool = self.runner.pool
+        return {
+            "block_rows": BLOCK_SIZE, "blocks": pool.blocks, "held": pool.blocks - pool.free_blocks,
+            "unreserved": pool.unreserved_blocks,
         }
 
     def headroom(self) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Executes the batched work of one step on the device: voice-prefix fills and the frame step.
-Owns the talker's device tensors (KV pool, per-slot step state) and the `Vocoder` (per-slot codec
+Owns the talker's device tensors (the paged KV pool of `engine.runtime.kv_cache`, per-slot step state) and the `Vocoder` (per-slot codec
 state and chunk decoding, `engine.runtime.vocoder`); the loop only hands it slot numbers and text
 ids. The frame step writes each frame's codes into the vocoder's code history on the device.
 
@@ -28,8 +28,8 @@ before it is ever read.
 On CUDA each (rows bucket, KV-length bucket, greedy flags) frame step is captured once as a CUDA
 graph and replayed; the only host sync per step is reading back the frame codes. In bf16 the
 model's forward runs on the Triton kernels of `engine.runtime.kernels`, handed to it as its kernel
-set (fused q/k norm + RoPE + cache write + attention over each row's live length, so one graph
-serves every KV length; sampling and the code's embedding in one launch per draw, in the runner's
+set (fused q/k norm + RoPE + cache write + attention over each row's live length, read through
+its block table, so one graph serves every KV length and every block layout; sampling and the code's embedding in one launch per draw, in the runner's
 `pick`). Voice-prefix fills run the model's PyTorch path. The same code runs eagerly on the CPU
 (float32).
 """
@@ -53,13 +53,12 @@ from engine.model.prompt import Voice
 from engine.model.voice_clone import codec_context
 from engine.model.sampling import SamplerRows, SamplingParams, apply_talker_processors, choose, suppressed_ids
 from engine.model.steps import predict_codes, prefill, talker_logits, talker_step
-from engine.model.talker import KVCache
 from engine.model.tts_model import Qwen3TTS
 from engine.runtime import kernels
 from engine.runtime.kernels import MAX_CANDIDATES
 from engine.runtime.candidate_sampling import choose_candidates, step_noise
 from engine.runtime.graphs import capture
-from engine.runtime.kv_cache import CachedPrefix, KVPool
+from engine.runtime.kv_cache import CachedPrefix, KVPool, blocks_for
 from engine.runtime.vocoder import HISTORY, Vocoder
 
 log = logging.getLogger(__name__)
@@ -105,8 +104,11 @@ def _bucket(value: int, buckets: tuple[int, ...], limit: int) -> int:
 
 class ModelRunner:
     def __init__(
-        self, model: Qwen3TTS, slots: int, max_context: int, use_graphs: bool | None = None, fused_kernels: bool | None = None
+        self, model: Qwen3TTS, slots: int, max_context: int, use_graphs: bool | None = None, fused_kernels: bool | None = None,
+        kv_blocks: int | None = None,
     ) -> None:
+        """`kv_blocks`: usable blocks of the paged KV cache (`engine.runtime.kv_cache`); None:
+        enough for every slot at `max_context`."""
         self.model = model
         cfg = model.config
         self.device, self.dtype = model.device, model.dtype
@@ -132,7 +134,8 @@ class ModelRunner:
         self.codec_eos_id = cfg.talker.codec_eos_id
         self.tts_eos_id, self.tts_pad_id = cfg.tts_eos_id, cfg.tts_pad_id
         dev = self.device
-        self.pool = KVPool(KVCache.allocate(cfg.talker.layers, slots, max_context, dev, self.dtype))
+        blocks = slots * blocks_for(max_context) if kv_blocks is None else kv_blocks
+        self.pool = KVPool(cfg.talker.layers, slots, blocks, max_context, dev, self.dtype)
 
         hidden, vocab = cfg.talker.layers.hidden_size, cfg.talker.vocab_size
         self._frame_sum = torch.zeros(slots, hidden, device=dev, dtype=self.dtype)
@@ -209,6 +212,8 @@ class ModelRunner:
         codec, _ = self._reference_for(voice)
         with torch.inference_mode():
             rows = prompt.streaming_head(self.model, track_ids, codec, text_ended)
+            self.pool.grow_one(slot, start + rows.shape[0])
+            self.pool.sync()
             prefill(self.model, rows[:-1], self.pool.cache, slot, start)
             self._frame_sum[slot] = codec[-1]
             self._position[slot] = start + rows.shape[0] - 1
@@ -216,6 +221,8 @@ class ModelRunner:
 
     def fill_prefix(self, fills: list[tuple[int, Voice, int, int]]) -> None:
         """Write prefix rows [start, end) of each (slot, voice) into the slot's KV."""
+        self.pool.grow(np.array([f[0] for f in fills], dtype=np.int64), np.array([f[3] for f in fills], dtype=np.int64))
+        self.pool.sync()
         with torch.inference_mode():
             for slot, voice, start, end in fills:
                 prefill(self.model, self._rows_for(voice)[start:end], self.pool.cache, slot, start)
@@ -245,8 +252,7 @@ class ModelRunner:
                 if start.prefix is not None:
                     by_prefix.setdefault(id(start.prefix), (start.prefix, []))[1].append(start.slot)
             for prefix, slots in by_prefix.values():
-                same = len(slots) == len(starts)
-                self.pool.load_many(index if same else torch.tensor(slots).to(dev, non_blocking=True), prefix)
+                self.pool.load_many(slots, prefix)
             self._frame_sum[index] = self._bos_embed
             self._position[index] = lengths.to(dev, non_blocking=True)
             self._generated[index] = 0
@@ -304,7 +310,11 @@ class ModelRunner:
         staged[1, slots] = text_ids
         staged[2, slots] = eos_allowed
         key = self._step_key(n_rows, kv_len, talker_greedy, predictor_greedy, candidates, top_p)
+        # The block of each row's new position, taken before the step and seen by its graph
+        # through the block table (a static input, updated in place).
+        self.pool.grow(slots, self._host_position[slots] + 1)
         with torch.inference_mode():
+            self.pool.sync()
             self._step_input[:, :n_rows].copy_(host[:, :n_rows], non_blocking=True)
             if self.use_graphs:
                 self._replay_step(key)
@@ -451,7 +461,10 @@ class ModelRunner:
             except ValueError:  # voice design needs an instruct: the first real fill pays
                 voice = None
             if voice is not None:
-                self.fill_prefix([(0, voice, 0, self.prefix_length(voice))])
+                length = self.prefix_length(voice)
+                self.pool.reserve(0, length, 0)
+                self.fill_prefix([(0, voice, 0, length)])
+                self.pool.clear(0)
             for n in rows:
                 for kv_len in lens:
                     for g in flags:

@@ -135,7 +135,7 @@ def stop_reason(stream: StreamState, max_context: int, max_frames_per_text_token
         log.warning("stream %d reached the context limit (%d rows)", stream.id, max_context)
         return "context_limit"
     if stream.text_ended:
-        cap = max(min_frame_cap, max_frames_per_text_token * len(stream.text_ids))
+        cap = frame_cap(len(stream.text_ids), max_frames_per_text_token, min_frame_cap)
         if stream.frames_produced >= cap:
             log.warning(
                 "stream %d stopped after %d frames for %d text tokens (runaway guard)",
@@ -143,3 +143,8 @@ def stop_reason(stream: StreamState, max_context: int, max_frames_per_text_token
             )
             return "frame_cap"
     return None
+
+
+def frame_cap(text_tokens: int, max_frames_per_text_token: float, min_frame_cap: int) -> int:
+    """The most frames a stream whose text has ended with `text_tokens` tokens produces (the runaway guard)."""
+    return math.ceil(max(min_frame_cap, max_frames_per_text_token * text_tokens))

@@ -57,28 +57,38 @@ def server_lexicon(args: argparse.Namespace) -> Lexicon | None:
         raise ServeError(f"bad --lexicon: {exc}") from exc
 
 
+def replica_args(args: argparse.Namespace, settings: ServerSettings):
+    """The Ray Serve application's arguments of `serve --replicas`: every replica gets the engine
+    options (those of `ServerSettings.engine_options` too: the cache folder, the runaway guard,
+    the KV memory) and the server settings of this command line."""
+    from engine.deploy.ray_serve import EngineAppArgs
+
+    check_context_option(args.model, args.max_context)
+    if args.model is None and settings.engine_options():
+        raise ServeError(f"{', '.join(settings.engine_options())} set a Qwen3-TTS model's engine: it needs --model")
+    return EngineAppArgs(
+        model=args.model,
+        revision=args.revision,
+        device=args.device,
+        voices_dir=args.voices_dir,
+        lexicon=args.lexicon,
+        api_key=settings.api_key,
+        max_streams=args.max_streams,
+        max_context=args.max_context,
+        capacity=settings.capacity,
+        warmup_text=settings.warmup_text,
+        server=settings.model_dump(exclude={"host", "port", "api_key", "capacity", "warmup_text"}, exclude_defaults=True),
+    )
+
+
 def run_serve(args: argparse.Namespace) -> int:
     settings = server_settings(args)
     if args.replicas is not None:
         # Ray only for `--replicas`: one engine per replica, behind Ray Serve.
-        from engine.deploy.ray_serve import EngineAppArgs, serve_locally
+        from engine.deploy.ray_serve import serve_locally
 
         server_lexicon(args)  # a bad file is refused here, before Ray starts
-        check_context_option(args.model, args.max_context)
-        app_args = EngineAppArgs(
-            model=args.model,
-            revision=args.revision,
-            device=args.device,
-            voices_dir=args.voices_dir,
-            lexicon=args.lexicon,
-            api_key=settings.api_key,
-            max_streams=args.max_streams,
-            max_context=args.max_context,
-            capacity=settings.capacity,
-            warmup_text=settings.warmup_text,
-            server=settings.model_dump(exclude={"host", "port", "api_key", "capacity", "warmup_text"}, exclude_defaults=True),
-        )
-        serve_locally(app_args, args.replicas or None, settings.host, settings.port)
+        serve_locally(replica_args(args, settings), args.replicas or None, settings.host, settings.port)
         return 0
     # The server's own messages (drain, dropped clients, engine faults) beside uvicorn's.
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s:     %(message)s")

@@ -7,11 +7,12 @@ variable over the default; each value is checked by the field's own rules."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 ENV_PREFIX = "VOICE_TTS_"
 # The groups of `voice-tts serve --help`, in order.
@@ -24,8 +25,29 @@ GROUPS = {
     "benchmarks": "benchmarks (not for serving users)",
 }
 
-# ServerSettings fields that are engine options (`Engine.from_pretrained` keywords of a --model).
-ENGINE_FIELDS = ("cache_dir", "max_frames_per_text_token")
+# ServerSettings fields that are engine options (`Engine.from_pretrained` keywords of a --model,
+# `kv_cache_memory` through `kv_cache_option`).
+ENGINE_FIELDS = ("cache_dir", "max_frames_per_text_token", "kv_cache_memory")
+_BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+
+def kv_cache_option(text: str) -> dict[str, Any]:
+    """`--kv-cache-memory` as an engine option: "24GiB", "512MiB", "8e9" (bytes) -> memory_budget;
+    "0.5" or "50%" (of the device memory free after the weights) -> memory_fraction. ValueError
+    for anything else."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*(%|[kmg]i?b|b)?\s*", text.lower())
+    if match is None:
+        raise ValueError(f"{text!r} is neither a size (24GiB, 512MiB, bytes) nor a share of free memory (0.5, 50%)")
+    number, unit = float(match[1]), match[2] or ""
+    if unit == "%" or (not unit and number <= 1):
+        fraction = number / 100 if unit == "%" else number
+        if not 0 < fraction <= 1:
+            raise ValueError(f"{text!r}: a share of free memory is in (0, 100%]")
+        return {"memory_fraction": fraction}
+    size = int(number * _BYTE_UNITS[unit])
+    if size < 2**20:
+        raise ValueError(f"{text!r}: at least 1 MiB")
+    return {"memory_budget": size}
 
 
 def _setting(default: Any, group: str, description: str, **rules: Any) -> Any:
@@ -53,6 +75,12 @@ class ServerSettings(BaseModel):
         30.0, "server", "on SIGTERM/SIGINT, how long running streams may take to finish before they are ended", ge=0
     )
     usage_log: str | None = _setting(None, "server", "append one JSON line per finished stream to this file")
+    kv_cache_memory: str | None = _setting(
+        None, "server",
+        "memory of a --model's KV cache: a size (24GiB, 512MiB) or a share of the device memory free after the "
+        "weights (0.6); a stream is admitted only where its longest turn's KV fits (else refused: capacity); "
+        "none: 0.6 on a GPU, every stream at --max-context elsewhere",
+    )
     cache_dir: str | None = _setting(
         None, "server",
         "folder for what a --model restart reuses (compiled kernels, the codec's convolution ways), so that it is "
@@ -159,10 +187,19 @@ class ServerSettings(BaseModel):
     # None: one process, no relay. Set by engine/server/workers.py, not by an operator.
     resume_relay_dir: str | None = Field(default=None, exclude=True)
 
+    @field_validator("kv_cache_memory")
+    @classmethod
+    def _kv_cache_memory_is_readable(cls, value: str | None) -> str | None:
+        if value is not None:
+            kv_cache_option(value)
+        return value
+
     def engine_options(self) -> dict[str, Any]:
         """The engine options set away from their defaults (`ENGINE_FIELDS`), as keywords of
         `Engine.from_pretrained`."""
-        return {name: getattr(self, name) for name in ENGINE_FIELDS if name in self.model_fields_set}
+        options = {name: getattr(self, name) for name in ENGINE_FIELDS if name in self.model_fields_set}
+        memory = options.pop("kv_cache_memory", None)
+        return options | (kv_cache_option(memory) if memory is not None else {})
 
     @property
     def hard_frame_limit(self) -> int:

@@ -133,6 +133,7 @@ def _runner_codes(model, use_graphs: bool, steps: int, fused_kernels: bool | Non
     slots = [0, 1, 3, 5]
     for slot, voice in zip(slots, voices):
         length = runner.prefix_length(voice)
+        assert runner.pool.reserve(slot, length, steps)  # the KV blocks of every row it reaches
         runner.fill_prefix([(slot, voice, 0, length)])
         runner.start_stream(slot, length, SamplingParams(seed=slot) if slot % 2 else GREEDY)
     text = model.tokenizer.encode("The quick brown fox jumps over the lazy dog, and then it rests.")

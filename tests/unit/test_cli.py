@@ -115,6 +115,8 @@ def other_value(field: str) -> object:
     default = info.default
     if field == "log_level":
         return "debug"
+    if field == "kv_cache_memory":
+        return "24GiB"
     if isinstance(default, bool):
         return not default
     if isinstance(default, int):

@@ -1,4 +1,5 @@
-"""The Ray Serve application's arguments: a replica's connections stay above the streams it serves."""
+"""The Ray Serve application's arguments: a replica's connections stay above the streams it serves,
+and `serve --replicas` hands each replica every engine option of its command line."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from engine.deploy.ray_serve import EngineAppArgs
+from engine.server.serve import replica_args, server_settings
+from voice_tts.cli import build_parser
 
 
 @pytest.mark.parametrize(
@@ -31,3 +34,23 @@ def test_server_settings_reach_each_replica_and_a_bad_one_is_refused_up_front():
         EngineAppArgs(server={"ws_idle_timeout_s": -1})
     with pytest.raises(ValidationError, match="no_such_setting"):
         EngineAppArgs(server={"no_such_setting": 1})
+
+
+def test_serve_replicas_passes_every_engine_option_to_each_replica(tmp_path):
+    args = build_parser().parse_args([
+        "serve", "--model", str(tmp_path), "--replicas", "2", "--max-streams", "512", "--max-context", "640",
+        "--cache-dir", str(tmp_path / "cache"), "--max-frames-per-text-token", "4", "--kv-cache-memory", "24GiB",
+    ])
+    replica = replica_args(args, server_settings(args))
+    assert (replica.max_streams, replica.max_context) == (512, 640)
+    assert replica.server_settings().engine_options() == {
+        "cache_dir": str(tmp_path / "cache"), "max_frames_per_text_token": 4.0, "memory_budget": 24 * 2**30,
+    }
+    shared = build_parser().parse_args(["serve", "--model", str(tmp_path), "--replicas", "2", "--kv-cache-memory", "45%"])
+    assert replica_args(shared, server_settings(shared)).server_settings().engine_options() == {"memory_fraction": 0.45}
+
+
+@pytest.mark.parametrize("text", ["lots", "0", "150%", "12 parsecs", "100"])
+def test_a_kv_cache_memory_that_is_neither_a_size_nor_a_share_is_refused(text):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--model", "m", "--kv-cache-memory", text])

@@ -1,7 +1,8 @@
-"""KV slots on the tiny checkpoint (CPU, float32): 64 sampled streams joining and leaving mid-run
-give each the codes it gives alone (and its audio to the last bit of the codec's rounding), and
-every slot is free again after its stream ends, however it ends (EOS or a cap, cancel, a failed
-step, the engine closing); a stream beyond the KV memory is refused with `capacity`."""
+"""KV slots and blocks on the tiny checkpoint (CPU, float32): 64 sampled streams joining and
+leaving mid-run give each the codes it gives alone (and its audio to the last bit of the codec's
+rounding), and every slot and every KV block is free again after its stream ends, however it ends
+(EOS or a cap, cancel, a failed step, the engine closing); a stream beyond the KV memory is
+refused with `capacity`, and a turn whose text has ended gives back the room its guard rules out."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from text_pieces import random_pieces
 from voice_tts.protocol import AudioChunk, Done, Error
 
 from engine.model.sampling import SamplingParams
+from engine.runtime.kv_cache import kv_bytes_per_row
 from engine.runtime.qwen3_engine import Qwen3Engine
 
 STREAMS = 64
@@ -40,13 +42,16 @@ def pcm(events: list) -> bytes:
 
 
 def assert_slots_free(engine: Qwen3Engine) -> None:
-    assert engine.runner.pool.free_slots == engine.capacity and not engine.loop.scheduler
+    pool = engine.runner.pool
+    assert pool.free_slots == engine.capacity and not engine.loop.scheduler
+    assert pool.free_blocks == pool.blocks and pool.unreserved_blocks == pool.blocks
+    assert not any(pool.table(slot) for slot in range(pool.slots))
     assert engine.active_streams == 0
 
 
 async def wait_idle(engine: Qwen3Engine, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
-    while engine.active_streams or engine.runner.pool.free_slots != engine.capacity:
+    while engine.active_streams or engine.runner.pool.free_slots != engine.capacity or engine.kv_cache()["held"]:
         assert time.monotonic() < deadline, "slots were not released"
         await asyncio.sleep(0.01)
 
@@ -147,22 +152,38 @@ async def test_every_slot_is_free_after_a_failed_step_and_after_close(tiny_check
 
 
 async def test_a_stream_beyond_the_kv_memory_is_refused_with_capacity(tiny_checkpoint: Path):
-    # Room for two slots of --max-context rows, though eight streams are allowed: the third stream
-    # is refused at admission, never fails mid-turn.
-    probe = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, max_context=256)
-    per_slot = probe.runner.pool.cache.k[:, 0].nbytes + probe.runner.pool.cache.v[:, 0].nbytes
-    probe.close()
+    # Room for two and a half streams of --max-context rows, though eight may run: the third
+    # stream is refused at admission, never fails mid-turn; once a running turn's text has ended,
+    # its guard bounds its frames, it gives back the rest of its room, and a new stream fits.
+    talker = Qwen3Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=1, warm_up_rows=0)
+    layers = talker.model.config.talker.layers
+    per_row = kv_bytes_per_row(layers.num_layers, layers.num_kv_heads, layers.head_dim, talker.model.dtype)
+    talker.close()
     engine = Qwen3Engine.from_pretrained(
-        tiny_checkpoint, device="cpu", max_streams=8, max_context=256, memory_budget=2 * per_slot + per_slot // 2
+        tiny_checkpoint, device="cpu", max_streams=8, max_context=256, memory_budget=int(2.5 * 256 * per_row),
+        max_frames_per_text_token=4,
     )
     try:
-        assert engine.capacity == 2
+        assert engine.capacity == 8 and engine.kv_cache()["blocks"] == 2 * 8 + 4
         held = [engine.open_stream(voice="ryan", language="english") for _ in range(2)]
         refused = [e async for e in engine.open_stream(voice="ryan", language="english").events()]
         assert isinstance(refused[0], Error) and refused[0].code == "capacity" and refused[0].retryable
         assert isinstance(refused[-1], Done)
+        assert engine.active_streams == 2
+        held[0].push_text("Hi.")
+        held[0].end_input()  # at most 50 frames now: a few blocks instead of eight
+        deadline = time.monotonic() + 10
+        while engine.kv_cache()["unreserved"] < 8:
+            assert time.monotonic() < deadline, "the ended turn kept its whole reservation"
+            await asyncio.sleep(0.01)
+        third = engine.open_stream(voice="ryan", language="english")
+        third.push_text("Hello there.")
+        third.end_input()
+        events = [e async for e in third.events()]
+        assert not any(isinstance(e, Error) for e in events) and any(isinstance(e, AudioChunk) for e in events)
+        assert not events[-1].cancelled
+        held[1].cancel()
         for stream in held:
-            stream.cancel()
             assert isinstance([e async for e in stream.events()][-1], Done)
         await wait_idle(engine)
         assert_slots_free(engine)
