@@ -33,7 +33,7 @@ from voice_tts.tn.stall import (
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon"))
+_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon", "reading"))
 _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 

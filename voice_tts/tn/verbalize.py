@@ -44,7 +44,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return ""
     if kind == "han":
         return raw
-    if kind in ("lexicon", "locale"):
+    if kind in ("lexicon", "locale", "reading"):
         return span.info
     if kind == "word":
         return word(raw, ctx, span.lang)
@@ -59,6 +59,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "num":
         lang = span.lang or ctx.sentence_lang()
         if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word)):
+            return reading
+        if lang == "en" and (reading := english.code(raw, ctx.prev_word)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
     if kind == "abbr":
