@@ -352,13 +352,16 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdecimal())
     next_is_name = next_char.isupper()
     if word == "St":
-        return "Street" if prev_is_name or not next_is_name else "Saint"
-    if word == "Dr":
-        return "Drive" if prev_is_name and not next_is_name else "Doctor"
-    if word == "No":
+        reading = "Street" if prev_is_name or not next_is_name else "Saint"
+    elif word == "Dr":
+        reading = "Drive" if prev_is_name and not next_is_name else "Doctor"
+    elif word == "No":
         return "number" if next_char.isdecimal() else "No."
-    reading = ABBREVIATIONS[word]
-    if word in SENTENCE_FINAL_ABBREVIATIONS and (next_is_name or next_char in ("", "\n")):
+    else:
+        reading = ABBREVIATIONS[word]
+    # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
+    # it does after 'etc.' and the like.
+    if next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name:
         reading += "."
     return reading
 

@@ -154,8 +154,9 @@ def _checked(spoken: str | None) -> str | None:
 
 
 def _number_en(text: str, currency_code: str) -> str:
-    if text.startswith("#"):
-        return "number " + _number_en(text[1:].lstrip(), "")
+    if text.startswith("#"):  # '#4521' number four five two one: an order or ticket number is said digit by digit
+        body = text[1:].lstrip()
+        return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
     if currency_code:
@@ -198,8 +199,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = _THOUSANDS.sub("", text).replace("°C", "℃")
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
-    if ordinal and text.isdecimal() and not text.startswith("0"):
-        return chinese.cardinal(int(text))  # 第210 第二百一十: an ordinal is no amount (两百)
+    if ordinal and (m := re.fullmatch(r"([1-9]\d*)(\D*)", text)) and not re.search(r"[A-Za-z]", m[2]):
+        return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
     if ordinal and (reading := chinese.count(text, ordinal=True)):
         return reading
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile,

@@ -137,6 +137,13 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if span is None:
         return span
     raw = cur.text[pos:span.end]
+    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := find_span(cur, pos + 1, ctx)) and (
+        unsigned.end > span.end
+    ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
+        unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
+        return unsigned
+    if raw.endswith(".") and raw.lower() in ABBREVIATIONS and word_after(cur, span.end) == "":
+        span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
     preposition = ctx.prev_word.lower()
     if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
         if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
@@ -177,7 +184,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     elif _COUNT.fullmatch(raw):
         n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
         span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
-                     or _count_after_verb(n, preposition, noun) or ru_cases.count_before(n, preposition, noun))
+                     or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+                     or ru_cases.count_before(n, preposition, noun))
     elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
         span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
     elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
@@ -208,6 +216,13 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     if case == "accusative" and form.gender != "f":
         case = "genitive" if form.animate and form.gender == "m" else "nominative"
     return ordinal(n, form.gender, case)
+
+
+def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
+    """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
+    сообщение' одно новое сообщение."""
+    gender = ru_morph.adjective_gender(adjective) if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS else None
+    return cardinal(n, gender) if gender else None
 
 
 def _takes_accusative(word: str) -> bool:
@@ -248,6 +263,8 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
     noun = word_after(cur, end)
+    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
+        return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or end - pos < 2 and cur.at(pos) not in "VX":  # a lone 'I', 'C': a letter
         return None
@@ -256,6 +273,30 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
         return locale_span(end, ordinal(n, "m", "nominative" if case == "accusative" else case, True), "ru")
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
+
+
+# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
+_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
+
+
+def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
+    """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
+    веке, 'до V в.' до пятого века, 'V в.' пятый век."""
+    try:
+        j = lexer.spaces(cur, end)
+        k = lexer.chunk(cur, j)
+        if cur.at(k) != ".":
+            return None
+    except TooLong:
+        return None
+    case = _PREPOSITION_CASES.get(preposition, "nominative")
+    if case == "accusative":  # an inanimate noun: 'на XX в.' на двадцатый век
+        case = "nominative"
+    century = ru_morph.inflect("век", case, plural=cur.text[j:k] == "вв")
+    reading = ordinal(n, "m", case, cur.text[j:k] == "вв")
+    if word_after(cur, k + 1) == "":
+        century += "."
+    return locale_span(k + 1, f"{reading} {century}", "ru")
 
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.

@@ -67,3 +67,13 @@ def inflect(word: str, case: str, plural: bool = False) -> str:
             form = p.inflect(grammemes)
             return form.word if form is not None else word
     return word
+
+
+@lru_cache(maxsize=4096)
+def adjective_gender(word: str) -> str | None:
+    """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
+    одно, '1 новая задача' одна), or None where `word` is no such adjective."""
+    parses = _analyzer().parse(word.lower())
+    if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing":
+        return None
+    return _GENDERS.get(parses[0].tag.gender)
