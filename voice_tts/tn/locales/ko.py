@@ -93,7 +93,7 @@ _LONGEST_ENDING = 5
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     c = cur.at(pos)
     if c in myriad.TILDES:
-        return locale_span(pos + 1, "에서 ", "ko") if myriad.tilde_range(cur, pos) else None  # '5~7일' 오에서 칠일
+        return locale_span(pos + 1, "부터 ", "ko") if myriad.tilde_range(cur, pos) else None  # '5~7일' 오부터 칠일
     if c in ("(", "（"):
         found = myriad.weekdays(cur, pos, _WEEKDAYS, _WEEKDAY_JOINERS)
         if found is not None:
