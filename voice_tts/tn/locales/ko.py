@@ -117,7 +117,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         end, spoken = _before_hangul(cur, end, e.parts[0], code, sino)
         return locale_span(end, spoken, "ko")
     spoken = read(e)
-    if e.kind in ("fraction", "mixed") and not e.suffix:
+    if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
         end, spoken = _particle(cur, end, spoken)
         if is_hangul(myriad.prev_char(cur, pos, ctx)):  # '1과3/4': 일과 사분의 삼
             spoken = " " + spoken
