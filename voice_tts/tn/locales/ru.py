@@ -259,7 +259,7 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     n = roman_value(cur.text[pos:end])
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
-    if name is not None and not any(plural for plural, _ in name.forms):
+    if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
     noun = word_after(cur, end)
