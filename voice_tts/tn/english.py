@@ -402,12 +402,21 @@ _MONTH_WORD = (
     r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December"
     r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
 )
+# Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
 _DAY_MONTH = re.compile(
-    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?"
+    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE
 )
 _MONTH_DAY = re.compile(
-    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))"
+    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))",
+    re.IGNORECASE,
 )
+
+
+def month_name(word: str) -> str | None:
+    """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it, or None;
+    a lower-case 'may' is the verb ('you may 2 times')."""
+    key = word[:1].upper() + word[1:].lower()
+    return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"

@@ -434,7 +434,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
-    if word in english.MONTHS:
+    if english.month_name(word):
         return _month(cur, pos, end)
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
@@ -481,7 +481,7 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
-    if cur.text[start:end] in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
+    if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
         return end + 1
     return end
 
