@@ -211,13 +211,16 @@ def _ru_roubles(amount: str) -> str:
 
 
 def _ru_fits(cls: str, frame: str, written: str) -> bool:
-    noun = frame.split("{}")[1].split()[0].strip(".") if frame.split("{}")[1].split() else ""
-    number, _, ending = written.partition("-")
+    after = frame.split("{}")[1].split()
+    noun = after[0].strip(".") if after else ""
+    ending = written.partition("-")[2]
+    digits = written.replace(" ", "")
     if cls == "cardinal" and noun in _RU_COUNTED:
-        return written.replace(" ", "").isdecimal() and _ru_agreement(int(written.replace(" ", ""))) in _RU_COUNTED[noun]
+        return digits.isdecimal() and _ru_agreement(int(digits)) in _RU_COUNTED[noun]
     if cls == "ordinal" and ending:
         return ending in _RU_ORDINAL_ENDINGS.get(noun, set())
-    if cls == "date" and written.endswith(" года"):  # a year alone in the genitive: 'до 1995 года', not 'к 1995 года'
+    # A year alone is genitive: 'до 1995 года', never 'к 1995 года'.
+    if cls == "date" and written.endswith(" года"):
         return frame.split("{}")[0].strip() in ("до", "с")
     return True
 
