@@ -175,6 +175,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
     elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
         span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+    elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
+        reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
+    ):
+        span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
     elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
         span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
     elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
@@ -208,6 +212,21 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
     case = next((c for c in cases if c in wanted), cases[0])
     return ordinal_agreeing(n, form, case)
+
+
+def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
+    """A written ordinal ('26-е') before a singular noun: the form of the noun's gender and case
+    that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
+    form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
+    if form is None or form.forms[0][0]:
+        return None
+    cases = form.singular_cases()
+    wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
+    for case in sorted(cases, key=lambda c: c != wanted):
+        reading = ordinal_agreeing(n, form, case)
+        if reading.replace("ё", "е").endswith(ending):
+            return reading
+    return None
 
 
 def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:

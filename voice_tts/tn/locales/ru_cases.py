@@ -30,6 +30,9 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
         return " ".join(DIGITS[int(c)] for c in str(n))
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
+    if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
+        head = cardinal(n - n % 1000, "m", case)
+        return f"{head} {cardinal(n % 1000, gender, case)}" if n % 1000 else head
     return _ONE_THOUSAND.sub("", num2words(n, lang="ru", gender=gender, case=case))
 
 
