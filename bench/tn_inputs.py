@@ -59,6 +59,9 @@ class Language:
     units: tuple[str, ...]
     ordinal: Callable[[random.Random], str]
     phone: Callable[[random.Random], str]
+    # Whether a number fits its frame grammatically (class, frame, number); a draw that does not
+    # is drawn again: Russian '5 книги' or 'к 82-е числу' are no sentences anyone writes.
+    fits: Callable[[str, str, str], bool] = lambda cls, frame, written: True
 
     def cardinal(self, rng: random.Random) -> str:
         return grouped(magnitude(rng), self.thousands)
@@ -183,13 +186,53 @@ LANGUAGES["pt"] = Language(
     phone=lambda rng: f"+55 {rng.randint(11, 99)} 9{_digits(rng, 4)}-{_digits(rng, 4)}",
 )
 
+def _ru_agreement(n: int) -> int:
+    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30...)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return 0
+    return 1 if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14 else 2
+
+
+# The noun of a Russian frame and the numbers it follows: 'книги' after 2-4 only, a genitive
+# plural after 5-20 and the like, an oblique plural ('о 3 книгах') after any but those ending in one.
+_RU_COUNTED = {"клиентов": {2}, "человек": {2}, "рублей": {2}, "штук": {2}, "минут": {2}, "дней": {2},
+               "книги": {1}, "участниками": {1, 2}, "книгах": {1, 2}, "часам": {1, 2}, "домах": {1, 2}}
+# The written endings an ordinal takes before each frame's noun ('занял 2-е место', 'к 5-му числу');
+# a bare number fits them all.
+_RU_ORDINAL_ENDINGS = {"место": {"е"}, "попытка": {"я"}, "этаже": {"м"}, "классе": {"м"}, "числу": {"му"},
+                       "веке": {"м"}, "ряду": {"м"}}
+
+
+def _ru_roubles(amount: str) -> str:
+    """An amount with 'рубль' in the form the amount takes: '21 рубль', '52,51 рубля', '5 рублей'."""
+    if "," in amount:
+        return f"{amount} рубля"
+    return f"{amount} {('рубль', 'рубля', 'рублей')[_ru_agreement(int(amount.replace(' ', '')))]}"
+
+
+def _ru_fits(cls: str, frame: str, written: str) -> bool:
+    after = frame.split("{}")[1].split()
+    noun = after[0].strip(".") if after else ""
+    ending = written.partition("-")[2]
+    digits = written.replace(" ", "")
+    if cls == "cardinal" and noun in _RU_COUNTED:
+        return digits.isdecimal() and _ru_agreement(int(digits)) in _RU_COUNTED[noun]
+    if cls == "ordinal" and ending:
+        return ending in _RU_ORDINAL_ENDINGS.get(noun, set())
+    # A year alone is genitive: 'до 1995 года', never 'к 1995 года'.
+    if cls == "date" and written.endswith(" года"):
+        return frame.split("{}")[0].strip() in ("до", "с")
+    return True
+
+
 # Russian frames carry the prepositions that decide case (в, на, до, от, с, по, о/об, к) and nouns
 # whose number and gender the number agrees with.
 LANGUAGES["ru"] = Language(
     "ru", " ", ",",
     frames=FRAMES["ru"],
     money=lambda rng, lang: rng.choice((
-        f"{lang.amount(rng)} {rng.choice(('руб.', '₽', 'рублей', 'USD', '$', '€', 'EUR', 'JPY', 'KRW'))}",
+        _ru_roubles(lang.amount(rng)),
+        f"{lang.amount(rng)} {rng.choice(('руб.', '₽', 'USD', '$', '€', 'EUR', 'JPY', 'KRW'))}",
         f"{grouped(magnitude(rng, 6), ' ')} руб. {rng.randint(1, 99)} коп.",
         f"${lang.amount(rng).replace(',', '.').replace(' ', ',')}",
     )),
@@ -198,8 +241,9 @@ LANGUAGES["ru"] = Language(
                  lambda rng: f"{rng.randint(1800, 2035)} года"),
     time=_hm(),
     units=("кг", "г", "км", "м", "см", "л", "мл", "%", "°C", "км/ч", "ГБ", "т", "градусов"),
-    ordinal=lambda rng: rng.choice((str(rng.randint(1, 99)), f"{rng.randint(1, 99)}-{rng.choice(('й', 'я', 'е', 'го', 'м', 'х'))}")),
+    ordinal=lambda rng: rng.choice((str(rng.randint(1, 99)), f"{rng.randint(1, 99)}-{rng.choice(('е', 'я', 'м', 'му'))}")),
     phone=lambda rng: f"+7 {rng.randint(900, 999)} {_digits(rng, 3)}-{_digits(rng, 2)}-{_digits(rng, 2)}",
+    fits=_ru_fits,
 )
 
 LANGUAGES["ja"] = Language(
@@ -252,7 +296,7 @@ def generate(code: str, per_class: int, seed: int) -> list[Case]:
             if len(seen) == per_class:
                 break
             case = Case(code, cls, rng.choice(lang.frames[cls]), draw_number(lang, cls, rng))
-            if case.text not in seen:
+            if case.text not in seen and lang.fits(cls, case.frame, case.written):
                 seen.add(case.text)
                 cases.append(case)
     return cases

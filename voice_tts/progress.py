@@ -227,13 +227,3 @@ class ProgressTracker:
             i += 1
         return None
 
-
-def __getattr__(name: str):
-    # `TurnText` was defined here before it had its own module (voice_tts.turn_text), and the
-    # normalization scorers of the development data, like users' scripts, still import it from
-    # here. Imported on first use: turn_text itself imports this module.
-    if name == "TurnText":
-        from voice_tts.turn_text import TurnText
-
-        return TurnText
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

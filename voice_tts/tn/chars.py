@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_right
 
+from voice_tts.tn.chinese import MEASURE_WORDS
+
 # Extended_Pictographic (Unicode 15 emoji-data.txt) plus the emoji components that only make sense
 # inside a sequence: ZWJ, VS16, keycap, skin tones, regional indicators, tag characters.
 _EMOJI_RANGES: tuple[tuple[int, int], ...] = (
@@ -41,10 +43,11 @@ HARD_STOPS = frozenset("。！？；!?")
 CLOSING = frozenset(".,!?;:)]}…%’”。，、；：？！）」』》〉】")
 OPENING_BRACKETS = frozenset("([{（「『《〈【“‘\"'")
 
-# §3.4: Han characters that may follow a number and change its reading.
+# §3.4: Han characters that may follow a number and change its reading, with those of the
+# measure words after which 2 is 两 (chinese.MEASURE_WORDS).
 ZH_SUFFIXES = frozenset(
     "年月日号时点分秒个只位名元块角毛万亿千百十度岁次楼层米克斤吨升倍成折人天周代后届期章节页条台辆张本件部首家所种"
-)
+) | frozenset("".join(MEASURE_WORDS))
 
 
 def is_emoji(c: str) -> bool:

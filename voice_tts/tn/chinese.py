@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 _DIGITS = "零一二三四五六七八九"
 _SMALL_UNITS = ("", "十", "百", "千")
@@ -151,13 +152,30 @@ def mobile(text: str) -> str | None:
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text) else None
 
 
-# Classifiers after which wetext reads a bare 2 as 两 (but 二 before 年, 次, 点 ...).
-_LIANG_CLASSIFIERS = frozenset("个元块天层度岁人只位张条台辆件本")
+# Words after which a number is a code, read digit by digit: a postcode, an account, a room.
+_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "房间", "尾号", "工号", "学号")
+_CODE = re.compile(r"\d{3,}")
+
+
+def code_digits(text: str, word_before: str) -> str | None:
+    """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
+    one by one."""
+    if not _CODE.fullmatch(text) or not word_before.rstrip("是为").endswith(_CODE_WORDS):
+        return None
+    return digits(text)
+
+
+# Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
+MEASURE_WORDS = frozenset(
+    line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+_MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _CURRENCY_WORDS = {"￥": "元", "¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
-_COUNT = re.compile(r"(?P<cur>[￥¥$€£])?(?P<num>\d+(?:\.\d+)?)(?P<suffix>[个元块天层度岁人只位张条台辆件本]?)")
+_COUNT = re.compile(rf"(?P<cur>[￥¥$€£])?(?P<num>\d+(?:\.\d+)?)(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
-_RANGE = re.compile(r"(?P<a>\d{1,4})[-~～](?P<b>\d{1,4})(?P<suffix>[个元块天层度岁人只位张条台辆件本]?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE})?)")
 
 
 def cardinal_liang(n: int) -> str:
@@ -172,17 +190,18 @@ def _quantity(text: str, suffix: str) -> str:
     if "." in text or (len(text) > 1 and text.startswith("0")):
         return number(text)
     n = int(text)
-    if n == 2 and suffix in _LIANG_CLASSIFIERS:
+    if n == 2 and suffix in MEASURE_WORDS:
         return "两"
     return cardinal_liang(n)
 
 
-def count(text: str) -> str | None:
-    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元."""
+def count(text: str, ordinal: bool = False) -> str | None:
+    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元;
+    after 第 (`ordinal`) a number is no count: 第2名 第二名."""
     m = _COUNT.fullmatch(text)
     if m is None or (m.group("cur") and m.group("suffix")) or not (m.group("cur") or m.group("suffix")):
         return None
-    spoken = _quantity(m.group("num"), m.group("suffix"))
+    spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix"))
     return spoken + (_CURRENCY_WORDS[m.group("cur")] if m.group("cur") else m.group("suffix"))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 _ONES = (
@@ -351,13 +352,16 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdecimal())
     next_is_name = next_char.isupper()
     if word == "St":
-        return "Street" if prev_is_name or not next_is_name else "Saint"
-    if word == "Dr":
-        return "Drive" if prev_is_name and not next_is_name else "Doctor"
-    if word == "No":
+        reading = "Street" if prev_is_name or not next_is_name else "Saint"
+    elif word == "Dr":
+        reading = "Drive" if prev_is_name and not next_is_name else "Doctor"
+    elif word == "No":
         return "number" if next_char.isdecimal() else "No."
-    reading = ABBREVIATIONS[word]
-    if word in SENTENCE_FINAL_ABBREVIATIONS and (next_is_name or next_char in ("", "\n")):
+    else:
+        reading = ABBREVIATIONS[word]
+    # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
+    # it does after 'etc.' and the like.
+    if next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name:
         reading += "."
     return reading
 
@@ -398,12 +402,21 @@ _MONTH_WORD = (
     r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December"
     r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
 )
+# Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
 _DAY_MONTH = re.compile(
-    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?"
+    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE
 )
 _MONTH_DAY = re.compile(
-    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))"
+    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))",
+    re.IGNORECASE,
 )
+
+
+def month_name(word: str) -> str | None:
+    """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it, or None;
+    a lower-case 'may' is the verb ('you may 2 times')."""
+    key = word[:1].upper() + word[1:].lower()
+    return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
@@ -472,7 +485,8 @@ def written_date(text: str, prev_word: str = "") -> str | None:
 
 
 def clock(text: str) -> str | None:
-    """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'."""
+    """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
+    24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
     m = _CLOCK.fullmatch(text)
     if m is None:
         return None
@@ -480,10 +494,13 @@ def clock(text: str) -> str | None:
     period = (m.group("ap") or m.group("ap2") or "").upper()
     if hour > 24 or (period and hour > 12):
         return None
-    words = [cardinal(hour)]
     minutes = int(m.group("m")) if m.group("m") else 0
     if minutes > 59:
         return None
+    if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
+        period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
+        hour = hour - 12 if hour > 12 else 12
+    words = [cardinal(hour)]
     if minutes:
         words.append(("oh " + _ONES[minutes]) if minutes < 10 else cardinal(minutes))
     if period:
@@ -517,3 +534,80 @@ def measure(text: str) -> str | None:
     name = UNITS[m.group("unit")]
     sign = "minus " if m.group("sign") else ""
     return f"{sign}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+
+
+# --- spans decided with the words around them ---------------------------------------------------
+
+# Nouns of measure a fraction is 'of a': '¾ cup' three quarters of a cup, '½ hour' half an hour.
+_MEASURE_NOUNS = {
+    "cup": "cup", "c": "cup", "teaspoon": "teaspoon", "tsp": "teaspoon", "tablespoon": "tablespoon",
+    "tbsp": "tablespoon", "pound": "pound", "lb": "pound", "ounce": "ounce", "oz": "ounce", "inch": "inch",
+    "in": "inch", "foot": "foot", "ft": "foot", "mile": "mile", "mi": "mile", "yard": "yard", "gallon": "gallon",
+    "quart": "quart", "pint": "pint", "liter": "liter", "litre": "litre", "hour": "hour", "minute": "minute",
+    "second": "second", "day": "day", "week": "week", "month": "month", "year": "year", "stick": "stick",
+    "kilogram": "kilogram", "kg": "kilogram", "gram": "gram", "meter": "meter", "kilometer": "kilometer",
+}
+
+
+def is_vulgar_fraction(c: str) -> bool:
+    return len(c) == 1 and unicodedata.name(c, "").startswith("VULGAR FRACTION ")
+
+
+def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> str:
+    """'¾' three quarters (its Unicode name); before a measure noun as speakers say it: '¾ cup'
+    three quarters of a cup, '½ cup' half a cup, '⅓ tsp' one third of a teaspoon; after a whole
+    number (`after_number`) the rest of a mixed number: '1½ cups' one and a half cups. `noun`:
+    the word after it, "" when none; a reading that takes it ends with it."""
+    words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
+    if after_number:
+        return "and " + ("a " + words[4:] if words.startswith("one ") else words) + (" " + noun if noun else "")
+    unit = _MEASURE_NOUNS.get(noun.lower().rstrip("."))
+    if unit is None:
+        return words
+    article = "an" if unit[0] in "aeiou" else "a"
+    if words == "one half":
+        return f"half {article} {unit}"
+    return f"{words} of {article} {unit}"
+
+
+def takes_noun(reading: str, noun: str) -> bool:
+    """Whether `vulgar_fraction`'s reading took the noun after the fraction."""
+    return bool(noun) and (reading.endswith(" " + noun) or reading.endswith(" " + _MEASURE_NOUNS.get(
+        noun.lower().rstrip("."), "\0")))
+
+
+WEEKDAYS = frozenset(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+                      "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"))
+_FULL_WEEKDAYS = {day[:3]: day for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                                            "Sunday")}
+_FULL_MONTHS = {name[:3].capitalize(): name.capitalize() for name in (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december")}
+RANGE_DASHES = frozenset("-–—")
+
+
+def day_range(first: str, last: str) -> str | None:
+    """'Monday–Friday' Monday to Friday, 'Mon-Fri' Monday to Friday, 'June–August' June to August:
+    two weekdays or two months joined by a dash, read in full."""
+    for names in (_FULL_WEEKDAYS, _FULL_MONTHS):
+        a, b = names.get(first[:3]), names.get(last[:3])
+        if a and b and first in (a, a[:3], a[:4]) and last in (b, b[:3], b[:4]):
+            return f"{a} to {b}"
+    return None
+
+
+# Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
+# 90210'), or after 'ZIP', 'code'.
+US_STATES = frozenset((
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH "
+    "OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR").split())
+_CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin"))
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+
+
+def code(text: str, prev_word: str) -> str | None:
+    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit."""
+    if prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(
+            r"\d{3,}(?:-\d{4})?", text):
+        return ", ".join(digits(part) for part in text.split("-"))
+    return None

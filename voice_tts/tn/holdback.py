@@ -111,7 +111,26 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 2, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
+    if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
+        return _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
+
+
+def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
+    """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
+    fraction with the measure noun after it when it reads one."""
+    after_number = is_digit(_prev_char(cur, pos, ctx)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
+    try:
+        j = lexer.spaces(cur, pos + 1)
+        k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
+    except TooLong:
+        j = k = pos + 1
+    noun = cur.text[j:k]
+    glued = " " if is_digit(_prev_char(cur, pos, ctx)) else ""  # '1½': one| and a half
+    reading = english.vulgar_fraction(cur.text[pos], noun, after_number)
+    if english.takes_noun(reading, noun):
+        return Span(k, "reading", "en", info=glued + reading)
+    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number))
 
 
 _SCHEME_SECOND = frozenset("tTwW")
@@ -411,7 +430,11 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "num", _lang_after(cur, ctx, end))
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
         return Span(end, "word", "zh")
-    if word in english.MONTHS:
+    if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
+        reading := english.day_range(word[:dash], word[dash + 1:])
+    ):
+        return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
+    if english.month_name(word):
         return _month(cur, pos, end)
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
@@ -458,7 +481,7 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
-    if cur.text[start:end] in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
+    if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
         return end + 1
     return end
 

@@ -47,7 +47,7 @@ _NOT_JOINING = (" a", " A", " 5", "\n", ")", ",", "")
 # What may follow a punctuation mark: a character of each kind, and two where a rule reads two
 # (a letter after '.' may start a file extension or a domain).
 _NEXT_CHARACTERS = ("", " ", "a", "5", "\n", ")", "가", "中", "ab", "a ", "a.", "a5", "5a", "5 ")
-_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon"))
+_WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon", "reading"))
 _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 
@@ -411,6 +411,10 @@ def _unspaced(c: str) -> bool:
     return is_han(c) and not is_hangul(c)
 
 
+# How much of a Chinese run the next number may look back on: '邮政编码' and the like.
+_HAN_WORD_CHARS = 4
+
+
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
     """What the next span may know about this one."""
     kind = span.kind
@@ -420,6 +424,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     if ctx.auto and ctx.locale is None and not raw.isascii():
         _detect_language(ctx, raw)
     hangul_word_goes_on = is_hangul(ctx.prev_char)
+    han_word_goes_on = is_han(ctx.prev_char)
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -452,6 +457,10 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
         ctx.prev_word = ctx.prev_word + raw if hangul_word_goes_on else raw
+    elif kind == "han" and ctx.locale is None:  # Chinese: the last characters of the run ('邮编', '电话')
+        ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
+    elif kind == "punct" and raw in "：:" and han_word_goes_on and ctx.locale is None:
+        pass  # '邮编：100080': the word before the colon still names what the number is
     elif kind != "ws":
         ctx.prev_word = ""
     # sentence state for routing

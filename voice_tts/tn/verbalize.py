@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_tts.tn import chinese, electronic, english, locales
+from voice_tts.tn import chinese, electronic, english, locales, units
 from voice_tts.tn.chars import SUFFIX_SYMBOLS, is_spoken_alnum
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
@@ -29,6 +29,7 @@ _SCALED = re.compile(
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
+_RATE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+/[A-Za-z]+)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
@@ -43,7 +44,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return ""
     if kind == "han":
         return raw
-    if kind in ("lexicon", "locale"):
+    if kind in ("lexicon", "locale", "reading"):
         return span.info
     if kind == "word":
         return word(raw, ctx, span.lang)
@@ -56,7 +57,12 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        return number(raw, span.lang or ctx.sentence_lang(), span.info)
+        lang = span.lang or ctx.sentence_lang()
+        if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word)):
+            return reading
+        if lang == "en" and (reading := english.code(raw, ctx.prev_word)):
+            return reading
+        return number(raw, lang, span.info, ctx.prev_char == "第")
     if kind == "abbr":
         return english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info)
     if kind == "date":
@@ -130,12 +136,13 @@ def _ascii_form(raw: str) -> str:
     return raw.translate(_FULL_WIDTH)
 
 
-def number(raw: str, lang: str, currency_code: str = "") -> str:
+def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
+    """`ordinal`: the number follows 第 (Chinese 第2名 第二名, never a count's 两)."""
     text = _ascii_form(raw)
     if lang in locales.MODEL_LANGUAGES:
         return locales.rules(lang).number(text)
     if lang == "zh":
-        return _number_zh(text)
+        return _number_zh(text, ordinal)
     return _number_en(text, currency_code)
 
 
@@ -147,8 +154,9 @@ def _checked(spoken: str | None) -> str | None:
 
 
 def _number_en(text: str, currency_code: str) -> str:
-    if text.startswith("#"):
-        return "number " + _number_en(text[1:].lstrip(), "")
+    if text.startswith("#"):  # '#4521' number four five two one: an order or ticket number is said digit by digit
+        body = text[1:].lstrip()
+        return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
     if currency_code:
@@ -187,10 +195,14 @@ def _number_en(text: str, currency_code: str) -> str:
     return _checked(normalize_span(text, "en")) or english.identifier(text)
 
 
-def _number_zh(text: str) -> str:
+def _number_zh(text: str, ordinal: bool = False) -> str:
     text = _THOUSANDS.sub("", text).replace("°C", "℃")
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
+    if ordinal and (m := re.fullmatch(r"([1-9]\d*)(\D*)", text)) and not re.search(r"[A-Za-z]", m[2]):
+        return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
+    if ordinal and (reading := chinese.count(text, ordinal=True)):
+        return reading
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile,
                  chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range):
         reading = rule(text)
@@ -199,8 +211,11 @@ def _number_zh(text: str) -> str:
     if text[0] == "-" and "%" in text:
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
+        rate = _RATE.fullmatch(text)
+        if rate and (reading := units.spoken(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
+            return reading  # '120km/h' 每小时一百二十公里
         per = _PER_SECOND.fullmatch(text)
-        if per:
+        if per:  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
             per_unit = "每秒" if per.group("per") == "s" else "每小时"
             return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)

@@ -50,7 +50,7 @@ _WRITING = myriad.Writing(
     scales=frozenset("万億兆"),
     mixed_after_space=True,
 )
-SYMBOLS = {"&": "アンド", "+": "プラス", "=": "イコール", "×": "かける", "÷": "わる", "≠": "ノットイコール",
+SYMBOLS = {"〒": "郵便番号", "&": "アンド", "+": "プラス", "=": "イコール", "×": "かける", "÷": "わる", "≠": "ノットイコール",
            "%": "パーセント", "〜": "から", "～": "から"}
 ADDRESS_SYMBOLS = {".": "ドット", "/": "スラッシュ", "@": "アットマーク", "?": "クエスチョン", "=": "イコール",
                    "&": "アンド", "-": "ハイフン", "_": "アンダーバー", ":": "コロン", "#": "シャープ",
@@ -73,6 +73,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return None
     end, e = found
     if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
+        written = cur.text[pos:end]
+        if written.isdecimal() and written.startswith("0") and 10 <= len(written) <= 11 and (
+            groups := myriad.phone_groups(written, "", "JP")
+        ):  # '09012345678' 零九零の一二三四の五六七八
+            return locale_span(end, "の".join(NUMERALS.digit_string(g) for g in groups), "ja")
         return locale_span(end, NUMERALS.counted(e.parts[0], cur.at(end)), "ja")
     return locale_span(end, read(e), "ja")
 
@@ -93,8 +98,8 @@ def _body(e: myriad.Expression) -> str:
         return NUMERALS.decimal(p[0], p[1])
     if kind == "fraction":
         return NUMERALS.fraction(p[0], p[1], e.roots)
-    if kind == "mixed":
-        return NUMERALS.integer(p[0]) + "荷" + NUMERALS.fraction(p[1], p[2], e.roots)
+    if kind == "mixed":  # '2 1/2' 二と二分の一
+        return NUMERALS.integer(p[0]) + "と" + NUMERALS.fraction(p[1], p[2], e.roots)
     if kind == "time":
         spoken = NUMERALS.cardinal(int(p[0])) + "時"
         if len(p) > 1 and (int(p[1]) or len(p) > 2):

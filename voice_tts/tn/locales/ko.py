@@ -67,7 +67,7 @@ _WRITING = myriad.Writing(
     currency_codes=frozenset(c for code in _CURRENCIES if len(code) > 1 for c in (code, code.lower())),
     units=frozenset(UNITS),
     scales=frozenset("만억조"),
-    mixed_after_space=False,
+    mixed_after_space=True,
 )
 # Particles written after a number agree with how it is read: 오가, 삼이.
 _PARTICLES_AFTER_VOWEL = {"이": "가", "을": "를", "은": "는"}
@@ -93,7 +93,7 @@ _LONGEST_ENDING = 5
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     c = cur.at(pos)
     if c in myriad.TILDES:
-        return locale_span(pos + 1, "부터", "ko") if myriad.tilde_range(cur, pos) else None
+        return locale_span(pos + 1, "부터 ", "ko") if myriad.tilde_range(cur, pos) else None  # '5~7일' 오부터 칠일
     if c in ("(", "（"):
         found = myriad.weekdays(cur, pos, _WEEKDAYS, _WEEKDAY_JOINERS)
         if found is not None:
@@ -111,10 +111,13 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     end, e = found
     if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
         code = cur.text[pos:end].isdecimal() and _asks_for_digits(ctx.prev_word)
-        end, spoken = _before_hangul(cur, end, e.parts[0], code)
+        if groups := _phone_run(e.parts[0], cur.text[pos:end]):
+            return locale_span(end, " ".join(_phone_digits(g) for g in groups), "ko")
+        sino = myriad.prev_char(cur, pos, ctx) == "제"  # '제2장' 제이장: an ordinal prefix, never a counter
+        end, spoken = _before_hangul(cur, end, e.parts[0], code, sino)
         return locale_span(end, spoken, "ko")
     spoken = read(e)
-    if e.kind in ("fraction", "mixed") and not e.suffix:
+    if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
         end, spoken = _particle(cur, end, spoken)
         if is_hangul(myriad.prev_char(cur, pos, ctx)):  # '1과3/4': 일과 사분의 삼
             spoken = " " + spoken
@@ -138,8 +141,9 @@ def _body(e: myriad.Expression) -> str:
         return NUMERALS.decimal(p[0], p[1])
     if kind == "fraction":
         return NUMERALS.fraction(p[0], p[1], e.roots)
-    if kind == "mixed":
-        return NUMERALS.integer(p[0]) + " " + NUMERALS.fraction(p[1], p[2], e.roots)
+    if kind == "mixed":  # '2 1/2' 이와 이분의 일: the whole joined to the fraction by 와 or 과
+        whole = NUMERALS.integer(p[0])
+        return whole + ("과" if _has_final_consonant(whole[-1]) else "와") + " " + NUMERALS.fraction(p[1], p[2], e.roots)
     if kind == "time":
         return _clock(p)
     if kind == "date":
@@ -147,6 +151,9 @@ def _body(e: myriad.Expression) -> str:
         return f"{NUMERALS.cardinal(year)}년 {month_name(month)}월 {NUMERALS.cardinal(day)}일"
     if kind == "range":
         return NUMERALS.integer(p[0]) + " 부터 " + NUMERALS.integer(p[1])
+    if kind in ("phone", "groups") and e.country in ("", "82") and myriad.phone_groups("".join(p), e.country, "KR"):
+        spoken = " ".join(_phone_digits(g) for g in p)  # a Korean number: 공일공
+        return f"국가번호 {NUMERALS.digit_string(e.country)} {spoken}" if e.country else spoken
     spoken = " ".join(NUMERALS.digit_string(g) for g in p)
     if kind == "phone":
         return f"국가번호 {NUMERALS.digit_string(e.country)} {spoken}" if e.country else spoken
@@ -172,6 +179,11 @@ def _money(e: myriad.Expression) -> str:
         spoken = NUMERALS.integer(whole) + " " + word
         return spoken + (f" {NUMERALS.cardinal(int(cents))} {_MINOR_UNITS[word]}" if int(cents) else "")
     return _body(e) + e.scale + space + word
+
+
+def _phone_digits(group: str) -> str:
+    """A group of a Korean telephone number, its zeros 공 as Koreans say them (010 공일공)."""
+    return NUMERALS.digit_string(group).replace("영", "공")
 
 
 def native(n: int) -> str:
@@ -200,12 +212,20 @@ def _clock(parts: tuple[str, ...]) -> str:
     return spoken
 
 
-def _before_hangul(cur: Cursor, end: int, written: str, code: bool) -> tuple[int, str]:
+def _phone_run(digits: str, written: str) -> list[str] | None:
+    """A Korean telephone number written as one run of digits ('01012345678'), in its groups."""
+    if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
+        return None
+    return myriad.phone_groups(digits, "", "KR")
+
+
+def _before_hangul(cur: Cursor, end: int, written: str, code: bool, sino: bool = False) -> tuple[int, str]:
     """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit by
-    digit where it is a `code` (the word before it names one), else as a number."""
+    digit where it is a `code` (the word before it names one), else as a number; after 제
+    (`sino`) always a Sino-Korean number."""
     c = cur.at(end)
     plain = NUMERALS.digit_string(written) if code else NUMERALS.counted(written, c)
-    if written.startswith("0") and len(written) > 2 or len(written) > 6:
+    if written.startswith("0") and len(written) > 2 or len(written) > 6 or sino:
         return end, plain
     n = int(written)
     if c == "월":

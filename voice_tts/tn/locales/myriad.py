@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import phonenumbers
+
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -100,6 +102,21 @@ class Numerals:
         if len(text) == 2 and text[0] == "0" and is_han(following):
             return self.cardinal(int(text))
         return self.integer(text)
+
+
+def phone_groups(digits: str, country: str, region: str) -> list[str] | None:
+    """The digit groups libphonenumber gives a number valid in `region` ('01012345678' → 010,
+    1234, 5678), or None for a number it does not know as one of that region's. Without a
+    `country` code the number must start with the trunk prefix 0, as Japan and Korea write them."""
+    if not country and not digits.startswith("0"):
+        return None
+    try:
+        parsed = phonenumbers.parse(f"+{country}{digits}" if country else digits, region)
+    except phonenumbers.NumberParseException:
+        return None
+    if phonenumbers.region_code_for_number(parsed) != region or not phonenumbers.is_valid_number(parsed):
+        return None
+    return re.findall(r"\d+", phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL))
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import phonenumbers
 from num2words import num2words
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases
-from voice_tts.tn.locales.ru_cases import agreement
+from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
+from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal
 from voice_tts.tn.locales.ru_words import (
     ABBREVIATIONS,
     ADDRESS_WORDS,
@@ -48,18 +49,6 @@ from voice_tts.tn.locales.numeric_spans import (
     split_amount,
     word_after,
 )
-
-DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
-
-
-@lru_cache(maxsize=4096)
-def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
-    if n < 0:
-        return "минус " + cardinal(-n, gender, case)
-    if n >= 10**21:
-        return digits(str(n))
-    return num2words(n, lang="ru", gender=gender, case=case)
-
 
 def digits(text: str) -> str:
     return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
@@ -101,12 +90,13 @@ _DENOMINATORS = ("десят", "сот", "тысячн", "десятитысяч
 
 
 # The endings of 'целая' and of a denominator ('десятая') after one and after more, per case.
-_FRACTION_ENDINGS = {"nominative": ("ая", "ых"), "genitive": ("ой", "ых")}
+_FRACTION_ENDINGS = {"nominative": ("ая", "ых"), "genitive": ("ой", "ых"), "accusative": ("ую", "ых"),
+                     "dative": ("ой", "ым"), "prepositional": ("ой", "ых"), "instrumental": ("ой", "ыми")}
 
 
 def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
     """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
-    1,5') 'одной целой пяти десятых'."""
+    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых'."""
     whole = int(integer)
     if not fraction_digits:
         return cardinal(whole, "m", case)
@@ -141,16 +131,27 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span = locale_span(pos + 1, "", "ru")
         span.agreement = _MEASURE_RANGE_OPEN
         return span
+    if cur.at(pos) in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
+        return span
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
     if span is None:
         return span
     raw = cur.text[pos:span.end]
+    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := find_span(cur, pos + 1, ctx)) and (
+        unsigned.end > span.end
+    ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
+        unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
+        return unsigned
+    if raw.endswith(".") and raw.lower() in ABBREVIATIONS and word_after(cur, span.end) == "":
+        span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
     preposition = ctx.prev_word.lower()
     if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
         if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
             span.info = _quantity(_plain(raw), "genitive") or span.info
         return span
-    if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+    if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
+        span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
+    elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
         span.info = _up_to(m) or span.info
     elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
         span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
@@ -174,6 +175,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
     elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
         span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+    elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
+        reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
+    ):
+        span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
     elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
         span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
     elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
@@ -182,11 +187,137 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = _quantity(_plain(raw), "genitive") or span.info
     elif _COUNT.fullmatch(raw):
         n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
-        span.info = ru_cases.ordinal_before(n, preposition, noun) or ru_cases.count_before(n, preposition, noun)
+        span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
+                     or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+                     or ru_cases.count_before(n, preposition, noun))
+    elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
+        span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
     elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
         span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
         span.agreement = _GENITIVE_MONEY
     return span
+
+
+def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
+    """An ordinal where the noun after the number has no form a count of `n` takes: 'занял 2
+    место' занял второе место, 'в 5 классе' в пятом классе; it agrees with the noun's gender and
+    case, of its cases the preposition's first."""
+    form = ru_morph.noun(noun) if n > 1 and noun.isalpha() and len(noun) >= 3 else None
+    if form is None or agreement(n) == 0 or any(plural for plural, _ in form.forms):
+        return None
+    cases = form.singular_cases()
+    if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
+        return None
+    wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
+        ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
+    case = next((c for c in cases if c in wanted), cases[0])
+    return ordinal_agreeing(n, form, case)
+
+
+def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
+    """A written ordinal ('26-е') before a singular noun: the form of the noun's gender and case
+    that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
+    form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
+    if form is None or form.forms[0][0]:
+        return None
+    cases = form.singular_cases()
+    wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
+    for case in sorted(cases, key=lambda c: c != wanted):
+        reading = ordinal_agreeing(n, form, case)
+        if reading.replace("ё", "е").endswith(ending):
+            return reading
+    return None
+
+
+def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
+    """The ordinal of `n` in `case` with the gender of `form`'s noun: an accusative takes the
+    nominative's form for an inanimate masculine or neuter noun, the genitive's for an animate one."""
+    if case == "accusative" and form.gender != "f":
+        case = "genitive" if form.animate and form.gender == "m" else "nominative"
+    return ordinal(n, form.gender, case)
+
+
+def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
+    """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
+    сообщение' одно новое сообщение."""
+    if agreement(n) != 0 or preposition in ru_cases.COUNT_PREPOSITIONS:
+        return None
+    gender = ru_morph.adjective_gender(adjective)
+    return cardinal(n, gender) if gender else None
+
+
+def _takes_accusative(word: str) -> bool:
+    """After 'на', 'за', 'через', 'в' (motion, price, time) or a transitive verb ('стоит', 'заплатил'),
+    an amount is in the accusative."""
+    return ru_cases.COUNT_PREPOSITIONS.get(word) == "accusative" or (
+        word not in ru_cases.COUNT_PREPOSITIONS and word.isalpha() and ru_morph.governs_accusative(word))
+
+
+def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
+    """A count after a transitive verb, in the accusative: 'купил 1 книгу' одну, 'продал 1000 штук'
+    тысячу; None after any other word."""
+    if verb in ru_cases.COUNT_PREPOSITIONS or not _takes_accusative(verb) or ru_cases.noun_case(noun):
+        return None
+    return cardinal(n, ru_cases.count_gender(n, noun, "accusative"), "accusative")
+
+
+_MOBILE = re.compile(r"[78]9\d{9}")
+_ROMAN_LETTERS = frozenset("IVXLCDM")
+_ROMAN_NUMERAL = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+
+
+def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
+    II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
+    agreeing with it ('в XX веке' в двадцатом веке, 'XIX век' девятнадцатый век)."""
+    end = pos
+    while cur.at(end) in _ROMAN_LETTERS:
+        end += 1
+    if is_letter(cur.at(end)) or is_digit(cur.at(end)) or (pos > 0 and is_letter(cur.text[pos - 1])):
+        return None
+    if not _ROMAN_NUMERAL.fullmatch(cur.text[pos:end]):
+        return None
+    n = roman_value(cur.text[pos:end])
+    prev = ctx.prev_word
+    name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
+    if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
+        reading = ordinal_agreeing(n, name, name.singular_cases()[0])
+        return locale_span(end, reading[0].upper() + reading[1:], "ru")
+    noun = word_after(cur, end)
+    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
+        return century
+    form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
+    if form is None or end - pos < 2 and cur.at(pos) not in "VX":  # a lone 'I', 'C': a letter
+        return None
+    plural = next((p for p, _ in form.forms), False)
+    case = next(c for p, c in form.forms if p == plural)
+    if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
+        return locale_span(end, ordinal(n, "m", "nominative" if case == "accusative" else case, True), "ru")
+    return locale_span(end, ordinal_agreeing(n, form, case), "ru")
+
+
+# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
+_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
+
+
+def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
+    """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
+    веке, 'до V в.' до пятого века, 'V в.' пятый век."""
+    try:
+        j = lexer.spaces(cur, end)
+        k = lexer.chunk(cur, j)
+        if cur.at(k) != ".":
+            return None
+    except TooLong:
+        return None
+    case = _PREPOSITION_CASES.get(preposition, "nominative")
+    if case == "accusative":  # an inanimate noun: 'на XX в.' на двадцатый век
+        case = "nominative"
+    century = ru_morph.inflect("век", case, plural=cur.text[j:k] == "вв")
+    reading = ordinal(n, "m", case, cur.text[j:k] == "вв")
+    if word_after(cur, k + 1) == "":
+        century += "."
+    return locale_span(k + 1, f"{reading} {century}", "ru")
 
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
@@ -454,6 +585,8 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     'два рубля', 'пять рублей'; in the genitive 'одного рубля', 'двух рублей', 'пяти рублей'."""
     if count is None:
         return forms[1]
+    if case == "accusative" and agreement(count) == 0:  # 'за 1 тонну'
+        return ru_morph.inflect(forms[0], "accusative")
     if case == "genitive":
         return forms[1] if agreement(count) == 0 else forms[2]
     return forms[agreement(count)]
@@ -571,8 +704,17 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
 
 
 def _phone(raw: str) -> str:
-    """Groups as numbers, their leading zeros one by one: '8-913-983-56-01'."""
-    words = ["плюс"] if raw.lstrip().startswith("+") else []
+    """Groups as numbers, their leading zeros one by one: '8-913-983-56-01'; a number
+    libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
+    international = raw.lstrip().startswith("+")
+    try:
+        parsed = phonenumbers.parse(raw, "RU")
+    except phonenumbers.NumberParseException:
+        parsed = None
+    if parsed is not None and phonenumbers.is_valid_number(parsed):
+        raw = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.INTERNATIONAL if international
+                                         else phonenumbers.PhoneNumberFormat.NATIONAL)
+    words = ["плюс"] if international else []
     for group in re.findall(r"\d+", raw):
         zeros = len(group) - len(group.lstrip("0"))
         words += ["ноль"] * zeros + ([cardinal(int(group))] if group.lstrip("0") else [])

@@ -12,9 +12,33 @@ too ('к 14:30' к половине третьего, 'до 10:00' до деся
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from num2words import num2words
+
+DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
+
+
+@lru_cache(maxsize=4096)
+def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
+    """`n` in `case`; the accusative is that of an inanimate noun (the nominative, save 'одну'
+    and 'тысячу'), and a thousand alone is 'тысяча', not 'одна тысяча', as speakers say it."""
+    if n < 0:
+        return "минус " + cardinal(-n, gender, case)
+    if n >= 10**21:
+        return " ".join(DIGITS[int(c)] for c in str(n))
+    if case == "accusative":
+        return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
+    if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
+        head = cardinal(n - n % 1000, "m", case)
+        return f"{head} {cardinal(n % 1000, gender, case)}" if n % 1000 else head
+    return _ONE_THOUSAND.sub("", num2words(n, lang="ru", gender=gender, case=case))
+
+
+_ONE_THOUSAND = re.compile(r"^одн[а-я]+ (?=тысяч)")
+_INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
+
 
 # The case a preposition gives the number after it when the noun does not show a case of its own.
 # 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
@@ -89,19 +113,10 @@ def count_gender(n: int, noun: str, case: str = "nominative") -> str:
     return "m"
 
 
-@lru_cache(maxsize=4096)
-def count(n: int, case: str = "nominative", gender: str = "m") -> str:
-    """A cardinal in `case`; the accusative of an inanimate noun is its nominative, save the
-    feminine 'одну' ('на 21 неделю' на двадцать одну неделю)."""
-    if case == "accusative" and not (gender == "f" and agreement(n) == 0):
-        case = "nominative"
-    return _cardinal(n, gender, case)
-
-
 def count_before(n: int, preposition: str, noun: str) -> str:
     """A count with the case of the preposition before it and the gender of the noun after it."""
     case = count_case(n, preposition, noun)
-    return count(n, case, count_gender(n, noun, case))
+    return cardinal(n, count_gender(n, noun, case), case)
 
 
 def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
@@ -125,10 +140,6 @@ def genitive_unit(forms: tuple[str, str, str], n: int | None) -> str:
     return few if n is None or agreement(n) == 0 else many
 
 
-def _cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
-    return num2words(n, lang="ru", gender=gender, case=case)
-
-
 def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
 
@@ -150,17 +161,17 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
         return None
     count_case = "accusative" if case == "prepositional" else case
     if minutes == 0:
-        return f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
+        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
     following = h % 12 + 1
     if minutes == 30:
         return f"{_HALF[case]} {_ordinal(following, 'm', 'genitive')}"
     if minutes < 30:
         minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return f"{_cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
+        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return (f"{_cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
-                f"{_cardinal(minutes, 'f', count_case)} {minute_word}")
+        return (f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
+                f"{cardinal(minutes, 'f', count_case)} {minute_word}")
     left = 60 - minutes
     minute_word = "минуты" if agreement(left) == 0 else "минут"
-    return f"без {_cardinal(left, 'f', 'genitive')} {minute_word} {_cardinal(following)}"
+    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"

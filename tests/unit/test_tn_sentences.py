@@ -1,0 +1,40 @@
+"""Realistic agent sentences read as a careful native speaker reads them (tests/data/tn_sentences/
+<lang>.tsv, scored by bench/tn_sentences.py): at least 40 per language, at least 95 % of them read
+right, each also streamed in random pieces and read exactly as in one piece."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.text_pieces import random_pieces
+from voice_tts.tn import StreamingNormalizer, normalize
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import tn_sentences  # noqa: E402
+
+LANGUAGES = tn_sentences.languages()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_sentences_read_as_speakers_read_them(lang: str) -> None:
+    right, wrong = tn_sentences.score(lang)
+    total = right + len(wrong)
+    assert total >= 40, f"{lang}: {total} sentences"
+    shown = "\n".join(f"{s.written!r}: {ours!r}, expected {s.readings[0]!r}" for s, ours in wrong)
+    assert right >= 0.95 * total, f"{lang}: {right}/{total} read right\n{shown}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_sentences_streamed_read_as_in_one_piece(lang: str) -> None:
+    rng = random.Random(0)
+    for sentence in tn_sentences.sentences(lang):
+        one_shot = normalize(sentence.written, language=lang)
+        for _ in range(5):
+            normalizer = StreamingNormalizer(lang)
+            commits = [c for piece in random_pieces(sentence.written, rng, 1, 7) for c in normalizer.push(piece)]
+            commits += normalizer.flush()
+            assert "".join(c.spoken for c in commits) == one_shot, sentence.written

@@ -1,0 +1,79 @@
+"""Russian morphology of the words around a number, from pymorphy3's OpenCorpora dictionary: the
+gender, number and case of the counted noun, of a ruler's name before a Roman numeral, and
+whether the word before a number is a verb that takes its object in the accusative ('стоит 1 250
+рублей' стоит тысячу двести пятьдесят рублей)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+import pymorphy3
+
+# pymorphy3's (OpenCorpora's) grammemes as the case and gender names num2words takes.
+_CASES = {"nomn": "nominative", "gent": "genitive", "gen2": "genitive", "datv": "dative", "accs": "accusative",
+          "ablt": "instrumental", "loct": "prepositional", "loc2": "prepositional", "voct": "nominative"}
+_GENDERS = {"masc": "m", "femn": "f", "neut": "n"}
+
+
+@dataclass(frozen=True)
+class Form:
+    """What a noun may be: its gender ("m", "f", "n") and animacy by its likeliest reading, and
+    every (plural, case) its readings allow ('человек': singular nominative, plural genitive)."""
+
+    gender: str
+    animate: bool
+    forms: tuple[tuple[bool, str], ...]  # likeliest first
+
+    def singular_cases(self) -> list[str]:
+        return [case for plural, case in self.forms if not plural]
+
+
+@cache
+def _analyzer() -> pymorphy3.MorphAnalyzer:
+    return pymorphy3.MorphAnalyzer()
+
+
+@lru_cache(maxsize=8192)
+def noun(word: str, names: bool = False) -> Form | None:
+    """The readings of `word` as a declinable noun (as a first name or patronymic with `names`:
+    'Екатерина', 'Петре'), or None where the dictionary knows it as nothing of the kind."""
+    parses = [p for p in _analyzer().parse(word if names else word.lower())
+              if p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag
+              and (not names or "Name" in p.tag) and p.tag.case in _CASES]
+    if not parses or parses[0].tag.gender not in _GENDERS:
+        return None
+    best = parses[0]
+    forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
+                          if p.tag.gender in (best.tag.gender, None) or p.tag.number == "plur")
+    return Form(_GENDERS[best.tag.gender], "anim" in best.tag, tuple(forms))
+
+
+@lru_cache(maxsize=4096)
+def governs_accusative(word: str) -> bool:
+    """Whether `word` is a transitive verb or a verb of cost and measure ('стоит', 'весит'), whose
+    amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей."""
+    parses = _analyzer().parse(word.lower())
+    return bool(parses) and parses[0].tag.POS in ("VERB", "INFN") and any(
+        p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
+
+
+@lru_cache(maxsize=4096)
+def inflect(word: str, case: str, plural: bool = False) -> str:
+    """`word` (a noun) in `case`, singular or plural; unchanged where the dictionary has no such form."""
+    grammemes = {next(k for k, v in _CASES.items() if v == case), "plur" if plural else "sing"}
+    for p in _analyzer().parse(word):
+        if p.tag.POS == "NOUN":
+            form = p.inflect(grammemes)
+            return form.word if form is not None else word
+    return word
+
+
+@lru_cache(maxsize=4096)
+def adjective_gender(word: str) -> str | None:
+    """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
+    одно, '1 новая задача' одна), or None where `word` is no such adjective."""
+    parses = _analyzer().parse(word.lower())
+    if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing":
+        return None
+    return _GENDERS.get(parses[0].tag.gender)
