@@ -1,23 +1,27 @@
 """German: "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai." → "… fünfundzwanzig Euro fünfzig
 Cent und kommt am dritten Mai."
 
-Cardinals come from num2words (its German matches written German: "einhundertsechsundzwanzig",
-"eine Million"); ordinals, fractions, years, money, times and the case endings of ordinals are
-built here from them. A number followed by a period is an ordinal when a month or a lower-case
+Cardinals, ordinals and years come from CLDR (`voice_tts.tn.cldr`: "einhundertsechsundzwanzig",
+"eine Million", "neunzehnhundertneunundachtzig"); this module decides which form a context needs:
+the case ending of an ordinal, the article form of "1" before a noun ("mit einem Kind", by the
+noun's gender from german_genders.json), a year after a year word or at the start of a sentence. A number followed by a period is an ordinal when a month or a lower-case
 word follows, when an article or preposition comes before it ("am 3. Mai", "der 2. Platz"), or
 when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
 """
 
 from __future__ import annotations
 
+import json
 import re
-from functools import lru_cache
+from importlib import resources
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
+from voice_tts.tn import cldr
+from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales.european_dates import chunk_after
 
 _EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
 _DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
@@ -51,23 +55,50 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "un
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-_cardinal = num2words_cardinal("de", "minus")
+def _cardinal(n: int) -> str:
+    return f"minus {_cardinal(-n)}" if n < 0 else cldr.spell("de", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal_stem(n: int) -> str:
     """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
-    words = _cardinal(n).lower().replace(" ", "")
-    for cardinal, ordinal in (("eins", "erste"), ("drei", "dritte"), ("sieben", "siebte"), ("acht", "achte")):
-        if words.endswith(cardinal):
-            return words[: -len(cardinal)] + ordinal
-    if n % 100 >= 20 or n % 100 == 0 and n > 0 or words.endswith(("illion", "illionen", "illiarde", "illiarden")):
-        return words + "ste"
-    return words + "te"
+    return cldr.spell("de", n, "spellout-ordinal")
 
 
-# Endings of German nouns that are feminine ('Katze', 'Zeitung', 'Möglichkeit', 'Nation').
-_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in")
+# Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
+# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
+_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
+_NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
+_GENDERS: dict[str, str] = {
+    noun: gender
+    for gender, nouns in json.loads(
+        resources.files("voice_tts.tn.locales").joinpath("de_genders.json").read_text(encoding="utf-8")
+    ).items()
+    for noun in nouns.split()
+}
+# The case a preposition governs, and the CLDR form of "ein" it takes by gender.
+_DATIVE = frozenset(("mit", "von", "aus", "bei", "nach", "seit", "zu", "gegenüber", "außer", "samt", "nebst"))
+_ACCUSATIVE = frozenset(("für", "durch", "gegen", "ohne", "um", "pro"))
+_ONE = {
+    "dative": {"m": "m", "n": "m", "f": "r"},
+    "accusative": {"m": "n", "n": "neuter", "f": "feminine"},
+    "nominative": {"m": "masculine", "n": "neuter", "f": "feminine"},
+}
+
+
+def gender_by_ending(noun: str) -> str:
+    if noun.endswith(_FEMININE_ENDINGS):
+        return "f"
+    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
+
+
+def noun_gender(noun: str) -> str:
+    """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' →
+    'Zimmer'), else its ending."""
+    for i in range(len(noun) - 2):
+        head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
+        if head in _GENDERS:
+            return _GENDERS[head]
+    return gender_by_ending(noun)
 
 
 class German(Language):
@@ -180,9 +211,9 @@ class German(Language):
                        "%": "Prozent", "~": "Tilde", "+": "plus"}
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 
-    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
-        """'1 Kind' ein Kind, '1 Katze' eine Katze: before a capitalized word, the article form
-        ('eine' where the noun's ending is a feminine one); 'Seite 1' stays eins."""
+    def one_before_noun(self, cur: Cursor, end: int, ctx: Context) -> str | None:
+        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht: before a
+        capitalized word, "ein" in the noun's gender and the preposition's case; 'Seite 1' stays eins."""
         try:
             j = lexer.spaces(cur, end)
             if j == end or not cur.at(j).isupper():
@@ -193,7 +224,23 @@ class German(Language):
         noun = cur.text[j:k].rstrip(".,;:!?")
         if not noun.isalpha() or noun.isupper():  # 'ABC' is an acronym, no noun
             return None
-        return "eine" if noun.endswith(_FEMININE_ENDINGS) else "ein"
+        prev = ctx.prev_word.lower()
+        case = "dative" if prev in _DATIVE else "accusative" if prev in _ACCUSATIVE else "nominative"
+        return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
+
+    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
+        """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
+        lower-case word that is no unit, or after 'bis' or 'von', is a year (a count is followed by its
+        noun, which German writes capitalized: '1500 Menschen')."""
+        if super().is_year(cur, end, n, ctx):
+            return True
+        if not 1100 <= n <= 1999:
+            return False
+        after = chunk_after(cur, end, is_letter)
+        if after is not None:
+            word = after[0]
+            return word[0].islower() and word not in self.UNITS and word.lower() not in self.SCALES | self.CURRENCIES.keys()
+        return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)
@@ -226,10 +273,7 @@ class German(Language):
         return super().mixed_fraction(whole, numerator, denominator)
 
     def year(self, n: int) -> str:
-        if 1100 <= n < 2000:
-            rest = n % 100
-            return _cardinal(n // 100) + "hundert" + (_cardinal(rest) if rest else "")
-        return _cardinal(n)
+        return cldr.year("de", n) if 1100 <= n < 2000 else _cardinal(n)
 
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"

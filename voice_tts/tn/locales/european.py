@@ -392,6 +392,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
         integer = fractional is None
+        if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
+            return locale_span(end, self.year(int(whole)), self.code)
         try:
             if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
                 n = int(whole)
@@ -446,15 +448,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pass
         if currency is not None:
             return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
-        if integer and not minus and len(whole) == 4 and ctx.prev_word in self.YEAR_CUES:
-            return locale_span(end, self.year(int(whole)), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
-        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end)):
+        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end, ctx)):
             return locale_span(end, one, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
 
-    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
+    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
+        """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
+        'nel 1998'), before anything a unit could take."""
+        return ctx.prev_word in self.YEAR_CUES
+
+    def one_before_noun(self, cur: Cursor, end: int, ctx: Context) -> str | None:
         """The word for a lone '1' before the noun that may follow at `end` (German 'ein Kind'),
         or None where the language reads it as the number."""
         return None

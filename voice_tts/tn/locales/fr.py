@@ -62,6 +62,8 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
+    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    YEAR_CUES = frozenset(("en", "année", "depuis", "En", "Depuis", "an"))
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"

@@ -101,6 +101,8 @@ def _ordinal(n: int) -> str:
 
 class Italian(Language):
     code = "it"
+    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    YEAR_CUES = frozenset(("nel", "dal", "del", "anno", "entro", "Nel", "Dal"))
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"

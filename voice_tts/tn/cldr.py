@@ -1,0 +1,150 @@
+"""Number words, currency names, unit names, fractions and telephone groups from CLDR and
+libphonenumber, for every language.
+
+Each language module decides *which* form a context needs; this module spells it:
+
+- `cardinal(lang, n, *form)` and `ordinal(lang, n, *form)`: CLDR's rule-based number format
+  (`unicode-rbnf`). `form` names the variant the way CLDR's rulesets do, most general first:
+  ``cardinal("es", 21, "feminine")`` → "veintiuna", ``cardinal("de", 1, "m")`` → "einem" (the
+  German rulesets -n/-r/-s/-m are the endings of "ein"), ``cardinal("ru", 2, "feminine",
+  "genitive")`` → "двух", ``ordinal("fr", 1, "feminine")`` → "première". A variant the language
+  does not have falls back to the next more general one, then to the plain cardinal.
+- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig").
+- `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
+  "mex$", "€"); `currency_name(lang, code, n)`: its name for `n` ("coronas suecas").
+- `unit_name(lang, unit, n)`: a CLDR unit ("length-kilometer") named for `n` ("Kilometer").
+- `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
+- `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
+  ("912 345 678" in ES → ["912", "345", "678"]), or None when libphonenumber finds none.
+
+Results are cached: the CLDR engines are built once per language and each spelled number once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+import phonenumbers
+from babel.numbers import format_decimal, get_currency_name, get_currency_symbol, list_currencies
+from babel.units import format_unit
+from unicode_rbnf import RbnfEngine
+
+# Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
+_SHARED_SYMBOLS: dict[str, str] = json.loads(
+    resources.files("voice_tts.tn").joinpath("currency_symbols.json").read_text(encoding="utf-8")
+)
+
+
+@lru_cache(maxsize=32)
+def _engine(lang: str) -> RbnfEngine:
+    return RbnfEngine.for_language(lang)
+
+
+@lru_cache(maxsize=32)
+def _rulesets(lang: str) -> frozenset[str]:
+    return frozenset(_engine(lang).rulesets)
+
+
+def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
+    """The most specific `spellout-<kind>-<form…>` the language has."""
+    names = _rulesets(lang)
+    for i in range(len(form), -1, -1):
+        name = "-".join(("spellout", kind) + form[:i])
+        if name in names:
+            return name
+    for fallback in (f"spellout-{kind}-masculine", "spellout-numbering"):
+        if fallback in names:
+            return fallback
+    raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
+
+
+@lru_cache(maxsize=16384)
+def spell(lang: str, n: int, ruleset: str) -> str:
+    """`n` spelled by one named CLDR ruleset; a negative number by its absolute value."""
+    result = _engine(lang).format_number(abs(n), ruleset_names=[ruleset])
+    return result.text_by_ruleset[ruleset]
+
+
+def cardinal(lang: str, n: int, *form: str) -> str:
+    return spell(lang, n, _ruleset(lang, "cardinal", form))
+
+
+def ordinal(lang: str, n: int, *form: str) -> str:
+    return spell(lang, n, _ruleset(lang, "ordinal", form))
+
+
+def year(lang: str, n: int) -> str:
+    return spell(lang, n, "spellout-numbering-year")
+
+
+# --- currencies ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32)
+def _symbols(lang: str) -> dict[str, str]:
+    """Lower-cased codes and symbols to ISO codes: every code, its symbol in the language, and
+    the symbols several currencies share or the language's data lacks (currency_symbols.json)."""
+    table = {code.lower(): code for code in list_currencies()}
+    for code in list_currencies():
+        symbol = get_currency_symbol(code, lang).lower()
+        if symbol != code.lower():
+            table.setdefault(symbol, code)
+    table.update(_SHARED_SYMBOLS)
+    return table
+
+
+def currency_code(lang: str, written: str) -> str | None:
+    """The ISO 4217 code `written` stands for (a code in any case, or a symbol), or None."""
+    return _symbols(lang).get(written.lower())
+
+
+@lru_cache(maxsize=4096)
+def currency_name(lang: str, code: str, n: int) -> str:
+    return get_currency_name(code, n, lang)
+
+
+# --- units --------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def unit_name(lang: str, unit: str, n: int) -> str:
+    """"length-kilometer", 5, "es" → "kilómetros": the long name without the number."""
+    formatted = format_unit(n, unit, length="long", locale=lang)
+    number = format_decimal(n, locale=lang)
+    return formatted.replace(number, "", 1).strip()
+
+
+# --- fractions and telephone numbers --------------------------------------------------------------
+
+
+def vulgar_fraction(char: str) -> tuple[int, int] | None:
+    """"¾" → (3, 4); None for a character that is no vulgar fraction."""
+    if len(char) != 1 or not unicodedata.name(char, "").startswith("VULGAR FRACTION"):
+        return None
+    parts = unicodedata.normalize("NFKC", char).split("\u2044")
+    if len(parts) != 2 or not parts[1]:  # '⅟' ("one over") has no denominator
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+VULGAR_FRACTIONS = frozenset(chr(c) for c in range(0x00BC, 0x2190) if vulgar_fraction(chr(c)) is not None)
+
+_GROUP_SEPARATORS = re.compile(r"[\s\-./()]+")
+
+
+@lru_cache(maxsize=1024)
+def phone_groups(text: str, region: str) -> tuple[str, ...] | None:
+    """The digit groups of the telephone number `text`, as its country writes them nationally,
+    when libphonenumber finds a valid number for `region` in it; None otherwise."""
+    try:
+        parsed = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(parsed):
+        return None
+    formatted = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
+    return tuple(g for g in _GROUP_SEPARATORS.split(formatted) if g)
