@@ -20,6 +20,7 @@ from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn import cldr
+from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 
@@ -186,23 +187,8 @@ class German(Language):
         "milliarde": _BILLION, "milliarden": _BILLION, "mrd": _BILLION, "mrd.": _BILLION,
         "billion": _TRILLION, "billionen": _TRILLION,
     }
-    ABBREVIATIONS = {
-        "z.B.": "zum Beispiel", "z. B.": "zum Beispiel", "d.h.": "das heißt", "u.a.": "unter anderem",
-        "usw.": "und so weiter", "bzw.": "beziehungsweise", "ca.": "circa", "evtl.": "eventuell",
-        "ggf.": "gegebenenfalls", "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive",
-        "vgl.": "vergleiche", "bspw.": "beispielsweise", "etc.": "et cetera", "Nr.": "Nummer", "Tel.": "Telefon",
-        "Str.": "Straße", "Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau", "St.": "Sankt",
-        "Jh.": "Jahrhundert", "Mio.": "Millionen", "Mrd.": "Milliarden", "Mr.": "Mister", "Mrs.": "Misses",
-        "Ms.": "Miss", "MwSt.": "Mehrwertsteuer", "z.T.": "zum Teil", "o.ä.": "oder ähnliches",
-        "u.U.": "unter Umständen", "Abb.": "Abbildung", "Kap.": "Kapitel", "S.": "Seite",
-        "i.d.R.": "in der Regel", "s.o.": "siehe oben", "s.u.": "siehe unten", "o.g.": "oben genannt",
-        "v.a.": "vor allem", "u.v.m.": "und vieles mehr", "z.Zt.": "zurzeit", "z.Z.": "zurzeit",
-        "z.Hd.": "zu Händen", "Hrsg.": "Herausgeber", "Fa.": "Firma", "gem.": "gemäß", "lt.": "laut",
-        "mind.": "mindestens", "max.": "maximal", "bzgl.": "bezüglich", "einschl.": "einschließlich",
-        "ebd.": "ebenda", "Abs.": "Absatz", "Art.": "Artikel", "Bd.": "Band", "geb.": "geboren",
-        "gest.": "gestorben", "Hbf.": "Hauptbahnhof", "Dipl.": "Diplom", "Ing.": "Ingenieur", "Tsd.": "Tausend",
-        "Dipl.-Ing.": "Diplomingenieur", "u.Ä.": "und Ähnliches", "o.Ä.": "oder Ähnliches", "usf.": "und so fort",
-    }
+    ABBREVIATIONS = abbreviations("de")
+    ABBREVIATED_ENDINGS = {"str": "straße", "pl": "platz", "bhf": "bahnhof"}
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
     SYMBOLS = {"&": "und", "+": "plus", "=": "gleich", "×": "mal", "÷": "geteilt durch", "≥": "größer gleich",
                "≤": "kleiner gleich", "≠": "ungleich", "%": "Prozent", "§": "Paragraf", "°": "Grad"}
@@ -210,6 +196,13 @@ class German(Language):
                        "_": "Unterstrich", "?": "Fragezeichen", "=": "Gleichheitszeichen", "&": "und", "#": "Raute",
                        "%": "Prozent", "~": "Tilde", "+": "plus"}
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    CENTURY_WORDS = frozenset(("jahrhundert", "jahrhunderts", "jahrhunderte", "jahrhunderten", "jh"))
+    CHAPTER_WORDS = frozenset(("kapitel", "teil", "band", "akt", "artikel", "seite", "folge", "staffel", "klasse",
+                               "abschnitt", "anhang", "phase", "stufe", "liga"))
+    ROMAN_DOT = True
+
+    def regnal(self, n: int) -> str:
+        return "der " + _ordinal_stem(n).capitalize()
 
     def one_before_noun(self, cur: Cursor, end: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht: before a

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales import abbreviations, numeric_spans
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -273,15 +273,7 @@ _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in 
     "sept": 9, "set": 9, "setiembre": 9}
 _WEEKDAYS = {"lun": "lunes", "mar": "martes", "miér": "miércoles", "mié": "miércoles", "mier": "miércoles",
              "jue": "jueves", "vier": "viernes", "vie": "viernes", "sáb": "sábado", "sab": "sábado", "dom": "domingo"}
-_ABBREVIATIONS = {
-    "sr.": "señor", "sra.": "señora", "srta.": "señorita", "sres.": "señores", "dr.": "doctor", "dra.": "doctora",
-    "lic.": "licenciado", "ing.": "ingeniero", "prof.": "profesor", "pza.": "plaza", "av.": "avenida",
-    "avda.": "avenida", "c/": "calle", "ee. uu.": "estados unidos", "ee.uu.": "estados unidos", "etc.": "etcétera",
-    "ud.": "usted", "uds.": "ustedes", "vd.": "usted", "pág.": "página", "págs.": "páginas", "tel.": "teléfono",
-    "núm.": "número", "n.º": "número", "nº": "número", "c.º b.": "camino bajo", "c.º": "camino",
-    "aprox.": "aproximadamente", "depto.": "departamento", "dpto.": "departamento", "admón.": "administración",
-    "cía.": "compañía", "s.a.": "sociedad anónima",
-}
+_ABBREVIATIONS = abbreviations("es")
 _DAY_PARTS = {"mañana": "de la mañana", "tarde": "de la tarde", "noche": "de la noche"}
 _AM_PM = {"a.m": "de la mañana", "am": "de la mañana", "p.m": "de la tarde", "pm": "de la tarde"}
 _ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "cest"))

@@ -102,6 +102,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     CURRENCIES: dict[str, Currency] = {}
     SCALES: dict[str, Unit] = {}
     ABBREVIATIONS: dict[str, str] = {}
+    # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
+    ABBREVIATED_ENDINGS: dict[str, str] = {}
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
@@ -118,6 +120,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
+    # Words after which a Roman numeral is an ordinal ('XX secolo'), or a number ('Kapitel IV').
+    CENTURY_WORDS: frozenset[str] = frozenset()
+    CHAPTER_WORDS: frozenset[str] = frozenset()
+    # German writes a ruler's number with a period ('Ludwig XIV.').
+    ROMAN_DOT = False
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
 
@@ -240,6 +247,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
+        if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
+            return spaced
+        if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
+            ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
+            return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
             if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
@@ -248,6 +260,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
+        if word.isupper() and (value := roman_value(word)) is not None:
+            span = self._roman(cur, end, word, value, ctx)
+            if span is not None:
+                return span
         if word in self.ABBREVIATIONS:
             return locale_span(end, self.ABBREVIATIONS[word], self.code)
         if "@" in word and _EMAIL.fullmatch(word):
@@ -263,6 +279,42 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         return None
+
+    def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
+        """'z. B.', 'd. h.': an abbreviation written with a space after its first period."""
+        try:
+            if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
+                return None
+            m = lexer.chunk(cur, end + 2)
+            if cur.at(m) != "." or m - end > 6:
+                return None
+        except TooLong:
+            return None
+        reading = self.ABBREVIATIONS.get(f"{word}.{cur.text[end + 2:m]}.")
+        return None if reading is None else locale_span(m + 1, reading, self.code)
+
+    def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
+        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
+        number ('Kapitel IV'), after a name the ruler's number ('Ludwig XIV.', 'Louis XIV'). German
+        writes the last with a period, which the span takes (and gives back where it also ends the
+        sentence); a lone C, D, L or M after a name is no numeral ('Vitamin C')."""
+        dot = self.ROMAN_DOT and cur.at(end) == "."
+        after = chunk_after(cur, end + dot, is_letter)
+        if after is not None and after[0].lower() in self.CENTURY_WORDS:
+            return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
+        if ctx.prev_word.lower() in self.CHAPTER_WORDS:
+            return locale_span(end, self.cardinal(value), self.code)
+        name = ctx.prev_word
+        if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
+            return None
+        reading = self.regnal(value)
+        if dot and self._ends_sentence(cur, end + 1):
+            reading += "."
+        return locale_span(end + dot, reading, self.code)
+
+    def regnal(self, n: int) -> str:
+        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Pio nono')."""
+        return self.ordinal(n, "", Context())
 
     def _ends_sentence(self, cur: Cursor, i: int) -> bool:
         try:

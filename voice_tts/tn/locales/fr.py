@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from voice_tts.tn.chars import ascii_digits
 from voice_tts.tn.context import Context
+from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
 
 _EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
@@ -64,6 +65,9 @@ class French(Language):
     code = "fr"
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
     YEAR_CUES = frozenset(("en", "année", "depuis", "En", "Depuis", "an"))
+    CENTURY_WORDS = frozenset(("siècle", "siècles", "millénaire"))
+    CHAPTER_WORDS = frozenset(("chapitre", "tome", "acte", "partie", "livre", "volume", "titre", "article", "annexe",
+                               "saison", "épisode", "scène", "phase"))
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
@@ -106,14 +110,7 @@ class French(Language):
     }
     SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
               "billion": _TRILLION, "billions": _TRILLION}
-    ABBREVIATIONS = {
-        "Mᵐᵉ": "madame", "Mᵐᵉˢ": "mesdames", "Mˡˡᵉ": "mademoiselle", "Mˡˡᵉˢ": "mademoiselles", "Dʳ": "docteur",
-        "Dʳˢ": "docteurs", "Dʳᵉ": "docteure", "Dʳᵉˢ": "docteures", "Mme": "madame", "Mmes": "mesdames",
-        "Mlle": "mademoiselle", "Mlles": "mademoiselles", "M.": "monsieur", "MM.": "messieurs", "Dr": "docteur",
-        "Dr.": "docteur", "Dre": "docteure", "Pr": "professeur", "Pr.": "professeur", "Ste": "sainte",
-        "etc.": "et cetera", "env.": "environ", "cf.": "confer", "tél.": "téléphone", "Tél.": "téléphone",
-        "n°": "numéro", "N°": "numéro", "bd": "boulevard", "Cie": "compagnie", "vol.": "volume",
-    }
+    ABBREVIATIONS = abbreviations("fr")
     SYMBOLS = {"&": "et", "+": "plus", "=": "égal", "×": "fois", "÷": "divisé par", "≥": "supérieur ou égal à",
                "≤": "inférieur ou égal à", "≠": "différent de", "%": "pour cent", "§": "paragraphe", "°": "degré"}
     ADDRESS_SYMBOLS = {".": "point", "@": "arobase", "/": "slash", ":": "deux-points", "-": "tiret",
@@ -144,6 +141,10 @@ class French(Language):
         if suffix in ("re", "ère", "res", "ères") and n == 1:
             words = "première"
         return words + "s" if suffix.endswith("s") else words
+
+    def regnal(self, n: int) -> str:
+        """'Louis Quatorze', 'François Premier'."""
+        return "premier" if n == 1 else _cardinal(n)
 
     def date_day(self, day: int, ctx: Context) -> str:
         return "premier" if day == 1 else _cardinal(day)

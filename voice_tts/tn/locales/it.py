@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from voice_tts.tn.context import Context
+from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit
 
 _EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
@@ -103,6 +104,9 @@ class Italian(Language):
     code = "it"
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
     YEAR_CUES = frozenset(("nel", "dal", "del", "anno", "entro", "Nel", "Dal"))
+    CENTURY_WORDS = frozenset(("secolo", "secoli", "millennio"))
+    CHAPTER_WORDS = frozenset(("atto", "tomo", "volume", "parte", "articolo", "allegato", "stagione", "episodio",
+                               "fase", "scena", "titolo"))
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
@@ -162,25 +166,7 @@ class Italian(Language):
     }
     SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
               "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
-    ABBREVIATIONS = {
-        "sig.": "signor", "Sig.": "signor", "sig.ra": "signora", "Sig.ra": "signora", "sig.na": "signorina",
-        "Sig.na": "signorina", "sigg.": "signori", "dott.": "dottor", "Dott.": "dottor", "dott.ssa": "dottoressa",
-        "Dott.ssa": "dottoressa", "prof.": "professor", "Prof.": "professor", "prof.ssa": "professoressa",
-        "Prof.ssa": "professoressa", "ing.": "ingegner", "Ing.": "ingegner", "avv.": "avvocato",
-        "Avv.": "avvocato", "dip.": "dipartimento", "ecc.": "eccetera", "pag.": "pagina", "tel.": "telefono",
-        "Tel.": "telefono", "n.": "numero", "nr.": "numero", "N.": "numero", "es.": "esempio", "ca.": "circa",
-        "p.es.": "per esempio", "c.a.": "corrente anno", "S.p.A.": "società per azioni", "f.lli": "fratelli",
-        # the Italian NeMo whitelist
-        "Dr.": "dottor", "dr.": "dottor", "proff.": "professori", "Proff.": "professori", "sig.ri": "signori",
-        "Sig.ri": "signori", "Sigg.": "signori", "arch.": "architetto", "Arch.": "architetto",
-        "rag.": "ragioniere", "Rag.": "ragioniere", "geom.": "geometra", "Geom.": "geometra", "ingg.": "ingegneri",
-        "Ingg.": "ingegneri", "fam.": "famiglia", "Fam.": "famiglia", "F.lli": "fratelli", "Rev.": "reverendo",
-        "on.": "onorevole", "On.": "onorevole", "onn.": "onorevoli", "Onn.": "onorevoli", "Min.": "ministro",
-        "Sen.": "senatore", "c.v.d.": "come volevasi dimostrare", "v.le": "viale", "p.za": "piazza",
-        "l.go": "largo", "loc.": "località", "ist.": "istituto", "segr.": "segreteria", "uff.": "ufficio",
-        "div.": "divisione", "dott.sa": "dottoressa", "Dott.sa": "dottoressa", "P.zza": "piazza", "p.zza": "piazza",
-        "V.le": "viale", "c.so": "corso", "C.so": "corso", "cap.": "capitolo", "vol.": "volume", "sez.": "sezione",
-    }
+    ABBREVIATIONS = abbreviations("it")
     ADDRESS_READINGS = {"py": "python", "jpg": "jpeg"}
     SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
                "≤": "minore o uguale a", "≠": "diverso da", "%": "per cento", "°": "gradi"}

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales import abbreviations, numeric_spans
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -168,12 +168,7 @@ _MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", 
            "novembro", "dezembro")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "marco": 3}
-_ABBREVIATIONS = {
-    "sr.": "senhor", "sra.": "senhora", "srta.": "senhorita", "dr.": "doutor", "dra.": "doutora",
-    "prof.": "professor", "profa.": "professora", "av.": "avenida", "pç.": "praça", "etc.": "etcétera",
-    "eua": "estados unidos", "ltda.": "limitada", "tel.": "telefone", "pág.": "página", "n.º": "número",
-    "nº": "número", "v.ex.ª": "vossa excelência", "vs.": "versus", "aprox.": "aproximadamente",
-}
+_ABBREVIATIONS = abbreviations("pt")
 _DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
 
 WORDS = SpanWords(
