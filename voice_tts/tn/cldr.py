@@ -32,6 +32,7 @@ import phonenumbers
 from babel.numbers import format_decimal, get_currency_name, get_currency_symbol, list_currencies
 from babel.units import format_unit
 from unicode_rbnf import RbnfEngine
+from unicode_rbnf.engine import NoRuleForNumberError
 
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
 _SHARED_SYMBOLS: dict[str, str] = json.loads(
@@ -64,8 +65,12 @@ def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=16384)
 def spell(lang: str, n: int, ruleset: str) -> str:
-    """`n` spelled by one named CLDR ruleset; a negative number by its absolute value."""
-    result = _engine(lang).format_number(abs(n), ruleset_names=[ruleset])
+    """`n` spelled by one named CLDR ruleset; a negative number by its absolute value; a number
+    beyond the language's rules (Spanish stops below 10¹⁸) digit by digit."""
+    try:
+        result = _engine(lang).format_number(abs(n), ruleset_names=[ruleset])
+    except NoRuleForNumberError:
+        return " ".join(spell(lang, int(d), "spellout-numbering") for d in str(abs(n)))
     return result.text_by_ruleset[ruleset]
 
 

@@ -2,8 +2,8 @@
 addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
 them ("5,50 €" → "cinco euros cincuenta céntimos", "21.ª" → "vigesimoprimera").
 
-Number words are our own: num2words' Spanish differs from these conventions in places that a
-listener hears ("seis mil uno millones", "décimo tercero"), and the rules fit on a page.
+Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built
+here in the one-word forms this data reads ("vigesimoprimera", "undécimo").
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans
+from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -37,60 +39,22 @@ from voice_tts.tn.locales.numeric_spans import (
     word_after,
 )
 
-_ONES = (
-    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
-    "diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro veinticinco "
-    "veintiséis veintisiete veintiocho veintinueve"
-).split()
-_TENS = ("", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa")
-_HUNDREDS = ("", "ciento", "doscientos", "trescientos", "cuatrocientos", "quinientos", "seiscientos",
-             "setecientos", "ochocientos", "novecientos")
-# Long scale: a million, a million millions, a million billions.
-_SCALES = ((10**24, "cuatrillón", "cuatrillones"), (10**18, "trillón", "trillones"),
-           (10**12, "billón", "billones"), (10**6, "millón", "millones"))
-DIGITS = tuple(_ONES[:10])
+DIGITS = ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve")
+# The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
+_FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
 
 
-def _below_thousand(n: int, form: str) -> str:
-    """`form`: "" (uno), "un" (before a noun), "f" (una, doscientas)."""
-    words = []
-    if n >= 100:
-        words.append("cien" if n == 100 else _HUNDREDS[n // 100])
-        n %= 100
-    if n >= 30:
-        words.append(_TENS[n // 10])
-        n %= 10
-        if n:
-            words += ["y", _ONES[n]]
-    elif n or not words:
-        words.append(_ONES[n])
-    text = " ".join(words)
-    if form == "f":
-        text = re.sub(r"uno$", "una", text).replace("ientos", "ientas")
-    elif form == "un":
-        text = re.sub(r"uno$", "ún" if text.endswith("iuno") else "un", text)
-    return text
-
-
-@lru_cache(maxsize=4096)
 def cardinal(n: int, form: str = "") -> str:
+    """`form`: "" (veintiuno), "un" (veintiún, before a noun), "f" (veintiuna, doscientas)."""
     if n < 0:
         return "menos " + cardinal(-n, form)
-    if n >= 10**30:
+    if n >= 10**24:
         return digits(str(n))
-    words = []
-    for value, one, many in _SCALES:
-        if n >= value:
-            count = n // value
-            words.append(f"un {one}" if count == 1 else f"{cardinal(count, 'un')} {many}")
-            n %= value
-    if n >= 1000:
-        count = n // 1000
-        words.append("mil" if count == 1 else f"{_below_thousand(count, 'un' if form != 'f' else 'f')} mil")
-        n %= 1000
-    if n or not words:
-        words.append(_below_thousand(n, form))
-    return " ".join(words)
+    if n >= 10**18:  # CLDR's Spanish stops at the trillón (long scale: 10¹⁸)
+        count, rest = divmod(n, 10**18)
+        words = "un trillón" if count == 1 else f"{cardinal(count, 'un')} trillones"
+        return f"{words} {cardinal(rest, form)}" if rest else words
+    return cldr.spell("es", n, _FORMS[form])
 
 
 def digits(text: str) -> str:
@@ -211,7 +175,7 @@ def fraction(numerator: int, denominator: int, gender: str = "m") -> str:
         return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
     if numerator == 1:
         return ("una " if gender == "f" else "un ") + (name[:-1] + "a" if gender == "f" else name)
-    return f"{cardinal(numerator, gender)} {name}s"
+    return f"{cardinal(numerator, 'f' if gender == 'f' else '')} {name}s"
 
 
 # --- the words around numbers -----------------------------------------------------------------
@@ -311,29 +275,17 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         n = to_int(raw)
         noun = word_after(cur, span.end)
         if len(noun) > 2 and noun.isalpha() and noun not in _NOT_NOUNS:
-            span.info = cardinal(n, "f" if _feminine(noun) else "un")
+            span.info = cardinal(n, "f" if is_feminine("es", noun) else "un")
     return span
 
 
+# A count of hours (the time words join the number's span).
+_HOURS = re.compile(r"(\d{1,3}(?:\.\d{3})*) (horas?)")
 # A count: digits, their thousands grouped or not ('1.251').
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # Words after a number that are no noun it counts.
 _NOT_NOUNS = frozenset(("del", "por", "para", "que", "con", "más", "menos", "son", "las", "los", "una", "uno",
                         "entre", "sobre", "hasta", "desde", "como", "pero", "sin", "mil", "millones", "millón"))
-_MASCULINE_IN_A = frozenset(("día", "días", "mapa", "mapas", "problema", "problemas", "programa", "programas",
-                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
-                             "planetas", "poema", "poemas", "esquema", "esquemas", "dilema", "drama", "dramas"))
-
-
-def _feminine(noun: str) -> bool:
-    """A Spanish noun's gender from its ending: '-a(s)', '-ción', '-dad', '-tud', '-umbre' are
-    feminine, save the common masculines in '-a' ('días', 'problemas')."""
-    if noun in _MASCULINE_IN_A:
-        return False
-    return noun.endswith(("a", "as", "ción", "ciones", "sión", "siones", "dad", "dades", "tud", "tudes", "umbre",
-                          "umbres"))
-
-
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")
@@ -392,6 +344,9 @@ def _special(text: str) -> str | None:
         if m.group("y"):
             reading += f" {m.group('c') or 'de'} {cardinal(int(m.group('y')))}"
         return reading
+    m = _HOURS.fullmatch(text)
+    if m:  # 'una hora', 'veintiuna horas'
+        return f"{cardinal(to_int(m.group(1)), 'f')} {m.group(2)}"
     m = RANGE.fullmatch(text)
     if m:
         return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"

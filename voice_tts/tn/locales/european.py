@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from num2words import num2words
-
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
@@ -62,18 +60,6 @@ _FRACTION = re.compile(r"(\d+)/(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 _DIGIT_RUN = re.compile(r"\d+")
-
-
-def num2words_cardinal(lang: str, minus: str) -> Callable[[int], str]:
-    """A language's cardinals from num2words, cached, with `minus` before a negative number."""
-
-    @lru_cache(maxsize=4096)
-    def cardinal(n: int) -> str:
-        if n < 0:
-            return f"{minus} {cardinal(-n)}"
-        return num2words(n, lang=lang)
-
-    return cardinal
 
 
 def _sign_may_follow(prev: str) -> bool:

@@ -1,8 +1,8 @@
 """French: "Votre commande coûte 25,50 € et arrive le 1er mai à 14h30." → "… vingt-cinq euros et
 cinquante centimes … le premier mai à quatorze heures trente."
 
-Cardinals come from num2words (traditional spelling: "soixante et onze", "quatre-vingts"); ordinals
-are built here from them (num2words writes "quatre-vingtsième"). Thousands are grouped with
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "soixante-et-onze", "quatre-vingts",
+"quatre-vingtième"; a feminine count before a feminine noun: "vingt-et-une personnes"). Thousands are grouped with
 spaces ("6 492 000"); "1er", "2e", "3ème" and "6°" are ordinals; the digits after the decimal comma
 are read as a number ("virgule trois cent trois"), longer ones two by two.
 """
@@ -10,12 +10,12 @@ are read as a number ("virgule trois cent trois"), longer ones two by two.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from voice_tts.tn.chars import ascii_digits
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
 from voice_tts.tn.locales import abbreviations
-from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
+from voice_tts.tn.locales.european import Currency, Language, Unit
 
 _EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
 _DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
@@ -36,24 +36,13 @@ _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
-_cardinal = num2words_cardinal("fr", "moins")
+def _cardinal(n: int) -> str:
+    return f"moins {_cardinal(-n)}" if n < 0 else cldr.spell("fr", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal(n: int) -> str:
-    """'troisième', 'vingt et unième', 'quatre-vingtième', 'milliardième'."""
-    if n == 1:
-        return "premier"
-    words = _cardinal(n)
-    if words.endswith(("quatre-vingts", "cents")):
-        words = words[:-1]
-    if words.endswith("cinq"):
-        return words + "uième"
-    if words.endswith("neuf"):
-        return words[:-1] + "vième"
-    if words.endswith("e"):
-        return words[:-1] + "ième"
-    return words + "ième"
+    """'troisième', 'vingt-et-unième', 'quatre-vingtième', 'milliardième'."""
+    return cldr.spell("fr", n, "spellout-ordinal-masculine")
 
 
 def _in_pairs(digits: str) -> str:

@@ -1,9 +1,8 @@
 """Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro
 cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
 
-Numbers are spelled here rather than by num2words, whose Italian puts "e" and commas inside
-large numbers ("un milione e trentaquattromila…"); written Italian joins each group of three
-("trentaquattromilacinquecento") and names millions and billions apart. "1°" and "2ª" are
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "trentaquattromilacinquecento",
+"un milione", "ventitreesimo"); "1 ora" is "un'ora" by the noun's gender. "1°" and "2ª" are
 ordinals; times read "diciassette e quindici minuti"; the digits after the decimal comma are
 read as a number ("virgola trecentoquarantadue").
 """
@@ -11,8 +10,8 @@ read as a number ("virgola trecentoquarantadue").
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
 from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit
@@ -32,10 +31,6 @@ _YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
 _MILLION = Unit("milione", "milioni")
 _BILLION = Unit("miliardo", "miliardi")
 
-_UNITS_WORDS = ("zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "undici",
-                "dodici", "tredici", "quattordici", "quindici", "sedici", "diciassette", "diciotto", "diciannove")
-_TENS = ("", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "settanta", "ottanta", "novanta")
-_ORDINALS = ("", "primo", "secondo", "terzo", "quarto", "quinto", "sesto", "settimo", "ottavo", "nono", "decimo")
 _MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
                 "ottobre", "novembre", "dicembre")
 _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
@@ -43,61 +38,13 @@ _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu":
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
-def _below_hundred(n: int) -> str:
-    if n < 20:
-        return _UNITS_WORDS[n]
-    tens, unit = divmod(n, 10)
-    words = _TENS[tens]
-    if unit in (1, 8):  # ventuno, ventotto
-        words = words[:-1]
-    return words + (_UNITS_WORDS[unit] if unit else "")
-
-
-def _below_thousand(n: int) -> str:
-    hundreds, rest = divmod(n, 100)
-    head = "" if hundreds == 0 else "cento" if hundreds == 1 else _UNITS_WORDS[hundreds] + "cento"
-    if rest // 10 == 8 and head:  # centottanta
-        head = head[:-1]
-    return head + (_below_hundred(rest) if rest else "")
-
-
-@lru_cache(maxsize=4096)
 def _cardinal(n: int) -> str:
-    if n < 0:
-        return "meno " + _cardinal(-n)
-    if n == 0:
-        return "zero"
-    words = []
-    for scale, one, many in ((10**9, "un miliardo", "miliardi"), (10**6, "un milione", "milioni")):
-        count, n = divmod(n, scale)
-        if count:
-            words.append(one if count == 1 else f"{_cardinal(count)} {many}")
-    thousands, n = divmod(n, 1000)
-    group = ""
-    if thousands:
-        group = "mille" if thousands == 1 else _below_thousand(thousands) + "mila"
-    if n:
-        group += _below_thousand(n)
-    if group:
-        words.append(group)
-    spoken = " ".join(words)
-    # The accent of a final 'tre' (ventitré, centotré), never of 'tre' alone.
-    if spoken.endswith("tre") and spoken != "tre" and not spoken.endswith(" tre"):
-        return spoken[:-3] + "tré"
-    return spoken
+    return f"meno {_cardinal(-n)}" if n < 0 else cldr.spell("it", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal(n: int) -> str:
     """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
-    if n < len(_ORDINALS):
-        return _ORDINALS[n]
-    words = _cardinal(n).replace(" ", "")
-    if words.endswith("tré"):
-        return words[:-1] + "eesimo"
-    if words.endswith("sei"):
-        return words + "esimo"
-    return words[:-1] + "esimo"
+    return cldr.spell("it", n, "spellout-ordinal-masculine")
 
 
 class Italian(Language):

@@ -16,6 +16,7 @@ from functools import lru_cache
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans
+from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -196,26 +197,15 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
     if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
         noun = word_after(cur, span.end)  # a count agrees with its noun: 'duas pessoas', 'duzentas casas'
-        if len(noun) > 2 and noun.isalpha() and _feminine(noun):
+        if len(noun) > 2 and noun.isalpha() and is_feminine("pt", noun):
             span.info = cardinal(to_int(raw), feminine=True)
     return span
 
 
 # A count: digits, their thousands grouped or not ('1.252').
+# A count of hours (the time words join the number's span).
+_HOURS = re.compile(r"(\d{1,3}(?:\.\d{3})*) (horas?)")
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
-_MASCULINE_IN_A = frozenset(("dia", "dias", "mapa", "mapas", "problema", "problemas", "programa", "programas",
-                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
-                             "planetas", "poema", "poemas", "para", "era", "agora", "ainda", "fora", "contra"))
-
-
-def _feminine(noun: str) -> bool:
-    """A Portuguese noun's gender from its ending: '-a(s)', '-ção', '-são', '-dade', '-gem' are
-    feminine, save the common masculines in '-a' ('dias', 'problemas')."""
-    if noun in _MASCULINE_IN_A:
-        return False
-    return noun.endswith(("a", "as", "ção", "ções", "são", "sões", "dade", "dades", "gem", "gens", "tude", "tudes"))
-
-
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+(?:\.\d{3})*)\.?(?:(?P<m>º|°|o|ᵒ)|(?P<f>ª|a|ᵃ))")
@@ -250,6 +240,9 @@ def _date(day: int, month: int, year: int | None) -> str:
 
 def _special(text: str) -> str | None:
     head, _, rest = text.partition(" ")
+    m = _HOURS.fullmatch(text)
+    if m:  # 'uma hora', 'duas horas'
+        return f"{cardinal(to_int(m.group(1)), feminine=True)} {m.group(2)}"
     m = _ORDINAL.fullmatch(text)
     if m:
         return ordinal(to_int(m.group("num")), feminine=bool(m.group("f")))

@@ -1,0 +1,37 @@
+"""Whether a French, Spanish, Italian or Portuguese noun is feminine: the gender of the counted
+noun decides the number before it ("une minute", "veintiuna horas", "duas horas", "un'ora").
+
+The rules are data (`<lang>_genders.json`): endings that make a noun feminine, and the nouns those
+endings get wrong either way (French "la minute", "le problème"; Spanish "el día").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True, slots=True)
+class _Genders:
+    feminine_endings: tuple[str, ...]
+    feminine: frozenset[str]
+    masculine: frozenset[str]
+
+
+@cache
+def _genders(lang: str) -> _Genders:
+    data = json.loads(resources.files(__package__).joinpath(f"{lang}_genders.json").read_text(encoding="utf-8"))
+    return _Genders(tuple(data["feminine_endings"]), frozenset(data["feminine"]), frozenset(data["masculine"]))
+
+
+def is_feminine(lang: str, noun: str) -> bool:
+    """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not."""
+    word = noun.lower()
+    genders = _genders(lang)
+    if word in genders.feminine:
+        return True
+    if word in genders.masculine:
+        return False
+    return word.endswith(genders.feminine_endings)
