@@ -11,7 +11,8 @@ Each language module decides *which* form a context needs; this module spells it
   does not have falls back to the next more general one, then to the plain cardinal.
 - `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig").
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
-  "mex$", "€"); `currency_name(lang, code, n)`: its name for `n` ("coronas suecas").
+  "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
+  code, n)`: its name for `n` ("coronas suecas").
 - `unit_name(lang, unit, n)`: a CLDR unit ("length-kilometer") named for `n` ("Kilometer").
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
@@ -90,7 +91,7 @@ def year(lang: str, n: int) -> str:
 
 
 @lru_cache(maxsize=32)
-def _symbols(lang: str) -> dict[str, str]:
+def currency_symbols(lang: str) -> dict[str, str]:
     """Lower-cased codes and symbols to ISO codes: every code, its symbol in the language, and
     the symbols several currencies share or the language's data lacks (currency_symbols.json)."""
     table = {code.lower(): code for code in list_currencies()}
@@ -104,7 +105,7 @@ def _symbols(lang: str) -> dict[str, str]:
 
 def currency_code(lang: str, written: str) -> str | None:
     """The ISO 4217 code `written` stands for (a code in any case, or a symbol), or None."""
-    return _symbols(lang).get(written.lower())
+    return currency_symbols(lang).get(written.lower())
 
 
 @lru_cache(maxsize=4096)

@@ -204,9 +204,11 @@ class German(Language):
     def regnal(self, n: int) -> str:
         return "der " + _ordinal_stem(n).capitalize()
 
-    def one_before_noun(self, cur: Cursor, end: int, ctx: Context) -> str | None:
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht: before a
         capitalized word, "ein" in the noun's gender and the preposition's case; 'Seite 1' stays eins."""
+        if n != 1:
+            return None
         try:
             j = lexer.spaces(cur, end)
             if j == end or not cur.at(j).isupper():
@@ -232,8 +234,11 @@ class German(Language):
         after = chunk_after(cur, end, is_letter)
         if after is not None:
             word = after[0]
-            return word[0].islower() and word not in self.UNITS and word.lower() not in self.SCALES | self.CURRENCIES.keys()
+            return word[0].islower() and word not in self.UNITS and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
+
+    def is_feminine(self, noun: str) -> bool:
+        return noun_gender(noun) == "f"
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)

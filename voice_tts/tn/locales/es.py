@@ -228,6 +228,11 @@ _CURRENCIES = {
     "pen": ("sol", "soles", False, "céntimo", "céntimos"),
     "₽": ("rublo", "rublos", False, "kopek", "kopeks"), "rub": ("rublo", "rublos", False, "kopek", "kopeks"),
 }
+# Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
+for _written, _code in cldr.currency_symbols("es").items():
+    if _written not in _CURRENCIES:
+        one, many = cldr.currency_name("es", _code, 1), cldr.currency_name("es", _code, 2)
+        _CURRENCIES[_written] = (one, many, is_feminine("es", one.split()[0]), "centavo", "centavos")
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = {"mil": 10**3, "millón": 10**6, "millones": 10**6, "billón": 10**12, "billones": 10**12,
                 "trillón": 10**18, "trillones": 10**18}
@@ -244,6 +249,7 @@ _ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "ces
 _ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cristo", "dc": "después de cristo"}
 
 WORDS = SpanWords(
+    phone_regions=("ES",),
     after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),

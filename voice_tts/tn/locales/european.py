@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -24,6 +24,7 @@ from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
+from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -170,6 +171,23 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
         return False
 
+    def currency(self, written: str) -> Currency | None:
+        """The currency a symbol, code or name stands for: the language's own table, else CLDR's
+        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with the euro's minor unit."""
+        own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
+        if own is not None:
+            return own
+        code = cldr.currency_code(self.code, written)
+        return None if code is None else self._cldr_currency(code)
+
+    @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
+    def _cldr_currency(self, code: str) -> Currency:
+        one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.CURRENCIES["€"].minor)
+
+    def is_feminine(self, noun: str) -> bool:
+        return is_feminine(self.code, noun)
+
     # --- the module contract ------------------------------------------------------------------
 
     @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive for the process)
@@ -208,7 +226,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if c in _CURRENCY_SYMBOLS:
             body = pos + 1 + (cur.at(pos + 1) == " ")
             if is_digit(cur.at(body)):
-                return self._numeric(cur, pos, body, ctx, currency=self.CURRENCIES.get(c))
+                return self._numeric(cur, pos, body, ctx, currency=self.currency(c))
             return None
         if c == "(" and is_digit(cur.at(pos + 1)):
             return self._bracketed_phone(cur, pos)
@@ -256,7 +274,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.address(word), self.code)
         if self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
-        currency = self.CURRENCIES.get(word) if word.isupper() else None
+        currency = self.currency(word) if word.isupper() else None
         if currency is not None:  # 'EUR 25'
             j = lexer.spaces(cur, end)
             if j > end and is_digit(cur.at(j)):
@@ -442,8 +460,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, f"{minus}{self._spoken_quantity(whole, fractional)} {self.PERCENT}",
                                        self.code)
-                if c in _CURRENCY_SYMBOLS and currency is None and c in self.CURRENCIES:
-                    currency, end = self.CURRENCIES[c], j + 1
+                if c in _CURRENCY_SYMBOLS and currency is None and self.currency(c) is not None:
+                    currency, end = self.currency(c), j + 1
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)
@@ -467,7 +485,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
-                named = self.CURRENCIES.get(word if word.isupper() else word.lower())
+                named = self.currency(word)
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
@@ -488,8 +506,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
-        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end, ctx)):
-            return locale_span(end, one, self.code)
+        if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
+            return locale_span(end, count, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
@@ -497,10 +515,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         'nel 1998'), before anything a unit could take."""
         return ctx.prev_word in self.YEAR_CUES
 
-    def one_before_noun(self, cur: Cursor, end: int, ctx: Context) -> str | None:
-        """The word for a lone '1' before the noun that may follow at `end` (German 'ein Kind'),
-        or None where the language reads it as the number."""
-        return None
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
+        'vingt-et-une personnes', 'una ora'), or None where no noun follows."""
+        after = chunk_after(cur, end, is_letter)
+        if after is None or not after[0].isalpha() or not after[0].islower() or len(after[0]) < 3:
+            return None
+        return self.counted(n, self.is_feminine(after[0]))
 
     def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""

@@ -13,6 +13,7 @@ import re
 
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
+from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit
 
@@ -132,6 +133,10 @@ class Italian(Language):
             return words[:-1] + "a" if feminine else words[:-1]  # un euro, una sterlina, ventun chilometri
         return words
 
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """'una ora', 'un giorno'; larger counts keep their form ('ventuno persone')."""
+        return super().count_before_noun(cur, end, n, ctx) if n == 1 else None
+
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = _ordinal(n)
         return words[:-1] + "a" if suffix in ("ª", "a") else words
@@ -152,7 +157,7 @@ class Italian(Language):
         return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = _cardinal(hours)
+        words = "una" if hours == 1 else _cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
             words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
         if seconds is not None:

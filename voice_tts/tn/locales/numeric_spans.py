@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from voice_tts.tn import electronic, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
+from voice_tts.tn.cldr import phone_groups
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
@@ -62,6 +63,8 @@ class SpanWords:
     not_roman: frozenset[str] = frozenset()
     # Words that open an extension after a phone number ("ext.").
     extensions: frozenset[str] = frozenset()
+    # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
+    phone_regions: tuple[str, ...] = ()
 
 
 Reader = Callable[[str, str], str]
@@ -78,6 +81,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     if is_alnum(prev):
         return None
     if is_digit(c):
+        phone_end = spaced_phone_end(cur, pos, words.phone_regions)
+        if phone_end is not None:
+            return _span(cur, pos, phone_end, "phone", ctx, read)
         return _span(cur, pos, _number(cur, pos, pos, words), "number", ctx, read)
     n = cur.at(pos + 1) if c in SIGNS or c in "(@" or lexer.is_currency(c) else ""
     if c == "+" and is_digit(n) and _sign_may_follow(prev):
@@ -323,6 +329,34 @@ def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
         return j
     except TooLong:
         return j if j > pos + 1 else None
+
+
+def spaced_phone_end(cur: Cursor, pos: int, regions: tuple[str, ...]) -> int | None:
+    """The end of a telephone number written in digit groups with single spaces or hyphens
+    ('912 345 678', '21 123 4567') that libphonenumber finds valid in one of `regions`; None
+    for anything else (an amount grouped by thousands is no valid number)."""
+    if not regions:
+        return None
+    groups, j = [], pos
+    try:
+        while len(groups) < 5:
+            m = _digit_run(cur, j)
+            if not 2 <= m - j <= 8:
+                break
+            groups.append(cur.text[j:m])
+            j = m
+            if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
+                break
+            j = m + 1
+        if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
+            return None
+    except TooLong:
+        return None
+    digits = "".join(groups)
+    if len(groups) < 2 or not 8 <= len(digits) <= 13:
+        return None
+    end = pos + len(" ".join(groups))
+    return end if any(phone_groups(cur.text[pos:end], region) for region in regions) else None
 
 
 def _digit_run(cur: Cursor, i: int) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans
@@ -163,6 +164,11 @@ _CURRENCIES = {
     "krw": ("won", "wones", "jeon", "jeons"),
 }
 _FEMININE_CURRENCIES = frozenset(("£", "gbp"))
+# Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
+for _written, _code in cldr.currency_symbols("pt").items():
+    if _written not in _CURRENCIES:
+        one, many = cldr.currency_name("pt", _code, 1), cldr.currency_name("pt", _code, 2)
+        _CURRENCIES[_written] = (one, many, "centavo", "centavos")
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = frozenset(("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões"))
 _MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
@@ -173,6 +179,7 @@ _ABBREVIATIONS = abbreviations("pt")
 _DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
 
 WORDS = SpanWords(
+    phone_regions=("BR", "PT"),
     after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
     | {"horas", "hora"},
     connectors=frozenset(("de", "da", "do")),
