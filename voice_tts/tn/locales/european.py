@@ -210,6 +210,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
+        if c in cldr.VULGAR_FRACTIONS:  # '⅖'
+            numerator, denominator = cldr.vulgar_fraction(c)
+            return self._unit_after(cur, pos + 1, self.fraction(numerator, denominator))
         if is_digit(c):
             if ctx.line_start:
                 span = self._list_number(cur, pos, ctx)
@@ -451,6 +454,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
         try:
+            if currency is None and integer and cur.at(end) in cldr.VULGAR_FRACTIONS:  # '2½'
+                numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+                return self._unit_after(cur, end + 1, minus + self.mixed_fraction(int(whole), numerator, denominator))
             if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
                 n = int(whole)
                 return self._after_day(cur, end + 1, minus + self.ordinal(n, ".", ctx), n, ctx)

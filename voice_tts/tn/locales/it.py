@@ -154,6 +154,8 @@ class Italian(Language):
         return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        if (numerator, denominator) == (1, 2):  # 'due e mezzo'
+            return f"{_cardinal(whole)} e mezzo"
         return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:

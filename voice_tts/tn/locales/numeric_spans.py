@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from voice_tts.tn import electronic, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
-from voice_tts.tn.cldr import phone_groups
+from voice_tts.tn.cldr import VULGAR_FRACTIONS, phone_groups, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
@@ -80,6 +80,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
     if is_alnum(prev):
         return None
+    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(_digit_run(cur, pos)) in VULGAR_FRACTIONS:
+        return _vulgar_fraction(cur, pos, ctx, read)
     if is_digit(c):
         phone_end = spaced_phone_end(cur, pos, words.phone_regions)
         if phone_end is not None:
@@ -104,6 +106,15 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     if is_letter(c):
         return _word(cur, pos, ctx, words, read)
     return None
+
+
+def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context, read: Reader) -> Span:
+    """'⅖', '2½': read as the fraction written with digits ('2/5', '2 1/2')."""
+    end = _digit_run(cur, pos)
+    numerator, denominator = vulgar_fraction(cur.at(end))
+    whole = cur.text[pos:end]
+    written = f"{whole} {numerator}/{denominator}" if whole else f"{numerator}/{denominator}"
+    return locale_span(end + 1, read(written, "number"), ctx.default_lang)
 
 
 def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read: Reader) -> Span | None:

@@ -280,8 +280,9 @@ def _special(text: str) -> str | None:
     m = re.fullmatch(r"(?P<sign>-?)(?:(?P<whole>\d+) )?(?P<n>\d+)/(?P<d>\d+)", text)
     if m:
         reading = fraction(int(m.group("n")), int(m.group("d")))
-        if m.group("whole"):
-            reading = f"{cardinal(int(m.group('whole')))} e {reading}"
+        if m.group("whole"):  # 'dois e meio'
+            half = (m.group("n"), m.group("d")) == ("1", "2")
+            reading = f"{cardinal(int(m.group('whole')))} e {'meio' if half else reading}"
         return ("menos " if m.group("sign") else "") + reading
     return None
 
