@@ -205,19 +205,13 @@ class German(Language):
         return "der " + _ordinal_stem(n).capitalize()
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht: before a
-        capitalized word, "ein" in the noun's gender and the preposition's case; 'Seite 1' stays eins."""
+        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
+        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the
+        preposition's case; 'Seite 1' stays eins."""
         if n != 1:
             return None
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not cur.at(j).isupper():
-                return None
-            k = lexer.chunk(cur, j)
-        except TooLong:
-            return None
-        noun = cur.text[j:k].rstrip(".,;:!?")
-        if not noun.isalpha() or noun.isupper():  # 'ABC' is an acronym, no noun
+        noun = _noun_after(cur, end)
+        if noun is None:
             return None
         prev = ctx.prev_word.lower()
         case = "dative" if prev in _DATIVE else "accusative" if prev in _ACCUSATIVE else "nominative"
@@ -259,6 +253,13 @@ class German(Language):
 
     def fraction_digits(self, digits: str) -> str:
         return self.digits(digits)
+
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+        """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
+        noun = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
+        if noun is None:
+            return self.fraction(numerator, denominator)
+        return {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(noun)]
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
@@ -302,6 +303,29 @@ class German(Language):
         if word.lower() in self.MONTHS or word[0].islower():
             return True
         return ctx.prev_word.lower() in _ORDINAL_CUES
+
+
+_ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
+
+
+def _noun_after(cur: Cursor, end: int) -> str | None:
+    """The noun that follows `end`, past one adjective ('neue Nachricht'), or None."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j > end and cur.at(j).islower():
+            k = lexer.chunk(cur, j)
+            if not cur.text[j:k].endswith(_ADJECTIVE_ENDINGS):
+                return None
+            j = lexer.spaces(cur, k)
+            if j == k:
+                return None
+        if j == end or not cur.at(j).isupper():
+            return None
+        k = lexer.chunk(cur, j)
+    except TooLong:
+        return None
+    noun = cur.text[j:k].rstrip(".,;:!?")
+    return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
 
 
 def _ending(prev_word: str) -> str:

@@ -462,7 +462,7 @@ def _measure(text: str) -> str | None:
     if unit in ("%", "‰"):
         return sign + _amount(num, "") + (" por ciento" if unit == "%" else " por mil")
     if unit.startswith("°"):
-        return sign + _amount(num, "") + " " + _DEGREES.get(unit[1:].strip(), "grados")
+        return sign + _amount(num, "un") + " " + _DEGREES.get(unit[1:].strip(), "grados")
     scale = _SCALE_WORDS.get(unit)
     if scale:
         return sign + _amount(num, "un") + " " + unit

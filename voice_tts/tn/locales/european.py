@@ -146,6 +146,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+        """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
+        return self.fraction(numerator, denominator)
+
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
 
@@ -212,7 +216,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            return self._unit_after(cur, pos + 1, self.fraction(numerator, denominator))
+            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator))
         if is_digit(c):
             if ctx.line_start:
                 span = self._list_number(cur, pos, ctx)
@@ -261,7 +265,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
-            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
+            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1) or self._ends_text(cur, end + 1):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -322,6 +326,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def regnal(self, n: int) -> str:
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Pio nono')."""
         return self.ordinal(n, "", Context())
+
+    def _ends_text(self, cur: Cursor, i: int) -> bool:
+        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end)."""
+        try:
+            return cur.at(lexer.spaces(cur, i)) in ("", "\n")
+        except TooLong:
+            return False
 
     def _ends_sentence(self, cur: Cursor, i: int) -> bool:
         try:

@@ -1,0 +1,84 @@
+"""Score the text normalizer on realistic agent sentences, read as a careful native speaker reads
+them (tests/data/tn_sentences/<lang>.tsv: the written sentence, a tab, then its readings, several
+separated by " | " where speakers say it more than one way).
+
+A reading counts when it equals one of the readings up to case, spaces (also before a colon or
+other mark: French "numéro :"), and hyphens between number words ("vingt-et-un" = "vingt et un").
+
+Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from voice_tts.tn import normalize
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "tn_sentences"
+
+
+@dataclass(frozen=True)
+class Sentence:
+    written: str
+    readings: tuple[str, ...]
+
+
+def sentences(lang: str) -> list[Sentence]:
+    rows = []
+    for line in (DATA / f"{lang}.tsv").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        written, spoken = line.split("\t")
+        rows.append(Sentence(written, tuple(r.strip() for r in spoken.split(" | "))))
+    return rows
+
+
+def _loose(text: str) -> str:
+    text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
+    return re.sub(r"[\s\-]+", " ", text).strip()
+
+
+def is_right(reading: str, sentence: Sentence) -> bool:
+    return _loose(reading) in {_loose(r) for r in sentence.readings}
+
+
+def languages() -> list[str]:
+    return sorted(p.stem for p in DATA.glob("*.tsv"))
+
+
+def score(lang: str) -> tuple[int, list[tuple[Sentence, str]]]:
+    """(sentences read right, the wrong ones with our reading)."""
+    wrong = []
+    rows = sentences(lang)
+    for sentence in rows:
+        reading = normalize(sentence.written, lang)
+        if not is_right(reading, sentence):
+            wrong.append((sentence, reading))
+    return len(rows) - len(wrong), wrong
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lang", nargs="+", default=languages())
+    ap.add_argument("--failures", action="store_true")
+    ap.add_argument("--json", type=Path, help="write the figures as JSON here")
+    args = ap.parse_args()
+    figures = {}
+    for lang in args.lang:
+        right, wrong = score(lang)
+        total = right + len(wrong)
+        figures[lang] = {"right": right, "total": total, "percent": round(100 * right / total, 1)}
+        print(f"{lang}: {right}/{total} ({100 * right / total:.1f}%)")
+        if args.failures:
+            for sentence, reading in wrong:
+                print(f"  {sentence.written!r}\n    ours:     {reading!r}\n    expected: {sentence.readings[0]!r}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
