@@ -78,7 +78,14 @@ _GENDERS: dict[str, str] = {
 }
 # The case a preposition governs, and the CLDR form of "ein" it takes by gender.
 _DATIVE = frozenset(("mit", "von", "aus", "bei", "nach", "seit", "zu", "gegenüber", "außer", "samt", "nebst"))
-_ACCUSATIVE = frozenset(("für", "durch", "gegen", "ohne", "um", "pro"))
+_ACCUSATIVE = frozenset((
+    "für", "durch", "gegen", "ohne", "um", "pro",
+    # verbs whose object an agent counts: 'wir haben 1 Tisch frei', 'es gibt 1 Termin'
+    "habe", "hast", "hat", "haben", "habt", "gibt", "brauche", "brauchen", "braucht", "benötigen", "benötigt",
+    "suche", "suchen", "sucht", "buche", "buchen", "bucht", "bestelle", "bestellen", "bestellt", "reserviere",
+    "reservieren", "reserviert", "nehme", "nehmen", "nimmt", "bekommen", "bekommt", "erhalten", "erhält",
+    "kaufe", "kaufen", "kauft", "finde", "finden", "findet", "wähle", "wählen", "wählt",
+))
 _ONE = {
     "dative": {"m": "m", "n": "m", "f": "r"},
     "accusative": {"m": "n", "n": "neuter", "f": "feminine"},
@@ -201,8 +208,8 @@ class German(Language):
                                "abschnitt", "anhang", "phase", "stufe", "liga"))
     ROMAN_DOT = True
 
-    def regnal(self, n: int) -> str:
-        return "der " + _ordinal_stem(n).capitalize()
+    def regnal(self, n: int, feminine: bool) -> str:
+        return ("die " if feminine else "der ") + _ordinal_stem(n).capitalize()
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue

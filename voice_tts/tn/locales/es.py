@@ -305,6 +305,8 @@ def read(raw: str, kind: str) -> str:
         return read_abbreviation(raw, _ABBREVIATIONS)
     if kind == "roman":
         return ordinal(roman_value(raw))
+    if kind == "roman_feminine":  # 'Isabel segunda'
+        return ordinal(roman_value(raw), "f")
     if kind == "counted_roman":
         return _counted_roman(raw)
     if kind == "phone":

@@ -24,7 +24,7 @@ from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
-from voice_tts.tn.locales.noun_gender import is_feminine
+from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -318,14 +318,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
             return None
-        reading = self.regnal(value)
+        reading = self.regnal(value, is_feminine_name(name))
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
 
-    def regnal(self, n: int) -> str:
-        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Pio nono')."""
-        return self.ordinal(n, "", Context())
+    def regnal(self, n: int, feminine: bool) -> str:
+        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
+        return self.ordinal(n, "a" if feminine else "", Context())
 
     def _ends_text(self, cur: Cursor, i: int) -> bool:
         """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end)."""

@@ -131,9 +131,11 @@ class French(Language):
             words = "première"
         return words + "s" if suffix.endswith("s") else words
 
-    def regnal(self, n: int) -> str:
-        """'Louis Quatorze', 'François Premier'."""
-        return "premier" if n == 1 else _cardinal(n)
+    def regnal(self, n: int, feminine: bool) -> str:
+        """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
+        if n == 1:
+            return "première" if feminine else "premier"
+        return _cardinal(n)
 
     def date_day(self, day: int, ctx: Context) -> str:
         return "premier" if day == 1 else _cardinal(day)

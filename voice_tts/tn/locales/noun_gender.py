@@ -1,8 +1,10 @@
 """Whether a French, Spanish, Italian or Portuguese noun is feminine: the gender of the counted
-noun decides the number before it ("une minute", "veintiuna horas", "duas horas", "un'ora").
+noun decides the number before it ("une minute", "veintiuna horas", "duas horas", "un'ora"); and
+whether a ruler's name is a woman's ("Isabel segunda", "Elisabeth die Zweite").
 
 The rules are data (`<lang>_genders.json`): endings that make a noun feminine, and the nouns those
-endings get wrong either way (French "la minute", "le problème"; Spanish "el día").
+endings get wrong either way (French "la minute", "le problème"; Spanish "el día");
+`feminine_names.json`: the queens' and empresses' names of the five languages.
 """
 
 from __future__ import annotations
@@ -35,3 +37,12 @@ def is_feminine(lang: str, noun: str) -> bool:
     if word in genders.masculine:
         return False
     return word.endswith(genders.feminine_endings)
+
+
+@cache
+def _feminine_names() -> frozenset[str]:
+    return frozenset(json.loads(resources.files(__package__).joinpath("feminine_names.json").read_text(encoding="utf-8")))
+
+
+def is_feminine_name(name: str) -> bool:
+    return name in _feminine_names()

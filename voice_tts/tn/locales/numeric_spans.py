@@ -21,6 +21,7 @@ from voice_tts.tn.cldr import VULGAR_FRACTIONS, phone_groups, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.noun_gender import is_feminine_name
 
 # Top-level domains of the addresses these languages' agents read out, besides electronic.TLDS.
 _TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov"}
@@ -74,7 +75,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     """The span that starts at `pos`, read by `read(raw, kind)`, or None for the neutral rules.
 
     Kinds: "number" (a number with what joined it), "phone", "address", "abbreviation",
-    "date" (a date that starts with a month or weekday), "roman", "counted_roman" (a Roman
+    "date" (a date that starts with a month or weekday), "roman", "roman_feminine" (after a
+    queen's name: 'Isabel II'), "counted_roman" (a Roman
     numeral after a word such as 'siglo', with its era)."""
     c = cur.at(pos)
     prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
@@ -416,7 +418,8 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
         if is_roman(word, ctx.prev_word, words):
             if ctx.prev_word.lower() in words.roman_after:
                 return _span(cur, pos, _era(cur, end, words), "counted_roman", ctx, read)
-            return _span(cur, pos, end, "roman", ctx, read)
+            kind = "roman_feminine" if is_feminine_name(ctx.prev_word) else "roman"  # 'Isabel II'
+            return _span(cur, pos, end, kind, ctx, read)
     except TooLong:
         return None
     return None

@@ -226,6 +226,8 @@ def read(raw: str, kind: str) -> str:
         return read_abbreviation(raw, _ABBREVIATIONS)
     if kind == "roman":
         return ordinal(roman_value(raw))
+    if kind == "roman_feminine":  # 'Isabel segunda'
+        return ordinal(roman_value(raw), feminine=True)
     if kind == "counted_roman":
         return cardinal(roman_value(raw.split()[0]))
     if kind == "phone":
