@@ -13,7 +13,8 @@ Each language module decides *which* form a context needs; this module spells it
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
   code, n)`: its name for `n` ("coronas suecas").
-- `unit_name(lang, unit, n)`: a CLDR unit ("length-kilometer") named for `n` ("Kilometer").
+- `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
+  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
   ("912 345 678" in ES → ["912", "345", "678"]), or None when libphonenumber finds none.
@@ -30,6 +31,7 @@ from functools import lru_cache
 from importlib import resources
 
 import phonenumbers
+from babel import Locale
 from babel.numbers import format_decimal, get_currency_name, get_currency_symbol, list_currencies
 from babel.units import format_unit
 from unicode_rbnf import RbnfEngine
@@ -116,12 +118,72 @@ def currency_name(lang: str, code: str, n: int) -> str:
 # --- units --------------------------------------------------------------------------------------
 
 
+# Which unit a symbol several units share means ("m": a metre before a minute or a month).
+_CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "duration", "digital", "energy",
+                   "power", "electric", "frequency", "pressure", "acceleration", "force", "torque")
+
+
+def _may_be_word(symbol: str) -> bool:
+    """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"):
+    the language module names those units itself where it reads them."""
+    return symbol.isalpha() and symbol.islower() and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
+
+
+@lru_cache(maxsize=32)
+def unit_symbols(lang: str) -> dict[str, str]:
+    """Unit symbols ("km", "°C", "kWh", "Std.") to CLDR units ("length-kilometer"): the short
+    forms of the language and of English that cannot be words. A symbol several units share
+    goes to the unit whose category comes first in _CATEGORY_ORDER; one shared within a category
+    is left out."""
+    candidates: dict[str, set[str]] = {}
+    for where in (lang, "en"):
+        for unit, patterns in Locale.parse(where)._data["unit_patterns"].items():
+            for form, pattern in patterns.get("short", {}).items():
+                if form == "per" or unit.split("-")[0] not in _CATEGORY_ORDER:
+                    continue
+                symbol = pattern.replace("{0}", "").replace("\u00a0", " ").replace("\u202f", " ").strip()
+                if symbol and " " not in symbol and not _may_be_word(symbol):
+                    candidates.setdefault(symbol, set()).add(unit)
+    table = {}
+    for symbol, units in candidates.items():
+        ranked = sorted(units, key=lambda u: _CATEGORY_ORDER.index(u.split("-")[0]))
+        if len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]:
+            table[symbol] = ranked[0]
+    return table
+
+
+_SUPERSCRIPTS = str.maketrans({"2": "²", "3": "³", "μ": "µ"})
+
+
 @lru_cache(maxsize=4096)
-def unit_name(lang: str, unit: str, n: int) -> str:
-    """"length-kilometer", 5, "es" → "kilómetros": the long name without the number."""
+def unit_for(lang: str, written: str) -> str | None:
+    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu
+    for the micro sign, any case for a symbol of two letters or more ("kwh", "MHZ")."""
+    symbols = unit_symbols(lang)
+    for candidate in (written, written.translate(_SUPERSCRIPTS)):
+        if candidate in symbols:
+            return symbols[candidate]
+    if len(written) >= 2:
+        return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold())
+    return None
+
+
+@lru_cache(maxsize=32)
+def _folded_symbols(lang: str) -> dict[str, str]:
+    folded: dict[str, set[str]] = {}
+    for symbol, unit in unit_symbols(lang).items():
+        folded.setdefault(symbol.casefold(), set()).add(unit)
+    return {symbol: units.pop() for symbol, units in folded.items() if len(units) == 1}
+
+
+@lru_cache(maxsize=4096)
+def unit_name(lang: str, unit: str, n: int) -> str | None:
+    """"length-kilometer", 5, "es" → "kilómetros": the long name without the number; None where
+    the language's data has no name for it."""
     formatted = format_unit(n, unit, length="long", locale=lang)
     number = format_decimal(n, locale=lang)
-    return formatted.replace(number, "", 1).strip()
+    name = formatted.replace(number, "", 1).strip()
+    return None if unit in name else name
 
 
 # --- fractions and telephone numbers --------------------------------------------------------------

@@ -124,53 +124,23 @@ class German(Language):
     FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
     YEAR_CUES = frozenset(("Jahr", "Jahre", "Jahres", "Jahren", "seit", "Anno", "Sommer", "Winter", "Frühjahr",
                            "Herbst", "Frühling", "Ende", "Anfang", "Mitte"))
+    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
+    # others come from CLDR (`Language.unit`).
     UNITS = {
-        "km": Unit("Kilometer", "Kilometer"), "m": Unit("Meter", "Meter"), "cm": Unit("Zentimeter", "Zentimeter"),
-        "mm": Unit("Millimeter", "Millimeter"), "µm": Unit("Mikrometer", "Mikrometer"),
-        "nm": Unit("Nanometer", "Nanometer"), "kg": Unit("Kilogramm", "Kilogramm"), "g": Unit("Gramm", "Gramm"),
-        "mg": Unit("Milligramm", "Milligramm"), "t": Unit("Tonne", "Tonnen", True), "l": Unit("Liter", "Liter"),
-        "L": Unit("Liter", "Liter"), "ml": Unit("Milliliter", "Milliliter"), "cl": Unit("Zentiliter", "Zentiliter"),
-        "h": Unit("Stunde", "Stunden", True), "Std.": Unit("Stunde", "Stunden", True),
-        "min": Unit("Minute", "Minuten", True), "Min.": Unit("Minute", "Minuten", True),
-        "s": Unit("Sekunde", "Sekunden", True), "Sek.": Unit("Sekunde", "Sekunden", True),
-        "ms": Unit("Millisekunde", "Millisekunden", True),
-        "km/h": Unit("Kilometer pro Stunde", "Kilometer pro Stunde"),
-        "m/s": Unit("Meter pro Sekunde", "Meter pro Sekunde"),
-        "m²": Unit("Quadratmeter", "Quadratmeter"), "qm": Unit("Quadratmeter", "Quadratmeter"),
-        "km²": Unit("Quadratkilometer", "Quadratkilometer"), "cm²": Unit("Quadratzentimeter", "Quadratzentimeter"),
-        "m³": Unit("Kubikmeter", "Kubikmeter"), "cm³": Unit("Kubikzentimeter", "Kubikzentimeter"),
-        "°C": Unit("Grad Celsius", "Grad Celsius"), "°F": Unit("Grad Fahrenheit", "Grad Fahrenheit"),
-        "°": Unit("Grad", "Grad"), "ft": Unit("Fuß", "Fuß"), "mi": Unit("Meile", "Meilen", True),
-        "mV": Unit("Millivolt", "Millivolt"), "mv": Unit("Millivolt", "Millivolt"), "V": Unit("Volt", "Volt"),
-        "A": Unit("Ampere", "Ampere"), "mA": Unit("Milliampere", "Milliampere"), "W": Unit("Watt", "Watt"),
-        "kW": Unit("Kilowatt", "Kilowatt"), "kWh": Unit("Kilowattstunde", "Kilowattstunden", True),
-        "PS": Unit("PS", "PS"), "Hz": Unit("Hertz", "Hertz"), "kHz": Unit("Kilohertz", "Kilohertz"),
-        "MHz": Unit("Megahertz", "Megahertz"), "GHz": Unit("Gigahertz", "Gigahertz"),
-        "KB": Unit("Kilobyte", "Kilobyte"), "MB": Unit("Megabyte", "Megabyte"), "GB": Unit("Gigabyte", "Gigabyte"),
-        "TB": Unit("Terabyte", "Terabyte"), "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"),
-        # the German NeMo measurement data, which also writes its units in lower case ('5 kw', '220 v')
-        "K": Unit("Kelvin", "Kelvin"), "μm": Unit("Mikrometer", "Mikrometer"), "dm": Unit("Dezimeter", "Dezimeter"),
-        "pm": Unit("Pikometer", "Pikometer"), "hm": Unit("Hektometer", "Hektometer"),
-        "mm²": Unit("Quadratmillimeter", "Quadratmillimeter"), "km³": Unit("Kubikkilometer", "Kubikkilometer"),
-        "mm³": Unit("Kubikmillimeter", "Kubikmillimeter"), "m2": Unit("Quadratmeter", "Quadratmeter"),
-        "km2": Unit("Quadratkilometer", "Quadratkilometer"), "cm2": Unit("Quadratzentimeter", "Quadratzentimeter"),
-        "mm2": Unit("Quadratmillimeter", "Quadratmillimeter"), "m3": Unit("Kubikmeter", "Kubikmeter"),
-        "cm3": Unit("Kubikzentimeter", "Kubikzentimeter"), "µg": Unit("Mikrogramm", "Mikrogramm"),
-        "μg": Unit("Mikrogramm", "Mikrogramm"), "lb": Unit("Pfund", "Pfund"), "oz": Unit("Unze", "Unzen", True),
-        "cwt": Unit("Zentner", "Zentner"), "μs": Unit("Mikrosekunde", "Mikrosekunden", True),
-        "µs": Unit("Mikrosekunde", "Mikrosekunden", True), "hz": Unit("Hertz", "Hertz"),
-        "khz": Unit("Kilohertz", "Kilohertz"), "mhz": Unit("Megahertz", "Megahertz"),
-        "ghz": Unit("Gigahertz", "Gigahertz"), "kw": Unit("Kilowatt", "Kilowatt"),
-        "kwh": Unit("Kilowattstunde", "Kilowattstunden", True), "v": Unit("Volt", "Volt"),
-        "kV": Unit("Kilovolt", "Kilovolt"), "kv": Unit("Kilovolt", "Kilovolt"), "MW": Unit("Megawatt", "Megawatt"),
-        "mw": Unit("Megawatt", "Megawatt"), "GW": Unit("Gigawatt", "Gigawatt"), "gw": Unit("Gigawatt", "Gigawatt"),
-        "TW": Unit("Terawatt", "Terawatt"), "tw": Unit("Terawatt", "Terawatt"), "Ω": Unit("Ohm", "Ohm"),
-        "ω": Unit("Ohm", "Ohm"), "dB": Unit("Dezibel", "Dezibel"), "db": Unit("Dezibel", "Dezibel"),
-        "gb": Unit("Gigabyte", "Gigabyte"), "mb": Unit("Megabyte", "Megabyte"), "kB": Unit("Kilobyte", "Kilobyte"),
-        "kb": Unit("Kilobyte", "Kilobyte"), "tb": Unit("Terabyte", "Terabyte"), "kN": Unit("Kilonewton", "Kilonewton"),
-        "kn": Unit("Kilonewton", "Kilonewton"), "bar": Unit("Bar", "Bar"),
+        "h": Unit("Stunde", "Stunden", True), "min": Unit("Minute", "Minuten", True),
+        "s": Unit("Sekunde", "Sekunden", True), "qm": Unit("Quadratmeter", "Quadratmeter"),
+        "mi": Unit("Meile", "Meilen", True), "mV": Unit("Millivolt", "Millivolt"),
+        "mv": Unit("Millivolt", "Millivolt"), "PS": Unit("PS", "PS"), "KB": Unit("Kilobyte", "Kilobyte"),
+        "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"), "hm": Unit("Hektometer", "Hektometer"),
+        "mm²": Unit("Quadratmillimeter", "Quadratmillimeter"), "mm³": Unit("Kubikmillimeter", "Kubikmillimeter"),
+        "mm2": Unit("Quadratmillimeter", "Quadratmillimeter"), "oz": Unit("Unze", "Unzen", True),
+        "cwt": Unit("Zentner", "Zentner"), "v": Unit("Volt", "Volt"), "kV": Unit("Kilovolt", "Kilovolt"),
+        "kv": Unit("Kilovolt", "Kilovolt"), "mw": Unit("Megawatt", "Megawatt"), "TW": Unit("Terawatt", "Terawatt"),
+        "tw": Unit("Terawatt", "Terawatt"), "ω": Unit("Ohm", "Ohm"), "dB": Unit("Dezibel", "Dezibel"),
+        "db": Unit("Dezibel", "Dezibel"), "gb": Unit("Gigabyte", "Gigabyte"), "mb": Unit("Megabyte", "Megabyte"),
+        "kb": Unit("Kilobyte", "Kilobyte"), "tb": Unit("Terabyte", "Terabyte"),
+        "kN": Unit("Kilonewton", "Kilonewton"), "kn": Unit("Kilonewton", "Kilonewton"), "bar": Unit("Bar", "Bar"),
         "kcal": Unit("Kilokalorie", "Kilokalorien", True), "cal": Unit("Kalorie", "Kalorien", True),
-        "dl": Unit("Deziliter", "Deziliter"), "hl": Unit("Hektoliter", "Hektoliter"),
     }
     CURRENCIES = {
         "€": _EURO, "EUR": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
@@ -235,7 +205,7 @@ class German(Language):
         after = chunk_after(cur, end, is_letter)
         if after is not None:
             word = after[0]
-            return word[0].islower() and word not in self.UNITS and word.lower() not in self.SCALES and self.currency(word) is None
+            return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 
     def is_feminine(self, noun: str) -> bool:

@@ -84,6 +84,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     FULL_MONTHS: frozenset[str] = frozenset()
     # Words after which a four-digit number is a year ('im Jahr 1990').
     YEAR_CUES: frozenset[str] = frozenset()
+    # The units a language names itself (the others come from CLDR: `unit`).
     UNITS: dict[str, Unit] = {}
     # Currency symbols, codes and names (lower case for names and codes) to their units.
     CURRENCIES: dict[str, Currency] = {}
@@ -188,6 +189,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.CURRENCIES["€"].minor)
+
+    def unit(self, written: str) -> Unit | None:
+        """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
+        return self.UNITS.get(written) or self._cldr_unit(written)
+
+    @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
+    def _cldr_unit(self, written: str) -> Unit | None:
+        unit = cldr.unit_for(self.code, written)
+        one = cldr.unit_name(self.code, unit, 1) if unit else None
+        if one is None:
+            return None
+        return Unit(one, cldr.unit_name(self.code, unit, 2) or one, self.is_feminine(one.split()[0]))
 
     def is_feminine(self, noun: str) -> bool:
         return is_feminine(self.code, noun)
@@ -482,14 +495,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)
-                    unit = self.UNITS.get(cur.text[j + 1:m])
+                    unit = self.unit(cur.text[j + 1:m])
                     if unit is None:
                         break
                     reading = f"{self._spoken_quantity(whole, fractional)} {self.PER} {unit.singular}"
                     return locale_span(m, minus + reading, self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     m = j + 1 + (cur.at(j + 1) in ("C", "F"))
-                    unit = self.UNITS.get(cur.text[j:m])
+                    unit = self.unit(cur.text[j:m])
                     if unit is not None and not is_alnum(cur.at(m)):
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
                     break
@@ -507,7 +520,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     currency, end = named, m
                     break
                 if scale is None and currency is None:
-                    unit = self.UNITS.get(word)
+                    unit = self.unit(word)
                     if unit is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
                     if integer and int(whole) <= 31 and word.lower().rstrip(".") in self.MONTHS and not minus:
@@ -546,7 +559,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):
                 m = lexer.chunk(cur, j)
-                unit = self.UNITS.get(cur.text[j:m])
+                unit = self.unit(cur.text[j:m])
                 if unit is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)
         except TooLong:
@@ -586,9 +599,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
-                if unit_text.startswith("/") and unit_text[1:] in self.UNITS:
-                    return f"{self._spoken_quantity(*quantity)} {self.PER} {self.UNITS[unit_text[1:]].singular}"
-                unit = self.UNITS.get(unit_text)
+                per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
+                if per is not None:
+                    return f"{self._spoken_quantity(*quantity)} {self.PER} {per.singular}"
+                unit = self.unit(unit_text)
                 if unit is not None:
                     return self._counted_quantity(*quantity, unit)
         return None

@@ -70,27 +70,12 @@ class French(Language):
     H_CLOCKS = True
     DAY_RANGES = False
     DEGREE_IS_ORDINAL = True
+    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
+    # others come from CLDR (`Language.unit`).
     UNITS = {
-        "km": Unit("kilomètre", "kilomètres"), "m": Unit("mètre", "mètres"), "cm": Unit("centimètre", "centimètres"),
-        "mm": Unit("millimètre", "millimètres"), "nm": Unit("nanomètre", "nanomètres"),
-        "kg": Unit("kilogramme", "kilogrammes"), "g": Unit("gramme", "grammes"),
-        "mg": Unit("milligramme", "milligrammes"), "t": Unit("tonne", "tonnes", True), "l": Unit("litre", "litres"),
-        "L": Unit("litre", "litres"), "ml": Unit("millilitre", "millilitres"), "cl": Unit("centilitre", "centilitres"),
-        "h": Unit("heure", "heures", True), "min": Unit("minute", "minutes", True),
-        "s": Unit("seconde", "secondes", True), "ms": Unit("milliseconde", "millisecondes", True),
-        "km/h": Unit("kilomètre par heure", "kilomètres par heure"),
-        "m/s": Unit("mètre par seconde", "mètres par seconde"),
-        "m²": Unit("mètre carré", "mètres carrés"), "km²": Unit("kilomètre carré", "kilomètres carrés"),
-        "cm²": Unit("centimètre carré", "centimètres carrés"), "m³": Unit("mètre cube", "mètres cubes"),
-        "°C": Unit("degré Celsius", "degrés Celsius"), "°F": Unit("degré Fahrenheit", "degrés Fahrenheit"),
-        "V": Unit("volt", "volts"), "mV": Unit("millivolt", "millivolts"), "A": Unit("ampère", "ampères"),
-        "W": Unit("watt", "watts"), "kW": Unit("kilowatt", "kilowatts"),
-        "kWh": Unit("kilowattheure", "kilowattheures", True), "Hz": Unit("hertz", "hertz"),
-        "kHz": Unit("kilohertz", "kilohertz"), "MHz": Unit("mégahertz", "mégahertz"),
-        "GHz": Unit("gigahertz", "gigahertz"), "Ko": Unit("kilooctet", "kilooctets"),
-        "Mo": Unit("mégaoctet", "mégaoctets"), "Go": Unit("gigaoctet", "gigaoctets"),
-        "To": Unit("téraoctet", "téraoctets"), "GB": Unit("gigaoctet", "gigaoctets"),
-        "MB": Unit("mégaoctet", "mégaoctets"), "ha": Unit("hectare", "hectares"),
+        "min": Unit("minute", "minutes", True), "mV": Unit("millivolt", "millivolts"),
+        "kWh": Unit("kilowattheure", "kilowattheures", True), "Ko": Unit("kilooctet", "kilooctets"),
+        "ha": Unit("hectare", "hectares"),
     }
     CURRENCIES = {
         "€": _EURO, "EUR": _EURO, "euro": _EURO, "euros": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
