@@ -33,7 +33,7 @@ from importlib import resources
 import phonenumbers
 from babel import Locale
 from babel.numbers import format_decimal, get_currency_name, get_currency_symbol, list_currencies
-from babel.units import format_unit
+from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
 
@@ -180,7 +180,10 @@ def _folded_symbols(lang: str) -> dict[str, str]:
 def unit_name(lang: str, unit: str, n: int) -> str | None:
     """"length-kilometer", 5, "es" → "kilómetros": the long name without the number; None where
     the language's data has no name for it."""
-    formatted = format_unit(n, unit, length="long", locale=lang)
+    try:
+        formatted = format_unit(n, unit, length="long", locale=lang)
+    except UnknownUnitError:
+        return None
     number = format_decimal(n, locale=lang)
     name = formatted.replace(number, "", 1).strip()
     return None if unit in name else name
