@@ -169,6 +169,13 @@ def unit_for(lang: str, written: str) -> str | None:
 
 
 @lru_cache(maxsize=32)
+def folded_unit_symbols(lang: str) -> frozenset[str]:
+    """The unit symbols of two characters or more as text read in lower case meets them ("cm²",
+    "hpa", "kwh"), those that then could be words left out."""
+    return frozenset(s for s in _folded_symbols(lang) if len(s) > 1 and "." not in s and not _may_be_word(s))
+
+
+@lru_cache(maxsize=32)
 def _folded_symbols(lang: str) -> dict[str, str]:
     folded: dict[str, set[str]] = {}
     for symbol, unit in unit_symbols(lang).items():

@@ -250,7 +250,7 @@ _ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cr
 
 WORDS = SpanWords(
     phone_regions=("ES",),
-    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
+    after=frozenset(_UNITS) | cldr.folded_unit_symbols("es") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),
     connectors=frozenset(("de", "del")),
@@ -445,6 +445,8 @@ def _money(text: str) -> str | None:
     cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
     if len(fraction_digits) > 2:
         return f"{decimal(integer, fraction_digits, form)} {many}"
+    if not cents and major >= 10**6 and major % 10**6 == 0:  # 'un millón de dólares'
+        return f"{cardinal(major, 'un')} de {many}"
     parts = []
     if major or not cents:
         parts.append(f"{cardinal(major, form)} {one if major == 1 else many}")
@@ -476,9 +478,10 @@ def _measure(text: str) -> str | None:
         per = _PER.get(per_unit)
         if per is None:
             return None
-    if unit not in _UNITS:
+    names = _UNITS.get(unit) or _cldr_unit(unit)
+    if names is None:
         return None if unit else sign + _amount(num, "")
-    one, many, feminine = _UNITS[unit]
+    one, many, feminine = names
     if "/" in num:
         whole, _, frac = num.rpartition(" ")
         n, d = frac.split("/")
@@ -493,6 +496,15 @@ def _measure(text: str) -> str | None:
         plural = fraction_digits or int(integer) != 1
         reading = f"{_amount(num, 'f' if feminine else 'un')} {many if plural else one}"
     return sign + reading + (f" por {per}" if per else "")
+
+
+def _cldr_unit(symbol: str) -> tuple[str, str, bool] | None:
+    """A unit not in _UNITS by its CLDR names ('cm²' centímetros cuadrados, 'hpa' hectopascales)."""
+    unit = cldr.unit_for("es", symbol)
+    one = cldr.unit_name("es", unit, 1) if unit else None
+    if one is None:
+        return None
+    return one, cldr.unit_name("es", unit, 2) or one, is_feminine("es", one.split()[0])
 
 
 def _amount(num: str, form: str) -> str:

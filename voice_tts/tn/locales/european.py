@@ -78,6 +78,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PER = ""
     RANGE = ""
     NUMBER_WORD = ""  # '#5'
+    # The word between a scale word and the noun it counts ("milioni di euro").
+    SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
     MONTHS: dict[str, int] = {}
     MONTH_NAMES: tuple[str, ...] = ()
@@ -168,6 +170,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def decade(self, token: str, ctx: Context) -> str | None:
         """'les 80s': a decade, where the language writes them so."""
         return None
+
+    def of(self, noun: str) -> str:
+        """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
+        return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
 
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} {minor}"
@@ -569,8 +575,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
         if scale is not None:
-            return f"{self._counted_quantity(whole, fractional, scale)} {currency.major.plural}"
+            return f"{self._counted_quantity(whole, fractional, scale)} {self.of(currency.major.plural)}"
         cents = (fractional or "").rstrip("0")
+        if not cents and int(whole) >= 10**6 and int(whole) % 10**6 == 0:  # 'un million d'euros'
+            return f"{self.cardinal(int(whole))} {self.of(currency.major.plural)}"
         if len(cents) > 2:
             return f"{self._spoken_quantity(whole, cents)} {currency.major.plural}"
         major, minor = int(whole), int(cents.ljust(2, "0")) if cents else 0

@@ -153,6 +153,9 @@ class French(Language):
             return "années " + _cardinal(int(token[:-1])).removesuffix("s")
         return None
 
+    def of(self, noun: str) -> str:
+        return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun
+
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} et {minor}"
 

@@ -51,6 +51,7 @@ def _ordinal(n: int) -> str:
 class Italian(Language):
     code = "it"
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    SCALE_OF = "di"
     YEAR_CUES = frozenset(("nel", "dal", "del", "anno", "entro", "Nel", "Dal"))
     CENTURY_WORDS = frozenset(("secolo", "secoli", "millennio"))
     CHAPTER_WORDS = frozenset(("atto", "tomo", "volume", "parte", "articolo", "allegato", "stagione", "episodio",

@@ -340,6 +340,8 @@ def _money(text: str) -> str | None:
         return f"{decimal(integer, fraction_digits)} {many}"
     major = int(integer)
     cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
+    if not cents and major >= 10**6 and major % 10**6 == 0:  # 'um milhão de reais'
+        return f"{cardinal(major)} de {many}"
     parts = []
     if major or not cents:
         parts.append(f"{cardinal(major, feminine)} {one if major == 1 else many}")
