@@ -249,6 +249,7 @@ _ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "ces
 _ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cristo", "dc": "después de cristo"}
 
 WORDS = SpanWords(
+    minus="menos",
     phone_regions=("ES",),
     after=frozenset(_UNITS) | cldr.folded_unit_symbols("es") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
@@ -286,7 +287,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
 
 
 # A count of hours (the time words join the number's span).
-_HOURS = re.compile(r"(\d{1,3}(?:\.\d{3})*) (horas?)")
+_HOURS = re.compile(rf"({NUM}) (horas?)")
 # A count: digits, their thousands grouped or not ('1.251').
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # Words after a number that are no noun it counts.
@@ -354,7 +355,7 @@ def _special(text: str) -> str | None:
         return reading
     m = _HOURS.fullmatch(text)
     if m:  # 'una hora', 'veintiuna horas'
-        return f"{cardinal(to_int(m.group(1)), 'f')} {m.group(2)}"
+        return f"{_amount(m.group(1), 'f')} {m.group(2)}"
     m = RANGE.fullmatch(text)
     if m:
         return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"
@@ -426,6 +427,9 @@ def _time(m: re.Match, rest: str) -> str | None:
 
 
 def _money(text: str) -> str | None:
+    if text[:1] in "-−":  # '-120,40 €'
+        amount = _money(text[1:].lstrip())
+        return None if amount is None else "menos " + amount
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS, glued=True)
     if code is None:
         return None

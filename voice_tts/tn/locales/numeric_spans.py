@@ -64,6 +64,8 @@ class SpanWords:
     not_roman: frozenset[str] = frozenset()
     # Words that open an extension after a phone number ("ext.").
     extensions: frozenset[str] = frozenset()
+    # The word for a minus sign before a currency ("-€5"); none: the sign is left as written.
+    minus: str = ""
     # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
     phone_regions: tuple[str, ...] = ()
 
@@ -97,6 +99,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
         return _span(cur, pos, end, "phone", ctx, read) if end is not None else None
     if c in SIGNS and is_digit(n) and _sign_may_follow(prev):
         return _span(cur, pos, _number(cur, pos, pos + 1, words), "number", ctx, read)
+    if c in "-−" and words.minus and _sign_may_follow(prev) and _currency_follows(cur, pos + 1, words):
+        amount = find_span(cur, pos + 1, ctx, words, read)  # '-R$ 120,40', '-€5'
+        return None if amount is None else locale_span(amount.end, f"{words.minus} {amount.info}", ctx.default_lang)
     if lexer.is_currency(c):
         body = pos + 2 if n == " " else pos + 1
         if is_digit(cur.at(body)):
@@ -117,6 +122,20 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context, read: Reader) -> Span:
     whole = cur.text[pos:end]
     written = f"{whole} {numerator}/{denominator}" if whole else f"{numerator}/{denominator}"
     return locale_span(end + 1, read(written, "number"), ctx.default_lang)
+
+
+def _currency_follows(cur: Cursor, i: int, words: SpanWords) -> bool:
+    """Whether a currency symbol or a currency written before its amount starts at `i`."""
+    if lexer.is_currency(cur.at(i)):
+        return True
+    if not is_letter(cur.at(i)):
+        return False
+    try:
+        end = lexer.chunk(cur, i)
+        word = cur.text[i:end].lower() + ("$" if cur.at(end) == "$" else "")
+    except TooLong:
+        return False
+    return word in words.before
 
 
 def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read: Reader) -> Span | None:

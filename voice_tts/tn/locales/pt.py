@@ -179,6 +179,7 @@ _ABBREVIATIONS = abbreviations("pt")
 _DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
 
 WORDS = SpanWords(
+    minus="menos",
     phone_regions=("BR", "PT"),
     after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
     | {"horas", "hora"},
@@ -211,7 +212,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
 
 # A count: digits, their thousands grouped or not ('1.252').
 # A count of hours (the time words join the number's span).
-_HOURS = re.compile(r"(\d{1,3}(?:\.\d{3})*) (horas?)")
+_HOURS = re.compile(rf"({NUM}) (horas?)")
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # --- reading a span ---------------------------------------------------------------------------
 
@@ -251,7 +252,9 @@ def _special(text: str) -> str | None:
     head, _, rest = text.partition(" ")
     m = _HOURS.fullmatch(text)
     if m:  # 'uma hora', 'duas horas'
-        return f"{cardinal(to_int(m.group(1)), feminine=True)} {m.group(2)}"
+        integer, fraction_digits = split_amount(m.group(1))
+        amount = decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer), feminine=True)
+        return f"{amount} {m.group(2)}"
     m = _ORDINAL.fullmatch(text)
     if m:
         return ordinal(to_int(m.group("num")), feminine=bool(m.group("f")))
@@ -323,6 +326,9 @@ def _time(m: re.Match, head: str, rest: str) -> str | None:
 
 
 def _money(text: str) -> str | None:
+    if text[:1] in "-−":  # '-120,40 €'
+        amount = _money(text[1:].lstrip())
+        return None if amount is None else "menos " + amount
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS)
     if code is None:
         return None
