@@ -3,9 +3,9 @@ times, measures, phone numbers, addresses and abbreviations, read as the Portugu
 NeMo-text-processing data reads them ("R$ 12,05" → "doze reais e cinco centavos", "14h30" →
 "catorze horas e trinta").
 
-Number words are our own: num2words' Portuguese puts commas and an "e" between every group
-("mil, cento e onze", "um milhão e mil e cem"); spoken Portuguese puts "e" only before the last
-group when that group is below a hundred or a round hundred.
+Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
+joins them: "e" only before the last group when that group is below a hundred or a round hundred
+(CLDR puts one after every group).
 """
 
 from __future__ import annotations
@@ -40,52 +40,35 @@ from voice_tts.tn.locales.numeric_spans import (
     word_after,
 )
 
-_ONES = ("zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis "
-         "dezessete dezoito dezenove").split()
-_TENS = ("", "", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta", "oitenta", "noventa")
-_HUNDREDS = ("", "cento", "duzentos", "trezentos", "quatrocentos", "quinhentos", "seiscentos", "setecentos",
-             "oitocentos", "novecentos")
+DIGITS = ("zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove")
 _SCALES = ((10**18, "quintilhão", "quintilhões"), (10**15, "quatrilhão", "quatrilhões"),
-           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"),
-           (10**3, "mil", "mil"))
-DIGITS = tuple(_ONES[:10])
+           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"))
 
 
-def _below_thousand(n: int, feminine: bool = False) -> str:
-    words = []
-    if n >= 100:
-        words.append("cem" if n == 100 else _HUNDREDS[n // 100])
-        n %= 100
-    if n >= 20:
-        words.append(_TENS[n // 10])
-        n %= 10
-    if n or not words:
-        words.append(_ONES[n])
-    text = " e ".join(words)
-    if feminine:
-        text = re.sub(r"\bum$", "uma", re.sub(r"\bdois$", "duas", text)).replace("entos", "entas")
-    return text
+def _group(n: int, feminine: bool) -> str:
+    return cldr.cardinal("pt", n, "feminine" if feminine else "masculine")
 
 
 @lru_cache(maxsize=4096)
 def cardinal(n: int, feminine: bool = False) -> str:
+    """CLDR's words for each group of three; "e" only before the last group when it is below a
+    hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez'), where CLDR puts one
+    after every group."""
     if n < 0:
         return "menos " + cardinal(-n, feminine)
     if n >= 10**21:
         return digits(str(n))
     groups = []
     for value, one, many in _SCALES:
-        if n >= value:
-            count = n // value
-            if value == 1000:
-                groups.append((count, "mil" if count == 1 else f"{_below_thousand(count, feminine)} mil"))
-            else:
-                groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
-            n %= value
+        count, n = divmod(n, value)
+        if count:
+            groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
+    thousands, n = divmod(n, 1000)
+    if thousands:
+        groups.append((thousands, "mil" if thousands == 1 else f"{_group(thousands, feminine)} mil"))
     if n or not groups:
-        groups.append((n, _below_thousand(n, feminine)))
+        groups.append((n, _group(n, feminine)))
     words = [text for _, text in groups]
-    # "e" before the last group when it is below a hundred or a round hundred: 'dois mil e cem'
     last = groups[-1][0]
     if len(groups) > 1 and (last < 100 or last % 100 == 0):
         words[-1] = "e " + words[-1]
@@ -96,24 +79,10 @@ def digits(text: str) -> str:
     return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
 
 
-_ORD_ONES = ("", "primeiro", "segundo", "terceiro", "quarto", "quinto", "sexto", "sétimo", "oitavo", "nono")
-_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "quadragésimo", "quinquagésimo", "sexagésimo",
-             "septuagésimo", "octogésimo", "nonagésimo")
-_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "trecentésimo", "quadringentésimo", "quingentésimo",
-                 "sexcentésimo", "septingentésimo", "octingentésimo", "nongentésimo")
-
-
-@lru_cache(maxsize=4096)
 def ordinal(n: int, feminine: bool = False) -> str:
     if n <= 0 or n >= 10**6:
         return cardinal(n)
-    words = []
-    if n >= 1000:
-        words.append(("" if n // 1000 == 1 else cardinal(n // 1000) + " ") + "milésimo")
-        n %= 1000
-    words += [w for w in (_ORD_HUNDREDS[n // 100], _ORD_TENS[n % 100 // 10], _ORD_ONES[n % 10]) if w]
-    text = " ".join(words)
-    return re.sub(r"o\b", "a", text) if feminine else text
+    return cldr.ordinal("pt", n, "feminine" if feminine else "masculine")
 
 
 _DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7: "sétimo", 8: "oitavo",
