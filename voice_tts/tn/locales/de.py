@@ -127,6 +127,7 @@ class German(Language):
     # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
     # others come from CLDR (`Language.unit`).
     UNITS = {
+        "x": Unit("mal", "mal"),  # '2x' zweimal, '2 x 3 m' zwei mal drei Meter
         "h": Unit("Stunde", "Stunden", True), "min": Unit("Minute", "Minuten", True),
         "s": Unit("Sekunde", "Sekunden", True), "qm": Unit("Quadratmeter", "Quadratmeter"),
         "mi": Unit("Meile", "Meilen", True), "mV": Unit("Millivolt", "Millivolt"),
@@ -263,7 +264,7 @@ class German(Language):
         return f"{words} {_cardinal(minutes)}" if minutes else words
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
-        if dot - pos > 4:
+        if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)
             return False
         after = cur.at(dot + 1)
         if after in ("", "\n"):

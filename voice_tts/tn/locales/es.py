@@ -286,6 +286,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     return span
 
 
+_DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
+_PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
 # A count of hours (the time words join the number's span).
 _HOURS = re.compile(rf"({NUM}) (horas?)")
 # A count: digits, their thousands grouped or not ('1.251').
@@ -320,12 +322,18 @@ def read(raw: str, kind: str) -> str:
 def number(raw: str) -> str:
     text = " ".join(raw.split())
     low = text.lower()
-    return (_money(low) or _special(low) or _measure(low) or _fallback(low)).strip()
+    return (_ABBREVIATIONS.get(low) or _money(low) or _special(low) or _measure(low) or _fallback(low)).strip()
 
 
 def _special(text: str) -> str | None:
     """Shapes read as a whole: ordinals, dates, times, phone numbers, ranges, fractions."""
     head, _, rest = text.partition(" ")
+    m = _DAY_MONTH_SLASH.fullmatch(text)
+    if m and 1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 12:  # '05/06'; '5/6' is a fraction
+        return f"{_day(int(m.group(1)))} de {_MONTHS[int(m.group(2)) - 1]}"
+    m = _PERCENT_RANGE.fullmatch(text)
+    if m:  # '2-3 %'
+        return f"{cardinal(int(m.group(1)))} a {cardinal(int(m.group(2)))} por ciento"
     m = _ORDINAL.fullmatch(text)
     if m:
         suffix = m.group("m") or ""

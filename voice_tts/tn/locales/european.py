@@ -420,6 +420,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plain = not sign and currency is None
         if plain and "@" in token and _EMAIL.fullmatch(token):
             return locale_span(end, self.address(raw), self.code)
+        if plain and token in self.ABBREVIATIONS:  # '24/7'
+            return locale_span(end, self.ABBREVIATIONS[token], self.code)
         if plain:
             span = self._clock_or_date(cur, pos, end, token, ctx)
             if span is not None:

@@ -22,6 +22,7 @@ _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
 _DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
+_DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
 _DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
@@ -94,6 +95,9 @@ class DatesAndTimes:
             # '24.12.' closes with its period unless the period ends the sentence.
             if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
                 end += 1
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
+        m = _DATE_DM_SLASH.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
             return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
         if _DAY_LIST.fullmatch(token) and not NUMBER_RANGE.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
             days = [int(x) for x in re.split(r"[/-]", token)]

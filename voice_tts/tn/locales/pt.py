@@ -180,6 +180,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
 
 
 # A count: digits, their thousands grouped or not ('1.252').
+_DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
+_PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
 # A count of hours (the time words join the number's span).
 _HOURS = re.compile(rf"({NUM}) (horas?)")
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
@@ -209,7 +211,7 @@ def read(raw: str, kind: str) -> str:
 
 def number(raw: str) -> str:
     text = " ".join(raw.split()).lower()
-    return (_money(text) or _special(text) or _measure(text) or _fallback(text)).strip()
+    return (_ABBREVIATIONS.get(text) or _money(text) or _special(text) or _measure(text) or _fallback(text)).strip()
 
 
 def _date(day: int, month: int, year: int | None) -> str:
@@ -219,6 +221,12 @@ def _date(day: int, month: int, year: int | None) -> str:
 
 def _special(text: str) -> str | None:
     head, _, rest = text.partition(" ")
+    m = _DAY_MONTH_SLASH.fullmatch(text)
+    if m and 1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 12:  # '05/06'; '5/6' is a fraction
+        return _date(int(m.group(1)), int(m.group(2)), None)
+    m = _PERCENT_RANGE.fullmatch(text)
+    if m:  # '2-3 %'
+        return f"{cardinal(int(m.group(1)))} a {cardinal(int(m.group(2)))} por cento"
     m = _HOURS.fullmatch(text)
     if m:  # 'uma hora', 'duas horas'
         integer, fraction_digits = split_amount(m.group(1))
