@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr
+from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations
 from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales.european_dates import chunk_after
 
 _EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
 _DOLLAR = Currency(Unit("dollaro", "dollari"), Unit("centesimo", "centesimi"))
@@ -36,6 +38,8 @@ _MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "l
                 "ottobre", "novembre", "dicembre")
 _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
                         "sett": 9, "ott": 10, "nov": 11, "dic": 12}
+# The masculine article is "uno" before s + consonant, z, gn, ps, pn, x, y ('uno studente').
+_UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
@@ -113,8 +117,11 @@ class Italian(Language):
         return words
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'una ora', 'un giorno'; larger counts keep their form ('ventuno persone')."""
-        return super().count_before_noun(cur, end, n, ctx) if n == 1 else None
+        """'una ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone')."""
+        count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
+        if count == "un" and _UNO_BEFORE.match(chunk_after(cur, end, is_letter)[0]):
+            return "uno"
+        return count
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = _ordinal(n)
