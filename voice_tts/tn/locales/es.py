@@ -198,7 +198,8 @@ _UNITS = {
     "cc": ("centímetro cúbico", "centímetros cúbicos", False), "hz": ("hercio", "hercios", False),
 }
 _PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
-_DEGREES = {"c": "grados centígrados", "f": "grados fahrenheit", "k": "grados kelvin", "": "grados"}
+_DEGREES = {"c": ("grado centígrado", "grados centígrados"), "f": ("grado fahrenheit", "grados fahrenheit"),
+            "k": ("grado kelvin", "grados kelvin"), "": ("grado", "grados")}
 # currency → (singular, plural, feminine, minor singular, minor plural)
 _CURRENCIES = {
     "$": ("dólar", "dólares", False, "centavo", "centavos"),
@@ -478,7 +479,8 @@ def _measure(text: str) -> str | None:
     if unit in ("%", "‰"):
         return sign + _amount(num, "") + (" por ciento" if unit == "%" else " por mil")
     if unit.startswith("°"):
-        return sign + _amount(num, "un") + " " + _DEGREES.get(unit[1:].strip(), "grados")
+        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
+        return sign + _amount(num, "un") + " " + (one if num == "1" else many)
     scale = _SCALE_WORDS.get(unit)
     if scale:
         return sign + _amount(num, "un") + " " + unit

@@ -119,7 +119,8 @@ _UNITS = {
 }
 _FEMININE_UNITS = frozenset(("h", "t"))
 _PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "quilo", "km": "quilômetro"}
-_DEGREES = {"c": "graus celsius", "f": "graus fahrenheit", "k": "kelvin", "": "graus"}
+_DEGREES = {"c": ("grau celsius", "graus celsius"), "f": ("grau fahrenheit", "graus fahrenheit"),
+            "k": ("kelvin", "kelvin"), "": ("grau", "graus")}
 # currency → (singular, plural, minor singular, minor plural)
 _CURRENCIES = {
     "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
@@ -346,7 +347,8 @@ def _measure(text: str) -> str | None:
     if unit in ("%", "‰"):
         return sign + amount + (" por cento" if unit == "%" else " por mil")
     if unit.startswith("°"):
-        return sign + amount + " " + _DEGREES.get(unit[1:].strip(), "graus")
+        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
+        return sign + amount + " " + (one if num == "1" else many)
     if unit in _SCALE_WORDS:
         return sign + amount + " " + unit
     if unit.startswith("/") and unit[1:] in _PER:
