@@ -287,6 +287,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     return span
 
 
+# A bare hour before "a.m."/"p.m." ('7 a.m.'), with the groups of numeric_spans.TIME.
+_HOUR_ONLY = re.compile(r"(?P<h>\d{1,2})(?P<m>)(?P<hm>)")
 _DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
 _PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
 # A count of hours (the time words join the number's span).
@@ -346,7 +348,7 @@ def _special(text: str) -> str | None:
             return reading
     if IP.fullmatch(text) and not GROUPED.fullmatch(text):
         return " punto ".join(digits(p) for p in text.split("."))
-    m = TIME.fullmatch(head)
+    m = TIME.fullmatch(head) or _HOUR_ONLY.fullmatch(head) if rest.replace(".", "").strip() in ("am", "pm") else TIME.fullmatch(head)
     if m:
         reading = _time(m, rest)
         if reading:
@@ -416,7 +418,7 @@ def _time(m: re.Match, rest: str) -> str | None:
         if w in ("h", "horas", "hs"):
             continue
         if w in ("am", "pm"):
-            day_part = "de la mañana" if w == "am" else "de la tarde"
+            day_part = "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
             if h == 12:
                 day_part = "de la noche" if w == "am" else "del mediodía"
             suffix.append(day_part)
