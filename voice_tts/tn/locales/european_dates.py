@@ -80,7 +80,9 @@ class DatesAndTimes:
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
         m = _DOTTED_CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
+            self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
+        ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
         m = _DATE_DMY.fullmatch(token)
         if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
@@ -126,6 +128,9 @@ class DatesAndTimes:
 
     def is_clock_marker(self, word: str) -> bool:
         return False
+
+    # Words after which '10.30' is a time (Italian 'alle 10.30').
+    CLOCK_CUES: frozenset[str] = frozenset()
 
     def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
         marker = ""

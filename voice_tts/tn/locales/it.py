@@ -55,6 +55,7 @@ def _ordinal(n: int) -> str:
 class Italian(Language):
     code = "it"
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
     SCALE_OF = "di"
     YEAR_CUES = frozenset(("nel", "dal", "del", "anno", "entro", "Nel", "Dal"))
     CENTURY_WORDS = frozenset(("secolo", "secoli", "millennio"))
