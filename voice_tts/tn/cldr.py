@@ -32,7 +32,8 @@ from importlib import resources
 
 import phonenumbers
 from babel import Locale
-from babel.numbers import format_decimal, get_currency_name, get_currency_symbol, list_currencies
+from babel.core import get_global
+from babel.numbers import format_decimal, get_currency_name, get_currency_symbol
 from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
@@ -92,12 +93,20 @@ def year(lang: str, n: int) -> str:
 # --- currencies ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _current_currencies() -> tuple[str, ...]:
+    """The ISO 4217 codes some country uses as legal tender today ("STN", not the withdrawn "STD")."""
+    territories = get_global("territory_currencies").values()
+    return tuple(sorted({c[0] for currencies in territories for c in currencies if c[2] is None and c[3]}))
+
+
 @lru_cache(maxsize=32)
 def currency_symbols(lang: str) -> dict[str, str]:
-    """Lower-cased codes and symbols to ISO codes: every code, its symbol in the language, and
-    the symbols several currencies share or the language's data lacks (currency_symbols.json)."""
-    table = {code.lower(): code for code in list_currencies()}
-    for code in list_currencies():
+    """Lower-cased codes and symbols to ISO codes: every code in use today, its symbol in the
+    language, and the symbols several currencies share or the language's data lacks
+    (currency_symbols.json)."""
+    table = {code.lower(): code for code in _current_currencies()}
+    for code in _current_currencies():
         symbol = get_currency_symbol(code, lang).lower()
         if symbol != code.lower():
             table.setdefault(symbol, code)
@@ -106,7 +115,10 @@ def currency_symbols(lang: str) -> dict[str, str]:
 
 
 def currency_code(lang: str, written: str) -> str | None:
-    """The ISO 4217 code `written` stands for (a code in any case, or a symbol), or None."""
+    """The ISO 4217 code `written` stands for (a code in capitals or in lower case, or a symbol),
+    or None ("Std" is no code: a word that starts with a capital is a word)."""
+    if written.isalpha() and not (written.isupper() or written.islower()):
+        return None
     return currency_symbols(lang).get(written.lower())
 
 

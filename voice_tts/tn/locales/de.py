@@ -165,6 +165,7 @@ class German(Language):
         "milliarde": _BILLION, "milliarden": _BILLION, "mrd": _BILLION, "mrd.": _BILLION,
         "billion": _TRILLION, "billionen": _TRILLION,
     }
+    WEEKDAYS = {"Mo": "Montag", "Di": "Dienstag", "Mi": "Mittwoch", "Do": "Donnerstag", "Fr": "Freitag", "Sa": "Samstag", "So": "Sonntag"}
     ABBREVIATIONS = abbreviations("de")
     ABBREVIATED_ENDINGS = {"str": "straße", "pl": "platz", "bhf": "bahnhof"}
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}

@@ -92,6 +92,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     CURRENCIES: dict[str, Currency] = {}
     SCALES: dict[str, Unit] = {}
     ABBREVIATIONS: dict[str, str] = {}
+    # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
+    WEEKDAYS: dict[str, str] = {}
     # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
     ABBREVIATED_ENDINGS: dict[str, str] = {}
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
@@ -277,6 +279,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
+        if word.split("-")[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end)) is not None:
+            return days  # 'Mo.–Fr.', 'lun-ven'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -309,6 +313,25 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         return None
+
+    def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
+        """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
+        try:
+            if "-" in word:
+                first, _, second = word.partition("-")
+            else:
+                first, j = word, end + (cur.at(end) == ".")
+                if cur.at(j) not in "–-" or not is_letter(cur.at(j + 1)):
+                    return None
+                end = lexer.chunk(cur, j + 1)
+                second = cur.text[j + 1:end]
+            if second not in self.WEEKDAYS:
+                return None
+            if cur.at(end) == "." and not self._ends_text(cur, end + 1):
+                end += 1
+        except TooLong:
+            return None
+        return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
         """'z. B.', 'd. h.': an abbreviation written with a space after its first period."""

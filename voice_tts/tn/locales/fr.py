@@ -84,6 +84,7 @@ class French(Language):
     }
     SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
               "billion": _TRILLION, "billions": _TRILLION}
+    WEEKDAYS = {"lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi", "sam": "samedi", "dim": "dimanche"}
     ABBREVIATIONS = abbreviations("fr")
     SYMBOLS = {"&": "et", "+": "plus", "=": "égal", "×": "fois", "÷": "divisé par", "≥": "supérieur ou égal à",
                "≤": "inférieur ou égal à", "≠": "différent de", "%": "pour cent", "§": "paragraphe", "°": "degré"}

@@ -98,6 +98,7 @@ class Italian(Language):
     }
     SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
               "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
+    WEEKDAYS = {"lun": "lunedì", "mar": "martedì", "mer": "mercoledì", "gio": "giovedì", "ven": "venerdì", "sab": "sabato", "dom": "domenica"}
     ABBREVIATIONS = abbreviations("it")
     ADDRESS_READINGS = {"py": "python", "jpg": "jpeg"}
     SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
