@@ -38,6 +38,8 @@ from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
 
+from voice_tts.tn.english import known_words
+
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
 _SHARED_SYMBOLS: dict[str, str] = json.loads(
     resources.files("voice_tts.tn").joinpath("currency_symbols.json").read_text(encoding="utf-8")
@@ -104,8 +106,10 @@ def _current_currencies() -> tuple[str, ...]:
 def currency_symbols(lang: str) -> dict[str, str]:
     """Lower-cased codes and symbols to ISO codes: every code in use today, its symbol in the
     language, and the symbols several currencies share or the language's data lacks
-    (currency_symbols.json)."""
-    table = {code.lower(): code for code in _current_currencies()}
+    (currency_symbols.json). A code that is also an English word ("top", "cup", "all") counts
+    only in capitals: written in lower case after a number it is the word."""
+    words = known_words()
+    table = {code.lower(): code for code in _current_currencies() if code.lower() not in words}
     for code in _current_currencies():
         symbol = get_currency_symbol(code, lang).lower()
         if symbol != code.lower():
@@ -117,7 +121,9 @@ def currency_symbols(lang: str) -> dict[str, str]:
 def currency_code(lang: str, written: str) -> str | None:
     """The ISO 4217 code `written` stands for (a code in capitals or in lower case, or a symbol),
     or None ("Std" is no code: a word that starts with a capital is a word)."""
-    if written.isalpha() and not (written.isupper() or written.islower()):
+    if written.isalpha() and written.isupper() and written in _current_currencies():
+        return written
+    if written.isalpha() and not written.islower():
         return None
     return currency_symbols(lang).get(written.lower())
 
