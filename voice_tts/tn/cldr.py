@@ -9,6 +9,7 @@ Each language module decides *which* form a context needs; this module spells it
   German rulesets -n/-r/-s/-m are the endings of "ein"), ``cardinal("ru", 2, "feminine",
   "genitive")`` → "двух", ``ordinal("fr", 1, "feminine")`` → "première". A variant the language
   does not have falls back to the next more general one, then to the plain cardinal.
+  `spell(lang, n, ruleset)` names the ruleset itself ("spellout-numbering": "uno" alone).
 - `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig").
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
@@ -17,7 +18,8 @@ Each language module decides *which* form a context needs; this module spells it
   "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
-  ("912 345 678" in ES → ["912", "345", "678"]), or None when libphonenumber finds none.
+  ("912 345 678" in ES → ("912", "34", "56", "78")), or None when libphonenumber finds no valid
+  number: what tells "Llame al 912 345 678" from an amount.
 
 Results are cached: the CLDR engines are built once per language and each spelled number once.
 """
