@@ -4,7 +4,8 @@ es, it and pt: every case of the source's test files that is not in the developm
 
 The source is a git clone of github.com/NVIDIA/NeMo-text-processing (bare or not) at commit
 1f1263579fe57ba7ed783cad3dddee710fcc5064, the commit the development half was taken from. As
-there, German files store `spoken~written` and are swapped; lines with the same input are merged
+there, German files store `spoken~written` and are swapped; a line `written~spoken~spoken`
+lists several accepted readings; lines with the same input are merged
 (their readings in `spoken_all`); `normalize_with_audio` files give the input after a `~` and its
 readings on the lines below.
 
@@ -42,8 +43,12 @@ def pairs(lang: str, cls: str, text: str) -> list[tuple[str, str]]:
             elif written is not None and line:
                 found.append((written, line))
         return found
-    split = [line.split("~", 1) for line in text.splitlines() if "~" in line]
-    return [(b, a) if lang == "de" else (a, b) for a, b in split]
+    found = []
+    for line in text.splitlines():
+        if "~" in line:  # written~spoken[~another accepted reading...]
+            written, *spoken = line.split("~")
+            found += [(spoken[0], written)] if lang == "de" else [(written, s) for s in spoken]
+    return found
 
 
 def held_out(repo: Path, dev: Path) -> list[dict]:
