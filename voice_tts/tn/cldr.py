@@ -13,7 +13,7 @@ Each language module decides *which* form a context needs; this module spells it
 - `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig").
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
-  code, n)`: its name for `n` ("coronas suecas").
+  code, n)`: its name for `n` ("coronas suecas", "quetzales").
 - `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
   "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
@@ -130,9 +130,27 @@ def currency_code(lang: str, written: str) -> str | None:
     return currency_symbols(lang).get(written.lower())
 
 
+# Languages that name a currency noun first, its country after ("quetzal guatemalteco").
+_NOUN_FIRST = frozenset(("es", "fr", "it", "pt"))
+
+
+@lru_cache(maxsize=8)
+def _shared_currency_nouns(lang: str) -> frozenset[str]:
+    """Nouns several currencies in use today are named by ("peso", "corona", "dólar")."""
+    nouns = [get_currency_name(code, 1, lang).split()[0].lower() for code in _current_currencies()]
+    return frozenset(noun for noun in nouns if nouns.count(noun) > 1)
+
+
 @lru_cache(maxsize=4096)
 def currency_name(lang: str, code: str, n: int) -> str:
-    return get_currency_name(code, n, lang)
+    """The name of `n` of a currency as speakers say it: the noun alone where no other currency
+    in use today shares it ("cincuenta quetzales", "mil yenes"), with its country where one
+    does ("pesos mexicanos", "coronas suecas")."""
+    name = get_currency_name(code, n, lang)
+    noun = get_currency_name(code, 1, lang).split()[0]
+    if lang in _NOUN_FIRST and " " in name and noun.lower() not in _shared_currency_nouns(lang):
+        return name.split()[0]
+    return name
 
 
 # --- units --------------------------------------------------------------------------------------
