@@ -161,6 +161,10 @@ _CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "
                    "power", "electric", "frequency", "pressure", "acceleration", "force", "torque")
 
 
+# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days).
+_SI_SYMBOLS = {"d": "duration-day"}
+
+
 def _may_be_word(symbol: str) -> bool:
     """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"):
     the language module names those units itself where it reads them."""
@@ -182,7 +186,7 @@ def unit_symbols(lang: str) -> dict[str, str]:
                 symbol = pattern.replace("{0}", "").replace("\u00a0", " ").replace("\u202f", " ").strip()
                 if symbol and " " not in symbol and not _may_be_word(symbol):
                     candidates.setdefault(symbol, set()).add(unit)
-    table = {}
+    table = dict(_SI_SYMBOLS)
     for symbol, units in candidates.items():
         ranked = sorted(units, key=lambda u: _CATEGORY_ORDER.index(u.split("-")[0]))
         if len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]:
@@ -224,14 +228,17 @@ def _folded_symbols(lang: str) -> dict[str, str]:
 @lru_cache(maxsize=4096)
 def unit_name(lang: str, unit: str, n: int) -> str | None:
     """"length-kilometer", 5, "es" → "kilómetros": the long name without the number; None where
-    the language's data has no name for it."""
-    try:
-        formatted = format_unit(n, unit, length="long", locale=lang)
-    except UnknownUnitError:
-        return None
+    the language's data has no name for it. Where the long form is missing, the short one when
+    names a duration by a word (Italian "giorni", "mesi")."""
     number = format_decimal(n, locale=lang)
-    name = formatted.replace(number, "", 1).strip()
-    return None if unit in name else name
+    for length in ("long", "short"):
+        try:
+            name = format_unit(n, unit, length=length, locale=lang).replace(number, "", 1).strip()
+        except UnknownUnitError:
+            return None
+        if unit not in name and (length == "long" or unit.startswith("duration-") and _may_be_word(name)):
+            return name
+    return None
 
 
 # --- fractions and telephone numbers --------------------------------------------------------------
