@@ -12,11 +12,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans
-from voice_tts.tn.locales.noun_gender import is_feminine
+from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -54,6 +54,11 @@ def cardinal(n: int, form: str = "") -> str:
         count, rest = divmod(n, 10**18)
         words = "un trillón" if count == 1 else f"{cardinal(count, 'un')} trillones"
         return f"{words} {cardinal(rest, form)}" if rest else words
+    if form == "f" and (thousands := n % 10**6 // 1000) > 1:
+        # 'doscientas mil personas': the thousands agree with the noun too (CLDR keeps them masculine)
+        words = [cardinal(n - n % 10**6, "un")] if n >= 10**6 else []
+        words += [cardinal(thousands, "f"), "mil"] + ([cardinal(n % 1000, "f")] if n % 1000 else [])
+        return " ".join(words)
     return cldr.spell("es", n, _FORMS[form])
 
 
@@ -277,14 +282,44 @@ ADDRESS_SYMBOLS = {".": "punto", "/": "barra", "@": "arroba", ":": "dos puntos",
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
+    if span is None:
+        return None
+    raw = cur.text[pos:span.end]
+    noun = word_after(cur, span.end)
+    half = _AND_A_HALF.fullmatch(raw)
+    if half and noun.isalpha() and (measure := _measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
+        span.end, span.info = lexer.spaces(cur, span.end) + len(noun), measure
+        return span
+    if len(noun) <= 2 or not noun.isalpha() or noun in _NOT_NOUNS:
+        return span
+    form = "f" if is_feminine("es", noun) else "un"
+    if _COUNT.fullmatch(raw):
         # A count agrees with its noun: 'veintiún clientes', 'doscientas una personas'; alone it
         # stays 'el número es veintiuno'.
-        n = to_int(raw)
-        noun = word_after(cur, span.end)
-        if len(noun) > 2 and noun.isalpha() and noun not in _NOT_NOUNS:
-            span.info = cardinal(n, "f" if is_feminine("es", noun) else "un")
+        span.info = cardinal(to_int(raw), form)
+    elif half:  # '2½ tazas' dos tazas y media, '1 1/2 horas' una hora y media
+        start = lexer.spaces(cur, span.end)
+        written = cur.text[start:start + len(noun)]
+        whole = int(half.group(1) or 0)
+        span.end, span.info = start + len(noun), _and_a_half(whole, _singular(written) if whole == 1 else written, form)
     return span
+
+
+def _and_a_half(whole: int, name: str, form: str) -> str:
+    """'dos tazas y media', 'una milla y media por hora': the half after the unit's noun; 'media taza'."""
+    half = "media" if form == "f" else "medio"
+    if not whole:
+        return f"{half} {name}"
+    noun, _, rest = name.partition(" ")
+    return " ".join(filter(None, (cardinal(whole, form), noun, "y", half, rest)))
+
+
+def _singular(noun: str) -> str:
+    """'horas' hora, 'meses' mes, 'panes' pan: a plural noun after '1½'."""
+    if not noun.endswith("s"):
+        return noun
+    known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
+    return noun[:-2] if known else noun[:-1]
 
 
 # A bare hour before "a.m."/"p.m." ('7 a.m.'), with the groups of numeric_spans.TIME.
@@ -293,6 +328,8 @@ _DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
 _PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
 # A count of hours (the time words join the number's span).
 _HOURS = re.compile(rf"({NUM}) (horas?)")
+# A whole number and a half ('2½' is read as '2 1/2').
+_AND_A_HALF = re.compile(r"(\d*) ?(?:½|1/2)")
 # A count: digits, their thousands grouped or not ('1.251').
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # Words after a number that are no noun it counts.
@@ -498,19 +535,21 @@ def _measure(text: str) -> str | None:
     if names is None:
         return None if unit else sign + _amount(num, "")
     one, many, feminine = names
+    form = "f" if feminine else "un"
     if "/" in num:
         whole, _, frac = num.rpartition(" ")
         n, d = frac.split("/")
-        if not whole and n == "1" and d == "2":
-            reading = ("media " if feminine else "medio ") + one
+        if n == "1" and d == "2":
+            reading = _and_a_half(int(whole), one if whole == "1" else many, form) if whole else (
+                ("media " if feminine else "medio ") + one)
         else:
             reading = fraction(int(n), int(d), "f" if feminine else "m") + " de " + one
             if whole:
-                reading = f"{cardinal(int(whole))} y {reading}"
+                reading = f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}"
     else:
         integer, fraction_digits = split_amount(num)
         plural = fraction_digits or int(integer) != 1
-        reading = f"{_amount(num, 'f' if feminine else 'un')} {many if plural else one}"
+        reading = f"{_amount(num, form)} {many if plural else one}"
     return sign + reading + (f" por {per}" if per else "")
 
 

@@ -39,6 +39,12 @@ def is_feminine(lang: str, noun: str) -> bool:
     return word.endswith(genders.feminine_endings)
 
 
+def is_known_noun(lang: str, noun: str) -> bool:
+    """Whether `noun` is one the gender data lists."""
+    genders = _genders(lang)
+    return noun.lower() in genders.feminine or noun.lower() in genders.masculine
+
+
 @cache
 def _feminine_names() -> frozenset[str]:
     return frozenset(json.loads(resources.files(__package__).joinpath("feminine_names.json").read_text(encoding="utf-8")))
