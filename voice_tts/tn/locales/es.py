@@ -185,23 +185,17 @@ def fraction(numerator: int, denominator: int, gender: str = "m") -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# unit → (singular, plural, feminine)
+# Units CLDR names otherwise or not at all, as (singular, plural, feminine); the others come from
+# CLDR (`_cldr_unit`).
 _UNITS = {
-    "kg": ("kilogramo", "kilogramos", False), "g": ("gramo", "gramos", False), "mg": ("miligramo", "miligramos", False),
-    "t": ("tonelada", "toneladas", True), "km": ("kilómetro", "kilómetros", False), "m": ("metro", "metros", False),
-    "cm": ("centímetro", "centímetros", False), "mm": ("milímetro", "milímetros", False),
-    "l": ("litro", "litros", False), "ml": ("mililitro", "mililitros", False), "h": ("hora", "horas", True),
-    "min": ("minuto", "minutos", False), "s": ("segundo", "segundos", False),
-    "ms": ("milisegundo", "milisegundos", False),
-    "mph": ("milla por hora", "millas por hora", True), "kph": ("kilómetro por hora", "kilómetros por hora", False),
-    "km/h": ("kilómetro por hora", "kilómetros por hora", False), "m²": ("metro cuadrado", "metros cuadrados", False),
-    "m³": ("metro cúbico", "metros cúbicos", False), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", False),
+    "min": ("minuto", "minutos", False), "kph": ("kilómetro por hora", "kilómetros por hora", False),
     "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False),
     "mb": ("megabyte", "megabytes", False), "gb": ("gigabyte", "gigabytes", False),
-    "tb": ("terabyte", "terabytes", False), "kw": ("kilovatio", "kilovatios", False), "w": ("vatio", "vatios", False),
-    "kwh": ("kilovatio hora", "kilovatios hora", False), "mi": ("milla", "millas", True),
-    "cc": ("centímetro cúbico", "centímetros cúbicos", False), "hz": ("hercio", "hercios", False),
+    "tb": ("terabyte", "terabytes", False), "w": ("vatio", "vatios", False), "mi": ("milla", "millas", True),
+    "cc": ("centímetro cúbico", "centímetros cúbicos", False),
 }
+# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
+_SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
 _PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
 _DEGREES = {"c": ("grado centígrado", "grados centígrados"), "f": ("grado fahrenheit", "grados fahrenheit"),
             "k": ("grado kelvin", "grados kelvin"), "": ("grado", "grados")}
@@ -257,7 +251,7 @@ _ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cr
 WORDS = SpanWords(
     minus="menos",
     phone_regions=("ES",),
-    after=frozenset(_UNITS) | cldr.folded_unit_symbols("es") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
+    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("es") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),
     connectors=frozenset(("de", "del")),

@@ -103,21 +103,15 @@ def decimal(integer: str, fraction_digits: str) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# unit → (singular, plural)
+# Units CLDR names otherwise or not at all, as (singular, plural); the others come from CLDR
+# (`_unit`).
 _UNITS = {
-    "kg": ("quilo", "quilos"), "g": ("grama", "gramas"), "mg": ("miligrama", "miligramas"),
-    "t": ("tonelada", "toneladas"), "km": ("quilômetro", "quilômetros"), "m": ("metro", "metros"),
-    "cm": ("centímetro", "centímetros"), "mm": ("milímetro", "milímetros"), "l": ("litro", "litros"),
-    "ml": ("mililitro", "mililitros"), "h": ("hora", "horas"), "min": ("minuto", "minutos"),
-    "s": ("segundo", "segundos"), "ms": ("milissegundo", "milissegundos"),
-    "km/h": ("quilômetro por hora", "quilômetros por hora"), "m²": ("metro quadrado", "metros quadrados"),
-    "m³": ("metro cúbico", "metros cúbicos"), "km²": ("quilômetro quadrado", "quilômetros quadrados"),
+    "kg": ("quilo", "quilos"), "t": ("tonelada", "toneladas"), "min": ("minuto", "minutos"),
     "ha": ("hectare", "hectares"), "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
     "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"), "w": ("watt", "watts"),
-    "kw": ("quilowatt", "quilowatts"), "kwh": ("quilowatt-hora", "quilowatts-hora"), "mph": ("milha por hora",
-                                                                                         "milhas por hora"),
 }
-_FEMININE_UNITS = frozenset(("h", "t"))
+# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
+_SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
 _PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "quilo", "km": "quilômetro"}
 _DEGREES = {"c": ("grau celsius", "graus celsius"), "f": ("grau fahrenheit", "graus fahrenheit"),
             "k": ("kelvin", "kelvin"), "": ("grau", "graus")}
@@ -151,7 +145,7 @@ _DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "
 WORDS = SpanWords(
     minus="menos",
     phone_regions=("BR", "PT"),
-    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
+    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("pt") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
     | {"horas", "hora"},
     connectors=frozenset(("de", "da", "do")),
     day_parts=frozenset(_DAY_PARTS),
@@ -353,12 +347,23 @@ def _measure(text: str) -> str | None:
         return sign + amount + " " + unit
     if unit.startswith("/") and unit[1:] in _PER:
         return sign + amount + " por " + _PER[unit[1:]]
-    if unit not in _UNITS:
+    names = _unit(unit)
+    if names is None:
         return None if unit else sign + amount
-    one, many = _UNITS[unit]
-    if not fraction_digits and unit in _FEMININE_UNITS:
+    one, many = names
+    if not fraction_digits and is_feminine("pt", one.split()[0]):
         amount = cardinal(int(integer), feminine=True)
     return f"{sign}{amount} {many if fraction_digits or int(integer) != 1 else one}"
+
+
+@lru_cache(maxsize=1024)
+def _unit(symbol: str) -> tuple[str, str] | None:
+    """A unit's names: the table's, else CLDR's ('cm' centímetro, 'hpa' hectopascal)."""
+    if symbol in _UNITS:
+        return _UNITS[symbol]
+    unit = cldr.unit_for("pt", symbol)
+    one = cldr.unit_name("pt", unit, 1) if unit else None
+    return None if one is None else (one, cldr.unit_name("pt", unit, 2) or one)
 
 
 def _phone(raw: str) -> str:
