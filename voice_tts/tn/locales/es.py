@@ -68,47 +68,16 @@ def digits(text: str) -> str:
 
 # --- ordinals ---------------------------------------------------------------------------------
 
-_ORD_ONES = ("", "primero", "segundo", "tercero", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno")
-_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "cuadragésimo", "quincuagésimo", "sexagésimo",
-             "septuagésimo", "octogésimo", "nonagésimo")
-_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "tricentésimo", "cuadringentésimo", "quingentésimo",
-                 "sexcentésimo", "septingentésimo", "octingentésimo", "noningentésimo")
-
-
-def _ordinal_below_hundred(n: int) -> list[str]:
-    if n in (11, 12):  # the forms the RAE prefers over decimoprimero, decimosegundo
-        return ["undécimo" if n == 11 else "duodécimo"]
-    tens, ones = divmod(n, 10)
-    if tens in (1, 2) and ones:  # decimocuarto, vigesimoprimero: written as one word
-        stem = _strip_accents(_ORD_TENS[tens])
-        unit = _ORD_ONES[ones]
-        return [stem + unit[1:] if unit.startswith("o") else stem + unit]
-    return [w for w in (_ORD_TENS[tens], _ORD_ONES[ones]) if w]
-
-
 @lru_cache(maxsize=4096)
 def ordinal(n: int, gender: str = "m", short: bool = False) -> str:
-    """'milésimo primero'; `gender` "f": 'milésima primera'; `short`: 'primer', 'tercer'."""
-    if n <= 0:
+    """'milésimo primero'; `gender` "f": 'milésima primera'; `short`: 'primer', 'tercer'. CLDR's
+    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo')."""
+    if n <= 0 or n >= 10**9 or n >= 10**6 and n % 10**6:
         return cardinal(n)
-    words: list[str] = []
-    if n >= 10**6:
-        if n % 10**6 == 0 and n < 10**9:
-            millions = n // 10**6
-            words.append(("" if millions == 1 else _glued(cardinal(millions))) + "millonésimo")
-            n = 0
-        else:
-            return cardinal(n)
-    if n >= 1000:
-        thousands = n // 1000
-        words.append(("" if thousands == 1 else _glued(cardinal(thousands))) + "milésimo")
-        n %= 1000
-    if n >= 100:
-        words.append(_ORD_HUNDREDS[n // 100])
-        n %= 100
-    if n:
-        words += _ordinal_below_hundred(n)
-    text = " ".join(words)
+    text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
+    text = re.sub(r"\bdecimo(primero|segundo)\b", lambda m: "undécimo" if m[1] == "primero" else "duodécimo", text)
+    text = re.sub(r"\bvigésimo o?(?=\w)", "vigesimo", text)
+    text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
     if gender == "f":
@@ -121,8 +90,10 @@ def _day(day: int) -> str:
     return "primero" if day == 1 else cardinal(day)
 
 
-def _glued(words: str) -> str:
-    return words.replace(" ", "")
+def _glued_ordinal(m: re.Match) -> str:
+    """'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo."""
+    count = "" if m[1] == "un" else _strip_accents(m[1].replace(" ", ""))
+    return count + m[2] + "ésimo"
 
 
 def _strip_accents(text: str) -> str:
