@@ -57,3 +57,9 @@ def abbreviations(code: str) -> dict[str, str]:
     """A language's abbreviations and their readings, from its `<code>_abbreviations.json`."""
     table = importlib.resources.files(__name__).joinpath(f"{code}_abbreviations.json").read_text(encoding="utf-8")
     return json.loads(table)
+
+
+@cache
+def words(code: str) -> dict:
+    """A language's word tables (units, currencies, symbols, cue words), from its `<code>_words.json`."""
+    return json.loads(importlib.resources.files(__name__).joinpath(f"{code}_words.json").read_text(encoding="utf-8"))

@@ -20,38 +20,20 @@ from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn import cldr
-from voice_tts.tn.locales import abbreviations
-from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
 from voice_tts.tn.locales.european_dates import chunk_after
 
-_EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
-_DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
-_POUND = Currency(Unit("Pfund", "Pfund"), Unit("Penny", "Pence"))
-_FRANC = Currency(Unit("Franken", "Franken"), Unit("Rappen", "Rappen"))
-_YEN = Currency(Unit("Yen", "Yen"), Unit("Sen", "Sen"))
-def _krone(country: str) -> Currency:
-    return Currency(Unit(f"{country} Krone", f"{country} Kronen", True), Unit("Öre", "Öre"))
+_WORDS = words("de")
 
-
-def _dollar(one: str, many: str) -> Currency:
-    return Currency(Unit(one, many), Unit("Cent", "Cent"))
-
-
-_MILLION = Unit("Million", "Millionen", feminine=True)
-_BILLION = Unit("Milliarde", "Milliarden", feminine=True)
-_TRILLION = Unit("Billion", "Billionen", feminine=True)
-_THOUSAND = Unit("tausend", "tausend")
 
 _MONTH_NAMES = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
                 "November", "Dezember")
 _MONTH_ABBREVIATIONS = ("jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez")
 
 # Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
-_DATIVE_CUES = frozenset((
-    "am", "im", "vom", "zum", "zur", "beim", "dem", "den", "des", "seit", "ab", "bis", "einem", "einen", "einer",
-    "seinem", "seinen", "ihrem", "ihren", "unserem", "unseren", "diesem", "diesen", "jedem", "jeden",
-))
-_WEAK_CUES = frozenset(("der", "die", "das", "eine", "seine", "ihre", "unsere", "diese", "jede", "jeder", "jedes"))
+_DATIVE_CUES = frozenset(_WORDS["dative_cues"])
+_WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
@@ -77,20 +59,9 @@ _GENDERS: dict[str, str] = {
     for noun in nouns.split()
 }
 # The case a preposition governs, and the CLDR form of "ein" it takes by gender.
-_DATIVE = frozenset(("mit", "von", "aus", "bei", "nach", "seit", "zu", "gegenüber", "außer", "samt", "nebst"))
-_ACCUSATIVE = frozenset((
-    "für", "durch", "gegen", "ohne", "um", "pro",
-    # verbs whose object an agent counts: 'wir haben 1 Tisch frei', 'es gibt 1 Termin'
-    "habe", "hast", "hat", "haben", "habt", "gibt", "brauche", "brauchen", "braucht", "benötigen", "benötigt",
-    "suche", "suchen", "sucht", "buche", "buchen", "bucht", "bestelle", "bestellen", "bestellt", "reserviere",
-    "reservieren", "reserviert", "nehme", "nehmen", "nimmt", "bekommen", "bekommt", "erhalten", "erhält",
-    "kaufe", "kaufen", "kauft", "finde", "finden", "findet", "wähle", "wählen", "wählt",
-))
-_ONE = {
-    "dative": {"m": "m", "n": "m", "f": "r"},
-    "accusative": {"m": "n", "n": "neuter", "f": "feminine"},
-    "nominative": {"m": "masculine", "n": "neuter", "f": "feminine"},
-}
+_DATIVE = frozenset(_WORDS["dative"])
+_ACCUSATIVE = frozenset(_WORDS["accusative"])
+_ONE = dict(_WORDS["one"])
 
 
 def gender_by_ending(noun: str) -> str:
@@ -122,62 +93,21 @@ class German(Language):
     } | {"jänner": 1, "mrz": 3, "sept": 9}
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
-    YEAR_CUES = frozenset(("Jahr", "Jahre", "Jahres", "Jahren", "seit", "Anno", "Sommer", "Winter", "Frühjahr",
-                           "Herbst", "Frühling", "Ende", "Anfang", "Mitte"))
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
     # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
     # others come from CLDR (`Language.unit`).
-    UNITS = {
-        "x": Unit("mal", "mal"),  # '2x' zweimal, '2 x 3 m' zwei mal drei Meter
-        "h": Unit("Stunde", "Stunden", True), "min": Unit("Minute", "Minuten", True),
-        "s": Unit("Sekunde", "Sekunden", True), "qm": Unit("Quadratmeter", "Quadratmeter"),
-        "mi": Unit("Meile", "Meilen", True), "mV": Unit("Millivolt", "Millivolt"),
-        "mv": Unit("Millivolt", "Millivolt"), "PS": Unit("PS", "PS"), "KB": Unit("Kilobyte", "Kilobyte"),
-        "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"), "hm": Unit("Hektometer", "Hektometer"),
-        "mm²": Unit("Quadratmillimeter", "Quadratmillimeter"), "mm³": Unit("Kubikmillimeter", "Kubikmillimeter"),
-        "mm2": Unit("Quadratmillimeter", "Quadratmillimeter"), "oz": Unit("Unze", "Unzen", True),
-        "cwt": Unit("Zentner", "Zentner"), "v": Unit("Volt", "Volt"), "kV": Unit("Kilovolt", "Kilovolt"),
-        "kv": Unit("Kilovolt", "Kilovolt"), "mw": Unit("Megawatt", "Megawatt"), "TW": Unit("Terawatt", "Terawatt"),
-        "tw": Unit("Terawatt", "Terawatt"), "ω": Unit("Ohm", "Ohm"), "dB": Unit("Dezibel", "Dezibel"),
-        "db": Unit("Dezibel", "Dezibel"), "gb": Unit("Gigabyte", "Gigabyte"), "mb": Unit("Megabyte", "Megabyte"),
-        "kb": Unit("Kilobyte", "Kilobyte"), "tb": Unit("Terabyte", "Terabyte"),
-        "kN": Unit("Kilonewton", "Kilonewton"), "kn": Unit("Kilonewton", "Kilonewton"), "bar": Unit("Bar", "Bar"),
-        "kcal": Unit("Kilokalorie", "Kilokalorien", True), "cal": Unit("Kalorie", "Kalorien", True),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
-        "£": _POUND, "GBP": _POUND, "pfund": _POUND, "CHF": _FRANC, "franken": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "yen": _YEN,
-        # codes of the German NeMo currency data
-        "DKK": _krone("dänische"), "NOK": _krone("norwegische"), "SEK": _krone("schwedische"),
-        "CZK": _krone("tschechische"), "HKD": _dollar("Hongkong-Dollar", "Hongkong-Dollar"),
-        "NZD": _dollar("Neuseeland-Dollar", "Neuseeland-Dollar"), "CAD": _dollar("kanadischer Dollar", "kanadische Dollar"),
-        "AUD": _dollar("australischer Dollar", "australische Dollar"),
-        "INR": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
-        "₹": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
-        "₩": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")), "KRW": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")),
-        "AED": Currency(Unit("Dirham", "Dirham"), Unit("Fils", "Fils")),
-        "₽": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
-        "RUB": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
-        "DM": Currency(Unit("D-Mark", "D-Mark", True), Unit("Pfennig", "Pfennig")),
-    }
-    SCALES = {
-        "tausend": _THOUSAND, "million": _MILLION, "millionen": _MILLION, "mio": _MILLION, "mio.": _MILLION,
-        "milliarde": _BILLION, "milliarden": _BILLION, "mrd": _BILLION, "mrd.": _BILLION,
-        "billion": _TRILLION, "billionen": _TRILLION,
-    }
-    WEEKDAYS = {"Mo": "Montag", "Di": "Dienstag", "Mi": "Mittwoch", "Do": "Donnerstag", "Fr": "Freitag", "Sa": "Samstag", "So": "Sonntag"}
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
     ABBREVIATIONS = abbreviations("de")
-    ABBREVIATED_ENDINGS = {"str": "straße", "pl": "platz", "bhf": "bahnhof"}
+    ABBREVIATED_ENDINGS = dict(_WORDS["abbreviated_endings"])
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    SYMBOLS = {"&": "und", "+": "plus", "=": "gleich", "×": "mal", "÷": "geteilt durch", "≥": "größer gleich",
-               "≤": "kleiner gleich", "≠": "ungleich", "%": "Prozent", "§": "Paragraf", "°": "Grad"}
-    ADDRESS_SYMBOLS = {".": "Punkt", "@": "at", "/": "Slash", ":": "Doppelpunkt", "-": "Bindestrich",
-                       "_": "Unterstrich", "?": "Fragezeichen", "=": "Gleichheitszeichen", "&": "und", "#": "Raute",
-                       "%": "Prozent", "~": "Tilde", "+": "plus"}
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
-    CENTURY_WORDS = frozenset(("jahrhundert", "jahrhunderts", "jahrhunderte", "jahrhunderten", "jh"))
-    CHAPTER_WORDS = frozenset(("kapitel", "teil", "band", "akt", "artikel", "seite", "folge", "staffel", "klasse",
-                               "abschnitt", "anhang", "phase", "stufe", "liga"))
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:

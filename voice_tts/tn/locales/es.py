@@ -15,7 +15,7 @@ from functools import lru_cache
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import abbreviations, numeric_spans
+from voice_tts.tn.locales import abbreviations, numeric_spans, words
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
@@ -38,6 +38,8 @@ from voice_tts.tn.locales.numeric_spans import (
     to_int,
     word_after,
 )
+
+_WORDS = words("es")
 
 DIGITS = ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve")
 # The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
@@ -158,47 +160,13 @@ def fraction(numerator: int, denominator: int, gender: str = "m") -> str:
 
 # Units CLDR names otherwise or not at all, as (singular, plural, feminine); the others come from
 # CLDR (`_cldr_unit`).
-_UNITS = {
-    "min": ("minuto", "minutos", False), "kph": ("kilómetro por hora", "kilómetros por hora", False),
-    "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False),
-    "mb": ("megabyte", "megabytes", False), "gb": ("gigabyte", "gigabytes", False),
-    "tb": ("terabyte", "terabytes", False), "w": ("vatio", "vatios", False), "mi": ("milla", "millas", True),
-    "cc": ("centímetro cúbico", "centímetros cúbicos", False),
-}
+_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
 # CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
 _SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
-_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
-_DEGREES = {"c": ("grado centígrado", "grados centígrados"), "f": ("grado fahrenheit", "grados fahrenheit"),
-            "k": ("grado kelvin", "grados kelvin"), "": ("grado", "grados")}
+_PER = dict(_WORDS["per"])
+_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 # currency → (singular, plural, feminine, minor singular, minor plural)
-_CURRENCIES = {
-    "$": ("dólar", "dólares", False, "centavo", "centavos"),
-    "usd": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
-    "us$": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
-    "€": ("euro", "euros", False, "céntimo", "céntimos"), "eur": ("euro", "euros", False, "céntimo", "céntimos"),
-    "£": ("libra", "libras", True, "penique", "peniques"), "gbp": ("libra", "libras", True, "penique", "peniques"),
-    "¥": ("yen", "yenes", False, "centavo", "centavos"), "jpy": ("yen", "yenes", False, "centavo", "centavos"),
-    "₩": ("won", "wones", False, "centavo", "centavos"), "krw": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
-    "₡": ("colón", "colones", False, "céntimo", "céntimos"),
-    "crc": ("colón costarricense", "colones costarricenses", False, "céntimo", "céntimos"),
-    "r$": ("real", "reales", False, "centavo", "centavos"),
-    "brl": ("real brasileño", "reales brasileños", False, "centavo", "centavos"),
-    "rs": ("rupia", "rupias", True, "paisa", "paisas"), "₹": ("rupia", "rupias", True, "paisa", "paisas"),
-    "inr": ("rupia india", "rupias indias", True, "paisa", "paisas"),
-    "hkd": ("dólar de hong kong", "dólares de hong kong", False, "centavo", "centavos"),
-    "fr": ("franco", "francos", False, "céntimo", "céntimos"),
-    "chf": ("franco suizo", "francos suizos", False, "céntimo", "céntimos"),
-    "mk": ("marco", "marcos", False, "pfennig", "pfennigs"),
-    "bop": ("peso boliviano", "pesos bolivianos", False, "centavo", "centavos"),
-    "mxn": ("peso mexicano", "pesos mexicanos", False, "centavo", "centavos"),
-    "ars": ("peso argentino", "pesos argentinos", False, "centavo", "centavos"),
-    "cop": ("peso colombiano", "pesos colombianos", False, "centavo", "centavos"),
-    "clp": ("peso chileno", "pesos chilenos", False, "centavo", "centavos"),
-    "hnl": ("lempira", "lempiras", False, "centavo", "centavos"),
-    "nio": ("córdoba", "córdobas", False, "centavo", "centavos"),
-    "pen": ("sol", "soles", False, "céntimo", "céntimos"),
-    "₽": ("rublo", "rublos", False, "kopek", "kopeks"), "rub": ("rublo", "rublos", False, "kopek", "kopeks"),
-}
+_CURRENCIES = {k: tuple(v) for k, v in _WORDS["currencies"].items()}
 # Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
 for _written, _code in cldr.currency_symbols("es").items():
     if _written not in _CURRENCIES:
@@ -211,13 +179,12 @@ _MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agos
            "noviembre", "diciembre")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "sept": 9, "set": 9, "setiembre": 9}
-_WEEKDAYS = {"lun": "lunes", "mar": "martes", "miér": "miércoles", "mié": "miércoles", "mier": "miércoles",
-             "jue": "jueves", "vier": "viernes", "vie": "viernes", "sáb": "sábado", "sab": "sábado", "dom": "domingo"}
+_WEEKDAYS = dict(_WORDS["weekdays"])
 _ABBREVIATIONS = abbreviations("es")
-_DAY_PARTS = {"mañana": "de la mañana", "tarde": "de la tarde", "noche": "de la noche"}
-_AM_PM = {"a.m": "de la mañana", "am": "de la mañana", "p.m": "de la tarde", "pm": "de la tarde"}
-_ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "cest"))
-_ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cristo", "dc": "después de cristo"}
+_DAY_PARTS = dict(_WORDS["day_parts"])
+_AM_PM = dict(_WORDS["am_pm"])
+_ZONES = frozenset(_WORDS["zones"])
+_ERAS = dict(_WORDS["eras"])
 
 WORDS = SpanWords(
     minus="menos",
@@ -238,11 +205,8 @@ WORDS = SpanWords(
                          "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
     extensions=frozenset(("ext", "extensión")),
 )
-SYMBOLS = {"&": "y", "+": "más", "=": "igual a", "×": "por", "÷": "entre", "%": "por ciento", "≥": "mayor o igual que",
-           "≤": "menor o igual que", "≠": "distinto de", "°": "grados", "@": "arroba", "#": "número"}
-ADDRESS_SYMBOLS = {".": "punto", "/": "barra", "@": "arroba", ":": "dos puntos", "-": "guion", "_": "guion bajo",
-                   "^": "acento circunflejo", "?": "signo de interrogación", "=": "igual", "&": "y", "#": "numeral",
-                   "%": "por ciento", "~": "virgulilla", "+": "más"}
+SYMBOLS = dict(_WORDS["symbols"])
+ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -298,8 +262,7 @@ _AND_A_HALF = re.compile(r"(\d*) ?(?:½|1/2)")
 # A count: digits, their thousands grouped or not ('1.251').
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # Words after a number that are no noun it counts.
-_NOT_NOUNS = frozenset(("del", "por", "para", "que", "con", "más", "menos", "son", "las", "los", "una", "uno",
-                        "entre", "sobre", "hasta", "desde", "como", "pero", "sin", "mil", "millones", "millón"))
+_NOT_NOUNS = frozenset(_WORDS["not_nouns"])
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")

@@ -43,6 +43,16 @@ class Currency:
     minor: Unit
 
 
+def units(table: dict[str, list]) -> dict[str, Unit]:
+    """Units as a language's word table writes them: [singular, plural, feminine?]."""
+    return {written: Unit(*names) for written, names in table.items()}
+
+
+def currencies(table: dict[str, list]) -> dict[str, Currency]:
+    """Currencies as a language's word table writes them: [main unit, minor unit]."""
+    return {written: Currency(Unit(*major), Unit(*minor)) for written, (major, minor) in table.items()}
+
+
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")

@@ -14,19 +14,11 @@ import re
 from voice_tts.tn.chars import ascii_digits
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales import abbreviations
-from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
 
-_EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
-_DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
-_POUND = Currency(Unit("livre", "livres", True), Unit("penny", "pence"))
-_FRANC = Currency(Unit("franc", "francs"), Unit("centime", "centimes"))
-_YEN = Currency(Unit("yen", "yens"), Unit("sen", "sens"))
-_ROUBLE = Currency(Unit("rouble", "roubles"), Unit("kopeck", "kopecks"))
-_WON = Currency(Unit("won", "wons"), Unit("jeon", "jeons"))
-_MILLION = Unit("million", "millions")
-_BILLION = Unit("milliard", "milliards")
-_TRILLION = Unit("billion", "billions")
+_WORDS = words("fr")
+
 
 _MONTH_NAMES = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
                 "novembre", "décembre")
@@ -53,10 +45,9 @@ def _in_pairs(digits: str) -> str:
 class French(Language):
     code = "fr"
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
-    YEAR_CUES = frozenset(("en", "année", "depuis", "En", "Depuis", "an"))
-    CENTURY_WORDS = frozenset(("siècle", "siècles", "millénaire"))
-    CHAPTER_WORDS = frozenset(("chapitre", "tome", "acte", "partie", "livre", "volume", "titre", "article", "annexe",
-                               "saison", "épisode", "scène", "phase"))
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
@@ -72,25 +63,13 @@ class French(Language):
     DEGREE_IS_ORDINAL = True
     # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
     # others come from CLDR (`Language.unit`).
-    UNITS = {
-        "min": Unit("minute", "minutes", True), "mV": Unit("millivolt", "millivolts"),
-        "kWh": Unit("kilowattheure", "kilowattheures", True), "Ko": Unit("kilooctet", "kilooctets"),
-        "ha": Unit("hectare", "hectares"),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "euro": _EURO, "euros": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
-        "dollars": _DOLLAR, "£": _POUND, "GBP": _POUND, "CHF": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "₽": _ROUBLE, "RUB": _ROUBLE, "₩": _WON, "KRW": _WON,
-    }
-    SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
-              "billion": _TRILLION, "billions": _TRILLION}
-    WEEKDAYS = {"lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi", "sam": "samedi", "dim": "dimanche"}
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
     ABBREVIATIONS = abbreviations("fr")
-    SYMBOLS = {"&": "et", "+": "plus", "=": "égal", "×": "fois", "÷": "divisé par", "≥": "supérieur ou égal à",
-               "≤": "inférieur ou égal à", "≠": "différent de", "%": "pour cent", "§": "paragraphe", "°": "degré"}
-    ADDRESS_SYMBOLS = {".": "point", "@": "arobase", "/": "slash", ":": "deux-points", "-": "tiret",
-                       "_": "tiret bas", "?": "point d'interrogation", "=": "égal", "&": "et", "#": "dièse",
-                       "%": "pour cent", "~": "tilde", "+": "plus"}
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 

@@ -15,24 +15,11 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import abbreviations
-from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
 from voice_tts.tn.locales.european_dates import chunk_after
 
-_EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
-_DOLLAR = Currency(Unit("dollaro", "dollari"), Unit("centesimo", "centesimi"))
-_POUND = Currency(Unit("sterlina", "sterline", True), Unit("penny", "penny"))
-_FRANC = Currency(Unit("franco svizzero", "franchi svizzeri"), Unit("centesimo", "centesimi"))
-# the codes read with their country, as the Italian NeMo currency data reads them
-_US_DOLLAR = Currency(Unit("dollaro statunitense", "dollari statunitensi"), Unit("centesimo", "centesimi"))
-_CANADIAN_DOLLAR = Currency(Unit("dollaro canadese", "dollari canadesi"), Unit("centesimo", "centesimi"))
-_HK_DOLLAR = Currency(Unit("dollaro di Hong Kong", "dollari di Hong Kong"), Unit("centesimo", "centesimi"))
-_ROUBLE = Currency(Unit("rublo", "rubli"), Unit("copeca", "copeche", True))
-_WON = Currency(Unit("won", "won"), Unit("jeon", "jeon"))
-_RUPEE = Currency(Unit("rupia", "rupie", True), Unit("paisa", "paisa"))
-_YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
-_MILLION = Unit("milione", "milioni")
-_BILLION = Unit("miliardo", "miliardi")
+_WORDS = words("it")
 
 _MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
                 "ottobre", "novembre", "dicembre")
@@ -57,10 +44,9 @@ class Italian(Language):
     # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
     CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
     SCALE_OF = "di"
-    YEAR_CUES = frozenset(("nel", "dal", "del", "anno", "entro", "Nel", "Dal"))
-    CENTURY_WORDS = frozenset(("secolo", "secoli", "millennio"))
-    CHAPTER_WORDS = frozenset(("atto", "tomo", "volume", "parte", "articolo", "allegato", "stagione", "episodio",
-                               "fase", "scena", "titolo"))
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
@@ -73,39 +59,14 @@ class Italian(Language):
     DEGREE_IS_ORDINAL = True
     # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
     # others come from CLDR (`Language.unit`).
-    UNITS = {
-        "t": Unit("tonnellata", "tonnellate", True), "min": Unit("minuto", "minuti"),
-        "km/h": Unit("chilometro per ora", "chilometri per ora"),
-        "km/s": Unit("chilometro per secondo", "chilometri per secondo"),
-        "m/s": Unit("metro per secondo", "metri per secondo"), "ha": Unit("ettaro", "ettari"),
-        "K": Unit("kelvin", "kelvin"), "hm": Unit("ettometro", "ettometri"), "mi": Unit("miglio", "miglia"),
-        "v": Unit("volt", "volt"), "kV": Unit("kilovolt", "kilovolt"), "kv": Unit("kilovolt", "kilovolt"),
-        "mV": Unit("millivolt", "millivolt"), "mv": Unit("millivolt", "millivolt"),
-        "mw": Unit("megawatt", "megawatt"), "TW": Unit("terawatt", "terawatt"), "tw": Unit("terawatt", "terawatt"),
-        "ω": Unit("ohm", "ohm"), "dB": Unit("decibel", "decibel"), "db": Unit("decibel", "decibel"),
-        "gb": Unit("gigabyte", "gigabyte"), "mb": Unit("megabyte", "megabyte"), "tb": Unit("terabyte", "terabyte"),
-        "kb": Unit("kilobyte", "kilobyte"), "kN": Unit("kilonewton", "kilonewton"),
-        "kn": Unit("kilonewton", "kilonewton"), "bar": Unit("bar", "bar"),
-        "kcal": Unit("chilocaloria", "chilocalorie", True), "cal": Unit("caloria", "calorie", True),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "eur": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _US_DOLLAR, "dollari": _DOLLAR,
-        "£": _POUND, "GBP": _POUND, "sterline": _POUND, "CHF": _FRANC, "franchi": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "usd": _US_DOLLAR, "cad": _CANADIAN_DOLLAR, "CAD": _CANADIAN_DOLLAR, "chf": _FRANC, "gbp": _POUND,
-        "hkd": _HK_DOLLAR, "HKD": _HK_DOLLAR, "jpy": _YEN, "₽": _ROUBLE, "RUB": _ROUBLE, "rub": _ROUBLE,
-        "₩": _WON, "KRW": _WON, "krw": _WON,
-        "rs": _RUPEE, "₹": _RUPEE, "INR": _RUPEE,
-    }
-    SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
-              "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
-    WEEKDAYS = {"lun": "lunedì", "mar": "martedì", "mer": "mercoledì", "gio": "giovedì", "ven": "venerdì", "sab": "sabato", "dom": "domenica"}
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
     ABBREVIATIONS = abbreviations("it")
-    ADDRESS_READINGS = {"py": "python", "jpg": "jpeg"}
-    SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
-               "≤": "minore o uguale a", "≠": "diverso da", "%": "per cento", "°": "gradi"}
-    ADDRESS_SYMBOLS = {".": "punto", "@": "chiocciola", "/": "slash", ":": "due punti", "-": "trattino",
-                       "_": "trattino basso", "?": "punto interrogativo", "=": "uguale", "&": "e commerciale",
-                       "#": "cancelletto", "%": "per cento", "~": "tilde", "+": "più"}
+    ADDRESS_READINGS = dict(_WORDS["address_readings"])
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import abbreviations, numeric_spans
+from voice_tts.tn.locales import abbreviations, numeric_spans, words
 from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
@@ -39,6 +39,8 @@ from voice_tts.tn.locales.numeric_spans import (
     to_int,
     word_after,
 )
+
+_WORDS = words("pt")
 
 DIGITS = ("zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove")
 _SCALES = ((10**18, "quintilhão", "quintilhões"), (10**15, "quatrilhão", "quatrilhões"),
@@ -105,29 +107,14 @@ def decimal(integer: str, fraction_digits: str) -> str:
 
 # Units CLDR names otherwise or not at all, as (singular, plural); the others come from CLDR
 # (`_unit`).
-_UNITS = {
-    "kg": ("quilo", "quilos"), "t": ("tonelada", "toneladas"), "min": ("minuto", "minutos"),
-    "ha": ("hectare", "hectares"), "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
-    "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"), "w": ("watt", "watts"),
-}
+_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
 # CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
 _SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
-_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "quilo", "km": "quilômetro"}
-_DEGREES = {"c": ("grau celsius", "graus celsius"), "f": ("grau fahrenheit", "graus fahrenheit"),
-            "k": ("kelvin", "kelvin"), "": ("grau", "graus")}
+_PER = dict(_WORDS["per"])
+_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 # currency → (singular, plural, minor singular, minor plural)
-_CURRENCIES = {
-    "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
-    "$": ("dólar", "dólares", "centavo", "centavos"), "us$": ("dólar", "dólares", "centavo", "centavos"),
-    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "centavo", "centavos"),
-    "eur": ("euro", "euros", "centavo", "centavos"), "£": ("libra", "libras", "pêni", "pence"),
-    "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
-    "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
-    "mt": ("metical", "meticais", "centavo", "centavos"), "₽": ("rublo", "rublos", "copeque", "copeques"),
-    "rub": ("rublo", "rublos", "copeque", "copeques"), "₩": ("won", "wones", "jeon", "jeons"),
-    "krw": ("won", "wones", "jeon", "jeons"),
-}
-_FEMININE_CURRENCIES = frozenset(("£", "gbp"))
+_CURRENCIES = {k: tuple(v) for k, v in _WORDS["currencies"].items()}
+_FEMININE_CURRENCIES = frozenset(_WORDS["feminine_currencies"])
 # Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
 for _written, _code in cldr.currency_symbols("pt").items():
     if _written not in _CURRENCIES:
@@ -140,7 +127,7 @@ _MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", 
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "marco": 3}
 _ABBREVIATIONS = abbreviations("pt")
-_DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
+_DAY_PARTS = dict(_WORDS["day_parts"])
 
 WORDS = SpanWords(
     minus="menos",
@@ -157,12 +144,8 @@ WORDS = SpanWords(
                          "id", "vim", "dim")),
     extensions=frozenset(("ext", "ramal", "extensão")),
 )
-SYMBOLS = {"&": "e", "+": "mais", "=": "igual a", "×": "vezes", "÷": "dividido por", "%": "por cento",
-           "≥": "maior ou igual a", "≤": "menor ou igual a", "≠": "diferente de", "°": "graus", "@": "arroba",
-           "#": "número"}
-ADDRESS_SYMBOLS = {".": "ponto", "/": "barra", "@": "arroba", ":": "dois pontos", "-": "hífen", "_": "sublinhado",
-                   "?": "interrogação", "=": "igual", "&": "e", "#": "cerquilha", "%": "por cento", "~": "til",
-                   "+": "mais", "^": "circunflexo"}
+SYMBOLS = dict(_WORDS["symbols"])
+ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
