@@ -108,6 +108,7 @@ class German(Language):
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     CENTURY_WORDS = frozenset(_WORDS["century_words"])
     CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:

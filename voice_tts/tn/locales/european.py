@@ -62,6 +62,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
 _GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
@@ -125,6 +126,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Words after which a Roman numeral is an ordinal ('XX secolo'), or a number ('Kapitel IV').
     CENTURY_WORDS: frozenset[str] = frozenset()
     CHAPTER_WORDS: frozenset[str] = frozenset()
+    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
+    VERSION_WORDS: frozenset[str] = frozenset()
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Abbreviations whose period may also end the sentence.
@@ -455,6 +458,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.address(raw), self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
+        if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
+            point = f" {self.ADDRESS_SYMBOLS['.']} "
+            return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         if plain:
             span = self._clock_or_date(cur, pos, end, token, ctx)
             if span is not None:
@@ -578,7 +584,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
         if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
-            return locale_span(end, count, self.code)
+            return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:

@@ -48,6 +48,7 @@ class French(Language):
     YEAR_CUES = frozenset(_WORDS["year_cues"])
     CENTURY_WORDS = frozenset(_WORDS["century_words"])
     CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
