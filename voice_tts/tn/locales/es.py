@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import (
@@ -215,6 +215,14 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return None
     raw = cur.text[pos:span.end]
     noun = word_after(cur, span.end)
+    if noun == "de" and raw.split()[-1].lower() in _SCALE_WORDS:  # '1,5 millones de €'
+        try:
+            j = lexer.spaces(cur, lexer.spaces(cur, span.end) + 2)
+            if lexer.is_currency(cur.at(j)) and (money := _money(f"{raw.lower()} {cur.at(j)}")):
+                span.end, span.info = j + 1, money
+        except TooLong:
+            pass
+        return span
     half = _AND_A_HALF.fullmatch(raw)
     if half and noun.isalpha() and (measure := _measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
         span.end, span.info = lexer.spaces(cur, span.end) + len(noun), measure

@@ -47,6 +47,7 @@ class Italian(Language):
     YEAR_CUES = frozenset(_WORDS["year_cues"])
     CENTURY_WORDS = frozenset(_WORDS["century_words"])
     CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
@@ -80,10 +81,16 @@ class Italian(Language):
         return words
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'una ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone')."""
+        """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');
+        '1' after an elided article is the hour ("dall'1" dall'una: l'ora is feminine)."""
+        if n == 1 and (cur.text[end - 2] if end >= 2 else ctx.prev_char) in ("'", "’"):
+            return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
-        if count == "un" and _UNO_BEFORE.match(chunk_after(cur, end, is_letter)[0]):
+        noun = chunk_after(cur, end, is_letter)[0] if count else ""
+        if count == "un" and _UNO_BEFORE.match(noun):
             return "uno"
+        if count == "una" and noun[:1].lower() in "aeiouàèéìòù":
+            return "un'"  # the article elided before a vowel: un'ora, un'amica
         return count
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
