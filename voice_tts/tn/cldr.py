@@ -10,7 +10,7 @@ Each language module decides *which* form a context needs; this module spells it
   "genitive")`` → "двух", ``ordinal("fr", 1, "feminine")`` → "première". A variant the language
   does not have falls back to the next more general one, then to the plain cardinal.
   `spell(lang, n, ruleset)` names the ruleset itself ("spellout-numbering": "uno" alone).
-- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig").
+- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig"); `month_names(lang)`.
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
   code, n)`: its name for `n` ("coronas suecas", "quetzales").
@@ -35,6 +35,7 @@ from importlib import resources
 import phonenumbers
 from babel import Locale
 from babel.core import get_global
+from babel.dates import get_month_names
 from babel.numbers import format_decimal, get_currency_name, get_currency_symbol
 from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
@@ -92,6 +93,12 @@ def ordinal(lang: str, n: int, *form: str) -> str:
 
 def year(lang: str, n: int) -> str:
     return spell(lang, n, "spellout-numbering-year")
+
+
+@lru_cache(maxsize=8)
+def month_names(lang: str) -> tuple[str, ...]:
+    """The twelve months as the language writes them in a date ("März", "janvier", "março")."""
+    return tuple(get_month_names("wide", locale=lang).values())
 
 
 # --- currencies ---------------------------------------------------------------------------------

@@ -27,9 +27,8 @@ from voice_tts.tn.locales.european_dates import chunk_after
 _WORDS = words("de")
 
 
-_MONTH_NAMES = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-                "November", "Dezember")
-_MONTH_ABBREVIATIONS = ("jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez")
+_MONTH_NAMES = cldr.month_names("de")
+_MONTH_ABBREVIATIONS = tuple(name[:3].lower() for name in _MONTH_NAMES)
 
 # Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])

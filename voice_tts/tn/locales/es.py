@@ -175,8 +175,7 @@ for _written, _code in cldr.currency_symbols("es").items():
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = {"mil": 10**3, "millón": 10**6, "millones": 10**6, "billón": 10**12, "billones": 10**12,
                 "trillón": 10**18, "trillones": 10**18}
-_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-           "noviembre", "diciembre")
+_MONTHS = cldr.month_names("es")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "sept": 9, "set": 9, "setiembre": 9}
 _WEEKDAYS = dict(_WORDS["weekdays"])

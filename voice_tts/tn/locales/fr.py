@@ -20,8 +20,7 @@ from voice_tts.tn.locales.european import Language, currencies, units
 _WORDS = words("fr")
 
 
-_MONTH_NAMES = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-                "novembre", "décembre")
+_MONTH_NAMES = cldr.month_names("fr")
 _MONTH_ABBREVIATIONS = {"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11,
                         "déc": 12, "fevrier": 2, "aout": 8, "decembre": 12}
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")

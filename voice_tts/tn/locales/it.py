@@ -21,8 +21,7 @@ from voice_tts.tn.locales.european_dates import chunk_after
 
 _WORDS = words("it")
 
-_MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
-                "ottobre", "novembre", "dicembre")
+_MONTH_NAMES = cldr.month_names("it")
 _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
                         "sett": 9, "ott": 10, "nov": 11, "dic": 12}
 # The masculine article is "uno" before s + consonant, z, gn, ps, pn, x, y ('uno studente').

@@ -23,8 +23,9 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.noun_gender import is_feminine_name
 
-# Top-level domains of the addresses these languages' agents read out, besides electronic.TLDS.
-_TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov"}
+# Top-level domains of the addresses the European languages' agents read out, besides electronic.TLDS.
+TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov", "at", "be", "lu", "it",
+                          "pl", "se", "no", "dk", "fi", "cz", "shop", "sm", "va", "mc"}
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 _GROUP = re.compile(r"\d{3}(?!\d)")
@@ -462,7 +463,7 @@ def is_address(word: str) -> bool:
         return _EMAIL.fullmatch(word) is not None
     if word.lower().startswith("www."):
         return True
-    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in _TLDS and any(
+    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
         ch.isalpha() for ch in word
     )
 

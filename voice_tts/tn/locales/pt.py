@@ -122,8 +122,7 @@ for _written, _code in cldr.currency_symbols("pt").items():
         _CURRENCIES[_written] = (one, many, "centavo", "centavos")
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = frozenset(("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões"))
-_MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
-           "novembro", "dezembro")
+_MONTHS = cldr.month_names("pt")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "marco": 3}
 _ABBREVIATIONS = abbreviations("pt")
