@@ -30,6 +30,7 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_abbreviation,
     read_address,
+    read_phone,
     read_pieces,
     roman_value,
     local_amount,
@@ -505,24 +506,9 @@ def _amount(num: str, form: str) -> str:
 def _phone(raw: str) -> str:
     """Digits one by one; a country code of one or two digits as a number; a fourth group after
     'NNN-NNNN' or 'ext.' is the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    m = re.match(r"\s*\+(\d+)", text)
-    if m:
-        code = m.group(1)
-        words.append("más " + (cardinal(int(code)) if len(code) <= 2 else digits(code)))
-        text = text[m.end():]
-    text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", text)
-    for piece in re.split(r"[\s-]+", text):
-        if not piece:
-            continue
-        if piece.rstrip(".") in ("ext", "extensión"):
-            words.append("extensión")
-        elif piece.isdecimal():
-            words.append(digits(piece))
-        else:
-            words.append(piece)
-    return " ".join(words)
+    text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", raw)
+    return read_phone(text, digits, "más", "extensión", WORDS.extensions,
+                      lambda code: cardinal(int(code)) if len(code) <= 2 else digits(code))
 
 
 def _counted_roman(raw: str) -> str:

@@ -523,6 +523,24 @@ def _era(cur: Cursor, end: int, words: SpanWords) -> int:
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 
+def read_phone(raw: str, digits: Callable[[str], str], plus: str, extension: str, extensions: frozenset[str],
+               country_code: Callable[[str], str] | None = None) -> str:
+    """A telephone number digit by digit ('+55 (11) 3333-4444'): the country code after '+' read by
+    `country_code` (else digit by digit); after a word of `extensions` ('ext.') the extension."""
+    text = raw.lower().replace("(", " ").replace(")", " ")
+    words = []
+    m = re.match(r"\s*\+(\d+)", text)
+    if m:
+        words.append(f"{plus} {(country_code or digits)(m.group(1))}")
+        text = text[m.end():]
+    for piece in re.split(r"[\s+-]+", text):
+        if piece.rstrip(".") in extensions:
+            words.append(extension)
+        elif piece:
+            words.append(digits(piece) if piece.isdecimal() else piece)
+    return " ".join(words)
+
+
 def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],
                  letters: Callable[[str], str] = str) -> str:
     """An address read piece by piece: words as they are (or spelled by `letters`), each digit

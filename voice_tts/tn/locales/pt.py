@@ -31,6 +31,7 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_abbreviation,
     read_address,
+    read_phone,
     read_pieces,
     roman_value,
     local_amount,
@@ -350,18 +351,7 @@ def _unit(symbol: str) -> tuple[str, str] | None:
 
 def _phone(raw: str) -> str:
     """Digit by digit, the country code too ('+55 (11) 3333-4444'); 'ext.' is the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    if text.lstrip().startswith("+"):
-        words.append("mais")
-    for piece in re.split(r"[\s+-]+", text):
-        if piece.rstrip(".") in WORDS.extensions:
-            words.append("extensão")
-        elif piece.isdecimal():
-            words.append(digits(piece))
-        elif piece:
-            words.append(piece)
-    return " ".join(words)
+    return read_phone(raw, digits, "mais", "extensão", WORDS.extensions)
 
 
 def _fallback(text: str) -> str:
