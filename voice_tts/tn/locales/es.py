@@ -278,21 +278,8 @@ _DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-z]+)\.?(?: (?P<c>d
 
 
 def read(raw: str, kind: str) -> str:
-    if kind == "address":
-        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
-    if kind == "abbreviation":
-        return read_abbreviation(raw, _ABBREVIATIONS)
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "roman_feminine":  # 'Isabel segunda'
-        return ordinal(roman_value(raw), "f")
-    if kind == "counted_roman":
-        return _counted_roman(raw)
-    if kind == "phone":
-        return _phone(raw)
-    if kind == "date":
-        return _month_first_date(raw)
-    return number(raw)
+    """A span of `kind` (numeric_spans.find_span) read aloud."""
+    return _READERS.get(kind, number)(raw)
 
 
 def number(raw: str) -> str:
@@ -521,3 +508,14 @@ def _counted_roman(raw: str) -> str:
 def _fallback(text: str) -> str:
     """Anything else: numbers as numbers, words as written ('a-5' → 'a cinco', '0-800-hermano')."""
     return read_pieces(text, SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else digits(run))
+
+
+_READERS = {
+    "address": lambda raw: read_address(raw, ADDRESS_SYMBOLS, DIGITS),
+    "abbreviation": lambda raw: read_abbreviation(raw, _ABBREVIATIONS),
+    "roman": lambda raw: ordinal(roman_value(raw)),
+    "roman_feminine": lambda raw: ordinal(roman_value(raw), "f"),  # 'Isabel segunda'
+    "counted_roman": _counted_roman,
+    "phone": _phone,
+    "date": _month_first_date,
+}

@@ -170,21 +170,8 @@ _DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-zç]+)\.?(?: (?:de
 
 
 def read(raw: str, kind: str) -> str:
-    if kind == "address":
-        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
-    if kind == "abbreviation":
-        return read_abbreviation(raw, _ABBREVIATIONS)
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "roman_feminine":  # 'Isabel segunda'
-        return ordinal(roman_value(raw), feminine=True)
-    if kind == "counted_roman":
-        return cardinal(roman_value(raw.split()[0]))
-    if kind == "phone":
-        return _phone(raw)
-    if kind == "date":
-        return _month_first_date(raw)
-    return number(raw)
+    """A span of `kind` (numeric_spans.find_span) read aloud."""
+    return _READERS.get(kind, number)(raw)
 
 
 def number(raw: str) -> str:
@@ -361,3 +348,14 @@ def _fallback(text: str) -> str:
 def _digit_run(run: str) -> str:
     """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
     return cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else digits(run)
+
+
+_READERS = {
+    "address": lambda raw: read_address(raw, ADDRESS_SYMBOLS, DIGITS),
+    "abbreviation": lambda raw: read_abbreviation(raw, _ABBREVIATIONS),
+    "roman": lambda raw: ordinal(roman_value(raw)),
+    "roman_feminine": lambda raw: ordinal(roman_value(raw), feminine=True),  # 'Isabel segunda'
+    "counted_roman": lambda raw: cardinal(roman_value(raw.split()[0])),
+    "phone": _phone,
+    "date": _month_first_date,
+}
