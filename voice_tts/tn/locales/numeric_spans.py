@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from voice_tts.tn import electronic, lexer
+from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
 from voice_tts.tn.cldr import VULGAR_FRACTIONS, phone_groups, vulgar_fraction
 from voice_tts.tn.context import Context, Span
@@ -32,7 +32,6 @@ _GROUP = re.compile(r"\d{3}(?!\d)")
 _FRACTION = re.compile(r"\d+/\d+")
 _ZONE = re.compile(r"([^\W\d_]+)(?:[-+]\d{1,2})?")
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 _GROUP_SPACES = frozenset(" \u00a0\u202f")
 
@@ -506,11 +505,8 @@ def is_roman(word: str, prev_word: str, words: SpanWords) -> bool:
 
 
 def roman_value(word: str) -> int:
-    total = 0
-    values = [_ROMAN_VALUES[ch] for ch in word.upper()]
-    for i, v in enumerate(values):
-        total += -v if i + 1 < len(values) and values[i + 1] > v else v
-    return total
+    """The value of a numeral `is_roman` accepted, in either case."""
+    return english.roman_value(word.upper()) or 0
 
 
 def _era(cur: Cursor, end: int, words: SpanWords) -> int:
