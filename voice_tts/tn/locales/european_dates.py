@@ -20,10 +20,10 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
-_DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
+_DATE_DMY = re.compile(r"(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
 _DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
-_DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DATE_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")  # ISO 8601, also unpadded: "2003-3-2"
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
 NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
@@ -85,7 +85,8 @@ class DatesAndTimes:
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
         m = _DATE_DMY.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
+        # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(3))) and (m.group(2) != "-" or len(m.group(4)) == 4):
             year = int(m.group(4))
             year = year + 2000 if len(m.group(4)) == 2 else year
             return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
