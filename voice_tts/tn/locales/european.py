@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voice_tts.tn import cldr, lexer
+from voice_tts.tn import cldr, electronic, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -56,8 +56,6 @@ def currencies(table: dict[str, list]) -> dict[str, Currency]:
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
-_SCHEMES = ("https://", "http://", "www.")
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
@@ -71,7 +69,6 @@ _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
-_DIGIT_RUN = re.compile(r"\d+")
 
 
 def _sign_may_follow(prev: str) -> bool:
@@ -282,7 +279,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         if cur.at(pos) in "hHwW" and cur.at(pos + 1) in "tTwW":
-            for scheme in _SCHEMES:
+            for scheme in electronic.SCHEMES:
                 if cur.startswith(pos, scheme, fold=True):
                     end = lexer.url_end(cur, pos + len(scheme))
                     return locale_span(end, self.address(cur.text[pos:end]), self.code)
@@ -313,7 +310,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return span
         if word in self.ABBREVIATIONS:
             return locale_span(end, self.ABBREVIATIONS[word], self.code)
-        if "@" in word and _EMAIL.fullmatch(word):
+        if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
         if self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
@@ -454,7 +451,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
         plain = not sign and currency is None
-        if plain and "@" in token and _EMAIL.fullmatch(token):
+        if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
@@ -676,5 +673,5 @@ class Language(AddressesAndPhones, DatesAndTimes):
             after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
             return before + spoken + after
 
-        return _DIGIT_RUN.sub(run, text)
+        return _INTEGER.sub(run, text)
 
