@@ -83,8 +83,8 @@ def ordinal(n: int, gender: str = "m", short: bool = False) -> str:
     text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
-    if gender == "f":
-        text = re.sub(r"o\b", "a", text)
+    if gender == "f":  # 'quinientasmilésima primera'
+        text = re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text))
     return text
 
 
@@ -199,7 +199,7 @@ WORDS = SpanWords(
     weekdays=frozenset(_WEEKDAYS),
     before=frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")),
     abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
-    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro")),
+    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro", "año")),
     eras=frozenset(_ERAS),
     not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
                          "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
