@@ -2,8 +2,8 @@
 them (tests/data/tn_sentences/<lang>.tsv: the written sentence, a tab, then its readings, several
 separated by " | " where speakers say it more than one way).
 
-A reading counts when it equals one of the readings up to case, spaces, and hyphens between
-number words ("vingt-et-un" = "vingt et un").
+A reading counts when it equals one of the readings up to case, spaces (also before a colon or
+other mark: French "numéro :"), and hyphens between number words ("vingt-et-un" = "vingt et un").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
 """
@@ -38,7 +38,8 @@ def sentences(lang: str) -> list[Sentence]:
 
 
 def _loose(text: str) -> str:
-    return re.sub(r"[\s\-]+", " ", text.casefold()).strip()
+    text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
+    return re.sub(r"[\s\-]+", " ", text).strip()
 
 
 def is_right(reading: str, sentence: Sentence) -> bool:

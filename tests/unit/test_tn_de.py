@@ -55,7 +55,7 @@ READINGS = [
      "Siehe h t t p s Doppelpunkt Slash Slash w w w Punkt a b c Punkt com Slash hilfe"),
     # abbreviations
     ("Obst, z.B. Äpfel, bzw. Birnen", "Obst, zum Beispiel Äpfel, beziehungsweise Birnen"),
-    ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstr. Nummer fünf"),
+    ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstraße Nummer fünf"),
     # units, currencies and abbreviations of the German NeMo data
     ("Ein 5 kw Motor mit 220 v, 40 dB und 2 oz.", "Ein fünf Kilowatt Motor mit zweihundertzwanzig Volt, vierzig Dezibel "
      "und zwei Unzen."),

@@ -13,7 +13,7 @@ READINGS = [
     # cardinals: space-grouped thousands, signs
     ("Nous avons 6 492 000 clients.", "Nous avons six millions quatre cent quatre-vingt-douze mille clients."),
     ("Il fait -4 dehors.", "Il fait moins quatre dehors."),
-    ("Il y a 71 places et 80 chaises.", "Il y a soixante et onze places et quatre-vingts chaises."),
+    ("Il y a 71 places et 80 chaises.", "Il y a soixante-et-onze places et quatre-vingts chaises."),
     # a percent sign written against the number reads as one after a space does
     ("Une hausse de 12,5% et 7%.", "Une hausse de douze virgule cinq pour cent et sept pour cent."),
     # ordinals: suffixes, degree sign, Roman numerals
@@ -36,7 +36,7 @@ READINGS = [
     ("Départ à 1h", "Départ à une heure"),
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
-     "Il fait vingt et un degrés Celsius et on roule à cent vingt kilomètres par heure."),
+     "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
     ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi litre et deux tiers de farine."),
     ("Un appartement de 1 m²", "Un appartement de un mètre carré"),
     # telephone numbers and addresses

@@ -22,7 +22,9 @@ A language module provides:
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import importlib.util
+import json
 from functools import cache
 from types import ModuleType
 
@@ -48,3 +50,16 @@ def rules(code: str) -> ModuleType:
 def locale_span(end: int, reading: str, lang: str) -> Span:
     """A span a language module decided, with its reading."""
     return Span(end, "locale", lang, info=reading)
+
+
+@cache
+def abbreviations(code: str) -> dict[str, str]:
+    """A language's abbreviations and their readings, from its `<code>_abbreviations.json`."""
+    table = importlib.resources.files(__name__).joinpath(f"{code}_abbreviations.json").read_text(encoding="utf-8")
+    return json.loads(table)
+
+
+@cache
+def words(code: str) -> dict:
+    """A language's word tables (units, currencies, symbols, cue words), from its `<code>_words.json`."""
+    return json.loads(importlib.resources.files(__name__).joinpath(f"{code}_words.json").read_text(encoding="utf-8"))

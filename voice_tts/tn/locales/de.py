@@ -1,73 +1,82 @@
 """German: "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai." → "… fünfundzwanzig Euro fünfzig
 Cent und kommt am dritten Mai."
 
-Cardinals come from num2words (its German matches written German: "einhundertsechsundzwanzig",
-"eine Million"); ordinals, fractions, years, money, times and the case endings of ordinals are
-built here from them. A number followed by a period is an ordinal when a month or a lower-case
+Cardinals, ordinals and years come from CLDR (`voice_tts.tn.cldr`: "einhundertsechsundzwanzig",
+"eine Million", "neunzehnhundertneunundachtzig"); this module decides which form a context needs:
+the case ending of an ordinal, the article form of "1" before a noun ("mit einem Kind", by the
+noun's gender from german_genders.json), a year after a year word or at the start of a sentence. A number followed by a period is an ordinal when a month or a lower-case
 word follows, when an article or preposition comes before it ("am 3. Mai", "der 2. Platz"), or
 when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
 """
 
 from __future__ import annotations
 
+import json
 import re
-from functools import lru_cache
+from importlib import resources
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
+from voice_tts.tn import cldr
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
+from voice_tts.tn.locales.european_dates import chunk_after
 
-_EURO = Currency(Unit("Euro", "Euro"), Unit("Cent", "Cent"))
-_DOLLAR = Currency(Unit("Dollar", "Dollar"), Unit("Cent", "Cent"))
-_POUND = Currency(Unit("Pfund", "Pfund"), Unit("Penny", "Pence"))
-_FRANC = Currency(Unit("Franken", "Franken"), Unit("Rappen", "Rappen"))
-_YEN = Currency(Unit("Yen", "Yen"), Unit("Sen", "Sen"))
-def _krone(country: str) -> Currency:
-    return Currency(Unit(f"{country} Krone", f"{country} Kronen", True), Unit("Öre", "Öre"))
+_WORDS = words("de")
 
 
-def _dollar(one: str, many: str) -> Currency:
-    return Currency(Unit(one, many), Unit("Cent", "Cent"))
-
-
-_MILLION = Unit("Million", "Millionen", feminine=True)
-_BILLION = Unit("Milliarde", "Milliarden", feminine=True)
-_TRILLION = Unit("Billion", "Billionen", feminine=True)
-_THOUSAND = Unit("tausend", "tausend")
-
-_MONTH_NAMES = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-                "November", "Dezember")
-_MONTH_ABBREVIATIONS = ("jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez")
+_MONTH_NAMES = cldr.month_names("de")
+_MONTH_ABBREVIATIONS = tuple(name[:3].lower() for name in _MONTH_NAMES)
 
 # Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
-_DATIVE_CUES = frozenset((
-    "am", "im", "vom", "zum", "zur", "beim", "dem", "den", "des", "seit", "ab", "bis", "einem", "einen", "einer",
-    "seinem", "seinen", "ihrem", "ihren", "unserem", "unseren", "diesem", "diesen", "jedem", "jeden",
-))
-_WEAK_CUES = frozenset(("der", "die", "das", "eine", "seine", "ihre", "unsere", "diese", "jede", "jeder", "jedes"))
+_DATIVE_CUES = frozenset(_WORDS["dative_cues"])
+_WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-_cardinal = num2words_cardinal("de", "minus")
+def _cardinal(n: int) -> str:
+    return f"minus {_cardinal(-n)}" if n < 0 else cldr.spell("de", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal_stem(n: int) -> str:
     """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
-    words = _cardinal(n).lower().replace(" ", "")
-    for cardinal, ordinal in (("eins", "erste"), ("drei", "dritte"), ("sieben", "siebte"), ("acht", "achte")):
-        if words.endswith(cardinal):
-            return words[: -len(cardinal)] + ordinal
-    if n % 100 >= 20 or n % 100 == 0 and n > 0 or words.endswith(("illion", "illionen", "illiarde", "illiarden")):
-        return words + "ste"
-    return words + "te"
+    return cldr.spell("de", n, "spellout-ordinal")
 
 
-# Endings of German nouns that are feminine ('Katze', 'Zeitung', 'Möglichkeit', 'Nation').
-_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in")
+# Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
+# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
+_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
+_NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
+_GENDERS: dict[str, str] = {
+    noun: gender
+    for gender, nouns in json.loads(
+        resources.files("voice_tts.tn.locales").joinpath("de_genders.json").read_text(encoding="utf-8")
+    ).items()
+    for noun in nouns.split()
+}
+# The case a preposition governs, and the CLDR form of "ein" it takes by gender.
+_DATIVE = frozenset(_WORDS["dative"])
+_ACCUSATIVE = frozenset(_WORDS["accusative"])
+_ONE = dict(_WORDS["one"])
+
+
+def gender_by_ending(noun: str) -> str:
+    if noun.endswith(_FEMININE_ENDINGS):
+        return "f"
+    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
+
+
+def noun_gender(noun: str) -> str:
+    """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' →
+    'Zimmer'), else its ending."""
+    for i in range(len(noun) - 2):
+        head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
+        if head in _GENDERS:
+            return _GENDERS[head]
+    return gender_by_ending(noun)
 
 
 class German(Language):
@@ -83,117 +92,56 @@ class German(Language):
     } | {"jänner": 1, "mrz": 3, "sept": 9}
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
-    YEAR_CUES = frozenset(("Jahr", "Jahre", "Jahres", "Jahren", "seit", "Anno", "Sommer", "Winter", "Frühjahr",
-                           "Herbst", "Frühling", "Ende", "Anfang", "Mitte"))
-    UNITS = {
-        "km": Unit("Kilometer", "Kilometer"), "m": Unit("Meter", "Meter"), "cm": Unit("Zentimeter", "Zentimeter"),
-        "mm": Unit("Millimeter", "Millimeter"), "µm": Unit("Mikrometer", "Mikrometer"),
-        "nm": Unit("Nanometer", "Nanometer"), "kg": Unit("Kilogramm", "Kilogramm"), "g": Unit("Gramm", "Gramm"),
-        "mg": Unit("Milligramm", "Milligramm"), "t": Unit("Tonne", "Tonnen", True), "l": Unit("Liter", "Liter"),
-        "L": Unit("Liter", "Liter"), "ml": Unit("Milliliter", "Milliliter"), "cl": Unit("Zentiliter", "Zentiliter"),
-        "h": Unit("Stunde", "Stunden", True), "Std.": Unit("Stunde", "Stunden", True),
-        "min": Unit("Minute", "Minuten", True), "Min.": Unit("Minute", "Minuten", True),
-        "s": Unit("Sekunde", "Sekunden", True), "Sek.": Unit("Sekunde", "Sekunden", True),
-        "ms": Unit("Millisekunde", "Millisekunden", True),
-        "km/h": Unit("Kilometer pro Stunde", "Kilometer pro Stunde"),
-        "m/s": Unit("Meter pro Sekunde", "Meter pro Sekunde"),
-        "m²": Unit("Quadratmeter", "Quadratmeter"), "qm": Unit("Quadratmeter", "Quadratmeter"),
-        "km²": Unit("Quadratkilometer", "Quadratkilometer"), "cm²": Unit("Quadratzentimeter", "Quadratzentimeter"),
-        "m³": Unit("Kubikmeter", "Kubikmeter"), "cm³": Unit("Kubikzentimeter", "Kubikzentimeter"),
-        "°C": Unit("Grad Celsius", "Grad Celsius"), "°F": Unit("Grad Fahrenheit", "Grad Fahrenheit"),
-        "°": Unit("Grad", "Grad"), "ft": Unit("Fuß", "Fuß"), "mi": Unit("Meile", "Meilen", True),
-        "mV": Unit("Millivolt", "Millivolt"), "mv": Unit("Millivolt", "Millivolt"), "V": Unit("Volt", "Volt"),
-        "A": Unit("Ampere", "Ampere"), "mA": Unit("Milliampere", "Milliampere"), "W": Unit("Watt", "Watt"),
-        "kW": Unit("Kilowatt", "Kilowatt"), "kWh": Unit("Kilowattstunde", "Kilowattstunden", True),
-        "PS": Unit("PS", "PS"), "Hz": Unit("Hertz", "Hertz"), "kHz": Unit("Kilohertz", "Kilohertz"),
-        "MHz": Unit("Megahertz", "Megahertz"), "GHz": Unit("Gigahertz", "Gigahertz"),
-        "KB": Unit("Kilobyte", "Kilobyte"), "MB": Unit("Megabyte", "Megabyte"), "GB": Unit("Gigabyte", "Gigabyte"),
-        "TB": Unit("Terabyte", "Terabyte"), "ha": Unit("Hektar", "Hektar"), "Uhr": Unit("Uhr", "Uhr"),
-        # the German NeMo measurement data, which also writes its units in lower case ('5 kw', '220 v')
-        "K": Unit("Kelvin", "Kelvin"), "μm": Unit("Mikrometer", "Mikrometer"), "dm": Unit("Dezimeter", "Dezimeter"),
-        "pm": Unit("Pikometer", "Pikometer"), "hm": Unit("Hektometer", "Hektometer"),
-        "mm²": Unit("Quadratmillimeter", "Quadratmillimeter"), "km³": Unit("Kubikkilometer", "Kubikkilometer"),
-        "mm³": Unit("Kubikmillimeter", "Kubikmillimeter"), "m2": Unit("Quadratmeter", "Quadratmeter"),
-        "km2": Unit("Quadratkilometer", "Quadratkilometer"), "cm2": Unit("Quadratzentimeter", "Quadratzentimeter"),
-        "mm2": Unit("Quadratmillimeter", "Quadratmillimeter"), "m3": Unit("Kubikmeter", "Kubikmeter"),
-        "cm3": Unit("Kubikzentimeter", "Kubikzentimeter"), "µg": Unit("Mikrogramm", "Mikrogramm"),
-        "μg": Unit("Mikrogramm", "Mikrogramm"), "lb": Unit("Pfund", "Pfund"), "oz": Unit("Unze", "Unzen", True),
-        "cwt": Unit("Zentner", "Zentner"), "μs": Unit("Mikrosekunde", "Mikrosekunden", True),
-        "µs": Unit("Mikrosekunde", "Mikrosekunden", True), "hz": Unit("Hertz", "Hertz"),
-        "khz": Unit("Kilohertz", "Kilohertz"), "mhz": Unit("Megahertz", "Megahertz"),
-        "ghz": Unit("Gigahertz", "Gigahertz"), "kw": Unit("Kilowatt", "Kilowatt"),
-        "kwh": Unit("Kilowattstunde", "Kilowattstunden", True), "v": Unit("Volt", "Volt"),
-        "kV": Unit("Kilovolt", "Kilovolt"), "kv": Unit("Kilovolt", "Kilovolt"), "MW": Unit("Megawatt", "Megawatt"),
-        "mw": Unit("Megawatt", "Megawatt"), "GW": Unit("Gigawatt", "Gigawatt"), "gw": Unit("Gigawatt", "Gigawatt"),
-        "TW": Unit("Terawatt", "Terawatt"), "tw": Unit("Terawatt", "Terawatt"), "Ω": Unit("Ohm", "Ohm"),
-        "ω": Unit("Ohm", "Ohm"), "dB": Unit("Dezibel", "Dezibel"), "db": Unit("Dezibel", "Dezibel"),
-        "gb": Unit("Gigabyte", "Gigabyte"), "mb": Unit("Megabyte", "Megabyte"), "kB": Unit("Kilobyte", "Kilobyte"),
-        "kb": Unit("Kilobyte", "Kilobyte"), "tb": Unit("Terabyte", "Terabyte"), "kN": Unit("Kilonewton", "Kilonewton"),
-        "kn": Unit("Kilonewton", "Kilonewton"), "bar": Unit("Bar", "Bar"),
-        "kcal": Unit("Kilokalorie", "Kilokalorien", True), "cal": Unit("Kalorie", "Kalorien", True),
-        "dl": Unit("Deziliter", "Deziliter"), "hl": Unit("Hektoliter", "Hektoliter"),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
-        "£": _POUND, "GBP": _POUND, "pfund": _POUND, "CHF": _FRANC, "franken": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "yen": _YEN,
-        # codes of the German NeMo currency data
-        "DKK": _krone("dänische"), "NOK": _krone("norwegische"), "SEK": _krone("schwedische"),
-        "CZK": _krone("tschechische"), "HKD": _dollar("Hongkong-Dollar", "Hongkong-Dollar"),
-        "NZD": _dollar("Neuseeland-Dollar", "Neuseeland-Dollar"), "CAD": _dollar("kanadischer Dollar", "kanadische Dollar"),
-        "AUD": _dollar("australischer Dollar", "australische Dollar"),
-        "INR": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
-        "₹": Currency(Unit("Rupie", "Rupien", True), Unit("Paisa", "Paisa")),
-        "₩": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")), "KRW": Currency(Unit("Won", "Won"), Unit("Jeon", "Jeon")),
-        "AED": Currency(Unit("Dirham", "Dirham"), Unit("Fils", "Fils")),
-        "₽": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
-        "RUB": Currency(Unit("Rubel", "Rubel"), Unit("Kopeke", "Kopeken", True)),
-        "DM": Currency(Unit("D-Mark", "D-Mark", True), Unit("Pfennig", "Pfennig")),
-    }
-    SCALES = {
-        "tausend": _THOUSAND, "million": _MILLION, "millionen": _MILLION, "mio": _MILLION, "mio.": _MILLION,
-        "milliarde": _BILLION, "milliarden": _BILLION, "mrd": _BILLION, "mrd.": _BILLION,
-        "billion": _TRILLION, "billionen": _TRILLION,
-    }
-    ABBREVIATIONS = {
-        "z.B.": "zum Beispiel", "z. B.": "zum Beispiel", "d.h.": "das heißt", "u.a.": "unter anderem",
-        "usw.": "und so weiter", "bzw.": "beziehungsweise", "ca.": "circa", "evtl.": "eventuell",
-        "ggf.": "gegebenenfalls", "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive",
-        "vgl.": "vergleiche", "bspw.": "beispielsweise", "etc.": "et cetera", "Nr.": "Nummer", "Tel.": "Telefon",
-        "Str.": "Straße", "Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau", "St.": "Sankt",
-        "Jh.": "Jahrhundert", "Mio.": "Millionen", "Mrd.": "Milliarden", "Mr.": "Mister", "Mrs.": "Misses",
-        "Ms.": "Miss", "MwSt.": "Mehrwertsteuer", "z.T.": "zum Teil", "o.ä.": "oder ähnliches",
-        "u.U.": "unter Umständen", "Abb.": "Abbildung", "Kap.": "Kapitel", "S.": "Seite",
-        "i.d.R.": "in der Regel", "s.o.": "siehe oben", "s.u.": "siehe unten", "o.g.": "oben genannt",
-        "v.a.": "vor allem", "u.v.m.": "und vieles mehr", "z.Zt.": "zurzeit", "z.Z.": "zurzeit",
-        "z.Hd.": "zu Händen", "Hrsg.": "Herausgeber", "Fa.": "Firma", "gem.": "gemäß", "lt.": "laut",
-        "mind.": "mindestens", "max.": "maximal", "bzgl.": "bezüglich", "einschl.": "einschließlich",
-        "ebd.": "ebenda", "Abs.": "Absatz", "Art.": "Artikel", "Bd.": "Band", "geb.": "geboren",
-        "gest.": "gestorben", "Hbf.": "Hauptbahnhof", "Dipl.": "Diplom", "Ing.": "Ingenieur", "Tsd.": "Tausend",
-        "Dipl.-Ing.": "Diplomingenieur", "u.Ä.": "und Ähnliches", "o.Ä.": "oder Ähnliches", "usf.": "und so fort",
-    }
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
+    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
+    # others come from CLDR (`Language.unit`).
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
+    ABBREVIATIONS = abbreviations("de")
+    ABBREVIATED_ENDINGS = dict(_WORDS["abbreviated_endings"])
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    SYMBOLS = {"&": "und", "+": "plus", "=": "gleich", "×": "mal", "÷": "geteilt durch", "≥": "größer gleich",
-               "≤": "kleiner gleich", "≠": "ungleich", "%": "Prozent", "§": "Paragraf", "°": "Grad"}
-    ADDRESS_SYMBOLS = {".": "Punkt", "@": "at", "/": "Slash", ":": "Doppelpunkt", "-": "Bindestrich",
-                       "_": "Unterstrich", "?": "Fragezeichen", "=": "Gleichheitszeichen", "&": "und", "#": "Raute",
-                       "%": "Prozent", "~": "Tilde", "+": "plus"}
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
+    ROMAN_DOT = True
 
-    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
-        """'1 Kind' ein Kind, '1 Katze' eine Katze: before a capitalized word, the article form
-        ('eine' where the noun's ending is a feminine one); 'Seite 1' stays eins."""
-        try:
-            j = lexer.spaces(cur, end)
-            if j == end or not cur.at(j).isupper():
-                return None
-            k = lexer.chunk(cur, j)
-        except TooLong:
+    def regnal(self, n: int, feminine: bool) -> str:
+        return ("die " if feminine else "der ") + _ordinal_stem(n).capitalize()
+
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
+        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the
+        preposition's case; 'Seite 1' stays eins."""
+        if n != 1:
             return None
-        noun = cur.text[j:k].rstrip(".,;:!?")
-        if not noun.isalpha() or noun.isupper():  # 'ABC' is an acronym, no noun
+        noun = _noun_after(cur, end)
+        if noun is None:
             return None
-        return "eine" if noun.endswith(_FEMININE_ENDINGS) else "ein"
+        prev = ctx.prev_word.lower()
+        case = "dative" if prev in _DATIVE else "accusative" if prev in _ACCUSATIVE else "nominative"
+        return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
+
+    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
+        """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
+        lower-case word that is no unit, or after 'bis' or 'von', is a year (a count is followed by its
+        noun, which German writes capitalized: '1500 Menschen')."""
+        if super().is_year(cur, end, n, ctx):
+            return True
+        if not 1100 <= n <= 1999:
+            return False
+        after = chunk_after(cur, end, is_letter)
+        if after is not None:
+            word = after[0]
+            return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
+        return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
+
+    def is_feminine(self, noun: str) -> bool:
+        return noun_gender(noun) == "f"
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)
@@ -215,6 +163,13 @@ class German(Language):
     def fraction_digits(self, digits: str) -> str:
         return self.digits(digits)
 
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+        """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
+        noun = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
+        if noun is None:
+            return self.fraction(numerator, denominator)
+        return {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(noun)]
+
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
@@ -226,10 +181,7 @@ class German(Language):
         return super().mixed_fraction(whole, numerator, denominator)
 
     def year(self, n: int) -> str:
-        if 1100 <= n < 2000:
-            rest = n % 100
-            return _cardinal(n // 100) + "hundert" + (_cardinal(rest) if rest else "")
-        return _cardinal(n)
+        return cldr.year("de", n) if 1100 <= n < 2000 else _cardinal(n)
 
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"
@@ -243,7 +195,7 @@ class German(Language):
         return f"{words} {_cardinal(minutes)}" if minutes else words
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
-        if dot - pos > 4:
+        if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)
             return False
         after = cur.at(dot + 1)
         if after in ("", "\n"):
@@ -260,6 +212,29 @@ class German(Language):
         if word.lower() in self.MONTHS or word[0].islower():
             return True
         return ctx.prev_word.lower() in _ORDINAL_CUES
+
+
+_ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
+
+
+def _noun_after(cur: Cursor, end: int) -> str | None:
+    """The noun that follows `end`, past one adjective ('neue Nachricht'), or None."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j > end and cur.at(j).islower():
+            k = lexer.chunk(cur, j)
+            if not cur.text[j:k].endswith(_ADJECTIVE_ENDINGS):
+                return None
+            j = lexer.spaces(cur, k)
+            if j == k:
+                return None
+        if j == end or not cur.at(j).isupper():
+            return None
+        k = lexer.chunk(cur, j)
+    except TooLong:
+        return None
+    noun = cur.text[j:k].rstrip(".,;:!?")
+    return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
 
 
 def _ending(prev_word: str) -> str:

@@ -2,8 +2,8 @@
 addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
 them ("5,50 €" → "cinco euros cincuenta céntimos", "21.ª" → "vigesimoprimera").
 
-Number words are our own: num2words' Spanish differs from these conventions in places that a
-listener hears ("seis mil uno millones", "décimo tercero"), and the rules fit on a page.
+Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built
+here in the one-word forms this data reads ("vigesimoprimera", "undécimo").
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
-from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.locales import abbreviations, numeric_spans, words
+from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -28,6 +30,7 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_abbreviation,
     read_address,
+    read_phone,
     read_pieces,
     roman_value,
     local_amount,
@@ -37,60 +40,29 @@ from voice_tts.tn.locales.numeric_spans import (
     word_after,
 )
 
-_ONES = (
-    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
-    "diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro veinticinco "
-    "veintiséis veintisiete veintiocho veintinueve"
-).split()
-_TENS = ("", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa")
-_HUNDREDS = ("", "ciento", "doscientos", "trescientos", "cuatrocientos", "quinientos", "seiscientos",
-             "setecientos", "ochocientos", "novecientos")
-# Long scale: a million, a million millions, a million billions.
-_SCALES = ((10**24, "cuatrillón", "cuatrillones"), (10**18, "trillón", "trillones"),
-           (10**12, "billón", "billones"), (10**6, "millón", "millones"))
-DIGITS = tuple(_ONES[:10])
+_WORDS = words("es")
+
+DIGITS = ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve")
+# The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
+_FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
 
 
-def _below_thousand(n: int, form: str) -> str:
-    """`form`: "" (uno), "un" (before a noun), "f" (una, doscientas)."""
-    words = []
-    if n >= 100:
-        words.append("cien" if n == 100 else _HUNDREDS[n // 100])
-        n %= 100
-    if n >= 30:
-        words.append(_TENS[n // 10])
-        n %= 10
-        if n:
-            words += ["y", _ONES[n]]
-    elif n or not words:
-        words.append(_ONES[n])
-    text = " ".join(words)
-    if form == "f":
-        text = re.sub(r"uno$", "una", text).replace("ientos", "ientas")
-    elif form == "un":
-        text = re.sub(r"uno$", "ún" if text.endswith("iuno") else "un", text)
-    return text
-
-
-@lru_cache(maxsize=4096)
 def cardinal(n: int, form: str = "") -> str:
+    """`form`: "" (veintiuno), "un" (veintiún, before a noun), "f" (veintiuna, doscientas)."""
     if n < 0:
         return "menos " + cardinal(-n, form)
-    if n >= 10**30:
+    if n >= 10**24:
         return digits(str(n))
-    words = []
-    for value, one, many in _SCALES:
-        if n >= value:
-            count = n // value
-            words.append(f"un {one}" if count == 1 else f"{cardinal(count, 'un')} {many}")
-            n %= value
-    if n >= 1000:
-        count = n // 1000
-        words.append("mil" if count == 1 else f"{_below_thousand(count, 'un' if form != 'f' else 'f')} mil")
-        n %= 1000
-    if n or not words:
-        words.append(_below_thousand(n, form))
-    return " ".join(words)
+    if n >= 10**18:  # CLDR's Spanish stops at the trillón (long scale: 10¹⁸)
+        count, rest = divmod(n, 10**18)
+        words = "un trillón" if count == 1 else f"{cardinal(count, 'un')} trillones"
+        return f"{words} {cardinal(rest, form)}" if rest else words
+    if form == "f" and (thousands := n % 10**6 // 1000) > 1:
+        # 'doscientas mil personas': the thousands agree with the noun too (CLDR keeps them masculine)
+        words = [cardinal(n - n % 10**6, "un")] if n >= 10**6 else []
+        words += [cardinal(thousands, "f"), "mil"] + ([cardinal(n % 1000, "f")] if n % 1000 else [])
+        return " ".join(words)
+    return cldr.spell("es", n, _FORMS[form])
 
 
 def digits(text: str) -> str:
@@ -99,51 +71,20 @@ def digits(text: str) -> str:
 
 # --- ordinals ---------------------------------------------------------------------------------
 
-_ORD_ONES = ("", "primero", "segundo", "tercero", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno")
-_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "cuadragésimo", "quincuagésimo", "sexagésimo",
-             "septuagésimo", "octogésimo", "nonagésimo")
-_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "tricentésimo", "cuadringentésimo", "quingentésimo",
-                 "sexcentésimo", "septingentésimo", "octingentésimo", "noningentésimo")
-
-
-def _ordinal_below_hundred(n: int) -> list[str]:
-    if n in (11, 12):  # the forms the RAE prefers over decimoprimero, decimosegundo
-        return ["undécimo" if n == 11 else "duodécimo"]
-    tens, ones = divmod(n, 10)
-    if tens in (1, 2) and ones:  # decimocuarto, vigesimoprimero: written as one word
-        stem = _strip_accents(_ORD_TENS[tens])
-        unit = _ORD_ONES[ones]
-        return [stem + unit[1:] if unit.startswith("o") else stem + unit]
-    return [w for w in (_ORD_TENS[tens], _ORD_ONES[ones]) if w]
-
-
 @lru_cache(maxsize=4096)
 def ordinal(n: int, gender: str = "m", short: bool = False) -> str:
-    """'milésimo primero'; `gender` "f": 'milésima primera'; `short`: 'primer', 'tercer'."""
-    if n <= 0:
+    """'milésimo primero'; `gender` "f": 'milésima primera'; `short`: 'primer', 'tercer'. CLDR's
+    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo')."""
+    if n <= 0 or n >= 10**9 or n >= 10**6 and n % 10**6:
         return cardinal(n)
-    words: list[str] = []
-    if n >= 10**6:
-        if n % 10**6 == 0 and n < 10**9:
-            millions = n // 10**6
-            words.append(("" if millions == 1 else _glued(cardinal(millions))) + "millonésimo")
-            n = 0
-        else:
-            return cardinal(n)
-    if n >= 1000:
-        thousands = n // 1000
-        words.append(("" if thousands == 1 else _glued(cardinal(thousands))) + "milésimo")
-        n %= 1000
-    if n >= 100:
-        words.append(_ORD_HUNDREDS[n // 100])
-        n %= 100
-    if n:
-        words += _ordinal_below_hundred(n)
-    text = " ".join(words)
+    text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
+    text = re.sub(r"\bdecimo(primero|segundo)\b", lambda m: "undécimo" if m[1] == "primero" else "duodécimo", text)
+    text = re.sub(r"\bvigésimo o?(?=\w)", "vigesimo", text)
+    text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
-    if gender == "f":
-        text = re.sub(r"o\b", "a", text)
+    if gender == "f":  # 'quinientasmilésima primera'
+        text = re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text))
     return text
 
 
@@ -152,8 +93,10 @@ def _day(day: int) -> str:
     return "primero" if day == 1 else cardinal(day)
 
 
-def _glued(words: str) -> str:
-    return words.replace(" ", "")
+def _glued_ordinal(m: re.Match) -> str:
+    """'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo."""
+    count = "" if m[1] == "un" else _strip_accents(m[1].replace(" ", ""))
+    return count + m[2] + "ésimo"
 
 
 def _strip_accents(text: str) -> str:
@@ -211,84 +154,42 @@ def fraction(numerator: int, denominator: int, gender: str = "m") -> str:
         return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
     if numerator == 1:
         return ("una " if gender == "f" else "un ") + (name[:-1] + "a" if gender == "f" else name)
-    return f"{cardinal(numerator, gender)} {name}s"
+    return f"{cardinal(numerator, 'f' if gender == 'f' else '')} {name}s"
 
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# unit → (singular, plural, feminine)
-_UNITS = {
-    "kg": ("kilogramo", "kilogramos", False), "g": ("gramo", "gramos", False), "mg": ("miligramo", "miligramos", False),
-    "t": ("tonelada", "toneladas", True), "km": ("kilómetro", "kilómetros", False), "m": ("metro", "metros", False),
-    "cm": ("centímetro", "centímetros", False), "mm": ("milímetro", "milímetros", False),
-    "l": ("litro", "litros", False), "ml": ("mililitro", "mililitros", False), "h": ("hora", "horas", True),
-    "min": ("minuto", "minutos", False), "s": ("segundo", "segundos", False),
-    "ms": ("milisegundo", "milisegundos", False),
-    "mph": ("milla por hora", "millas por hora", True), "kph": ("kilómetro por hora", "kilómetros por hora", False),
-    "km/h": ("kilómetro por hora", "kilómetros por hora", False), "m²": ("metro cuadrado", "metros cuadrados", False),
-    "m³": ("metro cúbico", "metros cúbicos", False), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", False),
-    "ha": ("hectárea", "hectáreas", True), "kb": ("kilobyte", "kilobytes", False),
-    "mb": ("megabyte", "megabytes", False), "gb": ("gigabyte", "gigabytes", False),
-    "tb": ("terabyte", "terabytes", False), "kw": ("kilovatio", "kilovatios", False), "w": ("vatio", "vatios", False),
-    "kwh": ("kilovatio hora", "kilovatios hora", False), "mi": ("milla", "millas", True),
-    "cc": ("centímetro cúbico", "centímetros cúbicos", False), "hz": ("hercio", "hercios", False),
-}
-_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "kilogramo", "km": "kilómetro"}
-_DEGREES = {"c": "grados centígrados", "f": "grados fahrenheit", "k": "grados kelvin", "": "grados"}
+# Units CLDR names otherwise or not at all, as (singular, plural, feminine); the others come from
+# CLDR (`_cldr_unit`).
+_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
+# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
+_SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
+_PER = dict(_WORDS["per"])
+_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 # currency → (singular, plural, feminine, minor singular, minor plural)
-_CURRENCIES = {
-    "$": ("dólar", "dólares", False, "centavo", "centavos"),
-    "usd": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
-    "us$": ("dólar estadounidense", "dólares estadounidenses", False, "centavo", "centavos"),
-    "€": ("euro", "euros", False, "céntimo", "céntimos"), "eur": ("euro", "euros", False, "céntimo", "céntimos"),
-    "£": ("libra", "libras", True, "penique", "peniques"), "gbp": ("libra", "libras", True, "penique", "peniques"),
-    "¥": ("yen", "yenes", False, "centavo", "centavos"), "jpy": ("yen", "yenes", False, "centavo", "centavos"),
-    "₩": ("won", "wones", False, "centavo", "centavos"), "krw": ("won", "wones", False, "centavo", "centavos"), "₧": ("peseta", "pesetas", True, "céntimo", "céntimos"),
-    "₡": ("colón", "colones", False, "céntimo", "céntimos"),
-    "crc": ("colón costarricense", "colones costarricenses", False, "céntimo", "céntimos"),
-    "r$": ("real", "reales", False, "centavo", "centavos"),
-    "brl": ("real brasileño", "reales brasileños", False, "centavo", "centavos"),
-    "rs": ("rupia", "rupias", True, "paisa", "paisas"), "₹": ("rupia", "rupias", True, "paisa", "paisas"),
-    "inr": ("rupia india", "rupias indias", True, "paisa", "paisas"),
-    "hkd": ("dólar de hong kong", "dólares de hong kong", False, "centavo", "centavos"),
-    "fr": ("franco", "francos", False, "céntimo", "céntimos"),
-    "chf": ("franco suizo", "francos suizos", False, "céntimo", "céntimos"),
-    "mk": ("marco", "marcos", False, "pfennig", "pfennigs"),
-    "bop": ("peso boliviano", "pesos bolivianos", False, "centavo", "centavos"),
-    "mxn": ("peso mexicano", "pesos mexicanos", False, "centavo", "centavos"),
-    "ars": ("peso argentino", "pesos argentinos", False, "centavo", "centavos"),
-    "cop": ("peso colombiano", "pesos colombianos", False, "centavo", "centavos"),
-    "clp": ("peso chileno", "pesos chilenos", False, "centavo", "centavos"),
-    "hnl": ("lempira", "lempiras", False, "centavo", "centavos"),
-    "nio": ("córdoba", "córdobas", False, "centavo", "centavos"),
-    "pen": ("sol", "soles", False, "céntimo", "céntimos"),
-    "₽": ("rublo", "rublos", False, "kopek", "kopeks"), "rub": ("rublo", "rublos", False, "kopek", "kopeks"),
-}
+_CURRENCIES = {k: tuple(v) for k, v in _WORDS["currencies"].items()}
+# Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
+for _written, _code in cldr.currency_symbols("es").items():
+    if _written not in _CURRENCIES:
+        one, many = cldr.currency_name("es", _code, 1), cldr.currency_name("es", _code, 2)
+        _CURRENCIES[_written] = (one, many, is_feminine("es", one.split()[0]), "centavo", "centavos")
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = {"mil": 10**3, "millón": 10**6, "millones": 10**6, "billón": 10**12, "billones": 10**12,
                 "trillón": 10**18, "trillones": 10**18}
-_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-           "noviembre", "diciembre")
+_MONTHS = cldr.month_names("es")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "sept": 9, "set": 9, "setiembre": 9}
-_WEEKDAYS = {"lun": "lunes", "mar": "martes", "miér": "miércoles", "mié": "miércoles", "mier": "miércoles",
-             "jue": "jueves", "vier": "viernes", "vie": "viernes", "sáb": "sábado", "sab": "sábado", "dom": "domingo"}
-_ABBREVIATIONS = {
-    "sr.": "señor", "sra.": "señora", "srta.": "señorita", "sres.": "señores", "dr.": "doctor", "dra.": "doctora",
-    "lic.": "licenciado", "ing.": "ingeniero", "prof.": "profesor", "pza.": "plaza", "av.": "avenida",
-    "avda.": "avenida", "c/": "calle", "ee. uu.": "estados unidos", "ee.uu.": "estados unidos", "etc.": "etcétera",
-    "ud.": "usted", "uds.": "ustedes", "vd.": "usted", "pág.": "página", "págs.": "páginas", "tel.": "teléfono",
-    "núm.": "número", "n.º": "número", "nº": "número", "c.º b.": "camino bajo", "c.º": "camino",
-    "aprox.": "aproximadamente", "depto.": "departamento", "dpto.": "departamento", "admón.": "administración",
-    "cía.": "compañía", "s.a.": "sociedad anónima",
-}
-_DAY_PARTS = {"mañana": "de la mañana", "tarde": "de la tarde", "noche": "de la noche"}
-_AM_PM = {"a.m": "de la mañana", "am": "de la mañana", "p.m": "de la tarde", "pm": "de la tarde"}
-_ZONES = frozenset(("gmt", "utc", "est", "cet", "pst", "cst", "edt", "pdt", "cest"))
-_ERAS = {"ec": "era común", "aec": "antes de la era común", "ac": "antes de cristo", "dc": "después de cristo"}
+_WEEKDAYS = dict(_WORDS["weekdays"])
+_ABBREVIATIONS = abbreviations("es")
+_DAY_PARTS = dict(_WORDS["day_parts"])
+_AM_PM = dict(_WORDS["am_pm"])
+_ZONES = frozenset(_WORDS["zones"])
+_ERAS = dict(_WORDS["eras"])
 
 WORDS = SpanWords(
-    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
+    minus="menos",
+    phone_regions=("ES",),
+    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("es") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),
     connectors=frozenset(("de", "del")),
@@ -298,50 +199,78 @@ WORDS = SpanWords(
     weekdays=frozenset(_WEEKDAYS),
     before=frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")),
     abbreviations=dict(sorted(_ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
-    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro")),
+    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro", "año")),
     eras=frozenset(_ERAS),
     not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
                          "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
     extensions=frozenset(("ext", "extensión")),
 )
-SYMBOLS = {"&": "y", "+": "más", "=": "igual a", "×": "por", "÷": "entre", "%": "por ciento", "≥": "mayor o igual que",
-           "≤": "menor o igual que", "≠": "distinto de", "°": "grados", "@": "arroba", "#": "número"}
-ADDRESS_SYMBOLS = {".": "punto", "/": "barra", "@": "arroba", ":": "dos puntos", "-": "guion", "_": "guion bajo",
-                   "^": "acento circunflejo", "?": "signo de interrogación", "=": "igual", "&": "y", "#": "numeral",
-                   "%": "por ciento", "~": "virgulilla", "+": "más"}
+SYMBOLS = dict(_WORDS["symbols"])
+ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
+    if span is None:
+        return None
+    raw = cur.text[pos:span.end]
+    noun = word_after(cur, span.end)
+    if noun == "de" and raw.split()[-1].lower() in _SCALE_WORDS:  # '1,5 millones de €'
+        try:
+            j = lexer.spaces(cur, lexer.spaces(cur, span.end) + 2)
+            if lexer.is_currency(cur.at(j)) and (money := _money(f"{raw.lower()} {cur.at(j)}")):
+                span.end, span.info = j + 1, money
+        except TooLong:
+            pass
+        return span
+    half = _AND_A_HALF.fullmatch(raw)
+    if half and noun.isalpha() and (measure := _measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
+        span.end, span.info = lexer.spaces(cur, span.end) + len(noun), measure
+        return span
+    if len(noun) <= 2 or not noun.isalpha() or noun in _NOT_NOUNS:
+        return span
+    form = "f" if is_feminine("es", noun) else "un"
+    if _COUNT.fullmatch(raw):
         # A count agrees with its noun: 'veintiún clientes', 'doscientas una personas'; alone it
         # stays 'el número es veintiuno'.
-        n = to_int(raw)
-        noun = word_after(cur, span.end)
-        if len(noun) > 2 and noun.isalpha() and noun not in _NOT_NOUNS:
-            span.info = cardinal(n, "f" if _feminine(noun) else "un")
+        span.info = cardinal(to_int(raw), form)
+    elif half:  # '2½ tazas' dos tazas y media, '1 1/2 horas' una hora y media
+        start = lexer.spaces(cur, span.end)
+        written = cur.text[start:start + len(noun)]
+        whole = int(half.group(1) or 0)
+        span.end, span.info = start + len(noun), _and_a_half(whole, _singular(written) if whole == 1 else written, form)
     return span
 
 
+def _and_a_half(whole: int, name: str, form: str) -> str:
+    """'dos tazas y media', 'una milla y media por hora': the half after the unit's noun; 'media taza'."""
+    half = "media" if form == "f" else "medio"
+    if not whole:
+        return f"{half} {name}"
+    noun, _, rest = name.partition(" ")
+    return " ".join(filter(None, (cardinal(whole, form), noun, "y", half, rest)))
+
+
+def _singular(noun: str) -> str:
+    """'horas' hora, 'meses' mes, 'panes' pan: a plural noun after '1½'."""
+    if not noun.endswith("s"):
+        return noun
+    known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
+    return noun[:-2] if known else noun[:-1]
+
+
+# A bare hour before "a.m."/"p.m." ('7 a.m.'), with the groups of numeric_spans.TIME.
+_HOUR_ONLY = re.compile(r"(?P<h>\d{1,2})(?P<m>)(?P<hm>)")
+_DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
+_PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
+# A count of hours (the time words join the number's span).
+_HOURS = re.compile(rf"({NUM}) (horas?)")
+# A whole number and a half ('2½' is read as '2 1/2').
+_AND_A_HALF = re.compile(r"(\d*) ?(?:½|1/2)")
 # A count: digits, their thousands grouped or not ('1.251').
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 # Words after a number that are no noun it counts.
-_NOT_NOUNS = frozenset(("del", "por", "para", "que", "con", "más", "menos", "son", "las", "los", "una", "uno",
-                        "entre", "sobre", "hasta", "desde", "como", "pero", "sin", "mil", "millones", "millón"))
-_MASCULINE_IN_A = frozenset(("día", "días", "mapa", "mapas", "problema", "problemas", "programa", "programas",
-                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
-                             "planetas", "poema", "poemas", "esquema", "esquemas", "dilema", "drama", "dramas"))
-
-
-def _feminine(noun: str) -> bool:
-    """A Spanish noun's gender from its ending: '-a(s)', '-ción', '-dad', '-tud', '-umbre' are
-    feminine, save the common masculines in '-a' ('días', 'problemas')."""
-    if noun in _MASCULINE_IN_A:
-        return False
-    return noun.endswith(("a", "as", "ción", "ciones", "sión", "siones", "dad", "dades", "tud", "tudes", "umbre",
-                          "umbres"))
-
-
+_NOT_NOUNS = frozenset(_WORDS["not_nouns"])
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")
@@ -349,30 +278,25 @@ _DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-z]+)\.?(?: (?P<c>d
 
 
 def read(raw: str, kind: str) -> str:
-    if kind == "address":
-        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
-    if kind == "abbreviation":
-        return read_abbreviation(raw, _ABBREVIATIONS)
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "counted_roman":
-        return _counted_roman(raw)
-    if kind == "phone":
-        return _phone(raw)
-    if kind == "date":
-        return _month_first_date(raw)
-    return number(raw)
+    """A span of `kind` (numeric_spans.find_span) read aloud."""
+    return _READERS.get(kind, number)(raw)
 
 
 def number(raw: str) -> str:
     text = " ".join(raw.split())
     low = text.lower()
-    return (_money(low) or _special(low) or _measure(low) or _fallback(low)).strip()
+    return (_ABBREVIATIONS.get(low) or _money(low) or _special(low) or _measure(low) or _fallback(low)).strip()
 
 
 def _special(text: str) -> str | None:
     """Shapes read as a whole: ordinals, dates, times, phone numbers, ranges, fractions."""
     head, _, rest = text.partition(" ")
+    m = _DAY_MONTH_SLASH.fullmatch(text)
+    if m and 1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 12:  # '05/06'; '5/6' is a fraction
+        return f"{_day(int(m.group(1)))} de {_MONTHS[int(m.group(2)) - 1]}"
+    m = _PERCENT_RANGE.fullmatch(text)
+    if m:  # '2-3 %'
+        return f"{cardinal(int(m.group(1)))} a {cardinal(int(m.group(2)))} por ciento"
     m = _ORDINAL.fullmatch(text)
     if m:
         suffix = m.group("m") or ""
@@ -384,7 +308,7 @@ def _special(text: str) -> str | None:
             return reading
     if IP.fullmatch(text) and not GROUPED.fullmatch(text):
         return " punto ".join(digits(p) for p in text.split("."))
-    m = TIME.fullmatch(head)
+    m = TIME.fullmatch(head) or _HOUR_ONLY.fullmatch(head) if rest.replace(".", "").strip() in ("am", "pm") else TIME.fullmatch(head)
     if m:
         reading = _time(m, rest)
         if reading:
@@ -400,6 +324,9 @@ def _special(text: str) -> str | None:
         if m.group("y"):
             reading += f" {m.group('c') or 'de'} {cardinal(int(m.group('y')))}"
         return reading
+    m = _HOURS.fullmatch(text)
+    if m:  # 'una hora', 'veintiuna horas'
+        return f"{_amount(m.group(1), 'f')} {m.group(2)}"
     m = RANGE.fullmatch(text)
     if m:
         return f"{cardinal(int(m.group('a')))} a {cardinal(int(m.group('b')))}"
@@ -451,7 +378,7 @@ def _time(m: re.Match, rest: str) -> str | None:
         if w in ("h", "horas", "hs"):
             continue
         if w in ("am", "pm"):
-            day_part = "de la mañana" if w == "am" else "de la tarde"
+            day_part = "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
             if h == 12:
                 day_part = "de la noche" if w == "am" else "del mediodía"
             suffix.append(day_part)
@@ -471,6 +398,9 @@ def _time(m: re.Match, rest: str) -> str | None:
 
 
 def _money(text: str) -> str | None:
+    if text[:1] in "-−":  # '-120,40 €'
+        amount = _money(text[1:].lstrip())
+        return None if amount is None else "menos " + amount
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS, glued=True)
     if code is None:
         return None
@@ -490,6 +420,8 @@ def _money(text: str) -> str | None:
     cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
     if len(fraction_digits) > 2:
         return f"{decimal(integer, fraction_digits, form)} {many}"
+    if not cents and major >= 10**6 and major % 10**6 == 0:  # 'un millón de dólares'
+        return f"{cardinal(major, 'un')} de {many}"
     parts = []
     if major or not cents:
         parts.append(f"{cardinal(major, form)} {one if major == 1 else many}")
@@ -509,7 +441,8 @@ def _measure(text: str) -> str | None:
     if unit in ("%", "‰"):
         return sign + _amount(num, "") + (" por ciento" if unit == "%" else " por mil")
     if unit.startswith("°"):
-        return sign + _amount(num, "") + " " + _DEGREES.get(unit[1:].strip(), "grados")
+        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
+        return sign + _amount(num, "un") + " " + (one if num == "1" else many)
     scale = _SCALE_WORDS.get(unit)
     if scale:
         return sign + _amount(num, "un") + " " + unit
@@ -521,23 +454,35 @@ def _measure(text: str) -> str | None:
         per = _PER.get(per_unit)
         if per is None:
             return None
-    if unit not in _UNITS:
+    names = _UNITS.get(unit) or _cldr_unit(unit)
+    if names is None:
         return None if unit else sign + _amount(num, "")
-    one, many, feminine = _UNITS[unit]
+    one, many, feminine = names
+    form = "f" if feminine else "un"
     if "/" in num:
         whole, _, frac = num.rpartition(" ")
         n, d = frac.split("/")
-        if not whole and n == "1" and d == "2":
-            reading = ("media " if feminine else "medio ") + one
+        if n == "1" and d == "2":
+            reading = _and_a_half(int(whole), one if whole == "1" else many, form) if whole else (
+                ("media " if feminine else "medio ") + one)
         else:
             reading = fraction(int(n), int(d), "f" if feminine else "m") + " de " + one
             if whole:
-                reading = f"{cardinal(int(whole))} y {reading}"
+                reading = f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}"
     else:
         integer, fraction_digits = split_amount(num)
         plural = fraction_digits or int(integer) != 1
-        reading = f"{_amount(num, 'f' if feminine else 'un')} {many if plural else one}"
+        reading = f"{_amount(num, form)} {many if plural else one}"
     return sign + reading + (f" por {per}" if per else "")
+
+
+def _cldr_unit(symbol: str) -> tuple[str, str, bool] | None:
+    """A unit not in _UNITS by its CLDR names ('cm²' centímetros cuadrados, 'hpa' hectopascales)."""
+    unit = cldr.unit_for("es", symbol)
+    one = cldr.unit_name("es", unit, 1) if unit else None
+    if one is None:
+        return None
+    return one, cldr.unit_name("es", unit, 2) or one, is_feminine("es", one.split()[0])
 
 
 def _amount(num: str, form: str) -> str:
@@ -548,24 +493,9 @@ def _amount(num: str, form: str) -> str:
 def _phone(raw: str) -> str:
     """Digits one by one; a country code of one or two digits as a number; a fourth group after
     'NNN-NNNN' or 'ext.' is the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    m = re.match(r"\s*\+(\d+)", text)
-    if m:
-        code = m.group(1)
-        words.append("más " + (cardinal(int(code)) if len(code) <= 2 else digits(code)))
-        text = text[m.end():]
-    text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", text)
-    for piece in re.split(r"[\s-]+", text):
-        if not piece:
-            continue
-        if piece.rstrip(".") in ("ext", "extensión"):
-            words.append("extensión")
-        elif piece.isdecimal():
-            words.append(digits(piece))
-        else:
-            words.append(piece)
-    return " ".join(words)
+    text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", raw)
+    return read_phone(text, digits, "más", "extensión", WORDS.extensions,
+                      lambda code: cardinal(int(code)) if len(code) <= 2 else digits(code))
 
 
 def _counted_roman(raw: str) -> str:
@@ -578,3 +508,14 @@ def _counted_roman(raw: str) -> str:
 def _fallback(text: str) -> str:
     """Anything else: numbers as numbers, words as written ('a-5' → 'a cinco', '0-800-hermano')."""
     return read_pieces(text, SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else digits(run))
+
+
+_READERS = {
+    "address": lambda raw: read_address(raw, ADDRESS_SYMBOLS, DIGITS),
+    "abbreviation": lambda raw: read_abbreviation(raw, _ABBREVIATIONS),
+    "roman": lambda raw: ordinal(roman_value(raw)),
+    "roman_feminine": lambda raw: ordinal(roman_value(raw), "f"),  # 'Isabel segunda'
+    "counted_roman": _counted_roman,
+    "phone": _phone,
+    "date": _month_first_date,
+}

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from num2words import num2words
-
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, electronic, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -26,6 +24,7 @@ from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
+from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -44,15 +43,24 @@ class Currency:
     minor: Unit
 
 
+def units(table: dict[str, list]) -> dict[str, Unit]:
+    """Units as a language's word table writes them: [singular, plural, feminine?]."""
+    return {written: Unit(*names) for written, names in table.items()}
+
+
+def currencies(table: dict[str, list]) -> dict[str, Currency]:
+    """Currencies as a language's word table writes them: [main unit, minor unit]."""
+    return {written: Currency(Unit(*major), Unit(*minor)) for written, (major, minor) in table.items()}
+
+
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
-_SCHEMES = ("https://", "http://", "www.")
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
 _GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
@@ -61,19 +69,6 @@ _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
-_DIGIT_RUN = re.compile(r"\d+")
-
-
-def num2words_cardinal(lang: str, minus: str) -> Callable[[int], str]:
-    """A language's cardinals from num2words, cached, with `minus` before a negative number."""
-
-    @lru_cache(maxsize=4096)
-    def cardinal(n: int) -> str:
-        if n < 0:
-            return f"{minus} {cardinal(-n)}"
-        return num2words(n, lang=lang)
-
-    return cardinal
 
 
 def _sign_may_follow(prev: str) -> bool:
@@ -91,17 +86,24 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PER = ""
     RANGE = ""
     NUMBER_WORD = ""  # '#5'
+    # The word between a scale word and the noun it counts ("milioni di euro").
+    SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
     MONTHS: dict[str, int] = {}
     MONTH_NAMES: tuple[str, ...] = ()
     FULL_MONTHS: frozenset[str] = frozenset()
     # Words after which a four-digit number is a year ('im Jahr 1990').
     YEAR_CUES: frozenset[str] = frozenset()
+    # The units a language names itself (the others come from CLDR: `unit`).
     UNITS: dict[str, Unit] = {}
     # Currency symbols, codes and names (lower case for names and codes) to their units.
     CURRENCIES: dict[str, Currency] = {}
     SCALES: dict[str, Unit] = {}
     ABBREVIATIONS: dict[str, str] = {}
+    # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
+    WEEKDAYS: dict[str, str] = {}
+    # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
+    ABBREVIATED_ENDINGS: dict[str, str] = {}
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
@@ -118,6 +120,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
+    # Words after which a Roman numeral is an ordinal ('XX secolo'), or a number ('Kapitel IV').
+    CENTURY_WORDS: frozenset[str] = frozenset()
+    CHAPTER_WORDS: frozenset[str] = frozenset()
+    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
+    VERSION_WORDS: frozenset[str] = frozenset()
+    # German writes a ruler's number with a period ('Ludwig XIV.').
+    ROMAN_DOT = False
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
 
@@ -152,6 +161,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+        """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
+        return self.fraction(numerator, denominator)
+
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
 
@@ -170,12 +183,45 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """'les 80s': a decade, where the language writes them so."""
         return None
 
+    def of(self, noun: str) -> str:
+        """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
+        return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
+
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} {minor}"
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
         return False
+
+    def currency(self, written: str) -> Currency | None:
+        """The currency a symbol, code or name stands for: the language's own table, else CLDR's
+        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with the euro's minor unit."""
+        own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
+        if own is not None:
+            return own
+        code = cldr.currency_code(self.code, written)
+        return None if code is None else self._cldr_currency(code)
+
+    @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
+    def _cldr_currency(self, code: str) -> Currency:
+        one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.CURRENCIES["€"].minor)
+
+    def unit(self, written: str) -> Unit | None:
+        """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
+        return self.UNITS.get(written) or self._cldr_unit(written)
+
+    @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
+    def _cldr_unit(self, written: str) -> Unit | None:
+        unit = cldr.unit_for(self.code, written)
+        one = cldr.unit_name(self.code, unit, 1) if unit else None
+        if one is None:
+            return None
+        return Unit(one, cldr.unit_name(self.code, unit, 2) or one, self.is_feminine(one.split()[0]))
+
+    def is_feminine(self, noun: str) -> bool:
+        return is_feminine(self.code, noun)
 
     # --- the module contract ------------------------------------------------------------------
 
@@ -199,6 +245,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
+        if c in cldr.VULGAR_FRACTIONS:  # '⅖'
+            numerator, denominator = cldr.vulgar_fraction(c)
+            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator))
         if is_digit(c):
             if ctx.line_start:
                 span = self._list_number(cur, pos, ctx)
@@ -215,7 +264,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if c in _CURRENCY_SYMBOLS:
             body = pos + 1 + (cur.at(pos + 1) == " ")
             if is_digit(cur.at(body)):
-                return self._numeric(cur, pos, body, ctx, currency=self.CURRENCIES.get(c))
+                return self._numeric(cur, pos, body, ctx, currency=self.currency(c))
             return None
         if c == "(" and is_digit(cur.at(pos + 1)):
             return self._bracketed_phone(cur, pos)
@@ -230,7 +279,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         if cur.at(pos) in "hHwW" and cur.at(pos + 1) in "tTwW":
-            for scheme in _SCHEMES:
+            for scheme in electronic.SCHEMES:
                 if cur.startswith(pos, scheme, fold=True):
                     end = lexer.url_end(cur, pos + len(scheme))
                     return locale_span(end, self.address(cur.text[pos:end]), self.code)
@@ -240,21 +289,32 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
+        if word.split("-")[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end)) is not None:
+            return days  # 'Mo.–Fr.', 'lun-ven'
+        if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
+            return spaced
+        if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
+            ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
+            return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
-            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1):
+            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1) or self._ends_text(cur, end + 1):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
+        if word.isupper() and (value := roman_value(word)) is not None:
+            span = self._roman(cur, end, word, value, ctx)
+            if span is not None:
+                return span
         if word in self.ABBREVIATIONS:
             return locale_span(end, self.ABBREVIATIONS[word], self.code)
-        if "@" in word and _EMAIL.fullmatch(word):
+        if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
         if self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
-        currency = self.CURRENCIES.get(word) if word.isupper() else None
+        currency = self.currency(word) if word.isupper() else None
         if currency is not None:  # 'EUR 25'
             j = lexer.spaces(cur, end)
             if j > end and is_digit(cur.at(j)):
@@ -263,6 +323,68 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         return None
+
+    def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
+        """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
+        try:
+            if "-" in word:
+                first, _, second = word.partition("-")
+            else:
+                first, j = word, end + (cur.at(end) == ".")
+                if cur.at(j) not in "–-" or not is_letter(cur.at(j + 1)):
+                    return None
+                end = lexer.chunk(cur, j + 1)
+                second = cur.text[j + 1:end]
+            if second not in self.WEEKDAYS:
+                return None
+            if cur.at(end) == "." and not self._ends_text(cur, end + 1):
+                end += 1
+        except TooLong:
+            return None
+        return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
+
+    def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
+        """'z. B.', 'd. h.': an abbreviation written with a space after its first period."""
+        try:
+            if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
+                return None
+            m = lexer.chunk(cur, end + 2)
+            if cur.at(m) != "." or m - end > 6:
+                return None
+        except TooLong:
+            return None
+        reading = self.ABBREVIATIONS.get(f"{word}.{cur.text[end + 2:m]}.")
+        return None if reading is None else locale_span(m + 1, reading, self.code)
+
+    def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
+        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
+        number ('Kapitel IV'), after a name the ruler's number ('Ludwig XIV.', 'Louis XIV'). German
+        writes the last with a period, which the span takes (and gives back where it also ends the
+        sentence); a lone C, D, L or M after a name is no numeral ('Vitamin C')."""
+        dot = self.ROMAN_DOT and cur.at(end) == "."
+        after = chunk_after(cur, end + dot, is_letter)
+        if after is not None and after[0].lower() in self.CENTURY_WORDS:
+            return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
+        if ctx.prev_word.lower() in self.CHAPTER_WORDS:
+            return locale_span(end, self.cardinal(value), self.code)
+        name = ctx.prev_word
+        if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
+            return None
+        reading = self.regnal(value, is_feminine_name(name))
+        if dot and self._ends_sentence(cur, end + 1):
+            reading += "."
+        return locale_span(end + dot, reading, self.code)
+
+    def regnal(self, n: int, feminine: bool) -> str:
+        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
+        return self.ordinal(n, "a" if feminine else "", Context())
+
+    def _ends_text(self, cur: Cursor, i: int) -> bool:
+        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end)."""
+        try:
+            return cur.at(lexer.spaces(cur, i)) in ("", "\n")
+        except TooLong:
+            return False
 
     def _ends_sentence(self, cur: Cursor, i: int) -> bool:
         try:
@@ -329,8 +451,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
         plain = not sign and currency is None
-        if plain and "@" in token and _EMAIL.fullmatch(token):
+        if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
+        if plain and token in self.ABBREVIATIONS:  # '24/7'
+            return locale_span(end, self.ABBREVIATIONS[token], self.code)
+        if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
+            point = f" {self.ADDRESS_SYMBOLS['.']} "
+            return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         if plain:
             span = self._clock_or_date(cur, pos, end, token, ctx)
             if span is not None:
@@ -392,7 +519,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
         integer = fractional is None
+        if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
+            return locale_span(end, self.year(int(whole)), self.code)
         try:
+            if currency is None and integer and cur.at(end) in cldr.VULGAR_FRACTIONS:  # '2½'
+                numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+                return self._unit_after(cur, end + 1, minus + self.mixed_fraction(int(whole), numerator, denominator))
             if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
                 n = int(whole)
                 return self._after_day(cur, end + 1, minus + self.ordinal(n, ".", ctx), n, ctx)
@@ -402,19 +534,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, f"{minus}{self._spoken_quantity(whole, fractional)} {self.PERCENT}",
                                        self.code)
-                if c in _CURRENCY_SYMBOLS and currency is None and c in self.CURRENCIES:
-                    currency, end = self.CURRENCIES[c], j + 1
+                if c in _CURRENCY_SYMBOLS and currency is None and self.currency(c) is not None:
+                    currency, end = self.currency(c), j + 1
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)
-                    unit = self.UNITS.get(cur.text[j + 1:m])
+                    unit = self.unit(cur.text[j + 1:m])
                     if unit is None:
                         break
                     reading = f"{self._spoken_quantity(whole, fractional)} {self.PER} {unit.singular}"
                     return locale_span(m, minus + reading, self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     m = j + 1 + (cur.at(j + 1) in ("C", "F"))
-                    unit = self.UNITS.get(cur.text[j:m])
+                    unit = self.unit(cur.text[j:m])
                     if unit is not None and not is_alnum(cur.at(m)):
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
                     break
@@ -427,12 +559,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
-                named = self.CURRENCIES.get(word if word.isupper() else word.lower())
+                named = self.currency(word)
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
                 if scale is None and currency is None:
-                    unit = self.UNITS.get(word)
+                    unit = self.unit(word)
                     if unit is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
                     if integer and int(whole) <= 31 and word.lower().rstrip(".") in self.MONTHS and not minus:
@@ -446,18 +578,24 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pass
         if currency is not None:
             return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
-        if integer and not minus and len(whole) == 4 and ctx.prev_word in self.YEAR_CUES:
-            return locale_span(end, self.year(int(whole)), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
-        if fractional is None and not minus and whole == "1" and (one := self.one_before_noun(cur, end)):
-            return locale_span(end, one, self.code)
+        if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
+            return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
 
-    def one_before_noun(self, cur: Cursor, end: int) -> str | None:
-        """The word for a lone '1' before the noun that may follow at `end` (German 'ein Kind'),
-        or None where the language reads it as the number."""
-        return None
+    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
+        """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
+        'nel 1998'), before anything a unit could take."""
+        return ctx.prev_word in self.YEAR_CUES
+
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
+        'vingt-et-une personnes', 'una ora'), or None where no noun follows."""
+        after = chunk_after(cur, end, is_letter)
+        if after is None or not after[0].isalpha() or not after[0].islower() or len(after[0]) < 3:
+            return None
+        return self.counted(n, self.is_feminine(after[0]))
 
     def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""
@@ -465,7 +603,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):
                 m = lexer.chunk(cur, j)
-                unit = self.UNITS.get(cur.text[j:m])
+                unit = self.unit(cur.text[j:m])
                 if unit is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)
         except TooLong:
@@ -475,8 +613,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
         if scale is not None:
-            return f"{self._counted_quantity(whole, fractional, scale)} {currency.major.plural}"
+            return f"{self._counted_quantity(whole, fractional, scale)} {self.of(currency.major.plural)}"
         cents = (fractional or "").rstrip("0")
+        if not cents and int(whole) >= 10**6 and int(whole) % 10**6 == 0:  # 'un million d'euros'
+            return f"{self.cardinal(int(whole))} {self.of(currency.major.plural)}"
         if len(cents) > 2:
             return f"{self._spoken_quantity(whole, cents)} {currency.major.plural}"
         major, minor = int(whole), int(cents.ljust(2, "0")) if cents else 0
@@ -505,9 +645,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
-                if unit_text.startswith("/") and unit_text[1:] in self.UNITS:
-                    return f"{self._spoken_quantity(*quantity)} {self.PER} {self.UNITS[unit_text[1:]].singular}"
-                unit = self.UNITS.get(unit_text)
+                per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
+                if per is not None:
+                    return f"{self._spoken_quantity(*quantity)} {self.PER} {per.singular}"
+                unit = self.unit(unit_text)
                 if unit is not None:
                     return self._counted_quantity(*quantity, unit)
         return None
@@ -532,5 +673,5 @@ class Language(AddressesAndPhones, DatesAndTimes):
             after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
             return before + spoken + after
 
-        return _DIGIT_RUN.sub(run, text)
+        return _INTEGER.sub(run, text)
 

@@ -15,12 +15,8 @@ from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.numeric_spans import TLDS
 
-_TLDS = frozenset((
-    "com", "org", "net", "edu", "gov", "info", "io", "ai", "dev", "app", "eu", "de", "at", "ch", "fr", "be", "lu",
-    "it", "es", "pt", "nl", "uk", "us", "ca", "mx", "br", "ru", "pl", "se", "no", "dk", "fi", "cz", "jp", "cn", "in",
-    "co", "tv", "me", "biz", "xyz", "online", "shop", "tech", "cloud", "site", "sm", "va", "mc",
-))
 # Labels of addresses said as words even when short; everything else of three letters or less is spelled.
 _ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
 _DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -33,7 +29,7 @@ class AddressesAndPhones:
     def _is_domain(self, word: str) -> bool:
         return (
             _DOMAIN.fullmatch(word) is not None
-            and word.rsplit(".", 1)[1].lower() in _TLDS
+            and word.rsplit(".", 1)[1].lower() in TLDS
             and any(c.isalpha() for c in word.split(".", 1)[0])
         )
 

@@ -20,9 +20,10 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
-_DATE_DMY = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})")
+_DATE_DMY = re.compile(r"(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
-_DATE_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
+_DATE_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")  # ISO 8601, also unpadded: "2003-3-2"
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
 NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
@@ -79,10 +80,13 @@ class DatesAndTimes:
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
         m = _DOTTED_CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and self._marker_after(cur, end):
+        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
+            self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
+        ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
         m = _DATE_DMY.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(3))):
+        # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(3))) and (m.group(2) != "-" or len(m.group(4)) == 4):
             year = int(m.group(4))
             year = year + 2000 if len(m.group(4)) == 2 else year
             return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
@@ -94,6 +98,9 @@ class DatesAndTimes:
             # '24.12.' closes with its period unless the period ends the sentence.
             if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
                 end += 1
+            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
+        m = _DATE_DM_SLASH.fullmatch(token)
+        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
             return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
         if _DAY_LIST.fullmatch(token) and not NUMBER_RANGE.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
             days = [int(x) for x in re.split(r"[/-]", token)]
@@ -122,6 +129,9 @@ class DatesAndTimes:
 
     def is_clock_marker(self, word: str) -> bool:
         return False
+
+    # Words after which '10.30' is a time (Italian 'alle 10.30').
+    CLOCK_CUES: frozenset[str] = frozenset()
 
     def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
         marker = ""

@@ -1,8 +1,8 @@
 """French: "Votre commande coûte 25,50 € et arrive le 1er mai à 14h30." → "… vingt-cinq euros et
 cinquante centimes … le premier mai à quatorze heures trente."
 
-Cardinals come from num2words (traditional spelling: "soixante et onze", "quatre-vingts"); ordinals
-are built here from them (num2words writes "quatre-vingtsième"). Thousands are grouped with
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "soixante-et-onze", "quatre-vingts",
+"quatre-vingtième"; a feminine count before a feminine noun: "vingt-et-une personnes"). Thousands are grouped with
 spaces ("6 492 000"); "1er", "2e", "3ème" and "6°" are ordinals; the digits after the decimal comma
 are read as a number ("virgule trois cent trois"), longer ones two by two.
 """
@@ -10,49 +10,30 @@ are read as a number ("virgule trois cent trois"), longer ones two by two.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from voice_tts.tn.chars import ascii_digits
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales.european import Currency, Language, Unit, num2words_cardinal
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
 
-_EURO = Currency(Unit("euro", "euros"), Unit("centime", "centimes"))
-_DOLLAR = Currency(Unit("dollar", "dollars"), Unit("cent", "cents"))
-_POUND = Currency(Unit("livre", "livres", True), Unit("penny", "pence"))
-_FRANC = Currency(Unit("franc", "francs"), Unit("centime", "centimes"))
-_YEN = Currency(Unit("yen", "yens"), Unit("sen", "sens"))
-_ROUBLE = Currency(Unit("rouble", "roubles"), Unit("kopeck", "kopecks"))
-_WON = Currency(Unit("won", "wons"), Unit("jeon", "jeons"))
-_MILLION = Unit("million", "millions")
-_BILLION = Unit("milliard", "milliards")
-_TRILLION = Unit("billion", "billions")
+_WORDS = words("fr")
 
-_MONTH_NAMES = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-                "novembre", "décembre")
+
+_MONTH_NAMES = cldr.month_names("fr")
 _MONTH_ABBREVIATIONS = {"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11,
                         "déc": 12, "fevrier": 2, "aout": 8, "decembre": 12}
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
-_cardinal = num2words_cardinal("fr", "moins")
+def _cardinal(n: int) -> str:
+    return f"moins {_cardinal(-n)}" if n < 0 else cldr.spell("fr", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal(n: int) -> str:
-    """'troisième', 'vingt et unième', 'quatre-vingtième', 'milliardième'."""
-    if n == 1:
-        return "premier"
-    words = _cardinal(n)
-    if words.endswith(("quatre-vingts", "cents")):
-        words = words[:-1]
-    if words.endswith("cinq"):
-        return words + "uième"
-    if words.endswith("neuf"):
-        return words[:-1] + "vième"
-    if words.endswith("e"):
-        return words[:-1] + "ième"
-    return words + "ième"
+    """'troisième', 'vingt-et-unième', 'quatre-vingtième', 'milliardième'."""
+    return cldr.spell("fr", n, "spellout-ordinal-masculine")
 
 
 def _in_pairs(digits: str) -> str:
@@ -62,6 +43,11 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
+    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
@@ -75,48 +61,15 @@ class French(Language):
     H_CLOCKS = True
     DAY_RANGES = False
     DEGREE_IS_ORDINAL = True
-    UNITS = {
-        "km": Unit("kilomètre", "kilomètres"), "m": Unit("mètre", "mètres"), "cm": Unit("centimètre", "centimètres"),
-        "mm": Unit("millimètre", "millimètres"), "nm": Unit("nanomètre", "nanomètres"),
-        "kg": Unit("kilogramme", "kilogrammes"), "g": Unit("gramme", "grammes"),
-        "mg": Unit("milligramme", "milligrammes"), "t": Unit("tonne", "tonnes", True), "l": Unit("litre", "litres"),
-        "L": Unit("litre", "litres"), "ml": Unit("millilitre", "millilitres"), "cl": Unit("centilitre", "centilitres"),
-        "h": Unit("heure", "heures", True), "min": Unit("minute", "minutes", True),
-        "s": Unit("seconde", "secondes", True), "ms": Unit("milliseconde", "millisecondes", True),
-        "km/h": Unit("kilomètre par heure", "kilomètres par heure"),
-        "m/s": Unit("mètre par seconde", "mètres par seconde"),
-        "m²": Unit("mètre carré", "mètres carrés"), "km²": Unit("kilomètre carré", "kilomètres carrés"),
-        "cm²": Unit("centimètre carré", "centimètres carrés"), "m³": Unit("mètre cube", "mètres cubes"),
-        "°C": Unit("degré Celsius", "degrés Celsius"), "°F": Unit("degré Fahrenheit", "degrés Fahrenheit"),
-        "V": Unit("volt", "volts"), "mV": Unit("millivolt", "millivolts"), "A": Unit("ampère", "ampères"),
-        "W": Unit("watt", "watts"), "kW": Unit("kilowatt", "kilowatts"),
-        "kWh": Unit("kilowattheure", "kilowattheures", True), "Hz": Unit("hertz", "hertz"),
-        "kHz": Unit("kilohertz", "kilohertz"), "MHz": Unit("mégahertz", "mégahertz"),
-        "GHz": Unit("gigahertz", "gigahertz"), "Ko": Unit("kilooctet", "kilooctets"),
-        "Mo": Unit("mégaoctet", "mégaoctets"), "Go": Unit("gigaoctet", "gigaoctets"),
-        "To": Unit("téraoctet", "téraoctets"), "GB": Unit("gigaoctet", "gigaoctets"),
-        "MB": Unit("mégaoctet", "mégaoctets"), "ha": Unit("hectare", "hectares"),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "euro": _EURO, "euros": _EURO, "$": _DOLLAR, "USD": _DOLLAR, "dollar": _DOLLAR,
-        "dollars": _DOLLAR, "£": _POUND, "GBP": _POUND, "CHF": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "₽": _ROUBLE, "RUB": _ROUBLE, "₩": _WON, "KRW": _WON,
-    }
-    SCALES = {"million": _MILLION, "millions": _MILLION, "milliard": _BILLION, "milliards": _BILLION,
-              "billion": _TRILLION, "billions": _TRILLION}
-    ABBREVIATIONS = {
-        "Mᵐᵉ": "madame", "Mᵐᵉˢ": "mesdames", "Mˡˡᵉ": "mademoiselle", "Mˡˡᵉˢ": "mademoiselles", "Dʳ": "docteur",
-        "Dʳˢ": "docteurs", "Dʳᵉ": "docteure", "Dʳᵉˢ": "docteures", "Mme": "madame", "Mmes": "mesdames",
-        "Mlle": "mademoiselle", "Mlles": "mademoiselles", "M.": "monsieur", "MM.": "messieurs", "Dr": "docteur",
-        "Dr.": "docteur", "Dre": "docteure", "Pr": "professeur", "Pr.": "professeur", "Ste": "sainte",
-        "etc.": "et cetera", "env.": "environ", "cf.": "confer", "tél.": "téléphone", "Tél.": "téléphone",
-        "n°": "numéro", "N°": "numéro", "bd": "boulevard", "Cie": "compagnie", "vol.": "volume",
-    }
-    SYMBOLS = {"&": "et", "+": "plus", "=": "égal", "×": "fois", "÷": "divisé par", "≥": "supérieur ou égal à",
-               "≤": "inférieur ou égal à", "≠": "différent de", "%": "pour cent", "§": "paragraphe", "°": "degré"}
-    ADDRESS_SYMBOLS = {".": "point", "@": "arobase", "/": "slash", ":": "deux-points", "-": "tiret",
-                       "_": "tiret bas", "?": "point d'interrogation", "=": "égal", "&": "et", "#": "dièse",
-                       "%": "pour cent", "~": "tilde", "+": "plus"}
+    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
+    # others come from CLDR (`Language.unit`).
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
+    ABBREVIATIONS = abbreviations("fr")
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 
@@ -142,6 +95,12 @@ class French(Language):
         if suffix in ("re", "ère", "res", "ères") and n == 1:
             words = "première"
         return words + "s" if suffix.endswith("s") else words
+
+    def regnal(self, n: int, feminine: bool) -> str:
+        """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
+        if n == 1:
+            return "première" if feminine else "premier"
+        return _cardinal(n)
 
     def date_day(self, day: int, ctx: Context) -> str:
         return "premier" if day == 1 else _cardinal(day)
@@ -173,6 +132,9 @@ class French(Language):
         if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
             return "années " + _cardinal(int(token[:-1])).removesuffix("s")
         return None
+
+    def of(self, noun: str) -> str:
+        return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun
 
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} et {minor}"

@@ -1,9 +1,8 @@
 """Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro
 cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
 
-Numbers are spelled here rather than by num2words, whose Italian puts "e" and commas inside
-large numbers ("un milione e trentaquattromila…"); written Italian joins each group of three
-("trentaquattromilacinquecento") and names millions and billions apart. "1°" and "2ª" are
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "trentaquattromilacinquecento",
+"un milione", "ventitreesimo"); "1 ora" is "un'ora" by the noun's gender. "1°" and "2ª" are
 ordinals; times read "diciassette e quindici minuti"; the digits after the decimal comma are
 read as a number ("virgola trecentoquarantadue").
 """
@@ -11,96 +10,43 @@ read as a number ("virgola trecentoquarantadue").
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from voice_tts.tn import cldr
+from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import abbreviations, words
+from voice_tts.tn.locales.european import Language, currencies, units
+from voice_tts.tn.locales.european_dates import chunk_after
 
-_EURO = Currency(Unit("euro", "euro"), Unit("centesimo", "centesimi"))
-_DOLLAR = Currency(Unit("dollaro", "dollari"), Unit("centesimo", "centesimi"))
-_POUND = Currency(Unit("sterlina", "sterline", True), Unit("penny", "penny"))
-_FRANC = Currency(Unit("franco svizzero", "franchi svizzeri"), Unit("centesimo", "centesimi"))
-# the codes read with their country, as the Italian NeMo currency data reads them
-_US_DOLLAR = Currency(Unit("dollaro statunitense", "dollari statunitensi"), Unit("centesimo", "centesimi"))
-_CANADIAN_DOLLAR = Currency(Unit("dollaro canadese", "dollari canadesi"), Unit("centesimo", "centesimi"))
-_HK_DOLLAR = Currency(Unit("dollaro di Hong Kong", "dollari di Hong Kong"), Unit("centesimo", "centesimi"))
-_ROUBLE = Currency(Unit("rublo", "rubli"), Unit("copeca", "copeche", True))
-_WON = Currency(Unit("won", "won"), Unit("jeon", "jeon"))
-_RUPEE = Currency(Unit("rupia", "rupie", True), Unit("paisa", "paisa"))
-_YEN = Currency(Unit("yen", "yen"), Unit("sen", "sen"))
-_MILLION = Unit("milione", "milioni")
-_BILLION = Unit("miliardo", "miliardi")
+_WORDS = words("it")
 
-_UNITS_WORDS = ("zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "undici",
-                "dodici", "tredici", "quattordici", "quindici", "sedici", "diciassette", "diciotto", "diciannove")
-_TENS = ("", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "settanta", "ottanta", "novanta")
-_ORDINALS = ("", "primo", "secondo", "terzo", "quarto", "quinto", "sesto", "settimo", "ottavo", "nono", "decimo")
-_MONTH_NAMES = ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
-                "ottobre", "novembre", "dicembre")
+_MONTH_NAMES = cldr.month_names("it")
 _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
                         "sett": 9, "ott": 10, "nov": 11, "dic": 12}
+# The masculine article is "uno" before s + consonant, z, gn, ps, pn, x, y ('uno studente').
+_UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
-def _below_hundred(n: int) -> str:
-    if n < 20:
-        return _UNITS_WORDS[n]
-    tens, unit = divmod(n, 10)
-    words = _TENS[tens]
-    if unit in (1, 8):  # ventuno, ventotto
-        words = words[:-1]
-    return words + (_UNITS_WORDS[unit] if unit else "")
-
-
-def _below_thousand(n: int) -> str:
-    hundreds, rest = divmod(n, 100)
-    head = "" if hundreds == 0 else "cento" if hundreds == 1 else _UNITS_WORDS[hundreds] + "cento"
-    if rest // 10 == 8 and head:  # centottanta
-        head = head[:-1]
-    return head + (_below_hundred(rest) if rest else "")
-
-
-@lru_cache(maxsize=4096)
 def _cardinal(n: int) -> str:
-    if n < 0:
-        return "meno " + _cardinal(-n)
-    if n == 0:
-        return "zero"
-    words = []
-    for scale, one, many in ((10**9, "un miliardo", "miliardi"), (10**6, "un milione", "milioni")):
-        count, n = divmod(n, scale)
-        if count:
-            words.append(one if count == 1 else f"{_cardinal(count)} {many}")
-    thousands, n = divmod(n, 1000)
-    group = ""
-    if thousands:
-        group = "mille" if thousands == 1 else _below_thousand(thousands) + "mila"
-    if n:
-        group += _below_thousand(n)
-    if group:
-        words.append(group)
-    spoken = " ".join(words)
-    # The accent of a final 'tre' (ventitré, centotré), never of 'tre' alone.
-    if spoken.endswith("tre") and spoken != "tre" and not spoken.endswith(" tre"):
-        return spoken[:-3] + "tré"
-    return spoken
+    return f"meno {_cardinal(-n)}" if n < 0 else cldr.spell("it", n, "spellout-numbering")
 
 
-@lru_cache(maxsize=1024)
 def _ordinal(n: int) -> str:
     """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
-    if n < len(_ORDINALS):
-        return _ORDINALS[n]
-    words = _cardinal(n).replace(" ", "")
-    if words.endswith("tré"):
-        return words[:-1] + "eesimo"
-    if words.endswith("sei"):
-        return words + "esimo"
-    return words[:-1] + "esimo"
+    return cldr.spell("it", n, "spellout-ordinal-masculine")
 
 
 class Italian(Language):
     code = "it"
+    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
+    CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
+    SCALE_OF = "di"
+    YEAR_CUES = frozenset(_WORDS["year_cues"])
+    CENTURY_WORDS = frozenset(_WORDS["century_words"])
+    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
+    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
@@ -111,80 +57,16 @@ class Italian(Language):
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(_MONTH_NAMES)
     DEGREE_IS_ORDINAL = True
-    UNITS = {
-        "km": Unit("chilometro", "chilometri"), "m": Unit("metro", "metri"), "cm": Unit("centimetro", "centimetri"),
-        "mm": Unit("millimetro", "millimetri"), "nm": Unit("nanometro", "nanometri"),
-        "kg": Unit("chilogrammo", "chilogrammi"), "g": Unit("grammo", "grammi"),
-        "mg": Unit("milligrammo", "milligrammi"), "t": Unit("tonnellata", "tonnellate", True),
-        "l": Unit("litro", "litri"), "L": Unit("litro", "litri"), "ml": Unit("millilitro", "millilitri"),
-        "cl": Unit("centilitro", "centilitri"), "h": Unit("ora", "ore", True), "min": Unit("minuto", "minuti"),
-        "s": Unit("secondo", "secondi"), "ms": Unit("millisecondo", "millisecondi"),
-        "km/h": Unit("chilometro per ora", "chilometri per ora"),
-        "km/s": Unit("chilometro per secondo", "chilometri per secondo"),
-        "m/s": Unit("metro per secondo", "metri per secondo"),
-        "m²": Unit("metro quadrato", "metri quadrati"), "km²": Unit("chilometro quadrato", "chilometri quadrati"),
-        "m³": Unit("metro cubo", "metri cubi"), "°C": Unit("grado Celsius", "gradi Celsius"),
-        "°F": Unit("grado Fahrenheit", "gradi Fahrenheit"), "V": Unit("volt", "volt"), "A": Unit("ampere", "ampere"),
-        "W": Unit("watt", "watt"), "kW": Unit("kilowatt", "kilowatt"), "kWh": Unit("chilowattora", "chilowattora"),
-        "Hz": Unit("hertz", "hertz"), "GHz": Unit("gigahertz", "gigahertz"), "MB": Unit("megabyte", "megabyte"),
-        "GB": Unit("gigabyte", "gigabyte"), "TB": Unit("terabyte", "terabyte"), "ha": Unit("ettaro", "ettari"),
-        # the Italian NeMo measurement data, which also writes its units in lower case ('220 v', '5 kw')
-        "K": Unit("kelvin", "kelvin"), "μm": Unit("micrometro", "micrometri"), "µm": Unit("micrometro", "micrometri"),
-        "dm": Unit("decimetro", "decimetri"), "pm": Unit("picometro", "picometri"),
-        "hm": Unit("ettometro", "ettometri"), "mi": Unit("miglio", "miglia"), "ft": Unit("piede", "piedi"),
-        "m2": Unit("metro quadrato", "metri quadrati"), "km2": Unit("chilometro quadrato", "chilometri quadrati"),
-        "m3": Unit("metro cubo", "metri cubi"), "µg": Unit("microgrammo", "microgrammi"),
-        "μg": Unit("microgrammo", "microgrammi"), "lb": Unit("libbra", "libbre", True),
-        "μs": Unit("microsecondo", "microsecondi"), "µs": Unit("microsecondo", "microsecondi"),
-        "hz": Unit("hertz", "hertz"), "kHz": Unit("kilohertz", "kilohertz"), "khz": Unit("kilohertz", "kilohertz"),
-        "MHz": Unit("megahertz", "megahertz"), "mhz": Unit("megahertz", "megahertz"),
-        "ghz": Unit("gigahertz", "gigahertz"), "v": Unit("volt", "volt"), "kV": Unit("kilovolt", "kilovolt"),
-        "kv": Unit("kilovolt", "kilovolt"), "mV": Unit("millivolt", "millivolt"), "mv": Unit("millivolt", "millivolt"),
-        "mA": Unit("milliampere", "milliampere"), "kw": Unit("kilowatt", "kilowatt"),
-        "MW": Unit("megawatt", "megawatt"), "mw": Unit("megawatt", "megawatt"), "GW": Unit("gigawatt", "gigawatt"),
-        "gw": Unit("gigawatt", "gigawatt"), "TW": Unit("terawatt", "terawatt"), "tw": Unit("terawatt", "terawatt"),
-        "Ω": Unit("ohm", "ohm"), "ω": Unit("ohm", "ohm"), "dB": Unit("decibel", "decibel"),
-        "db": Unit("decibel", "decibel"), "gb": Unit("gigabyte", "gigabyte"), "mb": Unit("megabyte", "megabyte"),
-        "tb": Unit("terabyte", "terabyte"), "kB": Unit("kilobyte", "kilobyte"), "kb": Unit("kilobyte", "kilobyte"),
-        "kN": Unit("kilonewton", "kilonewton"), "kn": Unit("kilonewton", "kilonewton"),
-        "dl": Unit("decilitro", "decilitri"), "bar": Unit("bar", "bar"),
-        "kcal": Unit("chilocaloria", "chilocalorie", True), "cal": Unit("caloria", "calorie", True),
-    }
-    CURRENCIES = {
-        "€": _EURO, "EUR": _EURO, "eur": _EURO, "euro": _EURO, "$": _DOLLAR, "USD": _US_DOLLAR, "dollari": _DOLLAR,
-        "£": _POUND, "GBP": _POUND, "sterline": _POUND, "CHF": _FRANC, "franchi": _FRANC, "¥": _YEN, "JPY": _YEN,
-        "usd": _US_DOLLAR, "cad": _CANADIAN_DOLLAR, "CAD": _CANADIAN_DOLLAR, "chf": _FRANC, "gbp": _POUND,
-        "hkd": _HK_DOLLAR, "HKD": _HK_DOLLAR, "jpy": _YEN, "₽": _ROUBLE, "RUB": _ROUBLE, "rub": _ROUBLE,
-        "₩": _WON, "KRW": _WON, "krw": _WON,
-        "rs": _RUPEE, "₹": _RUPEE, "INR": _RUPEE,
-    }
-    SCALES = {"milione": _MILLION, "milioni": _MILLION, "mln": _MILLION, "miliardo": _BILLION,
-              "miliardi": _BILLION, "mld": _BILLION, "mila": Unit("mila", "mila")}
-    ABBREVIATIONS = {
-        "sig.": "signor", "Sig.": "signor", "sig.ra": "signora", "Sig.ra": "signora", "sig.na": "signorina",
-        "Sig.na": "signorina", "sigg.": "signori", "dott.": "dottor", "Dott.": "dottor", "dott.ssa": "dottoressa",
-        "Dott.ssa": "dottoressa", "prof.": "professor", "Prof.": "professor", "prof.ssa": "professoressa",
-        "Prof.ssa": "professoressa", "ing.": "ingegner", "Ing.": "ingegner", "avv.": "avvocato",
-        "Avv.": "avvocato", "dip.": "dipartimento", "ecc.": "eccetera", "pag.": "pagina", "tel.": "telefono",
-        "Tel.": "telefono", "n.": "numero", "nr.": "numero", "N.": "numero", "es.": "esempio", "ca.": "circa",
-        "p.es.": "per esempio", "c.a.": "corrente anno", "S.p.A.": "società per azioni", "f.lli": "fratelli",
-        # the Italian NeMo whitelist
-        "Dr.": "dottor", "dr.": "dottor", "proff.": "professori", "Proff.": "professori", "sig.ri": "signori",
-        "Sig.ri": "signori", "Sigg.": "signori", "arch.": "architetto", "Arch.": "architetto",
-        "rag.": "ragioniere", "Rag.": "ragioniere", "geom.": "geometra", "Geom.": "geometra", "ingg.": "ingegneri",
-        "Ingg.": "ingegneri", "fam.": "famiglia", "Fam.": "famiglia", "F.lli": "fratelli", "Rev.": "reverendo",
-        "on.": "onorevole", "On.": "onorevole", "onn.": "onorevoli", "Onn.": "onorevoli", "Min.": "ministro",
-        "Sen.": "senatore", "c.v.d.": "come volevasi dimostrare", "v.le": "viale", "p.za": "piazza",
-        "l.go": "largo", "loc.": "località", "ist.": "istituto", "segr.": "segreteria", "uff.": "ufficio",
-        "div.": "divisione", "dott.sa": "dottoressa", "Dott.sa": "dottoressa", "P.zza": "piazza", "p.zza": "piazza",
-        "V.le": "viale", "c.so": "corso", "C.so": "corso", "cap.": "capitolo", "vol.": "volume", "sez.": "sezione",
-    }
-    ADDRESS_READINGS = {"py": "python", "jpg": "jpeg"}
-    SYMBOLS = {"&": "e", "+": "più", "=": "uguale", "×": "per", "÷": "diviso", "≥": "maggiore o uguale a",
-               "≤": "minore o uguale a", "≠": "diverso da", "%": "per cento", "°": "gradi"}
-    ADDRESS_SYMBOLS = {".": "punto", "@": "chiocciola", "/": "slash", ":": "due punti", "-": "trattino",
-                       "_": "trattino basso", "?": "punto interrogativo", "=": "uguale", "&": "e commerciale",
-                       "#": "cancelletto", "%": "per cento", "~": "tilde", "+": "più"}
+    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
+    # others come from CLDR (`Language.unit`).
+    UNITS = units(_WORDS["units"])
+    CURRENCIES = currencies(_WORDS["currencies"])
+    SCALES = units(_WORDS["scales"])
+    WEEKDAYS = dict(_WORDS["weekdays"])
+    ABBREVIATIONS = abbreviations("it")
+    ADDRESS_READINGS = dict(_WORDS["address_readings"])
+    SYMBOLS = dict(_WORDS["symbols"])
+    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 
@@ -196,6 +78,19 @@ class Italian(Language):
         if words.endswith("uno"):
             return words[:-1] + "a" if feminine else words[:-1]  # un euro, una sterlina, ventun chilometri
         return words
+
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');
+        '1' after an elided article is the hour ("dall'1" dall'una: l'ora is feminine)."""
+        if n == 1 and (cur.text[end - 2] if end >= 2 else ctx.prev_char) in ("'", "’"):
+            return "una"
+        count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
+        noun = chunk_after(cur, end, is_letter)[0] if count else ""
+        if count == "un" and _UNO_BEFORE.match(noun):
+            return "uno"
+        if count == "una" and noun[:1].lower() in "aeiouàèéìòù":
+            return "un'"  # the article elided before a vowel: un'ora, un'amica
+        return count
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = _ordinal(n)
@@ -214,10 +109,12 @@ class Italian(Language):
         return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        if (numerator, denominator) == (1, 2):  # 'due e mezzo'
+            return f"{_cardinal(whole)} e mezzo"
         return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = _cardinal(hours)
+        words = "una" if hours == 1 else _cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
             words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
         if seconds is not None:

@@ -15,21 +15,23 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from voice_tts.tn import electronic, lexer
+from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
+from voice_tts.tn.cldr import VULGAR_FRACTIONS, phone_groups, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales.noun_gender import is_feminine_name
 
-# Top-level domains of the addresses these languages' agents read out, besides electronic.TLDS.
-_TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov"}
+# Top-level domains of the addresses the European languages' agents read out, besides electronic.TLDS.
+TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov", "at", "be", "lu", "it",
+                          "pl", "se", "no", "dk", "fi", "cz", "shop", "sm", "va", "mc"}
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _FRACTION = re.compile(r"\d+/\d+")
 _ZONE = re.compile(r"([^\W\d_]+)(?:[-+]\d{1,2})?")
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 _GROUP_SPACES = frozenset(" \u00a0\u202f")
 
@@ -62,6 +64,10 @@ class SpanWords:
     not_roman: frozenset[str] = frozenset()
     # Words that open an extension after a phone number ("ext.").
     extensions: frozenset[str] = frozenset()
+    # The word for a minus sign before a currency ("-€5"); none: the sign is left as written.
+    minus: str = ""
+    # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
+    phone_regions: tuple[str, ...] = ()
 
 
 Reader = Callable[[str, str], str]
@@ -71,13 +77,19 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     """The span that starts at `pos`, read by `read(raw, kind)`, or None for the neutral rules.
 
     Kinds: "number" (a number with what joined it), "phone", "address", "abbreviation",
-    "date" (a date that starts with a month or weekday), "roman", "counted_roman" (a Roman
+    "date" (a date that starts with a month or weekday), "roman", "roman_feminine" (after a
+    queen's name: 'Isabel II'), "counted_roman" (a Roman
     numeral after a word such as 'siglo', with its era)."""
     c = cur.at(pos)
     prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
     if is_alnum(prev):
         return None
+    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(_digit_run(cur, pos)) in VULGAR_FRACTIONS:
+        return _vulgar_fraction(cur, pos, ctx, read)
     if is_digit(c):
+        phone_end = spaced_phone_end(cur, pos, words.phone_regions)
+        if phone_end is not None:
+            return _span(cur, pos, phone_end, "phone", ctx, read)
         return _span(cur, pos, _number(cur, pos, pos, words), "number", ctx, read)
     n = cur.at(pos + 1) if c in SIGNS or c in "(@" or lexer.is_currency(c) else ""
     if c == "+" and is_digit(n) and _sign_may_follow(prev):
@@ -87,6 +99,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
         return _span(cur, pos, end, "phone", ctx, read) if end is not None else None
     if c in SIGNS and is_digit(n) and _sign_may_follow(prev):
         return _span(cur, pos, _number(cur, pos, pos + 1, words), "number", ctx, read)
+    if c in "-−" and words.minus and _sign_may_follow(prev) and _currency_follows(cur, pos + 1, words):
+        amount = find_span(cur, pos + 1, ctx, words, read)  # '-R$ 120,40', '-€5'
+        return None if amount is None else locale_span(amount.end, f"{words.minus} {amount.info}", ctx.default_lang)
     if lexer.is_currency(c):
         body = pos + 2 if n == " " else pos + 1
         if is_digit(cur.at(body)):
@@ -98,6 +113,29 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     if is_letter(c):
         return _word(cur, pos, ctx, words, read)
     return None
+
+
+def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context, read: Reader) -> Span:
+    """'⅖', '2½': read as the fraction written with digits ('2/5', '2 1/2')."""
+    end = _digit_run(cur, pos)
+    numerator, denominator = vulgar_fraction(cur.at(end))
+    whole = cur.text[pos:end]
+    written = f"{whole} {numerator}/{denominator}" if whole else f"{numerator}/{denominator}"
+    return locale_span(end + 1, read(written, "number"), ctx.default_lang)
+
+
+def _currency_follows(cur: Cursor, i: int, words: SpanWords) -> bool:
+    """Whether a currency symbol or a currency written before its amount starts at `i`."""
+    if lexer.is_currency(cur.at(i)):
+        return True
+    if not is_letter(cur.at(i)):
+        return False
+    try:
+        end = lexer.chunk(cur, i)
+        word = cur.text[i:end].lower() + ("$" if cur.at(end) == "$" else "")
+    except TooLong:
+        return False
+    return word in words.before
 
 
 def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read: Reader) -> Span | None:
@@ -325,6 +363,34 @@ def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
         return j if j > pos + 1 else None
 
 
+def spaced_phone_end(cur: Cursor, pos: int, regions: tuple[str, ...]) -> int | None:
+    """The end of a telephone number written in digit groups with single spaces or hyphens
+    ('912 345 678', '21 123 4567') that libphonenumber finds valid in one of `regions`; None
+    for anything else (an amount grouped by thousands is no valid number)."""
+    if not regions:
+        return None
+    groups, j = [], pos
+    try:
+        while len(groups) < 5:
+            m = _digit_run(cur, j)
+            if not 2 <= m - j <= 8:
+                break
+            groups.append(cur.text[j:m])
+            j = m
+            if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
+                break
+            j = m + 1
+        if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
+            return None
+    except TooLong:
+        return None
+    digits = "".join(groups)
+    if len(groups) < 2 or not 8 <= len(digits) <= 13:
+        return None
+    end = pos + len(" ".join(groups))
+    return end if any(phone_groups(cur.text[pos:end], region) for region in regions) else None
+
+
 def _digit_run(cur: Cursor, i: int) -> int:
     while is_digit(cur.at(i)):
         i += 1
@@ -371,7 +437,8 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
         if is_roman(word, ctx.prev_word, words):
             if ctx.prev_word.lower() in words.roman_after:
                 return _span(cur, pos, _era(cur, end, words), "counted_roman", ctx, read)
-            return _span(cur, pos, end, "roman", ctx, read)
+            kind = "roman_feminine" if is_feminine_name(ctx.prev_word) else "roman"  # 'Isabel II'
+            return _span(cur, pos, end, kind, ctx, read)
     except TooLong:
         return None
     return None
@@ -395,7 +462,7 @@ def is_address(word: str) -> bool:
         return _EMAIL.fullmatch(word) is not None
     if word.lower().startswith("www."):
         return True
-    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in _TLDS and any(
+    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
         ch.isalpha() for ch in word
     )
 
@@ -438,11 +505,8 @@ def is_roman(word: str, prev_word: str, words: SpanWords) -> bool:
 
 
 def roman_value(word: str) -> int:
-    total = 0
-    values = [_ROMAN_VALUES[ch] for ch in word.upper()]
-    for i, v in enumerate(values):
-        total += -v if i + 1 < len(values) and values[i + 1] > v else v
-    return total
+    """The value of a numeral `is_roman` accepted, in either case."""
+    return english.roman_value(word.upper()) or 0
 
 
 def _era(cur: Cursor, end: int, words: SpanWords) -> int:
@@ -453,6 +517,24 @@ def _era(cur: Cursor, end: int, words: SpanWords) -> int:
 # --- readings shared by the languages ---------------------------------------------------------
 
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
+
+
+def read_phone(raw: str, digits: Callable[[str], str], plus: str, extension: str, extensions: frozenset[str],
+               country_code: Callable[[str], str] | None = None) -> str:
+    """A telephone number digit by digit ('+55 (11) 3333-4444'): the country code after '+' read by
+    `country_code` (else digit by digit); after a word of `extensions` ('ext.') the extension."""
+    text = raw.lower().replace("(", " ").replace(")", " ")
+    words = []
+    m = re.match(r"\s*\+(\d+)", text)
+    if m:
+        words.append(f"{plus} {(country_code or digits)(m.group(1))}")
+        text = text[m.end():]
+    for piece in re.split(r"[\s+-]+", text):
+        if piece.rstrip(".") in extensions:
+            words.append(extension)
+        elif piece:
+            words.append(digits(piece) if piece.isdecimal() else piece)
+    return " ".join(words)
 
 
 def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],

@@ -3,9 +3,9 @@ times, measures, phone numbers, addresses and abbreviations, read as the Portugu
 NeMo-text-processing data reads them ("R$ 12,05" → "doze reais e cinco centavos", "14h30" →
 "catorze horas e trinta").
 
-Number words are our own: num2words' Portuguese puts commas and an "e" between every group
-("mil, cento e onze", "um milhão e mil e cem"); spoken Portuguese puts "e" only before the last
-group when that group is below a hundred or a round hundred.
+Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
+joins them: "e" only before the last group when that group is below a hundred or a round hundred
+(CLDR puts one after every group).
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans
+from voice_tts.tn.locales import abbreviations, numeric_spans, words
+from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
     GROUPED,
@@ -29,6 +31,7 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_abbreviation,
     read_address,
+    read_phone,
     read_pieces,
     roman_value,
     local_amount,
@@ -38,52 +41,37 @@ from voice_tts.tn.locales.numeric_spans import (
     word_after,
 )
 
-_ONES = ("zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis "
-         "dezessete dezoito dezenove").split()
-_TENS = ("", "", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta", "oitenta", "noventa")
-_HUNDREDS = ("", "cento", "duzentos", "trezentos", "quatrocentos", "quinhentos", "seiscentos", "setecentos",
-             "oitocentos", "novecentos")
+_WORDS = words("pt")
+
+DIGITS = ("zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove")
 _SCALES = ((10**18, "quintilhão", "quintilhões"), (10**15, "quatrilhão", "quatrilhões"),
-           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"),
-           (10**3, "mil", "mil"))
-DIGITS = tuple(_ONES[:10])
+           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"))
 
 
-def _below_thousand(n: int, feminine: bool = False) -> str:
-    words = []
-    if n >= 100:
-        words.append("cem" if n == 100 else _HUNDREDS[n // 100])
-        n %= 100
-    if n >= 20:
-        words.append(_TENS[n // 10])
-        n %= 10
-    if n or not words:
-        words.append(_ONES[n])
-    text = " e ".join(words)
-    if feminine:
-        text = re.sub(r"\bum$", "uma", re.sub(r"\bdois$", "duas", text)).replace("entos", "entas")
-    return text
+def _group(n: int, feminine: bool) -> str:
+    return cldr.cardinal("pt", n, "feminine" if feminine else "masculine")
 
 
 @lru_cache(maxsize=4096)
 def cardinal(n: int, feminine: bool = False) -> str:
+    """CLDR's words for each group of three; "e" only before the last group when it is below a
+    hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez'), where CLDR puts one
+    after every group."""
     if n < 0:
         return "menos " + cardinal(-n, feminine)
     if n >= 10**21:
         return digits(str(n))
     groups = []
     for value, one, many in _SCALES:
-        if n >= value:
-            count = n // value
-            if value == 1000:
-                groups.append((count, "mil" if count == 1 else f"{_below_thousand(count, feminine)} mil"))
-            else:
-                groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
-            n %= value
+        count, n = divmod(n, value)
+        if count:
+            groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
+    thousands, n = divmod(n, 1000)
+    if thousands:
+        groups.append((thousands, "mil" if thousands == 1 else f"{_group(thousands, feminine)} mil"))
     if n or not groups:
-        groups.append((n, _below_thousand(n, feminine)))
+        groups.append((n, _group(n, feminine)))
     words = [text for _, text in groups]
-    # "e" before the last group when it is below a hundred or a round hundred: 'dois mil e cem'
     last = groups[-1][0]
     if len(groups) > 1 and (last < 100 or last % 100 == 0):
         words[-1] = "e " + words[-1]
@@ -94,24 +82,10 @@ def digits(text: str) -> str:
     return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
 
 
-_ORD_ONES = ("", "primeiro", "segundo", "terceiro", "quarto", "quinto", "sexto", "sétimo", "oitavo", "nono")
-_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "quadragésimo", "quinquagésimo", "sexagésimo",
-             "septuagésimo", "octogésimo", "nonagésimo")
-_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "trecentésimo", "quadringentésimo", "quingentésimo",
-                 "sexcentésimo", "septingentésimo", "octingentésimo", "nongentésimo")
-
-
-@lru_cache(maxsize=4096)
 def ordinal(n: int, feminine: bool = False) -> str:
     if n <= 0 or n >= 10**6:
         return cardinal(n)
-    words = []
-    if n >= 1000:
-        words.append(("" if n // 1000 == 1 else cardinal(n // 1000) + " ") + "milésimo")
-        n %= 1000
-    words += [w for w in (_ORD_HUNDREDS[n // 100], _ORD_TENS[n % 100 // 10], _ORD_ONES[n % 10]) if w]
-    text = " ".join(words)
-    return re.sub(r"o\b", "a", text) if feminine else text
+    return cldr.ordinal("pt", n, "feminine" if feminine else "masculine")
 
 
 _DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7: "sétimo", 8: "oitavo",
@@ -132,52 +106,33 @@ def decimal(integer: str, fraction_digits: str) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# unit → (singular, plural)
-_UNITS = {
-    "kg": ("quilo", "quilos"), "g": ("grama", "gramas"), "mg": ("miligrama", "miligramas"),
-    "t": ("tonelada", "toneladas"), "km": ("quilômetro", "quilômetros"), "m": ("metro", "metros"),
-    "cm": ("centímetro", "centímetros"), "mm": ("milímetro", "milímetros"), "l": ("litro", "litros"),
-    "ml": ("mililitro", "mililitros"), "h": ("hora", "horas"), "min": ("minuto", "minutos"),
-    "s": ("segundo", "segundos"), "ms": ("milissegundo", "milissegundos"),
-    "km/h": ("quilômetro por hora", "quilômetros por hora"), "m²": ("metro quadrado", "metros quadrados"),
-    "m³": ("metro cúbico", "metros cúbicos"), "km²": ("quilômetro quadrado", "quilômetros quadrados"),
-    "ha": ("hectare", "hectares"), "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
-    "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"), "w": ("watt", "watts"),
-    "kw": ("quilowatt", "quilowatts"), "kwh": ("quilowatt-hora", "quilowatts-hora"), "mph": ("milha por hora",
-                                                                                         "milhas por hora"),
-}
-_FEMININE_UNITS = frozenset(("h", "t"))
-_PER = {"s": "segundo", "h": "hora", "min": "minuto", "m": "metro", "kg": "quilo", "km": "quilômetro"}
-_DEGREES = {"c": "graus celsius", "f": "graus fahrenheit", "k": "kelvin", "": "graus"}
+# Units CLDR names otherwise or not at all, as (singular, plural); the others come from CLDR
+# (`_unit`).
+_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
+# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
+_SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
+_PER = dict(_WORDS["per"])
+_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 # currency → (singular, plural, minor singular, minor plural)
-_CURRENCIES = {
-    "r$": ("real", "reais", "centavo", "centavos"), "brl": ("real", "reais", "centavo", "centavos"),
-    "$": ("dólar", "dólares", "centavo", "centavos"), "us$": ("dólar", "dólares", "centavo", "centavos"),
-    "usd": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "centavo", "centavos"),
-    "eur": ("euro", "euros", "centavo", "centavos"), "£": ("libra", "libras", "pêni", "pence"),
-    "gbp": ("libra", "libras", "pêni", "pence"), "¥": ("iene", "ienes", "centavo", "centavos"),
-    "jpy": ("iene", "ienes", "centavo", "centavos"), "kz": ("kwanza", "kwanzas", "cêntimo", "cêntimos"),
-    "mt": ("metical", "meticais", "centavo", "centavos"), "₽": ("rublo", "rublos", "copeque", "copeques"),
-    "rub": ("rublo", "rublos", "copeque", "copeques"), "₩": ("won", "wones", "jeon", "jeons"),
-    "krw": ("won", "wones", "jeon", "jeons"),
-}
-_FEMININE_CURRENCIES = frozenset(("£", "gbp"))
+_CURRENCIES = {k: tuple(v) for k, v in _WORDS["currencies"].items()}
+_FEMININE_CURRENCIES = frozenset(_WORDS["feminine_currencies"])
+# Every other ISO 4217 code and symbol, named by CLDR ("3 kr" → "tres coronas suecas").
+for _written, _code in cldr.currency_symbols("pt").items():
+    if _written not in _CURRENCIES:
+        one, many = cldr.currency_name("pt", _code, 1), cldr.currency_name("pt", _code, 2)
+        _CURRENCIES[_written] = (one, many, "centavo", "centavos")
 _CURRENCY_SYMBOLS = tuple(sorted((c for c in _CURRENCIES if not c.isalpha()), key=len, reverse=True))
 _SCALE_WORDS = frozenset(("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões"))
-_MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
-           "novembro", "dezembro")
+_MONTHS = cldr.month_names("pt")
 _MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
     "marco": 3}
-_ABBREVIATIONS = {
-    "sr.": "senhor", "sra.": "senhora", "srta.": "senhorita", "dr.": "doutor", "dra.": "doutora",
-    "prof.": "professor", "profa.": "professora", "av.": "avenida", "pç.": "praça", "etc.": "etcétera",
-    "eua": "estados unidos", "ltda.": "limitada", "tel.": "telefone", "pág.": "página", "n.º": "número",
-    "nº": "número", "v.ex.ª": "vossa excelência", "vs.": "versus", "aprox.": "aproximadamente",
-}
-_DAY_PARTS = {"manhã": "da manhã", "tarde": "da tarde", "noite": "da noite", "madrugada": "da madrugada"}
+_ABBREVIATIONS = abbreviations("pt")
+_DAY_PARTS = dict(_WORDS["day_parts"])
 
 WORDS = SpanWords(
-    after=frozenset(_UNITS) | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
+    minus="menos",
+    phone_regions=("BR", "PT"),
+    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("pt") | frozenset(c for c in _CURRENCIES if c.isalpha() or c.endswith("$")) | _SCALE_WORDS
     | {"horas", "hora"},
     connectors=frozenset(("de", "da", "do")),
     day_parts=frozenset(_DAY_PARTS),
@@ -189,38 +144,25 @@ WORDS = SpanWords(
                          "id", "vim", "dim")),
     extensions=frozenset(("ext", "ramal", "extensão")),
 )
-SYMBOLS = {"&": "e", "+": "mais", "=": "igual a", "×": "vezes", "÷": "dividido por", "%": "por cento",
-           "≥": "maior ou igual a", "≤": "menor ou igual a", "≠": "diferente de", "°": "graus", "@": "arroba",
-           "#": "número"}
-ADDRESS_SYMBOLS = {".": "ponto", "/": "barra", "@": "arroba", ":": "dois pontos", "-": "hífen", "_": "sublinhado",
-                   "?": "interrogação", "=": "igual", "&": "e", "#": "cerquilha", "%": "por cento", "~": "til",
-                   "+": "mais", "^": "circunflexo"}
+SYMBOLS = dict(_WORDS["symbols"])
+ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
     if span is not None and _COUNT.fullmatch(raw := cur.text[pos:span.end]):
         noun = word_after(cur, span.end)  # a count agrees with its noun: 'duas pessoas', 'duzentas casas'
-        if len(noun) > 2 and noun.isalpha() and _feminine(noun):
+        if len(noun) > 2 and noun.isalpha() and is_feminine("pt", noun):
             span.info = cardinal(to_int(raw), feminine=True)
     return span
 
 
 # A count: digits, their thousands grouped or not ('1.252').
+_DAY_MONTH_SLASH = re.compile(r"(\d{2})/(\d{2})")
+_PERCENT_RANGE = re.compile(r"(\d+)[-–](\d+) ?%")
+# A count of hours (the time words join the number's span).
+_HOURS = re.compile(rf"({NUM}) (horas?)")
 _COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
-_MASCULINE_IN_A = frozenset(("dia", "dias", "mapa", "mapas", "problema", "problemas", "programa", "programas",
-                             "sistema", "sistemas", "tema", "temas", "idioma", "idiomas", "clima", "planeta",
-                             "planetas", "poema", "poemas", "para", "era", "agora", "ainda", "fora", "contra"))
-
-
-def _feminine(noun: str) -> bool:
-    """A Portuguese noun's gender from its ending: '-a(s)', '-ção', '-são', '-dade', '-gem' are
-    feminine, save the common masculines in '-a' ('dias', 'problemas')."""
-    if noun in _MASCULINE_IN_A:
-        return False
-    return noun.endswith(("a", "as", "ção", "ções", "são", "sões", "dade", "dades", "gem", "gens", "tude", "tudes"))
-
-
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+(?:\.\d{3})*)\.?(?:(?P<m>º|°|o|ᵒ)|(?P<f>ª|a|ᵃ))")
@@ -228,24 +170,13 @@ _DAY_MONTH = re.compile(r"(?P<d>\d{1,2}) (?:de )?(?P<month>[a-zç]+)\.?(?: (?:de
 
 
 def read(raw: str, kind: str) -> str:
-    if kind == "address":
-        return read_address(raw, ADDRESS_SYMBOLS, DIGITS)
-    if kind == "abbreviation":
-        return read_abbreviation(raw, _ABBREVIATIONS)
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "counted_roman":
-        return cardinal(roman_value(raw.split()[0]))
-    if kind == "phone":
-        return _phone(raw)
-    if kind == "date":
-        return _month_first_date(raw)
-    return number(raw)
+    """A span of `kind` (numeric_spans.find_span) read aloud."""
+    return _READERS.get(kind, number)(raw)
 
 
 def number(raw: str) -> str:
     text = " ".join(raw.split()).lower()
-    return (_money(text) or _special(text) or _measure(text) or _fallback(text)).strip()
+    return (_ABBREVIATIONS.get(text) or _money(text) or _special(text) or _measure(text) or _fallback(text)).strip()
 
 
 def _date(day: int, month: int, year: int | None) -> str:
@@ -255,6 +186,17 @@ def _date(day: int, month: int, year: int | None) -> str:
 
 def _special(text: str) -> str | None:
     head, _, rest = text.partition(" ")
+    m = _DAY_MONTH_SLASH.fullmatch(text)
+    if m and 1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 12:  # '05/06'; '5/6' is a fraction
+        return _date(int(m.group(1)), int(m.group(2)), None)
+    m = _PERCENT_RANGE.fullmatch(text)
+    if m:  # '2-3 %'
+        return f"{cardinal(int(m.group(1)))} a {cardinal(int(m.group(2)))} por cento"
+    m = _HOURS.fullmatch(text)
+    if m:  # 'uma hora', 'duas horas'
+        integer, fraction_digits = split_amount(m.group(1))
+        amount = decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer), feminine=True)
+        return f"{amount} {m.group(2)}"
     m = _ORDINAL.fullmatch(text)
     if m:
         return ordinal(to_int(m.group("num")), feminine=bool(m.group("f")))
@@ -285,8 +227,9 @@ def _special(text: str) -> str | None:
     m = re.fullmatch(r"(?P<sign>-?)(?:(?P<whole>\d+) )?(?P<n>\d+)/(?P<d>\d+)", text)
     if m:
         reading = fraction(int(m.group("n")), int(m.group("d")))
-        if m.group("whole"):
-            reading = f"{cardinal(int(m.group('whole')))} e {reading}"
+        if m.group("whole"):  # 'dois e meio'
+            half = (m.group("n"), m.group("d")) == ("1", "2")
+            reading = f"{cardinal(int(m.group('whole')))} e {'meio' if half else reading}"
         return ("menos " if m.group("sign") else "") + reading
     return None
 
@@ -325,6 +268,9 @@ def _time(m: re.Match, head: str, rest: str) -> str | None:
 
 
 def _money(text: str) -> str | None:
+    if text[:1] in "-−":  # '-120,40 €'
+        amount = _money(text[1:].lstrip())
+        return None if amount is None else "menos " + amount
     code, rest = split_currency(text, _CURRENCIES, _CURRENCY_SYMBOLS)
     if code is None:
         return None
@@ -342,6 +288,8 @@ def _money(text: str) -> str | None:
         return f"{decimal(integer, fraction_digits)} {many}"
     major = int(integer)
     cents = int((fraction_digits + "00")[:2]) if fraction_digits else 0
+    if not cents and major >= 10**6 and major % 10**6 == 0:  # 'um milhão de reais'
+        return f"{cardinal(major)} de {many}"
     parts = []
     if major or not cents:
         parts.append(f"{cardinal(major, feminine)} {one if major == 1 else many}")
@@ -363,33 +311,34 @@ def _measure(text: str) -> str | None:
     if unit in ("%", "‰"):
         return sign + amount + (" por cento" if unit == "%" else " por mil")
     if unit.startswith("°"):
-        return sign + amount + " " + _DEGREES.get(unit[1:].strip(), "graus")
+        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
+        return sign + amount + " " + (one if num == "1" else many)
     if unit in _SCALE_WORDS:
         return sign + amount + " " + unit
     if unit.startswith("/") and unit[1:] in _PER:
         return sign + amount + " por " + _PER[unit[1:]]
-    if unit not in _UNITS:
+    names = _unit(unit)
+    if names is None:
         return None if unit else sign + amount
-    one, many = _UNITS[unit]
-    if not fraction_digits and unit in _FEMININE_UNITS:
+    one, many = names
+    if not fraction_digits and is_feminine("pt", one.split()[0]):
         amount = cardinal(int(integer), feminine=True)
     return f"{sign}{amount} {many if fraction_digits or int(integer) != 1 else one}"
 
 
+@lru_cache(maxsize=1024)
+def _unit(symbol: str) -> tuple[str, str] | None:
+    """A unit's names: the table's, else CLDR's ('cm' centímetro, 'hpa' hectopascal)."""
+    if symbol in _UNITS:
+        return _UNITS[symbol]
+    unit = cldr.unit_for("pt", symbol)
+    one = cldr.unit_name("pt", unit, 1) if unit else None
+    return None if one is None else (one, cldr.unit_name("pt", unit, 2) or one)
+
+
 def _phone(raw: str) -> str:
     """Digit by digit, the country code too ('+55 (11) 3333-4444'); 'ext.' is the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    if text.lstrip().startswith("+"):
-        words.append("mais")
-    for piece in re.split(r"[\s+-]+", text):
-        if piece.rstrip(".") in WORDS.extensions:
-            words.append("extensão")
-        elif piece.isdecimal():
-            words.append(digits(piece))
-        elif piece:
-            words.append(piece)
-    return " ".join(words)
+    return read_phone(raw, digits, "mais", "extensão", WORDS.extensions)
 
 
 def _fallback(text: str) -> str:
@@ -399,3 +348,14 @@ def _fallback(text: str) -> str:
 def _digit_run(run: str) -> str:
     """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
     return cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else digits(run)
+
+
+_READERS = {
+    "address": lambda raw: read_address(raw, ADDRESS_SYMBOLS, DIGITS),
+    "abbreviation": lambda raw: read_abbreviation(raw, _ABBREVIATIONS),
+    "roman": lambda raw: ordinal(roman_value(raw)),
+    "roman_feminine": lambda raw: ordinal(roman_value(raw), feminine=True),  # 'Isabel segunda'
+    "counted_roman": lambda raw: cardinal(roman_value(raw.split()[0])),
+    "phone": _phone,
+    "date": _month_first_date,
+}

@@ -1,0 +1,280 @@
+"""Number words, currency names, unit names, fractions and telephone groups from CLDR and
+libphonenumber, for every language.
+
+Each language module decides *which* form a context needs; this module spells it:
+
+- `cardinal(lang, n, *form)` and `ordinal(lang, n, *form)`: CLDR's rule-based number format
+  (`unicode-rbnf`). `form` names the variant the way CLDR's rulesets do, most general first:
+  ``cardinal("es", 21, "feminine")`` → "veintiuna", ``cardinal("de", 1, "m")`` → "einem" (the
+  German rulesets -n/-r/-s/-m are the endings of "ein"), ``cardinal("ru", 2, "feminine",
+  "genitive")`` → "двух", ``ordinal("fr", 1, "feminine")`` → "première". A variant the language
+  does not have falls back to the next more general one, then to the plain cardinal.
+  `spell(lang, n, ruleset)` names the ruleset itself ("spellout-numbering": "uno" alone).
+- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig"); `month_names(lang)`.
+- `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
+  "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
+  code, n)`: its name for `n` ("coronas suecas", "quetzales").
+- `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
+  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
+- `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
+- `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
+  ("912 345 678" in ES → ("912", "34", "56", "78")), or None when libphonenumber finds no valid
+  number: what tells "Llame al 912 345 678" from an amount.
+
+Results are cached: the CLDR engines are built once per language and each spelled number once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+import phonenumbers
+from babel import Locale
+from babel.core import get_global
+from babel.dates import get_month_names
+from babel.numbers import format_decimal, get_currency_name, get_currency_symbol
+from babel.units import UnknownUnitError, format_unit
+from unicode_rbnf import RbnfEngine
+from unicode_rbnf.engine import NoRuleForNumberError
+
+from voice_tts.tn.english import known_words
+
+# Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
+_SHARED_SYMBOLS: dict[str, str] = json.loads(
+    resources.files("voice_tts.tn").joinpath("currency_symbols.json").read_text(encoding="utf-8")
+)
+
+
+@lru_cache(maxsize=32)
+def _engine(lang: str) -> RbnfEngine:
+    return RbnfEngine.for_language(lang)
+
+
+@lru_cache(maxsize=32)
+def _rulesets(lang: str) -> frozenset[str]:
+    return frozenset(_engine(lang).rulesets)
+
+
+def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
+    """The most specific `spellout-<kind>-<form…>` the language has."""
+    names = _rulesets(lang)
+    for i in range(len(form), -1, -1):
+        name = "-".join(("spellout", kind) + form[:i])
+        if name in names:
+            return name
+    for fallback in (f"spellout-{kind}-masculine", "spellout-numbering"):
+        if fallback in names:
+            return fallback
+    raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
+
+
+@lru_cache(maxsize=16384)
+def spell(lang: str, n: int, ruleset: str) -> str:
+    """`n` spelled by one named CLDR ruleset; a negative number by its absolute value; a number
+    beyond the language's rules (Spanish stops below 10¹⁸) digit by digit."""
+    try:
+        result = _engine(lang).format_number(abs(n), ruleset_names=[ruleset])
+    except NoRuleForNumberError:
+        return " ".join(spell(lang, int(d), "spellout-numbering") for d in str(abs(n)))
+    return result.text_by_ruleset[ruleset]
+
+
+def cardinal(lang: str, n: int, *form: str) -> str:
+    return spell(lang, n, _ruleset(lang, "cardinal", form))
+
+
+def ordinal(lang: str, n: int, *form: str) -> str:
+    return spell(lang, n, _ruleset(lang, "ordinal", form))
+
+
+def year(lang: str, n: int) -> str:
+    return spell(lang, n, "spellout-numbering-year")
+
+
+@lru_cache(maxsize=8)
+def month_names(lang: str) -> tuple[str, ...]:
+    """The twelve months as the language writes them in a date ("März", "janvier", "março")."""
+    return tuple(get_month_names("wide", locale=lang).values())
+
+
+# --- currencies ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _current_currencies() -> tuple[str, ...]:
+    """The ISO 4217 codes some country uses as legal tender today ("STN", not the withdrawn "STD")."""
+    territories = get_global("territory_currencies").values()
+    return tuple(sorted({c[0] for currencies in territories for c in currencies if c[2] is None and c[3]}))
+
+
+@lru_cache(maxsize=32)
+def currency_symbols(lang: str) -> dict[str, str]:
+    """Lower-cased codes and symbols to ISO codes: every code in use today, its symbol in the
+    language, and the symbols several currencies share or the language's data lacks
+    (currency_symbols.json). A code that is also an English word ("top", "cup", "all") counts
+    only in capitals: written in lower case after a number it is the word."""
+    words = known_words()
+    table = {code.lower(): code for code in _current_currencies() if code.lower() not in words}
+    for code in _current_currencies():
+        symbol = get_currency_symbol(code, lang).lower()
+        if symbol != code.lower():
+            table.setdefault(symbol, code)
+    table.update(_SHARED_SYMBOLS)
+    return table
+
+
+def currency_code(lang: str, written: str) -> str | None:
+    """The ISO 4217 code `written` stands for (a code in capitals or in lower case, or a symbol),
+    or None ("Std" is no code: a word that starts with a capital is a word)."""
+    if written.isalpha() and written.isupper() and written in _current_currencies():
+        return written
+    if written.isalpha() and not written.islower():
+        return None
+    return currency_symbols(lang).get(written.lower())
+
+
+# Languages that name a currency noun first, its country after ("quetzal guatemalteco").
+_NOUN_FIRST = frozenset(("es", "fr", "it", "pt"))
+
+
+@lru_cache(maxsize=8)
+def _shared_currency_nouns(lang: str) -> frozenset[str]:
+    """Nouns several currencies in use today are named by ("peso", "corona", "dólar")."""
+    nouns = [get_currency_name(code, 1, lang).split()[0].lower() for code in _current_currencies()]
+    return frozenset(noun for noun in nouns if nouns.count(noun) > 1)
+
+
+@lru_cache(maxsize=4096)
+def currency_name(lang: str, code: str, n: int) -> str:
+    """The name of `n` of a currency as speakers say it: the noun alone where no other currency
+    in use today shares it ("cincuenta quetzales", "mil yenes"), with its country where one
+    does ("pesos mexicanos", "coronas suecas")."""
+    name = get_currency_name(code, n, lang)
+    noun = get_currency_name(code, 1, lang).split()[0]
+    if lang in _NOUN_FIRST and " " in name and noun.lower() not in _shared_currency_nouns(lang):
+        return name.split()[0]
+    return name
+
+
+# --- units --------------------------------------------------------------------------------------
+
+
+# Which unit a symbol several units share means ("m": a metre before a minute or a month).
+_CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "duration", "digital", "energy",
+                   "power", "electric", "frequency", "pressure", "acceleration", "force", "torque")
+
+
+# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days).
+_SI_SYMBOLS = {"d": "duration-day"}
+
+
+def _may_be_word(symbol: str) -> bool:
+    """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"):
+    the language module names those units itself where it reads them."""
+    return symbol.isalpha() and symbol.islower() and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
+
+
+@lru_cache(maxsize=32)
+def unit_symbols(lang: str) -> dict[str, str]:
+    """Unit symbols ("km", "°C", "kWh", "Std.") to CLDR units ("length-kilometer"): the short
+    forms of the language and of English that cannot be words. A symbol several units share
+    goes to the unit whose category comes first in _CATEGORY_ORDER; one shared within a category
+    is left out."""
+    candidates: dict[str, set[str]] = {}
+    for where in (lang, "en"):
+        for unit, patterns in Locale.parse(where)._data["unit_patterns"].items():
+            for form, pattern in patterns.get("short", {}).items():
+                if form == "per" or unit.split("-")[0] not in _CATEGORY_ORDER:
+                    continue
+                symbol = pattern.replace("{0}", "").replace("\u00a0", " ").replace("\u202f", " ").strip()
+                if symbol and " " not in symbol and not _may_be_word(symbol):
+                    candidates.setdefault(symbol, set()).add(unit)
+    table = dict(_SI_SYMBOLS)
+    for symbol, units in candidates.items():
+        ranked = sorted(units, key=lambda u: _CATEGORY_ORDER.index(u.split("-")[0]))
+        if len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]:
+            table[symbol] = ranked[0]
+    return table
+
+
+_SUPERSCRIPTS = str.maketrans({"2": "²", "3": "³", "μ": "µ"})
+
+
+@lru_cache(maxsize=4096)
+def unit_for(lang: str, written: str) -> str | None:
+    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu
+    for the micro sign, any case for a symbol of two letters or more ("kwh", "MHZ")."""
+    symbols = unit_symbols(lang)
+    for candidate in (written, written.translate(_SUPERSCRIPTS)):
+        if candidate in symbols:
+            return symbols[candidate]
+    if len(written) >= 2:
+        return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold())
+    return None
+
+
+@lru_cache(maxsize=32)
+def folded_unit_symbols(lang: str) -> frozenset[str]:
+    """The unit symbols of two characters or more as text read in lower case meets them ("cm²",
+    "hpa", "kwh"), those that then could be words left out."""
+    return frozenset(s for s in _folded_symbols(lang) if len(s) > 1 and "." not in s and not _may_be_word(s))
+
+
+@lru_cache(maxsize=32)
+def _folded_symbols(lang: str) -> dict[str, str]:
+    folded: dict[str, set[str]] = {}
+    for symbol, unit in unit_symbols(lang).items():
+        folded.setdefault(symbol.casefold(), set()).add(unit)
+    return {symbol: units.pop() for symbol, units in folded.items() if len(units) == 1}
+
+
+@lru_cache(maxsize=4096)
+def unit_name(lang: str, unit: str, n: int) -> str | None:
+    """"length-kilometer", 5, "es" → "kilómetros": the long name without the number; None where
+    the language's data has no name for it. Where the long form is missing, the short one when
+    names a duration by a word (Italian "giorni", "mesi")."""
+    number = format_decimal(n, locale=lang)
+    for length in ("long", "short"):
+        try:
+            name = format_unit(n, unit, length=length, locale=lang).replace(number, "", 1).strip()
+        except UnknownUnitError:
+            return None
+        if unit not in name and (length == "long" or unit.startswith("duration-") and _may_be_word(name)):
+            return name
+    return None
+
+
+# --- fractions and telephone numbers --------------------------------------------------------------
+
+
+def vulgar_fraction(char: str) -> tuple[int, int] | None:
+    """"¾" → (3, 4); None for a character that is no vulgar fraction."""
+    if len(char) != 1 or not unicodedata.name(char, "").startswith("VULGAR FRACTION"):
+        return None
+    parts = unicodedata.normalize("NFKC", char).split("\u2044")
+    if len(parts) != 2 or not parts[1]:  # '⅟' ("one over") has no denominator
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+VULGAR_FRACTIONS = frozenset(chr(c) for c in range(0x00BC, 0x2190) if vulgar_fraction(chr(c)) is not None)
+
+_GROUP_SEPARATORS = re.compile(r"[\s\-./()]+")
+
+
+@lru_cache(maxsize=1024)
+def phone_groups(text: str, region: str) -> tuple[str, ...] | None:
+    """The digit groups of the telephone number `text`, as its country writes them nationally,
+    when libphonenumber finds a valid number for `region` in it; None otherwise."""
+    try:
+        parsed = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(parsed):
+        return None
+    formatted = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
+    return tuple(g for g in _GROUP_SEPARATORS.split(formatted) if g)

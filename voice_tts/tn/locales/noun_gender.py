@@ -1,0 +1,54 @@
+"""Whether a French, Spanish, Italian or Portuguese noun is feminine: the gender of the counted
+noun decides the number before it ("une minute", "veintiuna horas", "duas horas", "un'ora"); and
+whether a ruler's name is a woman's ("Isabel segunda", "Elisabeth die Zweite").
+
+The rules are data (`<lang>_genders.json`): endings that make a noun feminine, and the nouns those
+endings get wrong either way (French "la minute", "le problème"; Spanish "el día");
+`feminine_names.json`: the queens' and empresses' names of the five languages.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True, slots=True)
+class _Genders:
+    feminine_endings: tuple[str, ...]
+    feminine: frozenset[str]
+    masculine: frozenset[str]
+
+
+@cache
+def _genders(lang: str) -> _Genders:
+    data = json.loads(resources.files(__package__).joinpath(f"{lang}_genders.json").read_text(encoding="utf-8"))
+    return _Genders(tuple(data["feminine_endings"]), frozenset(data["feminine"]), frozenset(data["masculine"]))
+
+
+def is_feminine(lang: str, noun: str) -> bool:
+    """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not."""
+    word = noun.lower()
+    genders = _genders(lang)
+    if word in genders.feminine:
+        return True
+    if word in genders.masculine:
+        return False
+    return word.endswith(genders.feminine_endings)
+
+
+def is_known_noun(lang: str, noun: str) -> bool:
+    """Whether `noun` is one the gender data lists."""
+    genders = _genders(lang)
+    return noun.lower() in genders.feminine or noun.lower() in genders.masculine
+
+
+@cache
+def _feminine_names() -> frozenset[str]:
+    return frozenset(json.loads(resources.files(__package__).joinpath("feminine_names.json").read_text(encoding="utf-8")))
+
+
+def is_feminine_name(name: str) -> bool:
+    return name in _feminine_names()
