@@ -366,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=non_negative_int,
         metavar="N",
         help="with --model: API worker processes on the port, beside the engine core's own process "
-        "(default: half the CPU cores, at most 4); 0 serves from one process. The embedded voice "
+        "(default: half the CPU cores, at most 32); 0 serves from one process. The embedded voice "
         "always runs in one process",
     )
     model.add_argument(

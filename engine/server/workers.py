@@ -47,9 +47,18 @@ CORE_EXIT_TIMEOUT_S = 10.0
 BACKLOG = 2048  # uvicorn's own default
 
 
+# More workers than this share one core process's output for little gain: a host this large
+# carries several GPUs, one server (or `--replicas`) each.
+MAX_DEFAULT_WORKERS = 32
+
+
 def default_workers() -> int:
-    """Half the cores (the other half is the core process's and the kernel's), at most 4."""
-    return max(1, min(4, (os.cpu_count() or 2) // 2))
+    """Half the cores this process may run on (the other half is the engine core's: its loop,
+    the device's launches and copies, and the kernel's network stack), at least 1 and at most
+    MAX_DEFAULT_WORKERS. API workers are what caps a server as streams grow (sockets,
+    normalization, words, framing: CPU per stream), so they follow the host, not a fixed few."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+    return max(1, min(MAX_DEFAULT_WORKERS, cores // 2))
 
 
 @dataclass(frozen=True)
