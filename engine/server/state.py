@@ -89,6 +89,9 @@ class EngineDescription:
                 gender=getattr(voice, "gender", None),
                 language=getattr(voice, "language", None),
                 mode=getattr(voice, "mode", None),
+                created_at=getattr(voice, "created_at", None),
+                consent=getattr(voice, "consent", None),
+                ref_text=getattr(voice, "ref_text", None),
             )
             for voice in getattr(engine, "voices", ())
         )

@@ -93,8 +93,11 @@ class VoicesEndpoint:
 
     async def omni_list(self, request: Request) -> Response:
         voices = self._state.description.listed_voices
+        # What the store keeps of each upload, in vLLM-Omni's names; a fact it does not have
+        # (no consent named, no transcript) is left out rather than sent as null.
         uploaded = [
-            {"name": voice.name, "mode": voice.mode, "description": voice.description}
+            {"name": voice.name, "description": voice.description}
+            | voice.model_dump(include={"mode", "created_at", "consent", "ref_text"}, exclude_none=True)
             for voice in voices
             if voice.mode is not None
         ]
@@ -148,7 +151,9 @@ class VoicesEndpoint:
         except BadUpload as e:
             return openai_error(400, str(e), ErrorCode.INVALID_AUDIO)
         try:
-            created = await asyncio.to_thread(engine.create_voice, upload.name, audio, sample_rate, upload.ref_text)
+            created = await asyncio.to_thread(
+                engine.create_voice, upload.name, audio, sample_rate, upload.ref_text, upload.consent
+            )
         except ValueError as e:
             message = str(e)
             if "already exists" in message or "name of a preset" in message:
