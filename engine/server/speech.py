@@ -2,7 +2,8 @@
 
 Rules where the OpenAI API and this server differ (docs/protocol.md repeats them):
 - `response_format`: `pcm` (24 kHz mono s16le, no header), `wav` (the default), or `mp3`,
-  `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py).
+  `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py);
+  not in OpenAI's API: `mulaw` and `alaw` (G.711 at 8 kHz, one byte a sample, no header).
 - `speed` from 0.5 to 2.0, pitch kept (voice_tts/speed.py); OpenAI's wider 0.25-4.0 is refused
   past that range with 400 `unsupported_speed` rather than quietly clamped.
 - `model` is accepted for compatibility and does not choose anything: the server speaks with
@@ -55,7 +56,8 @@ from voice_tts.stream_output import AudioOut, Finished, Output, StreamOutput
 
 log = logging.getLogger(__name__)
 
-MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
+# The uncompressed formats (G.711's media types are RFC 4856's).
+MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav", "mulaw": "audio/PCMU", "alaw": "audio/PCMA"}
 # `usage.output_tokens` counts audio in the codec's 80 ms frames (Qwen3-TTS speaks 12.5 a second).
 OUTPUT_TOKENS_PER_SECOND = 12.5
 
@@ -311,7 +313,7 @@ class SpeechEndpoint:
             encoder = StreamEncoder(audio_format, SAMPLE_RATE)
             audio, media_type = _encoded(body, encoder), encoder.media_type
         else:
-            header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""
+            header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""  # G.711: none
             audio, media_type = _prepend(header, body), MEDIA_TYPES[audio_format]
         stall_timeout_s = self._state.settings.max_client_lag_s
         if speech.delivery == "sse":

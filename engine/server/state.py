@@ -19,10 +19,10 @@ from voice_tts.protocol import (
     VoiceCloning,
     VoiceInfo,
 )
+from voice_tts.request import AUDIO_FORMATS
 from voice_tts.tn import Lexicon
 
 DEFAULT_CAPACITY = 64
-FORMATS = ("pcm16", "mulaw")
 FEATURES = (
     "streaming_text_input",
     "word_timestamps",
@@ -226,7 +226,7 @@ class ServerState:
             voices=self.description.listed_voices,
             languages=list(self.description.languages),
             sample_rates=list(SUPPORTED_SAMPLE_RATES),
-            formats=list(FORMATS),
+            formats=list(AUDIO_FORMATS),
             features=list(FEATURES) + [f for f in self.description.features if f not in FEATURES],
             capacity=self.slots.capacity,
             active_streams=self.active_streams(),
