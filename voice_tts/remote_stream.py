@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from voice_tts.audio import decode_to_pcm16
 from voice_tts.connection_pool import CLOSE_CODE_ERRORS, CLOSE_TIMEOUT, ConnectionPool
 from voice_tts.protocol import (
     AudioChunk,
@@ -364,7 +365,7 @@ class RemoteStream:
             return  # the receiving side reports the loss
 
     async def _receive(self, connection: ClientConnection) -> AsyncIterator[Event]:
-        rate = self._start.sample_rate
+        rate, audio_format = self._start.sample_rate, self._start.format
         while True:
             try:
                 frame = await self._next_frame(connection)
@@ -383,10 +384,11 @@ class RemoteStream:
             if isinstance(frame, bytes):
                 # After cancel() no audio reaches the caller, even what was already in flight.
                 if frame:
+                    pcm = frame if audio_format == "pcm16" else decode_to_pcm16(frame, audio_format)
                     if not self._cancelled:
-                        yield AudioChunk(frame, rate, self._audio_samples)
+                        yield AudioChunk(pcm, rate, self._audio_samples)
                     # Counted also after a cancel: a reconnect names the sample to go on from.
-                    self._audio_samples += len(frame) // 2
+                    self._audio_samples += len(pcm) // 2
                     self._acknowledge()
                 continue
             message = self._parse(frame)
