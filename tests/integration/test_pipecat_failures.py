@@ -146,6 +146,44 @@ async def test_fixing_an_unknown_voice_brings_the_service_back():
     assert [w.text for w in of_type(down, TTSTextFrame)] == ["All", "good", "now."]
 
 
+@pytest.fixture(params=["in-process", "remote"])
+async def voice_engine(request):
+    """The embedded voice in-process, or behind a real server through `RemoteEngine`."""
+    from engine import Engine
+    from server_harness import start_server
+
+    if request.param == "in-process":
+        engine = Engine.embedded()
+        yield engine
+        await engine.aclose()
+        return
+    server = start_server()
+    engine = RemoteEngine(server.ws_url)
+    yield engine
+    await engine.aclose()
+    server.stop()
+
+
+@pytest.mark.parametrize("setting, bad, good", [("voice", "nobody", "female"), ("language", "tlh", "en")])
+async def test_a_setting_fixed_before_the_bad_turns_error_comes_back_speaks_from_the_next_turn(
+    voice_engine, setting, bad, good
+):
+    """As an app does it: a bad voice (or language), a turn, the fix right behind it (before
+    that turn's error has come back), more turns: every later turn speaks, and the stale
+    error does not write the service off."""
+    from pipecat.frames.frames import TTSUpdateSettingsFrame
+
+    tts = Qwen3StreamingTTS(engine=voice_engine, settings=Qwen3StreamingTTS.Settings(**{setting: bad}))
+    fix = TTSUpdateSettingsFrame(delta=Qwen3StreamingTTS.Settings(**{setting: good}))
+    later = ["All good now.", "And this one too.", "Still speaking."]
+    frames = [*llm_turn("Your table is booked.", gap=0), fix]
+    for text in later:
+        frames += llm_turn(text, gap=0)
+    down, up, said, _ = await speak(tts, frames)
+    assert said == later and tts.is_usable
+    assert [e.category for e in of_type(up, ErrorFrame)] in ([ErrorCategory.APPLICATION], [ErrorCategory.INVALID_REQUEST])
+
+
 async def test_a_refused_voice_after_audio_does_not_write_the_service_off():
     engine = FakeEngine(fail_after_chars=20, failure="invalid_voice")
     tts = Qwen3StreamingTTS(engine=engine)

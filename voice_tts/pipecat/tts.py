@@ -143,6 +143,9 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._connected = False
         self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
         self._slots = SlotCutter()
+        # Counts settings changes: a turn's refusal writes the service off only while the
+        # settings it was refused for are still the service's.
+        self._settings_version = 0
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -346,7 +349,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 category=refusal_category(e),
             )
             return turn
-        turn = ContextTurn(session=session)
+        turn = ContextTurn(session=session, settings_version=self._settings_version)
         turn.pump = self.create_task(self._pump(context_id, turn), name=f"tts-{context_id}")
         self._turns[context_id] = turn
         return turn
@@ -458,6 +461,11 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The engine spoke this turn with these settings: the failure is the turn's, and
             # must not write the service off for the turns that follow.
             category = ErrorCategory.SERVER
+        elif category.is_permanent and turn.settings_version != self._settings_version:
+            # Refused for settings the app has changed since (the fix sent right behind the
+            # turn, before its error came back): the next turns use the new ones, and this
+            # stale error must not write the service off again.
+            category = ErrorCategory.APPLICATION
         message = f"{self} engine error [{error.code}]: {error.message}"
         if error.code == ErrorCode.UNREACHABLE and not error.retryable:
             # Refused: nothing listens. Written off at once, so that a ServiceSwitcher fails
@@ -550,6 +558,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if is_given(delta.model):
             self._model_named_by_app = True
         changed = await super()._update_settings(delta)
+        if changed:
+            self._settings_version += 1
         if "speed" in changed:
             try:
                 for turn in self._turns.values():
