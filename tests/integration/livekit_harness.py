@@ -593,6 +593,10 @@ async def speech_engine(
     from voice_tts.client import RemoteEngine
 
     server = request.getfixturevalue("engine_server")
-    remote = RemoteEngine(server.ws_url)
+    # The server runs in this process: on a loaded machine it may answer a keep-alive ping
+    # later than the default 2 s, and a conversation's turn would fail and be retried. What
+    # these conversations test is the words; a frozen server's bounds are tested on their own
+    # (test_client_remote.py, test_livekit_failures.py).
+    remote = RemoteEngine(server.ws_url, silence_timeout=10.0)
     yield ObservedEngine(remote), embedded_engine
     await remote.aclose()

@@ -718,5 +718,42 @@ async def test_a_server_killed_mid_turn_is_an_error_within_the_connect_timeout(s
     assert first_error.category is ErrorCategory.CONNECTIVITY
     assert first_error_at - killed_at[0] < 2.0  # the connect timeout
     assert not of_type(down, TTSAudioRawFrame)
-    assert len(pipeline.clock.errors) == errors_while_up  # the app was told once
+    # The turn sent while it was down is told of too, as CONNECTIVITY (it opened nothing).
+    [(_, while_down)] = pipeline.clock.errors[errors_while_up:]
+    assert while_down.category is ErrorCategory.CONNECTIVITY and "did not speak a turn" in while_down.error
     assert [w.text for w in of_type(back, TTSTextFrame)] == ["All", "good", "now."]
+
+
+@pytest.mark.parametrize("when", ["before the pipeline", "between turns"])
+async def test_a_turn_sent_while_the_server_is_down_is_a_connectivity_error_within_the_open_timeout(
+    server_process, when
+):
+    """As an app meets it: the server is down (never up yet, or gone between turns), the app
+    set an open timeout, a turn is sent: that turn gets a CONNECTIVITY error within the open
+    timeout, and the same pipeline speaks once the server is back."""
+    open_timeout = 2.0
+    engine = RemoteEngine(server_process.ws_url, open_timeout=open_timeout)
+    tts = Qwen3StreamingTTS(engine=engine)
+    events = connection_events(tts)
+    if when == "before the pipeline":
+        server_process.kill()
+    try:
+        async with LivePipeline(tts) as pipeline:
+            if when == "between turns":
+                await asyncio.wait_for(events["on_connected"].wait(), 10)
+                assert [w.text for w in of_type(await pipeline.say("Hello."), TTSTextFrame)] == ["Hello."]
+                events["on_connected"].clear()
+                server_process.kill()
+                await asyncio.wait_for(events["on_disconnected"].wait(), 10)
+            sent_at, errors_before = time.monotonic(), len(pipeline.clock.errors)
+            down = await pipeline.say("Are you there?")
+            await asyncio.to_thread(server_process.start)  # the same port
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            back = await pipeline.say("All good now.")
+    finally:
+        await engine.aclose()
+    assert not of_type(down, TTSAudioRawFrame)
+    turn_errors = [(at, e) for at, e in pipeline.clock.errors[errors_before:] if at >= sent_at]
+    assert turn_errors and turn_errors[0][1].category is ErrorCategory.CONNECTIVITY
+    assert turn_errors[0][0] - sent_at < open_timeout
+    assert [w.text for w in of_type(back, TTSTextFrame)] == ["All", "good", "now."] and tts.is_usable
