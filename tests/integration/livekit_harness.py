@@ -35,6 +35,7 @@ from livekit.agents.types import (
     TimedString,
 )
 from livekit.agents.voice import io
+from livekit.agents.voice.agent_session import SessionConnectOptions
 from livekit.agents.voice.agent import ModelSettings
 from livekit.agents.voice.transcription import TranscriptSynchronizer
 
@@ -494,9 +495,12 @@ async def converse(
     llm_chars_per_second: float = 300.0,
     timeout: float = 60.0,
     agent: RecordingAgent | None = None,
+    tts_conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+    agent_done: asyncio.Event | None = None,
 ) -> Conversation:
     """Plays the user's speeches to an `AgentSession` speaking through `tts`, waits until the
-    agent (a `RecordingAgent` by default) has said everything it is going to say, and closes
+    agent (a `RecordingAgent` by default) has said everything it is going to say (and, if
+    given, until `agent_done` is set: an agent that waits between its speeches), and closes
     the session."""
     clock = _Clock()
     stt_ = ScriptedSTT(speeches, clock)
@@ -520,6 +524,7 @@ async def converse(
         use_tts_aligned_transcript=True,
         aec_warmup_duration=None,
         user_away_timeout=None,
+        conn_options=SessionConnectOptions(tts_conn_options=tts_conn_options),
     )
     speaker = RealtimeSpeaker(can_pause=can_pause)
     log = TranscriptLog()
@@ -537,6 +542,8 @@ async def converse(
 
     async def _until_quiet() -> None:
         await stt_.done.wait()
+        if agent_done is not None:
+            await agent_done.wait()
         quiet_since: float | None = None
         while True:
             busy = session.current_speech is not None or session.agent_state == "speaking"
