@@ -53,6 +53,13 @@ class ServerSettings(BaseModel):
         30.0, "server", "on SIGTERM/SIGINT, how long running streams may take to finish before they are ended", ge=0
     )
     usage_log: str | None = _setting(None, "server", "append one JSON line per finished stream to this file")
+    phrase_cache_mb: float = _setting(
+        0.0,
+        "server",
+        "MB of finished phrases each API worker keeps: a speech request whose whole text and settings "
+        "equal a recent one's is served from memory, without the engine (0: off)",
+        ge=0,
+    )
     cache_dir: str | None = _setting(
         None, "server",
         "folder for what a --model restart reuses (compiled kernels, the codec's convolution ways), so that it is "

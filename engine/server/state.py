@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.server.metrics import ServerMetrics
+from engine.server.phrase_cache import PhraseCache
 from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
 from engine.server.tracing import StreamTracer
@@ -162,6 +163,8 @@ class ServerState:
     resumes: ResumeRegistry = field(init=False)
     # The other API workers of this server, for a reconnect of their turn (None: one process).
     resume_relay: ResumeRelay | None = field(init=False)
+    # Finished phrases served again from memory (None: `--phrase-cache-mb 0`).
+    phrases: PhraseCache | None = field(init=False)
 
     def __post_init__(self) -> None:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
@@ -171,6 +174,8 @@ class ServerState:
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
         relay_dir = self.settings.resume_relay_dir
         self.resume_relay = None if relay_dir is None else ResumeRelay(relay_dir, self.settings.api_key)
+        cache_bytes = int(self.settings.phrase_cache_mb * 1024 * 1024)
+        self.phrases = PhraseCache(cache_bytes) if cache_bytes else None
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
 

@@ -193,4 +193,6 @@ class VoicesEndpoint:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
         if deleted:
             state.description = EngineDescription.of(state.engine)
+            if state.phrases is not None:
+                state.phrases.drop_voice(voice)
         return deleted
