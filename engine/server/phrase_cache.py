@@ -33,7 +33,7 @@ EVENT_OVERHEAD_BYTES = 200
 @dataclass(frozen=True)
 class PhraseKey:
     text: str
-    settings: str  # the request's audio-shaping settings, spelled out
+    settings: StreamRequest  # its audio-shaping settings (equal and hashed field by field)
     voice: str | None
     voice_made_at: int | None  # a cloned voice's creation time (None: a preset voice)
 
@@ -42,7 +42,7 @@ def phrase_key(text: str, request: StreamRequest, voice_made_at: int | None) -> 
     """The key of `text` spoken with `request` (`voice_made_at`: its cloned voice's creation
     time). Priority and resumability do not change a turn's audio."""
     shaping = dataclasses.replace(request, priority=PRIORITY_NORMAL, resumable=False)
-    return PhraseKey(text, repr(shaping), request.voice, voice_made_at)
+    return PhraseKey(text, shaping, request.voice, voice_made_at)
 
 
 @dataclass(frozen=True)

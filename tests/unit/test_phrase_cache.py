@@ -37,6 +37,15 @@ async def test_a_replayed_phrase_gives_the_same_events(engine):
     assert cache.replay(phrase_key("Hello there.", StreamRequest(speed=1.5), None)) is None
 
 
+def test_a_phrase_is_keyed_by_its_dictionarys_rules():
+    def key(rules):
+        return phrase_key("SQL.", StreamRequest(normalize=True, lexicon=rules), None)
+
+    sequel = [{"match": "SQL", "say": "sequel"}]
+    assert key(sequel) == key([dict(rule) for rule in sequel])
+    assert key(sequel) != key([{"match": "SQL", "say": "S Q L"}])
+
+
 async def test_bounded_in_bytes_least_recently_used_first_out(engine):
     request = StreamRequest()
     texts = ["One two three.", "Four five six.", "Seven eight nine."]
