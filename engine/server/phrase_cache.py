@@ -11,14 +11,16 @@ speech endpoint's `input`): a streamed turn's text is not known until its end.
 A phrase's key is its raw text and every setting of its `StreamRequest` that shapes the audio
 (not its priority, nor whether it may resume); a cloned voice enters the key with the time it
 was made, so a voice deleted (or deleted and made again under the same name) never finds the
-old voice's phrases; the deletion also drops them at once (`drop_voice`). The cache is bounded
-in bytes of audio, least recently used first; each API worker holds its own.
+old voice's phrases; a deletion also drops them (`keep_voices`, whenever the server's list of
+voices changes, in every API worker). The cache is bounded in bytes of audio, least recently
+used first; each API worker holds its own.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -62,37 +64,43 @@ class PhraseCache:
         self.max_bytes = max_bytes
         self.size = 0
         self._phrases: collections.OrderedDict[PhraseKey, Phrase] = collections.OrderedDict()
+        # The voices of an API worker may change from the thread that hears of the core's.
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._phrases)
 
     def replay(self, key: PhraseKey) -> EngineStream | None:
         """A stream that gives the phrase's events again (None: not cached)."""
-        phrase = self._phrases.get(key)
-        if phrase is None:
-            return None
-        self._phrases.move_to_end(key)
+        with self._lock:
+            phrase = self._phrases.get(key)
+            if phrase is None:
+                return None
+            self._phrases.move_to_end(key)
         return CachedStream(phrase.events)
 
     def recording(self, key: PhraseKey, stream: EngineStream) -> EngineStream:
         """`stream`, whose events are kept under `key` once it has finished whole."""
         return RecordingStream(stream, key, self)
 
-    def drop_voice(self, voice: str) -> None:
-        """Forget every phrase of `voice` (a cloned voice deleted)."""
-        for key in [key for key in self._phrases if key.voice is not None and key.voice.lower() == voice.lower()]:
-            self.size -= self._phrases.pop(key).size
+    def keep_voices(self, cloned: set[tuple[str, int]]) -> None:
+        """Forget the phrases of every cloned voice not in `cloned` (name, creation time): one
+        deleted, here or through another API worker."""
+        with self._lock:
+            for key in [k for k in self._phrases if k.voice_made_at is not None and (k.voice, k.voice_made_at) not in cloned]:
+                self.size -= self._phrases.pop(key).size
 
     def _keep(self, key: PhraseKey, events: tuple[Event, ...], size: int) -> None:
         if size > self.max_bytes:
             return
-        if (old := self._phrases.pop(key, None)) is not None:
-            self.size -= old.size
-        self._phrases[key] = Phrase(events, size)
-        self.size += size
-        while self.size > self.max_bytes:
-            _, evicted = self._phrases.popitem(last=False)
-            self.size -= evicted.size
+        with self._lock:
+            if (old := self._phrases.pop(key, None)) is not None:
+                self.size -= old.size
+            self._phrases[key] = Phrase(events, size)
+            self.size += size
+            while self.size > self.max_bytes:
+                _, evicted = self._phrases.popitem(last=False)
+                self.size -= evicted.size
 
 
 class RecordingStream:

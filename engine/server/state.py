@@ -179,6 +179,14 @@ class ServerState:
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
 
+    def refresh_description(self) -> None:
+        """What the engine says of itself now: after a voice was cloned or deleted, here or
+        through another API worker. Phrases of a cloned voice that is gone (or was made again
+        under its name) are dropped from the phrase cache."""
+        self.description = EngineDescription.of(self.engine)
+        if self.phrases is not None:
+            self.phrases.keep_voices({(v.name, v.created_at) for v in self.description.voices if v.created_at is not None})
+
     def stream_usage(
         self, route: str, stream_id: str, voice: str | None, traceparent: str | None = None
     ) -> StreamUsage:

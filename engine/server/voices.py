@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 
 from engine.server.references import BadUpload, check_length, decode_audio
 from engine.server.speech import RefusedBody, openai_error, read_body
-from engine.server.state import INLINE_PREFIX, EngineDescription, ServerState, is_inline_voice
+from engine.server.state import INLINE_PREFIX, ServerState, is_inline_voice
 from voice_tts.protocol import CreatedVoice, ErrorCode, VoiceList
 
 AUDIO_FIELDS = ("audio_sample", "file")
@@ -163,7 +163,7 @@ class VoicesEndpoint:
             return openai_error(400, message, ErrorCode.INVALID_AUDIO)
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
-        state.description = EngineDescription.of(engine)
+        state.refresh_description()
         return created, upload
 
     async def delete(self, request: Request) -> Response:
@@ -192,7 +192,5 @@ class VoicesEndpoint:
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
         if deleted:
-            state.description = EngineDescription.of(state.engine)
-            if state.phrases is not None:
-                state.phrases.drop_voice(voice)
+            state.refresh_description()
         return deleted

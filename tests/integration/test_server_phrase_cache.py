@@ -106,3 +106,42 @@ def test_a_cancelled_phrase_is_not_kept(served):
     opened = engine.opened
     answer = httpx.post(server.http_url + "/v1/audio/speech", json={"input": text, "response_format": "pcm"}, timeout=60)
     assert answer.status_code == 200 and engine.opened == opened + 1
+
+
+def test_a_deleted_cloned_voice_drops_its_phrases(base_checkpoint, tmp_path):
+    """A phrase of a cloned voice is kept; once the voice is deleted (and a new voice is made
+    under its name) the next request speaks with the new voice, through the engine."""
+    import httpx
+    from test_server_voices import greedy_engine
+
+    engine = greedy_engine(base_checkpoint, tmp_path / "voices")
+    server = start_server(engine, phrase_cache_mb=4, max_voice_upload_bytes=2 * 1024 * 1024)
+    reference = (base_checkpoint / "golden" / "ref_c.wav").read_bytes()
+
+    def clone() -> None:
+        made = httpx.post(
+            server.http_url + "/v1/voices", data={"name": "calm"}, files={"audio_sample": ("ref.wav", reference)}, timeout=60
+        )
+        assert made.status_code == 201, made.text
+
+    def say() -> tuple[bytes, dict]:
+        with httpx.stream(
+            "POST", server.http_url + "/v1/audio/speech", timeout=60,
+            json={"input": "Hello.", "voice": "calm", "response_format": "pcm", "stream_format": "sse", "max_new_tokens": 8},
+        ) as response:
+            events = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+        return b"".join(base64.b64decode(e["audio"]) for e in events[:-1]), events[-1]["usage"]
+
+    try:
+        clone()
+        first, usage = say()
+        assert "cached" not in usage
+        again, usage = say()
+        assert again == first and usage["cached"] is True
+        assert httpx.delete(server.http_url + "/v1/voices/calm", timeout=60).status_code == 200
+        clone()  # a new voice under the same name (within the same second, as like as not)
+        _, usage = say()
+        assert "cached" not in usage
+    finally:
+        server.stop()
+        engine.close()

@@ -76,7 +76,9 @@ async def test_a_deleted_voice_drops_its_phrases_and_a_new_voice_of_its_name_mis
     await finish(cache.recording(kept, engine.open_stream(StreamRequest())), "Hello.")
     await finish(cache.recording(phrase_key("Hello.", other, None), engine.open_stream(other)), "Hello.")
     assert cache.replay(phrase_key("Hello.", calm, 1_700_000_999)) is None  # made again, later
-    cache.drop_voice("Calm")
+    cache.keep_voices({("calm", 1_700_000_000)})  # still there: kept
+    assert cache.replay(kept) is not None
+    cache.keep_voices(set())  # deleted
     assert cache.replay(kept) is None and len(cache) == 1
     assert cache.replay(phrase_key("Hello.", other, None)) is not None
 
