@@ -1,7 +1,8 @@
 #!/bin/bash
 # The wheels bench/run_on_device.sh installs on the GPU machine, which has Python 3.12, torch, numpy,
 # matplotlib, tqdm, regex, prometheus-client, anyio, click, h11 and pytest, and no package index:
-#   .whl_engine  pydantic (and its parts), pytest-asyncio, py-spy, platformdirs: every stage;
+#   .whl_engine  pydantic (and its parts), pytest-asyncio, py-spy, platformdirs, soxr (the model
+#                package resamples reference audio): every stage;
 #   .whl_server  what `voice-tts serve` and `voice-tts bench` import beyond that (the server, its
 #                text normalization, the bench's client): stage "server", with .whl_engine. Not PyAV
 #                (36 MB): only the speech endpoint's compressed formats load it.
@@ -17,8 +18,8 @@ download() {
     --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d "$target" "$@"
 }
 download .whl_engine pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 typing-inspection==0.4.5 \
-  pytest-asyncio==1.5.0 py-spy==0.4.3 platformdirs==4.14.9
-download .whl_server websockets==17.4 uvicorn==0.55.0 starlette==1.10.0 soxr==1.0.0 \
+  pytest-asyncio==1.5.0 py-spy==0.4.3 platformdirs==4.14.9 soxr==1.0.0
+download .whl_server websockets==17.4 uvicorn==0.55.0 starlette==1.10.0 \
   wetext==0.1.8 kaldifst==1.8.3 contractions==0.1.73 textsearch==0.0.24 anyascii==0.3.3 pyahocorasick==2.3.1 \
   english-words==2.0.2 soundfile==0.13.1 cffi==2.1.1 pycparser==3.12
 du -sh .whl_engine .whl_server

@@ -1,7 +1,8 @@
 """Where cloned voices live: one folder per voice under a voices directory, made once, reused.
 
-    <voices dir>/<id>/voice.json         id, name, mode, transcript, creation time, the checkpoint
-                                         kind it was made with, the reference's rate and length
+    <voices dir>/<id>/voice.json         id, name, mode, transcript, creation time, the consent it
+                                         was given with (if any), the checkpoint kind it was made
+                                         with, the reference's rate and length
     <voices dir>/<id>/prompt.safetensors x_vector [hidden] float32, ref_codes [frames, groups] int64
 
 A voice is written into a hidden `.tmp-*` folder (files and folder fsynced) and renamed into
@@ -60,6 +61,7 @@ class StoredVoice:
     mode: CloneMode
     created_at: int
     prompt: ClonePrompt
+    consent: str | None = None  # the consent recording's id the upload named, if any
 
     def summary(self) -> dict:
         return {"id": self.id, "name": self.name, "mode": self.mode, "created_at": self.created_at}
@@ -128,7 +130,9 @@ class VoiceStore:
             ref_text=ref_text,
             ref_ids=tuple(self._model.tokenizer.reference_ids(ref_text)) if mode == "icl" else (),
         )
-        self._voices[meta["id"]] = StoredVoice(meta["id"], meta["name"], mode, int(meta["created_at"]), prompt)
+        self._voices[meta["id"]] = StoredVoice(
+            meta["id"], meta["name"], mode, int(meta["created_at"]), prompt, meta.get("consent")
+        )
 
     # ---- changing ----------------------------------------------------------------------------
 
@@ -141,13 +145,14 @@ class VoiceStore:
             raise ValueError(f"a voice named {name!r} already exists")
         return key
 
-    def add(self, name: str, prompt: ClonePrompt, reference: dict) -> StoredVoice:
-        """Save a new voice atomically. Raises ValueError (bad or duplicate name) or OSError
-        (the voices directory cannot be written)."""
+    def add(self, name: str, prompt: ClonePrompt, reference: dict, consent: str | None = None) -> StoredVoice:
+        """Save a new voice atomically (`consent`: the consent recording's id its upload named).
+        Raises ValueError (bad or duplicate name) or OSError (the voices directory cannot be written)."""
         key = self.check_new(name)
-        voice = StoredVoice(key, name, prompt.mode, int(time.time()), prompt)
+        voice = StoredVoice(key, name, prompt.mode, int(time.time()), prompt, consent)
         meta = {
-            **voice.summary(), "ref_text": prompt.ref_text, "checkpoint": self._kind, "reference": reference,
+            **voice.summary(), "ref_text": prompt.ref_text, "consent": consent, "checkpoint": self._kind,
+            "reference": reference,
         }
         try:
             self.root.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Audio utilities for mono s16le PCM: resampling, G.711 µ-law and WAV containers.
+"""Audio utilities for mono s16le PCM: resampling, G.711 (µ-law and A-law) and WAV containers.
 
 Everything here works on `bytes` of little-endian int16 samples, the format every engine
 stream produces, so adapters and the server convert without knowing the backend.
@@ -125,6 +125,60 @@ def pcm16_to_mulaw(pcm: bytes) -> bytes:
 def mulaw_to_pcm16(data: bytes) -> bytes:
     """Decode G.711 µ-law bytes to s16le PCM."""
     return _mulaw_decode_table()[np.frombuffer(data, dtype=np.uint8)].tobytes()
+
+
+# G.711 A-law, bit-exact with the CCITT reference (and CPython's former `audioop`): 16-bit
+# samples are reduced to 13 bits and coded as segment + 4-bit mantissa, with even bits inverted.
+_ALAW_SEGMENT_ENDS = np.array([0x1F, 0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF])
+
+
+@lru_cache(maxsize=1)
+def _alaw_encode_table() -> np.ndarray:
+    """A-law byte for every int16 value, indexed by the value's uint16 bit pattern."""
+    values = np.arange(-32768, 32768, dtype=np.int32) >> 3
+    mask = np.where(values >= 0, 0xD5, 0x55)
+    magnitude = np.where(values >= 0, values, -values - 1)
+    segment = np.searchsorted(_ALAW_SEGMENT_ENDS, magnitude, side="left")
+    shift = np.where(segment < 2, 1, np.minimum(segment, 7))
+    code = np.where(segment >= 8, 0x7F, (segment << 4) | ((magnitude >> shift) & 0x0F))
+    table = np.empty(65536, dtype=np.uint8)
+    table[np.arange(-32768, 32768, dtype=np.int32).astype(np.uint16)] = (code ^ mask).astype(np.uint8)
+    return table
+
+
+@lru_cache(maxsize=1)
+def _alaw_decode_table() -> np.ndarray:
+    codes = np.arange(256, dtype=np.int32) ^ 0x55
+    segment = (codes & 0x70) >> 4
+    magnitude = ((codes & 0x0F) << 4) + np.where(segment == 0, 8, 0x108)
+    magnitude = np.where(segment > 1, magnitude << np.maximum(segment - 1, 0), magnitude)
+    return np.where(codes & 0x80, magnitude, -magnitude).astype(_PCM16)
+
+
+def pcm16_to_alaw(pcm: bytes) -> bytes:
+    """Encode s16le PCM as G.711 A-law, one byte per sample."""
+    return _alaw_encode_table()[_samples(pcm).view(np.uint16)].tobytes()
+
+
+def alaw_to_pcm16(data: bytes) -> bytes:
+    """Decode G.711 A-law bytes to s16le PCM."""
+    return _alaw_decode_table()[np.frombuffer(data, dtype=np.uint8)].tobytes()
+
+
+# The wire encodings of a stream's audio (`StreamRequest.format`) and their codecs: s16le PCM
+# as it is, or G.711 at one byte a sample. Every door encodes (and a client decodes) through these.
+_ENCODERS = {"pcm16": bytes, "mulaw": pcm16_to_mulaw, "alaw": pcm16_to_alaw}
+_DECODERS = {"pcm16": bytes, "mulaw": mulaw_to_pcm16, "alaw": alaw_to_pcm16}
+
+
+def encode_pcm16(pcm: bytes, audio_format: str) -> bytes:
+    """s16le PCM in the wire encoding `audio_format` (`voice_tts.request.AUDIO_FORMATS`)."""
+    return _ENCODERS[audio_format](pcm)
+
+
+def decode_to_pcm16(data: bytes, audio_format: str) -> bytes:
+    """Audio in the wire encoding `audio_format` back to s16le PCM."""
+    return _DECODERS[audio_format](data)
 
 
 def wav_bytes(pcm: bytes, rate: int, channels: int = 1) -> bytes:

@@ -7,7 +7,8 @@ voice-tts voices [--url URL]
 voice-tts voices add NAME ref.wav [--text TRANSCRIPT] [--url URL]
 voice-tts voices rm ID [--url URL]
 voice-tts bench [--url URL] [--concurrency 1 8 32] [--tokens-per-second 30] [--deltas llm] [--turns 2]
-                [--text-file FILE] [--processes 1] [--turn-timeout 120] [--out bench.json] [--plot bench.png]
+                [--text-file FILE] [--format pcm16|mulaw|alaw] [--processes 1] [--turn-timeout 120]
+                [--out bench.json] [--plot bench.png]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from voice_tts.protocol import AudioChunk, Error, StreamingEngine
+from voice_tts.request import AUDIO_FORMATS
 
 if TYPE_CHECKING:
     from voice_tts.progress import Word
@@ -252,6 +254,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         spread=args.spread,
         turn_timeout=args.turn_timeout,
         server_pid=args.server_pid,
+        format=args.format,
     )
     runs = []
     total = sum(args.concurrency) * args.turns * len(args.contexts_per_socket)
@@ -470,6 +473,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--voice")
     bench.add_argument("--language")
+    bench.add_argument(
+        "--format",
+        choices=AUDIO_FORMATS,
+        default="pcm16",
+        help="the audio's encoding on the wire: 24 kHz pcm16 (default), or G.711 mulaw or alaw at 8 kHz",
+    )
     bench.add_argument(
         "--spread", type=float, default=1.0, help="seconds over which a level's clients start"
     )

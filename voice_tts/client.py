@@ -151,10 +151,11 @@ class RemoteEngine:
                 f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}"
             )
         request = StreamRequest.of(request, **settings)
-        # An engine stream's audio is s16le (its listener's format is its output pipeline's to
-        # make), and whether a turn survives a dropped socket is this engine's setting.
+        # The audio crosses the wire in the request's format (G.711: half the bytes of s16le)
+        # and comes out of the stream as s16le, as every engine stream's does; whether a turn
+        # survives a dropped socket is this engine's setting.
         start = StartMessage.of(
-            replace(request, format="pcm16", resumable=self._timeouts.resume_budget > 0),
+            replace(request, resumable=self._timeouts.resume_budget > 0),
             traceparent or current_traceparent(),
         )
         return RemoteStream(self._sockets, start, self.url, self._timeouts, connect_timeout)

@@ -487,8 +487,13 @@ class VoiceInfo(WireModel):
     description: str = ""
     gender: str | None = None
     language: str | None = None
-    # Cloned voices only: "x_vector" or "icl" (in-context, with the reference transcript).
+    # Cloned voices only: "x_vector" or "icl" (in-context, with the reference transcript), when
+    # the voice was made (Unix seconds), the consent recording's id its upload named (if any),
+    # and the reference's transcript (an "icl" voice's).
     mode: str | None = None
+    created_at: int | None = None
+    consent: str | None = None
+    ref_text: str | None = None
 
 
 class VoiceList(WireModel):

@@ -15,6 +15,7 @@ from typing import AsyncIterator
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from voice_tts.audio import decode_to_pcm16
 from voice_tts.context_sockets import CLOSE_CODE_ERRORS, CLOSE_TIMEOUT, ContextChannel, ContextSockets
 from voice_tts.protocol import (
     AudioChunk,
@@ -370,7 +371,7 @@ class RemoteStream:
             return  # the receiving side reports the loss
 
     async def _receive(self, channel: ContextChannel) -> AsyncIterator[Event]:
-        rate = self._start.sample_rate
+        rate, audio_format = self._start.sample_rate, self._start.format
         while True:
             try:
                 message = await self._next_frame(channel)
@@ -389,10 +390,11 @@ class RemoteStream:
             if isinstance(message, bytes):
                 # After cancel() no audio reaches the caller, even what was already in flight.
                 if message:
+                    pcm = message if audio_format == "pcm16" else decode_to_pcm16(message, audio_format)
                     if not self._cancelled:
-                        yield AudioChunk(message, rate, self._audio_samples)
+                        yield AudioChunk(pcm, rate, self._audio_samples)
                     # Counted also after a cancel: a reconnect names the sample to go on from.
-                    self._audio_samples += len(message) // 2
+                    self._audio_samples += len(pcm) // 2
                     self._acknowledge()
                 continue
             if isinstance(message, ProgressMessage):

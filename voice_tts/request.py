@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
     from voice_tts.tn import Lexicon
@@ -35,8 +35,9 @@ __all__ = [
     "checked_speed",
 ]
 
-AudioFormat = Literal["pcm16", "mulaw"]
-AUDIO_FORMATS = ("pcm16", "mulaw")
+# s16le PCM, or G.711 µ-law or A-law (one byte a sample; voice_tts/audio.py encodes them).
+AudioFormat = Literal["pcm16", "mulaw", "alaw"]
+AUDIO_FORMATS: tuple[str, ...] = get_args(AudioFormat)
 
 # The speaking-rate range every door accepts (OpenAI's Realtime range; its speech API's wider
 # 0.25-4.0 is refused past it). Outside it speech stops sounding like speech.
@@ -137,7 +138,7 @@ class StreamRequest:
 
     @property
     def bytes_per_sample(self) -> int:
-        return 1 if self.format == "mulaw" else 2
+        return 2 if self.format == "pcm16" else 1
 
 
 def checked_setting(name: str, value: Any) -> Any:

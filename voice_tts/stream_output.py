@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from voice_tts.audio import pcm16_to_mulaw
+from voice_tts.audio import encode_pcm16
 from voice_tts.turn_text import TurnText
 from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage, Word, Words
 from voice_tts.request import StreamRequest
@@ -148,5 +148,5 @@ class StreamOutput:
         self.text.on_audio(chunk)
         if self._meter is not None:
             self._meter(chunk.duration)
-        data = pcm16_to_mulaw(chunk.pcm) if self.request.format == "mulaw" else chunk.pcm
+        data = chunk.pcm if self.request.format == "pcm16" else encode_pcm16(chunk.pcm, self.request.format)
         return AudioOut(chunk, data)

@@ -185,8 +185,10 @@ class CoreClient:
 
     # ---- cloned voices ----------------------------------------------------------------------
 
-    def create_voice(self, name: str, audio: Any, sample_rate: int, text: str | None = None) -> dict[str, Any]:
-        return self._call("create_voice", name, audio, sample_rate, text)
+    def create_voice(
+        self, name: str, audio: Any, sample_rate: int, text: str | None = None, consent: str | None = None
+    ) -> dict[str, Any]:
+        return self._call("create_voice", name, audio, sample_rate, text, consent)
 
     def delete_voice(self, voice: str) -> bool:
         return self._call("delete_voice", voice)

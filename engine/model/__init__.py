@@ -19,9 +19,30 @@ runs at batch 1 (`steps`): both run the model's one forward. No scheduling lives
     generate        single-stream reference generation (what parity is checked with)
 """
 
-from engine.model.errors import CheckpointError
-from engine.model.loader import load_model
-from engine.model.sampling import SamplingParams
-from engine.model.tts_model import Qwen3TTS
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.model.errors import CheckpointError
+    from engine.model.loader import load_model
+    from engine.model.sampling import SamplingParams
+    from engine.model.tts_model import Qwen3TTS
 
 __all__ = ["CheckpointError", "Qwen3TTS", "SamplingParams", "load_model"]
+
+# Each name loads its module on first use: an API worker reads a checkpoint's config and
+# tokenizer (`config`, `text`) without paying for torch, which only the engine core runs.
+_MODULES = {
+    "CheckpointError": "engine.model.errors",
+    "Qwen3TTS": "engine.model.tts_model",
+    "SamplingParams": "engine.model.sampling",
+    "load_model": "engine.model.loader",
+}
+
+
+def __getattr__(name: str):
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_MODULES[name]), name)

@@ -251,7 +251,16 @@ class Qwen3Engine:
             gender, description, language = _SPEAKERS.get(name, (None, "", None))
             out.append(VoiceInfo(name=name, description=description, gender=gender, language=language))
         for voice in self.voice_store.list():
-            out.append(VoiceInfo(name=voice.id, description=_clone_description(voice), mode=voice.mode))
+            out.append(
+                VoiceInfo(
+                    name=voice.id,
+                    description=_clone_description(voice),
+                    mode=voice.mode,
+                    created_at=voice.created_at,
+                    consent=voice.consent,
+                    ref_text=voice.prompt.ref_text,
+                )
+            )
         return tuple(out)
 
     @property
@@ -400,10 +409,13 @@ class Qwen3Engine:
 
     # ---- cloned voices ------------------------------------------------------------------------
 
-    def create_voice(self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None) -> dict[str, Any]:
+    def create_voice(
+        self, name: str, audio: np.ndarray, sample_rate: int, text: str | None = None, consent: str | None = None
+    ) -> dict[str, Any]:
         """Clone a voice from a reference recording (from `voice_cloning.min_reference_seconds`, as
         the official code, to 30 s; mono or mixed down) and save it in the
-        voice store: ICL when its transcript `text` is given, x-vector only otherwise. Returns
+        voice store: ICL when its transcript `text` is given, x-vector only otherwise; `consent`
+        (the consent recording's id an upload named) is kept with it. Returns
         {"id", "name", "mode", "created_at"}. Raises ValueError for bad input (nothing is saved)
         and OSError when the voices directory cannot be written. The encoders run on the engine's
         device thread, between two frame steps."""
@@ -419,7 +431,9 @@ class Qwen3Engine:
         prompt = done.result()
         seconds = len(audio) / sample_rate
         with self._voices_lock:
-            stored = self.voice_store.add(name, prompt, {"sample_rate": int(sample_rate), "seconds": round(seconds, 3)})
+            stored = self.voice_store.add(
+                name, prompt, {"sample_rate": int(sample_rate), "seconds": round(seconds, 3)}, consent
+            )
         return stored.summary()
 
     def delete_voice(self, voice: str) -> bool:

@@ -89,7 +89,7 @@ def create_app(
     )
     watch_description = getattr(engine, "watch_description", None)
     if watch_description is not None:  # voices cloned or deleted through another API worker
-        watch_description(lambda: setattr(state, "description", EngineDescription.of(engine)))
+        watch_description(state.refresh_description)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

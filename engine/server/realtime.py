@@ -20,7 +20,7 @@ from typing import Any
 import pydantic_core
 from starlette.websockets import WebSocket
 
-from engine.server.realtime_response import Response, SpokenItem, new_id
+from engine.server.realtime_response import G711_TYPES, Response, SpokenItem, new_id
 from engine.server.sender import Sender
 from engine.server.speech_settings import OPENAI_VOICES
 from engine.server.state import ServerState
@@ -440,10 +440,10 @@ def _output_format(value: Any) -> dict:
                 "session.audio.output.format.rate",
             )
         return {"type": "audio/pcm", "rate": rate}
-    if kind == "audio/pcmu":
-        return {"type": "audio/pcmu"}
+    if kind in G711_TYPES:
+        return {"type": kind}
     raise RealtimeError(
         "unsupported_value",
-        f"output format {kind!r} is not supported; use audio/pcm or audio/pcmu",
+        f"output format {kind!r} is not supported; use audio/pcm, audio/pcmu or audio/pcma",
         "session.audio.output.format.type",
     )

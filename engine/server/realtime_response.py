@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 # Items whose transcript a truncate can still reach; older ones are forgotten.
 KEPT_ITEMS = 64
+# Realtime's G.711 output formats (8 kHz) and the stream encodings they are.
+G711_TYPES = {"audio/pcmu": "mulaw", "audio/pcma": "alaw"}
 # `usage.output_tokens` counts audio in the codec's 80 ms frames, as speech's SSE usage does.
 OUTPUT_TOKENS_PER_SECOND = 12.5
 
@@ -74,8 +76,8 @@ class Response:
         self._state = state
         output = connection.session["audio"]["output"]
         audio_format = output["format"]
-        self._mulaw = audio_format["type"] == "audio/pcmu"
-        self.sample_rate = 8000 if self._mulaw else audio_format.get("rate", 24000)
+        g711 = G711_TYPES.get(audio_format["type"])
+        self.sample_rate = 8000 if g711 else audio_format.get("rate", 24000)
         voice = output["voice"]
         self.voice = None if voice in OPENAI_VOICES else voice
         self.id = new_id("resp")
@@ -84,7 +86,7 @@ class Response:
             language=output.get("language"),
             instruct=instructions,
             sample_rate=self.sample_rate,
-            format="mulaw" if self._mulaw else "pcm16",
+            format=g711 or "pcm16",
             normalize=True,
             priority=stream_priority(connection.established),
             speed=output["speed"],

@@ -31,7 +31,7 @@ import httpx
 import numpy as np
 import soundfile as sf
 
-from engine.server.state import INLINE_PREFIX, EngineDescription, ServerState, is_inline_voice
+from engine.server.state import INLINE_PREFIX, ServerState, is_inline_voice
 from voice_tts.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ async def reference_voice(state: ServerState, reference: Reference) -> str:
             raise ReferenceRefused(f"ref_audio: {e}") from None
     except OSError as e:
         raise ReferenceRefused(f"ref_audio: {e}", ErrorCode.VOICE_STORE_ERROR, 500) from None
-    state.description = EngineDescription.of(engine)
+    state.refresh_description()
     await _forget_oldest(state)
     return name
 
@@ -138,7 +138,7 @@ async def _forget_oldest(state: ServerState) -> None:
         except (ValueError, OSError) as e:
             log.warning("could not delete the inline reference voice %s: %s", name, e)
     if excess:
-        state.description = EngineDescription.of(state.engine)
+        state.refresh_description()
 
 
 async def _reference_bytes(state: ServerState, source: str) -> bytes:

@@ -18,19 +18,27 @@ from voice_tts.turn_text import TurnText
 
 
 def open_output_stream(
-    state: ServerState, request: StreamRequest, usage: StreamUsage | None = None
+    state: ServerState,
+    request: StreamRequest,
+    usage: StreamUsage | None = None,
+    replay: EngineStream | None = None,
 ) -> tuple[EngineStream, StreamOutput]:
     """A route's stream for `request`: its output pipeline first (a bad setting is refused
     before an engine stream exists), with the server's lexicon after the request's own, then
-    the engine stream. `usage` is told each piece of audio that goes out; a stream that cannot
-    open (the exception propagates: a ValueError is the request's fault) finishes it as an
-    error that received, heard and made nothing."""
+    the engine stream, or `replay` (a cached phrase's, engine/server/phrase_cache.py: the
+    usage is marked `cached`). `usage` is told each piece of audio that goes out; a stream
+    that cannot open (the exception propagates: a ValueError is the request's fault) finishes
+    it as an error that received, heard and made nothing."""
     try:
         output = StreamOutput(
             request,
             default_lexicon=state.lexicon if request.normalize else None,
             meter=usage.audio_sent if usage is not None else None,
         )
+        if replay is not None:
+            if usage is not None:
+                usage.cached = True
+            return replay, output
         return state.engine.open_stream(request), output
     except Exception as exc:
         if usage is not None:

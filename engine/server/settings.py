@@ -81,6 +81,13 @@ class ServerSettings(BaseModel):
         "weights (0.6); a stream is admitted only where its longest turn's KV fits (else refused: capacity); "
         "none: 0.6 on a GPU, every stream at --max-context elsewhere",
     )
+    phrase_cache_mb: float = _setting(
+        0.0,
+        "server",
+        "MB of finished phrases each API worker keeps: a speech request whose whole text and settings "
+        "equal a recent one's is served from memory, without the engine (0: off)",
+        ge=0,
+    )
     cache_dir: str | None = _setting(
         None, "server",
         "folder for what a --model restart reuses (compiled kernels, the codec's convolution ways), so that it is "

@@ -2,7 +2,8 @@
 
 Rules where the OpenAI API and this server differ (docs/protocol.md repeats them):
 - `response_format`: `pcm` (24 kHz mono s16le, no header), `wav` (the default), or `mp3`,
-  `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py).
+  `opus` (in Ogg), `aac` (ADTS) and `flac`, encoded as the audio streams (engine/server/encoders.py);
+  not in OpenAI's API: `mulaw` and `alaw` (G.711 at 8 kHz, one byte a sample, no header).
 - `speed` from 0.5 to 2.0, pitch kept (voice_tts/speed.py); OpenAI's wider 0.25-4.0 is refused
   past that range with 400 `unsupported_speed` rather than quietly clamped.
 - `model` is accepted for compatibility and does not choose anything: the server speaks with
@@ -25,6 +26,10 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
   base64 audio as it is produced, then `speech.audio.done` with `usage` (always streamed).
   The deltas decoded and joined are exactly the `audio` stream's body (for `wav`, the first
   delta starts with the streamed WAV header).
+- With `--phrase-cache-mb`, a request whose input and settings equal a recent one that finished
+  is answered from memory (engine/server/phrase_cache.py), byte for byte the same, its usage
+  marked `cached` (in `speech.audio.done` and the usage log); `cache: false` (not in OpenAI's
+  API) asks for the engine.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.encoders import FORMATS, StreamEncoder
+from engine.server.phrase_cache import PhraseKey, phrase_key
 from engine.server.settings import ServerSettings
 from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, check_speed, resolve, stream_request
 from engine.server.state import ServerState
@@ -51,11 +57,13 @@ from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import EngineStream, Error, ErrorCode
+from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, Output, StreamOutput
 
 log = logging.getLogger(__name__)
 
-MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav"}
+# The uncompressed formats (G.711's media types are RFC 4856's).
+MEDIA_TYPES = {"pcm": "audio/pcm", "wav": "audio/wav", "mulaw": "audio/PCMU", "alaw": "audio/PCMA"}
 # `usage.output_tokens` counts audio in the codec's 80 ms frames (Qwen3-TTS speaks 12.5 a second).
 OUTPUT_TOKENS_PER_SECOND = 12.5
 
@@ -64,6 +72,7 @@ class SpeechRequest(SpeechSettings):
     input: str = Field(min_length=1)
     stream: bool | None = None
     stream_format: Literal["audio", "sse"] | None = None
+    cache: bool = True  # may be answered from the phrase cache
 
     @property
     def delivery(self) -> Literal["sse", "audio", "whole"]:
@@ -237,8 +246,11 @@ class SpeechEndpoint:
         usage = state.stream_usage(
             "http", uuid.uuid4().hex, choice.voice, traceparent=request.headers.get("traceparent")
         )
+        phrase = self._phrase_key(speech, stream_settings)
         try:
-            stream, output = open_output_stream(state, stream_settings, usage)
+            stream, output = open_output_stream(
+                state, stream_settings, usage, replay=None if phrase is None else state.phrases.replay(phrase)
+            )
         except ValueError as exc:
             state.slots.release()
             return openai_error(400, str(exc), getattr(exc, "code", ErrorCode.INVALID_MESSAGE))
@@ -246,9 +258,19 @@ class SpeechEndpoint:
             state.slots.release()
             log.exception("could not open a stream")
             return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
+        if phrase is not None and not usage.cached:
+            stream = state.phrases.recording(phrase, stream)
         usage.text_arrived()
         speak_all(stream, output.text, speech.input)
         return await self._respond(speech, stream, output, usage)
+
+    def _phrase_key(self, speech: SpeechRequest, request: StreamRequest) -> PhraseKey | None:
+        """The request's key in the phrase cache (None: no cache, or the request opts out)."""
+        state = self._state
+        if state.phrases is None or not speech.cache:
+            return None
+        made_at = next((v.created_at for v in state.description.voices if v.name == request.voice), None)
+        return phrase_key(speech.input, request, made_at)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
         if speech.response_format not in MEDIA_TYPES and speech.response_format not in FORMATS:
@@ -311,7 +333,7 @@ class SpeechEndpoint:
             encoder = StreamEncoder(audio_format, SAMPLE_RATE)
             audio, media_type = _encoded(body, encoder), encoder.media_type
         else:
-            header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""
+            header = streaming_wav_header(SAMPLE_RATE) if audio_format == "wav" else b""  # G.711: none
             audio, media_type = _prepend(header, body), MEDIA_TYPES[audio_format]
         stall_timeout_s = self._state.settings.max_client_lag_s
         if speech.delivery == "sse":
@@ -394,16 +416,10 @@ async def _sse_events(body: AsyncIterator[bytes], usage: StreamUsage, output: St
         return
     characters, audio_seconds = output.usage.characters_received, output.usage.audio_seconds
     output_tokens = math.ceil(audio_seconds * OUTPUT_TOKENS_PER_SECOND - 1e-9)
-    yield _sse(
-        {
-            "type": "speech.audio.done",
-            "usage": {
-                "input_tokens": characters,
-                "output_tokens": output_tokens,
-                "total_tokens": characters + output_tokens,
-            },
-        }
-    )
+    counts = {"input_tokens": characters, "output_tokens": output_tokens, "total_tokens": characters + output_tokens}
+    if usage.cached:
+        counts["cached"] = True  # not in OpenAI's API: answered from the phrase cache
+    yield _sse({"type": "speech.audio.done", "usage": counts})
 
 
 async def _encoded(body: AsyncIterator[bytes], encoder: StreamEncoder) -> AsyncIterator[bytes]:

@@ -35,8 +35,11 @@ from engine.server.state import EngineDescription, ServerState
 from voice_tts.protocol import PRIORITY_NORMAL, ErrorCode, LexiconEntry
 from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest, checked_first_chunk_frames
 
-# Speech answers at the codec's rate: 24 kHz mono s16le before any encoding.
+# Speech answers at the codec's rate: 24 kHz mono s16le before any encoding; G.711 formats
+# (the stream's own encodings, voice_tts/audio.py) at the telephone's 8 kHz, headerless.
 SAMPLE_RATE = 24000
+G711_SAMPLE_RATE = 8000
+G711_FORMATS = ("mulaw", "alaw")
 TaskType = Literal["CustomVoice", "VoiceDesign", "Base"]
 TASK_TYPES: tuple[str, ...] = ("CustomVoice", "VoiceDesign", "Base")
 OPENAI_VOICES = frozenset(
@@ -212,13 +215,14 @@ async def _voice_and_instruct(state: ServerState, settings: SpeechSettings) -> t
 
 def stream_request(settings: SpeechSettings, choice: StreamChoice, priority: int = PRIORITY_NORMAL) -> StreamRequest:
     """The engine stream `settings` ask for, as `resolve` chose it: raw text normalized on the
-    server, 24 kHz s16le (`max_new_tokens` and `first_chunk_frames`: an engine without codec
+    server, 24 kHz s16le or 8 kHz G.711 as `response_format` says (`max_new_tokens` and `first_chunk_frames`: an engine without codec
     frames, the embedded voice, ignores them). Raises ValueError (a coded one for a bad lexicon rule)."""
     return StreamRequest(
         voice=choice.voice,
         language=settings.language,
         instruct=choice.instruct,
-        sample_rate=SAMPLE_RATE,
+        sample_rate=G711_SAMPLE_RATE if settings.response_format in G711_FORMATS else SAMPLE_RATE,
+        format=settings.response_format if settings.response_format in G711_FORMATS else "pcm16",
         normalize=True,
         lexicon=[rule.model_dump() for rule in settings.lexicon] if settings.lexicon else None,
         spell_acronyms=settings.spell_acronyms,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.server.metrics import ServerMetrics
+from engine.server.phrase_cache import PhraseCache
 from engine.server.resume import ResumeRegistry, ResumeRelay
 from engine.server.settings import ServerSettings
 from engine.server.tracing import StreamTracer
@@ -19,10 +20,10 @@ from voice_tts.protocol import (
     VoiceCloning,
     VoiceInfo,
 )
+from voice_tts.request import AUDIO_FORMATS
 from voice_tts.tn import Lexicon
 
 DEFAULT_CAPACITY = 64
-FORMATS = ("pcm16", "mulaw")
 FEATURES = (
     "streaming_text_input",
     "word_timestamps",
@@ -89,6 +90,9 @@ class EngineDescription:
                 gender=getattr(voice, "gender", None),
                 language=getattr(voice, "language", None),
                 mode=getattr(voice, "mode", None),
+                created_at=getattr(voice, "created_at", None),
+                consent=getattr(voice, "consent", None),
+                ref_text=getattr(voice, "ref_text", None),
             )
             for voice in getattr(engine, "voices", ())
         )
@@ -159,6 +163,8 @@ class ServerState:
     resumes: ResumeRegistry = field(init=False)
     # The other API workers of this server, for a reconnect of their turn (None: one process).
     resume_relay: ResumeRelay | None = field(init=False)
+    # Finished phrases served again from memory (None: `--phrase-cache-mb 0`).
+    phrases: PhraseCache | None = field(init=False)
 
     def __post_init__(self) -> None:
         capacity = self.settings.capacity or self.description.capacity or DEFAULT_CAPACITY
@@ -168,8 +174,18 @@ class ServerState:
         self.resumes = ResumeRegistry(self.settings.resume_timeout_s)
         relay_dir = self.settings.resume_relay_dir
         self.resume_relay = None if relay_dir is None else ResumeRelay(relay_dir, self.settings.api_key)
+        cache_bytes = int(self.settings.phrase_cache_mb * 1024 * 1024)
+        self.phrases = PhraseCache(cache_bytes) if cache_bytes else None
         if self._headroom() is not None:
             self.metrics.report_headroom(self._headroom)
+
+    def refresh_description(self) -> None:
+        """What the engine says of itself now: after a voice was cloned or deleted, here or
+        through another API worker. Phrases of a cloned voice that is gone (or was made again
+        under its name) are dropped from the phrase cache."""
+        self.description = EngineDescription.of(self.engine)
+        if self.phrases is not None:
+            self.phrases.keep_voices({(v.name, v.created_at) for v in self.description.voices if v.created_at is not None})
 
     def stream_usage(
         self, route: str, stream_id: str, voice: str | None, traceparent: str | None = None
@@ -223,7 +239,7 @@ class ServerState:
             voices=self.description.listed_voices,
             languages=list(self.description.languages),
             sample_rates=list(SUPPORTED_SAMPLE_RATES),
-            formats=list(FORMATS),
+            formats=list(AUDIO_FORMATS),
             features=list(FEATURES) + [f for f in self.description.features if f not in FEATURES],
             capacity=self.slots.capacity,
             active_streams=self.active_streams(),

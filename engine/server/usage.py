@@ -63,6 +63,7 @@ class StreamUsage:
     _first_text_at: float | None = field(default=None, init=False, repr=False)
     ttfa: float | None = field(default=None, init=False)
     outcome: str | None = field(default=None, init=False)  # set once, by `finish()`
+    cached: bool = field(default=False, init=False)  # served from the phrase cache
 
     def text_arrived(self) -> None:
         if self._first_text_at is None:
@@ -108,6 +109,7 @@ class StreamUsage:
             "started_at": round(self.started_at, 3),
             "duration_seconds": round(time.monotonic() - self._started, 3),
             "ttfa_seconds": None if self.ttfa is None else round(self.ttfa, 4),
+            "cached": self.cached,
         }
         self.log.write(record)
         if self.span is not None:

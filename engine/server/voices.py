@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 
 from engine.server.references import BadUpload, check_length, decode_audio
 from engine.server.speech import RefusedBody, openai_error, read_body
-from engine.server.state import INLINE_PREFIX, EngineDescription, ServerState, is_inline_voice
+from engine.server.state import INLINE_PREFIX, ServerState, is_inline_voice
 from voice_tts.protocol import CreatedVoice, ErrorCode, VoiceList
 
 AUDIO_FIELDS = ("audio_sample", "file")
@@ -93,8 +93,11 @@ class VoicesEndpoint:
 
     async def omni_list(self, request: Request) -> Response:
         voices = self._state.description.listed_voices
+        # What the store keeps of each upload, in vLLM-Omni's names; a fact it does not have
+        # (no consent named, no transcript) is left out rather than sent as null.
         uploaded = [
-            {"name": voice.name, "mode": voice.mode, "description": voice.description}
+            {"name": voice.name, "description": voice.description}
+            | voice.model_dump(include={"mode", "created_at", "consent", "ref_text"}, exclude_none=True)
             for voice in voices
             if voice.mode is not None
         ]
@@ -148,7 +151,9 @@ class VoicesEndpoint:
         except BadUpload as e:
             return openai_error(400, str(e), ErrorCode.INVALID_AUDIO)
         try:
-            created = await asyncio.to_thread(engine.create_voice, upload.name, audio, sample_rate, upload.ref_text)
+            created = await asyncio.to_thread(
+                engine.create_voice, upload.name, audio, sample_rate, upload.ref_text, upload.consent
+            )
         except ValueError as e:
             message = str(e)
             if "already exists" in message or "name of a preset" in message:
@@ -158,7 +163,7 @@ class VoicesEndpoint:
             return openai_error(400, message, ErrorCode.INVALID_AUDIO)
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
-        state.description = EngineDescription.of(engine)
+        state.refresh_description()
         return created, upload
 
     async def delete(self, request: Request) -> Response:
@@ -187,5 +192,5 @@ class VoicesEndpoint:
         except OSError as e:
             return openai_error(500, str(e), ErrorCode.VOICE_STORE_ERROR)
         if deleted:
-            state.description = EngineDescription.of(state.engine)
+            state.refresh_description()
         return deleted

@@ -47,12 +47,20 @@ CORE_EXIT_TIMEOUT_S = 10.0
 BACKLOG = 2048  # uvicorn's own default
 
 
+# More workers than this share one core process's output for little gain: a host this large
+# carries several GPUs, one server (or `--replicas`) each.
+MAX_DEFAULT_WORKERS = 32
+
+
 def default_workers(cores: int | None = None) -> int:
-    """All but four cores (the core process's loop and channel threads, the kernel's network
-    work), and at least half of them: 12 workers on a 16-core host, where 2,048 streams are 171
-    a worker (bench/worker_cpu.py, docs/benchmarks.md)."""
-    cores = cores or os.cpu_count() or 2
-    return max(1, cores // 2, cores - 4)
+    """All but four of the cores this process may run on (the core process's loop and channel
+    threads, the kernel's network work), at least half of them, at least 1 and at most
+    MAX_DEFAULT_WORKERS: 12 workers on a 16-core host, where 2,048 streams are 171 a worker
+    (bench/worker_cpu.py, docs/benchmarks.md). API workers are what caps a server as streams
+    grow (sockets, normalization, words, framing), so they follow the host, not a fixed few."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+    return max(1, min(MAX_DEFAULT_WORKERS, max(cores // 2, cores - 4)))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from livekit.agents import (
@@ -35,6 +35,7 @@ from livekit.agents.types import (
     TimedString,
 )
 from livekit.agents.voice import io
+from livekit.agents.voice.agent_session import SessionConnectOptions
 from livekit.agents.voice.agent import ModelSettings
 from livekit.agents.voice.transcription import TranscriptSynchronizer
 
@@ -47,16 +48,21 @@ from tests.engine_requests import recorded_options
 
 @dataclass(frozen=True)
 class UserSpeech:
-    """Voice activity from `start` to `end` (seconds after the first audio frame) and the
-    final transcripts the STT reports, each at its own time; none for a noise."""
+    """Voice activity from `start` to `end` and the final transcripts the STT reports, each at
+    its own time (none for a noise): seconds after the first audio frame, or, with a `cue`,
+    after the moment the cue first holds (the conversation so far in hand), so that a user can
+    speak at a point of the agent's speech rather than at a time a loaded machine may miss."""
 
     start: float
     end: float
     finals: tuple[tuple[float, str], ...] = ()
+    cue: Callable[["Conversation"], bool] | None = None
 
 
-def said(start: float, end: float, text: str, stt_delay: float = 0.2) -> UserSpeech:
-    return UserSpeech(start, end, ((end + stt_delay, text),))
+def said(
+    start: float, end: float, text: str, stt_delay: float = 0.2, cue: Callable[["Conversation"], bool] | None = None
+) -> UserSpeech:
+    return UserSpeech(start, end, ((end + stt_delay, text),), cue)
 
 
 def noise(start: float, end: float) -> UserSpeech:
@@ -66,8 +72,13 @@ def noise(start: float, end: float) -> UserSpeech:
 class _Clock:
     """Seconds since the first audio frame reached the session's VAD/STT."""
 
+    # How often a speech's cue is looked at: the user's reaction time, far below a word.
+    CUE_POLL_S = 0.02
+
     def __init__(self) -> None:
         self._origin: float | None = None
+        self.conversation: Conversation | None = None
+        self._cued: dict[int, asyncio.Future[float]] = {}  # a speech's cue → when it held
 
     def start(self) -> None:
         if self._origin is None:
@@ -79,6 +90,21 @@ class _Clock:
 
     async def sleep_until(self, t: float) -> None:
         await asyncio.sleep(max(0.0, t - self.now()))
+
+    async def timeline(self, speech: UserSpeech) -> float:
+        """Where `speech`'s times count from: 0, or when its cue first held (the VAD and the
+        STT wait for the same moment)."""
+        if speech.cue is None:
+            return 0.0
+        cued = self._cued.get(id(speech))
+        if cued is None:
+            cued = self._cued[id(speech)] = asyncio.ensure_future(self._wait_for_cue(speech.cue))
+        return await asyncio.shield(cued)
+
+    async def _wait_for_cue(self, cue: Callable[["Conversation"], bool]) -> float:
+        while self.conversation is None or not cue(self.conversation):
+            await asyncio.sleep(self.CUE_POLL_S)
+        return self.now()
 
 
 class ScriptedVAD(vad.VAD):
@@ -106,26 +132,28 @@ class _ScriptedVADStream(vad.VADStream):
         clock = self._vad.clock
         clock.start()
         for speech in self._vad.speeches:
-            await clock.sleep_until(speech.start + self._vad.min_speech)
-            self._send(vad.VADEventType.START_OF_SPEECH, speech)
-            eos_at = speech.end + self._vad.min_silence
+            origin = await clock.timeline(speech)
+            await clock.sleep_until(origin + speech.start + self._vad.min_speech)
+            self._send(vad.VADEventType.START_OF_SPEECH, speech, origin)
+            eos_at = origin + speech.end + self._vad.min_silence
             while clock.now() < eos_at - 0.1:
                 await asyncio.sleep(0.05)
-                self._send(vad.VADEventType.INFERENCE_DONE, speech)
+                self._send(vad.VADEventType.INFERENCE_DONE, speech, origin)
             await clock.sleep_until(eos_at)
-            self._send(vad.VADEventType.END_OF_SPEECH, speech)
+            self._send(vad.VADEventType.END_OF_SPEECH, speech, origin)
         async for _ in self._input_ch:
             pass
 
-    def _send(self, type: vad.VADEventType, speech: UserSpeech) -> None:
+    def _send(self, type: vad.VADEventType, speech: UserSpeech, origin: float) -> None:
         now = self._vad.clock.now()
-        silence = max(0.0, now - speech.end)
+        start, end = origin + speech.start, origin + speech.end
+        silence = max(0.0, now - end)
         self._event_ch.send_nowait(
             vad.VADEvent(
                 type=type,
                 samples_index=0,
                 timestamp=now,
-                speech_duration=min(now, speech.end) - speech.start,
+                speech_duration=min(now, end) - start,
                 silence_duration=silence,
                 speaking=silence == 0.0,
                 probability=1.0 if silence == 0.0 else 0.0,
@@ -162,15 +190,16 @@ class _ScriptedRecognizeStream(stt.RecognizeStream):
         clock = self._stt.clock
         clock.start()
         for speech in self._stt.speeches:
+            origin = await clock.timeline(speech)
             for at, text in speech.finals:
-                await clock.sleep_until(at)
+                await clock.sleep_until(origin + at)
                 self._event_ch.send_nowait(
                     stt.SpeechEvent(
                         type=stt.SpeechEventType.FINAL_TRANSCRIPT,
                         alternatives=[stt.SpeechData(language=LanguageCode("en"), text=text)],
                     )
                 )
-            await clock.sleep_until(speech.end + 0.2)
+            await clock.sleep_until(origin + speech.end + 0.2)
         self._stt.done.set()
         async for _ in self._input_ch:
             pass
@@ -466,9 +495,12 @@ async def converse(
     llm_chars_per_second: float = 300.0,
     timeout: float = 60.0,
     agent: RecordingAgent | None = None,
+    tts_conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+    agent_done: asyncio.Event | None = None,
 ) -> Conversation:
     """Plays the user's speeches to an `AgentSession` speaking through `tts`, waits until the
-    agent (a `RecordingAgent` by default) has said everything it is going to say, and closes
+    agent (a `RecordingAgent` by default) has said everything it is going to say (and, if
+    given, until `agent_done` is set: an agent that waits between its speeches), and closes
     the session."""
     clock = _Clock()
     stt_ = ScriptedSTT(speeches, clock)
@@ -492,6 +524,7 @@ async def converse(
         use_tts_aligned_transcript=True,
         aec_warmup_duration=None,
         user_away_timeout=None,
+        conn_options=SessionConnectOptions(tts_conn_options=tts_conn_options),
     )
     speaker = RealtimeSpeaker(can_pause=can_pause)
     log = TranscriptLog()
@@ -502,12 +535,15 @@ async def converse(
     session.output.transcription = sync.text_output
 
     conversation = Conversation(agent or RecordingAgent(), speaker, log, [], [])
+    clock.conversation = conversation
     sync.audio_output.on("playback_finished", conversation.playback.append)
     session.on("agent_false_interruption", conversation.false_interruptions.append)
     session.on("error", conversation.errors.append)
 
     async def _until_quiet() -> None:
         await stt_.done.wait()
+        if agent_done is not None:
+            await agent_done.wait()
         quiet_since: float | None = None
         while True:
             busy = session.current_speech is not None or session.agent_state == "speaking"
@@ -564,6 +600,10 @@ async def speech_engine(
     from voice_tts.client import RemoteEngine
 
     server = request.getfixturevalue("engine_server")
-    remote = RemoteEngine(server.ws_url)
+    # The server runs in this process: on a loaded machine it may answer a keep-alive ping
+    # later than the default 2 s, and a conversation's turn would fail and be retried. What
+    # these conversations test is the words; a frozen server's bounds are tested on their own
+    # (test_client_remote.py, test_livekit_failures.py).
+    remote = RemoteEngine(server.ws_url, silence_timeout=10.0)
     yield ObservedEngine(remote), embedded_engine
     await remote.aclose()

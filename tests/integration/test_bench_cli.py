@@ -102,6 +102,22 @@ def test_bench_compares_contexts_per_socket_in_one_run(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
+def test_bench_takes_the_audio_in_a_g711_format(server, tmp_path):
+    """The same turns in 24 kHz PCM and in 8 kHz A-law or µ-law: as much audio, timed at its rate."""
+    options = ("--concurrency", "1", "--turns", "2", "--spread", "0", "--tokens-per-second", "200")
+    status, pcm = run_bench(server, tmp_path, *options)
+    assert status == 0 and pcm["conditions"]["format"] == "pcm16"
+    for audio_format in ("alaw", "mulaw"):
+        status, g711 = run_bench(server, tmp_path, *options, "--format", audio_format)
+        assert status == 0
+        assert (g711["conditions"]["format"], g711["conditions"]["sample_rate"]) == (audio_format, 8000)
+        [level], [pcm_level] = g711["levels"], pcm["levels"]
+        assert level["completed"] == 2 and level["errors"] == 0
+        assert level["audio_seconds_total"] == pytest.approx(pcm_level["audio_seconds_total"], abs=0.01)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
 def test_bench_spreads_clients_over_processes_and_merges_them(server, tmp_path, capsys):
     status, results = run_bench(
         server, tmp_path, "--concurrency", "1", "2", "--turns", "2", "--spread", "0", "--processes", "2"

@@ -7,6 +7,7 @@ import asyncio
 import json
 
 import pytest
+from g711_reference import G711_FORMATS, reference_decode, reference_encode
 from server_harness import start_server, wait_ready
 
 from engine import Engine
@@ -73,6 +74,18 @@ async def test_remote_audio_equals_the_in_process_engine(remote):
     finally:
         await local.aclose()
     assert audio_of(await collect(remote.open_stream(sample_rate=16000), TEXT)) == expected
+
+
+@pytest.mark.parametrize("audio_format", G711_FORMATS)
+async def test_g711_crosses_the_wire_and_comes_out_as_pcm(remote, audio_format):
+    """A turn asked for in G.711 travels in it (half the bytes) and its events carry s16le, as
+    an independent codec decodes the server's encoding of the same PCM."""
+    pcm = audio_of(await collect(remote.open_stream(sample_rate=8000), TEXT))
+    events = await collect(remote.open_stream(sample_rate=8000, format=audio_format), TEXT)
+    chunks = [e for e in events if isinstance(e, AudioChunk)]
+    assert audio_of(events) == reference_decode(reference_encode(pcm, audio_format), audio_format)
+    assert [c.start_sample for c in chunks] == [sum(c.num_samples for c in chunks[:i]) for i in range(len(chunks))]
+    assert events[-1].usage.audio_seconds == pytest.approx(len(pcm) / 2 / 8000)
 
 
 async def test_sequential_turns_share_one_socket(server, remote):

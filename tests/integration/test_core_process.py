@@ -233,6 +233,27 @@ def test_turns_on_several_sockets_are_logged_once_and_counted_over_all_workers(s
         assert turns_total(httpx.get(server.url + "/metrics").text) == len(lines)
 
 
+def test_api_workers_run_without_torch(server):
+    """Only the engine core runs the model: a worker that has served turns (speech and /v1/ws)
+    has never loaded torch, which would cost each worker hundreds of MB."""
+    answer = httpx.post(server.url + "/v1/audio/speech", json={"input": "Hello there."}, timeout=BOUND_S)
+    assert answer.status_code == 200 and len(answer.content) > 44
+
+    async def turns() -> None:
+        for _ in range(2):  # on two sockets: the kernel may hand them to either worker
+            async with ws_connect(server.ws_url) as ws:
+                assert (await speak(ws, TEXT)).audio
+
+    asyncio.run(turns())
+
+    def loads_torch(pid: int) -> bool:  # the process maps libtorch once torch is imported
+        return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+
+    assert loads_torch(server.core_pid), "the check sees torch where it runs"
+    for pid in server.worker_pids():
+        assert not loads_torch(pid), f"API worker {pid} loaded torch"
+
+
 def test_cancel_and_pause_resume_through_a_worker(server):
     async def run() -> tuple[TurnResult, TurnResult]:
         async with ws_connect(server.ws_url) as ws:

@@ -19,6 +19,8 @@ from livekit.agents.metrics import TTSMetrics
 from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT, APIConnectOptions
 from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
+    RecordingAgent,
+    converse,
     embedded_engine,
     engine_server,
 )
@@ -321,3 +323,72 @@ async def test_a_huge_token_does_not_hold_the_event_loop(embedded_engine, token)
     # Was 0.4 s in one piece, 40 ms without spaces; a few ms on a quiet machine now
     # (docs/benchmarks.md).
     assert loop.longest_cpu < 0.03, loop.longest_cpu
+
+
+
+class BringsTheServerBack(RecordingAgent):
+    """Starts the stopped server again when the user asks for it, before the reply; `spoke` is
+    set once a reply has had audio."""
+
+    def __init__(self, server_process) -> None:
+        super().__init__()
+        self._server = server_process
+        self.spoke = asyncio.Event()
+
+    async def on_user_turn_completed(self, turn_ctx, new_message) -> None:
+        if new_message.text_content == "Try again.":
+            await asyncio.to_thread(self._server.start)  # the same port
+
+    async def tts_node(self, text, model_settings):
+        async for frame in super().tts_node(text, model_settings):
+            yield frame
+        if self.speeches[-1].audio_seconds > 0:
+            self.spoke.set()
+
+
+class TimedEngine(ObservedEngine):
+    """Notes when each stream is opened."""
+
+    def __init__(self, engine) -> None:
+        super().__init__(engine)
+        self.opened_at: list[float] = []
+
+    def open_stream(self, *args, **kwargs):
+        self.opened_at.append(time.monotonic())
+        return super().open_stream(*args, **kwargs)
+
+
+async def test_a_speech_while_the_server_is_down_is_a_connection_error_within_the_timeout() -> None:
+    """As an app meets it: the server is down and a reply is spoken with the app's connect
+    options: its first attempt fails as `APIConnectionError` within the options' timeout (and
+    LiveKit's retry likewise), and the same session speaks once the server is back."""
+    from livekit_harness import said
+    from server_harness import ServerProcess
+
+    server_process = ServerProcess()
+    server_process.kill()
+    remote = RemoteEngine(server_process.ws_url)
+    engine = TimedEngine(remote)
+    options = APIConnectOptions(max_retry=1, retry_interval=0.2, timeout=2.0)
+    errors: list[tuple[float, tts.TTSError]] = []
+    try:
+        plugin = Qwen3StreamingTTS(engine=engine)
+        plugin.on("error", lambda error: errors.append((time.monotonic(), error)))
+        agent = BringsTheServerBack(server_process)
+        replies = {"Are you there?": "Yes, I am here.", "Try again.": "All good now."}
+        conversation = await converse(
+            plugin,
+            [said(0.5, 1.5, "Are you there?"), said(5.0, 6.0, "Try again.")],
+            replies,
+            agent=agent,
+            tts_conn_options=options,
+            timeout=90,
+            agent_done=agent.spoke,
+        )
+    finally:
+        await remote.aclose()
+        server_process.stop()
+    (first_at, first), *_ = errors
+    assert isinstance(first.error, APIConnectionError) and first_at - engine.opened_at[0] < options.timeout
+    assert [e.recoverable for _, e in errors] == [True, False]  # the retry, then the reply ends
+    assert [m.text_content for m in conversation.assistant_messages() if m.text_content] == ["All good now."]

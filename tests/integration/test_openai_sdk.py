@@ -13,6 +13,7 @@ import httpx
 import pytest
 from openai import OpenAI
 from websockets.exceptions import ConnectionClosed
+from g711_reference import G711_FORMATS, reference_encode
 from server_harness import receive_until_done, start_server, ws_connect
 from synthesis_hold import SynthesisHold
 
@@ -101,6 +102,28 @@ def test_compressed_formats_stream_as_audio_and_as_events(client, response_forma
     assert decoded_seconds(joined) == pytest.approx(seconds, abs=0.1)
 
 
+async def pcm_on_ws(server, text: str, sample_rate: int) -> bytes:
+    """The same words' s16le audio over `/v1/ws` at `sample_rate`."""
+    async with ws_connect(server.ws_url, additional_headers={"Authorization": "Bearer k"}) as ws:
+        await ws.send(json.dumps({"type": "start", "sample_rate": sample_rate}))
+        await ws.send(json.dumps({"type": "text", "text": text}))
+        await ws.send(json.dumps({"type": "stop"}))
+        return bytes((await receive_until_done(ws)).audio)
+
+
+@pytest.mark.parametrize("audio_format", G711_FORMATS)
+async def test_g711_speech_is_the_8khz_run_encoded(server, client, audio_format):
+    # Not in OpenAI's list of formats, so not in the SDK's types; the SDK sends it as it is.
+    response = await asyncio.to_thread(
+        client.audio.speech.create, model="tts-1", voice="alloy", input=TEXT, response_format=audio_format
+    )
+    assert response.response.headers["content-type"] == {"mulaw": "audio/PCMU", "alaw": "audio/PCMA"}[audio_format]
+    # One byte a sample at 8 kHz, as an independent G.711 codec encodes the same words' PCM.
+    assert response.content == reference_encode(await pcm_on_ws(server, TEXT, 8000), audio_format)
+    events = await asyncio.to_thread(sse_speech, client, audio_format)
+    assert b"".join(base64.b64decode(e["audio"]) for e in events[:-1]) == response.content
+
+
 def test_an_unknown_format_is_refused_naming_what_works(server):
     response = httpx.post(
         server.http_url + "/v1/audio/speech",
@@ -110,7 +133,7 @@ def test_an_unknown_format_is_refused_naming_what_works(server):
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["param"] == "response_format"
-    assert "'pcm', 'wav', 'mp3', 'opus', 'aac', 'flac'" in error["message"]
+    assert "'pcm', 'wav', 'mulaw', 'alaw', 'mp3', 'opus', 'aac', 'flac'" in error["message"]
 
 
 # -- Realtime ------------------------------------------------------------------------------
@@ -187,6 +210,20 @@ async def test_realtime_speaks_a_conversation_item(realtime, client):
     assert audio_of(events) == plain.content
 
 
+@pytest.mark.parametrize("audio_format, kind", [("mulaw", "audio/pcmu"), ("alaw", "audio/pcma")])
+async def test_realtime_g711_is_the_8khz_run_encoded(realtime, server, audio_format, kind):
+    await realtime.session.update(session={"type": "realtime", "audio": {"output": {"format": {"type": kind}}}})
+    updated = await until(realtime, "session.updated")
+    assert updated.session.audio.output.format.type == kind
+    await realtime.conversation.item.create(
+        item={"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": TEXT}]}
+    )
+    await realtime.response.create()
+    events: list = []
+    await until(realtime, "response.done", events)
+    assert audio_of(events) == reference_encode(await pcm_on_ws(server, TEXT, 8000), audio_format)
+
+
 async def test_realtime_cancel_and_truncate(realtime, server):
     await realtime.conversation.item.create(
         item={"type": "message", "role": "user", "content": [{"type": "input_text", "text": STORY}]}
@@ -249,7 +286,7 @@ def session_update(**session) -> dict:
     return {"type": "session.update", "session": {"type": "realtime", **session}}
 
 
-PCMA = {"output": {"format": {"type": "audio/pcma"}}}
+G729 = {"output": {"format": {"type": "audio/g729"}}}
 TRUNCATE_NOTHING = {"item_id": "nope", "content_index": 0, "audio_end_ms": 0}
 
 
@@ -259,7 +296,7 @@ TRUNCATE_NOTHING = {"item_id": "nope", "content_index": 0, "audio_end_ms": 0}
         ({"type": "input_audio_buffer.append", "audio": "AAAA"}, "unsupported_event"),
         (session_update(tools=[{"type": "function", "name": "f"}]), "unsupported_value"),
         (session_update(output_modalities=["text"]), "unsupported_value"),
-        (session_update(audio=PCMA), "unsupported_value"),
+        (session_update(audio=G729), "unsupported_value"),
         (
             {"type": "conversation.item.create", "item": {"type": "function_call", "name": "f"}},
             "unsupported_value",

@@ -146,6 +146,44 @@ async def test_fixing_an_unknown_voice_brings_the_service_back():
     assert [w.text for w in of_type(down, TTSTextFrame)] == ["All", "good", "now."]
 
 
+@pytest.fixture(params=["in-process", "remote"])
+async def voice_engine(request):
+    """The embedded voice in-process, or behind a real server through `RemoteEngine`."""
+    from engine import Engine
+    from server_harness import start_server
+
+    if request.param == "in-process":
+        engine = Engine.embedded()
+        yield engine
+        await engine.aclose()
+        return
+    server = start_server()
+    engine = RemoteEngine(server.ws_url)
+    yield engine
+    await engine.aclose()
+    server.stop()
+
+
+@pytest.mark.parametrize("setting, bad, good", [("voice", "nobody", "female"), ("language", "tlh", "en")])
+async def test_a_setting_fixed_before_the_bad_turns_error_comes_back_speaks_from_the_next_turn(
+    voice_engine, setting, bad, good
+):
+    """As an app does it: a bad voice (or language), a turn, the fix right behind it (before
+    that turn's error has come back), more turns: every later turn speaks, and the stale
+    error does not write the service off."""
+    from pipecat.frames.frames import TTSUpdateSettingsFrame
+
+    tts = Qwen3StreamingTTS(engine=voice_engine, settings=Qwen3StreamingTTS.Settings(**{setting: bad}))
+    fix = TTSUpdateSettingsFrame(delta=Qwen3StreamingTTS.Settings(**{setting: good}))
+    later = ["All good now.", "And this one too.", "Still speaking."]
+    frames = [*llm_turn("Your table is booked.", gap=0), fix]
+    for text in later:
+        frames += llm_turn(text, gap=0)
+    down, up, said, _ = await speak(tts, frames)
+    assert said == later and tts.is_usable
+    assert [e.category for e in of_type(up, ErrorFrame)] in ([ErrorCategory.APPLICATION], [ErrorCategory.INVALID_REQUEST])
+
+
 async def test_a_refused_voice_after_audio_does_not_write_the_service_off():
     engine = FakeEngine(fail_after_chars=20, failure="invalid_voice")
     tts = Qwen3StreamingTTS(engine=engine)
@@ -680,5 +718,42 @@ async def test_a_server_killed_mid_turn_is_an_error_within_the_connect_timeout(s
     assert first_error.category is ErrorCategory.CONNECTIVITY
     assert first_error_at - killed_at[0] < 2.0  # the connect timeout
     assert not of_type(down, TTSAudioRawFrame)
-    assert len(pipeline.clock.errors) == errors_while_up  # the app was told once
+    # The turn sent while it was down is told of too, as CONNECTIVITY (it opened nothing).
+    [(_, while_down)] = pipeline.clock.errors[errors_while_up:]
+    assert while_down.category is ErrorCategory.CONNECTIVITY and "did not speak a turn" in while_down.error
     assert [w.text for w in of_type(back, TTSTextFrame)] == ["All", "good", "now."]
+
+
+@pytest.mark.parametrize("when", ["before the pipeline", "between turns"])
+async def test_a_turn_sent_while_the_server_is_down_is_a_connectivity_error_within_the_open_timeout(
+    server_process, when
+):
+    """As an app meets it: the server is down (never up yet, or gone between turns), the app
+    set an open timeout, a turn is sent: that turn gets a CONNECTIVITY error within the open
+    timeout, and the same pipeline speaks once the server is back."""
+    open_timeout = 2.0
+    engine = RemoteEngine(server_process.ws_url, open_timeout=open_timeout)
+    tts = Qwen3StreamingTTS(engine=engine)
+    events = connection_events(tts)
+    if when == "before the pipeline":
+        server_process.kill()
+    try:
+        async with LivePipeline(tts) as pipeline:
+            if when == "between turns":
+                await asyncio.wait_for(events["on_connected"].wait(), 10)
+                assert [w.text for w in of_type(await pipeline.say("Hello."), TTSTextFrame)] == ["Hello."]
+                events["on_connected"].clear()
+                server_process.kill()
+                await asyncio.wait_for(events["on_disconnected"].wait(), 10)
+            sent_at, errors_before = time.monotonic(), len(pipeline.clock.errors)
+            down = await pipeline.say("Are you there?")
+            await asyncio.to_thread(server_process.start)  # the same port
+            await asyncio.wait_for(events["on_connected"].wait(), 10)
+            back = await pipeline.say("All good now.")
+    finally:
+        await engine.aclose()
+    assert not of_type(down, TTSAudioRawFrame)
+    turn_errors = [(at, e) for at, e in pipeline.clock.errors[errors_before:] if at >= sent_at]
+    assert turn_errors and turn_errors[0][1].category is ErrorCategory.CONNECTIVITY
+    assert turn_errors[0][0] - sent_at < open_timeout
+    assert [w.text for w in of_type(back, TTSTextFrame)] == ["All", "good", "now."] and tts.is_usable

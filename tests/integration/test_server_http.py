@@ -130,7 +130,7 @@ def test_voices_capabilities_health(server):
     assert capabilities.voices == voices.voices
     assert {"en", "zh"} <= set(capabilities.languages)
     assert 24000 in capabilities.sample_rates and 8000 in capabilities.sample_rates
-    assert capabilities.formats == ["pcm16", "mulaw"]
+    assert capabilities.formats == ["pcm16", "mulaw", "alaw"]
     assert capabilities.capacity >= 1
     assert capabilities.active_streams == 0
     assert httpx.get(server.http_url + "/health").json() == {"status": "ok"}

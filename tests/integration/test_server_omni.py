@@ -265,6 +265,11 @@ def test_an_inline_reference_speaks_as_the_same_reference_uploaded(base, base_ch
     # The voices made from references are the server's cache, not the user's voices.
     listed = httpx.get(base.http_url + "/v1/audio/voices").json()
     assert listed["voices"] == ["calm_upload"] and [v["name"] for v in listed["uploaded_voices"]] == ["calm_upload"]
+    # Each entry carries what the voice store kept of the upload.
+    entry = listed["uploaded_voices"][0]
+    assert {k: entry[k] for k in ("mode", "created_at", "consent", "ref_text")} == {
+        "mode": "icl", "created_at": voice["created_at"], "consent": "user_consent_id", "ref_text": TRANSCRIPT_C,
+    }
     assert [v["name"] for v in httpx.get(base.http_url + "/v1/voices").json()["voices"]] == ["calm_upload"]
     assert [v["name"] for v in httpx.get(base.http_url + "/v1/capabilities").json()["voices"]] == ["calm_upload"]
     unknown = speech(base, body | {"voice": "nobody"}).json()["error"]

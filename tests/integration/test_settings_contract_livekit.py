@@ -105,6 +105,56 @@ async def test_every_option_changes_between_speeches_and_every_speech_speaks(opt
         assert "sequel" in styled.text and "sequel" not in fast.text
 
 
+class SpeakingAgent(RecordingAgent):
+    """Says `texts` one after another as soon as it enters (as a greeting and its follow-ups)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__()
+        self._texts = texts
+
+    async def on_enter(self) -> None:
+        for text in self._texts:
+            self.session.say(text)
+
+
+class FixedRightBehind(ObservedEngine):
+    """The app fixes the option the moment the refused speech's stream opens: before that
+    speech's error can come back."""
+
+    def __init__(self, engine, tts_of: dict, bad: dict[str, Any], good: dict[str, Any]) -> None:
+        super().__init__(engine)
+        self._tts_of, self._bad, self._good = tts_of, bad, good
+
+    def open_stream(self, *args: Any, **kwargs: Any):
+        stream = super().open_stream(*args, **kwargs)
+        if all(stream.options[name] == value for name, value in self._bad.items()):
+            self._tts_of["tts"].update_options(**self._good)
+        return stream
+
+
+@pytest.mark.parametrize(
+    "bad, good", [({"voice": "nobody"}, {"voice": "male"}), ({"language": "sw"}, {"language": "en-GB"})], ids=["voice", "language"]
+)
+@pytest.mark.parametrize("where", ["in-process", "remote"])
+async def test_an_option_fixed_before_the_refused_speechs_error_speaks_every_later_speech(
+    where, bad, good, embedded_engine, request
+):
+    engine = RemoteEngine(request.getfixturevalue("engine_server").ws_url) if where == "remote" else embedded_engine
+    tts_of: dict = {}
+    observed = FixedRightBehind(engine, tts_of, bad, good)
+    tts = tts_of["tts"] = Qwen3StreamingTTS(engine=observed, **bad)
+    later = ["All good now.", "And this one too.", "Still speaking."]
+    try:
+        conversation = await converse(tts, [], {}, agent=SpeakingAgent(["Your table is booked.", *later]))
+    finally:
+        if where == "remote":
+            await engine.aclose()
+    [error] = conversation.errors  # the refused speech's, and nothing after it
+    assert not error.error.recoverable
+    assert [m.text_content for m in conversation.assistant_messages() if m.text_content] == later
+    assert [s.options[name] for s in observed.streams for name in good] == [*bad.values(), *[*good.values()] * 3]
+
+
 @pytest.mark.parametrize(
     "bad, good, named",
     [

@@ -1,30 +1,27 @@
-"""PCM resampling, G.711 µ-law and WAV helpers."""
+"""PCM resampling, G.711 (µ-law, A-law) and WAV helpers."""
 
 from __future__ import annotations
 
 import io
-import warnings
 import wave
 
 import numpy as np
 import pytest
 
+from g711_reference import G711_FORMATS, reference_decode, reference_encode
+
 from voice_tts.audio import (
     PCMResampler,
+    alaw_to_pcm16,
+    decode_to_pcm16,
+    encode_pcm16,
     mulaw_to_pcm16,
+    pcm16_to_alaw,
     pcm16_to_mulaw,
     resample_pcm16,
     wav_bytes,
     write_wav,
 )
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    try:
-        import audioop  # removed in Python 3.13; the reference where it still exists
-    except ImportError:
-        audioop = None
-
 
 def sine(freq: float, rate: int, seconds: float, amplitude: int = 12000) -> bytes:
     t = np.arange(int(rate * seconds)) / rate
@@ -44,11 +41,21 @@ def dominant_frequency(pcm: bytes, rate: int) -> float:
 ALL_INT16 = np.arange(-32768, 32768, dtype="<i2").tobytes()
 
 
-@pytest.mark.skipif(audioop is None, reason="audioop is gone from this Python")
-def test_mulaw_matches_the_reference_codec_for_every_sample_and_code():
-    assert pcm16_to_mulaw(ALL_INT16) == audioop.lin2ulaw(ALL_INT16, 2)
+@pytest.mark.parametrize("audio_format", G711_FORMATS)
+def test_g711_matches_the_reference_codec_for_every_sample_and_code(audio_format):
+    assert encode_pcm16(ALL_INT16, audio_format) == reference_encode(ALL_INT16, audio_format)
     codes = bytes(range(256))
-    assert mulaw_to_pcm16(codes) == audioop.ulaw2lin(codes, 2)
+    assert decode_to_pcm16(codes, audio_format) == reference_decode(codes, audio_format)
+    # Through the reference decoder and back through ours: every code survives (A-law has no
+    # second zero; µ-law's 0x7F decodes to the same 0 as 0xFF).
+    back = encode_pcm16(reference_decode(codes, audio_format), audio_format)
+    assert back == (codes if audio_format == "alaw" else codes.replace(b"\x7f", b"\xff"))
+
+
+def test_alaw_known_codes():
+    # Silence is 0xD5 (the even bits inverted), full scale 0xAA / 0x2A.
+    assert pcm16_to_alaw(np.array([0, 32767, -32768], dtype="<i2").tobytes()) == bytes([0xD5, 0xAA, 0x2A])
+    assert pcm_array(alaw_to_pcm16(bytes([0xD5, 0x55, 0xAA, 0x2A]))).tolist() == [8, -8, 32256, -32256]
 
 
 def test_mulaw_known_codes():
@@ -71,6 +78,8 @@ def test_mulaw_round_trip_error_is_bounded_by_the_segment_step():
 def test_odd_byte_pcm_is_rejected():
     with pytest.raises(ValueError):
         pcm16_to_mulaw(b"\x00\x01\x02")
+    with pytest.raises(ValueError):
+        pcm16_to_alaw(b"\x00\x01\x02")
     with pytest.raises(ValueError):
         resample_pcm16(b"\x00", 8000, 16000)
 

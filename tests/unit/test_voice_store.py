@@ -28,9 +28,9 @@ def prompt(model, base_checkpoint: Path):
 
 
 def test_a_saved_voice_comes_back_exactly(model, prompt, tmp_path):
-    VoiceStore(tmp_path, model).add("Calm", prompt, {"sample_rate": 24000, "seconds": 1.16})
+    saved = VoiceStore(tmp_path, model).add("Calm", prompt, {"sample_rate": 24000, "seconds": 1.16}, "consent-7")
     loaded = VoiceStore(tmp_path, model).get("calm")
-    assert (loaded.name, loaded.mode) == ("Calm", "icl")
+    assert (loaded.name, loaded.mode, loaded.created_at, loaded.consent) == ("Calm", "icl", saved.created_at, "consent-7")
     assert torch.equal(loaded.prompt.x_vector, prompt.x_vector)
     assert torch.equal(loaded.prompt.ref_codes, prompt.ref_codes)
     assert loaded.prompt.ref_ids == prompt.ref_ids and loaded.prompt.ref_text == prompt.ref_text

@@ -3,7 +3,8 @@
 At each concurrency level, that many clients start within `spread` seconds of each other; each
 speaks `turns` turns one after another, its text streamed as LLM token deltas at
 `tokens_per_second` (`deltas`: cut as an LLM's tokenizer cuts it, or in 1-3 characters) over
-`/v1/ws` (the server normalizes, as a thin client would ask). Every turn's audio is timed as
+`/v1/ws` (the server normalizes, as a thin client would ask), its audio in `format` (24 kHz
+s16le, or G.711 at the telephone's 8 kHz, which the server encodes). Every turn's audio is timed as
 it arrives (`voice_tts.bench.metrics`): TTFA from the first text delta sent, underruns under
 real-time playout, RTF. Turns the server refuses for lack of a stream slot (after
 `RemoteEngine`'s own retries of a refused start, a quarter of a second) count as `capacity`
@@ -39,6 +40,7 @@ from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 from voice_tts.bench.deltas import deltas_for, push_at_pace
 
 SAMPLE_RATE = 24000
+G711_SAMPLE_RATE = 8000
 # Replies of a voice agent: numbers, dates, times and symbols, so that the server's text
 # normalization is part of what is measured.
 BUILT_IN_TEXTS = (
@@ -82,6 +84,11 @@ class SweepSettings:
     turn_timeout: float = 120.0  # seconds a turn may take from its start to `Done`
     contexts_per_socket: int = 1  # turns one socket of a client process carries
     server_pid: int | None = None  # a server on this machine, whose CPU each level reports
+    format: str = "pcm16"  # the audio's encoding on the wire (`voice_tts.request.AUDIO_FORMATS`)
+
+    @property
+    def sample_rate(self) -> int:
+        return SAMPLE_RATE if self.format == "pcm16" else G711_SAMPLE_RATE
 
 
 # How often a level samples its client processes' open sockets (for the peak it reports).
@@ -96,9 +103,13 @@ async def speak_turn(
     engine: RemoteEngine, text: str, settings: SweepSettings, seed: int
 ) -> TurnOutcome:
     stream = engine.open_stream(
-        voice=settings.voice, language=settings.language, sample_rate=SAMPLE_RATE, normalize=True
+        voice=settings.voice,
+        language=settings.language,
+        sample_rate=settings.sample_rate,
+        format=settings.format,
+        normalize=True,
     )
-    timing = StreamTiming(sample_rate=SAMPLE_RATE)
+    timing = StreamTiming(sample_rate=settings.sample_rate)
     outcome = TurnOutcome(timing)
 
     def first_pushed(index: int) -> None:
@@ -272,7 +283,8 @@ def conditions(settings: SweepSettings, url: str, capabilities: dict | None) -> 
         "start_spread_s": settings.spread,
         "turn_timeout_s": settings.turn_timeout,
         "contexts_per_socket": settings.contexts_per_socket,
-        "sample_rate": SAMPLE_RATE,
+        "sample_rate": settings.sample_rate,
+        "format": settings.format,
         "ttfa_from": "the first text delta sent by the client",
         "playout": "real time from the first chunk's arrival, no jitter buffer",
     }

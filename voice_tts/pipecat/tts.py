@@ -33,9 +33,11 @@ try:
         EndFrame,
         Frame,
         LLMFullResponseEndFrame,
+        LLMFullResponseStartFrame,
         LLMTextFrame,
         StartFrame,
         TTSAudioRawFrame,
+        TTSSpeakFrame,
         TTSStoppedFrame,
     )
     from pipecat.processors.frame_processor import FrameDirection
@@ -141,8 +143,13 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._failed_contexts: set[str] = set()
         self._connect_task: asyncio.Task | None = None
         self._connected = False
+        # Why the engine cannot be reached, while the service is written off for it.
+        self._unreachable_reason: str | None = None
         self._streams_tokens = text_aggregation_mode == TextAggregationMode.TOKEN
         self._slots = SlotCutter()
+        # Counts settings changes: a turn's refusal writes the service off only while the
+        # settings it was refused for are still the service's.
+        self._settings_version = 0
 
     def can_generate_metrics(self) -> bool:
         """TTFB, TTFA and usage (characters) metrics are reported."""
@@ -224,6 +231,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 logger.debug(f"{self}: engine still unreachable: {e}")
             return False
         await self._name_model()  # a remote engine knows its model once connected
+        self._unreachable_reason = None
         await self.set_usable(True)
         await self._set_connected(True)
         return True
@@ -234,6 +242,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             await self._call_event_handler("on_connected" if connected else "on_disconnected")
 
     async def _unreachable(self, message: str):
+        self._unreachable_reason = message
         await self._call_event_handler("on_connection_error", message)
         await self.push_error(
             error_msg=f"{self} cannot reach the engine: {message}",
@@ -279,6 +288,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         """Process a frame; in TOKEN mode, LLM text goes in slots of bounded size."""
+        if isinstance(frame, (LLMFullResponseStartFrame, TTSSpeakFrame)):
+            await self._refuse_turn_while_unreachable()
         if not (self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts):
             await super().process_frame(frame, direction)
             return
@@ -292,6 +303,17 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             else:
                 await super().process_frame(dataclasses.replace(frame, text=piece.text), direction)
                 await asyncio.sleep(0)  # the rest of a huge token waits its turn on the loop
+
+    async def _refuse_turn_while_unreachable(self):
+        """A turn that comes while the engine cannot be reached is not handed to the written-off
+        service (Pipecat drops its text, a `ServiceSwitcher` has failed over): the app hears of
+        that turn at once, as CONNECTIVITY, rather than from a silence. The service stays
+        written off until the connection task reaches the engine again."""
+        if self._unreachable_reason is not None and not self.is_usable:
+            await self.push_error(
+                error_msg=f"{self} did not speak a turn: the engine cannot be reached ({self._unreachable_reason})",
+                category=ErrorCategory.CONNECTIVITY,
+            )
 
     @traced_tts
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
@@ -346,7 +368,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
                 category=refusal_category(e),
             )
             return turn
-        turn = ContextTurn(session=session)
+        turn = ContextTurn(session=session, settings_version=self._settings_version)
         turn.pump = self.create_task(self._pump(context_id, turn), name=f"tts-{context_id}")
         self._turns[context_id] = turn
         return turn
@@ -458,6 +480,11 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The engine spoke this turn with these settings: the failure is the turn's, and
             # must not write the service off for the turns that follow.
             category = ErrorCategory.SERVER
+        elif category.is_permanent and turn.settings_version != self._settings_version:
+            # Refused for settings the app has changed since (the fix sent right behind the
+            # turn, before its error came back): the next turns use the new ones, and this
+            # stale error must not write the service off again.
+            category = ErrorCategory.APPLICATION
         message = f"{self} engine error [{error.code}]: {error.message}"
         if error.code == ErrorCode.UNREACHABLE and not error.retryable:
             # Refused: nothing listens. Written off at once, so that a ServiceSwitcher fails
@@ -550,6 +577,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if is_given(delta.model):
             self._model_named_by_app = True
         changed = await super()._update_settings(delta)
+        if changed:
+            self._settings_version += 1
         if "speed" in changed:
             try:
                 for turn in self._turns.values():

@@ -19,6 +19,8 @@ class ContextTurn:
 
     # None when the session could not be opened.
     session: TTSSession | None
+    # The service's settings version the turn was opened with (`Qwen3StreamingTTS`).
+    settings_version: int = 0
     pump: asyncio.Task | None = None
     # Created on the first chunk whose rate differs from the pipeline's.
     resampler: PCMResampler | None = None
