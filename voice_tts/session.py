@@ -127,9 +127,9 @@ class TTSSession:
         self._unpaused = asyncio.Event()
         self._unpaused.set()
         if self._words_from_engine and connect_timeout is not None:
-            self._stream = engine.open_stream(request, connect_timeout=connect_timeout)
+            self._stream = self._output.open_stream(engine, connect_timeout=connect_timeout)
         else:
-            self._stream = engine.open_stream(request)
+            self._stream = self._output.open_stream(engine)
 
     # -- text in ------------------------------------------------------------------------
 

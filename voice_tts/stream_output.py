@@ -23,12 +23,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from voice_tts.audio import pcm16_to_mulaw
 from voice_tts.turn_text import TurnText
-from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage, Word, Words
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, Event, Progress, StreamingEngine, Usage, Word, Words
 from voice_tts.request import StreamRequest
+from voice_tts.segmented_stream import SegmentedStream
 from voice_tts.speed import SpeedStage
 from voice_tts.tn import Lexicon
 
@@ -91,6 +92,8 @@ class StreamOutput:
             normalize=request.normalize and not words_from_engine,
             lexicon=lexicon,
             spell_acronyms=request.spell_acronyms,
+            markup=request.markup,
+            forward_markup=words_from_engine,
             clock=clock,
         )
         self._words_from_engine = words_from_engine
@@ -99,6 +102,16 @@ class StreamOutput:
         self._meter = meter
         self.cancelled = False
         self.finished: Finished | None = None
+
+    def open_stream(self, engine: StreamingEngine, **options: Any) -> EngineStream:
+        """The stream's engine stream on `engine` (`options`: the engine's own, such as a remote
+        engine's `connect_timeout`). A request with markup whose tags are parsed here gets a
+        `SegmentedStream`: each tag acts at its place in the spoken text."""
+        if self.request.markup is None or self._words_from_engine:
+            return engine.open_stream(self.request, **options)
+        stream = SegmentedStream(engine, self.request, on_rate=self.set_speed)
+        self.text.on_mark = stream.mark
+        return stream
 
     @property
     def speed(self) -> float:

@@ -31,7 +31,7 @@ def open_output_stream(
             default_lexicon=state.lexicon if request.normalize else None,
             meter=usage.audio_sent if usage is not None else None,
         )
-        return state.engine.open_stream(request), output
+        return output.open_stream(state.engine), output
     except Exception as exc:
         if usage is not None:
             code = getattr(exc, "code", None) or (

@@ -1,0 +1,263 @@
+"""A turn with expressive markup, spoken as a chain of engine streams with one timeline.
+
+The turn's text side (`voice_tts.turn_text.TurnText` with a markup dialect) finds the tags and
+tells `mark` where each one acts, as an offset in the spoken text. A mark that changes what
+the model is asked (a style instruction) or cuts the audio (a pause), and a rate or gain change,
+starts a new *segment* there: the segment before gets its input ended, a new engine stream is
+opened at once with the turn's request and the new instruction (same voice, seed and settings),
+so it generates while the one before still plays and its first audio is ready when that one
+drains. `events()` joins the segments into one stream: audio samples, progress offsets and times
+continue across them, a pause is silence between them, a gain scales a segment's audio, and a
+rate change reaches the output pipeline's speed stage (`on_rate`) just before the segment's
+first event. A turn whose text has no marks is one segment: the engine stream as it would be.
+
+The engine core is untouched: a segment is an ordinary stream (vLLM's "a request is a
+request"); a style instruction is part of its prompt. On an engine that takes no instruction
+(`features` without "instruct": the 0.6B CustomVoice, Base checkpoints, the eSpeak voice)
+expressions change nothing, and `ignored` says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from voice_tts.audio import scaled_pcm16
+from voice_tts.markup import Expression, Gain, Mark, Pause, Rate
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, Event, Progress, StreamingEngine, Usage
+from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
+
+__all__ = ["SegmentedStream", "takes_instruct"]
+
+
+def takes_instruct(engine: StreamingEngine) -> bool:
+    """The engine's model follows a style instruction (its `features` say "instruct")."""
+    return "instruct" in getattr(engine, "features", ())
+
+
+@dataclass
+class _Segment:
+    """One engine stream of the turn: the spoken text from `spoken_start` on, after `pause`
+    seconds of silence, at `rate` times the turn's speed and `gain` times its loudness. Its
+    stream is None for a pause at the very end of the turn."""
+
+    stream: EngineStream | None
+    spoken_start: int
+    pause: float = 0.0
+    rate: float = 1.0
+    gain: float = 1.0
+    received: int = 0  # spoken characters pushed to it
+    replaced: bool = False  # opened, then replaced before it got any text
+
+
+@dataclass
+class _Next:
+    """Settings from the marks seen since the last text: they start the next segment."""
+
+    instruct: str | None
+    rate: float
+    gain: float
+    pause: float = 0.0
+    changed: bool = field(default=False)
+
+
+class SegmentedStream:
+    """An `EngineStream` over a chain of `engine` streams for `request` (see the module's
+    docstring). `on_rate(speed)`: the turn's speaking rate changes from the next event on."""
+
+    def __init__(
+        self,
+        engine: StreamingEngine,
+        request: StreamRequest,
+        *,
+        on_rate: Callable[[float], None] | None = None,
+    ) -> None:
+        self._engine = engine
+        self._request = request
+        self._takes_instruct = takes_instruct(engine)
+        self._on_rate = on_rate
+        self._segments = [_Segment(engine.open_stream(request), 0)]
+        self._instructs = [request.instruct]  # each segment's
+        self._marks: deque[tuple[int, Mark]] = deque()
+        self._next: _Next | None = None
+        self._received = 0
+        self._input_ended = False
+        self._cancelled = False
+        self._stopped = False  # cancelled, or a segment failed: no segment opens from now on
+        self._added = asyncio.Event()  # a segment was added, or the input ended
+        self.ignored: set[str] = set()  # marks the engine cannot act on ("expression")
+
+    @property
+    def _current(self) -> _Segment:
+        return self._segments[-1]
+
+    def _settings(self) -> _Next:
+        if self._next is None:
+            self._next = _Next(self._instructs[-1], self._current.rate, self._current.gain)
+        return self._next
+
+    # -- text and marks in ---------------------------------------------------------------
+
+    def mark(self, spoken_offset: int, mark: Mark) -> None:
+        """`mark` acts at `spoken_offset` of the turn's spoken text (not pushed yet)."""
+        if isinstance(mark, Expression) and not self._takes_instruct:
+            self.ignored.add("expression")
+            return
+        self._marks.append((spoken_offset, mark))
+
+    def push_text(self, text: str) -> None:
+        if self._stopped or self._input_ended:
+            return
+        while self._marks and self._marks[0][0] - self._received <= len(text):
+            cut = self._marks[0][0] - self._received
+            self._push(text[:cut])
+            text = text[cut:]
+            self._take_mark(self._marks.popleft()[1])
+        self._push(text)
+
+    def _push(self, text: str) -> None:
+        if not text:
+            return
+        if self._next is not None:
+            self._start_segment()
+        self._current.stream.push_text(text)
+        self._current.received += len(text)
+        self._received += len(text)
+
+    def _take_mark(self, mark: Mark) -> None:
+        nxt = self._settings()
+        if isinstance(mark, Expression):
+            nxt.changed |= mark.label != nxt.instruct
+            nxt.instruct = mark.label
+        elif isinstance(mark, Pause):
+            nxt.pause += mark.seconds
+            nxt.changed = True
+        elif isinstance(mark, Rate):
+            nxt.changed |= mark.ratio != nxt.rate
+            nxt.rate = mark.ratio
+        elif isinstance(mark, Gain):
+            nxt.changed |= mark.ratio != nxt.gain
+            nxt.gain = mark.ratio
+
+    def _start_segment(self, *, last: bool = False) -> None:
+        """The marks since the last text start a segment here (none if they changed nothing).
+        `last`: no text follows (a pause at the end is silence alone)."""
+        nxt, self._next = self._next, None
+        if nxt is None or not nxt.changed:
+            return
+        current = self._current
+        if last:
+            if nxt.pause:
+                self._segments.append(_Segment(None, self._received, nxt.pause, nxt.rate, nxt.gain))
+                self._instructs.append(nxt.instruct)
+            return
+        request = StreamRequest.of(self._request, instruct=nxt.instruct)
+        stream = self._engine.open_stream(request)
+        segment = _Segment(stream, self._received, nxt.pause, nxt.rate, nxt.gain)
+        if current.received == 0 and current.pause == 0 and current.stream is not None:
+            # Marks before any text: the first stream is replaced, not played.
+            current.replaced = True
+            current.stream.cancel()
+            segment.pause = nxt.pause
+        else:
+            current.stream.end_input()
+        self._segments.append(segment)
+        self._instructs.append(nxt.instruct)
+        self._added.set()
+
+    def mark_word_end(self) -> None:
+        if (stream := self._current.stream) is not None and (mark := getattr(stream, "mark_word_end", None)):
+            mark()
+
+    def end_input(self) -> None:
+        if self._stopped or self._input_ended:
+            return
+        while self._marks:
+            self._take_mark(self._marks.popleft()[1])
+        current = self._current
+        self._start_segment(last=True)
+        if current.stream is not None:
+            current.stream.end_input()
+        self._input_ended = True
+        self._added.set()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._stop_all()
+
+    def _stop_all(self) -> None:
+        self._stopped = True
+        for segment in self._segments:
+            if segment.stream is not None:
+                segment.stream.cancel()
+        self._added.set()
+
+    def pause(self) -> None:
+        for segment in self._segments:
+            if segment.stream is not None and (pause := getattr(segment.stream, "pause", None)):
+                pause()
+
+    def resume(self) -> None:
+        for segment in self._segments:
+            if segment.stream is not None and (resume := getattr(segment.stream, "resume", None)):
+                resume()
+
+    # -- events out ----------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Event]:
+        samples = 0  # of the turn's audio so far, silence included
+        sample_rate = self._request.sample_rate
+        cancelled = False
+        failed = False
+        rate = 1.0
+        index = 0
+        while True:
+            if index == len(self._segments):
+                if self._input_ended or self._cancelled or failed:
+                    break
+                self._added.clear()
+                await self._added.wait()
+                continue
+            segment = self._segments[index]
+            index += 1
+            live = not (segment.replaced or self._cancelled or failed)
+            if live and segment.rate != rate and self._on_rate is not None:
+                rate = segment.rate
+                self._on_rate(self._speed(rate))
+            if live and segment.pause:
+                # Silence in engine time: the speed stage stretches it to `pause` seconds played.
+                n = round(segment.pause * sample_rate * self._speed(rate))
+                yield AudioChunk(bytes(2 * n), sample_rate, samples)
+                samples += n
+            if segment.stream is None:
+                continue
+            base_time = samples / sample_rate
+            async with contextlib.aclosing(aiter(segment.stream.events())) as events:
+                async for event in events:
+                    if segment.replaced:
+                        continue
+                    if isinstance(event, AudioChunk):
+                        if self._cancelled or failed:
+                            continue
+                        sample_rate = event.sample_rate
+                        yield AudioChunk(scaled_pcm16(event.pcm, segment.gain), sample_rate, samples)
+                        samples += event.num_samples
+                    elif isinstance(event, Progress):
+                        if not (self._cancelled or failed):
+                            yield Progress(event.spoken_end + segment.spoken_start, event.audio_time + base_time)
+                    elif isinstance(event, Error):
+                        if not failed:
+                            failed = True
+                            yield event
+                            self._stop_all()
+                    elif isinstance(event, Done):
+                        cancelled |= event.cancelled
+        yield Done(cancelled=cancelled or self._cancelled, usage=Usage(audio_seconds=samples / sample_rate))
+
+    def _speed(self, rate: float) -> float:
+        return min(MAX_SPEED, max(MIN_SPEED, self._request.speed * rate))
