@@ -30,12 +30,18 @@ from voice_tts.markup import Expression, Gain, Mark, Pause, Rate
 from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, Event, Progress, StreamingEngine, Usage
 from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
 
-__all__ = ["SegmentedStream", "takes_instruct"]
+__all__ = ["SegmentedStream", "ignored_marks", "takes_instruct"]
 
 
 def takes_instruct(engine: StreamingEngine) -> bool:
     """The engine's model follows a style instruction (its `features` say "instruct")."""
     return "instruct" in getattr(engine, "features", ())
+
+
+def ignored_marks(engine: StreamingEngine, request: StreamRequest) -> list[str]:
+    """The kinds of tag a turn for `request` on `engine` drops (its words kept): expressions
+    where the model takes no style instruction."""
+    return ["expression"] if request.markup is not None and not takes_instruct(engine) else []
 
 
 @dataclass

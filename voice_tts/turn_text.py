@@ -137,7 +137,11 @@ class TurnText:
     def _take(self, text: str) -> None:
         self._raw_parts.append(text)
         self._raw_length += len(text)
-        if not self._forward_markup:
+        if self._forward_markup:
+            # The engine is sent the tagged text and reports words of this, the text without tags.
+            start, self._normalized_length = self._normalized_length, self._normalized_length + len(text)
+            self._add([Commit(start, self._normalized_length, text, self._spoken_length, raw=text, kind="raw")])
+        else:
             self._waiting = self._waiting[self._waiting_from :] + text
             self._waiting_from = 0
 

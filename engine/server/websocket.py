@@ -23,6 +23,7 @@ from engine.server.sender import Sender
 from engine.server.state import ServerState
 from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
+from voice_tts.segmented_stream import ignored_marks
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
     SUPPORTED_SAMPLE_RATES,
@@ -312,7 +313,7 @@ class Connection:
                 ErrorCode.ENGINE_ERROR, f"could not open a stream: {exc}"
             ) from exc
         self._turn = turn
-        await self._sender.message(self._started_message(turn))
+        await self._sender.message(self._started_message(turn, self._state))
         turn.task = asyncio.create_task(turn.run())
         self._adopt(turn)
 
@@ -418,7 +419,7 @@ class Connection:
             await asyncio.sleep(0)
 
     @staticmethod
-    def _started_message(turn: Turn) -> StartedMessage:
+    def _started_message(turn: Turn, state: ServerState) -> StartedMessage:
         return StartedMessage(
             stream_id=turn.stream_id,
             voice=turn.request.voice,
@@ -427,6 +428,8 @@ class Connection:
             format=turn.request.format,
             normalize=turn.request.normalize,
             resume_token=turn.resume_token,
+            markup=turn.request.markup,
+            markup_ignored=ignored_marks(state.engine, turn.request) or None,
         )
 
     async def _abandon_turn(self) -> None:
