@@ -288,8 +288,13 @@ class TTSSession:
 
     @property
     def raw_text(self) -> str:
-        """The turn's raw text as the LLM sent it, so far."""
+        """The turn's raw text as the LLM sent it, so far (without its tags, under markup)."""
         return self._text.raw_text
+
+    @property
+    def raw_length(self) -> int:
+        """`len(raw_text)`, without building it."""
+        return self._text.raw_length
 
     @property
     def usage(self) -> Usage:
