@@ -1,0 +1,153 @@
+"""Expressive markup: first audio with and without tags, and whether a new segment's audio is
+ready when the one before it drains.
+
+    python bench/markup_bench.py [--model DIR] [--device cpu] [--turns 30]
+        [--out bench/results/markup_cpu.json]
+
+CPU (reproducible anywhere): the tiny CustomVoice fixture (default `--model`). GPU: a random
+1.7B CustomVoice checkpoint (`bench/make_random_checkpoint.py`) with `--device cuda`.
+
+Each round runs, on one in-process engine through `TTSSession` (the adapters' path), in turn:
+- `plain`: a reply with no markup;
+- `markup_no_tags`: the same reply with `markup="expr"` and no tags (the parser's cost alone);
+- `markup_tagged`: the reply with an expression before its first sentence and a second one
+  before its second (`markup="expr"`);
+each fed as an LLM streams it (`voice_tts.bench.deltas.llm_deltas`, all at once) and timed from
+the first delta to the first audio chunk. The ratios are of medians from the same run.
+
+The tagged turn is also played to its end by a listener in real time (its audio's duration
+from the first chunk): `segment_margin_s` is how long before the listener needed it the second
+segment's first chunk was there (its deadline: the first chunk's arrival plus the first
+segment's audio; negative: a gap was heard), and `segment_switch_s` the time from the first
+segment's last chunk to the second segment's first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from voice_tts.bench.deltas import llm_deltas
+from voice_tts.protocol import AudioChunk
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = Path(os.environ.get("VOICE_TTS_SHARED", REPO.parent / "shared")) / "fixtures" / "qwen3-tts-tiny-customvoice"
+FIRST = "Your order shipped this morning."
+SECOND = "It should arrive on Friday, so keep an eye out."
+PLAIN = f"{FIRST} {SECOND}"
+TAGGED = (
+    f'<expr type="expression" label="bright and friendly"/>{FIRST} '
+    f'<expr type="expression" label="calm and reassuring"/>{SECOND}'
+)
+CASES = {"plain": (PLAIN, None), "markup_no_tags": (PLAIN, "expr"), "markup_tagged": (TAGGED, "expr")}
+
+
+async def first_audio(engine, text: str, markup: str | None) -> float:
+    session = TTSSession(engine, markup=markup)
+    started = time.monotonic()
+    for delta in llm_deltas(text):
+        session.push_text(delta)
+    session.end_input()
+    async for event in session.events():
+        if isinstance(event, AudioChunk):
+            session.cancel()
+            return time.monotonic() - started
+        if isinstance(event, SessionDone):
+            break
+    raise RuntimeError("the turn ended without audio")
+
+
+async def segment_switch(engine) -> dict:
+    """The tagged turn played through: when the audio of its second segment's first word came,
+    against when a real-time listener reached it."""
+    session = TTSSession(engine, markup="expr")
+    for delta in llm_deltas(TAGGED):
+        session.push_text(delta)
+    session.end_input()
+    second = PLAIN.index(SECOND)  # the second sentence's offset in the text without tags
+    first_at = last_at = None
+    word_at: float | None = None  # the second sentence's first word, in the turn's audio
+    out: dict[str, float] = {}
+    async for event in session.events():
+        now = time.monotonic()
+        if isinstance(event, WordsEvent) and word_at is None:
+            word_at = next((w.start_time for w in event.words if w.raw_start >= second), None)
+        elif isinstance(event, AudioChunk):
+            first_at = first_at or now
+            chunk_end = (event.start_sample + event.num_samples) / event.sample_rate
+            if word_at is not None and chunk_end > word_at and not out:
+                out = {"segment_margin_s": first_at + word_at - now, "segment_switch_s": now - last_at}
+            last_at = now
+    if not out:
+        raise RuntimeError("the second segment was not heard")
+    return out
+
+
+def summary(values: list[float]) -> dict:
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(1000 * statistics.median(ordered), 2),
+        "p90_ms": round(1000 * ordered[int(0.9 * (len(ordered) - 1))], 2),
+        "min_ms": round(1000 * ordered[0], 2),
+    }
+
+
+async def run(args) -> dict:
+    from engine import Engine
+
+    engine = Engine.from_pretrained(args.model, device=args.device)
+    try:
+        for _ in range(3):  # warm-up: first-use costs (graphs, TN data, prefix cache)
+            for text, markup in CASES.values():
+                await first_audio(engine, text, markup)
+        times: dict[str, list[float]] = {name: [] for name in CASES}
+        switches: list[dict] = []
+        for _ in range(args.turns):
+            for name, (text, markup) in CASES.items():
+                times[name].append(await first_audio(engine, text, markup))
+        for _ in range(max(3, args.turns // 5)):
+            switches.append(await segment_switch(engine))
+    finally:
+        await engine.aclose()
+    results = {name: summary(values) for name, values in times.items()}
+    plain = statistics.median(times["plain"])
+    return {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        "python": platform.python_version(),
+        "model": str(args.model),
+        "device": args.device,
+        "turns": args.turns,
+        "first_audio": results,
+        "ratio_markup_no_tags_over_plain": round(statistics.median(times["markup_no_tags"]) / plain, 3),
+        "ratio_markup_tagged_over_plain": round(statistics.median(times["markup_tagged"]) / plain, 3),
+        "segment_margin_ms": summary([s["segment_margin_s"] for s in switches]),
+        "segment_switch_ms": summary([s["segment_switch_s"] for s in switches]),
+        "command": " ".join(["python bench/markup_bench.py", *args.argv]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=TINY)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--turns", type=int, default=30)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    args.argv = sys.argv[1:]
+    report = asyncio.run(run(args))
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
