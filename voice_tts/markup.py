@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 __all__ = [
+    "EXPR_INSTRUCTIONS",
     "MARKUP_DIALECTS",
     "MAX_MARKS",
     "Expression",
@@ -62,6 +63,40 @@ PROSODY_GAINS = {"x-soft": 0.4, "soft": 0.6, "medium": 1.0, "loud": 1.5, "x-loud
 CARTESIA_SPEED_RANGE = (0.6, 1.5)
 CARTESIA_VOLUME_RANGE = (0.5, 2.0)
 GAIN_RANGE = (0.1, 2.0)
+
+
+# What an LLM is taught of the `expr` dialect: exactly what a turn does with it (free-form
+# expressions, breaks, prosody, spelling; no sounds). LiveKit's `TTS.Markup` gives it.
+EXPR_INSTRUCTIONS = f"""\
+You control how your words are spoken with one XML marker tag, <expr/>. Every marker has a \
+type attribute; use only these types. Markers are never read aloud. Use them where a real \
+speaker would change delivery, not on every sentence.
+
+1. Expression - how the sentences after it are delivered, in your own words. Self-closing; \
+put it at the start of a sentence. It lasts until the next expression.
+   <expr type="expression" label="warm, a little amused"/>
+   The label is a short free-form description of tone and manner ("calm and reassuring", \
+"excited, speaking quickly", "gently apologetic"), not a single fixed word.
+
+2. Break - silence. Self-closing. The label is a duration in milliseconds or seconds, at \
+most {MAX_PAUSE_SECONDS:g}s.
+   <expr type="break" label="500ms"/>
+
+3. Prosody - speaking rate or loudness. Self-closing (from there on) or wrapping a span.
+   Labels: {", ".join(sorted(PROSODY_RATES, key=PROSODY_RATES.get))} (rate); \
+{", ".join(sorted(PROSODY_GAINS, key=PROSODY_GAINS.get))} (loudness).
+   <expr type="prosody" label="slow">Let me say that again.</expr>
+
+4. Spell - the wrapped text is read one character at a time (codes, IDs, names spelled out).
+   <expr type="spell">A7X9</expr>
+
+This voice makes no non-verbal sounds (no laughs, sighs or breaths): never write a sound \
+marker.
+
+Example:
+  <expr type="expression" label="bright and friendly"/>You're all set! Your code is \
+<expr type="spell">B4J7</expr>. <expr type="break" label="500ms"/><expr type="expression" \
+label="calm, unhurried"/>Is there anything else I can help you with?"""
 
 
 @dataclass(frozen=True)
