@@ -180,7 +180,7 @@ async def run_bot(
     audio_in_sample_rate: int = 16000,
     audio_out_sample_rate: int = 24000,
     handle_sigint: bool = False,
-    markup: str | None = MARKUP,
+    markup: str | None = None,
 ) -> LLMContext:
     """Run one conversation on `transport` until the client leaves; returns its context.
 
@@ -255,7 +255,7 @@ async def bot(runner_args: SmallWebRTCRunnerArguments):
         webrtc_connection=runner_args.webrtc_connection,
         params=TransportParams(audio_in_enabled=True, audio_out_enabled=True),
     )
-    await run_bot(transport, handle_sigint=runner_args.handle_sigint)
+    await run_bot(transport, handle_sigint=runner_args.handle_sigint, markup=MARKUP)
 
 
 if __name__ == "__main__":
