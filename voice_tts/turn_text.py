@@ -33,6 +33,8 @@ STARVING_SECONDS = 0.2
 NORMALIZE_SLICE_CHARS = 256
 SPOKEN_AHEAD_CHARS = 512
 ENGINE_HOLD_SECONDS = 1.0
+# A spelled word waits for its end this long at most (characters after the spelled text).
+MAX_SPELLED_WORD_CHARS = 64
 
 
 
@@ -96,6 +98,9 @@ class TurnText:
         # Spelled text bypasses the normalizer: its offsets are behind the turn's by these.
         self._raw_shift = 0
         self._spoken_shift = 0
+        # The last spoken text was spelled: the raw word it spells may go on ("A7X" then ".").
+        self._spelled_last = False
+        self._input_ended = False  # `flush`: held spelled text goes too
         self._normalizer = (
             StreamingNormalizer(
                 normalizer_language(language), clock=clock, lexicon=lexicon, spell_acronyms=spell_acronyms
@@ -177,8 +182,13 @@ class TurnText:
 
     @property
     def unnormalized(self) -> int:
-        """Received characters not normalized yet."""
-        return len(self._waiting) - self._waiting_from
+        """Received characters not normalized yet, and not waiting for a spelled word's end
+        (`_spellable`: such text is held, as the normalizer holds a word)."""
+        waiting = len(self._waiting) - self._waiting_from
+        if waiting and self._spelled and self._spelled[0][0] <= self._normalized_length:
+            if self._spellable(min(waiting, self._spelled[0][1] - self._normalized_length)) == 0:
+                return 0
+        return waiting
 
     def _normalize(self, max_chars: int) -> str:
         if self._parser is None:
@@ -191,12 +201,26 @@ class TurnText:
             if self._spelled:
                 stops.append(self._spelled[0][1] if spelling else self._spelled[0][0])
             size = min([max_chars, *(stop - self._normalized_length for stop in stops if stop > self._normalized_length)])
+            if spelling and not (size := self._spellable(size)):
+                break
             spoken.append(self._spell(size) if spelling else self._normalize_text(size))
             max_chars -= size
             if self._spelled and self._spelled[0][1] <= self._normalized_length:
                 self._spelled.popleft()
             spoken.append(self._reach_marks())
         return "".join(spoken)
+
+    def _spellable(self, size: int) -> int:
+        """How much of the next `size` received characters to spell now: all of them once the
+        raw word they end in has ended (whitespace follows, or the input ended); else up to
+        that word, which waits, as the normalizer waits for a word's end. A word is reported
+        with the raw text it has when it starts, so it must not start before it is whole."""
+        start = self._waiting_from
+        rest = self._waiting[start + size : start + size + MAX_SPELLED_WORD_CHARS]
+        if self._input_ended or len(rest) == MAX_SPELLED_WORD_CHARS or any(c.isspace() for c in rest):
+            return size
+        piece = self._waiting[start : start + size]
+        return next((i + 1 for i in range(len(piece) - 1, -1, -1) if piece[i].isspace()), 0)
 
     def _reach_marks(self) -> str:
         """Marks at the normalized end act now: the text before them is committed (the
@@ -224,6 +248,7 @@ class TurnText:
         self._fed_at = self._clock()
         start = self._normalized_length
         self._normalized_length += len(delta)
+        self._spelled_last = False
         if self._normalizer is None:
             commit = Commit(start, self._normalized_length, delta, self._spoken_length, raw=delta, kind="raw")
             return self._add([commit])
@@ -245,6 +270,7 @@ class TurnText:
             commits.append(Commit(raw_at, raw_at + 1, said, spoken_at, raw=char, kind="spell"))
             spoken_at += len(said)
         self._normalized_length += len(delta)
+        self._spelled_last = True
         self._raw_shift += len(delta)
         self._spoken_shift += spoken_at - self._spoken_length
         return before + self._add(commits)
@@ -265,6 +291,7 @@ class TurnText:
 
     def flush(self) -> str:
         """No more text: the received text, and whatever the normalizer holds, is committed."""
+        self._input_ended = True
         if self._parser is not None:
             pieces = self._parser.flush()
             if self._forward_markup:
@@ -303,12 +330,13 @@ class TurnText:
     def word_end(self) -> bool:
         """The spoken text so far ends a word (`StreamingNormalizer.word_end`); raw text shows
         its own spaces, so without normalization this is never needed."""
-        return self._normalizer is not None and self._normalizer.word_end
+        return self._normalizer is not None and not self._spelled_last and self._normalizer.word_end
 
     @property
     def holds_text(self) -> bool:
         """Received text is not committed yet: `poll` may have pieces."""
-        return self.unnormalized > 0 or (self._normalizer is not None and bool(self._normalizer.pending))
+        waiting = len(self._waiting) > self._waiting_from
+        return waiting or (self._normalizer is not None and bool(self._normalizer.pending))
 
     def _add(self, commits: list[Commit]) -> str:
         if not commits:

@@ -151,3 +151,23 @@ async def test_a_session_over_a_remote_engine_sends_markup_and_keeps_tags_out(se
     assert done.heard_text == CLEAN
     assert done.usage.characters_received == len(CLEAN)
     assert session.raw_text == CLEAN
+
+
+async def test_the_omni_socket_takes_markup_in_its_config(server):
+    url = server.ws_url.replace("/v1/ws", "/v1/audio/speech/stream")
+    async with ws_connect(url, additional_headers={"Authorization": "Bearer k"}) as ws:
+        await ws.send(json.dumps({
+            "type": "session.config", "voice": "female", "response_format": "pcm", "stream_audio": True,
+            "word_progress": True, "markup": "cartesia",
+        }))
+        for char in CARTESIA:
+            await ws.send(json.dumps({"type": "input.text", "text": char}))
+        await ws.send(json.dumps({"type": "input.done"}))
+        events = []
+        async with asyncio.timeout(60):
+            while not events or events[-1]["type"] != "session.done":
+                frame = await ws.recv()
+                if isinstance(frame, str):
+                    events.append(json.loads(frame))
+    words = [w["text"] for e in events if e["type"] == "voice_tts.word_progress" for w in e["words"]]
+    assert words == strip_markup(CARTESIA, "cartesia").split()

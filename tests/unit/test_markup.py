@@ -132,3 +132,15 @@ def test_turn_text_marks_at_spoken_offsets_and_words_without_tags():
     words = text.on_progress(len(spoken), 1.0)
     assert [w.text for w in words] == text.raw_text.split()
     assert text.usage.characters_received == len(text.raw_text)
+
+
+def test_a_spelled_word_is_spoken_once_it_has_ended():
+    # A word is reported with the raw text it has when it starts: "A7." must not start as "A7".
+    text = TurnText(language="en", markup="cartesia")
+    assert text.push("Code <spell>A7</spell>") == "Code"
+    assert text.push(".") == ""
+    assert not text.unnormalized and text.holds_text  # held like a word in the normalizer
+    assert text.push(" Next") == " A seven."
+    assert text.flush() == " Next"
+    words = text.on_progress(len("Code A seven. Next"), 0.5)
+    assert [w.text for w in words] == ["Code", "A7.", "Next"]
