@@ -13,7 +13,8 @@ Each round runs, on one in-process engine through `TTSSession` (the adapters' pa
 - `markup_tagged`: the reply with an expression before its first sentence and a second one
   before its second (`markup="expr"`);
 each fed as an LLM streams it (`voice_tts.bench.deltas.llm_deltas`, all at once) and timed from
-the first delta to the first audio chunk. The ratios are of medians from the same run.
+the first delta to the first audio chunk (the turn is then cancelled); each round runs the cases
+in a rotated order. The ratios are of medians from the same run.
 
 The tagged turn is also played to its end by a listener in real time (its audio's duration
 from the first chunk): `segment_margin_s` is how long before the listener needed it the second
@@ -110,8 +111,11 @@ async def run(args) -> dict:
                 await first_audio(engine, text, markup)
         times: dict[str, list[float]] = {name: [] for name in CASES}
         switches: list[dict] = []
-        for _ in range(args.turns):
-            for name, (text, markup) in CASES.items():
+        names = list(CASES)
+        for round_ in range(args.turns):
+            # Each round in another order: no case always follows another's cancelled turn.
+            for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+                text, markup = CASES[name]
                 times[name].append(await first_audio(engine, text, markup))
         for _ in range(max(3, args.turns // 5)):
             switches.append(await segment_switch(engine))
