@@ -171,3 +171,35 @@ async def test_the_omni_socket_takes_markup_in_its_config(server):
                     events.append(json.loads(frame))
     words = [w["text"] for e in events if e["type"] == "voice_tts.word_progress" for w in e["words"]]
     assert words == strip_markup(CARTESIA, "cartesia").split()
+
+
+async def test_realtime_takes_markup_as_an_output_extension(server):
+    import base64
+
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=server.http_url + "/v1", api_key="k", max_retries=0)
+    async with client.realtime.connect(model="voice-tts") as connection:
+        assert (await connection.recv()).type == "session.created"
+        await connection.session.update(
+            session={"type": "realtime", "audio": {"output": {"voice": "alloy", "markup": "expr"}}}
+        )
+        events = []
+        async with asyncio.timeout(60):
+            async for event in connection:
+                if event.type == "session.updated":
+                    break
+            await connection.conversation.item.create(
+                item={"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": TAGGED}]}
+            )
+            await connection.response.create()
+            async for event in connection:
+                events.append(event)
+                if event.type == "response.done":
+                    break
+    transcript = "".join(e.delta for e in events if e.type == "response.output_audio_transcript.delta")
+    assert transcript == CLEAN
+    done = events[-1]
+    assert done.response.usage.input_tokens == len(CLEAN)
+    audio = b"".join(base64.b64decode(e.delta) for e in events if e.type == "response.output_audio.delta")
+    assert len(audio) / 2 / 24000 >= 0.8  # the break is in it
