@@ -4,9 +4,10 @@ The turn's text side (`voice_tts.turn_text.TurnText` with a markup dialect) find
 tells `mark` where each one acts, as an offset in the spoken text. A mark that changes what
 the model is asked (a style instruction) or cuts the audio (a pause), and a rate or gain change,
 starts a new *segment* there: the segment before gets its input ended, a new engine stream is
-opened at once with the turn's request and the new instruction (same voice, seed and settings),
-so it generates while the one before still plays and its first audio is ready when that one
-drains. `events()` joins the segments into one stream: audio samples, progress offsets and times
+opened with the turn's request and the new instruction (same voice, seed and settings), at once
+if no more than one segment before it still plays (LIVE_SEGMENTS), so it generates while the
+one before plays and its first audio is ready when that one drains; a turn never holds more
+than two of the engine's streams. `events()` joins the segments into one stream: audio samples, progress offsets and times
 continue across them, a pause is silence between them, a gain scales a segment's audio, and a
 rate change reaches the output pipeline's speed stage (`on_rate`) just before the segment's
 first event. A turn whose text has no marks is one segment: the engine stream as it would be.
@@ -14,7 +15,7 @@ first event. A turn whose text has no marks is one segment: the engine stream as
 The engine core is untouched: a segment is an ordinary stream (vLLM's "a request is a
 request"); a style instruction is part of its prompt. On an engine that takes no instruction
 (`features` without "instruct": the 0.6B CustomVoice, Base checkpoints, the eSpeak voice)
-expressions change nothing, and `ignored` says so.
+expressions change nothing, and `ignored_marks` says so.
 """
 
 from __future__ import annotations
@@ -44,18 +45,29 @@ def ignored_marks(engine: StreamingEngine, request: StreamRequest) -> list[str]:
     return ["expression"] if request.markup is not None and not takes_instruct(engine) else []
 
 
+# Segments with an engine stream at once: the one playing and the next, generating ahead. Later
+# ones wait with their text, so a turn holds at most this many of the engine's slots.
+LIVE_SEGMENTS = 2
+
+
 @dataclass
 class _Segment:
-    """One engine stream of the turn: the spoken text from `spoken_start` on, after `pause`
-    seconds of silence, at `rate` times the turn's speed and `gain` times its loudness. Its
-    stream is None for a pause at the very end of the turn."""
+    """One engine stream of the turn: the spoken text from `spoken_start` on, for `request`,
+    after `pause` seconds of silence, at `rate` times the turn's speed and `gain` times its
+    loudness. `request` is None for a pause at the very end of the turn (silence alone). Its
+    stream opens when fewer than LIVE_SEGMENTS segments before it are still playing; until
+    then its text waits in `pending`."""
 
-    stream: EngineStream | None
+    request: StreamRequest | None
     spoken_start: int
     pause: float = 0.0
     rate: float = 1.0
     gain: float = 1.0
-    received: int = 0  # spoken characters pushed to it
+    stream: EngineStream | None = None
+    pending: list[str] = field(default_factory=list)
+    received: int = 0  # spoken characters given to it
+    ended: bool = False  # its input ended
+    finished: bool = False  # its events were read to their end
     replaced: bool = False  # opened, then replaced before it got any text
 
 
@@ -67,7 +79,7 @@ class _Next:
     rate: float
     gain: float
     pause: float = 0.0
-    changed: bool = field(default=False)
+    changed: bool = False
 
 
 class SegmentedStream:
@@ -85,8 +97,8 @@ class SegmentedStream:
         self._request = request
         self._takes_instruct = takes_instruct(engine)
         self._on_rate = on_rate
-        self._segments = [_Segment(engine.open_stream(request), 0)]
-        self._instructs = [request.instruct]  # each segment's
+        # The first stream opens at once, as an unmarked turn's does (a bad request fails here).
+        self._segments = [_Segment(request, 0, stream=engine.open_stream(request))]
         self._marks: deque[tuple[int, Mark]] = deque()
         self._next: _Next | None = None
         self._received = 0
@@ -94,24 +106,17 @@ class SegmentedStream:
         self._cancelled = False
         self._stopped = False  # cancelled, or a segment failed: no segment opens from now on
         self._added = asyncio.Event()  # a segment was added, or the input ended
-        self.ignored: set[str] = set()  # marks the engine cannot act on ("expression")
 
     @property
     def _current(self) -> _Segment:
         return self._segments[-1]
-
-    def _settings(self) -> _Next:
-        if self._next is None:
-            self._next = _Next(self._instructs[-1], self._current.rate, self._current.gain)
-        return self._next
 
     # -- text and marks in ---------------------------------------------------------------
 
     def mark(self, spoken_offset: int, mark: Mark) -> None:
         """`mark` acts at `spoken_offset` of the turn's spoken text (not pushed yet)."""
         if isinstance(mark, Expression) and not self._takes_instruct:
-            self.ignored.add("expression")
-            return
+            return  # said once, in `ignored_marks`
         self._marks.append((spoken_offset, mark))
 
     def push_text(self, text: str) -> None:
@@ -129,12 +134,19 @@ class SegmentedStream:
             return
         if self._next is not None:
             self._start_segment()
-        self._current.stream.push_text(text)
-        self._current.received += len(text)
+        segment = self._current
+        if segment.stream is not None:
+            segment.stream.push_text(text)
+        else:
+            segment.pending.append(text)
+        segment.received += len(text)
         self._received += len(text)
 
     def _take_mark(self, mark: Mark) -> None:
-        nxt = self._settings()
+        if self._next is None:
+            current = self._current
+            self._next = _Next(current.request.instruct if current.request else None, current.rate, current.gain)
+        nxt = self._next
         if isinstance(mark, Expression):
             nxt.changed |= mark.label != nxt.instruct
             nxt.instruct = mark.label
@@ -152,27 +164,42 @@ class SegmentedStream:
         """The marks since the last text start a segment here (none if they changed nothing).
         `last`: no text follows (a pause at the end is silence alone)."""
         nxt, self._next = self._next, None
-        if nxt is None or not nxt.changed:
+        if nxt is None or not nxt.changed or (last and not nxt.pause):
             return
         current = self._current
-        if last:
-            if nxt.pause:
-                self._segments.append(_Segment(None, self._received, nxt.pause, nxt.rate, nxt.gain))
-                self._instructs.append(nxt.instruct)
-            return
-        request = StreamRequest.of(self._request, instruct=nxt.instruct)
-        stream = self._engine.open_stream(request)
-        segment = _Segment(stream, self._received, nxt.pause, nxt.rate, nxt.gain)
-        if current.received == 0 and current.pause == 0 and current.stream is not None:
+        request = None if last else StreamRequest.of(self._request, instruct=nxt.instruct)
+        segment = _Segment(request, self._received, nxt.pause, nxt.rate, nxt.gain)
+        if current.received == 0 and current.pause == 0 and current.stream is not None and not last:
             # Marks before any text: the first stream is replaced, not played.
             current.replaced = True
             current.stream.cancel()
-            segment.pause = nxt.pause
         else:
-            current.stream.end_input()
+            self._end(current)
         self._segments.append(segment)
-        self._instructs.append(nxt.instruct)
+        self._open_ready()
         self._added.set()
+
+    def _end(self, segment: _Segment) -> None:
+        segment.ended = True
+        if segment.stream is not None:
+            segment.stream.end_input()
+
+    def _open_ready(self) -> None:
+        """Open the streams of waiting segments while fewer than LIVE_SEGMENTS play."""
+        live = 0
+        for segment in self._segments:
+            if self._stopped or live >= LIVE_SEGMENTS:
+                return
+            if segment.request is None or segment.replaced or segment.finished:
+                continue
+            if segment.stream is None:
+                segment.stream = self._engine.open_stream(segment.request)
+                if segment.pending:
+                    segment.stream.push_text("".join(segment.pending))
+                    segment.pending.clear()
+                if segment.ended:
+                    segment.stream.end_input()
+            live += 1
 
     def mark_word_end(self) -> None:
         if (stream := self._current.stream) is not None and (mark := getattr(stream, "mark_word_end", None)):
@@ -185,8 +212,7 @@ class SegmentedStream:
             self._take_mark(self._marks.popleft()[1])
         current = self._current
         self._start_segment(last=True)
-        if current.stream is not None:
-            current.stream.end_input()
+        self._end(current)
         self._input_ended = True
         self._added.set()
 
@@ -240,7 +266,8 @@ class SegmentedStream:
                 n = round(segment.pause * sample_rate * self._speed(rate))
                 yield AudioChunk(bytes(2 * n), sample_rate, samples)
                 samples += n
-            if segment.stream is None:
+            if segment.stream is None:  # silence alone, or a segment never opened (stopped)
+                segment.finished = True
                 continue
             base_time = samples / sample_rate
             async with contextlib.aclosing(aiter(segment.stream.events())) as events:
@@ -263,6 +290,8 @@ class SegmentedStream:
                             self._stop_all()
                     elif isinstance(event, Done):
                         cancelled |= event.cancelled
+            segment.finished = True
+            self._open_ready()
         yield Done(cancelled=cancelled or self._cancelled, usage=Usage(audio_seconds=samples / sample_rate))
 
     def _speed(self, rate: float) -> float:

@@ -203,3 +203,25 @@ async def test_realtime_takes_markup_as_an_output_extension(server):
     assert done.response.usage.input_tokens == len(CLEAN)
     audio = b"".join(base64.b64decode(e.delta) for e in events if e.type == "response.output_audio.delta")
     assert len(audio) / 2 / 24000 >= 0.8  # the break is in it
+
+
+async def test_a_turn_of_many_segments_holds_two_engine_streams_at_most():
+    from engine import Engine
+    from voice_tts.protocol import AudioChunk
+
+    engine = Engine.embedded()
+    try:
+        text = " ".join(f'Sentence {i}. <expr type="break" label="50ms"/>' for i in range(20))
+        session = TTSSession(engine, markup="expr")
+        session.push_text(text)  # all segments known at once
+        session.end_input()
+        most, words = 0, []
+        async for event in session.events():
+            most = max(most, engine.active_streams)
+            if isinstance(event, WordsEvent):
+                words += [w.text for w in event.words]
+            assert not isinstance(event, AudioChunk) or event.pcm
+        assert 1 <= most <= 2
+        assert words == strip_markup(text, "expr").split()
+    finally:
+        await engine.aclose()
