@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from voice_tts.bench.deltas import llm_deltas
-from voice_tts.protocol import AudioChunk
+from voice_tts.protocol import AudioChunk, Error
 from voice_tts.session import SessionDone, TTSSession, WordsEvent
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,6 +62,8 @@ async def first_audio(engine, text: str, markup: str | None) -> float:
         if isinstance(event, AudioChunk):
             session.cancel()
             return time.monotonic() - started
+        if isinstance(event, Error):
+            raise RuntimeError(f"the turn failed: {event.code}: {event.message}")
         if isinstance(event, SessionDone):
             break
     raise RuntimeError("the turn ended without audio")

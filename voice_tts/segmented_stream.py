@@ -68,7 +68,6 @@ class _Segment:
     received: int = 0  # spoken characters given to it
     ended: bool = False  # its input ended
     finished: bool = False  # its events were read to their end
-    replaced: bool = False  # opened, then replaced before it got any text
 
 
 @dataclass
@@ -97,8 +96,10 @@ class SegmentedStream:
         self._request = request
         self._takes_instruct = takes_instruct(engine)
         self._on_rate = on_rate
-        # The first stream opens at once, as an unmarked turn's does (a bad request fails here).
-        self._segments = [_Segment(request, 0, stream=engine.open_stream(request))]
+        # The first stream opens with the first text (or the input's end), so that marks before
+        # any text set its request instead of replacing it. (An engine reports what it cannot
+        # serve as the stream's `Error`, not at `open_stream`: nothing is lost by waiting.)
+        self._segments = [_Segment(request, 0)]
         self._marks: deque[tuple[int, Mark]] = deque()
         self._next: _Next | None = None
         self._received = 0
@@ -135,6 +136,8 @@ class SegmentedStream:
         if self._next is not None:
             self._start_segment()
         segment = self._current
+        if segment.stream is None and len(self._segments) == 1:
+            self._open_ready()
         if segment.stream is not None:
             segment.stream.push_text(text)
         else:
@@ -169,12 +172,10 @@ class SegmentedStream:
         current = self._current
         request = None if last else StreamRequest.of(self._request, instruct=nxt.instruct)
         segment = _Segment(request, self._received, nxt.pause, nxt.rate, nxt.gain)
-        if current.received == 0 and current.pause == 0 and current.stream is not None and not last:
-            # Marks before any text: the first stream is replaced, not played.
-            current.replaced = True
-            current.stream.cancel()
-        else:
-            self._end(current)
+        if len(self._segments) == 1 and current.received == 0 and not last:
+            self._segments[0] = segment  # marks before any text: the turn starts with them
+            return
+        self._end(current)
         self._segments.append(segment)
         self._open_ready()
         self._added.set()
@@ -190,10 +191,11 @@ class SegmentedStream:
         for segment in self._segments:
             if self._stopped or live >= LIVE_SEGMENTS:
                 return
-            if segment.request is None or segment.replaced or segment.finished:
+            if segment.request is None or segment.finished:
                 continue
             if segment.stream is None:
                 segment.stream = self._engine.open_stream(segment.request)
+                self._added.set()
                 if segment.pending:
                     segment.stream.push_text("".join(segment.pending))
                     segment.pending.clear()
@@ -214,6 +216,7 @@ class SegmentedStream:
         self._start_segment(last=True)
         self._end(current)
         self._input_ended = True
+        self._open_ready()
         self._added.set()
 
     def cancel(self) -> None:
@@ -256,8 +259,12 @@ class SegmentedStream:
                 await self._added.wait()
                 continue
             segment = self._segments[index]
+            while segment.request is not None and segment.stream is None and not self._stopped:
+                self._added.clear()  # the first segment opens with the turn's first text
+                await self._added.wait()
+                segment = self._segments[index]  # marks before any text may have replaced it
             index += 1
-            live = not (segment.replaced or self._cancelled or failed)
+            live = not (self._cancelled or failed)
             if live and segment.rate != rate and self._on_rate is not None:
                 rate = segment.rate
                 self._on_rate(self._speed(rate))
@@ -272,8 +279,6 @@ class SegmentedStream:
             base_time = samples / sample_rate
             async with contextlib.aclosing(aiter(segment.stream.events())) as events:
                 async for event in events:
-                    if segment.replaced:
-                        continue
                     if isinstance(event, AudioChunk):
                         if self._cancelled or failed:
                             continue
