@@ -12,6 +12,8 @@ Each round runs, on one in-process engine through `TTSSession` (the adapters' pa
 - `markup_no_tags`: the same reply with `markup="expr"` and no tags (the parser's cost alone);
 - `markup_tagged`: the reply with an expression before its first sentence and a second one
   before its second (`markup="expr"`);
+- `plain_instruct`: the plain reply with the tagged reply's first expression as the turn's
+  `instruct` (the instruction's own cost, a longer prompt, without markup);
 each fed as an LLM streams it (`voice_tts.bench.deltas.llm_deltas`, all at once) and timed from
 the first delta to the first audio chunk (the turn is then cancelled); each round runs the cases
 in a rotated order. The ratios are of medians from the same run.
@@ -49,11 +51,18 @@ TAGGED = (
     f'<expr type="expression" label="bright and friendly"/>{FIRST} '
     f'<expr type="expression" label="calm and reassuring"/>{SECOND}'
 )
-CASES = {"plain": (PLAIN, None), "markup_no_tags": (PLAIN, "expr"), "markup_tagged": (TAGGED, "expr")}
+# (text, markup, instruct): `plain_instruct` is the plain reply under the tagged reply's first
+# instruction, set for the turn: what the instruction's longer prompt costs without any markup.
+CASES = {
+    "plain": (PLAIN, None, None),
+    "plain_instruct": (PLAIN, None, "bright and friendly"),
+    "markup_no_tags": (PLAIN, "expr", None),
+    "markup_tagged": (TAGGED, "expr", None),
+}
 
 
-async def first_audio(engine, text: str, markup: str | None) -> float:
-    session = TTSSession(engine, markup=markup)
+async def first_audio(engine, text: str, markup: str | None, instruct: str | None) -> float:
+    session = TTSSession(engine, markup=markup, instruct=instruct)
     started = time.monotonic()
     for delta in llm_deltas(text):
         session.push_text(delta)
@@ -110,19 +119,21 @@ async def run(args) -> dict:
     engine = Engine.from_pretrained(args.model, device=args.device)
     try:
         for _ in range(3):  # warm-up: first-use costs (graphs, TN data, prefix cache)
-            for text, markup in CASES.values():
-                await first_audio(engine, text, markup)
+            for case in CASES.values():
+                await first_audio(engine, *case)
         times: dict[str, list[float]] = {name: [] for name in CASES}
         switches: dict[str, list[dict]] = {"plain": [], "markup_tagged": []}
         names = list(CASES)
         for round_ in range(args.turns):
             # Each round in another order: no case always follows another's cancelled turn.
             for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
-                text, markup = CASES[name]
-                times[name].append(await first_audio(engine, text, markup))
+                try:
+                    times[name].append(await first_audio(engine, *CASES[name]))
+                except RuntimeError as e:
+                    raise RuntimeError(f"{name}: {e}") from e
         for _ in range(max(3, args.turns // 5)):
             for name in switches:
-                switches[name].append(await second_sentence_margin(engine, *CASES[name]))
+                switches[name].append(await second_sentence_margin(engine, *CASES[name][:2]))
     finally:
         await engine.aclose()
     results = {name: summary(values) for name, values in times.items()}
@@ -136,6 +147,9 @@ async def run(args) -> dict:
         "first_audio": results,
         "ratio_markup_no_tags_over_plain": round(statistics.median(times["markup_no_tags"]) / plain, 3),
         "ratio_markup_tagged_over_plain": round(statistics.median(times["markup_tagged"]) / plain, 3),
+        "ratio_markup_tagged_over_plain_instruct": round(
+            statistics.median(times["markup_tagged"]) / statistics.median(times["plain_instruct"]), 3
+        ),
         "min_ratio_markup_no_tags_over_plain": round(min(times["markup_no_tags"]) / min(times["plain"]), 3),
         "min_ratio_markup_tagged_over_plain": round(min(times["markup_tagged"]) / min(times["plain"]), 3),
         "second_sentence_margin_ms": {name: summary([s["segment_margin_s"] for s in runs]) for name, runs in switches.items()},

@@ -67,6 +67,7 @@ class _Segment:
     pending: list[str] = field(default_factory=list)
     received: int = 0  # spoken characters given to it
     ended: bool = False  # its input ended
+    sounding: bool = False  # its first audio went out
     finished: bool = False  # its events were read to their end
 
 
@@ -186,13 +187,19 @@ class SegmentedStream:
             segment.stream.end_input()
 
     def _open_ready(self) -> None:
-        """Open the streams of waiting segments while fewer than LIVE_SEGMENTS play."""
+        """Open the streams of waiting segments while fewer than LIVE_SEGMENTS play, each once
+        the segment before it has sounded (its first audio does not share the engine's step
+        with the next segment's prompt)."""
         live = 0
+        before_sounded = True
         for segment in self._segments:
             if self._stopped or live >= LIVE_SEGMENTS:
                 return
             if segment.request is None or segment.finished:
                 continue
+            if segment.stream is None and not before_sounded:
+                return
+            before_sounded = segment.sounding
             if segment.stream is None:
                 segment.stream = self._engine.open_stream(segment.request)
                 self._added.set()
@@ -285,6 +292,9 @@ class SegmentedStream:
                         sample_rate = event.sample_rate
                         yield AudioChunk(scaled_pcm16(event.pcm, segment.gain), sample_rate, samples)
                         samples += event.num_samples
+                        if not segment.sounding:
+                            segment.sounding = True
+                            self._open_ready()
                     elif isinstance(event, Progress):
                         if not (self._cancelled or failed):
                             yield Progress(event.spoken_end + segment.spoken_start, event.audio_time + base_time)
