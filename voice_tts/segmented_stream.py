@@ -1,21 +1,23 @@
 """A turn with expressive markup, spoken as a chain of engine streams with one timeline.
 
 The turn's text side (`voice_tts.turn_text.TurnText` with a markup dialect) finds the tags and
-tells `mark` where each one acts, as an offset in the spoken text. A mark that changes what
-the model is asked (a style instruction) or cuts the audio (a pause), and a rate or gain change,
-starts a new *segment* there: the segment before gets its input ended, a new engine stream is
-opened with the turn's request and the new instruction (same voice, seed and settings), at once
-if no more than one segment before it still plays (LIVE_SEGMENTS), so it generates while the
-one before plays and its first audio is ready when that one drains; a turn never holds more
-than two of the engine's streams. `events()` joins the segments into one stream: audio samples, progress offsets and times
-continue across them, a pause is silence between them, a gain scales a segment's audio, and a
-rate change reaches the output pipeline's speed stage (`on_rate`) just before the segment's
-first event. A turn whose text has no marks is one segment: the engine stream as it would be.
+tells `mark` where each one acts, as an offset in the spoken text. A mark that changes what the
+model is asked (a style instruction), cuts the audio (a pause), or changes the rate or the gain
+starts a new *segment* there: the segment before gets its input ended, and the new one gets an
+engine stream for the turn's request with the new instruction (same voice, seed and settings)
+as soon as the segment before it has sounded, so it generates while that one plays and its
+first audio is ready when that one drains. At most LIVE_SEGMENTS (two) segments hold an engine
+stream at once; later ones wait with their text.
 
-The engine core is untouched: a segment is an ordinary stream (vLLM's "a request is a
-request"); a style instruction is part of its prompt. On an engine that takes no instruction
-(`features` without "instruct": the 0.6B CustomVoice, Base checkpoints, the eSpeak voice)
-expressions change nothing, and `ignored_marks` says so.
+`events()` joins the segments into one stream: audio samples, progress offsets and times run on
+across them, a pause is silence between them, a gain scales a segment's audio, and a rate change
+reaches the output pipeline's speed stage (`on_rate`) just before the segment's first event. A
+turn whose text has no marks is one segment: the engine stream as it would be.
+
+The engine core is untouched: a segment is an ordinary stream, its style instruction part of
+its prompt. On an engine that takes no instruction (`features` without "instruct": the 0.6B
+CustomVoice, Base checkpoints, the eSpeak voice) expressions change nothing, and
+`ignored_marks` says so.
 """
 
 from __future__ import annotations

@@ -163,11 +163,6 @@ class TurnText:
             elif not self._forward_markup:
                 self._marks.append((self._raw_length, piece))
 
-    @property
-    def markup_dropped(self) -> int:
-        """Tags dropped so far (unknown, malformed, unclosed, past the bounds)."""
-        return self._parser.dropped if self._parser is not None else 0
-
     def take_ahead(self) -> str:
         """Spoken text for the next slice of the received text, if the engine needs more: none
         while `SPOKEN_AHEAD_CHARS` of spoken text wait ahead of its progress. Text is normalized
