@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from voice_tts.audio import scaled_pcm16
 from voice_tts.markup import Expression, Gain, Mark, Pause, Rate
 from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, Event, Progress, StreamingEngine, Usage
-from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
+from voice_tts.request import StreamRequest
 
 __all__ = ["SegmentedStream", "ignored_marks", "takes_instruct"]
 
@@ -86,14 +86,15 @@ class _Next:
 
 class SegmentedStream:
     """An `EngineStream` over a chain of `engine` streams for `request` (see the module's
-    docstring). `on_rate(speed)`: the turn's speaking rate changes from the next event on."""
+    docstring). `on_rate(ratio)`: the turn's speaking rate is `ratio` times its own from the
+    next event on; it returns the speaking rate then in effect."""
 
     def __init__(
         self,
         engine: StreamingEngine,
         request: StreamRequest,
         *,
-        on_rate: Callable[[float], None] | None = None,
+        on_rate: Callable[[float], float] | None = None,
     ) -> None:
         self._engine = engine
         self._request = request
@@ -259,6 +260,7 @@ class SegmentedStream:
         cancelled = False
         failed = False
         rate = 1.0
+        speed = self._request.speed  # the speaking rate in effect, for a pause's length
         index = 0
         while True:
             if index == len(self._segments):
@@ -276,10 +278,10 @@ class SegmentedStream:
             live = not (self._cancelled or failed)
             if live and segment.rate != rate and self._on_rate is not None:
                 rate = segment.rate
-                self._on_rate(self._speed(rate))
+                speed = self._on_rate(rate)
             if live and segment.pause:
                 # Silence in engine time: the speed stage stretches it to `pause` seconds played.
-                n = round(segment.pause * sample_rate * self._speed(rate))
+                n = round(segment.pause * sample_rate * speed)
                 yield AudioChunk(bytes(2 * n), sample_rate, samples)
                 samples += n
             if segment.stream is None:  # silence alone, or a segment never opened (stopped)
@@ -310,6 +312,3 @@ class SegmentedStream:
             segment.finished = True
             self._open_ready()
         yield Done(cancelled=cancelled or self._cancelled, usage=Usage(audio_seconds=samples / sample_rate))
-
-    def _speed(self, rate: float) -> float:
-        return min(MAX_SPEED, max(MIN_SPEED, self._request.speed * rate))
