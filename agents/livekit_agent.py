@@ -10,6 +10,12 @@ OpenAI-compatible endpoint (`OPENAI_BASE_URL`, `OPENAI_MODEL`, `OPENAI_STT_MODEL
 and answers; without it the agent runs offline with a scripted reply and no speech recognition
 (type to it with `console --text`).
 
+Expressive: with `VOICE_TTS_MARKUP=expr` the LLM directs the delivery with LiveKit's `expr`
+markers (an expression per sentence, breaks, prosody, spelling): the session runs in
+expressive mode, the agent's instructions carry the plugin's marker guide
+(`tts.markup.llm_instructions()`), the engine acts on the markers, and transcripts and the
+chat context after a barge-in never show them. Offline, the script is written in markers too.
+
 Dispatch follows the engine, not the CPU: the worker reports the share of the engine's stream
 capacity in use as its load, so LiveKit sends new rooms to hosts whose GPU has room. Behind Ray
 Serve (`voice-tts serve --replicas`, deploy/) the server's capabilities are the fleet's, so the
@@ -48,12 +54,14 @@ from livekit.agents import (
 
 from livekit import rtc
 from livekit.plugins import qwen3_tts, silero
-from scripted_llm import ScriptedReplies, TokenPace, stream_tokens
+from scripted_llm import EXPR_REPLIES, ScriptedReplies, TokenPace, stream_tokens
 from voice_tts.protocol import StreamingEngine
 
 logger = logging.getLogger("voice-tts-agent")
 
 ENGINE_URL = os.environ.get("VOICE_TTS_URL")
+# "expr": the LLM writes LiveKit's expressive markers and the engine acts on them.
+MARKUP = os.environ.get("VOICE_TTS_MARKUP") or None
 INSTRUCTIONS = (
     "You are a friendly voice assistant. Answer in short spoken sentences, without lists, "
     "markdown or emoji."
@@ -329,7 +337,7 @@ def build_session(vad: Any, tts: qwen3_tts.TTS) -> AgentSession:
             model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), base_url=base_url, api_key=api_key
         )
     else:
-        stt_, llm_ = NOT_GIVEN, ScriptedLLM()
+        stt_, llm_ = NOT_GIVEN, ScriptedLLM(ScriptedReplies(EXPR_REPLIES) if MARKUP else None)
     return AgentSession(
         vad=vad,
         stt=stt_,
@@ -337,7 +345,17 @@ def build_session(vad: Any, tts: qwen3_tts.TTS) -> AgentSession:
         tts=tts,
         # With the engine's word timings, an interrupted reply is kept as the words played.
         use_tts_aligned_transcript=True,
+        expressive=MARKUP is not None,
     )
+
+
+def build_agent(tts: qwen3_tts.TTS) -> Agent:
+    """The agent of one room. Expressive, its instructions carry the marker guide: livekit-agents
+    1.8 injects a TTS's guide only for TTSs whose input the framework lowers itself (not a
+    natively streaming plugin), so the agent gives it to the LLM."""
+    if tts.markup.llm_instructions() is None or MARKUP is None:
+        return Agent(instructions=INSTRUCTIONS)
+    return Agent(instructions=f"{INSTRUCTIONS}\n\n{tts.markup.llm_instructions()}")
 
 
 # --- the worker -------------------------------------------------------------------------------
@@ -361,10 +379,10 @@ server = AgentServer(
 @server.rtc_session()
 async def entrypoint(ctx: JobContext) -> None:
     # With an engine server the TTS opens (and on shutdown closes) its own client.
-    tts = qwen3_tts.TTS(engine=None if ENGINE_URL else shared_engine())
+    tts = qwen3_tts.TTS(engine=None if ENGINE_URL else shared_engine(), markup=MARKUP)
     ctx.add_shutdown_callback(tts.aclose)
     session = build_session(ctx.proc.userdata["vad"], tts)
-    await session.start(agent=Agent(instructions=INSTRUCTIONS), room=ctx.room)
+    await session.start(agent=build_agent(tts), room=ctx.room)
     await session.generate_reply(instructions="Greet the user in one short sentence.")
 
 

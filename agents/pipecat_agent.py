@@ -16,6 +16,11 @@ runner's prebuilt client at `/client/` loads Daily's call machine from a CDN whe
   is answered from a script, streamed token by token at an LLM's pace.
 - TTS engine: the server at `VOICE_TTS_URL` if set (one engine per GPU, shared by every bot),
   else the embedded voice in this process. One engine serves every session of the process.
+- Expressive: with `VOICE_TTS_MARKUP=cartesia` the LLM is asked for Cartesia Sonic-3's tags
+  (`<emotion value="excited"/>`, `<break time="500ms"/>`, `<speed ratio="0.9"/>`,
+  `<volume ratio="1.2"/>`, `<spell>K7Q2</spell>`), as a Pipecat app written for Cartesia does
+  (`expr`: LiveKit's markers); the engine acts on them, and neither the words on the page nor the
+  LLM context ever hold them. Offline, the script is written in tags too.
 """
 
 from __future__ import annotations
@@ -53,8 +58,9 @@ from pipecat.turns.user_stop.speech_timeout_user_turn_stop_strategy import (
 )
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
-from scripted_llm import ScriptedReplies, TokenPace, stream_tokens
+from scripted_llm import CARTESIA_REPLIES, EXPR_REPLIES, ScriptedReplies, TokenPace, stream_tokens
 
+from voice_tts.markup import EXPR_INSTRUCTIONS
 from voice_tts.pipecat import Qwen3StreamingTTS, default_engine
 from voice_tts.protocol import StreamingEngine
 
@@ -63,6 +69,19 @@ SYSTEM_PROMPT = (
     "You are a friendly voice assistant. Your answers are spoken aloud, so keep them short and "
     "conversational, in plain sentences without lists, markdown or emoji."
 )
+# "cartesia" or "expr": the LLM writes expressive tags in that dialect (voice_tts.markup).
+MARKUP = os.environ.get("VOICE_TTS_MARKUP") or None
+# What the LLM is told of the tags (a Pipecat app written for Cartesia tells it the same).
+MARKUP_PROMPTS = {
+    "cartesia": (
+        " You may direct how you sound with these tags, which are never read aloud: "
+        '<emotion value="EMOTION"/> before a sentence (for example content, excited, calm, sad, '
+        'curious, sympathetic), <break time="500ms"/> for a pause, <speed ratio="0.9"/> (0.6 to '
+        '1.5) and <volume ratio="1.2"/> (0.5 to 2.0) from there on, and <spell>A7X9</spell> to '
+        "read codes character by character."
+    ),
+}
+SCRIPTS = {"cartesia": CARTESIA_REPLIES, "expr": EXPR_REPLIES}
 # Offline there is no transcript: every user turn reaches the LLM as this note.
 _UNTRANSCRIBED_TURN = "The user spoke; no transcript is available offline."
 
@@ -102,6 +121,13 @@ def shared_engine() -> StreamingEngine:
     if _engine is None:
         _engine = default_engine()
     return _engine
+
+
+def system_prompt(markup: str | None) -> str:
+    """The system prompt, with the tags the LLM may write under `markup`."""
+    if markup == "expr":
+        return f"{SYSTEM_PROMPT}\n\n{EXPR_INSTRUCTIONS}"
+    return SYSTEM_PROMPT + MARKUP_PROMPTS.get(markup, "")
 
 
 def _has_llm_endpoint() -> bool:
@@ -154,20 +180,22 @@ async def run_bot(
     audio_in_sample_rate: int = 16000,
     audio_out_sample_rate: int = 24000,
     handle_sigint: bool = False,
+    markup: str | None = None,
 ) -> LLMContext:
     """Run one conversation on `transport` until the client leaves; returns its context.
 
     `llm` defaults to the configured endpoint (with its STT) or, offline, `ScriptedLLM`.
+    `markup`: the dialect of expressive tags the LLM writes (None: none).
     """
     stt = None
     if llm is None:
         if _has_llm_endpoint():
             stt, llm = _endpoint_stt_and_llm()
         else:
-            llm = ScriptedLLM()
-    tts = Qwen3StreamingTTS(engine=engine or shared_engine())
+            llm = ScriptedLLM(ScriptedReplies(SCRIPTS[markup]) if markup else None)
+    tts = Qwen3StreamingTTS(engine=engine or shared_engine(), markup=markup)
 
-    context = LLMContext(messages=[{"role": "system", "content": SYSTEM_PROMPT}])
+    context = LLMContext(messages=[{"role": "system", "content": system_prompt(markup)}])
     user_aggregator, assistant_aggregator = LLMContextAggregatorPair(
         context, user_params=_user_params(transcribed=stt is not None)
     )
@@ -227,7 +255,7 @@ async def bot(runner_args: SmallWebRTCRunnerArguments):
         webrtc_connection=runner_args.webrtc_connection,
         params=TransportParams(audio_in_enabled=True, audio_out_enabled=True),
     )
-    await run_bot(transport, handle_sigint=runner_args.handle_sigint)
+    await run_bot(transport, handle_sigint=runner_args.handle_sigint, markup=MARKUP)
 
 
 if __name__ == "__main__":

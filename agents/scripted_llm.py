@@ -28,6 +28,26 @@ REPLIES = (
     "grew by 12.5 percent, to $4,200.",
 )
 
+# The same kind of script for an expressive agent, as an LLM taught the markup writes it: LiveKit's
+# `expr` markers (voice_tts.livekit.markup teaches them) and Cartesia Sonic-3's tags (what a
+# Pipecat app written for Cartesia's service asks its LLM for). Spoken, never shown.
+EXPR_REPLIES = (
+    '<expr type="expression" label="warm and welcoming"/>Hello! I can change how I speak as I '
+    'go. <expr type="break" label="500ms"/><expr type="expression" label="excited, a little '
+    'fast"/>Like this, when something is exciting! <expr type="expression" label="calm and '
+    'slow"/>Or like this, when it is not.',
+    '<expr type="expression" label="clear and helpful"/>Your booking code is <expr '
+    'type="spell">K7Q2</expr>. <expr type="prosody" label="slow">Once more: <expr '
+    'type="spell">K7Q2</expr>.</expr>',
+)
+CARTESIA_REPLIES = (
+    '<emotion value="content"/>Hello! I can change how I speak as I go. <break time="500ms"/>'
+    '<emotion value="excited"/>Like this, when something is exciting! <emotion value="calm"/>'
+    '<speed ratio="0.9"/>Or like this, when it is not.',
+    '<emotion value="content"/>Your booking code is <spell>K7Q2</spell>. <speed ratio="0.8"/>'
+    'Once more: <spell>K7Q2</spell>.',
+)
+
 # Words, runs of punctuation, and whitespace-led words, the way BPE tokenizers cut English.
 _TOKEN = re.compile(r"\s*[\w']+|\s*[^\w\s]+|\s+")
 # BPE splits long words into pieces; this is about the length of a common piece.

@@ -198,3 +198,10 @@ def wav_bytes(pcm: bytes, rate: int, channels: int = 1) -> bytes:
 def write_wav(path: str | PathLike[str], pcm: bytes, rate: int, channels: int = 1) -> None:
     with open(path, "wb") as out:
         out.write(wav_bytes(pcm, rate, channels))
+
+
+def scaled_pcm16(pcm: bytes, gain: float) -> bytes:
+    """s16le `pcm` `gain` times as loud, clipped to the sample range."""
+    if gain == 1.0:
+        return pcm
+    return _to_pcm16(_to_float(_samples(pcm)) * gain)

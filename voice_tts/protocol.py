@@ -271,6 +271,8 @@ class StartMessage(ContextMessage):
     # None: the checkpoint's cap and the engine's choice).
     max_new_tokens: int | None = None
     first_chunk_frames: int | None = None
+    # Expressive tags in the text, in this dialect (voice_tts/markup.py); null: "<" is text.
+    markup: Literal["expr", "cartesia"] | None = None
     # The client's W3C trace context: the server's span of this turn joins the client's trace.
     traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
 
@@ -306,6 +308,7 @@ START_SETTINGS = (
     "speed",
     "max_new_tokens",
     "first_chunk_frames",
+    "markup",
 )
 
 
@@ -407,6 +410,10 @@ class StartedMessage(ContextMessage):
     format: AudioFormat
     normalize: bool
     resume_token: str | None = None
+    markup: Literal["expr", "cartesia"] | None = None
+    # Kinds of tag this turn's engine cannot act on (its model takes no style instruction:
+    # "expression"); those tags are dropped, their words spoken.
+    markup_ignored: list[str] | None = None
 
 
 class ReconnectedMessage(ContextMessage):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
+    from voice_tts.markup import MarkupDialect
     from voice_tts.tn import Lexicon
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
 # s16le PCM, or G.711 µ-law or A-law (one byte a sample; voice_tts/audio.py encodes them).
 AudioFormat = Literal["pcm16", "mulaw", "alaw"]
 AUDIO_FORMATS: tuple[str, ...] = get_args(AudioFormat)
+MARKUP_DIALECTS = ("expr", "cartesia")  # voice_tts.markup's, named here so a request imports nothing
 
 # The speaking-rate range every door accepts (OpenAI's Realtime range; its speech API's wider
 # 0.25-4.0 is refused past it). Outside it speech stops sounding like speech.
@@ -91,7 +93,9 @@ class StreamRequest:
     `max_new_tokens` are the Qwen3 engine's (None: the checkpoint's), and so is
     `first_chunk_frames`, the size of the stream's first audio chunk in codec frames (None: the
     engine's choice; the embedded eSpeak voice has no codec frames and ignores it). `resumable`: a server turn
-    that survives a dropped socket. `format` is the audio's encoding on the wire."""
+    that survives a dropped socket. `format` is the audio's encoding on the wire. `markup`: the
+    raw text carries expressive tags in this dialect (`voice_tts.markup`: "expr" or "cartesia"),
+    taken out where the text is normalized and acted on there; None: `<` is text."""
 
     voice: str | None = None
     language: str | None = None
@@ -107,6 +111,7 @@ class StreamRequest:
     max_new_tokens: int | None = None
     first_chunk_frames: int | None = None
     resumable: bool = False
+    markup: MarkupDialect | None = None
 
     def __post_init__(self) -> None:
         for name in ("voice", "language", "instruct"):
@@ -117,6 +122,8 @@ class StreamRequest:
         checked_first_chunk_frames(self.first_chunk_frames)
         if self.format not in AUDIO_FORMATS:
             raise ValueError(f"format must be one of {AUDIO_FORMATS}, got {self.format!r}")
+        if self.markup is not None and self.markup not in MARKUP_DIALECTS:
+            raise ValueError(f"markup must be one of {MARKUP_DIALECTS} or null, got {self.markup!r}")
         if self.lexicon is not None:
             from voice_tts.tn import Lexicon, LexiconError
 

@@ -127,9 +127,9 @@ class TTSSession:
         self._unpaused = asyncio.Event()
         self._unpaused.set()
         if self._words_from_engine and connect_timeout is not None:
-            self._stream = engine.open_stream(request, connect_timeout=connect_timeout)
+            self._stream = self._output.open_stream(engine, connect_timeout=connect_timeout)
         else:
-            self._stream = engine.open_stream(request)
+            self._stream = self._output.open_stream(engine)
 
     # -- text in ------------------------------------------------------------------------
 
@@ -288,8 +288,13 @@ class TTSSession:
 
     @property
     def raw_text(self) -> str:
-        """The turn's raw text as the LLM sent it, so far."""
+        """The turn's raw text as the LLM sent it, so far (without its tags, under markup)."""
         return self._text.raw_text
+
+    @property
+    def raw_length(self) -> int:
+        """`len(raw_text)`, without building it."""
+        return self._text.raw_length
 
     @property
     def usage(self) -> Usage:

@@ -23,12 +23,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from voice_tts.audio import encode_pcm16
 from voice_tts.turn_text import TurnText
-from voice_tts.protocol import AudioChunk, Done, Error, Event, Progress, Usage, Word, Words
-from voice_tts.request import StreamRequest
+from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, Event, Progress, StreamingEngine, Usage, Word, Words
+from voice_tts.request import MAX_SPEED, MIN_SPEED, StreamRequest
+from voice_tts.segmented_stream import SegmentedStream
 from voice_tts.speed import SpeedStage
 from voice_tts.tn import Lexicon
 
@@ -91,14 +92,28 @@ class StreamOutput:
             normalize=request.normalize and not words_from_engine,
             lexicon=lexicon,
             spell_acronyms=request.spell_acronyms,
+            markup=request.markup,
+            forward_markup=words_from_engine,
             clock=clock,
         )
         self._words_from_engine = words_from_engine
         # A remote engine's server stretches: its audio and times are in played time already.
         self._stage = None if words_from_engine else SpeedStage(request.speed)
+        self._speed = request.speed  # the app's rate; tags scale it by `_rate`
+        self._rate = 1.0
         self._meter = meter
         self.cancelled = False
         self.finished: Finished | None = None
+
+    def open_stream(self, engine: StreamingEngine, **options: Any) -> EngineStream:
+        """The stream's engine stream on `engine` (`options`: the engine's own, such as a remote
+        engine's `connect_timeout`). A request with markup whose tags are parsed here gets a
+        `SegmentedStream`: each tag acts at its place in the spoken text."""
+        if self.request.markup is None or self._words_from_engine:
+            return engine.open_stream(self.request, **options)
+        stream = SegmentedStream(engine, self.request, on_rate=self.set_rate)
+        self.text.on_mark = stream.mark
+        return stream
 
     @property
     def speed(self) -> float:
@@ -106,8 +121,20 @@ class StreamOutput:
 
     def set_speed(self, speed: float) -> None:
         """The speaking rate from the engine's next audio chunk on (a stretching pipeline's)."""
+        self._speed = speed
+        self._retime()
+
+    def set_rate(self, ratio: float) -> float:
+        """Expressive markup's rate, a ratio of the speaking rate, from the next audio chunk on;
+        returns the rate in effect (within the range every door accepts)."""
+        self._rate = ratio
+        return self._retime()
+
+    def _retime(self) -> float:
+        speed = min(MAX_SPEED, max(MIN_SPEED, self._speed * self._rate))
         if self._stage is not None:
             self._stage.set_speed(speed)
+        return speed
 
     def cancel(self, played_seconds: float | None = None) -> str:
         """Nothing but the end goes out from now on; the heard text is fixed at what

@@ -27,7 +27,7 @@ from engine.server.state import ServerState
 from engine.server.websocket import WS_CLOSE_IDLE, Budget
 from voice_tts.languages import iso_code
 from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, ErrorCode
-from voice_tts.request import checked_speed
+from voice_tts.request import MARKUP_DIALECTS, checked_speed
 
 VENDOR = "voice_tts"
 APPEND = f"{VENDOR}.input_text_buffer.append"
@@ -230,8 +230,15 @@ class RealtimeConnection:
                 session["audio"]["output"]["speed"] = checked_speed(output["speed"])
             except ValueError as exc:
                 raise RealtimeError("invalid_value", str(exc), "session.audio.output.speed") from None
+        if "markup" in output:  # extension: the responses' text carries expressive tags
+            if output["markup"] is not None and output["markup"] not in MARKUP_DIALECTS:
+                raise RealtimeError(
+                    "invalid_value", f"markup must be one of {list(MARKUP_DIALECTS)} or null",
+                    "session.audio.output.markup",
+                )
+            session["audio"]["output"]["markup"] = output["markup"]
         for key in output:
-            if key not in ("voice", "format", "language", "speed"):
+            if key not in ("voice", "format", "language", "speed", "markup"):
                 raise RealtimeError(
                     "unsupported_value", f"session.audio.output.{key} is not supported",
                     f"session.audio.output.{key}",

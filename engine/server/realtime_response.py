@@ -90,6 +90,7 @@ class Response:
             normalize=True,
             priority=stream_priority(connection.established),
             speed=output["speed"],
+            markup=output.get("markup"),
         )
         self.usage = state.stream_usage("realtime", self.id, self.voice)
         self._stream, self.output = open_output_stream(state, request, self.usage)

@@ -39,7 +39,7 @@ def open_output_stream(
             if usage is not None:
                 usage.cached = True
             return replay, output
-        return state.engine.open_stream(request), output
+        return output.open_stream(state.engine), output
     except Exception as exc:
         if usage is not None:
             code = getattr(exc, "code", None) or (

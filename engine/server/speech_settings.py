@@ -77,6 +77,8 @@ class SpeechSettings(BaseModel):
     max_new_tokens: int | None = Field(default=None, ge=2)
     initial_codec_chunk_frames: int | None = None
     non_streaming_mode: bool | None = None
+    # Expressive tags in the input (voice_tts/markup.py); null: "<" is text.
+    markup: Literal["expr", "cartesia"] | None = None
 
     @field_validator("initial_codec_chunk_frames")
     @classmethod
@@ -230,4 +232,5 @@ def stream_request(settings: SpeechSettings, choice: StreamChoice, priority: int
         max_new_tokens=choice.max_new_tokens,
         first_chunk_frames=choice.first_chunk_frames,
         priority=priority,
+        markup=settings.markup,
     )

@@ -31,6 +31,7 @@ from engine.server.sender import Sender
 from engine.server.state import ServerState
 from engine.server.stream_priority import stream_priority
 from engine.server.turn import Turn
+from voice_tts.segmented_stream import ignored_marks
 from voice_tts.protocol import (
     CLIENT_MESSAGE_TYPES,
     CONTEXT_ID_PATTERN,
@@ -342,7 +343,7 @@ class Connection:
             state.resumes.discard(previous.resume_token)  # its client has moved on
         turn = self._open_turn(start)
         self._turn = turn
-        await self._sender.message(self._started_message(turn))
+        await self._sender.message(self._started_message(turn, self._state))
         turn.task = asyncio.create_task(turn.run())
         self._adopt(turn)
 
@@ -474,7 +475,7 @@ class Connection:
         if previous is not None and previous.resume_token is not None:
             self._state.resumes.discard(previous.resume_token)  # its client has moved on
         self._sender.framed = True
-        await self._sender.message(self._started_message(turn))
+        await self._sender.message(self._started_message(turn, self._state))
         turn.task = asyncio.create_task(turn.run())
         self._adopt_context(context_id, turn)
 
@@ -608,7 +609,7 @@ class Connection:
             await asyncio.sleep(0)
 
     @staticmethod
-    def _started_message(turn: Turn) -> StartedMessage:
+    def _started_message(turn: Turn, state: ServerState) -> StartedMessage:
         return StartedMessage(
             stream_id=turn.stream_id,
             voice=turn.request.voice,
@@ -618,6 +619,8 @@ class Connection:
             normalize=turn.request.normalize,
             resume_token=turn.resume_token,
             context_id=turn.context_id,
+            markup=turn.request.markup,
+            markup_ignored=ignored_marks(state.engine, turn.request) or None,
         )
 
     async def _abandon_turn(self, turn: Turn | None, task: asyncio.Task | None) -> None:

@@ -210,10 +210,16 @@ class ScriptedLLM(llm.LLM):
     that split words), after `ttft` seconds, at `chars_per_second`."""
 
     def __init__(
-        self, replies: dict[str, str], *, ttft: float = 0.1, chars_per_second: float = 300.0
+        self,
+        replies: dict[str, str],
+        *,
+        ttft: float = 0.1,
+        chars_per_second: float = 300.0,
+        chunk_chars: int = 3,
     ) -> None:
         super().__init__()
         self.replies, self.ttft, self.chars_per_second = replies, ttft, chars_per_second
+        self.chunk_chars = chunk_chars
 
     def chat(
         self,
@@ -235,13 +241,14 @@ class _ScriptedLLMStream(llm.LLMStream):
         user = [m for m in self.chat_ctx.items if m.type == "message" and m.role == "user"]
         reply = self._llm.replies.get(user[-1].text_content if user else "", "")
         await asyncio.sleep(self._llm.ttft)
-        for i in range(0, len(reply), 3):
+        size = self._llm.chunk_chars
+        for i in range(0, len(reply), size):
             self._event_ch.send_nowait(
                 llm.ChatChunk(
-                    id="scripted", delta=llm.ChoiceDelta(role="assistant", content=reply[i : i + 3])
+                    id="scripted", delta=llm.ChoiceDelta(role="assistant", content=reply[i : i + size])
                 )
             )
-            await asyncio.sleep(3 / self._llm.chars_per_second)
+            await asyncio.sleep(size / self._llm.chars_per_second)
 
 
 # --- the room: microphone in, a real-time speaker and a transcript out ----------------------
@@ -493,6 +500,8 @@ async def converse(
     interruption: dict[str, Any] | None = None,
     preemptive_generation: dict[str, Any] | None = None,
     llm_chars_per_second: float = 300.0,
+    llm_chunk_chars: int = 3,
+    expressive: bool = False,
     timeout: float = 60.0,
     agent: RecordingAgent | None = None,
     tts_conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
@@ -507,7 +516,8 @@ async def converse(
     session = AgentSession(
         vad=ScriptedVAD(speeches, clock),
         stt=stt_,
-        llm=ScriptedLLM(replies, chars_per_second=llm_chars_per_second),
+        llm=ScriptedLLM(replies, chars_per_second=llm_chars_per_second, chunk_chars=llm_chunk_chars),
+        expressive=expressive,
         tts=tts,
         turn_handling={
             "turn_detection": "vad",

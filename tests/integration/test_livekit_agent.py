@@ -114,6 +114,29 @@ async def test_offline_session_answers_from_its_script(agent_module) -> None:
         await tts.aclose()
 
 
+async def test_expressive_session_teaches_and_writes_markers(agent_module, monkeypatch) -> None:
+    from voice_tts.markup import EXPR_INSTRUCTIONS, strip_markup
+
+    monkeypatch.setattr(agent_module, "MARKUP", "expr")
+    tts = agent_module.qwen3_tts.TTS(engine=agent_module.shared_engine(), markup=agent_module.MARKUP)
+    agent = agent_module.build_agent(tts)
+    assert agent.instructions.endswith(EXPR_INSTRUCTIONS)
+    session = agent_module.build_session(agent_module.silero.VAD.load(), tts)
+    await session.start(agent)
+    try:
+        await session.run(user_input="Hello?", input_modality="text")
+        [reply] = [
+            item
+            for item in session.history.items
+            if item.type == "message" and item.role == "assistant"
+        ]
+        # The LLM wrote markers; the chat history keeps the words without them.
+        assert reply.text_content == strip_markup(agent_module.EXPR_REPLIES[0], "expr")
+    finally:
+        await session.aclose()
+        await tts.aclose()
+
+
 async def _drain(stream) -> None:
     async for _ in stream.events():
         pass

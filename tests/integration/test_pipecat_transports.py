@@ -159,7 +159,8 @@ def payload(message: dict) -> bytes:
 # ---------------------------------------------------------------------------------------------
 
 
-async def test_smallwebrtc_bot_audio(real, monkeypatch):
+@pytest.mark.parametrize("markup", [None, "cartesia"])
+async def test_smallwebrtc_bot_audio(real, monkeypatch, markup):
     import aioice.ice
     import pipecat_agent
     from aiortc import RTCPeerConnection, RTCSessionDescription
@@ -173,6 +174,7 @@ async def test_smallwebrtc_bot_audio(real, monkeypatch):
     # aioice leaves loopback out of its host candidates; this test never leaves 127.0.0.1.
     monkeypatch.setattr(aioice.ice, "get_host_addresses", lambda use_ipv4, use_ipv6: ["127.0.0.1"])
     monkeypatch.setattr(pipecat_agent, "_engine", real)
+    monkeypatch.setattr(pipecat_agent, "MARKUP", markup)  # VOICE_TTS_MARKUP
 
     handler = SmallWebRTCRequestHandler()
     bots: list[asyncio.Task] = []
@@ -211,7 +213,13 @@ async def test_smallwebrtc_bot_audio(real, monkeypatch):
     await handler.close()
 
     assert voiced_seconds(samples) >= 1.0, "the bot's greeting must arrive as non-silent audio"
-    assert real.streams and real.streams[0].text
+    if markup is None:
+        assert real.streams and real.streams[0].text
+    else:
+        # The scripted greeting's tags acted (a segment per break, and per emotion where the
+        # model takes an instruction) and none was spoken.
+        assert len(real.streams) > 1 and any(stream.text for stream in real.streams)
+        assert not any("<" in stream.text for stream in real.streams)
 
 
 def voiced_seconds(frames: list[np.ndarray], rate: int = 48000) -> float:

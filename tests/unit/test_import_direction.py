@@ -15,6 +15,8 @@ CORE_MODULES = [
     "voice_tts.turn_text",
     "voice_tts.request",
     "voice_tts.stream_output",
+    "voice_tts.markup",
+    "voice_tts.segmented_stream",
     "voice_tts.audio",
     "voice_tts.session",
     "voice_tts.client",
@@ -49,7 +51,8 @@ def test_each_adapter_loads_only_its_own_framework():
 # `languages`: the one mapping of language names, which the text side needs to pick its rules.
 # `speed`: the speaking-rate stage, an audio module beside `audio` that the server's streams pass through.
 # `request` and `stream_output`: a stream's settings and its output pipeline, one value and one
-# pipeline for every door (docs/architecture.md); `turn_text`: the pipeline's text side.
+# pipeline for every door (docs/architecture.md); `turn_text`: the pipeline's text side, with
+# `markup` (expressive tags) in it and `segmented_stream` (a tagged turn's chain of streams).
 ENGINE_MAY_IMPORT = {
     "voice_tts",
     "voice_tts.protocol",
@@ -60,6 +63,8 @@ ENGINE_MAY_IMPORT = {
     "voice_tts.audio",
     "voice_tts.languages",
     "voice_tts.speed",
+    "voice_tts.markup",
+    "voice_tts.segmented_stream",
 }
 
 

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from typing import Literal
 
 from livekit.agents import (
     APIConnectionError,
@@ -50,6 +51,7 @@ from voice_tts.session import (
 from voice_tts.request import StreamRequest
 from voice_tts.tn import Lexicon
 
+from .markup import Markup
 from .models import TTSLanguages, TTSVoices
 
 logger = logging.getLogger("livekit.plugins.qwen3_tts")
@@ -63,6 +65,8 @@ _STATUS_CODES = {ErrorCode.UNAUTHORIZED: 401, ErrorCode.FORBIDDEN: 403, ErrorCod
 
 
 class Qwen3StreamingTTS(tts.TTS):
+    Markup = Markup
+
     def __init__(
         self,
         *,
@@ -76,6 +80,7 @@ class Qwen3StreamingTTS(tts.TTS):
         lexicon: Lexicon | list[dict] | None = None,
         silence_timeout: float = SILENCE_TIMEOUT,
         speed: float = 1.0,
+        markup: Literal["expr"] | None = None,
     ) -> None:
         """
         Args:
@@ -98,6 +103,10 @@ class Qwen3StreamingTTS(tts.TTS):
             speed: speaking rate, 0.5 to 2.0, pitch kept (needs the `speed` extra on an
                 in-process engine); timed transcripts and the chat context after a
                 barge-in follow the audio as played.
+            markup: "expr": the LLM's text carries LiveKit's expressive markers
+                (`tts.markup.llm_instructions()` teaches them), spoken as they direct and
+                kept out of the transcript; also on for every speech the framework marks
+                expressive. None: `<` is text.
         """
         if sample_rate not in SUPPORTED_SAMPLE_RATES:
             raise ValueError(
@@ -113,6 +122,7 @@ class Qwen3StreamingTTS(tts.TTS):
         self._request = StreamRequest(
             voice=voice, language=language, instruct=instruct, lexicon=lexicon, speed=speed,
             sample_rate=sample_rate, normalize=normalize, spell_acronyms=spell_acronyms,
+            markup=markup,
         )
         self._silence_timeout = silence_timeout
         self._engine = engine
@@ -155,6 +165,13 @@ class Qwen3StreamingTTS(tts.TTS):
             for stream in self._streams:
                 stream._set_speed(self._request.speed)
 
+    def _speech_request(self) -> StreamRequest:
+        """The next speech's settings: the options, with markup on where the framework marked
+        the speech expressive (it does just before `stream()` or `synthesize()`)."""
+        if self._expressive and self._request.markup is None:
+            return StreamRequest.of(self._request, markup="expr")
+        return self._request
+
     def prewarm(self) -> None:
         """Create the default engine now, and open a remote engine's connection ahead of the
         first speech (in the background, when an event loop runs)."""
@@ -176,12 +193,15 @@ class Qwen3StreamingTTS(tts.TTS):
     def synthesize(
         self, text: str, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
     ) -> ChunkedStream:
-        return ChunkedStream(tts=self, input_text=text, conn_options=conn_options)
+        stream = ChunkedStream(tts=self, input_text=text, conn_options=conn_options)
+        stream._request = self._speech_request()
+        return stream
 
     def stream(
         self, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
     ) -> SynthesizeStream:
         stream = SynthesizeStream(tts=self, conn_options=conn_options)
+        stream._request = self._speech_request()
         self._streams.add(stream)
         return stream
 

@@ -64,12 +64,18 @@ def refused_values(
 
 
 def turn_request(
-    settings: Qwen3StreamingTTSSettings, sample_rate: int, normalize: bool, spell_acronyms: bool
+    settings: Qwen3StreamingTTSSettings,
+    sample_rate: int,
+    normalize: bool,
+    spell_acronyms: bool,
+    markup: str | None = None,
 ) -> StreamRequest:
     """The `StreamRequest` of a turn spoken with `settings` (its turn settings, which are the
     request's) and the service's fixed options."""
     turn_settings = {name: getattr(settings, name) for name in TURN_SETTINGS}
-    return StreamRequest(**turn_settings, sample_rate=sample_rate, normalize=normalize, spell_acronyms=spell_acronyms)
+    return StreamRequest(
+        **turn_settings, sample_rate=sample_rate, normalize=normalize, spell_acronyms=spell_acronyms, markup=markup
+    )
 
 
 def _checked_value(name: str, value: Any, engine: StreamingEngine | None) -> Any:

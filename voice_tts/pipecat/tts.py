@@ -23,6 +23,7 @@ from loguru import logger
 from voice_tts.audio import PCMResampler
 from voice_tts.engines import default_engine, model_name
 from voice_tts.languages import language_tag
+from voice_tts.markup import MarkupDialect
 from voice_tts.progress import Word
 from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Error, ErrorCode, StreamingEngine
 from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent, prepare_normalizer
@@ -57,6 +58,7 @@ from .errors import error_category, refusal_category
 from .service_hooks import TTSServiceHooks
 from .settings import Qwen3StreamingTTSSettings, refused_values, turn_request
 from .slots import SlotCutter, word_batches
+from .tagged_text import TaggedText
 from .turn import ContextTurn, current_trace
 
 
@@ -93,6 +95,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         normalize: bool = True,
         spell_acronyms: bool = True,
         silence_timeout: float = SILENCE_TIMEOUT,
+        markup: MarkupDialect | None = None,
         **kwargs,
     ):
         """Initialize the service.
@@ -109,6 +112,12 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             spell_acronyms: Spell capitals that are not words ("FBI" -> "F B I") when normalizing.
             silence_timeout: Seconds the engine may stay silent once it has all of a turn's
                 text before the turn fails with an `ErrorFrame`.
+            markup: "cartesia": the LLM's text carries Cartesia Sonic-3's tags (`<emotion
+                value="calm"/>`, `<break time="500ms"/>`, `<speed ratio="1.2"/>`, `<volume
+                ratio="0.8"/>`, `<spell>…</spell>`), as an app written for Pipecat's Cartesia
+                service sends them; "expr": LiveKit's `expr` markers. The tags are spoken as
+                they direct (an emotion becomes the model's style instruction) and never reach
+                the word frames or the LLM context. None: `<` is text.
             **kwargs: Passed to `TTSService` (e.g. `sample_rate`, `text_transforms`).
         """
         default_settings = self.Settings(
@@ -117,7 +126,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         if settings is not None:
             default_settings.apply_update(settings)
         # A bad dictionary or speed fails here, not at the first turn; turns take them checked.
-        checked = turn_request(default_settings, _NATIVE_RATE, normalize, spell_acronyms)
+        checked = turn_request(default_settings, _NATIVE_RATE, normalize, spell_acronyms, markup)
         default_settings.lexicon, default_settings.speed = checked.lexicon, checked.speed
 
         super().__init__(
@@ -135,6 +144,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         self._normalize = normalize
         prepare_normalizer(engine, normalize)
         self._spell_acronyms = spell_acronyms
+        self._markup = markup
+        self._tagged = TaggedText(markup) if markup else None
         self._silence_timeout = silence_timeout
         self._turns: dict[str, ContextTurn] = {}
         # Contexts whose text had nothing to say (only punctuation, say): silent by design.
@@ -287,10 +298,24 @@ class Qwen3StreamingTTS(TTSServiceHooks):
     #
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        """Process a frame; in TOKEN mode, LLM text goes in slots of bounded size."""
+        """Process a frame; under markup, LLM text goes on without its tags; in TOKEN mode,
+        LLM text goes in slots of bounded size."""
         if isinstance(frame, (LLMFullResponseStartFrame, TTSSpeakFrame)):
             await self._refuse_turn_while_unreachable()
-        if not (self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts):
+        if self._tagged is not None and isinstance(frame, LLMTextFrame) and not frame.skip_tts:
+            if not (text := self._tagged.push(frame.text)):
+                return  # a tag, or the start of one: Pipecat gets no text for it
+            frame = dataclasses.replace(frame, text=text)
+        elif self._tagged is not None and isinstance(frame, LLMFullResponseEndFrame):
+            if text := self._tagged.end():  # held back, and text after all ("3 <")
+                await self._process_text(LLMTextFrame(text), direction)
+        if self._streams_tokens and isinstance(frame, LLMTextFrame) and not frame.skip_tts:
+            await self._process_text(frame, direction)
+        else:
+            await super().process_frame(frame, direction)
+
+    async def _process_text(self, frame: LLMTextFrame, direction: FrameDirection):
+        if not self._streams_tokens:
             await super().process_frame(frame, direction)
             return
         for piece in self._slots.pieces(frame.text):
@@ -324,6 +349,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
             turn.text_chars += len(text)
+            if self._tagged is not None and (tagged := self._tagged.take()):
+                text = tagged  # the session acts on the tags Pipecat never saw
             await turn.session.feed(text)
         yield None
 
@@ -356,7 +383,7 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         try:
             with current_trace(self.turn_trace_context()):  # a remote engine's server joins it
                 rate = self.sample_rate if self.sample_rate in SUPPORTED_SAMPLE_RATES else _NATIVE_RATE
-                request = turn_request(self._settings, rate, self._normalize, self._spell_acronyms)
+                request = turn_request(self._settings, rate, self._normalize, self._spell_acronyms, self._markup)
                 session = TTSSession(self._engine, request, silence_timeout=self._silence_timeout)
         except Exception as e:
             turn = ContextTurn(session=None, finished=True, failed=True)
@@ -521,6 +548,8 @@ class Qwen3StreamingTTS(TTSServiceHooks):
         """Barge-in: cancel the context's engine stream; nothing more of it is emitted."""
         self._nothing_to_say.discard(context_id)
         self._failed_contexts.discard(context_id)
+        if self._tagged is not None:
+            self._tagged.clear()
         turn = self._turns.pop(context_id, None)
         if turn is not None and turn.session is not None and not turn.finished:
             turn.cancelled = True
