@@ -213,9 +213,9 @@ class SegmentedStream:
                     segment.stream.end_input()
             live += 1
 
-    def mark_word_end(self) -> None:
+    def mark_word_end(self, space_follows: bool = False) -> None:
         if (stream := self._current.stream) is not None and (mark := getattr(stream, "mark_word_end", None)):
-            mark()
+            mark(space_follows=space_follows)
 
     def end_input(self) -> None:
         if self._stopped or self._input_ended:

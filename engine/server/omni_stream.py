@@ -87,7 +87,10 @@ class UtteranceSender:
     def too_slow(self) -> bool:
         return self._sender.too_slow
 
-    async def audio(self, data: bytes, still_wanted: Callable[[], bool], deadline: float | None = None) -> bool:
+    async def audio(
+        self, data: bytes, still_wanted: Callable[[], bool], deadline: float | None = None, context_id: str | None = None
+    ) -> bool:
+        # `context_id` is always None: an utterance is the socket's one turn, never a context.
         if not self._started and not await self._start():
             return False
         if not self._config.stream_audio:
