@@ -118,3 +118,21 @@ def test_auto_detection_reads_like_the_named_language(language, data):
     text, cuts = data.draw(reply_and_cuts(language))
     commits = streamed(split_at(text, cuts), "auto")
     assert "".join(c.spoken for c in commits) == normalize(text, language)
+
+
+# The last word of a reply, and an abbreviation that reads on past its period and a space ('z. B.',
+# 'etc.' that may end the sentence), per language.
+LAST_WORDS = {"de": ("gern", "z. B."), "fr": ("aider", "etc."), "it": ("aiutarti", "p. es.")}
+
+
+@pytest.mark.parametrize("language", LAST_WORDS)
+def test_a_plain_word_before_a_period_is_committed_with_the_period(language):
+    """The word ends where the period comes, as the raw text's tokenizer closes it (issue 44); only
+    an abbreviation reads on past the space after its period, and streams as one-shot reads it."""
+    word, abbreviation = LAST_WORDS[language]
+    normalizer = StreamingNormalizer(language)
+    normalizer.push(f"Ok {word}")
+    assert [c.spoken for c in normalizer.push(".")] == [f" {word}"]
+    assert normalizer.pending == "."
+    text = f"Ok {abbreviation} Ok."
+    check(language, text, list(range(len(text) + 1)))

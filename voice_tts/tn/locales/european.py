@@ -129,6 +129,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ROMAN_DOT = False
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
+    # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
+    # them may a period and a space be an abbreviation's inner space ('z. B.').
+    SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.SPACED_ABBREVIATION_HEADS = frozenset(
+            head for head, _, rest in (key.partition(".") for key in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == "."
+        )
 
     # --- words a subclass gives ---------------------------------------------------------------
 
@@ -344,7 +353,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """'z. B.', 'd. h.': an abbreviation written with a space after its first period."""
+        """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
+        other word reads nothing after its period, so that a plain word before a period is
+        decided by the character after the period alone, as before a comma."""
+        if word not in self.SPACED_ABBREVIATION_HEADS:
+            return None
         try:
             if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
                 return None
