@@ -32,9 +32,9 @@ from typing import Callable
 
 import numpy as np
 
-from voice_tts.protocol import AudioChunk, Progress
+from voice_tts.protocol import Progress
 
-from engine.runtime.stream import CODEC_SAMPLE_RATE, FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
+from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
 
@@ -94,6 +94,17 @@ def codec_size(frames: np.ndarray) -> np.ndarray:
     """The largest power of two within each of `frames` (1 for none): a chunk of whole codec
     runs of one size."""
     return np.left_shift(1, np.frexp(np.maximum(frames, 1))[1] - 1)
+
+
+_AUDIO_TIMES: list[float] = []
+
+
+def audio_times(frames: int) -> list[float]:
+    """The start of each of the first `frames` frames in seconds, as progress reports it
+    (rounded to the microsecond); kept, so posting a chunk looks its time up."""
+    while len(_AUDIO_TIMES) < frames:
+        _AUDIO_TIMES.append(round(len(_AUDIO_TIMES) * FRAME_SECONDS, 6))
+    return _AUDIO_TIMES
 
 
 @dataclass(frozen=True)
@@ -258,25 +269,25 @@ class Output:
 
     def post(self, chunks: QueuedChunks, audio: PendingAudio | None, clock: Callable[[], float]) -> None:
         """Post decoded chunks (waiting for their decode); a stream's first chunk starts its
-        playout clock. `audio` holds the PCM of the chunks with frames, in their order."""
+        playout clock. `audio` holds the PCM of the chunks with frames, in their order. Each
+        chunk goes to its channel as one small record (`StreamChannel.put_chunk`): the events
+        are made on the consumer's side."""
         if not len(chunks):
             return
-        pcms = iter(audio.result() if audio is not None else ())
+        samples = iter(audio.samples() if audio is not None else ())
         batch = self.batch
         now = clock()
         audible = chunks.rows[chunks.frames > 0]
         starting = audible[np.isnan(batch.first_audio_at[audible])]
         batch.first_audio_at[starting] = now
         streams = batch.streams
+        times = audio_times(int(chunks.last_frames.max()) + 1)
         for row, first, frames, spoken, last in zip(
             chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist(), chunks.spoken.tolist(),
             chunks.last_frames.tolist(),
         ):
-            channel = streams[row].channel
-            if spoken >= 0:
-                progress = Progress(spoken, round(last * FRAME_SECONDS, 6))
+            audio_time = times[last]
             if frames:
-                pcm = AudioChunk(next(pcms), CODEC_SAMPLE_RATE, first * SAMPLES_PER_FRAME)
-                channel.put_many((pcm,) if spoken < 0 else (progress, pcm))  # one wake-up for both
-            elif spoken >= 0:
-                channel.put(progress)
+                streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
+            else:
+                streams[row].channel.put(Progress(spoken, audio_time))

@@ -212,17 +212,40 @@ class StreamChannel(EventChannel[Any]):
             self._parked = self._parked or behind
             return behind
 
+    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> None:
+        """Post a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
+        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record: the loop posts
+        one per chunk, and the stream's handle makes its `Progress` and `AudioChunk` in the
+        consumer's thread."""
+        with self._lock:
+            self._items.append((samples, start_sample, spoken_end, audio_time))
+            self.unread_samples += len(samples)
+            waiter, self._waiter = self._waiter, None
+        if waiter is not None:
+            waiter[0].wake(waiter[1])
+
     def _added(self, items: Sequence[Any]) -> None:
         for item in items:
             if isinstance(item, AudioChunk):
                 self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
-        if isinstance(item, AudioChunk):
-            self.unread_samples -= item.num_samples
+        if isinstance(item, AudioChunk) or type(item) is tuple:
+            self.unread_samples -= item.num_samples if isinstance(item, AudioChunk) else len(item[0])
             if self._parked and self.unread_samples * 2 < self._behind_at:
                 self._parked = False
                 self._wake_loop()  # a non-blocking queue put: safe under the lock
+
+
+# What `StreamChannel.put_chunk` queues: (int16 samples, start sample, spoken end or -1, audio time).
+DecodedChunk = tuple[np.ndarray, int, int, float]
+
+
+def decoded_events(chunk: DecodedChunk) -> tuple[Event, ...]:
+    """The events of a decoded chunk: its `Progress` (if any), then its `AudioChunk`."""
+    samples, start_sample, spoken_end, audio_time = chunk
+    audio = AudioChunk(samples.tobytes(), CODEC_SAMPLE_RATE, start_sample)
+    return (audio,) if spoken_end < 0 else (Progress(spoken_end, audio_time), audio)
 
 
 @dataclass(frozen=True)
@@ -321,38 +344,40 @@ class Qwen3Stream:
         received = 0
         while True:
             item = await self._channel.get()
-            if isinstance(item, StreamEnd):
-                self.end_reason, self.codes = item.reason, item.codes
-                cancelled = item.cancelled or self._cancelled
-                if resampler is not None and not cancelled:
-                    tail = resampler.flush()
-                    if tail:
-                        yield AudioChunk(tail, self._sample_rate, samples_out)
-                        samples_out += len(tail) // 2
-                if item.error is not None:
-                    yield item.error
-                if self._feed is not None:
-                    received = self._feed.characters_received
-                yield Done(
-                    cancelled=cancelled,
-                    usage=Usage(
-                        characters_received=received,
-                        characters_spoken=spoken,
-                        audio_seconds=samples_out / self._sample_rate,
-                    ),
-                )
-                return
-            if self._cancelled:
-                continue  # nothing after cancel(): queued audio and progress are dropped
-            if isinstance(item, Progress):
-                spoken = max(spoken, item.spoken_end)
-                yield item
-            elif isinstance(item, AudioChunk):
-                if resampler is None and item.start_sample == samples_out and item.pcm:
-                    yield item  # already this stream's chunk as it goes out (one object per chunk less)
-                    samples_out += item.num_samples
-                    continue
-                pcm = item.pcm if resampler is None else resampler.process(item.pcm)
-                if pcm:
-                    yield AudioChunk(pcm, self._sample_rate, samples_out)
-                    samples_out += len(pcm) // 2
+            # A decoded chunk is posted as one record (`put_chunk`): its events are made here.
+            for item in decoded_events(item) if type(item) is tuple else (item,):
+                if isinstance(item, StreamEnd):
+                    self.end_reason, self.codes = item.reason, item.codes
+                    cancelled = item.cancelled or self._cancelled
+                    if resampler is not None and not cancelled:
+                        tail = resampler.flush()
+                        if tail:
+                            yield AudioChunk(tail, self._sample_rate, samples_out)
+                            samples_out += len(tail) // 2
+                    if item.error is not None:
+                        yield item.error
+                    if self._feed is not None:
+                        received = self._feed.characters_received
+                    yield Done(
+                        cancelled=cancelled,
+                        usage=Usage(
+                            characters_received=received,
+                            characters_spoken=spoken,
+                            audio_seconds=samples_out / self._sample_rate,
+                        ),
+                    )
+                    return
+                if self._cancelled:
+                    continue  # nothing after cancel(): queued audio and progress are dropped
+                if isinstance(item, Progress):
+                    spoken = max(spoken, item.spoken_end)
+                    yield item
+                elif isinstance(item, AudioChunk):
+                    if resampler is None and item.start_sample == samples_out and item.pcm:
+                        yield item  # already this stream's chunk as it goes out (one object per chunk less)
+                        samples_out += item.num_samples
+                        continue
+                    pcm = item.pcm if resampler is None else resampler.process(item.pcm)
+                    if pcm:
+                        yield AudioChunk(pcm, self._sample_rate, samples_out)
+                        samples_out += len(pcm) // 2

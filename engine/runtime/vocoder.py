@@ -75,16 +75,20 @@ class PendingAudio:
             self.done = None
 
     def result(self) -> list[bytes]:
-        """Each chunk's PCM. A chunk of one codec run (every chunk the loop queues but a
-        stream's last) is one row of one part: its bytes are that row's, not a join of pieces."""
+        """Each chunk's PCM."""
+        return [samples.tobytes() for samples in self.samples()]
+
+    def samples(self) -> list[np.ndarray]:
+        """Each chunk's int16 samples. A chunk of one codec run (every chunk the loop queues but
+        a stream's last) is one row of one part: a view of that row, not a join of pieces."""
         self.wait()
         if len(self.parts) == 1 and len(self.parts[0][0]) == self.count:
-            return [row.tobytes() for row in self.parts[0][1].numpy()]  # every chunk is one run, in order
+            return list(self.parts[0][1].numpy())  # every chunk is one run, in order
         pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
         for indices, pcm in self.parts:
             for index, samples in zip(indices.tolist(), pcm.numpy()):
                 pieces[index].append(samples)
-        return [chunks[0].tobytes() if len(chunks) == 1 else b"".join(p.tobytes() for p in chunks) for chunks in pieces]
+        return [chunks[0] if len(chunks) == 1 else np.concatenate(chunks) for chunks in pieces]
 
 
 class Vocoder:
