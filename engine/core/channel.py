@@ -186,6 +186,7 @@ class CoreStreamChannel:
         self.put_many((item,))
 
     def put_chunk(self, samples: Any, start_sample: int, spoken_end: int, audio_time: float) -> None:
+        """Into the outbox: its worker wakes with the iteration's message, no waiter here."""
         self._outbox.add_chunk(self._stream, samples, start_sample, spoken_end, audio_time)
 
     def put_many(self, items: Sequence[Any]) -> None:

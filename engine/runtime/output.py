@@ -34,6 +34,7 @@ import numpy as np
 
 from voice_tts.protocol import Progress
 
+from engine.event_channel import wake_all
 from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
@@ -282,12 +283,16 @@ class Output:
         batch.first_audio_at[starting] = now
         streams = batch.streams
         times = audio_times(int(chunks.last_frames.max()) + 1)
+        waiters = []
         for row, first, frames, spoken, last in zip(
             chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist(), chunks.spoken.tolist(),
             chunks.last_frames.tolist(),
         ):
             audio_time = times[last]
             if frames:
-                streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
+                waiter = streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
+                if waiter is not None:
+                    waiters.append(waiter)
             else:
                 streams[row].channel.put(Progress(spoken, audio_time))
+        wake_all(waiters)

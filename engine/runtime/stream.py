@@ -16,7 +16,7 @@ import numpy as np
 
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
-from engine.event_channel import EventChannel
+from engine.event_channel import EventChannel, Waiter
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.text_feed import TextFeed, TextToken
 
@@ -212,17 +212,16 @@ class StreamChannel(EventChannel[Any]):
             self._parked = self._parked or behind
             return behind
 
-    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> None:
-        """Post a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
-        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record: the loop posts
-        one per chunk, and the stream's handle makes its `Progress` and `AudioChunk` in the
-        consumer's thread."""
+    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> Waiter | None:
+        """Queue a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
+        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record, without
+        waking the consumer (the loop wakes those of all its chunks together: `wake_all`). The
+        stream's handle makes the chunk's `Progress` and `AudioChunk` in the consumer's thread."""
         with self._lock:
             self._items.append((samples, start_sample, spoken_end, audio_time))
             self.unread_samples += len(samples)
             waiter, self._waiter = self._waiter, None
-        if waiter is not None:
-            waiter[0].wake(waiter[1])
+        return waiter
 
     def _added(self, items: Sequence[Any]) -> None:
         for item in items:
