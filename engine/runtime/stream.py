@@ -118,7 +118,6 @@ class StreamState:
         first_chunk_frames: int | None = None,
         reference_ids: Sequence[int] = (),
         track_offset: int = 0,
-        batch: StreamBatch | None = None,
     ) -> None:
         self.id, self.prompt, self.sampling, self.channel = id, prompt, sampling, channel
         self.slot: int | None = None
@@ -128,8 +127,6 @@ class StreamState:
         self.max_frames, self.status, self.priority = max_frames, status, priority
         self.first_chunk_frames, self.track_offset = first_chunk_frames, track_offset
         self.batch.set_track(0, reference_ids, (), ())
-        if batch is not None:
-            batch.adopt(self)
 
     @property
     def status(self) -> StreamStatus:
