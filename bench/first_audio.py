@@ -143,32 +143,35 @@ class StageTrace:
             if isinstance(command, stream_module.TextCommand) and command.tokens and command.stream_id == trace._stream_id:
                 trace.mark("token_applied")
 
-        def traced_launch(self, streams):
-            if any(s.id == trace._stream_id for s in streams):
+        def traced_launch(self, rows):
+            if any(self.batch.streams[row].id == trace._stream_id for row in rows.tolist()):
                 trace.mark("step_launched")
                 # What the loop expects of its iterations decides the first chunk's size.
                 trace.mark("expected_iteration", self._expected_iteration_s())
-            launch(self, streams)
+            launch(self, rows)
 
-        def traced_take(self, streams, codes):
-            take(self, streams, codes)
-            if any(s.id == trace._stream_id and s.frames_produced for s in streams):
+        def traced_take(self, rows, codes):
+            take(self, rows, codes)
+            streams = [self.batch.streams[row] for row in rows.tolist()]
+            if any(s is not None and s.id == trace._stream_id and s.frames_produced for s in streams):
                 trace.mark("frame_taken")
 
-        def traced_post_chunks(chunks, pending, clock):
+        def traced_post_chunks(self, chunks, pending, clock):
             first = None
-            for chunk in chunks:
-                if chunk.frames and chunk.stream.id == trace._stream_id and trace._channel is None:
-                    first = chunk
-                    trace._channel = chunk.stream.channel  # before the consumer can take it
-            post(chunks, pending, clock)
+            for row, frames in zip(chunks.rows.tolist(), chunks.frames.tolist()):
+                stream = self.batch.streams[row]
+                if frames and stream.id == trace._stream_id and trace._channel is None:
+                    first = frames
+                    trace._channel = stream.channel  # before the consumer can take it
+            post(self, chunks, pending, clock)
             if first is not None:
                 trace.mark("chunk_posted")
-                trace.mark("first_chunk_frames", first.frames)
+                trace.mark("first_chunk_frames", first)
 
         async def traced_get(self):
             item = await get(self)
-            if self is trace._channel and isinstance(item, AudioChunk):
+            # Audio comes as an `AudioChunk`, or as the loop's record of a decoded chunk.
+            if self is trace._channel and (isinstance(item, AudioChunk) or type(item) is tuple):
                 trace.mark("chunk_read")
             return item
 
@@ -188,7 +191,7 @@ class StageTrace:
             self._install_adapters()
         Qwen3Stream.__init__ = stream_init
         StepLoop._apply, StepLoop._launch_step, StepLoop._take_frames = traced_apply, traced_launch, traced_take
-        Output.post = staticmethod(traced_post_chunks)
+        Output.post = traced_post_chunks
         stream_module.StreamChannel.get = traced_get
         Sender.audio, Sender.json = traced_audio, traced_json
 

@@ -52,15 +52,15 @@ class Recorder:
             self.iterations.append((time.perf_counter() - seconds, seconds, streams, waits[0], waits[1]))
             return count(loop, streams, seconds, waits, captured)
 
-        def posted(chunks, audio, clock):
-            post(chunks, audio, clock)
+        def posted(output, chunks, audio, clock):
+            post(output, chunks, audio, clock)
             now = time.perf_counter()
-            for chunk in chunks:
-                if chunk.frames:
-                    self.posted[(chunk.stream.id, chunk.first_frame)] = now
+            for row, first, frames in zip(chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist()):
+                if frames:
+                    self.posted[(output.batch.streams[row].id, first)] = now
 
         loop_module.StepLoop._count = counted
-        output_module.Output.post = staticmethod(posted)
+        output_module.Output.post = posted
 
     def clear(self) -> None:
         self.iterations.clear()

@@ -4,7 +4,8 @@ The producer (the step loop, a synthesis thread) never blocks; the consumer's lo
 it first waits, so a stream can be opened in one place and consumed in another event loop.
 Producers fill hundreds of channels per iteration: the consumers of one event loop that became
 ready since its last wake-up are woken by one cross-thread call (`_Waker`), not one call (and
-one self-pipe write) per channel. Subclasses account for what passes through (`_added`,
+one self-pipe write) per channel; a producer that fills many channels at once can also take
+their waiters and wake them together (`wake_all`). Subclasses account for what passes through (`_added`,
 `_taken`, under the channel's lock).
 """
 
@@ -41,12 +42,40 @@ class _Waker:
             with self._lock:
                 self._ready.clear()
 
+    def wake_many(self, futures: list[asyncio.Future]) -> None:
+        with self._lock:
+            self._ready.extend(futures)
+            if len(self._ready) > len(futures):
+                return  # a call is already on its way
+        loop = self._loop()
+        try:
+            if loop is None:
+                raise RuntimeError("event loop is gone")
+            loop.call_soon_threadsafe(self._resolve_all)
+        except RuntimeError:  # the consumer's loop is closed: nobody is listening
+            with self._lock:
+                self._ready.clear()
+
     def _resolve_all(self) -> None:
         with self._lock:
             ready, self._ready = self._ready, []
         for future in ready:
             if not future.done():
                 future.set_result(None)
+
+
+Waiter = tuple[_Waker, asyncio.Future]
+
+
+def wake_all(waiters: list[Waiter]) -> None:
+    """Wake the consumers of `waiters` (taken from channels filled without waking, as
+    `StreamChannel.put_chunk` fills them): one lock and at most
+    one cross-thread call per event loop, however many channels were filled."""
+    by_waker: dict[_Waker, list[asyncio.Future]] = {}
+    for waker, future in waiters:
+        by_waker.setdefault(waker, []).append(future)
+    for waker, futures in by_waker.items():
+        waker.wake_many(futures)
 
 
 _wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker] = weakref.WeakKeyDictionary()

@@ -120,7 +120,7 @@ class Outbox:
         self._send = send
         self._lock = threading.Lock()
         self._message = CoreMessage()
-        self._pcm: list[bytes] = []
+        self._pcm: list = []  # bytes-like: the chunks' PCM, in the order of their audio events
 
     def add(self, stream: int, items: Sequence[Any]) -> None:
         with self._lock:
@@ -133,6 +133,15 @@ class Outbox:
                     events.append((PROGRESS, stream, item.spoken_end, item.audio_time))
                 else:
                     events.append((END, stream, item.cancelled, item.reason, item.error))
+
+    def add_chunk(self, stream: int, samples: Any, start_sample: int, spoken_end: int, audio_time: float) -> None:
+        """A decoded chunk as the loop posts it (`StreamChannel.put_chunk`): its progress event
+        (spoken_end >= 0), then its audio event; the samples are copied once, into the frame."""
+        with self._lock:
+            if spoken_end >= 0:
+                self._message.events.append((PROGRESS, stream, spoken_end, audio_time))
+            self._message.events.append((AUDIO, stream, start_sample, samples.nbytes))
+            self._pcm.append(samples)
 
     def reply(self, call: int, ok: bool, result: Any) -> None:
         with self._lock:
@@ -175,6 +184,10 @@ class CoreStreamChannel:
 
     def put(self, item: Any) -> None:
         self.put_many((item,))
+
+    def put_chunk(self, samples: Any, start_sample: int, spoken_end: int, audio_time: float) -> None:
+        """Into the outbox: its worker wakes with the iteration's message, no waiter here."""
+        self._outbox.add_chunk(self._stream, samples, start_sample, spoken_end, audio_time)
 
     def put_many(self, items: Sequence[Any]) -> None:
         self._outbox.add(self._stream, items)

@@ -25,16 +25,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from voice_tts.protocol import Error, ErrorCode, Progress
+from voice_tts.protocol import Error, ErrorCode
 
 from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
 from engine.runtime.runner import ModelRunner, StreamStart
-from engine.runtime.scheduler import Scheduler, frame_cap, stop_reason
+from engine.runtime.scheduler import Scheduler, frame_cap, stop_reasons
 from engine.runtime.stream import (
     CODEC_SAMPLE_RATE,
-    FRAME_SECONDS,
     CancelCommand,
     StreamEnd,
     StreamState,
@@ -42,6 +41,7 @@ from engine.runtime.stream import (
     TextCommand,
     WakeCommand,
 )
+from engine.runtime.stream_batch import FINISHED, PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +121,9 @@ class StepLoop:
         self.settings = settings
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.scheduler = Scheduler(runner.slots, settings.prefill_rows_per_step, clock)
+        self.batch = self.scheduler.batch  # every stream's step state, by slot
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
-        self.output = Output(settings.chunks, runner.vocoder)
+        self.output = Output(settings.chunks, runner.vocoder, self.batch)
         self.headroom = Headroom(settings.headroom_target)
         self.stats = LoopStats()
         self._clock = clock
@@ -186,22 +187,23 @@ class StepLoop:
                 self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
                 self.runner.vocoder.apply_resets()
                 first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
-                if plan.steps:
+                stepping = len(plan.steps) > 0
+                if stepping:
                     self._step += 1
                     self._launch_step(plan.steps)
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
-                self.output.choose([s for s in self._streams.values() if s.frames_pending], self._clock(), len(plan.steps), first_frames)
+                self.output.choose(self._rows_with_pending_frames(), self._clock(), len(plan.steps), first_frames)
                 ending, self._ending = self._ending, []
                 batch = self.output.launch(ending)
                 first_chunks = None
-                if plan.steps and self.output.queue_opening_chunks(plan.steps, first_frames):
+                if stepping and self.output.queue_opening_chunks(plan.steps, first_frames):
                     first_chunks = self.output.launch_opening_chunks()
                 if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
                     waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
                 else:
                     self._in_flight = batch
-                if plan.steps:
+                if stepping:
                     before = self._clock()
                     codes = self.runner.finish_step()
                     waits[0] += self._clock() - before
@@ -250,20 +252,29 @@ class StepLoop:
         with the step just taken (`_ending`, their last chunks queued) go out in the next iteration."""
         if self._in_flight is not None or self._ending or self._has_work():
             return 0.0
-        wake = [t for t in map(self.settings.chunks.wake_at, self._streams.values()) if t is not None]
-        return max(0.0, min(wake) - self._clock()) if wake else None
+        wake = self.settings.chunks.wake_at(self.batch, self._live_rows())
+        return None if np.isnan(wake).all() else max(0.0, float(np.nanmin(wake)) - self._clock())
+
+    def _live_rows(self) -> np.ndarray:
+        """The rows of the streams that have not finished."""
+        batch = self.batch
+        return np.flatnonzero(batch.used & (batch.status != FINISHED))
+
+    def _rows_with_pending_frames(self) -> np.ndarray:
+        batch = self.batch
+        return np.flatnonzero(batch.used & (batch.status != FINISHED) & (batch.frames_produced > batch.frames_vocoded))
 
     def _has_work(self) -> bool:
-        return any(
-            s.status is StreamStatus.PREFIX
-            or (
-                s.status is not StreamStatus.FINISHED
-                and s.next_text_id_known
-                and not s.channel.reader_behind()
-            )
-            or (s.frames_pending and s.chunks_emitted == 0)
-            for s in self._streams.values()
-        )
+        batch = self.batch
+        rows = self._live_rows()
+        if not len(rows):
+            return False
+        if (batch.status[rows] == PREFIX).any():
+            return True
+        if ((batch.frames_pending(rows) > 0) & (batch.chunks_emitted[rows] == 0)).any():
+            return True
+        known = rows[batch.next_text_known(rows)]
+        return any(not batch.streams[row].channel.reader_behind() for row in known.tolist())
 
     def _drain(self, timeout: float | None) -> bool:
         """Apply pending commands, waiting up to `timeout` seconds for the first (None: until
@@ -292,17 +303,17 @@ class StepLoop:
         if stream is None:
             return
         if isinstance(command, TextCommand):
-            for token in command.tokens:
-                stream.text_ids.append(token.id)
-                stream.text_ends.append(token.spoken_end)
+            if command.tokens:
+                stream.add_text([token.id for token in command.tokens], [token.spoken_end for token in command.tokens])
             stream.characters_received = command.characters_received
             if command.ended:
                 stream.text_ended = True
-                if not stream.text_ids:
+                if not self.batch.text_count[stream.row]:
                     self._finish(stream, "empty_text")
                 else:  # the runaway guard now bounds its frames: so does its KV reservation
                     settings = self.settings
-                    cap = frame_cap(len(stream.text_ids), settings.max_frames_per_text_token, settings.min_frame_cap)
+                    text_count = int(self.batch.text_count[stream.row])
+                    cap = int(frame_cap(text_count, settings.max_frames_per_text_token, settings.min_frame_cap))
                     self.runner.pool.limit(stream.slot, min(stream.max_frames, cap))
         elif isinstance(command, CancelCommand):
             self._finish(stream, "cancelled", cancelled=True)
@@ -353,54 +364,56 @@ class StepLoop:
                 self.prefix_cache.put(stream.prompt, self.runner.pool.save(stream.slot, fill.end))
                 self._start_stream(stream, fill.end)
         # Streams that waited for another stream to fill the same voice prefix take it now.
-        for stream in list(self._streams.values()):
-            if stream.status is StreamStatus.PREFIX and stream.prefix_rows == 0:
+        for stream in self.scheduler.waiting_for_prefix():
+            if stream.prefix_rows == 0:
                 cached = self.prefix_cache.get(stream.prompt)
                 if cached is not None:
                     self._start_stream(stream, cached.length, cached)
 
-    def _fill_tails(self, streams: list[StreamState]) -> None:
+    def _fill_tails(self, rows: np.ndarray) -> None:
         """Prefill the reference-frame rows of ICL streams about to take their first step."""
-        for stream in streams:
-            if stream.tail_pending:
-                track = [stream.track_id(i) for i in range(stream.track_length)]
-                self.runner.fill_tail(stream.slot, stream.prompt, track, stream.text_ended, stream.prefix_rows)
-                stream.prefix_rows += stream.track_offset
-                stream.tail_pending = False
+        batch = self.batch
+        for row in rows[batch.tail_pending[rows]].tolist():
+            stream = batch.streams[row]
+            track = batch.track[row, : stream.track_length].tolist()
+            self.runner.fill_tail(stream.slot, stream.prompt, track, stream.text_ended, stream.prefix_rows)
+            stream.prefix_rows += stream.track_offset
+            stream.tail_pending = False
 
-    def _launch_step(self, streams: list[StreamState]) -> None:
-        self._fill_tails(streams)
-        n = len(streams)
-        slots = np.fromiter((s.slot for s in streams), dtype=np.int64, count=n)
-        steps = np.fromiter((s.steps for s in streams), dtype=np.int64, count=n)
+    def _launch_step(self, rows: np.ndarray) -> None:
+        """Launch the frame step of `rows` (slots): each one's text row from its track."""
+        self._fill_tails(rows)
+        batch = self.batch
+        steps = batch.steps[rows]
         # Step s feeds text-track row s + track_offset (an ICL clone's track starts with its transcript).
-        index = steps + np.fromiter((s.track_offset for s in streams), dtype=np.int64, count=n)
-        length = np.fromiter((s.track_length for s in streams), dtype=np.int64, count=n)
-        ended = np.fromiter((s.text_ended for s in streams), dtype=bool, count=n)
+        index = steps + batch.track_offset[rows]
+        length = batch.track_length(rows)
         # The text row of each step: the next track token, then tts_eos once, then tts_pad.
         text_ids = np.where(index == length, self.runner.tts_eos_id, self.runner.tts_pad_id)
-        feeding = np.flatnonzero(index < length)
-        text_ids[feeding] = [streams[i].track_id(int(index[i])) for i in feeding]
+        feeding = index < length
+        text_ids[feeding] = batch.track[rows[feeding], index[feeding]]
         eos_allowed = steps >= EOS_BARRED_STEPS
         if self.settings.eos_after_text_end:
-            eos_allowed &= ended & (index >= length)
-        self.runner.launch_step(slots, text_ids, eos_allowed.astype(np.int64))
+            eos_allowed &= batch.text_ended[rows] & (index >= length)
+        self.runner.launch_step(rows, text_ids, eos_allowed.astype(np.int64))
 
-    def _take_frames(self, streams: list[StreamState], codes: np.ndarray) -> None:
-        eos = (codes[:, 0] == self.runner.codec_eos_id).tolist()
-        keep = self.settings.keep_codes
-        for i, stream in enumerate(streams):
-            stream.steps += 1
-            stream.last_served = self._step
-            if eos[i]:
-                self._finish(stream, "eos")
-                continue
-            stream.frames_produced += 1
-            if keep:
-                stream.codes.append(codes[i].tolist())
-            reason = stop_reason(stream, self.runner.max_context, self.settings.max_frames_per_text_token, self.settings.min_frame_cap)
-            if reason is not None:
-                self._finish(stream, reason)
+    def _take_frames(self, rows: np.ndarray, codes: np.ndarray) -> None:
+        batch = self.batch
+        batch.steps[rows] += 1
+        batch.last_served[rows] = self._step
+        eos = codes[:, 0] == self.runner.codec_eos_id
+        framed = rows[~eos]
+        batch.frames_produced[framed] += 1
+        if self.settings.keep_codes:
+            for row, frame in zip(framed.tolist(), codes[~eos].tolist()):
+                batch.streams[row].codes.append(frame)
+        for row in rows[eos].tolist():
+            self._finish(batch.streams[row], "eos")
+        settings = self.settings
+        stopped = stop_reasons(batch, framed, self.runner.max_context, settings.max_frames_per_text_token, settings.min_frame_cap)
+        for reason, ended in stopped.items():
+            for row in ended.tolist():
+                self._finish(batch.streams[row], reason)
 
     def _deliver(self, batch: AudioBatch | None) -> float:
         """Post a batch's decoded chunks, first chunks first, then end the streams that finished
@@ -420,6 +433,7 @@ class StepLoop:
     def _end_streams(self, ending: list[tuple[StreamState, StreamEnd]]) -> None:
         for stream, end in ending:
             self.runner.pool.release(stream.slot)
+            self.scheduler.release(stream)
             stream.slot = None
             self._on_release()  # before `Done` reaches the caller: it may open the next stream at once
             stream.channel.put(end)
@@ -432,12 +446,9 @@ class StepLoop:
                 self.output.queue(stream)
             if reason == "eos" and stream.frames_vocoded and stream.progress_end < stream.characters_received:
                 # EOS after the end-of-text row: the model has spoken all of the text.
-                stream.progress_end = stream.characters_received
-                audio_time = round((stream.frames_vocoded - 1) * FRAME_SECONDS, 6)
-                self.output.queue_final_progress(stream, Progress(stream.characters_received, audio_time))
+                self.output.queue_final_progress(stream)
         if reason not in ("eos", "cancelled", "empty_text"):
             log.info("stream %d finished: %s", stream.id, reason)
-        stream.status = StreamStatus.FINISHED
         stream.frames_vocoded = stream.frames_produced  # nothing pending any more
         self._streams.pop(stream.id, None)
         self._prefix_totals.pop(stream.id, None)

@@ -30,10 +30,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from voice_tts.protocol import AudioChunk, Progress
+import numpy as np
 
-from engine.runtime.stream import CODEC_SAMPLE_RATE, FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
-from engine.runtime.vocoder import MAX_PENDING_FRAMES, Chunk, PendingAudio, Vocoder
+from voice_tts.protocol import Progress
+
+from engine.event_channel import wake_all
+from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
+from engine.runtime.stream_batch import StreamBatch
+from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
 
 
 # A stream's first steps always make a frame: the loop bars EOS from them (its first frame is
@@ -59,61 +63,88 @@ class ChunkPolicy:
         """Frames of a first chunk while loop iterations take `iteration_s` (recent mean)."""
         return self.first_chunk_frames_loaded if iteration_s > self.loaded_iteration_s else self.first_chunk_frames
 
-    def due(self, stream: StreamState, now: float, first_frames: int | None = None) -> int:
-        """How many of the stream's pending frames to decode now (0: keep collecting).
+    def due(self, batch: StreamBatch, rows: np.ndarray, now: float, first_frames: int | None = None) -> np.ndarray:
+        """How many of each row's pending frames to decode now (0: keep collecting).
         `first_frames`: the size of a first chunk now (default `first_chunk_frames`), unless the
         stream asked for its own; a stream short of it waits only while it can step at once (its
         next text is there). A first chunk of the asked size may be several codec runs."""
-        pending = stream.frames_pending
-        if pending <= 0:
-            return 0
-        if stream.chunks_emitted == 0:
-            first = stream.first_chunk_frames or (self.first_chunk_frames if first_frames is None else first_frames)
-            if pending >= first:
-                return first
-            return 0 if stream.next_text_id_known else _codec_size(pending)
-        if pending >= self.max_chunk_frames:
-            return self.max_chunk_frames
-        if pending >= MAX_PENDING_FRAMES or buffered(stream, now) < self.low_water:
-            return _codec_size(pending)
-        return 0
+        pending = batch.frames_pending(rows)
+        asked = batch.first_chunk_frames[rows]
+        first = np.where(asked > 0, asked, self.first_chunk_frames if first_frames is None else first_frames)
+        size = codec_size(pending)
+        first_due = np.where(pending >= first, first, np.where(batch.next_text_known(rows), 0, size))
+        running_out = (pending >= MAX_PENDING_FRAMES) | (buffered(batch, rows, now) < self.low_water)
+        later_due = np.where(pending >= self.max_chunk_frames, self.max_chunk_frames, np.where(running_out, size, 0))
+        return np.where(pending <= 0, 0, np.where(batch.chunks_emitted[rows] == 0, first_due, later_due))
 
-    def wake_at(self, stream: StreamState) -> float | None:
-        """When a stream that keeps its pending frames must be looked at again (loop clock)."""
-        if stream.frames_pending <= 0 or stream.first_audio_at is None:
-            return None
-        return stream.first_audio_at + stream.frames_vocoded * FRAME_SECONDS - self.low_water
+    def wake_at(self, batch: StreamBatch, rows: np.ndarray) -> np.ndarray:
+        """When each row that keeps its pending frames must be looked at again (loop clock; NaN: never)."""
+        at = batch.first_audio_at[rows] + batch.frames_vocoded[rows] * FRAME_SECONDS - self.low_water
+        return np.where(batch.frames_pending(rows) > 0, at, np.nan)
 
 
-def buffered(stream: StreamState, now: float) -> float:
-    """Seconds of audio sent to the stream and not yet played at `now`; before its first chunk
-    arrives, all that was sent (it starts playing on arrival)."""
-    sent = stream.frames_vocoded * FRAME_SECONDS
-    if stream.first_audio_at is None:
-        return sent
-    return stream.first_audio_at + sent - now
+def buffered(batch: StreamBatch, rows: np.ndarray, now: float) -> np.ndarray:
+    """Seconds of audio sent to each row's stream and not yet played at `now`; before its first
+    chunk arrives, all that was sent (it starts playing on arrival)."""
+    sent = batch.frames_vocoded[rows] * FRAME_SECONDS
+    first_audio_at = batch.first_audio_at[rows]
+    return np.where(np.isnan(first_audio_at), sent, first_audio_at + sent - now)
 
 
-def _codec_size(frames: int) -> int:
-    """The largest power of two within `frames`: a chunk of whole codec runs of one size."""
-    return 1 << (frames.bit_length() - 1)
+def codec_size(frames: np.ndarray) -> np.ndarray:
+    """The largest power of two within each of `frames` (1 for none): a chunk of whole codec
+    runs of one size."""
+    return np.left_shift(1, np.frexp(np.maximum(frames, 1))[1] - 1)
 
 
-@dataclass(slots=True)
-class QueuedChunk(Chunk):
-    """A chunk of a stream's frames as the vocoder names it (slot, first frame, frames; no
-    frames: progress only), with the stream it goes to and the progress posted with it."""
+_AUDIO_TIMES: list[float] = []
 
-    stream: StreamState
-    progress: Progress | None
+
+def audio_times(frames: int) -> list[float]:
+    """The start of each of the first `frames` frames in seconds, as progress reports it
+    (rounded to the microsecond); kept, so posting a chunk looks its time up."""
+    while len(_AUDIO_TIMES) < frames:
+        _AUDIO_TIMES.append(round(len(_AUDIO_TIMES) * FRAME_SECONDS, 6))
+    return _AUDIO_TIMES
+
+
+@dataclass(frozen=True)
+class QueuedChunks:
+    """Chunks of streams' frames as arrays, one entry per chunk: the stream's row (its slot),
+    its first frame and frames (0: progress only), and the spoken end posted with it as
+    `Progress` (-1: none) at the start of its last frame."""
+
+    rows: np.ndarray
+    first_frames: np.ndarray
+    frames: np.ndarray
+    spoken: np.ndarray
+    last_frames: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index) -> QueuedChunks:
+        return QueuedChunks(*(getattr(self, f)[index] for f in ("rows", "first_frames", "frames", "spoken", "last_frames")))
+
+    @staticmethod
+    def join(parts: list[QueuedChunks]) -> QueuedChunks:
+        if len(parts) == 1:
+            return parts[0]
+        names = ("rows", "first_frames", "frames", "spoken", "last_frames")
+        if not parts:
+            return QueuedChunks(*(np.zeros(0, dtype=np.int64) for _ in names))
+        return QueuedChunks(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
+
+    def codec_chunks(self) -> CodecChunks:
+        return CodecChunks(self.rows, self.first_frames, self.frames)
 
 
 @dataclass
 class AudioBatch:
     """Chunks whose codec decode runs on the device, and the streams that end after them."""
 
-    urgent: list[QueuedChunk]  # first chunks, decoded ahead of `chunks`
-    chunks: list[QueuedChunk]
+    urgent: QueuedChunks  # first chunks, decoded ahead of `chunks`
+    chunks: QueuedChunks
     urgent_audio: PendingAudio | None
     audio: PendingAudio | None
     ending: list[tuple[StreamState, StreamEnd]]
@@ -123,73 +154,101 @@ class AudioBatch:
 class Output:
     policy: ChunkPolicy
     vocoder: Vocoder
-    _queued: list[QueuedChunk] = field(default_factory=list)
-    _urgent: list[QueuedChunk] = field(default_factory=list)
+    batch: StreamBatch
+    _queued: list[QueuedChunks] = field(default_factory=list)
+    _urgent: list[QueuedChunks] = field(default_factory=list)
 
-    def queue_opening_chunks(self, stepped: list[StreamState], first_frames: int) -> bool:
-        """Queue the chunks that the streams in `stepped` (just launched in a frame step, not yet
+    def queue_opening_chunks(self, stepped: np.ndarray, first_frames: int) -> bool:
+        """Queue the chunks that the rows in `stepped` (just launched in a frame step, not yet
         taken) complete with this step among their first `EOS_BARRED_STEPS`: a first chunk of
         `first_frames` (or the size the stream asked for), and the frame right after a one-frame
         first chunk (those 80 ms run out before a chunk decoded an iteration later would arrive).
         True if any was queued. Their decode (`launch_opening_chunks`) follows the step on the
         device."""
-        queued = False
-        for stream in stepped:
-            if stream.steps >= EOS_BARRED_STEPS:
-                continue
-            frames = stream.frames_pending + 1
-            if frames >= ((stream.first_chunk_frames or first_frames) if stream.chunks_emitted == 0 else 1):
-                self.queue(stream, _codec_size(frames), urgent=True)
-                queued = True
-        return queued
+        batch = self.batch
+        rows = stepped[batch.steps[stepped] < EOS_BARRED_STEPS]
+        if not len(rows):
+            return False
+        frames = batch.frames_pending(rows) + 1
+        asked = batch.first_chunk_frames[rows]
+        needed = np.where(batch.chunks_emitted[rows] == 0, np.where(asked > 0, asked, first_frames), 1)
+        complete = frames >= needed
+        if not complete.any():
+            return False
+        self._queue_rows(rows[complete], codec_size(frames[complete]), np.ones(int(complete.sum()), dtype=bool))
+        return True
 
     def launch_opening_chunks(self) -> AudioBatch | None:
         """Start decoding the opening chunks queued so far, after the work already launched on the
         device (the frame step that makes their last frame)."""
-        urgent, self._urgent = self._urgent, []
-        if not urgent:
+        if not self._urgent:
             return None
-        audio, _ = self.vocoder.decode_async(urgent)
-        return AudioBatch(urgent=[], chunks=urgent, urgent_audio=None, audio=audio, ending=[])
+        urgent, self._urgent = QueuedChunks.join(self._urgent), []
+        audio, _ = self.vocoder.decode_async(urgent.codec_chunks())
+        return AudioBatch(QueuedChunks.join([]), urgent, None, audio, [])
 
-    def choose(self, streams: list[StreamState], now: float, stepped: int, first_frames: int | None = None) -> None:
-        """Queue the chunks due now among `streams` (those with pending frames), first audio
+    def choose(self, rows: np.ndarray, now: float, stepped: int, first_frames: int | None = None) -> None:
+        """Queue the chunks due now among `rows` (streams with pending frames), first audio
         first, then least buffered, within the iteration's codec budget."""
-        due = []
-        for stream in streams:
-            frames = self.policy.due(stream, now, first_frames)
-            if frames:
-                due.append((stream.chunks_emitted > 0, buffered(stream, now), frames, stream))
-        due.sort(key=lambda d: (d[0], d[1]))
+        batch = self.batch
+        frames = self.policy.due(batch, rows, now, first_frames)
+        due = frames > 0
+        rows, frames = rows[due], frames[due]
+        if not len(rows):
+            return
+        started = batch.chunks_emitted[rows] > 0
+        order = np.lexsort((buffered(batch, rows, now), started))
+        rows, frames, started = rows[order], frames[order], started[order]
         per_stream = self.policy.codec_frames_per_stream
         budget = math.inf if per_stream is None else max(per_stream * stepped, self.policy.max_chunk_frames)
-        for started, _, frames, stream in due:
-            if started and budget < frames and stream.frames_pending < MAX_PENDING_FRAMES:
-                continue
-            if started:
-                budget -= frames
-            self.queue(stream, frames)
+        if frames[started].sum() > budget:
+            # Over the budget: in order, a started stream's chunk waits unless it fits what is
+            # left (or its history is nearly full); what waits is more urgent next iteration.
+            going = ~started
+            pending = batch.frames_pending(rows)
+            for i in np.flatnonzero(started).tolist():
+                if budget < frames[i] and pending[i] < MAX_PENDING_FRAMES:
+                    continue
+                budget -= frames[i]
+                going[i] = True
+            rows, frames, started = rows[going], frames[going], started[going]
+        self._queue_rows(rows, frames, ~started)
 
     def queue(self, stream: StreamState, count: int | None = None, urgent: bool | None = None) -> None:
         """Queue the oldest `count` pending frames (all by default) as the stream's next chunk,
         among the urgent ones (decoded and posted first; by default a first chunk) or the rest."""
+        row = np.array([stream.row], dtype=np.int64)
         count = stream.frames_pending if count is None else count
-        first = stream.frames_vocoded
-        last = first + count - 1
-        progress = None
-        spoken = stream.spoken_end_before(last)
-        if spoken > stream.progress_end:
-            stream.progress_end = spoken
-            progress = Progress(spoken_end=spoken, audio_time=round(last * FRAME_SECONDS, 6))
-        chunk = QueuedChunk(stream.slot, first, count, stream, progress)
         if urgent is None:
             urgent = stream.chunks_emitted == 0
-        (self._urgent if urgent else self._queued).append(chunk)
-        stream.frames_vocoded += count
-        stream.chunks_emitted += 1
+        self._queue_rows(row, np.array([count], dtype=np.int64), np.array([urgent]))
 
-    def queue_final_progress(self, stream: StreamState, progress: Progress) -> None:
-        self._queued.append(QueuedChunk(stream.slot, 0, 0, stream, progress))
+    def _queue_rows(self, rows: np.ndarray, counts: np.ndarray, urgent: np.ndarray) -> None:
+        """Queue the oldest `counts` pending frames of each of `rows` (distinct) as its next chunk,
+        the `urgent` ones among the chunks decoded and posted first."""
+        batch = self.batch
+        first = batch.frames_vocoded[rows]
+        last = first + counts - 1
+        spoken = batch.spoken_end_before(rows, last)
+        advanced = spoken > batch.progress_end[rows]
+        batch.progress_end[rows[advanced]] = spoken[advanced]
+        chunks = QueuedChunks(rows, first, counts, np.where(advanced, spoken, -1), last)
+        batch.frames_vocoded[rows] = first + counts
+        batch.chunks_emitted[rows] += 1
+        if urgent.all():
+            self._urgent.append(chunks)
+        elif not urgent.any():
+            self._queued.append(chunks)
+        else:
+            self._urgent.append(chunks[urgent])
+            self._queued.append(chunks[~urgent])
+
+    def queue_final_progress(self, stream: StreamState) -> None:
+        """Post, after the stream's last chunk, that all of its text was spoken by the start of
+        its last frame."""
+        stream.progress_end = stream.characters_received
+        values = (stream.row, 0, 0, stream.characters_received, stream.frames_vocoded - 1)
+        self._queued.append(QueuedChunks(*(np.array([value], dtype=np.int64) for value in values)))
 
     def drop(self) -> None:
         self._queued, self._urgent = [], []
@@ -197,29 +256,43 @@ class Output:
     def launch(self, ending: list[tuple[StreamState, StreamEnd]]) -> AudioBatch | None:
         """Start decoding the queued chunks; the streams in `ending` end once those chunks (their
         last ones) are posted."""
-        urgent, self._urgent = self._urgent, []
-        chunks, self._queued = self._queued, []
-        if not urgent and not chunks and not ending:
+        if not self._urgent and not self._queued and not ending:
             return None
-        audible = [c for c in urgent + chunks if c.frames]
+        urgent, self._urgent = QueuedChunks.join(self._urgent), []
+        chunks, self._queued = QueuedChunks.join(self._queued), []
         rest_audio = urgent_audio = None
-        if audible:
+        audible = QueuedChunks.join([urgent, chunks])
+        audible = audible[audible.frames > 0]
+        if len(audible):
             # Their frames are on the host already: the decode runs beside the step now running.
-            rest_audio, urgent_audio = self.vocoder.decode_async(audible, urgent=len(urgent), behind_current=False)
+            rest_audio, urgent_audio = self.vocoder.decode_async(audible.codec_chunks(), urgent=len(urgent), behind_current=False)
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 
-    @staticmethod
-    def post(chunks: list[QueuedChunk], audio: PendingAudio | None, clock: Callable[[], float]) -> None:
+    def post(self, chunks: QueuedChunks, audio: PendingAudio | None, clock: Callable[[], float]) -> None:
         """Post decoded chunks (waiting for their decode); a stream's first chunk starts its
-        playout clock. `audio` holds the PCM of the chunks with frames, in their order."""
-        pcms = iter(audio.result() if audio is not None else ())
+        playout clock. `audio` holds the PCM of the chunks with frames, in their order. Each
+        chunk goes to its channel as one small record (`StreamChannel.put_chunk`): the events
+        are made on the consumer's side."""
+        if not len(chunks):
+            return
+        samples = iter(audio.samples() if audio is not None else ())
+        batch = self.batch
         now = clock()
-        for chunk in chunks:
-            stream = chunk.stream
-            if chunk.frames:
-                if stream.first_audio_at is None:
-                    stream.first_audio_at = now
-                pcm = AudioChunk(next(pcms), CODEC_SAMPLE_RATE, chunk.first_frame * SAMPLES_PER_FRAME)
-                stream.channel.put_many((pcm,) if chunk.progress is None else (chunk.progress, pcm))  # one wake-up for both
-            elif chunk.progress is not None:
-                stream.channel.put(chunk.progress)
+        audible = chunks.rows[chunks.frames > 0]
+        starting = audible[np.isnan(batch.first_audio_at[audible])]
+        batch.first_audio_at[starting] = now
+        streams = batch.streams
+        times = audio_times(int(chunks.last_frames.max()) + 1)
+        waiters = []
+        for row, first, frames, spoken, last in zip(
+            chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist(), chunks.spoken.tolist(),
+            chunks.last_frames.tolist(),
+        ):
+            audio_time = times[last]
+            if frames:
+                waiter = streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
+                if waiter is not None:
+                    waiters.append(waiter)
+            else:
+                streams[row].channel.put(Progress(spoken, audio_time))
+        wake_all(waiters)

@@ -1,5 +1,6 @@
 """Which streams fill their voice prefix and which run a talker step, this step; and when a
-stream must stop whatever the model says (`stop_reason`).
+stream must stop whatever the model says (`stop_reasons`). Both read the streams' rows of the
+`StreamBatch` at once (a few array operations per step, whatever the number of streams).
 
 Every stream whose next text row is known runs in the same batched step, so nobody waits behind
 anybody while the batch fits; a stream whose next text token has not arrived is parked in
@@ -29,8 +30,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from engine.model.prompt import Voice
 from engine.runtime.stream import StreamState, StreamStatus
+from engine.runtime.stream_batch import FINISHED, READY, WAIT_READER, WAIT_TEXT, StreamBatch
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +54,16 @@ class PrefixFill:
 @dataclass
 class StepPlan:
     fills: list[PrefixFill] = field(default_factory=list)
-    steps: list[StreamState] = field(default_factory=list)
+    steps: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # rows (slots) that step
 
     @property
     def empty(self) -> bool:
-        return not self.fills and not self.steps
+        return not self.fills and not len(self.steps)
 
 
 class Scheduler:
+    """Schedules the streams of its `batch` (a stream's row is its slot, or any free row)."""
+
     def __init__(
         self, max_step_rows: int, prefill_rows_per_step: int, clock: Callable[[], float] = time.perf_counter
     ) -> None:
@@ -66,85 +72,104 @@ class Scheduler:
         self.max_step_rows = max_step_rows
         self.prefill_rows_per_step = prefill_rows_per_step
         self._clock = clock
-        self._streams: dict[int, StreamState] = {}
-        self._waiting_since: dict[int, float] = {}  # arrival, then the last step a stream ran in
+        self.batch = StreamBatch(max_step_rows)
+        self._prefix: dict[int, StreamState] = {}  # streams that may still need a prefix fill, by arrival
 
     def add(self, stream: StreamState) -> None:
-        self._streams[stream.id] = stream
-        self._waiting_since[stream.id] = self._clock()
+        row = self.batch.adopt(stream, stream.slot)
+        self.batch.waiting_since[row] = self._clock()
+        self._prefix[stream.id] = stream
 
     def remove(self, stream: StreamState) -> None:
-        self._streams.pop(stream.id, None)
-        self._waiting_since.pop(stream.id, None)
+        """The stream runs no more; its row stays its own until `release`."""
+        stream.status = StreamStatus.FINISHED
+        self._prefix.pop(stream.id, None)
+
+    def release(self, stream: StreamState) -> None:
+        self.batch.release(stream)
+
+    def waiting_for_prefix(self) -> list[StreamState]:
+        return [s for s in self._prefix.values() if s.status is StreamStatus.PREFIX]
 
     def _priority(self, stream: StreamState, now: float) -> float:
         """The stream's priority, or the highest once it has waited past `PRIORITY_MAX_WAIT_S`."""
-        return -math.inf if now - self._waiting_since[stream.id] > PRIORITY_MAX_WAIT_S else stream.priority
+        waited = now - self.batch.waiting_since[stream.row]
+        return -math.inf if waited > PRIORITY_MAX_WAIT_S else stream.priority
 
     def __len__(self) -> int:
-        return len(self._streams)
+        batch = self.batch
+        return int(np.count_nonzero(batch.used & (batch.status != FINISHED)))
 
     def schedule(self, prefix_totals: dict[int, int]) -> StepPlan:
         """Plan one step. `prefix_totals` gives the prefix rows of streams still in PREFIX that no
         cached prefix covers; a stream whose prompt another stream is already filling waits for it."""
         plan = StepPlan()
         now = self._clock()
+        if self._prefix:
+            plan.fills = self._fills(prefix_totals, now)
+
+        batch = self.batch
+        status = batch.status
+        rows = np.flatnonzero(batch.used & (status >= WAIT_TEXT) & (status <= READY))
+        streams = batch.streams
+        behind = np.fromiter((streams[r].channel.reader_behind() for r in rows.tolist()), dtype=bool, count=len(rows))
+        known = batch.next_text_known(rows)
+        status[rows] = np.where(behind, WAIT_READER, np.where(known, READY, WAIT_TEXT))
+        ready = rows[known & ~behind]
+        if len(ready) > self.max_step_rows:
+            priority = batch.priority[ready].astype(np.float64)
+            priority[now - batch.waiting_since[ready] > PRIORITY_MAX_WAIT_S] = -math.inf
+            order = np.lexsort((batch.last_served[ready], batch.frames_produced[ready] > 0, priority))
+            ready = ready[order[: self.max_step_rows]]
+        batch.waiting_since[ready] = now
+        plan.steps = ready
+        return plan
+
+    def _fills(self, prefix_totals: dict[int, int], now: float) -> list[PrefixFill]:
+        fills = []
         budget = self.prefill_rows_per_step
         filling: set[Voice] = set()
-        waiting = [
-            s for s in self._streams.values() if s.status is StreamStatus.PREFIX and s.id in prefix_totals
-        ]
+        for stream_id in [i for i, s in self._prefix.items() if s.status is not StreamStatus.PREFIX]:
+            del self._prefix[stream_id]
+        waiting = [s for s in self._prefix.values() if s.id in prefix_totals]
         best: dict[Voice, float] = {}
         for stream in waiting:
             priority = self._priority(stream, now)
             best[stream.prompt] = min(best.get(stream.prompt, priority), priority)
         waiting.sort(key=lambda s: best[s.prompt])  # stable: arrival order within a priority
         for stream in waiting:
-            if stream.prompt in filling and stream.prefix_rows == 0:
+            prefix_rows = stream.prefix_rows
+            if stream.prompt in filling and prefix_rows == 0:
                 continue
             filling.add(stream.prompt)
             if budget <= 0:
                 continue
-            end = min(prefix_totals[stream.id], stream.prefix_rows + budget)
-            plan.fills.append(PrefixFill(stream, stream.prefix_rows, end))
-            budget -= end - stream.prefix_rows
-
-        ready = []
-        for stream in self._streams.values():
-            if stream.status in (StreamStatus.WAIT_TEXT, StreamStatus.READY, StreamStatus.WAIT_READER):
-                if stream.channel.reader_behind():
-                    stream.status = StreamStatus.WAIT_READER
-                    continue
-                stream.status = StreamStatus.READY if stream.next_text_id_known else StreamStatus.WAIT_TEXT
-                if stream.status is StreamStatus.READY:
-                    ready.append(stream)
-        if len(ready) > self.max_step_rows:
-            ready.sort(key=lambda s: (self._priority(s, now), s.frames_produced > 0, s.last_served))
-            ready = ready[: self.max_step_rows]
-        for stream in ready:
-            self._waiting_since[stream.id] = now
-        plan.steps = ready
-        return plan
+            end = min(prefix_totals[stream.id], prefix_rows + budget)
+            fills.append(PrefixFill(stream, prefix_rows, end))
+            budget -= end - prefix_rows
+        return fills
 
 
-def stop_reason(stream: StreamState, max_context: int, max_frames_per_text_token: float, min_frame_cap: int) -> str | None:
-    """Why a stream that just produced a frame must end now (None: it goes on)."""
-    if stream.frames_produced >= stream.max_frames:
-        return "max_new_tokens"
-    if stream.prefix_rows + stream.steps >= max_context:
-        log.warning("stream %d reached the context limit (%d rows)", stream.id, max_context)
-        return "context_limit"
-    if stream.text_ended:
-        cap = frame_cap(len(stream.text_ids), max_frames_per_text_token, min_frame_cap)
-        if stream.frames_produced >= cap:
-            log.warning(
-                "stream %d stopped after %d frames for %d text tokens (runaway guard)",
-                stream.id, stream.frames_produced, len(stream.text_ids),
-            )
-            return "frame_cap"
-    return None
+def stop_reasons(batch: StreamBatch, rows: np.ndarray, max_context: int, max_frames_per_text_token: float, min_frame_cap: int) -> dict[str, np.ndarray]:
+    """Which of `rows` (streams that just produced a frame) must end now whatever the model says,
+    and why: {reason: rows}, each row under its first reason only."""
+    produced = batch.frames_produced[rows]
+    capped = produced >= batch.max_frames[rows]
+    context = ~capped & (batch.prefix_rows[rows] + batch.steps[rows] >= max_context)
+    cap = frame_cap(batch.text_count[rows], max_frames_per_text_token, min_frame_cap)
+    runaway = ~capped & ~context & batch.text_ended[rows] & (produced >= cap)
+    reasons = {"max_new_tokens": rows[capped], "context_limit": rows[context], "frame_cap": rows[runaway]}
+    for row in reasons["context_limit"].tolist():
+        log.warning("stream %d reached the context limit (%d rows)", batch.streams[row].id, max_context)
+    for row in reasons["frame_cap"].tolist():
+        log.warning(
+            "stream %d stopped after %d frames for %d text tokens (runaway guard)",
+            batch.streams[row].id, batch.frames_produced[row], batch.text_count[row],
+        )
+    return reasons
 
 
-def frame_cap(text_tokens: int, max_frames_per_text_token: float, min_frame_cap: int) -> int:
-    """The most frames a stream whose text has ended with `text_tokens` tokens produces (the runaway guard)."""
-    return math.ceil(max(min_frame_cap, max_frames_per_text_token * text_tokens))
+def frame_cap(text_tokens, max_frames_per_text_token: float, min_frame_cap: int):
+    """The most frames a stream whose text has ended with `text_tokens` tokens produces (the
+    runaway guard); `text_tokens` an int or an array of them."""
+    return np.ceil(np.maximum(min_frame_cap, max_frames_per_text_token * np.asarray(text_tokens))).astype(np.int64)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import enum
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
+
+import numpy as np
 
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
-from engine.event_channel import EventChannel
+from engine.event_channel import EventChannel, Waiter
+from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.text_feed import TextFeed, TextToken
 
 if TYPE_CHECKING:  # the handle side (API workers of the engine core) runs without torch
@@ -44,6 +47,10 @@ class StreamStatus(enum.Enum):
     FINISHED = "finished"
 
 
+STATUSES = tuple(StreamStatus)  # a `StreamBatch.status` code is the index here
+STATUS_CODES = {status: code for code, status in enumerate(STATUSES)}
+
+
 @dataclass(frozen=True)
 class StreamEnd:
     """The loop's last word on a stream; the handle turns it into `Error` + `Done`."""
@@ -54,63 +61,124 @@ class StreamEnd:
     codes: list[list[int]] | None = None  # every frame produced, when the loop keeps them
 
 
-@dataclass
-class StreamState:
-    """One stream as the loop sees it. Touched only by the loop thread."""
+class _Column:
+    """A `StreamState` attribute that is its row of a `StreamBatch` column."""
 
-    id: int
-    prompt: Voice  # the text-independent part of the prompt; equal voices share a cached prefix
-    sampling: Any
-    channel: StreamChannel
-    max_frames: int  # from max_new_tokens: the sampled token that would make frame N is never used
-    status: StreamStatus = StreamStatus.PREFIX
-    priority: int = PRIORITY_NORMAL  # lower first: prefix fills and capped steps (scheduler.py)
-    first_chunk_frames: int | None = None  # the request's size of its first chunk (None: the loop's)
-    slot: int | None = None
-    prefix_rows: int = 0  # rows of the voice prefix already in the slot's KV
-    text_ids: list[int] = field(default_factory=list)
-    text_ends: list[int] = field(default_factory=list)  # spoken end of each text token
-    text_ended: bool = False
-    characters_received: int = 0
-    steps: int = 0  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
-    frames_produced: int = 0  # its codes are in the vocoder's history on the device
-    frames_vocoded: int = 0  # frames handed to the codec; the rest are pending
-    chunks_emitted: int = 0
-    first_audio_at: float | None = None  # loop clock when its first chunk was posted (playout start)
-    progress_end: int = 0
-    last_served: int = 0  # loop step at which this stream last ran (anti-starvation order)
-    codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
+    def __init__(self, none: Any = None) -> None:
+        self._none = none  # the column's value that reads as None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, stream: StreamState | None, owner: type | None = None) -> Any:
+        if stream is None:
+            return self
+        value = getattr(stream.batch, self._name)[stream.row].item()
+        if self._none is not None and (value == self._none or value != value):  # NaN marks None too
+            return None
+        return value
+
+    def __set__(self, stream: StreamState, value: Any) -> None:
+        getattr(stream.batch, self._name)[stream.row] = self._none if value is None else value
+
+
+class StreamState:
+    """One stream as the loop sees it. Touched only by the loop thread. Its step state is its row
+    of the loop's `StreamBatch` (`engine.runtime.stream_batch`): the attributes below read and
+    write that row, for events and tests; the loop's per-iteration work reads the columns."""
+
+    priority = _Column()  # lower first: prefix fills and capped steps (scheduler.py)
+    first_chunk_frames = _Column(none=0)  # the request's size of its first chunk (None: the loop's)
+    max_frames = _Column()  # from max_new_tokens: the sampled token that would make frame N is never used
+    prefix_rows = _Column()  # rows of the voice prefix already in the slot's KV
+    text_ended = _Column()
+    characters_received = _Column()
+    steps = _Column()  # talker steps run = text rows consumed (x_0, x_1, ..., eos, pad, ...)
+    frames_produced = _Column()  # its codes are in the vocoder's history on the device
+    frames_vocoded = _Column()  # frames handed to the codec; the rest are pending
+    chunks_emitted = _Column()
+    first_audio_at = _Column(none=np.nan)  # loop clock when its first chunk was posted (playout start)
+    progress_end = _Column()
+    last_served = _Column()  # loop step at which this stream last ran (anti-starvation order)
     # An ICL clone's text track starts with its transcript, and its tail has one row per
     # reference frame before the first step: step s feeds track row s + track_offset (0 for
     # every other voice). `tail_pending` until those rows are in the slot's KV.
-    reference_ids: list[int] = field(default_factory=list)
-    track_offset: int = 0
-    tail_pending: bool = False
+    track_offset = _Column()
+    tail_pending = _Column()
+
+    def __init__(
+        self,
+        id: int,
+        prompt: Voice,  # the text-independent part of the prompt; equal voices share a cached prefix
+        sampling: Any,
+        channel: StreamChannel,
+        max_frames: int,
+        status: StreamStatus = StreamStatus.PREFIX,
+        priority: int = PRIORITY_NORMAL,
+        first_chunk_frames: int | None = None,
+        reference_ids: Sequence[int] = (),
+        track_offset: int = 0,
+    ) -> None:
+        self.id, self.prompt, self.sampling, self.channel = id, prompt, sampling, channel
+        self.slot: int | None = None
+        self.codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
+        self.batch, self.row = StreamBatch(1), 0
+        self.batch.used[0], self.batch.streams[0] = True, self
+        self.max_frames, self.status, self.priority = max_frames, status, priority
+        self.first_chunk_frames, self.track_offset = first_chunk_frames, track_offset
+        self.batch.set_track(0, reference_ids, (), ())
+
+    @property
+    def status(self) -> StreamStatus:
+        return STATUSES[self.batch.status[self.row]]
+
+    @status.setter
+    def status(self, status: StreamStatus) -> None:
+        self.batch.status[self.row] = STATUS_CODES[status]
+
+    @property
+    def reference_ids(self) -> list[int]:
+        return self.batch.track[self.row, : self.batch.reference_count[self.row]].tolist()
+
+    @property
+    def text_ids(self) -> list[int]:
+        r, t = self.batch.reference_count[self.row], self.batch.text_count[self.row]
+        return self.batch.track[self.row, r : r + t].tolist()
+
+    @text_ids.setter
+    def text_ids(self, ids: Sequence[int]) -> None:
+        self.batch.set_track(self.row, self.reference_ids, ids, self.text_ends)
+
+    @property
+    def text_ends(self) -> list[int]:
+        """Spoken end of each text token."""
+        return self.batch.text_ends[self.row, : self.batch.text_count[self.row]].tolist()
+
+    @text_ends.setter
+    def text_ends(self, ends: Sequence[int]) -> None:
+        self.batch.text_ends[self.row, : len(ends)] = ends
+
+    def add_text(self, ids: Sequence[int], ends: Sequence[int]) -> None:
+        self.batch.append_text(self.row, ids, ends)
 
     @property
     def track_length(self) -> int:
-        return len(self.reference_ids) + len(self.text_ids)
+        return int(self.batch.track_length(self.row))
 
     def track_id(self, index: int) -> int:
-        r = len(self.reference_ids)
-        return self.reference_ids[index] if index < r else self.text_ids[index - r]
+        return int(self.batch.track[self.row, index])
 
     @property
     def frames_pending(self) -> int:
-        return self.frames_produced - self.frames_vocoded
+        return int(self.batch.frames_pending(self.row))
 
     @property
     def next_text_id_known(self) -> bool:
-        return self.steps + self.track_offset < self.track_length or self.text_ended
+        return bool(self.batch.next_text_known(self.row))
 
     def spoken_end_before(self, frame: int) -> int:
         """Characters of spoken text fed to the model before frame `frame` was generated."""
-        token = frame + self.track_offset - len(self.reference_ids)
-        if token < 0:
-            return 0
-        if token < len(self.text_ids):
-            return self.text_ends[token]
-        return self.characters_received if self.text_ended else self.text_ends[-1]
+        return int(self.batch.spoken_end_before(self.row, frame))
 
 
 class StreamChannel(EventChannel[Any]):
@@ -141,17 +209,39 @@ class StreamChannel(EventChannel[Any]):
             self._parked = self._parked or behind
             return behind
 
+    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> Waiter | None:
+        """Queue a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
+        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record, without
+        waking the consumer (the loop wakes those of all its chunks together: `wake_all`). The
+        stream's handle makes the chunk's `Progress` and `AudioChunk` in the consumer's thread."""
+        with self._lock:
+            self._items.append((samples, start_sample, spoken_end, audio_time))
+            self.unread_samples += len(samples)
+            waiter, self._waiter = self._waiter, None
+        return waiter
+
     def _added(self, items: Sequence[Any]) -> None:
         for item in items:
             if isinstance(item, AudioChunk):
                 self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
-        if isinstance(item, AudioChunk):
-            self.unread_samples -= item.num_samples
+        if isinstance(item, AudioChunk) or type(item) is tuple:
+            self.unread_samples -= item.num_samples if isinstance(item, AudioChunk) else len(item[0])
             if self._parked and self.unread_samples * 2 < self._behind_at:
                 self._parked = False
                 self._wake_loop()  # a non-blocking queue put: safe under the lock
+
+
+# What `StreamChannel.put_chunk` queues: (int16 samples, start sample, spoken end or -1, audio time).
+DecodedChunk = tuple[np.ndarray, int, int, float]
+
+
+def decoded_events(chunk: DecodedChunk) -> tuple[Event, ...]:
+    """The events of a decoded chunk: its `Progress` (if any), then its `AudioChunk`."""
+    samples, start_sample, spoken_end, audio_time = chunk
+    audio = AudioChunk(samples.tobytes(), CODEC_SAMPLE_RATE, start_sample)
+    return (audio,) if spoken_end < 0 else (Progress(spoken_end, audio_time), audio)
 
 
 @dataclass(frozen=True)
@@ -251,38 +341,40 @@ class Qwen3Stream:
         received = 0
         while True:
             item = await self._channel.get()
-            if isinstance(item, StreamEnd):
-                self.end_reason, self.codes = item.reason, item.codes
-                cancelled = item.cancelled or self._cancelled
-                if resampler is not None and not cancelled:
-                    tail = resampler.flush()
-                    if tail:
-                        yield AudioChunk(tail, self._sample_rate, samples_out)
-                        samples_out += len(tail) // 2
-                if item.error is not None:
-                    yield item.error
-                if self._feed is not None:
-                    received = self._feed.characters_received
-                yield Done(
-                    cancelled=cancelled,
-                    usage=Usage(
-                        characters_received=received,
-                        characters_spoken=spoken,
-                        audio_seconds=samples_out / self._sample_rate,
-                    ),
-                )
-                return
-            if self._cancelled:
-                continue  # nothing after cancel(): queued audio and progress are dropped
-            if isinstance(item, Progress):
-                spoken = max(spoken, item.spoken_end)
-                yield item
-            elif isinstance(item, AudioChunk):
-                if resampler is None and item.start_sample == samples_out and item.pcm:
-                    yield item  # already this stream's chunk as it goes out (one object per chunk less)
-                    samples_out += item.num_samples
-                    continue
-                pcm = item.pcm if resampler is None else resampler.process(item.pcm)
-                if pcm:
-                    yield AudioChunk(pcm, self._sample_rate, samples_out)
-                    samples_out += len(pcm) // 2
+            # A decoded chunk is posted as one record (`put_chunk`): its events are made here.
+            for item in decoded_events(item) if type(item) is tuple else (item,):
+                if isinstance(item, StreamEnd):
+                    self.end_reason, self.codes = item.reason, item.codes
+                    cancelled = item.cancelled or self._cancelled
+                    if resampler is not None and not cancelled:
+                        tail = resampler.flush()
+                        if tail:
+                            yield AudioChunk(tail, self._sample_rate, samples_out)
+                            samples_out += len(tail) // 2
+                    if item.error is not None:
+                        yield item.error
+                    if self._feed is not None:
+                        received = self._feed.characters_received
+                    yield Done(
+                        cancelled=cancelled,
+                        usage=Usage(
+                            characters_received=received,
+                            characters_spoken=spoken,
+                            audio_seconds=samples_out / self._sample_rate,
+                        ),
+                    )
+                    return
+                if self._cancelled:
+                    continue  # nothing after cancel(): queued audio and progress are dropped
+                if isinstance(item, Progress):
+                    spoken = max(spoken, item.spoken_end)
+                    yield item
+                elif isinstance(item, AudioChunk):
+                    if resampler is None and item.start_sample == samples_out and item.pcm:
+                        yield item  # already this stream's chunk as it goes out (one object per chunk less)
+                        samples_out += item.num_samples
+                        continue
+                    pcm = item.pcm if resampler is None else resampler.process(item.pcm)
+                    if pcm:
+                        yield AudioChunk(pcm, self._sample_rate, samples_out)
+                        samples_out += len(pcm) // 2

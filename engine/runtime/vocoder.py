@@ -46,6 +46,21 @@ class Chunk:
     frames: int
 
 
+@dataclass(frozen=True)
+class CodecChunks:
+    """Chunks as arrays, one entry per chunk: its slot, its first frame, its frames."""
+
+    slots: np.ndarray
+    first_frames: np.ndarray
+    frames: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def __getitem__(self, index: slice) -> CodecChunks:
+        return CodecChunks(self.slots[index], self.first_frames[index], self.frames[index])
+
+
 @dataclass
 class PendingAudio:
     """PCM of a `decode_async` call: the chunks' samples once the codec stream has produced them."""
@@ -60,16 +75,20 @@ class PendingAudio:
             self.done = None
 
     def result(self) -> list[bytes]:
-        """Each chunk's PCM. A chunk of one codec run (every chunk the loop queues but a
-        stream's last) is one row of one part: its bytes are that row's, not a join of pieces."""
+        """Each chunk's PCM."""
+        return [samples.tobytes() for samples in self.samples()]
+
+    def samples(self) -> list[np.ndarray]:
+        """Each chunk's int16 samples. A chunk of one codec run (every chunk the loop queues but
+        a stream's last) is one row of one part: a view of that row, not a join of pieces."""
         self.wait()
         if len(self.parts) == 1 and len(self.parts[0][0]) == self.count:
-            return [row.tobytes() for row in self.parts[0][1].numpy()]  # every chunk is one run, in order
+            return list(self.parts[0][1].numpy())  # every chunk is one run, in order
         pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
         for indices, pcm in self.parts:
             for index, samples in zip(indices.tolist(), pcm.numpy()):
                 pieces[index].append(samples)
-        return [chunks[0].tobytes() if len(chunks) == 1 else b"".join(p.tobytes() for p in chunks) for chunks in pieces]
+        return [chunks[0] if len(chunks) == 1 else np.concatenate(chunks) for chunks in pieces]
 
 
 class Vocoder:
@@ -116,10 +135,11 @@ class Vocoder:
         return torch.cuda.stream(self._stream) if self._stream is not None else contextlib.nullcontext()
 
     def decode(self, chunks: list[Chunk]) -> list[bytes]:
-        return self.decode_async(chunks)[0].result()
+        named = CodecChunks(*(np.array([getattr(c, f) for c in chunks], dtype=np.int64) for f in ("slot", "first_frame", "frames")))
+        return self.decode_async(named)[0].result()
 
     def decode_async(
-        self, chunks: list[Chunk], urgent: int = 0, behind_current: bool = True
+        self, chunks: CodecChunks, urgent: int = 0, behind_current: bool = True
     ) -> tuple[PendingAudio, PendingAudio | None]:
         """Start decoding `chunks` on the codec stream; the frame steps launched meanwhile run
         beside it. The first `urgent` chunks are decoded first, into a handle of their own
@@ -137,12 +157,10 @@ class Vocoder:
             rest = self._launch(chunks[urgent:])
         return rest, first
 
-    def _launch(self, chunks: list[Chunk]) -> PendingAudio:
+    def _launch(self, chunks: CodecChunks) -> PendingAudio:
         n = len(chunks)
         pending = PendingAudio(n)
-        slots = np.fromiter((c.slot for c in chunks), dtype=np.int64, count=n)
-        first = np.fromiter((c.first_frame for c in chunks), dtype=np.int64, count=n)
-        left = np.fromiter((c.frames for c in chunks), dtype=np.int64, count=n)
+        slots, first, left = chunks.slots, chunks.first_frames, chunks.frames.copy()
         offset = np.zeros(n, dtype=np.int64)
         # Split every chunk into graph-sized runs (4, 2, 1 frames), then batch equal runs:
         # runs at the same offset of different chunks are independent; later offsets follow.

@@ -16,9 +16,10 @@ from voice_tts.request import MAX_FIRST_CHUNK_FRAMES, StreamRequest
 from engine.model.prompt import Voice
 from engine.model.sampling import SamplingParams
 from engine.runtime.headroom import Headroom
-from engine.runtime.output import ChunkPolicy, Output, buffered
+from engine.runtime.output import ChunkPolicy, Output, QueuedChunks, buffered
 from engine.runtime.qwen3_engine import Qwen3Engine
 from engine.runtime.stream import CODEC_SAMPLE_RATE, FRAME_SECONDS, SAMPLES_PER_FRAME, StreamChannel, StreamState
+from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES
 from engine.server.settings import ServerSettings
 from engine.server.state import EngineDescription, ServerState
@@ -36,123 +37,148 @@ def stream(pending: int, frames_vocoded: int = 0, first_audio_at: float | None =
     return s
 
 
+def due(s: StreamState, now: float, first_frames: int | None = None) -> int:
+    return int(POLICY.due(s.batch, np.array([s.row]), now, first_frames)[0])
+
+
+def output_of(*streams: StreamState) -> Output:
+    """An output over a batch of `streams` (no codec: chunks are only queued)."""
+    batch = StreamBatch()
+    for s in streams:
+        batch.adopt(s)
+    return Output(POLICY, vocoder=None, batch=batch)
+
+
+def rows(*streams: StreamState) -> np.ndarray:
+    return np.array([s.row for s in streams], dtype=np.int64)
+
+
+def queued(output: Output, parts: list[QueuedChunks]) -> list[tuple[int, int, int]]:
+    """(stream id, first frame, frames) of each queued chunk, in order."""
+    chunks = QueuedChunks.join(parts)
+    return [
+        (output.batch.streams[row].id, first, frames)
+        for row, first, frames in zip(chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist())
+    ]
+
+
 def test_a_first_frame_goes_at_once():
-    assert POLICY.due(stream(pending=1), now=0.0) == 1
-    assert POLICY.due(stream(pending=3), now=0.0) == 1  # first audio is one frame, the rest follows
+    assert due(stream(pending=1), now=0.0) == 1
+    assert due(stream(pending=3), now=0.0) == 1  # first audio is one frame, the rest follows
 
 
 def test_under_load_a_first_chunk_is_two_frames_but_never_waits_for_text():
     assert POLICY.first_frames(0.006) == 1
     assert POLICY.first_frames(0.05) == 2  # iterations past 25 ms: they grow as load arrives, and one frame would not cover the next chunk
     s = stream(pending=1)
-    assert POLICY.due(s, now=0.0, first_frames=2) == 0  # its next step comes at once: collect
+    assert due(s, now=0.0, first_frames=2) == 0  # its next step comes at once: collect
     s.text_ids, s.text_ends = [1], [1]
     s.steps = 1  # its next text token has not arrived: what it has goes now
-    assert POLICY.due(s, now=0.0, first_frames=2) == 1
-    assert POLICY.due(stream(pending=2), now=0.0, first_frames=2) == 2
+    assert due(s, now=0.0, first_frames=2) == 1
+    assert due(stream(pending=2), now=0.0, first_frames=2) == 2
 
 
 def test_a_first_chunk_is_queued_with_the_step_that_completes_it():
-    output = Output(POLICY, vocoder=None)
     fresh = stream(pending=0, stream_id=1)  # about to make its first frame
     one = stream(pending=1, stream_id=2)  # has one frame, about to make its second
     one.steps = 1
     started = stream(pending=0, frames_vocoded=3, first_audio_at=0.0, stream_id=3)
     started.steps = 3
-    assert not output.queue_opening_chunks([fresh, started], first_frames=2)  # nothing complete
-    assert output.queue_opening_chunks([fresh, one, started], first_frames=2)
-    assert [(c.stream.id, c.first_frame, c.frames) for c in output._urgent] == [(2, 0, 2)]
+    late = stream(pending=2, stream_id=4)  # past the steps that surely make a frame: not ahead of its codes
+    late.steps = 2
+    output = output_of(fresh, one, started, late)
+    assert not output.queue_opening_chunks(rows(fresh, started), first_frames=2)  # nothing complete
+    assert output.queue_opening_chunks(rows(fresh, one, started), first_frames=2)
+    assert queued(output, output._urgent) == [(2, 0, 2)]
     # Counted as handed to the codec ahead of the step's codes: nothing pending once taken.
     one.frames_produced += 1
     assert one.frames_pending == 0 and one.chunks_emitted == 1
     output.drop()
-    assert output.queue_opening_chunks([fresh], first_frames=1)
-    assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
-    late = stream(pending=2, stream_id=4)  # past the steps that surely make a frame: not ahead of its codes
-    late.steps = 2
-    assert not output.queue_opening_chunks([late], first_frames=2)
+    assert output.queue_opening_chunks(rows(fresh), first_frames=1)
+    assert [(i, frames) for i, _, frames in queued(output, output._urgent)] == [(1, 1)]
+    assert not output.queue_opening_chunks(rows(late), first_frames=2)
 
 
 def test_the_frame_after_a_one_frame_first_chunk_goes_with_its_step_too():
-    output = Output(POLICY, vocoder=None)
     s = stream(pending=0, frames_vocoded=1)  # its one-frame first chunk went with its first step
     s.steps = 1
-    assert output.queue_opening_chunks([s], first_frames=2)
-    assert [(c.stream.id, c.first_frame, c.frames) for c in output._urgent] == [(1, 1, 1)]
+    output = output_of(s)
+    assert output.queue_opening_chunks(rows(s), first_frames=2)
+    assert queued(output, output._urgent) == [(1, 1, 1)]
     output.drop()
     s.frames_produced, s.steps = 2, 2  # a third step may end the stream: its frame waits for the codes
-    assert not output.queue_opening_chunks([s], first_frames=2)
+    assert not output.queue_opening_chunks(rows(s), first_frames=2)
 
 
 def test_a_stream_that_asks_for_its_first_chunk_size_gets_it_whole():
     s = stream(pending=3)
     s.first_chunk_frames = 5
-    assert POLICY.due(s, now=0.0, first_frames=1) == 0  # its next text is there: collect
+    assert due(s, now=0.0, first_frames=1) == 0  # its next text is there: collect
     s.frames_produced += 2
-    assert POLICY.due(s, now=0.0, first_frames=2) == 5  # the asked size, not a codec run
+    assert due(s, now=0.0, first_frames=2) == 5  # the asked size, not a codec run
     s.text_ids, s.text_ends, s.steps = [1], [1], 1
     s.frames_produced -= 2
-    assert POLICY.due(s, now=0.0) == 2  # its text ran short: what it has goes, in codec sizes
+    assert due(s, now=0.0) == 2  # its text ran short: what it has goes, in codec sizes
     # With the step that completes it when that is among the first steps, else as it is due.
-    output = Output(POLICY, vocoder=None)
     two = stream(pending=1, stream_id=2)
     two.first_chunk_frames, two.steps = 2, 1
     big = stream(pending=1, stream_id=3)
     big.first_chunk_frames, big.steps = 4, 1
-    assert output.queue_opening_chunks([two, big], first_frames=1)
-    assert [(c.stream.id, c.frames) for c in output._urgent] == [(2, 2)]
+    output = output_of(two, big)
+    assert output.queue_opening_chunks(rows(two, big), first_frames=1)
+    assert [(i, frames) for i, _, frames in queued(output, output._urgent)] == [(2, 2)]
     assert MAX_FIRST_CHUNK_FRAMES <= MAX_PENDING_FRAMES  # the largest first chunk fits the code history
 
 
 def test_a_full_chunk_goes_at_once_whatever_is_buffered():
-    assert POLICY.due(stream(pending=4, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4
-    assert POLICY.due(stream(pending=6, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4  # one codec run
+    assert due(stream(pending=4, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4
+    assert due(stream(pending=6, frames_vocoded=30, first_audio_at=10.0), now=10.0) == 4  # one codec run
 
 
 def test_a_stream_with_audio_to_spare_keeps_collecting():
     s = stream(pending=3, frames_vocoded=10, first_audio_at=10.0)  # 0.8 s sent
-    assert buffered(s, 10.4) == pytest.approx(0.4)
-    assert POLICY.due(s, now=10.4) == 0
+    assert float(buffered(s.batch, s.row, 10.4)) == pytest.approx(0.4)
+    assert due(s, now=10.4) == 0
     # It is looked at again when its buffer reaches the low-water mark.
-    assert POLICY.wake_at(s) == pytest.approx(10.0 + 0.8 - 0.3)
+    assert float(POLICY.wake_at(s.batch, s.row)) == pytest.approx(10.0 + 0.8 - 0.3)
 
 
 def test_a_stream_about_to_run_out_gets_its_pending_frames_in_codec_sizes():
     for pending, size in ((1, 1), (2, 2), (3, 2), (5, 4)):
-        assert POLICY.due(stream(pending=pending, frames_vocoded=10, first_audio_at=10.0), now=10.55) == size
+        assert due(stream(pending=pending, frames_vocoded=10, first_audio_at=10.0), now=10.55) == size
 
 
 def test_before_its_first_chunk_arrives_a_stream_counts_what_was_sent():
     s = stream(pending=2, frames_vocoded=1)  # first chunk queued, not yet posted: 80 ms sent
-    assert buffered(s, 123.0) == pytest.approx(FRAME_SECONDS)
-    assert POLICY.due(s, now=123.0) == 2
+    assert float(buffered(s.batch, s.row, 123.0)) == pytest.approx(FRAME_SECONDS)
+    assert due(s, now=123.0) == 2
 
 
 def test_first_audio_goes_first_then_the_least_buffered_within_the_budget():
-    output = Output(POLICY, vocoder=None)
     now = 20.0
     new = stream(pending=1, stream_id=1)
     low = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.7, stream_id=2)  # 0.1 s left
     lower = stream(pending=4, frames_vocoded=10, first_audio_at=now - 0.75, stream_id=3)  # 0.05 s left
     full = stream(pending=4, frames_vocoded=40, first_audio_at=now - 1.0, stream_id=4)  # 2.2 s left
+    output = output_of(full, low, new, lower)
     # Budget: 2 codec frames per stream stepped (4 streams) = 8 frames beside the first chunk.
-    output.choose([full, low, new, lower], now, stepped=4)
-    assert [(c.stream.id, c.frames) for c in output._urgent] == [(1, 1)]
-    assert [(c.stream.id, c.frames) for c in output._queued] == [(3, 4), (2, 4)]
+    output.choose(rows(full, low, new, lower), now, stepped=4)
+    assert [(i, frames) for i, _, frames in queued(output, output._urgent)] == [(1, 1)]
+    assert [(i, frames) for i, _, frames in queued(output, output._queued)] == [(3, 4), (2, 4)]
     assert full.frames_pending == 4  # over the budget: it waits, with the most audio to spare
     output.drop()
-    output.choose([full], now + 0.04, stepped=4)  # next iteration: it goes
-    assert [(c.stream.id, c.frames) for c in output._queued] == [(4, 4)]
+    output.choose(rows(full), now + 0.04, stepped=4)  # next iteration: it goes
+    assert [(i, frames) for i, _, frames in queued(output, output._queued)] == [(4, 4)]
 
 
 def test_queued_chunks_take_the_oldest_frames_and_report_progress():
-    output = Output(POLICY, vocoder=None)
     s = stream(pending=5, frames_vocoded=3, first_audio_at=0.0)
+    output = output_of(s)
     output.queue(s, 2)
-    chunk = output._queued[0]
-    assert (chunk.first_frame, chunk.frames) == (3, 2)
+    chunk = QueuedChunks.join(output._queued)
+    assert (chunk.first_frames.tolist(), chunk.frames.tolist()) == ([3], [2])
     assert s.frames_vocoded == 5 and s.frames_pending == 3
-    assert chunk.progress is not None and chunk.progress.spoken_end == s.text_ends[4]
+    assert chunk.spoken.tolist() == [s.text_ends[4]]
 
 
 def test_headroom_admits_while_the_predicted_iteration_fits():
