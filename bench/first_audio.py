@@ -248,10 +248,11 @@ async def send_paced(deltas: list[str], rate: float, send, clock: Clock) -> None
 # --- the paths --------------------------------------------------------------------------------
 
 
-async def via_session(engine, deltas, rate, clock: Clock) -> None:
+async def via_session(engine, deltas, rate, clock: Clock, **settings) -> None:
+    """`settings`: the session's own (language, normalize), its defaults where left out."""
     from voice_tts.session import TTSSession
 
-    session = TTSSession(engine)
+    session = TTSSession(engine, **settings)
 
     async def send(delta):
         session.push_text(delta)
@@ -386,23 +387,6 @@ async def via_livekit(tts, deltas, rate, clock: Clock) -> None:
         await asyncio.gather(send_paced(deltas, rate, send, clock), events())
 
 
-async def via_session_language(engine, language, normalized, deltas, rate, clock: Clock) -> None:
-    from voice_tts.session import TTSSession
-
-    session = TTSSession(engine, language=language, normalize=normalized)
-
-    async def send(delta):
-        session.push_text(delta)
-
-    async def events():
-        async for event in session.events():
-            if isinstance(event, AudioChunk):
-                clock.audio_arrived()
-                session.cancel()
-
-    await asyncio.gather(send_paced(deltas, rate, send, clock), events())
-
-
 def first_token_after_delta(model: Path, language: str, deltas: list[str], normalized: bool) -> int:
     """The delta after which the first text token is final on the engine's side: deltas through
     the session's text side and `push_spoken` into the Qwen3 stream's own `TextFeed`."""
@@ -429,7 +413,7 @@ async def measure_openings(engine, args) -> dict:
 
     for language, opening in OPENINGS:  # warm every language on both paths
         for normalized in (True, False):
-            await via_session_language(engine, language, normalized, llm_deltas(opening), 100.0, Clock())
+            await via_session(engine, llm_deltas(opening), 100.0, Clock(), language=language, normalize=normalized)
     per_rate = {}
     for rate in args.rates:
         times = {(opening, normalized): [] for _, opening in OPENINGS for normalized in (True, False)}
@@ -439,7 +423,7 @@ async def measure_openings(engine, args) -> dict:
                 for normalized in (True, False):
                     clock = Clock()
                     await asyncio.wait_for(
-                        via_session_language(engine, language, normalized, llm_deltas(opening), rate, clock), 60
+                        via_session(engine, llm_deltas(opening), rate, clock, language=language, normalize=normalized), 60
                     )
                     times[opening, normalized].append(clock.audio - clock.first_delta)
         rows = {}
