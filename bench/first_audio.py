@@ -542,10 +542,7 @@ async def measure(args) -> dict:
         paths["livekit"] = lambda d, r, c: via_livekit(livekit, d, r, c)
     results: dict = {
         "conditions": {
-            "model": str(args.model),
-            "device": args.device,
-            "dtype": "float32" if args.device == "cpu" else "bfloat16",
-            "concurrency": 1,
+            **engine_conditions(args),
             "turns_per_path_and_rate": args.turns,
             "replies": list(REPLIES),
             "deltas": "voice_tts.bench.deltas.llm_deltas (one delta per tokenizer piece)",
@@ -596,6 +593,16 @@ async def measure(args) -> dict:
     return results
 
 
+def engine_conditions(args) -> dict:
+    """The engine every turn of a run speaks through, one turn at a time."""
+    return {
+        "model": str(args.model),
+        "device": args.device,
+        "dtype": "float32" if args.device == "cpu" else "bfloat16",
+        "concurrency": 1,
+    }
+
+
 async def measure_openings_run(args) -> dict:
     from engine import Engine
 
@@ -603,10 +610,7 @@ async def measure_openings_run(args) -> dict:
     engine = Engine.from_pretrained(args.model, device=args.device)
     results: dict = {
         "conditions": {
-            "model": str(args.model),
-            "device": args.device,
-            "dtype": "float32" if args.device == "cpu" else "bfloat16",
-            "concurrency": 1,
+            **engine_conditions(args),
             "turns_per_opening_and_path": args.turns,
             "path": "TTSSession, in-process engine, normalize=True against normalize=False",
             "deltas": "voice_tts.bench.deltas.llm_deltas (one delta per tokenizer piece)",
