@@ -251,10 +251,11 @@ async def send_paced(deltas: list[str], rate: float, send, clock: Clock) -> None
 # --- the paths --------------------------------------------------------------------------------
 
 
-async def via_session(engine, deltas, rate, clock: Clock) -> None:
+async def via_session(engine, deltas, rate, clock: Clock, **settings) -> None:
+    """`settings`: the session's own (language, normalize), its defaults where left out."""
     from voice_tts.session import TTSSession
 
-    session = TTSSession(engine)
+    session = TTSSession(engine, **settings)
 
     async def send(delta):
         session.push_text(delta)
@@ -389,23 +390,6 @@ async def via_livekit(tts, deltas, rate, clock: Clock) -> None:
         await asyncio.gather(send_paced(deltas, rate, send, clock), events())
 
 
-async def via_session_language(engine, language, normalized, deltas, rate, clock: Clock) -> None:
-    from voice_tts.session import TTSSession
-
-    session = TTSSession(engine, language=language, normalize=normalized)
-
-    async def send(delta):
-        session.push_text(delta)
-
-    async def events():
-        async for event in session.events():
-            if isinstance(event, AudioChunk):
-                clock.audio_arrived()
-                session.cancel()
-
-    await asyncio.gather(send_paced(deltas, rate, send, clock), events())
-
-
 def first_token_after_delta(model: Path, language: str, deltas: list[str], normalized: bool) -> int:
     """The delta after which the first text token is final on the engine's side: deltas through
     the session's text side and `push_spoken` into the Qwen3 stream's own `TextFeed`."""
@@ -432,7 +416,7 @@ async def measure_openings(engine, args) -> dict:
 
     for language, opening in OPENINGS:  # warm every language on both paths
         for normalized in (True, False):
-            await via_session_language(engine, language, normalized, llm_deltas(opening), 100.0, Clock())
+            await via_session(engine, llm_deltas(opening), 100.0, Clock(), language=language, normalize=normalized)
     per_rate = {}
     for rate in args.rates:
         times = {(opening, normalized): [] for _, opening in OPENINGS for normalized in (True, False)}
@@ -442,7 +426,7 @@ async def measure_openings(engine, args) -> dict:
                 for normalized in (True, False):
                     clock = Clock()
                     await asyncio.wait_for(
-                        via_session_language(engine, language, normalized, llm_deltas(opening), rate, clock), 60
+                        via_session(engine, llm_deltas(opening), rate, clock, language=language, normalize=normalized), 60
                     )
                     times[opening, normalized].append(clock.audio - clock.first_delta)
         rows = {}
@@ -561,10 +545,7 @@ async def measure(args) -> dict:
         paths["livekit"] = lambda d, r, c: via_livekit(livekit, d, r, c)
     results: dict = {
         "conditions": {
-            "model": str(args.model),
-            "device": args.device,
-            "dtype": "float32" if args.device == "cpu" else "bfloat16",
-            "concurrency": 1,
+            **engine_conditions(args),
             "turns_per_path_and_rate": args.turns,
             "replies": list(REPLIES),
             "deltas": "voice_tts.bench.deltas.llm_deltas (one delta per tokenizer piece)",
@@ -615,6 +596,16 @@ async def measure(args) -> dict:
     return results
 
 
+def engine_conditions(args) -> dict:
+    """The engine every turn of a run speaks through, one turn at a time."""
+    return {
+        "model": str(args.model),
+        "device": args.device,
+        "dtype": "float32" if args.device == "cpu" else "bfloat16",
+        "concurrency": 1,
+    }
+
+
 async def measure_openings_run(args) -> dict:
     from engine import Engine
 
@@ -622,10 +613,7 @@ async def measure_openings_run(args) -> dict:
     engine = Engine.from_pretrained(args.model, device=args.device)
     results: dict = {
         "conditions": {
-            "model": str(args.model),
-            "device": args.device,
-            "dtype": "float32" if args.device == "cpu" else "bfloat16",
-            "concurrency": 1,
+            **engine_conditions(args),
             "turns_per_opening_and_path": args.turns,
             "path": "TTSSession, in-process engine, normalize=True against normalize=False",
             "deltas": "voice_tts.bench.deltas.llm_deltas (one delta per tokenizer piece)",

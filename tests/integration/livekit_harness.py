@@ -579,16 +579,6 @@ async def converse(
 
 
 @pytest.fixture(scope="module")
-def embedded_engine() -> Iterator[Any]:
-    """The real embedded voice, shared by a module's tests (it hands events to any loop)."""
-    from engine import Engine
-
-    engine = Engine.embedded()
-    yield engine
-    asyncio.run(engine.aclose())
-
-
-@pytest.fixture(scope="module")
 def engine_server(embedded_engine: Any) -> Iterator[Any]:
     """The engine server on 127.0.0.1 (a free port), serving the embedded voice, once ready."""
     from server_harness import start_server

@@ -74,6 +74,19 @@ async def receive_until_done(ws: ClientConnection, result: TurnResult | None = N
                 return result
 
 
+async def receive_until_words(ws: ClientConnection, count: int) -> TurnResult:
+    """Everything the turn sends until `count` words have come (where a test barges in)."""
+    result = TurnResult()
+    async with asyncio.timeout(TURN_TIMEOUT_S):
+        while len(result.words) < count:
+            frame = await ws.recv()
+            if isinstance(frame, bytes):
+                result.audio.extend(frame)
+            else:
+                result.messages.append(json.loads(frame))
+    return result
+
+
 async def speak(ws: ClientConnection, deltas: list[str], **start) -> TurnResult:
     """One whole turn: start, the deltas, stop, and everything up to `done`."""
     await ws.send(json.dumps({"type": "start", **start}))

@@ -11,7 +11,6 @@ import pytest
 from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
     converse,
-    embedded_engine,
     said,
     speech_engine,
 )

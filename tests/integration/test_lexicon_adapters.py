@@ -10,7 +10,6 @@ import asyncio
 import pytest
 from livekit_harness import (  # noqa: F401  (fixtures)
     converse,
-    embedded_engine,
     engine_server,
     said,
     speech_engine,

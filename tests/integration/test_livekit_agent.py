@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from livekit.agents import JobExecutorType
-from livekit_harness import embedded_engine, engine_server  # noqa: F401  (fixtures)
+from livekit_harness import engine_server  # noqa: F401  (fixtures)
 
 from voice_tts.client import RemoteEngine
 

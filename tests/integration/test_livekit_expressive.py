@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from livekit_harness import (  # noqa: F401  (fixtures)
     converse,
-    embedded_engine,
     engine_server,
     said,
     speech_engine,

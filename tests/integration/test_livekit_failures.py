@@ -21,7 +21,6 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
     RecordingAgent,
     converse,
-    embedded_engine,
     engine_server,
 )
 from loop_watch import watch_loop

@@ -16,7 +16,6 @@ from livekit.agents.metrics import TTSMetrics
 from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT, APIConnectOptions, TimedString
 from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
-    embedded_engine,
     engine_server,
     speech_engine,
 )

@@ -12,7 +12,6 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
     UserSpeech,
     converse,
-    embedded_engine,
     engine_server,
     noise,
     said,

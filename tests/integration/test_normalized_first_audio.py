@@ -11,7 +11,6 @@ tokenizer), exactly what the Qwen3 stream posts to its step loop.
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import pytest
@@ -21,20 +20,6 @@ from voice_tts.bench.deltas import llm_deltas
 from voice_tts.bench.openings import OPENINGS
 from voice_tts.session import SessionDone, TTSSession
 from voice_tts.tn import normalize
-
-
-@pytest.fixture(scope="module")
-def embedded():
-    from engine import Engine
-
-    engine = Engine.embedded()
-    yield engine
-    asyncio.run(engine.aclose())
-
-
-@pytest.fixture
-def recording(embedded, tiny_checkpoint) -> TokenRecordingEngine:
-    return TokenRecordingEngine(embedded, tiny_checkpoint)
 
 
 def same_text_until(a: str, b: str) -> int:

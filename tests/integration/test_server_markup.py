@@ -10,7 +10,7 @@ import json
 
 import pytest
 from openai import OpenAI
-from server_harness import TurnResult, next_json, receive_until_done, speak, start_server, ws_connect
+from server_harness import next_json, receive_until_done, receive_until_words, speak, start_server, ws_connect
 
 from voice_tts.client import RemoteEngine
 from voice_tts.markup import strip_markup
@@ -103,14 +103,7 @@ async def test_barge_in_inside_a_tagged_sentence_gives_the_heard_words(server):
         await ws.send(json.dumps({"type": "start", "markup": "expr"}))
         assert (await next_json(ws))["type"] == "started"
         await ws.send(json.dumps({"type": "text", "text": long}))
-        result = TurnResult()
-        async with asyncio.timeout(60):
-            while len(result.words) < 9:
-                frame = await ws.recv()
-                if isinstance(frame, bytes):
-                    result.audio.extend(frame)
-                else:
-                    result.messages.append(json.loads(frame))
+        result = await receive_until_words(ws, 9)
         starts = [w["start_ms"] for w in result.words]
         k = next(i for i in range(5, len(starts) - 1) if starts[i] < starts[i + 1])
         played_ms = (starts[k] + starts[k + 1]) / 2

@@ -14,6 +14,7 @@ from server_harness import (
     TurnResult,
     next_json,
     receive_until_done,
+    receive_until_words,
     speak,
     start_server,
     ws_connect,
@@ -96,14 +97,7 @@ async def test_cancel_returns_heard_text_and_no_audio_follows(server):
         await ws.send(json.dumps({"type": "start"}))
         assert (await next_json(ws))["type"] == "started"
         await ws.send(json.dumps({"type": "text", "text": LONG}))
-        result = TurnResult()
-        async with asyncio.timeout(60):
-            while len(result.words) < 6:
-                frame = await ws.recv()
-                if isinstance(frame, bytes):
-                    result.audio.extend(frame)
-                else:
-                    result.messages.append(json.loads(frame))
+        result = await receive_until_words(ws, 6)
         words_so_far = list(result.words)
         played_ms = (words_so_far[3]["start_ms"] + words_so_far[4]["start_ms"]) / 2
         await ws.send(json.dumps({"type": "cancel", "played_ms": played_ms}))

@@ -15,7 +15,6 @@ from livekit_harness import (  # noqa: F401  (fixtures)
     ObservedEngine,
     RecordingAgent,
     converse,
-    embedded_engine,
     engine_server,
     said,
 )

@@ -31,20 +31,6 @@ DELTAS = llm_deltas(TEXT)
 ENDS_FIRST_WORD = DELTAS.index(" thing") + 1  # the deltas up to the one that shows "Sure" ended
 
 
-@pytest.fixture(scope="module")
-def embedded():
-    from engine import Engine
-
-    engine = Engine.embedded()
-    yield engine
-    asyncio.run(engine.aclose())
-
-
-@pytest.fixture
-def recording(embedded, tiny_checkpoint) -> TokenRecordingEngine:
-    return TokenRecordingEngine(embedded, tiny_checkpoint)
-
-
 @pytest.fixture
 def server(recording):
     server = start_server(recording)
