@@ -9,6 +9,9 @@ a word of its own. Chinese has no spaces, and a whole clause would otherwise be 
 is either entirely heard or not at all; one character is one syllable of audio, so per-character
 words keep a truncation truthful. Punctuation stays with the word it touches ("world." and "好。"),
 so the heard text ends with the punctuation of the last heard word and never with the next word.
+Words are cut from the raw text as received (`receive`), not as committed: the normalizer may
+commit a word before the punctuation after it ("again" of "again."), and the word still carries
+it, as far as the received text shows it when the word starts.
 
 A word starts when the progress high-water mark passes its first spoken character (spec §3.10):
 exact inside spans spoken as written; inside a replaced span (a number, a date) a word that does
@@ -80,14 +83,16 @@ class WordSplitter:
 
 
 class ProgressTracker:
-    """Feeds on TN commits and engine progress; answers which words started and what was heard."""
+    """Feeds on the received raw text, TN commits of it and engine progress; answers which
+    words started and what was heard."""
 
     def __init__(self) -> None:
-        # The raw text in the pieces it came in (joined only where asked for: a long turn
-        # must not cost a copy of all its text per commit).
+        # The received raw text in the pieces it came in (joined only where asked for: a long
+        # turn must not cost a copy of all its text per commit).
         self._raw_parts: list[str] = []
         self._raw_part_starts: list[int] = []
         self._raw_length = 0
+        self._committed = 0  # raw offset the commits have reached
         # What finding a word's trigger needs of each commit, in columns of machine integers:
         # a long turn's hundreds of thousands of commits cost no objects to keep or to free.
         self._raw_starts = array("q")
@@ -106,9 +111,24 @@ class ProgressTracker:
 
     # --- input ------------------------------------------------------------------------------
 
+    def receive(self, text: str) -> None:
+        """Raw text received, committed later by `add_commits`. Word spans are final once
+        something follows them; the last one may grow."""
+        if not text:
+            return
+        if self._splitter.growing:
+            self._span_starts.pop()  # comes back, grown
+            self._span_ends.pop()
+        for start, end in self._splitter.feed(text):
+            self._span_starts.append(start)
+            self._span_ends.append(end)
+        self._raw_parts.append(text)
+        self._raw_part_starts.append(self._raw_length)
+        self._raw_length += len(text)
+
     def add_commits(self, commits: Iterable[Commit]) -> None:
-        raw: list[str] = []
-        end = self._raw_length
+        """Commits of the received raw text, in order."""
+        end = self._committed
         for commit in commits:
             if commit.raw_start != end:
                 raise ValueError(
@@ -116,7 +136,8 @@ class ProgressTracker:
                 )
             if len(commit.raw) != commit.raw_end - commit.raw_start:
                 raise ValueError("commit.raw must hold the raw text of the span")
-            raw.append(commit.raw)
+            if commit.raw_end > self._raw_length:
+                raise ValueError(f"commit raw_end {commit.raw_end} is past the received raw text")
             visible = commit.spoken.lstrip()
             self._raw_starts.append(commit.raw_start)
             self._raw_ends.append(commit.raw_end)
@@ -125,8 +146,7 @@ class ProgressTracker:
             self._leads.append(len(commit.spoken) - len(visible) if visible else -1)
             self._separators.append(separator_length(commit) if is_identity(commit) else -1)
             end = commit.raw_end
-        if end > self._raw_length:
-            self._add_raw("".join(raw))
+        self._committed = end
 
     def add_started(self, words: Iterable[Word]) -> None:
         """Words another tracker reported (a server's, for the text this side sent), in order."""
@@ -160,8 +180,14 @@ class ProgressTracker:
 
     @property
     def raw_text(self) -> str:
-        """All raw text covered by the commits received."""
-        return self._raw_slice(0, self._raw_length)
+        """All raw text received."""
+        if len(self._raw_parts) > 1:
+            self._raw_parts, self._raw_part_starts = ["".join(self._raw_parts)], [0]
+        return self._raw_parts[0] if self._raw_parts else ""
+
+    @property
+    def raw_length(self) -> int:
+        return self._raw_length
 
     @property
     def words(self) -> list[Word]:
@@ -192,18 +218,6 @@ class ProgressTracker:
         return self._raw_slice(0, self._span_ends[count - 1])
 
     # --- internals --------------------------------------------------------------------------
-
-    def _add_raw(self, text: str) -> None:
-        """Word spans are final once something follows them; the last one may grow."""
-        if self._splitter.growing:
-            self._span_starts.pop()  # comes back, grown
-            self._span_ends.pop()
-        for start, end in self._splitter.feed(text):
-            self._span_starts.append(start)
-            self._span_ends.append(end)
-        self._raw_parts.append(text)
-        self._raw_part_starts.append(self._raw_length)
-        self._raw_length += len(text)
 
     def _raw_slice(self, start: int, end: int) -> str:
         if start >= end:

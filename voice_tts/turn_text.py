@@ -109,8 +109,6 @@ class TurnText:
             else None
         )
         self._tracker = ProgressTracker()
-        self._raw_parts: list[str] = []
-        self._raw_length = 0
         # Received raw text from `_waiting_from` on is not normalized yet (`receive`): an offset,
         # so that normalizing a long text a slice at a time never copies the rest.
         self._waiting = ""
@@ -140,8 +138,7 @@ class TurnText:
             self._take_pieces(self._parser.push(delta))
 
     def _take(self, text: str) -> None:
-        self._raw_parts.append(text)
-        self._raw_length += len(text)
+        self._tracker.receive(text)
         if self._forward_markup:
             # The engine is sent the tagged text and reports words of this, the text without tags.
             start, self._normalized_length = self._normalized_length, self._normalized_length + len(text)
@@ -155,13 +152,13 @@ class TurnText:
             if isinstance(piece, str):
                 self._take(piece)
             elif isinstance(piece, Spelled):
-                if self._spelled and self._spelled[-1][1] == self._raw_length:
+                if self._spelled and self._spelled[-1][1] == self.raw_length:
                     self._spelled[-1][1] += len(piece.text)
                 else:
-                    self._spelled.append([self._raw_length, self._raw_length + len(piece.text)])
+                    self._spelled.append([self.raw_length, self.raw_length + len(piece.text)])
                 self._take(piece.text)
             elif not self._forward_markup:
-                self._marks.append((self._raw_length, piece))
+                self._marks.append((self.raw_length, piece))
 
     def take_ahead(self) -> str:
         """Spoken text for the next slice of the received text, if the engine needs more: none
@@ -399,13 +396,11 @@ class TurnText:
     @property
     def raw_text(self) -> str:
         """Every raw character received so far."""
-        if len(self._raw_parts) > 1:
-            self._raw_parts = ["".join(self._raw_parts)]
-        return self._raw_parts[0] if self._raw_parts else ""
+        return self._tracker.raw_text
 
     @property
     def raw_length(self) -> int:
-        return self._raw_length
+        return self._tracker.raw_length
 
     @property
     def heard_end(self) -> int:
@@ -429,4 +424,4 @@ class TurnText:
     @property
     def usage(self) -> Usage:
         """Raw characters received, raw characters heard (exactly `len(heard)`), audio seconds."""
-        return Usage(self._raw_length, len(self.heard), self.audio_seconds)
+        return Usage(self.raw_length, len(self.heard), self.audio_seconds)

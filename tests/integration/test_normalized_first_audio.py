@@ -11,6 +11,7 @@ tokenizer), exactly what the Qwen3 stream posts to its step loop.
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import pytest
@@ -18,7 +19,7 @@ from token_arrival import TokenRecordingEngine, TokenRecordingStream
 
 from voice_tts.bench.deltas import llm_deltas
 from voice_tts.bench.openings import OPENINGS
-from voice_tts.session import SessionDone, TTSSession
+from voice_tts.session import SessionDone, TTSSession, WordsEvent
 from voice_tts.tn import normalize
 
 
@@ -63,3 +64,33 @@ async def test_normalization_adds_no_delta_of_delay(recording, language, opening
             # query may follow); the word before it is final with the next delta.
             without = [t for t in without if t[1] < len(sent) - 1]
         assert [t for t in with_tn if t[1] < equal_until] == [t for t in without if t[1] < equal_until], sent
+
+
+@pytest.mark.parametrize("text", ["Hello again.", "Okay, sure,", "I'm here, really."])
+async def test_a_word_committed_before_its_punctuation_is_reported_with_it(tiny_checkpoint, text):
+    """The Qwen3 engine speaks a plain word before a joiner at once ("again" of "again."), before
+    the normalizer commits the joiner; the word is still the raw word with its punctuation, as
+    the raw text shows it when the word starts (was "again": the period lost from the words,
+    and so from Pipecat's word frames and the LLM context)."""
+    from engine import Engine
+
+    engine = Engine.from_pretrained(tiny_checkpoint, device="cpu")
+    try:
+        session = TTSSession(engine)
+        session.push_text(text)  # a whole reply at once, as Pipecat sends one
+        words: list[str] = []
+        events = session.events()
+        # Every word starts before the input ends: the early commit speaks the last one.
+        while len(words) < len(text.split()):
+            event = await asyncio.wait_for(anext(events), timeout=30)
+            if isinstance(event, WordsEvent):
+                words += [w.text for w in event.words]
+        session.end_input()
+        async for event in events:
+            if isinstance(event, WordsEvent):
+                words += [w.text for w in event.words]
+            elif isinstance(event, SessionDone):
+                heard = event.heard_text
+    finally:
+        await engine.aclose()
+    assert words == text.split() and heard == text

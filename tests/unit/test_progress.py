@@ -14,7 +14,10 @@ def track(deltas: list[str]) -> tuple[ProgressTracker, str]:
     n = StreamingNormalizer()
     tracker = ProgressTracker()
     spoken = []
-    for commits in [*map(n.push, deltas), n.flush()]:
+    for delta in [*deltas, None]:
+        if delta is not None:
+            tracker.receive(delta)
+        commits = n.flush() if delta is None else n.push(delta)
         tracker.add_commits(commits)
         spoken += [c.spoken for c in commits]
     return tracker, "".join(spoken)
@@ -118,11 +121,14 @@ def test_words_started_before() -> None:
 
 def test_rejects_commits_that_do_not_continue_the_stream() -> None:
     tracker = ProgressTracker()
+    tracker.receive("hi x")
     tracker.add_commits([Commit(0, 2, "hi", 0, raw="hi")])
     with pytest.raises(ValueError):
         tracker.add_commits([Commit(5, 6, "x", 2, raw="x")])
     with pytest.raises(ValueError):
         tracker.add_commits([Commit(2, 4, "x", 2, raw="")])
+    with pytest.raises(ValueError):
+        tracker.add_commits([Commit(2, 6, " x y", 2, raw=" x y")])  # past the received text
 
 
 @settings(max_examples=60, deadline=None)
