@@ -340,6 +340,13 @@ class ContextSockets:
         channel.close()
         carrier.capacity = max(1, carrier.started_contexts)
 
+    def retire(self, channel: ContextChannel) -> None:
+        """The server refused `channel`'s context because it is shutting down: its socket takes
+        no new context (it closes once its running ones end)."""
+        carrier = channel.socket
+        channel.close()
+        carrier.capacity = 0
+
     async def warm(self, count: int) -> None:
         """Open sockets until `count` are open and keep that many from now on; raises if the
         server cannot be reached (they go on trying in the background)."""

@@ -149,13 +149,16 @@ class ProgressTracker:
         self._committed = end
 
     def add_started(self, words: Iterable[Word]) -> None:
-        """Words another tracker reported (a server's, for the text this side sent), in order."""
+        """Words another tracker reported (a server's, for the text this side sent), in order.
+        A word may end before this side's span of it: the other tracker reported it while it
+        was the last word of its text, which grew afterwards ("friend", then ".")."""
         for word in words:
             index = len(self._started)
-            if index >= len(self._span_starts) or (
-                self._span_starts[index],
-                self._span_ends[index],
-            ) != (word.raw_start, word.raw_end):
+            if (
+                index >= len(self._span_starts)
+                or self._span_starts[index] != word.raw_start
+                or not word.raw_start < word.raw_end <= self._span_ends[index]
+            ):
                 raise ValueError(f"word {word.text!r} is not the next word of the raw text")
             self._started.append(word)
 

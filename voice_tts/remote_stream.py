@@ -290,6 +290,8 @@ class RemoteStream:
                 full_retries -= 1
                 self._sockets.refused_one_more(channel)
                 continue
+            if isinstance(reply, ErrorMessage) and reply.code == ErrorCode.SHUTTING_DOWN:
+                self._sockets.retire(channel)  # the retry below goes to a fresh socket
             channel.close()
             if isinstance(reply, ErrorMessage):
                 return Error(reply.code, reply.message, reply.retryable)

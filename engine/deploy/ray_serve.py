@@ -39,6 +39,7 @@ from engine.server.app import create_app
 from engine.server.engine_loader import load_engine
 from engine.server.settings import ServerSettings
 from engine.server.state import ServerState
+from voice_tts.protocol import ErrorCode, ErrorMessage
 from voice_tts.tn import Lexicon
 
 log = logging.getLogger(__name__)
@@ -204,12 +205,13 @@ class DrainingSockets:
     """Closes WebSockets between turns while the replica is out of the routing.
 
     Serve stops a replica only once its open requests have ended, and a WebSocket is one request
-    for its whole life, however idle. A client's pooled sockets would hold a stopping replica
-    until `graceful_shutdown_timeout_s` and have any turn running then cut off. Instead, once
-    Serve no longer routes to this replica, each socket is closed (1012, service restart) as soon
-    as no turn runs on it: the client's next turn connects afresh and lands on a routed replica,
-    and running turns finish. If routing resumes (a restarted controller), sockets stay open
-    again.
+    for its whole life, however idle. A client's sockets would hold a stopping replica until
+    `graceful_shutdown_timeout_s` and have any turn running then cut off. Instead, once Serve no
+    longer routes to this replica, a socket takes no new turn (a `start` gets `shutting_down`,
+    retryable: the client starts it on a fresh socket, which lands on a routed replica) and is
+    closed (1012, service restart) as soon as none of its turns (its plain turn and every
+    context) runs; running turns finish. If routing resumes (a restarted controller), sockets
+    stay open and take turns again.
     """
 
     def __init__(self, app: Callable) -> None:
@@ -220,10 +222,12 @@ class DrainingSockets:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
+        # The turns running on this socket, by context id (None: the plain turn).
+        running: set[str | None] = set()
         between_turns = asyncio.Event()
         between_turns.set()
         # A socket that connects while the replica drains came from a router that had not yet
-        # heard: it keeps its first turn (closing it at once would only send it back).
+        # heard: it keeps its first turn (refusing or closing it would only send it back).
         served = asyncio.Event()
         if not self.draining.is_set():
             served.set()
@@ -234,12 +238,16 @@ class DrainingSockets:
             if closed:
                 return
             if message["type"] == "websocket.send" and message.get("text"):
-                kind = json.loads(message["text"]).get("type")
+                sent = json.loads(message["text"])
+                kind = sent.get("type")
                 if kind in ("started", "reconnected"):  # a turn begins, or a resumed one goes on
+                    running.add(sent.get("context_id"))
                     between_turns.clear()
                 elif kind == "done":
-                    between_turns.set()
+                    running.discard(sent.get("context_id"))
                     served.set()
+                    if not running:
+                        between_turns.set()
             await send(message)
 
         async def may_close() -> None:
@@ -247,18 +255,38 @@ class DrainingSockets:
             await served.wait()
             await between_turns.wait()
 
+        def refused_start(message: dict) -> str | None:
+            """A refusal of `message` if it starts a turn while the replica drains."""
+            if not (self.draining.is_set() and served.is_set() and message.get("text")):
+                return None
+            try:
+                received = json.loads(message["text"])
+            except ValueError:
+                return None  # the app answers what it cannot read
+            if not isinstance(received, dict) or received.get("type") != "start":
+                return None
+            code, detail = ErrorCode.SHUTTING_DOWN, "replica stopping: start the turn on a fresh socket"
+            return ErrorMessage(
+                code=code, message=detail, retryable=True, context_id=received.get("context_id")
+            ).model_dump_json()
+
         async def receive_or_close() -> dict:
             nonlocal pending, closed
-            if pending is None:
-                pending = asyncio.ensure_future(receive())
-            closing = asyncio.ensure_future(may_close())
-            try:
-                await asyncio.wait({pending, closing}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closing.cancel()
-            if pending.done():
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(receive())
+                closing = asyncio.ensure_future(may_close())
+                try:
+                    await asyncio.wait({pending, closing}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    closing.cancel()
+                if not pending.done():
+                    break
                 message, pending = pending.result(), None
-                return message
+                refusal = refused_start(message)
+                if refusal is None:
+                    return message
+                await send({"type": "websocket.send", "text": refusal})
             pending.cancel()
             closed = True
             await send(

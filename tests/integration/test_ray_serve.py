@@ -168,7 +168,9 @@ def turns_by_replica(fleet: Fleet) -> dict[str, int]:
 
 async def test_64_concurrent_turns_spread_over_the_replicas(fleet) -> None:
     before = turns_by_replica(fleet)
-    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S)
+    # One turn per socket: each socket is routed on its own (by default an engine's turns share
+    # one socket, and so one replica; docs/scaling.md).
+    engine = RemoteEngine(fleet.ws_url, silence_timeout=SILENCE_TIMEOUT_S, contexts_per_socket=1)
     try:
         turns = await asyncio.wait_for(
             asyncio.gather(*(speak(engine, SHORT_TEXT, seconds=1.0) for _ in range(64))), 180

@@ -131,6 +131,21 @@ def test_rejects_commits_that_do_not_continue_the_stream() -> None:
         tracker.add_commits([Commit(2, 6, " x y", 2, raw=" x y")])  # past the received text
 
 
+def test_a_far_word_reported_before_its_punctuation_arrived_is_taken() -> None:
+    # A server's tracker reported "friend" while it ended its text; "." came after it.
+    far = ProgressTracker()
+    far.add_commits([Commit(0, 9, "my friend", 0, raw="my friend")])
+    early = far.on_progress(9, 0.5)
+    assert [(w.raw_start, w.raw_end) for w in early] == [(0, 2), (3, 9)]
+    here, _ = track(["my friend", ". Yes"])
+    here.add_started(early)
+    assert [w.text for w in here.words] == ["my", "friend"]
+    with pytest.raises(ValueError):
+        here.add_started([Word("es", 0.6, 12, 14)])  # not where its next word starts
+    with pytest.raises(ValueError):
+        here.add_started([Word("Yesno", 0.6, 11, 16)])  # longer than the word sent
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     text=st.lists(
