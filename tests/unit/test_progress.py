@@ -134,6 +134,7 @@ def test_rejects_commits_that_do_not_continue_the_stream() -> None:
 def test_a_far_word_reported_before_its_punctuation_arrived_is_taken() -> None:
     # A server's tracker reported "friend" while it ended its text; "." came after it.
     far = ProgressTracker()
+    far.receive("my friend")
     far.add_commits([Commit(0, 9, "my friend", 0, raw="my friend")])
     early = far.on_progress(9, 0.5)
     assert [(w.raw_start, w.raw_end) for w in early] == [(0, 2), (3, 9)]
