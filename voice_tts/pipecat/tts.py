@@ -348,10 +348,13 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             # The session failed; the rest of the turn stays unspoken.
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
-            turn.text_chars += len(text)
+            # Pipecat hands each sentence without the space before it: joined as they come,
+            # "friend." and "The" would read (and be cut into words) as "friend.The".
+            separator = "" if self._streams_tokens or not turn.text_chars or text[:1].isspace() else " "
+            turn.text_chars += len(separator) + len(text)
             if self._tagged is not None and (tagged := self._tagged.take()):
                 text = tagged  # the session acts on the tags Pipecat never saw
-            await turn.session.feed(text)
+            await turn.session.feed(separator + text)
         yield None
 
     async def flush_audio(self, context_id: str | None = None):
