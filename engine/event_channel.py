@@ -29,18 +29,7 @@ class _Waker:
         self._ready: list[asyncio.Future] = []
 
     def wake(self, future: asyncio.Future) -> None:
-        with self._lock:
-            self._ready.append(future)
-            if len(self._ready) > 1:
-                return  # a call is already on its way
-        loop = self._loop()
-        try:
-            if loop is None:
-                raise RuntimeError("event loop is gone")
-            loop.call_soon_threadsafe(self._resolve_all)
-        except RuntimeError:  # the consumer's loop is closed: nobody is listening
-            with self._lock:
-                self._ready.clear()
+        self.wake_many([future])
 
     def wake_many(self, futures: list[asyncio.Future]) -> None:
         with self._lock:
