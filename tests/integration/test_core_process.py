@@ -384,6 +384,10 @@ def test_turns_refused_by_the_core_leave_reused_sockets_clean(server):
     assert level["errors"] == 0, level["errors_by_code"]
     assert level["capacity_refusals"] > 0
     assert level["completed"] + level["capacity_refusals"] == 96
+    # Every refusal counted by its cause, the count of slots taken out of the message.
+    assert sum(level["capacity_refusals_by_cause"].values()) == level["capacity_refusals"]
+    assert all(cause.startswith(("all N streams are busy", "no KV cache room", "no real-time headroom"))
+               for cause in level["capacity_refusals_by_cause"]), level["capacity_refusals_by_cause"]
 
 
 def test_a_voice_cloned_through_one_worker_speaks_through_the_other(base_checkpoint, tmp_path):

@@ -28,6 +28,7 @@ import collections
 import contextlib
 import os
 import random
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,9 @@ def read_texts(path: Path) -> list[str]:
 class TurnOutcome:
     timing: StreamTiming
     error: str | None = None  # the error code, when the turn failed
+    # Why a `capacity` refusal came (slots, KV room, real-time headroom): the message without
+    # its numbers, so a level's refusals count by cause.
+    refusal: str | None = None
 
 
 @dataclass
@@ -127,6 +131,8 @@ async def speak_turn(
                     if isinstance(event, AudioChunk):
                         timing.chunk(time.perf_counter(), event.start_sample, event.num_samples)
                     elif isinstance(event, Error):
+                        if outcome.error is None and event.code == ErrorCode.CAPACITY:
+                            outcome.refusal = refusal_cause(event.message)
                         outcome.error = outcome.error or event.code
                         # A refused or failed turn takes no more text; an error that did not
                         # end the turn would leave its input open, and the turn would wait for
@@ -140,6 +146,11 @@ async def speak_turn(
     finally:
         feeder.cancel()
     return outcome
+
+
+def refusal_cause(message: str) -> str:
+    """'no KV cache room for another stream beside 812' -> 'no KV cache room for another stream beside N'."""
+    return re.sub(r"\d+", "N", message)
 
 
 @dataclass
@@ -232,6 +243,7 @@ def merge_level(shares: list[LevelShare]) -> dict:
         "completed": len(served),
         **summarize(served, wall),
         "capacity_refusals": errors.pop(ErrorCode.CAPACITY, 0),
+        "capacity_refusals_by_cause": dict(collections.Counter(o.refusal for o in outcomes if o.refusal)),
         "errors": sum(errors.values()),
         "errors_by_code": dict(errors),
         "wall_seconds": round(wall, 2),
