@@ -37,6 +37,11 @@ CODEC_FRAME_SIZES = (1, 2, 4)
 # (the loop decodes at the latest once a stream holds MAX_PENDING_FRAMES).
 HISTORY = 64
 MAX_PENDING_FRAMES = HISTORY - 16
+# Rows of one decode pass (a rows bucket of the runner's); more chunks of one run are several
+# passes. The codec's activations, its graphs' pool and its convolution timing's scratch grow
+# with the rows: at --max-streams 2048 a pass of 2,048 rows did not fit beside the KV cache on an
+# 80 GB GPU, while 512 rows already keep the GPU busy. It also bounds warm-up's shapes.
+MAX_DECODE_ROWS = 512
 
 
 @dataclass(slots=True)
@@ -176,9 +181,10 @@ class Vocoder:
                 offset[index] += size
                 left[index] -= size
         for at, size in sorted(runs):
-            index = runs[(at, size)]
-            pcm = self._decode_runs(slots[index], first[index] + at, size)
-            pending.parts.append((index, pcm))
+            for lo in range(0, len(runs[(at, size)]), MAX_DECODE_ROWS):
+                index = runs[(at, size)][lo : lo + MAX_DECODE_ROWS]
+                pcm = self._decode_runs(slots[index], first[index] + at, size)
+                pending.parts.append((index, pcm))
         if self._stream is not None:
             pending.done = torch.cuda.Event()
             pending.done.record(self._stream)
@@ -279,6 +285,7 @@ class Vocoder:
         the blocks a larger one freed, while the other way round every graph needs new ones."""
         if not self.use_graphs:
             return 0
+        batches = sorted({min(batch, self._bucket(MAX_DECODE_ROWS)) for batch in batches})
         captured = 0
         began = time.perf_counter()
         with torch.inference_mode():

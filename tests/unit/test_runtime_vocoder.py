@@ -13,7 +13,8 @@ import torch
 from codec_chunks import decode_in_random_chunks
 
 from engine.model.loader import load_model
-from engine.runtime.vocoder import Vocoder
+import engine.runtime.vocoder as vocoder_module
+from engine.runtime.vocoder import CodecChunks, Vocoder
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +41,20 @@ def test_batched_chunks_equal_each_streams_whole_decode(model):
     again = decode_in_random_chunks(vocoder, [4], frames, random.Random(2))
     difference = np.frombuffer(again[4], dtype=np.int16).astype(int) - np.frombuffer(pcm[4], dtype=np.int16)
     assert np.abs(difference).max() <= 1  # one LSB: another batch composition may round differently
+
+
+@torch.inference_mode()
+def test_more_chunks_than_one_decode_pass_takes_are_decoded_in_passes(model, monkeypatch):
+    # Five streams' chunks of one run, decoded two rows a pass: three passes whose rows go back
+    # to their own chunks, each equal to the stream's whole-sequence decode.
+    monkeypatch.setattr(vocoder_module, "MAX_DECODE_ROWS", 2)
+    vocoder = Vocoder(model, slots=5, use_graphs=False, bucket=lambda n: n)
+    g = torch.Generator().manual_seed(3)
+    frames = 4
+    codes = torch.randint(0, model.config.codec.codebook_size, (5, frames, 16), generator=g)
+    vocoder.history[:5, :frames] = codes
+    pending, _ = vocoder.decode_async(CodecChunks(np.arange(5), np.zeros(5, dtype=np.int64), np.full(5, frames)))
+    assert len(pending.parts) == 3
+    for slot, samples in enumerate(pending.samples()):
+        expected = model.codec.decode(codes[slot]).numpy()
+        assert np.abs(samples / 32767.0 - expected).max() <= 1e-4, slot
