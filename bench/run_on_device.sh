@@ -29,14 +29,15 @@
 #           bench/server_sweep.py --parts ${CAPACITY_PARTS:-engine} at CAPACITY_LEVELS (default 1 256 512 768 1024
 #           1536 2048): "engine" engine_bench in-process, "server" `voice-tts serve` with `voice-tts bench` clients
 #           spread over processes (128 each), agent replies of 27-31 words (bench/agent_replies.txt) back to back
-#           at --max-frames-per-text-token 4, --max-context ${CAPACITY_MAX_CONTEXT:-320} (a turn reserves it in KV
+#           at --max-frames-per-text-token ${FRAMES_PER_TEXT_TOKEN:-1.9} (about one frame a character with the
+#           fixture's tokenizer, as 4 a token is with Qwen's: turns as long as real replies), --max-context ${CAPACITY_MAX_CONTEXT:-320} (a turn reserves it in KV
 #           blocks until its text has ended, and the clients start together: 2,048 x 512 rows would not fit the
 #           default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
 #           a restart, each with the engine's start-up phases; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
 #           `bench/server_sweep.py --merge` into h200-server-latest.json (docs/benchmarks.md gives the calls);
 #   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
 #           for TTS_BENCH_DROP_NON_STREAMING=1 (the default until the server takes that field of the vLLM-Omni
-#           dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 4), one run per rate in
+#           dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 1.9 a token), one run per rate in
 #           TTS_BENCH_RATES (default "5 10 20 40 80"), prompts bench/agent_replies.txt: h200-tts-bench.json;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
@@ -139,7 +140,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     name=capacity_$(echo ${CAPACITY_PARTS:-engine} $levels | tr ' ' _)
     env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
       --name "$name" --parts ${CAPACITY_PARTS:-engine} --levels $levels --text-file bench/agent_replies.txt \
-      --max-frames-per-text-token 4 --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
+      --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
       --engine-limit 500 --work-dir /tmp/capacity_work \
       --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
   ttsbench)
@@ -147,7 +148,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     python3 -c "import json; [print(json.dumps({'id': f'agent-{i:02d}', 'text': t.strip()})) for i, t in enumerate(open('bench/agent_replies.txt').read().split(chr(10) * 2)) if t.strip()]" > "$out/tts_bench_prompts.jsonl"
-    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-context 320 --max-frames-per-text-token 4 \
+    serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-context 320 --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" \
       --cache-dir /tmp/voice-tts-cache
     for rate in ${TTS_BENCH_RATES:-5 10 20 40 80}; do
       env PYTHONPATH=/tmp/site_tts_bench:/tmp/site_engine timeout "${TTS_BENCH_LIMIT:-100}" python3 -m tts_bench run --target vllm-omni \
