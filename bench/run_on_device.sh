@@ -35,6 +35,9 @@
 #           default memory share), "ready" the server's /ready on a first start (empty --cache-dir) and
 #           a restart, each with the engine's start-up phases; writes capacity_<parts>_<levels>.json (+ .png, logs); merge the calls' files with
 #           `bench/server_sweep.py --merge` into h200-server-latest.json (docs/benchmarks.md gives the calls);
+#   contexts  `voice-tts serve` (1.7B, --max-streams 1024) and `voice-tts bench` at CONTEXTS_LEVELS (default 512)
+#           clients in 4 processes, once per CONTEXTS_PER_SOCKET value (default "1 16"), the server's CPU
+#           measured: sockets, server CPU and TTFA p99 side by side (contexts_per_socket_512.json);
 #   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
 #           for TTS_BENCH_DROP_NON_STREAMING=1 (the default until the server takes that field of the vLLM-Omni
 #           dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 1.9 a token), one run per rate in
@@ -143,6 +146,14 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
       --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
       --engine-limit 500 --work-dir /tmp/capacity_work \
       --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
+  contexts)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    serve_ready "$out/contexts_server.log" --max-streams 1024 --max-context 320 --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" \
+      --cache-dir /tmp/voice-tts-cache
+    env $engine_env timeout "${CONTEXTS_LIMIT:-400}" python3 -m voice_tts.cli bench --url ws://127.0.0.1:8100/v1/ws --voice ryan \
+      --language english --concurrency ${CONTEXTS_LEVELS:-512} --turns 2 --text-file bench/agent_replies.txt --processes 4 \
+      --contexts-per-socket ${CONTEXTS_PER_SOCKET:-1 16} --server-pid $server --out "$out/contexts_per_socket_512.json" 2>&1 | tail -25
+    kill -TERM $server; wait $server ;;
   ttsbench)
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_tts_bench .whl_tts_bench/*.whl || exit 1
     [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
