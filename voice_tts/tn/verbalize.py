@@ -222,9 +222,13 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         m = _UNIT_SUFFIX.match(text)
         if m and m.group("unit") in _ZH_UNITS:
             reading = normalize_span(text, "zh")
-            # wetext glues leftovers of words it half-read ("两小时ours"): accept clean readings only.
-            leftover = reading.replace(m.group("unit"), "") if reading else ""
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]{2,}", leftover):
+            # wetext glues leftovers of words it half-read ("两小时ours") and leaves some units
+            # unread ('1.2g', '2mL' 两米L): accept readings without Latin letters, else CLDR's unit.
+            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
+                return reading
+            if m.end() == len(text) and (reading := units.spoken(
+                m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
+            )):
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
