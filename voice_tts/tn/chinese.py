@@ -165,11 +165,11 @@ def date(text: str) -> str | None:
     return spoken
 
 
-_ERA = re.compile(r"(?P<y>\d{1,4})\s?(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
+_ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 
 
 def era_year(text: str) -> str | None:
-    """'2934ad' -> 公元二九三四年, '300 BC' -> 公元前三零零年."""
+    """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
     m = _ERA.fullmatch(text)
     if m is None:
         return None

@@ -221,14 +221,15 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)
         if m and m.group("unit") in _ZH_UNITS:
-            reading = normalize_span(text, "zh")
-            # wetext glues leftovers of words it half-read ("两小时ours") and leaves some units
-            # unread ('1.2g', '2mL' 两米L): accept readings without Latin letters, else CLDR's unit.
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
-                return reading
+            # CLDR's unit name ('20ms' 二十毫秒, '2mL' 两毫升); wetext for the symbols CLDR lacks
+            # ('ml', 'l'), whose readings it glues to leftovers of words it half-read ("两小时ours")
+            # or leaves unread ('1.2g' 一点二g): accepted without Latin letters only.
             if m.end() == len(text) and (reading := units.spoken(
                 m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
             )):
+                return reading
+            reading = normalize_span(text, "zh")
+            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
