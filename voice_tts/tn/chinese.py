@@ -131,7 +131,7 @@ def plain(text: str) -> str | None:
     """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
     if _DECIMAL.fullmatch(text) is None:
         return None
-    sign = "负" if text.startswith("-") else ""
+    sign = {"-": "负", "+": "正"}.get(text[0], "")
     return sign + number(text.lstrip("+-"))
 
 
@@ -188,15 +188,20 @@ def mobile(text: str) -> str | None:
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
 _CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "房间", "尾号", "工号", "学号")
+# Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
+_DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"\d{3,}")
 
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one."""
-    if not _CODE.fullmatch(text) or not word_before.rstrip("是为").endswith(_CODE_WORDS):
+    one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    if not _CODE.fullmatch(text):
         return None
-    return digits(text)
+    word = word_before.rstrip("是为")
+    if word.endswith(_DIAL_WORDS):
+        return digits(text).replace("一", "幺")
+    return digits(text) if word.endswith(_CODE_WORDS) else None
 
 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
