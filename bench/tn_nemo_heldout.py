@@ -1,17 +1,18 @@
 """Rebuild the held-out half of NeMo-text-processing's text-normalization test cases for de, fr,
-es, it and pt: every case of the source's test files that is not in the development half
+es, it, pt, ru, ja, ko, zh and en: every case of the source's test files that is not in the development half
 (`shared/tn/multilingual/dev.jsonl`), in the same format, so `score.py --data` scores it.
 
 The source is a git clone of github.com/NVIDIA/NeMo-text-processing (bare or not) at commit
 1f1263579fe57ba7ed783cad3dddee710fcc5064, the commit the development half was taken from. As
-there, German files store `spoken~written` and are swapped; a line `written~spoken~spoken`
-lists several accepted readings; lines with the same input are merged
-(their readings in `spoken_all`); `normalize_with_audio` files give the input after a `~` and its
+there, German and Russian files store `spoken~written` and are swapped; a line `written~spoken~spoken`
+lists several accepted readings; lines of one file with the same input are merged
+(their readings in `spoken_all`); `normalize_with_audio` files (Russian's
+`cardinal_normalize_with_audio` too) give the input after a `~` and its
 readings on the lines below.
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_nemo_heldout.py --repo PATH --out heldout.jsonl
      PYTHONPATH=$PWD .venv/bin/python ../shared/tn/multilingual/score.py --data heldout.jsonl \
-         --lang de fr es it pt
+         --lang de fr es it pt ru ja ko zh en
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ COMMIT = "1f1263579fe57ba7ed783cad3dddee710fcc5064"
 # shared/ beside the repository, or VOICE_TTS_SHARED (as tests/conftest.py finds it)
 SHARED = Path(os.environ.get("VOICE_TTS_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 DEV = SHARED / "tn" / "multilingual" / "dev.jsonl"
-LANGS = ("de", "fr", "es", "it", "pt")
+LANGS = ("de", "fr", "es", "it", "pt", "ru", "ja", "ko", "zh", "en")
+SPOKEN_FIRST = ("de", "ru")  # languages whose files store spoken~written
 
 
 def git(repo: Path, *args: str) -> str:
@@ -35,7 +37,7 @@ def git(repo: Path, *args: str) -> str:
 
 def pairs(lang: str, cls: str, text: str) -> list[tuple[str, str]]:
     """(written, spoken) pairs of one test file."""
-    if cls == "normalize_with_audio":
+    if cls.endswith("normalize_with_audio"):
         found, written = [], None
         for line in text.splitlines():
             if line.startswith("~"):
@@ -47,13 +49,14 @@ def pairs(lang: str, cls: str, text: str) -> list[tuple[str, str]]:
     for line in text.splitlines():
         if "~" in line:  # written~spoken[~another accepted reading...]
             written, *spoken = line.split("~")
-            found += [(spoken[0], written)] if lang == "de" else [(written, s) for s in spoken]
+            found += [(spoken[0], written)] if lang in SPOKEN_FIRST else [(written, s) for s in spoken]
     return found
 
 
 def held_out(repo: Path, dev: Path) -> list[dict]:
     in_dev = {(c["lang"], c["written"]) for c in map(json.loads, dev.read_text(encoding="utf-8").splitlines())}
-    cases: dict[tuple[str, str], dict] = {}
+    # one case per file and input, as in the development half (the same input in two files is two cases)
+    cases: dict[tuple[str, str, str], dict] = {}
     for path in git(repo, "ls-tree", "-r", "--name-only", COMMIT).split():
         for lang in LANGS:
             prefix = f"tests/nemo_text_processing/{lang}/data_text_normalization/test_cases_"
@@ -63,9 +66,10 @@ def held_out(repo: Path, dev: Path) -> list[dict]:
             for written, spoken in pairs(lang, cls, git(repo, "show", f"{COMMIT}:{path}")):
                 if (lang, written) in in_dev:
                     continue
-                case = cases.setdefault((lang, written), {"lang": lang, "written": written, "spoken": spoken,
-                                                          "spoken_all": [], "class": cls})
-                case["spoken_all"].append(spoken)
+                case = cases.setdefault((lang, cls, written), {"lang": lang, "written": written, "spoken": spoken,
+                                                               "spoken_all": [], "class": cls})
+                if spoken not in case["spoken_all"]:
+                    case["spoken_all"].append(spoken)
     return list(cases.values())
 
 

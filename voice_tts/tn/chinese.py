@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from voice_tts.tn import cldr
+
 _DIGITS = "零一二三四五六七八九"
 _SMALL_UNITS = ("", "十", "百", "千")
 _BIG_UNITS = ("", "万", "亿", "万亿")
@@ -56,20 +58,29 @@ def cardinal(n: int) -> str:
 
 def number(text: str) -> str:
     whole, _, frac = text.partition(".")
-    head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal(int(whole or 0))
+    head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
     return f"{head}点{digits(frac)}" if frac else head
 
 
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.IGNORECASE)
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)",
+                    re.IGNORECASE)
 
 
 def clock_with_period(text: str) -> str | None:
-    """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分."""
+    """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
+    clock ('13:10pm' 下午一点十分)."""
     m = _AM_PM.fullmatch(text)
-    if m is None or int(m.group("h")) > 12:
+    if m is None:
         return None
-    period = "上午" if m.group("ap")[0].lower() == "a" else "下午"
-    spoken = cardinal(int(m.group("h"))) + "点"
+    h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
+    if h > 12 and pm and h < 24:
+        h -= 12
+    if h > 12:
+        return None
+    period = "下午" if pm else "上午"
+    if m.group("s"):  # '03:04:05am' 上午三点零四分五秒
+        return period + (clock_time(f"{h}:{m.group('m')}:{m.group('s')}") or "")
+    spoken = cardinal(h) + "点"
     if m.group("m") and int(m.group("m")):
         spoken += cardinal(int(m.group("m"))) + "分"
     return period + spoken
@@ -99,47 +110,70 @@ def identifier(text: str) -> str:
 
 
 def fix_wetext(source: str, spoken: str) -> str | None:
-    """Checks wetext's zh output for its class; None when the output must not be used."""
+    """Checks wetext's zh output for its class; None when the output must not be used. wetext
+    reads every long number starting with 1 as a telephone number (幺幺零…): a bare integer is an
+    amount unless it is a mobile number (`mobile`) or follows a code word.
+    A denominator is 二 (二分之一), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
     if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
         return None
-    if re.search(r"[0-9]", spoken):
+    if re.search(r"[0-9]", spoken) or (re.fullmatch(r"[1-9]\d*", source) and "幺" in spoken and not _MOBILE.fullmatch(source)):
         return None
-    return spoken.replace("月两日", "月二日")
+    return _HUNDREDS_LIANG.sub("二百", spoken.replace("月两日", "月二日").replace("两分之", "二分之"))
+
+
+_HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")
 
 
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 def plain(text: str) -> str | None:
-    """A bare integer or decimal read without wetext (used when wetext's output fails a guard)."""
+    """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
     if _DECIMAL.fullmatch(text) is None:
         return None
-    sign = "负" if text.startswith("-") else ""
+    sign = {"-": "负", "+": "正"}.get(text[0], "")
     return sign + number(text.lstrip("+-"))
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
-_DATE = re.compile(r"(?P<y>\d{4})年(?:(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})(?P<day>[日号]))?)?")
+_DATE = re.compile(r"(?P<y>\d{4})年(?:(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})(?P<day>[日号]))?)?"
+                   r"|(?P<y2>\d{4})·(?P<m2>\d{1,2})·(?P<d2>\d{1,2})"  # 2019·2·10
+                   r"|(?P<m3>\d{1,2})月(?:(?P<d3>\d{1,2})(?P<day3>[日号]))?|(?P<d4>\d{1,2})(?P<day4>[日号])")
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
 
 
 def date(text: str) -> str | None:
-    """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers)."""
+    """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers, a
+    leading zero unread: '08月' 八月), '2019·2·10' -> 二零一九年二月十日."""
     m = _DATE.fullmatch(text)
     if m is None:
         return None
-    spoken = digits(m.group("y")) + "年"
-    if m.group("m"):
-        if not 1 <= int(m.group("m")) <= 12:
+    year = m.group("y") or m.group("y2")
+    month = m.group("m") or m.group("m2") or m.group("m3")
+    day = m.group("d") or m.group("d2") or m.group("d3") or m.group("d4")
+    spoken = digits(year) + "年" if year else ""
+    if month:
+        if not 1 <= int(month) <= 12:
             return None
-        spoken += cardinal(int(m.group("m"))) + "月"
-        if m.group("d"):
-            if not 1 <= int(m.group("d")) <= 31:
-                return None
-            spoken += cardinal(int(m.group("d"))) + m.group("day")
+        spoken += cardinal(int(month)) + "月"
+    if day:
+        if not 1 <= int(day) <= 31:
+            return None
+        spoken += cardinal(int(day)) + (m.group("day") or m.group("day3") or m.group("day4") or "日")
     return spoken
+
+
+_ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
+
+
+def era_year(text: str) -> str | None:
+    """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
+    m = _ERA.fullmatch(text)
+    if m is None:
+        return None
+    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年"
 
 
 def percent(text: str) -> str | None:
@@ -154,15 +188,20 @@ def mobile(text: str) -> str | None:
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
 _CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "房间", "尾号", "工号", "学号")
+# Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
+_DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"\d{3,}")
 
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one."""
-    if not _CODE.fullmatch(text) or not word_before.rstrip("是为").endswith(_CODE_WORDS):
+    one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    if not _CODE.fullmatch(text):
         return None
-    return digits(text)
+    word = word_before.rstrip("是为")
+    if word.endswith(_DIAL_WORDS):
+        return digits(text).replace("一", "幺")
+    return digits(text) if word.endswith(_CODE_WORDS) else None
 
 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
@@ -171,17 +210,21 @@ MEASURE_WORDS = frozenset(
     if line.strip() and not line.startswith("#")
 )
 _MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
-_CURRENCY_WORDS = {"￥": "元", "¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
-_COUNT = re.compile(rf"(?P<cur>[￥¥$€£])?(?P<num>\d+(?:\.\d+)?)(?P<suffix>(?:{_MEASURE})?)")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
+# In China ¥ is the yuan, spoken 元 (CLDR's zh names ¥ the yen and CNY 人民币); every other symbol
+# by CLDR's name ('₩100' 一百韩元).
+_YUAN = frozenset("￥¥")
+_COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
+                    rf"(?P<suffix>(?:{_MEASURE})?)")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE})?)")
 
 
 def cardinal_liang(n: int) -> str:
-    """wetext's reading of a quantity: a leading 2 before 百/千/万/亿 is 两 (两千零二十六, 两万二千)."""
+    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
+    (二百一十), as in an ordinal."""
     spoken = cardinal(n)
-    if spoken.startswith("二") and spoken[1:2] in ("百", "千", "万", "亿"):
+    if spoken.startswith("二") and spoken[1:2] in ("千", "万", "亿"):
         spoken = "两" + spoken[1:]
     return spoken
 
@@ -196,26 +239,36 @@ def _quantity(text: str, suffix: str) -> str:
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
-    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元;
-    after 第 (`ordinal`) a number is no count: 第2名 第二名."""
+    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
+    '$1.5万' -> 一点五万美元; after 第 (`ordinal`) a number is no count: 第2名 第二名."""
     m = _COUNT.fullmatch(text)
     if m is None or (m.group("cur") and m.group("suffix")) or not (m.group("cur") or m.group("suffix")):
         return None
-    spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix"))
-    return spoken + (_CURRENCY_WORDS[m.group("cur")] if m.group("cur") else m.group("suffix"))
+    if m.group("scale") and not m.group("cur"):
+        return None
+    spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix")) + m.group("scale")
+    if not m.group("cur"):
+        return spoken + m.group("suffix")
+    if m.group("cur") in _YUAN:
+        return spoken + "元"
+    code = cldr.currency_code("zh", m.group("cur"))
+    return spoken + cldr.currency_name("zh", code, 2) if code else None
 
 
 def clock_time(text: str) -> str | None:
-    """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点."""
+    """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
+    seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
     m = _TIME.fullmatch(text)
     if m is None:
         return None
-    h, minutes = int(m.group("h")), int(m.group("m"))
-    if h > 24 or minutes > 59:
+    h, minutes, seconds = int(m.group("h")), int(m.group("m")), m.group("s")
+    if h > 24 or minutes > 59 or (seconds and int(seconds) > 59):
         return None
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
-    if minutes:
-        spoken += ("零" + _DIGITS[minutes] if minutes < 10 else cardinal(minutes)) + "分"
+    if minutes or seconds:
+        spoken += ("零" + _DIGITS[minutes] if 0 < minutes < 10 else cardinal(minutes)) + "分"
+    if seconds:
+        spoken += cardinal(int(seconds)) + "秒"
     return spoken
 
 

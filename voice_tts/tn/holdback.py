@@ -135,6 +135,7 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
 
 _SCHEME_SECOND = frozenset("tTwW")
 _HAS_DIGIT = re.compile("[0-9０-９]")
+_YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -321,7 +322,11 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
 
 
 def _zh_chain(cur: Cursor, end: int) -> int:
-    """A zh number takes up to 3 suffix characters; a number right after them extends the span."""
+    """A zh number takes up to 3 suffix characters; a number right after them extends the span, and
+    so do a year's month and day after middle dots ('2019·2·10')."""
+    if _YEAR.fullmatch(cur.text, max(0, end - 5), end):
+        while cur.at(end) == "·" and is_digit(cur.at(end + 1)):
+            end = lexer.chunk(cur, end + 1)
     while True:
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):

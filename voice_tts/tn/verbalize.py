@@ -203,12 +203,13 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
     if ordinal and (reading := chinese.count(text, ordinal=True)):
         return reading
-    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.percent, chinese.mobile,
-                 chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range):
+    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
+                 chinese.mobile, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
+                 chinese.plain):
         reading = rule(text)
         if reading:
             return reading
-    if text[0] == "-" and "%" in text:
+    if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
         rate = _RATE.fullmatch(text)
@@ -220,17 +221,20 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)
         if m and m.group("unit") in _ZH_UNITS:
+            # CLDR's unit name ('20ms' 二十毫秒, '2mL' 两毫升); wetext for the symbols CLDR lacks
+            # ('ml', 'l'), whose readings it glues to leftovers of words it half-read ("两小时ours")
+            # or leaves unread ('1.2g' 一点二g): accepted without Latin letters only.
+            if m.end() == len(text) and (reading := units.spoken(
+                m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
+            )):
+                return reading
             reading = normalize_span(text, "zh")
-            # wetext glues leftovers of words it half-read ("两小时ours"): accept clean readings only.
-            leftover = reading.replace(m.group("unit"), "") if reading else ""
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]{2,}", leftover):
+            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
     if reading is not None:
         reading = chinese.fix_wetext(text, reading)
-    if reading is None:
-        reading = chinese.plain(text)
     if reading is None:
         reading = re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
     return reading

@@ -43,7 +43,7 @@ def normalize_span(text: str, lang: str) -> str | None:
 def warm_up() -> None:
     """Load the FSTs, the word list and the other readers' data (Russian morphology, CLDR units,
     libphonenumber's metadata), and run one call per language, so the first real span pays nothing."""
-    from voice_tts.tn import units
+    from voice_tts.tn import chinese, units
     from voice_tts.tn.english import known_words
     from voice_tts.tn.locales import myriad, ru_morph
 
@@ -53,3 +53,4 @@ def warm_up() -> None:
     ru_morph.noun("место")
     units.unit_id("km")
     myriad.phone_groups("0312345678", "", "JP")
+    chinese.count("$1")  # CLDR's currency symbols in Chinese

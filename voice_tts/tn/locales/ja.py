@@ -9,6 +9,7 @@ clock times (十時三十分), dates with slashes (二千二十四年一月三�
 
 from __future__ import annotations
 
+from voice_tts.tn.chars import is_digit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -57,8 +58,29 @@ ADDRESS_SYMBOLS = {".": "ドット", "/": "スラッシュ", "@": "アットマ�
                    "%": "パーセント", "~": "チルダ", "+": "プラス"}
 
 
+# The eras a year is abbreviated by ('R.4' 令和四年), with their last year.
+_ERAS = {"M": ("明治", 45), "T": ("大正", 15), "S": ("昭和", 64), "H": ("平成", 31), "R": ("令和", 99)}
+
+
+def _era_year(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    """'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年; not 'H.264' nor a letter inside a word."""
+    era = _ERAS.get(cur.at(pos))
+    prev = myriad.prev_char(cur, pos, ctx)
+    if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
+        return None
+    end = pos + 2
+    while is_digit(cur.at(end)):
+        end += 1
+    year, after = int(cur.text[pos + 2:end]), cur.at(end)
+    if end - pos > 4 or not 1 <= year <= era[1] or (after.isascii() and after.isalnum()):
+        return None
+    return locale_span(end + (after == "年"), era[0] + ("元" if year == 1 else NUMERALS.cardinal(year)) + "年", "ja")
+
+
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     c = cur.at(pos)
+    if c in _ERAS and (span := _era_year(cur, pos, ctx)):
+        return span
     if c in myriad.TILDES:
         return locale_span(pos + 1, "から", "ja") if myriad.tilde_range(cur, pos) else None
     if c in ("(", "（"):

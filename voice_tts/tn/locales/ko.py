@@ -35,7 +35,7 @@ _NATIVE_ONES = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "�
 _NATIVE_TENS = ("", "열", "스물", "서른", "마흔", "쉰", "예순", "일흔", "여든", "아흔")
 # Counters that take native numbers; a two-syllable one is known by its first syllable.
 _COUNTERS = frozenset(("개", "명", "살", "잔", "병", "권", "장", "벌", "채", "곳", "달", "통", "마리", "그루", "송이",
-                       "켤레", "가지", "사람", "시간"))
+                       "켤레", "가지", "사람", "시간", "자리"))
 _COUNTER_STARTS = frozenset(c[0] for c in _COUNTERS)
 _LAST_NATIVE_ORDINAL = 39
 _MONTHS = {6: "유", 10: "시"}
@@ -328,7 +328,8 @@ def _address_part(text: str) -> str:
     words = []
     for piece in _ADDRESS_PIECE.findall(text):
         if piece.isdecimal():
-            words.append(NUMERALS.cardinal(int(piece)) if len(piece) <= 2 else NUMERALS.digit_string(piece))
+            short = len(piece) <= 2 and not piece.startswith("0")  # 'user01' 영일
+            words.append(NUMERALS.cardinal(int(piece)) if short else NUMERALS.digit_string(piece))
         elif piece.isalnum():
             words.append(piece)
         elif piece in ADDRESS_SYMBOLS:

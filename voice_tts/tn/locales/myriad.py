@@ -317,7 +317,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return e, "decimal", tuple(groups), (False, False)
     if seps == ["-"] and _is_range(*groups):
         return e, "range", tuple(groups), (False, False)
-    if seps == ["-", "-"] and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
+    if seps in (["-", "-"], [".", "."]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         return e, "date", tuple(groups), (False, False)
     return e, "groups", tuple(groups), (False, False)
 

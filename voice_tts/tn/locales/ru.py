@@ -119,7 +119,7 @@ WORDS = SpanWords(
     not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
 )
 SYMBOLS = {"&": "и", "+": "плюс", "=": "равно", "×": "умножить на", "÷": "разделить на", "%": "процент",
-           "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градусов", "№": "номер",
+           "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градус", "№": "номер",
            "@": "собака", "#": "номер"}
 ADDRESS_SYMBOLS = {".": "точка", "/": "слэш", "@": "собака", ":": "двоеточие", "-": "тире",
                    "_": "нижнее подчеркивание", "&": "амперсанд", "?": "вопросительный знак", "=": "равно",
@@ -181,8 +181,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
     elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
         span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
-    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := date_parts(m)):
-        span.info = _date(*parts, _day_case(preposition), False)
+    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
+        span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
     elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
         span.info = _quantity(_plain(raw), "genitive") or span.info
     elif _COUNT.fullmatch(raw):
@@ -503,11 +503,24 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool) -> str:
+def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool, year_digits: int = 4) -> str:
+    """`year_digits` 2: a year written '86' or '06' is read so ('восемьдесят шестого', 'ноль шестого')."""
     reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
     if year is not None:
-        reading += f" {ordinal(year, 'm', 'genitive')}"
+        reading += f" {'ноль ' if year_digits == 2 and year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
     return reading + (" года" if year_word else "")
+
+
+def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
+    """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
+    '1.12.05', a version; with hyphens 'xx-xx-xx' is a city's telephone number)."""
+    parts = date_parts(m)
+    if parts:
+        return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
+    day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
+    if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12:
+        return day, month, int(year), 2
+    return None
 
 
 def _special(text: str, day_case: str = "genitive") -> str | None:
@@ -521,9 +534,9 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
         return _date(int(m.group("d")), month, year, day_case, bool(m.group("g")))
     m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
     if m:
-        parts = date_parts(DATE.fullmatch(m.group("date")))
+        parts = _date_parts(DATE.fullmatch(m.group("date")))
         if parts:
-            return _date(*parts, "nominative", bool(m.group("g")))
+            return _date(*parts[:3], "nominative", bool(m.group("g")), parts[3])
     m = _FRACTION.fullmatch(text)
     if m and 0 < int(m.group("n")) < int(m.group("d")) and (not m.group("unit") or m.group("unit") in UNITS):
         return _fraction(m)
