@@ -370,7 +370,7 @@ class Connection:
             )
         try:
             request = start.stream_request(stream_priority(self._established))
-            return Turn(state, request, self._sender, start.traceparent, context_id)
+            return Turn(state, request, self._sender, start.traceparent, context_id, start.cache)
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
