@@ -19,10 +19,11 @@ server's list of voices changes, in every API worker). The cache is bounded in b
 least recently used first; each API worker holds its own.
 
 A streamed turn's text is known only at its end, so its engine stream (`PhraseStream`) is
-opened lazily: while the spoken text so far begins some phrase of the turn's voicing, it is
-held; the first text that begins none opens the engine stream with everything held, and an end
-of input on a whole phrase serves it from memory, the engine never touched. A voicing with no
-phrase opens the engine at once, as without the cache.
+opened lazily: while the spoken text so far begins some phrase of the turn's voicing (and is
+shorter than `MAX_HELD_CHARS`, and more text came within `MAX_HOLD_S`), it is held; the first
+text that begins none opens the engine
+stream with everything held, and an end of input on a whole phrase serves it from memory, the
+engine never touched. A voicing with no phrase opens the engine at once, as without the cache.
 """
 
 from __future__ import annotations
@@ -37,10 +38,19 @@ from dataclasses import dataclass
 
 from voice_tts.protocol import AudioChunk, Done, EngineStream, Error, ErrorCode, Event
 from voice_tts.request import PRIORITY_NORMAL, StreamRequest
+from voice_tts.turn_text import SPOKEN_AHEAD_CHARS
 
 # What one kept event costs beside its audio (the Python objects around it), so that a phrase
 # of many small events is not counted as free.
 EVENT_OVERHEAD_BYTES = 200
+# A streamed turn's text is normalized only so far ahead of its engine's progress: a held text
+# this long opens the engine stream, whose progress lets the rest be normalized (held longer,
+# the turn would wait for progress that never comes). Longer phrases are served to a turn whose
+# whole text comes at once (the speech endpoint's).
+MAX_HELD_CHARS = SPOKEN_AHEAD_CHARS
+# Held text that no more text follows for this long opens the engine stream: an LLM that pauses
+# mid-reply (a tool call) keeps no listener waiting for a reply that began as a phrase does.
+MAX_HOLD_S = 0.3
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,7 @@ class PhraseStream:
         self._held: list[Callable[[EngineStream], None]] = []
         self._stream: EngineStream | None = None
         self._chosen = asyncio.Event()  # the stream is open (or given), or the turn cancelled
+        self._hold_timer: asyncio.TimerHandle | None = None
         self._cancelled = False
         self._events: list[Event] | None = []  # noted for the cache (None: not to be kept)
         self._size = 0
@@ -174,8 +185,11 @@ class PhraseStream:
     def push_text(self, text: str) -> None:
         self._spoken += text
         self._tell(lambda stream: stream.push_text(text))
-        if self._stream is None and not self._cancelled and not self._cache.begins_some(self._voicing, self._spoken):
-            self._open()
+        if self._stream is None and not self._cancelled:
+            if len(self._spoken) >= MAX_HELD_CHARS or not self._cache.begins_some(self._voicing, self._spoken):
+                self._open()
+            else:
+                self._hold(MAX_HOLD_S)
 
     def mark_word_end(self, space_follows: bool = False) -> None:
         def mark(stream: EngineStream) -> None:
@@ -191,6 +205,7 @@ class PhraseStream:
             if given is None:
                 self._open()
                 return
+            self._hold(None)
             self._held.clear()
             self._events = None  # kept already
             self._stream = given
@@ -198,11 +213,25 @@ class PhraseStream:
             self._chosen.set()
 
     def cancel(self) -> None:
+        self._hold(None)
         self._events = None
         self._cancelled = True
         if self._stream is not None:
             self._stream.cancel()
         self._chosen.set()
+
+    def _hold(self, seconds: float | None) -> None:
+        """Opens the engine stream `seconds` from now unless more text comes (None: never)."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        if seconds is not None:
+            self._hold_timer = asyncio.get_running_loop().call_later(seconds, self._open_if_held)
+
+    def _open_if_held(self) -> None:
+        self._hold_timer = None
+        if self._stream is None and not self._cancelled:
+            self._open()
 
     def _tell(self, action: Callable[[EngineStream], None]) -> None:
         if self._stream is not None:
@@ -211,6 +240,7 @@ class PhraseStream:
             self._held.append(action)
 
     def _open(self) -> None:
+        self._hold(None)
         try:
             self._stream = self._open_engine()
         except Exception as exc:  # the engine refused it: the turn's failure, its events say so

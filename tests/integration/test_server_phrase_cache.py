@@ -287,6 +287,33 @@ async def test_a_held_turn_cancelled_never_reaches_the_engine(served):
     assert engine.opened == opened and usage_records(log)[-1]["outcome"] == "cancelled"
 
 
+async def test_a_long_phrase_or_a_pause_goes_to_the_engine_without_waiting(served):
+    """A socket's text is normalized only so far ahead of its engine: a phrase longer than that
+    is spoken by the engine again, not held for good; text that begins as a phrase and then
+    pauses (no `stop`) is spoken without waiting for the rest."""
+    server, engine, _ = served
+    long = " ".join(f"Item {n} of the terms and conditions applies to every caller." for n in range(30))
+    async with ws_connect(server.ws_url) as ws:
+        first = await speak(ws, [long])
+        opened = engine.opened
+        again = await speak(ws, [long])
+        assert engine.opened == opened + 1 and "cached" not in again.done["usage"]
+        assert bytes(again.audio) == bytes(first.audio)
+        await ws.send(json.dumps({"type": "start"}))
+        await ws.send(json.dumps({"type": "text", "text": GREETING[:25]}))
+        async with asyncio.timeout(TURN_TIMEOUT_S):
+            while not isinstance(await ws.recv(), bytes):
+                pass  # its `started`, then audio, before any stop
+        await ws.send(json.dumps({"type": "stop"}))
+        rest = TurnResult()
+        async with asyncio.timeout(TURN_TIMEOUT_S):
+            while not rest.of_type("done"):
+                frame = await ws.recv()
+                if isinstance(frame, str):
+                    rest.messages.append(json.loads(frame))
+    assert "cached" not in rest.done["usage"] and rest.done["heard_text"] == GREETING[:24]
+
+
 async def test_socket_phrases_are_bounded_in_bytes_least_recently_used_first_out():
     """A cache that holds two of three phrases: the least recently used goes."""
     engine = CountingEngine()

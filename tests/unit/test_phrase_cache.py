@@ -5,10 +5,12 @@ Streams are the embedded voice's."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from engine import Engine
-from engine.server.phrase_cache import EVENT_OVERHEAD_BYTES, PhraseCache, PhraseKey, voicing
+from engine.server.phrase_cache import EVENT_OVERHEAD_BYTES, MAX_HELD_CHARS, PhraseCache, PhraseKey, voicing
 from voice_tts.protocol import AudioChunk, Done, Error
 from voice_tts.request import StreamRequest
 
@@ -19,9 +21,11 @@ class CountingEngine:
     def __init__(self) -> None:
         self.engine = Engine.embedded()
         self.opened = 0
+        self.opening = asyncio.Event()  # set by each stream opened
 
     def open_stream(self, request: StreamRequest):
         self.opened += 1
+        self.opening.set()
         return self.engine.open_stream(request)
 
 
@@ -91,6 +95,28 @@ async def test_text_that_begins_no_phrase_opens_the_engine_with_everything_held(
     # A voicing without phrases opens the engine at once, as without a cache.
     cached_stream(cache, engine, StreamRequest(voice="female"))
     assert engine.opened == opened + 3
+
+
+async def test_held_text_that_waits_or_grows_long_opens_the_engine(engine):
+    cache, request = PhraseCache(10**7), StreamRequest()
+    await finish(cached_stream(cache, engine, request), "Hello there.")
+    # No more text for a while (an LLM calling a tool mid-reply): the engine speaks what came.
+    engine.opening.clear()
+    stream = cached_stream(cache, engine, request)
+    stream.push_text("Hello")
+    await asyncio.wait_for(engine.opening.wait(), 10)
+    events = await finish(stream)
+    assert any(isinstance(e, AudioChunk) and e.pcm for e in events) and not events[-1].cancelled
+    # A phrase longer than a turn's text is normalized ahead of its engine is never held whole.
+    long = "One more sentence for a long phrase. " * (MAX_HELD_CHARS // 30)
+    await finish(cached_stream(cache, engine, request), long)
+    opened = engine.opened
+    stream = cached_stream(cache, engine, request)
+    stream.push_text(long[: MAX_HELD_CHARS - 1])
+    assert engine.opened == opened
+    stream.push_text(long[MAX_HELD_CHARS - 1 :])
+    assert engine.opened == opened + 1
+    stream.cancel()
 
 
 async def test_a_held_stream_cancelled_or_refused_ends_as_an_engine_stream_would(engine):
