@@ -238,6 +238,35 @@ async def test_a_text_that_only_begins_as_a_phrase_goes_to_the_engine(served):
     assert cut.done["heard_text"] == "Thanks for calling Acme."
 
 
+async def test_remote_engine_turns_hit_the_cache(served):
+    """`RemoteEngine` (under the Pipecat and LiveKit adapters) runs each turn as a context of its
+    socket: a phrase it spoke before comes from memory, with the same audio and words."""
+    from voice_tts.client import RemoteEngine
+    from voice_tts.protocol import AudioChunk, Words
+
+    server, engine, _ = served
+    text = "Hi, you have reached the after-hours line of Northside Dental."
+    remote = RemoteEngine(server.ws_url)
+
+    async def turn() -> tuple[bytes, list]:
+        stream = remote.open_stream(normalize=True)
+        for piece in (text[:15], text[15:40], text[40:]):
+            stream.push_text(piece)
+        stream.end_input()
+        events = [event async for event in stream.events()]
+        audio = b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
+        return audio, [w for e in events if isinstance(e, Words) for w in e.words]
+
+    try:
+        first = await turn()
+        opened = engine.opened
+        again = await turn()
+    finally:
+        await remote.aclose()
+    assert engine.opened == opened and len(first[0]) > 0 and first[1]
+    assert again == first
+
+
 async def read_context(ws, context_id: str) -> TurnResult:
     """Everything the context sends up to its `done` (framed audio)."""
     result = TurnResult()
