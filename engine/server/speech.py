@@ -56,7 +56,6 @@ from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import EngineStream, Error, ErrorCode
-from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, Output, StreamOutput
 
 log = logging.getLogger(__name__)
