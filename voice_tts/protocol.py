@@ -275,6 +275,8 @@ class StartMessage(ContextMessage):
     markup: Literal["expr", "cartesia"] | None = None
     # The client's W3C trace context: the server's span of this turn joins the client's trace.
     traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
+    # May be served from the server's phrase cache (`--phrase-cache-mb`); false: the engine speaks.
+    cache: bool = True
 
     _first_chunk = field_validator("first_chunk_frames")(checked_first_chunk_frames)
 
@@ -449,9 +451,20 @@ class ProgressMessage(ContextMessage):
 
 
 class UsageInfo(WireModel):
+    """A turn's usage. `cached`: served from the server's phrase cache; written only then, so
+    that other turns' `done` is as it was before the cache existed."""
+
     characters_received: int = 0
     characters_spoken: int = 0
     audio_seconds: float = 0.0
+    cached: bool = False
+
+    @model_serializer(mode="wrap")
+    def _cached_when_true(self, handler):
+        fields = handler(self)
+        if not fields.get("cached"):
+            fields.pop("cached", None)
+        return fields
 
 
 class DoneMessage(ContextMessage):

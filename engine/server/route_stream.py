@@ -9,9 +9,10 @@ stream here.
 
 from __future__ import annotations
 
+from engine.server.phrase_cache import opening_error, voicing
 from engine.server.state import ServerState
 from engine.server.usage import StreamUsage
-from voice_tts.protocol import EngineStream, ErrorCode, Usage
+from voice_tts.protocol import EngineStream, Usage
 from voice_tts.request import StreamRequest
 from voice_tts.stream_output import StreamOutput
 from voice_tts.turn_text import TurnText
@@ -21,31 +22,37 @@ def open_output_stream(
     state: ServerState,
     request: StreamRequest,
     usage: StreamUsage | None = None,
-    replay: EngineStream | None = None,
+    cache: bool = False,
 ) -> tuple[EngineStream, StreamOutput]:
     """A route's stream for `request`: its output pipeline first (a bad setting is refused
     before an engine stream exists), with the server's lexicon after the request's own, then
-    the engine stream, or `replay` (a cached phrase's, engine/server/phrase_cache.py: the
-    usage is marked `cached`). `usage` is told each piece of audio that goes out; a stream
-    that cannot open (the exception propagates: a ValueError is the request's fault) finishes
-    it as an error that received, heard and made nothing."""
+    the engine stream. `cache`: the phrase cache may answer it (engine/server/phrase_cache.py:
+    the engine stream is then opened once the text is no cached phrase's, and a turn served
+    from memory has its usage marked `cached`). `usage` is told each piece of audio that goes
+    out; a stream that cannot open (the exception propagates: a ValueError is the request's
+    fault) finishes it as an error that received, heard and made nothing."""
     try:
         output = StreamOutput(
             request,
             default_lexicon=state.lexicon if request.normalize else None,
             meter=usage.audio_sent if usage is not None else None,
         )
-        if replay is not None:
-            if usage is not None:
-                usage.cached = True
-            return replay, output
-        return output.open_stream(state.engine), output
+        # Markup's rate changes act on the pipeline beside the engine's events, which is all
+        # a phrase keeps: a turn with markup always goes to the engine.
+        if not cache or state.phrases is None or usage is None or request.markup is not None:
+            return output.open_stream(state.engine), output
+        made_at = next((v.created_at for v in state.description.voices if v.name == request.voice), None)
+
+        def served_from_memory() -> None:
+            usage.cached = True
+
+        stream = state.phrases.stream(
+            voicing(request, made_at), lambda: output.open_stream(state.engine), served_from_memory
+        )
+        return stream, output
     except Exception as exc:
         if usage is not None:
-            code = getattr(exc, "code", None) or (
-                ErrorCode.INVALID_MESSAGE if isinstance(exc, ValueError) else ErrorCode.ENGINE_ERROR
-            )
-            usage.error(code, str(exc))
+            usage.error(opening_error(exc).code, str(exc))
             usage.finish("error", Usage())
         raise
 

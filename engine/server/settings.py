@@ -84,8 +84,8 @@ class ServerSettings(BaseModel):
     phrase_cache_mb: float = _setting(
         0.0,
         "server",
-        "MB of finished phrases each API worker keeps: a speech request whose whole text and settings "
-        "equal a recent one's is served from memory, without the engine (0: off)",
+        "MB of finished phrases each API worker keeps: a speech request or /v1/ws turn whose whole text "
+        "and settings equal a recent one's is served from memory, without the engine (0: off)",
         ge=0,
     )
     cache_dir: str | None = _setting(

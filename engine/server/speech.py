@@ -26,10 +26,10 @@ Rules where the OpenAI API and this server differ (docs/protocol.md repeats them
   base64 audio as it is produced, then `speech.audio.done` with `usage` (always streamed).
   The deltas decoded and joined are exactly the `audio` stream's body (for `wav`, the first
   delta starts with the streamed WAV header).
-- With `--phrase-cache-mb`, a request whose input and settings equal a recent one that finished
-  is answered from memory (engine/server/phrase_cache.py), byte for byte the same, its usage
-  marked `cached` (in `speech.audio.done` and the usage log); `cache: false` (not in OpenAI's
-  API) asks for the engine.
+- With `--phrase-cache-mb`, a request whose input and settings equal a recent turn's that finished
+  (this endpoint's or `/v1/ws`'s) is answered from memory (engine/server/phrase_cache.py), byte
+  for byte the same, its usage marked `cached` (in `speech.audio.done` and the usage log);
+  `cache: false` (not in OpenAI's API) asks for the engine.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from engine.server.encoders import FORMATS, StreamEncoder
-from engine.server.phrase_cache import PhraseKey, phrase_key
 from engine.server.settings import ServerSettings
 from engine.server.speech_settings import SAMPLE_RATE, SpeechRefused, SpeechSettings, check_speed, resolve, stream_request
 from engine.server.state import ServerState
@@ -57,7 +56,6 @@ from engine.server.route_stream import open_output_stream, speak_all
 from engine.server.usage import StreamUsage
 from voice_tts.audio import wav_bytes
 from voice_tts.protocol import EngineStream, Error, ErrorCode
-from voice_tts.request import StreamRequest
 from voice_tts.stream_output import AudioOut, Finished, Output, StreamOutput
 
 log = logging.getLogger(__name__)
@@ -246,11 +244,8 @@ class SpeechEndpoint:
         usage = state.stream_usage(
             "http", uuid.uuid4().hex, choice.voice, traceparent=request.headers.get("traceparent")
         )
-        phrase = self._phrase_key(speech, stream_settings)
         try:
-            stream, output = open_output_stream(
-                state, stream_settings, usage, replay=None if phrase is None else state.phrases.replay(phrase)
-            )
+            stream, output = open_output_stream(state, stream_settings, usage, cache=speech.cache)
         except ValueError as exc:
             state.slots.release()
             return openai_error(400, str(exc), getattr(exc, "code", ErrorCode.INVALID_MESSAGE))
@@ -258,19 +253,9 @@ class SpeechEndpoint:
             state.slots.release()
             log.exception("could not open a stream")
             return openai_error(500, f"could not open a stream: {exc}", ErrorCode.ENGINE_ERROR)
-        if phrase is not None and not usage.cached:
-            stream = state.phrases.recording(phrase, stream)
         usage.text_arrived()
         speak_all(stream, output.text, speech.input)
         return await self._respond(speech, stream, output, usage)
-
-    def _phrase_key(self, speech: SpeechRequest, request: StreamRequest) -> PhraseKey | None:
-        """The request's key in the phrase cache (None: no cache, or the request opts out)."""
-        state = self._state
-        if state.phrases is None or not speech.cache:
-            return None
-        made_at = next((v.created_at for v in state.description.voices if v.name == request.voice), None)
-        return phrase_key(speech.input, request, made_at)
 
     def _check(self, speech: SpeechRequest) -> Response | None:
         if speech.response_format not in MEDIA_TYPES and speech.response_format not in FORMATS:

@@ -53,7 +53,8 @@ Output = tuple[bytes | BaseModel, int]
 class Turn:
     """Owns one capacity slot from construction until `run()` returns. `request` carries the
     stream's priority (engine/server/stream_priority.py says which a turn gets); `traceparent`, the
-    client's trace context."""
+    client's trace context; `cache`: the phrase cache may answer it (its engine stream is then
+    opened once its text is no cached phrase's: engine/server/phrase_cache.py)."""
 
     def __init__(
         self,
@@ -62,6 +63,7 @@ class Turn:
         sender: Sender,
         traceparent: str | None = None,
         context_id: str | None = None,
+        cache: bool = False,
     ) -> None:
         self.stream_id = uuid.uuid4().hex
         # The context it is on its socket (None: the socket's plain turn); every message and
@@ -70,7 +72,7 @@ class Turn:
         self._state = state
         self.request = request
         self.usage = state.stream_usage("ws", self.stream_id, request.voice, traceparent)
-        self._stream, self.output = open_output_stream(state, request, self.usage)
+        self._stream, self.output = open_output_stream(state, request, self.usage, cache)
         self.text = self.output.text
         self.resume_token = state.resumes.add(self) if request.resumable else None
         self.task: asyncio.Task | None = None
@@ -424,6 +426,7 @@ class Turn:
                     characters_received=usage.characters_received,
                     characters_spoken=usage.characters_spoken,
                     audio_seconds=usage.audio_seconds,
+                    cached=self.usage.cached,
                 ),
                 reason=self._end_reason,
             )

@@ -370,7 +370,7 @@ class Connection:
             )
         try:
             request = start.stream_request(stream_priority(self._established))
-            return Turn(state, request, self._sender, start.traceparent, context_id)
+            return Turn(state, request, self._sender, start.traceparent, context_id, start.cache)
         except ValueError as exc:
             # Engines refuse bad options (an unsupported language, ...) with a coded ValueError.
             state.slots.release()
@@ -398,11 +398,25 @@ class Connection:
             raise RejectedMessage(
                 ErrorCode.TURN_ACTIVE, "a turn is running on this socket: reconnect on a new one"
             )
+        turn = await self._resume(message, None)
+        if turn is not None:
+            self._adopt(turn)
+
+    async def _resume(self, message: ReconnectMessage, context_id: str | None) -> Turn | None:
+        """The turn `message` reconnects, now sending to this socket (as the context
+        `context_id`, or as its plain turn), or None where another API worker holds it and this
+        socket became the relay to it (a plain turn's reconnect only: a relayed socket carries
+        nothing of its own); else the refusal that says why not."""
         resumes = self._state.resumes
         try:
             turn = resumes.take(message.resume_token)
+            if turn.sends_to(self._sender):
+                code = ErrorCode.TURN_ACTIVE if context_id is None else ErrorCode.CONTEXT_ACTIVE
+                raise ResumeRefused(code, "this turn runs on this socket already")
+            if context_id is not None:
+                self._sender.framed = True
             try:
-                await turn.attach(self._sender, message.received_samples)
+                await turn.attach(self._sender, message.received_samples, context_id)
             except ResumeRefused:
                 resumes.discard(message.resume_token)
                 turn.expire()
@@ -411,19 +425,18 @@ class Connection:
             lost = refused.code == ErrorCode.RESUME_LOST
             relay = self._state.resume_relay
             if lost and relay is not None and (worker := relay.worker_of(message.resume_token)) is not None:
-                if self._contexts or self._busy():
-                    # A relayed socket carries nothing of its own.
+                if context_id is not None or self._contexts or self._busy():
                     raise RejectedMessage(
                         ErrorCode.RESUME_LOST,
                         "another server process holds this turn: reconnect it on a socket of its own",
                         retryable=True,
                     ) from None
                 await self._relay_to(relay, worker, message)
-                return
+                return None
             # A lost turn can be started again (on this server or, behind a load balancer,
             # wherever the new socket lands).
             raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
-        self._adopt(turn)
+        return turn
 
     # -- contexts ---------------------------------------------------------------------------
 
@@ -450,7 +463,7 @@ class Connection:
             if isinstance(message, StartMessage):
                 await self._start_context(context_id, message)
             else:
-                await self._reconnect_context(context_id, message)
+                self._adopt_context(context_id, await self._resume(message, context_id))
             return
         if turn is None or (turn.done_sent and turn.sends_to(self._sender)):
             # As for the plain turn, messages that crossed a context's `done` are ignored.
@@ -477,29 +490,6 @@ class Connection:
         self._sender.framed = True
         await self._sender.message(self._started_message(turn, self._state))
         turn.task = asyncio.create_task(turn.run())
-        self._adopt_context(context_id, turn)
-
-    async def _reconnect_context(self, context_id: str, message: ReconnectMessage) -> None:
-        resumes = self._state.resumes
-        try:
-            turn = resumes.take(message.resume_token)
-            if turn.sends_to(self._sender):
-                raise ResumeRefused(ErrorCode.CONTEXT_ACTIVE, "this turn runs on this socket already")
-            self._sender.framed = True
-            try:
-                await turn.attach(self._sender, message.received_samples, context_id)
-            except ResumeRefused:
-                resumes.discard(message.resume_token)
-                turn.expire()
-                raise
-        except ResumeRefused as refused:
-            lost = refused.code == ErrorCode.RESUME_LOST
-            relay = self._state.resume_relay
-            if lost and relay is not None and relay.worker_of(message.resume_token) is not None:
-                # A relayed socket carries nothing of its own.
-                message_text = "another server process holds this turn: reconnect it on a socket of its own"
-                raise RejectedMessage(refused.code, message_text, retryable=True) from None
-            raise RejectedMessage(refused.code, str(refused), retryable=lost) from None
         self._adopt_context(context_id, turn)
 
     def _adopt_context(self, context_id: str, turn: Turn) -> None:
