@@ -217,6 +217,14 @@ def unit_for(lang: str, written: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def unit_names(lang: str, written: str) -> tuple[str, str] | None:
+    """A unit symbol's names for one and for more ('km' → 'kilómetro', 'kilómetros'), or None."""
+    unit = unit_for(lang, written)
+    one = unit_name(lang, unit, 1) if unit else None
+    return None if one is None else (one, unit_name(lang, unit, 2) or one)
+
+
 @lru_cache(maxsize=32)
 def folded_unit_symbols(lang: str) -> frozenset[str]:
     """The unit symbols of two characters or more as text read in lower case meets them ("cm²",

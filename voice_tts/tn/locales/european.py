@@ -223,11 +223,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_unit(self, written: str) -> Unit | None:
-        unit = cldr.unit_for(self.code, written)
-        one = cldr.unit_name(self.code, unit, 1) if unit else None
-        if one is None:
-            return None
-        return Unit(one, cldr.unit_name(self.code, unit, 2) or one, self.is_feminine(one.split()[0]))
+        names = cldr.unit_names(self.code, written)
+        return None if names is None else Unit(*names, self.is_feminine(names[0].split()[0]))
 
     def is_feminine(self, noun: str) -> bool:
         return is_feminine(self.code, noun)
