@@ -41,7 +41,7 @@ from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
 
-from voice_tts.tn.english import known_words
+from voice_tts.tn.word_list import known_words
 
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
 _SHARED_SYMBOLS: dict[str, str] = json.loads(

@@ -4,66 +4,31 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand"))
-_ORDINAL_WORDS = {
-    "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
-    "nine": "ninth", "twelve": "twelfth",
-}
+from voice_tts.tn import cldr
+from voice_tts.tn.word_list import known_words
+
 _PLURAL_WORDS = {"six": "sixes"}
 
 
 def digits(text: str) -> str:
     """Read every digit on its own: '0100' -> 'zero one zero zero'."""
-    return " ".join(_ONES[int(c)] for c in text if c.isdecimal())
-
-
-def _below_thousand(n: int) -> str:
-    words = []
-    if n >= 100:
-        words += [_ONES[n // 100], "hundred"]
-        n %= 100
-    if n >= 20:
-        words.append(_TENS[n // 10])
-        n %= 10
-        if n:
-            words.append(_ONES[n])
-    elif n or not words:
-        words.append(_ONES[n])
-    return " ".join(words)
+    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
 
 
 def cardinal(n: int) -> str:
+    """CLDR's words without their hyphens ('twenty one'); a run too long to say, digit by digit."""
     if n < 0:
         return "minus " + cardinal(-n)
     if n >= 10**15:
         return digits(str(n))
-    words = []
-    for value, name in _SCALES:
-        if n >= value:
-            words += [_below_thousand(n // value), name]
-            n %= value
-    if n or not words:
-        words.append(_below_thousand(n))
-    return " ".join(words)
+    return cldr.spell("en", n, "spellout-numbering").replace("-", " ")
 
 
 def ordinal(n: int) -> str:
-    words = cardinal(n).split()
-    last = words[-1]
-    if last in _ORDINAL_WORDS:
-        words[-1] = _ORDINAL_WORDS[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
+    if n < 0:
+        return "minus " + ordinal(-n)
+    return cldr.spell("en", n, "spellout-ordinal").replace("-", " ")
 
 
 def year(n: int) -> str:
@@ -74,7 +39,7 @@ def year(n: int) -> str:
     if low == 0:
         return cardinal(high) + " hundred"
     if low < 10:
-        return cardinal(high) + " oh " + _ONES[low]
+        return cardinal(high) + " oh " + cardinal(low)
     return cardinal(high) + " " + cardinal(low)
 
 
@@ -302,14 +267,6 @@ SAID_AS_WORDS = frozenset((
 ))
 
 
-@cache
-def known_words() -> frozenset[str]:
-    """Lower-case English words (Webster's Second, 234,000 entries; about 0.1 s to load)."""
-    from english_words import get_english_words_set
-
-    return frozenset(get_english_words_set(["web2"], lower=True))
-
-
 def acronym(word: str) -> str | None:
     """An all-capitals token that is not a word is spelled: 'FBI' -> 'F B I', 'CDs' -> "C D's".
     Words written in capitals ('EXCEL', 'FOCUS'), acronyms said as words ('NASA') and Roman
@@ -502,7 +459,7 @@ def clock(text: str) -> str | None:
         hour = hour - 12 if hour > 12 else 12
     words = [cardinal(hour)]
     if minutes:
-        words.append(("oh " + _ONES[minutes]) if minutes < 10 else cardinal(minutes))
+        words.append(("oh " + cardinal(minutes)) if minutes < 10 else cardinal(minutes))
     if period:
         words.append(period + "M")
     elif not minutes:
