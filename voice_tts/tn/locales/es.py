@@ -16,9 +16,9 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
-from voice_tts.tn.locales.iberian import COUNT, MEASURE, TIME, Reading, read_phone
+from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
-from voice_tts.tn.locales.numeric_spans import SpanWords, split_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import SpanWords, to_int, word_after
 
 _WORDS = words("es")
 
@@ -129,13 +129,8 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# Units CLDR names otherwise or not at all, as (singular, plural, feminine); the others come from
-# CLDR (`cldr.unit_names`).
-_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
 # CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
 _SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
-_PER = dict(_WORDS["per"])
-_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 _SCALE_WORDS = ("mil", "millón", "millones", "billón", "billones", "trillón", "trillones")
 _MONTHS = cldr.month_names("es")
 _DAY_PARTS = dict(_WORDS["day_parts"])
@@ -163,6 +158,10 @@ class Spanish(Reading):
     ERAS = dict(_WORDS["eras"])
     ABBREVIATIONS = abbreviations("es")
     SCALE_WORDS = _SCALE_WORDS
+    # Units CLDR names otherwise or not at all; the others come from CLDR (`Reading.unit`).
+    UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
+    PER = dict(_WORDS["per"])
+    DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
     SYMBOLS = dict(_WORDS["symbols"])
     ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
@@ -202,15 +201,21 @@ class Spanish(Reading):
         m = re.fullmatch(r"0?(\d{1,2}) h", f"{head} {rest}") if head.startswith("0") else None
         return cardinal(int(m.group(1)), "f") if m else None
 
-    def measure(self, text: str) -> str | None:
-        return _measure(text)
+    def measured_fraction(self, num: str, one: str, many: str, feminine: bool) -> str | None:
+        whole, _, written = num.rpartition(" ")
+        n, d = (int(x) for x in written.split("/"))
+        form = "f" if feminine else "un"
+        if (n, d) == (1, 2):  # 'dos tazas y media', 'media taza'
+            return _and_a_half(int(whole or 0), one if whole in ("", "1") else many, form)
+        reading = f"{fraction(n, d, feminine)} de {one}"
+        return f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}" if whole else reading
 
 
 _RULES = Spanish(_WORDS["currencies"])
 _RULES.WORDS = WORDS = SpanWords(
     minus="menos",
     phone_regions=("ES",),
-    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("es")
+    after=frozenset(_RULES.UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("es")
     | frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$"))
     | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),
@@ -248,7 +253,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             pass
         return span
     half = _AND_A_HALF.fullmatch(raw)
-    if half and noun.isalpha() and (measure := _measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
+    if half and noun.isalpha() and (measure := _RULES.measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
         span.end, span.info = lexer.spaces(cur, span.end) + len(noun), measure
         return span
     if len(noun) <= 2 or not noun.isalpha() or noun in _NOT_NOUNS:
@@ -315,58 +320,3 @@ def _time(m: re.Match, rest: str) -> str | None:
             return None
     reading = cardinal(h, "f") + (f" y {_minutes(minutes)}" if minutes else "")
     return " ".join([reading, *suffix])
-
-
-def _measure(text: str) -> str | None:
-    m = MEASURE.fullmatch(text)
-    if not m:
-        return None
-    sign = "menos " if m.group("sign") in ("-", "−") else "más " if m.group("sign") == "+" else ""
-    num, unit = m.group("num"), m.group("unit").strip()
-    if unit in ("%", "‰"):
-        return sign + _amount(num, "") + (" por ciento" if unit == "%" else " por mil")
-    if unit.startswith("°"):
-        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
-        return sign + _amount(num, "un") + " " + (one if num == "1" else many)
-    if unit in _SCALE_WORDS:
-        return sign + _amount(num, "un") + " " + unit
-    per = None
-    if unit.startswith("/") and unit[1:] in _PER:
-        return sign + _amount(num, "") + " por " + _PER[unit[1:]]
-    if "/" in unit and unit not in _UNITS:
-        unit, _, per_unit = unit.partition("/")
-        per = _PER.get(per_unit)
-        if per is None:
-            return None
-    names = _unit(unit)
-    if names is None:
-        return None if unit else sign + _amount(num, "")
-    one, many, feminine = names
-    form = "f" if feminine else "un"
-    if "/" in num:
-        whole, _, frac = num.rpartition(" ")
-        n, d = frac.split("/")
-        if n == "1" and d == "2":
-            reading = _and_a_half(int(whole), one if whole == "1" else many, form) if whole else (
-                ("media " if feminine else "medio ") + one)
-        else:
-            reading = fraction(int(n), int(d), feminine) + " de " + one
-            if whole:
-                reading = f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}"
-    else:
-        integer, fraction_digits = split_amount(num)
-        plural = fraction_digits or int(integer) != 1
-        reading = f"{_amount(num, form)} {many if plural else one}"
-    return sign + reading + (f" por {per}" if per else "")
-
-
-def _unit(symbol: str) -> tuple[str, str, bool] | None:
-    """A unit's names and gender: the table's, else CLDR's ('cm²' centímetros cuadrados)."""
-    if symbol in _UNITS:
-        return _UNITS[symbol]
-    names = cldr.unit_names("es", symbol)
-    return None if names is None else (*names, is_feminine("es", names[0].split()[0]))
-
-
-def _amount(num: str, form: str) -> str:
-    return _RULES.amount(num, form)

@@ -40,7 +40,7 @@ _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 # A count: digits, their thousands grouped or not ('1.251').
 COUNT = re.compile(r"\d{1,3}(?:\.\d{3})+|\d+")
 TIME = re.compile(r"(?P<h>\d{1,2})(?:(?P<s>[:.])(?P<m>\d{2})(?:(?P=s)(?P<sec>\d{2}))?|h(?P<hm>\d{2})(?:m(?:\d{2}s)?)?)")
-MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(?P<unit>.*)")
+_MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(?P<unit>.*)")
 
 
 class Reading:
@@ -59,6 +59,10 @@ class Reading:
     ERAS: dict[str, str] = {}
     ABBREVIATIONS: dict[str, str] = {}
     SCALE_WORDS: tuple[str, ...] = ()
+    # Units the language names itself, written → (one, many, feminine); the others come from CLDR.
+    UNITS: dict[str, tuple[str, str, bool]] = {}
+    PER: dict[str, str] = {}  # the unit after 'por' ('/h' por hora)
+    DEGREES: dict[str, tuple[str, str]] = {}  # '°C', '°' (no scale: key "")
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
     WORDS: SpanWords
@@ -99,8 +103,9 @@ class Reading:
         """A time of day ('14:30', '7 a.m.', '14h'); `rest`: the words after its first one."""
         raise NotImplementedError
 
-    def measure(self, text: str) -> str | None:
-        raise NotImplementedError
+    def measured_fraction(self, num: str, one: str, many: str, feminine: bool) -> str | None:
+        """'1 1/2 tazas': a fraction before a unit, or None where the language leaves it."""
+        return None
 
     def phone(self, raw: str) -> str:
         raise NotImplementedError
@@ -218,6 +223,46 @@ class Reading:
         if cents:
             parts.append(f"{self.cardinal(cents, 'un')} {minor_one if cents == 1 else minor_many}")
         return self.MONEY_JOIN.join(parts)
+
+    def measure(self, text: str) -> str | None:
+        """'5 kg', '2,5 %', '-3 °C', '60 km/h', '1 1/2 tazas'."""
+        m = _MEASURE.fullmatch(text)
+        if not m:
+            return None
+        sign = {"-": "menos ", "−": "menos ", "+": f"{self.PLUS} "}.get(m.group("sign"), "")
+        num, unit = m.group("num"), m.group("unit").strip()
+        if unit in ("%", "‰"):
+            return sign + self.amount(num, "") + (f" {self.PERCENT}" if unit == "%" else " por mil")
+        if unit.startswith("°"):
+            one, many = self.DEGREES.get(unit[1:].strip(), self.DEGREES[""])
+            return sign + self.amount(num, "un") + " " + (one if num == "1" else many)
+        if unit in self.SCALE_WORDS:
+            return sign + self.amount(num, "un") + " " + unit
+        if unit.startswith("/") and unit[1:] in self.PER:
+            return f"{sign}{self.amount(num, '')} por {self.PER[unit[1:]]}"
+        per = ""
+        if "/" in unit and unit not in self.UNITS:  # 'km/h' kilómetros por hora
+            unit, _, per_unit = unit.partition("/")
+            if per_unit not in self.PER:
+                return None
+            per = f" por {self.PER[per_unit]}"
+        names = self.unit(unit)
+        if names is None:
+            return None if unit else sign + self.amount(num, "")
+        one, many, feminine = names
+        if "/" in num:
+            reading = self.measured_fraction(num, one, many, feminine)
+            return None if reading is None else sign + reading + per
+        integer, fraction_digits = split_amount(num)
+        plural = fraction_digits or int(integer) != 1
+        return f"{sign}{self.amount(num, 'f' if feminine else 'un')} {many if plural else one}{per}"
+
+    def unit(self, symbol: str) -> tuple[str, str, bool] | None:
+        """A unit's names and gender: the language's, else CLDR's ('cm²' centímetros cuadrados)."""
+        if symbol in self.UNITS:
+            return self.UNITS[symbol]
+        names = cldr.unit_names(self.code, symbol)
+        return None if names is None else (*names, is_feminine(self.code, names[0].split()[0]))
 
     def split_currency(self, text: str) -> tuple[str | None, str]:
         """The currency written before or after the amount, and the rest; a symbol may touch the

@@ -17,9 +17,9 @@ from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
-from voice_tts.tn.locales.iberian import COUNT, MEASURE, TIME, Reading, read_phone
+from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
 from voice_tts.tn.locales.noun_gender import is_feminine
-from voice_tts.tn.locales.numeric_spans import SpanWords, split_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import SpanWords, to_int, word_after
 
 _WORDS = words("pt")
 
@@ -62,13 +62,8 @@ _DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# Units CLDR names otherwise or not at all, as (singular, plural); the others come from CLDR
-# (`cldr.unit_names`).
-_UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
 # CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
 _SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
-_PER = dict(_WORDS["per"])
-_DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
 _SCALE_WORDS = ("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões")
 _MONTHS = cldr.month_names("pt")
 _DAY_PARTS = dict(_WORDS["day_parts"])
@@ -86,6 +81,10 @@ class Portuguese(Reading):
         "marco": 3}
     ABBREVIATIONS = abbreviations("pt")
     SCALE_WORDS = _SCALE_WORDS
+    # Units CLDR names otherwise or not at all; the others come from CLDR (`Reading.unit`).
+    UNITS = {k: (one, many, is_feminine("pt", one.split()[0])) for k, (one, many) in _WORDS["units"].items()}
+    PER = dict(_WORDS["per"])
+    DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
     SYMBOLS = dict(_WORDS["symbols"])
     ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
@@ -128,16 +127,13 @@ class Portuguese(Reading):
         m = re.fullmatch(r"(\d{1,2})h", head) if not rest else None
         return _hours(int(m.group(1))) if m and int(m.group(1)) <= 24 else None
 
-    def measure(self, text: str) -> str | None:
-        return _measure(text)
-
 
 _RULES = Portuguese({written: [one, many, written in _WORDS["feminine_currencies"], minor_one, minor_many]
                      for written, (one, many, minor_one, minor_many) in _WORDS["currencies"].items()})
 _RULES.WORDS = WORDS = SpanWords(
     minus="menos",
     phone_regions=("BR", "PT"),
-    after=frozenset(_UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("pt")
+    after=frozenset(_RULES.UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("pt")
     | frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$")) | frozenset(_SCALE_WORDS)
     | {"horas", "hora"},
     connectors=frozenset(("de", "da", "do")),
@@ -190,31 +186,3 @@ def _time(m: re.Match, head: str, rest: str) -> str | None:
     elif minutes:
         parts.append(f"e {cardinal(minutes)}")
     return " ".join(parts + ([day_part] if day_part else []))
-
-
-def _measure(text: str) -> str | None:
-    m = MEASURE.fullmatch(text)
-    if not m:
-        return None
-    sign = "menos " if m.group("sign") in ("-", "−") else "mais " if m.group("sign") == "+" else ""
-    num, unit = m.group("num"), m.group("unit").strip()
-    if "/" in num:
-        return None
-    integer, fraction_digits = split_amount(num)
-    amount = _RULES.decimal(integer, fraction_digits)
-    if unit in ("%", "‰"):
-        return sign + amount + (" por cento" if unit == "%" else " por mil")
-    if unit.startswith("°"):
-        one, many = _DEGREES.get(unit[1:].strip(), _DEGREES[""])
-        return sign + amount + " " + (one if num == "1" else many)
-    if unit in _SCALE_WORDS:
-        return sign + amount + " " + unit
-    if unit.startswith("/") and unit[1:] in _PER:
-        return sign + amount + " por " + _PER[unit[1:]]
-    names = _UNITS.get(unit) or cldr.unit_names("pt", unit)
-    if names is None:
-        return None if unit else sign + amount
-    one, many = names
-    if not fraction_digits and is_feminine("pt", one.split()[0]):
-        amount = cardinal(int(integer), feminine=True)
-    return f"{sign}{amount} {many if fraction_digits or int(integer) != 1 else one}"
