@@ -18,7 +18,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
 from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
-from voice_tts.tn.locales.numeric_spans import SpanWords, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import to_int, word_after
 
 _WORDS = words("es")
 
@@ -129,8 +129,6 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
-_SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
 _SCALE_WORDS = ("mil", "millón", "millones", "billón", "billones", "trillón", "trillones")
 _MONTHS = cldr.month_names("es")
 _DAY_PARTS = dict(_WORDS["day_parts"])
@@ -211,27 +209,21 @@ class Spanish(Reading):
         return f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}" if whole else reading
 
 
-_RULES = Spanish(_WORDS["currencies"])
-_RULES.WORDS = WORDS = SpanWords(
-    minus="menos",
+_RULES = Spanish(
+    _WORDS["currencies"],
+    short_units=frozenset(("g", "t", "m", "l", "ml", "h", "s")),
+    after=frozenset(_AM_PM) | _ZONES,
     phone_regions=("ES",),
-    after=frozenset(_RULES.UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("es")
-    | frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$"))
-    | frozenset(_SCALE_WORDS) | frozenset(_AM_PM) | _ZONES | {"horas", "hora"},
     dotted=frozenset(("a.m", "p.m")),
     connectors=frozenset(("de", "del")),
     day_parts=frozenset(_DAY_PARTS),
     articles=frozenset(("la",)),
-    months=frozenset(_RULES.MONTH_INDEX),
-    weekdays=frozenset(_RULES.WEEKDAYS),
-    before=frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$")),
-    abbreviations=dict(sorted(_RULES.ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
     roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro", "año")),
-    eras=frozenset(_RULES.ERAS),
     not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
                          "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
     extensions=frozenset(("ext", "extensión")),
 )
+WORDS = _RULES.WORDS
 number = _RULES.number
 digits = _RULES.digits
 SYMBOLS = _RULES.SYMBOLS

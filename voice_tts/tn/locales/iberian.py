@@ -65,11 +65,13 @@ class Reading:
     DEGREES: dict[str, tuple[str, str]] = {}  # '°C', '°' (no scale: key "")
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
-    WORDS: SpanWords
 
-    def __init__(self, currencies: dict[str, list]) -> None:
+    def __init__(self, currencies: dict[str, list], short_units: frozenset[str], after: frozenset[str],
+                 **span_words) -> None:
         """`currencies`: the language's table, written → [one, many, feminine, minor one, minor
-        many]; every other ISO 4217 code and symbol is named by CLDR ('3 kr' → 'tres coronas suecas')."""
+        many]; every other ISO 4217 code and symbol is named by CLDR ('3 kr' → 'tres coronas suecas').
+        `short_units`: CLDR's symbols of a letter or two that join the number before them ('5 g');
+        `after` and `span_words`: the language's other words of `SpanWords`."""
         self.CURRENCIES = {k: tuple(v) for k, v in currencies.items()}
         for written, code in cldr.currency_symbols(self.code).items():
             if written not in self.CURRENCIES:
@@ -77,6 +79,18 @@ class Reading:
                 self.CURRENCIES[written] = (one, many, is_feminine(self.code, one.split()[0]), "centavo", "centavos")
         self.CURRENCY_SYMBOLS = tuple(sorted((c for c in self.CURRENCIES if not c.isalpha()), key=len, reverse=True))
         self.DIGITS = tuple(self.cardinal(d) for d in range(10))
+        before = frozenset(c for c in self.CURRENCIES if c.isalpha() or c.endswith("$"))
+        self.WORDS = SpanWords(
+            after=frozenset(self.UNITS) | short_units | cldr.folded_unit_symbols(self.code) | before
+            | frozenset(self.SCALE_WORDS) | after | {"horas", "hora"},
+            minus="menos",
+            months=frozenset(self.MONTH_INDEX),
+            weekdays=frozenset(self.WEEKDAYS),
+            eras=frozenset(self.ERAS),
+            before=before,
+            abbreviations=dict(sorted(self.ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+            **span_words,
+        )
 
     # --- words a subclass gives ---------------------------------------------------------------
 

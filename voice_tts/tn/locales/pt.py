@@ -19,7 +19,7 @@ from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
 from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
 from voice_tts.tn.locales.noun_gender import is_feminine
-from voice_tts.tn.locales.numeric_spans import SpanWords, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import to_int, word_after
 
 _WORDS = words("pt")
 
@@ -62,8 +62,6 @@ _DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7
 
 # --- the words around numbers -----------------------------------------------------------------
 
-# CLDR's symbols of a letter or two that join the number before them ('5 g', '2 ml').
-_SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
 _SCALE_WORDS = ("mil", "milhão", "milhões", "bilhão", "bilhões", "trilhão", "trilhões")
 _MONTHS = cldr.month_names("pt")
 _DAY_PARTS = dict(_WORDS["day_parts"])
@@ -128,24 +126,20 @@ class Portuguese(Reading):
         return _hours(int(m.group(1))) if m and int(m.group(1)) <= 24 else None
 
 
-_RULES = Portuguese({written: [one, many, written in _WORDS["feminine_currencies"], minor_one, minor_many]
-                     for written, (one, many, minor_one, minor_many) in _WORDS["currencies"].items()})
-_RULES.WORDS = WORDS = SpanWords(
-    minus="menos",
+_RULES = Portuguese(
+    {written: [one, many, written in _WORDS["feminine_currencies"], minor_one, minor_many]
+     for written, (one, many, minor_one, minor_many) in _WORDS["currencies"].items()},
+    short_units=frozenset(("g", "m", "l", "ml", "h", "s")),
+    after=frozenset(),
     phone_regions=("BR", "PT"),
-    after=frozenset(_RULES.UNITS) | _SHORT_UNITS | cldr.folded_unit_symbols("pt")
-    | frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$")) | frozenset(_SCALE_WORDS)
-    | {"horas", "hora"},
     connectors=frozenset(("de", "da", "do")),
     day_parts=frozenset(_DAY_PARTS),
-    months=frozenset(_RULES.MONTH_INDEX),
-    before=frozenset(c for c in _RULES.CURRENCIES if c.isalpha() or c.endswith("$")),
-    abbreviations=dict(sorted(_RULES.ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
     roman_after=frozenset(("século", "séculos", "capítulo", "volume", "tomo", "parte", "livro")),
     not_roman=frozenset(("mil", "di", "vi", "li", "ci", "cd", "dc", "cc", "cm", "mm", "ml", "xl", "mix", "civil",
                          "id", "vim", "dim")),
     extensions=frozenset(("ext", "ramal", "extensão")),
 )
+WORDS = _RULES.WORDS
 number = _RULES.number
 digits = _RULES.digits
 SYMBOLS = _RULES.SYMBOLS
