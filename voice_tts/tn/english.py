@@ -215,8 +215,8 @@ PHONE = re.compile(r"\+?\d{1,3}[ -]?\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\(\d{3}\)[ -]?\
 # --- Roman numerals --------------------------------------------------------------------------
 
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_ROMAN_TABLE = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-                (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+# A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
+_ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
 ROMAN_COUNTERS = frozenset(("War", "Chapter", "chapter", "Part", "Vol", "Volume", "volume", "Book",
                             "Act", "Phase", "Episode", "Season", "Section", "Article", "Level", "Type"))
@@ -227,19 +227,10 @@ REGNAL_NAMES = frozenset(("Henry", "Louis", "George", "Edward", "Elizabeth", "Ch
 
 
 def roman_value(text: str) -> int | None:
-    if not text or any(c not in _ROMAN_VALUES for c in text):
+    if not _ROMAN.fullmatch(text):
         return None
-    total, prev = 0, 0
-    for c in reversed(text):
-        v = _ROMAN_VALUES[c]
-        total += -v if v < prev else v
-        prev = max(prev, v)
-    canonical, n = "", total
-    for value, sym in _ROMAN_TABLE:
-        while n >= value:
-            canonical += sym
-            n -= value
-    return total if canonical == text and 0 < total < 4000 else None
+    values = [_ROMAN_VALUES[c] for c in text]
+    return sum(-v if v < after else v for v, after in zip(values, values[1:] + [0]))
 
 
 def roman(text: str, prev_word: str) -> str | None:
@@ -323,11 +314,9 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     return reading
 
 
-MONTH_ABBREVIATIONS = frozenset(("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"))
-MONTHS = MONTH_ABBREVIATIONS | {
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-}
+_FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' January
+MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
+MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
 # Units that join a preceding number (read by wetext) and their singular names after 'per'.
 UNITS = {
@@ -350,8 +339,7 @@ AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december")
+_MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
 _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -537,9 +525,6 @@ WEEKDAYS = frozenset(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "S
                       "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"))
 _FULL_WEEKDAYS = {day[:3]: day for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                                             "Sunday")}
-_FULL_MONTHS = {name[:3].capitalize(): name.capitalize() for name in (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december")}
 RANGE_DASHES = frozenset("-–—")
 
 
