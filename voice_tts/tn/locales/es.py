@@ -16,7 +16,7 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
-from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
+from voice_tts.tn.locales.iberian import COUNT, TIME, Reading
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import to_int, word_after
 
@@ -163,20 +163,14 @@ class Spanish(Reading):
     SYMBOLS = dict(_WORDS["symbols"])
     ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
-    def cardinal(self, n: int, form: str = "") -> str:
-        return cardinal(n, form)
-
-    def ordinal(self, n: int, feminine: bool = False) -> str:
-        return ordinal(n, feminine)
+    EXTENSION = "extensión"
+    cardinal = staticmethod(cardinal)
+    ordinal = staticmethod(ordinal)
+    decimal = staticmethod(decimal)
+    fraction = staticmethod(fraction)
 
     def written_ordinal(self, m: re.Match[str]) -> str:
         return ordinal(to_int(m.group("num")), bool(m.group("f")), short=m.group("m") in ("er", "ᵉʳ"))
-
-    def decimal(self, integer: str, fraction_digits: str, form: str = "") -> str:
-        return decimal(integer, fraction_digits, form)
-
-    def fraction(self, numerator: int, denominator: int) -> str:
-        return fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
@@ -185,11 +179,11 @@ class Spanish(Reading):
         return _with_zeros(run, "") if len(run) <= 6 else self.digits(run)
 
     def phone(self, raw: str) -> str:
-        """Digits one by one; a country code of one or two digits as a number; a fourth group after
-        'NNN-NNNN' or 'ext.' is the extension."""
-        text = re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", raw)
-        return read_phone(text, self.digits, "más", "extensión", self.WORDS.extensions,
-                          lambda code: cardinal(int(code)) if len(code) <= 2 else self.digits(code))
+        """A fourth group after 'NNN-NNNN' is the extension."""
+        return super().phone(re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", raw))
+
+    def country_code(self, code: str) -> str:
+        return cardinal(int(code)) if len(code) <= 2 else self.digits(code)
 
     def time(self, head: str, rest: str) -> str | None:
         am_pm = rest.replace(".", "").strip() in ("am", "pm")

@@ -10,7 +10,6 @@ form the counted noun needs: "" alone, "un" before a masculine noun, "f" before 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from voice_tts.tn import cldr
 from voice_tts.tn.locales.noun_gender import is_feminine
@@ -51,6 +50,7 @@ class Reading:
     PERCENT = ""
     FIRST_DAY = ""  # the first of the month: 'primero de enero'
     MONEY_JOIN = " "  # between the main and the minor unit ('doze reais e cinco centavos')
+    EXTENSION = ""  # a telephone number's extension
     GLUED_CODES = False  # a currency code may touch its amount ('nio21,1', '5usd')
     ORDINAL: re.Pattern[str]
     MONTHS: tuple[str, ...] = ()
@@ -120,9 +120,6 @@ class Reading:
     def measured_fraction(self, num: str, one: str, many: str, feminine: bool) -> str | None:
         """'1 1/2 tazas': a fraction before a unit, or None where the language leaves it."""
         return None
-
-    def phone(self, raw: str) -> str:
-        raise NotImplementedError
 
     def digit_run(self, run: str) -> str:
         """A run of digits no other reading took."""
@@ -278,6 +275,25 @@ class Reading:
         names = cldr.unit_names(self.code, symbol)
         return None if names is None else (*names, is_feminine(self.code, names[0].split()[0]))
 
+    def phone(self, raw: str) -> str:
+        """A telephone number digit by digit ('+55 (11) 3333-4444'); after a word of the
+        language's extensions ('ext.') the extension."""
+        text = raw.lower().replace("(", " ").replace(")", " ")
+        words = []
+        m = re.match(r"\s*\+(\d+)", text)
+        if m:
+            words.append(f"{self.PLUS} {self.country_code(m.group(1))}")
+            text = text[m.end():]
+        for piece in re.split(r"[\s+-]+", text):
+            if piece.rstrip(".") in self.WORDS.extensions:
+                words.append(self.EXTENSION)
+            elif piece:
+                words.append(self.digits(piece) if piece.isdecimal() else piece)
+        return " ".join(words)
+
+    def country_code(self, code: str) -> str:
+        return self.digits(code)
+
     def split_currency(self, text: str) -> tuple[str | None, str]:
         """The currency written before or after the amount, and the rest; a symbol may touch the
         amount, and where GLUED_CODES a code too."""
@@ -312,21 +328,3 @@ class Reading:
             elif piece in self.SYMBOLS:
                 out.append(self.SYMBOLS[piece])
         return " ".join(out)
-
-
-def read_phone(raw: str, digits: Callable[[str], str], plus: str, extension: str, extensions: frozenset[str],
-               country_code: Callable[[str], str] | None = None) -> str:
-    """A telephone number digit by digit ('+55 (11) 3333-4444'): the country code after '+' read by
-    `country_code` (else digit by digit); after a word of `extensions` ('ext.') the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    m = re.match(r"\s*\+(\d+)", text)
-    if m:
-        words.append(f"{plus} {(country_code or digits)(m.group(1))}")
-        text = text[m.end():]
-    for piece in re.split(r"[\s+-]+", text):
-        if piece.rstrip(".") in extensions:
-            words.append(extension)
-        elif piece:
-            words.append(digits(piece) if piece.isdecimal() else piece)
-    return " ".join(words)

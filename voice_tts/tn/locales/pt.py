@@ -17,7 +17,7 @@ from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import abbreviations, numeric_spans, words
-from voice_tts.tn.locales.iberian import COUNT, TIME, Reading, read_phone
+from voice_tts.tn.locales.iberian import COUNT, TIME, Reading
 from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import to_int, word_after
 
@@ -73,6 +73,7 @@ class Portuguese(Reading):
     PERCENT = "por cento"
     FIRST_DAY = "primeiro"
     MONEY_JOIN = " e "
+    EXTENSION = "extensão"
     ORDINAL = re.compile(r"(?P<num>\d+(?:\.\d{3})*)\.?(?:(?P<m>º|°|o|ᵒ)|(?P<f>ª|a|ᵃ))")
     MONTHS = _MONTHS
     MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
@@ -111,10 +112,6 @@ class Portuguese(Reading):
     def digit_run(self, run: str) -> str:
         """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
         return cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else self.digits(run)
-
-    def phone(self, raw: str) -> str:
-        """Digit by digit, the country code too ('+55 (11) 3333-4444'); 'ext.' is the extension."""
-        return read_phone(raw, self.digits, "mais", "extensão", self.WORDS.extensions)
 
     def time(self, head: str, rest: str) -> str | None:
         m = TIME.fullmatch(head)
