@@ -15,7 +15,7 @@ from functools import lru_cache
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import abbreviations, numeric_spans, words
+from voice_tts.tn.locales import numeric_spans, words
 from voice_tts.tn.locales.iberian import COUNT, TIME, Reading
 from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
 from voice_tts.tn.locales.numeric_spans import to_int, word_after
@@ -152,16 +152,7 @@ class Spanish(Reading):
     MONTHS = _MONTHS
     MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
         "sept": 9, "set": 9, "setiembre": 9}
-    WEEKDAYS = dict(_WORDS["weekdays"])
-    ERAS = dict(_WORDS["eras"])
-    ABBREVIATIONS = abbreviations("es")
     SCALE_WORDS = _SCALE_WORDS
-    # Units CLDR names otherwise or not at all; the others come from CLDR (`Reading.unit`).
-    UNITS = {k: tuple(v) for k, v in _WORDS["units"].items()}
-    PER = dict(_WORDS["per"])
-    DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
-    SYMBOLS = dict(_WORDS["symbols"])
-    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
     EXTENSION = "extensión"
     cardinal = staticmethod(cardinal)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr
+from voice_tts.tn.locales import abbreviations, words
 from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
@@ -65,6 +66,17 @@ class Reading:
     DEGREES: dict[str, tuple[str, str]] = {}  # '°C', '°' (no scale: key "")
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A language's word tables (`<code>_words.json`) become its attributes by name ("per"
+        PER), its `<code>_abbreviations.json` ABBREVIATIONS; a unit's gender, where its table
+        gives none, is its noun's."""
+        super().__init_subclass__(**kwargs)
+        for name, table in words(cls.code).items():
+            if name in ("weekdays", "eras", "per", "degrees", "symbols", "address_symbols", "units"):
+                setattr(cls, name.upper(), {k: v if isinstance(v, str) else tuple(v) for k, v in table.items()})
+        cls.UNITS = {k: v if len(v) == 3 else (*v, is_feminine(cls.code, v[0].split()[0])) for k, v in cls.UNITS.items()}
+        cls.ABBREVIATIONS = abbreviations(cls.code)
 
     def __init__(self, currencies: dict[str, list], short_units: frozenset[str], after: frozenset[str],
                  **span_words) -> None:

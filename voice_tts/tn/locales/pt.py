@@ -16,7 +16,7 @@ from functools import lru_cache
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import abbreviations, numeric_spans, words
+from voice_tts.tn.locales import numeric_spans, words
 from voice_tts.tn.locales.iberian import COUNT, TIME, Reading
 from voice_tts.tn.locales.noun_gender import is_feminine
 from voice_tts.tn.locales.numeric_spans import to_int, word_after
@@ -78,14 +78,7 @@ class Portuguese(Reading):
     MONTHS = _MONTHS
     MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
         "marco": 3}
-    ABBREVIATIONS = abbreviations("pt")
     SCALE_WORDS = _SCALE_WORDS
-    # Units CLDR names otherwise or not at all; the others come from CLDR (`Reading.unit`).
-    UNITS = {k: (one, many, is_feminine("pt", one.split()[0])) for k, (one, many) in _WORDS["units"].items()}
-    PER = dict(_WORDS["per"])
-    DEGREES = {k: tuple(v) for k, v in _WORDS["degrees"].items()}
-    SYMBOLS = dict(_WORDS["symbols"])
-    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
 
     def cardinal(self, n: int, form: str = "") -> str:
         return cardinal(n, form == "f")
