@@ -15,7 +15,8 @@ Each language module decides *which* form a context needs; this module spells it
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
   code, n)`: its name for `n` ("coronas suecas", "quetzales").
 - `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
-  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
+  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer"); `unit_names(lang,
+  written)` both names of a symbol's unit.
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
   ("912 345 678" in ES → ("912", "34", "56", "78")), or None when libphonenumber finds no valid
