@@ -97,13 +97,12 @@ def decimal(integer: str, fraction: str, form: str = "") -> str:
     return f"{whole} coma {_fraction_digits(fraction, form)}"
 
 
-_DENOMINATORS = {2: "medio", 3: "tercio", 4: "cuarto", 5: "quinto", 6: "sexto", 7: "séptimo", 8: "octavo",
-                 9: "noveno", 10: "décimo"}
-
-
 def _denominator(d: int) -> str | None:
-    if d in _DENOMINATORS:
-        return _DENOMINATORS[d]
+    """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
+    if d in (2, 3):
+        return "medio" if d == 2 else "tercio"
+    if 4 <= d <= 10:
+        return ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
         word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
         if word.endswith("uno"):

@@ -57,8 +57,6 @@ def cardinal(n: int, feminine: bool = False) -> str:
     return " ".join(words)
 
 
-_DENOMINATORS = {2: "meio", 3: "terço", 4: "quarto", 5: "quinto", 6: "sexto", 7: "sétimo", 8: "oitavo",
-                 9: "nono", 10: "décimo", 100: "centésimo", 1000: "milésimo"}
 
 # --- the words around numbers -----------------------------------------------------------------
 
@@ -94,8 +92,9 @@ class Portuguese(Reading):
 
     def fraction(self, numerator: int, denominator: int) -> str:
         plural = "s" if numerator != 1 else ""
-        if denominator in _DENOMINATORS:
-            return f"{cardinal(numerator)} {_DENOMINATORS[denominator]}{plural}"
+        if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
+            name = {2: "meio", 3: "terço"}.get(denominator) or self.ordinal(denominator)
+            return f"{cardinal(numerator)} {name}{plural}"
         return f"{cardinal(numerator)} {cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
