@@ -143,6 +143,11 @@ class Reading:
         return " ".join(self.DIGITS[int(c)] for c in text if c.isdecimal())
 
     def amount(self, num: str, form: str) -> str:
+        """A number as _MEASURE writes it: '2,5', '1.000', '1/2' ('1/2 %' medio por ciento), '2 1/2'."""
+        if "/" in num:
+            whole, _, written = num.rpartition(" ")
+            n, d = (int(x) for x in written.split("/"))
+            return self.mixed_fraction(int(whole), n, d) if whole else self.fraction(n, d)
         integer, fraction_digits = split_amount(num)
         return self.decimal(integer, fraction_digits, form) if fraction_digits else self.cardinal(int(integer), form)
 
