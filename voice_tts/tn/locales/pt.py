@@ -23,39 +23,34 @@ from voice_tts.tn.locales.numeric_spans import to_int, word_after
 
 _WORDS = words("pt")
 
-_SCALES = ((10**18, "quintilhão", "quintilhões"), (10**15, "quatrilhão", "quatrilhões"),
-           (10**12, "trilhão", "trilhões"), (10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"))
-
-
-def _group(n: int, feminine: bool) -> str:
-    return cldr.cardinal("pt", n, "feminine" if feminine else "masculine")
+# A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
+_SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 
 
 @lru_cache(maxsize=4096)
 def cardinal(n: int, feminine: bool = False) -> str:
-    """CLDR's words for each group of three; "e" only before the last group when it is below a
-    hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez'), where CLDR puts one
-    after every group."""
+    """CLDR's words, with "e" after a scale word only before the last group, when that group is
+    below a hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez', 'três milhões
+    oitocentos e cinquenta mil'), where CLDR puts one after every group."""
     if n < 0:
         return "menos " + cardinal(-n, feminine)
     if n >= 10**21:
         return _RULES.digits(str(n))
-    groups = []
-    for value, one, many in _SCALES:
-        count, n = divmod(n, value)
-        if count:
-            groups.append((count, f"{cardinal(count)} {one if count == 1 else many}"))
-    thousands, n = divmod(n, 1000)
-    if thousands:
-        groups.append((thousands, "mil" if thousands == 1 else f"{_group(thousands, feminine)} mil"))
-    if n or not groups:
-        groups.append((n, _group(n, feminine)))
-    words = [text for _, text in groups]
-    last = groups[-1][0]
-    if len(groups) > 1 and (last < 100 or last % 100 == 0):
-        words[-1] = "e " + words[-1]
-    return " ".join(words)
-
+    words = cldr.cardinal("pt", n % 10**18, "feminine" if feminine else "masculine")
+    if n >= 10**18:  # CLDR's Portuguese stops below the quintilhão
+        count = n // 10**18
+        scale = f"{cldr.cardinal('pt', count, 'masculine')} {'quintilhão' if count == 1 else 'quintilhões'}"
+        words = f"{scale} e {words}" if n % 10**18 else scale
+    last = n
+    while last and last % 1000 == 0:
+        last //= 1000
+    joiner = "e " if last % 1000 < 100 or last % 100 == 0 else ""
+    scales = list(_SCALE.finditer(words))
+    spoken, pos = "", 0
+    for i, m in enumerate(scales):
+        spoken += words[pos:m.start()] + m.group().removesuffix("e ") + (joiner if i == len(scales) - 1 else "")
+        pos = m.end()
+    return spoken + words[pos:]
 
 
 # --- the words around numbers -----------------------------------------------------------------
