@@ -1,4 +1,4 @@
-"""How Spanish and Portuguese read the spans `numeric_spans` decided, decided once for the two.
+"""How Spanish and Portuguese read the spans `numeric_spans` finds: one reader for both languages.
 
 The two languages write and read numbers the same way: an amount with its currency before or
 after it ("R$ 12,05", "5,50 €"), a count of hours, a date with "de" between its parts, an
