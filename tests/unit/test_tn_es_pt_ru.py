@@ -27,6 +27,7 @@ READINGS = {
         ("Mide 2,5 metros", "Mide dos coma cinco metros"),
         ("Sube un 7,25 %", "Sube un siete coma veinticinco por ciento"),
         ("Sube un 12,5%", "Sube un doce coma cinco por ciento"),
+        ("Sube un 1/2 %", "Sube un medio por ciento"),
         # a period after a date that ends the sentence stays punctuation; inside it, it is the month's
         ("El paquete llega el 3 de mayo.", "El paquete llega el tres de mayo."),
         ("Llega el 4 de abr. Luego el 5 de abr. de 2020.",
@@ -72,6 +73,7 @@ READINGS = {
         ("Às 8h15", "Às oito horas e quinze"),
         ("Às 13:00", "Às treze horas"),
         ("Pesa 2 kg", "Pesa dois quilos"),
+        ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),
         ("Faz 30 °C", "Faz trinta graus celsius"),
         ("Ligue para (21) 98765-4321", "Ligue para dois um nove oito sete seis cinco quatro três dois um"),
         ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),

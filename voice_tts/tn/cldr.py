@@ -15,7 +15,8 @@ Each language module decides *which* form a context needs; this module spells it
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
   code, n)`: its name for `n` ("coronas suecas", "quetzales").
 - `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
-  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer").
+  "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer"); `unit_names(lang,
+  written)` both names of a symbol's unit.
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
   ("912 345 678" in ES → ("912", "34", "56", "78")), or None when libphonenumber finds no valid
@@ -41,7 +42,7 @@ from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
 
-from voice_tts.tn.english import known_words
+from voice_tts.tn.word_list import known_words
 
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
 _SHARED_SYMBOLS: dict[str, str] = json.loads(
@@ -215,6 +216,14 @@ def unit_for(lang: str, written: str) -> str | None:
     if len(written) >= 2:
         return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold())
     return None
+
+
+@lru_cache(maxsize=4096)
+def unit_names(lang: str, written: str) -> tuple[str, str] | None:
+    """A unit symbol's names for one and for more ('km' → 'kilómetro', 'kilómetros'), or None."""
+    unit = unit_for(lang, written)
+    one = unit_name(lang, unit, 1) if unit else None
+    return None if one is None else (one, unit_name(lang, unit, 2) or one)
 
 
 @lru_cache(maxsize=32)

@@ -4,66 +4,31 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand"))
-_ORDINAL_WORDS = {
-    "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
-    "nine": "ninth", "twelve": "twelfth",
-}
+from voice_tts.tn import cldr
+from voice_tts.tn.word_list import known_words
+
 _PLURAL_WORDS = {"six": "sixes"}
 
 
 def digits(text: str) -> str:
     """Read every digit on its own: '0100' -> 'zero one zero zero'."""
-    return " ".join(_ONES[int(c)] for c in text if c.isdecimal())
-
-
-def _below_thousand(n: int) -> str:
-    words = []
-    if n >= 100:
-        words += [_ONES[n // 100], "hundred"]
-        n %= 100
-    if n >= 20:
-        words.append(_TENS[n // 10])
-        n %= 10
-        if n:
-            words.append(_ONES[n])
-    elif n or not words:
-        words.append(_ONES[n])
-    return " ".join(words)
+    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
 
 
 def cardinal(n: int) -> str:
+    """CLDR's words without their hyphens ('twenty one'); a run too long to say, digit by digit."""
     if n < 0:
         return "minus " + cardinal(-n)
     if n >= 10**15:
         return digits(str(n))
-    words = []
-    for value, name in _SCALES:
-        if n >= value:
-            words += [_below_thousand(n // value), name]
-            n %= value
-    if n or not words:
-        words.append(_below_thousand(n))
-    return " ".join(words)
+    return cldr.spell("en", n, "spellout-numbering").replace("-", " ")
 
 
 def ordinal(n: int) -> str:
-    words = cardinal(n).split()
-    last = words[-1]
-    if last in _ORDINAL_WORDS:
-        words[-1] = _ORDINAL_WORDS[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
+    if n < 0:
+        return "minus " + ordinal(-n)
+    return cldr.spell("en", n, "spellout-ordinal").replace("-", " ")
 
 
 def year(n: int) -> str:
@@ -74,7 +39,7 @@ def year(n: int) -> str:
     if low == 0:
         return cardinal(high) + " hundred"
     if low < 10:
-        return cardinal(high) + " oh " + _ONES[low]
+        return cardinal(high) + " oh " + cardinal(low)
     return cardinal(high) + " " + cardinal(low)
 
 
@@ -250,8 +215,8 @@ PHONE = re.compile(r"\+?\d{1,3}[ -]?\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\(\d{3}\)[ -]?\
 # --- Roman numerals --------------------------------------------------------------------------
 
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_ROMAN_TABLE = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-                (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+# A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
+_ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
 ROMAN_COUNTERS = frozenset(("War", "Chapter", "chapter", "Part", "Vol", "Volume", "volume", "Book",
                             "Act", "Phase", "Episode", "Season", "Section", "Article", "Level", "Type"))
@@ -262,19 +227,10 @@ REGNAL_NAMES = frozenset(("Henry", "Louis", "George", "Edward", "Elizabeth", "Ch
 
 
 def roman_value(text: str) -> int | None:
-    if not text or any(c not in _ROMAN_VALUES for c in text):
+    if not _ROMAN.fullmatch(text):
         return None
-    total, prev = 0, 0
-    for c in reversed(text):
-        v = _ROMAN_VALUES[c]
-        total += -v if v < prev else v
-        prev = max(prev, v)
-    canonical, n = "", total
-    for value, sym in _ROMAN_TABLE:
-        while n >= value:
-            canonical += sym
-            n -= value
-    return total if canonical == text and 0 < total < 4000 else None
+    values = [_ROMAN_VALUES[c] for c in text]
+    return sum(-v if v < after else v for v, after in zip(values, values[1:] + [0]))
 
 
 def roman(text: str, prev_word: str) -> str | None:
@@ -300,14 +256,6 @@ SAID_AS_WORDS = frozenset((
     "JSON", "YAML", "JPEG", "GIF", "WIFI", "LAN", "WAN", "RAM", "ROM", "SIM", "PIN", "CAPTCHA", "SWAT",
     "SCUBA", "LASER", "RADAR", "SONAR", "AIDS", "COVID", "SARS", "MERS", "FEMA", "OSHA", "ISIS", "IKEA",
 ))
-
-
-@cache
-def known_words() -> frozenset[str]:
-    """Lower-case English words (Webster's Second, 234,000 entries; about 0.1 s to load)."""
-    from english_words import get_english_words_set
-
-    return frozenset(get_english_words_set(["web2"], lower=True))
 
 
 def acronym(word: str) -> str | None:
@@ -366,11 +314,9 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
     return reading
 
 
-MONTH_ABBREVIATIONS = frozenset(("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"))
-MONTHS = MONTH_ABBREVIATIONS | {
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-}
+_FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' January
+MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
+MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
 # Units that join a preceding number (read by wetext) and their singular names after 'per'.
 UNITS = {
@@ -393,8 +339,7 @@ AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december")
+_MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
 _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -502,7 +447,7 @@ def clock(text: str) -> str | None:
         hour = hour - 12 if hour > 12 else 12
     words = [cardinal(hour)]
     if minutes:
-        words.append(("oh " + _ONES[minutes]) if minutes < 10 else cardinal(minutes))
+        words.append(("oh " + cardinal(minutes)) if minutes < 10 else cardinal(minutes))
     if period:
         words.append(period + "M")
     elif not minutes:
@@ -580,9 +525,6 @@ WEEKDAYS = frozenset(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "S
                       "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"))
 _FULL_WEEKDAYS = {day[:3]: day for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                                             "Sunday")}
-_FULL_MONTHS = {name[:3].capitalize(): name.capitalize() for name in (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december")}
 RANGE_DASHES = frozenset("-–—")
 
 

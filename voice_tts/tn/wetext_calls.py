@@ -44,7 +44,7 @@ def warm_up() -> None:
     """Load the FSTs, the word list and the other readers' data (Russian morphology, CLDR units,
     libphonenumber's metadata), and run one call per language, so the first real span pays nothing."""
     from voice_tts.tn import chinese, units
-    from voice_tts.tn.english import known_words
+    from voice_tts.tn.word_list import known_words
     from voice_tts.tn.locales import myriad, ru_morph
 
     normalize_span("1", "en")

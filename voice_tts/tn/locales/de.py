@@ -20,8 +20,8 @@ from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn import cldr
-from voice_tts.tn.locales import abbreviations, words
-from voice_tts.tn.locales.european import Language, currencies, units
+from voice_tts.tn.locales import words
+from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
 
 _WORDS = words("de")
@@ -92,22 +92,8 @@ class German(Language):
     } | {"jänner": 1, "mrz": 3, "sept": 9}
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
-    YEAR_CUES = frozenset(_WORDS["year_cues"])
-    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
-    # others come from CLDR (`Language.unit`).
-    UNITS = units(_WORDS["units"])
-    CURRENCIES = currencies(_WORDS["currencies"])
-    SCALES = units(_WORDS["scales"])
-    WEEKDAYS = dict(_WORDS["weekdays"])
-    ABBREVIATIONS = abbreviations("de")
-    ABBREVIATED_ENDINGS = dict(_WORDS["abbreviated_endings"])
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    SYMBOLS = dict(_WORDS["symbols"])
-    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
-    CENTURY_WORDS = frozenset(_WORDS["century_words"])
-    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
-    VERSION_WORDS = frozenset(_WORDS["version_words"])
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:

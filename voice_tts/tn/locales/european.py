@@ -21,7 +21,7 @@ from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digi
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
-from voice_tts.tn.locales import locale_span
+from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name
@@ -69,6 +69,14 @@ _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
+
+
+# How each table of a language's `<code>_words.json` becomes the class attribute of its name.
+_TABLES: dict[str, Callable] = {
+    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset,
+    "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
+    "address_readings": dict, "symbols": dict, "address_symbols": dict,
+}
 
 
 def _sign_may_follow(prev: str) -> bool:
@@ -134,7 +142,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
 
     def __init_subclass__(cls, **kwargs) -> None:
+        """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
+        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS."""
         super().__init_subclass__(**kwargs)
+        for name, table in words(cls.code).items():
+            if name in _TABLES:
+                setattr(cls, name.upper(), _TABLES[name](table))
+        cls.ABBREVIATIONS = abbreviations(cls.code)
         cls.SPACED_ABBREVIATION_HEADS = frozenset(
             head for head, _, rest in (key.partition(".") for key in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == "."
         )
@@ -223,11 +237,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_unit(self, written: str) -> Unit | None:
-        unit = cldr.unit_for(self.code, written)
-        one = cldr.unit_name(self.code, unit, 1) if unit else None
-        if one is None:
-            return None
-        return Unit(one, cldr.unit_name(self.code, unit, 2) or one, self.is_feminine(one.split()[0]))
+        names = cldr.unit_names(self.code, written)
+        return None if names is None else Unit(*names, self.is_feminine(names[0].split()[0]))
 
     def is_feminine(self, noun: str) -> bool:
         return is_feminine(self.code, noun)

@@ -14,11 +14,7 @@ import re
 from voice_tts.tn.chars import ascii_digits
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
-from voice_tts.tn.locales import abbreviations, words
-from voice_tts.tn.locales.european import Language, currencies, units
-
-_WORDS = words("fr")
-
+from voice_tts.tn.locales.european import Language
 
 _MONTH_NAMES = cldr.month_names("fr")
 _MONTH_ABBREVIATIONS = {"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11,
@@ -43,11 +39,6 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
-    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
-    YEAR_CUES = frozenset(_WORDS["year_cues"])
-    CENTURY_WORDS = frozenset(_WORDS["century_words"])
-    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
-    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
@@ -61,15 +52,6 @@ class French(Language):
     H_CLOCKS = True
     DAY_RANGES = False
     DEGREE_IS_ORDINAL = True
-    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
-    # others come from CLDR (`Language.unit`).
-    UNITS = units(_WORDS["units"])
-    CURRENCIES = currencies(_WORDS["currencies"])
-    SCALES = units(_WORDS["scales"])
-    WEEKDAYS = dict(_WORDS["weekdays"])
-    ABBREVIATIONS = abbreviations("fr")
-    SYMBOLS = dict(_WORDS["symbols"])
-    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 

@@ -15,11 +15,9 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import abbreviations, words
-from voice_tts.tn.locales.european import Language, currencies, units
+from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
 
-_WORDS = words("it")
 
 _MONTH_NAMES = cldr.month_names("it")
 _MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
@@ -40,13 +38,8 @@ def _ordinal(n: int) -> str:
 
 class Italian(Language):
     code = "it"
-    # Words after which four digits are a year ("nel 1998 ha vinto": no hectares).
     CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
     SCALE_OF = "di"
-    YEAR_CUES = frozenset(_WORDS["year_cues"])
-    CENTURY_WORDS = frozenset(_WORDS["century_words"])
-    CHAPTER_WORDS = frozenset(_WORDS["chapter_words"])
-    VERSION_WORDS = frozenset(_WORDS["version_words"])
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
@@ -57,16 +50,6 @@ class Italian(Language):
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(_MONTH_NAMES)
     DEGREE_IS_ORDINAL = True
-    # Units CLDR names otherwise or not at all, and symbols that may be words ("min", "ha"); the
-    # others come from CLDR (`Language.unit`).
-    UNITS = units(_WORDS["units"])
-    CURRENCIES = currencies(_WORDS["currencies"])
-    SCALES = units(_WORDS["scales"])
-    WEEKDAYS = dict(_WORDS["weekdays"])
-    ABBREVIATIONS = abbreviations("it")
-    ADDRESS_READINGS = dict(_WORDS["address_readings"])
-    SYMBOLS = dict(_WORDS["symbols"])
-    ADDRESS_SYMBOLS = dict(_WORDS["address_symbols"])
     PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 

@@ -12,7 +12,7 @@ unit, a currency, a scale word, a month or a time of day ("3" · "3 k" · "3 kg"
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from voice_tts.tn import electronic, english, lexer
@@ -519,24 +519,6 @@ def _era(cur: Cursor, end: int, words: SpanWords) -> int:
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 
-def read_phone(raw: str, digits: Callable[[str], str], plus: str, extension: str, extensions: frozenset[str],
-               country_code: Callable[[str], str] | None = None) -> str:
-    """A telephone number digit by digit ('+55 (11) 3333-4444'): the country code after '+' read by
-    `country_code` (else digit by digit); after a word of `extensions` ('ext.') the extension."""
-    text = raw.lower().replace("(", " ").replace(")", " ")
-    words = []
-    m = re.match(r"\s*\+(\d+)", text)
-    if m:
-        words.append(f"{plus} {(country_code or digits)(m.group(1))}")
-        text = text[m.end():]
-    for piece in re.split(r"[\s+-]+", text):
-        if piece.rstrip(".") in extensions:
-            words.append(extension)
-        elif piece:
-            words.append(digits(piece) if piece.isdecimal() else piece)
-    return " ".join(words)
-
-
 def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],
                  letters: Callable[[str], str] = str) -> str:
     """An address read piece by piece: words as they are (or spelled by `letters`), each digit
@@ -552,62 +534,14 @@ def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...]
     return " ".join(out)
 
 
-def read_abbreviation(raw: str, abbreviations: dict[str, str]) -> str:
-    """An abbreviation's reading, capitalized where it was written with a capital ('Sr.' → 'Señor')."""
-    reading = abbreviations[raw.lower()]
-    return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
-
-
-def split_currency(text: str, currencies: Collection[str], symbols: tuple[str, ...],
-                   glued: bool = False) -> tuple[str | None, str]:
-    """The currency written before or after the amount, and the rest; `symbols`, longest first,
-    may touch the amount. `glued`: a code may touch it too ('nio21,1', '5usd')."""
-    for symbol in symbols:
-        if text.startswith(symbol):
-            return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol):
-            return symbol, text[: -len(symbol)].strip()
-    head, _, rest = text.partition(" ")
-    letters = head.rstrip("0123456789,.")
-    if glued and letters in currencies and letters != head:
-        return letters, head[len(letters):] + (" " + rest if rest else "")
-    if head in currencies and rest:
-        return head, rest
-    tail = text.rsplit(" ", 1)
-    if len(tail) == 2 and tail[1] in currencies:
-        return tail[1], tail[0]
-    m = re.fullmatch(r"([\d.,]+)([a-z]+)", text) if glued else None
-    if m and m.group(2) in currencies:
-        return m.group(2), m.group(1)
-    return None, text
-
-
-def read_pieces(text: str, symbols: dict[str, str], read_digits: Callable[[str], str]) -> str:
-    """What no other reading took: digit runs by `read_digits`, words as written, symbols by name
-    ('a-5' → 'a cinco'); other marks are dropped."""
-    out = []
-    for piece in PIECE.findall(text):
-        if piece.isdecimal():
-            out.append(read_digits(piece))
-        elif piece.isalpha():
-            out.append(piece)
-        elif piece in symbols:
-            out.append(symbols[piece])
-    return " ".join(out)
-
-
 # --- shapes of written numbers, shared by the readers -----------------------------------------
 
 # An amount: groups of three after dots or spaces, a comma before the decimals ('1.000.000', '5,50').
 NUM = r"\d+(?:[.\s\u00a0\u202f]\d{3})*(?:,\d+)?|,\d+"
 DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
-TIME = re.compile(r"(?P<h>\d{1,2})(?:(?P<s>[:.])(?P<m>\d{2})(?:(?P=s)(?P<sec>\d{2}))?|h(?P<hm>\d{2})(?:m(?:\d{2}s)?)?)")
 PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
 IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
-RANGE = re.compile(r"(?P<a>\d{1,4})[-–](?P<b>\d{1,4})")
-PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
-MEASURE = re.compile(rf"(?P<sign>[-+−]?)(?P<num>\d+ \d+/\d+|\d+/\d+|{NUM})\s?(?P<unit>.*)")
 
 
 def to_int(text: str) -> int:
