@@ -22,13 +22,17 @@ _SYMBOLS = {
            "_": "下划线", ":": "冒号", "#": "井号", "%": "百分号", "~": "波浪号", "+": "加"},
 }
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
-_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'
+_DOMAIN = re.compile(r"(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)" + _PATH)
+_EMAIL = re.compile(r"[\w.+&'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+" + _PATH)
+# What the start of an address is called aloud in English: 'https://www.' h t t p s colon slash slash w w w.
+_SPELLED_EN = {"http": "h t t p", "https": "h t t p s", "www": "w w w"}
 
 
 def is_domain(word: str) -> bool:
-    return _DOMAIN.fullmatch(word) is not None and word.rsplit(".", 1)[1].lower() in TLDS and any(
-        c.isalpha() for c in word
+    m = _DOMAIN.fullmatch(word)
+    return m is not None and m.group("host").rsplit(".", 1)[1].lower() in TLDS and any(
+        c.isalpha() for c in m.group("host")
     )
 
 
@@ -56,6 +60,9 @@ def speak(address: str, lang: str) -> str:
     locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
     symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
     words = []
+    scheme = address[: len(address) - len(strip_scheme(address))].lower().removesuffix("://")
+    if lang == "en" and scheme:  # the scheme is said, as English speakers read a link
+        words += [_SPELLED_EN[scheme], "colon slash slash"]
     for piece in _PIECE.findall(body):
         if piece.isdecimal():
             if locale is not None:
@@ -65,7 +72,7 @@ def speak(address: str, lang: str) -> str:
             else:
                 words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))
         elif piece.isalnum():
-            words.append(piece)
+            words.append(_SPELLED_EN["www"] if lang == "en" and piece.lower() == "www" else piece)
         elif piece in symbols:
             words.append(symbols[piece])
     return " ".join(words)

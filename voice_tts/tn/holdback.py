@@ -109,6 +109,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return _number(cur, pos, pos + 1, ctx)
     if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
         return _number(cur, pos, pos + 2, ctx)
+    if lexer.is_currency(c) and cur.at(pos + 1) == "." and is_digit(cur.at(pos + 2)):  # '$.01' one cent
+        return _number(cur, pos, pos + 1, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
     if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
@@ -351,8 +353,14 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         date_end = _day_month(cur, end)
         if date_end is not None:
             return Span(date_end, "date", "en")
+    if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
+        a, b = cur.text[pos:end].split("-")
+        return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
+
+
+_DIFFERENCE = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?")
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
@@ -365,9 +373,14 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
     hours = text.split(":")[0]
+    money = body > 0 and lexer.is_currency(cur.text[body - 1])
     clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(hours or 99) <= 12
     try:
         while True:
+            if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
+                end = lexer.chunk(cur, end + 2)  # '$150-$250'
+                money = False
+                continue
             j = lexer.spaces(cur, end)
             if j == end:
                 return end
@@ -392,7 +405,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             word = cur.text[j:m]
             if not numeric:
                 return end
-            if word.lower() in english.SCALE_WORDS:
+            if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
+                money = False
                 end = m
                 plain_int = clock_like = False
                 continue
@@ -441,6 +455,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if english.month_name(word):
         return _month(cur, pos, end)
+    if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
+        return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -526,7 +542,7 @@ def _day_month(cur: Cursor, end: int) -> int | None:
             if j == m or not is_letter(cur.at(j)):
                 return None
             m = lexer.chunk(cur, j)
-        if cur.text[j:m] not in english.MONTHS:
+        if english.month_name(cur.text[j:m]) is None:  # '25 jul 2012', '25 Sept.'
             return None
         m = _month_period(cur, j, m)
         return _year_after(cur, m, comma=False)

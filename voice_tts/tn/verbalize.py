@@ -15,7 +15,7 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "≥": "greater than or equal to",
+    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "≥": "greater than or equal to",
            "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
@@ -167,8 +167,9 @@ def _number_en(text: str, currency_code: str) -> str:
         reading = english.money(text)
         if reading:
             return reading
-    for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure,
-                 english.local_phone, english.number_range):
+    for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
+                 english.percent, english.iso_date, english.clock, english.measure, english.per_unit,
+                 english.local_phone, english.number_range, english.dashed_range):
         reading = rule(text)
         if reading:
             return reading
@@ -177,8 +178,8 @@ def _number_en(text: str, currency_code: str) -> str:
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
-    if text[0] == "+" and _PLAIN_EN.fullmatch(text[1:]):
-        return "plus " + english.plain_number(text[1:])
+    if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
+        return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
     m = _SCALED.fullmatch(text)
     if m:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
