@@ -25,8 +25,6 @@ _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
 _PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'
 _DOMAIN = re.compile(r"(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)" + _PATH)
 _EMAIL = re.compile(r"[\w.+&'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+" + _PATH)
-# What the start of an address is called aloud in English: 'https://www.' h t t p s colon slash slash w w w.
-_SPELLED_EN = {"http": "h t t p", "https": "h t t p s", "www": "w w w"}
 
 
 def is_domain(word: str) -> bool:
@@ -60,9 +58,6 @@ def speak(address: str, lang: str) -> str:
     locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
     symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
     words = []
-    scheme = address[: len(address) - len(strip_scheme(address))].lower().removesuffix("://")
-    if lang == "en" and scheme:  # the scheme is said, as English speakers read a link
-        words += [_SPELLED_EN[scheme], "colon slash slash"]
     for piece in _PIECE.findall(body):
         if piece.isdecimal():
             if locale is not None:
@@ -72,7 +67,7 @@ def speak(address: str, lang: str) -> str:
             else:
                 words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))
         elif piece.isalnum():
-            words.append(_SPELLED_EN["www"] if lang == "en" and piece.lower() == "www" else piece)
+            words.append("w w w" if lang == "en" and piece.lower() == "www" else piece)  # spelled, as said
         elif piece in symbols:
             words.append(symbols[piece])
     return " ".join(words)

@@ -15,9 +15,9 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "≥": "greater than or equal to",
+    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "≥": "greater than or equal to",
            "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
-    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
+    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
 # Punctuation that is not spoken but still separates the words around it.
@@ -112,7 +112,9 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.prev_word.lower() == "per" and raw in english.UNITS:
         return english.UNITS[raw]
     if "_" in raw or "/" in raw:
-        return " ".join(p for p in re.split(r"[_/]+", raw) if p)
+        # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
+        slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
+        return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
     return raw
 
 
