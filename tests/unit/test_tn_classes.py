@@ -56,6 +56,12 @@ READINGS = {
         "About one hundred twenty four quintillion four hundred forty four quadrillion two hundred thirty four trillion "
         "eight hundred fifty four billion eight hundred twenty three million eight hundred thirty four thousand five "
         "hundred fifty three grains.",
+    "We're open 9:00 am - 5:30 pm, or 9 a.m. - 1 p.m. on Saturday.":
+        "We're open nine AM to five thirty PM, or nine AM to one PM on Saturday.",
+    "Ping 192.168.0.40 from the card ending in 8876.":
+        "Ping one nine two dot one six eight dot zero dot four zero from the card ending in eight eight seven six.",
+    "The fiscal year ending in 2024 cost $.506 a share.":
+        "The fiscal year ending in twenty twenty four cost point five zero six dollars a share.",
     # acronyms: spelled unless a word, said as a word, two-letter word or Roman numeral
     "NASA and the FBI met about AI, PDFs and the US.": "NASA and the F B I met about A I, P D F's and the U S.",
     "IT WAS A FOCUS OF THE EXCEL TEAM": "IT WAS A FOCUS OF THE EXCEL TEAM",

@@ -100,10 +100,11 @@ def integer(text: str) -> str:
 
 
 def decimal(text: str) -> str:
-    """'12.50' -> 'twelve point five zero'; digits after the point are read one by one."""
+    """'12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits after the point are read one by one."""
     whole, _, frac = text.partition(".")
-    head = integer(whole) if whole else "zero"
-    return f"{head} point {digits(frac)}" if frac else head
+    if not whole:
+        return f"point {digits(frac)}"
+    return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
 
 
 def number(text: str) -> str:
@@ -593,23 +594,31 @@ def per_unit(text: str) -> str | None:
 
 
 def dashed_range(text: str) -> str | None:
-    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67'."""
+    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
+    '9:00 am - 5:30 pm'."""
     first, dash, last = text.partition("-")
     if not dash:
         return None
     for rule in (clock, money):
-        a, b = rule(first), rule(last)
+        a, b = rule(first.strip()), rule(last.strip())
         if a and b:
             return f"{a} to {b}"
     return None
 
 
 _DOTTED_PHONE = re.compile(r"\d{3}\.\d{3}\.\d{4}")
+_IP_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
 def dotted_phone(text: str) -> str | None:
-    """'555.555.5555' five five five, five five five, five five five five."""
-    return phone(text) if _DOTTED_PHONE.fullmatch(text) else None
+    """'555.555.5555' five five five, five five five, five five five five; an IP address digit by
+    digit: '192.168.0.40' one nine two dot one six eight dot zero dot four zero (a version has no
+    three-digit part: '1.2.3.4' stays one point two point three point four)."""
+    if _DOTTED_PHONE.fullmatch(text):
+        return phone(text)
+    if _IP_ADDRESS.fullmatch(text) and any(len(part) == 3 for part in text.split(".")):
+        return " dot ".join(digits(part) for part in text.split("."))
+    return None
 
 
 def measure(text: str) -> str | None:

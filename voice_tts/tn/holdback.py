@@ -412,6 +412,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 continue
             if word in english.UNITS or (clock_like and word in english.AM_PM):
                 end = m + 1 if "." in word and cur.at(m) == "." else m
+                if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
+                    end = after  # '9:00 am - 5:30 pm'
                 numeric = plain_int = clock_like = False
                 continue
             if plain_int and word.count("/") == 1 and all(p.isdecimal() for p in word.split("/")):
@@ -421,6 +423,24 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             return end
     except TooLong:
         return end
+
+
+def _clock_after_dash(cur: Cursor, end: int) -> int | None:
+    """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
+    j = lexer.spaces(cur, end)
+    if j == end or cur.at(j) not in ("-", "–"):
+        return None
+    k = lexer.spaces(cur, j + 1)
+    if k == j + 1 or not is_digit(cur.at(k)):
+        return None
+    m = lexer.chunk(cur, k)
+    p = lexer.spaces(cur, m)
+    if not is_letter(cur.at(p)):
+        return None
+    q = lexer.chunk(cur, p)
+    if cur.text[p:q] not in english.AM_PM or not english.clock(f"{cur.text[k:m]} {cur.text[p:q]}"):
+        return None
+    return q + 1 if "." in cur.text[p:q] and cur.at(q) == "." else q
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -455,6 +475,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if english.month_name(word):
         return _month(cur, pos, end)
+    if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):
+        return Span(digits[0], "reading", "en", info=f"{word} {digits[1]} {english.digits(digits[2])}")
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.ABBREVIATIONS:
@@ -467,6 +489,29 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         if j > end and is_digit(cur.at(j)):
             return _number(cur, pos, j, ctx, currency_code=word)
     return Span(end, "word")
+
+
+# What '... ending in 8876' names: the digits are the last of a card's or an account's number.
+_DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "mastercard", "amex", "iban"))
+
+
+def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
+    """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not is_letter(cur.at(j)):
+            return None
+        k = lexer.chunk(cur, j)
+        if cur.text[j:k].lower() != "in":
+            return None
+        m = lexer.spaces(cur, k)
+        if m == k or not is_digit(cur.at(m)):
+            return None
+        n = lexer.chunk(cur, m)
+        number = cur.text[m:n]
+        return (n, cur.text[j:k], number) if number.isdecimal() and 2 <= len(number) <= 6 else None
+    except TooLong:
+        return None
 
 
 def _next_token_start(cur: Cursor, i: int) -> str:
