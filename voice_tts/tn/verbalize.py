@@ -15,7 +15,7 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "≥": "greater than or equal to",
+    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "%": "percent", "$": "dollar", "≥": "greater than or equal to",
            "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
