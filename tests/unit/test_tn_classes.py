@@ -62,6 +62,7 @@ READINGS = {
         "Ping one nine two dot one six eight dot zero dot four zero from the card ending in eight eight seven six.",
     "The fiscal year ending in 2024 cost $.506 a share.":
         "The fiscal year ending in twenty twenty four cost point five zero six dollars a share.",
+    "Turn it 90º, then pay $ and % as marked.": "Turn it ninety degrees, then pay dollar and percent as marked.",
     # acronyms: spelled unless a word, said as a word, two-letter word or Roman numeral
     "NASA and the FBI met about AI, PDFs and the US.": "NASA and the F B I met about A I, P D F's and the U S.",
     "IT WAS A FOCUS OF THE EXCEL TEAM": "IT WAS A FOCUS OF THE EXCEL TEAM",

@@ -156,6 +156,7 @@ def _checked(spoken: str | None) -> str | None:
 
 
 def _number_en(text: str, currency_code: str) -> str:
+    text = re.sub(r"(?<=\d)º", "°", text)  # '45º': the ordinal indicator written for a degree sign
     if text.startswith("#"):  # '#4521' number four five two one: an order or ticket number is said digit by digit
         body = text[1:].lstrip()
         return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
