@@ -43,6 +43,8 @@ READINGS = {
     "Mail sdf@gmail.com/123-sm or see ourdailynews.com/12-sm.":
         "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash twelve dash sm.",
     "Go to www.nvidia.com now.": "Go to w w w dot nvidia dot com now.",
+    "Write to a-1.b3_c&-d@gma4i-l.com today.":
+        "Write to a dash one dot b three underscore c ampersand dash d at gma four i dash l dot com today.",
     "Please upgrade/update it, n/a otherwise; meet @ 5pm.":
         "Please upgrade slash update it, n a otherwise; meet at five PM.",
     # signs, rates, dimensions, equations, sections, large grouped numbers

@@ -15,7 +15,7 @@ TLDS = frozenset((
     "au", "in", "ru", "eu", "nl", "ch", "hk", "tw", "kr", "sg", "gg",
 ))
 _SYMBOLS = {
-    "en": {".": "dot", "/": "slash", "@": "at", "?": "question mark", "=": "equals", "&": "and",
+    "en": {".": "dot", "/": "slash", "@": "at", "?": "question mark", "=": "equals", "&": "ampersand",
            "-": "dash", "_": "underscore", ":": "colon", "#": "hash", "%": "percent", "~": "tilde",
            "+": "plus"},
     "zh": {".": "点", "/": "斜杠", "@": "艾特", "?": "问号", "=": "等于", "&": "和", "-": "杠",

@@ -12,6 +12,7 @@ import re
 
 from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import (
+    JOIN_ANY,
     OPENING_BRACKETS,
     SIGNS,
     ZH_SUFFIXES,
@@ -454,6 +455,12 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))
+    # 'a-1.b3_c&-d@x.com': the scanner stopped at two joiners in a row inside an address (a plain
+    # word before a joiner is not looked past: it is committed with the joiner's delta).
+    if any(ch in JOIN_ANY for ch in word) and cur.peek(end) in JOIN_ANY and cur.peek(end + 1) in lexer.JOINERS and (
+        email := _email_end(cur, pos)
+    ):
+        return Span(email, "email", _lang_after(cur, ctx, email))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
     if ctx.locale is not None:
@@ -512,6 +519,15 @@ def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
         return (n, cur.text[j:k], number) if number.isdecimal() and 2 <= len(number) <= 6 else None
     except TooLong:
         return None
+
+
+def _email_end(cur: Cursor, pos: int) -> int | None:
+    """Where an email address that the token scanner split at two joiners in a row ends, or None."""
+    try:
+        end = lexer.url_end(cur, pos)
+    except TooLong:
+        return None
+    return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
 
 
 def _next_token_start(cur: Cursor, i: int) -> str:
