@@ -26,6 +26,45 @@ READINGS = {
     "27 Dec 2015": "the twenty seventh of december twenty fifteen",
     "May I help you? In May we rest.": "May I help you? In May we rest.",
     "I left in Nov. Then I came back.": "I left in Nov. Then I came back.",
+    "It shipped on 25 jul 2012 and again on 25th july 2013.":
+        "It shipped on the twenty fifth of july twenty twelve and again on the twenty fifth of july twenty thirteen.",
+    "Due 25 sept. at noon": "Due the twenty fifth of september at noon",
+    "Dated 01/07/98 and 15.01.2020.": "Dated the seventh of january ninety eight and the fifteenth of january twenty twenty.",
+    "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
+    # decades
+    "Music of the 1960s-1980s, mostly mid-80s.": "Music of the nineteen sixties to nineteen eighties, mostly mid eighties.",
+    # money with a rate, without its zero, with a scale letter, ranges
+    "It costs $350/yr or $0.5/hr.": "It costs three hundred fifty dollars per year or fifty cents per hour.",
+    "Stamps are $.01 each, not $2.000.": "Stamps are one cent each, not two dollars.",
+    "They raised ¥30 b last year.": "They raised thirty billion yen last year.",
+    "Rooms cost $150.25-$250.67 a night.":
+        "Rooms cost one hundred fifty dollars and twenty five cents to two hundred fifty dollars and sixty seven cents a night.",
+    # addresses with a path, words joined by a slash, a lone at sign
+    "Mail sdf@gmail.com/123-sm or see ourdailynews.com/12-sm.":
+        "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash twelve dash sm.",
+    "Go to www.nvidia.com now.": "Go to w w w dot nvidia dot com now.",
+    "Write to a-1.b3_c&-d@gma4i-l.com today.":
+        "Write to a dash one dot b three underscore c ampersand dash d at gma four i dash l dot com today.",
+    "Please upgrade/update it, n/a otherwise; meet @ 5pm.":
+        "Please upgrade slash update it, n a otherwise; meet at five PM.",
+    # signs, rates, dimensions, equations, sections, large grouped numbers
+    "It fell to -2 today.": "It fell to minus two today.",
+    "Apples are 12/kg.": "Apples are twelve per kilogram.",
+    "The box was 25 x 7 m.": "The box was twenty five by seven meters.",
+    "Is 1-2=5 true?": "Is one minus two equals five true?",
+    "See § 4 of PART XL.": "See section four of PART forty.",
+    "Open 2pm-5pm, call 555.555.5555.": "Open two PM to five PM, call five five five, five five five, five five five five.",
+    "About 124,444,234,854,823,834,553 grains.":
+        "About one hundred twenty four quintillion four hundred forty four quadrillion two hundred thirty four trillion "
+        "eight hundred fifty four billion eight hundred twenty three million eight hundred thirty four thousand five "
+        "hundred fifty three grains.",
+    "We're open 9:00 am - 5:30 pm, or 9 a.m. - 1 p.m. on Saturday.":
+        "We're open nine AM to five thirty PM, or nine AM to one PM on Saturday.",
+    "Ping 192.168.0.40 from the card ending in 8876.":
+        "Ping one nine two dot one six eight dot zero dot four zero from the card ending in eight eight seven six.",
+    "The fiscal year ending in 2024 cost $.506 a share.":
+        "The fiscal year ending in twenty twenty four cost point five zero six dollars a share.",
+    "Turn it 90º, then pay $ and % as marked.": "Turn it ninety degrees, then pay dollar and percent as marked.",
     # acronyms: spelled unless a word, said as a word, two-letter word or Roman numeral
     "NASA and the FBI met about AI, PDFs and the US.": "NASA and the F B I met about A I, P D F's and the U S.",
     "IT WAS A FOCUS OF THE EXCEL TEAM": "IT WAS A FOCUS OF THE EXCEL TEAM",

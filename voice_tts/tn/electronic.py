@@ -15,20 +15,22 @@ TLDS = frozenset((
     "au", "in", "ru", "eu", "nl", "ch", "hk", "tw", "kr", "sg", "gg",
 ))
 _SYMBOLS = {
-    "en": {".": "dot", "/": "slash", "@": "at", "?": "question mark", "=": "equals", "&": "and",
+    "en": {".": "dot", "/": "slash", "@": "at", "?": "question mark", "=": "equals", "&": "ampersand",
            "-": "dash", "_": "underscore", ":": "colon", "#": "hash", "%": "percent", "~": "tilde",
            "+": "plus"},
     "zh": {".": "点", "/": "斜杠", "@": "艾特", "?": "问号", "=": "等于", "&": "和", "-": "杠",
            "_": "下划线", ":": "冒号", "#": "井号", "%": "百分号", "~": "波浪号", "+": "加"},
 }
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
-_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'
+_DOMAIN = re.compile(r"(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)" + _PATH)
+_EMAIL = re.compile(r"[\w.+&'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+" + _PATH)
 
 
 def is_domain(word: str) -> bool:
-    return _DOMAIN.fullmatch(word) is not None and word.rsplit(".", 1)[1].lower() in TLDS and any(
-        c.isalpha() for c in word
+    m = _DOMAIN.fullmatch(word)
+    return m is not None and m.group("host").rsplit(".", 1)[1].lower() in TLDS and any(
+        c.isalpha() for c in m.group("host")
     )
 
 
@@ -65,7 +67,7 @@ def speak(address: str, lang: str) -> str:
             else:
                 words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))
         elif piece.isalnum():
-            words.append(piece)
+            words.append("w w w" if lang == "en" and piece.lower() == "www" else piece)  # spelled, as said
         elif piece in symbols:
             words.append(symbols[piece])
     return " ".join(words)

@@ -9,6 +9,8 @@ from voice_tts.tn import cldr
 from voice_tts.tn.word_list import known_words
 
 _PLURAL_WORDS = {"six": "sixes"}
+# CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
+_BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
 
 def digits(text: str) -> str:
@@ -20,8 +22,12 @@ def cardinal(n: int) -> str:
     """CLDR's words without their hyphens ('twenty one'); a run too long to say, digit by digit."""
     if n < 0:
         return "minus " + cardinal(-n)
-    if n >= 10**15:
+    if n >= 10**24:
         return digits(str(n))
+    for value, name in _BEYOND_CLDR:
+        if n >= value:
+            high, low = divmod(n, value)
+            return " ".join([cardinal(high), name] + ([cardinal(low)] if low else []))
     return cldr.spell("en", n, "spellout-numbering").replace("-", " ")
 
 
@@ -55,18 +61,20 @@ def plural(words: str) -> str:
 
 
 def integer(text: str) -> str:
-    """An integer as written: leading zeros and very long runs are read digit by digit."""
+    """An integer as written: leading zeros and very long runs are read digit by digit, unless
+    grouped in thousands ('124,444,234,854,823,834,553' ... quintillion ...)."""
     plain = text.replace(",", "")
-    if len(plain) > 1 and plain.startswith("0") or len(plain) > 15:
+    if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15):
         return digits(plain)
     return cardinal(int(plain))
 
 
 def decimal(text: str) -> str:
-    """'12.50' -> 'twelve point five zero'; digits after the point are read one by one."""
+    """'12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits after the point are read one by one."""
     whole, _, frac = text.partition(".")
-    head = integer(whole) if whole else "zero"
-    return f"{head} point {digits(frac)}" if frac else head
+    if not whole:
+        return f"point {digits(frac)}"
+    return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
 
 
 def number(text: str) -> str:
@@ -103,17 +111,23 @@ _CURRENCIES: dict[str, tuple[str, str, str | None, str | None]] = {
 }
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code.isalpha())
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
-_SCALE_SUFFIXES = {"k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million",
+SCALE_SUFFIXES = {"k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million",
                    "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion",
                    "tn": "trillion"}
 _MONEY = re.compile(
-    r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
-    r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
+    r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
+    r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
 )
 
 _CODE_AMOUNT = re.compile(
     r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
+    r"(?:/(?P<per>[A-Za-z]+))?"
 )
+# What a price is per: '$350/yr' three hundred fifty dollars per year.
+_PER_PERIOD = {"h": "hour", "hr": "hour", "hour": "hour", "d": "day", "day": "day", "wk": "week",
+               "week": "week", "mo": "month", "month": "month", "yr": "year", "y": "year", "year": "year",
+               "min": "minute", "s": "second", "sec": "second", "night": "night", "person": "person",
+               "user": "user", "seat": "seat", "unit": "unit", "item": "item", "head": "head"}
 
 
 def money(text: str, currency: str | None = None) -> str | None:
@@ -124,26 +138,32 @@ def money(text: str, currency: str | None = None) -> str | None:
     else:
         m = _MONEY.fullmatch(text)
         cur, sign = (m.group("cur"), m.group("sign")) if m else (None, None)
-    if m is None or cur not in _CURRENCIES:
+    per = m and m.group("per")
+    if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and per not in UNITS:
         return None
+    per = f" per {_PER_PERIOD.get(per) or UNITS[per]}" if per else ""
     one, many, sub_one, sub_many = _CURRENCIES[cur]
     amount = m.group("amount").replace(",", "")
-    scales = [_SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
+    scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
     scales += m.group("scales").split()
     prefix = "minus " if sign == "-" else ""
     if scales:
-        return f"{prefix}{number(amount)} {' '.join(scales)} {many}"
+        return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
     whole, _, frac = amount.partition(".")
-    units = int(whole)
+    if not frac.strip("0"):  # '$2.000', '$5.' two dollars
+        frac = ""
+    elif len(frac) == 1 and not whole.strip("0") and sub_one is not None:  # '$0.5' fifty cents
+        frac += "0"
+    units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
-        return f"{prefix}{decimal(amount)} {many}"
+        return f"{prefix}{decimal(amount)} {many}{per}"
     cents = int(frac) if frac else 0
     parts = []
     if units or not cents:
-        parts.append(f"{integer(whole)} {one if units == 1 else many}")
+        parts.append(f"{integer(whole or '0')} {one if units == 1 else many}")
     if cents:
         parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
-    return prefix + " and ".join(parts)
+    return prefix + " and ".join(parts) + per
 
 
 # --- decades, versions, ids ------------------------------------------------------------------
@@ -152,7 +172,12 @@ _DECADE = re.compile(r"'?(\d\d)?(\d)0s")
 
 
 def decade(text: str) -> str | None:
-    """'1990s' -> 'nineteen nineties'; "'90s" -> 'nineties'."""
+    """'1990s' -> 'nineteen nineties'; "'90s" -> 'nineties'; '1960s-1980s' -> 'nineteen sixties to
+    nineteen eighties'."""
+    first, dash, last = text.partition("-")
+    if dash:
+        first, last = decade(first), decade(last)
+        return first and last and f"{first} to {last}"
     m = _DECADE.fullmatch(text)
     if m is None or (text.startswith("'") and m.group(1)):
         return None
@@ -173,14 +198,16 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-_ID_PIECE = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\S", re.UNICODE)
+_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|\d+(?:\.\d+)?|[^\W\d_]+|\S", re.UNICODE)
 
 
 def identifier(text: str) -> str:
     """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'."""
     words = []
     for piece in _ID_PIECE.findall(text):
-        if piece[0].isdecimal():
+        if piece.endswith("0s"):  # 'mid-80s' mid eighties
+            words.append(decade(piece))
+        elif piece[0].isdecimal():
             words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
         elif piece.isalpha():
             words.append(piece)
@@ -239,7 +266,7 @@ def roman(text: str, prev_word: str) -> str | None:
         return None
     if prev_word in REGNAL_NAMES and (len(text) > 1 or text in "IVX"):  # 'James D.' is an initial
         return "the " + ordinal(value)
-    if prev_word in ROMAN_COUNTERS:
+    if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS:  # 'PART XL
         return cardinal(value)
     return None
 
@@ -401,6 +428,42 @@ def iso_date(text: str) -> str | None:
     return _date(int(m.group("d")), int(m.group("m")), m.group("y")) if m else None
 
 
+_SLASH_DATE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2}|\d{4})")
+_DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
+
+
+def _short_year(text: str) -> str:
+    """A year as written: '98' ninety eight, '05' oh five, '2012' twenty twelve."""
+    if len(text) == 2 and text[0] == "0":
+        return "oh " + cardinal(int(text[1]))
+    return year(int(text))
+
+
+def numeric_date(text: str) -> str | None:
+    """'01/07/98' the seventh of january ninety eight (month first, as in the US, unless the first
+    part cannot be a month: '25/12/2020'); '15.01.2020' the fifteenth of january twenty twenty (day
+    first, as where dots are written)."""
+    if m := _SLASH_DATE.fullmatch(text):
+        month, day = int(m.group("a")), int(m.group("b"))
+        if month > 12:
+            month, day = day, month
+    elif m := _DOTTED_DATE.fullmatch(text):
+        day, month = int(m.group("d")), int(m.group("m"))
+    else:
+        return None
+    spoken = _date(day, month, None)
+    return spoken and f"{spoken} {_short_year(m.group('y'))}"
+
+
+_QUARTER = re.compile(r"(?P<q>[1-4])Q(?P<y>\d{2}|\d{4})")
+
+
+def quarter(text: str) -> str | None:
+    """'2Q22' the second quarter of twenty two."""
+    m = _QUARTER.fullmatch(text)
+    return m and f"the {ordinal(int(m.group('q')))} quarter of {_short_year(m.group('y'))}"
+
+
 def _month_number(name: str) -> int:
     key = name.lower().rstrip(".")
     return _MONTH_INDEX["sept" if key == "sept" else key[:3]] + 1
@@ -467,6 +530,45 @@ def _unit_plural(name: str) -> str:
     elif not head.endswith("hertz"):
         head += "s"
     return head + sep + tail
+
+
+_PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
+
+
+def per_unit(text: str) -> str | None:
+    """'12/kg' twelve per kilogram."""
+    m = _PER_UNIT.fullmatch(text)
+    if m is None or m.group("unit") not in UNITS:
+        return None
+    return f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
+
+
+def dashed_range(text: str) -> str | None:
+    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
+    '9:00 am - 5:30 pm'."""
+    first, dash, last = text.partition("-")
+    if not dash:
+        return None
+    for rule in (clock, money):
+        a, b = rule(first.strip()), rule(last.strip())
+        if a and b:
+            return f"{a} to {b}"
+    return None
+
+
+_DOTTED_PHONE = re.compile(r"\d{3}\.\d{3}\.\d{4}")
+_IP_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+
+
+def dotted_phone(text: str) -> str | None:
+    """'555.555.5555' five five five, five five five, five five five five; an IP address digit by
+    digit: '192.168.0.40' one nine two dot one six eight dot zero dot four zero (a version has no
+    three-digit part: '1.2.3.4' stays one point two point three point four)."""
+    if _DOTTED_PHONE.fullmatch(text):
+        return phone(text)
+    if _IP_ADDRESS.fullmatch(text) and any(len(part) == 3 for part in text.split(".")):
+        return " dot ".join(digits(part) for part in text.split("."))
+    return None
 
 
 def measure(text: str) -> str | None:

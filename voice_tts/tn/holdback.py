@@ -12,6 +12,7 @@ import re
 
 from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import (
+    JOIN_ANY,
     OPENING_BRACKETS,
     SIGNS,
     ZH_SUFFIXES,
@@ -109,6 +110,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return _number(cur, pos, pos + 1, ctx)
     if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
         return _number(cur, pos, pos + 2, ctx)
+    if lexer.is_currency(c) and cur.at(pos + 1) == "." and is_digit(cur.at(pos + 2)):  # '$.01' one cent
+        return _number(cur, pos, pos + 1, ctx)
     if is_letter(c):
         return _word(cur, pos, ctx)
     if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
@@ -351,8 +354,14 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         date_end = _day_month(cur, end)
         if date_end is not None:
             return Span(date_end, "date", "en")
+    if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
+        a, b = cur.text[pos:end].split("-")
+        return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
+
+
+_DIFFERENCE = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?")
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
@@ -365,9 +374,14 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
     hours = text.split(":")[0]
+    money = body > 0 and lexer.is_currency(cur.text[body - 1])
     clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(hours or 99) <= 12
     try:
         while True:
+            if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
+                end = lexer.chunk(cur, end + 2)  # '$150-$250'
+                money = False
+                continue
             j = lexer.spaces(cur, end)
             if j == end:
                 return end
@@ -392,12 +406,15 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             word = cur.text[j:m]
             if not numeric:
                 return end
-            if word.lower() in english.SCALE_WORDS:
+            if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
+                money = False
                 end = m
                 plain_int = clock_like = False
                 continue
             if word in english.UNITS or (clock_like and word in english.AM_PM):
                 end = m + 1 if "." in word and cur.at(m) == "." else m
+                if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
+                    end = after  # '9:00 am - 5:30 pm'
                 numeric = plain_int = clock_like = False
                 continue
             if plain_int and word.count("/") == 1 and all(p.isdecimal() for p in word.split("/")):
@@ -407,6 +424,24 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             return end
     except TooLong:
         return end
+
+
+def _clock_after_dash(cur: Cursor, end: int) -> int | None:
+    """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
+    j = lexer.spaces(cur, end)
+    if j == end or cur.at(j) not in ("-", "–"):
+        return None
+    k = lexer.spaces(cur, j + 1)
+    if k == j + 1 or not is_digit(cur.at(k)):
+        return None
+    m = lexer.chunk(cur, k)
+    p = lexer.spaces(cur, m)
+    if not is_letter(cur.at(p)):
+        return None
+    q = lexer.chunk(cur, p)
+    if cur.text[p:q] not in english.AM_PM or not english.clock(f"{cur.text[k:m]} {cur.text[p:q]}"):
+        return None
+    return q + 1 if "." in cur.text[p:q] and cur.at(q) == "." else q
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -420,6 +455,12 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))
+    # 'a-1.b3_c&-d@x.com': the scanner stopped at two joiners in a row inside an address (a plain
+    # word before a joiner is not looked past: it is committed with the joiner's delta).
+    if any(ch in JOIN_ANY for ch in word) and cur.peek(end) in JOIN_ANY and cur.peek(end + 1) in lexer.JOINERS and (
+        email := _email_end(cur, pos)
+    ):
+        return Span(email, "email", _lang_after(cur, ctx, email))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
     if ctx.locale is not None:
@@ -441,6 +482,10 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if english.month_name(word):
         return _month(cur, pos, end)
+    if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):
+        return Span(digits[0], "reading", "en", info=f"{word} {digits[1]} {english.digits(digits[2])}")
+    if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
+        return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -451,6 +496,38 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         if j > end and is_digit(cur.at(j)):
             return _number(cur, pos, j, ctx, currency_code=word)
     return Span(end, "word")
+
+
+# What '... ending in 8876' names: the digits are the last of a card's or an account's number.
+_DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "mastercard", "amex", "iban"))
+
+
+def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
+    """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
+    try:
+        j = lexer.spaces(cur, end)
+        if j == end or not is_letter(cur.at(j)):
+            return None
+        k = lexer.chunk(cur, j)
+        if cur.text[j:k].lower() != "in":
+            return None
+        m = lexer.spaces(cur, k)
+        if m == k or not is_digit(cur.at(m)):
+            return None
+        n = lexer.chunk(cur, m)
+        number = cur.text[m:n]
+        return (n, cur.text[j:k], number) if number.isdecimal() and 2 <= len(number) <= 6 else None
+    except TooLong:
+        return None
+
+
+def _email_end(cur: Cursor, pos: int) -> int | None:
+    """Where an email address that the token scanner split at two joiners in a row ends, or None."""
+    try:
+        end = lexer.url_end(cur, pos)
+    except TooLong:
+        return None
+    return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
 
 
 def _next_token_start(cur: Cursor, i: int) -> str:
@@ -526,7 +603,7 @@ def _day_month(cur: Cursor, end: int) -> int | None:
             if j == m or not is_letter(cur.at(j)):
                 return None
             m = lexer.chunk(cur, j)
-        if cur.text[j:m] not in english.MONTHS:
+        if english.month_name(cur.text[j:m]) is None:  # '25 jul 2012', '25 Sept.'
             return None
         m = _month_period(cur, j, m)
         return _year_after(cur, m, comma=False)

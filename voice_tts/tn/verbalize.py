@@ -15,9 +15,9 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "≥": "greater than or equal to",
+    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "%": "percent", "$": "dollar", "≥": "greater than or equal to",
            "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
-    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
+    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
 # Punctuation that is not spoken but still separates the words around it.
@@ -112,7 +112,9 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.prev_word.lower() == "per" and raw in english.UNITS:
         return english.UNITS[raw]
     if "_" in raw or "/" in raw:
-        return " ".join(p for p in re.split(r"[_/]+", raw) if p)
+        # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
+        slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
+        return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
     return raw
 
 
@@ -154,6 +156,7 @@ def _checked(spoken: str | None) -> str | None:
 
 
 def _number_en(text: str, currency_code: str) -> str:
+    text = re.sub(r"(?<=\d)º", "°", text)  # '45º': the ordinal indicator written for a degree sign
     if text.startswith("#"):  # '#4521' number four five two one: an order or ticket number is said digit by digit
         body = text[1:].lstrip()
         return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
@@ -167,8 +170,9 @@ def _number_en(text: str, currency_code: str) -> str:
         reading = english.money(text)
         if reading:
             return reading
-    for rule in (english.decade, english.version, english.percent, english.iso_date, english.clock, english.measure,
-                 english.local_phone, english.number_range):
+    for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
+                 english.percent, english.iso_date, english.clock, english.measure, english.per_unit,
+                 english.local_phone, english.number_range, english.dashed_range):
         reading = rule(text)
         if reading:
             return reading
@@ -177,8 +181,8 @@ def _number_en(text: str, currency_code: str) -> str:
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
-    if text[0] == "+" and _PLAIN_EN.fullmatch(text[1:]):
-        return "plus " + english.plain_number(text[1:])
+    if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
+        return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
     m = _SCALED.fullmatch(text)
     if m:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
