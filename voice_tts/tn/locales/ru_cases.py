@@ -133,13 +133,6 @@ def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
     return None
 
 
-# The forms of a unit in the genitive, from its (one, a few, many) nominative forms: the genitive
-# singular is the 'a few' form ('до одного килограма', 'до одной тонны'), the plural the 'many'.
-def genitive_unit(forms: tuple[str, str, str], n: int | None) -> str:
-    one, few, many = forms
-    return few if n is None or agreement(n) == 0 else many
-
-
 def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
 
