@@ -37,10 +37,6 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "un
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-def _cardinal(n: int) -> str:
-    return f"minus {_cardinal(-n)}" if n < 0 else cldr.spell("de", n, "spellout-numbering")
-
-
 def _ordinal_stem(n: int) -> str:
     """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
     return cldr.spell("de", n, "spellout-ordinal")
@@ -129,11 +125,8 @@ class German(Language):
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"
 
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
     def counted(self, n: int, feminine: bool = False) -> str:
-        words = _cardinal(n)
+        words = self.cardinal(n)
         if words.endswith("eins"):
             return words[:-4] + ("eine" if feminine else "ein")
         return words
@@ -167,7 +160,7 @@ class German(Language):
         return super().mixed_fraction(whole, numerator, denominator)
 
     def year(self, n: int) -> str:
-        return cldr.year("de", n) if 1100 <= n < 2000 else _cardinal(n)
+        return cldr.year("de", n) if 1100 <= n < 2000 else self.cardinal(n)
 
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"
@@ -178,7 +171,7 @@ class German(Language):
             minute = "Minute" if minutes == 1 else "Minuten"
             second = "Sekunde" if seconds == 1 else "Sekunden"
             return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
-        return f"{words} {_cardinal(minutes)}" if minutes else words
+        return f"{words} {self.cardinal(minutes)}" if minutes else words
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)

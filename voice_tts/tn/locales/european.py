@@ -156,7 +156,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # --- words a subclass gives ---------------------------------------------------------------
 
     def cardinal(self, n: int) -> str:
-        raise NotImplementedError
+        return f"{self.MINUS} {self.cardinal(-n)}" if n < 0 else cldr.spell(self.code, n, "spellout-numbering")
 
     def counted(self, n: int, feminine: bool = False) -> str:
         """The cardinal before a noun ('ein Euro', 'une heure')."""

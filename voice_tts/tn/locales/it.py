@@ -27,10 +27,6 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
-def _cardinal(n: int) -> str:
-    return f"meno {_cardinal(-n)}" if n < 0 else cldr.spell("it", n, "spellout-numbering")
-
-
 def _ordinal(n: int) -> str:
     """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
     return cldr.spell("it", n, "spellout-ordinal-masculine")
@@ -53,11 +49,8 @@ class Italian(Language):
     PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
     def counted(self, n: int, feminine: bool = False) -> str:
-        words = _cardinal(n)
+        words = self.cardinal(n)
         if words.endswith("uno"):
             return words[:-1] + "a" if feminine else words[:-1]  # un euro, una sterlina, ventun chilometri
         return words
@@ -80,7 +73,7 @@ class Italian(Language):
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return "primo" if day == 1 else _cardinal(day)
+        return "primo" if day == 1 else self.cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, self.digits)
@@ -93,15 +86,15 @@ class Italian(Language):
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if (numerator, denominator) == (1, 2):  # 'due e mezzo'
-            return f"{_cardinal(whole)} e mezzo"
-        return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
+            return f"{self.cardinal(whole)} e mezzo"
+        return f"{self.cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = "una" if hours == 1 else _cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
+        words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
-            words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
+            words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti'}"
         if seconds is not None:
-            words += f" e {'un secondo' if seconds == 1 else _cardinal(seconds) + ' secondi'}"
+            words += f" e {'un secondo' if seconds == 1 else self.cardinal(seconds) + ' secondi'}"
         return words
 
 
