@@ -23,11 +23,6 @@ _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
-def _ordinal(n: int) -> str:
-    """'troisième', 'vingt-et-unième', 'quatre-vingtième', 'milliardième'."""
-    return cldr.spell("fr", n, "spellout-ordinal-masculine")
-
-
 def _in_pairs(digits: str) -> str:
     """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
     return " ".join(_RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
@@ -66,7 +61,7 @@ class French(Language):
         return words + "e" if feminine and words.endswith("un") else words
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = _ordinal(n)
+        words = cldr.ordinal("fr", n, "masculine")
         if suffix in ("re", "ère", "res", "ères") and n == 1:
             words = "première"
         return words + "s" if suffix.endswith("s") else words
@@ -85,7 +80,7 @@ class French(Language):
 
     def fraction(self, numerator: int, denominator: int) -> str:
         denominators = {2: "demi", 3: "tiers", 4: "quart"}
-        words = denominators.get(denominator) or _ordinal(denominator)
+        words = denominators.get(denominator) or cldr.ordinal("fr", denominator, "masculine")
         if numerator > 1 and not words.endswith("s"):
             words += "s"
         return f"{self.counted(numerator)} {words}"

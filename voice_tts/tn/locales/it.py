@@ -27,11 +27,6 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
-def _ordinal(n: int) -> str:
-    """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
-    return cldr.spell("it", n, "spellout-ordinal-masculine")
-
-
 class Italian(Language):
     code = "it"
     CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
@@ -69,7 +64,7 @@ class Italian(Language):
         return count
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = _ordinal(n)
+        words = cldr.ordinal("it", n, "masculine")
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def date_day(self, day: int, ctx: Context) -> str:
@@ -81,7 +76,7 @@ class Italian(Language):
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"
-        words = _ordinal(denominator)
+        words = cldr.ordinal("it", denominator, "masculine")
         return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
