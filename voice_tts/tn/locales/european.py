@@ -274,7 +274,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if span is not None:
                     return span
             return self._numeric(cur, pos, pos, ctx)
-        prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+        prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
             if c == "+":
                 span = self._country_code_phone(cur, pos)

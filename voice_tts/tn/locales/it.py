@@ -53,7 +53,7 @@ class Italian(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');
         '1' after an elided article is the hour ("dall'1" dall'una: l'ora is feminine)."""
-        if n == 1 and (cur.text[end - 2] if end >= 2 else ctx.prev_char) in ("'", "’"):
+        if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
         noun = chunk_after(cur, end, is_letter)[0] if count else ""

@@ -65,7 +65,7 @@ _ERAS = {"M": ("明治", 45), "T": ("大正", 15), "S": ("昭和", 64), "H": ("�
 def _era_year(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     """'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年; not 'H.264' nor a letter inside a word."""
     era = _ERAS.get(cur.at(pos))
-    prev = myriad.prev_char(cur, pos, ctx)
+    prev = ctx.char_before(cur.text, pos)
     if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
         return None
     end = pos + 2

@@ -98,7 +98,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         found = myriad.weekdays(cur, pos, _WEEKDAYS, _WEEKDAY_JOINERS)
         if found is not None:
             return locale_span(found[0], " " + found[1], "ko")  # '10일(월)': 십일 월요일, never 십일월
-    if c == "." and is_hangul(myriad.prev_char(cur, pos, ctx)):
+    if c == "." and is_hangul(ctx.char_before(cur.text, pos)):
         return _file_type(cur, pos)
     if c.isascii() and c.isalpha():
         found = myriad.currency_code(cur, pos, _WRITING)
@@ -113,13 +113,13 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         code = cur.text[pos:end].isdecimal() and _asks_for_digits(ctx.prev_word)
         if groups := _phone_run(e.parts[0], cur.text[pos:end]):
             return locale_span(end, " ".join(_phone_digits(g) for g in groups), "ko")
-        sino = myriad.prev_char(cur, pos, ctx) == "제"  # '제2장' 제이장: an ordinal prefix, never a counter
+        sino = ctx.char_before(cur.text, pos) == "제"  # '제2장' 제이장: an ordinal prefix, never a counter
         end, spoken = _before_hangul(cur, end, e.parts[0], code, sino)
         return locale_span(end, spoken, "ko")
     spoken = read(e)
     if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
         end, spoken = _particle(cur, end, spoken)
-        if is_hangul(myriad.prev_char(cur, pos, ctx)):  # '1과3/4': 일과 사분의 삼
+        if is_hangul(ctx.char_before(cur.text, pos)):  # '1과3/4': 일과 사분의 삼
             spoken = " " + spoken
     return locale_span(end, spoken, "ko")
 

@@ -163,10 +163,6 @@ class Writing:
     mixed_after_space: bool  # '1 1/2' is one mixed number (ja)
 
 
-def prev_char(cur: Cursor, pos: int, ctx: Context) -> str:
-    return cur.text[pos - 1] if pos > 0 else ctx.prev_char
-
-
 def sign_may_follow(prev: str) -> bool:
     """A minus is a sign at the start, after a space or bracket, and after CJK text."""
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
@@ -192,7 +188,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, writing: Writing) -> tuple[int, Ex
         if phone is not None:
             return phone
     sign, currency, i = "", "", pos
-    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(prev_char(cur, pos, ctx)):
+    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
         n = cur.at(pos + 1)
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None

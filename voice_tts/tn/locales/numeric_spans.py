@@ -81,7 +81,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     queen's name: 'Isabel II'), "counted_roman" (a Roman
     numeral after a word such as 'siglo', with its era)."""
     c = cur.at(pos)
-    prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+    prev = ctx.char_before(cur.text, pos)
     if is_alnum(prev):
         return None
     if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(_digit_run(cur, pos)) in VULGAR_FRACTIONS:
