@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, lexer
+from voice_tts.tn import electronic, lexer, units
 from voice_tts.tn.chars import is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -51,21 +51,18 @@ _CURRENCIES = {
     "AED": "아랍에미리트 디르함",
 }
 _MINOR_UNITS = {"달러": "센트", "유로": "센트"}
-UNITS = {
-    "km": "킬로미터", "m": "미터", "cm": "센티미터", "mm": "밀리미터", "kg": "킬로그램", "g": "그램",
-    "mg": "밀리그램", "t": "톤", "L": "리터", "l": "리터", "mL": "밀리리터", "ml": "밀리리터", "h": "시간",
-    "min": "분", "s": "초", "ms": "밀리초", "N": "뉴턴", "W": "와트", "kW": "킬로와트", "Hz": "헤르츠",
-    "kHz": "킬로헤르츠", "MHz": "메가헤르츠", "GHz": "기가헤르츠", "KB": "킬로바이트", "MB": "메가바이트",
-    "GB": "기가바이트", "TB": "테라바이트", "V": "볼트", "A": "암페어", "rpm": "분당회전수",
-    "kcal": "킬로칼로리", "cal": "칼로리",
-}
-_SUFFIXES = {"%": "퍼센트", "°": "도", "°C": "도", "°F": "화씨 도"}
+# CLDR's names; Koreans say 톤 (CLDR 메트릭 톤), and CLDR has no revolutions per minute.
+UNITS = units.names(("km", "m", "cm", "mm", "kg", "g", "mg", "L", "l", "mL", "ml", "h", "min", "s", "ms", "N", "W",
+                     "kW", "Hz", "kHz", "MHz", "GHz", "KB", "MB", "GB", "TB", "V", "A", "kcal", "cal"), "ko") | {
+    "t": "톤", "rpm": "분당회전수"}
 _WEEKDAYS = {"월": "월요일", "화": "화요일", "수": "수요일", "목": "목요일", "금": "금요일", "토": "토요일", "일": "일요일"}
 _WEEKDAY_JOINERS = {"〜": "부터", "～": "부터", "~": "부터", "・": "", ",": ""}
 _WRITING = myriad.Writing(
     currency_symbols=frozenset(c for c in _CURRENCIES if len(c) == 1),
     currency_codes=frozenset(c for code in _CURRENCIES if len(code) > 1 for c in (code, code.lower())),
-    units=frozenset(UNITS),
+    units=UNITS,
+    suffixes={"%": "퍼센트", "°": "도", "°C": "도", "°F": "화씨 도"},
+    per=lambda unit: " 퍼 " + UNITS[unit],
     scales=frozenset("만억조"),
     mixed_after_space=True,
 )
@@ -128,7 +125,7 @@ def read(e: myriad.Expression) -> str:
     sign = {"-": "마이너스 ", "+": "플러스 "}.get(e.sign, "")
     if e.currency:
         return sign + _money(e)
-    unit = _suffix(e.suffix)
+    unit = _WRITING.suffix(e.suffix)
     return sign + _body(e) + (" " + unit if unit else "")
 
 
@@ -160,15 +157,6 @@ def _body(e: myriad.Expression) -> str:
     if len(p) == 4 and all(len(g) == 4 for g in p):
         return "신용카드 " + spoken
     return spoken
-
-
-def _suffix(suffix: str) -> str:
-    if not suffix:
-        return ""
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
-    unit, _, per = suffix.partition("/")
-    return UNITS[unit] + (" 퍼 " + UNITS[per] if per else "")
 
 
 def _money(e: myriad.Expression) -> str:

@@ -12,6 +12,7 @@ expression (a joiner, a unit, a counter may follow) and never for a word after a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -158,9 +159,18 @@ class Writing:
 
     currency_symbols: frozenset[str]
     currency_codes: frozenset[str]  # as written: "KRW", "krw", "US$"
-    units: frozenset[str]
+    units: dict[str, str | None]  # symbol → name
+    suffixes: dict[str, str]  # '%', '°C' → their words
+    per: Callable[[str], str]  # the words for '/h' after a unit, from the symbol after the slash
     scales: frozenset[str]
     mixed_after_space: bool  # '1 1/2' is one mixed number (ja)
+
+    def suffix(self, suffix: str) -> str:
+        """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
+        if not suffix or suffix in self.suffixes:
+            return self.suffixes.get(suffix, "")
+        unit, _, per = suffix.partition("/")
+        return self.units[unit] + (self.per(per) if per else "")
 
 
 def sign_may_follow(prev: str) -> bool:
