@@ -85,28 +85,29 @@ def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str
     return ordinal(n)
 
 
-_DENOMINATORS = ("десят", "сот", "тысячн", "десятитысячн", "стотысячн", "миллионн", "десятимиллионн",
-                 "стомиллионн", "миллиардн")
-
-
-# The endings of 'целая' and of a denominator ('десятая') after one and after more, per case.
-_FRACTION_ENDINGS = {"nominative": ("ая", "ых"), "genitive": ("ой", "ых"), "accusative": ("ую", "ых"),
-                     "dative": ("ой", "ым"), "prepositional": ("ой", "ых"), "instrumental": ("ой", "ыми")}
-
-
 def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
     """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
     1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых'."""
     whole = int(integer)
     if not fraction_digits:
         return cardinal(whole, "m", case)
-    if len(fraction_digits) > len(_DENOMINATORS):
+    if len(fraction_digits) > 9:  # past 'миллиардная'
         return f"{cardinal(whole, 'm', case)} запятая {digits(fraction_digits)}"
     part = int(fraction_digits)
-    endings = _FRACTION_ENDINGS[case]
-    whole_word = "цел" + endings[agreement(whole) != 0]
-    denominator = _DENOMINATORS[len(fraction_digits) - 1] + endings[agreement(part) != 0]
-    return f"{cardinal(whole, 'f', case)} {whole_word} {cardinal(part, 'f', case)} {denominator}"
+    denominator = _fraction_noun(10 ** len(fraction_digits), part, case)
+    return f"{cardinal(whole, 'f', case)} {_whole_word(whole, case)} {cardinal(part, 'f', case)} {denominator}"
+
+
+def _whole_word(count: int, case: str = "nominative") -> str:
+    """'целая', 'целых': it declines as the part 'десятая' does."""
+    return "цел" + _fraction_noun(10, count, case).removeprefix("десят")
+
+
+def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> str:
+    """The ordinal that names a fraction's part after `count` of it: одна десятая, две десятых."""
+    if agreement(count) == 0:
+        return ordinal(denominator, "f", case)
+    return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
 WORDS = SpanWords(
@@ -574,13 +575,10 @@ def _year_with_noun(n: int, case: str) -> str:
 def _fraction(m: re.Match) -> str:
     """'1/2' → 'одна вторая', '2 3/4 кг' → 'две целых три четвертых килограмма'."""
     n, d = int(m.group("n")), int(m.group("d"))
-    if agreement(n) == 0:
-        reading = f"{cardinal(n, 'f')} {ordinal(d, 'f')}"
-    else:
-        reading = f"{cardinal(n, 'f')} {ordinal(d, 'm', 'genitive', plural=True)}"
+    reading = f"{cardinal(n, 'f')} {_fraction_noun(d, n)}"
     if m.group("w"):
         whole = int(m.group("w"))
-        reading = f"{cardinal(whole, 'f')} {'целая' if agreement(whole) == 0 else 'целых'} {reading}"
+        reading = f"{cardinal(whole, 'f')} {_whole_word(whole)} {reading}"
     if m.group("unit"):
         reading += " " + UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
     return reading
