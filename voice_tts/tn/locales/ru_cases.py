@@ -17,6 +17,8 @@ from functools import lru_cache
 
 from num2words import num2words
 
+from voice_tts.tn.locales import ru_morph
+
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
 
 
@@ -137,34 +139,36 @@ def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
 
 
-# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
-# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
-# the counts the accusative ('в десять часов').
-_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
-               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
-_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
-                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
-_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
-         "prepositional": "половине"}
+def counted_noun(noun: str, n: int, case: str) -> str:
+    """`noun` after the count `n` in `case`: час, два часа, пять часов; к двум часам."""
+    kind = agreement(n)
+    if kind == 0:
+        return ru_morph.inflect(noun, case)
+    if case in ("nominative", "accusative"):  # 'два часа', 'пять часов': the genitive
+        return ru_morph.inflect(noun, "genitive", plural=kind == 2)
+    return ru_morph.inflect(noun, case, plural=True)
+
+
+# The cases a preposition gives a time of day: 'к 14:30' к половине третьего, 'до 10:00' до десяти
+# часов; after 'в' the half takes the prepositional ('в половине пятого'), the counts the accusative.
+_TIME_CASES = ("nominative", "accusative", "genitive", "dative", "prepositional")
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
     """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
-    if h > 24 or minutes > 59 or case not in _HALF:
+    if h > 24 or minutes > 59 or case not in _TIME_CASES:
         return None
     count_case = "accusative" if case == "prepositional" else case
+    hours = f"{cardinal(h, 'm', count_case)} {counted_noun('час', h, count_case)}"
     if minutes == 0:
-        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
+        return hours
     following = h % 12 + 1
     if minutes == 30:
-        return f"{_HALF[case]} {_ordinal(following, 'm', 'genitive')}"
+        return f"{ru_morph.inflect('половина', case)} {_ordinal(following, 'm', 'genitive')}"
+    minute_words = f"{cardinal(minutes, 'f', count_case)} {counted_noun('минута', minutes, count_case)}"
     if minutes < 30:
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
+        return f"{minute_words} {_ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return (f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
-                f"{cardinal(minutes, 'f', count_case)} {minute_word}")
+        return f"{hours} {minute_words}"
     left = 60 - minutes
-    minute_word = "минуты" if agreement(left) == 0 else "минут"
-    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
+    return f"без {cardinal(left, 'f', 'genitive')} {counted_noun('минута', left, 'genitive')} {cardinal(following)}"
