@@ -206,10 +206,7 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             return Span(end + 1, "skip", info="done")
         return Span(end, "skip") if end > pos else None
     if ctx.mode == "digits" and is_digit(c):
-        end = pos
-        while is_digit(cur.at(end)):
-            end += 1
-        return Span(end, "digit_groups", info="done", forced=True)
+        return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True)
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from voice_tts.tn import lexer
 from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -72,9 +73,7 @@ class AddressesAndPhones:
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
-        j = pos + 1
-        while is_digit(cur.at(j)):
-            j += 1
+        j = lexer.digits_end(cur, pos + 1)
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
         end = self._digit_groups_end(cur, j + 1)
@@ -100,9 +99,7 @@ class AddressesAndPhones:
         end = j
         try:
             while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
-                k = end + 1
-                while is_digit(cur.at(k)):
-                    k += 1
+                k = lexer.digits_end(cur, end + 1)
                 if is_letter(cur.at(k)):
                     return end
                 end = k

@@ -9,7 +9,7 @@ clock times (十時三十分), dates with slashes (二千二十四年一月三�
 
 from __future__ import annotations
 
-from voice_tts.tn import units
+from voice_tts.tn import lexer, units
 from voice_tts.tn.chars import is_digit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -62,9 +62,7 @@ def _era_year(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     prev = ctx.char_before(cur.text, pos)
     if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
         return None
-    end = pos + 2
-    while is_digit(cur.at(end)):
-        end += 1
+    end = lexer.digits_end(cur, pos + 2)
     year, after = int(cur.text[pos + 2:end]), cur.at(end)
     if end - pos > 4 or not 1 <= year <= era[1] or (after.isascii() and after.isalnum()):
         return None
