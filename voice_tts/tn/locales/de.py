@@ -165,13 +165,8 @@ class German(Language):
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = f"{self.counted(hours)} Uhr"
-        if seconds is not None:
-            minute = "Minute" if minutes == 1 else "Minuten"
-            second = "Sekunde" if seconds == 1 else "Sekunden"
-            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
-        return f"{words} {self.cardinal(minutes)}" if minutes else words
+    def clock_hours(self, hours: int) -> str:
+        return f"{self.counted(hours)} Uhr"
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)

@@ -199,8 +199,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return words if year is None else f"{words} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        """`marker`: the word written after the time ('Uhr'), or ''."""
-        raise NotImplementedError
+        """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
+        named by CLDR ('vierzehn Uhr eine Minute fünf Sekunden'); without, the minutes are a number."""
+        words = self.clock_hours(hours)
+        if seconds is None:
+            return f"{words} {self.cardinal(minutes)}" if minutes else words
+        minute = cldr.unit_name(self.code, "duration-minute", minutes)
+        second = cldr.unit_name(self.code, "duration-second", seconds)
+        return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
+
+    def clock_hours(self, hours: int) -> str:
+        return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
 
     def decade(self, token: str, ctx: Context) -> str | None:
         """'les 80s': a decade, where the language writes them so."""

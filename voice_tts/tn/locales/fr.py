@@ -90,14 +90,6 @@ class French(Language):
             return f"{self.counted(whole)} et demi"
         return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = f"{self.counted(hours, True)} {'heure' if hours <= 1 else 'heures'}"
-        if seconds is not None:
-            minute = "minute" if minutes <= 1 else "minutes"
-            second = "seconde" if seconds <= 1 else "secondes"
-            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
-        return f"{words} {self.cardinal(minutes)}" if minutes else words
-
     def decade(self, token: str, ctx: Context) -> str | None:
         if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
             return "années " + self.cardinal(int(token[:-1])).removesuffix("s")
