@@ -513,14 +513,15 @@ def _era(cur: Cursor, end: int, words: SpanWords) -> int:
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 
-def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],
-                 letters: Callable[[str], str] = str) -> str:
-    """An address read piece by piece: words as they are (or spelled by `letters`), each digit
-    on its own, symbols by name ('a1b2@abc.com' → 'a uno b dos arroba abc punto com')."""
+def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str], letters: Callable[[str], str] = str,
+                pieces: re.Pattern[str] = _ADDRESS_PIECE) -> str:
+    """Text read piece by piece: words as they are (or spelled by `letters`), digits by `digits`
+    (of an address each on its own: 'a1b2@abc.com' → 'a uno b dos arroba abc punto com'),
+    symbols by name; other marks are dropped."""
     out = []
-    for piece in _ADDRESS_PIECE.findall(raw):
+    for piece in pieces.findall(raw):
         if piece.isdecimal():
-            out.append(digit_words[int(piece)])
+            out.append(digits(piece))
         elif piece.isalpha():
             out.append(letters(piece))
         elif piece in symbols:

@@ -43,7 +43,7 @@ from voice_tts.tn.locales.numeric_spans import (
     PHONE,
     SpanWords,
     date_parts,
-    read_address,
+    read_pieces,
     roman_value,
     local_amount,
     split_amount,
@@ -473,7 +473,7 @@ _YEARS = range(1700, 2101)
 
 def read(raw: str, kind: str) -> str:
     if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
-        return read_address(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, DIGITS, _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
     if kind == "abbreviation":
         return ABBREVIATIONS[raw.lower()]
     if kind == "roman":
