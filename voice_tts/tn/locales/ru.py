@@ -21,7 +21,7 @@ from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
-from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal
+from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.ru_words import (
     ABBREVIATIONS,
     ADDRESS_WORDS,
@@ -49,17 +49,6 @@ from voice_tts.tn.locales.numeric_spans import (
     split_amount,
     word_after,
 )
-
-def digits(text: str) -> str:
-    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
-
-
-@lru_cache(maxsize=4096)
-def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
-    if n >= 10**21:
-        return digits(str(n))
-    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
-
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.

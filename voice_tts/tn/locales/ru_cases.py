@@ -22,6 +22,17 @@ from voice_tts.tn.locales import ru_morph
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
 
 
+def digits(text: str) -> str:
+    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+
+
+@lru_cache(maxsize=4096)
+def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
+    if n >= 10**21:
+        return digits(str(n))
+    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
+
+
 @lru_cache(maxsize=4096)
 def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     """`n` in `case`; the accusative is that of an inanimate noun (the nominative, save 'одну'
@@ -29,7 +40,7 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     if n < 0:
         return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
-        return " ".join(DIGITS[int(c)] for c in str(n))
+        return digits(str(n))
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
@@ -129,14 +140,10 @@ def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
         return None
     gender = "f" if noun.endswith(("ии",)) else "m"
     if preposition in _LOCATIVE and noun.endswith(("е", "ии")):
-        return _ordinal(n, gender, "prepositional")
+        return ordinal(n, gender, "prepositional")
     if preposition in ("к", "ко") and noun.endswith(("у", "ю")):
-        return _ordinal(n, "m", "dative")
+        return ordinal(n, "m", "dative")
     return None
-
-
-def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
-    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:
@@ -164,10 +171,10 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
         return hours
     following = h % 12 + 1
     if minutes == 30:
-        return f"{ru_morph.inflect('половина', case)} {_ordinal(following, 'm', 'genitive')}"
+        return f"{ru_morph.inflect('половина', case)} {ordinal(following, 'm', 'genitive')}"
     minute_words = f"{cardinal(minutes, 'f', count_case)} {counted_noun('минута', minutes, count_case)}"
     if minutes < 30:
-        return f"{minute_words} {_ordinal(following, 'm', 'genitive')}"
+        return f"{minute_words} {ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         return f"{hours} {minute_words}"
     left = 60 - minutes
