@@ -329,9 +329,5 @@ def number(text: str) -> str:
     return myriad.numbers_in(text, NUMERALS, "번")
 
 
-def cardinal(n: int) -> str:
-    return NUMERALS.cardinal(n)
-
-
-def digits(text: str) -> str:
-    return NUMERALS.digit_string(text)
+cardinal = NUMERALS.cardinal
+digits = NUMERALS.digit_string
