@@ -125,12 +125,6 @@ class German(Language):
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"
 
-    def counted(self, n: int, feminine: bool = False) -> str:
-        words = self.cardinal(n)
-        if words.endswith("eins"):
-            return words[:-4] + ("eine" if feminine else "ein")
-        return words
-
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
             return _ordinal_stem(n) + _ending(ctx.prev_word)

@@ -159,8 +159,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return f"{self.MINUS} {self.cardinal(-n)}" if n < 0 else cldr.spell(self.code, n, "spellout-numbering")
 
     def counted(self, n: int, feminine: bool = False) -> str:
-        """The cardinal before a noun ('ein Euro', 'une heure')."""
-        return self.cardinal(n)
+        """The cardinal before a noun, CLDR's masculine or feminine ('ein Euro', 'une heure')."""
+        if n < 0:
+            return f"{self.MINUS} {self.counted(-n, feminine)}"
+        return cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""

@@ -56,10 +56,6 @@ class French(Language):
                 words.append(self.digits(group))
         return " ".join(words)
 
-    def counted(self, n: int, feminine: bool = False) -> str:
-        words = self.cardinal(n)
-        return words + "e" if feminine and words.endswith("un") else words
-
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = cldr.ordinal("fr", n, "masculine")
         if suffix in ("re", "ère", "res", "ères") and n == 1:
