@@ -37,11 +37,6 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "un
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-def _ordinal_stem(n: int) -> str:
-    """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
-    return cldr.spell("de", n, "spellout-ordinal")
-
-
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
 # the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
 _FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
@@ -93,7 +88,7 @@ class German(Language):
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:
-        return ("die " if feminine else "der ") + _ordinal_stem(n).capitalize()
+        return ("die " if feminine else "der ") + cldr.ordinal("de", n).capitalize()
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
@@ -127,8 +122,8 @@ class German(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
-            return _ordinal_stem(n) + _ending(ctx.prev_word)
-        return _ordinal_stem(n) + suffix.lstrip("s")[2:]
+            return cldr.ordinal("de", n) + _ending(ctx.prev_word)
+        return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
 
     def date_day(self, day: int, ctx: Context) -> str:
         return self.ordinal(day, ".", ctx)
@@ -146,7 +141,7 @@ class German(Language):
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
-        return f"{self.counted(numerator)} {_ordinal_stem(denominator)[:-1]}el"
+        return f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
