@@ -329,7 +329,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
-            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1) or self._ends_text(cur, end + 1):
+            if self._ends_sentence(cur, end + 1, by_capital=word + after in self.SENTENCE_FINAL):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -368,7 +368,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 second = cur.text[j + 1:end]
             if second not in self.WEEKDAYS:
                 return None
-            if cur.at(end) == "." and not self._ends_text(cur, end + 1):
+            if cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False):
                 end += 1
         except TooLong:
             return None
@@ -414,19 +414,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
         return self.ordinal(n, "a" if feminine else "", Context())
 
-    def _ends_text(self, cur: Cursor, i: int) -> bool:
-        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end)."""
-        try:
-            return cur.at(lexer.spaces(cur, i)) in ("", "\n")
-        except TooLong:
-            return False
-
-    def _ends_sentence(self, cur: Cursor, i: int) -> bool:
+    def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
+        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with
+        `by_capital`, a space and a capital do."""
         try:
             c = cur.at(lexer.spaces(cur, i))
         except TooLong:
             return False
-        return c in ("", "\n") or c.isupper() and is_space(cur.at(i))
+        return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
