@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, lexer, units
+from voice_tts.tn import cldr, electronic, lexer, units
 from voice_tts.tn.chars import is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -30,9 +30,6 @@ NUMERALS = myriad.Numerals(
     root="루트 ",
     fraction_of="분의 ",
 )
-# Native numbers as they stand before a counter (한 개, 스무 살).
-_NATIVE_ONES = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉")
-_NATIVE_TENS = ("", "열", "스물", "서른", "마흔", "쉰", "예순", "일흔", "여든", "아흔")
 # Counters that take native numbers; a two-syllable one is known by its first syllable.
 _COUNTERS = frozenset(("개", "명", "살", "잔", "병", "권", "장", "벌", "채", "곳", "달", "통", "마리", "그루", "송이",
                        "켤레", "가지", "사람", "시간", "자리"))
@@ -175,12 +172,8 @@ def _phone_digits(group: str) -> str:
 
 
 def native(n: int) -> str:
-    """A number before a counter: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
-    if n >= 100:
-        return NUMERALS.cardinal(n - n % 100) + (native(n % 100) if n % 100 else "")
-    if n == 20:
-        return "스무"
-    return _NATIVE_TENS[n // 10] + _NATIVE_ONES[n % 10]
+    """A number before a counter, CLDR's: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
+    return cldr.spell("ko", n, "spellout-cardinal-native-attributive")
 
 
 def hour(n: int) -> str:
