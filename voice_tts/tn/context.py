@@ -51,6 +51,10 @@ class Context:
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None
 
+    def char_before(self, text: str, pos: int) -> str:
+        """The raw character before `pos` of the tail `text`: before the tail, the last committed."""
+        return text[pos - 1] if pos > 0 else self.prev_char
+
     def sentence_lang(self) -> str:
         if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
             return self.default_lang

@@ -68,7 +68,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         if cur.at(pos + 1) == "(":
             return _link_target(cur, pos + 2)
         return Span(pos + 1, "md")
-    if c == "!" and (not (prev := _prev_char(cur, pos, ctx)) or prev.isspace()) and cur.at(pos + 1) == "[":
+    if c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")
     if c == "<":
         return _html_tag(cur, pos)
@@ -103,10 +103,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    if c == "." and not ctx.sent_han and _sign_may_follow(_prev_char(cur, pos, ctx)) and is_digit(cur.at(pos + 1)):
+    if c == "." and not ctx.sent_han and _sign_may_follow(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)):
         return _number(cur, pos, pos + 1, ctx)  # '.878': a decimal without its zero
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        if lexer.is_currency(c) or _sign_may_follow(_prev_char(cur, pos, ctx)):
+        if lexer.is_currency(c) or _sign_may_follow(ctx.char_before(cur.text, pos)):
             return _number(cur, pos, pos + 1, ctx)
     if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
         return _number(cur, pos, pos + 2, ctx)
@@ -122,14 +122,14 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
     fraction with the measure noun after it when it reads one."""
-    after_number = is_digit(_prev_char(cur, pos, ctx)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
+    after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
     try:
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
     except TooLong:
         j = k = pos + 1
     noun = cur.text[j:k]
-    glued = " " if is_digit(_prev_char(cur, pos, ctx)) else ""  # '1½': one| and a half
+    glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading = english.vulgar_fraction(cur.text[pos], noun, after_number)
     if english.takes_noun(reading, noun):
         return Span(k, "reading", "en", info=glued + reading)
@@ -142,10 +142,6 @@ _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
-
-
-def _prev_char(cur: Cursor, pos: int, ctx: Context) -> str:
-    return cur.text[pos - 1] if pos > 0 else ctx.prev_char
 
 
 def _sign_may_follow(prev: str) -> bool:
@@ -167,7 +163,7 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
     """A dictionary rule matching at `pos` (spec of rules: voice_tts.tn.lexicon). Waits while
     more text could change which rule matches or whether its word ends."""
     c = cur.at(pos)
-    inside_word = inside_word or (_is_word_char(_prev_char(cur, pos, ctx)) and _is_word_char(c))
+    inside_word = inside_word or (_is_word_char(ctx.char_before(cur.text, pos)) and _is_word_char(c))
     end = min(cur.end, cur.limit)
     final = cur.final and cur.end <= cur.limit
     found, waiting = ctx.lexicon.matches(cur.text, pos, end, final, inside_word)
@@ -210,10 +206,7 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             return Span(end + 1, "skip", info="done")
         return Span(end, "skip") if end > pos else None
     if ctx.mode == "digits" and is_digit(c):
-        end = pos
-        while is_digit(cur.at(end)):
-            end += 1
-        return Span(end, "digit_groups", info="done", forced=True)
+        return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True)
     return None
 
 

@@ -78,6 +78,13 @@ def spaces(cur: Cursor, i: int) -> int:
     return i
 
 
+def digits_end(cur: Cursor, i: int) -> int:
+    """The end of the digits starting at `i`, waiting to see what follows them."""
+    while is_digit(cur.at(i)):
+        i += 1
+    return i
+
+
 def greedy(cur: Cursor, i: int, accept) -> int:
     """A run that is complete in itself: takes what is present now and never waits."""
     while (c := cur.peek(i)) and accept(c):

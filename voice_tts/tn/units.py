@@ -49,3 +49,13 @@ def spoken(amount: str, symbol: str, locale: str, words: str) -> str | None:
             found = _NUMBER.search(text)
             return (text[:found.start()] + words + text[found.end():]).strip() if found else None
     return None
+
+
+
+# Symbols text also writes a unit with: litres and millilitres in lower case, kilobytes in capitals.
+_WRITTEN_ALSO = {"l": "L", "ml": "mL", "KB": "kB"}
+
+
+def names(symbols: tuple[str, ...], locale: str) -> dict[str, str | None]:
+    """Each symbol's unit by its name in `locale`, for a language that counts with no plural ('km', 'ja' → 'キロメートル')."""
+    return {symbol: spoken("1", _WRITTEN_ALSO.get(symbol, symbol), locale, "") for symbol in symbols}

@@ -37,15 +37,6 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "un
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
-def _cardinal(n: int) -> str:
-    return f"minus {_cardinal(-n)}" if n < 0 else cldr.spell("de", n, "spellout-numbering")
-
-
-def _ordinal_stem(n: int) -> str:
-    """'dritte', 'einhunderterste', 'zwanzigste': the ordinal without its case ending."""
-    return cldr.spell("de", n, "spellout-ordinal")
-
-
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
 # the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
 _FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
@@ -97,7 +88,7 @@ class German(Language):
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:
-        return ("die " if feminine else "der ") + _ordinal_stem(n).capitalize()
+        return ("die " if feminine else "der ") + cldr.ordinal("de", n).capitalize()
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
@@ -129,19 +120,10 @@ class German(Language):
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"
 
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
-    def counted(self, n: int, feminine: bool = False) -> str:
-        words = _cardinal(n)
-        if words.endswith("eins"):
-            return words[:-4] + ("eine" if feminine else "ein")
-        return words
-
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
-            return _ordinal_stem(n) + _ending(ctx.prev_word)
-        return _ordinal_stem(n) + suffix.lstrip("s")[2:]
+            return cldr.ordinal("de", n) + _ending(ctx.prev_word)
+        return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
 
     def date_day(self, day: int, ctx: Context) -> str:
         return self.ordinal(day, ".", ctx)
@@ -159,7 +141,7 @@ class German(Language):
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
-        return f"{self.counted(numerator)} {_ordinal_stem(denominator)[:-1]}el"
+        return f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
@@ -167,18 +149,13 @@ class German(Language):
         return super().mixed_fraction(whole, numerator, denominator)
 
     def year(self, n: int) -> str:
-        return cldr.year("de", n) if 1100 <= n < 2000 else _cardinal(n)
+        return cldr.year("de", n) if 1100 <= n < 2000 else self.cardinal(n)
 
     def is_clock_marker(self, word: str) -> bool:
         return word == "Uhr"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = f"{self.counted(hours)} Uhr"
-        if seconds is not None:
-            minute = "Minute" if minutes == 1 else "Minuten"
-            second = "Sekunde" if seconds == 1 else "Sekunden"
-            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
-        return f"{words} {_cardinal(minutes)}" if minutes else words
+    def clock_hours(self, hours: int) -> str:
+        return f"{self.counted(hours)} Uhr"
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)

@@ -156,11 +156,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # --- words a subclass gives ---------------------------------------------------------------
 
     def cardinal(self, n: int) -> str:
-        raise NotImplementedError
+        return f"{self.MINUS} {self.cardinal(-n)}" if n < 0 else cldr.spell(self.code, n, "spellout-numbering")
 
     def counted(self, n: int, feminine: bool = False) -> str:
-        """The cardinal before a noun ('ein Euro', 'une heure')."""
-        return self.cardinal(n)
+        """The cardinal before a noun, CLDR's masculine or feminine ('ein Euro', 'une heure')."""
+        if n < 0:
+            return f"{self.MINUS} {self.counted(-n, feminine)}"
+        return cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
@@ -199,8 +201,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return words if year is None else f"{words} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        """`marker`: the word written after the time ('Uhr'), or ''."""
-        raise NotImplementedError
+        """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
+        named by CLDR ('vierzehn Uhr eine Minute fünf Sekunden'); without, the minutes are a number."""
+        words = self.clock_hours(hours)
+        if seconds is None:
+            return f"{words} {self.cardinal(minutes)}" if minutes else words
+        minute = cldr.unit_name(self.code, "duration-minute", minutes)
+        second = cldr.unit_name(self.code, "duration-second", seconds)
+        return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
+
+    def clock_hours(self, hours: int) -> str:
+        return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
 
     def decade(self, token: str, ctx: Context) -> str | None:
         """'les 80s': a decade, where the language writes them so."""
@@ -274,7 +285,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if span is not None:
                     return span
             return self._numeric(cur, pos, pos, ctx)
-        prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+        prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
             if c == "+":
                 span = self._country_code_phone(cur, pos)
@@ -318,7 +329,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
             reading = self.ABBREVIATIONS[word + after]
-            if word + after in self.SENTENCE_FINAL and self._ends_sentence(cur, end + 1) or self._ends_text(cur, end + 1):
+            if self._ends_sentence(cur, end + 1, by_capital=word + after in self.SENTENCE_FINAL):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -357,7 +368,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 second = cur.text[j + 1:end]
             if second not in self.WEEKDAYS:
                 return None
-            if cur.at(end) == "." and not self._ends_text(cur, end + 1):
+            if cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False):
                 end += 1
         except TooLong:
             return None
@@ -403,19 +414,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
         return self.ordinal(n, "a" if feminine else "", Context())
 
-    def _ends_text(self, cur: Cursor, i: int) -> bool:
-        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end)."""
-        try:
-            return cur.at(lexer.spaces(cur, i)) in ("", "\n")
-        except TooLong:
-            return False
-
-    def _ends_sentence(self, cur: Cursor, i: int) -> bool:
+    def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
+        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with
+        `by_capital`, a space and a capital do."""
         try:
             c = cur.at(lexer.spaces(cur, i))
         except TooLong:
             return False
-        return c in ("", "\n") or c.isupper() and is_space(cur.at(i))
+        return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import re
 
+from voice_tts.tn import lexer
 from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
-from voice_tts.tn.locales.numeric_spans import TLDS
+from voice_tts.tn.locales.numeric_spans import TLDS, read_pieces
 
 # Labels of addresses said as words even when short; everything else of three letters or less is spelled.
 _ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
 _DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 
 class AddressesAndPhones:
@@ -35,26 +35,15 @@ class AddressesAndPhones:
 
     def address(self, text: str) -> str:
         """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""
-        words = []
-        lowered = text.lower()
-        for scheme in ("https://", "http://"):
-            if lowered.startswith(scheme):
-                words.append(" ".join(scheme[:-3]))
-                text = text[len(scheme) - 3:]
-                break
-        for piece in _ADDRESS_PIECE.findall(text):
-            if piece.isdecimal():
-                words.append(self.cardinal(int(ascii_digits(piece))))
-            elif piece.isalpha():
-                if piece.lower() in self.ADDRESS_READINGS:
-                    words.append(self.ADDRESS_READINGS[piece.lower()])
-                elif len(piece) <= 3 and piece.lower() not in _ADDRESS_WORDS:
-                    words.append(" ".join(piece))
-                else:
-                    words.append(piece)
-            elif piece in self.ADDRESS_SYMBOLS:
-                words.append(self.ADDRESS_SYMBOLS[piece])
-        return " ".join(words)
+        scheme = next((s for s in ("https://", "http://") if text.lower().startswith(s)), "")
+        spelled = " ".join(scheme[:-3]) + " " if scheme else ""  # 'h t t p s' before '://'
+        text = text[len(scheme) - 3:] if scheme else text
+        return spelled + read_pieces(text, self.ADDRESS_SYMBOLS, lambda d: self.cardinal(int(ascii_digits(d))), self._address_word)
+
+    def _address_word(self, word: str) -> str:
+        if word.lower() in self.ADDRESS_READINGS:
+            return self.ADDRESS_READINGS[word.lower()]
+        return " ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word
 
     # --- telephone numbers --------------------------------------------------------------------
 
@@ -72,9 +61,7 @@ class AddressesAndPhones:
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
-        j = pos + 1
-        while is_digit(cur.at(j)):
-            j += 1
+        j = lexer.digits_end(cur, pos + 1)
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
         end = self._digit_groups_end(cur, j + 1)
@@ -100,9 +87,7 @@ class AddressesAndPhones:
         end = j
         try:
             while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
-                k = end + 1
-                while is_digit(cur.at(k)):
-                    k += 1
+                k = lexer.digits_end(cur, end + 1)
                 if is_letter(cur.at(k)):
                     return end
                 end = k

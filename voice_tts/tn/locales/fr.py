@@ -23,18 +23,9 @@ _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
-def _cardinal(n: int) -> str:
-    return f"moins {_cardinal(-n)}" if n < 0 else cldr.spell("fr", n, "spellout-numbering")
-
-
-def _ordinal(n: int) -> str:
-    """'troisième', 'vingt-et-unième', 'quatre-vingtième', 'milliardième'."""
-    return cldr.spell("fr", n, "spellout-ordinal-masculine")
-
-
 def _in_pairs(digits: str) -> str:
     """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
-    return " ".join(_cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
+    return " ".join(_RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
 
 
 class French(Language):
@@ -60,20 +51,13 @@ class French(Language):
         words = []
         for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
             if len(group) == 2:
-                words.append(("zéro " + _cardinal(int(group[1]))) if group[0] == "0" else _cardinal(int(group)))
+                words.append(("zéro " + self.cardinal(int(group[1]))) if group[0] == "0" else self.cardinal(int(group)))
             elif group:
                 words.append(self.digits(group))
         return " ".join(words)
 
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
-    def counted(self, n: int, feminine: bool = False) -> str:
-        words = _cardinal(n)
-        return words + "e" if feminine and words.endswith("un") else words
-
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = _ordinal(n)
+        words = cldr.ordinal("fr", n, "masculine")
         if suffix in ("re", "ère", "res", "ères") and n == 1:
             words = "première"
         return words + "s" if suffix.endswith("s") else words
@@ -82,17 +66,17 @@ class French(Language):
         """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
         if n == 1:
             return "première" if feminine else "premier"
-        return _cardinal(n)
+        return self.cardinal(n)
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return "premier" if day == 1 else _cardinal(day)
+        return "premier" if day == 1 else self.cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         denominators = {2: "demi", 3: "tiers", 4: "quart"}
-        words = denominators.get(denominator) or _ordinal(denominator)
+        words = denominators.get(denominator) or cldr.ordinal("fr", denominator, "masculine")
         if numerator > 1 and not words.endswith("s"):
             words += "s"
         return f"{self.counted(numerator)} {words}"
@@ -102,17 +86,9 @@ class French(Language):
             return f"{self.counted(whole)} et demi"
         return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = f"{self.counted(hours, True)} {'heure' if hours <= 1 else 'heures'}"
-        if seconds is not None:
-            minute = "minute" if minutes <= 1 else "minutes"
-            second = "seconde" if seconds <= 1 else "secondes"
-            return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
-        return f"{words} {_cardinal(minutes)}" if minutes else words
-
     def decade(self, token: str, ctx: Context) -> str | None:
         if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
-            return "années " + _cardinal(int(token[:-1])).removesuffix("s")
+            return "années " + self.cardinal(int(token[:-1])).removesuffix("s")
         return None
 
     def of(self, noun: str) -> str:

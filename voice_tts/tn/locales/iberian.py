@@ -23,7 +23,7 @@ from voice_tts.tn.locales.numeric_spans import (
     SpanWords,
     date_parts,
     local_amount,
-    read_address,
+    read_pieces,
     roman_value,
     split_amount,
     to_int,
@@ -158,7 +158,7 @@ class Reading:
     def read(self, raw: str, kind: str) -> str:
         """A span of `kind` (numeric_spans.find_span) read aloud."""
         if kind == "address":
-            return read_address(raw, self.ADDRESS_SYMBOLS, self.DIGITS)
+            return read_pieces(raw, self.ADDRESS_SYMBOLS, lambda d: self.DIGITS[int(d)])
         if kind == "abbreviation":  # capitalized where it was written with a capital ('Sr.' → 'Señor')
             reading = self.ABBREVIATIONS[raw.lower()]
             return " ".join(w[0].upper() + w[1:] for w in reading.split()) if raw[0].isupper() else reading
@@ -336,12 +336,4 @@ class Reading:
     def fallback(self, text: str) -> str:
         """What no other reading took: digit runs as numbers, words as written, symbols by name
         ('a-5' → 'a cinco', '0-800-hermano'); other marks are dropped."""
-        out = []
-        for piece in _PIECE.findall(text):
-            if piece.isdecimal():
-                out.append(self.digit_run(piece))
-            elif piece.isalpha():
-                out.append(piece)
-            elif piece in self.SYMBOLS:
-                out.append(self.SYMBOLS[piece])
-        return " ".join(out)
+        return read_pieces(text, self.SYMBOLS, self.digit_run, pieces=_PIECE)

@@ -27,15 +27,6 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
-def _cardinal(n: int) -> str:
-    return f"meno {_cardinal(-n)}" if n < 0 else cldr.spell("it", n, "spellout-numbering")
-
-
-def _ordinal(n: int) -> str:
-    """'primo', 'undicesimo', 'ventitreesimo', 'trentaseiesimo'."""
-    return cldr.spell("it", n, "spellout-ordinal-masculine")
-
-
 class Italian(Language):
     code = "it"
     CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
@@ -53,11 +44,8 @@ class Italian(Language):
     PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
     def counted(self, n: int, feminine: bool = False) -> str:
-        words = _cardinal(n)
+        words = self.cardinal(n)
         if words.endswith("uno"):
             return words[:-1] + "a" if feminine else words[:-1]  # un euro, una sterlina, ventun chilometri
         return words
@@ -65,7 +53,7 @@ class Italian(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');
         '1' after an elided article is the hour ("dall'1" dall'una: l'ora is feminine)."""
-        if n == 1 and (cur.text[end - 2] if end >= 2 else ctx.prev_char) in ("'", "’"):
+        if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
         noun = chunk_after(cur, end, is_letter)[0] if count else ""
@@ -76,11 +64,11 @@ class Italian(Language):
         return count
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = _ordinal(n)
+        words = cldr.ordinal("it", n, "masculine")
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return "primo" if day == 1 else _cardinal(day)
+        return "primo" if day == 1 else self.cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, self.digits)
@@ -88,20 +76,20 @@ class Italian(Language):
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"
-        words = _ordinal(denominator)
+        words = cldr.ordinal("it", denominator, "masculine")
         return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if (numerator, denominator) == (1, 2):  # 'due e mezzo'
-            return f"{_cardinal(whole)} e mezzo"
-        return f"{_cardinal(whole)} e {self.fraction(numerator, denominator)}"
+            return f"{self.cardinal(whole)} e mezzo"
+        return f"{self.cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        words = "una" if hours == 1 else _cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
+        words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
-            words += f" e {'un minuto' if minutes == 1 else _cardinal(minutes) + ' minuti'}"
+            words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti'}"
         if seconds is not None:
-            words += f" e {'un secondo' if seconds == 1 else _cardinal(seconds) + ' secondi'}"
+            words += f" e {'un secondo' if seconds == 1 else self.cardinal(seconds) + ' secondi'}"
         return words
 
 

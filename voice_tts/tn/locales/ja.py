@@ -9,6 +9,7 @@ clock times (十時三十分), dates with slashes (二千二十四年一月三�
 
 from __future__ import annotations
 
+from voice_tts.tn import lexer, units
 from voice_tts.tn.chars import is_digit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -30,24 +31,17 @@ _CURRENCIES = {
 }
 # Currencies whose amounts are read in a major and a minor unit ('$12.50' → 十二ドル五十セント).
 _MINOR_UNITS = {"ドル": "セント", "ユーロ": "セント", "ポンド": "ペンス"}
-UNITS = {
-    "km": "キロメートル", "m": "メートル", "cm": "センチメートル", "mm": "ミリメートル", "kg": "キログラム",
-    "g": "グラム", "mg": "ミリグラム", "t": "トン", "L": "リットル", "l": "リットル", "mL": "ミリリットル",
-    "ml": "ミリリットル", "h": "時間", "min": "分", "s": "秒", "ms": "ミリ秒", "W": "ワット",
-    "kW": "キロワット", "Hz": "ヘルツ", "kHz": "キロヘルツ", "MHz": "メガヘルツ", "GHz": "ギガヘルツ",
-    "KB": "キロバイト", "MB": "メガバイト", "GB": "ギガバイト", "TB": "テラバイト", "V": "ボルト",
-    "A": "アンペア", "N": "ニュートン", "cal": "カロリー", "kcal": "キロカロリー", "ha": "ヘクタール",
-}
-# 'per hour' is 毎時, not 毎時間.
-_PER = {"h": "毎時", "min": "毎分", "s": "毎秒"}
-_SUFFIXES = {"%": "パーセント", "°": "度", "°C": "度", "°F": "華氏度"}
+UNITS = units.names(("km", "m", "cm", "mm", "kg", "g", "mg", "t", "L", "l", "mL", "ml", "h", "min", "s", "ms", "W",
+                     "kW", "Hz", "kHz", "MHz", "GHz", "KB", "MB", "GB", "TB", "V", "A", "N", "cal", "kcal", "ha"), "ja")
 _WEEKDAYS = {"月": "月曜日", "火": "火曜日", "水": "水曜日", "木": "木曜日", "金": "金曜日", "土": "土曜日",
              "日": "日曜日", "祝": "祝日"}
 _WEEKDAY_JOINERS = {"・": "", "、": "", "〜": "から", "～": "から", "~": "から"}
 _WRITING = myriad.Writing(
     currency_symbols=frozenset(c for c in _CURRENCIES if len(c) == 1 and not c.isalnum()),
     currency_codes=frozenset(c for c in _CURRENCIES if c.isascii() and len(c) > 1),
-    units=frozenset(UNITS),
+    units=UNITS,
+    suffixes={"%": "パーセント", "°": "度", "°C": "度", "°F": "華氏度"},
+    per=lambda unit: "毎" + ("時" if unit == "h" else UNITS[unit]),  # 'per hour' is 毎時, not 毎時間
     scales=frozenset("万億兆"),
     mixed_after_space=True,
 )
@@ -65,12 +59,10 @@ _ERAS = {"M": ("明治", 45), "T": ("大正", 15), "S": ("昭和", 64), "H": ("�
 def _era_year(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     """'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年; not 'H.264' nor a letter inside a word."""
     era = _ERAS.get(cur.at(pos))
-    prev = myriad.prev_char(cur, pos, ctx)
+    prev = ctx.char_before(cur.text, pos)
     if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
         return None
-    end = pos + 2
-    while is_digit(cur.at(end)):
-        end += 1
+    end = lexer.digits_end(cur, pos + 2)
     year, after = int(cur.text[pos + 2:end]), cur.at(end)
     if end - pos > 4 or not 1 <= year <= era[1] or (after.isascii() and after.isalnum()):
         return None
@@ -108,7 +100,7 @@ def read(e: myriad.Expression) -> str:
     sign = {"-": "マイナス", "+": "プラス"}.get(e.sign, "")
     if e.currency:
         return sign + _money(e)
-    return sign + _body(e) + _suffix(e.suffix)
+    return sign + _body(e) + _WRITING.suffix(e.suffix)
 
 
 def _body(e: myriad.Expression) -> str:
@@ -140,15 +132,6 @@ def _body(e: myriad.Expression) -> str:
     return "の".join(NUMERALS.digit_string(g) for g in p)  # digit groups: codes, telephone numbers
 
 
-def _suffix(suffix: str) -> str:
-    if not suffix:
-        return ""
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
-    unit, _, per = suffix.partition("/")
-    return UNITS[unit] + (_PER.get(per) or "毎" + UNITS[per] if per else "")
-
-
 def _money(e: myriad.Expression) -> str:
     word = _CURRENCIES[e.currency]
     if e.kind == "decimal" and len(e.parts[1]) == 2 and word in _MINOR_UNITS and not e.scale:
@@ -162,9 +145,5 @@ def number(text: str) -> str:
     return myriad.numbers_in(text, NUMERALS, "番")
 
 
-def cardinal(n: int) -> str:
-    return NUMERALS.cardinal(n)
-
-
-def digits(text: str) -> str:
-    return NUMERALS.digit_string(text)
+cardinal = NUMERALS.cardinal
+digits = NUMERALS.digit_string

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, lexer
+from voice_tts.tn import cldr, electronic, lexer, units
 from voice_tts.tn.chars import is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -30,9 +30,6 @@ NUMERALS = myriad.Numerals(
     root="루트 ",
     fraction_of="분의 ",
 )
-# Native numbers as they stand before a counter (한 개, 스무 살).
-_NATIVE_ONES = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉")
-_NATIVE_TENS = ("", "열", "스물", "서른", "마흔", "쉰", "예순", "일흔", "여든", "아흔")
 # Counters that take native numbers; a two-syllable one is known by its first syllable.
 _COUNTERS = frozenset(("개", "명", "살", "잔", "병", "권", "장", "벌", "채", "곳", "달", "통", "마리", "그루", "송이",
                        "켤레", "가지", "사람", "시간", "자리"))
@@ -51,21 +48,18 @@ _CURRENCIES = {
     "AED": "아랍에미리트 디르함",
 }
 _MINOR_UNITS = {"달러": "센트", "유로": "센트"}
-UNITS = {
-    "km": "킬로미터", "m": "미터", "cm": "센티미터", "mm": "밀리미터", "kg": "킬로그램", "g": "그램",
-    "mg": "밀리그램", "t": "톤", "L": "리터", "l": "리터", "mL": "밀리리터", "ml": "밀리리터", "h": "시간",
-    "min": "분", "s": "초", "ms": "밀리초", "N": "뉴턴", "W": "와트", "kW": "킬로와트", "Hz": "헤르츠",
-    "kHz": "킬로헤르츠", "MHz": "메가헤르츠", "GHz": "기가헤르츠", "KB": "킬로바이트", "MB": "메가바이트",
-    "GB": "기가바이트", "TB": "테라바이트", "V": "볼트", "A": "암페어", "rpm": "분당회전수",
-    "kcal": "킬로칼로리", "cal": "칼로리",
-}
-_SUFFIXES = {"%": "퍼센트", "°": "도", "°C": "도", "°F": "화씨 도"}
+# CLDR's names; Koreans say 톤 (CLDR 메트릭 톤), and CLDR has no revolutions per minute.
+UNITS = units.names(("km", "m", "cm", "mm", "kg", "g", "mg", "L", "l", "mL", "ml", "h", "min", "s", "ms", "N", "W",
+                     "kW", "Hz", "kHz", "MHz", "GHz", "KB", "MB", "GB", "TB", "V", "A", "kcal", "cal"), "ko") | {
+    "t": "톤", "rpm": "분당회전수"}
 _WEEKDAYS = {"월": "월요일", "화": "화요일", "수": "수요일", "목": "목요일", "금": "금요일", "토": "토요일", "일": "일요일"}
 _WEEKDAY_JOINERS = {"〜": "부터", "～": "부터", "~": "부터", "・": "", ",": ""}
 _WRITING = myriad.Writing(
     currency_symbols=frozenset(c for c in _CURRENCIES if len(c) == 1),
     currency_codes=frozenset(c for code in _CURRENCIES if len(code) > 1 for c in (code, code.lower())),
-    units=frozenset(UNITS),
+    units=UNITS,
+    suffixes={"%": "퍼센트", "°": "도", "°C": "도", "°F": "화씨 도"},
+    per=lambda unit: " 퍼 " + UNITS[unit],
     scales=frozenset("만억조"),
     mixed_after_space=True,
 )
@@ -98,7 +92,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         found = myriad.weekdays(cur, pos, _WEEKDAYS, _WEEKDAY_JOINERS)
         if found is not None:
             return locale_span(found[0], " " + found[1], "ko")  # '10일(월)': 십일 월요일, never 십일월
-    if c == "." and is_hangul(myriad.prev_char(cur, pos, ctx)):
+    if c == "." and is_hangul(ctx.char_before(cur.text, pos)):
         return _file_type(cur, pos)
     if c.isascii() and c.isalpha():
         found = myriad.currency_code(cur, pos, _WRITING)
@@ -113,13 +107,13 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         code = cur.text[pos:end].isdecimal() and _asks_for_digits(ctx.prev_word)
         if groups := _phone_run(e.parts[0], cur.text[pos:end]):
             return locale_span(end, " ".join(_phone_digits(g) for g in groups), "ko")
-        sino = myriad.prev_char(cur, pos, ctx) == "제"  # '제2장' 제이장: an ordinal prefix, never a counter
+        sino = ctx.char_before(cur.text, pos) == "제"  # '제2장' 제이장: an ordinal prefix, never a counter
         end, spoken = _before_hangul(cur, end, e.parts[0], code, sino)
         return locale_span(end, spoken, "ko")
     spoken = read(e)
     if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
         end, spoken = _particle(cur, end, spoken)
-        if is_hangul(myriad.prev_char(cur, pos, ctx)):  # '1과3/4': 일과 사분의 삼
+        if is_hangul(ctx.char_before(cur.text, pos)):  # '1과3/4': 일과 사분의 삼
             spoken = " " + spoken
     return locale_span(end, spoken, "ko")
 
@@ -128,7 +122,7 @@ def read(e: myriad.Expression) -> str:
     sign = {"-": "마이너스 ", "+": "플러스 "}.get(e.sign, "")
     if e.currency:
         return sign + _money(e)
-    unit = _suffix(e.suffix)
+    unit = _WRITING.suffix(e.suffix)
     return sign + _body(e) + (" " + unit if unit else "")
 
 
@@ -162,15 +156,6 @@ def _body(e: myriad.Expression) -> str:
     return spoken
 
 
-def _suffix(suffix: str) -> str:
-    if not suffix:
-        return ""
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
-    unit, _, per = suffix.partition("/")
-    return UNITS[unit] + (" 퍼 " + UNITS[per] if per else "")
-
-
 def _money(e: myriad.Expression) -> str:
     word = _CURRENCIES[e.currency.upper() if e.currency.upper() in _CURRENCIES else e.currency]
     space = "" if word == "원" else " "
@@ -187,12 +172,8 @@ def _phone_digits(group: str) -> str:
 
 
 def native(n: int) -> str:
-    """A number before a counter: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
-    if n >= 100:
-        return NUMERALS.cardinal(n - n % 100) + (native(n % 100) if n % 100 else "")
-    if n == 20:
-        return "스무"
-    return _NATIVE_TENS[n // 10] + _NATIVE_ONES[n % 10]
+    """A number before a counter, CLDR's: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
+    return cldr.spell("ko", n, "spellout-cardinal-native-attributive")
 
 
 def hour(n: int) -> str:
@@ -341,9 +322,5 @@ def number(text: str) -> str:
     return myriad.numbers_in(text, NUMERALS, "번")
 
 
-def cardinal(n: int) -> str:
-    return NUMERALS.cardinal(n)
-
-
-def digits(text: str) -> str:
-    return NUMERALS.digit_string(text)
+cardinal = NUMERALS.cardinal
+digits = NUMERALS.digit_string

@@ -12,11 +12,13 @@ expression (a joiner, a unit, a counter may follow) and never for a word after a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import phonenumbers
 
+from voice_tts.tn import lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -158,13 +160,18 @@ class Writing:
 
     currency_symbols: frozenset[str]
     currency_codes: frozenset[str]  # as written: "KRW", "krw", "US$"
-    units: frozenset[str]
+    units: dict[str, str | None]  # symbol → name
+    suffixes: dict[str, str]  # '%', '°C' → their words
+    per: Callable[[str], str]  # the words for '/h' after a unit, from the symbol after the slash
     scales: frozenset[str]
     mixed_after_space: bool  # '1 1/2' is one mixed number (ja)
 
-
-def prev_char(cur: Cursor, pos: int, ctx: Context) -> str:
-    return cur.text[pos - 1] if pos > 0 else ctx.prev_char
+    def suffix(self, suffix: str) -> str:
+        """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
+        if not suffix or suffix in self.suffixes:
+            return self.suffixes.get(suffix, "")
+        unit, _, per = suffix.partition("/")
+        return self.units[unit] + (self.per(per) if per else "")
 
 
 def sign_may_follow(prev: str) -> bool:
@@ -172,12 +179,6 @@ def sign_may_follow(prev: str) -> bool:
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
         prev.isascii() and prev.isalnum()
     ) and not is_digit(prev)
-
-
-def _digits_end(cur: Cursor, i: int) -> int:
-    while is_digit(cur.at(i)):
-        i += 1
-    return i
 
 
 def _is_ascii_letter(c: str) -> bool:
@@ -192,7 +193,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, writing: Writing) -> tuple[int, Ex
         if phone is not None:
             return phone
     sign, currency, i = "", "", pos
-    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(prev_char(cur, pos, ctx)):
+    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
         n = cur.at(pos + 1)
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
@@ -284,7 +285,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
     text = cur.text
     root = cur.at(i) == "√"
     start = i + root
-    a = _digits_end(cur, start)
+    a = lexer.digits_end(cur, start)
     whole = text[start:a]
     n = cur.at(a)
     if root:
@@ -302,12 +303,12 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         if b > a:
             whole = text[start:b].replace(",", "")
             if cur.at(b) == "." and is_digit(cur.at(b + 1)):
-                e = _digits_end(cur, b + 1)
+                e = lexer.digits_end(cur, b + 1)
                 return e, "decimal", (whole, text[b + 1:e]), (False, False)
             return b, "integer", (whole,), (False, False)
     groups, seps, e = [whole], [], a
     while (s := cur.at(e)) in ("-", ".") and is_digit(cur.at(e + 1)):
-        f = _digits_end(cur, e + 1)
+        f = lexer.digits_end(cur, e + 1)
         groups.append(text[e + 1:f])
         seps.append(s)
         e = f
@@ -344,10 +345,10 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     k += root_second
     if not is_digit(cur.at(k)):
         return None
-    b = _digits_end(cur, k)
+    b = lexer.digits_end(cur, k)
     second = cur.text[k:b]
     if not (root_first or root_second) and cur.at(b) == "/" and is_digit(cur.at(b + 1)):
-        e = _digits_end(cur, b + 1)
+        e = lexer.digits_end(cur, b + 1)
         date = _date(first, second, cur.text[b + 1:e])
         if date is not None:
             return e, "date", date, (False, False)
@@ -384,7 +385,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
     text = cur.text
     country, i = "", pos
     if cur.at(i) == "+":
-        j = _digits_end(cur, i + 1)
+        j = lexer.digits_end(cur, i + 1)
         if not 1 <= j - i - 1 <= 3:
             return None
         country, i = text[i + 1:j], j
@@ -392,7 +393,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
             i += 1
     groups = []
     if cur.at(i) in _OPEN:
-        j = _digits_end(cur, i + 1)
+        j = lexer.digits_end(cur, i + 1)
         if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
             return None
         groups.append(text[i + 1:j])
@@ -402,7 +403,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
     elif not country:
         return None
     while True:
-        j = _digits_end(cur, i)
+        j = lexer.digits_end(cur, i)
         if j == i:
             return None
         groups.append(text[i:j])

@@ -81,10 +81,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     queen's name: 'Isabel II'), "counted_roman" (a Roman
     numeral after a word such as 'siglo', with its era)."""
     c = cur.at(pos)
-    prev = cur.text[pos - 1] if pos > 0 else ctx.prev_char
+    prev = ctx.char_before(cur.text, pos)
     if is_alnum(prev):
         return None
-    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(_digit_run(cur, pos)) in VULGAR_FRACTIONS:
+    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in VULGAR_FRACTIONS:
         return _vulgar_fraction(cur, pos, ctx, read)
     if is_digit(c):
         phone_end = spaced_phone_end(cur, pos, words.phone_regions)
@@ -117,7 +117,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
 
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context, read: Reader) -> Span:
     """'⅖', '2½': read as the fraction written with digits ('2/5', '2 1/2')."""
-    end = _digit_run(cur, pos)
+    end = lexer.digits_end(cur, pos)
     numerator, denominator = vulgar_fraction(cur.at(end))
     whole = cur.text[pos:end]
     written = f"{whole} {numerator}/{denominator}" if whole else f"{numerator}/{denominator}"
@@ -333,12 +333,12 @@ def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
     j = pos
     try:
         if cur.at(j) == "+":
-            j = _digit_run(cur, j + 1)
+            j = lexer.digits_end(cur, j + 1)
         groups = 0
         while True:
             k = j + 1 if cur.at(j) in " -" and j > pos else j
             if cur.at(k) == "(":
-                m = _digit_run(cur, k + 1)
+                m = lexer.digits_end(cur, k + 1)
                 if m == k + 1 or cur.at(m) != ")":
                     break
                 j = m + 1
@@ -372,7 +372,7 @@ def spaced_phone_end(cur: Cursor, pos: int, regions: tuple[str, ...]) -> int | N
     groups, j = [], pos
     try:
         while len(groups) < 5:
-            m = _digit_run(cur, j)
+            m = lexer.digits_end(cur, j)
             if not 2 <= m - j <= 8:
                 break
             groups.append(cur.text[j:m])
@@ -389,12 +389,6 @@ def spaced_phone_end(cur: Cursor, pos: int, regions: tuple[str, ...]) -> int | N
         return None
     end = pos + len(" ".join(groups))
     return end if any(phone_groups(cur.text[pos:end], region) for region in regions) else None
-
-
-def _digit_run(cur: Cursor, i: int) -> int:
-    while is_digit(cur.at(i)):
-        i += 1
-    return i
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -519,14 +513,15 @@ def _era(cur: Cursor, end: int, words: SpanWords) -> int:
 _ADDRESS_PIECE = re.compile(r"\d|[^\W\d_]+|.", re.DOTALL)
 
 
-def read_address(raw: str, symbols: dict[str, str], digit_words: tuple[str, ...],
-                 letters: Callable[[str], str] = str) -> str:
-    """An address read piece by piece: words as they are (or spelled by `letters`), each digit
-    on its own, symbols by name ('a1b2@abc.com' → 'a uno b dos arroba abc punto com')."""
+def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str], letters: Callable[[str], str] = str,
+                pieces: re.Pattern[str] = _ADDRESS_PIECE) -> str:
+    """Text read piece by piece: words as they are (or spelled by `letters`), digits by `digits`
+    (of an address each on its own: 'a1b2@abc.com' → 'a uno b dos arroba abc punto com'),
+    symbols by name; other marks are dropped."""
     out = []
-    for piece in _ADDRESS_PIECE.findall(raw):
+    for piece in pieces.findall(raw):
         if piece.isdecimal():
-            out.append(digit_words[int(piece)])
+            out.append(digits(piece))
         elif piece.isalpha():
             out.append(letters(piece))
         elif piece in symbols:

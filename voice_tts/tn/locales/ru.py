@@ -21,7 +21,7 @@ from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
-from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal
+from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.ru_words import (
     ABBREVIATIONS,
     ADDRESS_WORDS,
@@ -43,23 +43,12 @@ from voice_tts.tn.locales.numeric_spans import (
     PHONE,
     SpanWords,
     date_parts,
-    read_address,
+    read_pieces,
     roman_value,
     local_amount,
     split_amount,
     word_after,
 )
-
-def digits(text: str) -> str:
-    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
-
-
-@lru_cache(maxsize=4096)
-def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
-    if n >= 10**21:
-        return digits(str(n))
-    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
-
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
@@ -85,28 +74,29 @@ def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str
     return ordinal(n)
 
 
-_DENOMINATORS = ("десят", "сот", "тысячн", "десятитысячн", "стотысячн", "миллионн", "десятимиллионн",
-                 "стомиллионн", "миллиардн")
-
-
-# The endings of 'целая' and of a denominator ('десятая') after one and after more, per case.
-_FRACTION_ENDINGS = {"nominative": ("ая", "ых"), "genitive": ("ой", "ых"), "accusative": ("ую", "ых"),
-                     "dative": ("ой", "ым"), "prepositional": ("ой", "ых"), "instrumental": ("ой", "ыми")}
-
-
 def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
     """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
     1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых'."""
     whole = int(integer)
     if not fraction_digits:
         return cardinal(whole, "m", case)
-    if len(fraction_digits) > len(_DENOMINATORS):
+    if len(fraction_digits) > 9:  # past 'миллиардная'
         return f"{cardinal(whole, 'm', case)} запятая {digits(fraction_digits)}"
     part = int(fraction_digits)
-    endings = _FRACTION_ENDINGS[case]
-    whole_word = "цел" + endings[agreement(whole) != 0]
-    denominator = _DENOMINATORS[len(fraction_digits) - 1] + endings[agreement(part) != 0]
-    return f"{cardinal(whole, 'f', case)} {whole_word} {cardinal(part, 'f', case)} {denominator}"
+    denominator = _fraction_noun(10 ** len(fraction_digits), part, case)
+    return f"{cardinal(whole, 'f', case)} {_whole_word(whole, case)} {cardinal(part, 'f', case)} {denominator}"
+
+
+def _whole_word(count: int, case: str = "nominative") -> str:
+    """'целая', 'целых': it declines as the part 'десятая' does."""
+    return "цел" + _fraction_noun(10, count, case).removeprefix("десят")
+
+
+def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> str:
+    """The ordinal that names a fraction's part after `count` of it: одна десятая, две десятых."""
+    if agreement(count) == 0:
+        return ordinal(denominator, "f", case)
+    return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
 WORDS = SpanWords(
@@ -472,7 +462,7 @@ _YEARS = range(1700, 2101)
 
 def read(raw: str, kind: str) -> str:
     if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
-        return read_address(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, DIGITS, _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
     if kind == "abbreviation":
         return ABBREVIATIONS[raw.lower()]
     if kind == "roman":
@@ -574,13 +564,10 @@ def _year_with_noun(n: int, case: str) -> str:
 def _fraction(m: re.Match) -> str:
     """'1/2' → 'одна вторая', '2 3/4 кг' → 'две целых три четвертых килограмма'."""
     n, d = int(m.group("n")), int(m.group("d"))
-    if agreement(n) == 0:
-        reading = f"{cardinal(n, 'f')} {ordinal(d, 'f')}"
-    else:
-        reading = f"{cardinal(n, 'f')} {ordinal(d, 'm', 'genitive', plural=True)}"
+    reading = f"{cardinal(n, 'f')} {_fraction_noun(d, n)}"
     if m.group("w"):
         whole = int(m.group("w"))
-        reading = f"{cardinal(whole, 'f')} {'целая' if agreement(whole) == 0 else 'целых'} {reading}"
+        reading = f"{cardinal(whole, 'f')} {_whole_word(whole)} {reading}"
     if m.group("unit"):
         reading += " " + UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
     return reading

@@ -17,7 +17,20 @@ from functools import lru_cache
 
 from num2words import num2words
 
+from voice_tts.tn.locales import ru_morph
+
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
+
+
+def digits(text: str) -> str:
+    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+
+
+@lru_cache(maxsize=4096)
+def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
+    if n >= 10**21:
+        return digits(str(n))
+    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
 
 
 @lru_cache(maxsize=4096)
@@ -27,7 +40,7 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     if n < 0:
         return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
-        return " ".join(DIGITS[int(c)] for c in str(n))
+        return digits(str(n))
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
@@ -127,51 +140,42 @@ def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
         return None
     gender = "f" if noun.endswith(("ии",)) else "m"
     if preposition in _LOCATIVE and noun.endswith(("е", "ии")):
-        return _ordinal(n, gender, "prepositional")
+        return ordinal(n, gender, "prepositional")
     if preposition in ("к", "ко") and noun.endswith(("у", "ю")):
-        return _ordinal(n, "m", "dative")
+        return ordinal(n, "m", "dative")
     return None
 
 
-# The forms of a unit in the genitive, from its (one, a few, many) nominative forms: the genitive
-# singular is the 'a few' form ('до одного килограма', 'до одной тонны'), the plural the 'many'.
-def genitive_unit(forms: tuple[str, str, str], n: int | None) -> str:
-    one, few, many = forms
-    return few if n is None or agreement(n) == 0 else many
+def counted_noun(noun: str, n: int, case: str) -> str:
+    """`noun` after the count `n` in `case`: час, два часа, пять часов; к двум часам."""
+    kind = agreement(n)
+    if kind == 0:
+        return ru_morph.inflect(noun, case)
+    if case in ("nominative", "accusative"):  # 'два часа', 'пять часов': the genitive
+        return ru_morph.inflect(noun, "genitive", plural=kind == 2)
+    return ru_morph.inflect(noun, case, plural=True)
 
 
-def _ordinal(n: int, gender: str = "m", case: str = "nominative") -> str:
-    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case)
-
-
-# The words of a time of day in the case a preposition gives them: 'к 14:30' к половине третьего,
-# 'до 10:00' до десяти часов. After 'в' the half takes the prepositional ('в половине пятого') and
-# the counts the accusative ('в десять часов').
-_HOUR_WORDS = {"nominative": ("час", "часа", "часов"), "accusative": ("час", "часа", "часов"),
-               "genitive": ("часа", "часов", "часов"), "dative": ("часу", "часам", "часам")}
-_MINUTE_WORDS = {"nominative": ("минута", "минуты", "минут"), "accusative": ("минуту", "минуты", "минут"),
-                 "genitive": ("минуты", "минут", "минут"), "dative": ("минуте", "минутам", "минутам")}
-_HALF = {"nominative": "половина", "accusative": "половину", "genitive": "половины", "dative": "половине",
-         "prepositional": "половине"}
+# The cases a preposition gives a time of day: 'к 14:30' к половине третьего, 'до 10:00' до десяти
+# часов; after 'в' the half takes the prepositional ('в половине пятого'), the counts the accusative.
+_TIME_CASES = ("nominative", "accusative", "genitive", "dative", "prepositional")
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
     """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
-    if h > 24 or minutes > 59 or case not in _HALF:
+    if h > 24 or minutes > 59 or case not in _TIME_CASES:
         return None
     count_case = "accusative" if case == "prepositional" else case
+    hours = f"{cardinal(h, 'm', count_case)} {counted_noun('час', h, count_case)}"
     if minutes == 0:
-        return f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]}"
+        return hours
     following = h % 12 + 1
     if minutes == 30:
-        return f"{_HALF[case]} {_ordinal(following, 'm', 'genitive')}"
+        return f"{ru_morph.inflect('половина', case)} {ordinal(following, 'm', 'genitive')}"
+    minute_words = f"{cardinal(minutes, 'f', count_case)} {counted_noun('минута', minutes, count_case)}"
     if minutes < 30:
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return f"{cardinal(minutes, 'f', count_case)} {minute_word} {_ordinal(following, 'm', 'genitive')}"
+        return f"{minute_words} {ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
-        minute_word = _MINUTE_WORDS[count_case][agreement(minutes)]
-        return (f"{cardinal(h, 'm', count_case)} {_HOUR_WORDS[count_case][agreement(h)]} "
-                f"{cardinal(minutes, 'f', count_case)} {minute_word}")
+        return f"{hours} {minute_words}"
     left = 60 - minutes
-    minute_word = "минуты" if agreement(left) == 0 else "минут"
-    return f"без {cardinal(left, 'f', 'genitive')} {minute_word} {cardinal(following)}"
+    return f"без {cardinal(left, 'f', 'genitive')} {counted_noun('минута', left, 'genitive')} {cardinal(following)}"

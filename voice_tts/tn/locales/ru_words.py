@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from voice_tts.tn import cldr
+
 # unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
 UNITS = {
     unit: tuple(forms)
@@ -14,17 +16,14 @@ UNITS = {
 # Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
-MINOR = {"руб": ("копейка", "копейки", "копеек"), "рубль": ("копейка", "копейки", "копеек"),
-         "рубля": ("копейка", "копейки", "копеек"), "рублей": ("копейка", "копейки", "копеек"), "р": ("копейка", "копейки", "копеек"),
-          "₽": ("копейка", "копейки", "копеек"), "usd": ("цент", "цента", "центов"), "$": ("цент", "цента", "центов"),
-          "долл": ("цент", "цента", "центов"), "eur": ("цент", "цента", "центов"), "€": ("цент", "цента", "центов"),
-          "евро": ("цент", "цента", "центов")}
+_KOPECKS, _CENTS = ("копейка", "копейки", "копеек"), ("цент", "цента", "центов")
+MINOR = dict.fromkeys(("руб", "рубль", "рубля", "рублей", "р", "₽"), _KOPECKS) | dict.fromkeys(
+    ("usd", "$", "долл", "eur", "€", "евро"), _CENTS)
 # The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
 PER = {"ч": "в час", "с": "в секунду", "сек": "в секунду", "мин": "в минуту", "кг": "в килограме",
         "м": "в метре", "л": "в литре", "км": "на километр", "м²": "на квадратный метр", "м2": "на квадратный метр"}
 SPELLED_AFTER = {"сша": "сэ ш а"}
-MONTHS_GENITIVE = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября",
-                    "октября", "ноября", "декабря")
+MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
 MONTH_INDEX = {m[:3]: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {
     m: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
 YEAR_WORDS = {"год": "nominative", "года": "genitive", "году": "prepositional", "годом": "instrumental", "годе": "prepositional",
