@@ -168,19 +168,18 @@ class Outbox:
 
 class CoreStreamChannel:
     """A stream's events in the core: into its worker's outbox. The loop treats it as a
-    `StreamChannel`; whether its reader is behind is what the worker last said."""
+    `StreamChannel`; whether its reader is behind is what the worker last said (the loop
+    hears it as a `ReaderCommand`)."""
 
     def __init__(self, outbox: Outbox, stream: int, on_end: Callable[[int], None]) -> None:
         self._outbox = outbox
         self._stream = stream
         self._on_end = on_end
-        self.behind = False
 
-    def bound(self, samples: int, wake: Callable[[], None]) -> None:
-        """The worker holds the bound: its reader is where unread audio piles up."""
-
-    def reader_behind(self) -> bool:
-        return self.behind
+    def bound(self, samples: int, wake: Callable[[], None]) -> bool:
+        """The worker holds the bound: its reader is where unread audio piles up, and it says
+        when it is behind (`ReaderBehind`, a `ReaderCommand` to the loop)."""
+        return False
 
     def put(self, item: Any) -> None:
         self.put_many((item,))

@@ -223,6 +223,24 @@ class Output:
             urgent = stream.chunks_emitted == 0
         self._queue_rows(row, np.array([count], dtype=np.int64), np.array([urgent]))
 
+    def queue_last(self, rows: np.ndarray, text_spoken: np.ndarray) -> None:
+        """Queue the last chunks of `rows` (streams that end now): all their pending frames (a
+        first chunk among the urgent ones), then, for the rows flagged in `text_spoken` (EOS
+        after the end-of-text row: the model has spoken all of the text), that all of their
+        text was spoken by the start of their last frame."""
+        batch = self.batch
+        pending = batch.frames_pending(rows)
+        going = pending > 0
+        if going.any():
+            self._queue_rows(rows[going], pending[going], batch.chunks_emitted[rows[going]] == 0)
+        spoken = rows[text_spoken]
+        spoken = spoken[(batch.frames_vocoded[spoken] > 0) & (batch.progress_end[spoken] < batch.characters_received[spoken])]
+        if len(spoken):
+            received = batch.characters_received[spoken]
+            batch.progress_end[spoken] = received
+            zeros = np.zeros(len(spoken), dtype=np.int64)
+            self._queued.append(QueuedChunks(spoken, zeros, zeros, received, batch.frames_vocoded[spoken] - 1))
+
     def _queue_rows(self, rows: np.ndarray, counts: np.ndarray, urgent: np.ndarray) -> None:
         """Queue the oldest `counts` pending frames of each of `rows` (distinct) as its next chunk,
         the `urgent` ones among the chunks decoded and posted first."""
@@ -242,13 +260,6 @@ class Output:
         else:
             self._urgent.append(chunks[urgent])
             self._queued.append(chunks[~urgent])
-
-    def queue_final_progress(self, stream: StreamState) -> None:
-        """Post, after the stream's last chunk, that all of its text was spoken by the start of
-        its last frame."""
-        stream.progress_end = stream.characters_received
-        values = (stream.row, 0, 0, stream.characters_received, stream.frames_vocoded - 1)
-        self._queued.append(QueuedChunks(*(np.array([value], dtype=np.int64) for value in values)))
 
     def drop(self) -> None:
         self._queued, self._urgent = [], []
@@ -281,6 +292,7 @@ class Output:
         audible = chunks.rows[chunks.frames > 0]
         starting = audible[np.isnan(batch.first_audio_at[audible])]
         batch.first_audio_at[starting] = now
+        np.add.at(batch.samples_posted, audible, chunks.frames[chunks.frames > 0] * SAMPLES_PER_FRAME)
         streams = batch.streams
         times = audio_times(int(chunks.last_frames.max()) + 1)
         waiters = []

@@ -189,13 +189,16 @@ class StreamChannel(EventChannel[Any]):
     def __init__(self) -> None:
         super().__init__()
         self.unread_samples = 0
+        self.samples_read = 0  # by the consumer, ever: the loop reads it when the stream may be behind
         self._behind_at: int | None = None  # the backlog that parks the stream
         self._wake_loop: Callable[[], None] | None = None
         self._parked = False
 
-    def bound(self, samples: int, wake: Callable[[], None]) -> None:
-        """Park the stream at `samples` of unread audio; `wake()` the loop once half is read."""
+    def bound(self, samples: int, wake: Callable[[], None]) -> bool:
+        """Park the stream at `samples` of unread audio; `wake()` the loop once half is read.
+        True: the channel counts its reader's backlog (`samples_read`, `reader_behind`)."""
         self._behind_at, self._wake_loop = samples, wake
+        return True
 
     def reader_behind(self) -> bool:
         """Whether the consumer is a whole bound behind; if so the stream counts as parked
@@ -227,7 +230,9 @@ class StreamChannel(EventChannel[Any]):
 
     def _taken(self, item: Any) -> None:
         if isinstance(item, AudioChunk) or type(item) is tuple:
-            self.unread_samples -= item.num_samples if isinstance(item, AudioChunk) else len(item[0])
+            samples = item.num_samples if isinstance(item, AudioChunk) else len(item[0])
+            self.unread_samples -= samples
+            self.samples_read += samples
             if self._parked and self.unread_samples * 2 < self._behind_at:
                 self._parked = False
                 self._wake_loop()  # a non-blocking queue put: safe under the lock
@@ -258,11 +263,13 @@ class CancelCommand:
 
 
 @dataclass(frozen=True)
-class WakeCommand:
-    """Its consumer caught up with a stream parked in WAIT_READER: the loop wakes (if it was
-    idle) and schedules it again; the command itself changes nothing."""
+class ReaderCommand:
+    """A stream's reader is a whole bound behind (`behind`, said by a reader the loop cannot
+    count: an API worker's) or has caught up with a stream parked in WAIT_READER: the loop
+    wakes (if it was idle) and schedules it again."""
 
     stream_id: int
+    behind: bool = False
 
 
 class Qwen3Stream:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # Status codes, in the order of `engine.runtime.stream.StreamStatus` (`status` holds the index):
 # the scheduler takes rows from WAIT_TEXT to READY by one comparison.
 PREFIX, WAIT_TEXT, WAIT_READER, READY, FINISHED = range(5)
+NO_BOUND = np.iinfo(np.int64).max  # `unread_bound` of a stream whose channel counts no backlog
 
 # column: value of a fresh row. Columns of one kind are the columns of one matrix (`ints`,
 # `floats`, `flags`), so that a stream joins by copying three rows, not one value per column.
@@ -43,12 +44,19 @@ INT_COLUMNS = {
     "chunks_emitted": 0,
     "progress_end": 0,
     "last_served": 0,
+    # The reader's backlog, without asking the channel every step: samples posted to it, what
+    # the channel said its reader had read when last asked, and the bound that parks it. A
+    # stream can be behind only once posted - read seen reaches the bound: then the loop asks.
+    "samples_posted": 0,
+    "samples_read_seen": 0,
+    "unread_bound": NO_BOUND,
 }
 FLOAT_COLUMNS = {
     "first_audio_at": np.nan,  # NaN: no chunk posted yet
     "waiting_since": 0.0,  # the scheduler's: arrival, then the last step it ran in
 }
-FLAG_COLUMNS = {"text_ended": False, "tail_pending": False}
+# reader_behind: what a reader the loop cannot count said last (`ReaderCommand`).
+FLAG_COLUMNS = {"text_ended": False, "tail_pending": False, "reader_behind": False}
 MATRICES = {"ints": (np.int64, INT_COLUMNS), "floats": (np.float64, FLOAT_COLUMNS), "flags": (np.bool_, FLAG_COLUMNS)}
 TRACK_WIDTH = 64  # track columns to start with; doubled when a stream's text needs more
 
@@ -156,10 +164,23 @@ class StreamBatch:
         text has ended (then tts_eos, then tts_pad)."""
         return (self.steps[rows] + self.track_offset[rows] < self.track_length(rows)) | self.text_ended[rows]
 
+    def readers_behind(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each of `rows`' reader is a whole bound behind (its stream parks in
+        WAIT_READER): its channel is asked only where the samples posted since it last said
+        what its reader had read reach the bound."""
+        behind = self.reader_behind[rows].copy()
+        unsure = np.flatnonzero(self.samples_posted[rows] - self.samples_read_seen[rows] >= self.unread_bound[rows])
+        for i in unsure.tolist():
+            row = int(rows[i])
+            channel = self.streams[row].channel
+            self.samples_read_seen[row] = channel.samples_read
+            behind[i] = channel.reader_behind()
+        return behind
+
     def spoken_end_before(self, rows, frames):
         """Characters of spoken text fed to the model before each row's frame `frames` was made."""
         token = frames + self.track_offset[rows] - self.reference_count[rows]
         count = self.text_count[rows]
         last = np.where(self.text_ended[rows], self.characters_received[rows], self.text_ends[rows, np.maximum(count - 1, 0)])
-        within = self.text_ends[rows, np.clip(token, 0, np.maximum(count - 1, 0))]
+        within = self.text_ends[rows, np.minimum(np.maximum(token, 0), np.maximum(count - 1, 0))]
         return np.where(token < 0, 0, np.where(token < count, within, last))
