@@ -27,6 +27,7 @@ import numpy as np
 
 from voice_tts.protocol import Error, ErrorCode
 
+from engine.event_channel import Mailbox
 from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
@@ -124,6 +125,8 @@ class StepLoop:
         self.batch = self.scheduler.batch  # every stream's step state, by slot
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
         self.output = Output(settings.chunks, runner.vocoder, self.batch)
+        # The events of the streams opened here: one record per iteration, split on the consumers' side.
+        self.mailbox = Mailbox()
         self.headroom = Headroom(settings.headroom_target)
         self.stats = LoopStats()
         self._clock = clock
@@ -344,6 +347,7 @@ class StepLoop:
         self.scheduler.add(stream)
         if counted:
             self.batch.unread_bound[stream.row] = self.settings.max_unread_samples
+        self.batch.sink[stream.row] = self.output.sink(stream.channel.sink)
         if cached is not None:
             self._start_stream(stream, cached.length, cached)
         else:

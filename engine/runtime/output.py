@@ -34,7 +34,7 @@ import numpy as np
 
 from voice_tts.protocol import Progress
 
-from engine.event_channel import wake_all
+from engine.event_channel import Direct, Sink
 from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
@@ -97,14 +97,16 @@ def codec_size(frames: np.ndarray) -> np.ndarray:
     return np.left_shift(1, np.frexp(np.maximum(frames, 1))[1] - 1)
 
 
-_AUDIO_TIMES: list[float] = []
+_AUDIO_TIMES = np.zeros(0)
 
 
-def audio_times(frames: int) -> list[float]:
+def audio_times(frames: int) -> np.ndarray:
     """The start of each of the first `frames` frames in seconds, as progress reports it
-    (rounded to the microsecond); kept, so posting a chunk looks its time up."""
-    while len(_AUDIO_TIMES) < frames:
-        _AUDIO_TIMES.append(round(len(_AUDIO_TIMES) * FRAME_SECONDS, 6))
+    (rounded to the microsecond); kept, so posting chunks looks their times up."""
+    global _AUDIO_TIMES
+    if len(_AUDIO_TIMES) < frames:
+        count = max(frames, 2 * len(_AUDIO_TIMES))
+        _AUDIO_TIMES = np.array([round(i * FRAME_SECONDS, 6) for i in range(count)])
     return _AUDIO_TIMES
 
 
@@ -155,6 +157,8 @@ class Output:
     policy: ChunkPolicy
     vocoder: Vocoder
     batch: StreamBatch
+    # Where chunks are posted (`StreamBatch.sink` indexes it); channels of no mailbox at 0.
+    sinks: list[Sink] = field(default_factory=lambda: [Direct])
     _queued: list[QueuedChunks] = field(default_factory=list)
     _urgent: list[QueuedChunks] = field(default_factory=list)
 
@@ -279,32 +283,45 @@ class Output:
             rest_audio, urgent_audio = self.vocoder.decode_async(audible.codec_chunks(), urgent=len(urgent), behind_current=False)
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 
+    def sink(self, sink: Sink) -> int:
+        """The index of `sink` (a channel's `sink`) among the places chunks are posted to."""
+        for index, known in enumerate(self.sinks):
+            if known is sink:
+                return index
+        self.sinks.append(sink)
+        return len(self.sinks) - 1
+
     def post(self, chunks: QueuedChunks, audio: PendingAudio | None, clock: Callable[[], float]) -> None:
         """Post decoded chunks (waiting for their decode); a stream's first chunk starts its
         playout clock. `audio` holds the PCM of the chunks with frames, in their order. Each
-        chunk goes to its channel as one small record (`StreamChannel.put_chunk`): the events
-        are made on the consumer's side."""
+        sink (the streams' mailbox, an API worker's outbox) gets all of its chunks in one call:
+        a decoded chunk as one `DecodedChunk` record, a chunk of no frames as its `Progress`;
+        the events are made on the consumer's side."""
         if not len(chunks):
             return
-        samples = iter(audio.samples() if audio is not None else ())
         batch = self.batch
-        now = clock()
-        audible = chunks.rows[chunks.frames > 0]
+        framed = chunks.frames > 0
+        audible = chunks.rows[framed]
         starting = audible[np.isnan(batch.first_audio_at[audible])]
-        batch.first_audio_at[starting] = now
-        np.add.at(batch.samples_posted, audible, chunks.frames[chunks.frames > 0] * SAMPLES_PER_FRAME)
-        streams = batch.streams
-        times = audio_times(int(chunks.last_frames.max()) + 1)
-        waiters = []
-        for row, first, frames, spoken, last in zip(
-            chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist(), chunks.spoken.tolist(),
-            chunks.last_frames.tolist(),
-        ):
-            audio_time = times[last]
-            if frames:
-                waiter = streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
-                if waiter is not None:
-                    waiters.append(waiter)
-            else:
-                streams[row].channel.put(Progress(spoken, audio_time))
-        wake_all(waiters)
+        batch.first_audio_at[starting] = clock()
+        np.add.at(batch.samples_posted, audible, chunks.frames[framed] * SAMPLES_PER_FRAME)
+        samples = audio.samples() if audio is not None else []
+        starts = (chunks.first_frames * SAMPLES_PER_FRAME).tolist()
+        times = audio_times(int(chunks.last_frames.max()) + 1)[chunks.last_frames].tolist()
+        spoken = chunks.spoken.tolist()
+        if len(samples) == len(chunks):
+            items = list(zip(samples, starts, spoken, times))
+        else:
+            pcm = iter(samples)
+            items = [
+                (next(pcm), start, end, time) if has_frames else Progress(end, time)
+                for has_frames, start, end, time in zip(framed.tolist(), starts, spoken, times)
+            ]
+        channels = batch.channels[chunks.rows]
+        sinks = batch.sink[chunks.rows]
+        if (sinks == sinks[0]).all():
+            self.sinks[sinks[0]].post(channels.tolist(), items)
+            return
+        for sink in np.unique(sinks).tolist():
+            mine = np.flatnonzero(sinks == sink)
+            self.sinks[sink].post(channels[mine].tolist(), [items[i] for i in mine.tolist()])

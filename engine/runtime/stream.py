@@ -16,7 +16,7 @@ import numpy as np
 
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
-from engine.event_channel import EventChannel, Waiter
+from engine.event_channel import EventChannel, Mailbox
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.text_feed import TextFeed, TextToken
 
@@ -123,7 +123,7 @@ class StreamState:
         self.slot: int | None = None
         self.codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
         self.batch, self.row = StreamBatch(1), 0
-        self.batch.used[0], self.batch.streams[0] = True, self
+        self.batch.used[0], self.batch.streams[0], self.batch.channels[0] = True, self, channel
         self.max_frames, self.status, self.priority = max_frames, status, priority
         self.first_chunk_frames, self.track_offset = first_chunk_frames, track_offset
         self.batch.set_track(0, reference_ids, (), ())
@@ -186,8 +186,8 @@ class StreamChannel(EventChannel[Any]):
     that stops reading (a paused turn) parks its stream once that backlog reaches the loop's
     bound, and wakes the loop when it has read half of it."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, mailbox: Mailbox | None = None) -> None:
+        super().__init__(mailbox)
         self.unread_samples = 0
         self.samples_read = 0  # by the consumer, ever: the loop reads it when the stream may be behind
         self._behind_at: int | None = None  # the backlog that parks the stream
@@ -200,32 +200,20 @@ class StreamChannel(EventChannel[Any]):
         self._behind_at, self._wake_loop = samples, wake
         return True
 
-    def reader_behind(self) -> bool:
-        """Whether the consumer is a whole bound behind; if so the stream counts as parked
-        until the consumer has read half of that (then it wakes the loop)."""
-        if self._behind_at is None or self.unread_samples < self._behind_at:
-            # Not behind changes nothing: no lock for the loop's per-stream check every step
-            # (an int read is atomic; the consumer may read more meanwhile either way).
-            return False
+    def reader_behind(self, posted: int) -> bool:
+        """Whether the consumer is a whole bound behind, `posted` samples having been posted to
+        it (the loop's count: some may still wait in the mailbox); if so the stream counts as
+        parked until the consumer has read half of that (then it wakes the loop)."""
         with self._lock:
-            behind = self._behind_at is not None and self.unread_samples >= self._behind_at
+            behind = self._behind_at is not None and posted - self.samples_read >= self._behind_at
             self._parked = self._parked or behind
             return behind
 
-    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> Waiter | None:
-        """Queue a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
-        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record, without
-        waking the consumer (the loop wakes those of all its chunks together: `wake_all`). The
-        stream's handle makes the chunk's `Progress` and `AudioChunk` in the consumer's thread."""
-        with self._lock:
-            self._items.append((samples, start_sample, spoken_end, audio_time))
-            self.unread_samples += len(samples)
-            waiter, self._waiter = self._waiter, None
-        return waiter
-
     def _added(self, items: Sequence[Any]) -> None:
         for item in items:
-            if isinstance(item, AudioChunk):
+            if type(item) is tuple:
+                self.unread_samples += len(item[0])
+            elif isinstance(item, AudioChunk):
                 self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
@@ -238,7 +226,7 @@ class StreamChannel(EventChannel[Any]):
                 self._wake_loop()  # a non-blocking queue put: safe under the lock
 
 
-# What `StreamChannel.put_chunk` queues: (int16 samples, start sample, spoken end or -1, audio time).
+# A decoded chunk as the loop posts it: (int16 samples, start sample, spoken end or -1, audio time).
 DecodedChunk = tuple[np.ndarray, int, int, float]
 
 
@@ -348,7 +336,7 @@ class Qwen3Stream:
         received = 0
         while True:
             item = await self._channel.get()
-            # A decoded chunk is posted as one record (`put_chunk`): its events are made here.
+            # A decoded chunk is posted as one record (`DecodedChunk`): its events are made here.
             for item in decoded_events(item) if type(item) is tuple else (item,):
                 if isinstance(item, StreamEnd):
                     self.end_reason, self.codes = item.reason, item.codes

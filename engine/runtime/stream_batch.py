@@ -50,6 +50,7 @@ INT_COLUMNS = {
     "samples_posted": 0,
     "samples_read_seen": 0,
     "unread_bound": NO_BOUND,
+    "sink": 0,  # where its chunks are posted: an index into the loop's output's sinks
 }
 FLOAT_COLUMNS = {
     "first_audio_at": np.nan,  # NaN: no chunk posted yet
@@ -66,6 +67,7 @@ class StreamBatch:
         self.rows = rows
         self.used = np.zeros(rows, dtype=bool)
         self.streams: list[StreamState | None] = [None] * rows
+        self.channels = np.full(rows, None, dtype=object)  # each stream's channel, taken for many rows at once
         for matrix, (dtype, columns) in MATRICES.items():
             setattr(self, matrix, np.tile(np.array(list(columns.values()), dtype=dtype), (rows, 1)))
         self.track = np.zeros((rows, TRACK_WIDTH), dtype=np.int64)
@@ -100,14 +102,14 @@ class StreamBatch:
         self._fit_track(width)
         self.track[row, :width] = source.track[at, :width]
         self.text_ends[row, :width] = source.text_ends[at, :width]
-        source.used[at], source.streams[at] = False, None
-        self.used[row], self.streams[row] = True, stream
+        source.used[at], source.streams[at], source.channels[at] = False, None, None
+        self.used[row], self.streams[row], self.channels[row] = True, stream, stream.channel
         stream.batch, stream.row = self, row
         return row
 
     def release(self, stream: StreamState) -> None:
         """The stream has left: its row is free for the next one (the stream reads it no more)."""
-        self.used[stream.row], self.streams[stream.row] = False, None
+        self.used[stream.row], self.streams[stream.row], self.channels[stream.row] = False, None, None
 
     # ---- text -----------------------------------------------------------------------------
 
@@ -142,6 +144,7 @@ class StreamBatch:
         extra = rows - self.rows
         self.used = np.concatenate([self.used, np.zeros(extra, dtype=bool)])
         self.streams += [None] * extra
+        self.channels = np.concatenate([self.channels, np.full(extra, None, dtype=object)])
         for matrix, (dtype, columns) in MATRICES.items():
             fresh = np.tile(np.array(list(columns.values()), dtype=dtype), (extra, 1))
             setattr(self, matrix, np.concatenate([getattr(self, matrix), fresh]))
@@ -172,9 +175,9 @@ class StreamBatch:
         unsure = np.flatnonzero(self.samples_posted[rows] - self.samples_read_seen[rows] >= self.unread_bound[rows])
         for i in unsure.tolist():
             row = int(rows[i])
-            channel = self.streams[row].channel
+            channel = self.channels[row]
             self.samples_read_seen[row] = channel.samples_read
-            behind[i] = channel.reader_behind()
+            behind[i] = channel.reader_behind(int(self.samples_posted[row]))
         return behind
 
     def spoken_end_before(self, rows, frames):
