@@ -32,10 +32,9 @@ from typing import Callable
 
 import numpy as np
 
-from voice_tts.protocol import Progress
 
 from engine.event_channel import Direct, Sink
-from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
+from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, DecodedChunks, StreamEnd, StreamState
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
 
@@ -305,23 +304,14 @@ class Output:
         starting = audible[np.isnan(batch.first_audio_at[audible])]
         batch.first_audio_at[starting] = clock()
         np.add.at(batch.samples_posted, audible, chunks.frames[framed] * SAMPLES_PER_FRAME)
-        samples = audio.samples() if audio is not None else []
-        starts = (chunks.first_frames * SAMPLES_PER_FRAME).tolist()
-        times = audio_times(int(chunks.last_frames.max()) + 1)[chunks.last_frames].tolist()
-        spoken = chunks.spoken.tolist()
-        if len(samples) == len(chunks):
-            items = list(zip(samples, starts, spoken, times))
-        else:
-            pcm = iter(samples)
-            items = [
-                (next(pcm), start, end, time) if has_frames else Progress(end, time)
-                for has_frames, start, end, time in zip(framed.tolist(), starts, spoken, times)
-            ]
+        samples = audio.samples() if audio is not None else ()
+        times = audio_times(int(chunks.last_frames.max()) + 1)[chunks.last_frames]
+        items = DecodedChunks(samples, framed, chunks.first_frames * SAMPLES_PER_FRAME, chunks.spoken, times)
         channels = batch.channels[chunks.rows]
         sinks = batch.sink[chunks.rows]
         if (sinks == sinks[0]).all():
-            self.sinks[sinks[0]].post(channels.tolist(), items)
+            self.sinks[sinks[0]].post(channels, items)
             return
         for sink in np.unique(sinks).tolist():
             mine = np.flatnonzero(sinks == sink)
-            self.sinks[sink].post(channels[mine].tolist(), [items[i] for i in mine.tolist()])
+            self.sinks[sink].post(channels[mine], items.take(mine))

@@ -230,6 +230,39 @@ class StreamChannel(EventChannel[Any]):
 DecodedChunk = tuple[np.ndarray, int, int, float]
 
 
+@dataclass(frozen=True)
+class DecodedChunks:
+    """Chunks as the loop posts them to a sink, column by column: iterating makes each one's
+    record, a `DecodedChunk` (or a chunk of no frames: its `Progress`), on the side that takes
+    them (a mailbox's consumer), not in the loop."""
+
+    samples: Sequence[np.ndarray]  # of the chunks with frames, in order (rows of one array, often)
+    framed: np.ndarray  # whether each chunk has frames
+    starts: np.ndarray  # first sample
+    spoken: np.ndarray  # spoken end posted with it, -1: none
+    times: np.ndarray  # audio time of its progress
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __iter__(self):
+        columns = self.starts.tolist(), self.spoken.tolist(), self.times.tolist()
+        if len(self.samples) == len(self.starts):
+            return zip(self.samples, *columns)
+        pcm = iter(self.samples)
+        return (
+            (next(pcm), start, end, time) if framed else Progress(end, time)
+            for framed, start, end, time in zip(self.framed.tolist(), *columns)
+        )
+
+    def take(self, indices: np.ndarray) -> DecodedChunks:
+        """The chunks at `indices` (in order)."""
+        sample_of = np.cumsum(self.framed) - 1
+        mine = indices[self.framed[indices]]
+        samples = [self.samples[i] for i in sample_of[mine].tolist()]
+        return DecodedChunks(samples, self.framed[indices], self.starts[indices], self.spoken[indices], self.times[indices])
+
+
 def decoded_events(chunk: DecodedChunk) -> tuple[Event, ...]:
     """The events of a decoded chunk: its `Progress` (if any), then its `AudioChunk`."""
     samples, start_sample, spoken_end, audio_time = chunk

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -78,12 +78,12 @@ class PendingAudio:
         """Each chunk's PCM."""
         return [samples.tobytes() for samples in self.samples()]
 
-    def samples(self) -> list[np.ndarray]:
+    def samples(self) -> Sequence[np.ndarray]:
         """Each chunk's int16 samples. A chunk of one codec run (every chunk the loop queues but
         a stream's last) is one row of one part: a view of that row, not a join of pieces."""
         self.wait()
         if len(self.parts) == 1 and len(self.parts[0][0]) == self.count:
-            return list(self.parts[0][1].numpy())  # every chunk is one run, in order
+            return self.parts[0][1].numpy()  # every chunk is one run, in order: its rows
         pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
         for indices, pcm in self.parts:
             for index, samples in zip(indices.tolist(), pcm.numpy()):
