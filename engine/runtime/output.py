@@ -217,15 +217,6 @@ class Output:
             rows, frames, started = rows[going], frames[going], started[going]
         self._queue_rows(rows, frames, ~started)
 
-    def queue(self, stream: StreamState, count: int | None = None, urgent: bool | None = None) -> None:
-        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk,
-        among the urgent ones (decoded and posted first; by default a first chunk) or the rest."""
-        row = np.array([stream.row], dtype=np.int64)
-        count = stream.frames_pending if count is None else count
-        if urgent is None:
-            urgent = stream.chunks_emitted == 0
-        self._queue_rows(row, np.array([count], dtype=np.int64), np.array([urgent]))
-
     def queue_last(self, rows: np.ndarray, text_spoken: np.ndarray) -> None:
         """Queue the last chunks of `rows` (streams that end now): all their pending frames (a
         first chunk among the urgent ones), then, for the rows flagged in `text_spoken` (EOS
