@@ -8,8 +8,10 @@ which on CUDA runs on its own stream beside the step; then it takes the step's f
 between one step's end and the next one's launch (taking frames, first audio, scheduling) is all
 the device waits for. A stream that ends
 (EOS, a cap, cancel, error) gives its slot back once its last chunk is posted, so the slot is
-free for the next step. Host work per iteration is array operations for the step's inputs and
-outputs plus one small object per chunk; `stats` splits the iteration's time into waiting for the
+free for the next step. Host work per iteration is array operations over the streams' rows
+(`StreamBatch`) for the step's inputs and outputs, and one hand-off of the posted chunks per
+sink (`Output.post`); Python touches a stream only on its own events (joining, text arriving,
+ending, a reader near its bound). `stats` splits the iteration's time into waiting for the
 step, waiting for the codec, and the host's own work, and `headroom` turns it into admission.
 """
 
