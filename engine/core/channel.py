@@ -134,14 +134,23 @@ class Outbox:
                 else:
                     events.append((END, stream, item.cancelled, item.reason, item.error))
 
-    def add_chunk(self, stream: int, samples: Any, start_sample: int, spoken_end: int, audio_time: float) -> None:
-        """A decoded chunk as the loop posts it (`StreamChannel.put_chunk`): its progress event
-        (spoken_end >= 0), then its audio event; the samples are copied once, into the frame."""
+    def post(self, channels: Sequence[CoreStreamChannel], items: Sequence[Any]) -> None:
+        """Chunks as the loop posts them, all of an iteration's for this worker in one call (the
+        outbox is their `sink`): a decoded chunk (`DecodedChunk`) as its progress event
+        (spoken_end >= 0) and its audio event, the samples copied once, into the frame; a
+        chunk of no frames as its `Progress`."""
         with self._lock:
-            if spoken_end >= 0:
-                self._message.events.append((PROGRESS, stream, spoken_end, audio_time))
-            self._message.events.append((AUDIO, stream, start_sample, samples.nbytes))
-            self._pcm.append(samples)
+            events, pcm = self._message.events, self._pcm
+            for channel, item in zip(channels, items):
+                stream = channel.stream
+                if type(item) is tuple:
+                    samples, start_sample, spoken_end, audio_time = item
+                    if spoken_end >= 0:
+                        events.append((PROGRESS, stream, spoken_end, audio_time))
+                    events.append((AUDIO, stream, start_sample, samples.nbytes))
+                    pcm.append(samples)
+                else:
+                    events.append((PROGRESS, stream, item.spoken_end, item.audio_time))
 
     def reply(self, call: int, ok: bool, result: Any) -> None:
         with self._lock:
@@ -168,31 +177,27 @@ class Outbox:
 
 class CoreStreamChannel:
     """A stream's events in the core: into its worker's outbox. The loop treats it as a
-    `StreamChannel`; whether its reader is behind is what the worker last said."""
+    `StreamChannel`; whether its reader is behind is what the worker last said (the loop
+    hears it as a `ReaderCommand`)."""
 
     def __init__(self, outbox: Outbox, stream: int, on_end: Callable[[int], None]) -> None:
         self._outbox = outbox
-        self._stream = stream
+        self.stream = stream  # the worker's id
+        self.sink = outbox  # where the loop posts its chunks
         self._on_end = on_end
-        self.behind = False
 
-    def bound(self, samples: int, wake: Callable[[], None]) -> None:
-        """The worker holds the bound: its reader is where unread audio piles up."""
-
-    def reader_behind(self) -> bool:
-        return self.behind
+    def bound(self, samples: int, wake: Callable[[], None]) -> bool:
+        """The worker holds the bound: its reader is where unread audio piles up, and it says
+        when it is behind (`ReaderBehind`, a `ReaderCommand` to the loop)."""
+        return False
 
     def put(self, item: Any) -> None:
         self.put_many((item,))
 
-    def put_chunk(self, samples: Any, start_sample: int, spoken_end: int, audio_time: float) -> None:
-        """Into the outbox: its worker wakes with the iteration's message, no waiter here."""
-        self._outbox.add_chunk(self._stream, samples, start_sample, spoken_end, audio_time)
-
     def put_many(self, items: Sequence[Any]) -> None:
-        self._outbox.add(self._stream, items)
+        self._outbox.add(self.stream, items)
         if isinstance(items[-1], StreamEnd):
-            self._on_end(self._stream)
+            self._on_end(self.stream)
 
 
 class WorkerStreamChannel(StreamChannel):

@@ -36,7 +36,7 @@ from engine.core.channel import (
     WorkerWarm,
     decode_commands,
 )
-from engine.runtime.stream import CancelCommand, StreamEnd, TextCommand, WakeCommand
+from engine.runtime.stream import CancelCommand, ReaderCommand, StreamEnd, TextCommand
 
 log = logging.getLogger(__name__)
 
@@ -141,15 +141,13 @@ class WorkerLink:
             known = self._streams.get(command.stream_id)
             if known is None:
                 return  # it ended already
-            core_id, channel = known
+            core_id, _ = known
             if isinstance(command, TextCommand):
                 engine.loop.inbox.put(TextCommand(core_id, command.tokens, command.characters_received, command.ended))
             elif isinstance(command, CancelCommand):
                 engine.loop.inbox.put(CancelCommand(core_id))
             else:
-                channel.behind = command.behind
-                if not command.behind:
-                    engine.loop.inbox.put(WakeCommand(core_id))
+                engine.loop.inbox.put(ReaderCommand(core_id, command.behind))
         elif isinstance(command, OpenStream):
             channel = CoreStreamChannel(self.outbox, command.stream_id, self._ended)
             admitted = engine.admit(channel, command.request, stream_limit=self.core.capacity)

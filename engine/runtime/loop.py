@@ -8,8 +8,10 @@ which on CUDA runs on its own stream beside the step; then it takes the step's f
 between one step's end and the next one's launch (taking frames, first audio, scheduling) is all
 the device waits for. A stream that ends
 (EOS, a cap, cancel, error) gives its slot back once its last chunk is posted, so the slot is
-free for the next step. Host work per iteration is array operations for the step's inputs and
-outputs plus one small object per chunk; `stats` splits the iteration's time into waiting for the
+free for the next step. Host work per iteration is array operations over the streams' rows
+(`StreamBatch`) for the step's inputs and outputs, and one hand-off of the posted chunks per
+sink (`Output.post`); Python touches a stream only on its own events (joining, text arriving,
+ending, a reader near its bound). `stats` splits the iteration's time into waiting for the
 step, waiting for the codec, and the host's own work, and `headroom` turns it into admission.
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from voice_tts.protocol import Error, ErrorCode
 
+from engine.event_channel import Mailbox
 from engine.runtime.headroom import Headroom
 from engine.runtime.kv_cache import CachedPrefix, PrefixCache
 from engine.runtime.output import EOS_BARRED_STEPS, AudioBatch, ChunkPolicy, Output
@@ -39,7 +42,7 @@ from engine.runtime.stream import (
     StreamState,
     StreamStatus,
     TextCommand,
-    WakeCommand,
+    ReaderCommand,
 )
 from engine.runtime.stream_batch import FINISHED, PREFIX
 
@@ -124,6 +127,8 @@ class StepLoop:
         self.batch = self.scheduler.batch  # every stream's step state, by slot
         self.prefix_cache = PrefixCache(settings.prefix_cache_entries)
         self.output = Output(settings.chunks, runner.vocoder, self.batch)
+        # The events of the streams opened here: one record per iteration, split on the consumers' side.
+        self.mailbox = Mailbox()
         self.headroom = Headroom(settings.headroom_target)
         self.stats = LoopStats()
         self._clock = clock
@@ -274,7 +279,7 @@ class StepLoop:
         if ((batch.frames_pending(rows) > 0) & (batch.chunks_emitted[rows] == 0)).any():
             return True
         known = rows[batch.next_text_known(rows)]
-        return any(not batch.streams[row].channel.reader_behind() for row in known.tolist())
+        return not batch.readers_behind(known).all()
 
     def _drain(self, timeout: float | None) -> bool:
         """Apply pending commands, waiting up to `timeout` seconds for the first (None: until
@@ -317,6 +322,8 @@ class StepLoop:
                     self.runner.pool.limit(stream.slot, min(stream.max_frames, cap))
         elif isinstance(command, CancelCommand):
             self._finish(stream, "cancelled", cancelled=True)
+        elif isinstance(command, ReaderCommand):
+            self.batch.reader_behind[stream.row] = command.behind
 
     def _admit(self, stream: StreamState) -> None:
         """Take a slot and reserve the KV blocks of the stream's longest turn, or refuse it with
@@ -334,12 +341,15 @@ class StepLoop:
         if self.settings.keep_codes:
             stream.codes = []
         stream.slot = slot
-        stream.channel.bound(
+        counted = stream.channel.bound(
             self.settings.max_unread_samples,
-            lambda: self.inbox.put(WakeCommand(stream.id)),
+            lambda: self.inbox.put(ReaderCommand(stream.id)),
         )
         self._streams[stream.id] = stream
         self.scheduler.add(stream)
+        if counted:
+            self.batch.unread_bound[stream.row] = self.settings.max_unread_samples
+        self.batch.sink[stream.row] = self.output.sink(stream.channel.sink)
         if cached is not None:
             self._start_stream(stream, cached.length, cached)
         else:
@@ -407,13 +417,11 @@ class StepLoop:
         if self.settings.keep_codes:
             for row, frame in zip(framed.tolist(), codes[~eos].tolist()):
                 batch.streams[row].codes.append(frame)
-        for row in rows[eos].tolist():
-            self._finish(batch.streams[row], "eos")
+        self._finish_rows(rows[eos], "eos")
         settings = self.settings
         stopped = stop_reasons(batch, framed, self.runner.max_context, settings.max_frames_per_text_token, settings.min_frame_cap)
         for reason, ended in stopped.items():
-            for row in ended.tolist():
-                self._finish(batch.streams[row], reason)
+            self._finish_rows(ended, reason)
 
     def _deliver(self, batch: AudioBatch | None) -> float:
         """Post a batch's decoded chunks, first chunks first, then end the streams that finished
@@ -442,14 +450,24 @@ class StepLoop:
         if stream.status is StreamStatus.FINISHED:
             return
         if not cancelled and error is None:
-            if stream.frames_pending:
-                self.output.queue(stream)
-            if reason == "eos" and stream.frames_vocoded and stream.progress_end < stream.characters_received:
-                # EOS after the end-of-text row: the model has spoken all of the text.
-                self.output.queue_final_progress(stream)
+            self.output.queue_last(np.array([stream.row]), np.array([reason == "eos"]))
+        stream.frames_vocoded = stream.frames_produced  # nothing pending any more
+        self._leave(stream, reason, error, cancelled)
+
+    def _finish_rows(self, rows: np.ndarray, reason: str) -> None:
+        """End the streams of `rows` (just stepped, none finished) for `reason`, their pending
+        frames queued as their last chunks in one go."""
+        if not len(rows):
+            return
+        self.output.queue_last(rows, np.full(len(rows), reason == "eos"))
+        streams = self.batch.streams
+        for row in rows.tolist():
+            self._leave(streams[row], reason)
+
+    def _leave(self, stream: StreamState, reason: str, error: Error | None = None, cancelled: bool = False) -> None:
+        """The stream runs no more; it ends once its queued chunks are posted."""
         if reason not in ("eos", "cancelled", "empty_text"):
             log.info("stream %d finished: %s", stream.id, reason)
-        stream.frames_vocoded = stream.frames_produced  # nothing pending any more
         self._streams.pop(stream.id, None)
         self._prefix_totals.pop(stream.id, None)
         self.scheduler.remove(stream)

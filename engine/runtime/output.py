@@ -32,10 +32,9 @@ from typing import Callable
 
 import numpy as np
 
-from voice_tts.protocol import Progress
 
-from engine.event_channel import wake_all
-from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, StreamEnd, StreamState
+from engine.event_channel import Direct, Sink
+from engine.runtime.stream import FRAME_SECONDS, SAMPLES_PER_FRAME, DecodedChunks, StreamEnd, StreamState
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio, Vocoder
 
@@ -97,14 +96,16 @@ def codec_size(frames: np.ndarray) -> np.ndarray:
     return np.left_shift(1, np.frexp(np.maximum(frames, 1))[1] - 1)
 
 
-_AUDIO_TIMES: list[float] = []
+_AUDIO_TIMES = np.zeros(0)
 
 
-def audio_times(frames: int) -> list[float]:
+def audio_times(frames: int) -> np.ndarray:
     """The start of each of the first `frames` frames in seconds, as progress reports it
-    (rounded to the microsecond); kept, so posting a chunk looks its time up."""
-    while len(_AUDIO_TIMES) < frames:
-        _AUDIO_TIMES.append(round(len(_AUDIO_TIMES) * FRAME_SECONDS, 6))
+    (rounded to the microsecond); kept, so posting chunks looks their times up."""
+    global _AUDIO_TIMES
+    if len(_AUDIO_TIMES) < frames:
+        count = max(frames, 2 * len(_AUDIO_TIMES))
+        _AUDIO_TIMES = np.array([round(i * FRAME_SECONDS, 6) for i in range(count)])
     return _AUDIO_TIMES
 
 
@@ -155,6 +156,8 @@ class Output:
     policy: ChunkPolicy
     vocoder: Vocoder
     batch: StreamBatch
+    # Where chunks are posted (`StreamBatch.sink` indexes it); channels of no mailbox at 0.
+    sinks: list[Sink] = field(default_factory=lambda: [Direct])
     _queued: list[QueuedChunks] = field(default_factory=list)
     _urgent: list[QueuedChunks] = field(default_factory=list)
 
@@ -214,14 +217,23 @@ class Output:
             rows, frames, started = rows[going], frames[going], started[going]
         self._queue_rows(rows, frames, ~started)
 
-    def queue(self, stream: StreamState, count: int | None = None, urgent: bool | None = None) -> None:
-        """Queue the oldest `count` pending frames (all by default) as the stream's next chunk,
-        among the urgent ones (decoded and posted first; by default a first chunk) or the rest."""
-        row = np.array([stream.row], dtype=np.int64)
-        count = stream.frames_pending if count is None else count
-        if urgent is None:
-            urgent = stream.chunks_emitted == 0
-        self._queue_rows(row, np.array([count], dtype=np.int64), np.array([urgent]))
+    def queue_last(self, rows: np.ndarray, text_spoken: np.ndarray) -> None:
+        """Queue the last chunks of `rows` (streams that end now): all their pending frames (a
+        first chunk among the urgent ones), then, for the rows flagged in `text_spoken` (EOS
+        after the end-of-text row: the model has spoken all of the text), that all of their
+        text was spoken by the start of their last frame."""
+        batch = self.batch
+        pending = batch.frames_pending(rows)
+        going = pending > 0
+        if going.any():
+            self._queue_rows(rows[going], pending[going], batch.chunks_emitted[rows[going]] == 0)
+        spoken = rows[text_spoken]
+        spoken = spoken[(batch.frames_vocoded[spoken] > 0) & (batch.progress_end[spoken] < batch.characters_received[spoken])]
+        if len(spoken):
+            received = batch.characters_received[spoken]
+            batch.progress_end[spoken] = received
+            zeros = np.zeros(len(spoken), dtype=np.int64)
+            self._queued.append(QueuedChunks(spoken, zeros, zeros, received, batch.frames_vocoded[spoken] - 1))
 
     def _queue_rows(self, rows: np.ndarray, counts: np.ndarray, urgent: np.ndarray) -> None:
         """Queue the oldest `counts` pending frames of each of `rows` (distinct) as its next chunk,
@@ -243,13 +255,6 @@ class Output:
             self._urgent.append(chunks[urgent])
             self._queued.append(chunks[~urgent])
 
-    def queue_final_progress(self, stream: StreamState) -> None:
-        """Post, after the stream's last chunk, that all of its text was spoken by the start of
-        its last frame."""
-        stream.progress_end = stream.characters_received
-        values = (stream.row, 0, 0, stream.characters_received, stream.frames_vocoded - 1)
-        self._queued.append(QueuedChunks(*(np.array([value], dtype=np.int64) for value in values)))
-
     def drop(self) -> None:
         self._queued, self._urgent = [], []
 
@@ -268,31 +273,36 @@ class Output:
             rest_audio, urgent_audio = self.vocoder.decode_async(audible.codec_chunks(), urgent=len(urgent), behind_current=False)
         return AudioBatch(urgent, chunks, urgent_audio, rest_audio, ending)
 
+    def sink(self, sink: Sink) -> int:
+        """The index of `sink` (a channel's `sink`) among the places chunks are posted to."""
+        for index, known in enumerate(self.sinks):
+            if known is sink:
+                return index
+        self.sinks.append(sink)
+        return len(self.sinks) - 1
+
     def post(self, chunks: QueuedChunks, audio: PendingAudio | None, clock: Callable[[], float]) -> None:
         """Post decoded chunks (waiting for their decode); a stream's first chunk starts its
         playout clock. `audio` holds the PCM of the chunks with frames, in their order. Each
-        chunk goes to its channel as one small record (`StreamChannel.put_chunk`): the events
-        are made on the consumer's side."""
+        sink (the streams' mailbox, an API worker's outbox) gets all of its chunks in one call:
+        a decoded chunk as one `DecodedChunk` record, a chunk of no frames as its `Progress`;
+        the events are made on the consumer's side."""
         if not len(chunks):
             return
-        samples = iter(audio.samples() if audio is not None else ())
         batch = self.batch
-        now = clock()
-        audible = chunks.rows[chunks.frames > 0]
+        framed = chunks.frames > 0
+        audible = chunks.rows[framed]
         starting = audible[np.isnan(batch.first_audio_at[audible])]
-        batch.first_audio_at[starting] = now
-        streams = batch.streams
-        times = audio_times(int(chunks.last_frames.max()) + 1)
-        waiters = []
-        for row, first, frames, spoken, last in zip(
-            chunks.rows.tolist(), chunks.first_frames.tolist(), chunks.frames.tolist(), chunks.spoken.tolist(),
-            chunks.last_frames.tolist(),
-        ):
-            audio_time = times[last]
-            if frames:
-                waiter = streams[row].channel.put_chunk(next(samples), first * SAMPLES_PER_FRAME, spoken, audio_time)
-                if waiter is not None:
-                    waiters.append(waiter)
-            else:
-                streams[row].channel.put(Progress(spoken, audio_time))
-        wake_all(waiters)
+        batch.first_audio_at[starting] = clock()
+        np.add.at(batch.samples_posted, audible, chunks.frames[framed] * SAMPLES_PER_FRAME)
+        samples = audio.samples() if audio is not None else ()
+        times = audio_times(int(chunks.last_frames.max()) + 1)[chunks.last_frames]
+        items = DecodedChunks(samples, framed, chunks.first_frames * SAMPLES_PER_FRAME, chunks.spoken, times)
+        channels = batch.channels[chunks.rows]
+        sinks = batch.sink[chunks.rows]
+        if (sinks == sinks[0]).all():
+            self.sinks[sinks[0]].post(channels, items)
+            return
+        for sink in np.unique(sinks).tolist():
+            mine = np.flatnonzero(sinks == sink)
+            self.sinks[sink].post(channels[mine], items.take(mine))

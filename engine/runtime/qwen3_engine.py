@@ -341,7 +341,7 @@ class Qwen3Engine:
         error = sample_rate_error(sample_rate)
         if error is not None:
             return self._failed(error, 24000)
-        channel = StreamChannel()
+        channel = StreamChannel(self.loop.mailbox)
         admitted = self.admit(channel, request)
         if isinstance(admitted, Error):
             return self._failed(admitted, sample_rate)

@@ -111,8 +111,7 @@ class Scheduler:
         batch = self.batch
         status = batch.status
         rows = np.flatnonzero(batch.used & (status >= WAIT_TEXT) & (status <= READY))
-        streams = batch.streams
-        behind = np.fromiter((streams[r].channel.reader_behind() for r in rows.tolist()), dtype=bool, count=len(rows))
+        behind = batch.readers_behind(rows)
         known = batch.next_text_known(rows)
         status[rows] = np.where(behind, WAIT_READER, np.where(known, READY, WAIT_TEXT))
         ready = rows[known & ~behind]

@@ -16,7 +16,7 @@ import numpy as np
 
 from voice_tts.protocol import PRIORITY_NORMAL, AudioChunk, Done, Error, ErrorCode, Event, Progress, Usage
 
-from engine.event_channel import EventChannel, Waiter
+from engine.event_channel import EventChannel, Mailbox
 from engine.runtime.stream_batch import StreamBatch
 from engine.runtime.text_feed import TextFeed, TextToken
 
@@ -123,7 +123,7 @@ class StreamState:
         self.slot: int | None = None
         self.codes: list[list[int]] | None = None  # every frame produced, kept for parity checks
         self.batch, self.row = StreamBatch(1), 0
-        self.batch.used[0], self.batch.streams[0] = True, self
+        self.batch.used[0], self.batch.streams[0], self.batch.channels[0] = True, self, channel
         self.max_frames, self.status, self.priority = max_frames, status, priority
         self.first_chunk_frames, self.track_offset = first_chunk_frames, track_offset
         self.batch.set_track(0, reference_ids, (), ())
@@ -186,55 +186,81 @@ class StreamChannel(EventChannel[Any]):
     that stops reading (a paused turn) parks its stream once that backlog reaches the loop's
     bound, and wakes the loop when it has read half of it."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, mailbox: Mailbox | None = None) -> None:
+        super().__init__(mailbox)
         self.unread_samples = 0
+        self.samples_read = 0  # by the consumer, ever: the loop reads it when the stream may be behind
         self._behind_at: int | None = None  # the backlog that parks the stream
         self._wake_loop: Callable[[], None] | None = None
         self._parked = False
 
-    def bound(self, samples: int, wake: Callable[[], None]) -> None:
-        """Park the stream at `samples` of unread audio; `wake()` the loop once half is read."""
+    def bound(self, samples: int, wake: Callable[[], None]) -> bool:
+        """Park the stream at `samples` of unread audio; `wake()` the loop once half is read.
+        True: the channel counts its reader's backlog (`samples_read`, `reader_behind`)."""
         self._behind_at, self._wake_loop = samples, wake
+        return True
 
-    def reader_behind(self) -> bool:
-        """Whether the consumer is a whole bound behind; if so the stream counts as parked
-        until the consumer has read half of that (then it wakes the loop)."""
-        if self._behind_at is None or self.unread_samples < self._behind_at:
-            # Not behind changes nothing: no lock for the loop's per-stream check every step
-            # (an int read is atomic; the consumer may read more meanwhile either way).
-            return False
+    def reader_behind(self, posted: int) -> bool:
+        """Whether the consumer is a whole bound behind, `posted` samples having been posted to
+        it (the loop's count: some may still wait in the mailbox); if so the stream counts as
+        parked until the consumer has read half of that (then it wakes the loop)."""
         with self._lock:
-            behind = self._behind_at is not None and self.unread_samples >= self._behind_at
+            behind = self._behind_at is not None and posted - self.samples_read >= self._behind_at
             self._parked = self._parked or behind
             return behind
 
-    def put_chunk(self, samples: np.ndarray, start_sample: int, spoken_end: int, audio_time: float) -> Waiter | None:
-        """Queue a decoded chunk (int16 samples at the codec's rate from `start_sample`) and the
-        progress it carries (`spoken_end` < 0: none) as one `DecodedChunk` record, without
-        waking the consumer (the loop wakes those of all its chunks together: `wake_all`). The
-        stream's handle makes the chunk's `Progress` and `AudioChunk` in the consumer's thread."""
-        with self._lock:
-            self._items.append((samples, start_sample, spoken_end, audio_time))
-            self.unread_samples += len(samples)
-            waiter, self._waiter = self._waiter, None
-        return waiter
-
     def _added(self, items: Sequence[Any]) -> None:
         for item in items:
-            if isinstance(item, AudioChunk):
+            if type(item) is tuple:
+                self.unread_samples += len(item[0])
+            elif isinstance(item, AudioChunk):
                 self.unread_samples += item.num_samples
 
     def _taken(self, item: Any) -> None:
         if isinstance(item, AudioChunk) or type(item) is tuple:
-            self.unread_samples -= item.num_samples if isinstance(item, AudioChunk) else len(item[0])
+            samples = item.num_samples if isinstance(item, AudioChunk) else len(item[0])
+            self.unread_samples -= samples
+            self.samples_read += samples
             if self._parked and self.unread_samples * 2 < self._behind_at:
                 self._parked = False
                 self._wake_loop()  # a non-blocking queue put: safe under the lock
 
 
-# What `StreamChannel.put_chunk` queues: (int16 samples, start sample, spoken end or -1, audio time).
+# A decoded chunk as the loop posts it: (int16 samples, start sample, spoken end or -1, audio time).
 DecodedChunk = tuple[np.ndarray, int, int, float]
+
+
+@dataclass(frozen=True)
+class DecodedChunks:
+    """Chunks as the loop posts them to a sink, column by column: iterating makes each one's
+    record, a `DecodedChunk` (or a chunk of no frames: its `Progress`), on the side that takes
+    them (a mailbox's consumer), not in the loop."""
+
+    samples: Sequence[np.ndarray]  # of the chunks with frames, in order (rows of one array, often)
+    framed: np.ndarray  # whether each chunk has frames
+    starts: np.ndarray  # first sample
+    spoken: np.ndarray  # spoken end posted with it, -1: none
+    times: np.ndarray  # audio time of its progress
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __iter__(self):
+        columns = self.starts.tolist(), self.spoken.tolist(), self.times.tolist()
+        if len(self.samples) == len(self.starts):
+            return zip(self.samples, *columns)
+        pcm = iter(self.samples)
+        return (
+            (next(pcm), start, end, time) if framed else Progress(end, time)
+            for framed, start, end, time in zip(self.framed.tolist(), *columns)
+        )
+
+    def take(self, indices: np.ndarray) -> DecodedChunks:
+        """The chunks at `indices` (in order)."""
+        sample_of = np.cumsum(self.framed) - 1
+        mine = indices[self.framed[indices]]
+        samples = [self.samples[i] for i in sample_of[mine].tolist()]
+        return DecodedChunks(samples, self.framed[indices], self.starts[indices], self.spoken[indices], self.times[indices])
 
 
 def decoded_events(chunk: DecodedChunk) -> tuple[Event, ...]:
@@ -258,11 +284,13 @@ class CancelCommand:
 
 
 @dataclass(frozen=True)
-class WakeCommand:
-    """Its consumer caught up with a stream parked in WAIT_READER: the loop wakes (if it was
-    idle) and schedules it again; the command itself changes nothing."""
+class ReaderCommand:
+    """A stream's reader is a whole bound behind (`behind`, said by a reader the loop cannot
+    count: an API worker's) or has caught up with a stream parked in WAIT_READER: the loop
+    wakes (if it was idle) and schedules it again."""
 
     stream_id: int
+    behind: bool = False
 
 
 class Qwen3Stream:
@@ -341,7 +369,7 @@ class Qwen3Stream:
         received = 0
         while True:
             item = await self._channel.get()
-            # A decoded chunk is posted as one record (`put_chunk`): its events are made here.
+            # A decoded chunk is posted as one record (`DecodedChunk`): its events are made here.
             for item in decoded_events(item) if type(item) is tuple else (item,):
                 if isinstance(item, StreamEnd):
                     self.end_reason, self.codes = item.reason, item.codes

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # Status codes, in the order of `engine.runtime.stream.StreamStatus` (`status` holds the index):
 # the scheduler takes rows from WAIT_TEXT to READY by one comparison.
 PREFIX, WAIT_TEXT, WAIT_READER, READY, FINISHED = range(5)
+NO_BOUND = np.iinfo(np.int64).max  # `unread_bound` of a stream whose channel counts no backlog
 
 # column: value of a fresh row. Columns of one kind are the columns of one matrix (`ints`,
 # `floats`, `flags`), so that a stream joins by copying three rows, not one value per column.
@@ -43,12 +44,20 @@ INT_COLUMNS = {
     "chunks_emitted": 0,
     "progress_end": 0,
     "last_served": 0,
+    # The reader's backlog, without asking the channel every step: samples posted to it, what
+    # the channel said its reader had read when last asked, and the bound that parks it. A
+    # stream can be behind only once posted - read seen reaches the bound: then the loop asks.
+    "samples_posted": 0,
+    "samples_read_seen": 0,
+    "unread_bound": NO_BOUND,
+    "sink": 0,  # where its chunks are posted: an index into the loop's output's sinks
 }
 FLOAT_COLUMNS = {
     "first_audio_at": np.nan,  # NaN: no chunk posted yet
     "waiting_since": 0.0,  # the scheduler's: arrival, then the last step it ran in
 }
-FLAG_COLUMNS = {"text_ended": False, "tail_pending": False}
+# reader_behind: what a reader the loop cannot count said last (`ReaderCommand`).
+FLAG_COLUMNS = {"text_ended": False, "tail_pending": False, "reader_behind": False}
 MATRICES = {"ints": (np.int64, INT_COLUMNS), "floats": (np.float64, FLOAT_COLUMNS), "flags": (np.bool_, FLAG_COLUMNS)}
 TRACK_WIDTH = 64  # track columns to start with; doubled when a stream's text needs more
 
@@ -58,6 +67,7 @@ class StreamBatch:
         self.rows = rows
         self.used = np.zeros(rows, dtype=bool)
         self.streams: list[StreamState | None] = [None] * rows
+        self.channels = np.full(rows, None, dtype=object)  # each stream's channel, taken for many rows at once
         for matrix, (dtype, columns) in MATRICES.items():
             setattr(self, matrix, np.tile(np.array(list(columns.values()), dtype=dtype), (rows, 1)))
         self.track = np.zeros((rows, TRACK_WIDTH), dtype=np.int64)
@@ -92,14 +102,14 @@ class StreamBatch:
         self._fit_track(width)
         self.track[row, :width] = source.track[at, :width]
         self.text_ends[row, :width] = source.text_ends[at, :width]
-        source.used[at], source.streams[at] = False, None
-        self.used[row], self.streams[row] = True, stream
+        source.used[at], source.streams[at], source.channels[at] = False, None, None
+        self.used[row], self.streams[row], self.channels[row] = True, stream, stream.channel
         stream.batch, stream.row = self, row
         return row
 
     def release(self, stream: StreamState) -> None:
         """The stream has left: its row is free for the next one (the stream reads it no more)."""
-        self.used[stream.row], self.streams[stream.row] = False, None
+        self.used[stream.row], self.streams[stream.row], self.channels[stream.row] = False, None, None
 
     # ---- text -----------------------------------------------------------------------------
 
@@ -134,6 +144,7 @@ class StreamBatch:
         extra = rows - self.rows
         self.used = np.concatenate([self.used, np.zeros(extra, dtype=bool)])
         self.streams += [None] * extra
+        self.channels = np.concatenate([self.channels, np.full(extra, None, dtype=object)])
         for matrix, (dtype, columns) in MATRICES.items():
             fresh = np.tile(np.array(list(columns.values()), dtype=dtype), (extra, 1))
             setattr(self, matrix, np.concatenate([getattr(self, matrix), fresh]))
@@ -156,10 +167,23 @@ class StreamBatch:
         text has ended (then tts_eos, then tts_pad)."""
         return (self.steps[rows] + self.track_offset[rows] < self.track_length(rows)) | self.text_ended[rows]
 
+    def readers_behind(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each of `rows`' reader is a whole bound behind (its stream parks in
+        WAIT_READER): its channel is asked only where the samples posted since it last said
+        what its reader had read reach the bound."""
+        behind = self.reader_behind[rows].copy()
+        unsure = np.flatnonzero(self.samples_posted[rows] - self.samples_read_seen[rows] >= self.unread_bound[rows])
+        for i in unsure.tolist():
+            row = int(rows[i])
+            channel = self.channels[row]
+            self.samples_read_seen[row] = channel.samples_read
+            behind[i] = channel.reader_behind(int(self.samples_posted[row]))
+        return behind
+
     def spoken_end_before(self, rows, frames):
         """Characters of spoken text fed to the model before each row's frame `frames` was made."""
         token = frames + self.track_offset[rows] - self.reference_count[rows]
         count = self.text_count[rows]
         last = np.where(self.text_ended[rows], self.characters_received[rows], self.text_ends[rows, np.maximum(count - 1, 0)])
-        within = self.text_ends[rows, np.clip(token, 0, np.maximum(count - 1, 0))]
+        within = self.text_ends[rows, np.minimum(np.maximum(token, 0), np.maximum(count - 1, 0))]
         return np.where(token < 0, 0, np.where(token < count, within, last))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -83,17 +83,48 @@ class PendingAudio:
         """Each chunk's PCM."""
         return [samples.tobytes() for samples in self.samples()]
 
-    def samples(self) -> list[np.ndarray]:
-        """Each chunk's int16 samples. A chunk of one codec run (every chunk the loop queues but
-        a stream's last) is one row of one part: a view of that row, not a join of pieces."""
+    def samples(self) -> Sequence[np.ndarray]:
+        """Each chunk's int16 samples (`ChunkSamples`)."""
         self.wait()
-        if len(self.parts) == 1 and len(self.parts[0][0]) == self.count:
-            return list(self.parts[0][1].numpy())  # every chunk is one run, in order
-        pieces: list[list[np.ndarray]] = [[] for _ in range(self.count)]
-        for indices, pcm in self.parts:
-            for index, samples in zip(indices.tolist(), pcm.numpy()):
+        return ChunkSamples(self.count, [(indices, pcm.numpy()) for indices, pcm in self.parts])
+
+
+class ChunkSamples(Sequence[np.ndarray]):
+    """The chunks' int16 samples of a decode, each made when it is read (by whoever takes the
+    chunks, not the loop). A chunk of one codec run (every chunk the loop queues but a stream's
+    last) is a view of one row of one part (a part per run size and decode pass); a chunk of
+    several runs is their join."""
+
+    def __init__(self, count: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self._count, self._parts = count, parts
+        self._joined: list[np.ndarray] | None = None
+        self._in_order = len(parts) == 1 and np.array_equal(parts[0][0], np.arange(count))
+        if sum(len(indices) for indices, _ in parts) == count:  # one run each
+            self._part, self._row = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+            for part, (indices, _) in enumerate(parts):
+                self._part[indices], self._row[indices] = part, np.arange(len(indices))
+            return
+        pieces: list[list[np.ndarray]] = [[] for _ in range(count)]
+        for indices, pcm in parts:
+            for index, samples in zip(indices.tolist(), pcm):
                 pieces[index].append(samples)
-        return [chunks[0] if len(chunks) == 1 else np.concatenate(chunks) for chunks in pieces]
+        self._joined = [chunks[0] if len(chunks) == 1 else np.concatenate(chunks) for chunks in pieces]
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        if self._joined is not None:
+            return self._joined[index]
+        return self._parts[self._part[index]][1][self._row[index]]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        if self._joined is not None:
+            return iter(self._joined)
+        if self._in_order:
+            return iter(self._parts[0][1])  # every chunk is one row of the one part, in order
+        parts = [pcm for _, pcm in self._parts]
+        return (parts[part][row] for part, row in zip(self._part.tolist(), self._row.tolist()))
 
 
 class Vocoder:

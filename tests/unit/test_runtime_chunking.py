@@ -174,11 +174,24 @@ def test_first_audio_goes_first_then_the_least_buffered_within_the_budget():
 def test_queued_chunks_take_the_oldest_frames_and_report_progress():
     s = stream(pending=5, frames_vocoded=3, first_audio_at=0.0)
     output = output_of(s)
-    output.queue(s, 2)
+    output.choose(rows(s), now=10.0, stepped=1)  # under its low-water mark: it gets 4 of its 5 frames
     chunk = QueuedChunks.join(output._queued)
-    assert (chunk.first_frames.tolist(), chunk.frames.tolist()) == ([3], [2])
-    assert s.frames_vocoded == 5 and s.frames_pending == 3
-    assert chunk.spoken.tolist() == [s.text_ends[4]]
+    assert (chunk.first_frames.tolist(), chunk.frames.tolist()) == ([3], [4])
+    assert s.frames_vocoded == 7 and s.frames_pending == 1
+    assert chunk.spoken.tolist() == [s.text_ends[6]]
+
+
+def test_a_stream_that_ends_gets_its_pending_frames_and_all_of_its_text_as_spoken():
+    s = stream(pending=3, frames_vocoded=2, first_audio_at=0.0)
+    s.text_ended, s.characters_received = True, 99
+    other = stream(pending=2, stream_id=2)  # no chunk yet: its last chunk is its first
+    output = output_of(s, other)
+    output.queue_last(rows(s, other), np.array([True, False]))
+    assert [(i, first, frames) for i, first, frames in queued(output, output._urgent)] == [(2, 0, 2)]
+    assert [(i, first, frames) for i, first, frames in queued(output, output._queued)] == [(1, 2, 3), (1, 0, 0)]
+    final = QueuedChunks.join(output._queued)[1:]
+    assert (final.spoken.tolist(), final.last_frames.tolist()) == ([99], [4])
+    assert s.frames_pending == 0 and other.frames_pending == 0 and s.progress_end == 99
 
 
 def test_headroom_admits_while_the_predicted_iteration_fits():
