@@ -197,8 +197,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.cardinal(n)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        words = f"{self.date_day(day, ctx)} {self.MONTH_NAMES[month - 1]}"
-        return words if year is None else f"{words} {self.year(year)}"
+        of = f" {self.DATE_OF}" if self.DATE_OF else ""
+        words = f"{self.date_day(day, ctx)}{of} {self.MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words}{of} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
@@ -251,6 +252,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         names = cldr.unit_names(self.code, written)
         return None if names is None else Unit(*names, self.is_feminine(names[0].split()[0]))
 
+    def abbreviation(self, written: str) -> str | None:
+        """An abbreviation's reading, as its table writes it."""
+        return self.ABBREVIATIONS.get(written)
+
     def is_feminine(self, noun: str) -> bool:
         return is_feminine(self.code, noun)
 
@@ -292,6 +297,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if span is not None:
                     return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
+        if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
+            currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
+            if currency is not None:
+                return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if c in _CURRENCY_SYMBOLS:
             body = pos + 1 + (cur.at(pos + 1) == " ")
             if is_digit(cur.at(body)):
@@ -327,8 +336,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
             ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
-        if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
-            reading = self.ABBREVIATIONS[word + after]
+        if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
+            return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
+        if after in (".", "°") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°'
             if self._ends_sentence(cur, end + 1, by_capital=word + after in self.SENTENCE_FINAL):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
@@ -339,8 +349,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             span = self._roman(cur, end, word, value, ctx)
             if span is not None:
                 return span
-        if word in self.ABBREVIATIONS:
-            return locale_span(end, self.ABBREVIATIONS[word], self.code)
+        if (reading := self.abbreviation(word)) is not None:
+            return locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
         if self._is_domain(word):
@@ -354,6 +364,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         return None
+
+    def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
+        """A currency written with letters before '$' ('R$', 'US$') and where its amount starts."""
+        currency = self.CURRENCIES.get(cur.text[pos:end] + "$") if cur.at(end) == "$" else None
+        body = lexer.spaces(cur, end + 1)
+        return None if currency is None or not is_digit(cur.at(body)) else (currency, body)
 
     def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
         """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
@@ -450,6 +466,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return None
         return Span(after, "olist", self.code, info=cur.text[pos:end])
 
+    def phone_end(self, cur: Cursor, body: int) -> int | None:
+        """The end of a telephone number at `body` that a language finds by its own rules, or None."""
+        return None
+
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
@@ -477,6 +497,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _numeric(
         self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
     ) -> Span:
+        if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
+            return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
@@ -488,13 +510,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+        if plain and (reading := self.shaped_token(token)) is not None:
+            return locale_span(end, reading, self.code)
         if plain:
             span = self._clock_or_date(cur, pos, end, token, ctx)
             if span is not None:
                 return span
             if _DIGIT_GROUPS.fullmatch(token):
                 end = self._digit_groups_end(cur, end)
-                return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
+                return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
             if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
                 return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
@@ -515,6 +539,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
+
+    def shaped_token(self, token: str) -> str | None:
+        """A token of a shape the language reads its own way ('192.168.1.1'), else None."""
+        return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
         """A number that units, currencies and scale words may follow: (whole part, decimals).
@@ -597,7 +625,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     unit = self.unit(word)
                     if unit is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
-                    if integer and int(whole) <= 31 and word.lower().rstrip(".") in self.MONTHS and not minus:
+                    month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
+                        (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
+                    if integer and int(whole) <= 31 and month and not minus:
                         return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
                     if integer and _FRACTION.fullmatch(ascii_digits(word)):
                         a, b = (int(x) for x in ascii_digits(word).split("/"))
