@@ -19,7 +19,7 @@ from voice_tts.tn.locales import locale_span
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
-_H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?")
+_H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
 _DATE_DMY = re.compile(r"(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
 _DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
@@ -92,7 +92,7 @@ class DatesAndTimes:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
         m = _DOTTED_CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
-            self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
+            self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
         m = _DATE_DMY.fullmatch(token)
@@ -143,9 +143,12 @@ class DatesAndTimes:
 
     # Words after which '10.30' is a time (Italian 'alle 10.30').
     CLOCK_CUES: frozenset[str] = frozenset()
+    # Whether '10.30' is a time wherever it stands (Spanish).
+    DOTTED_CLOCKS = False
 
-    def day_part(self, cur: Cursor, end: int) -> tuple[str, int] | None:
-        """The part of the day written after a time ('da tarde'), and its end, where the language has them."""
+    def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
+        """The words written after a time that the language reads with it ('da tarde', 'p.m. gmt-3'):
+        their reading, their end and the hours then read, or None where none follow."""
         return None
 
     def _clock_window(
@@ -159,12 +162,12 @@ class DatesAndTimes:
                 m = lexer.chunk(cur, j)
                 if self.is_clock_marker(cur.text[j:m]):
                     marker, end = cur.text[j:m], m
-            day_part = self.day_part(cur, end)
-            if day_part is not None:  # '16:00 da tarde': the hour on the clock face
-                hours, end = hours - 12 if face and hours > 12 and not minutes else hours, day_part[1]
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+            day_part = self.day_part(cur, end, hours, minutes, face)
             if day_part is not None:
-                return locale_span(end, f"{reading} {day_part[0]}", self.code)
+                words, end, hours = day_part
+                reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+                return locale_span(end, f"{reading} {words}" if words else reading, self.code)
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):
                 m = lexer.chunk(cur, j)

@@ -74,6 +74,7 @@ class Portuguese(Language):
     SPACE_GROUPS = True
     DATE_OF = "de"
     H_CLOCKS = True
+    MINOR_UNIT = Unit("centavo", "centavos")
     DAY_PARTS = _WORDS["day_parts"]
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|°|o|ᵒ|ª|a|ᵃ)")
 
@@ -158,13 +159,15 @@ class Portuguese(Language):
         """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
         return _cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else self.digits(run)
 
-    def day_part(self, cur: Cursor, end: int) -> tuple[str, int] | None:
-        """'da tarde', 'de manhã' after a time."""
+    def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
+        """'da tarde', 'de manhã' after a time; after '16:00' the hour on the clock face (quatro horas da tarde)."""
         connector = chunk_after(cur, end, is_letter)
         if connector is None or connector[0] not in ("da", "de"):
             return None
         part = chunk_after(cur, connector[1], is_letter)
-        return None if part is None or part[0] not in self.DAY_PARTS else (self.DAY_PARTS[part[0]], part[1])
+        if part is None or part[0] not in self.DAY_PARTS:
+            return None
+        return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} e {minor}"
