@@ -156,8 +156,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
-        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS."""
+        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS; a class
+        of no language (no `code`) shares hooks among its subclasses."""
         super().__init_subclass__(**kwargs)
+        if not cls.code:
+            return
         for name, table in words(cls.code).items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))

@@ -15,18 +15,15 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales.european import Language, Unit
+from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european_dates import chunk_after
-from voice_tts.tn.locales import numeric_spans, words
-from voice_tts.tn.locales.numeric_spans import read_pieces
+from voice_tts.tn.locales.iberian import Iberian
+from voice_tts.tn.locales.numeric_spans import GROUPED
 
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _WORDS = words("pt")
 _MONTH_NAMES = cldr.month_names("pt")
-_PER = _WORDS["per"]  # the unit after 'por' ('km/h' quilômetros por hora)
-_SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
-_CLDR_UNITS = cldr.folded_unit_symbols("pt")
 _DOTTED = re.compile(r"\d+\.\d+")
 
 
@@ -56,25 +53,19 @@ def _cardinal(n: int, feminine: bool = False) -> str:
     return spoken + words[pos:]
 
 
-class Portuguese(Language):
+class Portuguese(Iberian):
     code = "pt"
+    PHONE_REGIONS = ("BR", "PT")
+    SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
     MINUS = "menos"
     PLUS = "mais"
     DECIMAL_WORD = "vírgula"
     PERCENT = "por cento"
-    PER = "por"
-    RANGE = "a"
     NUMBER_WORD = "número"
-    SCALE_OF = "de"
     MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(_MONTH_NAMES, 1)} | {
         "marco": 3}
     MONTH_NAMES = _MONTH_NAMES
     FULL_MONTHS = frozenset(_MONTH_NAMES)
-    DEGREE_IS_ORDINAL = True
-    SPACE_GROUPS = True
-    DATE_OF = "de"
-    H_CLOCKS = True
-    MINOR_UNIT = Unit("centavo", "centavos")
     DAY_PARTS = _WORDS["day_parts"]
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|°|o|ᵒ|ª|a|ᵃ)")
 
@@ -106,54 +97,16 @@ class Portuguese(Language):
         half = (numerator, denominator) == (1, 2)  # 'dois e meio'
         return f"{_cardinal(whole)} e {'meio' if half else self.fraction(numerator, denominator)}"
 
-    def unit(self, written: str) -> Unit | None:
-        """The language's units, CLDR's symbols that are no Portuguese word ('2/3 da farinha') and
-        a few short ones ('5 g', '2 h')."""
-        folded = written.casefold()
-        unit, _, per = folded.partition("/")
-        if per and folded not in self.UNITS and per in _PER:  # 'GB/s' gigabytes por segundo
-            names = self.unit(unit)
-            return None if names is None else Unit(f"{names.singular} por {_PER[per]}",
-                                                   f"{names.plural} por {_PER[per]}", names.feminine)
-        if folded in self.UNITS:
-            return self.UNITS[folded]
-        if written.startswith("°") or folded in _SHORT_UNITS or folded in _CLDR_UNITS:
-            return super().unit(written)
-        return None
-
-    def abbreviation(self, written: str) -> str | None:
-        """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
-        reading = self.ABBREVIATIONS.get(written.lower())
-        if reading is None or not written[0].isupper():
-            return reading
-        return " ".join(w[0].upper() + w[1:] for w in reading.split())
-
-    def address(self, text: str) -> str:
-        """Piece by piece: words as written, digits one by one."""
-        return read_pieces(text, self.ADDRESS_SYMBOLS, self.digits)
-
     def country_code(self, code: str) -> str:
         return self.digits(code)
 
     EXTENSIONS = frozenset(("ext", "ramal", "extensão"))
     EXTENSION = "extensão"
 
-    def phone_end(self, cur: Cursor, body: int) -> int | None:
-        return numeric_spans.spaced_phone_end(cur, body, ("BR", "PT"))
-
     def shaped_token(self, token: str) -> str | None:
-        """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
-        telephone numbers written with hyphens ('99999-1234')."""
-        m = numeric_spans.DATE.fullmatch(token)
-        if m and (parts := numeric_spans.date_parts(m)):
-            return self.date(*parts, Context())
-        if numeric_spans.IP.fullmatch(token) and not numeric_spans.GROUPED.fullmatch(token):
-            return f" {self.ADDRESS_SYMBOLS['.']} ".join(self.digits(p) for p in token.split("."))
-        if numeric_spans.PHONE.fullmatch(token):
-            return self.digits(token)
-        if _DOTTED.fullmatch(token) and not numeric_spans.GROUPED.fullmatch(token):  # a point is no decimal mark here: '14.30' catorze trinta
+        if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta: no decimal point
             return " ".join(self._digit_run(run) for run in token.split("."))
-        return None
+        return super().shaped_token(token)
 
     def _digit_run(self, run: str) -> str:
         """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
