@@ -8,12 +8,13 @@ address piece by piece with its digits one by one, an IP address, a telephone nu
 
 from __future__ import annotations
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, lexer
+from voice_tts.tn.chars import is_alnum, is_digit
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european import Language, Unit
-from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IP, PHONE, date_parts, read_pieces, spaced_phone_end
+from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IP, PHONE, date_parts, read_pieces
 
 
 class Iberian(Language):
@@ -67,7 +68,28 @@ class Iberian(Language):
         return read_pieces(text, self.ADDRESS_SYMBOLS, self.digits)
 
     def phone_end(self, cur: Cursor, body: int) -> int | None:
-        return spaced_phone_end(cur, body, self.PHONE_REGIONS)
+        """The end of a telephone number written in digit groups with single spaces or hyphens
+        ('912 345 678', '21 123 4567') that libphonenumber finds valid in one of PHONE_REGIONS;
+        None for anything else (an amount grouped by thousands is no valid number)."""
+        groups, j = [], body
+        try:
+            while len(groups) < 5:
+                m = lexer.digits_end(cur, j)
+                if not 2 <= m - j <= 8:
+                    break
+                groups.append(cur.text[j:m])
+                j = m
+                if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
+                    break
+                j = m + 1
+            if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
+                return None
+        except TooLong:
+            return None
+        if len(groups) < 2 or not 8 <= len("".join(groups)) <= 13:
+            return None
+        end = body + len(" ".join(groups))
+        return end if any(cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
 
     def shaped_token(self, token: str) -> str | None:
         """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
