@@ -148,6 +148,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
+    # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
+    PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
@@ -247,7 +249,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
-        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with the euro's minor unit."""
+        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with MINOR_UNIT or the euro's."""
         own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
         if own is not None:
             return own
@@ -257,7 +259,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
-        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
+        minor = self.MINOR_UNIT or self.CURRENCIES["€"].minor
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), minor)
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
@@ -360,7 +363,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after in (".", "°") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°'
-            if self._ends_sentence(cur, end + 1, by_capital=word + after in self.SENTENCE_FINAL):
+            final = word + after in self.SENTENCE_FINAL
+            if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end + 1, by_capital=final):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -454,7 +458,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return None
         except TooLong:
             return None
-        reading = self.abbreviation(f"{word}.{cur.text[end + 2:m]}.") or self.abbreviation(f"{word}. {cur.text[end + 2:m]}.")
+        second = cur.text[end + 2:m]  # written with or without the space: 'a. c.'
+        reading = self.abbreviation(f"{word}.{second}.") or self.abbreviation(f"{word}. {second}.")
         return None if reading is None else locale_span(m + 1, reading, self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:

@@ -27,6 +27,7 @@ class Iberian(Language):
     DEGREE_IS_ORDINAL = True
     SPACE_GROUPS = True
     H_CLOCKS = True
+    PERIOD_ENDS_SENTENCE = False
     MINOR_UNIT = Unit("centavo", "centavos")
     # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
     PHONE_REGIONS: tuple[str, ...] = ()
