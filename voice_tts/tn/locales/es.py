@@ -205,7 +205,8 @@ class Spanish(Iberian):
         code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
         return None if code is None else self._cldr_currency(code)
 
-    def currency_word(self, word: str):
+    def currency_word(self, word: str) -> Currency | None:
+        """A code in any case before an amount ('usd 2')."""
         return self.currency(word)
 
     def phone_digits(self, text: str) -> str:
