@@ -13,12 +13,15 @@ import unicodedata
 from functools import lru_cache
 
 from voice_tts.tn import cldr, lexer
+from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
-from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import numeric_spans, words
-from voice_tts.tn.locales.iberian import COUNT, TIME, Reading
-from voice_tts.tn.locales.noun_gender import is_feminine, is_known_noun
-from voice_tts.tn.locales.numeric_spans import to_int, word_after
+from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.locales import locale_span, numeric_spans, words
+from voice_tts.tn.locales.european import Currency
+from voice_tts.tn.locales.european_dates import chunk_after
+from voice_tts.tn.locales.iberian import Iberian
+from voice_tts.tn.locales.noun_gender import is_feminine_name, is_known_noun
+from voice_tts.tn.locales.numeric_spans import read_pieces, to_int
 
 _WORDS = words("es")
 
@@ -128,123 +131,184 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_SCALE_WORDS = ("mil", "millón", "millones", "billón", "billones", "trillón", "trillones")
 _MONTHS = cldr.month_names("es")
 _DAY_PARTS = dict(_WORDS["day_parts"])
-_AM_PM = dict(_WORDS["am_pm"])
 _ZONES = frozenset(_WORDS["zones"])
-# A bare hour before "a.m."/"p.m." ('7 a.m.'), with the groups of TIME.
-_HOUR_ONLY = re.compile(r"(?P<h>\d{1,2})(?P<m>)(?P<hm>)")
-# A whole number and a half ('2½' is read as '2 1/2').
-_AND_A_HALF = re.compile(r"(\d*) ?(?:½|1/2)")
-# Words after a number that are no noun it counts.
-_NOT_NOUNS = frozenset(_WORDS["not_nouns"])
+_ERAS = _WORDS["eras"]
+_ROMAN_WORDS = numeric_spans.SpanWords(
+    after=frozenset(),
+    roman_after=frozenset(_WORDS["chapter_words"]),
+    not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
+                         "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
+)
+_GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
+_PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
+_NOT_NOUNS = frozenset(_WORDS["not_nouns"])  # words after a number that are no noun it counts
+_EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
+_ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
+_FEMININE_SUFFIX = ("ª", "a", "ᵃ", "ra", "da", "ta")
 
 
-class Spanish(Reading):
+class Spanish(Iberian):
     code = "es"
+    PHONE_REGIONS = ("ES",)
+    SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
+    MINUS = "menos"
     PLUS = "más"
+    DECIMAL_WORD = "coma"
     PERCENT = "por ciento"
-    FIRST_DAY = "primero"
-    GLUED_CODES = True
-    ORDINAL = re.compile(r"(?P<num>\d+(?:[.\s]\d{3})*)(?:\.?(?P<m>º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no)|\.?(?P<f>ª|a|ᵃ|ra|da|ta))")
-    MONTHS = _MONTHS
-    MONTH_INDEX = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
+    NUMBER_WORD = "número"
+    MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
         "sept": 9, "set": 9, "setiembre": 9}
-    SCALE_WORDS = _SCALE_WORDS
-
+    MONTH_NAMES = _MONTHS
+    FULL_MONTHS = frozenset(_MONTHS)
+    MONTH_FIRST_DATES = True
+    GLUED_CODES = True
+    SCALE_OF_SYMBOL = True
+    DEGREE_SCALES = ("C", "F", "K", "c", "f", "k")
+    SPACED_DEGREES = True
+    DOTTED_CLOCKS = True
+    ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no|ª|a|ᵃ|ra|da|ta)")
+    EXTENSIONS = frozenset(("ext", "extensión"))
     EXTENSION = "extensión"
-    cardinal = staticmethod(cardinal)
-    ordinal = staticmethod(ordinal)
-    decimal = staticmethod(decimal)
-    fraction = staticmethod(fraction)
 
-    def written_ordinal(self, m: re.Match[str]) -> str:
-        return ordinal(to_int(m.group("num")), bool(m.group("f")), short=m.group("m") in ("er", "ᵉʳ"))
+    def cardinal(self, n: int) -> str:
+        return cardinal(n)
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        return cardinal(n, "f" if feminine else "un")
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        return "primero" if day == 1 else cardinal(day)
+
+    def fraction_digits(self, digits: str) -> str:
+        return _fraction_digits(digits, "")
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        return fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
 
-    def digit_run(self, run: str) -> str:
-        return _with_zeros(run, "") if len(run) <= 6 else self.digits(run)
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+        return cardinal(hours, "f") + (f" y {_minutes(minutes)}" if minutes else "")
 
-    def phone(self, raw: str) -> str:
+    def currency(self, written: str) -> Currency | None:
+        """The language's table in any case, else CLDR's codes and symbols ('3 kr'); a code that is
+        also a word only in capitals ('3 top ventas')."""
+        own = self.CURRENCIES.get(written.upper())
+        if own is not None:
+            return own
+        code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
+        return None if code is None else self._cldr_currency(code)
+
+    def currency_word(self, word: str) -> Currency | None:
+        """A code in any case before an amount ('usd 2')."""
+        return self.currency(word)
+
+    def phone_digits(self, text: str) -> str:
         """A fourth group after 'NNN-NNNN' is the extension."""
-        return super().phone(re.sub(r"(\d{3}-\d{4})-(\d+)", r"\1 ext \2", raw))
+        m = _EXTENSION_GROUP.search(text)
+        if m is None:
+            return self.digits(text)
+        return f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
     def country_code(self, code: str) -> str:
         return cardinal(int(code)) if len(code) <= 2 else self.digits(code)
 
-    def time(self, head: str, rest: str) -> str | None:
-        am_pm = rest.replace(".", "").strip() in ("am", "pm")
-        m = TIME.fullmatch(head) or _HOUR_ONLY.fullmatch(head) if am_pm else TIME.fullmatch(head)
-        if m and (reading := _time(m, rest)):
-            return reading
-        m = re.fullmatch(r"0?(\d{1,2}) h", f"{head} {rest}") if head.startswith("0") else None
-        return cardinal(int(m.group(1)), "f") if m else None
+    def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
+        """'01 h': an hour written with its zero before 'h' is the time (una)."""
+        marker = chunk_after(cur, end, is_letter) if len(token) == 2 and token[0] == "0" else None
+        return (cardinal(int(token), "f"), marker[1]) if marker and marker[0] == "h" else None
 
-    def measured_fraction(self, num: str, one: str, many: str, feminine: bool) -> str | None:
-        whole, _, written = num.rpartition(" ")
-        n, d = (int(x) for x in written.split("/"))
-        form = "f" if feminine else "un"
-        if (n, d) == (1, 2):  # 'dos tazas y media', 'media taza'
-            return _and_a_half(int(whole or 0), one if whole in ("", "1") else many, form)
-        reading = f"{fraction(n, d, feminine)} de {one}"
-        return f"{cardinal(int(whole), 'f' if feminine else '')} y {reading}" if whole else reading
+    def shaped_token(self, token: str) -> str | None:
+        m = _GROUPED_FRACTION.fullmatch(token)
+        return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token)
+
+    def counted_decimal(self, whole: str, fractional: str, feminine: bool) -> str:
+        return decimal(whole, fractional, "f" if feminine else "un")
+
+    def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
+        """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
+        unit = self.unit(word)
+        if unit is not None:
+            form = "f" if unit.feminine else "un"
+            if (numerator, denominator) == (1, 2):
+                return _and_a_half(whole, unit.singular if whole <= 1 else unit.plural, form)
+            reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
+            return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
+        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in _NOT_NOUNS:
+            return None
+        form = "f" if self.is_feminine(word) else "un"
+        return _and_a_half(whole, _singular(word) if whole == 1 else word, form)
+
+    def number(self, text: str) -> str:
+        return self._alphanumeric(text) if is_letter(text[0]) else super().number(text)
+
+    def _alphanumeric(self, text: str) -> str:
+        """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
+        ('a-5' a cinco, '0-800-hermano'); other marks are dropped."""
+        return read_pieces(text.lower(), self.SYMBOLS, _digit_run, pieces=_PIECE)
+
+    def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
+        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
+        'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
+        with its era ('siglo x ec' diez era común)."""
+        if not numeric_spans.is_roman(word, ctx.prev_word, _ROMAN_WORDS):
+            return None
+        value = numeric_spans.roman_value(word)
+        if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
+            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word)), self.code)
+        era = chunk_after(cur, end, is_letter)
+        if era is not None and era[0].lower() in _ERAS:
+            return locale_span(era[1], f"{cardinal(value)} {_ERAS[era[0].lower()]}", self.code)
+        return locale_span(end, cardinal(value), self.code)
+
+    def is_clock_marker(self, word: str) -> bool:
+        return word in ("h", "horas", "hs")
+
+    def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
+        """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: connectors are skipped, a zone
+        is spelled with its offset."""
+        words, last, kept = [], end, end
+        while (after := chunk_after(cur, last, lambda c: c.isalpha() or c in "+-")) is not None:
+            word, last = after
+            w = word.lower().replace(".", "")
+            zone = _ZONE.fullmatch(w)
+            if not word and words and kept == last - 1:  # a zone's offset after a space: 'utc +1'
+                last = lexer.digits_end(cur, last + 1)
+                offset = cur.text[kept + 1:last]
+                if offset[1:].isdecimal() and len(offset) <= 3:
+                    words.append(_signed(offset))
+                    kept = last
+                break
+            if w in ("de", "del", "la") or self.is_clock_marker(w):
+                continue
+            if w in ("am", "pm"):
+                words.append(_am_pm(w, hours))
+                if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
+                    last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
+            elif w in _DAY_PARTS:
+                words.append(_DAY_PARTS[w])
+            elif zone and zone[1] in _ZONES:
+                words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
+            elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:
+                words.append(_signed(w))
+            else:
+                break
+            kept = last
+        return (" ".join(words), kept, hours) if words else None
 
 
-_RULES = Spanish(
-    _WORDS["currencies"],
-    short_units=frozenset(("g", "t", "m", "l", "ml", "h", "s")),
-    after=frozenset(_AM_PM) | _ZONES,
-    phone_regions=("ES",),
-    dotted=frozenset(("a.m", "p.m")),
-    connectors=frozenset(("de", "del")),
-    day_parts=frozenset(_DAY_PARTS),
-    articles=frozenset(("la",)),
-    roman_after=frozenset(("siglo", "siglos", "tomo", "capítulo", "volumen", "parte", "fase", "libro", "año")),
-    not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
-                         "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
-    extensions=frozenset(("ext", "extensión")),
-)
-WORDS = _RULES.WORDS
+_RULES = Spanish()
+find_span = _RULES.find_span
 number = _RULES.number
 digits = _RULES.digits
 SYMBOLS = _RULES.SYMBOLS
 ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
-
-
-def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    span = numeric_spans.find_span(cur, pos, ctx, WORDS, _RULES.read)
-    if span is None:
-        return None
-    raw = cur.text[pos:span.end]
-    noun = word_after(cur, span.end)
-    if noun == "de" and raw.split()[-1].lower() in _SCALE_WORDS:  # '1,5 millones de €'
-        try:
-            j = lexer.spaces(cur, lexer.spaces(cur, span.end) + 2)
-            if lexer.is_currency(cur.at(j)) and (money := _RULES.money(f"{raw.lower()} {cur.at(j)}")):
-                span.end, span.info = j + 1, money
-        except TooLong:
-            pass
-        return span
-    half = _AND_A_HALF.fullmatch(raw)
-    if half and noun.isalpha() and (measure := _RULES.measure(f"{half.group(1)} 1/2 {noun}".strip())):  # '2½ kg'
-        span.end, span.info = lexer.spaces(cur, span.end) + len(noun), measure
-        return span
-    if len(noun) <= 2 or not noun.isalpha() or noun in _NOT_NOUNS:
-        return span
-    form = "f" if is_feminine("es", noun) else "un"
-    if COUNT.fullmatch(raw):
-        # A count agrees with its noun: 'veintiún clientes', 'doscientas una personas'; alone it
-        # stays 'el número es veintiuno'.
-        span.info = cardinal(to_int(raw), form)
-    elif half:  # '2½ tazas' dos tazas y media, '1 1/2 horas' una hora y media
-        start = lexer.spaces(cur, span.end)
-        written = cur.text[start:start + len(noun)]
-        whole = int(half.group(1) or 0)
-        span.end, span.info = start + len(noun), _and_a_half(whole, _singular(written) if whole == 1 else written, form)
-    return span
 
 
 def _and_a_half(whole: int, name: str, form: str) -> str:
@@ -264,35 +328,19 @@ def _singular(noun: str) -> str:
     return noun[:-2] if known else noun[:-1]
 
 
+def _digit_run(run: str) -> str:
+    return _with_zeros(run, "") if len(run) <= 6 else _RULES.digits(run)
+
+
+def _am_pm(w: str, h: int) -> str:
+    if h == 12:
+        return "de la noche" if w == "am" else "del mediodía"
+    return "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
+
+
+def _signed(offset: str) -> str:
+    return ("menos " if offset[0] == "-" else "más ") + cardinal(int(offset[1:]))
+
+
 def _minutes(m: int) -> str:
     return {15: "cuarto", 30: "media"}.get(m) or cardinal(m)
-
-
-def _time(m: re.Match, rest: str) -> str | None:
-    h = int(m.group("h"))
-    minutes = int(m.group("m") or m.group("hm") or 0)
-    if h > 24 or minutes > 59:
-        return None
-    words = rest.replace(".", "").split()
-    suffix = []
-    for w in words:
-        if w in ("h", "horas", "hs"):
-            continue
-        if w in ("am", "pm"):
-            day_part = "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
-            if h == 12:
-                day_part = "de la noche" if w == "am" else "del mediodía"
-            suffix.append(day_part)
-        elif re.fullmatch(r"[a-z]+(?:[-+]\d+)?", w) and w.rstrip("0123456789+-") in _ZONES:
-            zone, sign, offset = re.fullmatch(r"([a-z]+)([-+]?)(\d*)", w).groups()
-            suffix.append(" ".join(zone))
-            if offset:
-                suffix.append(("menos " if sign == "-" else "más ") + cardinal(int(offset)))
-        elif w in ("de", "del", "la"):
-            continue
-        elif w in _DAY_PARTS:
-            suffix.append(_DAY_PARTS[w])
-        else:
-            return None
-    reading = cardinal(h, "f") + (f" y {_minutes(minutes)}" if minutes else "")
-    return " ".join([reading, *suffix])

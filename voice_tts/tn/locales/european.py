@@ -55,7 +55,6 @@ def currencies(table: dict[str, list]) -> dict[str, Currency]:
 
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
-_CURRENCY_SYMBOLS = frozenset("€$£¥₣₤₺₽₹¢₩")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
@@ -67,6 +66,9 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
+# A currency code written against its amount ('nio21', '13hkd'), where the language does so.
+_GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
+_CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
@@ -117,6 +119,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ADDRESS_SYMBOLS: dict[str, str] = {}
     # Address labels read as a word of the language ('.py' → 'python' in Italian).
     ADDRESS_READINGS: dict[str, str] = {}
+    # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
+    DEGREE_SCALES = ("C", "F")
+    SPACED_DEGREES = False
+    # The minor unit of a currency named by CLDR (the euro's, where none is given).
+    MINOR_UNIT: Unit | None = None
+    # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
+    MONTH_FIRST_DATES = False
+    # Whether a currency code may touch its amount ('nio21', '13hkd').
+    GLUED_CODES = False
+    # Whether a scale word's noun may be a currency symbol ('1,5 millones de €').
+    SCALE_OF_SYMBOL = False
     # "12°" is an ordinal in French and Italian text, a temperature in German.
     DEGREE_IS_ORDINAL = False
     # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
@@ -135,6 +148,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
+    # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
+    PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
@@ -143,8 +158,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
-        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS."""
+        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS; a class
+        of no language (no `code`) shares hooks among its subclasses."""
         super().__init_subclass__(**kwargs)
+        if not cls.code:
+            return
         for name, table in words(cls.code).items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
@@ -197,8 +215,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.cardinal(n)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        words = f"{self.date_day(day, ctx)} {self.MONTH_NAMES[month - 1]}"
-        return words if year is None else f"{words} {self.year(year)}"
+        of = f" {self.DATE_OF}" if self.DATE_OF else ""
+        words = f"{self.date_day(day, ctx)}{of} {self.MONTH_NAMES[month - 1]}"
+        return words if year is None else f"{words}{of} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
         """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
@@ -230,7 +249,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
-        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with the euro's minor unit."""
+        name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with MINOR_UNIT or the euro's."""
         own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
         if own is not None:
             return own
@@ -240,7 +259,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
-        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.CURRENCIES["€"].minor)
+        minor = self.MINOR_UNIT or self.CURRENCIES["€"].minor
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), minor)
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
@@ -250,6 +270,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _cldr_unit(self, written: str) -> Unit | None:
         names = cldr.unit_names(self.code, written)
         return None if names is None else Unit(*names, self.is_feminine(names[0].split()[0]))
+
+    def abbreviation(self, written: str) -> str | None:
+        """An abbreviation's reading, as its table writes it."""
+        return self.ABBREVIATIONS.get(written)
+
+    def currency_word(self, word: str) -> Currency | None:
+        """The currency a word before an amount names: a code in capitals ('EUR 25')."""
+        return self.currency(word) if word.isupper() else None
 
     def is_feminine(self, noun: str) -> bool:
         return is_feminine(self.code, noun)
@@ -278,7 +306,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator))
+            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator),
+                                    (0, numerator, denominator))
         if is_digit(c):
             if ctx.line_start:
                 span = self._list_number(cur, pos, ctx)
@@ -292,7 +321,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if span is not None:
                     return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
-        if c in _CURRENCY_SYMBOLS:
+        if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
+            currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
+            if currency is not None:
+                return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
+        if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
             if is_digit(cur.at(body)):
                 return self._numeric(cur, pos, body, ctx, currency=self.currency(c))
@@ -327,33 +360,59 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
             ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
-        if after in (".", "°") and word + after in self.ABBREVIATIONS:  # 'Nr.', 'n°'
-            reading = self.ABBREVIATIONS[word + after]
-            if self._ends_sentence(cur, end + 1, by_capital=word + after in self.SENTENCE_FINAL):
+        if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
+            return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
+        if after in (".", "°") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°'
+            final = word + after in self.SENTENCE_FINAL
+            if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end + 1, by_capital=final):
                 reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
             return locale_span(end + 1, reading, self.code)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
-        if word.isupper() and (value := roman_value(word)) is not None:
-            span = self._roman(cur, end, word, value, ctx)
-            if span is not None:
-                return span
-        if word in self.ABBREVIATIONS:
-            return locale_span(end, self.ABBREVIATIONS[word], self.code)
+        if (span := self.roman(cur, end, word, ctx)) is not None:
+            return span
+        if (reading := self.abbreviation(word)) is not None:
+            return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
         if self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
-        currency = self.currency(word) if word.isupper() else None
+        glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
+        if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
+            return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
+        currency = self.currency_word(word)
         if currency is not None:  # 'EUR 25'
             j = lexer.spaces(cur, end)
             if j > end and is_digit(cur.at(j)):
                 return self._numeric(cur, pos, j, ctx, currency=currency)
         month = self.MONTHS.get(word.lower())
+        if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
+            return span
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
+        if self.MONTH_FIRST_DATES and word.lower() in self.WEEKDAYS:  # 'vier. 10 de mayo'
+            body = lexer.spaces(cur, end + (cur.at(end) == "."))
+            if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
+                span = self._numeric(cur, body, body, ctx)
+                return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
         return None
+
+    def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
+        """'junio 11 2000', 'abr. 22': a month, then a day, then maybe a year."""
+        day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
+        if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
+            return None
+        year = chunk_after(cur, day[1], is_digit)
+        if year is not None and year[0].isdecimal() and len(year[0]) == 4:
+            return locale_span(year[1], self.date(int(day[0]), month, int(year[0]), ctx), self.code)
+        return locale_span(day[1], self.date(int(day[0]), month, None, ctx), self.code)
+
+    def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
+        """A currency written with letters before '$' ('R$', 'US$') and where its amount starts."""
+        currency = self.currency(cur.text[pos:end] + "$") if cur.at(end) == "$" else None
+        body = lexer.spaces(cur, end + 1)
+        return None if currency is None or not is_digit(cur.at(body)) else (currency, body)
 
     def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
         """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
@@ -374,11 +433,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
 
+    def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
+        """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
+        try:
+            after = chunk_after(cur, end, is_letter)
+            if after is None or after[1] - end > 6 or cur.at(after[1]) != ".":
+                return None
+        except TooLong:
+            return None
+        reading = self.abbreviation(f"{word} {after[0]}.")
+        return None if reading is None else locale_span(after[1] + 1, reading, self.code)
+
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
         """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
         other word reads nothing after its period, so that a plain word before a period is
         decided by the character after the period alone, as before a comma."""
-        if word not in self.SPACED_ABBREVIATION_HEADS:
+        if word not in self.SPACED_ABBREVIATION_HEADS and word.lower() not in self.SPACED_ABBREVIATION_HEADS:
             return None
         try:
             if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
@@ -388,8 +458,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return None
         except TooLong:
             return None
-        reading = self.ABBREVIATIONS.get(f"{word}.{cur.text[end + 2:m]}.")
+        second = cur.text[end + 2:m]  # written with or without the space: 'a. c.'
+        reading = self.abbreviation(f"{word}.{second}.") or self.abbreviation(f"{word}. {second}.")
         return None if reading is None else locale_span(m + 1, reading, self.code)
+
+    def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
+        """A Roman numeral in capitals, read by `_roman`."""
+        value = roman_value(word) if word.isupper() else None
+        return None if value is None else self._roman(cur, end, word, value, ctx)
 
     def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
         """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
@@ -450,11 +526,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return None
         return Span(after, "olist", self.code, info=cur.text[pos:end])
 
+    def phone_end(self, cur: Cursor, body: int) -> int | None:
+        """The end of a telephone number at `body` that a language finds by its own rules, or None."""
+        return None
+
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
-        if cur.text[end - 1] == "%":  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is
-            end -= 1
+        if cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°":
+            end -= 1  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is; '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         try:
@@ -477,6 +557,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _numeric(
         self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
     ) -> Span:
+        if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
+            return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
@@ -488,13 +570,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+        if plain and (reading := self.shaped_token(token)) is not None:
+            return locale_span(end, reading, self.code)
+        if plain and (clock := self.bare_hour(cur, end, token)) is not None:
+            return locale_span(clock[1], clock[0], self.code)
         if plain:
             span = self._clock_or_date(cur, pos, end, token, ctx)
             if span is not None:
                 return span
             if _DIGIT_GROUPS.fullmatch(token):
                 end = self._digit_groups_end(cur, end)
-                return locale_span(end, self.phone_digits(cur.text[body:end]), self.code)
+                return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
             if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
                 return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
@@ -506,15 +592,27 @@ class Language(AddressesAndPhones, DatesAndTimes):
         decade = self.decade(token, ctx) if plain else None
         if decade is not None:
             return locale_span(end, decade, self.code)
+        glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
+        if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
+            token, currency = glued[1], named
         quantity = self._quantity(token, currency is not None)
         if quantity is None:
             fraction = _FRACTION.fullmatch(token)
             if fraction and currency is None:
-                return self._unit_after(cur, end, minus + self.fraction(int(fraction.group(1)), int(fraction.group(2))))
+                n, d = int(fraction.group(1)), int(fraction.group(2))
+                return self._unit_after(cur, end, minus + self.fraction(n, d), None if minus else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
+
+    def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
+        """An hour alone read as a time by what follows it ('01 h' in Spanish), and the time's end."""
+        return None
+
+    def shaped_token(self, token: str) -> str | None:
+        """A token of a shape the language reads its own way ('192.168.1.1'), else None."""
+        return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
         """A number that units, currencies and scale words may follow: (whole part, decimals).
@@ -540,7 +638,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if fractional is None:
             n = int(whole)
             return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
-        return f"{self._spoken_quantity(whole, fractional)} {unit.plural}"
+        return f"{self.counted_decimal(whole, fractional, unit.feminine)} {unit.plural}"
 
     def _quantity_window(
         self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
@@ -554,7 +652,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         try:
             if currency is None and integer and cur.at(end) in cldr.VULGAR_FRACTIONS:  # '2½'
                 numerator, denominator = cldr.vulgar_fraction(cur.at(end))
-                return self._unit_after(cur, end + 1, minus + self.mixed_fraction(int(whole), numerator, denominator))
+                reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
+                return self._unit_after(cur, end + 1, reading, None if minus else (int(whole), numerator, denominator))
             if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
                 n = int(whole)
                 return self._after_day(cur, end + 1, minus + self.ordinal(n, ".", ctx), n, ctx)
@@ -564,7 +663,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, f"{minus}{self._spoken_quantity(whole, fractional)} {self.PERCENT}",
                                        self.code)
-                if c in _CURRENCY_SYMBOLS and currency is None and self.currency(c) is not None:
+                if lexer.is_currency(c) and currency is None and self.currency(c) is not None:
                     currency, end = self.currency(c), j + 1
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
@@ -575,8 +674,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     reading = f"{self._spoken_quantity(whole, fractional)} {self.PER} {unit.singular}"
                     return locale_span(m, minus + reading, self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
-                    m = j + 1 + (cur.at(j + 1) in ("C", "F"))
-                    unit = self.unit(cur.text[j:m])
+                    k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
+                    m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
+                    unit = self.unit("°" + cur.text[k:m].upper() if m > j + 1 else "°")
                     if unit is not None and not is_alnum(cur.at(m)):
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
                     break
@@ -590,19 +690,28 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     scale, end = self.SCALES[word.lower()], m
                     continue
                 named = self.currency(word)
+                if named is None and cur.at(m) == "$":  # '5 us$'
+                    named, m = self.currency(word + "$"), m + 1
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
+                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL:  # '1,5 millones de €'
+                    k = lexer.spaces(cur, m)
+                    if k > m and lexer.is_currency(cur.at(k)) and (named := self.currency(cur.at(k))) is not None:
+                        currency, end = named, k + 1
+                        break
                 if scale is None and currency is None:
                     unit = self.unit(word)
                     if unit is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
-                    if integer and int(whole) <= 31 and word.lower().rstrip(".") in self.MONTHS and not minus:
+                    month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
+                        (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
+                    if integer and int(whole) <= 31 and month and not minus:
                         return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
                     if integer and _FRACTION.fullmatch(ascii_digits(word)):
                         a, b = (int(x) for x in ascii_digits(word).split("/"))
                         reading = self.mixed_fraction(int(whole), a, b)
-                        return self._unit_after(cur, m, minus + reading)
+                        return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
                 break
         except TooLong:
             pass
@@ -610,9 +719,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
+        if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
+            return locale_span(part[1], f"{self.clock(part[2], 0, None, '')} {part[0]}", self.code)  # '7 a.m.'
         if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
             return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
+        if fractional is not None and not minus and (noun := chunk_after(cur, end, is_letter)) and noun[0].islower():
+            return locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0])), self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
+
+    def counted_decimal(self, whole: str, fractional: str, feminine: bool) -> str:
+        """A decimal before a noun or unit of the gender given ('una coma cinco horas' in Spanish)."""
+        return self._spoken_quantity(whole, fractional)
+
+    def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
+        """A fraction, with `whole` (or 0) before it, read with the word that follows it where
+        the language reads them together ('dos tazas y media'); None: the unit's plural follows."""
+        return None
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
@@ -627,12 +749,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return self.counted(n, self.is_feminine(after[0]))
 
-    def _unit_after(self, cur: Cursor, end: int, reading: str) -> Span:
-        """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h')."""
+    def _unit_after(
+        self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None
+    ) -> Span:
+        """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
+        a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):
                 m = lexer.chunk(cur, j)
+                if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
+                    return locale_span(m, counted, self.code)
                 unit = self.unit(cur.text[j:m])
                 if unit is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)

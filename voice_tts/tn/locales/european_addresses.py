@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import lexer
-from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
+from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
@@ -52,12 +52,20 @@ class AddressesAndPhones:
         j = pos + 1
         while is_digit(cur.at(j)) and j - pos <= 3:
             j += 1
-        if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-") or not is_digit(cur.at(j + 1)):
+        if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-"):
             return None
-        end = self._digit_groups_end(cur, j)
+        if cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)) is not None:  # '+55 (11) 3333-4444'
+            end, rest = area.end, area.info
+        elif is_digit(cur.at(j + 1)):
+            end = self._digit_groups_end(cur, j)
+            rest = self.phone_digits(cur.text[j:end])
+        else:
+            return None
         code = ascii_digits(cur.text[pos + 1:j])
-        reading = f"{self.PLUS} {self.cardinal(int(code))} {self.phone_digits(cur.text[j:end])}"
-        return locale_span(end, reading, self.code)
+        return self._phone_span(cur, end, f"{self.PLUS} {self.country_code(code)} {rest}")
+
+    def country_code(self, code: str) -> str:
+        return self.cardinal(int(code))
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
@@ -65,7 +73,26 @@ class AddressesAndPhones:
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
         end = self._digit_groups_end(cur, j + 1)
-        return locale_span(end, self.phone_digits(cur.text[pos:end]), self.code)
+        return self._phone_span(cur, end, self.phone_digits(cur.text[pos:end]))
+
+    # Words before a telephone number's extension ('ramal 12'), and the one they are read as.
+    EXTENSIONS: frozenset[str] = frozenset()
+    EXTENSION = ""
+
+    def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
+        """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
+        try:
+            j = lexer.spaces(cur, end)
+            if j > end and is_letter(cur.at(j)):
+                m = lexer.chunk(cur, j)
+                k = lexer.spaces(cur, m + (cur.at(m) == "."))
+                if cur.text[j:m].lower() in self.EXTENSIONS and k > m and is_digit(cur.at(k)):
+                    e = lexer.digits_end(cur, k)
+                    if not is_alnum(cur.at(e)):
+                        return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
+        except TooLong:
+            pass
+        return locale_span(end, reading, self.code)
 
     def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
         """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345

@@ -19,7 +19,7 @@ from voice_tts.tn.locales import locale_span
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
-_H_CLOCK = re.compile(r"(\d{1,2})h(\d{2})?")
+_H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
 _DATE_DMY = re.compile(r"(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})")
 _DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
 _DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
@@ -45,6 +45,9 @@ def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[st
 class DatesAndTimes:
     """The date and time spans of `european.Language`."""
 
+    # The word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one.
+    DATE_OF = ""
+
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai')."""
         return self.cardinal(day)
@@ -56,18 +59,26 @@ class DatesAndTimes:
             if j == end or not is_letter(cur.at(j)) or not 1 <= day <= 31:
                 return locale_span(end, reading, self.code)
             m = lexer.chunk(cur, j)
+            if self.DATE_OF and cur.text[j:m] == self.DATE_OF and (month_word := chunk_after(cur, m, is_letter)):
+                m = month_word[1]  # '1 de janeiro'
+                j = m - len(month_word[0])
             month = self.MONTHS.get(cur.text[j:m].lower())
             if month is None:
                 return locale_span(end, reading, self.code)
             if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
                 m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
-            reading = f"{reading} {self.MONTH_NAMES[month - 1]}"
+            of = f" {self.DATE_OF}" if self.DATE_OF else ""
+            reading = f"{reading}{of} {self.MONTH_NAMES[month - 1]}"
             y = lexer.spaces(cur, m)
+            if self.DATE_OF and y > m and cur.text[y:lexer.chunk(cur, y)] == self.DATE_OF:
+                m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
+                if y == m:
+                    return locale_span(m - len(self.DATE_OF), reading, self.code)
             if y > m and is_digit(cur.at(y)):
                 ye = lexer.chunk(cur, y)
                 year = cur.text[y:ye]
                 if len(year) == 4 and year.isdecimal():
-                    return locale_span(ye, f"{reading} {self.year(int(year))}", self.code)
+                    return locale_span(ye, f"{reading}{of} {self.year(int(year))}", self.code)
             return locale_span(m, reading, self.code)
         except TooLong:
             return locale_span(end, reading, self.code)
@@ -75,13 +86,13 @@ class DatesAndTimes:
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
         m = _CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3))
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3), face=True)
         m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
         m = _DOTTED_CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
-            self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
+            self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
         m = _DATE_DMY.fullmatch(token)
@@ -132,8 +143,18 @@ class DatesAndTimes:
 
     # Words after which '10.30' is a time (Italian 'alle 10.30').
     CLOCK_CUES: frozenset[str] = frozenset()
+    # Whether '10.30' is a time wherever it stands (Spanish).
+    DOTTED_CLOCKS = False
 
-    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None) -> Span:
+    def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
+        """The words written after a time that the language reads with it ('da tarde', 'p.m. gmt-3'):
+        their reading, their end and the hours then read, or None where none follow."""
+        return None
+
+    def _clock_window(
+        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None, face: bool = False
+    ) -> Span:
+        """`face`: the time is written as a clock face shows it ('16:00')."""
         marker = ""
         try:
             j = lexer.spaces(cur, end)
@@ -141,6 +162,11 @@ class DatesAndTimes:
                 m = lexer.chunk(cur, j)
                 if self.is_clock_marker(cur.text[j:m]):
                     marker, end = cur.text[j:m], m
+            day_part = self.day_part(cur, end, hours, minutes, face)
+            if day_part is not None:
+                words, end, hours = day_part
+                reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+                return locale_span(end, f"{reading} {words}" if words else reading, self.code)
             reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):

@@ -1,6 +1,6 @@
 """Where a written number, date, amount, measure, phone number, address or abbreviation ends, in a
 language that writes numbers the European way ("25,50", "10.000", "1 000"): the span finder of
-Spanish, Portuguese and Russian.
+Russian, and the shapes of written numbers the other readers share.
 
 Each language names its words (`SpanWords`) and reads the span it gets (`reader`); this module only
 decides how far a span reaches, through the Cursor, so a span decided on a prefix is the span
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, SIGNS, is_alnum, is_digit, is_letter
-from voice_tts.tn.cldr import VULGAR_FRACTIONS, phone_groups, vulgar_fraction
+from voice_tts.tn.cldr import VULGAR_FRACTIONS, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
@@ -44,30 +44,16 @@ class SpanWords:
     after: frozenset[str]
     # Of those, the abbreviations whose period belongs to them ("a.m.", "руб.").
     dotted: frozenset[str] = frozenset()
-    # "de", "del", "da": join only when a month, a year or a part of the day follows.
-    connectors: frozenset[str] = frozenset()
-    # "mañana", "tarde": after a connector ("de la mañana") the words join the time.
-    day_parts: frozenset[str] = frozenset()
-    articles: frozenset[str] = frozenset()
     # Month names and their abbreviations, without periods.
     months: frozenset[str] = frozenset()
-    # Abbreviated weekdays before a date ("vier. 10 de mayo").
-    weekdays: frozenset[str] = frozenset()
     # Currency codes and words written before the amount ("usd 5", "R$ 12", "nio21,1").
     before: frozenset[str] = frozenset()
     # Written abbreviations with their periods and spaces ("ee. uu.") → their reading.
     abbreviations: dict[str, str] = field(default_factory=dict)
     # Words after which a Roman numeral is read ("siglo xix"), and what follows it ("ec").
     roman_after: frozenset[str] = frozenset()
-    eras: frozenset[str] = frozenset()
     # Lower-case words that spell a Roman numeral but are words ("mi", "di").
     not_roman: frozenset[str] = frozenset()
-    # Words that open an extension after a phone number ("ext.").
-    extensions: frozenset[str] = frozenset()
-    # The word for a minus sign before a currency ("-€5"); none: the sign is left as written.
-    minus: str = ""
-    # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
-    phone_regions: tuple[str, ...] = ()
 
 
 Reader = Callable[[str, str], str]
@@ -77,9 +63,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     """The span that starts at `pos`, read by `read(raw, kind)`, or None for the neutral rules.
 
     Kinds: "number" (a number with what joined it), "phone", "address", "abbreviation",
-    "date" (a date that starts with a month or weekday), "roman", "roman_feminine" (after a
-    queen's name: 'Isabel II'), "counted_roman" (a Roman
-    numeral after a word such as 'siglo', with its era)."""
+    "date" (a date that starts with a month), "roman", "roman_feminine" (after a queen's name:
+    'Isabel II'), "counted_roman" (a Roman numeral after a word such as 'век')."""
     c = cur.at(pos)
     prev = ctx.char_before(cur.text, pos)
     if is_alnum(prev):
@@ -87,21 +72,15 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in VULGAR_FRACTIONS:
         return _vulgar_fraction(cur, pos, ctx, read)
     if is_digit(c):
-        phone_end = spaced_phone_end(cur, pos, words.phone_regions)
-        if phone_end is not None:
-            return _span(cur, pos, phone_end, "phone", ctx, read)
         return _span(cur, pos, _number(cur, pos, pos, words), "number", ctx, read)
     n = cur.at(pos + 1) if c in SIGNS or c in "(@" or lexer.is_currency(c) else ""
     if c == "+" and is_digit(n) and _sign_may_follow(prev):
-        return _span(cur, pos, _phone(cur, pos, words), "phone", ctx, read)
+        return _span(cur, pos, _phone(cur, pos), "phone", ctx, read)
     if c == "(" and is_digit(n):
-        end = _phone(cur, pos, words)
+        end = _phone(cur, pos)
         return _span(cur, pos, end, "phone", ctx, read) if end is not None else None
     if c in SIGNS and is_digit(n) and _sign_may_follow(prev):
         return _span(cur, pos, _number(cur, pos, pos + 1, words), "number", ctx, read)
-    if c in "-−" and words.minus and _sign_may_follow(prev) and _currency_follows(cur, pos + 1, words):
-        amount = find_span(cur, pos + 1, ctx, words, read)  # '-R$ 120,40', '-€5'
-        return None if amount is None else locale_span(amount.end, f"{words.minus} {amount.info}", ctx.default_lang)
     if lexer.is_currency(c):
         body = pos + 2 if n == " " else pos + 1
         if is_digit(cur.at(body)):
@@ -122,20 +101,6 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context, read: Reader) -> Span:
     whole = cur.text[pos:end]
     written = f"{whole} {numerator}/{denominator}" if whole else f"{numerator}/{denominator}"
     return locale_span(end + 1, read(written, "number"), ctx.default_lang)
-
-
-def _currency_follows(cur: Cursor, i: int, words: SpanWords) -> bool:
-    """Whether a currency symbol or a currency written before its amount starts at `i`."""
-    if lexer.is_currency(cur.at(i)):
-        return True
-    if not is_letter(cur.at(i)):
-        return False
-    try:
-        end = lexer.chunk(cur, i)
-        word = cur.text[i:end].lower() + ("$" if cur.at(end) == "$" else "")
-    except TooLong:
-        return False
-    return word in words.before
 
 
 def _span(cur: Cursor, pos: int, end: int | None, kind: str, ctx: Context, read: Reader) -> Span | None:
@@ -240,13 +205,6 @@ def _window(cur: Cursor, pos: int, end: int, words: SpanWords) -> int:
             end = _month_year(cur, m, words)
             integer = day = False
             continue
-        if word in words.connectors:
-            joined = _after_connector(cur, m, words, day)
-            if joined is None:
-                return end
-            end = joined
-            integer = day = False
-            continue
         return end
 
 
@@ -276,40 +234,14 @@ def _next_word(cur: Cursor, i: int) -> tuple[int, int, str] | None:
     return j, m, cur.text[j:m].lower()
 
 
-def _after_connector(cur: Cursor, m: int, words: SpanWords, day: bool) -> int | None:
-    """'de marzo', 'del 2020', 'de la mañana', 'da tarde': where the joined words end."""
-    nxt = _next_word(cur, m)
-    if nxt is None:
-        return None
-    _, k, word = nxt
-    if word in words.articles:
-        nxt = _next_word(cur, k)
-        if nxt is None:
-            return None
-        _, k, word = nxt
-    if word in words.day_parts:
-        return k
-    if day and word in words.months:
-        return _month_year(cur, k, words)
-    return None
-
-
 def _month_year(cur: Cursor, m: int, words: SpanWords) -> int:
-    """After a month name: its period, then 'de 2020', 'del 2020' or '2020'."""
+    """After a month name: its period, then a year ('2020')."""
     if cur.at(m) == ".":
         if not _month_period(cur, m, words):
             return m
         m += 1
     nxt = _next_word(cur, m)
-    if nxt is None:
-        return m
-    j, k, word = nxt
-    if word in words.connectors:
-        year = _next_word(cur, k)
-        if year is not None and _is_year(year[2]):
-            return year[1]
-        return m
-    return k if _is_year(word) else m
+    return nxt[1] if nxt is not None and _is_year(nxt[2]) else m
 
 
 def _month_period(cur: Cursor, period: int, words: SpanWords) -> bool:
@@ -328,8 +260,8 @@ def _is_year(word: str) -> bool:
 
 # --- phone numbers ----------------------------------------------------------------------------
 
-def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
-    """'+54 911 1234-5678', '+1 (123) 123-5678', '(11) 3333-4444 ext. 12'; None: not a phone."""
+def _phone(cur: Cursor, pos: int) -> int | None:
+    """'+7 495 123-45-67', '+1 (123) 123-5678'; None: not a phone."""
     j = pos
     try:
         if cur.at(j) == "+":
@@ -352,43 +284,9 @@ def _phone(cur: Cursor, pos: int, words: SpanWords) -> int | None:
             groups += 1
         if cur.text[pos] == "(" and groups < 2:
             return None
-        nxt = _next_word(cur, j)
-        if nxt is not None and nxt[2] in words.extensions:
-            k = nxt[1] + 1 if cur.at(nxt[1]) == "." else nxt[1]
-            number = _next_word(cur, k)
-            if number is not None and number[2].isdecimal():
-                return number[1]
         return j
     except TooLong:
         return j if j > pos + 1 else None
-
-
-def spaced_phone_end(cur: Cursor, pos: int, regions: tuple[str, ...]) -> int | None:
-    """The end of a telephone number written in digit groups with single spaces or hyphens
-    ('912 345 678', '21 123 4567') that libphonenumber finds valid in one of `regions`; None
-    for anything else (an amount grouped by thousands is no valid number)."""
-    if not regions:
-        return None
-    groups, j = [], pos
-    try:
-        while len(groups) < 5:
-            m = lexer.digits_end(cur, j)
-            if not 2 <= m - j <= 8:
-                break
-            groups.append(cur.text[j:m])
-            j = m
-            if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
-                break
-            j = m + 1
-        if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
-            return None
-    except TooLong:
-        return None
-    digits = "".join(groups)
-    if len(groups) < 2 or not 8 <= len(digits) <= 13:
-        return None
-    end = pos + len(" ".join(groups))
-    return end if any(phone_groups(cur.text[pos:end], region) for region in regions) else None
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -413,8 +311,6 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
             if not is_letter(cur.at(after)):
                 return _span(cur, pos, after, "abbreviation", ctx, read)
     try:
-        if low in words.weekdays:
-            return _weekday(cur, pos, end, ctx, words, read)
         if low in words.months:
             return _month_first(cur, pos, end, ctx, words, read)
         if cur.at(end) == "$" and low + "$" in words.before:  # 'R$ 12', 'US$5'
@@ -430,7 +326,7 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
             return _span(cur, pos, _number(cur, pos, pos + head, words), "number", ctx, read)
         if is_roman(word, ctx.prev_word, words):
             if ctx.prev_word.lower() in words.roman_after:
-                return _span(cur, pos, _era(cur, end, words), "counted_roman", ctx, read)
+                return _span(cur, pos, end, "counted_roman", ctx, read)
             kind = "roman_feminine" if is_feminine_name(ctx.prev_word) else "roman"  # 'Isabel II'
             return _span(cur, pos, end, kind, ctx, read)
     except TooLong:
@@ -459,15 +355,6 @@ def is_address(word: str) -> bool:
     return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
         ch.isalpha() for ch in word
     )
-
-
-def _weekday(cur: Cursor, pos: int, end: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
-    """'vier. 10 de mayo': a weekday abbreviation before a day joins the date."""
-    j = end + 1 if cur.at(end) == "." else end
-    k = lexer.spaces(cur, j)
-    if k == j or not is_digit(cur.at(k)):
-        return None
-    return _span(cur, pos, _number(cur, k, k, words), "date", ctx, read)
 
 
 def _month_first(cur: Cursor, pos: int, end: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
@@ -501,11 +388,6 @@ def is_roman(word: str, prev_word: str, words: SpanWords) -> bool:
 def roman_value(word: str) -> int:
     """The value of a numeral `is_roman` accepted, in either case."""
     return english.roman_value(word.upper()) or 0
-
-
-def _era(cur: Cursor, end: int, words: SpanWords) -> int:
-    nxt = _next_word(cur, end)
-    return nxt[1] if nxt is not None and nxt[2] in words.eras else end
 
 
 # --- readings shared by the languages ---------------------------------------------------------
