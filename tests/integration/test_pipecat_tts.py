@@ -36,6 +36,7 @@ from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.pipeline.worker import PipelineParams
 from pipecat.services.tts_service import TextAggregationMode
 from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.transcriptions.language import Language
 from pipecat.utils.errors import ErrorCategory
 from pipecat_harness import (
     ENGINE_KINDS,
@@ -537,3 +538,22 @@ async def test_default_engine(where, monkeypatch):
     audio = of_type(down, TTSAudioRawFrame)
     assert all(f.sample_rate == 16000 for f in audio)
     assert rms(b"".join(f.audio for f in audio)) > 100
+
+
+async def test_sentence_mode_joins_chinese_sentences_as_written(real):
+    # Pipecat hands each sentence on its own; English ones are joined with the space Pipecat
+    # took, Chinese ones (written without spaces) as they were written.
+    tts = Qwen3StreamingTTS(
+        engine=real.engine,
+        text_aggregation_mode=TextAggregationMode.SENTENCE,
+        settings=Qwen3StreamingTTS.Settings(language=Language.ZH),
+    )
+    sentences = ["你好，朋友。", "今天天气很好。", "我们走吧！"]
+    frames = [LLMFullResponseStartFrame()]
+    for sentence in sentences:
+        frames += [LLMTextFrame(sentence), SleepFrame(TOKEN_GAP_S)]
+    down, _ = await run_test(tts, frames_to_send=frames + [LLMFullResponseEndFrame()], pipeline_params=params(16000))
+
+    assert len(real.streams) == 1
+    assert real.streams[0].text == "".join(sentences)
+    assert of_type(down, TTSAudioRawFrame)

@@ -27,6 +27,7 @@ from voice_tts.markup import MarkupDialect
 from voice_tts.progress import Word
 from voice_tts.protocol import SUPPORTED_SAMPLE_RATES, AudioChunk, Error, ErrorCode, StreamingEngine
 from voice_tts.session import SILENCE_TIMEOUT, SessionDone, TTSSession, WordsEvent, prepare_normalizer
+from voice_tts.tn.chars import is_unspaced
 
 try:
     from pipecat.frames.frames import (
@@ -349,9 +350,12 @@ class Qwen3StreamingTTS(TTSServiceHooks):
             logger.trace(f"{self}: dropping text of failed context {context_id}")
         else:
             # Pipecat hands each sentence without the space before it: joined as they come,
-            # "friend." and "The" would read (and be cut into words) as "friend.The".
-            separator = "" if self._streams_tokens or not turn.text_chars or text[:1].isspace() else " "
+            # "friend." and "The" would read (and be cut into words) as "friend.The". Chinese
+            # and Japanese sentences follow each other without one.
+            joined = self._streams_tokens or not turn.text_chars or text[:1].isspace()
+            separator = "" if joined or is_unspaced(turn.last_char) or is_unspaced(text[:1]) else " "
             turn.text_chars += len(separator) + len(text)
+            turn.last_char = text[-1:] or turn.last_char
             if self._tagged is not None and (tagged := self._tagged.take()):
                 text = tagged  # the session acts on the tags Pipecat never saw
             await turn.session.feed(separator + text)

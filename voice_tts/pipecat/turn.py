@@ -28,6 +28,7 @@ class ContextTurn:
     # Characters of text handed to the session, and where a slot of Pipecat's ends inside a
     # word (offsets in that text).
     text_chars: int = 0
+    last_char: str = ""  # the last character of that text
     word_cuts: list[int] = field(default_factory=list)
     # Words reported before the context's first audio.
     words_before_audio: list[Word] = field(default_factory=list)
