@@ -35,7 +35,7 @@ READINGS = [
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
     # measures and fractions
     ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri per ora."),
-    ("Con 1/2 litro e 2/3 della torta", "Con un mezzo litro e due terzi della torta"),
+    ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
     ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),
     # telephone numbers and addresses
     ("Chiami il +39 06 1234 5678.", "Chiami il più trentanove zero sei uno due tre quattro cinque sei sette otto."),

@@ -24,7 +24,7 @@ from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
-from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name
+from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import english_amount
 
 
@@ -155,6 +155,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
     # them may a period and a space be an abbreviation's inner space ('z. B.').
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
+    # A half counted with its noun: the word joining it to the count and the half in the noun's
+    # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
+    HALF_AND = ""
+    HALF: tuple[str, str] | None = None
+    HALF_BEFORE: tuple[str, str] = ("", "")
+    # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
+    PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
@@ -733,8 +740,34 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction, with `whole` (or 0) before it, read with the word that follows it where
-        the language reads them together ('dos tazas y media'); None: the unit's plural follows."""
-        return None
+        the language reads them together: a half after the noun it counts, in its gender
+        ('duas xícaras e meia', 'un mètre et demi', 'due tazze e mezza'), before it alone ('meia
+        xícara', 'une demi heure'); None: the unit's plural follows."""
+        if self.HALF is None or (numerator, denominator) != (1, 2):
+            return None
+        unit = self.unit(word)
+        if unit is not None:
+            noun, feminine = unit.singular if whole <= 1 else unit.plural, unit.feminine
+        elif len(word) > 2 and word.isalpha() and word.islower():
+            noun = self.singular(word) if whole <= 1 else word
+            feminine = self.is_feminine(noun if whole <= 1 else self.singular(word))
+        else:
+            return None
+        if not whole:
+            return self.HALF_BEFORE[feminine] + noun
+        head, _, rest = noun.partition(" ")  # 'quilómetros por hora': the half after the noun
+        return " ".join(filter(None, (self.counted_noun(whole, feminine, head), self.HALF_AND, self.HALF[feminine], rest)))
+
+    def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
+        """The count and the noun it counts ('duas xícaras')."""
+        return f"{self.counted(n, feminine)} {noun}"
+
+    def singular(self, noun: str) -> str:
+        """A plural noun's singular by the language's endings: the first the gender data knows,
+        else the first that fits; a noun no ending fits, as written."""
+        candidates = [noun[: len(noun) - len(plural)] + one for plural, one in self.PLURAL_ENDINGS if noun.endswith(plural)]
+        known = [candidate for candidate in candidates if is_known_noun(self.code, candidate)]
+        return (known or candidates or [noun])[0]
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',

@@ -33,6 +33,8 @@ class French(Language):
     MINUS = "moins"
     DECIMAL_WORD = "virgule"
     PERCENT = "pour cent"
+    HALF_AND, HALF, HALF_BEFORE = "et", ("demi", "demie"), ("un demi ", "une demi ")
+    PLURAL_ENDINGS = (("aux", "al"), ("x", ""), ("s", ""))
     PER = "par"
     RANGE = "à"
     NUMBER_WORD = "numéro"

@@ -34,6 +34,8 @@ class Italian(Language):
     MINUS = "meno"
     DECIMAL_WORD = "virgola"
     PERCENT = "per cento"
+    HALF_AND, HALF, HALF_BEFORE = "e", ("mezzo", "mezza"), ("mezzo ", "mezza ")
+    PLURAL_ENDINGS = (("e", "a"), ("i", "o"), ("i", "e"))
     PER = "per"
     RANGE = "a"
     NUMBER_WORD = "numero"
@@ -56,12 +58,11 @@ class Italian(Language):
         if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
-        noun = chunk_after(cur, end, is_letter)[0] if count else ""
-        if count == "un" and _UNO_BEFORE.match(noun):
-            return "uno"
-        if count == "una" and noun[:1].lower() in "aeiouàèéìòù":
-            return "un'"  # the article elided before a vowel: un'ora, un'amica
-        return count
+        return _one_before(count, chunk_after(cur, end, is_letter)[0]) if count else count
+
+    def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
+        count = _one_before(self.counted(n, feminine), noun)
+        return count + noun if count.endswith("'") else f"{count} {noun}"
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = cldr.ordinal("it", n, "masculine")
@@ -100,3 +101,13 @@ cardinal = _RULES.cardinal
 digits = _RULES.digits
 SYMBOLS = _RULES.SYMBOLS
 ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+
+
+def _one_before(count: str, noun: str) -> str:
+    """'un' and 'una' as the noun after them takes them: 'uno studente', "un'ora" (the article
+    elided before a vowel)."""
+    if count == "un" and _UNO_BEFORE.match(noun):
+        return "uno"
+    if count == "una" and noun[:1].lower() in "aeiouàèéìòù":
+        return "un'"
+    return count

@@ -61,6 +61,8 @@ class Portuguese(Iberian):
     PLUS = "mais"
     DECIMAL_WORD = "vírgula"
     PERCENT = "por cento"
+    HALF_AND, HALF, HALF_BEFORE = "e", ("meio", "meia"), ("meio ", "meia ")
+    PLURAL_ENDINGS = (("ões", "ão"), ("eses", "ês"), ("res", "r"), ("s", ""))
     NUMBER_WORD = "número"
     MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(_MONTH_NAMES, 1)} | {
         "marco": 3}
