@@ -155,6 +155,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
     # them may a period and a space be an abbreviation's inner space ('z. B.').
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
+    # Abbreviations that go on right after their first period ('c.-à-d.'), by the word before it.
+    JOINED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {}
     # A half counted with its noun: the word joining it to the count and the half in the noun's
     # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
     HALF_AND = ""
@@ -177,6 +179,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cls.SPACED_ABBREVIATION_HEADS = frozenset(
             head for head, _, rest in (key.partition(".") for key in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == "."
         )
+        joined: dict[str, list[str]] = {}
+        for key in cls.ABBREVIATIONS:
+            head, _, rest = key.partition(".")
+            if rest[:1] not in ("", " ") and rest[-1] == ".":
+                joined.setdefault(head, []).append(key)
+        cls.JOINED_ABBREVIATIONS = {head: tuple(sorted(keys, key=len, reverse=True)) for head, keys in joined.items()}
 
     # --- words a subclass gives ---------------------------------------------------------------
 
@@ -455,6 +463,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
         other word reads nothing after its period, so that a plain word before a period is
         decided by the character after the period alone, as before a comma."""
+        pos = end - len(word)
+        for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
+            if cur.startswith(pos, key):
+                return locale_span(pos + len(key), self.ABBREVIATIONS[key], self.code)
         if word not in self.SPACED_ABBREVIATION_HEADS and word.lower() not in self.SPACED_ABBREVIATION_HEADS:
             return None
         try:
