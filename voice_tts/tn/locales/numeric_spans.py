@@ -32,7 +32,7 @@ _FRACTION = re.compile(r"\d+/\d+")
 _ZONE = re.compile(r"([^\W\d_]+)(?:[-+]\d{1,2})?")
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
-_GROUP_SPACES = frozenset(" \u00a0\u202f")
+GROUP_SPACES = frozenset(" \u00a0\u202f")
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def _number(cur: Cursor, pos: int, body: int, words: SpanWords) -> int:
 
 def _groups(cur: Cursor, end: int) -> int:
     """'1 000 000': groups of three digits after single spaces belong to the number."""
-    while cur.at(end) in _GROUP_SPACES:
+    while cur.at(end) in GROUP_SPACES:
         for k in range(1, 4):
             if not is_digit(cur.at(end + k)):
                 return end
