@@ -25,7 +25,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import english_amount
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +53,12 @@ def currencies(table: dict[str, list]) -> dict[str, Currency]:
     return {written: Currency(Unit(*major), Unit(*minor)) for written, (major, minor) in table.items()}
 
 
-GROUP_SPACES = frozenset(" \u00a0\u202f")
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
-_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
@@ -641,7 +639,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return amount
         if _INTEGER.fullmatch(token):
             return token, None
-        if _GROUPED.fullmatch(token):
+        if GROUPED.fullmatch(token):
             return token.replace(".", ""), None
         m = _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)
         if m:

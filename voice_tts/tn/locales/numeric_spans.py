@@ -21,7 +21,6 @@ from voice_tts.tn.cldr import VULGAR_FRACTIONS, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
-from voice_tts.tn.locales.noun_gender import is_feminine_name
 
 # Top-level domains of the addresses the European languages' agents read out, besides electronic.TLDS.
 TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov", "at", "be", "lu", "it",
@@ -33,7 +32,7 @@ _FRACTION = re.compile(r"\d+/\d+")
 _ZONE = re.compile(r"([^\W\d_]+)(?:[-+]\d{1,2})?")
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
-_GROUP_SPACES = frozenset(" \u00a0\u202f")
+GROUP_SPACES = frozenset(" \u00a0\u202f")
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class SpanWords:
     dotted: frozenset[str] = frozenset()
     # Month names and their abbreviations, without periods.
     months: frozenset[str] = frozenset()
-    # Currency codes and words written before the amount ("usd 5", "R$ 12", "nio21,1").
+    # Currency codes and words written before the amount ("usd 5", "usd21").
     before: frozenset[str] = frozenset()
     # Written abbreviations with their periods and spaces ("ee. uu.") → their reading.
     abbreviations: dict[str, str] = field(default_factory=dict)
@@ -63,8 +62,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reade
     """The span that starts at `pos`, read by `read(raw, kind)`, or None for the neutral rules.
 
     Kinds: "number" (a number with what joined it), "phone", "address", "abbreviation",
-    "date" (a date that starts with a month), "roman", "roman_feminine" (after a queen's name:
-    'Isabel II'), "counted_roman" (a Roman numeral after a word such as 'век')."""
+    "date" (a date that starts with a month), "roman", "counted_roman" (a Roman numeral after a
+    word such as 'век')."""
     c = cur.at(pos)
     prev = ctx.char_before(cur.text, pos)
     if is_alnum(prev):
@@ -143,7 +142,7 @@ def _number(cur: Cursor, pos: int, body: int, words: SpanWords) -> int:
 
 def _groups(cur: Cursor, end: int) -> int:
     """'1 000 000': groups of three digits after single spaces belong to the number."""
-    while cur.at(end) in _GROUP_SPACES:
+    while cur.at(end) in GROUP_SPACES:
         for k in range(1, 4):
             if not is_digit(cur.at(end + k)):
                 return end
@@ -191,8 +190,6 @@ def _window(cur: Cursor, pos: int, end: int, words: SpanWords) -> int:
         m = lexer.chunk(cur, j)
         word = cur.text[j:m].lower()
         zone = _ZONE.fullmatch(word)
-        if cur.at(m) == "$" and word + "$" in words.after:  # 'R$'
-            return m + 1
         if "/" in word and all(part in words.after for part in word.split("/")):  # 'км/ч'
             end = m
             integer = day = False
@@ -311,11 +308,6 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
             if not is_letter(cur.at(after)):
                 return _span(cur, pos, after, "abbreviation", ctx, read)
     try:
-        if low in words.months:
-            return _month_first(cur, pos, end, ctx, words, read)
-        if cur.at(end) == "$" and low + "$" in words.before:  # 'R$ 12', 'US$5'
-            end += 1
-            low += "$"
         if low in words.before:
             j = lexer.spaces(cur, end)
             if is_digit(cur.at(j)):
@@ -327,8 +319,7 @@ def _word(cur: Cursor, pos: int, ctx: Context, words: SpanWords, read: Reader) -
         if is_roman(word, ctx.prev_word, words):
             if ctx.prev_word.lower() in words.roman_after:
                 return _span(cur, pos, end, "counted_roman", ctx, read)
-            kind = "roman_feminine" if is_feminine_name(ctx.prev_word) else "roman"  # 'Isabel II'
-            return _span(cur, pos, end, kind, ctx, read)
+            return _span(cur, pos, end, "roman", ctx, read)
     except TooLong:
         return None
     return None
@@ -355,22 +346,6 @@ def is_address(word: str) -> bool:
     return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
         ch.isalpha() for ch in word
     )
-
-
-def _month_first(cur: Cursor, pos: int, end: int, ctx: Context, words: SpanWords, read: Reader) -> Span | None:
-    """'junio 11 2000', 'abr. 22': a month, then a day, then maybe a year."""
-    j = end + 1 if cur.at(end) == "." else end
-    k = lexer.spaces(cur, j)
-    if k == j or not is_digit(cur.at(k)):
-        return None
-    m = lexer.chunk(cur, k)
-    day = cur.text[k:m]
-    if not (day.isdecimal() and len(day) <= 2 and 1 <= int(day) <= 31):
-        return None
-    nxt = _next_word(cur, m)
-    if nxt is not None and nxt[2].isdecimal() and len(nxt[2]) == 4:
-        m = nxt[1]
-    return _span(cur, pos, m, "date", ctx, read)
 
 
 def is_roman(word: str, prev_word: str, words: SpanWords) -> bool:

@@ -253,7 +253,6 @@ def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
 
 _MOBILE = re.compile(r"[78]9\d{9}")
 _ROMAN_LETTERS = frozenset("IVXLCDM")
-_ROMAN_NUMERAL = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 
 
 def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -265,9 +264,9 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         end += 1
     if is_letter(cur.at(end)) or is_digit(cur.at(end)) or (pos > 0 and is_letter(cur.text[pos - 1])):
         return None
-    if not _ROMAN_NUMERAL.fullmatch(cur.text[pos:end]):
-        return None
     n = roman_value(cur.text[pos:end])
+    if not n:
+        return None
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
