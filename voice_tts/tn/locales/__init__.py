@@ -4,7 +4,8 @@
 one streaming driver. English and Chinese keep their own rules (`english`, `chinese`); a turn in
 any language found here is read with that language's module, never with English rules.
 
-A language module provides:
+A language module provides (itself, or the `Language` it names `RULES`, for the languages read on
+the shared machinery of `european.py`):
 
 - `find_span(cur, pos, ctx) -> Span | None` — the span that starts at `pos` in a turn of this
   language, decided through the Cursor exactly like the rules in `holdback` (reading a character
@@ -26,7 +27,7 @@ import importlib.resources
 import importlib.util
 import json
 from functools import cache
-from types import ModuleType
+from typing import Any
 
 from voice_tts.tn.context import Span
 
@@ -41,10 +42,13 @@ def available() -> tuple[str, ...]:
 
 
 @cache
-def rules(code: str) -> ModuleType:
+def rules(code: str) -> Any:
+    """What answers the contract above for a language: the `Language` of a module that reads on
+    the shared machinery (its `RULES`), else the module itself."""
     if code not in MODEL_LANGUAGES:
         raise ValueError(f"no normalization rules for language {code!r}")
-    return importlib.import_module(f"{__name__}.{code}")
+    module = importlib.import_module(f"{__name__}.{code}")
+    return getattr(module, "RULES", module)
 
 
 def locale_span(end: int, reading: str, lang: str) -> Span:

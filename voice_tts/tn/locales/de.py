@@ -210,10 +210,4 @@ def _ending(prev_word: str) -> str:
     return "r"
 
 
-_RULES = German()
-find_span = _RULES.find_span
-number = _RULES.number
-cardinal = _RULES.cardinal
-digits = _RULES.digits
-SYMBOLS = _RULES.SYMBOLS
-ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+RULES = German()

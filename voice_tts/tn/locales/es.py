@@ -34,7 +34,7 @@ def cardinal(n: int, form: str = "") -> str:
     if n < 0:
         return "menos " + cardinal(-n, form)
     if n >= 10**24:
-        return _RULES.digits(str(n))
+        return RULES.digits(str(n))
     if n >= 10**18:  # CLDR's Spanish stops at the trillón (long scale: 10¹⁸)
         count, rest = divmod(n, 10**18)
         words = "un trillón" if count == 1 else f"{cardinal(count, 'un')} trillones"
@@ -303,12 +303,7 @@ class Spanish(Iberian):
         return (" ".join(words), kept, hours) if words else None
 
 
-_RULES = Spanish()
-find_span = _RULES.find_span
-number = _RULES.number
-digits = _RULES.digits
-SYMBOLS = _RULES.SYMBOLS
-ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+RULES = Spanish()
 
 
 def _and_a_half(whole: int, name: str, form: str) -> str:
@@ -329,7 +324,7 @@ def _singular(noun: str) -> str:
 
 
 def _digit_run(run: str) -> str:
-    return _with_zeros(run, "") if len(run) <= 6 else _RULES.digits(run)
+    return _with_zeros(run, "") if len(run) <= 6 else RULES.digits(run)
 
 
 def _am_pm(w: str, h: int) -> str:

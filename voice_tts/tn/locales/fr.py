@@ -25,7 +25,7 @@ _ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|ème
 
 def _in_pairs(digits: str) -> str:
     """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
-    return " ".join(_RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
+    return " ".join(RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
 
 
 class French(Language):
@@ -100,10 +100,4 @@ class French(Language):
         return f"{major} et {minor}"
 
 
-_RULES = French()
-find_span = _RULES.find_span
-number = _RULES.number
-cardinal = _RULES.cardinal
-digits = _RULES.digits
-SYMBOLS = _RULES.SYMBOLS
-ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+RULES = French()

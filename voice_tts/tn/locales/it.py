@@ -94,13 +94,7 @@ class Italian(Language):
         return words
 
 
-_RULES = Italian()
-find_span = _RULES.find_span
-number = _RULES.number
-cardinal = _RULES.cardinal
-digits = _RULES.digits
-SYMBOLS = _RULES.SYMBOLS
-ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+RULES = Italian()
 
 
 def _one_before(count: str, noun: str) -> str:

@@ -35,7 +35,7 @@ def _cardinal(n: int, feminine: bool = False) -> str:
     if n < 0:
         return "menos " + _cardinal(-n, feminine)
     if n >= 10**21:
-        return _RULES.digits(str(n))
+        return RULES.digits(str(n))
     words = cldr.cardinal("pt", n % 10**18, "feminine" if feminine else "masculine")
     if n >= 10**18:  # CLDR's Portuguese stops below the quintilhão
         count = n // 10**18
@@ -135,10 +135,4 @@ class Portuguese(Iberian):
         return f"{words} e {_cardinal(minutes)}" if minutes else words
 
 
-_RULES = Portuguese()
-find_span = _RULES.find_span
-number = _RULES.number
-cardinal = _RULES.cardinal
-digits = _RULES.digits
-SYMBOLS = _RULES.SYMBOLS
-ADDRESS_SYMBOLS = _RULES.ADDRESS_SYMBOLS
+RULES = Portuguese()
