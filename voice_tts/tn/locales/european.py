@@ -759,8 +759,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if unit is not None:
             noun, feminine = unit.singular if whole <= 1 else unit.plural, unit.feminine
         elif len(word) > 2 and word.isalpha() and word.islower():
-            noun = self.singular(word) if whole <= 1 else word
-            feminine = self.is_feminine(noun if whole <= 1 else self.singular(word))
+            one = self.singular(word)  # the gender data speaks of singulars
+            noun, feminine = one if whole <= 1 else word, self.is_feminine(one)
         else:
             return None
         if not whole:
