@@ -38,9 +38,9 @@
 #   contexts  `voice-tts serve` (1.7B, --max-streams 1024) and `voice-tts bench` at CONTEXTS_LEVELS (default 512)
 #           clients in 4 processes, once per CONTEXTS_PER_SOCKET value (default "1 16"), the server's CPU
 #           measured: sockets, server CPU and TTFA p99 side by side (contexts_per_socket_512.json);
-#   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified but
-#           for TTS_BENCH_DROP_NON_STREAMING=1 (the default until the server takes that field of the vLLM-Omni
-#           dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 1.9 a token), one run per rate in
+#   ttsbench  Nari Labs' tts_bench (`.whl_tts_bench`, bench/tts_bench_wheels.sh), target vllm-omni, unmodified
+#           (TTS_BENCH_DROP_NON_STREAMING=1 removes its `non_streaming_mode` field, for servers older than that
+#           field of the vLLM-Omni dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 1.9 a token), one run per rate in
 #           TTS_BENCH_RATES (default "5 10 20 40 80"), prompts bench/agent_replies.txt: h200-tts-bench.json;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
@@ -156,7 +156,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     kill -TERM $server; wait $server ;;
   ttsbench)
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_tts_bench .whl_tts_bench/*.whl || exit 1
-    [[ ${TTS_BENCH_DROP_NON_STREAMING:-1} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
+    [[ ${TTS_BENCH_DROP_NON_STREAMING:-0} == 1 ]] && sed -i '/"non_streaming_mode": False,/d' /tmp/site_tts_bench/tts_bench/targets.py
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     python3 -c "import json; [print(json.dumps({'id': f'agent-{i:02d}', 'text': t.strip()})) for i, t in enumerate(open('bench/agent_replies.txt').read().split(chr(10) * 2)) if t.strip()]" > "$out/tts_bench_prompts.jsonl"
     serve_ready "$out/tts_bench_server.log" --max-streams 2048 --max-context 320 --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" \
@@ -172,7 +172,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
 runs = sorted(pathlib.Path(sys.argv[1], 'tts_bench').glob('rps-*/summary.json'), key=lambda p: float(p.parent.name[4:]))
 json.dump({'commit': open('.whl_tts_bench/COMMIT').read().strip(), 'non_streaming_mode_dropped': sys.argv[2] == '1',
            'prompts': 'bench/agent_replies.txt', 'rates': [{'rate': float(p.parent.name[4:]), 'summary': json.loads(p.read_text())} for p in runs]},
-          open(pathlib.Path(sys.argv[1], 'h200-tts-bench.json'), 'w'), indent=1)" "$out" "${TTS_BENCH_DROP_NON_STREAMING:-1}" ;;
+          open(pathlib.Path(sys.argv[1], 'h200-tts-bench.json'), 'w'), indent=1)" "$out" "${TTS_BENCH_DROP_NON_STREAMING:-0}" ;;
   floor)
     timeout "${FLOOR_LIMIT:-120}" python3 .peer_bench/step_floor.py "${FLOOR_KV:-128}" 2>&1 | tee "$out/step_floor.log" ;;
   peers)
