@@ -560,3 +560,23 @@ def test_ready_only_once_every_worker_is_warm(tiny_checkpoint, tmp_path):
             os.kill(pid, signal.SIGCONT)
         server.stop()
     assert server.process.returncode == 0, "".join(server.log)
+
+
+def test_a_model_the_core_cannot_load_stops_the_workers_with_one_clear_line(tiny_checkpoint, tmp_path):
+    # The workers start beside the core: when its model fails to load they are stopped, and the
+    # server says why once and exits 2, as the one-process server does.
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_checkpoint, broken, ignore=shutil.ignore_patterns("golden"))
+    (broken / "model.safetensors").write_bytes((tiny_checkpoint / "model.safetensors").read_bytes()[:1000])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(broken), "--device", "cpu", "--workers", "2", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    _, err = process.communicate(timeout=BOUND_S * 4)
+    assert process.returncode == 2, err
+    assert err.strip().splitlines()[-1].startswith(f"voice-tts: error: cannot load the model from {broken}"), err
+    assert "Traceback" not in err
+    deadline = time.monotonic() + BOUND_S  # multiprocessing's resource tracker leaves a moment later
+    while left := subprocess.run(["pgrep", "-a", "-s", str(process.pid)], capture_output=True, text=True).stdout:
+        assert time.monotonic() < deadline, f"still running: {left}"
+        time.sleep(0.1)
