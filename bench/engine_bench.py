@@ -268,11 +268,13 @@ def profile_step(engine, runner, b: int, sampled: bool) -> dict:
     rows = [StepRow(slot, text[slot % len(text)], False) for slot in range(b)]
     kernels, attr = eager_kernels(runner, lambda: runner.step(rows))
     top = sorted(kernels, key=lambda e: -e.count)[:14]
+    slowest = sorted(kernels, key=lambda e: -getattr(e, attr))[:16]
     result = {
         "batch": b, "sampled": sampled, "fused_kernels": runner.fused,
         "kernels": sum(e.count for e in kernels),
         "kernel_ms": round(sum(getattr(e, attr) for e in kernels) / 1e3, 3),
         "most_frequent": [[e.key[:70], e.count, round(getattr(e, attr) / 1e3, 3)] for e in top],
+        "by_time": [[e.key[:90], e.count, round(getattr(e, attr) / 1e3, 3)] for e in slowest],
     }
     print(json.dumps(result), flush=True)
     return result
@@ -426,6 +428,8 @@ async def main_async(args) -> dict:
         save()
         results["step_times_greedy"] = phase(lambda: step_times(engine, runner, small, 30, 128, sampled=False, codec=False))
         results["profile"] = phase(lambda: [profile_step(engine, runner, 1, s) for s in (False, True)])
+        if args.profile_batch:  # where a loaded step's device time goes
+            results["profile_loaded"] = phase(lambda: profile_step(engine, runner, min(args.profile_batch, runner.slots), True))
         save()
         if args.compare_unfused and runner.fused:
             # The same steps without the Triton kernels (the previous frame step), same process.
@@ -448,6 +452,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 128, 256, 384, 512, 768, 1024])
     parser.add_argument("--plot", type=Path, help="write a PNG of TTFA and underruns against streams (matplotlib)")
+    parser.add_argument("--profile-batch", type=int, default=0, help="also profile one eager sampled frame step of this many streams (0: off)")
     parser.add_argument("--profile-codec", type=int, default=256, help="profile one eager codec decode of this many streams x 4 frames (0: off)")
     parser.add_argument("--frames", type=int, default=100, help="frames per stream (8 s of audio at 100)")
     parser.add_argument("--max-context", type=int, default=512)

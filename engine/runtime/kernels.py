@@ -33,6 +33,14 @@ from engine.model.sampling import SamplerRows, choose
 
 log = logging.getLogger(__name__)
 
+# Warps per (row, KV head) program of the attention kernel: one keeps the most programs in
+# flight (on an H100 at 768 rows, 1.8x faster over the talker's pages and 2.8x over the code
+# predictor's 16 rows than four warps; bench/attend_bench.py).
+ATTEND_WARPS = 1
+# Key rows one iteration of the attention kernel reads from a contiguous cache (a paged one's is
+# a block), or the whole cache where it is shorter (the code predictor's 16 rows): the same
+# tiles as 32-row blocks, hence bit-identical answers over pages and over a contiguous cache.
+CONTIGUOUS_KEY_BLOCK = 32
 # Sampling considers at most this many candidates per draw; rows with a larger (or no) top-k
 # use the reference sampler over the whole vocabulary.
 MAX_CANDIDATES = 64
@@ -254,7 +262,7 @@ def attend(
         block = k_cache.shape[2]
         length, table, table_stride = block_table.shape[1] * block, block_table, block_table.stride(0)
     else:
-        block, length, table, table_stride = 32, k_cache.shape[2], positions, 0
+        block, length, table, table_stride = min(CONTIGUOUS_KEY_BLOCK, _next_pow2(k_cache.shape[2])), k_cache.shape[2], positions, 0
     out = torch.empty((rows, heads * hd), device=qkv.device, dtype=qkv.dtype)
     cos, sin = cos.expand(n, tokens, hd), sin.expand(n, tokens, hd)
     if cos.stride() != sin.stride():
@@ -266,7 +274,7 @@ def attend(
         table, table_stride,
         positions, out, out.stride(0),
         eps, 1.0 / math.sqrt(hd), length - 1,
-        H=heads, KV=kv_heads, D=hd, T=tokens, BLOCK_S=block, PAGED=paged, num_warps=4,
+        H=heads, KV=kv_heads, D=hd, T=tokens, BLOCK_S=block, PAGED=paged, num_warps=ATTEND_WARPS,
     )
     return out
 
