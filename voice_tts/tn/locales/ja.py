@@ -16,11 +16,11 @@ from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
 
 NUMERALS = myriad.Numerals(
-    digits="零一二三四五六七八九",
-    small=("十", "百", "千"),
-    large=("", "万", "億", "兆", "京"),
+    lang="ja",
+    ruleset="spellout-cardinal",
+    zero="零",
+    large="万億兆",
     one_thousand_before_large=True,
-    one_myriad=True,
     point="点",
     root="ルート",
     fraction_of="分の",

@@ -21,11 +21,11 @@ from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
 
 NUMERALS = myriad.Numerals(
-    digits="영일이삼사오육칠팔구",
-    small=("십", "백", "천"),
-    large=("", "만", "억", "조", "경"),
+    lang="ko",
+    ruleset="spellout-cardinal-sinokorean",
+    zero="영",
+    large="만억조",
     one_thousand_before_large=False,
-    one_myriad=False,
     point="점",
     root="루트 ",
     fraction_of="분의 ",

@@ -14,11 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
-import phonenumbers
-
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -28,61 +25,41 @@ TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
+_EXACT_FLOATS = 2**53
 
 
 @dataclass(frozen=True, slots=True)
 class Numerals:
-    """One language's myriad numerals."""
+    """One language's myriad numerals: CLDR's cardinal (`ruleset`), and the words around it."""
 
-    digits: str  # the ten digits, 0 to 9
-    small: tuple[str, str, str]  # ten, hundred, thousand
-    large: tuple[str, ...]  # "", then the names of 10^4, 10^8, 10^12, 10^16
-    one_thousand_before_large: bool  # ja 一千万 (but 千 alone); ko 천만
-    one_myriad: bool  # ja 一万; ko 만
+    lang: str
+    ruleset: str  # ja spellout-cardinal, ko spellout-cardinal-sinokorean
+    zero: str  # ja 零 where CLDR writes 〇
+    large: str  # the names of 10^4, 10^8, 10^12: ja 万億兆 (CLDR's 京 is past what it reads exactly)
+    one_thousand_before_large: bool  # ja 一千万 where CLDR writes 千万 (but 千 alone)
     point: str  # the decimal point: ja 三点六
     root: str  # √ before a number: ja ルート三
     fraction_of: str  # between the denominator and the numerator: ja 二分の一
 
-    def _group(self, n: int, large: bool) -> str:
-        out = ""
-        for power in (3, 2, 1, 0):
-            d = n // 10**power % 10
-            if not d:
-                continue
-            if power == 0:
-                out += self.digits[d]
-            elif d > 1 or (power == 3 and large and self.one_thousand_before_large):
-                out += self.digits[d] + self.small[power - 1]
-            else:
-                out += self.small[power - 1]
-        return out
-
-    @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive as long as the module)
     def cardinal(self, n: int) -> str:
-        if n == 0:
-            return self.digits[0]
-        if n >= 10 ** (4 * len(self.large)):
+        """CLDR's cardinal without the spaces Korean writes between myriads (만 일 → 만일); from
+        2^53 on digit by digit (unicode-rbnf picks its rule by the number as a float)."""
+        if n == 0 or n >= _EXACT_FLOATS:
             return self.digit_string(str(n))
-        out, index = [], 0
-        while n:
-            group = n % 10000
-            if group:
-                if group == 1 and index == 1 and not self.one_myriad:
-                    out.append(self.large[index])
-                else:
-                    out.append(self._group(group, index > 0) + self.large[index])
-            n //= 10000
-            index += 1
-        return "".join(reversed(out))
+        spoken = cldr.spell(self.lang, n, self.ruleset).replace(" ", "")
+        if self.one_thousand_before_large:  # 千 that opens a group before 万/億/兆: 一千
+            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])", r"\1一千", spoken)
+        return spoken
 
     def digit_string(self, text: str) -> str:
         """Digit by digit: '010' -> 零一零."""
-        return "".join(self.digits[int(c)] for c in text if c.isdecimal())
+        return "".join(self.zero if c == "0" else cldr.spell(self.lang, int(c), self.ruleset) for c in text
+                       if c.isdecimal())
 
     def integer(self, text: str) -> str:
         """A written integer: leading zeros ('007') are read digit by digit."""
         text = text.replace(",", "")
-        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large):
+        if len(text) > 1 and text[0] == "0" or len(text) > len(str(_EXACT_FLOATS)):
             return self.digit_string(text)
         return self.cardinal(int(text))
 
@@ -106,19 +83,13 @@ class Numerals:
         return self.integer(text)
 
 
-def phone_groups(digits: str, country: str, region: str) -> list[str] | None:
-    """The digit groups libphonenumber gives a number valid in `region` ('01012345678' → 010,
-    1234, 5678), or None for a number it does not know as one of that region's. Without a
-    `country` code the number must start with the trunk prefix 0, as Japan and Korea write them."""
+def phone_groups(digits: str, country: str, region: str) -> tuple[str, ...] | None:
+    """The digit groups libphonenumber gives a number of `region` ('01012345678' → 010, 1234,
+    5678), or None. Without a `country` code the number must start with the trunk prefix 0, as
+    Japan and Korea write them."""
     if not country and not digits.startswith("0"):
         return None
-    try:
-        parsed = phonenumbers.parse(f"+{country}{digits}" if country else digits, region)
-    except phonenumbers.NumberParseException:
-        return None
-    if phonenumbers.region_code_for_number(parsed) != region or not phonenumbers.is_valid_number(parsed):
-        return None
-    return re.findall(r"\d+", phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL))
+    return cldr.phone_groups(f"+{country}{digits}" if country else digits, region)
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
