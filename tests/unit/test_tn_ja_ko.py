@@ -8,7 +8,7 @@ import random
 import pytest
 
 from voice_tts.tn import StreamingNormalizer, normalize
-from voice_tts.tn.locales import ja, ko
+from voice_tts.tn.locales import rules
 
 JA = [
     # cardinals: 一千 before a myriad, 千 alone
@@ -131,6 +131,7 @@ def test_a_decorative_tilde_is_not_a_range() -> None:
 
 
 def test_locale_modules_read_list_numbers_and_digit_runs() -> None:
+    ja, ko = rules("ja"), rules("ko")
     assert ja.cardinal(2026) == "二千二十六"
     assert ko.cardinal(2026) == "이천이십육"
     assert ja.digits("0120") == "零一二零"
