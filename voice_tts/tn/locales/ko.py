@@ -20,6 +20,7 @@ from voice_tts.tn.chars import is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
+from voice_tts.tn.locales.numeric_spans import read_pieces
 
 _LONGEST_ENDING = 5
 _ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")
@@ -53,7 +54,7 @@ class Korean(myriad.Language):
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         code = cur.text[pos:end].isdecimal() and self._asks_for_digits(ctx.prev_word)
         c = cur.at(end)
-        plain = self.digits(digits) if code else self.numerals.counted(digits, c)
+        plain = self.digits(digits) if code else self.counted(digits, c)
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
@@ -165,16 +166,11 @@ class Korean(myriad.Language):
         return " 닷 ".join(words)
 
     def _address_part(self, text: str) -> str:
-        words = []
-        for piece in _ADDRESS_PIECE.findall(text):
-            if piece.isdecimal():
-                short = len(piece) <= 2 and not piece.startswith("0")  # 'user01' 영일
-                words.append(self.cardinal(int(piece)) if short else self.digits(piece))
-            elif piece.isalnum():
-                words.append(piece)
-            elif piece in self.ADDRESS_SYMBOLS:
-                words.append(self.ADDRESS_SYMBOLS[piece])
-        return " ".join(words)
+        return read_pieces(text, self.ADDRESS_SYMBOLS, self._address_number, pieces=_ADDRESS_PIECE)
+
+    def _address_number(self, piece: str) -> str:
+        short = len(piece) <= 2 and not piece.startswith("0")  # 'user01' 영일
+        return self.cardinal(int(piece)) if short else self.digits(piece)
 
 
 def _has_final_consonant(syllable: str) -> bool:

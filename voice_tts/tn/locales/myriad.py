@@ -1,7 +1,6 @@
 """Numbers grouped by ten thousand, and the number expressions Japanese and Korean write alike.
 
-Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조). `Numerals` reads them with
-CLDR's cardinals; `scan` finds a number expression through the Cursor — a sign or a root, a
+Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조), CLDR's cardinals; `scan` finds a number expression through the Cursor — a sign or a root, a
 currency before it, digits with thousands commas and a decimal point, a clock time, a date or a
 fraction with slashes, digit groups joined by hyphens or dots, a telephone number, and the
 percent sign, degree or unit right after it — and `Language` reads its parts with the words of
@@ -32,76 +31,6 @@ TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Numerals:
-    """One language's myriad numerals: CLDR's cardinal (`ruleset`), and the words around it."""
-
-    lang: str
-    ruleset: str  # ja spellout-cardinal, ko spellout-cardinal-sinokorean
-    zero: str  # ja 零 where CLDR writes 〇
-    large: str  # the names of 10^4, 10^8, 10^12, 10^16: ja 万億兆京
-    one_thousand_before_large: bool  # ja 一千万 where CLDR writes 千万 (but 千 alone)
-    point: str  # the decimal point: ja 三点六
-    root: str  # √ before a number: ja ルート三
-    fraction_of: str  # between the denominator and the numerator: ja 二分の一
-
-    def cardinal(self, n: int) -> str:
-        """CLDR's cardinal without the spaces Korean writes between myriads (만 일 → 만일); digit by
-        digit from 10^20 on."""
-        if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
-            return self.digit_string(str(n))
-        if n < 2**53:
-            spoken = cldr.spell(self.lang, n, self.ruleset)
-        else:  # unicode-rbnf picks a rule by the number as a float, exact below 2^53; CLDR stops at 10^18
-            kei, rest = divmod(n, 10**16)
-            spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
-                cldr.spell(self.lang, part, self.ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
-        spoken = spoken.replace(" ", "")
-        if self.one_thousand_before_large:  # 千 that opens a group before 万/億/兆: 一千
-            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])", r"\1一千", spoken)
-        return spoken
-
-    def digit_string(self, text: str) -> str:
-        """Digit by digit: '010' -> 零一零."""
-        return "".join(self.zero if c == "0" else cldr.spell(self.lang, int(c), self.ruleset) for c in text
-                       if c.isdecimal())
-
-    def integer(self, text: str) -> str:
-        """A written integer: leading zeros ('007') are read digit by digit."""
-        text = text.replace(",", "")
-        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4:
-            return self.digit_string(text)
-        return self.cardinal(int(text))
-
-    def decimal(self, whole: str, fraction: str) -> str:
-        return self.integer(whole) + self.point + self.digit_string(fraction)
-
-    def rooted(self, root: bool) -> str:
-        """The word for √ where the number after it is under a root, else nothing."""
-        return self.root if root else ""
-
-    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
-        """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
-        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.fraction_of}"
-                f"{self.rooted(roots[0])}{self.integer(numerator)}")
-
-    def counted(self, text: str, following: str) -> str:
-        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
-        number, not digits."""
-        if len(text) == 2 and text[0] == "0" and is_han(following):
-            return self.cardinal(int(text))
-        return self.integer(text)
-
-
-def phone_groups(digits: str, country: str, region: str) -> tuple[str, ...] | None:
-    """The digit groups libphonenumber gives a number of `region` ('01012345678' → 010, 1234,
-    5678), or None. Without a `country` code the number must start with the trunk prefix 0, as
-    Japan and Korea write them."""
-    if not country and not digits.startswith("0"):
-        return None
-    return cldr.phone_groups(f"+{country}{digits}" if country else digits, region)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +66,11 @@ class Language:
 
     def __init__(self) -> None:
         self.words = table = words(self.code)
-        self.numerals = Numerals(self.code, **table["numerals"])
+        self.large = table["large"]  # the names of 10^4, 10^8, 10^12, 10^16: ja 万億兆京
+        self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 오 퍼센트, ja 五パーセント
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
         self.units = units.names(tuple(table["units"]), self.code) | table["unit_names"]
-        self.scales = frozenset(self.numerals.large)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
         self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
@@ -150,19 +79,65 @@ class Language:
         self.region = table["region"]
         self.calling_code = str(phonenumbers.country_code_for_region(self.region))
 
+    # --- numbers ------------------------------------------------------------------------------
+
     def cardinal(self, n: int) -> str:
-        return self.numerals.cardinal(n)
+        """CLDR's cardinal (the language's `ruleset`) without the spaces Korean writes between
+        myriads (만 일 → 만일); digit by digit from 10^20 on."""
+        if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
+            return self.digits(str(n))
+        ruleset = self.words["ruleset"]
+        if n < 2**53:
+            spoken = cldr.spell(self.code, n, ruleset)
+        else:  # unicode-rbnf picks a rule by the number as a float, exact below 2^53; CLDR stops at 10^18
+            kei, rest = divmod(n, 10**16)
+            spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
+                cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
+        spoken = spoken.replace(" ", "")
+        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone)
+            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])", r"\1一千", spoken)
+        return spoken
 
     def digits(self, text: str) -> str:
-        return self.numerals.digit_string(text)
+        """Digit by digit: '010' -> 零一零 (ja 零 where CLDR writes 〇)."""
+        zero, ruleset = self.words["zero"], self.words["ruleset"]
+        return "".join(zero if c == "0" else cldr.spell(self.code, int(c), ruleset) for c in text if c.isdecimal())
+
+    def integer(self, text: str) -> str:
+        """A written integer: leading zeros ('007') are read digit by digit."""
+        text = text.replace(",", "")
+        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4:
+            return self.digits(text)
+        return self.cardinal(int(text))
+
+    def decimal(self, whole: str, fraction: str) -> str:
+        return self.integer(whole) + self.words["point"] + self.digits(fraction)
+
+    def rooted(self, root: bool) -> str:
+        """The word for √ where the number after it is under a root, else nothing."""
+        return self.words["root"] if root else ""
+
+    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+        """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
+        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.words['fraction_of']}"
+                f"{self.rooted(roots[0])}{self.integer(numerator)}")
+
+    def counted(self, text: str, following: str) -> str:
+        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
+        number, not digits."""
+        if len(text) == 2 and text[0] == "0" and is_han(following):
+            return self.cardinal(int(text))
+        return self.integer(text)
 
     def number(self, text: str) -> str:
         """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
         '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
-        return _NUMBER.sub(lambda m: self.numerals.decimal(*m.group().split(".")) if "." in m.group()
-                           else self.numerals.integer(m.group()), text.replace("-", " "))
+        return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
+                           else self.integer(m.group()), text.replace("-", " "))
+
+    # --- spans and their readings -------------------------------------------------------------
 
     def currency(self, written: str) -> str | None:
         """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
@@ -196,7 +171,7 @@ class Language:
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
         by what follows it ('09分' 九分)."""
-        return locale_span(end, self.numerals.counted(digits, cur.at(end)), self.code)
+        return locale_span(end, self.counted(digits, cur.at(end)), self.code)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
         return locale_span(end, self.read(e), self.code)
@@ -217,22 +192,22 @@ class Language:
         return self.units[unit] + (self.words["per"] + self.words["per_names"].get(per, self.units[per]) if per else "")
 
     def _body(self, e: Expression) -> str:
-        p, numerals = e.parts, self.numerals
+        p = e.parts
         if e.kind == "integer":
-            return numerals.rooted(e.roots[0]) + numerals.integer(p[0])
+            return self.rooted(e.roots[0]) + self.integer(p[0])
         if e.kind == "decimal":
-            return numerals.decimal(p[0], p[1])
+            return self.decimal(p[0], p[1])
         if e.kind == "fraction":
-            return numerals.fraction(p[0], p[1], e.roots)
+            return self.fraction(p[0], p[1], e.roots)
         if e.kind == "mixed":  # '2 1/2' 二と二分の一
-            return self.joined(numerals.integer(p[0])) + numerals.fraction(p[1], p[2], e.roots)
+            return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
         if e.kind == "time":
             return self.clock(p)
         if e.kind == "date":
             year, month, day = (int(x) for x in p)
             return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
         if e.kind == "range":
-            return numerals.integer(p[0]) + self.words["range"] + numerals.integer(p[1])
+            return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
         return self._groups(e)
 
     def joined(self, whole: str) -> str:
@@ -250,16 +225,23 @@ class Language:
         ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
         if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
             return None
-        groups = phone_groups(written, "", self.region)
+        groups = self._home_groups(written, "")
         return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
 
     def _telephone_digits(self, group: str) -> str:
         """A group of a telephone number, its zeros as the language says them there (ko 010 공일공)."""
-        return self.digits(group).replace(self.numerals.zero, self.words["telephone_zero"])
+        return self.digits(group).replace(self.words["zero"], self.words["telephone_zero"])
+
+    def _home_groups(self, digits: str, country: str) -> tuple[str, ...] | None:
+        """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
+        1234, 5678), or None. Without a `country` code it starts with the trunk prefix 0."""
+        if country or digits.startswith("0"):
+            return cldr.phone_groups(f"+{country}{digits}" if country else digits, self.region)
+        return None
 
     def _groups(self, e: Expression) -> str:
         """Digit groups: a telephone number, a card number, a code."""
-        home = e.country in ("", self.calling_code) and phone_groups("".join(e.parts), e.country, self.region)
+        home = e.country in ("", self.calling_code) and self._home_groups("".join(e.parts), e.country)
         spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
@@ -274,7 +256,7 @@ class Language:
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
             whole, cents = e.parts
-            spoken = self.numerals.integer(whole) + space + name
+            spoken = self.integer(whole) + space + name
             return spoken + (self.space + self.cardinal(int(cents)) + self.space + minor if int(cents) else "")
         return self._body(e) + e.scale + space + name
 
