@@ -24,28 +24,14 @@ class Japanese(myriad.Language):
         """An era year: 'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年; not 'H.264' nor a letter
         inside a word. An era is named by its letter, up to its last year."""
         era = self.words["eras"].get(cur.at(pos))
-        if era is None or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)) or _is_ascii_alnum(
-            ctx.char_before(cur.text, pos)
-        ):
+        prev = ctx.char_before(cur.text, pos)
+        if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
             return None
         end = lexer.digits_end(cur, pos + 2)
         year, after = int(cur.text[pos + 2:end]), cur.at(end)
-        if end - pos > 4 or not 1 <= year <= era[1] or _is_ascii_alnum(after):
+        if end - pos > 4 or not 1 <= year <= era[1] or (after.isascii() and after.isalnum()):
             return None
         return locale_span(end + (after == "年"), era[0] + ("元" if year == 1 else self.cardinal(year)) + "年", "ja")
-
-    def clock(self, parts: tuple[str, ...]) -> str:
-        """'14:05' 十四時五分; minutes of zero are read before seconds ('7:00:30' 七時零分三十秒)."""
-        spoken = self.cardinal(int(parts[0])) + "時"
-        if len(parts) > 1 and (int(parts[1]) or len(parts) > 2):
-            spoken += self.cardinal(int(parts[1])) + "分"
-        if len(parts) > 2 and int(parts[2]):
-            spoken += self.cardinal(int(parts[2])) + "秒"
-        return spoken
-
-
-def _is_ascii_alnum(c: str) -> bool:
-    return c.isascii() and c.isalnum()
 
 
 RULES = Japanese()

@@ -93,13 +93,6 @@ class Korean(myriad.Language):
         """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시)."""
         return self.native(n) if 1 <= n <= 12 else self.cardinal(n)
 
-    def clock(self, parts: tuple[str, ...]) -> str:
-        spoken = self.hour(int(parts[0])) + "시"
-        for value, unit in zip(parts[1:], ("분", "초"), strict=False):
-            if int(value):
-                spoken += f" {self.cardinal(int(value))}{unit}"
-        return spoken
-
     def _asks_for_digits(self, word: str) -> bool:
         """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리)."""
         cues = tuple(self.words["digit_cues"])

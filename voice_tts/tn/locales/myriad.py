@@ -60,7 +60,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 class Language:
     """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
     the spans it decides and their readings. A subclass names its `code` and overrides the hooks
-    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `clock`, `joined`."""
+    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `hour`, `joined`."""
 
     code: str
 
@@ -215,7 +215,17 @@ class Language:
         return whole + self.words["and"]
 
     def clock(self, parts: tuple[str, ...]) -> str:
-        raise NotImplementedError
+        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for
+        minutes before seconds where the language reads them ('7:00:30' 七時零分三十秒)."""
+        hour, *rest = (int(p) for p in parts)
+        spoken = self.hour(hour) + self.words["clock"][0]
+        for i, value in enumerate(rest, 1):
+            if value or i < len(rest) and self.words["zero_minutes_before_seconds"]:
+                spoken += self.space + self.cardinal(value) + self.words["clock"][i]
+        return spoken
+
+    def hour(self, n: int) -> str:
+        return self.cardinal(n)
 
     def month(self, n: int) -> str:
         return self.words["months"].get(str(n)) or self.cardinal(n)
