@@ -25,7 +25,7 @@ class Japanese(myriad.Language):
         inside a word. An era is named by its letter, up to its last year."""
         era = self.words["eras"].get(cur.at(pos))
         prev = ctx.char_before(cur.text, pos)
-        if era is None or (prev.isascii() and prev.isalnum()) or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
+        if era is None or prev.isascii() and prev.isalnum() or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
             return None
         end = lexer.digits_end(cur, pos + 2)
         year, after = int(cur.text[pos + 2:end]), cur.at(end)

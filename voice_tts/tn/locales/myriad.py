@@ -1,13 +1,14 @@
 """Numbers grouped by ten thousand, and the number expressions Japanese and Korean write alike.
 
-Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조), CLDR's cardinals; `scan` finds a number expression through the Cursor — a sign or a root, a
-currency before it, digits with thousands commas and a decimal point, a clock time, a date or a
-fraction with slashes, digit groups joined by hyphens or dots, a telephone number, and the
-percent sign, degree or unit right after it — and `Language` reads its parts with the words of
-the language's `<code>_words.json`, CLDR's currency, unit and weekday names and libphonenumber's
-groups; `ja` and `ko` override its hooks where they read otherwise. Both languages write no
-space between a number and its counter, so a scan waits for the character after the expression
-(a joiner, a unit, a counter may follow) and never for a word after a space.
+Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조): CLDR's cardinals. `scan` finds
+a number expression through the Cursor — a sign or a root, a currency before it, digits with
+thousands commas and a decimal point, a clock time, a date or a fraction with slashes, digit
+groups joined by hyphens or dots, a telephone number, and the percent sign, degree or unit right
+after it — and `Language` reads its parts with the words of the language's `<code>_words.json`,
+CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its
+hooks where they read otherwise. Both languages write no space between a number and its
+counter, so a scan waits for the character after the expression (a joiner, a unit, a counter
+may follow) and never for a word after a space.
 """
 
 from __future__ import annotations
