@@ -81,10 +81,6 @@ class Korean(myriad.Language):
                 spoken = " " + spoken
         return locale_span(end, spoken, "ko")
 
-    def joined(self, whole: str) -> str:
-        """'2 1/2' 이와 이분의 일: the whole joined to the fraction by 과 after a consonant, else 와."""
-        return whole + self.words["and"][0 if _has_final_consonant(whole[-1]) else 1]
-
     def native(self, n: int) -> str:
         """A number before a counter, CLDR's: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
         return cldr.spell("ko", n, "spellout-cardinal-native-attributive")
@@ -103,7 +99,7 @@ class Korean(myriad.Language):
         c = cur.at(end)
         if c not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
             return end, spoken
-        if _has_final_consonant(spoken[-1]):
+        if myriad.ends_in_consonant(spoken):
             return end + 1, spoken + self.after_consonant.get(c, c)
         return end + 1, spoken + self.after_vowel.get(c, c)
 
@@ -127,7 +123,7 @@ class Korean(myriad.Language):
         ending = cur.text[pos + 1:j]
         if j == pos + 1 or cur.at(j).isalnum() or ending.lower() not in self.endings:
             return None
-        return locale_span(j, " 닷 " + self._ending(ending), "ko")
+        return locale_span(j, f" {self.ADDRESS_SYMBOLS['.']} {self._ending(ending)}", "ko")
 
     def _address(self, cur: Cursor, pos: int) -> Span | None:
         """A URL, an email address or a domain: names as written, endings spelled, symbols in Korean."""
@@ -144,7 +140,7 @@ class Korean(myriad.Language):
         word = cur.text[pos:end]
         if "@" in word and electronic.is_email(word):
             local, _, domain = word.rpartition("@")
-            spoken = self._address_part(local) + " 골뱅이 " + self._domain(domain)
+            spoken = f"{self._address_part(local)} {self.ADDRESS_SYMBOLS['@']} {self._domain(domain)}"
         elif electronic.is_domain(word) or "." in word and word.rsplit(".", 1)[1].lower() in self.file_types:
             spoken = self._domain(word)
         else:
@@ -156,7 +152,7 @@ class Korean(myriad.Language):
         words = [self._spelled(first) if first.lower() == "www" else self._address_part(first)]
         words += [self._ending(label) if label.isascii() and label.isalpha() else self._address_part(label)
                   for label in rest]
-        return " 닷 ".join(words)
+        return f" {self.ADDRESS_SYMBOLS['.']} ".join(words)
 
     def _address_part(self, text: str) -> str:
         return read_pieces(text, self.ADDRESS_SYMBOLS, self._address_number, pieces=_ADDRESS_PIECE)
@@ -164,10 +160,6 @@ class Korean(myriad.Language):
     def _address_number(self, piece: str) -> str:
         short = len(piece) <= 2 and not piece.startswith("0")  # 'user01' 영일
         return self.cardinal(int(piece)) if short else self.digits(piece)
-
-
-def _has_final_consonant(syllable: str) -> bool:
-    return "\uac00" <= syllable <= "\ud7a3" and (ord(syllable) - 0xAC00) % 28 != 0
 
 
 RULES = Korean()

@@ -61,7 +61,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 class Language:
     """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
     the spans it decides and their readings. A subclass names its `code` and overrides the hooks
-    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `hour`, `joined`."""
+    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `hour`."""
 
     code: str
 
@@ -77,8 +77,7 @@ class Language:
         self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
         abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
         self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
-        self.region = table["region"]
-        self.calling_code = str(phonenumbers.country_code_for_region(self.region))
+        self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
 
     # --- numbers ------------------------------------------------------------------------------
 
@@ -151,8 +150,9 @@ class Language:
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
-        if c in TILDES:  # '5〜7日' 五から七日
-            return locale_span(pos + 1, self.words["tilde"], self.code) if tilde_range(cur, pos) else None
+        if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
+            n = cur.at(pos + 1)
+            return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         found = currency_code(cur, pos, self) if _is_ascii_letter(c) else scan(cur, pos, ctx, self)
@@ -212,8 +212,9 @@ class Language:
         return self._groups(e)
 
     def joined(self, whole: str) -> str:
-        """The whole of a mixed number with the word that joins its fraction: 二と."""
-        return whole + self.words["and"]
+        """The whole of a mixed number with the word that joins its fraction, the first of the
+        language's two after a final consonant: 二と, 이와 (삼과)."""
+        return whole + self.words["and"][0 if ends_in_consonant(whole) else 1]
 
     def clock(self, parts: tuple[str, ...]) -> str:
         """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for
@@ -247,7 +248,7 @@ class Language:
         """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
         1234, 5678), or None. Without a `country` code it starts with the trunk prefix 0."""
         if country or digits.startswith("0"):
-            return cldr.phone_groups(f"+{country}{digits}" if country else digits, self.region)
+            return cldr.phone_groups(f"+{country}{digits}" if country else digits, self.words["region"])
         return None
 
     def _groups(self, e: Expression) -> str:
@@ -272,6 +273,11 @@ class Language:
         return self._body(e) + e.scale + space + name
 
 
+def ends_in_consonant(text: str) -> bool:
+    """`text` ends in a Hangul syllable with a final consonant (삼, 원; not 오, 달러's 러)."""
+    return "\uac00" <= text[-1:] <= "\ud7a3" and (ord(text[-1]) - 0xAC00) % 28 != 0
+
+
 def _nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
@@ -290,10 +296,8 @@ def _is_ascii_letter(c: str) -> bool:
 def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
     """The number expression starting at `pos`, or None when none starts here."""
     c = cur.at(pos)
-    if c == "+" or c in _OPEN:
-        phone = _phone(cur, pos)
-        if phone is not None:
-            return phone
+    if (c == "+" or c in _OPEN) and (phone := _phone(cur, pos)):
+        return phone
     sign, currency, i = "", "", pos
     if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
         n = cur.at(pos + 1)
@@ -519,9 +523,8 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
 
 
 def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in brackets after a date, and their reading."""
-    if cur.at(pos) not in _OPEN:
-        return None
+    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and
+    their reading."""
     words, i = [], pos + 1
     while True:
         day = cur.at(i)
@@ -535,10 +538,3 @@ def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str
             return None
         words.append(joiners[c])
         i += 2
-
-
-def tilde_range(cur: Cursor, pos: int) -> bool:
-    """A tilde between two things ('3〜5日', '10月中旬〜11月上旬') reads 'from … to'; one before
-    a space or the end is decoration."""
-    n = cur.at(pos + 1)
-    return bool(n) and not n.isspace() and (n.isalnum() or is_digit(n))
