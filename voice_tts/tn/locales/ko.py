@@ -22,7 +22,7 @@ from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
 from voice_tts.tn.locales.numeric_spans import read_pieces
 
-_LONGEST_ENDING = 5
+_LONGEST_ENDING = 4  # the letters of a file type after a name: 'pptx'
 _ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")
 
 
@@ -115,11 +115,9 @@ class Korean(myriad.Language):
 
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""
-        j = pos + 1
-        while (c := cur.at(j)).isascii() and c.isalpha():
-            j += 1
-            if j - pos > _LONGEST_ENDING:
-                return None
+        j = myriad.letters_end(cur, pos + 1, _LONGEST_ENDING)
+        if j is None:
+            return None
         ending = cur.text[pos + 1:j]
         if j == pos + 1 or cur.at(j).isalnum() or ending.lower() not in self.endings:
             return None

@@ -293,6 +293,17 @@ def _is_ascii_letter(c: str) -> bool:
     return c.isascii() and c.isalpha()
 
 
+def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
+    """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
+    or file type is longer, so a longer word is not waited for)."""
+    j = i
+    while _is_ascii_letter(cur.at(j)):
+        j += 1
+        if j - i > longest:
+            return None
+    return j
+
+
 def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
     """The number expression starting at `pos`, or None when none starts here."""
     c = cur.at(pos)
@@ -319,11 +330,9 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
 
 def currency_code(cur: Cursor, pos: int, language: Language) -> tuple[int, Expression] | None:
     """'KRW 30,000', 'US$ 1,234', 'krw 5000': a currency code, a space at most, then an amount."""
-    j = pos
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - pos > 3:
-            return None
+    j = letters_end(cur, pos, 3)
+    if j is None:
+        return None
     if cur.at(j) == "$":
         j += 1
     code = cur.text[pos:j]
@@ -368,23 +377,14 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
 
 def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     """A unit right after a number ('12kg', '60km/h'); ("", i) when the letters are no unit."""
-    j = i
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - i > _LONGEST_UNIT:
-            return "", i
-    unit = cur.text[i:j]
-    if unit not in language.units:
+    j = letters_end(cur, i, _LONGEST_UNIT)
+    if j is None or cur.text[i:j] not in language.units:
         return "", i
     if cur.at(j) == "/" and _is_ascii_letter(cur.at(j + 1)):
-        k = j + 1
-        while _is_ascii_letter(cur.at(k)):
-            k += 1
-            if k - j > _LONGEST_UNIT:
-                return unit, j
-        if cur.text[j + 1:k] in language.units:
+        k = letters_end(cur, j + 1, _LONGEST_UNIT)
+        if k is not None and cur.text[j + 1:k] in language.units:
             return cur.text[i:k], k
-    return unit, j
+    return cur.text[i:j], j
 
 
 def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
