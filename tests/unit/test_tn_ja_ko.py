@@ -8,7 +8,7 @@ import random
 import pytest
 
 from voice_tts.tn import StreamingNormalizer, normalize
-from voice_tts.tn.locales import ja, ko
+from voice_tts.tn.locales import rules
 
 JA = [
     # cardinals: 一千 before a myriad, 千 alone
@@ -131,10 +131,21 @@ def test_a_decorative_tilde_is_not_a_range() -> None:
 
 
 def test_locale_modules_read_list_numbers_and_digit_runs() -> None:
+    ja, ko = rules("ja"), rules("ko")
     assert ja.cardinal(2026) == "二千二十六"
     assert ko.cardinal(2026) == "이천이십육"
     assert ja.digits("0120") == "零一二零"
     assert ko.digits("0120") == "영일이영"
+    # past 2^53, where unicode-rbnf's float would pick the 京 rule for 9999999999999999
+    assert ja.cardinal(9999999999999999) == "九千九百九十九兆九千九百九十九億九千九百九十九万九千九百九十九"
+    assert ko.cardinal(82345670123135111) == "팔경이천삼백사십오조육천칠백일억이천삼백십삼만오천백십일"
+
+
+def test_currencies_are_cldr_s_and_an_english_word_in_capitals_is_no_code() -> None:
+    assert normalize("₹500", "ko") == "오백 인도 루피"
+    assert normalize("HK$ 30", "ja") == "三十香港ドル"
+    assert normalize("CAD 2,500", "ko") == "이천오백 캐나다 달러"  # CLDR's symbol CA$: a currency of its own
+    assert normalize("TOP 10", "ko") == "TOP 십"  # the Tongan paʻanga's code, but an English word
 
 
 REPLIES = {

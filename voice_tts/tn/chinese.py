@@ -8,8 +8,6 @@ from pathlib import Path
 from voice_tts.tn import cldr
 
 _DIGITS = "零一二三四五六七八九"
-_SMALL_UNITS = ("", "十", "百", "千")
-_BIG_UNITS = ("", "万", "亿", "万亿")
 
 
 def digits(text: str) -> str:
@@ -17,43 +15,18 @@ def digits(text: str) -> str:
     return "".join(_DIGITS[int(c)] if c.isdecimal() else "点" if c == "." else "" for c in text)
 
 
-def _below_10000(n: int) -> str:
-    out, zero = "", False
-    for power in (3, 2, 1, 0):
-        d = (n // 10**power) % 10
-        if d == 0:
-            zero = bool(out)
-            continue
-        if zero:
-            out += "零"
-            zero = False
-        out += _DIGITS[d] + _SMALL_UNITS[power]
-    return out
-
-
 def cardinal(n: int) -> str:
-    """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 两万 is left to wetext; here 二万 is acceptable."""
-    if n == 0:
-        return "零"
-    if n >= 10**16:
+    """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 二万 (两万 is `cardinal_liang`'s): CLDR's, with
+    the 零 it leaves out after 亿 and 兆 where a place is skipped (一亿零五万, CLDR 一亿五万) and
+    万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
+    if n == 0 or n >= 10**16:
         return digits(str(n))
-    groups = []
-    while n:
-        groups.append(n % 10000)
-        n //= 10000
-    out, need_zero = "", False
-    for index in range(len(groups) - 1, -1, -1):
-        g = groups[index]
-        if g == 0:
-            need_zero = bool(out)
-            continue
-        if out and (need_zero or g < 1000):
-            out += "零"
-        out += _below_10000(g) + _BIG_UNITS[index]
-        need_zero = False
-    if out.startswith("一十"):
-        out = out[1:]
-    return out
+    # unicode-rbnf picks a rule by the number as a float, exact below 2^53: above, by 兆
+    parts = (n,) if n < 2**53 else (n - n % 10**12, n % 10**12)
+    spoken = "".join(cldr.spell("zh", part, "spellout-cardinal") for part in parts if part)
+    spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
+    spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
+    return spoken.replace("零十", "零一十").replace("兆", "万亿")
 
 
 def number(text: str) -> str:

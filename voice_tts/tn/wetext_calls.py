@@ -43,14 +43,14 @@ def normalize_span(text: str, lang: str) -> str | None:
 def warm_up() -> None:
     """Load the FSTs, the word list and the other readers' data (Russian morphology, CLDR units,
     libphonenumber's metadata), and run one call per language, so the first real span pays nothing."""
-    from voice_tts.tn import chinese, units
+    from voice_tts.tn import chinese, cldr, units
     from voice_tts.tn.word_list import known_words
-    from voice_tts.tn.locales import myriad, ru_morph
+    from voice_tts.tn.locales import ru_morph
 
     normalize_span("1", "en")
     normalize_span("1", "zh")
     known_words()
     ru_morph.noun("место")
     units.unit_id("km")
-    myriad.phone_groups("0312345678", "", "JP")
+    cldr.phone_groups("0312345678", "JP")
     chinese.count("$1")  # CLDR's currency symbols in Chinese

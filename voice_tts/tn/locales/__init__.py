@@ -5,7 +5,7 @@ one streaming driver. English and Chinese keep their own rules (`english`, `chin
 any language found here is read with that language's module, never with English rules.
 
 A language module provides (itself, or the `Language` it names `RULES`, for the languages read on
-the shared machinery of `european.py`):
+the shared machinery of `european.py` or `myriad.py`):
 
 - `find_span(cur, pos, ctx) -> Span | None` — the span that starts at `pos` in a turn of this
   language, decided through the Cursor exactly like the rules in `holdback` (reading a character

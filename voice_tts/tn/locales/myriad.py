@@ -1,136 +1,37 @@
 """Numbers grouped by ten thousand, and the number expressions Japanese and Korean write alike.
 
-Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조). `Numerals` reads them; `scan`
-finds a number expression through the Cursor — a sign or a root, a currency before it, digits
-with thousands commas and a decimal point, a clock time, a date or a fraction with slashes,
-digit groups joined by hyphens or dots, a telephone number, and the percent sign, degree or unit
-right after it — and hands its parts to the language module, which reads them. Both languages
-write no space between a number and its counter, so a scan waits for the character after the
-expression (a joiner, a unit, a counter may follow) and never for a word after a space.
+Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조): CLDR's cardinals. `scan` finds
+a number expression through the Cursor — a sign or a root, a currency before it, digits with
+thousands commas and a decimal point, a clock time, a date or a fraction with slashes, digit
+groups joined by hyphens or dots, a telephone number, and the percent sign, degree or unit right
+after it — and `Language` reads its parts with the words of the language's `<code>_words.json`,
+CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its
+hooks where they read otherwise. Both languages write no space between a number and its
+counter, so a scan waits for the character after the expression (a joiner, a unit, a counter
+may follow) and never for a word after a space.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
 import phonenumbers
+from babel.dates import get_day_names
+from babel.numbers import get_currency_symbol
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer, units
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
-from voice_tts.tn.context import Context
+from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.locales import locale_span, words
 
 MINUS_SIGNS = frozenset("-−－")
 TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Numerals:
-    """One language's myriad numerals."""
-
-    digits: str  # the ten digits, 0 to 9
-    small: tuple[str, str, str]  # ten, hundred, thousand
-    large: tuple[str, ...]  # "", then the names of 10^4, 10^8, 10^12, 10^16
-    one_thousand_before_large: bool  # ja 一千万 (but 千 alone); ko 천만
-    one_myriad: bool  # ja 一万; ko 만
-    point: str  # the decimal point: ja 三点六
-    root: str  # √ before a number: ja ルート三
-    fraction_of: str  # between the denominator and the numerator: ja 二分の一
-
-    def _group(self, n: int, large: bool) -> str:
-        out = ""
-        for power in (3, 2, 1, 0):
-            d = n // 10**power % 10
-            if not d:
-                continue
-            if power == 0:
-                out += self.digits[d]
-            elif d > 1 or (power == 3 and large and self.one_thousand_before_large):
-                out += self.digits[d] + self.small[power - 1]
-            else:
-                out += self.small[power - 1]
-        return out
-
-    @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive as long as the module)
-    def cardinal(self, n: int) -> str:
-        if n == 0:
-            return self.digits[0]
-        if n >= 10 ** (4 * len(self.large)):
-            return self.digit_string(str(n))
-        out, index = [], 0
-        while n:
-            group = n % 10000
-            if group:
-                if group == 1 and index == 1 and not self.one_myriad:
-                    out.append(self.large[index])
-                else:
-                    out.append(self._group(group, index > 0) + self.large[index])
-            n //= 10000
-            index += 1
-        return "".join(reversed(out))
-
-    def digit_string(self, text: str) -> str:
-        """Digit by digit: '010' -> 零一零."""
-        return "".join(self.digits[int(c)] for c in text if c.isdecimal())
-
-    def integer(self, text: str) -> str:
-        """A written integer: leading zeros ('007') are read digit by digit."""
-        text = text.replace(",", "")
-        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large):
-            return self.digit_string(text)
-        return self.cardinal(int(text))
-
-    def decimal(self, whole: str, fraction: str) -> str:
-        return self.integer(whole) + self.point + self.digit_string(fraction)
-
-    def rooted(self, root: bool) -> str:
-        """The word for √ where the number after it is under a root, else nothing."""
-        return self.root if root else ""
-
-    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
-        """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
-        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.fraction_of}"
-                f"{self.rooted(roots[0])}{self.integer(numerator)}")
-
-    def counted(self, text: str, following: str) -> str:
-        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
-        number, not digits."""
-        if len(text) == 2 and text[0] == "0" and is_han(following):
-            return self.cardinal(int(text))
-        return self.integer(text)
-
-
-def phone_groups(digits: str, country: str, region: str) -> list[str] | None:
-    """The digit groups libphonenumber gives a number valid in `region` ('01012345678' → 010,
-    1234, 5678), or None for a number it does not know as one of that region's. Without a
-    `country` code the number must start with the trunk prefix 0, as Japan and Korea write them."""
-    if not country and not digits.startswith("0"):
-        return None
-    try:
-        parsed = phonenumbers.parse(f"+{country}{digits}" if country else digits, region)
-    except phonenumbers.NumberParseException:
-        return None
-    if phonenumbers.region_code_for_number(parsed) != region or not phonenumbers.is_valid_number(parsed):
-        return None
-    return re.findall(r"\d+", phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL))
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def numbers_in(text: str, numerals: Numerals, number_word: str) -> str:
-    """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
-    '#' before a number is `number_word` after it (#3 → 三番)."""
-    if text.startswith("#"):
-        return numbers_in(text[1:].lstrip(), numerals, number_word) + number_word
-    return _NUMBER.sub(lambda m: numerals.decimal(*m.group().split(".")) if "." in m.group() else numerals.integer(
-        m.group()), text.replace("-", " "))
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,24 +55,231 @@ class Expression:
     country: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Writing:
-    """What one language writes around its numbers."""
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
-    currency_symbols: frozenset[str]
-    currency_codes: frozenset[str]  # as written: "KRW", "krw", "US$"
-    units: dict[str, str | None]  # symbol → name
-    suffixes: dict[str, str]  # '%', '°C' → their words
-    per: Callable[[str], str]  # the words for '/h' after a unit, from the symbol after the slash
-    scales: frozenset[str]
-    mixed_after_space: bool  # '1 1/2' is one mixed number (ja)
+
+class Language:
+    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
+    the spans it decides and their readings. A subclass names its `code` and overrides the hooks
+    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `hour`."""
+
+    code: str
+
+    def __init__(self) -> None:
+        self.words = table = words(self.code)
+        self.large = table["large"]  # the names of 10^4, 10^8, 10^12, 10^16: ja 万億兆京
+        self.scales = frozenset(self.large)
+        self.space = table["space"]  # between words: ko 오 퍼센트, ja 五パーセント
+        self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
+        self.units = units.names(tuple(table["units"]), self.code) | table["unit_names"]
+        symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
+        fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
+        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
+        abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
+        self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
+        self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
+
+    # --- numbers ------------------------------------------------------------------------------
+
+    def cardinal(self, n: int) -> str:
+        """CLDR's cardinal (the language's `ruleset`) without the spaces Korean writes between
+        myriads (만 일 → 만일); digit by digit from 10^20 on."""
+        if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
+            return self.digits(str(n))
+        ruleset = self.words["ruleset"]
+        if n < 2**53:
+            spoken = cldr.spell(self.code, n, ruleset)
+        else:  # unicode-rbnf picks a rule by the number as a float, exact below 2^53; CLDR stops at 10^18
+            kei, rest = divmod(n, 10**16)
+            spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
+                cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
+        spoken = spoken.replace(" ", "")
+        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone)
+            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])", r"\1一千", spoken)
+        return spoken
+
+    def digits(self, text: str) -> str:
+        """Digit by digit: '010' -> 零一零 (ja 零 where CLDR writes 〇)."""
+        zero, ruleset = self.words["zero"], self.words["ruleset"]
+        return "".join(zero if c == "0" else cldr.spell(self.code, int(c), ruleset) for c in text if c.isdecimal())
+
+    def integer(self, text: str) -> str:
+        """A written integer: leading zeros ('007') are read digit by digit."""
+        text = text.replace(",", "")
+        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4:
+            return self.digits(text)
+        return self.cardinal(int(text))
+
+    def decimal(self, whole: str, fraction: str) -> str:
+        return self.integer(whole) + self.words["point"] + self.digits(fraction)
+
+    def rooted(self, root: bool) -> str:
+        """The word for √ where the number after it is under a root, else nothing."""
+        return self.words["root"] if root else ""
+
+    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+        """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
+        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.words['fraction_of']}"
+                f"{self.rooted(roots[0])}{self.integer(numerator)}")
+
+    def counted(self, text: str, following: str) -> str:
+        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
+        number, not digits."""
+        if len(text) == 2 and text[0] == "0" and is_han(following):
+            return self.cardinal(int(text))
+        return self.integer(text)
+
+    def number(self, text: str) -> str:
+        """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
+        '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
+        if text.startswith("#"):
+            return self.number(text[1:].lstrip()) + self.words["number_sign"]
+        return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
+                           else self.integer(m.group()), text.replace("-", " "))
+
+    # --- spans and their readings -------------------------------------------------------------
+
+    def currency(self, written: str) -> str | None:
+        """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
+        that is also an English word counts in capitals where the language writes that currency
+        with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
+        code = cldr.currency_code(self.code, _nfkc(written))
+        if code == written and code.lower() not in cldr.currency_symbols(self.code):
+            return code if get_currency_symbol(code, self.code) != code else None
+        return code
+
+    def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        c = cur.at(pos)
+        if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
+            n = cur.at(pos + 1)
+            return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
+        if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
+            return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
+        found = currency_code(cur, pos, self) if _is_ascii_letter(c) else scan(cur, pos, ctx, self)
+        if found is None:
+            return self.other_span(cur, pos, ctx)
+        end, e = found
+        if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
+            if reading := self.telephone(cur.text[pos:end]):
+                return locale_span(end, reading, self.code)
+            return self.bare_integer(cur, pos, end, e.parts[0], ctx)
+        return self.expression(cur, pos, end, e, ctx)
+
+    def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """A span where no number expression starts."""
+        return None
+
+    def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
+        """An integer with nothing of its own around it (`digits`, thousands commas removed), read
+        by what follows it ('09分' 九分)."""
+        return locale_span(end, self.counted(digits, cur.at(end)), self.code)
+
+    def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
+        return locale_span(end, self.read(e), self.code)
+
+    def read(self, e: Expression) -> str:
+        sign = self.words["signs"].get(e.sign, "")
+        if e.currency:
+            return sign + self._money(e)
+        unit = self.suffix(e.suffix)
+        return sign + self._body(e) + (self.space + unit if unit else "")
 
     def suffix(self, suffix: str) -> str:
         """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
-        if not suffix or suffix in self.suffixes:
-            return self.suffixes.get(suffix, "")
+        suffixes = self.words["suffixes"]
+        if not suffix or suffix in suffixes:
+            return suffixes.get(suffix, "")
         unit, _, per = suffix.partition("/")
-        return self.units[unit] + (self.per(per) if per else "")
+        return self.units[unit] + (self.words["per"] + self.words["per_names"].get(per, self.units[per]) if per else "")
+
+    def _body(self, e: Expression) -> str:
+        p = e.parts
+        if e.kind == "integer":
+            return self.rooted(e.roots[0]) + self.integer(p[0])
+        if e.kind == "decimal":
+            return self.decimal(p[0], p[1])
+        if e.kind == "fraction":
+            return self.fraction(p[0], p[1], e.roots)
+        if e.kind == "mixed":  # '2 1/2' 二と二分の一
+            return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
+        if e.kind == "time":
+            return self.clock(p)
+        if e.kind == "date":
+            year, month, day = (int(x) for x in p)
+            return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
+        if e.kind == "range":
+            return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+        return self._groups(e)
+
+    def joined(self, whole: str) -> str:
+        """The whole of a mixed number with the word that joins its fraction, the first of the
+        language's two after a final consonant: 二と, 이와 (삼과)."""
+        return whole + self.words["and"][0 if ends_in_consonant(whole) else 1]
+
+    def clock(self, parts: tuple[str, ...]) -> str:
+        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for
+        minutes before seconds where the language reads them ('7:00:30' 七時零分三十秒)."""
+        hour, *rest = (int(p) for p in parts)
+        spoken = self.hour(hour) + self.words["clock"][0]
+        for i, value in enumerate(rest, 1):
+            if value or i < len(rest) and self.words["zero_minutes_before_seconds"]:
+                spoken += self.space + self.cardinal(value) + self.words["clock"][i]
+        return spoken
+
+    def hour(self, n: int) -> str:
+        return self.cardinal(n)
+
+    def month(self, n: int) -> str:
+        return self.words["months"].get(str(n)) or self.cardinal(n)
+
+    def telephone(self, written: str) -> str | None:
+        """A telephone number of the language's country written as one run of digits
+        ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
+        if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
+            return None
+        groups = self._home_groups(written, "")
+        return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
+
+    def _telephone_digits(self, group: str) -> str:
+        """A group of a telephone number, its zeros as the language says them there (ko 010 공일공)."""
+        return self.digits(group).replace(self.words["zero"], self.words["telephone_zero"])
+
+    def _home_groups(self, digits: str, country: str) -> tuple[str, ...] | None:
+        """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
+        1234, 5678), or None. Without a `country` code it starts with the trunk prefix 0."""
+        if country or digits.startswith("0"):
+            return cldr.phone_groups(f"+{country}{digits}" if country else digits, self.words["region"])
+        return None
+
+    def _groups(self, e: Expression) -> str:
+        """Digit groups: a telephone number, a card number, a code."""
+        home = e.country in ("", self.calling_code) and self._home_groups("".join(e.parts), e.country)
+        spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
+        if e.country:
+            return self.words["calling_code"].format(self.digits(e.country)) + spoken
+        if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts):
+            return self.words["card"] + spoken
+        return spoken
+
+    def _money(self, e: Expression) -> str:
+        code = self.currency(e.currency)
+        name = self.words["currency_names"].get(code) or cldr.currency_name(self.code, code, 2)
+        space = "" if code in self.words["attached_currencies"] else self.space
+        minor = self.words["minor_units"].get(code)
+        if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
+            whole, cents = e.parts
+            spoken = self.integer(whole) + space + name
+            return spoken + (self.space + self.cardinal(int(cents)) + self.space + minor if int(cents) else "")
+        return self._body(e) + e.scale + space + name
+
+
+def ends_in_consonant(text: str) -> bool:
+    """`text` ends in a Hangul syllable with a final consonant (삼, 원; not 오, 달러's 러)."""
+    return "\uac00" <= text[-1:] <= "\ud7a3" and (ord(text[-1]) - 0xAC00) % 28 != 0
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
 
 
 def sign_may_follow(prev: str) -> bool:
@@ -185,20 +293,29 @@ def _is_ascii_letter(c: str) -> bool:
     return c.isascii() and c.isalpha()
 
 
-def scan(cur: Cursor, pos: int, ctx: Context, writing: Writing) -> tuple[int, Expression] | None:
+def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
+    """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
+    or file type is longer, so a longer word is not waited for)."""
+    j = i
+    while _is_ascii_letter(cur.at(j)):
+        j += 1
+        if j - i > longest:
+            return None
+    return j
+
+
+def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
     """The number expression starting at `pos`, or None when none starts here."""
     c = cur.at(pos)
-    if c == "+" or c in _OPEN:
-        phone = _phone(cur, pos)
-        if phone is not None:
-            return phone
+    if (c == "+" or c in _OPEN) and (phone := _phone(cur, pos)):
+        return phone
     sign, currency, i = "", "", pos
     if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
         n = cur.at(pos + 1)
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
-    elif c in writing.currency_symbols:
+    elif c in language.currency_symbols:
         i = pos + 1 + (cur.at(pos + 1) == " ")
         if not is_digit(cur.at(i)):
             return None
@@ -208,39 +325,37 @@ def scan(cur: Cursor, pos: int, ctx: Context, writing: Writing) -> tuple[int, Ex
             return None
     elif not is_digit(c):
         return None
-    return amount(cur, i, writing, sign=sign, currency=currency)
+    return amount(cur, i, language, sign=sign, currency=currency)
 
 
-def currency_code(cur: Cursor, pos: int, writing: Writing) -> tuple[int, Expression] | None:
+def currency_code(cur: Cursor, pos: int, language: Language) -> tuple[int, Expression] | None:
     """'KRW 30,000', 'US$ 1,234', 'krw 5000': a currency code, a space at most, then an amount."""
-    j = pos
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - pos > 3:
-            return None
+    j = letters_end(cur, pos, 3)
+    if j is None:
+        return None
     if cur.at(j) == "$":
         j += 1
     code = cur.text[pos:j]
-    if code not in writing.currency_codes:
+    if not language.currency(code):
         return None
     i = j + (cur.at(j) == " ")
     if not is_digit(cur.at(i)):
         return None
-    return amount(cur, i, writing, currency=code)
+    return amount(cur, i, language, currency=code)
 
 
-def amount(cur: Cursor, i: int, writing: Writing, sign: str = "", currency: str = "") -> tuple[int, Expression]:
+def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: str = "") -> tuple[int, Expression]:
     """The expression whose digits (or root) start at `i`, with what follows it."""
     end, kind, parts, roots = _body(cur, i)
     scale = ""
     suffix = ""
     try:
-        if writing.mixed_after_space and kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
+        if kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
             if second == "fraction":
                 end, kind, parts, roots = after, "mixed", (parts[0], *fraction), second_roots
         c = cur.at(end)
-        if currency and c in writing.scales:
+        if currency and c in language.scales:
             scale, end = c, end + 1
         elif c in ("%", "％"):
             suffix, end = "%", end + 1
@@ -250,9 +365,9 @@ def amount(cur: Cursor, i: int, writing: Writing, sign: str = "", currency: str 
             unit = cur.at(end + 1)
             suffix, end = ("°" + unit, end + 2) if unit in ("C", "F") else ("°", end + 1)
         elif _is_ascii_letter(c) and not currency:
-            suffix, end = _unit(cur, end, writing)
+            suffix, end = _unit(cur, end, language)
         elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
-            unit, after = _unit(cur, end + 1, writing)
+            unit, after = _unit(cur, end + 1, language)
             if unit:
                 suffix, end = unit, after
     except TooLong:
@@ -260,25 +375,16 @@ def amount(cur: Cursor, i: int, writing: Writing, sign: str = "", currency: str 
     return end, Expression(kind, parts, sign, roots, currency, scale, suffix)
 
 
-def _unit(cur: Cursor, i: int, writing: Writing) -> tuple[str, int]:
+def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     """A unit right after a number ('12kg', '60km/h'); ("", i) when the letters are no unit."""
-    j = i
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - i > _LONGEST_UNIT:
-            return "", i
-    unit = cur.text[i:j]
-    if unit not in writing.units:
+    j = letters_end(cur, i, _LONGEST_UNIT)
+    if j is None or cur.text[i:j] not in language.units:
         return "", i
     if cur.at(j) == "/" and _is_ascii_letter(cur.at(j + 1)):
-        k = j + 1
-        while _is_ascii_letter(cur.at(k)):
-            k += 1
-            if k - j > _LONGEST_UNIT:
-                return unit, j
-        if cur.text[j + 1:k] in writing.units:
+        k = letters_end(cur, j + 1, _LONGEST_UNIT)
+        if k is not None and cur.text[j + 1:k] in language.units:
             return cur.text[i:k], k
-    return unit, j
+    return cur.text[i:j], j
 
 
 def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
@@ -417,9 +523,8 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
 
 
 def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in brackets after a date, and their reading."""
-    if cur.at(pos) not in _OPEN:
-        return None
+    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and
+    their reading."""
     words, i = [], pos + 1
     while True:
         day = cur.at(i)
@@ -433,10 +538,3 @@ def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str
             return None
         words.append(joiners[c])
         i += 2
-
-
-def tilde_range(cur: Cursor, pos: int) -> bool:
-    """A tilde between two things ('3〜5日', '10月中旬〜11月上旬') reads 'from … to'; one before
-    a space or the end is decoration."""
-    n = cur.at(pos + 1)
-    return bool(n) and not n.isspace() and (n.isalnum() or is_digit(n))
