@@ -96,6 +96,28 @@ READINGS = {
         "It was thirty eight degrees Celsius, then thirty eight degrees Celsius, then minus five degrees Celsius "
         "and ninety eight point six degrees Fahrenheit."
     ),
+    # street addresses: the house number in pairs, directions, types and states in full
+    "Ship to 4521 W 3rd Ave, Los Angeles, CA 90005 or 19 Oak Blvd.":
+        "Ship to forty five twenty one West third Avenue, Los Angeles, California nine zero zero zero five or "
+        "nineteen Oak Boulevard.",
+    "Our store at 905 Lake Rd, Dover, DE is open; 311 S Main st. has moved.":
+        "Our store at nine zero five Lake Road, Dover, Delaware is open; three eleven South Main Street has moved.",
+    "Meet at 12 Park Pl. Then at 2005 Grand Pkwy, Austin, then home.":
+        "Meet at twelve Park Place. Then at two thousand five Grand Parkway, Austin, then home.",
+    "I bought 3 Apples and 2 Pears at 5 Main St.": "I bought three Apples and two Pears at five Main Street.",
+    # years before an era, decades split by a tokenizer, model numbers
+    "Rome fell in 476 A.D. and Caesar died in 44 BC; in the 1970 s the A320neo and B737 flew.":
+        "Rome fell in four seventy six A D and Caesar died in forty four B C; in the nineteen seventies the "
+        "A three twenty neo and B seven thirty seven flew.",
+    # an abbreviated weekday before a date or time
+    "Book it for Tu (10:30), Thurs. 9am or Sat 5 pm; Sun is fine.":
+        "Book it for Tuesday (ten thirty), Thursday nine AM or Saturday five PM; Sun is fine.",
+    # ordinals: a suffix that does not fit the number is read as written
+    "the 1st, 22nd, 1,000th and 9,000,000th, not the 21th or 4rd": (
+        "the first, twenty second, one thousandth and nine millionth, not the twenty one th or four rd"
+    ),
+    # a hash between words is said; a hashtag's is not
+    "Tag x#y and #news": "Tag x hash y and news",
 }
 
 ZH_READINGS = {

@@ -15,8 +15,7 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "%": "percent", "$": "dollar", "≥": "greater than or equal to",
-           "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
+    "en": english.SYMBOLS,
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
@@ -31,7 +30,7 @@ _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
 _RATE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+/[A-Za-z]+)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
-_ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
+_ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(
     ("kg", "g", "mg", "km", "m", "cm", "mm", "nm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
@@ -50,7 +49,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return word(raw, ctx, span.lang)
     if kind == "punct":
         if raw in SEPARATING_PUNCT:
-            return ""
+            return span.info
         if ctx.locale is not None:
             return ctx.locale.SYMBOLS.get(raw, raw)
         return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
@@ -171,7 +170,7 @@ def _number_en(text: str, currency_code: str) -> str:
         if reading:
             return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.iso_date, english.clock, english.measure, english.per_unit,
+                 english.percent, english.iso_date, english.era_year, english.clock, english.measure, english.per_unit,
                  english.local_phone, english.number_range, english.dashed_range):
         reading = rule(text)
         if reading:
@@ -193,7 +192,7 @@ def _number_en(text: str, currency_code: str) -> str:
         if reading:
             return reading
     if _ORDINAL_SUFFIX.fullmatch(text):
-        return english.ordinal(int(text[:-2]))
+        return english.suffixed_ordinal(text)
     if any(c.isalpha() for c in text) and " " not in text:
         return english.identifier(text)
     return _checked(normalize_span(text, "en")) or english.identifier(text)
