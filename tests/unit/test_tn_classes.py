@@ -41,7 +41,7 @@ READINGS = {
         "Rooms cost one hundred fifty dollars and twenty five cents to two hundred fifty dollars and sixty seven cents a night.",
     # addresses with a path, words joined by a slash, a lone at sign
     "Mail sdf@gmail.com/123-sm or see ourdailynews.com/12-sm.":
-        "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash twelve dash sm.",
+        "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash one two dash sm.",
     "Go to www.nvidia.com now.": "Go to w w w dot nvidia dot com now.",
     "Write to a-1.b3_c&-d@gma4i-l.com today.":
         "Write to a dash one dot b three underscore c ampersand dash d at gma four i dash l dot com today.",

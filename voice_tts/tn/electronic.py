@@ -55,10 +55,8 @@ def speak(address: str, lang: str) -> str:
         if piece.isdecimal():
             if locale is not None:
                 words.append(locale.cardinal(int(piece)) if len(piece) <= 2 else locale.digits(piece))
-            elif lang == "zh":
-                words.append(chinese.digits(piece))
-            else:
-                words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))
+            else:  # spelled out for exactness, every digit: 'doe12' doe one two
+                words.append((chinese.digits if lang == "zh" else english.digits)(piece))
         elif piece.isalnum():
             words.append("w w w" if lang == "en" and piece.lower() == "www" else piece)  # spelled, as said
         elif piece in symbols:
