@@ -29,7 +29,8 @@ READINGS = {
     "It shipped on 25 jul 2012 and again on 25th july 2013.":
         "It shipped on the twenty fifth of july twenty twelve and again on the twenty fifth of july twenty thirteen.",
     "Due 25 sept. at noon": "Due the twenty fifth of september at noon",
-    "Dated 01/07/98 and 15.01.2020.": "Dated the seventh of january ninety eight and the fifteenth of january twenty twenty.",
+    "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
+        "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
     # decades
     "Music of the 1960s-1980s, mostly mid-80s.": "Music of the nineteen sixties to nineteen eighties, mostly mid eighties.",

@@ -407,13 +407,15 @@ def _short_year(text: str) -> str:
 
 
 def numeric_date(text: str) -> str | None:
-    """'01/07/98' the seventh of january ninety eight (month first, as in the US, unless the first
-    part cannot be a month: '25/12/2020'); '15.01.2020' the fifteenth of january twenty twenty (day
-    first, as where dots are written)."""
+    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
+    eight (month first, as in the US), '25/12/2020' the twenty fifth of december twenty twenty (the
+    first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
+    as where dots are written)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
-        if month > 12:
-            month, day = day, month
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
+        month, day = day, month
     elif m := _DOTTED_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))
     else:
