@@ -117,6 +117,10 @@ READINGS = {
     "the 1st, 22nd, 1,000th and 9,000,000th, not the 21th or 4rd": (
         "the first, twenty second, one thousandth and nine millionth, not the twenty one th or four rd"
     ),
+    # times with seconds, each unit agreeing with its number; units of data rates and weights
+    "Laps of 21:51:31 and 1:01:01, sent at 18:00:00Z over 3 mbps with 12KG.":
+        "Laps of twenty one hours fifty one minutes and thirty one seconds and one hour one minute and one second, "
+        "sent at eighteen hours zero minutes and zero seconds Z over three megabits per second with twelve kilograms.",
     # a hash between words is said; a hashtag's is not
     "Tag x#y and #news": "Tag x hash y and news",
 }

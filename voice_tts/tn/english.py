@@ -65,13 +65,7 @@ def year(n: int) -> str:
 
 def plural(words: str) -> str:
     head, _, last = words.rpartition(" ")
-    if last in _PLURAL_WORDS:
-        last = _PLURAL_WORDS[last]
-    elif last.endswith("y"):
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
+    return f"{head} {_PLURAL_WORDS.get(last) or (last[:-1] + 'ies' if last.endswith('y') else last + 's')}".lstrip()
 
 
 def integer(text: str) -> str:
@@ -484,6 +478,17 @@ def clock(text: str) -> str | None:
     elif not minutes:
         words.append("o'clock")
     return " ".join(words)
+
+
+_WITH_SECONDS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)")
+
+
+def clock_seconds(text: str) -> str | None:
+    """'21:51:31' twenty one hours fifty one minutes and thirty one seconds; '18:00:00Z' ... Z."""
+    if (m := _WITH_SECONDS.fullmatch(text)) is None:
+        return None
+    h, mi, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), ("hour", "minute", "second")))
+    return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
 def _unit_plural(name: str) -> str:
