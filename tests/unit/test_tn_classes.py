@@ -121,6 +121,16 @@ READINGS = {
     "Laps of 21:51:31 and 1:01:01, sent at 18:00:00Z over 3 mbps with 12KG.":
         "Laps of twenty one hours fifty one minutes and thirty one seconds and one hour one minute and one second, "
         "sent at eighteen hours zero minutes and zero seconds Z over three megabits per second with twelve kilograms.",
+    # money: zeros after the cents unsaid, one decimal as tens of cents, a country's dollar
+    "It was $20.500, then $20.5, then US$76.3 trillion and HK$500.": (
+        "It was twenty dollars and fifty cents, then twenty dollars and fifty cents, then seventy six point three "
+        "trillion US dollars and five hundred Hong Kong dollars."
+    ),
+    # a month and day joined by dashes; a fraction with an ordinal suffix
+    "Due Jan-15-2020, then Feb-3. Use 1/4th or 2/4th.": (
+        "Due january fifteenth twenty twenty, then february third. Use one quarter or two quarters."
+    ),
+    "Pay by Jan-15": "Pay by January fifteenth",
     # a hash between words is said; a hashtag's is not
     "Tag x#y and #news": "Tag x hash y and news",
 }

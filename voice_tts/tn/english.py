@@ -101,7 +101,7 @@ def plain_number(text: str) -> str:
 
 # symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
 _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
-CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code.isalpha())
+CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
 _MONEY = re.compile(
@@ -137,9 +137,9 @@ def money(text: str, currency: str | None = None) -> str | None:
     if scales:
         return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
     whole, _, frac = amount.partition(".")
-    if not frac.strip("0"):  # '$2.000', '$5.' two dollars
-        frac = ""
-    elif len(frac) == 1 and not whole.strip("0") and sub_one is not None:  # '$0.5' fifty cents
+    if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
+        frac = frac[:2] if frac.strip("0") else ""
+    if len(frac) == 1 and sub_one is not None:  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
         frac += "0"
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
@@ -332,6 +332,7 @@ SYMBOLS = _DATA["symbols"]
 
 _MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
 _MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)}
+_SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
@@ -363,17 +364,14 @@ _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
     m = _RANGE.fullmatch(text)
-    if m is None or any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
-        return None
-    return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
+    if m and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
+        return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
+    return None
 
 
 def percent(text: str) -> str | None:
     m = _PERCENT.fullmatch(text)
-    if m is None:
-        return None
-    sign = {"-": "negative ", "+": "plus "}.get(m.group("sign"), "")
-    return f"{sign}{number(m.group('num').replace(',', ''))} percent"
+    return m and f"{_SIGN_WORDS[m.group('sign')]}{number(m.group('num').replace(',', ''))} percent"
 
 
 def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str | None:
@@ -395,9 +393,7 @@ _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
 def _short_year(text: str) -> str:
     """A year as written: '98' ninety eight, '05' oh five, '2012' twenty twelve."""
-    if len(text) == 2 and text[0] == "0":
-        return "oh " + cardinal(int(text[1]))
-    return year(int(text))
+    return "oh " + cardinal(int(text[1])) if len(text) == 2 and text[0] == "0" else year(int(text))
 
 
 def numeric_date(text: str) -> str | None:
@@ -454,6 +450,13 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     return f"{spoken}{',' if m.group('comma') else ''} {year(int(m.group('year')))}"
 
 
+def dashed_date(text: str) -> str | None:
+    """'Jan-15-2020' January fifteenth twenty twenty: the month starts as written, as a stream
+    that committed 'Jan' before its dash said it."""
+    reading = text[:1].isalpha() and "-" in text and written_date(text.replace("-", " "))
+    return reading and text[:3] + reading[3:] or None
+
+
 def clock(text: str) -> str | None:
     """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
     24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
@@ -480,14 +483,14 @@ def clock(text: str) -> str | None:
     return " ".join(words)
 
 
-_WITH_SECONDS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)")
+_WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")
 
 
 def clock_seconds(text: str) -> str | None:
     """'21:51:31' twenty one hours fifty one minutes and thirty one seconds; '18:00:00Z' ... Z."""
     if (m := _WITH_SECONDS.fullmatch(text)) is None:
         return None
-    h, mi, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), ("hour", "minute", "second")))
+    h, mi, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS))
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
@@ -511,9 +514,7 @@ _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
     m = _PER_UNIT.fullmatch(text)
-    if m is None or m.group("unit") not in UNITS:
-        return None
-    return f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
+    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -547,13 +548,10 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
     degrees Celsius'."""
-    m = _MEASURE.fullmatch(text)
-    if m is None or m.group("unit") not in UNITS:
+    if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
-    amount = m.group("num").replace(",", "")
-    name = UNITS[m.group("unit")]
-    sign = "minus " if m.group("sign") else ""
-    return f"{sign}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+    amount, name = m.group("num").replace(",", ""), UNITS[m.group("unit")]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
@@ -620,9 +618,7 @@ STREET_TYPES, DIRECTIONS = _DATA["street_types"], _DATA["directions"]
 def house_number(text: str) -> str:
     """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
     twenty three; with a zero in the middle or five digits, digit by digit: '708' seven zero eight."""
-    if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0":
-        return digits(text)
-    return year(int(text))
+    return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" else year(int(text))
 
 
 def street_word(token: str, first: bool) -> str | None:

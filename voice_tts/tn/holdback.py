@@ -535,10 +535,11 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
-    if word in english.CURRENCY_CODES:
-        j = lexer.spaces(cur, end)
-        if j > end and is_digit(cur.at(j)):
-            return _number(cur, pos, j, ctx, currency_code=word)
+    code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
+    if code in english.CURRENCY_CODES:
+        j = lexer.spaces(cur, pos + len(code))
+        if (j > end or code != word) and is_digit(cur.at(j)):
+            return _number(cur, pos, j, ctx, currency_code=code)
     return Span(end, "word")
 
 

@@ -30,6 +30,7 @@ _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
 _RATE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+/[A-Za-z]+)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
+_SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(
@@ -170,11 +171,14 @@ def _number_en(text: str, currency_code: str) -> str:
         if reading:
             return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.iso_date, english.era_year, english.clock_seconds, english.clock, english.measure, english.per_unit,
-                 english.local_phone, english.number_range, english.dashed_range):
+                 english.percent, english.iso_date, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
+                 english.dashed_range):
         reading = rule(text)
         if reading:
             return reading
+    if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
+        return _number_en(m.group(1), "")
     ratio = _RATIO.fullmatch(text)
     if ratio and int(ratio.group(1)) >= int(ratio.group(2)):  # 24/7, 50/50: not a fraction
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
