@@ -131,6 +131,11 @@ READINGS = {
         "Due january fifteenth twenty twenty, then february third. Use one quarter or two quarters."
     ),
     "Pay by Jan-15": "Pay by January fifteenth",
+    # a time written with a dot before am/pm (a decimal stays one); a star between digits
+    "Lunch at 1.59 p.m., 2.5 hours, and 2*8 = 16.": "Lunch at one fifty nine PM, two point five hours, and two times eight equals sixteen.",
+    # regnal numbers after the names of monarchs and popes
+    "Pope Innocent III crowned Otto IV; Catherine II and Francis I.":
+        "Pope Innocent the third crowned Otto the fourth; Catherine the second and Francis the first.",
     # a hash between words is said; a hashtag's is not
     "Tag x#y and #news": "Tag x hash y and news",
 }

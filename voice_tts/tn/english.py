@@ -352,7 +352,7 @@ def month_name(word: str) -> str | None:
     key = word[:1].upper() + word[1:].lower()
     return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
-    r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
+    r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
 _MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>\S+)")
@@ -444,10 +444,8 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     day = int(m.group("d"))
     if not 1 <= day <= 31:
         return None
-    spoken = f"{month} {ordinal(day)}"
-    if m.group("year") is None:
-        return spoken
-    return f"{spoken}{',' if m.group('comma') else ''} {year(int(m.group('year')))}"
+    said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
+    return f"{month} {ordinal(day)}{said_year or ''}"
 
 
 def dashed_date(text: str) -> str | None:
@@ -473,14 +471,8 @@ def clock(text: str) -> str | None:
     if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
         period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
         hour = hour - 12 if hour > 12 else 12
-    words = [cardinal(hour)]
-    if minutes:
-        words.append(("oh " + cardinal(minutes)) if minutes < 10 else cardinal(minutes))
-    if period:
-        words.append(period + "M")
-    elif not minutes:
-        words.append("o'clock")
-    return " ".join(words)
+    said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
+    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or not minutes and "o'clock") if w)
 
 
 _WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")

@@ -57,6 +57,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         span = ctx.locale.find_span(cur, pos, ctx)
         if span is not None:
             return span
+    if c == "*" and is_digit(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and ctx.locale is None:
+        return Span(pos + 1, "punct", "en", info="times")  # '2*8' two times eight
     if c in "*_~`":
         end = pos
         while cur.at(end) == c:
@@ -411,9 +413,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     text = cur.text[body:end]
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
-    hours = text.split(":")[0]
     money = body > 0 and lexer.is_currency(cur.text[body - 1])
-    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(hours or 99) <= 12
+    clock_like = numeric and (hour := re.fullmatch(r"(\d{1,2})(?:[:.]\d\d)?", text)) and int(hour[1]) <= 12  # '1.59 p.m.'
     try:
         while True:
             if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
