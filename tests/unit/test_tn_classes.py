@@ -133,6 +133,10 @@ READINGS = {
     "Pay by Jan-15": "Pay by January fifteenth",
     # a time written with a dot before am/pm (a decimal stays one); a star between digits
     "Lunch at 1.59 p.m., 2.5 hours, and 2*8 = 16.": "Lunch at one fifty nine PM, two point five hours, and two times eight equals sixteen.",
+    # abbreviations written without their period, also in lower case
+    "See vol 59 by mr Davis Jr of Acme ltd, Warner Bros and so on etc": (
+        "See volume fifty nine by mister Davis Junior of Acme limited, Warner Brothers and so on etcetera"
+    ),
     # regnal numbers after the names of monarchs and popes
     "Pope Innocent III crowned Otto IV; Catherine II and Francis I.":
         "Pope Innocent the third crowned Otto the fourth; Catherine the second and Francis the first.",
