@@ -57,8 +57,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         span = ctx.locale.find_span(cur, pos, ctx)
         if span is not None:
             return span
-    if c == "*" and is_digit(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and ctx.locale is None:
-        return Span(pos + 1, "punct", "en", info="times")  # '2*8' two times eight
+    if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
+        prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
+        if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
+            return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
     if c in "*_~`":
         end = pos
         while cur.at(end) == c:
@@ -85,8 +87,6 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         n = cur.at(pos + 1)
         if is_digit(n):
             return _number(cur, pos, pos + 1, ctx)
-        if is_letter(n) and ctx.locale is None and not ctx.sent_han and is_alnum(ctx.char_before(cur.text, pos)):
-            return Span(pos + 1, "punct", "en", info="hash")  # 'dfsd#sfgsfd': inside a word it is said
         if is_letter(n):  # a hashtag's sign
             return Span(pos + 1, "md")
         if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
