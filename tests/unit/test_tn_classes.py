@@ -140,6 +140,8 @@ READINGS = {
     # regnal numbers after the names of monarchs and popes
     "Pope Innocent III crowned Otto IV; Catherine II and Francis I.":
         "Pope Innocent the third crowned Otto the fourth; Catherine the second and Francis the first.",
+    # a self-closing tag parts the words around it; a formatting tag does not
+    "Say go<noise/>home, <b>un</b>believable.": "Say go home, unbelievable.",
     # a hash between words is said; a hashtag's is not
     "Tag x#y and #news": "Tag x hash y and news",
 }

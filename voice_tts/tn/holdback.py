@@ -286,8 +286,8 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
     i = pos + 1
     while i - pos < _TAG_CAP:
         c = cur.at(i)
-        if c == ">":
-            return Span(i + 1, "md")
+        if c == ">":  # a self-closing tag parts the words around it: 'go<noise/>home' go home
+            return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
         if c not in _TAG_CHARS:
             break
         i += 1
