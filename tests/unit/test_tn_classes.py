@@ -105,7 +105,8 @@ READINGS = {
         "Our store at nine zero five Lake Road, Dover, Delaware is open; three eleven South Main Street has moved.",
     "Meet at 12 Park Pl. Then at 2005 Grand Pkwy, Austin, then home.":
         "Meet at twelve Park Place. Then at two thousand five Grand Parkway, Austin, then home.",
-    "I bought 3 Apples and 2 Pears at 5 Main St.": "I bought three Apples and two Pears at five Main Street.",
+    "I bought 3 Apples and 2 Pears at 5 Main St. and 100 Oak Ave.":
+        "I bought three Apples and two Pears at five Main Street and one hundred Oak Avenue.",
     # years before an era, decades split by a tokenizer, model numbers
     "Rome fell in 476 A.D. and Caesar died in 44 BC; in the 1970 s the A320neo and B737 flew.":
         "Rome fell in four seventy six A D and Caesar died in forty four B C; in the nineteen seventies the "

@@ -609,8 +609,11 @@ STREET_TYPES, DIRECTIONS = _DATA["street_types"], _DATA["directions"]
 
 def house_number(text: str) -> str:
     """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
-    twenty three; with a zero in the middle or five digits, digit by digit: '708' seven zero eight."""
-    return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" else year(int(text))
+    twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
+    seven zero eight."""
+    if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2]:
+        return digits(text)
+    return year(int(text))
 
 
 def street_word(token: str, first: bool) -> str | None:
