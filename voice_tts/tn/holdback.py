@@ -471,20 +471,14 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
 
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:
     """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
-    j = lexer.spaces(cur, end)
-    if j == end or cur.at(j) not in ("-", "–"):
+    dash, k = _next_token(cur, end)
+    if dash not in ("-", "–") or not is_space(cur.at(k)):
         return None
-    k = lexer.spaces(cur, j + 1)
-    if k == j + 1 or not is_digit(cur.at(k)):
+    time, m = _next_token(cur, k)
+    period, q = _next_token(cur, m)
+    if period not in english.AM_PM or not english.clock(f"{time} {period}"):
         return None
-    m = lexer.chunk(cur, k)
-    p = lexer.spaces(cur, m)
-    if not is_letter(cur.at(p)):
-        return None
-    q = lexer.chunk(cur, p)
-    if cur.text[p:q] not in english.AM_PM or not english.clock(f"{cur.text[k:m]} {cur.text[p:q]}"):
-        return None
-    return q + 1 if "." in cur.text[p:q] and cur.at(q) == "." else q
+    return q + 1 if "." in period and cur.at(q) == "." else q
 
 
 # --- words ------------------------------------------------------------------------------------
