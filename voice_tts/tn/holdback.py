@@ -573,11 +573,7 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 def _next_token_start(cur: Cursor, i: int) -> str:
     """First character of the next token, once that token is closed ("" at the end or too far)."""
     try:
-        j = lexer.spaces(cur, i)
-        c = cur.at(j)
-        if is_alnum(c):
-            lexer.chunk(cur, j)
-        return c
+        return _next_token(cur, i)[0][:1]
     except TooLong:
         return ""
 
