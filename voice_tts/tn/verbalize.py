@@ -162,20 +162,16 @@ def _number_en(text: str, currency_code: str) -> str:
         return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
-    if currency_code:
-        reading = english.money(text[len(currency_code):].strip(), currency=currency_code)
-        if reading:
-            return reading
-    if is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])):
-        reading = english.money(text)
-        if reading:
-            return reading
+    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
+        return reading
+    if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
+            reading := english.money(text)):
+        return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.iso_date, english.dashed_date, english.era_year, english.clock_seconds,
                  english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
                  english.dashed_range):
-        reading = rule(text)
-        if reading:
+        if reading := rule(text):
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
         return _number_en(m.group(1), "")
@@ -186,15 +182,13 @@ def _number_en(text: str, currency_code: str) -> str:
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
         return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
-    m = _SCALED.fullmatch(text)
-    if m:
+    if m := _SCALED.fullmatch(text):
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     m = _UNIT_SUFFIX.fullmatch(text)
     known_unit = m is not None and m.group("unit") in english.UNITS
-    if _CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text):
-        reading = _checked(normalize_span(text, "en"))
-        if reading:
-            return reading
+    if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
+            reading := _checked(normalize_span(text, "en"))):
+        return reading
     if _ORDINAL_SUFFIX.fullmatch(text):
         return english.suffixed_ordinal(text)
     if any(c.isalpha() for c in text) and " " not in text:
