@@ -405,6 +405,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
+_CLOCK_START = re.compile(r"(\d{1,2})(?:[:.]\d\d)?")  # '10:30', '1.59' before 'p.m.', '5' before 'pm'
 
 
 def _en_window(cur: Cursor, body: int, end: int) -> int:
@@ -414,7 +415,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
     money = body > 0 and lexer.is_currency(cur.text[body - 1])
-    clock_like = numeric and (hour := re.fullmatch(r"(\d{1,2})(?:[:.]\d\d)?", text)) and int(hour[1]) <= 12  # '1.59 p.m.'
+    clock_like = numeric and (hour := _CLOCK_START.fullmatch(text)) and int(hour[1]) <= 12
     try:
         while True:
             if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
