@@ -29,7 +29,8 @@ READINGS = {
     "It shipped on 25 jul 2012 and again on 25th july 2013.":
         "It shipped on the twenty fifth of july twenty twelve and again on the twenty fifth of july twenty thirteen.",
     "Due 25 sept. at noon": "Due the twenty fifth of september at noon",
-    "Dated 01/07/98 and 15.01.2020.": "Dated the seventh of january ninety eight and the fifteenth of january twenty twenty.",
+    "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
+        "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
     # decades
     "Music of the 1960s-1980s, mostly mid-80s.": "Music of the nineteen sixties to nineteen eighties, mostly mid eighties.",
@@ -41,7 +42,7 @@ READINGS = {
         "Rooms cost one hundred fifty dollars and twenty five cents to two hundred fifty dollars and sixty seven cents a night.",
     # addresses with a path, words joined by a slash, a lone at sign
     "Mail sdf@gmail.com/123-sm or see ourdailynews.com/12-sm.":
-        "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash twelve dash sm.",
+        "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash one two dash sm.",
     "Go to www.nvidia.com now.": "Go to w w w dot nvidia dot com now.",
     "Write to a-1.b3_c&-d@gma4i-l.com today.":
         "Write to a dash one dot b three underscore c ampersand dash d at gma four i dash l dot com today.",
@@ -96,6 +97,54 @@ READINGS = {
         "It was thirty eight degrees Celsius, then thirty eight degrees Celsius, then minus five degrees Celsius "
         "and ninety eight point six degrees Fahrenheit."
     ),
+    # street addresses: the house number in pairs, directions, types and states in full
+    "Ship to 4521 W 3rd Ave, Los Angeles, CA 90005 or 19 Oak Blvd.":
+        "Ship to forty five twenty one West third Avenue, Los Angeles, California nine zero zero zero five or "
+        "nineteen Oak Boulevard.",
+    "Our store at 905 Lake Rd, Dover, DE is open; 311 S Main st. has moved.":
+        "Our store at nine zero five Lake Road, Dover, Delaware is open; three eleven South Main Street has moved.",
+    "Meet at 12 Park Pl. Then at 2005 Grand Pkwy, Austin, then home.":
+        "Meet at twelve Park Place. Then at two thousand five Grand Parkway, Austin, then home.",
+    "I bought 3 Apples and 2 Pears at 5 Main St. and 100 Oak Ave.":
+        "I bought three Apples and two Pears at five Main Street and one hundred Oak Avenue.",
+    # years before an era, decades split by a tokenizer, model numbers
+    "Rome fell in 476 A.D. and Caesar died in 44 BC; in the 1970 s the A320neo and B737 flew.":
+        "Rome fell in four seventy six A D and Caesar died in forty four B C; in the nineteen seventies the "
+        "A three twenty neo and B seven thirty seven flew.",
+    # an abbreviated weekday before a date or time
+    "Book it for Tu (10:30), Thurs. 9am or Sat 5 pm; Sun is fine.":
+        "Book it for Tuesday (ten thirty), Thursday nine AM or Saturday five PM; Sun is fine.",
+    # ordinals: a suffix that does not fit the number is read as written
+    "the 1st, 22nd, 1,000th and 9,000,000th, not the 21th or 4rd": (
+        "the first, twenty second, one thousandth and nine millionth, not the twenty one th or four rd"
+    ),
+    # times with seconds, each unit agreeing with its number; units of data rates and weights
+    "Laps of 21:51:31 and 1:01:01, sent at 18:00:00Z over 3 mbps with 12KG.":
+        "Laps of twenty one hours fifty one minutes and thirty one seconds and one hour one minute and one second, "
+        "sent at eighteen hours zero minutes and zero seconds Z over three megabits per second with twelve kilograms.",
+    # money: zeros after the cents unsaid, one decimal as tens of cents, a country's dollar
+    "It was $20.500, then $20.5, then US$76.3 trillion and HK$500.": (
+        "It was twenty dollars and fifty cents, then twenty dollars and fifty cents, then seventy six point three "
+        "trillion US dollars and five hundred Hong Kong dollars."
+    ),
+    # a month and day joined by dashes; a fraction with an ordinal suffix
+    "Due Jan-15-2020, then Feb-3. Use 1/4th or 2/4th.": (
+        "Due january fifteenth twenty twenty, then february third. Use one quarter or two quarters."
+    ),
+    "Pay by Jan-15": "Pay by January fifteenth",
+    # a time written with a dot before am/pm (a decimal stays one); a star between digits
+    "Lunch at 1.59 p.m., 2.5 hours, and 2*8 = 16.": "Lunch at one fifty nine PM, two point five hours, and two times eight equals sixteen.",
+    # abbreviations written without their period, also in lower case
+    "See vol 59 by mr Davis Jr of Acme ltd, Warner Bros and so on etc": (
+        "See volume fifty nine by mister Davis Junior of Acme limited, Warner Brothers and so on etcetera"
+    ),
+    # regnal numbers after the names of monarchs and popes
+    "Pope Innocent III crowned Otto IV; Catherine II and Francis I.":
+        "Pope Innocent the third crowned Otto the fourth; Catherine the second and Francis the first.",
+    # a self-closing tag parts the words around it; a formatting tag does not
+    "Say go<noise/>home, <b>un</b>believable.": "Say go home, unbelievable.",
+    # a hash between words is said; a hashtag's is not
+    "Tag x#y and #news": "Tag x hash y and news",
 }
 
 ZH_READINGS = {

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
+from importlib import resources
 
 from voice_tts.tn import chinese, english, locales
 
 SCHEMES = ("https://", "http://", "www.")
 # A URL longer than this speaks its host only (§3.9).
 HOST_ONLY_AFTER = 64
-TLDS = frozenset((
-    "com", "org", "net", "io", "ai", "dev", "app", "edu", "gov", "cn", "uk", "de", "jp", "fr", "co",
-    "us", "info", "xyz", "tv", "ly", "sh", "tech", "cloud", "site", "online", "club", "biz", "ca",
-    "au", "in", "ru", "eu", "nl", "ch", "hk", "tw", "kr", "sg", "gg",
-))
-_SYMBOLS = {
-    "en": {".": "dot", "/": "slash", "@": "at", "?": "question mark", "=": "equals", "&": "ampersand",
-           "-": "dash", "_": "underscore", ":": "colon", "#": "hash", "%": "percent", "~": "tilde",
-           "+": "plus"},
-    "zh": {".": "点", "/": "斜杠", "@": "艾特", "?": "问号", "=": "等于", "&": "和", "-": "杠",
-           "_": "下划线", ":": "冒号", "#": "井号", "%": "百分号", "~": "波浪号", "+": "加"},
-}
+# Top-level domains that make a word an address, and the symbols of an address read aloud (electronic.json).
+_DATA = json.loads(resources.files("voice_tts.tn").joinpath("electronic.json").read_text(encoding="utf-8"))
+TLDS, _SYMBOLS = frozenset(_DATA["tlds"]), _DATA["symbols"]
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
 _PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'
 _DOMAIN = re.compile(r"(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)" + _PATH)
@@ -62,10 +55,8 @@ def speak(address: str, lang: str) -> str:
         if piece.isdecimal():
             if locale is not None:
                 words.append(locale.cardinal(int(piece)) if len(piece) <= 2 else locale.digits(piece))
-            elif lang == "zh":
-                words.append(chinese.digits(piece))
-            else:
-                words.append(english.cardinal(int(piece)) if len(piece) <= 2 else english.digits(piece))
+            else:  # spelled out for exactness, every digit: 'doe12' doe one two
+                words.append((chinese.digits if lang == "zh" else english.digits)(piece))
         elif piece.isalnum():
             words.append("w w w" if lang == "en" and piece.lower() == "www" else piece)  # spelled, as said
         elif piece in symbols:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from importlib import resources
 
 from voice_tts.tn import cldr
 from voice_tts.tn.word_list import known_words
+
+# Word tables kept as data: currencies, units, abbreviations, names (english.json).
+_DATA = json.loads(resources.files("voice_tts.tn").joinpath("english.json").read_text(encoding="utf-8"))
 
 _PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -37,9 +42,18 @@ def ordinal(n: int) -> str:
     return cldr.spell("en", n, "spellout-ordinal").replace("-", " ")
 
 
+def suffixed_ordinal(text: str) -> str:
+    """'21st' twenty first, '1,000th' one thousandth; a suffix that does not fit the number is read
+    as written, as the writer typed it: '21th' twenty one th, '4rd' four rd."""
+    n = int(text[:-2].replace(",", ""))
+    fits = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return ordinal(n) if text[-2:].lower() == fits else f"{cardinal(n)} {text[-2:]}"
+
+
 def year(n: int) -> str:
-    """A four-digit number read as a year: 1999 -> nineteen ninety nine, 2005 -> two thousand five."""
-    if n % 1000 == 0 or 2000 <= n < 2010 or not 1000 <= n <= 9999:
+    """A number read as a year, in pairs: 1999 -> nineteen ninety nine, 2005 -> two thousand five,
+    340 -> three forty (a year before an era, a house or model number)."""
+    if n % 1000 == 0 or 2000 <= n < 2010 or not 100 <= n <= 9999:
         return cardinal(n)
     high, low = divmod(n, 100)
     if low == 0:
@@ -51,13 +65,7 @@ def year(n: int) -> str:
 
 def plural(words: str) -> str:
     head, _, last = words.rpartition(" ")
-    if last in _PLURAL_WORDS:
-        last = _PLURAL_WORDS[last]
-    elif last.endswith("y"):
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
+    return f"{head} {_PLURAL_WORDS.get(last) or (last[:-1] + 'ies' if last.endswith('y') else last + 's')}".lstrip()
 
 
 def integer(text: str) -> str:
@@ -92,28 +100,10 @@ def plain_number(text: str) -> str:
 # --- money ------------------------------------------------------------------------------------
 
 # symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
-_CURRENCIES: dict[str, tuple[str, str, str | None, str | None]] = {
-    "$": ("dollar", "dollars", "cent", "cents"),
-    "€": ("euro", "euros", "cent", "cents"),
-    "£": ("pound", "pounds", "penny", "pence"),
-    "¥": ("yen", "yen", None, None),
-    "￥": ("yuan", "yuan", None, None),
-    "₹": ("rupee", "rupees", "paisa", "paise"),
-    "₩": ("won", "won", None, None),
-    "₽": ("ruble", "rubles", "kopeck", "kopecks"),
-    "USD": ("US dollar", "US dollars", "cent", "cents"),
-    "EUR": ("euro", "euros", "cent", "cents"),
-    "GBP": ("pound", "pounds", "penny", "pence"),
-    "JPY": ("yen", "yen", None, None),
-    "CNY": ("yuan", "yuan", None, None),
-    "RMB": ("yuan", "yuan", None, None),
-    "HKD": ("Hong Kong dollar", "Hong Kong dollars", "cent", "cents"),
-}
-CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code.isalpha())
+_CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
+CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
-SCALE_SUFFIXES = {"k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million",
-                   "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion",
-                   "tn": "trillion"}
+SCALE_SUFFIXES = _DATA["scale_suffixes"]
 _MONEY = re.compile(
     r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
     r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
@@ -124,10 +114,7 @@ _CODE_AMOUNT = re.compile(
     r"(?:/(?P<per>[A-Za-z]+))?"
 )
 # What a price is per: '$350/yr' three hundred fifty dollars per year.
-_PER_PERIOD = {"h": "hour", "hr": "hour", "hour": "hour", "d": "day", "day": "day", "wk": "week",
-               "week": "week", "mo": "month", "month": "month", "yr": "year", "y": "year", "year": "year",
-               "min": "minute", "s": "second", "sec": "second", "night": "night", "person": "person",
-               "user": "user", "seat": "seat", "unit": "unit", "item": "item", "head": "head"}
+_PER_PERIOD = _DATA["per_period"]
 
 
 def money(text: str, currency: str | None = None) -> str | None:
@@ -150,9 +137,9 @@ def money(text: str, currency: str | None = None) -> str | None:
     if scales:
         return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
     whole, _, frac = amount.partition(".")
-    if not frac.strip("0"):  # '$2.000', '$5.' two dollars
-        frac = ""
-    elif len(frac) == 1 and not whole.strip("0") and sub_one is not None:  # '$0.5' fifty cents
+    if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
+        frac = frac[:2] if frac.strip("0") else ""
+    if len(frac) == 1 and sub_one is not None:  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
         frac += "0"
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
@@ -168,7 +155,7 @@ def money(text: str, currency: str | None = None) -> str | None:
 
 # --- decades, versions, ids ------------------------------------------------------------------
 
-_DECADE = re.compile(r"'?(\d\d)?(\d)0s")
+_DECADE = re.compile(r"'?(\d\d)?(\d)0(?:s|(?<=\d{4}) s)")  # '1980 s': a decade split by a tokenizer
 
 
 def decade(text: str) -> str | None:
@@ -198,15 +185,19 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|\d+(?:\.\d+)?|[^\W\d_]+|\S", re.UNICODE)
+_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
-    """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'."""
+    """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'; three digits
+    after a letter in pairs, as a model number is said: 'A321neo' A three twenty one neo."""
     words = []
-    for piece in _ID_PIECE.findall(text):
+    for m in _ID_PIECE.finditer(text):
+        piece = m.group()
         if piece.endswith("0s"):  # 'mid-80s' mid eighties
             words.append(decade(piece))
+        elif m.group("model"):
+            words.append(year(int(piece)))
         elif piece[0].isdecimal():
             words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
         elif piece.isalpha():
@@ -237,20 +228,15 @@ def local_phone(text: str) -> str | None:
     return phone(text)
 
 
-PHONE = re.compile(r"\+?\d{1,3}[ -]?\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\(\d{3}\)[ -]?\d{3}[- ]\d{4}|\d{3}-\d{3}-\d{4}")
-
 # --- Roman numerals --------------------------------------------------------------------------
 
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 # A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
-ROMAN_COUNTERS = frozenset(("War", "Chapter", "chapter", "Part", "Vol", "Volume", "volume", "Book",
-                            "Act", "Phase", "Episode", "Season", "Section", "Article", "Level", "Type"))
+ROMAN_COUNTERS = frozenset(_DATA["roman_counters"])
 # Regnal names: 'Henry VIII' -> 'Henry the eighth'.
-REGNAL_NAMES = frozenset(("Henry", "Louis", "George", "Edward", "Elizabeth", "Charles", "Richard",
-                          "William", "James", "Mary", "Pope", "John", "Paul", "Pius", "Leo",
-                          "Benedict", "Gregory", "Alexander", "Peter", "Frederick", "Philip", "Napoleon"))
+REGNAL_NAMES = frozenset(_DATA["regnal_names"])
 
 
 def roman_value(text: str) -> int | None:
@@ -274,15 +260,9 @@ def roman(text: str, prev_word: str) -> str | None:
 # --- acronyms ----------------------------------------------------------------------------
 
 # Two-letter capitals that are words when a text is written in capitals ("IN THE END").
-_TWO_LETTER_WORDS = frozenset(
-    "AH AM AN AS AT BE BY DO GO HA HE HI IF IN IS IT ME MY NO OF OH OK ON OR OW SO TO UP WE YO".split()
-)
+_TWO_LETTER_WORDS = frozenset(_DATA["two_letter_words"])
 # Acronyms said as words, which no dictionary lists.
-SAID_AS_WORDS = frozenset((
-    "NASA", "NATO", "UNESCO", "UNICEF", "FIFA", "UEFA", "DARPA", "OPEC", "NAFTA", "ASEAN", "NASDAQ",
-    "JSON", "YAML", "JPEG", "GIF", "WIFI", "LAN", "WAN", "RAM", "ROM", "SIM", "PIN", "CAPTCHA", "SWAT",
-    "SCUBA", "LASER", "RADAR", "SONAR", "AIDS", "COVID", "SARS", "MERS", "FEMA", "OSHA", "ISIS", "IKEA",
-))
+SAID_AS_WORDS = frozenset(_DATA["said_as_words"])
 
 
 def acronym(word: str) -> str | None:
@@ -309,17 +289,11 @@ def acronym(word: str) -> str | None:
 # --- abbreviations ---------------------------------------------------------------------------
 
 # word (without its final period) -> reading; the period is part of the span.
-ABBREVIATIONS = {
-    "Mr": "Mister", "Mrs": "Missus", "Ms": "Miz", "Prof": "Professor", "Mt": "Mount",
-    "Jr": "Junior", "Sr": "Senior", "vs": "versus", "etc": "et cetera", "Inc": "Incorporated",
-    "Ltd": "Limited", "approx": "approximately", "Ave": "Avenue", "e.g": "for example",
-    "i.e": "that is", "a.m": "AM", "p.m": "PM", "A.M": "AM", "P.M": "PM", "U.S": "US",
-    "Dr": "Doctor", "St": "Street", "No": "number",
-}
+ABBREVIATIONS = _DATA["abbreviations"]
 # Readable without the period as well.
-ABBREVIATIONS_WITHOUT_PERIOD = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "vs"))
+ABBREVIATIONS_WITHOUT_PERIOD = frozenset(_DATA["abbreviations_without_period"])
 # These end a sentence when the next word is capitalized or the line ends.
-SENTENCE_FINAL_ABBREVIATIONS = frozenset(("etc", "Inc", "Ltd", "Jr", "Sr", "a.m", "p.m", "A.M", "P.M"))
+SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 
 def abbreviation(word: str, prev_word: str, next_char: str) -> str:
@@ -346,34 +320,20 @@ MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
 MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
 # Units that join a preceding number (read by wetext) and their singular names after 'per'.
-UNITS = {
-    "kg": "kilogram", "g": "gram", "mg": "milligram", "lb": "pound", "lbs": "pound", "oz": "ounce",
-    "km": "kilometer", "m": "meter", "cm": "centimeter", "mm": "millimeter", "mi": "mile",
-    "ft": "foot", "yd": "yard", "km/h": "kilometer per hour", "mph": "mile per hour",
-    "m/s": "meter per second", "GB": "gigabyte", "MB": "megabyte", "KB": "kilobyte",
-    "kB": "kilobyte", "TB": "terabyte", "GHz": "gigahertz", "MHz": "megahertz", "kHz": "kilohertz",
-    "Hz": "hertz", "ms": "millisecond", "kW": "kilowatt", "kWh": "kilowatt hour", "W": "watt",
-    "V": "volt", "mA": "milliampere", "mAh": "milliampere hour", "L": "liter", "ml": "milliliter",
-    "mL": "milliliter", "MB/s": "megabyte per second", "GB/s": "gigabyte per second",
-    "nm": "nanometer", "µm": "micrometer", "μm": "micrometer", "ha": "hectare", "kJ": "kilojoule",
-    "m²": "square meter", "m2": "square meter", "km²": "square kilometer", "km2": "square kilometer",
-    "cm²": "square centimeter", "mm²": "square millimeter", "ft²": "square foot", "m³": "cubic meter",
-    "cm³": "cubic centimeter", "°C": "degree Celsius", "°F": "degree Fahrenheit", "℃": "degree Celsius",
-    "℉": "degree Fahrenheit",
-}
+UNITS = _DATA["units"]
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
+# Symbols said in running text ('§ 4' section four).
+SYMBOLS = _DATA["symbols"]
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
 _MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
-_MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)} | {"sept": 8}
+_MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)}
+_SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
-_MONTH_WORD = (
-    r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
-)
+_MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
 # Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
 _DAY_MONTH = re.compile(
     r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE
@@ -390,7 +350,7 @@ def month_name(word: str) -> str | None:
     key = word[:1].upper() + word[1:].lower()
     return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
-    r"(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"
+    r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
 _MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>\S+)")
@@ -402,17 +362,14 @@ _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
     m = _RANGE.fullmatch(text)
-    if m is None or any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
-        return None
-    return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
+    if m and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
+        return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
+    return None
 
 
 def percent(text: str) -> str | None:
     m = _PERCENT.fullmatch(text)
-    if m is None:
-        return None
-    sign = {"-": "negative ", "+": "plus "}.get(m.group("sign"), "")
-    return f"{sign}{number(m.group('num').replace(',', ''))} percent"
+    return m and f"{_SIGN_WORDS[m.group('sign')]}{number(m.group('num').replace(',', ''))} percent"
 
 
 def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str | None:
@@ -434,19 +391,19 @@ _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
 def _short_year(text: str) -> str:
     """A year as written: '98' ninety eight, '05' oh five, '2012' twenty twelve."""
-    if len(text) == 2 and text[0] == "0":
-        return "oh " + cardinal(int(text[1]))
-    return year(int(text))
+    return "oh " + cardinal(int(text[1])) if len(text) == 2 and text[0] == "0" else year(int(text))
 
 
 def numeric_date(text: str) -> str | None:
-    """'01/07/98' the seventh of january ninety eight (month first, as in the US, unless the first
-    part cannot be a month: '25/12/2020'); '15.01.2020' the fifteenth of january twenty twenty (day
-    first, as where dots are written)."""
+    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
+    eight (month first, as in the US), '25/12/2020' the twenty fifth of december twenty twenty (the
+    first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
+    as where dots are written)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
-        if month > 12:
-            month, day = day, month
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
+        month, day = day, month
     elif m := _DOTTED_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))
     else:
@@ -465,8 +422,7 @@ def quarter(text: str) -> str | None:
 
 
 def _month_number(name: str) -> int:
-    key = name.lower().rstrip(".")
-    return _MONTH_INDEX["sept" if key == "sept" else key[:3]] + 1
+    return _MONTH_INDEX[name.lower()[:3]] + 1
 
 
 def written_date(text: str, prev_word: str = "") -> str | None:
@@ -486,10 +442,15 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     day = int(m.group("d"))
     if not 1 <= day <= 31:
         return None
-    spoken = f"{month} {ordinal(day)}"
-    if m.group("year") is None:
-        return spoken
-    return f"{spoken}{',' if m.group('comma') else ''} {year(int(m.group('year')))}"
+    said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
+    return f"{month} {ordinal(day)}{said_year or ''}"
+
+
+def dashed_date(text: str) -> str | None:
+    """'Jan-15-2020' January fifteenth twenty twenty: the month starts as written, as a stream
+    that committed 'Jan' before its dash said it."""
+    reading = text[:1].isalpha() and "-" in text and written_date(text.replace("-", " "))
+    return reading and text[:3] + reading[3:] or None
 
 
 def clock(text: str) -> str | None:
@@ -508,14 +469,19 @@ def clock(text: str) -> str | None:
     if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
         period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
         hour = hour - 12 if hour > 12 else 12
-    words = [cardinal(hour)]
-    if minutes:
-        words.append(("oh " + cardinal(minutes)) if minutes < 10 else cardinal(minutes))
-    if period:
-        words.append(period + "M")
-    elif not minutes:
-        words.append("o'clock")
-    return " ".join(words)
+    said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
+    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or not minutes and "o'clock") if w)
+
+
+_WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")
+
+
+def clock_seconds(text: str) -> str | None:
+    """'21:51:31' twenty one hours fifty one minutes and thirty one seconds; '18:00:00Z' ... Z."""
+    if (m := _WITH_SECONDS.fullmatch(text)) is None:
+        return None
+    h, mi, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS))
+    return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
 def _unit_plural(name: str) -> str:
@@ -538,9 +504,7 @@ _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
     m = _PER_UNIT.fullmatch(text)
-    if m is None or m.group("unit") not in UNITS:
-        return None
-    return f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
+    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -574,26 +538,16 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
     degrees Celsius'."""
-    m = _MEASURE.fullmatch(text)
-    if m is None or m.group("unit") not in UNITS:
+    if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
-    amount = m.group("num").replace(",", "")
-    name = UNITS[m.group("unit")]
-    sign = "minus " if m.group("sign") else ""
-    return f"{sign}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+    amount, name = m.group("num").replace(",", ""), UNITS[m.group("unit")]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
 
 # Nouns of measure a fraction is 'of a': '¾ cup' three quarters of a cup, '½ hour' half an hour.
-_MEASURE_NOUNS = {
-    "cup": "cup", "c": "cup", "teaspoon": "teaspoon", "tsp": "teaspoon", "tablespoon": "tablespoon",
-    "tbsp": "tablespoon", "pound": "pound", "lb": "pound", "ounce": "ounce", "oz": "ounce", "inch": "inch",
-    "in": "inch", "foot": "foot", "ft": "foot", "mile": "mile", "mi": "mile", "yard": "yard", "gallon": "gallon",
-    "quart": "quart", "pint": "pint", "liter": "liter", "litre": "litre", "hour": "hour", "minute": "minute",
-    "second": "second", "day": "day", "week": "week", "month": "month", "year": "year", "stick": "stick",
-    "kilogram": "kilogram", "kg": "kilogram", "gram": "gram", "meter": "meter", "kilometer": "kilometer",
-}
+_MEASURE_NOUNS = _DATA["measure_nouns"]
 
 
 def is_vulgar_fraction(c: str) -> bool:
@@ -623,28 +577,56 @@ def takes_noun(reading: str, noun: str) -> bool:
         noun.lower().rstrip("."), "\0")))
 
 
-WEEKDAYS = frozenset(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
-                      "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"))
-_FULL_WEEKDAYS = {day[:3]: day for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
-                                            "Sunday")}
+WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
 RANGE_DASHES = frozenset("-–—")
+_NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
+               _FULL_MONTHS | {"Sept": "September"} | {month: month for month in _FULL_MONTHS.values()})
 
 
 def day_range(first: str, last: str) -> str | None:
     """'Monday–Friday' Monday to Friday, 'Mon-Fri' Monday to Friday, 'June–August' June to August:
     two weekdays or two months joined by a dash, read in full."""
-    for names in (_FULL_WEEKDAYS, _FULL_MONTHS):
-        a, b = names.get(first[:3]), names.get(last[:3])
-        if a and b and first in (a, a[:3], a[:4]) and last in (b, b[:3], b[:4]):
+    for names in _NAMED_DAYS:
+        if (a := names.get(first)) and (b := names.get(last)):
             return f"{a} to {b}"
     return None
 
 
+_ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)\.?")
+
+
+def era_year(text: str) -> str | None:
+    """'340 A.D' three forty A D, '44 BC' forty four B C: a number before an era is a year."""
+    m = _ERA_YEAR.fullmatch(text)
+    return m and f"{year(int(m.group('year')))} {' '.join(m.group('era').replace('.', ''))}"
+
+
+# A street address: '708 N 1st St' seven zero eight North first Street ('St', 'st': Street).
+STREET_TYPES, DIRECTIONS = _DATA["street_types"], _DATA["directions"]
+
+
+def house_number(text: str) -> str:
+    """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
+    twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
+    seven zero eight."""
+    if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2]:
+        return digits(text)
+    return year(int(text))
+
+
+def street_word(token: str, first: bool) -> str | None:
+    """A word of a street's name as read, or None: a direction first ('N' North), an ordinal
+    ('1st' first) or a capitalized name."""
+    if first and token in DIRECTIONS:
+        return DIRECTIONS[token]
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", token):
+        return suffixed_ordinal(token)
+    return token if token.isalpha() and token[0].isupper() else None
+
+
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
 # 90210'), or after 'ZIP', 'code'.
-US_STATES = frozenset((
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH "
-    "OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR").split())
+US_STATES = _DATA["us_states"]  # code -> name
 _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin"))
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 

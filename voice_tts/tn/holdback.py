@@ -57,6 +57,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         span = ctx.locale.find_span(cur, pos, ctx)
         if span is not None:
             return span
+    if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
+        prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
+        if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
+            return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
     if c in "*_~`":
         end = pos
         while cur.at(end) == c:
@@ -83,7 +87,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         n = cur.at(pos + 1)
         if is_digit(n):
             return _number(cur, pos, pos + 1, ctx)
-        if is_letter(n):
+        if is_letter(n):  # a hashtag's sign
             return Span(pos + 1, "md")
         if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
             return _number(cur, pos, pos + 2, ctx)
@@ -282,8 +286,8 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
     i = pos + 1
     while i - pos < _TAG_CAP:
         c = cur.at(i)
-        if c == ">":
-            return Span(i + 1, "md")
+        if c == ">":  # a self-closing tag parts the words around it: 'go<noise/>home' go home
+            return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
         if c not in _TAG_CHARS:
             break
         i += 1
@@ -350,6 +354,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
+    if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
+        return address
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -357,7 +363,49 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
 _DIFFERENCE = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?")
 
 
+def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
+    """The next word or mark after spaces, and where it ends."""
+    j = lexer.spaces(cur, i)
+    return (cur.text[j:(k := lexer.chunk(cur, j))], k) if is_alnum(cur.at(j)) else (cur.at(j), j + 1)
+
+
+def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
+    """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway,
+    Santa Clara, California nine five zero five one: a house number, up to three words of the
+    street's name and its abbreviated type; then, where they follow, a city, a state and a ZIP code."""
+    words, kind = [english.house_number(cur.text[pos:end])], None
+    try:
+        while not kind:
+            token, end = _next_token(cur, end)
+            kind = len(words) > 1 and english.STREET_TYPES.get(token.capitalize())
+            if not (word := kind or len(words) < 4 and english.street_word(token, len(words) == 1)):
+                return None
+            words.append(word)
+        best, state = (end, words[:]), ""
+        for _ in range(8):
+            token, end = _next_token(cur, end)
+            if token == ",":
+                words[-1] += ","
+            elif words[-1].endswith(",") and not state and (state := english.US_STATES.get(token, "")):
+                words.append(state)
+            elif state and len(token) == 5 and token.isdecimal():
+                best = (end, words + [english.digits(token)])
+                break
+            elif token.isalpha() and token[0].isupper() and not state:
+                words.append(token)
+            else:
+                break
+            best = (end, words[:]) if state and token != "," else best
+        end, words = best
+        if cur.at(end) == "." and (after := _next_token_start(cur, end + 1)) and not after.isupper() and after != "\n":
+            end += 1  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
+    except TooLong:
+        return None
+    return Span(end, "reading", "en", info=" ".join(words))
+
+
 _OPERATORS = frozenset("=+*/×÷<>")
+_CLOCK_START = re.compile(r"(\d{1,2})(?:[:.]\d\d)?")  # '10:30', '1.59' before 'p.m.', '5' before 'pm'
 
 
 def _en_window(cur: Cursor, body: int, end: int) -> int:
@@ -366,9 +414,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     text = cur.text[body:end]
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
-    hours = text.split(":")[0]
     money = body > 0 and lexer.is_currency(cur.text[body - 1])
-    clock_like = numeric and len(text) <= 5 and text.replace(":", "").isdecimal() and int(hours or 99) <= 12
+    clock_like = numeric and (hour := _CLOCK_START.fullmatch(text)) and int(hour[1]) <= 12
     try:
         while True:
             if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
@@ -404,6 +451,10 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 end = m
                 plain_int = clock_like = False
                 continue
+            if plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}")):
+                end = m + 1 if "." in word and cur.at(m) == "." else m  # '340 A.D.', '1980 s'
+                numeric = plain_int = clock_like = False
+                continue
             if word in english.UNITS or (clock_like and word in english.AM_PM):
                 end = m + 1 if "." in word and cur.at(m) == "." else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
@@ -421,20 +472,14 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
 
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:
     """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
-    j = lexer.spaces(cur, end)
-    if j == end or cur.at(j) not in ("-", "–"):
+    dash, k = _next_token(cur, end)
+    if dash not in ("-", "–") or not is_space(cur.at(k)):
         return None
-    k = lexer.spaces(cur, j + 1)
-    if k == j + 1 or not is_digit(cur.at(k)):
+    time, m = _next_token(cur, k)
+    period, q = _next_token(cur, m)
+    if period not in english.AM_PM or not english.clock(f"{time} {period}"):
         return None
-    m = lexer.chunk(cur, k)
-    p = lexer.spaces(cur, m)
-    if not is_letter(cur.at(p)):
-        return None
-    q = lexer.chunk(cur, p)
-    if cur.text[p:q] not in english.AM_PM or not english.clock(f"{cur.text[k:m]} {cur.text[p:q]}"):
-        return None
-    return q + 1 if "." in cur.text[p:q] and cur.at(q) == "." else q
+    return q + 1 if "." in period and cur.at(q) == "." else q
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -479,16 +524,27 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(digits[0], "reading", "en", info=f"{word} {digits[1]} {english.digits(digits[2])}")
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
+    if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
+        return Span(day_end, "reading", "en", info=english.WEEKDAYS[word])  # 'for Tu (2/22)' for Tuesday
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
-    if word in english.CURRENCY_CODES:
-        j = lexer.spaces(cur, end)
-        if j > end and is_digit(cur.at(j)):
-            return _number(cur, pos, j, ctx, currency_code=word)
+    code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
+    if code in english.CURRENCY_CODES:
+        j = lexer.spaces(cur, pos + len(code))
+        if (j > end or code != word) and is_digit(cur.at(j)):
+            return _number(cur, pos, j, ctx, currency_code=code)
     return Span(end, "word")
+
+
+def _weekday_end(cur: Cursor, end: int) -> int | None:
+    """Where an abbreviated weekday before a date or time ends ('Tu (2/22)', 'Sat. 3 May'), or None."""
+    k = end + (cur.at(end) == ".")
+    if (after := _next_visible(cur, k)) in ("(", ","):
+        after = _next_visible(cur, lexer.spaces(cur, k) + 1)
+    return k if is_digit(after) else None
 
 
 # What '... ending in 8876' names: the digits are the last of a card's or an account's number.
@@ -498,18 +554,10 @@ _DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "maste
 def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
     """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
     try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
-            return None
-        k = lexer.chunk(cur, j)
-        if cur.text[j:k].lower() != "in":
-            return None
-        m = lexer.spaces(cur, k)
-        if m == k or not is_digit(cur.at(m)):
-            return None
-        n = lexer.chunk(cur, m)
-        number = cur.text[m:n]
-        return (n, cur.text[j:k], number) if number.isdecimal() and 2 <= len(number) <= 6 else None
+        (word, k), number = _next_token(cur, end), ""
+        if word.lower() == "in":
+            number, k = _next_token(cur, k)
+        return (k, word, number) if number.isdecimal() and 2 <= len(number) <= 6 else None
     except TooLong:
         return None
 
@@ -526,11 +574,7 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 def _next_token_start(cur: Cursor, i: int) -> str:
     """First character of the next token, once that token is closed ("" at the end or too far)."""
     try:
-        j = lexer.spaces(cur, i)
-        c = cur.at(j)
-        if is_alnum(c):
-            lexer.chunk(cur, j)
-        return c
+        return _next_token(cur, i)[0][:1]
     except TooLong:
         return ""
 
@@ -539,17 +583,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
     """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name with no
     number after it is a plain word."""
     try:
-        start = _month_period(cur, begin, end)
-        j = lexer.spaces(cur, start)
-        if j == start or not is_digit(cur.at(j)):
-            return Span(end, "word")
-        m = lexer.chunk(cur, j)
-        day = cur.text[j:m]
+        day, m = _next_token(cur, _month_period(cur, begin, end))
         if len(day) == 4 and day.isdecimal():
             return Span(m, "date", "en")
-        if not _is_day(day):
-            return Span(end, "word")
-        return Span(_year_after(cur, m, comma=True), "date", "en")
+        return Span(_year_after(cur, m, comma=True), "date", "en") if _is_day(day) else Span(end, "word")
     except TooLong:
         return Span(end, "word")
 
@@ -571,34 +608,20 @@ def _is_day(token: str) -> bool:
 
 def _year_after(cur: Cursor, end: int, comma: bool) -> int:
     """A four-digit year after a date (optionally after a comma) joins it."""
-    k = end
-    if comma:
-        c = lexer.spaces(cur, end)
-        if cur.at(c) == ",":
-            k = c + 1
-    y = lexer.spaces(cur, k)
-    if y > k and is_digit(cur.at(y)):
-        ye = lexer.chunk(cur, y)
-        if ye - y == 4 and cur.text[y:ye].isdecimal():
-            return ye
-    return end
+    year, k = _next_token(cur, end)
+    if comma and year == ",":
+        year, k = _next_token(cur, k)
+    return k if len(year) == 4 and year.isdecimal() else end
 
 
 def _day_month(cur: Cursor, end: int) -> int | None:
     """'25 April 2011', '21st of October', '01 August': where the date ends, or None."""
     try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
+        month, m = _next_token(cur, end)
+        if month == "of":
+            month, m = _next_token(cur, m)
+        if english.month_name(month) is None:  # '25 jul 2012', '25 Sept.'
             return None
-        m = lexer.chunk(cur, j)
-        if cur.text[j:m] == "of":
-            j = lexer.spaces(cur, m)
-            if j == m or not is_letter(cur.at(j)):
-                return None
-            m = lexer.chunk(cur, j)
-        if english.month_name(cur.text[j:m]) is None:  # '25 jul 2012', '25 Sept.'
-            return None
-        m = _month_period(cur, j, m)
-        return _year_after(cur, m, comma=False)
+        return _year_after(cur, _month_period(cur, m - len(month), m), comma=False)
     except TooLong:
         return None

@@ -15,8 +15,7 @@ SILENT_KINDS = frozenset((
     "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
 ))
 _PUNCT = {
-    "en": {"&": "and", "×": "times", "+": "plus", "=": "equals", "§": "section", "@": "at", "%": "percent", "$": "dollar", "≥": "greater than or equal to",
-           "≤": "less than or equal to", "≠": "not equal to", "÷": "divided by"},
+    "en": english.SYMBOLS,
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
@@ -31,7 +30,8 @@ _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?
 _PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
 _RATE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+/[A-Za-z]+)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
-_ORDINAL_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)")
+_SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
+_ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ZH_UNITS = frozenset(
     ("kg", "g", "mg", "km", "m", "cm", "mm", "nm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
@@ -50,7 +50,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return word(raw, ctx, span.lang)
     if kind == "punct":
         if raw in SEPARATING_PUNCT:
-            return ""
+            return span.info
         if ctx.locale is not None:
             return ctx.locale.SYMBOLS.get(raw, raw)
         return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
@@ -162,20 +162,19 @@ def _number_en(text: str, currency_code: str) -> str:
         return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
-    if currency_code:
-        reading = english.money(text[len(currency_code):].strip(), currency=currency_code)
-        if reading:
-            return reading
-    if is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])):
-        reading = english.money(text)
-        if reading:
-            return reading
+    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
+        return reading
+    if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
+            reading := english.money(text)):
+        return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.iso_date, english.clock, english.measure, english.per_unit,
-                 english.local_phone, english.number_range, english.dashed_range):
-        reading = rule(text)
-        if reading:
+                 english.percent, english.iso_date, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
+                 english.dashed_range):
+        if reading := rule(text):
             return reading
+    if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
+        return _number_en(m.group(1), "")
     ratio = _RATIO.fullmatch(text)
     if ratio and int(ratio.group(1)) >= int(ratio.group(2)):  # 24/7, 50/50: not a fraction
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
@@ -183,17 +182,15 @@ def _number_en(text: str, currency_code: str) -> str:
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
         return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
-    m = _SCALED.fullmatch(text)
-    if m:
+    if m := _SCALED.fullmatch(text):
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     m = _UNIT_SUFFIX.fullmatch(text)
     known_unit = m is not None and m.group("unit") in english.UNITS
-    if _CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text):
-        reading = _checked(normalize_span(text, "en"))
-        if reading:
-            return reading
+    if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
+            reading := _checked(normalize_span(text, "en"))):
+        return reading
     if _ORDINAL_SUFFIX.fullmatch(text):
-        return english.ordinal(int(text[:-2]))
+        return english.suffixed_ordinal(text)
     if any(c.isalpha() for c in text) and " " not in text:
         return english.identifier(text)
     return _checked(normalize_span(text, "en")) or english.identifier(text)
