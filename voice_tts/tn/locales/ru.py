@@ -18,9 +18,11 @@ from num2words import num2words
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit, is_letter
+from voice_tts.tn.cldr import VULGAR_FRACTIONS, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
+from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.ru_words import (
     ABBREVIATIONS,
@@ -36,6 +38,7 @@ from voice_tts.tn.locales.ru_words import (
     YEAR_WORDS,
 )
 from voice_tts.tn.locales.numeric_spans import (
+    GROUP_SPACES,
     DATE,
     GROUPED,
     IP,
@@ -99,21 +102,211 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
-WORDS = SpanWords(
-    after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER),
-    dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд")),
-    months=frozenset(MONTH_INDEX),
-    before=frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw")),
-    abbreviations=dict(sorted(ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
+class Russian(Language):
+    """Russian on the shared span finder: `Language` decides where a span ends; Russian reads
+    the written span with the case and gender the words around it give (`read`)."""
+
+    code = "ru"
+    MINUS = "минус"
+    PLUS = "плюс"
+    MONTHS = MONTH_INDEX
+    MONTH_NAMES = MONTHS_GENITIVE
+    SPACE_GROUPS = True
+    GLUED_CODES = True
+    PERIOD_ENDS_SENTENCE = False
+    SCALES = {word: Unit(*UNITS[word][::2][:2]) for word in ("тыс", "млн", "млрд")}
+    DAY_RANGES = True
+
+    def cardinal(self, n: int) -> str:
+        return cardinal(n)
+
+    def counted(self, n: int, feminine: bool = False) -> str:
+        return cardinal(n, "f" if feminine else "m")
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        return ordinal_with_ending(n, suffix.lstrip("-"))
+
+    def fraction_digits(self, digits_: str) -> str:
+        return digits(digits_)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        return number(f"{numerator}/{denominator}")
+
+    def digits(self, text: str) -> str:
+        return digits(text)
+
+    def number(self, text: str) -> str:
+        return number(text)
+
+    def unit(self, written: str):
+        words = written.lower().split("/")
+        if not all(w in _AFTER for w in words if w) or not words[0]:
+            return None
+        forms = UNITS.get(words[0], ("", "", "", "m"))
+        return Unit(forms[0], forms[2], forms[3] == "f")
+
+    def abbreviation(self, written: str) -> str | None:
+        return ABBREVIATIONS.get(written.lower())
+
+    def _country_code_phone(self, cur, pos):
+        end = _phone_end(cur, pos)
+        return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+
+    _bracketed_phone = _country_code_phone
+
+    def _month_year(self, cur, pos, end, month):
+        return None  # 'января 2020': the year is read by its case (`find_span`)
+
+    def _list_number(self, cur, pos, ctx):
+        return None  # '1.' opening a line is read as the number it is
+
+    def currency(self, written: str):
+        code = lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE
+        unit = self.unit(written) if code else None
+        return None if unit is None else Currency(unit, unit)
+
+    def is_feminine(self, noun: str) -> bool:
+        return False
+
+    def address(self, text: str) -> str:
+        return read(text, "address")
+
+    def currency_word(self, word: str):
+        return self.currency("$") if word.lower() in _CODES_BEFORE else None
+
+    def _number_end(self, cur, body):
+        """Groups of three after single spaces ('1 000 000'); the last with what it carries ('8 800 555-35-35')."""
+        end = super()._number_end(cur, body)
+        if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
+            m = lexer.chunk(cur, end + 1)
+            if _GROUP.match(cur.text, end + 1, m):
+                return m
+        return end
+
+    def roman(self, cur, end, word, ctx):
+        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) is an
+        ordinal ('XIX' девятнадцатый); after 'глава', 'том' a number ('глава IV' глава четыре)."""
+        if not numeric_spans.is_roman(word, ctx.prev_word, _ROMAN_WORDS):
+            return None
+        value = roman_value(word)
+        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in _ROMAN_WORDS.roman_after else ordinal(value), self.code)
+
+    def _day_list(self, cur, end, days, ctx):
+        return None  # 'с 3 по 5 мая', '14-16 октября': the days are read by their case (`find_span`)
+
+    def _word(self, cur, pos, ctx):
+        end = lexer.chunk(cur, pos)
+        run = _address_run(cur, end) if cur.at(end) in "&-_.+" and cur.at(pos).isascii() else None
+        return locale_span(run, self.address(cur.text[pos:run]), self.code) if run else super()._word(cur, pos, ctx)
+
+    def _numeric(self, cur, pos, body, ctx, sign="", currency=None):
+        end = _units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
+        return locale_span(end, read(cur.text[pos:end], "number"), self.code)
+
+    def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        return find_span(cur, pos, ctx)
+
+
+_ROMAN_WORDS = numeric_spans.SpanWords(
+    after=frozenset(),
     roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
     not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
 )
-SYMBOLS = {"&": "и", "+": "плюс", "=": "равно", "×": "умножить на", "÷": "разделить на", "%": "процент",
-           "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градус", "№": "номер",
-           "@": "собака", "#": "номер"}
-ADDRESS_SYMBOLS = {".": "точка", "/": "слэш", "@": "собака", ":": "двоеточие", "-": "тире",
-                   "_": "нижнее подчеркивание", "&": "амперсанд", "?": "вопросительный знак", "=": "равно",
-                   "#": "решетка", "%": "процент", "~": "тильда", "+": "плюс", "\u2011": "дефис"}
+_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
+_GROUP = re.compile(r"\d{3}(?!\d)")
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+
+
+def _units_end(cur: Cursor, end: int) -> int:
+    """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
+    руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
+    it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
+    last = cur.text[end - 1]
+    if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
+        last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
+    ):
+        return end
+    try:
+        while True:
+            last = _LAST_WORD.search(cur.text, 0, end)
+            if cur.at(end) == "." and last and last.end() == end and last.group().lower() in _DOTTED and (
+                cur.text[last.start() - 1].isspace()
+            ) and (
+                not _period_ends_sentence(cur, end)
+            ):
+                end += 1
+            j = lexer.spaces(cur, end)
+            c = cur.at(j)
+            if c in ("%", "‰") or lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
+                return j + 1
+            if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
+                m = lexer.chunk(cur, end + 1)
+                return m if cur.text[end + 1:m].lower() in _AFTER else end
+            if j == end or not is_letter(c):
+                return end
+            m = lexer.chunk(cur, j)
+            if not all(part in _AFTER for part in cur.text[j:m].lower().split("/")):
+                return end
+            end = m
+    except TooLong:
+        return end
+
+
+def _address_run(cur: Cursor, end: int) -> int | None:
+    """Where an email address that continues past `end` ends ('b3_c&-d@x.com'), or None."""
+    try:
+        i = end
+        while (c := cur.at(i)) and lexer.is_url_char(c) and c not in ",;!?()":
+            i += 1
+    except TooLong:
+        return None
+    while cur.text[i - 1] in ".:":
+        i -= 1
+    return i if "@" in cur.text[end:i] and numeric_spans.is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
+
+
+def _phone_end(cur: Cursor, pos: int) -> int | None:
+    """The end of '+7 495 123-45-67', '+1 (123) 123-5678', '(495) 123-45-67' ('(' needs two groups)."""
+    j = pos
+    try:
+        if cur.at(j) == "+":
+            j = lexer.digits_end(cur, j + 1)
+        groups = 0
+        while True:
+            k = j + 1 if cur.at(j) in " -" and j > pos else j
+            if cur.at(k) == "(":
+                m = lexer.digits_end(cur, k + 1)
+                if m == k + 1 or cur.at(m) != ")":
+                    break
+                j = m + 1
+            elif is_digit(cur.at(k)):
+                m = lexer.chunk(cur, k)
+                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
+                    break
+                j = m
+            else:
+                break
+            groups += 1
+        return None if cur.text[pos] == "(" and groups < 2 else j
+    except TooLong:
+        return j if j > pos + 1 else None
+
+
+def _period_ends_sentence(cur: Cursor, period: int) -> bool:
+    """A period after an abbreviation closes the sentence when the end or a capital follows,
+    unless the capital starts a word that joins the amount ('долл. США')."""
+    j = lexer.spaces(cur, period + 1)
+    nxt = cur.at(j)
+    if nxt and nxt.isupper() and j > period + 1:
+        return cur.text[j:lexer.chunk(cur, j)].lower() not in _AFTER
+    return not nxt or nxt.isupper() or nxt == "\n"
+
+
+_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
+WORDS = numeric_spans.SpanWords(after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER))
+_AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
+RULES = Russian()
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -123,11 +316,17 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return span
     if cur.at(pos) in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
         return span
-    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is None:
+    c = cur.at(pos)
+    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in VULGAR_FRACTIONS:
+        end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
+        numerator, denominator = vulgar_fraction(cur.at(end))
+        whole = cur.text[pos:end] + " " if end > pos else ""
+        return locale_span(end + 1, read(f"{whole}{numerator}/{denominator}", "number"), "ru")
+    span = Language.find_span(RULES, cur, pos, ctx)
+    if span is None or span.kind != "locale":
         return span
     raw = cur.text[pos:span.end]
-    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := find_span(cur, pos + 1, ctx)) and (
+    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := RULES.find_span(cur, pos + 1, ctx)) and (
         unsigned.end > span.end
     ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
         unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
@@ -461,7 +660,7 @@ _YEARS = range(1700, 2101)
 
 def read(raw: str, kind: str) -> str:
     if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), RULES.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
     if kind == "abbreviation":
         return ABBREVIATIONS[raw.lower()]
     if kind == "roman":
@@ -731,6 +930,6 @@ def _fallback(text: str) -> str:
             out.append(_spell_latin(piece) if len(piece) == 1 else piece)
         elif piece.isalpha():
             out.append(piece)
-        elif piece in SYMBOLS and piece != "-":
-            out.append(SYMBOLS[piece])
+        elif piece in RULES.SYMBOLS and piece != "-":
+            out.append(RULES.SYMBOLS[piece])
     return " ".join(out)

@@ -9,7 +9,7 @@ from voice_tts.tn.locales import abbreviations, words
 
 _WORDS = words("ru")
 # unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
-UNITS = {unit: tuple(forms) for unit, forms in _WORDS["units"].items()}
+UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 # Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
