@@ -3,9 +3,11 @@
 "две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
 abbreviations, read as the Russian NeMo-text-processing data reads them.
 
+`european.Language` decides where a span ends, as for the other languages of Europe; Russian reads
+a number's span again from its written text, in the case and gender the words around it give.
 Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
 and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
-unit agrees with the number before it) is decided here.
+unit agrees with the number before it) is decided here. The word tables are `ru_words.json`.
 """
 
 from __future__ import annotations
@@ -14,44 +16,53 @@ import re
 from functools import lru_cache
 
 import phonenumbers
-from num2words import num2words
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter
-from voice_tts.tn.cldr import VULGAR_FRACTIONS, vulgar_fraction
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
+from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
-from voice_tts.tn.locales.ru_words import (
-    ABBREVIATIONS,
-    ADDRESS_WORDS,
-    LATIN_NAMES,
-    MINOR,
-    MONTHS_GENITIVE,
-    MONTH_INDEX,
-    PER,
-    SPELLED_AFTER,
-    UNITS,
-    YEAR_NOUNS,
-    YEAR_WORDS,
-)
 from voice_tts.tn.locales.numeric_spans import (
-    GROUP_SPACES,
     DATE,
+    GROUP_SPACES,
     GROUPED,
     IP,
     NUM,
     PHONE,
-    SpanWords,
     date_parts,
+    local_amount,
     read_pieces,
     roman_value,
-    local_amount,
     split_amount,
     word_after,
 )
+
+_WORDS = words("ru")
+# unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
+UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
+# Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
+UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
+# A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
+MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
+# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
+PER = _WORDS["per"]
+SPELLED_AFTER = _WORDS["spelled_after"]
+YEAR_WORDS = _WORDS["year_words"]
+YEAR_NOUNS = _WORDS["year_nouns"]
+MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
+MONTH_INDEX = {m[:3]: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {
+    m: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
+# The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
+_AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
+# Of those, the abbreviations whose period belongs to them ('руб.').
+_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
+# Currency codes written before the amount ('USD 20', 'usd21').
+_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+# Words after which a Roman numeral is a number ('глава IV'), and lower-case words that spell one.
+_COUNTED_ROMAN_AFTER = frozenset(("век", "века", "веке", "веков", "глава", "том", "часть"))
+_NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl"))
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
@@ -103,34 +114,20 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
 
 
 class Russian(Language):
-    """Russian on the shared span finder: `Language` decides where a span ends; Russian reads
-    the written span with the case and gender the words around it give (`read`)."""
+    """Russian on the shared span finder: `Language` decides where a span ends (with the hooks
+    below where Russian writes otherwise); `find_span` reads a number's span in its context."""
 
     code = "ru"
-    MINUS = "минус"
-    PLUS = "плюс"
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     SPACE_GROUPS = True
     GLUED_CODES = True
-    PERIOD_ENDS_SENTENCE = False
-    SCALES = {word: Unit(*UNITS[word][::2][:2]) for word in ("тыс", "млн", "млрд")}
-    DAY_RANGES = True
+    PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
+
+    # --- the module contract and the words `Language` reads with ----------------------------
 
     def cardinal(self, n: int) -> str:
         return cardinal(n)
-
-    def counted(self, n: int, feminine: bool = False) -> str:
-        return cardinal(n, "f" if feminine else "m")
-
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return ordinal_with_ending(n, suffix.lstrip("-"))
-
-    def fraction_digits(self, digits_: str) -> str:
-        return digits(digits_)
-
-    def fraction(self, numerator: int, denominator: int) -> str:
-        return number(f"{numerator}/{denominator}")
 
     def digits(self, text: str) -> str:
         return digits(text)
@@ -138,44 +135,53 @@ class Russian(Language):
     def number(self, text: str) -> str:
         return number(text)
 
-    def unit(self, written: str):
-        words = written.lower().split("/")
-        if not all(w in _AFTER for w in words if w) or not words[0]:
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        return ordinal_with_ending(n, suffix)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        return number(f"{numerator}/{denominator}")
+
+    def fraction_digits(self, digits_after_comma: str) -> str:
+        return decimal("0", digits_after_comma).removeprefix("ноль целых ")
+
+    def is_feminine(self, noun: str) -> bool:
+        return ru_morph.noun(noun) is not None and ru_morph.noun(noun).gender == "f"
+
+    def unit(self, written: str) -> Unit | None:
+        """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
+        parts = written.lower().split("/")
+        if not parts[0] or not all(part in _AFTER for part in parts if part):
             return None
-        forms = UNITS.get(words[0], ("", "", "", "m"))
-        return Unit(forms[0], forms[2], forms[3] == "f")
+        one, _, many, gender = UNITS.get(parts[0], (parts[0], "", parts[0], "m"))
+        return Unit(one, many, gender == "f")
+
+    def currency(self, written: str) -> Currency | None:
+        """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
+        unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
+        return None if unit is None else Currency(unit, Unit(*MINOR.get(written.lower(), MINOR["$"])[::2]))
+
+    def currency_word(self, word: str) -> Currency | None:
+        return self.currency(word)
 
     def abbreviation(self, written: str) -> str | None:
-        return ABBREVIATIONS.get(written.lower())
+        return self.ABBREVIATIONS.get(written.lower())
 
-    def _country_code_phone(self, cur, pos):
+    def address(self, text: str) -> str:
+        """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)],
+                           _spell_latin)
+
+    # --- where Russian's spans end otherwise ------------------------------------------------
+
+    def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'+7 495 123-45-67', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
         end = _phone_end(cur, pos)
         return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
 
     _bracketed_phone = _country_code_phone
 
-    def _month_year(self, cur, pos, end, month):
-        return None  # 'января 2020': the year is read by its case (`find_span`)
-
-    def _list_number(self, cur, pos, ctx):
-        return None  # '1.' opening a line is read as the number it is
-
-    def currency(self, written: str):
-        code = lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE
-        unit = self.unit(written) if code else None
-        return None if unit is None else Currency(unit, unit)
-
-    def is_feminine(self, noun: str) -> bool:
-        return False
-
-    def address(self, text: str) -> str:
-        return read(text, "address")
-
-    def currency_word(self, word: str):
-        return self.currency("$") if word.lower() in _CODES_BEFORE else None
-
-    def _number_end(self, cur, body):
-        """Groups of three after single spaces ('1 000 000'); the last with what it carries ('8 800 555-35-35')."""
+    def _number_end(self, cur: Cursor, body: int) -> int:
+        """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
         end = super()._number_end(cur, body)
         if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
             m = lexer.chunk(cur, end + 1)
@@ -183,36 +189,118 @@ class Russian(Language):
                 return m
         return end
 
-    def roman(self, cur, end, word, ctx):
-        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) is an
-        ordinal ('XIX' девятнадцатый); after 'глава', 'том' a number ('глава IV' глава четыре)."""
-        if not numeric_spans.is_roman(word, ctx.prev_word, _ROMAN_WORDS):
-            return None
-        value = roman_value(word)
-        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in _ROMAN_WORDS.roman_after else ordinal(value), self.code)
-
-    def _day_list(self, cur, end, days, ctx):
-        return None  # 'с 3 по 5 мая', '14-16 октября': the days are read by their case (`find_span`)
-
-    def _word(self, cur, pos, ctx):
+    def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """An email address that runs on past its first word's joiners ('b3_c&-d@x.com'), else `Language`'s words."""
         end = lexer.chunk(cur, pos)
         run = _address_run(cur, end) if cur.at(end) in "&-_.+" and cur.at(pos).isascii() else None
         return locale_span(run, self.address(cur.text[pos:run]), self.code) if run else super()._word(cur, pos, ctx)
 
-    def _numeric(self, cur, pos, body, ctx, sign="", currency=None):
+    def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
+        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) is an
+        ordinal ('XIX' девятнадцатый); after 'глава', 'том' a number ('глава IV' глава четыре)."""
+        if not numeric_spans.is_roman(word, ctx.prev_word, _COUNTED_ROMAN_AFTER, _NOT_ROMAN):
+            return None
+        value = roman_value(word)
+        counted = ctx.prev_word.lower() in _COUNTED_ROMAN_AFTER
+        return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
+
+    # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
+    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
+        return None
+
+    def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
+        return None
+
+    def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        return None
+
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
+                 currency: Currency | None = None) -> Span:
+        """`Language`'s number span and the units that follow it, read from the written text."""
         end = _units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
-        return locale_span(end, read(cur.text[pos:end], "number"), self.code)
+        return locale_span(end, number(cur.text[pos:end]), self.code)
+
+    # --- reading a span in its context ------------------------------------------------------
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        return find_span(cur, pos, ctx)
+        c = cur.at(pos)
+        if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
+            span = locale_span(pos + 1, "", self.code)
+            span.agreement = _MEASURE_RANGE_OPEN
+            return span
+        if c in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
+            return span
+        if c in cldr.VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in cldr.VULGAR_FRACTIONS:
+            end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
+            numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+            whole = cur.text[pos:end] + " " if end > pos else ""
+            return locale_span(end + 1, number(f"{whole}{numerator}/{denominator}"), self.code)
+        span = super().find_span(cur, pos, ctx)
+        if span is None or span.kind != "locale":
+            return span
+        raw = cur.text[pos:span.end]
+        if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
+            unsigned.end > span.end
+        ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
+            unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
+            return unsigned
+        if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
+            span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
+        preposition = ctx.prev_word.lower()
+        if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
+            if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
+                span.info = _quantity(_plain(raw), "genitive") or span.info
+            return span
+        if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
+            span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
+        elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+            span.info = _up_to(m) or span.info
+        elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
+            span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
+            span.agreement = _MEASURE_RANGE_OPEN
+        elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
+            year := _year(int(raw), ctx, word_after(cur, span.end))
+        ):
+            span.info = year
+        elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
+            cur, span.end
+        ).isalpha():
+            span.info = cardinal(int(m.group("num")), "m", "genitive")
+        elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
+            span.info = number(raw, _second_day_case(ctx))
+        elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
+            span.info = _day_range(*days, ctx.prev_word)
+        elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
+            span.agreement = _day_case(ctx.prev_word)
+            span.info = ordinal(int(raw), "n", span.agreement)
+        elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
+            span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
+        elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
+            span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
+        elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
+            reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
+        ):
+            span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
+        elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
+            span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
+        elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
+            span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
+        elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
+            span.info = _quantity(_plain(raw), "genitive") or span.info
+        elif _COUNT.fullmatch(raw):
+            n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
+            span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
+                         or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+                         or ru_cases.count_before(n, preposition, noun))
+        elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
+            span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
+        elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
+            span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
+            span.agreement = _GENITIVE_MONEY
+        return span
 
 
-_ROMAN_WORDS = numeric_spans.SpanWords(
-    after=frozenset(),
-    roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
-    not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
-)
-_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+RULES = Russian()
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
@@ -302,89 +390,6 @@ def _period_ends_sentence(cur: Cursor, period: int) -> bool:
         return cur.text[j:lexer.chunk(cur, j)].lower() not in _AFTER
     return not nxt or nxt.isupper() or nxt == "\n"
 
-
-_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
-WORDS = numeric_spans.SpanWords(after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER))
-_AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
-RULES = Russian()
-
-
-def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    if ctx.agreement == _MEASURE_RANGE_OPEN and cur.at(pos) in _DASHES:  # '3 – 5 кг': the dash is 'до'
-        span = locale_span(pos + 1, "", "ru")
-        span.agreement = _MEASURE_RANGE_OPEN
-        return span
-    if cur.at(pos) in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
-        return span
-    c = cur.at(pos)
-    if c in VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in VULGAR_FRACTIONS:
-        end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
-        numerator, denominator = vulgar_fraction(cur.at(end))
-        whole = cur.text[pos:end] + " " if end > pos else ""
-        return locale_span(end + 1, read(f"{whole}{numerator}/{denominator}", "number"), "ru")
-    span = Language.find_span(RULES, cur, pos, ctx)
-    if span is None or span.kind != "locale":
-        return span
-    raw = cur.text[pos:span.end]
-    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := RULES.find_span(cur, pos + 1, ctx)) and (
-        unsigned.end > span.end
-    ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
-        unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
-        return unsigned
-    if raw.endswith(".") and raw.lower() in ABBREVIATIONS and word_after(cur, span.end) == "":
-        span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
-    preposition = ctx.prev_word.lower()
-    if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
-        if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
-            span.info = _quantity(_plain(raw), "genitive") or span.info
-        return span
-    if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
-        span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
-    elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
-        span.info = _up_to(m) or span.info
-    elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-        span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
-        span.agreement = _MEASURE_RANGE_OPEN
-    elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
-        year := _year(int(raw), ctx, word_after(cur, span.end))
-    ):
-        span.info = year
-    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
-        cur, span.end
-    ).isalpha():
-        span.info = cardinal(int(m.group("num")), "m", "genitive")
-    elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
-        span.info = number(raw, _second_day_case(ctx))
-    elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
-        span.info = _day_range(*days, ctx.prev_word)
-    elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
-        span.agreement = _day_case(ctx.prev_word)
-        span.info = ordinal(int(raw), "n", span.agreement)
-    elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
-        span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
-    elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
-        span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
-    elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
-        reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
-    ):
-        span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-    elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
-        span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
-    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
-        span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
-    elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
-        span.info = _quantity(_plain(raw), "genitive") or span.info
-    elif _COUNT.fullmatch(raw):
-        n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
-        span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
-                     or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                     or ru_cases.count_before(n, preposition, noun))
-    elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
-        span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
-    elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
-        span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
-        span.agreement = _GENITIVE_MONEY
-    return span
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
@@ -658,26 +663,12 @@ _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _YEARS = range(1700, 2101)
 
 
-def read(raw: str, kind: str) -> str:
-    if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), RULES.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
-    if kind == "abbreviation":
-        return ABBREVIATIONS[raw.lower()]
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "counted_roman":
-        return cardinal(roman_value(raw.split()[0]))
-    if kind == "phone":
-        return _phone(raw)
-    return number(raw)
-
-
 def _spell_latin(word: str) -> str:
     low = word.lower()
-    if low in ADDRESS_WORDS:
-        return ADDRESS_WORDS[low]
+    if low in _WORDS["address_words"]:
+        return _WORDS["address_words"][low]
     if low.isascii():
-        return " ".join(LATIN_NAMES.get(c, c) for c in low)
+        return " ".join(_WORDS["latin_names"].get(c, c) for c in low)
     return word
 
 
