@@ -23,6 +23,7 @@ from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
@@ -198,11 +199,14 @@ class Russian(Language):
         return locale_span(run, self.address(cur.text[pos:run]), self.code) if run else super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
-        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) is an
-        ordinal ('XIX' девятнадцатый); after 'глава', 'том' a number ('глава IV' глава четыре)."""
+        """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
+        that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
+        девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
+        value = roman_value(word)
+        if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
+            return span
         if not numeric_spans.is_roman(word, ctx.prev_word, _COUNTED_ROMAN_AFTER, _NOT_ROMAN):
             return None
-        value = roman_value(word)
         counted = ctx.prev_word.lower() in _COUNTED_ROMAN_AFTER
         return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
 
@@ -229,8 +233,6 @@ class Russian(Language):
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             span = locale_span(pos + 1, "", self.code)
             span.agreement = _MEASURE_RANGE_OPEN
-            return span
-        if c in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
             return span
         if c in cldr.VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in cldr.VULGAR_FRACTIONS:
             end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
@@ -359,12 +361,7 @@ def _address_run(cur: Cursor, end: int) -> int | None:
 def _period_ends_sentence(cur: Cursor, period: int) -> bool:
     """A period after an abbreviation closes the sentence when the end or a capital follows,
     unless the capital starts a word that joins the amount ('долл. США')."""
-    j = lexer.spaces(cur, period + 1)
-    nxt = cur.at(j)
-    if nxt and nxt.isupper() and j > period + 1:
-        return cur.text[j:lexer.chunk(cur, j)].lower() not in _AFTER
-    return not nxt or nxt.isupper() or nxt == "\n"
-
+    return RULES._ends_sentence(cur, period + 1) and word_after(cur, period + 1) not in _AFTER
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
@@ -431,21 +428,12 @@ def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
 
 
 _MOBILE = re.compile(r"[78]9\d{9}")
-_ROMAN_LETTERS = frozenset("IVXLCDM")
 
 
-def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
     """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
     II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
     agreeing with it ('в XX веке' в двадцатом веке, 'XIX век' девятнадцатый век)."""
-    end = pos
-    while cur.at(end) in _ROMAN_LETTERS:
-        end += 1
-    if is_letter(cur.at(end)) or is_digit(cur.at(end)) or (pos > 0 and is_letter(cur.text[pos - 1])):
-        return None
-    n = roman_value(cur.text[pos:end])
-    if not n:
-        return None
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
@@ -455,7 +443,7 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or end - pos < 2 and cur.at(pos) not in "VX":  # a lone 'I', 'C': a letter
+    if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
         return None
     plural = next((p for p, _ in form.forms), False)
     case = next(c for p, c in form.forms if p == plural)
@@ -543,13 +531,8 @@ def _day_range_days(raw: str) -> tuple[int, int] | None:
 
 def _month_follows(cur: Cursor, end: int) -> bool:
     """Whether a month name comes next, after spaces."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
-            return False
-        return cur.text[j:lexer.chunk(cur, j)].lower() in MONTH_INDEX
-    except TooLong:
-        return False
+    word = chunk_after(cur, end, is_letter)
+    return word is not None and word[0].lower() in MONTH_INDEX
 
 
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
@@ -559,16 +542,10 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
         if j == end:
             return False
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-        if cur.text[j:k].lower() not in _DAY_LINKS:
-            return False
-        j = lexer.spaces(cur, k)
-        if j == k or not is_digit(cur.at(j)):
-            return False
-        k = lexer.chunk(cur, j)
-        day = cur.text[j:k]
-        return day.isdecimal() and 1 <= int(day) <= 31 and _month_follows(cur, k)
     except TooLong:
         return False
+    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _DAY_LINKS else None
+    return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 
 def _day_range(first: int, last: int, preposition: str) -> str:
@@ -699,7 +676,7 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
     m = _TIME.fullmatch(text)
     if m:
         return ru_cases.time_of_day(int(m.group("h")), int(m.group("m")))
-    if PHONE.fullmatch(text) or text[0] == "+" and cldr.phone_groups(text, "RU"):
+    if PHONE.fullmatch(text) or text[0] == "+" and text[1:].isdecimal() and cldr.phone_groups(text, "RU"):
         return _phone(text)
     m = _year_word(text)
     if m and m.group("word") in YEAR_WORDS:
@@ -854,17 +831,11 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     for its month."""
     try:
         j = lexer.spaces(cur, end)
-        if j == end or cur.at(j) not in _DASHES:
-            return None
-        k = lexer.spaces(cur, j + 1)
-        if k == j + 1 or not is_digit(cur.at(k)):
-            return None
-        m = lexer.chunk(cur, k)
-        second = cur.text[k:m]
-        unit = word_after(cur, m)
+        second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
     except TooLong:
         return None
-    return unit if second.isdecimal() and first < int(second) and unit in UNITS else None
+    unit = word_after(cur, second[1]) if second else ""
+    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
 
 
 def _phone(raw: str) -> str:
