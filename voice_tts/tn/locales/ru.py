@@ -67,12 +67,7 @@ _NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc"
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
-_ORDINAL_FORMS = (
-    ("m", "nominative", False), ("f", "nominative", False), ("m", "nominative", True), ("n", "nominative", False),
-    ("m", "genitive", False), ("m", "prepositional", False), ("m", "genitive", True), ("m", "dative", False),
-    ("f", "accusative", False), ("m", "instrumental", False), ("f", "genitive", False), ("m", "instrumental", True),
-    ("m", "dative", True),
-)
+_ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
 _ORDINAL_FORMS_BY_CASE = tuple((g, c, p) for c in ("nominative", "genitive", "dative", "accusative", "instrumental",
                                                    "prepositional") for g in ("m", "f", "n") for p in (False, True))
 
@@ -558,10 +553,7 @@ def _day_range(first: int, last: int, preposition: str) -> str:
 
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
-_PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "genitive", "со": "genitive",
-                      "до": "genitive", "от": "genitive", "после": "genitive", "около": "genitive",
-                      "для": "genitive", "к": "dative", "ко": "dative", "на": "accusative", "по": "accusative",
-                      "за": "accusative"}
+_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 # Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
 _YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from num2words import num2words
 
-from voice_tts.tn.locales import ru_morph
+from voice_tts.tn.locales import ru_morph, words
 
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
 
@@ -56,17 +56,7 @@ _INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
 # The case a preposition gives the number after it when the noun does not show a case of its own.
 # 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
 # рублей', from) unless the noun is instrumental ('с 5 участниками', with).
-COUNT_PREPOSITIONS = {
-    "до": "genitive", "от": "genitive", "с": "genitive", "со": "genitive", "из": "genitive", "без": "genitive",
-    "для": "genitive", "около": "genitive", "после": "genitive", "у": "genitive", "более": "genitive",
-    "менее": "genitive", "свыше": "genitive", "больше": "genitive", "меньше": "genitive", "кроме": "genitive",
-    "вместо": "genitive", "среди": "genitive", "порядка": "genitive", "против": "genitive", "из-за": "genitive",
-    "к": "dative", "ко": "dative", "благодаря": "dative", "согласно": "dative",
-    "о": "prepositional", "об": "prepositional", "обо": "prepositional", "при": "prepositional",
-    "в": "accusative", "во": "accusative", "на": "accusative", "за": "accusative", "через": "accusative",
-    "про": "accusative", "по": "accusative",
-    "между": "instrumental", "над": "instrumental", "под": "instrumental", "перед": "instrumental",
-}
+COUNT_PREPOSITIONS: dict[str, str] = words("ru")["count_prepositions"]
 # Prepositions after which a singular noun in the prepositional ('на 3 этаже') follows an ordinal.
 _LOCATIVE = frozenset(("в", "во", "на", "о", "об", "обо", "при"))
 # Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
