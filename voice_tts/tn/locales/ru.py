@@ -21,7 +21,7 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph, words
+from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
@@ -119,6 +119,7 @@ class Russian(Language):
     SPACE_GROUPS = True
     GLUED_CODES = True
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
+    LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
 
@@ -188,10 +189,21 @@ class Russian(Language):
         return end
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """An email address that runs on past its first word's joiners ('b3_c&-d@x.com'), else `Language`'s words."""
+        """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
+        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
         end = lexer.chunk(cur, pos)
+        if numeric_spans.is_address(cur.text[pos:end]):
+            return locale_span(end, self.address(cur.text[pos:end]), self.code)
         run = _address_run(cur, end) if cur.at(end) in "&-_.+" and cur.at(pos).isascii() else None
-        return locale_span(run, self.address(cur.text[pos:run]), self.code) if run else super()._word(cur, pos, ctx)
+        if run:
+            return locale_span(run, self.address(cur.text[pos:run]), self.code)
+        low = cur.text[pos:end].lower()
+        for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
+            if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
+                pos, written, fold=True
+            ) and not is_letter(cur.at(pos + len(written))):
+                return locale_span(pos + len(written), self.ABBREVIATIONS[written], self.code)
+        return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
