@@ -171,13 +171,11 @@ class Russian(Language):
     # --- where Russian's spans end otherwise ------------------------------------------------
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
-        """'+7 495 123-45-67', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
-        span = super()._country_code_phone(cur, pos)
-        return span and locale_span(span.end, _phone(cur.text[pos:span.end]), self.code)
+        """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
+        end = _phone_end(cur, pos)
+        return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
 
-    def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
-        span = super()._bracketed_phone(cur, pos)
-        return span and locale_span(span.end, _phone(cur.text[pos:span.end]), self.code)
+    _bracketed_phone = _country_code_phone
 
     def _number_end(self, cur: Cursor, body: int) -> int:
         """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
@@ -259,7 +257,7 @@ class Russian(Language):
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
         preposition = ctx.prev_word.lower()
         if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
-            if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" and not cldr.phone_groups(raw, "RU"):
+            if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
                 span.info = _quantity(_plain(raw), "genitive") or span.info
             return span
         if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
@@ -363,6 +361,33 @@ def _address_run(cur: Cursor, end: int) -> int | None:
     while cur.text[i - 1] in ".:":
         i -= 1
     return i if "@" in cur.text[end:i] and numeric_spans.is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
+
+
+def _phone_end(cur: Cursor, pos: int) -> int | None:
+    """The end of '+7 495 123-45-67', '+1 (123) 123-5678', '(495) 123-45-67' ('(' needs two groups)."""
+    j = pos
+    try:
+        if cur.at(j) == "+":
+            j = lexer.digits_end(cur, j + 1)
+        groups = 0
+        while True:
+            k = j + 1 if cur.at(j) in " -" and j > pos else j
+            if cur.at(k) == "(":
+                m = lexer.digits_end(cur, k + 1)
+                if m == k + 1 or cur.at(m) != ")":
+                    break
+                j = m + 1
+            elif is_digit(cur.at(k)):
+                m = lexer.chunk(cur, k)
+                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
+                    break
+                j = m
+            else:
+                break
+            groups += 1
+        return None if cur.text[pos] == "(" and groups < 2 else j
+    except TooLong:
+        return j if j > pos + 1 else None
 
 
 def _period_ends_sentence(cur: Cursor, period: int) -> bool:
@@ -680,7 +705,7 @@ def _special(text: str, day_case: str = "genitive") -> str | None:
     m = _TIME.fullmatch(text)
     if m:
         return ru_cases.time_of_day(int(m.group("h")), int(m.group("m")))
-    if PHONE.fullmatch(text) or text[0] == "+" and text[1:].isdecimal() and cldr.phone_groups(text, "RU"):
+    if PHONE.fullmatch(text):
         return _phone(text)
     m = _year_word(text)
     if m and m.group("word") in YEAR_WORDS:
@@ -722,7 +747,7 @@ def _fraction(m: re.Match) -> str:
 _COUNT = re.compile(r"\d{1,3}(?:[\s\u00a0\u202f]\d{3})+|\d+")
 _CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
 _ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3}){2,})")
-_QUANTITY = re.compile(rf"(?P<sign>[-−+]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
+_QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
@@ -752,7 +777,7 @@ def _quantity(text: str, case: str = "nominative") -> str | None:
     integer, fraction_digits = split_amount(m.group("num"))
     units = " ".join(u for u in re.split(r"[\s.]+", m.group("units")) if u)
     units = re.sub(r"\bкв м\b", "м²", units).split()  # 'кв. м.' is a square metre
-    sign = {"": "", "+": "плюс "}.get(m.group("sign"), "минус ")
+    sign = "минус " if m.group("sign") else ""
     if units and units[0].startswith("/"):
         units = [units[0][1:], "/"] + units[1:]
         if units[0] in PER:
