@@ -115,16 +115,6 @@ def english_amount(text: str) -> tuple[str, str | None] | None:
     return None
 
 
-def local_amount(text: str, currency_first: bool) -> str:
-    """An amount after a currency symbol in the English way ('1,250.50', '2342.65') in the
-    decimal-comma way ('1250,50', '2342,65'); anything else as it is."""
-    amount = english_amount(text) if currency_first else None
-    if amount is None:
-        return text
-    whole, cents = amount
-    return whole + ("," + cents if cents else "")
-
-
 def split_amount(text: str) -> tuple[str, str]:
     """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
     integer, _, fraction = text.partition(",")

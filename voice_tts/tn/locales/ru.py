@@ -33,7 +33,7 @@ from voice_tts.tn.locales.numeric_spans import (
     NUM,
     PHONE,
     date_parts,
-    local_amount,
+    english_amount,
     read_pieces,
     roman_value,
     split_amount,
@@ -492,20 +492,19 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
     веке, 'до V в.' до пятого века, 'V в.' пятый век."""
     try:
-        j = lexer.spaces(cur, end)
-        k = lexer.chunk(cur, j)
-        if cur.at(k) != ".":
+        word = chunk_after(cur, end, is_letter)
+        if word is None or cur.at(word[1]) != ".":
             return None
     except TooLong:
         return None
     case = _PREPOSITION_CASES.get(preposition, "nominative")
     if case == "accusative":  # an inanimate noun: 'на XX в.' на двадцатый век
         case = "nominative"
-    century = ru_morph.inflect("век", case, plural=cur.text[j:k] == "вв")
-    reading = ordinal(n, "m", case, cur.text[j:k] == "вв")
-    if word_after(cur, k + 1) == "":
+    century = ru_morph.inflect("век", case, plural=word[0] == "вв")
+    reading = ordinal(n, "m", case, word[0] == "вв")
+    if word_after(cur, word[1] + 1) == "":
         century += "."
-    return locale_span(k + 1, f"{reading} {century}", "ru")
+    return locale_span(word[1] + 1, f"{reading} {century}", "ru")
 
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
@@ -770,7 +769,8 @@ def _quantity(text: str, case: str = "nominative") -> str | None:
     if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
         text = f"{before.group('amount')} {before.group('currency')}"
     elif english := _ENGLISH_BEFORE.fullmatch(text):  # '$2342.65', '$1,250.50'
-        text = f"{local_amount(english.group('amount'), True)} {english.group('currency')}"
+        whole, cents = english_amount(english.group("amount")) or (english.group("amount"), None)
+        text = f"{whole}{',' + cents if cents else ''} {english.group('currency')}"
     m = _QUANTITY.fullmatch(text)
     if not m:
         return None
