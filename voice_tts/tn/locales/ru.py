@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import phonenumbers
-
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
@@ -142,7 +140,7 @@ class Russian(Language):
         return decimal("0", digits_after_comma).removeprefix("ноль целых ")
 
     def is_feminine(self, noun: str) -> bool:
-        return ru_morph.noun(noun) is not None and ru_morph.noun(noun).gender == "f"
+        return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
 
     def unit(self, written: str) -> Unit | None:
         """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
@@ -227,7 +225,9 @@ class Russian(Language):
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
-        """`Language`'s number span and the units that follow it, read from the written text."""
+        """`Language`'s number span and the units that follow it, read again from the written text
+        (`number`): a Russian reading takes its forms from the words around the number, which the
+        hooks `Language` reads with do not see; `find_span` gives it their case."""
         end = _units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
         return locale_span(end, number(cur.text[pos:end]), self.code)
 
@@ -260,7 +260,7 @@ class Russian(Language):
             if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
                 span.info = _quantity(_plain(raw), "genitive") or span.info
             return span
-        if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
+        if _MOBILE.fullmatch(raw) and cldr.phone_groups(raw, "RU"):
             span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
         elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
             span.info = _up_to(m) or span.info
