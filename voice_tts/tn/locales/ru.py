@@ -285,10 +285,11 @@ class Russian(Language):
         elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
             span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
         elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
-            span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
-        elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
-            reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
-        ):
+            case = _PREPOSITION_CASES[preposition]
+            span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), case) or span.info
+        elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
+            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
+        )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
             span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
@@ -326,12 +327,9 @@ def _units_end(cur: Cursor, end: int) -> int:
         return end
     try:
         while True:
-            last = _LAST_WORD.search(cur.text, 0, end)
-            if cur.at(end) == "." and last and last.end() == end and last.group().lower() in _DOTTED and (
-                cur.text[last.start() - 1].isspace()
-            ) and (
-                not _period_ends_sentence(cur, end)
-            ):
+            word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
+            dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
+            if dotted and cur.at(end) == "." and not _period_ends_sentence(cur, end):
                 end += 1
             j = lexer.spaces(cur, end)
             c = cur.at(j)
