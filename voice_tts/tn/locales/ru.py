@@ -130,9 +130,6 @@ class Russian(Language):
     def number(self, text: str) -> str:
         return number(text)
 
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return ordinal_with_ending(n, suffix)
-
     def fraction(self, numerator: int, denominator: int) -> str:
         return number(f"{numerator}/{denominator}")
 
