@@ -451,7 +451,7 @@ def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
     тысячу; None after any other word."""
     if verb in ru_cases.COUNT_PREPOSITIONS or not _takes_accusative(verb) or ru_cases.noun_case(noun):
         return None
-    return cardinal(n, ru_cases.count_gender(n, noun, "accusative"), "accusative")
+    return cardinal(n, ru_cases.count_gender(n, noun), "accusative")
 
 
 _MOBILE = re.compile(r"[78]9\d{9}")
