@@ -225,8 +225,44 @@ class Russian(Language):
         """`Language`'s number span and the units that follow it, read again from the written text
         (`number`): a Russian reading takes its forms from the words around the number, which the
         hooks `Language` reads with do not see; `find_span` gives it their case."""
-        end = _units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
+        end = self._units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
         return locale_span(end, number(cur.text[pos:end]), self.code)
+
+    def _units_end(self, cur: Cursor, end: int) -> int:
+        """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
+        руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
+        it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
+        last = cur.text[end - 1]
+        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
+            last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
+        ):
+            return end
+        try:
+            while True:
+                word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
+                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
+                if dotted and cur.at(end) == "." and not self._period_ends_sentence(cur, end):
+                    end += 1
+                j = lexer.spaces(cur, end)
+                c = cur.at(j)
+                if c in ("%", "‰") or lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
+                    return j + 1
+                if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
+                    m = lexer.chunk(cur, end + 1)
+                    return m if cur.text[end + 1:m].lower() in _AFTER else end
+                if j == end or not is_letter(c):
+                    return end
+                m = lexer.chunk(cur, j)
+                if not all(part in _AFTER for part in cur.text[j:m].lower().split("/")):
+                    return end
+                end = m
+        except TooLong:
+            return end
+
+    def _period_ends_sentence(self, cur: Cursor, period: int) -> bool:
+        """A period after an abbreviation closes the sentence when the end or a capital follows,
+        unless the capital starts a word that joins the amount ('долл. США')."""
+        return self._ends_sentence(cur, period + 1) and word_after(cur, period + 1) not in _AFTER
 
     # --- reading a span in its context ------------------------------------------------------
 
@@ -313,38 +349,6 @@ _GROUP = re.compile(r"\d{3}(?!\d)")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
 
 
-def _units_end(cur: Cursor, end: int) -> int:
-    """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
-    руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
-    it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
-    last = cur.text[end - 1]
-    if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
-        last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
-    ):
-        return end
-    try:
-        while True:
-            word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
-            dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
-            if dotted and cur.at(end) == "." and not _period_ends_sentence(cur, end):
-                end += 1
-            j = lexer.spaces(cur, end)
-            c = cur.at(j)
-            if c in ("%", "‰") or lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
-                return j + 1
-            if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
-                m = lexer.chunk(cur, end + 1)
-                return m if cur.text[end + 1:m].lower() in _AFTER else end
-            if j == end or not is_letter(c):
-                return end
-            m = lexer.chunk(cur, j)
-            if not all(part in _AFTER for part in cur.text[j:m].lower().split("/")):
-                return end
-            end = m
-    except TooLong:
-        return end
-
-
 def _address_run(cur: Cursor, end: int) -> int | None:
     """Where an email address that continues past `end` ends ('b3_c&-d@x.com'), or None."""
     try:
@@ -383,12 +387,6 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         return None if cur.text[pos] == "(" and groups < 2 else j
     except TooLong:
         return j if j > pos + 1 else None
-
-
-def _period_ends_sentence(cur: Cursor, period: int) -> bool:
-    """A period after an abbreviation closes the sentence when the end or a capital follows,
-    unless the capital starts a word that joins the amount ('долл. США')."""
-    return RULES._ends_sentence(cur, period + 1) and word_after(cur, period + 1) not in _AFTER
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
