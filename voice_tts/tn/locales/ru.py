@@ -352,13 +352,9 @@ _LAST_WORD = re.compile(r"[^\W\d_]+$")
 def _address_run(cur: Cursor, end: int) -> int | None:
     """Where an email address that continues past `end` ends ('b3_c&-d@x.com'), or None."""
     try:
-        i = end
-        while (c := cur.at(i)) and lexer.is_url_char(c) and c not in ",;!?()":
-            i += 1
+        i = lexer.url_end(cur, end)
     except TooLong:
         return None
-    while cur.text[i - 1] in ".:":
-        i -= 1
     return i if "@" in cur.text[end:i] and numeric_spans.is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
 
 
