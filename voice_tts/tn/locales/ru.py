@@ -185,10 +185,11 @@ class Russian(Language):
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
         first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
         end = lexer.chunk(cur, pos)
-        if numeric_spans.is_address(cur.text[pos:end]):
-            return locale_span(end, self.address(cur.text[pos:end]), self.code)
-        run = _address_run(cur, end) if cur.at(end) in "&-_.+" and cur.at(pos).isascii() else None
-        if run:
+        try:
+            run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
+        except TooLong:
+            run = end
+        if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
         low = cur.text[pos:end].lower()
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
@@ -347,15 +348,6 @@ RULES = Russian()
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
-
-
-def _address_run(cur: Cursor, end: int) -> int | None:
-    """Where an email address that continues past `end` ends ('b3_c&-d@x.com'), or None."""
-    try:
-        i = lexer.url_end(cur, end)
-    except TooLong:
-        return None
-    return i if "@" in cur.text[end:i] and numeric_spans.is_address(cur.text[cur.text.rfind(" ", 0, end) + 1:i]) else None
 
 
 def _phone_end(cur: Cursor, pos: int) -> int | None:
