@@ -38,6 +38,7 @@ def word_after(cur: Cursor, end: int) -> str:
 
 
 def is_address(word: str) -> bool:
+    """An email address, a handle or a domain of a known top-level domain, in any script ('ivan@почта.рф')."""
     if "@" in word:
         return _EMAIL.fullmatch(word) is not None
     if word.lower().startswith("www."):
