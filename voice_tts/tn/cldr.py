@@ -276,14 +276,15 @@ _GROUP_SEPARATORS = re.compile(r"[\s\-./()]+")
 
 
 @lru_cache(maxsize=1024)
-def phone_groups(text: str, region: str) -> tuple[str, ...] | None:
-    """The digit groups of the telephone number `text`, as its country writes them nationally,
-    when libphonenumber finds a valid number for `region` in it; None otherwise."""
+def phone_groups(text: str, region: str, international: bool = False) -> tuple[str, ...] | None:
+    """The digit groups of the telephone number `text`, as its country writes them nationally
+    (or, `international`, after its country code), when libphonenumber finds a valid number for
+    `region` in it; None otherwise."""
     try:
         parsed = phonenumbers.parse(text, region)
     except phonenumbers.NumberParseException:
         return None
     if not phonenumbers.is_valid_number(parsed):
         return None
-    formatted = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
-    return tuple(g for g in _GROUP_SEPARATORS.split(formatted) if g)
+    style = phonenumbers.PhoneNumberFormat.INTERNATIONAL if international else phonenumbers.PhoneNumberFormat.NATIONAL
+    return tuple(g for g in _GROUP_SEPARATORS.split(phonenumbers.format_number(parsed, style).lstrip("+")) if g)

@@ -135,12 +135,9 @@ _MONTHS = cldr.month_names("es")
 _DAY_PARTS = dict(_WORDS["day_parts"])
 _ZONES = frozenset(_WORDS["zones"])
 _ERAS = _WORDS["eras"]
-_ROMAN_WORDS = numeric_spans.SpanWords(
-    after=frozenset(),
-    roman_after=frozenset(_WORDS["chapter_words"]),
-    not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
-                         "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
-)
+# Lower-case words that spell a Roman numeral but are words ('mi', 'civil').
+_NOT_ROMAN = frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
+                       "cm", "dl", "xl", "li", "ci", "id", "vid", "xd"))
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 _NOT_NOUNS = frozenset(_WORDS["not_nouns"])  # words after a number that are no noun it counts
@@ -257,7 +254,7 @@ class Spanish(Iberian):
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
         'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not numeric_spans.is_roman(word, ctx.prev_word, _ROMAN_WORDS):
+        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:

@@ -3,9 +3,11 @@
 "две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
 abbreviations, read as the Russian NeMo-text-processing data reads them.
 
+`european.Language` decides where a span ends, as for the other languages of Europe; Russian reads
+a number's span again from its written text, in the case and gender the words around it give.
 Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
 and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
-unit agrees with the number before it) is decided here.
+unit agrees with the number before it) is decided here. The word tables are `ru_words.json`.
 """
 
 from __future__ import annotations
@@ -13,51 +15,57 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import phonenumbers
-from num2words import num2words
-
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, numeric_spans, ru_cases, ru_morph
+from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_cases, ru_morph, words
+from voice_tts.tn.locales.european import Currency, Language, Unit
+from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
-from voice_tts.tn.locales.ru_words import (
-    ABBREVIATIONS,
-    ADDRESS_WORDS,
-    LATIN_NAMES,
-    MINOR,
-    MONTHS_GENITIVE,
-    MONTH_INDEX,
-    PER,
-    SPELLED_AFTER,
-    UNITS,
-    YEAR_NOUNS,
-    YEAR_WORDS,
-)
 from voice_tts.tn.locales.numeric_spans import (
     DATE,
+    GROUP_SPACES,
     GROUPED,
     IP,
     NUM,
     PHONE,
-    SpanWords,
     date_parts,
+    english_amount,
     read_pieces,
     roman_value,
-    local_amount,
     split_amount,
     word_after,
 )
 
+_WORDS = words("ru")
+# unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
+UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
+# Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
+UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
+# A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
+MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
+# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
+PER = _WORDS["per"]
+SPELLED_AFTER = _WORDS["spelled_after"]
+YEAR_WORDS = _WORDS["year_words"]
+YEAR_NOUNS = _WORDS["year_nouns"]
+MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
+MONTH_INDEX = {m[:3]: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {
+    m: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
+# The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
+_AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
+# Of those, the abbreviations whose period belongs to them ('руб.').
+_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
+# Currency codes written before the amount ('USD 20', 'usd21').
+_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+# Words after which a Roman numeral is a number ('глава IV'), and lower-case words that spell one.
+_COUNTED_ROMAN_AFTER = frozenset(("век", "века", "веке", "веков", "глава", "том", "часть"))
+_NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl"))
+
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
-_ORDINAL_FORMS = (
-    ("m", "nominative", False), ("f", "nominative", False), ("m", "nominative", True), ("n", "nominative", False),
-    ("m", "genitive", False), ("m", "prepositional", False), ("m", "genitive", True), ("m", "dative", False),
-    ("f", "accusative", False), ("m", "instrumental", False), ("f", "genitive", False), ("m", "instrumental", True),
-    ("m", "dative", True),
-)
+_ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
 _ORDINAL_FORMS_BY_CASE = tuple((g, c, p) for c in ("nominative", "genitive", "dative", "accusative", "instrumental",
                                                    "prepositional") for g in ("m", "f", "n") for p in (False, True))
 
@@ -99,93 +107,274 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
-WORDS = SpanWords(
-    after=frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER),
-    dotted=frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд")),
-    months=frozenset(MONTH_INDEX),
-    before=frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw")),
-    abbreviations=dict(sorted(ABBREVIATIONS.items(), key=lambda kv: -len(kv[0]))),
-    roman_after=frozenset(("век", "века", "веке", "веков", "глава", "том", "часть")),
-    not_roman=frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl")),
-)
-SYMBOLS = {"&": "и", "+": "плюс", "=": "равно", "×": "умножить на", "÷": "разделить на", "%": "процент",
-           "≥": "больше или равно", "≤": "меньше или равно", "≠": "не равно", "°": "градус", "№": "номер",
-           "@": "собака", "#": "номер"}
-ADDRESS_SYMBOLS = {".": "точка", "/": "слэш", "@": "собака", ":": "двоеточие", "-": "тире",
-                   "_": "нижнее подчеркивание", "&": "амперсанд", "?": "вопросительный знак", "=": "равно",
-                   "#": "решетка", "%": "процент", "~": "тильда", "+": "плюс", "\u2011": "дефис"}
+class Russian(Language):
+    """Russian on the shared span finder: `Language` decides where a span ends (with the hooks
+    below where Russian writes otherwise); `find_span` reads a number's span in its context."""
 
+    code = "ru"
+    MONTHS = MONTH_INDEX
+    MONTH_NAMES = MONTHS_GENITIVE
+    SPACE_GROUPS = True
+    GLUED_CODES = True
+    PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
+    LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
-def find_span(cur: Cursor, pos: int, ctx: Context) -> Span | None:
-    if ctx.agreement == _MEASURE_RANGE_OPEN and cur.at(pos) in _DASHES:  # '3 – 5 кг': the dash is 'до'
-        span = locale_span(pos + 1, "", "ru")
-        span.agreement = _MEASURE_RANGE_OPEN
-        return span
-    if cur.at(pos) in _ROMAN_LETTERS and (span := _roman_by_words(cur, pos, ctx)):
-        return span
-    span = numeric_spans.find_span(cur, pos, ctx, WORDS, read)
-    if span is None:
-        return span
-    raw = cur.text[pos:span.end]
-    if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := find_span(cur, pos + 1, ctx)) and (
-        unsigned.end > span.end
-    ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
-        unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
-        return unsigned
-    if raw.endswith(".") and raw.lower() in ABBREVIATIONS and word_after(cur, span.end) == "":
-        span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
-    preposition = ctx.prev_word.lower()
-    if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
-        if span.kind == "locale" and ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
+    # --- the module contract and the words `Language` reads with ----------------------------
+
+    def cardinal(self, n: int) -> str:
+        return cardinal(n)
+
+    def digits(self, text: str) -> str:
+        return digits(text)
+
+    def number(self, text: str) -> str:
+        return number(text)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        return number(f"{numerator}/{denominator}")
+
+    def fraction_digits(self, digits_after_comma: str) -> str:
+        return decimal("0", digits_after_comma).removeprefix("ноль целых ")
+
+    def is_feminine(self, noun: str) -> bool:
+        return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
+
+    def unit(self, written: str) -> Unit | None:
+        """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
+        parts = written.lower().split("/")
+        if not parts[0] or not all(part in _AFTER for part in parts if part):
+            return None
+        one, _, many, gender = UNITS.get(parts[0], (parts[0], "", parts[0], "m"))
+        return Unit(one, many, gender == "f")
+
+    def currency(self, written: str) -> Currency | None:
+        """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
+        unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
+        return None if unit is None else Currency(unit, Unit(*MINOR.get(written.lower(), MINOR["$"])[::2]))
+
+    def currency_word(self, word: str) -> Currency | None:
+        return self.currency(word)
+
+    def abbreviation(self, written: str) -> str | None:
+        return self.ABBREVIATIONS.get(written.lower())
+
+    def address(self, text: str) -> str:
+        """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)],
+                           _spell_latin)
+
+    # --- where Russian's spans end otherwise ------------------------------------------------
+
+    def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
+        """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
+        end = _phone_end(cur, pos)
+        return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+
+    _bracketed_phone = _country_code_phone
+
+    def _number_end(self, cur: Cursor, body: int) -> int:
+        """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
+        end = super()._number_end(cur, body)
+        if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
+            m = lexer.chunk(cur, end + 1)
+            if _GROUP.match(cur.text, end + 1, m):
+                return m
+        return end
+
+    def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
+        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
+        end = lexer.chunk(cur, pos)
+        try:
+            run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
+        except TooLong:
+            run = end
+        if numeric_spans.is_address(cur.text[pos:run]):
+            return locale_span(run, self.address(cur.text[pos:run]), self.code)
+        low = cur.text[pos:end].lower()
+        for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
+            if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
+                pos, written, fold=True
+            ) and not is_letter(cur.at(pos + len(written))):
+                return locale_span(pos + len(written), self.ABBREVIATIONS[written], self.code)
+        return super()._word(cur, pos, ctx)
+
+    def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
+        """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
+        that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
+        девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
+        value = roman_value(word)
+        if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
+            return span
+        if not numeric_spans.is_roman(word, ctx.prev_word, _COUNTED_ROMAN_AFTER, _NOT_ROMAN):
+            return None
+        counted = ctx.prev_word.lower() in _COUNTED_ROMAN_AFTER
+        return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
+
+    # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
+    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
+        return None
+
+    def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
+        return None
+
+    def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        return None
+
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
+                 currency: Currency | None = None) -> Span:
+        """`Language`'s number span and the units that follow it, read again from the written text
+        (`number`): a Russian reading takes its forms from the words around the number, which the
+        hooks `Language` reads with do not see; `find_span` gives it their case."""
+        end = self._units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
+        return locale_span(end, number(cur.text[pos:end]), self.code)
+
+    def _units_end(self, cur: Cursor, end: int) -> int:
+        """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
+        руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
+        it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
+        last = cur.text[end - 1]
+        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
+            last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
+        ):
+            return end
+        try:
+            while True:
+                word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
+                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
+                if dotted and cur.at(end) == "." and not self._period_ends_sentence(cur, end):
+                    end += 1
+                j = lexer.spaces(cur, end)
+                c = cur.at(j)
+                if c in ("%", "‰") or lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
+                    return j + 1
+                if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
+                    m = lexer.chunk(cur, end + 1)
+                    return m if cur.text[end + 1:m].lower() in _AFTER else end
+                if j == end or not is_letter(c):
+                    return end
+                m = lexer.chunk(cur, j)
+                if not all(part in _AFTER for part in cur.text[j:m].lower().split("/")):
+                    return end
+                end = m
+        except TooLong:
+            return end
+
+    def _period_ends_sentence(self, cur: Cursor, period: int) -> bool:
+        """A period after an abbreviation closes the sentence when the end or a capital follows,
+        unless the capital starts a word that joins the amount ('долл. США')."""
+        return self._ends_sentence(cur, period + 1) and word_after(cur, period + 1) not in _AFTER
+
+    # --- reading a span in its context ------------------------------------------------------
+
+    def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        c = cur.at(pos)
+        if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
+            span = locale_span(pos + 1, "", self.code)
+            span.agreement = _MEASURE_RANGE_OPEN
+            return span
+        if c in cldr.VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in cldr.VULGAR_FRACTIONS:
+            end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
+            numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+            whole = cur.text[pos:end] + " " if end > pos else ""
+            return locale_span(end + 1, number(f"{whole}{numerator}/{denominator}"), self.code)
+        span = super().find_span(cur, pos, ctx)
+        if span is None or span.kind != "locale":
+            return span
+        raw = cur.text[pos:span.end]
+        if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
+            unsigned.end > span.end
+        ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
+            unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
+            return unsigned
+        if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
+            span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
+        preposition = ctx.prev_word.lower()
+        if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
+            if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
+                span.info = _quantity(_plain(raw), "genitive") or span.info
+            return span
+        if _MOBILE.fullmatch(raw) and cldr.phone_groups(raw, "RU"):
+            span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
+        elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+            span.info = _up_to(m) or span.info
+        elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
+            span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
+            span.agreement = _MEASURE_RANGE_OPEN
+        elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
+            year := _year(int(raw), ctx, word_after(cur, span.end))
+        ):
+            span.info = year
+        elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
+            cur, span.end
+        ).isalpha():
+            span.info = cardinal(int(m.group("num")), "m", "genitive")
+        elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
+            span.info = number(raw, _second_day_case(ctx))
+        elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
+            span.info = _day_range(*days, ctx.prev_word)
+        elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
+            span.agreement = _day_case(ctx.prev_word)
+            span.info = ordinal(int(raw), "n", span.agreement)
+        elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
+            span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
+        elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
+            case = _PREPOSITION_CASES[preposition]
+            span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), case) or span.info
+        elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
+            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
+        )):
+            span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
+        elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
+            span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
+        elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
+            span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
+        elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
             span.info = _quantity(_plain(raw), "genitive") or span.info
+        elif _COUNT.fullmatch(raw):
+            n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
+            span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
+                         or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+                         or ru_cases.count_before(n, preposition, noun))
+        elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
+            span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
+        elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
+            span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
+            span.agreement = _GENITIVE_MONEY
         return span
-    if _MOBILE.fullmatch(raw) and phonenumbers.is_valid_number(phonenumbers.parse(raw, "RU")):
-        span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
-    elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
-        span.info = _up_to(m) or span.info
-    elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-        span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
-        span.agreement = _MEASURE_RANGE_OPEN
-    elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
-        year := _year(int(raw), ctx, word_after(cur, span.end))
-    ):
-        span.info = year
-    elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
-        cur, span.end
-    ).isalpha():
-        span.info = cardinal(int(m.group("num")), "m", "genitive")
-    elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
-        span.info = number(raw, _second_day_case(ctx))
-    elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
-        span.info = _day_range(*days, ctx.prev_word)
-    elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
-        span.agreement = _day_case(ctx.prev_word)
-        span.info = ordinal(int(raw), "n", span.agreement)
-    elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
-        span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
-    elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
-        span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), _PREPOSITION_CASES[preposition]) or span.info
-    elif (m := _ORDINAL.fullmatch(_plain(raw))) and (
-        reading := _ordinal_before_noun(int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end))
-    ):
-        span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-    elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
-        span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
-    elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
-        span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
-    elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
-        span.info = _quantity(_plain(raw), "genitive") or span.info
-    elif _COUNT.fullmatch(raw):
-        n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
-        span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
-                     or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                     or ru_cases.count_before(n, preposition, noun))
-    elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
-        span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
-    elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
-        span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
-        span.agreement = _GENITIVE_MONEY
-    return span
+
+
+RULES = Russian()
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
+_GROUP = re.compile(r"\d{3}(?!\d)")
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+
+
+def _phone_end(cur: Cursor, pos: int) -> int | None:
+    """The end of '+7 495 123-45-67', '+1 (123) 123-5678', '(495) 123-45-67' ('(' needs two groups)."""
+    j = pos
+    try:
+        if cur.at(j) == "+":
+            j = lexer.digits_end(cur, j + 1)
+        groups = 0
+        while True:
+            k = j + 1 if cur.at(j) in " -" and j > pos else j
+            if cur.at(k) == "(":
+                m = lexer.digits_end(cur, k + 1)
+                if m == k + 1 or cur.at(m) != ")":
+                    break
+                j = m + 1
+            elif is_digit(cur.at(k)):
+                m = lexer.chunk(cur, k)
+                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
+                    break
+                j = m
+            else:
+                break
+            groups += 1
+        return None if cur.text[pos] == "(" and groups < 2 else j
+    except TooLong:
+        return j if j > pos + 1 else None
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
@@ -248,25 +437,16 @@ def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
     тысячу; None after any other word."""
     if verb in ru_cases.COUNT_PREPOSITIONS or not _takes_accusative(verb) or ru_cases.noun_case(noun):
         return None
-    return cardinal(n, ru_cases.count_gender(n, noun, "accusative"), "accusative")
+    return cardinal(n, ru_cases.count_gender(n, noun), "accusative")
 
 
 _MOBILE = re.compile(r"[78]9\d{9}")
-_ROMAN_LETTERS = frozenset("IVXLCDM")
 
 
-def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
     """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
     II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
     agreeing with it ('в XX веке' в двадцатом веке, 'XIX век' девятнадцатый век)."""
-    end = pos
-    while cur.at(end) in _ROMAN_LETTERS:
-        end += 1
-    if is_letter(cur.at(end)) or is_digit(cur.at(end)) or (pos > 0 and is_letter(cur.text[pos - 1])):
-        return None
-    n = roman_value(cur.text[pos:end])
-    if not n:
-        return None
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
@@ -276,7 +456,7 @@ def _roman_by_words(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or end - pos < 2 and cur.at(pos) not in "VX":  # a lone 'I', 'C': a letter
+    if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
         return None
     plural = next((p for p, _ in form.forms), False)
     case = next(c for p, c in form.forms if p == plural)
@@ -293,20 +473,19 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
     веке, 'до V в.' до пятого века, 'V в.' пятый век."""
     try:
-        j = lexer.spaces(cur, end)
-        k = lexer.chunk(cur, j)
-        if cur.at(k) != ".":
+        word = chunk_after(cur, end, is_letter)
+        if word is None or cur.at(word[1]) != ".":
             return None
     except TooLong:
         return None
     case = _PREPOSITION_CASES.get(preposition, "nominative")
     if case == "accusative":  # an inanimate noun: 'на XX в.' на двадцатый век
         case = "nominative"
-    century = ru_morph.inflect("век", case, plural=cur.text[j:k] == "вв")
-    reading = ordinal(n, "m", case, cur.text[j:k] == "вв")
-    if word_after(cur, k + 1) == "":
+    century = ru_morph.inflect("век", case, plural=word[0] == "вв")
+    reading = ordinal(n, "m", case, word[0] == "вв")
+    if word_after(cur, word[1] + 1) == "":
         century += "."
-    return locale_span(k + 1, f"{reading} {century}", "ru")
+    return locale_span(word[1] + 1, f"{reading} {century}", "ru")
 
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
@@ -364,13 +543,8 @@ def _day_range_days(raw: str) -> tuple[int, int] | None:
 
 def _month_follows(cur: Cursor, end: int) -> bool:
     """Whether a month name comes next, after spaces."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
-            return False
-        return cur.text[j:lexer.chunk(cur, j)].lower() in MONTH_INDEX
-    except TooLong:
-        return False
+    word = chunk_after(cur, end, is_letter)
+    return word is not None and word[0].lower() in MONTH_INDEX
 
 
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
@@ -380,16 +554,10 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
         if j == end:
             return False
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-        if cur.text[j:k].lower() not in _DAY_LINKS:
-            return False
-        j = lexer.spaces(cur, k)
-        if j == k or not is_digit(cur.at(j)):
-            return False
-        k = lexer.chunk(cur, j)
-        day = cur.text[j:k]
-        return day.isdecimal() and 1 <= int(day) <= 31 and _month_follows(cur, k)
     except TooLong:
         return False
+    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _DAY_LINKS else None
+    return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 
 def _day_range(first: int, last: int, preposition: str) -> str:
@@ -402,10 +570,7 @@ def _day_range(first: int, last: int, preposition: str) -> str:
 
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
-_PREPOSITION_CASES = {"в": "prepositional", "во": "prepositional", "с": "genitive", "со": "genitive",
-                      "до": "genitive", "от": "genitive", "после": "genitive", "около": "genitive",
-                      "для": "genitive", "к": "dative", "ко": "dative", "на": "accusative", "по": "accusative",
-                      "за": "accusative"}
+_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 # Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
 _YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
 
@@ -459,26 +624,12 @@ _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _YEARS = range(1700, 2101)
 
 
-def read(raw: str, kind: str) -> str:
-    if kind == "address":  # a hyphen before a digit is a 'дефис', elsewhere a 'тире'
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", raw), ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
-    if kind == "abbreviation":
-        return ABBREVIATIONS[raw.lower()]
-    if kind == "roman":
-        return ordinal(roman_value(raw))
-    if kind == "counted_roman":
-        return cardinal(roman_value(raw.split()[0]))
-    if kind == "phone":
-        return _phone(raw)
-    return number(raw)
-
-
 def _spell_latin(word: str) -> str:
     low = word.lower()
-    if low in ADDRESS_WORDS:
-        return ADDRESS_WORDS[low]
+    if low in _WORDS["address_words"]:
+        return _WORDS["address_words"][low]
     if low.isascii():
-        return " ".join(LATIN_NAMES.get(c, c) for c in low)
+        return " ".join(_WORDS["latin_names"].get(c, c) for c in low)
     return word
 
 
@@ -599,7 +750,8 @@ def _quantity(text: str, case: str = "nominative") -> str | None:
     if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
         text = f"{before.group('amount')} {before.group('currency')}"
     elif english := _ENGLISH_BEFORE.fullmatch(text):  # '$2342.65', '$1,250.50'
-        text = f"{local_amount(english.group('amount'), True)} {english.group('currency')}"
+        whole, cents = english_amount(english.group("amount")) or (english.group("amount"), None)
+        text = f"{whole}{',' + cents if cents else ''} {english.group('currency')}"
     m = _QUANTITY.fullmatch(text)
     if not m:
         return None
@@ -689,32 +841,19 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     for its month."""
     try:
         j = lexer.spaces(cur, end)
-        if j == end or cur.at(j) not in _DASHES:
-            return None
-        k = lexer.spaces(cur, j + 1)
-        if k == j + 1 or not is_digit(cur.at(k)):
-            return None
-        m = lexer.chunk(cur, k)
-        second = cur.text[k:m]
-        unit = word_after(cur, m)
+        second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
     except TooLong:
         return None
-    return unit if second.isdecimal() and first < int(second) and unit in UNITS else None
+    unit = word_after(cur, second[1]) if second else ""
+    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
 
 
 def _phone(raw: str) -> str:
     """Groups as numbers, their leading zeros one by one: '8-913-983-56-01'; a number
     libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
     international = raw.lstrip().startswith("+")
-    try:
-        parsed = phonenumbers.parse(raw, "RU")
-    except phonenumbers.NumberParseException:
-        parsed = None
-    if parsed is not None and phonenumbers.is_valid_number(parsed):
-        raw = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.INTERNATIONAL if international
-                                         else phonenumbers.PhoneNumberFormat.NATIONAL)
     words = ["плюс"] if international else []
-    for group in re.findall(r"\d+", raw):
+    for group in cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw):
         zeros = len(group) - len(group.lstrip("0"))
         words += ["ноль"] * zeros + ([cardinal(int(group))] if group.lstrip("0") else [])
     return " ".join(words)
@@ -731,6 +870,6 @@ def _fallback(text: str) -> str:
             out.append(_spell_latin(piece) if len(piece) == 1 else piece)
         elif piece.isalpha():
             out.append(piece)
-        elif piece in SYMBOLS and piece != "-":
-            out.append(SYMBOLS[piece])
+        elif piece in RULES.SYMBOLS and piece != "-":
+            out.append(RULES.SYMBOLS[piece])
     return " ".join(out)

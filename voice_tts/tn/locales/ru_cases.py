@@ -3,11 +3,11 @@
 A count agrees with the preposition before it and the noun after it ('до 5 человек' до пяти
 человек, 'о 3 книгах' о трёх книгах, 'купил 2 книги' купил две книги); a number before a noun in a
 singular case form that a count would not take is an ordinal ('на 3 этаже' на третьем этаже, 'в
-21 веке' в двадцать первом веке). The noun's case and gender are read from its ending, which in
-Russian is reliable for the forms that matter here: the plural oblique endings (-ах, -ам, -ами),
-the genitive singular after 2-4 (-ы/-и feminine, -а/-я masculine or neuter) and the nominative
-singular after 1 (-а/-я feminine, -о/-е neuter). A time of day takes its preposition's case
-too ('к 14:30' к половине третьего, 'до 10:00' до десяти часов).
+21 веке' в двадцать первом веке). The noun's gender comes from pymorphy3's dictionary
+(`ru_morph`: 'до 1 недели' до одной недели, 'для 21 дня' для двадцати одного дня); its case from
+its ending, which in Russian is reliable for the forms that matter here: the plural oblique
+endings (-ах, -ам, -ами), the prepositional and accusative singular after 1 (-е, -у). A time of
+day takes its preposition's case too ('к 14:30' к половине третьего, 'до 10:00' до десяти часов).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from num2words import num2words
 
-from voice_tts.tn.locales import ru_morph
+from voice_tts.tn.locales import ru_morph, words
 
 DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
 
@@ -56,17 +56,7 @@ _INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
 # The case a preposition gives the number after it when the noun does not show a case of its own.
 # 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
 # рублей', from) unless the noun is instrumental ('с 5 участниками', with).
-COUNT_PREPOSITIONS = {
-    "до": "genitive", "от": "genitive", "с": "genitive", "со": "genitive", "из": "genitive", "без": "genitive",
-    "для": "genitive", "около": "genitive", "после": "genitive", "у": "genitive", "более": "genitive",
-    "менее": "genitive", "свыше": "genitive", "больше": "genitive", "меньше": "genitive", "кроме": "genitive",
-    "вместо": "genitive", "среди": "genitive", "порядка": "genitive", "против": "genitive", "из-за": "genitive",
-    "к": "dative", "ко": "dative", "благодаря": "dative", "согласно": "dative",
-    "о": "prepositional", "об": "prepositional", "обо": "prepositional", "при": "prepositional",
-    "в": "accusative", "во": "accusative", "на": "accusative", "за": "accusative", "через": "accusative",
-    "про": "accusative", "по": "accusative",
-    "между": "instrumental", "над": "instrumental", "под": "instrumental", "перед": "instrumental",
-}
+COUNT_PREPOSITIONS: dict[str, str] = words("ru")["count_prepositions"]
 # Prepositions after which a singular noun in the prepositional ('на 3 этаже') follows an ordinal.
 _LOCATIVE = frozenset(("в", "во", "на", "о", "об", "обо", "при"))
 # Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
@@ -112,24 +102,16 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     return COUNT_PREPOSITIONS.get(preposition, "nominative")
 
 
-def count_gender(n: int, noun: str, case: str = "nominative") -> str:
+def count_gender(n: int, noun: str) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
-    if len(noun) < 3 or not noun.isalpha() or noun in _NOT_NOUNS or noun.endswith(_ADJECTIVE_ENDINGS):
-        return "m"
-    kind = agreement(n)
-    if kind == 0:  # the nominative singular, or the accusative 'на 1 неделю'
-        if noun.endswith(("а", "я")) or (case == "accusative" and noun.endswith(("у", "ю"))):
-            return "f"
-        return "n" if case in ("nominative", "accusative") and noun.endswith(("о", "е", "ё")) and noun != "евро" else "m"
-    if kind == 1 and noun.endswith(("ы", "и")):  # the genitive singular: 'две минуты', 'две недели'
-        return "f"
-    return "m"
+    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() else None
+    return form.gender if form is not None and agreement(n) < 2 else "m"
 
 
 def count_before(n: int, preposition: str, noun: str) -> str:
     """A count with the case of the preposition before it and the gender of the noun after it."""
     case = count_case(n, preposition, noun)
-    return cardinal(n, count_gender(n, noun, case), case)
+    return cardinal(n, count_gender(n, noun), case)
 
 
 def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
