@@ -458,15 +458,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "url", _lang_after(cur, ctx, end))
     if ctx.locale is not None:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
-    if _HAS_DIGIT.search(word):
-        if ctx.sent_han or is_han(cur.at(end)):
-            return Span(_zh_chain(cur, end), "num", "zh")
-        if _is_day(word):
-            date_end = _day_month(cur, end)
-            if date_end is not None:
-                return Span(date_end, "date", "en")
-        end = _en_window(cur, pos, end)
-        return Span(end, "num", _lang_after(cur, ctx, end))
+    if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
+        return _number(cur, pos, pos, ctx)
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
         return Span(end, "word", "zh")
     if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (

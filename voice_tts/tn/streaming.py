@@ -432,16 +432,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.mode = mode
     elif kind == "fence_open":
         ctx.mode = "fence"
-    elif kind in ("fence_body",):
-        pass
-    elif kind == "skip":
-        if span.info == "done":
-            ctx.mode = ""
-    elif kind == "digit_groups":
-        if span.info == "done":
-            ctx.mode = ""
-    else:
-        ctx.mode = ""
+    elif kind != "fence_body" and (kind not in ("skip", "digit_groups") or span.info == "done"):
+        ctx.mode = ""  # a fence's body, a skipped link or a run of digit groups goes on until it ends
     if kind == "nl" or (kind == "fence_body" and raw.endswith("\n")):
         ctx.line_start = True
     elif not (kind == "ws" and ctx.line_start):

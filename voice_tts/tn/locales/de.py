@@ -27,9 +27,6 @@ from voice_tts.tn.locales.european_dates import chunk_after
 _WORDS = words("de")
 
 
-_MONTH_NAMES = cldr.month_names("de")
-_MONTH_ABBREVIATIONS = tuple(name[:3].lower() for name in _MONTH_NAMES)
-
 # Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
@@ -78,11 +75,6 @@ class German(Language):
     PER = "pro"
     RANGE = "bis"
     NUMBER_WORD = "Nummer"
-    MONTHS = {name.lower(): i + 1 for i, name in enumerate(_MONTH_NAMES)} | {
-        abbr: i + 1 for i, abbr in enumerate(_MONTH_ABBREVIATIONS)
-    } | {"jänner": 1, "mrz": 3, "sept": 9}
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     ROMAN_DOT = True
@@ -127,9 +119,6 @@ class German(Language):
 
     def date_day(self, day: int, ctx: Context) -> str:
         return self.ordinal(day, ".", ctx)
-
-    def fraction_digits(self, digits: str) -> str:
-        return self.digits(digits)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""

@@ -131,7 +131,6 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_MONTHS = cldr.month_names("es")
 _DAY_PARTS = dict(_WORDS["day_parts"])
 _ZONES = frozenset(_WORDS["zones"])
 _ERAS = _WORDS["eras"]
@@ -158,10 +157,6 @@ class Spanish(Iberian):
     DECIMAL_WORD = "coma"
     PERCENT = "por ciento"
     NUMBER_WORD = "número"
-    MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
-        "sept": 9, "set": 9, "setiembre": 9}
-    MONTH_NAMES = _MONTHS
-    FULL_MONTHS = frozenset(_MONTHS)
     MONTH_FIRST_DATES = True
     GLUED_CODES = True
     SCALE_OF_SYMBOL = True
@@ -180,9 +175,6 @@ class Spanish(Iberian):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "primero" if day == 1 else cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return _fraction_digits(digits, "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -49,8 +49,9 @@ class DatesAndTimes:
     DATE_OF = ""
 
     def date_day(self, day: int, ctx: Context) -> str:
-        """The day of a date whose month name follows ('3 mai', '3. Mai')."""
-        return self.cardinal(day)
+        """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
+        first, CLDR's ordinal ('1 de enero' primero, '1er mai' premier)."""
+        return cldr.ordinal(self.code, 1, "masculine") if day == 1 else self.cardinal(day)
 
     def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
         """An ordinal or day number; a month name after it (and a year after that) joins it."""

@@ -23,7 +23,6 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _WORDS = words("pt")
-_MONTH_NAMES = cldr.month_names("pt")
 _DOTTED = re.compile(r"\d+\.\d+")
 
 
@@ -64,10 +63,6 @@ class Portuguese(Iberian):
     HALF_AND, HALF, HALF_BEFORE = "e", ("meio", "meia"), ("meio ", "meia ")
     PLURAL_ENDINGS = (("ões", "ão"), ("eses", "ês"), ("res", "r"), ("s", ""))
     NUMBER_WORD = "número"
-    MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(_MONTH_NAMES, 1)} | {
-        "marco": 3}
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(_MONTH_NAMES)
     DAY_PARTS = _WORDS["day_parts"]
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|°|o|ᵒ|ª|a|ᵃ)")
 
@@ -81,12 +76,6 @@ class Portuguese(Iberian):
         if n <= 0 or n >= 10**6:
             return _cardinal(n)
         return cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "primeiro" if day == 1 else self.cardinal(day)
-
-    def fraction_digits(self, digits: str) -> str:
-        return self.digits(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         plural = "s" if numerator != 1 else ""
