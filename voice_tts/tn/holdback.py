@@ -108,10 +108,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
         if lexer.is_currency(c) or _sign_may_follow(ctx.char_before(cur.text, pos)):
             return _number(cur, pos, pos + 1, ctx)
-    if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
-        return _number(cur, pos, pos + 2, ctx)
-    if lexer.is_currency(c) and cur.at(pos + 1) == "." and is_digit(cur.at(pos + 2)):  # '$.01' one cent
-        return _number(cur, pos, pos + 1, ctx)
+    if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
+        return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
     if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):

@@ -31,6 +31,7 @@ _WORDS = words("de")
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
+_ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # else "r": 'ein dritter'
 _ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
 
 
@@ -114,7 +115,7 @@ class German(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
-            return cldr.ordinal("de", n) + _ending(ctx.prev_word)
+            return cldr.ordinal("de", n) + _ENDINGS.get(ctx.prev_word.lower(), "r")
         return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
 
     def date_day(self, day: int, ctx: Context) -> str:
@@ -187,16 +188,6 @@ def _noun_after(cur: Cursor, end: int) -> str | None:
         return None
     noun = cur.text[j:k].rstrip(".,;:!?")
     return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
-
-
-def _ending(prev_word: str) -> str:
-    """The ending an ordinal takes after `prev_word`."""
-    word = prev_word.lower()
-    if word in _DATIVE_CUES:
-        return "n"
-    if word in _WEAK_CUES:
-        return ""
-    return "r"
 
 
 RULES = German()

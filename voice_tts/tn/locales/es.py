@@ -137,8 +137,7 @@ _ERAS = _WORDS["eras"]
 _ROMAN_WORDS = numeric_spans.SpanWords(
     after=frozenset(),
     roman_after=frozenset(_WORDS["chapter_words"]),
-    not_roman=frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
-                         "cm", "dl", "xl", "li", "ci", "id", "vid", "xd")),
+    not_roman=frozenset(_WORDS["not_roman"]),  # words written like Roman numerals ('mil', 'civil')
 )
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
@@ -197,9 +196,7 @@ class Spanish(Iberian):
         code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
         return None if code is None else self._cldr_currency(code)
 
-    def currency_word(self, word: str) -> Currency | None:
-        """A code in any case before an amount ('usd 2')."""
-        return self.currency(word)
+    currency_word = currency  # a code in any case before an amount ('usd 2')
 
     def phone_digits(self, text: str) -> str:
         """A fourth group after 'NNN-NNNN' is the extension."""
