@@ -488,21 +488,11 @@ _DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "maste
 
 def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
     """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
-            return None
-        k = lexer.chunk(cur, j)
-        if cur.text[j:k].lower() != "in":
-            return None
-        m = lexer.spaces(cur, k)
-        if m == k or not is_digit(cur.at(m)):
-            return None
-        n = lexer.chunk(cur, m)
-        number = cur.text[m:n]
-        return (n, cur.text[j:k], number) if number.isdecimal() and 2 <= len(number) <= 6 else None
-    except TooLong:
+    word = lexer.chunk_after(cur, end, is_letter)
+    number = lexer.chunk_after(cur, word[1], is_digit) if word is not None and word[0].lower() == "in" else None
+    if number is None or not (number[0].isdecimal() and 2 <= len(number[0]) <= 6):
         return None
+    return number[1], word[0], number[0]
 
 
 def _email_end(cur: Cursor, pos: int) -> int | None:
@@ -530,19 +520,14 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
     """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name with no
     number after it is a plain word."""
     try:
-        start = _month_period(cur, begin, end)
-        j = lexer.spaces(cur, start)
-        if j == start or not is_digit(cur.at(j)):
-            return Span(end, "word")
-        m = lexer.chunk(cur, j)
-        day = cur.text[j:m]
-        if len(day) == 4 and day.isdecimal():
-            return Span(m, "date", "en")
-        if not _is_day(day):
-            return Span(end, "word")
-        return Span(_year_after(cur, m, comma=True), "date", "en")
+        day = lexer.chunk_after(cur, _month_period(cur, begin, end), is_digit)
+        if day is not None and len(day[0]) == 4 and day[0].isdecimal():
+            return Span(day[1], "date", "en")
+        if day is not None and _is_day(day[0]):
+            return Span(_year_after(cur, day[1], comma=True), "date", "en")
     except TooLong:
-        return Span(end, "word")
+        pass
+    return Span(end, "word")
 
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
@@ -577,19 +562,12 @@ def _year_after(cur: Cursor, end: int, comma: bool) -> int:
 
 def _day_month(cur: Cursor, end: int) -> int | None:
     """'25 April 2011', '21st of October', '01 August': where the date ends, or None."""
+    month = lexer.chunk_after(cur, end, is_letter)
+    if month is not None and month[0] == "of":
+        month = lexer.chunk_after(cur, month[1], is_letter)
+    if month is None or english.month_name(month[0]) is None:  # '25 jul 2012', '25 Sept.'
+        return None
     try:
-        j = lexer.spaces(cur, end)
-        if j == end or not is_letter(cur.at(j)):
-            return None
-        m = lexer.chunk(cur, j)
-        if cur.text[j:m] == "of":
-            j = lexer.spaces(cur, m)
-            if j == m or not is_letter(cur.at(j)):
-                return None
-            m = lexer.chunk(cur, j)
-        if english.month_name(cur.text[j:m]) is None:  # '25 jul 2012', '25 Sept.'
-            return None
-        m = _month_period(cur, j, m)
-        return _year_after(cur, m, comma=False)
+        return _year_after(cur, _month_period(cur, month[1] - len(month[0]), month[1]), comma=False)
     except TooLong:
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from voice_tts.tn.chars import (
     JOIN_ANY,
@@ -21,7 +22,7 @@ from voice_tts.tn.chars import (
     is_silent,
     is_space,
 )
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 
 # Spec §3.3 class J: a token ending in one of these is open until the next character arrives.
 JOINERS = frozenset(".,:/-–_@+#%~=?&^'’×")
@@ -69,6 +70,19 @@ def chunk(cur: Cursor, i: int) -> int:
                 i += 2
                 continue
         return i
+
+
+def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The chunk that spaces after `end` lead to, and its end, when its first character passes
+    `first`; None when no space comes first, the character fails, or the tail bound is reached."""
+    try:
+        j = spaces(cur, end)
+        if j == end or not first(cur.at(j)):
+            return None
+        m = chunk(cur, j)
+    except TooLong:
+        return None
+    return cur.text[j:m], m
 
 
 def spaces(cur: Cursor, i: int) -> int:

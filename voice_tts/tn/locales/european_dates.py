@@ -9,12 +9,12 @@ and decides through the Cursor like every other span.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.lexer import chunk_after
 from voice_tts.tn.locales import locale_span
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
@@ -30,19 +30,6 @@ _DATES = (
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
 NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
-
-
-def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The chunk that spaces after `end` lead to, and its end, when its first character passes
-    `first`; None when no space comes first, the character fails, or the tail bound is reached."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j == end or not first(cur.at(j)):
-            return None
-        m = lexer.chunk(cur, j)
-    except TooLong:
-        return None
-    return cur.text[j:m], m
 
 
 class DatesAndTimes:
@@ -157,21 +144,16 @@ class DatesAndTimes:
         """A time with the words after it that the language reads with it: a clock word ('Uhr'),
         a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
         marker = words = ""
+        if (word := chunk_after(cur, end, is_letter)) is not None and self.is_clock_marker(word[0]):
+            marker, end = word
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if self.is_clock_marker(cur.text[j:m]):
-                    marker, end = cur.text[j:m], m
             day_part = self.day_part(cur, end, hours, minutes, face)
-            if day_part is not None:
-                words, end, hours = day_part
-            elif (j := lexer.spaces(cur, end)) > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if cur.text[j:m].upper() in self.TIME_ZONES:
-                    words, end = " ".join(cur.text[j:m]), m
         except TooLong:
-            pass
+            day_part = ("", end, hours)  # past the tail bound: the time alone
+        if day_part is not None:
+            words, end, hours = day_part
+        elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
+            words, end = " ".join(zone[0]), zone[1]
         reading = self.clock(hours, minutes, seconds, marker)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
