@@ -382,13 +382,12 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
                 return j + 2
             if c and c in "-–" and plain_int:  # '1960 - 1962'
-                k = lexer.spaces(cur, j + 1)
-                if k == j + 1 or not is_digit(cur.at(k)):
-                    return end
-                m = lexer.chunk(cur, k)
-                if not (cur.text[k:m].isdecimal() and m - k <= 4) or _next_visible(cur, m) in _OPERATORS:
+                last = lexer.chunk_after(cur, j + 1, is_digit)
+                if last is None or not (last[0].isdecimal() and len(last[0]) <= 4) or (
+                    _next_visible(cur, last[1]) in _OPERATORS
+                ):
                     return end  # '5 - 3 = 2' is arithmetic
-                end = m
+                end = last[1]
                 plain_int = clock_like = False
                 continue
             if not is_alnum(c):
@@ -422,17 +421,11 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
     j = lexer.spaces(cur, end)
     if j == end or cur.at(j) not in ("-", "–"):
         return None
-    k = lexer.spaces(cur, j + 1)
-    if k == j + 1 or not is_digit(cur.at(k)):
+    time = lexer.chunk_after(cur, j + 1, is_digit)
+    marker = lexer.chunk_after(cur, time[1], is_letter) if time else None
+    if marker is None or marker[0] not in english.AM_PM or not english.clock(f"{time[0]} {marker[0]}"):
         return None
-    m = lexer.chunk(cur, k)
-    p = lexer.spaces(cur, m)
-    if not is_letter(cur.at(p)):
-        return None
-    q = lexer.chunk(cur, p)
-    if cur.text[p:q] not in english.AM_PM or not english.clock(f"{cur.text[k:m]} {cur.text[p:q]}"):
-        return None
-    return q + 1 if "." in cur.text[p:q] and cur.at(q) == "." else q
+    return marker[1] + 1 if "." in marker[0] and cur.at(marker[1]) == "." else marker[1]
 
 
 # --- words ------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from importlib import resources
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
 from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european import Language
@@ -172,21 +172,11 @@ _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 
 def _noun_after(cur: Cursor, end: int) -> str | None:
     """The noun that follows `end`, past one adjective ('neue Nachricht'), or None."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j > end and cur.at(j).islower():
-            k = lexer.chunk(cur, j)
-            if not cur.text[j:k].endswith(_ADJECTIVE_ENDINGS):
-                return None
-            j = lexer.spaces(cur, k)
-            if j == k:
-                return None
-        if j == end or not cur.at(j).isupper():
-            return None
-        k = lexer.chunk(cur, j)
-    except TooLong:
+    adjective = chunk_after(cur, end, str.islower)
+    if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
-    noun = cur.text[j:k].rstrip(".,;:!?")
+    noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
+    noun = noun[0].rstrip(".,;:!?") if noun else ""
     return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
 
 
