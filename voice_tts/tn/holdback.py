@@ -58,10 +58,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         if span is not None:
             return span
     if c in "*_~`":
-        end = pos
-        while cur.at(end) == c:
-            end += 1
-        return Span(end, "md")
+        return Span(lexer.run(cur, pos, lambda x: x == c), "md")
     if c == "[":
         return Span(pos + 1, "md")
     if c == "]":
@@ -215,17 +212,13 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if c == "`" and cur.startswith(pos, "```"):
         return Span(pos + 3, "fence_open")
     if c == "#":
-        end = pos
-        while cur.at(end) == "#" and end - pos < 6:
-            end += 1
+        end = lexer.run(cur, pos, lambda x: x == "#", 6)
         if is_space(cur.at(end)):
             return Span(lexer.spaces(cur, end), "block")
         return None
     if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
-        end = pos
-        while (x := cur.at(end)) == c or is_space(x):
-            end += 1
-        if x in ("", "\n"):
+        end = lexer.run(cur, pos, lambda x: x == c or is_space(x))
+        if cur.at(end) in ("", "\n"):
             return Span(end, "md")
     if c in "-*+>":
         n = cur.at(pos + 1)
@@ -233,19 +226,15 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             return Span(lexer.spaces(cur, pos + 1), "block")
         return None
     if is_digit(c):
-        end = pos
-        while is_digit(cur.at(end)) and end - pos < 3:
-            end += 1
+        end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
             after = lexer.spaces(cur, end + 1)
             lang = "zh" if is_han(cur.at(after)) else ctx.default_lang
             return Span(after, "olist", lang, info=cur.text[pos:end])
         return None
     if c == "|":
-        end = pos
-        while (x := cur.at(end)) and x in "|-: \t":
-            end += 1
-        if x in ("", "\n") and "-" in cur.text[pos:end]:
+        end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
+        if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end]:
             return Span(end, "md")
         return Span(pos + 1, "table_start")
     return None
@@ -277,15 +266,8 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
     n = cur.at(pos + 1)
     if not (n == "/" or (n.isascii() and n.isalpha())):
         return Span(pos + 1, "punct")
-    i = pos + 1
-    while i - pos < _TAG_CAP:
-        c = cur.at(i)
-        if c == ">":
-            return Span(i + 1, "md")
-        if c not in _TAG_CHARS:
-            break
-        i += 1
-    return Span(pos + 1, "punct")
+    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1)
+    return Span(i + 1, "md") if i - pos < _TAG_CAP and cur.at(i) == ">" else Span(pos + 1, "punct")
 
 
 # --- numbers and codes ------------------------------------------------------------------------
@@ -325,14 +307,10 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):
             return end
-        k = 0
-        while k < 3 and cur.at(end) in ZH_SUFFIXES:
-            end += 1
-            k += 1
-        if k and is_digit(cur.at(end)):
-            end = lexer.chunk(cur, end)
-            continue
-        return end
+        suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
+        if suffixed == end or not is_digit(cur.at(suffixed)):
+            return suffixed
+        end = lexer.chunk(cur, suffixed)
 
 
 def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str = "") -> Span:

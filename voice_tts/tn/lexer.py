@@ -92,13 +92,18 @@ def spaces(cur: Cursor, i: int) -> int:
     return i
 
 
-def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
-    """The end of the digits starting at `i`, waiting to see what follows them; after `most`
-    digits it stops without looking further."""
+def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = None) -> int:
+    """The end of the characters `accept` takes from `i` on, waiting to see what follows them;
+    after `most` of them it stops without looking further."""
     start = i
-    while (most is None or i - start < most) and is_digit(cur.at(i)):
+    while (most is None or i - start < most) and accept(cur.at(i)):
         i += 1
     return i
+
+
+def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
+    """The end of the digits starting at `i` (at most `most`), waiting to see what follows them."""
+    return run(cur, i, is_digit, most)
 
 
 def greedy(cur: Cursor, i: int, accept) -> int:

@@ -49,9 +49,7 @@ class AddressesAndPhones:
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""
-        j = pos + 1
-        while is_digit(cur.at(j)) and j - pos <= 3:
-            j += 1
+        j = lexer.digits_end(cur, pos + 1, 3)
         if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-"):
             return None
         if cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)) is not None:  # '+55 (11) 3333-4444'
