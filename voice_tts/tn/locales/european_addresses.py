@@ -79,15 +79,12 @@ class AddressesAndPhones:
 
     def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
         """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
+        word = lexer.chunk_after(cur, end, is_letter)
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                k = lexer.spaces(cur, m + (cur.at(m) == "."))
-                if cur.text[j:m].lower() in self.EXTENSIONS and k > m and is_digit(cur.at(k)):
-                    e = lexer.digits_end(cur, k)
-                    if not is_alnum(cur.at(e)):
-                        return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
+            if word is not None and word[0].lower() in self.EXTENSIONS:
+                k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
+                if k > word[1] and is_digit(cur.at(k)) and not is_alnum(cur.at(e := lexer.digits_end(cur, k))):
+                    return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)
