@@ -286,10 +286,8 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return ctx.default_lang
     if ctx.sent_han:
         return "zh"
-    if end is not None:
-        after = cur.at(end)
-        if after and is_han(after):
-            return "zh"
+    if end is not None and is_han(cur.at(end)):
+        return "zh"
     if ctx.sent_latin:
         return "en"
     if end is not None and is_latin_letter(_next_visible(cur, end)):

@@ -145,6 +145,7 @@ _NOT_NOUNS = frozenset(_WORDS["not_nouns"])  # words after a number that are no 
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
 _ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
 _FEMININE_SUFFIX = ("ª", "a", "ᵃ", "ra", "da", "ta")
+_QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 
 class Spanish(Iberian):
@@ -185,7 +186,7 @@ class Spanish(Iberian):
         return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        return cardinal(hours, "f") + (f" y {_minutes(minutes)}" if minutes else "")
+        return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr'); a code that is
@@ -324,7 +325,3 @@ def _am_pm(w: str, h: int) -> str:
 
 def _signed(offset: str) -> str:
     return ("menos " if offset[0] == "-" else "más ") + cardinal(int(offset[1:]))
-
-
-def _minutes(m: int) -> str:
-    return {15: "cuarto", 30: "media"}.get(m) or cardinal(m)
