@@ -70,12 +70,6 @@ def noun_gender(noun: str) -> str:
 
 class German(Language):
     code = "de"
-    MINUS = "minus"
-    DECIMAL_WORD = "Komma"
-    PERCENT = "Prozent"
-    PER = "pro"
-    RANGE = "bis"
-    NUMBER_WORD = "Nummer"
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
     ROMAN_DOT = True

@@ -131,7 +131,6 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_DAY_PARTS = dict(_WORDS["day_parts"])
 _ZONES = frozenset(_WORDS["zones"])
 _ERAS = _WORDS["eras"]
 _ROMAN_WORDS = numeric_spans.SpanWords(
@@ -151,12 +150,6 @@ _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 class Spanish(Iberian):
     code = "es"
     PHONE_REGIONS = ("ES",)
-    SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
-    MINUS = "menos"
-    PLUS = "más"
-    DECIMAL_WORD = "coma"
-    PERCENT = "por ciento"
-    NUMBER_WORD = "número"
     MONTH_FIRST_DATES = True
     GLUED_CODES = True
     SCALE_OF_SYMBOL = True
@@ -164,8 +157,6 @@ class Spanish(Iberian):
     SPACED_DEGREES = True
     DOTTED_CLOCKS = True
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no|ª|a|ᵃ|ra|da|ta)")
-    EXTENSIONS = frozenset(("ext", "extensión"))
-    EXTENSION = "extensión"
 
     def cardinal(self, n: int) -> str:
         return cardinal(n)
@@ -281,8 +272,8 @@ class Spanish(Iberian):
                 words.append(_am_pm(w, hours))
                 if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
-            elif w in _DAY_PARTS:
-                words.append(_DAY_PARTS[w])
+            elif w in self.DAY_PARTS:
+                words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in _ZONES:
                 words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
             elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:

@@ -75,7 +75,9 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
-    "address_readings": dict, "symbols": dict, "address_symbols": dict,
+    "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
+    "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
+    "plural_endings": lambda pairs: tuple(map(tuple, pairs)),
 }
 
 
@@ -174,6 +176,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for name, table in tables.items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
+        for name, word in tables.get("words", {}).items():  # single words: "minus" MINUS, "percent" PERCENT
+            setattr(cls, name.upper(), word)
         if "months" in tables:  # CLDR's months, and the other spellings the table adds ('Jänner', 'sett')
             cls.MONTH_NAMES = cldr.month_names(cls.code)
             full = {name.lower(): month for month, name in enumerate(cls.MONTH_NAMES, 1)} | tables["months"]

@@ -27,14 +27,6 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
-    MINUS = "moins"
-    DECIMAL_WORD = "virgule"
-    PERCENT = "pour cent"
-    HALF_AND, HALF, HALF_BEFORE = "et", ("demi", "demie"), ("un demi ", "une demi ")
-    PLURAL_ENDINGS = (("aux", "al"), ("x", ""), ("s", ""))
-    PER = "par"
-    RANGE = "à"
-    NUMBER_WORD = "numéro"
     SPACE_GROUPS = True
     H_CLOCKS = True
     DAY_RANGES = False

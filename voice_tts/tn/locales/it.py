@@ -26,18 +26,7 @@ _ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 class Italian(Language):
     code = "it"
-    CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
-    SCALE_OF = "di"
-    MINUS = "meno"
-    DECIMAL_WORD = "virgola"
-    PERCENT = "per cento"
-    HALF_AND, HALF, HALF_BEFORE = "e", ("mezzo", "mezza"), ("mezzo ", "mezza ")
-    PLURAL_ENDINGS = (("e", "a"), ("i", "o"), ("i", "e"))
-    PER = "per"
-    RANGE = "a"
-    NUMBER_WORD = "numero"
     DEGREE_IS_ORDINAL = True
-    PLUS = "più"
     ORDINAL_SUFFIX = _ORDINAL_WRITTEN
 
     def counted(self, n: int, feminine: bool = False) -> str:
