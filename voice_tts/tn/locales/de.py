@@ -135,9 +135,6 @@ class German(Language):
     def year(self, n: int) -> str:
         return cldr.year("de", n) if 1100 <= n < 2000 else self.cardinal(n)
 
-    def is_clock_marker(self, word: str) -> bool:
-        return word == "Uhr"
-
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
 

@@ -131,8 +131,6 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_ZONES = frozenset(_WORDS["zones"])
-_ERAS = _WORDS["eras"]
 _ROMAN_WORDS = numeric_spans.SpanWords(
     after=frozenset(),
     roman_after=frozenset(_WORDS["chapter_words"]),
@@ -140,7 +138,6 @@ _ROMAN_WORDS = numeric_spans.SpanWords(
 )
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
-_NOT_NOUNS = frozenset(_WORDS["not_nouns"])  # words after a number that are no noun it counts
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
 _ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
 _FEMININE_SUFFIX = ("ª", "a", "ᵃ", "ra", "da", "ta")
@@ -221,7 +218,7 @@ class Spanish(Iberian):
                 return _and_a_half(whole, unit.singular if whole <= 1 else unit.plural, form)
             reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
-        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in _NOT_NOUNS:
+        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
         form = "f" if self.is_feminine(word) else "un"
         return _and_a_half(whole, _singular(word) if whole == 1 else word, form)
@@ -244,12 +241,9 @@ class Spanish(Iberian):
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
             return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word)), self.code)
         era = chunk_after(cur, end, is_letter)
-        if era is not None and era[0].lower() in _ERAS:
-            return locale_span(era[1], f"{cardinal(value)} {_ERAS[era[0].lower()]}", self.code)
+        if era is not None and era[0].lower() in self.ERAS:
+            return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
         return locale_span(end, cardinal(value), self.code)
-
-    def is_clock_marker(self, word: str) -> bool:
-        return word in ("h", "horas", "hs")
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: connectors are skipped, a zone
@@ -266,7 +260,7 @@ class Spanish(Iberian):
                     words.append(_signed(offset))
                     kept = last
                 break
-            if w in ("de", "del", "la") or self.is_clock_marker(w):
+            if w in ("de", "del", "la") or w in self.CLOCK_MARKERS:
                 continue
             if w in ("am", "pm"):
                 words.append(_am_pm(w, hours))
@@ -274,7 +268,7 @@ class Spanish(Iberian):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
             elif w in self.DAY_PARTS:
                 words.append(self.DAY_PARTS[w])
-            elif zone and zone[1] in _ZONES:
+            elif zone and zone[1] in self.ZONES:
                 words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
             elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:
                 words.append(_signed(w))

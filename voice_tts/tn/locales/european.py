@@ -77,7 +77,8 @@ _TABLES: dict[str, Callable] = {
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
-    "plural_endings": lambda pairs: tuple(map(tuple, pairs)),
+    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
+    "clock_markers": frozenset,
 }
 
 

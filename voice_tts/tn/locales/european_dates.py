@@ -114,20 +114,16 @@ class DatesAndTimes:
         month = chunk_after(cur, end, is_letter)
         if month is None or month[0].lower() not in self.MONTHS:
             return None
-        if len(days) == 2 and self.DAY_RANGES:
-            reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
-        else:
-            reading = " ".join(self.date_day(d, ctx) for d in days)
-        return self._after_day(cur, end, reading, days[-1], ctx)
+        joiner = f" {self.RANGE} " if len(days) == 2 and self.DAY_RANGES else " "  # '3 bis 5 Mai', '17 18 19 mars'
+        return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
 
     def _marker_after(self, cur: Cursor, end: int) -> bool:
         """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
         word = chunk_after(cur, end, is_letter)
-        return word is not None and self.is_clock_marker(word[0])
+        return word is not None and word[0] in self.CLOCK_MARKERS
 
-    def is_clock_marker(self, word: str) -> bool:
-        return False
-
+    # Words written after a time that are part of it ('Uhr', 'h').
+    CLOCK_MARKERS: frozenset[str] = frozenset()
     # Words after which '10.30' is a time (Italian 'alle 10.30').
     CLOCK_CUES: frozenset[str] = frozenset()
     # Whether '10.30' is a time wherever it stands (Spanish).
@@ -144,7 +140,7 @@ class DatesAndTimes:
         """A time with the words after it that the language reads with it: a clock word ('Uhr'),
         a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
         marker = words = ""
-        if (word := chunk_after(cur, end, is_letter)) is not None and self.is_clock_marker(word[0]):
+        if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
         try:
             day_part = self.day_part(cur, end, hours, minutes, face)
