@@ -17,7 +17,6 @@ from voice_tts.tn.context import Context
 from voice_tts.tn.locales.european import Language
 
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
-_ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
 def _in_pairs(digits: str) -> str:
@@ -31,7 +30,7 @@ class French(Language):
     H_CLOCKS = True
     DAY_RANGES = False
     DEGREE_IS_ORDINAL = True
-    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ORDINAL_SUFFIX = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 
     def phone_digits(self, text: str) -> str:

@@ -21,13 +21,12 @@ from voice_tts.tn.locales.european_dates import chunk_after
 
 # The masculine article is "uno" before s + consonant, z, gn, ps, pn, x, y ('uno studente').
 _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
-_ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
 class Italian(Language):
     code = "it"
     DEGREE_IS_ORDINAL = True
-    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ORDINAL_SUFFIX = re.compile(r"(\d+)(°|º|ª|o|a)")
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
