@@ -10,7 +10,8 @@ Each language module decides *which* form a context needs; this module spells it
   "genitive")`` → "двух", ``ordinal("fr", 1, "feminine")`` → "première". A variant the language
   does not have falls back to the next more general one, then to the plain cardinal.
   `spell(lang, n, ruleset)` names the ruleset itself ("spellout-numbering": "uno" alone).
-- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig"); `month_names(lang)`.
+- `year(lang, n)`: `spellout-numbering-year` ("neunzehnhundertneunundachtzig"); `month_names(lang)`,
+  `month_abbreviations(lang)`.
 - `currency_code(lang, written)`: the ISO 4217 code for a code or symbol as written ("gtq", "kr",
   "mex$", "€"), `currency_symbols(lang)` all of them (lower case → code); `currency_name(lang,
   code, n)`: its name for `n` ("coronas suecas", "quetzales").
@@ -100,6 +101,12 @@ def year(lang: str, n: int) -> str:
 def month_names(lang: str) -> tuple[str, ...]:
     """The twelve months as the language writes them in a date ("März", "janvier", "março")."""
     return tuple(get_month_names("wide", locale=lang).values())
+
+
+def month_abbreviations(lang: str) -> dict[str, int]:
+    """CLDR's abbreviated months in lower case without their period ("jan", "sept", "févr"), as 1..12."""
+    return {name.lower().rstrip("."): month for context in ("format", "stand-alone")
+            for month, name in get_month_names("abbreviated", context, lang).items()}
 
 
 # --- currencies ---------------------------------------------------------------------------------

@@ -62,10 +62,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
             return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
     if c in "*_~`":
-        end = pos
-        while cur.at(end) == c:
-            end += 1
-        return Span(end, "md")
+        return Span(lexer.run(cur, pos, lambda x: x == c), "md")
     if c == "[":
         return Span(pos + 1, "md")
     if c == "]":
@@ -112,10 +109,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
         if lexer.is_currency(c) or _sign_may_follow(ctx.char_before(cur.text, pos)):
             return _number(cur, pos, pos + 1, ctx)
-    if lexer.is_currency(c) and cur.at(pos + 1) == " " and is_digit(cur.at(pos + 2)):  # '$ 250'
-        return _number(cur, pos, pos + 2, ctx)
-    if lexer.is_currency(c) and cur.at(pos + 1) == "." and is_digit(cur.at(pos + 2)):  # '$.01' one cent
-        return _number(cur, pos, pos + 1, ctx)
+    if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
+        return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
     if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
@@ -221,17 +216,13 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if c == "`" and cur.startswith(pos, "```"):
         return Span(pos + 3, "fence_open")
     if c == "#":
-        end = pos
-        while cur.at(end) == "#" and end - pos < 6:
-            end += 1
+        end = lexer.run(cur, pos, lambda x: x == "#", 6)
         if is_space(cur.at(end)):
             return Span(lexer.spaces(cur, end), "block")
         return None
     if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
-        end = pos
-        while (x := cur.at(end)) == c or is_space(x):
-            end += 1
-        if x in ("", "\n"):
+        end = lexer.run(cur, pos, lambda x: x == c or is_space(x))
+        if cur.at(end) in ("", "\n"):
             return Span(end, "md")
     if c in "-*+>":
         n = cur.at(pos + 1)
@@ -239,19 +230,15 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             return Span(lexer.spaces(cur, pos + 1), "block")
         return None
     if is_digit(c):
-        end = pos
-        while is_digit(cur.at(end)) and end - pos < 3:
-            end += 1
+        end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
             after = lexer.spaces(cur, end + 1)
             lang = "zh" if is_han(cur.at(after)) else ctx.default_lang
             return Span(after, "olist", lang, info=cur.text[pos:end])
         return None
     if c == "|":
-        end = pos
-        while (x := cur.at(end)) and x in "|-: \t":
-            end += 1
-        if x in ("", "\n") and "-" in cur.text[pos:end]:
+        end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
+        if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end]:
             return Span(end, "md")
         return Span(pos + 1, "table_start")
     return None
@@ -283,14 +270,9 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
     n = cur.at(pos + 1)
     if not (n == "/" or (n.isascii() and n.isalpha())):
         return Span(pos + 1, "punct")
-    i = pos + 1
-    while i - pos < _TAG_CAP:
-        c = cur.at(i)
-        if c == ">":  # a self-closing tag parts the words around it: 'go<noise/>home' go home
-            return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
-        if c not in _TAG_CHARS:
-            break
-        i += 1
+    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1)
+    if i - pos < _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts the words around it: 'go<noise/>home' go home
+        return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
     return Span(pos + 1, "punct")
 
 
@@ -310,10 +292,8 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return ctx.default_lang
     if ctx.sent_han:
         return "zh"
-    if end is not None:
-        after = cur.at(end)
-        if after and is_han(after):
-            return "zh"
+    if end is not None and is_han(cur.at(end)):
+        return "zh"
     if ctx.sent_latin:
         return "en"
     if end is not None and is_latin_letter(_next_visible(cur, end)):
@@ -331,14 +311,10 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):
             return end
-        k = 0
-        while k < 3 and cur.at(end) in ZH_SUFFIXES:
-            end += 1
-            k += 1
-        if k and is_digit(cur.at(end)):
-            end = lexer.chunk(cur, end)
-            continue
-        return end
+        suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
+        if suffixed == end or not is_digit(cur.at(suffixed)):
+            return suffixed
+        end = lexer.chunk(cur, suffixed)
 
 
 def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str = "") -> Span:
@@ -431,13 +407,12 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
                 return j + 2
             if c and c in "-–" and plain_int:  # '1960 - 1962'
-                k = lexer.spaces(cur, j + 1)
-                if k == j + 1 or not is_digit(cur.at(k)):
-                    return end
-                m = lexer.chunk(cur, k)
-                if not (cur.text[k:m].isdecimal() and m - k <= 4) or _next_visible(cur, m) in _OPERATORS:
+                last = lexer.chunk_after(cur, j + 1, is_digit)
+                if last is None or not (last[0].isdecimal() and len(last[0]) <= 4) or (
+                    _next_visible(cur, last[1]) in _OPERATORS
+                ):
                     return end  # '5 - 3 = 2' is arithmetic
-                end = m
+                end = last[1]
                 plain_int = clock_like = False
                 continue
             if not is_alnum(c):
@@ -503,15 +478,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "url", _lang_after(cur, ctx, end))
     if ctx.locale is not None:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
-    if _HAS_DIGIT.search(word):
-        if ctx.sent_han or is_han(cur.at(end)):
-            return Span(_zh_chain(cur, end), "num", "zh")
-        if _is_day(word):
-            date_end = _day_month(cur, end)
-            if date_end is not None:
-                return Span(date_end, "date", "en")
-        end = _en_window(cur, pos, end)
-        return Span(end, "num", _lang_after(cur, ctx, end))
+    if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
+        return _number(cur, pos, pos, ctx)
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
         return Span(end, "word", "zh")
     if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
@@ -588,7 +556,8 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             return Span(m, "date", "en")
         return Span(_year_after(cur, m, comma=True), "date", "en") if _is_day(day) else Span(end, "word")
     except TooLong:
-        return Span(end, "word")
+        pass
+    return Span(end, "word")
 
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from voice_tts.tn.chars import (
     JOIN_ANY,
@@ -21,7 +22,7 @@ from voice_tts.tn.chars import (
     is_silent,
     is_space,
 )
-from voice_tts.tn.cursor import Cursor
+from voice_tts.tn.cursor import Cursor, TooLong
 
 # Spec §3.3 class J: a token ending in one of these is open until the next character arrives.
 JOINERS = frozenset(".,:/-–_@+#%~=?&^'’×")
@@ -71,6 +72,19 @@ def chunk(cur: Cursor, i: int) -> int:
         return i
 
 
+def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The chunk that spaces after `end` lead to, and its end, when its first character passes
+    `first`; None when no space comes first, the character fails, or the tail bound is reached."""
+    try:
+        j = spaces(cur, end)
+        if j == end or not first(cur.at(j)):
+            return None
+        m = chunk(cur, j)
+    except TooLong:
+        return None
+    return cur.text[j:m], m
+
+
 def spaces(cur: Cursor, i: int) -> int:
     """Spaces and tabs (not newlines) starting at `i`, waiting to see what follows them."""
     while is_space(cur.at(i)):
@@ -78,11 +92,18 @@ def spaces(cur: Cursor, i: int) -> int:
     return i
 
 
-def digits_end(cur: Cursor, i: int) -> int:
-    """The end of the digits starting at `i`, waiting to see what follows them."""
-    while is_digit(cur.at(i)):
+def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = None) -> int:
+    """The end of the characters `accept` takes from `i` on, waiting to see what follows them;
+    after `most` of them it stops without looking further."""
+    start = i
+    while (most is None or i - start < most) and accept(cur.at(i)):
         i += 1
     return i
+
+
+def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
+    """The end of the digits starting at `i` (at most `most`), waiting to see what follows them."""
+    return run(cur, i, is_digit, most)
 
 
 def greedy(cur: Cursor, i: int, accept) -> int:
@@ -129,31 +150,18 @@ def _is_cjk(c: str) -> bool:
 def phone_end(cur: Cursor, i: int) -> int | None:
     """'+1 (415) 555-0100' or '(415) 555-0100': the bracket would otherwise split the number."""
 
-    def need_digits(j: int, low: int, high: int) -> int | None:
-        n = 0
-        while n < high and is_digit(cur.at(j + n)):
-            n += 1
-        return j + n if n >= low else None
-
     j = i
-    if cur.at(j) == "+":
-        j = need_digits(j + 1, 1, 3)
-        if j is None:
+    if cur.at(j) == "+":  # the country code
+        j = digits_end(cur, i + 1, 3)
+        if j == i + 1:
             return None
         if cur.at(j) in (" ", "-"):
             j += 1
-    if cur.at(j) != "(":
+    if cur.at(j) != "(" or (k := digits_end(cur, j + 1, 3)) - j != 4 or cur.at(k) != ")":
         return None
-    j = need_digits(j + 1, 3, 3)
-    if j is None or cur.at(j) != ")":
+    j = k + 2 if cur.at(k + 1) in (" ", "-") else k + 1
+    k = digits_end(cur, j, 3)
+    if k - j != 3 or cur.at(k) not in ("-", " "):
         return None
-    j += 1
-    if cur.at(j) in (" ", "-"):
-        j += 1
-    j = need_digits(j, 3, 3)
-    if j is None or cur.at(j) not in ("-", " "):
-        return None
-    j = need_digits(j + 1, 4, 4)
-    if j is None or is_alnum(cur.at(j)):
-        return None
-    return j
+    j = digits_end(cur, k + 1, 4)
+    return j if j - k == 5 and not is_alnum(cur.at(j)) else None

@@ -147,12 +147,10 @@ class StreamingNormalizer:
             return False
         decided = set()
         for follower in _NEXT_CHARACTERS:
-            probe = _ReadingCursor(first + follower, True, len(follower) + 2)
-            try:
-                span = find_span(probe, 0, self._ctx)
-            except (NeedMore, TooLong):
+            if (probe := _probe(first + follower, self._ctx)) is None:
                 return False
-            if follower and probe.reached > len(follower):
+            span, reached = probe
+            if follower and reached > len(follower):
                 continue  # it read on past the follower ('.ab…'): a follower that ends its run decides
             decided.add(follower[:1])
             if span.end != 1 or span.kind != "punct":
@@ -271,15 +269,11 @@ class StreamingNormalizer:
         if len(word) == 1 and text[pos + 1] in ".-":  # an initial or a dotted abbreviation ('e.g.', 'U.S.')
             return None
         for follower in _NOT_JOINING:
-            probe = _ReadingCursor(text[pos : pos + len(word) + 1] + follower, True, len(word) + len(follower) + 2)
-            try:
-                span = find_span(probe, 0, ctx)
-            except (NeedMore, TooLong):
-                return None
             # A rule that read past the character after the joiner reads on ('т. д.', 'ee. uu.'):
             # no follower tried here can stand for what it waits for.
-            if probe.reached > len(word) + 1:
+            if (probe := _probe(text[pos : pos + len(word) + 1] + follower, ctx)) is None or probe[1] > len(word) + 1:
                 return None
+            span = probe[0]
             if span.kind != "word" or span.end != len(word) or verbalize(span, word, ctx) != word:
                 return None
         before = dataclasses.replace(ctx)
@@ -377,6 +371,16 @@ class StreamingNormalizer:
         return commit
 
 
+def _probe(text: str, ctx: Context) -> tuple[Span, int] | None:
+    """The first span of `text` read as a whole turn, and the furthest character its decision
+    read; None where it waits or outgrows the bound."""
+    cursor = _ReadingCursor(text, True, len(text) + 1)
+    try:
+        return find_span(cursor, 0, ctx), cursor.reached
+    except (NeedMore, TooLong):
+        return None
+
+
 class _ReadingCursor(Cursor):
     """A cursor that remembers the furthest character a decision read."""
 
@@ -432,16 +436,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.mode = mode
     elif kind == "fence_open":
         ctx.mode = "fence"
-    elif kind in ("fence_body",):
-        pass
-    elif kind == "skip":
-        if span.info == "done":
-            ctx.mode = ""
-    elif kind == "digit_groups":
-        if span.info == "done":
-            ctx.mode = ""
-    else:
-        ctx.mode = ""
+    elif kind != "fence_body" and (kind not in ("skip", "digit_groups") or span.info == "done"):
+        ctx.mode = ""  # a fence's body, a skipped link or a run of digit groups goes on until it ends
     if kind == "nl" or (kind == "fence_body" and raw.endswith("\n")):
         ctx.line_start = True
     elif not (kind == "ws" and ctx.line_start):

@@ -129,18 +129,14 @@ def digit_groups(raw: str, lang: str) -> str:
     return ", ".join(english.digits(g) for g in groups)
 
 
+# Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
 _FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 _FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), 0x3000: 0x20})
 
 
-def _ascii_form(raw: str) -> str:
-    """Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept."""
-    return raw.translate(_FULL_WIDTH)
-
-
 def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
     """`ordinal`: the number follows 第 (Chinese 第2名 第二名, never a count's 两)."""
-    text = _ascii_form(raw)
+    text = raw.translate(_FULL_WIDTH)
     if lang in locales.MODEL_LANGUAGES:
         return locales.rules(lang).number(text)
     if lang == "zh":

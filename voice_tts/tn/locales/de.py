@@ -18,7 +18,7 @@ from importlib import resources
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
 from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european import Language
@@ -27,14 +27,11 @@ from voice_tts.tn.locales.european_dates import chunk_after
 _WORDS = words("de")
 
 
-_MONTH_NAMES = cldr.month_names("de")
-_MONTH_ABBREVIATIONS = tuple(name[:3].lower() for name in _MONTH_NAMES)
-
 # Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
-_ORDINAL_WRITTEN = re.compile(r"(\d+)(s?te[rnms]?)")
+_ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # else "r": 'ein dritter'
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
@@ -72,19 +69,8 @@ def noun_gender(noun: str) -> str:
 
 class German(Language):
     code = "de"
-    MINUS = "minus"
-    DECIMAL_WORD = "Komma"
-    PERCENT = "Prozent"
-    PER = "pro"
-    RANGE = "bis"
-    NUMBER_WORD = "Nummer"
-    MONTHS = {name.lower(): i + 1 for i, name in enumerate(_MONTH_NAMES)} | {
-        abbr: i + 1 for i, abbr in enumerate(_MONTH_ABBREVIATIONS)
-    } | {"jänner": 1, "mrz": 3, "sept": 9}
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(name.lower() for name in _MONTH_NAMES) | {"jänner"}
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ORDINAL_SUFFIX = re.compile(r"(\d+)(s?te[rnms]?)")
     ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool) -> str:
@@ -122,14 +108,11 @@ class German(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
-            return cldr.ordinal("de", n) + _ending(ctx.prev_word)
+            return cldr.ordinal("de", n) + _ENDINGS.get(ctx.prev_word.lower(), "r")
         return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
 
     def date_day(self, day: int, ctx: Context) -> str:
         return self.ordinal(day, ".", ctx)
-
-    def fraction_digits(self, digits: str) -> str:
-        return self.digits(digits)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
@@ -150,9 +133,6 @@ class German(Language):
 
     def year(self, n: int) -> str:
         return cldr.year("de", n) if 1100 <= n < 2000 else self.cardinal(n)
-
-    def is_clock_marker(self, word: str) -> bool:
-        return word == "Uhr"
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
@@ -182,32 +162,12 @@ _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 
 def _noun_after(cur: Cursor, end: int) -> str | None:
     """The noun that follows `end`, past one adjective ('neue Nachricht'), or None."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j > end and cur.at(j).islower():
-            k = lexer.chunk(cur, j)
-            if not cur.text[j:k].endswith(_ADJECTIVE_ENDINGS):
-                return None
-            j = lexer.spaces(cur, k)
-            if j == k:
-                return None
-        if j == end or not cur.at(j).isupper():
-            return None
-        k = lexer.chunk(cur, j)
-    except TooLong:
+    adjective = chunk_after(cur, end, str.islower)
+    if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
-    noun = cur.text[j:k].rstrip(".,;:!?")
+    noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
+    noun = noun[0].rstrip(".,;:!?") if noun else ""
     return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
-
-
-def _ending(prev_word: str) -> str:
-    """The ending an ordinal takes after `prev_word`."""
-    word = prev_word.lower()
-    if word in _DATIVE_CUES:
-        return "n"
-    if word in _WEAK_CUES:
-        return ""
-    return "r"
 
 
 RULES = German()

@@ -131,34 +131,18 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_MONTHS = cldr.month_names("es")
-_DAY_PARTS = dict(_WORDS["day_parts"])
-_ZONES = frozenset(_WORDS["zones"])
-_ERAS = _WORDS["eras"]
-# Lower-case words that spell a Roman numeral but are words ('mi', 'civil').
-_NOT_ROMAN = frozenset(("mi", "di", "vi", "dim", "mil", "lid", "civil", "mix", "cd", "dc", "cc", "cv", "ml", "mm",
-                       "cm", "dl", "xl", "li", "ci", "id", "vid", "xd"))
+_NOT_ROMAN = frozenset(_WORDS["not_roman"])  # words written like Roman numerals ('mil', 'civil')
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
-_NOT_NOUNS = frozenset(_WORDS["not_nouns"])  # words after a number that are no noun it counts
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
 _ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
 _FEMININE_SUFFIX = ("ª", "a", "ᵃ", "ra", "da", "ta")
+_QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 
 class Spanish(Iberian):
     code = "es"
     PHONE_REGIONS = ("ES",)
-    SHORT_UNITS = frozenset(("g", "t", "m", "l", "ml", "h", "s"))
-    MINUS = "menos"
-    PLUS = "más"
-    DECIMAL_WORD = "coma"
-    PERCENT = "por ciento"
-    NUMBER_WORD = "número"
-    MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {
-        "sept": 9, "set": 9, "setiembre": 9}
-    MONTH_NAMES = _MONTHS
-    FULL_MONTHS = frozenset(_MONTHS)
     MONTH_FIRST_DATES = True
     GLUED_CODES = True
     SCALE_OF_SYMBOL = True
@@ -166,8 +150,6 @@ class Spanish(Iberian):
     SPACED_DEGREES = True
     DOTTED_CLOCKS = True
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no|ª|a|ᵃ|ra|da|ta)")
-    EXTENSIONS = frozenset(("ext", "extensión"))
-    EXTENSION = "extensión"
 
     def cardinal(self, n: int) -> str:
         return cardinal(n)
@@ -177,9 +159,6 @@ class Spanish(Iberian):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "primero" if day == 1 else cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return _fraction_digits(digits, "")
@@ -191,7 +170,7 @@ class Spanish(Iberian):
         return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
-        return cardinal(hours, "f") + (f" y {_minutes(minutes)}" if minutes else "")
+        return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr'); a code that is
@@ -202,9 +181,7 @@ class Spanish(Iberian):
         code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
         return None if code is None else self._cldr_currency(code)
 
-    def currency_word(self, word: str) -> Currency | None:
-        """A code in any case before an amount ('usd 2')."""
-        return self.currency(word)
+    currency_word = currency  # a code in any case before an amount ('usd 2')
 
     def phone_digits(self, text: str) -> str:
         """A fourth group after 'NNN-NNNN' is the extension."""
@@ -237,7 +214,7 @@ class Spanish(Iberian):
                 return _and_a_half(whole, unit.singular if whole <= 1 else unit.plural, form)
             reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
-        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in _NOT_NOUNS:
+        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
         form = "f" if self.is_feminine(word) else "un"
         return _and_a_half(whole, _singular(word) if whole == 1 else word, form)
@@ -260,12 +237,9 @@ class Spanish(Iberian):
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
             return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word)), self.code)
         era = chunk_after(cur, end, is_letter)
-        if era is not None and era[0].lower() in _ERAS:
-            return locale_span(era[1], f"{cardinal(value)} {_ERAS[era[0].lower()]}", self.code)
+        if era is not None and era[0].lower() in self.ERAS:
+            return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
         return locale_span(end, cardinal(value), self.code)
-
-    def is_clock_marker(self, word: str) -> bool:
-        return word in ("h", "horas", "hs")
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: connectors are skipped, a zone
@@ -282,15 +256,15 @@ class Spanish(Iberian):
                     words.append(_signed(offset))
                     kept = last
                 break
-            if w in ("de", "del", "la") or self.is_clock_marker(w):
+            if w in ("de", "del", "la") or w in self.CLOCK_MARKERS:
                 continue
             if w in ("am", "pm"):
                 words.append(_am_pm(w, hours))
                 if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
-            elif w in _DAY_PARTS:
-                words.append(_DAY_PARTS[w])
-            elif zone and zone[1] in _ZONES:
+            elif w in self.DAY_PARTS:
+                words.append(self.DAY_PARTS[w])
+            elif zone and zone[1] in self.ZONES:
                 words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
             elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:
                 words.append(_signed(w))
@@ -332,7 +306,3 @@ def _am_pm(w: str, h: int) -> str:
 
 def _signed(offset: str) -> str:
     return ("menos " if offset[0] == "-" else "más ") + cardinal(int(offset[1:]))
-
-
-def _minutes(m: int) -> str:
-    return {15: "cuarto", 30: "media"}.get(m) or cardinal(m)

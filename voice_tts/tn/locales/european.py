@@ -75,7 +75,10 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
-    "address_readings": dict, "symbols": dict, "address_symbols": dict,
+    "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
+    "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
+    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
+    "clock_markers": frozenset,
 }
 
 
@@ -165,14 +168,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
-        UNITS, "year_cues" YEAR_CUES), its `<code>_abbreviations.json` ABBREVIATIONS; a class
-        of no language (no `code`) shares hooks among its subclasses."""
+        UNITS, "year_cues" YEAR_CUES; "months" MONTHS with CLDR's), its `<code>_abbreviations.json`
+        ABBREVIATIONS; a class of no language (no `code`) shares hooks among its subclasses."""
         super().__init_subclass__(**kwargs)
         if not cls.code:
             return
-        for name, table in words(cls.code).items():
+        tables = words(cls.code)
+        for name, table in tables.items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
+        for name, word in tables.get("words", {}).items():  # single words: "minus" MINUS, "percent" PERCENT
+            setattr(cls, name.upper(), word)
+        if "months" in tables:  # CLDR's months, and the other spellings the table adds ('Jänner', 'sett')
+            cls.MONTH_NAMES = cldr.month_names(cls.code)
+            full = {name.lower(): month for month, name in enumerate(cls.MONTH_NAMES, 1)} | tables["months"]
+            cls.FULL_MONTHS = frozenset(full)
+            cls.MONTHS = cldr.month_abbreviations(cls.code) | tables["month_abbreviations"] | full
         cls.ABBREVIATIONS = abbreviations(cls.code)
         cls.SPACED_ABBREVIATION_HEADS = frozenset(
             head for head, _, rest in (key.partition(".") for key in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == "."
@@ -200,8 +211,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raise NotImplementedError
 
     def fraction_digits(self, digits: str) -> str:
-        """The digits after the decimal comma."""
-        raise NotImplementedError
+        """The digits after the decimal comma: one by one unless the language reads them otherwise."""
+        return self.digits(digits)
 
     def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
         """Digits after the comma read as French and Italian read them: each leading zero, then up

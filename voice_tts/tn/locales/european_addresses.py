@@ -49,9 +49,7 @@ class AddressesAndPhones:
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""
-        j = pos + 1
-        while is_digit(cur.at(j)) and j - pos <= 3:
-            j += 1
+        j = lexer.digits_end(cur, pos + 1, 3)
         if is_digit(cur.at(j)) or cur.at(j) not in (" ", "-"):
             return None
         if cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)) is not None:  # '+55 (11) 3333-4444'
@@ -81,15 +79,12 @@ class AddressesAndPhones:
 
     def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
         """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
+        word = lexer.chunk_after(cur, end, is_letter)
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                k = lexer.spaces(cur, m + (cur.at(m) == "."))
-                if cur.text[j:m].lower() in self.EXTENSIONS and k > m and is_digit(cur.at(k)):
-                    e = lexer.digits_end(cur, k)
-                    if not is_alnum(cur.at(e)):
-                        return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
+            if word is not None and word[0].lower() in self.EXTENSIONS:
+                k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
+                if k > word[1] and is_digit(cur.at(k)) and not is_alnum(cur.at(e := lexer.digits_end(cur, k))):
+                    return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)

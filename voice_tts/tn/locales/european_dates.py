@@ -9,37 +9,27 @@ and decides through the Cursor like every other span.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
+from voice_tts.tn.lexer import chunk_after
 from voice_tts.tn.locales import locale_span
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
-_DATE_DMY = re.compile(r"(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})")
-_DATE_DM = re.compile(r"(\d{1,2})\.(\d{2})")
-_DATE_DM_SLASH = re.compile(r"(\d{2})/(\d{2})")  # '05/06'; '5/6' is a fraction
-_DATE_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")  # ISO 8601, also unpadded: "2003-3-2"
+# Numeric dates, tried in this order: day, month and year (of this century where two digits).
+_DATES = (
+    re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
+    re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),  # ISO 8601, also unpadded: "2003-3-2"
+    re.compile(r"(?P<d>\d{1,2})(?P<sep>\.)(?P<m>\d{2})"),  # '24.12.'
+    re.compile(r"(?P<d>\d{2})/(?P<m>\d{2})"),  # '05/06'; '5/6' is a fraction
+)
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
 NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
-
-
-def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The chunk that spaces after `end` lead to, and its end, when its first character passes
-    `first`; None when no space comes first, the character fails, or the tail bound is reached."""
-    try:
-        j = lexer.spaces(cur, end)
-        if j == end or not first(cur.at(j)):
-            return None
-        m = lexer.chunk(cur, j)
-    except TooLong:
-        return None
-    return cur.text[j:m], m
 
 
 class DatesAndTimes:
@@ -49,8 +39,9 @@ class DatesAndTimes:
     DATE_OF = ""
 
     def date_day(self, day: int, ctx: Context) -> str:
-        """The day of a date whose month name follows ('3 mai', '3. Mai')."""
-        return self.cardinal(day)
+        """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
+        first, CLDR's ordinal ('1 de enero' primero, '1er mai' premier)."""
+        return cldr.ordinal(self.code, 1, "masculine") if day == 1 else self.cardinal(day)
 
     def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
         """An ordinal or day number; a month name after it (and a year after that) joins it."""
@@ -86,7 +77,8 @@ class DatesAndTimes:
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
         m = _CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3), face=True)
+            seconds = None if m.group(3) is None else int(m.group(3))
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), seconds, face=True)
         m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
@@ -95,25 +87,20 @@ class DatesAndTimes:
             self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
-        m = _DATE_DMY.fullmatch(token)
-        # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(3))) and (m.group(2) != "-" or len(m.group(4)) == 4):
-            year = int(m.group(4))
-            year = year + 2000 if len(m.group(4)) == 2 else year
-            return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
-        m = _DATE_ISO.fullmatch(token)
-        if m and _valid_day_month(int(m.group(3)), int(m.group(2))):
-            return locale_span(end, self.date(int(m.group(3)), int(m.group(2)), int(m.group(1)), ctx), self.code)
-        m = _DATE_DM.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
+        for pattern in _DATES:
+            parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
+            day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
+            # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
+            if not _valid_day_month(day, month) or parts.get("sep") == "-" and len(year) == 2:
+                continue
             # '24.12.' closes with its period unless the period ends the sentence.
-            if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
+            if year is None and parts.get("sep") == "." and cur.at(end) == "." and is_space(cur.at(end + 1)) and (
+                not cur.at(lexer.spaces(cur, end + 1)).isupper()
+            ):
                 end += 1
-            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
-        m = _DATE_DM_SLASH.fullmatch(token)
-        if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
-            return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
-        if _DAY_LIST.fullmatch(token) and not NUMBER_RANGE.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
+            year = None if year is None else int(year) + (2000 if len(year) == 2 else 0)
+            return locale_span(end, self.date(day, month, year, ctx), self.code)
+        if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
             days = [int(x) for x in re.split(r"[/-]", token)]
             span = self._day_list(cur, end, days, ctx)
             if span is not None:
@@ -127,20 +114,16 @@ class DatesAndTimes:
         month = chunk_after(cur, end, is_letter)
         if month is None or month[0].lower() not in self.MONTHS:
             return None
-        if len(days) == 2 and self.DAY_RANGES:
-            reading = f"{self.date_day(days[0], ctx)} {self.RANGE} {self.date_day(days[1], ctx)}"
-        else:
-            reading = " ".join(self.date_day(d, ctx) for d in days)
-        return self._after_day(cur, end, reading, days[-1], ctx)
+        joiner = f" {self.RANGE} " if len(days) == 2 and self.DAY_RANGES else " "  # '3 bis 5 Mai', '17 18 19 mars'
+        return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
 
     def _marker_after(self, cur: Cursor, end: int) -> bool:
         """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
         word = chunk_after(cur, end, is_letter)
-        return word is not None and self.is_clock_marker(word[0])
+        return word is not None and word[0] in self.CLOCK_MARKERS
 
-    def is_clock_marker(self, word: str) -> bool:
-        return False
-
+    # Words written after a time that are part of it ('Uhr', 'h').
+    CLOCK_MARKERS: frozenset[str] = frozenset()
     # Words after which '10.30' is a time (Italian 'alle 10.30').
     CLOCK_CUES: frozenset[str] = frozenset()
     # Whether '10.30' is a time wherever it stands (Spanish).
@@ -152,30 +135,23 @@ class DatesAndTimes:
         return None
 
     def _clock_window(
-        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None, face: bool = False
+        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, face: bool = False
     ) -> Span:
-        """`face`: the time is written as a clock face shows it ('16:00')."""
-        marker = ""
+        """A time with the words after it that the language reads with it: a clock word ('Uhr'),
+        a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
+        marker = words = ""
+        if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
+            marker, end = word
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if self.is_clock_marker(cur.text[j:m]):
-                    marker, end = cur.text[j:m], m
             day_part = self.day_part(cur, end, hours, minutes, face)
-            if day_part is not None:
-                words, end, hours = day_part
-                reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
-                return locale_span(end, f"{reading} {words}" if words else reading, self.code)
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
-            j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
-                if cur.text[j:m].upper() in self.TIME_ZONES:
-                    return locale_span(m, f"{reading} {' '.join(cur.text[j:m])}", self.code)
         except TooLong:
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
-        return locale_span(end, reading, self.code)
+            day_part = ("", end, hours)  # past the tail bound: the time alone
+        if day_part is not None:
+            words, end, hours = day_part
+        elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
+            words, end = " ".join(zone[0]), zone[1]
+        reading = self.clock(hours, minutes, seconds, marker)
+        return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 
 def _sentence_goes_on(cur: Cursor, period: int) -> bool:

@@ -16,11 +16,7 @@ from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
 from voice_tts.tn.locales.european import Language
 
-_MONTH_NAMES = cldr.month_names("fr")
-_MONTH_ABBREVIATIONS = {"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11,
-                        "déc": 12, "fevrier": 2, "aout": 8, "decembre": 12}
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
-_ORDINAL_WRITTEN = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
 
 
 def _in_pairs(digits: str) -> str:
@@ -30,22 +26,11 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
-    MINUS = "moins"
-    DECIMAL_WORD = "virgule"
-    PERCENT = "pour cent"
-    HALF_AND, HALF, HALF_BEFORE = "et", ("demi", "demie"), ("un demi ", "une demi ")
-    PLURAL_ENDINGS = (("aux", "al"), ("x", ""), ("s", ""))
-    PER = "par"
-    RANGE = "à"
-    NUMBER_WORD = "numéro"
-    MONTHS = {name: i + 1 for i, name in enumerate(_MONTH_NAMES)} | _MONTH_ABBREVIATIONS
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(_MONTH_NAMES)
     SPACE_GROUPS = True
     H_CLOCKS = True
     DAY_RANGES = False
     DEGREE_IS_ORDINAL = True
-    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ORDINAL_SUFFIX = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 
     def phone_digits(self, text: str) -> str:
@@ -69,9 +54,6 @@ class French(Language):
         if n == 1:
             return "première" if feminine else "premier"
         return self.cardinal(n)
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "premier" if day == 1 else self.cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)

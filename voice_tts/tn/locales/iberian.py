@@ -36,8 +36,6 @@ class Iberian(Language):
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if not cls.code:
-            return
         cls.PER_UNITS = words(cls.code)["per"]  # the unit after 'por' ('km/h' por hora)
         cls.CLDR_UNITS = cldr.folded_unit_symbols(cls.code)
 

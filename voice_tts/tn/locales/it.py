@@ -19,32 +19,14 @@ from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
 
 
-_MONTH_NAMES = cldr.month_names("it")
-_MONTH_ABBREVIATIONS = {"gen": 1, "feb": 2, "mar": 3, "apr": 4, "mag": 5, "giu": 6, "lug": 7, "ago": 8, "set": 9,
-                        "sett": 9, "ott": 10, "nov": 11, "dic": 12}
 # The masculine article is "uno" before s + consonant, z, gn, ps, pn, x, y ('uno studente').
 _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
-_ORDINAL_WRITTEN = re.compile(r"(\d+)(°|º|ª|o|a)")
 
 
 class Italian(Language):
     code = "it"
-    CLOCK_CUES = frozenset(("alle", "dalle", "ore", "le", "verso", "entro", "fino"))
-    SCALE_OF = "di"
-    MINUS = "meno"
-    DECIMAL_WORD = "virgola"
-    PERCENT = "per cento"
-    HALF_AND, HALF, HALF_BEFORE = "e", ("mezzo", "mezza"), ("mezzo ", "mezza ")
-    PLURAL_ENDINGS = (("e", "a"), ("i", "o"), ("i", "e"))
-    PER = "per"
-    RANGE = "a"
-    NUMBER_WORD = "numero"
-    MONTHS = {name: i + 1 for i, name in enumerate(_MONTH_NAMES)} | _MONTH_ABBREVIATIONS
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(_MONTH_NAMES)
     DEGREE_IS_ORDINAL = True
-    PLUS = "più"
-    ORDINAL_SUFFIX = _ORDINAL_WRITTEN
+    ORDINAL_SUFFIX = re.compile(r"(\d+)(°|º|ª|o|a)")
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
@@ -67,9 +49,6 @@ class Italian(Language):
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = cldr.ordinal("it", n, "masculine")
         return words[:-1] + "a" if suffix in ("ª", "a") else words
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "primo" if day == 1 else self.cardinal(day)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, self.digits)

@@ -15,15 +15,12 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
 from voice_tts.tn.locales.numeric_spans import GROUPED
 
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
-_WORDS = words("pt")
-_MONTH_NAMES = cldr.month_names("pt")
 _DOTTED = re.compile(r"\d+\.\d+")
 
 
@@ -56,19 +53,6 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 class Portuguese(Iberian):
     code = "pt"
     PHONE_REGIONS = ("BR", "PT")
-    SHORT_UNITS = frozenset(("g", "m", "l", "ml", "h", "s"))
-    MINUS = "menos"
-    PLUS = "mais"
-    DECIMAL_WORD = "vírgula"
-    PERCENT = "por cento"
-    HALF_AND, HALF, HALF_BEFORE = "e", ("meio", "meia"), ("meio ", "meia ")
-    PLURAL_ENDINGS = (("ões", "ão"), ("eses", "ês"), ("res", "r"), ("s", ""))
-    NUMBER_WORD = "número"
-    MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(_MONTH_NAMES, 1)} | {
-        "marco": 3}
-    MONTH_NAMES = _MONTH_NAMES
-    FULL_MONTHS = frozenset(_MONTH_NAMES)
-    DAY_PARTS = _WORDS["day_parts"]
     ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|°|o|ᵒ|ª|a|ᵃ)")
 
     def cardinal(self, n: int) -> str:
@@ -81,12 +65,6 @@ class Portuguese(Iberian):
         if n <= 0 or n >= 10**6:
             return _cardinal(n)
         return cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
-
-    def date_day(self, day: int, ctx: Context) -> str:
-        return "primeiro" if day == 1 else self.cardinal(day)
-
-    def fraction_digits(self, digits: str) -> str:
-        return self.digits(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         plural = "s" if numerator != 1 else ""
@@ -101,9 +79,6 @@ class Portuguese(Iberian):
 
     def country_code(self, code: str) -> str:
         return self.digits(code)
-
-    EXTENSIONS = frozenset(("ext", "ramal", "extensão"))
-    EXTENSION = "extensão"
 
     def shaped_token(self, token: str) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta: no decimal point
