@@ -136,3 +136,22 @@ def test_a_plain_word_before_a_period_is_committed_with_the_period(language):
     assert normalizer.pending == "."
     text = f"Ok {abbreviation} Ok."
     check(language, text, list(range(len(text) + 1)))
+
+
+# A word, a period and a domain, where the language reads an address's words otherwise than the
+# word alone (Russian spells Latin words; French, German and Italian spell labels of three letters).
+ADDRESSES_AFTER_A_WORD = {
+    "ru": ("Пишите на ivan.petrov@почта.рф сегодня.", "ай ви эй эн точка пи и ти ар оу ви собака почта точка рф"),
+    "fr": ("Allez sur bon.com demain.", "b o n point com"),
+    "en": ("Visit okay.com today.", "okay dot com"),
+}
+
+
+@pytest.mark.parametrize("language", ADDRESSES_AFTER_A_WORD)
+def test_a_word_that_an_address_reads_otherwise_waits_for_what_follows_its_period(language):
+    """'ivan.' is not committed as a word: a domain may follow, and the address reads 'ivan' spelled;
+    once read, the word is said once, streamed character by character as in one piece."""
+    text, address = ADDRESSES_AFTER_A_WORD[language]
+    whole = normalize(text, language)
+    assert address in whole and whole.count(address.split()[0]) == 1
+    check(language, text, list(range(len(text) + 1)))

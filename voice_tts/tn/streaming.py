@@ -276,6 +276,8 @@ class StreamingNormalizer:
             span = probe[0]
             if span.kind != "word" or span.end != len(word) or verbalize(span, word, ctx) != word:
                 return None
+        if text[pos + len(word)] == "." and not _reads_first(word, word + ".com", ctx):
+            return None  # a domain may follow, which this language reads with the word spelled ('ivan.com')
         before = dataclasses.replace(ctx)
         commit = self._emit(Span(pos + len(word), "word", span.lang, span.info), word, None, False)
         self._ctx.open_word = OpenWord(word, word, before)
@@ -369,6 +371,16 @@ class StreamingNormalizer:
         if spoken_word:
             ctx.pending_sep = True
         return commit
+
+
+def _reads_first(word: str, token: str, ctx: Context) -> bool:
+    """Whether `token`, read as a whole turn, says `word` first, as the word alone says it."""
+    probe = _probe(token, ctx)
+    if probe is None:
+        return False
+    span = probe[0]
+    reading = verbalize(span, token[: span.end], ctx)
+    return reading == word if span.end == len(word) else reading.startswith(word + " ")
 
 
 def _probe(text: str, ctx: Context) -> tuple[Span, int] | None:
