@@ -101,3 +101,15 @@ def test_flush_ends_a_turn_and_the_next_turn_continues_the_streams() -> None:
     second = n.push("Then 5") + n.flush()
     assert second[0].raw_start == len("- item one")
     assert spoken(second) == " Then five"
+
+
+def test_a_tail_bound_shorter_than_what_a_rule_reads_ahead_cuts_inside_the_text() -> None:
+    # A sign before letters makes the reader look further ahead than a 6-character bound and
+    # than the text itself: the forced cut stays inside the text, every character said once.
+    from voice_tts.tn import StallPolicy
+
+    for language in ("pt", "es", "en", "ru"):
+        normalizer = StreamingNormalizer(language, policy=StallPolicy(max_tail_en=6, max_tail_zh=6))
+        commits = normalizer.push("-inXX y más") + normalizer.flush()
+        assert "".join(c.raw for c in commits) == "-inXX y más", language
+        assert all(c.raw_start < c.raw_end for c in commits)
