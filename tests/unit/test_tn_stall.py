@@ -109,7 +109,8 @@ def test_a_tail_bound_shorter_than_what_a_rule_reads_ahead_cuts_inside_the_text(
     from voice_tts.tn import StallPolicy
 
     for language in ("pt", "es", "en", "ru"):
-        normalizer = StreamingNormalizer(language, policy=StallPolicy(max_tail_en=6, max_tail_zh=6))
-        commits = normalizer.push("-inXX y más") + normalizer.flush()
-        assert "".join(c.raw for c in commits) == "-inXX y más", language
-        assert all(c.raw_start < c.raw_end for c in commits)
+        for deltas in (["-inXX"], ["-inXX", " y más"]):
+            normalizer = StreamingNormalizer(language, policy=StallPolicy(max_tail_en=6, max_tail_zh=6))
+            commits = [c for delta in deltas for c in normalizer.push(delta)] + normalizer.flush()
+            assert "".join(c.raw for c in commits) == "".join(deltas), language
+            assert all(c.raw_start < c.raw_end for c in commits)
