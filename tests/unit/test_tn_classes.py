@@ -145,6 +145,10 @@ READINGS = {
     "Say go<noise/>home, <b>un</b>believable.": "Say go home, unbelievable.",
     # a hash between words is said; a hashtag's is not
     "Tag x#y and #news": "Tag x hash y and news",
+    # a note or language name with its sharp; a number sign after a word is a word of its own
+    "I code in C# 4 and F# daily.": "I code in C sharp four and F sharp daily.",
+    "A sonata in C# minor.": "A sonata in C sharp minor.",
+    "Plan B#4 works.": "Plan B number four works.",
 }
 
 ZH_READINGS = {
