@@ -47,6 +47,9 @@ class DatesAndTimes:
 
     # The word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one.
     DATE_OF = ""
+    # What a year written with two digits is read from ('05' 2005), and whether '05/06' is a day and month.
+    CENTURY = 2000
+    SLASH_DAY_MONTH = True
 
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai')."""
@@ -86,20 +89,20 @@ class DatesAndTimes:
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
         m = _CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3), face=True)
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3), ctx, face=True)
         m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None, ctx)
         m = _DOTTED_CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
             self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None, ctx)
         m = _DATE_DMY.fullmatch(token)
         # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
         if m and _valid_day_month(int(m.group(1)), int(m.group(3))) and (m.group(2) != "-" or len(m.group(4)) == 4):
             year = int(m.group(4))
-            year = year + 2000 if len(m.group(4)) == 2 else year
+            year = year + self.CENTURY if len(m.group(4)) == 2 else year
             return locale_span(end, self.date(int(m.group(1)), int(m.group(3)), year, ctx), self.code)
         m = _DATE_ISO.fullmatch(token)
         if m and _valid_day_month(int(m.group(3)), int(m.group(2))):
@@ -110,7 +113,7 @@ class DatesAndTimes:
             if cur.at(end) == "." and is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper():
                 end += 1
             return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
-        m = _DATE_DM_SLASH.fullmatch(token)
+        m = _DATE_DM_SLASH.fullmatch(token) if self.SLASH_DAY_MONTH else None
         if m and _valid_day_month(int(m.group(1)), int(m.group(2))):
             return locale_span(end, self.date(int(m.group(1)), int(m.group(2)), None, ctx), self.code)
         if _DAY_LIST.fullmatch(token) and not NUMBER_RANGE.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
@@ -152,7 +155,7 @@ class DatesAndTimes:
         return None
 
     def _clock_window(
-        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None, face: bool = False
+        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: str | None, ctx: Context, face: bool = False
     ) -> Span:
         """`face`: the time is written as a clock face shows it ('16:00')."""
         marker = ""
@@ -165,16 +168,16 @@ class DatesAndTimes:
             day_part = self.day_part(cur, end, hours, minutes, face)
             if day_part is not None:
                 words, end, hours = day_part
-                reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+                reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker, ctx)
                 return locale_span(end, f"{reading} {words}" if words else reading, self.code)
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker, ctx)
             j = lexer.spaces(cur, end)
             if j > end and is_letter(cur.at(j)):
                 m = lexer.chunk(cur, j)
                 if cur.text[j:m].upper() in self.TIME_ZONES:
                     return locale_span(m, f"{reading} {' '.join(cur.text[j:m])}", self.code)
         except TooLong:
-            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker)
+            reading = self.clock(hours, minutes, None if seconds is None else int(seconds), marker, ctx)
         return locale_span(end, reading, self.code)
 
 
