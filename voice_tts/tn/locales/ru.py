@@ -29,6 +29,7 @@ from voice_tts.tn.locales.numeric_spans import (
     GROUP_SPACES,
     GROUPED,
     IP,
+    PHONE,
     date_parts,
     read_pieces,
     roman_value,
@@ -157,9 +158,6 @@ class Russian(Language):
         """'1/2' одна вторая, '3/4' три четвертых."""
         return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
-    def fraction_digits(self, digits_after_comma: str) -> str:
-        return decimal("0", digits_after_comma).removeprefix("ноль целых ")
-
     # --- the forms a number takes from the words around it ----------------------------------
 
     def amount_case(self, ctx: Context) -> str:
@@ -218,7 +216,11 @@ class Russian(Language):
         return ordinal_with_ending(n, suffix, cases)
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего)."""
+        """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
+        seconds every part named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
+        if seconds is not None:
+            parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
+            return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
         case = _PREPOSITION_CASES.get(ctx.prev_word.lower(), "nominative")
         return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
 
@@ -254,8 +256,9 @@ class Russian(Language):
         return ordinal(n, "m", "genitive")
 
     def phone_digits(self, text: str) -> str:
-        """Groups as numbers ('8-913-983-56-01'); a number with leading zeros alone as the number ('03')."""
-        return cardinal(int(text)) if text.isdecimal() else _phone(text)
+        """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
+        digits piece by piece as written ('7 912 345-67-89', '03')."""
+        return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         return False  # a year without its noun is read by `count_before_noun`, with its case
@@ -361,23 +364,21 @@ class Russian(Language):
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
-        """`Language`'s number span and the units that follow it, read again from the written text
-        (`number`): a Russian reading takes its forms from the words around the number, which the
-        hooks `Language` reads with do not see; `find_span` gives it their case."""
+        """`Language`'s number span, read through the hooks above, and the words that still join
+        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограм), square metres
+        ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
-        after = cur.text[span.end:end]
-        if after in ("", "."):
-            return locale_span(end, span.info, self.code)
-        if after.strip(" .").lower() in ("года", "г"):  # a date's year noun: '5 мая 1990 г.'
-            return locale_span(end, f"{span.info} года", self.code)
+        after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
-        if words := [SPELLED_AFTER[w] for w in re.split(r"[\s.]+", after.lower()) if w in SPELLED_AFTER]:
-            return locale_span(end, " ".join([span.info, *words]), self.code)  # '18000 долл. США'
-        if m := _SQUARE_METRES.fullmatch(raw):  # '5 кв. м' пять квадратных метров
+        if m := _SQUARE_METRES.fullmatch(raw):
             whole, fractional = split_amount(m.group(1))
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        return locale_span(end, _measure_range(raw) or span.info, self.code)
+        if after and (reading := _measure_range(raw)):
+            return locale_span(end, reading, self.code)
+        words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
         """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
@@ -606,6 +607,8 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
+# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
+_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
