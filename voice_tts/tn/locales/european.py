@@ -6,7 +6,9 @@ dots ("10.000") or spaces ("6 492 000"), money with the symbol before or after (
 with SI units, telephone numbers, email addresses and URLs. `Language` decides those spans
 through the Cursor (every look-ahead waits for its character, so a span decided on a prefix is
 the span decided on the whole text) and reads them with the words its subclass gives:
-cardinals, ordinals, units, currencies, months, abbreviations.
+cardinals, ordinals, units, currencies, months, abbreviations. The hooks that read an amount, a
+time, a date or an ordinal get the Context, whose `prev_word` is the word before the number: a
+language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограм).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 "две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
 abbreviations, read as the Russian NeMo-text-processing data reads them.
 
-`european.Language` decides where a span ends, as for the other languages of Europe; Russian reads
-a number's span again from its written text, in the case and gender the words around it give.
-Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
+`european.Language` decides where a span ends and reads it, as for the other languages of Europe,
+through hooks that get the context: Russian's take the case from the word before the number (a
+preposition or a verb: 'до 5 кг' до пяти килограм, 'стоит 1 250 руб.' тысячу) and the gender from
+the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
 and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
 unit agrees with the number before it) is decided here. The word tables are `ru_words.json`.
 """
@@ -33,7 +34,6 @@ from voice_tts.tn.locales.numeric_spans import (
     date_parts,
     read_pieces,
     roman_value,
-    split_amount,
     word_after,
 )
 
@@ -125,8 +125,9 @@ def _minor(written: str) -> Forms:
 
 
 class Russian(Language):
-    """Russian on the shared span finder: `Language` decides where a span ends (with the hooks
-    below where Russian writes otherwise); `find_span` reads a number's span in its context."""
+    """Russian on the shared span finder: `Language` decides where a span ends and reads it with
+    the hooks below; `find_span` reads what depends on the words around the span otherwise (a
+    written ordinal before its noun, a day before another day's month, a measure range's first number)."""
 
     code = "ru"
     MINUS = "минус"
@@ -373,7 +374,7 @@ class Russian(Language):
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := _SQUARE_METRES.fullmatch(raw):
-            whole, fractional = split_amount(m.group(1))
+            whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if after and (reading := _measure_range(raw)):
             return locale_span(end, reading, self.code)
