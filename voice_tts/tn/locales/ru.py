@@ -261,9 +261,6 @@ class Russian(Language):
         digits piece by piece as written ('7 912 345-67-89', '03')."""
         return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
 
-    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
-        return False  # a year without its noun is read by `count_before_noun`, with its case
-
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
