@@ -6,9 +6,10 @@ abbreviations, read as the Russian NeMo-text-processing data reads them.
 `european.Language` decides where a span ends and reads it, as for the other languages of Europe,
 through hooks that get the context: Russian's take the case from the word before the number (a
 preposition or a verb: 'до 5 кг' до пяти килограм, 'стоит 1 250 руб.' тысячу) and the gender from
-the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
-and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
-unit agrees with the number before it) is decided here. The word tables are `ru_words.json`.
+the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose
+Russian declines cardinals and ordinals by case, gender and number; what it cannot know (which
+form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is
+decided here. The word tables are `ru_words.json`.
 """
 
 from __future__ import annotations
@@ -240,7 +241,8 @@ class Russian(Language):
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
-            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], year, _second_day_case(ctx), bool(m.group("g")))
+            month = MONTH_INDEX[m.group("month")]
+            return _date(int(m.group("d")), month, year, _second_day_case(ctx), bool(m.group("g")))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
