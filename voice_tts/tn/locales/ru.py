@@ -182,7 +182,7 @@ class Russian(Language):
             case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
             return _year_with_noun(int(whole), case)
         case = self.amount_case(ctx)
-        if ctx.agreement == _GENITIVE_MONEY and unit.written in ("коп", "копейка", "копейки", "копеек"):
+        if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
@@ -456,8 +456,8 @@ class Russian(Language):
             int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-        elif self.amount_case(ctx) == "genitive":  # 'до 5 руб. 50 коп.': the kopecks take it too
-            span.agreement = _GENITIVE_MONEY
+        elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
+            span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
         return span
 
 
