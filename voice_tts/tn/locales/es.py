@@ -169,7 +169,7 @@ class Spanish(Iberian):
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
     def currency(self, written: str) -> Currency | None:
@@ -198,11 +198,11 @@ class Spanish(Iberian):
         marker = chunk_after(cur, end, is_letter) if len(token) == 2 and token[0] == "0" else None
         return (cardinal(int(token), "f"), marker[1]) if marker and marker[0] == "h" else None
 
-    def shaped_token(self, token: str) -> str | None:
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
         m = _GROUPED_FRACTION.fullmatch(token)
-        return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token)
+        return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)
 
-    def counted_decimal(self, whole: str, fractional: str, feminine: bool) -> str:
+    def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
         return decimal(whole, fractional, "f" if feminine else "un")
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:

@@ -6,7 +6,9 @@ dots ("10.000") or spaces ("6 492 000"), money with the symbol before or after (
 with SI units, telephone numbers, email addresses and URLs. `Language` decides those spans
 through the Cursor (every look-ahead waits for its character, so a span decided on a prefix is
 the span decided on the whole text) and reads them with the words its subclass gives:
-cardinals, ordinals, units, currencies, months, abbreviations.
+cardinals, ordinals, units, currencies, months, abbreviations. The hooks that read an amount, a
+time, a date or an ordinal get the Context, whose `prev_word` is the word before the number: a
+language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограм).
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         words = f"{self.date_day(day, ctx)}{of} {self.MONTH_NAMES[month - 1]}"
         return words if year is None else f"{words}{of} {self.year(year)}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
         named by CLDR ('vierzehn Uhr eine Minute fünf Sekunden'); without, the minutes are a number."""
         words = self.clock_hours(hours)
@@ -598,7 +600,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
-        if plain and (reading := self.shaped_token(token)) is not None:
+        if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
@@ -638,7 +640,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """An hour alone read as a time by what follows it ('01 h' in Spanish), and the time's end."""
         return None
 
-    def shaped_token(self, token: str) -> str | None:
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A token of a shape the language reads its own way ('192.168.1.1'), else None."""
         return None
 
@@ -657,16 +659,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return m.group(1).replace(".", ""), m.group(2)
         return None
 
-    def _spoken_quantity(self, whole: str, fractional: str | None) -> str:
+    def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         if fractional is None:
             return self.cardinal(int(whole))
         return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self.fraction_digits(fractional)}"
 
-    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit) -> str:
+    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
             n = int(whole)
             return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
-        return f"{self.counted_decimal(whole, fractional, unit.feminine)} {unit.plural}"
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.plural}"
 
     def _quantity_window(
         self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
@@ -689,8 +691,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 j = lexer.spaces(cur, end)
                 c = cur.at(j)
                 if c == "%" and currency is None and scale is None:
-                    return locale_span(j + 1, f"{minus}{self._spoken_quantity(whole, fractional)} {self.PERCENT}",
-                                       self.code)
+                    return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
                 if lexer.is_currency(c) and currency is None and self.currency(c) is not None:
                     currency, end = self.currency(c), j + 1
                     break
@@ -699,14 +700,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     unit = self.unit(cur.text[j + 1:m])
                     if unit is None:
                         break
-                    reading = f"{self._spoken_quantity(whole, fractional)} {self.PER} {unit.singular}"
+                    reading = f"{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}"
                     return locale_span(m, minus + reading, self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
                     unit = self.unit("°" + cur.text[k:m].upper() if m > j + 1 else "°")
                     if unit is not None and not is_alnum(cur.at(m)):
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
+                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     break
                 if j == end or not is_alnum(c):
                     break
@@ -731,7 +732,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if scale is None and currency is None:
                     unit = self.unit(word)
                     if unit is not None:
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit), self.code)
+                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
                     if integer and int(whole) <= 31 and month and not minus:
@@ -744,20 +745,27 @@ class Language(AddressesAndPhones, DatesAndTimes):
         except TooLong:
             pass
         if currency is not None:
-            return locale_span(end, minus + self.money(whole, fractional, currency, scale), self.code)
+            return locale_span(end, minus + self.money(whole, fractional, currency, scale, ctx), self.code)
         if scale is not None:
-            return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale))
+            return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
-            return locale_span(part[1], f"{self.clock(part[2], 0, None, '')} {part[0]}", self.code)  # '7 a.m.'
+            return locale_span(part[1], f"{self.clock(part[2], 0, None, '', ctx)} {part[0]}", self.code)  # '7 a.m.'
         if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
             return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
         if fractional is not None and not minus and (noun := chunk_after(cur, end, is_letter)) and noun[0].islower():
-            return locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0])), self.code)
-        return locale_span(end, minus + self._spoken_quantity(whole, fractional), self.code)
+            return locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0]), ctx), self.code)
+        return locale_span(end, minus + self._spoken_quantity(whole, fractional, ctx), self.code)
 
-    def counted_decimal(self, whole: str, fractional: str, feminine: bool) -> str:
+    def per(self, unit: Unit) -> str:
+        """'/kg' after a number: 'pro Kilogramm'."""
+        return f"{self.PER} {unit.singular}"
+
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        return f"{self._spoken_quantity(whole, fractional, ctx)} {self.PERCENT}"
+
+    def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
         """A decimal before a noun or unit of the gender given ('una coma cinco horas' in Spanish)."""
-        return self._spoken_quantity(whole, fractional)
+        return self._spoken_quantity(whole, fractional, ctx)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction, with `whole` (or 0) before it, read with the word that follows it where
@@ -821,20 +829,20 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pass
         return locale_span(end, reading, self.code)
 
-    def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None) -> str:
+    def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
         if scale is not None:
-            return f"{self._counted_quantity(whole, fractional, scale)} {self.of(currency.major.plural)}"
+            return f"{self._counted_quantity(whole, fractional, scale, ctx)} {self.of(currency.major.plural)}"
         cents = (fractional or "").rstrip("0")
         if not cents and int(whole) >= 10**6 and int(whole) % 10**6 == 0:  # 'un million d'euros'
             return f"{self.cardinal(int(whole))} {self.of(currency.major.plural)}"
         if len(cents) > 2:
-            return f"{self._spoken_quantity(whole, cents)} {currency.major.plural}"
+            return f"{self._spoken_quantity(whole, cents, ctx)} {currency.major.plural}"
         major, minor = int(whole), int(cents.ljust(2, "0")) if cents else 0
-        major_words = self._counted_quantity(whole, None, currency.major)
+        major_words = self._counted_quantity(whole, None, currency.major, ctx)
         if not minor:
             return major_words
-        minor_words = self._counted_quantity(str(minor), None, currency.minor)
+        minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx)
         return minor_words if major == 0 else self.money_join(major_words, minor_words)
 
     # --- other numeric tokens -----------------------------------------------------------------
@@ -850,7 +858,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._comma_list(token.split(","))
         m = NUMBER_RANGE.fullmatch(token)
         if m:
-            return f"{self.cardinal(int(m.group(1)))} {self.RANGE} {self.cardinal(int(m.group(2)))}"
+            return " ".join(filter(None, (self.cardinal(int(m.group(1))), self.RANGE, self.cardinal(int(m.group(2))))))
         m = _ATTACHED_UNIT.fullmatch(token)
         if m:
             quantity = self._quantity(m.group(1))
@@ -858,10 +866,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if quantity is not None:
                 per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
                 if per is not None:
-                    return f"{self._spoken_quantity(*quantity)} {self.PER} {per.singular}"
+                    return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
                 unit = self.unit(unit_text)
                 if unit is not None:
-                    return self._counted_quantity(*quantity, unit)
+                    return self._counted_quantity(*quantity, unit, ctx)
         return None
 
     def _comma_list(self, parts: list[str]) -> str:
@@ -871,7 +879,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             words.append(self.cardinal(int(parts[0])))
             parts = parts[1:]
         for i in range(0, len(parts), 2):
-            words.append(self._spoken_quantity(parts[i], parts[i + 1]))
+            words.append(self._spoken_quantity(parts[i], parts[i + 1], Context()))
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:

@@ -20,12 +20,12 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
-# Numeric dates, tried in this order: day, month and year (of this century where two digits).
+# Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
     re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),  # ISO 8601, also unpadded: "2003-3-2"
     re.compile(r"(?P<d>\d{1,2})(?P<sep>\.)(?P<m>\d{2})"),  # '24.12.'
-    re.compile(r"(?P<d>\d{2})/(?P<m>\d{2})"),  # '05/06'; '5/6' is a fraction
+    re.compile(r"(?P<d>\d{2})/(?P<m>\d{2})"),  # '05/06' where SLASH_DAY_MONTH; '5/6' is a fraction
 )
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
@@ -37,6 +37,9 @@ class DatesAndTimes:
 
     # The word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one.
     DATE_OF = ""
+    # What a year written with two digits is read from ('05' 2005), and whether '05/06' is a day and month.
+    CENTURY = 2000
+    SLASH_DAY_MONTH = True
 
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
@@ -78,16 +81,16 @@ class DatesAndTimes:
         m = _CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
             seconds = None if m.group(3) is None else int(m.group(3))
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), seconds, face=True)
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), seconds, ctx, face=True)
         m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
         if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None)
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None, ctx)
         m = _DOTTED_CLOCK.fullmatch(token)
         if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
             self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None)
-        for pattern in _DATES:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None, ctx)
+        for pattern in _DATES if self.SLASH_DAY_MONTH else _DATES[:-1]:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
             # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
@@ -98,7 +101,7 @@ class DatesAndTimes:
                 not cur.at(lexer.spaces(cur, end + 1)).isupper()
             ):
                 end += 1
-            year = None if year is None else int(year) + (2000 if len(year) == 2 else 0)
+            year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
         if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
             days = [int(x) for x in re.split(r"[/-]", token)]
@@ -135,7 +138,7 @@ class DatesAndTimes:
         return None
 
     def _clock_window(
-        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, face: bool = False
+        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False
     ) -> Span:
         """A time with the words after it that the language reads with it: a clock word ('Uhr'),
         a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
@@ -150,7 +153,7 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        reading = self.clock(hours, minutes, seconds, marker)
+        reading = self.clock(hours, minutes, seconds, marker, ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 

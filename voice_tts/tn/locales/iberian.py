@@ -90,7 +90,7 @@ class Iberian(Language):
         end = body + len(" ".join(groups))
         return end if any(cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
 
-    def shaped_token(self, token: str) -> str | None:
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
         """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
         telephone numbers written with hyphens ('99999-1234')."""
         m = DATE.fullmatch(token)

@@ -64,7 +64,7 @@ class Italian(Language):
             return f"{self.cardinal(whole)} e mezzo"
         return f"{self.cardinal(whole)} e {self.fraction(numerator, denominator)}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
             words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti'}"

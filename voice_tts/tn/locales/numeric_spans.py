@@ -89,8 +89,6 @@ def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str],
 
 # --- shapes of written numbers, shared by the readers -----------------------------------------
 
-# An amount: groups of three after dots or spaces, a comma before the decimals ('1.000.000', '5,50').
-NUM = r"\d+(?:[.\s\u00a0\u202f]\d{3})*(?:,\d+)?|,\d+"
 DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
 PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
 IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
@@ -114,12 +112,6 @@ def english_amount(text: str) -> tuple[str, str | None] | None:
     if _ENGLISH_GROUPS.fullmatch(text):
         return text.replace(",", ""), None
     return None
-
-
-def split_amount(text: str) -> tuple[str, str]:
-    """'1.000.000' → ('1000000', ''); '5.002,132' → ('5002', '132'); ',5' → ('0', '5')."""
-    integer, _, fraction = text.partition(",")
-    return re.sub(r"\D", "", integer) or "0", fraction
 
 
 def date_parts(m: re.Match) -> tuple[int, int, int] | None:

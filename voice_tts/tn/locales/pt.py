@@ -80,10 +80,10 @@ class Portuguese(Iberian):
     def country_code(self, code: str) -> str:
         return self.digits(code)
 
-    def shaped_token(self, token: str) -> str | None:
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta: no decimal point
             return " ".join(self._digit_run(run) for run in token.split("."))
-        return super().shaped_token(token)
+        return super().shaped_token(token, ctx)
 
     def _digit_run(self, run: str) -> str:
         """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
@@ -102,7 +102,7 @@ class Portuguese(Iberian):
     def money_join(self, major: str, minor: str) -> str:
         return f"{major} e {minor}"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str) -> str:
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"

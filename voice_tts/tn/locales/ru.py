@@ -3,16 +3,19 @@
 "две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
 abbreviations, read as the Russian NeMo-text-processing data reads them.
 
-`european.Language` decides where a span ends, as for the other languages of Europe; Russian reads
-a number's span again from its written text, in the case and gender the words around it give.
-Number words come from num2words, whose Russian declines cardinals and ordinals by case, gender
-and number; what it cannot know (which form an ending such as "-е" or "-м" stands for, how a
-unit agrees with the number before it) is decided here. The word tables are `ru_words.json`.
+`european.Language` decides where a span ends and reads it, as for the other languages of Europe,
+through hooks that get the context: Russian's take the case from the word before the number (a
+preposition or a verb: 'до 5 кг' до пяти килограм, 'стоит 1 250 руб.' тысячу) and the gender from
+the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose
+Russian declines cardinals and ordinals by case, gender and number; what it cannot know (which
+form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is
+decided here. The word tables are `ru_words.json`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from voice_tts.tn import cldr, lexer
@@ -28,13 +31,10 @@ from voice_tts.tn.locales.numeric_spans import (
     GROUP_SPACES,
     GROUPED,
     IP,
-    NUM,
     PHONE,
     date_parts,
-    english_amount,
     read_pieces,
     roman_value,
-    split_amount,
     word_after,
 )
 
@@ -107,11 +107,36 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Forms(Unit):
+    """A Russian unit: its forms after one, a few and many ('рубль', 'рубля', 'рублей'), and the
+    'per' words after it ('км/ч' километров в час)."""
+
+    few: str = ""
+    gender: str = "m"
+    written: str = ""  # as the text writes it, lower case ('руб', 'г')
+    per: str = ""
+
+
+def _minor(written: str) -> Forms:
+    """A currency's minor unit ('копейка' of 'руб.', 'цент' of '$' and any other)."""
+    one, few, many = MINOR.get(written, MINOR["$"])
+    gender = "f" if one == "копейка" else "m"
+    return Forms(one, many, gender == "f", few, gender, one)
+
+
 class Russian(Language):
-    """Russian on the shared span finder: `Language` decides where a span ends (with the hooks
-    below where Russian writes otherwise); `find_span` reads a number's span in its context."""
+    """Russian on the shared span finder: `Language` decides where a span ends and reads it with
+    the hooks below; `find_span` reads what depends on the words around the span otherwise (a
+    written ordinal before its noun, a day before another day's month, a measure range's first number)."""
 
     code = "ru"
+    CENTURY = 0
+    # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
+    SCALES = {word: Forms(one, many, gender == "f", few, gender, word)
+              for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
+    SLASH_DAY_MONTH = False  # '11/12' is a fraction
+    ORDINAL_SUFFIX = re.compile(r"(\d+)-([а-яё]{1,3})")
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     SPACE_GROUPS = True
@@ -128,13 +153,127 @@ class Russian(Language):
         return digits(text)
 
     def number(self, text: str) -> str:
-        return number(text)
+        return super().number(text) if is_digit(text[0]) else self._alphanumeric(text)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        return number(f"{numerator}/{denominator}")
+        """'1/2' одна вторая, '3/4' три четвертых."""
+        return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
-    def fraction_digits(self, digits_after_comma: str) -> str:
-        return decimal("0", digits_after_comma).removeprefix("ноль целых ")
+    # --- the forms a number takes from the words around it ----------------------------------
+
+    def amount_case(self, ctx: Context) -> str:
+        """The case of an amount after the word before it: the accusative after 'на', 'за' or a
+        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
+        preposition = ctx.prev_word.lower()
+        if _takes_accusative(preposition):
+            return "accusative"
+        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
+
+    def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        return decimal(whole, fractional or "", self.amount_case(ctx))
+
+    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
+        """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограм; a year and
+        its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
+        preposition = ctx.prev_word.lower()
+        if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
+            word = year.group("word")
+            case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
+            return _year_with_noun(int(whole), case)
+        case = self.amount_case(ctx)
+        if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
+            case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
+        if fractional and len(fractional) == 2 and unit.written in MINOR:
+            major = self._counted_quantity(whole, None, unit, ctx)
+            minor = int(fractional)
+            return f"{major} {self._counted_quantity(str(minor), None, _minor(unit.written), ctx)}" if minor else major
+        count = None if fractional else int(whole)
+        amount = decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case)
+        return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
+
+    def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
+        if scale is not None:
+            return f"{self._counted_quantity(whole, fractional, scale, ctx)} {currency.major.plural}"
+        return self._counted_quantity(whole, fractional, currency.major, ctx)
+
+    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
+        return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
+
+    def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
+        """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
+        unit = self.unit(word)
+        if unit is None:
+            return None
+        fraction = self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)
+        return f"{fraction} {unit.few}"
+
+    def _alphanumeric(self, text: str) -> str:
+        return _fallback(_plain(text))
+
+    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
+        """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
+        preposition = ctx.prev_word.lower()
+        cases = _ordinal_cases(preposition) if preposition in ru_cases.COUNT_PREPOSITIONS else ()
+        return ordinal_with_ending(n, suffix, cases)
+
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
+        """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
+        seconds every part named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
+        if seconds is not None:
+            parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
+            return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
+        case = _PREPOSITION_CASES.get(ctx.prev_word.lower(), "nominative")
+        return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
+
+    def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
+        """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
+        case ('к 15.03.2027' к пятнадцатому марта)."""
+        preposition = ctx.prev_word.lower()
+        case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
+        return _date(day, month, year, case, False, 2 if year is not None and year < 100 else 4)
+
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
+        """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
+        ('03-фев-2002'), a mobile number written without its spaces ('89123456789')."""
+        if _MOBILE.fullmatch(token) and cldr.phone_groups(token, "RU"):
+            return _phone(token)
+        m = _WORD_DATE.fullmatch(token.lower())
+        if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
+            year = int(m.group("y")) if m.group("y") else None
+            month = MONTH_INDEX[m.group("month")]
+            return _date(int(m.group("d")), month, year, _second_day_case(ctx), bool(m.group("g")))
+        if IP.fullmatch(token) and not GROUPED.fullmatch(token):
+            return " точка ".join(digits(part) for part in token.split("."))
+        m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
+        parts = _date_parts(m) if m else None
+        return _date(*parts[:3], "nominative", True, parts[3]) if parts else None
+
+    def per(self, unit: Unit) -> str:
+        return PER.get(unit.written, unit.singular)
+
+    def date_day(self, day: int, ctx: Context) -> str:
+        return ordinal(day, "n", _second_day_case(ctx))
+
+    def year(self, n: int) -> str:
+        return ordinal(n, "m", "genitive")
+
+    def phone_digits(self, text: str) -> str:
+        """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
+        digits piece by piece as written ('7 912 345-67-89', '03')."""
+        return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
+
+    def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
+        """A count in the case of the word before it and the gender of the noun after it; a year
+        after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
+        preposition, noun = ctx.prev_word.lower(), word_after(cur, end)
+        if n in _YEARS and _is_four_digits(cur.text[max(end - 5, 0):end]) and (year := _year(n, ctx, noun)):
+            return year
+        return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
+                or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+                or ru_cases.count_before(n, preposition, noun))
+
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        return self._counted_quantity(whole, fractional, self.unit("%"), ctx)
 
     def is_feminine(self, noun: str) -> bool:
         return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
@@ -144,13 +283,14 @@ class Russian(Language):
         parts = written.lower().split("/")
         if not parts[0] or not all(part in _AFTER for part in parts if part):
             return None
-        one, _, many, gender = UNITS.get(parts[0], (parts[0], "", parts[0], "m"))
-        return Unit(one, many, gender == "f")
+        one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
+        per = "".join(f" {PER[part]}" for part in parts[1:] if part in PER)
+        return Forms(one, many, gender == "f", few, gender, parts[0], per)
 
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
-        return None if unit is None else Currency(unit, Unit(*MINOR.get(written.lower(), MINOR["$"])[::2]))
+        return None if unit is None else Currency(unit, _minor(written.lower()))
 
     def currency_word(self, word: str) -> Currency | None:
         return self.currency(word)
@@ -223,11 +363,21 @@ class Russian(Language):
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
-        """`Language`'s number span and the units that follow it, read again from the written text
-        (`number`): a Russian reading takes its forms from the words around the number, which the
-        hooks `Language` reads with do not see; `find_span` gives it their case."""
-        end = self._units_end(cur, super()._numeric(cur, pos, body, ctx, sign, currency).end)
-        return locale_span(end, number(cur.text[pos:end]), self.code)
+        """`Language`'s number span, read through the hooks above, and the words that still join
+        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограм), square metres
+        ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
+        span = super()._numeric(cur, pos, body, ctx, sign, currency)
+        end = self._units_end(cur, span.end)
+        after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
+        raw = _plain(cur.text[pos:end])
+        if m := _SQUARE_METRES.fullmatch(raw):
+            whole, _, fractional = m.group(1).partition(",")
+            return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
+        if after and (reading := _measure_range(raw)):
+            return locale_span(end, reading, self.code)
+        words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
         """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
@@ -273,11 +423,6 @@ class Russian(Language):
             span = locale_span(pos + 1, "", self.code)
             span.agreement = _MEASURE_RANGE_OPEN
             return span
-        if c in cldr.VULGAR_FRACTIONS or is_digit(c) and cur.at(lexer.digits_end(cur, pos)) in cldr.VULGAR_FRACTIONS:
-            end = lexer.digits_end(cur, pos)  # '⅖', '2½': read as '2/5', '2 1/2'
-            numerator, denominator = cldr.vulgar_fraction(cur.at(end))
-            whole = cur.text[pos:end] + " " if end > pos else ""
-            return locale_span(end + 1, number(f"{whole}{numerator}/{denominator}"), self.code)
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
@@ -290,57 +435,28 @@ class Russian(Language):
         if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
         preposition = ctx.prev_word.lower()
-        if not is_digit(cur.at(pos)):  # '$5', '€ 10': only the case of an amount after a preposition
-            if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":
-                span.info = _quantity(_plain(raw), "genitive") or span.info
+        if not is_digit(cur.at(pos)):
             return span
-        if _MOBILE.fullmatch(raw) and cldr.phone_groups(raw, "RU"):
-            span.info = _phone(raw)  # '89123456789': a mobile number written without its spaces
-        elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+        if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
             span.info = _up_to(m) or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
             span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
             span.agreement = _MEASURE_RANGE_OPEN
-        elif raw.isdecimal() and len(raw) == 4 and int(raw) in _YEARS and (
-            year := _year(int(raw), ctx, word_after(cur, span.end))
-        ):
-            span.info = year
         elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
             cur, span.end
         ).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (m := _WORD_DATE.fullmatch(_plain(raw))) and m.group("month") in MONTH_INDEX:
-            span.info = number(raw, _second_day_case(ctx))
         elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
             span.info = _day_range(*days, ctx.prev_word)
         elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
             span.agreement = _day_case(ctx.prev_word)
             span.info = ordinal(int(raw), "n", span.agreement)
-        elif (m := _year_word(_plain(raw))) and preposition in _PREPOSITION_CASES:
-            span.info = _year_with_noun(int(m.group("n")), _year_case(m.group("word"), preposition))
-        elif (m := _TIME.fullmatch(raw)) and preposition in _PREPOSITION_CASES:
-            case = _PREPOSITION_CASES[preposition]
-            span.info = ru_cases.time_of_day(int(m.group("h")), int(m.group("m")), case) or span.info
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
             int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-        elif (m := _ORDINAL.fullmatch(_plain(raw))) and preposition in ru_cases.COUNT_PREPOSITIONS:
-            span.info = ordinal_with_ending(int(m.group("num")), m.group("ending"), _ordinal_cases(preposition))
-        elif (m := DATE.fullmatch(raw)) and preposition in _PREPOSITION_CASES and (parts := _date_parts(m)):
-            span.info = _date(*parts[:3], _day_case(preposition), False, parts[3])
-        elif ctx.agreement == _GENITIVE_MONEY and _MINOR_AMOUNT.fullmatch(_plain(raw)):  # 'до 5 руб. 50 коп.'
-            span.info = _quantity(_plain(raw), "genitive") or span.info
-        elif _COUNT.fullmatch(raw):
-            n, noun = numeric_spans.to_int(raw), word_after(cur, span.end)
-            span.info = (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
-                         or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                         or ru_cases.count_before(n, preposition, noun))
-        elif _takes_accusative(preposition) and (reading := _quantity(_plain(raw), "accusative")):
-            span.info = reading  # 'стоит 1 250 руб.' стоит тысячу двести пятьдесят рублей, 'на 1,38'
-        elif ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive":  # 'до 5 кг' до пяти килограм
-            span.info = _quantity(_plain(raw), "genitive") or _measure_range(_plain(raw)) or span.info
-            span.agreement = _GENITIVE_MONEY
+        elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
+            span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
         return span
 
 
@@ -490,7 +606,9 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
-_MINOR_AMOUNT = re.compile(r"\d{1,2} ?(?:коп|копе[а-я]+)\.?")
+# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
+_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
 def _ordinal_cases(preposition: str) -> tuple[str, ...]:
@@ -596,6 +714,11 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 _COUNT_ENDING = re.compile(r"(?P<num>\d+)-х")
 
 
+def _is_four_digits(text: str) -> bool:
+    """Whether `text` ends in four digits after no other digit ('1974', not '2 005')."""
+    return text[-4:].isdecimal() and not text[:-4].isdecimal()
+
+
 def _is_decade(n: int) -> bool:
     return n >= 10 and n % 10 == 0
 
@@ -603,7 +726,6 @@ def _is_decade(n: int) -> bool:
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 _WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
 # A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
 _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
@@ -616,7 +738,6 @@ def _year_word(text: str) -> re.Match | None:
     if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
         return None
     return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
-_FRACTION = re.compile(r"(?:(?P<w>\d+) )?(?P<n>\d+)/(?P<d>\d+)(?: (?P<unit>[^\s\d]+))?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 # A year standing alone is an ordinal; without a word that shows its case, it is read in the
@@ -631,12 +752,6 @@ def _spell_latin(word: str) -> str:
     if low.isascii():
         return " ".join(_WORDS["latin_names"].get(c, c) for c in low)
     return word
-
-
-def number(raw: str, day_case: str = "genitive") -> str:
-    """`day_case`: the case of the day in a date with a month name ('к 5 мая' к пятому мая)."""
-    text = _plain(raw)
-    return (_special(text, day_case) or _quantity(text) or _measure_range(text) or _fallback(text)).strip()
 
 
 def _plain(raw: str) -> str:
@@ -663,38 +778,6 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     return None
 
 
-def _special(text: str, day_case: str = "genitive") -> str | None:
-    m = _ORDINAL.fullmatch(text)
-    if m:
-        return ordinal_with_ending(int(m.group("num")), m.group("ending"))
-    m = _WORD_DATE.fullmatch(text)
-    if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
-        month = MONTH_INDEX[m.group("month")]
-        year = int(m.group("y")) if m.group("y") else None
-        return _date(int(m.group("d")), month, year, day_case, bool(m.group("g")))
-    m = re.fullmatch(rf"(?P<date>{DATE.pattern})(?: ?(?P<g>г)\.?)?", text)
-    if m:
-        parts = _date_parts(DATE.fullmatch(m.group("date")))
-        if parts:
-            return _date(*parts[:3], "nominative", bool(m.group("g")), parts[3])
-    m = _FRACTION.fullmatch(text)
-    if m and 0 < int(m.group("n")) < int(m.group("d")) and (not m.group("unit") or m.group("unit") in UNITS):
-        return _fraction(m)
-    if IP.fullmatch(text) and not GROUPED.fullmatch(text):
-        return " точка ".join(digits(p) for p in text.split("."))
-    m = _TIME.fullmatch(text)
-    if m:
-        return ru_cases.time_of_day(int(m.group("h")), int(m.group("m")))
-    if PHONE.fullmatch(text):
-        return _phone(text)
-    m = _year_word(text)
-    if m and m.group("word") in YEAR_WORDS:
-        return _year_with_noun(int(m.group("n")), YEAR_WORDS[m.group("word")])
-    if text.isdecimal() and len(text) == 4 and int(text) in _YEARS:
-        return ordinal(int(text), "m", "prepositional")
-    return None
-
-
 def _year_case(word: str, preposition: str) -> str:
     """The case of a year noun after a preposition: 'г.' takes the preposition's ('в 1990 г.' в …
     году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
@@ -711,23 +794,7 @@ def _year_with_noun(n: int, case: str) -> str:
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
-def _fraction(m: re.Match) -> str:
-    """'1/2' → 'одна вторая', '2 3/4 кг' → 'две целых три четвертых килограмма'."""
-    n, d = int(m.group("n")), int(m.group("d"))
-    reading = f"{cardinal(n, 'f')} {_fraction_noun(d, n)}"
-    if m.group("w"):
-        whole = int(m.group("w"))
-        reading = f"{cardinal(whole, 'f')} {_whole_word(whole)} {reading}"
-    if m.group("unit"):
-        reading += " " + UNITS[m.group("unit")][1]  # a fraction of a unit: 'одна вторая литра'
-    return reading
-
-
 # A count: an integer, its thousands apart or not ('18 164').
-_COUNT = re.compile(r"\d{1,3}(?:[\s\u00a0\u202f]\d{3})+|\d+")
-_CURRENCY_BEFORE = re.compile(rf"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[-−]?(?:{NUM})(?: [^\s\d]+)*)")
-_ENGLISH_BEFORE = re.compile(r"(?P<currency>[$€£¥₽]|usd|eur|rub|gbp) ?(?P<amount>[\d,]+\.\d{2}|\d{1,3}(?:,\d{3}){2,})")
-_QUANTITY = re.compile(rf"(?P<sign>[-−]?)(?P<num>{NUM})(?P<units>(?: ?[^\s\d]+)*)")
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
@@ -740,60 +807,6 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     if case == "genitive":
         return forms[1] if agreement(count) == 0 else forms[2]
     return forms[agreement(count)]
-
-
-def _quantity(text: str, case: str = "nominative") -> str | None:
-    """A number with the units, scale words and currencies after it, each agreeing with what
-    comes before it: '2,5 тыс руб.' → 'две целых пять десятых тысячи рублей'; `case` is the
-    nominative or the genitive ('до 5 кг' до пяти килограм)."""
-    before = _CURRENCY_BEFORE.fullmatch(text)
-    if before:  # '$5', '€ 10', 'USD 20': the currency is read after the amount
-        text = f"{before.group('amount')} {before.group('currency')}"
-    elif english := _ENGLISH_BEFORE.fullmatch(text):  # '$2342.65', '$1,250.50'
-        whole, cents = english_amount(english.group("amount")) or (english.group("amount"), None)
-        text = f"{whole}{',' + cents if cents else ''} {english.group('currency')}"
-    m = _QUANTITY.fullmatch(text)
-    if not m:
-        return None
-    integer, fraction_digits = split_amount(m.group("num"))
-    units = " ".join(u for u in re.split(r"[\s.]+", m.group("units")) if u)
-    units = re.sub(r"\bкв м\b", "м²", units).split()  # 'кв. м.' is a square metre
-    sign = "минус " if m.group("sign") else ""
-    if units and units[0].startswith("/"):
-        units = [units[0][1:], "/"] + units[1:]
-        if units[0] in PER:
-            return f"{sign}{cardinal(int(integer), 'm', case)} {PER[units[0]]}"
-    if len(units) == 1 and units[0] in MINOR and len(fraction_digits) == 2:
-        major, minor = int(integer), int(fraction_digits)
-        reading = f"{sign}{cardinal(major, 'm', case)} {_unit_form(UNITS[units[0]][:3], major, case)}"
-        if minor:
-            minor_words = MINOR[units[0]]
-            gender = "f" if minor_words[0] == "копейка" else "m"
-            reading += f" {cardinal(minor, gender, case)} {_unit_form(minor_words, minor, case)}"
-        return reading
-    words = []
-    count = None if fraction_digits else int(integer)
-    gender = "m"
-    first = True
-    for unit in units:
-        base, _, per = unit.partition("/")
-        if base in SPELLED_AFTER:
-            words.append(SPELLED_AFTER[base])
-            continue
-        if base not in UNITS or (per and per not in PER):
-            return None
-        if first:
-            gender = UNITS[base][3]
-            first = False
-        words.append(_unit_form(UNITS[base][:3], count, case))
-        if per:
-            words.append(PER[per])
-        count = 5  # after a scale word the next unit is in the genitive plural: 'тысяч рублей'
-    if fraction_digits:
-        amount = decimal(integer, fraction_digits, case)
-    else:
-        amount = cardinal(int(integer), gender, case)
-    return " ".join([sign + amount, *words])
 
 
 # A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
