@@ -56,14 +56,9 @@ def _engine(lang: str) -> RbnfEngine:
     return RbnfEngine.for_language(lang)
 
 
-@lru_cache(maxsize=32)
-def _rulesets(lang: str) -> frozenset[str]:
-    return frozenset(_engine(lang).rulesets)
-
-
 def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
     """The most specific `spellout-<kind>-<form…>` the language has."""
-    names = _rulesets(lang)
+    names = _engine(lang).rulesets
     for i in range(len(form), -1, -1):
         name = "-".join(("spellout", kind) + form[:i])
         if name in names:

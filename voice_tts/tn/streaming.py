@@ -22,7 +22,6 @@ from voice_tts.tn.chars import (
     is_latin_letter,
     is_letter,
     is_space,
-    is_spoken_alnum,
 )
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
@@ -193,7 +192,7 @@ class StreamingNormalizer:
         """End of the turn: commit everything that is held."""
         commits = self._advance(final=True)
         ctx = self._ctx
-        if ctx.block_line and is_spoken_alnum(ctx.last_visible):
+        if ctx.block_line and ctx.last_visible.isalnum():  # a line's last word ends a sentence
             commits.append(self._emit(Span(0, "eol"), "", "。" if ctx.sent_han else ".", forced=False))
         self._ctx = ctx.new_turn()
         return commits

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from voice_tts.tn import chinese, electronic, english, locales, units
-from voice_tts.tn.chars import SUFFIX_SYMBOLS, is_spoken_alnum
+from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
 from voice_tts.tn.wetext_calls import normalize_span
@@ -93,7 +93,7 @@ def newline(ctx: Context) -> str:
     zh = ctx.sent_han
     if not ctx.last_visible:
         return ""
-    if is_spoken_alnum(ctx.last_visible):
+    if ctx.last_visible.isalnum():
         return "。" if zh else ". "
     if zh or ctx.last_spoken.isspace():
         return ""
