@@ -77,16 +77,13 @@ def integer(text: str) -> str:
     return cardinal(int(plain))
 
 
-def decimal(text: str) -> str:
-    """'12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits after the point are read one by one."""
+def number(text: str) -> str:
+    """An integer or a decimal: '12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits
+    after the point are read one by one."""
     whole, _, frac = text.partition(".")
     if not whole:
         return f"point {digits(frac)}"
     return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
-
-
-def number(text: str) -> str:
-    return decimal(text) if "." in text else integer(text)
 
 
 def plain_number(text: str) -> str:
@@ -143,7 +140,7 @@ def money(text: str, currency: str | None = None) -> str | None:
         frac += "0"
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
-        return f"{prefix}{decimal(amount)} {many}{per}"
+        return f"{prefix}{number(amount)} {many}{per}"
     cents = int(frac) if frac else 0
     parts = []
     if units or not cents:
@@ -380,11 +377,6 @@ def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str
     return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
 
 
-def iso_date(text: str) -> str | None:
-    m = _ISO_DATE.fullmatch(text)
-    return _date(int(m.group("d")), int(m.group("m")), m.group("y")) if m else None
-
-
 _SLASH_DATE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2}|\d{4})")
 _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
@@ -398,13 +390,13 @@ def numeric_date(text: str) -> str | None:
     """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
     eight (month first, as in the US), '25/12/2020' the twenty fifth of december twenty twenty (the
     first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
-    as where dots are written)."""
+    as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:
             return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
         month, day = day, month
-    elif m := _DOTTED_DATE.fullmatch(text):
+    elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))
     else:
         return None

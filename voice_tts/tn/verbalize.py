@@ -19,6 +19,8 @@ _PUNCT = {
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
+# What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
+_PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
@@ -69,20 +71,15 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw
     if kind == "phone":
         return english.phone(raw)
-    if kind in ("url", "email"):
-        return electronic.speak(raw, span.lang or ctx.sentence_lang())
-    if kind == "url_head":
-        return electronic.speak(electronic.host(raw), span.lang or ctx.sentence_lang())
+    if kind in ("url", "email", "url_head"):  # a URL cut by the tail bound: its host alone
+        return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, span.lang or ctx.sentence_lang())
     if kind == "olist":
         n = int(span.info)
         if ctx.locale is not None:
             return ctx.locale.cardinal(n) + ", "
         return chinese.cardinal(n) + "，" if span.lang == "zh" else english.cardinal(n) + ", "
-    if kind == "table_pipe":
-        zh = ctx.sent_han
-        if span.info == "end":
-            return "。" if zh else "."
-        return "，" if zh else ","
+    if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
+        return _PIPE_MARKS[span.info][ctx.sent_han]
     if kind == "digit_groups":
         return digit_groups(raw, span.lang or ctx.sentence_lang())
     raise ValueError(f"unknown span kind {kind!r}")
@@ -164,7 +161,7 @@ def _number_en(text: str, currency_code: str) -> str:
             reading := english.money(text)):
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.iso_date, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.percent, english.dashed_date, english.era_year, english.clock_seconds,
                  english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
                  english.dashed_range):
         if reading := rule(text):
