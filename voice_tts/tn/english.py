@@ -125,7 +125,7 @@ def money(text: str, currency: str | None = None) -> str | None:
     per = m and m.group("per")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and per not in UNITS:
         return None
-    per = f" per {_PER_PERIOD.get(per) or UNITS[per]}" if per else ""
+    per = f" per {_PER_PERIOD.get(per) or UNITS[per][0]}" if per else ""
     one, many, sub_one, sub_many = _CURRENCIES[cur]
     amount = m.group("amount").replace(",", "")
     scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
@@ -316,7 +316,8 @@ _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' Janu
 MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
 MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
-# Units that join a preceding number (read by wetext) and their singular names after 'per'.
+# Units that join a preceding number (read by wetext): their names for one (also after 'per') and
+# for more ('kilowatt hours', 'degrees Celsius', 'feet').
 UNITS = _DATA["units"]
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 # Symbols said in running text ('§ 4' section four).
@@ -476,27 +477,13 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
-def _unit_plural(name: str) -> str:
-    head, sep, tail = name.partition(" per ")
-    first, space, rest = head.partition(" ")
-    if first == "degree":  # "degrees Celsius"
-        head = f"degrees {rest}"
-    elif rest:  # "kilowatt hour" -> "kilowatt hours"
-        head = f"{first} {_unit_plural(rest)}"
-    elif head.endswith("foot"):
-        head = head[:-4] + "feet"
-    elif not head.endswith("hertz"):
-        head += "s"
-    return head + sep + tail
-
-
 _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 
 
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
     m = _PER_UNIT.fullmatch(text)
-    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
+    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')][0]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -532,8 +519,8 @@ def measure(text: str) -> str | None:
     degrees Celsius'."""
     if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
-    amount, name = m.group("num").replace(",", ""), UNITS[m.group("unit")]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+    amount, (one, many) = m.group("num").replace(",", ""), UNITS[m.group("unit")]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------

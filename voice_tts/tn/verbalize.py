@@ -107,7 +107,7 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         if reading is not None:
             return reading
     if ctx.prev_word.lower() == "per" and raw in english.UNITS:
-        return english.UNITS[raw]
+        return english.UNITS[raw][0]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
