@@ -483,7 +483,7 @@ _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
     m = _PER_UNIT.fullmatch(text)
-    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')][0]}"
+    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m['unit']][0]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -533,27 +533,22 @@ def is_vulgar_fraction(c: str) -> bool:
     return len(c) == 1 and unicodedata.name(c, "").startswith("VULGAR FRACTION ")
 
 
-def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> str:
+def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters (its Unicode name); before a measure noun as speakers say it: '¾ cup'
     three quarters of a cup, '½ cup' half a cup, '⅓ tsp' one third of a teaspoon; after a whole
     number (`after_number`) the rest of a mixed number: '1½ cups' one and a half cups. `noun`:
-    the word after it, "" when none; a reading that takes it ends with it."""
+    the word after it, "" when none. Returns the reading and whether it took the noun."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     if after_number:
-        return "and " + ("a " + words[4:] if words.startswith("one ") else words) + (" " + noun if noun else "")
+        rest = "a " + words[4:] if words.startswith("one ") else words
+        return "and " + rest + (" " + noun if noun else ""), bool(noun)
     unit = _MEASURE_NOUNS.get(noun.lower().rstrip("."))
     if unit is None:
-        return words
+        return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" else "a"
     if words == "one half":
-        return f"half {article} {unit}"
-    return f"{words} of {article} {unit}"
-
-
-def takes_noun(reading: str, noun: str) -> bool:
-    """Whether `vulgar_fraction`'s reading took the noun after the fraction."""
-    return bool(noun) and (reading.endswith(" " + noun) or reading.endswith(" " + _MEASURE_NOUNS.get(
-        noun.lower().rstrip("."), "\0")))
+        return f"half {article} {unit}", True
+    return f"{words} of {article} {unit}", True
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday

@@ -131,10 +131,10 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
         j = k = pos + 1
     noun = cur.text[j:k]
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
-    reading = english.vulgar_fraction(cur.text[pos], noun, after_number)
-    if english.takes_noun(reading, noun):
+    reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)
+    if took_noun:
         return Span(k, "reading", "en", info=glued + reading)
-    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number))
+    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
 
 
 _SCHEME_SECOND = frozenset("tTwW")
