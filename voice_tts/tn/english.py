@@ -327,7 +327,7 @@ SYMBOLS = _DATA["symbols"]
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
 _MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
-_MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)}
+_MONTH_NUMBERS = {name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
 _SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -414,10 +414,6 @@ def quarter(text: str) -> str | None:
     return m and f"the {ordinal(int(m.group('q')))} quarter of {_short_year(m.group('y'))}"
 
 
-def _month_number(name: str) -> int:
-    return _MONTH_INDEX[name.lower()[:3]] + 1
-
-
 def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, read in the order it is written:
     '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
@@ -425,11 +421,11 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     m = _DAY_MONTH.fullmatch(text)
     if m is not None:
         the = "" if prev_word.lower() == "the" else "the "
-        return _date(int(m.group("d")), _month_number(m.group("month")), m.group("year"), the)
+        return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
     m = _MONTH_DAY.fullmatch(text)
     if m is None:
         return None
-    month = _MONTH_NAMES[_month_number(m.group("month")) - 1]
+    month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
         return f"{month} {year(int(m.group('year_only')))}"
     day = int(m.group("d"))
