@@ -101,15 +101,10 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_MONEY = re.compile(
-    r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
-    r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
-)
-
-_CODE_AMOUNT = re.compile(
-    r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
-    r"(?:/(?P<per>[A-Za-z]+))?"
-)
+_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
+_MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
+                    r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
+_CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
 # What a price is per: '$350/yr' three hundred fifty dollars per year.
 _PER_PERIOD = _DATA["per_period"]
 
