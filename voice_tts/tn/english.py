@@ -520,10 +520,6 @@ def measure(text: str) -> str | None:
 _MEASURE_NOUNS = _DATA["measure_nouns"]
 
 
-def is_vulgar_fraction(c: str) -> bool:
-    return len(c) == 1 and unicodedata.name(c, "").startswith("VULGAR FRACTION ")
-
-
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters (its Unicode name); before a measure noun as speakers say it: '¾ cup'
     three quarters of a cup, '½ cup' half a cup, '⅓ tsp' one third of a teaspoon; after a whole

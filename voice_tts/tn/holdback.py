@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, english, lexer
+from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import (
     JOIN_ANY,
     OPENING_BRACKETS,
@@ -115,7 +115,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
+    if ctx.locale is None and not ctx.sent_han and c in cldr.VULGAR_FRACTIONS:
         return _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
 
