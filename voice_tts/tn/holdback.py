@@ -292,13 +292,9 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
     """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only)."""
     if ctx.locale is not None:
         return ctx.default_lang
-    if ctx.sent_han:
+    if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    if end is not None and is_han(cur.at(end)):
-        return "zh"
-    if ctx.sent_latin:
-        return "en"
-    if end is not None and is_latin_letter(_next_visible(cur, end)):
+    if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)):
         return "en"
     return ctx.default_lang
 

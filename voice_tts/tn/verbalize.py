@@ -227,8 +227,5 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
-    if reading is not None:
-        reading = chinese.fix_wetext(text, reading)
-    if reading is None:
-        reading = re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
-    return reading
+    reading = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
+    return reading or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
