@@ -32,6 +32,7 @@ import json
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 from importlib import resources
 
 import phonenumbers
@@ -59,13 +60,10 @@ def _engine(lang: str) -> RbnfEngine:
 def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
     """The most specific `spellout-<kind>-<form…>` the language has."""
     names = _engine(lang).rulesets
-    for i in range(len(form), -1, -1):
-        name = "-".join(("spellout", kind) + form[:i])
+    specific = ("-".join(("spellout", kind) + form[:i]) for i in range(len(form), -1, -1))
+    for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")):
         if name in names:
             return name
-    for fallback in (f"spellout-{kind}-masculine", "spellout-numbering"):
-        if fallback in names:
-            return fallback
     raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
 
 

@@ -264,9 +264,8 @@ def acronym(word: str) -> str | None:
     letters = word[:-1] if word.endswith("s") else word
     if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
         return None
-    plural = "'s" if letters != word else ""
-    if plural:
-        return " ".join(letters) + plural
+    if letters != word:  # a plural: 'CDs' C D's
+        return " ".join(letters) + "'s"
     if word in SAID_AS_WORDS or (word.strip("IVX") == "" and roman_value(word) is not None):
         return None
     if len(word) == 2:
