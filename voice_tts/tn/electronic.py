@@ -42,9 +42,7 @@ def host(url: str) -> str:
 
 def speak(address: str, lang: str) -> str:
     """'example.com/docs?id=3' -> 'example dot com slash docs question mark id equals three'."""
-    body = strip_scheme(address).rstrip("/")
-    if len(address) > HOST_ONLY_AFTER:
-        body = host(address)
+    body = host(address) if len(address) > HOST_ONLY_AFTER else strip_scheme(address).rstrip("/")
     locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
     symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
     words = []
