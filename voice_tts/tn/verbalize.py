@@ -119,11 +119,8 @@ def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
     digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
     groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
-    if lang in locales.MODEL_LANGUAGES:
-        return ", ".join(locales.rules(lang).digits(g) for g in groups)
-    if lang == "zh":
-        return "，".join(chinese.digits(g) for g in groups)
-    return ", ".join(english.digits(g) for g in groups)
+    reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
+    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in groups)
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
