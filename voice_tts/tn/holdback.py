@@ -140,6 +140,7 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
 _SCHEME_SECOND = frozenset("tTwW")
 _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
+_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -566,11 +567,7 @@ def _month_period(cur: Cursor, start: int, end: int) -> int:
 
 
 def _is_day(token: str) -> bool:
-    digits = token.rstrip("stndrh")
-    suffix = token[len(digits):]
-    return 1 <= len(digits) <= 2 and digits.isdecimal() and 1 <= int(digits) <= 31 and (
-        suffix in ("", "st", "nd", "rd", "th")
-    )
+    return (m := _DAY.fullmatch(token)) is not None and 1 <= int(m[1]) <= 31  # '3', '21st'
 
 
 def _year_after(cur: Cursor, end: int, comma: bool) -> int:
