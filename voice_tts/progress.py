@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from voice_tts.protocol import Word
 from voice_tts.tn import Commit
 from voice_tts.tn.chars import is_alnum, is_han
-from voice_tts.tn.offsets import is_identity, separator_length
+from voice_tts.tn.offsets import separator_length
 
 __all__ = ["ProgressTracker", "Word", "WordSplitter", "segment_words"]
 
@@ -144,7 +144,7 @@ class ProgressTracker:
             self._spoken_starts.append(commit.spoken_start)
             self._spoken_ends.append(commit.spoken_end)
             self._leads.append(len(commit.spoken) - len(visible) if visible else -1)
-            self._separators.append(separator_length(commit) if is_identity(commit) else -1)
+            self._separators.append(separator_length(commit))
             end = commit.raw_end
         self._committed = end
 

@@ -36,9 +36,7 @@ ZH_SUFFIXES = frozenset(
 
 
 def is_emoji(c: str) -> bool:
-    if not c:
-        return False
-    cp = ord(c)
+    cp = ord(c or "\0")
     if cp < 0xA9:
         return False
     i = bisect_right(_EMOJI_STARTS, cp) - 1
@@ -47,9 +45,7 @@ def is_emoji(c: str) -> bool:
 
 def is_han(c: str) -> bool:
     """Han, kana and hangul: spoken as written, one character per span."""
-    if not c:
-        return False
-    cp = ord(c)
+    cp = ord(c or "\0")
     return (
         0x4E00 <= cp <= 0x9FFF
         or 0x3400 <= cp <= 0x4DBF
@@ -57,33 +53,25 @@ def is_han(c: str) -> bool:
         or 0xF900 <= cp <= 0xFAFF
         or cp == 0x3007
         or 0x3040 <= cp <= 0x30FF
-        or 0xAC00 <= cp <= 0xD7AF
-        or 0x1100 <= cp <= 0x11FF
-        or 0x3130 <= cp <= 0x318F
+        or is_hangul(c)
     )
 
 
 def is_kana(c: str) -> bool:
     """Hiragana and katakana (not the middle dot '・', which Chinese writes too)."""
-    if not c:
-        return False
-    cp = ord(c)
+    cp = ord(c or "\0")
     return (0x3041 <= cp <= 0x30FF and cp != 0x30FB) or 0x31F0 <= cp <= 0x31FF or 0xFF66 <= cp <= 0xFF9D
 
 
 def is_hangul(c: str) -> bool:
     """Korean letters: spoken as written like Han, but Korean puts spaces between its words."""
-    if not c:
-        return False
-    cp = ord(c)
+    cp = ord(c or "\0")
     return 0xAC00 <= cp <= 0xD7AF or 0x1100 <= cp <= 0x11FF or 0x3130 <= cp <= 0x318F
 
 
 def is_cjk_punct(c: str) -> bool:
     """Full-width punctuation: evidence that the sentence is Chinese (§3.6)."""
-    if not c:
-        return False
-    cp = ord(c)
+    cp = ord(c or "\0")
     return 0x3000 <= cp <= 0x303F or 0xFF01 <= cp <= 0xFF0F or 0xFF1A <= cp <= 0xFF20 or 0xFF5B <= cp <= 0xFF65
 
 
@@ -125,11 +113,6 @@ def is_silent(c: str) -> bool:
     if c.isascii():
         return c < " " and c not in "\t\n\r" or c == "\x7f"
     return unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") or c == "\ufffd"
-
-
-def is_spoken_alnum(c: str) -> bool:
-    """Whether a spoken form starting with `c` takes the lazy separator."""
-    return c.isalnum()
 
 
 # Full-width digits, the minus sign and the en dash as ASCII: numbers, telephone country codes and

@@ -110,9 +110,9 @@ def plain(text: str) -> str | None:
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
-_DATE = re.compile(r"(?P<y>\d{4})年(?:(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})(?P<day>[日号]))?)?"
-                   r"|(?P<y2>\d{4})·(?P<m2>\d{1,2})·(?P<d2>\d{1,2})"  # 2019·2·10
-                   r"|(?P<m3>\d{1,2})月(?:(?P<d3>\d{1,2})(?P<day3>[日号]))?|(?P<d4>\d{1,2})(?P<day4>[日号])")
+# A year, a month, a day or the run of them from the first to the last: '2026年3月', '3月4日', '4号'.
+_DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?:(?P<m>\d{1,2})月)?(?:(?P<d>\d{1,2})(?P<day>[日号]))?")
+_DOTTED_DATE = re.compile(r"(\d{4})·(\d{1,2})·(\d{1,2})")  # 2019·2·10
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
 
@@ -120,12 +120,10 @@ _MOBILE = re.compile(r"1[3-9]\d{9}")
 def date(text: str) -> str | None:
     """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers, a
     leading zero unread: '08月' 八月), '2019·2·10' -> 二零一九年二月十日."""
-    m = _DATE.fullmatch(text)
-    if m is None:
+    m = _DATE.fullmatch(_DOTTED_DATE.sub(r"\1年\2月\3日", text))
+    if m is None or not text or m["y"] and m["d"] and not m["m"]:
         return None
-    year = m.group("y") or m.group("y2")
-    month = m.group("m") or m.group("m2") or m.group("m3")
-    day = m.group("d") or m.group("d2") or m.group("d3") or m.group("d4")
+    year, month, day = m.group("y", "m", "d")
     spoken = digits(year) + "年" if year else ""
     if month:
         if not 1 <= int(month) <= 12:
@@ -134,7 +132,7 @@ def date(text: str) -> str | None:
     if day:
         if not 1 <= int(day) <= 31:
             return None
-        spoken += cardinal(int(day)) + (m.group("day") or m.group("day3") or m.group("day4") or "日")
+        spoken += cardinal(int(day)) + m.group("day")
     return spoken
 
 

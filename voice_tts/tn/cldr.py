@@ -32,6 +32,7 @@ import json
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 from importlib import resources
 
 import phonenumbers
@@ -56,21 +57,13 @@ def _engine(lang: str) -> RbnfEngine:
     return RbnfEngine.for_language(lang)
 
 
-@lru_cache(maxsize=32)
-def _rulesets(lang: str) -> frozenset[str]:
-    return frozenset(_engine(lang).rulesets)
-
-
 def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
     """The most specific `spellout-<kind>-<form…>` the language has."""
-    names = _rulesets(lang)
-    for i in range(len(form), -1, -1):
-        name = "-".join(("spellout", kind) + form[:i])
+    names = _engine(lang).rulesets
+    specific = ("-".join(("spellout", kind) + form[:i]) for i in range(len(form), -1, -1))
+    for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")):
         if name in names:
             return name
-    for fallback in (f"spellout-{kind}-masculine", "spellout-numbering"):
-        if fallback in names:
-            return fallback
     raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
 
 

@@ -14,6 +14,7 @@ HOST_ONLY_AFTER = 64
 # Top-level domains that make a word an address, and the symbols of an address read aloud (electronic.json).
 _DATA = json.loads(resources.files("voice_tts.tn").joinpath("electronic.json").read_text(encoding="utf-8"))
 TLDS, _SYMBOLS = frozenset(_DATA["tlds"]), _DATA["symbols"]
+_SCHEME = re.compile(r"^https?://", re.IGNORECASE | re.ASCII)
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
 _PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'
 _DOMAIN = re.compile(r"(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)" + _PATH)
@@ -32,11 +33,7 @@ def is_email(word: str) -> bool:
 
 
 def strip_scheme(url: str) -> str:
-    lowered = url.lower()
-    for scheme in ("https://", "http://"):
-        if lowered.startswith(scheme):
-            return url[len(scheme):]
-    return url
+    return _SCHEME.sub("", url)
 
 
 def host(url: str) -> str:
@@ -45,9 +42,7 @@ def host(url: str) -> str:
 
 def speak(address: str, lang: str) -> str:
     """'example.com/docs?id=3' -> 'example dot com slash docs question mark id equals three'."""
-    body = strip_scheme(address).rstrip("/")
-    if len(address) > HOST_ONLY_AFTER:
-        body = host(address)
+    body = host(address) if len(address) > HOST_ONLY_AFTER else strip_scheme(address).rstrip("/")
     locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
     symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
     words = []

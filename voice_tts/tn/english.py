@@ -77,16 +77,13 @@ def integer(text: str) -> str:
     return cardinal(int(plain))
 
 
-def decimal(text: str) -> str:
-    """'12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits after the point are read one by one."""
+def number(text: str) -> str:
+    """An integer or a decimal: '12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits
+    after the point are read one by one."""
     whole, _, frac = text.partition(".")
     if not whole:
         return f"point {digits(frac)}"
     return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
-
-
-def number(text: str) -> str:
-    return decimal(text) if "." in text else integer(text)
 
 
 def plain_number(text: str) -> str:
@@ -104,15 +101,10 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_MONEY = re.compile(
-    r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?"
-    r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
-)
-
-_CODE_AMOUNT = re.compile(
-    r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)"
-    r"(?:/(?P<per>[A-Za-z]+))?"
-)
+_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
+_MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
+                    r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
+_CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
 # What a price is per: '$350/yr' three hundred fifty dollars per year.
 _PER_PERIOD = _DATA["per_period"]
 
@@ -128,7 +120,7 @@ def money(text: str, currency: str | None = None) -> str | None:
     per = m and m.group("per")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and per not in UNITS:
         return None
-    per = f" per {_PER_PERIOD.get(per) or UNITS[per]}" if per else ""
+    per = f" per {_PER_PERIOD.get(per) or UNITS[per][0]}" if per else ""
     one, many, sub_one, sub_many = _CURRENCIES[cur]
     amount = m.group("amount").replace(",", "")
     scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
@@ -143,7 +135,7 @@ def money(text: str, currency: str | None = None) -> str | None:
         frac += "0"
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
-        return f"{prefix}{decimal(amount)} {many}{per}"
+        return f"{prefix}{number(amount)} {many}{per}"
     cents = int(frac) if frac else 0
     parts = []
     if units or not cents:
@@ -272,9 +264,8 @@ def acronym(word: str) -> str | None:
     letters = word[:-1] if word.endswith("s") else word
     if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
         return None
-    plural = "'s" if letters != word else ""
-    if plural:
-        return " ".join(letters) + plural
+    if letters != word:  # a plural: 'CDs' C D's
+        return " ".join(letters) + "'s"
     if word in SAID_AS_WORDS or (word.strip("IVX") == "" and roman_value(word) is not None):
         return None
     if len(word) == 2:
@@ -319,7 +310,8 @@ _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' Janu
 MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
 MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
-# Units that join a preceding number (read by wetext) and their singular names after 'per'.
+# Units that join a preceding number (read by wetext): their names for one (also after 'per') and
+# for more ('kilowatt hours', 'degrees Celsius', 'feet').
 UNITS = _DATA["units"]
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 # Symbols said in running text ('§ 4' section four).
@@ -329,7 +321,7 @@ SYMBOLS = _DATA["symbols"]
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
 _MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
-_MONTH_INDEX = {name[:3]: i for i, name in enumerate(_MONTH_NAMES)}
+_MONTH_NUMBERS = {name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
 _SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -380,11 +372,6 @@ def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str
     return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
 
 
-def iso_date(text: str) -> str | None:
-    m = _ISO_DATE.fullmatch(text)
-    return _date(int(m.group("d")), int(m.group("m")), m.group("y")) if m else None
-
-
 _SLASH_DATE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2}|\d{4})")
 _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
@@ -398,13 +385,13 @@ def numeric_date(text: str) -> str | None:
     """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
     eight (month first, as in the US), '25/12/2020' the twenty fifth of december twenty twenty (the
     first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
-    as where dots are written)."""
+    as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:
             return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
         month, day = day, month
-    elif m := _DOTTED_DATE.fullmatch(text):
+    elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))
     else:
         return None
@@ -421,10 +408,6 @@ def quarter(text: str) -> str | None:
     return m and f"the {ordinal(int(m.group('q')))} quarter of {_short_year(m.group('y'))}"
 
 
-def _month_number(name: str) -> int:
-    return _MONTH_INDEX[name.lower()[:3]] + 1
-
-
 def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, read in the order it is written:
     '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
@@ -432,11 +415,11 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     m = _DAY_MONTH.fullmatch(text)
     if m is not None:
         the = "" if prev_word.lower() == "the" else "the "
-        return _date(int(m.group("d")), _month_number(m.group("month")), m.group("year"), the)
+        return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
     m = _MONTH_DAY.fullmatch(text)
     if m is None:
         return None
-    month = _MONTH_NAMES[_month_number(m.group("month")) - 1]
+    month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
         return f"{month} {year(int(m.group('year_only')))}"
     day = int(m.group("d"))
@@ -484,27 +467,13 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
-def _unit_plural(name: str) -> str:
-    head, sep, tail = name.partition(" per ")
-    first, space, rest = head.partition(" ")
-    if first == "degree":  # "degrees Celsius"
-        head = f"degrees {rest}"
-    elif rest:  # "kilowatt hour" -> "kilowatt hours"
-        head = f"{first} {_unit_plural(rest)}"
-    elif head.endswith("foot"):
-        head = head[:-4] + "feet"
-    elif not head.endswith("hertz"):
-        head += "s"
-    return head + sep + tail
-
-
 _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 
 
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
     m = _PER_UNIT.fullmatch(text)
-    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m.group('unit')]}"
+    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m['unit']][0]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -540,8 +509,8 @@ def measure(text: str) -> str | None:
     degrees Celsius'."""
     if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
-    amount, name = m.group("num").replace(",", ""), UNITS[m.group("unit")]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {name if amount == '1' else _unit_plural(name)}"
+    amount, (one, many) = m.group("num").replace(",", ""), UNITS[m.group("unit")]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
@@ -550,31 +519,22 @@ def measure(text: str) -> str | None:
 _MEASURE_NOUNS = _DATA["measure_nouns"]
 
 
-def is_vulgar_fraction(c: str) -> bool:
-    return len(c) == 1 and unicodedata.name(c, "").startswith("VULGAR FRACTION ")
-
-
-def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> str:
+def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters (its Unicode name); before a measure noun as speakers say it: '¾ cup'
     three quarters of a cup, '½ cup' half a cup, '⅓ tsp' one third of a teaspoon; after a whole
     number (`after_number`) the rest of a mixed number: '1½ cups' one and a half cups. `noun`:
-    the word after it, "" when none; a reading that takes it ends with it."""
+    the word after it, "" when none. Returns the reading and whether it took the noun."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     if after_number:
-        return "and " + ("a " + words[4:] if words.startswith("one ") else words) + (" " + noun if noun else "")
+        rest = "a " + words[4:] if words.startswith("one ") else words
+        return "and " + rest + (" " + noun if noun else ""), bool(noun)
     unit = _MEASURE_NOUNS.get(noun.lower().rstrip("."))
     if unit is None:
-        return words
+        return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" else "a"
     if words == "one half":
-        return f"half {article} {unit}"
-    return f"{words} of {article} {unit}"
-
-
-def takes_noun(reading: str, noun: str) -> bool:
-    """Whether `vulgar_fraction`'s reading took the noun after the fraction."""
-    return bool(noun) and (reading.endswith(" " + noun) or reading.endswith(" " + _MEASURE_NOUNS.get(
-        noun.lower().rstrip("."), "\0")))
+        return f"half {article} {unit}", True
+    return f"{words} of {article} {unit}", True
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import electronic, english, lexer
+from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import (
     JOIN_ANY,
     OPENING_BRACKETS,
@@ -115,7 +115,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if ctx.locale is None and not ctx.sent_han and english.is_vulgar_fraction(c):
+    if ctx.locale is None and not ctx.sent_han and c in cldr.VULGAR_FRACTIONS:
         return _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
 
@@ -131,15 +131,16 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
         j = k = pos + 1
     noun = cur.text[j:k]
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
-    reading = english.vulgar_fraction(cur.text[pos], noun, after_number)
-    if english.takes_noun(reading, noun):
+    reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)
+    if took_noun:
         return Span(k, "reading", "en", info=glued + reading)
-    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number))
+    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
 
 
 _SCHEME_SECOND = frozenset("tTwW")
 _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
+_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -292,13 +293,9 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
     """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only)."""
     if ctx.locale is not None:
         return ctx.default_lang
-    if ctx.sent_han:
+    if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    if end is not None and is_han(cur.at(end)):
-        return "zh"
-    if ctx.sent_latin:
-        return "en"
-    if end is not None and is_latin_letter(_next_visible(cur, end)):
+    if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)):
         return "en"
     return ctx.default_lang
 
@@ -570,11 +567,7 @@ def _month_period(cur: Cursor, start: int, end: int) -> int:
 
 
 def _is_day(token: str) -> bool:
-    digits = token.rstrip("stndrh")
-    suffix = token[len(digits):]
-    return 1 <= len(digits) <= 2 and digits.isdecimal() and 1 <= int(digits) <= 31 and (
-        suffix in ("", "st", "nd", "rd", "th")
-    )
+    return (m := _DAY.fullmatch(token)) is not None and 1 <= int(m[1]) <= 31  # '3', '21st'
 
 
 def _year_after(cur: Cursor, end: int, comma: bool) -> int:

@@ -87,9 +87,7 @@ def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[st
 
 def spaces(cur: Cursor, i: int) -> int:
     """Spaces and tabs (not newlines) starting at `i`, waiting to see what follows them."""
-    while is_space(cur.at(i)):
-        i += 1
-    return i
+    return run(cur, i, is_space)
 
 
 def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = None) -> int:

@@ -78,7 +78,10 @@ class Lexicon:
         self._inside_regex = False
         for i, rule in enumerate(checked):
             if rule.regex:
-                self._regexes.append((i, _compiled(i, rule)))
+                try:
+                    self._regexes.append((i, _compile(rule)))
+                except LexiconError as exc:
+                    raise LexiconError(f"rule {i}: {exc}") from exc
                 self._inside_regex = self._inside_regex or not rule.whole_word
                 continue
             node = self._trie
@@ -266,13 +269,6 @@ def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
     if any(ord(c) < 32 and c not in "\t" for c in rule.match + rule.say):
         raise LexiconError(f"rule {i}: control characters are not allowed")
     return rule
-
-
-def _compiled(i: int, rule: LexiconRule) -> regex.Pattern:
-    try:
-        return _compile(rule)
-    except LexiconError as exc:
-        raise LexiconError(f"rule {i}: {exc}") from exc
 
 
 @lru_cache(maxsize=1024)  # a server sees the same per-turn rules turn after turn

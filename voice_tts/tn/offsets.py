@@ -9,15 +9,12 @@ from voice_tts.tn.commit import Commit
 
 
 def separator_length(commit: Commit) -> int:
-    """Length of the lazy separator in front of an identity span (0 for replacing spans)."""
+    """Length of the lazy separator in front of an identity span (spoken as the separator, then
+    the raw text); -1 for a span that replaces its raw text."""
     raw, spoken = commit.raw, commit.spoken
-    if raw and spoken.endswith(raw):
+    if raw and spoken.endswith(raw) and not spoken[: -len(raw)].strip():
         return len(spoken) - len(raw)
-    return 0
-
-
-def is_identity(commit: Commit) -> bool:
-    return bool(commit.raw) and commit.spoken.endswith(commit.raw) and not commit.spoken[: -len(commit.raw)].strip()
+    return -1
 
 
 class OffsetMap:
@@ -56,8 +53,8 @@ class OffsetMap:
         commit = self.commit_at_spoken(p)
         if commit is None:
             return self._commits[-1].raw_end if self._commits and p >= self._spoken_ends[-1] else 0
-        if is_identity(commit):
-            inside = p - commit.spoken_start - separator_length(commit)
+        if (separator := separator_length(commit)) >= 0:
+            inside = p - commit.spoken_start - separator
             return commit.raw_start + max(0, min(inside, len(commit.raw)))
         return commit.raw_start
 
@@ -67,8 +64,8 @@ class OffsetMap:
         if i >= len(self._commits):
             return self._spoken_ends[-1] if self._commits else 0
         commit = self._commits[i]
-        if is_identity(commit):
-            return commit.spoken_start + separator_length(commit) + (r - commit.raw_start)
+        if (separator := separator_length(commit)) >= 0:
+            return commit.spoken_start + separator + (r - commit.raw_start)
         if commit.spoken and commit.spoken[0] == " ":
             return commit.spoken_start + 1
         return commit.spoken_start

@@ -22,7 +22,6 @@ from voice_tts.tn.chars import (
     is_latin_letter,
     is_letter,
     is_space,
-    is_spoken_alnum,
 )
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
@@ -193,7 +192,7 @@ class StreamingNormalizer:
         """End of the turn: commit everything that is held."""
         commits = self._advance(final=True)
         ctx = self._ctx
-        if ctx.block_line and is_spoken_alnum(ctx.last_visible):
+        if ctx.block_line and ctx.last_visible.isalnum():  # a line's last word ends a sentence
             commits.append(self._emit(Span(0, "eol"), "", "。" if ctx.sent_han else ".", forced=False))
         self._ctx = ctx.new_turn()
         return commits
@@ -221,17 +220,15 @@ class StreamingNormalizer:
 
     # --- the loop ---------------------------------------------------------------------------
 
-    def _max_tail(self) -> int:
-        return self._policy.max_tail_zh if self._ctx.sentence_lang() == "zh" else self._policy.max_tail_en
-
     def _advance(self, final: bool, forced: bool = False, virtual_space: bool = False) -> list[Commit]:
         real = len(self._tail)
         text = self._tail + " " if virtual_space else self._tail
         commits: list[Commit] = []
         pos = 0
-        cursor = Cursor(text, final, 0)
+        cursor, policy = Cursor(text, final, 0), self._policy
         while pos < real:
-            limit = cursor.limit = pos + self._max_tail()
+            bound = policy.max_tail_zh if self._ctx.sentence_lang() == "zh" else policy.max_tail_en
+            limit = cursor.limit = pos + bound
             try:
                 if self._ctx.open_word is not None:
                     rest = self._rest_of_open_word(cursor, pos)

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from voice_tts.tn import chinese, electronic, english, locales, units
-from voice_tts.tn.chars import SUFFIX_SYMBOLS, is_spoken_alnum
+from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
 from voice_tts.tn.wetext_calls import normalize_span
@@ -19,6 +19,8 @@ _PUNCT = {
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
            "÷": "除以"},
 }
+# What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
+_PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
@@ -69,20 +71,15 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw
     if kind == "phone":
         return english.phone(raw)
-    if kind in ("url", "email"):
-        return electronic.speak(raw, span.lang or ctx.sentence_lang())
-    if kind == "url_head":
-        return electronic.speak(electronic.host(raw), span.lang or ctx.sentence_lang())
+    if kind in ("url", "email", "url_head"):  # a URL cut by the tail bound: its host alone
+        return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, span.lang or ctx.sentence_lang())
     if kind == "olist":
         n = int(span.info)
         if ctx.locale is not None:
             return ctx.locale.cardinal(n) + ", "
         return chinese.cardinal(n) + "，" if span.lang == "zh" else english.cardinal(n) + ", "
-    if kind == "table_pipe":
-        zh = ctx.sent_han
-        if span.info == "end":
-            return "。" if zh else "."
-        return "，" if zh else ","
+    if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
+        return _PIPE_MARKS[span.info][ctx.sent_han]
     if kind == "digit_groups":
         return digit_groups(raw, span.lang or ctx.sentence_lang())
     raise ValueError(f"unknown span kind {kind!r}")
@@ -93,7 +90,7 @@ def newline(ctx: Context) -> str:
     zh = ctx.sent_han
     if not ctx.last_visible:
         return ""
-    if is_spoken_alnum(ctx.last_visible):
+    if ctx.last_visible.isalnum():
         return "。" if zh else ". "
     if zh or ctx.last_spoken.isspace():
         return ""
@@ -110,7 +107,7 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         if reading is not None:
             return reading
     if ctx.prev_word.lower() == "per" and raw in english.UNITS:
-        return english.UNITS[raw]
+        return english.UNITS[raw][0]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
@@ -122,11 +119,8 @@ def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
     digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
     groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
-    if lang in locales.MODEL_LANGUAGES:
-        return ", ".join(locales.rules(lang).digits(g) for g in groups)
-    if lang == "zh":
-        return "，".join(chinese.digits(g) for g in groups)
-    return ", ".join(english.digits(g) for g in groups)
+    reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
+    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in groups)
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
@@ -164,7 +158,7 @@ def _number_en(text: str, currency_code: str) -> str:
             reading := english.money(text)):
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.iso_date, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.percent, english.dashed_date, english.era_year, english.clock_seconds,
                  english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
                  english.dashed_range):
         if reading := rule(text):
@@ -230,8 +224,5 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
                 return reading
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
-    if reading is not None:
-        reading = chinese.fix_wetext(text, reading)
-    if reading is None:
-        reading = re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
-    return reading
+    reading = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
+    return reading or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)

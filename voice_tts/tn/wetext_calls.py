@@ -16,16 +16,12 @@ _normalizers: dict[str, Any] = {}
 
 
 def _normalizer(lang: str) -> Any:
-    normalizer = _normalizers.get(lang)
-    if normalizer is None:
-        with _lock:
-            normalizer = _normalizers.get(lang)
-            if normalizer is None:
-                from wetext import Normalizer
+    with _lock:  # one load per language, however many threads ask first
+        if lang not in _normalizers:
+            from wetext import Normalizer
 
-                normalizer = Normalizer(lang=lang, operator="tn")
-                _normalizers[lang] = normalizer
-    return normalizer
+            _normalizers[lang] = Normalizer(lang=lang, operator="tn")
+        return _normalizers[lang]
 
 
 @lru_cache(maxsize=8192)

@@ -116,12 +116,9 @@ class Korean(myriad.Language):
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""
         j = myriad.letters_end(cur, pos + 1, _LONGEST_ENDING)
-        if j is None:
+        if j is None or cur.at(j).isalnum() or cur.text[pos + 1:j].lower() not in self.endings:
             return None
-        ending = cur.text[pos + 1:j]
-        if j == pos + 1 or cur.at(j).isalnum() or ending.lower() not in self.endings:
-            return None
-        return locale_span(j, f" {self.ADDRESS_SYMBOLS['.']} {self._ending(ending)}", "ko")
+        return locale_span(j, f" {self.ADDRESS_SYMBOLS['.']} {self._ending(cur.text[pos + 1:j])}", "ko")
 
     def _address(self, cur: Cursor, pos: int) -> Span | None:
         """A URL, an email address or a domain: names as written, endings spelled, symbols in Korean."""
