@@ -146,11 +146,8 @@ class Russian(Language):
 
     # --- the module contract and the words `Language` reads with ----------------------------
 
-    def cardinal(self, n: int) -> str:
-        return cardinal(n)
-
-    def digits(self, text: str) -> str:
-        return digits(text)
+    cardinal = staticmethod(cardinal)
+    digits = staticmethod(digits)
 
     def number(self, text: str) -> str:
         return super().number(text) if is_digit(text[0]) else self._alphanumeric(text)
@@ -292,8 +289,7 @@ class Russian(Language):
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
         return None if unit is None else Currency(unit, _minor(written.lower()))
 
-    def currency_word(self, word: str) -> Currency | None:
-        return self.currency(word)
+    currency_word = currency
 
     def abbreviation(self, written: str) -> str | None:
         return self.ABBREVIATIONS.get(written.lower())
@@ -352,14 +348,10 @@ class Russian(Language):
         return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
-    def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
+    def _day_list(self, *args) -> Span | None:
         return None
 
-    def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
-        return None
-
-    def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        return None
+    _month_year = _list_number = _day_list
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
