@@ -267,7 +267,7 @@ class Russian(Language):
             return year
         return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
                 or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or ru_cases.count_before(n, preposition, noun))
+                or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx)
@@ -438,8 +438,8 @@ class Russian(Language):
             cur, span.end
         ).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (days := _day_range_days(raw)) and _month_follows(cur, span.end):
-            span.info = _day_range(*days, ctx.prev_word)
+        elif (day_range := _day_range(raw, ctx.prev_word)) and _month_follows(cur, span.end):
+            span.info = day_range
         elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
             span.agreement = _day_case(ctx.prev_word)
             span.info = ordinal(int(raw), "n", span.agreement)
@@ -643,14 +643,6 @@ _DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 
 
-def _day_range_days(raw: str) -> tuple[int, int] | None:
-    """'14-16' → (14, 16): two days of a month, the first before the second."""
-    m = _DAY_RANGE.fullmatch(raw)
-    if m and 1 <= int(m.group("first")) < int(m.group("last")) <= 31:
-        return int(m.group("first")), int(m.group("last"))
-    return None
-
-
 def _month_follows(cur: Cursor, end: int) -> bool:
     """Whether a month name comes next, after spaces."""
     word = chunk_after(cur, end, is_letter)
@@ -670,8 +662,12 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 
-def _day_range(first: int, last: int, preposition: str) -> str:
-    """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case."""
+def _day_range(raw: str, preposition: str) -> str | None:
+    """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case; None
+    where `raw` is not two days of a month, the first before the second ('14-16')."""
+    first, last = map(int, m.groups()) if (m := _DAY_RANGE.fullmatch(raw)) else (0, 0)
+    if not 1 <= first < last <= 31:
+        return None
     if preposition.lower() in _PREPOSITION_CASES:
         case = _day_case(preposition)
         return f"{ordinal(first, 'n', case)} {ordinal(last, 'n', case)}"

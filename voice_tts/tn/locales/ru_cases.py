@@ -82,10 +82,7 @@ def noun_case(noun: str) -> str | None:
     """The case a plural oblique ending shows ('книгах' prepositional), else None."""
     if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS):
         return None
-    for ending, case in _PLURAL_CASE_ENDINGS:
-        if noun.endswith(ending):
-            return case
-    return None
+    return next((case for ending, case in _PLURAL_CASE_ENDINGS if noun.endswith(ending)), None)
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:
@@ -106,12 +103,6 @@ def count_gender(n: int, noun: str) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
     form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() else None
     return form.gender if form is not None and agreement(n) < 2 else "m"
-
-
-def count_before(n: int, preposition: str, noun: str) -> str:
-    """A count with the case of the preposition before it and the gender of the noun after it."""
-    case = count_case(n, preposition, noun)
-    return cardinal(n, count_gender(n, noun), case)
 
 
 def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
