@@ -434,9 +434,7 @@ class Russian(Language):
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
             span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
             span.agreement = _MEASURE_RANGE_OPEN
-        elif (m := _COUNT_ENDING.fullmatch(raw)) and not _is_decade(int(m.group("num"))) and word_after(
-            cur, span.end
-        ).isalpha():
+        elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
         elif (day_range := _day_range(raw, ctx.prev_word)) and _month_follows(cur, span.end):
             span.info = day_range
@@ -619,9 +617,7 @@ def _day_case(preposition: str) -> str:
     """The case of a day before a month name: the preposition's ('к 5 мая' к пятому мая, 'на 5
     мая' на пятое мая), but a date takes no 'в': 'в 5 мая' and a bare '5 мая' are genitive."""
     case = _PREPOSITION_CASES.get(preposition.lower(), "genitive")
-    if case == "prepositional":
-        return "genitive"
-    return "nominative" if case == "accusative" else case
+    return {"prepositional": "genitive", "accusative": "nominative"}.get(case, case)
 
 
 def _second_day_case(ctx: Context) -> str:
@@ -698,17 +694,14 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 
 
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
-# decade stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
-_COUNT_ENDING = re.compile(r"(?P<num>\d+)-х")
+# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
+# with no word after it.
+_COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
 
 
 def _is_four_digits(text: str) -> bool:
     """Whether `text` ends in four digits after no other digit ('1974', not '2 005')."""
     return text[-4:].isdecimal() and not text[:-4].isdecimal()
-
-
-def _is_decade(n: int) -> bool:
-    return n >= 10 and n % 10 == 0
 
 
 # --- reading a span ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from num2words import num2words
+from num2words import CONVERTER_CLASSES, num2words
 
 from voice_tts.tn.locales import ru_morph, words
 
@@ -70,12 +70,8 @@ _ADJECTIVE_ENDINGS = ("ых", "их", "ые", "ие", "ый", "ий", "ой", "�
 
 
 def agreement(n: int) -> int:
-    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30…)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return 0
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return 1
-    return 2
+    """0: one (1, 21), 1: a few (2-4, 22-24), 2: many (5-20, 25-30…), as num2words' Russian counts."""
+    return CONVERTER_CLASSES["ru"].pluralize(n, (0, 1, 2))
 
 
 def noun_case(noun: str) -> str | None:
