@@ -59,22 +59,19 @@ _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 _DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
 # Currency codes written before the amount ('USD 20', 'usd21').
 _CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
-# Words after which a Roman numeral is a number ('глава IV'), and lower-case words that spell one.
-_COUNTED_ROMAN_AFTER = frozenset(("век", "века", "веке", "веков", "глава", "том", "часть"))
+# Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
 _NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl"))
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
 _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
-_ORDINAL_FORMS_BY_CASE = tuple((g, c, p) for c in ("nominative", "genitive", "dative", "accusative", "instrumental",
-                                                   "prepositional") for g in ("m", "f", "n") for p in (False, True))
 
 
 @lru_cache(maxsize=4096)
 def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str:
     """The form the ending stands for; of the forms in `cases` (a preposition's) first: 'к 5-му'
     к пятому, 'с 5-м' с пятым."""
-    forms = [(g, c, p) for c in cases for g, c2, p in _ORDINAL_FORMS_BY_CASE if c2 == c] + list(_ORDINAL_FORMS)
+    forms = [(g, c, p) for c in cases for g in ("m", "f", "n") for p in (False, True)] + list(_ORDINAL_FORMS)
     for gender, case, plural in forms:
         reading = ordinal(n, gender, case, plural)
         if reading.replace("ё", "е").endswith(ending):
@@ -263,7 +260,7 @@ class Russian(Language):
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
         preposition, noun = ctx.prev_word.lower(), word_after(cur, end)
-        if n in _YEARS and _is_four_digits(cur.text[max(end - 5, 0):end]) and (year := _year(n, ctx, noun)):
+        if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
         return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
                 or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
@@ -342,9 +339,9 @@ class Russian(Language):
         value = roman_value(word)
         if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        if not numeric_spans.is_roman(word, ctx.prev_word, _COUNTED_ROMAN_AFTER, _NOT_ROMAN):
+        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
             return None
-        counted = ctx.prev_word.lower() in _COUNTED_ROMAN_AFTER
+        counted = ctx.prev_word.lower() in self.CHAPTER_WORDS
         return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
@@ -426,7 +423,6 @@ class Russian(Language):
             return unsigned
         if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
-        preposition = ctx.prev_word.lower()
         if not is_digit(cur.at(pos)):
             return span
         if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
@@ -442,7 +438,7 @@ class Russian(Language):
             span.agreement = _day_case(ctx.prev_word)
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), ctx.prev_word.lower(), word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
@@ -699,9 +695,8 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
 
 
-def _is_four_digits(text: str) -> bool:
-    """Whether `text` ends in four digits after no other digit ('1974', not '2 005')."""
-    return text[-4:].isdecimal() and not text[:-4].isdecimal()
+# Four digits after no other digit ('1974', not '2 005').
+_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
 
 
 # --- reading a span ---------------------------------------------------------------------------
