@@ -521,9 +521,8 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
     """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
     сообщение' одно новое сообщение."""
-    if agreement(n) != 0 or preposition in ru_cases.COUNT_PREPOSITIONS:
-        return None
-    gender = ru_morph.adjective_gender(adjective)
+    counted_one = agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
+    gender = ru_morph.adjective_gender(adjective) if counted_one else None
     return cardinal(n, gender) if gender else None
 
 

@@ -60,8 +60,7 @@ COUNT_PREPOSITIONS: dict[str, str] = words("ru")["count_prepositions"]
 # Prepositions after which a singular noun in the prepositional ('на 3 этаже') follows an ordinal.
 _LOCATIVE = frozenset(("в", "во", "на", "о", "об", "обо", "при"))
 # Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
-_PLURAL_CASE_ENDINGS = (("ами", "instrumental"), ("ями", "instrumental"), ("ах", "prepositional"),
-                        ("ях", "prepositional"), ("ам", "dative"), ("ям", "dative"))
+_PLURAL_CASE_ENDINGS: dict[str, str] = words("ru")["plural_case_endings"]
 # Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
 _NOT_NOUNS = frozenset(("или", "либо", "и", "а", "но", "тоже", "уже", "еще", "ещё")) | frozenset(COUNT_PREPOSITIONS)
 # Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading
@@ -78,7 +77,7 @@ def noun_case(noun: str) -> str | None:
     """The case a plural oblique ending shows ('книгах' prepositional), else None."""
     if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS):
         return None
-    return next((case for ending, case in _PLURAL_CASE_ENDINGS if noun.endswith(ending)), None)
+    return next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:
