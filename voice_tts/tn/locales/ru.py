@@ -15,6 +15,7 @@ decided here. The word tables are `ru_words.json`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,11 +73,12 @@ def ordinal_with_ending(n: int, ending: str, cases: tuple[str, ...] = ()) -> str
     """The form the ending stands for; of the forms in `cases` (a preposition's) first: 'к 5-му'
     к пятому, 'с 5-м' с пятым."""
     forms = [(g, c, p) for c in cases for g in ("m", "f", "n") for p in (False, True)] + list(_ORDINAL_FORMS)
-    for gender, case, plural in forms:
-        reading = ordinal(n, gender, case, plural)
-        if reading.replace("ё", "е").endswith(ending):
-            return reading
-    return ordinal(n)
+    return _as_written((ordinal(n, *form) for form in forms), ending) or ordinal(n)
+
+
+def _as_written(readings: Iterable[str], ending: str) -> str | None:
+    """The first of `readings` that ends as the written ending does ('-е', '-го'; 'ё' written 'е')."""
+    return next((reading for reading in readings if reading.replace("ё", "е").endswith(ending)), None)
 
 
 def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
@@ -501,13 +503,9 @@ def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> st
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or form.forms[0][0]:
         return None
-    cases = form.singular_cases()
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
-    for case in sorted(cases, key=lambda c: c != wanted):
-        reading = ordinal_agreeing(n, form, case)
-        if reading.replace("ё", "е").endswith(ending):
-            return reading
-    return None
+    cases = sorted(form.singular_cases(), key=lambda c: c != wanted)
+    return _as_written((ordinal_agreeing(n, form, case) for case in cases), ending)
 
 
 def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
@@ -559,8 +557,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
         return None
-    plural = next((p for p, _ in form.forms), False)
-    case = next(c for p, c in form.forms if p == plural)
+    plural, case = form.forms[0]
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
         return locale_span(end, ordinal(n, "m", "nominative" if case == "accusative" else case, True), "ru")
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
