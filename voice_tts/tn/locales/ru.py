@@ -719,11 +719,9 @@ _YEARS = range(1700, 2101)
 
 def _spell_latin(word: str) -> str:
     low = word.lower()
-    if low in _WORDS["address_words"]:
-        return _WORDS["address_words"][low]
-    if low.isascii():
-        return " ".join(_WORDS["latin_names"].get(c, c) for c in low)
-    return word
+    if low in _WORDS["address_words"] or not low.isascii():  # a word an address spells out, or no Latin one
+        return _WORDS["address_words"].get(low, word)
+    return " ".join(_WORDS["latin_names"].get(c, c) for c in low)
 
 
 def _plain(raw: str) -> str:

@@ -62,11 +62,9 @@ def governs_accusative(word: str) -> bool:
 def inflect(word: str, case: str, plural: bool = False) -> str:
     """`word` (a noun) in `case`, singular or plural; unchanged where the dictionary has no such form."""
     grammemes = {next(k for k, v in _CASES.items() if v == case), "plur" if plural else "sing"}
-    for p in _analyzer().parse(word):
-        if p.tag.POS == "NOUN":
-            form = p.inflect(grammemes)
-            return form.word if form is not None else word
-    return word
+    parse = next((p for p in _analyzer().parse(word) if p.tag.POS == "NOUN"), None)
+    form = parse.inflect(grammemes) if parse is not None else None
+    return form.word if form is not None else word
 
 
 @lru_cache(maxsize=4096)
