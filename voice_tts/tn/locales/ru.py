@@ -52,8 +52,7 @@ SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
 YEAR_NOUNS = _WORDS["year_nouns"]
 MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
-MONTH_INDEX = {m[:3]: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {
-    m: i for i, m in enumerate(MONTHS_GENITIVE, 1)} | {"сент": 9, "май": 5}
+MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3], m)} | {"сент": 9, "май": 5}
 # The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
