@@ -763,9 +763,6 @@ def _year_with_noun(n: int, case: str) -> str:
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
-# A count: an integer, its thousands apart or not ('18 164').
-
-
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
     """The form of a unit after `count` (None: after a fraction): in the nominative 'один рубль',
     'два рубля', 'пять рублей'; in the genitive 'одного рубля', 'двух рублей', 'пяти рублей'."""

@@ -5,6 +5,7 @@ whether the word before a number is a verb that takes its object in the accusati
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -31,6 +32,8 @@ class Form:
 
 @cache
 def _analyzer() -> pymorphy3.MorphAnalyzer:
+    # Its dictionary's path and format are logged at INFO, from every server worker at start.
+    logging.getLogger("pymorphy3").setLevel(logging.WARNING)
     return pymorphy3.MorphAnalyzer()
 
 
