@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_tts.tn import chinese, electronic, english, locales, units
+from voice_tts.tn import chinese, cldr, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
@@ -204,7 +204,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
         rate = _RATE.fullmatch(text)
-        if rate and (reading := units.spoken(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
+        if rate and (reading := cldr.unit_reading(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
             return reading  # '120km/h' 每小时一百二十公里
         per = _PER_SECOND.fullmatch(text)
         if per:  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
@@ -215,7 +215,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             # CLDR's unit name ('20ms' 二十毫秒, '2mL' 两毫升); wetext for the symbols CLDR lacks
             # ('ml', 'l'), whose readings it glues to leftovers of words it half-read ("两小时ours")
             # or leaves unread ('1.2g' 一点二g): accepted without Latin letters only.
-            if m.end() == len(text) and (reading := units.spoken(
+            if m.end() == len(text) and (reading := cldr.unit_reading(
                 m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
             )):
                 return reading

@@ -21,7 +21,7 @@ import phonenumbers
 from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
-from voice_tts.tn import cldr, lexer, units
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -32,6 +32,8 @@ TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
+# Symbols text also writes a unit with: litres and millilitres in lower case, kilobytes in capitals.
+_WRITTEN_ALSO = {"l": "L", "ml": "mL", "KB": "kB"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,9 @@ class Language:
         self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 오 퍼센트, ja 五パーセント
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
-        self.units = units.names(tuple(table["units"]), self.code) | table["unit_names"]
+        # each unit by its name alone, as a language that counts with no plural has it ('km' キロメートル)
+        self.units = {symbol: cldr.unit_reading("1", _WRITTEN_ALSO.get(symbol, symbol), self.code, "")
+                      for symbol in table["units"]} | table["unit_names"]
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
         self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
