@@ -127,9 +127,8 @@ class Korean(myriad.Language):
                 end = lexer.url_end(cur, pos + len(scheme))
                 url = cur.text[pos:end]
                 host = electronic.host(url)
-                path = electronic.strip_scheme(url)[len(host):].rstrip("/")
-                if len(url) > electronic.HOST_ONLY_AFTER:
-                    path = ""
+                long = len(url) > electronic.HOST_ONLY_AFTER  # a long address: its host alone
+                path = "" if long else electronic.strip_scheme(url)[len(host):].rstrip("/")
                 return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]

@@ -78,7 +78,7 @@ class Language:
                       for symbol in table["units"]} | table["unit_names"]
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
-        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
+        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols)
         abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
         self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
         self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
@@ -147,7 +147,7 @@ class Language:
         """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
         that is also an English word counts in capitals where the language writes that currency
         with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
-        code = cldr.currency_code(self.code, _nfkc(written))
+        code = cldr.currency_code(self.code, unicodedata.normalize("NFKC", written))
         if code == written and code.lower() not in cldr.currency_symbols(self.code):
             return code if get_currency_symbol(code, self.code) != code else None
         return code
@@ -159,7 +159,7 @@ class Language:
             return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
-        found = currency_code(cur, pos, self) if _is_ascii_letter(c) else scan(cur, pos, ctx, self)
+        found = scan(cur, pos, ctx, self)
         if found is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
@@ -282,10 +282,6 @@ def ends_in_consonant(text: str) -> bool:
     return "\uac00" <= text[-1:] <= "\ud7a3" and (ord(text[-1]) - 0xAC00) % 28 != 0
 
 
-def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
-
-
 def sign_may_follow(prev: str) -> bool:
     """A minus is a sign at the start, after a space or bracket, and after CJK text."""
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
@@ -319,33 +315,25 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
-    elif c in language.currency_symbols:
-        i = pos + 1 + (cur.at(pos + 1) == " ")
+    elif c in language.currency_symbols or _is_ascii_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
+        if c in language.currency_symbols:
+            currency = c
+        else:
+            j = letters_end(cur, pos, 3)
+            if j is None:
+                return None
+            currency = cur.text[pos:j + (cur.at(j) == "$")]
+            if not language.currency(currency):
+                return None
+        i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
         if not is_digit(cur.at(i)):
             return None
-        currency = c
     elif c == "√":
         if not is_digit(cur.at(pos + 1)):
             return None
     elif not is_digit(c):
         return None
     return amount(cur, i, language, sign=sign, currency=currency)
-
-
-def currency_code(cur: Cursor, pos: int, language: Language) -> tuple[int, Expression] | None:
-    """'KRW 30,000', 'US$ 1,234', 'krw 5000': a currency code, a space at most, then an amount."""
-    j = letters_end(cur, pos, 3)
-    if j is None:
-        return None
-    if cur.at(j) == "$":
-        j += 1
-    code = cur.text[pos:j]
-    if not language.currency(code):
-        return None
-    i = j + (cur.at(j) == " ")
-    if not is_digit(cur.at(i)):
-        return None
-    return amount(cur, i, language, currency=code)
 
 
 def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: str = "") -> tuple[int, Expression]:
@@ -402,10 +390,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return _fraction(cur, a, whole, True) or (a, "integer", (whole,), (True, False))
     if n == ":" and a - start <= 2:
         return _time(cur, a, whole) or (a, "integer", (whole,), (False, False))
-    if n == "/":
-        found = _fraction(cur, a, whole, False)
-        if found is not None:
-            return found
+    if n == "/" and (found := _fraction(cur, a, whole, False)) is not None:
+        return found
     if n == ",":
         b = a
         while cur.at(b) == "," and all(is_digit(cur.at(b + k)) for k in (1, 2, 3)) and not is_digit(cur.at(b + 4)):
