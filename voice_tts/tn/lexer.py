@@ -147,7 +147,6 @@ def _is_cjk(c: str) -> bool:
 
 def phone_end(cur: Cursor, i: int) -> int | None:
     """'+1 (415) 555-0100' or '(415) 555-0100': the bracket would otherwise split the number."""
-
     j = i
     if cur.at(j) == "+":  # the country code
         j = digits_end(cur, i + 1, 3)

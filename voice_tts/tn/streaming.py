@@ -52,13 +52,7 @@ _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 def _clean(delta: str) -> str:
     """Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was."""
-    if delta.isascii():
-        return delta
-    try:
-        delta.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATES.sub("\ufffd", delta)
-    return delta
+    return delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
 
 
 class StreamingNormalizer:
