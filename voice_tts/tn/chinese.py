@@ -65,9 +65,7 @@ _VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
 def version(text: str) -> str | None:
     """'v0.2.1' -> v零点二点一."""
     m = _VERSION.fullmatch(text)
-    if m is None:
-        return None
-    return m.group("v") + "点".join(number(p) for p in m.group("parts").split("."))
+    return m.group("v") + "点".join(number(p) for p in m.group("parts").split(".")) if m else None
 
 
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
@@ -75,10 +73,8 @@ _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 
 def identifier(text: str) -> str:
     """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch."""
-    parts = []
-    for chunk in re.split(r"[-–_/]+", text):
-        pieces = _ID_PART.findall(chunk)
-        parts.append("".join(number(p) if p[0].isdecimal() else p for p in pieces))
+    parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
+             for chunk in re.split(r"[-–_/]+", text))
     return " ".join(p for p in parts if p)
 
 
@@ -142,9 +138,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
     m = _ERA.fullmatch(text)
-    if m is None:
-        return None
-    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年"
+    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年" if m else None
 
 
 def percent(text: str) -> str | None:

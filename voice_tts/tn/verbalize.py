@@ -197,8 +197,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.mobile, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.plain):
-        reading = rule(text)
-        if reading:
+        if reading := rule(text):
             return reading
     if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一
         return "负" + _number_zh(text[1:])
@@ -206,8 +205,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         rate = _RATE.fullmatch(text)
         if rate and (reading := cldr.unit_reading(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
             return reading  # '120km/h' 每小时一百二十公里
-        per = _PER_SECOND.fullmatch(text)
-        if per:  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
+        if per := _PER_SECOND.fullmatch(text):  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
             per_unit = "每秒" if per.group("per") == "s" else "每小时"
             return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)
