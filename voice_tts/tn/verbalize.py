@@ -140,9 +140,7 @@ def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) 
 
 def _checked(spoken: str | None) -> str | None:
     """Accepts an en reading only if no digit survived it."""
-    if spoken is None or re.search(r"\d", spoken):
-        return None
-    return spoken
+    return None if spoken is None or re.search(r"\d", spoken) else spoken
 
 
 def _number_en(text: str, currency_code: str) -> str:

@@ -296,12 +296,8 @@ def _is_ascii_letter(c: str) -> bool:
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
-    j = i
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - i > longest:
-            return None
-    return j
+    j = lexer.run(cur, i, _is_ascii_letter, longest + 1)
+    return None if j - i > longest else j
 
 
 def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
