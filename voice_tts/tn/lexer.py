@@ -121,7 +121,7 @@ def url_end(cur: Cursor, i: int) -> int:
     depth = 0
     while True:
         c = cur.at(i)
-        if not c or c.isspace() or c in URL_STOP or not (c.isascii() or c.isalnum()) or _is_cjk(c):
+        if not c or not is_url_char(c):
             return i
         if c in URL_TRAILING:
             if c == ")" and depth > 0:
