@@ -207,9 +207,8 @@ def count(text: str, ordinal: bool = False) -> str | None:
     """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
     '$1.5万' -> 一点五万美元; after 第 (`ordinal`) a number is no count: 第2名 第二名."""
     m = _COUNT.fullmatch(text)
-    if m is None or (m.group("cur") and m.group("suffix")) or not (m.group("cur") or m.group("suffix")):
-        return None
-    if m.group("scale") and not m.group("cur"):
+    # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
+    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur"):
         return None
     spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix")) + m.group("scale")
     if not m.group("cur"):

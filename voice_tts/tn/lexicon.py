@@ -308,8 +308,7 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
 def _check_groups(pattern: regex.Pattern, say: str) -> None:
     """Expanding `say` against a match with every group empty raises when a group is unknown."""
     probe = regex.compile("(?:" + "()" * pattern.groups + ")")
-    names = pattern.groupindex
     template = say
-    for name, index in names.items():
+    for name, index in pattern.groupindex.items():
         template = template.replace(f"\\g<{name}>", f"\\g<{index}>")
     probe.match("").expand(template)

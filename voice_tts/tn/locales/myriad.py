@@ -441,10 +441,8 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     second = cur.text[k:b]
     if not (root_first or root_second) and cur.at(b) == "/" and is_digit(cur.at(b + 1)):
         e = lexer.digits_end(cur, b + 1)
-        date = _date(first, second, cur.text[b + 1:e])
-        if date is not None:
+        if (date := _date(first, second, cur.text[b + 1:e])) is not None:
             return e, "date", date, (False, False)
-        return b, "fraction", (first, second), (False, False)
     return b, "fraction", (first, second), (root_first, root_second)
 
 
