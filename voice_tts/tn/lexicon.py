@@ -201,8 +201,7 @@ class Lexicon:
         fields = reader.fieldnames or []
         if "match" not in fields or "say" not in fields:
             raise LexiconError(f"a CSV lexicon needs a header with 'match' and 'say' columns, got {fields}")
-        unknown = set(fields) - {"match", "say", *_OPTIONS}
-        if unknown:
+        if unknown := set(fields) - {"match", "say", *_OPTIONS}:
             raise LexiconError(f"unknown CSV lexicon columns {sorted(unknown)}")
         rows = []
         for line, row in enumerate(reader, start=2):
@@ -250,8 +249,7 @@ def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
     else:
         if not isinstance(raw, Mapping):
             raise LexiconError(f"rule {i}: a rule is an object like {{\"match\": \"SQL\", \"say\": \"sequel\"}}")
-        unknown = set(raw) - {"match", "say", *_OPTIONS}
-        if unknown:
+        if unknown := set(raw) - {"match", "say", *_OPTIONS}:
             raise LexiconError(f"rule {i}: unknown fields {sorted(unknown)}")
         for key in ("match", "say"):
             if not isinstance(raw.get(key), str):
