@@ -42,8 +42,7 @@ _AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<a
 def clock_with_period(text: str) -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分)."""
-    m = _AM_PM.fullmatch(text)
-    if m is None:
+    if (m := _AM_PM.fullmatch(text)) is None:
         return None
     h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
     if h > 12 and pm and h < 24:
@@ -222,8 +221,7 @@ def count(text: str, ordinal: bool = False) -> str | None:
 def clock_time(text: str) -> str | None:
     """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    m = _TIME.fullmatch(text)
-    if m is None:
+    if (m := _TIME.fullmatch(text)) is None:
         return None
     h, minutes, seconds = int(m.group("h")), int(m.group("m")), m.group("s")
     if h > 24 or minutes > 59 or (seconds and int(seconds) > 59):

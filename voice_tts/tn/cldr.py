@@ -283,8 +283,7 @@ def unit_reading(amount: str, symbol: str, lang: str, words: str) -> str | None:
     `english_unit_ids`), with the amount read as `words`, in the language's long pattern, which
     places the number words: '120', 'km/h', 'zh', '一百二十' → '每小时一百二十公里'; None where CLDR
     has no such unit or the language no name for it."""
-    uid = english_unit_ids().get(symbol)
-    if uid is None:
+    if (uid := english_unit_ids().get(symbol)) is None:
         return None
     for length in ("long", "short"):
         text = format_unit(float(amount) if "." in amount else int(amount), uid, length=length, locale=lang)

@@ -40,8 +40,7 @@ _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 def chunk(cur: Cursor, i: int) -> int:
     """An alphanumeric run with inner joiners: 'Qwen3-TTS-1.7B', '12.5%', 'john.doe@x.org'."""
     while True:
-        run = _ASCII_ALNUM_RUN.match(cur.text, i, min(cur.end, cur.limit))
-        if run:
+        if run := _ASCII_ALNUM_RUN.match(cur.text, i, min(cur.end, cur.limit)):
             i = run.end()
         c = cur.at(i)
         if is_alnum(c):

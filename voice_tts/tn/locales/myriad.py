@@ -159,8 +159,7 @@ class Language:
             return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
-        found = scan(cur, pos, ctx, self)
-        if found is None:
+        if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
@@ -315,8 +314,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         if c in language.currency_symbols:
             currency = c
         else:
-            j = letters_end(cur, pos, 3)
-            if j is None:
+            if (j := letters_end(cur, pos, 3)) is None:
                 return None
             currency = cur.text[pos:j + (cur.at(j) == "$")]
             if not language.currency(currency):
