@@ -42,8 +42,7 @@ _AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<a
 def clock_with_period(text: str) -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分)."""
-    m = _AM_PM.fullmatch(text)
-    if m is None:
+    if (m := _AM_PM.fullmatch(text)) is None:
         return None
     h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
     if h > 12 and pm and h < 24:
@@ -65,9 +64,7 @@ _VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
 def version(text: str) -> str | None:
     """'v0.2.1' -> v零点二点一."""
     m = _VERSION.fullmatch(text)
-    if m is None:
-        return None
-    return m.group("v") + "点".join(number(p) for p in m.group("parts").split("."))
+    return m.group("v") + "点".join(number(p) for p in m.group("parts").split(".")) if m else None
 
 
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
@@ -75,10 +72,8 @@ _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 
 def identifier(text: str) -> str:
     """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch."""
-    parts = []
-    for chunk in re.split(r"[-–_/]+", text):
-        pieces = _ID_PART.findall(chunk)
-        parts.append("".join(number(p) if p[0].isdecimal() else p for p in pieces))
+    parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
+             for chunk in re.split(r"[-–_/]+", text))
     return " ".join(p for p in parts if p)
 
 
@@ -142,9 +137,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
     m = _ERA.fullmatch(text)
-    if m is None:
-        return None
-    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年"
+    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年" if m else None
 
 
 def percent(text: str) -> str | None:
@@ -213,9 +206,8 @@ def count(text: str, ordinal: bool = False) -> str | None:
     """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
     '$1.5万' -> 一点五万美元; after 第 (`ordinal`) a number is no count: 第2名 第二名."""
     m = _COUNT.fullmatch(text)
-    if m is None or (m.group("cur") and m.group("suffix")) or not (m.group("cur") or m.group("suffix")):
-        return None
-    if m.group("scale") and not m.group("cur"):
+    # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
+    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur"):
         return None
     spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix")) + m.group("scale")
     if not m.group("cur"):
@@ -229,8 +221,7 @@ def count(text: str, ordinal: bool = False) -> str | None:
 def clock_time(text: str) -> str | None:
     """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    m = _TIME.fullmatch(text)
-    if m is None:
+    if (m := _TIME.fullmatch(text)) is None:
         return None
     h, minutes, seconds = int(m.group("h")), int(m.group("m")), m.group("s")
     if h > 24 or minutes > 59 or (seconds and int(seconds) > 59):

@@ -17,7 +17,8 @@ Each language module decides *which* form a context needs; this module spells it
   code, n)`: its name for `n` ("coronas suecas", "quetzales").
 - `unit_for(lang, written)`: the CLDR unit a symbol stands for ("km" → "length-kilometer", "kwh",
   "m2"); `unit_name(lang, unit, n)`: a CLDR unit named for `n` ("Kilometer"); `unit_names(lang,
-  written)` both names of a symbol's unit.
+  written)` both names of a symbol's unit; `unit_reading(amount, symbol, lang, words)`: an
+  amount of a unit placed by the language's pattern ("每小时一百二十公里").
 - `vulgar_fraction(char)`: "¾" → (3, 4), by `unicodedata`.
 - `phone_groups(text, region)`: a telephone number as the digit groups its country writes it in
   ("912 345 678" in ES → ("912", "34", "56", "78")), or None when libphonenumber finds no valid
@@ -254,6 +255,41 @@ def unit_name(lang: str, unit: str, n: int) -> str | None:
             return None
         if unit not in name and (length == "long" or unit.startswith("duration-") and _may_be_word(name)):
             return name
+    return None
+
+
+@lru_cache(maxsize=1)
+def english_unit_ids() -> dict[str, str]:
+    """Symbol → CLDR unit id ('km/h' → 'speed-kilometer-per-hour'), the first id a symbol names
+    among CLDR's English short and narrow unit symbols, which are the symbols text is written
+    with in every language."""
+    ids: dict[str, str] = {}
+    patterns = Locale("en")._data["unit_patterns"]
+    for length in ("short", "narrow"):
+        for unit_id, forms in patterns.items():
+            for plural in ("one", "other"):
+                pattern = forms.get(length, {}).get(plural)
+                if pattern and "{0}" in pattern:
+                    ids.setdefault(pattern.replace("{0}", "").strip(), unit_id)
+    return ids
+
+
+_UNIT_AMOUNT = re.compile(r"\d(?:[\d.,\u00a0\u202f]*\d)?")  # the amount as the pattern wrote it
+
+
+@lru_cache(maxsize=None)
+def unit_reading(amount: str, symbol: str, lang: str, words: str) -> str | None:
+    """The amount `amount` (ASCII digits, '.' decimals) of the unit written `symbol` (found by
+    `english_unit_ids`), with the amount read as `words`, in the language's long pattern, which
+    places the number words: '120', 'km/h', 'zh', '一百二十' → '每小时一百二十公里'; None where CLDR
+    has no such unit or the language no name for it."""
+    if (uid := english_unit_ids().get(symbol)) is None:
+        return None
+    for length in ("long", "short"):
+        text = format_unit(float(amount) if "." in amount else int(amount), uid, length=length, locale=lang)
+        if uid not in text and symbol not in text:  # CLDR's fallbacks: the id, or the symbol untranslated
+            found = _UNIT_AMOUNT.search(text)
+            return (text[:found.start()] + words + text[found.end():]).strip() if found else None
     return None
 
 

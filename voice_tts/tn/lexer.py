@@ -40,8 +40,7 @@ _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 def chunk(cur: Cursor, i: int) -> int:
     """An alphanumeric run with inner joiners: 'Qwen3-TTS-1.7B', '12.5%', 'john.doe@x.org'."""
     while True:
-        run = _ASCII_ALNUM_RUN.match(cur.text, i, min(cur.end, cur.limit))
-        if run:
+        if run := _ASCII_ALNUM_RUN.match(cur.text, i, min(cur.end, cur.limit)):
             i = run.end()
         c = cur.at(i)
         if is_alnum(c):
@@ -121,7 +120,7 @@ def url_end(cur: Cursor, i: int) -> int:
     depth = 0
     while True:
         c = cur.at(i)
-        if not c or c.isspace() or c in URL_STOP or not (c.isascii() or c.isalnum()) or _is_cjk(c):
+        if not c or not is_url_char(c):
             return i
         if c in URL_TRAILING:
             if c == ")" and depth > 0:
@@ -147,7 +146,6 @@ def _is_cjk(c: str) -> bool:
 
 def phone_end(cur: Cursor, i: int) -> int | None:
     """'+1 (415) 555-0100' or '(415) 555-0100': the bracket would otherwise split the number."""
-
     j = i
     if cur.at(j) == "+":  # the country code
         j = digits_end(cur, i + 1, 3)

@@ -201,8 +201,7 @@ class Lexicon:
         fields = reader.fieldnames or []
         if "match" not in fields or "say" not in fields:
             raise LexiconError(f"a CSV lexicon needs a header with 'match' and 'say' columns, got {fields}")
-        unknown = set(fields) - {"match", "say", *_OPTIONS}
-        if unknown:
+        if unknown := set(fields) - {"match", "say", *_OPTIONS}:
             raise LexiconError(f"unknown CSV lexicon columns {sorted(unknown)}")
         rows = []
         for line, row in enumerate(reader, start=2):
@@ -250,8 +249,7 @@ def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
     else:
         if not isinstance(raw, Mapping):
             raise LexiconError(f"rule {i}: a rule is an object like {{\"match\": \"SQL\", \"say\": \"sequel\"}}")
-        unknown = set(raw) - {"match", "say", *_OPTIONS}
-        if unknown:
+        if unknown := set(raw) - {"match", "say", *_OPTIONS}:
             raise LexiconError(f"rule {i}: unknown fields {sorted(unknown)}")
         for key in ("match", "say"):
             if not isinstance(raw.get(key), str):
@@ -308,8 +306,7 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
 def _check_groups(pattern: regex.Pattern, say: str) -> None:
     """Expanding `say` against a match with every group empty raises when a group is unknown."""
     probe = regex.compile("(?:" + "()" * pattern.groups + ")")
-    names = pattern.groupindex
     template = say
-    for name, index in names.items():
+    for name, index in pattern.groupindex.items():
         template = template.replace(f"\\g<{name}>", f"\\g<{index}>")
     probe.match("").expand(template)

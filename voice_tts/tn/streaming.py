@@ -52,13 +52,7 @@ _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 def _clean(delta: str) -> str:
     """Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was."""
-    if delta.isascii():
-        return delta
-    try:
-        delta.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATES.sub("\ufffd", delta)
-    return delta
+    return delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
 
 
 class StreamingNormalizer:
@@ -373,8 +367,7 @@ class StreamingNormalizer:
 
 def _reads_first(word: str, token: str, ctx: Context) -> bool:
     """Whether `token`, read as a whole turn, says `word` first, as the word alone says it."""
-    probe = _probe(token, ctx)
-    if probe is None:
+    if (probe := _probe(token, ctx)) is None:
         return False
     span = probe[0]
     reading = verbalize(span, token[: span.end], ctx)
@@ -482,8 +475,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     if spoken:
         ctx.pending_sep = False
         ctx.last_spoken = spoken[-1]
-        visible = spoken.rstrip()
-        if visible:
+        if visible := spoken.rstrip():
             ctx.last_visible = visible[-1]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_tts.tn import chinese, electronic, english, locales, units
+from voice_tts.tn import chinese, cldr, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
@@ -140,9 +140,7 @@ def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) 
 
 def _checked(spoken: str | None) -> str | None:
     """Accepts an en reading only if no digit survived it."""
-    if spoken is None or re.search(r"\d", spoken):
-        return None
-    return spoken
+    return None if spoken is None or re.search(r"\d", spoken) else spoken
 
 
 def _number_en(text: str, currency_code: str) -> str:
@@ -197,17 +195,15 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.mobile, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.plain):
-        reading = rule(text)
-        if reading:
+        if reading := rule(text):
             return reading
     if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
         rate = _RATE.fullmatch(text)
-        if rate and (reading := units.spoken(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
+        if rate and (reading := cldr.unit_reading(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
             return reading  # '120km/h' 每小时一百二十公里
-        per = _PER_SECOND.fullmatch(text)
-        if per:  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
+        if per := _PER_SECOND.fullmatch(text):  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
             per_unit = "每秒" if per.group("per") == "s" else "每小时"
             return chinese.number(per.group("num")) + per.group("unit") + per_unit
         m = _UNIT_SUFFIX.match(text)
@@ -215,7 +211,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             # CLDR's unit name ('20ms' 二十毫秒, '2mL' 两毫升); wetext for the symbols CLDR lacks
             # ('ml', 'l'), whose readings it glues to leftovers of words it half-read ("两小时ours")
             # or leaves unread ('1.2g' 一点二g): accepted without Latin letters only.
-            if m.end() == len(text) and (reading := units.spoken(
+            if m.end() == len(text) and (reading := cldr.unit_reading(
                 m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
             )):
                 return reading

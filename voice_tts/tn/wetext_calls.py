@@ -39,7 +39,7 @@ def normalize_span(text: str, lang: str) -> str | None:
 def warm_up() -> None:
     """Load the FSTs, the word list and the other readers' data (Russian morphology, CLDR units,
     libphonenumber's metadata), and run one call per language, so the first real span pays nothing."""
-    from voice_tts.tn import chinese, cldr, units
+    from voice_tts.tn import chinese, cldr
     from voice_tts.tn.word_list import known_words
     from voice_tts.tn.locales import ru_morph
 
@@ -47,6 +47,6 @@ def warm_up() -> None:
     normalize_span("1", "zh")
     known_words()
     ru_morph.noun("место")
-    units.unit_id("km")
+    cldr.english_unit_ids()
     cldr.phone_groups("0312345678", "JP")
     chinese.count("$1")  # CLDR's currency symbols in Chinese

@@ -99,19 +99,17 @@ class Korean(myriad.Language):
         c = cur.at(end)
         if c not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
             return end, spoken
-        if myriad.ends_in_consonant(spoken):
-            return end + 1, spoken + self.after_consonant.get(c, c)
-        return end + 1, spoken + self.after_vowel.get(c, c)
+        particles = self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel
+        return end + 1, spoken + particles.get(c, c)
 
     def _spelled(self, letters: str) -> str:
         return "".join(self.letters.get(c, c) for c in letters.lower())
 
     def _ending(self, label: str) -> str:
         """A domain ending or file type: said as a word where Koreans do (닷컴), else spelled."""
-        lowered = label.lower()
-        if lowered in self.words["ending_words"]:
-            return self.words["ending_words"][lowered]
-        return self._spelled(label) if len(label) <= 3 or lowered in self.file_types else label
+        if word := self.words["ending_words"].get(label.lower()):
+            return word
+        return self._spelled(label) if len(label) <= 3 or label.lower() in self.file_types else label
 
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""
@@ -127,9 +125,8 @@ class Korean(myriad.Language):
                 end = lexer.url_end(cur, pos + len(scheme))
                 url = cur.text[pos:end]
                 host = electronic.host(url)
-                path = electronic.strip_scheme(url)[len(host):].rstrip("/")
-                if len(url) > electronic.HOST_ONLY_AFTER:
-                    path = ""
+                long = len(url) > electronic.HOST_ONLY_AFTER  # a long address: its host alone
+                path = "" if long else electronic.strip_scheme(url)[len(host):].rstrip("/")
                 return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]

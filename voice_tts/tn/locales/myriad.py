@@ -21,7 +21,7 @@ import phonenumbers
 from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
-from voice_tts.tn import cldr, lexer, units
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -32,6 +32,8 @@ TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
+# Symbols text also writes a unit with: litres and millilitres in lower case, kilobytes in capitals.
+_WRITTEN_ALSO = {"l": "L", "ml": "mL", "KB": "kB"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +73,12 @@ class Language:
         self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 오 퍼센트, ja 五パーセント
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
-        self.units = units.names(tuple(table["units"]), self.code) | table["unit_names"]
+        # each unit by its name alone, as a language that counts with no plural has it ('km' キロメートル)
+        self.units = {symbol: cldr.unit_reading("1", _WRITTEN_ALSO.get(symbol, symbol), self.code, "")
+                      for symbol in table["units"]} | table["unit_names"]
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
-        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if _nfkc(c) in symbols)
+        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols)
         abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
         self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
         self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
@@ -143,7 +147,7 @@ class Language:
         """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
         that is also an English word counts in capitals where the language writes that currency
         with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
-        code = cldr.currency_code(self.code, _nfkc(written))
+        code = cldr.currency_code(self.code, unicodedata.normalize("NFKC", written))
         if code == written and code.lower() not in cldr.currency_symbols(self.code):
             return code if get_currency_symbol(code, self.code) != code else None
         return code
@@ -155,8 +159,7 @@ class Language:
             return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
-        found = currency_code(cur, pos, self) if _is_ascii_letter(c) else scan(cur, pos, ctx, self)
-        if found is None:
+        if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
@@ -278,10 +281,6 @@ def ends_in_consonant(text: str) -> bool:
     return "\uac00" <= text[-1:] <= "\ud7a3" and (ord(text[-1]) - 0xAC00) % 28 != 0
 
 
-def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
-
-
 def sign_may_follow(prev: str) -> bool:
     """A minus is a sign at the start, after a space or bracket, and after CJK text."""
     return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
@@ -296,12 +295,8 @@ def _is_ascii_letter(c: str) -> bool:
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
-    j = i
-    while _is_ascii_letter(cur.at(j)):
-        j += 1
-        if j - i > longest:
-            return None
-    return j
+    j = lexer.run(cur, i, _is_ascii_letter, longest + 1)
+    return None if j - i > longest else j
 
 
 def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
@@ -315,33 +310,24 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
-    elif c in language.currency_symbols:
-        i = pos + 1 + (cur.at(pos + 1) == " ")
+    elif c in language.currency_symbols or _is_ascii_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
+        if c in language.currency_symbols:
+            currency = c
+        else:
+            if (j := letters_end(cur, pos, 3)) is None:
+                return None
+            currency = cur.text[pos:j + (cur.at(j) == "$")]
+            if not language.currency(currency):
+                return None
+        i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
         if not is_digit(cur.at(i)):
             return None
-        currency = c
     elif c == "√":
         if not is_digit(cur.at(pos + 1)):
             return None
     elif not is_digit(c):
         return None
     return amount(cur, i, language, sign=sign, currency=currency)
-
-
-def currency_code(cur: Cursor, pos: int, language: Language) -> tuple[int, Expression] | None:
-    """'KRW 30,000', 'US$ 1,234', 'krw 5000': a currency code, a space at most, then an amount."""
-    j = letters_end(cur, pos, 3)
-    if j is None:
-        return None
-    if cur.at(j) == "$":
-        j += 1
-    code = cur.text[pos:j]
-    if not language.currency(code):
-        return None
-    i = j + (cur.at(j) == " ")
-    if not is_digit(cur.at(i)):
-        return None
-    return amount(cur, i, language, currency=code)
 
 
 def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: str = "") -> tuple[int, Expression]:
@@ -398,10 +384,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return _fraction(cur, a, whole, True) or (a, "integer", (whole,), (True, False))
     if n == ":" and a - start <= 2:
         return _time(cur, a, whole) or (a, "integer", (whole,), (False, False))
-    if n == "/":
-        found = _fraction(cur, a, whole, False)
-        if found is not None:
-            return found
+    if n == "/" and (found := _fraction(cur, a, whole, False)) is not None:
+        return found
     if n == ",":
         b = a
         while cur.at(b) == "," and all(is_digit(cur.at(b + k)) for k in (1, 2, 3)) and not is_digit(cur.at(b + 4)):
@@ -455,10 +439,8 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     second = cur.text[k:b]
     if not (root_first or root_second) and cur.at(b) == "/" and is_digit(cur.at(b + 1)):
         e = lexer.digits_end(cur, b + 1)
-        date = _date(first, second, cur.text[b + 1:e])
-        if date is not None:
+        if (date := _date(first, second, cur.text[b + 1:e])) is not None:
             return e, "date", date, (False, False)
-        return b, "fraction", (first, second), (False, False)
     return b, "fraction", (first, second), (root_first, root_second)
 
 
