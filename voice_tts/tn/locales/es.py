@@ -166,9 +166,6 @@ class Spanish(Iberian):
     def fraction(self, numerator: int, denominator: int) -> str:
         return fraction(numerator, denominator)
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 

@@ -99,6 +99,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PER = ""
     RANGE = ""
     NUMBER_WORD = ""  # '#5'
+    MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -235,7 +236,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
+        """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
+        if not self.HALF_AND:
+            return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
+        part = self.HALF[0] if (numerator, denominator) == (1, 2) else self.fraction(numerator, denominator)
+        return f"{self.cardinal(whole)} {self.HALF_AND} {part}"
 
     def year(self, n: int) -> str:
         return self.cardinal(n)
@@ -265,9 +270,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def of(self, noun: str) -> str:
         """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
         return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
-
-    def money_join(self, major: str, minor: str) -> str:
-        return f"{major} {minor}"
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
@@ -843,7 +845,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if not minor:
             return major_words
         minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx)
-        return minor_words if major == 0 else self.money_join(major_words, minor_words)
+        return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 
     # --- other numeric tokens -----------------------------------------------------------------
 

@@ -65,11 +65,6 @@ class French(Language):
             words += "s"
         return f"{self.counted(numerator)} {words}"
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        if (numerator, denominator) == (1, 2):  # 'trois et demi'
-            return f"{self.counted(whole)} et demi"
-        return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
-
     def decade(self, token: str, ctx: Context) -> str | None:
         if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
             return "années " + self.cardinal(int(token[:-1])).removesuffix("s")
@@ -77,9 +72,6 @@ class French(Language):
 
     def of(self, noun: str) -> str:
         return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun
-
-    def money_join(self, major: str, minor: str) -> str:
-        return f"{major} et {minor}"
 
 
 RULES = French()
