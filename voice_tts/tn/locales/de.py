@@ -11,16 +11,14 @@ when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
-from voice_tts.tn.locales import words
+from voice_tts.tn.locales import data, words
 from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
 
@@ -38,13 +36,7 @@ _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # e
 # the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
 _FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
 _NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
-_GENDERS: dict[str, str] = {
-    noun: gender
-    for gender, nouns in json.loads(
-        resources.files("voice_tts.tn.locales").joinpath("de_genders.json").read_text(encoding="utf-8")
-    ).items()
-    for noun in nouns.split()
-}
+_GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.json").items() for noun in nouns.split()}
 # The case a preposition governs, and the CLDR form of "ein" it takes by gender.
 _DATIVE = frozenset(_WORDS["dative"])
 _ACCUSATIVE = frozenset(_WORDS["accusative"])
