@@ -43,12 +43,6 @@ _ACCUSATIVE = frozenset(_WORDS["accusative"])
 _ONE = dict(_WORDS["one"])
 
 
-def gender_by_ending(noun: str) -> str:
-    if noun.endswith(_FEMININE_ENDINGS):
-        return "f"
-    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
-
-
 def noun_gender(noun: str) -> str:
     """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' →
     'Zimmer'), else its ending."""
@@ -56,7 +50,9 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
-    return gender_by_ending(noun)
+    if noun.endswith(_FEMININE_ENDINGS):
+        return "f"
+    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
 
 
 class German(Language):

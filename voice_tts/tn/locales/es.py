@@ -108,9 +108,7 @@ def _denominator(d: int) -> str | None:
         return ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
         word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
-        if word.endswith("uno"):
-            word = word[:-1]
-        elif word.endswith("a"):
+        if word.endswith(("uno", "a")):
             word = word[:-1]
         return word + "avo"
     if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6:
