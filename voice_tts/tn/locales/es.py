@@ -93,13 +93,6 @@ def _with_zeros(text: str, form: str) -> str:
     return " ".join(["cero"] * zeros + ([cardinal(int(rest), form)] if rest else []))
 
 
-def decimal(integer: str, fraction: str, form: str = "") -> str:
-    whole = cardinal(to_int(integer), "" if form == "un" else form)
-    if not fraction:
-        return whole
-    return f"{whole} coma {_fraction_digits(fraction, form)}"
-
-
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
     if d in (2, 3):
@@ -198,7 +191,8 @@ class Spanish(Iberian):
         return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
-        return decimal(whole, fractional, "f" if feminine else "un")
+        spoken = cardinal(to_int(whole), "f" if feminine else "")
+        return f"{spoken} coma {_fraction_digits(fractional, 'f' if feminine else 'un')}" if fractional else spoken
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
