@@ -44,9 +44,7 @@ class French(Language):
         return " ".join(words)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("fr", n, "masculine")
-        if suffix in ("re", "ère", "res", "ères") and n == 1:
-            words = "première"
+        words = cldr.ordinal("fr", n, "feminine" if suffix in ("re", "ère", "res", "ères") else "masculine")  # 'première'
         return words + "s" if suffix.endswith("s") else words
 
     def regnal(self, n: int, feminine: bool) -> str:
