@@ -222,10 +222,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
         rest = digits.lstrip("0")
         words = [self.cardinal(0)] * (len(digits) - len(rest))
-        if len(rest) <= 3:
-            words += [self.cardinal(int(rest))] if rest else []
-        else:
-            words.append(longer(rest))
+        if rest:
+            words.append(self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest))
         return " ".join(words)
 
     def fraction(self, numerator: int, denominator: int) -> str:
