@@ -335,17 +335,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator),
                                     (0, numerator, denominator))
         if is_digit(c):
-            if ctx.line_start:
-                span = self._list_number(cur, pos, ctx)
-                if span is not None:
-                    return span
+            if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:
+                return span
             return self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
-            if c == "+":
-                span = self._country_code_phone(cur, pos)
-                if span is not None:
-                    return span
+            if c == "+" and (span := self._country_code_phone(cur, pos)) is not None:
+                return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
             currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
@@ -604,15 +600,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
-        if plain:
-            span = self._clock_or_date(cur, pos, end, token, ctx)
-            if span is not None:
-                return span
-            if _DIGIT_GROUPS.fullmatch(token):
-                end = self._digit_groups_end(cur, end)
-                return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
-            if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
-                return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
+        if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
+            return span
+        if plain and _DIGIT_GROUPS.fullmatch(token):
+            end = self._digit_groups_end(cur, end)
+            return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
+        if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
+            return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -874,12 +868,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
-        words = []
-        if len(parts) % 2:
-            words.append(self.cardinal(int(parts[0])))
-            parts = parts[1:]
-        for i in range(0, len(parts), 2):
-            words.append(self._spoken_quantity(parts[i], parts[i + 1], Context()))
+        words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
+        words += [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)]
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
