@@ -104,10 +104,7 @@ class DatesAndTimes:
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
         if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
-            days = [int(x) for x in re.split(r"[/-]", token)]
-            span = self._day_list(cur, end, days, ctx)
-            if span is not None:
-                return span
+            return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx)
         return None
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
