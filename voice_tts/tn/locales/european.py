@@ -344,7 +344,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
-            if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
+            currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
+            if currency is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
@@ -690,7 +691,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)
-                    if (unit := self.unit(cur.text[j + 1:m])) is None:
+                    unit = self.unit(cur.text[j + 1:m])
+                    if unit is None:
                         break
                     reading = f"{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}"
                     return locale_span(m, minus + reading, self.code)
@@ -722,7 +724,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    if (unit := self.unit(word)) is not None:
+                    unit = self.unit(word)
+                    if unit is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
@@ -813,7 +816,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 m = lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m])) is not None:
+                unit = self.unit(cur.text[j:m])
+                if unit is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)
         except TooLong:
             pass
@@ -857,7 +861,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
                 if per is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if (unit := self.unit(unit_text)) is not None:
+                unit = self.unit(unit_text)
+                if unit is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 
