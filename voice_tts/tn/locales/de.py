@@ -37,10 +37,6 @@ _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # e
 _FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
 _NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
 _GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.json").items() for noun in nouns.split()}
-# The case a preposition governs, and the CLDR form of "ein" it takes by gender.
-_DATIVE = frozenset(_WORDS["dative"])
-_ACCUSATIVE = frozenset(_WORDS["accusative"])
-_ONE = dict(_WORDS["one"])
 
 
 def noun_gender(noun: str) -> str:
@@ -74,8 +70,9 @@ class German(Language):
         if noun is None:
             return None
         prev = ctx.prev_word.lower()
-        case = "dative" if prev in _DATIVE else "accusative" if prev in _ACCUSATIVE else "nominative"
-        return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
+        # the case a preposition governs (DATIVE, ACCUSATIVE), and the CLDR form of "ein" it takes by gender (ONE)
+        case = "dative" if prev in self.DATIVE else "accusative" if prev in self.ACCUSATIVE else "nominative"
+        return cldr.cardinal("de", 1, self.ONE[case][noun_gender(noun)])
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a

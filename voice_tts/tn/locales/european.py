@@ -80,7 +80,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset,
+    "clock_markers": frozenset, "dative": frozenset, "accusative": frozenset, "one": dict,
 }
 
 

@@ -49,9 +49,7 @@ class French(Language):
 
     def regnal(self, n: int, feminine: bool) -> str:
         """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
-        if n == 1:
-            return "première" if feminine else "premier"
-        return self.cardinal(n)
+        return cldr.ordinal("fr", 1, "feminine" if feminine else "masculine") if n == 1 else self.cardinal(n)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)
