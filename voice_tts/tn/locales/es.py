@@ -198,15 +198,13 @@ class Spanish(Iberian):
         """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
         unit = self.unit(word)
         if unit is not None:
-            form = "f" if unit.feminine else "un"
             if (numerator, denominator) == (1, 2):
-                return _and_a_half(whole, unit.singular if whole <= 1 else unit.plural, form)
+                return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
             reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
-        form = "f" if self.is_feminine(word) else "un"
-        return _and_a_half(whole, _singular(word) if whole == 1 else word, form)
+        return self.counted_half(whole, _singular(word) if whole == 1 else word, self.is_feminine(word))
 
     def number(self, text: str) -> str:
         return self._alphanumeric(text) if is_letter(text[0]) else super().number(text)
@@ -264,15 +262,6 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _and_a_half(whole: int, name: str, form: str) -> str:
-    """'dos tazas y media', 'una milla y media por hora': the half after the unit's noun; 'media taza'."""
-    half = "media" if form == "f" else "medio"
-    if not whole:
-        return f"{half} {name}"
-    noun, _, rest = name.partition(" ")
-    return " ".join(filter(None, (cardinal(whole, form), noun, "y", half, rest)))
 
 
 def _singular(noun: str) -> str:

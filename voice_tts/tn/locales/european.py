@@ -776,6 +776,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             noun, feminine = one if whole <= 1 else word, self.is_feminine(one)
         else:
             return None
+        return self.counted_half(whole, noun, feminine)
+
+    def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
+        """`whole` and a half after the noun ('dos tazas y media', 'una milla y media por hora'); no
+        whole: the half alone before it ('media taza')."""
         if not whole:
             return self.HALF_BEFORE[feminine] + noun
         head, _, rest = noun.partition(" ")  # 'quilómetros por hora': the half after the noun
