@@ -57,13 +57,16 @@ def locale_span(end: int, reading: str, lang: str) -> Span:
 
 
 @cache
+def data(name: str) -> Any:
+    """A data file of this package (`de_genders.json`, `feminine_names.json` …), parsed."""
+    return json.loads(importlib.resources.files(__name__).joinpath(name).read_text(encoding="utf-8"))
+
+
 def abbreviations(code: str) -> dict[str, str]:
     """A language's abbreviations and their readings, from its `<code>_abbreviations.json`."""
-    table = importlib.resources.files(__name__).joinpath(f"{code}_abbreviations.json").read_text(encoding="utf-8")
-    return json.loads(table)
+    return data(f"{code}_abbreviations.json")
 
 
-@cache
 def words(code: str) -> dict:
     """A language's word tables (units, currencies, symbols, cue words), from its `<code>_words.json`."""
-    return json.loads(importlib.resources.files(__name__).joinpath(f"{code}_words.json").read_text(encoding="utf-8"))
+    return data(f"{code}_words.json")

@@ -11,16 +11,14 @@ when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_letter, is_space
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
-from voice_tts.tn.locales import words
+from voice_tts.tn.locales import data, words
 from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
 
@@ -38,23 +36,7 @@ _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # e
 # the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
 _FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
 _NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
-_GENDERS: dict[str, str] = {
-    noun: gender
-    for gender, nouns in json.loads(
-        resources.files("voice_tts.tn.locales").joinpath("de_genders.json").read_text(encoding="utf-8")
-    ).items()
-    for noun in nouns.split()
-}
-# The case a preposition governs, and the CLDR form of "ein" it takes by gender.
-_DATIVE = frozenset(_WORDS["dative"])
-_ACCUSATIVE = frozenset(_WORDS["accusative"])
-_ONE = dict(_WORDS["one"])
-
-
-def gender_by_ending(noun: str) -> str:
-    if noun.endswith(_FEMININE_ENDINGS):
-        return "f"
-    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
+_GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.json").items() for noun in nouns.split()}
 
 
 def noun_gender(noun: str) -> str:
@@ -64,7 +46,9 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
-    return gender_by_ending(noun)
+    if noun.endswith(_FEMININE_ENDINGS):
+        return "f"
+    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
 
 
 class German(Language):
@@ -86,8 +70,9 @@ class German(Language):
         if noun is None:
             return None
         prev = ctx.prev_word.lower()
-        case = "dative" if prev in _DATIVE else "accusative" if prev in _ACCUSATIVE else "nominative"
-        return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
+        # the case a preposition governs (DATIVE, ACCUSATIVE), and the CLDR form of "ein" it takes by gender (ONE)
+        case = "dative" if prev in self.DATIVE else "accusative" if prev in self.ACCUSATIVE else "nominative"
+        return cldr.cardinal("de", 1, self.ONE[case][noun_gender(noun)])
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a

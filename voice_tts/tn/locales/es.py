@@ -93,13 +93,6 @@ def _with_zeros(text: str, form: str) -> str:
     return " ".join(["cero"] * zeros + ([cardinal(int(rest), form)] if rest else []))
 
 
-def decimal(integer: str, fraction: str, form: str = "") -> str:
-    whole = cardinal(to_int(integer), "" if form == "un" else form)
-    if not fraction:
-        return whole
-    return f"{whole} coma {_fraction_digits(fraction, form)}"
-
-
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
     if d in (2, 3):
@@ -108,9 +101,7 @@ def _denominator(d: int) -> str | None:
         return ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
         word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
-        if word.endswith("uno"):
-            word = word[:-1]
-        elif word.endswith("a"):
+        if word.endswith(("uno", "a")):
             word = word[:-1]
         return word + "avo"
     if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6:
@@ -166,9 +157,6 @@ class Spanish(Iberian):
     def fraction(self, numerator: int, denominator: int) -> str:
         return fraction(numerator, denominator)
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        return f"{cardinal(whole)} y {fraction(numerator, denominator)}"
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
@@ -203,21 +191,20 @@ class Spanish(Iberian):
         return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
-        return decimal(whole, fractional, "f" if feminine else "un")
+        spoken = cardinal(to_int(whole), "f" if feminine else "")
+        return f"{spoken} coma {_fraction_digits(fractional, 'f' if feminine else 'un')}" if fractional else spoken
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
         unit = self.unit(word)
         if unit is not None:
-            form = "f" if unit.feminine else "un"
             if (numerator, denominator) == (1, 2):
-                return _and_a_half(whole, unit.singular if whole <= 1 else unit.plural, form)
+                return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
             reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
-        form = "f" if self.is_feminine(word) else "un"
-        return _and_a_half(whole, _singular(word) if whole == 1 else word, form)
+        return self.counted_half(whole, _singular(word) if whole == 1 else word, self.is_feminine(word))
 
     def number(self, text: str) -> str:
         return self._alphanumeric(text) if is_letter(text[0]) else super().number(text)
@@ -275,15 +262,6 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _and_a_half(whole: int, name: str, form: str) -> str:
-    """'dos tazas y media', 'una milla y media por hora': the half after the unit's noun; 'media taza'."""
-    half = "media" if form == "f" else "medio"
-    if not whole:
-        return f"{half} {name}"
-    noun, _, rest = name.partition(" ")
-    return " ".join(filter(None, (cardinal(whole, form), noun, "y", half, rest)))
 
 
 def _singular(noun: str) -> str:

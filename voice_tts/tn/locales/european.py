@@ -80,7 +80,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset,
+    "clock_markers": frozenset, "dative": frozenset, "accusative": frozenset, "one": dict,
 }
 
 
@@ -99,6 +99,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PER = ""
     RANGE = ""
     NUMBER_WORD = ""  # '#5'
+    MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -221,10 +222,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
         rest = digits.lstrip("0")
         words = [self.cardinal(0)] * (len(digits) - len(rest))
-        if len(rest) <= 3:
-            words += [self.cardinal(int(rest))] if rest else []
-        else:
-            words.append(longer(rest))
+        if rest:
+            words.append(self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest))
         return " ".join(words)
 
     def fraction(self, numerator: int, denominator: int) -> str:
@@ -235,7 +234,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
+        """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
+        if not self.HALF_AND:
+            return f"{self.counted(whole)} {self.fraction(numerator, denominator)}"
+        part = self.HALF[0] if (numerator, denominator) == (1, 2) else self.fraction(numerator, denominator)
+        return f"{self.cardinal(whole)} {self.HALF_AND} {part}"
 
     def year(self, n: int) -> str:
         return self.cardinal(n)
@@ -265,9 +268,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def of(self, noun: str) -> str:
         """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
         return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
-
-    def money_join(self, major: str, minor: str) -> str:
-        return f"{major} {minor}"
 
     def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
         """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
@@ -335,17 +335,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator),
                                     (0, numerator, denominator))
         if is_digit(c):
-            if ctx.line_start:
-                span = self._list_number(cur, pos, ctx)
-                if span is not None:
-                    return span
+            if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:
+                return span
             return self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
-            if c == "+":
-                span = self._country_code_phone(cur, pos)
-                if span is not None:
-                    return span
+            if c == "+" and (span := self._country_code_phone(cur, pos)) is not None:
+                return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
             currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
@@ -604,15 +600,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
-        if plain:
-            span = self._clock_or_date(cur, pos, end, token, ctx)
-            if span is not None:
-                return span
-            if _DIGIT_GROUPS.fullmatch(token):
-                end = self._digit_groups_end(cur, end)
-                return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
-            if token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
-                return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
+        if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
+            return span
+        if plain and _DIGIT_GROUPS.fullmatch(token):
+            end = self._digit_groups_end(cur, end)
+            return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
+        if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
+            return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -782,6 +776,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             noun, feminine = one if whole <= 1 else word, self.is_feminine(one)
         else:
             return None
+        return self.counted_half(whole, noun, feminine)
+
+    def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
+        """`whole` and a half after the noun ('dos tazas y media', 'una milla y media por hora'); no
+        whole: the half alone before it ('media taza')."""
         if not whole:
             return self.HALF_BEFORE[feminine] + noun
         head, _, rest = noun.partition(" ")  # 'quilómetros por hora': the half after the noun
@@ -843,7 +842,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if not minor:
             return major_words
         minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx)
-        return minor_words if major == 0 else self.money_join(major_words, minor_words)
+        return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 
     # --- other numeric tokens -----------------------------------------------------------------
 
@@ -874,12 +873,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
-        words = []
-        if len(parts) % 2:
-            words.append(self.cardinal(int(parts[0])))
-            parts = parts[1:]
-        for i in range(0, len(parts), 2):
-            words.append(self._spoken_quantity(parts[i], parts[i + 1], Context()))
+        words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
+        words += [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)]
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:

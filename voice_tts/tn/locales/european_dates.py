@@ -94,7 +94,7 @@ class DatesAndTimes:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
             # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
-            if not _valid_day_month(day, month) or parts.get("sep") == "-" and len(year) == 2:
+            if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2:
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
             if year is None and parts.get("sep") == "." and cur.at(end) == "." and is_space(cur.at(end + 1)) and (
@@ -104,10 +104,7 @@ class DatesAndTimes:
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
         if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
-            days = [int(x) for x in re.split(r"[/-]", token)]
-            span = self._day_list(cur, end, days, ctx)
-            if span is not None:
-                return span
+            return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx)
         return None
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
@@ -166,7 +163,3 @@ def _sentence_goes_on(cur: Cursor, period: int) -> bool:
     if is_digit(c):
         return len(cur.text[j:lexer.chunk(cur, j)]) == 4
     return c in (",", ";") or c.islower()
-
-
-def _valid_day_month(day: int, month: int) -> bool:
-    return 1 <= day <= 31 and 1 <= month <= 12

@@ -44,16 +44,12 @@ class French(Language):
         return " ".join(words)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("fr", n, "masculine")
-        if suffix in ("re", "ère", "res", "ères") and n == 1:
-            words = "première"
+        words = cldr.ordinal("fr", n, "feminine" if suffix in ("re", "ère", "res", "ères") else "masculine")  # 'première'
         return words + "s" if suffix.endswith("s") else words
 
     def regnal(self, n: int, feminine: bool) -> str:
         """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
-        if n == 1:
-            return "première" if feminine else "premier"
-        return self.cardinal(n)
+        return cldr.ordinal("fr", 1, "feminine" if feminine else "masculine") if n == 1 else self.cardinal(n)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)
@@ -65,11 +61,6 @@ class French(Language):
             words += "s"
         return f"{self.counted(numerator)} {words}"
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        if (numerator, denominator) == (1, 2):  # 'trois et demi'
-            return f"{self.counted(whole)} et demi"
-        return f"{self.counted(whole)} et {self.fraction(numerator, denominator)}"
-
     def decade(self, token: str, ctx: Context) -> str | None:
         if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
             return "années " + self.cardinal(int(token[:-1])).removesuffix("s")
@@ -77,9 +68,6 @@ class French(Language):
 
     def of(self, noun: str) -> str:
         return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun
-
-    def money_join(self, major: str, minor: str) -> str:
-        return f"{major} et {minor}"
 
 
 RULES = French()

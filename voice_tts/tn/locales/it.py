@@ -59,11 +59,6 @@ class Italian(Language):
         words = cldr.ordinal("it", denominator, "masculine")
         return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        if (numerator, denominator) == (1, 2):  # 'due e mezzo'
-            return f"{self.cardinal(whole)} e mezzo"
-        return f"{self.cardinal(whole)} e {self.fraction(numerator, denominator)}"
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'

@@ -9,10 +9,10 @@ endings get wrong either way (French "la minute", "le problÃ¨me"; Spanish "el dÃ
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from voice_tts.tn.locales import data
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +24,8 @@ class _Genders:
 
 @cache
 def _genders(lang: str) -> _Genders:
-    data = json.loads(resources.files(__package__).joinpath(f"{lang}_genders.json").read_text(encoding="utf-8"))
-    return _Genders(tuple(data["feminine_endings"]), frozenset(data["feminine"]), frozenset(data["masculine"]))
+    table = data(f"{lang}_genders.json")
+    return _Genders(tuple(table["feminine_endings"]), frozenset(table["feminine"]), frozenset(table["masculine"]))
 
 
 def is_feminine(lang: str, noun: str) -> bool:
@@ -47,7 +47,7 @@ def is_known_noun(lang: str, noun: str) -> bool:
 
 @cache
 def _feminine_names() -> frozenset[str]:
-    return frozenset(json.loads(resources.files(__package__).joinpath("feminine_names.json").read_text(encoding="utf-8")))
+    return frozenset(data("feminine_names.json"))
 
 
 def is_feminine_name(name: str) -> bool:

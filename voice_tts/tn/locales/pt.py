@@ -73,10 +73,6 @@ class Portuguese(Iberian):
             return f"{_cardinal(numerator)} {name}{plural}"
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
-    def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        half = (numerator, denominator) == (1, 2)  # 'dois e meio'
-        return f"{_cardinal(whole)} e {'meio' if half else self.fraction(numerator, denominator)}"
-
     def country_code(self, code: str) -> str:
         return self.digits(code)
 
@@ -98,9 +94,6 @@ class Portuguese(Iberian):
         if part is None or part[0] not in self.DAY_PARTS:
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
-
-    def money_join(self, major: str, minor: str) -> str:
-        return f"{major} e {minor}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
