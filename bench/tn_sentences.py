@@ -27,9 +27,9 @@ class Sentence:
     readings: tuple[str, ...]
 
 
-def sentences(lang: str) -> list[Sentence]:
+def sentences(lang: str, data: Path = DATA) -> list[Sentence]:
     rows = []
-    for line in (DATA / f"{lang}.tsv").read_text(encoding="utf-8").splitlines():
+    for line in (data / f"{lang}.tsv").read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         written, spoken = line.split("\t")
@@ -50,10 +50,10 @@ def languages() -> list[str]:
     return sorted(p.stem for p in DATA.glob("*.tsv"))
 
 
-def score(lang: str) -> tuple[int, list[tuple[Sentence, str]]]:
+def score(lang: str, data: Path = DATA) -> tuple[int, list[tuple[Sentence, str]]]:
     """(sentences read right, the wrong ones with our reading)."""
     wrong = []
-    rows = sentences(lang)
+    rows = sentences(lang, data)
     for sentence in rows:
         reading = normalize(sentence.written, lang)
         if not is_right(reading, sentence):
