@@ -372,7 +372,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 break
             best = (end, words[:]) if state and token != "," else best
         end, words = best
-        if cur.at(end) == "." and (after := _next_token_start(cur, end + 1)) and not after.isupper() and after != "\n":
+        if _abbreviation_period(cur, end):
             end += 1  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
     except TooLong:
         return None
@@ -426,11 +426,11 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 plain_int = clock_like = False
                 continue
             if plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}")):
-                end = m + 1 if "." in word and cur.at(m) == "." else m  # '340 A.D.', '1980 s'
+                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # '340 A.D.', '1980 s'
                 numeric = plain_int = clock_like = False
                 continue
             if word in english.UNITS or (clock_like and word in english.AM_PM):
-                end = m + 1 if "." in word and cur.at(m) == "." else m
+                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # 'at 10 a.m.' keeps the sentence's
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
                 numeric = plain_int = clock_like = False
@@ -536,6 +536,12 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
     except TooLong:
         return None
     return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
+
+
+def _abbreviation_period(cur: Cursor, i: int) -> bool:
+    """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
+    sentence after it (not a capital, a new line or the end, where it is the sentence's too)."""
+    return cur.at(i) == "." and (after := _next_token_start(cur, i + 1)) != "" and not after.isupper() and after != "\n"
 
 
 def _next_token_start(cur: Cursor, i: int) -> str:
