@@ -5,7 +5,8 @@ This (server) process binds the listening socket, starts the engine core
 (`engine.core.engine_core.run_core`: the model is loaded, warmed up and its graphs captured
 once, there) and, beside it, N workers that accept on the same socket (the kernel hands each
 connection to one of them), each with its own channel to the core and a `CoreClient` as its
-engine; a worker loads its imports and text normalizers while the core loads the model. Afterwards it only supervises: SIGTERM or SIGINT drains the workers (each drains as the
+engine; a worker loads its imports and text normalizers while the core loads the model.
+Afterwards it only supervises: SIGTERM or SIGINT drains the workers (each drains as the
 one-process server does; a second signal stops them at once); a worker that fails, or the core
 going away, stops the server with a non-zero status (70 after the engine failed) for its
 supervisor to start a fresh one.
@@ -122,19 +123,17 @@ def serve_with_workers(args: argparse.Namespace, settings: ServerSettings, worke
         processes.append(process)
     listener.close()
     try:
-        kind, detail = started.recv()
-    except EOFError:
-        kind, detail = "failed", f"the engine core process exited while loading the model (status {core.exitcode})"
-    if kind == "failed":
-        for process in processes:
-            process.terminate()  # waiting for a description that never comes
-        for process in (core, *processes):
-            process.join(CORE_EXIT_TIMEOUT_S)
-        shutil.rmtree(metrics_dir, ignore_errors=True)
-        shutil.rmtree(relay_dir, ignore_errors=True)
-        raise ServerStartError(detail)
-    log.info("engine core process %d ready in %.1f s; %d API workers warming up", core.pid, detail, workers)
-    try:
+        try:
+            kind, detail = started.recv()
+        except EOFError:
+            kind, detail = "failed", f"the engine core process exited while loading the model (status {core.exitcode})"
+        if kind == "failed":
+            for process in processes:
+                process.terminate()  # waiting for a description that never comes
+            for process in (core, *processes):
+                process.join(CORE_EXIT_TIMEOUT_S)
+            raise ServerStartError(detail)
+        log.info("engine core process %d ready in %.1f s; %d API workers warming up", core.pid, detail, workers)
         return _supervise(core, processes, metrics_dir)
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
