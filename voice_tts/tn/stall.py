@@ -31,9 +31,7 @@ def ends_in_plain_word(tail: str) -> bool:
 
 
 def cut_position(text: str, pos: int, limit: int) -> int:
-    """Where to force a span that would outgrow the tail bound: after its last inner joiner (a
-    rule may have read past the bound beyond the text that has come: the cut stays inside it)."""
-    limit = min(limit, len(text))
+    """Where to force a span that would outgrow the tail bound: after its last inner joiner."""
     for i in range(limit - 1, pos, -1):
         c = text[i]
         if c.isspace() or c in JOIN_ANY or c in JOIN_LETTERS or c in JOIN_DIGITS:

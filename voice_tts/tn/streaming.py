@@ -279,8 +279,9 @@ class StreamingNormalizer:
         join, nothing: the joiner is read as it would have been. When it does, the whole token
         (word, joiner and what follows: 'Okay.com', 'Well-known') is read from the word's start
         with the context before it, as a one-shot run reads it, and the commit carries what it
-        says after the word; a reading that does not start with the word (none is known) goes
-        out as it is, flagged forced."""
+        says after the word; a reading that does not start with the word goes out as it is, flagged
+        forced (a domain after a period, which may read the word otherwise, is ruled out before
+        the word is committed)."""
         ctx = self._ctx
         open_word: OpenWord = ctx.open_word
         following = cursor.at(pos + 1)
@@ -310,7 +311,9 @@ class StreamingNormalizer:
         return commit
 
     def _force_cut(self, text: str, pos: int, limit: int, commits: list[Commit]) -> int:
-        """The span at `pos` would outgrow the tail bound: commit it in pieces, flagged forced."""
+        """The span at `pos` would outgrow the tail bound: commit it in pieces, flagged forced. A rule
+        may have read past a bound that lies beyond the text come so far: the pieces end inside it."""
+        limit = min(limit, len(text))
         ctx = self._ctx
         lang = ctx.sentence_lang()
         if digit_run_reaches(text, pos, limit):
