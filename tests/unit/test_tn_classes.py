@@ -149,6 +149,7 @@ READINGS = {
     "I code in C# 4 and F# daily.": "I code in C sharp four and F sharp daily.",
     "A sonata in C# minor.": "A sonata in C sharp minor.",
     "Plan B#4 works.": "Plan B number four works.",
+    "# Title": "Title.",  # a heading's mark, not a sharp: nothing before it
     # the period of 'a.m.' that also ends the sentence is kept (a pause, and the sentence's end)
     "We open at 10 a.m.": "We open at ten AM.",
     "We open at 10 a.m. Tomorrow too.": "We open at ten AM. Tomorrow too.",

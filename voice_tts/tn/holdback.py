@@ -61,7 +61,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
             return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
-        if c == "#" and prev in "ABCDEFG" and ctx.prev_word == prev and not is_alnum(n):
+        if c == "#" and prev and prev in "ABCDEFG" and ctx.prev_word == prev and not is_alnum(n):
             return Span(pos + 1, "punct", "en", info="sharp")  # 'C#', 'F# minor'
     if c in "*_~`":
         return Span(lexer.run(cur, pos, lambda x: x == c), "md")
