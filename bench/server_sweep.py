@@ -47,6 +47,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -73,6 +74,13 @@ ONE_STREAM_TURNS = 5
 SERVER_START_LIMIT_S = 300.0
 SERVER_STOP_LIMIT_S = 60.0
 PARTS = ("engine", "server", "ready")
+GAUGE_PERIOD_S = 0.5
+GAUGES = {  # /metrics name: the sample's key
+    "voice_tts_active_streams": "active_streams",
+    "voice_tts_engine_iteration_ms": "iteration_ms",
+    "voice_tts_engine_max_streams_estimate": "max_streams_estimate",
+    "voice_tts_engine_realtime_headroom": "realtime_headroom",
+}
 
 
 def main() -> None:
@@ -85,6 +93,7 @@ def main() -> None:
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--turns", type=int, default=2, help="turns per client and level")
+    parser.add_argument("--spread", type=float, default=1.0, help="seconds over which a level's clients start")
     parser.add_argument("--clients-per-process", type=int, default=128)
     parser.add_argument("--engine-args", default="--quick --batches 1 --profile-codec 0")
     parser.add_argument("--engine-limit", type=float, default=240.0, help="seconds for engine_bench")
@@ -171,7 +180,7 @@ class ServerSweep:
                 try:
                     self.results["one_stream"] = asyncio.run(self.one_stream())
                     self.save()
-                    self.run_server_bench()
+                    self.run_server_bench(server.pid)
                 finally:
                     self.stop_server(server)
         finally:
@@ -295,22 +304,27 @@ class ServerSweep:
 
     # -- 4. the server sweep --------------------------------------------------------------
 
-    def run_server_bench(self) -> None:
+    def run_server_bench(self, server_pid: int) -> None:
         args = self.args
         texts = args.work_dir / "server_texts.txt"
         texts.write_text("\n\n".join(self.texts))
         out = args.work_dir / "server_bench.json"
         command = [
             sys.executable, "-m", "voice_tts.cli", "bench", "--url", f"ws://127.0.0.1:{args.port}/v1/ws",
-            "--concurrency", *map(str, args.levels), "--turns", str(args.turns),
-            "--voice", VOICE, "--language", LANGUAGE, "--text-file", str(texts),
+            "--concurrency", *map(str, args.levels), "--turns", str(args.turns), "--spread", str(args.spread),
+            "--server-pid", str(server_pid), "--voice", VOICE, "--language", LANGUAGE, "--text-file", str(texts),
             "--processes", str(self.processes), "--turn-timeout", "60",
             "--out", str(out), "--plot", str(args.work_dir / "server_bench.png"),
         ]
         self.results["conditions"]["server_bench_command"] = shlex.join(command[1:])
         # Each level: every client's turns, each within the turn timeout.
         limit = len(args.levels) * (args.turns * 60 + 30)
-        code = run_bounded(command, args.out_dir / "server_bench.log", limit)
+        gauges = EngineGauges(f"http://127.0.0.1:{args.port}/metrics")
+        gauges.start()
+        try:
+            code = run_bounded(command, args.out_dir / "server_bench.log", limit)
+        finally:
+            self.results["engine_gauges"] = gauges.stop()
         if not out.is_file():
             self.results["server_bench_error"] = f"voice-tts bench exited {code} and wrote nothing"
             return
@@ -324,6 +338,38 @@ class ServerSweep:
             )
         if code != 0:
             self.results["server_bench_error"] = f"voice-tts bench exited {code}"
+
+
+class EngineGauges(threading.Thread):
+    """The engine's own gauges (iteration time, headroom, streams) scraped from /metrics every
+    `GAUGE_PERIOD_S` while the server bench runs: what the loop did through a level's burst of
+    openings and after it, beside what the clients measured."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(name="engine-gauges", daemon=True)
+        self.url = url
+        self.samples: list[dict] = []
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        began = time.perf_counter()
+        while not self._done.wait(GAUGE_PERIOD_S):
+            try:
+                with urllib.request.urlopen(self.url, timeout=GAUGE_PERIOD_S) as response:
+                    text = response.read().decode()
+            except OSError:
+                continue  # a scrape that lands while a worker is busy: the next one tells
+            sample = {"t": round(time.perf_counter() - began, 2)}
+            for line in text.splitlines():
+                name, _, value = line.partition(" ")
+                if name in GAUGES:
+                    sample[GAUGES[name]] = float(value)
+            self.samples.append(sample)
+
+    def stop(self) -> list[dict]:
+        self._done.set()
+        self.join()
+        return self.samples
 
 
 async def first_audio_ms(engine: RemoteEngine, pieces: list[str], commit_at: int) -> float | None:

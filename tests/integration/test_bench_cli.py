@@ -96,6 +96,9 @@ def test_bench_compares_contexts_per_socket_in_one_run(tmp_path, capsys):
     # Four clients: a socket each, or one socket carrying the four turns as contexts.
     assert (level_one["sockets"], level_four["sockets"]) == (4, 1)
     assert level_one["server_cpu_seconds"] > 0 and level_four["server_cpu_percent_of_wall"] > 0
+    # The server here is this process: its CPU is the one 'server' entry of the per-process list.
+    roles = {p["pid"]: p["role"] for p in level_one["server_processes"]}
+    assert roles[os.getpid()] == "server"
     out = capsys.readouterr().out
     assert "4 vs 1 contexts per socket, 4 clients: sockets 0.25x, server CPU" in out and "TTFA p99" in out
 

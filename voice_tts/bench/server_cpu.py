@@ -1,6 +1,6 @@
 """The CPU time of a server on this machine: its process and every process under it (API
 workers, the engine core), read from Linux's /proc, so that `voice-tts bench --server-pid` can
-say what a level cost the server beside what it measured of its turns."""
+say what a level cost the server, and each of its processes, beside what it measured of its turns."""
 
 from __future__ import annotations
 
@@ -33,12 +33,27 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
-def server_cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of `pid` and its live descendants so far."""
+def _role(pid: int, root: int) -> str:
+    """'server' (the process started), 'core' (the one that loaded the device driver or torch:
+    the engine core), 'helper' (multiprocessing's resource tracker) or 'worker' (an API worker)."""
+    if pid == root:
+        return "server"
+    try:
+        if b"resource_tracker" in (PROC / str(pid) / "cmdline").read_bytes():
+            return "helper"
+        maps = (PROC / str(pid) / "maps").read_text()
+    except OSError:
+        return "worker"
+    return "core" if "libcuda" in maps or "libtorch_cpu" in maps else "worker"
+
+
+def server_process_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
+    """{pid: (role, user and system CPU seconds so far)} of `pid` and its live descendants."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    seconds = {}
     for member in process_tree(pid):
         if (fields := _stat_fields(member)) is not None:
             # utime and stime: fields 14 and 15 of /proc/PID/stat (11 and 12 after the name).
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
+            seconds[member] = (_role(member, pid), (int(fields[11]) + int(fields[12])) / ticks)
+    return seconds
+

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from voice_tts.bench.metrics import StreamTiming, summarize
-from voice_tts.bench.server_cpu import server_cpu_seconds
+from voice_tts.bench.server_cpu import server_process_cpu_seconds
 from voice_tts.client import RemoteEngine
 from voice_tts.protocol import AudioChunk, Done, Error, ErrorCode
 from voice_tts.bench.deltas import deltas_for, push_at_pace
@@ -165,8 +165,9 @@ class LevelShare:
     cpu_user_seconds: float
     cpu_system_seconds: float
     peak_sockets: int = 0
-    # The server's CPU seconds over the level (measured by share 0, given `server_pid`).
-    server_cpu_seconds: float | None = None
+    # The server's CPU seconds over the level, each process's (role, seconds) by pid (measured by
+    # share 0, given `server_pid`).
+    server_processes: dict[int, tuple[str, float]] | None = None
 
 
 async def run_level_share(
@@ -203,7 +204,7 @@ async def run_level_share(
     spread = settings.spread if concurrency > 1 else 0.0
     delays = [rng.uniform(0, spread) for _ in range(concurrency)]
     mine = list(range(share, concurrency, shares))
-    server_before = server_cpu_seconds(settings.server_pid) if measures_server else None
+    server_before = server_process_cpu_seconds(settings.server_pid) if measures_server else None
     cpu_before = os.times()
     began = time.perf_counter()
     sampler = asyncio.create_task(count_sockets())
@@ -213,7 +214,12 @@ async def run_level_share(
         sampler.cancel()
     wall = time.perf_counter() - began
     cpu_after = os.times()
-    server_cpu = server_cpu_seconds(settings.server_pid) - server_before if measures_server else None
+    server_processes = None
+    if measures_server:
+        server_processes = {
+            pid: (role, seconds - server_before.get(pid, (role, 0.0))[1])
+            for pid, (role, seconds) in server_process_cpu_seconds(settings.server_pid).items()
+        }
     return LevelShare(
         concurrency=concurrency,
         clients=len(mine),
@@ -222,7 +228,7 @@ async def run_level_share(
         cpu_user_seconds=cpu_after.user - cpu_before.user,
         cpu_system_seconds=cpu_after.system - cpu_before.system,
         peak_sockets=peak_sockets,
-        server_cpu_seconds=server_cpu,
+        server_processes=server_processes,
     )
 
 
@@ -234,7 +240,8 @@ def merge_level(shares: list[LevelShare]) -> dict:
     outcomes = [outcome for share in shares for outcome in share.outcomes]
     served = [o.timing.figures() for o in outcomes if o.error is None]
     errors = collections.Counter(o.error for o in outcomes if o.error is not None)
-    server_cpu = shares[0].server_cpu_seconds
+    processes = shares[0].server_processes
+    server_cpu = None if processes is None else sum(seconds for _, seconds in processes.values())
     return {
         "concurrency": concurrency,
         # The most sockets open at once (the sum of each process's peak).
@@ -250,6 +257,12 @@ def merge_level(shares: list[LevelShare]) -> dict:
         "server_cpu_seconds": None if server_cpu is None else round(server_cpu, 2),
         # Of one core: above 100 the server used several.
         "server_cpu_percent_of_wall": None if server_cpu is None else round(100 * server_cpu / wall, 1),
+        # Each server process's share of one core, busiest first: the engine core and every API
+        # worker (a worker near 100 bounds the server whatever the engine could take).
+        "server_processes": None if processes is None else [
+            {"pid": pid, "role": role, "cpu_percent_of_wall": round(100 * seconds / wall, 1)}
+            for pid, (role, seconds) in sorted(processes.items(), key=lambda item: -item[1][1])
+        ],
         "client_processes": [client_cpu(share) for share in shares],
     }
 
