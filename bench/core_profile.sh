@@ -4,10 +4,11 @@
 # process under it that loaded the CUDA driver), and records py-spy's raw stacks of every thread
 # of that process for SECONDS: where the core's CPU goes under a load started beside this script.
 port=$1 seconds=$2 out=$3 py_spy=${4:-py-spy}
-for _ in $(seq 1200); do
-  curl -sf "http://127.0.0.1:$port/ready" > /dev/null && break
-  sleep 0.5
-done
+python3 -c "import sys, time, urllib.request
+for _ in range(1200):
+    try:
+        urllib.request.urlopen(f'http://127.0.0.1:{sys.argv[1]}/ready'); break
+    except Exception: time.sleep(0.5)" "$port"
 core=$(grep -l libcuda /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | head -1)
 [[ -n $core ]] || { echo "core_profile: no process has loaded the CUDA driver" >&2; exit 1; }
 echo "core_profile: recording pid $core for $seconds s" >&2
