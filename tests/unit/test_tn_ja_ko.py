@@ -46,6 +46,15 @@ JA = [
     # telephone and addresses
     ("03-1234-5678", "零三の一二三四の五六七八"),
     ("support@example.jp", "support アットマーク example ドット jp"),
+    # a space written between words is kept: after a postal code, between family and given name
+    ("〒150-0002 東京都渋谷区", "郵便番号一五零の零零零二 東京都渋谷区"),
+    ("〒060-0806 札幌市", "郵便番号零六零の零八零六 札幌市"),
+    ("担当は山田 太郎です", "担当は山田 太郎です"),
+    # a company's legal form in brackets, before or after its name
+    ("(株)山田商事", "株式会社山田商事"),
+    ("山田商事(株)の佐藤です", "山田商事株式会社の佐藤です"),
+    ("㈱ABCと（有）佐藤", "株式会社ABCと有限会社佐藤"),
+    ("(財)日本財団", "財団法人日本財団"),
 ]
 
 KO = [
@@ -104,6 +113,13 @@ KO = [
     ("학생 번호 12개", "학생 번호 열두개"),  # a counter still asks for a native number
     ("번 호 2209", "번 호 이천이백구"),  # the cue is one word
     ("가격 2209", "가격 이천이백구"),
+    # a company's legal form in brackets, before or after its name; alone it is a list's label
+    ("(주)한빛물류에서", "주식회사 한빛물류에서"),
+    ("삼성전자(주)에서 보낸", "삼성전자 주식회사에서 보낸"),
+    ("삼성전자㈜는", "삼성전자 주식회사는"),
+    ("（유）미래상사", "유한회사 미래상사"),
+    ("(사)한국소비자연맹과 (재)아름다운재단", "사단법인 한국소비자연맹과 재단법인 아름다운재단"),
+    ("(사) 항목", "(사) 항목"),
 ]
 
 
@@ -119,6 +135,11 @@ def test_korean_readings(written: str, spoken: str) -> None:
 
 def test_korean_words_keep_their_spaces() -> None:
     assert normalize("안녕하세요 여러분 오후 3시에 봬요", "ko") == "안녕하세요 여러분 오후 세시에 봬요"
+
+
+def test_a_space_between_han_words_is_kept_in_japanese_and_dropped_in_chinese() -> None:
+    assert normalize("山田 太郎です", "ja") == "山田 太郎です"
+    assert normalize("你好 世界", "zh") == "你好世界"
 
 
 def test_a_sentence_end_after_a_number_is_punctuation() -> None:
@@ -153,12 +174,14 @@ REPLIES = {
         "ご注文の合計は¥12,800で、3月5日(水)の14:30にお届けします。",
         "第2四半期の売上は前年比-3.5%、約1億2000万円でした。詳細は03-1234-5678まで。",
         "割引は1/3、送料は$4.99です。info@example.jpへどうぞ。1 1/2カップ、2025/04/01",
+        "〒150-0002 東京都渋谷区2丁目、(株)山田商事の山田 太郎まで。",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
         "3번째 고객님께 사과 20개를 드립니다. 문의는 010-1234-5678 또는 help@naver.com으로 주세요.",
         "전체의 5/6이 완료되었고 속도는 60km/h, 온도는 -3.5°C입니다. USD 40, 2시간 5분~",
         "인증번호는 582913 이고 카드 뒤 네자리 7710, 금액 7710원입니다.",
+        "(주)한빛물류에서 보낸 5kg 택배, 삼성전자(주)에서 온 편지, (사) 항목",
     ],
 }
 

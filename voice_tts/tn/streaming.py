@@ -356,7 +356,8 @@ class StreamingNormalizer:
         if spoken_word or inside_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
-            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken)
+            # Chinese writes no space between words; a Japanese text's space is written on purpose ('〒150-0002 東京都')
+            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken) and ctx.sentence_lang() == "zh"
             if spoken[0] not in CLOSING and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
@@ -417,7 +418,7 @@ def _is_word_char(c: str) -> bool:
 
 
 def _unspaced(c: str) -> bool:
-    """Chinese and Japanese write no space between words; a space between them is not spoken."""
+    """Chinese and Japanese characters: Chinese writes no space between them."""
     return is_han(c) and not is_hangul(c)
 
 

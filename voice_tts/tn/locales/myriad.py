@@ -157,6 +157,8 @@ class Language:
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
             n = cur.at(pos + 1)
             return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
+        if company := self._company(cur, pos, ctx):
+            return company
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if (found := scan(cur, pos, ctx, self)) is None:
@@ -167,6 +169,18 @@ class Language:
                 return locale_span(end, reading, self.code)
             return self.bare_integer(cur, pos, end, e.parts[0], ctx)
         return self.expression(cur, pos, end, e, ctx)
+
+    def _company(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """A company's legal form abbreviated in brackets next to its name: '(주)한빛물류' 주식회사
+        한빛물류, '삼성전자㈜' 삼성전자 주식회사, '(株)山田' 株式会社山田 (alone, '(사)' is a list's label)."""
+        c = cur.at(pos)
+        letter, end = unicodedata.normalize("NFKC", c)[1:-1], pos + 1  # '㈜' is '(주)'
+        if c in _OPEN and cur.at(pos + 2) in _CLOSE:
+            letter, end = cur.at(pos + 1), pos + 3
+        form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
+        if form is None or not (named_before or cur.at(end).isalpha()):
+            return None
+        return locale_span(end, self.space + form if named_before else form + self.space, self.code)
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A span where no number expression starts."""
