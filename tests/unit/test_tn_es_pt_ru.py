@@ -75,7 +75,11 @@ READINGS = {
         ("Pesa 2 kg", "Pesa dois quilos"),
         ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),
         ("Faz 30 °C", "Faz trinta graus celsius"),
-        ("Ligue para (21) 98765-4321", "Ligue para dois um nove oito sete seis cinco quatro três dois um"),
+        # the DDD in brackets as a number, the groups digit by digit
+        ("Ligue para (21) 98765-4321", "Ligue para vinte e um nove oito sete seis cinco quatro três dois um"),
+        ("Ligue para (11) 3333-4444.", "Ligue para onze três três três três quatro quatro quatro quatro."),
+        ("+55 (61) 2020-3030", "mais cinco cinco sessenta e um dois zero dois zero três zero três zero"),
+        ("Fone (0411) 0234-1234", "Fone zero quatro um um zero dois três quatro um dois três quatro"),
         ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
         ("O Dr. Silva", "O Doutor Silva"),
         ("no século XX", "no século vinte"),

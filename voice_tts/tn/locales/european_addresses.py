@@ -71,7 +71,11 @@ class AddressesAndPhones:
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
         end = self._digit_groups_end(cur, j + 1)
-        return self._phone_span(cur, end, self.phone_digits(cur.text[pos:end]))
+        return self._phone_span(cur, end, f"{self.area_code(cur.text[pos + 1:j])} {self.phone_digits(cur.text[j:end])}")
+
+    def area_code(self, digits: str) -> str:
+        """The area code written in brackets before a telephone number ('(0411)'), digit by digit."""
+        return self.phone_digits(digits)
 
     # Words before a telephone number's extension ('ramal 12'), and the one they are read as.
     EXTENSIONS: frozenset[str] = frozenset()

@@ -73,6 +73,10 @@ class Portuguese(Iberian):
             return f"{_cardinal(numerator)} {name}{plural}"
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
+    def area_code(self, digits: str) -> str:
+        """Brazil's two-digit DDD is said as a number: '(11)' onze."""
+        return _cardinal(int(digits)) if len(digits) == 2 and digits[0] != "0" else self.digits(digits)
+
     def country_code(self, code: str) -> str:
         return self.digits(code)
 
