@@ -113,6 +113,11 @@ def main() -> None:
     )
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/voice-tts-cache"), help="the server's --cache-dir")
     parser.add_argument(
+        "--profile", type=Path,
+        help="run the swept server under py-spy (`record --subprocesses --threads`, raw stacks into this file): "
+        "where the engine core's and the API workers' CPU goes under the load (py-spy must be on PATH)",
+    )
+    parser.add_argument(
         "--merge", type=Path, nargs="+",
         help="instead of measuring: merge these runs' JSON (one per part or level range) into NAME.json and .png",
     )
@@ -175,7 +180,7 @@ class ServerSweep:
                 self.measure_ready()
             if "engine" in parts:
                 self.run_engine_bench()
-            server = self.start_server() if "server" in parts else None
+            server = self.start_server(profile=self.args.profile) if "server" in parts else None
             if server is not None:
                 try:
                     self.results["one_stream"] = asyncio.run(self.one_stream())
@@ -231,7 +236,9 @@ class ServerSweep:
             self.stop_server(server)
             self.save()
 
-    def start_server(self, log_name: str = "server.log", quiet: bool = True) -> subprocess.Popen | None:
+    def start_server(
+        self, log_name: str = "server.log", quiet: bool = True, profile: Path | None = None
+    ) -> subprocess.Popen | None:
         args = self.args
         command = [
             sys.executable, "-m", "voice_tts.cli", "serve", "--model", str(args.checkpoint),
@@ -242,6 +249,11 @@ class ServerSweep:
         if args.max_frames_per_text_token is not None:
             command += ["--max-frames-per-text-token", str(args.max_frames_per_text_token)]
         self.results["conditions"]["server_command"] = shlex.join(command[1:])
+        if profile is not None:  # the core and workers are py-spy's descendants: it may read them
+            command = [
+                shutil.which("py-spy") or "py-spy", "record", "--subprocesses", "--threads", "--nonblocking",
+                "--rate", "100", "--format", "raw", "-o", str(profile), "--", *command,
+            ]
         log = open(args.out_dir / log_name, "wb")
         began = time.perf_counter()
         server = subprocess.Popen(
@@ -266,12 +278,19 @@ class ServerSweep:
 
     def stop_server(self, server: subprocess.Popen) -> None:
         if server.poll() is None:
-            server.send_signal(signal.SIGTERM)  # drains: running turns finish, then it exits
+            # The server drains on SIGTERM (running turns finish, then it exits); py-spy writes its
+            # stacks on SIGINT alone, and leaves the server running.
+            server.send_signal(signal.SIGTERM if self.args.profile is None else signal.SIGINT)
             try:
                 server.wait(SERVER_STOP_LIMIT_S)
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
+        if self.args.profile is not None:
+            try:
+                os.killpg(server.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         self.results["server_exit_status"] = server.returncode
 
     # -- 3. one stream, the in-process deltas ---------------------------------------------

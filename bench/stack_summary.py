@@ -5,7 +5,10 @@
 Per thread whose name contains --thread: its samples, then the functions with the most samples
 inclusive (the function or anything it calls) and self (the function's own lines), as shares of
 the thread's samples. --without drops the stacks that pass through a function whose name
-contains it (e.g. the engine's load and warm-up, to keep what serving streams costs).
+contains it (e.g. the engine's load and warm-up, to keep what serving streams costs). Stacks of
+`py-spy record --subprocesses` (a server's core and API workers) are read too; with
+--per-process the matching threads of each process are summarized apart, each process named by
+its threads (the engine core is the one with a step-loop thread).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import collections
 import re
 
+PROCESS = re.compile(r'process (?P<pid>\d+):"[^"]*";')
 FRAME = re.compile(r"(?P<function>.*) \((?P<file>.*):(?P<line>\d+)\)$")
 
 
@@ -30,29 +34,43 @@ def main() -> None:
     parser.add_argument("--thread", action="append", required=True, help="part of a thread's name (repeatable)")
     parser.add_argument("--without", action="append", default=[], help="drop stacks through a function whose name contains this (repeatable)")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--per-process", action="store_true", help="summarize each process's matching threads apart")
     args = parser.parse_args()
+    samples = list(read_stacks(args.stacks))
+    threads_of: dict[str, set[str]] = collections.defaultdict(set)
+    for process, thread, _, _ in samples:
+        threads_of[process].add(thread.partition(": ")[2] or thread)
     for wanted in args.thread:
-        total = 0
-        inclusive: collections.Counter[str] = collections.Counter()
-        own: collections.Counter[str] = collections.Counter()
-        with open(args.stacks) as lines:
-            for line in lines:
-                stack, _, count = line.rstrip("\n").rpartition(" ")
-                thread, *frames = stack.split(";")
-                if wanted not in thread or not frames:
-                    continue
-                functions = [function_of(f) for f in frames]
-                if any(dropped in f for f in functions for dropped in args.without):
-                    continue
-                total += int(count)
-                for function in set(functions):
-                    inclusive[function] += int(count)
-                own[functions[-1]] += int(count)
-        print(f"== threads named *{wanted}*: {total} samples")
-        for title, counter in (("inclusive", inclusive), ("self", own)):
-            print(f"-- {title}")
-            for function, count in counter.most_common(args.top):
-                print(f"{100 * count / max(total, 1):6.1f}%  {function}")
+        groups: dict[str, tuple[list[int], collections.Counter[str], collections.Counter[str]]] = {}
+        for process, thread, functions, count in samples:
+            if wanted not in thread or any(dropped in f for f in functions for dropped in args.without):
+                continue
+            key = process if args.per_process else ""
+            total, inclusive, own = groups.setdefault(key, ([0], collections.Counter(), collections.Counter()))
+            total[0] += count
+            for function in set(functions):
+                inclusive[function] += count
+            own[functions[-1]] += count
+        for key, (total, inclusive, own) in sorted(groups.items(), key=lambda item: -item[1][0][0]):
+            named = f" in process {key} ({', '.join(sorted(threads_of[key]))})" if key else ""
+            print(f"== threads named *{wanted}*{named}: {total[0]} samples")
+            for title, counter in (("inclusive", inclusive), ("self", own)):
+                print(f"-- {title}")
+                for function, count in counter.most_common(args.top):
+                    print(f"{100 * count / max(total[0], 1):6.1f}%  {function}")
+
+
+def read_stacks(path: str):
+    """(process pid or '', thread, functions outermost first, samples) of each stack in the file."""
+    with open(path) as lines:
+        for line in lines:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            process = ""
+            while match := PROCESS.match(stack):  # a command line may hold ';': not split on it
+                process, stack = match["pid"], stack[match.end() :]
+            frames = stack.split(";")
+            if len(frames) > 1:
+                yield process, frames[0], [function_of(f) for f in frames[1:]], int(count)
 
 
 if __name__ == "__main__":
