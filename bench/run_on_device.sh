@@ -29,7 +29,7 @@
 #           bench/server_sweep.py --parts ${CAPACITY_PARTS:-engine} at CAPACITY_LEVELS (default 1 256 512 768 1024
 #           1536 2048): "engine" engine_bench in-process, "server" `voice-tts serve` with `voice-tts bench` clients
 #           spread over processes (128 each) starting within CAPACITY_SPREAD s (default 1; each server process's CPU and the
-#           engine's /metrics gauges sampled through the level), agent replies of 27-31 words (bench/agent_replies.txt) back to back
+#           engine's /metrics gauges sampled through the level; CAPACITY_PROFILE=1: the server under py-spy), agent replies of 27-31 words (bench/agent_replies.txt) back to back
 #           at --max-frames-per-text-token ${FRAMES_PER_TEXT_TOKEN:-1.9} (about one frame a character with the
 #           fixture's tokenizer, as 4 a token is with Qwen's: turns as long as real replies), --max-context ${CAPACITY_MAX_CONTEXT:-320} (a turn reserves it in KV
 #           blocks until its text has ended, and the clients start together: 2,048 x 512 rows would not fit the
@@ -142,10 +142,10 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     levels=${CAPACITY_LEVELS:-1 256 512 768 1024 1536 2048}
     name=capacity_$(echo ${CAPACITY_PARTS:-engine} $levels | tr ' ' _)
-    env $engine_env TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
+    env $engine_env PATH="/tmp/site_engine/bin:$PATH" TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
       --name "$name" --parts ${CAPACITY_PARTS:-engine} --levels $levels --text-file bench/agent_replies.txt \
       --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
-      --spread "${CAPACITY_SPREAD:-1}" \
+      --spread "${CAPACITY_SPREAD:-1}" ${CAPACITY_PROFILE:+--profile "$out/${name}_stacks.txt"} \
       --engine-limit 500 --work-dir /tmp/capacity_work \
       --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
   contexts)

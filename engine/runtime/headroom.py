@@ -2,15 +2,17 @@
 
 Every busy loop iteration makes one frame (80 ms of audio) for each stream it steps, so the
 streams stay real-time while an iteration takes less than a frame. `Headroom` keeps the recent
-iterations (streams stepped, streams started, seconds), fits iteration time = fixed + per-stream
-cost + per-start cost by least squares, and admits a new stream only while the predicted iteration
-time with one more stream, none starting, stays under `target` of a frame (the rest is the margin
-for jitter and first-audio latency). Starts are their own term because a burst of openings (a
-thousand clients within a second) makes a few iterations slow for what they start, not for what
-they step: read as per-stream cost, those iterations made the fit refuse half the burst although
-the streams, once started, fit. Where the starts do not vary enough to tell their cost apart, the
-fit is fixed + per-stream cost; until it has seen iterations with at least two different batch
-sizes it predicts from their mean time per stream (and admits everything before the first iteration).
+iterations (streams stepped, how many of them are opening, seconds), fits iteration time = fixed +
+per-stream cost + per-opening cost by least squares, and admits a new stream only while the
+predicted iteration time with one more stream, none opening, stays under `target` of a frame (the
+rest is the margin for jitter and first-audio latency). An opening stream (in its first frames:
+started, its first chunk decoded apart, its client's first text arriving) is its own term because
+a burst of openings (a thousand clients within a second) makes the iterations of that second slow
+for what opens, not for what steps: read as per-stream cost, those iterations made the fit refuse
+half the burst although the streams, once open, fit. Where openings do not vary enough apart from
+the streams to tell their cost, the fit is fixed + per-stream cost; until it has seen iterations
+with at least two different batch sizes it predicts from their mean time per stream (and admits
+everything before the first iteration).
 """
 
 from __future__ import annotations
@@ -39,23 +41,23 @@ class Headroom:
         self.target = target
         self.frame_seconds = frame_seconds
         self._samples: collections.deque[tuple[int, int, float]] = collections.deque(maxlen=window)
-        # Running sums over the samples of v vᵀ and v y, v = (1, streams, started), y = seconds:
+        # Running sums over the samples of v vᵀ and v y, v = (1, streams, opening), y = seconds:
         # the fit is read every loop iteration.
         self._vv = np.zeros((3, 3))
         self._vy = np.zeros(3)
         self._lock = threading.Lock()
 
-    def record(self, streams: int, seconds: float, started: int = 0) -> None:
-        """One busy iteration that stepped `streams` streams and started `started` in `seconds`."""
+    def record(self, streams: int, seconds: float, opening: int = 0) -> None:
+        """One busy iteration that stepped `streams` streams, `opening` of them opening, in `seconds`."""
         if streams > 0:
             with self._lock:
                 if len(self._samples) == self._samples.maxlen:
                     self._add(*self._samples[0], sign=-1.0)
-                self._samples.append((streams, started, seconds))
-                self._add(streams, started, seconds, sign=1.0)
+                self._samples.append((streams, opening, seconds))
+                self._add(streams, opening, seconds, sign=1.0)
 
-    def _add(self, streams: int, started: int, seconds: float, sign: float) -> None:
-        v = np.array([1.0, streams, started])
+    def _add(self, streams: int, opening: int, seconds: float, sign: float) -> None:
+        v = np.array([1.0, streams, opening])
         self._vv += sign * np.outer(v, v)
         self._vy += sign * seconds * v
 
@@ -68,15 +70,15 @@ class Headroom:
         n = vv[0, 0]
         if n < 0.5:
             return None
-        sums, sy = vv[0, 1:], vy[0]  # of streams and started; of seconds
+        sums, sy = vv[0, 1:], vy[0]  # of streams and opening; of seconds
         cov = vv[1:, 1:] - np.outer(sums, sums) / n  # n x their covariance
         cov_y = vy[1:] - sums * sy / n
         var_x, var_s, cov_xs = cov[0, 0], cov[1, 1], cov[0, 1]
-        # Starts varied, and not in step with the streams stepped: their cost is a term of its own.
+        # Openings varied, and not in step with the streams stepped: their cost is a term of its own.
         if var_s > 1e-9 * n and cov_xs * cov_xs < 0.95 * var_x * var_s:
-            slope, per_start = np.linalg.solve(cov, cov_y)
-            if slope > 0 and per_start >= 0:
-                return max(0.0, (sy - slope * sums[0] - per_start * sums[1]) / n), slope
+            slope, per_opening = np.linalg.solve(cov, cov_y)
+            if slope > 0 and per_opening >= 0:
+                return max(0.0, (sy - slope * sums[0] - per_opening * sums[1]) / n), slope
         mean_x, mean_y = sums[0] / n, sy / n
         if var_x > 1e-9 * max(1.0, vv[1, 1]):
             slope = cov_y[0] / var_x

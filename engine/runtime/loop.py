@@ -48,6 +48,10 @@ from engine.runtime.stream_batch import FINISHED, PREFIX
 
 log = logging.getLogger(__name__)
 
+# A stream is opening (a cost apart in the headroom's fit) while it has made at most this many
+# frames: started, its first chunk decoded apart, the next chunks sized for first audio.
+OPENING_FRAMES = 3
+
 
 @dataclass(frozen=True)
 class LoopSettings:
@@ -215,7 +219,8 @@ class StepLoop:
                     self._take_frames(plan.steps, codes)
                 waits[1] += self._deliver(first_chunks)  # decoded right behind the step: first audio now
                 if not plan.empty:
-                    self._count(len(plan.steps), len(starting), self._clock() - started, waits, graphs != self.runner.graphs_captured)
+                    opening = int(np.count_nonzero(self.batch.frames_produced[plan.steps] <= OPENING_FRAMES))
+                    self._count(len(plan.steps), opening, self._clock() - started, waits, graphs != self.runner.graphs_captured)
                 if self.on_iteration_end is not None:
                     self.on_iteration_end()
         except BaseException as e:  # a device failure ends every stream with an error, never a hang
@@ -231,7 +236,7 @@ class StepLoop:
             if self.on_iteration_end is not None:
                 self.on_iteration_end()
 
-    def _count(self, streams: int, started: int, seconds: float, waits: list[float], captured: bool) -> None:
+    def _count(self, streams: int, opening: int, seconds: float, waits: list[float], captured: bool) -> None:
         stats = self.stats
         stats.iterations += 1
         stats.streams_stepped += streams
@@ -240,7 +245,7 @@ class StepLoop:
         stats.codec_wait += waits[1]
         stats.host += seconds - waits[0] - waits[1]
         if streams and not captured:  # a graph capture (seconds, once per shape) says nothing of load
-            self.headroom.record(streams, seconds, started)
+            self.headroom.record(streams, seconds, opening)
             self._recent_iteration_s += 0.2 * (seconds - self._recent_iteration_s)
 
     def _expected_iteration_s(self) -> float:
