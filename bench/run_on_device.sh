@@ -57,6 +57,8 @@ stages=${STAGES:-"tests engine peers"}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site_engine .whl_engine/*.whl || exit 1
 [[ " $stages " == *" server "* || " $stages " == *" capacity "* || " $stages " == *" ttsbench "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site_engine .whl_server/*.whl || exit 1; }
+# py-spy apart: a second install into /tmp/site_engine (--upgrade) replaces its bin/ folder.
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_py_spy .whl_engine/py_spy-*.whl || exit 1
 export VOICE_TTS_SHARED=$PWD/.shared PYTHONUNBUFFERED=1
 engine_env="PYTHONPATH=$PWD:/tmp/site_engine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -104,7 +106,7 @@ for stage in $stages; do
     done ;;
   host)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
-    env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" /tmp/site_engine/bin/py-spy record --nonblocking --threads \
+    env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" /tmp/site_py_spy/bin/py-spy record --nonblocking --threads \
       --rate 250 --format raw -o "$out/host_stacks.txt" -- python3 bench/engine_bench.py /tmp/ours \
       --concurrency ${HOST_LEVELS:-768} --batches 1 --profile-codec 0 --quick --out "$out/host_bench.json" > "$out/host_bench.log" 2>&1
     grep '"concurrency"' "$out/host_bench.log" | cut -c1-600
@@ -142,7 +144,7 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     levels=${CAPACITY_LEVELS:-1 256 512 768 1024 1536 2048}
     name=capacity_$(echo ${CAPACITY_PARTS:-engine} $levels | tr ' ' _)
-    env $engine_env PATH="/tmp/site_engine/bin:$PATH" TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
+    env $engine_env PATH="/tmp/site_py_spy/bin:$PATH" TQDM_DISABLE=1 timeout "${SERVER_LIMIT:-560}" python3 bench/server_sweep.py /tmp/ours --out-dir "$out" \
       --name "$name" --parts ${CAPACITY_PARTS:-engine} --levels $levels --text-file bench/agent_replies.txt \
       --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" --max-context "${CAPACITY_MAX_CONTEXT:-320}" --clients-per-process 128 \
       --spread "${CAPACITY_SPREAD:-1}" ${CAPACITY_PROFILE:+--profile "$out/${name}_stacks.txt"} \
