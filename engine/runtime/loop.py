@@ -48,9 +48,11 @@ from engine.runtime.stream_batch import FINISHED, PREFIX
 
 log = logging.getLogger(__name__)
 
-# A stream is opening (a cost apart in the headroom's fit) while it has made at most this many
-# frames: started, its first chunk decoded apart, the next chunks sized for first audio.
+# A stream is opening while it has made at most this many frames (started, its first chunk
+# decoded apart, its client's first text arriving); the headroom's fit learns only from settled
+# iterations, where at most this share of the streams stepped are opening (`engine.runtime.headroom`).
 OPENING_FRAMES = 3
+SETTLED_OPENING_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -245,7 +247,8 @@ class StepLoop:
         stats.codec_wait += waits[1]
         stats.host += seconds - waits[0] - waits[1]
         if streams and not captured:  # a graph capture (seconds, once per shape) says nothing of load
-            self.headroom.record(streams, seconds, opening)
+            if opening <= SETTLED_OPENING_SHARE * streams:
+                self.headroom.record(streams, seconds)
             self._recent_iteration_s += 0.2 * (seconds - self._recent_iteration_s)
 
     def _expected_iteration_s(self) -> float:
