@@ -48,11 +48,13 @@ from engine.runtime.stream_batch import FINISHED, PREFIX
 
 log = logging.getLogger(__name__)
 
-# A stream is opening while it has made at most this many frames (started, its first chunk
-# decoded apart, its client's first text arriving); the headroom's fit learns only from settled
-# iterations, where at most this share of the streams stepped are opening (`engine.runtime.headroom`).
-OPENING_FRAMES = 3
-SETTLED_OPENING_SHARE = 0.1
+# A stream is opening for its first second of audio (started, its first chunk decoded apart, the
+# next ones sized for first audio; after a burst, its chunks fall due with every other stream of
+# the burst); the headroom's fit learns only from settled iterations, where at most this share of
+# the streams stepped are opening (`engine.runtime.headroom`). Measured on an H100 through the
+# server: a burst of 1,024 openings slowed the iterations of the next two seconds or so.
+OPENING_FRAMES = 12
+SETTLED_OPENING_SHARE = 0.25
 
 
 @dataclass(frozen=True)
