@@ -507,13 +507,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
             return None
-        reading = self.regnal(value, is_feminine_name(name))
+        reading = self.regnal(value, is_feminine_name(name), ctx)
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
 
-    def regnal(self, n: int, feminine: bool) -> str:
-        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
+    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
+        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
+        holds the words before the name ('von Ludwig II.' von Ludwig dem Zweiten)."""
         return self.ordinal(n, "a" if feminine else "", Context())
 
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
