@@ -159,7 +159,7 @@ class Russian(Language):
     def amount_case(self, ctx: Context) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
         transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         if _takes_accusative(preposition):
             return "accusative"
         return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
@@ -170,7 +170,7 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограм; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
             word = year.group("word")
             case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
@@ -207,7 +207,7 @@ class Russian(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         cases = _ordinal_cases(preposition) if preposition in ru_cases.COUNT_PREPOSITIONS else ()
         return ordinal_with_ending(n, suffix, cases)
 
@@ -217,13 +217,13 @@ class Russian(Language):
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        case = _PREPOSITION_CASES.get(ctx.prev_word.lower(), "nominative")
+        case = _PREPOSITION_CASES.get(_preposition(ctx), "nominative")
         return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
         case ('к 15.03.2027' к пятнадцатому марта)."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
         return _date(day, month, year, case, False, 2 if year is not None and year < 100 else 4)
 
@@ -260,9 +260,11 @@ class Russian(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
-        preposition, noun = ctx.prev_word.lower(), word_after(cur, end)
+        preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
+        if n > 9999 and chunk_after(cur, end, str.isupper):  # a code before a name ('125009 Москва'), no count
+            noun = ""
         return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
                 or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
@@ -433,13 +435,13 @@ class Russian(Language):
             span.agreement = _MEASURE_RANGE_OPEN
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (day_range := _day_range(raw, ctx.prev_word)) and _month_follows(cur, span.end):
+        elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
             span.info = day_range
         elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
-            span.agreement = _day_case(ctx.prev_word)
+            span.agreement = _day_case(_preposition(ctx))
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), ctx.prev_word.lower(), word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), _preposition(ctx), word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
@@ -523,6 +525,13 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
     return cardinal(n, gender) if gender else None
 
 
+def _preposition(ctx: Context) -> str:
+    """The word before the number in lower case; with the word before it where the two make one
+    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней)."""
+    pair = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()
+    return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
+
+
 def _takes_accusative(word: str) -> bool:
     """After 'на', 'за', 'через', 'в' (motion, price, time) or a transitive verb ('стоит', 'заплатил'),
     an amount is in the accusative."""
@@ -551,7 +560,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
     noun = word_after(cur, end)
-    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
+    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
@@ -615,9 +624,9 @@ def _second_day_case(ctx: Context) -> str:
     """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
-    if ctx.agreement in _DAY_CASES and ctx.prev_word.lower() not in _PREPOSITION_CASES:
+    if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES:
         return ctx.agreement
-    return _day_case(ctx.prev_word)
+    return _day_case(_preposition(ctx))
 
 
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -675,7 +684,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     case ('в 1974.', 'с 1990 по 2000'); alone on its line it is a year too, read in the
     prepositional as the data reads such headings; before any other word it is a count
     ('1800 человек', 'в 1800 километрах'): None."""
-    preposition = ctx.prev_word.lower()
+    preposition = _preposition(ctx)
     if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
         case = _PREPOSITION_CASES[preposition]
         return ordinal(n, "m", "nominative" if case == "accusative" else case)
