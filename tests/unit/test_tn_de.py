@@ -42,6 +42,9 @@ READINGS = [
     ("Das Paket kam mit 1 neuen Rechnung.", "Das Paket kam mit einer neuen Rechnung."),
     ("Er wartet seit 1 langen Stunde, 1 großer Tisch ist frei.",
      "Er wartet seit einer langen Stunde, ein großer Tisch ist frei."),
+    # 'Sie' after a verb is no noun the number counts: the number is a label
+    ("Unter Punkt 1 finden Sie alles, in Schritt 1 öffnen Sie die App.",
+     "Unter Punkt eins finden Sie alles, in Schritt eins öffnen Sie die App."),
     # a ruler's number in the case the preposition or article before the name (and its titles) gives
     ("Das Hotel liegt neben dem Schloss von Ludwig II.", "Das Hotel liegt neben dem Schloss von Ludwig dem Zweiten."),
     ("Die Oper wurde für Ludwig II. geschrieben.", "Die Oper wurde für Ludwig den Zweiten geschrieben."),

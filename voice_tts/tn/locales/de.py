@@ -150,6 +150,7 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
+_PRONOUNS = frozenset(_WORDS["pronouns"])  # capitalized, yet no noun a number counts
 
 
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
@@ -159,7 +160,9 @@ def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
         return None
     noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
     noun = noun[0].rstrip(".,;:!?") if noun else ""
-    return (adjective[0] if adjective else "", noun) if noun.isalpha() and not noun.isupper() else None  # 'ABC': an acronym
+    if not noun.isalpha() or noun.isupper() or noun in _PRONOUNS:  # 'ABC', an acronym; 'Punkt 1 finden Sie', a verb's
+        return None
+    return adjective[0] if adjective else "", noun
 
 
 RULES = German()
