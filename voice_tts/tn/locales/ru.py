@@ -225,7 +225,7 @@ class Russian(Language):
         case ('к 15.03.2027' к пятнадцатому марта)."""
         preposition = _preposition(ctx)
         case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
-        return _date(day, month, year, case, False, 2 if year is not None and year < 100 else 4)
+        return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -236,12 +236,12 @@ class Russian(Language):
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
             month = MONTH_INDEX[m.group("month")]
-            return _date(int(m.group("d")), month, year, _second_day_case(ctx), bool(m.group("g")))
+            return _date(int(m.group("d")), month, year, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
         parts = _date_parts(m) if m else None
-        return _date(*parts[:3], "nominative", True, parts[3]) if parts else None
+        return _date(*parts[:3], "nominative", parts[3]) if parts else None
 
     def per(self, unit: Unit) -> str:
         return PER.get(unit.written, unit.singular)
@@ -250,7 +250,8 @@ class Russian(Language):
         return ordinal(day, "n", _second_day_case(ctx))
 
     def year(self, n: int) -> str:
-        return ordinal(n, "m", "genitive")
+        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
+        return ordinal(n, "m", "genitive") + " года"
 
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
@@ -369,6 +370,8 @@ class Russian(Language):
         if after and (reading := _measure_range(raw)):
             return locale_span(end, reading, self.code)
         words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
+            words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
@@ -706,7 +709,7 @@ _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
-_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
 # A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
 _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
 
@@ -736,12 +739,13 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool, year_digits: int = 4) -> str:
-    """`year_digits` 2: a year written '86' or '06' is read so ('восемьдесят шестого', 'ноль шестого')."""
+def _date(day: int, month: int, year: int | None, day_case: str, year_digits: int = 4) -> str:
+    """A year written in full carries its noun ('… двадцать седьмого года'); `year_digits` 2: one
+    written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
     reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None:
-        reading += f" {'ноль ' if year_digits == 2 and year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
-    return reading + (" года" if year_word else "")
+    if year is not None and year_digits == 2:
+        return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
+    return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
 def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
