@@ -8,7 +8,7 @@ through the Cursor (every look-ahead waits for its character, so a span decided 
 the span decided on the whole text) and reads them with the words its subclass gives:
 cardinals, ordinals, units, currencies, months, abbreviations. The hooks that read an amount, a
 time, a date or an ordinal get the Context, whose `prev_word` is the word before the number: a
-language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограм).
+language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограммов).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ abbreviations, read as the Russian NeMo-text-processing data reads them.
 
 `european.Language` decides where a span ends and reads it, as for the other languages of Europe,
 through hooks that get the context: Russian's take the case from the word before the number (a
-preposition or a verb: 'до 5 кг' до пяти килограм, 'стоит 1 250 руб.' тысячу) and the gender from
+preposition or a verb: 'до 5 кг' до пяти килограммов, 'стоит 1 250 руб.' тысячу) and the gender from
 the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose
 Russian declines cardinals and ordinals by case, gender and number; what it cannot know (which
 form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is
@@ -46,7 +46,7 @@ UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
-# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
+# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограмме'.
 PER = _WORDS["per"]
 SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
@@ -168,7 +168,7 @@ class Russian(Language):
         return decimal(whole, fractional or "", self.amount_case(ctx))
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
-        """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограм; a year and
+        """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
         preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
@@ -357,7 +357,7 @@ class Russian(Language):
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
         """`Language`'s number span, read through the hooks above, and the words that still join
-        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограм), square metres
+        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
         another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
@@ -807,9 +807,9 @@ def _genitive(amount: str, gender: str) -> str:
 
 
 def _measure_range(text: str) -> str | None:
-    """'3-5 кг' → 'от трёх до пяти килограм': both numbers in the genitive of 'от … до …', the
-    unit agreeing with the second (до одного килограма, до пяти килограм, до двух целых пяти
-    десятых килограма)."""
+    """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
+    unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
+    десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
     if not m or _value(m.group("first")) >= _value(m.group("last")):
         return None
@@ -818,7 +818,7 @@ def _measure_range(text: str) -> str | None:
 
 
 def _up_to(m: re.Match) -> str | None:
-    """The second number of a measure range with its unit: 'до пяти килограм'."""
+    """The second number of a measure range with its unit: 'до пяти килограммов'."""
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
