@@ -36,6 +36,22 @@ READINGS = [
     ("Ab dem 15. Juli 2025 gilt das.", "Ab dem fünfzehnten Juli zweitausendfünfundzwanzig gilt das."),
     ("Im Jahr 1989 fiel die Mauer.", "Im Jahr neunzehnhundertneunundachtzig fiel die Mauer."),
     ("Frist: 2026-01-31", "Frist: einunddreißigster Januar zweitausendsechsundzwanzig"),
+    # a counted "1": the noun's gender, the case of the preposition before or the adjective's ending after it
+    ("Sie haben 1 neue Nachricht und 1 verpassten Anruf.", "Sie haben eine neue Nachricht und einen verpassten Anruf."),
+    ("Es gibt 1 freies Zimmer und 1 freien Parkplatz.", "Es gibt ein freies Zimmer und einen freien Parkplatz."),
+    ("Das Paket kam mit 1 neuen Rechnung.", "Das Paket kam mit einer neuen Rechnung."),
+    ("Er wartet seit 1 langen Stunde, 1 großer Tisch ist frei.",
+     "Er wartet seit einer langen Stunde, ein großer Tisch ist frei."),
+    # 'Sie' after a verb is no noun the number counts: the number is a label
+    ("Unter Punkt 1 finden Sie alles, in Schritt 1 öffnen Sie die App.",
+     "Unter Punkt eins finden Sie alles, in Schritt eins öffnen Sie die App."),
+    # a ruler's number in the case the preposition or article before the name (and its titles) gives
+    ("Das Hotel liegt neben dem Schloss von Ludwig II.", "Das Hotel liegt neben dem Schloss von Ludwig dem Zweiten."),
+    ("Die Oper wurde für Ludwig II. geschrieben.", "Die Oper wurde für Ludwig den Zweiten geschrieben."),
+    ("Mit Kaiser Karl V. endete das, Friedrich II. regierte lange.",
+     "Mit Kaiser Karl dem Fünften endete das, Friedrich der Zweite regierte lange."),
+    ("Unter Elisabeth I. blühte England.", "Unter Elisabeth der Ersten blühte England."),
+    ("Das Erbe des Königs Ludwig XIV. ist groß.", "Das Erbe des Königs Ludwig des Vierzehnten ist groß."),
     # times
     ("Treffen um 14:30 Uhr.", "Treffen um vierzehn Uhr dreißig."),
     ("Um 9.15 Uhr", "Um neun Uhr fünfzehn"),

@@ -34,6 +34,8 @@ class Context:
     # raw side
     prev_char: str = ""
     prev_word: str = ""
+    # The words before `prev_word` in its phrase, nearest last ('von', 'König' before 'Ludwig II.').
+    words_before: tuple[str, ...] = ()
     line_start: bool = True
     block_line: bool = False
     in_table: bool = False

@@ -457,6 +457,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.block_line = True
         ctx.in_table = ctx.in_table or kind == "table_start"
     if kind in _WORDLIKE:
+        ctx.words_before = (*ctx.words_before, ctx.prev_word)[-3:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
         ctx.prev_word = ctx.prev_word + raw if hangul_word_goes_on else raw
@@ -465,7 +466,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind == "punct" and raw in "：:" and han_word_goes_on and ctx.locale is None:
         pass  # '邮编：100080': the word before the colon still names what the number is
     elif kind != "ws":
-        ctx.prev_word = ""
+        ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
     if kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True

@@ -30,6 +30,10 @@ _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
 _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # else "r": 'ein dritter'
+# The case a preposition or article before a ruler's name gives its number, and the article and
+# ending of each case by gender: 'von Ludwig II.' von Ludwig dem Zweiten.
+_REGNAL_CASES: dict[str, str] = _WORDS["regnal_cases"]
+_REGNAL_FORMS: dict[str, list[list[str]]] = _WORDS["regnal_forms"]
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
@@ -57,21 +61,24 @@ class German(Language):
     ORDINAL_SUFFIX = re.compile(r"(\d+)(s?te[rnms]?)")
     ROMAN_DOT = True
 
-    def regnal(self, n: int, feminine: bool) -> str:
-        return ("die " if feminine else "der ") + cldr.ordinal("de", n).capitalize()
+    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
+        """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
+        II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
+        cue = next((w.lower() for w in reversed(ctx.words_before) if w[:1].islower() or w.lower() in _REGNAL_CASES), "")
+        article, ending = _REGNAL_FORMS[_REGNAL_CASES.get(cue, "nominative")][feminine]
+        return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
-        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the
-        preposition's case; 'Seite 1' stays eins."""
-        if n != 1:
+        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
+        preposition before or of the adjective's ending after it; 'Seite 1' stays eins."""
+        if n != 1 or (found := _noun_after(cur, end)) is None:
             return None
-        noun = _noun_after(cur, end)
-        if noun is None:
-            return None
-        prev = ctx.prev_word.lower()
+        (adjective, noun), prev = found, ctx.prev_word.lower()
         # the case a preposition governs (DATIVE, ACCUSATIVE), and the CLDR form of "ein" it takes by gender (ONE)
         case = "dative" if prev in self.DATIVE else "accusative" if prev in self.ACCUSATIVE else "nominative"
+        if case == "nominative" and adjective.endswith("en"):  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
+            case = "accusative" if noun_gender(noun) == "m" else "dative"
         return cldr.cardinal("de", 1, self.ONE[case][noun_gender(noun)])
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
@@ -101,10 +108,10 @@ class German(Language):
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
-        noun = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
-        if noun is None:
+        found = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
+        if found is None:
             return self.fraction(numerator, denominator)
-        return {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(noun)]
+        return {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
@@ -143,16 +150,19 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
+_PRONOUNS = frozenset(_WORDS["pronouns"])  # capitalized, yet no noun a number counts
 
 
-def _noun_after(cur: Cursor, end: int) -> str | None:
-    """The noun that follows `end`, past one adjective ('neue Nachricht'), or None."""
+def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
+    """The adjective ('' where none) and the noun that follow `end` ('neue Nachricht'), or None."""
     adjective = chunk_after(cur, end, str.islower)
     if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
     noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
     noun = noun[0].rstrip(".,;:!?") if noun else ""
-    return noun if noun.isalpha() and not noun.isupper() else None  # 'ABC' is an acronym, no noun
+    if not noun.isalpha() or noun.isupper() or noun in _PRONOUNS:  # 'ABC', an acronym; 'Punkt 1 finden Sie', a verb's
+        return None
+    return adjective[0] if adjective else "", noun
 
 
 RULES = German()

@@ -8,7 +8,7 @@ through the Cursor (every look-ahead waits for its character, so a span decided 
 the span decided on the whole text) and reads them with the words its subclass gives:
 cardinals, ordinals, units, currencies, months, abbreviations. The hooks that read an amount, a
 time, a date or an ordinal get the Context, whose `prev_word` is the word before the number: a
-language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограм).
+language whose forms follow it reads them in its case (Russian 'до 5 кг' до пяти килограммов).
 """
 
 from __future__ import annotations
@@ -507,13 +507,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
             return None
-        reading = self.regnal(value, is_feminine_name(name))
+        reading = self.regnal(value, is_feminine_name(name), ctx)
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
 
-    def regnal(self, n: int, feminine: bool) -> str:
-        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda')."""
+    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
+        """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
+        holds the words before the name ('von Ludwig II.' von Ludwig dem Zweiten)."""
         return self.ordinal(n, "a" if feminine else "", Context())
 
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:

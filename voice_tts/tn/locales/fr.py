@@ -47,7 +47,7 @@ class French(Language):
         words = cldr.ordinal("fr", n, "feminine" if suffix in ("re", "ère", "res", "ères") else "masculine")  # 'première'
         return words + "s" if suffix.endswith("s") else words
 
-    def regnal(self, n: int, feminine: bool) -> str:
+    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
         return cldr.ordinal("fr", 1, "feminine" if feminine else "masculine") if n == 1 else self.cardinal(n)
 

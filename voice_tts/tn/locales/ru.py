@@ -5,7 +5,7 @@ abbreviations, read as the Russian NeMo-text-processing data reads them.
 
 `european.Language` decides where a span ends and reads it, as for the other languages of Europe,
 through hooks that get the context: Russian's take the case from the word before the number (a
-preposition or a verb: 'до 5 кг' до пяти килограм, 'стоит 1 250 руб.' тысячу) and the gender from
+preposition or a verb: 'до 5 кг' до пяти килограммов, 'стоит 1 250 руб.' тысячу) and the gender from
 the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose
 Russian declines cardinals and ordinals by case, gender and number; what it cannot know (which
 form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is
@@ -46,7 +46,7 @@ UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
-# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограме'.
+# The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограмме'.
 PER = _WORDS["per"]
 SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
@@ -159,7 +159,7 @@ class Russian(Language):
     def amount_case(self, ctx: Context) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
         transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         if _takes_accusative(preposition):
             return "accusative"
         return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
@@ -168,9 +168,9 @@ class Russian(Language):
         return decimal(whole, fractional or "", self.amount_case(ctx))
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
-        """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограм; a year and
+        """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
             word = year.group("word")
             case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
@@ -207,7 +207,7 @@ class Russian(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         cases = _ordinal_cases(preposition) if preposition in ru_cases.COUNT_PREPOSITIONS else ()
         return ordinal_with_ending(n, suffix, cases)
 
@@ -217,15 +217,15 @@ class Russian(Language):
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        case = _PREPOSITION_CASES.get(ctx.prev_word.lower(), "nominative")
+        case = _PREPOSITION_CASES.get(_preposition(ctx), "nominative")
         return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
         case ('к 15.03.2027' к пятнадцатому марта)."""
-        preposition = ctx.prev_word.lower()
+        preposition = _preposition(ctx)
         case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
-        return _date(day, month, year, case, False, 2 if year is not None and year < 100 else 4)
+        return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -236,12 +236,12 @@ class Russian(Language):
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
             month = MONTH_INDEX[m.group("month")]
-            return _date(int(m.group("d")), month, year, _second_day_case(ctx), bool(m.group("g")))
+            return _date(int(m.group("d")), month, year, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
         parts = _date_parts(m) if m else None
-        return _date(*parts[:3], "nominative", True, parts[3]) if parts else None
+        return _date(*parts[:3], "nominative", parts[3]) if parts else None
 
     def per(self, unit: Unit) -> str:
         return PER.get(unit.written, unit.singular)
@@ -250,7 +250,8 @@ class Russian(Language):
         return ordinal(day, "n", _second_day_case(ctx))
 
     def year(self, n: int) -> str:
-        return ordinal(n, "m", "genitive")
+        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
+        return ordinal(n, "m", "genitive") + " года"
 
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
@@ -260,9 +261,11 @@ class Russian(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
-        preposition, noun = ctx.prev_word.lower(), word_after(cur, end)
+        preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
+        if n > 9999 and chunk_after(cur, end, str.isupper):  # a code before a name ('125009 Москва'), no count
+            noun = ""
         return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
                 or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
@@ -354,7 +357,7 @@ class Russian(Language):
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
                  currency: Currency | None = None) -> Span:
         """`Language`'s number span, read through the hooks above, and the words that still join
-        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограм), square metres
+        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
         another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
@@ -367,6 +370,8 @@ class Russian(Language):
         if after and (reading := _measure_range(raw)):
             return locale_span(end, reading, self.code)
         words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
+            words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
@@ -433,13 +438,13 @@ class Russian(Language):
             span.agreement = _MEASURE_RANGE_OPEN
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (day_range := _day_range(raw, ctx.prev_word)) and _month_follows(cur, span.end):
+        elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
             span.info = day_range
         elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
-            span.agreement = _day_case(ctx.prev_word)
+            span.agreement = _day_case(_preposition(ctx))
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), ctx.prev_word.lower(), word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), _preposition(ctx), word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
@@ -523,6 +528,13 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
     return cardinal(n, gender) if gender else None
 
 
+def _preposition(ctx: Context) -> str:
+    """The word before the number in lower case; with the word before it where the two make one
+    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней)."""
+    pair = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()
+    return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
+
+
 def _takes_accusative(word: str) -> bool:
     """After 'на', 'за', 'через', 'в' (motion, price, time) or a transitive verb ('стоит', 'заплатил'),
     an amount is in the accusative."""
@@ -551,7 +563,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
     noun = word_after(cur, end)
-    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, ctx.prev_word.lower())):
+    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
@@ -615,9 +627,9 @@ def _second_day_case(ctx: Context) -> str:
     """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
-    if ctx.agreement in _DAY_CASES and ctx.prev_word.lower() not in _PREPOSITION_CASES:
+    if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES:
         return ctx.agreement
-    return _day_case(ctx.prev_word)
+    return _day_case(_preposition(ctx))
 
 
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -675,7 +687,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     case ('в 1974.', 'с 1990 по 2000'); alone on its line it is a year too, read in the
     prepositional as the data reads such headings; before any other word it is a count
     ('1800 человек', 'в 1800 километрах'): None."""
-    preposition = ctx.prev_word.lower()
+    preposition = _preposition(ctx)
     if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
         case = _PREPOSITION_CASES[preposition]
         return ordinal(n, "m", "nominative" if case == "accusative" else case)
@@ -697,7 +709,7 @@ _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
 # --- reading a span ---------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
-_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?P<g>года|г)\.?)?)?")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
 # A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
 _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
 
@@ -727,12 +739,13 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str, year_word: bool, year_digits: int = 4) -> str:
-    """`year_digits` 2: a year written '86' or '06' is read so ('восемьдесят шестого', 'ноль шестого')."""
+def _date(day: int, month: int, year: int | None, day_case: str, year_digits: int = 4) -> str:
+    """A year written in full carries its noun ('… двадцать седьмого года'); `year_digits` 2: one
+    written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
     reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None:
-        reading += f" {'ноль ' if year_digits == 2 and year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
-    return reading + (" года" if year_word else "")
+    if year is not None and year_digits == 2:
+        return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
+    return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
 def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
@@ -794,9 +807,9 @@ def _genitive(amount: str, gender: str) -> str:
 
 
 def _measure_range(text: str) -> str | None:
-    """'3-5 кг' → 'от трёх до пяти килограм': both numbers in the genitive of 'от … до …', the
-    unit agreeing with the second (до одного килограма, до пяти килограм, до двух целых пяти
-    десятых килограма)."""
+    """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
+    unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
+    десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
     if not m or _value(m.group("first")) >= _value(m.group("last")):
         return None
@@ -805,7 +818,7 @@ def _measure_range(text: str) -> str | None:
 
 
 def _up_to(m: re.Match) -> str | None:
-    """The second number of a measure range with its unit: 'до пяти килограм'."""
+    """The second number of a measure range with its unit: 'до пяти килограммов'."""
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
