@@ -1,8 +1,9 @@
 """Score the text normalizer on a batch of agent sentences written after the rules were made and
-never tuned to (bench/data/tn_fresh_2026-12-06/<lang>.tsv, the format of tn_sentences.py), with
-tn_sentences.py's comparison; every miss is kept with our reading and the expected ones.
+never tuned to (bench/data/tn_fresh_2026-12-06/<lang>.tsv, or the batch --batch names, the format
+of tn_sentences.py), with tn_sentences.py's comparison; every miss is kept with our reading and the
+expected ones.
 
-Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_fresh_batch.py [--json PATH]
+Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_fresh_batch.py [--batch DIR] [--json PATH]
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ BATCH = Path(__file__).resolve().parent / "data" / "tn_fresh_2026-12-06"
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--batch", type=Path, default=BATCH, help="the folder of <lang>.tsv files")
     ap.add_argument("--json", type=Path, help="write the figures and misses as JSON here")
     args = ap.parse_args()
     figures = {}
-    for lang in sorted(p.stem for p in BATCH.glob("*.tsv")):
-        right, wrong = score(lang, BATCH)
+    for lang in sorted(p.stem for p in args.batch.glob("*.tsv")):
+        right, wrong = score(lang, args.batch)
         total = right + len(wrong)
         figures[lang] = {
             "right": right,
