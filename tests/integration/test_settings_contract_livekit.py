@@ -60,10 +60,14 @@ async def options_engine(request, embedded_engine, tiny_checkpoint):
         await remote.aclose()
 
 
-def speeches(*texts: str, apart: float = 4.0) -> list:
-    """The user says each text in turn, after the reply to the one before (the tiny
-    checkpoint's random weights speak a sentence for up to about 8 s)."""
-    return [said(0.5 + apart * i, 1.5 + apart * i, text) for i, text in enumerate(texts)]
+def speeches(*texts: str) -> list:
+    """The user says each text in turn, half a second after the reply to the one before has
+    played out (however long the voice takes to say it: the tiny checkpoint's random weights
+    speak a sentence for up to about 8 s, slower on a loaded machine)."""
+    return [said(0.5, 1.5, texts[0])] + [
+        said(0.5, 1.5, text, cue=lambda conversation, replies=i: len(conversation.playback) >= replies)
+        for i, text in enumerate(texts[1:], start=1)
+    ]
 
 
 async def test_every_option_changes_between_speeches_and_every_speech_speaks(options_engine):
@@ -81,7 +85,7 @@ async def test_every_option_changes_between_speeches_and_every_speech_speaks(opt
     user = ["Hello.", "Talk British.", "Faster.", "Say it properly."]
     conversation = await converse(
         tts,
-        speeches(*user, apart=10.0 if kind == "qwen3-tiny" else 4.0),
+        speeches(*user),
         dict.fromkeys(user, SENTENCE),
         interruption={"enabled": False},
         agent=agent,
@@ -174,8 +178,9 @@ async def test_an_option_the_engine_refuses_fails_one_speech_naming_it(
     agent = SwitchingAgent(tts, {"Change.": bad, "Fix it.": good})
     user = ["Change.", "Fix it."]
     try:
+        # The refused speech plays nothing: the fix comes a few seconds after it, on the clock.
         conversation = await converse(
-            tts, speeches(*user), dict.fromkeys(user, SENTENCE), agent=agent
+            tts, [said(0.5, 1.5, user[0]), said(4.5, 5.5, user[1])], dict.fromkeys(user, SENTENCE), agent=agent
         )
     finally:
         if where == "remote":
