@@ -35,7 +35,12 @@ READINGS = {
         ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
         ("Toma 1/2", "Toma medio"),
         # money
-        ("Cuesta 12,99 €", "Cuesta doce euros noventa y nueve céntimos"),
+        # the cents joined by "con", in every currency; cents alone without it
+        ("Cuesta 12,99 €", "Cuesta doce euros con noventa y nueve céntimos"),
+        ("Son 35,50 €.", "Son treinta y cinco euros con cincuenta céntimos."),
+        ("Cuesta $1,01 y 5,02 £", "Cuesta un dólar con un centavo y cinco libras con dos peniques"),
+        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares estadounidenses con setenta y cinco centavos"),
+        ("Le devolvemos 0,99 €", "Le devolvemos noventa y nueve céntimos"),
         ("Pagó $3", "Pagó tres dólares"),
         ("Son 2 £", "Son dos libras"),
         ("Vale 1,5 millones de euros", "Vale uno coma cinco millones de euros"),
@@ -170,6 +175,7 @@ SENTENCES = {
         "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
         "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
         "El paquete llega el 3 de mayo. Otro, el 4 de abr. de 2020, y el último el 5 de abr.",
+        "Son 35,50 € y $1,01; le devolvemos 0,99 € y 5,02 £.",
     ],
     "pt": [
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",

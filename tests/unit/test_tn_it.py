@@ -23,7 +23,11 @@ READINGS = [
     ("Sale del 12,5% e del 7%.", "Sale del dodici virgola cinque per cento e del sette per cento."),
     ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
     # money
-    ("Costa 25,50 € in tutto.", "Costa venticinque euro cinquanta centesimi in tutto."),
+    # the cents joined by "e", in every currency; cents alone without it
+    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta centesimi in tutto."),
+    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta centesimi."),
+    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti penny."),
+    ("Le restituiamo 0,99 €.", "Le restituiamo novantanove centesimi."),
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
     ("Arriva il 3 maggio 2025.", "Arriva il tre maggio duemilaventicinque."),

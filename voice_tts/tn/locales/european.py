@@ -25,7 +25,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
-from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
+from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount
 
@@ -66,6 +66,7 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
+_RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -80,7 +81,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "dative": frozenset, "accusative": frozenset, "one": dict,
+    "clock_markers": frozenset, "dative": frozenset, "prepositions": frozenset, "accusative": frozenset, "one": dict,
 }
 
 
@@ -98,6 +99,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PERCENT = ""
     PER = ""
     RANGE = ""
+    RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
+    PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
@@ -603,6 +606,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(clock[1], clock[0], self.code)
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
+        if plain and (m := _RANGE.fullmatch(token)):  # a range ends its phrase or joins another: hours ('9–13 e 15–19')
+            after = chunk_after(cur, end, is_letter)
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or after is not None and after[0] == self.HALF_AND
+            return locale_span(end, self.number_range(m, ctx, ends), self.code)
         if plain and _DIGIT_GROUPS.fullmatch(token):
             end = self._digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
@@ -856,9 +863,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.cardinal(int(token.replace(",", "")))
         if _COMMA_LIST.fullmatch(token):
             return self._comma_list(token.split(","))
-        m = NUMBER_RANGE.fullmatch(token)
-        if m:
-            return " ".join(filter(None, (self.cardinal(int(m.group(1))), self.RANGE, self.cardinal(int(m.group(2))))))
+        if m := _RANGE.fullmatch(token):
+            return self.number_range(m, ctx)
         m = _ATTACHED_UNIT.fullmatch(token)
         if m:
             quantity = self._quantity(m.group(1))
@@ -871,6 +877,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if unit is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
+
+    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False) -> str:
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'); hours, written with 'h' or
+        a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+        first, last = int(m[1]), int(m[3])
+        if self.HOURS_TO and (m[2] or m[4] or ends_phrase and first < last <= 24):
+            return " ".join(filter(None, (self.HOURS_FROM, self.clock(first, 0, None, "", ctx), self.HOURS_TO,
+                                          self.clock(last, 0, None, "", ctx))))
+        start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
+        return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""

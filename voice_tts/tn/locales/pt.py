@@ -22,6 +22,8 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
+# The articles before a time that name the hour ('às 19h45' às dezenove e quarenta e cinco).
+_HOUR_ARTICLES = frozenset(("à", "às", "as", "da", "das", "pela", "pelas"))
 
 
 @lru_cache(maxsize=4096)
@@ -99,8 +101,15 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        """A rate's decimals as a number ('1,99%' um vírgula noventa e nove por cento)."""
+        decimals = f" vírgula {self._zeros_then_number(fractional, self.digits)}" if fractional else ""
+        return f"{_cardinal(int(whole))}{decimals} por cento"
+
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
+        if minutes and seconds is None and ctx.prev_word.lower() in _HOUR_ARTICLES:
+            return f"{_cardinal(hours, True)} e {_cardinal(minutes)}"
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
                     f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")
