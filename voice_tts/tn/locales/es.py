@@ -88,9 +88,8 @@ def _fraction_digits(text: str, form: str) -> str:
 
 
 def _with_zeros(text: str, form: str) -> str:
-    zeros = len(text) - len(text.lstrip("0"))
-    rest = text[zeros:]
-    return " ".join(["cero"] * zeros + ([cardinal(int(rest), form)] if rest else []))
+    rest = text.lstrip("0")
+    return " ".join(["cero"] * (len(text) - len(rest)) + ([cardinal(int(rest), form)] if rest else []))
 
 
 def _denominator(d: int) -> str | None:

@@ -584,9 +584,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pass
         return end
 
-    def _numeric(
-        self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
-    ) -> Span:
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
@@ -607,8 +605,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
         if plain and (m := _RANGE.fullmatch(token)):  # a range ends its phrase or joins another: hours ('9–13 e 15–19')
-            after = chunk_after(cur, end, is_letter)
-            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or after is not None and after[0] == self.HALF_AND
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             return locale_span(end, self.number_range(m, ctx, ends), self.code)
         if plain and _DIGIT_GROUPS.fullmatch(token):
             end = self._digit_groups_end(cur, end)
@@ -656,8 +653,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return token, None
         if GROUPED.fullmatch(token):
             return token.replace(".", ""), None
-        m = _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)
-        if m:
+        if m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token):
             return m.group(1).replace(".", ""), m.group(2)
         return None
 
@@ -672,10 +668,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.plural}"
 
-    def _quantity_window(
-        self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
-        currency: Currency | None, ctx: Context,
-    ) -> Span:
+    def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
+                         currency: Currency | None, ctx: Context) -> Span:
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
         integer = fractional is None
@@ -818,9 +812,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return self.counted(n, self.is_feminine(after[0]))
 
-    def _unit_after(
-        self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None
-    ) -> Span:
+    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
@@ -856,8 +848,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _token(self, token: str, ctx: Context) -> str | None:
         """Numeric tokens read without looking further: fractions, lists, ranges, attached units."""
-        m = _FRACTION.fullmatch(token)
-        if m:
+        if m := _FRACTION.fullmatch(token):
             return self.fraction(int(m.group(1)), int(m.group(2)))
         if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
             return self.cardinal(int(token.replace(",", "")))
@@ -865,8 +856,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._comma_list(token.split(","))
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
-        m = _ATTACHED_UNIT.fullmatch(token)
-        if m:
+        if m := _ATTACHED_UNIT.fullmatch(token):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
@@ -883,8 +873,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
         first, last = int(m[1]), int(m[3])
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and first < last <= 24):
-            return " ".join(filter(None, (self.HOURS_FROM, self.clock(first, 0, None, "", ctx), self.HOURS_TO,
-                                          self.clock(last, 0, None, "", ctx))))
+            return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
 

@@ -22,8 +22,6 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
-# The articles before a time that name the hour ('às 19h45' às dezenove e quarenta e cinco).
-_HOUR_ARTICLES = frozenset(("à", "às", "as", "da", "das", "pela", "pelas"))
 
 
 @lru_cache(maxsize=4096)
@@ -101,14 +99,13 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
-    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        """A rate's decimals as a number ('1,99%' um vírgula noventa e nove por cento)."""
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:  # a rate's decimals as a number
         decimals = f" vírgula {self._zeros_then_number(fractional, self.digits)}" if fractional else ""
         return f"{_cardinal(int(whole))}{decimals} por cento"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
-        if minutes and seconds is None and ctx.prev_word.lower() in _HOUR_ARTICLES:
+        if minutes and seconds is None and ctx.prev_word.lower() in self.CLOCK_CUES:  # 'às dezenove e quarenta'
             return f"{_cardinal(hours, True)} e {_cardinal(minutes)}"
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
