@@ -1,5 +1,5 @@
 """Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." →
-"… vinte e cinco reais e cinquenta centavos … às catorze horas e trinta."
+"… vinte e cinco reais e cinquenta centavos … às catorze e trinta."
 
 Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
 joins them: "e" only before the last group when that group is below a hundred or a round hundred
