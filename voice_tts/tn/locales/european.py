@@ -604,14 +604,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(clock[1], clock[0], self.code)
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
-        if plain and (m := _RANGE.fullmatch(token)):  # a range ends its phrase or joins another: hours ('9–13 e 15–19')
-            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return locale_span(end, self.number_range(m, ctx, ends), self.code)
         if plain and _DIGIT_GROUPS.fullmatch(token):
             end = self._digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
+        if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
+            return locale_span(end, self.number_range(m, ctx, ends), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -872,7 +872,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'); hours, written with 'h' or
         a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
         first, last = int(m[1]), int(m[3])
-        if self.HOURS_TO and (m[2] or m[4] or ends_phrase and first < last <= 24):
+        opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
+        if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
