@@ -83,7 +83,7 @@ READINGS = {
         ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
         ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
-        ("CEP 80020-090, ligue 555-1234", "CEP oito zero zero dois zero zero nove zero, ligue cinco cinco cinco um dois três quatro"),
+        ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
         # a rate's decimals as a number; other decimals digit by digit
         ("Juros de 1,99% e 0,05%; mede 1,99 m", "Juros de um vírgula noventa e nove por cento e zero vírgula zero cinco por cento; mede um vírgula nove nove metros"),
         ("Às 13:00", "Às treze horas"),
