@@ -35,7 +35,12 @@ READINGS = {
         ("Añade 3/4 de taza", "Añade tres cuartos de taza"),
         ("Toma 1/2", "Toma medio"),
         # money
-        ("Cuesta 12,99 €", "Cuesta doce euros noventa y nueve céntimos"),
+        # the cents joined by "con", in every currency; cents alone without it
+        ("Cuesta 12,99 €", "Cuesta doce euros con noventa y nueve céntimos"),
+        ("Son 35,50 €.", "Son treinta y cinco euros con cincuenta céntimos."),
+        ("Cuesta $1,01 y 5,02 £", "Cuesta un dólar con un centavo y cinco libras con dos peniques"),
+        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares estadounidenses con setenta y cinco centavos"),
+        ("Le devolvemos 0,99 €", "Le devolvemos noventa y nueve céntimos"),
         ("Pagó $3", "Pagó tres dólares"),
         ("Son 2 £", "Son dos libras"),
         ("Vale 1,5 millones de euros", "Vale uno coma cinco millones de euros"),
@@ -48,6 +53,9 @@ READINGS = {
         ("Corre 10 km", "Corre diez kilómetros"),
         ("Hace -3 °C", "Hace menos tres grados centígrados"),
         ("A 120 km/h", "A ciento veinte kilómetros por hora"),
+        # ranges: "de … a", none after a preposition or article; hours ending a phrase
+        ("Tarda 2–4 días, en un plazo de 3-5 días; sube un 2-3 %.", "Tarda de dos a cuatro días, en un plazo de tres a cinco días; sube un dos a tres por ciento."),
+        ("Abrimos de lunes a sábado, 9–13 y 16–20.", "Abrimos de lunes a sábado, de nueve a trece y de dieciséis a veinte."),
         # telephone, addresses
         ("Llame al 600-123-456", "Llame al seis cero cero uno dos tres cuatro cinco seis"),
         ("Escriba a ana.ruiz@correo.es", "Escriba a ana punto ruiz arroba correo punto es"),
@@ -70,7 +78,14 @@ READINGS = {
         ("O pacote chega em 3 de maio.", "O pacote chega em três de maio."),
         ("Nasceu em 07/09/1822", "Nasceu em sete de setembro de mil oitocentos e vinte e dois"),
         ("Em 1 de maio", "Em primeiro de maio"),
-        ("Às 8h15", "Às oito horas e quinze"),
+        # after the article the hour goes without "horas" before its minutes; alone it keeps it
+        ("Às 8h15", "Às oito e quinze"),
+        ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
+        # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
+        ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
+        ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
+        # a rate's decimals as a number; other decimals digit by digit
+        ("Juros de 1,99% e 0,05%; mede 1,99 m", "Juros de um vírgula noventa e nove por cento e zero vírgula zero cinco por cento; mede um vírgula nove nove metros"),
         ("Às 13:00", "Às treze horas"),
         ("Pesa 2 kg", "Pesa dois quilos"),
         ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),
@@ -170,11 +185,14 @@ SENTENCES = {
         "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
         "A las 12.15 a.m. del 30/2/1990 cobró $0,10 y 1 000 000 de ¥, -8° c y 3 3/5 m.",
         "El paquete llega el 3 de mayo. Otro, el 4 de abr. de 2020, y el último el 5 de abr.",
+        "Son 35,50 € y $1,01; le devolvemos 0,99 € y 5,02 £.",
+        "Tarda 2–4 días, en un plazo de 3-5 días; abrimos 9–13 y 16–20.",
     ],
     "pt": [
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
         "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
+        "Embarque às 19h45, das 7h às 10h30; CEP 80020-090, juros de 1,99% ao mês e 5–7 dias úteis, 9h–18h.",
     ],
     "ru": [
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",

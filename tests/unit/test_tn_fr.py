@@ -34,6 +34,9 @@ READINGS = [
     # times
     ("Rendez-vous à 14h30 ou à 9:05.", "Rendez-vous à quatorze heures trente ou à neuf heures cinq."),
     ("Départ à 1h", "Départ à une heure"),
+    # ranges: hours written with "h" as times, others "de … à", none after a preposition or article
+    ("Ouvert du lundi au samedi, 9h–19h.", "Ouvert du lundi au samedi, de neuf heures à dix-neuf heures."),
+    ("Livraison 2–4 jours, en 3-5 jours.", "Livraison de deux à quatre jours, en trois à cinq jours."),
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
      "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
@@ -63,7 +66,7 @@ def test_no_digits_left() -> None:
 
 
 FRAGMENTS = [
-    "1", "3", "25", "6 492", " 000", "25,50", "1er", "2e", "XXe", "14h30", "9:05", "1/2", "-", "+33 ", "01 23",
+    "1", "3", "25", "6 492", " 000", "25,50", "1er", "2e", "XXe", "14h30", "9:05", "9h–19h", "2–4", " jours", "1/2", "-", "+33 ", "01 23",
     " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " mai", " juin", "les ", " 80s", "n°",
     "etc.", "Mme", "M.", "a@b.fr", "www.", "\n", "1. ", "x", " milliards",
 ]

@@ -23,7 +23,11 @@ READINGS = [
     ("Sale del 12,5% e del 7%.", "Sale del dodici virgola cinque per cento e del sette per cento."),
     ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
     # money
-    ("Costa 25,50 € in tutto.", "Costa venticinque euro cinquanta centesimi in tutto."),
+    # the cents joined by "e", in every currency; cents alone without it
+    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta centesimi in tutto."),
+    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta centesimi."),
+    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti penny."),
+    ("Le restituiamo 0,99 €.", "Le restituiamo novantanove centesimi."),
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
     ("Arriva il 3 maggio 2025.", "Arriva il tre maggio duemilaventicinque."),
@@ -34,7 +38,10 @@ READINGS = [
     # times
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
     # measures and fractions
-    ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri per ora."),
+    ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri orari."),
+    # ranges: "da … a", none after a preposition or article; a range of the day ending its phrase: hours
+    ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre a cinque giorni."),
+    ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
     ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
     ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),
     # telephone numbers and addresses
@@ -74,7 +81,7 @@ def test_no_digits_left() -> None:
 
 FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
-    " €", "€", "$", " %", "%", " kg", " km/h", " °C", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
+    " €", "€", "$", " %", "%", " kg", " km/h", " °C", "2–4", "9-13", " e ", " giorni", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
     "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
 ]
 

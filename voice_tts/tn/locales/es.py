@@ -1,6 +1,6 @@
 """Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers,
 addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
-them ("5,50 €" → "cinco euros cincuenta céntimos", "21.ª" → "vigesimoprimera").
+them ("5,50 €" → "cinco euros con cincuenta céntimos", "21.ª" → "vigesimoprimera").
 
 Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built
 here in the one-word forms this data reads ("vigesimoprimera", "undécimo").
@@ -88,9 +88,8 @@ def _fraction_digits(text: str, form: str) -> str:
 
 
 def _with_zeros(text: str, form: str) -> str:
-    zeros = len(text) - len(text.lstrip("0"))
-    rest = text[zeros:]
-    return " ".join(["cero"] * zeros + ([cardinal(int(rest), form)] if rest else []))
+    rest = text.lstrip("0")
+    return " ".join(["cero"] * (len(text) - len(rest)) + ([cardinal(int(rest), form)] if rest else []))
 
 
 def _denominator(d: int) -> str | None:

@@ -25,7 +25,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
-from voice_tts.tn.locales.european_dates import NUMBER_RANGE, DatesAndTimes, chunk_after
+from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount
 
@@ -66,6 +66,7 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
+_RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -80,7 +81,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "dative": frozenset, "accusative": frozenset, "one": dict,
+    "clock_markers": frozenset, "dative": frozenset, "prepositions": frozenset, "accusative": frozenset, "one": dict,
 }
 
 
@@ -98,6 +99,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PERCENT = ""
     PER = ""
     RANGE = ""
+    RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
+    PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
@@ -581,9 +584,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pass
         return end
 
-    def _numeric(
-        self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
-    ) -> Span:
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
@@ -608,6 +609,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
+        if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
+            return locale_span(end, self.number_range(m, ctx, ends), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -649,8 +653,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return token, None
         if GROUPED.fullmatch(token):
             return token.replace(".", ""), None
-        m = _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)
-        if m:
+        if m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token):
             return m.group(1).replace(".", ""), m.group(2)
         return None
 
@@ -665,10 +668,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.plural}"
 
-    def _quantity_window(
-        self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
-        currency: Currency | None, ctx: Context,
-    ) -> Span:
+    def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
+                         currency: Currency | None, ctx: Context) -> Span:
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
         integer = fractional is None
@@ -811,9 +812,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return self.counted(n, self.is_feminine(after[0]))
 
-    def _unit_after(
-        self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None
-    ) -> Span:
+    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
@@ -849,18 +848,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _token(self, token: str, ctx: Context) -> str | None:
         """Numeric tokens read without looking further: fractions, lists, ranges, attached units."""
-        m = _FRACTION.fullmatch(token)
-        if m:
+        if m := _FRACTION.fullmatch(token):
             return self.fraction(int(m.group(1)), int(m.group(2)))
         if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
             return self.cardinal(int(token.replace(",", "")))
         if _COMMA_LIST.fullmatch(token):
             return self._comma_list(token.split(","))
-        m = NUMBER_RANGE.fullmatch(token)
-        if m:
-            return " ".join(filter(None, (self.cardinal(int(m.group(1))), self.RANGE, self.cardinal(int(m.group(2))))))
-        m = _ATTACHED_UNIT.fullmatch(token)
-        if m:
+        if m := _RANGE.fullmatch(token):
+            return self.number_range(m, ctx)
+        if m := _ATTACHED_UNIT.fullmatch(token):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
@@ -871,6 +867,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if unit is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
+
+    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False) -> str:
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'); hours, written with 'h' or
+        a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+        first, last = int(m[1]), int(m[3])
+        opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
+        if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
+            return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
+        start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
+        return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""

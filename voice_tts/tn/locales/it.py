@@ -1,5 +1,5 @@
 """Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro
-cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
+e cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
 
 Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "trentaquattromilacinquecento",
 "un milione", "ventitreesimo"); "1 ora" is "un'ora" by the noun's gender. "1°" and "2ª" are

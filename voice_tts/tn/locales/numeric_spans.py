@@ -90,7 +90,7 @@ def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str],
 # --- shapes of written numbers, shared by the readers -----------------------------------------
 
 DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
-PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}")
+PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}|\d{5}-\d{3}")  # and a Brazilian CEP
 IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 

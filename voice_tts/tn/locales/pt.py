@@ -1,5 +1,5 @@
 """Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." →
-"… vinte e cinco reais e cinquenta centavos … às catorze horas e trinta."
+"… vinte e cinco reais e cinquenta centavos … às catorze e trinta."
 
 Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
 joins them: "e" only before the last group when that group is below a hundred or a round hundred
@@ -99,8 +99,14 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:  # a rate's decimals as a number
+        decimals = f" vírgula {self._zeros_then_number(fractional, self.digits)}" if fractional else ""
+        return f"{_cardinal(int(whole))}{decimals} por cento"
+
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
+        if minutes and seconds is None and ctx.prev_word.lower() in self.CLOCK_CUES:  # 'às dezenove e quarenta'
+            return f"{_cardinal(hours, True)} e {_cardinal(minutes)}"
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
                     f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")
