@@ -10,7 +10,8 @@ thousand clients within a second) nearly every stream stepped is opening and its
 slow for what opens, in step with the streams stepped, so no fit can tell the two costs apart;
 read as per-stream cost they made the fit refuse half a burst that, once open, fit.
 Until it has seen iterations with at least two different batch sizes it predicts from their mean
-time per stream (and admits everything before the first iteration).
+time per stream; it admits everything before the first settled iteration, and any stream past
+twice the largest batch seen settled (`admits`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ import threading
 from dataclasses import dataclass
 
 from engine.runtime.stream import FRAME_SECONDS
+
+# The furthest the fit is trusted: twice the largest batch it has seen settle. Measured on an
+# H100 through the server: in a burst of 1,024 openings no iteration settles, and the line drawn
+# from the few small settled batches before it refused 40 % of a burst that then ran at 64 % of a frame.
+EXTRAPOLATION_LIMIT = 2.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,14 @@ class Headroom:
         return None if fit is None else fit[0] + fit[1] * streams
 
     def admits(self, streams: int) -> bool:
-        """Whether one more stream beside `streams` keeps the predicted iteration under target."""
+        """Whether one more stream beside `streams` keeps the predicted iteration under target.
+        No prediction past `EXTRAPOLATION_LIMIT` times the largest batch seen settled: a burst
+        that outgrows what the loop has measured is admitted as one arriving before the first
+        iteration is, and the iterations it settles into decide from then on."""
+        with self._lock:
+            largest = max((x for x, _ in self._samples), default=0)
+        if streams + 1 > EXTRAPOLATION_LIMIT * largest:
+            return True
         predicted = self.predicted_seconds(streams + 1)
         return predicted is None or predicted <= self.target * self.frame_seconds
 

@@ -202,7 +202,10 @@ def test_headroom_admits_while_the_predicted_iteration_fits():
         headroom.record(200, 0.005 + 200 * 0.0001)
     assert headroom.predicted_seconds(300) == pytest.approx(0.035)
     assert headroom.admits(349)  # 350 streams: 40 ms
-    assert not headroom.admits(350)
+    assert not headroom.admits(350) and not headroom.admits(399)
+    # Past twice the largest batch seen (200): no prediction, as before the first iteration (a
+    # burst outgrowing what was measured is admitted; the iterations it settles into decide).
+    assert headroom.admits(400)
     report = headroom.report()
     assert report.max_streams == 350
     assert report.headroom == pytest.approx(1 - 0.02 / 0.08)
