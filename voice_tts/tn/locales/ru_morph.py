@@ -62,6 +62,12 @@ def governs_accusative(word: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def is_verb(word: str) -> bool:
+    """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился')."""
+    return bool(word) and _analyzer().parse(word.lower())[0].tag.POS in ("VERB", "INFN", "PRTF", "PRTS", "GRND")
+
+
+@lru_cache(maxsize=4096)
 def inflect(word: str, case: str, plural: bool = False) -> str:
     """`word` (a noun) in `case`, singular or plural; unchanged where the dictionary has no such form."""
     grammemes = {next(k for k, v in _CASES.items() if v == case), "plur" if plural else "sing"}
