@@ -25,9 +25,9 @@ from voice_tts.tn.locales.european_dates import chunk_after
 _WORDS = words("de")
 
 
-# Words before an ordinal that decide its ending: "am dritten", "der dritte"; else the case the
-# word before gives (prepositions, articles, "ein" and its kin: `cases`) and the noun's gender
-# decide it (`strong_endings`: 'sein vierzigstes Jubiläum', 'an dritter Stelle').
+# Words before an ordinal that decide its ending: "am dritten", "der dritte"; else the case the word
+# before gives (`cases`: prepositions, articles, "ein" and its kin, verbs whose object is in the
+# accusative) and the noun's gender decide it ('sein vierzigstes Jubiläum', 'an dritter Stelle').
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
 _CASES: dict[str, str] = _WORDS["cases"]
@@ -38,9 +38,8 @@ _REGNAL_FORMS: dict[str, list[list[str]]] = _WORDS["regnal_forms"]
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
-# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
-_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
-_NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
+# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen'; else masculine).
+_GENDER_ENDINGS = {gender: tuple(endings) for gender, endings in _WORDS["gender_endings"].items()}
 _GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.json").items() for noun in nouns.split()}
 
 
@@ -51,9 +50,7 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
-    if noun.endswith(_FEMININE_ENDINGS):
-        return "f"
-    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
+    return next((gender for gender, endings in _GENDER_ENDINGS.items() if noun.endswith(endings)), "m")
 
 
 class German(Language):
@@ -83,7 +80,7 @@ class German(Language):
         if n != 1 or (found := _noun_after(cur, end)) is None:
             return None
         (adjective, noun), cue = found, _cue(ctx)
-        case = _CASES.get(cue) or ("accusative" if cue in _VERBS else "nominative")
+        case = _CASES.get(cue, "nominative")
         if adjective.endswith(("e", "er", "es")):  # 'seit 1 Stunde, 1 großer Tisch': ein großer
             case = "nominative"
         elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
@@ -153,17 +150,15 @@ class German(Language):
         elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
                               or cue in _CASES and word in _GENDERS):
             return None
-        if cue in _ENDINGS:
-            return cldr.ordinal("de", n) + _ENDINGS[cue]
-        gender = noun_gender(found[1]) if word and (found := _noun_after(cur, dot + 1)) else "m"
-        return cldr.ordinal("de", n) + _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender]
+        found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
+        strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][noun_gender(found[1]) if found else "m"]
+        return cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS = frozenset(_WORDS["pronouns"])  # capitalized, yet no noun a number counts
-_VERBS = frozenset(_WORDS["accusative_verbs"])  # their object is in the accusative: 'erhalten Sie 1 Gutschein'
-_ONE: dict[str, dict[str, str]] = _WORDS["one"]  # CLDR's form of "ein" by case and gender
-_STRONG_ENDINGS: dict[str, dict[str, str]] = _WORDS["strong_endings"]
+# CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
+_ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:

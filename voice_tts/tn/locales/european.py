@@ -486,8 +486,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None if reading is None else self._abbreviated(cur, f"{word}.{second}.", m + 1, reading)
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
-        """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.' at the
-        end), so does the reading."""
+        """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
         if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end, by_capital=written in self.SENTENCE_FINAL):
             reading += "."
         return locale_span(end, reading, self.code)
@@ -683,7 +682,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 numerator, denominator = cldr.vulgar_fraction(cur.at(end))
                 reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
                 return self._unit_after(cur, end + 1, reading, None if minus else (int(whole), numerator, denominator))
-            if currency is None and integer and cur.at(end) == "." and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
+            dotted = currency is None and integer and cur.at(end) == "."
+            if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
             while True:
                 j = lexer.spaces(cur, end)

@@ -222,11 +222,9 @@ class Russian(Language):
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
-        case ('к 15.03.2027' к пятнадцатому марта)."""
-        preposition = _preposition(ctx)
-        case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
-        if case == "nominative" and ru_morph.is_verb(preposition):  # 'будет доставлен 12.04.2027' двенадцатого
-            case = "genitive"
+        case ('к 15.03.2027' к пятнадцатому марта), after a verb in the genitive, saying when
+        ('будет доставлен 12.04.2027' двенадцатого апреля)."""
+        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or ru_morph.is_verb(word) else "nominative"
         return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
@@ -489,10 +487,9 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
-    """An ordinal where the noun after the number has no form a count of `n` takes: 'занял 2
-    место' занял второе место, 'в 5 классе' в пятом классе, 'к 5 числу' к пятому; it agrees with the
-    noun's gender and case, of its cases the preposition's first. One, 21 … stay counts ('в 1 доме',
-    'в 21 регионе') save before a noun of rank ('на 1 этаже' на первом, 'в 21 веке' в двадцать первом)."""
+    """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
+    второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
+    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
     form = ru_morph.noun(noun) if n and noun.isalpha() and len(noun) >= 3 else None
     if form is None or agreement(n) == 0 and noun not in _RANK_NOUNS or any(plural for plural, _ in form.forms):
         return None
@@ -542,8 +539,7 @@ def _preposition(ctx: Context) -> str:
 # Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
 _RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
 _MOBILE = re.compile(r"[78]9\d{9}")
-# A number joined to a word by a hyphen, the first part of a compound: the genitive, in one word,
-# save the words whose joining form differs ('сто', 'девяносто', 'одно', 'тысяче').
+# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
 _COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
 _COMBINING: dict[str, str] = _WORDS["combining_forms"]
 

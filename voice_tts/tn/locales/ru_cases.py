@@ -90,7 +90,7 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
     if form and agreement(n) == 0 and "nominative" not in (cases := form.singular_cases()) and cases:
         return COUNT_PREPOSITIONS.get(preposition) if COUNT_PREPOSITIONS.get(preposition) in cases else cases[0]
-    case = "accusative" if not shown and takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
+    case = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
     return "genitive" if case == "accusative" and 2 <= n <= 4 and form and form.animate and form.forms[0][0] else case
 
 
