@@ -51,7 +51,8 @@ READINGS = [
      "es frei."),
     # an ordinal's ending with no article before it: the case and the noun's gender; a list's first ordinal's
     ("Wir feiern sein 40. Jubiläum, ein 2. Platz, Sie sind an 3. Stelle, am 3. und 4. Mai.",
-     "Wir feiern sein vierzigstes Jubiläum, ein zweiter Platz, Sie sind an dritter Stelle, am dritten und vierten Mai."),
+     "Wir feiern sein vierzigstes Jubiläum, ein zweiter Platz, Sie sind an dritter Stelle, am dritten und vierten "
+     "Mai."),
     ("Wir treffen uns um 3. Danach essen wir.", "Wir treffen uns um drei. Danach essen wir."),
     ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent per annum."),
     # 'Sie' after a verb is no noun the number counts: the number is a label

@@ -162,9 +162,8 @@ _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:
-    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1
-    Gutschein'); after a comma or 'und', that of the list's first number ('mit 1 Doppelbett, 1 Balkon
-    und 1 Badewanne', 'am 3. und 4. Mai')."""
+    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein');
+    after a comma or 'und', that of its list's first number ('mit 1 Doppelbett, 1 Balkon und 1 Badewanne')."""
     prev = ctx.prev_word.lower()
     if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
         prev = ctx.words_before[-1].lower()

@@ -82,16 +82,17 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     """The case of a count between `preposition` (the word before it, lower case: a preposition or
     a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
     ('о 3 книгах'), the case of a noun after one that has no nominative ('в 1 доме', 'и 1 ребёнка'
-    одного), else the preposition's or verb's ('купил 2 книги'); after two to four an animate plural's
-    accusative is its genitive ('на 2 взрослых' на двух взрослых, but 'на 2 человека' на два)."""
+    одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
+    ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека' два: a count's singular noun)."""
     shown = noun_case(noun)
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
     form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
-    if form and agreement(n) == 0 and "nominative" not in (cases := form.singular_cases()) and cases:
-        return COUNT_PREPOSITIONS.get(preposition) if COUNT_PREPOSITIONS.get(preposition) in cases else cases[0]
-    case = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
-    return "genitive" if case == "accusative" and 2 <= n <= 4 and form and form.animate and form.forms[0][0] else case
+    given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
+    cases = form.singular_cases() if form and agreement(n) == 0 else []
+    case = given if given in cases or "nominative" in cases or not cases else cases[0]
+    animate = form and form.animate and (form.forms[0][0] if n > 1 else form.gender == "m")
+    return "genitive" if case == "accusative" and 0 < n <= 4 and animate else case
 
 
 def takes_accusative(word: str) -> bool:
