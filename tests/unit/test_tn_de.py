@@ -42,6 +42,19 @@ READINGS = [
     ("Das Paket kam mit 1 neuen Rechnung.", "Das Paket kam mit einer neuen Rechnung."),
     ("Er wartet seit 1 langen Stunde, 1 großer Tisch ist frei.",
      "Er wartet seit einer langen Stunde, ein großer Tisch ist frei."),
+    # the case a verb gives its object, past a pronoun, and a list's first number gives the others;
+    # an adjective ending in -er, -es or -e shows the nominative
+    ("Als Entschädigung erhalten Sie 1 Gutschein über 20 €, 1 Getränk und 1 Flasche Wein.",
+     "Als Entschädigung erhalten Sie einen Gutschein über zwanzig Euro, ein Getränk und eine Flasche Wein."),
+    ("Ihr Zimmer mit 1 Doppelbett, 1 Balkon und 1 Badewanne liegt im 4. Stock, in 1 Stunde ist es frei.",
+     "Ihr Zimmer mit einem Doppelbett, einem Balkon und einer Badewanne liegt im vierten Stock, in einer Stunde ist "
+     "es frei."),
+    # an ordinal's ending with no article before it: the case and the noun's gender; a list's first ordinal's
+    ("Wir feiern sein 40. Jubiläum, ein 2. Platz, Sie sind an 3. Stelle, am 3. und 4. Mai.",
+     "Wir feiern sein vierzigstes Jubiläum, ein zweiter Platz, Sie sind an dritter Stelle, am dritten und vierten "
+     "Mai."),
+    ("Wir treffen uns um 3. Danach essen wir.", "Wir treffen uns um drei. Danach essen wir."),
+    ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent per annum."),
     # 'Sie' after a verb is no noun the number counts: the number is a label
     ("Unter Punkt 1 finden Sie alles, in Schritt 1 öffnen Sie die App.",
      "Unter Punkt eins finden Sie alles, in Schritt eins öffnen Sie die App."),
@@ -123,6 +136,7 @@ FRAGMENTS = [
     " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " Uhr", " Mai", " mär.", " Jahr", "am ",
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
     "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
+    "mit ", "erhalten Sie ", " Balkon", ", ", " und ", "an ", " Stelle", "sein ", " Jubiläum", "p. a.",
 ]
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import lexer
-from voice_tts.tn.chars import is_letter, is_space
-from voice_tts.tn.context import Context
+from voice_tts.tn.chars import is_digit, is_letter, is_space
+from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
 from voice_tts.tn.locales import data, words
@@ -25,21 +25,21 @@ from voice_tts.tn.locales.european_dates import chunk_after
 _WORDS = words("de")
 
 
-# Words before an ordinal that decide its ending: "am dritten", "der dritte", "ein dritter".
+# Words before an ordinal that decide its ending: "am dritten", "der dritte"; else the case the word
+# before gives (`cases`: prepositions, articles, "ein" and its kin, verbs whose object is in the
+# accusative) and the noun's gender decide it ('sein vierzigstes Jubiläum', 'an dritter Stelle').
 _DATIVE_CUES = frozenset(_WORDS["dative_cues"])
 _WEAK_CUES = frozenset(_WORDS["weak_cues"])
-_ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | frozenset(("ein", "sein", "ihr", "unser", "mein", "dein", "zu", "als"))
-_ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")  # else "r": 'ein dritter'
-# The case a preposition or article before a ruler's name gives its number, and the article and
-# ending of each case by gender: 'von Ludwig II.' von Ludwig dem Zweiten.
-_REGNAL_CASES: dict[str, str] = _WORDS["regnal_cases"]
+_CASES: dict[str, str] = _WORDS["cases"]
+_ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | {word for word, case in _CASES.items() if case == "nominative"}
+_ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")
+# The article and ending of each case by gender of a ruler's number: 'von Ludwig II.' von Ludwig dem Zweiten.
 _REGNAL_FORMS: dict[str, list[list[str]]] = _WORDS["regnal_forms"]
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
-# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen').
-_FEMININE_ENDINGS = ("e", "ung", "heit", "keit", "schaft", "ion", "tät", "ei", "ik", "in", "ur")
-_NEUTER_ENDINGS = ("chen", "lein", "ment", "um", "tum", "nis")
+# the endings that give the gender of a noun it lacks ('Zeitung', 'Mädchen'; else masculine).
+_GENDER_ENDINGS = {gender: tuple(endings) for gender, endings in _WORDS["gender_endings"].items()}
 _GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.json").items() for noun in nouns.split()}
 
 
@@ -50,9 +50,7 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
-    if noun.endswith(_FEMININE_ENDINGS):
-        return "f"
-    return "n" if noun.endswith(_NEUTER_ENDINGS) else "m"
+    return next((gender for gender, endings in _GENDER_ENDINGS.items() if noun.endswith(endings)), "m")
 
 
 class German(Language):
@@ -64,22 +62,30 @@ class German(Language):
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
         II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
-        cue = next((w.lower() for w in reversed(ctx.words_before) if w[:1].islower() or w.lower() in _REGNAL_CASES), "")
-        article, ending = _REGNAL_FORMS[_REGNAL_CASES.get(cue, "nominative")][feminine]
+        cue = next((w.lower() for w in reversed(ctx.words_before) if w[:1].islower() or w.lower() in _CASES), "")
+        article, ending = _REGNAL_FORMS[_CASES.get(cue, "nominative")][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
+    def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """A number's span keeps the word that gave it its case for the next number of its list."""
+        span = super().find_span(cur, pos, ctx)
+        if span is not None and is_digit(cur.at(pos)):
+            span.agreement = _cue(ctx)
+        return span
+
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'für 1 Nacht' für eine Nacht, '1 neue
+        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
         Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
-        preposition before or of the adjective's ending after it; 'Seite 1' stays eins."""
+        preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1' stays eins."""
         if n != 1 or (found := _noun_after(cur, end)) is None:
             return None
-        (adjective, noun), prev = found, ctx.prev_word.lower()
-        # the case a preposition governs (DATIVE, ACCUSATIVE), and the CLDR form of "ein" it takes by gender (ONE)
-        case = "dative" if prev in self.DATIVE else "accusative" if prev in self.ACCUSATIVE else "nominative"
-        if case == "nominative" and adjective.endswith("en"):  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
+        (adjective, noun), cue = found, _cue(ctx)
+        case = _CASES.get(cue, "nominative")
+        if adjective.endswith(("e", "er", "es")):  # 'seit 1 Stunde, 1 großer Tisch': ein großer
+            case = "nominative"
+        elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
             case = "accusative" if noun_gender(noun) == "m" else "dative"
-        return cldr.cardinal("de", 1, self.ONE[case][noun_gender(noun)])
+        return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
@@ -129,28 +135,39 @@ class German(Language):
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
 
-    def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
-        if len(cur.text[pos:dot].replace(".", "")) > 4:  # '3.', '1.000.' (der 1.000. Besucher)
-            return False
-        after = cur.at(dot + 1)
-        if after in ("", "\n"):
-            return not ctx.last_visible  # '4.' alone is an ordinal; '… kostet 3.' ends a sentence
-        if not is_space(after):
-            return False
-        j = lexer.spaces(cur, dot + 1)
-        c = cur.at(j)
+    def ordinal_dot(self, cur: Cursor, pos: int, dot: int, n: int, ctx: Context) -> str | None:
+        """'3.' is an ordinal alone, before a month or a lower-case word, after a cue ('am', 'der',
+        'sein'), or after a preposition before a noun ('an 3. Stelle'; 'um 3. Danach' ends a sentence).
+        Its ending: the cue's ('am dritten'), else the case's and the noun's gender ('sein vierzigstes')."""
+        after = cur.at(dot + 1)  # '1.000.' (der 1.000. Besucher) may be an ordinal, '1.000.000.' not
+        if len(cur.text[pos:dot].replace(".", "")) > 4 or after not in ("", "\n") and not is_space(after):
+            return None
+        c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
+        word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
         if c in ("", "\n"):
-            return not ctx.last_visible
-        if not is_letter(c):
-            return False
-        word = cur.text[j:lexer.chunk(cur, j)]
-        if word.lower() in self.MONTHS or word[0].islower():
-            return True
-        return ctx.prev_word.lower() in _ORDINAL_CUES
+            if ctx.last_visible:  # '… kostet 3.' ends a sentence
+                return None
+        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
+                              or cue in _CASES and word in _GENDERS):
+            return None
+        found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
+        strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][noun_gender(found[1]) if found else "m"]
+        return cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS = frozenset(_WORDS["pronouns"])  # capitalized, yet no noun a number counts
+# CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
+_ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
+
+
+def _cue(ctx: Context) -> str:
+    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein');
+    after a comma or 'und', that of its list's first number ('mit 1 Doppelbett, 1 Balkon und 1 Badewanne')."""
+    prev = ctx.prev_word.lower()
+    if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
+        prev = ctx.words_before[-1].lower()
+    return ctx.agreement if prev in ("und", "oder") or not prev and ctx.last_visible == "," else prev
 
 
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:

@@ -81,7 +81,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "dative": frozenset, "prepositions": frozenset, "accusative": frozenset, "one": dict,
+    "clock_markers": frozenset, "prepositions": frozenset,
 }
 
 
@@ -272,9 +272,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
         return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
 
-    def is_ordinal_dot(self, cur: Cursor, pos: int, dot: int, ctx: Context) -> bool:
-        """Whether the period after the number at `pos` makes it an ordinal ("3." in German)."""
-        return False
+    def ordinal_dot(self, cur: Cursor, pos: int, dot: int, n: int, ctx: Context) -> str | None:
+        """The ordinal `n` is where the period after it at `dot` makes it one ("3." in German), else None."""
+        return None
 
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
@@ -388,10 +388,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after in (".", "°") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°'
-            final = word + after in self.SENTENCE_FINAL
-            if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end + 1, by_capital=final):
-                reading += "."  # 'etc.' at the end of a sentence: its period is also the sentence's
-            return locale_span(end + 1, reading, self.code)
+            return self._abbreviated(cur, word + after, end + 1, reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
@@ -489,7 +486,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         second = cur.text[end + 2:m]  # written with or without the space: 'a. c.'
         reading = self.abbreviation(f"{word}.{second}.") or self.abbreviation(f"{word}. {second}.")
-        return None if reading is None else locale_span(m + 1, reading, self.code)
+        return None if reading is None else self._abbreviated(cur, f"{word}.{second}.", m + 1, reading)
+
+    def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
+        """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
+        if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end, by_capital=written in self.SENTENCE_FINAL):
+            reading += "."
+        return locale_span(end, reading, self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`."""
@@ -680,9 +683,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 numerator, denominator = cldr.vulgar_fraction(cur.at(end))
                 reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
                 return self._unit_after(cur, end + 1, reading, None if minus else (int(whole), numerator, denominator))
-            if currency is None and integer and cur.at(end) == "." and self.is_ordinal_dot(cur, pos, end, ctx):
-                n = int(whole)
-                return self._after_day(cur, end + 1, minus + self.ordinal(n, ".", ctx), n, ctx)
+            dotted = currency is None and integer and cur.at(end) == "."
+            if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
+                return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
             while True:
                 j = lexer.spaces(cur, end)
                 c = cur.at(j)

@@ -160,7 +160,7 @@ class Russian(Language):
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
         transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
         preposition = _preposition(ctx)
-        if _takes_accusative(preposition):
+        if ru_cases.takes_accusative(preposition):
             return "accusative"
         return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
 
@@ -222,9 +222,9 @@ class Russian(Language):
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
-        case ('к 15.03.2027' к пятнадцатому марта)."""
-        preposition = _preposition(ctx)
-        case = _day_case(preposition) if preposition in _PREPOSITION_CASES else "nominative"
+        case ('к 15.03.2027' к пятнадцатому марта), after a verb in the genitive, saying when
+        ('будет доставлен 12.04.2027' двенадцатого апреля)."""
+        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or ru_morph.is_verb(word) else "nominative"
         return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
@@ -232,6 +232,8 @@ class Russian(Language):
         ('03-фев-2002'), a mobile number written without its spaces ('89123456789')."""
         if _MOBILE.fullmatch(token) and cldr.phone_groups(token, "RU"):
             return _phone(token)
+        if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
+            return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
@@ -266,8 +268,7 @@ class Russian(Language):
             return year
         if n > 9999 and chunk_after(cur, end, str.isupper):  # a code before a name ('125009 Москва'), no count
             noun = ""
-        return (_ordinal_by_noun(n, preposition, noun) or ru_cases.ordinal_before(n, preposition, noun)
-                or _count_after_verb(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
+        return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
@@ -486,11 +487,11 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
-    """An ordinal where the noun after the number has no form a count of `n` takes: 'занял 2
-    место' занял второе место, 'в 5 классе' в пятом классе; it agrees with the noun's gender and
-    case, of its cases the preposition's first."""
-    form = ru_morph.noun(noun) if n > 1 and noun.isalpha() and len(noun) >= 3 else None
-    if form is None or agreement(n) == 0 or any(plural for plural, _ in form.forms):
+    """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
+    второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
+    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
+    form = ru_morph.noun(noun) if n and noun.isalpha() and len(noun) >= 3 else None
+    if form is None or agreement(n) == 0 and noun not in _RANK_NOUNS or any(plural for plural, _ in form.forms):
         return None
     cases = form.singular_cases()
     if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
@@ -522,10 +523,10 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
 
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
     """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
-    сообщение' одно новое сообщение."""
+    сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
     counted_one = agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
     gender = ru_morph.adjective_gender(adjective) if counted_one else None
-    return cardinal(n, gender) if gender else None
+    return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
 
 
 def _preposition(ctx: Context) -> str:
@@ -535,22 +536,12 @@ def _preposition(ctx: Context) -> str:
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
 
 
-def _takes_accusative(word: str) -> bool:
-    """After 'на', 'за', 'через', 'в' (motion, price, time) or a transitive verb ('стоит', 'заплатил'),
-    an amount is in the accusative."""
-    return ru_cases.COUNT_PREPOSITIONS.get(word) == "accusative" or (
-        word not in ru_cases.COUNT_PREPOSITIONS and word.isalpha() and ru_morph.governs_accusative(word))
-
-
-def _count_after_verb(n: int, verb: str, noun: str) -> str | None:
-    """A count after a transitive verb, in the accusative: 'купил 1 книгу' одну, 'продал 1000 штук'
-    тысячу; None after any other word."""
-    if verb in ru_cases.COUNT_PREPOSITIONS or not _takes_accusative(verb) or ru_cases.noun_case(noun):
-        return None
-    return cardinal(n, ru_cases.count_gender(n, noun), "accusative")
-
-
+# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
+_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
 _MOBILE = re.compile(r"[78]9\d{9}")
+# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
+_COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
+_COMBINING: dict[str, str] = _WORDS["combining_forms"]
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
@@ -845,7 +836,8 @@ def _phone(raw: str) -> str:
     libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
     international = raw.lstrip().startswith("+")
     words = ["плюс"] if international else []
-    for group in cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw):
+    groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
+    for group in groups[raw.startswith("(") and groups[0] == "8":]:  # no trunk prefix where none is written
         zeros = len(group) - len(group.lstrip("0"))
         words += ["ноль"] * zeros + ([cardinal(int(group))] if group.lstrip("0") else [])
     return " ".join(words)

@@ -57,8 +57,6 @@ _INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
 # 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
 # рублей', from) unless the noun is instrumental ('с 5 участниками', with).
 COUNT_PREPOSITIONS: dict[str, str] = words("ru")["count_prepositions"]
-# Prepositions after which a singular noun in the prepositional ('на 3 этаже') follows an ordinal.
-_LOCATIVE = frozenset(("в", "во", "на", "о", "об", "обо", "при"))
 # Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
 _PLURAL_CASE_ENDINGS: dict[str, str] = words("ru")["plural_case_endings"]
 # Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
@@ -81,37 +79,33 @@ def noun_case(noun: str) -> str | None:
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:
-    """The case of a count between `preposition` (the word before it, lower case) and `noun`
-    (the word after it, lower case; "" when none)."""
+    """The case of a count between `preposition` (the word before it, lower case: a preposition or
+    a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
+    ('о 3 книгах'), the case of a noun after one that has no nominative ('в 1 доме', 'и 1 ребёнка'
+    одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
+    ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека' два: a count's singular noun)."""
     shown = noun_case(noun)
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
-    if agreement(n) == 0 and len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS:
-        if preposition in _LOCATIVE and noun.endswith(("е", "и")):  # 'в 1 доме'
-            return "prepositional"
-        if preposition not in COUNT_PREPOSITIONS and noun.endswith(("у", "ю")):  # 'купил 1 книгу'
-            return "accusative"
-    return COUNT_PREPOSITIONS.get(preposition, "nominative")
+    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
+    given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
+    cases = form.singular_cases() if form and agreement(n) == 0 else []
+    case = given if given in cases or "nominative" in cases or not cases else cases[0]
+    animate = form and form.animate and (form.forms[0][0] if n > 1 else form.gender == "m")
+    return "genitive" if case == "accusative" and 0 < n <= 4 and animate else case
+
+
+def takes_accusative(word: str) -> bool:
+    """After 'на', 'за', 'через', 'в' (motion, price, time) or a transitive verb ('стоит', 'заплатил'),
+    an amount is in the accusative."""
+    return COUNT_PREPOSITIONS.get(word) == "accusative" or (
+        word not in COUNT_PREPOSITIONS and word.isalpha() and ru_morph.governs_accusative(word))
 
 
 def count_gender(n: int, noun: str) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
     form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() else None
     return form.gender if form is not None and agreement(n) < 2 else "m"
-
-
-def ordinal_before(n: int, preposition: str, noun: str) -> str | None:
-    """An ordinal, where the noun after the number is in a singular case a count would not give
-    it: 'на 3 этаже' на третьем этаже, 'в 21 веке' в двадцать первом веке, 'к 5 числу' к пятому
-    числу. One ('в 1 доме') stays a count."""
-    if n <= 1 or len(noun) < 3 or not noun.isalpha() or noun.endswith(_ADJECTIVE_ENDINGS) or noun_case(noun):
-        return None
-    gender = "f" if noun.endswith(("ии",)) else "m"
-    if preposition in _LOCATIVE and noun.endswith(("е", "ии")):
-        return ordinal(n, gender, "prepositional")
-    if preposition in ("к", "ко") and noun.endswith(("у", "ю")):
-        return ordinal(n, "m", "dative")
-    return None
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:
