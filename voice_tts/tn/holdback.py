@@ -447,7 +447,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:
     """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
     dash, k = _next_token(cur, end)
-    if dash not in ("-", "–") or not is_space(cur.at(k)):
+    if dash not in ("-", "–"):
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
