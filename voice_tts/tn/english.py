@@ -205,19 +205,21 @@ def phone(text: str) -> str:
     return ("plus " if text.startswith("+") else "") + ", ".join(groups)
 
 
-_LOCAL_PHONE = re.compile(r"(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
+_LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
 
 
 def local_phone(text: str) -> str | None:
     """'555-0123' -> 'five five five, zero one two three': a number without its area code
-    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200')."""
+    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200').
+    The 1 dialled before an area code is said with it, a toll-free 800 as a number: '1-800-555-0146'
+    one eight hundred, five five five, zero one four six."""
     m = _LOCAL_PHONE.fullmatch(text)
     if m is None:
         return None
-    exchange, line = m.group("exchange", "line")
-    if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line):
-        return None
-    return phone(text)
+    exchange, line, area = m.group("exchange", "line", "area")
+    if area:
+        return f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}"
+    return None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line) else phone(text)
 
 
 # --- Roman numerals --------------------------------------------------------------------------
@@ -360,8 +362,7 @@ def number_range(text: str) -> str | None:
 
 
 def percent(text: str) -> str | None:
-    m = _PERCENT.fullmatch(text)
-    return m and f"{_SIGN_WORDS[m.group('sign')]}{number(m.group('num').replace(',', ''))} percent"
+    return (m := _PERCENT.fullmatch(text)) and f"{_SIGN_WORDS[m['sign']]}{number(m['num'].replace(',', ''))} percent"
 
 
 def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str | None:
@@ -404,8 +405,7 @@ _QUARTER = re.compile(r"(?P<q>[1-4])Q(?P<y>\d{2}|\d{4})")
 
 def quarter(text: str) -> str | None:
     """'2Q22' the second quarter of twenty two."""
-    m = _QUARTER.fullmatch(text)
-    return m and f"the {ordinal(int(m.group('q')))} quarter of {_short_year(m.group('y'))}"
+    return (m := _QUARTER.fullmatch(text)) and f"the {ordinal(int(m['q']))} quarter of {_short_year(m['y'])}"
 
 
 def written_date(text: str, prev_word: str = "") -> str | None:
@@ -557,8 +557,7 @@ _ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)
 
 def era_year(text: str) -> str | None:
     """'340 A.D' three forty A D, '44 BC' forty four B C: a number before an era is a year."""
-    m = _ERA_YEAR.fullmatch(text)
-    return m and f"{year(int(m.group('year')))} {' '.join(m.group('era').replace('.', ''))}"
+    return (m := _ERA_YEAR.fullmatch(text)) and f"{year(int(m['year']))} {' '.join(m['era'].replace('.', ''))}"
 
 
 # A street address: '708 N 1st St' seven zero eight North first Street ('St', 'st': Street).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import cldr, electronic, english, lexer
+from voice_tts.tn import chinese, cldr, electronic, english, lexer
 from voice_tts.tn.chars import (
     JOIN_ANY,
     OPENING_BRACKETS,
@@ -93,6 +93,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
+    if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星" and cur.at(day := pos + 2 + cur.startswith(pos + 1, "星期")) in (
+            "一二三四五六日天") and cur.at(day + 1) in ("）", ")"):  # '8月9日（周一）' 八月九日周一: as in ja and ko, unbracketed
+        return Span(day + 2, "reading", "zh", info=cur.text[pos + 1:day + 1])
     if is_han(c):
         return Span(pos + 1, "han")
     if c in "'’" and ctx.locale is None:
@@ -321,6 +324,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if ctx.locale is not None:  # a number its language module left: read as the module's `number`
         return Span(end, "num", ctx.default_lang)
     if ctx.sent_han or is_han(cur.at(end)):
+        if (last := lexer.chunk_after(cur, end, is_digit)) and chinese.LANDLINE.fullmatch(cur.text[body:last[1]]):
+            end = last[1]  # '021-6218 5530': a landline's last group
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and _is_day(cur.text[pos:end]):
         date_end = _day_month(cur, end)
