@@ -72,9 +72,11 @@ KO = [
     ("22번째", "스물두번째"),
     ("45번째", "사십오번째"),
     ("3개월", "삼개월"),
-    # 대 counts vehicles and machines before a particle or a mark, not a round ten (an age), a
-    # word after a space ('3대 도시' the three great cities) or a number ('1대1' one to one)
+    # 대 counts vehicles and machines before a particle or a mark, never a round ten (an age), a
+    # word ('3대 도시' the three great cities, '4대강' the four great rivers) or a number ('1대1')
     ("버스 1대와 차량 12대가", "버스 한대와 차량 열두대가"),
+    ("2대씩, 3대.", "두대씩, 세대."),
+    ("4대강 사업", "사대강 사업"),
     ("20대 고객", "이십대 고객"),
     ("세계 3대 도시", "세계 삼대 도시"),
     ("1대1 상담", "일대일 상담"),

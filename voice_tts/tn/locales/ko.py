@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, electronic, lexer
-from voice_tts.tn.chars import is_digit, is_hangul
+from voice_tts.tn.chars import is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -67,8 +67,9 @@ class Korean(myriad.Language):
             return locale_span(end, ordinal, "ko")
         if c in self.counter_starts and n:
             counter = c if c in self.counters else c + cur.at(end + 1)
-            after = cur.at(end + len(counter))  # 대 counts before a particle, below a round ten: '1대와' 한대와, not '20대'
-            counts = counter not in self.words["counters_before_particles"] or n % 10 and not (after.isspace() or is_digit(after))
+            # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
+            particles = self.words["counters_before_particles"].get(counter)
+            counts = particles is None or n % 10 and ((a := cur.at(end + len(counter))) in particles or not (a.isalnum() or a.isspace()))
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n), "ko")
         return locale_span(end, plain, "ko")
