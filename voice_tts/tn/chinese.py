@@ -240,8 +240,7 @@ def celsius(text: str) -> str | None:
 
 def number_range(text: str) -> str | None:
     """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus)."""
-    m = _RANGE.fullmatch(text)
-    if m is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+    if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
     suffix = m.group("suffix")
     return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix

@@ -157,8 +157,7 @@ def decade(text: str) -> str | None:
     if dash:
         first, last = decade(first), decade(last)
         return first and last and f"{first} to {last}"
-    m = _DECADE.fullmatch(text)
-    if m is None or (text.startswith("'") and m.group(1)):
+    if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
     if m.group(1):
         return plural(year(int(m.group(1) + m.group(2) + "0")))
@@ -170,8 +169,7 @@ _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
 
 def version(text: str) -> str | None:
     """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
-    m = _VERSION.fullmatch(text)
-    if m is None or (not m.group("v") and m.group("parts").count(".") < 2):
+    if (m := _VERSION.fullmatch(text)) is None or (not m.group("v") and m.group("parts").count(".") < 2):
         return None
     spoken = " point ".join(integer(part) for part in m.group("parts").split("."))
     return "version " + spoken if m.group("v") else spoken
@@ -213,8 +211,7 @@ def local_phone(text: str) -> str | None:
     (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200').
     The 1 dialled before an area code is said with it, a toll-free 800 as a number: '1-800-555-0146'
     one eight hundred, five five five, zero one four six."""
-    m = _LOCAL_PHONE.fullmatch(text)
-    if m is None:
+    if (m := _LOCAL_PHONE.fullmatch(text)) is None:
         return None
     exchange, line, area = m.group("exchange", "line", "area")
     if area:
@@ -316,6 +313,7 @@ MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 # for more ('kilowatt hours', 'degrees Celsius', 'feet').
 UNITS = _DATA["units"]
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
+TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
 # Symbols said in running text ('§ 4' section four).
 SYMBOLS = _DATA["symbols"]
 
@@ -416,8 +414,7 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     if m is not None:
         the = "" if prev_word.lower() == "the" else "the "
         return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    m = _MONTH_DAY.fullmatch(text)
-    if m is None:
+    if (m := _MONTH_DAY.fullmatch(text)) is None:
         return None
     month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
@@ -439,8 +436,7 @@ def dashed_date(text: str) -> str | None:
 def clock(text: str) -> str | None:
     """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
     24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
-    m = _CLOCK.fullmatch(text)
-    if m is None:
+    if (m := _CLOCK.fullmatch(text)) is None:
         return None
     hour = int(m.group("h") or m.group("h2"))
     period = (m.group("ap") or m.group("ap2") or "").upper()

@@ -545,14 +545,17 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
     """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
-    sentence after it (not a capital, a new line or the end, where it is the sentence's too)."""
-    return cur.at(i) == "." and (after := _next_token_start(cur, i + 1)) != "" and not after.isupper() and after != "\n"
+    sentence after it (not a capital but a time zone's, 'at 5 p.m. Eastern'; not a new line or the
+    end, where it is the sentence's too)."""
+    return cur.at(i) == "." and (after := _next_token_start(cur, i + 1, word=True)) not in ("", "\n") and (
+        not after[0].isupper() or after in english.TIME_ZONES)
 
 
-def _next_token_start(cur: Cursor, i: int) -> str:
-    """First character of the next token, once that token is closed ("" at the end or too far)."""
+def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
+    """First character of the next token (the whole token: `word`), once that token is closed ("" at
+    the end or too far)."""
     try:
-        return _next_token(cur, i)[0][:1]
+        return _next_token(cur, i)[0][:None if word else 1]
     except TooLong:
         return ""
 
