@@ -160,6 +160,8 @@ READINGS = {
     # the 1 dialled before an area code is said with it; a toll-free 800 as a number
     "Call 1-800-555-0146 or 1-415-555-0100.":
         "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",
+    # a unit joined to its number by a hyphen describes the noun after it: singular
+    "a 5-km run with a 10-lb bag": "a five kilometer run with a ten pound bag",
     # address and area abbreviations
     "Apt. 4B, Ste. 200 and Bldg. 5 have 650 sq. ft. each.":
         "Apartment four B, Suite two hundred and Building five have six hundred fifty square feet each.",

@@ -345,7 +345,7 @@ _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
-_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>\S+)")
+_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>\S+)")
 
 
 _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
@@ -502,11 +502,11 @@ def dotted_phone(text: str) -> str | None:
 
 def measure(text: str) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
-    degrees Celsius'."""
+    degrees Celsius'; joined by a hyphen it describes a noun, in the singular: 'a 5-km run' five kilometer run."""
     if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
     amount, (one, many) = m.group("num").replace(",", ""), UNITS[m.group("unit")]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' else many}"
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or m['adjective'] else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
