@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, electronic, lexer
-from voice_tts.tn.chars import is_hangul
+from voice_tts.tn.chars import is_digit, is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -58,6 +58,9 @@ class Korean(myriad.Language):
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
+        if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
+                cur.at(lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
+            return locale_span(end + 1, plain + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
         if c == "시" and cur.at(end + 1) != "간":
