@@ -93,9 +93,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
-    if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星" and cur.at(day := pos + 2 + cur.startswith(pos + 1, "星期")) in (
-            "一二三四五六日天") and cur.at(day + 1) in ("）", ")"):  # '8月9日（周一）' 八月九日周一: as in ja and ko, unbracketed
-        return Span(day + 2, "reading", "zh", info=cur.text[pos + 1:day + 1])
+    if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星":  # '8月9日（周一）' 八月九日周一, as ja and ko read it
+        day = pos + 2 + cur.startswith(pos + 1, "星期")
+        if cur.at(day) in "一二三四五六日天" and cur.at(day + 1) in ("）", ")"):
+            return Span(day + 2, "reading", "zh", info=cur.text[pos + 1:day + 1])
     if is_han(c):
         return Span(pos + 1, "han")
     if c in "'’" and ctx.locale is None:

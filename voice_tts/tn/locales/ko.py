@@ -72,7 +72,8 @@ class Korean(myriad.Language):
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
             particles = self.words["counters_before_particles"].get(counter)
-            counts = particles is None or n % 10 and ((a := cur.at(end + len(counter))) in particles or not (a.isalnum() or a.isspace()))
+            counts = particles is None or n % 10 and (
+                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n), "ko")
         return locale_span(end, plain, "ko")
