@@ -154,12 +154,26 @@ READINGS = {
     "We open at 10 a.m.": "We open at ten AM.",
     "We open at 10 a.m. Tomorrow too.": "We open at ten AM. Tomorrow too.",
     "We open at 10 a.m. and close at 6 p.m.": "We open at ten AM and close at six PM.",
+    # a range of clock times with an unspaced dash: the dash said "to", the period the abbreviation's
+    "Open Monday–Friday, 8 a.m.–6 p.m. Eastern.": "Open Monday to Friday, eight AM to six PM Eastern.",
+    "Call by 5 p.m. Eastern or 4 p.m. PT today.": "Call by five PM Eastern or four PM P T today.",  # a time zone goes on
+    # the 1 dialled before an area code is said with it; a toll-free 800 as a number
+    "Call 1-800-555-0146 or 1-415-555-0100.":
+        "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",
+    # a unit joined to its number by a hyphen describes the noun after it: singular
+    "a 5-km run with a 10-lb bag": "a five kilometer run with a ten pound bag",
+    # address and area abbreviations
+    "Apt. 4B, Ste. 200 and Bldg. 5 have 650 sq. ft. each.":
+        "Apartment four B, Suite two hundred and Building five have six hundred fifty square feet each.",
 }
 
 ZH_READINGS = {
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
     "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
     "SQL和GPU都很重要，NASA也是。": "SQL和GPU都很重要，NASA也是。",  # a Chinese voice spells them itself
+    # a landline digit by digit, also with its last group after a space; a weekday after a date unbracketed
+    "请拨打021-6218 5530，入住日期为2027/8/9（周一）。": "请拨打零二一六二一八五五三零，入住日期为二零二七年八月九日周一。",
+    "8月9日(星期天)出发，费用（约5元）。": "八月九日星期天出发，费用（约五元）。",
 }
 
 
@@ -175,6 +189,10 @@ def test_reading(text: str) -> None:
 @pytest.mark.parametrize("text", list(ZH_READINGS))
 def test_chinese_reading(text: str) -> None:
     assert normalize(text) == ZH_READINGS[text]
+
+
+def test_a_long_distance_number_keeps_its_one_with_the_area_code() -> None:
+    assert normalize("Call 1-800-555-0146.") == "Call one eight hundred, five five five, zero one four six."
 
 
 def test_acronym_spelling_has_a_switch() -> None:

@@ -40,7 +40,7 @@ EN_FAST = {
 ZH_FAST = {
     "date": ["2026年3月4日", "2026年", "1999年", "2022年2月22日"],
     "percent": ["95%", "12.5%", "100%", "0.5%", "2%"],
-    "mobile": ["13812345678", "13800138000"],
+    "telephone": ["13812345678", "13800138000", "010-12345678", "0755-12345678"],
     "count": ["12.5元", "2个", "22个", "200个", "2000元", "2元", "2.5元", "20元", "100人", "$20", "€900",
               "£3.50", "¥100", "￥2000", "￥1234.56", "2块", "2岁", "99元", "$999", "$2", "10010元"],
     "clock_time": ["2:30", "10:05", "12:00", "3:30", "23:59"],
@@ -74,6 +74,9 @@ def test_chinese_fast_path_reads_like_wetext(rule: str, text: str) -> None:
 def test_hand_rules_that_differ_from_wetext_on_purpose() -> None:
     # wetext reads these wrongly; the spec (§1.2, §2.2) asks for the hand reading.
     assert chinese.number_range("18-25") == "十八到二十五" and normalize_span("18-25", "zh") == "十八减二十五"
+    # A landline with its last group after a space: wetext reads its groups as amounts and dates.
+    assert chinese.telephone("021-6218 5530") == "零二一六二一八五五三零"
+    assert normalize_span("010-8888 6666", "zh") == "零八八八八年十月 六千六百六十六"
     assert english.money("$12.50") == "twelve dollars and fifty cents"
     # Month-first dates are read month first (as written); wetext always reads day first.
     assert english.written_date("March 3, 2024") == "march third, twenty twenty four"

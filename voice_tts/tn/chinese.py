@@ -63,8 +63,7 @@ _VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
 
 def version(text: str) -> str | None:
     """'v0.2.1' -> v零点二点一."""
-    m = _VERSION.fullmatch(text)
-    return m.group("v") + "点".join(number(p) for p in m.group("parts").split(".")) if m else None
+    return m["v"] + "点".join(number(p) for p in m["parts"].split(".")) if (m := _VERSION.fullmatch(text)) else None
 
 
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
@@ -110,6 +109,7 @@ _DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?:(?P<m>\d{1,2})月)?(?:(?P<d>\d{1,2})
 _DOTTED_DATE = re.compile(r"(\d{4})·(\d{1,2})·(\d{1,2})")  # 2019·2·10
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
+LANDLINE = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}")  # after its area code: '021-6218 5530', '0755-12345678'
 
 
 def date(text: str) -> str | None:
@@ -136,18 +136,18 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
-    m = _ERA.fullmatch(text)
-    return ("公元前" if m.group("era")[0].lower() == "b" else "公元") + digits(m.group("y")) + "年" if m else None
+    return ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年" if (m := _ERA.fullmatch(text)) else None
 
 
 def percent(text: str) -> str | None:
-    m = _PERCENT.fullmatch(text)
-    return "百分之" + number(m.group("num")) if m else None
+    return "百分之" + number(m["num"]) if (m := _PERCENT.fullmatch(text)) else None
 
 
-def mobile(text: str) -> str | None:
-    """Mobile numbers digit by digit, 1 read as 幺."""
-    return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text) else None
+def telephone(text: str) -> str | None:
+    """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them)."""
+    if _MOBILE.fullmatch(text):
+        return digits(text).replace("一", "幺")
+    return digits(text) if LANDLINE.fullmatch(text) else None
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
@@ -235,14 +235,12 @@ def clock_time(text: str) -> str | None:
 
 
 def celsius(text: str) -> str | None:
-    m = _CELSIUS.fullmatch(text)
-    return ("负" if m.group("sign") else "") + number(m.group("num")) + "摄氏度" if m else None
+    return ("负" if m["sign"] else "") + number(m["num"]) + "摄氏度" if (m := _CELSIUS.fullmatch(text)) else None
 
 
 def number_range(text: str) -> str | None:
     """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus)."""
-    m = _RANGE.fullmatch(text)
-    if m is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+    if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
     suffix = m.group("suffix")
     return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix

@@ -157,8 +157,7 @@ def decade(text: str) -> str | None:
     if dash:
         first, last = decade(first), decade(last)
         return first and last and f"{first} to {last}"
-    m = _DECADE.fullmatch(text)
-    if m is None or (text.startswith("'") and m.group(1)):
+    if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
     if m.group(1):
         return plural(year(int(m.group(1) + m.group(2) + "0")))
@@ -170,8 +169,7 @@ _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
 
 def version(text: str) -> str | None:
     """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
-    m = _VERSION.fullmatch(text)
-    if m is None or (not m.group("v") and m.group("parts").count(".") < 2):
+    if (m := _VERSION.fullmatch(text)) is None or (not m.group("v") and m.group("parts").count(".") < 2):
         return None
     spoken = " point ".join(integer(part) for part in m.group("parts").split("."))
     return "version " + spoken if m.group("v") else spoken
@@ -205,19 +203,20 @@ def phone(text: str) -> str:
     return ("plus " if text.startswith("+") else "") + ", ".join(groups)
 
 
-_LOCAL_PHONE = re.compile(r"(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
+_LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
 
 
 def local_phone(text: str) -> str | None:
     """'555-0123' -> 'five five five, zero one two three': a number without its area code
-    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200')."""
-    m = _LOCAL_PHONE.fullmatch(text)
-    if m is None:
+    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200').
+    The 1 dialled before an area code is said with it, a toll-free 800 as a number: '1-800-555-0146'
+    one eight hundred, five five five, zero one four six."""
+    if (m := _LOCAL_PHONE.fullmatch(text)) is None:
         return None
-    exchange, line = m.group("exchange", "line")
-    if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line):
-        return None
-    return phone(text)
+    exchange, line, area = m.group("exchange", "line", "area")
+    if area:
+        return f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}"
+    return None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line) else phone(text)
 
 
 # --- Roman numerals --------------------------------------------------------------------------
@@ -314,6 +313,7 @@ MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 # for more ('kilowatt hours', 'degrees Celsius', 'feet').
 UNITS = _DATA["units"]
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
+TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
 # Symbols said in running text ('§ 4' section four).
 SYMBOLS = _DATA["symbols"]
 
@@ -345,7 +345,7 @@ _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
-_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>\S+)")
+_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>\S+)")
 
 
 _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
@@ -360,8 +360,7 @@ def number_range(text: str) -> str | None:
 
 
 def percent(text: str) -> str | None:
-    m = _PERCENT.fullmatch(text)
-    return m and f"{_SIGN_WORDS[m.group('sign')]}{number(m.group('num').replace(',', ''))} percent"
+    return (m := _PERCENT.fullmatch(text)) and f"{_SIGN_WORDS[m['sign']]}{number(m['num'].replace(',', ''))} percent"
 
 
 def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str | None:
@@ -404,8 +403,7 @@ _QUARTER = re.compile(r"(?P<q>[1-4])Q(?P<y>\d{2}|\d{4})")
 
 def quarter(text: str) -> str | None:
     """'2Q22' the second quarter of twenty two."""
-    m = _QUARTER.fullmatch(text)
-    return m and f"the {ordinal(int(m.group('q')))} quarter of {_short_year(m.group('y'))}"
+    return (m := _QUARTER.fullmatch(text)) and f"the {ordinal(int(m['q']))} quarter of {_short_year(m['y'])}"
 
 
 def written_date(text: str, prev_word: str = "") -> str | None:
@@ -416,8 +414,7 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     if m is not None:
         the = "" if prev_word.lower() == "the" else "the "
         return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    m = _MONTH_DAY.fullmatch(text)
-    if m is None:
+    if (m := _MONTH_DAY.fullmatch(text)) is None:
         return None
     month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
@@ -439,8 +436,7 @@ def dashed_date(text: str) -> str | None:
 def clock(text: str) -> str | None:
     """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
     24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
-    m = _CLOCK.fullmatch(text)
-    if m is None:
+    if (m := _CLOCK.fullmatch(text)) is None:
         return None
     hour = int(m.group("h") or m.group("h2"))
     period = (m.group("ap") or m.group("ap2") or "").upper()
@@ -506,11 +502,11 @@ def dotted_phone(text: str) -> str | None:
 
 def measure(text: str) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
-    degrees Celsius'."""
+    degrees Celsius'; joined by a hyphen it describes a noun, in the singular: 'a 5-km run' five kilometer run."""
     if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
         return None
     amount, (one, many) = m.group("num").replace(",", ""), UNITS[m.group("unit")]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' else many}"
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or m['adjective'] else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
@@ -557,8 +553,7 @@ _ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)
 
 def era_year(text: str) -> str | None:
     """'340 A.D' three forty A D, '44 BC' forty four B C: a number before an era is a year."""
-    m = _ERA_YEAR.fullmatch(text)
-    return m and f"{year(int(m.group('year')))} {' '.join(m.group('era').replace('.', ''))}"
+    return (m := _ERA_YEAR.fullmatch(text)) and f"{year(int(m['year']))} {' '.join(m['era'].replace('.', ''))}"
 
 
 # A street address: '708 N 1st St' seven zero eight North first Street ('St', 'st': Street).

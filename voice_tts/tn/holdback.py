@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import cldr, electronic, english, lexer
+from voice_tts.tn import chinese, cldr, electronic, english, lexer
 from voice_tts.tn.chars import (
     JOIN_ANY,
     OPENING_BRACKETS,
@@ -93,6 +93,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
+    if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星":  # '8月9日（周一）' 八月九日周一, as ja and ko read it
+        day = pos + 2 + cur.startswith(pos + 1, "星期")
+        if cur.at(day) in "一二三四五六日天" and cur.at(day + 1) in ("）", ")"):
+            return Span(day + 2, "reading", "zh", info=cur.text[pos + 1:day + 1])
     if is_han(c):
         return Span(pos + 1, "han")
     if c in "'’" and ctx.locale is None:
@@ -321,6 +325,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if ctx.locale is not None:  # a number its language module left: read as the module's `number`
         return Span(end, "num", ctx.default_lang)
     if ctx.sent_han or is_han(cur.at(end)):
+        if (last := lexer.chunk_after(cur, end, is_digit)) and chinese.LANDLINE.fullmatch(cur.text[body:last[1]]):
+            end = last[1]  # '021-6218 5530': a landline's last group
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and _is_day(cur.text[pos:end]):
         date_end = _day_month(cur, end)
@@ -447,7 +453,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:
     """Where a second time with its am/pm ends after ' - ' ('9:00 am - 5:30 pm'), or None."""
     dash, k = _next_token(cur, end)
-    if dash not in ("-", "–") or not is_space(cur.at(k)):
+    if dash not in ("-", "–"):
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
@@ -540,14 +546,17 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
     """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
-    sentence after it (not a capital, a new line or the end, where it is the sentence's too)."""
-    return cur.at(i) == "." and (after := _next_token_start(cur, i + 1)) != "" and not after.isupper() and after != "\n"
+    sentence after it (not a capital but a time zone's, 'at 5 p.m. Eastern'; not a new line or the
+    end, where it is the sentence's too)."""
+    return cur.at(i) == "." and (after := _next_token_start(cur, i + 1, word=True)) not in ("", "\n") and (
+        not after[0].isupper() or after in english.TIME_ZONES)
 
 
-def _next_token_start(cur: Cursor, i: int) -> str:
-    """First character of the next token, once that token is closed ("" at the end or too far)."""
+def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
+    """First character of the next token (the whole token: `word`), once that token is closed ("" at
+    the end or too far)."""
     try:
-        return _next_token(cur, i)[0][:1]
+        return _next_token(cur, i)[0][:None if word else 1]
     except TooLong:
         return ""
 

@@ -193,7 +193,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     if ordinal and (reading := chinese.count(text, ordinal=True)):
         return reading
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
-                 chinese.mobile, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
+                 chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.plain):
         if reading := rule(text):
             return reading

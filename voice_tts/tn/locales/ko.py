@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, electronic, lexer
-from voice_tts.tn.chars import is_hangul
+from voice_tts.tn.chars import is_digit, is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -58,6 +58,9 @@ class Korean(myriad.Language):
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
+        if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
+                cur.at(lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
+            return locale_span(end + 1, plain + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
         if c == "시" and cur.at(end + 1) != "간":
@@ -67,9 +70,11 @@ class Korean(myriad.Language):
             return locale_span(end, ordinal, "ko")
         if c in self.counter_starts and n:
             counter = c if c in self.counters else c + cur.at(end + 1)
-            if counter in self.counters and not (counter == "개" and cur.at(end + 1) == "월") and not (
-                counter == "달" and cur.at(end + 1) == "러"  # 3개월 삼개월, 79달러 칠십구달러: no counters
-            ):
+            # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
+            particles = self.words["counters_before_particles"].get(counter)
+            counts = particles is None or n % 10 and (
+                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))
+            if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n), "ko")
         return locale_span(end, plain, "ko")
 

@@ -155,8 +155,9 @@ class Language:
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
-            n = cur.at(pos + 1)
-            return locale_span(pos + 1, self.words["tilde"], self.code) if n.isalnum() or is_digit(n) else None
+            n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
+            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])
+            return locale_span(pos + 1, spoken, self.code) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
@@ -378,6 +379,7 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
 def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     """A unit right after a number ('12kg', '60km/h'); ("", i) when the letters are no unit."""
     j = letters_end(cur, i, _LONGEST_UNIT)
+    j = j + 1 if j is not None and cur.at(j) in ("²", "³") and cur.text[i:j + 1] in language.units else j  # 'm²'
     if j is None or cur.text[i:j] not in language.units:
         return "", i
     if cur.at(j) == "/" and _is_ascii_letter(cur.at(j + 1)):
@@ -423,7 +425,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
     if seps == ["-"] and _is_range(*groups):
         return e, "range", tuple(groups), (False, False)
     if seps in (["-", "-"], [".", "."]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
-        return e, "date", tuple(groups), (False, False)
+        final_period = seps[0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
+        return e + final_period, "date", tuple(groups), (False, False)
     return e, "groups", tuple(groups), (False, False)
 
 
