@@ -134,7 +134,7 @@ class Spanish(Iberian):
     code = "es"
     PHONE_REGIONS = ("ES",)
     MONTH_FIRST_DATES = True
-    GLUED_CODES = True
+    GLUED_CODES = READS_NAMES = True
     SCALE_OF_SYMBOL = True
     DEGREE_SCALES = ("C", "F", "K", "c", "f", "k")
     SPACED_DEGREES = True
@@ -204,9 +204,6 @@ class Spanish(Iberian):
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
         return self.counted_half(whole, _singular(word) if whole == 1 else word, self.is_feminine(word))
-
-    def number(self, text: str) -> str:
-        return self._alphanumeric(text) if is_letter(text[0]) else super().number(text)
 
     def _alphanumeric(self, text: str) -> str:
         """Digit runs as numbers (long ones digit by digit), words as written, symbols by name

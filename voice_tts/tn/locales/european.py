@@ -70,6 +70,8 @@ _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
+# A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
+_REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
@@ -133,6 +135,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     MINOR_UNIT: Unit | None = None
     # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
     MONTH_FIRST_DATES = False
+    # Whether a name with digits is read here ('a-5' a cinco) or left to the voice ('C24').
+    READS_NAMES = False
     # Whether a currency code may touch its amount ('nio21', '13hkd').
     GLUED_CODES = False
     # Whether a scale word's noun may be a currency symbol ('1,5 millones de €').
@@ -324,9 +328,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def number(self, text: str) -> str:
         """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
         text = ascii_digits(text)
+        if m := _REFERENCE.fullmatch(text):
+            return f"{' '.join(m[1])} {self.digits(m[2])}"
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
-        if is_letter(text[0]):  # a name with digits ('C24', 'Qwen3'): the voice reads it in the turn's language
+        if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         reading = self._token(text, Context())
         return reading if reading is not None else self._alphanumeric(text)
@@ -394,7 +400,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
         if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
-        if (reading := self.abbreviation(word)) is not None:
+        if (reading := self.abbreviation(word)) is not None:  # after one in capitals a Roman numeral is its number ('SGB II')
+            if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
+                return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)
             return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
@@ -614,7 +622,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return locale_span(end, self.number_range(m, ctx, ends), self.code)
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends))  # '2–8 °C' zwei bis acht Grad Celsius
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -820,8 +828,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
             j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°"):
+                m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
                 unit = self.unit(cur.text[j:m])

@@ -138,7 +138,7 @@ class Russian(Language):
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     SPACE_GROUPS = True
-    GLUED_CODES = True
+    GLUED_CODES = READS_NAMES = True
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
@@ -146,9 +146,6 @@ class Russian(Language):
 
     cardinal = staticmethod(cardinal)
     digits = staticmethod(digits)
-
-    def number(self, text: str) -> str:
-        return super().number(text) if is_digit(text[0]) else self._alphanumeric(text)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         """'1/2' одна вторая, '3/4' три четвертых."""
