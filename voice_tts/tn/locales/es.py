@@ -218,7 +218,8 @@ class Spanish(Iberian):
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
-            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word)), self.code)
+            noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
+            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or noun is not None and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)

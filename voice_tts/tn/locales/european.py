@@ -78,12 +78,12 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
 _TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset,
+    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
 }
 
 
@@ -104,6 +104,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
+    DIGIT_CUES: tuple[list[str], ...] = ()
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
@@ -152,9 +154,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
-    # Words after which a Roman numeral is an ordinal ('XX secolo'), or a number ('Kapitel IV').
-    CENTURY_WORDS: frozenset[str] = frozenset()
-    CHAPTER_WORDS: frozenset[str] = frozenset()
+    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
+    # or an ordinal in their gender ('classe III B' terza).
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
     # German writes a ruler's number with a period ('Ludwig XIV.').
@@ -518,6 +520,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         if ctx.prev_word.lower() in self.CHAPTER_WORDS:
             return locale_span(end, self.cardinal(value), self.code)
+        noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
+        if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
+            return locale_span(end, self.ordinal(value, "a" if self.is_feminine(noun.lower()) else "", ctx), self.code)
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
             return None
@@ -609,6 +614,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits
+        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", (chunk_after(cur, end, is_letter) or ("",))[0])
+                                               for cue, after in self.DIGIT_CUES):
+            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
