@@ -263,7 +263,10 @@ class Russian(Language):
         preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
-        if n > 9999 and chunk_after(cur, end, str.isupper):  # a code before a name ('125009 Москва'), no count
+        code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and word_after(cur, end + 1) == "г")
+        if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
+            return _phone(f"{n // 1000}-{n % 1000:03d}")
+        if code:  # a code before a name ('12500 Москва'), no count
             noun = ""
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
@@ -421,7 +424,7 @@ class Russian(Language):
             return span
         raw = cur.text[pos:span.end]
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
-            unsigned.end > span.end
+            unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
             unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
             return unsigned
@@ -554,7 +557,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
+    if form is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter ('в I полугодии')
         return None
     plural, case = form.forms[0]
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
