@@ -27,7 +27,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,11 +285,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
         name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with MINOR_UNIT or the euro's."""
-        own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
-        if own is not None:
+        if (own := self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())) is not None:
             return own
-        code = cldr.currency_code(self.code, written)
-        return None if code is None else self._cldr_currency(code)
+        return None if (code := cldr.currency_code(self.code, written)) is None else self._cldr_currency(code)
 
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
@@ -355,8 +353,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
-            currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
-            if currency is not None:
+            if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
@@ -413,11 +410,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
-        currency = self.currency_word(word)
-        if currency is not None:  # 'EUR 25'
-            j = lexer.spaces(cur, end)
-            if j > end and is_digit(cur.at(j)):
-                return self._numeric(cur, pos, j, ctx, currency=currency)
+        if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
+            return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
             return span
@@ -435,8 +429,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
         if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
             return None
-        year = chunk_after(cur, day[1], is_digit)
-        if year is not None and year[0].isdecimal() and len(year[0]) == 4:
+        if (year := chunk_after(cur, day[1], is_digit)) is not None and year[0].isdecimal() and len(year[0]) == 4:
             return locale_span(year[1], self.date(int(day[0]), month, int(year[0]), ctx), self.code)
         return locale_span(day[1], self.date(int(day[0]), month, None, ctx), self.code)
 
@@ -614,9 +607,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
-        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits
-        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", (chunk_after(cur, end, is_letter) or ("",))[0])
-                                               for cue, after in self.DIGIT_CUES):
+        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
+        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
@@ -638,8 +630,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             number = int(ordinal.group(1).replace(".", ""))
             reading = self.ordinal(number, ordinal.group(2), ctx)
             return self._after_day(cur, end, minus + reading, number, ctx)
-        decade = self.decade(token, ctx) if plain else None
-        if decade is not None:
+        if plain and (decade := self.decade(token, ctx)) is not None:
             return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
         if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
@@ -746,8 +737,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    unit = self.unit(word)
-                    if unit is not None:
+                    if (unit := self.unit(word)) is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
@@ -841,8 +831,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                unit = self.unit(cur.text[j:m])
-                if unit is not None:
+                if (unit := self.unit(cur.text[j:m])) is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)
         except TooLong:
             pass
@@ -880,11 +869,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
-                per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
-                if per is not None:
+                if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                unit = self.unit(unit_text)
-                if unit is not None:
+                if (unit := self.unit(unit_text)) is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 

@@ -266,8 +266,7 @@ class Russian(Language):
         code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and word_after(cur, end + 1) == "г")
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        if code:  # a code before a name ('12500 Москва'), no count
-            noun = ""
+        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
 
