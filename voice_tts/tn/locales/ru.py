@@ -367,7 +367,7 @@ class Russian(Language):
         if m := _SQUARE_METRES.fullmatch(raw):
             whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        if after and (reading := _measure_range(raw)):
+        if reading := _measure_range(raw):
             return locale_span(end, reading, self.code)
         words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
