@@ -68,6 +68,7 @@ READINGS = {
         ("Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.", "Tarjeta terminada en "
          "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
          "centígrados."),
+        ("Quedan 21 plazas de 240.", "Quedan veintiuna plazas de doscientas cuarenta."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
@@ -104,6 +105,7 @@ READINGS = {
         ("no século XX", "no século vinte"),
         ("Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.", "Cartão com final quatro oito dois um, "
          "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus celsius."),
+        ("Restam 21 poltronas de 240.", "Restam vinte e uma poltronas de duzentas e quarenta."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -191,6 +193,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
         "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
@@ -201,6 +204,7 @@ SENTENCES = {
         "Tarda 2–4 días, en un plazo de 3-5 días; abrimos 9–13 y 16–20.",
     ],
     "pt": [
+        "Restam 21 poltronas de 240, e as vendas de 2021.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",

@@ -147,6 +147,13 @@ class Spanish(Iberian):
     def counted(self, n: int, feminine: bool = False) -> str:
         return cardinal(n, "f" if feminine else "un")
 
+    def singular(self, noun: str) -> str:
+        """'horas' hora, 'meses' mes, 'panes' pan."""
+        if not noun.endswith("s"):
+            return noun
+        known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
+        return noun[:-2] if known else noun[:-1]
+
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
 
@@ -203,7 +210,7 @@ class Spanish(Iberian):
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
-        return self.counted_half(whole, _singular(word) if whole == 1 else word, self.is_feminine(word))
+        return self.counted_half(whole, self.singular(word) if whole == 1 else word, self.is_feminine(word))
 
     def _alphanumeric(self, text: str) -> str:
         """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
@@ -259,14 +266,6 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _singular(noun: str) -> str:
-    """'horas' hora, 'meses' mes, 'panes' pan: a plural noun after '1½'."""
-    if not noun.endswith("s"):
-        return noun
-    known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
-    return noun[:-2] if known else noun[:-1]
 
 
 def _digit_run(run: str) -> str:

@@ -816,8 +816,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
-        'vingt-et-une personnes', 'una ora'), or None where no noun follows."""
-        after = chunk_after(cur, end, is_letter)
+        'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
+        a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
+        after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
+        if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
+            return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         if after is None or not after[0].isalpha() or not after[0].islower() or len(after[0]) < 3:
             return None
         return self.counted(n, self.is_feminine(after[0]))
