@@ -92,6 +92,12 @@ READINGS = [
      "fünf kanadische Dollar."),
     ("Laut Hrsg. gilt i.d.R. mind. Art. 3 Abs. 2, s.o.", "Laut Herausgeber gilt in der Regel mindestens Artikel drei "
      "Absatz zwei, siehe oben."),
+    # a card's last digits, a reference, a range's unit, floors, a law's Roman number, a modal's object
+    ("Die Karte, die auf 4821 endet, ist gesperrt; Aktenzeichen KV-3817.", "Die Karte, die auf vier acht zwei eins "
+     "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
+    ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
+     "nach S G B zwei."),
+    ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),
 ]
 
 

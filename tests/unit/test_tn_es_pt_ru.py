@@ -64,6 +64,11 @@ READINGS = {
         ("Felipe II", "Felipe segundo"),
         ("La Dra. Pérez", "La Doctora Pérez"),
         ("en EE. UU.", "en Estados Unidos"),
+        # a card's last digits, a reference, a Roman numeral before its noun, a range's unit
+        ("Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.", "Tarjeta terminada en "
+         "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
+         "centígrados."),
+        ("Quedan 21 plazas de 240.", "Quedan veintiuna plazas de doscientas cuarenta."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
@@ -98,6 +103,9 @@ READINGS = {
         ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
         ("O Dr. Silva", "O Doutor Silva"),
         ("no século XX", "no século vinte"),
+        ("Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.", "Cartão com final quatro oito dois um, "
+         "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus celsius."),
+        ("Restam 21 poltronas de 240.", "Restam vinte e uma poltronas de duzentas e quarenta."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -175,11 +183,18 @@ READINGS = {
         ("Повторить 2-3 раза", "Повторить два три раза"),  # no unit: the numbers as written
         ("Пробка 10 – 15 км, уклон 2 - 4 %", "Пробка от десяти до пятнадцати километров, уклон от двух до четырёх процентов"),
         ("Было 5 - 3 = 2 и 7 — 9 человек", "Было пять - три равно два и семь — девять человек"),
+        # a card's last digits, a reference, an adjective's instrumental, a lone I, a signed range, a postcode
+        ("Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами.", "Карта заканчивается на четыре "
+         "восемь два один, обращение Т К пять семь два ноль, с двумя детскими креслами."),
+        ("В I полугодии от +2 до +8 °C.", "В первом полугодии от плюс двух до плюс восьми градусов цельсия."),
+        ("Адрес: 620014, г. Екатеринбург.", "Адрес: шестьсот двадцать ноль четырнадцать, город Екатеринбург."),
     ],
 }
 
 SENTENCES = {
     "es": [
+        "Quedan 21 plazas de 240.",
+        "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
         "Es la 2.ª entrega; pesa 3,5 kg y mide 1 1/2 m. Ahorra un 15 % (1.250 pesos).",
         "Llame al +34 912 345 678 o escriba a soporte@tienda.es, Sr. García. Siglo XIX, vier. 10 de mayo.",
@@ -189,12 +204,15 @@ SENTENCES = {
         "Tarda 2–4 días, en un plazo de 3-5 días; abrimos 9–13 y 16–20.",
     ],
     "pt": [
+        "Restam 21 poltronas de 240, e as vendas de 2021.",
+        "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
         "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
         "Embarque às 19h45, das 7h às 10h30; CEP 80020-090, juros de 1,99% ao mês e 5–7 dias úteis, 9h–18h.",
     ],
     "ru": [
+        "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
         "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",
         "Звоните 8-913-983-56-01 или пишите на help@shop.ru, т.е. в любое время; XIX век, 2,5 тыс руб.",

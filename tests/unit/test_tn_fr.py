@@ -47,6 +47,10 @@ READINGS = [
     ("Écrivez à contact@exemple.fr.", "Écrivez à contact arobase exemple point f r."),
     # abbreviations
     ("Mme Dupont et M. Martin, n° 12, etc.", "madame Dupont et monsieur Martin, numéro douze, et cetera."),
+    # a card's last digits, a reference, a range's unit, a Roman numeral before its noun
+    ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
+     "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival; température: de deux à huit "
+     "degrés Celsius."),
 ]
 
 

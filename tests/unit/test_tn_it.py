@@ -36,7 +36,7 @@ READINGS = [
      "Arriva il tre maggio. Poi il quattro maggio, il cinque maggio duemilaventicinque."),
     ("Il 1° gennaio e il 14/07/2024", "Il primo gennaio e il quattordici luglio duemilaventiquattro"),
     # times
-    ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta minuti"),
+    ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta"),
     # measures and fractions
     ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri orari."),
     # ranges: "da … a", none after a preposition or article; a range of the day ending its phrase: hours
@@ -61,6 +61,11 @@ READINGS = [
     # file extensions read as words
     ("Vedi https://www.esempio.it/main.py", "Vedi h t t p s due punti slash slash w w w punto esempio punto i t slash "
      "main punto python"),
+    # a card's last digits, a reference, a class's Roman numeral, a time in a sentence, a range's unit
+    ("Carta che termina con 4821, pratica PZ-6190, classe III B, alle 18:40 o alle 8:01.", "Carta che termina con "
+     "quattro otto due uno, pratica P Z sei uno nove zero, classe terza B, alle diciotto e quaranta o alle otto e "
+     "un minuto."),
+    ("Temperatura: 2–8 °C.", "Temperatura: da due a otto gradi Celsius."),
 ]
 
 

@@ -257,7 +257,7 @@ class StreamingNormalizer:
         if ctx.mode or ctx.lexicon or match is None or not all(map(is_letter, match[1])):
             return None
         word = match[1]
-        if len(word) == 1 and text[pos + 1] in ".-":  # an initial or a dotted abbreviation ('e.g.', 'U.S.')
+        if len(word) == 1 and text[pos + 1] in ".-" or ctx.locale and word.isupper() and text[pos + len(word)] == "-":  # 'U.S.', 'KV-3817'
             return None
         for follower in _NOT_JOINING:
             # A rule that read past the character after the joiner reads on ('т. д.', 'ee. uu.'):

@@ -134,7 +134,7 @@ class Spanish(Iberian):
     code = "es"
     PHONE_REGIONS = ("ES",)
     MONTH_FIRST_DATES = True
-    GLUED_CODES = True
+    GLUED_CODES = READS_NAMES = True
     SCALE_OF_SYMBOL = True
     DEGREE_SCALES = ("C", "F", "K", "c", "f", "k")
     SPACED_DEGREES = True
@@ -146,6 +146,13 @@ class Spanish(Iberian):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         return cardinal(n, "f" if feminine else "un")
+
+    def singular(self, noun: str) -> str:
+        """'horas' hora, 'meses' mes, 'panes' pan."""
+        if not noun.endswith("s"):
+            return noun
+        known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
+        return noun[:-2] if known else noun[:-1]
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
@@ -203,10 +210,7 @@ class Spanish(Iberian):
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
-        return self.counted_half(whole, _singular(word) if whole == 1 else word, self.is_feminine(word))
-
-    def number(self, text: str) -> str:
-        return self._alphanumeric(text) if is_letter(text[0]) else super().number(text)
+        return self.counted_half(whole, self.singular(word) if whole == 1 else word, self.is_feminine(word))
 
     def _alphanumeric(self, text: str) -> str:
         """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
@@ -221,7 +225,8 @@ class Spanish(Iberian):
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
-            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word)), self.code)
+            noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
+            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or noun is not None and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
@@ -261,14 +266,6 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _singular(noun: str) -> str:
-    """'horas' hora, 'meses' mes, 'panes' pan: a plural noun after '1½'."""
-    if not noun.endswith("s"):
-        return noun
-    known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
-    return noun[:-2] if known else noun[:-1]
 
 
 def _digit_run(run: str) -> str:

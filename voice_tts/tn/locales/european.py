@@ -27,7 +27,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +70,20 @@ _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
+# A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
+_REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
 _TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset,
+    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
     "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
 }
 
 
@@ -102,6 +104,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
+    DIGIT_CUES: tuple[list[str], ...] = ()
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
@@ -133,6 +137,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     MINOR_UNIT: Unit | None = None
     # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
     MONTH_FIRST_DATES = False
+    # Whether a name with digits is read here ('a-5' a cinco) or left to the voice ('C24').
+    READS_NAMES = False
     # Whether a currency code may touch its amount ('nio21', '13hkd').
     GLUED_CODES = False
     # Whether a scale word's noun may be a currency symbol ('1,5 millones de €').
@@ -148,9 +154,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
-    # Words after which a Roman numeral is an ordinal ('XX secolo'), or a number ('Kapitel IV').
-    CENTURY_WORDS: frozenset[str] = frozenset()
-    CHAPTER_WORDS: frozenset[str] = frozenset()
+    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
+    # or an ordinal in their gender ('classe III B' terza).
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
     # German writes a ruler's number with a period ('Ludwig XIV.').
@@ -279,11 +285,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
         name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with MINOR_UNIT or the euro's."""
-        own = self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
-        if own is not None:
+        if (own := self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())) is not None:
             return own
-        code = cldr.currency_code(self.code, written)
-        return None if code is None else self._cldr_currency(code)
+        return None if (code := cldr.currency_code(self.code, written)) is None else self._cldr_currency(code)
 
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
@@ -324,9 +328,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def number(self, text: str) -> str:
         """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
         text = ascii_digits(text)
+        if m := _REFERENCE.fullmatch(text):
+            return f"{' '.join(m[1])} {self.digits(m[2])}"
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
-        if is_letter(text[0]):  # a name with digits ('C24', 'Qwen3'): the voice reads it in the turn's language
+        if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         reading = self._token(text, Context())
         return reading if reading is not None else self._alphanumeric(text)
@@ -347,8 +353,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return span
             return self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
-            currency = self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))
-            if currency is not None:
+            if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
@@ -394,7 +399,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
         if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
-        if (reading := self.abbreviation(word)) is not None:
+        if (reading := self.abbreviation(word)) is not None:  # after one in capitals a Roman numeral is its number ('SGB II')
+            if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
+                return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)
             return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word):
             return locale_span(end, self.address(word), self.code)
@@ -403,11 +410,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
-        currency = self.currency_word(word)
-        if currency is not None:  # 'EUR 25'
-            j = lexer.spaces(cur, end)
-            if j > end and is_digit(cur.at(j)):
-                return self._numeric(cur, pos, j, ctx, currency=currency)
+        if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
+            return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
             return span
@@ -425,8 +429,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
         if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
             return None
-        year = chunk_after(cur, day[1], is_digit)
-        if year is not None and year[0].isdecimal() and len(year[0]) == 4:
+        if (year := chunk_after(cur, day[1], is_digit)) is not None and year[0].isdecimal() and len(year[0]) == 4:
             return locale_span(year[1], self.date(int(day[0]), month, int(year[0]), ctx), self.code)
         return locale_span(day[1], self.date(int(day[0]), month, None, ctx), self.code)
 
@@ -510,6 +513,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         if ctx.prev_word.lower() in self.CHAPTER_WORDS:
             return locale_span(end, self.cardinal(value), self.code)
+        noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
+        if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
+            return locale_span(end, self.ordinal(value, "a" if self.is_feminine(noun.lower()) else "", ctx), self.code)
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
             return None
@@ -601,6 +607,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
+        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
+            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
@@ -614,15 +623,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return locale_span(end, self.number_range(m, ctx, ends), self.code)
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends))  # '2–8 °C' zwei bis acht Grad Celsius
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
             reading = self.ordinal(number, ordinal.group(2), ctx)
             return self._after_day(cur, end, minus + reading, number, ctx)
-        decade = self.decade(token, ctx) if plain else None
-        if decade is not None:
+        if plain and (decade := self.decade(token, ctx)) is not None:
             return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
         if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
@@ -729,8 +737,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    unit = self.unit(word)
-                    if unit is not None:
+                    if (unit := self.unit(word)) is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
@@ -809,8 +816,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
-        'vingt-et-une personnes', 'una ora'), or None where no noun follows."""
-        after = chunk_after(cur, end, is_letter)
+        'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
+        a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
+        after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
+        if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
+            return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         if after is None or not after[0].isalpha() or not after[0].islower() or len(after[0]) < 3:
             return None
         return self.counted(n, self.is_feminine(after[0]))
@@ -820,12 +830,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
             j = lexer.spaces(cur, end)
-            if j > end and is_letter(cur.at(j)):
-                m = lexer.chunk(cur, j)
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°"):
+                m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                unit = self.unit(cur.text[j:m])
-                if unit is not None:
+                if (unit := self.unit(cur.text[j:m])) is not None:
                     return locale_span(m, f"{reading} {unit.plural}", self.code)
         except TooLong:
             pass
@@ -863,11 +872,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
-                per = self.unit(unit_text[1:]) if unit_text.startswith("/") else None
-                if per is not None:
+                if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                unit = self.unit(unit_text)
-                if unit is not None:
+                if (unit := self.unit(unit_text)) is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 

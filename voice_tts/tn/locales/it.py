@@ -61,8 +61,8 @@ class Italian(Language):
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
-        if minutes or seconds is not None:  # with seconds, every part is said: 'dodici e zero minuti e …'
-            words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti'}"
+        if minutes or seconds is not None:  # named alone or with seconds ('dodici e zero minuti e …'); 'alle dieci e quindici'
+            words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti' * (seconds is not None or not ctx.prev_word)}"
         if seconds is not None:
             words += f" e {'un secondo' if seconds == 1 else self.cardinal(seconds) + ' secondi'}"
         return words

@@ -138,7 +138,7 @@ class Russian(Language):
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     SPACE_GROUPS = True
-    GLUED_CODES = True
+    GLUED_CODES = READS_NAMES = True
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
@@ -146,9 +146,6 @@ class Russian(Language):
 
     cardinal = staticmethod(cardinal)
     digits = staticmethod(digits)
-
-    def number(self, text: str) -> str:
-        return super().number(text) if is_digit(text[0]) else self._alphanumeric(text)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         """'1/2' одна вторая, '3/4' три четвертых."""
@@ -266,8 +263,10 @@ class Russian(Language):
         preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
-        if n > 9999 and chunk_after(cur, end, str.isupper):  # a code before a name ('125009 Москва'), no count
-            noun = ""
+        code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and word_after(cur, end + 1) == "г")
+        if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
+            return _phone(f"{n // 1000}-{n % 1000:03d}")
+        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
 
@@ -368,7 +367,7 @@ class Russian(Language):
         if m := _SQUARE_METRES.fullmatch(raw):
             whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        if after and (reading := _measure_range(raw)):
+        if reading := _measure_range(raw):
             return locale_span(end, reading, self.code)
         words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
@@ -424,7 +423,7 @@ class Russian(Language):
             return span
         raw = cur.text[pos:span.end]
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
-            unsigned.end > span.end
+            unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
             unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
             return unsigned
@@ -557,7 +556,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or len(word) < 2 and word not in "VX":  # a lone 'I', 'C': a letter
+    if form is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter ('в I полугодии')
         return None
     plural, case = form.forms[0]
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
