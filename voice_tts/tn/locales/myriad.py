@@ -162,6 +162,8 @@ class Language:
             return locale_span(pos + 1, spoken, self.code) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
+        if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第":  # a Roman numeral: '第Ⅱ期' 第二期
+            return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if (found := scan(cur, pos, ctx, self)) is None:
@@ -191,8 +193,14 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分)."""
-        return locale_span(end, self.counted(digits, cur.at(end)), self.code)
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821')."""
+        code = self.asks_for_digits(ctx.prev_word)
+        return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
+
+    def asks_for_digits(self, word: str) -> bool:
+        """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리; 末尾)."""
+        cues = tuple(self.words["digit_cues"])
+        return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
         return locale_span(end, self.read(e), self.code)
