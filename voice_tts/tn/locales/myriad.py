@@ -358,8 +358,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
 def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: str = "") -> tuple[int, Expression]:
     """The expression whose digits (or root) start at `i`, with what follows it."""
     end, kind, parts, roots = _body(cur, i)
-    scale = ""
-    suffix = ""
+    scale = suffix = ""
     try:
         if kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
@@ -372,9 +371,8 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "%", end + 1
         elif c == "℃":
             suffix, end = "°C", end + 1
-        elif c == "°":
-            unit = cur.at(end + 1)
-            suffix, end = ("°" + unit, end + 2) if unit in ("C", "F") else ("°", end + 1)
+        elif c == "°":  # '°', '°C', '°F'
+            suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
         elif _is_ascii_letter(c) and not currency:
             suffix, end = _unit(cur, end, language)
         elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
@@ -441,8 +439,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
-    parts = [hours]
-    e = a
+    parts, e = [hours], a
     while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)):
         if is_digit(cur.at(e + 3)):
             break
@@ -457,9 +454,8 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
     if cur.at(a) != "/":
         return None
-    k = a + 1
-    root_second = cur.at(k) == "√"
-    k += root_second
+    root_second = cur.at(a + 1) == "√"
+    k = a + 1 + root_second
     if not is_digit(cur.at(k)):
         return None
     b = lexer.digits_end(cur, k)
@@ -504,17 +500,14 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
         if not 1 <= j - i - 1 <= 3:
             return None
         country, i = text[i + 1:j], j
-        if cur.at(i) in (" ", "-"):
-            i += 1
+        i += cur.at(i) in (" ", "-")
     groups = []
     if cur.at(i) in _OPEN:
         j = lexer.digits_end(cur, i + 1)
         if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
             return None
         groups.append(text[i + 1:j])
-        i = j + 1
-        if cur.at(i) in (" ", "-"):
-            i += 1
+        i = j + 1 + (cur.at(j + 1) in (" ", "-"))
     elif not country:
         return None
     while True:
