@@ -36,8 +36,7 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)",
-                    re.IGNORECASE)
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 
 
 def clock_with_period(text: str) -> str | None:
@@ -46,8 +45,7 @@ def clock_with_period(text: str) -> str | None:
     if (m := _AM_PM.fullmatch(text)) is None:
         return None
     h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
-    if h > 12 and pm and h < 24:
-        h -= 12
+    h -= 12 * (pm and 12 < h < 24)
     if h > 12:
         return None
     period = "下午" if pm else "上午"
@@ -124,14 +122,10 @@ def date(text: str) -> str | None:
         return None
     year, month, day = m.group("y", "m", "d")
     spoken = digits(year) + "年" if year else ""
-    if month:
-        if not 1 <= int(month) <= 12:
-            return None
-        spoken += cardinal(int(month)) + "月"
-    if day:
-        if not 1 <= int(day) <= 31:
-            return None
-        spoken += cardinal(int(day)) + m.group("day")
+    if month and not 1 <= int(month) <= 12 or day and not 1 <= int(day) <= 31:
+        return None
+    spoken += cardinal(int(month)) + "月" if month else ""
+    spoken += cardinal(int(day)) + m.group("day") if day else ""
     return spoken
 
 

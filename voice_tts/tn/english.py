@@ -242,8 +242,7 @@ def roman_value(text: str) -> int | None:
 
 
 def roman(text: str, prev_word: str) -> str | None:
-    value = roman_value(text)
-    if value is None:
+    if (value := roman_value(text)) is None:
         return None
     if prev_word in REGNAL_NAMES and (len(text) > 1 or text in "IVX"):  # 'James D.' is an initial
         return "the " + ordinal(value)
