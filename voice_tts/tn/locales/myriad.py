@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import phonenumbers
 from babel.dates import get_day_names
@@ -43,7 +43,8 @@ class Expression:
     kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
     "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
     numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "phone" (groups;
+    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "lot" (an address's
+    numbers after a town or block), "phone" (groups;
     `country` is the calling code after '+').
     """
 
@@ -169,6 +170,8 @@ class Language:
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
+        if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
+            e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -237,6 +240,8 @@ class Language:
             return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
         if e.kind == "range":
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+        if e.kind == "lot":
+            return self.words["group_joiner"].join(map(self.integer, p))
         return self._groups(e)
 
     def joined(self, whole: str) -> str:
