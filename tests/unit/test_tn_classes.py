@@ -165,6 +165,9 @@ READINGS = {
     # address and area abbreviations
     "Apt. 4B, Ste. 200 and Bldg. 5 have 650 sq. ft. each.":
         "Apartment four B, Suite two hundred and Building five have six hundred fifty square feet each.",
+    # a reference number spelled then said digit by digit; a Roman numeral after Title
+    "Your claim number is HX-40917; Title IX questions go to Mr. Ortiz.":
+        "Your claim number is H X four zero nine one seven; Title nine questions go to Mister Ortiz.",
 }
 
 ZH_READINGS = {
@@ -174,6 +177,9 @@ ZH_READINGS = {
     # a landline digit by digit, also with its last group after a space; a weekday after a date unbracketed
     "请拨打021-6218 5530，入住日期为2027/8/9（周一）。": "请拨打零二一六二一八五五三零，入住日期为二零二七年八月九日周一。",
     "8月9日(星期天)出发，费用（约5元）。": "八月九日星期天出发，费用（约五元）。",
+    # a mobile in spaced groups, a range of degrees, a reference number: digits one by one where they are
+    "配送员的电话是139 2057 4468，疫苗请在2~8°C冷藏，订单号是KX-7362。":
+        "配送员的电话是幺三九二零五七四四六八，疫苗请在二到八摄氏度冷藏，订单号是KX七三六二。",
 }
 
 

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from voice_tts.tn import cldr
+from voice_tts.tn.english import REFERENCE
 
 _DIGITS = "零一二三四五六七八九"
 
@@ -35,8 +36,7 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)",
-                    re.IGNORECASE)
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 
 
 def clock_with_period(text: str) -> str | None:
@@ -45,8 +45,7 @@ def clock_with_period(text: str) -> str | None:
     if (m := _AM_PM.fullmatch(text)) is None:
         return None
     h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
-    if h > 12 and pm and h < 24:
-        h -= 12
+    h -= 12 * (pm and 12 < h < 24)
     if h > 12:
         return None
     period = "下午" if pm else "上午"
@@ -70,7 +69,9 @@ _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 
 
 def identifier(text: str) -> str:
-    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch."""
+    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch ('KX-7362' KX七三六二)."""
+    if m := REFERENCE.fullmatch(text):
+        return m["letters"] + digits(m["digits"])
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
              for chunk in re.split(r"[-–_/]+", text))
     return " ".join(p for p in parts if p)
@@ -109,7 +110,8 @@ _DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?:(?P<m>\d{1,2})月)?(?:(?P<d>\d{1,2})
 _DOTTED_DATE = re.compile(r"(\d{4})·(\d{1,2})·(\d{1,2})")  # 2019·2·10
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
-LANDLINE = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}")  # after its area code: '021-6218 5530', '0755-12345678'
+# A landline after its area code ('021-6218 5530'), a mobile in groups ('139 2057 4468', two while one is awaited).
+PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?")
 
 
 def date(text: str) -> str | None:
@@ -120,14 +122,10 @@ def date(text: str) -> str | None:
         return None
     year, month, day = m.group("y", "m", "d")
     spoken = digits(year) + "年" if year else ""
-    if month:
-        if not 1 <= int(month) <= 12:
-            return None
-        spoken += cardinal(int(month)) + "月"
-    if day:
-        if not 1 <= int(day) <= 31:
-            return None
-        spoken += cardinal(int(day)) + m.group("day")
+    if month and not 1 <= int(month) <= 12 or day and not 1 <= int(day) <= 31:
+        return None
+    spoken += cardinal(int(month)) + "月" if month else ""
+    spoken += cardinal(int(day)) + m.group("day") if day else ""
     return spoken
 
 
@@ -145,9 +143,9 @@ def percent(text: str) -> str | None:
 
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them)."""
-    if _MOBILE.fullmatch(text):
+    if _MOBILE.fullmatch(text.replace(" ", "")):
         return digits(text).replace("一", "幺")
-    return digits(text) if LANDLINE.fullmatch(text) else None
+    return digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
@@ -181,7 +179,7 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
                     rf"(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE})?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
 
 def cardinal_liang(n: int) -> str:
@@ -239,8 +237,8 @@ def celsius(text: str) -> str | None:
 
 
 def number_range(text: str) -> str | None:
-    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus)."""
+    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus); '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
     suffix = m.group("suffix")
-    return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix
+    return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix.replace("℃", "摄氏度")

@@ -175,12 +175,16 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
+# A reference number, spelled then said digit by digit in every language: 'HX-40917' H X four zero nine one seven.
+REFERENCE = re.compile(r"(?P<letters>[A-Z]{1,3})-(?P<digits>\d{4,})")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
     """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'; three digits
     after a letter in pairs, as a model number is said: 'A321neo' A three twenty one neo."""
+    if m := REFERENCE.fullmatch(text):
+        return f"{' '.join(m['letters'])} {digits(m['digits'])}"
     words = []
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
@@ -238,8 +242,7 @@ def roman_value(text: str) -> int | None:
 
 
 def roman(text: str, prev_word: str) -> str | None:
-    value = roman_value(text)
-    if value is None:
+    if (value := roman_value(text)) is None:
         return None
     if prev_word in REGNAL_NAMES and (len(text) > 1 or text in "IVX"):  # 'James D.' is an initial
         return "the " + ordinal(value)

@@ -325,8 +325,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if ctx.locale is not None:  # a number its language module left: read as the module's `number`
         return Span(end, "num", ctx.default_lang)
     if ctx.sent_han or is_han(cur.at(end)):
-        if (last := lexer.chunk_after(cur, end, is_digit)) and chinese.LANDLINE.fullmatch(cur.text[body:last[1]]):
-            end = last[1]  # '021-6218 5530': a landline's last group
+        while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
+            end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and _is_day(cur.text[pos:end]):
         date_end = _day_month(cur, end)

@@ -52,7 +52,7 @@ class Korean(myriad.Language):
         """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
-        code = cur.text[pos:end].isdecimal() and self._asks_for_digits(ctx.prev_word)
+        code = cur.text[pos:end].isdecimal() and self.asks_for_digits(ctx.prev_word)
         c = cur.at(end)
         plain = self.digits(digits) if code else self.counted(digits, c)
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
@@ -93,11 +93,6 @@ class Korean(myriad.Language):
     def hour(self, n: int) -> str:
         """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시)."""
         return self.native(n) if 1 <= n <= 12 else self.cardinal(n)
-
-    def _asks_for_digits(self, word: str) -> bool:
-        """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리)."""
-        cues = tuple(self.words["digit_cues"])
-        return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def _particle(self, cur: Cursor, end: int, spoken: str) -> tuple[int, str]:
         """'5/6이' → 육분의 오가: a one-syllable particle right after agrees with the reading."""

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import phonenumbers
 from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
-from voice_tts.tn import cldr, lexer
+from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -43,7 +43,8 @@ class Expression:
     kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
     "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
     numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "phone" (groups;
+    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "lot" (an address's
+    numbers after a town or block), "phone" (groups;
     `country` is the calling code after '+').
     """
 
@@ -138,6 +139,8 @@ class Language:
         '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
+        if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
+            return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
@@ -160,11 +163,15 @@ class Language:
             return locale_span(pos + 1, spoken, self.code) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
+        if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第":  # a Roman numeral: '第Ⅱ期' 第二期
+            return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
+        if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
+            e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -189,8 +196,14 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分)."""
-        return locale_span(end, self.counted(digits, cur.at(end)), self.code)
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821')."""
+        code = self.asks_for_digits(ctx.prev_word)
+        return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
+
+    def asks_for_digits(self, word: str) -> bool:
+        """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리; 末尾)."""
+        cues = tuple(self.words["digit_cues"])
+        return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
         return locale_span(end, self.read(e), self.code)
@@ -227,6 +240,8 @@ class Language:
             return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
         if e.kind == "range":
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+        if e.kind == "lot":
+            return self.words["group_joiner"].join(map(self.integer, p))
         return self._groups(e)
 
     def joined(self, whole: str) -> str:
@@ -348,8 +363,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
 def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: str = "") -> tuple[int, Expression]:
     """The expression whose digits (or root) start at `i`, with what follows it."""
     end, kind, parts, roots = _body(cur, i)
-    scale = ""
-    suffix = ""
+    scale = suffix = ""
     try:
         if kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
@@ -362,9 +376,8 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "%", end + 1
         elif c == "℃":
             suffix, end = "°C", end + 1
-        elif c == "°":
-            unit = cur.at(end + 1)
-            suffix, end = ("°" + unit, end + 2) if unit in ("C", "F") else ("°", end + 1)
+        elif c == "°":  # '°', '°C', '°F'
+            suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
         elif _is_ascii_letter(c) and not currency:
             suffix, end = _unit(cur, end, language)
         elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
@@ -431,8 +444,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
-    parts = [hours]
-    e = a
+    parts, e = [hours], a
     while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)):
         if is_digit(cur.at(e + 3)):
             break
@@ -447,9 +459,8 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
     if cur.at(a) != "/":
         return None
-    k = a + 1
-    root_second = cur.at(k) == "√"
-    k += root_second
+    root_second = cur.at(a + 1) == "√"
+    k = a + 1 + root_second
     if not is_digit(cur.at(k)):
         return None
     b = lexer.digits_end(cur, k)
@@ -494,17 +505,14 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
         if not 1 <= j - i - 1 <= 3:
             return None
         country, i = text[i + 1:j], j
-        if cur.at(i) in (" ", "-"):
-            i += 1
+        i += cur.at(i) in (" ", "-")
     groups = []
     if cur.at(i) in _OPEN:
         j = lexer.digits_end(cur, i + 1)
         if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
             return None
         groups.append(text[i + 1:j])
-        i = j + 1
-        if cur.at(i) in (" ", "-"):
-            i += 1
+        i = j + 1 + (cur.at(j + 1) in (" ", "-"))
     elif not country:
         return None
     while True:
