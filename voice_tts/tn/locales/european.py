@@ -295,6 +295,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         minor = self.MINOR_UNIT or self.CURRENCIES["€"].minor
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), minor)
 
+    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+        """The unit `word` (ending at `end`) names where it stands: Russian looks past it."""
+        return self.unit(word)
+
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
         return self.UNITS.get(written) or self._cldr_unit(written)
@@ -737,7 +741,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    if (unit := self.unit(word)) is not None:
+                    if (unit := self.unit_at(cur, word, m)) is not None:
                         return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)

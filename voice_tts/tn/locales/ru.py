@@ -285,6 +285,10 @@ class Russian(Language):
         per = "".join(f" {PER[part]}" for part in parts[1:] if part in PER)
         return Forms(one, many, gender == "f", few, gender, parts[0], per)
 
+    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+        """'с' (seconds) is also a preposition: with a word or number after it, it is that."""
+        return None if word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum() else self.unit(word)
+
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
@@ -399,7 +403,7 @@ class Russian(Language):
                 if j == end or not is_letter(c):
                     return end
                 m = lexer.chunk(cur, j)
-                if not all(part in _AFTER for part in cur.text[j:m].lower().split("/")):
+                if self.unit_at(cur, cur.text[j:m], m) is None:
                     return end
                 end = m
         except TooLong:
