@@ -35,6 +35,11 @@ READINGS = [
      "Il prezzo è di ottocentoventinovemilacinquecentoventidue dollari e ottanta centesimi."),
     ("it", "Alle 11:01.", "Alle undici e un minuto."),
     ("fr", "Au total 822 344 pièces.", "Au total huit cent vingt-deux mille trois cent quarante-quatre pièces."),
+    # a counted noun's gender from the gender data or its ending, also a known acronym's ('1 DVD', '1 BD')
+    ("fr", "Elle compte 21 monitrices, 1 moniteur et 1 équipe.", "Elle compte vingt-et-une monitrices, un moniteur et une équipe."),
+    ("fr", "Vous avez 1 BD et 1 erreur.", "Vous avez une B D et une erreur."),
+    ("pt", "Vamos com 2 equipes e 2 árvores.", "Vamos com duas equipes e duas árvores."),
+    ("de", "Sie haben 1 DVD ausgeliehen.", "Sie haben eine D V D ausgeliehen."),
     ("ru", "до $2342.65", "до двух тысяч трёхсот сорока двух долларов шестидесяти пяти центов"),
 ]
 

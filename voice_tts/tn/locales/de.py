@@ -177,7 +177,7 @@ def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
         return None
     noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
     noun = noun[0].rstrip(".,;:!?") if noun else ""
-    if not noun.isalpha() or noun.isupper() or noun in _PRONOUNS:  # 'ABC', an acronym; 'Punkt 1 finden Sie', a verb's
+    if not noun.isalpha() or noun.isupper() and noun not in _GENDERS or noun in _PRONOUNS:  # 'ABC' (not 'DVD'); 'Punkt 1 finden Sie'
         return None
     return adjective[0] if adjective else "", noun
 

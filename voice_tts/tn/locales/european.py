@@ -825,7 +825,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
-        if after is None or not after[0].isalpha() or not after[0].islower() or len(after[0]) < 3:
+        if after is None or not (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])):
             return None
         return self.counted(n, self.is_feminine(after[0]))
 
