@@ -40,6 +40,14 @@ READINGS = [
     ("fr", "Vous avez 1 BD et 1 erreur.", "Vous avez une B D et une erreur."),
     ("pt", "Vamos com 2 equipes e 2 árvores.", "Vamos com duas equipes e duas árvores."),
     ("de", "Sie haben 1 DVD ausgeliehen.", "Sie haben eine D V D ausgeliehen."),
+    # a code of capitals and digits mixed spelled sign by sign, two capitals before a number spelled, a
+    # house number's letter after its slash
+    ("de", "Flug LH 2045, Buchungscode X7KP4M.", "Flug L H zweitausendfünfundvierzig, Buchungscode X sieben K P vier M."),
+    ("es", "El vuelo IB 3172, localizador X7KP4M.", "El vuelo i b tres mil ciento setenta y dos, localizador x siete k p cuatro m."),
+    ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F mille cent soixante-douze, référence X sept K P quatre M."),
+    ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três mil cento e setenta e dois, localizador quatro B sete Z."),
+    ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici B."),
+    ("ru", "Код X7KP4M.", "Код икс семь кей пи четыре эм."),
     ("ru", "до $2342.65", "до двух тысяч трёхсот сорока двух долларов шестидесяти пяти центов"),
 ]
 

@@ -172,6 +172,9 @@ _CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "
 
 # Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days).
 _SI_SYMBOLS = {"d": "duration-day"}
+# Short forms that name something else after a number: a house number's letter ('12B', '115/B': not
+# Beaufort), a disc ('1 CD': not carats).
+_NOT_SYMBOLS = frozenset({"B", "CD"})
 
 
 def _may_be_word(symbol: str) -> bool:
@@ -193,7 +196,7 @@ def unit_symbols(lang: str) -> dict[str, str]:
                 if form == "per" or unit.split("-")[0] not in _CATEGORY_ORDER:
                     continue
                 symbol = pattern.replace("{0}", "").replace("\u00a0", " ").replace("\u202f", " ").strip()
-                if symbol and " " not in symbol and not _may_be_word(symbol):
+                if symbol and " " not in symbol and not _may_be_word(symbol) and symbol not in _NOT_SYMBOLS:
                     candidates.setdefault(symbol, set()).add(unit)
     table = dict(_SI_SYMBOLS)
     for symbol, units in candidates.items():

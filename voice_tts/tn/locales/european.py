@@ -72,6 +72,7 @@ _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
 # A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
 _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
+_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d+){2,}[A-ZА-ЯЁ]*|(?:\d+[A-ZА-ЯЁ]+){2,}\d*")  # 'X7KP4M': spelled sign by sign
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
@@ -334,6 +335,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         text = ascii_digits(text)
         if m := _REFERENCE.fullmatch(text):
             return f"{' '.join(m[1])} {self.digits(m[2])}"
+        if _CODE.fullmatch(text):
+            return " ".join(self.digits(c) if c.isdecimal() else self._alphanumeric(c) for c in text)
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
@@ -416,6 +419,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
         if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
+        if len(word) == 2 and word.isupper() and word.isascii() and word.isalpha() and chunk_after(cur, end, is_digit):  # 'LH 2045'
+            return locale_span(end, " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
             return span
@@ -878,6 +883,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if quantity is not None:
                 if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
+                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '115/B': a house number's letter
+                    return f"{self._spoken_quantity(*quantity, ctx)} {self._alphanumeric(unit_text[1])}"
                 if (unit := self.unit(unit_text)) is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
