@@ -48,6 +48,14 @@ READINGS = [
     ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três mil cento e setenta e dois, localizador quatro B sete Z."),
     ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici B."),
     ("ru", "Код X7KP4M.", "Код икс семь кей пи четыре эм."),
+    # a Roman numeral after a building's noun is its number, a lone C, D, L or M there a letter; a unit
+    # per another; a German number and its lower-case ending one word
+    ("de", "In Gebäude III, nicht Gebäude C, spülen Sie 3-mal bei 35 l/m².",
+     "In Gebäude drei, nicht Gebäude C, spülen Sie dreimal bei fünfunddreißig Liter pro Quadratmeter."),
+    ("es", "En el edificio II, no el edificio C, caen 35 l/m².",
+     "En el edificio dos, no el edificio C, caen treinta y cinco litros por metro cuadrado."),
+    ("fr", "Le bâtiment II, pas le bâtiment C.", "Le bâtiment deux, pas le bâtiment C."),
+    ("it", "Il padiglione II, 35 l/m².", "Il padiglione due, trentacinque litri per metro quadrato."),
     ("ru", "до $2342.65", "до двух тысяч трёхсот сорока двух долларов шестидесяти пяти центов"),
 ]
 

@@ -73,6 +73,10 @@ class German(Language):
             span.agreement = _cue(ctx)
         return span
 
+    def _alphanumeric(self, text: str) -> str:
+        """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word."""
+        return re.sub(r"(?<=[^\W\d_])-(?=[a-zäöüß])", "", super()._alphanumeric(text))
+
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
         Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the

@@ -301,8 +301,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.unit(word)
 
     def unit(self, written: str) -> Unit | None:
-        """The unit a symbol stands for: the language's own table, else CLDR's names for it."""
-        return self.UNITS.get(written) or self._cldr_unit(written)
+        """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
+        per another ('l/m²' Liter pro Quadratmeter)."""
+        one, slash, per = written.partition("/")
+        if not (found := self.UNITS.get(written) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (b := self.unit(per)):
+            return Unit(f"{a.singular} {self.per(b)}", f"{a.plural} {self.per(b)}", a.feminine)
+        return found
 
     @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_unit(self, written: str) -> Unit | None:
@@ -507,15 +511,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return locale_span(end, reading, self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
-        """A Roman numeral in capitals, read by `_roman`."""
-        value = roman_value(word) if word.isupper() else None
+        """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
+        value = roman_value(word) if word.isupper() and (len(word) > 1 or word in "IVX") else None
         return None if value is None else self._roman(cur, end, word, value, ctx)
 
     def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
         """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
         number ('Kapitel IV'), after a name the ruler's number ('Ludwig XIV.', 'Louis XIV'). German
         writes the last with a period, which the span takes (and gives back where it also ends the
-        sentence); a lone C, D, L or M after a name is no numeral ('Vitamin C')."""
+        sentence)."""
         dot = self.ROMAN_DOT and cur.at(end) == "."
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
@@ -526,7 +530,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
             return locale_span(end, self.ordinal(value, "a" if self.is_feminine(noun.lower()) else "", ctx), self.code)
         name = ctx.prev_word
-        if not (name[:1].isupper() and name.isalpha()) or len(word) == 1 and word not in "IVX" or self.ROMAN_DOT and not dot:
+        if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
         reading = self.regnal(value, is_feminine_name(name), ctx)
         if dot and self._ends_sentence(cur, end + 1):

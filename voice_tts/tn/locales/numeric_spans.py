@@ -51,11 +51,11 @@ def is_address(word: str) -> bool:
 def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: frozenset[str]) -> bool:
     """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two
     letters or more that are not words (`not_roman`: 'mi', 'di'), or any after a word of
-    `roman_after` ('siglo')."""
+    `roman_after` ('siglo') but a lone C, D, L or M."""
     if not _ROMAN.fullmatch(word):
         return False
     if prev_word.lower() in roman_after:
-        return True
+        return len(word) > 1 or word.upper() in "IVX"
     if word.isupper():
         return len(word) > 1 or word in "VX"
     return word.islower() and len(word) > 1 and word not in not_roman
