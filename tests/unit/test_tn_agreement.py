@@ -56,6 +56,12 @@ READINGS = [
      "En el edificio dos, no el edificio C, caen treinta y cinco litros por metro cuadrado."),
     ("fr", "Le bâtiment II, pas le bâtiment C.", "Le bâtiment deux, pas le bâtiment C."),
     ("it", "Il padiglione II, 35 l/m².", "Il padiglione due, trentacinque litri per metro quadrato."),
+    # 'C/' a street; a Russian reference over a slash, a unit after a decimal in the genitive singular,
+    # a date after a clause's verb in the genitive
+    ("es", "En la C/ Mayor, 15.", "En la Calle Mayor, quince."),
+    ("ru", "Номер заявки — 58/412, это 3/4.", "Номер заявки — пятьдесят восемь дробь четыреста двенадцать, это три четвёртых."),
+    ("ru", "Объём — 38,5 м³.", "Объём — тридцать восемь целых пять десятых кубического метра."),
+    ("ru", "Доставят в отель 18.01.2027.", "Доставят в отель восемнадцатого января две тысячи двадцать седьмого года."),
     ("ru", "до $2342.65", "до двух тысяч трёхсот сорока двух долларов шестидесяти пяти центов"),
 ]
 

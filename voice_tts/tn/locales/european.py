@@ -403,7 +403,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
-        if after in (".", "°") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°'
+        if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
             return self._abbreviated(cur, word + after, end + 1, reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'

@@ -148,7 +148,10 @@ class Russian(Language):
     digits = staticmethod(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        """'1/2' одна вторая, '3/4' три четвертых."""
+        """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten a reference
+        ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
+        if denominator > 100 and str(denominator).strip("0") != "1":
+            return f"{cardinal(numerator)} дробь {cardinal(denominator)}"
         return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
     # --- the forms a number takes from the words around it ----------------------------------
@@ -220,8 +223,9 @@ class Russian(Language):
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
         case ('к 15.03.2027' к пятнадцатому марта), after a verb in the genitive, saying when
-        ('будет доставлен 12.04.2027' двенадцатого апреля)."""
-        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or ru_morph.is_verb(word) else "nominative"
+        ('будет доставлен 12.04.2027' двенадцатого апреля, 'доставят в отель 18.01.2027' восемнадцатого)."""
+        verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
+        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else "nominative"
         return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
@@ -771,10 +775,10 @@ def _year_with_noun(n: int, case: str) -> str:
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
-    """The form of a unit after `count` (None: after a fraction): in the nominative 'один рубль',
-    'два рубля', 'пять рублей'; in the genitive 'одного рубля', 'двух рублей', 'пяти рублей'."""
+    """The form of a unit after `count` (None: after a fraction, the genitive singular: 'кубического
+    метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
-        return forms[1]
+        return re.sub(r"[ыи]х ", "ого ", forms[1])
     if case == "accusative" and agreement(count) == 0:  # 'за 1 тонну'
         return ru_morph.inflect(forms[0], "accusative")
     if case == "genitive":
