@@ -40,9 +40,7 @@ class Cursor:
 
     def peek(self, i: int) -> str:
         """The character at `i` if it is present and within bounds, else "" (never waits)."""
-        if i >= self.limit or i >= self.end:
-            return ""
-        return self.text[i]
+        return "" if i >= self.limit or i >= self.end else self.text[i]
 
     def startswith(self, i: int, word: str, fold: bool = False) -> bool:
         """Whether `word` is at `i`; waits while the present text is a proper prefix of it."""

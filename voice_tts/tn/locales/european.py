@@ -376,9 +376,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if c == "@" and is_alnum(cur.at(pos + 1)):
             end = lexer.chunk(cur, pos + 1)
             return locale_span(end, self.ADDRESS_SYMBOLS["@"] + " " + self.address(cur.text[pos + 1:end]), self.code)
-        if is_letter(c):
-            return self._word(cur, pos, ctx)
-        return None
+        return self._word(cur, pos, ctx) if is_letter(c) else None
 
     # --- words --------------------------------------------------------------------------------
 

@@ -104,9 +104,7 @@ class AddressesAndPhones:
         digits = sum(len(g) for g in groups)
         if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
             return None
-        if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]):
-            return None
-        return phone_end
+        return None if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]) else phone_end
 
     def _digit_groups_end(self, cur: Cursor, j: int) -> int:
         """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""

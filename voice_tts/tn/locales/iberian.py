@@ -12,7 +12,6 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_alnum, is_digit
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import words
 from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IP, PHONE, date_parts, read_pieces
 
@@ -36,22 +35,15 @@ class Iberian(Language):
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        cls.PER_UNITS = words(cls.code)["per"]  # the unit after 'por' ('km/h' por hora)
         cls.CLDR_UNITS = cldr.folded_unit_symbols(cls.code)
 
     def unit(self, written: str) -> Unit | None:
         """The language's units in any case, CLDR's symbols that are no word of the language ('2/3
         da farinha') and SHORT_UNITS; one per another ('GB/s' gigabytes por segundo)."""
         folded = written.casefold()
-        unit, _, per = folded.partition("/")
-        if per and folded not in self.UNITS and per in self.PER_UNITS:
-            names = self.unit(unit)
-            per_words = f"{self.PER} {self.PER_UNITS[per]}"
-            return None if names is None else Unit(f"{names.singular} {per_words}", f"{names.plural} {per_words}",
-                                                   names.feminine)
         if folded in self.UNITS:
             return self.UNITS[folded]
-        if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS:
+        if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written:
             return super().unit(written)
         return None
 

@@ -76,6 +76,4 @@ def _one_before(count: str, noun: str) -> str:
     elided before a vowel)."""
     if count == "un" and _UNO_BEFORE.match(noun):
         return "uno"
-    if count == "una" and noun[:1].lower() in "aeiouàèéìòù":
-        return "un'"
-    return count
+    return "un'" if count == "una" and noun[:1].lower() in "aeiouàèéìòù" else count

@@ -30,19 +30,13 @@ def _genders(lang: str) -> _Genders:
 
 def is_feminine(lang: str, noun: str) -> bool:
     """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not."""
-    word = noun.lower()
-    genders = _genders(lang)
-    if word in genders.feminine:
-        return True
-    if word in genders.masculine:
-        return False
-    return word.endswith(genders.feminine_endings)
+    word, genders = noun.lower(), _genders(lang)
+    return word in genders.feminine or word not in genders.masculine and word.endswith(genders.feminine_endings)
 
 
 def is_known_noun(lang: str, noun: str) -> bool:
     """Whether `noun` is one the gender data lists."""
-    genders = _genders(lang)
-    return noun.lower() in genders.feminine or noun.lower() in genders.masculine
+    return any(noun.lower() in nouns for nouns in (_genders(lang).feminine, _genders(lang).masculine))
 
 
 @cache

@@ -124,6 +124,4 @@ def date_parts(m: re.Match) -> tuple[int, int, int] | None:
         day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
     else:
         return None
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
-    return day, month, year
+    return (day, month, year) if 1 <= month <= 12 and 1 <= day <= 31 else None

@@ -196,8 +196,7 @@ class Russian(Language):
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
-        unit = self.unit(word)
-        if unit is None:
+        if (unit := self.unit(word)) is None:
             return None
         fraction = self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)
         return f"{fraction} {unit.few}"
