@@ -72,7 +72,9 @@ _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
 # A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
 _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
-_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d+){2,}[A-ZА-ЯЁ]*|(?:\d+[A-ZА-ЯЁ]+){2,}\d*")  # 'X7KP4M': spelled sign by sign
+# A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
+# part number with a longer digit run, is left to the voice).
+_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?")
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
