@@ -19,7 +19,7 @@ from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
 from voice_tts.tn.locales import data, words
-from voice_tts.tn.locales.european import Language
+from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 
 _WORDS = words("de")
@@ -90,6 +90,13 @@ class German(Language):
         elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
             case = "accusative" if noun_gender(noun) == "m" else "dative"
         return cldr.cardinal("de", 1, _ONE[case][noun_gender(noun)])
+
+    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
+        """'auf 1 l Wasser' auf einen Liter, 'mit 1 kg' mit einem Kilogramm: one unit in the case of the word
+        before; an hour of the clock is none ('um 1 Uhr' ein Uhr)."""
+        if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
+            return super()._counted_quantity(whole, fractional, unit, ctx)
+        return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a

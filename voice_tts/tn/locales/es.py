@@ -103,9 +103,7 @@ def _denominator(d: int) -> str | None:
         if word.endswith(("uno", "a")):
             word = word[:-1]
         return word + "avo"
-    if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6:
-        return ordinal(d)
-    return None
+    return ordinal(d) if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6 else None
 
 
 def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:

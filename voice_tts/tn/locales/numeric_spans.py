@@ -109,9 +109,7 @@ def english_amount(text: str) -> tuple[str, str | None] | None:
     """(whole, cents) of an amount written the English way, else None."""
     if m := _ENGLISH_CENTS.fullmatch(text):
         return m.group(1).replace(",", ""), m.group(2)
-    if _ENGLISH_GROUPS.fullmatch(text):
-        return text.replace(",", ""), None
-    return None
+    return (text.replace(",", ""), None) if _ENGLISH_GROUPS.fullmatch(text) else None
 
 
 def date_parts(m: re.Match) -> tuple[int, int, int] | None:

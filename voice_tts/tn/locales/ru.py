@@ -688,9 +688,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
         case = _PREPOSITION_CASES[preposition]
         return ordinal(n, "m", "nominative" if case == "accusative" else case)
-    if ctx.line_start and not after:
-        return ordinal(n, "m", "prepositional")
-    return None
+    return ordinal(n, "m", "prepositional") if ctx.line_start and not after else None
 
 
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
