@@ -62,9 +62,7 @@ class Context:
             return self.default_lang
         if self.sent_han:
             return "zh"
-        if self.sent_latin:
-            return "en"
-        return self.default_lang
+        return "en" if self.sent_latin else self.default_lang
 
     def end_sentence(self) -> None:
         self.sent_han = False
