@@ -168,6 +168,13 @@ READINGS = {
     # a reference number spelled then said digit by digit; a Roman numeral after Title
     "Your claim number is HX-40917; Title IX questions go to Mr. Ortiz.":
         "Your claim number is H X four zero nine one seven; Title nine questions go to Mister Ortiz.",
+    # a direction's period after a house number; a currency after its amount; a unit's period inside a sentence
+    "Mail 400 W. 59th St., pay 25¢ or 30 € and add 8 oz. of water, 3x a day; 2x.":
+        "Mail four hundred West fifty ninth Street, pay twenty five cents or thirty euros and add eight ounces of "
+        "water, three times a day; two x.",
+    # cubic feet; a booking code letter by letter; a Roman numeral after Building, a letter not
+    "About 1,350 cu. ft., code X7KP4M, in Building II, Block C.":
+        "About one thousand three hundred fifty cubic feet, code X seven K P four M, in Building two, Block C.",
 }
 
 ZH_READINGS = {

@@ -337,6 +337,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
         return address
+    if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
+        return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -362,6 +364,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
             if not (word := kind or len(words) < 4 and english.street_word(token, len(words) == 1)):
                 return None
             words.append(word)
+            end += token in english.DIRECTIONS and len(words) == 2 and cur.at(end) == "."  # '400 W. 59th St.'
         best, state = (end, words[:]), ""
         for _ in range(8):
             token, end = _next_token(cur, end)
@@ -404,9 +407,11 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 money = False
                 continue
             j = lexer.spaces(cur, end)
+            c = cur.at(j)
+            if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
+                return j + 1  # '25¢', '25 €': the currency after its amount
             if j == end:
                 return end
-            c = cur.at(j)
             if c == "%" and numeric:  # '87 %'
                 return j + 1
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
@@ -436,7 +441,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 numeric = plain_int = clock_like = False
                 continue
             if word in english.UNITS or (clock_like and word in english.AM_PM):
-                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # 'at 10 a.m.' keeps the sentence's
+                end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m  # 'at 10 a.m.' keeps the sentence's, '8 oz. of' not
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
                 numeric = plain_int = clock_like = False
