@@ -187,6 +187,9 @@ ZH_READINGS = {
     # a mobile in spaced groups, a range of degrees, a reference number: digits one by one where they are
     "配送员的电话是139 2057 4468，疫苗请在2~8°C冷藏，订单号是KX-7362。":
         "配送员的电话是幺三九二零五七四四六八，疫苗请在二到八摄氏度冷藏，订单号是KX七三六二。",
+    # an em dash between numbers a range, after a date too; capitals before three digits or more a code
+    "3—5天内，1月18日14:00—16:00送到，航班CA1172，显卡RTX4090。":
+        "三到五天内，一月十八日十四点到十六点送到，航班CA一一七二，显卡RTX四零九零。",
 }
 
 

@@ -311,6 +311,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         while cur.at(end) == "·" and is_digit(cur.at(end + 1)):
             end = lexer.chunk(cur, end + 1)
     while True:
+        if cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # '14:00—16:00' 十四点到十六点: the dash of a range
+            end = lexer.chunk(cur, end + 1)
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):
             return end
@@ -324,7 +326,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     end = lexer.chunk(cur, body)
     if ctx.locale is not None:  # a number its language module left: read as the module's `number`
         return Span(end, "num", ctx.default_lang)
-    if ctx.sent_han or is_han(cur.at(end)):
+    dash = lexer.chunk(cur, end + 1) if cur.at(end) == "—" and is_digit(cur.at(end + 1)) else end
+    if ctx.sent_han or is_han(cur.at(dash)):
         while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
             end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
         return Span(_zh_chain(cur, end), "num", "zh")

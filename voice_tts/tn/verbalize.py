@@ -125,7 +125,7 @@ def digit_groups(raw: str, lang: str) -> str:
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
 _FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
-_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), 0x3000: 0x20})
+_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), ord("—"): ord("-"), 0x3000: 0x20})
 
 
 def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
