@@ -37,8 +37,6 @@ def cardinal(n: int) -> str:
 
 
 def ordinal(n: int) -> str:
-    if n < 0:
-        return "minus " + ordinal(-n)
     return cldr.spell("en", n, "spellout-ordinal").replace("-", " ")
 
 

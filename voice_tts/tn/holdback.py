@@ -435,22 +435,16 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if not numeric:
                 return end
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
-                money = False
-                end = m
-                plain_int = clock_like = False
+                end, money, plain_int, clock_like = m, False, False, False
                 continue
-            if plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}")):
-                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # '340 A.D.', '1980 s'
-                numeric = plain_int = clock_like = False
-                continue
-            if word in english.UNITS or (clock_like and word in english.AM_PM):
-                end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m  # 'at 10 a.m.' keeps the sentence's, '8 oz. of' not
+            # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
+            era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
+            if era or plain_int and re.fullmatch(r"\d+/\d+", word) or word in english.UNITS or (
+                    clock_like and word in english.AM_PM):
+                # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the sentence's)
+                end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
-                numeric = plain_int = clock_like = False
-                continue
-            if plain_int and word.count("/") == 1 and all(p.isdecimal() for p in word.split("/")):
-                end = m
                 numeric = plain_int = clock_like = False
                 continue
             return end

@@ -87,14 +87,9 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
 
 def newline(ctx: Context) -> str:
     """A newline after text with no final punctuation is a sentence pause (§3.8)."""
-    zh = ctx.sent_han
-    if not ctx.last_visible:
-        return ""
     if ctx.last_visible.isalnum():
-        return "。" if zh else ". "
-    if zh or ctx.last_spoken.isspace():
-        return ""
-    return " "
+        return "。" if ctx.sent_han else ". "
+    return "" if not ctx.last_visible or ctx.sent_han or ctx.last_spoken.isspace() else " "
 
 
 def word(raw: str, ctx: Context, lang: str = "") -> str:
