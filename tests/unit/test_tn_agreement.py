@@ -82,7 +82,7 @@ def test_streamed_reading(lang: str, written: str, spoken: str) -> None:
 @pytest.mark.parametrize(("lang", "written", "spoken"), [
     ("ko", "가격은 79달러입니다.", "가격은 칠십구달러입니다."),  # money is Sino-Korean; '달' alone is a counter
     ("ko", "3달 있었다.", "세달 있었다."),
-    ("ko", "무게는 5 kg입니다.", "무게는 오 킬로그램입니다."),
+    ("ko", "무게는 5 kg입니다.", "무게는 오킬로그램입니다."),
     ("ja", "重さは5 kgです。", "重さは五キログラムです。"),
 ])
 def test_ja_ko_reading(lang: str, written: str, spoken: str) -> None:

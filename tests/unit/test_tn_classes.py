@@ -168,6 +168,13 @@ READINGS = {
     # a reference number spelled then said digit by digit; a Roman numeral after Title
     "Your claim number is HX-40917; Title IX questions go to Mr. Ortiz.":
         "Your claim number is H X four zero nine one seven; Title nine questions go to Mister Ortiz.",
+    # a direction's period after a house number; a currency after its amount; a unit's period inside a sentence
+    "Mail 400 W. 59th St., pay 25¢ or 30 € and add 8 oz. of water, 3x a day; 2x.":
+        "Mail four hundred West fifty ninth Street, pay twenty five cents or thirty euros and add eight ounces of "
+        "water, three times a day; two x.",
+    # cubic feet; a booking code letter by letter; a Roman numeral after Building, a letter not
+    "About 1,350 cu. ft., code X7KP4M, in Building II, Block C.":
+        "About one thousand three hundred fifty cubic feet, code X seven K P four M, in Building two, Block C.",
 }
 
 ZH_READINGS = {
@@ -180,6 +187,9 @@ ZH_READINGS = {
     # a mobile in spaced groups, a range of degrees, a reference number: digits one by one where they are
     "配送员的电话是139 2057 4468，疫苗请在2~8°C冷藏，订单号是KX-7362。":
         "配送员的电话是幺三九二零五七四四六八，疫苗请在二到八摄氏度冷藏，订单号是KX七三六二。",
+    # an em dash between numbers a range, after a date too; capitals before three digits or more a code
+    "3—5天内，1月18日14:00—16:00送到，航班CA1172，显卡RTX4090。":
+        "三到五天内，一月十八日十四点到十六点送到，航班CA一一七二，显卡RTX四零九零。",
 }
 
 

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 from voice_tts.tn import cldr
-from voice_tts.tn.english import REFERENCE
 
 _DIGITS = "零一二三四五六七八九"
 
@@ -66,11 +65,13 @@ def version(text: str) -> str | None:
 
 
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
+_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
 
 
 def identifier(text: str) -> str:
-    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch ('KX-7362' KX七三六二)."""
-    if m := REFERENCE.fullmatch(text):
+    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals
+    before three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二)."""
+    if m := _CODE_ID.fullmatch(text):
         return m["letters"] + digits(m["digits"])
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
              for chunk in re.split(r"[-–_/]+", text))

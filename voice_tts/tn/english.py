@@ -37,8 +37,6 @@ def cardinal(n: int) -> str:
 
 
 def ordinal(n: int) -> str:
-    if n < 0:
-        return "minus " + ordinal(-n)
     return cldr.spell("en", n, "spellout-ordinal").replace("-", " ")
 
 
@@ -185,7 +183,7 @@ def identifier(text: str) -> str:
     after a letter in pairs, as a model number is said: 'A321neo' A three twenty one neo."""
     if m := REFERENCE.fullmatch(text):
         return f"{' '.join(m['letters'])} {digits(m['digits'])}"
-    words = []
+    words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
         if piece.endswith("0s"):  # 'mid-80s' mid eighties
@@ -195,7 +193,7 @@ def identifier(text: str) -> str:
         elif piece[0].isdecimal():
             words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
         elif piece.isalpha():
-            words.append(piece)
+            words.append(" ".join(piece) if code else piece)
         elif piece == "&":
             words.append("and")
     return " ".join(words)
@@ -242,9 +240,9 @@ def roman_value(text: str) -> int | None:
 
 
 def roman(text: str, prev_word: str) -> str | None:
-    if (value := roman_value(text)) is None:
+    if (value := roman_value(text)) is None or len(text) == 1 and text not in "IVX":  # 'James D.', 'Building C': letters
         return None
-    if prev_word in REGNAL_NAMES and (len(text) > 1 or text in "IVX"):  # 'James D.' is an initial
+    if prev_word in REGNAL_NAMES:
         return "the " + ordinal(value)
     if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS:  # 'PART XL
         return cardinal(value)
@@ -506,9 +504,9 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
     degrees Celsius'; joined by a hyphen it describes a noun, in the singular: 'a 5-km run' five kilometer run."""
-    if (m := _MEASURE.fullmatch(text)) is None or m.group("unit") not in UNITS:
-        return None
-    amount, (one, many) = m.group("num").replace(",", ""), UNITS[m.group("unit")]
+    if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"].removesuffix(".")) not in UNITS:
+        return None  # '8 oz.': the period of the unit's abbreviation
+    amount, (one, many) = m.group("num").replace(",", ""), UNITS[unit]
     return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or m['adjective'] else many}"
 
 

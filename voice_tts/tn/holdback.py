@@ -311,6 +311,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         while cur.at(end) == "·" and is_digit(cur.at(end + 1)):
             end = lexer.chunk(cur, end + 1)
     while True:
+        if cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # '14:00—16:00' 十四点到十六点: the dash of a range
+            end = lexer.chunk(cur, end + 1)
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):
             return end
@@ -324,7 +326,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     end = lexer.chunk(cur, body)
     if ctx.locale is not None:  # a number its language module left: read as the module's `number`
         return Span(end, "num", ctx.default_lang)
-    if ctx.sent_han or is_han(cur.at(end)):
+    dash = lexer.chunk(cur, end + 1) if cur.at(end) == "—" and is_digit(cur.at(end + 1)) else end
+    if ctx.sent_han or is_han(cur.at(dash)):
         while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
             end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
         return Span(_zh_chain(cur, end), "num", "zh")
@@ -337,6 +340,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
         return address
+    if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
+        return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     end = _en_window(cur, body, end)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -362,6 +367,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
             if not (word := kind or len(words) < 4 and english.street_word(token, len(words) == 1)):
                 return None
             words.append(word)
+            end += token in english.DIRECTIONS and len(words) == 2 and cur.at(end) == "."  # '400 W. 59th St.'
         best, state = (end, words[:]), ""
         for _ in range(8):
             token, end = _next_token(cur, end)
@@ -404,9 +410,11 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 money = False
                 continue
             j = lexer.spaces(cur, end)
+            c = cur.at(j)
+            if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
+                return j + 1  # '25¢', '25 €': the currency after its amount
             if j == end:
                 return end
-            c = cur.at(j)
             if c == "%" and numeric:  # '87 %'
                 return j + 1
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
@@ -427,22 +435,16 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if not numeric:
                 return end
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
-                money = False
-                end = m
-                plain_int = clock_like = False
+                end, money, plain_int, clock_like = m, False, False, False
                 continue
-            if plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}")):
-                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # '340 A.D.', '1980 s'
-                numeric = plain_int = clock_like = False
-                continue
-            if word in english.UNITS or (clock_like and word in english.AM_PM):
-                end = m + 1 if "." in word and _abbreviation_period(cur, m) else m  # 'at 10 a.m.' keeps the sentence's
+            # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
+            era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
+            if era or plain_int and re.fullmatch(r"\d+/\d+", word) or word in english.UNITS or (
+                    clock_like and word in english.AM_PM):
+                # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the sentence's)
+                end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
-                numeric = plain_int = clock_like = False
-                continue
-            if plain_int and word.count("/") == 1 and all(p.isdecimal() for p in word.split("/")):
-                end = m
                 numeric = plain_int = clock_like = False
                 continue
             return end

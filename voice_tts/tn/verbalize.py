@@ -87,14 +87,9 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
 
 def newline(ctx: Context) -> str:
     """A newline after text with no final punctuation is a sentence pause (§3.8)."""
-    zh = ctx.sent_han
-    if not ctx.last_visible:
-        return ""
     if ctx.last_visible.isalnum():
-        return "。" if zh else ". "
-    if zh or ctx.last_spoken.isspace():
-        return ""
-    return " "
+        return "。" if ctx.sent_han else ". "
+    return "" if not ctx.last_visible or ctx.sent_han or ctx.last_spoken.isspace() else " "
 
 
 def word(raw: str, ctx: Context, lang: str = "") -> str:
@@ -125,7 +120,7 @@ def digit_groups(raw: str, lang: str) -> str:
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
 _FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
-_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), 0x3000: 0x20})
+_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), ord("—"): ord("-"), 0x3000: 0x20})
 
 
 def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
@@ -153,7 +148,7 @@ def _number_en(text: str, currency_code: str) -> str:
     if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
         return reading
     if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
-            reading := english.money(text)):
+            reading := english.money(text)) or is_currency(text[-1]) and (reading := english.money(text[-1] + text[:-1])):
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.dashed_date, english.era_year, english.clock_seconds,

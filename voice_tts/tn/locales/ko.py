@@ -59,8 +59,10 @@ class Korean(myriad.Language):
             return locale_span(end, plain, "ko")
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
-                cur.at(lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            return locale_span(end + 1, plain + self.words["tilde"]["counted"], "ko")
+                cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
+            native = n < 100 and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
+            first = cldr.spell("ko", n, "spellout-cardinal-native") if native and not code else plain  # '6~8시간' 여섯에서
+            return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
         if c == "시" and cur.at(end + 1) != "간":
@@ -72,7 +74,7 @@ class Korean(myriad.Language):
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
             particles = self.words["counters_before_particles"].get(counter)
-            counts = particles is None or n % 10 and (
+            counts = particles is None or ctx.prev_word in self.words["counted_after"].get(counter, ()) or n % 10 and (
                 (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n), "ko")

@@ -72,7 +72,7 @@ class Language:
         self.words = table = words(self.code)
         self.large = table["large"]  # the names of 10^4, 10^8, 10^12, 10^16: ja 万億兆京
         self.scales = frozenset(self.large)
-        self.space = table["space"]  # between words: ko 오 퍼센트, ja 五パーセント
+        self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
         # each unit by its name alone, as a language that counts with no plural has it ('km' キロメートル)
         self.units = {symbol: cldr.unit_reading("1", _WRITTEN_ALSO.get(symbol, symbol), self.code, "")
@@ -213,7 +213,7 @@ class Language:
         if e.currency:
             return sign + self._money(e)
         unit = self.suffix(e.suffix)
-        return sign + self._body(e) + (self.space + unit if unit else "")
+        return sign + self._body(e) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
 
     def suffix(self, suffix: str) -> str:
         """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
