@@ -508,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--server-pid",
         type=positive_int,
         metavar="PID",
-        help="the server's process id (a server on this machine): each level reports its CPU",
+        help="the server's process id (a server on this machine): each level reports its CPU, per process",
     )
     bench.add_argument("--out", type=Path, default=Path("bench.json"), help="results as JSON")
     bench.add_argument("--plot", type=Path, default=Path("bench.png"), help="PNG plot")
