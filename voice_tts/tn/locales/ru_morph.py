@@ -61,6 +61,7 @@ def governs_accusative(word: str) -> bool:
         p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
 
 
+@lru_cache(maxsize=4096)
 def is_verb(word: str) -> bool:
     """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился')."""
     return bool(word) and _analyzer().parse(word.lower())[0].tag.POS in ("VERB", "INFN", "PRTF", "PRTS", "GRND")
