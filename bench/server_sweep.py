@@ -278,19 +278,18 @@ class ServerSweep:
 
     def stop_server(self, server: subprocess.Popen) -> None:
         if server.poll() is None:
-            # The server drains on SIGTERM (running turns finish, then it exits); py-spy writes its
-            # stacks on SIGINT alone, and leaves the server running.
-            server.send_signal(signal.SIGTERM if self.args.profile is None else signal.SIGINT)
+            # SIGINT: the server drains on it as on SIGTERM (running turns finish, then it exits),
+            # and py-spy (--profile) writes its stacks on it alone, leaving the server in its session.
+            server.send_signal(signal.SIGINT)
             try:
                 server.wait(SERVER_STOP_LIMIT_S)
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
-        if self.args.profile is not None:
-            try:
-                os.killpg(server.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        try:
+            os.killpg(server.pid, signal.SIGTERM)  # what py-spy left running
+        except ProcessLookupError:
+            pass
         self.results["server_exit_status"] = server.returncode
 
     # -- 3. one stream, the in-process deltas ---------------------------------------------

@@ -41,23 +41,24 @@ def main() -> None:
     for process, thread, _, _ in samples:
         threads_of[process].add(thread.partition(": ")[2] or thread)
     for wanted in args.thread:
-        groups: dict[str, tuple[list[int], collections.Counter[str], collections.Counter[str]]] = {}
+        # Per group (a process, or all): samples through each function, and ending in each (whose
+        # sum is the group's samples).
+        groups: dict[str, tuple[collections.Counter[str], collections.Counter[str]]] = {}
         for process, thread, functions, count in samples:
             if wanted not in thread or any(dropped in f for f in functions for dropped in args.without):
                 continue
-            key = process if args.per_process else ""
-            total, inclusive, own = groups.setdefault(key, ([0], collections.Counter(), collections.Counter()))
-            total[0] += count
+            inclusive, own = groups.setdefault(process if args.per_process else "", (collections.Counter(), collections.Counter()))
             for function in set(functions):
                 inclusive[function] += count
             own[functions[-1]] += count
-        for key, (total, inclusive, own) in sorted(groups.items(), key=lambda item: -item[1][0][0]):
+        for key, (inclusive, own) in sorted(groups.items(), key=lambda item: -item[1][1].total()):
+            total = own.total()
             named = f" in process {key} ({', '.join(sorted(threads_of[key]))})" if key else ""
-            print(f"== threads named *{wanted}*{named}: {total[0]} samples")
+            print(f"== threads named *{wanted}*{named}: {total} samples")
             for title, counter in (("inclusive", inclusive), ("self", own)):
                 print(f"-- {title}")
                 for function, count in counter.most_common(args.top):
-                    print(f"{100 * count / max(total[0], 1):6.1f}%  {function}")
+                    print(f"{100 * count / max(total, 1):6.1f}%  {function}")
 
 
 def read_stacks(path: str):

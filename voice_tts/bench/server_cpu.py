@@ -56,4 +56,3 @@ def server_process_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
             # utime and stime: fields 14 and 15 of /proc/PID/stat (11 and 12 after the name).
             seconds[member] = (_role(member, pid), (int(fields[11]) + int(fields[12])) / ticks)
     return seconds
-
