@@ -3,7 +3,9 @@ them (tests/data/tn_sentences/<lang>.tsv: the written sentence, a tab, then its 
 separated by " | " where speakers say it more than one way).
 
 A reading counts when it equals one of the readings up to case, spaces (also before a colon or
-other mark: French "numéro :"), and hyphens between number words ("vingt-et-un" = "vingt et un").
+other mark: French "numéro :"; between Korean syllables none at all: word spacing is spelling,
+not reading, "한 장" = "한장", as the NeMo scorer counts spaces in every language), and hyphens
+between number words ("vingt-et-un" = "vingt et un").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
 """
@@ -39,6 +41,7 @@ def sentences(lang: str, data: Path = DATA) -> list[Sentence]:
 
 def _loose(text: str) -> str:
     text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
+    text = re.sub(r"(?<=[\uac00-\ud7a3])\s+(?=[\uac00-\ud7a3])", "", text)
     return re.sub(r"[\s\-]+", " ", text).strip()
 
 
