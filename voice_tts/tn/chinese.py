@@ -180,7 +180,7 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
                     rf"(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～〜](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
 
 def cardinal_liang(n: int) -> str:

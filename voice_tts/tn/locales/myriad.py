@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import cache
 
 import phonenumbers
 from babel.dates import get_day_names
@@ -25,15 +26,30 @@ from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, words
+from voice_tts.tn.locales import data, locale_span, words
 
 MINUS_SIGNS = frozenset("-−－")
 TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
-# Symbols text also writes a unit with: litres and millilitres in lower case, kilobytes in capitals.
-_WRITTEN_ALSO = {"l": "L", "ml": "mL", "KB": "kB"}
+_UNIT_SYMBOL = re.compile(r"[A-Za-z]+[²³]?")
+
+
+@cache
+def unit_words(lang: str) -> dict[str, str]:
+    """Unit symbols after a number and their names alone, as a language that counts with no plural
+    has them ('kWh' キロワット時, 킬로와트시, 千瓦时): every symbol CLDR knows, English's and the
+    language's own, of the kinds cjk_units.json names, and its own names where CLDR has none."""
+    table, english_ids = data("cjk_units.json"), cldr.english_unit_ids()
+    symbols = {s: s for s in {*english_ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]
+    names = {}
+    for written, symbol in symbols.items():  # a name the number goes before, never into ('mph' 時速…マイル)
+        unit = english_ids.get(symbol) or cldr.unit_for(lang, symbol) or ""
+        if written not in table["not_units"] and (unit.split("-")[0] in table["categories"] or symbol in table["durations"]):
+            names[written] = cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")
+    return {s: name[2:].strip() for s, name in names.items() if name.startswith("{}") and "{}" not in name[2:]} | {
+        s: by[lang] for s, by in table["names"].items() if lang in by}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +90,7 @@ class Language:
         self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
-        # each unit by its name alone, as a language that counts with no plural has it ('km' キロメートル)
-        self.units = {symbol: cldr.unit_reading("1", _WRITTEN_ALSO.get(symbol, symbol), self.code, "")
-                      for symbol in table["units"]} | table["unit_names"]
+        self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
         self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols)
