@@ -75,6 +75,7 @@ class Expression:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CODE = re.compile(r"[A-Z][0-9]")
 
 
 class Language:
@@ -104,7 +105,7 @@ class Language:
         """CLDR's cardinal (the language's `ruleset`) without the spaces Korean writes between
         myriads (만 일 → 만일); digit by digit from 10^20 on."""
         if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
-            return self.digits(str(n))
+            return self.digits(str(n)) if n else self.words["zero"]
         ruleset = self.words["ruleset"]
         if n < 2**53:
             spoken = cldr.spell(self.code, n, ruleset)
@@ -118,9 +119,8 @@ class Language:
         return spoken
 
     def digits(self, text: str) -> str:
-        """Digit by digit: '010' -> 零一零 (ja 零 where CLDR writes 〇)."""
-        zero, ruleset = self.words["zero"], self.words["ruleset"]
-        return "".join(zero if c == "0" else cldr.spell(self.code, int(c), ruleset) for c in text if c.isdecimal())
+        """Digit by digit as CLDR writes them: '010' -> 〇一〇, 영일영 (zero alone is 零 in ja: 零時)."""
+        return "".join(cldr.spell(self.code, int(c), self.words["ruleset"]) for c in text if c.isdecimal())
 
     def integer(self, text: str) -> str:
         """A written integer: leading zeros ('007') are read digit by digit."""
@@ -153,6 +153,9 @@ class Language:
         '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
+        if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン
+            digits = next(names for letters, names in self.words["code_digits"].items() if text[0] in letters or not letters)
+            return self.words["letters"].split()[ord(text[0]) - ord("A")] + digits.split()[int(text[1])]
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
             return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
@@ -289,7 +292,7 @@ class Language:
 
     def _telephone_digits(self, group: str) -> str:
         """A group of a telephone number, its zeros as the language says them there (ko 010 공일공)."""
-        return self.digits(group).replace(self.words["zero"], self.words["telephone_zero"])
+        return self.digits(group).replace(self.digits("0"), self.words["telephone_zero"])
 
     def _home_groups(self, digits: str, country: str) -> tuple[str, ...] | None:
         """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
@@ -311,12 +314,11 @@ class Language:
     def _money(self, e: Expression) -> str:
         code = self.currency(e.currency)
         name = self.words["currency_names"].get(code) or cldr.currency_name(self.code, code, 2)
-        space = "" if code in self.words["attached_currencies"] else self.space
+        space = self.space if " " in name else self.words["unit_space"]  # one word as a counter: 오십달러, 오백 인도 루피
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
-            whole, cents = e.parts
-            spoken = self.integer(whole) + space + name
-            return spoken + (self.space + self.cardinal(int(cents)) + self.space + minor if int(cents) else "")
+            spoken = self.integer(e.parts[0]) + space + name
+            return spoken + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
         return self._body(e) + e.scale + space + name
 
 
