@@ -186,19 +186,13 @@ _RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～〜](?P<b>\d{{1,4}})(?P<suffix>(?:{
 def cardinal_liang(n: int) -> str:
     """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
     (二百一十), as in an ordinal."""
-    spoken = cardinal(n)
-    if spoken.startswith("二") and spoken[1:2] in ("千", "万", "亿"):
-        spoken = "两" + spoken[1:]
-    return spoken
+    return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
 def _quantity(text: str, suffix: str) -> str:
     if "." in text or (len(text) > 1 and text.startswith("0")):
         return number(text)
-    n = int(text)
-    if n == 2 and suffix in MEASURE_WORDS:
-        return "两"
-    return cardinal_liang(n)
+    return "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
 
 
 def count(text: str, ordinal: bool = False) -> str | None:

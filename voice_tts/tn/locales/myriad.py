@@ -38,18 +38,15 @@ _UNIT_SYMBOL = re.compile(r"[A-Za-z]+[²³]?")
 
 @cache
 def unit_words(lang: str) -> dict[str, str]:
-    """Unit symbols after a number and their names alone, as a language that counts with no plural
-    has them ('kWh' キロワット時, 킬로와트시, 千瓦时): every symbol CLDR knows, English's and the
-    language's own, of the kinds cjk_units.json names, and its own names where CLDR has none."""
-    table, english_ids = data("cjk_units.json"), cldr.english_unit_ids()
-    symbols = {s: s for s in {*english_ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]
-    names = {}
-    for written, symbol in symbols.items():  # a name the number goes before, never into ('mph' 時速…マイル)
-        unit = english_ids.get(symbol) or cldr.unit_for(lang, symbol) or ""
-        if written not in table["not_units"] and (unit.split("-")[0] in table["categories"] or symbol in table["durations"]):
-            names[written] = cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")
-    return {s: name[2:].strip() for s, name in names.items() if name.startswith("{}") and "{}" not in name[2:]} | {
-        s: by[lang] for s, by in table["names"].items() if lang in by}
+    """Unit symbols after a number and their names alone ('kWh' キロワット時, 킬로와트시, 千瓦时): every symbol
+    CLDR knows, English's and the language's own, of the kinds cjk_units.json names, and its own names."""
+    table, ids, names = data("cjk_units.json"), cldr.english_unit_ids(), {}
+    for written, symbol in ({s: s for s in {*ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]).items():
+        unit = ids.get(symbol) or cldr.unit_for(lang, symbol) or ""  # a name the number goes before ('mph' 時速…マイル: none)
+        if written not in table["not_units"] and (unit.split("-")[0] in table["categories"] or symbol in table["durations"]) and "{}" not in (
+                name := (cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")).removeprefix("{}")):
+            names[written] = name.strip()
+    return names | {s: by[lang] for s, by in table["names"].items() if lang in by}
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,10 +331,7 @@ def sign_may_follow(prev: str) -> bool:
     ) and not is_digit(prev)
 
 
-def _is_ascii_letter(c: str) -> bool:
-    return c.isascii() and c.isalpha()
-
-
+_is_ascii_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz").__contains__
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
