@@ -50,10 +50,7 @@ def clock_with_period(text: str) -> str | None:
     period = "下午" if pm else "上午"
     if m.group("s"):  # '03:04:05am' 上午三点零四分五秒
         return period + (clock_time(f"{h}:{m.group('m')}:{m.group('s')}") or "")
-    spoken = cardinal(h) + "点"
-    if m.group("m") and int(m.group("m")):
-        spoken += cardinal(int(m.group("m"))) + "分"
-    return period + spoken
+    return period + cardinal(h) + "点" + (cardinal(int(m["m"])) + "分" if m["m"] and int(m["m"]) else "")
 
 
 _VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
@@ -179,7 +176,7 @@ _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
                     rf"(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
-_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
+_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～〜](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
 
@@ -228,12 +225,12 @@ def clock_time(text: str) -> str | None:
 
 
 def celsius(text: str) -> str | None:
-    return ("负" if m["sign"] else "") + number(m["num"]) + "摄氏度" if (m := _CELSIUS.fullmatch(text)) else None
+    """'25℃' 二十五摄氏度, '-4°F' 负四华氏度 (CLDR's names)."""
+    return ("负" if m["sign"] else "") + number(m["num"]) + ("摄氏度" if m["scale"] == "℃" else "华氏度") if (m := _CELSIUS.fullmatch(text)) else None
 
 
 def number_range(text: str) -> str | None:
     """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus); '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
-    suffix = m.group("suffix")
-    return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix.replace("℃", "摄氏度")
+    return _quantity(m["a"], m["suffix"]) + "到" + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")

@@ -198,7 +198,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return reading  # '120km/h' 每小时一百二十公里
         if per := _PER_SECOND.fullmatch(text):  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
             per_unit = "每秒" if per.group("per") == "s" else "每小时"
-            return chinese.number(per.group("num")) + per.group("unit") + per_unit
+            return chinese.number(per.group("num")) + unit_words("zh").get(per.group("unit"), per.group("unit")) + per_unit
         m = _UNIT_SUFFIX.match(text)
         if m and (name := unit_words("zh").get(m["unit"])):
             if m.end() == len(text):  # CLDR's unit name ('20ms' 二十毫秒, '2kW' 两千瓦)

@@ -33,7 +33,7 @@ TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
-_UNIT_SYMBOL = re.compile(r"[A-Za-z]+[²³]?")
+_UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
 
 
 @cache
@@ -331,11 +331,11 @@ def sign_may_follow(prev: str) -> bool:
     ) and not is_digit(prev)
 
 
-_is_ascii_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz").__contains__
+_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
-    j = lexer.run(cur, i, _is_ascii_letter, longest + 1)
+    j = lexer.run(cur, i, _is_letter, longest + 1)
     return None if j - i > longest else j
 
 
@@ -350,7 +350,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
-    elif c in language.currency_symbols or _is_ascii_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
+    elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
         if c in language.currency_symbols:
             currency = c
         else:
@@ -388,9 +388,11 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "°C", end + 1
         elif c == "°":  # '°', '°C', '°F'
             suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
-        elif _is_ascii_letter(c) and not currency:
+        elif _is_letter(c) and not currency:
             suffix, end = _unit(cur, end, language)
-        elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
+        elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
+            suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
+        elif c == " " and _is_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
             unit, after = _unit(cur, end + 1, language)
             if unit:
                 suffix, end = unit, after
@@ -405,7 +407,7 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     j = j + 1 if j is not None and cur.at(j) in ("²", "³") and cur.text[i:j + 1] in language.units else j  # 'm²'
     if j is None or cur.text[i:j] not in language.units:
         return "", i
-    if cur.at(j) == "/" and _is_ascii_letter(cur.at(j + 1)):
+    if cur.at(j) == "/" and _is_letter(cur.at(j + 1)):
         k = letters_end(cur, j + 1, _LONGEST_UNIT)
         if k is not None and cur.text[j + 1:k] in language.units:
             return cur.text[i:k], k
