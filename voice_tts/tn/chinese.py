@@ -119,12 +119,10 @@ def date(text: str) -> str | None:
     if m is None or not text or m["y"] and m["d"] and not m["m"]:
         return None
     year, month, day = m.group("y", "m", "d")
-    spoken = digits(year) + "年" if year else ""
     if month and not 1 <= int(month) <= 12 or day and not 1 <= int(day) <= 31:
         return None
-    spoken += cardinal(int(month)) + "月" if month else ""
-    spoken += cardinal(int(day)) + m.group("day") if day else ""
-    return spoken
+    return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
+        cardinal(int(day)) + m.group("day") if day else "")
 
 
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
@@ -177,7 +175,7 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
                     rf"(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～〜](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
 
 def cardinal_liang(n: int) -> str:
@@ -230,7 +228,9 @@ def celsius(text: str) -> str | None:
 
 
 def number_range(text: str) -> str | None:
-    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus); '2~8℃' 二到八摄氏度."""
+    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus), '2到3个' 两到三个, '2至3次'
+    两至三次; '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
-    return _quantity(m["a"], m["suffix"]) + "到" + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
+    to = "至" if m["to"] == "至" else "到"
+    return _quantity(m["a"], m["suffix"]) + to + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
