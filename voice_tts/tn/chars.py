@@ -20,7 +20,7 @@ _EMOJI_STARTS = [start for start, _ in _EMOJI_RANGES]
 # what may stand on either side.
 JOIN_ANY = frozenset(".-–_@/&")
 JOIN_LETTERS = frozenset("'’")
-JOIN_DIGITS = frozenset(",:~×")
+JOIN_DIGITS = frozenset(",:~～〜×")
 SUFFIX_SYMBOLS = frozenset("%‰°℃℉²³")
 SIGNS = frozenset("-+−")
 HARD_STOPS = frozenset("。！？；!?")

@@ -50,10 +50,7 @@ def clock_with_period(text: str) -> str | None:
     period = "下午" if pm else "上午"
     if m.group("s"):  # '03:04:05am' 上午三点零四分五秒
         return period + (clock_time(f"{h}:{m.group('m')}:{m.group('s')}") or "")
-    spoken = cardinal(h) + "点"
-    if m.group("m") and int(m.group("m")):
-        spoken += cardinal(int(m.group("m"))) + "分"
-    return period + spoken
+    return period + cardinal(h) + "点" + (cardinal(int(m["m"])) + "分" if m["m"] and int(m["m"]) else "")
 
 
 _VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
@@ -122,12 +119,10 @@ def date(text: str) -> str | None:
     if m is None or not text or m["y"] and m["d"] and not m["m"]:
         return None
     year, month, day = m.group("y", "m", "d")
-    spoken = digits(year) + "年" if year else ""
     if month and not 1 <= int(month) <= 12 or day and not 1 <= int(day) <= 31:
         return None
-    spoken += cardinal(int(month)) + "月" if month else ""
-    spoken += cardinal(int(day)) + m.group("day") if day else ""
-    return spoken
+    return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
+        cardinal(int(day)) + m.group("day") if day else "")
 
 
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
@@ -179,26 +174,20 @@ _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
                     rf"(?P<suffix>(?:{_MEASURE})?)")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
-_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)℃")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})[-~～](?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
+_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
 
 def cardinal_liang(n: int) -> str:
     """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
     (二百一十), as in an ordinal."""
-    spoken = cardinal(n)
-    if spoken.startswith("二") and spoken[1:2] in ("千", "万", "亿"):
-        spoken = "两" + spoken[1:]
-    return spoken
+    return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
 def _quantity(text: str, suffix: str) -> str:
     if "." in text or (len(text) > 1 and text.startswith("0")):
         return number(text)
-    n = int(text)
-    if n == 2 and suffix in MEASURE_WORDS:
-        return "两"
-    return cardinal_liang(n)
+    return "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
@@ -234,12 +223,14 @@ def clock_time(text: str) -> str | None:
 
 
 def celsius(text: str) -> str | None:
-    return ("负" if m["sign"] else "") + number(m["num"]) + "摄氏度" if (m := _CELSIUS.fullmatch(text)) else None
+    """'25℃' 二十五摄氏度, '-4°F' 负四华氏度 (CLDR's names)."""
+    return ("负" if m["sign"] else "") + number(m["num"]) + ("摄氏度" if m["scale"] == "℃" else "华氏度") if (m := _CELSIUS.fullmatch(text)) else None
 
 
 def number_range(text: str) -> str | None:
-    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus); '2~8℃' 二到八摄氏度."""
+    """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus), '2到3个' 两到三个, '2至3次'
+    两至三次; '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
-    suffix = m.group("suffix")
-    return _quantity(m.group("a"), suffix) + "到" + _quantity(m.group("b"), suffix) + suffix.replace("℃", "摄氏度")
+    to = "至" if m["to"] == "至" else "到"
+    return _quantity(m["a"], m["suffix"]) + to + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")

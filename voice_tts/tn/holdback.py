@@ -311,7 +311,7 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         while cur.at(end) == "·" and is_digit(cur.at(end + 1)):
             end = lexer.chunk(cur, end + 1)
     while True:
-        if cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # '14:00—16:00' 十四点到十六点: the dash of a range
+        if cur.at(end) in "—到至" and is_digit(cur.at(end + 1)):  # a range: '14:00—16:00' 十四点到十六点, '2到3个' 两到三个
             end = lexer.chunk(cur, end + 1)
         last = cur.text[end - 1]
         if not (is_digit(last) or last in "%‰°℃"):

@@ -25,7 +25,7 @@ from voice_tts.tn.chars import (
 from voice_tts.tn.cursor import Cursor, TooLong
 
 # Spec §3.3 class J: a token ending in one of these is open until the next character arrives.
-JOINERS = frozenset(".,:/-–_@+#%~=?&^'’×")
+JOINERS = frozenset(".,:/-–_@+#%~～〜=?&^'’×")
 URL_STOP = frozenset("<>\"'`|{}^\\")
 URL_TRAILING = frozenset(".,;:!?)")
 

@@ -9,6 +9,7 @@ from voice_tts.tn import chinese, cldr, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
+from voice_tts.tn.locales.myriad import unit_words
 from voice_tts.tn.wetext_calls import normalize_span
 
 SILENT_KINDS = frozenset((
@@ -35,9 +36,6 @@ _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
-_ZH_UNITS = frozenset(
-    ("kg", "g", "mg", "km", "m", "cm", "mm", "nm", "km/h", "ms", "s", "h", "min", "t", "ml", "l", "L", "mL")
-)
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
@@ -200,16 +198,13 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return reading  # '120km/h' 每小时一百二十公里
         if per := _PER_SECOND.fullmatch(text):  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
             per_unit = "每秒" if per.group("per") == "s" else "每小时"
-            return chinese.number(per.group("num")) + per.group("unit") + per_unit
+            return chinese.number(per.group("num")) + unit_words("zh").get(per.group("unit"), per.group("unit")) + per_unit
         m = _UNIT_SUFFIX.match(text)
-        if m and m.group("unit") in _ZH_UNITS:
-            # CLDR's unit name ('20ms' 二十毫秒, '2mL' 两毫升); wetext for the symbols CLDR lacks
-            # ('ml', 'l'), whose readings it glues to leftovers of words it half-read ("两小时ours")
-            # or leaves unread ('1.2g' 一点二g): accepted without Latin letters only.
-            if m.end() == len(text) and (reading := cldr.unit_reading(
-                m["num"], m["unit"], "zh", "两" if m["num"] == "2" else chinese.number(m["num"])
-            )):
-                return reading
+        if m and (name := unit_words("zh").get(m["unit"])):
+            if m.end() == len(text):  # CLDR's unit name ('20ms' 二十毫秒, '2kW' 两千瓦)
+                return ("两" if m["num"] == "2" else chinese.number(m["num"])) + name
+            # wetext glues its readings to leftovers of words it half-read ("两小时ours") or
+            # leaves them unread ('1.2g' 一点二g): accepted without Latin letters only.
             reading = normalize_span(text, "zh")
             if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
                 return reading

@@ -41,12 +41,12 @@ def warm_up() -> None:
     libphonenumber's metadata), and run one call per language, so the first real span pays nothing."""
     from voice_tts.tn import chinese, cldr
     from voice_tts.tn.word_list import known_words
-    from voice_tts.tn.locales import ru_morph
+    from voice_tts.tn.locales import myriad, ru_morph
 
     normalize_span("1", "en")
     normalize_span("1", "zh")
     known_words()
     ru_morph.noun("место")
-    cldr.english_unit_ids()
+    myriad.unit_words("zh")  # CLDR's units, as Chinese names them
     cldr.phone_groups("0312345678", "JP")
     chinese.count("$1")  # CLDR's currency symbols in Chinese

@@ -148,12 +148,9 @@ class Korean(myriad.Language):
                   for label in rest]
         return f" {self.ADDRESS_SYMBOLS['.']} ".join(words)
 
-    def _address_part(self, text: str) -> str:
-        return read_pieces(text, self.ADDRESS_SYMBOLS, self._address_number, pieces=_ADDRESS_PIECE)
-
-    def _address_number(self, piece: str) -> str:
-        short = len(piece) <= 2 and not piece.startswith("0")  # 'user01' 영일
-        return self.cardinal(int(piece)) if short else self.digits(piece)
+    def _address_part(self, text: str) -> str:  # numbers of two digits as numbers, but 'user01' 영일
+        number = lambda p: self.cardinal(int(p)) if len(p) <= 2 and p[0] != "0" else self.digits(p)  # noqa: E731
+        return read_pieces(text, self.ADDRESS_SYMBOLS, number, pieces=_ADDRESS_PIECE)
 
 
 RULES = Korean()

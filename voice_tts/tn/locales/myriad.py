@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import cache
 
 import phonenumbers
 from babel.dates import get_day_names
@@ -25,15 +26,27 @@ from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span, words
+from voice_tts.tn.locales import data, locale_span, words
 
 MINUS_SIGNS = frozenset("-−－")
 TILDES = frozenset("~〜～")
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
-# Symbols text also writes a unit with: litres and millilitres in lower case, kilobytes in capitals.
-_WRITTEN_ALSO = {"l": "L", "ml": "mL", "KB": "kB"}
+_UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
+
+
+@cache
+def unit_words(lang: str) -> dict[str, str]:
+    """Unit symbols after a number and their names alone ('kWh' キロワット時, 킬로와트시, 千瓦时): every symbol
+    CLDR knows, English's and the language's own, of the kinds cjk_units.json names, and its own names."""
+    table, ids, names = data("cjk_units.json"), cldr.english_unit_ids(), {}
+    for written, symbol in ({s: s for s in {*ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]).items():
+        unit = ids.get(symbol) or cldr.unit_for(lang, symbol) or ""  # a name the number goes before ('mph' 時速…マイル: none)
+        if written not in table["not_units"] and (unit.split("-")[0] in table["categories"] or symbol in table["durations"]) and "{}" not in (
+                name := (cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")).removeprefix("{}")):
+            names[written] = name.strip()
+    return names | {s: by[lang] for s, by in table["names"].items() if lang in by}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +72,7 @@ class Expression:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CODE = re.compile(r"[A-Z][0-9]")
 
 
 class Language:
@@ -74,9 +88,7 @@ class Language:
         self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
-        # each unit by its name alone, as a language that counts with no plural has it ('km' キロメートル)
-        self.units = {symbol: cldr.unit_reading("1", _WRITTEN_ALSO.get(symbol, symbol), self.code, "")
-                      for symbol in table["units"]} | table["unit_names"]
+        self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
         self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols)
@@ -90,7 +102,7 @@ class Language:
         """CLDR's cardinal (the language's `ruleset`) without the spaces Korean writes between
         myriads (만 일 → 만일); digit by digit from 10^20 on."""
         if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
-            return self.digits(str(n))
+            return self.digits(str(n)) if n else self.words["zero"]
         ruleset = self.words["ruleset"]
         if n < 2**53:
             spoken = cldr.spell(self.code, n, ruleset)
@@ -104,9 +116,8 @@ class Language:
         return spoken
 
     def digits(self, text: str) -> str:
-        """Digit by digit: '010' -> 零一零 (ja 零 where CLDR writes 〇)."""
-        zero, ruleset = self.words["zero"], self.words["ruleset"]
-        return "".join(zero if c == "0" else cldr.spell(self.code, int(c), ruleset) for c in text if c.isdecimal())
+        """Digit by digit as CLDR writes them: '010' -> 〇一〇, 영일영 (zero alone is 零 in ja: 零時)."""
+        return "".join(cldr.spell(self.code, int(c), self.words["ruleset"]) for c in text if c.isdecimal())
 
     def integer(self, text: str) -> str:
         """A written integer: leading zeros ('007') are read digit by digit."""
@@ -139,6 +150,9 @@ class Language:
         '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
+        if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン
+            digits = next(names for letters, names in self.words["code_digits"].items() if text[0] in letters or not letters)
+            return self.words["letters"].split()[ord(text[0]) - ord("A")] + digits.split()[int(text[1])]
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
             return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
@@ -275,7 +289,7 @@ class Language:
 
     def _telephone_digits(self, group: str) -> str:
         """A group of a telephone number, its zeros as the language says them there (ko 010 공일공)."""
-        return self.digits(group).replace(self.words["zero"], self.words["telephone_zero"])
+        return self.digits(group).replace(self.digits("0"), self.words["telephone_zero"])
 
     def _home_groups(self, digits: str, country: str) -> tuple[str, ...] | None:
         """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
@@ -297,12 +311,11 @@ class Language:
     def _money(self, e: Expression) -> str:
         code = self.currency(e.currency)
         name = self.words["currency_names"].get(code) or cldr.currency_name(self.code, code, 2)
-        space = "" if code in self.words["attached_currencies"] else self.space
+        space = self.space if " " in name else self.words["unit_space"]  # one word as a counter: 오십달러, 오백 인도 루피
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
-            whole, cents = e.parts
-            spoken = self.integer(whole) + space + name
-            return spoken + (self.space + self.cardinal(int(cents)) + self.space + minor if int(cents) else "")
+            spoken = self.integer(e.parts[0]) + space + name
+            return spoken + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
         return self._body(e) + e.scale + space + name
 
 
@@ -318,14 +331,11 @@ def sign_may_follow(prev: str) -> bool:
     ) and not is_digit(prev)
 
 
-def _is_ascii_letter(c: str) -> bool:
-    return c.isascii() and c.isalpha()
-
-
+_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
-    j = lexer.run(cur, i, _is_ascii_letter, longest + 1)
+    j = lexer.run(cur, i, _is_letter, longest + 1)
     return None if j - i > longest else j
 
 
@@ -340,7 +350,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
-    elif c in language.currency_symbols or _is_ascii_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
+    elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
         if c in language.currency_symbols:
             currency = c
         else:
@@ -378,9 +388,11 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "°C", end + 1
         elif c == "°":  # '°', '°C', '°F'
             suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
-        elif _is_ascii_letter(c) and not currency:
+        elif _is_letter(c) and not currency:
             suffix, end = _unit(cur, end, language)
-        elif c == " " and _is_ascii_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
+        elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
+            suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
+        elif c == " " and _is_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
             unit, after = _unit(cur, end + 1, language)
             if unit:
                 suffix, end = unit, after
@@ -395,7 +407,7 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     j = j + 1 if j is not None and cur.at(j) in ("²", "³") and cur.text[i:j + 1] in language.units else j  # 'm²'
     if j is None or cur.text[i:j] not in language.units:
         return "", i
-    if cur.at(j) == "/" and _is_ascii_letter(cur.at(j + 1)):
+    if cur.at(j) == "/" and _is_letter(cur.at(j + 1)):
         k = letters_end(cur, j + 1, _LONGEST_UNIT)
         if k is not None and cur.text[j + 1:k] in language.units:
             return cur.text[i:k], k
