@@ -3,8 +3,9 @@ them (tests/data/tn_sentences/<lang>.tsv: the written sentence, a tab, then its 
 separated by " | " where speakers say it more than one way).
 
 A reading counts when it equals one of the readings up to case, spaces (also before a colon or
-other mark: French "numéro :"; between Korean syllables none at all: word spacing is spelling,
-not reading, "한 장" = "한장", as the NeMo scorer counts spaces in every language), and hyphens
+other mark: French "numéro :"; between Chinese, Japanese and Korean characters none at all:
+word spacing there is spelling, not reading, "한 장" = "한장", as NeMo's scorer ignores spaces in
+every language), and hyphens
 between number words ("vingt-et-un" = "vingt et un").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
@@ -39,9 +40,12 @@ def sentences(lang: str, data: Path = DATA) -> list[Sentence]:
     return rows
 
 
+_CJK = "[\u3007\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"  # 〇, kana, Han, Hangul syllables
+
+
 def _loose(text: str) -> str:
     text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
-    text = re.sub(r"(?<=[\uac00-\ud7a3])\s+(?=[\uac00-\ud7a3])", "", text)
+    text = re.sub(f"(?<={_CJK})\\s+(?={_CJK})", "", text)
     return re.sub(r"[\s\-]+", " ", text).strip()
 
 
