@@ -501,13 +501,14 @@ def dotted_phone(text: str) -> str | None:
     return None
 
 
-def measure(text: str) -> str | None:
+def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
-    degrees Celsius'; joined by a hyphen it describes a noun, in the singular: 'a 5-km run' five kilometer run."""
+    degrees Celsius'; joined by a hyphen or before a noun (`adjective`) it describes the noun, in the
+    singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' one hundred fifty kilowatt charger."""
     if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"].removesuffix(".")) not in UNITS:
         return None  # '8 oz.': the period of the unit's abbreviation
-    amount, (one, many) = m.group("num").replace(",", ""), UNITS[unit]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or m['adjective'] else many}"
+    amount, (one, many), adjective = m.group("num").replace(",", ""), UNITS[unit], adjective or m["adjective"]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or adjective else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
