@@ -59,6 +59,7 @@ class German(Language):
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
     ORDINAL_SUFFIX = re.compile(r"(\d+)(s?te[rnms]?)")
     ROMAN_DOT = True
+    POSTCODE_DIGITS = True
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
@@ -120,6 +121,9 @@ class German(Language):
             word = after[0]
             return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
+
+    def is_place(self, word: str) -> bool:
+        return word not in _GENDERS  # '…, 12000 Besucher' are counted
 
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"

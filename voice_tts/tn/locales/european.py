@@ -131,8 +131,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
-    # Address labels read as a word of the language ('.py' → 'python' in Italian).
+    # Address labels read as a word of the language ('.py' → 'python' in Italian); the word for a house number's
+    # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
+    HOUSE_SLASH, POSTCODE_DIGITS = "", False
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
@@ -623,6 +625,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
+        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (
+                place := chunk_after(cur, end, str.isupper)) and self.is_place(place[0]):  # '…, 10123 Torino'
+            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
@@ -662,6 +667,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
         """An hour alone read as a time by what follows it ('01 h' in Spanish), and the time's end."""
         return None
+
+    def is_place(self, word: str) -> bool:
+        """Whether a capitalized word after a five-digit number names a place (not a German noun)."""
+        return True
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A token of a shape the language reads its own way ('192.168.1.1'), else None."""
@@ -885,10 +894,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
+                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
+                    return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
                 if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '115/B': a house number's letter
-                    return f"{self._spoken_quantity(*quantity, ctx)} {self._alphanumeric(unit_text[1])}"
                 if (unit := self.unit(unit_text)) is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
