@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION = re.compile(r"(\d+)/(\d+)")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
@@ -107,6 +107,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
     DIGIT_CUES: tuple[list[str], ...] = ()
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
@@ -508,7 +509,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
-        if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end, by_capital=written in self.SENTENCE_FINAL):
+        final = written in self.SENTENCE_FINAL  # 'etc.' ends a sentence in every language
+        if (self.PERIOD_ENDS_SENTENCE or final) and self._ends_sentence(cur, end, by_capital=final):
             reading += "."
         return locale_span(end, reading, self.code)
 
@@ -641,7 +643,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends))  # '2–8 °C' zwei bis acht Grad Celsius
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, self.noun_after(cur, end)))  # '2–8 °C' zwei bis acht Grad Celsius
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 cm' (a '3x' before a word is 'três vezes')
+            return self._unit_after(cur, end, f" {self.BY} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in m.groups()))
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -843,9 +847,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
-        if after is None or not (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])):
-            return None
-        return self.counted(n, self.is_feminine(after[0]))
+        return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
+
+    def noun_after(self, cur: Cursor, end: int) -> str | None:
+        """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
+        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
+                last := chunk_after(cur, after[1], is_digit)):
+            after = chunk_after(cur, last[1], is_letter)
+        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])) else None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
@@ -902,15 +911,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 
-    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False) -> str:
-        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'); hours, written with 'h' or
-        a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the gender of the `noun` after
+        ('2-4 horas' duas a quatro); hours, written with 'h' or a range of the day that ends its phrase, as
+        times: 'dalle nove alle tredici', 'de neuf heures à …'."""
         first, last = int(m[1]), int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
-        return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
+        number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
+        return " ".join(filter(None, (start, number(first), self.RANGE, number(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""

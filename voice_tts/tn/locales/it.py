@@ -41,7 +41,7 @@ class Italian(Language):
         if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
-        return _one_before(count, chunk_after(cur, end, is_letter)[0]) if count else count
+        return _one_before(count, noun) if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e") else count
 
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         count = _one_before(self.counted(n, feminine), noun)
