@@ -260,6 +260,9 @@ class Russian(Language):
         digits piece by piece as written ('7 912 345-67-89', '03')."""
         return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
 
+    def noun_after(self, cur: Cursor, end: int) -> None:
+        return None  # a range's case and gender: its own rules below
+
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
