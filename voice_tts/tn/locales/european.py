@@ -644,8 +644,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, self.noun_after(cur, end)))  # '2–8 °C' zwei bis acht Grad Celsius
-        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 cm' (a '3x' before a word is 'três vezes')
-            return self._unit_after(cur, end, f" {self.BY} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in m.groups()))
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
+            last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+            return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -748,6 +749,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and word.lower() + "." in self.SCALES:
                     word, m = word + ".", m + 1
+                elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
+                    word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
