@@ -57,9 +57,6 @@ def noun_gender(noun: str) -> str:
 class German(Language):
     code = "de"
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    ORDINAL_SUFFIX = re.compile(r"(\d+)(s?te[rnms]?)")
-    ROMAN_DOT = True
-    POSTCODE_DIGITS = True
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig

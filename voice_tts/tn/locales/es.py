@@ -131,14 +131,6 @@ _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 class Spanish(Iberian):
     code = "es"
-    PHONE_REGIONS = ("ES",)
-    MONTH_FIRST_DATES = True
-    GLUED_CODES = READS_NAMES = True
-    SCALE_OF_SYMBOL = True
-    DEGREE_SCALES = ("C", "F", "K", "c", "f", "k")
-    SPACED_DEGREES = True
-    DOTTED_CLOCKS = True
-    ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no|ª|a|ᵃ|ra|da|ta)")
 
     def cardinal(self, n: int) -> str:
         return cardinal(n)

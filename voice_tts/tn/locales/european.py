@@ -195,8 +195,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for name, table in tables.items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
-        for name, word in tables.get("words", {}).items():  # single words: "minus" MINUS, "percent" PERCENT
-            setattr(cls, name.upper(), word)
+        for name, value in {**tables.get("words", {}), **tables.get("settings", {})}.items():  # "minus" MINUS, "h_clocks" H_CLOCKS
+            setattr(cls, name.upper(), re.compile(value) if name == "ordinal_suffix" else value)
         if "months" in tables:  # CLDR's months, and the other spellings the table adds ('Jänner', 'sett')
             cls.MONTH_NAMES = cldr.month_names(cls.code)
             full = {name.lower(): month for month, name in enumerate(cls.MONTH_NAMES, 1)} | tables["months"]

@@ -25,9 +25,6 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 
 class Italian(Language):
     code = "it"
-    DEGREE_IS_ORDINAL = True
-    POSTCODE_DIGITS = True
-    ORDINAL_SUFFIX = re.compile(r"(\d+)(°|º|ª|o|a)")
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)

@@ -129,16 +129,12 @@ class Russian(Language):
     written ordinal before its noun, a day before another day's month, a measure range's first number)."""
 
     code = "ru"
-    CENTURY = 0
     # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
     SCALES = {word: Forms(one, many, gender == "f", few, gender, word)
               for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
     SLASH_DAY_MONTH = False  # '11/12' is a fraction
-    ORDINAL_SUFFIX = re.compile(r"(\d+)-([а-яё]{1,3})")
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
-    SPACE_GROUPS = True
-    GLUED_CODES = READS_NAMES = True
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
