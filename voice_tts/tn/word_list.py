@@ -16,10 +16,8 @@ def known_words() -> frozenset[str]:
 
 
 def only_noun(word: str) -> bool:
-    """Whether `word` is a noun with a plural and nothing else (LemmInflect's lexicon): 'charger',
-    'chargers'; not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns)."""
+    """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
+    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns)."""
     from lemminflect import getAllInflections, getAllLemmas
-
-    lemmas = getAllLemmas(word.lower())
-    return lemmas.keys() == {"NOUN"} and any(
+    return (lemmas := getAllLemmas(word.lower())).keys() == {"NOUN"} and any(
         plural != lemma for lemma in lemmas["NOUN"] for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))

@@ -119,12 +119,6 @@ class German(Language):
             return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 
-    def noun_after(self, cur: Cursor, end: int) -> None:
-        return None  # a range's numbers would take the case too ('in 1-2 Tagen' einem bis zwei): its cardinals
-
-    def is_place(self, word: str) -> bool:
-        return word not in _GENDERS  # '…, 12000 Besucher' are counted
-
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"
 

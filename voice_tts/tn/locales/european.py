@@ -108,6 +108,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
+    RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
     DIGIT_CUES: tuple[list[str], ...] = ()
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
@@ -509,8 +510,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
-        final = written in self.SENTENCE_FINAL  # 'etc.' ends a sentence in every language
-        if (self.PERIOD_ENDS_SENTENCE or final) and self._ends_sentence(cur, end, by_capital=final):
+        if ((final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE) and self._ends_sentence(cur, end, by_capital=final):
             reading += "."
         return locale_span(end, reading, self.code)
 
@@ -628,7 +628,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
         if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (
-                place := chunk_after(cur, end, str.isupper)) and self.is_place(place[0]):  # '…, 10123 Torino'
+                chunk_after(cur, end, str.isupper)):  # '…, 10123 Torino'
             return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
@@ -643,7 +643,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends, self.noun_after(cur, end)))  # '2–8 °C' zwei bis acht Grad Celsius
+            noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun))  # '2–8 °C' zwei bis acht Grad Celsius
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
             last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
             return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
@@ -672,10 +673,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
         """An hour alone read as a time by what follows it ('01 h' in Spanish), and the time's end."""
         return None
-
-    def is_place(self, word: str) -> bool:
-        """Whether a capitalized word after a five-digit number names a place (not a German noun)."""
-        return True
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A token of a shape the language reads its own way ('192.168.1.1'), else None."""

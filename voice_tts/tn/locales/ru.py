@@ -256,9 +256,6 @@ class Russian(Language):
         digits piece by piece as written ('7 912 345-67-89', '03')."""
         return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
 
-    def noun_after(self, cur: Cursor, end: int) -> None:
-        return None  # a range's case and gender: its own rules below
-
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
@@ -303,8 +300,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)],
-                           _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 
@@ -360,8 +356,7 @@ class Russian(Language):
 
     _month_year = _list_number = _day_list
 
-    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
-                 currency: Currency | None = None) -> Span:
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
@@ -745,8 +740,7 @@ def _date(day: int, month: int, year: int | None, day_case: str, year_digits: in
 def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
     '1.12.05', a version; with hyphens 'xx-xx-xx' is a city's telephone number)."""
-    parts = date_parts(m)
-    if parts:
+    if parts := date_parts(m):
         return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
     if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12:
