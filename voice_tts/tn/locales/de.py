@@ -74,9 +74,10 @@ class German(Language):
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
             if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and _cue(ctx) in _DATIVE_CUES:
                 span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # 'am Fr.' Freitag, not Frau
-            if (date := chunk_after(cur, (weekday := span or locale_span(pos + len(day), day, self.code)).end + (
-                    cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):  # 'am Fr. 7. Mai
-                span, span.agreement = weekday, _APPOSITION[_CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")]
+            weekday = span or locale_span(pos + len(day), self.WEEKDAYS.get(day, day), self.code)
+            if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
+                case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
+                span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
         return span
 
     def _alphanumeric(self, text: str) -> str:
