@@ -106,7 +106,7 @@ def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> dict
             continue
         if not re.search(entry["input"], case.text) or not re.search(entry.get("nemo", ""), nemo):
             continue
-        if not ours_right(entry, ours):
+        if not ours_right(entry, ours, nemo.split(" | ")[0], case.lang):
             continue
         if word := entry.get("agree_before"):
             if canonical(ours, case.lang).split(word)[0] != canonical(nemo, case.lang).split(word)[0]:
@@ -115,10 +115,15 @@ def reference_error(case: Case, ours: str, nemo: str, known: list[dict]) -> dict
     return None
 
 
-def ours_right(entry: dict, ours: str) -> bool:
-    """Whether our reading is right by a reason: it matches the reason's `ours` pattern (the right
-    reading's shape); a reason with none only says what NeMo gets wrong, so ours must not match
-    that and must leave no digit unread; a reason with neither never explains a case."""
+def ours_right(entry: dict, ours: str, nemo_first: str = "", lang: str = "") -> bool:
+    """Whether our reading is right by a reason: with `ours_is_nemo_with` (a pattern and its
+    replacement), it is NeMo's first reading with what NeMo leaves out put back, the same word for
+    word otherwise; else it matches the reason's `ours` pattern (the right reading's shape); a
+    reason with neither only says what NeMo gets wrong, so ours must not match that and must leave
+    no digit unread; a reason with none of them never explains a case."""
+    if "ours_is_nemo_with" in entry:
+        pattern, replacement = entry["ours_is_nemo_with"]
+        return canonical(ours, lang) == canonical(re.sub(pattern, replacement, nemo_first, count=1), lang)
     if "ours" in entry:
         return re.search(entry["ours"], ours) is not None
     if "nemo" in entry:

@@ -39,6 +39,7 @@ def test_every_data_file_in_the_repository_is_in_the_notice(path):
         ("shared/tn/googletn_dev.jsonl", "Creative Commons Attribution 4.0 International"),
         ("shared/tn/multilingual/dev.jsonl", "NVIDIA CORPORATION & AFFILIATES. Apache License 2.0"),
         ("english-words 2.0.2", "MIT License"),
+        ("lemminflect 0.2.3", "MIT License"),
         ("wetext 0.1.8", "Apache License 2.0"),
         ("espeakng-loader 0.2.4", "GNU General Public License, version 3"),
         ("Qwen3-TTS (github.com/QwenLM/Qwen3-TTS", "Apache License 2.0"),
@@ -56,5 +57,5 @@ def test_every_pinned_dependency_that_brings_data_is_in_the_notice():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     pins = [d.split(";")[0].strip() for d in project["dependencies"] + project["optional-dependencies"]["server"]]
     versions = dict(pin.partition("==")[::2] for pin in pins)
-    for name in ("english-words", "wetext", "espeakng-loader"):
+    for name in ("english-words", "lemminflect", "wetext", "espeakng-loader"):
         assert f"{name} {versions[name]}" in notice(), name

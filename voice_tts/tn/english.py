@@ -56,9 +56,7 @@ def year(n: int) -> str:
     high, low = divmod(n, 100)
     if low == 0:
         return cardinal(high) + " hundred"
-    if low < 10:
-        return cardinal(high) + " oh " + cardinal(low)
-    return cardinal(high) + " " + cardinal(low)
+    return cardinal(high) + (" oh " if low < 10 else " ") + cardinal(low)
 
 
 def plural(words: str) -> str:
@@ -244,9 +242,7 @@ def roman(text: str, prev_word: str) -> str | None:
         return None
     if prev_word in REGNAL_NAMES:
         return "the " + ordinal(value)
-    if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS:  # 'PART XL
-        return cardinal(value)
-    return None
+    return cardinal(value) if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
 # --- acronyms ----------------------------------------------------------------------------
@@ -328,9 +324,7 @@ _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
 # Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
-_DAY_MONTH = re.compile(
-    r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE
-)
+_DAY_MONTH = re.compile(r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE)
 _MONTH_DAY = re.compile(
     _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))",
     re.IGNORECASE,
@@ -354,8 +348,7 @@ _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
 
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
-    m = _RANGE.fullmatch(text)
-    if m and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
+    if (m := _RANGE.fullmatch(text)) and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
         return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
     return None
 
@@ -469,8 +462,7 @@ _PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
 
 def per_unit(text: str) -> str | None:
     """'12/kg' twelve per kilogram."""
-    m = _PER_UNIT.fullmatch(text)
-    return m and m.group("unit") in UNITS and f"{number(m.group('num').replace(',', ''))} per {UNITS[m['unit']][0]}"
+    return (m := _PER_UNIT.fullmatch(text)) and m["unit"] in UNITS and f"{number(m['num'].replace(',', ''))} per {UNITS[m['unit']][0]}"
 
 
 def dashed_range(text: str) -> str | None:
@@ -496,18 +488,18 @@ def dotted_phone(text: str) -> str | None:
     three-digit part: '1.2.3.4' stays one point two point three point four)."""
     if _DOTTED_PHONE.fullmatch(text):
         return phone(text)
-    if _IP_ADDRESS.fullmatch(text) and any(len(part) == 3 for part in text.split(".")):
-        return " dot ".join(digits(part) for part in text.split("."))
-    return None
+    ip = _IP_ADDRESS.fullmatch(text) and any(len(part) == 3 for part in text.split("."))
+    return " dot ".join(digits(part) for part in text.split(".")) if ip else None
 
 
-def measure(text: str) -> str | None:
+def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
-    degrees Celsius'; joined by a hyphen it describes a noun, in the singular: 'a 5-km run' five kilometer run."""
+    degrees Celsius'; joined by a hyphen or before a noun (`adjective`) it describes the noun, in the
+    singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' one hundred fifty kilowatt charger."""
     if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"].removesuffix(".")) not in UNITS:
         return None  # '8 oz.': the period of the unit's abbreviation
-    amount, (one, many) = m.group("num").replace(",", ""), UNITS[unit]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or m['adjective'] else many}"
+    amount, (one, many), adjective = m.group("num").replace(",", ""), UNITS[unit], adjective or m["adjective"]
+    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or adjective else many}"
 
 
 # --- spans decided with the words around them ---------------------------------------------------
@@ -529,9 +521,7 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
     if unit is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" else "a"
-    if words == "one half":
-        return f"half {article} {unit}", True
-    return f"{words} of {article} {unit}", True
+    return (f"half {article} {unit}" if words == "one half" else f"{words} of {article} {unit}"), True
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
@@ -589,7 +579,5 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 def code(text: str, prev_word: str) -> str | None:
     """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit."""
-    if prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(
-            r"\d{3,}(?:-\d{4})?", text):
-        return ", ".join(digits(part) for part in text.split("-"))
-    return None
+    codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
+    return ", ".join(digits(part) for part in text.split("-")) if codes else None

@@ -26,6 +26,7 @@ from voice_tts.tn.chars import (
 )
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
+from voice_tts.tn.word_list import only_noun
 
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
@@ -343,6 +344,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     end = _en_window(cur, body, end)
+    if english.measure(unit := cur.text[body:end]) and only_noun(_next_token(cur, end)[0]):  # 'the 150 kW charger'
+        return Span(end, "reading", "en", info=english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 

@@ -1,5 +1,6 @@
 """Which lower-case strings are English words: a code that is also a word ("top", "cup") is read
-as the word, an unknown capitalized word may be an acronym."""
+as the word, an unknown capitalized word may be an acronym; a noun that is nothing else after a
+unit makes the unit an adjective ("the 150 kW charger")."""
 
 from __future__ import annotations
 
@@ -12,3 +13,11 @@ def known_words() -> frozenset[str]:
     from english_words import get_english_words_set
 
     return frozenset(get_english_words_set(["web2"], lower=True))
+
+
+def only_noun(word: str) -> bool:
+    """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
+    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns)."""
+    from lemminflect import getAllInflections, getAllLemmas
+    return (lemmas := getAllLemmas(word.lower())).keys() == {"NOUN"} and any(
+        plural != lemma for lemma in lemmas["NOUN"] for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))

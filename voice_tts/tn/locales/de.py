@@ -18,7 +18,7 @@ from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn import cldr
-from voice_tts.tn.locales import data, words
+from voice_tts.tn.locales import data, locale_span, words
 from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 
@@ -35,6 +35,7 @@ _ORDINAL_CUES = _DATIVE_CUES | _WEAK_CUES | {word for word, case in _CASES.items
 _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")
 # The article and ending of each case by gender of a ruler's number: 'von Ludwig II.' von Ludwig dem Zweiten.
 _REGNAL_FORMS: dict[str, list[list[str]]] = _WORDS["regnal_forms"]
+_APPOSITION, _WEEKDAYS = _WORDS["apposition_articles"], {*_WORDS["weekdays"], *_WORDS["weekdays"].values()}
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
@@ -56,8 +57,6 @@ def noun_gender(noun: str) -> str:
 class German(Language):
     code = "de"
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
-    ORDINAL_SUFFIX = re.compile(r"(\d+)(s?te[rnms]?)")
-    ROMAN_DOT = True
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
@@ -67,10 +66,18 @@ class German(Language):
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """A number's span keeps the word that gave it its case for the next number of its list."""
+        """A number's span keeps the word that gave it its case for the next number of its list; a
+        weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
         span = super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
             span.agreement = _cue(ctx)
+        elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
+            if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and _cue(ctx) in _DATIVE_CUES:
+                span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # 'am Fr.' Freitag, not Frau
+            weekday = span or locale_span(pos + len(day), self.WEEKDAYS.get(day, day), self.code)
+            if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
+                case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
+                span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
         return span
 
     def _alphanumeric(self, text: str) -> str:
@@ -118,11 +125,11 @@ class German(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         if suffix == ".":
-            return cldr.ordinal("de", n) + _ENDINGS.get(ctx.prev_word.lower(), "r")
+            return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r")
         return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return self.ordinal(day, ".", ctx)
+        return _apposition(ctx) + self.ordinal(day, ".", ctx)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
@@ -164,7 +171,7 @@ class German(Language):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][noun_gender(found[1]) if found else "m"]
-        return cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
+        return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
@@ -179,7 +186,12 @@ def _cue(ctx: Context) -> str:
     prev = ctx.prev_word.lower()
     if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
         prev = ctx.words_before[-1].lower()
-    return ctx.agreement if prev in ("und", "oder") or not prev and ctx.last_visible == "," else prev
+    return ctx.agreement if prev in ("und", "oder") or not prev and ctx.last_visible == "," or _apposition(ctx) else prev
+
+
+def _apposition(ctx: Context) -> str:
+    """The article of a date after a weekday and its comma, in the weekday's case: 'am Mo., 3. Mai' dem."""
+    return f"{ctx.agreement} " if not ctx.prev_word and ctx.last_visible not in ".!?" and ctx.agreement in _APPOSITION.values() else ""
 
 
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:

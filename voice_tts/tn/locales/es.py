@@ -52,12 +52,13 @@ def cardinal(n: int, form: str = "") -> str:
 @lru_cache(maxsize=4096)
 def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
     """'milésimo primero'; feminine: 'milésima primera'; `short`: 'primer', 'tercer'. CLDR's
-    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo')."""
+    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo'); the
+    tens and units of a larger ordinal in two words, as CLDR writes them ('centésimo vigésimo quinto')."""
     if n <= 0 or n >= 10**9 or n >= 10**6 and n % 10**6:
         return cardinal(n)
     text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
     text = re.sub(r"\bdecimo(primero|segundo)\b", lambda m: "undécimo" if m[1] == "primero" else "duodécimo", text)
-    text = re.sub(r"\bvigésimo o?(?=\w)", "vigesimo", text)
+    text = re.sub(r"^vigésimo o?(?=\w)", "vigesimo", text)
     text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
@@ -130,14 +131,6 @@ _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 class Spanish(Iberian):
     code = "es"
-    PHONE_REGIONS = ("ES",)
-    MONTH_FIRST_DATES = True
-    GLUED_CODES = READS_NAMES = True
-    SCALE_OF_SYMBOL = True
-    DEGREE_SCALES = ("C", "F", "K", "c", "f", "k")
-    SPACED_DEGREES = True
-    DOTTED_CLOCKS = True
-    ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|o|ᵒ|er|ᵉʳ|ro|to|do|vo|no|ª|a|ᵃ|ra|da|ta)")
 
     def cardinal(self, n: int) -> str:
         return cardinal(n)

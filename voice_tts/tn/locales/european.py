@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION = re.compile(r"(\d+)/(\d+)")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
@@ -107,6 +107,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
+    RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
     DIGIT_CUES: tuple[list[str], ...] = ()
     MONEY_AND = ""  # the word between a currency's units ('et', 'e')
@@ -131,8 +133,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
-    # Address labels read as a word of the language ('.py' → 'python' in Italian).
+    # Address labels read as a word of the language ('.py' → 'python' in Italian); the word for a house number's
+    # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
+    HOUSE_SLASH, POSTCODE_DIGITS = "", False
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
@@ -192,8 +196,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for name, table in tables.items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
-        for name, word in tables.get("words", {}).items():  # single words: "minus" MINUS, "percent" PERCENT
-            setattr(cls, name.upper(), word)
+        for name, value in {**tables.get("words", {}), **tables.get("settings", {})}.items():  # "minus" MINUS, "h_clocks" H_CLOCKS
+            setattr(cls, name.upper(), re.compile(value) if name == "ordinal_suffix" else value)
         if "months" in tables:  # CLDR's months, and the other spellings the table adds ('Jänner', 'sett')
             cls.MONTH_NAMES = cldr.month_names(cls.code)
             full = {name.lower(): month for month, name in enumerate(cls.MONTH_NAMES, 1)} | tables["months"]
@@ -506,7 +510,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
-        if self.PERIOD_ENDS_SENTENCE and self._ends_sentence(cur, end, by_capital=written in self.SENTENCE_FINAL):
+        if ((final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE) and self._ends_sentence(cur, end, by_capital=final):
             reading += "."
         return locale_span(end, reading, self.code)
 
@@ -623,6 +627,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
+        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (
+                chunk_after(cur, end, str.isupper)):  # '…, 10123 Torino'
+            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
@@ -636,7 +643,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends))  # '2–8 °C' zwei bis acht Grad Celsius
+            noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun))  # '2–8 °C' zwei bis acht Grad Celsius
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
+            last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+            return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -735,6 +746,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and word.lower() + "." in self.SCALES:
                     word, m = word + ".", m + 1
+                elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
+                    word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
@@ -834,9 +847,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
-        if after is None or not (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])):
-            return None
-        return self.counted(n, self.is_feminine(after[0]))
+        return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
+
+    def noun_after(self, cur: Cursor, end: int) -> str | None:
+        """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
+        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
+                last := chunk_after(cur, after[1], is_digit)):
+            after = chunk_after(cur, last[1], is_letter)
+        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])) else None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
@@ -885,23 +903,25 @@ class Language(AddressesAndPhones, DatesAndTimes):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
             if quantity is not None:
+                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
+                    return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
                 if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '115/B': a house number's letter
-                    return f"{self._spoken_quantity(*quantity, ctx)} {self._alphanumeric(unit_text[1])}"
                 if (unit := self.unit(unit_text)) is not None:
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 
-    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False) -> str:
-        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'); hours, written with 'h' or
-        a range of the day that ends its phrase, as times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the gender of the `noun` after
+        ('2-4 horas' duas a quatro); hours, written with 'h' or a range of the day that ends its phrase, as
+        times: 'dalle nove alle tredici', 'de neuf heures à …'."""
         first, last = int(m[1]), int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
-        return " ".join(filter(None, (start, self.cardinal(first), self.RANGE, self.cardinal(last))))
+        number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
+        return " ".join(filter(None, (start, number(first), self.RANGE, number(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""

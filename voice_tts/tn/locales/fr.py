@@ -26,11 +26,6 @@ def _in_pairs(digits: str) -> str:
 
 class French(Language):
     code = "fr"
-    SPACE_GROUPS = True
-    H_CLOCKS = True
-    DAY_RANGES = False
-    DEGREE_IS_ORDINAL = True
-    ORDINAL_SUFFIX = re.compile(r"(\d+)(er|re|ère|ers|res|ères|e|è|ème|es|èmes|de|nd|nde|nds|ndes|°)")
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 
     def phone_digits(self, text: str) -> str:

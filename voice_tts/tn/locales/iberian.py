@@ -19,14 +19,6 @@ from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IP, PHONE, date_pa
 class Iberian(Language):
     """Spanish or Portuguese: the hooks of `Language` both fill the same way."""
 
-    PER = "por"
-    RANGE = "a"
-    SCALE_OF = "de"
-    DATE_OF = "de"
-    DEGREE_IS_ORDINAL = True
-    SPACE_GROUPS = True
-    H_CLOCKS = True
-    PERIOD_ENDS_SENTENCE = False
     MINOR_UNIT = Unit("centavo", "centavos")
     # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
     PHONE_REGIONS: tuple[str, ...] = ()

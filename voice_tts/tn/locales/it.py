@@ -25,8 +25,6 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 
 class Italian(Language):
     code = "it"
-    DEGREE_IS_ORDINAL = True
-    ORDINAL_SUFFIX = re.compile(r"(\d+)(°|º|ª|o|a)")
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
@@ -40,7 +38,7 @@ class Italian(Language):
         if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
-        return _one_before(count, chunk_after(cur, end, is_letter)[0]) if count else count
+        return _one_before(count, noun) if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e") else count
 
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         count = _one_before(self.counted(n, feminine), noun)

@@ -52,8 +52,6 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 
 class Portuguese(Iberian):
     code = "pt"
-    PHONE_REGIONS = ("BR", "PT")
-    ORDINAL_SUFFIX = re.compile(r"(\d+(?:\.\d{3})*)\.?(º|°|o|ᵒ|ª|a|ᵃ)")
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)

@@ -129,16 +129,12 @@ class Russian(Language):
     written ordinal before its noun, a day before another day's month, a measure range's first number)."""
 
     code = "ru"
-    CENTURY = 0
     # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
     SCALES = {word: Forms(one, many, gender == "f", few, gender, word)
               for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
     SLASH_DAY_MONTH = False  # '11/12' is a fraction
-    ORDINAL_SUFFIX = re.compile(r"(\d+)-([а-яё]{1,3})")
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
-    SPACE_GROUPS = True
-    GLUED_CODES = READS_NAMES = True
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
 
@@ -304,8 +300,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)],
-                           _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 
@@ -361,8 +356,7 @@ class Russian(Language):
 
     _month_year = _list_number = _day_list
 
-    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "",
-                 currency: Currency | None = None) -> Span:
+    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
@@ -746,8 +740,7 @@ def _date(day: int, month: int, year: int | None, day_case: str, year_digits: in
 def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
     '1.12.05', a version; with hyphens 'xx-xx-xx' is a city's telephone number)."""
-    parts = date_parts(m)
-    if parts:
+    if parts := date_parts(m):
         return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
     if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12:
