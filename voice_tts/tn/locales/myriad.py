@@ -192,8 +192,9 @@ class Language:
         end, e = found
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
-        elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts:
-            e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, '010.1234.5678'
+        elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
+                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이; years: '1600-1700'
+            e = replace(e, kind="groups")
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
