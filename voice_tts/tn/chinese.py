@@ -81,12 +81,12 @@ def identifier(text: str) -> str:
 
 def fix_wetext(source: str, spoken: str) -> str | None:
     """Checks wetext's zh output for its class; None when the output must not be used. wetext
-    reads every long number starting with 1 as a telephone number (幺幺零…): a bare integer is an
-    amount unless it is a mobile number (`mobile`) or follows a code word.
+    reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
+    measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
     if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
         return None
-    if re.search(r"[0-9]", spoken) or (re.fullmatch(r"[1-9]\d*", source) and "幺" in spoken and not _MOBILE.fullmatch(source)):
+    if re.search(r"[0-9]", spoken) or ((n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
         return None
     return _HUNDREDS_LIANG.sub("二百", spoken.replace("月两日", "月二日").replace("两分之", "二分之"))
 
