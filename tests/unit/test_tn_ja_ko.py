@@ -64,6 +64,12 @@ JA = [
     # a block and its lot after a town or a 丁目; elsewhere a hyphen between numbers is a range
     ("〒231-0023神奈川県横浜市中区山下町1-2", "郵便番号二三一の〇〇二三神奈川県横浜市中区山下町一の二"),
     ("3丁目12-5、1-2日", "三丁目十二の五、一から二日"),
+    # a version read part by part (two parts after a version word), parts of three digits digit by digit;
+    # groups of three digits and more with four last are a telephone number
+    ("バージョン4.2.1と3.2.1節", "バージョン四点二点一と三点二点一節"),
+    ("v2.0.1とVer.2.10とバージョン2.10", "バージョン二点零点一とバージョン二点十とバージョン二点十"),
+    ("192.168.0.1と555.555.5555", "一九二点一六八点零点一と五五五の五五五の五五五五"),
+    ("0.2%pt上昇、5%OFF", "零点二パーセントポイント上昇、五パーセントOFF"),
 ]
 
 KO = [
@@ -152,6 +158,11 @@ KO = [
     # 번 counts times after a word of frequency; a range before a native counter starts native too
     ("하루 3번 헹궈 주세요", "하루 세번 헹궈 주세요"),
     ("작업은 6~8시간, 2~3개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 세개, 삼에서 오일"),
+    # versions; a business's number without an area code (libphonenumber's), but a range of years
+    ("버전 5.2.1, 버전 2.10, v1.2.3", "버전 오점이점일, 버전 이점십, 버전 일점이점삼"),
+    ("1588-3482로, 1600-1700년", "일오팔팔 삼사팔이로, 천육백 부터 천칠백년"),
+    ("0.5%p 인상", "영점오퍼센트포인트 인상"),
+    ("피자 2판, 생수 2상자, 설탕 1큰술", "피자 두판, 생수 두상자, 설탕 한큰술"),
 ]
 
 

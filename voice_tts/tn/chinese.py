@@ -53,12 +53,16 @@ def clock_with_period(text: str) -> str | None:
     return period + cardinal(h) + "点" + (cardinal(int(m["m"])) + "分" if m["m"] and int(m["m"]) else "")
 
 
-_VERSION = re.compile(r"(?P<v>[vV])(?P<parts>\d+(?:\.\d+)+)")
+_VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 
 
 def version(text: str) -> str | None:
-    """'v0.2.1' -> v零点二点一."""
-    return m["v"] + "点".join(number(p) for p in m["parts"].split(".")) if (m := _VERSION.fullmatch(text)) else None
+    """'v0.2.1' -> v零点二点一, '5.3.1' 五点三点一, '3.2.1节' (three parts, or after v), parts of three digits or
+    more digit by digit ('192.168.0.1' 一九二点一六八点零点一); '2024.3.5' is a date."""
+    p = (m := _VERSION.fullmatch(text)) and m["parts"].split(".")
+    if p and (m["v"] or len(p) > 2 and not (len(p[0]) == 4 and date(f"{p[0]}年{p[1]}月{p[2]}日"))):
+        return m["v"] + "点".join(digits(x) if len(x) > 2 else number(x) for x in p) + m["after"]
+    return None
 
 
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
@@ -77,19 +81,17 @@ def identifier(text: str) -> str:
 
 def fix_wetext(source: str, spoken: str) -> str | None:
     """Checks wetext's zh output for its class; None when the output must not be used. wetext
-    reads every long number starting with 1 as a telephone number (幺幺零…): a bare integer is an
-    amount unless it is a mobile number (`mobile`) or follows a code word.
+    reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
+    measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
     if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
         return None
-    if re.search(r"[0-9]", spoken) or (re.fullmatch(r"[1-9]\d*", source) and "幺" in spoken and not _MOBILE.fullmatch(source)):
+    if re.search(r"[0-9]", spoken) or ((n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
         return None
     return _HUNDREDS_LIANG.sub("二百", spoken.replace("月两日", "月二日").replace("两分之", "二分之"))
 
 
-_HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")
-
-
+_HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
@@ -154,12 +156,9 @@ _CODE = re.compile(r"\d{3,}")
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
     one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
-    if not _CODE.fullmatch(text):
+    if not _CODE.fullmatch(text) or not (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS):
         return None
-    word = word_before.rstrip("是为")
-    if word.endswith(_DIAL_WORDS):
-        return digits(text).replace("一", "幺")
-    return digits(text) if word.endswith(_CODE_WORDS) else None
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else digits(text)
 
 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.

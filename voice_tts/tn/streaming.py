@@ -422,8 +422,8 @@ def _unspaced(c: str) -> bool:
     return is_han(c) and not is_hangul(c)
 
 
-# How much of a Chinese run the next number may look back on: '邮政编码' and the like.
-_HAN_WORD_CHARS = 4
+# How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
+_HAN_WORD_CHARS = 5
 
 
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:

@@ -98,8 +98,7 @@ class Korean(myriad.Language):
 
     def _particle(self, cur: Cursor, end: int, spoken: str) -> tuple[int, str]:
         """'5/6이' → 육분의 오가: a one-syllable particle right after agrees with the reading."""
-        c = cur.at(end)
-        if c not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
+        if (c := cur.at(end)) not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
             return end, spoken
         particles = self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel
         return end + 1, spoken + particles.get(c, c)
@@ -109,9 +108,8 @@ class Korean(myriad.Language):
 
     def _ending(self, label: str) -> str:
         """A domain ending or file type: said as a word where Koreans do (닷컴), else spelled."""
-        if word := self.words["ending_words"].get(label.lower()):
-            return word
-        return self._spelled(label) if len(label) <= 3 or label.lower() in self.file_types else label
+        spelled = len(label) <= 3 or label.lower() in self.file_types
+        return self.words["ending_words"].get(label.lower()) or (self._spelled(label) if spelled else label)
 
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""

@@ -56,9 +56,9 @@ class Expression:
     kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
     "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
     numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "lot" (an address's
-    numbers after a town or block), "phone" (groups;
-    `country` is the calling code after '+').
+    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "version" (parts joined
+    by dots), "lot" (an address's numbers after a town or block), "phone" (groups; `country` is the
+    calling code after '+').
     """
 
     kind: str
@@ -165,9 +165,8 @@ class Language:
         that is also an English word counts in capitals where the language writes that currency
         with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
         code = cldr.currency_code(self.code, unicodedata.normalize("NFKC", written))
-        if code == written and code.lower() not in cldr.currency_symbols(self.code):
-            return code if get_currency_symbol(code, self.code) != code else None
-        return code
+        mere_word = code == written and code.lower() not in cldr.currency_symbols(self.code) and get_currency_symbol(code, self.code) == code
+        return None if mere_word else code
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -181,11 +180,23 @@ class Language:
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
+        if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
+            i = pos + 1 + 2 * cur.startswith(pos + 1, "er")
+            i += cur.at(i) == "."
+            i += cur.at(i) == " "
+            if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
+                version = self._body(replace(v[1], kind="version"))
+                return locale_span(v[0], self.words["version_words"][0] + self.space + version, self.code)
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
+        elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
+                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이; years: '1600-1700'
+            e = replace(e, kind="groups")
+        elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
+            e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -254,6 +265,8 @@ class Language:
             return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
         if e.kind == "range":
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+        if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
+            return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
         if e.kind == "lot":
             return self.words["group_joiner"].join(map(self.integer, p))
         return self._groups(e)
@@ -284,23 +297,23 @@ class Language:
         ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
         if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
             return None
-        groups = self._home_groups(written, "")
+        groups = self._home_groups((written,), "")
         return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
 
     def _telephone_digits(self, group: str) -> str:
         """A group of a telephone number, its zeros as the language says them there (ko 010 공일공)."""
         return self.digits(group).replace(self.digits("0"), self.words["telephone_zero"])
 
-    def _home_groups(self, digits: str, country: str) -> tuple[str, ...] | None:
-        """The groups libphonenumber gives a number of the language's country ('01012345678' → 010,
-        1234, 5678), or None. Without a `country` code it starts with the trunk prefix 0."""
-        if country or digits.startswith("0"):
-            return cldr.phone_groups(f"+{country}{digits}" if country else digits, self.words["region"])
-        return None
+    def _home_groups(self, parts: tuple[str, ...], country: str) -> tuple[str, ...] | None:
+        """The groups libphonenumber gives a number of the language's country ('01012345678' → 010, 1234, 5678), or
+        None; without a `country` code one with the trunk prefix 0 or written in those groups (ko '1588-3482')."""
+        digits = "".join(parts)
+        groups = cldr.phone_groups(f"+{country}{digits}" if country else digits, self.words["region"])
+        return groups if country or digits.startswith("0") or groups == parts else None
 
     def _groups(self, e: Expression) -> str:
         """Digit groups: a telephone number, a card number, a code."""
-        home = e.country in ("", self.calling_code) and self._home_groups("".join(e.parts), e.country)
+        home = e.country in ("", self.calling_code) and self._home_groups(e.parts, e.country)
         spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
@@ -362,10 +375,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
         if not is_digit(cur.at(i)):
             return None
-    elif c == "√":
-        if not is_digit(cur.at(pos + 1)):
-            return None
-    elif not is_digit(c):
+    elif not is_digit(c) and not (c == "√" and is_digit(cur.at(pos + 1))):
         return None
     return amount(cur, i, language, sign=sign, currency=currency)
 
@@ -382,8 +392,9 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
         c = cur.at(end)
         if currency and c in language.scales:
             scale, end = c, end + 1
-        elif c in ("%", "％"):
-            suffix, end = "%", end + 1
+        elif c in ("%", "％"):  # '0.5%p' percentage points where the language writes them so (ko 퍼센트포인트)
+            end += len(suffix := max((s for s in language.words["suffixes"] if s[0] == "%" and cur.startswith(
+                end + 1, s[1:]) and not _is_letter(cur.at(end + len(s)))), key=len, default="%"))
         elif c == "℃":
             suffix, end = "°C", end + 1
         elif c == "°":  # '°', '°C', '°F'
@@ -452,14 +463,13 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
     if seps in (["-", "-"], [".", "."]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         final_period = seps[0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
         return e + final_period, "date", tuple(groups), (False, False)
-    return e, "groups", tuple(groups), (False, False)
+    telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4  # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
+    return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
     parts, e = [hours], a
-    while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)):
-        if is_digit(cur.at(e + 3)):
-            break
+    while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)) and not is_digit(cur.at(e + 3)):
         parts.append(cur.text[e + 1:e + 3])
         e += 3
     if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:]):
@@ -499,12 +509,9 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
     """(year, month, day) of a date written with slashes, in whichever order it is written."""
     if len(a) == 4 and _is_month_day(b, c):
         return a, b, c
-    if len(c) in (2, 4):
-        if _is_month_day(b, a) and int(a) > 12:
-            return c, b, a
-        if _is_month_day(a, b):
-            return c, a, b
-    return None
+    if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12:
+        return c, b, a
+    return (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b) else None
 
 
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
@@ -532,13 +539,10 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
         if j == i:
             return None
         groups.append(text[i:j])
-        if cur.at(j) in ("-", ".", " ") and is_digit(cur.at(j + 1)) and len(groups) < 4:
-            i = j + 1
-            continue
-        break
-    if len(groups) + bool(country) < 3:
-        return None
-    return j, Expression("phone", tuple(groups), country=country)
+        if not (cur.at(j) in ("-", ".", " ") and is_digit(cur.at(j + 1)) and len(groups) < 4):
+            break
+        i = j + 1
+    return (j, Expression("phone", tuple(groups), country=country)) if len(groups) + bool(country) >= 3 else None
 
 
 def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
@@ -546,12 +550,10 @@ def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str
     their reading."""
     words, i = [], pos + 1
     while True:
-        day = cur.at(i)
-        if day not in days:
+        if (day := cur.at(i)) not in days:
             return None
         words.append(days[day])
-        c = cur.at(i + 1)
-        if c in _CLOSE:
+        if (c := cur.at(i + 1)) in _CLOSE:
             return i + 2, "".join(words)
         if c not in joiners:
             return None
