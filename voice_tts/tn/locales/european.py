@@ -60,7 +60,7 @@ _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
-_VERSION = re.compile(r"\d+(?:\.\d+)+")
+_VERSION, _DOTTED_DATE = re.compile(r"\d+(?:\.\d+)+"), re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
@@ -83,7 +83,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
-    "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
+    "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
     "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
@@ -164,8 +164,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
     # or an ordinal in their gender ('classe III B' terza).
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
+    # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
+    ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
+    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
+    # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
+    DURATION_AND, SINGULAR_BELOW_TWO = "", False
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
@@ -407,6 +412,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
+        if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
+            return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
             return self._abbreviated(cur, word + after, end + 1, reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -621,7 +628,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.address(raw), self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
-        if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
+        if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
+                GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
@@ -699,9 +707,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
-            n = int(whole)
-            return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.plural}"
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else unit.plural)
+        one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -763,8 +771,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    if (unit := self.unit_at(cur, word, m)) is not None:
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
+                    if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
+                        joined = self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (
+                            after := chunk_after(cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min")
+                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx) + f" {self.DURATION_AND}" * bool(joined), self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
                     if integer and int(whole) <= 31 and month and not minus:
