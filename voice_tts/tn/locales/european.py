@@ -731,8 +731,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 c = cur.at(j)
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
-                if lexer.is_currency(c) and currency is None and self.currency(c) is not None:
-                    currency, end = self.currency(c), j + 1
+                if lexer.is_currency(c) and currency is None and (currency := self.currency(c)) is not None:
+                    m = lexer.chunk(cur, k) if (k := lexer.spaces(cur, j + 1)) <= j + 2 and cur.at(k).isupper() else j + 1
+                    currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)  # '$ CA'
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)

@@ -291,6 +291,9 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
+        if unit is None and lexer.is_currency(written[:1]) and (code := cldr.currency_code("ru", written)):  # '₸' тенге
+            one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
+            unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
 
     currency_word = currency
@@ -769,7 +772,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case == "accusative" and agreement(count) == 0:  # 'за 1 тонну'
+    if case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
         return ru_morph.inflect(forms[0], "accusative")
     if case == "genitive":
         return forms[1] if agreement(count) == 0 else forms[2]
