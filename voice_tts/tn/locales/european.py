@@ -250,7 +250,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
         return self.fraction(numerator, denominator)
 
@@ -363,7 +363,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator),
+            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
             if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:

@@ -190,6 +190,12 @@ class Russian(Language):
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
+        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине, as 'по одной')."""
+        if (numerator, denominator) != (1, 2) or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]):
+            return self.fraction(numerator, denominator)
+        return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
+
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
         if (unit := self.unit(word)) is None:
