@@ -60,7 +60,7 @@ _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
-_VERSION, _DOTTED_DATE = re.compile(r"\d+(?:\.\d+)+"), re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})")
+_VERSION, _DOTTED_DATE = re.compile(r"\d+(?:\.\d+)+"), re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})|\d{4}\.\d\d?\.\d\d?")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
