@@ -171,9 +171,7 @@ class Spanish(Iberian):
     def phone_digits(self, text: str) -> str:
         """A fourth group after 'NNN-NNNN' is the extension."""
         m = _EXTENSION_GROUP.search(text)
-        if m is None:
-            return self.digits(text)
-        return f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
+        return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
     def country_code(self, code: str) -> str:
         return cardinal(int(code)) if len(code) <= 2 else self.digits(code)

@@ -304,8 +304,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
-        minor = self.MINOR_UNIT or self.CURRENCIES["€"].minor
-        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), minor)
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """The unit `word` (ending at `end`) names where it stands: Russian looks past it."""
@@ -379,9 +378,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
-            if is_digit(cur.at(body)):
-                return self._numeric(cur, pos, body, ctx, currency=self.currency(c))
-            return None
+            return self._numeric(cur, pos, body, ctx, currency=self.currency(c)) if is_digit(cur.at(body)) else None
         if c == "(" and is_digit(cur.at(pos + 1)):
             return self._bracketed_phone(cur, pos)
         if c == "@" and is_alnum(cur.at(pos + 1)):
@@ -476,8 +473,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 second = cur.text[j + 1:end]
             if second not in self.WEEKDAYS:
                 return None
-            if cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False):
-                end += 1
+            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False)
         except TooLong:
             return None
         return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
@@ -564,11 +560,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
-        after = chunk_after(cur, end, is_digit)
-        if after is None or len(after[0]) != 4 or not after[0].isdecimal():
+        if (after := chunk_after(cur, end, is_digit)) is None or len(after[0]) != 4 or not after[0].isdecimal():
             return None
-        year, m = after
-        return locale_span(m, f"{self.MONTH_NAMES[month - 1]} {self.year(int(year))}", self.code)
+        return locale_span(after[1], f"{self.MONTH_NAMES[month - 1]} {self.year(int(after[0]))}", self.code)
 
     # --- numbers ------------------------------------------------------------------------------
 
@@ -579,15 +573,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             end += 1
         if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)):
             return None
-        after = lexer.spaces(cur, end + 1)
-        if cur.at(end) == "." and is_letter(cur.at(after)):
-            try:
-                word_end = lexer.chunk(cur, after)
-            except TooLong:
-                word_end = after
-            if cur.text[after:word_end].lower().rstrip(".") in self.MONTHS:
-                return None
-        return Span(after, "olist", self.code, info=cur.text[pos:end])
+        if cur.at(end) == "." and (word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
+            return None
+        return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 
     def phone_end(self, cur: Cursor, body: int) -> int | None:
         """The end of a telephone number at `body` that a language finds by its own rules, or None."""
@@ -660,8 +648,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
-            reading = self.ordinal(number, ordinal.group(2), ctx)
-            return self._after_day(cur, end, minus + reading, number, ctx)
+            return self._after_day(cur, end, minus + self.ordinal(number, ordinal.group(2), ctx), number, ctx)
         if plain and (decade := self.decade(token, ctx)) is not None:
             return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
@@ -740,8 +727,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     unit = self.unit(cur.text[j + 1:m])
                     if unit is None:
                         break
-                    reading = f"{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}"
-                    return locale_span(m, minus + reading, self.code)
+                    return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -773,9 +759,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         break
                 if scale is None and currency is None:
                     if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
-                        joined = self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (
-                            after := chunk_after(cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min")
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx) + f" {self.DURATION_AND}" * bool(joined), self.code)
+                        reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
+                        if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (
+                                after := chunk_after(cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min"):
+                            reading += f" {self.DURATION_AND}"
+                        return locale_span(m, reading, self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
                     if integer and int(whole) <= 31 and month and not minus:

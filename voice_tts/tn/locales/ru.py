@@ -191,7 +191,7 @@ class Russian(Language):
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине, as 'по одной')."""
+        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине)."""
         if (numerator, denominator) != (1, 2) or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]):
             return self.fraction(numerator, denominator)
         return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
@@ -239,8 +239,7 @@ class Russian(Language):
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
-            month = MONTH_INDEX[m.group("month")]
-            return _date(int(m.group("d")), month, year, _second_day_case(ctx))
+            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], year, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
@@ -356,8 +355,7 @@ class Russian(Language):
             return span
         if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
             return None
-        counted = ctx.prev_word.lower() in self.CHAPTER_WORDS
-        return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
+        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code)
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     def _day_list(self, *args) -> Span | None:
@@ -780,9 +778,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
         return re.sub(r"[ыи]х ", "ого ", forms[1])
     if case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
         return ru_morph.inflect(forms[0], "accusative")
-    if case == "genitive":
-        return forms[1] if agreement(count) == 0 else forms[2]
-    return forms[agreement(count)]
+    return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
 # A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
