@@ -158,13 +158,9 @@ class Spanish(Iberian):
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
     def currency(self, written: str) -> Currency | None:
-        """The language's table in any case, else CLDR's codes and symbols ('3 kr'); a code that is
-        also a word only in capitals ('3 top ventas')."""
-        own = self.CURRENCIES.get(written.upper())
-        if own is not None:
-            return own
-        code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
-        return None if code is None else self._cldr_currency(code)
+        """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
+        that is also a word only in capitals ('3 top ventas')."""
+        return self.CURRENCIES.get(written.upper()) or super().currency(written)
 
     currency_word = currency  # a code in any case before an amount ('usd 2')
 
