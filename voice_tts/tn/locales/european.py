@@ -760,8 +760,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if scale is None and currency is None:
                     if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
-                        if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (
-                                after := chunk_after(cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min"):
+                        if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
+                                cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):
                             reading += f" {self.DURATION_AND}"
                         return locale_span(m, reading, self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
