@@ -121,8 +121,8 @@ def currency_symbols(lang: str) -> dict[str, str]:
     only in capitals: written in lower case after a number it is the word."""
     words = known_words()
     table = {code.lower(): code for code in _current_currencies() if code.lower() not in words}
-    for code in _current_currencies():
-        symbol = get_currency_symbol(code, lang).lower()
+    for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):  # then 'CA$', 'A$'
+        symbol = get_currency_symbol(code, locale).lower()
         if symbol != code.lower():
             table.setdefault(symbol, code)
     table.update(_SHARED_SYMBOLS)
@@ -139,14 +139,15 @@ def currency_code(lang: str, written: str) -> str | None:
     return currency_symbols(lang).get(written.lower())
 
 
-# Languages that name a currency noun first, its country after ("quetzal guatemalteco").
-_NOUN_FIRST = frozenset(("es", "fr", "it", "pt"))
+# Where a language's currency names put their noun: first, the country after ("quetzal
+# guatemalteco"), or last, after the country's adjective ("казахский тенге").
+_NOUN_AT = {"es": 0, "fr": 0, "it": 0, "pt": 0, "ru": -1}
 
 
 @lru_cache(maxsize=8)
 def _shared_currency_nouns(lang: str) -> frozenset[str]:
     """Nouns several currencies in use today are named by ("peso", "corona", "dólar")."""
-    nouns = [get_currency_name(code, 1, lang).split()[0].lower() for code in _current_currencies()]
+    nouns = [get_currency_name(code, 1, lang).split()[_NOUN_AT[lang]].lower() for code in _current_currencies()]
     return frozenset(noun for noun in nouns if nouns.count(noun) > 1)
 
 
@@ -155,10 +156,9 @@ def currency_name(lang: str, code: str, n: int) -> str:
     """The name of `n` of a currency as speakers say it: the noun alone where no other currency
     in use today shares it ("cincuenta quetzales", "mil yenes"), with its country where one
     does ("pesos mexicanos", "coronas suecas")."""
-    name = get_currency_name(code, n, lang)
-    noun = get_currency_name(code, 1, lang).split()[0]
-    if lang in _NOUN_FIRST and " " in name and noun.lower() not in _shared_currency_nouns(lang):
-        return name.split()[0]
+    name, words, at = get_currency_name(code, n, lang), get_currency_name(code, 1, lang).split(), _NOUN_AT.get(lang)
+    if at == 0 and len(words) > 1 or at == -1 and len(words) == 2 and words[-1].islower():  # not 'доллар США'
+        return name if words[at].lower() in _shared_currency_nouns(lang) else name.split()[at]
     return name
 
 

@@ -496,8 +496,8 @@ def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
     degrees Celsius'; joined by a hyphen or before a noun (`adjective`) it describes the noun, in the
     singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' one hundred fifty kilowatt charger."""
-    if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"].removesuffix(".")) not in UNITS:
-        return None  # '8 oz.': the period of the unit's abbreviation
+    if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"]) not in UNITS and (unit := unit.removesuffix(".")) not in UNITS:
+        return None  # '8 oz.': the period of the unit's abbreviation ('2 in.' inches: only with it)
     amount, (one, many), adjective = m.group("num").replace(",", ""), UNITS[unit], adjective or m["adjective"]
     return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or adjective else many}"
 
@@ -573,7 +573,7 @@ def street_word(token: str, first: bool) -> str | None:
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
 # 90210'), or after 'ZIP', 'code'.
 US_STATES = _DATA["us_states"]  # code -> name
-_CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin"))
+_CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 

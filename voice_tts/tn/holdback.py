@@ -443,12 +443,13 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
             era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
             if era or plain_int and re.fullmatch(r"\d+/\d+", word) or word in english.UNITS or (
-                    clock_like and word in english.AM_PM):
+                    clock_like and word in english.AM_PM) or word + "." in english.UNITS and _abbreviation_period(cur, m):  # '2 in. wide'
                 # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the sentence's)
                 end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
-                numeric = plain_int = clock_like = False
+                numeric = plain_int and not era and bool(re.fullmatch(r"\d+/\d+", word))  # '34 1/2 in.': then a unit
+                plain_int = clock_like = False
                 continue
             return end
     except TooLong:

@@ -163,6 +163,8 @@ def _number_en(text: str, currency_code: str) -> str:
         return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
     if m := _SCALED.fullmatch(text):
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
+    if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.UNITS.get(unit) or english.UNITS.get(unit[:-1])):
+        text = text[: -len(unit)] + name[1]  # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
     m = _UNIT_SUFFIX.fullmatch(text)
     known_unit = m is not None and m.group("unit") in english.UNITS
     if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (

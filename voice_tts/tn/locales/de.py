@@ -131,7 +131,7 @@ class German(Language):
     def date_day(self, day: int, ctx: Context) -> str:
         return _apposition(ctx) + self.ordinal(day, ".", ctx)
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
         found = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
         if found is None:

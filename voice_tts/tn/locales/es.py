@@ -158,22 +158,16 @@ class Spanish(Iberian):
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
 
     def currency(self, written: str) -> Currency | None:
-        """The language's table in any case, else CLDR's codes and symbols ('3 kr'); a code that is
-        also a word only in capitals ('3 top ventas')."""
-        own = self.CURRENCIES.get(written.upper())
-        if own is not None:
-            return own
-        code = cldr.currency_symbols(self.code).get(written if written.isupper() else written.lower())
-        return None if code is None else self._cldr_currency(code)
+        """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
+        that is also a word only in capitals ('3 top ventas')."""
+        return self.CURRENCIES.get(written.upper()) or super().currency(written)
 
     currency_word = currency  # a code in any case before an amount ('usd 2')
 
     def phone_digits(self, text: str) -> str:
         """A fourth group after 'NNN-NNNN' is the extension."""
         m = _EXTENSION_GROUP.search(text)
-        if m is None:
-            return self.digits(text)
-        return f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
+        return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
     def country_code(self, code: str) -> str:
         return cardinal(int(code)) if len(code) <= 2 else self.digits(code)

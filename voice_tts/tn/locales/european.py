@@ -60,7 +60,7 @@ _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
-_VERSION = re.compile(r"\d+(?:\.\d+)+")
+_VERSION, _DOTTED_DATE = re.compile(r"\d+(?:\.\d+)+"), re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})|\d{4}\.\d\d?\.\d\d?")
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
@@ -83,7 +83,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset,
     "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
-    "address_readings": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
+    "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
     "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
@@ -164,8 +164,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
     # or an ordinal in their gender ('classe III B' terza).
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
+    # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
+    ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
+    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
+    # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
+    DURATION_AND, SINGULAR_BELOW_TWO = "", False
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
@@ -245,7 +250,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int) -> str:
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
         return self.fraction(numerator, denominator)
 
@@ -299,8 +304,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
-        minor = self.MINOR_UNIT or self.CURRENCIES["€"].minor
-        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), minor)
+        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """The unit `word` (ending at `end`) names where it stands: Russian looks past it."""
@@ -358,7 +362,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator),
+            return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
             if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:
@@ -374,9 +378,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
             body = pos + 1 + (cur.at(pos + 1) == " ")
-            if is_digit(cur.at(body)):
-                return self._numeric(cur, pos, body, ctx, currency=self.currency(c))
-            return None
+            return self._numeric(cur, pos, body, ctx, currency=self.currency(c)) if is_digit(cur.at(body)) else None
         if c == "(" and is_digit(cur.at(pos + 1)):
             return self._bracketed_phone(cur, pos)
         if c == "@" and is_alnum(cur.at(pos + 1)):
@@ -407,6 +409,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
+        if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
+            return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
             return self._abbreviated(cur, word + after, end + 1, reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -469,8 +473,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 second = cur.text[j + 1:end]
             if second not in self.WEEKDAYS:
                 return None
-            if cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False):
-                end += 1
+            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False)
         except TooLong:
             return None
         return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
@@ -557,11 +560,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
-        after = chunk_after(cur, end, is_digit)
-        if after is None or len(after[0]) != 4 or not after[0].isdecimal():
+        if (after := chunk_after(cur, end, is_digit)) is None or len(after[0]) != 4 or not after[0].isdecimal():
             return None
-        year, m = after
-        return locale_span(m, f"{self.MONTH_NAMES[month - 1]} {self.year(int(year))}", self.code)
+        return locale_span(after[1], f"{self.MONTH_NAMES[month - 1]} {self.year(int(after[0]))}", self.code)
 
     # --- numbers ------------------------------------------------------------------------------
 
@@ -572,15 +573,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             end += 1
         if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)):
             return None
-        after = lexer.spaces(cur, end + 1)
-        if cur.at(end) == "." and is_letter(cur.at(after)):
-            try:
-                word_end = lexer.chunk(cur, after)
-            except TooLong:
-                word_end = after
-            if cur.text[after:word_end].lower().rstrip(".") in self.MONTHS:
-                return None
-        return Span(after, "olist", self.code, info=cur.text[pos:end])
+        if cur.at(end) == "." and (word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
+            return None
+        return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 
     def phone_end(self, cur: Cursor, body: int) -> int | None:
         """The end of a telephone number at `body` that a language finds by its own rules, or None."""
@@ -621,7 +616,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.address(raw), self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
-        if plain and ctx.prev_word.lower() in self.VERSION_WORDS and _VERSION.fullmatch(token):  # 'versione 2.10'
+        if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
+                GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
@@ -652,8 +648,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
-            reading = self.ordinal(number, ordinal.group(2), ctx)
-            return self._after_day(cur, end, minus + reading, number, ctx)
+            return self._after_day(cur, end, minus + self.ordinal(number, ordinal.group(2), ctx), number, ctx)
         if plain and (decade := self.decade(token, ctx)) is not None:
             return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
@@ -699,9 +694,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
-            n = int(whole)
-            return f"{self.counted(n, unit.feminine)} {unit.singular if n == 1 else unit.plural}"
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.plural}"
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else unit.plural)
+        one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -723,16 +718,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 c = cur.at(j)
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
-                if lexer.is_currency(c) and currency is None and self.currency(c) is not None:
-                    currency, end = self.currency(c), j + 1
+                if lexer.is_currency(c) and currency is None and (currency := self.currency(c)) is not None:
+                    m = lexer.chunk(cur, k) if (k := lexer.spaces(cur, j + 1)) <= j + 2 and cur.at(k).isupper() else j + 1
+                    currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)  # '$ CA'
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     m = lexer.chunk(cur, j + 1)
                     unit = self.unit(cur.text[j + 1:m])
                     if unit is None:
                         break
-                    reading = f"{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}"
-                    return locale_span(m, minus + reading, self.code)
+                    return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -763,8 +758,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
-                    if (unit := self.unit_at(cur, word, m)) is not None:
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
+                    if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
+                        reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
+                        if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
+                                cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):
+                            reading += f" {self.DURATION_AND}"
+                        return locale_span(m, reading, self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
                     if integer and int(whole) <= 31 and month and not minus:

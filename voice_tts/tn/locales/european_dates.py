@@ -160,6 +160,4 @@ def _sentence_goes_on(cur: Cursor, period: int) -> bool:
     if j == period + 1 and cur.at(j) not in (",", ";"):
         return False
     c = cur.at(j)
-    if is_digit(c):
-        return len(cur.text[j:lexer.chunk(cur, j)]) == 4
-    return c in (",", ";") or c.islower()
+    return len(cur.text[j:lexer.chunk(cur, j)]) == 4 if is_digit(c) else c in (",", ";") or c.islower()

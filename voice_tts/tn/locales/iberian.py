@@ -42,9 +42,7 @@ class Iberian(Language):
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
         reading = self.ABBREVIATIONS.get(written.lower())
-        if reading is None or not written[0].isupper():
-            return reading
-        return " ".join(w[0].upper() + w[1:] for w in reading.split())
+        return reading if reading is None or not written[0].isupper() else " ".join(w[0].upper() + w[1:] for w in reading.split())
 
     def address(self, text: str) -> str:
         """Piece by piece: words as written, digits one by one."""

@@ -190,6 +190,12 @@ class Russian(Language):
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
+        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине)."""
+        if (numerator, denominator) != (1, 2) or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]):
+            return self.fraction(numerator, denominator)
+        return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
+
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
         if (unit := self.unit(word)) is None:
@@ -233,8 +239,7 @@ class Russian(Language):
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
             year = int(m.group("y")) if m.group("y") else None
-            month = MONTH_INDEX[m.group("month")]
-            return _date(int(m.group("d")), month, year, _second_day_case(ctx))
+            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], year, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
@@ -291,6 +296,9 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
+        if unit is None and lexer.is_currency(written[:1]) and (code := cldr.currency_code("ru", written)):  # '₸' тенге
+            one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
+            unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
 
     currency_word = currency
@@ -347,8 +355,7 @@ class Russian(Language):
             return span
         if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
             return None
-        counted = ctx.prev_word.lower() in self.CHAPTER_WORDS
-        return locale_span(end, cardinal(value) if counted else ordinal(value), self.code)
+        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code)
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     def _day_list(self, *args) -> Span | None:
@@ -769,11 +776,9 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case == "accusative" and agreement(count) == 0:  # 'за 1 тонну'
+    if case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
         return ru_morph.inflect(forms[0], "accusative")
-    if case == "genitive":
-        return forms[1] if agreement(count) == 0 else forms[2]
-    return forms[agreement(count)]
+    return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
 # A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.

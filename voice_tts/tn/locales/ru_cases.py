@@ -28,9 +28,7 @@ def digits(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
-    if n >= 10**21:
-        return digits(str(n))
-    return num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
+    return digits(str(n)) if n >= 10**21 else num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
 
 
 @lru_cache(maxsize=4096)
