@@ -283,7 +283,7 @@ class Russian(Language):
     def unit(self, written: str) -> Unit | None:
         """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
         parts = written.lower().split("/")
-        if not parts[0] or not all(part in _AFTER for part in parts if part):
+        if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):  # 'руб/мес', never 'руб/шт' рублей
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
         per = "".join(f" {PER[part]}" for part in parts[1:] if part in PER)
@@ -296,7 +296,7 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
-        if unit is None and lexer.is_currency(written[:1]) and (code := cldr.currency_code("ru", written)):  # '₸' тенге
+        if unit is None and (lexer.is_currency(written[:1]) or written.isupper()) and (code := cldr.currency_code("ru", written)):  # '₸', 'AMD' 
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
             unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
@@ -377,7 +377,7 @@ class Russian(Language):
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw):
             return locale_span(end, reading, self.code)
-        words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
@@ -387,7 +387,7 @@ class Russian(Language):
         руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
         it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
         last = cur.text[end - 1]
-        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
+        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
             last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
         ):
             return end
@@ -403,7 +403,7 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = lexer.chunk(cur, end + 1)
-                    return m if cur.text[end + 1:m].lower() in _AFTER else end
+                    return m if cur.text[end + 1:m].lower() in PER else end  # '650 ₽/мес.' в месяц
                 if j == end or not is_letter(c):
                     return end
                 m = lexer.chunk(cur, j)
