@@ -201,10 +201,8 @@ def count(text: str, ordinal: bool = False) -> str | None:
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], "" if ordinal else m["suffix"]) + m["scale"]
     if not m.group("cur"):
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
-    if m.group("cur") in _YUAN:
-        return spoken + "元"
-    code = cldr.currency_code("zh", m.group("cur"))
-    return spoken + cldr.currency_name("zh", code, 2) if code else None
+    code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
+    return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 
 def clock_time(text: str) -> str | None:

@@ -153,8 +153,7 @@ class Language:
         if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
             letter, digit = sorted(text, key=str.isdecimal)
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
-            names = (self.words["letters"].split()[ord(letter) - ord("A")], digits.split()[int(digit)])
-            return "".join(names[::-1] if text[0] == digit else names)
+            return "".join((self.words["letters"].split()[ord(letter) - ord("A")], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
             return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
@@ -174,11 +173,8 @@ class Language:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
             n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
-            if not (n.isalnum() or is_digit(n)):
-                return None
-            span = locale_span(pos + 1, spoken := tilde.get(ctx.char_before(cur.text, pos), tilde[""]), self.code)
-            span.agreement = "until" * (spoken == tilde[""])  # its end read 'until' (`_until`)
-            return span
+            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
+            return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
         if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
@@ -219,9 +215,8 @@ class Language:
         """The end of a range read 'from', before a copula or a stop: 'until' after it ('16일~31일이며'
         삼십일일까지이며, '8:30〜17:15です' 十七時十五分までです), after its counter where it has one."""
         until, counters, before = self.words["until"]
-        k = span.end + (e.kind == "integer" and cur.at(span.end) in counters)
-        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and any(
-                cur.startswith(k, w) for w in before):
+        k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
+        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and any(cur.startswith(k, w) for w in before):
             return locale_span(k, span.info + cur.text[span.end:k] + until, self.code)
         return span
 
@@ -258,8 +253,7 @@ class Language:
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
-        """`word`, the word before a number, ends in one of `cues` (digit_cues: it names a code or digits, 번호,
-        비밀번호는, 네자리, 末尾; date_cues: a day, 検針日は), or in one and a particle."""
+        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
         cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
@@ -397,14 +391,9 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
     elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
-        if c in language.currency_symbols:
-            currency = c
-        else:
-            if (j := letters_end(cur, pos, 3)) is None:
-                return None
-            currency = cur.text[pos:j + (cur.at(j) == "$")]
-            if not language.currency(currency):
-                return None
+        currency = c if c in language.currency_symbols else (j := letters_end(cur, pos, 3)) and cur.text[pos:j + (cur.at(j) == "$")]
+        if not currency or c not in language.currency_symbols and not language.currency(currency):
+            return None
         i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
         if not is_digit(cur.at(i)):
             return None
@@ -512,11 +501,7 @@ def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], t
 
 def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
-    if cur.at(a) != "/":
-        return None
-    root_second = cur.at(a + 1) == "√"
-    k = a + 1 + root_second
-    if not is_digit(cur.at(k)):
+    if cur.at(a) != "/" or not is_digit(cur.at(k := a + 1 + (root_second := cur.at(a + 1) == "√"))):
         return None
     b = lexer.digits_end(cur, k)
     second = cur.text[k:b]
