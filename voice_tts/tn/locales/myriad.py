@@ -221,12 +221,13 @@ class Language:
         return span
 
     def _score(self, cur: Cursor, end: int, e: Expression) -> Span | None:
-        """Two numbers joined by a hyphen or colon after a word of a match are its score ('試合は3-1で' 三対一,
-        '경기는 3:2로' 삼 대 이), never a range, a time or digit groups."""
+        """Two numbers joined by a hyphen or colon after a word of a match, a particle or a mark after them, are
+        its score ('試合は3-1で' 三対一, '경기는 3:2로' 삼 대 이), never a range or digit groups."""
         parts = e.parts
         if e.kind == "integer" and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # '3:2', no time
             parts, end = (*parts, cur.text[end + 1:(k := lexer.digits_end(cur, end + 1))]), k
-        if len(parts) != 2 or e.kind not in ("integer", "range", "groups", "time") or e.sign or e.currency or e.suffix or max(map(len, parts)) > 2:
+        if len(parts) != 2 or e.kind not in ("integer", "range", "groups") or e.sign or e.currency or e.suffix or max(map(len, parts)) > 2 or (
+                cur.at(end) not in self.words["score_after"]):  # '19:00から' a time, '4-6月' months
             return None
         return locale_span(end, self.words["score"].join(map(self.integer, parts)), self.code)
 
