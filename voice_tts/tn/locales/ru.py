@@ -280,7 +280,8 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
-        if unit is None and (lexer.is_currency(written[:1]) or written.isupper()) and (code := cldr.currency_code("ru", written)):  # '₸', 'AMD'
+        if unit is None and (lexer.is_currency(written[:1]) or written.isupper() and written.lower() in cldr.currency_symbols("ru")) and (
+                code := cldr.currency_code("ru", written)):  # '₸', 'AMD'; no English word ('TOP 10')
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
             unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
@@ -828,10 +829,8 @@ def _fallback(text: str) -> str:
         if piece[0].isdecimal():
             integer, _, fraction_digits = piece.partition(",")
             out.append(decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer)))
-        elif piece.isascii() and piece.isalpha():
-            out.append(_spell_latin(piece) if len(piece) == 1 else piece)
         elif piece.isalpha():
-            out.append(piece)
+            out.append(_spell_latin(piece) if piece.isascii() and len(piece) == 1 else piece)
         elif piece in RULES.SYMBOLS and piece != "-":
             out.append(RULES.SYMBOLS[piece])
     return " ".join(out)
