@@ -143,10 +143,10 @@ class Russian(Language):
 
     def amount_case(self, ctx: Context) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
+        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative."""
         if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
-        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
+        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" or preposition in _WORDS["payment_nouns"] else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional or "", self.amount_case(ctx))
