@@ -42,7 +42,7 @@ ZH_FAST = {
     "percent": ["95%", "12.5%", "100%", "0.5%", "2%"],
     "telephone": ["13812345678", "13800138000", "010-12345678", "0755-12345678"],
     "count": ["12.5元", "2个", "22个", "200个", "2000元", "2元", "2.5元", "20元", "100人", "$20", "€900",
-              "£3.50", "¥100", "￥2000", "￥1234.56", "2块", "2岁", "99元", "$999", "$2", "10010元"],
+              "£3.55", "¥100", "￥2000", "￥1234.56", "2块", "2岁", "99元", "$999", "$2", "10010元"],
     "clock_time": ["2:30", "10:05", "12:00", "3:30", "23:59"],
     "celsius": ["-3.5℃", "25℃"],
     "number_range": ["3-5天", "10-20人", "2-3个", "3~5个"],
@@ -76,6 +76,8 @@ def test_hand_rules_that_differ_from_wetext_on_purpose() -> None:
     assert chinese.number_range("18-25") == "十八到二十五" and normalize_span("18-25", "zh") == "十八减二十五"
     # A landline with its last group after a space: wetext reads its groups as amounts and dates.
     assert chinese.telephone("021-6218 5530") == "零二一六二一八五五三零"
+    # An amount of money without its decimals' final zeros, as it is said; wetext reads them.
+    assert chinese.count("£3.50") == "三点五英镑" and normalize_span("£3.50", "zh") == "三点五零英镑"
     assert normalize_span("010-8888 6666", "zh") == "零八八八八年十月 六千六百六十六"
     assert english.money("$12.50") == "twelve dollars and fifty cents"
     # Month-first dates are read month first (as written); wetext always reads day first.

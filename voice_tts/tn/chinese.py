@@ -171,7 +171,7 @@ _MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 # by CLDR's name ('₩100' 一百韩元).
 _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
-                    rf"(?P<suffix>(?:{_MEASURE})?)")
+                    rf"(?P<suffix>(?:{_MEASURE})?)(?:/(?P<per>[^\x00-\x7f]+))?")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
@@ -191,18 +191,18 @@ def _quantity(text: str, suffix: str) -> str:
 
 def count(text: str, ordinal: bool = False) -> str | None:
     """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
-    '$1.5万' -> 一点五万美元; after 第 (`ordinal`) a number is no count: 第2名 第二名."""
+    '$1.5万' -> 一点五万美元, '3.45元/吨' 三点四五元每吨; an amount of money without its decimals' final
+    zeros ('¥199.00' 一百九十九元, '41.40元' 四十一点四元); after 第 (`ordinal`) a number is no count: 第2名 第二名."""
     m = _COUNT.fullmatch(text)
     # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
-    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur"):
+    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
-    spoken = _quantity(m.group("num"), "" if ordinal else m.group("suffix")) + m.group("scale")
+    money = "." in m["num"] and (m["cur"] or m["suffix"].endswith(("元", "块")))
+    spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], "" if ordinal else m["suffix"]) + m["scale"]
     if not m.group("cur"):
-        return spoken + m.group("suffix")
-    if m.group("cur") in _YUAN:
-        return spoken + "元"
-    code = cldr.currency_code("zh", m.group("cur"))
-    return spoken + cldr.currency_name("zh", code, 2) if code else None
+        return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
+    code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
+    return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 
 def clock_time(text: str) -> str | None:

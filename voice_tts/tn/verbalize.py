@@ -34,6 +34,7 @@ _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
+_SQUARED = str.maketrans("23", "²³")  # '㎡' is 'm2' by NFKC: m², named by CLDR ('89.5㎡' 八十九点五平方米, '3元/㎡' 三元每平方米)
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
@@ -178,7 +179,7 @@ def _number_en(text: str, currency_code: str) -> str:
 
 
 def _number_zh(text: str, ordinal: bool = False) -> str:
-    text = _THOUSANDS.sub("", text).replace("°C", "℃")
+    text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)(\D*)", text)) and not re.search(r"[A-Za-z]", m[2]):

@@ -52,7 +52,7 @@ class Korean(myriad.Language):
         """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
-        code = cur.text[pos:end].isdecimal() and self.asks_for_digits(ctx.prev_word)
+        code = cur.text[pos:end].isdecimal() and self.cued(ctx.prev_word)
         c = cur.at(end)
         plain = self.digits(digits) if code else self.counted(digits, c)
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":

@@ -72,7 +72,7 @@ class Expression:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CODE = re.compile(r"[A-Z][0-9]")
+_CODE = re.compile(r"[A-Z][0-9]|[2-6]G")
 
 
 class Language:
@@ -150,9 +150,10 @@ class Language:
         '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
-        if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン
-            digits = next(names for letters, names in self.words["code_digits"].items() if text[0] in letters or not letters)
-            return self.words["letters"].split()[ord(text[0]) - ord("A")] + digits.split()[int(text[1])]
+        if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
+            letter, digit = sorted(text, key=str.isdecimal)
+            digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
+            return "".join((self.words["letters"].split()[ord(letter) - ord("A")], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
             return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
@@ -172,11 +173,11 @@ class Language:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
             n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
-            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])
-            return locale_span(pos + 1, spoken, self.code) if n.isalnum() or is_digit(n) else None
+            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
+            return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
-        if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第":  # a Roman numeral: '第Ⅱ期' 第二期
+        if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
@@ -187,9 +188,13 @@ class Language:
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
                 version = self._body(replace(v[1], kind="version"))
                 return locale_span(v[0], self.words["version_words"][0] + self.space + version, self.code)
+        if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
+            return None  # '5G': a code, read by `number`
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
+        if any(w in ctx.prev_word for w in self.words["score_words"]) and (score := self._score(cur, end, e)):
+            return score
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
@@ -197,11 +202,34 @@ class Language:
             e = replace(e, kind="groups")
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
+        elif e.kind == "fraction" and not any(e.roots) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
+                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"]))):
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)': no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
-            return self.bare_integer(cur, pos, end, e.parts[0], ctx)
-        return self.expression(cur, pos, end, e, ctx)
+            return self._until(cur, pos, self.bare_integer(cur, pos, end, e.parts[0], ctx), e, ctx)
+        return self._until(cur, pos, self.expression(cur, pos, end, e, ctx), e, ctx)
+
+    def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
+        """The end of a range read 'from', before a copula or a stop: 'until' after it ('16일~31일이며'
+        삼십일일까지이며, '8:30〜17:15です' 十七時十五分までです), after its counter where it has one."""
+        until, counters, before = self.words["until"]
+        k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
+        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and any(cur.startswith(k, w) for w in before):
+            return locale_span(k, span.info + cur.text[span.end:k] + until, self.code)
+        return span
+
+    def _score(self, cur: Cursor, end: int, e: Expression) -> Span | None:
+        """Two numbers joined by a hyphen or colon after a word of a match, a particle or a mark after them, are
+        its score ('試合は3-1で' 三対一, '경기는 3:2로' 삼 대 이), never a range or digit groups."""
+        parts = e.parts
+        if e.kind == "integer" and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # '3:2', no time
+            parts, end = (*parts, cur.text[end + 1:(k := lexer.digits_end(cur, end + 1))]), k
+        if len(parts) != 2 or e.kind not in ("integer", "range", "groups") or e.sign or e.currency or e.suffix or max(map(len, parts)) > 2 or (
+                cur.at(end) not in self.words["score_after"]):  # '19:00から' a time, '4-6月' months
+            return None
+        return locale_span(end, self.words["score"].join(map(self.integer, parts)), self.code)
 
     def _company(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A company's legal form abbreviated in brackets next to its name: '(주)한빛물류' 주식회사
@@ -222,12 +250,12 @@ class Language:
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
         by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821')."""
-        code = self.asks_for_digits(ctx.prev_word)
+        code = self.cued(ctx.prev_word)
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
-    def asks_for_digits(self, word: str) -> bool:
-        """`word`, the word before a number, names a code or digits (번호, 비밀번호는, 네자리; 末尾)."""
-        cues = tuple(self.words["digit_cues"])
+    def cued(self, word: str, cues: str = "digit_cues") -> bool:
+        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
+        cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
@@ -260,9 +288,9 @@ class Language:
             return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
         if e.kind == "time":
             return self.clock(p)
-        if e.kind == "date":
-            year, month, day = (int(x) for x in p)
-            return self.words["date"].format(self.cardinal(year), self.month(month), self.cardinal(day))
+        if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
+            date = self.words["date"] if p[0] else self.words["date"][self.words["date"].index("{}", 1):]
+            return date.format(*([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2])))
         if e.kind == "range":
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
@@ -364,14 +392,9 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
     elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
-        if c in language.currency_symbols:
-            currency = c
-        else:
-            if (j := letters_end(cur, pos, 3)) is None:
-                return None
-            currency = cur.text[pos:j + (cur.at(j) == "$")]
-            if not language.currency(currency):
-                return None
+        currency = c if c in language.currency_symbols else (j := letters_end(cur, pos, 3)) and cur.text[pos:j + (cur.at(j) == "$")]
+        if not currency or c not in language.currency_symbols and not language.currency(currency):
+            return None
         i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
         if not is_digit(cur.at(i)):
             return None
@@ -479,11 +502,7 @@ def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], t
 
 def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
-    if cur.at(a) != "/":
-        return None
-    root_second = cur.at(a + 1) == "√"
-    k = a + 1 + root_second
-    if not is_digit(cur.at(k)):
+    if cur.at(a) != "/" or not is_digit(cur.at(k := a + 1 + (root_second := cur.at(a + 1) == "√"))):
         return None
     b = lexer.digits_end(cur, k)
     second = cur.text[k:b]

@@ -27,17 +27,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_c
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
-from voice_tts.tn.locales.numeric_spans import (
-    DATE,
-    GROUP_SPACES,
-    GROUPED,
-    IP,
-    PHONE,
-    date_parts,
-    read_pieces,
-    roman_value,
-    word_after,
-)
+from voice_tts.tn.locales.numeric_spans import DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
 
 _WORDS = words("ru")
 # unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
@@ -119,8 +109,7 @@ class Forms(Unit):
 def _minor(written: str) -> Forms:
     """A currency's minor unit ('копейка' of 'руб.', 'цент' of '$' and any other)."""
     one, few, many = MINOR.get(written, MINOR["$"])
-    gender = "f" if one == "копейка" else "m"
-    return Forms(one, many, gender == "f", few, gender, one)
+    return Forms(one, many, one == "копейка", few, "f" if one == "копейка" else "m", one)
 
 
 class Russian(Language):
@@ -154,11 +143,10 @@ class Russian(Language):
 
     def amount_case(self, ctx: Context) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг'), else the nominative."""
-        preposition = _preposition(ctx)
-        if ru_cases.takes_accusative(preposition):
+        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative."""
+        if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
-        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" else "nominative"
+        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" or preposition in _WORDS["payment_nouns"] else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional or "", self.amount_case(ctx))
@@ -176,8 +164,7 @@ class Russian(Language):
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
-            minor = int(fractional)
-            return f"{major} {self._counted_quantity(str(minor), None, _minor(unit.written), ctx)}" if minor else major
+            return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
         count = None if fractional else int(whole)
         amount = decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case)
         return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
@@ -208,8 +195,7 @@ class Russian(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        preposition = _preposition(ctx)
-        cases = _ordinal_cases(preposition) if preposition in ru_cases.COUNT_PREPOSITIONS else ()
+        cases = _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ()
         return ordinal_with_ending(n, suffix, cases)
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
@@ -238,8 +224,7 @@ class Russian(Language):
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
-            year = int(m.group("y")) if m.group("y") else None
-            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], year, _second_day_case(ctx))
+            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
@@ -283,11 +268,10 @@ class Russian(Language):
     def unit(self, written: str) -> Unit | None:
         """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
         parts = written.lower().split("/")
-        if not parts[0] or not all(part in _AFTER for part in parts if part):
+        if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):  # 'руб/мес', never 'руб/шт' рублей
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
-        per = "".join(f" {PER[part]}" for part in parts[1:] if part in PER)
-        return Forms(one, many, gender == "f", few, gender, parts[0], per)
+        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {PER[part]}" for part in parts[1:] if part))
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """'с' (seconds) is also a preposition: with a word or number after it, it is that."""
@@ -296,7 +280,8 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
-        if unit is None and lexer.is_currency(written[:1]) and (code := cldr.currency_code("ru", written)):  # '₸' тенге
+        if unit is None and (lexer.is_currency(written[:1]) or written.isupper() and written.lower() in cldr.currency_symbols("ru")) and (
+                code := cldr.currency_code("ru", written)):  # '₸', 'AMD'; no English word ('TOP 10')
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
             unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
@@ -377,7 +362,7 @@ class Russian(Language):
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw):
             return locale_span(end, reading, self.code)
-        words = [_JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
@@ -387,7 +372,7 @@ class Russian(Language):
         руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
         it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
         last = cur.text[end - 1]
-        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) or (
+        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
             last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
         ):
             return end
@@ -403,7 +388,7 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = lexer.chunk(cur, end + 1)
-                    return m if cur.text[end + 1:m].lower() in _AFTER else end
+                    return m if cur.text[end + 1:m].lower() in PER else end  # '650 ₽/мес.' в месяц
                 if j == end or not is_letter(c):
                     return end
                 m = lexer.chunk(cur, j)
@@ -585,9 +570,7 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
             return None
     except TooLong:
         return None
-    case = _PREPOSITION_CASES.get(preposition, "nominative")
-    if case == "accusative":  # an inanimate noun: 'на XX в.' на двадцатый век
-        case = "nominative"
+    case = _PREPOSITION_CASES.get(preposition, "nominative").replace("accusative", "nominative")  # inanimate: 'на XX в.' на двадцатый век
     century = ru_morph.inflect("век", case, plural=word[0] == "вв")
     reading = ordinal(n, "m", case, word[0] == "вв")
     if word_after(cur, word[1] + 1) == "":
@@ -625,9 +608,7 @@ def _second_day_case(ctx: Context) -> str:
     """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
-    if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES:
-        return ctx.agreement
-    return _day_case(_preposition(ctx))
+    return ctx.agreement if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES else _day_case(_preposition(ctx))
 
 
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -687,8 +668,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     ('1800 человек', 'в 1800 километрах'): None."""
     preposition = _preposition(ctx)
     if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
-        case = _PREPOSITION_CASES[preposition]
-        return ordinal(n, "m", "nominative" if case == "accusative" else case)
+        return ordinal(n, "m", _PREPOSITION_CASES[preposition].replace("accusative", "nominative"))
     return ordinal(n, "m", "prepositional") if ctx.line_start and not after else None
 
 
@@ -806,8 +786,7 @@ def _measure_range(text: str) -> str | None:
     m = _MEASURE_RANGE.fullmatch(text)
     if not m or _value(m.group("first")) >= _value(m.group("last")):
         return None
-    up_to = _up_to(m)
-    return up_to and f"от {_genitive(m.group('first'), UNITS[m.group('unit')][3])} {up_to}"
+    return (up_to := _up_to(m)) and f"от {_genitive(m.group('first'), UNITS[m.group('unit')][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
@@ -816,8 +795,7 @@ def _up_to(m: re.Match) -> str | None:
     if unit not in UNITS or (per and per not in PER):
         return None
     count = None if "," in last else int(last)
-    reading = f"до {_genitive(last, UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}"
-    return reading + (f" {PER[per]}" if per else "")
+    return f"до {_genitive(last, UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
@@ -836,8 +814,7 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
 def _phone(raw: str) -> str:
     """Groups as numbers, their leading zeros one by one: '8-913-983-56-01'; a number
     libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
-    international = raw.lstrip().startswith("+")
-    words = ["плюс"] if international else []
+    words = ["плюс"] if (international := raw.lstrip().startswith("+")) else []
     groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
     for group in groups[raw.startswith("(") and groups[0] == "8":]:  # no trunk prefix where none is written
         zeros = len(group) - len(group.lstrip("0"))
@@ -852,10 +829,8 @@ def _fallback(text: str) -> str:
         if piece[0].isdecimal():
             integer, _, fraction_digits = piece.partition(",")
             out.append(decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer)))
-        elif piece.isascii() and piece.isalpha():
-            out.append(_spell_latin(piece) if len(piece) == 1 else piece)
         elif piece.isalpha():
-            out.append(piece)
+            out.append(_spell_latin(piece) if piece.isascii() and len(piece) == 1 else piece)
         elif piece in RULES.SYMBOLS and piece != "-":
             out.append(RULES.SYMBOLS[piece])
     return " ".join(out)

@@ -81,7 +81,8 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
     ('о 3 книгах'), the case of a noun after one that has no nominative ('в 1 доме', 'и 1 ребёнка'
     одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
-    ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека' два: a count's singular noun)."""
+    ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
+    count's singular noun)."""
     shown = noun_case(noun)
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
@@ -89,7 +90,7 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
     cases = form.singular_cases() if form and agreement(n) == 0 else []
     case = given if given in cases or "nominative" in cases or not cases else cases[0]
-    animate = form and form.animate and (form.forms[0][0] if n > 1 else form.gender == "m")
+    animate = form and form.animate and ((False, "genitive") not in form.forms if n > 1 else form.gender == "m")
     return "genitive" if case == "accusative" and 0 < n <= 4 and animate else case
 
 
