@@ -67,6 +67,7 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
+_SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -107,6 +108,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS = "", frozenset(), {}, {}  # 'zu' between a score's goals after winning…; 'tra 15-20' e
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
@@ -609,11 +611,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
+        end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end  # 'R$ 119,90/mês'
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
+        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-1:], ctx.prev_word)} & set(self.SCORE_CUES):
+            return locale_span(end, f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
@@ -775,8 +780,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 break
         except TooLong:
             pass
-        if currency is not None:
-            return locale_span(end, minus + self.money(whole, fractional, currency, scale, ctx), self.code)
+        if currency is not None:  # '€/mes' al mes, '€/h' por hora
+            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
+            return locale_span(end + 1 + len(word) if per else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per))), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
@@ -920,7 +926,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
-        return " ".join(filter(None, (start, number(first), self.RANGE, number(last))))
+        return " ".join(filter(None, (start, number(first), self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), number(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
