@@ -97,7 +97,7 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
+_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
@@ -578,6 +578,9 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 
 def code(text: str, prev_word: str) -> str | None:
-    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit."""
+    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit; after a weekday
+    a month and day ('Sat., 6/12' June twelfth)."""
+    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in WEEKDAYS.values()) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+        return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None
