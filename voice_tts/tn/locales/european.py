@@ -108,7 +108,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
-    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS = "", frozenset(), {}, {}  # 'zu' between a score's goals after winning…; 'tra 15-20' e
+    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES = "", frozenset(), {}, {}, frozenset()  # 'zu' between a score's goals after winning…; 'tra 15-20' e
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
@@ -537,7 +537,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
-            return locale_span(end, self.ordinal(value, "a" if self.is_feminine(noun.lower()) else "", ctx), self.code)
+            feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
+            return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
@@ -842,8 +843,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
-        'nel 1998'), before anything a unit could take."""
-        return ctx.prev_word in self.YEAR_CUES
+        'nel 1998'), before anything a unit could take; after a name inside a sentence ('Imposto de Renda 2027')."""
+        return ctx.prev_word in self.YEAR_CUES or 1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before)
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
