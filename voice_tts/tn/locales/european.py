@@ -540,6 +540,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
             return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
+        if dot and name.islower() and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
+            return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
         reading = self.regnal(value, is_feminine_name(name), ctx)
