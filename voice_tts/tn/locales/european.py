@@ -67,6 +67,7 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
+_GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
@@ -108,7 +109,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
-    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES = "", frozenset(), {}, {}, frozenset()  # 'zu' between a score's goals after winning…; 'tra 15-20' e
+    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER = "", frozenset(), {}, {}, frozenset(), ""  # 'zu' between a score's goals after winning…; 'tra 15-20' e
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
@@ -907,6 +908,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._comma_list(token.split(","))
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
+        if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
+            return f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.OVER} {self.cardinal(int(m[2]))}"
         if m := _ATTACHED_UNIT.fullmatch(token):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
