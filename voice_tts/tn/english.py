@@ -54,9 +54,7 @@ def year(n: int) -> str:
     if n % 1000 == 0 or 2000 <= n < 2010 or not 100 <= n <= 9999:
         return cardinal(n)
     high, low = divmod(n, 100)
-    if low == 0:
-        return cardinal(high) + " hundred"
-    return cardinal(high) + (" oh " if low < 10 else " ") + cardinal(low)
+    return cardinal(high) + (" hundred" if low == 0 else (" oh " if low < 10 else " ") + cardinal(low))
 
 
 def plural(words: str) -> str:
@@ -68,9 +66,7 @@ def integer(text: str) -> str:
     """An integer as written: leading zeros and very long runs are read digit by digit, unless
     grouped in thousands ('124,444,234,854,823,834,553' ... quintillion ...)."""
     plain = text.replace(",", "")
-    if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15):
-        return digits(plain)
-    return cardinal(int(plain))
+    return digits(plain) if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15) else cardinal(int(plain))
 
 
 def number(text: str) -> str:
@@ -85,9 +81,7 @@ def number(text: str) -> str:
 def plain_number(text: str) -> str:
     """A bare integer or decimal; four-digit integers read as years, like wetext does."""
     plain = text.replace(",", "")
-    if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100":
-        return year(int(plain))
-    return number(text)
+    return year(int(plain)) if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100" else number(text)
 
 
 # --- money ------------------------------------------------------------------------------------
@@ -155,9 +149,7 @@ def decade(text: str) -> str | None:
         return first and last and f"{first} to {last}"
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
-    if m.group(1):
-        return plural(year(int(m.group(1) + m.group(2) + "0")))
-    return plural(cardinal(int(m.group(2) + "0")))
+    return plural(year(int(m.group(1) + m.group(2) + "0"))) if m.group(1) else plural(cardinal(int(m.group(2) + "0")))
 
 
 _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
@@ -268,9 +260,7 @@ def acronym(word: str) -> str | None:
         return None if word in _TWO_LETTER_WORDS else " ".join(word)
     lower = word.lower()
     words = known_words()
-    if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words):
-        return None
-    return " ".join(word)
+    return None if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words) else " ".join(word)
 
 
 # --- abbreviations ---------------------------------------------------------------------------
@@ -555,9 +545,7 @@ def house_number(text: str) -> str:
     """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
     twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
     seven zero eight."""
-    if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2]:
-        return digits(text)
-    return year(int(text))
+    return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2] else year(int(text))
 
 
 def street_word(token: str, first: bool) -> str | None:
@@ -565,9 +553,7 @@ def street_word(token: str, first: bool) -> str | None:
     ('1st' first) or a capitalized name."""
     if first and token in DIRECTIONS:
         return DIRECTIONS[token]
-    if re.fullmatch(r"\d+(?:st|nd|rd|th)", token):
-        return suffixed_ordinal(token)
-    return token if token.isalpha() and token[0].isupper() else None
+    return suffixed_ordinal(token) if re.fullmatch(r"\d+(?:st|nd|rd|th)", token) else token if token.isalpha() and token[0].isupper() else None
 
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA

@@ -229,9 +229,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         """The cardinal before a noun, CLDR's masculine or feminine ('ein Euro', 'une heure')."""
-        if n < 0:
-            return f"{self.MINUS} {self.counted(-n, feminine)}"
-        return cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
+        return f"{self.MINUS} {self.counted(-n, feminine)}" if n < 0 else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
@@ -368,14 +366,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
-            if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:
-                return span
-            return self._numeric(cur, pos, pos, ctx)
+            return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
-            if c == "+" and (span := self._country_code_phone(cur, pos)) is not None:
-                return span
-            return self._numeric(cur, pos, pos + 1, ctx, sign=c)
+            return span if c == "+" and (span := self._country_code_phone(cur, pos)) is not None else self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
             if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
@@ -692,14 +686,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return token, None
         if GROUPED.fullmatch(token):
             return token.replace(".", ""), None
-        if m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token):
-            return m.group(1).replace(".", ""), m.group(2)
-        return None
+        return (m.group(1).replace(".", ""), m.group(2)) if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)) else None
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        if fractional is None:
-            return self.cardinal(int(whole))
-        return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self.fraction_digits(fractional)}"
+        return self.cardinal(int(whole)) + ("" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}")
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:

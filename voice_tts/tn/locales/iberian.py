@@ -35,9 +35,7 @@ class Iberian(Language):
         folded = written.casefold()
         if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
             return own
-        if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written:
-            return super().unit(written)
-        return None
+        return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
