@@ -109,7 +109,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
-    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER = "", frozenset(), {}, {}, frozenset(), ""  # 'zu' between a score's goals after winning…; 'tra 15-20' e
+    # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
+    # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
+    # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
+    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
@@ -440,6 +443,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
+        if ctx.prev_word.lower() in self.UNIT_CUES and not word.islower() and (unit := self.unit(word)):  # 'el kWh' el kilovatio hora
+            return locale_span(end, unit.singular, self.code)
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
