@@ -743,8 +743,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 m = lexer.chunk(cur, j)
                 word = cur.text[j:m]
-                if cur.at(m) == "." and word.lower() + "." in self.SCALES:
-                    word, m = word + ".", m + 1
+                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
+                    word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
