@@ -174,7 +174,7 @@ _CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "
 _SI_SYMBOLS = {"d": "duration-day"}
 # Short forms that name something else after a number: a house number's letter ('12B', '115/B': not
 # Beaufort), a disc ('1 CD': not carats).
-_NOT_SYMBOLS = frozenset({"B", "CD"})
+_NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct"})  # after a number: a network's generation (5G), German Cent
 
 
 def _may_be_word(symbol: str) -> bool:

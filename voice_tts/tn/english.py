@@ -54,9 +54,7 @@ def year(n: int) -> str:
     if n % 1000 == 0 or 2000 <= n < 2010 or not 100 <= n <= 9999:
         return cardinal(n)
     high, low = divmod(n, 100)
-    if low == 0:
-        return cardinal(high) + " hundred"
-    return cardinal(high) + (" oh " if low < 10 else " ") + cardinal(low)
+    return cardinal(high) + (" hundred" if low == 0 else (" oh " if low < 10 else " ") + cardinal(low))
 
 
 def plural(words: str) -> str:
@@ -68,9 +66,7 @@ def integer(text: str) -> str:
     """An integer as written: leading zeros and very long runs are read digit by digit, unless
     grouped in thousands ('124,444,234,854,823,834,553' ... quintillion ...)."""
     plain = text.replace(",", "")
-    if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15):
-        return digits(plain)
-    return cardinal(int(plain))
+    return digits(plain) if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15) else cardinal(int(plain))
 
 
 def number(text: str) -> str:
@@ -85,9 +81,7 @@ def number(text: str) -> str:
 def plain_number(text: str) -> str:
     """A bare integer or decimal; four-digit integers read as years, like wetext does."""
     plain = text.replace(",", "")
-    if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100":
-        return year(int(plain))
-    return number(text)
+    return year(int(plain)) if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100" else number(text)
 
 
 # --- money ------------------------------------------------------------------------------------
@@ -97,7 +91,7 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+))?"
+_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
@@ -155,9 +149,7 @@ def decade(text: str) -> str | None:
         return first and last and f"{first} to {last}"
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
-    if m.group(1):
-        return plural(year(int(m.group(1) + m.group(2) + "0")))
-    return plural(cardinal(int(m.group(2) + "0")))
+    return plural(year(int(m.group(1) + m.group(2) + "0"))) if m.group(1) else plural(cardinal(int(m.group(2) + "0")))
 
 
 _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
@@ -268,9 +260,7 @@ def acronym(word: str) -> str | None:
         return None if word in _TWO_LETTER_WORDS else " ".join(word)
     lower = word.lower()
     words = known_words()
-    if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words):
-        return None
-    return " ".join(word)
+    return None if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words) else " ".join(word)
 
 
 # --- abbreviations ---------------------------------------------------------------------------
@@ -555,9 +545,7 @@ def house_number(text: str) -> str:
     """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
     twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
     seven zero eight."""
-    if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2]:
-        return digits(text)
-    return year(int(text))
+    return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2] else year(int(text))
 
 
 def street_word(token: str, first: bool) -> str | None:
@@ -565,9 +553,7 @@ def street_word(token: str, first: bool) -> str | None:
     ('1st' first) or a capitalized name."""
     if first and token in DIRECTIONS:
         return DIRECTIONS[token]
-    if re.fullmatch(r"\d+(?:st|nd|rd|th)", token):
-        return suffixed_ordinal(token)
-    return token if token.isalpha() and token[0].isupper() else None
+    return suffixed_ordinal(token) if re.fullmatch(r"\d+(?:st|nd|rd|th)", token) else token if token.isalpha() and token[0].isupper() else None
 
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
@@ -578,6 +564,9 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 
 def code(text: str, prev_word: str) -> str | None:
-    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit."""
+    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit; after a weekday
+    a month and day ('Sat., 6/12' June twelfth)."""
+    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in WEEKDAYS.values()) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+        return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

@@ -87,8 +87,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         n = cur.at(pos + 1)
         if is_digit(n):
             return _number(cur, pos, pos + 1, ctx)
-        if is_letter(n):  # a hashtag's sign
-            return Span(pos + 1, "md")
+        if is_letter(n):  # a hashtag's sign, or a code's number ('order #W48213' order number W four…)
+            return Span(pos + 1, "reading", "en", info="number ") if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)]) else Span(pos + 1, "md")
         if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
             return _number(cur, pos, pos + 2, ctx)
         return Span(pos + 1, "punct")
@@ -286,6 +286,9 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
 
 # --- numbers and codes ------------------------------------------------------------------------
 
+_CODE = re.compile(r"[A-Z]{1,2}\d{3,}")
+
+
 def _next_visible(cur: Cursor, i: int) -> str:
     """The first non-space character from `i` (waits for it); "" at the end or past the bound."""
     try:
@@ -418,8 +421,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
                 return j + 1  # '25¢', '25 €': the currency after its amount
-            if j == end:
-                return end
+            if j == end:  # '$65/mo. for': the period of the period's abbreviation
+                return end + (money and "/" in text and cur.at(end) == "." and _abbreviation_period(cur, end))
             if c == "%" and numeric:  # '87 %'
                 return j + 1
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
@@ -506,7 +509,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
-        return Span(day_end, "reading", "en", info=english.WEEKDAYS[word])  # 'for Tu (2/22)' for Tuesday
+        return Span(day_end, "reading", "en", info=english.WEEKDAYS[word] + cur.text[end:day_end].replace(".", ""))  # 'for Tu (2/22)' for Tuesday
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -521,11 +524,14 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
 
 
 def _weekday_end(cur: Cursor, end: int) -> int | None:
-    """Where an abbreviated weekday before a date or time ends ('Tu (2/22)', 'Sat. 3 May'), or None."""
-    k = end + (cur.at(end) == ".")
-    if (after := _next_visible(cur, k)) in ("(", ","):
-        after = _next_visible(cur, lexer.spaces(cur, k) + 1)
-    return k if is_digit(after) else None
+    """Where an abbreviated weekday before a date or time ends ('Tu (2/22)', 'Sat. 3 May'), with its comma and space
+    ('Wed., June 9', 'Sat., 6/12': the date's reading knows its weekday), or None."""
+    try:
+        j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
+        k, j = (k, j) if cur.at(j) not in ("(", ",") else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
+        return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
+    except TooLong:
+        return None
 
 
 # What '... ending in 8876' names: the digits are the last of a card's or an account's number.

@@ -124,9 +124,7 @@ class German(Language):
         return noun_gender(noun) == "f"
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        if suffix == ".":
-            return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r")
-        return cldr.ordinal("de", n) + suffix.lstrip("s")[2:]
+        return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r") if suffix == "." else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
 
     def date_day(self, day: int, ctx: Context) -> str:
         return _apposition(ctx) + self.ordinal(day, ".", ctx)
@@ -134,9 +132,7 @@ class German(Language):
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
         found = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
-        if found is None:
-            return self.fraction(numerator, denominator)
-        return {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
+        return self.fraction(numerator, denominator) if found is None else {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:

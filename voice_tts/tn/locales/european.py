@@ -67,6 +67,8 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
+_GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
+_SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -107,6 +109,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
+    # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
+    # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
+    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
@@ -226,9 +232,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         """The cardinal before a noun, CLDR's masculine or feminine ('ein Euro', 'une heure')."""
-        if n < 0:
-            return f"{self.MINUS} {self.counted(-n, feminine)}"
-        return cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
+        return f"{self.MINUS} {self.counted(-n, feminine)}" if n < 0 else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
@@ -365,14 +369,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
-            if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None:
-                return span
-            return self._numeric(cur, pos, pos, ctx)
+            return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
-            if c == "+" and (span := self._country_code_phone(cur, pos)) is not None:
-                return span
-            return self._numeric(cur, pos, pos + 1, ctx, sign=c)
+            return span if c == "+" and (span := self._country_code_phone(cur, pos)) is not None else self._numeric(cur, pos, pos + 1, ctx, sign=c)
         if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
             if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
@@ -443,6 +443,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
+        if ctx.prev_word.lower() in self.UNIT_CUES and not word.islower() and (unit := self.unit(word)):  # 'el kWh' el kilovatio hora
+            return locale_span(end, unit.singular, self.code)
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
@@ -535,8 +537,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
-            return locale_span(end, self.ordinal(value, "a" if self.is_feminine(noun.lower()) else "", ctx), self.code)
+            feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
+            return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
+        if dot and name.islower() and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
+            return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
         reading = self.regnal(value, is_feminine_name(name), ctx)
@@ -609,11 +614,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
+        end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end  # 'R$ 119,90/mês'
         raw = cur.text[body:end]
         token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
+        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-1:], ctx.prev_word)} & set(self.SCORE_CUES):
+            return locale_span(end, f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
@@ -683,14 +691,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return token, None
         if GROUPED.fullmatch(token):
             return token.replace(".", ""), None
-        if m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token):
-            return m.group(1).replace(".", ""), m.group(2)
-        return None
+        return (m.group(1).replace(".", ""), m.group(2)) if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)) else None
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        if fractional is None:
-            return self.cardinal(int(whole))
-        return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self.fraction_digits(fractional)}"
+        return self.cardinal(int(whole)) + ("" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}")
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
@@ -739,8 +743,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 m = lexer.chunk(cur, j)
                 word = cur.text[j:m]
-                if cur.at(m) == "." and word.lower() + "." in self.SCALES:
-                    word, m = word + ".", m + 1
+                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
+                    word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
@@ -775,8 +779,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 break
         except TooLong:
             pass
-        if currency is not None:
-            return locale_span(end, minus + self.money(whole, fractional, currency, scale, ctx), self.code)
+        if currency is not None:  # '€/mes' al mes, '€/h' por hora
+            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
+            return locale_span(end + 1 + len(word) if per else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per))), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
@@ -836,8 +841,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
-        'nel 1998'), before anything a unit could take."""
-        return ctx.prev_word in self.YEAR_CUES
+        'nel 1998'), before anything a unit could take; after a name inside a sentence ('Imposto de Renda 2027')."""
+        return ctx.prev_word in self.YEAR_CUES or 1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before)
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
@@ -898,6 +903,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._comma_list(token.split(","))
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
+        if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
+            return f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.OVER} {self.cardinal(int(m[2]))}"
         if m := _ATTACHED_UNIT.fullmatch(token):
             quantity = self._quantity(m.group(1))
             unit_text = m.group(2)
@@ -920,7 +927,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
-        return " ".join(filter(None, (start, number(first), self.RANGE, number(last))))
+        return " ".join(filter(None, (start, number(first), self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), number(last))))
 
     def _comma_list(self, parts: list[str]) -> str:
         """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""

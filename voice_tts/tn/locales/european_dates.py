@@ -24,8 +24,8 @@ _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
     re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),  # ISO 8601, also unpadded: "2003-3-2"
-    re.compile(r"(?P<d>\d{1,2})(?P<sep>\.)(?P<m>\d{2})"),  # '24.12.'
-    re.compile(r"(?P<d>\d{2})/(?P<m>\d{2})"),  # '05/06' where SLASH_DAY_MONTH; '5/6' is a fraction
+    re.compile(r"(?P<d>\d{1,2})(?P<sep>\.)(?P<m>\d{1,2})"),  # '24.12.', '11.6.' after a DAY_MONTH_CUES word
+    re.compile(r"(?P<d>\d{1,2})/(?P<m>\d{1,2})"),  # '05/06' where SLASH_DAY_MONTH; '5/6' a fraction but after a weekday
 )
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.
@@ -40,6 +40,7 @@ class DatesAndTimes:
     # What a year written with two digits is read from ('05' 2005), and whether '05/06' is a day and month.
     CENTURY = 2000
     SLASH_DAY_MONTH = True
+    DAY_MONTH_CUES: frozenset[str] = frozenset()  # the words after which '11.6.' and '9/6' are dates, not numbers
 
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
@@ -94,7 +95,8 @@ class DatesAndTimes:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
             # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
-            if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2:
+            if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2 or year is None and (len(parts["m"]) == 1 or "/" in token and len(
+                    parts["d"]) == 1) and not ((cur.at(end) == "." or "/" in token) and ctx.prev_word.lower() in self.DAY_MONTH_CUES):
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
             if year is None and parts.get("sep") == "." and cur.at(end) == "." and is_space(cur.at(end + 1)) and (

@@ -33,11 +33,9 @@ class Iberian(Language):
         """The language's units in any case, CLDR's symbols that are no word of the language ('2/3
         da farinha') and SHORT_UNITS; one per another ('GB/s' gigabytes por segundo)."""
         folded = written.casefold()
-        if folded in self.UNITS:
-            return self.UNITS[folded]
-        if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written:
-            return super().unit(written)
-        return None
+        if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
+            return own
+        return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""

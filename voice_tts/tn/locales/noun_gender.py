@@ -18,6 +18,7 @@ from voice_tts.tn.locales import data
 @dataclass(frozen=True, slots=True)
 class _Genders:
     feminine_endings: tuple[str, ...]
+    masculine_endings: tuple[str, ...]  # nouns of either gender, masculine unless said ('dois motoristas')
     feminine: frozenset[str]
     masculine: frozenset[str]
 
@@ -25,13 +26,14 @@ class _Genders:
 @cache
 def _genders(lang: str) -> _Genders:
     table = data(f"{lang}_genders.json")
-    return _Genders(tuple(table["feminine_endings"]), frozenset(table["feminine"]), frozenset(table["masculine"]))
+    return _Genders(tuple(table["feminine_endings"]), tuple(table.get("masculine_endings", ())), frozenset(table["feminine"]), frozenset(table["masculine"]))
 
 
 def is_feminine(lang: str, noun: str) -> bool:
     """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not."""
     word, genders = noun.lower(), _genders(lang)
-    return word in genders.feminine or word not in genders.masculine and word.endswith(genders.feminine_endings)
+    return word in genders.feminine or word not in genders.masculine and word.endswith(genders.feminine_endings) and not word.endswith(
+        genders.masculine_endings)
 
 
 def is_known_noun(lang: str, noun: str) -> bool:

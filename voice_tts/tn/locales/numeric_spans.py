@@ -56,9 +56,7 @@ def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: 
         return False
     if prev_word.lower() in roman_after:
         return len(word) > 1 or word.upper() in "IVX"
-    if word.isupper():
-        return len(word) > 1 or word in "VX"
-    return word.islower() and len(word) > 1 and word not in not_roman
+    return (len(word) > 1 or word in "VX") if word.isupper() else word.islower() and len(word) > 1 and word not in not_roman
 
 
 def roman_value(word: str) -> int:

@@ -60,9 +60,7 @@ class Portuguese(Iberian):
         return _cardinal(n, feminine)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        if n <= 0 or n >= 10**6:
-            return _cardinal(n)
-        return cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
+        return _cardinal(n) if n <= 0 or n >= 10**6 else cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
 
     def fraction(self, numerator: int, denominator: int) -> str:
         plural = "s" if numerator != 1 else ""
