@@ -29,6 +29,13 @@ def cardinal(n: int) -> str:
     return spoken.replace("零十", "零一十").replace("兆", "万亿")
 
 
+def vulgar_fraction(c: str, after: str, before: str) -> str:
+    """'½杯' 半杯 (a half before what it counts), '¾' 四分之三, after a number its fraction ('2½' 二又二分之一)."""
+    numerator, denominator = cldr.vulgar_fraction(c)
+    half = (numerator, denominator) == (1, 2) and "\u4e00" <= after <= "\u9fff" and not before.isdecimal()
+    return "半" if half else ("又" if before.isdecimal() else "") + f"{cardinal(denominator)}分之{cardinal(numerator)}"
+
+
 def number(text: str) -> str:
     whole, _, frac = text.partition(".")
     head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
@@ -172,7 +179,7 @@ _MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
                     rf"(?P<suffix>(?:{_MEASURE})?)(?:/(?P<per>[^\x00-\x7f]+))?")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
@@ -216,9 +223,7 @@ def clock_time(text: str) -> str | None:
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:
         spoken += ("零" + _DIGITS[minutes] if 0 < minutes < 10 else cardinal(minutes)) + "分"
-    if seconds:
-        spoken += cardinal(int(seconds)) + "秒"
-    return spoken
+    return spoken + (cardinal(int(seconds)) + "秒" if seconds else "") + m["after"]
 
 
 def celsius(text: str) -> str | None:

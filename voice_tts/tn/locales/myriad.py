@@ -179,6 +179,9 @@ class Language:
             return company
         if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
+        if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
+            half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
+            return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
@@ -203,8 +206,9 @@ class Language:
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind == "fraction" and not any(e.roots) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
-                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"]))):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)': no fraction
+                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
+                cur.at(end) == " " and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '12/28 23:59': no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -408,7 +412,9 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
     end, kind, parts, roots = _body(cur, i)
     scale = suffix = ""
     try:
-        if kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
+        if kind == "integer" and (fraction := cur.at(end) in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(cur.at(end))):  # '2½杯' 二と二分の一杯
+            end, kind, parts = end + 1, "mixed", (parts[0], *map(str, fraction))
+        elif kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
             if second == "fraction":
                 end, kind, parts, roots = after, "mixed", (parts[0], *fraction), second_roots
