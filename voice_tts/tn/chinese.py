@@ -106,8 +106,7 @@ def plain(text: str) -> str | None:
     """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
     if _DECIMAL.fullmatch(text) is None:
         return None
-    sign = {"-": "负", "+": "正"}.get(text[0], "")
-    return sign + number(text.lstrip("+-"))
+    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-"))
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
@@ -148,9 +147,7 @@ def percent(text: str) -> str | None:
 
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them)."""
-    if _MOBILE.fullmatch(text.replace(" ", "")):
-        return digits(text).replace("一", "幺")
-    return digits(text) if PHONE_GROUPS.fullmatch(text) else None
+    return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
@@ -191,9 +188,7 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    if "." in text or (len(text) > 1 and text.startswith("0")):
-        return number(text)
-    return "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
+    return number(text) if "." in text or (len(text) > 1 and text.startswith("0")) else "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
@@ -236,5 +231,4 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
-    to = "至" if m["to"] == "至" else "到"
-    return _quantity(m["a"], m["suffix"]) + to + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
+    return _quantity(m["a"], m["suffix"]) + ("至" if m["to"] == "至" else "到") + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")

@@ -90,9 +90,7 @@ def _whole_word(count: int, case: str = "nominative") -> str:
 
 def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> str:
     """The ordinal that names a fraction's part after `count` of it: одна десятая, две десятых."""
-    if agreement(count) == 0:
-        return ordinal(denominator, "f", case)
-    return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+    return ordinal(denominator, "f", case) if agreement(count) == 0 else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +158,7 @@ class Russian(Language):
         preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
             word = year.group("word")
-            case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
-            return _year_with_noun(int(whole), case)
+            return _year_with_noun(int(whole), _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word])
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
@@ -190,16 +187,14 @@ class Russian(Language):
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
         if (unit := self.unit(word)) is None:
             return None
-        fraction = self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)
-        return f"{fraction} {unit.few}"
+        return f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        cases = _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ()
-        return ordinal_with_ending(n, suffix, cases)
+        return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
@@ -207,8 +202,7 @@ class Russian(Language):
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        case = _PREPOSITION_CASES.get(_preposition(ctx), "nominative")
-        return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
+        return ru_cases.time_of_day(hours, minutes, _PREPOSITION_CASES.get(_preposition(ctx), "nominative")) or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
@@ -497,8 +491,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
         return None
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
-    case = next((c for c in cases if c in wanted), cases[0])
-    return ordinal_agreeing(n, form, case)
+    return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
 
 
 def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
@@ -508,8 +501,7 @@ def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> st
     if form is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
-    cases = sorted(form.singular_cases(), key=lambda c: c != wanted)
-    return _as_written((ordinal_agreeing(n, form, case) for case in cases), ending)
+    return _as_written((ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending)
 
 
 def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
@@ -737,9 +729,7 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     if parts := date_parts(m):
         return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12:
-        return day, month, int(year), 2
-    return None
+    return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
 
 
 def _year_case(word: str, preposition: str) -> str:
@@ -747,9 +737,7 @@ def _year_case(word: str, preposition: str) -> str:
     году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
     if word == "г":
         return _PREPOSITION_CASES[preposition]
-    if word == "году":
-        return "dative" if preposition in ("к", "ко", "по") else "prepositional"
-    return YEAR_WORDS.get(word, "nominative")
+    return ("dative" if preposition in ("к", "ко", "по") else "prepositional") if word == "году" else YEAR_WORDS.get(word, "nominative")
 
 
 def _year_with_noun(n: int, case: str) -> str:
@@ -760,9 +748,7 @@ def _year_with_noun(n: int, case: str) -> str:
 
 def _one_and_a_half(whole: str, fractional: str | None, gender: str, case: str) -> str | None:
     """'1,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров."""
-    if (whole, fractional) != ("1", "5"):
-        return None
-    return ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
+    return None if (whole, fractional) != ("1", "5") else ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:

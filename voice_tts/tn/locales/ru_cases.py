@@ -71,9 +71,7 @@ def agreement(n: int) -> int:
 
 def noun_case(noun: str) -> str | None:
     """The case a plural oblique ending shows ('книгах' prepositional), else None."""
-    if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS):
-        return None
-    return next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
+    return None if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS) else next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:

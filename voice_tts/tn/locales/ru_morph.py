@@ -82,9 +82,7 @@ def adjective_gender(word: str) -> str | None:
     """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
     одно, '1 новая задача' одна), or None where `word` is no such adjective."""
     parses = _analyzer().parse(word.lower())
-    if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing":
-        return None
-    return _GENDERS.get(parses[0].tag.gender)
+    return None if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing" else _GENDERS.get(parses[0].tag.gender)
 
 
 @lru_cache(maxsize=1024)
