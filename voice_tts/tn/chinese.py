@@ -29,6 +29,13 @@ def cardinal(n: int) -> str:
     return spoken.replace("零十", "零一十").replace("兆", "万亿")
 
 
+def vulgar_fraction(c: str, after: str, before: str) -> str:
+    """'½杯' 半杯 (a half before what it counts), '¾' 四分之三, after a number its fraction ('2½' 二又二分之一)."""
+    numerator, denominator = cldr.vulgar_fraction(c)
+    half = (numerator, denominator) == (1, 2) and "\u4e00" <= after <= "\u9fff" and not before.isdecimal()
+    return "半" if half else ("又" if before.isdecimal() else "") + f"{cardinal(denominator)}分之{cardinal(numerator)}"
+
+
 def number(text: str) -> str:
     whole, _, frac = text.partition(".")
     head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
@@ -99,8 +106,7 @@ def plain(text: str) -> str | None:
     """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
     if _DECIMAL.fullmatch(text) is None:
         return None
-    sign = {"-": "负", "+": "正"}.get(text[0], "")
-    return sign + number(text.lstrip("+-"))
+    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-"))
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
@@ -141,9 +147,7 @@ def percent(text: str) -> str | None:
 
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them)."""
-    if _MOBILE.fullmatch(text.replace(" ", "")):
-        return digits(text).replace("一", "幺")
-    return digits(text) if PHONE_GROUPS.fullmatch(text) else None
+    return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
@@ -172,7 +176,7 @@ _MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
                     rf"(?P<suffix>(?:{_MEASURE})?)(?:/(?P<per>[^\x00-\x7f]+))?")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
 
@@ -184,9 +188,7 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    if "." in text or (len(text) > 1 and text.startswith("0")):
-        return number(text)
-    return "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
+    return number(text) if "." in text or (len(text) > 1 and text.startswith("0")) else "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
@@ -216,9 +218,7 @@ def clock_time(text: str) -> str | None:
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:
         spoken += ("零" + _DIGITS[minutes] if 0 < minutes < 10 else cardinal(minutes)) + "分"
-    if seconds:
-        spoken += cardinal(int(seconds)) + "秒"
-    return spoken
+    return spoken + (cardinal(int(seconds)) + "秒" if seconds else "") + m["after"]
 
 
 def celsius(text: str) -> str | None:
@@ -231,5 +231,4 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
         return None
-    to = "至" if m["to"] == "至" else "到"
-    return _quantity(m["a"], m["suffix"]) + to + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
+    return _quantity(m["a"], m["suffix"]) + ("至" if m["to"] == "至" else "到") + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")

@@ -460,7 +460,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-3:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word = ctx.prev_word + raw if hangul_word_goes_on else raw
+        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-3:])
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
     elif kind == "punct" and raw in "：:" and han_word_goes_on and ctx.locale is None:

@@ -98,8 +98,8 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
             reading = english.acronym(raw)
         if reading is not None:
             return reading
-    if ctx.prev_word.lower() == "per" and raw in english.UNITS:
-        return english.UNITS[raw][0]
+    if ctx.prev_word.lower() == "per" and raw in english.UNITS or ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
+        return english.UNITS[raw][0] if ctx.prev_char != "每" else unit_words("zh")[raw]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "

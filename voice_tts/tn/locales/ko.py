@@ -44,17 +44,16 @@ class Korean(myriad.Language):
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
-        if c == "." and is_hangul(ctx.char_before(cur.text, pos)):
-            return self._file_type(cur, pos)
-        return self._address(cur, pos) if c.isascii() and c.isalpha() else None
+        return self._file_type(cur, pos) if c == "." and is_hangul(ctx.char_before(cur.text, pos)) else self._address(cur, pos) if c.isascii() and c.isalpha() else None
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
-        code = cur.text[pos:end].isdecimal() and self.cued(ctx.prev_word)
-        c = cur.at(end)
-        plain = self.digits(digits) if code else self.counted(digits, c)
+        cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
+        phone = cur.text[pos:end].isdecimal() and self.cued(cue, "phone_cues")
+        code = phone or cur.text[pos:end].isdecimal() and self.cued(cue)
+        plain = self._telephone_digits(digits) if phone else self.digits(digits) if code else self.counted(digits, c)
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
@@ -68,14 +67,14 @@ class Korean(myriad.Language):
         if c == "시" and cur.at(end + 1) != "간":
             return locale_span(end, self.hour(n), "ko")
         if c == "번" and cur.at(end + 1) == "째":
-            ordinal = "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain
-            return locale_span(end, ordinal, "ko")
+            return locale_span(end, "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain, "ko")
         if c in self.counter_starts and n:
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
             particles = self.words["counters_before_particles"].get(counter)
-            counts = particles is None or ctx.prev_word in self.words["counted_after"].get(counter, ()) or n % 10 and (
-                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))
+            counts = (particles is None or ctx.prev_word in self.words["counted_after"].get(counter, ()) or n % 10 and (
+                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))) and not ctx.prev_word.endswith(
+                tuple(self.words["numbered_after"].get(counter, ())))  # 'F열 9번,' 구 번: a seat's number
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n), "ko")
         return locale_span(end, plain, "ko")
@@ -100,8 +99,7 @@ class Korean(myriad.Language):
         """'5/6이' → 육분의 오가: a one-syllable particle right after agrees with the reading."""
         if (c := cur.at(end)) not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
             return end, spoken
-        particles = self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel
-        return end + 1, spoken + particles.get(c, c)
+        return end + 1, spoken + (self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel).get(c, c)
 
     def _spelled(self, letters: str) -> str:
         return "".join(self.letters.get(c, c) for c in letters.lower())

@@ -122,9 +122,7 @@ class Language:
     def integer(self, text: str) -> str:
         """A written integer: leading zeros ('007') are read digit by digit."""
         text = text.replace(",", "")
-        if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4:
-            return self.digits(text)
-        return self.cardinal(int(text))
+        return self.digits(text) if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4 else self.cardinal(int(text))
 
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)
@@ -141,9 +139,7 @@ class Language:
     def counted(self, text: str, following: str) -> str:
         """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
         number, not digits."""
-        if len(text) == 2 and text[0] == "0" and is_han(following):
-            return self.cardinal(int(text))
-        return self.integer(text)
+        return self.cardinal(int(text)) if len(text) == 2 and text[0] == "0" and is_han(following) else self.integer(text)
 
     def number(self, text: str) -> str:
         """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
@@ -166,8 +162,7 @@ class Language:
         that is also an English word counts in capitals where the language writes that currency
         with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
         code = cldr.currency_code(self.code, unicodedata.normalize("NFKC", written))
-        mere_word = code == written and code.lower() not in cldr.currency_symbols(self.code) and get_currency_symbol(code, self.code) == code
-        return None if mere_word else code
+        return None if code == written and code.lower() not in cldr.currency_symbols(self.code) and get_currency_symbol(code, self.code) == code else code
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -179,6 +174,9 @@ class Language:
             return company
         if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
+        if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
+            half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
+            return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
@@ -186,8 +184,7 @@ class Language:
             i += cur.at(i) == "."
             i += cur.at(i) == " "
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
-                version = self._body(replace(v[1], kind="version"))
-                return locale_span(v[0], self.words["version_words"][0] + self.space + version, self.code)
+                return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
         if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
             return None  # '5G': a code, read by `number`
         if (found := scan(cur, pos, ctx, self)) is None:
@@ -203,8 +200,9 @@ class Language:
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind == "fraction" and not any(e.roots) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
-                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"]))):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)': no fraction
+                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
+                cur.at(end) == " " and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '12/28 23:59': no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -239,9 +237,7 @@ class Language:
         if c in _OPEN and cur.at(pos + 2) in _CLOSE:
             letter, end = cur.at(pos + 1), pos + 3
         form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
-        if form is None or not (named_before or cur.at(end).isalpha()):
-            return None
-        return locale_span(end, self.space + form if named_before else form + self.space, self.code)
+        return None if form is None or not (named_before or cur.at(end).isalpha()) else locale_span(end, self.space + form if named_before else form + self.space, self.code)
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A span where no number expression starts."""
@@ -295,9 +291,7 @@ class Language:
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
             return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
-        if e.kind == "lot":
-            return self.words["group_joiner"].join(map(self.integer, p))
-        return self._groups(e)
+        return self.words["group_joiner"].join(map(self.integer, p)) if e.kind == "lot" else self._groups(e)
 
     def joined(self, whole: str) -> str:
         """The whole of a mixed number with the word that joins its fraction, the first of the
@@ -345,9 +339,7 @@ class Language:
         spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
-        if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts):
-            return self.words["card"] + spoken
-        return spoken
+        return self.words["card"] + spoken if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts) else spoken
 
     def _money(self, e: Expression) -> str:
         code = self.currency(e.currency)
@@ -408,7 +400,9 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
     end, kind, parts, roots = _body(cur, i)
     scale = suffix = ""
     try:
-        if kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
+        if kind == "integer" and (fraction := cur.at(end) in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(cur.at(end))):  # '2½杯' 二と二分の一杯
+            end, kind, parts = end + 1, "mixed", (parts[0], *map(str, fraction))
+        elif kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
             if second == "fraction":
                 end, kind, parts, roots = after, "mixed", (parts[0], *fraction), second_roots
@@ -495,9 +489,7 @@ def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], t
     while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)) and not is_digit(cur.at(e + 3)):
         parts.append(cur.text[e + 1:e + 3])
         e += 3
-    if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:]):
-        return None
-    return e, "time", tuple(parts), (False, False)
+    return None if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:]) else (e, "time", tuple(parts), (False, False))
 
 
 def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
@@ -515,9 +507,7 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
 
 def _is_range(first: str, last: str) -> bool:
     """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
-    if first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4):
-        return False
-    return len(first) <= len(last) <= 4 and int(first) < int(last)
+    return False if first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4) else len(first) <= len(last) <= 4 and int(first) < int(last)
 
 
 def _is_month_day(month: str, day: str) -> bool:
@@ -528,9 +518,7 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
     """(year, month, day) of a date written with slashes, in whichever order it is written."""
     if len(a) == 4 and _is_month_day(b, c):
         return a, b, c
-    if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12:
-        return c, b, a
-    return (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b) else None
+    return (c, b, a) if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12 else (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b) else None
 
 
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:

@@ -90,9 +90,7 @@ def _whole_word(count: int, case: str = "nominative") -> str:
 
 def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> str:
     """The ordinal that names a fraction's part after `count` of it: одна десятая, две десятых."""
-    if agreement(count) == 0:
-        return ordinal(denominator, "f", case)
-    return ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+    return ordinal(denominator, "f", case) if agreement(count) == 0 else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,38 +139,40 @@ class Russian(Language):
 
     # --- the forms a number takes from the words around it ----------------------------------
 
-    def amount_case(self, ctx: Context) -> str:
+    def amount_case(self, ctx: Context, measure: bool = False) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative."""
+        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
+        a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
         if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
+        if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
+            return "instrumental"
         return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" or preposition in _WORDS["payment_nouns"] else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional or "", self.amount_case(ctx))
 
-    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
+    def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
         preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
             word = year.group("word")
-            case = _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word]
-            return _year_with_noun(int(whole), case)
-        case = self.amount_case(ctx)
+            return _year_with_noun(int(whole), _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word])
+        case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
-        count = None if fractional else int(whole)
-        amount = decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case)
+        half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
+        count = 2 if half else None if fractional else int(whole)
+        amount = half or (decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case))
         return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
-        if scale is not None:
-            return f"{self._counted_quantity(whole, fractional, scale, ctx)} {currency.major.plural}"
-        return self._counted_quantity(whole, fractional, currency.major, ctx)
+        case = self.amount_case(ctx)  # money after 'с' is where it starts ('с 5 тыс. руб.'), never an instrumental
+        return f"{self._counted_quantity(whole, fractional, scale, ctx, case)} {currency.major.plural}" if scale else self._counted_quantity(whole, fractional, currency.major, ctx, case)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
@@ -187,16 +187,14 @@ class Russian(Language):
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
         if (unit := self.unit(word)) is None:
             return None
-        fraction = self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)
-        return f"{fraction} {unit.few}"
+        return f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        cases = _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ()
-        return ordinal_with_ending(n, suffix, cases)
+        return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
@@ -204,8 +202,7 @@ class Russian(Language):
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        case = _PREPOSITION_CASES.get(_preposition(ctx), "nominative")
-        return ru_cases.time_of_day(hours, minutes, case) or ru_cases.time_of_day(hours, minutes)
+        return ru_cases.time_of_day(hours, minutes, _PREPOSITION_CASES.get(_preposition(ctx), "nominative")) or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
@@ -244,7 +241,7 @@ class Russian(Language):
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
         digits piece by piece as written ('7 912 345-67-89', '03')."""
-        return _phone(text) if PHONE.fullmatch(text) else _fallback(_plain(text))
+        return _phone(text) if PHONE.fullmatch(text) else " ".join(map(_group, re.findall(r"\d+", text))) if _SPACED_PHONE.fullmatch(text) else _fallback(_plain(text))
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
@@ -260,7 +257,7 @@ class Russian(Language):
                 or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        return self._counted_quantity(whole, fractional, self.unit("%"), ctx)
+        return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
 
     def is_feminine(self, noun: str) -> bool:
         return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
@@ -280,13 +277,13 @@ class Russian(Language):
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
         unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
-        if unit is None and (lexer.is_currency(written[:1]) or written.isupper() and written.lower() in cldr.currency_symbols("ru")) and (
-                code := cldr.currency_code("ru", written)):  # '₸', 'AMD'; no English word ('TOP 10')
+        if unit is None and (lexer.is_currency(written[:1]) or written.isupper()) and (code := cldr.currency_code("ru", written)):  # '₸', 'AMD', '680 GEL'
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
             unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
         return None if unit is None else Currency(unit, _minor(written.lower()))
 
-    currency_word = currency
+    def currency_word(self, written: str) -> Currency | None:  # before an amount no code that is an English word ('TOP 10')
+        return self.currency(written) if written.lower() in cldr.currency_symbols("ru") else None
 
     def abbreviation(self, written: str) -> str | None:
         return self.ABBREVIATIONS.get(written.lower())
@@ -328,7 +325,8 @@ class Russian(Language):
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                 pos, written, fold=True
             ) and not is_letter(cur.at(pos + len(written))):
-                return locale_span(pos + len(written), self.ABBREVIATIONS[written], self.code)
+                case = _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'согласно ст.' статье
+                return locale_span(pos + len(written), ru_morph.phrase_in_case(self.ABBREVIATIONS[written], case) if case else self.ABBREVIATIONS[written], self.code)
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
@@ -424,7 +422,9 @@ class Russian(Language):
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
-        if ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
+        if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
+            span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
+        elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
             span.info = _up_to(m) or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
             span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
@@ -446,6 +446,7 @@ class Russian(Language):
 
 
 RULES = Russian()
+_SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
@@ -490,8 +491,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
         return None
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
-    case = next((c for c in cases if c in wanted), cases[0])
-    return ordinal_agreeing(n, form, case)
+    return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
 
 
 def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
@@ -501,8 +501,7 @@ def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> st
     if form is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
-    cases = sorted(form.singular_cases(), key=lambda c: c != wanted)
-    return _as_written((ordinal_agreeing(n, form, case) for case in cases), ending)
+    return _as_written((ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending)
 
 
 def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
@@ -730,9 +729,7 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     if parts := date_parts(m):
         return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12:
-        return day, month, int(year), 2
-    return None
+    return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
 
 
 def _year_case(word: str, preposition: str) -> str:
@@ -740,9 +737,7 @@ def _year_case(word: str, preposition: str) -> str:
     году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
     if word == "г":
         return _PREPOSITION_CASES[preposition]
-    if word == "году":
-        return "dative" if preposition in ("к", "ко", "по") else "prepositional"
-    return YEAR_WORDS.get(word, "nominative")
+    return ("dative" if preposition in ("к", "ко", "по") else "prepositional") if word == "году" else YEAR_WORDS.get(word, "nominative")
 
 
 def _year_with_noun(n: int, case: str) -> str:
@@ -751,13 +746,18 @@ def _year_with_noun(n: int, case: str) -> str:
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
+def _one_and_a_half(whole: str, fractional: str | None, gender: str, case: str) -> str | None:
+    """'1,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров."""
+    return None if (whole, fractional) != ("1", "5") else ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
+
+
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
     """The form of a unit after `count` (None: after a fraction, the genitive singular: 'кубического
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
-        return ru_morph.inflect(forms[0], "accusative")
+    if case == "instrumental" or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
+        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) for word in forms[0].split())  # 'с 16 ГБ' гигабайтами
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
@@ -816,10 +816,12 @@ def _phone(raw: str) -> str:
     libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
     words = ["плюс"] if (international := raw.lstrip().startswith("+")) else []
     groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
-    for group in groups[raw.startswith("(") and groups[0] == "8":]:  # no trunk prefix where none is written
-        zeros = len(group) - len(group.lstrip("0"))
-        words += ["ноль"] * zeros + ([cardinal(int(group))] if group.lstrip("0") else [])
-    return " ".join(words)
+    return " ".join(words + [_group(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])  # no trunk prefix where none is written
+
+
+def _group(written: str) -> str:
+    """A group of digits as a number, its leading zeros one by one ('01' ноль один, '00' ноль ноль)."""
+    return " ".join(["ноль"] * (len(written) - len(rest := written.lstrip("0"))) + ([cardinal(int(rest))] if rest else []))
 
 
 def _fallback(text: str) -> str:

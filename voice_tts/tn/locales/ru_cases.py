@@ -71,9 +71,7 @@ def agreement(n: int) -> int:
 
 def noun_case(noun: str) -> str | None:
     """The case a plural oblique ending shows ('книгах' prepositional), else None."""
-    if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS):
-        return None
-    return next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
+    return None if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS) else next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:
@@ -83,10 +81,10 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
     ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
     count's singular noun)."""
-    shown = noun_case(noun)
+    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
+    shown = noun_case(noun) or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
-    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
     cases = form.singular_cases() if form and agreement(n) == 0 else []
     case = given if given in cases or "nominative" in cases or not cases else cases[0]

@@ -15,6 +15,7 @@ import pymorphy3
 _CASES = {"nomn": "nominative", "gent": "genitive", "gen2": "genitive", "datv": "dative", "accs": "accusative",
           "ablt": "instrumental", "loct": "prepositional", "loc2": "prepositional", "voct": "nominative"}
 _GENDERS = {"masc": "m", "femn": "f", "neut": "n"}
+_GRAMMEMES = {case: grammeme for grammeme, case in reversed(_CASES.items())}  # 'genitive': 'gent'
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,9 @@ def is_verb(word: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def inflect(word: str, case: str, plural: bool = False) -> str:
-    """`word` (a noun) in `case`, singular or plural; unchanged where the dictionary has no such form."""
-    grammemes = {next(k for k, v in _CASES.items() if v == case), "plur" if plural else "sing"}
-    parse = next((p for p in _analyzer().parse(word) if p.tag.POS == "NOUN"), None)
+    """`word` (a noun or an adjective: a unit's 'квадратный') in `case`, singular or plural; unchanged where the dictionary has no such form."""
+    grammemes = {_GRAMMEMES[case], "plur" if plural else "sing"}
+    parse = next((p for p in _analyzer().parse(word) if p.tag.POS in ("NOUN", "ADJF")), None)
     form = parse.inflect(grammemes) if parse is not None else None
     return form.word if form is not None else word
 
@@ -81,6 +82,20 @@ def adjective_gender(word: str) -> str | None:
     """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
     одно, '1 новая задача' одна), or None where `word` is no such adjective."""
     parses = _analyzer().parse(word.lower())
-    if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing":
-        return None
-    return _GENDERS.get(parses[0].tag.gender)
+    return None if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing" else _GENDERS.get(parses[0].tag.gender)
+
+
+@lru_cache(maxsize=1024)
+def phrase_in_case(phrase: str, case: str) -> str:
+    """An abbreviation's noun phrase in `case`, its words up to its noun ('улица' улице, 'Трудового
+    кодекса Российской Федерации' Трудовому кодексу Российской Федерации); the rest as written."""
+    words = phrase.split()
+    for i, word in enumerate(words):
+        parse = _analyzer().parse(word)[0]
+        form = parse.inflect({_GRAMMEMES[case], "sing"}) if parse.tag.POS in ("NOUN", "ADJF") and parse.tag.case in ("nomn", "accs", "gent") and parse.tag.number == "sing" else None
+        if form is None:
+            break
+        words[i] = form.word.capitalize() if word[0].isupper() else form.word
+        if parse.tag.POS == "NOUN":
+            break
+    return " ".join(words)
