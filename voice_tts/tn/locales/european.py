@@ -648,7 +648,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun))  # '2–8 °C' zwei bis acht Grad Celsius
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
             last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
             return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
@@ -698,9 +698,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else unit.plural)
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
+
+    def plural(self, unit: Unit, ctx: Context | None) -> str:
+        return unit.plural
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -745,6 +748,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
+                elif cur.at(m) == "." and word.isalpha() and cur.at(m + 1) == " " and cur.at(m + 2).islower() and self.unit(word):
+                    m += 1  # '10 sec. e poi': the abbreviation's period
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
@@ -860,7 +865,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             after = chunk_after(cur, last[1], is_letter)
         return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])) else None
 
-    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
+    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
@@ -869,8 +874,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m])) is not None:
-                    return locale_span(m, f"{reading} {unit.plural}", self.code)
+                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
+                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {self.plural(unit, ctx)}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)
