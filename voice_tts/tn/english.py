@@ -516,14 +516,14 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
 RANGE_DASHES = frozenset("-–—")
-_NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
+NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
                _FULL_MONTHS | {"Sept": "September"} | {month: month for month in _FULL_MONTHS.values()})
 
 
 def day_range(first: str, last: str) -> str | None:
     """'Monday–Friday' Monday to Friday, 'Mon-Fri' Monday to Friday, 'June–August' June to August:
     two weekdays or two months joined by a dash, read in full."""
-    for names in _NAMED_DAYS:
+    for names in NAMED_DAYS:
         if (a := names.get(first)) and (b := names.get(last)):
             return f"{a} to {b}"
     return None
@@ -565,8 +565,8 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 def code(text: str, prev_word: str) -> str | None:
     """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit; after a weekday
-    a month and day ('Sat., 6/12' June twelfth)."""
-    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in WEEKDAYS.values()) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+    a month and day, also after 'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in (*WEEKDAYS.values(), "on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

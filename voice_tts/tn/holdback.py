@@ -349,7 +349,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     end = _en_window(cur, body, end)
-    if english.measure(unit := cur.text[body:end]) and only_noun(_next_token(cur, end)[0]):  # 'the 150 kW charger'
+    if english.measure(unit := cur.text[body:end]) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
+            word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0])):  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
         return Span(end, "reading", "en", info=english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -421,6 +422,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
                 return j + 1  # '25¢', '25 €': the currency after its amount
+            if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
+                return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation
                 return end + (money and "/" in text and cur.at(end) == "." and _abbreviation_period(cur, end))
             if c == "%" and numeric:  # '87 %'
@@ -510,6 +513,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
         return Span(day_end, "reading", "en", info=english.WEEKDAYS[word] + cur.text[end:day_end].replace(".", ""))  # 'for Tu (2/22)' for Tuesday
+    if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
+        return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -582,7 +587,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
         day, m = _next_token(cur, _month_period(cur, begin, end))
         if len(day) == 4 and day.isdecimal():
             return Span(m, "date", "en")
-        return Span(_year_after(cur, m, comma=True), "date", "en") if _is_day(day) else Span(end, "word")
+        if _is_day(day):
+            return Span(_year_after(cur, m, comma=True), "date", "en")
+        full = english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
+        return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
     except TooLong:
         pass
     return Span(end, "word")
