@@ -165,7 +165,7 @@ def version(text: str) -> str | None:
 
 # A reference number, spelled then said digit by digit in every language: 'HX-40917' H X four zero nine one seven.
 REFERENCE = re.compile(r"(?P<letters>[A-Z]{1,3})-(?P<digits>\d{4,})")
-_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
@@ -181,7 +181,7 @@ def identifier(text: str) -> str:
         elif m.group("model"):
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
-            words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
+            words.append(number(piece.replace(",", "")) if "," in piece or len(piece.split(".")[0]) <= 4 else digits(piece))  # '60,000-mile'
         elif piece.isalpha():
             words.append(" ".join(piece) if code else piece)
         elif piece == "&":

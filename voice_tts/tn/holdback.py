@@ -421,7 +421,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             j = lexer.spaces(cur, end)
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
-                return j + 1  # '25¢', '25 €': the currency after its amount
+                per = lexer.chunk(cur, j + 2) if cur.at(j + 1) == "/" and is_letter(cur.at(j + 2)) else j + 1  # '14¢/kWh'
+                return per if cur.text[j + 2:per] in english.UNITS else j + 1  # '25¢', '25 €': the currency after its amount
             if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
                 return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation
