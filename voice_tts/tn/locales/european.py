@@ -631,8 +631,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (
-                chunk_after(cur, end, str.isupper)):  # '…, 10123 Torino'
+        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper) and (
+                self.POSTCODE_DIGITS is True or re.search(r"[^\W\d]\.? \d{1,4}[a-z]?, $", cur.text[max(0, pos - 9):pos])):  # '…, 10123 Torino'; German: after a house number
             return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
@@ -941,14 +941,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
-        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept."""
+        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a
+        decimal too ('15,6-Zoll-Display' fünfzehn Komma sechs)."""
 
         def run(m: re.Match[str]) -> str:
-            digits = ascii_digits(m.group())
-            spoken = self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)
+            digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
+            spoken = (self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)) + (fractional or "")
             before = " " if m.start() > 0 and text[m.start() - 1].isalpha() else ""
             after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
             return before + spoken + after
 
-        return _INTEGER.sub(run, text)
+        return re.sub(r"(\d+)(?:,(\d+))?", run, text)
 
