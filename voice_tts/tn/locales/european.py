@@ -951,5 +951,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
             return before + spoken + after
 
-        return re.sub(r"(\d+)(?:,(\d+))?", run, text)
+        spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)  # a code of capitals and digits ('NL482915372BR') letter by letter
+        return re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken) if len(text) >= 8 and text.isalnum() and text.isupper() else spoken
 
