@@ -366,6 +366,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
+            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before:  # '1 compressa e ½' mezza
+                return locale_span(pos + 1, self.HALF[self.is_feminine(ctx.words_before[-1])], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
@@ -667,6 +669,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             fraction = _FRACTION.fullmatch(token)
             if fraction and currency is None:
                 n, d = int(fraction.group(1)), int(fraction.group(2))
+                if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
+                    return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 return self._unit_after(cur, end, minus + self.fraction(n, d), None if minus else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
@@ -942,7 +946,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a
-        decimal too ('15,6-Zoll-Display' fünfzehn Komma sechs)."""
+        decimal too ('15,6-Zoll-Display' fünfzehn Komma sechs); a version after 'v' ('v2.1.4' versione due punto uno)."""
+
+        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")):
+            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(self.cardinal(int(p)) for p in version[1].split("."))
 
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
