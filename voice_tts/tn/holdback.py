@@ -590,7 +590,7 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             return Span(m, "date", "en")
         if _is_day(day):
             return Span(_year_after(cur, m, comma=True), "date", "en")
-        full = english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
+        full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
     except TooLong:
         pass
