@@ -367,7 +367,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
             if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before:  # '1 compressa e ½' mezza
-                return locale_span(pos + 1, self.HALF[self.is_feminine(ctx.words_before[-1])], self.code)
+                return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
