@@ -633,9 +633,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper) and (
-                self.POSTCODE_DIGITS is True or re.search(r"[^\W\d]\.? \d{1,4}[a-z]?, $", cur.text[max(0, pos - 9):pos])):  # '…, 10123 Torino'; German: after a house number
-            return locale_span(end, self.digits(token), self.code)
+        if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
+            return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
+        if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
+                code := re.match(r", (\d{5}) [^\W\d]", "".join(cur.at(i) for i in range(end, end + 9)))):  # German: a house number, then '80802 München'
+            return locale_span(end + 7, f"{self.cardinal(int(token))}, {self.digits(code[1])}", self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
