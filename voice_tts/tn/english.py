@@ -73,9 +73,7 @@ def number(text: str) -> str:
     """An integer or a decimal: '12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits
     after the point are read one by one."""
     whole, _, frac = text.partition(".")
-    if not whole:
-        return f"point {digits(frac)}"
-    return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
+    return f"point {digits(frac)}" if not whole else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
 
 
 def plain_number(text: str) -> str:

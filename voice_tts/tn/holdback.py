@@ -69,9 +69,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c == "[":
         return Span(pos + 1, "md")
     if c == "]":
-        if cur.at(pos + 1) == "(":
-            return _link_target(cur, pos + 2)
-        return Span(pos + 1, "md")
+        return _link_target(cur, pos + 2) if cur.at(pos + 1) == "(" else Span(pos + 1, "md")
     if c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")
     if c == "<":
@@ -209,12 +207,8 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return Span(end, "skip") if end > pos else None
     if ctx.mode == "skip_link":
         end = lexer.greedy(cur, pos, lambda x: x != ")" and not x.isspace())
-        if cur.peek(end) == ")":
-            return Span(end + 1, "skip", info="done")
-        return Span(end, "skip") if end > pos else None
-    if ctx.mode == "digits" and is_digit(c):
-        return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True)
-    return None
+        return Span(end + 1, "skip", info="done") if cur.peek(end) == ")" else (Span(end, "skip") if end > pos else None)
+    return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True) if ctx.mode == "digits" and is_digit(c) else None
 
 
 # --- line starts ------------------------------------------------------------------------------
@@ -225,18 +219,14 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return Span(pos + 3, "fence_open")
     if c == "#":
         end = lexer.run(cur, pos, lambda x: x == "#", 6)
-        if is_space(cur.at(end)):
-            return Span(lexer.spaces(cur, end), "block")
-        return None
+        return Span(lexer.spaces(cur, end), "block") if is_space(cur.at(end)) else None
     if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
         end = lexer.run(cur, pos, lambda x: x == c or is_space(x))
         if cur.at(end) in ("", "\n"):
             return Span(end, "md")
     if c in "-*+>":
         n = cur.at(pos + 1)
-        if is_space(n) or (c == ">" and n in (">", "\n", "")):
-            return Span(lexer.spaces(cur, pos + 1), "block")
-        return None
+        return Span(lexer.spaces(cur, pos + 1), "block") if is_space(n) or (c == ">" and n in (">", "\n", "")) else None
     if is_digit(c):
         end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
@@ -246,9 +236,7 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return None
     if c == "|":
         end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
-        if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end]:
-            return Span(end, "md")
-        return Span(pos + 1, "table_start")
+        return Span(end, "md") if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end] else Span(pos + 1, "table_start")
     return None
 
 
@@ -303,9 +291,7 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return ctx.default_lang
     if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)):
-        return "en"
-    return ctx.default_lang
+    return "en" if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)) else ctx.default_lang
 
 
 def _zh_chain(cur: Cursor, end: int) -> int:
@@ -599,9 +585,7 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
-    if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
-        return end + 1
-    return end
+    return end + 1 if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "." else end
 
 
 def _is_day(token: str) -> bool:
