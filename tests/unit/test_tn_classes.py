@@ -25,7 +25,7 @@ READINGS = {
     "from 27 July through 2 August 1987 .": "from the twenty seventh of july through the second of august nineteen eighty seven .",
     "27 Dec 2015": "the twenty seventh of december twenty fifteen",
     "May I help you? In May we rest.": "May I help you? In May we rest.",
-    "I left in Nov. Then I came back.": "I left in Nov. Then I came back.",
+    "I left in Nov. Then I came back.": "I left in November. Then I came back.",
     "It shipped on 25 jul 2012 and again on 25th july 2013.":
         "It shipped on the twenty fifth of july twenty twelve and again on the twenty fifth of july twenty thirteen.",
     "Due 25 sept. at noon": "Due the twenty fifth of september at noon",

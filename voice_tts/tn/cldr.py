@@ -199,9 +199,13 @@ def unit_symbols(lang: str) -> dict[str, str]:
                 if symbol and " " not in symbol and not _may_be_word(symbol) and symbol not in _NOT_SYMBOLS:
                     candidates.setdefault(symbol, set()).add(unit)
     table = dict(_SI_SYMBOLS)
+    # An abbreviated century or decade that begins a month's or the second's name is that after a
+    # number ('17 déc.' décembre, '10 sec.' secondi): left out.
+    clashes = [*Locale.parse(lang).months["format"]["wide"].values(), unit_name(lang, "duration-second", 2) or "-"]
     for symbol, units in candidates.items():
         ranked = sorted(units, key=lambda u: _CATEGORY_ORDER.index(u.split("-")[0]))
-        if len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]:
+        if (len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]) and not (
+                ranked[0] in ("duration-century", "duration-decade") and symbol.endswith(".") and any(n.lower().startswith(symbol[:-1].lower()) for n in clashes)):
             table[symbol] = ranked[0]
     return table
 

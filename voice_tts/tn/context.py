@@ -60,9 +60,7 @@ class Context:
     def sentence_lang(self) -> str:
         if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
             return self.default_lang
-        if self.sent_han:
-            return "zh"
-        return "en" if self.sent_latin else self.default_lang
+        return "zh" if self.sent_han else ("en" if self.sent_latin else self.default_lang)
 
     def end_sentence(self) -> None:
         self.sent_han = False

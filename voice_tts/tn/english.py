@@ -73,9 +73,7 @@ def number(text: str) -> str:
     """An integer or a decimal: '12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits
     after the point are read one by one."""
     whole, _, frac = text.partition(".")
-    if not whole:
-        return f"point {digits(frac)}"
-    return f"{integer(whole)} point {digits(frac)}" if frac else integer(whole)
+    return f"point {digits(frac)}" if not whole else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
 
 
 def plain_number(text: str) -> str:
@@ -165,7 +163,7 @@ def version(text: str) -> str | None:
 
 # A reference number, spelled then said digit by digit in every language: 'HX-40917' H X four zero nine one seven.
 REFERENCE = re.compile(r"(?P<letters>[A-Z]{1,3})-(?P<digits>\d{4,})")
-_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
@@ -181,7 +179,7 @@ def identifier(text: str) -> str:
         elif m.group("model"):
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
-            words.append(number(piece) if len(piece.split(".")[0]) <= 4 else digits(piece))
+            words.append(number(piece.replace(",", "")) if "," in piece or len(piece.split(".")[0]) <= 4 else digits(piece))  # '60,000-mile'
         elif piece.isalpha():
             words.append(" ".join(piece) if code else piece)
         elif piece == "&":
@@ -516,14 +514,14 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
 RANGE_DASHES = frozenset("-–—")
-_NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
+NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
                _FULL_MONTHS | {"Sept": "September"} | {month: month for month in _FULL_MONTHS.values()})
 
 
 def day_range(first: str, last: str) -> str | None:
     """'Monday–Friday' Monday to Friday, 'Mon-Fri' Monday to Friday, 'June–August' June to August:
     two weekdays or two months joined by a dash, read in full."""
-    for names in _NAMED_DAYS:
+    for names in NAMED_DAYS:
         if (a := names.get(first)) and (b := names.get(last)):
             return f"{a} to {b}"
     return None
@@ -565,8 +563,8 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 def code(text: str, prev_word: str) -> str | None:
     """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit; after a weekday
-    a month and day ('Sat., 6/12' June twelfth)."""
-    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in WEEKDAYS.values()) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+    a month and day, also after 'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in (*WEEKDAYS.values(), "on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

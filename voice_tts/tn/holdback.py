@@ -69,9 +69,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c == "[":
         return Span(pos + 1, "md")
     if c == "]":
-        if cur.at(pos + 1) == "(":
-            return _link_target(cur, pos + 2)
-        return Span(pos + 1, "md")
+        return _link_target(cur, pos + 2) if cur.at(pos + 1) == "(" else Span(pos + 1, "md")
     if c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")
     if c == "<":
@@ -209,12 +207,8 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return Span(end, "skip") if end > pos else None
     if ctx.mode == "skip_link":
         end = lexer.greedy(cur, pos, lambda x: x != ")" and not x.isspace())
-        if cur.peek(end) == ")":
-            return Span(end + 1, "skip", info="done")
-        return Span(end, "skip") if end > pos else None
-    if ctx.mode == "digits" and is_digit(c):
-        return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True)
-    return None
+        return Span(end + 1, "skip", info="done") if cur.peek(end) == ")" else (Span(end, "skip") if end > pos else None)
+    return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True) if ctx.mode == "digits" and is_digit(c) else None
 
 
 # --- line starts ------------------------------------------------------------------------------
@@ -225,18 +219,14 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return Span(pos + 3, "fence_open")
     if c == "#":
         end = lexer.run(cur, pos, lambda x: x == "#", 6)
-        if is_space(cur.at(end)):
-            return Span(lexer.spaces(cur, end), "block")
-        return None
+        return Span(lexer.spaces(cur, end), "block") if is_space(cur.at(end)) else None
     if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
         end = lexer.run(cur, pos, lambda x: x == c or is_space(x))
         if cur.at(end) in ("", "\n"):
             return Span(end, "md")
     if c in "-*+>":
         n = cur.at(pos + 1)
-        if is_space(n) or (c == ">" and n in (">", "\n", "")):
-            return Span(lexer.spaces(cur, pos + 1), "block")
-        return None
+        return Span(lexer.spaces(cur, pos + 1), "block") if is_space(n) or (c == ">" and n in (">", "\n", "")) else None
     if is_digit(c):
         end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
@@ -246,9 +236,7 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return None
     if c == "|":
         end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
-        if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end]:
-            return Span(end, "md")
-        return Span(pos + 1, "table_start")
+        return Span(end, "md") if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end] else Span(pos + 1, "table_start")
     return None
 
 
@@ -303,9 +291,7 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return ctx.default_lang
     if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)):
-        return "en"
-    return ctx.default_lang
+    return "en" if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)) else ctx.default_lang
 
 
 def _zh_chain(cur: Cursor, end: int) -> int:
@@ -349,7 +335,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     end = _en_window(cur, body, end)
-    if english.measure(unit := cur.text[body:end]) and only_noun(_next_token(cur, end)[0]):  # 'the 150 kW charger'
+    if english.measure(unit := cur.text[body:end]) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
+            word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0])):  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
         return Span(end, "reading", "en", info=english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -420,7 +407,10 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             j = lexer.spaces(cur, end)
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
-                return j + 1  # '25¢', '25 €': the currency after its amount
+                per = lexer.chunk(cur, j + 2) if cur.at(j + 1) == "/" and is_letter(cur.at(j + 2)) else j + 1  # '14¢/kWh'
+                return per if cur.text[j + 2:per] in english.UNITS else j + 1  # '25¢', '25 €': the currency after its amount
+            if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
+                return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation
                 return end + (money and "/" in text and cur.at(end) == "." and _abbreviation_period(cur, end))
             if c == "%" and numeric:  # '87 %'
@@ -510,6 +500,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
         return Span(day_end, "reading", "en", info=english.WEEKDAYS[word] + cur.text[end:day_end].replace(".", ""))  # 'for Tu (2/22)' for Tuesday
+    if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
+        return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
@@ -582,7 +574,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
         day, m = _next_token(cur, _month_period(cur, begin, end))
         if len(day) == 4 and day.isdecimal():
             return Span(m, "date", "en")
-        return Span(_year_after(cur, m, comma=True), "date", "en") if _is_day(day) else Span(end, "word")
+        if _is_day(day):
+            return Span(_year_after(cur, m, comma=True), "date", "en")
+        full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
+        return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
     except TooLong:
         pass
     return Span(end, "word")
@@ -590,9 +585,7 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
-    if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":
-        return end + 1
-    return end
+    return end + 1 if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "." else end
 
 
 def _is_day(token: str) -> bool:

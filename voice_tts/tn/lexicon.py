@@ -102,9 +102,7 @@ class Lexicon:
         """This lexicon's rules first (they win ties), then `other`'s."""
         if not other:
             return self
-        if not self:
-            return other
-        return Lexicon(self.rules + other.rules)
+        return other if not self else Lexicon(self.rules + other.rules)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and self.rules == other.rules

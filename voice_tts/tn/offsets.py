@@ -12,9 +12,7 @@ def separator_length(commit: Commit) -> int:
     """Length of the lazy separator in front of an identity span (spoken as the separator, then
     the raw text); -1 for a span that replaces its raw text."""
     raw, spoken = commit.raw, commit.spoken
-    if raw and spoken.endswith(raw) and not spoken[: -len(raw)].strip():
-        return len(spoken) - len(raw)
-    return -1
+    return len(spoken) - len(raw) if raw and spoken.endswith(raw) and not spoken[: -len(raw)].strip() else -1
 
 
 class OffsetMap:
@@ -41,9 +39,7 @@ class OffsetMap:
         i = bisect_right(self._spoken_ends, p)
         while i < len(self._commits) and not self._commits[i].spoken:
             i += 1
-        if i < len(self._commits) and self._commits[i].spoken_start <= p:
-            return self._commits[i]
-        return None
+        return self._commits[i] if i < len(self._commits) and self._commits[i].spoken_start <= p else None
 
     def raw_at_spoken(self, p: int) -> int:
         """Raw offset reached when the spoken stream has reached `p`.
@@ -66,6 +62,4 @@ class OffsetMap:
         commit = self._commits[i]
         if (separator := separator_length(commit)) >= 0:
             return commit.spoken_start + separator + (r - commit.raw_start)
-        if commit.spoken and commit.spoken[0] == " ":
-            return commit.spoken_start + 1
-        return commit.spoken_start
+        return commit.spoken_start + 1 if commit.spoken and commit.spoken[0] == " " else commit.spoken_start

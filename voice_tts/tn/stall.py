@@ -19,9 +19,7 @@ class StallPolicy:
         idle_s += 1e-9  # clocks in seconds as floats: 100.35 - 100.0 must count as 350 ms
         if idle_s >= self.span_stall_s:
             return 2
-        if idle_s >= self.word_idle_s or (starving and idle_s >= self.word_stall_s):
-            return 1
-        return 0
+        return 1 if idle_s >= self.word_idle_s or (starving and idle_s >= self.word_stall_s) else 0
 
 
 def ends_in_plain_word(tail: str) -> bool:

@@ -145,7 +145,7 @@ def _number_en(text: str, currency_code: str) -> str:
     if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
         return reading
     if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
-            reading := english.money(text)) or is_currency(text[-1]) and (reading := english.money(text[-1] + text[:-1])):
+            reading := english.money(text)) or (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text)) and is_currency(m[2]) and (reading := english.money(m[2] + m[1] + m[3])):
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.dashed_date, english.era_year, english.clock_seconds,

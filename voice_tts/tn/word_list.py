@@ -15,9 +15,9 @@ def known_words() -> frozenset[str]:
     return frozenset(get_english_words_set(["web2"], lower=True))
 
 
-def only_noun(word: str) -> bool:
+def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
-    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns)."""
+    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar')."""
     from lemminflect import getAllInflections, getAllLemmas
-    return (lemmas := getAllLemmas(word.lower())).keys() == {"NOUN"} and any(
+    return (lemmas := getAllLemmas(word.lower())).keys() == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and any(
         plural != lemma for lemma in lemmas["NOUN"] for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))

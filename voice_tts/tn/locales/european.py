@@ -366,6 +366,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
+            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before:  # '1 compressa e ½' mezza
+                return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
         if is_digit(c):
@@ -631,9 +633,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (
-                chunk_after(cur, end, str.isupper)):  # '…, 10123 Torino'
-            return locale_span(end, self.digits(token), self.code)
+        if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
+            return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
+        if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
+                code := re.match(r", (\d{5}) [^\W\d]", "".join(cur.at(i) for i in range(end, end + 9)))):  # German: a house number, then '80802 München'
+            return locale_span(end + 7, f"{self.cardinal(int(token))}, {self.digits(code[1])}", self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
@@ -648,7 +652,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun))  # '2–8 °C' zwei bis acht Grad Celsius
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
             last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
             return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
@@ -667,6 +671,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             fraction = _FRACTION.fullmatch(token)
             if fraction and currency is None:
                 n, d = int(fraction.group(1)), int(fraction.group(2))
+                if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
+                    return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 return self._unit_after(cur, end, minus + self.fraction(n, d), None if minus else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
@@ -698,9 +704,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else unit.plural)
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
+
+    def plural(self, unit: Unit, ctx: Context | None) -> str:
+        return unit.plural
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -745,6 +754,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
+                elif cur.at(m) == "." and word.isalpha() and cur.at(m + 1) == " " and cur.at(m + 2).islower() and self.unit(word):
+                    m += 1  # '10 sec. e poi': the abbreviation's period
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
@@ -860,7 +871,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             after = chunk_after(cur, last[1], is_letter)
         return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])) else None
 
-    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None) -> Span:
+    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
@@ -869,8 +880,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m])) is not None:
-                    return locale_span(m, f"{reading} {unit.plural}", self.code)
+                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
+                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {self.plural(unit, ctx)}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)
@@ -936,14 +947,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
-        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept."""
+        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a
+        decimal too ('15,6-Zoll-Display' fünfzehn Komma sechs); a version after 'v' ('v2.1.4' versione due punto uno)."""
+
+        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")):
+            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(self.cardinal(int(p)) for p in version[1].split("."))
 
         def run(m: re.Match[str]) -> str:
-            digits = ascii_digits(m.group())
-            spoken = self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)
+            digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
+            spoken = (self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)) + (fractional or "")
             before = " " if m.start() > 0 and text[m.start() - 1].isalpha() else ""
             after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
             return before + spoken + after
 
-        return _INTEGER.sub(run, text)
+        spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)  # a code of capitals and digits ('NL482915372BR') letter by letter
+        return re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken) if len(text) >= 8 and text.isalnum() and text.isupper() else spoken
 

@@ -96,12 +96,11 @@ class DatesAndTimes:
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
             # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
             if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2 or year is None and (len(parts["m"]) == 1 or "/" in token and len(
-                    parts["d"]) == 1) and not ((cur.at(end) == "." or "/" in token) and ctx.prev_word.lower() in self.DAY_MONTH_CUES):
+                    parts["d"]) == 1) and not ((cur.at(end) == "." or "/" in token) and (ctx.prev_word.lower() or ctx.agreement) in self.DAY_MONTH_CUES):
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
-            if year is None and parts.get("sep") == "." and cur.at(end) == "." and is_space(cur.at(end + 1)) and (
-                not cur.at(lexer.spaces(cur, end + 1)).isupper()
-            ):
+            if year is None and parts.get("sep") == "." and cur.at(end) == "." and (cur.at(end + 1) in (",", ";") or is_space(cur.at(end + 1)) and (
+                not cur.at(lexer.spaces(cur, end + 1)).isupper())):
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
