@@ -151,7 +151,7 @@ def telephone(text: str) -> str | None:
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
-_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "房间", "尾号", "工号", "学号")
+_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号")
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"\d{3,}")
