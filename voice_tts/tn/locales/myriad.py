@@ -250,8 +250,8 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821')."""
-        code = self.cued(ctx.prev_word)
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821'), or a long one ('注文番号58302')."""
+        code = self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
