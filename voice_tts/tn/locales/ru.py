@@ -141,9 +141,10 @@ class Russian(Language):
 
     def amount_case(self, ctx: Context, measure: bool = False) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
+        transitive verb ('стоит 1 250 руб.', or one and its place: 'вернули на карту'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
         a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
-        if ru_cases.takes_accusative(preposition := _preposition(ctx)):
+        if ru_cases.takes_accusative(preposition := _preposition(ctx)) or ctx.words_before[-1:] in (("на",), ("в",)) and len(ctx.words_before) > 1 and (
+                ru_morph.governs_accusative(ctx.words_before[-2].lower())):  # the verb's object past its place: 'вернули на карту 1 599 ₽' тысячу
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
