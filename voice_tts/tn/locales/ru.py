@@ -351,7 +351,14 @@ class Russian(Language):
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a spoon ('1,5 ч. л.' полторы чайные
+        ложки), a half before what it halves ('1/2 стакана' полстакана)."""
+        if pos == body and (spoon := next((w for w in _SPOONS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+            end = k + len(spoon) - self._period_ends_sentence(cur, k + len(spoon) - 1)
+            return locale_span(end, self._counted_quantity(*_plain(cur.text[pos:k]).partition(",")[::2], self.unit(spoon[1:-1]), ctx), self.code)
+        if cur.startswith(pos, "1/2 ") and pos == body and (noun := chunk_after(cur, pos + 3, is_letter)) and noun[0].islower() and not self.unit(noun[0]):
+            return locale_span(pos + 3, self.fraction_before(cur, pos + 3, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
+                locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))  # 'до 1/2 стакана' до половины
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -582,6 +589,7 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 _GENITIVE_MONEY = "genitive money"
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_SPOONS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.")
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
