@@ -210,10 +210,7 @@ def count(text: str, ordinal: bool = False) -> str | None:
 def clock_time(text: str) -> str | None:
     """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    if (m := _TIME.fullmatch(text)) is None:
-        return None
-    h, minutes, seconds = int(m.group("h")), int(m.group("m")), m.group("s")
-    if h > 24 or minutes > 59 or (seconds and int(seconds) > 59):
+    if (m := _TIME.fullmatch(text)) is None or (h := int(m["h"])) > 24 or (minutes := int(m["m"])) > 59 or (seconds := m["s"]) and int(seconds) > 59:
         return None
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:

@@ -186,9 +186,7 @@ class Russian(Language):
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
-        if (unit := self.unit(word)) is None:
-            return None
-        return f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
+        return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
@@ -337,9 +335,8 @@ class Russian(Language):
         value = roman_value(word)
         if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
-            return None
-        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code)
+        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code) if numeric_spans.is_roman(
+            word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     def _day_list(self, *args) -> Span | None:
@@ -651,8 +648,7 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
 def _day_range(raw: str, preposition: str) -> str | None:
     """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case; None
     where `raw` is not two days of a month, the first before the second ('14-16')."""
-    first, last = map(int, m.groups()) if (m := _DAY_RANGE.fullmatch(raw)) else (0, 0)
-    if not 1 <= first < last <= 31:
+    if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
     if preposition.lower() in _PREPOSITION_CASES:
         case = _day_case(preposition)
@@ -793,9 +789,7 @@ def _measure_range(text: str) -> str | None:
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    if not m or _value(m.group("first")) >= _value(m.group("last")):
-        return None
-    return (up_to := _up_to(m)) and f"от {_genitive(m.group('first'), UNITS[m.group('unit')][3])} {up_to}"
+    return None if not m or _value(m["first"]) >= _value(m["last"]) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
