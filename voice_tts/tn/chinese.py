@@ -48,11 +48,7 @@ _AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<a
 def clock_with_period(text: str) -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分)."""
-    if (m := _AM_PM.fullmatch(text)) is None:
-        return None
-    h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
-    h -= 12 * (pm and 12 < h < 24)
-    if h > 12:
+    if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
     period = "下午" if pm else "上午"
     if m.group("s"):  # '03:04:05am' 上午三点零四分五秒

@@ -148,7 +148,8 @@ class Russian(Language):
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
-        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" or preposition in _WORDS["payment_nouns"] else "nominative"
+        case = ru_cases.COUNT_PREPOSITIONS.get(preposition)  # 'при 190 °C' при ста девяноста градусах
+        return "genitive" if case == "genitive" or preposition in _WORDS["payment_nouns"] else case if case in ("dative", "prepositional") else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional or "", self.amount_case(ctx))
@@ -761,8 +762,9 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case == "instrumental" or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
-        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) for word in forms[0].split())  # 'с 16 ГБ' гигабайтами
+    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
+        words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °C' градусах цельсия
+        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
