@@ -325,7 +325,7 @@ class Russian(Language):
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                 pos, written, fold=True
             ) and not is_letter(cur.at(pos + len(written))):
-                case = _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'согласно ст.' статье
+                case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 return locale_span(pos + len(written), ru_morph.phrase_in_case(self.ABBREVIATIONS[written], case) if case else self.ABBREVIATIONS[written], self.code)
         return super()._word(cur, pos, ctx)
 
@@ -428,6 +428,8 @@ class Russian(Language):
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
+        if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
+            span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
         elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
