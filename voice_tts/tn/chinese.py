@@ -48,11 +48,7 @@ _AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<a
 def clock_with_period(text: str) -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分)."""
-    if (m := _AM_PM.fullmatch(text)) is None:
-        return None
-    h, pm = int(m.group("h")), m.group("ap")[0].lower() == "p"
-    h -= 12 * (pm and 12 < h < 24)
-    if h > 12:
+    if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
     period = "下午" if pm else "上午"
     if m.group("s"):  # '03:04:05am' 上午三点零四分五秒
@@ -151,7 +147,7 @@ def telephone(text: str) -> str | None:
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room.
-_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "房间", "尾号", "工号", "学号")
+_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号")
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"\d{3,}")
@@ -210,10 +206,7 @@ def count(text: str, ordinal: bool = False) -> str | None:
 def clock_time(text: str) -> str | None:
     """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    if (m := _TIME.fullmatch(text)) is None:
-        return None
-    h, minutes, seconds = int(m.group("h")), int(m.group("m")), m.group("s")
-    if h > 24 or minutes > 59 or (seconds and int(seconds) > 59):
+    if (m := _TIME.fullmatch(text)) is None or (h := int(m["h"])) > 24 or (minutes := int(m["m"])) > 59 or (seconds := m["s"]) and int(seconds) > 59:
         return None
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:

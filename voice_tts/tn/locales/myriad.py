@@ -177,6 +177,8 @@ class Language:
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
             return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
+        if c in self.weekdays and cur.at(pos + 1) in TILDES and cur.at(pos + 2) in self.weekdays and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(pos + 3))):
+            return locale_span(pos + 3, self.words["weekday_range"].format(self.weekdays[c], self.weekdays[cur.at(pos + 2)]), self.code)  # '月〜土' 月曜日から土曜日
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
@@ -185,12 +187,15 @@ class Language:
             i += cur.at(i) == " "
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
                 return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
+        if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and cur.at(k + 1) in [*self.words.get("code_after", "")]:
+            return locale_span(k + 1, f"{self.integer(cur.text[pos:k])} {cur.at(k)} ", self.code)  # '12A석' 십이 A 석: a seat, no amperes
         if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
             return None  # '5G': a code, read by `number`
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
-        if any(w in ctx.prev_word for w in self.words["score_words"]) and (score := self._score(cur, end, e)):
+        if (any(w in ctx.prev_word for w in self.words["score_words"]) or any(cur.startswith(end, w) for w in self.words["score_next"])) and (
+                score := self._score(cur, end, e)):  # after a word of a match, or before one: '5-2で勝利'
             return score
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
@@ -245,8 +250,8 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821')."""
-        code = self.cued(ctx.prev_word)
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821'), or a long one ('注文番号58302')."""
+        code = self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
@@ -379,16 +384,13 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         return phone
     sign, currency, i = "", "", pos
     if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
-        n = cur.at(pos + 1)
-        if not (is_digit(n) or n == "√" and is_digit(cur.at(pos + 2))):
+        if not (is_digit(n := cur.at(pos + 1)) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
     elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
         currency = c if c in language.currency_symbols else (j := letters_end(cur, pos, 3)) and cur.text[pos:j + (cur.at(j) == "$")]
-        if not currency or c not in language.currency_symbols and not language.currency(currency):
-            return None
-        i = pos + len(currency) + (cur.at(pos + len(currency)) == " ")  # a space at most, then the amount
-        if not is_digit(cur.at(i)):
+        if not currency or c not in language.currency_symbols and not language.currency(currency) or not is_digit(
+                cur.at(i := pos + len(currency) + (cur.at(pos + len(currency)) == " "))):  # a space at most, then the amount
             return None
     elif not is_digit(c) and not (c == "√" and is_digit(cur.at(pos + 1))):
         return None
@@ -557,12 +559,9 @@ def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str
     their reading."""
     words, i = [], pos + 1
     while True:
-        if (day := cur.at(i)) not in days:
+        if (day := cur.at(i)) not in days or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
             return None
-        words.append(days[day])
-        if (c := cur.at(i + 1)) in _CLOSE:
-            return i + 2, "".join(words)
-        if c not in joiners:
-            return None
-        words.append(joiners[c])
+        if c in _CLOSE:
+            return i + 2, "".join((*words, days[day]))
+        words += days[day], joiners[c]
         i += 2

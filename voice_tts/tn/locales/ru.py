@@ -141,13 +141,15 @@ class Russian(Language):
 
     def amount_case(self, ctx: Context, measure: bool = False) -> str:
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
+        transitive verb ('стоит 1 250 руб.', or one and its place: 'вернули на карту'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
         a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
-        if ru_cases.takes_accusative(preposition := _preposition(ctx)):
+        if ru_cases.takes_accusative(preposition := _preposition(ctx)) or ctx.words_before[-1:] in (("на",), ("в",)) and len(ctx.words_before) > 1 and (
+                ru_morph.governs_accusative(ctx.words_before[-2].lower())):  # the verb's object past its place: 'вернули на карту 1 599 ₽' тысячу
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
-        return "genitive" if ru_cases.COUNT_PREPOSITIONS.get(preposition) == "genitive" or preposition in _WORDS["payment_nouns"] else "nominative"
+        case = ru_cases.COUNT_PREPOSITIONS.get(preposition)  # 'при 190 °C' при ста девяноста градусах
+        return "genitive" if case == "genitive" or preposition in _WORDS["payment_nouns"] else case if case in ("dative", "prepositional") else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional or "", self.amount_case(ctx))
@@ -185,9 +187,7 @@ class Russian(Language):
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
-        if (unit := self.unit(word)) is None:
-            return None
-        return f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
+        return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
@@ -325,7 +325,7 @@ class Russian(Language):
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                 pos, written, fold=True
             ) and not is_letter(cur.at(pos + len(written))):
-                case = _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'согласно ст.' статье
+                case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 return locale_span(pos + len(written), ru_morph.phrase_in_case(self.ABBREVIATIONS[written], case) if case else self.ABBREVIATIONS[written], self.code)
         return super()._word(cur, pos, ctx)
 
@@ -336,9 +336,8 @@ class Russian(Language):
         value = roman_value(word)
         if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
-            return None
-        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code)
+        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code) if numeric_spans.is_roman(
+            word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     def _day_list(self, *args) -> Span | None:
@@ -350,7 +349,14 @@ class Russian(Language):
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'."""
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a spoon ('1,5 ч. л.' полторы чайные
+        ложки), a half before what it halves ('1/2 стакана' полстакана)."""
+        if pos == body and (spoon := next((w for w in _SPOONS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+            end = k + len(spoon) - self._period_ends_sentence(cur, k + len(spoon) - 1)
+            return locale_span(end, self._counted_quantity(*_plain(cur.text[pos:k]).partition(",")[::2], self.unit(spoon[1:-1]), ctx), self.code)
+        if cur.startswith(pos, "1/2 ") and pos == body and (noun := chunk_after(cur, pos + 3, is_letter)) and noun[0].islower() and not self.unit(noun[0]):
+            return locale_span(pos + 3, self.fraction_before(cur, pos + 3, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
+                locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))  # 'до 1/2 стакана' до половины
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -422,6 +428,8 @@ class Russian(Language):
             span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
+        if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
+            span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
         elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
@@ -581,6 +589,7 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 _GENITIVE_MONEY = "genitive money"
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_SPOONS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.")
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
@@ -642,8 +651,7 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
 def _day_range(raw: str, preposition: str) -> str | None:
     """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case; None
     where `raw` is not two days of a month, the first before the second ('14-16')."""
-    first, last = map(int, m.groups()) if (m := _DAY_RANGE.fullmatch(raw)) else (0, 0)
-    if not 1 <= first < last <= 31:
+    if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
     if preposition.lower() in _PREPOSITION_CASES:
         case = _day_case(preposition)
@@ -756,8 +764,9 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case == "instrumental" or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
-        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) for word in forms[0].split())  # 'с 16 ГБ' гигабайтами
+    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
+        words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °C' градусах цельсия
+        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
@@ -784,9 +793,7 @@ def _measure_range(text: str) -> str | None:
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    if not m or _value(m.group("first")) >= _value(m.group("last")):
-        return None
-    return (up_to := _up_to(m)) and f"от {_genitive(m.group('first'), UNITS[m.group('unit')][3])} {up_to}"
+    return None if not m or _value(m["first"]) >= _value(m["last"]) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
