@@ -91,9 +91,9 @@ class German(Language):
         preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1' stays eins."""
         if n != 1 or (found := _noun_after(cur, end)) is None:
             return None
-        (adjective, noun), cue = found, _cue(ctx)
-        case = _CASES.get(cue, "nominative")
-        if adjective.endswith(("e", "er", "es")):  # 'seit 1 Stunde, 1 großer Tisch': ein großer
+        (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
+        verb = cue == ctx.agreement and not ctx.prev_word and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)
+        if adjective.endswith(("e", "er", "es")) or verb and verb[0].endswith(("t", "en")) and verb[0] not in _CASES:  # 'seit 1 Stunde, 1 großer Tisch': ein großer; ', 1 Artikel folgt' ein
             case = "nominative"
         elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
             case = "accusative" if noun_gender(noun) == "m" else "dative"
