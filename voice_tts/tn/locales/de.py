@@ -138,9 +138,7 @@ class German(Language):
         return self.fraction(numerator, denominator) if found is None else {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        if denominator == 2:
-            return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
-        return f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
+        return (f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}") if denominator == 2 else f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
