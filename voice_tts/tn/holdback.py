@@ -492,6 +492,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d]))?|(?= [a-z\d]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'Sun. from' Sunday
+        return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
     if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):
