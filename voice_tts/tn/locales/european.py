@@ -89,7 +89,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset,
 }
 
 
@@ -110,6 +110,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
@@ -927,7 +928,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
                 if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if (unit := self.unit(unit_text)) is not None:
+                if (unit := self.unit(unit_text)) is not None and not (unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 
