@@ -136,7 +136,7 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)
     if took_noun:
-        return Span(k, "reading", "en", info=glued + reading)
+        return Span(k + _abbreviation_period(cur, k), "reading", "en", info=glued + reading)  # '¾ tsp. of' teaspoon
     return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
 
 
