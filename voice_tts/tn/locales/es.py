@@ -204,7 +204,7 @@ class Spanish(Iberian):
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
         'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
+        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):  # 'Juan Carlos I'; Spanish has no word 'I
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
