@@ -119,7 +119,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet'), from a least length ('Nr. 58302').
     DIGIT_CUES: tuple[list[str], ...] = ()
-    MONEY_AND = ""  # the word between a currency's units ('et', 'e')
+    MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -677,7 +677,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                return self._unit_after(cur, end, minus + self.fraction(n, d), None if minus else (0, n, d))
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else ""  # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig
+                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
