@@ -106,8 +106,8 @@ class German(Language):
             return super()._counted_quantity(whole, fractional, unit, ctx)
         return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
 
-    def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative
-        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e"))
+    def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative (not 'pro Sekunde')
+        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and " pro " not in unit.plural)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
