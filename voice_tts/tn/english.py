@@ -204,9 +204,7 @@ def local_phone(text: str) -> str | None:
     if (m := _LOCAL_PHONE.fullmatch(text)) is None:
         return None
     exchange, line, area = m.group("exchange", "line", "area")
-    if area:
-        return f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}"
-    return None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line) else phone(text)
+    return f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}" if area else (None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line) else phone(text))
 
 
 # --- Roman numerals --------------------------------------------------------------------------
@@ -336,9 +334,7 @@ _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
 
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
-    if (m := _RANGE.fullmatch(text)) and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b")):
-        return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}"
-    return None
+    return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}" if ((m := _RANGE.fullmatch(text)) and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b"))) else None
 
 
 def percent(text: str) -> str | None:

@@ -136,7 +136,7 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)
     if took_noun:
-        return Span(k, "reading", "en", info=glued + reading)
+        return Span(k + _abbreviation_period(cur, k), "reading", "en", info=glued + reading)  # '¾ tsp. of' teaspoon
     return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
 
 
@@ -492,6 +492,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d]))?|(?= [a-z\d]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'Sun. from' Sunday
+        return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
     if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):

@@ -100,9 +100,7 @@ class Lexicon:
 
     def __add__(self, other: Lexicon) -> Lexicon:
         """This lexicon's rules first (they win ties), then `other`'s."""
-        if not other:
-            return self
-        return other if not self else Lexicon(self.rules + other.rules)
+        return self if not other else other if not self else Lexicon(self.rules + other.rules)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and self.rules == other.rules

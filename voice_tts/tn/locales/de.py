@@ -91,9 +91,9 @@ class German(Language):
         preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1' stays eins."""
         if n != 1 or (found := _noun_after(cur, end)) is None:
             return None
-        (adjective, noun), cue = found, _cue(ctx)
-        case = _CASES.get(cue, "nominative")
-        if adjective.endswith(("e", "er", "es")):  # 'seit 1 Stunde, 1 großer Tisch': ein großer
+        (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
+        verb = cue == ctx.agreement and not ctx.prev_word and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)
+        if adjective.endswith(("e", "er", "es")) or verb and verb[0].endswith(("t", "en")) and verb[0] not in _CASES:  # 'seit 1 Stunde, 1 großer Tisch': ein großer; ', 1 Artikel folgt' ein
             case = "nominative"
         elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
             case = "accusative" if noun_gender(noun) == "m" else "dative"
@@ -106,8 +106,8 @@ class German(Language):
             return super()._counted_quantity(whole, fractional, unit, ctx)
         return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
 
-    def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative
-        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e"))
+    def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative (not 'pro Sekunde')
+        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and " pro " not in unit.plural)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
@@ -138,9 +138,7 @@ class German(Language):
         return self.fraction(numerator, denominator) if found is None else {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        if denominator == 2:
-            return f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}"
-        return f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
+        return (f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}") if denominator == 2 else f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'

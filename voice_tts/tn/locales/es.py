@@ -113,9 +113,7 @@ def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
         return "media" if feminine else "medio"
     if name is None or numerator == 0:
         return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
-    if numerator == 1:
-        return ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
-    return f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
+    return (("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)) if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
 
 # --- the words around numbers -----------------------------------------------------------------
@@ -206,7 +204,7 @@ class Spanish(Iberian):
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
         'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
+        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):  # 'Juan Carlos I'; Spanish has no word 'I
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
@@ -258,9 +256,7 @@ def _digit_run(run: str) -> str:
 
 
 def _am_pm(w: str, h: int) -> str:
-    if h == 12:
-        return "de la noche" if w == "am" else "del mediodía"
-    return "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
+    return ("de la noche" if w == "am" else "del mediodía") if h == 12 else "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
 
 
 def _signed(offset: str) -> str:

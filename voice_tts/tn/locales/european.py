@@ -28,6 +28,7 @@ from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, word_after
+from voice_tts.tn.word_list import common_word
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset,
 }
 
 
@@ -109,15 +110,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
+    SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
-    # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet').
+    # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet'), from a least length ('Nr. 58302').
     DIGIT_CUES: tuple[list[str], ...] = ()
-    MONEY_AND = ""  # the word between a currency's units ('et', 'e')
+    MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -353,6 +355,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         text = ascii_digits(text)
         if m := _REFERENCE.fullmatch(text):
             return f"{' '.join(m[1])} {self.digits(m[2])}"
+        if (code := re.fullmatch(r"([^\W\d_]{4,})(\d{1,4})", text)) and code[1].isupper() and (word := common_word(code[1].lower(), self.code)):
+            return f"{word} {self.cardinal(int(code[2]))}"  # a promotion code of a word and a number: 'WINTER10' Winter zehn
         if _CODE.fullmatch(text):
             return " ".join(self.digits(c) if c.isdecimal() else self._alphanumeric(c) for c in text)
         if text.startswith("#"):
@@ -622,7 +626,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
-        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-1:], ctx.prev_word)} & set(self.SCORE_CUES):
+        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES):
             return locale_span(end, f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
@@ -631,7 +635,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
-        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) for cue, after in self.DIGIT_CUES):
+        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
         if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
             return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
@@ -673,7 +677,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                return self._unit_after(cur, end, minus + self.fraction(n, d), None if minus else (0, n, d))
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else ""  # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig
+                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
@@ -869,7 +874,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 or is_known_noun(self.code, after[0])) else None
+        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS or is_known_noun(self.code, after[0])) else None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
@@ -924,7 +929,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
                 if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                     return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if (unit := self.unit(unit_text)) is not None:
+                if (unit := self.unit(unit_text)) is not None and not (unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                     return self._counted_quantity(*quantity, unit, ctx)
         return None
 

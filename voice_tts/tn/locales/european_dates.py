@@ -104,9 +104,7 @@ class DatesAndTimes:
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
-        if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token):
-            return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx)
-        return None
+        return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx) if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token) else None
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""

@@ -57,9 +57,7 @@ class French(Language):
         return f"{self.counted(numerator)} {words}"
 
     def decade(self, token: str, ctx: Context) -> str | None:
-        if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux"):
-            return "années " + self.cardinal(int(token[:-1])).removesuffix("s")
-        return None
+        return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
 
     def of(self, noun: str) -> str:
         return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun

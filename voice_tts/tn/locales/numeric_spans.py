@@ -105,9 +105,7 @@ _ENGLISH_GROUPS = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 
 def english_amount(text: str) -> tuple[str, str | None] | None:
     """(whole, cents) of an amount written the English way, else None."""
-    if m := _ENGLISH_CENTS.fullmatch(text):
-        return m.group(1).replace(",", ""), m.group(2)
-    return (text.replace(",", ""), None) if _ENGLISH_GROUPS.fullmatch(text) else None
+    return (m.group(1).replace(",", ""), m.group(2)) if (m := _ENGLISH_CENTS.fullmatch(text)) else (text.replace(",", ""), None) if _ENGLISH_GROUPS.fullmatch(text) else None
 
 
 def date_parts(m: re.Match) -> tuple[int, int, int] | None:
