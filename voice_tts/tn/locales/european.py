@@ -28,7 +28,6 @@ from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, word_after
-from voice_tts.tn.word_list import common_word
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,8 +354,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         text = ascii_digits(text)
         if m := _REFERENCE.fullmatch(text):
             return f"{' '.join(m[1])} {self.digits(m[2])}"
-        if (code := re.fullmatch(r"([^\W\d_]{4,})(\d{1,4})", text)) and code[1].isupper() and (word := common_word(code[1].lower(), self.code)):
-            return f"{word} {self.cardinal(int(code[2]))}"  # a promotion code of a word and a number: 'WINTER10' Winter zehn
         if _CODE.fullmatch(text):
             return " ".join(self.digits(c) if c.isdecimal() else self._alphanumeric(c) for c in text)
         if text.startswith("#"):
