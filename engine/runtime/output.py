@@ -10,12 +10,10 @@ beside the next step and posted an iteration after that, two iterations after it
 so the opening frames must cover that: while loop iterations take T (the loop's estimate of the
 coming ones: while streams arrive faster than they start, what the measured fit predicts for all
 of them), n opening frames leave the chunk after them `opening_spare_iterations` to spare when n
-frames of audio last n + 1 + spare iterations (`opening_frames`: two at light load, four at 51 ms),
-at most `max_opening_frames`: their decodes run between one step's end and the next launch, so
-every opening frame lengthens the iteration it ends. Measured on an H100 at 1,024 streams: a
-two-frame first chunk instead (the rule before) cost every turn one iteration of first audio; two
-spare iterations and up to eight opening frames, 124 refusals over a 5 s ramp and late chunks in
-1,479 streams of a 1 s burst. Only frames the model cannot end on go this way (EOS is barred at that
+frames of audio last n + 1 + spare iterations (`opening_frames`: two at light load, six at 51 ms;
+iterations grow while a ramp of streams joins, so one spare iteration left late chunks). Measured on an
+H100 at 1,024 streams, a two-frame first chunk instead (the rule before) cost every turn one
+iteration of first audio. Only frames the model cannot end on go this way (EOS is barred at that
 step: the stream's first steps, or its text has not ended), so a queued frame is always audio. A
 stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read into its
 state at admission): it gets that many frames in its first chunk (several codec runs if need be),
@@ -56,8 +54,8 @@ class ChunkPolicy:
     first_chunk_frames: int = 1
     # Iterations the chunk after a stream's opening frames arrives before their audio runs out,
     # and at most this many opening frames however long iterations get (`opening_frames`).
-    opening_spare_iterations: int = 1
-    max_opening_frames: int = 4
+    opening_spare_iterations: int = 2
+    max_opening_frames: int = 8
     max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
