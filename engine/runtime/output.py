@@ -9,9 +9,8 @@ to see the step's codes, so first audio costs one step and one decode. A later c
 beside the next step and posted an iteration after that, two iterations after its frame was made,
 so the opening frames must cover that: while loop iterations take T (the loop's estimate of the
 coming ones: while streams arrive faster than they start, what the measured fit predicts for all
-of them), n opening frames leave the chunk after them `opening_spare_iterations` to spare when n
-frames of audio last n + 1 + spare iterations (`opening_frames`: two at light load, six at 51 ms;
-iterations grow while a ramp of streams joins, so one spare iteration left late chunks). Measured on an
+of them), n opening frames leave the chunk after them an iteration to spare when n frames of
+audio last n + 2 iterations (`opening_frames`: two at light load, four at 51 ms). Measured on an
 H100 at 1,024 streams, a two-frame first chunk instead (the rule before) cost every turn one
 iteration of first audio. Only frames the model cannot end on go this way (EOS is barred at that
 step: the stream's first steps, or its text has not ended), so a queued frame is always audio. A
@@ -52,9 +51,7 @@ EOS_BARRED_STEPS = 2
 @dataclass(frozen=True)
 class ChunkPolicy:
     first_chunk_frames: int = 1
-    # Iterations the chunk after a stream's opening frames arrives before their audio runs out,
-    # and at most this many opening frames however long iterations get (`opening_frames`).
-    opening_spare_iterations: int = 2
+    # At most this many opening frames (`opening_frames`), however long iterations get.
     max_opening_frames: int = 8
     max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
@@ -65,11 +62,10 @@ class ChunkPolicy:
 
     def opening_frames(self, iteration_s: float) -> int:
         """How many of a stream's first frames go out one by one behind their steps while loop
-        iterations take `iteration_s`: n frames of audio must last n + 1 + spare iterations, so
-        that the chunk after them (posted two iterations after its frame) arrives `spare` early."""
-        gained = max(FRAME_SECONDS - iteration_s, 1e-3)  # audio gained per iteration
-        n = math.ceil((1 + self.opening_spare_iterations) * iteration_s / gained)
-        return min(max(2, n), self.max_opening_frames)
+        iterations take `iteration_s`: n frames of audio must last n + 2 iterations, so that the
+        chunk after them (posted two iterations after its frame) arrives an iteration early."""
+        spare = max(FRAME_SECONDS - iteration_s, 1e-3)
+        return min(max(2, math.ceil(2 * iteration_s / spare)), self.max_opening_frames)
 
     def due(self, batch: StreamBatch, rows: np.ndarray, now: float) -> np.ndarray:
         """How many of each row's pending frames to decode now (0: keep collecting). A first
