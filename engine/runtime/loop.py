@@ -199,18 +199,18 @@ class StepLoop:
                 starting, self._starting = self._starting, []
                 self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
                 self.runner.vocoder.apply_resets()
-                opening_frames = self.settings.chunks.opening_frames(self._expected_iteration_s())
+                first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
                 stepping = len(plan.steps) > 0
                 if stepping:
                     self._step += 1
-                    eos_barred = self._launch_step(plan.steps)
+                    self._launch_step(plan.steps)
                 batch, self._in_flight = self._in_flight, None
                 waits[1] += self._deliver(batch)
-                self.output.choose(self._rows_with_pending_frames(), self._clock(), len(plan.steps))
+                self.output.choose(self._rows_with_pending_frames(), self._clock(), len(plan.steps), first_frames)
                 ending, self._ending = self._ending, []
                 batch = self.output.launch(ending)
                 first_chunks = None
-                if stepping and self.output.queue_opening_chunks(plan.steps, eos_barred, opening_frames):
+                if stepping and self.output.queue_opening_chunks(plan.steps, first_frames):
                     first_chunks = self.output.launch_opening_chunks()
                 if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
                     waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
@@ -257,7 +257,7 @@ class StepLoop:
         """What the coming iterations will take: the recent mean, or more while streams arrive
         faster than they start stepping (the measured line's time for every admitted stream; no
         guess before recent iterations span two batch sizes: from one stream's iterations, the
-        cautious per-stream reading would give every new level's streams the most opening frames)."""
+        cautious per-stream reading would make every new level's first chunks two frames)."""
         predicted = self.headroom.predicted_seconds(len(self._streams), extrapolate=False)
         return self._recent_iteration_s if predicted is None else max(self._recent_iteration_s, predicted)
 
@@ -400,9 +400,8 @@ class StepLoop:
             stream.prefix_rows += stream.track_offset
             stream.tail_pending = False
 
-    def _launch_step(self, rows: np.ndarray) -> np.ndarray:
-        """Launch the frame step of `rows` (slots): each one's text row from its track. Returns
-        which rows the step cannot end (EOS barred: their frame is audio whatever the model says)."""
+    def _launch_step(self, rows: np.ndarray) -> None:
+        """Launch the frame step of `rows` (slots): each one's text row from its track."""
         self._fill_tails(rows)
         batch = self.batch
         steps = batch.steps[rows]
@@ -417,7 +416,6 @@ class StepLoop:
         if self.settings.eos_after_text_end:
             eos_allowed &= batch.text_ended[rows] & (index >= length)
         self.runner.launch_step(rows, text_ids, eos_allowed.astype(np.int64))
-        return ~eos_allowed
 
     def _take_frames(self, rows: np.ndarray, codes: np.ndarray) -> None:
         batch = self.batch

@@ -3,20 +3,16 @@ and how their audio and progress reach the stream.
 
 Chunk choice follows each stream's buffered audio (sent and not yet played, the audio playing in
 real time from the arrival of its first chunk), not a fixed schedule. A stream's first chunk is
-one frame, and its first frames go out one by one, each queued when the step that makes it is
-launched (`queue_opening_chunks`): its decode waits for that step on the device, not for the host
-to see the step's codes, so first audio costs one step and one decode. A later chunk is decoded
-beside the next step and posted an iteration after that, two iterations after its frame was made,
-so the opening frames must cover that: while loop iterations take T (the loop's estimate of the
-coming ones: while streams arrive faster than they start, what the measured fit predicts for all
-of them), n opening frames leave the chunk after them an iteration to spare when n frames of
-audio last n + 2 iterations (`opening_frames`: two at light load, four at 51 ms). Measured on an
-H100 at 1,024 streams, a two-frame first chunk instead (the rule before) cost every turn one
-iteration of first audio. Only frames the model cannot end on go this way (EOS is barred at that
-step: the stream's first steps, or its text has not ended), so a queued frame is always audio. A
-stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read into its
-state at admission): it gets that many frames in its first chunk (several codec runs if need be),
-unless its text runs short first. After its opening frames a stream keeps collecting frames while it has more than `low_water`
+one frame while loop iterations are short, two once they take longer than `loaded_iteration_s`
+(the loop's estimate of the coming iterations: while streams arrive faster than they start, what
+the measured fit predicts for all of them): the next chunk comes one to two iterations after the
+first, and one frame (80 ms) would not cover that under load. The first chunk is queued when the
+step that completes it is launched (`queue_opening_chunks`): its decode waits for that step on
+the device, not for the host to see the step's codes, so first audio costs one step and one
+decode. A stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read
+into its state at admission): it gets that many frames in its first chunk (several codec runs if
+need be), unless its text runs short first. After a one-frame first chunk the next frame goes
+the same way. After that a stream keeps collecting frames while it has more than `low_water`
 seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or a full
 `max_chunk_frames` chunk as soon as it has one. Every later chunk is one codec run (1, 2 or 4
 frames), so an iteration's decode is at most three graph launches: a launch costs 3-10 ms at
@@ -44,15 +40,17 @@ from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio
 
 
 # A stream's first steps always make a frame: the loop bars EOS from them (its first frame is
-# never "no audio").
+# never "no audio"), so a first chunk can be queued before the host has seen the step's codes.
 EOS_BARRED_STEPS = 2
 
 
 @dataclass(frozen=True)
 class ChunkPolicy:
     first_chunk_frames: int = 1
-    # At most this many opening frames (`opening_frames`), however long iterations get.
-    max_opening_frames: int = 8
+    # First chunk once recent loop iterations take longer than `loaded_iteration_s` (at most
+    # EOS_BARRED_STEPS frames, so that it can be queued ahead of its last step's codes).
+    first_chunk_frames_loaded: int = 2
+    loaded_iteration_s: float = 0.025
     max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
@@ -60,21 +58,18 @@ class ChunkPolicy:
     # Codec frames per iteration, per stream stepped in it (first chunks always go); None: no cap.
     codec_frames_per_stream: float | None = 2.0
 
-    def opening_frames(self, iteration_s: float) -> int:
-        """How many of a stream's first frames go out one by one behind their steps while loop
-        iterations take `iteration_s`: n frames of audio must last n + 2 iterations, so that the
-        chunk after them (posted two iterations after its frame) arrives an iteration early."""
-        spare = max(FRAME_SECONDS - iteration_s, 1e-3)
-        return min(max(2, math.ceil(2 * iteration_s / spare)), self.max_opening_frames)
+    def first_frames(self, iteration_s: float) -> int:
+        """Frames of a first chunk while loop iterations take `iteration_s` (recent mean)."""
+        return self.first_chunk_frames_loaded if iteration_s > self.loaded_iteration_s else self.first_chunk_frames
 
-    def due(self, batch: StreamBatch, rows: np.ndarray, now: float) -> np.ndarray:
-        """How many of each row's pending frames to decode now (0: keep collecting). A first
-        chunk is `first_chunk_frames`, unless the stream asked for its own size; a stream short
-        of it waits only while it can step at once (its next text is there). A first chunk of the
-        asked size may be several codec runs."""
+    def due(self, batch: StreamBatch, rows: np.ndarray, now: float, first_frames: int | None = None) -> np.ndarray:
+        """How many of each row's pending frames to decode now (0: keep collecting).
+        `first_frames`: the size of a first chunk now (default `first_chunk_frames`), unless the
+        stream asked for its own; a stream short of it waits only while it can step at once (its
+        next text is there). A first chunk of the asked size may be several codec runs."""
         pending = batch.frames_pending(rows)
         asked = batch.first_chunk_frames[rows]
-        first = np.where(asked > 0, asked, self.first_chunk_frames)
+        first = np.where(asked > 0, asked, self.first_chunk_frames if first_frames is None else first_frames)
         size = codec_size(pending)
         first_due = np.where(pending >= first, first, np.where(batch.next_text_known(rows), 0, size))
         running_out = (pending >= MAX_PENDING_FRAMES) | (buffered(batch, rows, now) < self.low_water)
@@ -166,19 +161,20 @@ class Output:
     _queued: list[QueuedChunks] = field(default_factory=list)
     _urgent: list[QueuedChunks] = field(default_factory=list)
 
-    def queue_opening_chunks(self, stepped: np.ndarray, eos_barred: np.ndarray, opening_frames: int) -> bool:
+    def queue_opening_chunks(self, stepped: np.ndarray, first_frames: int) -> bool:
         """Queue the chunks that the rows in `stepped` (just launched in a frame step, not yet
-        taken; `eos_barred`: the step cannot end them) complete with this step among their first
-        `opening_frames`: a first chunk (`first_chunk_frames` or the size the stream asked for),
-        then each frame as its own chunk. True if any was queued. Their decode
-        (`launch_opening_chunks`) follows the step on the device."""
+        taken) complete with this step among their first `EOS_BARRED_STEPS`: a first chunk of
+        `first_frames` (or the size the stream asked for), and the frame right after a one-frame
+        first chunk (those 80 ms run out before a chunk decoded an iteration later would arrive).
+        True if any was queued. Their decode (`launch_opening_chunks`) follows the step on the
+        device."""
         batch = self.batch
-        rows = stepped[eos_barred & (batch.frames_produced[stepped] < opening_frames)]
+        rows = stepped[batch.steps[stepped] < EOS_BARRED_STEPS]
         if not len(rows):
             return False
         frames = batch.frames_pending(rows) + 1
         asked = batch.first_chunk_frames[rows]
-        needed = np.where(batch.chunks_emitted[rows] == 0, np.where(asked > 0, asked, self.policy.first_chunk_frames), 1)
+        needed = np.where(batch.chunks_emitted[rows] == 0, np.where(asked > 0, asked, first_frames), 1)
         complete = frames >= needed
         if not complete.any():
             return False
@@ -194,11 +190,11 @@ class Output:
         audio, _ = self.vocoder.decode_async(urgent.codec_chunks())
         return AudioBatch(QueuedChunks.join([]), urgent, None, audio, [])
 
-    def choose(self, rows: np.ndarray, now: float, stepped: int) -> None:
+    def choose(self, rows: np.ndarray, now: float, stepped: int, first_frames: int | None = None) -> None:
         """Queue the chunks due now among `rows` (streams with pending frames), first audio
         first, then least buffered, within the iteration's codec budget."""
         batch = self.batch
-        frames = self.policy.due(batch, rows, now)
+        frames = self.policy.due(batch, rows, now, first_frames)
         due = frames > 0
         rows, frames = rows[due], frames[due]
         if not len(rows):
