@@ -4,7 +4,7 @@ unit makes the unit an adjective ("the 150 kW charger")."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 
 @cache
@@ -15,6 +15,7 @@ def known_words() -> frozenset[str]:
     return frozenset(get_english_words_set(["web2"], lower=True))
 
 
+@lru_cache(maxsize=4096)  # asked of the word after every English unit
 def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
     not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar')."""
