@@ -146,8 +146,9 @@ def telephone(text: str) -> str | None:
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
-# Words after which a number is a code, read digit by digit: a postcode, an account, a room.
-_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号")
+# Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
+# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位).
+_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "后四位", "末四位", "后六位")
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"\d{3,}")
@@ -156,7 +157,7 @@ _CODE = re.compile(r"\d{3,}")
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
     one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
-    if not _CODE.fullmatch(text) or not (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS):
+    if not _CODE.fullmatch(text) or not (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word.endswith("起码"):
         return None
     return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else digits(text)
 
@@ -201,6 +202,25 @@ def count(text: str, ordinal: bool = False) -> str | None:
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
     code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
+
+
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?) ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
+_PER_NAMES = {"s": "秒"}  # 'MB/s' 每秒, where 's' alone is 秒钟
+
+
+def measure(text: str, units: dict[str, str]) -> str | None:
+    """A number and a unit of `units` (symbol → its name), per another unit: '6.1 mmol/L'
+    六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦; a speed as CLDR
+    says it ('120km/h' 每小时一百二十公里)."""
+    if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
+        return None
+    symbol = f"{m['unit']}/{m['per']}"
+    if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol, "").startswith("speed-") and (
+            reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
+        return reading
+    amount = "两" if m["num"] == "2" else number(m["num"])
+    per = "每" + (number(m["per_num"]) if m["per_num"] else "") + _PER_NAMES.get(m["per"], units[m["per"]]) if m["per"] else ""
+    return amount + units[m["unit"]] + per
 
 
 def clock_time(text: str) -> str | None:

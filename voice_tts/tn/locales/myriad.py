@@ -172,6 +172,8 @@ class Language:
             return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
+        if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
+            return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
         if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
@@ -204,10 +206,10 @@ class Language:
             e = replace(e, kind="groups")
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
-        elif e.kind == "fraction" and not any(e.roots) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
+        elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
                 cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
                 cur.at(end) == " " and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '12/28 23:59': no fraction
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59': no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -250,8 +252,9 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821'), or a long one ('注文番号58302')."""
-        code = self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
+        ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
+        code = (self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
@@ -467,6 +470,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
                 e = lexer.digits_end(cur, b + 1)
                 return e, "decimal", (whole, text[b + 1:e]), (False, False)
             return b, "integer", (whole,), (False, False)
+    if len(whole) == 4 and (date := _spaced_date(cur, a, whole)):
+        return date
     groups, seps, e = [whole], [], a
     while (s := cur.at(e)) in ("-", ".") and is_digit(cur.at(e + 1)):
         f = lexer.digits_end(cur, e + 1)
@@ -484,6 +489,17 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return e + final_period, "date", tuple(groups), (False, False)
     telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4  # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
     return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
+
+
+def _spaced_date(cur: Cursor, a: int, year: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
+    """'2027. 6. 15.' as Korean writes a date: the year, month and day each closed by a period and
+    a space (the last period kept where it ends the sentence)."""
+    parts, e = [year], a
+    while len(parts) < 3 and cur.at(e) == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)):
+        parts.append(cur.text[e + 2:(e := lexer.digits_end(cur, e + 2))])
+    if len(parts) < 3 or not _is_month_day(parts[1], parts[2]) or max(map(len, parts[1:])) > 2:
+        return None
+    return e + (cur.at(e) == "." and bool(cur.at(e + 1).strip())), "date", tuple(parts), (False, False)
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:

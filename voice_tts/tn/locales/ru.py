@@ -197,12 +197,18 @@ class Russian(Language):
         return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
-        seconds every part named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
+        """'14:30' половина третьего; after a preposition the hour and its minutes as the clock shows
+        them, in the preposition's case ('в 9:15' в девять пятнадцать, 'до 21:30' до двадцати одного
+        тридцати, 'в 8:05' в восемь ноль пять); with seconds every part named ('12:30:45' двенадцать
+        часов тридцать минут сорок пять секунд)."""
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        return ru_cases.time_of_day(hours, minutes, _PREPOSITION_CASES.get(_preposition(ctx), "nominative")) or ru_cases.time_of_day(hours, minutes)
+        case = _PREPOSITION_CASES.get(_preposition(ctx))
+        if case and minutes and hours <= 24 and minutes <= 59:
+            case = "accusative" if case == "prepositional" else case  # 'в 9:15': the hour 'в' names takes the accusative
+            return f"{cardinal(hours, 'm', case)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', case)}"
+        return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
@@ -432,6 +438,9 @@ class Russian(Language):
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
+        elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
+                word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
+            span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
             span.info = _up_to(m) or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
