@@ -209,9 +209,8 @@ _PER_NAMES = {"s": "秒"}  # 'MB/s' 每秒, where 's' alone is 秒钟
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
-    """A number and a unit of `units` (symbol → its name), per another unit: '6.1 mmol/L'
-    六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦; a speed as CLDR
-    says it ('120km/h' 每小时一百二十公里)."""
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL'
+    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     symbol = f"{m['unit']}/{m['per']}"

@@ -347,8 +347,8 @@ class StreamingNormalizer:
         ctx = self._ctx
         if spoken is None:
             spoken = verbalize(span, raw, ctx)
-        # A symbol said as a word ('#' number, '&' and) never glues onto the word before it ('B#4').
-        spoken_word = (span.kind == "punct" or raw[:1] in "#&") and spoken[:1].isascii() and spoken[:1].isalpha()
+        # A symbol said as a word ('#' number, '&' and, '№' номер) glues onto neither word beside it ('B#4', '№5').
+        spoken_word = (span.kind == "punct" or raw[:1] in "#&") and (first := spoken.lstrip()[:1]).isalpha() and not is_han(first)
         # A dictionary reading that starts or ends inside a raw word is a word of its own.
         inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and _is_word_char(ctx.prev_char) and (
             _is_word_char(raw[:1])

@@ -270,7 +270,8 @@ class Language:
         if e.currency:
             return sign + self._money(e)
         unit = self.suffix(e.suffix)
-        return sign + self._body(e) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
+        pressure = e.kind == "fraction" and e.suffix == "mmHg" and self.words["pressure_over"].join(map(self.integer, e.parts))  # '120/80mmHg' 百二十の八十
+        return sign + (pressure or self._body(e)) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
 
     def suffix(self, suffix: str) -> str:
         """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
@@ -492,8 +493,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
 
 
 def _spaced_date(cur: Cursor, a: int, year: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
-    """'2027. 6. 15.' as Korean writes a date: the year, month and day each closed by a period and
-    a space (the last period kept where it ends the sentence)."""
+    """'2027. 6. 15.' as Korean writes a date, each part closed by a period (the last kept where it ends the sentence)."""
     parts, e = [year], a
     while len(parts) < 3 and cur.at(e) == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)):
         parts.append(cur.text[e + 2:(e := lexer.digits_end(cur, e + 2))])

@@ -197,10 +197,9 @@ class Russian(Language):
         return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего; after a preposition the hour and its minutes as the clock shows
-        them, in the preposition's case ('в 9:15' в девять пятнадцать, 'до 21:30' до двадцати одного
-        тридцати, 'в 8:05' в восемь ноль пять); with seconds every part named ('12:30:45' двенадцать
-        часов тридцать минут сорок пять секунд)."""
+        """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
+        пятнадцать, 'до 21:30' до двадцати одного тридцати, 'в 8:05' в восемь ноль пять); with seconds every part
+        named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
@@ -355,11 +354,14 @@ class Russian(Language):
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a spoon ('1,5 ч. л.' полторы чайные
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's
+        ('120/80 мм рт. ст.' сто двадцать на восемьдесят миллиметров ртутного столба) or a spoon ('1,5 ч. л.' полторы чайные
         ложки), a half before what it halves ('1/2 стакана' полстакана)."""
-        if pos == body and (spoon := next((w for w in _SPOONS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
-            end = k + len(spoon) - self._period_ends_sentence(cur, k + len(spoon) - 1)
-            return locale_span(end, self._counted_quantity(*_plain(cur.text[pos:k]).partition(",")[::2], self.unit(spoon[1:-1]), ctx), self.code)
+        if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+            end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
+            over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
+            reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
+            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
         if cur.startswith(pos, "1/2 ") and pos == body and (noun := chunk_after(cur, pos + 3, is_letter)) and noun[0].islower() and not self.unit(noun[0]):
             return locale_span(pos + 3, self.fraction_before(cur, pos + 3, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
                 locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))  # 'до 1/2 стакана' до половины
@@ -598,7 +600,7 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 _GENITIVE_MONEY = "genitive money"
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
-_SPOONS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.")
+_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
