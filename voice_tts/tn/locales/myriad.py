@@ -471,35 +471,24 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
                 e = lexer.digits_end(cur, b + 1)
                 return e, "decimal", (whole, text[b + 1:e]), (False, False)
             return b, "integer", (whole,), (False, False)
-    if len(whole) == 4 and (date := _spaced_date(cur, a, whole)):
-        return date
-    groups, seps, e = [whole], [], a
-    while (s := cur.at(e)) in ("-", ".") and is_digit(cur.at(e + 1)):
-        f = lexer.digits_end(cur, e + 1)
-        groups.append(text[e + 1:f])
-        seps.append(s)
-        e = f
-    if len(groups) == 1:
+    groups, seps, e, spaced = [whole], [], a, False
+    while (s := cur.at(e)) in ("-", ".") and (is_digit(cur.at(e + 1)) or (
+            spaced := s == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)) and len(whole) == 4 and len(groups) < 3)):  # '2027. 6. 15.' as Korean writes it
+        f = lexer.digits_end(cur, e + 1 + spaced)
+        groups.append(text[e + 1 + spaced:f])
+        seps.append(s + " " * spaced)
+        e, spaced = f, False
+    if len(groups) == 1 or ". " in seps and not (len(seps) == 2 and _is_month_day(groups[1], groups[2])):
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
     if seps == ["-"] and _is_range(*groups):
         return e, "range", tuple(groups), (False, False)
-    if seps in (["-", "-"], [".", "."]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
-        final_period = seps[0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
+    if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
+        final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
         return e + final_period, "date", tuple(groups), (False, False)
     telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4  # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
     return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
-
-
-def _spaced_date(cur: Cursor, a: int, year: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
-    """'2027. 6. 15.' as Korean writes a date, each part closed by a period (the last kept where it ends the sentence)."""
-    parts, e = [year], a
-    while len(parts) < 3 and cur.at(e) == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)):
-        parts.append(cur.text[e + 2:(e := lexer.digits_end(cur, e + 2))])
-    if len(parts) < 3 or not _is_month_day(parts[1], parts[2]) or max(map(len, parts[1:])) > 2:
-        return None
-    return e + (cur.at(e) == "." and bool(cur.at(e + 1).strip())), "date", tuple(parts), (False, False)
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
