@@ -269,6 +269,9 @@ class Language:
         sign = self.words["signs"].get(e.sign, "")
         if e.currency:
             return sign + self._money(e)
+        if e.kind in ("integer", "decimal") and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-") and (
+                speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e))):
+            return sign + speed.replace(" ", self.space)  # CLDR's: '100km/h' 時速百キロメートル, 시속 백킬로미터
         unit = self.suffix(e.suffix)
         pressure = e.kind == "fraction" and e.suffix == "mmHg" and self.words["pressure_over"].join(map(self.integer, e.parts))  # '120/80mmHg' 百二十の八十
         return sign + (pressure or self._body(e)) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
