@@ -147,19 +147,20 @@ def telephone(text: str) -> str | None:
 
 
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
-# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位).
-_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "后四位", "末四位", "后六位")
+# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
+_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位")
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
-_CODE = re.compile(r"\d{3,}")
+_CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
 
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
-    if not _CODE.fullmatch(text) or not (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word.endswith("起码"):
+    one by one, its groups joined by 杠 ('取件码6-2-3018'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
+            "-" in text and word.endswith(_DIAL_WORDS)):
         return None
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else digits(text)
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else "杠".join(map(digits, text.split("-")))
 
 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.

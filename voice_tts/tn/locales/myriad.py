@@ -202,8 +202,8 @@ class Language:
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
-                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이; years: '1600-1700'
-            e = replace(e, kind="groups")
+                e.kind == "version" or int(e.parts[1]) > 2100) or e.kind == "range" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues")):
+            e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
@@ -259,7 +259,7 @@ class Language:
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
-        cues = tuple(self.words[cues])
+        cues = tuple(self.words.get(cues, ()))
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
