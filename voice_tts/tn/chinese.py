@@ -205,20 +205,20 @@ def count(text: str, ordinal: bool = False) -> str | None:
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 
-_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?) ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 _PER_NAMES = {"s": "秒"}  # 'MB/s' 每秒, where 's' alone is 秒钟
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
     """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL'
-    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
+    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     symbol = f"{m['unit']}/{m['per']}"
     if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol, "").startswith("speed-") and (
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
         return reading
-    amount = "两" if m["num"] == "2" else number(m["num"])
+    amount = ("两" if m["num"] == "2" and not m["by"] else number(m["num"])) + ("乘" + number(m["by"]) if m["by"] else "")
     per = "每" + (number(m["per_num"]) if m["per_num"] else "") + _PER_NAMES.get(m["per"], units[m["per"]]) if m["per"] else ""
     return amount + units[m["unit"]] + per
 

@@ -186,7 +186,10 @@ class Russian(Language):
         return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
-        """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
+        """A fraction of a unit: the unit in the genitive singular ('одна вторая литра'); a score out of the most
+        before its points, 'из' ('95/100 баллов' девяносто пять из ста баллов)."""
+        if not whole and word.lower() in _WORDS["points"] and numerator <= denominator:
+            return f"{cardinal(numerator, ru_cases.count_gender(numerator, word.lower()))} из {cardinal(denominator, 'm', 'genitive')} {word}"
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
