@@ -792,10 +792,6 @@ _MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
 _RANGE_END = re.compile(_MEASURE)
 
 
-def _value(amount: str) -> float:
-    return float(amount.replace(",", "."))
-
-
 def _genitive(amount: str, gender: str) -> str:
     """'5' → 'пяти', '1,5' → 'одной целой пяти десятых'."""
     integer, _, fraction_digits = amount.partition(",")
@@ -807,7 +803,7 @@ def _measure_range(text: str) -> str | None:
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    return None if not m or _value(m["first"]) >= _value(m["last"]) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
+    return None if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
