@@ -199,6 +199,7 @@ ZH_READINGS = {
     "空腹血糖为6.1 mmol/L，每次5 mL，10mg/5mL的混悬液。": "空腹血糖为六点一毫摩尔每升，每次五毫升，十毫克每五毫升的混悬液。",
     "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座。": "浓度为二十纳克每毫升，下载速度二十兆字节每秒，我们有二 A 座。",
     "瓷砖规格30×60cm，共2x3m。": "瓷砖规格三十乘六十厘米，共二乘三米。",  # dimensions: 乘 between the numbers, the unit after
+    "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
 }
 
 

@@ -206,7 +206,6 @@ def count(text: str, ordinal: bool = False) -> str | None:
 
 
 _MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
-_PER_NAMES = {"s": "秒"}  # 'MB/s' 每秒, where 's' alone is 秒钟
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
@@ -219,8 +218,13 @@ def measure(text: str, units: dict[str, str]) -> str | None:
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
         return reading
     amount = ("两" if m["num"] == "2" and not m["by"] else number(m["num"])) + ("乘" + number(m["by"]) if m["by"] else "")
-    per = "每" + (number(m["per_num"]) if m["per_num"] else "") + _PER_NAMES.get(m["per"], units[m["per"]]) if m["per"] else ""
+    per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]]) if m["per"] else ""  # 'MB/s' 每秒, 's' alone 秒钟
     return amount + units[m["unit"]] + per
+
+
+def fraction(text: str) -> str | None:
+    """'3/4杯' 四分之三杯, '95/100分' 一百分之九十五分 (wetext takes '100分' for a time there)."""
+    return f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}" if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text)) else None
 
 
 def clock_time(text: str) -> str | None:

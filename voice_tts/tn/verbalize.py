@@ -186,7 +186,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return reading
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
-                 chinese.plain):
+                 chinese.fraction, chinese.plain):
         if reading := rule(text):
             return reading
     if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一

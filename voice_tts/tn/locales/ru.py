@@ -206,10 +206,9 @@ class Russian(Language):
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        case = _PREPOSITION_CASES.get(_preposition(ctx))
-        if case and minutes and hours <= 24 and minutes <= 59:
-            case = "accusative" if case == "prepositional" else case  # 'в 9:15': the hour 'в' names takes the accusative
-            return f"{cardinal(hours, 'm', case)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', case)}"
+        if (case := _PREPOSITION_CASES.get(_preposition(ctx))) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' names the hour in the accusative
+            c = case.replace("prepositional", "accusative")
+            return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
         return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
@@ -357,9 +356,8 @@ class Russian(Language):
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's
-        ('120/80 мм рт. ст.' сто двадцать на восемьдесят миллиметров ртутного столба) or a spoon ('1,5 ч. л.' полторы чайные
-        ложки), a half before what it halves ('1/2 стакана' полстакана)."""
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's ('120/80 мм
+        рт. ст.' сто двадцать на восемьдесят…) or a spoon ('1,5 ч. л.' полторы чайные ложки), a half ('1/2 стакана' полстакана)."""
         if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
