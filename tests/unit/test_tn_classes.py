@@ -190,6 +190,16 @@ ZH_READINGS = {
     # an em dash between numbers a range, after a date too; capitals before three digits or more a code
     "3—5天内，1月18日14:00—16:00送到，航班CA1172，显卡RTX4090。":
         "三到五天内，一月十八日十四点到十六点送到，航班CA一一七二，显卡RTX四零九零。",
+    # after any 码 but 起码 a code digit by digit, and after a card's 后四位
+    "动态码 5531，取件码3018，起码3000元，卡号后四位7705。": "动态码五五三一，取件码三零一八，起码三千元，卡号后四位七七零五。",
+    # a pickup code's groups joined by 杠, never a date; a telephone number's groups run on
+    "快递柜取件码：12-3-4567，会员卡号后4位为4821，客服热线400-820-8820。":
+        "快递柜取件码：一二杠三杠四五六七，会员卡号后四位为四八二一，客服热线四零零八二零八八二零。",
+    # a unit after a space (of two letters or more), per a unit and per an amount: the number first, 每 the per
+    "空腹血糖为6.1 mmol/L，每次5 mL，10mg/5mL的混悬液。": "空腹血糖为六点一毫摩尔每升，每次五毫升，十毫克每五毫升的混悬液。",
+    "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座。": "浓度为二十纳克每毫升，下载速度二十兆字节每秒，我们有二 A 座。",
+    "瓷砖规格30×60cm，共2x3m。": "瓷砖规格三十乘六十厘米，共二乘三米。",  # dimensions: 乘 between the numbers, the unit after
+    "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
 }
 
 

@@ -146,19 +146,21 @@ def telephone(text: str) -> str | None:
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
-# Words after which a number is a code, read digit by digit: a postcode, an account, a room.
-_CODE_WORDS = ("邮编", "编码", "号码", "编号", "密码", "验证码", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号")
+# Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
+# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
+_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位")
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
-_CODE = re.compile(r"\d{3,}")
+_CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
 
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one; after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
-    if not _CODE.fullmatch(text) or not (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS):
+    one by one, its groups joined by 杠 ('取件码6-2-3018'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
+            "-" in text and word.endswith(_DIAL_WORDS)):
         return None
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else digits(text)
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else "杠".join(map(digits, text.split("-")))
 
 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
@@ -201,6 +203,28 @@ def count(text: str, ordinal: bool = False) -> str | None:
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
     code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
+
+
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
+
+
+def measure(text: str, units: dict[str, str]) -> str | None:
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL'
+    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
+    if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
+        return None
+    symbol = f"{m['unit']}/{m['per']}"
+    if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol, "").startswith("speed-") and (
+            reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
+        return reading
+    amount = ("两" if m["num"] == "2" and not m["by"] else number(m["num"])) + ("乘" + number(m["by"]) if m["by"] else "")
+    per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]]) if m["per"] else ""  # 'MB/s' 每秒, 's' alone 秒钟
+    return amount + units[m["unit"]] + per
+
+
+def fraction(text: str) -> str | None:
+    """'3/4杯' 四分之三杯, '95/100分' 一百分之九十五分 (wetext takes '100分' for a time there)."""
+    return f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}" if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text)) else None
 
 
 def clock_time(text: str) -> str | None:

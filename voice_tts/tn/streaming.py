@@ -347,8 +347,8 @@ class StreamingNormalizer:
         ctx = self._ctx
         if spoken is None:
             spoken = verbalize(span, raw, ctx)
-        # A symbol said as a word ('#' number, '&' and) never glues onto the word before it ('B#4').
-        spoken_word = (span.kind == "punct" or raw[:1] in "#&") and spoken[:1].isascii() and spoken[:1].isalpha()
+        # A symbol said as a word ('#' number, '&' and, '№' номер) glues onto neither word beside it ('B#4', '№5').
+        spoken_word = (span.kind == "punct" or raw[:1] in "#&") and (first := spoken.lstrip()[:1]).isalpha() and not is_han(first)
         # A dictionary reading that starts or ends inside a raw word is a word of its own.
         inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and _is_word_char(ctx.prev_char) and (
             _is_word_char(raw[:1])
@@ -436,6 +436,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         _detect_language(ctx, raw)
     hangul_word_goes_on = is_hangul(ctx.prev_char)
     han_word_goes_on = is_han(ctx.prev_char)
+    after_word = ctx.prev_char.isalpha()
     if raw:
         ctx.prev_char = raw[-1]
     # raw side: modes, lines, words
@@ -456,15 +457,15 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True
         ctx.in_table = ctx.in_table or kind == "table_start"
-    if kind in _WORDLIKE or kind == "locale" and raw.rstrip(".º°").replace(".", "").isalpha() and raw[-1] in ".º°":  # an abbreviation ('Hauptstr.', 'n.º') is a word
+    if kind in _WORDLIKE or raw == "№" or kind == "locale" and raw.rstrip(".º°").replace(".", "").isalpha() and raw[-1] in ".º°":  # an abbreviation ('Hauptstr.', 'n.º', '№') is a word
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-3:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
         ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-3:])
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
-    elif kind == "punct" and raw in "：:" and han_word_goes_on and ctx.locale is None:
-        pass  # '邮编：100080': the word before the colon still names what the number is
+    elif kind == "punct" and raw in "：:" and after_word:
+        pass  # '邮编：100080', 'код подтверждения: 482913': the word before the colon still names what the number is
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_tts.tn import chinese, cldr, electronic, english, locales
+from voice_tts.tn import chinese, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
@@ -28,8 +28,6 @@ _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*
 _SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
-_PER_SECOND = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]+)/(?P<per>s|h)")
-_RATE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+/[A-Za-z]+)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
@@ -188,22 +186,16 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return reading
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
-                 chinese.plain):
+                 chinese.fraction, chinese.plain):
         if reading := rule(text):
             return reading
     if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一
         return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
-        rate = _RATE.fullmatch(text)
-        if rate and (reading := cldr.unit_reading(rate["num"], rate["unit"], "zh", chinese.number(rate["num"]))):
-            return reading  # '120km/h' 每小时一百二十公里
-        if per := _PER_SECOND.fullmatch(text):  # a rate CLDR has no unit for: '20MB/s' 二十MB每秒
-            per_unit = "每秒" if per.group("per") == "s" else "每小时"
-            return chinese.number(per.group("num")) + unit_words("zh").get(per.group("unit"), per.group("unit")) + per_unit
+        if reading := chinese.measure(text, unit_words("zh")):  # CLDR's unit names ('20ms' 二十毫秒, '6.1 mmol/L' 六点一毫摩尔每升)
+            return reading
         m = _UNIT_SUFFIX.match(text)
-        if m and (name := unit_words("zh").get(m["unit"])):
-            if m.end() == len(text):  # CLDR's unit name ('20ms' 二十毫秒, '2kW' 两千瓦)
-                return ("两" if m["num"] == "2" else chinese.number(m["num"])) + name
+        if m and unit_words("zh").get(m["unit"]):
             # wetext glues its readings to leftovers of words it half-read ("两小时ours") or
             # leaves them unread ('1.2g' 一点二g): accepted without Latin letters only.
             reading = normalize_span(text, "zh")

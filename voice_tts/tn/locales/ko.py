@@ -59,7 +59,7 @@ class Korean(myriad.Language):
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            native = n < 100 and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
+            native = n < self.words["native_below"] and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
             first = cldr.spell("ko", n, "spellout-cardinal-native") if native and not code else plain  # '6~8시간' 여섯에서
             return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
@@ -88,8 +88,8 @@ class Korean(myriad.Language):
         return locale_span(end, spoken, "ko")
 
     def native(self, n: int) -> str:
-        """A number before a counter, CLDR's: 한, 스무, 스물한; hundreds and above in Sino-Korean (백한)."""
-        return cldr.spell("ko", n, "spellout-cardinal-native-attributive")
+        """A number before a counter, CLDR's: 한, 스무, 스물한; from a hundred on Sino-Korean ('120장' 백이십 장)."""
+        return cldr.spell("ko", n, "spellout-cardinal-native-attributive") if n < self.words["native_below"] else self.cardinal(n)
 
     def hour(self, n: int) -> str:
         """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시)."""

@@ -172,6 +172,8 @@ class Language:
             return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
         if company := self._company(cur, pos, ctx):
             return company
+        if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
+            return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
         if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
             return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
@@ -200,14 +202,14 @@ class Language:
         if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
-                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이; years: '1600-1700'
-            e = replace(e, kind="groups")
+                e.kind == "version" or int(e.parts[1]) > 2100) or e.kind == "range" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues")):
+            e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
-        elif e.kind == "fraction" and not any(e.roots) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
+        elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
                 cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
                 cur.at(end) == " " and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '12/28 23:59': no fraction
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59': no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -250,13 +252,14 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821'), or a long one ('注文番号58302')."""
-        code = self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")
+        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
+        ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
+        code = (self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
-        cues = tuple(self.words[cues])
+        cues = tuple(self.words.get(cues, ()))
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
@@ -266,8 +269,12 @@ class Language:
         sign = self.words["signs"].get(e.sign, "")
         if e.currency:
             return sign + self._money(e)
+        if e.kind in ("integer", "decimal") and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-") and (
+                speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e))):
+            return sign + speed.replace(" ", self.space)  # CLDR's: '100km/h' 時速百キロメートル, 시속 백킬로미터
         unit = self.suffix(e.suffix)
-        return sign + self._body(e) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
+        pressure = e.kind == "fraction" and e.suffix == "mmHg" and self.words["pressure_over"].join(map(self.integer, e.parts))  # '120/80mmHg' 百二十の八十
+        return sign + (pressure or self._body(e)) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
 
     def suffix(self, suffix: str) -> str:
         """The words for what is written right after a number: '%', a unit, a unit per unit ('km/h')."""
@@ -467,20 +474,21 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
                 e = lexer.digits_end(cur, b + 1)
                 return e, "decimal", (whole, text[b + 1:e]), (False, False)
             return b, "integer", (whole,), (False, False)
-    groups, seps, e = [whole], [], a
-    while (s := cur.at(e)) in ("-", ".") and is_digit(cur.at(e + 1)):
-        f = lexer.digits_end(cur, e + 1)
-        groups.append(text[e + 1:f])
-        seps.append(s)
-        e = f
-    if len(groups) == 1:
+    groups, seps, e, spaced = [whole], [], a, False
+    while (s := cur.at(e)) in ("-", ".") and (is_digit(cur.at(e + 1)) or (
+            spaced := s == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)) and len(whole) == 4 and len(groups) < 3)):  # '2027. 6. 15.' as Korean writes it
+        f = lexer.digits_end(cur, e + 1 + spaced)
+        groups.append(text[e + 1 + spaced:f])
+        seps.append(s + " " * spaced)
+        e, spaced = f, False
+    if len(groups) == 1 or ". " in seps and not (len(seps) == 2 and _is_month_day(groups[1], groups[2])):
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
     if seps == ["-"] and _is_range(*groups):
         return e, "range", tuple(groups), (False, False)
-    if seps in (["-", "-"], [".", "."]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
-        final_period = seps[0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
+    if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
+        final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
         return e + final_period, "date", tuple(groups), (False, False)
     telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4  # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
     return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)

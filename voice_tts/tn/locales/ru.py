@@ -186,7 +186,10 @@ class Russian(Language):
         return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
-        """A fraction of a unit: the unit in the genitive singular ('одна вторая литра')."""
+        """A fraction of a unit: the unit in the genitive singular ('одна вторая литра'); a score out of the most
+        before its points, 'из' ('95/100 баллов' девяносто пять из ста баллов)."""
+        if not whole and word.lower() in _WORDS["points"] and numerator <= denominator:
+            return f"{cardinal(numerator, ru_cases.count_gender(numerator, word.lower()))} из {cardinal(denominator, 'm', 'genitive')} {word}"
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def _alphanumeric(self, text: str) -> str:
@@ -197,12 +200,16 @@ class Russian(Language):
         return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего, in the preposition's case ('к 14:30' к половине третьего); with
-        seconds every part named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
+        """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
+        пятнадцать, 'до 21:30' до двадцати одного тридцати, 'в 8:05' в восемь ноль пять); with seconds every part
+        named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
         if seconds is not None:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        return ru_cases.time_of_day(hours, minutes, _PREPOSITION_CASES.get(_preposition(ctx), "nominative")) or ru_cases.time_of_day(hours, minutes)
+        if (case := _PREPOSITION_CASES.get(_preposition(ctx))) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' names the hour in the accusative
+            c = case.replace("prepositional", "accusative")
+            return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
+        return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
@@ -349,11 +356,13 @@ class Russian(Language):
         """`Language`'s number span, read through the hooks above, and the words that still join
         it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a spoon ('1,5 ч. л.' полторы чайные
-        ложки), a half before what it halves ('1/2 стакана' полстакана)."""
-        if pos == body and (spoon := next((w for w in _SPOONS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
-            end = k + len(spoon) - self._period_ends_sentence(cur, k + len(spoon) - 1)
-            return locale_span(end, self._counted_quantity(*_plain(cur.text[pos:k]).partition(",")[::2], self.unit(spoon[1:-1]), ctx), self.code)
+        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's ('120/80 мм
+        рт. ст.' сто двадцать на восемьдесят…) or a spoon ('1,5 ч. л.' полторы чайные ложки), a half ('1/2 стакана' полстакана)."""
+        if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+            end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
+            over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
+            reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
+            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
         if cur.startswith(pos, "1/2 ") and pos == body and (noun := chunk_after(cur, pos + 3, is_letter)) and noun[0].islower() and not self.unit(noun[0]):
             return locale_span(pos + 3, self.fraction_before(cur, pos + 3, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
                 locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))  # 'до 1/2 стакана' до половины
@@ -432,6 +441,9 @@ class Russian(Language):
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
+        elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
+                word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
+            span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
             span.info = _up_to(m) or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
@@ -589,7 +601,7 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
 _GENITIVE_MONEY = "genitive money"
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
-_SPOONS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.")
+_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 
 
@@ -778,10 +790,6 @@ _MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
 _RANGE_END = re.compile(_MEASURE)
 
 
-def _value(amount: str) -> float:
-    return float(amount.replace(",", "."))
-
-
 def _genitive(amount: str, gender: str) -> str:
     """'5' → 'пяти', '1,5' → 'одной целой пяти десятых'."""
     integer, _, fraction_digits = amount.partition(",")
@@ -793,7 +801,7 @@ def _measure_range(text: str) -> str | None:
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    return None if not m or _value(m["first"]) >= _value(m["last"]) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
+    return None if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
