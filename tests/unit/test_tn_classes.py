@@ -175,6 +175,10 @@ READINGS = {
     # cubic feet; a booking code letter by letter; a Roman numeral after Building, a letter not
     "About 1,350 cu. ft., code X7KP4M, in Building II, Block C.":
         "About one thousand three hundred fifty cubic feet, code X seven K P four M, in Building two, Block C.",
+    # a code a code word names a few words before it, by its digits, its groups too; a year after 'of' stays one
+    "Enter code 730 592; your PIN: 0852, the last digits are 2046, under the code of 1995.":
+        "Enter code seven three zero five nine two; your PIN: zero eight five two, the last digits are two zero four six, "
+        "under the code of nineteen ninety five.",
 }
 
 ZH_READINGS = {

@@ -98,6 +98,9 @@ READINGS = [
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
      "nach S G B zwei."),
     ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),
+    # a code a code word names a few words before it, by its digits (its groups too; a year after 'von' stays one)
+    ("Ihr Sicherheitscode lautet 739 214, die PIN: 0852; das Gesetz von 1995.", "Ihr Sicherheitscode lautet sieben drei "
+     "neun zwei eins vier, die PIN: null acht fünf zwei; das Gesetz von neunzehnhundertfünfundneunzig."),
 ]
 
 

@@ -69,6 +69,10 @@ READINGS = {
          "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
          "centígrados."),
         ("Quedan 21 plazas de 240.", "Quedan veintiuna plazas de doscientas cuarenta."),
+        # a code a code word names a few words before it, by its digits; a year after 'de' stays one
+        ("Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.", "Introduzca el "
+         "código siete tres cero cinco nueve dos; el PIN de su tarjeta es cero ocho cinco dos, según el Código Penal de mil "
+         "novecientos noventa y cinco."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
@@ -78,6 +82,9 @@ READINGS = {
         ("Mede 4,75 m", "Mede quatro vírgula sete cinco metros"),
         ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
         ("Use 2/3 da farinha", "Use dois terços da farinha"),
+        ("Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.", "Digite o código sete "
+         "três zero cinco nove dois; a senha: zero oito cinco dois, cartão final dois zero quatro seis, conforme o Código "
+         "Civil de dois mil e dois."),
         ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
         ("Pagou € 2", "Pagou dois euros"),
         ("O pacote chega em 3 de maio.", "O pacote chega em três de maio."),
@@ -202,6 +209,7 @@ SENTENCES = {
         "El paquete llega el 3 de mayo. Otro, el 4 de abr. de 2020, y el último el 5 de abr.",
         "Son 35,50 € y $1,01; le devolvemos 0,99 € y 5,02 £.",
         "Tarda 2–4 días, en un plazo de 3-5 días; abrimos 9–13 y 16–20.",
+        "Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.",
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -210,6 +218,7 @@ SENTENCES = {
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
         "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
         "Embarque às 19h45, das 7h às 10h30; CEP 80020-090, juros de 1,99% ao mês e 5–7 dias úteis, 9h–18h.",
+        "Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -51,6 +51,10 @@ READINGS = [
     ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
      "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival; température: de deux à huit "
      "degrés Celsius."),
+    # a code a code word names a few words before it, by its digits; a year after 'de' stays one
+    ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
+     "code trois zéro cinq huit un sept; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
+     "de mille huit cent quatre."),
 ]
 
 

@@ -66,6 +66,10 @@ READINGS = [
      "quattro otto due uno, pratica P Z sei uno nove zero, classe terza B, alle diciotto e quaranta o alle otto e "
      "un minuto."),
     ("Temperatura: 2–8 °C.", "Temperatura: da due a otto gradi Celsius."),
+    # a code a code word names a few words before it, by its digits; a year after 'del' stays one
+    ("Inserisca il codice 730 592; il PIN della carta: 0852, le ultime cifre sono 2046, codice civile del 1942.",
+     "Inserisca il codice sette tre zero cinque nove due; il PIN della carta: zero otto cinque due, le ultime cifre sono "
+     "due zero quattro sei, codice civile del millenovecentoquarantadue."),
 ]
 
 

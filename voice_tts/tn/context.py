@@ -53,6 +53,12 @@ class Context:
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None
 
+    def names_code(self, codes: tuple[str, ...], not_after: tuple[str, ...]) -> bool:
+        """Whether a code word ('code', 'PIN', German compounds 'Bestätigungscode') stands among the words before the
+        next number, and no word right before it makes the number something else ('Código Penal de 1995')."""
+        words = [w.lower() for w in (*self.words_before, self.prev_word) if w]
+        return self.prev_word.lower() not in not_after and any(w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
+
     def char_before(self, text: str, pos: int) -> str:
         """The raw character before `pos` of the tail `text`: before the tail, the last committed."""
         return text[pos - 1] if pos > 0 else self.prev_char

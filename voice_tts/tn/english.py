@@ -295,6 +295,7 @@ MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 # Units that join a preceding number (read by wetext): their names for one (also after 'per') and
 # for more ('kilowatt hours', 'degrees Celsius', 'feet').
 UNITS = _DATA["units"]
+CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
 # Symbols said in running text ('§ 4' section four).

@@ -334,6 +334,12 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return address
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
+    if pos == body and cur.text[pos:end].isdecimal() and ctx.names_code(*english.CODE_WORDS):  # 'code is 604 218' six zero four two one eight
+        code_end = end
+        while (group := lexer.chunk_after(cur, code_end, is_digit)) and group[0].isdecimal() and cur.at(code_end) == " ":
+            code_end = group[1]
+        if sum(map(str.isdecimal, cur.text[pos:code_end])) >= 4:
+            return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
     end = _en_window(cur, body, end)
     if english.measure(unit := cur.text[body:end]) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0])):  # 'a 65W USB-C charger', 'an 8.4 kW solar system'

@@ -61,7 +61,7 @@ class German(Language):
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
         II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
-        cue = next((w.lower() for w in reversed(ctx.words_before) if w[:1].islower() or w.lower() in _CASES), "")
+        cue = next((w.lower() for w in reversed(ctx.words_before[-3:]) if w[:1].islower() or w.lower() in _CASES), "")
         article, ending = _REGNAL_FORMS[_CASES.get(cue, "nominative")][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 

@@ -88,7 +88,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
 }
 
 
@@ -118,6 +118,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet'), from a least length ('Nr. 58302').
     DIGIT_CUES: tuple[list[str], ...] = ()
+    # Words that name a code (a verification code, a PIN) a few words before its digits, and the words after which a number is no code.
+    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
@@ -631,9 +633,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
-        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
+        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
+        if plain and token.isdecimal() and ctx.names_code(*self.CODE_WORDS) and sum(map(str.isdecimal, cur.text[body:(code_end := self._digit_groups_end(cur, end))])) >= 4 and not (
+                self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+            return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
             return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
         if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
