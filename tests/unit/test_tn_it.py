@@ -70,6 +70,13 @@ READINGS = [
     ("Inserisca il codice 730 592; il PIN della carta: 0852, le ultime cifre sono 2046, codice civile del 1942.",
      "Inserisca il codice sette tre zero cinque nove due; il PIN della carta: zero otto cinque due, le ultime cifre sono "
      "due zero quattro sei, codice civile del millenovecentoquarantadue."),
+    # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
+    ("La batteria ha 4500 mAh, sciroppo da 250 mg/5 ml, ferritina a 320 pg/ml, glicemia a 5,4 mmol/L.", "La batteria ha "
+     "quattromilacinquecento milliampereora, sciroppo da duecentocinquanta milligrammi per cinque millilitri, ferritina a "
+     "trecentoventi picogrammi per millilitro, glicemia a cinque virgola quattro millimoli per litro."),
+    ("Le piastrelle sono 30×60cm, il tavolo 80 x 120 cm e lo schermo 27\".", "Le piastrelle sono trenta per sessanta "
+     "centimetri, il tavolo ottanta per centoventi centimetri e lo schermo ventisette pollici."),
+    ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
 ]
 
 

@@ -43,6 +43,7 @@ class Context:
     # sentence state for routing (§3.6)
     sent_han: bool = False
     sent_latin: bool = False
+    quote_open: bool = False  # a '"' opened a quotation on this line: a '"' after a number closes it, no inch mark
     # spoken side
     last_spoken: str = ""
     last_visible: str = ""

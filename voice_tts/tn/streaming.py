@@ -452,8 +452,9 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif not (kind == "ws" and ctx.line_start):
         ctx.line_start = False
     if kind == "nl":
-        ctx.block_line = False
-        ctx.in_table = False
+        ctx.block_line = ctx.in_table = ctx.quote_open = False
+    elif kind == "punct" and raw.count('"') % 2:
+        ctx.quote_open = not ctx.quote_open
         ctx.end_sentence()
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True

@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 _GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
@@ -321,7 +321,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
         per another ('l/m²' Liter pro Quadratmeter)."""
         one, slash, per = written.partition("/")
-        if not (found := self.UNITS.get(written) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (b := self.unit(per)):
+        if not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (b := self.unit(per)):
             return Unit(f"{a.singular} {self.per(b)}", f"{a.plural} {self.per(b)}", a.feminine)
         return found
 
@@ -659,8 +659,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
-        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
-            last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+        by = plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))
+        if by and self.unit(word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: as '60x85'
+            token, end = f"{token}x{ascii_digits(cur.text[end + by.end():last_end])}", last_end
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
+            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
             return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
@@ -679,7 +682,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else ""  # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig
+                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top, '95/100' novantacinque su cento
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d in (10, 20, 100) and 1 < n <= d else ""
                 return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d))
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
@@ -748,6 +752,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     if unit is None:
                         break
                     return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
+                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:
+                    inch = Unit(*(cldr.unit_name(self.code, "length-inch", n) for n in (1, 2)))  # '15,6"' pulgadas, where no quotation is open
+                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, inch, ctx), self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -780,6 +787,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
+                    one, _, amount = word.partition("/")
+                    if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
+                        per_amount = self._counted_quantity(amount, None, per_unit, ctx)  # '100 mg/5 ml' pro fünf Milliliter
+                        return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
