@@ -179,6 +179,16 @@ READINGS = {
     "Enter code 730 592; your PIN: 0852, the last digits are 2046, under the code of 1995.":
         "Enter code seven three zero five nine two; your PIN: zero eight five two, the last digits are two zero four six, "
         "under the code of nineteen ninety five.",
+    # units CLDR names ('dL', 'mmol/L'), one per another, a dose per an amount; an amount or a measure describing a noun
+    "Ferritin 18 ng/mL, glucose 5.4 mmol/L, hemoglobin 13.2 g/dL; syrup 250 mg/5 mL, a 5 mg dose.":
+        "Ferritin eighteen nanograms per milliliter, glucose five point four millimoles per liter, hemoglobin thirteen point "
+        "two grams per deciliter; syrup two hundred fifty milligrams per five milliliters, a five milligram dose.",
+    "It's a $40 copay, an $80 fee, and the 4TB HDD; she paid $40 for it.":
+        "It's a forty dollar copay, an eighty dollar fee, and the four terabyte H D D; she paid forty dollars for it.",
+    # a fraction joined to a unit's name, dimensions by, a mark out of its scale's top
+    "Cut a 5/8-inch hole in the 4x8 sheet; tiles are 30×60cm or 20 × 20 cm; she scored 92/100 and 17/20.":
+        "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "
+        "centimeters; she scored ninety two out of one hundred and seventeen out of twenty.",
 }
 
 ZH_READINGS = {
