@@ -55,8 +55,7 @@ class Context:
     open_word: object | None = None
 
     def names_code(self, codes: tuple[str, ...], not_after: tuple[str, ...]) -> bool:
-        """Whether a code word ('code', 'PIN', German compounds 'Bestätigungscode') stands among the words before the
-        next number, and no word right before it makes the number something else ('Código Penal de 1995')."""
+        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before the next number and no word right before it makes that something else ('Código Penal de 1995')."""
         words = [w.lower() for w in (*self.words_before, self.prev_word) if w]
         return self.prev_word.lower() not in not_after and any(w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
 

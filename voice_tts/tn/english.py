@@ -14,7 +14,7 @@ from voice_tts.tn.word_list import known_words
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA = json.loads(resources.files("voice_tts.tn").joinpath("english.json").read_text(encoding="utf-8"))
 
-_PLURAL_WORDS = {"six": "sixes", "half": "halves"}
+_PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
 _BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
@@ -305,8 +305,11 @@ def unit(symbol: str) -> tuple[str, str] | None:
     'feet'), english.json's, else CLDR's for a symbol that cannot be a word ('dL', 'mmol/L'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
     names = _UNITS.get(symbol) or len(symbol) > 1 and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
-    return tuple(names) if names else (a := slash and unit(first)) and (b := unit(per)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}") or None
+    if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)
+        return tuple(names) if names else None
+    return (f"per {b[0]}",) * 2 if not first else (a := unit(first)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}")
 CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
+DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])  # the words right before a card's last digits ('card ending in 8876')
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
 # Symbols said in running text ('§ 4' section four).
@@ -453,14 +456,6 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
-_PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
-
-
-def per_unit(text: str) -> str | None:
-    """'12/kg' twelve per kilogram."""
-    return (m := _PER_UNIT.fullmatch(text)) and (names := unit(m["unit"])) and f"{number(m['num'].replace(',', ''))} per {names[0]}"
-
-
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
     '9:00 am - 5:30 pm'."""
@@ -499,17 +494,14 @@ def measure(text: str, adjective: bool = False) -> str | None:
         dose["unit"]) and unit(dose["per"]) and [f"{unit(dose['unit'])[i]} per {measure(dose['amount'] + ' ' + dose['per'])}" for i in (0, 1)] or (None, None)
     if one is None:  # '8 oz.': the period of the unit's abbreviation ('2 in.' inches: only with it); '3/4-inch' a unit's name
         return None
-    spoken = fraction(*map(int, amount.split("/")), adjective=bool(adjective)) if "/" in amount else number(amount)
+    if "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # a fraction by its character's name ('3/4-inch' three quarter inch)
+        return None
+    spoken = unicodedata.name(amount)[16:].lower().replace("quarters", "quarter") if amount in _FRACTIONS.values() else number(amount)
     return f"{'minus ' * bool(m.group('sign'))}{spoken} {one if amount == '1' or adjective else many}"
 
 
 _PER_AMOUNT = re.compile(r"(?P<unit>[^\s/]+)/(?P<amount>\d+) (?P<per>\S+)")  # a dose per an amount: 'mg/5 mL'
-
-
-def fraction(numerator: int, denominator: int, adjective: bool = False) -> str:
-    """'3/4' three quarters, '5/8' five eighths; describing a noun a quarter stays singular ('a 3/4-inch pipe' three quarter inch)."""
-    name = {2: "half", 4: "quarter"}.get(denominator) or ordinal(denominator)
-    return f"{cardinal(numerator)} {name}" if numerator == 1 or adjective and denominator == 4 else plural(f"{cardinal(numerator)} {name}")
+_FRACTIONS = {"/".join(map(str, cldr.vulgar_fraction(c))): c for c in cldr.VULGAR_FRACTIONS}  # '3/4': '¾'
 
 
 # --- spans decided with the words around them ---------------------------------------------------

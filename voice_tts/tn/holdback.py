@@ -336,12 +336,10 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return address
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
-    if pos == body and cur.text[pos:end].isdecimal() and ctx.names_code(*english.CODE_WORDS):  # 'code is 604 218' six zero four two one eight
-        code_end = end
-        while (group := lexer.chunk_after(cur, code_end, is_digit)) and group[0].isdecimal() and cur.at(code_end) == " ":
-            code_end = group[1]
-        if sum(map(str.isdecimal, cur.text[pos:code_end])) >= 4:
-            return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
+    cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
+    if pos == body and cur.text[pos:end].isdecimal() and (cued or ctx.names_code(*english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
+            map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
+        return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
     if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
@@ -355,8 +353,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
 
 
 _DIFFERENCE, _DIMENSIONS = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"), re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)")
-# Before a measure or an amount and an acronym, the words that make them describe it ('the 2TB SSD' two terabyte; after 'a' any noun: 'a $250 deductible').
-_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))
+_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))  # 'the 2TB SSD' two terabyte
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -514,8 +511,6 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
-    if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):
-        return Span(digits[0], "reading", "en", info=f"{word} {digits[1]} {english.digits(digits[2])}")
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
@@ -542,21 +537,6 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
         k, j = (k, j) if cur.at(j) not in ("(", ",") else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
-    except TooLong:
-        return None
-
-
-# What '... ending in 8876' names: the digits are the last of a card's or an account's number.
-_DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "mastercard", "amex", "iban"))
-
-
-def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
-    """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
-    try:
-        (word, k), number = _next_token(cur, end), ""
-        if word.lower() == "in":
-            number, k = _next_token(cur, k)
-        return (k, word, number) if number.isdecimal() and 2 <= len(number) <= 6 else None
     except TooLong:
         return None
 

@@ -424,8 +424,7 @@ def _unspaced(c: str) -> bool:
 
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
 _HAN_WORD_CHARS = 5
-# How many words before the last the next number may look back on: 'code de vérification est le 482 913'.
-_WORDS_BEFORE = 4
+_WORDS_BEFORE = 4  # how many words before the last the next number may look back on: 'code de vérification est le 482 913'
 
 
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:

@@ -149,7 +149,7 @@ def _number_en(text: str, currency_code: str) -> str:
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.dashed_date, english.era_year, english.clock_seconds,
-                 english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
+                 english.clock, english.measure, english.local_phone, english.number_range,
                  english.dashed_range):
         if reading := rule(text):
             return reading

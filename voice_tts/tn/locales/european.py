@@ -118,8 +118,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet'), from a least length ('Nr. 58302').
     DIGIT_CUES: tuple[list[str], ...] = ()
-    # Words that name a code (a verification code, a PIN) a few words before its digits, and the words after which a number is no code.
-    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
@@ -180,6 +179,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
     # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
+    DECIMALS_AS_NUMBER = False  # '1,85' um vírgula oitenta e cinco (Italian, Portuguese)
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
@@ -242,8 +242,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raise NotImplementedError
 
     def fraction_digits(self, digits: str) -> str:
-        """The digits after the decimal comma: one by one unless the language reads them otherwise."""
-        return self.digits(digits)
+        """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
+        return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
     def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
         """Digits after the comma read as French and Italian read them: each leading zero, then up
@@ -636,7 +636,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and token.isdecimal() and ctx.names_code(*self.CODE_WORDS) and sum(map(str.isdecimal, cur.text[body:(code_end := self._digit_groups_end(cur, end))])) >= 4 and not (
+        if plain and token.isdecimal() and ctx.names_code(*self.CODE_WORDS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
@@ -651,7 +651,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
         if plain and _DIGIT_GROUPS.fullmatch(token):
-            end = self._digit_groups_end(cur, end)
+            end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
@@ -752,9 +752,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     if unit is None:
                         break
                     return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
-                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:
-                    inch = Unit(*(cldr.unit_name(self.code, "length-inch", n) for n in (1, 2)))  # '15,6"' pulgadas, where no quotation is open
-                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, inch, ctx), self.code)
+                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:  # '15,6"' pulgadas, where no quotation is open
+                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, Unit(*(cldr.unit_name(self.code, "length-inch", n) for n in (1, 2))), ctx), self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1

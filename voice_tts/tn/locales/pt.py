@@ -95,9 +95,6 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
-    def fraction_digits(self, digits: str) -> str:  # '1,85 m' um vírgula oitenta e cinco, '0,33%' zero vírgula trinta e três
-        return self._zeros_then_number(digits, self.digits)
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
         if minutes and seconds is None and ctx.prev_word.lower() in self.CLOCK_CUES:  # 'às dezenove e quarenta'
