@@ -80,6 +80,9 @@ READINGS = {
         ("Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27\". Sacó un 95/100 y un 8/10.", "Las baldosas "
          "miden treinta por sesenta centímetros, la mesa ochenta por ciento veinte centímetros y el monitor veintisiete "
          "pulgadas. Sacó un noventa y cinco sobre cien y un ocho sobre diez."),
+        ("El tubo mide 3/4\", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.", "El tubo mide tres cuartos de "
+         "pulgada, tome mil unidades internacionales de vitamina D y ciento cincuenta microgramos de yodo; pulso de setenta y "
+         "dos latidos por minuto."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
@@ -98,6 +101,9 @@ READINGS = {
         ("O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27\". Tirou 95/100 e 8/10; ele mede 1,78 m.", "O piso é de "
          "trinta por sessenta centímetros, a mesa tem oitenta por cento e vinte centímetros e a tela vinte e sete polegadas. "
          "Tirou noventa e cinco sobre cem e oito sobre dez; ele mede um vírgula setenta e oito metros."),
+        ("O cano mede 3/4\", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.", "O cano mede três quartos de "
+         "polegada, tome mil unidades internacionais de vitamina D e cento e cinquenta microgramas de iodo; pulso de setenta e "
+         "dois batimentos por minuto."),
         ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
         ("Pagou € 2", "Pagou dois euros"),
         ("O pacote chega em 3 de maio.", "O pacote chega em três de maio."),
@@ -225,6 +231,7 @@ SENTENCES = {
         "Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.",
         "La batería tiene 4500 mAh; jarabe de 250 mg/5 ml; ferritina en 320 pg/ml y glucosa en 5,4 mmol/L.",
         'Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27". Sacó un 95/100 y un 8/10.',
+        'El tubo mide 3/4", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.',
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -236,6 +243,7 @@ SENTENCES = {
         "Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.",
         "A bateria tem 4500 mAh; xarope de 250 mg/5 ml; ferritina em 320 pg/ml e glicemia em 5,4 mmol/L.",
         'O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27". Tirou 95/100 e 8/10; ele mede 1,78 m.',
+        'O cano mede 3/4", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.',
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -170,8 +170,8 @@ _CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "
                    "power", "electric", "frequency", "pressure", "acceleration", "force", "torque", "concentr")
 
 
-# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days).
-_SI_SYMBOLS = {"d": "duration-day"}
+# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days), and the inch's marks ('15,6"').
+_SI_SYMBOLS = {"d": "duration-day", '"': "length-inch", "″": "length-inch"}
 # Short forms that name something else after a number: a house number's letter ('12B', '115/B': not
 # Beaufort), a disc ('1 CD': not carats).
 _NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct", "k"})  # after a number: a network's generation (5G), German Cent, a thousand (5k)

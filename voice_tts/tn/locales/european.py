@@ -659,8 +659,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
-        by = plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))
-        if by and self.unit(word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: as '60x85'
+        if (by := plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))) and self.unit(
+                word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: read as '60x85'
             token, end = f"{token}x{ascii_digits(cur.text[end + by.end():last_end])}", last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
@@ -684,7 +684,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top, '95/100' novantacinque su cento
                 over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d in (10, 20, 100) and 1 < n <= d else ""
-                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d))
+                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d), None if over else ctx)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
@@ -747,13 +747,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)  # '$ CA'
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
-                    m = lexer.chunk(cur, j + 1)
-                    unit = self.unit(cur.text[j + 1:m])
-                    if unit is None:
+                    if (unit := self.unit(cur.text[j + 1:(m := lexer.chunk(cur, j + 1))])) is None:
                         break
                     return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
                 if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:  # '15,6"' pulgadas, where no quotation is open
-                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, Unit(*(cldr.unit_name(self.code, "length-inch", n) for n in (1, 2))), ctx), self.code)
+                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -892,13 +890,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°"):
-                m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
+            j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°") or inch:
+                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
                 if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
-                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {self.plural(unit, ctx)}", self.code)
+                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
+                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)
