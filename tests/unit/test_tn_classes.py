@@ -179,6 +179,10 @@ READINGS = {
     "Enter code 730 592; your PIN: 0852, the last digits are 2046, under the code of 1995.":
         "Enter code seven three zero five nine two; your PIN: zero eight five two, the last digits are two zero four six, "
         "under the code of nineteen ninety five.",
+    # a year after a word that makes it one stays a year ('in 2026', 'until early 2027'), a code's digits do not
+    "The code expires in 2026; code 2024 works until early 2027, and your PIN is 1987.":
+        "The code expires in twenty twenty six; code two zero two four works until early twenty twenty seven, and your PIN is "
+        "one nine eight seven.",
     # units CLDR names ('dL', 'mmol/L'), one per another, a dose per an amount; an amount or a measure describing a noun
     "Ferritin 18 ng/mL, glucose 5.4 mmol/L, hemoglobin 13.2 g/dL; syrup 250 mg/5 mL, a 5 mg dose.":
         "Ferritin eighteen nanograms per milliliter, glucose five point four millimoles per liter, hemoglobin thirteen point "

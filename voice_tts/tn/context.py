@@ -54,10 +54,12 @@ class Context:
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None
 
-    def names_code(self, codes: tuple[str, ...], not_after: tuple[str, ...]) -> bool:
-        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before the next number and no word right before it makes that something else ('Código Penal de 1995')."""
-        words = [w.lower() for w in (*self.words_before, self.prev_word) if w]
-        return self.prev_word.lower() not in not_after and any(w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
+    def names_code(self, number: str, codes: tuple[str, ...], not_after: tuple[str, ...], articles: frozenset[str] = frozenset()) -> bool:
+        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before `number` and no word right before it makes that something
+        else ('Código Penal de 1995', 'Ende 2025'), nor, before a year's number, a preposition or article ('válido hasta el 2025')."""
+        words, before = [w.lower() for w in (*self.words_before, self.prev_word) if w], self.prev_word.lower()
+        return before not in not_after and not (len(number) == 4 and "1900" <= number < "2100" and before in articles) and any(
+            w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
 
     def char_before(self, text: str, pos: int) -> str:
         """The raw character before `pos` of the tail `text`: before the tail, the last committed."""

@@ -337,7 +337,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
-    if pos == body and cur.text[pos:end].isdecimal() and (cued or ctx.names_code(*english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
+    if pos == body and cur.text[pos:end].isdecimal() and (cued or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
             map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
         return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
     if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight

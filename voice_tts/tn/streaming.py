@@ -450,10 +450,9 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.line_start = True
     elif not (kind == "ws" and ctx.line_start):
         ctx.line_start = False
+    ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
     if kind == "nl":
-        ctx.block_line = ctx.in_table = ctx.quote_open = False
-    elif kind == "punct" and raw.count('"') % 2:
-        ctx.quote_open = not ctx.quote_open
+        ctx.block_line = ctx.in_table = False
         ctx.end_sentence()
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True

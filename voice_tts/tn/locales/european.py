@@ -636,7 +636,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and token.isdecimal() and ctx.names_code(*self.CODE_WORDS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
+        if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
