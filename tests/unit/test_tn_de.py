@@ -112,6 +112,7 @@ READINGS = [
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
     ("Die 2-TB-SSD und ein 5-kg-Sack, dazu ein 3-fach-Stecker.", "Die zwei-Terabyte-SSD und ein fünf-Kilogramm-Sack, dazu ein dreifach-Stecker."),
+    ("Er verbraucht 3 kWh/Tag.", "Er verbraucht drei Kilowattstunden pro Tag."),
     ("Das Rohr misst 3/4\", dazu 1000 I.E. Vitamin D und 150 mcg Jod; Puls 72 bpm.", "Das Rohr misst drei viertel Zoll, "
      "dazu eintausend internationale Einheiten Vitamin D und einhundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
 ]

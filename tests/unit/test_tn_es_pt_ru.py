@@ -74,6 +74,7 @@ READINGS = {
          "código siete tres cero cinco nueve dos; el PIN de su tarjeta es cero ocho cinco dos, según el Código Penal de mil "
          "novecientos noventa y cinco."),
         ("El código vale hasta el 2025; código: 2024.", "El código vale hasta el dos mil veinticinco; código: dos cero dos cuatro."),
+        ("Consume 3 kWh/día y riega 5 l/m².", "Consume tres kilovatios hora al día y riega cinco litros por metro cuadrado."),
         # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
         ("La batería tiene 4500 mAh; jarabe de 250 mg/5 ml; ferritina en 320 pg/ml y glucosa en 5,4 mmol/L.", "La batería "
          "tiene cuatro mil quinientos miliamperios hora; jarabe de doscientos cincuenta miligramos por cinco mililitros; "

@@ -301,8 +301,7 @@ _UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's n
 
 @lru_cache(maxsize=4096)
 def unit(symbol: str) -> tuple[str, str] | None:
-    """A unit symbol that joins a preceding number: its names for one (also after 'per') and for more ('kilowatt hours',
-    'feet'), english.json's, else CLDR's for a symbol that cannot be a word ('dL', 'mmol/L'), else one per another ('ng/mL')."""
+    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
     names = _UNITS.get(symbol) or len(symbol) > 1 and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
     if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)

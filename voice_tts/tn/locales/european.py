@@ -319,10 +319,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
-        per another ('l/m²' Liter pro Quadratmeter)."""
+        per another ('l/m²' Liter pro Quadratmeter) or per a period ('kWh/día' kilovatios hora al día)."""
         one, slash, per = written.partition("/")
-        if not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (b := self.unit(per)):
-            return Unit(f"{a.singular} {self.per(b)}", f"{a.plural} {self.per(b)}", a.feminine)
+        if not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (
+                b := (self.per(u) if (u := self.unit(per)) else self.PERIODS.get(per))):
+            return Unit(f"{a.singular} {b}", f"{a.plural} {b}", a.feminine)
         return found
 
     @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
