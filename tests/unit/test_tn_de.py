@@ -113,6 +113,7 @@ READINGS = [
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
     ("Die 2-TB-SSD und ein 5-kg-Sack, dazu ein 3-fach-Stecker.", "Die zwei-Terabyte-SSD und ein fünf-Kilogramm-Sack, dazu ein dreifach-Stecker."),
     ("Er verbraucht 3 kWh/Tag.", "Er verbraucht drei Kilowattstunden pro Tag."),
+    ("Er hat 45/50 Punkten, die Schraube misst 3/16 Zoll.", "Er hat fünfundvierzig von fünfzig Punkten, die Schraube misst drei sechzehntel Zoll."),
     ("Das Rohr misst 3/4\", dazu 1000 I.E. Vitamin D und 150 mcg Jod; Puls 72 bpm.", "Das Rohr misst drei viertel Zoll, "
      "dazu eintausend internationale Einheiten Vitamin D und einhundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
 ]

@@ -77,6 +77,7 @@ READINGS = [
     ("Le piastrelle sono 30×60cm, il tavolo 80 x 120 cm e lo schermo 27\".", "Le piastrelle sono trenta per sessanta "
      "centimetri, il tavolo ottanta per centoventi centimetri e lo schermo ventisette pollici."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
+    ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
     ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "
      "di pollice, prenda mille unità internazionali di vitamina D e centocinquanta microgrammi di iodio; polso a "
      "settantadue battiti al minuto."),

@@ -683,8 +683,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top, '95/100' novantacinque su cento
-                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d in (10, 20, 100) and 1 < n <= d else ""
+                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d % 10 == 0 and 1 < n <= d else ""
                 return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d), None if over else ctx)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
