@@ -189,6 +189,9 @@ READINGS = {
         "two grams per deciliter; syrup two hundred fifty milligrams per five milliliters, a five milligram dose.",
     "It's a $40 copay, an $80 fee, and the 4TB HDD; she paid $40 for it.":
         "It's a forty dollar copay, an eighty dollar fee, and the four terabyte H D D; she paid forty dollars for it.",
+    # after 'a' a noun makes the amount describe it, after 'the' only an acronym: 'the $250 will' stays plural; a time is no picometer
+    "Book a 2 PM slot for a $1,200 TV; the $250 will be refunded.":
+        "Book a two PM slot for a one thousand two hundred dollar T V; the two hundred fifty dollars will be refunded.",
     # a fraction joined to a unit's name, dimensions by, a mark out of its scale's top
     "Cut a 5/8-inch hole in the 4x8 sheet; tiles are 30×60cm or 20 × 20 cm; she scored 92/100 and 17/20.":
         "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "

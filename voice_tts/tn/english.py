@@ -303,7 +303,7 @@ _UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's n
 def unit(symbol: str) -> tuple[str, str] | None:
     """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
-    names = _UNITS.get(symbol) or len(symbol) > 1 and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
+    names = _UNITS.get(symbol) or len(symbol) > 1 and symbol in cldr.unit_symbols("en") and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
     if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)
         return tuple(names) if names else None
     return (f"per {b[0]}",) * 2 if not first else (a := unit(first)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}")

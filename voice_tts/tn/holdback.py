@@ -344,7 +344,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
     end = _en_window(cur, body, end)
-    money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].isdecimal() and not currency_code
+    money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
             ctx.prev_word.lower() in ("a", "an") and only_noun(word[0], "") or ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
