@@ -118,8 +118,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if c == "×" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, pos + 1).isdecimal() and ctx.locale is None:
-        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm' thirty by sixty
+    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and english.unit(_next_token(cur, n[1])[0]):
+        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm' thirty by sixty; '2 × 3 = 6' two times three
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
