@@ -196,6 +196,7 @@ READINGS = {
     "Cut a 5/8-inch hole in the 4x8 sheet; tiles are 30×60cm or 20 × 20 cm; she scored 92/100 and 17/20.":
         "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "
         "centimeters; she scored ninety two out of one hundred and seventeen out of twenty.",
+    "Write 2 × 3 = 6 on a card of 20 × 30 cm.": "Write two times three equals six on a card of twenty by thirty centimeters.",
 }
 
 ZH_READINGS = {
