@@ -175,6 +175,28 @@ READINGS = {
     # cubic feet; a booking code letter by letter; a Roman numeral after Building, a letter not
     "About 1,350 cu. ft., code X7KP4M, in Building II, Block C.":
         "About one thousand three hundred fifty cubic feet, code X seven K P four M, in Building two, Block C.",
+    # a code a code word names a few words before it, by its digits, its groups too; a year after 'of' stays one
+    "Enter code 730 592; your PIN: 0852, the last digits are 2046, under the code of 1995.":
+        "Enter code seven three zero five nine two; your PIN: zero eight five two, the last digits are two zero four six, "
+        "under the code of nineteen ninety five.",
+    # a year after a word that makes it one stays a year ('in 2026', 'until early 2027'), a code's digits do not
+    "The code expires in 2026; code 2024 works until early 2027, and your PIN is 1987.":
+        "The code expires in twenty twenty six; code two zero two four works until early twenty twenty seven, and your PIN is "
+        "one nine eight seven.",
+    # units CLDR names ('dL', 'mmol/L'), one per another, a dose per an amount; an amount or a measure describing a noun
+    "Ferritin 18 ng/mL, glucose 5.4 mmol/L, hemoglobin 13.2 g/dL; syrup 250 mg/5 mL, a 5 mg dose.":
+        "Ferritin eighteen nanograms per milliliter, glucose five point four millimoles per liter, hemoglobin thirteen point "
+        "two grams per deciliter; syrup two hundred fifty milligrams per five milliliters, a five milligram dose.",
+    "It's a $40 copay, an $80 fee, and the 4TB HDD; she paid $40 for it.":
+        "It's a forty dollar copay, an eighty dollar fee, and the four terabyte H D D; she paid forty dollars for it.",
+    # after 'a' a noun makes the amount describe it, after 'the' only an acronym: 'the $250 will' stays plural; a time is no picometer
+    "Book a 2 PM slot for a $1,200 TV; the $250 will be refunded.":
+        "Book a two PM slot for a one thousand two hundred dollar T V; the two hundred fifty dollars will be refunded.",
+    # a fraction joined to a unit's name, dimensions by, a mark out of its scale's top
+    "Cut a 5/8-inch hole in the 4x8 sheet; tiles are 30×60cm or 20 × 20 cm; she scored 92/100 and 17/20.":
+        "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "
+        "centimeters; she scored ninety two out of one hundred and seventeen out of twenty.",
+    "Write 2 × 3 = 6 on a card of 20 × 30 cm.": "Write two times three equals six on a card of twenty by thirty centimeters.",
 }
 
 ZH_READINGS = {

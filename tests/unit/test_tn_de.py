@@ -98,6 +98,24 @@ READINGS = [
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
      "nach S G B zwei."),
     ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),
+    # a code a code word names a few words before it, by its digits (its groups too; a year after 'von' stays one)
+    ("Ihr Sicherheitscode lautet 739 214, die PIN: 0852; das Gesetz von 1995.", "Ihr Sicherheitscode lautet sieben drei "
+     "neun zwei eins vier, die PIN: null acht fünf zwei; das Gesetz von neunzehnhundertfünfundneunzig."),
+    # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
+    ("Kreatinin bei 88 µmol/l, Ferritin bei 320 pg/ml, Glukose bei 5,4 mmol/L.", "Kreatinin bei achtundachtzig Mikromol pro "
+     "Liter, Ferritin bei dreihundertzwanzig Pikogramm pro Milliliter, Glukose bei fünf Komma vier Millimol pro Liter."),
+    ("Der Akku hat 4500 mAh, der Motor dreht mit 1200 U/min; Saft 250 mg/5 ml.", "Der Akku hat viertausendfünfhundert "
+     "Milliamperestunden, der Motor dreht mit eintausendzweihundert Umdrehungen pro Minute; Saft zweihundertfünfzig "
+     "Milligramm pro fünf Milliliter."),
+    ("Die Fliesen messen 30×60cm, der Tisch 80 x 120 cm, der Monitor hat 27\".", "Die Fliesen messen dreißig mal sechzig "
+     "Zentimeter, der Tisch achtzig mal einhundertzwanzig Zentimeter, der Monitor hat siebenundzwanzig Zoll."),
+    ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
+    # a unit between a number and its noun by its name, a lower-case ending joined to its number
+    ("Die 2-TB-SSD und ein 5-kg-Sack, dazu ein 3-fach-Stecker.", "Die zwei-Terabyte-SSD und ein fünf-Kilogramm-Sack, dazu ein dreifach-Stecker."),
+    ("Er verbraucht 3 kWh/Tag.", "Er verbraucht drei Kilowattstunden pro Tag."),
+    ("Er hat 45/50 Punkten, die Schraube misst 3/16 Zoll.", "Er hat fünfundvierzig von fünfzig Punkten, die Schraube misst drei sechzehntel Zoll."),
+    ("Das Rohr misst 3/4\", dazu 1000 I.E. Vitamin D und 150 mcg Jod; Puls 72 bpm.", "Das Rohr misst drei viertel Zoll, "
+     "dazu eintausend internationale Einheiten Vitamin D und einhundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
 ]
 
 

@@ -69,15 +69,43 @@ READINGS = {
          "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
          "centígrados."),
         ("Quedan 21 plazas de 240.", "Quedan veintiuna plazas de doscientas cuarenta."),
+        # a code a code word names a few words before it, by its digits; a year after 'de' stays one
+        ("Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.", "Introduzca el "
+         "código siete tres cero cinco nueve dos; el PIN de su tarjeta es cero ocho cinco dos, según el Código Penal de mil "
+         "novecientos noventa y cinco."),
+        ("El código vale hasta el 2025; código: 2024.", "El código vale hasta el dos mil veinticinco; código: dos cero dos cuatro."),
+        ("Consume 3 kWh/día y riega 5 l/m².", "Consume tres kilovatios hora al día y riega cinco litros por metro cuadrado."),
+        # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
+        ("La batería tiene 4500 mAh; jarabe de 250 mg/5 ml; ferritina en 320 pg/ml y glucosa en 5,4 mmol/L.", "La batería "
+         "tiene cuatro mil quinientos miliamperios hora; jarabe de doscientos cincuenta miligramos por cinco mililitros; "
+         "ferritina en trescientos veinte picogramos por mililitro y glucosa en cinco coma cuatro milimoles por litro."),
+        ("Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27\". Sacó un 95/100 y un 8/10.", "Las baldosas "
+         "miden treinta por sesenta centímetros, la mesa ochenta por ciento veinte centímetros y el monitor veintisiete "
+         "pulgadas. Sacó un noventa y cinco sobre cien y un ocho sobre diez."),
+        ("El tubo mide 3/4\", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.", "El tubo mide tres cuartos de "
+         "pulgada, tome mil unidades internacionales de vitamina D y ciento cincuenta microgramos de yodo; pulso de setenta y "
+         "dos latidos por minuto."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
         ("Chegaram 1.234.567", "Chegaram um milhão duzentos e trinta e quatro mil quinhentos e sessenta e sete"),
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
-        ("Mede 4,75 m", "Mede quatro vírgula sete cinco metros"),
+        ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
         ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
         ("Use 2/3 da farinha", "Use dois terços da farinha"),
+        ("Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.", "Digite o código sete "
+         "três zero cinco nove dois; a senha: zero oito cinco dois, cartão final dois zero quatro seis, conforme o Código "
+         "Civil de dois mil e dois."),
+        ("A bateria tem 4500 mAh; xarope de 250 mg/5 ml; ferritina em 320 pg/ml e glicemia em 5,4 mmol/L.", "A bateria tem "
+         "quatro mil e quinhentos miliamperes-hora; xarope de duzentos e cinquenta miligramas por cinco mililitros; ferritina "
+         "em trezentos e vinte picogramas por mililitro e glicemia em cinco vírgula quatro milimols por litro."),
+        ("O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27\". Tirou 95/100 e 8/10; ele mede 1,78 m.", "O piso é de "
+         "trinta por sessenta centímetros, a mesa tem oitenta por cento e vinte centímetros e a tela vinte e sete polegadas. "
+         "Tirou noventa e cinco sobre cem e oito sobre dez; ele mede um vírgula setenta e oito metros."),
+        ("O cano mede 3/4\", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.", "O cano mede três quartos de "
+         "polegada, tome mil unidades internacionais de vitamina D e cento e cinquenta microgramas de iodo; pulso de setenta e "
+         "dois batimentos por minuto."),
         ("Custa R$ 49,90", "Custa quarenta e nove reais e noventa centavos"),
         ("Pagou € 2", "Pagou dois euros"),
         ("O pacote chega em 3 de maio.", "O pacote chega em três de maio."),
@@ -89,8 +117,8 @@ READINGS = {
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
         ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
         ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
-        # a rate's decimals as a number; other decimals digit by digit
-        ("Juros de 1,99% e 0,05%; mede 1,99 m", "Juros de um vírgula noventa e nove por cento e zero vírgula zero cinco por cento; mede um vírgula nove nove metros"),
+        # decimals as a number after their zeros, a rate's and a measure's alike; a longer run digit by digit
+        ("Juros de 1,99% e 0,05%; mede 1,85 m, pi é 3,1416", "Juros de um vírgula noventa e nove por cento e zero vírgula zero cinco por cento; mede um vírgula oitenta e cinco metros, pi é três vírgula um quatro um seis"),
         ("Às 13:00", "Às treze horas"),
         ("Pesa 2 kg", "Pesa dois quilos"),
         ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),
@@ -202,6 +230,10 @@ SENTENCES = {
         "El paquete llega el 3 de mayo. Otro, el 4 de abr. de 2020, y el último el 5 de abr.",
         "Son 35,50 € y $1,01; le devolvemos 0,99 € y 5,02 £.",
         "Tarda 2–4 días, en un plazo de 3-5 días; abrimos 9–13 y 16–20.",
+        "Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.",
+        "La batería tiene 4500 mAh; jarabe de 250 mg/5 ml; ferritina en 320 pg/ml y glucosa en 5,4 mmol/L.",
+        'Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27". Sacó un 95/100 y un 8/10.',
+        'El tubo mide 3/4", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.',
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -210,6 +242,10 @@ SENTENCES = {
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",
         "Ligue para +55 (11) 3333-4444 ou escreva para suporte@loja.com.br, Sr. Souza. Às 16:00 da tarde.",
         "Embarque às 19h45, das 7h às 10h30; CEP 80020-090, juros de 1,99% ao mês e 5–7 dias úteis, 9h–18h.",
+        "Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.",
+        "A bateria tem 4500 mAh; xarope de 250 mg/5 ml; ferritina em 320 pg/ml e glicemia em 5,4 mmol/L.",
+        'O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27". Tirou 95/100 e 8/10; ele mede 1,78 m.',
+        'O cano mede 3/4", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.',
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -51,6 +51,22 @@ READINGS = [
     ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
      "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival; température: de deux à huit "
      "degrés Celsius."),
+    # a code a code word names a few words before it, by its digits; a year after 'de' stays one
+    ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
+     "code trois zéro cinq huit un sept; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
+     "de mille huit cent quatre."),
+    # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
+    ("La batterie fait 4500 mAh, le moteur tourne à 1200 tr/min ; sirop à 250 mg/5 ml.", "La batterie fait quatre mille cinq "
+     "cents milliampères-heures, le moteur tourne à mille deux cents tours par minute; sirop à deux cent cinquante "
+     "milligrammes par cinq millilitres."),
+    ("La ferritine est à 320 pg/ml et la glycémie à 5,4 mmol/L.", "La ferritine est à trois cent vingt picogrammes par "
+     "millilitre et la glycémie à cinq virgule quatre millimoles par litre."),
+    ("Les carreaux font 30×60cm, la table 80 x 120 cm et l’écran 27\".", "Les carreaux font trente sur soixante "
+     "centimètres, la table quatre-vingts sur cent vingt centimètres et l’écran vingt-sept pouces."),
+    ("Il a eu 18/20 et 95/100.", "Il a eu dix-huit sur vingt et quatre-vingt-quinze sur cent."),
+    ("Le tuyau fait 3/4\", prenez 1000 UI de vitamine D et 150 mcg d’iode ; pouls à 72 bpm.", "Le tuyau fait trois quarts "
+     "de pouce, prenez mille unités internationales de vitamine D et cent cinquante microgrammes d’iode; pouls à "
+     "soixante-douze battements par minute."),
 ]
 
 

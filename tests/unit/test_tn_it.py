@@ -66,6 +66,21 @@ READINGS = [
      "quattro otto due uno, pratica P Z sei uno nove zero, classe terza B, alle diciotto e quaranta o alle otto e "
      "un minuto."),
     ("Temperatura: 2–8 °C.", "Temperatura: da due a otto gradi Celsius."),
+    # a code a code word names a few words before it, by its digits; a year after 'del' stays one
+    ("Inserisca il codice 730 592; il PIN della carta: 0852, le ultime cifre sono 2046, codice civile del 1942.",
+     "Inserisca il codice sette tre zero cinque nove due; il PIN della carta: zero otto cinque due, le ultime cifre sono "
+     "due zero quattro sei, codice civile del millenovecentoquarantadue."),
+    # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
+    ("La batteria ha 4500 mAh, sciroppo da 250 mg/5 ml, ferritina a 320 pg/ml, glicemia a 5,4 mmol/L.", "La batteria ha "
+     "quattromilacinquecento milliampereora, sciroppo da duecentocinquanta milligrammi per cinque millilitri, ferritina a "
+     "trecentoventi picogrammi per millilitro, glicemia a cinque virgola quattro millimoli per litro."),
+    ("Le piastrelle sono 30×60cm, il tavolo 80 x 120 cm e lo schermo 27\".", "Le piastrelle sono trenta per sessanta "
+     "centimetri, il tavolo ottanta per centoventi centimetri e lo schermo ventisette pollici."),
+    ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
+    ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
+    ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "
+     "di pollice, prenda mille unità internazionali di vitamina D e centocinquanta microgrammi di iodio; polso a "
+     "settantadue battiti al minuto."),
 ]
 
 

@@ -167,14 +167,14 @@ def currency_name(lang: str, code: str, n: int) -> str:
 
 # Which unit a symbol several units share means ("m": a metre before a minute or a month).
 _CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "duration", "digital", "energy",
-                   "power", "electric", "frequency", "pressure", "acceleration", "force", "torque")
+                   "power", "electric", "frequency", "pressure", "acceleration", "force", "torque", "concentr")
 
 
-# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days).
-_SI_SYMBOLS = {"d": "duration-day"}
+# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days), and the inch's marks ('15,6"').
+_SI_SYMBOLS = {"d": "duration-day", '"': "length-inch", "″": "length-inch"}
 # Short forms that name something else after a number: a house number's letter ('12B', '115/B': not
 # Beaufort), a disc ('1 CD': not carats).
-_NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct"})  # after a number: a network's generation (5G), German Cent
+_NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct", "k"})  # after a number: a network's generation (5G), German Cent, a thousand (5k)
 
 
 def _may_be_word(symbol: str) -> bool:
@@ -193,7 +193,7 @@ def unit_symbols(lang: str) -> dict[str, str]:
     for where in (lang, "en"):
         for unit, patterns in Locale.parse(where)._data["unit_patterns"].items():
             for form, pattern in patterns.get("short", {}).items():
-                if form == "per" or unit.split("-")[0] not in _CATEGORY_ORDER:
+                if form == "per" or unit.split("-")[0] not in _CATEGORY_ORDER or unit == "concentr-item":
                     continue
                 symbol = pattern.replace("{0}", "").replace("\u00a0", " ").replace("\u202f", " ").strip()
                 if symbol and " " not in symbol and not _may_be_word(symbol) and symbol not in _NOT_SYMBOLS:

@@ -43,6 +43,7 @@ class Context:
     # sentence state for routing (§3.6)
     sent_han: bool = False
     sent_latin: bool = False
+    quote_open: bool = False  # a '"' opened a quotation on this line: a '"' after a number closes it, no inch mark
     # spoken side
     last_spoken: str = ""
     last_visible: str = ""
@@ -52,6 +53,13 @@ class Context:
     # A word committed before the joiner that ends the tail ('Okay.'): the driver reads on from
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None
+
+    def names_code(self, number: str, codes: tuple[str, ...], not_after: tuple[str, ...], articles: frozenset[str] = frozenset()) -> bool:
+        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before `number` and no word right before it makes that something
+        else ('Código Penal de 1995', 'Ende 2025'), nor, before a year's number, a preposition or article ('válido hasta el 2025')."""
+        words, before = [w.lower() for w in (*self.words_before, self.prev_word) if w], self.prev_word.lower()
+        return before not in not_after and not (len(number) == 4 and "1900" <= number < "2100" and before in articles) and any(
+            w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
 
     def char_before(self, text: str, pos: int) -> str:
         """The raw character before `pos` of the tail `text`: before the tail, the last committed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from importlib import resources
 
 from voice_tts.tn import cldr
@@ -97,8 +98,9 @@ _CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALE
 _PER_PERIOD = _DATA["per_period"]
 
 
-def money(text: str, currency: str | None = None) -> str | None:
-    """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'."""
+def money(text: str, currency: str | None = None, adjective: bool = False) -> str | None:
+    """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'; describing a noun
+    (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
     if currency is not None:
         m = _CODE_AMOUNT.fullmatch(text)
         cur, sign = currency, None
@@ -106,10 +108,11 @@ def money(text: str, currency: str | None = None) -> str | None:
         m = _MONEY.fullmatch(text)
         cur, sign = (m.group("cur"), m.group("sign")) if m else (None, None)
     per = m and m.group("per")
-    if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and per not in UNITS:
+    if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
-    per = f" per {_PER_PERIOD.get(per) or UNITS[per][0]}" if per else ""
+    per = f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else ""
     one, many, sub_one, sub_many = _CURRENCIES[cur]
+    many = one if adjective else many
     amount = m.group("amount").replace(",", "")
     scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
     scales += m.group("scales").split()
@@ -292,9 +295,20 @@ _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' Janu
 MONTH_ABBREVIATIONS = frozenset(_FULL_MONTHS) - {"May"} | {"Sept"}
 MONTHS = MONTH_ABBREVIATIONS | frozenset(_FULL_MONTHS.values())
 
-# Units that join a preceding number (read by wetext): their names for one (also after 'per') and
-# for more ('kilowatt hours', 'degrees Celsius', 'feet').
-UNITS = _DATA["units"]
+_UNITS: dict[str, list[str]] = _DATA["units"]
+_UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's name joined to a fraction ('3/4-inch')
+
+
+@lru_cache(maxsize=4096)
+def unit(symbol: str) -> tuple[str, str] | None:
+    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
+    first, slash, per = symbol.partition("/")
+    names = _UNITS.get(symbol) or len(symbol) > 1 and symbol in cldr.unit_symbols("en") and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
+    if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)
+        return tuple(names) if names else None
+    return (f"per {b[0]}",) * 2 if not first else (a := unit(first)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}")
+CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
+DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])  # the words right before a card's last digits ('card ending in 8876')
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
 TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
 # Symbols said in running text ('§ 4' section four).
@@ -326,7 +340,7 @@ _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
 )
-_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>\S+)")
+_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>[^\s/]+/\d+ \S+|\S+)")
 
 
 _RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
@@ -441,14 +455,6 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
-_PER_UNIT = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)/(?P<unit>[^\W\d_]+)")
-
-
-def per_unit(text: str) -> str | None:
-    """'12/kg' twelve per kilogram."""
-    return (m := _PER_UNIT.fullmatch(text)) and m["unit"] in UNITS and f"{number(m['num'].replace(',', ''))} per {UNITS[m['unit']][0]}"
-
-
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
     '9:00 am - 5:30 pm'."""
@@ -480,10 +486,21 @@ def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
     degrees Celsius'; joined by a hyphen or before a noun (`adjective`) it describes the noun, in the
     singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' one hundred fifty kilowatt charger."""
-    if (m := _MEASURE.fullmatch(text)) is None or (unit := m["unit"]) not in UNITS and (unit := unit.removesuffix(".")) not in UNITS:
-        return None  # '8 oz.': the period of the unit's abbreviation ('2 in.' inches: only with it)
-    amount, (one, many), adjective = m.group("num").replace(",", ""), UNITS[unit], adjective or m["adjective"]
-    return f"{'minus ' * bool(m.group('sign'))}{number(amount)} {one if amount == '1' or adjective else many}"
+    if (m := _MEASURE.fullmatch(text)) is None:
+        return None
+    symbol, amount, adjective, dose = m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
+    one, many = unit(symbol) or unit(symbol.removesuffix(".")) or m["adjective"] and symbol in _UNIT_NAMES and (symbol, symbol) or dose and unit(
+        dose["unit"]) and unit(dose["per"]) and [f"{unit(dose['unit'])[i]} per {measure(dose['amount'] + ' ' + dose['per'])}" for i in (0, 1)] or (None, None)
+    if one is None:  # '8 oz.': the period of the unit's abbreviation ('2 in.' inches: only with it); '3/4-inch' a unit's name
+        return None
+    if "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # a fraction by its character's name ('3/4-inch' three quarter inch)
+        return None
+    spoken = unicodedata.name(amount)[16:].lower().replace("quarters", "quarter") if amount in _FRACTIONS.values() else number(amount)
+    return f"{'minus ' * bool(m.group('sign'))}{spoken} {one if amount == '1' or adjective else many}"
+
+
+_PER_AMOUNT = re.compile(r"(?P<unit>[^\s/]+)/(?P<amount>\d+) (?P<per>\S+)")  # a dose per an amount: 'mg/5 mL'
+_FRACTIONS = {"/".join(map(str, cldr.vulgar_fraction(c))): c for c in cldr.VULGAR_FRACTIONS}  # '3/4': '¾'
 
 
 # --- spans decided with the words around them ---------------------------------------------------

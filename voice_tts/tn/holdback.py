@@ -119,6 +119,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
+    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and english.unit(_next_token(cur, n[1])[0]):
+        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm' thirty by sixty; '2 × 3 = 6' two times three
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
@@ -337,14 +339,24 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return address
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
+    cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
+    if pos == body and cur.text[pos:end].isdecimal() and (cued or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
+            map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
+        return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
+    if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight
+        unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
+        return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
     end = _en_window(cur, body, end)
-    if english.measure(unit := cur.text[body:end]) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
-            word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0])):  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
-        return Span(end, "reading", "en", info=english.measure(unit, adjective=True))
+    money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
+    if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
+            word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
+            ctx.prev_word.lower() in ("a", "an") and only_noun(word[0], "") or ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
+        return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
-_DIFFERENCE = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?")
+_DIFFERENCE, _DIMENSIONS = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"), re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)")
+_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))  # 'the 2TB SSD' two terabyte
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -411,7 +423,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
                 per = lexer.chunk(cur, j + 2) if cur.at(j + 1) == "/" and is_letter(cur.at(j + 2)) else j + 1  # '14¢/kWh'
-                return per if cur.text[j + 2:per] in english.UNITS else j + 1  # '25¢', '25 €': the currency after its amount
+                return per if english.unit(cur.text[j + 2:per]) else j + 1  # '25¢', '25 €': the currency after its amount
             if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
                 return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation
@@ -435,13 +447,15 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             word = cur.text[j:m]
             if not numeric:
                 return end
+            if re.fullmatch(r"[^\W\d_]+/\d+", word) and english.unit(word.partition("/")[0]) and english.unit((per := _next_token(cur, m))[0]):
+                return per[1]  # '100 mg/5 mL': a dose per an amount
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
                 end, money, plain_int, clock_like = m, False, False, False
                 continue
             # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
             era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
-            if era or plain_int and re.fullmatch(r"\d+/\d+", word) or word in english.UNITS or (
-                    clock_like and word in english.AM_PM) or word + "." in english.UNITS and _abbreviation_period(cur, m):  # '2 in. wide'
+            if era or plain_int and re.fullmatch(r"\d+/\d+", word) or english.unit(word) or (
+                    clock_like and word in english.AM_PM) or english.unit(word + ".") and _abbreviation_period(cur, m):  # '2 in. wide'
                 # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the sentence's)
                 end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
@@ -500,8 +514,6 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
-    if word.lower() == "ending" and ctx.prev_word.lower() in _DIGIT_HOLDERS and (digits := _ending_in(cur, end)):
-        return Span(digits[0], "reading", "en", info=f"{word} {digits[1]} {english.digits(digits[2])}")
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
@@ -528,21 +540,6 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
         k, j = (k, j) if cur.at(j) not in ("(", ",") else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
-    except TooLong:
-        return None
-
-
-# What '... ending in 8876' names: the digits are the last of a card's or an account's number.
-_DIGIT_HOLDERS = frozenset(("card", "account", "number", "phone", "visa", "mastercard", "amex", "iban"))
-
-
-def _ending_in(cur: Cursor, end: int) -> tuple[int, str, str] | None:
-    """'(card) ending in 8876': where the digits end, the word 'in' and the digits, read one by one."""
-    try:
-        (word, k), number = _next_token(cur, end), ""
-        if word.lower() == "in":
-            number, k = _next_token(cur, k)
-        return (k, word, number) if number.isdecimal() and 2 <= len(number) <= 6 else None
     except TooLong:
         return None
 

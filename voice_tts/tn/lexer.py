@@ -103,6 +103,20 @@ def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
     return run(cur, i, is_digit, most)
 
 
+def digit_groups_end(cur: Cursor, j: int) -> int:
+    """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
+    end = j
+    try:
+        while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
+            k = digits_end(cur, end + 1)
+            if is_letter(cur.at(k)):
+                return end
+            end = k
+    except TooLong:
+        pass
+    return end
+
+
 def greedy(cur: Cursor, i: int, accept) -> int:
     """A run that is complete in itself: takes what is present now and never waits."""
     while (c := cur.peek(i)) and accept(c):

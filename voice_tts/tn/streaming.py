@@ -424,6 +424,7 @@ def _unspaced(c: str) -> bool:
 
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
 _HAN_WORD_CHARS = 5
+_WORDS_BEFORE = 4  # how many words before the last the next number may look back on: 'code de vérification est le 482 913'
 
 
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
@@ -450,22 +451,22 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.line_start = True
     elif not (kind == "ws" and ctx.line_start):
         ctx.line_start = False
+    ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
     if kind == "nl":
-        ctx.block_line = False
-        ctx.in_table = False
+        ctx.block_line = ctx.in_table = False
         ctx.end_sentence()
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True
         ctx.in_table = ctx.in_table or kind == "table_start"
     if kind in _WORDLIKE or raw == "№" or kind == "locale" and raw.rstrip(".º°").replace(".", "").isalpha() and raw[-1] in ".º°":  # an abbreviation ('Hauptstr.', 'n.º', '№') is a word
-        ctx.words_before = (*ctx.words_before, ctx.prev_word)[-3:] if ctx.prev_word else ()
+        ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-3:])
+        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
     elif kind == "punct" and raw in "：:" and after_word:
-        pass  # '邮编：100080', 'код подтверждения: 482913': the word before the colon still names what the number is
+        pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829': the word before the colon still names what the number is
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing

@@ -96,8 +96,8 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
             reading = english.acronym(raw)
         if reading is not None:
             return reading
-    if ctx.prev_word.lower() == "per" and raw in english.UNITS or ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
-        return english.UNITS[raw][0] if ctx.prev_char != "每" else unit_words("zh")[raw]
+    if ctx.prev_word.lower() == "per" and english.unit(raw) or ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
+        return english.unit(raw)[0] if ctx.prev_char != "每" else unit_words("zh")[raw]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
@@ -147,7 +147,7 @@ def _number_en(text: str, currency_code: str) -> str:
         return reading
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.dashed_date, english.era_year, english.clock_seconds,
-                 english.clock, english.measure, english.per_unit, english.local_phone, english.number_range,
+                 english.clock, english.measure, english.local_phone, english.number_range,
                  english.dashed_range):
         if reading := rule(text):
             return reading
@@ -156,16 +156,18 @@ def _number_en(text: str, currency_code: str) -> str:
     ratio = _RATIO.fullmatch(text)
     if ratio and int(ratio.group(1)) >= int(ratio.group(2)):  # 24/7, 50/50: not a fraction
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
+    if ratio and int(ratio.group(2)) % 10 == 0 and int(ratio.group(1)) > 1:  # a mark out of its scale's top: '95/100', '45/50'
+        return f"{english.integer(ratio.group(1))} out of {english.integer(ratio.group(2))}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
         return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
     if m := _SCALED.fullmatch(text):
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
-    if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.UNITS.get(unit) or english.UNITS.get(unit[:-1])):
+    if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.unit(unit) or english.unit(unit[:-1])):
         text = text[: -len(unit)] + name[1]  # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
     m = _UNIT_SUFFIX.fullmatch(text)
-    known_unit = m is not None and m.group("unit") in english.UNITS
+    known_unit = m is not None and english.unit(m.group("unit"))
     if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
             reading := _checked(normalize_span(text, "en"))):
         return reading

@@ -18,7 +18,10 @@ def known_words() -> frozenset[str]:
 @lru_cache(maxsize=4096)  # asked of the word after every English unit
 def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
-    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar')."""
+    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar');
+    "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you')."""
     from lemminflect import getAllInflections, getAllLemmas
-    return (lemmas := getAllLemmas(word.lower())).keys() == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and any(
-        plural != lemma for lemma in lemmas["NOUN"] for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
+    lemmas = getAllLemmas(word.lower())
+    counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
+    return lemmas.keys() == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and counted if pos else (
+        "ADJ" in lemmas or counted or word.isalpha() and not lemmas and word.lower() not in known_words())

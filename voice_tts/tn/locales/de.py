@@ -61,7 +61,7 @@ class German(Language):
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
         II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
-        cue = next((w.lower() for w in reversed(ctx.words_before) if w[:1].islower() or w.lower() in _CASES), "")
+        cue = next((w.lower() for w in reversed(ctx.words_before[-3:]) if w[:1].islower() or w.lower() in _CASES), "")
         article, ending = _REGNAL_FORMS[_CASES.get(cue, "nominative")][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
@@ -83,7 +83,7 @@ class German(Language):
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word
         joiner stands for the hyphen, which no space then follows)."""
-        return super()._alphanumeric(re.sub(r"(?<=\d)-(?=[a-zäöüß])", "\u2060", text)).replace("\u2060", "")
+        return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue

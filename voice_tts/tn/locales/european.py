@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 _GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
@@ -88,7 +88,7 @@ _TABLES: dict[str, Callable] = {
     "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset,
+    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
 }
 
 
@@ -118,6 +118,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # The words before and after a number read digit by digit ('terminada en 4821', 'auf 4821 endet'), from a least length ('Nr. 58302').
     DIGIT_CUES: tuple[list[str], ...] = ()
+    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
@@ -178,6 +179,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
     # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
+    DECIMALS_AS_NUMBER = False  # '1,85' um vírgula oitenta e cinco (Italian, Portuguese)
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
@@ -240,8 +242,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raise NotImplementedError
 
     def fraction_digits(self, digits: str) -> str:
-        """The digits after the decimal comma: one by one unless the language reads them otherwise."""
-        return self.digits(digits)
+        """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
+        return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
     def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
         """Digits after the comma read as French and Italian read them: each leading zero, then up
@@ -317,10 +319,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
-        per another ('l/m²' Liter pro Quadratmeter)."""
+        per another ('l/m²' Liter pro Quadratmeter) or per a period ('kWh/día' kilovatios hora al día)."""
         one, slash, per = written.partition("/")
-        if not (found := self.UNITS.get(written) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (b := self.unit(per)):
-            return Unit(f"{a.singular} {self.per(b)}", f"{a.plural} {self.per(b)}", a.feminine)
+        if not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (
+                b := (self.per(u) if (u := self.unit(per)) else self.PERIODS.get(per))):
+            return Unit(f"{a.singular} {b}", f"{a.plural} {b}", a.feminine)
         return found
 
     @lru_cache(maxsize=1024)  # noqa: B019  (one instance per language, alive for the process)
@@ -631,9 +634,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
-        before = f" {' '.join((*ctx.words_before, ctx.prev_word))}".lower()  # a card's last digits: 'terminada en 4821'
+        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
+        if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
+                self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+            return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
             return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
         if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
@@ -646,7 +652,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
         if plain and _DIGIT_GROUPS.fullmatch(token):
-            end = self._digit_groups_end(cur, end)
+            end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
@@ -654,8 +660,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
-        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)):  # '3x4 м' три на четыре метра: the unit counts the last
-            last = self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+        if (by := plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))) and self.unit(
+                word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: read as '60x85'
+            token, end = f"{token}x{ascii_digits(cur.text[end + by.end():last_end])}", last_end
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
+            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
             return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
@@ -674,8 +683,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else ""  # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig
-                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d))
+                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d % 10 == 0 and 1 < n <= d else ""
+                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d), None if over else ctx)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
@@ -738,11 +748,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)  # '$ CA'
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
-                    m = lexer.chunk(cur, j + 1)
-                    unit = self.unit(cur.text[j + 1:m])
-                    if unit is None:
+                    if (unit := self.unit(cur.text[j + 1:(m := lexer.chunk(cur, j + 1))])) is None:
                         break
                     return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
+                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:  # '15,6"' pulgadas, where no quotation is open
+                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code)
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -775,6 +785,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         currency, end = named, k + 1
                         break
                 if scale is None and currency is None:
+                    one, _, amount = word.partition("/")
+                    if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
+                        per_amount = self._counted_quantity(amount, None, per_unit, ctx)  # '100 mg/5 ml' pro fünf Milliliter
+                        return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
@@ -877,13 +891,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
-            j = lexer.spaces(cur, end)
-            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°"):
-                m = j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
+            j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°") or inch:
+                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
                 if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
-                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {self.plural(unit, ctx)}", self.code)
+                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
+                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         except TooLong:
             pass
         return locale_span(end, reading, self.code)
@@ -949,9 +964,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
-        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a
-        decimal too ('15,6-Zoll-Display' fünfzehn Komma sechs); a version after 'v' ('v2.1.4' versione due punto uno)."""
-
+        """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
+        fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD); a version after 'v'."""
+        text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and unit.singular or m[1], text)
         if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")):
             return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(self.cardinal(int(p)) for p in version[1].split("."))
 

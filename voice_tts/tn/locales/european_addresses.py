@@ -55,7 +55,7 @@ class AddressesAndPhones:
         if cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)) is not None:  # '+55 (11) 3333-4444'
             end, rest = area.end, area.info
         elif is_digit(cur.at(j + 1)):
-            end = self._digit_groups_end(cur, j)
+            end = lexer.digit_groups_end(cur, j)
             rest = self.phone_digits(cur.text[j:end])
         else:
             return None
@@ -70,7 +70,7 @@ class AddressesAndPhones:
         j = lexer.digits_end(cur, pos + 1)
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
-        end = self._digit_groups_end(cur, j + 1)
+        end = lexer.digit_groups_end(cur, j + 1)
         return self._phone_span(cur, end, f"{self.area_code(cur.text[pos + 1:j])} {self.phone_digits(cur.text[j:end])}")
 
     def area_code(self, digits: str) -> str:
@@ -99,22 +99,9 @@ class AddressesAndPhones:
         (a group that is not three digits long, or a language that does not group with spaces)."""
         if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
             return None
-        phone_end = self._digit_groups_end(cur, end)
+        phone_end = lexer.digit_groups_end(cur, end)
         groups = cur.text[body:phone_end].split()
         digits = sum(len(g) for g in groups)
         if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
             return None
         return None if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]) else phone_end
-
-    def _digit_groups_end(self, cur: Cursor, j: int) -> int:
-        """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
-        end = j
-        try:
-            while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
-                k = lexer.digits_end(cur, end + 1)
-                if is_letter(cur.at(k)):
-                    return end
-                end = k
-        except TooLong:
-            pass
-        return end

@@ -46,9 +46,6 @@ class Italian(Language):
         words = cldr.ordinal("it", n, "masculine")
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
-    def fraction_digits(self, digits: str) -> str:
-        return self._zeros_then_number(digits, self.digits)
-
     def fraction(self, numerator: int, denominator: int) -> str:
         if denominator == 2:
             return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"

@@ -95,10 +95,6 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
-    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:  # a rate's decimals as a number
-        decimals = f" vírgula {self._zeros_then_number(fractional, self.digits)}" if fractional else ""
-        return f"{_cardinal(int(whole))}{decimals} por cento"
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
         if minutes and seconds is None and ctx.prev_word.lower() in self.CLOCK_CUES:  # 'às dezenove e quarenta'
