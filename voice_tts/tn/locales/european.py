@@ -637,14 +637,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
+        if plain and (token.isdecimal() or len(token) > 6 and token.replace("-", "").isdecimal()) and ctx.names_code(
+                token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
-        if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
-            return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
-        if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
-                code := re.match(r", (\d{5}) [^\W\d]", "".join(cur.at(i) for i in range(end, end + 9)))):  # German: a house number, then '80802 München'
-            return locale_span(end + 7, f"{self.cardinal(int(token))}, {self.digits(code[1])}", self.code)
+        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
+                self.unit(place[0]) or self.currency(place[0])):  # '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
+            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
