@@ -277,7 +277,7 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
 
 # --- numbers and codes ------------------------------------------------------------------------
 
-_CODE = re.compile(r"[A-Z]{1,2}\d{3,}")
+_CODE = re.compile(r"[A-Z]{1,3}-?\d{3,}")
 
 
 def _next_visible(cur: Cursor, i: int) -> str:
@@ -335,6 +335,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
+    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):  # '401(k)' four oh one k
+        return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
     if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
         return address
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
@@ -525,6 +527,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
+    if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):  # 'Chicago, IL 60607' Illinois
+        return Span(end, "reading", "en", info=english.US_STATES[word])
     code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
     if code in english.CURRENCY_CODES:
         j = lexer.spaces(cur, pos + len(code))
