@@ -67,7 +67,7 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
-_GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
+_GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
@@ -144,7 +144,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Address labels read as a word of the language ('.py' → 'python' in Italian); the word for a house number's
     # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
-    HOUSE_SLASH, POSTCODE_DIGITS = "", False
+    HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
@@ -224,7 +224,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         joined: dict[str, list[str]] = {}
         for key in cls.ABBREVIATIONS:
             head, _, rest = key.partition(".")
-            if rest[:1] not in ("", " ") and rest[-1] == ".":
+            if (rest[:1] not in ("", " ") or rest.count(" ") > 1) and rest[-1] == ".":  # 'c.-à-d.', 'c. à c.'
                 joined.setdefault(head, []).append(key)
         cls.JOINED_ABBREVIATIONS = {head: tuple(sorted(keys, key=len, reverse=True)) for head, keys in joined.items()}
 
@@ -370,7 +370,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before:  # '1 compressa e ½' mezza
+            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before and (
+                    not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS):  # '1 compressa e ½' mezza, not '… e ½ litro'
                 return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
@@ -626,8 +627,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
-        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES):
-            return locale_span(end, f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
+        spaced = (cued := plain and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES)) and token.isdecimal() and re.match(
+            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um
+        if cued and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
+            return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
+        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
+            return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
@@ -765,8 +770,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
-                elif cur.at(m) == "." and word.isalpha() and cur.at(m + 1) == " " and cur.at(m + 2).islower() and self.unit(word):
-                    m += 1  # '10 sec. e poi': the abbreviation's period
+                elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
+                    m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
