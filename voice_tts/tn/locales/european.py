@@ -77,7 +77,7 @@ _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 # A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
 # part number with a longer digit run, is left to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?")
-_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
+_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
@@ -642,8 +642,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
         if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
             return locale_span(end, self.digits(token), self.code)
-        if plain and (token.isdecimal() or len(token) > 6 and token.replace("-", "").isdecimal()) and ctx.names_code(
-                token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
+        if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
