@@ -11,19 +11,8 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer
-from voice_tts.tn.chars import (
-    JOIN_ANY,
-    OPENING_BRACKETS,
-    SIGNS,
-    ZH_SUFFIXES,
-    is_alnum,
-    is_digit,
-    is_emoji,
-    is_han,
-    is_latin_letter,
-    is_letter,
-    is_space,
-)
+from voice_tts.tn.chars import JOIN_ANY, OPENING_BRACKETS, SIGNS, ZH_SUFFIXES
+from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.locales.myriad import unit_words
@@ -32,10 +21,8 @@ from voice_tts.tn.word_list import only_noun
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     c = cur.at(pos)
-    if ctx.mode:
-        span = _continuation(cur, pos, ctx)
-        if span is not None:
-            return span
+    if ctx.mode and (span := _continuation(cur, pos, ctx)) is not None:
+        return span
     if c == "\n":
         return Span(pos + 1, "nl")
     if is_space(c):
@@ -47,18 +34,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
-    if ctx.line_start and not (ctx.locale is not None and is_digit(c)):
-        span = _line_start(cur, pos, ctx)
-        if span is not None:
-            return span
-    if ctx.lexicon:
-        span = _lexicon(cur, pos, ctx)
-        if span is not None:
-            return span
-    if ctx.locale is not None:
-        span = ctx.locale.find_span(cur, pos, ctx)
-        if span is not None:
-            return span
+    if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
+        return span
+    if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
+        return span
+    if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
+        return span
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
         prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):

@@ -258,8 +258,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raise NotImplementedError
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
-        return self.fraction(numerator, denominator)
+        """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
+        after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
+        keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
+        noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
+        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].strip() if noun else self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -429,9 +432,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
                 return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)
             return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
-        if "@" in word and electronic.is_email(word):
-            return locale_span(end, self.address(word), self.code)
-        if self._is_domain(word):
+        if "@" in word and electronic.is_email(word) or self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
@@ -640,14 +641,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
-        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
+        if plain and token.isdecimal() and (any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES)
+                or self.POSTCODE_DIGITS and len(token) == 5 and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
+                    self.unit(place[0]) or self.currency(place[0]))):  # a postcode: '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
             return locale_span(end, self.digits(token), self.code)
         if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
-        if plain and self.POSTCODE_DIGITS and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
-                self.unit(place[0]) or self.currency(place[0])):  # '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
-            return locale_span(end, self.digits(token), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn.chars import ascii_digits, is_letter
+from voice_tts.tn.chars import ascii_digits
 from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.lexer import chunk_after
 from voice_tts.tn.locales.european import Language
 
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
@@ -57,14 +55,6 @@ class French(Language):
         if numerator > 1 and not words.endswith("s"):
             words += "s"
         return f"{self.counted(numerator)} {words}"
-
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'½ heure' une demi-heure, '½ c. à c.' une demi-cuillère à café: "demi" in the gender of the noun after it."""
-        if (numerator, denominator) != (1, 2) or not (after := chunk_after(cur, end, is_letter)):
-            return self.fraction(numerator, denominator)
-        keys = self.JOINED_ABBREVIATIONS.get(after[0], ())
-        noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), after[0]).split()[0]
-        return f"{'une' if self.is_feminine(noun) else 'un'} demi"
 
     def decade(self, token: str, ctx: Context) -> str | None:
         return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
