@@ -89,7 +89,7 @@ class German(Language):
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
         Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
         preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1', 'Art. 1 GG' stay eins."""
-        label = ctx.prev_word.lower() not in _CASES and (ctx.prev_word in _GENDERS or self.ABBREVIATIONS.get(ctx.prev_word + ".", "")[:1].isupper())
+        label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Art.' Artikel
         if n != 1 or label or (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
         (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
