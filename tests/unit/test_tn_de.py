@@ -130,6 +130,7 @@ READINGS = [
     # statutes written in mixed case by their names (those in capitals spelled); a number after a label stays eins
     ("Nach § 3 Nr. 26 EStG und § 14 UStG, Art. 3 GG sowie § 1 Abs. 1 BGB gilt das.", "Nach Paragraf drei Nummer sechsundzwanzig "
      "Einkommensteuergesetz und Paragraf vierzehn Umsatzsteuergesetz, Artikel drei Grundgesetz sowie Paragraf eins Absatz eins B G B gilt das."),
+    ("Heute bleibt 1 Stunde Wartezeit, Zimmer 1 hat 1 Bett.", "Heute bleibt eine Stunde Wartezeit, Zimmer eins hat ein Bett."),
 ]
 
 
