@@ -197,6 +197,13 @@ READINGS = {
         "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "
         "centimeters; she scored ninety two out of one hundred and seventeen out of twenty.",
     "Write 2 × 3 = 6 on a card of 20 × 30 cm.": "Write two times three equals six on a card of twenty by thirty centimeters.",
+    # a state's code before its ZIP code by its name, a short code and a code after '#' digit by digit, a flight's number in pairs
+    "Ship it to 200 Pine Rd., Unit 4, Austin, TX 78701, or text STOP to 55123.": "Ship it to two hundred Pine Road, Unit four, "
+        "Austin, Texas seven eight seven zero one, or text STOP to five five one two three.",
+    "Flight DL 1482 and flight AA 90 board at Gate C4; ticket #BK-20931 is confirmed.": "Flight D L fourteen eighty two and flight "
+        "A A ninety board at Gate C four; ticket number B K two zero nine three one is confirmed.",
+    "Roll your 403(b) into a 401(k) and add 2 tbsp of oil and 1 tsp of salt; the charger is 65 Wh.": "Roll your four oh three b into "
+        "a four oh one k and add two tablespoons of oil and one teaspoon of salt; the charger is sixty five watt hours.",
 }
 
 ZH_READINGS = {

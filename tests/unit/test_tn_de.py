@@ -116,6 +116,21 @@ READINGS = [
     ("Er hat 45/50 Punkten, die Schraube misst 3/16 Zoll.", "Er hat fünfundvierzig von fünfzig Punkten, die Schraube misst drei sechzehntel Zoll."),
     ("Das Rohr misst 3/4\", dazu 1000 I.E. Vitamin D und 150 mcg Jod; Puls 72 bpm.", "Das Rohr misst drei viertel Zoll, "
      "dazu eintausend internationale Einheiten Vitamin D und einhundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
+    # a compound ending in 'nr.' is its number; a code after it digit by digit ('31-0472': no range ends in a leading zero)
+    ("Ihre Kundennr. lautet 31-0472, die Auftragsnr. 5520 0917 13.", "Ihre Kundennummer lautet drei eins null vier sieben zwei, "
+     "die Auftragsnummer fünf fünf zwei null null neun eins sieben eins drei."),
+    # a postcode after a comma before its place, whatever the house number
+    ("Bitte senden Sie die Unterlagen an Bergweg 3b, 80331 München, bis Freitag.", "Bitte senden Sie die Unterlagen an Bergweg drei b, "
+     "acht null drei drei eins München, bis Freitag."),
+    # a half in the gender of the noun or unit after it and the case of the word before
+    ("Lösen Sie ½ Tablette in ½ l Wasser auf und trinken Sie ½ Glas davon.", "Lösen Sie eine halbe Tablette in einem halben Liter "
+     "Wasser auf und trinken Sie ein halbes Glas davon."),
+    ("Das Training dauert 1,5 Std., das Tablet hat 8 GB RAM und einen Akku mit 40 Wh; wir kommen zw. 9 und 11 Uhr.", "Das Training "
+     "dauert eineinhalb Stunden, das Tablet hat acht Gigabyte RAM und einen Akku mit vierzig Wattstunden; wir kommen zwischen neun und elf Uhr."),
+    # statutes written in mixed case by their names (those in capitals spelled); a number after a label stays eins
+    ("Nach § 3 Nr. 26 EStG und § 14 UStG, Art. 3 GG sowie § 1 Abs. 1 BGB gilt das.", "Nach Paragraf drei Nummer sechsundzwanzig "
+     "Einkommensteuergesetz und Paragraf vierzehn Umsatzsteuergesetz, Artikel drei Grundgesetz sowie Paragraf eins Absatz eins B G B gilt das."),
+    ("Heute bleibt 1 Stunde Wartezeit, Zimmer 1 hat 1 Bett.", "Heute bleibt eine Stunde Wartezeit, Zimmer eins hat ein Bett."),
 ]
 
 

@@ -85,6 +85,12 @@ READINGS = {
         ("El tubo mide 3/4\", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.", "El tubo mide tres cuartos de "
          "pulgada, tome mil unidades internacionales de vitamina D y ciento cincuenta microgramos de yodo; pulso de setenta y "
          "dos latidos por minuto."),
+        # a number over a year or a grouped number over a slash is a reference (barra); a score written '2 x 0'
+        ("Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.", "Según el Real "
+         "Decreto mil seiscientos diecinueve barra dos mil doce y la Ley treinta y nueve barra dos mil quince, el Betis ganó dos a cero; "
+         "el expediente cuatro siete cero tres ocho uno sigue abierto."),
+        ("El portátil tiene 16 GB y una batería de 56 Wh; tarda 40 min., luego carga.", "El portátil tiene dieciséis gigabytes y una "
+         "batería de cincuenta y seis vatios hora; tarda cuarenta minutos, luego carga."),
     ],
     "pt": [
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
@@ -134,6 +140,11 @@ READINGS = {
         ("Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.", "Cartão com final quatro oito dois um, "
          "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus celsius."),
         ("Restam 21 poltronas de 240.", "Restam vinte e uma poltronas de duzentas e quarenta."),
+        ("A Lei nº 13.709/2018 e o Decreto 7.962/13 valem; o Grêmio ganhou de 2 x 0 e o protocolo 12-0456 foi aberto.", "A Lei número "
+         "treze mil setecentos e nove barra dois mil e dezoito e o Decreto sete mil novecentos e sessenta e dois barra treze valem; o "
+         "Grêmio ganhou de dois a zero e o protocolo um dois zero quatro cinco seis foi aberto."),
+        ("A bateria tem 60 Wh e carrega em 45 min., depois desliga.", "A bateria tem sessenta watts-hora e carrega em quarenta e "
+         "cinco minutos, depois desliga."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -234,6 +245,7 @@ SENTENCES = {
         "La batería tiene 4500 mAh; jarabe de 250 mg/5 ml; ferritina en 320 pg/ml y glucosa en 5,4 mmol/L.",
         'Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27". Sacó un 95/100 y un 8/10.',
         'El tubo mide 3/4", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.',
+        "Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.",
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -246,6 +258,7 @@ SENTENCES = {
         "A bateria tem 4500 mAh; xarope de 250 mg/5 ml; ferritina em 320 pg/ml e glicemia em 5,4 mmol/L.",
         'O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27". Tirou 95/100 e 8/10; ele mede 1,78 m.',
         'O cano mede 3/4", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.',
+        "A Lei nº 13.709/2018 e o Decreto 7.962/13 valem; o Grêmio ganhou de 2 x 0 e o protocolo 12-0456 foi aberto.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

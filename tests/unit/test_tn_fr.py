@@ -67,6 +67,10 @@ READINGS = [
     ("Le tuyau fait 3/4\", prenez 1000 UI de vitamine D et 150 mcg d’iode ; pouls à 72 bpm.", "Le tuyau fait trois quarts "
      "de pouce, prenez mille unités internationales de vitamine D et cent cinquante microgrammes d’iode; pouls à "
      "soixante-douze battements par minute."),
+    # a half before an abbreviation in its noun's gender; '… et ½' a count's half only where a preposition follows
+    ("Ajoutez ½ c. à s. d'huile, ½ c. à c. de sel et ½ litre de lait, puis 2 pommes et ½ de sucre.", "Ajoutez une demi cuillère à "
+     "soupe d'huile, une demi cuillère à café de sel et un demi litre de lait, puis deux pommes et demie de sucre."),
+    ("La batterie de 50 Wh se recharge en 30 min., puis s'arrête.", "La batterie de cinquante wattheures se recharge en trente minutes, puis s'arrête."),
 ]
 
 

@@ -81,6 +81,12 @@ READINGS = [
     ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "
      "di pollice, prenda mille unità internazionali di vitamina D e centocinquanta microgrammi di iodio; polso a "
      "settantadue battiti al minuto."),
+    # a number over a year is a reference (barra); the codes by their names; a unit's period before a semicolon
+    ("Ai sensi dell'art. 2043 c.c. e dell'art. 640 c.p., il d.lgs. 81/2008 si applica; la pratica è la 317/2025.", "Ai sensi "
+     "dell'articolo duemilaquarantatré codice civile e dell'articolo seicentoquaranta codice penale, il decreto legislativo "
+     "ottantuno barra duemilaotto si applica; la pratica è la trecentodiciassette barra duemilaventicinque."),
+    ("La batteria da 45 Wh si ricarica in 40 min.; il motore fa 1.200 giri/min.", "La batteria da quarantacinque wattora si "
+     "ricarica in quaranta minuti; il motore fa milleduecento giri al minuto."),
 ]
 
 

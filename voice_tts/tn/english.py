@@ -569,14 +569,19 @@ def street_word(token: str, first: bool) -> str | None:
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
 # 90210'), or after 'ZIP', 'code'.
-US_STATES = _DATA["us_states"]  # code -> name
+US_STATES, PLAN_NAMES = _DATA["us_states"], _DATA["plan_names"]  # code -> name; a retirement plan's name ('401(k)')
 _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 
 
-def code(text: str, prev_word: str) -> str | None:
-    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821': digit by digit; after a weekday
-    a month and day, also after 'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
+    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821', a short code ('text STOP to 72345'): digit by
+    digit; a flight's number in pairs ('Flight UA 237' two thirty seven); after a weekday a month and day, also after
+    'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+    if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
+        return house_number(text)
+    if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
+        return digits(text)
     if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in (*WEEKDAYS.values(), "on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

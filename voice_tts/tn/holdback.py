@@ -11,19 +11,8 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer
-from voice_tts.tn.chars import (
-    JOIN_ANY,
-    OPENING_BRACKETS,
-    SIGNS,
-    ZH_SUFFIXES,
-    is_alnum,
-    is_digit,
-    is_emoji,
-    is_han,
-    is_latin_letter,
-    is_letter,
-    is_space,
-)
+from voice_tts.tn.chars import JOIN_ANY, OPENING_BRACKETS, SIGNS, ZH_SUFFIXES
+from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.locales.myriad import unit_words
@@ -32,10 +21,8 @@ from voice_tts.tn.word_list import only_noun
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     c = cur.at(pos)
-    if ctx.mode:
-        span = _continuation(cur, pos, ctx)
-        if span is not None:
-            return span
+    if ctx.mode and (span := _continuation(cur, pos, ctx)) is not None:
+        return span
     if c == "\n":
         return Span(pos + 1, "nl")
     if is_space(c):
@@ -47,18 +34,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
-    if ctx.line_start and not (ctx.locale is not None and is_digit(c)):
-        span = _line_start(cur, pos, ctx)
-        if span is not None:
-            return span
-    if ctx.lexicon:
-        span = _lexicon(cur, pos, ctx)
-        if span is not None:
-            return span
-    if ctx.locale is not None:
-        span = ctx.locale.find_span(cur, pos, ctx)
-        if span is not None:
-            return span
+    if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
+        return span
+    if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
+        return span
+    if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
+        return span
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
         prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
@@ -277,7 +258,7 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
 
 # --- numbers and codes ------------------------------------------------------------------------
 
-_CODE = re.compile(r"[A-Z]{1,2}\d{3,}")
+_CODE = re.compile(r"[A-Z]{1,3}-?\d{3,}")
 
 
 def _next_visible(cur: Cursor, i: int) -> str:
@@ -335,6 +316,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
+    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):  # '401(k)' four oh one k
+        return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
     if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
         return address
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
@@ -525,6 +508,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
+    if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):  # 'Chicago, IL 60607' Illinois
+        return Span(end, "reading", "en", info=english.US_STATES[word])
     code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
     if code in english.CURRENCY_CODES:
         j = lexer.spaces(cur, pos + len(code))

@@ -57,7 +57,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         lang = span.lang or ctx.sentence_lang()
         if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word)):
             return reading
-        if lang == "en" and (reading := english.code(raw, ctx.prev_word)):
+        if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
     if kind == "abbr":

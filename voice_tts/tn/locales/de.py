@@ -88,8 +88,9 @@ class German(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
         Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
-        preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1' stays eins."""
-        if n != 1 or (found := _noun_after(cur, end)) is None:
+        preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1', 'Art. 1 GG' stay eins."""
+        label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Art.' Artikel
+        if n != 1 or label or (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
         (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
         verb = cue == ctx.agreement and not ctx.prev_word and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)
@@ -102,12 +103,14 @@ class German(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         """'auf 1 l Wasser' auf einen Liter, 'mit 1 kg' mit einem Kilogramm: one unit in the case of the word
         before; an hour of the clock is none ('um 1 Uhr' ein Uhr)."""
+        if (whole, fractional) == ("1", "5") and unit.singular.lower() not in self.SCALES:  # '1,5 Std.' eineinhalb Stunden
+            return f"{self.mixed_fraction(1, 1, 2)} {self.plural(unit, ctx)}"
         if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
             return super()._counted_quantity(whole, fractional, unit, ctx)
         return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
 
     def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative (not 'pro Sekunde')
-        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and " pro " not in unit.plural)
+        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and unit.plural != unit.singular and " pro " not in unit.plural)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
@@ -133,9 +136,13 @@ class German(Language):
         return _apposition(ctx) + self.ordinal(day, ".", ctx)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'½ Tablette': eine halbe Tablette, ein halber Liter, ein halbes Jahr."""
-        found = _noun_after(cur, end) if (numerator, denominator) == (1, 2) else None
-        return self.fraction(numerator, denominator) if found is None else {"f": "eine halbe", "m": "ein halber", "n": "ein halbes"}[noun_gender(found[1])]
+        """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
+        the gender of the noun or unit after it and the case of the word before."""
+        unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
+        if (numerator, denominator) != (1, 2) or not (unit or found):
+            return self.fraction(numerator, denominator)
+        gender, case = noun_gender(unit.singular.split()[0] if unit else found[1]), _CASES.get(_cue(ctx), "nominative")
+        return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
 
     def fraction(self, numerator: int, denominator: int) -> str:
         return (f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}") if denominator == 2 else f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"

@@ -67,7 +67,7 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
-_GRADE = re.compile(r"(\d+,\d+)/(\d+)")  # a decimal over a scale's top, no fraction
+_GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
@@ -77,7 +77,7 @@ _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 # A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
 # part number with a longer digit run, is left to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?")
-_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}")
+_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
@@ -144,7 +144,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Address labels read as a word of the language ('.py' → 'python' in Italian); the word for a house number's
     # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
-    HOUSE_SLASH, POSTCODE_DIGITS = "", False
+    HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
@@ -224,7 +224,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         joined: dict[str, list[str]] = {}
         for key in cls.ABBREVIATIONS:
             head, _, rest = key.partition(".")
-            if rest[:1] not in ("", " ") and rest[-1] == ".":
+            if (rest[:1] not in ("", " ") or rest.count(" ") > 1) and rest[-1] == ".":  # 'c.-à-d.', 'c. à c.'
                 joined.setdefault(head, []).append(key)
         cls.JOINED_ABBREVIATIONS = {head: tuple(sorted(keys, key=len, reverse=True)) for head, keys in joined.items()}
 
@@ -258,8 +258,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raise NotImplementedError
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """A fraction before what follows `end` (German '½ Tablette': eine halbe Tablette)."""
-        return self.fraction(numerator, denominator)
+        """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
+        after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
+        keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
+        noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
+        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].strip() if noun else self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -370,7 +373,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before:  # '1 compressa e ½' mezza
+            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before and (
+                    not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS):  # '1 compressa e ½' mezza, not '… e ½ litro'
                 return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator))
@@ -428,9 +432,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
                 return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)
             return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
-        if "@" in word and electronic.is_email(word):
-            return locale_span(end, self.address(word), self.code)
-        if self._is_domain(word):
+        if "@" in word and electronic.is_email(word) or self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
@@ -626,8 +628,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
-        if plain and (m := _SCORE.fullmatch(token)) and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES):
-            return locale_span(end, f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
+        spaced = (cued := plain and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES)) and token.isdecimal() and re.match(
+            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um
+        if cued and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
+            return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
+        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
+            return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
         if plain and token in self.ABBREVIATIONS:  # '24/7'
             return locale_span(end, self.ABBREVIATIONS[token], self.code)
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
@@ -635,16 +641,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
-        if plain and token.isdecimal() and any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES):
+        if plain and token.isdecimal() and (any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES)
+                or self.POSTCODE_DIGITS and len(token) == 5 and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
+                    self.unit(place[0]) or self.currency(place[0]))):  # a postcode: '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
             return locale_span(end, self.digits(token), self.code)
         if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
-        if plain and self.POSTCODE_DIGITS is True and len(token) == 5 and token.isdecimal() and ctx.last_visible == "," and chunk_after(cur, end, str.isupper):
-            return locale_span(end, self.digits(token), self.code)  # '…, 10123 Torino'
-        if plain and self.POSTCODE_DIGITS == "house" and token.isdecimal() and ctx.prev_word.lower().endswith(("str", "straße", "weg", "platz", "allee", "gasse")) and (
-                code := re.match(r", (\d{5}) [^\W\d]", "".join(cur.at(i) for i in range(end, end + 9)))):  # German: a house number, then '80802 München'
-            return locale_span(end + 7, f"{self.cardinal(int(token))}, {self.digits(code[1])}", self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
@@ -766,8 +769,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
-                elif cur.at(m) == "." and word.isalpha() and cur.at(m + 1) == " " and cur.at(m + 2).islower() and self.unit(word):
-                    m += 1  # '10 sec. e poi': the abbreviation's period
+                elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
+                    m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
