@@ -482,8 +482,8 @@ def percentiles(values: list[float]) -> dict:
 def summary(clocks: list[Clock], engine: list[Clock]) -> dict:
     """One path's turns at one rate: TTFA from the first delta and from the word, the same
     minus the engine's own first frame in the same round, each stage from the word (p50), and
-    how many first chunks had one frame and how many two (one, unless the turn asked for its own
-    size: `ChunkPolicy.first_chunk_frames`)."""
+    how many first chunks had one frame and how many two (the loop makes them two while its
+    iterations take longer than `ChunkPolicy.loaded_iteration_s`)."""
     from_word = [c.audio - c.word for c in clocks]
     stages = {
         stage: percentiles([c.stages[stage] - c.word for c in clocks if stage in c.stages])["p50"]

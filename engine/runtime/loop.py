@@ -145,8 +145,7 @@ class StepLoop:
         self._prefix_totals: dict[int, int] = {}
         self._ending: list[tuple[StreamState, StreamEnd]] = []
         self._starting: list[StreamStart] = []  # reset on the device in one batch before the next step
-        # Audio whose decode runs beside the next step, posted after its launch in this order.
-        self._in_flight: list[AudioBatch] = []
+        self._in_flight: AudioBatch | None = None  # audio whose decode runs beside the next step
         self._step = 0
         self._recent_iteration_s = 0.0  # moving mean of busy iterations (first chunk size)
         self.failure: str | None = None  # why the loop died, if it did (the server reports it)
@@ -182,10 +181,10 @@ class StepLoop:
     def _run(self) -> None:
         """Per iteration: launch the frame step, and while it runs post the audio decoded beside
         the previous step and hand the chunks due now (frames the host has taken) to the codec
-        stream, then queue behind the step the decode of the opening chunks it completes; take
-        the step's frames; post the first chunks among them (the rest of them go after the next
-        launch). The host's output work thus overlaps the step, and between one step's end and
-        the next one's launch the host only takes frames, posts first audio and schedules. Where the codec does not run beside the step (CPU), chunks are
+        stream, then queue behind the step the decode of the first chunks it completes; take the
+        step's frames; post those first chunks. The host's output work thus overlaps the step,
+        and between one step's end and the next one's launch the host only takes frames, posts
+        first audio and schedules. Where the codec does not run beside the step (CPU), chunks are
         posted at once."""
         try:
             while True:
@@ -200,26 +199,23 @@ class StepLoop:
                 starting, self._starting = self._starting, []
                 self.runner.start_streams(starting)  # streams admitted or filled since the last iteration
                 self.runner.vocoder.apply_resets()
-                opening_frames = self.settings.chunks.opening_frames(self._expected_iteration_s())
+                first_frames = self.settings.chunks.first_frames(self._expected_iteration_s())
                 stepping = len(plan.steps) > 0
                 if stepping:
                     self._step += 1
-                    eos_barred = self._launch_step(plan.steps)
-                in_flight, self._in_flight = self._in_flight, []
-                for batch in in_flight:
-                    waits[1] += self._deliver(batch)
-                self.output.choose(self._rows_with_pending_frames(), self._clock(), len(plan.steps))
+                    self._launch_step(plan.steps)
+                batch, self._in_flight = self._in_flight, None
+                waits[1] += self._deliver(batch)
+                self.output.choose(self._rows_with_pending_frames(), self._clock(), len(plan.steps), first_frames)
                 ending, self._ending = self._ending, []
                 batch = self.output.launch(ending)
-                first_chunks = later_opening = None
-                if stepping and self.output.queue_opening_chunks(plan.steps, eos_barred, opening_frames):
-                    first_chunks, later_opening = self.output.launch_opening_chunks()
+                first_chunks = None
+                if stepping and self.output.queue_opening_chunks(plan.steps, first_frames):
+                    first_chunks = self.output.launch_opening_chunks()
                 if batch is not None and (batch.audio is None and batch.urgent_audio is None or not self.runner.vocoder.overlaps):
                     waits[1] += self._deliver(batch)  # nothing runs on the device: post at once
-                elif batch is not None:
-                    self._in_flight.append(batch)
-                if later_opening is not None:
-                    self._in_flight.append(later_opening)  # decoded behind the step, posted after the next launch
+                else:
+                    self._in_flight = batch
                 if stepping:
                     before = self._clock()
                     codes = self.runner.finish_step()
@@ -261,7 +257,7 @@ class StepLoop:
         """What the coming iterations will take: the recent mean, or more while streams arrive
         faster than they start stepping (the measured line's time for every admitted stream; no
         guess before recent iterations span two batch sizes: from one stream's iterations, the
-        cautious per-stream reading would give every new level's streams the most opening frames)."""
+        cautious per-stream reading would make every new level's first chunks two frames)."""
         predicted = self.headroom.predicted_seconds(len(self._streams), extrapolate=False)
         return self._recent_iteration_s if predicted is None else max(self._recent_iteration_s, predicted)
 
@@ -269,7 +265,7 @@ class StepLoop:
         """0 while there is work; otherwise how long the loop may sleep on its inbox: until the
         earliest stream holding frames must get them (None: no such stream). Streams that ended
         with the step just taken (`_ending`, their last chunks queued) go out in the next iteration."""
-        if self._in_flight or self._ending or self._has_work():
+        if self._in_flight is not None or self._ending or self._has_work():
             return 0.0
         wake = self.settings.chunks.wake_at(self.batch, self._live_rows())
         return None if np.isnan(wake).all() else max(0.0, float(np.nanmin(wake)) - self._clock())
@@ -404,9 +400,8 @@ class StepLoop:
             stream.prefix_rows += stream.track_offset
             stream.tail_pending = False
 
-    def _launch_step(self, rows: np.ndarray) -> np.ndarray:
-        """Launch the frame step of `rows` (slots): each one's text row from its track. Returns
-        which rows the step cannot end (EOS barred: their frame is audio whatever the model says)."""
+    def _launch_step(self, rows: np.ndarray) -> None:
+        """Launch the frame step of `rows` (slots): each one's text row from its track."""
         self._fill_tails(rows)
         batch = self.batch
         steps = batch.steps[rows]
@@ -421,7 +416,6 @@ class StepLoop:
         if self.settings.eos_after_text_end:
             eos_allowed &= batch.text_ended[rows] & (index >= length)
         self.runner.launch_step(rows, text_ids, eos_allowed.astype(np.int64))
-        return ~eos_allowed
 
     def _take_frames(self, rows: np.ndarray, codes: np.ndarray) -> None:
         batch = self.batch
@@ -493,9 +487,9 @@ class StepLoop:
         """Everything still open when the loop ends (engine closed) ends now, and so does
         everything that arrives later."""
         self.output.drop()
-        for batch in self._in_flight:  # its streams still end; their audio is dropped
-            self._end_streams(batch.ending)
-        self._in_flight = []
+        if self._in_flight is not None:  # its streams still end; their audio is dropped
+            self._end_streams(self._in_flight.ending)
+            self._in_flight = None
         for stream in list(self._streams.values()):
             self._finish(stream, "engine_closed", cancelled=True)
         self.output.drop()

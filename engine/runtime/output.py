@@ -3,26 +3,17 @@ and how their audio and progress reach the stream.
 
 Chunk choice follows each stream's buffered audio (sent and not yet played, the audio playing in
 real time from the arrival of its first chunk), not a fixed schedule. A stream's first chunk is
-one frame, and its first frames go out one by one, each queued when the step that makes it is
-launched (`queue_opening_chunks`): its decode waits for that step on the device, not for the host
-to see the step's codes. A first chunk is posted as soon as that decode is done, before the next
-launch, so first audio costs one step and one decode; the frames after it are posted after the
-next launch (`launch_opening_chunks` keeps them apart), so their decodes never hold the loop: run
-between one step's end and the next launch, each lengthened the iteration it ended, and a burst
-of 1,024 streams on an H100 with up to eight opening frames each was late in 1,479 of them. A
-later chunk is decoded beside the next step and posted an iteration after that, two iterations
-after its frame was made, so the opening frames must cover that: while loop iterations take T
-(the loop's estimate of the coming ones: while streams arrive faster than they start, what the
-measured fit predicts for all of them), n opening frames leave the chunk after them
-`opening_spare_iterations` to spare when n frames of audio last n + 1 + spare iterations
-(`opening_frames`: two at light load, four at 51 ms), at most `max_opening_frames`. The rule
-before, a two-frame first chunk past 25 ms iterations, cost every turn one iteration of first
-audio at 1,024 streams. Only frames the model cannot end on go this way (EOS is barred at that
-step: the stream's first steps, or its text has not ended), so a queued frame is always audio. A
-stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read into its
-state at admission): it gets that many frames in its first chunk (several codec runs if need be),
-unless its text runs short first. After its opening frames a stream keeps collecting frames
-while it has more than `low_water` seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or a full
+one frame while loop iterations are short, two once they take longer than `loaded_iteration_s`
+(the loop's estimate of the coming iterations: while streams arrive faster than they start, what
+the measured fit predicts for all of them): the next chunk comes one to two iterations after the
+first, and one frame (80 ms) would not cover that under load. The first chunk is queued when the
+step that completes it is launched (`queue_opening_chunks`): its decode waits for that step on
+the device, not for the host to see the step's codes, so first audio costs one step and one
+decode. A stream may ask for its own first chunk size (`StreamRequest.first_chunk_frames`, read
+into its state at admission): it gets that many frames in its first chunk (several codec runs if
+need be), unless its text runs short first. After a one-frame first chunk the next frame goes
+the same way. After that a stream keeps collecting frames while it has more than `low_water`
+seconds buffered, and gets what it has (in codec graph sizes) once it falls under, or a full
 `max_chunk_frames` chunk as soon as it has one. Every later chunk is one codec run (1, 2 or 4
 frames), so an iteration's decode is at most three graph launches: a launch costs 3-10 ms at
 small batches whatever its rows, and 8-frame chunks (two runs, the second at its own offset)
@@ -49,17 +40,17 @@ from engine.runtime.vocoder import MAX_PENDING_FRAMES, CodecChunks, PendingAudio
 
 
 # A stream's first steps always make a frame: the loop bars EOS from them (its first frame is
-# never "no audio").
+# never "no audio"), so a first chunk can be queued before the host has seen the step's codes.
 EOS_BARRED_STEPS = 2
 
 
 @dataclass(frozen=True)
 class ChunkPolicy:
     first_chunk_frames: int = 1
-    # Iterations the chunk after a stream's opening frames arrives before their audio runs out,
-    # and at most this many opening frames however long iterations get (`opening_frames`).
-    opening_spare_iterations: int = 1
-    max_opening_frames: int = 4
+    # First chunk once recent loop iterations take longer than `loaded_iteration_s` (at most
+    # EOS_BARRED_STEPS frames, so that it can be queued ahead of its last step's codes).
+    first_chunk_frames_loaded: int = 2
+    loaded_iteration_s: float = 0.025
     max_chunk_frames: int = 4  # one codec run (CODEC_FRAME_SIZES)
     # Seconds of buffered audio under which a stream gets its pending frames now. Must cover a
     # few loop iterations (the codec runs beside the next step) plus the consumer's jitter.
@@ -67,22 +58,18 @@ class ChunkPolicy:
     # Codec frames per iteration, per stream stepped in it (first chunks always go); None: no cap.
     codec_frames_per_stream: float | None = 2.0
 
-    def opening_frames(self, iteration_s: float) -> int:
-        """How many of a stream's first frames go out one by one behind their steps while loop
-        iterations take `iteration_s`: n frames of audio must last n + 1 + spare iterations, so
-        that the chunk after them (posted two iterations after its frame) arrives `spare` early."""
-        gained = max(FRAME_SECONDS - iteration_s, 1e-3)  # audio gained per iteration
-        n = math.ceil((1 + self.opening_spare_iterations) * iteration_s / gained)
-        return min(max(2, n), self.max_opening_frames)
+    def first_frames(self, iteration_s: float) -> int:
+        """Frames of a first chunk while loop iterations take `iteration_s` (recent mean)."""
+        return self.first_chunk_frames_loaded if iteration_s > self.loaded_iteration_s else self.first_chunk_frames
 
-    def due(self, batch: StreamBatch, rows: np.ndarray, now: float) -> np.ndarray:
-        """How many of each row's pending frames to decode now (0: keep collecting). A first
-        chunk is `first_chunk_frames`, unless the stream asked for its own size; a stream short
-        of it waits only while it can step at once (its next text is there). A first chunk of the
-        asked size may be several codec runs."""
+    def due(self, batch: StreamBatch, rows: np.ndarray, now: float, first_frames: int | None = None) -> np.ndarray:
+        """How many of each row's pending frames to decode now (0: keep collecting).
+        `first_frames`: the size of a first chunk now (default `first_chunk_frames`), unless the
+        stream asked for its own; a stream short of it waits only while it can step at once (its
+        next text is there). A first chunk of the asked size may be several codec runs."""
         pending = batch.frames_pending(rows)
         asked = batch.first_chunk_frames[rows]
-        first = np.where(asked > 0, asked, self.first_chunk_frames)
+        first = np.where(asked > 0, asked, self.first_chunk_frames if first_frames is None else first_frames)
         size = codec_size(pending)
         first_due = np.where(pending >= first, first, np.where(batch.next_text_known(rows), 0, size))
         running_out = (pending >= MAX_PENDING_FRAMES) | (buffered(batch, rows, now) < self.low_water)
@@ -174,47 +161,40 @@ class Output:
     _queued: list[QueuedChunks] = field(default_factory=list)
     _urgent: list[QueuedChunks] = field(default_factory=list)
 
-    def queue_opening_chunks(self, stepped: np.ndarray, eos_barred: np.ndarray, opening_frames: int) -> bool:
+    def queue_opening_chunks(self, stepped: np.ndarray, first_frames: int) -> bool:
         """Queue the chunks that the rows in `stepped` (just launched in a frame step, not yet
-        taken; `eos_barred`: the step cannot end them) complete with this step among their first
-        `opening_frames`: a first chunk (`first_chunk_frames` or the size the stream asked for),
-        then each frame as its own chunk. True if any was queued. Their decode
-        (`launch_opening_chunks`) follows the step on the device."""
+        taken) complete with this step among their first `EOS_BARRED_STEPS`: a first chunk of
+        `first_frames` (or the size the stream asked for), and the frame right after a one-frame
+        first chunk (those 80 ms run out before a chunk decoded an iteration later would arrive).
+        True if any was queued. Their decode (`launch_opening_chunks`) follows the step on the
+        device."""
         batch = self.batch
-        rows = stepped[eos_barred & (batch.frames_produced[stepped] < opening_frames)]
+        rows = stepped[batch.steps[stepped] < EOS_BARRED_STEPS]
         if not len(rows):
             return False
         frames = batch.frames_pending(rows) + 1
         asked = batch.first_chunk_frames[rows]
-        first = batch.chunks_emitted[rows] == 0
-        complete = frames >= np.where(first, np.where(asked > 0, asked, self.policy.first_chunk_frames), 1)
+        needed = np.where(batch.chunks_emitted[rows] == 0, np.where(asked > 0, asked, first_frames), 1)
+        complete = frames >= needed
         if not complete.any():
             return False
-        self._queue_rows(rows[complete], codec_size(frames[complete]), first[complete])
+        self._queue_rows(rows[complete], codec_size(frames[complete]), np.ones(int(complete.sum()), dtype=bool))
         return True
 
-    def launch_opening_chunks(self) -> tuple[AudioBatch | None, AudioBatch | None]:
-        """Start decoding the opening chunks queued so far (nothing else is queued between
-        `launch` and this), after the work already launched on the device (the frame step that
-        makes their last frame): the first chunks in a decode of their own, to be posted as soon
-        as it is done, and the frames after them, to be posted after the next launch."""
-        if not self._urgent and not self._queued:
-            return None, None
-        first, self._urgent = QueuedChunks.join(self._urgent), []
-        later, self._queued = QueuedChunks.join(self._queued), []
-        empty, both = QueuedChunks.join([]), QueuedChunks.join([first, later])
-        if not len(first) or not len(later):
-            audio, _ = self.vocoder.decode_async(both.codec_chunks())
-            batch = AudioBatch(empty, both, None, audio, [])
-            return (batch, None) if len(first) else (None, batch)
-        later_audio, first_audio = self.vocoder.decode_async(both.codec_chunks(), urgent=len(first))
-        return AudioBatch(empty, first, None, first_audio, []), AudioBatch(empty, later, None, later_audio, [])
+    def launch_opening_chunks(self) -> AudioBatch | None:
+        """Start decoding the opening chunks queued so far, after the work already launched on the
+        device (the frame step that makes their last frame)."""
+        if not self._urgent:
+            return None
+        urgent, self._urgent = QueuedChunks.join(self._urgent), []
+        audio, _ = self.vocoder.decode_async(urgent.codec_chunks())
+        return AudioBatch(QueuedChunks.join([]), urgent, None, audio, [])
 
-    def choose(self, rows: np.ndarray, now: float, stepped: int) -> None:
+    def choose(self, rows: np.ndarray, now: float, stepped: int, first_frames: int | None = None) -> None:
         """Queue the chunks due now among `rows` (streams with pending frames), first audio
         first, then least buffered, within the iteration's codec budget."""
         batch = self.batch
-        frames = self.policy.due(batch, rows, now)
+        frames = self.policy.due(batch, rows, now, first_frames)
         due = frames > 0
         rows, frames = rows[due], frames[due]
         if not len(rows):

@@ -71,7 +71,7 @@ def test_core_process_gives_the_in_process_engines_bytes(tiny_checkpoint):
     # Every frame decoded as soon as it is made, and a first chunk of one frame however long the
     # loop's iterations take: chunk sizes (and so the codec's float rounding) do not depend on
     # how fast either process runs.
-    every_frame = {"chunks": ChunkPolicy(low_water=1e9, max_opening_frames=2)}
+    every_frame = {"chunks": ChunkPolicy(low_water=1e9, first_chunk_frames_loaded=1)}
     in_process = Engine.from_pretrained(tiny_checkpoint, device="cpu", max_streams=2, **every_frame)
     core = CoreClient.spawn(str(tiny_checkpoint), device="cpu", max_streams=2, extra=every_frame)
     try:

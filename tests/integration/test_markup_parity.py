@@ -43,7 +43,7 @@ class StreamsOpened:
 @pytest.fixture(scope="module")
 def engine(tiny_checkpoint: Path):
     eng = Qwen3Engine.from_pretrained(
-        tiny_checkpoint, device="cpu", max_streams=4, keep_codes=True, chunks=ChunkPolicy(max_opening_frames=2)
+        tiny_checkpoint, device="cpu", max_streams=4, keep_codes=True, chunks=ChunkPolicy(first_chunk_frames_loaded=1)
     )
     yield eng
     eng.close()

@@ -37,8 +37,8 @@ def stream(pending: int, frames_vocoded: int = 0, first_audio_at: float | None =
     return s
 
 
-def due(s: StreamState, now: float) -> int:
-    return int(POLICY.due(s.batch, np.array([s.row]), now)[0])
+def due(s: StreamState, now: float, first_frames: int | None = None) -> int:
+    return int(POLICY.due(s.batch, np.array([s.row]), now, first_frames)[0])
 
 
 def output_of(*streams: StreamState) -> Output:
@@ -67,79 +67,65 @@ def test_a_first_frame_goes_at_once():
     assert due(stream(pending=3), now=0.0) == 1  # first audio is one frame, the rest follows
 
 
-def test_a_first_chunk_short_of_its_size_waits_only_while_its_text_is_there():
+def test_under_load_a_first_chunk_is_two_frames_but_never_waits_for_text():
+    assert POLICY.first_frames(0.006) == 1
+    assert POLICY.first_frames(0.05) == 2  # iterations past 25 ms: they grow as load arrives, and one frame would not cover the next chunk
     s = stream(pending=1)
-    s.first_chunk_frames = 2
-    assert due(s, now=0.0) == 0  # its next step comes at once: collect
+    assert due(s, now=0.0, first_frames=2) == 0  # its next step comes at once: collect
     s.text_ids, s.text_ends = [1], [1]
     s.steps = 1  # its next text token has not arrived: what it has goes now
-    assert due(s, now=0.0) == 1
-
-
-def test_the_longer_the_iterations_the_more_opening_frames_go_behind_their_steps():
-    # n frames of audio (80 ms each) must last n + 2 iterations: the chunk after them is posted
-    # two iterations after its frame was made, and arrives an iteration before the audio runs out.
-    assert [POLICY.opening_frames(t) for t in (0.006, 0.025, 0.040, 0.051, 0.060)] == [2, 2, 2, 4, 4]
-    for t in (0.006, 0.025, 0.040, 0.051):
-        n = POLICY.opening_frames(t)
-        assert n * FRAME_SECONDS >= (n + 2) * t
-    assert POLICY.opening_frames(0.079) == POLICY.opening_frames(0.5) == POLICY.max_opening_frames
+    assert due(s, now=0.0, first_frames=2) == 1
+    assert due(stream(pending=2), now=0.0, first_frames=2) == 2
 
 
 def test_a_first_chunk_is_queued_with_the_step_that_completes_it():
     fresh = stream(pending=0, stream_id=1)  # about to make its first frame
-    asked = stream(pending=1, stream_id=2)  # asked for two frames, has one, about to make its second
-    asked.first_chunk_frames, asked.steps = 2, 1
+    one = stream(pending=1, stream_id=2)  # has one frame, about to make its second
+    one.steps = 1
     started = stream(pending=0, frames_vocoded=3, first_audio_at=0.0, stream_id=3)
     started.steps = 3
-    output = output_of(fresh, asked, started)
-    barred = np.ones(3, dtype=bool)
-    assert output.queue_opening_chunks(rows(fresh, asked, started), barred, opening_frames=2)
-    # The fresh stream's one-frame first chunk and the asked two frames; the started stream is past its opening.
-    assert queued(output, output._urgent) == [(1, 0, 1), (2, 0, 2)]
+    late = stream(pending=2, stream_id=4)  # past the steps that surely make a frame: not ahead of its codes
+    late.steps = 2
+    output = output_of(fresh, one, started, late)
+    assert not output.queue_opening_chunks(rows(fresh, started), first_frames=2)  # nothing complete
+    assert output.queue_opening_chunks(rows(fresh, one, started), first_frames=2)
+    assert queued(output, output._urgent) == [(2, 0, 2)]
     # Counted as handed to the codec ahead of the step's codes: nothing pending once taken.
-    asked.frames_produced += 1
-    assert asked.frames_pending == 0 and asked.chunks_emitted == 1
+    one.frames_produced += 1
+    assert one.frames_pending == 0 and one.chunks_emitted == 1
     output.drop()
-    short = stream(pending=0, stream_id=4)
-    short.first_chunk_frames = 2
-    assert not output_of(short).queue_opening_chunks(rows(short), np.ones(1, dtype=bool), opening_frames=2)  # not complete yet
+    assert output.queue_opening_chunks(rows(fresh), first_frames=1)
+    assert [(i, frames) for i, _, frames in queued(output, output._urgent)] == [(1, 1)]
+    assert not output.queue_opening_chunks(rows(late), first_frames=2)
 
 
-def test_each_opening_frame_goes_with_its_step_while_the_step_cannot_end_the_stream():
+def test_the_frame_after_a_one_frame_first_chunk_goes_with_its_step_too():
     s = stream(pending=0, frames_vocoded=1)  # its one-frame first chunk went with its first step
     s.steps = 1
     output = output_of(s)
-    assert output.queue_opening_chunks(rows(s), np.ones(1, dtype=bool), opening_frames=4)
-    assert queued(output, output._queued) == [(1, 1, 1)] and not output._urgent  # posted after the next launch
+    assert output.queue_opening_chunks(rows(s), first_frames=2)
+    assert queued(output, output._urgent) == [(1, 1, 1)]
     output.drop()
-    s.frames_produced, s.frames_vocoded, s.steps = 3, 3, 3
-    assert output.queue_opening_chunks(rows(s), np.ones(1, dtype=bool), opening_frames=4)  # its fourth frame of four
-    assert queued(output, output._queued) == [(1, 3, 1)]
-    output.drop()
-    s.frames_produced, s.frames_vocoded, s.steps = 4, 4, 4  # past its opening: its frame waits for the codes and goes as it is due
-    assert not output.queue_opening_chunks(rows(s), np.ones(1, dtype=bool), opening_frames=4)
-    s.frames_produced, s.frames_vocoded, s.steps = 2, 2, 2
-    # A step that may end the stream (its text has ended: EOS allowed) may make no audio: not ahead of its codes.
-    assert not output.queue_opening_chunks(rows(s), np.zeros(1, dtype=bool), opening_frames=4)
+    s.frames_produced, s.steps = 2, 2  # a third step may end the stream: its frame waits for the codes
+    assert not output.queue_opening_chunks(rows(s), first_frames=2)
 
 
 def test_a_stream_that_asks_for_its_first_chunk_size_gets_it_whole():
     s = stream(pending=3)
     s.first_chunk_frames = 5
-    assert due(s, now=0.0) == 0  # its next text is there: collect
+    assert due(s, now=0.0, first_frames=1) == 0  # its next text is there: collect
     s.frames_produced += 2
-    assert due(s, now=0.0) == 5  # the asked size, not a codec run
+    assert due(s, now=0.0, first_frames=2) == 5  # the asked size, not a codec run
     s.text_ids, s.text_ends, s.steps = [1], [1], 1
     s.frames_produced -= 2
     assert due(s, now=0.0) == 2  # its text ran short: what it has goes, in codec sizes
-    # With the step that completes it when that is among its opening frames, else as it is due.
+    # With the step that completes it when that is among the first steps, else as it is due.
     two = stream(pending=1, stream_id=2)
     two.first_chunk_frames, two.steps = 2, 1
     big = stream(pending=1, stream_id=3)
     big.first_chunk_frames, big.steps = 4, 1
     output = output_of(two, big)
-    assert output.queue_opening_chunks(rows(two, big), np.ones(2, dtype=bool), opening_frames=2)
+    assert output.queue_opening_chunks(rows(two, big), first_frames=1)
     assert [(i, frames) for i, _, frames in queued(output, output._urgent)] == [(2, 2)]
     assert MAX_FIRST_CHUNK_FRAMES <= MAX_PENDING_FRAMES  # the largest first chunk fits the code history
 

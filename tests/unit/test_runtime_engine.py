@@ -30,7 +30,7 @@ def engine(tiny_checkpoint: Path):
     # First chunks of one frame however loaded this machine is (a busy CI core makes iterations
     # long enough for the loaded size): the tests below assert what a first chunk covers.
     eng = Qwen3Engine.from_pretrained(
-        tiny_checkpoint, device="cpu", max_streams=8, keep_codes=True, chunks=ChunkPolicy(max_opening_frames=2)
+        tiny_checkpoint, device="cpu", max_streams=8, keep_codes=True, chunks=ChunkPolicy(first_chunk_frames_loaded=1)
     )
     yield eng
     eng.close()
