@@ -70,12 +70,13 @@ def _as_written(readings: Iterable[str], ending: str) -> str | None:
     return next((reading for reading in readings if reading.replace("ё", "е").endswith(ending)), None)
 
 
-def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
+def decimal(integer: str, fraction_digits: str | None, case: str = "nominative", gender: str = "m") -> str:
     """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
-    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых'."""
+    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых';
+    with no fraction a count of `gender` ('5' пяти)."""
     whole = int(integer)
     if not fraction_digits:
-        return cardinal(whole, "m", case)
+        return cardinal(whole, gender, case)
     if len(fraction_digits) > 9:  # past 'миллиардная'
         return f"{cardinal(whole, 'm', case)} запятая {digits(fraction_digits)}"
     part = int(fraction_digits)
@@ -152,7 +153,7 @@ class Russian(Language):
         return "genitive" if case == "genitive" or preposition in _WORDS["payment_nouns"] else case if case in ("dative", "prepositional") else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        return decimal(whole, fractional or "", self.amount_case(ctx))
+        return decimal(whole, fractional, self.amount_case(ctx))
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
@@ -169,7 +170,7 @@ class Russian(Language):
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
         half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
         count = 2 if half else None if fractional else int(whole)
-        amount = half or (decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case))
+        amount = half or decimal(whole, fractional, case, unit.gender)
         return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
@@ -790,18 +791,14 @@ _MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
 _RANGE_END = re.compile(_MEASURE)
 
 
-def _genitive(amount: str, gender: str) -> str:
-    """'5' → 'пяти', '1,5' → 'одной целой пяти десятых'."""
-    integer, _, fraction_digits = amount.partition(",")
-    return decimal(integer, fraction_digits, "genitive") if fraction_digits else cardinal(int(integer), gender, "genitive")
-
-
 def _measure_range(text: str) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    return None if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
+    if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m)):
+        return None
+    return f"от {decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
@@ -810,7 +807,7 @@ def _up_to(m: re.Match) -> str | None:
     if unit not in UNITS or (per and per not in PER):
         return None
     count = None if "," in last else int(last)
-    return f"до {_genitive(last, UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
+    return f"до {decimal(*last.partition(',')[::2], 'genitive', UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
@@ -844,8 +841,7 @@ def _fallback(text: str) -> str:
     out = []
     for piece in _PIECE.findall(text):
         if piece[0].isdecimal():
-            integer, _, fraction_digits = piece.partition(",")
-            out.append(decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer)))
+            out.append(decimal(*piece.partition(",")[::2]))
         elif piece.isalpha():
             out.append(_spell_latin(piece) if piece.isascii() and len(piece) == 1 else piece)
         elif piece in RULES.SYMBOLS and piece != "-":
