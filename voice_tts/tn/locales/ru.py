@@ -55,6 +55,58 @@ _NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc"
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
 _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
+# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
+_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
+# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
+_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
+# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
+_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
+# The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
+# четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
+_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
+# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
+# first day waits (through the Cursor, up to the tail bound) for the second day and the month.
+_DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
+_DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
+# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
+_YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
+# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
+_GENITIVE_MONEY = "genitive money"
+# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
+_MEASURE_RANGE_OPEN = "measure range"
+# The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
+_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
+# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
+# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
+# with no word after it.
+_COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
+# Four digits after no other digit ('1974', not '2 005').
+_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
+_ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
+# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
+# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
+_COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
+_COMBINING: dict[str, str] = _WORDS["combining_forms"]
+_MOBILE = re.compile(r"[78]9\d{9}")
+_SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
+_GROUP = re.compile(r"\d{3}(?!\d)")
+_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
+_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
+_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+# A year standing alone is an ordinal; without a word that shows its case, it is read in the
+# prepositional, the case of 'в 1974 (году)', the commonest in running text.
+_YEARS = range(1700, 2101)
+# A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
+_DASHES = frozenset("-–—")
+_AMOUNT = r"\d+(?:,\d+)?"
+_MEASURE = rf"(?P<last>{_AMOUNT}) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
+_MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
+_RANGE_END = re.compile(_MEASURE)
 
 
 @lru_cache(maxsize=4096)
@@ -467,10 +519,6 @@ class Russian(Language):
 
 
 RULES = Russian()
-_SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
-_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
-_GROUP = re.compile(r"\d{3}(?!\d)")
-_LAST_WORD = re.compile(r"[^\W\d_]+$")
 
 
 def _phone_end(cur: Cursor, pos: int) -> int | None:
@@ -548,14 +596,6 @@ def _preposition(ctx: Context) -> str:
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
 
 
-# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
-_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
-_MOBILE = re.compile(r"[78]9\d{9}")
-# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
-_COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
-_COMBINING: dict[str, str] = _WORDS["combining_forms"]
-
-
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
     """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
     II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
@@ -577,10 +617,6 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
 
 
-# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
-_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
-
-
 def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
     """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
     веке, 'до V в.' до пятого века, 'V в.' пятый век."""
@@ -598,24 +634,12 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     return locale_span(word[1] + 1, f"{reading} {century}", "ru")
 
 
-# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
-_GENITIVE_MONEY = "genitive money"
-# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
-_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
-_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
-_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
-
-
 def _ordinal_cases(preposition: str) -> tuple[str, ...]:
     """The cases an ordinal after `preposition` is tried in first ('с 5-м' с пятым, 'с 5-го' с
     пятого); an inanimate accusative has the nominative's form."""
     case = ru_cases.COUNT_PREPOSITIONS[preposition]
     first = "nominative" if case == "accusative" else case
     return (first, "instrumental") if preposition in ("с", "со") else (first,)
-
-
-# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
-_MEASURE_RANGE_OPEN = "measure range"
 
 
 def _day_case(preposition: str) -> str:
@@ -630,16 +654,6 @@ def _second_day_case(ctx: Context) -> str:
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
     return ctx.agreement if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES else _day_case(_preposition(ctx))
-
-
-# The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
-
-
-# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
-# first day waits (through the Cursor, up to the tail bound) for the second day and the month.
-_DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
-_DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 
 
 def _month_follows(cur: Cursor, end: int) -> bool:
@@ -672,13 +686,6 @@ def _day_range(raw: str, preposition: str) -> str | None:
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 
-# The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
-# четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
-_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
-# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
-_YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
-
-
 def _year(n: int, ctx: Context, after: str) -> str | None:
     """A four-digit number from 1700 to 2100 with no year word joined to it ('году', 'г.').
 
@@ -692,24 +699,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     return ordinal(n, "m", "prepositional") if ctx.line_start and not after else None
 
 
-# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
-# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
-# with no word after it.
-_COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
-
-
-# Four digits after no other digit ('1974', not '2 005').
-_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
-
-
 # --- reading a span ---------------------------------------------------------------------------
-
-_ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
-_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
-# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
-_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
-
-
 def _year_word(text: str) -> re.Match | None:
     """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
     году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
@@ -717,11 +707,6 @@ def _year_word(text: str) -> re.Match | None:
     if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
         return None
     return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
-_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
-_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
-# A year standing alone is an ordinal; without a word that shows its case, it is read in the
-# prepositional, the case of 'в 1974 (году)', the commonest in running text.
-_YEARS = range(1700, 2101)
 
 
 def _spell_latin(word: str) -> str:
@@ -781,14 +766,6 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °C' градусах цельсия
         return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
-
-
-# A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
-_DASHES = frozenset("-–—")
-_AMOUNT = r"\d+(?:,\d+)?"
-_MEASURE = rf"(?P<last>{_AMOUNT}) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
-_MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
-_RANGE_END = re.compile(_MEASURE)
 
 
 def _measure_range(text: str) -> str | None:
