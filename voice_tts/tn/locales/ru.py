@@ -26,7 +26,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
-from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
+from voice_tts.tn.locales.ru_cases import agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.numeric_spans import DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
 
 _WORDS = words("ru")
@@ -350,7 +350,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 

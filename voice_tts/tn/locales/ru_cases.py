@@ -19,11 +19,9 @@ from num2words import CONVERTER_CLASSES, num2words
 
 from voice_tts.tn.locales import ru_morph, words
 
-DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
-
 
 def digits(text: str) -> str:
-    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
 
 
 @lru_cache(maxsize=4096)
