@@ -186,7 +186,7 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    return number(text) if "." in text or (len(text) > 1 and text.startswith("0")) else "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
+    return "两" if text == "2" and suffix in MEASURE_WORDS else number(text)
 
 
 def count(text: str, ordinal: bool = False) -> str | None:

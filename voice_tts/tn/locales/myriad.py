@@ -34,6 +34,9 @@ _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
 _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
+_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
 
 
 @cache
@@ -69,10 +72,6 @@ class Expression:
     scale: str = ""  # 万/億/兆 after an amount of money ("₩12억")
     suffix: str = ""  # "%", "°", "°C", a unit or unit/unit as written
     country: str = ""
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CODE = re.compile(r"[A-Z][0-9]|[2-6]G")
 
 
 class Language:
@@ -376,7 +375,6 @@ def sign_may_follow(prev: str) -> bool:
     ) and not is_digit(prev)
 
 
-_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
