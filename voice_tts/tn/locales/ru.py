@@ -474,9 +474,7 @@ class Russian(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
-            span = locale_span(pos + 1, "", self.code)
-            span.agreement = _MEASURE_RANGE_OPEN
-            return span
+            return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
