@@ -92,9 +92,7 @@ def fix_wetext(source: str, spoken: str) -> str | None:
 
 def plain(text: str) -> str | None:
     """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
-    if _DECIMAL.fullmatch(text) is None:
-        return None
-    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-"))
+    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-")) if _DECIMAL.fullmatch(text) else None
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------

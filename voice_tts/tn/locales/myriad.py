@@ -121,9 +121,9 @@ class Language:
         return "".join(cldr.spell(self.code, int(c), self.words["ruleset"]) for c in text if c.isdecimal())
 
     def integer(self, text: str) -> str:
-        """A written integer: leading zeros ('007') are read digit by digit."""
+        """A written integer: leading zeros ('007') are read digit by digit, as `cardinal` reads one past 10^20."""
         text = text.replace(",", "")
-        return self.digits(text) if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4 else self.cardinal(int(text))
+        return self.digits(text) if len(text) > 1 and text[0] == "0" else self.cardinal(int(text))
 
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)

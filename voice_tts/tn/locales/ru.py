@@ -249,8 +249,12 @@ class Russian(Language):
         return _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
+        """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
+        'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the nominative's form."""
+        if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
+            return ordinal_with_ending(n, suffix)
+        first = "nominative" if case == "accusative" else case
+        return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
@@ -630,14 +634,6 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     if word_after(cur, word[1] + 1) == "":
         century += "."
     return locale_span(word[1] + 1, f"{reading} {century}", "ru")
-
-
-def _ordinal_cases(preposition: str) -> tuple[str, ...]:
-    """The cases an ordinal after `preposition` is tried in first ('с 5-м' с пятым, 'с 5-го' с
-    пятого); an inanimate accusative has the nominative's form."""
-    case = ru_cases.COUNT_PREPOSITIONS[preposition]
-    first = "nominative" if case == "accusative" else case
-    return (first, "instrumental") if preposition in ("с", "со") else (first,)
 
 
 def _day_case(preposition: str) -> str:
