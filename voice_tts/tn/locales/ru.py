@@ -46,11 +46,11 @@ MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3
 # The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
-_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
+_DOTTED = frozenset(_WORDS["dotted_abbreviations"])
 # Currency codes written before the amount ('USD 20', 'usd21').
-_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+_CODES_BEFORE = frozenset(_WORDS["codes_before"])
 # Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
-_NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl"))
+_NOT_ROMAN = frozenset(_WORDS["not_roman"])
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
@@ -58,19 +58,19 @@ _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
 # Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
 _RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
 # 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
-_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
+_CENTURY_ABBREVIATIONS = frozenset(_WORDS["century_abbreviations"])
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
-_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
+_WORD_UNITS = tuple(_WORDS["word_units"])
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
 _PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 # Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
 # first day waits (through the Cursor, up to the tail bound) for the second day and the month.
-_DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
+_DAY_LINKS = frozenset(_WORDS["day_links"])
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 # Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
-_YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
+_YEAR_LINKS = frozenset(_WORDS["year_links"])
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
