@@ -212,8 +212,7 @@ class Russian(Language):
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
         preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
-            word = year.group("word")
-            return _year_with_noun(int(whole), _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word])
+            return _year_with_noun(int(whole), year.group("word"), preposition)
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
@@ -732,17 +731,13 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
 
 
-def _year_case(word: str, preposition: str) -> str:
-    """The case of a year noun after a preposition: 'г.' takes the preposition's ('в 1990 г.' в …
-    году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
-    if word == "г":
-        return _PREPOSITION_CASES[preposition]
-    return ("dative" if preposition in ("к", "ко", "по") else "prepositional") if word == "году" else YEAR_WORDS.get(word, "nominative")
-
-
-def _year_with_noun(n: int, case: str) -> str:
-    """'1990 году' → 'тысяча девятьсот девяностом году'; the noun is the case's form of 'год' (an
-    inanimate accusative has the nominative's form: 'по 2000 г.' по двухтысячный год)."""
+def _year_with_noun(n: int, word: str, preposition: str) -> str:
+    """'1990 году' → 'тысяча девятьсот девяностом году', the noun in its case (`YEAR_WORDS`); after a
+    preposition 'г.' in the preposition's ('в 1990 г.' в … году, 'к 1990 г.' к … году), 'году' dative after 'к'
+    and 'по' and prepositional elsewhere; an inanimate accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
+    case = YEAR_WORDS[word]
+    if preposition in _PREPOSITION_CASES and word in ("г", "году"):
+        case = _PREPOSITION_CASES[preposition] if word == "г" else "dative" if preposition in ("к", "ко", "по") else "prepositional"
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
