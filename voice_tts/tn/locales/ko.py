@@ -119,10 +119,11 @@ class Korean(myriad.Language):
         for scheme in electronic.SCHEMES:
             if cur.startswith(pos, scheme, fold=True):
                 end = lexer.url_end(cur, pos + len(scheme))
-                url = cur.text[pos:end]  # a long address: its host alone
-                body = electronic.host(url) if len(url) > electronic.HOST_ONLY_AFTER else electronic.strip_scheme(url).rstrip("/")
-                host = electronic.host(body)
-                return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(body[len(host):])) if p), "ko")
+                url = cur.text[pos:end]
+                host = electronic.host(url)
+                long = len(url) > electronic.HOST_ONLY_AFTER  # a long address: its host alone
+                path = "" if long else electronic.strip_scheme(url)[len(host):].rstrip("/")
+                return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         if "@" in word and electronic.is_email(word):

@@ -249,7 +249,8 @@ class Russian(Language):
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
-        'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the nominative's form."""
+        'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the
+        nominative's form."""
         if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
             return ordinal_with_ending(n, suffix)
         first = "nominative" if case == "accusative" else case
@@ -732,12 +733,14 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
-    """'1990 году' → 'тысяча девятьсот девяностом году', the noun in its case (`YEAR_WORDS`); after a
-    preposition 'г.' in the preposition's ('в 1990 г.' в … году, 'к 1990 г.' к … году), 'году' dative after 'к'
-    and 'по' and prepositional elsewhere; an inanimate accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
+    """'1990 году' → 'тысяча девятьсот девяностом году', the noun in its case (`YEAR_WORDS`); 'г.' after a
+    preposition in the preposition's ('в 1990 г.' в … году, 'к 1990 г.' к … году), 'году' dative after 'к' and
+    'по'; an inanimate accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
     case = YEAR_WORDS[word]
-    if preposition in _PREPOSITION_CASES and word in ("г", "году"):
-        case = _PREPOSITION_CASES[preposition] if word == "г" else "dative" if preposition in ("к", "ко", "по") else "prepositional"
+    if word == "г" and preposition in _PREPOSITION_CASES:
+        case = _PREPOSITION_CASES[preposition]
+    elif word == "году" and preposition in ("к", "ко", "по"):
+        case = "dative"
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
@@ -773,7 +776,8 @@ def _up_to(m: re.Match) -> str | None:
     if unit not in UNITS or (per and per not in PER):
         return None
     count = None if "," in last else int(last)
-    return f"до {decimal(*last.partition(',')[::2], 'genitive', UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
+    amount = decimal(*last.partition(",")[::2], "genitive", UNITS[unit][3])
+    return f"до {amount} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
