@@ -24,7 +24,7 @@ from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
-from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
+from voice_tts.tn.chars import is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
@@ -371,10 +371,8 @@ def ends_in_consonant(text: str) -> bool:
 
 
 def sign_may_follow(prev: str) -> bool:
-    """A minus is a sign at the start, after a space or bracket, and after CJK text."""
-    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
-        prev.isascii() and prev.isalnum()
-    ) and not is_digit(prev)
+    """A minus is a sign but after an ASCII letter or a digit: at the start, after a space, a bracket, '=', CJK text."""
+    return not (prev.isascii() and prev.isalnum()) and not is_digit(prev)
 
 
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
