@@ -8,6 +8,12 @@ from pathlib import Path
 from voice_tts.tn import cldr
 
 _DIGITS = "零一二三四五六七八九"
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
+_VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
+_ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
+_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
+_HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
+_DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 def digits(text: str) -> str:
@@ -42,9 +48,6 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
-
-
 def clock_with_period(text: str) -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分)."""
@@ -56,9 +59,6 @@ def clock_with_period(text: str) -> str | None:
     return period + cardinal(h) + "点" + (cardinal(int(m["m"])) + "分" if m["m"] and int(m["m"]) else "")
 
 
-_VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
-
-
 def version(text: str) -> str | None:
     """'v0.2.1' -> v零点二点一, '5.3.1' 五点三点一, '3.2.1节' (three parts, or after v), parts of three digits or
     more digit by digit ('192.168.0.1' 一九二点一六八点零点一); '2024.3.5' is a date."""
@@ -66,10 +66,6 @@ def version(text: str) -> str | None:
     if p and (m["v"] or len(p) > 2 and not (len(p[0]) == 4 and date(f"{p[0]}年{p[1]}月{p[2]}日"))):
         return m["v"] + "点".join(digits(x) if len(x) > 2 else number(x) for x in p) + m["after"]
     return None
-
-
-_ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
-_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
 
 
 def identifier(text: str) -> str:
@@ -94,15 +90,9 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     return _HUNDREDS_LIANG.sub("二百", spoken.replace("月两日", "月二日").replace("两分之", "二分之"))
 
 
-_HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
-_DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
-
-
 def plain(text: str) -> str | None:
     """A bare integer or decimal: '-2930.19' 负两千九百三十点一九, '0123' 零一二三."""
-    if _DECIMAL.fullmatch(text) is None:
-        return None
-    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-"))
+    return {"-": "负", "+": "正"}.get(text[0], "") + number(text.lstrip("+-")) if _DECIMAL.fullmatch(text) else None
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
@@ -114,6 +104,30 @@ _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
 # A landline after its area code ('021-6218 5530'), a mobile in groups ('139 2057 4468', two while one is awaited).
 PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?")
+_ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
+# Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
+# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
+_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位")
+# Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
+_DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
+_CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
+# Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
+MEASURE_WORDS = frozenset(
+    line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+_MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
+# In China ¥ is the yuan, spoken 元 (CLDR's zh names ¥ the yen and CNY 人民币); every other symbol
+# by CLDR's name ('₩100' 一百韩元).
+_YUAN = frozenset("￥¥")
+_COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
+                    rf"(?P<suffix>(?:{_MEASURE_WORD})?)(?:/(?P<per>[^\x00-\x7f]+))?")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
+_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
+# A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), or two numbers by a unit ('30×60cm').
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
+                      r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 
 
 def date(text: str) -> str | None:
@@ -127,9 +141,6 @@ def date(text: str) -> str | None:
         return None
     return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
         cardinal(int(day)) + m.group("day") if day else "")
-
-
-_ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 
 
 def era_year(text: str) -> str | None:
@@ -146,14 +157,6 @@ def telephone(text: str) -> str | None:
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
-# Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
-# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
-_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位")
-# Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
-_DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
-_CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
-
-
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
     one by one, its groups joined by 杠 ('取件码6-2-3018'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
@@ -163,22 +166,6 @@ def code_digits(text: str, word_before: str) -> str | None:
     return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else "杠".join(map(digits, text.split("-")))
 
 
-# Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
-MEASURE_WORDS = frozenset(
-    line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
-    if line.strip() and not line.startswith("#")
-)
-_MEASURE = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
-# In China ¥ is the yuan, spoken 元 (CLDR's zh names ¥ the yen and CNY 人民币); every other symbol
-# by CLDR's name ('₩100' 一百韩元).
-_YUAN = frozenset("￥¥")
-_COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
-                    rf"(?P<suffix>(?:{_MEASURE})?)(?:/(?P<per>[^\x00-\x7f]+))?")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
-_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE}|℃)?)")
-
-
 def cardinal_liang(n: int) -> str:
     """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
     (二百一十), as in an ordinal."""
@@ -186,7 +173,7 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    return number(text) if "." in text or (len(text) > 1 and text.startswith("0")) else "两" if text == "2" and suffix in MEASURE_WORDS else cardinal_liang(int(text))
+    return "两" if text == "2" and suffix in MEASURE_WORDS else number(text)
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
@@ -203,9 +190,6 @@ def count(text: str, ordinal: bool = False) -> str | None:
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
     code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
-
-
-_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:

@@ -37,8 +37,6 @@ class Korean(myriad.Language):
         # Particles written after a number agree with how it is read: 오가, 삼이.
         self.after_vowel = self.words["particles_after_vowel"]
         self.after_consonant = {v: k for k, v in self.after_vowel.items()}
-        # Latin letters by their Korean names, for domain endings and file types ('co.kr', '.pdf').
-        self.letters = dict(zip("abcdefghijklmnopqrstuvwxyz", self.words["letters"].split(), strict=True))
         self.file_types = frozenset(self.words["file_types"])
         self.endings = self.file_types | self.words["ending_words"].keys() | electronic.TLDS
 

@@ -14,6 +14,7 @@ may follow) and never for a word after a space.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import cache
@@ -23,7 +24,7 @@ from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
-from voice_tts.tn.chars import OPENING_BRACKETS, is_digit, is_han
+from voice_tts.tn.chars import is_digit, is_han
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
@@ -34,6 +35,9 @@ _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
 _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
+_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
 
 
 @cache
@@ -71,10 +75,6 @@ class Expression:
     country: str = ""
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CODE = re.compile(r"[A-Z][0-9]|[2-6]G")
-
-
 class Language:
     """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
     the spans it decides and their readings. A subclass names its `code` and overrides the hooks
@@ -88,6 +88,7 @@ class Language:
         self.scales = frozenset(self.large)
         self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
+        self.letters = dict(zip(string.ascii_lowercase, table["letters"].split(), strict=True))  # by name: 'F1', '.pdf'
         self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
@@ -120,9 +121,9 @@ class Language:
         return "".join(cldr.spell(self.code, int(c), self.words["ruleset"]) for c in text if c.isdecimal())
 
     def integer(self, text: str) -> str:
-        """A written integer: leading zeros ('007') are read digit by digit."""
+        """A written integer: leading zeros ('007') are read digit by digit, as `cardinal` reads one past 10^20."""
         text = text.replace(",", "")
-        return self.digits(text) if len(text) > 1 and text[0] == "0" or len(text) > 4 * len(self.large) + 4 else self.cardinal(int(text))
+        return self.digits(text) if len(text) > 1 and text[0] == "0" else self.cardinal(int(text))
 
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)
@@ -149,7 +150,7 @@ class Language:
         if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
             letter, digit = sorted(text, key=str.isdecimal)
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
-            return "".join((self.words["letters"].split()[ord(letter) - ord("A")], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
+            return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
             return m["letters"] + self.space + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
@@ -370,13 +371,10 @@ def ends_in_consonant(text: str) -> bool:
 
 
 def sign_may_follow(prev: str) -> bool:
-    """A minus is a sign at the start, after a space or bracket, and after CJK text."""
-    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or not (
-        prev.isascii() and prev.isalnum()
-    ) and not is_digit(prev)
+    """A minus is a sign but after an ASCII letter or a digit: at the start, after a space, a bracket, '=', CJK text."""
+    return not (prev.isascii() and prev.isalnum()) and not is_digit(prev)
 
 
-_is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""

@@ -29,10 +29,7 @@ def word_after(cur: Cursor, end: int) -> str:
         j = lexer.spaces(cur, end)
         if not is_letter(cur.at(j)):
             return "" if cur.at(j) in ("", "\n") else cur.at(j)
-        k = j
-        while is_letter(cur.at(k)):
-            k += 1
-        return cur.text[j:k].lower()
+        return cur.text[j:lexer.run(cur, j, is_letter)].lower()
     except TooLong:
         return "…"
 

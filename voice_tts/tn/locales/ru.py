@@ -26,7 +26,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
-from voice_tts.tn.locales.ru_cases import DIGITS, agreement, cardinal, digits, ordinal
+from voice_tts.tn.locales.ru_cases import agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.numeric_spans import DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
 
 _WORDS = words("ru")
@@ -46,15 +46,67 @@ MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3
 # The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
-_DOTTED = frozenset(("руб", "долл", "тыс", "г", "коп", "мин", "сек", "р", "кв", "млн", "млрд"))
+_DOTTED = frozenset(_WORDS["dotted_abbreviations"])
 # Currency codes written before the amount ('USD 20', 'usd21').
-_CODES_BEFORE = frozenset(("usd", "eur", "rub", "gbp", "jpy", "krw"))
+_CODES_BEFORE = frozenset(_WORDS["codes_before"])
 # Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
-_NOT_ROMAN = frozenset(("mi", "di", "vi", "mix", "civil", "id", "cd", "dc", "cc", "cm", "mm", "ml", "xl"))
+_NOT_ROMAN = frozenset(_WORDS["not_roman"])
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
 _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
+# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
+_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
+# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
+_CENTURY_ABBREVIATIONS = frozenset(_WORDS["century_abbreviations"])
+# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
+_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_WORD_UNITS = tuple(_WORDS["word_units"])
+# The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
+# четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
+_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
+# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
+# first day waits (through the Cursor, up to the tail bound) for the second day and the month.
+_DAY_LINKS = frozenset(_WORDS["day_links"])
+_DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
+# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
+_YEAR_LINKS = frozenset(_WORDS["year_links"])
+# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
+_GENITIVE_MONEY = "genitive money"
+# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
+_MEASURE_RANGE_OPEN = "measure range"
+# The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
+_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
+# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
+# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
+# with no word after it.
+_COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
+# Four digits after no other digit ('1974', not '2 005').
+_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
+_ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
+_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
+# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
+# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
+_COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
+_COMBINING: dict[str, str] = _WORDS["combining_forms"]
+_MOBILE = re.compile(r"[78]9\d{9}")
+_SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
+_GROUP = re.compile(r"\d{3}(?!\d)")
+_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
+_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
+_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+# A year standing alone is an ordinal; without a word that shows its case, it is read in the
+# prepositional, the case of 'в 1974 (году)', the commonest in running text.
+_YEARS = range(1700, 2101)
+# A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
+_DASHES = frozenset("-–—")
+_AMOUNT = r"\d+(?:,\d+)?"
+_MEASURE = rf"(?P<last>{_AMOUNT}) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
+_MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
+_RANGE_END = re.compile(_MEASURE)
 
 
 @lru_cache(maxsize=4096)
@@ -70,12 +122,13 @@ def _as_written(readings: Iterable[str], ending: str) -> str | None:
     return next((reading for reading in readings if reading.replace("ё", "е").endswith(ending)), None)
 
 
-def decimal(integer: str, fraction_digits: str, case: str = "nominative") -> str:
+def decimal(integer: str, fraction_digits: str | None, case: str = "nominative", gender: str = "m") -> str:
     """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
-    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых'."""
+    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых';
+    with no fraction a count of `gender` ('5' пяти)."""
     whole = int(integer)
     if not fraction_digits:
-        return cardinal(whole, "m", case)
+        return cardinal(whole, gender, case)
     if len(fraction_digits) > 9:  # past 'миллиардная'
         return f"{cardinal(whole, 'm', case)} запятая {digits(fraction_digits)}"
     part = int(fraction_digits)
@@ -152,15 +205,14 @@ class Russian(Language):
         return "genitive" if case == "genitive" or preposition in _WORDS["payment_nouns"] else case if case in ("dative", "prepositional") else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        return decimal(whole, fractional or "", self.amount_case(ctx))
+        return decimal(whole, fractional, self.amount_case(ctx))
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
         preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
-            word = year.group("word")
-            return _year_with_noun(int(whole), _year_case(word, preposition) if preposition in _PREPOSITION_CASES else YEAR_WORDS[word])
+            return _year_with_noun(int(whole), year.group("word"), preposition)
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
@@ -169,7 +221,7 @@ class Russian(Language):
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
         half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
         count = 2 if half else None if fractional else int(whole)
-        amount = half or (decimal(whole, fractional, case) if fractional else cardinal(int(whole), unit.gender, case))
+        amount = half or decimal(whole, fractional, case, unit.gender)
         return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
@@ -196,8 +248,13 @@ class Russian(Language):
         return _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        """'5-й' пятый: the form the written ending stands for, of the preposition's cases first ('к 5-му')."""
-        return ordinal_with_ending(n, suffix, _ordinal_cases(preposition) if (preposition := _preposition(ctx)) in ru_cases.COUNT_PREPOSITIONS else ())
+        """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
+        'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the
+        nominative's form."""
+        if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
+            return ordinal_with_ending(n, suffix)
+        first = "nominative" if case == "accusative" else case
+        return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
@@ -297,7 +354,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, lambda d: DIGITS[int(d)], _spell_latin)
+        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 
@@ -421,9 +478,7 @@ class Russian(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
-            span = locale_span(pos + 1, "", self.code)
-            span.agreement = _MEASURE_RANGE_OPEN
-            return span
+            return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
@@ -466,10 +521,6 @@ class Russian(Language):
 
 
 RULES = Russian()
-_SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
-_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
-_GROUP = re.compile(r"\d{3}(?!\d)")
-_LAST_WORD = re.compile(r"[^\W\d_]+$")
 
 
 def _phone_end(cur: Cursor, pos: int) -> int | None:
@@ -547,14 +598,6 @@ def _preposition(ctx: Context) -> str:
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
 
 
-# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
-_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
-_MOBILE = re.compile(r"[78]9\d{9}")
-# A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
-_COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
-_COMBINING: dict[str, str] = _WORDS["combining_forms"]
-
-
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
     """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
     II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
@@ -576,10 +619,6 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
 
 
-# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
-_CENTURY_ABBREVIATIONS = frozenset(("в", "вв"))
-
-
 def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
     """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
     веке, 'до V в.' до пятого века, 'V в.' пятый век."""
@@ -597,26 +636,6 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     return locale_span(word[1] + 1, f"{reading} {century}", "ru")
 
 
-# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
-_GENITIVE_MONEY = "genitive money"
-# Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
-_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
-_WORD_UNITS = (" ч. л.", " ч.л.", " ст. л.", " ст.л.", " мм рт. ст.", " мм рт.ст.")
-_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
-
-
-def _ordinal_cases(preposition: str) -> tuple[str, ...]:
-    """The cases an ordinal after `preposition` is tried in first ('с 5-м' с пятым, 'с 5-го' с
-    пятого); an inanimate accusative has the nominative's form."""
-    case = ru_cases.COUNT_PREPOSITIONS[preposition]
-    first = "nominative" if case == "accusative" else case
-    return (first, "instrumental") if preposition in ("с", "со") else (first,)
-
-
-# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
-_MEASURE_RANGE_OPEN = "measure range"
-
-
 def _day_case(preposition: str) -> str:
     """The case of a day before a month name: the preposition's ('к 5 мая' к пятому мая, 'на 5
     мая' на пятое мая), but a date takes no 'в': 'в 5 мая' and a bare '5 мая' are genitive."""
@@ -629,16 +648,6 @@ def _second_day_case(ctx: Context) -> str:
     на второе или третье марта, the case the first day took (its preposition may be committed
     before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
     return ctx.agreement if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES else _day_case(_preposition(ctx))
-
-
-# The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
-
-
-# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
-# first day waits (through the Cursor, up to the tail bound) for the second day and the month.
-_DAY_LINKS = frozenset(("по", "до", "и", "или", "-", "–", "—"))
-_DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 
 
 def _month_follows(cur: Cursor, end: int) -> bool:
@@ -671,13 +680,6 @@ def _day_range(raw: str, preposition: str) -> str | None:
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 
-# The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
-# четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
-_PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
-# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
-_YEAR_LINKS = frozenset(("по", "до", "и", "или", "а", "но", "—", "–"))
-
-
 def _year(n: int, ctx: Context, after: str) -> str | None:
     """A four-digit number from 1700 to 2100 with no year word joined to it ('году', 'г.').
 
@@ -691,24 +693,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     return ordinal(n, "m", "prepositional") if ctx.line_start and not after else None
 
 
-# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
-# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
-# with no word after it.
-_COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
-
-
-# Four digits after no other digit ('1974', not '2 005').
-_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
-
-
 # --- reading a span ---------------------------------------------------------------------------
-
-_ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
-_WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
-# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
-_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
-
-
 def _year_word(text: str) -> re.Match | None:
     """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
     году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
@@ -716,11 +701,6 @@ def _year_word(text: str) -> re.Match | None:
     if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
         return None
     return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
-_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
-_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
-# A year standing alone is an ordinal; without a word that shows its case, it is read in the
-# prepositional, the case of 'в 1974 (году)', the commonest in running text.
-_YEARS = range(1700, 2101)
 
 
 def _spell_latin(word: str) -> str:
@@ -752,17 +732,15 @@ def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
     return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
 
 
-def _year_case(word: str, preposition: str) -> str:
-    """The case of a year noun after a preposition: 'г.' takes the preposition's ('в 1990 г.' в …
-    году, 'к 1990 г.' к … году); 'году' is dative after 'к' and 'по' and prepositional elsewhere."""
-    if word == "г":
-        return _PREPOSITION_CASES[preposition]
-    return ("dative" if preposition in ("к", "ко", "по") else "prepositional") if word == "году" else YEAR_WORDS.get(word, "nominative")
-
-
-def _year_with_noun(n: int, case: str) -> str:
-    """'1990 году' → 'тысяча девятьсот девяностом году'; the noun is the case's form of 'год' (an
-    inanimate accusative has the nominative's form: 'по 2000 г.' по двухтысячный год)."""
+def _year_with_noun(n: int, word: str, preposition: str) -> str:
+    """'1990 году' → 'тысяча девятьсот девяностом году', the noun in its case (`YEAR_WORDS`); 'г.' after a
+    preposition in the preposition's ('в 1990 г.' в … году, 'к 1990 г.' к … году), 'году' dative after 'к' and
+    'по'; an inanimate accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
+    case = YEAR_WORDS[word]
+    if word == "г" and preposition in _PREPOSITION_CASES:
+        case = _PREPOSITION_CASES[preposition]
+    elif word == "году" and preposition in ("к", "ко", "по"):
+        case = "dative"
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
 
 
@@ -782,26 +760,14 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
-# A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
-_DASHES = frozenset("-–—")
-_AMOUNT = r"\d+(?:,\d+)?"
-_MEASURE = rf"(?P<last>{_AMOUNT}) ?(?P<unit>[^\s\d/]+?)\.?(?:/(?P<per>[^\s\d]+))?"
-_MEASURE_RANGE = re.compile(rf"(?P<first>{_AMOUNT})[-–—]" + _MEASURE)
-_RANGE_END = re.compile(_MEASURE)
-
-
-def _genitive(amount: str, gender: str) -> str:
-    """'5' → 'пяти', '1,5' → 'одной целой пяти десятых'."""
-    integer, _, fraction_digits = amount.partition(",")
-    return decimal(integer, fraction_digits, "genitive") if fraction_digits else cardinal(int(integer), gender, "genitive")
-
-
 def _measure_range(text: str) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма)."""
     m = _MEASURE_RANGE.fullmatch(text)
-    return None if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) else (up_to := _up_to(m)) and f"от {_genitive(m['first'], UNITS[m['unit']][3])} {up_to}"
+    if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m)):
+        return None
+    return f"от {decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to}"
 
 
 def _up_to(m: re.Match) -> str | None:
@@ -810,7 +776,8 @@ def _up_to(m: re.Match) -> str | None:
     if unit not in UNITS or (per and per not in PER):
         return None
     count = None if "," in last else int(last)
-    return f"до {_genitive(last, UNITS[unit][3])} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
+    amount = decimal(*last.partition(",")[::2], "genitive", UNITS[unit][3])
+    return f"до {amount} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
@@ -844,8 +811,7 @@ def _fallback(text: str) -> str:
     out = []
     for piece in _PIECE.findall(text):
         if piece[0].isdecimal():
-            integer, _, fraction_digits = piece.partition(",")
-            out.append(decimal(integer, fraction_digits) if fraction_digits else cardinal(int(integer)))
+            out.append(decimal(*piece.partition(",")[::2]))
         elif piece.isalpha():
             out.append(_spell_latin(piece) if piece.isascii() and len(piece) == 1 else piece)
         elif piece in RULES.SYMBOLS and piece != "-":

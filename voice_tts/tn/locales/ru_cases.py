@@ -19,11 +19,27 @@ from num2words import CONVERTER_CLASSES, num2words
 
 from voice_tts.tn.locales import ru_morph, words
 
-DIGITS = ("ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять")
+_WORDS = words("ru")
+# The case a preposition gives the number after it when the noun does not show a case of its own.
+# 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
+# рублей', from) unless the noun is instrumental ('с 5 участниками', with).
+COUNT_PREPOSITIONS: dict[str, str] = _WORDS["count_prepositions"]
+# Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
+_PLURAL_CASE_ENDINGS: dict[str, str] = _WORDS["plural_case_endings"]
+# Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
+_NOT_NOUNS = frozenset(_WORDS["not_nouns"]) | frozenset(COUNT_PREPOSITIONS)
+# Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading
+# case from them.
+_ADJECTIVE_ENDINGS = tuple(_WORDS["adjective_endings"])
+_ONE_THOUSAND = re.compile(r"^одн[а-я]+ (?=тысяч)")
+_INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
+# The cases a preposition gives a time of day: 'к 14:30' к половине третьего, 'до 10:00' до десяти
+# часов; after 'в' the half takes the prepositional ('в половине пятого'), the counts the accusative.
+_TIME_CASES = ("nominative", "accusative", "genitive", "dative", "prepositional")
 
 
 def digits(text: str) -> str:
-    return " ".join(DIGITS[int(c)] for c in text if c.isdecimal())
+    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
 
 
 @lru_cache(maxsize=4096)
@@ -45,23 +61,6 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
         head = cardinal(n - n % 1000, "m", case)
         return f"{head} {cardinal(n % 1000, gender, case)}" if n % 1000 else head
     return _ONE_THOUSAND.sub("", num2words(n, lang="ru", gender=gender, case=case))
-
-
-_ONE_THOUSAND = re.compile(r"^одн[а-я]+ (?=тысяч)")
-_INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
-
-
-# The case a preposition gives the number after it when the noun does not show a case of its own.
-# 'в', 'на', 'за', 'через', 'про' take the accusative ('на 5 дней'); 'с' the genitive ('с 5
-# рублей', from) unless the noun is instrumental ('с 5 участниками', with).
-COUNT_PREPOSITIONS: dict[str, str] = words("ru")["count_prepositions"]
-# Plural endings that show the case whatever the preposition (-ями before -ям, -ами before -ам).
-_PLURAL_CASE_ENDINGS: dict[str, str] = words("ru")["plural_case_endings"]
-# Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
-_NOT_NOUNS = frozenset(("или", "либо", "и", "а", "но", "тоже", "уже", "еще", "ещё")) | frozenset(COUNT_PREPOSITIONS)
-# Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading
-# case from them.
-_ADJECTIVE_ENDINGS = ("ых", "их", "ые", "ие", "ый", "ий", "ой", "ая", "яя", "ое", "ее")
 
 
 def agreement(n: int) -> int:
@@ -113,11 +112,6 @@ def counted_noun(noun: str, n: int, case: str) -> str:
     if case in ("nominative", "accusative"):  # 'два часа', 'пять часов': the genitive
         return ru_morph.inflect(noun, "genitive", plural=kind == 2)
     return ru_morph.inflect(noun, case, plural=True)
-
-
-# The cases a preposition gives a time of day: 'к 14:30' к половине третьего, 'до 10:00' до десяти
-# часов; after 'в' the half takes the prepositional ('в половине пятого'), the counts the accusative.
-_TIME_CASES = ("nominative", "accusative", "genitive", "dative", "prepositional")
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
