@@ -13,6 +13,7 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        ("Sacó 2/100 del total y un 95/100 en el examen.", "Sacó dos centésimos del total y un noventa y cinco sobre cien en el examen."),
         # cardinals, with dots or spaces between groups
         ("Somos 1.250 socios", "Somos mil doscientos cincuenta socios"),
         ("Hay 3 000 000 de casos", "Hay tres millones de casos"),
@@ -125,6 +126,9 @@ READINGS = {
         ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
         # decimals as a number after their zeros, a rate's and a measure's alike; a longer run digit by digit
         ("Juros de 1,99% e 0,05%; mede 1,85 m, pi é 3,1416", "Juros de um vírgula noventa e nove por cento e zero vírgula zero cinco por cento; mede um vírgula oitenta e cinco metros, pi é três vírgula um quatro um seis"),
+        # A bare decimal digit by digit, as before a scale word; a fraction of a hundred is no mark out of it.
+        ("O índice ficou em 3,14.", "O índice ficou em três vírgula um quatro."),
+        ("Tirou 2/100 e depois 95/100.", "Tirou dois centésimos e depois noventa e cinco sobre cem."),
         ("Às 13:00", "Às treze horas"),
         ("Pesa 2 kg", "Pesa dois quilos"),
         ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),

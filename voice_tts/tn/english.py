@@ -221,6 +221,12 @@ ROMAN_COUNTERS = frozenset(_DATA["roman_counters"])
 REGNAL_NAMES = frozenset(_DATA["regnal_names"])
 
 
+def is_mark(n: int, d: int) -> bool:
+    """Whether n/d is a mark out of a scale's top ('95/100', '45/50', '8/10': tens up to a hundred,
+    the mark at least half of it), not a fraction ('2/100' two hundredths)."""
+    return d % 10 == 0 and 10 <= d <= 100 and d <= 2 * n <= 2 * d
+
+
 def roman_value(text: str) -> int | None:
     if not _ROMAN.fullmatch(text):
         return None

@@ -156,7 +156,7 @@ def _number_en(text: str, currency_code: str) -> str:
     ratio = _RATIO.fullmatch(text)
     if ratio and int(ratio.group(1)) >= int(ratio.group(2)):  # 24/7, 50/50: not a fraction
         return f"{english.integer(ratio.group(1))} {english.integer(ratio.group(2))}"
-    if ratio and int(ratio.group(2)) % 10 == 0 and int(ratio.group(1)) > 1:  # a mark out of its scale's top: '95/100', '45/50'
+    if ratio and english.is_mark(int(ratio.group(1)), int(ratio.group(2))):
         return f"{english.integer(ratio.group(1))} out of {english.integer(ratio.group(2))}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)

@@ -22,7 +22,7 @@ from voice_tts.tn import cldr, electronic, lexer
 from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.english import roman_value
+from voice_tts.tn.english import is_mark, roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
@@ -179,7 +179,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
     # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
-    DECIMALS_AS_NUMBER = False  # '1,85' um vírgula oitenta e cinco (Italian, Portuguese)
+    DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     # German writes a ruler's number with a period ('Ludwig XIV.').
     ROMAN_DOT = False
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
@@ -687,7 +687,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
-                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if d % 10 == 0 and 1 < n <= d else ""
+                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if is_mark(n, d) else ""
                 return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d), None if over else ctx)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
@@ -830,7 +830,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return f"{self._spoken_quantity(whole, fractional, ctx)} {self.PERCENT}"
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
-        """A decimal before a noun or unit of the gender given ('una coma cinco horas' in Spanish)."""
+        """A decimal before a noun, unit or percent sign, of the gender given ('una coma cinco horas' in Spanish)."""
         return self._spoken_quantity(whole, fractional, ctx)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:

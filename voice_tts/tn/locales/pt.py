@@ -62,6 +62,14 @@ class Portuguese(Iberian):
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return _cardinal(n) if n <= 0 or n >= 10**6 else cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
 
+    def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
+        """Before a unit, a noun or a percent sign the decimals read as a number ('1,85 m' um vírgula oitenta e cinco
+        metros); alone digit by digit ('3,14' três vírgula um quatro)."""
+        return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self._zeros_then_number(fractional, self.digits)}"
+
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        return f"{self.counted_decimal(whole, fractional, False, ctx)} {self.PERCENT}" if fractional else super().percent(whole, fractional, ctx)
+
     def fraction(self, numerator: int, denominator: int) -> str:
         plural = "s" if numerator != 1 else ""
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
