@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from babel.dates import get_day_names
@@ -497,6 +497,8 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
+        if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):  # 'Возврат 500 ₽ поступит' пятьсот: it names the payment
+            span = super().find_span(cur, pos, replace(ctx, prev_word=""))
         raw = cur.text[pos:span.end]
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
