@@ -170,6 +170,9 @@ PHRASES = [
     ("Перевод 15 300 ₽ придёт сегодня, списание 2 750,40 руб. пройдёт завтра, а возмещение 900 ₽ за билет выполнено.",
      "Перевод пятнадцать тысяч триста рублей придёт сегодня, списание две тысячи семьсот пятьдесят рублей сорок копеек "
      "пройдёт завтра, а возмещение девятисот рублей за билет выполнено."),
+    # 'стр.' opening a phrase after a comma in an address is the building, after a preposition a page
+    ("Склад: пр-т Мира, д. 40, стр. 3; инструкция на стр. 12.",
+     "Склад: проспект Мира, дом сорок, строение три; инструкция на странице двенадцать."),
     # CLDR's abbreviated weekdays in full, in their preposition's case ('по' ending a range: the accusative); a doctor's
     # abbreviation in its written case; a half joined to the noun it halves, after a count's preposition in its case
     ("Приём ведёт д-р Орлова с пт по вс, к д-ру Лебедеву запись на чт.",

@@ -404,7 +404,8 @@ class Russian(Language):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                     case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
-                return locale_span(pos + len(written), ru_morph.phrase_in_case(self.SPELLED_OUT[written], case) if case else self.SPELLED_OUT[written], self.code)
+                reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
+                return locale_span(pos + len(written), ru_morph.phrase_in_case(reading, case) if case else reading, self.code)
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
