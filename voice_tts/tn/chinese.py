@@ -163,7 +163,8 @@ def telephone(text: str) -> str | None:
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's
+    ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
     if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None

@@ -200,9 +200,9 @@ class Language:
         if (any(w in ctx.prev_word for w in self.words["score_words"]) or any(cur.startswith(end, w) for w in self.words["score_next"])) and (
                 score := self._score(cur, end, e)):  # after a word of a match, or before one: '5-2で勝利'
             return score
-        if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or lot and len(e.parts) == 3 and not any(
-                p[0] == "0" or len(p) > 3 for p in e.parts)):  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五; three, no telephone's: '3-14-7'
-            e = replace(e, kind="lot")
+        if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
+                lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
+            e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100) or e.kind == "range" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues")):
             e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, a code: '注文番号は1234-5678'; years: '1600-1700'

@@ -498,8 +498,8 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
-        if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):  # 'Возврат 500 ₽ поступит' пятьсот: it names the payment
-            span = super().find_span(cur, pos, replace(ctx, prev_word=""))
+        if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+            span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
         raw = cur.text[pos:span.end]
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух

@@ -64,7 +64,7 @@ def governs_accusative(word: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def is_verb(word: str, forms: tuple[str, ...] = ("VERB", "INFN", "PRTF", "PRTS", "GRND")) -> bool:
-    """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился'), or one of pymorphy3's `forms` ("VERB": a finite verb)."""
+    """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился'), or of pymorphy3's `forms` ("VERB")."""
     return bool(word) and _analyzer().parse(word.lower())[0].tag.POS in forms
 
 
