@@ -224,6 +224,11 @@ ZH_READINGS = {
     # a pickup code's groups joined by 杠, never a date; a telephone number's groups run on
     "快递柜取件码：12-3-4567，会员卡号后4位为4821，客服热线400-820-8820。":
         "快递柜取件码：一二杠三杠四五六七，会员卡号后四位为四八二一，客服热线四零零八二零八八二零。",
+    # a card or waybill number in groups of four and a work order's long groups run on, a room digit by digit, a floor 二
+    "快递单号是3388 1024 7765，维修单号为20270315-0912，请到B座2106室，在2层。":
+        "快递单号是三三八八一零二四七七六五，维修单号为二零二七零三一五零九一二，请到B座二一零六室，在二层。",
+    "银行卡号6217 0031 2200 4581已绑定，在208室办理，在2楼。":
+        "银行卡号六二一七零零三一二二零零四五八一已绑定，在二零八室办理，在二楼。",
     # a unit after a space (of two letters or more), per a unit and per an amount: the number first, 每 the per
     "空腹血糖为6.1 mmol/L，每次5 mL，10mg/5mL的混悬液。": "空腹血糖为六点一毫摩尔每升，每次五毫升，十毫克每五毫升的混悬液。",
     "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座。": "浓度为二十纳克每毫升，下载速度二十兆字节每秒，我们有二 A 座。",

@@ -166,6 +166,19 @@ PHRASES = [
     # a score out of the most before its points, no fraction; a fraction of a unit stays one
     ("Результат: 95/100 баллов, рейтинг 4/5 звёзд, 3/4 литра.",
      "Результат: девяносто пять из ста баллов, рейтинг четыре из пяти звёзд, три четвёртых литра."),
+    # an amount after a payment's noun names it before a finite verb (the nominative), else is what is paid (the genitive)
+    ("Перевод 15 300 ₽ придёт сегодня, списание 2 750,40 руб. пройдёт завтра, а возмещение 900 ₽ за билет выполнено.",
+     "Перевод пятнадцать тысяч триста рублей придёт сегодня, списание две тысячи семьсот пятьдесят рублей сорок копеек "
+     "пройдёт завтра, а возмещение девятисот рублей за билет выполнено."),
+    # 'стр.' opening a phrase after a comma in an address is the building, after a preposition a page
+    ("Склад: пр-т Мира, д. 40, стр. 3; инструкция на стр. 12.",
+     "Склад: проспект Мира, дом сорок, строение три; инструкция на странице двенадцать."),
+    # CLDR's abbreviated weekdays in full, in their preposition's case ('по' ending a range: the accusative); a doctor's
+    # abbreviation in its written case; a half joined to the noun it halves, after a count's preposition in its case
+    ("Приём ведёт д-р Орлова с пт по вс, к д-ру Лебедеву запись на чт.",
+     "Приём ведёт доктор Орлова с пятницы по воскресенье, к доктору Лебедеву запись на четверг."),
+    ("Насыпьте ½ чашки сахара, влейте ½ литра воды и варите до ½ часа.",
+     "Насыпьте полчашки сахара, влейте пол-литра воды и варите до половины часа."),
     # '№' before its number glued or not is a word of its own; a card's last digits and a PIN after a colon
     ("Дом №5, последние 4 цифры карты: 7705, PIN: 4821.",
      "Дом номер пять, последние четыре цифры карты: семь семь ноль пять, PIN: четыре восемь два один."),

@@ -32,7 +32,7 @@ OPENING_BRACKETS = frozenset("([{（「『《〈【“‘\"'")
 # measure words after which 2 is 两 (chinese.MEASURE_WORDS); 之 makes '2分之1' one fraction (二分之一); units in one
 # character ('89.5㎡').
 ZH_SUFFIXES = frozenset(
-    "年月日号时点分秒个只位名元块角毛万亿千百十度岁次楼层米克斤吨升倍成折人天周代后届期章节页条台辆张本件部首家所种之㎡㎥㎏㎞㎝㎜㏄㎖㎎"
+    "年月日号时点分秒个只位名元块角毛万亿千百十度岁次楼层室米克斤吨升倍成折人天周代后届期章节页条台辆张本件部首家所种之㎡㎥㎏㎞㎝㎜㏄㎖㎎"
 ) | frozenset("".join(MEASURE_WORDS))
 
 

@@ -82,12 +82,12 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     """Checks wetext's zh output for its class; None when the output must not be used. wetext
     reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
     measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
-    A denominator is 二 (二分之一), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
+    A denominator is 二 (二分之一), a floor (二层), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
     if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
         return None
     if re.search(r"[0-9]", spoken) or ((n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
         return None
-    return _HUNDREDS_LIANG.sub("二百", spoken.replace("月两日", "月二日").replace("两分之", "二分之"))
+    return _HUNDREDS_LIANG.sub("二百", re.sub("(?<=月)两(?=日)|两(?=分之|层|楼)", "二", spoken))
 
 
 def plain(text: str) -> str | None:
@@ -102,8 +102,9 @@ _DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?:(?P<m>\d{1,2})月)?(?:(?P<d>\d{1,2})
 _DOTTED_DATE = re.compile(r"(\d{4})·(\d{1,2})·(\d{1,2})")  # 2019·2·10
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)[%％]")
 _MOBILE = re.compile(r"1[3-9]\d{9}")
-# A landline after its area code ('021-6218 5530'), a mobile in groups ('139 2057 4468', two while one is awaited).
-PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?")
+# A landline after its area code ('021-6218 5530'), a mobile in groups ('139 2057 4468', two while one is awaited),
+# a waybill or card number in groups of four ('4917 2036 5801': an amount is never grouped so in Chinese).
+PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?|\d{4}(?: \d{4})+")
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
 # 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
@@ -153,17 +154,22 @@ def percent(text: str) -> str | None:
 
 
 def telephone(text: str) -> str | None:
-    """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them)."""
+    """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them); so is
+    a room's number ('1502室' 一五零二室)."""
+    if m := re.fullmatch(r"(\d{3,})室", text):
+        return digits(m[1]) + "室"
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
-    one by one, its groups joined by 杠 ('取件码6-2-3018'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's
+    ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
     if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else "杠".join(map(digits, text.split("-")))
+    groups = text.split("-")
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("" if min(map(len, groups)) > 3 else "杠").join(map(digits, groups))
 
 
 def cardinal_liang(n: int) -> str:

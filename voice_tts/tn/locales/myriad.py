@@ -200,7 +200,8 @@ class Language:
         if (any(w in ctx.prev_word for w in self.words["score_words"]) or any(cur.startswith(end, w) for w in self.words["score_next"])) and (
                 score := self._score(cur, end, e)):  # after a word of a match, or before one: '5-2で勝利'
             return score
-        if e.kind in ("range", "groups") and ctx.char_before(cur.text, pos) in self.words.get("lot_before", ()):
+        if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
+                lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100) or e.kind == "range" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues")):
@@ -253,9 +254,11 @@ class Language:
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
+        by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
         ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
         code = (self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
+        if digits == "00" and ctx.char_before(cur.text, pos) == self.words["clock"][0] and cur.at(end) == self.words["clock"][1]:
+            return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+
+from babel.dates import get_day_names
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter
@@ -176,7 +178,9 @@ class Russian(Language):
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
-    LONGEST_ABBREVIATIONS_FIRST = sorted(abbreviations("ru"), key=len, reverse=True)
+    # The abbreviations and CLDR's abbreviated weekdays, read in full ('с пн по пт' с понедельника по пятницу).
+    SPELLED_OUT = abbreviations("ru") | dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
+    LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
 
@@ -230,6 +234,14 @@ class Russian(Language):
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
+
+    def half_before(self, cur: Cursor, end: int, ctx: Context) -> Span | None:
+        """'1/2 стакана', '½ стакана' полстакана, joined to the noun it halves; after a preposition of a count the half in its case
+        ('до ½ стакана' до половины)."""
+        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])):
+            return None
+        return locale_span(end, self.fraction_before(cur, end, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
+            locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине)."""
@@ -390,7 +402,10 @@ class Russian(Language):
                 pos, written, fold=True
             ) and not is_letter(cur.at(pos + len(written))):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
-                return locale_span(pos + len(written), ru_morph.phrase_in_case(self.ABBREVIATIONS[written], case) if case else self.ABBREVIATIONS[written], self.code)
+                if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
+                    case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
+                reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
+                return locale_span(pos + len(written), ru_morph.phrase_in_case(reading, case) if case else reading, self.code)
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
@@ -420,9 +435,8 @@ class Russian(Language):
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
             return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
-        if cur.startswith(pos, "1/2 ") and pos == body and (noun := chunk_after(cur, pos + 3, is_letter)) and noun[0].islower() and not self.unit(noun[0]):
-            return locale_span(pos + 3, self.fraction_before(cur, pos + 3, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
-                locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))  # 'до 1/2 стакана' до половины
+        if cur.startswith(pos, "1/2 ") and pos == body and (half := self.half_before(cur, pos + 3, ctx)):
+            return half
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -479,9 +493,13 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
+        if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
+            return half
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
+        if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+            span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
         raw = cur.text[pos:span.end]
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух

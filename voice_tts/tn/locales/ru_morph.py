@@ -63,9 +63,9 @@ def governs_accusative(word: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def is_verb(word: str) -> bool:
-    """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился')."""
-    return bool(word) and _analyzer().parse(word.lower())[0].tag.POS in ("VERB", "INFN", "PRTF", "PRTS", "GRND")
+def is_verb(word: str, forms: tuple[str, ...] = ("VERB", "INFN", "PRTF", "PRTS", "GRND")) -> bool:
+    """Whether `word` is likeliest a verb, a participle or a gerund ('доставлен', 'родился'), or of pymorphy3's `forms` ("VERB")."""
+    return bool(word) and _analyzer().parse(word.lower())[0].tag.POS in forms
 
 
 @lru_cache(maxsize=4096)
