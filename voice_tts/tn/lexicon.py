@@ -294,8 +294,6 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
 
 def _check_groups(pattern: regex.Pattern, say: str) -> None:
     """Expanding `say` against a match with every group empty raises when a group is unknown."""
-    probe = regex.compile("(?:" + "()" * pattern.groups + ")")
-    template = say
-    for name, index in pattern.groupindex.items():
-        template = template.replace(f"\\g<{name}>", f"\\g<{index}>")
-    probe.match("").expand(template)
+    names = {index: name for name, index in pattern.groupindex.items()}
+    probe = regex.compile("".join(f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)))
+    probe.match("").expand(say)
