@@ -34,7 +34,6 @@ MAX_FILE_BYTES = 1_000_000
 REGEX_TIMEOUT_S = 0.002
 _OPTIONS = ("whole_word", "case_sensitive", "regex")
 
-
 _END = ""  # the trie key under which rules ending at a node are kept (never a character)
 
 
@@ -91,9 +90,6 @@ class Lexicon:
             if not rule.whole_word:
                 self._inside_firsts.add(rule.match[0].lower())
         self._regex_gate = _gate([rule for rule in checked if rule.regex])
-
-    def __bool__(self) -> bool:
-        return bool(self.rules)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -176,8 +172,7 @@ class Lexicon:
         """A Lexicon from a Lexicon, a list of rules or None; None when there are no rules."""
         if value is None:
             return None
-        lexicon = value if isinstance(value, Lexicon) else cls(value)
-        return lexicon or None
+        return (value if isinstance(value, Lexicon) else cls(value)) or None
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -205,8 +200,7 @@ class Lexicon:
                 raise LexiconError(f"CSV lexicon line {line}: more fields than the header names")
             options = {}
             for key in _OPTIONS:
-                value = (row.get(key) or "").strip().lower()
-                if value:
+                if value := (row.get(key) or "").strip().lower():
                     if value not in ("true", "false", "1", "0", "yes", "no"):
                         raise LexiconError(f"CSV lexicon line {line}: {key} must be true or false, got {value!r}")
                     options[key] = value in ("true", "1", "yes")
@@ -256,10 +250,9 @@ def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
         rule = LexiconRule(raw["match"], raw["say"], **{k: raw[k] for k in _OPTIONS if k in raw})
     if not rule.match:
         raise LexiconError(f"rule {i}: 'match' is empty")
-    if len(rule.match) > MAX_MATCH_CHARS:
-        raise LexiconError(f"rule {i}: 'match' has {len(rule.match)} characters; at most {MAX_MATCH_CHARS}")
-    if len(rule.say) > MAX_SAY_CHARS:
-        raise LexiconError(f"rule {i}: 'say' has {len(rule.say)} characters; at most {MAX_SAY_CHARS}")
+    for key, text, most in (("match", rule.match, MAX_MATCH_CHARS), ("say", rule.say, MAX_SAY_CHARS)):
+        if len(text) > most:
+            raise LexiconError(f"rule {i}: '{key}' has {len(text)} characters; at most {most}")
     if any(ord(c) < 32 and c not in "\t" for c in rule.match + rule.say):
         raise LexiconError(f"rule {i}: control characters are not allowed")
     return rule
@@ -301,8 +294,6 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
 
 def _check_groups(pattern: regex.Pattern, say: str) -> None:
     """Expanding `say` against a match with every group empty raises when a group is unknown."""
-    probe = regex.compile("(?:" + "()" * pattern.groups + ")")
-    template = say
-    for name, index in pattern.groupindex.items():
-        template = template.replace(f"\\g<{name}>", f"\\g<{index}>")
-    probe.match("").expand(template)
+    names = {index: name for name, index in pattern.groupindex.items()}
+    probe = regex.compile("".join(f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)))
+    probe.match("").expand(say)

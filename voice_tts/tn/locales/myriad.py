@@ -128,14 +128,10 @@ class Language:
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)
 
-    def rooted(self, root: bool) -> str:
-        """The word for √ where the number after it is under a root, else nothing."""
-        return self.words["root"] if root else ""
-
     def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
         """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
-        return (f"{self.rooted(roots[1])}{self.integer(denominator)}{self.words['fraction_of']}"
-                f"{self.rooted(roots[0])}{self.integer(numerator)}")
+        return (f"{self.words['root'] * roots[1]}{self.integer(denominator)}{self.words['fraction_of']}"
+                f"{self.words['root'] * roots[0]}{self.integer(numerator)}")
 
     def counted(self, text: str, following: str) -> str:
         """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
@@ -291,7 +287,7 @@ class Language:
     def _body(self, e: Expression) -> str:
         p = e.parts
         if e.kind == "integer":
-            return self.rooted(e.roots[0]) + self.integer(p[0])
+            return self.words["root"] * e.roots[0] + self.integer(p[0])
         if e.kind == "decimal":
             return self.decimal(p[0], p[1])
         if e.kind == "fraction":

@@ -73,7 +73,7 @@ def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str],
     symbols by name; other marks are dropped."""
     out = []
     for piece in pieces.findall(raw):
-        if piece.isdecimal():
+        if piece[:1].isdecimal():  # a number, also one with a decimal comma ('1,02') where `pieces` finds one
             out.append(digits(piece))
         elif piece.isalpha():
             out.append(letters(piece))

@@ -715,10 +715,8 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 def _year_word(text: str) -> re.Match | None:
     """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
     году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
-    m = _YEAR_WITH_WORD.fullmatch(text)
-    if m and m.group("word") == "г" and int(m.group("n")) not in _YEARS:  # '6593 г' is grams
-        return None
-    return m if m and (len(m.group("n")) == 4 or m.group("word") == "году") else None
+    m = _YEAR_WITH_WORD.fullmatch(text)  # '6593 г' is grams
+    return m if m and (m["word"] == "году" or len(m["n"]) == 4 and (m["word"] != "г" or int(m["n"]) in _YEARS)) else None
 
 
 def _spell_latin(word: str) -> str:
@@ -826,12 +824,6 @@ def _group(written: str) -> str:
 
 def _fallback(text: str) -> str:
     """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
-    out = []
-    for piece in _PIECE.findall(text):
-        if piece[0].isdecimal():
-            out.append(decimal(*piece.partition(",")[::2]))
-        elif piece.isalpha():
-            out.append(_spell_latin(piece) if piece.isascii() and len(piece) == 1 else piece)
-        elif piece in RULES.SYMBOLS and piece != "-":
-            out.append(RULES.SYMBOLS[piece])
-    return " ".join(out)
+    symbols = {mark: word for mark, word in RULES.SYMBOLS.items() if mark != "-"}
+    letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else word  # noqa: E731
+    return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)
