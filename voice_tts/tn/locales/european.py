@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
@@ -663,12 +663,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
-        if (by := plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))) and self.unit(
-                word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: read as '60x85'
-            token, end = f"{token}x{ascii_digits(cur.text[end + by.end():last_end])}", last_end
+        sides, last_end = [token], end  # '60 × 85 cm' sur, '40 x 30 x 15 cm' por … por: read as '40x30x15'
+        while plain and self.BY and self._quantity(sides[-1]) and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4)))):
+            sides.append(ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))]))
+        if len(sides) > 1 and self.unit(word_after(cur, last_end)):
+            token, end = "x".join(sides), last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
-            return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
+            sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
+            return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
