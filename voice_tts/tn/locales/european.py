@@ -136,6 +136,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ABBREVIATIONS: dict[str, str] = {}
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
+    WEEKDAY_RANGE = "{} – {}"  # 'lun.–sab.' dal lunedì al sabato
     # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
     ABBREVIATED_ENDINGS: dict[str, str] = {}
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
@@ -410,8 +411,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
-        if word.split("-")[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end)) is not None:
-            return days  # 'Mo.–Fr.', 'lun-ven'
+        if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
+            return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -470,23 +471,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
         body = lexer.spaces(cur, end + 1)
         return None if currency is None or not is_digit(cur.at(body)) else (currency, body)
 
-    def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
+    def _weekday_range(self, cur: Cursor, word: str, end: int, ctx: Context) -> Span | None:
+        """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash;
+        one alone after a preposition or the range's word ('du lun. au ven.')."""
         try:
-            if "-" in word:
-                first, _, second = word.partition("-")
-            else:
-                first, j = word, end + (cur.at(end) == ".")
-                if cur.at(j) not in "–-" or not is_letter(cur.at(j + 1)):
-                    return None
-                end = lexer.chunk(cur, j + 1)
-                second = cur.text[j + 1:end]
-            if second not in self.WEEKDAYS:
+            first, *joined = re.split("[-–]", word, maxsplit=1)
+            if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
+                joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
+            alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in {*self.PREPOSITIONS, self.RANGE}
+            if not alone and (not joined or joined[0] not in self.WEEKDAYS):
                 return None
-            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False)
+            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
         except TooLong:
             return None
-        return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
+        days = (self.WEEKDAYS[first], *(self.WEEKDAYS[day] for day in joined))
+        pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
+        return locale_span(end, pattern.format(*days), self.code)
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
