@@ -102,7 +102,7 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
-        ("Atendemos seg.–sex. e de sáb. a dom.", "Atendemos de segunda a sexta e de sábado a domingo."),
+        ("Atendemos seg.–sex. e de sáb. a dom.", "Atendemos segunda a sexta e de sábado a domingo."),
         ("A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.", "A mala mede cinquenta e cinco por trinta e cinco por vinte e "
          "cinco centímetros e a caixa um vírgula dois por zero vírgula oito por zero vírgula cinco metros."),
         ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
