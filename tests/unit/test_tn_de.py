@@ -111,6 +111,8 @@ READINGS = [
      "Zentimeter, der Tisch achtzig mal einhundertzwanzig Zentimeter, der Monitor hat siebenundzwanzig Zoll."),
     ("Das Paket misst 60 x 40 x 35 cm, die Kiste 1,2×0,8×0,5 m.", "Das Paket misst sechzig mal vierzig mal fünfunddreißig "
      "Zentimeter, die Kiste eins Komma zwei mal null Komma acht mal null Komma fünf Meter."),
+    ("Ihr Zug erreicht in KW 23 den Köln Hbf auf Gl. 7; Abt. Kundenservice, z. Hd. Frau Lang.", "Ihr Zug erreicht in "
+     "Kalenderwoche dreiundzwanzig den Köln Hauptbahnhof auf Gleis sieben; Abteilung Kundenservice, zu Händen Frau Lang."),
     ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
