@@ -113,6 +113,8 @@ READINGS = [
      "Zentimeter, die Kiste eins Komma zwei mal null Komma acht mal null Komma fünf Meter."),
     ("Ihr Zug erreicht in KW 23 den Köln Hbf auf Gl. 7; Abt. Kundenservice, z. Hd. Frau Lang.", "Ihr Zug erreicht in "
      "Kalenderwoche dreiundzwanzig den Köln Hauptbahnhof auf Gleis sieben; Abteilung Kundenservice, zu Händen Frau Lang."),
+    ("Ihre Sendungsnummer lautet 3391 0457, die Kundennummer 77 0812.", "Ihre Sendungsnummer lautet drei drei neun eins null vier "
+     "fünf sieben, die Kundennummer sieben sieben null acht eins zwei."),
     ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number

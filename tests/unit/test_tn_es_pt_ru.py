@@ -52,6 +52,7 @@ READINGS = {
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
+        ("Su localizador es 7719 2046 y llega en 3 días.", "Su localizador es siete siete uno nueve dos cero cuatro seis y llega en tres días."),
         ("Atendemos lun–vie y de sáb. a dom. Gracias.", "Atendemos de lunes a viernes y de sábado a domingo. Gracias."),
         ("La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.", "La caja mide sesenta por cuarenta por treinta y cinco "
          "centímetros y la maleta cincuenta y cinco por cuarenta por veinte centímetros."),
@@ -102,6 +103,7 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
+        ("O código de rastreio é 5530 9184.", "O código de rastreio é cinco cinco três zero nove um oito quatro."),
         ("Atendemos seg.–sex. e de sáb. a dom.", "Atendemos segunda a sexta e de sábado a domingo."),
         ("A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.", "A mala mede cinquenta e cinco por trinta e cinco por vinte e "
          "cinco centímetros e a caixa um vírgula dois por zero vírgula oito por zero vírgula cinco metros."),
@@ -258,6 +260,7 @@ SENTENCES = {
         "Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.",
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
+        "Su localizador es 7719 2046 y llega en 3 días.",
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -273,6 +276,7 @@ SENTENCES = {
         "A Lei nº 13.709/2018 e o Decreto 7.962/13 valem; o Grêmio ganhou de 2 x 0 e o protocolo 12-0456 foi aberto.",
         "A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.",
         "Atendemos seg.–sex. e de sáb. a dom.",
+        "O código de rastreio é 5530 9184.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -79,6 +79,7 @@ READINGS = [
     ("La valigia misura 55 x 40 x 20 cm, la scatola 30×20×10cm.", "La valigia misura cinquantacinque per quaranta per venti "
      "centimetri, la scatola trenta per venti per dieci centimetri."),
     ("Il castello del XII sec. ospita opere del sec. XV.", "Il castello del dodicesimo secolo ospita opere del secolo quindicesimo."),
+    ("Il codice di tracciamento è 9043 2271.", "Il codice di tracciamento è nove zero quattro tre due due sette uno."),
     ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
