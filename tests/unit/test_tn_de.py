@@ -115,6 +115,8 @@ READINGS = [
      "Kalenderwoche dreiundzwanzig den Köln Hauptbahnhof auf Gleis sieben; Abteilung Kundenservice, zu Händen Frau Lang."),
     ("Ihre Sendungsnummer lautet 3391 0457, die Kundennummer 77 0812.", "Ihre Sendungsnummer lautet drei drei neun eins null vier "
      "fünf sieben, die Kundennummer sieben sieben null acht eins zwei."),
+    ("Rufen Sie 0711 / 98 76 54-3 an, nachts 030 / 22 33 44.", "Rufen Sie null sieben eins eins neun acht sieben sechs fünf "
+     "vier drei an, nachts null drei null zwei zwei drei drei vier vier."),
     ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
