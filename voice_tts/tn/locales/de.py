@@ -68,7 +68,9 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
-        span = super().find_span(cur, pos, ctx)
+        ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
+        ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
+        span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
             span.agreement = _cue(ctx)
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
@@ -190,7 +192,7 @@ def _cue(ctx: Context) -> str:
     prev = ctx.prev_word.lower()
     if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
         prev = ctx.words_before[-1].lower()
-    return ctx.agreement if prev in ("und", "oder") or not prev and ctx.last_visible == "," or _apposition(ctx) else prev
+    return ctx.agreement if prev in ("und", "oder") or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
 
 def _apposition(ctx: Context) -> str:
