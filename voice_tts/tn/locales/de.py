@@ -141,8 +141,8 @@ class German(Language):
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
-        if (numerator, denominator) != (1, 2) or not (unit or found):
-            return self.fraction(numerator, denominator)
+        if (numerator, denominator) != (1, 2) or not (unit or found):  # 'zu ¾' zu drei Vierteln: a share of more than one in the dative
+            return self.fraction(numerator, denominator) + "n" * (not (unit or found) and numerator > 1 and _CASES.get(_cue(ctx)) == "dative")
         gender, case = noun_gender(unit.singular.split()[0] if unit else found[1]), _CASES.get(_cue(ctx), "nominative")
         return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
 
