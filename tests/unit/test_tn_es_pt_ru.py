@@ -103,6 +103,8 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
+        ("A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.", "A entrega será entre nove e quinze e onze horas, e a visita entre "
+         "catorze e trinta e dezesseis horas."),
         ("O código de rastreio é 5530 9184.", "O código de rastreio é cinco cinco três zero nove um oito quatro."),
         ("Atendemos seg.–sex. e de sáb. a dom.", "Atendemos segunda a sexta e de sábado a domingo."),
         ("A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.", "A mala mede cinquenta e cinco por trinta e cinco por vinte e "
@@ -277,6 +279,7 @@ SENTENCES = {
         "A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.",
         "Atendemos seg.–sex. e de sáb. a dom.",
         "O código de rastreio é 5530 9184.",
+        "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
