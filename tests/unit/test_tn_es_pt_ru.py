@@ -103,6 +103,7 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
+        ("Junte ½ copo de leite e 2 copos e ½ de água.", "Junte meio copo de leite e dois copos e meio de água."),
         ("A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.", "A entrega será entre nove e quinze e onze horas, e a visita entre "
          "catorze e trinta e dezesseis horas."),
         ("O código de rastreio é 5530 9184.", "O código de rastreio é cinco cinco três zero nove um oito quatro."),

@@ -867,10 +867,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def singular(self, noun: str) -> str:
         """A plural noun's singular by the language's endings: the first the gender data knows,
-        else the first that fits; a noun no ending fits, as written."""
+        else the noun itself where the data knows it ('bicchiere'), else the first that fits; a noun no ending fits, as written."""
         candidates = [noun[: len(noun) - len(plural)] + one for plural, one in self.PLURAL_ENDINGS if noun.endswith(plural)]
         known = [candidate for candidate in candidates if is_known_noun(self.code, candidate)]
-        return (known or candidates or [noun])[0]
+        return (known or [noun] * is_known_noun(self.code, noun) or candidates or [noun])[0]
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
