@@ -499,8 +499,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _month(cur, pos, end)
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
-    if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
-        return Span(day_end, "reading", "en", info=english.WEEKDAYS[word] + cur.text[end:day_end].replace(".", ""))  # 'for Tu (2/22)' for Tuesday
+    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
+        return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
