@@ -491,8 +491,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
         try:
-            after = chunk_after(cur, end, is_letter)
-            if after is None or after[1] - end > 6 or cur.at(after[1]) != ".":
+            if (after := chunk_after(cur, end, is_letter)) is None or after[1] - end > 6 or cur.at(after[1]) != ".":
                 return None
         except TooLong:
             return None
@@ -507,13 +506,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
                 return locale_span(pos + len(key), self.ABBREVIATIONS[key], self.code)
-        if word not in self.SPACED_ABBREVIATION_HEADS and word.lower() not in self.SPACED_ABBREVIATION_HEADS:
-            return None
         try:
-            if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
-                return None
-            m = lexer.chunk(cur, end + 2)
-            if cur.at(m) != "." or m - end > 6:
+            if {word, word.lower()}.isdisjoint(self.SPACED_ABBREVIATION_HEADS) or cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)) or (
+                    cur.at(m := lexer.chunk(cur, end + 2)) != "." or m - end > 6):
                 return None
         except TooLong:
             return None
