@@ -333,7 +333,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
-            ctx.prev_word.lower() in ("a", "an") and only_noun(word[0], "") or ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
+            ctx.prev_word.lower() in ("a", "an", "x", "by") and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch
+            ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
