@@ -82,6 +82,8 @@ READINGS = [
     ("Il codice di tracciamento è 9043 2271.", "Il codice di tracciamento è nove zero quattro tre due due sette uno."),
     ("Chiami lo 02 / 8765 4321.", "Chiami lo zero due otto sette sei cinque quattro tre due uno."),
     ("Aggiungere ½ bicchiere di acqua e 1 bicchiere e ½ di vino.", "Aggiungere mezzo bicchiere di acqua e un bicchiere e mezzo di vino."),
+    ("Il mobile misura 81 x 41 cm e pesa 21 kg; restano 31 giorni.", "Il mobile misura ottantuno per quarantuno centimetri e pesa "
+     "ventuno chilogrammi; restano trentuno giorni."),
     ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
