@@ -52,6 +52,8 @@ READINGS = {
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
+        ("Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.", "Le visitamos el martes, siete de abril, o el jueves, nueve de "
+         "abril; el lunes, tres personas."),
         ("Su localizador es 7719 2046 y llega en 3 días.", "Su localizador es siete siete uno nueve dos cero cuatro seis y llega en tres días."),
         ("Atendemos lun–vie y de sáb. a dom. Gracias.", "Atendemos de lunes a viernes y de sábado a domingo. Gracias."),
         ("La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.", "La caja mide sesenta por cuarenta por treinta y cinco "
@@ -103,6 +105,7 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
+        ("Entrega na terça, 7/4, ou na quinta-feira, 9/4.", "Entrega na terça, sete de abril, ou na quinta-feira, nove de abril."),
         ("Junte ½ copo de leite e 2 copos e ½ de água.", "Junte meio copo de leite e dois copos e meio de água."),
         ("A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.", "A entrega será entre nove e quinze e onze horas, e a visita entre "
          "catorze e trinta e dezesseis horas."),
@@ -264,6 +267,7 @@ SENTENCES = {
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
         "Su localizador es 7719 2046 y llega en 3 días.",
+        "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -280,6 +284,7 @@ SENTENCES = {
         "A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.",
         "Atendemos seg.–sex. e de sáb. a dom.",
         "O código de rastreio é 5530 9184.",
+        "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
         "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
     ],
     "ru": [

@@ -413,6 +413,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
+        if word.lower() in self.DAY_MONTH_CUES and cur.at(end) == "," and is_digit(cur.at(lexer.spaces(cur, end + 1))):  # 'viernes, 14/3' catorce de marzo
+            return Span(end, "locale", self.code, info=word, agreement=word.lower())
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -484,9 +486,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
         except TooLong:
             return None
-        days = (self.WEEKDAYS[first], *(self.WEEKDAYS[day] for day in joined))
         pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
-        return locale_span(end, pattern.format(*days), self.code)
+        return locale_span(end, pattern.format(*(self.WEEKDAYS[day] for day in (first, *joined))), self.code)
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
@@ -579,9 +580,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = pos
         while is_digit(cur.at(end)) and end - pos < 3:
             end += 1
-        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)):
-            return None
-        if cur.at(end) == "." and (word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
+        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)) or cur.at(end) == "." and (
+                word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 
