@@ -100,8 +100,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and english.unit(_next_token(cur, n[1])[0]):
-        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm' thirty by sixty; '2 × 3 = 6' two times three
+    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and (
+            english.unit(after := _next_token(cur, n[1])[0]) or after == "×"):  # '30 × 60 cm' thirty by sixty, '40 × 30 × 15 cm'; '2 × 3 = 6' two times three
+        return Span(pos + 1, "reading", "en", info="by")
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
@@ -459,9 +460,7 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
-    if period not in english.AM_PM or not english.clock(f"{time} {period}"):
-        return None
-    return q + 1 if "." in period and cur.at(q) == "." else q
+    return None if period not in english.AM_PM or not english.clock(f"{time} {period}") else q + ("." in period and cur.at(q) == ".")
 
 
 # --- words ------------------------------------------------------------------------------------
