@@ -52,6 +52,7 @@ READINGS = {
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
+        ("El curso va del 3-7 de julio.", "El curso va del tres al siete de julio."),
         ("Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.", "Le visitamos el martes, siete de abril, o el jueves, nueve de "
          "abril; el lunes, tres personas."),
         ("Su localizador es 7719 2046 y llega en 3 días.", "Su localizador es siete siete uno nueve dos cero cuatro seis y llega en tres días."),
@@ -267,6 +268,7 @@ SENTENCES = {
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
         "Su localizador es 7719 2046 y llega en 3 días.",
+        "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
     ],
     "pt": [

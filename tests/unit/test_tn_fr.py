@@ -69,6 +69,7 @@ READINGS = [
      "soixante-cinq francs suisses par an."),
     ("Votre numéro de suivi est le 6620 1185.", "Votre numéro de suivi est le six six deux zéro un un huit cinq."),
     ("Livraison mardi, 7/4, ou jeudi, 9/4.", "Livraison mardi, sept avril, ou jeudi, neuf avril."),
+    ("Le stage a lieu du 3-7 juillet.", "Le stage a lieu du trois au sept juillet."),
     ("Ouvert lun.–sam., fermé du sam. au dim.", "Ouvert du lundi au samedi, fermé du samedi au dimanche."),
     ("Il a eu 18/20 et 95/100.", "Il a eu dix-huit sur vingt et quatre-vingt-quinze sur cent."),
     ("Le tuyau fait 3/4\", prenez 1000 UI de vitamine D et 150 mcg d’iode ; pouls à 72 bpm.", "Le tuyau fait trois quarts "

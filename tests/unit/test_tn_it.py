@@ -85,6 +85,7 @@ READINGS = [
     ("Il mobile misura 81 x 41 cm e pesa 21 kg; restano 31 giorni.", "Il mobile misura ottantuno per quarantuno centimetri e pesa "
      "ventuno chilogrammi; restano trentuno giorni."),
     ("Consegna martedì, 7/4, o giovedì, 9/4.", "Consegna martedì, sette aprile, o giovedì, nove aprile."),
+    ("Il corso si tiene dal 3-7 luglio.", "Il corso si tiene dal tre al sette luglio."),
     ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
