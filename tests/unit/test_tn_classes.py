@@ -156,6 +156,11 @@ READINGS = {
     "We open at 10 a.m. and close at 6 p.m.": "We open at ten AM and close at six PM.",
     # a range of clock times with an unspaced dash: the dash said "to", the period the abbreviation's
     "Open Monday–Friday, 8 a.m.–6 p.m. Eastern.": "Open Monday to Friday, eight AM to six PM Eastern.",
+    # a month and day after a weekday named in full and its comma
+    # a measure between a dimension's "by" and its noun describes the noun: singular
+    "It ships in a 24 x 18 x 6 in. box or 9 x 4 ft crates.": "It ships in a twenty four by eighteen by six inch box or nine by four foot crates.",
+    "The crate is 120 × 80 × 60 cm; 2 × 3 = 6.": "The crate is one hundred twenty by eighty by sixty centimeters; two times three equals six.",
+    "Your appointment is Thursday, 5/22, or Monday, 6/2 at 9.": "Your appointment is Thursday, may twenty second, or Monday, june second at nine.",
     "Call by 5 p.m. Eastern or 4 p.m. PT today.": "Call by five PM Eastern or four PM P T today.",  # a time zone goes on
     # the 1 dialled before an area code is said with it; a toll-free 800 as a number
     "Call 1-800-555-0146 or 1-415-555-0100.":

@@ -109,6 +109,20 @@ READINGS = [
      "Milligramm pro fünf Milliliter."),
     ("Die Fliesen messen 30×60cm, der Tisch 80 x 120 cm, der Monitor hat 27\".", "Die Fliesen messen dreißig mal sechzig "
      "Zentimeter, der Tisch achtzig mal einhundertzwanzig Zentimeter, der Monitor hat siebenundzwanzig Zoll."),
+    ("Das Paket misst 60 x 40 x 35 cm, die Kiste 1,2×0,8×0,5 m.", "Das Paket misst sechzig mal vierzig mal fünfunddreißig "
+     "Zentimeter, die Kiste eins Komma zwei mal null Komma acht mal null Komma fünf Meter."),
+    ("Ihr Zug erreicht in KW 23 den Köln Hbf auf Gl. 7; Abt. Kundenservice, z. Hd. Frau Lang.", "Ihr Zug erreicht in "
+     "Kalenderwoche dreiundzwanzig den Köln Hauptbahnhof auf Gleis sieben; Abteilung Kundenservice, zu Händen Frau Lang."),
+    ("Ihre Sendungsnummer lautet 3391 0457, die Kundennummer 77 0812.", "Ihre Sendungsnummer lautet drei drei neun eins null vier "
+     "fünf sieben, die Kundennummer sieben sieben null acht eins zwei."),
+    ("Rufen Sie 0711 / 98 76 54-3 an, nachts 030 / 22 33 44.", "Rufen Sie null sieben eins eins neun acht sieben sechs fünf "
+     "vier drei an, nachts null drei null zwei zwei drei drei vier vier."),
+    ("Das Zimmer ist vom 3.–6. Mai frei, der Kurs läuft vom 12.-15.08.; die 1.–3. Klasse fährt mit.", "Das Zimmer ist vom "
+     "dritten bis sechsten Mai frei, der Kurs läuft vom zwölften bis fünfzehnten August; die erste bis dritte Klasse fährt mit."),
+    ("Das Angebot gilt für 1 Nacht oder 4 Nächte.", "Das Angebot gilt für eine Nacht oder vier Nächte."),
+    ("Der Tank ist zu ¾ voll, die Rechnung zu ⅔ bezahlt; ¾ sind fertig.", "Der Tank ist zu drei vierteln voll, die Rechnung zu zwei "
+     "dritteln bezahlt; drei viertel sind fertig."),
+    ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
     ("Die 2-TB-SSD und ein 5-kg-Sack, dazu ein 3-fach-Stecker.", "Die zwei-Terabyte-SSD und ein fünf-Kilogramm-Sack, dazu ein dreifach-Stecker."),

@@ -52,6 +52,13 @@ READINGS = {
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
+        ("El curso va del 3-7 de julio.", "El curso va del tres al siete de julio."),
+        ("Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.", "Le visitamos el martes, siete de abril, o el jueves, nueve de "
+         "abril; el lunes, tres personas."),
+        ("Su localizador es 7719 2046 y llega en 3 días.", "Su localizador es siete siete uno nueve dos cero cuatro seis y llega en tres días."),
+        ("Atendemos lun–vie y de sáb. a dom. Gracias.", "Atendemos de lunes a viernes y de sábado a domingo. Gracias."),
+        ("La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.", "La caja mide sesenta por cuarenta por treinta y cinco "
+         "centímetros y la maleta cincuenta y cinco por cuarenta por veinte centímetros."),
         ("Hace -3 °C", "Hace menos tres grados centígrados"),
         ("A 120 km/h", "A ciento veinte kilómetros por hora"),
         # ranges: "de … a", none after a preposition or article; hours ending a phrase
@@ -99,6 +106,14 @@ READINGS = {
         ("Foi a 3ª vez", "Foi a terceira vez"),
         ("o 21º lugar", "o vigésimo primeiro lugar"),
         ("Mede 4,75 m", "Mede quatro vírgula setenta e cinco metros"),
+        ("Entrega na terça, 7/4, ou na quinta-feira, 9/4.", "Entrega na terça, sete de abril, ou na quinta-feira, nove de abril."),
+        ("Junte ½ copo de leite e 2 copos e ½ de água.", "Junte meio copo de leite e dois copos e meio de água."),
+        ("A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.", "A entrega será entre nove e quinze e onze horas, e a visita entre "
+         "catorze e trinta e dezesseis horas."),
+        ("O código de rastreio é 5530 9184.", "O código de rastreio é cinco cinco três zero nove um oito quatro."),
+        ("Atendemos seg.–sex. e de sáb. a dom.", "Atendemos segunda a sexta e de sábado a domingo."),
+        ("A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.", "A mala mede cinquenta e cinco por trinta e cinco por vinte e "
+         "cinco centímetros e a caixa um vírgula dois por zero vírgula oito por zero vírgula cinco metros."),
         ("Subiu 12,5%", "Subiu doze vírgula cinco por cento"),
         ("Use 2/3 da farinha", "Use dois terços da farinha"),
         ("Digite o código 730592; a senha: 0852, cartão final 2046, conforme o Código Civil de 2002.", "Digite o código sete "
@@ -250,6 +265,11 @@ SENTENCES = {
         'Las baldosas miden 30×60cm, la mesa 80 x 120 cm y el monitor 27". Sacó un 95/100 y un 8/10.',
         'El tubo mide 3/4", tome 1000 UI de vitamina D y 150 mcg de yodo; pulso de 72 lpm.',
         "Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.",
+        "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
+        "Atendemos lun–vie y de sáb. a dom. Gracias.",
+        "Su localizador es 7719 2046 y llega en 3 días.",
+        "El curso va del 3-7 de julio.",
+        "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
     ],
     "pt": [
         "Restam 21 poltronas de 240, e as vendas de 2021.",
@@ -263,6 +283,11 @@ SENTENCES = {
         'O piso é de 30×60cm, a mesa tem 80 x 120 cm e a tela 27". Tirou 95/100 e 8/10; ele mede 1,78 m.',
         'O cano mede 3/4", tome 1000 UI de vitamina D e 150 mcg de iodo; pulso de 72 bpm.',
         "A Lei nº 13.709/2018 e o Decreto 7.962/13 valem; o Grêmio ganhou de 2 x 0 e o protocolo 12-0456 foi aberto.",
+        "A mala mede 55 x 35 x 25 cm e a caixa 1,2 x 0,8 x 0,5 m.",
+        "Atendemos seg.–sex. e de sáb. a dom.",
+        "O código de rastreio é 5530 9184.",
+        "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
+        "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

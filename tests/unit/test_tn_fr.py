@@ -63,6 +63,14 @@ READINGS = [
      "millilitre et la glycémie à cinq virgule quatre millimoles par litre."),
     ("Les carreaux font 30×60cm, la table 80 x 120 cm et l’écran 27\".", "Les carreaux font trente sur soixante "
      "centimètres, la table quatre-vingts sur cent vingt centimètres et l’écran vingt-sept pouces."),
+    ("Le meuble fait 120 x 60 x 45 cm, le carton 40×30×20cm.", "Le meuble fait cent vingt sur soixante sur quarante-cinq "
+     "centimètres, le carton quarante sur trente sur vingt centimètres."),
+    ("Le forfait coûte 1 CHF par jour, soit 365 CHF par an.", "Le forfait coûte un franc suisse par jour, soit trois cent "
+     "soixante-cinq francs suisses par an."),
+    ("Votre numéro de suivi est le 6620 1185.", "Votre numéro de suivi est le six six deux zéro un un huit cinq."),
+    ("Livraison mardi, 7/4, ou jeudi, 9/4.", "Livraison mardi, sept avril, ou jeudi, neuf avril."),
+    ("Le stage a lieu du 3-7 juillet.", "Le stage a lieu du trois au sept juillet."),
+    ("Ouvert lun.–sam., fermé du sam. au dim.", "Ouvert du lundi au samedi, fermé du samedi au dimanche."),
     ("Il a eu 18/20 et 95/100.", "Il a eu dix-huit sur vingt et quatre-vingt-quinze sur cent."),
     ("Le tuyau fait 3/4\", prenez 1000 UI de vitamine D et 150 mcg d’iode ; pouls à 72 bpm.", "Le tuyau fait trois quarts "
      "de pouce, prenez mille unités internationales de vitamine D et cent cinquante microgrammes d’iode; pouls à "

@@ -76,6 +76,17 @@ READINGS = [
      "trecentoventi picogrammi per millilitro, glicemia a cinque virgola quattro millimoli per litro."),
     ("Le piastrelle sono 30×60cm, il tavolo 80 x 120 cm e lo schermo 27\".", "Le piastrelle sono trenta per sessanta "
      "centimetri, il tavolo ottanta per centoventi centimetri e lo schermo ventisette pollici."),
+    ("La valigia misura 55 x 40 x 20 cm, la scatola 30×20×10cm.", "La valigia misura cinquantacinque per quaranta per venti "
+     "centimetri, la scatola trenta per venti per dieci centimetri."),
+    ("Il castello del XII sec. ospita opere del sec. XV.", "Il castello del dodicesimo secolo ospita opere del secolo quindicesimo."),
+    ("Il codice di tracciamento è 9043 2271.", "Il codice di tracciamento è nove zero quattro tre due due sette uno."),
+    ("Chiami lo 02 / 8765 4321.", "Chiami lo zero due otto sette sei cinque quattro tre due uno."),
+    ("Aggiungere ½ bicchiere di acqua e 1 bicchiere e ½ di vino.", "Aggiungere mezzo bicchiere di acqua e un bicchiere e mezzo di vino."),
+    ("Il mobile misura 81 x 41 cm e pesa 21 kg; restano 31 giorni.", "Il mobile misura ottantuno per quarantuno centimetri e pesa "
+     "ventuno chilogrammi; restano trentuno giorni."),
+    ("Consegna martedì, 7/4, o giovedì, 9/4.", "Consegna martedì, sette aprile, o giovedì, nove aprile."),
+    ("Il corso si tiene dal 3-7 luglio.", "Il corso si tiene dal tre al sette luglio."),
+    ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
     ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "

@@ -178,9 +178,9 @@ _NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct", "k"})  # after a number: a netwo
 
 
 def _may_be_word(symbol: str) -> bool:
-    """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"):
-    the language module names those units itself where it reads them."""
-    return symbol.isalpha() and symbol.islower() and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
+    """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"), a capitalized one of
+    four letters or more too ("Nächte"): the language module names those units itself where it reads them."""
+    return symbol.isalpha() and (symbol.islower() or len(symbol) > 3 and symbol[1:].islower()) and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
 
 
 @lru_cache(maxsize=32)

@@ -588,7 +588,7 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)
-    if (prev_word.rstrip(" .,") in WEEKDAYS or prev_word in (*WEEKDAYS.values(), "on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+    if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or prev_word in ("on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

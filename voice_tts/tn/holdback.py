@@ -100,8 +100,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and english.unit(_next_token(cur, n[1])[0]):
-        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm' thirty by sixty; '2 × 3 = 6' two times three
+    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and (
+            english.unit(after := _next_token(cur, n[1])[0]) or after == "×"):  # '30 × 60 cm' thirty by sixty, '40 × 30 × 15 cm'; '2 × 3 = 6' two times three
+        return Span(pos + 1, "reading", "en", info="by")
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
@@ -333,7 +334,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
-            ctx.prev_word.lower() in ("a", "an") and only_noun(word[0], "") or ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
+            ctx.prev_word.lower() in ("a", "an", "x", "by") and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch
+            ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -458,9 +460,7 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
-    if period not in english.AM_PM or not english.clock(f"{time} {period}"):
-        return None
-    return q + 1 if "." in period and cur.at(q) == "." else q
+    return None if period not in english.AM_PM or not english.clock(f"{time} {period}") else q + ("." in period and cur.at(q) == ".")
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -499,8 +499,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _month(cur, pos, end)
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
-    if word in english.WEEKDAYS and (day_end := _weekday_end(cur, end)):
-        return Span(day_end, "reading", "en", info=english.WEEKDAYS[word] + cur.text[end:day_end].replace(".", ""))  # 'for Tu (2/22)' for Tuesday
+    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
+        return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:

@@ -104,11 +104,11 @@ def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
 
 
 def digit_groups_end(cur: Cursor, j: int) -> int:
-    """Digit groups separated by single spaces, hyphens or slashes, from a separator at `j`."""
+    """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a separator at `j`."""
     end = j
     try:
-        while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(end + 1)):
-            k = digits_end(cur, end + 1)
+        while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(group := end + (3 if cur.startswith(end, " / ") else 1))):
+            k = digits_end(cur, group)
             if is_letter(cur.at(k)):
                 return end
             end = k

@@ -68,7 +68,9 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
-        span = super().find_span(cur, pos, ctx)
+        ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
+        ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
+        span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
             span.agreement = _cue(ctx)
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
@@ -139,8 +141,8 @@ class German(Language):
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
-        if (numerator, denominator) != (1, 2) or not (unit or found):
-            return self.fraction(numerator, denominator)
+        if (numerator, denominator) != (1, 2) or not (unit or found):  # 'zu ¾' zu drei Vierteln: a share of more than one in the dative
+            return self.fraction(numerator, denominator) + "n" * (not (unit or found) and numerator > 1 and _CASES.get(_cue(ctx)) == "dative")
         gender, case = noun_gender(unit.singular.split()[0] if unit else found[1]), _CASES.get(_cue(ctx), "nominative")
         return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
 
@@ -190,7 +192,7 @@ def _cue(ctx: Context) -> str:
     prev = ctx.prev_word.lower()
     if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
         prev = ctx.words_before[-1].lower()
-    return ctx.agreement if prev in ("und", "oder") or not prev and ctx.last_visible == "," or _apposition(ctx) else prev
+    return ctx.agreement if prev in ("und", "oder") or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
 
 def _apposition(ctx: Context) -> str:

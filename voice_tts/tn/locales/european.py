@@ -65,7 +65,7 @@ _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
+_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
@@ -136,6 +136,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ABBREVIATIONS: dict[str, str] = {}
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
+    WEEKDAY_RANGE = "{} – {}"  # 'lun.–sab.' dal lunedì al sabato
     # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
     ABBREVIATED_ENDINGS: dict[str, str] = {}
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
@@ -410,8 +411,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
-        if word.split("-")[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end)) is not None:
-            return days  # 'Mo.–Fr.', 'lun-ven'
+        if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
+            return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
+        if word.lower() in self.DAY_MONTH_CUES and cur.at(end) == "," and is_digit(cur.at(lexer.spaces(cur, end + 1))):  # 'viernes, 14/3' catorce de marzo
+            return Span(end, "locale", self.code, info=word, agreement=word.lower())
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -470,29 +473,26 @@ class Language(AddressesAndPhones, DatesAndTimes):
         body = lexer.spaces(cur, end + 1)
         return None if currency is None or not is_digit(cur.at(body)) else (currency, body)
 
-    def _weekday_range(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """'Mo.–Fr.' Montag bis Freitag: two abbreviated weekdays joined by a dash."""
+    def _weekday_range(self, cur: Cursor, word: str, end: int, ctx: Context) -> Span | None:
+        """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash;
+        one alone after a preposition or the range's word ('du lun. au ven.')."""
         try:
-            if "-" in word:
-                first, _, second = word.partition("-")
-            else:
-                first, j = word, end + (cur.at(end) == ".")
-                if cur.at(j) not in "–-" or not is_letter(cur.at(j + 1)):
-                    return None
-                end = lexer.chunk(cur, j + 1)
-                second = cur.text[j + 1:end]
-            if second not in self.WEEKDAYS:
+            first, *joined = re.split("[-–]", word, maxsplit=1)
+            if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
+                joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
+            alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in {*self.PREPOSITIONS, self.RANGE}
+            if not alone and (not joined or joined[0] not in self.WEEKDAYS):
                 return None
-            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=False)
+            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
         except TooLong:
             return None
-        return locale_span(end, f"{self.WEEKDAYS[first]} {self.RANGE} {self.WEEKDAYS[second]}", self.code)
+        pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
+        return locale_span(end, pattern.format(*(self.WEEKDAYS[day] for day in (first, *joined))), self.code)
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
         try:
-            after = chunk_after(cur, end, is_letter)
-            if after is None or after[1] - end > 6 or cur.at(after[1]) != ".":
+            if (after := chunk_after(cur, end, is_letter)) is None or after[1] - end > 6 or cur.at(after[1]) != ".":
                 return None
         except TooLong:
             return None
@@ -507,13 +507,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
                 return locale_span(pos + len(key), self.ABBREVIATIONS[key], self.code)
-        if word not in self.SPACED_ABBREVIATION_HEADS and word.lower() not in self.SPACED_ABBREVIATION_HEADS:
-            return None
         try:
-            if cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)):
-                return None
-            m = lexer.chunk(cur, end + 2)
-            if cur.at(m) != "." or m - end > 6:
+            if {word, word.lower()}.isdisjoint(self.SPACED_ABBREVIATION_HEADS) or cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)) or (
+                    cur.at(m := lexer.chunk(cur, end + 2)) != "." or m - end > 6):
                 return None
         except TooLong:
             return None
@@ -584,9 +580,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = pos
         while is_digit(cur.at(end)) and end - pos < 3:
             end += 1
-        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)):
-            return None
-        if cur.at(end) == "." and (word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
+        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)) or cur.at(end) == "." and (
+                word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 
@@ -663,12 +658,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
-        if (by := plain and self.BY and self._quantity(token) and re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(end, end + 4)))) and self.unit(
-                word_after(cur, last_end := self._number_end(cur, end + by.end()))):  # '60 × 85 cm' sur, '2 x 3 m' por: read as '60x85'
-            token, end = f"{token}x{ascii_digits(cur.text[end + by.end():last_end])}", last_end
+        sides, last_end = [token], end  # '60 × 85 cm' sur, '40 x 30 x 15 cm' por … por: read as '40x30x15'
+        while plain and self.BY and self._quantity(sides[-1]) and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4)))):
+            sides.append(ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))]))
+        if len(sides) > 1 and self.unit(word_after(cur, last_end)):
+            token, end = "x".join(sides), last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
-            return locale_span(last.end, f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.BY} {last.info}", self.code)
+            sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
+            return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
@@ -864,10 +862,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def singular(self, noun: str) -> str:
         """A plural noun's singular by the language's endings: the first the gender data knows,
-        else the first that fits; a noun no ending fits, as written."""
+        else the noun itself where the data knows it ('bicchiere'), else the first that fits; a noun no ending fits, as written."""
         candidates = [noun[: len(noun) - len(plural)] + one for plural, one in self.PLURAL_ENDINGS if noun.endswith(plural)]
         known = [candidate for candidate in candidates if is_known_noun(self.code, candidate)]
-        return (known or candidates or [noun])[0]
+        return (known or [noun] * is_known_noun(self.code, noun) or candidates or [noun])[0]
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',

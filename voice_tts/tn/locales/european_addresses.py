@@ -101,7 +101,6 @@ class AddressesAndPhones:
             return None
         phone_end = lexer.digit_groups_end(cur, end)
         groups = cur.text[body:phone_end].split()
-        digits = sum(len(g) for g in groups)
-        if len(groups) < 3 or not 9 <= digits <= 13 or not all(g.isdecimal() for g in groups):
+        if len(groups) < 3 or not 9 <= sum(map(len, groups)) <= 13 or not all(g.isdecimal() for g in groups):
             return None
         return None if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]) else phone_end

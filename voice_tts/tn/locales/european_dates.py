@@ -113,7 +113,8 @@ class DatesAndTimes:
         month = chunk_after(cur, end, is_letter)
         if month is None or month[0].lower() not in self.MONTHS:
             return None
-        joiner = f" {self.RANGE} " if len(days) == 2 and self.DAY_RANGES else " "  # '3 bis 5 Mai', '17 18 19 mars'
+        word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")  # 'du 12-15 août' du douze au quinze
+        joiner = f" {word} " if len(days) == 2 and word else " "  # '3 bis 5 Mai', '17 18 19 mars'
         return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
 
     def _marker_after(self, cur: Cursor, end: int) -> bool:

@@ -28,7 +28,7 @@ class Italian(Language):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
-        return (words[:-1] + "a" if feminine else words[:-1]) if words.endswith("uno") else words  # un euro, una sterlina, ventun chilometri
+        return (words[:-1] + "a" if feminine else words[:-1]) if n == 1 else words  # un euro, una sterlina; ventuno chilometri
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');
