@@ -313,6 +313,8 @@ def unit(symbol: str) -> tuple[str, str] | None:
     if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)
         return tuple(names) if names else None
     return (f"per {b[0]}",) * 2 if not first else (a := unit(first)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}")
+
+
 CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
 DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])  # the words right before a card's last digits ('card ending in 8876')
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))

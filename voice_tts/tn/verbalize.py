@@ -96,8 +96,10 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
             reading = english.acronym(raw)
         if reading is not None:
             return reading
-    if ctx.prev_word.lower() == "per" and english.unit(raw) or ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
-        return english.unit(raw)[0] if ctx.prev_char != "每" else unit_words("zh")[raw]
+    if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
+        return unit_words("zh")[raw]
+    if ctx.prev_word.lower() == "per" and (unit := english.unit(raw)):
+        return unit[0]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
