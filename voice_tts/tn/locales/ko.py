@@ -78,6 +78,8 @@ class Korean(myriad.Language):
         return locale_span(end, plain, "ko")
 
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
+        if e.kind == "mixed" and e.parts[1:] == ("1", "2") and (counter := max((w for w in self.counters if cur.startswith(end, w)), key=len, default="")):
+            return locale_span(end + len(counter), self.native(int(e.parts[0])) + counter + self.words["half"], "ko")  # '1½컵' 한컵반, '2½시간' 두시간반
         spoken = self.read(e)
         if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
             end, spoken = self._particle(cur, end, spoken)

@@ -75,6 +75,8 @@ _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 _YEAR_LINKS = frozenset(_WORDS["year_links"])
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
+# An amount that is a verb's object, and the verb: one after 'и' or a comma is its object too ('и 1 ночь' одну).
+_OBJECT = "object of "
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
 _MEASURE_RANGE_OPEN = "measure range"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -244,10 +246,13 @@ class Russian(Language):
             locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине)."""
-        if (numerator, denominator) != (1, 2) or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]):
+        """'¾ суммы' три четверти суммы, '½ таблетки' половина таблетки: a fraction before a noun or a unit of words ('½ ч. л.') as
+        the noun that names it, in the case its place gives it ('до ½' до половины, 'по ½' по половине, 'возьмите ½' половину)."""
+        count, name = _WORDS["fraction_nouns"].get(f"{numerator}/{denominator}", (0, ""))
+        if not name or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]) and not _word_unit(cur, end):
             return self.fraction(numerator, denominator)
-        return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
+        case = "dative" if (p := _preposition(ctx)) == "по" else "accusative" if ru_cases.takes_accusative(p) else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative")
+        return f"{cardinal(count, 'f', case)} " * (count > 1) + ru_cases.counted_noun(name, count, case)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра'); a score out of the most
@@ -430,7 +435,7 @@ class Russian(Language):
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
         another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's ('120/80 мм
         рт. ст.' сто двадцать на восемьдесят…) or a spoon ('1,5 ч. л.' полторы чайные ложки), a half ('1/2 стакана' полстакана)."""
-        if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+        if pos == body and (unit := _word_unit(cur, k := self._number_end(cur, pos))):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
@@ -493,6 +498,10 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
+        if c in cldr.VULGAR_FRACTIONS and (unit := _word_unit(cur, pos + 1)):  # '½ ч. л. соли' половина чайной ложки
+            words = " ".join(ru_morph.inflect(word, "genitive") for word in UNITS[unit.strip(" .")][0].split())
+            end = pos + 1 + len(unit) - self._period_ends_sentence(cur, pos + len(unit))
+            return locale_span(end, f"{self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx)} {words}", self.code)
         if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
             return half
         span = super().find_span(cur, pos, ctx)
@@ -535,6 +544,8 @@ class Russian(Language):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
             span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
+        elif verb := _verb_of_object(ctx):
+            span.agreement = _OBJECT + verb
         return span
 
 
@@ -611,9 +622,27 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case; with the word before it where the two make one
-    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней)."""
-    pair = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()
-    return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
+    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней); the verb whose object the number is, past a
+    pronoun ('вернём вам 1 250 ₽' тысячу) or after 'и' or a comma joining it to the object before ('получаете скидку 20 % и 1 ночь' одну)."""
+    pair, word = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower()
+    if word in _WORDS["object_pronouns"] and ctx.words_before and ru_morph.governs_accusative(ctx.words_before[-1]):
+        return ctx.words_before[-1].lower()
+    if ctx.agreement.startswith(_OBJECT) and (word in ("и", "или") or not word and ctx.last_visible == ","):
+        return ctx.agreement.removeprefix(_OBJECT)
+    return pair if pair in ru_cases.COUNT_PREPOSITIONS else word
+
+
+def _verb_of_object(ctx: Context) -> str:
+    """The transitive verb whose object a number is, or the noun before it ('получаете скидку 20 %'), or ""."""
+    word, verb = _preposition(ctx), ctx.words_before[-1].lower() if ctx.words_before else ""
+    if word not in ru_cases.COUNT_PREPOSITIONS and ru_cases.takes_accusative(word):
+        return word
+    return verb if ru_morph.governs_accusative(verb) and (form := ru_morph.noun(word)) and (False, "accusative") in form.forms else ""
+
+
+def _word_unit(cur: Cursor, i: int) -> str | None:
+    """A unit of words at `i` (' ч. л.', ' мм рт. ст.')."""
+    return next((w for w in _WORD_UNITS if cur.startswith(i, w)), None)
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
