@@ -75,8 +75,6 @@ _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 _YEAR_LINKS = frozenset(_WORDS["year_links"])
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
-# An amount that is a verb's object, and the verb: one after 'и' or a comma is its object too ('и 1 ночь' одну).
-_OBJECT = "object of "
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
 _MEASURE_RANGE_OPEN = "measure range"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -544,8 +542,8 @@ class Russian(Language):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
             span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
-        elif verb := _verb_of_object(ctx):
-            span.agreement = _OBJECT + verb
+        elif verb := _object_verb(ctx):
+            span.agreement = verb  # the verb whose object the amount is: one after 'и' is its object too ('и 1 ночь' одну)
         return span
 
 
@@ -623,21 +621,22 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case; with the word before it where the two make one
     preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней); the verb whose object the number is, past a
-    pronoun ('вернём вам 1 250 ₽' тысячу) or after 'и' or a comma joining it to the object before ('получаете скидку 20 % и 1 ночь' одну)."""
+    pronoun ('вернём вам 1 250 ₽' тысячу) or after 'и' joining it to the object before ('получаете скидку 20 % и 1 ночь' одну)."""
     pair, word = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower()
     if word in _WORDS["object_pronouns"] and ctx.words_before and ru_morph.governs_accusative(ctx.words_before[-1]):
         return ctx.words_before[-1].lower()
-    if ctx.agreement.startswith(_OBJECT) and (word in ("и", "или") or not word and ctx.last_visible == ","):
-        return ctx.agreement.removeprefix(_OBJECT)
+    if word in ("и", "или") and ru_morph.governs_accusative(ctx.agreement):
+        return ctx.agreement
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else word
 
 
-def _verb_of_object(ctx: Context) -> str:
-    """The transitive verb whose object a number is, or the noun before it ('получаете скидку 20 %'), or ""."""
-    word, verb = _preposition(ctx), ctx.words_before[-1].lower() if ctx.words_before else ""
-    if word not in ru_cases.COUNT_PREPOSITIONS and ru_cases.takes_accusative(word):
+def _object_verb(ctx: Context) -> str:
+    """The verb whose object an amount is: the word before it ('возьмите 300 г'), the one before its object noun ('получаете скидку
+    20 %'), a list's past a comma ('300 г муки, 2 яйца'); else ""."""
+    word, before = _preposition(ctx), " ".join(ctx.words_before[-1:]).lower()
+    if ru_morph.governs_accusative(word) or not word and ctx.last_visible == "," and ru_morph.governs_accusative(word := ctx.agreement):
         return word
-    return verb if ru_morph.governs_accusative(verb) and (form := ru_morph.noun(word)) and (False, "accusative") in form.forms else ""
+    return before if ru_morph.governs_accusative(before) and (False, "accusative") in getattr(ru_morph.noun(word), "forms", ()) else ""
 
 
 def _word_unit(cur: Cursor, i: int) -> str | None:
