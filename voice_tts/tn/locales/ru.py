@@ -200,8 +200,7 @@ class Russian(Language):
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
         transitive verb ('стоит 1 250 руб.', or one and its place: 'вернули на карту'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
         a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
-        if ru_cases.takes_accusative(preposition := _preposition(ctx)) or ctx.words_before[-1:] in (("на",), ("в",)) and len(ctx.words_before) > 1 and (
-                ru_morph.governs_accusative(ctx.words_before[-2].lower())):  # the verb's object past its place: 'вернули на карту 1 599 ₽' тысячу
+        if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
@@ -243,13 +242,13 @@ class Russian(Language):
         return locale_span(end, self.fraction_before(cur, end, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
             locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'¾ суммы' три четверти суммы, '½ таблетки' половина таблетки: a fraction before a noun or a unit of words ('½ ч. л.') as
-        the noun that names it, in the case its place gives it ('до ½' до половины, 'по ½' по половине, 'возьмите ½' половину)."""
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
+        """'¾ суммы' три четверти суммы, '½ таблетки' половина таблетки: a fraction before a noun, or one `named` ('½ ч. л.'), as the
+        noun that names it, in the case its place gives it ('до ½' до половины, 'по ½' по половине, 'возьмите ½' половину)."""
         count, name = _WORDS["fraction_nouns"].get(f"{numerator}/{denominator}", (0, ""))
-        if not name or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]) and not _word_unit(cur, end):
+        if not name or not named and (not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0])):
             return self.fraction(numerator, denominator)
-        case = "dative" if (p := _preposition(ctx)) == "по" else "accusative" if ru_cases.takes_accusative(p) else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative")
+        case = "dative" if _preposition(ctx) == "по" else self.amount_case(ctx)
         return f"{cardinal(count, 'f', case)} " * (count > 1) + ru_cases.counted_noun(name, count, case)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
@@ -433,7 +432,7 @@ class Russian(Language):
         ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
         another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's ('120/80 мм
         рт. ст.' сто двадцать на восемьдесят…) or a spoon ('1,5 ч. л.' полторы чайные ложки), a half ('1/2 стакана' полстакана)."""
-        if pos == body and (unit := _word_unit(cur, k := self._number_end(cur, pos))):
+        if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
@@ -496,10 +495,10 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
-        if c in cldr.VULGAR_FRACTIONS and (unit := _word_unit(cur, pos + 1)):  # '½ ч. л. соли' половина чайной ложки
-            words = " ".join(ru_morph.inflect(word, "genitive") for word in UNITS[unit.strip(" .")][0].split())
+        if c in cldr.VULGAR_FRACTIONS and (unit := next((w for w in _WORD_UNITS if cur.startswith(pos + 1, w)), None)):
+            words = " ".join(ru_morph.inflect(word, "genitive") for word in UNITS[unit.strip(" .")][0].split())  # '½ ч. л.' половина чайной ложки
             end = pos + 1 + len(unit) - self._period_ends_sentence(cur, pos + len(unit))
-            return locale_span(end, f"{self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx)} {words}", self.code)
+            return locale_span(end, f"{self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, named=True)} {words}", self.code)
         if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
             return half
         span = super().find_span(cur, pos, ctx)
@@ -542,8 +541,9 @@ class Russian(Language):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
             span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
-        elif verb := _object_verb(ctx):
-            span.agreement = verb  # the verb whose object the amount is: one after 'и' is its object too ('и 1 ночь' одну)
+        elif ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "") or ru_morph.governs_accusative(
+                verb := " ".join(ctx.words_before[-1:])) and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ()):
+            span.agreement = verb  # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
         return span
 
 
@@ -620,28 +620,11 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case; with the word before it where the two make one
-    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней); the verb whose object the number is, past a
-    pronoun ('вернём вам 1 250 ₽' тысячу) or after 'и' joining it to the object before ('получаете скидку 20 % и 1 ночь' одну)."""
-    pair, word = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower()
-    if word in _WORDS["object_pronouns"] and ctx.words_before and ru_morph.governs_accusative(ctx.words_before[-1]):
-        return ctx.words_before[-1].lower()
-    if word in ("и", "или") and ru_morph.governs_accusative(ctx.agreement):
-        return ctx.agreement
-    return pair if pair in ru_cases.COUNT_PREPOSITIONS else word
-
-
-def _object_verb(ctx: Context) -> str:
-    """The verb whose object an amount is: the word before it ('возьмите 300 г'), the one before its object noun ('получаете скидку
-    20 %'), a list's past a comma ('300 г муки, 2 яйца'); else ""."""
-    word, before = _preposition(ctx), " ".join(ctx.words_before[-1:]).lower()
-    if ru_morph.governs_accusative(word) or not word and ctx.last_visible == "," and ru_morph.governs_accusative(word := ctx.agreement):
-        return word
-    return before if ru_morph.governs_accusative(before) and (False, "accusative") in getattr(ru_morph.noun(word), "forms", ()) else ""
-
-
-def _word_unit(cur: Cursor, i: int) -> str | None:
-    """A unit of words at `i` (' ч. л.', ' мм рт. ст.')."""
-    return next((w for w in _WORD_UNITS if cur.startswith(i, w)), None)
+    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней); the transitive verb whose object the number is past
+    a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту 1 599 ₽' тысячу), after 'и' the object's before it ('и 1 ночь' одну)."""
+    pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
+    verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
+    return verb.lower() if ru_morph.governs_accusative(verb) else pair if pair in ru_cases.COUNT_PREPOSITIONS else word
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
