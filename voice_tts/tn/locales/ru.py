@@ -619,9 +619,8 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 
 def _preposition(ctx: Context) -> str:
-    """The word before the number in lower case; with the word before it where the two make one
-    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней); the transitive verb whose object the number is past
-    a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту 1 599 ₽' тысячу), after 'и' the object's before it ('и 1 ночь' одну)."""
+    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
+    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
     return verb.lower() if ru_morph.governs_accusative(verb) else pair if pair in ru_cases.COUNT_PREPOSITIONS else word
@@ -704,8 +703,7 @@ def _day_range(raw: str, preposition: str) -> str | None:
     if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
     if preposition.lower() in _PREPOSITION_CASES:
-        case = _day_case(preposition)
-        return f"{ordinal(first, 'n', case)} {ordinal(last, 'n', case)}"
+        return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 
