@@ -243,8 +243,7 @@ class Russian(Language):
             locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
-        """'¾ суммы' три четверти суммы, '½ таблетки' половина таблетки: a fraction before a noun, or one `named` ('½ ч. л.'), as the
-        noun that names it, in the case its place gives it ('до ½' до половины, 'по ½' по половине, 'возьмите ½' половину)."""
+        """'¾ суммы' три четверти суммы: a fraction before a noun (or `named`: '½ ч. л.') as its noun, in its place's case ('по ½' по половине)."""
         count, name = _WORDS["fraction_nouns"].get(f"{numerator}/{denominator}", (0, ""))
         if not name or not named and (not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0])):
             return self.fraction(numerator, denominator)
@@ -403,7 +402,7 @@ class Russian(Language):
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                 pos, written, fold=True
             ) and not is_letter(cur.at(pos + len(written))):
-                case = ctx.agreement == "genitive noun" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
+                case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                     case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
@@ -495,8 +494,8 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
-        if c in cldr.VULGAR_FRACTIONS and any(cur.startswith(pos + 1, w) for w in _WORD_UNITS):  # '½ ч. л.' половина, the spoon after it in the genitive
-            return Span(pos + 1, "locale", self.code, self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, named=True), agreement="genitive noun")
+        if c in cldr.VULGAR_FRACTIONS and any(cur.startswith(pos + 1, w) for w in _WORD_UNITS):  # '½ ч. л.': the spoon in the genitive, as 'ч. 2 ст.'
+            return Span(pos + 1, "locale", "ru", self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, True), agreement="legal part")
         if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
             return half
         span = super().find_span(cur, pos, ctx)
@@ -515,7 +514,7 @@ class Russian(Language):
         if not is_digit(cur.at(pos)):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
-            span.agreement = "genitive noun"  # 'ч. 2 ст.': the article whose part it is, in the genitive
+            span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
