@@ -329,9 +329,7 @@ class Language:
     def telephone(self, written: str) -> str | None:
         """A telephone number of the language's country written as one run of digits
         ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
-        if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
-            return None
-        groups = self._home_groups((written,), "")
+        groups = written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11 and self._home_groups((written,), "")
         return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
 
     def _telephone_digits(self, group: str) -> str:
@@ -359,8 +357,7 @@ class Language:
         space = self.space if " " in name else self.words["unit_space"]  # one word as a counter: 오십달러, 오백 인도 루피
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
-            spoken = self.integer(e.parts[0]) + space + name
-            return spoken + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
+            return self.integer(e.parts[0]) + space + name + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
         return self._body(e) + e.scale + space + name
 
 

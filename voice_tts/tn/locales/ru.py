@@ -213,9 +213,8 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
-            return _year_with_noun(int(whole), year.group("word"), preposition)
+            return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
@@ -224,8 +223,7 @@ class Russian(Language):
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
         half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
         count = 2 if half else None if fractional else int(whole)
-        amount = half or decimal(whole, fractional, case, unit.gender)
-        return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
+        return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         case = self.amount_case(ctx)  # money after 'с' is where it starts ('с 5 тыс. руб.'), never an instrumental
@@ -610,8 +608,7 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
     """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
     сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
-    counted_one = agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
-    gender = ru_morph.adjective_gender(adjective) if counted_one else None
+    gender = ru_morph.adjective_gender(adjective) if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS else None
     return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
 
 
