@@ -239,6 +239,8 @@ ZH_READINGS = {
     "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座。": "浓度为二十纳克每毫升，下载速度二十兆字节每秒，我们有二 A 座。",
     "瓷砖规格30×60cm，共2x3m。": "瓷砖规格三十乘六十厘米，共二乘三米。",  # dimensions: 乘 between the numbers, the unit after
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
+    # a unit after a space, of one letter before a mark; a unit after a range; counts one after another, each with its 两
+    "充电器功率65 W（含线0.2 g），血糖参考值4.4~6.6 mmol/L，本季战绩7胜2负。": "充电器功率六十五瓦特（含线零点二克），血糖参考值四点四到六点六毫摩尔每升，本季战绩七胜两负。",
 }
 
 

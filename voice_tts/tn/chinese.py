@@ -53,10 +53,7 @@ def clock_with_period(text: str) -> str | None:
     clock ('13:10pm' 下午一点十分)."""
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
-    period = "下午" if pm else "上午"
-    if m.group("s"):  # '03:04:05am' 上午三点零四分五秒
-        return period + (clock_time(f"{h}:{m.group('m')}:{m.group('s')}") or "")
-    return period + cardinal(h) + "点" + (cardinal(int(m["m"])) + "分" if m["m"] and int(m["m"]) else "")
+    return ("下午" if pm else "上午") + (clock_time(f"{h}:{m['m'] or '00'}" + (f":{m['s']}" if m["s"] else "")) or "")
 
 
 def version(text: str) -> str | None:
@@ -126,8 +123,8 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
-# A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), or two numbers by a unit ('30×60cm').
-_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:[×xX*](?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
+# A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
                       r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 
 
@@ -184,9 +181,10 @@ def _quantity(text: str, suffix: str) -> str:
 
 def count(text: str, ordinal: bool = False) -> str | None:
     """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
-    '$1.5万' -> 一点五万美元, '3.45元/吨' 三点四五元每吨; an amount of money without its decimals' final
+    '$1.5万' -> 一点五万美元, '3.45元/吨' 三点四五元每吨, '11胜2负' 十一胜两负; an amount of money without its decimals' final
     zeros ('¥199.00' 一百九十九元, '41.40元' 四十一点四元); after 第 (`ordinal`) a number is no count: 第2名 第二名."""
-    m = _COUNT.fullmatch(text)
+    if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
+        return "".join(count(p, ordinal) for p in pieces)  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
     # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
     if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
@@ -207,7 +205,8 @@ def measure(text: str, units: dict[str, str]) -> str | None:
     if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol, "").startswith("speed-") and (
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
         return reading
-    amount = ("两" if m["num"] == "2" and not m["by"] else number(m["num"])) + ("乘" + number(m["by"]) if m["by"] else "")
+    by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
+    amount = ("两" if m["num"] == "2" and by != "乘" else number(m["num"])) + (by + number(m["by"]) if by else "")
     per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]]) if m["per"] else ""  # 'MB/s' 每秒, 's' alone 秒钟
     return amount + units[m["unit"]] + per
 

@@ -307,8 +307,9 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if ctx.sent_han or is_han(cur.at(dash)):
         while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
             end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
-        if cur.at(end) == " " and is_latin_letter(cur.at(end + 1)) and (unit := lexer.chunk(cur, end + 1)) - end > 2 and chinese.measure(cur.text[body:unit], unit_words("zh")):
-            end = unit  # '6.1 mmol/L' 六点一毫摩尔每升: a unit after a space, of two letters or more ('2 A 座': a letter)
+        if cur.at(end) == " " and is_latin_letter(cur.at(end + 1)) and ((unit := lexer.chunk(cur, end + 1)) - end > 2 or not (
+                cur.at(unit).isalnum() or cur.at(unit).isspace())) and chinese.measure(cur.text[body:unit], unit_words("zh")):
+            end = unit  # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and _is_day(cur.text[pos:end]):
         date_end = _day_month(cur, end)

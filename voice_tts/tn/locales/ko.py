@@ -78,6 +78,8 @@ class Korean(myriad.Language):
         return locale_span(end, plain, "ko")
 
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
+        if e.kind == "mixed" and e.parts[1:] == ("1", "2") and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default="")):
+            return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반, '2½시간' 두시간반
         spoken = self.read(e)
         if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
             end, spoken = self._particle(cur, end, spoken)
@@ -120,9 +122,8 @@ class Korean(myriad.Language):
             if cur.startswith(pos, scheme, fold=True):
                 end = lexer.url_end(cur, pos + len(scheme))
                 url = cur.text[pos:end]
-                host = electronic.host(url)
-                long = len(url) > electronic.HOST_ONLY_AFTER  # a long address: its host alone
-                path = "" if long else electronic.strip_scheme(url)[len(host):].rstrip("/")
+                host = electronic.host(url)  # a long address: its host alone
+                path = "" if len(url) > electronic.HOST_ONLY_AFTER else electronic.strip_scheme(url)[len(host):].rstrip("/")
                 return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]

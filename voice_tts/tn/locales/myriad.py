@@ -147,8 +147,8 @@ class Language:
             letter, digit = sorted(text, key=str.isdecimal)
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
-        if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR 삼삼칠오
-            return m["letters"] + self.space + self.digits(m["digits"])
+        if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR삼삼칠오: a code's letters and digits together
+            return m["letters"] + self.digits(m["digits"])
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
@@ -206,8 +206,8 @@ class Language:
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
                 cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
-                cur.at(end) == " " and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59': no fraction
+                cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59', '5/12の9:00'; no fraction
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -329,9 +329,7 @@ class Language:
     def telephone(self, written: str) -> str | None:
         """A telephone number of the language's country written as one run of digits
         ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
-        if not (written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11):
-            return None
-        groups = self._home_groups((written,), "")
+        groups = written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11 and self._home_groups((written,), "")
         return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
 
     def _telephone_digits(self, group: str) -> str:
@@ -359,8 +357,7 @@ class Language:
         space = self.space if " " in name else self.words["unit_space"]  # one word as a counter: 오십달러, 오백 인도 루피
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
-            spoken = self.integer(e.parts[0]) + space + name
-            return spoken + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
+            return self.integer(e.parts[0]) + space + name + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
         return self._body(e) + e.scale + space + name
 
 

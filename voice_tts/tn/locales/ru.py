@@ -200,8 +200,7 @@ class Russian(Language):
         """The case of an amount after the word before it: the accusative after 'на', 'за' or a
         transitive verb ('стоит 1 250 руб.', or one and its place: 'вернули на карту'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
         a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
-        if ru_cases.takes_accusative(preposition := _preposition(ctx)) or ctx.words_before[-1:] in (("на",), ("в",)) and len(ctx.words_before) > 1 and (
-                ru_morph.governs_accusative(ctx.words_before[-2].lower())):  # the verb's object past its place: 'вернули на карту 1 599 ₽' тысячу
+        if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
@@ -214,9 +213,8 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        preposition = _preposition(ctx)
         if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
-            return _year_with_noun(int(whole), year.group("word"), preposition)
+            return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
             case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
@@ -225,8 +223,7 @@ class Russian(Language):
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
         half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
         count = 2 if half else None if fractional else int(whole)
-        amount = half or decimal(whole, fractional, case, unit.gender)
-        return f"{amount} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
+        return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         case = self.amount_case(ctx)  # money after 'с' is where it starts ('с 5 тыс. руб.'), never an instrumental
@@ -243,11 +240,13 @@ class Russian(Language):
         return locale_span(end, self.fraction_before(cur, end, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
             locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
-        """'½ таблетки' половина таблетки, in its preposition's case ('до ½' до половины; 'по ½' по половине)."""
-        if (numerator, denominator) != (1, 2) or not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0]):
+    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
+        """'¾ суммы' три четверти суммы: a fraction before a noun (or `named`: '½ ч. л.') as its noun, in its place's case ('по ½' по половине)."""
+        count, name = _WORDS["fraction_nouns"].get(f"{numerator}/{denominator}", (0, ""))
+        if not name or not named and (not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0])):
             return self.fraction(numerator, denominator)
-        return ru_morph.inflect("половина", "dative" if (p := _preposition(ctx)) == "по" else ru_cases.COUNT_PREPOSITIONS.get(p, "nominative"))
+        case = "dative" if _preposition(ctx) == "по" else self.amount_case(ctx)
+        return f"{cardinal(count, 'f', case)} " * (count > 1) + ru_cases.counted_noun(name, count, case)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра'); a score out of the most
@@ -493,6 +492,8 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
+        if c in cldr.VULGAR_FRACTIONS and any(cur.startswith(pos + 1, w) for w in _WORD_UNITS):  # '½ ч. л.': the spoon in the genitive, as 'ч. 2 ст.'
+            return Span(pos + 1, "locale", "ru", self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, True), agreement="legal part")
         if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
             return half
         span = super().find_span(cur, pos, ctx)
@@ -535,6 +536,9 @@ class Russian(Language):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
             span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
+        elif ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "") or ru_morph.governs_accusative(
+                verb := " ".join(ctx.words_before[-1:])) and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ()):
+            span.agreement = verb  # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
         return span
 
 
@@ -604,16 +608,16 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
     """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
     сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
-    counted_one = agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
-    gender = ru_morph.adjective_gender(adjective) if counted_one else None
+    gender = ru_morph.adjective_gender(adjective) if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS else None
     return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
 
 
 def _preposition(ctx: Context) -> str:
-    """The word before the number in lower case; with the word before it where the two make one
-    preposition of `COUNT_PREPOSITIONS` ('в течение 3 дней' в течение трёх дней)."""
-    pair = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()
-    return pair if pair in ru_cases.COUNT_PREPOSITIONS else ctx.prev_word.lower()
+    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
+    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
+    verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
+    return verb.lower() if ru_morph.governs_accusative(verb) else pair if pair in ru_cases.COUNT_PREPOSITIONS else word
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
@@ -693,8 +697,7 @@ def _day_range(raw: str, preposition: str) -> str | None:
     if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
     if preposition.lower() in _PREPOSITION_CASES:
-        case = _day_case(preposition)
-        return f"{ordinal(first, 'n', case)} {ordinal(last, 'n', case)}"
+        return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
     return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
 
 

@@ -91,7 +91,8 @@ def phrase_in_case(phrase: str, case: str) -> str:
     кодекса Российской Федерации' Трудовому кодексу Российской Федерации); the rest as written."""
     words = phrase.split()
     for i, word in enumerate(words):
-        parse = _analyzer().parse(word)[0]
+        parses = _analyzer().parse(word)  # an adjective where a word follows: 'столовая ложка' столовой ложки, no canteen
+        parse = next((p for p in parses if p.tag.POS == "ADJF" and i + 1 < len(words)), parses[0])
         form = parse.inflect({_GRAMMEMES[case], "sing"}) if parse.tag.POS in ("NOUN", "ADJF") and parse.tag.case in ("nomn", "accs", "gent") and parse.tag.number == "sing" else None
         if form is None:
             break
