@@ -263,7 +263,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
         keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
         noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
-        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].strip() if noun else self.fraction(numerator, denominator)
+        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -") if noun else self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -411,10 +411,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
+        day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
+        if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
+            return Span(comma, "locale", self.code, info=day, agreement=day.lower())
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
-        if word.lower() in self.DAY_MONTH_CUES and cur.at(end) == "," and is_digit(cur.at(lexer.spaces(cur, end + 1))):  # 'viernes, 14/3' catorce de marzo
-            return Span(end, "locale", self.code, info=word, agreement=word.lower())
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -442,7 +443,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
         if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
-        if len(word) == 2 and word.isupper() and word.isascii() and word.isalpha() and chunk_after(cur, end, is_digit):  # 'LH 2045'
+        if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and chunk_after(
+                cur, end, is_digit):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
             return locale_span(end, " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
@@ -636,9 +638,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
-        if plain and token.isdecimal() and (any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES)
-                or self.POSTCODE_DIGITS and len(token) == 5 and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
-                    self.unit(place[0]) or self.currency(place[0]))):  # a postcode: '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
+        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and (
+            " " not in cue or before != f" {cue}")]  # a verb's cue with its subject ('El Escorial, terminado en 1584' a year)
+        if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
+            end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
+            return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
+        if plain and token.replace("-", "").isdecimal() and (named and len(token) >= min(named) or self.POSTCODE_DIGITS and len(token) == 5 and (
+                ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
             return locale_span(end, self.digits(token), self.code)
         if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
