@@ -355,8 +355,7 @@ _RANGE = re.compile(r"(?P<a>(?!0\d)\d{1,4}(?:\.\d+)?)\s*[-–]\s*(?P<b>(?!0\d)\d
 
 
 def number_range(text: str) -> str | None:
-    """'3-5' -> 'three to five', '2.5–4.0 mg' two point five to four point zero milligrams (not a date or phone number: those
-    have more groups)."""
+    """'3-5' -> 'three to five', '2.5–4.0 mg' two point five to four point zero milligrams (a date has more groups)."""
     name = (m := _RANGE.fullmatch(text)) and (unit(m["unit"]) if m["unit"] else ("", ""))
     return name and f"{plain_number(m['a'])} to {plain_number(m['b'])} {name[1]}".rstrip()
 
@@ -390,7 +389,7 @@ def numeric_date(text: str) -> str | None:
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:
-            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}, {_short_year(m.group('y'))}"
+            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
         month, day = day, month
     elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))

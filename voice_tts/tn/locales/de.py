@@ -59,11 +59,10 @@ class German(Language):
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
-        """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
-        II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
+        """In the case the nearest lower-case word (or cue) before the name and its titles gives, or its genitive -s: 'Ludwig
+        II.' Ludwig der Zweite, 'von König Ludwig II.' dem Zweiten, 'für …' den Zweiten, 'das Schloss Ludwigs II.' des Zweiten."""
         cue = next((w.lower() for w in reversed(ctx.words_before[-3:]) if w[:1].islower() or w.lower() in _CASES), "")
-        genitive = re.search(r"[^aeiousxz]s$", ctx.prev_word)  # 'das Schloss Ludwigs II.' des Zweiten
-        article, ending = _REGNAL_FORMS["genitive" if genitive else _CASES.get(cue, "nominative")][feminine]
+        article, ending = _REGNAL_FORMS["genitive" if re.search(r"[^aeiousxz]s$", ctx.prev_word) else _CASES.get(cue, "nominative")][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -125,9 +124,7 @@ class German(Language):
             return True
         if not 1100 <= n <= 1999:
             return False
-        after = chunk_after(cur, end, is_letter)
-        if after is not None:
-            word = after[0]
+        if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
             return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 

@@ -443,8 +443,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
         if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
-        if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and chunk_after(
-                cur, end, is_digit):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
+        if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and (
+                digits := chunk_after(cur, end, is_digit)):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
+            country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)  # a parcel: 'QB 284 155 031 BR'
+            if country and len(word) == 2 and re.fullmatch("[A-Z]{2}", country[0]):
+                return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
             return locale_span(end, " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
@@ -579,9 +582,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'1. ' or '1) ' opening a line is a list number, unless a month follows ('1. Mai')."""
-        end = pos
-        while is_digit(cur.at(end)) and end - pos < 3:
-            end += 1
+        end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)) or cur.at(end) == "." and (
                 word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
             return None
@@ -712,9 +713,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cents is written the English way ('$1,250.50', '€1,345,402')."""
         if after_currency and (amount := english_amount(token)):
             return amount
-        if _INTEGER.fullmatch(token):
-            return token, None
-        if GROUPED.fullmatch(token):
+        if _INTEGER.fullmatch(token) or GROUPED.fullmatch(token):  # '10.000'
             return token.replace(".", ""), None
         return (m.group(1).replace(".", ""), m.group(2)) if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)) else None
 
@@ -786,11 +785,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
-                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL:  # '1,5 millones de €'
-                    k = lexer.spaces(cur, m)
-                    if k > m and lexer.is_currency(cur.at(k)) and (named := self.currency(cur.at(k))) is not None:
-                        currency, end = named, k + 1
-                        break
+                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
+                        cur.at(k)) and (named := self.currency(cur.at(k))) is not None:  # '1,5 millones de €'
+                    currency, end = named, k + 1
+                    break
                 if scale is None and currency is None:
                     one, _, amount = word.partition("/")
                     if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
@@ -844,15 +842,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         xícara', 'une demi heure'); None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
-        unit = self.unit(word)
-        if unit is not None:
-            noun, feminine = unit.singular if whole <= 1 else unit.plural, unit.feminine
-        elif len(word) > 2 and word.isalpha() and word.islower():
+        if (unit := self.unit(word)) is not None:
+            return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
+        if len(word) > 2 and word.isalpha() and word.islower():
             one = self.singular(word)  # the gender data speaks of singulars
-            noun, feminine = one if whole <= 1 else word, self.is_feminine(one)
-        else:
-            return None
-        return self.counted_half(whole, noun, feminine)
+            return self.counted_half(whole, one if whole <= 1 else word, self.is_feminine(one))
+        return None
 
     def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
         """`whole` and a half after the noun ('dos tazas y media', 'una milla y media por hora'); no
@@ -940,16 +935,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.number_range(m, ctx)
         if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
             return f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.OVER} {self.cardinal(int(m[2]))}"
-        if m := _ATTACHED_UNIT.fullmatch(token):
-            quantity = self._quantity(m.group(1))
+        if (m := _ATTACHED_UNIT.fullmatch(token)) and (quantity := self._quantity(m.group(1))) is not None:
             unit_text = m.group(2)
-            if quantity is not None:
-                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
-                    return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
-                if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
-                    return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if (unit := self.unit(unit_text)) is not None and not (unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
-                    return self._counted_quantity(*quantity, unit, ctx)
+            if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
+                return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
+            if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
+                return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
+            if (unit := self.unit(unit_text)) is not None and not (
+                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):  # 'posto 11A' no ampere
+                return self._counted_quantity(*quantity, unit, ctx)
         return None
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:

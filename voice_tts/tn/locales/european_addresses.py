@@ -84,8 +84,6 @@ class AddressesAndPhones:
     def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
         """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
         word = lexer.chunk_after(cur, end, is_letter)
-        if word is not None and re.fullmatch("[A-Z]{2}", word[0]):  # a parcel's country after its digits: 'QB 284 155 031 BR'
-            return locale_span(word[1], f"{reading} {' '.join(word[0])}", self.code)
         try:
             if word is not None and word[0].lower() in self.EXTENSIONS:
                 k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
