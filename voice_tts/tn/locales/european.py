@@ -281,7 +281,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return words if year is None else f"{words}{of} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
+        """`marker`: the word written after a clock face ('14:00 h'), or ''. With seconds every part is
         named by CLDR ('vierzehn Uhr eine Minute fünf Sekunden'); without, the minutes are a number."""
         words = self.clock_hours(hours)
         if seconds is None:

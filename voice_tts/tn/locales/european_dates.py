@@ -141,7 +141,7 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        reading = self.clock(hours, minutes, seconds, marker, ctx)
+        reading = self.clock(hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 
