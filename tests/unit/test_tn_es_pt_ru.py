@@ -260,6 +260,8 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
+        "La catedral, acabada en 1572, es gótica.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
@@ -281,6 +283,7 @@ SENTENCES = {
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
     ],
     "pt": [
+        "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
