@@ -356,8 +356,8 @@ _RANGE = re.compile(r"(?P<a>(?!0\d)\d{1,4}(?:\.\d+)?)\s*[-–]\s*(?P<b>(?!0\d)\d
 
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five', '2.5–4.0 mg' two point five to four point zero milligrams (a date has more groups)."""
-    name = (m := _RANGE.fullmatch(text)) and (unit(m["unit"]) if m["unit"] else ("", ""))
-    return name and f"{(say := number if name[0] else plain_number)(m['a'])} to {say(m['b'])} {name[1]}".rstrip()  # '1980-1970 kg' no years
+    name = (m := _RANGE.fullmatch(text)) and ("." in text and unit(m["unit"]) if m["unit"] else ("", ""))  # '1980-1970 kg': wetext's
+    return name and f"{plain_number(m['a'])} to {plain_number(m['b'])} {name[1]}".rstrip()
 
 
 def percent(text: str) -> str | None:
