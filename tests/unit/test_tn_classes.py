@@ -161,7 +161,15 @@ READINGS = {
     "It ships in a 24 x 18 x 6 in. box or 9 x 4 ft crates.": "It ships in a twenty four by eighteen by six inch box or nine by four foot crates.",
     "The crate is 120 × 80 × 60 cm; 2 × 3 = 6.": "The crate is one hundred twenty by eighty by sixty centimeters; two times three equals six.",
     "Your appointment is Thursday, 5/22, or Monday, 6/2 at 9.": "Your appointment is Thursday, may twenty second, or Monday, june second at nine.",
-    "Call by 5 p.m. Eastern or 4 p.m. PT today.": "Call by five PM Eastern or four PM P T today.",  # a time zone goes on
+    "Call by 5 p.m. Eastern or 4 p.m. PT today.": "Call by five PM Eastern or four PM Pacific Time today.",  # a time zone goes on
+    # a US time zone after a time by its name; a five-digit number after an example's words is a ZIP code
+    "Mail it to us (e.g., 60614) by 5 p.m. CT.": "Mail it to us (for example, six zero six one four) by five PM Central Time.",
+    # a range of decimals, with its unit or without: 'to' between them, 'point zero' (never 'point oh')
+    "A normal value is 4.5–6.0, and the 2.5-4.0 mg dose is rare.":
+        "A normal value is four point five to six point zero, and the two point five to four point zero milligrams dose is rare.",
+    # an amount before a singular noun describes it (not before an adverb: 'the $20 today')
+    "Members save 10% on the $45 repair fee, and we keep the $20 today.":
+        "Members save ten percent on the forty five dollar repair fee, and we keep the twenty dollars today.",
     # the 1 dialled before an area code is said with it; a toll-free 800 as a number
     "Call 1-800-555-0146 or 1-415-555-0100.":
         "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",
@@ -256,6 +264,11 @@ def test_reading(text: str) -> None:
 @pytest.mark.parametrize("text", list(ZH_READINGS))
 def test_chinese_reading(text: str) -> None:
     assert normalize(text) == ZH_READINGS[text]
+
+
+def test_month_names_are_capitalized() -> None:
+    assert normalize("It was filed on 11/2/2024 and paid 5 June 2025.", "en") == (
+        "It was filed on November second twenty twenty four and paid the fifth of June twenty twenty five.")
 
 
 def test_a_long_distance_number_keeps_its_one_with_the_area_code() -> None:

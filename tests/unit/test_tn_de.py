@@ -120,8 +120,13 @@ READINGS = [
     ("Das Zimmer ist vom 3.–6. Mai frei, der Kurs läuft vom 12.-15.08.; die 1.–3. Klasse fährt mit.", "Das Zimmer ist vom "
      "dritten bis sechsten Mai frei, der Kurs läuft vom zwölften bis fünfzehnten August; die erste bis dritte Klasse fährt mit."),
     ("Das Angebot gilt für 1 Nacht oder 4 Nächte.", "Das Angebot gilt für eine Nacht oder vier Nächte."),
-    ("Der Tank ist zu ¾ voll, die Rechnung zu ⅔ bezahlt; ¾ sind fertig.", "Der Tank ist zu drei vierteln voll, die Rechnung zu zwei "
-     "dritteln bezahlt; drei viertel sind fertig."),
+    ("Der Tank ist zu ¾ voll, die Rechnung zu ⅔ bezahlt; ¾ sind fertig.", "Der Tank ist zu drei Vierteln voll, die Rechnung zu zwei "
+     "Dritteln bezahlt; drei Viertel sind fertig."),
+    # a share with no noun of its own is the noun ('nach ⅓ der Strecke' einem Drittel, '½ der Kosten' die Hälfte); a ruler's
+    # number after a genitive -s, an abbreviated noun after 'des' and its number in the genitive
+    ("Nach ⅓ der Strecke zahlen 2 Pers. nur ½ der Kosten.", "Nach einem Drittel der Strecke zahlen zwei Personen nur die Hälfte der Kosten."),
+    ("Die Krönung Karls V. fiel in die Mitte des 16. Jh. und prägte den Beginn des 3. Jt. nicht.",
+     "Die Krönung Karls des Fünften fiel in die Mitte des sechzehnten Jahrhunderts und prägte den Beginn des dritten Jahrtausends nicht."),
     ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
     ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number

@@ -13,6 +13,12 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a counted 'noches' is no hour; ':00 h' horas; a day and month after an abbreviated weekday and its comma; a reference after
+        # 'n.º' or 'nº' digit by digit, letters too; 'ref.', 'pers.' in full; a verb's digit cue only with its subject (a year here)
+        ("Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
+         "Reserva para dos personas, referencia doce, viernes, catorce de marzo, de diez a trece horas; incluye una noche; pedido "
+         "número siete C dos dos tres uno nueve nueve cero cero o número cinco uno dos dos cero siete."),
+        ("La catedral, acabada en 1572, es gótica.", "La catedral, acabada en mil quinientos setenta y dos, es gótica."),
         ("Sacó 2/100 del total y un 95/100 en el examen.", "Sacó dos centésimos del total y un noventa y cinco sobre cien en el examen."),
         # cardinals, with dots or spaces between groups
         ("Somos 1.250 socios", "Somos mil doscientos cincuenta socios"),
@@ -101,6 +107,9 @@ READINGS = {
          "batería de cincuenta y seis vatios hora; tarda cuarenta minutos, luego carga."),
     ],
     "pt": [
+        # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
+        ("O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
+         "O código de rastreio é L X cinco cinco dois três um zero oito sete quatro B R, para duas pessoas, referência doze."),
         ("São 2.500 alunos", "São dois mil e quinhentos alunos"),
         ("Chegaram 1.234.567", "Chegaram um milhão duzentos e trinta e quatro mil quinhentos e sessenta e sete"),
         ("Foi a 3ª vez", "Foi a terceira vez"),
@@ -251,6 +260,8 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
+        "La catedral, acabada en 1572, es gótica.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
@@ -272,6 +283,7 @@ SENTENCES = {
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
     ],
     "pt": [
+        "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",

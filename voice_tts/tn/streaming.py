@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from voice_tts.tn import electronic, locales
+from voice_tts.tn import electronic, english, locales
 from voice_tts.tn.chars import (
     CLOSING,
     HARD_STOPS,
@@ -358,7 +358,7 @@ class StreamingNormalizer:
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
             # Chinese writes no space between words; a Japanese text's space is written on purpose ('〒150-0002 東京都')
             between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken) and ctx.sentence_lang() == "zh"
-            if spoken[0] not in CLOSING and not spoken[0].isspace() and not between_han:
+            if (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", "")) and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
         self._raw_end = commit.raw_end
@@ -465,8 +465,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
-    elif kind == "punct" and raw in "：:" and after_word:
-        pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829': the word before the colon still names what the number is
+    elif kind == "punct" and (raw in "：:" and after_word or raw == "," and ctx.prev_word in english.EXAMPLE_WORDS):
+        pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing

@@ -19,9 +19,12 @@ def known_words() -> frozenset[str]:
 def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
     not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar');
-    "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you')."""
+    "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you');
+    "SINGULAR": a noun as written and no adjective or adverb ('service', 'fee'; not 'today', 'back', 'plus')."""
     from lemminflect import getAllInflections, getAllLemmas
     lemmas = getAllLemmas(word.lower())
     counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
+    if pos == "SINGULAR":
+        return counted and lemmas.get("NOUN") == (word.lower(),) and not lemmas.keys() & {"ADV", "ADJ"}
     return lemmas.keys() == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and counted if pos else (
         "ADJ" in lemmas or counted or word.isalpha() and not lemmas and word.lower() not in known_words())

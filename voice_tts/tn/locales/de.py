@@ -59,10 +59,10 @@ class German(Language):
     SENTENCE_FINAL = Language.SENTENCE_FINAL | {"s.o.", "s.u.", "u.v.m.", "usf.", "u.a.", "o.Ä.", "u.Ä."}
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
-        """In the case the nearest lower-case word (or cue) before the name and its titles gives: 'Ludwig
-        II.' Ludwig der Zweite, 'von König Ludwig II.' von König Ludwig dem Zweiten, 'für …' den Zweiten."""
+        """In the case the nearest lower-case word (or cue) before the name and its titles gives, or its genitive -s: 'Ludwig
+        II.' Ludwig der Zweite, 'von König Ludwig II.' dem Zweiten, 'für …' den Zweiten, 'das Schloss Ludwigs II.' des Zweiten."""
         cue = next((w.lower() for w in reversed(ctx.words_before[-3:]) if w[:1].islower() or w.lower() in _CASES), "")
-        article, ending = _REGNAL_FORMS[_CASES.get(cue, "nominative")][feminine]
+        article, ending = _REGNAL_FORMS["genitive" if re.search(r"[^aeiousxz]s$", ctx.prev_word) else _CASES.get(cue, "nominative")][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -73,6 +73,8 @@ class German(Language):
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
             span.agreement = _cue(ctx)
+        elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
+            span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
             if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and _cue(ctx) in _DATIVE_CUES:
                 span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # 'am Fr.' Freitag, not Frau
@@ -122,9 +124,7 @@ class German(Language):
             return True
         if not 1100 <= n <= 1999:
             return False
-        after = chunk_after(cur, end, is_letter)
-        if after is not None:
-            word = after[0]
+        if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
             return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 
@@ -141,9 +141,14 @@ class German(Language):
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
-        if (numerator, denominator) != (1, 2) or not (unit or found):  # 'zu ¾' zu drei Vierteln: a share of more than one in the dative
-            return self.fraction(numerator, denominator) + "n" * (not (unit or found) and numerator > 1 and _CASES.get(_cue(ctx)) == "dative")
-        gender, case = noun_gender(unit.singular.split()[0] if unit else found[1]), _CASES.get(_cue(ctx), "nominative")
+        case = _CASES.get(_cue(ctx), "nominative")
+        if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):  # a share, a noun: 'von ¼ des Preises' einem Viertel
+            one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)  # 'zu ¾' zu drei Vierteln
+            return f"{_REGNAL_FORMS[case][1][0]} Hälfte" if (numerator, denominator) == (1, 2) else (
+                f"{one} {cldr.ordinal('de', denominator)[:-1].capitalize()}el{'n' * (numerator > 1 and case == 'dative')}")
+        if (numerator, denominator) != (1, 2):
+            return self.fraction(numerator, denominator)
+        gender = noun_gender(unit.singular.split()[0] if unit else found[1])
         return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
 
     def fraction(self, numerator: int, denominator: int) -> str:

@@ -153,7 +153,7 @@ class Spanish(Iberian):
         return fraction(numerator, denominator)
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else "")
+        return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
@@ -236,7 +236,7 @@ class Spanish(Iberian):
                 words.append(_am_pm(w, hours))
                 if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
-            elif w in self.DAY_PARTS:
+            elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):  # '1 noche gratis' is no hour
                 words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in self.ZONES:
                 words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))

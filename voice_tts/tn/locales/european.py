@@ -263,7 +263,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
         keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
         noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
-        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].strip() if noun else self.fraction(numerator, denominator)
+        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -") if noun else self.fraction(numerator, denominator)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -281,7 +281,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return words if year is None else f"{words}{of} {self.year(year)}"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """`marker`: the word written after the time ('Uhr'), or ''. With seconds every part is
+        """`marker`: the word written after a clock face ('14:00 h'), or ''. With seconds every part is
         named by CLDR ('vierzehn Uhr eine Minute fünf Sekunden'); without, the minutes are a number."""
         words = self.clock_hours(hours)
         if seconds is None:
@@ -411,10 +411,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         article = _ELIDED_ARTICLE.match(word)
         if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
             return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
+        day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
+        if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
+            return Span(comma, "locale", self.code, info=day, agreement=day.lower())
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
-        if word.lower() in self.DAY_MONTH_CUES and cur.at(end) == "," and is_digit(cur.at(lexer.spaces(cur, end + 1))):  # 'viernes, 14/3' catorce de marzo
-            return Span(end, "locale", self.code, info=word, agreement=word.lower())
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
@@ -442,7 +443,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
         if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
-        if len(word) == 2 and word.isupper() and word.isascii() and word.isalpha() and chunk_after(cur, end, is_digit):  # 'LH 2045'
+        if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and (
+                digits := chunk_after(cur, end, is_digit)):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
+            country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)  # a parcel: 'QB 284 155 031 BR'
+            if country and len(word) == 2 and re.fullmatch("[A-Z]{2}", country[0]):
+                return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
             return locale_span(end, " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
@@ -577,9 +582,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'1. ' or '1) ' opening a line is a list number, unless a month follows ('1. Mai')."""
-        end = pos
-        while is_digit(cur.at(end)) and end - pos < 3:
-            end += 1
+        end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)) or cur.at(end) == "." and (
                 word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
             return None
@@ -636,9 +639,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
-        if plain and token.isdecimal() and (any(before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and len(token) >= sum(least) for cue, after, *least in self.DIGIT_CUES)
-                or self.POSTCODE_DIGITS and len(token) == 5 and ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (
-                    self.unit(place[0]) or self.currency(place[0]))):  # a postcode: '…, 10123 Torino', 'Königstr. 27a, 70173 Stuttgart'
+        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and (
+            before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]  # ', terminado en 1584': a year
+        if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
+            end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
+            return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
+        if plain and token.replace("-", "").isdecimal() and (named and len(token) >= min(named) or self.POSTCODE_DIGITS and len(token) == 5 and (
+                ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
             return locale_span(end, self.digits(token), self.code)
         if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
                 self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
@@ -706,9 +713,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cents is written the English way ('$1,250.50', '€1,345,402')."""
         if after_currency and (amount := english_amount(token)):
             return amount
-        if _INTEGER.fullmatch(token):
-            return token, None
-        if GROUPED.fullmatch(token):
+        if _INTEGER.fullmatch(token) or GROUPED.fullmatch(token):  # '10.000'
             return token.replace(".", ""), None
         return (m.group(1).replace(".", ""), m.group(2)) if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)) else None
 
@@ -780,11 +785,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
-                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL:  # '1,5 millones de €'
-                    k = lexer.spaces(cur, m)
-                    if k > m and lexer.is_currency(cur.at(k)) and (named := self.currency(cur.at(k))) is not None:
-                        currency, end = named, k + 1
-                        break
+                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
+                        cur.at(k)) and (named := self.currency(cur.at(k))) is not None:  # '1,5 millones de €'
+                    currency, end = named, k + 1
+                    break
                 if scale is None and currency is None:
                     one, _, amount = word.partition("/")
                     if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
@@ -838,15 +842,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         xícara', 'une demi heure'); None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
-        unit = self.unit(word)
-        if unit is not None:
-            noun, feminine = unit.singular if whole <= 1 else unit.plural, unit.feminine
-        elif len(word) > 2 and word.isalpha() and word.islower():
+        if (unit := self.unit(word)) is not None:
+            return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
+        if len(word) > 2 and word.isalpha() and word.islower():
             one = self.singular(word)  # the gender data speaks of singulars
-            noun, feminine = one if whole <= 1 else word, self.is_feminine(one)
-        else:
-            return None
-        return self.counted_half(whole, noun, feminine)
+            return self.counted_half(whole, one if whole <= 1 else word, self.is_feminine(one))
+        return None
 
     def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
         """`whole` and a half after the noun ('dos tazas y media', 'una milla y media por hora'); no
@@ -934,16 +935,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.number_range(m, ctx)
         if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
             return f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.OVER} {self.cardinal(int(m[2]))}"
-        if m := _ATTACHED_UNIT.fullmatch(token):
-            quantity = self._quantity(m.group(1))
+        if (m := _ATTACHED_UNIT.fullmatch(token)) and (quantity := self._quantity(m.group(1))) is not None:
             unit_text = m.group(2)
-            if quantity is not None:
-                if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
-                    return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
-                if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
-                    return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-                if (unit := self.unit(unit_text)) is not None and not (unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
-                    return self._counted_quantity(*quantity, unit, ctx)
+            if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
+                return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
+            if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
+                return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
+            if (unit := self.unit(unit_text)) is not None and not (
+                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):  # 'posto 11A' no ampere
+                return self._counted_quantity(*quantity, unit, ctx)
         return None
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:

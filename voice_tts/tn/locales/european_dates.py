@@ -51,14 +51,11 @@ class DatesAndTimes:
         """An ordinal or day number; a month name after it (and a year after that) joins it."""
         try:
             j = lexer.spaces(cur, end)
-            if j == end or not is_letter(cur.at(j)) or not 1 <= day <= 31:
-                return locale_span(end, reading, self.code)
-            m = lexer.chunk(cur, j)
+            m = lexer.chunk(cur, j) if j > end and is_letter(cur.at(j)) and 1 <= day <= 31 else j  # no word: no month
             if self.DATE_OF and cur.text[j:m] == self.DATE_OF and (month_word := chunk_after(cur, m, is_letter)):
                 m = month_word[1]  # '1 de janeiro'
                 j = m - len(month_word[0])
-            month = self.MONTHS.get(cur.text[j:m].lower())
-            if month is None:
+            if (month := self.MONTHS.get(cur.text[j:m].lower())) is None:
                 return locale_span(end, reading, self.code)
             if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
                 m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
@@ -69,25 +66,19 @@ class DatesAndTimes:
                 m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
                 if y == m:
                     return locale_span(m - len(self.DATE_OF), reading, self.code)
-            if y > m and is_digit(cur.at(y)):
-                ye = lexer.chunk(cur, y)
-                year = cur.text[y:ye]
-                if len(year) == 4 and year.isdecimal():
-                    return locale_span(ye, f"{reading}{of} {self.year(int(year))}", self.code)
+            year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
+            if len(year) == 4 and year.isdecimal():
+                return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
             return locale_span(m, reading, self.code)
         except TooLong:
             return locale_span(end, reading, self.code)
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        m = _CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            seconds = None if m.group(3) is None else int(m.group(3))
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), seconds, ctx, face=True)
-        m = _H_CLOCK.fullmatch(token) if self.H_CLOCKS else None
-        if m and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
+        if (m := _CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
+            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3) and int(m.group(3)), ctx, face=True)
+        if self.H_CLOCKS and (m := _H_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None, ctx)
-        m = _DOTTED_CLOCK.fullmatch(token)
-        if m and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
+        if (m := _DOTTED_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
             self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None, ctx)
@@ -150,7 +141,7 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        reading = self.clock(hours, minutes, seconds, marker, ctx)
+        reading = self.clock(hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 

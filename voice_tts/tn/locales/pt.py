@@ -96,9 +96,7 @@ class Portuguese(Iberian):
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """'da tarde', 'de manhã' after a time; after '16:00' the hour on the clock face (quatro horas da tarde)."""
         connector = chunk_after(cur, end, is_letter)
-        if connector is None or connector[0] not in ("da", "de"):
-            return None
-        part = chunk_after(cur, connector[1], is_letter)
+        part = chunk_after(cur, connector[1], is_letter) if connector and connector[0] in ("da", "de") else None
         if part is None or part[0] not in self.DAY_PARTS:
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
