@@ -232,13 +232,17 @@ class Russian(Language):
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
-    def half_before(self, cur: Cursor, end: int, ctx: Context) -> Span | None:
-        """'1/2 стакана', '½ стакана' полстакана, joined to the noun it halves; after a preposition of a count the half in its case
-        ('до ½ стакана' до половины)."""
-        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])):
+    def fraction_span(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> Span | None:
+        """A fraction, '½' or '1/2' (a numerator below its denominator: no pressure), before a spoon's abbreviation, the spoon in the genitive as in 'ч. 2 ст.' ('½ ч. л.' половину чайной ложки);
+        before a noun as its noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition."""
+        if any(cur.startswith(end, w) for w in _WORD_UNITS):
+            return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
+        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])) or (
+                reading := self.fraction_before(cur, end, numerator, denominator, ctx)) == self.fraction(numerator, denominator):
             return None
-        return locale_span(end, self.fraction_before(cur, end, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
-            locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
+        if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:  # 'до ½ стакана' до половины
+            return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
+        return locale_span(end, reading, self.code)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
         """'¾ суммы' три четверти суммы: a fraction before a noun (or `named`: '½ ч. л.') as its noun, in its place's case ('по ½' по половине)."""
@@ -434,8 +438,6 @@ class Russian(Language):
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
             return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
-        if cur.startswith(pos, "1/2 ") and pos == body and (half := self.half_before(cur, pos + 3, ctx)):
-            return half
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -492,10 +494,10 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
-        if c in cldr.VULGAR_FRACTIONS and any(cur.startswith(pos + 1, w) for w in _WORD_UNITS):  # '½ ч. л.': the spoon in the genitive, as 'ч. 2 ст.'
-            return Span(pos + 1, "locale", "ru", self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, True), agreement="legal part")
-        if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
-            return half
+        over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
+        if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
+                over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
+            return span
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
@@ -692,13 +694,13 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
-    """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case; None
-    where `raw` is not two days of a month, the first before the second ('14-16')."""
+    """'3-5 мая' → 'с третьего по пятое (мая)', after 'с' its partner 'по' alone; after another preposition both days take its case;
+    None where `raw` is not two days of a month, the first before the second ('14-16')."""
     if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
-    if preposition.lower() in _PREPOSITION_CASES:
-        return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
-    return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
+    if (since := preposition.lower() in ("с", "со")) or preposition.lower() not in _PREPOSITION_CASES:
+        return f"{'' if since else 'с '}{ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
+    return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
 
 
 def _year(n: int, ctx: Context, after: str) -> str | None:
