@@ -8,13 +8,13 @@ from pathlib import Path
 from voice_tts.tn import cldr
 
 _DIGITS = "零一二三四五六七八九"
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
-_DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")  # before a time, its am or pm
+_DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
 
 
 def digits(text: str) -> str:
@@ -54,7 +54,7 @@ def clock_with_period(text: str, word_before: str = "") -> str | None:
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点)."""
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
-    return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}:{m['m'] or '00'}" + (f":{m['s']}" if m["s"] else "")) or "")
+    return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
 
 
 def version(text: str) -> str | None:
@@ -168,7 +168,7 @@ def code_digits(text: str, word_before: str) -> str | None:
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None
     groups = text.split("-")
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("" if min(map(len, groups)) > 3 else "杠").join(map(digits, groups))
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("杠" * (min(map(len, groups)) <= 3)).join(map(digits, groups))
 
 
 def cardinal_liang(n: int) -> str:
@@ -199,8 +199,8 @@ def count(text: str, ordinal: bool = False) -> str | None:
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
-    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL'
-    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
+    '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     symbol = f"{m['unit']}/{m['per']}"

@@ -512,7 +512,7 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
 
 def _is_range(first: str, last: str) -> bool:
     """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
-    return False if first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4) else len(first) <= len(last) <= 4 and int(first) < int(last)
+    return not (first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4)) and len(first) <= len(last) <= 4 and int(first) < int(last)
 
 
 def _is_month_day(month: str, day: str) -> bool:
