@@ -249,6 +249,10 @@ ZH_READINGS = {
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
     # a unit after a space, of one letter before a mark; a unit after a range; counts one after another, each with its 两
     "充电器功率65 W（含线0.2 g），血糖参考值4.4~6.6 mmol/L，本季战绩7胜2负。": "充电器功率六十五瓦特（含线零点二克），血糖参考值四点四到六点六毫摩尔每升，本季战绩七胜两负。",
+    # a clock hour of 2 is 两 with its minutes (12 stays 十二); a period of the day before am or pm takes its place
+    "复诊在2点30分，取药在下午2点半，或12点05分，会议下午2pm开始，晚上8pm结束。":
+        "复诊在两点三十分，取药在下午两点半，或十二点零五分，会议下午两点开始，晚上八点结束。",
+    "上午10am签到，2点钟出发，3pm返回。": "上午十点签到，两点钟出发，下午三点返回。",
 }
 
 

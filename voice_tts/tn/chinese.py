@@ -8,12 +8,13 @@ from pathlib import Path
 from voice_tts.tn import cldr
 
 _DIGITS = "零一二三四五六七八九"
-_AM_PM = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?)?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
+_AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
 
 
 def digits(text: str) -> str:
@@ -48,12 +49,12 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
-def clock_with_period(text: str) -> str | None:
+def clock_with_period(text: str, word_before: str = "") -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
-    clock ('13:10pm' 下午一点十分)."""
+    clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点)."""
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
-    return ("下午" if pm else "上午") + (clock_time(f"{h}:{m['m'] or '00'}" + (f":{m['s']}" if m["s"] else "")) or "")
+    return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
 
 
 def version(text: str) -> str | None:
@@ -120,7 +121,8 @@ _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
                     rf"(?P<suffix>(?:{_MEASURE_WORD})?)(?:/(?P<per>[^\x00-\x7f]+))?")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?P<after>[^\x00-\x7f]*)")  # '19:50场' 十九点五十分场
+# '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
+_TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
@@ -166,7 +168,7 @@ def code_digits(text: str, word_before: str) -> str | None:
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None
     groups = text.split("-")
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("" if min(map(len, groups)) > 3 else "杠").join(map(digits, groups))
+    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("杠" * (min(map(len, groups)) <= 3)).join(map(digits, groups))
 
 
 def cardinal_liang(n: int) -> str:
@@ -197,8 +199,8 @@ def count(text: str, ordinal: bool = False) -> str | None:
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
-    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL'
-    十毫克每五毫升, '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed as CLDR says it ('120km/h' 每小时一百二十公里)."""
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
+    '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     symbol = f"{m['unit']}/{m['per']}"
@@ -217,13 +219,14 @@ def fraction(text: str) -> str | None:
 
 
 def clock_time(text: str) -> str | None:
-    """'3:30' -> 三点三十分, '2:30' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
+    """'3:30' -> 三点三十分, '2:30' and '2点30分' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    if (m := _TIME.fullmatch(text)) is None or (h := int(m["h"])) > 24 or (minutes := int(m["m"])) > 59 or (seconds := m["s"]) and int(seconds) > 59:
+    if (m := _TIME.fullmatch(text)) is None or (h := int(m["h"])) > 24 or (minutes := int(written := m["m"] or m["zh_m"] or "0")) > 59 or (
+            seconds := m["s"]) and int(seconds) > 59:
         return None
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:
-        spoken += ("零" + _DIGITS[minutes] if 0 < minutes < 10 else cardinal(minutes)) + "分"
+        spoken += "零" * (0 < minutes and written[0] == "0") + cardinal(minutes) + "分"
     return spoken + (cardinal(int(seconds)) + "秒" if seconds else "") + m["after"]
 
 

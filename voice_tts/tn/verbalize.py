@@ -55,7 +55,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return newline(ctx)
     if kind == "num":
         lang = span.lang or ctx.sentence_lang()
-        if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word)):
+        if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
             return reading

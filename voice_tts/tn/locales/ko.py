@@ -79,7 +79,7 @@ class Korean(myriad.Language):
 
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
         if e.kind == "mixed" and e.parts[1:] == ("1", "2") and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default="")):
-            return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반, '2½시간' 두시간반
+            return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
         spoken = self.read(e)
         if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
             end, spoken = self._particle(cur, end, spoken)

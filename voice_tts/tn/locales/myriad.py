@@ -204,10 +204,11 @@ class Language:
             e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
-        elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (self.cued(ctx.prev_word, "date_cues") or (
-                cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])) or (
-                cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1)) and _body(cur, end + 1)[1] == "time")):
-            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59', '5/12の9:00'; no fraction
+        elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
+                self.cued(ctx.prev_word, "date_cues") or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
+                or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
+                and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])):  # '5/12の9:00', '6/3の9時'
+            e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -511,7 +512,7 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
 
 def _is_range(first: str, last: str) -> bool:
     """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
-    return False if first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4) else len(first) <= len(last) <= 4 and int(first) < int(last)
+    return not (first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4)) and len(first) <= len(last) <= 4 and int(first) < int(last)
 
 
 def _is_month_day(month: str, day: str) -> bool:

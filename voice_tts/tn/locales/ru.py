@@ -42,37 +42,27 @@ MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] fo
 PER = _WORDS["per"]
 SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
-YEAR_NOUNS = _WORDS["year_nouns"]
 MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
 MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3], m)} | {"сент": 9, "май": 5}
 # The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
 _DOTTED = frozenset(_WORDS["dotted_abbreviations"])
-# Currency codes written before the amount ('USD 20', 'usd21').
-_CODES_BEFORE = frozenset(_WORDS["codes_before"])
 # Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
 _NOT_ROMAN = frozenset(_WORDS["not_roman"])
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
 _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
-# Nouns of a rank: a number ending in one before them is an ordinal ('в 21 веке' двадцать первом).
-_RANK_NOUNS = frozenset(_WORDS["rank_nouns"])
-# 'в.' and 'вв.' after a Roman numeral: век, века ('в V в.' в пятом веке, 'XIX—XX вв.').
-_CENTURY_ABBREVIATIONS = frozenset(_WORDS["century_abbreviations"])
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
 _JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
 _WORD_UNITS = tuple(_WORDS["word_units"])
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
 _PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
-# Two days that share the month after the second: 'с 3 по 5 мая', '3 и 4 мая', '3-5 мая'. The
+# Two days that share the month after the second: '3-5 мая'; with a link word ('с 3 по 5 мая', '3 и 4 мая') the
 # first day waits (through the Cursor, up to the tail bound) for the second day and the month.
-_DAY_LINKS = frozenset(_WORDS["day_links"])
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
-# Words after a year that do not make it a count: 'с 1990 по 2000', 'в 2010 и 2012'.
-_YEAR_LINKS = frozenset(_WORDS["year_links"])
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
 # The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
@@ -232,13 +222,18 @@ class Russian(Language):
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
-    def half_before(self, cur: Cursor, end: int, ctx: Context) -> Span | None:
-        """'1/2 стакана', '½ стакана' полстакана, joined to the noun it halves; after a preposition of a count the half in its case
-        ('до ½ стакана' до половины)."""
-        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])):
+    def fraction_span(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> Span | None:
+        """A fraction, '½' or '1/2' (below one: no pressure), before a spoon's abbreviation as its noun, the spoon in the genitive
+        ('½ ч. л.' половину чайной ложки); before a noun as its noun ('3/4 суммы' три четверти), a half joined
+        to it ('1/2 стакана' полстакана) but after a count's preposition ('до ½ стакана' до половины)."""
+        if any(cur.startswith(end, w) for w in _WORD_UNITS):
+            return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
+        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])) or (
+                reading := self.fraction_before(cur, end, numerator, denominator, ctx)) == self.fraction(numerator, denominator):
             return None
-        return locale_span(end, self.fraction_before(cur, end, 1, 2, ctx), self.code) if _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS else (
-            locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code))
+        if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:
+            return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
+        return locale_span(end, reading, self.code)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
         """'¾ суммы' три четверти суммы: a fraction before a noun (or `named`: '½ ч. л.') as its noun, in its place's case ('по ½' по половине)."""
@@ -351,7 +346,7 @@ class Russian(Language):
 
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
-        unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _CODES_BEFORE else None
+        unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _WORDS["codes_before"] else None
         if unit is None and (lexer.is_currency(written[:1]) or written.isupper()) and (code := cldr.currency_code("ru", written)):  # '₸', 'AMD', '680 GEL'
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
             unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
@@ -434,8 +429,6 @@ class Russian(Language):
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
             return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
-        if cur.startswith(pos, "1/2 ") and pos == body and (half := self.half_before(cur, pos + 3, ctx)):
-            return half
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -492,10 +485,10 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
-        if c in cldr.VULGAR_FRACTIONS and any(cur.startswith(pos + 1, w) for w in _WORD_UNITS):  # '½ ч. л.': the spoon in the genitive, as 'ч. 2 ст.'
-            return Span(pos + 1, "locale", "ru", self.fraction_before(cur, pos + 1, *cldr.vulgar_fraction(c), ctx, True), agreement="legal part")
-        if c == "½" and (half := self.half_before(cur, pos + 1, ctx)):
-            return half
+        over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
+        if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
+                over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
+            return span
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
@@ -577,7 +570,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
     второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
     before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
     form = ru_morph.noun(noun) if n and noun.isalpha() and len(noun) >= 3 else None
-    if form is None or agreement(n) == 0 and noun not in _RANK_NOUNS or any(plural for plural, _ in form.forms):
+    if form is None or agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or any(plural for plural, _ in form.forms):
         return None
     cases = form.singular_cases()
     if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
@@ -630,7 +623,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
     noun = word_after(cur, end)
-    if noun in _CENTURY_ABBREVIATIONS and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
+    if noun in _WORDS["century_abbreviations"] and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
     form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
     if form is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter ('в I полугодии')
@@ -687,18 +680,18 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
     except TooLong:
         return False
-    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _DAY_LINKS else None
+    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _WORDS["day_links"] else None
     return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
-    """'3-5 мая' → 'с третьего по пятое (мая)'; after a preposition both days take its case; None
-    where `raw` is not two days of a month, the first before the second ('14-16')."""
+    """'3-5 мая' → 'с третьего по пятое (мая)', after 'с' with 'по' alone; after another preposition both days take its
+    case; None where `raw` is not two days of a month, the first before the second ('14-16')."""
     if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
-    if preposition.lower() in _PREPOSITION_CASES:
-        return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
-    return f"с {ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
+    if (since := preposition.lower() in ("с", "со")) or preposition.lower() not in _PREPOSITION_CASES:
+        return f"{'' if since else 'с '}{ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
+    return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
 
 
 def _year(n: int, ctx: Context, after: str) -> str | None:
@@ -709,7 +702,7 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
     prepositional as the data reads such headings; before any other word it is a count
     ('1800 человек', 'в 1800 километрах'): None."""
     preposition = _preposition(ctx)
-    if preposition in _PREPOSITION_CASES and (not after or after in _YEAR_LINKS or not after.isalpha()):
+    if preposition in _PREPOSITION_CASES and (not after or after in _WORDS["year_links"] or not after.isalpha()):
         return ordinal(n, "m", _PREPOSITION_CASES[preposition].replace("accusative", "nominative"))
     return ordinal(n, "m", "prepositional") if ctx.line_start and not after else None
 
@@ -760,7 +753,7 @@ def _year_with_noun(n: int, word: str, preposition: str) -> str:
         case = _PREPOSITION_CASES[preposition]
     elif word == "году" and preposition in ("к", "ко", "по"):
         case = "dative"
-    return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {YEAR_NOUNS[case]}"
+    return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {_WORDS['year_nouns'][case]}"
 
 
 def _one_and_a_half(whole: str, fractional: str | None, gender: str, case: str) -> str | None:

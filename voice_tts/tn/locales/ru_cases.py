@@ -115,7 +115,7 @@ def counted_noun(noun: str, n: int, case: str) -> str:
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
-    """'02:00' → 'два часа'; '08:07' → 'семь минут девятого'; '09:59' → 'без одной минуты десять'."""
+    """'02:00' два часа, '08:07' семь минут девятого, '09:59' без одной минуты десять."""
     if h > 24 or minutes > 59 or case not in _TIME_CASES:
         return None
     count_case = "accusative" if case == "prepositional" else case
