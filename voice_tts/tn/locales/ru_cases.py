@@ -80,7 +80,7 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
     ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
     count's singular noun)."""
-    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
+    form = ru_morph.noun(noun) if noun not in _NOT_NOUNS else None
     shown = noun_case(noun) or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
@@ -100,8 +100,7 @@ def takes_accusative(word: str) -> bool:
 
 def count_gender(n: int, noun: str) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
-    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() else None
-    return form.gender if form is not None and agreement(n) < 2 else "m"
+    return form.gender if (form := ru_morph.noun(noun)) is not None and agreement(n) < 2 else "m"
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:
