@@ -376,11 +376,6 @@ def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
     return (end, value) if end > pos and not _is_letter(cur.at(end)) and (value := english.roman_value(cur.text[pos:end])) else None
 
 
-def sign_may_follow(prev: str) -> bool:
-    """A minus is a sign but after an ASCII letter or a digit: at the start, after a space, a bracket, '=', CJK text."""
-    return not (prev.isascii() and prev.isalnum()) and not is_digit(prev)
-
-
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
@@ -394,7 +389,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
     if (c == "+" or c in _OPEN) and (phone := _phone(cur, pos)):
         return phone
     sign, currency, i = "", "", pos
-    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
+    if (c in MINUS_SIGNS or c == "+") and not is_digit(p := ctx.char_before(cur.text, pos)) and not (p.isascii() and p.isalnum()):  # no 'A-3', '5-2'
         if not (is_digit(n := cur.at(pos + 1)) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
@@ -489,7 +484,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
-    if seps == ["-"] and _is_range(*groups):
+    if seps == ["-"] and "0" not in (groups[0][0], groups[1][0]) and len(groups[0]) <= len(groups[1]) <= 4 and (  # '10-20', '2020-2030'
+            len(groups[0]), len(groups[1])) != (3, 4) and int(groups[0]) < int(groups[1]):  # '555-1234', '02-123' are digit groups
         return e, "range", tuple(groups), (False, False)
     if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
@@ -517,11 +513,6 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
         if (date := _date(first, second, cur.text[b + 1:e])) is not None:
             return e, "date", date, (False, False)
     return b, "fraction", (first, second), (root_first, root_second)
-
-
-def _is_range(first: str, last: str) -> bool:
-    """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
-    return not (first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4)) and len(first) <= len(last) <= 4 and int(first) < int(last)
 
 
 def _is_month_day(month: str, day: str) -> bool:

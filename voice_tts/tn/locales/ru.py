@@ -203,7 +203,8 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
+        if fractional is None and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
+                year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
             return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
@@ -714,13 +715,6 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 
 
 # --- reading a span ---------------------------------------------------------------------------
-def _year_word(text: str) -> re.Match | None:
-    """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
-    году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
-    m = _YEAR_WITH_WORD.fullmatch(text)  # '6593 г' is grams
-    return m if m and (m["word"] == "году" or len(m["n"]) == 4 and (m["word"] != "г" or int(m["n"]) in _YEARS)) else None
-
-
 def _spell_latin(word: str) -> str:
     low = word.lower()
     if low in _WORDS["address_words"] or not low.isascii():  # a word an address spells out, or no Latin one

@@ -68,11 +68,6 @@ def agreement(n: int) -> int:
     return CONVERTER_CLASSES["ru"].pluralize(n, (0, 1, 2))
 
 
-def noun_case(noun: str) -> str | None:
-    """The case a plural oblique ending shows ('книгах' prepositional), else None."""
-    return None if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS) else next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
-
-
 def count_case(n: int, preposition: str, noun: str) -> str:
     """The case of a count between `preposition` (the word before it, lower case: a preposition or
     a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
@@ -81,7 +76,8 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
     count's singular noun)."""
     form = ru_morph.noun(noun) if noun not in _NOT_NOUNS else None
-    shown = noun_case(noun) or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
+    shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
+    shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
