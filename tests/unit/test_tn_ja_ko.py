@@ -60,7 +60,7 @@ JA = [
     # a reference number spelled then digit by digit; the last digits of a card; a Roman numeral after 第 or before a counter
     ("ご予約番号はKR-3375です", "ご予約番号はKR三三七五です"),
     ("末尾4821のカード、4821円", "末尾四八二一のカード、四千八百二十一円"),
-    ("第Ⅱ期とⅡ期、規約第III章、II型糖尿病、ステージIV、CD店", "第二期と二期、規約第三章、二型糖尿病、ステージIV、CD店"),
+    ("第Ⅱ期とⅡ期、規約第III章、II型糖尿病、ステージIV、CD店、V型エンジン", "第二期と二期、規約第三章、二型糖尿病、ステージIV、CD店、V型エンジン"),
     # a block and its lot after a town or a 丁目; elsewhere a hyphen between numbers is a range
     ("〒231-0023神奈川県横浜市中区山下町1-2", "郵便番号二三一の〇〇二三神奈川県横浜市中区山下町一の二"),
     ("3丁目12-5、1-2日", "三丁目十二の五、一から二日"),

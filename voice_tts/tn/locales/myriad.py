@@ -171,8 +171,8 @@ class Language:
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        if (sign := numeral(cur, pos)) and ("①" <= c <= "⑳" or ctx.char_before(cur.text, pos) in "第제" or cur.at(sign[0]) in self.words[
-                "roman_before"]):  # '⑤番' 五番, '第Ⅱ期' 第二期, '第III章' 第三章, '제III전시실' 제삼전시실, 'II型' 二型
+        if (sign := numeral(cur, pos)) and ("①" <= c <= "⑳" or ctx.char_before(cur.text, pos) in ("第", "제") or cur.at(sign[0]) in self.words[
+                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, '제III전시실', 'II型' 二型; 'V型' a shape
             return locale_span(sign[0], self.cardinal(sign[1]), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
@@ -369,10 +369,10 @@ def ends_in_consonant(text: str) -> bool:
 
 
 def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
-    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals ('III', not 'CDMA'): its end and its value."""
+    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end and its value."""
     if "Ⅰ" <= (c := cur.at(pos)) <= "Ⅻ" or "①" <= c <= "⑳":
         return pos + 1, int(unicodedata.numeric(c))
-    end = lexer.run(cur, pos, "IVXLCDM".__contains__)
+    end = lexer.run(cur, pos, "IVX".__contains__)
     return (end, value) if end > pos and not _is_letter(cur.at(end)) and (value := english.roman_value(cur.text[pos:end])) else None
 
 
