@@ -244,8 +244,12 @@ ZH_READINGS = {
         "银行卡号六二一七零零三一二二零零四五八一已绑定，在二零八室办理，在二楼。",
     # a unit after a space (of two letters or more), per a unit and per an amount: the number first, 每 the per
     "空腹血糖为6.1 mmol/L，每次5 mL，10mg/5mL的混悬液。": "空腹血糖为六点一毫摩尔每升，每次五毫升，十毫克每五毫升的混悬液。",
-    "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座。": "浓度为二十纳克每毫升，下载速度二十兆字节每秒，我们有二 A 座。",
-    "瓷砖规格30×60cm，共2x3m。": "瓷砖规格三十乘六十厘米，共二乘三米。",  # dimensions: 乘 between the numbers, the unit after
+    # a unit of data by its letters, as Chinese speakers say it
+    "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座，12GB内存，1TB硬盘。": "浓度为二十纳克每毫升，下载速度二十MB每秒，我们有二 A 座，十二GB内存，一TB硬盘。",
+    # dimensions: 乘 between the numbers, of two sides or three, the unit after
+    "瓷砖规格30×60cm，共2x3m，包裹40×30×15cm。": "瓷砖规格三十乘六十厘米，共二乘三米，包裹四十乘三十乘十五厘米。",
+    # a Roman numeral after 第 a number; a room after its building digit by digit
+    "讲解在第III展厅开始，寄至2号楼1502室或3栋2单元501室。": "讲解在第三展厅开始，寄至二号楼一五零二室或三栋二单元五零一室。",
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
     # a unit after a space, of one letter before a mark; a unit after a range; counts one after another, each with its 两
     "充电器功率65 W（含线0.2 g），血糖参考值4.4~6.6 mmol/L，本季战绩7胜2负。": "充电器功率六十五瓦特（含线零点二克），血糖参考值四点四到六点六毫摩尔每升，本季战绩七胜两负。",

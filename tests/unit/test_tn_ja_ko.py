@@ -57,10 +57,10 @@ JA = [
     ("山田商事(株)の佐藤です", "山田商事株式会社の佐藤です"),
     ("㈱ABCと（有）佐藤", "株式会社ABCと有限会社佐藤"),
     ("(財)日本財団", "財団法人日本財団"),
-    # a reference number spelled then digit by digit; the last digits of a card; a Roman numeral after 第
+    # a reference number spelled then digit by digit; the last digits of a card; a Roman numeral after 第 or before a counter
     ("ご予約番号はKR-3375です", "ご予約番号はKR三三七五です"),
     ("末尾4821のカード、4821円", "末尾四八二一のカード、四千八百二十一円"),
-    ("第Ⅱ期とⅡ期", "第二期とⅡ期"),
+    ("第Ⅱ期とⅡ期、規約第III章、II型糖尿病、ステージIV、CD店、V型エンジン", "第二期と二期、規約第三章、二型糖尿病、ステージIV、CD店、V型エンジン"),
     # a block and its lot after a town or a 丁目; elsewhere a hyphen between numbers is a range
     ("〒231-0023神奈川県横浜市中区山下町1-2", "郵便番号二三一の〇〇二三神奈川県横浜市中区山下町一の二"),
     ("3丁目12-5、1-2日", "三丁目十二の五、一から二日"),
@@ -198,6 +198,9 @@ KO = [
     # a score before a verb of winning, after either form of the particle; a floor 'F' 층
     ("브라질은 칠레를 4-2로 꺾고 멕시코를 1-0으로 제압했으며 매장은 2F입니다", "브라질은 칠레를 사 대 이로 꺾고 멕시코를 일 대 영으로 제압했으며 매장은 이층입니다"),
     ("점검은 7/14 9시부터입니다", "점검은 칠월 십사일 아홉시부터입니다"),  # a month and day before a time written with 시: a date
+    # a Roman numeral after 제 or before a counter; a score with a colon before a verb of winning; games counted natively
+    ("제III전시실과 제Ⅱ장, II형 당뇨병, VIP 고객", "제삼전시실과 제이장, 이형 당뇨병, VIP 고객"),
+    ("LG가 7:4로 이겨 격차를 3경기로 벌렸고 회의는 7:30으로 옮겼습니다", "LG가 칠 대 사로 이겨 격차를 세경기로 벌렸고 회의는 일곱시 삼십분으로 옮겼습니다"),
 ]
 
 
@@ -259,6 +262,7 @@ REPLIES = {
         "店舗は大阪市北区梅田1-12-3の5Fで、11時00分開店、昨日は2-1で下しました。",
         "認証コードは482913、下4桁7705、血糖値は6.1 mmol/L、シロップ10mg/5mL、発売は6.15(火)です。",
         "次回は6/3の10:00、尿酸値は7.5mg/dLです。点検は7/14の9時から。",
+        "詳細は規約第III章、II型の方はステージIVまで。",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
@@ -273,6 +277,7 @@ REPLIES = {
         "한국은 일본을 2-1로 꺾고 매장 3F에서 축하했습니다.",
         "OTP 코드: 804213, 1정씩 타일 120장, 혈당 6.1 mmol/L, 시럽 10mg/5mL, 접수는 2026. 12. 1.부터 6.15(화)까지.",
         "물 2½컵, 설탕 1½큰술, 주문번호 AB-2047, 점검은 7/14 9시부터",
+        "투어는 제III전시실에서 시작하며 LG가 7:4로 이겨 3경기 차입니다.",
     ],
 }
 

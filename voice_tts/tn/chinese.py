@@ -126,7 +126,7 @@ _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
-_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
                       r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 
 
@@ -155,8 +155,8 @@ def percent(text: str) -> str | None:
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them); so is
     a room's number ('1502室' 一五零二室)."""
-    if m := re.fullmatch(r"(\d{3,})室", text):
-        return digits(m[1]) + "室"
+    if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})室", text):  # after its building ('2号楼1502室' 二号楼一五零二室)
+        return re.sub(r"\d+", lambda n: cardinal(int(n[0])), m[1]) + digits(m[2]) + "室"
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
@@ -200,7 +200,7 @@ def count(text: str, ordinal: bool = False) -> str | None:
 
 def measure(text: str, units: dict[str, str]) -> str | None:
     """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
-    '20MB/s' 二十兆字节每秒, '2kW' 两千瓦, '30×60cm' 三十乘六十厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
+    '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     symbol = f"{m['unit']}/{m['per']}"
@@ -208,7 +208,7 @@ def measure(text: str, units: dict[str, str]) -> str | None:
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
         return reading
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
-    amount = ("两" if m["num"] == "2" and by != "乘" else number(m["num"])) + (by + number(m["by"]) if by else "")
+    amount = ("两" if m["num"] == "2" and by != "乘" else number(m["num"])) + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
     per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]]) if m["per"] else ""  # 'MB/s' 每秒, 's' alone 秒钟
     return amount + units[m["unit"]] + per
 

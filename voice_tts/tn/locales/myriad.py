@@ -171,8 +171,9 @@ class Language:
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        if "Ⅰ" <= c <= "Ⅻ" and ctx.char_before(cur.text, pos) == "第" or "①" <= c <= "⑳":  # '第Ⅱ期' 第二期, '⑤番' 五番
-            return locale_span(pos + 1, self.cardinal(int(unicodedata.numeric(c))), self.code)
+        if (sign := numeral(cur, pos)) and ("①" <= c <= "⑳" or ctx.char_before(cur.text, pos) in ("第", "제") or cur.at(sign[0]) in self.words[
+                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, '제III전시실', 'II型' 二型; 'V型' a shape
+            return locale_span(sign[0], self.cardinal(sign[1]), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
             return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
@@ -193,8 +194,7 @@ class Language:
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
-        if (any(w in ctx.prev_word for w in self.words["score_words"]) or any(cur.startswith(end, w) for w in self.words["score_next"])) and (
-                score := self._score(cur, end, e)):  # after a word of a match, or before one: '5-2で勝利'
+        if score := self._score(cur, end, e, ctx):
             return score
         if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
@@ -224,14 +224,15 @@ class Language:
             return locale_span(k, span.info + cur.text[span.end:k] + until, self.code)
         return span
 
-    def _score(self, cur: Cursor, end: int, e: Expression) -> Span | None:
-        """Two numbers joined by a hyphen or colon after a word of a match, a particle or a mark after them, are
-        its score ('試合は3-1で' 三対一, '경기는 3:2로' 삼 대 이), never a range or digit groups."""
+    def _score(self, cur: Cursor, end: int, e: Expression, ctx: Context) -> Span | None:
+        """Two numbers joined by a hyphen or colon after a word of a match or before one ('5-2で勝利', 'LG가 7:4로 이겨'), a
+        particle or a mark after them, are its score ('試合は3-1で' 三対一, '경기는 3:2로' 삼 대 이), never a range or digit groups."""
         parts = e.parts
         if e.kind == "integer" and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # '3:2', no time
             parts, end = (*parts, cur.text[end + 1:(k := lexer.digits_end(cur, end + 1))]), k
         if len(parts) != 2 or e.kind not in ("integer", "range", "groups") or e.sign or e.currency or e.suffix or max(map(len, parts)) > 2 or (
-                cur.at(end) not in self.words["score_after"]):  # '19:00から' a time, '4-6月' months
+                cur.at(end) not in self.words["score_after"]) or not (any(w in ctx.prev_word for w in self.words["score_words"]) or any(
+                cur.startswith(end, w) for w in self.words["score_next"])):  # '19:00から' a time, '4-6月' months
             return None
         return locale_span(end, self.words["score"].join(map(self.integer, parts)), self.code)
 
@@ -367,9 +368,12 @@ def ends_in_consonant(text: str) -> bool:
     return "\uac00" <= text[-1:] <= "\ud7a3" and (ord(text[-1]) - 0xAC00) % 28 != 0
 
 
-def sign_may_follow(prev: str) -> bool:
-    """A minus is a sign but after an ASCII letter or a digit: at the start, after a space, a bracket, '=', CJK text."""
-    return not (prev.isascii() and prev.isalnum()) and not is_digit(prev)
+def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
+    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end and its value."""
+    if "Ⅰ" <= (c := cur.at(pos)) <= "Ⅻ" or "①" <= c <= "⑳":
+        return pos + 1, int(unicodedata.numeric(c))
+    end = lexer.run(cur, pos, "IVX".__contains__)
+    return (end, value) if end > pos and not _is_letter(cur.at(end)) and (value := english.roman_value(cur.text[pos:end])) else None
 
 
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
@@ -385,7 +389,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
     if (c == "+" or c in _OPEN) and (phone := _phone(cur, pos)):
         return phone
     sign, currency, i = "", "", pos
-    if (c in MINUS_SIGNS or c == "+") and sign_may_follow(ctx.char_before(cur.text, pos)):
+    if (c in MINUS_SIGNS or c == "+") and not is_digit(p := ctx.char_before(cur.text, pos)) and not (p.isascii() and p.isalnum()):  # no 'A-3', '5-2'
         if not (is_digit(n := cur.at(pos + 1)) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
@@ -480,7 +484,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
-    if seps == ["-"] and _is_range(*groups):
+    if seps == ["-"] and "0" not in (groups[0][0], groups[1][0]) and len(groups[0]) <= len(groups[1]) <= 4 and (  # '10-20', '2020-2030'
+            len(groups[0]), len(groups[1])) != (3, 4) and int(groups[0]) < int(groups[1]):  # '555-1234', '02-123' are digit groups
         return e, "range", tuple(groups), (False, False)
     if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
@@ -508,11 +513,6 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
         if (date := _date(first, second, cur.text[b + 1:e])) is not None:
             return e, "date", date, (False, False)
     return b, "fraction", (first, second), (root_first, root_second)
-
-
-def _is_range(first: str, last: str) -> bool:
-    """'2020-2030', '10-20': a range; '555-1234', '02-123' are digit groups."""
-    return not (first[0] == "0" or last[0] == "0" or (len(first), len(last)) == (3, 4)) and len(first) <= len(last) <= 4 and int(first) < int(last)
 
 
 def _is_month_day(month: str, day: str) -> bool:

@@ -203,7 +203,8 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        if fractional is None and (year := _year_word(f"{whole} {unit.written}")):
+        if fractional is None and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
+                year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
             return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
@@ -225,11 +226,13 @@ class Russian(Language):
     def fraction_span(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> Span | None:
         """A fraction, '½' or '1/2' (below one: no pressure), before a spoon's abbreviation as its noun, the spoon in the genitive
         ('½ ч. л.' половину чайной ложки); before a noun as its noun ('3/4 суммы' три четверти), a half joined
-        to it ('1/2 стакана' полстакана) but after a count's preposition ('до ½ стакана' до половины)."""
+        to it ('1/2 стакана' полстакана) but after a count's preposition ('до ½ стакана' до половины); after one with no noun as a noun
+        ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
             return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
-        if not ((noun := chunk_after(cur, end, is_letter)) and noun[0].islower() and not self.unit(noun[0])) or (
-                reading := self.fraction_before(cur, end, numerator, denominator, ctx)) == self.fraction(numerator, denominator):
+        bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS  # 'собран на 3/4,'
+        if not (bare or noun and noun[0].islower() and not self.unit(noun[0])) or (
+                reading := self.fraction_before(cur, end, numerator, denominator, ctx, bare)) == self.fraction(numerator, denominator):
             return None
         if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:
             return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
@@ -250,6 +253,10 @@ class Russian(Language):
             return f"{cardinal(numerator, ru_cases.count_gender(numerator, word.lower()))} из {cardinal(denominator, 'm', 'genitive')} {word}"
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
+    def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
+        """'3–5 дней' три пять, both in the case of the word before them ('в течение 3–5 рабочих дней' трёх пяти)."""
+        return " ".join(cardinal(int(m[i]), "m", self.amount_case(ctx)) for i in (1, 3))
+
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
 
@@ -265,11 +272,13 @@ class Russian(Language):
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
         пятнадцать, 'до 21:30' до двадцати одного тридцати, 'в 8:05' в восемь ноль пять); with seconds every part
-        named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд)."""
-        if seconds is not None:
-            parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))
+        named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд), as an afternoon's hour and minutes alone
+        ('15:30' пятнадцать часов тридцать минут)."""
+        case = _PREPOSITION_CASES.get(_preposition(ctx))
+        if seconds is not None or not case and 12 < hours <= 24 and 0 < minutes < 60:
+            parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        if (case := _PREPOSITION_CASES.get(_preposition(ctx))) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' names the hour in the accusative
+        if case and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' names the hour in the accusative
             c = case.replace("prepositional", "accusative")
             return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
         return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
@@ -319,7 +328,8 @@ class Russian(Language):
         preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
-        code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and word_after(cur, end + 1) == "г")
+        code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and (
+            word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
         noun = "" if code else noun  # a code before a name ('12500 Москва'), no count
@@ -506,7 +516,7 @@ class Russian(Language):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
-        if raw == "1,5" and len(noun := word_after(cur, span.end)) > 2 and (form := ru_morph.noun(noun)):
+        if raw == "1,5" and (form := ru_morph.noun(word_after(cur, span.end))):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
@@ -569,8 +579,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
     """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
     второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
     before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
-    form = ru_morph.noun(noun) if n and noun.isalpha() and len(noun) >= 3 else None
-    if form is None or agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or any(plural for plural, _ in form.forms):
+    if not n or (form := ru_morph.noun(noun)) is None or agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
     if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
@@ -583,8 +592,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
 def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
     """A written ordinal ('26-е') before a singular noun: the form of the noun's gender and case
     that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
-    form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or form.forms[0][0]:
+    if (form := ru_morph.noun(noun)) is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
     return _as_written((ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending)
@@ -625,8 +633,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     noun = word_after(cur, end)
     if noun in _WORDS["century_abbreviations"] and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
         return century
-    form = ru_morph.noun(noun) if noun.isalpha() and len(noun) >= 3 else None
-    if form is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter ('в I полугодии')
+    if (form := ru_morph.noun(noun)) is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter
         return None
     plural, case = form.forms[0]
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
@@ -708,13 +715,6 @@ def _year(n: int, ctx: Context, after: str) -> str | None:
 
 
 # --- reading a span ---------------------------------------------------------------------------
-def _year_word(text: str) -> re.Match | None:
-    """A year with its noun; under 1000 only before 'году', which a count never takes ('в 47
-    году', but '22 года' is a count); 'г.' stands for 'год' only after a year from 1700 to 2100."""
-    m = _YEAR_WITH_WORD.fullmatch(text)  # '6593 г' is grams
-    return m if m and (m["word"] == "году" or len(m["n"]) == 4 and (m["word"] != "г" or int(m["n"]) in _YEARS)) else None
-
-
 def _spell_latin(word: str) -> str:
     low = word.lower()
     if low in _WORDS["address_words"] or not low.isascii():  # a word an address spells out, or no Latin one

@@ -68,11 +68,6 @@ def agreement(n: int) -> int:
     return CONVERTER_CLASSES["ru"].pluralize(n, (0, 1, 2))
 
 
-def noun_case(noun: str) -> str | None:
-    """The case a plural oblique ending shows ('книгах' prepositional), else None."""
-    return None if len(noun) < 4 or noun.endswith(_ADJECTIVE_ENDINGS) else next((case for ending, case in _PLURAL_CASE_ENDINGS.items() if noun.endswith(ending)), None)
-
-
 def count_case(n: int, preposition: str, noun: str) -> str:
     """The case of a count between `preposition` (the word before it, lower case: a preposition or
     a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
@@ -80,8 +75,9 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
     ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
     count's singular noun)."""
-    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() and noun not in _NOT_NOUNS else None
-    shown = noun_case(noun) or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
+    form = ru_morph.noun(noun) if noun not in _NOT_NOUNS else None
+    shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
+    shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
         return shown
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
@@ -100,8 +96,7 @@ def takes_accusative(word: str) -> bool:
 
 def count_gender(n: int, noun: str) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
-    form = ru_morph.noun(noun) if len(noun) >= 3 and noun.isalpha() else None
-    return form.gender if form is not None and agreement(n) < 2 else "m"
+    return form.gender if (form := ru_morph.noun(noun)) is not None and agreement(n) < 2 else "m"
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:

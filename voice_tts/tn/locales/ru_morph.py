@@ -41,10 +41,10 @@ def _analyzer() -> pymorphy3.MorphAnalyzer:
 @lru_cache(maxsize=8192)
 def noun(word: str, names: bool = False) -> Form | None:
     """The readings of `word` as a declinable noun (as a first name or patronymic with `names`:
-    'Екатерина', 'Петре'), or None where the dictionary knows it as nothing of the kind."""
+    'Екатерина', 'Петре'), or None where the dictionary knows it as nothing of the kind or it is no word of three letters or more."""
     parses = [p for p in _analyzer().parse(word if names else word.lower())
               if p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag
-              and (not names or "Name" in p.tag) and p.tag.case in _CASES]
+              and (not names or "Name" in p.tag) and p.tag.case in _CASES] if len(word) > 2 and word.isalpha() else []
     if not parses or parses[0].tag.gender not in _GENDERS:
         return None
     best = parses[0]
