@@ -150,6 +150,9 @@ READINGS = [
     ("Nach § 3 Nr. 26 EStG und § 14 UStG, Art. 3 GG sowie § 1 Abs. 1 BGB gilt das.", "Nach Paragraf drei Nummer sechsundzwanzig "
      "Einkommensteuergesetz und Paragraf vierzehn Umsatzsteuergesetz, Artikel drei Grundgesetz sowie Paragraf eins Absatz eins B G B gilt das."),
     ("Heute bleibt 1 Stunde Wartezeit, Zimmer 1 hat 1 Bett.", "Heute bleibt eine Stunde Wartezeit, Zimmer eins hat ein Bett."),
+    # a compound ending in 'nr.' names a reference as 'Nr.' does: its digits one by one
+    ("Ihre Bestellnr. 48-3301 ist unterwegs, die Kundennr. 58302 bleibt.", "Ihre Bestellnummer vier acht drei drei null eins ist "
+     "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
 ]
 
 

@@ -638,9 +638,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
-        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # a card's last digits: 'terminada en 4821'
-        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(f" {cue}") and after in ("", word_after(cur, end)) and (
-            before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]  # ', terminado en 1584': a year
+        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
+        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(" " * (cue not in self.ABBREVIATED_ENDINGS) + cue)
+                 and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
             return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
