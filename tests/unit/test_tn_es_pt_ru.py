@@ -105,6 +105,8 @@ READINGS = {
          "el expediente cuatro siete cero tres ocho uno sigue abierto."),
         ("El portátil tiene 16 GB y una batería de 56 Wh; tarda 40 min., luego carga.", "El portátil tiene dieciséis gigabytes y una "
          "batería de cincuenta y seis vatios hora; tarda cuarenta minutos, luego carga."),
+        # an abbreviated weekday after the range's partner ('al', 'y') read; its period that ends the sentence kept once
+        ("Atendemos del lun. al vie. Los sábados, entre sáb. y dom.", "Atendemos del lunes al viernes. Los sábados, entre sábado y domingo."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -278,6 +280,7 @@ SENTENCES = {
         "Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.",
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
+        "Atendemos del lun. al vie. Los sábados, entre sáb. y dom.",
         "Su localizador es 7719 2046 y llega en 3 días.",
         "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",

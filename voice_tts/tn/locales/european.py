@@ -485,7 +485,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             first, *joined = re.split("[-–]", word, maxsplit=1)
             if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
                 joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
-            alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in {*self.PREPOSITIONS, self.RANGE}
+            alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in (
+                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
             if not alone and (not joined or joined[0] not in self.WEEKDAYS):
                 return None
             end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
