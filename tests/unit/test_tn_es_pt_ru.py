@@ -175,6 +175,11 @@ READINGS = {
          "Grêmio ganhou de dois a zero e o protocolo um dois zero quatro cinco seis foi aberto."),
         ("A bateria tem 60 Wh e carrega em 45 min., depois desliga.", "A bateria tem sessenta watts-hora e carrega em quarenta e "
          "cinco minutos, depois desliga."),
+        # identity numbers digit by digit, as their owners read them out and as the CEP already reads (no group is an amount, no
+        # mark is spoken): CPF '123.456.789-09', RG '12.345.678-9', CNPJ '12.345.678/0001-90'; CEP '01310-100'
+        ("Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.", "Meu CPF é um dois três quatro "
+         "cinco seis sete oito nove zero nove e o R G um dois três quatro cinco seis sete oito nove; CNPJ um dois três quatro cinco "
+         "seis sete oito zero zero zero um nove zero, CEP zero um três um zero um zero zero."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -303,6 +308,7 @@ SENTENCES = {
         "O código de rastreio é 5530 9184.",
         "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
         "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
+        "Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
