@@ -694,7 +694,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
                 over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if is_mark(n, d) else ""
-                return self._unit_after(cur, end, minus + (f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else self.fraction(n, d)), None if minus or over else (0, n, d), None if over else ctx)
+                # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
+                spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
+                return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
