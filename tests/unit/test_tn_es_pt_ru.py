@@ -107,6 +107,8 @@ READINGS = {
          "batería de cincuenta y seis vatios hora; tarda cuarenta minutos, luego carga."),
         # an abbreviated weekday after the range's partner ('al', 'y') read; its period that ends the sentence kept once
         ("Atendemos del lun. al vie. Los sábados, entre sáb. y dom.", "Atendemos del lunes al viernes. Los sábados, entre sábado y domingo."),
+        # a product before '=' reads its 'x' as '×' does
+        ("Si 2 x 3 = 6, entonces 1 x 3 = 3.", "Si dos por tres igual a seis, entonces uno por tres igual a tres."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign

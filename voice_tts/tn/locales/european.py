@@ -669,6 +669,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         sides, last_end = [token], end  # '60 × 85 cm' sur, '40 x 30 x 15 cm' por … por: read as '40x30x15'
         while plain and self.BY and self._quantity(sides[-1]) and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4)))):
             sides.append(ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))]))
+        if len(sides) > 1 and cur.at(lexer.spaces(cur, last_end)) == "=":  # '2 x 3 = 6': a product, as '×' reads
+            return locale_span(last_end, f" {self.SYMBOLS['×']} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in sides), self.code)
         if len(sides) > 1 and self.unit(word_after(cur, last_end)):
             token, end = "x".join(sides), last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
