@@ -22,8 +22,6 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
-# Brazil's identity numbers, CPF '123.456.789-09', RG '12.345.678-9', CNPJ '12.345.678/0001-90': never an amount.
-_IDENTITY = re.compile(r"\d{1,3}(?:\.\d{3})+(?:/\d{4})?-\d\d?")
 
 
 @lru_cache(maxsize=4096)
@@ -87,8 +85,6 @@ class Portuguese(Iberian):
         return self.digits(code)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        if _IDENTITY.fullmatch(token):  # digit by digit, as its owner reads it out and as the CEP reads
-            return self.digits(token)
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta: no decimal point
             return " ".join(self._digit_run(run) for run in token.split("."))
         return super().shaped_token(token, ctx)
