@@ -195,14 +195,14 @@ class Spanish(Iberian):
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
-        'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
+        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):  # 'Juan Carlos I'; Spanish has no word 'I
+        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
             noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
-            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or noun is not None and self.is_feminine(noun[0].lower())), self.code)
+            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or bool(noun) and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
