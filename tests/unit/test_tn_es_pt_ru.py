@@ -288,6 +288,7 @@ SENTENCES = {
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
         "Atendemos del lun. al vie. Los sábados, entre sáb. y dom.",
+        "Si 2 x 3 = 6, entonces 1 x 3 = 3.",
         "Su localizador es 7719 2046 y llega en 3 días.",
         "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
