@@ -153,6 +153,8 @@ READINGS = [
     # a compound ending in 'nr.' names a reference as 'Nr.' does: its digits one by one
     ("Ihre Bestellnr. 48-3301 ist unterwegs, die Kundennr. 58302 bleibt.", "Ihre Bestellnummer vier acht drei drei null eins ist "
      "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
+    # a range of numbers grouped by thousands, no dot read as part of a word
+    ("Es kommen 1.000-2.000 Besucher.", "Es kommen eintausend bis zweitausend Besucher."),
 ]
 
 

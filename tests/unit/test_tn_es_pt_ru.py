@@ -182,6 +182,8 @@ READINGS = {
         ("Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.", "Meu CPF é um dois três quatro "
          "cinco seis sete oito nove zero nove e o R G um dois três quatro cinco seis sete oito nove; CNPJ um dois três quatro cinco "
          "seis sete oito zero zero zero um nove zero, CEP zero um três um zero um zero zero."),
+        # a range of numbers grouped by thousands, in the counted noun's gender; no dot read as part of a word
+        ("Esperamos de 1.000-2.000 pessoas.", "Esperamos de mil a duas mil pessoas."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

@@ -27,7 +27,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, word_after
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
-_RANGE = re.compile(r"(\d+)(h?)-(\d+)(h?)")  # '2-4', '9h-19h' (a dash read as a hyphen)
+_RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
@@ -955,7 +955,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the gender of the `noun` after
         ('2-4 horas' duas a quatro); hours, written with 'h' or a range of the day that ends its phrase, as
         times: 'dalle nove alle tredici', 'de neuf heures à …'."""
-        first, last = int(m[1]), int(m[3])
+        first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
