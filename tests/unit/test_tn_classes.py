@@ -5,7 +5,12 @@ on purpose (docs/protocol.md, "Text normalization")."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from text_pieces import random_pieces
@@ -306,3 +311,22 @@ def test_every_split_equals_one_shot(text: str) -> None:
     for _ in range(10):
         pieces = random_pieces(text, rng, 1, 6)
         assert stream(pieces) == batch, pieces
+
+
+# A lower-case conjunction that opens the text, in each language ('y 1 gato' once read "Y un gato" on a process's first call).
+FIRST_CALLS = [("es", "y 1 gato", "y un gato"), ("pt", "e 1 gato", "e um gato"), ("it", "e 1 gatto", "e un gatto"),
+               ("fr", "y 1 chat", "y un chat"), ("de", "und 1 Katze", "und eine Katze"), ("en", "y 1 cat", "y one cat")]
+
+
+@pytest.mark.parametrize("first", range(3))
+def test_a_fresh_process_reads_its_first_call_as_every_later_one(first: int) -> None:
+    """Nothing a first call loads, caches or sets changes a reading: a fresh process, the languages
+    in another order each time, reads every text the same on its first call and its second."""
+    cases = FIRST_CALLS[first * 2:] + FIRST_CALLS[:first * 2]
+    script = ("import json, sys\nfrom voice_tts.tn import normalize\ncases = json.loads(sys.argv[1])\n"
+              "print(json.dumps([[normalize(text, language=lang) for lang, text, _ in cases] for _ in range(2)]))")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    run = subprocess.run([sys.executable, "-c", script, json.dumps(cases)], capture_output=True, text=True, env=env, check=True)
+    first_calls, second_calls = json.loads(run.stdout)
+    assert first_calls == second_calls == [spoken for _, _, spoken in cases]

@@ -150,6 +150,11 @@ READINGS = [
     ("Nach § 3 Nr. 26 EStG und § 14 UStG, Art. 3 GG sowie § 1 Abs. 1 BGB gilt das.", "Nach Paragraf drei Nummer sechsundzwanzig "
      "Einkommensteuergesetz und Paragraf vierzehn Umsatzsteuergesetz, Artikel drei Grundgesetz sowie Paragraf eins Absatz eins B G B gilt das."),
     ("Heute bleibt 1 Stunde Wartezeit, Zimmer 1 hat 1 Bett.", "Heute bleibt eine Stunde Wartezeit, Zimmer eins hat ein Bett."),
+    # a compound ending in 'nr.' names a reference as 'Nr.' does: its digits one by one
+    ("Ihre Bestellnr. 48-3301 ist unterwegs, die Kundennr. 58302 bleibt.", "Ihre Bestellnummer vier acht drei drei null eins ist "
+     "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
+    # a range of numbers grouped by thousands, no dot read as part of a word
+    ("Es kommen 1.000-2.000 Besucher.", "Es kommen eintausend bis zweitausend Besucher."),
 ]
 
 

@@ -105,6 +105,10 @@ READINGS = {
          "el expediente cuatro siete cero tres ocho uno sigue abierto."),
         ("El portátil tiene 16 GB y una batería de 56 Wh; tarda 40 min., luego carga.", "El portátil tiene dieciséis gigabytes y una "
          "batería de cincuenta y seis vatios hora; tarda cuarenta minutos, luego carga."),
+        # an abbreviated weekday after the range's partner ('al', 'y') read; its period that ends the sentence kept once
+        ("Atendemos del lun. al vie. Los sábados, entre sáb. y dom.", "Atendemos del lunes al viernes. Los sábados, entre sábado y domingo."),
+        # a product before '=' reads its 'x' as '×' does
+        ("Si 2 x 3 = 6, entonces 1 x 3 = 3.", "Si dos por tres igual a seis, entonces uno por tres igual a tres."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -173,6 +177,13 @@ READINGS = {
          "Grêmio ganhou de dois a zero e o protocolo um dois zero quatro cinco seis foi aberto."),
         ("A bateria tem 60 Wh e carrega em 45 min., depois desliga.", "A bateria tem sessenta watts-hora e carrega em quarenta e "
          "cinco minutos, depois desliga."),
+        # identity numbers digit by digit, as their owners read them out and as the CEP already reads (no group is an amount, no
+        # mark is spoken): CPF '123.456.789-09', RG '12.345.678-9', CNPJ '12.345.678/0001-90'; CEP '01310-100'
+        ("Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.", "Meu CPF é um dois três quatro "
+         "cinco seis sete oito nove zero nove e o R G um dois três quatro cinco seis sete oito nove; CNPJ um dois três quatro cinco "
+         "seis sete oito zero zero zero um nove zero, CEP zero um três um zero um zero zero."),
+        # a range of numbers grouped by thousands, in the counted noun's gender; no dot read as part of a word
+        ("Esperamos de 1.000-2.000 pessoas.", "Esperamos de mil a duas mil pessoas."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -278,6 +289,8 @@ SENTENCES = {
         "Según el Real Decreto 1619/2012 y la Ley 39/2015, el Betis ganó 2 x 0; el expediente 47-0381 sigue abierto.",
         "La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.",
         "Atendemos lun–vie y de sáb. a dom. Gracias.",
+        "Atendemos del lun. al vie. Los sábados, entre sáb. y dom.",
+        "Si 2 x 3 = 6, entonces 1 x 3 = 3.",
         "Su localizador es 7719 2046 y llega en 3 días.",
         "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
@@ -300,6 +313,7 @@ SENTENCES = {
         "O código de rastreio é 5530 9184.",
         "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
         "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
+        "Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -78,6 +78,12 @@ READINGS = [
     # a half before an abbreviation in its noun's gender; '… et ½' a count's half only where a preposition follows
     ("Ajoutez ½ c. à s. d'huile, ½ c. à c. de sel et ½ litre de lait, puis 2 pommes et ½ de sucre.", "Ajoutez une demi cuillère à "
      "soupe d'huile, une demi cuillère à café de sel et un demi-litre de lait, puis deux pommes et demie de sucre."),
+    # the same half written '1/2'
+    ("Mélangez 1/2 c. à c. de cannelle et 1/2 c. à s. de miel dans 1/2 verre.", "Mélangez une demi cuillère à café de cannelle et "
+     "une demi cuillère à soupe de miel dans un demi-verre."),
+    # a product before '=' reads its 'x' as '×' does (fois), not as a size's 'sur'
+    ("Si 2 x 3 = 6, alors 2,5 x 4 = 10 ; la pièce fait 2 x 3 m.", "Si deux fois trois égal six, alors deux virgule cinq fois quatre "
+     "égal dix ; la pièce fait deux sur trois mètres."),
     ("La batterie de 50 Wh se recharge en 30 min., puis s'arrête.", "La batterie de cinquante wattheures se recharge en trente minutes, puis s'arrête."),
     # a code after 'n°' sign by sign, 'réf.' and 'pers.' in full, 'demi-' joined to its unit, a space before ';' and '?' kept
     ("Pour 3 pers., ajoutez ½ l d'eau ; le colis n° 7C 2231 9900 (réf. 12) arrive sous 2-3 jours. Le jeu., 9/10, à 16 h ?",

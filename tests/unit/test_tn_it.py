@@ -93,6 +93,10 @@ READINGS = [
     ("Il corso si tiene dal 3-7 luglio.", "Il corso si tiene dal tre al sette luglio."),
     ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
     ("Ha preso 8/10 e 95/100.", "Ha preso otto su dieci e novantacinque su cento."),
+    # a product before '=' reads its 'x' as '×' does; sides before a unit stay a size
+    ("Se 2 x 3 = 6, allora 2,5 x 4 = 10; il box misura 2 x 3 m.", "Se due per tre uguale sei, allora due virgola cinque per quattro "
+     "uguale dieci; il box misura due per tre metri."),
+    ("Attendiamo tra 1.000-2.000 persone.", "Attendiamo tra mille e duemila persone."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
     ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "
      "di pollice, prenda mille unità internazionali di vitamina D e centocinquanta microgrammi di iodio; polso a "

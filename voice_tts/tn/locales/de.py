@@ -1,12 +1,12 @@
 """German: "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai." → "… fünfundzwanzig Euro fünfzig
 Cent und kommt am dritten Mai."
 
-Cardinals, ordinals and years come from CLDR (`voice_tts.tn.cldr`: "einhundertsechsundzwanzig",
-"eine Million", "neunzehnhundertneunundachtzig"); this module decides which form a context needs:
-the case ending of an ordinal, the article form of "1" before a noun ("mit einem Kind", by the
-noun's gender from german_genders.json), a year after a year word or at the start of a sentence. A number followed by a period is an ordinal when a month or a lower-case
-word follows, when an article or preposition comes before it ("am 3. Mai", "der 2. Platz"), or
-when it stands alone; otherwise the period ends the sentence ("Das kostet 3.").
+Cardinals, ordinals and years come from CLDR (`voice_tts.tn.cldr`: "einhundertsechsundzwanzig", "eine Million",
+"neunzehnhundertneunundachtzig"); this module decides which form a context needs: the case ending of an ordinal, the
+article form of "1" before a noun ("mit einem Kind", by the noun's gender from de_genders.json), a year after a
+year word or at the start of a sentence. A number followed by a period is an ordinal when a month or a lower-case word
+follows, when an article or preposition comes before it ("am 3. Mai", "der 2. Platz"), or when it stands alone;
+otherwise the period ends the sentence ("Das kostet 3.").
 """
 
 from __future__ import annotations

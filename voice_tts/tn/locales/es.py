@@ -79,15 +79,6 @@ def _strip_accents(text: str) -> str:
 
 # --- decimals and fractions -------------------------------------------------------------------
 
-def _fraction_digits(text: str, form: str) -> str:
-    """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
-    more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
-    if len(text) <= 3:
-        return _with_zeros(text, form)
-    pieces = [text[i:i + 2] for i in range(0, len(text), 2)]
-    return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
-
-
 def _with_zeros(text: str, form: str) -> str:
     rest = text.lstrip("0")
     return " ".join(["cero"] * (len(text) - len(rest)) + ([cardinal(int(rest), form)] if rest else []))
@@ -105,15 +96,6 @@ def _denominator(d: int) -> str | None:
             word = word[:-1]
         return word + "avo"
     return ordinal(d) if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6 else None
-
-
-def fraction(numerator: int, denominator: int, feminine: bool = False) -> str:
-    name = _denominator(denominator)
-    if numerator == 1 and denominator == 2:
-        return "media" if feminine else "medio"
-    if name is None or numerator == 0:
-        return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
-    return (("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)) if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
 
 # --- the words around numbers -----------------------------------------------------------------
@@ -146,11 +128,22 @@ class Spanish(Iberian):
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
 
-    def fraction_digits(self, digits: str) -> str:
-        return _fraction_digits(digits, "")
+    def fraction_digits(self, text: str, form: str = "") -> str:
+        """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
+        more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
+        if len(text) <= 3:
+            return _with_zeros(text, form)
+        pieces = [text[i:i + 2] for i in range(0, len(text), 2)]
+        return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
 
-    def fraction(self, numerator: int, denominator: int) -> str:
-        return fraction(numerator, denominator)
+    def fraction(self, numerator: int, denominator: int, feminine: bool = False) -> str:
+        name = _denominator(denominator)
+        if numerator == 1 and denominator == 2:
+            return "media" if feminine else "medio"
+        if name is None or numerator == 0:
+            return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
+        one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
+        return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
@@ -177,11 +170,11 @@ class Spanish(Iberian):
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         m = _GROUPED_FRACTION.fullmatch(token)
-        return fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)
+        return self.fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
         spoken = cardinal(to_int(whole), "f" if feminine else "")
-        return f"{spoken} coma {_fraction_digits(fractional, 'f' if feminine else 'un')}" if fractional else spoken
+        return f"{spoken} coma {self.fraction_digits(fractional, 'f' if feminine else 'un')}" if fractional else spoken
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
@@ -189,7 +182,7 @@ class Spanish(Iberian):
         if unit is not None:
             if (numerator, denominator) == (1, 2):
                 return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
-            reading = f"{fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
+            reading = f"{self.fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
             return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
         if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
             return None
@@ -202,14 +195,14 @@ class Spanish(Iberian):
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
-        'L', 'M' alone) is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
+        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):  # 'Juan Carlos I'; Spanish has no word 'I
+        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
         if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
             noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
-            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or noun is not None and self.is_feminine(noun[0].lower())), self.code)
+            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or bool(noun) and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)

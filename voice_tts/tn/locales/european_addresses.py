@@ -27,11 +27,7 @@ class AddressesAndPhones:
     """The address and telephone spans of `european.Language`."""
 
     def _is_domain(self, word: str) -> bool:
-        return (
-            _DOMAIN.fullmatch(word) is not None
-            and word.rsplit(".", 1)[1].lower() in TLDS
-            and any(c.isalpha() for c in word.split(".", 1)[0])
-        )
+        return bool(_DOMAIN.fullmatch(word)) and word.rsplit(".", 1)[1].lower() in TLDS and any(c.isalpha() for c in word.split(".", 1)[0])
 
     def address(self, text: str) -> str:
         """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""
@@ -41,9 +37,7 @@ class AddressesAndPhones:
         return spelled + read_pieces(text, self.ADDRESS_SYMBOLS, lambda d: self.cardinal(int(ascii_digits(d))), self._address_word)
 
     def _address_word(self, word: str) -> str:
-        if word.lower() in self.ADDRESS_READINGS:
-            return self.ADDRESS_READINGS[word.lower()]
-        return " ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word
+        return self.ADDRESS_READINGS.get(word.lower()) or (" ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word)
 
     # --- telephone numbers --------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from voice_tts.tn.chars import is_alnum, is_digit
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales.european import Language, Unit
-from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IP, PHONE, date_parts, read_pieces
+from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IDENTITY, IP, PHONE, date_parts, read_pieces
 
 
 class Iberian(Language):
@@ -72,10 +72,10 @@ class Iberian(Language):
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
-        telephone numbers written with hyphens ('99999-1234')."""
+        telephone numbers written with hyphens ('99999-1234') and identity numbers ('123.456.789-09'), digit by digit."""
         m = DATE.fullmatch(token)
         if m and (parts := date_parts(m)):
             return self.date(*parts, Context())
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return f" {self.ADDRESS_SYMBOLS['.']} ".join(self.digits(p) for p in token.split("."))
-        return self.digits(token) if PHONE.fullmatch(token) else None
+        return self.digits(token) if PHONE.fullmatch(token) or IDENTITY.fullmatch(token) else None
