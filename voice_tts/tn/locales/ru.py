@@ -254,8 +254,9 @@ class Russian(Language):
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'3–5 дней' три пять, both in the case of the word before them ('в течение 3–5 рабочих дней' трёх пяти)."""
-        return " ".join(cardinal(int(m[i]), "m", self.amount_case(ctx)) for i in (1, 3))
+        """'3–5 дней' три пять, both in the case of the word before them ('в течение 3–5 рабочих дней' трёх пяти)
+        and the gender of their noun ('за 1–2 недели' одну две, '2–3 суток' двое трое)."""
+        return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), self.amount_case(ctx)) for n in (int(m[1]), int(m[3])))
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
@@ -332,12 +333,16 @@ class Russian(Language):
             word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count
+        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
+        counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
+                or cardinal(n, ru_cases.count_gender(n, counted), ru_cases.count_case(n, preposition, noun)))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
+
+    def noun_after(self, cur: Cursor, end: int) -> str:  # any word: ru_morph knows whether it is a noun and its gender
+        return word_after(cur, end)
 
     def is_feminine(self, noun: str) -> bool:
         return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
@@ -603,7 +608,7 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     nominative's form for an inanimate masculine or neuter noun, the genitive's for an animate one."""
     if case == "accusative" and form.gender != "f":
         case = "genitive" if form.animate and form.gender == "m" else "nominative"
-    return ordinal(n, form.gender, case)
+    return ordinal(n, "m" if form.gender == "pl" else form.gender, case, form.gender == "pl")  # 'на 2 сутки' вторые
 
 
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:

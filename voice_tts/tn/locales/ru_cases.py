@@ -55,6 +55,8 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
         return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
         return digits(str(n))
+    if gender == "pl":  # a noun with no singular counted by a collective ('двое суток', 'одни сутки'), past four as a masculine
+        return _WORDS["collective"][n - 1] if case in ("nominative", "accusative") and 0 < n < 5 else cardinal(n, "m", case)
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
