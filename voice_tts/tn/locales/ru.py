@@ -304,9 +304,9 @@ class Russian(Language):
             return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
-        m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
-        parts = _date_parts(m) if m else None
-        return _date(*parts[:3], "nominative", parts[3]) if parts else None
+        cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
+        parts = _date_parts(m, ".-" if cued else ".") if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued) else None
+        return self.date(*parts[:3], ctx) if parts else None
 
     def per(self, unit: Unit) -> str:
         return PER.get(unit.written, unit.singular)
@@ -740,13 +740,13 @@ def _date(day: int, month: int, year: int | None, day_case: str, year_digits: in
     return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
-def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
+def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int, int] | None:
     """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
-    '1.12.05', a version; with hyphens 'xx-xx-xx' is a city's telephone number)."""
+    '1.12.05', a version; with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
     if parts := date_parts(m):
         return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
+    return (day, month, int(year), 2) if m.group("s") in separators and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
