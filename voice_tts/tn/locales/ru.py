@@ -290,7 +290,7 @@ class Russian(Language):
         ('будет доставлен 12.04.2027' двенадцатого апреля, 'доставят в отель 18.01.2027' восемнадцатого)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
         case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else "nominative"
-        return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
+        return _date(day, month, year, case)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -306,7 +306,7 @@ class Russian(Language):
             return " точка ".join(digits(part) for part in token.split("."))
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
         parts = _date_parts(m, ".-" if cued else ".") if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued) else None
-        return self.date(*parts[:3], ctx) if parts else None
+        return self.date(*parts, ctx) if parts else None
 
     def per(self, unit: Unit) -> str:
         return PER.get(unit.written, unit.singular)
@@ -341,8 +341,7 @@ class Russian(Language):
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
 
-    def noun_after(self, cur: Cursor, end: int) -> str:  # any word: ru_morph knows whether it is a noun and its gender
-        return word_after(cur, end)
+    noun_after = staticmethod(word_after)  # any word: ru_morph knows whether it is a noun and its gender
 
     def is_feminine(self, noun: str) -> bool:
         return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
@@ -731,22 +730,21 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str, year_digits: int = 4) -> str:
-    """A year written in full carries its noun ('… двадцать седьмого года'); `year_digits` 2: one
+def _date(day: int, month: int, year: int | None, day_case: str) -> str:
+    """A year written in full carries its noun ('… двадцать седьмого года'); one of two digits
     written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
     reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None and year_digits == 2:
+    if year is not None and year < 100:
         return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
     return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
-def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int, int] | None:
-    """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
-    '1.12.05', a version; with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
-    if parts := date_parts(m):
-        return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
+def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
+    """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
+    with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return (day, month, int(year), 2) if m.group("s") in separators and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
+    return date_parts(m) or ((day, month, int(year)) if m.group("s") in separators and len(year) == len(m.group("a")) == len(m.group("b")) == 2
+                             and 1 <= day <= 31 and 1 <= month <= 12 else None)
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
@@ -792,9 +790,8 @@ def _up_to(m: re.Match) -> str | None:
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
-    count = None if "," in last else int(last)
     amount = decimal(*last.partition(",")[::2], "genitive", UNITS[unit][3])
-    return f"до {amount} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
+    return f"до {amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
