@@ -686,12 +686,10 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
     try:
         j = lexer.spaces(cur, end)
-        if j == end:
-            return False
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
     except TooLong:
         return False
-    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _WORDS["day_links"] else None
+    day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
     return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 

@@ -103,12 +103,8 @@ def count_gender(n: int, noun: str) -> str:
 
 def counted_noun(noun: str, n: int, case: str) -> str:
     """`noun` after the count `n` in `case`: час, два часа, пять часов; к двум часам."""
-    kind = agreement(n)
-    if kind == 0:
-        return ru_morph.inflect(noun, case)
-    if case in ("nominative", "accusative"):  # 'два часа', 'пять часов': the genitive
-        return ru_morph.inflect(noun, "genitive", plural=kind == 2)
-    return ru_morph.inflect(noun, case, plural=True)
+    kind, direct = agreement(n), case in ("nominative", "accusative")  # after a few or many the genitive: 'два часа', 'пять часов'
+    return ru_morph.inflect(noun, "genitive" if kind and direct else case, plural=kind == 2 or kind == 1 and not direct)
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:

@@ -45,8 +45,7 @@ def noun(word: str, names: bool = False) -> Form | None:
     parses = [p for p in _analyzer().parse(word if names else word.lower())
               if p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag
               and (not names or "Name" in p.tag) and p.tag.case in _CASES] if len(word) > 2 and word.isalpha() else []
-    best = parses[0] if parses else None
-    if best is None or (gender := "pl" if "Pltm" in best.tag else _GENDERS.get(best.tag.gender)) is None:
+    if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
         return None
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
                           if p.tag.gender in (best.tag.gender, None) or p.tag.number == "plur")
