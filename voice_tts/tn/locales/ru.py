@@ -254,9 +254,10 @@ class Russian(Language):
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'3–5 дней' три пять, both in the case of the word before them ('в течение 3–5 рабочих дней' трёх пяти)
-        and the gender of their noun ('за 1–2 недели' одну две, '2–3 суток' двое трое)."""
-        return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), self.amount_case(ctx)) for n in (int(m[1]), int(m[3])))
+        """'3–5 дней' три пять, both in the case the last takes between its preposition and noun ('в течение 3–5 рабочих
+        дней' трёх пяти, 'с 1–2 ошибками' одной двумя) and each in its noun's gender ('за 1–2 недели' одну две, '2–3 суток' двое трое)."""
+        case = ru_cases.count_case(int(m[3]), _preposition(ctx), noun or "")
+        return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), int(m[3])))
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
