@@ -55,8 +55,9 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
         return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
         return digits(str(n))
-    if gender == "pl":  # a noun with no singular counted by a collective ('двое суток', 'одни сутки'), past four as a masculine
-        return _WORDS["collective"][n - 1] if case in ("nominative", "accusative") and 0 < n < 5 else cardinal(n, "m", case)
+    if gender == "pl":  # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
+        direct = case in ("nominative", "accusative")
+        return _WORDS["collective"][n - 1] if direct and 0 < n < 5 else ru_morph.inflect("одни", case, True) if n == 1 else cardinal(n, "m", case)
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
