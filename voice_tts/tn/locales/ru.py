@@ -254,8 +254,10 @@ class Russian(Language):
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'3–5 дней' три пять, both in the case of the word before them ('в течение 3–5 рабочих дней' трёх пяти)."""
-        return " ".join(cardinal(int(m[i]), "m", self.amount_case(ctx)) for i in (1, 3))
+        """'3–5 дней' три пять, both in the case the last takes between its preposition and noun ('в течение 3–5 рабочих
+        дней' трёх пяти, 'с 1–2 ошибками' одной двумя) and each in its noun's gender ('за 1–2 недели' одну две, '2–3 суток' двое трое)."""
+        case = ru_cases.count_case(int(m[3]), _preposition(ctx), noun or "")
+        return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), int(m[3])))
 
     def _alphanumeric(self, text: str) -> str:
         return _fallback(_plain(text))
@@ -289,7 +291,7 @@ class Russian(Language):
         ('будет доставлен 12.04.2027' двенадцатого апреля, 'доставят в отель 18.01.2027' восемнадцатого)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
         case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else "nominative"
-        return _date(day, month, year, case, 2 if year is not None and year < 100 else 4)
+        return _date(day, month, year, case)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -303,9 +305,9 @@ class Russian(Language):
             return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _second_day_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
-        m = DATE.fullmatch(token.removesuffix("г")) if token.endswith("г") else None
-        parts = _date_parts(m) if m else None
-        return _date(*parts[:3], "nominative", parts[3]) if parts else None
+        cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
+        parts = _date_parts(m, ".-" if cued else ".") if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued) else None
+        return self.date(*parts, ctx) if parts else None
 
     def per(self, unit: Unit) -> str:
         return PER.get(unit.written, unit.singular)
@@ -332,12 +334,15 @@ class Russian(Language):
             word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count
+        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
+        counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or cardinal(n, ru_cases.count_gender(n, noun), ru_cases.count_case(n, preposition, noun)))
+                or cardinal(n, ru_cases.count_gender(n, counted), ru_cases.count_case(n, preposition, noun)))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
+
+    noun_after = staticmethod(word_after)  # any word: ru_morph knows whether it is a noun and its gender
 
     def is_feminine(self, noun: str) -> bool:
         return (form := ru_morph.noun(noun)) is not None and form.gender == "f"
@@ -603,7 +608,7 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     nominative's form for an inanimate masculine or neuter noun, the genitive's for an animate one."""
     if case == "accusative" and form.gender != "f":
         case = "genitive" if form.animate and form.gender == "m" else "nominative"
-    return ordinal(n, form.gender, case)
+    return ordinal(n, "m" if form.gender == "pl" else form.gender, case, form.gender == "pl")  # 'на 2 сутки' вторые
 
 
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
@@ -682,12 +687,10 @@ def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
     try:
         j = lexer.spaces(cur, end)
-        if j == end:
-            return False
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
     except TooLong:
         return False
-    day = chunk_after(cur, k, is_digit) if cur.text[j:k].lower() in _WORDS["day_links"] else None
+    day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
     return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
 
 
@@ -726,22 +729,21 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str, year_digits: int = 4) -> str:
-    """A year written in full carries its noun ('… двадцать седьмого года'); `year_digits` 2: one
+def _date(day: int, month: int, year: int | None, day_case: str) -> str:
+    """A year written in full carries its noun ('… двадцать седьмого года'); one of two digits
     written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
     reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None and year_digits == 2:
+    if year is not None and year < 100:
         return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
     return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
-def _date_parts(m: re.Match) -> tuple[int, int, int, int] | None:
-    """(day, month, year, digits of the year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not
-    '1.12.05', a version; with hyphens 'xx-xx-xx' is a city's telephone number)."""
-    if parts := date_parts(m):
-        return (*parts, 4 if len(m.group("a")) == 4 else len(m.group("c")))
+def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
+    """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
+    with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return (day, month, int(year), 2) if m.group("s") == "." and len(year) == len(m.group("a")) == len(m.group("b")) == 2 and 1 <= day <= 31 and 1 <= month <= 12 else None
+    return date_parts(m) or ((day, month, int(year)) if m.group("s") in separators and len(year) == len(m.group("a")) == len(m.group("b")) == 2
+                             and 1 <= day <= 31 and 1 <= month <= 12 else None)
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
@@ -787,9 +789,8 @@ def _up_to(m: re.Match) -> str | None:
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
-    count = None if "," in last else int(last)
     amount = decimal(*last.partition(",")[::2], "genitive", UNITS[unit][3])
-    return f"до {amount} {_unit_form(UNITS[unit][:3], count, 'genitive')}" + (f" {PER[per]}" if per else "")
+    return f"до {amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), 'genitive')}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:

@@ -55,6 +55,9 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
         return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
         return digits(str(n))
+    if gender == "pl":  # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
+        direct = case in ("nominative", "accusative")
+        return _WORDS["collective"][n - 1] if direct and 0 < n < 5 else ru_morph.inflect("одни", case, True) if n == 1 else cardinal(n, "m", case)
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
@@ -101,12 +104,8 @@ def count_gender(n: int, noun: str) -> str:
 
 def counted_noun(noun: str, n: int, case: str) -> str:
     """`noun` after the count `n` in `case`: час, два часа, пять часов; к двум часам."""
-    kind = agreement(n)
-    if kind == 0:
-        return ru_morph.inflect(noun, case)
-    if case in ("nominative", "accusative"):  # 'два часа', 'пять часов': the genitive
-        return ru_morph.inflect(noun, "genitive", plural=kind == 2)
-    return ru_morph.inflect(noun, case, plural=True)
+    kind, direct = agreement(n), case in ("nominative", "accusative")  # after a few or many the genitive: 'два часа', 'пять часов'
+    return ru_morph.inflect(noun, "genitive" if kind and direct else case, plural=kind == 2 or kind == 1 and not direct)
 
 
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:

@@ -20,7 +20,7 @@ _GRAMMEMES = {case: grammeme for grammeme, case in reversed(_CASES.items())}  # 
 
 @dataclass(frozen=True)
 class Form:
-    """What a noun may be: its gender ("m", "f", "n") and animacy by its likeliest reading, and
+    """What a noun may be: its gender ("m", "f", "n"; "pl" with no singular: 'сутки') and animacy by its likeliest reading, and
     every (plural, case) its readings allow ('человек': singular nominative, plural genitive)."""
 
     gender: str
@@ -45,12 +45,11 @@ def noun(word: str, names: bool = False) -> Form | None:
     parses = [p for p in _analyzer().parse(word if names else word.lower())
               if p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag
               and (not names or "Name" in p.tag) and p.tag.case in _CASES] if len(word) > 2 and word.isalpha() else []
-    if not parses or parses[0].tag.gender not in _GENDERS:
+    if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
         return None
-    best = parses[0]
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
                           if p.tag.gender in (best.tag.gender, None) or p.tag.number == "plur")
-    return Form(_GENDERS[best.tag.gender], "anim" in best.tag, tuple(forms))
+    return Form(gender, "anim" in best.tag, tuple(forms))
 
 
 @lru_cache(maxsize=4096)
