@@ -54,7 +54,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        lang = span.lang or ctx.sentence_lang()
+        lang = "zh" if ctx.default_lang == "zh" else span.lang or ctx.sentence_lang()  # Chinese among Latin words too ('iPhone 15' 十五)
         if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
