@@ -451,7 +451,7 @@ class Russian(Language):
         if m := _SQUARE_METRES.fullmatch(raw):
             whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        if reading := _measure_range(raw):
+        if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"):
             return locale_span(end, reading, self.code)
         words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
@@ -774,14 +774,14 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
-def _measure_range(text: str) -> str | None:
+def _measure_range(text: str, after_genitive: bool = False) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
-    десятых килограмма)."""
+    десятых килограмма); after a preposition of the genitive both ends alone ('до 1-2 л' до одного двух литров)."""
     m = _MEASURE_RANGE.fullmatch(text)
     if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m)):
         return None
-    return f"от {decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to}"
+    return "от " * (not after_genitive) + f"{decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to[3 * after_genitive:]}"
 
 
 def _up_to(m: re.Match) -> str | None:
