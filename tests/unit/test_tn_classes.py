@@ -316,6 +316,8 @@ def test_every_split_equals_one_shot(text: str) -> None:
 @pytest.mark.parametrize(("text", "spoken"), [
     ("iPhone 15 Pro很好，Galaxy S24 Ultra也不错。", "iPhone 十五 Pro很好，Galaxy S二十四 Ultra也不错。"),
     ("Model 3的保养：机油换5W-30或0W-20。", "Model 三的保养：机油换五W三十或零W二十。"),  # an oil's grade one word, W its letter
+    ("Email a.b@example.com or visit example.com/a1 today，谢谢。",  # an address's marks in Chinese after Latin words too
+     "Email a 点 b 艾特 example 点 com or visit example 点 com 斜杠 a 一 today，谢谢。"),
 ])
 def test_a_chinese_turn_reads_numbers_among_latin_words_in_chinese(text: str, spoken: str) -> None:
     assert normalize(text, "zh") == spoken
