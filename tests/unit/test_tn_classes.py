@@ -313,6 +313,19 @@ def test_every_split_equals_one_shot(text: str) -> None:
         assert stream(pieces) == batch, pieces
 
 
+@pytest.mark.parametrize(("text", "spoken"), [
+    ("iPhone 15 Pro很好，Galaxy S24 Ultra也不错。", "iPhone 十五 Pro很好，Galaxy S二十四 Ultra也不错。"),
+    ("Model 3的保养：机油换5W-30或0W-20。", "Model 三的保养：机油换五W三十或零W二十。"),  # an oil's grade one word, W its letter
+    ("Email a.b@example.com or visit example.com/a1 today，谢谢。",  # an address's marks in Chinese after Latin words too
+     "Email a 点 b 艾特 example 点 com or visit example 点 com 斜杠 a 一 today，谢谢。"),
+])
+def test_a_chinese_turn_reads_numbers_among_latin_words_in_chinese(text: str, spoken: str) -> None:
+    assert normalize(text, "zh") == spoken
+    for cut in range(1, len(text)):
+        n = StreamingNormalizer("zh")
+        assert "".join(c.spoken for c in [*n.push(text[:cut]), *n.push(text[cut:]), *n.flush()]) == spoken, cut
+
+
 # A lower-case conjunction that opens the text, in each language ('y 1 gato' once read "Y un gato" on a process's first call).
 FIRST_CALLS = [("es", "y 1 gato", "y un gato"), ("pt", "e 1 gato", "e um gato"), ("it", "e 1 gatto", "e un gatto"),
                ("fr", "y 1 chat", "y un chat"), ("de", "und 1 Katze", "und eine Katze"), ("en", "y 1 cat", "y one cat")]

@@ -89,6 +89,8 @@ JA = [
     # a month and day with a slash before 'の' and a time: a date; a unit per another with パー
     ("次回は6/3の10:00、尿酸値は7.5mg/dLです", "次回は六月三日の十時、尿酸値は七点五ミリグラムパーデシリットルです"),
     ("点検は7/14の9時から、確率は1/2の見込み", "点検は七月十四日の九時から、確率は二分の一の見込み"),  # a time written with 時 too
+    # a number between Latin words in the language's own numerals; an oil's grade with W its letter and 0 as mechanics say it
+    ("iPhone 15 Proを買い、オイルは0W-20です。10W-40も可", "iPhone 十五 Proを買い、オイルはゼロダブリュー二十です。十ダブリュー四十も可"),
 ]
 
 KO = [
@@ -201,6 +203,7 @@ KO = [
     # a Roman numeral after 제 or before a counter; a score with a colon before a verb of winning; games counted natively
     ("제III전시실과 제Ⅱ장, II형 당뇨병, VIP 고객", "제삼전시실과 제이장, 이형 당뇨병, VIP 고객"),
     ("LG가 7:4로 이겨 격차를 3경기로 벌렸고 회의는 7:30으로 옮겼습니다", "LG가 칠 대 사로 이겨 격차를 세경기로 벌렸고 회의는 일곱시 삼십분으로 옮겼습니다"),
+    ("갤럭시 S24 울트라에는 5W-30, 아반떼에는 0W-20 엔진오일", "갤럭시 S이십사 울트라에는 오더블유 삼십, 아반떼에는 영더블유 이십 엔진오일"),
 ]
 
 
@@ -263,6 +266,7 @@ REPLIES = {
         "認証コードは482913、下4桁7705、血糖値は6.1 mmol/L、シロップ10mg/5mL、発売は6.15(火)です。",
         "次回は6/3の10:00、尿酸値は7.5mg/dLです。点検は7/14の9時から。",
         "詳細は規約第III章、II型の方はステージIVまで。",
+        "iPhone 15 Proを買い、オイルは0W-20です。10W-40も可",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
@@ -278,6 +282,7 @@ REPLIES = {
         "OTP 코드: 804213, 1정씩 타일 120장, 혈당 6.1 mmol/L, 시럽 10mg/5mL, 접수는 2026. 12. 1.부터 6.15(화)까지.",
         "물 2½컵, 설탕 1½큰술, 주문번호 AB-2047, 점검은 7/14 9시부터",
         "투어는 제III전시실에서 시작하며 LG가 7:4로 이겨 3경기 차입니다.",
+        "갤럭시 S24 울트라에는 5W-30, 아반떼에는 0W-20 엔진오일",
     ],
 }
 

@@ -72,7 +72,7 @@ def identifier(text: str) -> str:
     if m := _CODE_ID.fullmatch(text):
         return m["letters"] + digits(m["digits"])
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
-             for chunk in re.split(r"[-–_/]+", text))
+             for chunk in re.split(r"(?<![0-9]W)[-–_/]+", text))  # an oil's grade one word ('0W-20' 零W二十)
     return " ".join(p for p in parts if p)
 
 

@@ -36,7 +36,7 @@ _SQUARED = str.maketrans("23", "²³")  # '㎡' is 'm2' by NFKC: m², named by C
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
-    kind = span.kind
+    kind, lang = span.kind, "zh" if ctx.default_lang == "zh" else span.lang or ctx.sentence_lang()  # Chinese among Latin words too ('iPhone 15' 十五)
     if kind in SILENT_KINDS:
         return ""
     if kind == "han":
@@ -54,7 +54,6 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        lang = span.lang or ctx.sentence_lang()
         if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
@@ -67,16 +66,16 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "phone":
         return english.phone(raw)
     if kind in ("url", "email", "url_head"):  # a URL cut by the tail bound: its host alone
-        return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, span.lang or ctx.sentence_lang())
+        return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, lang)
     if kind == "olist":
         n = int(span.info)
         if ctx.locale is not None:
             return ctx.locale.cardinal(n) + ", "
-        return chinese.cardinal(n) + "，" if span.lang == "zh" else english.cardinal(n) + ", "
+        return chinese.cardinal(n) + "，" if lang == "zh" else english.cardinal(n) + ", "
     if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
         return _PIPE_MARKS[span.info][ctx.sent_han]
     if kind == "digit_groups":
-        return digit_groups(raw, span.lang or ctx.sentence_lang())
+        return digit_groups(raw, lang)
     raise ValueError(f"unknown span kind {kind!r}")
 
 

@@ -189,6 +189,9 @@ class Language:
                 return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
         if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and cur.at(k + 1) in [*self.words.get("code_after", "")]:
             return locale_span(k + 1, f"{self.integer(cur.text[pos:k])} {cur.at(k)} ", self.code)  # '12A석' 십이 A 석: a seat, no amperes
+        if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
+            cold = self.words["grade_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
+            return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
         if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
             return None  # '5G': a code, read by `number`
         if (found := scan(cur, pos, ctx, self)) is None:

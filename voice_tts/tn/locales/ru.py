@@ -451,7 +451,7 @@ class Russian(Language):
         if m := _SQUARE_METRES.fullmatch(raw):
             whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        if reading := _measure_range(raw):
+        if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"):
             return locale_span(end, reading, self.code)
         words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
@@ -498,8 +498,8 @@ class Russian(Language):
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
-        if ctx.agreement == _MEASURE_RANGE_OPEN and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
-            return Span(pos + 1, "locale", self.code, agreement=_MEASURE_RANGE_OPEN)
+        if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
+            return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
         over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
         if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
                 over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
@@ -526,11 +526,12 @@ class Russian(Language):
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
-        elif ctx.agreement == _MEASURE_RANGE_OPEN and (m := _RANGE_END.fullmatch(_plain(raw))):
-            span.info = _up_to(m) or span.info
+        elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
+            span.info = (up_to := _up_to(m)) and up_to[3 * (ctx.agreement != _MEASURE_RANGE_OPEN):] or span.info  # after the genitive no 'до'
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-            span.info = "от " + cardinal(int(raw), UNITS[unit][3], "genitive")
-            span.agreement = _MEASURE_RANGE_OPEN
+            bare = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"  # 'до 3 – 5 кг' до трёх пяти: no 'от … до' of its own
+            span.info = "от " * (not bare) + cardinal(int(raw), UNITS[unit][3], "genitive")
+            span.agreement = _MEASURE_RANGE_OPEN + " after the genitive" * bare
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
         elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
@@ -774,14 +775,14 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
-def _measure_range(text: str) -> str | None:
+def _measure_range(text: str, after_genitive: bool = False) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
-    десятых килограмма)."""
+    десятых килограмма); after a preposition of the genitive both ends alone ('до 1-2 л' до одного двух литров)."""
     m = _MEASURE_RANGE.fullmatch(text)
     if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m)):
         return None
-    return f"от {decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to}"
+    return "от " * (not after_genitive) + f"{decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to[3 * after_genitive:]}"
 
 
 def _up_to(m: re.Match) -> str | None:
