@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voice_tts.tn import cldr, electronic, lexer
-from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
+from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import is_mark, roman_value
@@ -90,10 +90,6 @@ _TABLES: dict[str, Callable] = {
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
     "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
 }
-
-
-def _sign_may_follow(prev: str) -> bool:
-    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:/"
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -382,9 +378,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if is_digit(c):
             return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
-        if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
+        if c in "+-−" and is_digit(cur.at(pos + 1)) and sign_may_follow(prev):
             return span if c == "+" and (span := self._country_code_phone(cur, pos)) is not None else self._numeric(cur, pos, pos + 1, ctx, sign=c)
-        if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
+        if c in "-−" and is_letter(cur.at(pos + 1)) and sign_may_follow(prev):  # '-R$ 120,40'
             if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
