@@ -155,6 +155,7 @@ READINGS = [
      "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
     # a range of numbers grouped by thousands, no dot read as part of a word
     ("Es kommen 1.000-2.000 Besucher.", "Es kommen eintausend bis zweitausend Besucher."),
+    ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei eintausendfünfhundert bis zweitausend Euro im Monat."),
 ]
 
 

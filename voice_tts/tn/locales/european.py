@@ -695,6 +695,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
                 spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
+            if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
+                return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
@@ -895,11 +897,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
-            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°") or inch:
-                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
+                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
+                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m)) or getattr(self.currency(cur.text[j:m]), "major", None)) is not None:
                     noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         except TooLong:
