@@ -901,7 +901,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m)) or getattr(self.currency(cur.text[j:m]), "major", None)) is not None:
+                written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
+                if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
                     noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         except TooLong:
