@@ -190,6 +190,8 @@ READINGS = {
         # a range of amounts, its currency said once after it ('R$' before, '€' after)
         ("O aluguel fica entre R$ 1.500-2.000 por mês; a caução, 1.000–2.000 €.",
          "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
+        # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
+        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove horas às dezoito horas."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
