@@ -16,6 +16,7 @@ READINGS = {
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
          "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
+        ("Mezcle cemento y arena 1:4 a las 9:30.", "Mezcle cemento y arena uno a cuatro a las nueve y media."),
         # a counted 'noches' is no hour; ':00 h' horas; a day and month after an abbreviated weekday and its comma; a reference after
         # 'n.º' or 'nº' digit by digit, letters too; 'ref.', 'pers.' in full; a verb's digit cue only with its subject (a year here)
         ("Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
