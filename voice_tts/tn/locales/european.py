@@ -625,8 +625,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         spaced = (cued := plain and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES)) and token.isdecimal() and re.match(
-            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um
-        if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):  # '4:2', no time
+            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
+        if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
