@@ -193,6 +193,8 @@ READINGS = {
          "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
         # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
         ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove horas às dezoito horas."),
+        # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
+        ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

@@ -891,7 +891,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS or is_known_noun(self.code, after[0])) else None
+        return after[0] if after and (after[0].replace("-", "").isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS or is_known_noun(self.code, after[0])) else None
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
