@@ -256,10 +256,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
-        after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
-        keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
-        noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
+        noun = self.abbreviation_after(cur, end) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
         return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -") if noun else self.fraction(numerator, denominator)
+
+    def abbreviation_after(self, cur: Cursor, end: int) -> str | None:
+        """The reading of an abbreviation of several parts after `end` ('c. à s.' cuillère à soupe), else None."""
+        keys = self.JOINED_ABBREVIATIONS.get((after := chunk_after(cur, end, is_letter) or ("", 0))[0], ())
+        return next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -891,7 +894,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        return after[0] if after and (after[0].replace("-", "").isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS or is_known_noun(self.code, after[0])) else None
+        if after and (after[0].replace("-", "").isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS
+                      or is_known_noun(self.code, after[0])):
+            return after[0]
+        return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
@@ -934,8 +940,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.fraction(int(m.group(1)), int(m.group(2)))
         if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
             return self.cardinal(int(token.replace(",", "")))
-        if _COMMA_LIST.fullmatch(token):
-            return self._comma_list(token.split(","))
+        if _COMMA_LIST.fullmatch(token):  # '1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)
+            parts = token.split(",")
+            words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
+            return ", ".join(words + [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)])
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
         if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
@@ -962,12 +970,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
         return " ".join(filter(None, (start, number(first), self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), number(last))))
-
-    def _comma_list(self, parts: list[str]) -> str:
-        """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
-        words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
-        words += [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)]
-        return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
