@@ -744,10 +744,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
         try:
-            if currency is None and integer and cur.at(end) in cldr.VULGAR_FRACTIONS:  # '2½'
-                numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
+                numerator, denominator = cldr.vulgar_fraction(cur.at(glyph))
                 reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
-                return self._unit_after(cur, end + 1, reading, None if minus else (int(whole), numerator, denominator))
+                return self._unit_after(cur, glyph + 1, reading, None if minus else (int(whole), numerator, denominator))
             dotted = currency is None and integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
