@@ -158,7 +158,8 @@ READINGS = [
     ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei eintausendfünfhundert bis zweitausend Euro im Monat."),
     ("Nehmen Sie 2 ½ Tassen Mehl.", "Nehmen Sie zweieinhalb Tassen Mehl."),
     # a colon before one digit is no time: a score or ratio, with or without a word that names a match
-    ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.", "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
+    ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
+     "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
 ]
 
 
