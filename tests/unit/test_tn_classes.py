@@ -45,6 +45,8 @@ READINGS = {
     "They raised ¥30 b last year.": "They raised thirty billion yen last year.",
     "Rooms cost $150.25-$250.67 a night.":
         "Rooms cost one hundred fifty dollars and twenty five cents to two hundred fifty dollars and sixty seven cents a night.",
+    "Plans run $1,500-2,000 a month, add-ons $15–20 each.":
+        "Plans run one thousand five hundred to two thousand dollars a month, add-ons fifteen to twenty dollars each.",
     # addresses with a path, words joined by a slash, a lone at sign
     "Mail sdf@gmail.com/123-sm or see ourdailynews.com/12-sm.":
         "Mail sdf at gmail dot com slash one two three dash sm or see ourdailynews dot com slash one two dash sm.",

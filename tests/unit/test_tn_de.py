@@ -155,6 +155,11 @@ READINGS = [
      "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
     # a range of numbers grouped by thousands, no dot read as part of a word
     ("Es kommen 1.000-2.000 Besucher.", "Es kommen eintausend bis zweitausend Besucher."),
+    ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei eintausendfünfhundert bis zweitausend Euro im Monat."),
+    ("Nehmen Sie 2 ½ Tassen Mehl.", "Nehmen Sie zweieinhalb Tassen Mehl."),
+    # a colon before one digit is no time: a score or ratio, with or without a word that names a match
+    ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
+     "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
 ]
 
 

@@ -13,6 +13,12 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a range of amounts, its currency said once after it
+        ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
+         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
+        ("Mezcle cemento y arena 1:4 a las 9:30.", "Mezcle cemento y arena uno a cuatro a las nueve y media."),
+        # a whole number and a fraction's glyph after a space are one quantity, as '2½' is
+        ("Añada 2 ½ cucharadas de azúcar.", "Añada dos cucharadas y media de azúcar."),
         # a counted 'noches' is no hour; ':00 h' horas; a day and month after an abbreviated weekday and its comma; a reference after
         # 'n.º' or 'nº' digit by digit, letters too; 'ref.', 'pers.' in full; a verb's digit cue only with its subject (a year here)
         ("Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
@@ -184,6 +190,14 @@ READINGS = {
          "seis sete oito zero zero zero um nove zero, CEP zero um três um zero um zero zero."),
         # a range of numbers grouped by thousands, in the counted noun's gender; no dot read as part of a word
         ("Esperamos de 1.000-2.000 pessoas.", "Esperamos de mil a duas mil pessoas."),
+        # a range of amounts, its currency said once after it ('R$' before, '€' after)
+        ("O aluguel fica entre R$ 1.500-2.000 por mês; a caução, 1.000–2.000 €.",
+         "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
+        # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
+        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove horas às dezoito horas."),
+        # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
+        ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
+        ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

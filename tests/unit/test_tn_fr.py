@@ -81,6 +81,9 @@ READINGS = [
     # the same half written '1/2'
     ("Mélangez 1/2 c. à c. de cannelle et 1/2 c. à s. de miel dans 1/2 verre.", "Mélangez une demi cuillère à café de cannelle et "
      "une demi cuillère à soupe de miel dans un demi-verre."),
+    # a count before an abbreviation of several parts, in its noun's gender
+    ("Ajoutez 1 c. à s. de sucre et 1 c. à c. de sel.", "Ajoutez une cuillère à soupe de sucre et une cuillère à café de sel."),
+    ("Ajoutez 2 ½ tasses de farine.", "Ajoutez deux tasses et demie de farine."),
     # a product before '=' reads its 'x' as '×' does (fois), not as a size's 'sur'
     ("Si 2 x 3 = 6, alors 2,5 x 4 = 10 ; la pièce fait 2 x 3 m.", "Si deux fois trois égal six, alors deux virgule cinq fois quatre "
      "égal dix ; la pièce fait deux sur trois mètres."),

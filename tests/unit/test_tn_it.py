@@ -97,6 +97,10 @@ READINGS = [
     ("Se 2 x 3 = 6, allora 2,5 x 4 = 10; il box misura 2 x 3 m.", "Se due per tre uguale sei, allora due virgola cinque per quattro "
      "uguale dieci; il box misura due per tre metri."),
     ("Attendiamo tra 1.000-2.000 persone.", "Attendiamo tra mille e duemila persone."),
+    ("Il noleggio costa 1.500-2.000 € al mese.", "Il noleggio costa da millecinquecento a duemila euro al mese."),
+    # two abbreviated weekdays joined by a dash: the article before the last one agrees with it
+    ("Il museo è aperto mar.–dom., il negozio lun.–sab.", "Il museo è aperto dal martedì alla domenica, il negozio dal lunedì al sabato."),
+    ("Aggiungi 2 ½ tazze di farina.", "Aggiungi due tazze e mezza di farina."),
     ("All'esame ha preso 28/30.", "All'esame ha preso ventotto su trenta."),
     ("Il tubo misura 3/4\", prenda 1000 UI di vitamina D e 150 mcg di iodio; polso a 72 bpm.", "Il tubo misura tre quarti "
      "di pollice, prenda mille unità internazionali di vitamina D e centocinquanta microgrammi di iodio; polso a "

@@ -109,6 +109,13 @@ def is_space(c: str) -> bool:
     return c != "\n" and c.isspace()
 
 
+def sign_may_follow(prev: str) -> bool:
+    """A minus or plus is a sign after the start, a space, an opening bracket, '=', ':', '/', CJK or a mark other than
+    '°' ('20°-25°' is a range)."""
+    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:/" or is_han(prev) or not (
+        prev.isascii() or is_alnum(prev) or prev == "°")
+
+
 def is_silent(c: str) -> bool:
     """Control, format, surrogate, private-use and unassigned code points: kept in raw, never spoken."""
     if c.isascii():

@@ -467,11 +467,13 @@ def clock_seconds(text: str) -> str | None:
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
     '9:00 am - 5:30 pm'."""
-    first, dash, last = text.partition("-")
+    first, dash, last = (part.strip() for part in text.partition("-"))
     if not dash:
         return None
     for rule in (clock, money):
-        a, b = rule(first.strip()), rule(last.strip())
+        a, b = rule(first), rule(last)
+        if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):  # '$15-20' fifteen to twenty dollars
+            a = number(first[1:].replace(",", ""))
         if a and b:
             return f"{a} to {b}"
     return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer
-from voice_tts.tn.chars import JOIN_ANY, OPENING_BRACKETS, SIGNS, ZH_SUFFIXES
-from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space
+from voice_tts.tn.chars import JOIN_ANY, SIGNS, ZH_SUFFIXES
+from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.locales.myriad import unit_words
@@ -91,10 +91,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    if c == "." and not ctx.sent_han and _sign_may_follow(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)):
+    if c == "." and not ctx.sent_han and sign_may_follow(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)):
         return _number(cur, pos, pos + 1, ctx)  # '.878': a decimal without its zero
     if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        if lexer.is_currency(c) or _sign_may_follow(ctx.char_before(cur.text, pos)):
+        if lexer.is_currency(c) or sign_may_follow(ctx.char_before(cur.text, pos)):
             return _number(cur, pos, pos + 1, ctx)
     if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
@@ -132,13 +132,6 @@ _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its 
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
-
-
-def _sign_may_follow(prev: str) -> bool:
-    """A minus or plus is a sign after the start, a space, an opening bracket, CJK or '='."""
-    if not prev or prev.isspace() or prev in OPENING_BRACKETS or prev == "=" or is_han(prev):
-        return True
-    return not prev.isascii() and not is_alnum(prev)
 
 
 # --- pronunciation dictionary ---------------------------------------------------------------

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voice_tts.tn import cldr, electronic, lexer
-from voice_tts.tn.chars import OPENING_BRACKETS, ascii_digits, is_alnum, is_digit, is_letter, is_space
+from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import is_mark, roman_value
@@ -90,10 +90,6 @@ _TABLES: dict[str, Callable] = {
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
     "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
 }
-
-
-def _sign_may_follow(prev: str) -> bool:
-    return not prev or prev.isspace() or prev in OPENING_BRACKETS or prev in "=:/"
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -260,10 +256,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
-        after = chunk_after(cur, end, is_letter) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
-        keys = self.JOINED_ABBREVIATIONS.get(after[0], ()) if after else ()
-        noun = next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
+        noun = self.abbreviation_after(cur, end) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
         return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -") if noun else self.fraction(numerator, denominator)
+
+    def abbreviation_after(self, cur: Cursor, end: int) -> str | None:
+        """The reading of an abbreviation of several parts after `end` ('c. à s.' cuillère à soupe), else None."""
+        keys = self.JOINED_ABBREVIATIONS.get((after := chunk_after(cur, end, is_letter) or ("", 0))[0], ())
+        return next((self.ABBREVIATIONS[k] for k in keys if cur.startswith(after[1] - len(after[0]), k)), None)
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         """'2 3/4'; joined by HALF_AND where the language says one ('trois et demi', 'dos y tres cuartos')."""
@@ -382,9 +381,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if is_digit(c):
             return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
-        if c in "+-−" and is_digit(cur.at(pos + 1)) and _sign_may_follow(prev):
+        if c in "+-−" and is_digit(cur.at(pos + 1)) and sign_may_follow(prev):
             return span if c == "+" and (span := self._country_code_phone(cur, pos)) is not None else self._numeric(cur, pos, pos + 1, ctx, sign=c)
-        if c in "-−" and is_letter(cur.at(pos + 1)) and _sign_may_follow(prev):  # '-R$ 120,40'
+        if c in "-−" and is_letter(cur.at(pos + 1)) and sign_may_follow(prev):  # '-R$ 120,40'
             if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
         if lexer.is_currency(c):
@@ -493,7 +492,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         except TooLong:
             return None
         pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
-        return locale_span(end, pattern.format(*(self.WEEKDAYS[day] for day in (first, *joined))), self.code)
+        days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
+        return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
@@ -628,8 +628,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         spaced = (cued := plain and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES)) and token.isdecimal() and re.match(
-            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um
-        if cued and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
+            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
+        if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
@@ -699,6 +699,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
                 spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
+            if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
+                return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
             reading = self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
@@ -742,10 +744,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
         try:
-            if currency is None and integer and cur.at(end) in cldr.VULGAR_FRACTIONS:  # '2½'
-                numerator, denominator = cldr.vulgar_fraction(cur.at(end))
+            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
+                numerator, denominator = cldr.vulgar_fraction(cur.at(glyph))
                 reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
-                return self._unit_after(cur, end + 1, reading, None if minus else (int(whole), numerator, denominator))
+                return self._unit_after(cur, glyph + 1, reading, None if minus else (int(whole), numerator, denominator))
             dotted = currency is None and integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
@@ -892,18 +894,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        return after[0] if after and (after[0].isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS or is_known_noun(self.code, after[0])) else None
+        if after and (after[0].replace("-", "").isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS
+                      or is_known_noun(self.code, after[0])):
+            return after[0]
+        return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
         try:
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
-            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°") or inch:
-                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else lexer.chunk(cur, j)
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
+                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     return locale_span(m, counted, self.code)
-                if (unit := self.unit(cur.text[j:m]) or self.unit(cur.text[j:m] + cur.at(m))) is not None:  # '5–7 J. umfasst'
+                written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
+                if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
                     noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         except TooLong:
@@ -934,8 +940,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.fraction(int(m.group(1)), int(m.group(2)))
         if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
             return self.cardinal(int(token.replace(",", "")))
-        if _COMMA_LIST.fullmatch(token):
-            return self._comma_list(token.split(","))
+        if _COMMA_LIST.fullmatch(token):  # '1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)
+            parts = token.split(",")
+            words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
+            return ", ".join(words + [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)])
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
         if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
@@ -962,12 +970,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
         return " ".join(filter(None, (start, number(first), self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), number(last))))
-
-    def _comma_list(self, parts: list[str]) -> str:
-        """'1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)."""
-        words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
-        words += [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)]
-        return ", ".join(words)
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
