@@ -37,6 +37,9 @@ READINGS = {
     "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
         "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
+    # a reference or claim number reads digit by digit, a letter prefix spelled
+    "Note claim ID ABX 31742 and ref. 88310; you may claim 1200 points.":
+        "Note claim I D A B X three one seven four two and reference eight eight three one zero; you may claim twelve hundred points.",
     # a fraction after a verb of change and 'by' is a share, not a month and day ('due by 1/15')
     "Fees fell by 1/3 and rent is cut by 1/4, but pay by 1/2 or by 3/14/2025.":
         "Fees fell by one third and rent is cut by one quarter, but pay by January second or by march fourteenth twenty twenty five.",
