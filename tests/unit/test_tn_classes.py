@@ -37,6 +37,8 @@ READINGS = {
     "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
         "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
+    # a range of days after a month reads ordinals, as one day does
+    "We're away Aug. 3–9 and Sept 28-30.": "We're away August third to ninth and September twenty eighth to thirtieth.",
     # a reference or claim number reads digit by digit, a letter prefix spelled
     "Note claim ID ABX 31742 and ref. 88310; you may claim 1200 points.":
         "Note claim I D A B X three one seven four two and reference eight eight three one zero; you may claim twelve hundred points.",

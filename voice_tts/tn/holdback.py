@@ -556,10 +556,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
     number after it is a plain word."""
     try:
         day, m = _next_token(cur, _month_period(cur, begin, end))
-        if len(day) == 4 and day.isdecimal():
-            return Span(m, "date", "en")
-        if _is_day(day):
-            return Span(_year_after(cur, m, comma=True), "date", "en")
+        if _is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
+            return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
+        if (days := re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)) and _is_day(days[1]) and _is_day(days[2]):  # 'Dec. 18–21' eighteenth
+            return Span(m, "reading", "en", info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}")
         full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
     except TooLong:
