@@ -37,6 +37,10 @@ READINGS = {
     "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
         "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
+    # a street's quadrant after its type's period; DC before a ZIP code is spelled
+    "Write to 725 17th St. NW, Washington, DC 20503 or 9 Oak Ave SE, Salem, OR 97301.":
+        "Write to seven twenty five seventeenth Street Northwest, Washington, D C two zero five zero three or nine Oak Avenue Southeast, "
+        "Salem, Oregon nine seven three zero one.",
     # a range of days after a month reads ordinals, as one day does
     "We're away Aug. 3–9 and Sept 28-30.": "We're away August third to ninth and September twenty eighth to thirtieth.",
     # a reference or claim number reads digit by digit, a letter prefix spelled
