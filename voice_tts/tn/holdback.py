@@ -357,7 +357,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 return None
             words.append(word)
             end += token in english.DIRECTIONS and len(words) == 2 and cur.at(end) == "."  # '400 W. 59th St.'
-        if len((quadrant := _next_token(cur, end + (cur.at(end) == ".")))[0]) == 2 and quadrant[0] in english.DIRECTIONS:  # 'Ave. NW' 
+        if len((quadrant := _next_token(cur, end + (cur.at(end) == ".")))[0]) == 2 and quadrant[0] in english.DIRECTIONS:  # 'Ave. NW' Northwest
             words, end = [*words, english.DIRECTIONS[quadrant[0]]], quadrant[1]
         best, state = (end, words[:]), ""
         for _ in range(8):
