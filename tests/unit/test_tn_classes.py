@@ -37,6 +37,20 @@ READINGS = {
     "Dated 01/07/98, 25/12/2020 and 15.01.2020.":
         "Dated january seventh ninety eight, the twenty fifth of december twenty twenty and the fifteenth of january twenty twenty.",
     "Revenue grew in 2Q22.": "Revenue grew in the second quarter of twenty two.",
+    # a fraction after a verb of change and 'by' is a share, not a month and day ('due by 1/15')
+    "Fees fell by 1/3 and rent is cut by 1/4, but pay by 1/2 or by 3/14/2025.":
+        "Fees fell by one third and rent is cut by one quarter, but pay by January second or by march fourteenth twenty twenty five.",
+    # a reference or claim number reads digit by digit, a letter prefix spelled
+    "Note claim ID ABX 31742 and ref. 88310; you may claim 1200 points.":
+        "Note claim I D A B X three one seven four two and reference eight eight three one zero; you may claim twelve hundred points.",
+    # a range of days after a month reads ordinals, as one day does
+    "We're away Aug. 3–9 and Sept 28-30.": "We're away August third to ninth and September twenty eighth to thirtieth.",
+    # a street's quadrant after its type's period; DC before a ZIP code is spelled
+    "Write to 725 17th St. NW, Washington, DC 20503 or 9 Oak Ave SE, Salem, OR 97301.":
+        "Write to seven twenty five seventeenth Street Northwest, Washington, D C two zero five zero three or nine Oak Avenue Southeast, "
+        "Salem, Oregon nine seven three zero one.",
+    # a Roman numeral after a room's or a stage's noun is its number
+    "Yoga is in Studio III by Gate II, then Suite IV.": "Yoga is in Studio three by Gate two, then Suite four.",
     # decades
     "Music of the 1960s-1980s, mostly mid-80s.": "Music of the nineteen sixties to nineteen eighties, mostly mid eighties.",
     # money with a rate, without its zero, with a scale letter, ranges

@@ -580,7 +580,7 @@ def street_word(token: str, first: bool) -> str | None:
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
 # 90210') or an example's words ('e.g., 10001'), any code after 'ZIP', 'code'.
-US_STATES, PLAN_NAMES = _DATA["us_states"], _DATA["plan_names"]  # code -> name; a retirement plan's name ('401(k)')
+US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])  # and '401(k)'
 _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
@@ -593,7 +593,8 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)
-    if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or prev_word in ("on", "by", "until")) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
+    on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
+    if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     codes = zip_code or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

@@ -357,6 +357,8 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 return None
             words.append(word)
             end += token in english.DIRECTIONS and len(words) == 2 and cur.at(end) == "."  # '400 W. 59th St.'
+        if len((quadrant := _next_token(cur, end + (cur.at(end) == ".")))[0]) == 2 and quadrant[0] in english.DIRECTIONS:  # 'Ave. NW' Northwest
+            words, end = [*words, english.DIRECTIONS[quadrant[0]]], quadrant[1]
         best, state = (end, words[:]), ""
         for _ in range(8):
             token, end = _next_token(cur, end)
@@ -556,10 +558,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
     number after it is a plain word."""
     try:
         day, m = _next_token(cur, _month_period(cur, begin, end))
-        if len(day) == 4 and day.isdecimal():
-            return Span(m, "date", "en")
-        if _is_day(day):
-            return Span(_year_after(cur, m, comma=True), "date", "en")
+        if _is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
+            return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
+        if (days := re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)) and _is_day(days[1]) and _is_day(days[2]):  # 'Dec. 18–21' eighteenth
+            return Span(m, "reading", "en", info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}")
         full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
     except TooLong:
