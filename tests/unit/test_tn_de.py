@@ -160,6 +160,8 @@ READINGS = [
     # a colon before one digit is no time: a score or ratio, with or without a word that names a match
     ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
      "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
+    # a Roman numeral after a room's noun, abbreviated or not, is its number; after a ruler's name his ordinal
+    ("Die Anmeldung ist in Abt. III, Saal II; Karl V. regierte lange.", "Die Anmeldung ist in Abteilung drei, Saal zwei; Karl der Fünfte regierte lange."),
 ]
 
 

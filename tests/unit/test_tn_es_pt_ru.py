@@ -115,6 +115,8 @@ READINGS = {
         ("Atendemos del lun. al vie. Los sábados, entre sáb. y dom.", "Atendemos del lunes al viernes. Los sábados, entre sábado y domingo."),
         # a product before '=' reads its 'x' as '×' does
         ("Si 2 x 3 = 6, entonces 1 x 3 = 3.", "Si dos por tres igual a seis, entonces uno por tres igual a tres."),
+        # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
+        ("El taller es en el aula IV y la sala III; Carlos III la fundó.", "El taller es en el aula cuatro y la sala tres; Carlos tercero la fundó."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -198,6 +200,10 @@ READINGS = {
         # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
         ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
         ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
+        # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
+        ("A prova é na sala IV, perto do auditório II; D. João VI a fundou.", "A prova é na sala quatro, perto do auditório dois; Dom João sexto a fundou."),
+        # a Roman numeral before 'de' and a month is the day a street is named for
+        ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida Sete de Setembro, perto da Rua Um de Maio."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
