@@ -204,6 +204,7 @@ READINGS = {
         ("A prova é na sala IV, perto do auditório II; D. João VI a fundou.", "A prova é na sala quatro, perto do auditório dois; Dom João sexto a fundou."),
         # a Roman numeral before 'de' and a month is the day a street is named for
         ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida Sete de Setembro, perto da Rua Um de Maio."),
+        ("Use no máx. 3 sachês e no mín. 1 por dia.", "Use no máximo três sachês e no mínimo um por dia."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

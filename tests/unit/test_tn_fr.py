@@ -94,6 +94,8 @@ READINGS = [
      "douze) arrive sous deux à trois jours. Le jeudi, neuf octobre, à seize heures ?"),
     # a Roman numeral after a room's noun is its number; after a king's name, his
     ("Le cours a lieu salle IV, puis quai II ; Henri IV y dormit.", "Le cours a lieu salle quatre, puis quai deux ; Henri quatre y dormit."),
+    # abbreviations of a booking and a price in full
+    ("Le forfait, petit-déj. inclus, coûte 90 € TTC, soit 75 € HT ; prenez RDV.", "Le forfait, petit-déjeuner inclus, coûte quatre-vingt-dix euros toutes taxes comprises, soit soixante-quinze euros hors taxes ; prenez rendez-vous."),
 ]
 
 

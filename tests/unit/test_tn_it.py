@@ -113,6 +113,8 @@ READINGS = [
      "ricarica in quaranta minuti; il motore fa milleduecento giri al minuto."),
     # a Roman numeral after a room's noun is its number; after a ruler's name, his ordinal
     ("La riunione è in aula III, poi nella stanza II; Carlo V regnò.", "La riunione è in aula tre, poi nella stanza due; Carlo quinto regnò."),
+    # an abbreviated weekday after 'ogni'
+    ("La palestra apre ogni gio. alle 7.", "La palestra apre ogni giovedì alle sette."),
 ]
 
 

@@ -425,7 +425,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
-            return self._abbreviated(cur, word + after, end + 1, reading)
+            unit = ctx.prev_word == self.PER and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'pro Min.' Minute
+            return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
