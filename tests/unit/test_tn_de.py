@@ -164,6 +164,8 @@ READINGS = [
     ("Die Anmeldung ist in Abt. III, Saal II; Karl V. regierte lange.", "Die Anmeldung ist in Abteilung drei, Saal zwei; Karl der Fünfte regierte lange."),
     # after 'pro' an abbreviated unit is one
     ("Das Parken kostet 3 € pro Std., das Telefonat 12 Cent pro Min.", "Das Parken kostet drei Euro pro Stunde, das Telefonat zwölf Cent pro Minute."),
+    # a price with ',–' or ',-' is whole euros
+    ("Das Rad kostet 1.199,– € statt 1.349,- €.", "Das Rad kostet eintausendeinhundertneunundneunzig Euro statt eintausenddreihundertneunundvierzig Euro."),
 ]
 
 

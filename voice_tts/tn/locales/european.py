@@ -599,6 +599,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
+        if cur.at(end) == "," and cur.at(end + 1) in ("-", "–"):  # '649,– €' whole euros
+            end += 2 + (cur.at(end + 2) in ("-", "–"))
         if cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°":
             end -= 1  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is; '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
@@ -626,7 +628,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = self._number_end(cur, body)
         end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end  # 'R$ 119,90/mês'
         raw = cur.text[body:end]
-        token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
+        token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
