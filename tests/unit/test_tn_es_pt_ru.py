@@ -60,7 +60,7 @@ READINGS = {
         # dates and times
         ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
         ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
-        ("A las 18:45", "A las dieciocho y cuarenta y cinco"),
+        ("A las 18:45", "A las dieciocho cuarenta y cinco"),
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
@@ -83,7 +83,7 @@ READINGS = {
         ("el siglo XXI", "el siglo veintiuno"),
         ("Felipe II", "Felipe segundo"),
         ("La Dra. Pérez", "La Doctora Pérez"),
-        ("en EE. UU.", "en Estados Unidos"),
+        ("en EE. UU.", "en Estados Unidos."),
         # a card's last digits, a reference, a Roman numeral before its noun, a range's unit
         ("Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.", "Tarjeta terminada en "
          "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
@@ -117,6 +117,8 @@ READINGS = {
         ("Si 2 x 3 = 6, entonces 1 x 3 = 3.", "Si dos por tres igual a seis, entonces uno por tres igual a tres."),
         # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
         ("El taller es en el aula IV y la sala III; Carlos III la fundó.", "El taller es en el aula cuatro y la sala tres; Carlos tercero la fundó."),
+        # letters in capitals stay capitals; in a sentence past :30 the minutes plain; a final abbreviation's period kept once
+        ("El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.", "El tren A V cinco mil ciento veinte sale del andén C cuatro a las veintiuna cuarenta, IVA incluido."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign

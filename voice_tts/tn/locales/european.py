@@ -545,7 +545,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         if after and after[0] == self.DATE_OF and (month := chunk_after(cur, after[1], is_letter)) and month[0].lower() in self.FULL_MONTHS:
-            return locale_span(end, self.cardinal(value).capitalize() if month[0].istitle() else self.cardinal(value), self.code)  # 'R. XV de Novembro'
+            return locale_span(end, self.cardinal(value).capitalize() if month[0].istitle() else self.cardinal(value), self.code)  # 'XV de Novembro'
         if (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II' Abteilung zwei
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
