@@ -115,6 +115,8 @@ READINGS = [
     ("La riunione è in aula III, poi nella stanza II; Carlo V regnò.", "La riunione è in aula tre, poi nella stanza due; Carlo quinto regnò."),
     # an abbreviated weekday after 'ogni'
     ("La palestra apre ogni gio. alle 7.", "La palestra apre ogni giovedì alle sette."),
+    # a range after 'a' joins its ends with no second 'a'
+    ("Raffiche a 40-50 km/h.", "Raffiche a quaranta cinquanta chilometri orari."),
 ]
 
 
