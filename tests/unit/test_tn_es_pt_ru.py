@@ -205,7 +205,7 @@ READINGS = {
         # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
         ("A prova é na sala IV, perto do auditório II; D. João VI a fundou.", "A prova é na sala quatro, perto do auditório dois; Dom João sexto a fundou."),
         # a Roman numeral before 'de' and a month is the day a street is named for
-        ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida Sete de Setembro, perto da Rua Um de Maio."),
+        ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida sete de Setembro, perto da Rua um de Maio."),
         ("Use no máx. 3 sachês e no mín. 1 por dia.", "Use no máximo três sachês e no mínimo um por dia."),
     ],
     "ru": [

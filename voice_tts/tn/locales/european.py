@@ -544,9 +544,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
-        if after and after[0] == self.DATE_OF and (month := chunk_after(cur, after[1], is_letter)) and month[0].lower() in self.FULL_MONTHS:
-            return locale_span(end, self.cardinal(value).capitalize() if month[0].istitle() else self.cardinal(value), self.code)  # 'XV de Novembro'
-        if (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II' Abteilung zwei
+        day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
+        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II' Abteilung zwei
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
@@ -599,8 +598,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
-        if cur.at(end) == "," and cur.at(end + 1) in ("-", "–"):  # '649,– €' whole euros
-            end += 2 + (cur.at(end + 2) in ("-", "–"))
+        end += 2 + (cur.at(end + 2) in ("-", "–")) if cur.at(end) == "," and cur.at(end + 1) in ("-", "–") else 0  # '649,– €' whole euros
         if cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°":
             end -= 1  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is; '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
