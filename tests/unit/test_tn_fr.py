@@ -96,6 +96,8 @@ READINGS = [
     ("Le cours a lieu salle IV, puis quai II ; Henri IV y dormit.", "Le cours a lieu salle quatre, puis quai deux ; Henri quatre y dormit."),
     # abbreviations of a booking and a price in full
     ("Le forfait, petit-déj. inclus, coûte 90 € TTC, soit 75 € HT ; prenez RDV.", "Le forfait, petit-déjeuner inclus, coûte quatre-vingt-dix euros toutes taxes comprises, soit soixante-quinze euros hors taxes ; prenez rendez-vous."),
+    # a number written in groups of three read group by group, as French says them
+    ("Le service client : 0 806 250 250.", "Le service client : zéro huit cent six deux cent cinquante deux cent cinquante."),
 ]
 
 
