@@ -317,6 +317,8 @@ SENTENCES = {
         "Su localizador es 7719 2046 y llega en 3 días.",
         "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
+        "El taller es en el aula IV y la sala III; Carlos III la fundó.",
+        "El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -337,6 +339,9 @@ SENTENCES = {
         "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
         "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
         "Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.",
+        "A prova é na sala IV, perto do auditório II; D. João VI a fundou.",
+        "Fica na Av. VII de Setembro, perto da R. I de Maio.",
+        "Use no máx. 3 sachês e no mín. 1 por dia.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
@@ -349,6 +354,7 @@ SENTENCES = {
         "Запись на 6 или 7 апреля, к 9 и 10 июля; 12 июля и 14 июля закрыто.",
         "Добавьте 2-4 кг муки и 1-2 л воды; пробка 10–15 км, скидка 5-21%, 300-500 руб. за штуку.",
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
+        "Музей в усадьбе XVIII в., рядом с парком.",
     ],
 }
 
