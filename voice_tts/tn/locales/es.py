@@ -145,9 +145,9 @@ class Spanish(Iberian):
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        y = "" if minutes > 30 and ctx.prev_word else " y"  # in a sentence past :30 plain ('a las 23:55' veintitrés cincuenta y cinco)
-        return cardinal(hours, "f") + (f"{y} {_QUARTERS.get(minutes, cardinal(minutes))}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
+        y, quarters = ("", {}) if ctx.prev_word and (minutes > 30 or minutes == 30 and hours > 12) else (" y", _QUARTERS)  # '16:30', '23:55'
+        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
