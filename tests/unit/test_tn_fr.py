@@ -98,6 +98,8 @@ READINGS = [
     ("Le forfait, petit-déj. inclus, coûte 90 € TTC, soit 75 € HT ; prenez RDV.", "Le forfait, petit-déjeuner inclus, coûte quatre-vingt-dix euros toutes taxes comprises, soit soixante-quinze euros hors taxes ; prenez rendez-vous."),
     # a number written in groups of three read group by group, as French says them
     ("Le service client : 0 806 250 250.", "Le service client : zéro huit cent six deux cent cinquante deux cent cinquante."),
+    # an abbreviation that opens a sentence opens its reading with a capital
+    ("M. Leroy vous rappelle. Merci, M. Leroy.", "Monsieur Leroy vous rappelle. Merci, monsieur Leroy."),
 ]
 
 

@@ -426,6 +426,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
             unit = ctx.prev_word == self.PER and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'pro Min.' Minute
+            reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
             return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
@@ -599,8 +600,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
         end += 2 + (cur.at(end + 2) in ("-", "–")) if cur.at(end) == "," and cur.at(end + 1) in ("-", "–") else 0  # '649,– €' whole euros
-        if cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°":
-            end -= 1  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is; '-8° c' as '-8 °c'
+        end -= cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°"  # '12,5%' as '12,5 %', '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         try:
