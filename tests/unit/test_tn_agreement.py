@@ -43,7 +43,7 @@ READINGS = [
     # a code of capitals and digits mixed spelled sign by sign, two capitals before a number spelled, a
     # house number's letter after its slash
     ("de", "Flug LH 2045, Buchungscode X7KP4M.", "Flug L H zweitausendfünfundvierzig, Buchungscode X sieben K P vier M."),
-    ("es", "El vuelo IB 3172, localizador X7KP4M.", "El vuelo i b tres mil ciento setenta y dos, localizador x siete k p cuatro m."),
+    ("es", "El vuelo IB 3172, localizador X7KP4M.", "El vuelo I B tres mil ciento setenta y dos, localizador X siete K P cuatro M."),
     ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F mille cent soixante-douze, référence X sept K P quatre M."),
     ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três mil cento e setenta e dois, localizador quatro B sete Z."),
     ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici barra B."),

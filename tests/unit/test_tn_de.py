@@ -160,6 +160,12 @@ READINGS = [
     # a colon before one digit is no time: a score or ratio, with or without a word that names a match
     ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
      "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
+    # a Roman numeral after a room's noun, abbreviated or not, is its number; after a ruler's name his ordinal
+    ("Die Anmeldung ist in Abt. III, Saal II; Karl V. regierte lange.", "Die Anmeldung ist in Abteilung drei, Saal zwei; Karl der Fünfte regierte lange."),
+    # after 'pro' an abbreviated unit is one
+    ("Das Parken kostet 3 € pro Std., das Telefonat 12 Cent pro Min.", "Das Parken kostet drei Euro pro Stunde, das Telefonat zwölf Cent pro Minute."),
+    # a price with ',–' or ',-' is whole euros
+    ("Das Rad kostet 1.199,– € statt 1.349,- €.", "Das Rad kostet eintausendeinhundertneunundneunzig Euro statt eintausenddreihundertneunundvierzig Euro."),
 ]
 
 

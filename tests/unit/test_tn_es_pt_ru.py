@@ -60,7 +60,7 @@ READINGS = {
         # dates and times
         ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
         ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
-        ("A las 18:45", "A las dieciocho y cuarenta y cinco"),
+        ("A las 18:45", "A las dieciocho cuarenta y cinco"),
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures
         ("Corre 10 km", "Corre diez kilómetros"),
@@ -83,7 +83,7 @@ READINGS = {
         ("el siglo XXI", "el siglo veintiuno"),
         ("Felipe II", "Felipe segundo"),
         ("La Dra. Pérez", "La Doctora Pérez"),
-        ("en EE. UU.", "en Estados Unidos"),
+        ("en EE. UU.", "en Estados Unidos."),
         # a card's last digits, a reference, a Roman numeral before its noun, a range's unit
         ("Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.", "Tarjeta terminada en "
          "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
@@ -115,6 +115,11 @@ READINGS = {
         ("Atendemos del lun. al vie. Los sábados, entre sáb. y dom.", "Atendemos del lunes al viernes. Los sábados, entre sábado y domingo."),
         # a product before '=' reads its 'x' as '×' does
         ("Si 2 x 3 = 6, entonces 1 x 3 = 3.", "Si dos por tres igual a seis, entonces uno por tres igual a tres."),
+        # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
+        ("El taller es en el aula IV y la sala III; Carlos III la fundó.", "El taller es en el aula cuatro y la sala tres; Carlos tercero la fundó."),
+        # letters in capitals stay capitals; in a sentence past :30 the minutes plain; a final abbreviation's period kept once
+        ("El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.", "El tren A V cinco mil ciento veinte sale del andén C cuatro a las veintiuna cuarenta, IVA incluido."),
+        ("Abrimos a las 8:30 y cerramos a las 20:30.", "Abrimos a las ocho y media y cerramos a las veinte treinta."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -198,6 +203,11 @@ READINGS = {
         # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
         ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
         ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
+        # a Roman numeral after a room's noun is its number; after a king's name, his ordinal
+        ("A prova é na sala IV, perto do auditório II; D. João VI a fundou.", "A prova é na sala quatro, perto do auditório dois; Dom João sexto a fundou."),
+        # a Roman numeral before 'de' and a month is the day a street is named for
+        ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida sete de Setembro, perto da Rua um de Maio."),
+        ("Use no máx. 3 sachês e no mín. 1 por dia.", "Use no máximo três sachês e no mínimo um por dia."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -308,6 +318,8 @@ SENTENCES = {
         "Su localizador es 7719 2046 y llega en 3 días.",
         "El curso va del 3-7 de julio.",
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
+        "El taller es en el aula IV y la sala III; Carlos III la fundó.",
+        "El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -328,6 +340,9 @@ SENTENCES = {
         "Entrega na terça, 7/4, ou na quinta-feira, 9/4.",
         "A entrega será entre 9h15 e 11h, e a visita entre 14h30 e 16h.",
         "Meu CPF é 123.456.789-09 e o RG 12.345.678-9; CNPJ 12.345.678/0001-90, CEP 01310-100.",
+        "A prova é na sala IV, perto do auditório II; D. João VI a fundou.",
+        "Fica na Av. VII de Setembro, perto da R. I de Maio.",
+        "Use no máx. 3 sachês e no mín. 1 por dia.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
@@ -340,6 +355,7 @@ SENTENCES = {
         "Запись на 6 или 7 апреля, к 9 и 10 июля; 12 июля и 14 июля закрыто.",
         "Добавьте 2-4 кг муки и 1-2 л воды; пробка 10–15 км, скидка 5-21%, 300-500 руб. за штуку.",
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
+        "Музей в усадьбе XVIII в., рядом с парком.",
     ],
 }
 

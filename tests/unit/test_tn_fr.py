@@ -92,6 +92,14 @@ READINGS = [
     ("Pour 3 pers., ajoutez ½ l d'eau ; le colis n° 7C 2231 9900 (réf. 12) arrive sous 2-3 jours. Le jeu., 9/10, à 16 h ?",
      "Pour trois personnes, ajoutez un demi-litre d'eau ; le colis numéro sept C deux deux trois un neuf neuf zéro zéro (référence "
      "douze) arrive sous deux à trois jours. Le jeudi, neuf octobre, à seize heures ?"),
+    # a Roman numeral after a room's noun is its number; after a king's name, his
+    ("Le cours a lieu salle IV, puis quai II ; Henri IV y dormit.", "Le cours a lieu salle quatre, puis quai deux ; Henri quatre y dormit."),
+    # abbreviations of a booking and a price in full
+    ("Le forfait, petit-déj. inclus, coûte 90 € TTC, soit 75 € HT ; prenez RDV.", "Le forfait, petit-déjeuner inclus, coûte quatre-vingt-dix euros toutes taxes comprises, soit soixante-quinze euros hors taxes ; prenez rendez-vous."),
+    # a number written in groups of three read group by group, as French says them
+    ("Le service client : 0 806 250 250.", "Le service client : zéro huit cent six deux cent cinquante deux cent cinquante."),
+    # an abbreviation that opens a sentence opens its reading with a capital
+    ("M. Leroy vous rappelle. Merci, M. Leroy.", "Monsieur Leroy vous rappelle. Merci, monsieur Leroy."),
 ]
 
 

@@ -111,6 +111,12 @@ READINGS = [
      "ottantuno barra duemilaotto si applica; la pratica è la trecentodiciassette barra duemilaventicinque."),
     ("La batteria da 45 Wh si ricarica in 40 min.; il motore fa 1.200 giri/min.", "La batteria da quarantacinque wattora si "
      "ricarica in quaranta minuti; il motore fa milleduecento giri al minuto."),
+    # a Roman numeral after a room's noun is its number; after a ruler's name, his ordinal
+    ("La riunione è in aula III, poi nella stanza II; Carlo V regnò.", "La riunione è in aula tre, poi nella stanza due; Carlo quinto regnò."),
+    # an abbreviated weekday after 'ogni'
+    ("La palestra apre ogni gio. alle 7.", "La palestra apre ogni giovedì alle sette."),
+    # a range after 'a' joins its ends with no second 'a'
+    ("Raffiche a 40-50 km/h.", "Raffiche a quaranta cinquanta chilometri orari."),
 ]
 
 

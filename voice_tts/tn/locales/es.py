@@ -145,8 +145,9 @@ class Spanish(Iberian):
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        return cardinal(hours, "f") + (f" y {_QUARTERS.get(minutes) or cardinal(minutes)}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
+        y, quarters = ("", {}) if ctx.prev_word and (minutes > 30 or minutes == 30 and hours > 12) else (" y", _QUARTERS)  # '16:30', '23:55'
+        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
@@ -191,7 +192,7 @@ class Spanish(Iberian):
     def _alphanumeric(self, text: str) -> str:
         """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
         ('a-5' a cinco, '0-800-hermano'); other marks are dropped."""
-        return read_pieces(text.lower(), self.SYMBOLS, _digit_run, pieces=_PIECE)
+        return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',

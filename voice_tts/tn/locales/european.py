@@ -425,7 +425,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
-            return self._abbreviated(cur, word + after, end + 1, reading)
+            unit = ctx.prev_word == self.PER and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'pro Min.' Minute
+            reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
+            return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
@@ -543,7 +545,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
-        if ctx.prev_word.lower() in self.CHAPTER_WORDS:
+        day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
+        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II' Abteilung zwei
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
@@ -596,8 +599,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
-        if cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°":
-            end -= 1  # '12,5%' is the number '12,5' and its percent sign, as '12,5 %' is; '-8° c' as '-8 °c'
+        end += 2 + (cur.at(end + 2) in ("-", "–")) if cur.at(end) == "," and cur.at(end + 1) in ("-", "–") else 0  # '649,– €' whole euros
+        end -= cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°"  # '12,5%' as '12,5 %', '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         try:
@@ -623,7 +626,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = self._number_end(cur, body)
         end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end  # 'R$ 119,90/mês'
         raw = cur.text[body:end]
-        token = "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES)
+        token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)

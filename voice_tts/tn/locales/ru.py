@@ -648,15 +648,15 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 
 
 def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
-    """'V в.' with its abbreviation, in the case of the preposition before it: 'в V в.' в пятом
-    веке, 'до V в.' до пятого века, 'V в.' пятый век."""
+    """'V в.' with its abbreviation, in the case of the word before it: 'в V в.' в пятом веке, 'до V в.' до пятого
+    века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'V в.' пятый век, 'на XX в.' на двадцатый век."""
     try:
         word = chunk_after(cur, end, is_letter)
         if word is None or cur.at(word[1]) != ".":
             return None
     except TooLong:
         return None
-    case = _PREPOSITION_CASES.get(preposition, "nominative").replace("accusative", "nominative")  # inanimate: 'на XX в.' на двадцатый век
+    case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
     century = ru_morph.inflect("век", case, plural=word[0] == "вв")
     reading = ordinal(n, "m", case, word[0] == "вв")
     if word_after(cur, word[1] + 1) == "":
