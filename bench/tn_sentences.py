@@ -45,7 +45,9 @@ _CJK = "[\u3007\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"  # 〇, kana, Han, Hang
 
 def _loose(text: str) -> str:
     text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
-    text = re.sub(r"\b(\w)\.(\w)\.", r"\1\2", text)  # dotted letters are read as letters: 'p.m.' is 'PM'
+    # Dotted letters are read as letters ('p.m.' is 'PM'); their last period may end the sentence too.
+    text = re.sub(r"\b(\w)\.(\w)\.(?!$)", r"\1\2", text)
+    text = re.sub(r"\b(\w)\.(\w)\.$", r"\1\2.", text)
     text = re.sub(r"\b(\w) (?=\w\b)", r"\1", text)  # letters read one by one: 'P M' is 'PM' (on both sides alike)
     text = re.sub(f"(?<={_CJK})\\s+(?={_CJK})", "", text)
     return re.sub(r"[\s\-–]+", " ", text).strip()  # a hyphen or an en dash between words is a pause, as a space
