@@ -29,11 +29,12 @@ class French(Language):
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
 
     def phone_digits(self, text: str) -> str:
-        """'01 23 45 67 89', '0 809 401 401': pairs and triples are read as numbers ('zéro un vingt-trois', 'huit cent neuf'), as French says them."""
+        """'01 23 45 67 89', '0800 123 456': pairs and triples after a leading zero are numbers ('zéro huit cents …'), as French says."""
         words = []
         for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
-            if len(group) == 2 or len(group) == 3 and group[0] != "0":
-                words.append(("zéro " + self.cardinal(int(group[1]))) if group[0] == "0" else self.cardinal(int(group)))
+            rest = group[1:] if group[:1] == "0" else group
+            if len(group) == 2 or len(rest) == 3 and rest[0] != "0":
+                words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))
             elif group:
                 words.append(self.digits(group))
         return " ".join(words)
