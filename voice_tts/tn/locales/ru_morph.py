@@ -40,12 +40,12 @@ def _analyzer() -> pymorphy3.MorphAnalyzer:
 
 @lru_cache(maxsize=8192)
 def noun(word: str, names: bool = False, nominative: bool = False) -> Form | None:
-    """The readings of `word` as a declinable noun (as a first name or patronymic with `names`:
-    'Екатерина', 'Петре'; the written nominative first with `nominative`: 'банка'), or None where the
-    dictionary knows it as no such noun (or only guesses it: 'ккал' к-кал) or it is no word of three letters or more."""
+    """The readings of `word` as a declinable noun (a first name or patronymic with `names`: 'Петре'; the written nominative
+    first with `nominative`: 'банка'), or None where the dictionary has none (nor a prefix's guess: 'ккал' к-кал) or `word` is under three letters."""
     parses = sorted((p for p in _analyzer().parse(word if names else word.lower()) if len(word) > 2 and word.isalpha()
-                     and p.tag.POS == "NOUN" and p.is_known and "Fixd" not in p.tag and "Abbr" not in p.tag
-                     and (not names or "Name" in p.tag) and p.tag.case in _CASES), key=lambda p: nominative and p.normal_form != p.word)
+                     and p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag and (not names or "Name" in p.tag)
+                     and p.tag.case in _CASES and not isinstance(p.methods_stack[-1][0], pymorphy3.units.UnknownPrefixAnalyzer)),
+                    key=lambda p: nominative and p.normal_form != p.word)
     if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
         return None
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
