@@ -243,6 +243,8 @@ READINGS = {
 ZH_READINGS = {
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
     "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
+    # two sides by a unit after a count; an en dash between decimals a range, no minus
+    "买了5根4×30mm的钉子，正常值为4.2–5.5。": "买了五根四乘三十毫米的钉子，正常值为四点二到五点五。",
     "SQL和GPU都很重要，NASA也是。": "SQL和GPU都很重要，NASA也是。",  # a Chinese voice spells them itself
     # a landline digit by digit, also with its last group after a space; a weekday after a date unbracketed
     "请拨打021-6218 5530，入住日期为2027/8/9（周一）。": "请拨打零二一六二一八五五三零，入住日期为二零二七年八月九日周一。",

@@ -113,8 +113,7 @@ _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's 
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
 MEASURE_WORDS = frozenset(
     line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
-    if line.strip() and not line.startswith("#")
-)
+    if line.strip() and not line.startswith("#"))
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 # In China ¥ is the yuan, spoken 元 (CLDR's zh names ¥ the yen and CNY 人民币); every other symbol
 # by CLDR's name ('₩100' 一百韩元).
@@ -124,7 +123,7 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
 _CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}})(?P<to>[-~～〜到至])(?P<b>\d{{1,4}})(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
 _MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
                       r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
@@ -201,10 +200,11 @@ def count(text: str, ordinal: bool = False) -> str | None:
 def measure(text: str, units: dict[str, str]) -> str | None:
     """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
     '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
+    if (lead := re.match(rf"\d+(?:{_MEASURE_WORD})(?=\d)", text)) and (rest := measure(text[lead.end():], units)):
+        return count(lead[0]) + rest  # after a count: '8颗6×60mm' 八颗六乘六十毫米
     if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
-    symbol = f"{m['unit']}/{m['per']}"
-    if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol, "").startswith("speed-") and (
+    if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").startswith("speed-") and (
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
         return reading
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克

@@ -78,12 +78,13 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
     ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
     count's singular noun)."""
-    form = ru_morph.noun(noun) if noun not in _NOT_NOUNS else None
+    given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
+    form = ru_morph.noun(noun, nominative=given == "nominative") if noun not in _NOT_NOUNS else None  # '1 банка' a jar
     shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
     shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
-    if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS):
-        return shown
-    given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
+    if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS) or (  # 'при покупке 2 упаковок' двух
+            agreement(n) == 1 and form and form.forms == ((True, "genitive"),) and form.gender != "pl"):
+        return shown or "genitive"
     cases = form.singular_cases() if form and agreement(n) == 0 else []
     case = given if given in cases or "nominative" in cases or not cases else cases[0]
     animate = form and form.animate and ((False, "genitive") not in form.forms if n > 1 else form.gender == "m")
@@ -97,9 +98,9 @@ def takes_accusative(word: str) -> bool:
         word not in COUNT_PREPOSITIONS and word.isalpha() and ru_morph.governs_accusative(word))
 
 
-def count_gender(n: int, noun: str) -> str:
+def count_gender(n: int, noun: str, nominative: bool = False) -> str:
     """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
-    return form.gender if (form := ru_morph.noun(noun)) is not None and agreement(n) < 2 else "m"
+    return form.gender if (form := ru_morph.noun(noun, nominative=nominative)) is not None and agreement(n) < 2 else "m"
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:
@@ -124,5 +125,4 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
         return f"{minute_words} {ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         return f"{hours} {minute_words}"
-    left = 60 - minutes
-    return f"без {cardinal(left, 'f', 'genitive')} {counted_noun('минута', left, 'genitive')} {cardinal(following)}"
+    return f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} {cardinal(following)}"
