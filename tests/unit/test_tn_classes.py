@@ -238,6 +238,8 @@ READINGS = {
         "A A ninety board at Gate C four; ticket number B K two zero nine three one is confirmed.",
     "Roll your 403(b) into a 401(k) and add 2 tbsp of oil and 1 tsp of salt; the charger is 65 Wh.": "Roll your four oh three b into "
         "a four oh one k and add two tablespoons of oil and one teaspoon of salt; the charger is sixty five watt hours.",
+    "The plan allows 1800 kcal and a pulse of 64 bpm.": "The plan allows one thousand eight hundred kilocalories and a pulse of sixty "
+        "four beats per minute.",
 }
 
 ZH_READINGS = {
