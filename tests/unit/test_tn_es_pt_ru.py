@@ -122,6 +122,7 @@ READINGS = {
         ("Abrimos a las 8:30 y cerramos a las 20:30.", "Abrimos a las ocho y media y cerramos a las veinte treinta."),
         ("La dieta da 1800 kcal y el pulso baja a 64 bpm.", "La dieta da mil ochocientas kilocalorías y el pulso baja a sesenta y "
          "cuatro latidos por minuto."),
+        ("Los trenes pasan cada 7-9 minutos y unos 3-4 días.", "Los trenes pasan cada siete a nueve minutos y unos tres a cuatro días."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -212,6 +213,7 @@ READINGS = {
         ("Use no máx. 3 sachês e no mín. 1 por dia.", "Use no máximo três sachês e no mínimo um por dia."),
         ("A dieta dá 1800 kcal e o pulso cai a 64 bpm.", "A dieta dá mil e oitocentas quilocalorias e o pulso cai a sessenta e "
          "quatro batimentos por minuto."),
+        ("Os trens passam a cada 7-9 minutos.", "Os trens passam a cada sete a nove minutos."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -325,6 +327,7 @@ SENTENCES = {
         "El taller es en el aula IV y la sala III; Carlos III la fundó.",
         "El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.",
         "La dieta da 1800 kcal y el pulso baja a 64 bpm.",
+        "Los trenes pasan cada 7-9 minutos y unos 3-4 días.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
