@@ -240,6 +240,8 @@ READINGS = {
         "a four oh one k and add two tablespoons of oil and one teaspoon of salt; the charger is sixty five watt hours.",
     "The plan allows 1800 kcal and a pulse of 64 bpm.": "The plan allows one thousand eight hundred kilocalories and a pulse of sixty "
         "four beats per minute.",
+    "The museum's 18th-century wing is on the 3rd-floor, a 21st-century idea.": "The museum's eighteenth century wing is on the "
+        "third floor, a twenty first century idea.",
 }
 
 ZH_READINGS = {
