@@ -242,6 +242,7 @@ READINGS = {
         "four beats per minute.",
     "The museum's 18th-century wing is on the 3rd-floor, a 21st-century idea.": "The museum's eighteenth century wing is on the "
         "third floor, a twenty first century idea.",
+    "On the easy 5 km runs we talk; the first 5 km are flat.": "On the easy five kilometer runs we talk; the first five kilometers are flat.",
 }
 
 ZH_READINGS = {
