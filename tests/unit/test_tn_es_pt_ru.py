@@ -123,6 +123,8 @@ READINGS = {
         ("La dieta da 1800 kcal y el pulso baja a 64 bpm.", "La dieta da mil ochocientas kilocalorías y el pulso baja a sesenta y "
          "cuatro latidos por minuto."),
         ("Los trenes pasan cada 7-9 minutos y unos 3-4 días.", "Los trenes pasan cada siete a nueve minutos y unos tres a cuatro días."),
+        ("Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.", "Su reserva número siete siete tres uno y la factura "
+         "número dos cero cuatro cinco; la reserva número doce."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -328,6 +330,7 @@ SENTENCES = {
         "El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.",
         "La dieta da 1800 kcal y el pulso baja a 64 bpm.",
         "Los trenes pasan cada 7-9 minutos y unos 3-4 días.",
+        "Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
