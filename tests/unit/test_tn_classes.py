@@ -243,6 +243,7 @@ READINGS = {
     "The museum's 18th-century wing is on the 3rd-floor, a 21st-century idea.": "The museum's eighteenth century wing is on the "
         "third floor, a twenty first century idea.",
     "On the easy 5 km runs we talk; the first 5 km are flat.": "On the easy five kilometer runs we talk; the first five kilometers are flat.",
+    "Keep it at 130–150 bpm for 2-3 km.": "Keep it at one hundred thirty to one hundred fifty beats per minute for two to three kilometers.",
 }
 
 ZH_READINGS = {
