@@ -123,6 +123,7 @@ READINGS = {
         ("La dieta da 1800 kcal y el pulso baja a 64 bpm.", "La dieta da mil ochocientas kilocalorías y el pulso baja a sesenta y "
          "cuatro latidos por minuto."),
         ("Los trenes pasan cada 7-9 minutos y unos 3-4 días.", "Los trenes pasan cada siete a nueve minutos y unos tres a cuatro días."),
+        ("Quédese entre 1.800 y 2.000 kcal al día.", "Quédese entre mil ochocientas y dos mil kilocalorías al día."),
         ("Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.", "Su reserva número siete siete tres uno y la factura "
          "número dos cero cuatro cinco; la reserva número doce."),
     ],
