@@ -238,6 +238,12 @@ READINGS = {
         "A A ninety board at Gate C four; ticket number B K two zero nine three one is confirmed.",
     "Roll your 403(b) into a 401(k) and add 2 tbsp of oil and 1 tsp of salt; the charger is 65 Wh.": "Roll your four oh three b into "
         "a four oh one k and add two tablespoons of oil and one teaspoon of salt; the charger is sixty five watt hours.",
+    "The plan allows 1800 kcal and a pulse of 64 bpm.": "The plan allows one thousand eight hundred kilocalories and a pulse of sixty "
+        "four beats per minute.",
+    "The museum's 18th-century wing is on the 3rd-floor, a 21st-century idea.": "The museum's eighteenth century wing is on the "
+        "third floor, a twenty first century idea.",
+    "On the easy 5 km runs we talk; the first 5 km are flat.": "On the easy five kilometer runs we talk; the first five kilometers are flat.",
+    "Keep it at 130–150 bpm for 2-3 km.": "Keep it at one hundred thirty to one hundred fifty beats per minute for two to three kilometers.",
 }
 
 ZH_READINGS = {

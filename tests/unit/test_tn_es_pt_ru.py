@@ -120,6 +120,12 @@ READINGS = {
         # letters in capitals stay capitals; in a sentence past :30 the minutes plain; a final abbreviation's period kept once
         ("El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.", "El tren A V cinco mil ciento veinte sale del andén C cuatro a las veintiuna cuarenta, IVA incluido."),
         ("Abrimos a las 8:30 y cerramos a las 20:30.", "Abrimos a las ocho y media y cerramos a las veinte treinta."),
+        ("La dieta da 1800 kcal y el pulso baja a 64 bpm.", "La dieta da mil ochocientas kilocalorías y el pulso baja a sesenta y "
+         "cuatro latidos por minuto."),
+        ("Los trenes pasan cada 7-9 minutos y unos 3-4 días.", "Los trenes pasan cada siete a nueve minutos y unos tres a cuatro días."),
+        ("Quédese entre 1.800 y 2.000 kcal al día.", "Quédese entre mil ochocientas y dos mil kilocalorías al día."),
+        ("Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.", "Su reserva número siete siete tres uno y la factura "
+         "número dos cero cuatro cinco; la reserva número doce."),
     ],
     "pt": [
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -208,6 +214,9 @@ READINGS = {
         # a Roman numeral before 'de' and a month is the day a street is named for
         ("Fica na Av. VII de Setembro, perto da R. I de Maio.", "Fica na Avenida sete de Setembro, perto da Rua um de Maio."),
         ("Use no máx. 3 sachês e no mín. 1 por dia.", "Use no máximo três sachês e no mínimo um por dia."),
+        ("A dieta dá 1800 kcal e o pulso cai a 64 bpm.", "A dieta dá mil e oitocentas quilocalorias e o pulso cai a sessenta e "
+         "quatro batimentos por minuto."),
+        ("Os trens passam a cada 7-9 minutos.", "Os trens passam a cada sete a nove minutos."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -320,6 +329,9 @@ SENTENCES = {
         "Le visitamos el martes, 7/4, o el jueves, 9/4; el lunes, 3 personas.",
         "El taller es en el aula IV y la sala III; Carlos III la fundó.",
         "El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.",
+        "La dieta da 1800 kcal y el pulso baja a 64 bpm.",
+        "Los trenes pasan cada 7-9 minutos y unos 3-4 días.",
+        "Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -343,6 +355,7 @@ SENTENCES = {
         "A prova é na sala IV, perto do auditório II; D. João VI a fundou.",
         "Fica na Av. VII de Setembro, perto da R. I de Maio.",
         "Use no máx. 3 sachês e no mín. 1 por dia.",
+        "A dieta dá 1800 kcal e o pulso cai a 64 bpm.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

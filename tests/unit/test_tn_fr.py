@@ -100,6 +100,7 @@ READINGS = [
     ("Le service client : 0 806 250 250.", "Le service client : zéro huit cent six deux cent cinquante deux cent cinquante."),
     # an abbreviation that opens a sentence opens its reading with a capital
     ("M. Leroy vous rappelle. Merci, M. Leroy.", "Monsieur Leroy vous rappelle. Merci, monsieur Leroy."),
+    ("Le régime donne 1800 kcal par jour.", "Le régime donne mille huit cents kilocalories par jour."),
 ]
 
 

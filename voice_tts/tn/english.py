@@ -166,7 +166,8 @@ def version(text: str) -> str | None:
 
 # A reference number, spelled then said digit by digit in every language: 'HX-40917' H X four zero nine one seven.
 REFERENCE = re.compile(r"(?P<letters>[A-Z]{1,3})-(?P<digits>\d{4,})")
-_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
+                       r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
@@ -177,8 +178,8 @@ def identifier(text: str) -> str:
     words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
-        if piece.endswith("0s"):  # 'mid-80s' mid eighties
-            words.append(decade(piece))
+        if piece.endswith("0s") or piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties; '18th-century' eighteenth
+            words.append(decade(piece) if piece.endswith("0s") else suffixed_ordinal(piece))
         elif m.group("model"):
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
@@ -465,8 +466,7 @@ def clock_seconds(text: str) -> str | None:
 
 
 def dashed_range(text: str) -> str | None:
-    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67',
-    '9:00 am - 5:30 pm'."""
+    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm'."""
     first, dash, last = (part.strip() for part in text.partition("-"))
     if not dash:
         return None

@@ -147,8 +147,7 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
     more text could change which rule matches or whether its word ends."""
     c = cur.at(pos)
     inside_word = inside_word or (_is_word_char(ctx.char_before(cur.text, pos)) and _is_word_char(c))
-    end = min(cur.end, cur.limit)
-    final = cur.final and cur.end <= cur.limit
+    end, final = min(cur.end, cur.limit), cur.final and cur.end <= cur.limit
     found, waiting = ctx.lexicon.matches(cur.text, pos, end, final, inside_word)
     if waiting:
         if cur.end > cur.limit:
@@ -328,7 +327,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
-            ctx.prev_word.lower() in ("a", "an", "x", "by") and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch
+            (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
+                ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
             ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "SINGULAR"))):  # 'the $89 fee'
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)

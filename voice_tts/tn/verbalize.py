@@ -12,9 +12,7 @@ from voice_tts.tn.lexer import is_currency
 from voice_tts.tn.locales.myriad import unit_words
 from voice_tts.tn.wetext_calls import normalize_span
 
-SILENT_KINDS = frozenset((
-    "ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start",
-))
+SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
 _PUNCT = {
     "en": english.SYMBOLS,
     "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
@@ -143,6 +141,8 @@ def _number_en(text: str, currency_code: str) -> str:
         return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
+    if (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text)) and (to := english.measure(span[2])):
+        return f"{english.number(span[1])} to {to}"  # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
     if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
         return reading
     if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (

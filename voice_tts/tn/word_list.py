@@ -26,5 +26,5 @@ def only_noun(word: str, pos: str = "NOUN") -> bool:
     counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
     if pos == "SINGULAR":
         return counted and lemmas.get("NOUN") == (word.lower(),) and not lemmas.keys() & {"ADV", "ADJ"}
-    return lemmas.keys() == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and counted if pos else (
+    return lemmas.keys() - {"ADV"} == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and counted if pos else (
         "ADJ" in lemmas or counted or word.isalpha() and not lemmas and word.lower() not in known_words())

@@ -343,7 +343,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.currency(word) if word.isupper() else None
 
     def is_feminine(self, noun: str) -> bool:
-        return is_feminine(self.code, noun)
+        return is_feminine(self.code, noun) or bool((unit := self.unit(noun)) and unit.feminine)  # 'entre 1.800 y 2.000 kcal' mil ochocientas
 
     # --- the module contract ------------------------------------------------------------------
 
