@@ -27,7 +27,7 @@ READINGS = [
     ("pt", "Custa €75,965.72.", "Custa setenta e cinco mil novecentos e sessenta e cinco euros e setenta e dois centavos."),
     ("de", "Er hat 1 Haus und 1 Katze.", "Er hat ein Haus und eine Katze."),
     ("de", "Seite 1 ist leer.", "Seite eins ist leer."),
-    ("de", "Das kostet $2,20.", "Das kostet zwei Dollar zwanzig Cent."),
+    ("de", "Das kostet $2,20.", "Das kostet zwei Dollar zwanzig."),
     ("de", "Es sind 350 992 4687.", "Es sind drei fünf null neun neun zwei vier sechs acht sieben."),
     ("it", "Il nostro numero: 350 992 4687.", "Il nostro numero: tre cinque zero nove nove due quattro sei otto sette."),
     ("it", "Sono 350 persone.", "Sono trecentocinquanta persone."),

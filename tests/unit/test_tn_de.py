@@ -24,10 +24,14 @@ READINGS = [
     # decimals and percent
     ("Der Wert ist 3,75.", "Der Wert ist drei Komma sieben fünf."),
     ("Ein Plus von 12,5 %", "Ein Plus von zwölf Komma fünf Prozent"),
-    # money: symbol after and before, the minor unit, codes, scale words
+    # money: symbol after and before, codes, scale words; inside a sentence the minor unit unnamed, as
+    # speakers say it; an amount alone or with no main unit names it
     ("Ihre Bestellung kostet 25,50 € und kommt am 3. Mai.",
-     "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig Cent und kommt am dritten Mai."),
-    ("Nur €1,01!", "Nur ein Euro ein Cent!"),
+     "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig und kommt am dritten Mai."),
+    ("Nur €1,01!", "Nur ein Euro eins!"),
+    ("€2,20", "zwei Euro zwanzig Cent"),
+    ("Sie zahlen 12,50 CHF, danach 3,99 £ im Monat.",
+     "Sie zahlen zwölf Franken fünfzig, danach drei Pfund neunundneunzig im Monat."),
     ("Das sind 40 EUR.", "Das sind vierzig Euro."),
     ("Umsatz: 1,5 Mio. Euro", "Umsatz: eins Komma fünf Millionen Euro"),
     ("Ein Ticket kostet $0,99.", "Ein Ticket kostet neunundneunzig Cent."),
@@ -191,7 +195,7 @@ def test_barge_in_keeps_raw_text_of_money() -> None:
     commits = streamed(text, "de", [text[:14], text[14:20], text[20:]])
     assert_tiles(commits, text)
     money = next(c for c in commits if "Euro" in c.spoken)
-    assert money.raw == "25,50 €" and money.spoken.strip() == "fünfundzwanzig Euro fünfzig Cent"
+    assert money.raw == "25,50 €" and money.spoken.strip() == "fünfundzwanzig Euro fünfzig"
 
 
 def test_month_period_is_kept_as_sentence_end() -> None:

@@ -1,5 +1,5 @@
 """German: "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai." → "… fünfundzwanzig Euro fünfzig
-Cent und kommt am dritten Mai."
+und kommt am dritten Mai."
 
 Cardinals, ordinals and years come from CLDR (`voice_tts.tn.cldr`: "einhundertsechsundzwanzig", "eine Million",
 "neunzehnhundertneunundachtzig"); this module decides which form a context needs: the case ending of an ordinal, the

@@ -116,6 +116,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
+    MINOR_IN_SENTENCE = True  # whether an amount inside a sentence names its minor unit (German '49,95 €' Euro fünfundneunzig)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -932,7 +933,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         major_words = self._counted_quantity(whole, None, currency.major, ctx)
         if not minor:
             return major_words
-        minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx)
+        named = self.MINOR_IN_SENTENCE or not major or not ctx.last_spoken  # an amount alone names it: '$2,20' … zwanzig Cent
+        minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx) if named else self.cardinal(minor)
         return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 
     # --- other numeric tokens -----------------------------------------------------------------
