@@ -13,7 +13,9 @@ READINGS = [
     # cardinals, signs, grouped thousands
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     ("Es waren -12 Grad.", "Es waren minus zwölf Grad."),
-    ("Zimmer 1026", "Zimmer eintausendsechsundzwanzig"),
+    # inside a sentence "hundert", "tausend" as speakers say them; a number alone in full
+    ("Zimmer 1026", "Zimmer tausendsechsundzwanzig"),
+    ("1100", "eintausendeinhundert"),
     # a percent sign written against the number reads as one after a space does
     ("Plus 12,5% und 7%.", "Plus zwölf Komma fünf Prozent und sieben Prozent."),
     # ordinals: the ending follows the word before, a period that ends the sentence stays one
@@ -75,7 +77,7 @@ READINGS = [
     ("Start 1 Uhr", "Start ein Uhr"),
     # measures and fractions
     ("Das Paket wiegt 2,5 kg.", "Das Paket wiegt zwei Komma fünf Kilogramm."),
-    ("Bei -3 °C und 120 km/h", "Bei minus drei Grad Celsius und einhundertzwanzig Kilometer pro Stunde"),
+    ("Bei -3 °C und 120 km/h", "Bei minus drei Grad Celsius und hundertzwanzig Kilometer pro Stunde"),
     ("Eine Wohnung mit 80 m²", "Eine Wohnung mit achtzig Quadratmeter"),
     ("Noch 3/4 übrig und 2 1/2 Stunden", "Noch drei viertel übrig und zweieinhalb Stunden"),
     # telephone numbers
@@ -92,7 +94,7 @@ READINGS = [
     # units, currencies and abbreviations of the German NeMo data
     ("Ein 5 kw Motor mit 220 v, 40 dB und 2 oz.", "Ein fünf Kilowatt Motor mit zweihundertzwanzig Volt, vierzig Dezibel "
      "und zwei Unzen."),
-    ("Das kostet 100 NOK, 1 DKK oder 5 CAD.", "Das kostet einhundert norwegische Kronen, eine dänische Krone oder "
+    ("Das kostet 100 NOK, 1 DKK oder 5 CAD.", "Das kostet hundert norwegische Kronen, eine dänische Krone oder "
      "fünf kanadische Dollar."),
     ("Laut Hrsg. gilt i.d.R. mind. Art. 3 Abs. 2, s.o.", "Laut Herausgeber gilt in der Regel mindestens Artikel drei "
      "Absatz zwei, siehe oben."),
@@ -109,10 +111,10 @@ READINGS = [
     ("Kreatinin bei 88 µmol/l, Ferritin bei 320 pg/ml, Glukose bei 5,4 mmol/L.", "Kreatinin bei achtundachtzig Mikromol pro "
      "Liter, Ferritin bei dreihundertzwanzig Pikogramm pro Milliliter, Glukose bei fünf Komma vier Millimol pro Liter."),
     ("Der Akku hat 4500 mAh, der Motor dreht mit 1200 U/min; Saft 250 mg/5 ml.", "Der Akku hat viertausendfünfhundert "
-     "Milliamperestunden, der Motor dreht mit eintausendzweihundert Umdrehungen pro Minute; Saft zweihundertfünfzig "
+     "Milliamperestunden, der Motor dreht mit tausendzweihundert Umdrehungen pro Minute; Saft zweihundertfünfzig "
      "Milligramm pro fünf Milliliter."),
     ("Die Fliesen messen 30×60cm, der Tisch 80 x 120 cm, der Monitor hat 27\".", "Die Fliesen messen dreißig mal sechzig "
-     "Zentimeter, der Tisch achtzig mal einhundertzwanzig Zentimeter, der Monitor hat siebenundzwanzig Zoll."),
+     "Zentimeter, der Tisch achtzig mal hundertzwanzig Zentimeter, der Monitor hat siebenundzwanzig Zoll."),
     ("Das Paket misst 60 x 40 x 35 cm, die Kiste 1,2×0,8×0,5 m.", "Das Paket misst sechzig mal vierzig mal fünfunddreißig "
      "Zentimeter, die Kiste eins Komma zwei mal null Komma acht mal null Komma fünf Meter."),
     ("Ihr Zug erreicht in KW 23 den Köln Hbf auf Gl. 7; Abt. Kundenservice, z. Hd. Frau Lang.", "Ihr Zug erreicht in "
@@ -132,13 +134,13 @@ READINGS = [
     ("Die Krönung Karls V. fiel in die Mitte des 16. Jh. und prägte den Beginn des 3. Jt. nicht.",
      "Die Krönung Karls des Fünften fiel in die Mitte des sechzehnten Jahrhunderts und prägte den Beginn des dritten Jahrtausends nicht."),
     ("Geöffnet von Mo. bis Fr., Sa.–So. geschlossen.", "Geöffnet von Montag bis Freitag, Samstag bis Sonntag geschlossen."),
-    ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von einhundert erreicht."),
+    ("Sie hat 18/20 Punkten und 95/100 erreicht.", "Sie hat achtzehn von zwanzig Punkten und fünfundneunzig von hundert erreicht."),
     # a unit between a number and its noun by its name, a lower-case ending joined to its number
     ("Die 2-TB-SSD und ein 5-kg-Sack, dazu ein 3-fach-Stecker.", "Die zwei-Terabyte-SSD und ein fünf-Kilogramm-Sack, dazu ein dreifach-Stecker."),
     ("Er verbraucht 3 kWh/Tag.", "Er verbraucht drei Kilowattstunden pro Tag."),
     ("Er hat 45/50 Punkten, die Schraube misst 3/16 Zoll.", "Er hat fünfundvierzig von fünfzig Punkten, die Schraube misst drei sechzehntel Zoll."),
     ("Das Rohr misst 3/4\", dazu 1000 I.E. Vitamin D und 150 mcg Jod; Puls 72 bpm.", "Das Rohr misst drei viertel Zoll, "
-     "dazu eintausend internationale Einheiten Vitamin D und einhundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
+     "dazu tausend internationale Einheiten Vitamin D und hundertfünfzig Mikrogramm Jod; Puls zweiundsiebzig Schläge pro Minute."),
     # a compound ending in 'nr.' is its number; a code after it digit by digit ('31-0472': no range ends in a leading zero)
     ("Ihre Kundennr. lautet 31-0472, die Auftragsnr. 5520 0917 13.", "Ihre Kundennummer lautet drei eins null vier sieben zwei, "
      "die Auftragsnummer fünf fünf zwei null null neun eins sieben eins drei."),
@@ -158,8 +160,8 @@ READINGS = [
     ("Ihre Bestellnr. 48-3301 ist unterwegs, die Kundennr. 58302 bleibt.", "Ihre Bestellnummer vier acht drei drei null eins ist "
      "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
     # a range of numbers grouped by thousands, no dot read as part of a word
-    ("Es kommen 1.000-2.000 Besucher.", "Es kommen eintausend bis zweitausend Besucher."),
-    ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei eintausendfünfhundert bis zweitausend Euro im Monat."),
+    ("Es kommen 1.000-2.000 Besucher.", "Es kommen tausend bis zweitausend Besucher."),
+    ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei tausendfünfhundert bis zweitausend Euro im Monat."),
     ("Nehmen Sie 2 ½ Tassen Mehl.", "Nehmen Sie zweieinhalb Tassen Mehl."),
     # a colon before one digit is no time: a score or ratio, with or without a word that names a match
     ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
@@ -169,7 +171,7 @@ READINGS = [
     # after 'pro' an abbreviated unit is one
     ("Das Parken kostet 3 € pro Std., das Telefonat 12 Cent pro Min.", "Das Parken kostet drei Euro pro Stunde, das Telefonat zwölf Cent pro Minute."),
     # a price with ',–' or ',-' is whole euros
-    ("Das Rad kostet 1.199,– € statt 1.349,- €.", "Das Rad kostet eintausendeinhundertneunundneunzig Euro statt eintausenddreihundertneunundvierzig Euro."),
+    ("Das Rad kostet 1.199,– € statt 1.349,- €.", "Das Rad kostet tausendeinhundertneunundneunzig Euro statt tausenddreihundertneunundvierzig Euro."),
 ]
 
 

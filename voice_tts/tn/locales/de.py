@@ -82,6 +82,8 @@ class German(Language):
             if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
+        if span is not None and ctx.last_spoken:  # in a sentence as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
+            span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
     def _alphanumeric(self, text: str) -> str:
