@@ -159,6 +159,9 @@ READINGS = [
     # a compound ending in 'nr.' names a reference as 'Nr.' does: its digits one by one
     ("Ihre Bestellnr. 48-3301 ist unterwegs, die Kundennr. 58302 bleibt.", "Ihre Bestellnummer vier acht drei drei null eins ist "
      "unterwegs, die Kundennummer fünf acht drei null zwei bleibt."),
+    # so does a compound ending in 'nummer', also with 'ist' or 'lautet' between; four digits stay a number
+    ("Ihre Buchungsnummer ist 582130, die Vorgangsnr. lautet 583021, die Rechnungsnummer 4711.", "Ihre Buchungsnummer ist fünf "
+     "acht zwei eins drei null, die Vorgangsnummer lautet fünf acht drei null zwei eins, die Rechnungsnummer viertausendsiebenhundertelf."),
     # a range of numbers grouped by thousands, no dot read as part of a word
     ("Es kommen 1.000-2.000 Besucher.", "Es kommen tausend bis zweitausend Besucher."),
     ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei tausendfünfhundert bis zweitausend Euro im Monat."),

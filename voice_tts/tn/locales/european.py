@@ -644,7 +644,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
-        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(" " * (cue not in self.ABBREVIATED_ENDINGS) + cue)
+        heads = {*self.ABBREVIATED_ENDINGS, *self.ABBREVIATED_ENDINGS.values()}  # a cue that ends a compound: 'Buchungsnummer ist'
+        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(" " * (cue.split()[0] not in heads) + cue)
                  and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
