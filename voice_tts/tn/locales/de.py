@@ -188,16 +188,17 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
-_PRONOUNS = frozenset(_WORDS["pronouns"])  # capitalized, yet no noun a number counts
+# Capitalized, yet no noun a number counts; words between a preposition and its number ('in ca. 1 Woche' einer).
+_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:
-    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein');
-    after a comma or 'und', that of its list's first number ('mit 1 Doppelbett, 1 Balkon und 1 Badewanne')."""
+    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein') or a hedge ('in
+    ca. 1 Woche'); after a comma or 'und', that of its list's first number ('mit 1 Doppelbett, 1 Balkon und 1 Badewanne')."""
     prev = ctx.prev_word.lower()
-    if ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES and ctx.words_before:
+    if (ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES or prev in _HEDGES) and ctx.words_before:
         prev = ctx.words_before[-1].lower()
     return ctx.agreement if prev in ("und", "oder") or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
