@@ -94,6 +94,9 @@ READINGS = [
     # abbreviations
     ("Obst, z.B. Äpfel, bzw. Birnen", "Obst, zum Beispiel Äpfel, beziehungsweise Birnen"),
     ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstraße Nummer fünf"),
+    # an abbreviation after a hyphen ends its compound
+    ("Wir sind in der Karl-Marx-Str. 12a, nahe Berlin-Hbf., Service-Tel. 030 123456.", "Wir sind in der Karl-Marx-Straße "
+     "zwölf a, nahe Berlin-Hauptbahnhof, Service-Telefon null drei null eins zwei drei vier fünf sechs."),
     # units, currencies and abbreviations of the German NeMo data
     ("Ein 5 kw Motor mit 220 v, 40 dB und 2 oz.", "Ein fünf Kilowatt Motor mit zweihundertzwanzig Volt, vierzig Dezibel "
      "und zwei Unzen."),

@@ -418,6 +418,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
+        head, hyphen, last = word.rpartition("-")
+        if after == "." and head and last.isalpha() and (reading := self.abbreviation(last + after)) is not None:
+            return self._abbreviated(cur, last + after, end + 1, f"{head}-{reading}")  # 'Karl-Marx-Str.', 'Kunden-Nr.'
         if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
             ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
             return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
