@@ -94,6 +94,9 @@ READINGS = [
     # abbreviations
     ("Obst, z.B. Äpfel, bzw. Birnen", "Obst, zum Beispiel Äpfel, beziehungsweise Birnen"),
     ("Dr. Weber wohnt in der Hauptstr. Nr. 5", "Doktor Weber wohnt in der Hauptstraße Nummer fünf"),
+    # a Roman numeral after a compound whose head is a chapter or room word is a number
+    ("Die Klausur ist neben Hörsaal III, die Übung im Seminarraum II; Sie haben Pflegestufe II.",
+     "Die Klausur ist neben Hörsaal drei, die Übung im Seminarraum zwei; Sie haben Pflegestufe zwei."),
     # an abbreviation after a hyphen ends its compound
     ("Wir sind in der Karl-Marx-Str. 12a, nahe Berlin-Hbf., Service-Tel. 030 123456.", "Wir sind in der Karl-Marx-Straße "
      "zwölf a, nahe Berlin-Hauptbahnhof, Service-Telefon null drei null eins zwei drei vier fünf sechs."),

@@ -220,4 +220,6 @@ def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
     return adjective[0] if adjective else "", noun
 
 
+# A compound whose head is a chapter or room word is one too: 'Hörsaal III' drei, 'Pflegestufe II' zwei.
+German.CHAPTER_WORDS |= {noun.lower() for noun in _GENDERS if noun.lower().endswith(tuple(German.CHAPTER_WORDS))}
 RULES = German()
