@@ -97,6 +97,8 @@ READINGS = [
     # a Roman numeral after a compound whose head is a chapter or room word is a number
     ("Die Klausur ist neben Hörsaal III, die Übung im Seminarraum II; Sie haben Pflegestufe II.",
      "Die Klausur ist neben Hörsaal drei, die Übung im Seminarraum zwei; Sie haben Pflegestufe zwei."),
+    # a train or bus line: its letters, then its number
+    ("Die S1 fährt ab Gleis 3, die U2 und der RE5 nicht.", "Die S eins fährt ab Gleis drei, die U zwei und der R E fünf nicht."),
     # an abbreviation after a hyphen ends its compound
     ("Wir sind in der Karl-Marx-Str. 12a, nahe Berlin-Hbf., Service-Tel. 030 123456.", "Wir sind in der Karl-Marx-Straße "
      "zwölf a, nahe Berlin-Hauptbahnhof, Service-Telefon null drei null eins zwei drei vier fünf sechs."),
