@@ -421,10 +421,10 @@ class Russian(Language):
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
         that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
         девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
-        value = roman_value(word)
-        if value and word.isupper() and (span := _roman_by_words(cur, end, word, value, ctx)):
+        value, chapter = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS  # 'гл. IV положения' четыре, no noun's ordinal
+        if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        return locale_span(end, cardinal(value) if ctx.prev_word.lower() in self.CHAPTER_WORDS else ordinal(value), self.code) if numeric_spans.is_roman(
+        return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
             word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
@@ -451,7 +451,7 @@ class Russian(Language):
         if m := _SQUARE_METRES.fullmatch(raw):
             whole, _, fractional = m.group(1).partition(",")
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
-        if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"):
+        if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
         words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
@@ -527,7 +527,7 @@ class Russian(Language):
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
-            span.info = (up_to := _up_to(m)) and up_to[3 * (ctx.agreement != _MEASURE_RANGE_OPEN):] or span.info  # after the genitive no 'до'
+            span.info = (up_to := _up_to(m)) and "до " * (ctx.agreement == _MEASURE_RANGE_OPEN) + up_to or span.info  # after the genitive no 'до'
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
             bare = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"  # 'до 3 – 5 кг' до трёх пяти: no 'от … до' of its own
             span.info = "от " * (not bare) + cardinal(int(raw), UNITS[unit][3], "genitive")
@@ -620,11 +620,12 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 
 def _preposition(ctx: Context) -> str:
-    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
-    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней', also after a verb: 'держите
+    в пределах 5 кг'); else the transitive verb whose object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули
+    на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
-    return verb.lower() if ru_morph.governs_accusative(verb) else pair if pair in ru_cases.COUNT_PREPOSITIONS else word
+    return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
@@ -775,23 +776,25 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
-def _measure_range(text: str, after_genitive: bool = False) -> str | None:
+def _measure_range(text: str, case: str | None = None) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
-    десятых килограмма); after a preposition of the genitive both ends alone ('до 1-2 л' до одного двух литров)."""
-    m = _MEASURE_RANGE.fullmatch(text)
-    if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m)):
+    десятых килограмма); after a preposition (or 'каждые') both ends alone in its `case` ('до 1-2 л' до одного двух
+    литров, 'на 3-5 кг' на три пять килограммов, 'каждые 10–12 мин.' десять двенадцать минут)."""
+    m, alone = _MEASURE_RANGE.fullmatch(text), case not in (None, "nominative")
+    if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m, case if alone else "genitive")):
         return None
-    return "от " * (not after_genitive) + f"{decimal(*m['first'].partition(',')[::2], 'genitive', UNITS[m['unit']][3])} {up_to[3 * after_genitive:]}"
+    first = decimal(*m["first"].partition(",")[::2], case if alone else "genitive", UNITS[m["unit"]][3])
+    return f"{first} {up_to}" if alone else f"от {first} до {up_to}"
 
 
-def _up_to(m: re.Match) -> str | None:
-    """The second number of a measure range with its unit: 'до пяти килограммов'."""
+def _up_to(m: re.Match, case: str = "genitive") -> str | None:
+    """The second number of a measure range with its unit: (до) 'пяти килограммов'."""
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
-    amount = decimal(*last.partition(",")[::2], "genitive", UNITS[unit][3])
-    return f"до {amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), 'genitive')}" + (f" {PER[per]}" if per else "")
+    amount = decimal(*last.partition(",")[::2], case, UNITS[unit][3])
+    return f"{amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), case)}" + (f" {PER[per]}" if per else "")
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
