@@ -97,6 +97,10 @@ READINGS = [
     # a Roman numeral after a compound whose head is a chapter or room word is a number
     ("Die Klausur ist neben Hörsaal III, die Übung im Seminarraum II; Sie haben Pflegestufe II.",
      "Die Klausur ist neben Hörsaal drei, die Übung im Seminarraum zwei; Sie haben Pflegestufe zwei."),
+    # a semester, school year or season: both years; 'WS', 'SS' a semester before a number only
+    ("Im WS 2026/27 oder im SS 2027, SoSe 2027; Schuljahr 2025/26.", "Im Wintersemester zweitausendsechsundzwanzig siebenundzwanzig "
+     "oder im Sommersemester zweitausendsiebenundzwanzig, Sommersemester zweitausendsiebenundzwanzig; Schuljahr "
+     "zweitausendfünfundzwanzig sechsundzwanzig."),
     # a train or bus line: its letters, then its number
     ("Die S1 fährt ab Gleis 3, die U2 und der RE5 nicht.", "Die S eins fährt ab Gleis drei, die U zwei und der R E fünf nicht."),
     # an abbreviation after a hyphen ends its compound

@@ -89,6 +89,7 @@ _TABLES: dict[str, Callable] = {
     "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
     "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
+    "before_number": dict,
 }
 
 
@@ -106,6 +107,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
+    BEFORE_NUMBER: dict[str, str] = {}  # capitals read as words only before a number ('WS 2026/27' Wintersemester), else spelled
     # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
@@ -453,7 +455,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)  # a parcel: 'QB 284 155 031 BR'
             if country and len(word) == 2 and re.fullmatch("[A-Z]{2}", country[0]):
                 return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
-            return locale_span(end, " ".join(map(self._alphanumeric, word)), self.code)
+            return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
             return span
@@ -719,7 +721,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """A token of a shape the language reads its own way ('192.168.1.1'), else None."""
+        """A token of a shape the language reads its own way ('192.168.1.1'), else None; here a school year, season
+        or semester, both years ('WS 2026/27' zweitausendsechsundzwanzig siebenundzwanzig, 'stagione 2026/2027')."""
+        if (m := re.fullmatch(r"(\d{4})/(\d\d|\d{4})", token)) and int(m[2]) % 100 == (int(m[1]) + 1) % 100:
+            return f"{self.year(int(m[1]))} {self.year(int(m[2])) if len(m[2]) == 4 else self.cardinal(int(m[2]))}"
         return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
