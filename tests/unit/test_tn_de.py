@@ -101,6 +101,9 @@ READINGS = [
     ("Im WS 2026/27 oder im SS 2027, SoSe 2027; Schuljahr 2025/26.", "Im Wintersemester zweitausendsechsundzwanzig siebenundzwanzig "
      "oder im Sommersemester zweitausendsiebenundzwanzig, Sommersemester zweitausendsiebenundzwanzig; Schuljahr "
      "zweitausendfünfundzwanzig sechsundzwanzig."),
+    # a number with '-er' is a word of its own
+    ("Sie brauchen 8er-Dübel, ein 6er-Pack und die Musik der 90er.",
+     "Sie brauchen Achter-Dübel, ein Sechser-Pack und die Musik der Neunziger."),
     # a train or bus line: its letters, then its number
     ("Die S1 fährt ab Gleis 3, die U2 und der RE5 nicht.", "Die S eins fährt ab Gleis drei, die U zwei und der R E fünf nicht."),
     # an abbreviation after a hyphen ends its compound

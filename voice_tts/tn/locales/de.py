@@ -93,8 +93,9 @@ class German(Language):
         return f"{' '.join(line[1])} {self.cardinal(int(line[2]))}" if line and line[1] in _LINES else super().number(text)
 
     def _alphanumeric(self, text: str) -> str:
-        """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word
-        joiner stands for the hyphen, which no space then follows)."""
+        """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner stands
+        for the hyphen, which no space then follows); a number with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
+        text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).capitalize() + m[2], text)
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
