@@ -36,7 +36,6 @@ _ENDINGS = dict.fromkeys(_WEAK_CUES, "") | dict.fromkeys(_DATIVE_CUES, "n")
 # The article and ending of each case by gender of a ruler's number: 'von Ludwig II.' von Ludwig dem Zweiten.
 _REGNAL_FORMS: dict[str, list[list[str]]] = _WORDS["regnal_forms"]
 _APPOSITION, _WEEKDAYS = _WORDS["apposition_articles"], {*_WORDS["weekdays"], *_WORDS["weekdays"].values()}
-_LINES = frozenset(_WORDS["transit_lines"])  # the letters of a train or bus line before its number ('S1')
 
 
 # Nouns by gender (de_genders.json, derived from german-nouns by bench/tn_german_genders.py), and
@@ -86,11 +85,6 @@ class German(Language):
         if span is not None and ctx.last_spoken:  # in a sentence as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
-
-    def number(self, text: str) -> str:
-        """A train, S-Bahn, U-Bahn or bus line ('S1', 'RE5', 'M10'): its letters, then its number (S eins, R E fünf)."""
-        line = re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)
-        return f"{' '.join(line[1])} {self.cardinal(int(line[2]))}" if line and line[1] in _LINES else super().number(text)
 
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner stands

@@ -107,7 +107,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
-    BEFORE_NUMBER: dict[str, str] = {}  # capitals read as words only before a number ('WS 2026/27' Wintersemester), else spelled
+    # Capitals read so only before a number, else spelled: a semester ('WS 2026/27' Wintersemester), a line ('S1' S eins).
+    BEFORE_NUMBER: dict[str, str] = {}
     # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
@@ -367,6 +368,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return " ".join(self.digits(c) if c.isdecimal() else self._alphanumeric(c) for c in text)
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
+        if (line := re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)) and line[1] in self.BEFORE_NUMBER:  # 'RE5' R E fünf
+            return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         reading = self._token(text, Context())
