@@ -82,14 +82,14 @@ class German(Language):
             if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
-        if span is not None and ctx.last_spoken:  # in a sentence as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
+        if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
     def _alphanumeric(self, text: str) -> str:
-        """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner stands
-        for the hyphen, which no space then follows); a number with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
-        text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).capitalize() + m[2], text)
+        """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
+        stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
+        text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).title() + m[2], text)
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
@@ -189,15 +189,14 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
-# Capitalized, yet no noun a number counts; words between a preposition and its number ('in ca. 1 Woche' einer).
-_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])
+_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:
-    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein') or a hedge ('in
-    ca. 1 Woche'); after a comma or 'und', that of its list's first number ('mit 1 Doppelbett, 1 Balkon und 1 Badewanne')."""
+    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein') or
+    a hedge ('in ca. 1 Woche'); after a comma or 'und', its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
     prev = ctx.prev_word.lower()
     if (ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES or prev in _HEDGES) and ctx.words_before:
         prev = ctx.words_before[-1].lower()

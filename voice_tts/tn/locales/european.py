@@ -107,8 +107,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
-    # Capitals read so only before a number, else spelled: a semester ('WS 2026/27' Wintersemester), a line ('S1' S eins).
-    BEFORE_NUMBER: dict[str, str] = {}
+    BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
@@ -119,7 +118,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
-    MINOR_IN_SENTENCE = True  # whether an amount inside a sentence names its minor unit (German '49,95 €' Euro fünfundneunzig)
+    MINOR_IN_SENTENCE = True  # whether an amount in a sentence names its minor unit (German '2,50 €' zwei Euro fünfzig)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -423,12 +422,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
-        head, hyphen, last = word.rpartition("-")
-        if after == "." and head and last.isalpha() and (reading := self.abbreviation(last + after)) is not None:
-            return self._abbreviated(cur, last + after, end + 1, f"{head}-{reading}")  # 'Karl-Marx-Str.', 'Kunden-Nr.'
-        if after == "." and word.endswith(tuple(self.ABBREVIATED_ENDINGS)) and word + after not in self.ABBREVIATIONS:
-            ending = next(e for e in self.ABBREVIATED_ENDINGS if word.endswith(e))  # 'Hauptstr.'
-            return locale_span(end + 1, word[: -len(ending)] + self.ABBREVIATED_ENDINGS[ending], self.code)
+        head, _, last = word.rpartition("-")  # an abbreviation ending a compound: 'Karl-Marx-Str.', glued 'Hauptstr.'
+        last = last if head else next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")
+        full = last and word + after not in self.ABBREVIATIONS and self.abbreviation(last.title() + ".")
+        if after == "." and full:
+            return self._abbreviated(cur, word + after, end + 1, word[: -len(last)] + (full if head else full.lower()))
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
@@ -652,7 +650,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
-        heads = {*self.ABBREVIATED_ENDINGS, *self.ABBREVIATED_ENDINGS.values()}  # a cue that ends a compound: 'Buchungsnummer ist'
+        heads = {*self.ABBREVIATED_ENDINGS, *self.ABBREVIATED_ENDINGS.values()}  # cues ending a compound ('Kundennr')
         named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(" " * (cue.split()[0] not in heads) + cue)
                  and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
@@ -724,8 +722,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """A token of a shape the language reads its own way ('192.168.1.1'), else None; here a school year, season
-        or semester, both years ('WS 2026/27' zweitausendsechsundzwanzig siebenundzwanzig, 'stagione 2026/2027')."""
+        """A token of a shape the language reads its own way ('192.168.1.1'); here a school year ('2026/27')."""
         if (m := re.fullmatch(r"(\d{4})/(\d\d|\d{4})", token)) and int(m[2]) % 100 == (int(m[1]) + 1) % 100:
             return f"{self.year(int(m[1]))} {self.year(int(m[2])) if len(m[2]) == 4 else self.cardinal(int(m[2]))}"
         return None
@@ -945,7 +942,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         major_words = self._counted_quantity(whole, None, currency.major, ctx)
         if not minor:
             return major_words
-        named = self.MINOR_IN_SENTENCE or not major or not ctx.last_spoken  # an amount alone names it: '$2,20' … zwanzig Cent
+        named = self.MINOR_IN_SENTENCE or not major or not ctx.last_spoken  # named alone: '$2,20' … zwanzig Cent
         minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx) if named else self.cardinal(minor)
         return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 

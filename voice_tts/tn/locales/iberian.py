@@ -78,4 +78,4 @@ class Iberian(Language):
             return self.date(*parts, Context())
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return f" {self.ADDRESS_SYMBOLS['.']} ".join(self.digits(p) for p in token.split("."))
-        return self.digits(token) if PHONE.fullmatch(token) or IDENTITY.fullmatch(token) else super().shaped_token(token, ctx)
+        return self.digits(token) if PHONE.fullmatch(token) or IDENTITY.fullmatch(token) else None

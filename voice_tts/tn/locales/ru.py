@@ -421,7 +421,7 @@ class Russian(Language):
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
         that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
         девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
-        value, chapter = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS  # 'гл. IV положения' четыре, no noun's ordinal
+        value, chapter = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS  # 'гл. IV положения' четыре
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
@@ -527,7 +527,8 @@ class Russian(Language):
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
-            span.info = (up_to := _up_to(m)) and "до " * (ctx.agreement == _MEASURE_RANGE_OPEN) + up_to or span.info  # after the genitive no 'до'
+            up_to = _up_to(m)  # after the genitive no 'до'
+            span.info = up_to and "до " * (ctx.agreement == _MEASURE_RANGE_OPEN) + up_to or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
             bare = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"  # 'до 3 – 5 кг' до трёх пяти: no 'от … до' of its own
             span.info = "от " * (not bare) + cardinal(int(raw), UNITS[unit][3], "genitive")
@@ -620,9 +621,9 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 
 def _preposition(ctx: Context) -> str:
-    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней', also after a verb: 'держите
-    в пределах 5 кг'); else the transitive verb whose object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули
-    на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней', after a
+    verb too: 'держите в пределах 5 кг'); else the transitive verb whose object the number is past a pronoun or a place
+    ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
@@ -782,9 +783,10 @@ def _measure_range(text: str, case: str | None = None) -> str | None:
     десятых килограмма); after a preposition (or 'каждые') both ends alone in its `case` ('до 1-2 л' до одного двух
     литров, 'на 3-5 кг' на три пять килограммов, 'каждые 10–12 мин.' десять двенадцать минут)."""
     m, alone = _MEASURE_RANGE.fullmatch(text), case not in (None, "nominative")
-    if not m or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")) or not (up_to := _up_to(m, case if alone else "genitive")):
+    up_to = m and _up_to(m, case := case if alone else "genitive")
+    if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
         return None
-    first = decimal(*m["first"].partition(",")[::2], case if alone else "genitive", UNITS[m["unit"]][3])
+    first = decimal(*m["first"].partition(",")[::2], case, UNITS[m["unit"]][3])
     return f"{first} {up_to}" if alone else f"от {first} до {up_to}"
 
 
