@@ -65,8 +65,8 @@ _PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
 # A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
 _GENITIVE_MONEY = "genitive money"
-# The agreement of the first number of a measure range with spaces around its dash ('3 – 5 кг').
-_MEASURE_RANGE_OPEN = "measure range"
+# The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
+_MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
 _DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
@@ -527,12 +527,12 @@ class Russian(Language):
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
-            up_to = _up_to(m)  # after the genitive no 'до'
-            span.info = up_to and "до " * (ctx.agreement == _MEASURE_RANGE_OPEN) + up_to or span.info
+            case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
+            span.info = (up_to := _up_to(m, case or "genitive")) and "до " * (not case) + up_to or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-            bare = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx)) == "genitive"  # 'до 3 – 5 кг' до трёх пяти: no 'от … до' of its own
-            span.info = "от " * (not bare) + cardinal(int(raw), UNITS[unit][3], "genitive")
-            span.agreement = _MEASURE_RANGE_OPEN + " after the genitive" * bare
+            case = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx), "")  # 'до 3 – 5 кг' до трёх пяти, no 'от … до'
+            span.info = "от " * (not case) + cardinal(int(raw), UNITS[unit][3], case or "genitive")
+            span.agreement = _MEASURE_RANGE_OPEN + case
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
         elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
@@ -782,12 +782,12 @@ def _measure_range(text: str, case: str | None = None) -> str | None:
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
     десятых килограмма); after a preposition (or 'каждые') both ends alone in its `case` ('до 1-2 л' до одного двух
     литров, 'на 3-5 кг' на три пять килограммов, 'каждые 10–12 мин.' десять двенадцать минут)."""
-    m, alone = _MEASURE_RANGE.fullmatch(text), case not in (None, "nominative")
-    up_to = m and _up_to(m, case := case if alone else "genitive")
+    m = _MEASURE_RANGE.fullmatch(text)
+    up_to = m and _up_to(m, case or "genitive")
     if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
         return None
-    first = decimal(*m["first"].partition(",")[::2], case, UNITS[m["unit"]][3])
-    return f"{first} {up_to}" if alone else f"от {first} до {up_to}"
+    first = decimal(*m["first"].partition(",")[::2], case or "genitive", UNITS[m["unit"]][3])
+    return f"{first} {up_to}" if case else f"от {first} до {up_to}"
 
 
 def _up_to(m: re.Match, case: str = "genitive") -> str | None:
