@@ -79,7 +79,8 @@ class DatesAndTimes:
         if self.H_CLOCKS and (m := _H_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None, ctx)
         if (m := _DOTTED_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
-            self.DOTTED_CLOCKS or self._marker_after(cur, end) or ctx.prev_word.lower() in self.CLOCK_CUES
+            self.DOTTED_CLOCKS or ctx.prev_word.lower() in self.CLOCK_CUES  # or a clock word after it: '2.30 Uhr'
+            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS
         ):
             return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None, ctx)
         for pattern in _DATES if self.SLASH_DAY_MONTH else _DATES[:-1]:
@@ -99,19 +100,11 @@ class DatesAndTimes:
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""
-        if not all(1 <= d <= 31 for d in days):
-            return None
-        month = chunk_after(cur, end, is_letter)
-        if month is None or month[0].lower() not in self.MONTHS:
+        if not all(1 <= d <= 31 for d in days) or (chunk_after(cur, end, is_letter) or ("",))[0].lower() not in self.MONTHS:
             return None
         word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")  # 'du 12-15 août' du douze au quinze
         joiner = f" {word} " if len(days) == 2 and word else " "  # '3 bis 5 Mai', '17 18 19 mars'
         return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
-
-    def _marker_after(self, cur: Cursor, end: int) -> bool:
-        """Whether a clock word ('Uhr') follows: what makes '2.30' a time."""
-        word = chunk_after(cur, end, is_letter)
-        return word is not None and word[0] in self.CLOCK_MARKERS
 
     # Words written after a time that are part of it ('Uhr', 'h').
     CLOCK_MARKERS: frozenset[str] = frozenset()
