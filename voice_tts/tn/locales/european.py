@@ -412,9 +412,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
-        article = _ELIDED_ARTICLE.match(word)
-        if article and after == "." and word[article.end():] + after in self.ABBREVIATIONS:  # "l'On." → "l'onorevole"
-            return locale_span(end + 1, article.group() + self.ABBREVIATIONS[word[article.end():] + after], self.code)
         day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
         if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
             return Span(comma, "locale", self.code, info=day, agreement=day.lower())
@@ -422,11 +419,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
-        head, _, last = word.rpartition("-")  # an abbreviation ending a compound: 'Karl-Marx-Str.', glued 'Hauptstr.'
-        last = last if head else next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")
-        full = last and word + after not in self.ABBREVIATIONS and self.abbreviation(last.title() + ".")
-        if after == "." and full:
-            return self._abbreviated(cur, word + after, end + 1, word[: -len(last)] + (full if head else full.lower()))
+        glued = next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")  # 'Hauptstr.' Hauptstraße
+        last = word[a.end():] if (a := _ELIDED_ARTICLE.match(word)) else (word.split("-")[1:] or [glued])[-1]
+        full = self.ABBREVIATED_ENDINGS.get(last) or last and self.abbreviation(last + ".")
+        if after == "." and full and word + after not in self.ABBREVIATIONS:  # after an article ("l'On.") or a hyphen
+            return self._abbreviated(cur, word + ".", end + 1, word[: -len(last)] + full)  # 'Karl-Marx-Str.' Karl-Marx-Straße
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):

@@ -100,7 +100,7 @@ class DatesAndTimes:
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""
-        if not all(1 <= d <= 31 for d in days) or (chunk_after(cur, end, is_letter) or ("",))[0].lower() not in self.MONTHS:
+        if max(days) > 31 or 0 in days or (chunk_after(cur, end, is_letter) or ("",))[0].lower() not in self.MONTHS:
             return None
         word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")  # 'du 12-15 août' du douze au quinze
         joiner = f" {word} " if len(days) == 2 and word else " "  # '3 bis 5 Mai', '17 18 19 mars'
