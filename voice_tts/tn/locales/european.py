@@ -422,8 +422,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         glued = next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")  # 'Hauptstr.' Hauptstraße
         last = word[a.end():] if (a := _ELIDED_ARTICLE.match(word)) else (word.split("-")[1:] or [glued])[-1]
         full = self.ABBREVIATED_ENDINGS.get(last) or last and self.abbreviation(last + ".")
-        if after == "." and full and word + after not in self.ABBREVIATIONS:  # after an article ("l'On.") or a hyphen
-            return self._abbreviated(cur, word + ".", end + 1, word[: -len(last)] + full)  # 'Karl-Marx-Str.' Karl-Marx-Straße
+        if after == "." and full and word + after not in self.ABBREVIATIONS:  # also after "l'" ("l'On.") or a hyphen
+            return self._abbreviated(cur, word + ".", end + 1, word[: -len(last)] + full)  # 'Karl-Marx-Str.' Straße
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
