@@ -113,7 +113,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
-    # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends a compound too.
+    # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends compounds too.
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
