@@ -621,9 +621,8 @@ def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | Non
 
 
 def _preposition(ctx: Context) -> str:
-    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней', after a
-    verb too: 'держите в пределах 5 кг'); else the transitive verb whose object the number is past a pronoun or a place
-    ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
+    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
@@ -780,8 +779,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
 def _measure_range(text: str, case: str | None = None) -> str | None:
     """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
     unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
-    десятых килограмма); after a preposition (or 'каждые') both ends alone in its `case` ('до 1-2 л' до одного двух
-    литров, 'на 3-5 кг' на три пять килограммов, 'каждые 10–12 мин.' десять двенадцать минут)."""
+    десятых килограмма); after a preposition or 'каждые' both ends alone in its `case` ('до 1-2 л' до одного двух)."""
     m = _MEASURE_RANGE.fullmatch(text)
     up_to = m and _up_to(m, case or "genitive")
     if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
