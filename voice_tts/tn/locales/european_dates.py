@@ -118,9 +118,8 @@ class DatesAndTimes:
         their reading, their end and the hours then read, or None where none follow."""
         return None
 
-    def _clock_window(
-        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False
-    ) -> Span:
+    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context,
+                      face: bool = False) -> Span:
         """A time with the words after it that the language reads with it: a clock word ('Uhr'),
         a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
         marker = words = ""

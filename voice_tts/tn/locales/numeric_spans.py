@@ -41,8 +41,7 @@ def is_address(word: str) -> bool:
     if word.lower().startswith("www."):
         return True
     return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
-        ch.isalpha() for ch in word
-    )
+        ch.isalpha() for ch in word)
 
 
 def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: frozenset[str]) -> bool:

@@ -408,8 +408,7 @@ class Russian(Language):
         low = cur.text[pos:end].lower()
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
-                pos, written, fold=True
-            ) and not is_letter(cur.at(pos + len(written))):
+                    pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                     case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
@@ -464,8 +463,7 @@ class Russian(Language):
         it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
         last = cur.text[end - 1]
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
-            last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])
-        ):
+                last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
             return end
         try:
             while True:
