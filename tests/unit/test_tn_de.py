@@ -106,7 +106,9 @@ READINGS = [
      "Sie brauchen Achter-Dübel, ein Sechser-Pack und die Musik der Neunziger."),
     # a train or bus line: its letters, then its number
     ("Die S1 fährt ab Gleis 3, die U2 und der RE5 nicht.", "Die S eins fährt ab Gleis drei, die U zwei und der R E fünf nicht."),
-    # an abbreviation after a hyphen ends its compound
+    # an abbreviation after a hyphen ends its compound; the labels of a building, an order, a shop
+    ("Geb. B, Pos. 3 der Art.-Nr. 4821 und Ihre Kd.-Nr. bitte", "Gebäude B, Position drei der Artikelnummer "
+     "viertausendachthunderteinundzwanzig und Ihre Kundennummer bitte"),
     ("Wir sind in der Karl-Marx-Str. 12a, nahe Berlin-Hbf., Service-Tel. 030 123456.", "Wir sind in der Karl-Marx-Straße "
      "zwölf a, nahe Berlin-Hauptbahnhof, Service-Telefon null drei null eins zwei drei vier fünf sechs."),
     # units, currencies and abbreviations of the German NeMo data
