@@ -104,6 +104,8 @@ READINGS = [
     # a number with '-er' is a word of its own
     ("Sie brauchen 8er-Dübel, ein 6er-Pack und die Musik der 90er.",
      "Sie brauchen Achter-Dübel, ein Sechser-Pack und die Musik der Neunziger."),
+    # a room's or a section's dotted number, part by part
+    ("Wir sind in Raum 2.14, siehe Kapitel 3.2.", "Wir sind in Raum zwei Punkt vierzehn, siehe Kapitel drei Punkt zwei."),
     # a train or bus line: its letters, then its number
     ("Die S1 fährt ab Gleis 3, die U2 und der RE5 nicht.", "Die S eins fährt ab Gleis drei, die U zwei und der R E fünf nicht."),
     # an abbreviation after a hyphen ends its compound; the labels of a building, an order, a shop

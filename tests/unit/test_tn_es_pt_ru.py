@@ -13,6 +13,8 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a chapter's or a room's dotted number part by part
+        ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
          "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
@@ -128,6 +130,7 @@ READINGS = {
          "número dos cero cuatro cinco; la reserva número doce."),
     ],
     "pt": [
+        ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
         ("O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
          "O código de rastreio é L X cinco cinco dois três um zero oito sete quatro B R, para duas pessoas, referência doze."),

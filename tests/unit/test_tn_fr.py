@@ -20,7 +20,8 @@ READINGS = [
     ("Le 2e étage, la 1re fois, les 1ers jours", "Le deuxième étage, la première fois, les premiers jours"),
     ("Il est arrivé 80e et 5ème.", "Il est arrivé quatre-vingtième et cinquième."),
     ("Le XXe siècle", "Le vingtième siècle"),
-    # decimals and percent
+    # decimals and percent; a chapter's or a room's dotted number part by part
+    ("Voir le chapitre 3.2, salle 2.14.", "Voir le chapitre trois point deux, salle deux point quatorze."),
     ("Une hausse de 3,5 %", "Une hausse de trois virgule cinq pour cent"),
     ("Pi vaut 3,05 environ.", "Pi vaut trois virgule zéro cinq environ."),
     ("Un budget de 18,2 milliards", "Un budget de dix-huit virgule deux milliards"),

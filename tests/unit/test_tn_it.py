@@ -15,6 +15,8 @@ READINGS = [
     ("Il corriere GLS consegna il pacco n° 5D 2210 7781 entro 3–4 giorni, rif. 221, per 2 pers., gio., 9/10; codice TNT 0471 5520.",
      "Il corriere GLS consegna il pacco numero cinque D due due uno zero sette sette otto uno entro tre o quattro giorni, "
      "riferimento duecentoventuno, per due persone, giovedì, nove ottobre; codice T N T zero quattro sette uno cinque cinque due zero."),
+    # a chapter's or a room's dotted number part by part
+    ("Vedi il capitolo 3.2, aula 2.14.", "Vedi il capitolo tre punto due, aula due punto quattordici."),
     # cardinals: dotted thousands, elision and accent
     ("Abbiamo 10.000 clienti e 88 tavoli.", "Abbiamo diecimila clienti e ottantotto tavoli."),
     ("Sono 23 persone e 101 sedie.", "Sono ventitré persone e centouno sedie."),
