@@ -217,8 +217,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             cls.FULL_MONTHS = frozenset(full)
             cls.MONTHS = cldr.month_abbreviations(cls.code) | tables["month_abbreviations"] | full
         cls.ABBREVIATIONS = abbreviations(cls.code)
-        cls.SPACED_ABBREVIATION_HEADS = frozenset(head for head, _, rest in (key.partition(".") for key in cls.ABBREVIATIONS)
-                                                  if rest[:-1] and rest[-1] == ".")
+        cls.SPACED_ABBREVIATION_HEADS = frozenset(
+            head for head, _, rest in (k.partition(".") for k in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == ".")
         joined: dict[str, list[str]] = {}
         for key in cls.ABBREVIATIONS:
             head, _, rest = key.partition(".")

@@ -44,7 +44,7 @@ class AddressesAndPhones:
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""
         spaced = cur.at(j := lexer.digits_end(cur, pos + 1, 3)) in (" ", "-")  # no fourth digit
-        if spaced and cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)) is not None:  # '+55 (11) 3333-4444'
+        if spaced and cur.at(j + 1) == "(" and (area := self._bracketed_phone(cur, j + 1)):  # '+55 (11) 3333-4444'
             end, rest = area.end, area.info
         elif spaced and is_digit(cur.at(j + 1)):
             end = lexer.digit_groups_end(cur, j)
