@@ -15,7 +15,7 @@ READINGS = {
     "es": [
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
-         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
+         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares."),
         ("Mezcle cemento y arena 1:4 a las 9:30.", "Mezcle cemento y arena uno a cuatro a las nueve y media."),
         # a whole number and a fraction's glyph after a space are one quantity, as '2½' is
         ("Añada 2 ½ cucharadas de azúcar.", "Añada dos cucharadas y media de azúcar."),
@@ -52,7 +52,7 @@ READINGS = {
         ("Cuesta 12,99 €", "Cuesta doce euros con noventa y nueve céntimos"),
         ("Son 35,50 €.", "Son treinta y cinco euros con cincuenta céntimos."),
         ("Cuesta $1,01 y 5,02 £", "Cuesta un dólar con un centavo y cinco libras con dos peniques"),
-        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares estadounidenses con setenta y cinco centavos"),
+        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares con setenta y cinco centavos"),
         ("Le devolvemos 0,99 €", "Le devolvemos noventa y nueve céntimos"),
         ("Pagó $3", "Pagó tres dólares"),
         ("Son 2 £", "Son dos libras"),

@@ -28,10 +28,11 @@ READINGS = [
     ("Sale del 12,5% e del 7%.", "Sale del dodici virgola cinque per cento e del sette per cento."),
     ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
     # money
-    # the cents joined by "e", in every currency; cents alone without it
-    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta centesimi in tutto."),
-    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta centesimi."),
-    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti penny."),
+    # the cents joined by "e", in every currency, tens of them without their unit as Italians say them (a few cents
+    # keep it); cents alone without "e"
+    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta in tutto."),
+    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta."),
+    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti."),
     ("Le restituiamo 0,99 €.", "Le restituiamo novantanove centesimi."),
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
@@ -60,7 +61,7 @@ READINGS = [
     ("Un motore da 5 kw a 220 v con 10 mA e 40 dB.",
      "Un motore da cinque kilowatt a duecentoventi volt con dieci milliampere e quaranta decibel."),
     ("Corre 5 mi, pesa 3 lb e brucia 200 kcal.", "Corre cinque miglia, pesa tre libbre e brucia duecento chilocalorie."),
-    ("Ha pagato 20 USD, 15 CAD e 3 ₽.", "Ha pagato venti dollari statunitensi, quindici dollari canadesi e tre rubli."),
+    ("Ha pagato 20 USD, 15 CAD e 3 ₽.", "Ha pagato venti dollari, quindici dollari canadesi e tre rubli."),
     # times with seconds say every part
     ("Partenza alle 12:00:30.", "Partenza alle dodici e zero minuti e trenta secondi."),
     # file extensions read as words

@@ -117,6 +117,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     # The word between a scale word and the noun it counts ("milioni di euro").
+    CENTS_UNNAMED = False  # tens of cents after a whole amount read without their unit ('39,90 €' trentanove euro e novanta)
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
     MONTHS: dict[str, int] = {}
@@ -932,7 +933,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         major_words = self._counted_quantity(whole, None, currency.major, ctx)
         if not minor:
             return major_words
-        minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx)
+        unnamed = self.CENTS_UNNAMED and major and minor >= 10  # a few cents keep it: 'e cinque centesimi', no '39,5'
+        minor_words = self.cardinal(minor) if unnamed else self._counted_quantity(str(minor), None, currency.minor, ctx)
         return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 
     # --- other numeric tokens -----------------------------------------------------------------
