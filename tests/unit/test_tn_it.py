@@ -118,6 +118,14 @@ READINGS = [
     ("La palestra apre ogni gio. alle 7.", "La palestra apre ogni giovedì alle sette."),
     # a range after 'a' joins its ends with no second 'a'
     ("Raffiche a 40-50 km/h.", "Raffiche a quaranta cinquanta chilometri orari."),
+    # a Roman numeral after a chapter's word, written in full or abbreviated, is its number; eras in full
+    ("Come indicato al cap. IV e nella sez. II del libro III, Pompei fu sepolta nel 79 d.C., Cesare morì nel 44 a.C.",
+     "Come indicato al capitolo quattro e nella sezione due del libro tre, Pompei fu sepolta nel settantanove dopo Cristo, "
+     "Cesare morì nel quarantaquattro avanti Cristo."),
+    ("Fondata nel 753 a. C., durò 3 d. Poi basta.", "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
+    # a fitness abbreviation in full, but not in a club's name
+    ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta battiti al minuto; "
+     "la Juventus FC e il FC Bari."),
 ]
 
 
@@ -140,6 +148,7 @@ FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
     " €", "€", "$", " %", "%", " kg", " km/h", " °C", "2–4", "9-13", " e ", " giorni", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
     "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
+    " d.C.", " a. C.", " d. ", "cap. ", "IV", "FC ", " Bari",
 ]
 
 
