@@ -251,7 +251,7 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
 
 # --- numbers and codes ------------------------------------------------------------------------
 
-_CODE = re.compile(r"[A-Z]{1,3}-?\d{3,}")
+_CODE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,3}[A-Z\d]*(?:-[A-Z\d]+)*")  # three digits or more: 'W48213', 'A7-30915'; no 'COVID19'
 
 
 def _next_visible(cur: Cursor, i: int) -> str:
@@ -501,7 +501,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
-            return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
+            return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1, word=word in ("No", "no")))  # 'no. HX-4471': a code?
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
     if (zone := english.TIME_ZONES.get(word)) and english.clock(ctx.prev_word):  # '6:30 p.m. ET' Eastern Time
