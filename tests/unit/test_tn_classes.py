@@ -283,6 +283,8 @@ ZH_READINGS = {
     "瓷砖规格30×60cm，共2x3m，包裹40×30×15cm。": "瓷砖规格三十乘六十厘米，共二乘三米，包裹四十乘三十乘十五厘米。",
     # a Roman numeral after 第 a number; a room after its building digit by digit
     "讲解在第III展厅开始，寄至2号楼1502室或3栋2单元501室。": "讲解在第三展厅开始，寄至二号楼一五零二室或三栋二单元五零一室。",
+    # a Roman numeral before a type, a stage or a grade a number ('V型' a shape, 'XL码' a size stay letters)
+    "需要排查II型糖尿病，III期肺癌，IV级，II度烧伤；V型领，XL码。": "需要排查二型糖尿病，三期肺癌，四级，二度烧伤；V型领，XL码。",
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
     # a unit after a space, of one letter before a mark; a unit after a range; counts one after another, each with its 两
     "充电器功率65 W（含线0.2 g），血糖参考值4.4~6.6 mmol/L，本季战绩7胜2负。": "充电器功率六十五瓦特（含线零点二克），血糖参考值四点四到六点六毫摩尔每升，本季战绩七胜两负。",

@@ -482,8 +482,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
     if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
         return _number(cur, pos, pos, ctx)
-    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
-        return Span(end, "word", "zh")
+    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written, a Roman numeral before a type or stage
+        roman = cur.at(end) in "型期类级度章部卷" and word not in ("V", "X") and set(word) <= set("IVX") and english.roman_value(word)
+        return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")  # 'II型' 二型
     if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
