@@ -348,6 +348,10 @@ def test_every_split_equals_one_shot(text: str) -> None:
     ("Model 3的保养：机油换5W-30或0W-20。", "Model 三的保养：机油换五W三十或零W二十。"),  # an oil's grade one word, W its letter
     ("Email a.b@example.com or visit example.com/a1 today，谢谢。",  # an address's marks in Chinese after Latin words too
      "Email a 点 b 艾特 example 点 com or visit example 点 com 斜杠 a 一 today，谢谢。"),
+    # a sentence all in English reads its numbers in English, after a Chinese one too
+    ("Your order ships in 3 days.", "Your order ships in three days."),
+    ("好的。Your total is $25.50, due on 5/12. 谢谢",
+     "好的。Your total is twenty five dollars and fifty cents, due on May twelfth. 谢谢"),
 ])
 def test_a_chinese_turn_reads_numbers_among_latin_words_in_chinese(text: str, spoken: str) -> None:
     assert normalize(text, "zh") == spoken

@@ -268,7 +268,21 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return ctx.default_lang
     if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    return "en" if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)) else ctx.default_lang
+    latin = ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end))
+    return "en" if latin and not (ctx.default_lang == "zh" and end is not None and _han_ahead(cur, end)) else ctx.default_lang
+
+
+def _han_ahead(cur: Cursor, i: int) -> bool:
+    """Whether Chinese comes after `i` in its sentence: a Chinese turn reads a number among Latin words
+    in Chinese ('iPhone 15 Pro很好' 十五), an English sentence's in English."""
+    try:
+        while (c := cur.at(i)) not in ("", "\n", "!", "?", "。", "！", "？") and not (c == "." and is_space(cur.at(i + 1) or " ")):
+            if is_han(c):
+                return True
+            i += 1
+    except TooLong:
+        pass
+    return False
 
 
 def _zh_chain(cur: Cursor, end: int) -> int:

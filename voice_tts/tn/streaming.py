@@ -470,12 +470,12 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
-    if kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
+    if kind == "punct" and (raw in HARD_STOPS or raw == "."):  # '好的。Your total is $25' : the next sentence decides anew
+        ctx.end_sentence()
+    elif kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):
         ctx.sent_latin = True
-    elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
-        ctx.end_sentence()
     # spoken side
     if kind in ("ws", "emoji", "drop") or (kind == "punct" and not spoken):
         ctx.pending_sep = True

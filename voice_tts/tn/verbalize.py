@@ -34,7 +34,7 @@ _SQUARED = str.maketrans("23", "²³")  # '㎡' is 'm2' by NFKC: m², named by C
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
-    kind, lang = span.kind, "zh" if ctx.default_lang == "zh" else span.lang or ctx.sentence_lang()  # Chinese among Latin words too ('iPhone 15' 十五)
+    kind, lang = span.kind, span.lang or ctx.sentence_lang()
     if kind in SILENT_KINDS:
         return ""
     if kind == "han":
