@@ -199,7 +199,8 @@ class Spanish(Iberian):
         'L', 'M' alone but 'Juan Carlos I') is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
-        if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):
+        if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
+                or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
         if chapter not in self.CHAPTER_WORDS:

@@ -199,12 +199,12 @@ class Language:
         end, e = found
         if score := self._score(cur, end, e, ctx):
             return score
+        code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
         if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
-        elif (code := e.kind in ("range", "groups") and (self.cued(ctx.prev_word) or self.cued(
-                ctx.prev_word, "long_code_cues"))) or (e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts
-                and (e.kind == "version" or int(e.parts[1]) > 2100)):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
+        elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
+                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
