@@ -105,8 +105,8 @@ READINGS = {
     "in issue # 19 .": "in issue number nineteen .",
     # a '#' or an abbreviated 'no.' before a code with digits reads 'number'; 'no.' as a word stays one
     "Ship it from order #A7-30915; confirmation no. HX-4471, ticket no. 5, case No. A-12. I said no.":
-        "Ship it from order number A seven three zero nine one five; confirmation number H X four four seven one, ticket "
-        "number five, case number A twelve. I said no.",
+        "Ship it from order number A seven three zero nine one five; confirmation number H X four four seven one, "
+        "ticket number five, case number A twelve. I said no.",
     # decimals, also without the zero before the point
     "He hit .878 in 2019 and 3.25 later (.5 of it).": "He hit point eight seven eight in twenty nineteen and three point two five later (point five of it).",
     # years vs cardinals

@@ -37,7 +37,8 @@ READINGS = [
     # ranges: hours written with "h" as times ("de … à"), others with "à" alone, as French says them
     ("Ouvert du lundi au samedi, 9h–19h.", "Ouvert du lundi au samedi, de neuf heures à dix-neuf heures."),
     ("Livraison 2–4 jours, en 3-5 jours.", "Livraison deux à quatre jours, en trois à cinq jours."),
-    ("Comptez 3–5 jours ouvrés ; la norme (7–12 mg/l).", "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
+    ("Comptez 3–5 jours ouvrés ; la norme (7–12 mg/l).",
+     "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
      "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
@@ -103,14 +104,15 @@ READINGS = [
     ("M. Leroy vous rappelle. Merci, M. Leroy.", "Monsieur Leroy vous rappelle. Merci, monsieur Leroy."),
     ("Le régime donne 1800 kcal par jour.", "Le régime donne mille huit cents kilocalories par jour."),
     # fixed expressions of opening hours, written with or without their spaces
-    ("Joignable 24 h/24 et 7 j/7, l'agence 24h/24h.", "Joignable vingt-quatre heures sur vingt-quatre et sept jours sur sept, "
-     "l'agence vingt-quatre heures sur vingt-quatre."),
+    ("Joignable 24 h/24 et 7 j/7, l'agence 24h/24h.", "Joignable vingt-quatre heures sur vingt-quatre et sept jours "
+     "sur sept, l'agence vingt-quatre heures sur vingt-quatre."),
     # a Roman numeral after an abbreviated chapter word is its number; eras in full
-    ("Voir le chap. III, art. II ; fondée en 52 av. J.-C., détruite en 410 apr. J.-C.", "Voir le chapitre trois, article deux ; "
-     "fondée en cinquante-deux avant Jésus-Christ, détruite en quatre cent dix après Jésus-Christ."),
+    ("Voir le chap. III, art. II ; fondée en 52 av. J.-C., détruite en 410 apr. J.-C.", "Voir le chapitre trois, "
+     "article deux ; fondée en cinquante-deux avant Jésus-Christ, détruite en quatre cent dix après Jésus-Christ."),
     # a fitness abbreviation in full, but not in a club's name
-    ("Gardez une FC entre 140 et 160 ; votre FC max est 190. Le FC Nantes a gagné.", "Gardez une fréquence cardiaque entre cent "
-     "quarante et cent soixante ; votre fréquence cardiaque max est cent quatre-vingt-dix. Le FC Nantes a gagné."),
+    ("Gardez une FC entre 140 et 160 ; votre FC max est 190. Le FC Nantes a gagné.", "Gardez une fréquence "
+     "cardiaque entre cent quarante et cent soixante ; votre fréquence cardiaque max est cent quatre-vingt-dix. "
+     "Le FC Nantes a gagné."),
 ]
 
 

@@ -120,12 +120,13 @@ READINGS = [
     ("Raffiche a 40-50 km/h.", "Raffiche a quaranta cinquanta chilometri orari."),
     # a Roman numeral after a chapter's word, written in full or abbreviated, is its number; eras in full
     ("Come indicato al cap. IV e nella sez. II del libro III, Pompei fu sepolta nel 79 d.C., Cesare morì nel 44 a.C.",
-     "Come indicato al capitolo quattro e nella sezione due del libro tre, Pompei fu sepolta nel settantanove dopo Cristo, "
-     "Cesare morì nel quarantaquattro avanti Cristo."),
-    ("Fondata nel 753 a. C., durò 3 d. Poi basta.", "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
+     "Come indicato al capitolo quattro e nella sezione due del libro tre, Pompei fu sepolta nel settantanove dopo "
+     "Cristo, Cesare morì nel quarantaquattro avanti Cristo."),
+    ("Fondata nel 753 a. C., durò 3 d. Poi basta.",
+     "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
     # a fitness abbreviation in full, but not in a club's name
-    ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta battiti al minuto; "
-     "la Juventus FC e il FC Bari."),
+    ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
+     "battiti al minuto; la Juventus FC e il FC Bari."),
 ]
 
 
