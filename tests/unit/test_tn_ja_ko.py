@@ -198,7 +198,7 @@ KO = [
     ("혈압은 120/80mmHg, PIN 4821을 입력", "혈압은 백이십에 팔십수은주밀리미터, PIN 사팔이일을 입력"),
     ("주문번호 1234-5678입니다", "주문번호 일이삼사 오육칠팔입니다"),
     # a half after a whole before a native counter: the counter, then 반; a code's letters and digits together
-    ("물 2½컵, 설탕 1½큰술, 주문번호 AB-2047", "물 두컵반, 설탕 한큰술반, 주문번호 AB이영사칠"),
+    ("물 2½컵, 설탕 1½큰술, 주문번호 AB-2047", "물 두컵반, 설탕 한큰술반, 주문번호 AB이공사칠"),
     # a score before a verb of winning, after either form of the particle; a floor 'F' 층
     ("브라질은 칠레를 4-2로 꺾고 멕시코를 1-0으로 제압했으며 매장은 2F입니다", "브라질은 칠레를 사 대 이로 꺾고 멕시코를 일 대 영으로 제압했으며 매장은 이층입니다"),
     ("점검은 7/14 9시부터입니다", "점검은 칠월 십사일 아홉시부터입니다"),  # a month and day before a time written with 시: a date

@@ -148,7 +148,7 @@ class Language:
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR삼삼칠오: a code's letters and digits together
-            return m["letters"] + self.digits(m["digits"])
+            return m["letters"] + self._telephone_digits(m["digits"])  # its zeros as a telephone's: 'AB-2047' AB이공사칠
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
