@@ -3,10 +3,10 @@ them (tests/data/tn_sentences/<lang>.tsv: the written sentence, a tab, then its 
 separated by " | " where speakers say it more than one way).
 
 A reading counts when it equals one of the readings up to case, spaces (also before a colon or
-other mark: French "numéro :"; between Chinese, Japanese and Korean characters none at all:
+other mark: French "numéro :"; next to Chinese, Japanese and Korean characters none at all:
 word spacing there is spelling, not reading, "한 장" = "한장", as NeMo's scorer ignores spaces in
-every language), and hyphens
-between number words ("vingt-et-un" = "vingt et un").
+every language), hyphens
+between number words ("vingt-et-un" = "vingt et un"), and letters spelled one by one ("P S G" = "PSG").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
 """
@@ -43,13 +43,22 @@ def sentences(lang: str, data: Path = DATA) -> list[Sentence]:
 _CJK = "[\u3007\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"  # 〇, kana, Han, Hangul syllables
 
 
+# A letter standing alone before another: 'P M' and 'p m' are 'PM' (compared on both sides alike).
+_SPELLED_LETTER = re.compile(f"(?:(?<!\\w)|(?<={_CJK}))(\\w) (?=\\w(?![\\w'’]))")
+
+
+def _join_letters(match: re.Match) -> str:
+    """A letter of the other case ('à', 'в' before capitals) stays a word."""
+    return match[1] if match[1].isupper() == match.string[match.end()].isupper() else match[0]
+
+
 def _loose(text: str) -> str:
+    text = _SPELLED_LETTER.sub(_join_letters, text)
     text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
     # Dotted letters are read as letters ('p.m.' is 'PM'); their last period may end the sentence too.
     text = re.sub(r"\b(\w)\.(\w)\.(?!$)", r"\1\2", text)
     text = re.sub(r"\b(\w)\.(\w)\.$", r"\1\2.", text)
-    text = re.sub(r"\b(\w) (?=\w\b)", r"\1", text)  # letters read one by one: 'P M' is 'PM' (on both sides alike)
-    text = re.sub(f"(?<={_CJK})\\s+(?={_CJK})", "", text)
+    text = re.sub(f"(?<={_CJK})\\s+|\\s+(?={_CJK})", "", text)
     return re.sub(r"[\s\-–]+", " ", text).strip()  # a hyphen or an en dash between words is a pause, as a space
 
 

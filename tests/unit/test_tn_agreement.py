@@ -32,7 +32,7 @@ READINGS = [
     ("it", "Il nostro numero: 350 992 4687.", "Il nostro numero: tre cinque zero nove nove due quattro sei otto sette."),
     ("it", "Sono 350 persone.", "Sono trecentocinquanta persone."),
     ("it", "Il prezzo è di $829,522.80.",
-     "Il prezzo è di ottocentoventinovemilacinquecentoventidue dollari e ottanta centesimi."),
+     "Il prezzo è di ottocentoventinovemilacinquecentoventidue dollari e ottanta."),
     ("it", "Alle 11:01.", "Alle undici e un minuto."),
     ("fr", "Au total 822 344 pièces.", "Au total huit cent vingt-deux mille trois cent quarante-quatre pièces."),
     # a counted noun's gender from the gender data or its ending, also a known acronym's ('1 DVD', '1 BD')

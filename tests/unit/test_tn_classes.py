@@ -103,6 +103,10 @@ READINGS = {
     ),
     "worth $ 250 , or $ 30 billion": "worth two hundred fifty dollars , or thirty billion dollars",
     "in issue # 19 .": "in issue number nineteen .",
+    # a '#' or an abbreviated 'no.' before a code with digits reads 'number'; 'no.' as a word stays one
+    "Ship it from order #A7-30915; confirmation no. HX-4471, ticket no. 5, case No. A-12. I said no.":
+        "Ship it from order number A seven three zero nine one five; confirmation number H X four four seven one, "
+        "ticket number five, case number A twelve. I said no.",
     # decimals, also without the zero before the point
     "He hit .878 in 2019 and 3.25 later (.5 of it).": "He hit point eight seven eight in twenty nineteen and three point two five later (point five of it).",
     # years vs cardinals
@@ -279,6 +283,8 @@ ZH_READINGS = {
     "瓷砖规格30×60cm，共2x3m，包裹40×30×15cm。": "瓷砖规格三十乘六十厘米，共二乘三米，包裹四十乘三十乘十五厘米。",
     # a Roman numeral after 第 a number; a room after its building digit by digit
     "讲解在第III展厅开始，寄至2号楼1502室或3栋2单元501室。": "讲解在第三展厅开始，寄至二号楼一五零二室或三栋二单元五零一室。",
+    # a Roman numeral before a type, a stage or a grade a number ('V型' a shape, 'XL码' a size stay letters)
+    "需要排查II型糖尿病，III期肺癌，IV级，II度烧伤；V型领，XL码。": "需要排查二型糖尿病，三期肺癌，四级，二度烧伤；V型领，XL码。",
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time
     # a unit after a space, of one letter before a mark; a unit after a range; counts one after another, each with its 两
     "充电器功率65 W（含线0.2 g），血糖参考值4.4~6.6 mmol/L，本季战绩7胜2负。": "充电器功率六十五瓦特（含线零点二克），血糖参考值四点四到六点六毫摩尔每升，本季战绩七胜两负。",
@@ -342,6 +348,10 @@ def test_every_split_equals_one_shot(text: str) -> None:
     ("Model 3的保养：机油换5W-30或0W-20。", "Model 三的保养：机油换五W三十或零W二十。"),  # an oil's grade one word, W its letter
     ("Email a.b@example.com or visit example.com/a1 today，谢谢。",  # an address's marks in Chinese after Latin words too
      "Email a 点 b 艾特 example 点 com or visit example 点 com 斜杠 a 一 today，谢谢。"),
+    # a sentence all in English reads its numbers in English, after a Chinese one too
+    ("Your order ships in 3 days.", "Your order ships in three days."),
+    ("好的。Your total is $25.50, due on 5/12. 谢谢",
+     "好的。Your total is twenty five dollars and fifty cents, due on May twelfth. 谢谢"),
 ])
 def test_a_chinese_turn_reads_numbers_among_latin_words_in_chinese(text: str, spoken: str) -> None:
     assert normalize(text, "zh") == spoken

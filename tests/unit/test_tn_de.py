@@ -27,10 +27,10 @@ READINGS = [
     ("Der Wert ist 3,75.", "Der Wert ist drei Komma sieben fünf."),
     ("Ein Plus von 12,5 %", "Ein Plus von zwölf Komma fünf Prozent"),
     # money: symbol after and before, codes, scale words; inside a sentence the minor unit unnamed, as
-    # speakers say it; an amount alone or with no main unit names it
+    # speakers say it; an amount alone, with a few cents or with no main unit names it
     ("Ihre Bestellung kostet 25,50 € und kommt am 3. Mai.",
      "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig und kommt am dritten Mai."),
-    ("Nur €1,01!", "Nur ein Euro eins!"),
+    ("Nur €1,01!", "Nur ein Euro ein Cent!"),
     ("€2,20", "zwei Euro zwanzig Cent"),
     ("Sie zahlen 12,50 CHF, danach 3,99 £ im Monat.",
      "Sie zahlen zwölf Franken fünfzig, danach drei Pfund neunundneunzig im Monat."),

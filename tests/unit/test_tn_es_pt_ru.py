@@ -17,7 +17,7 @@ READINGS = {
         ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
-         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
+         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares."),
         ("Mezcle cemento y arena 1:4 a las 9:30.", "Mezcle cemento y arena uno a cuatro a las nueve y media."),
         # a whole number and a fraction's glyph after a space are one quantity, as '2½' is
         ("Añada 2 ½ cucharadas de azúcar.", "Añada dos cucharadas y media de azúcar."),
@@ -54,7 +54,7 @@ READINGS = {
         ("Cuesta 12,99 €", "Cuesta doce euros con noventa y nueve céntimos"),
         ("Son 35,50 €.", "Son treinta y cinco euros con cincuenta céntimos."),
         ("Cuesta $1,01 y 5,02 £", "Cuesta un dólar con un centavo y cinco libras con dos peniques"),
-        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares estadounidenses con setenta y cinco centavos"),
+        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares con setenta y cinco centavos"),
         ("Le devolvemos 0,99 €", "Le devolvemos noventa y nueve céntimos"),
         ("Pagó $3", "Pagó tres dólares"),
         ("Son 2 £", "Son dos libras"),
@@ -128,6 +128,12 @@ READINGS = {
         ("Quédese entre 1.800 y 2.000 kcal al día.", "Quédese entre mil ochocientas y dos mil kilocalorías al día."),
         ("Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.", "Su reserva número siete siete tres uno y la factura "
          "número dos cero cuatro cinco; la reserva número doce."),
+        # a Roman numeral after a chapter's word, abbreviated or not, is its number; eras; a fitness abbreviation
+        # but not a club's; dollars as Spanish says them
+        ("Según el cap. IV y la sección II, fue en el 79 d.C. o el 44 a. C.; su FC de 150 lpm y el FC Barcelona; "
+         "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
+         "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
+         "Barcelona; ochenta y nueve dólares."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -220,6 +226,12 @@ READINGS = {
         ("A dieta dá 1800 kcal e o pulso cai a 64 bpm.", "A dieta dá mil e oitocentas quilocalorias e o pulso cai a sessenta e "
          "quatro batimentos por minuto."),
         ("Os trens passam a cada 7-9 minutos.", "Os trens passam a cada sete a nove minutos."),
+        # a Roman numeral after a chapter's word, abbreviated or not, is its number; eras; a fitness abbreviation
+        # but not a club's
+        ("Conforme o cap. IV e o título II, em 79 d.C. ou 44 a.C.; mantenha a FC entre 130 e 150 bpm; o FC Porto "
+         "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
+         "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
+         "por minuto; o FC Porto venceu."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -344,6 +356,8 @@ SENTENCES = {
         "La dieta da 1800 kcal y el pulso baja a 64 bpm.",
         "Los trenes pasan cada 7-9 minutos y unos 3-4 días.",
         "Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.",
+        "Según el cap. IV y la sección II, fue en el 79 d.C. o el 44 a. C.; su FC de 150 lpm y el FC Barcelona; "
+        "89 USD.",
     ],
     "pt": [
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -368,6 +382,8 @@ SENTENCES = {
         "Fica na Av. VII de Setembro, perto da R. I de Maio.",
         "Use no máx. 3 sachês e no mín. 1 por dia.",
         "A dieta dá 1800 kcal e o pulso cai a 64 bpm.",
+        "Conforme o cap. IV e o título II, em 79 d.C. ou 44 a.C.; mantenha a FC entre 130 e 150 bpm; "
+        "o FC Porto venceu.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

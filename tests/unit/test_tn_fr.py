@@ -35,9 +35,11 @@ READINGS = [
     # times
     ("Rendez-vous à 14h30 ou à 9:05.", "Rendez-vous à quatorze heures trente ou à neuf heures cinq."),
     ("Départ à 1h", "Départ à une heure"),
-    # ranges: hours written with "h" as times, others "de … à", none after a preposition or article
+    # ranges: hours written with "h" as times ("de … à"), others with "à" alone, as French says them
     ("Ouvert du lundi au samedi, 9h–19h.", "Ouvert du lundi au samedi, de neuf heures à dix-neuf heures."),
-    ("Livraison 2–4 jours, en 3-5 jours.", "Livraison de deux à quatre jours, en trois à cinq jours."),
+    ("Livraison 2–4 jours, en 3-5 jours.", "Livraison deux à quatre jours, en trois à cinq jours."),
+    ("Comptez 3–5 jours ouvrés ; la norme (7–12 mg/l).",
+     "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
      "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
@@ -50,7 +52,7 @@ READINGS = [
     ("Mme Dupont et M. Martin, n° 12, etc.", "madame Dupont et monsieur Martin, numéro douze, et cetera."),
     # a card's last digits, a reference, a range's unit, a Roman numeral before its noun
     ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
-     "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival ; température : de deux à huit "
+     "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival ; température : deux à huit "
      "degrés Celsius."),
     # a code a code word names a few words before it, by its digits; a year after 'de' stays one
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
@@ -102,6 +104,16 @@ READINGS = [
     # an abbreviation that opens a sentence opens its reading with a capital
     ("M. Leroy vous rappelle. Merci, M. Leroy.", "Monsieur Leroy vous rappelle. Merci, monsieur Leroy."),
     ("Le régime donne 1800 kcal par jour.", "Le régime donne mille huit cents kilocalories par jour."),
+    # fixed expressions of opening hours, written with or without their spaces
+    ("Joignable 24 h/24 et 7 j/7, l'agence 24h/24h.", "Joignable vingt-quatre heures sur vingt-quatre et sept jours "
+     "sur sept, l'agence vingt-quatre heures sur vingt-quatre."),
+    # a Roman numeral after an abbreviated chapter word is its number; eras in full
+    ("Voir le chap. III, art. II ; fondée en 52 av. J.-C., détruite en 410 apr. J.-C.", "Voir le chapitre trois, "
+     "article deux ; fondée en cinquante-deux avant Jésus-Christ, détruite en quatre cent dix après Jésus-Christ."),
+    # a fitness abbreviation in full, but not in a club's name
+    ("Gardez une FC entre 140 et 160 ; votre FC max est 190. Le FC Nantes a gagné.", "Gardez une fréquence "
+     "cardiaque entre cent quarante et cent soixante ; votre fréquence cardiaque max est cent quatre-vingt-dix. "
+     "Le FC Nantes a gagné."),
 ]
 
 
@@ -124,6 +136,7 @@ FRAGMENTS = [
     "1", "3", "25", "6 492", " 000", "25,50", "1er", "2e", "XXe", "14h30", "9:05", "9h–19h", "2–4", " jours", "1/2", "-", "+33 ", "01 23",
     " ", ".", ",", " €", "€", "$", " %", "%", " kg", " km/h", " °C", "°", " mai", " juin", "les ", " 80s", "n°",
     "etc.", "Mme", "M.", "a@b.fr", "www.", "\n", "1. ", "x", " milliards",
+    " h/24", "7 j/7", " av. J.-C.", "chap. ", "III", "FC ", " Nantes",
 ]
 
 

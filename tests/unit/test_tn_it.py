@@ -30,10 +30,11 @@ READINGS = [
     ("Sale del 12,5% e del 7%.", "Sale del dodici virgola cinque per cento e del sette per cento."),
     ("Un valore di 0,05", "Un valore di zero virgola zero cinque"),
     # money
-    # the cents joined by "e", in every currency; cents alone without it
-    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta centesimi in tutto."),
-    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta centesimi."),
-    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti penny."),
+    # the cents joined by "e", in every currency, tens of them without their unit as Italians say them (a few cents
+    # keep it); cents alone without "e"
+    ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta in tutto."),
+    ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta."),
+    ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti."),
     ("Le restituiamo 0,99 €.", "Le restituiamo novantanove centesimi."),
     ("Solo 1 € o $15", "Solo un euro o quindici dollari"),
     # dates
@@ -62,7 +63,7 @@ READINGS = [
     ("Un motore da 5 kw a 220 v con 10 mA e 40 dB.",
      "Un motore da cinque kilowatt a duecentoventi volt con dieci milliampere e quaranta decibel."),
     ("Corre 5 mi, pesa 3 lb e brucia 200 kcal.", "Corre cinque miglia, pesa tre libbre e brucia duecento chilocalorie."),
-    ("Ha pagato 20 USD, 15 CAD e 3 ₽.", "Ha pagato venti dollari statunitensi, quindici dollari canadesi e tre rubli."),
+    ("Ha pagato 20 USD, 15 CAD e 3 ₽.", "Ha pagato venti dollari, quindici dollari canadesi e tre rubli."),
     # times with seconds say every part
     ("Partenza alle 12:00:30.", "Partenza alle dodici e zero minuti e trenta secondi."),
     # file extensions read as words
@@ -119,6 +120,15 @@ READINGS = [
     ("La palestra apre ogni gio. alle 7.", "La palestra apre ogni giovedì alle sette."),
     # a range after 'a' joins its ends with no second 'a'
     ("Raffiche a 40-50 km/h.", "Raffiche a quaranta cinquanta chilometri orari."),
+    # a Roman numeral after a chapter's word, written in full or abbreviated, is its number; eras in full
+    ("Come indicato al cap. IV e nella sez. II del libro III, Pompei fu sepolta nel 79 d.C., Cesare morì nel 44 a.C.",
+     "Come indicato al capitolo quattro e nella sezione due del libro tre, Pompei fu sepolta nel settantanove dopo "
+     "Cristo, Cesare morì nel quarantaquattro avanti Cristo."),
+    ("Fondata nel 753 a. C., durò 3 d. Poi basta.",
+     "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
+    # a fitness abbreviation in full, but not in a club's name
+    ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
+     "battiti al minuto; la Juventus FC e il FC Bari."),
 ]
 
 
@@ -141,6 +151,7 @@ FRAGMENTS = [
     "1", "3", "23", "10.000", "25,50", "1°", "2ª", "16:00", "9:30", "1/2", "-", "+39 ", "06 1234", " ", ".", ",",
     " €", "€", "$", " %", "%", " kg", " km/h", " °C", "2–4", "9-13", " e ", " giorni", " maggio", " mag.", "il ", "sig.", "dott.ssa", "ecc.", "a@b.it", "www.",
     "\n", "1. ", "x", " milioni", " kw", " mA", "12:00:30", "l'On.", " v.le", " USD", "a.py",
+    " d.C.", " a. C.", " d. ", "cap. ", "IV", "FC ", " Bari",
 ]
 
 

@@ -158,11 +158,12 @@ KO = [
     ("help@naver.com", "help 골뱅이 naver 닷 컴"),
     ("보고서.pdf", "보고서 닷 피디에프"),
     ("https://www.example.co.kr/docs", "더블유더블유더블유 닷 example 닷 씨오 닷 케이알 슬래시 docs"),
-    # a number after a word that names a code or digits: digit by digit, also across a space
-    ("비밀번호 0815를 누르세요", "비밀번호 영팔일오를 누르세요"),
-    ("주문번호는 72031 입니다", "주문번호는 칠이영삼일 입니다"),
+    # a number after a word that names a code or digits: digit by digit, also across a space, its zeros 공
+    ("주문번호 2026-118473 반품 건은", "주문번호 이공이육 일일팔사칠삼 반품 건은"),
+    ("비밀번호 0815를 누르세요", "비밀번호 공팔일오를 누르세요"),
+    ("주문번호는 72031 입니다", "주문번호는 칠이공삼일 입니다"),
     ("뒤의 두자리 47", "뒤의 두자리 사칠"),
-    ("초대 코드 2209", "초대 코드 이이영구"),
+    ("초대 코드 2209", "초대 코드 이이공구"),
     ("학생 번호 12개", "학생 번호 열두개"),  # a counter still asks for a native number
     ("번 호 2209", "번 호 이천이백구"),  # the cue is one word
     ("가격 2209", "가격 이천이백구"),
@@ -188,7 +189,7 @@ KO = [
     # counters of medicine count natively, below a hundred only; 정도 and 포인트 are no counters
     ("1정씩 하루 3번, 타일 120장, 학생 99명", "한정씩 하루 세번, 타일 백이십장, 학생 아흔아홉명"),
     ("하루 2포씩, 1캡슐, 30정도, 100포인트", "하루 두포씩, 한캡슐, 삼십정도, 백포인트"),
-    ("OTP 코드: 804213입니다", "OTP 코드: 팔영사이일삼입니다"),
+    ("OTP 코드: 804213입니다", "OTP 코드: 팔공사이일삼입니다"),
     ("혈당 6.1 mmol/L, 시럽 10mg/5mL", "혈당 육점일밀리몰 퍼 리터, 시럽 십밀리그램 퍼 오밀리리터"),
     # dates written with a period and a space after the year, the month and the day; a month and day with a dot
     ("접수는 2026. 12. 1.부터 2027. 1. 15.(금)까지입니다.", "접수는 이천이십육년 십이월 일일부터 이천이십칠년 일월 십오일 금요일까지입니다."),
@@ -197,7 +198,7 @@ KO = [
     ("혈압은 120/80mmHg, PIN 4821을 입력", "혈압은 백이십에 팔십수은주밀리미터, PIN 사팔이일을 입력"),
     ("주문번호 1234-5678입니다", "주문번호 일이삼사 오육칠팔입니다"),
     # a half after a whole before a native counter: the counter, then 반; a code's letters and digits together
-    ("물 2½컵, 설탕 1½큰술, 주문번호 AB-2047", "물 두컵반, 설탕 한큰술반, 주문번호 AB이영사칠"),
+    ("물 2½컵, 설탕 1½큰술, 주문번호 AB-2047", "물 두컵반, 설탕 한큰술반, 주문번호 AB이공사칠"),
     # a score before a verb of winning, after either form of the particle; a floor 'F' 층
     ("브라질은 칠레를 4-2로 꺾고 멕시코를 1-0으로 제압했으며 매장은 2F입니다", "브라질은 칠레를 사 대 이로 꺾고 멕시코를 일 대 영으로 제압했으며 매장은 이층입니다"),
     ("점검은 7/14 9시부터입니다", "점검은 칠월 십사일 아홉시부터입니다"),  # a month and day before a time written with 시: a date

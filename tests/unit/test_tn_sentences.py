@@ -38,3 +38,19 @@ def test_sentences_streamed_read_as_in_one_piece(lang: str) -> None:
             commits = [c for piece in random_pieces(sentence.written, rng, 1, 7) for c in normalizer.push(piece)]
             commits += normalizer.flush()
             assert "".join(c.spoken for c in commits) == one_shot, sentence.written
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, same",
+    [
+        ("Le PSG s'est imposé face à l'OM", "Le P S G s'est imposé face à l'O M", True),
+        ("в МФЦ назначена", "в М Ф Ц назначена", True),
+        ("at ten forty five AM.", "at ten forty-five a m.", True),
+        ("单号SF一二三", "单号S F 一二三", True),
+        ("Le PSG s'est imposé", "Le P S Gs'est imposé", False),
+        ("в МФЦ", "вМФЦ", False),
+    ],
+)
+def test_scorer_reads_spelled_letters_as_letters_and_words_as_words(ours: str, theirs: str, same: bool) -> None:
+    sentence = tn_sentences.Sentence("", (theirs,))
+    assert tn_sentences.is_right(ours, sentence) is same

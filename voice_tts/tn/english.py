@@ -280,17 +280,13 @@ SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 
 def abbreviation(word: str, prev_word: str, next_char: str) -> str:
-    """`next_char` is the first character after the period and spaces ("" at the end of the text)."""
+    """`next_char`: the first character after the period and spaces ("" at the end); after 'No' the next token."""
     prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdecimal())
     next_is_name = next_char.isupper()
-    if word == "St":
-        reading = "Street" if prev_is_name or not next_is_name else "Saint"
-    elif word == "Dr":
-        reading = "Drive" if prev_is_name and not next_is_name else "Doctor"
-    elif word == "No":
-        return "number" if next_char.isdecimal() else "No."
-    else:
-        reading = ABBREVIATIONS[word]
+    if word in ("No", "no"):
+        return "number" if re.search(r"\d", next_char) else word + "."
+    reading = {"St": "Street" if prev_is_name or not next_is_name else "Saint",
+               "Dr": "Drive" if prev_is_name and not next_is_name else "Doctor"}.get(word) or ABBREVIATIONS[word]
     # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
     # it does after 'etc.' and the like.
     if next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer
-from voice_tts.tn.chars import JOIN_ANY, SIGNS, ZH_SUFFIXES
+from voice_tts.tn.chars import HARD_STOPS, JOIN_ANY, SIGNS, ZH_SUFFIXES
 from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
@@ -208,8 +208,7 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         end = lexer.digits_end(cur, pos, 3)
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
             after = lexer.spaces(cur, end + 1)
-            lang = "zh" if is_han(cur.at(after)) else ctx.default_lang
-            return Span(after, "olist", lang, info=cur.text[pos:end])
+            return Span(after, "olist", "zh" if is_han(cur.at(after)) else ctx.default_lang, info=cur.text[pos:end])
         return None
     if c == "|":
         end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
@@ -226,12 +225,9 @@ def _link_target(cur: Cursor, i: int) -> Span:
         c = cur.at(i)
         if c == "" or c == "\n" or is_space(c):
             return Span(i, "md")
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            if depth == 0:
-                return Span(i + 1, "md")
-            depth -= 1
+        if c == ")" and depth == 0:
+            return Span(i + 1, "md")
+        depth += (c == "(") - (c == ")")
         i += 1
 
 
@@ -251,7 +247,7 @@ def _html_tag(cur: Cursor, pos: int) -> Span:
 
 # --- numbers and codes ------------------------------------------------------------------------
 
-_CODE = re.compile(r"[A-Z]{1,3}-?\d{3,}")
+_CODE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,3}[A-Z\d]*(?:-[A-Z\d]+)*")  # three digits or more: 'W48213', 'A7-30915'
 
 
 def _next_visible(cur: Cursor, i: int) -> str:
@@ -263,12 +259,22 @@ def _next_visible(cur: Cursor, i: int) -> str:
 
 
 def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
-    """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only)."""
+    """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only); among Latin words a
+    Chinese turn's reads in Chinese where Chinese follows in its sentence ('iPhone 15 Pro很好' 十五)."""
     if ctx.locale is not None:
         return ctx.default_lang
     if ctx.sent_han or end is not None and is_han(cur.at(end)):
         return "zh"
-    return "en" if ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end)) else ctx.default_lang
+    if not (ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end))):
+        return ctx.default_lang
+    try:
+        while ctx.default_lang == "zh" and end is not None and (c := cur.at(end)) not in ("", "\n", *HARD_STOPS):
+            if is_han(c) or c == "." and is_space(cur.at(end + 1) or " "):
+                return "zh" if is_han(c) else "en"
+            end += 1
+    except TooLong:
+        pass
+    return "en"
 
 
 def _zh_chain(cur: Cursor, end: int) -> int:
@@ -482,8 +488,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
     if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
         return _number(cur, pos, pos, ctx)
-    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text: read as written
-        return Span(end, "word", "zh")
+    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number before a type: 'II型' 二型
+        roman = cur.at(end) in "型期类级度章部卷" and word not in "VX" and set(word) <= set("IVX") and english.roman_value(word)
+        return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")
     if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
@@ -501,7 +508,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
-            return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1))
+            return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1, word=word in ("No", "no")))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
     if (zone := english.TIME_ZONES.get(word)) and english.clock(ctx.prev_word):  # '6:30 p.m. ET' Eastern Time

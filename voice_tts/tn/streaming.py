@@ -454,7 +454,6 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
     if kind == "nl":
         ctx.block_line = ctx.in_table = False
-        ctx.end_sentence()
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True
         ctx.in_table = ctx.in_table or kind == "table_start"
@@ -470,17 +469,15 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
-    if kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
+    if kind == "nl" or kind == "punct" and (raw in HARD_STOPS or raw == "."):  # '好的。Your total is $25': decided anew
+        ctx.end_sentence()
+    elif kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):
         ctx.sent_latin = True
-    elif kind == "punct" and (raw in HARD_STOPS or raw == "."):
-        ctx.end_sentence()
     # spoken side
-    if kind in ("ws", "emoji", "drop") or (kind == "punct" and not spoken):
-        ctx.pending_sep = True
+    ctx.pending_sep = not spoken and (ctx.pending_sep or kind in ("ws", "emoji", "drop", "punct"))
     if spoken:
-        ctx.pending_sep = False
         ctx.last_spoken = spoken[-1]
         if visible := spoken.rstrip():
             ctx.last_visible = visible[-1]

@@ -15,8 +15,7 @@ from voice_tts.tn.wetext_calls import normalize_span
 SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
 _PUNCT = {
     "en": english.SYMBOLS,
-    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于",
-           "÷": "除以"},
+    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于", "÷": "除以"},
 }
 # What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
 _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
@@ -34,7 +33,7 @@ _SQUARED = str.maketrans("23", "²³")  # '㎡' is 'm2' by NFKC: m², named by C
 
 
 def verbalize(span: Span, raw: str, ctx: Context) -> str:
-    kind, lang = span.kind, "zh" if ctx.default_lang == "zh" else span.lang or ctx.sentence_lang()  # Chinese among Latin words too ('iPhone 15' 十五)
+    kind, lang = span.kind, span.lang or ctx.sentence_lang()
     if kind in SILENT_KINDS:
         return ""
     if kind == "han":
@@ -46,9 +45,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "punct":
         if raw in SEPARATING_PUNCT:
             return span.info
-        if ctx.locale is not None:
-            return ctx.locale.SYMBOLS.get(raw, raw)
-        return _PUNCT["zh" if ctx.sent_han else "en"].get(raw, raw)
+        return (ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]).get(raw, raw)
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
@@ -66,10 +63,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind in ("url", "email", "url_head"):  # a URL cut by the tail bound: its host alone
         return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, lang)
     if kind == "olist":
-        n = int(span.info)
-        if ctx.locale is not None:
-            return ctx.locale.cardinal(n) + ", "
-        return chinese.cardinal(n) + "，" if lang == "zh" else english.cardinal(n) + ", "
+        reader = ctx.locale if ctx.locale is not None else chinese if lang == "zh" else english
+        return reader.cardinal(int(span.info)) + ("，" if reader is chinese else ", ")
     if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
         return _PIPE_MARKS[span.info][ctx.sent_han]
     if kind == "digit_groups":

@@ -198,10 +198,12 @@ class Spanish(Iberian):
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
         'L', 'M' alone but 'Juan Carlos I') is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
         with its era ('siglo x ec' diez era común)."""
-        if not (numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) or word == "I" and ctx.prev_word.istitle()):
+        chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
+        if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
+                or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
-        if ctx.prev_word.lower() not in self.CHAPTER_WORDS:
+        if chapter not in self.CHAPTER_WORDS:
             noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
             return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or bool(noun) and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)

@@ -83,12 +83,13 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
 _TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "century_words": frozenset, "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset,
-    "units": units, "currencies": currencies, "scales": units, "weekdays": dict, "abbreviated_endings": dict,
-    "address_readings": dict, "roman_abbreviations": dict, "symbols": dict, "address_symbols": dict, "extensions": frozenset,
-    "clock_cues": frozenset, "short_units": frozenset, "day_parts": dict, "half": tuple, "half_before": tuple,
-    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "zones": frozenset, "eras": dict, "not_nouns": frozenset,
-    "clock_markers": frozenset, "prepositions": frozenset, "digit_cues": tuple, "seat_words": frozenset, "code_words": lambda pair: tuple(map(tuple, pair)),
+    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset,
+    "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
+    "extensions": frozenset, "clock_cues": frozenset, "seat_words": frozenset, "short_units": frozenset, "eras": dict,
+    "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict, "symbols": dict, "day_parts": dict,
+    "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict, "address_readings": dict,
+    "half_before": tuple, "digit_cues": tuple, "half": tuple, "units": units, "scales": units, "currencies": currencies,
+    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair)),
 }
 
 
@@ -104,6 +105,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE = ""
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
+    NAME_ABBREVIATIONS: frozenset[str] = frozenset()  # read only away from a name ('une FC de 150'; 'le FC Nantes')
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
@@ -117,7 +119,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
-    MINOR_IN_SENTENCE = True  # whether an amount in a sentence names its minor unit (German '2,50 €' zwei Euro fünfzig)
+    CENTS_UNNAMED = False  # tens of cents after whole euros without their unit ('39,90 €' trentanove euro e novanta)
     # The word between a scale word and the noun it counts ("milioni di euro").
     SCALE_OF = ""
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
@@ -217,14 +219,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             cls.FULL_MONTHS = frozenset(full)
             cls.MONTHS = cldr.month_abbreviations(cls.code) | tables["month_abbreviations"] | full
         cls.ABBREVIATIONS = abbreviations(cls.code)
-        cls.SPACED_ABBREVIATION_HEADS = frozenset(
-            head for head, _, rest in (k.partition(".") for k in cls.ABBREVIATIONS) if rest[:-1] and rest[-1] == ".")
-        joined: dict[str, list[str]] = {}
-        for key in cls.ABBREVIATIONS:
-            head, _, rest = key.partition(".")
-            if (rest[:1] not in ("", " ") or rest.count(" ") > 1) and rest[-1] == ".":  # 'c.-à-d.', 'c. à c.'
-                joined.setdefault(head, []).append(key)
-        cls.JOINED_ABBREVIATIONS = {head: tuple(sorted(keys, key=len, reverse=True)) for head, keys in joined.items()}
+        parts = [(key, *key.partition(".")[::2]) for key in sorted(cls.ABBREVIATIONS, key=len, reverse=True)]
+        cls.SPACED_ABBREVIATION_HEADS = frozenset(head for _, head, rest in parts if rest[:-1] and rest[-1] == ".")
+        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (
+            rest[:1] not in ("", " ") or rest.count(" ") + rest.count(".") > 2)]  # 'c.-à-d.', 'c. à c.', 'av. J.-C.'
+        cls.JOINED_ABBREVIATIONS = {head: tuple(key for h, key in joined if h == head) for head, _ in joined}
 
     # --- words a subclass gives ---------------------------------------------------------------
 
@@ -318,8 +317,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
-        """The unit `word` (ending at `end`) names where it stands: Russian looks past it."""
-        return self.unit(word)
+        """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'); ru looks past it."""
+        return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
@@ -435,9 +434,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
         if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
-        if (reading := self.abbreviation(word)) is not None:  # after one in capitals a Roman numeral is its number ('SGB II')
+        if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
+                cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
             if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
-                return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)
+                return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)  # 'SGB II' zwei
             return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word) or self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
@@ -516,7 +516,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         pos = end - len(word)
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
-                return locale_span(pos + len(key), self.ABBREVIATIONS[key], self.code)
+                return self._abbreviated(cur, key, pos + len(key), self.ABBREVIATIONS[key])
         try:
             if {word, word.lower()}.isdisjoint(self.SPACED_ABBREVIATION_HEADS) or cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)) or (
                     cur.at(m := lexer.chunk(cur, end + 2)) != "." or m - end > 6):
@@ -638,8 +638,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
-        if plain and token in self.ABBREVIATIONS:  # '24/7'
-            return locale_span(end, self.ABBREVIATIONS[token], self.code)
+        after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
+        if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
+            return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
             point = f" {self.ADDRESS_SYMBOLS['.']} "
@@ -936,8 +937,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         major_words = self._counted_quantity(whole, None, currency.major, ctx)
         if not minor:
             return major_words
-        named = self.MINOR_IN_SENTENCE or not major or not ctx.last_spoken  # named alone: '$2,20' … zwanzig Cent
-        minor_words = self._counted_quantity(str(minor), None, currency.minor, ctx) if named else self.cardinal(minor)
+        unnamed = self.CENTS_UNNAMED and major and minor >= 10 and ctx.last_spoken  # kept: 'e cinque centesimi'; alone
+        minor_words = self.cardinal(minor) if unnamed else self._counted_quantity(str(minor), None, currency.minor, ctx)
         return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
 
     # --- other numeric tokens -----------------------------------------------------------------

@@ -51,7 +51,7 @@ class Korean(myriad.Language):
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
         phone = cur.text[pos:end].isdecimal() and self.cued(cue, "phone_cues")
         code = phone or cur.text[pos:end].isdecimal() and self.cued(cue)
-        plain = self._telephone_digits(digits) if phone else self.digits(digits) if code else self.counted(digits, c)
+        plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)

@@ -60,9 +60,9 @@ class Expression:
     kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
     "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
     numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots), "version" (parts joined
-    by dots), "lot" (an address's numbers after a town or block), "phone" (groups; `country` is the
-    calling code after '+').
+    "range" (first, last), "groups" (digit groups joined by hyphens or dots; "code" after a code's word),
+    "version" (parts joined by dots), "lot" (an address's numbers after a town or block), "phone"
+    (groups; `country` is the calling code after '+').
     """
 
     kind: str
@@ -148,7 +148,7 @@ class Language:
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if m := english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR삼삼칠오: a code's letters and digits together
-            return m["letters"] + self.digits(m["digits"])
+            return m["letters"] + self._telephone_digits(m["digits"])  # its zeros as a telephone's: 'AB-2047' AB이공사칠
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
@@ -199,12 +199,13 @@ class Language:
         end, e = found
         if score := self._score(cur, end, e, ctx):
             return score
+        code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
         if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
-        elif e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
-                e.kind == "version" or int(e.parts[1]) > 2100) or e.kind == "range" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues")):
-            e = replace(e, kind="groups")  # a number to call: '1588-3482' 일오팔팔 삼사팔이, a code: '注文番号は1234-5678'; years: '1600-1700'
+        elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
+                e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
+            e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
@@ -349,8 +350,8 @@ class Language:
         return groups if country or digits.startswith("0") or groups == parts else None
 
     def _groups(self, e: Expression) -> str:
-        """Digit groups: a telephone number, a card number, a code."""
-        home = e.country in ("", self.calling_code) and self._home_groups(e.parts, e.country)
+        """Digit groups: a telephone number, a card number, a code (its zeros as a home number's: ko 공)."""
+        home = e.kind == "code" or e.country in ("", self.calling_code) and self._home_groups(e.parts, e.country)
         spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
