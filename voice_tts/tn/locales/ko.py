@@ -59,6 +59,7 @@ class Korean(myriad.Language):
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
             native = n < self.words["native_below"] and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
             first = cldr.spell("ko", n, "spellout-cardinal-native") if native and not code else plain  # '6~8시간' 여섯에서
+            first = self.hour(n) + "시" if cur.startswith(k, "시") and cur.at(k + 1) != "간" else first  # '2~4시' 두시에서
             return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")

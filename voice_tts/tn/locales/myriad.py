@@ -352,7 +352,8 @@ class Language:
     def _groups(self, e: Expression) -> str:
         """Digit groups: a telephone number, a card number, a code (its zeros as a home number's: ko 공)."""
         home = e.kind == "code" or e.country in ("", self.calling_code) and self._home_groups(e.parts, e.country)
-        spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
+        joiner = " " if len(e.parts) > 2 and min(map(len, e.parts)) > 3 else self.words["group_joiner"]  # a waybill's
+        spoken = joiner.join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
         return self.words["card"] + spoken if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts) else spoken
