@@ -154,6 +154,9 @@ class Language:
 
     # --- spans and their readings -------------------------------------------------------------
 
+    def spelled(self, letters: str) -> str:
+        return "".join(self.letters.get(c, c) for c in letters.lower())
+
     def currency(self, written: str) -> str | None:
         """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
         that is also an English word counts in capitals where the language writes that currency
@@ -167,6 +170,9 @@ class Language:
             n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
             spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
             return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
+        if c in self.scales and is_digit(ctx.char_before(cur.text, pos)) and (
+                unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
+            return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
         if company := self._company(cur, pos, ctx):
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
@@ -187,8 +193,8 @@ class Language:
             i += cur.at(i) == " "
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
                 return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
-        if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and cur.at(k + 1) in [*self.words.get("code_after", "")]:
-            return locale_span(k + 1, f"{self.integer(cur.text[pos:k])} {cur.at(k)} ", self.code)  # '12A석' 십이 A 석: a seat, no amperes
+        if code := self._code(cur, pos, ctx):
+            return code
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
             cold = self.words["grade_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
@@ -200,7 +206,9 @@ class Language:
         if score := self._score(cur, end, e, ctx):
             return score
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
+        lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
+        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二の三十四
+        if e.kind in ("range", "groups") and (before in lot or plate or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
@@ -249,6 +257,20 @@ class Language:
             letter, end = cur.at(pos + 1), pos + 3
         form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
         return None if form is None or not (named_before or cur.at(end).isalpha()) else locale_span(end, self.space + form if named_before else form + self.space, self.code)
+
+    def _code(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """A seat's or a gate's number and letter, no amperes ('12A석', '搭乗口12A' 十二A); a code's capitals and
+        digits after a word that names it ('주문번호 B20931' 비 이영구삼일)."""
+        c, k, seat = cur.at(pos), lexer.digits_end(cur, pos), self.cued(ctx.prev_word, "seat_cues")
+        if 0 < k - pos < 4 and "A" <= cur.at(k) <= "Z" and (
+                (after := cur.at(k + 1)) in self.words.get("code_after", ()) or seat and not _is_letter(after)):
+            return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
+        if not ("A" <= c <= "Z" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues"))):
+            return None
+        k = lexer.run(cur, pos, str.isupper, 4)
+        if k - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and not _is_letter(cur.at(n)):
+            return locale_span(n, self.spelled(cur.text[pos:k]) + self.space + self.digits(cur.text[k:n]), self.code)
+        return None
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A span where no number expression starts."""
