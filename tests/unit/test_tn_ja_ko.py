@@ -219,8 +219,6 @@ KO = [
     ("주문번호 B20931 상품, 주문번호는 AB12345, KE1172편", "주문번호 비 이영구삼일 상품, 주문번호는 에이비 일이삼사오, KE천백칠십이편"),
     # a seat's or a gate's letter after its number, no amperes; a current's amperes
     ("좌석은 12A입니다. 탑승구 23C로, 전류 12A", "좌석은 십이 A입니다. 탑승구 이십삼 C로, 전류 십이암페어"),
-    # a waybill's groups of four, its zeros 공; a card's 영 (as NeMo's)
-    ("운송장 번호 6071-2345-8890, 카드 1234-5678-9012-3406", "운송장 번호 육공칠일 이삼사오 팔팔구공, 카드 신용카드 일이삼사 오육칠팔 구영일이 삼사영육"),
 ]
 
 

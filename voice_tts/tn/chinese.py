@@ -11,7 +11,7 @@ _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
-_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,}|\d+(?=次$))(?P<train>次?)")  # a reference, a flight, a model, a train
+_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,}|\d+(?=次$))(?P<train>次?)")  # a flight's, a train's
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
@@ -68,7 +68,8 @@ def version(text: str) -> str | None:
 
 def identifier(text: str) -> str:
     """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals
-    before three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二), a train's any ('G12次' G一二次)."""
+    before three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二), a train's
+    any ('G12次' G一二次)."""
     if m := _CODE_ID.fullmatch(text):
         return m["letters"] + digits(m["digits"]) + m["train"]
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))

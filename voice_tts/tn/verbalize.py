@@ -50,7 +50,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word or ctx.prev_char) or chinese.clock_with_period(raw, ctx.prev_word)):
+        cue = ctx.prev_word or ctx.prev_char  # a plate's dot ('京A·12345')
+        if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
             return reading
@@ -120,9 +121,7 @@ def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) 
     text = raw.translate(_FULL_WIDTH)
     if lang in locales.MODEL_LANGUAGES:
         return locales.rules(lang).number(text)
-    if lang == "zh":
-        return _number_zh(text, ordinal)
-    return _number_en(text, currency_code)
+    return _number_zh(text, ordinal) if lang == "zh" else _number_en(text, currency_code)
 
 
 def _checked(spoken: str | None) -> str | None:

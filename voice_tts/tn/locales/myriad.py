@@ -193,8 +193,14 @@ class Language:
             i += cur.at(i) == " "
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
                 return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
-        if code := self._code(cur, pos, ctx):
-            return code
+        if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and (  # '搭乗口12A'
+                (after := cur.at(k + 1)) in self.words["code_after"] or self.cued(ctx.prev_word, "seat_cues")
+                and not _is_letter(after)):  # a seat, a gate: no amperes
+            return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
+        if "A" <= c <= "Z" and self.cued(ctx.prev_word, "long_code_cues") and (
+                k := lexer.run(cur, pos, str.isupper, 4)) - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and (
+                not _is_letter(cur.at(n))):  # a code's capitals and digits: '주문번호 B20931'
+            return locale_span(n, self.spelled(cur.text[pos:k]) + self.space + self.digits(cur.text[k:n]), self.code)
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
             cold = self.words["grade_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
@@ -257,20 +263,6 @@ class Language:
             letter, end = cur.at(pos + 1), pos + 3
         form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
         return None if form is None or not (named_before or cur.at(end).isalpha()) else locale_span(end, self.space + form if named_before else form + self.space, self.code)
-
-    def _code(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """A seat's or a gate's number and letter, no amperes ('12A석', '搭乗口12A' 十二A); a code's capitals and
-        digits after a word that names it ('주문번호 B20931' 비 이영구삼일)."""
-        c, k, seat = cur.at(pos), lexer.digits_end(cur, pos), self.cued(ctx.prev_word, "seat_cues")
-        if 0 < k - pos < 4 and "A" <= cur.at(k) <= "Z" and (
-                (after := cur.at(k + 1)) in self.words.get("code_after", ()) or seat and not _is_letter(after)):
-            return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
-        if not ("A" <= c <= "Z" and (self.cued(ctx.prev_word) or self.cued(ctx.prev_word, "long_code_cues"))):
-            return None
-        k = lexer.run(cur, pos, str.isupper, 4)
-        if k - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and not _is_letter(cur.at(n)):
-            return locale_span(n, self.spelled(cur.text[pos:k]) + self.space + self.digits(cur.text[k:n]), self.code)
-        return None
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A span where no number expression starts."""
@@ -451,14 +443,10 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "°C", end + 1
         elif c == "°":  # '°', '°C', '°F'
             suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
-        elif _is_letter(c) and not currency:
-            suffix, end = _unit(cur, end, language)
         elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
             suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
-        elif c == " " and _is_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
-            unit, after = _unit(cur, end + 1, language)
-            if unit:
-                suffix, end = unit, after
+        elif (_is_letter(c) or c == " " and _is_letter(cur.at(end + 1))) and not currency:  # '5 kg' as '5kg'
+            suffix, end = unit if (unit := _unit(cur, end + (c == " "), language))[0] else ("", end)
     except TooLong:
         pass
     return end, Expression(kind, parts, sign, roots, currency, scale, suffix)
@@ -470,11 +458,8 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     j = j + 1 if j is not None and cur.at(j) in ("²", "³") and cur.text[i:j + 1] in language.units else j  # 'm²'
     if j is None or cur.text[i:j] not in language.units:
         return "", i
-    if cur.at(j) == "/" and _is_letter(cur.at(j + 1)):
-        k = letters_end(cur, j + 1, _LONGEST_UNIT)
-        if k is not None and cur.text[j + 1:k] in language.units:
-            return cur.text[i:k], k
-    return cur.text[i:j], j
+    per = cur.at(j) == "/" and _is_letter(cur.at(j + 1)) and letters_end(cur, j + 1, _LONGEST_UNIT)  # 'km/h'
+    return (cur.text[i:per], per) if per and cur.text[j + 1:per] in language.units else (cur.text[i:j], j)
 
 
 def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
