@@ -67,9 +67,8 @@ def version(text: str) -> str | None:
 
 
 def identifier(text: str) -> str:
-    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals
-    before three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二), a train's
-    any ('G12次' G一二次)."""
+    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals before
+    three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二, a train 'G12次')."""
     if m := _CODE_ID.fullmatch(text):
         return m["letters"] + digits(m["digits"]) + m["train"]
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
@@ -108,8 +107,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
 # 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位), a plate's dot (京A·12345).
 _CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位", "·")
-# Words after which a number and a capital are a gate, a seat, a coach: '检票口12A' 十二A, never amperes.
-_PLACE_WORDS = ("口", "座", "位", "号", "车", "车厢", "站台", "柜台", "房间", "展位", "区")
+_PLACE_WORDS = ("口", "座", "位", "号", "车", "车厢", "站台", "柜台", "房间", "展位", "区")  # a gate's, a seat's: '检票口12A'
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
@@ -167,7 +165,7 @@ def code_digits(text: str, word_before: str) -> str | None:
     one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's
     ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
-        return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A)
+        return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
     if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None
