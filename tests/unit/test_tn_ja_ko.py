@@ -38,6 +38,7 @@ JA = [
     # a plate's number after its kana (の, never から); a seat's or a gate's letter; a unit after a myriad; a code after 番号
     ("品川500 あ 12-34のお車、10-20人", "品川五百 あ 十二の三十四のお車、十から二十人"),
     ("座席は12A、搭乗口23Cから、電流は12A、1万km走行、注文番号はB20931", "座席は十二A、搭乗口二十三Cから、電流は十二アンペア、一万キロメートル走行、注文番号はビー二〇九三一"),
+    ("クーポンコードはAB1234です", "クーポンコードはエービー一二三四です"),
     # a waybill's groups of four by pauses; の between a telephone's groups and a short code's
     ("伝票番号4829-3317-0562、受付番号4821-7730", "伝票番号四八二九 三三一七 〇五六二、受付番号四八二一の七七三〇"),
     ("7:00:30", "七時零分三十秒"),
@@ -217,6 +218,7 @@ KO = [
     # a plate: its first number a number, its last four digit by digit; a unit after a myriad; a code after 번호
     ("차량번호 12가 3456 차량은 1만 km마다, 123허 4567", "차량번호 십이 가 삼사오육 차량은 일만킬로미터마다, 백이십삼 허 사오육칠"),
     ("주문번호 B20931 상품, 주문번호는 AB12345, KE1172편", "주문번호 비 이영구삼일 상품, 주문번호는 에이비 일이삼사오, KE천백칠십이편"),
+    ("쿠폰 코드는 AB1234입니다", "쿠폰 코드는 에이비 일이삼사입니다"),
     # a seat's or a gate's letter after its number, no amperes; a current's amperes
     ("좌석은 12A입니다. 탑승구 23C로, 전류 12A", "좌석은 십이 A입니다. 탑승구 이십삼 C로, 전류 십이암페어"),
 ]
