@@ -52,9 +52,9 @@ class Korean(myriad.Language):
         phone = cur.text[pos:end].isdecimal() and self.cued(cue, "phone_cues")
         code = phone or cur.text[pos:end].isdecimal() and self.cued(cue)
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
-        if 1 < len(digits) < 4 and c in self.words["plate_letters"] and cur.at(end + 1) == " " and (
-                k := lexer.digits_end(cur, end + 2)) == end + 6:  # a plate: '12가 3456' 십이 가 삼사오육
-            return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[end + 2:k])}", "ko")
+        if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
+                cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
+            return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)

@@ -170,7 +170,7 @@ class Language:
             n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
             spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
             return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
-        if c in self.scales and is_digit(ctx.char_before(cur.text, pos)) and (
+        if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
         if company := self._company(cur, pos, ctx):
