@@ -184,8 +184,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
     if ordinal and (reading := chinese.count(text, ordinal=True)):
         return reading
-    if (m := re.fullmatch(r"(.+?[日号])(\d{1,2}:\d{2}.*)", text)) and (day := chinese.date(m[1])):
-        return day + _number_zh(m[2])  # '3月1日14:05支出': a clock after its date, never a score (wetext's 十四比零五)
+    if m := re.fullmatch(r"(.*[^\x00-\x7f]|.*\d-)(\d{1,2}:\d{2}.*)", text):  # a clock after a date or a clock: no score
+        return _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.fraction, chinese.plain):
