@@ -219,7 +219,7 @@ KO = [
     # a plate: its first number a number, its last four digit by digit; a unit after a myriad; a code after 번호
     ("차량번호 12가 3456 차량은 1만 km마다, 123허 4567", "차량번호 십이 가 삼사오육 차량은 일만킬로미터마다, 백이십삼 허 사오육칠"),
     ("12가3456 차량, 5천 km 주행, 12가 넘는", "십이 가 삼사오육 차량, 오천킬로미터 주행, 십이가 넘는"),
-    ("주문번호 B20931 상품, 주문번호는 AB12345, KE1172편", "주문번호 비 이영구삼일 상품, 주문번호는 에이비 일이삼사오, KE천백칠십이편"),
+    ("주문번호 B20931 상품, 주문번호는 AB12345, KE1172편", "주문번호 비 이공구삼일 상품, 주문번호는 에이비 일이삼사오, KE천백칠십이편"),
     ("쿠폰 코드는 AB1234입니다", "쿠폰 코드는 에이비 일이삼사입니다"),
     # a seat's or a gate's letter after its number, no amperes; a current's amperes
     ("좌석은 12A입니다. 탑승구 23C로, 전류 12A", "좌석은 십이 A입니다. 탑승구 이십삼 C로, 전류 십이암페어"),
