@@ -297,7 +297,7 @@ ZH_READINGS = {
     "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚
     # a train digit by digit; a gate's, a seat's or a coach's letter after its number (no amperes), a current's ampere
     "G1234次列车，K21次，检票口为12A，座位号是6F，在7车12F，电流为10A。": "G一二三四次列车，K二一次，检票口为十二A，座位号是六F，在七车十二F，电流为十安培。",
-    "车牌京A·12345，沪B·D6789。": "车牌京A 一二三四五，沪B D六七八九。",  # a plate's number after its dot
+    "车牌京A·12345，沪B·D6789，粤B 12345。": "车牌京A 一二三四五，沪B D六七八九，粤B 一二三四五。",  # a plate's number after its dot or letter
 }
 
 

@@ -50,7 +50,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        cue = ctx.prev_word or ctx.prev_char  # a plate's dot ('京A·12345')
+        # a plate's number after its dot or its letter ('京A·12345', '京A 12345') is a code
+        cue = "·" if re.fullmatch("[A-Z]", ctx.prev_word) else ctx.prev_word or ctx.prev_char
         if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
