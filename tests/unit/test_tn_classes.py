@@ -292,6 +292,12 @@ ZH_READINGS = {
     "复诊在2点30分，取药在下午2点半，或12点05分，会议下午2pm开始，晚上8pm结束。":
         "复诊在两点三十分，取药在下午两点半，或十二点零五分，会议下午两点开始，晚上八点结束。",
     "上午10am签到，2点钟出发，3pm返回。": "上午十点签到，两点钟出发，下午三点返回。",
+    # a clock right after its date, never a score; a flat's rooms counted with 两
+    "储蓄卡于3月1日14:05支出，5号9:30更新，户型2室1厅，3室2厅2卫。": "储蓄卡于三月一日十四点零五分支出，五号九点三十分更新，户型两室一厅，三室两厅两卫。",
+    "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚
+    # a train digit by digit; a gate's, a seat's or a coach's letter after its number (no amperes), a current's ampere
+    "G1234次列车，K21次，检票口为12A，座位号是6F，在7车12F，电流为10A。": "G一二三四次列车，K二一次，检票口为十二A，座位号是六F，在七车十二F，电流为十安培。",
+    "车牌京A·12345，沪B·D6789，粤B 12345。": "车牌京A 一二三四五，沪B D六七八九，粤B 一二三四五。",  # a plate's number after its dot or letter
 }
 
 

@@ -11,7 +11,7 @@ _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
-_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,})")  # a reference, a flight or a model
+_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,}|\d+(?=次$))(?P<train>次?)")  # a flight's, a train's
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
@@ -67,10 +67,10 @@ def version(text: str) -> str | None:
 
 
 def identifier(text: str) -> str:
-    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals
-    before three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二)."""
+    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals before
+    three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二, a train 'G12次')."""
     if m := _CODE_ID.fullmatch(text):
-        return m["letters"] + digits(m["digits"])
+        return m["letters"] + digits(m["digits"]) + m["train"]
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
              for chunk in re.split(r"(?<![0-9]W)[-–_/]+", text))  # an oil's grade one word ('0W-20' 零W二十)
     return " ".join(p for p in parts if p)
@@ -105,8 +105,9 @@ _MOBILE = re.compile(r"1[3-9]\d{9}")
 PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?|\d{4}(?: \d{4})+")
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
-# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位).
-_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位")
+# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位), a plate's dot (京A·12345).
+_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位", "·")
+_PLACE_WORDS = ("口", "座", "位", "号", "车", "车厢", "站台", "柜台", "房间", "展位", "区")  # a gate's, a seat's: '检票口12A'
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
@@ -163,6 +164,8 @@ def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
     one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's
     ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
+        return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
     if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None

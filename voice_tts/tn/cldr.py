@@ -134,9 +134,7 @@ def currency_code(lang: str, written: str) -> str | None:
     or None ("Std" is no code: a word that starts with a capital is a word)."""
     if written.isalpha() and written.isupper() and written in _current_currencies():
         return written
-    if written.isalpha() and not written.islower():
-        return None
-    return currency_symbols(lang).get(written.lower())
+    return None if written.isalpha() and not written.islower() else currency_symbols(lang).get(written.lower())
 
 
 # Where a language's currency names put their noun: first, the country after ("quetzal
@@ -221,9 +219,7 @@ def unit_for(lang: str, written: str) -> str | None:
     for candidate in (written, written.translate(_SUPERSCRIPTS)):
         if candidate in symbols:
             return symbols[candidate]
-    if len(written) >= 2:
-        return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold())
-    return None
+    return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold()) if len(written) >= 2 else None
 
 
 @lru_cache(maxsize=4096)

@@ -10,18 +10,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from voice_tts.tn.chars import (
-    JOIN_ANY,
-    JOIN_DIGITS,
-    JOIN_LETTERS,
-    SUFFIX_SYMBOLS,
-    is_alnum,
-    is_digit,
-    is_emoji,
-    is_letter,
-    is_silent,
-    is_space,
-)
+from voice_tts.tn.chars import JOIN_ANY, JOIN_DIGITS, JOIN_LETTERS, SUFFIX_SYMBOLS
+from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_letter, is_silent, is_space
 from voice_tts.tn.cursor import Cursor, TooLong
 
 # Spec §3.3 class J: a token ending in one of these is open until the next character arrives.

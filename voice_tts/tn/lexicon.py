@@ -170,9 +170,7 @@ class Lexicon:
     @classmethod
     def of(cls, value: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None) -> Lexicon | None:
         """A Lexicon from a Lexicon, a list of rules or None; None when there are no rules."""
-        if value is None:
-            return None
-        return (value if isinstance(value, Lexicon) else cls(value)) or None
+        return None if value is None else (value if isinstance(value, Lexicon) else cls(value)) or None
 
     # --- loading ------------------------------------------------------------------------------
 

@@ -15,7 +15,8 @@ from voice_tts.tn.wetext_calls import normalize_span
 SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
 _PUNCT = {
     "en": english.SYMBOLS,
-    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于", "÷": "除以"},
+    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于", "÷": "除以",
+           "·": ""},  # a plate's or a name's dot is not said ('京A·12345')
 }
 # What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
 _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
@@ -49,7 +50,9 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
-        if lang == "zh" and (reading := chinese.code_digits(raw, ctx.prev_word) or chinese.clock_with_period(raw, ctx.prev_word)):
+        # a plate's number after its dot or its letter ('京A·12345', '京A 12345') is a code
+        cue = "·" if re.fullmatch("[A-Z]", ctx.prev_word) else ctx.prev_word or ctx.prev_char
+        if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
             return reading
@@ -119,9 +122,7 @@ def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) 
     text = raw.translate(_FULL_WIDTH)
     if lang in locales.MODEL_LANGUAGES:
         return locales.rules(lang).number(text)
-    if lang == "zh":
-        return _number_zh(text, ordinal)
-    return _number_en(text, currency_code)
+    return _number_zh(text, ordinal) if lang == "zh" else _number_en(text, currency_code)
 
 
 def _checked(spoken: str | None) -> str | None:
@@ -184,6 +185,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
     if ordinal and (reading := chinese.count(text, ordinal=True)):
         return reading
+    if m := re.fullmatch(r"(.*[^\x00-\x7f]|.*\d-)(\d{1,2}:\d{2}.*)", text):  # a clock after a date or a clock: no score
+        return _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.fraction, chinese.plain):

@@ -52,6 +52,9 @@ class Korean(myriad.Language):
         phone = cur.text[pos:end].isdecimal() and self.cued(cue, "phone_cues")
         code = phone or cur.text[pos:end].isdecimal() and self.cued(cue)
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
+        if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
+                cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
+            return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
@@ -59,6 +62,7 @@ class Korean(myriad.Language):
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
             native = n < self.words["native_below"] and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
             first = cldr.spell("ko", n, "spellout-cardinal-native") if native and not code else plain  # '6~8시간' 여섯에서
+            first = self.hour(n) + "시" if cur.startswith(k, "시") and cur.at(k + 1) != "간" else first  # '2~4시' 두시에서
             return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
@@ -101,13 +105,10 @@ class Korean(myriad.Language):
             return end, spoken
         return end + 1, spoken + (self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel).get(c, c)
 
-    def _spelled(self, letters: str) -> str:
-        return "".join(self.letters.get(c, c) for c in letters.lower())
-
     def _ending(self, label: str) -> str:
         """A domain ending or file type: said as a word where Koreans do (닷컴), else spelled."""
         spelled = len(label) <= 3 or label.lower() in self.file_types
-        return self.words["ending_words"].get(label.lower()) or (self._spelled(label) if spelled else label)
+        return self.words["ending_words"].get(label.lower()) or (self.spelled(label) if spelled else label)
 
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""
@@ -138,7 +139,7 @@ class Korean(myriad.Language):
 
     def _domain(self, domain: str) -> str:
         first, *rest = domain.split(".")
-        words = [self._spelled(first) if first.lower() == "www" else self._address_part(first)]
+        words = [self.spelled(first) if first.lower() == "www" else self._address_part(first)]
         words += [self._ending(label) if label.isascii() and label.isalpha() else self._address_part(label)
                   for label in rest]
         return f" {self.ADDRESS_SYMBOLS['.']} ".join(words)

@@ -154,6 +154,9 @@ class Language:
 
     # --- spans and their readings -------------------------------------------------------------
 
+    def spelled(self, letters: str) -> str:
+        return "".join(self.letters.get(c, c) for c in letters.lower())
+
     def currency(self, written: str) -> str | None:
         """The ISO code of a currency symbol or code as written ('₩', '＄', 'US$', 'krw'). A code
         that is also an English word counts in capitals where the language writes that currency
@@ -167,6 +170,9 @@ class Language:
             n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
             spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
             return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
+        if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
+                unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
+            return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
         if company := self._company(cur, pos, ctx):
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
@@ -187,8 +193,15 @@ class Language:
             i += cur.at(i) == " "
             if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
                 return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
-        if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and cur.at(k + 1) in [*self.words.get("code_after", "")]:
-            return locale_span(k + 1, f"{self.integer(cur.text[pos:k])} {cur.at(k)} ", self.code)  # '12A석' 십이 A 석: a seat, no amperes
+        if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and (  # '搭乗口12A'
+                (after := cur.at(k + 1)) in self.words["code_after"] or self.cued(ctx.prev_word, "seat_cues")
+                and not _is_letter(after)):  # a seat, a gate: no amperes
+            return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
+        if "A" <= c <= "Z" and self.cued(ctx.prev_word, "long_code_cues") and (
+                k := lexer.run(cur, pos, str.isupper, 4)) - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and (
+                not _is_letter(cur.at(n))):  # a code's capitals and digits: '주문번호 B20931'
+            letters, digits = self.spelled(cur.text[pos:k]), self._telephone_digits(cur.text[k:n])
+            return locale_span(n, letters + self.space + digits, self.code)  # its zeros as a code's: 비 이공구삼일
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
             cold = self.words["grade_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
@@ -200,7 +213,9 @@ class Language:
         if score := self._score(cur, end, e, ctx):
             return score
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        if e.kind in ("range", "groups") and (ctx.char_before(cur.text, pos) in (lot := self.words.get("lot_before", ())) or (
+        lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
+        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二の三十四
+        if e.kind in ("range", "groups") and (before in lot or plate or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
             e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
@@ -352,7 +367,8 @@ class Language:
     def _groups(self, e: Expression) -> str:
         """Digit groups: a telephone number, a card number, a code (its zeros as a home number's: ko 공)."""
         home = e.kind == "code" or e.country in ("", self.calling_code) and self._home_groups(e.parts, e.country)
-        spoken = self.words["group_joiner"].join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
+        joiner = " " if len(e.parts) > 2 and min(map(len, e.parts)) > 3 else self.words["group_joiner"]  # a waybill's
+        spoken = joiner.join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
         return self.words["card"] + spoken if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts) else spoken
@@ -428,14 +444,10 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = "°C", end + 1
         elif c == "°":  # '°', '°C', '°F'
             suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
-        elif _is_letter(c) and not currency:
-            suffix, end = _unit(cur, end, language)
         elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
             suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
-        elif c == " " and _is_letter(cur.at(end + 1)) and not currency:  # '5 kg' as '5kg'
-            unit, after = _unit(cur, end + 1, language)
-            if unit:
-                suffix, end = unit, after
+        elif (_is_letter(c) or c == " " and _is_letter(cur.at(end + 1))) and not currency:  # '5 kg' as '5kg'
+            suffix, end = unit if (unit := _unit(cur, end + (c == " "), language))[0] else ("", end)
     except TooLong:
         pass
     return end, Expression(kind, parts, sign, roots, currency, scale, suffix)
@@ -447,11 +459,8 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     j = j + 1 if j is not None and cur.at(j) in ("²", "³") and cur.text[i:j + 1] in language.units else j  # 'm²'
     if j is None or cur.text[i:j] not in language.units:
         return "", i
-    if cur.at(j) == "/" and _is_letter(cur.at(j + 1)):
-        k = letters_end(cur, j + 1, _LONGEST_UNIT)
-        if k is not None and cur.text[j + 1:k] in language.units:
-            return cur.text[i:k], k
-    return cur.text[i:j], j
+    per = cur.at(j) == "/" and _is_letter(cur.at(j + 1)) and letters_end(cur, j + 1, _LONGEST_UNIT)  # 'km/h'
+    return (cur.text[i:per], per) if per and cur.text[j + 1:per] in language.units else (cur.text[i:j], j)
 
 
 def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
