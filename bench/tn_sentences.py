@@ -44,7 +44,7 @@ _CJK = "[\u3007\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"  # 〇, kana, Han, Hang
 
 
 # A letter standing alone before another: 'P M' and 'p m' are 'PM' (compared on both sides alike).
-_SPELLED_LETTER = re.compile(f"(?:(?<!\\w)|(?<={_CJK}))(\\w) (?=\\w(?![\\w'’]))")
+_SPELLED_LETTER = re.compile(f"(?:(?<!\\w)|(?<={_CJK}))(\\w) (?=\\w(?:(?![\\w'’])|{_CJK}))")
 
 
 def _join_letters(match: re.Match) -> str:
@@ -59,6 +59,7 @@ def _loose(text: str) -> str:
     text = re.sub(r"\b(\w)\.(\w)\.(?!$)", r"\1\2", text)
     text = re.sub(r"\b(\w)\.(\w)\.$", r"\1\2.", text)
     text = re.sub(f"(?<={_CJK})\\s+|\\s+(?={_CJK})", "", text)
+    text = text.replace("〇", "零")  # one zero, two ways to write it
     return re.sub(r"[\s\-–]+", " ", text).strip()  # a hyphen or an en dash between words is a pause, as a space
 
 

@@ -47,6 +47,8 @@ def test_sentences_streamed_read_as_in_one_piece(lang: str) -> None:
         ("в МФЦ назначена", "в М Ф Ц назначена", True),
         ("at ten forty five AM.", "at ten forty-five a m.", True),
         ("单号SF一二三", "单号S F 一二三", True),
+        ("JL百二十三便", "J L百二十三便", True),
+        ("订单JD二零二六", "订单J D二〇二六", True),
         ("Le PSG s'est imposé", "Le P S Gs'est imposé", False),
         ("в МФЦ", "вМФЦ", False),
     ],
