@@ -181,6 +181,13 @@ READINGS = {
     "We open at 10 a.m. and close at 6 p.m.": "We open at ten AM and close at six PM.",
     # a range of clock times with an unspaced dash: the dash said "to", the period the abbreviation's
     "Open Monday–Friday, 8 a.m.–6 p.m. Eastern.": "Open Monday to Friday, eight AM to six PM Eastern.",
+    # a time zone after a range of times is named too
+    "Open 8 a.m.–9 p.m. ET or 9 a.m. - 5 p.m. PT.": "Open eight AM to nine PM Eastern Time or nine AM to five PM Pacific Time.",
+    # the range that ends the sentence keeps the sentence's period
+    "Call us Monday–Friday, 8 a.m.–5 p.m.": "Call us Monday to Friday, eight AM to five PM.",
+    # an abbreviated weekday's period before a comma, semicolon or bracket is the abbreviation's alone
+    "Open Mon.–Fri., 9 a.m.–6 p.m.; Sat., 10 a.m.–2 p.m. (Tue.–Thu. late)":
+        "Open Monday to Friday, nine AM to six PM; Saturday, ten AM to two PM (Tuesday to Thursday late)",
     # a month and day after a weekday named in full and its comma
     # a measure between a dimension's "by" and its noun describes the noun: singular
     "It ships in a 24 x 18 x 6 in. box or 9 x 4 ft crates.": "It ships in a twenty four by eighteen by six inch box or nine by four foot crates.",

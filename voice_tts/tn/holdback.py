@@ -462,7 +462,7 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
-    return None if period not in english.AM_PM or not english.clock(f"{time} {period}") else q + ("." in period and cur.at(q) == ".")
+    return None if period not in english.AM_PM or not english.clock(f"{time} {period}") else q + ("." in period and _abbreviation_period(cur, q))
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -495,15 +495,15 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         reading := english.day_range(word[:dash], word[dash + 1:])
     ):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
-    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d]))?|(?= [a-z\d]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
+        return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
             day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'Sun. from' Sunday
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
-    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
-        return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
@@ -511,7 +511,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1, word=word in ("No", "no")))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
-    if (zone := english.TIME_ZONES.get(word)) and english.clock(ctx.prev_word):  # '6:30 p.m. ET' Eastern Time
+    if (zone := english.TIME_ZONES.get(word)) and english.clock(re.split("[-–]", ctx.prev_word)[-1].strip()):  # '6:30 p.m. ET', '8–9 a.m. ET' Eastern Time
         return Span(end, "reading", "en", info=zone)
     if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):  # 'Chicago, IL 60607' Illinois
         return Span(end, "reading", "en", info=english.US_STATES[word])
