@@ -134,6 +134,10 @@ READINGS = {
          "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
          "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
          "Barcelona; ochenta y nueve dólares."),
+        # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
+        ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
+         "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
+         "llega a la habitación veintiuno."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -232,6 +236,9 @@ READINGS = {
          "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
          "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
          "por minuto; o FC Porto venceu."),
+        # a number that names the noun before it counts none ('a linha 2' dois, 'o voo 21' vinte e um)
+        ("A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
+         "A sala dois fica ao lado e a linha um fecha às vinte e três horas; o voo vinte e um sai da plataforma dois."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -328,6 +335,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "La catedral, acabada en 1572, es gótica.",
         "Quedan 21 plazas de 240.",
@@ -360,6 +368,7 @@ SENTENCES = {
         "89 USD.",
     ],
     "pt": [
+        "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",

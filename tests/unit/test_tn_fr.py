@@ -110,6 +110,8 @@ READINGS = [
     # a Roman numeral after an abbreviated chapter word is its number; eras in full
     ("Voir le chap. III, art. II ; fondée en 52 av. J.-C., détruite en 410 apr. J.-C.", "Voir le chapitre trois, "
      "article deux ; fondée en cinquante-deux avant Jésus-Christ, détruite en quatre cent dix après Jésus-Christ."),
+    # a number that names the noun before it counts none ('la ligne 1' un)
+    ("La ligne 1 ferme et la salle 21 donne sur la cour.", "La ligne un ferme et la salle vingt-et-un donne sur la cour."),
     # a fitness abbreviation in full, but not in a club's name
     ("Gardez une FC entre 140 et 160 ; votre FC max est 190. Le FC Nantes a gagné.", "Gardez une fréquence "
      "cardiaque entre cent quarante et cent soixante ; votre fréquence cardiaque max est cent quatre-vingt-dix. "

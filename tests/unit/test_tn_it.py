@@ -127,6 +127,8 @@ READINGS = [
     ("Fondata nel 753 a. C., durò 3 d. Poi basta.",
      "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
     # a fitness abbreviation in full, but not in a club's name
+    # a number that names the noun before it counts none ('la linea 1' uno)
+    ("La linea 1 chiude alle 21 e il binario 1 è chiuso.", "La linea uno chiude alle ventuno e il binario uno è chiuso."),
     ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
      "battiti al minuto; la Juventus FC e il FC Bari."),
 ]

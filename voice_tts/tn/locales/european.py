@@ -893,6 +893,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
         a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
+        if nouns[-1].lower() in self.CHAPTER_WORDS or len(nouns[-1]) > 1 and nouns[-1].isalpha() and nouns[-1].isupper() and not (
+                after and after[0].endswith("s")):  # a number that names the noun or code before it counts no noun after a verb
+            return None  # ('el vuelo 21 sale', 'IB 3171 sale' veintiuno; 'PVP 21 euros' veintiún)
         if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
