@@ -127,6 +127,10 @@ READINGS = [
     ("Fondata nel 753 a. C., durò 3 d. Poi basta.",
      "Fondata nel settecentocinquantatré avanti Cristo, durò tre giorni. Poi basta."),
     # a fitness abbreviation in full, but not in a club's name
+    # a mobile or toll-free number written in groups that Italy's numbering plan knows is read digit by digit
+    ("Chiami il numero verde 800 123 456 oppure il 333 1234567 o lo 06 1234 5678.", "Chiami il numero verde otto zero "
+     "zero uno due tre quattro cinque sei oppure il tre tre tre uno due tre quattro cinque sei sette o lo zero sei uno "
+     "due tre quattro cinque sei sette otto."),
     # a number that names the noun before it counts none ('la linea 1' uno)
     ("La linea 1 chiude alle 21 e il binario 1 è chiuso.", "La linea uno chiude alle ventuno e il binario uno è chiuso."),
     ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "

@@ -594,10 +594,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 
-    def phone_end(self, cur: Cursor, body: int) -> int | None:
-        """The end of a telephone number at `body` that a language finds by its own rules, or None."""
-        return None
-
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -25,6 +25,9 @@ _DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 
 class AddressesAndPhones:
     """The address and telephone spans of `european.Language`."""
+
+    # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
+    PHONE_REGIONS: tuple[str, ...] = ()
 
     def _is_domain(self, word: str) -> bool:
         return bool(_DOMAIN.fullmatch(word)) and word.rsplit(".", 1)[1].lower() in TLDS and any(c.isalpha() for c in word.split(".", 1)[0])
@@ -40,6 +43,30 @@ class AddressesAndPhones:
         return self.ADDRESS_READINGS.get(word.lower()) or (" ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word)
 
     # --- telephone numbers --------------------------------------------------------------------
+
+    def phone_end(self, cur: Cursor, body: int) -> int | None:
+        """The end of a telephone number written in digit groups with single spaces or hyphens
+        ('912 345 678', '21 123 4567', '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS;
+        None for anything else (an amount grouped by thousands is no valid number)."""
+        groups, j = [], body
+        try:
+            while len(groups) < 5:
+                m = lexer.digits_end(cur, j)
+                if not 2 <= m - j <= 8:
+                    break
+                groups.append(cur.text[j:m])
+                j = m
+                if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
+                    break
+                j = m + 1
+            if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
+                return None
+        except TooLong:
+            return None
+        if len(groups) < 2 or not 8 <= len("".join(groups)) <= 13:
+            return None
+        end = body + len(" ".join(groups))
+        return end if any(cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""

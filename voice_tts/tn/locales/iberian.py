@@ -1,17 +1,15 @@
 """What Spanish and Portuguese read alike, on top of the shapes `european.Language` decides for
 every language of Europe: a date with "de" between its parts ("1 de janeiro de 2000"), year or
 month first ("2024/03/15", "03/15/2024"), an abbreviation in any case ("Sr." Senhor), an
-address piece by piece with its digits one by one, an IP address, a telephone number in groups
-("99999-1234", "11 3333-4444"), units only where the symbol is no word of the language
+address piece by piece with its digits one by one, an IP address, a telephone number with hyphens
+("99999-1234"), units only where the symbol is no word of the language
 ("2/3 da farinha"), a unit per another ("GB/s" gigabytes por segundo).
 """
 
 from __future__ import annotations
 
-from voice_tts.tn import cldr, lexer
-from voice_tts.tn.chars import is_alnum, is_digit
+from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
-from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IDENTITY, IP, PHONE, date_parts, read_pieces
 
@@ -20,8 +18,6 @@ class Iberian(Language):
     """Spanish or Portuguese: the hooks of `Language` both fill the same way."""
 
     MINOR_UNIT = Unit("centavo", "centavos")
-    # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
-    PHONE_REGIONS: tuple[str, ...] = ()
     # Unit symbols of a letter or two that are units here ('5 g'); CLDR's others may be words.
     SHORT_UNITS: frozenset[str] = frozenset()
 
@@ -45,30 +41,6 @@ class Iberian(Language):
     def address(self, text: str) -> str:
         """Piece by piece: words as written, digits one by one."""
         return read_pieces(text, self.ADDRESS_SYMBOLS, self.digits)
-
-    def phone_end(self, cur: Cursor, body: int) -> int | None:
-        """The end of a telephone number written in digit groups with single spaces or hyphens
-        ('912 345 678', '21 123 4567') that libphonenumber finds valid in one of PHONE_REGIONS;
-        None for anything else (an amount grouped by thousands is no valid number)."""
-        groups, j = [], body
-        try:
-            while len(groups) < 5:
-                m = lexer.digits_end(cur, j)
-                if not 2 <= m - j <= 8:
-                    break
-                groups.append(cur.text[j:m])
-                j = m
-                if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
-                    break
-                j = m + 1
-            if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
-                return None
-        except TooLong:
-            return None
-        if len(groups) < 2 or not 8 <= len("".join(groups)) <= 13:
-            return None
-        end = body + len(" ".join(groups))
-        return end if any(cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
