@@ -110,6 +110,12 @@ READINGS = [
     # a Roman numeral after an abbreviated chapter word is its number; eras in full
     ("Voir le chap. III, art. II ; fondée en 52 av. J.-C., détruite en 410 apr. J.-C.", "Voir le chapitre trois, "
      "article deux ; fondée en cinquante-deux avant Jésus-Christ, détruite en quatre cent dix après Jésus-Christ."),
+    # a rent's terms written in capitals after it: charges comprises, hors charges; not a copy's 'CC'
+    ("Le T3 est à 1 150 € CC, soit 980 €/mois HC ; mettez-moi en CC.", "Le T trois est à mille cent cinquante euros "
+     "charges comprises, soit neuf cent quatre-vingts euros par mois hors charges ; mettez-moi en CC."),
+    # a limit's abbreviation in full (not 'Max.', a name); after a number 'min.' stays the minutes
+    ("Au max. 4 personnes, 25 élèves max. par classe, min. 2 nuits et 5 min. d'attente.", "Au maximum quatre personnes, "
+     "vingt-cinq élèves maximum par classe, minimum deux nuits et cinq minutes d'attente."),
     # a number that names the noun before it counts none ('la ligne 1' un)
     ("La ligne 1 ferme et la salle 21 donne sur la cour.", "La ligne un ferme et la salle vingt-et-un donne sur la cour."),
     # a fitness abbreviation in full, but not in a club's name

@@ -113,6 +113,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
+    MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends compounds too.
@@ -822,9 +823,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 break
         except TooLong:
             pass
-        if currency is not None:  # '€/mes' al mes, '€/h' por hora
+        if currency is not None:  # '€/mes' al mes, '€/h' por hora; '1 150 € CC' charges comprises
             per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
-            return locale_span(end + 1 + len(word) if per else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per))), self.code)
+            end = end + 1 + len(word) if per else end
+            if (term := chunk_after(cur, end, str.isupper)) and term[0] in self.MONEY_TERMS:
+                end, per = term[1], " ".join(filter(None, (per, self.MONEY_TERMS[term[0]])))
+            return locale_span(end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per))), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
