@@ -131,6 +131,9 @@ READINGS = [
     ("Chiami il numero verde 800 123 456 oppure il 333 1234567 o lo 06 1234 5678.", "Chiami il numero verde otto zero "
      "zero uno due tre quattro cinque sei oppure il tre tre tre uno due tre quattro cinque sei sette o lo zero sei uno "
      "due tre quattro cinque sei sette otto."),
+    # a limit's abbreviation in full ('al max.' al massimo); after a number 'min.' stays the minutes
+    ("Ogni classe avrà al max. 25 alunni e min. 12, con 5 min. di pausa.", "Ogni classe avrà al massimo venticinque "
+     "alunni e minimo dodici, con cinque minuti di pausa."),
     # a number that names the noun before it counts none ('la linea 1' uno)
     ("La linea 1 chiude alle 21 e il binario 1 è chiuso.", "La linea uno chiude alle ventuno e il binario uno è chiuso."),
     ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
