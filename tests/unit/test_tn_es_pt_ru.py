@@ -134,6 +134,8 @@ READINGS = {
          "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
          "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
          "Barcelona; ochenta y nueve dólares."),
+        # an amount in thousands names its currency without "de"; in millions with it
+        ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares."),
         # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
         ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
          "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
@@ -236,6 +238,9 @@ READINGS = {
          "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
          "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
          "por minuto; o FC Porto venceu."),
+        # an amount in thousands names its currency without "de"; in millions with it
+        ("A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
+         "A cobertura chega a cem mil reais, ou um vírgula cinco mil reais por mês, e o teto é de dois milhões de reais."),
         # a number that names the noun before it counts none ('a linha 2' dois, 'o voo 21' vinte e um)
         ("A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
          "A sala dois fica ao lado e a linha um fecha às vinte e três horas; o voo vinte e um sai da plataforma dois."),
@@ -368,6 +373,7 @@ SENTENCES = {
         "89 USD.",
     ],
     "pt": [
+        "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",

@@ -929,8 +929,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
-        if scale is not None:
-            return f"{self._counted_quantity(whole, fractional, scale, ctx)} {self.of(currency.major.plural)}"
+        if scale is not None:  # 'dois milhões de reais', but after a thousand no 'de' ('cem mil reais', 'cento mila euro')
+            noun = currency.major.plural if self.cardinal(2000).endswith(scale.plural) else self.of(currency.major.plural)
+            return f"{self._counted_quantity(whole, fractional, scale, ctx)} {noun}"
         cents = (fractional or "").rstrip("0")
         if not cents and int(whole) >= 10**6 and int(whole) % 10**6 == 0:  # 'un million d'euros'
             return f"{self.cardinal(int(whole))} {self.of(currency.major.plural)}"
