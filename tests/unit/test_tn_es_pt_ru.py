@@ -134,6 +134,9 @@ READINGS = {
          "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
          "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
          "Barcelona; ochenta y nueve dólares."),
+        # two years joined by a hyphen are a range, not a telephone number
+        ("Datos de 2019-2023; llame al 3333-4444.", "Datos de dos mil diecinueve a dos mil veintitrés; llame al tres tres tres "
+         "tres cuatro cuatro cuatro cuatro."),
         # an amount in thousands names its currency without "de"; in millions with it
         ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares."),
         # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
@@ -238,6 +241,9 @@ READINGS = {
          "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
          "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
          "por minuto; o FC Porto venceu."),
+        # a floor's side in full ('5.º esq.' quinto esquerdo, 'dto.' direito); two years joined by a hyphen are a range
+        ("Mora no 5.º esq. e o escritório fica no 2.º Dto.; dados do período 2019-2023.", "Mora no quinto esquerdo e o "
+         "escritório fica no segundo Direito; dados do período de dois mil e dezenove a dois mil e vinte e três."),
         # an amount in thousands names its currency without "de"; in millions with it
         ("A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
          "A cobertura chega a cem mil reais, ou um vírgula cinco mil reais por mês, e o teto é de dois milhões de reais."),

@@ -84,7 +84,7 @@ def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str],
 # --- shapes of written numbers, shared by the readers -----------------------------------------
 
 DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
-PHONE = re.compile(r"\d+(?:-\d+){2,}|\d{4,5}-\d{4}|\d{5}-\d{3}")  # and a Brazilian CEP
+PHONE = re.compile(r"\d+(?:-\d+){2,}|(?!(?:1[89]|20)\d\d-(?:1[89]|20)\d\d)\d{4,5}-\d{4}|\d{5}-\d{3}")  # and a Brazilian CEP; not years
 IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 IDENTITY = re.compile(r"\d{1,3}(?:\.\d{3})+(?:/\d{4})?-\d\d?")  # CPF '123.456.789-09', RG, CNPJ '12.345.678/0001-90'; Chile's RUT
 GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
