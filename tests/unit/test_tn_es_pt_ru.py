@@ -134,6 +134,8 @@ READINGS = {
          "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
          "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
          "Barcelona; ochenta y nueve dólares."),
+        # a booking code of capitals and lone digits is spelled sign by sign, also where it starts with a digit
+        ("Su localizador es 8XK2PL o X7KP4M.", "Su localizador es ocho X K dos P L o X siete K P cuatro M."),
         # two years joined by a hyphen are a range, not a telephone number
         ("Datos de 2019-2023; llame al 3333-4444.", "Datos de dos mil diecinueve a dos mil veintitrés; llame al tres tres tres "
          "tres cuatro cuatro cuatro cuatro."),

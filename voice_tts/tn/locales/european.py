@@ -704,7 +704,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
                 return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
-            reading = self._token(token, ctx)
+            reading = self.number(raw) if _CODE.fullmatch(raw) else self._token(token, ctx)  # '8XK2PL' ocho X K dos P L
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
@@ -826,9 +826,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if currency is not None:  # '€/mes' al mes, '€/h' por hora; '1 150 € CC' charges comprises
             per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
-            if (term := chunk_after(cur, end, str.isupper)) and term[0] in self.MONEY_TERMS:
-                end, per = term[1], " ".join(filter(None, (per, self.MONEY_TERMS[term[0]])))
-            return locale_span(end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per))), self.code)
+            term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
+            return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
@@ -893,9 +892,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
         a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
-        if nouns[-1].lower() in self.CHAPTER_WORDS or len(nouns[-1]) > 1 and nouns[-1].isalpha() and nouns[-1].isupper() and not (
-                after and after[0].endswith("s")):  # a number that names the noun or code before it counts no noun after a verb
-            return None  # ('el vuelo 21 sale', 'IB 3171 sale' veintiuno; 'PVP 21 euros' veintiún)
+        if nouns[-1].lower() in self.CHAPTER_WORDS or nouns[-1].isupper() and not (after and after[0].endswith("s")):
+            return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
         if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))

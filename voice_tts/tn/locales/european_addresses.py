@@ -46,8 +46,8 @@ class AddressesAndPhones:
 
     def phone_end(self, cur: Cursor, body: int) -> int | None:
         """The end of a telephone number written in digit groups with single spaces or hyphens
-        ('912 345 678', '21 123 4567', '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS;
-        None for anything else (an amount grouped by thousands is no valid number)."""
+        ('912 345 678', '21 123 4567', '333 1234567') that libphonenumber finds valid in one of
+        PHONE_REGIONS; None for anything else (an amount grouped by thousands is no valid number)."""
         groups, j = [], body
         try:
             while len(groups) < 5:
@@ -63,10 +63,9 @@ class AddressesAndPhones:
                 return None
         except TooLong:
             return None
-        if len(groups) < 2 or not 8 <= len("".join(groups)) <= 13:
-            return None
         end = body + len(" ".join(groups))
-        return end if any(cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
+        return end if len(groups) >= 2 and 8 <= len("".join(groups)) <= 13 and any(
+            cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""
