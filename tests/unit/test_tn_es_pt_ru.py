@@ -136,6 +136,9 @@ READINGS = {
          "Barcelona; ochenta y nueve dólares."),
         # a booking code of capitals and lone digits is spelled sign by sign, also where it starts with a digit
         ("Su localizador es 8XK2PL o X7KP4M.", "Su localizador es ocho X K dos P L o X siete K P cuatro M."),
+        # half an hour written as a decimal is said as a half: 'una hora y media', 'media hora'
+        ("Dura 1,5 horas, el viaje 2,5 h y la espera 0,5 horas.", "Dura una hora y media, el viaje dos horas y media y la "
+         "espera media hora."),
         # two years joined by a hyphen are a range, not a telephone number
         ("Datos de 2019-2023; llame al 3333-4444.", "Datos de dos mil diecinueve a dos mil veintitrés; llame al tres tres tres "
          "tres cuatro cuatro cuatro cuatro."),
@@ -243,6 +246,8 @@ READINGS = {
          "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
          "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
          "por minuto; o FC Porto venceu."),
+        # half an hour written as a decimal is said as a half
+        ("A sessão dura 1,5 hora e o voo 2,5 horas.", "A sessão dura uma hora e meia e o voo duas horas e meia."),
         # a floor's side in full ('5.º esq.' quinto esquerdo, 'dto.' direito); two years joined by a hyphen are a range
         ("Mora no 5.º esq. e o escritório fica no 2.º Dto.; dados do período 2019-2023.", "Mora no quinto esquerdo e o "
          "escritório fica no segundo Direito; dados do período de dois mil e dezenove a dois mil e vinte e três."),

@@ -116,6 +116,8 @@ READINGS = [
     # a limit's abbreviation in full (not 'Max.', a name); after a number 'min.' stays the minutes
     ("Au max. 4 personnes, 25 élèves max. par classe, min. 2 nuits et 5 min. d'attente.", "Au maximum quatre personnes, "
      "vingt-cinq élèves maximum par classe, minimum deux nuits et cinq minutes d'attente."),
+    # half an hour written as a decimal is said as a half
+    ("La séance dure 1,5 heure et le trajet 2,5 h.", "La séance dure une heure et demie et le trajet deux heures et demie."),
     # a number that names the noun before it counts none ('la ligne 1' un)
     ("La ligne 1 ferme et la salle 21 donne sur la cour.", "La ligne un ferme et la salle vingt-et-un donne sur la cour."),
     # a fitness abbreviation in full, but not in a club's name

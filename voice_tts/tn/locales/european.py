@@ -735,6 +735,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
             return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
+        if fractional == "5" and self.HALF and unit.singular == cldr.unit_name(self.code, "duration-hour", 1):  # '1,5 horas' hora y media
+            return self.counted_half(int(whole), unit.singular if int(whole) < 2 else self.plural(unit, ctx), unit.feminine)
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
 
