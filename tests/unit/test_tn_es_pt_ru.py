@@ -136,6 +136,9 @@ READINGS = {
          "Barcelona; ochenta y nueve dólares."),
         # a booking code of capitals and lone digits is spelled sign by sign, also where it starts with a digit
         ("Su localizador es 8XK2PL o X7KP4M.", "Su localizador es ocho X K dos P L o X siete K P cuatro M."),
+        # a plate or road of capitals and numbers joined by hyphens: the letters spelled, the numbers read
+        ("Tome la AP-7 y la M-30; su coche 1234-BCD está listo.", "Tome la A P siete y la M treinta; su coche mil "
+         "doscientos treinta y cuatro B C D está listo."),
         # half an hour written as a decimal is said as a half: 'una hora y media', 'media hora'
         ("Dura 1,5 horas, el viaje 2,5 h y la espera 0,5 horas.", "Dura una hora y media, el viaje dos horas y media y la "
          "espera media hora."),
@@ -246,6 +249,9 @@ READINGS = {
          "venceu.", "Conforme o capítulo quatro e o título dois, em setenta e nove depois de Cristo ou quarenta e "
          "quatro antes de Cristo; mantenha a Frequência Cardíaca entre cento e trinta e cento e cinquenta batimentos "
          "por minuto; o FC Porto venceu."),
+        # a plate of capitals and numbers joined by hyphens: the letters spelled, the numbers read
+        ("O carro com matrícula AA-12-BB e o 12-AB-34 estão prontos.", "O carro com matrícula A A doze B B e o doze A B "
+         "trinta e quatro estão prontos."),
         # half an hour written as a decimal is said as a half
         ("A sessão dura 1,5 hora e o voo 2,5 horas.", "A sessão dura uma hora e meia e o voo duas horas e meia."),
         # a floor's side in full ('5.º esq.' quinto esquerdo, 'dto.' direito); two years joined by a hyphen are a range

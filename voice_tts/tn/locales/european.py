@@ -77,6 +77,7 @@ _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 # A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
 # part number with a longer digit run, is left to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?")
+_PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")  # a plate or road: 'AA-12-BB', 'AP-7'
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
@@ -369,6 +370,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
+        if _PLATE.fullmatch(text):  # letters spelled, numbers read: 'AA-12-BB' A A doze B B, 'AP-7' A P siete
+            return " ".join(" ".join(p) if p.isalpha() else self.cardinal(int(p)) for p in text.split("-"))
         reading = self._token(text, Context())
         return reading if reading is not None else self._alphanumeric(text)
 
@@ -704,7 +707,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
                 return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
-            reading = self.number(raw) if _CODE.fullmatch(raw) else self._token(token, ctx)  # '8XK2PL' ocho X K dos P L
+            plate = self.READS_NAMES and _PLATE.fullmatch(raw)  # '12-AB-34' (not German's '2-TB-SSD' zwei-Terabyte-SSD)
+            reading = self.number(raw) if _CODE.fullmatch(raw) or plate else self._token(token, ctx)  # '8XK2PL' ocho X K dos P L
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
