@@ -248,10 +248,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """Digits after the comma read as French and Italian read them: each leading zero, then up
         to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
         rest = digits.lstrip("0")
-        words = [self.cardinal(0)] * (len(digits) - len(rest))
-        if rest:
-            words.append(self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest))
-        return " ".join(words)
+        number = [self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest)] if rest else []
+        return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
@@ -287,9 +285,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         words = self.clock_hours(hours)
         if seconds is None:
             return f"{words} {self.cardinal(minutes)}" if minutes else words
-        minute = cldr.unit_name(self.code, "duration-minute", minutes)
-        second = cldr.unit_name(self.code, "duration-second", seconds)
-        return f"{words} {self.counted(minutes, True)} {minute} {self.counted(seconds, True)} {second}"
+        parts = ((minutes, "duration-minute"), (seconds, "duration-second"))
+        return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
@@ -362,16 +359,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         text = ascii_digits(text)
         if m := _REFERENCE.fullmatch(text):
             return f"{' '.join(m[1])} {self.digits(m[2])}"
-        if _CODE.fullmatch(text):
-            return " ".join(self.digits(c) if c.isdecimal() else self._alphanumeric(c) for c in text)
+        if _CODE.fullmatch(text) or self.READS_NAMES and _PLATE.fullmatch(text):  # 'X7KP4M', 'AA-12-BB' A A doze B B
+            pieces = re.findall(r"[^\W\d_]|\d+", text)  # each letter spelled, each number read
+            return " ".join(self.cardinal(int(p)) if p.isdecimal() else self._alphanumeric(p) for p in pieces)
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
         if (line := re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)) and line[1] in self.BEFORE_NUMBER:  # 'RE5' R E fünf
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
-        if _PLATE.fullmatch(text):  # letters spelled, numbers read: 'AA-12-BB' A A doze B B, 'AP-7' A P siete
-            return " ".join(" ".join(p) if p.isalpha() else self.cardinal(int(p)) for p in text.split("-"))
         reading = self._token(text, Context())
         return reading if reading is not None else self._alphanumeric(text)
 
@@ -707,8 +703,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
                 return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
-            plate = self.READS_NAMES and _PLATE.fullmatch(raw)  # '12-AB-34' (not German's '2-TB-SSD' zwei-Terabyte-SSD)
-            reading = self.number(raw) if _CODE.fullmatch(raw) or plate else self._token(token, ctx)  # '8XK2PL' ocho X K dos P L
+            reading = self.number(raw) if _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) else self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)

@@ -45,9 +45,8 @@ class AddressesAndPhones:
     # --- telephone numbers --------------------------------------------------------------------
 
     def phone_end(self, cur: Cursor, body: int) -> int | None:
-        """The end of a telephone number written in digit groups with single spaces or hyphens
-        ('912 345 678', '21 123 4567', '333 1234567') that libphonenumber finds valid in one of
-        PHONE_REGIONS; None for anything else (an amount grouped by thousands is no valid number)."""
+        """The end of a telephone number in digit groups joined by single spaces or hyphens ('912 345 678',
+        '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS (no amount grouped by thousands)."""
         groups, j = [], body
         try:
             while len(groups) < 5:
