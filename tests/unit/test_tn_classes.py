@@ -183,6 +183,9 @@ READINGS = {
     "Open Monday–Friday, 8 a.m.–6 p.m. Eastern.": "Open Monday to Friday, eight AM to six PM Eastern.",
     # a time zone after a range of times is named too
     "Open 8 a.m.–9 p.m. ET or 9 a.m. - 5 p.m. PT.": "Open eight AM to nine PM Eastern Time or nine AM to five PM Pacific Time.",
+    # a day after a time goes on with the sentence
+    "Call 9 a.m.–5 p.m. Mon.–Fri. or 10 a.m. Saturday.":
+        "Call nine AM to five PM Monday to Friday or ten AM Saturday.",
     # the range that ends the sentence keeps the sentence's period
     "Call us Monday–Friday, 8 a.m.–5 p.m.": "Call us Monday to Friday, eight AM to five PM.",
     # an abbreviated weekday's period before a comma, semicolon or bracket is the abbreviation's alone

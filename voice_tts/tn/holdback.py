@@ -545,10 +545,10 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
     """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
-    sentence after it (not a capital but a time zone's, 'at 5 p.m. Eastern'; not a new line or the
-    end, where it is the sentence's too)."""
+    sentence after it (not a capital but a time zone's or a day's, 'at 5 p.m. Eastern', '5 p.m. Mon.–Fri.'; not a
+    new line or the end, where it is the sentence's too)."""
     return cur.at(i) == "." and (after := _next_token_start(cur, i + 1, word=True)) not in ("", "\n") and (
-        not after[0].isupper() or after in english.TIME_ZONES)
+        not after[0].isupper() or after in english.TIME_ZONES or after in english.NAMED_DAYS[0])
 
 
 def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
