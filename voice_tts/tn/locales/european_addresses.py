@@ -49,7 +49,7 @@ class AddressesAndPhones:
         '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS (no amount grouped by thousands)."""
         groups, j = [], body
         try:
-            while len(groups) < 5:
+            while len(groups) < 5 and self.PHONE_REGIONS:  # none: no look past the number's first digit
                 m = lexer.digits_end(cur, j)
                 if not 2 <= m - j <= 8:
                     break
