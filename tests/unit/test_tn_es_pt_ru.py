@@ -260,6 +260,7 @@ READINGS = {
         # an amount in thousands names its currency without "de"; in millions with it
         ("A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
          "A cobertura chega a cem mil reais, ou um vírgula cinco mil reais por mês, e o teto é de dois milhões de reais."),
+        ("O fundo tem 2 milhões de € e 1,5 bilhão de $.", "O fundo tem dois milhões de euros e um vírgula cinco bilhão de dólares."),
         # a number that names the noun before it counts none ('a linha 2' dois, 'o voo 21' vinte e um)
         ("A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
          "A sala dois fica ao lado e a linha um fecha às vinte e três horas; o voo vinte e um sai da plataforma dois."),

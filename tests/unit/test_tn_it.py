@@ -134,6 +134,8 @@ READINGS = [
     # a limit's abbreviation in full ('al max.' al massimo); after a number 'min.' stays the minutes
     ("Ogni classe avrà al max. 25 alunni e min. 12, con 5 min. di pausa.", "Ogni classe avrà al massimo venticinque "
      "alunni e minimo dodici, con cinque minuti di pausa."),
+    # a currency's sign after a scale word and "di" is named
+    ("Un fondo di 3 miliardi di € e 2 milioni di $.", "Un fondo di tre miliardi di euro e due milioni di dollari."),
     # half an hour written as a decimal is said as a half
     ("La seduta dura 1,5 ore e il viaggio 2,5 h.", "La seduta dura un'ora e mezza e il viaggio due ore e mezza."),
     # a number that names the noun before it counts none ('la linea 1' uno)
