@@ -47,7 +47,7 @@ READINGS = [
     ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F mille cent soixante-douze, référence X sept K P quatre M."),
     ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três mil cento e setenta e dois, localizador quatro B sete Z."),
     ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici barra B."),
-    ("ru", "Код X7KP4M.", "Код икс семь кей пи четыре эм."),
+    ("ru", "Код X7KP4M.", "Код X семь K P четыре M."),
     # a Roman numeral after a building's noun is its number, a lone C, D, L or M there a letter; a unit
     # per another; a German number and its lower-case ending one word
     ("de", "In Gebäude III, nicht Gebäude C, spülen Sie 3-mal bei 35 l/m².",

@@ -259,8 +259,8 @@ class Russian(Language):
         case = ru_cases.count_case(int(m[3]), _preposition(ctx), noun or "")
         return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), int(m[3])))
 
-    def _alphanumeric(self, text: str) -> str:
-        return _fallback(_plain(text))
+    def _alphanumeric(self, text: str) -> str:  # a capital of a code as written, as speakers read it: 'R7T9QX' R семь T девять Q X
+        return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
