@@ -197,6 +197,10 @@ READINGS = [
     ("Das Parken kostet 3 € pro Std., das Telefonat 12 Cent pro Min.", "Das Parken kostet drei Euro pro Stunde, das Telefonat zwölf Cent pro Minute."),
     # a price with ',–' or ',-' is whole euros
     ("Das Rad kostet 1.199,– € statt 1.349,- €.", "Das Rad kostet tausendeinhundertneunundneunzig Euro statt tausenddreihundertneunundvierzig Euro."),
+    # one measure after a subject and its verb is in the accusative, past adverbs, hedges and 'bzw.'
+    ("Nehmen Sie 20 Tropfen bzw. ca. 1 ml ein, trinken Sie täglich 1 l Wasser.",
+     "Nehmen Sie zwanzig Tropfen beziehungsweise circa einen Milliliter ein, trinken Sie täglich einen Liter Wasser."),
+    ("Wenn Sie 1 km laufen, sind das insg. 2 Std.", "Wenn Sie einen Kilometer laufen, sind das insgesamt zwei Stunden."),
 ]
 
 

@@ -75,6 +75,8 @@ class German(Language):
             span.agreement = _cue(ctx)
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
+        elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
+            span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
             if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and _cue(ctx) in _DATIVE_CUES:
                 span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # 'am Fr.' Freitag, not Frau
@@ -189,18 +191,22 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
-_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
+_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.', 'täglich'
+_LIST_WORDS = ("und", "oder", "bzw", "beziehungsweise")
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:
-    """The word that gives a number its case: the one before it, past a pronoun ('erhalten Sie 1 Gutschein') or
-    a hedge ('in ca. 1 Woche'); after a comma or 'und', its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
-    prev = ctx.prev_word.lower()
-    if (ctx.prev_word in _PRONOUNS and prev not in _ORDINAL_CUES or prev in _HEDGES) and ctx.words_before:
-        prev = ctx.words_before[-1].lower()
-    return ctx.agreement if prev in ("und", "oder") or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
+    """The word that gives a number its case: the one before it, past pronouns and hedges ('erhalten Sie ca. 1 Gutschein',
+    'in ca. 1 Woche'; past a subject to a verb not listed, the pronoun's accusative: 'Trinken Sie täglich 1 l' einen);
+    after a comma or 'und', or past hedges alone, its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
+    nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
+    skipped = next((i for i, word in enumerate(nearest) if word.lower() not in _HEDGES and (word not in _PRONOUNS or word.lower() in _ORDINAL_CUES)), len(nearest))
+    prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
+    if prev not in _CASES and (subject := next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS), None)):
+        prev = subject
+    return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
 
 def _apposition(ctx: Context) -> str:
