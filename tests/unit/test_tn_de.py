@@ -201,6 +201,9 @@ READINGS = [
     ("Nehmen Sie 20 Tropfen bzw. ca. 1 ml ein, trinken Sie täglich 1 l Wasser.",
      "Nehmen Sie zwanzig Tropfen beziehungsweise circa einen Milliliter ein, trinken Sie täglich einen Liter Wasser."),
     ("Wenn Sie 1 km laufen, sind das insg. 2 Std.", "Wenn Sie einen Kilometer laufen, sind das insgesamt zwei Stunden."),
+    # a number joined to nouns by hyphens is one word spelled out; before a measure the hyphens stay
+    ("Die 3-Zimmer-Wohnung im 4-Sterne-Hotel, 2-Faktor-Authentifizierung, ein 11-Zoll-Display.",
+     "Die Dreizimmerwohnung im Viersternehotel, Zweifaktorauthentifizierung, ein elf-Zoll-Display."),
 ]
 
 

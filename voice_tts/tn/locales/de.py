@@ -92,6 +92,9 @@ class German(Language):
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).title() + m[2], text)
+        compound = re.fullmatch(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)", text)  # '3-Zimmer-Wohnung' Dreizimmerwohnung; a measure's
+        if compound and not _MEASURE_NOUNS.intersection(compound[2][1:].split("-")):  # hyphens kept: '11-Zoll-Display' Elf-Zoll-Display
+            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + compound[2].replace("-", "").lower()
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
@@ -192,7 +195,7 @@ class German(Language):
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.', 'täglich'
-_LIST_WORDS = ("und", "oder", "bzw", "beziehungsweise")
+_LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
