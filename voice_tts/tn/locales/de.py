@@ -68,6 +68,8 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
+        if is_letter(cur.at(pos)) and (code := self._code(cur, pos, ctx)):
+            return code
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
@@ -87,6 +89,17 @@ class German(Language):
         if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
+
+    def _code(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """A car's plate and a code after its number word: its letters spelled, its digits one by one ('M-AB 4521' M A B vier
+        fünf zwei eins, 'Nr. DE4719' D E vier sieben eins neun)."""
+        code = cur.text[pos:(end := lexer.chunk(cur, pos))]
+        digits = chunk_after(cur, end, is_digit) if re.fullmatch("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}", code) else None
+        if digits and re.fullmatch(r"[1-9]\d{0,3}[EH]?", digits[0]):
+            code, end = code + digits[0], digits[1]
+        elif not (re.fullmatch(r"[A-Z]{1,3}\d{4,}", code) and (ctx.prev_word in ("Nr", "Nummer") or ctx.names_code(code, *self.CODE_WORDS))):
+            return None
+        return locale_span(end, " ".join(self.digits(c) if c.isdecimal() else c for c in code if c.isalnum()), self.code)
 
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
