@@ -68,8 +68,9 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
-        if is_letter(cur.at(pos)) and (code := self._code(cur, pos, ctx)):
-            return code
+        plate = _PLATE.fullmatch(cur.text, pos, lexer.chunk(cur, pos)) if is_letter(cur.at(pos)) else None  # 'M-AB 4521'
+        if plate and (digits := chunk_after(cur, plate.end(), is_digit)) and _CODE.fullmatch(code := cur.text[pos:digits[1]]):
+            return locale_span(digits[1], self.number(code), self.code)
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
@@ -90,24 +91,16 @@ class German(Language):
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
-    def _code(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """A car's plate and a code after its number word: its letters spelled, its digits one by one ('M-AB 4521' M A B vier
-        fünf zwei eins, 'Nr. DE4719' D E vier sieben eins neun)."""
-        code = cur.text[pos:(end := lexer.chunk(cur, pos))]
-        digits = chunk_after(cur, end, is_digit) if re.fullmatch("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}", code) else None
-        if digits and re.fullmatch(r"[1-9]\d{0,3}[EH]?", digits[0]):
-            code, end = code + digits[0], digits[1]
-        elif not (re.fullmatch(r"[A-Z]{1,3}\d{4,}", code) and (ctx.prev_word in ("Nr", "Nummer") or ctx.names_code(code, *self.CODE_WORDS))):
-            return None
-        return locale_span(end, " ".join(self.digits(c) if c.isdecimal() else c for c in code if c.isalnum()), self.code)
+    def number(self, text: str) -> str:  # a code letter by letter, digit by digit: 'DE4719' D E vier sieben eins neun
+        code = _CODE.fullmatch(text)
+        return " ".join(self.digits(c) or c for c in text if c.isalnum()) if code else super().number(text)
 
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).title() + m[2], text)
-        compound = re.fullmatch(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)", text)  # '3-Zimmer-Wohnung' Dreizimmerwohnung; a measure's
-        if compound and not _MEASURE_NOUNS.intersection(compound[2][1:].split("-")):  # hyphens kept: '11-Zoll-Display' Elf-Zoll-Display
-            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + compound[2].replace("-", "").lower()
+        if (compound := _COMPOUND.fullmatch(text)) and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:]):
+            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + "".join(nouns).lower()
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
@@ -207,21 +200,25 @@ class German(Language):
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
-_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.', 'täglich'
+_PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
+# The words between a number and the word that gives its case: 'Trinken Sie täglich ca. 1 l'.
+_PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
+# A code of capitals and digits ('DE4719'), a car's plate ('M-AB 4521', 'B-MW 123E'); a number joined to nouns.
+_PLATE = re.compile("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}")
+_CODE, _COMPOUND = re.compile(rf"[A-ZÄÖÜ]{{1,3}}\d{{4,}}|{_PLATE.pattern} [1-9]\d{{0,3}}[EH]?"), re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 
 def _cue(ctx: Context) -> str:
-    """The word that gives a number its case: the one before it, past pronouns and hedges ('erhalten Sie ca. 1 Gutschein',
-    'in ca. 1 Woche'; past a subject to a verb not listed, the pronoun's accusative: 'Trinken Sie täglich 1 l' einen);
-    after a comma or 'und', or past hedges alone, its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
+    """The word that gives a number its case: the one before it past pronouns and hedges ('in ca. 1 Woche'; past a
+    subject to a verb not listed, its accusative: 'Trinken Sie täglich 1 l' einen); after a comma or 'und', or past
+    hedges alone, its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
     nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
-    skipped = next((i for i, word in enumerate(nearest) if word.lower() not in _HEDGES and (word not in _PRONOUNS or word.lower() in _ORDINAL_CUES)), len(nearest))
+    skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
-    if prev not in _CASES and (subject := next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS), None)):
-        prev = subject
+    prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
     return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
 

@@ -259,7 +259,7 @@ class Russian(Language):
         case = ru_cases.count_case(int(m[3]), _preposition(ctx), noun or "")
         return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), int(m[3])))
 
-    def _alphanumeric(self, text: str) -> str:  # a capital of a code as written, as speakers read it: 'R7T9QX' R семь T девять Q X
+    def _alphanumeric(self, text: str) -> str:  # a code's capital as written: 'R7T9QX' R семь T девять Q X
         return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
