@@ -90,9 +90,7 @@ def is_letter(c: str) -> bool:
     """A character that belongs to a word: letters of any alphabetic script and their combining marks."""
     if c.isascii():
         return c.isalpha()
-    if is_han(c) or is_emoji(c):
-        return False
-    return c.isalpha() or unicodedata.category(c) in ("Mn", "Mc")
+    return not (is_han(c) or is_emoji(c)) and (c.isalpha() or unicodedata.category(c) in ("Mn", "Mc"))
 
 
 def is_latin_letter(c: str) -> bool:

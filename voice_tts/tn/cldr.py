@@ -119,8 +119,7 @@ def currency_symbols(lang: str) -> dict[str, str]:
     language, and the symbols several currencies share or the language's data lacks
     (currency_symbols.json). A code that is also an English word ("top", "cup", "all") counts
     only in capitals: written in lower case after a number it is the word."""
-    words = known_words()
-    table = {code.lower(): code for code in _current_currencies() if code.lower() not in words}
+    table = {code.lower(): code for code in _current_currencies() if code.lower() not in known_words()}
     for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):  # then 'CA$', 'A$'
         symbol = get_currency_symbol(code, locale).lower()
         if symbol != code.lower():

@@ -57,8 +57,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c == "<":
         return _html_tag(cur, pos)
     if c == "|" and ctx.in_table:
-        j = lexer.spaces(cur, pos + 1)
-        return Span(pos + 1, "table_pipe", info="end" if cur.at(j) in ("", "\n") else "mid")
+        return Span(pos + 1, "table_pipe", info="end" if cur.at(lexer.spaces(cur, pos + 1)) in ("", "\n") else "mid")
     if c in "hHwW" and cur.at(pos + 1) in _SCHEME_SECOND:
         for scheme in electronic.SCHEMES:
             if cur.startswith(pos, scheme, fold=True):

@@ -51,11 +51,8 @@ def chunk(cur: Cursor, i: int) -> int:
         cannot_join = (c in JOIN_DIGITS and not is_digit(prev)) or (c in JOIN_LETTERS and not is_letter(prev))
         if c in JOINERS and not cannot_join:
             n = cur.at(i + 1)
-            if (
-                (c in JOIN_ANY and is_alnum(n))
-                or (c in JOIN_LETTERS and is_letter(prev) and is_letter(n))
-                or (c in JOIN_DIGITS and is_digit(prev) and is_digit(n))
-            ):
+            if c in JOIN_ANY and is_alnum(n) or c in JOIN_LETTERS and is_letter(prev) and is_letter(n) or (
+                    c in JOIN_DIGITS and is_digit(prev) and is_digit(n)):
                 i += 2
                 continue
         return i

@@ -50,8 +50,7 @@ class OffsetMap:
         if commit is None:
             return self._commits[-1].raw_end if self._commits and p >= self._spoken_ends[-1] else 0
         if (separator := separator_length(commit)) >= 0:
-            inside = p - commit.spoken_start - separator
-            return commit.raw_start + max(0, min(inside, len(commit.raw)))
+            return commit.raw_start + max(0, min(p - commit.spoken_start - separator, len(commit.raw)))
         return commit.raw_start
 
     def spoken_at_raw(self, r: int) -> int:

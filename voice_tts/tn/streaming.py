@@ -506,5 +506,4 @@ def normalize(
 ) -> str:
     """One-shot normalization: the same engine fed once and flushed (spec I2)."""
     normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms, lexicon=lexicon)
-    commits = normalizer.push(text) + normalizer.flush()
-    return "".join(c.spoken for c in commits)
+    return "".join(c.spoken for c in normalizer.push(text) + normalizer.flush())

@@ -134,10 +134,8 @@ class German(Language):
         """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
         lower-case word that is no unit, or after 'bis' or 'von', is a year (a count is followed by its
         noun, which German writes capitalized: '1500 Menschen')."""
-        if super().is_year(cur, end, n, ctx):
-            return True
-        if not 1100 <= n <= 1999:
-            return False
+        if (year := super().is_year(cur, end, n, ctx)) or not 1100 <= n <= 1999:
+            return year
         if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
             return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
@@ -202,11 +200,10 @@ class German(Language):
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
-# The words between a number and the word that gives its case: 'Trinken Sie täglich ca. 1 l'.
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
-# A code of capitals and digits ('DE4719'), a car's plate ('M-AB 4521', 'B-MW 123E'); a number joined to nouns.
-_PLATE = re.compile("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}")
-_CODE, _COMPOUND = re.compile(rf"[A-ZÄÖÜ]{{1,3}}\d{{4,}}|{_PLATE.pattern} [1-9]\d{{0,3}}[EH]?"), re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")
+_PLATE = re.compile("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}")  # a car's plate's letters ('M-AB 4521')
+_CODE = re.compile(rf"[A-ZÄÖÜ]{{1,3}}\d{{4,}}|{_PLATE.pattern} [1-9]\d{{0,3}}[EH]?")  # spelled: 'DE4719', 'B-MW 123E'
+_COMPOUND = re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")  # a number joined to nouns: '3-Zimmer-Wohnung'
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 

@@ -427,10 +427,7 @@ class Russian(Language):
             word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
-    def _day_list(self, *args) -> Span | None:
-        return None
-
-    _month_year = _list_number = _day_list
+    _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         """`Language`'s number span, read through the hooks above, and the words that still join
@@ -656,11 +653,8 @@ def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Sp
     except TooLong:
         return None
     case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
-    century = ru_morph.inflect("век", case, plural=word[0] == "вв")
-    reading = ordinal(n, "m", case, word[0] == "вв")
-    if word_after(cur, word[1] + 1) == "":
-        century += "."
-    return locale_span(word[1] + 1, f"{reading} {century}", "ru")
+    century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
+    return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
 
 
 def _day_case(preposition: str) -> str:
@@ -679,8 +673,7 @@ def _second_day_case(ctx: Context) -> str:
 
 def _month_follows(cur: Cursor, end: int) -> bool:
     """Whether a month name comes next, after spaces."""
-    word = chunk_after(cur, end, is_letter)
-    return word is not None and word[0].lower() in MONTH_INDEX
+    return (word := chunk_after(cur, end, is_letter)) is not None and word[0].lower() in MONTH_INDEX
 
 
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
