@@ -204,6 +204,9 @@ READINGS = [
     # a number joined to nouns by hyphens is one word spelled out; before a measure the hyphens stay
     ("Die 3-Zimmer-Wohnung im 4-Sterne-Hotel, 2-Faktor-Authentifizierung, ein 11-Zoll-Display.",
      "Die Dreizimmerwohnung im Viersternehotel, Zweifaktorauthentifizierung, ein elf-Zoll-Display."),
+    # an ordinal after a feminine noun's 'der' is in the dative or genitive, also before an abbreviated noun
+    ("Die Wohnung liegt in der 3. Etg., am Ende der 2. Woche; der 1. Versuch.",
+     "Die Wohnung liegt in der dritten Etage, am Ende der zweiten Woche; der erste Versuch."),
     # a car's plate and a code after its number word: letters spelled, digits one by one
     ("Das Kennzeichen M-AB 4521 und B-MW 123E, Sendung Nr. DE4719, Ihr Buchungscode lautet XK48213.",
      "Das Kennzeichen M A B vier fünf zwei eins und B M W eins zwei drei E, Sendung Nummer D E vier sieben eins neun, "

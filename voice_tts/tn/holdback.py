@@ -9,6 +9,7 @@ anything else; this is what makes streaming output equal one-shot output.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer
 from voice_tts.tn.chars import HARD_STOPS, JOIN_ANY, SIGNS, ZH_SUFFIXES
@@ -266,13 +267,11 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
         return "zh"
     if not (ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end))):
         return ctx.default_lang
-    try:
+    with suppress(TooLong):
         while ctx.default_lang == "zh" and end is not None and (c := cur.at(end)) not in ("", "\n", *HARD_STOPS):
             if is_han(c) or c == "." and is_space(cur.at(end + 1) or " "):
                 return "zh" if is_han(c) else "en"
             end += 1
-    except TooLong:
-        pass
     return "en"
 
 
@@ -562,7 +561,7 @@ def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
 def _month(cur: Cursor, begin: int, end: int) -> Span:
     """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name with no
     number after it is a plain word."""
-    try:
+    with suppress(TooLong):
         day, m = _next_token(cur, _month_period(cur, begin, end))
         if _is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
             return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
@@ -570,8 +569,6 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             return Span(m, "reading", "en", info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}")
         full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
-    except TooLong:
-        pass
     return Span(end, "word")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from contextlib import suppress
 
 from voice_tts.tn.chars import JOIN_ANY, JOIN_DIGITS, JOIN_LETTERS, SUFFIX_SYMBOLS
 from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_letter, is_silent, is_space
@@ -93,14 +94,12 @@ def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
 def digit_groups_end(cur: Cursor, j: int) -> int:
     """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a separator at `j`."""
     end = j
-    try:
+    with suppress(TooLong):
         while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(group := end + (3 if cur.startswith(end, " / ") else 1))):
             k = digits_end(cur, group)
             if is_letter(cur.at(k)):
                 return end
             end = k
-    except TooLong:
-        pass
     return end
 
 

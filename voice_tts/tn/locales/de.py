@@ -193,7 +193,9 @@ class German(Language):
                               or cue in _CASES and word in _GENDERS):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
-        strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][noun_gender(found[1]) if found else "m"]
+        gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
+        cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage' dritten
+        strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender]
         return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
 
 
