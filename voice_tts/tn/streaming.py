@@ -466,6 +466,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
     elif kind == "punct" and (raw in "：:" and after_word or raw == "," and ctx.prev_word in english.EXAMPLE_WORDS):
         pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
+    elif kind == "punct" and raw in "—–" and not after_word and ctx.prev_word:  # 'ваш код — 482913': a code's word, no case's
+        ctx.prev_word, ctx.words_before = "", (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:]
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
