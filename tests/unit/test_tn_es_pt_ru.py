@@ -360,6 +360,8 @@ READINGS = {
         ("Код подтверждения A1B2C3, номер брони K4M8ZP.", "Код подтверждения A один B два C три, номер брони K четыре M восемь Z P."),
         # a code after its word and a spaced dash digit by digit; a price after one in its own case
         ("Ваш код — 482913, возврат — 500 ₽.", "Ваш код — четыре восемь два девять один три, возврат — пятьсот рублей."),
+        # an abbreviated noun in the case of the preposition before it, past an adjective, or of 'см.'
+        ("Мы на Невском пр., см. гл. 5.", "Мы на Невском проспекте, смотри главу пять."),
         # a wind's range read as its ends, with no 'от … до'
         ("Ветер 7–12 м/с, порывы до 15 м/с.", "Ветер семь двенадцать метров в секунду, порывы до пятнадцати метров в секунду."),
     ],

@@ -176,9 +176,7 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         if ctx.line_start and c == "`" and cur.startswith(pos, "```"):
             return Span(pos + 3, "fence_close")
         end = lexer.greedy(cur, pos, lambda x: x != "\n")
-        if cur.peek(end) == "\n":
-            end += 1
-        return Span(max(end, pos + 1), "fence_body")
+        return Span(max(end + (cur.peek(end) == "\n"), pos + 1), "fence_body")  # with its line's end
     if ctx.mode == "skip_url":
         end = lexer.greedy(cur, pos, lexer.is_url_char)
         return Span(end, "skip") if end > pos else None
@@ -379,8 +377,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 break
             best = (end, words[:]) if state and token != "," else best
         end, words = best
-        if _abbreviation_period(cur, end):
-            end += 1  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
+        end += _abbreviation_period(cur, end)  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
     except TooLong:
         return None
     return Span(end, "reading", "en", info=" ".join(words))

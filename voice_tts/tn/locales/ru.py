@@ -410,6 +410,8 @@ class Russian(Language):
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
+                if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
+                    case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
                 if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                     case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
