@@ -204,6 +204,7 @@ READINGS = [
     # a number joined to nouns by hyphens is one word spelled out; before a measure the hyphens stay
     ("Die 3-Zimmer-Wohnung im 4-Sterne-Hotel, 2-Faktor-Authentifizierung, ein 11-Zoll-Display.",
      "Die Dreizimmerwohnung im Viersternehotel, Zweifaktorauthentifizierung, ein elf-Zoll-Display."),
+    ("Ihre Kunden-Nr. ist 583021, Art.-Nr. 48213.", "Ihre Kunden-Nummer ist fünf acht drei null zwei eins, Artikelnummer vier acht zwei eins drei."),
     ("Ihre PIN – 4821, der Preis – 25 €.", "Ihre PIN – vier acht zwei eins, der Preis – fünfundzwanzig Euro."),
     # an ordinal after a feminine noun's 'der' is in the dative or genitive, also before an abbreviated noun
     ("Die Wohnung liegt in der 3. Etg., am Ende der 2. Woche; der 1. Versuch.",

@@ -457,7 +457,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind in ("block", "olist", "table_start"):
         ctx.block_line = True
         ctx.in_table = ctx.in_table or kind == "table_start"
-    if kind in _WORDLIKE or raw == "№" or kind == "locale" and raw.rstrip(".º°").replace(".", "").isalpha():  # an abbreviation ('Hauptstr.', 'n.º', '№') is a word
+    # An abbreviation is a word ('Hauptstr.', 'n.º', '№', 'Kunden-Nr.'; not a range of days, 'lun.-ven.').
+    if kind in _WORDLIKE or raw == "№" or kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha():
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
