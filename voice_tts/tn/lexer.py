@@ -41,10 +41,7 @@ def chunk(cur: Cursor, i: int) -> int:
         if c and c in "²³" and is_letter(prev):  # 'm²'
             return i + 1
         if c in SUFFIX_SYMBOLS and is_digit(prev):
-            i += 1
-            if c == "°" and cur.at(i) in ("C", "F"):
-                i += 1
-            return i
+            return i + 1 + (c == "°" and cur.at(i + 1) in ("C", "F"))  # '5 °C' with its scale
         # A joiner keeps the token open until the next character shows whether it joins, except
         # one that joins only digits after a letter ('Sure,' ',' joins digits only) or only letters
         # after a digit: that closes the token now, so the word is committed with the delta that
@@ -151,8 +148,7 @@ def phone_end(cur: Cursor, i: int) -> int | None:
         j = digits_end(cur, i + 1, 3)
         if j == i + 1:
             return None
-        if cur.at(j) in (" ", "-"):
-            j += 1
+        j += cur.at(j) in (" ", "-")
     if cur.at(j) != "(" or (k := digits_end(cur, j + 1, 3)) - j != 4 or cur.at(k) != ")":
         return None
     j = k + 2 if cur.at(k + 1) in (" ", "-") else k + 1

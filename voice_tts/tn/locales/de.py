@@ -68,8 +68,8 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
-        plate = _PLATE.fullmatch(cur.text, pos, lexer.chunk(cur, pos)) if is_letter(cur.at(pos)) else None  # 'M-AB 4521'
-        if plate and (digits := chunk_after(cur, plate.end(), is_digit)) and _CODE.fullmatch(code := cur.text[pos:digits[1]]):
+        plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
+        if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _CODE.fullmatch(code := cur.text[pos:digits[1]]):
             return locale_span(digits[1], self.number(code), self.code)
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
@@ -161,6 +161,9 @@ class German(Language):
         if (numerator, denominator) != (1, 2):
             return self.fraction(numerator, denominator)
         gender = noun_gender(unit.singular.split()[0] if unit else found[1])
+        article = ctx.prev_word.lower()  # 'eine ½ Stunde', 'jede weitere ½ Std.' halbe: after an article or its adjective
+        if article in _ARTICLES or article.endswith(_ADJECTIVE_ENDINGS) and " ".join(ctx.words_before[-1:]).lower() in _ARTICLES:
+            return "halbe" + "n" * (article.endswith(("n", "m")) or article.endswith("r") and gender == "f")
         return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
 
     def fraction(self, numerator: int, denominator: int) -> str:
@@ -203,8 +206,8 @@ _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
-_PLATE = re.compile("[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}")  # a car's plate's letters ('M-AB 4521')
-_CODE = re.compile(rf"[A-ZÄÖÜ]{{1,3}}\d{{4,}}|{_PLATE.pattern} [1-9]\d{{0,3}}[EH]?")  # spelled: 'DE4719', 'B-MW 123E'
+_CODE = re.compile(r"[A-ZÄÖÜ]{1,3}(?:\d{4,}|-[A-Z]{1,2} [1-9]\d{0,3}[EH]?)")  # spelled: 'DE4719', a car's plate 'B-MW 123E'
+_ARTICLES = (_DATIVE_CUES | _WEAK_CUES) - {"ab", "bis", "seit"}  # before '½' no 'ein': 'nach einer ½ Stunde' halben
 _COMPOUND = re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")  # a number joined to nouns: '3-Zimmer-Wohnung'
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
 _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
