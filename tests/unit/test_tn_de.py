@@ -207,6 +207,8 @@ READINGS = [
     # a half after an article or its adjective takes no 'ein' of its own
     ("Nach einer ½ Stunde kostet jede weitere ½ Std. 28 €, seit ½ Stunde die ½ Portion.",
      "Nach einer halben Stunde kostet jede weitere halbe Stunde achtundzwanzig Euro, seit einer halben Stunde die halbe Portion."),
+    # a voucher's word and number read as a word and a number
+    ("Mit dem Code WINTER10 oder SOMMER25 sparen Sie.", "Mit dem Code Winter zehn oder Sommer fünfundzwanzig sparen Sie."),
     ("Ihre Kunden-Nr. ist 583021, Art.-Nr. 48213.", "Ihre Kunden-Nummer ist fünf acht drei null zwei eins, Artikelnummer vier acht zwei eins drei."),
     ("Ihre PIN – 4821, der Preis – 25 €.", "Ihre PIN – vier acht zwei eins, der Preis – fünfundzwanzig Euro."),
     # an ordinal after a feminine noun's 'der' is in the dative or genitive, also before an abbreviated noun

@@ -122,8 +122,7 @@ class StreamingNormalizer:
         ctx = self._ctx
         if ctx.open_word is not None:  # the joiner, or what its token says after the word, is next
             return True
-        last = ctx.last_spoken
-        if not last or last.isspace():
+        if not (last := ctx.last_spoken) or last.isspace():
             return False
         if ctx.pending_sep and not is_han(last):
             return True

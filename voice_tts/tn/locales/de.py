@@ -91,9 +91,10 @@ class German(Language):
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
-    def number(self, text: str) -> str:  # a code letter by letter, digit by digit: 'DE4719' D E vier sieben eins neun
-        code = _CODE.fullmatch(text)
-        return " ".join(self.digits(c) or c for c in text if c.isalnum()) if code else super().number(text)
+    def number(self, raw: str) -> str:  # a code letter by letter, digit by digit: 'DE4719' D E vier sieben eins neun
+        if word := _WORD_CODE.fullmatch(raw):  # a voucher's word (two vowels) and number: 'WINTER10' Winter zehn
+            return f"{word[1].capitalize()} {self.cardinal(int(word[2]))}"
+        return " ".join(self.digits(c) or c for c in raw if c.isalnum()) if _CODE.match(raw) else super().number(raw)
 
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
@@ -206,7 +207,8 @@ _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
-_CODE = re.compile(r"[A-ZÄÖÜ]{1,3}(?:\d{4,}|-[A-Z]{1,2} [1-9]\d{0,3}[EH]?)")  # spelled: 'DE4719', a car's plate 'B-MW 123E'
+_CODE = re.compile(r"[A-ZÄÖÜ]{1,3}(?:\d{4,}|-[A-Z]{1,2} [1-9]\d{0,3}[EH]?)\Z")  # 'DE4719', a car's plate 'B-MW 123E'
+_WORD_CODE = re.compile(r"(?=[A-ZÄÖÜ]{4})([A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*)([1-9]\d{0,2})")
 _ARTICLES = (_DATIVE_CUES | _WEAK_CUES) - {"ab", "bis", "seit"}  # before '½' no 'ein': 'nach einer ½ Stunde' halben
 _COMPOUND = re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")  # a number joined to nouns: '3-Zimmer-Wohnung'
 # CLDR's form of "ein" and an ordinal's ending with no article before it, by case and gender.
