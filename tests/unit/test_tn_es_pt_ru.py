@@ -17,7 +17,7 @@ READINGS = {
         ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
-         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares."),
+         "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
         ("Mezcle cemento y arena 1:4 a las 9:30.", "Mezcle cemento y arena uno a cuatro a las nueve y media."),
         # a whole number and a fraction's glyph after a space are one quantity, as '2½' is
         ("Añada 2 ½ cucharadas de azúcar.", "Añada dos cucharadas y media de azúcar."),
@@ -54,7 +54,7 @@ READINGS = {
         ("Cuesta 12,99 €", "Cuesta doce euros con noventa y nueve céntimos"),
         ("Son 35,50 €.", "Son treinta y cinco euros con cincuenta céntimos."),
         ("Cuesta $1,01 y 5,02 £", "Cuesta un dólar con un centavo y cinco libras con dos peniques"),
-        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares con setenta y cinco centavos"),
+        ("Cobramos 1.250,75 USD", "Cobramos mil doscientos cincuenta dólares estadounidenses con setenta y cinco centavos"),
         ("Le devolvemos 0,99 €", "Le devolvemos noventa y nueve céntimos"),
         ("Pagó $3", "Pagó tres dólares"),
         ("Son 2 £", "Son dos libras"),
@@ -129,11 +129,11 @@ READINGS = {
         ("Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.", "Su reserva número siete siete tres uno y la factura "
          "número dos cero cuatro cinco; la reserva número doce."),
         # a Roman numeral after a chapter's word, abbreviated or not, is its number; eras; a fitness abbreviation
-        # but not a club's; dollars as Spanish says them
+        # but not a club's; the US dollar's code in full, as NeMo reads it
         ("Según el cap. IV y la sección II, fue en el 79 d.C. o el 44 a. C.; su FC de 150 lpm y el FC Barcelona; "
          "89 USD.", "Según el capítulo cuatro y la sección dos, fue en el setenta y nueve después de Cristo o el "
          "cuarenta y cuatro antes de Cristo; su Frecuencia Cardiaca de ciento cincuenta latidos por minuto y el FC "
-         "Barcelona; ochenta y nueve dólares."),
+         "Barcelona; ochenta y nueve dólares estadounidenses."),
         # a booking code of capitals and lone digits is spelled sign by sign, also where it starts with a digit
         ("Su localizador es 8XK2PL o X7KP4M.", "Su localizador es ocho X K dos P L o X siete K P cuatro M."),
         # a plate or road of capitals and numbers joined by hyphens: the letters spelled, the numbers read
@@ -146,7 +146,7 @@ READINGS = {
         ("Datos de 2019-2023; llame al 3333-4444.", "Datos de dos mil diecinueve a dos mil veintitrés; llame al tres tres tres "
          "tres cuatro cuatro cuatro cuatro."),
         # an amount in thousands names its currency without "de"; in millions with it
-        ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares."),
+        ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares estadounidenses."),
         # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
         ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
          "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
