@@ -263,6 +263,12 @@ READINGS = {
 ZH_READINGS = {
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
     "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
+    # below zero after a word of the weather 零下 (a range of temperatures too), as forecasts are read; elsewhere 负
+    "今天气温-5°C，夜间-3~5℃，最低气温为-12℃，-23°C，-3减2，-5%。":
+        "今天气温零下五摄氏度，夜间零下三到五摄氏度，最低气温为零下十二摄氏度，负二十三摄氏度，负三减二，负百分之五。",
+    # 两 before a measure word of cooking and counting, and before one with its noun after it
+    "生抽2汤匙，盐2茶匙，2大勺糖，大蒜2瓣，鸡蛋2枚，2撮盐，2扇门，2栋楼，2盏灯。":
+        "生抽两汤匙，盐两茶匙，两大勺糖，大蒜两瓣，鸡蛋两枚，两撮盐，两扇门，两栋楼，两盏灯。",
     # two sides by a unit after a count; an en dash between decimals a range, no minus
     "买了5根4×30mm的钉子，正常值为4.2–5.5。": "买了五根四乘三十毫米的钉子，正常值为四点二到五点五。",
     "SQL和GPU都很重要，NASA也是。": "SQL和GPU都很重要，NASA也是。",  # a Chinese voice spells them itself

@@ -107,6 +107,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 # Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
 # 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位), a plate's dot (京A·12345).
 _CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位", "·")
+WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)[为是约达]?$")  # then below zero is 零下
 _PLACE_WORDS = ("口", "座", "位", "号", "车", "车厢", "站台", "柜台", "房间", "展位", "区")  # a gate's, a seat's: '检票口12A'
 # Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
 _DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
@@ -116,14 +117,10 @@ MEASURE_WORDS = frozenset(
     line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
     if line.strip() and not line.startswith("#"))
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
-# In China ¥ is the yuan, spoken 元 (CLDR's zh names ¥ the yen and CNY 人民币); every other symbol
-# by CLDR's name ('₩100' 一百韩元).
-_YUAN = frozenset("￥¥")
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
-                    rf"(?P<suffix>(?:{_MEASURE_WORD})?)(?:/(?P<per>[^\x00-\x7f]+))?")
+                    rf"(?P<suffix>(?:(?:{_MEASURE_WORD})[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
-_CELSIUS = re.compile(r"(?P<sign>-?)(?P<num>\d+(?:\.\d+)?)(?P<scale>℃|℉|°F)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
 _MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
@@ -180,7 +177,7 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    return "两" if text == "2" and suffix in MEASURE_WORDS else number(text)
+    return "两" if text == "2" and suffix and re.match(_MEASURE_WORD, suffix) else number(text)
 
 
 def count(text: str, ordinal: bool = False) -> str | None:
@@ -192,11 +189,11 @@ def count(text: str, ordinal: bool = False) -> str | None:
     # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
     if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
-    money = "." in m["num"] and (m["cur"] or m["suffix"].endswith(("元", "块")))
+    money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], "" if ordinal else m["suffix"]) + m["scale"]
     if not m.group("cur"):
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
-    code = "CNY" if m["cur"] in _YUAN else cldr.currency_code("zh", m["cur"])
+    code = "CNY" if m["cur"] in "￥¥" else cldr.currency_code("zh", m["cur"])  # ¥ the yuan (CLDR's zh: the yen)
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 
@@ -234,13 +231,14 @@ def clock_time(text: str) -> str | None:
 
 
 def celsius(text: str) -> str | None:
-    """'25℃' 二十五摄氏度, '-4°F' 负四华氏度 (CLDR's names)."""
-    return ("负" if m["sign"] else "") + number(m["num"]) + ("摄氏度" if m["scale"] == "℃" else "华氏度") if (m := _CELSIUS.fullmatch(text)) else None
+    """'25℃' 二十五摄氏度, '-4°F' 负四华氏度 (CLDR's names; after a word of the weather 零下, `WEATHER`)."""
+    m = re.fullmatch(r"(-?)(\d+(?:\.\d+)?)(℃|℉|°F)", text)
+    return "负" * len(m[1]) + number(m[2]) + ("摄氏度" if m[3] == "℃" else "华氏度") if m else None
 
 
 def number_range(text: str) -> str | None:
     """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus), '2到3个' 两到三个, '2至3次'
     两至三次; '2~8℃' 二到八摄氏度."""
-    if (m := _RANGE.fullmatch(text)) is None or m.group("a").startswith("0") or m.group("b").startswith("0"):
+    if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
     return _quantity(m["a"], m["suffix"]) + ("至" if m["to"] == "至" else "到") + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")

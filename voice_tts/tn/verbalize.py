@@ -54,6 +54,9 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         cue = "·" if re.fullmatch("[A-Z]", ctx.prev_word) else ctx.prev_word or ctx.prev_char
         if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_with_period(raw, ctx.prev_word)):
             return reading
+        if lang == "zh" and raw[0] in "-−－" and (mark := re.search(r"[%％℃℉]|°[CF]|^.\d+/\d+$", raw)):  # '-1/5' 负五分之一
+            weather = mark[0][0] in "℃℉°" and chinese.WEATHER.search(ctx.prev_word)  # '气温-3℃' 气温零下三摄氏度
+            return ("零下" if weather else "负") + number(raw[1:], lang)
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
@@ -192,8 +195,6 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
                  chinese.fraction, chinese.plain):
         if reading := rule(text):
             return reading
-    if text[0] == "-" and ("%" in text or re.fullmatch(r"-\d+/\d+", text)):  # -1/5 负五分之一
-        return "负" + _number_zh(text[1:])
     if re.search(r"[A-Za-z]", text):
         if reading := chinese.measure(text, unit_words("zh")):  # CLDR's unit names ('20ms' 二十毫秒, '6.1 mmol/L' 六点一毫摩尔每升)
             return reading
