@@ -49,9 +49,9 @@ class Korean(myriad.Language):
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
-        phone = cur.text[pos:end].isdecimal() and self.cued(cue, "phone_cues")
-        code = phone or cur.text[pos:end].isdecimal() and self.cued(cue)
+        code = cur.text[pos:end].isdecimal() and (self.cued(cue, "phone_cues") or self.cued(cue))
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
+        plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
                 cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
             return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")

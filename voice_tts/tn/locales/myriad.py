@@ -273,7 +273,9 @@ class Language:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
         by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
         ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
-        code = (self.cued(ctx.prev_word) or len(digits) > 4 and self.cued(ctx.prev_word, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
+        cue = ctx.prev_word or ctx.char_before(cur.text, pos)  # an opening bracket cues a code too: '「7025」' 七〇二五
+        code = (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
+        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
         if digits == "00" and ctx.char_before(cur.text, pos) == self.words["clock"][0] and cur.at(end) == self.words["clock"][1]:
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
@@ -440,10 +442,9 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
         elif c in ("%", "％"):  # '0.5%p' percentage points where the language writes them so (ko 퍼센트포인트)
             end += len(suffix := max((s for s in language.words["suffixes"] if s[0] == "%" and cur.startswith(
                 end + 1, s[1:]) and not _is_letter(cur.at(end + len(s)))), key=len, default="%"))
-        elif c == "℃":
-            suffix, end = "°C", end + 1
-        elif c == "°":  # '°', '°C', '°F'
-            suffix, end = ("°" + cur.at(end + 1), end + 2) if cur.at(end + 1) in ("C", "F") else ("°", end + 1)
+        elif c in ("°", "℃"):  # '°', '°C', '°F'; '℃' is '°C' by NFKC
+            letter = cur.at(end + 1) if c == "°" and cur.at(end + 1) in ("C", "F") else ""
+            suffix, end = unicodedata.normalize("NFKC", c) + letter, end + 1 + len(letter)
         elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
             suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
         elif (_is_letter(c) or c == " " and _is_letter(cur.at(end + 1))) and not currency:  # '5 kg' as '5kg'
