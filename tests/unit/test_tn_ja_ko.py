@@ -99,7 +99,8 @@ JA = [
     # a number between Latin words in the language's own numerals; an oil's grade with W its letter and 0 as mechanics say it
     ("iPhone 15 Proを買い、オイルは0W-20です。10W-40も可", "iPhone 十五 Proを買い、オイルはゼロダブリュー二十です。十ダブリュー四十も可"),
     # a number alone in 「」 is a code to type, digit by digit, as after its word; a bus route keeps its zero
-    ("暗証番号は4桁の「7025」で、PINは「0831」、「3」を押す", "暗証番号は四桁の「七〇二五」で、PINは「〇八三一」、「三」を押す"),
+    ("暗証番号は4桁の「7025」で、PINは「0831」、「3」を押す、画面に「10」と表示",
+     "暗証番号は四桁の「七〇二五」で、PINは「〇八三一」、「三」を押す、画面に「十」と表示"),
     ("都01系統と渋66系統、都05系統は10時09分発", "都〇一系統と渋六十六系統、都〇五系統は十時九分発"),
 ]
 
