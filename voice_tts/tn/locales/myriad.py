@@ -289,7 +289,7 @@ class Language:
         return locale_span(end, self.read(e), self.code)
 
     def read(self, e: Expression) -> str:
-        sign = self.words["signs"].get(e.sign, "")
+        sign = self.words["signs"].get(e.sign + e.suffix) or self.words["signs"].get(e.sign, "")  # ko '-7℃' 영하 칠도
         if e.currency:
             return sign + self._money(e)
         if e.kind in ("integer", "decimal") and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-") and (
