@@ -63,7 +63,7 @@ READINGS = [
     # a hedge between the preposition and the number keeps the preposition's case
     ("Die Gutschrift folgt in ca. 1 Woche, nach knapp 1 Stunde und mit nur 1 Klick.",
      "Die Gutschrift folgt in circa einer Woche, nach knapp einer Stunde und mit nur einem Klick."),
-    ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent per annum."),
+    ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent pro Jahr."),
     # 'Sie' after a verb is no noun the number counts: the number is a label
     ("Unter Punkt 1 finden Sie alles, in Schritt 1 öffnen Sie die App.",
      "Unter Punkt eins finden Sie alles, in Schritt eins öffnen Sie die App."),
