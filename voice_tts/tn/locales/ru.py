@@ -397,8 +397,13 @@ class Russian(Language):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
-        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
+        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words. 'в', 'к', 'с' before a number read with two
+        consonants first take their vowel ('С 2 января' Со второго, 'во 2 квартале', 'с 100 ₽' со ста)."""
         end = lexer.chunk(cur, pos)
+        if (low := cur.text[pos:end].lower()) in ("в", "к", "с") and cur.at(end) == " " and is_digit(cur.at(end + 1)) and (number := self._reading_after(
+                cur, end + 1, replace(ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))):
+            vowel = re.match("вт|вс" + "|ст" * (low == "с"), number)
+            return Span(end, "locale", self.code, cur.text[pos:end] + "о" * bool(vowel), agreement=ctx.agreement)
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
         except TooLong:
@@ -417,6 +422,12 @@ class Russian(Language):
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
                 return locale_span(pos + len(written), ru_morph.phrase_in_case(reading, case) if case else reading, self.code)
         return super()._word(cur, pos, ctx)
+
+    def _reading_after(self, cur: Cursor, pos: int, ctx: Context) -> str:
+        try:
+            return (span := self.find_span(cur, pos, ctx)) is not None and span.kind == "locale" and span.info or ""
+        except TooLong:
+            return ""
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
