@@ -397,20 +397,18 @@ class Russian(Language):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
-        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words. 'в', 'к', 'с' before a number read with two
-        consonants first take their vowel ('С 2 января' Со второго, 'во 2 квартале', 'с 100 ₽' со ста)."""
-        end = lexer.chunk(cur, pos)
-        if (low := cur.text[pos:end].lower()) in ("в", "к", "с") and cur.at(end) == " " and is_digit(cur.at(end + 1)) and (number := self._reading_after(
-                cur, end + 1, replace(ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))):
-            vowel = re.match("вт|вс" + "|ст" * (low == "с"), number)
-            return Span(end, "locale", self.code, cur.text[pos:end] + "о" * bool(vowel), agreement=ctx.agreement)
+        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
+        low = cur.text[pos:(end := lexer.chunk(cur, pos))].lower()
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
+            number = low in ("в", "к", "с") and cur.at(end) == " " and is_digit(cur.at(end + 1)) and self.find_span(cur, end + 1, replace(
+                ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))  # the number after a preposition
         except TooLong:
-            run = end
+            run, number = end, None
+        if number and number.kind == "locale" and re.match("вт|вс" + "|ст" * (low == "с"), number.info):  # 'С 2 января' Со второго
+            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
-        low = cur.text[pos:end].lower()
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -422,12 +420,6 @@ class Russian(Language):
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
                 return locale_span(pos + len(written), ru_morph.phrase_in_case(reading, case) if case else reading, self.code)
         return super()._word(cur, pos, ctx)
-
-    def _reading_after(self, cur: Cursor, pos: int, ctx: Context) -> str:
-        try:
-            return (span := self.find_span(cur, pos, ctx)) is not None and span.kind == "locale" and span.info or ""
-        except TooLong:
-            return ""
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
