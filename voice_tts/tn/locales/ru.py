@@ -401,11 +401,12 @@ class Russian(Language):
         low = cur.text[pos:(end := lexer.chunk(cur, pos))].lower()
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
-            number = low in ("в", "к", "с") and cur.at(end) == " " and is_digit(cur.at(end + 1)) and self.find_span(cur, end + 1, replace(
-                ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))  # the number after a preposition
+            digits = cur.text[end + 1:lexer.digits_end(cur, end + 1)] if low in ("в", "к", "с") and cur.at(end) == " " else ""
+            number = (digits == "2" or low == "с" and re.fullmatch("1..", digits)) and self.find_span(cur, end + 1, replace(
+                ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))  # 'второй', 'сто' may follow
         except TooLong:
             run, number = end, None
-        if number and number.kind == "locale" and re.match("вт|вс" + "|ст" * (low == "с"), number.info):  # 'С 2 января' Со второго
+        if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):  # 'С 2 января' Со второго
             return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
