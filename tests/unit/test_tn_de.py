@@ -209,9 +209,9 @@ READINGS = [
      "Nach einer halben Stunde kostet jede weitere halbe Stunde achtundzwanzig Euro, seit einer halben Stunde die halbe Portion."),
     # a voucher's word and number read as a word and a number
     ("Mit dem Code WINTER10 oder SOMMER25 sparen Sie.", "Mit dem Code Winter zehn oder Sommer fünfundzwanzig sparen Sie."),
-    # a code of letter and number runs, a hyphen among them too, sign by sign ('RT-7Q42X' R T sieben Q zweiundvierzig X)
-    ("Kleben Sie den Code RT-7Q42X auf, Gutscheincode AB12CD34.",
-     "Kleben Sie den Code R T sieben Q zweiundvierzig X auf, Gutscheincode A B zwölf C D vierunddreißig."),
+    # capitals, a hyphen and mixed runs of digits and capitals sign by sign
+    ("Kleben Sie den Code RT-7Q42X auf, Referenz KX-12B4.",
+     "Kleben Sie den Code R T sieben Q zweiundvierzig X auf, Referenz K X zwölf B vier."),
     ("Ihre Kunden-Nr. ist 583021, Art.-Nr. 48213.", "Ihre Kunden-Nummer ist fünf acht drei null zwei eins, Artikelnummer vier acht zwei eins drei."),
     ("Ihre PIN – 4821, der Preis – 25 €.", "Ihre PIN – vier acht zwei eins, der Preis – fünfundzwanzig Euro."),
     # an ordinal after a feminine noun's 'der' is in the dative or genitive, also before an abbreviated noun

@@ -75,9 +75,9 @@ _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
 # A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
 _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
-# A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
-# part number with a longer digit run, is left to the voice).
-_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+-?\d+){2,}[A-ZА-ЯЁ]*|(?:\d+-?[A-ZА-ЯЁ]+){2,}\d*")
+# A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs ('RT-7Q42X', a
+# return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left to the voice).
+_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?|[A-ZА-ЯЁ]+-(?:\d+[A-ZА-ЯЁ]+)+\d*")
 _PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")  # a plate or road: 'AA-12-BB', 'AP-7'
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
