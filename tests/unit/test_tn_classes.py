@@ -205,6 +205,10 @@ READINGS = {
     # an amount before a singular noun describes it (not before an adverb: 'the $20 today')
     "Members save 10% on the $45 repair fee, and we keep the $20 today.":
         "Members save ten percent on the forty five dollar repair fee, and we keep the twenty dollars today.",
+    # ... past an adjective too ('the $49 annual fee'); not before a pronoun ('the $49 you paid')
+    "The $49 annual fee, a $10 monthly charge and your $5 late fee replace the $49 you paid.":
+        "The forty nine dollar annual fee, a ten dollar monthly charge and your five dollar late fee replace the forty nine "
+        "dollars you paid.",
     # the 1 dialled before an area code is said with it; a toll-free 800 as a number
     "Call 1-800-555-0146 or 1-415-555-0100.":
         "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",

@@ -63,7 +63,7 @@ READINGS = [
     # a hedge between the preposition and the number keeps the preposition's case
     ("Die Gutschrift folgt in ca. 1 Woche, nach knapp 1 Stunde und mit nur 1 Klick.",
      "Die Gutschrift folgt in circa einer Woche, nach knapp einer Stunde und mit nur einem Klick."),
-    ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent per annum."),
+    ("Der Zinssatz beträgt 2,75 % p. a.", "Der Zinssatz beträgt zwei Komma sieben fünf Prozent pro Jahr."),
     # 'Sie' after a verb is no noun the number counts: the number is a label
     ("Unter Punkt 1 finden Sie alles, in Schritt 1 öffnen Sie die App.",
      "Unter Punkt eins finden Sie alles, in Schritt eins öffnen Sie die App."),
@@ -209,6 +209,9 @@ READINGS = [
      "Nach einer halben Stunde kostet jede weitere halbe Stunde achtundzwanzig Euro, seit einer halben Stunde die halbe Portion."),
     # a voucher's word and number read as a word and a number
     ("Mit dem Code WINTER10 oder SOMMER25 sparen Sie.", "Mit dem Code Winter zehn oder Sommer fünfundzwanzig sparen Sie."),
+    # capitals, a hyphen and mixed runs of digits and capitals sign by sign
+    ("Kleben Sie den Code RT-7Q42X auf, Referenz KX-12B4.",
+     "Kleben Sie den Code R T sieben Q zweiundvierzig X auf, Referenz K X zwölf B vier."),
     ("Ihre Kunden-Nr. ist 583021, Art.-Nr. 48213.", "Ihre Kunden-Nummer ist fünf acht drei null zwei eins, Artikelnummer vier acht zwei eins drei."),
     ("Ihre PIN – 4821, der Preis – 25 €.", "Ihre PIN – vier acht zwei eins, der Preis – fünfundzwanzig Euro."),
     # an ordinal after a feminine noun's 'der' is in the dative or genitive, also before an abbreviated noun

@@ -192,6 +192,8 @@ READINGS = {
         # after the article the hour goes without "horas" before its minutes; alone it keeps it
         ("Às 8h15", "Às oito e quinze"),
         ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
+        # hour 0 after a word of one point in time is midnight; after 'às' (plural) a count of hours
+        ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas horas às zero horas."),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
         ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
         ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),

@@ -250,10 +250,9 @@ _CODE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,3}[A-Z\d]*(?:-[A-Z\d]+)*")  # three
 
 def _next_visible(cur: Cursor, i: int) -> str:
     """The first non-space character from `i` (waits for it); "" at the end or past the bound."""
-    try:
+    with suppress(TooLong):
         return cur.at(lexer.spaces(cur, i))
-    except TooLong:
-        return ""
+    return ""
 
 
 def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
@@ -331,7 +330,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
             (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
                 ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
-            ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "SINGULAR"))):  # 'the $89 fee'
+            ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "SINGULAR") or only_noun(
+                word[0], "") and only_noun(_next_token(cur, word[1])[0], "SINGULAR"))):  # 'the $89 fee', 'the $49 annual fee'
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
@@ -521,12 +521,11 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
 def _weekday_end(cur: Cursor, end: int) -> int | None:
     """Where an abbreviated weekday before a date or time ends ('Tu (2/22)', 'Sat. 3 May'), with its comma and space
     ('Wed., June 9', 'Sat., 6/12': the date's reading knows its weekday), or None."""
-    try:
+    with suppress(TooLong):
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
         k, j = (k, j) if cur.at(j) not in ("(", ",") else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
-    except TooLong:
-        return None
+    return None
 
 
 def _email_end(cur: Cursor, pos: int) -> int | None:
@@ -549,10 +548,9 @@ def _abbreviation_period(cur: Cursor, i: int) -> bool:
 def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
     """First character of the next token (the whole token: `word`), once that token is closed ("" at
     the end or too far)."""
-    try:
+    with suppress(TooLong):
         return _next_token(cur, i)[0][:None if word else 1]
-    except TooLong:
-        return ""
+    return ""
 
 
 def _month(cur: Cursor, begin: int, end: int) -> Span:
@@ -588,12 +586,11 @@ def _year_after(cur: Cursor, end: int, comma: bool) -> int:
 
 def _day_month(cur: Cursor, end: int) -> int | None:
     """'25 April 2011', '21st of October', '01 August': where the date ends, or None."""
-    try:
+    with suppress(TooLong):
         month, m = _next_token(cur, end)
         if month == "of":
             month, m = _next_token(cur, m)
         if english.month_name(month) is None:  # '25 jul 2012', '25 Sept.'
             return None
         return _year_after(cur, _month_period(cur, m - len(month), m), comma=False)
-    except TooLong:
-        return None
+    return None

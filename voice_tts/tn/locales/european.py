@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -74,9 +75,9 @@ _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
 # A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
 _REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
-# A code of capitals and lone digits ('X7KP4M', a booking reference): spelled sign by sign ('B2A23C', a
-# part number with a longer digit run, is left to the voice).
-_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?")
+# A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs ('RT-7Q42X', a
+# return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left to the voice).
+_CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?|[A-ZА-ЯЁ]+-(?:\d+[A-ZА-ЯЁ]+)+\d*")
 _PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")  # a plate or road: 'AA-12-BB', 'AP-7'
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
@@ -601,7 +602,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end -= cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°"  # '12,5%' as '12,5 %', '-8° c' as '-8 °c'
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
-        try:
+        with suppress(TooLong):
             while cur.at(end) in GROUP_SPACES and (self.SPACE_GROUPS or cur.text[end] in _SPACES_IN_NUMBER):
                 k = end + 1
                 if not all(is_digit(cur.at(k + i)) for i in range(3)):
@@ -614,8 +615,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 end = m
                 if not piece.isdecimal():
                     break
-        except TooLong:
-            pass
         return end
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
@@ -749,7 +748,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         integer = fractional is None
         if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
-        try:
+        with suppress(TooLong):
             if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
                 numerator, denominator = cldr.vulgar_fraction(cur.at(glyph))
                 reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
@@ -822,8 +821,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         reading = self.mixed_fraction(int(whole), a, b)
                         return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
                 break
-        except TooLong:
-            pass
         if currency is not None:  # '€/mes' al mes, '€/h' por hora; '1 150 € CC' charges comprises
             per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
@@ -912,7 +909,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
         """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
         a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
-        try:
+        with suppress(TooLong):
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
             if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
                 m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
@@ -922,8 +919,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
                     noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
-        except TooLong:
-            pass
         return locale_span(end, reading, self.code)
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:

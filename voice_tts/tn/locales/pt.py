@@ -102,9 +102,11 @@ class Portuguese(Iberian):
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        words = f"{_cardinal(hours, True)} {'hora' if hours == 1 else 'horas'}"
-        if minutes and seconds is None and ctx.prev_word.lower() in self.CLOCK_CUES:  # 'às dezenove e quarenta'
-            return f"{_cardinal(hours, True)} e {_cardinal(minutes)}"
+        midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")  # 'até 0h' (not 'às 0h')
+        hour = "meia-noite" if midnight else _cardinal(hours, True)
+        words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
+        if minutes and seconds is None and (midnight or ctx.prev_word.lower() in self.CLOCK_CUES):  # 'às dezenove e quarenta'
+            return f"{hour} e {_cardinal(minutes)}"
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
                     f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")

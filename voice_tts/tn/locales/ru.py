@@ -398,14 +398,18 @@ class Russian(Language):
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
         first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
-        end = lexer.chunk(cur, pos)
+        low = cur.text[pos:(end := lexer.chunk(cur, pos))].lower()
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
+            digits = cur.text[end + 1:lexer.digits_end(cur, end + 1)] if low in ("в", "к", "с") and cur.at(end) == " " else ""
+            number = (digits == "2" or low == "с" and re.fullmatch("1..", digits)) and self.find_span(cur, end + 1, replace(
+                ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))  # 'второй', 'сто' may follow
         except TooLong:
-            run = end
+            run, number = end, None
+        if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):  # 'С 2 января' Со второго
+            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
-        low = cur.text[pos:end].lower()
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -520,6 +524,8 @@ class Russian(Language):
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if raw == "1,5" and (form := ru_morph.noun(word_after(cur, span.end))):
             span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
+            if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
+                span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
