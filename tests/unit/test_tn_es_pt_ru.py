@@ -151,6 +151,13 @@ READINGS = {
         ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
          "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
          "llega a la habitación veintiuno."),
+        # a postcode before its town digit by digit; data rates in full
+        ("Oficina en la calle Mayor 5, 28013 Madrid, y otra en Gran Vía 1, 08001 Barcelona; fibra de 1 Gbps y 300 Mbps.",
+         "Oficina en la calle Mayor cinco, dos ocho cero uno tres Madrid, y otra en Gran Vía uno, cero ocho cero cero uno "
+         "Barcelona; fibra de un gigabit por segundo y trescientos megabits por segundo."),
+        # a time range after a date keeps its 'de'
+        ("Abrimos el viernes 3 de marzo de 9:00 a 14:00 y el 5 de abril de 2025.", "Abrimos el viernes "
+         "tres de marzo de nueve a catorce y el cinco de abril de dos mil veinticinco."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -266,6 +273,10 @@ READINGS = {
         # a number that names the noun before it counts none ('a linha 2' dois, 'o voo 21' vinte e um)
         ("A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
          "A sala dois fica ao lado e a linha um fecha às vinte e três horas; o voo vinte e um sai da plataforma dois."),
+        # data rates in full; a number with a leading zero after 'n.º' digit by digit
+        ("Fibra de 500 Mbps e 1 Gbps.", "Fibra de quinhentos megabits por segundo e um gigabit por segundo."),
+        ("Pedido n.º 0482 e 19 de março de 18:00 às 20:00.",
+         "Pedido número zero quatro oito dois e dezenove de março de dezoito horas às vinte horas."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

@@ -26,7 +26,7 @@ READINGS = [
     ("Pi vaut 3,05 environ.", "Pi vaut trois virgule zéro cinq environ."),
     ("Un budget de 18,2 milliards", "Un budget de dix-huit virgule deux milliards"),
     # money
-    ("Votre commande coûte 25,50 €.", "Votre commande coûte vingt-cinq euros et cinquante centimes."),
+    ("Votre commande coûte 25,50 €.", "Votre commande coûte vingt-cinq euros cinquante."),
     ("Seulement 1 € ou $15", "Seulement un euro ou quinze dollars"),
     # dates
     ("Le 1er mai 2025", "Le premier mai deux mille vingt-cinq"),
@@ -42,7 +42,7 @@ READINGS = [
      "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
     # measures and fractions
     ("Il fait 21 °C et on roule à 120 km/h.",
-     "Il fait vingt-et-un degrés Celsius et on roule à cent vingt kilomètres par heure."),
+     "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres par heure."),
     ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi-litre et deux tiers de farine."),
     ("Un appartement de 1 m²", "Un appartement de un mètre carré"),
     # telephone numbers and addresses
@@ -53,7 +53,7 @@ READINGS = [
     # a card's last digits, a reference, a range's unit, a Roman numeral before its noun
     ("Carte se terminant par 4821, dossier RT-5803, le III Festival ; température : 2-8 °C.", "Carte se terminant "
      "par quatre huit deux un, dossier R T cinq huit zéro trois, le troisième Festival ; température : deux à huit "
-     "degrés Celsius."),
+     "degrés."),
     # a code a code word names a few words before it, by its digits; a year after 'de' stays one
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
      "code trois zéro cinq huit un sept ; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
@@ -124,6 +124,13 @@ READINGS = [
     ("Gardez une FC entre 140 et 160 ; votre FC max est 190. Le FC Nantes a gagné.", "Gardez une fréquence "
      "cardiaque entre cent quarante et cent soixante ; votre fréquence cardiaque max est cent quatre-vingt-dix. "
      "Le FC Nantes a gagné."),
+    # tens of cents unnamed and without 'et'; a number with a leading zero after 'n°' digit by digit
+    ("Le café coûte 2,40 €, le menu 12,05 € et le vin 0,80 € ; dossier n° 0713, commande numéro 00891.",
+     "Le café coûte deux euros quarante, le menu douze euros et cinq centimes et le vin quatre-vingts centimes ; "
+     "dossier numéro zéro sept un trois, commande numéro zéro zéro huit neuf un."),
+    # data rates in full; degrees without Celsius, as said
+    ("La fibre offre 500 Mbit/s en descendant et 1 Gbit/s en montant ; il fait -4 °C.", "La fibre offre cinq cents "
+     "mégabits par seconde en descendant et un gigabit par seconde en montant ; il fait moins quatre degrés."),
 ]
 
 

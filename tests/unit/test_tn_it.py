@@ -46,7 +46,7 @@ READINGS = [
     # times
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta"),
     # measures and fractions
-    ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi Celsius e andiamo a centoventi chilometri orari."),
+    ("Fa -3 °C e andiamo a 120 km/h.", "Fa meno tre gradi e andiamo a centoventi chilometri orari."),
     # ranges: "da … a", none after a preposition or article; a range of the day ending its phrase: hours
     ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre o cinque giorni."),
     ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
@@ -73,7 +73,7 @@ READINGS = [
     ("Carta che termina con 4821, pratica PZ-6190, classe III B, alle 18:40 o alle 8:01.", "Carta che termina con "
      "quattro otto due uno, pratica P Z sei uno nove zero, classe terza B, alle diciotto e quaranta o alle otto e "
      "un minuto."),
-    ("Temperatura: 2–8 °C.", "Temperatura: da due a otto gradi Celsius."),
+    ("Temperatura: 2–8 °C.", "Temperatura: da due a otto gradi."),
     # a code a code word names a few words before it, by its digits; a year after 'del' stays one
     ("Inserisca il codice 730 592; il PIN della carta: 0852, le ultime cifre sono 2046, codice civile del 1942.",
      "Inserisca il codice sette tre zero cinque nove due; il PIN della carta: zero otto cinque due, le ultime cifre sono "
@@ -142,6 +142,11 @@ READINGS = [
     ("La linea 1 chiude alle 21 e il binario 1 è chiuso.", "La linea uno chiude alle ventuno e il binario uno è chiuso."),
     ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
      "battiti al minuto; la Juventus FC e il FC Bari."),
+    # data rates in full; degrees without Celsius, as said; a number with a leading zero after 'n.' digit by digit
+    ("Fibra fino a 1 Gbps e 300 Mbps; minime di -4 °C e massime di 21 °C, 1 °C a Milano.", "Fibra fino a un gigabit "
+     "al secondo e trecento megabit al secondo; minime di meno quattro gradi e massime di ventuno gradi, un grado a Milano."),
+    ("Pratica n. 0457 e posizione numero 00891.",
+     "Pratica numero zero quattro cinque sette e posizione numero zero zero otto nove uno."),
 ]
 
 

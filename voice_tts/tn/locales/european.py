@@ -122,9 +122,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
-    CENTS_UNNAMED = False  # tens of cents after whole euros without their unit ('39,90 €' trentanove euro e novanta)
-    # The word between a scale word and the noun it counts ("milioni di euro").
-    SCALE_OF = ""
+    CENTS_UNNAMED = False  # tens of cents unnamed ('39,90 €' trentanove euro e novanta); "bare": no 'and' either
+    SCALE_OF = ""  # the word between a scale word and the noun it counts ("milioni di euro")
     # Months by their lower-case full names and abbreviations, as numbers 1..12.
     MONTHS: dict[str, int] = {}
     MONTH_NAMES: tuple[str, ...] = ()
@@ -646,7 +645,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
             return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
-        if plain and token.replace("-", "").isdecimal() and (named and len(token) >= min(named) or self.POSTCODE_DIGITS and len(token) == 5 and (
+        if plain and token.replace("-", "").isdecimal() and (named and (len(token) >= min(named) or token[0] == "0") or self.POSTCODE_DIGITS and len(token) == 5 and (
                 ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
             return locale_span(end, self.digits(token), self.code)
         if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
@@ -937,7 +936,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return major_words
         unnamed = self.CENTS_UNNAMED and major and minor >= 10 and ctx.last_spoken  # kept: 'e cinque centesimi'; alone
         minor_words = self.cardinal(minor) if unnamed else self._counted_quantity(str(minor), None, currency.minor, ctx)
-        return minor_words if major == 0 else " ".join(filter(None, (major_words, self.MONEY_AND, minor_words)))
+        joined = (major_words, "" if unnamed and self.CENTS_UNNAMED == "bare" else self.MONEY_AND, minor_words)
+        return minor_words if major == 0 else " ".join(filter(None, joined))
 
     # --- other numeric tokens -----------------------------------------------------------------
 

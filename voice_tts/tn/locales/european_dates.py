@@ -61,7 +61,7 @@ class DatesAndTimes:
                 m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
             of = f" {self.DATE_OF}" if self.DATE_OF else ""
             reading = f"{reading}{of} {self.MONTH_NAMES[month - 1]}"
-            y = lexer.spaces(cur, m)
+            y = lexer.spaces(cur, month_end := m)
             if self.DATE_OF and y > m and cur.text[y:lexer.chunk(cur, y)] == self.DATE_OF:
                 m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
                 if y == m:
@@ -69,7 +69,7 @@ class DatesAndTimes:
             year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
             if len(year) == 4 and year.isdecimal():
                 return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
-            return locale_span(m, reading, self.code)
+            return locale_span(month_end, reading, self.code)  # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
         except TooLong:
             return locale_span(end, reading, self.code)
 
