@@ -155,6 +155,7 @@ READINGS = {
         ("Oficina en la calle Mayor 5, 28013 Madrid, y otra en Gran Vía 1, 08001 Barcelona; fibra de 1 Gbps y 300 Mbps.",
          "Oficina en la calle Mayor cinco, dos ocho cero uno tres Madrid, y otra en Gran Vía uno, cero ocho cero cero uno "
          "Barcelona; fibra de un gigabit por segundo y trescientos megabits por segundo."),
+        ("El empate llegó en el 90'+3.", "El empate llegó en el noventa más tres."),
         # a time range after a date keeps its 'de'
         ("Abrimos el viernes 3 de marzo de 9:00 a 14:00 y el 5 de abril de 2025.", "Abrimos el viernes "
          "tres de marzo de nueve a catorce y el cinco de abril de dos mil veinticinco."),

@@ -147,6 +147,8 @@ READINGS = [
      "al secondo e trecento megabit al secondo; minime di meno quattro gradi e massime di ventuno gradi, un grado a Milano."),
     ("Pratica n. 0457 e posizione numero 00891.",
      "Pratica numero zero quattro cinque sette e posizione numero zero zero otto nove uno."),
+    # a match minute in added time
+    ("Gol al 45'+2 e al 90’+4: vince 2-1.", "Gol al quarantacinque più due e al novanta più quattro: vince due a uno."),
 ]
 
 

@@ -151,22 +151,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
-    # The minor unit of a currency named by CLDR (the euro's, where none is given).
-    MINOR_UNIT: Unit | None = None
+    MINOR_UNIT: Unit | None = None  # the minor unit of a currency named by CLDR (the euro's, where none is given)
     # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
     MONTH_FIRST_DATES = False
     # Whether a name with digits is read here ('a-5' a cinco) or left to the voice ('C24').
     READS_NAMES = False
-    # Whether a currency code may touch its amount ('nio21', '13hkd').
-    GLUED_CODES = False
-    # Whether a scale word's noun may be a currency symbol ('1,5 millones de €').
-    SCALE_OF_SYMBOL = False
+    GLUED_CODES = False  # whether a currency code may touch its amount ('nio21', '13hkd')
+    SCALE_OF_SYMBOL = False  # whether a scale word's noun may be a currency symbol ('1,5 millones de €')
     # "12°" is an ordinal in French and Italian text, a temperature in German.
     DEGREE_IS_ORDINAL = False
     # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
     SPACE_GROUPS = False
-    # French writes times as "14h30".
-    H_CLOCKS = False
+    H_CLOCKS = False  # French writes times as "14h30"
     # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
     DAY_RANGES = True
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
@@ -183,8 +179,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
-    # German writes a ruler's number with a period ('Ludwig XIV.').
-    ROMAN_DOT = False
+    ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
     PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
@@ -630,6 +625,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
+        if plain and token.isdecimal() and cur.at(end) in "'’′" and (
+                cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
+            added = lexer.digits_end(cur, end + 2)  # a match minute in added time: "al 90'+3" novanta più tre
+            minutes = f"{self.cardinal(int(token))} {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}"
+            return locale_span(added, minutes, self.code)
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
