@@ -123,6 +123,8 @@ READINGS = [
     # a card's last digits, a reference, a range's unit, floors, a law's Roman number, a modal's object
     ("Die Karte, die auf 4821 endet, ist gesperrt; Aktenzeichen KV-3817.", "Die Karte, die auf vier acht zwei eins "
      "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
+    ("Ihr Schaden KH-2026-00481, Auftrag AB-12-7731-C und Code H4829.", "Ihr Schaden K H zwei null zwei sechs null null "
+     "vier acht eins, Auftrag A B eins zwei sieben sieben drei eins C und Code H vier acht zwei neun."),
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
      "nach S G B zwei."),
     ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),

@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voice_tts.tn import cldr, electronic, lexer
+from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -73,8 +73,6 @@ _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
-# A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
-_REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 # A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs ('RT-7Q42X', a
 # return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?|[A-ZА-ЯЁ]+-(?:\d+[A-ZА-ЯЁ]+)+\d*")
@@ -358,8 +356,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def number(self, text: str) -> str:
         """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
         text = ascii_digits(text)
-        if m := _REFERENCE.fullmatch(text):
-            return f"{' '.join(m[1])} {self.digits(m[2])}"
+        if english.REFERENCE.fullmatch(text):  # 'KV-3817', 'RC-2026/0457': a slash as the language says it in a number
+            signs = (self.NUMBER_SLASH if c == "/" else self.digits(c) or c for c in text if c != "-")
+            return " ".join(filter(None, signs))
         if _CODE.fullmatch(text) or self.READS_NAMES and _PLATE.fullmatch(text):  # 'X7KP4M', 'AA-12-BB' A A doze B B
             pieces = re.findall(r"[^\W\d_]|\d+", text)  # each letter spelled, each number read
             return " ".join(self.cardinal(int(p)) if p.isdecimal() else self._alphanumeric(p) for p in pieces)
@@ -702,7 +701,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
                 return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
-            reading = self.number(raw) if _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) else self._token(token, ctx)
+            code = _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) or english.REFERENCE.fullmatch(raw)
+            reading = self.number(raw) if code else self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
