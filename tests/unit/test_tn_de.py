@@ -125,6 +125,8 @@ READINGS = [
      "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
     ("Ihr Schaden KH-2026-00481, Auftrag AB-12-7731-C und Code H4829.", "Ihr Schaden K H zwei null zwei sechs null null "
      "vier acht eins, Auftrag A B eins zwei sieben sieben drei eins C und Code H vier acht zwei neun."),
+    # an optician's unit
+    ("Linsen mit -2,75 dpt, 1 dpt und 3 dpt.", "Linsen mit minus zwei Komma sieben fünf Dioptrien, eine Dioptrie und drei Dioptrien."),
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
      "nach S G B zwei."),
     ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),
