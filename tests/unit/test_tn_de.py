@@ -125,6 +125,9 @@ READINGS = [
      "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
     ("Ihr Schaden KH-2026-00481, Auftrag AB-12-7731-C und Code H4829.", "Ihr Schaden K H zwei null zwei sechs null null "
      "vier acht eins, Auftrag A B eins zwei sieben sieben drei eins C und Code H vier acht zwei neun."),
+    # an abbreviated unit after a word that counts one, also past its adjective: singular
+    ("Jede angefangene Std. kostet 2,50 €, eine halbe Std. mehr, weitere Std. folgen.",
+     "Jede angefangene Stunde kostet zwei Euro fünfzig, eine halbe Stunde mehr, weitere Stunden folgen."),
     # an optician's unit
     ("Linsen mit -2,75 dpt, 1 dpt und 3 dpt.", "Linsen mit minus zwei Komma sieben fünf Dioptrien, eine Dioptrie und drei Dioptrien."),
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "

@@ -368,8 +368,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
-        reading = self._token(text, Context())
-        return reading if reading is not None else self._alphanumeric(text)
+        return reading if (reading := self._token(text, Context())) is not None else self._alphanumeric(text)
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -426,7 +425,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
-            unit = ctx.prev_word == self.PER and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'pro Min.' Minute
+            one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
+            unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
             return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
