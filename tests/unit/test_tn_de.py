@@ -128,6 +128,8 @@ READINGS = [
     # an abbreviated unit after a word that counts one, also past its adjective: singular
     ("Jede angefangene Std. kostet 2,50 €, eine halbe Std. mehr, weitere Std. folgen.",
      "Jede angefangene Stunde kostet zwei Euro fünfzig, eine halbe Stunde mehr, weitere Stunden folgen."),
+    # a unit inside a compound after a number other than one: plural
+    ("Ein 12-t-LKW und ein 7,5-t-LKW.", "Ein zwölf-Tonnen-LKW und ein sieben Komma fünf-Tonnen-LKW."),
     # an optician's unit
     ("Linsen mit -2,75 dpt, 1 dpt und 3 dpt.", "Linsen mit minus zwei Komma sieben fünf Dioptrien, eine Dioptrie und drei Dioptrien."),
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "

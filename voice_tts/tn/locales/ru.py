@@ -381,8 +381,7 @@ class Russian(Language):
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
-        end = _phone_end(cur, pos)
-        return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+        return None if (end := _phone_end(cur, pos)) is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
 
     _bracketed_phone = _country_code_phone
 
