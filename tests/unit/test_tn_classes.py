@@ -220,6 +220,10 @@ READINGS = {
     # a reference number spelled then said digit by digit; a Roman numeral after Title
     "Your claim number is HX-40917; Title IX questions go to Mr. Ortiz.":
         "Your claim number is H X four zero nine one seven; Title nine questions go to Mister Ortiz.",
+    # capitals before digits, or groups of capitals and digits: a code spelled sign by sign, a year inside it too
+    "Your hold request H4829 and claim CL-48-2207-A, file RC-2026/0457.":
+        "Your hold request H four eight two nine and claim C L four eight two two zero seven A, "
+        "file R C two zero two six slash zero four five seven.",
     # a direction's period after a house number; a currency after its amount; a unit's period inside a sentence
     "Mail 400 W. 59th St., pay 25¢ or 30 € and add 8 oz. of water, 3x a day; 2x.":
         "Mail four hundred West fifty ninth Street, pay twenty five cents or thirty euros and add eight ounces of "
@@ -285,6 +289,7 @@ ZH_READINGS = {
     # an em dash between numbers a range, after a date too; capitals before three digits or more a code
     "3—5天内，1月18日14:00—16:00送到，航班CA1172，显卡RTX4090。":
         "三到五天内，一月十八日十四点到十六点送到，航班CA一一七二，显卡RTX四零九零。",
+    "理赔编号KH-2026-00481，订单号CL-48-2207-A。": "理赔编号KH二零二六零零四八一，订单号CL四八二二零七A。",
     # after any 码 but 起码 a code digit by digit, and after a card's 后四位
     "动态码 5531，取件码3018，起码3000元，卡号后四位7705。": "动态码五五三一，取件码三零一八，起码三千元，卡号后四位七七零五。",
     # a pickup code's groups joined by 杠, never a date; a telephone number's groups run on

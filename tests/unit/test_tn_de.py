@@ -123,6 +123,15 @@ READINGS = [
     # a card's last digits, a reference, a range's unit, floors, a law's Roman number, a modal's object
     ("Die Karte, die auf 4821 endet, ist gesperrt; Aktenzeichen KV-3817.", "Die Karte, die auf vier acht zwei eins "
      "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
+    ("Ihr Schaden KH-2026-00481, Auftrag AB-12-7731-C und Code H4829.", "Ihr Schaden K H zwei null zwei sechs null null "
+     "vier acht eins, Auftrag A B eins zwei sieben sieben drei eins C und Code H vier acht zwei neun."),
+    # an abbreviated unit after a word that counts one, also past its adjective: singular
+    ("Jede angefangene Std. kostet 2,50 €, eine halbe Std. mehr, weitere Std. folgen.",
+     "Jede angefangene Stunde kostet zwei Euro fünfzig, eine halbe Stunde mehr, weitere Stunden folgen."),
+    # a unit inside a compound after a number other than one: plural
+    ("Ein 12-t-LKW und ein 7,5-t-LKW.", "Ein zwölf-Tonnen-LKW und ein sieben Komma fünf-Tonnen-LKW."),
+    # an optician's unit
+    ("Linsen mit -2,75 dpt, 1 dpt und 3 dpt.", "Linsen mit minus zwei Komma sieben fünf Dioptrien, eine Dioptrie und drei Dioptrien."),
     ("Lagern bei 2–8 °C im 3. OG, nach SGB II.", "Lagern bei zwei bis acht Grad Celsius im dritten Obergeschoss, "
      "nach S G B zwei."),
     ("Sie dürfen 1 Hund und 1 Koffer mitnehmen.", "Sie dürfen einen Hund und einen Koffer mitnehmen."),

@@ -15,6 +15,9 @@ READINGS = {
     "es": [
         # a chapter's or a room's dotted number part by part
         ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
+        # capitals before digits, or groups of capitals and digits: a code sign by sign, its slash 'barra'
+        ("Expediente RC-2026/0457, código PK4471.",
+         "Expediente R C dos cero dos seis barra cero cuatro cinco siete, código P K cuatro cuatro siete uno."),
         # a range of amounts, its currency said once after it
         ("El alquiler cuesta 1.500–2.000 € al mes, o USD 1.500-2.000.",
          "El alquiler cuesta de mil quinientos a dos mil euros al mes, o de mil quinientos a dos mil dólares estadounidenses."),
@@ -162,6 +165,8 @@ READINGS = {
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
+        ("Código BRX2741, processo RC-2026/0457.",
+         "Código B R X dois sete quatro um, processo R C dois zero dois seis barra zero quatro cinco sete."),
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
         ("O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
          "O código de rastreio é L X cinco cinco dois três um zero oito sete quatro B R, para duas pessoas, referência doze."),
@@ -367,6 +372,8 @@ READINGS = {
         # a card's last digits, a reference, an adjective's instrumental, a lone I, a signed range, a postcode
         ("Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами.", "Карта заканчивается на четыре "
          "восемь два один, обращение Т К пять семь два ноль, с двумя детскими креслами."),
+        ("Заявка КХ-2026-00481, код PK4471.", "Заявка К Х два ноль два шесть ноль ноль четыре восемь один, код P K "
+         "четыре четыре семь один."),
         ("В I полугодии от +2 до +8 °C.", "В первом полугодии от плюс двух до плюс восьми градусов."),
         ("Адрес: 620014, г. Екатеринбург.", "Адрес: шестьсот двадцать ноль четырнадцать, город Екатеринбург."),
         # a fixed expression, no fraction; a temperature without its scale; a code's Latin capitals as written

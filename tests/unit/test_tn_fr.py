@@ -10,6 +10,10 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too
+    ("Dossier RC-2026/0457, code PK4471.", "Dossier R C deux zéro deux six zéro quatre cinq sept, code P K quatre quatre sept un."),
+    # a lone number with a leading zero is a code, digit by digit (a telephone's groups are numbers)
+    ("Votre ticket n° 0482 reste valable.", "Votre ticket numéro zéro quatre huit deux reste valable."),
     # cardinals: space-grouped thousands, signs
     ("Nous avons 6 492 000 clients.", "Nous avons six millions quatre cent quatre-vingt-douze mille clients."),
     ("Il fait -4 dehors.", "Il fait moins quatre dehors."),

@@ -15,6 +15,9 @@ READINGS = [
     ("Il corriere GLS consegna il pacco n° 5D 2210 7781 entro 3–4 giorni, rif. 221, per 2 pers., gio., 9/10; codice TNT 0471 5520.",
      "Il corriere GLS consegna il pacco numero cinque D due due uno zero sette sette otto uno entro tre o quattro giorni, "
      "riferimento duecentoventuno, per due persone, giovedì, nove ottobre; codice T N T zero quattro sette uno cinque cinque due zero."),
+    # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too, its slash 'barra'
+    ("Il sinistro n. RC-2026/0457, codice PK4471.",
+     "Il sinistro numero R C due zero due sei barra zero quattro cinque sette, codice P K quattro quattro sette uno."),
     # a chapter's or a room's dotted number part by part
     ("Vedi il capitolo 3.2, aula 2.14.", "Vedi il capitolo tre punto due, aula due punto quattordici."),
     # cardinals: dotted thousands, elision and accent

@@ -66,6 +66,7 @@ JA = [
     ("(財)日本財団", "財団法人日本財団"),
     # a reference number spelled then digit by digit; the last digits of a card; a Roman numeral after 第 or before a counter
     ("ご予約番号はKR-3375です", "ご予約番号はKR三三七五です"),
+    ("番号はKH-2026-00481です", "番号はKH二〇二六〇〇四八一です"),
     ("末尾4821のカード、4821円", "末尾四八二一のカード、四千八百二十一円"),
     ("第Ⅱ期とⅡ期、規約第III章、II型糖尿病、ステージIV、CD店、V型エンジン", "第二期と二期、規約第三章、二型糖尿病、ステージIV、CD店、V型エンジン"),
     # a block and its lot after a town or a 丁目; elsewhere a hyphen between numbers is a range
@@ -189,6 +190,7 @@ KO = [
     ("하루 3번, 1알씩", "하루 세번, 한알씩"),
     ("3번 출구와 2번씩", "삼번 출구와 두번씩"),
     ("예약 번호는 KR-3375입니다", "예약 번호는 KR삼삼칠오입니다"),
+    ("접수 번호는 KH-2026-00481입니다", "접수 번호는 KH이공이육공공사팔일입니다"),
     # 번 counts times after a word of frequency; a range before a native counter starts native too
     ("하루 3번 헹궈 주세요", "하루 세번 헹궈 주세요"),
     ("작업은 6~8시간, 2~3개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 세개, 삼에서 오일"),

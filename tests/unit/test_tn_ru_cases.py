@@ -43,6 +43,11 @@ READINGS = [
     # a count before a noun no nominative count takes is in the genitive; an unknown unit keeps a count
     ("при заказе 3 пачек", "при заказе трёх пачек"),
     ("Суточная норма 1 800 ккал.", "Суточная норма тысяча восемьсот килокалорий."),
+    # the minutes after the hours in the hours' case, as the kopecks after the rubles; after a verb the nominative
+    ("За 2 ч 41 мин, около 2 ч 41 мин; прошло 2 ч 41 мин.", "За два часа сорок одну минуту, около двух часов сорока одной "
+     "минуты; прошло два часа сорок одна минута."),
+    ("Линзы -1,75 дптр, 1 дптр, 2 дптр и 5 дптр.", "Линзы минус одна целая семьдесят пять сотых диоптрии, одна диоптрия, "
+     "две диоптрии и пять диоптрий."),
     ("Выход 2 100 мкал в сутки", "Выход две тысячи сто мкал в сутки"),
     # a range of counts in its noun's gender; a noun with no singular counted by a collective
     ("Ответ придёт через 1–2 минуты.", "Ответ придёт через одну две минуты."),

@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, english
 
 _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
-_CODE_ID = re.compile(r"(?P<letters>[A-Z]{1,3})-?(?P<digits>\d{3,}|\d+(?=次$))(?P<train>次?)")  # a flight's, a train's
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
@@ -69,8 +68,8 @@ def version(text: str) -> str | None:
 def identifier(text: str) -> str:
     """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals before
     three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二, a train 'G12次')."""
-    if m := _CODE_ID.fullmatch(text):
-        return m["letters"] + digits(m["digits"]) + m["train"]
+    if re.fullmatch(r"[A-Z]{1,3}-?(?:\d{3,}|\d+次)", text) or english.REFERENCE.fullmatch(text):  # 'KH-2026-00481' too
+        return re.sub(r"\d+", lambda m: digits(m[0]), re.sub("[-/]", "", text))
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
              for chunk in re.split(r"(?<![0-9]W)[-–_/]+", text))  # an oil's grade one word ('0W-20' 零W二十)
     return " ".join(p for p in parts if p)

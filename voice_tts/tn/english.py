@@ -164,8 +164,9 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# A reference number, spelled then said digit by digit in every language: 'HX-40917' H X four zero nine one seven.
-REFERENCE = re.compile(r"(?P<letters>[A-Z]{1,3})-(?P<digits>\d{4,})")
+# A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more
+# ('H4829'; three are a model's, 'B737') or before hyphened or slashed groups of both ('CL-48-2207-A', 'RC-2026/0457').
+REFERENCE = re.compile(r"(?=(?:\D*\d){3})[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
@@ -173,8 +174,8 @@ _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})
 def identifier(text: str) -> str:
     """Model ids and codes: 'Qwen3-TTS-1.7B' -> 'Qwen three TTS one point seven B'; three digits
     after a letter in pairs, as a model number is said: 'A321neo' A three twenty one neo."""
-    if m := REFERENCE.fullmatch(text):
-        return f"{' '.join(m['letters'])} {digits(m['digits'])}"
+    if REFERENCE.fullmatch(text):
+        return " ".join("slash" if c == "/" else digits(c) if c.isdecimal() else c for c in text if c != "-")
     words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
     for m in _ID_PIECE.finditer(text):
         piece = m.group()

@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voice_tts.tn import cldr, electronic, lexer
+from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
@@ -73,8 +73,6 @@ _SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
-# A reference of capitals and digits ('KV-3817', 'ТК-5720'): letters spelled, then digits one by one.
-_REFERENCE = re.compile(r"([A-ZА-ЯЁ]{1,3})-(\d{3,})")
 # A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs ('RT-7Q42X', a
 # return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?|[A-ZА-ЯЁ]+-(?:\d+[A-ZА-ЯЁ]+)+\d*")
@@ -352,8 +350,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def number(self, text: str) -> str:
         """A numeric token the neutral rules decided ('#5', 'C24', 'B2B')."""
         text = ascii_digits(text)
-        if m := _REFERENCE.fullmatch(text):
-            return f"{' '.join(m[1])} {self.digits(m[2])}"
+        if english.REFERENCE.fullmatch(text):  # 'KV-3817', 'RC-2026/0457': a slash as the language says it in a number
+            signs = (self.NUMBER_SLASH if c == "/" else self.digits(c) or c for c in text if c != "-")
+            return " ".join(filter(None, signs))
         if _CODE.fullmatch(text) or self.READS_NAMES and _PLATE.fullmatch(text):  # 'X7KP4M', 'AA-12-BB' A A doze B B
             pieces = re.findall(r"[^\W\d_]|\d+", text)  # each letter spelled, each number read
             return " ".join(self.cardinal(int(p)) if p.isdecimal() else self._alphanumeric(p) for p in pieces)
@@ -363,8 +362,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
-        reading = self._token(text, Context())
-        return reading if reading is not None else self._alphanumeric(text)
+        return reading if (reading := self._token(text, Context())) is not None else self._alphanumeric(text)
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -421,7 +419,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
         if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
-            unit = ctx.prev_word == self.PER and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'pro Min.' Minute
+            one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
+            unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
             return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
@@ -701,7 +700,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
             if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
                 return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
-            reading = self.number(raw) if _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) else self._token(token, ctx)
+            code = _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) or english.REFERENCE.fullmatch(raw)
+            reading = self.number(raw) if code else self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
@@ -981,7 +981,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
         fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD); a version after 'v'."""
-        text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and unit.singular or m[1], text)
+        text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and (  # '12-t-LKW' Tonnen
+            unit.singular if re.search(r"(?<![\d,])1-\Z", text[:m.start()]) else unit.plural) or m[1], text)
         if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")):
             return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(self.cardinal(int(p)) for p in version[1].split("."))
 

@@ -33,7 +33,7 @@ class French(Language):
         words = []
         for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
             rest = group[1:] if group[:1] == "0" else group
-            if len(group) == 2 or len(rest) == 3 and rest[0] != "0":
+            if len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
                 words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))
             elif group:
                 words.append(self.digits(group))

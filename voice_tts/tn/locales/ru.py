@@ -63,8 +63,8 @@ _PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 # Two days that share the month after the second: '3-5 мая'; with a link word ('с 3 по 5 мая', '3 и 4 мая') the
 # first day waits (through the Cursor, up to the tail bound) for the second day and the month.
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
-# A money amount in the genitive ('до 5 руб.'): the kopecks after it are in the genitive too.
-_GENITIVE_MONEY = "genitive money"
+# The case a second part takes from the first ('до 5 руб. 50 коп.' пятидесяти копеек, 'за 2 ч 41 мин' одну минуту).
+_CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
@@ -207,8 +207,8 @@ class Russian(Language):
                 year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
             return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
-        if ctx.agreement == _GENITIVE_MONEY and unit.written == "коп" and len(whole) <= 2:
-            case = "genitive"  # 'до 5 руб. 50 коп.': the kopecks in the rubles' case
+        if ctx.agreement.startswith(_CARRIED) and unit.written in ("коп", "мин") and len(whole) <= 2:
+            case = ctx.agreement.removeprefix(_CARRIED)  # the kopecks in the rubles' case, the minutes in the hours'
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
@@ -381,8 +381,7 @@ class Russian(Language):
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
-        end = _phone_end(cur, pos)
-        return None if end is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+        return None if (end := _phone_end(cur, pos)) is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
 
     _bracketed_phone = _country_code_phone
 
@@ -390,8 +389,7 @@ class Russian(Language):
         """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
         end = super()._number_end(cur, body)
         if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
-            m = lexer.chunk(cur, end + 1)
-            if _GROUP.match(cur.text, end + 1, m):
+            if _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)):
                 return m
         return end
 
@@ -547,8 +545,9 @@ class Russian(Language):
             int(m.group("num")), m.group("ending"), _preposition(ctx), word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-        elif self.amount_case(ctx) == "genitive" and _plain(raw).replace(".", " ").split()[-1] in MINOR:
-            span.agreement = _GENITIVE_MONEY  # 'до 5 руб. 50 коп.': the kopecks take the genitive too
+        elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
+                (case := self.amount_case(ctx)) == "genitive" or _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS):
+            span.agreement = _CARRIED + case  # after a preposition, not a verb ('Прошло 2 ч 41 мин' сорок одна)
         elif ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "") or ru_morph.governs_accusative(
                 verb := " ".join(ctx.words_before[-1:])) and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ()):
             span.agreement = verb  # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
