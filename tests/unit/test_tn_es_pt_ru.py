@@ -30,7 +30,8 @@ READINGS = {
          "Reserva para dos personas, referencia doce, viernes, catorce de marzo, de diez a trece horas; incluye una noche; pedido "
          "número siete C dos dos tres uno nueve nueve cero cero o número cinco uno dos dos cero siete."),
         ("La catedral, acabada en 1572, es gótica.", "La catedral, acabada en mil quinientos setenta y dos, es gótica."),
-        ("Sacó 2/100 del total y un 95/100 en el examen.", "Sacó dos centésimos del total y un noventa y cinco sobre cien en el examen."),
+        ("Sacó 2/100 del total y un 95/100 en el examen.",
+         "Sacó dos centésimos del total y un noventa y cinco sobre cien en el examen."),
         # cardinals, with dots or spaces between groups
         ("Somos 1.250 socios", "Somos mil doscientos cincuenta socios"),
         ("Hay 3 000 000 de casos", "Hay tres millones de casos"),
@@ -162,6 +163,13 @@ READINGS = {
         # a time range after a date keeps its 'de'
         ("Abrimos el viernes 3 de marzo de 9:00 a 14:00 y el 5 de abril de 2025.", "Abrimos el viernes "
          "tres de marzo de nueve a catorce y el cinco de abril de dos mil veinticinco."),
+        # a day and month without zeros: a date after a date word or where the day is past 12, else a fraction
+        ("El concierto del 21/3 en Madrid, hasta el 28/2.",
+         "El concierto del veintiuno de marzo en Madrid, hasta el veintiocho de febrero."),
+        ("Abrimos desde el 5/10 a las 9:00; el pago vence el 15/4.",
+         "Abrimos desde el cinco de octubre a las nueve; el pago vence el quince de abril."),
+        ("Tomó 1/2 vaso; los 2/3 de los votos, nota 8/10.",
+         "Tomó medio vaso; los dos tercios de los votos, nota ocho sobre diez."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -283,6 +291,13 @@ READINGS = {
         ("Fibra de 500 Mbps e 1 Gbps.", "Fibra de quinhentos megabits por segundo e um gigabit por segundo."),
         ("Pedido n.º 0482 e 19 de março de 18:00 às 20:00.",
          "Pedido número zero quatro oito dois e dezenove de março de dezoito horas às vinte horas."),
+        ("Para o show do dia 21/3 no parque; vão até 28/2, e sai em 15/4.",
+         "Para o show do dia vinte e um de março no parque; vão até vinte e oito de fevereiro, "
+         "e sai em quinze de abril."),
+        ("No dia 5/10 às 10h, a partir de 6/10 fechado.",
+         "No dia cinco de outubro às dez horas, a partir de seis de outubro fechado."),
+        ("Comeu 1/2 pizza, use 3/4 de xícara; cerca de 2/3 dos votos, nota 8/10.",
+         "Comeu meia pizza, use três quartos de xícara; cerca de dois terços dos votos, nota oito sobre dez."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -421,6 +436,7 @@ SENTENCES = {
         "Su reserva n.º 7731 y la factura número 2045; la reserva n.º 12.",
         "Según el cap. IV y la sección II, fue en el 79 d.C. o el 44 a. C.; su FC de 150 lpm y el FC Barcelona; "
         "89 USD.",
+        "El concierto del 21/3, desde el 5/10 hasta el 28/2; tomó 1/2 vaso y los 2/3 de los votos.",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -449,6 +465,7 @@ SENTENCES = {
         "A dieta dá 1800 kcal e o pulso cai a 64 bpm.",
         "Conforme o cap. IV e o título II, em 79 d.C. ou 44 a.C.; mantenha a FC entre 130 e 150 bpm; "
         "o FC Porto venceu.",
+        "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

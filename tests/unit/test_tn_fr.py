@@ -135,6 +135,11 @@ READINGS = [
     # data rates in full; degrees without Celsius, as said
     ("La fibre offre 500 Mbit/s en descendant et 1 Gbit/s en montant ; il fait -4 °C.", "La fibre offre cinq cents "
      "mégabits par seconde en descendant et un gigabit par seconde en montant ; il fait moins quatre degrés."),
+    # a day and month without zeros: a date after a date word or where the day is past 12, else a fraction
+    ("Réservez avant le 28/2 ; fermé du 5/10 au 9/10.",
+     "Réservez avant le vingt-huit février ; fermé du cinq octobre au neuf octobre."),
+    ("Valable jusqu'au 21/3 ; ajoutez 1/2 litre, note 8/10.",
+     "Valable jusqu'au vingt-et-un mars ; ajoutez un demi-litre, note huit sur dix."),
 ]
 
 

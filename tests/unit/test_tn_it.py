@@ -152,6 +152,11 @@ READINGS = [
      "Pratica numero zero quattro cinque sette e posizione numero zero zero otto nove uno."),
     # a match minute in added time
     ("Gol al 45'+2 e al 90’+4: vince 2-1.", "Gol al quarantacinque più due e al novanta più quattro: vince due a uno."),
+    # a day and month without zeros: a date after a date word or where the day is past 12, else a fraction
+    ("Consegna entro il 28/2; chiuso dal 5/10 al 9/10.",
+     "Consegna entro il ventotto febbraio; chiuso dal cinque ottobre al nove ottobre."),
+    ("Il giorno 21/3 si parte; serve 1/2 litro, voto 8/10.",
+     "Il giorno ventuno marzo si parte; serve mezzo litro, voto otto su dieci."),
 ]
 
 

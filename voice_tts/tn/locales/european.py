@@ -122,12 +122,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
     CENTS_UNNAMED = False  # tens of cents unnamed ('39,90 €' trentanove euro e novanta); "bare": no 'and' either
     SCALE_OF = ""  # the word between a scale word and the noun it counts ("milioni di euro")
-    # Months by their lower-case full names and abbreviations, as numbers 1..12.
-    MONTHS: dict[str, int] = {}
+    MONTHS: dict[str, int] = {}  # months by their lower-case full names and abbreviations, as numbers 1..12
     MONTH_NAMES: tuple[str, ...] = ()
     FULL_MONTHS: frozenset[str] = frozenset()
-    # Words after which a four-digit number is a year ('im Jahr 1990').
-    YEAR_CUES: frozenset[str] = frozenset()
+    YEAR_CUES: frozenset[str] = frozenset()  # words after which a four-digit number is a year ('im Jahr 1990')
     # The units a language names itself (the others come from CLDR: `unit`).
     UNITS: dict[str, Unit] = {}
     # Currency symbols, codes and names (lower case for names and codes) to their units.

@@ -35,12 +35,11 @@ NUMBER_RANGE = re.compile(r"(\d+)-(\d+)")
 class DatesAndTimes:
     """The date and time spans of `european.Language`."""
 
-    # The word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one.
-    DATE_OF = ""
-    # What a year written with two digits is read from ('05' 2005), and whether '05/06' is a day and month.
-    CENTURY = 2000
-    SLASH_DAY_MONTH = True
+    DATE_OF = ""  # the word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one
+    CENTURY = 2000  # what a year written with two digits is read from ('05' 2005)
+    SLASH_DAY_MONTH = True  # whether '05/06' is a day and month
     DAY_MONTH_CUES: frozenset[str] = frozenset()  # the words after which '11.6.' and '9/6' are dates, not numbers
+    FRACTION_OF: frozenset[str] = frozenset()  # the words after which a cued '1/2' stays a fraction ('de', 'dei')
 
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
@@ -87,8 +86,14 @@ class DatesAndTimes:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")
             # '02-03-2003' with hyphens only with its century ('10-11-12' may be a list)
-            if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2 or year is None and (len(parts["m"]) == 1 or "/" in token and len(
-                    parts["d"]) == 1) and not ((cur.at(end) == "." or "/" in token) and (ctx.prev_word.lower() or ctx.agreement) in self.DAY_MONTH_CUES):
+            # '21/3' a date after a date word ('até 5/10', but 'el 1/2 de la población') or where its day is past 12
+            slash = "/" in token
+            cue = (cur.at(end) == "." or slash) and (ctx.prev_word.lower() or ctx.agreement) in self.DAY_MONTH_CUES
+            after = (chunk_after(cur, end, is_letter) or ("",))[0] if cue and slash and day else ""
+            cued = cue and not (after.lower() in self.FRACTION_OF or after and self.unit(after)) or slash and day > 12
+            unpadded = year is None and (len(parts.get("m", "")) == 1 or slash and len(parts.get("d", "")) == 1)
+            if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2 or (
+                    unpadded and not cued):
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
             if year is None and parts.get("sep") == "." and cur.at(end) == "." and (cur.at(end + 1) in (",", ";") or is_space(cur.at(end + 1)) and (
@@ -106,12 +111,9 @@ class DatesAndTimes:
         joiner = f" {word} " if len(days) == 2 and word else " "  # '3 bis 5 Mai', '17 18 19 mars'
         return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
 
-    # Words written after a time that are part of it ('Uhr', 'h').
-    CLOCK_MARKERS: frozenset[str] = frozenset()
-    # Words after which '10.30' is a time (Italian 'alle 10.30').
-    CLOCK_CUES: frozenset[str] = frozenset()
-    # Whether '10.30' is a time wherever it stands (Spanish).
-    DOTTED_CLOCKS = False
+    CLOCK_MARKERS: frozenset[str] = frozenset()  # words written after a time that are part of it ('Uhr', 'h')
+    CLOCK_CUES: frozenset[str] = frozenset()  # words after which '10.30' is a time (Italian 'alle 10.30')
+    DOTTED_CLOCKS = False  # whether '10.30' is a time wherever it stands (Spanish)
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """The words written after a time that the language reads with it ('da tarde', 'p.m. gmt-3'):
