@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 FIRST = "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai."
 # A second sentence of several seconds: the barge-in lands in it with time to spare either way.
 REPLY = FIRST + " Danach schicken wir Ihnen eine Nachricht mit der Sendungsnummer und allen Einzelheiten zur Lieferung."
-FIRST_SPOKEN = "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig Cent und kommt am dritten Mai."
+FIRST_SPOKEN = "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig und kommt am dritten Mai."
 JAPANESE = "合計は2,500円です。"
 JAPANESE_SPOKEN = "合計は二千五百円です。"
 

@@ -17,7 +17,7 @@ from server_harness import speak, start_server, ws_connect
 from engine import Engine
 
 GERMAN = "Ihre Bestellung kostet 25,50 € und kommt am 3. Mai."
-GERMAN_SPOKEN = "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig Cent und kommt am dritten Mai."
+GERMAN_SPOKEN = "Ihre Bestellung kostet fünfundzwanzig Euro fünfzig und kommt am dritten Mai."
 JAPANESE = "合計は2,500円で、5月3日に届きます。"
 JAPANESE_SPOKEN = "合計は二千五百円で、五月三日に届きます。"
 
