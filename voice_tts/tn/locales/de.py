@@ -69,7 +69,7 @@ class German(Language):
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
         plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
-        if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _CODE.fullmatch(code := cur.text[pos:digits[1]]):
+        if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _PLATE.fullmatch(code := cur.text[pos:digits[1]]):
             return locale_span(digits[1], self.number(code), self.code)
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
@@ -91,10 +91,10 @@ class German(Language):
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
-    def number(self, raw: str) -> str:  # a code letter by letter, digit by digit: 'DE4719' D E vier sieben eins neun
+    def number(self, raw: str) -> str:  # a plate letter by letter, digit by digit: 'M-AB 4521' M A B vier fünf zwei eins
         if word := _WORD_CODE.fullmatch(raw):  # a voucher's word (two vowels) and number: 'WINTER10' Winter zehn
             return f"{word[1].capitalize()} {self.cardinal(int(word[2]))}"
-        return " ".join(self.digits(c) or c for c in raw if c.isalnum()) if _CODE.match(raw) else super().number(raw)
+        return " ".join(self.digits(c) or c for c in raw if c.isalnum()) if _PLATE.match(raw) else super().number(raw)
 
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
@@ -207,7 +207,7 @@ _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
-_CODE = re.compile(r"[A-ZÄÖÜ]{1,3}(?:\d{4,}|-[A-Z]{1,2} [1-9]\d{0,3}[EH]?)\Z")  # 'DE4719', a car's plate 'B-MW 123E'
+_PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")  # a car's plate 'B-MW 123E'; codes: english.REFERENCE
 _WORD_CODE = re.compile(r"(?=[A-ZÄÖÜ]{4})([A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*)([1-9]\d{0,2})")
 _ARTICLES = (_DATIVE_CUES | _WEAK_CUES) - {"ab", "bis", "seit"}  # before '½' no 'ein': 'nach einer ½ Stunde' halben
 _COMPOUND = re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")  # a number joined to nouns: '3-Zimmer-Wohnung'
