@@ -88,6 +88,9 @@ READINGS = {
         # Roman numerals and abbreviations
         ("el siglo XXI", "el siglo veintiuno"),
         ("Felipe II", "Felipe segundo"),
+        # a ruler above ten by the number, up to ten by the ordinal
+        ("Bajo Fernando VII y luego Pío XII.", "Bajo Fernando séptimo y luego Pío doce."),
+        ("La reina Isabel III y León XXI", "La reina Isabel tercera y León veintiuno"),
         ("La Dra. Pérez", "La Doctora Pérez"),
         ("en EE. UU.", "en Estados Unidos."),
         # a card's last digits, a reference, a Roman numeral before its noun, a range's unit
@@ -235,6 +238,9 @@ READINGS = {
         ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
         ("O Dr. Silva", "O Doutor Silva"),
         ("no século XX", "no século vinte"),
+        # a ruler above ten by the number, up to ten by the ordinal
+        ("O papa Pio XII sucedeu a Pio XI e Leão XIII.", "O papa Pio doze sucedeu a Pio onze e Leão treze."),
+        ("Dom Manuel I e D. Sebastião", "Dom Manuel primeiro e Dom Sebastião"),
         ("Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.", "Cartão com final quatro oito dois um, "
          "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus celsius."),
         ("Restam 21 poltronas de 240.", "Restam vinte e uma poltronas de duzentas e quarenta."),

@@ -196,16 +196,18 @@ class Spanish(Iberian):
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
-        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('Isabel segunda', 'el XI apóstol'); after 'siglo' a number,
-        with its era ('siglo x ec' diez era común)."""
+        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('el XI apóstol'), after a name the ruler's number
+        ('Isabel segunda', 'Alfonso trece'); after 'siglo' a number, with its era ('siglo x ec' diez era común)."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
         if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
                 or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
         if chapter not in self.CHAPTER_WORDS:
+            if ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS:  # 'Isabel segunda', 'Alfonso trece'
+                return locale_span(end, self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)
             noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
-            return locale_span(end, ordinal(value, is_feminine_name(ctx.prev_word) or bool(noun) and self.is_feminine(noun[0].lower())), self.code)
+            return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())), self.code)
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)

@@ -33,6 +33,10 @@ class Iberian(Language):
             return own
         return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
 
+    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
+        """A ruler's number: an ordinal up to ten ('Felipe segundo'), above it the number ('Alfonso trece', 'Bento dezesseis')."""
+        return self.cardinal(n) if n > 10 else super().regnal(n, feminine, ctx)
+
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
         reading = self.ABBREVIATIONS.get(written.lower())
