@@ -209,6 +209,16 @@ READINGS = {
     "The $49 annual fee, a $10 monthly charge and your $5 late fee replace the $49 you paid.":
         "The forty nine dollar annual fee, a ten dollar monthly charge and your five dollar late fee replace the forty nine "
         "dollars you paid.",
+    # ... after a possessive or an article before a noun ending the phrase; '$500 in repairs' stays an amount
+    "Once my $250 deductible is met, the $40 minimum, our $1,000 total.":
+        "Once my two hundred fifty dollar deductible is met, the forty dollar minimum, our one thousand dollar total.",
+    "Their $300 in fees and the $75 due today.": "Their three hundred dollars in fees and the seventy five dollars due today.",
+    # capitals joined by '&' spelled with 'and'
+    "Shares of AT&T fell while the S&P 400 rose; see the Q&A from R&D.":
+        "Shares of A T and T fell while the S and P four hundred rose; see the Q and A from R and D.",
+    # a plate's digits, capitals and digits sign by sign; '5G', '4K', '2XL' stay as said
+    "Plate 6TRJ244 and 4WDA1093 on a 5G phone with a 4K screen, size 2XL.":
+        "Plate six T R J two four four and four W D A one zero nine three on a five G phone with a four K screen, size two XL.",
     # the 1 dialled before an area code is said with it; a toll-free 800 as a number
     "Call 1-800-555-0146 or 1-415-555-0100.":
         "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",

@@ -165,8 +165,9 @@ def version(text: str) -> str | None:
 
 
 # A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more
-# ('H4829'; three are a model's, 'B737') or before hyphened or slashed groups of both ('CL-48-2207-A', 'RC-2026/0457').
-REFERENCE = re.compile(r"(?=(?:\D*\d){3})[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)")
+# ('H4829'; three are a model's, 'B737') or before hyphened or slashed groups of both ('CL-48-2207-A', 'RC-2026/0457'),
+# or a plate's digits, capitals and three digits or more ('7KXR492'; not '4K', '2FA', '2XL').
+REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
@@ -255,7 +256,9 @@ SAID_AS_WORDS = frozenset(_DATA["said_as_words"])
 def acronym(word: str) -> str | None:
     """An all-capitals token that is not a word is spelled: 'FBI' -> 'F B I', 'CDs' -> "C D's".
     Words written in capitals ('EXCEL', 'FOCUS'), acronyms said as words ('NASA') and Roman
-    numerals of I, V and X are not."""
+    numerals of I, V and X are not. Capitals joined by '&' are spelled with 'and': 'AT&T' A T and T."""
+    if "&" in word and all(p.isascii() and p.isalpha() and p.isupper() for p in word.split("&")):
+        return " and ".join(" ".join(p) for p in word.split("&"))
     letters = word[:-1] if word.endswith("s") else word
     if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
         return None
