@@ -141,6 +141,9 @@ READINGS = [
     ("Un fondo di 3 miliardi di € e 2 milioni di $.", "Un fondo di tre miliardi di euro e due milioni di dollari."),
     # half an hour written as a decimal is said as a half
     ("La seduta dura 1,5 ore e il viaggio 2,5 h.", "La seduta dura un'ora e mezza e il viaggio due ore e mezza."),
+    # a feminine acronym or loanword counted as a feminine noun ('la SIM', "l'app", 'la password'); 'lo SPID' stays
+    ("Serve 1 SIM, 1 app e 1 password; con 1 PEC e 1 SPID.", "Serve una SIM, un'app e una password; con una PEC e uno SPID."),
+    ("Riceverà 1 mail e 1 newsletter.", "Riceverà una mail e una newsletter."),
     # a number that names the noun before it counts none ('la linea 1' uno)
     ("La linea 1 chiude alle 21 e il binario 1 è chiuso.", "La linea uno chiude alle ventuno e il binario uno è chiuso."),
     ("Una FC media di 150 bpm; la Juventus FC e il FC Bari.", "Una frequenza cardiaca media di centocinquanta "
