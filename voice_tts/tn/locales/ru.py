@@ -212,8 +212,8 @@ class Russian(Language):
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
-        half = _one_and_a_half(whole, fractional, unit.gender, case)  # 'полтора часа' as 'два часа'
-        count = 2 if half else None if fractional else int(whole)
+        half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа' as 'два часа', 'два с половиной часа'
+        count = max(int(whole), 2) if half else None if fractional else int(whole)
         return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
@@ -520,8 +520,9 @@ class Russian(Language):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
-        if raw == "1,5" and (form := ru_morph.noun(word_after(cur, span.end))):
-            span.info = _one_and_a_half("1", "5", form.gender, self.amount_case(ctx))  # '1,5 часа' полтора часа
+        if (half := re.fullmatch(r"(\d+),5", raw)) and (form := ru_morph.noun(word_after(cur, span.end))) and (
+                reading := _and_a_half(half[1], "5", form.gender, self.amount_case(ctx), word_after(cur, span.end).lower())):
+            span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
@@ -758,9 +759,14 @@ def _year_with_noun(n: int, word: str, preposition: str) -> str:
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {_WORDS['year_nouns'][case]}"
 
 
-def _one_and_a_half(whole: str, fractional: str | None, gender: str, case: str) -> str | None:
-    """'1,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров."""
-    return None if (whole, fractional) != ("1", "5") else ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
+def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun: str) -> str | None:
+    """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time after a
+    count other than one with 'с половиной' (не менее шести с половиной лет, два с половиной часа; not '21,5 часа')."""
+    if fractional != "5" or whole != "1" and (noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0):
+        return None
+    if whole != "1":
+        return f"{cardinal(int(whole), gender, case)} с половиной"
+    return ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
