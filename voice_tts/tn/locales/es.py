@@ -179,15 +179,12 @@ class Spanish(Iberian):
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
         """'tres quintos de milla', 'un metro y medio', 'dos tazas y media', 'una hora y media'."""
-        unit = self.unit(word)
-        if unit is not None:
-            if (numerator, denominator) == (1, 2):
-                return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
-            reading = f"{self.fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
-            return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
-        if (numerator, denominator) != (1, 2) or len(word) <= 2 or not word.isalpha() or word in self.NOT_NOUNS:
+        if (numerator, denominator) == (1, 2):  # a half as every language of Europe reads it
+            return None if word in self.NOT_NOUNS else super().counted_fraction(word, whole, numerator, denominator)
+        if (unit := self.unit(word)) is None:
             return None
-        return self.counted_half(whole, self.singular(word) if whole == 1 else word, self.is_feminine(word))
+        reading = f"{self.fraction(numerator, denominator, unit.feminine)} de {unit.singular}"
+        return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
 
     def _alphanumeric(self, text: str) -> str:
         """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
@@ -204,10 +201,9 @@ class Spanish(Iberian):
             return None
         value = numeric_spans.roman_value(word)
         if chapter not in self.CHAPTER_WORDS:
-            if ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS:  # 'Isabel segunda', 'Alfonso trece'
-                return locale_span(end, self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)
-            noun = chunk_after(cur, end, is_letter) if ctx.prev_word.lower() in self.PREPOSITIONS else None  # 'la III Feria'
-            return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())), self.code)
+            noun = chunk_after(cur, end, is_letter) if (article := ctx.prev_word.lower() in self.PREPOSITIONS) else None  # 'la III Feria'
+            return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())) if article or not ctx.prev_word.istitle()
+                               else self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)  # 'Isabel segunda', 'Alfonso trece'
         era = chunk_after(cur, end, is_letter)
         if era is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)

@@ -27,6 +27,7 @@ def _in_pairs(digits: str) -> str:
 class French(Language):
     code = "fr"
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
+    REGNAL_ORDINALS_UP_TO = 1  # 'François Premier', 'Louis Quatorze'
 
     def phone_digits(self, text: str) -> str:
         """'01 23 45 67 89', '0800 123 456': pairs and triples after a leading zero are numbers ('zéro huit cents …'), as French says."""
@@ -40,12 +41,8 @@ class French(Language):
         return " ".join(words)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("fr", n, "feminine" if suffix in ("re", "ère", "res", "ères") else "masculine")  # 'première'
+        words = cldr.ordinal("fr", n, "feminine" if suffix in ("a", "re", "ère", "res", "ères") else "masculine")  # 'première'
         return words + "s" if suffix.endswith("s") else words
-
-    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
-        """'Louis Quatorze', 'François Premier', 'Élisabeth Deux'."""
-        return cldr.ordinal("fr", 1, "feminine" if feminine else "masculine") if n == 1 else self.cardinal(n)
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)

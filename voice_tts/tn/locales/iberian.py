@@ -18,6 +18,7 @@ class Iberian(Language):
     """Spanish or Portuguese: the hooks of `Language` both fill the same way."""
 
     MINOR_UNIT = Unit("centavo", "centavos")
+    REGNAL_ORDINALS_UP_TO = 10  # 'Felipe segundo', 'Alfonso trece', 'Bento dezesseis'
     # Unit symbols of a letter or two that are units here ('5 g'); CLDR's others may be words.
     SHORT_UNITS: frozenset[str] = frozenset()
 
@@ -32,10 +33,6 @@ class Iberian(Language):
         if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
             return own
         return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
-
-    def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
-        """A ruler's number: an ordinal up to ten ('Felipe segundo'), above it the number ('Alfonso trece', 'Bento dezesseis')."""
-        return self.cardinal(n) if n > 10 else super().regnal(n, feminine, ctx)
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
