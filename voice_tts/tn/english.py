@@ -101,12 +101,8 @@ _PER_PERIOD = _DATA["per_period"]
 def money(text: str, currency: str | None = None, adjective: bool = False) -> str | None:
     """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'; describing a noun
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
-    if currency is not None:
-        m = _CODE_AMOUNT.fullmatch(text)
-        cur, sign = currency, None
-    else:
-        m = _MONEY.fullmatch(text)
-        cur, sign = (m.group("cur"), m.group("sign")) if m else (None, None)
+    m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
+    cur, sign = (currency, None) if currency is not None or m is None else (m.group("cur"), m.group("sign"))
     per = m and m.group("per")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
@@ -164,9 +160,8 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more
-# ('H4829'; three are a model's, 'B737') or before hyphened or slashed groups of both ('CL-48-2207-A', 'RC-2026/0457'),
-# or a plate's digits, capitals and three digits or more ('7KXR492'; not '4K', '2FA', '2XL').
+# A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more ('H4829'; three
+# are a model's, 'B737'), before hyphened or slashed groups of both ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")

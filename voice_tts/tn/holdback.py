@@ -331,7 +331,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
             (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
                 ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
             ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "NAMING") or only_noun(
-                word[0], "") and only_noun(_next_token(cur, word[1])[0], "SINGULAR"))):  # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
+                word[0], "") and only_noun(_next_token(cur, word[1])[0], "NAMING"))):  # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
         return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 

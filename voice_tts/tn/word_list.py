@@ -20,13 +20,10 @@ def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
     not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar');
     "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you');
-    "SINGULAR": a noun as written and no adjective or adverb ('service', 'fee'; not 'today', 'back', 'plus');
-    "NAMING": a noun or adjective as written, no adverb, or a word no lexicon knows ('deductible', 'minimum', 'copay'; not 'due', 'cheaper')."""
+    "NAMING": a noun or adjective as written, no adverb, or a word no lexicon knows ('fee', 'deductible', 'copay'; not 'today', 'cheaper')."""
     from lemminflect import getAllInflections, getAllLemmas
     lemmas = getAllLemmas(word.lower())
     counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
-    if pos == "SINGULAR":
-        return counted and lemmas.get("NOUN") == (word.lower(),) and not lemmas.keys() & {"ADV", "ADJ"}
     if pos == "NAMING":
         return (counted and word.lower() in lemmas["NOUN"] or word.lower() in lemmas.get("ADJ", ())) and "ADV" not in lemmas or (
             only_noun(word, "") and not lemmas)
