@@ -520,8 +520,8 @@ class Russian(Language):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
-        if (half := re.fullmatch(r"(\d+),5", raw)) and (form := ru_morph.noun(word_after(cur, span.end))) and (
-                reading := _and_a_half(half[1], "5", form.gender, self.amount_case(ctx), word_after(cur, span.end).lower())):
+        if raw.endswith(",5") and (form := ru_morph.noun(noun := word_after(cur, span.end))) and (reading := _and_a_half(
+                *raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower())):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
@@ -764,9 +764,8 @@ def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun
     count other than one with 'с половиной' (не менее шести с половиной лет, два с половиной часа; not '21,5 часа')."""
     if fractional != "5" or whole != "1" and (noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0):
         return None
-    if whole != "1":
-        return f"{cardinal(int(whole), gender, case)} с половиной"
-    return ("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора"
+    return f"{cardinal(int(whole), gender, case)} с половиной" if whole != "1" else ("полторы" if gender == "f" else "полтора") if case in (
+        "nominative", "accusative") else "полутора"
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
