@@ -12,6 +12,8 @@ from voice_tts.tn import normalize
 READINGS = [
     # cardinals, signs, grouped thousands
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
+    # a plate of digits, capitals and digits sign by sign
+    ("Kennzeichen 8ABC123 notiert.", "Kennzeichen acht A B C eins zwei drei notiert."),
     ("Es waren -12 Grad.", "Es waren minus zwölf Grad."),
     # inside a sentence "hundert", "tausend" as speakers say them; a number alone in full
     ("Zimmer 1026", "Zimmer tausendsechsundzwanzig"),

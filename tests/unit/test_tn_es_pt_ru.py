@@ -88,6 +88,7 @@ READINGS = {
         # Roman numerals and abbreviations
         ("el siglo XXI", "el siglo veintiuno"),
         ("Felipe II", "Felipe segundo"),
+        ("La matrícula 8ABC123 y la 2XL.", "La matrícula ocho A B C uno dos tres y la dos XL."),  # a plate sign by sign
         # a ruler above ten by the number, up to ten by the ordinal
         ("Bajo Fernando VII y luego Pío XII.", "Bajo Fernando séptimo y luego Pío doce."),
         ("La reina Isabel III y León XXI", "La reina Isabel tercera y León veintiuno"),
@@ -238,6 +239,7 @@ READINGS = {
         ("Escreva para joao@empresa.com.br", "Escreva para joao arroba empresa ponto com ponto br"),
         ("O Dr. Silva", "O Doutor Silva"),
         ("no século XX", "no século vinte"),
+        ("A placa 8ABC123 está anotada.", "A placa oito A B C um dois três está anotada."),  # a plate sign by sign
         # a ruler above ten by the number, up to ten by the ordinal
         ("O papa Pio XII sucedeu a Pio XI e Leão XIII.", "O papa Pio doze sucedeu a Pio onze e Leão treze."),
         ("Dom Manuel I e D. Sebastião", "Dom Manuel primeiro e Dom Sebastião"),
@@ -316,6 +318,7 @@ READINGS = {
         ("на 5-м этаже", "на пятом этаже"),
         ("Вес 1,25", "Вес одна целая двадцать пять сотых"),
         ("Рост 3,5 %", "Рост три целых пять десятых процента"),
+        ("Номер 8ABC123 записан.", "Номер восемь A B C один два три записан."),  # a plate sign by sign
         ("Стоит 5 руб. за штуку", "Стоит пять рублей за штуку"),
         ("Стоит 22 руб.", "Стоит двадцать два рубля."),
         ("Пробег 41 км", "Пробег сорок один километр"),

@@ -13,6 +13,7 @@ READINGS = [
     # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too
     ("Dossier RC-2026/0457, code PK4471.", "Dossier R C deux zéro deux six zéro quatre cinq sept, code P K quatre quatre sept un."),
     # a lone number with a leading zero is a code, digit by digit (a telephone's groups are numbers)
+    ("La plaque 5TRK208 est notée.", "La plaque cinq T R K deux zéro huit est notée."),  # digits, capitals, digits: sign by sign
     ("Votre ticket n° 0482 reste valable.", "Votre ticket numéro zéro quatre huit deux reste valable."),
     # cardinals: space-grouped thousands, signs
     ("Nous avons 6 492 000 clients.", "Nous avons six millions quatre cent quatre-vingt-douze mille clients."),

@@ -10,6 +10,7 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    ("La targa 8ABC123 è annotata.", "La targa otto A B C uno due tre è annotata."),  # digits, capitals, digits: sign by sign
     # a range without 'da' reads 'o' ('entro 3–4 giorni'); capitals with no vowel before a code spelled; 'n°' numero and
     # a code after it sign by sign; 'rif.', 'pers.' in full; a day and month after an abbreviated weekday and its comma
     ("Il corriere GLS consegna il pacco n° 5D 2210 7781 entro 3–4 giorni, rif. 221, per 2 pers., gio., 9/10; codice TNT 0471 5520.",
