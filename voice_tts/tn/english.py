@@ -160,8 +160,8 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more ('H4829'; three
-# are a model's, 'B737'), before hyphened or slashed groups of both ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
+# Spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more ('H4829'; three are
+# a model's, 'B737'), before hyphened or slashed groups ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")

@@ -156,7 +156,7 @@ def _number_en(text: str, currency_code: str) -> str:
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
         return _number_en(m.group(1), "")
     if (ratio := _RATIO.fullmatch(text)) and ((above := int(ratio[1]) >= int(ratio[2])) or english.is_mark(int(ratio[1]), int(ratio[2]))):
-        return f"{english.integer(ratio[1])} {'' if above else 'out of '}{english.integer(ratio[2])}"  # 24/7, 50/50: no fraction; '45/50' a mark
+        return f"{english.integer(ratio[1])} {'' if above else 'out of '}{english.integer(ratio[2])}"  # '24/7'; '45/50' a mark
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two

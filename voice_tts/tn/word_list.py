@@ -20,7 +20,7 @@ def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
     not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar');
     "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you');
-    "NAMING": a noun or adjective as written, no adverb, or a word no lexicon knows ('fee', 'deductible', 'copay'; not 'today', 'cheaper')."""
+    "NAMING": a noun or adjective as written, no adverb, or an unknown word ('deductible', 'copay'; not 'today')."""
     from lemminflect import getAllInflections, getAllLemmas
     lemmas = getAllLemmas(word.lower())
     counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))

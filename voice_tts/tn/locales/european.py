@@ -176,7 +176,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
-    REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it is said as the number ('Louis XIV' quatorze, 'Alfonso XIII' trece)
+    REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
     # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
     PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
@@ -560,7 +560,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
         holds the words before the name ('von Ludwig II.' von Ludwig dem Zweiten)."""
-        return self.ordinal(n, "a" if feminine else "", Context()) if n <= self.REGNAL_ORDINALS_UP_TO else self.cardinal(n)
+        return self.cardinal(n) if n > self.REGNAL_ORDINALS_UP_TO else self.ordinal(n, "a" * feminine, Context())
 
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
         """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with

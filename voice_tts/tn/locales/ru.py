@@ -212,7 +212,7 @@ class Russian(Language):
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
-        half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа' as 'два часа', 'два с половиной часа'
+        half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа', 'два с половиной часа'
         count = max(int(whole), 2) if half else None if fractional else int(whole)
         return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
 
@@ -760,8 +760,8 @@ def _year_with_noun(n: int, word: str, preposition: str) -> str:
 
 
 def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun: str) -> str | None:
-    """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time after a
-    count other than one with 'с половиной' (не менее шести с половиной лет, два с половиной часа; not '21,5 часа')."""
+    """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time
+    after a count other than one with 'с половиной' (не менее шести с половиной лет; not '21,5 часа')."""
     if fractional != "5" or whole != "1" and (noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0):
         return None
     return f"{cardinal(int(whole), gender, case)} с половиной" if whole != "1" else ("полторы" if gender == "f" else "полтора") if case in (
