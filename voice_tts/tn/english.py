@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
-from importlib import resources
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
-_DATA = json.loads(resources.files("voice_tts.tn").joinpath("english.json").read_text(encoding="utf-8"))
+_DATA = locales.data("english.json", "voice_tts.tn")
 
 _PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
