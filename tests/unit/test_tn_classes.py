@@ -224,6 +224,9 @@ READINGS = {
     "Your hold request H4829 and claim CL-48-2207-A, file RC-2026/0457.":
         "Your hold request H four eight two nine and claim C L four eight two two zero seven A, "
         "file R C two zero two six slash zero four five seven.",
+    # a parcel's code ends in its country's capitals: sign by sign too
+    "Your parcel RR987654321DE left Frankfurt today.":
+        "Your parcel R R nine eight seven six five four three two one D E left Frankfurt today.",
     # a direction's period after a house number; a currency after its amount; a unit's period inside a sentence
     "Mail 400 W. 59th St., pay 25¢ or 30 € and add 8 oz. of water, 3x a day; 2x.":
         "Mail four hundred West fifty ninth Street, pay twenty five cents or thirty euros and add eight ounces of "

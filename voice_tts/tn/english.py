@@ -162,9 +162,9 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# A reference spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more
-# ('H4829'; three are a model's, 'B737') or before hyphened or slashed groups of both ('CL-48-2207-A', 'RC-2026/0457').
-REFERENCE = re.compile(r"(?=(?:\D*\d){3})[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)")
+# Read sign by sign in every language, a year in it too: 1-3 capitals before four digits or more, up to three capitals
+# after ('H4829', a parcel's 'EJ123456789JP'; a model 'B737'), or before hyphened or slashed groups ('RC-2026/0457').
+REFERENCE = re.compile(r"(?=(?:\D*\d){3})[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 

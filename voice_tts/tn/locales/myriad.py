@@ -147,8 +147,8 @@ class Language:
             letter, digit = sorted(text, key=str.isdecimal)
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
-        if "-" in text and english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR삼삼칠오 (a flight 'JL123' a count)
-            return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'AB-2047' AB이공사칠
+        if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
+            return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
