@@ -234,6 +234,9 @@ READINGS = {
     "Your hold request H4829 and claim CL-48-2207-A, file RC-2026/0457.":
         "Your hold request H four eight two nine and claim C L four eight two two zero seven A, "
         "file R C two zero two six slash zero four five seven.",
+    # a parcel's code ends in its country's capitals: sign by sign too
+    "Your parcel RR987654321DE left Frankfurt today.":
+        "Your parcel R R nine eight seven six five four three two one D E left Frankfurt today.",
     # a direction's period after a house number; a currency after its amount; a unit's period inside a sentence
     "Mail 400 W. 59th St., pay 25¢ or 30 € and add 8 oz. of water, 3x a day; 2x.":
         "Mail four hundred West fifty ninth Street, pay twenty five cents or thirty euros and add eight ounces of "
@@ -333,6 +336,9 @@ ZH_READINGS = {
     # a train digit by digit; a gate's, a seat's or a coach's letter after its number (no amperes), a current's ampere
     "G1234次列车，K21次，检票口为12A，座位号是6F，在7车12F，电流为10A。": "G一二三四次列车，K二一次，检票口为十二A，座位号是六F，在七车十二F，电流为十安培。",
     "车牌京A·12345，沪B·D6789，粤B 12345。": "车牌京A 一二三四五，沪B D六七八九，粤B 一二三四五。",  # a plate's number after its dot or letter
+    # a service line's five digits one by one, after a word of calling or before 客服, 热线, 短信 (its 1 一, 110's 幺)
+    "包裹RR987654321DE已到，请联系12306或拨打10086客服，或发短信至95533短信平台，遇险拨打110，共95588元。":
+        "包裹RR九八七六五四三二一DE已到，请联系一二三零六或拨打一零零八六客服，或发短信至九五五三三短信平台，遇险拨打幺幺零，共九万五千五百八十八元。",
 }
 
 

@@ -127,6 +127,8 @@ READINGS = [
      "endet, ist gesperrt; Aktenzeichen K V drei acht eins sieben."),
     ("Ihr Schaden KH-2026-00481, Auftrag AB-12-7731-C und Code H4829.", "Ihr Schaden K H zwei null zwei sechs null null "
      "vier acht eins, Auftrag A B eins zwei sieben sieben drei eins C und Code H vier acht zwei neun."),
+    ("Ihre Sendung RR987654321DE ist unterwegs.",  # a parcel's code, its country's capitals after the digits
+     "Ihre Sendung R R neun acht sieben sechs fünf vier drei zwei eins D E ist unterwegs."),
     # an abbreviated unit after a word that counts one, also past its adjective: singular
     ("Jede angefangene Std. kostet 2,50 €, eine halbe Std. mehr, weitere Std. folgen.",
      "Jede angefangene Stunde kostet zwei Euro fünfzig, eine halbe Stunde mehr, weitere Stunden folgen."),

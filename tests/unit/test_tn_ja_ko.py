@@ -103,6 +103,13 @@ JA = [
     ("暗証番号は4桁の「7025」で、PINは「0831」、「3」を押す、画面に「10」と表示",
      "暗証番号は四桁の「七〇二五」で、PINは「〇八三一」、「三」を押す、画面に「十」と表示"),
     ("都01系統と渋66系統、都05系統は10時09分発", "都〇一系統と渋六十六系統、都〇五系統は十時九分発"),
+    # a parcel's code of capitals, digits and capitals sign by sign; a flight's four digits a number
+    ("国際郵便RR987654321DEは便名JL1172で届きます", "国際郵便RR九八七六五四三二一DEは便名JL千百七十二で届きます"),
+    # a count of zero as it is said, ゼロ; a clock's zero hour and a degree keep 零
+    ("0歳から入会でき、入会金は0円、不在票0件、0時に開始、0度まで", "ゼロ歳から入会でき、入会金はゼロ円、不在票ゼロ件、零時に開始、零度まで"),
+    # a speed after the word that already says per what: its length alone; without one CLDR's 時速
+    ("最大風速は30m/s、秒速12m/sの風、時速80km/hで走行、平均80km/h",
+     "最大風速は三十メートル、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
 ]
 
 KO = [
@@ -237,6 +244,13 @@ KO = [
     ("쿠폰 코드는 AB1234입니다", "쿠폰 코드는 에이비 일이삼사입니다"),
     # a seat's or a gate's letter after its number, no amperes; a current's amperes
     ("좌석은 12A입니다. 탑승구 23C로, 전류 12A", "좌석은 십이 A입니다. 탑승구 이십삼 C로, 전류 십이암페어"),
+    # a code of capitals, digits and capitals sign by sign, its zeros 공, and a customs code's digits after its letter
+    ("국제우편 RR987654321DE, 통관부호 P240812345670을", "국제우편 RR구팔칠육오사삼이일DE, 통관부호 P이사공팔일이삼사오육칠공을"),
+    # hours of a day's duration in Sino-Korean from twenty on (이십사 시간), fewer in native numbers
+    ("매장은 24시간 영업, 48시간 이내 환불, 배송은 3시간, 12시간 뒤", "매장은 이십사시간 영업, 사십팔시간 이내 환불, 배송은 세시간, 열두시간 뒤"),
+    # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
+    ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
+    ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
 ]
 
 
@@ -303,6 +317,7 @@ REPLIES = {
         "お荷物（伝票番号4829-3317-0562）は明日の14時～16時の間にお届けします。",
         "品川500 あ 12-34のお車、座席は12A、1万km走行、注文番号はB20931です。",
         "暗証番号は4桁の「7025」で、都01系統のバスは7〜10分間隔です。",
+        "国際郵便RR987654321DEは0歳児向け、最大風速30m/s、秒速12m/sの予報です。",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
@@ -322,6 +337,7 @@ REPLIES = {
         "운송장 번호 6071-2345-8890은 오후 2~4시 사이에, 대표팀은 2:1 승리를 거뒀습니다.",
         "차량번호 12가 3456 차량은 1만 km마다, 주문번호 B20931, 좌석은 12A입니다.",
         "갱신 수수료는 1만 원이며 사진 1매와 두부 1모, 1억 원이 필요합니다.",
+        "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
     ],
 }
 

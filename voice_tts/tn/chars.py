@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from bisect import bisect_right
-from importlib import resources
 
 from voice_tts.tn.chinese import MEASURE_WORDS
+from voice_tts.tn.locales import data
 
 # Extended_Pictographic (Unicode 15 emoji-data.txt) plus the emoji components that only make sense
 # inside a sequence: ZWJ, VS16, keycap, skin tones, regional indicators, tag characters; as data
 # (emoji_ranges.json, written as emoji-data.txt writes ranges: '2194..2199').
-_EMOJI_RANGES = tuple(tuple(int(cp, 16) for cp in r.split("..")) for r in json.loads(
-    resources.files("voice_tts.tn").joinpath("emoji_ranges.json").read_text(encoding="utf-8")))
+_EMOJI_RANGES = tuple(tuple(int(cp, 16) for cp in r.split("..")) for r in data("emoji_ranges.json", "voice_tts.tn"))
 _EMOJI_STARTS = [start for start, _ in _EMOJI_RANGES]
 
 # Characters that sit between two alphanumerics inside one token (spec §3.3, class J), split by

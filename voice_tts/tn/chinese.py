@@ -5,15 +5,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from voice_tts.tn import cldr, english
+from voice_tts.tn import cldr, english, locales
 
 _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
+WORDS = locales.data("zh_words.json", "voice_tts.tn")  # the words around numbers, as data
+_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS = (
+    tuple(WORDS[k]) for k in ("day_periods", "code_words", "place_words", "dial_before"))
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
-_DAY_PERIODS = ("上午", "下午", "早上", "晚上", "中午", "凌晨", "傍晚", "早晨", "夜里", "今晚", "明晚")
 
 
 def digits(text: str) -> str:
@@ -103,13 +105,8 @@ _MOBILE = re.compile(r"1[3-9]\d{9}")
 # a waybill or card number in groups of four ('4917 2036 5801': an amount is never grouped so in Chinese).
 PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?|\d{4}(?: \d{4})+")
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
-# Words after which a number is a code, read digit by digit: a postcode, an account, a room, any
-# 码 (验证码, 动态码, 取件码) but 起码 ('at least'), a card's last digits (后四位, 后4位), a plate's dot (京A·12345).
-_CODE_WORDS = ("邮编", "码", "编号", "卡号", "账号", "单号", "订单", "房间", "尾号", "工号", "学号", "位", "·")
 WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)[为是约达]?$")  # then below zero is 零下
-_PLACE_WORDS = ("口", "座", "位", "号", "车", "车厢", "站台", "柜台", "房间", "展位", "区")  # a gate's, a seat's: '检票口12A'
-# Words after which a number is one to dial, its 1 read 幺 ('拨打110' 拨打幺幺零, '客服电话95588').
-_DIAL_WORDS = ("电话", "热线", "手机", "座机", "传真", "拨", "打", "致电", "呼叫")
+SERVICE_NUMBER = re.compile(r"1\d{4}|9[56]\d{3}")  # a service line's five digits: '10086', '12345', '95588', '96110'
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
 # Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
 MEASURE_WORDS = frozenset(
@@ -159,14 +156,17 @@ def telephone(text: str) -> str | None:
 def code_digits(text: str, word_before: str) -> str | None:
     """'邮编100080' → 邮编一零零零八零: after a word that names a code (and 是 or 为), its digits
     one by one, short groups joined by 杠 ('取件码6-2-3018'), long ones run on as a telephone number's
-    ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') with 1 read 幺."""
+    ('工单号20261206-0457'); after a word of dialling ('拨打110', '客服电话95588') its 1 read 幺 but in a service line's
+    number, as its callers say it ('12345' 一二三四五)."""
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
         return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
     if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
             "-" in text and word.endswith(_DIAL_WORDS)):
         return None
     groups = text.split("-")
-    return digits(text).replace("一", "幺") if word.endswith(_DIAL_WORDS) else ("杠" * (min(map(len, groups)) <= 3)).join(map(digits, groups))
+    if word.endswith(_DIAL_WORDS):
+        return digits(text) if SERVICE_NUMBER.fullmatch(text) else digits(text).replace("一", "幺")
+    return ("杠" * (min(map(len, groups)) <= 3)).join(map(digits, groups))
 
 
 def cardinal_liang(n: int) -> str:

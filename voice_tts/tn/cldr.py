@@ -29,12 +29,10 @@ Results are cached: the CLDR engines are built once per language and each spelle
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
 from itertools import chain
-from importlib import resources
 
 import phonenumbers
 from babel import Locale
@@ -45,12 +43,11 @@ from babel.units import UnknownUnitError, format_unit
 from unicode_rbnf import RbnfEngine
 from unicode_rbnf.engine import NoRuleForNumberError
 
+from voice_tts.tn.locales import data
 from voice_tts.tn.word_list import known_words
 
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
-_SHARED_SYMBOLS: dict[str, str] = json.loads(
-    resources.files("voice_tts.tn").joinpath("currency_symbols.json").read_text(encoding="utf-8")
-)
+_SHARED_SYMBOLS: dict[str, str] = data("currency_symbols.json", "voice_tts.tn")
 
 
 @lru_cache(maxsize=32)

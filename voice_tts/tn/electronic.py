@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 
 from voice_tts.tn import chinese, english, locales
 
@@ -12,7 +10,7 @@ SCHEMES = ("https://", "http://", "www.")
 # A URL longer than this speaks its host only (§3.9).
 HOST_ONLY_AFTER = 64
 # Top-level domains that make a word an address, and the symbols of an address read aloud (electronic.json).
-_DATA = json.loads(resources.files("voice_tts.tn").joinpath("electronic.json").read_text(encoding="utf-8"))
+_DATA = locales.data("electronic.json", "voice_tts.tn")
 TLDS, _SYMBOLS = frozenset(_DATA["tlds"]), _DATA["symbols"]
 _SCHEME = re.compile(r"^https?://", re.IGNORECASE | re.ASCII)
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)

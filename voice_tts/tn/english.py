@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
-from importlib import resources
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
-_DATA = json.loads(resources.files("voice_tts.tn").joinpath("english.json").read_text(encoding="utf-8"))
+_DATA = locales.data("english.json", "voice_tts.tn")
 
 _PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -160,9 +158,11 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# Spelled sign by sign in every language, a year in it too: 1-3 capitals before four digits or more ('H4829'; three are
-# a model's, 'B737'), before hyphened or slashed groups ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
-REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
+# Read sign by sign in every language, a year in it too: 1-3 capitals before four digits or more, up to three capitals
+# after ('H4829', a parcel's 'EJ123456789JP'; a model 'B737'), before hyphened or slashed groups ('RC-2026/0457'), or a
+# plate's ('7KXR492'; not '4K', '2XL').
+REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)"
+                       r"|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
 _ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
                        r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 

@@ -298,6 +298,9 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "num", ctx.default_lang)
     dash = lexer.chunk(cur, end + 1) if cur.at(end) == "—" and is_digit(cur.at(end + 1)) else end
     if ctx.sent_han or is_han(cur.at(dash)):
+        if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and any(
+                cur.startswith(end, w) for w in chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
+            return Span(end, "reading", "zh", info=chinese.digits(cur.text[body:end]))
         while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
             end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
         if cur.at(end) == " " and is_latin_letter(cur.at(end + 1)) and ((unit := lexer.chunk(cur, end + 1)) - end > 2 or not (

@@ -13,11 +13,7 @@ from voice_tts.tn.locales.myriad import unit_words
 from voice_tts.tn.wetext_calls import normalize_span
 
 SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
-_PUNCT = {
-    "en": english.SYMBOLS,
-    "zh": {"&": "和", "×": "乘", "+": "加", "=": "等于", "@": "艾特", "≥": "大于等于", "≤": "小于等于", "≠": "不等于", "÷": "除以",
-           "·": ""},  # a plate's or a name's dot is not said ('京A·12345')
-}
+_PUNCT = {"en": english.SYMBOLS, "zh": chinese.WORDS["symbols"]}
 # What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
 _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.

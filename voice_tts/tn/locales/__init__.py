@@ -57,9 +57,9 @@ def locale_span(end: int, reading: str, lang: str) -> Span:
 
 
 @cache
-def data(name: str) -> Any:
-    """A data file of this package (`de_genders.json`, `feminine_names.json` …), parsed."""
-    return json.loads(importlib.resources.files(__name__).joinpath(name).read_text(encoding="utf-8"))
+def data(name: str, package: str = __name__) -> Any:
+    """A data file of `package`, parsed: this one's (`de_genders.json`, `feminine_names.json` …) or voice_tts.tn's."""
+    return json.loads(importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8"))
 
 
 def abbreviations(code: str) -> dict[str, str]:

@@ -55,13 +55,17 @@ class Korean(myriad.Language):
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
                 cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
             return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")
+        if c in "·ㆍ・" and len(digits) < 3 and 1 < (k := lexer.digits_end(cur, end + 1)) - end < 4:  # an event's date
+            day = cur.text[end + 1:k]  # '3·1절' 삼일절, '6·25 전쟁' 육이오: the day digit by digit, a round ten a number
+            day = self.cardinal(int(day)) if day[-1] == "0" else self.digits(day)
+            return locale_span(k, self.cardinal(int(digits)) + day, "ko")
         if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            native = n < self.words["native_below"] and any(cur.startswith(k, w) for w in self.counters - self.words["counters_before_particles"].keys())
-            first = cldr.spell("ko", n, "spellout-cardinal-native") if native and not code else plain  # '6~8시간' 여섯에서
+            counter = next((w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)), "")
+            first = self.native(n, counter, "") if counter and not code else plain  # '6~8시간' 여섯에서
             first = self.hour(n) + "시" if cur.startswith(k, "시") and cur.at(k + 1) != "간" else first  # '2~4시' 두시에서
             return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
@@ -78,7 +82,7 @@ class Korean(myriad.Language):
                 (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))) and not ctx.prev_word.endswith(
                 tuple(self.words["numbered_after"].get(counter, ())))  # 'F열 9번,' 구 번: a seat's number
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
-                return locale_span(end, self.native(n), "ko")
+                return locale_span(end, self.native(n, counter), "ko")
         return locale_span(end, plain, "ko")
 
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
@@ -91,9 +95,11 @@ class Korean(myriad.Language):
                 spoken = " " + spoken
         return locale_span(end, spoken, "ko")
 
-    def native(self, n: int) -> str:
-        """A number before a counter, CLDR's: 한, 스무, 스물한; from a hundred on Sino-Korean ('120장' 백이십 장)."""
-        return cldr.spell("ko", n, "spellout-cardinal-native-attributive") if n < self.words["native_below"] else self.cardinal(n)
+    def native(self, n: int, counter: str = "", form: str = "-attributive") -> str:
+        """A number before a counter, CLDR's: 한, 스무, 스물한 (alone: 스물); from a hundred on Sino-Korean ('120장' 백이십
+        장), before some counters from less (`native_below`: a day's hours, '24시간' 이십사 시간, but 세 시간)."""
+        below = self.words["native_below"]
+        return cldr.spell("ko", n, "spellout-cardinal-native" + form) if n < below.get(counter, below[""]) else self.cardinal(n)
 
     def hour(self, n: int) -> str:
         """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시)."""

@@ -134,8 +134,10 @@ class Language:
                 f"{self.words['root'] * roots[0]}{self.integer(numerator)}")
 
     def counted(self, text: str, following: str) -> str:
-        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a
-        number, not digits."""
+        """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a number, not digits; a
+        count of zero is the zero of speech ('0歳' ゼロ歳, '0円'), but before a clock's or a degree's unit (零時, 零度)."""
+        if text == "0" and is_han(following) and following not in self.words["written_zero_before"]:
+            return self.words["spoken_zero"]
         return self.cardinal(int(text)) if len(text) == 2 and text[0] == "0" and is_han(following) else self.integer(text)
 
     def number(self, text: str) -> str:
@@ -147,8 +149,8 @@ class Language:
             letter, digit = sorted(text, key=str.isdecimal)
             digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
-        if "-" in text and english.REFERENCE.fullmatch(text):  # 'KR-3375' KR三三七五, KR삼삼칠오 (a flight 'JL123' a count)
-            return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'AB-2047' AB이공사칠
+        if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
+            return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
         return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
                            else self.integer(m.group()), text.replace("-", " "))
 
@@ -203,7 +205,7 @@ class Language:
             letters, digits = self.spelled(cur.text[pos:k]), self._telephone_digits(cur.text[k:n])
             return locale_span(n, letters + self.space + digits, self.code)  # its zeros as a code's: 비 이공구삼일
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
-            cold = self.words["grade_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
+            cold = self.words["spoken_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
         if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
             return None  # '5G': a code, read by `number`
@@ -228,6 +230,8 @@ class Language:
                 or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
                 and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])):  # '5/12の9:00', '6/3の9時'
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
+        if self.cued(ctx.prev_word, "speed_per_" + e.suffix.partition("/")[2]):  # the word before says per what: 秒速
+            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル, never 風速秒速
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
