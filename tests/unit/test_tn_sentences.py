@@ -49,10 +49,12 @@ def test_sentences_streamed_read_as_in_one_piece(lang: str) -> None:
         ("单号SF一二三", "单号S F 一二三", True),
         ("JL百二十三便", "J L百二十三便", True),
         ("订单JD二零二六", "订单J D二〇二六", True),
+        ("十二月十日木曜日の", "十二月十日（木曜日）の", True),
+        ("ligue para onze nove", "ligue para (onze) nove", True),
         ("Le PSG s'est imposé", "Le P S Gs'est imposé", False),
         ("в МФЦ", "вМФЦ", False),
     ],
 )
-def test_scorer_reads_spelled_letters_as_letters_and_words_as_words(ours: str, theirs: str, same: bool) -> None:
+def test_scorer_compares_what_is_read(ours: str, theirs: str, same: bool) -> None:
     sentence = tn_sentences.Sentence("", (theirs,))
     assert tn_sentences.is_right(ours, sentence) is same
