@@ -43,6 +43,9 @@
 #           (TTS_BENCH_DROP_NON_STREAMING=1 removes its `non_streaming_mode` field, for servers older than that
 #           field of the vLLM-Omni dialect), against `voice-tts serve` (1.7B, --max-streams 2048, guard 1.9 a token), one run per rate in
 #           TTS_BENCH_RATES (default "5 10 20 40 80"), prompts bench/agent_replies.txt: h200-tts-bench.json;
+#   firstaudio  bench/first_audio.py --openings on the 1.7B checkpoint (FIRST_AUDIO_TURNS rounds, default 10, at 30
+#           tokens/s): first audio of each reply opening with and without normalization, side by side, in-process
+#           (issue 44's +3 ms bar): first_audio_openings_gpu.json;
 #   floor   the plain-PyTorch floor of one frame step, .peer_bench/step_floor.py ${FLOOR_KV:-128};
 #   peers   faster-qwen3-tts and official qwen-tts on the same kind of checkpoint (.peer_bench).
 # Run from the repository root with `.shared/fixtures/qwen3-tts-tiny-customvoice` (for "server" alone, the files
@@ -55,7 +58,7 @@ set -o pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 stages=${STAGES:-"tests engine peers"}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site_engine .whl_engine/*.whl || exit 1
-[[ " $stages " == *" server "* || " $stages " == *" capacity "* || " $stages " == *" ttsbench "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+[[ " $stages " == *" server "* || " $stages " == *" capacity "* || " $stages " == *" ttsbench "* || " $stages " == *" firstaudio "* ]] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site_engine .whl_server/*.whl || exit 1; }
 # py-spy apart: a second install into /tmp/site_engine (--upgrade) replaces its bin/ folder.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_py_spy .whl_engine/py_spy-*.whl || exit 1
@@ -150,6 +153,10 @@ for level in json.load(open(sys.argv[1]))['concurrency']:
       --spread "${CAPACITY_SPREAD:-1}" ${CAPACITY_PROFILE:+--profile "$out/${name}_stacks.txt"} \
       --engine-limit 500 --work-dir /tmp/capacity_work \
       --engine-args "--quick --batches 1 --profile-codec 0" 2>&1 | tee "$out/$name.log" | grep --line-buffered -v '^ ' ;;
+  firstaudio)
+    [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
+    env $engine_env TQDM_DISABLE=1 timeout "${ENGINE_LIMIT:-600}" python3 bench/first_audio.py --openings --model /tmp/ours \
+      --device cuda --turns "${FIRST_AUDIO_TURNS:-10}" --rates 30 --out "$out/first_audio_openings_gpu.json" 2>&1 | tail -30 ;;
   contexts)
     [[ -f /tmp/ours/model.safetensors ]] || env $engine_env python3 bench/make_random_checkpoint.py /tmp/ours --size 1.7b 2>&1 | tail -2
     serve_ready "$out/contexts_server.log" --max-streams 1024 --max-context 320 --max-frames-per-text-token "${FRAMES_PER_TEXT_TOKEN:-1.9}" \
