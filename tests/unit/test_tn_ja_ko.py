@@ -209,7 +209,7 @@ KO = [
     ("1588-3482로, 1600-1700년", "일오팔팔 삼사팔이로, 천육백 부터 천칠백년"),
     ("0.5%p 인상", "영점오퍼센트포인트 인상"),
     ("피자 2판, 생수 2상자, 설탕 1큰술", "피자 두판, 생수 두상자, 설탕 한큰술"),
-    # counters of medicine count natively, below a hundred only (tablets and pills below twenty); 정도 and 포인트 are no counters
+    # counters of medicine count natively, below a hundred (tablets, pills below twenty); 정도 and 포인트 are no counters
     ("1정씩 하루 3번, 타일 120장, 학생 99명", "한정씩 하루 세번, 타일 백이십장, 학생 아흔아홉명"),
     ("하루 2포씩, 1캡슐, 30정도, 100포인트", "하루 두포씩, 한캡슐, 삼십정도, 백포인트"),
     ("OTP 코드: 804213입니다", "OTP 코드: 팔공사이일삼입니다"),

@@ -82,9 +82,8 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
     measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), a floor (二层), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
-    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
-        return None
-    if re.search(r"[0-9]", spoken) or ((n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
+    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken) or re.search(r"[0-9]", spoken) or (
+            (n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
         return None
     return _HUNDREDS_LIANG.sub("二百", re.sub("(?<=月)两(?=日)|两(?=分之|层|楼)", "二", spoken))
 
@@ -160,8 +159,7 @@ def code_digits(text: str, word_before: str) -> str | None:
     number, as its callers say it ('12345' 一二三四五)."""
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
         return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
-    word = word_before.rstrip("是为")
-    named = word.endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)  # '报案号为': '号为' one of them
+    named = (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)
     if not (_CODE.fullmatch(text) and named) or word.endswith("起码") or "-" in text and word.endswith(_DIAL_WORDS):
         return None
     groups = text.split("-")

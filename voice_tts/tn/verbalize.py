@@ -178,8 +178,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
-        issue = len(m[1]) > 4 and m[2][:1] == "期"  # a lottery's issue, digit by digit: 第2025138期 第二零二五一三八期
-        head = chinese.digits(m[1]) if issue else chinese.cardinal(int(m[1]))
+        head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期
         return head + m[2] + (_number_zh(m[3]) if m[3] else "")  # 第210页 第二百一十页, 第2名5分 第二名五分
     if m := re.fullmatch(r"(.*[^\x00-\x7f]|.*\d-)(\d{1,2}:\d{2}.*)", text):  # a clock after a date or a clock: no score
         spoken = _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
@@ -194,8 +193,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return reading
         m = _UNIT_SUFFIX.match(text)
         if m and unit_words("zh").get(m["unit"]):
-            # wetext glues its readings to leftovers of words it half-read ("两小时ours") or
-            # leaves them unread ('1.2g' 一点二g): accepted without Latin letters only.
+            # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no Latin letters
             reading = normalize_span(text, "zh")
             if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
                 return reading

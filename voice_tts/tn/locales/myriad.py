@@ -282,9 +282,8 @@ class Language:
         code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
         if digits == "00" and ctx.char_before(cur.text, pos) == self.words["clock"][0] and cur.at(end) == self.words["clock"][1]:
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
-        english = next((w for w in self.words.get("english_before", ()) if cur.startswith(end, w)), "")  # '2ラン' ツーラン
-        if english and len(digits) == 1 and not "ァ" <= cur.at(end + len(english)) <= "ヺ":  # not '2ランク'
-            return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)
+        if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
+            return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
