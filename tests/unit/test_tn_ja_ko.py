@@ -35,11 +35,11 @@ JA = [
     ("5〜7日", "五から七日"),
     # times
     ("14:05に", "十四時五分に"),
-    # a plate's number after its kana (の, never から); a seat's or a gate's letter; a unit after a myriad; a code after 番号
-    ("品川500 あ 12-34のお車、10-20人", "品川五百 あ 十二の三十四のお車、十から二十人"),
+    # a plate's numbers apart after its kana (no から); a seat's or gate's letter; a unit after a myriad; a code after 番号
+    ("品川500 あ 12-34のお車、10-20人", "品川五百 あ 十二 三十四のお車、十から二十人"),
     ("座席は12A、搭乗口23Cから、電流は12A、1万km走行、注文番号はB20931", "座席は十二A、搭乗口二十三Cから、電流は十二アンペア、一万キロメートル走行、注文番号はビー二〇九三一"),
     ("クーポンコードはAB1234です", "クーポンコードはエービー一二三四です"),
-    ("5千km走行、練馬300 さ 45-67", "五千キロメートル走行、練馬三百 さ 四十五の六十七"),
+    ("5千km走行、練馬300 さ 45-67", "五千キロメートル走行、練馬三百 さ 四十五 六十七"),
     # a waybill's groups of four by pauses; の between a telephone's groups and a short code's
     ("伝票番号4829-3317-0562、受付番号4821-7730", "伝票番号四八二九 三三一七 〇五六二、受付番号四八二一の七七三〇"),
     ("7:00:30", "七時零分三十秒"),
