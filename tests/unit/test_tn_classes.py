@@ -339,6 +339,14 @@ ZH_READINGS = {
     # a service line's five digits one by one, after a word of calling or before 客服, 热线, 短信 (its 1 一, 110's 幺)
     "包裹RR987654321DE已到，请联系12306或拨打10086客服，或发短信至95533短信平台，遇险拨打110，共95588元。":
         "包裹RR九八七六五四三二一DE已到，请联系一二三零六或拨打一零零八六客服，或发短信至九五五三三短信平台，遇险拨打幺幺零，共九万五千五百八十八元。",
+    # after 第 no count, also with a count after it (第二名十二分, never 第两名)
+    "她落后第1名3分，领先第2名12分，第2天2场比赛。": "她落后第一名三分，领先第二名十二分，第二天两场比赛。",
+    # half past in a range of times 半 ('6:30—22:00' 六点半到二十二点), alone as written (三十分, as the spec's '下午3:30')
+    "门诊8:30—11:30，夜班22:30至6:30，复诊下午1:30。": "门诊八点半到十一点半，夜班二十二点半至六点半，复诊下午一点三十分。",
+    # a room's number before 房间 or 号房, a number after 号为, a lottery's issue of five digits or more: digit by digit
+    "请到805房间或1603号房找前台，会员编号为10020315，第2026045期大乐透已开奖，两室两房。":
+        "请到八零五房间或一六零三号房找前台，会员编号为一零零二零三一五，第二零二六零四五期大乐透已开奖，两室两房。",
+    "园区由35kV变电站供电，发电机额定容量500kVA，年发电量1.2MWh。": "园区由三十五千伏变电站供电，发电机额定容量五百千伏安，年发电量一点二兆瓦时。",
 }
 
 

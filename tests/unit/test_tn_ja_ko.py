@@ -35,11 +35,11 @@ JA = [
     ("5〜7日", "五から七日"),
     # times
     ("14:05に", "十四時五分に"),
-    # a plate's number after its kana (の, never から); a seat's or a gate's letter; a unit after a myriad; a code after 番号
-    ("品川500 あ 12-34のお車、10-20人", "品川五百 あ 十二の三十四のお車、十から二十人"),
+    # a plate's numbers apart after its kana (no から); a seat's or gate's letter; a unit after a myriad; a code after 番号
+    ("品川500 あ 12-34のお車、10-20人", "品川五百 あ 十二 三十四のお車、十から二十人"),
     ("座席は12A、搭乗口23Cから、電流は12A、1万km走行、注文番号はB20931", "座席は十二A、搭乗口二十三Cから、電流は十二アンペア、一万キロメートル走行、注文番号はビー二〇九三一"),
     ("クーポンコードはAB1234です", "クーポンコードはエービー一二三四です"),
-    ("5千km走行、練馬300 さ 45-67", "五千キロメートル走行、練馬三百 さ 四十五の六十七"),
+    ("5千km走行、練馬300 さ 45-67", "五千キロメートル走行、練馬三百 さ 四十五 六十七"),
     # a waybill's groups of four by pauses; の between a telephone's groups and a short code's
     ("伝票番号4829-3317-0562、受付番号4821-7730", "伝票番号四八二九 三三一七 〇五六二、受付番号四八二一の七七三〇"),
     ("7:00:30", "七時零分三十秒"),
@@ -110,6 +110,9 @@ JA = [
     # a speed after the word that already says per what: its length alone; without one CLDR's 時速
     ("最大風速は30m/s、秒速12m/sの風、時速80km/hで走行、平均80km/h",
      "最大風速は三十メートル、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
+    # a count in baseball's and basketball's words said in English (not a rank); kilovolts
+    ("7回2アウトから3ランホームラン、1アウト1塁で2ベースヒット、3ポイントシュート、2ランク上、66kVの送電線。",
+     "七回ツーアウトからスリーランホームラン、ワンアウト一塁でツーベースヒット、スリーポイントシュート、二ランク上、六十六キロボルトの送電線。"),
 ]
 
 KO = [
@@ -206,7 +209,7 @@ KO = [
     ("1588-3482로, 1600-1700년", "일오팔팔 삼사팔이로, 천육백 부터 천칠백년"),
     ("0.5%p 인상", "영점오퍼센트포인트 인상"),
     ("피자 2판, 생수 2상자, 설탕 1큰술", "피자 두판, 생수 두상자, 설탕 한큰술"),
-    # counters of medicine count natively, below a hundred only; 정도 and 포인트 are no counters
+    # counters of medicine count natively, below a hundred (tablets, pills below twenty); 정도 and 포인트 are no counters
     ("1정씩 하루 3번, 타일 120장, 학생 99명", "한정씩 하루 세번, 타일 백이십장, 학생 아흔아홉명"),
     ("하루 2포씩, 1캡슐, 30정도, 100포인트", "하루 두포씩, 한캡슐, 삼십정도, 백포인트"),
     ("OTP 코드: 804213입니다", "OTP 코드: 팔공사이일삼입니다"),
@@ -251,6 +254,8 @@ KO = [
     # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
     ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
+    # tablets and pills natively below twenty, a prescription's count from twenty on in Sino-Korean; kilovolts
+    ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 삼십알, 백오십사킬로볼트 송전선."),
 ]
 
 
@@ -318,6 +323,7 @@ REPLIES = {
         "品川500 あ 12-34のお車、座席は12A、1万km走行、注文番号はB20931です。",
         "暗証番号は4桁の「7025」で、都01系統のバスは7〜10分間隔です。",
         "国際郵便RR987654321DEは0歳児向け、最大風速30m/s、秒速12m/sの予報です。",
+        "9回2アウトから3ランホームラン、2ランク上の3ポイントシュート、66kVの送電線です。",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
@@ -338,6 +344,7 @@ REPLIES = {
         "차량번호 12가 3456 차량은 1만 km마다, 주문번호 B20931, 좌석은 12A입니다.",
         "갱신 수수료는 1만 원이며 사진 1매와 두부 1모, 1억 원이 필요합니다.",
         "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
+        "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
     ],
 }
 

@@ -82,9 +82,8 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
     measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), a floor (二层), and so is a leading 2 before 百 (二百一十, as 第二百一十)."""
-    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken):
-        return None
-    if re.search(r"[0-9]", spoken) or ((n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
+    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken) or re.search(r"[0-9]", spoken) or (
+            (n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
         return None
     return _HUNDREDS_LIANG.sub("二百", re.sub("(?<=月)两(?=日)|两(?=分之|层|楼)", "二", spoken))
 
@@ -147,9 +146,9 @@ def percent(text: str) -> str | None:
 
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them); so is
-    a room's number ('1502室' 一五零二室)."""
-    if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})室", text):  # after its building ('2号楼1502室' 二号楼一五零二室)
-        return re.sub(r"\d+", lambda n: cardinal(int(n[0])), m[1]) + digits(m[2]) + "室"
+    a room's number ('1502室' 一五零二室, '1208房间' 一二零八房间)."""
+    if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})(室|号?房间?)", text):  # after its building ('2号楼1502室')
+        return re.sub(r"\d+", lambda n: cardinal(int(n[0])), m[1]) + digits(m[2]) + m[3]
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 
 
@@ -160,8 +159,8 @@ def code_digits(text: str, word_before: str) -> str | None:
     number, as its callers say it ('12345' 一二三四五)."""
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
         return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
-    if not (_CODE.fullmatch(text) and (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS)) or word.endswith("起码") or (
-            "-" in text and word.endswith(_DIAL_WORDS)):
+    named = (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)
+    if not (_CODE.fullmatch(text) and named) or word.endswith("起码") or "-" in text and word.endswith(_DIAL_WORDS):
         return None
     groups = text.split("-")
     if word.endswith(_DIAL_WORDS):
@@ -179,17 +178,17 @@ def _quantity(text: str, suffix: str) -> str:
     return "两" if text == "2" and suffix and re.match(_MEASURE_WORD, suffix) else number(text)
 
 
-def count(text: str, ordinal: bool = False) -> str | None:
+def count(text: str) -> str | None:
     """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
     '$1.5万' -> 一点五万美元, '3.45元/吨' 三点四五元每吨, '11胜2负' 十一胜两负; an amount of money without its decimals' final
-    zeros ('¥199.00' 一百九十九元, '41.40元' 四十一点四元); after 第 (`ordinal`) a number is no count: 第2名 第二名."""
+    zeros ('¥199.00' 一百九十九元, '41.40元' 四十一点四元)."""
     if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
-        return "".join(count(p, ordinal) for p in pieces)  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
+        return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
     # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
     if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
-    spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], "" if ordinal else m["suffix"]) + m["scale"]
+    spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], m["suffix"]) + m["scale"]
     if not m.group("cur"):
         return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
     code = "CNY" if m["cur"] in "￥¥" else cldr.currency_code("zh", m["cur"])  # ¥ the yuan (CLDR's zh: the yen)

@@ -177,12 +177,12 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
-    if ordinal and (m := re.fullmatch(r"([1-9]\d*)(\D*)", text)) and not re.search(r"[A-Za-z]", m[2]):
-        return chinese.cardinal(int(m[1])) + m[2]  # 第210页 第二百一十页: an ordinal is no amount (两百)
-    if ordinal and (reading := chinese.count(text, ordinal=True)):
-        return reading
+    if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
+        head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期
+        return head + m[2] + (_number_zh(m[3]) if m[3] else "")  # 第210页 第二百一十页, 第2名5分 第二名五分
     if m := re.fullmatch(r"(.*[^\x00-\x7f]|.*\d-)(\d{1,2}:\d{2}.*)", text):  # a clock after a date or a clock: no score
-        return _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
+        spoken = _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
+        return re.sub("点三十分(?!.*秒)", "点半", spoken) if m[1][-1] in "-到至" else spoken  # '6:30-9:00' 六点半到九点
     for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.fraction, chinese.plain):
@@ -193,8 +193,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
             return reading
         m = _UNIT_SUFFIX.match(text)
         if m and unit_words("zh").get(m["unit"]):
-            # wetext glues its readings to leftovers of words it half-read ("两小时ours") or
-            # leaves them unread ('1.2g' 一点二g): accepted without Latin letters only.
+            # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no Latin letters
             reading = normalize_span(text, "zh")
             if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
                 return reading

@@ -61,7 +61,7 @@ class Expression:
     "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
     numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
     "range" (first, last), "groups" (digit groups joined by hyphens or dots; "code" after a code's word),
-    "version" (parts joined by dots), "lot" (an address's numbers after a town or block), "phone"
+    "version" (parts joined by dots), "lot" (an address's numbers after a town or block), "plate", "phone"
     (groups; `country` is the calling code after '+').
     """
 
@@ -216,10 +216,10 @@ class Language:
             return score
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
         lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
-        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二の三十四
+        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
         if e.kind in ("range", "groups") and (before in lot or plate or (
                 lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
-            e = replace(e, kind="lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
+            e = replace(e, kind="plate" if plate else "lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
@@ -282,6 +282,8 @@ class Language:
         code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
         if digits == "00" and ctx.char_before(cur.text, pos) == self.words["clock"][0] and cur.at(end) == self.words["clock"][1]:
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
+        if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
+            return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
         return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
@@ -330,7 +332,8 @@ class Language:
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
             return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
-        return self.words["group_joiner"].join(map(self.integer, p)) if e.kind == "lot" else self._groups(e)
+        joiner = " " if e.kind == "plate" else self.words["group_joiner"]  # a plate's two numbers apart: 十二 三十四
+        return joiner.join(map(self.integer, p)) if e.kind in ("lot", "plate") else self._groups(e)
 
     def joined(self, whole: str) -> str:
         """The whole of a mixed number with the word that joins its fraction, the first of the
@@ -405,8 +408,7 @@ def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
     """The end of the ASCII letters at `i`; None past `longest` of them (no unit, currency code
     or file type is longer, so a longer word is not waited for)."""
-    j = lexer.run(cur, i, _is_letter, longest + 1)
-    return None if j - i > longest else j
+    return None if (j := lexer.run(cur, i, _is_letter, longest + 1)) - i > longest else j
 
 
 def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, Expression] | None:
