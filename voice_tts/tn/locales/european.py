@@ -548,7 +548,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
             return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
-        if dot and name.islower() and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
+        if dot and (name.islower() or after and self.is_owner(name, after[0])) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
             return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
@@ -556,6 +556,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
+
+    def is_owner(self, name: str, noun: str) -> bool:
+        """Whether `name` owns `noun` as an article would ('Beethovens IX. Sinfonie'), which makes a number between an ordinal."""
+        return False
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
@@ -628,7 +632,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             added = lexer.digits_end(cur, end + 2)  # a match minute in added time: "al 90'+3" novanta più tre
             minutes = f"{self.cardinal(int(token))} {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}"
             return locale_span(added, minutes, self.code)
-        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
+        labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Az. 318/26' Strich
+        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
