@@ -133,7 +133,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
 
 # --- decades, versions, ids ------------------------------------------------------------------
 
-_DECADE = re.compile(r"'?(\d\d)?(\d)0(?:s|(?<=\d{4}) s)")  # '1980 s': a decade split by a tokenizer
+_DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s': a decade split by a tokenizer; 'under-16s'
 
 
 def decade(text: str) -> str | None:
@@ -143,11 +143,9 @@ def decade(text: str) -> str | None:
     if dash:
         first, last = decade(first), decade(last)
         return first and last and f"{first} to {last}"
-    if re.fullmatch(r"[1-9]\d?s", text):  # a number's plural: 'under-16s' under-sixteens, 'rugby 7s' sevens
-        return plural(cardinal(int(text[:-1])))
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
-    return plural(year(int(m.group(1) + m.group(2) + "0"))) if m.group(1) else plural(cardinal(int(m.group(2) + "0")))
+    return plural(year(int(m.group(1) + m.group(2)))) if m.group(1) else plural(cardinal(int(m.group(2))))  # a number's: 'rugby 7s'
 
 
 _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
@@ -241,7 +239,7 @@ def roman(text: str, prev_word: str) -> str | None:
         return None
     if prev_word in REGNAL_NAMES:
         return f"the {ordinal(value)}{text[len(body):]}"
-    return cardinal(value) if body == text and prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
+    return cardinal(value) if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
 # --- acronyms ----------------------------------------------------------------------------
@@ -383,10 +381,9 @@ def _short_year(text: str) -> str:
 
 def numeric_date(text: str, paused: bool = False) -> str | None:
     """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
-    eight (month first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'),
-    '25/12/2020' the twenty fifth of december twenty twenty (the
-    first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
-    as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
+    eight (month first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'), '25/12/2020'
+    the twenty fifth of december twenty twenty (the first part cannot be a month); '15.01.2020' the fifteenth of january
+    twenty twenty (day first, as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:

@@ -65,13 +65,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
                 return Span(lexer.url_end(cur, pos + len(scheme)), "url", _lang_after(cur, ctx, None))
     if c == "#":
         n = cur.at(pos + 1)
-        if is_digit(n):
-            return _number(cur, pos, pos + 1, ctx)
+        if is_digit(n) or n == " " and is_digit(cur.at(pos + 2)):  # '#10', '# 10': number ten
+            return _number(cur, pos, pos + 1 + (n == " "), ctx)
         if is_letter(n):  # a hashtag's sign, or a code's number ('order #W48213' order number W four…)
             return Span(pos + 1, "reading", "en", info="number ") if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)]) else Span(pos + 1, "md")
-        if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
-            return _number(cur, pos, pos + 2, ctx)
-        return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
     if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星":  # '8月9日（周一）' 八月九日周一, as ja and ko read it
@@ -84,7 +81,6 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         decade = is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s"
         if decade and not is_alnum(cur.at(pos + 4)):  # '90s
             return Span(pos + 4, "num", "en")
-        return Span(pos + 1, "punct")
     if c in "(+" and ctx.sentence_lang() == "en":
         end = lexer.phone_end(cur, pos)
         if end is not None:
