@@ -191,8 +191,7 @@ def identifier(text: str) -> str:
 
 def phone(text: str) -> str:
     """'+1 (415) 555-0100' -> 'plus one, four one five, five five five, zero one zero zero'."""
-    groups = [digits(g) for g in re.findall(r"\d+", text)]
-    return ("plus " if text.startswith("+") else "") + ", ".join(groups)
+    return ("plus " if text.startswith("+") else "") + ", ".join(digits(g) for g in re.findall(r"\d+", text))
 
 
 _LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
@@ -330,11 +329,10 @@ _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
 # Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
-_DAY_MONTH = re.compile(r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE)
-_MONTH_DAY = re.compile(
-    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))",
-    re.IGNORECASE,
-)
+_SUFFIXED_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"  # '3', '21st'
+_DAY_MONTH = re.compile(_SUFFIXED_DAY + r"\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE)
+_MONTH_DAY = re.compile(_MONTH_WORD + rf"\s+(?:{_SUFFIXED_DAY}(?:(?P<comma>\s*,)?\s+(?P<year>\d{{4}}))?"
+                        r"|(?P<year_only>\d{4}))", re.IGNORECASE)
 
 
 def month_name(word: str) -> str | None:
@@ -409,20 +407,16 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, read in the order it is written:
     '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
     'June 12, 2010' -> 'june twelfth, twenty ten', 'April 2008' -> 'april two thousand eight'."""
-    m = _DAY_MONTH.fullmatch(text)
-    if m is not None:
+    if (m := _DAY_MONTH.fullmatch(text)) is not None:
         the = "" if prev_word.lower() == "the" else "the "
         return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    if (m := _MONTH_DAY.fullmatch(text)) is None:
+    if (m := _MONTH_DAY.fullmatch(text)) is None or m.group("d") and not 1 <= int(m.group("d")) <= 31:
         return None
     month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
         return f"{month} {year(int(m.group('year_only')))}"
-    day = int(m.group("d"))
-    if not 1 <= day <= 31:
-        return None
     said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
-    return f"{month} {ordinal(day)}{said_year or ''}"
+    return f"{month} {ordinal(int(m.group('d')))}{said_year or ''}"
 
 
 def dashed_date(text: str) -> str | None:
@@ -439,10 +433,8 @@ def clock(text: str) -> str | None:
         return None
     hour = int(m.group("h") or m.group("h2"))
     period = (m.group("ap") or m.group("ap2") or "").upper()
-    if hour > 24 or (period and hour > 12):
-        return None
     minutes = int(m.group("m")) if m.group("m") else 0
-    if minutes > 59:
+    if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
     if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
         period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
@@ -534,7 +526,6 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
-RANGE_DASHES = frozenset("-–—")
 NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
                _FULL_MONTHS | {"Sept": "September"} | {month: month for month in _FULL_MONTHS.values()})
 

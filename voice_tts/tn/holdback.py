@@ -419,9 +419,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 return j + 2
             if c and c in "-–" and plain_int:  # '1960 - 1962'
                 last = lexer.chunk_after(cur, j + 1, is_digit)
-                if last is None or not (last[0].isdecimal() and len(last[0]) <= 4) or (
-                    _next_visible(cur, last[1]) in _OPERATORS
-                ):
+                if last is None or not re.fullmatch(r"\d{1,4}", last[0]) or _next_visible(cur, last[1]) in _OPERATORS:
                     return end  # '5 - 3 = 2' is arithmetic
                 end = last[1]
                 plain_int = clock_like = False
@@ -477,8 +475,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     # 'a-1.b3_c&-d@x.com': the scanner stopped at two joiners in a row inside an address (a plain
     # word before a joiner is not looked past: it is committed with the joiner's delta).
     if any(ch in JOIN_ANY for ch in word) and cur.peek(end) in JOIN_ANY and cur.peek(end + 1) in lexer.JOINERS and (
-        email := _email_end(cur, pos)
-    ):
+            email := _email_end(cur, pos)):
         return Span(email, "email", _lang_after(cur, ctx, email))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
@@ -489,9 +486,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number before a type: 'II型' 二型
         roman = cur.at(end) in "型期类级度章部卷" and word not in "VX" and set(word) <= set("IVX") and english.roman_value(word)
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")
-    if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
-        reading := english.day_range(word[:dash], word[dash + 1:])
-    ):
+    if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))

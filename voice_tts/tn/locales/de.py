@@ -183,10 +183,6 @@ class German(Language):
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
 
-    def is_owner(self, name: str, noun: str) -> bool:
-        """A name in the genitive before a noun is its owner, as an article ('Beethovens IX. Sinfonie'); a ruler's is not."""
-        return bool(re.fullmatch(r"[A-ZÄÖÜ][a-zäöüß]+s", name)) and name[:-1] not in _RULERS and noun in _GENDERS
-
     def ordinal_dot(self, cur: Cursor, pos: int, dot: int, n: int, ctx: Context) -> str | None:
         """'3.' is an ordinal alone, before a month or a lower-case word, after a cue ('am', 'der',
         'sein'), or after a preposition before a noun ('an 3. Stelle'; 'um 3. Danach' ends a sentence).
@@ -196,16 +192,17 @@ class German(Language):
             return None
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
+        # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's ('Ludwigs II.')
+        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ][a-zäöüß]+s", name := ctx.prev_word) and name[:-1] not in _RULERS
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
         elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
-                              or cue in _CASES and word in _GENDERS or self.is_owner(ctx.prev_word, word)):
+                              or cue in _CASES and word in _GENDERS or owner):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
-        if self.is_owner(ctx.prev_word, word):  # the owner's case: 'für Beethovens 9. Sinfonie' neunte
-            cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein")
+        cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue  # its article
         return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
 
 

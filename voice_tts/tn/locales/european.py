@@ -548,7 +548,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
             return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
-        if dot and (name.islower() or after and self.is_owner(name, after[0])) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
+        owner = after and name.endswith("s") and after[0].istitle()  # 'Beethovens IX. Sinfonie' neunte, if no ruler's
+        if dot and (name.islower() or owner) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
             return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
@@ -556,10 +557,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
-
-    def is_owner(self, name: str, noun: str) -> bool:
-        """Whether `name` owns `noun` as an article would ('Beethovens IX. Sinfonie'), which makes a number between an ordinal."""
-        return False
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
