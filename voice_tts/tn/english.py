@@ -124,7 +124,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     cents = int(frac) if frac else 0
     parts = []
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
-        said = re.sub(r"hundred (?!thousand|million|billion)", "hundred and ", integer(whole or "0")) if cur == "£" else integer(whole or "0")
+        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
     if cents:
         parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
@@ -133,7 +133,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
 
 # --- decades, versions, ids ------------------------------------------------------------------
 
-_DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s': a decade split by a tokenizer; 'under-16s'
+_DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s' (split by a tokenizer), 'under-16s'
 
 
 def decade(text: str) -> str | None:
@@ -145,7 +145,7 @@ def decade(text: str) -> str | None:
         return first and last and f"{first} to {last}"
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
-    return plural(year(int(m.group(1) + m.group(2)))) if m.group(1) else plural(cardinal(int(m.group(2))))  # a number's: 'rugby 7s'
+    return plural(year(int(m[1] + m[2])) if m[1] else cardinal(int(m[2])))  # also a number's plural: 'rugby 7s' sevens
 
 
 _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
@@ -164,8 +164,8 @@ def version(text: str) -> str | None:
 # plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)"
                        r"|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
-_ID_PIECE = re.compile(r"(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
-                       r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|"
+                       r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
@@ -176,7 +176,7 @@ def identifier(text: str) -> str:
     words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
-        if piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties, 'under-16s'; '18th-century' eighteenth
+        if piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties, 'under-16s'; '18th-century' 
             words.append(decade(piece) if piece.endswith("s") else suffixed_ordinal(piece))
         elif m.group("model"):
             words.append(year(int(piece)))
@@ -234,7 +234,7 @@ def roman_value(text: str) -> int | None:
 
 def roman(text: str, prev_word: str) -> str | None:
     body = re.sub("['’]s$", "", text)  # a ruler's possessive: 'Henry VIII's palace' the eighth's
-    if (value := roman_value(body)) is None or len(body) == 1 and body not in "IVX":  # 'James D.', 'Building C': letters
+    if (value := roman_value(body)) is None or len(body) == 1 and body not in "IVX":  # 'James D.', 'Building C' 
         return None
     if prev_word in REGNAL_NAMES:
         return f"the {ordinal(value)}{text[len(body):]}"
@@ -378,10 +378,10 @@ def _short_year(text: str) -> str:
 
 
 def numeric_date(text: str, paused: bool = False) -> str | None:
-    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
-    eight (month first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'), '25/12/2020'
-    the twenty fifth of december twenty twenty (the first part cannot be a month); '15.01.2020' the fifteenth of january
-    twenty twenty (day first, as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
+    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety eight (month
+    first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'), '25/12/2020' the twenty
+    fifth of december twenty twenty (the first part cannot be a month); '15.01.2020' the fifteenth of january twenty
+    twenty (day first, as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:

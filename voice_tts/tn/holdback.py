@@ -312,15 +312,15 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):  # '401(k)' four oh one k
         return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
-    if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):  # '14B Elm Rd'
+    if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):
         return address
-    if pos == body and cur.at(end) in ("", ".", ",", ";", "!", "?") and (date := english.numeric_date(cur.text[pos:end], paused=True)):
-        return Span(end, "reading", "en", info=date)  # a US date that ends a clause pauses before its year: 'due 12/15/2026.'
+    if pos == body and cur.at(end) in ".,;!?" and (date := english.numeric_date(cur.text[pos:end], paused=True)):
+        return Span(end, "reading", "en", info=date)  # a US date ending a clause pauses before its year: '12/15/2026.'
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
-    cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP code'
-    trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11  # '020 7946 0321'
+    cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
+    trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
     if pos == body and cur.text[pos:end].isdecimal() and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
             map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
         return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
@@ -566,8 +566,8 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
-    """Where a month name ends: after the period of an abbreviation ('Nov.') that is not also the sentence's, else at `end`."""
-    return end + 1 if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end) else end
+    """Where a month name ends: past its abbreviation's period ('Nov.') unless that ends the sentence, else at `end`."""
+    return end + (english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end))
 
 
 def _is_day(token: str) -> bool:

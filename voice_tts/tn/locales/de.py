@@ -192,8 +192,8 @@ class German(Language):
             return None
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
-        # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's ('Ludwigs II.')
-        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ][a-zäöüß]+s", name := ctx.prev_word) and name[:-1] not in _RULERS
+        # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
+        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in _RULERS
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
@@ -202,7 +202,7 @@ class German(Language):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
-        cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue  # its article
+        cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
         return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
@@ -232,8 +232,8 @@ def _cue(ctx: Context) -> str:
 
 
 def _ending(cue: str, gender: str) -> str:
-    """What an adjective in -e takes after `cue` before a noun of `gender`: the cue's ('am dritten'), else the case's."""
-    cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage' dritten
+    """What an -e adjective takes after `cue` before a noun of `gender`: the cue's ('am dritten'), else its case's."""
+    cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage'
     return _ENDINGS.get(cue, _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender])
 
 
