@@ -279,6 +279,13 @@ READINGS = {
         "third floor, a twenty first century idea.",
     "On the easy 5 km runs we talk; the first 5 km are flat.": "On the easy five kilometer runs we talk; the first five kilometers are flat.",
     "Keep it at 130–150 bpm for 2-3 km.": "Keep it at one hundred thirty to one hundred fifty beats per minute for two to three kilometers.",
+    # a ruler's possessive; a number's plural; a month and day no fraction can be; a ZIP code before its word
+    "Louis XIV's court met the over-65s on the 7/19 tour in the 60614 ZIP code.": "Louis the fourteenth's court met the over sixty "
+        "fives on the July nineteenth tour in the six zero six one four ZIP code.",
+    # a house number with its letter before a street type; a British number with its trunk 0 and pounds with 'and'
+    "Flat 9C is at 27A Mill Rd; ring 0131 496 0022 about £2,340 in rent.": "Flat nine C is at twenty seven A Mill Road; ring zero "
+        "one three one four nine six zero zero two two about two thousand three hundred and forty pounds in rent.",
+    "The 33 kV cable is due 4/30/2027.": "The thirty three kilovolt cable is due April thirtieth, twenty twenty seven.",
 }
 
 ZH_READINGS = {
@@ -362,6 +369,11 @@ def test_reading(text: str) -> None:
 @pytest.mark.parametrize("text", list(ZH_READINGS))
 def test_chinese_reading(text: str) -> None:
     assert normalize(text) == ZH_READINGS[text]
+
+
+def test_a_date_that_ends_a_clause_keeps_its_pauses() -> None:
+    assert normalize("Pay by 6/30/2027, or by 7/2/2027: the fee. We close 3rd Jan.", "en") == (
+        "Pay by June thirtieth, twenty twenty seven, or by July second twenty twenty seven: the fee. We close the third of January.")
 
 
 def test_month_names_are_capitalized() -> None:

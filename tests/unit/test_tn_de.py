@@ -234,6 +234,21 @@ READINGS = [
     ("Das Kennzeichen M-AB 4521 und B-MW 123E, Sendung Nr. DE4719, Ihr Buchungscode lautet XK48213.",
      "Das Kennzeichen M A B vier fünf zwei eins und B M W eins zwei drei E, Sendung Nummer D E vier sieben eins neun, "
      "Ihr Buchungscode lautet X K vier acht zwei eins drei."),
+    # a pack's abbreviated count noun in full; a case's reference with its slash said as 'Strich' (a fraction stays one)
+    ("Packung mit 20 Kps., dazu 1 Amp. und 3 Pkg. zu je 50 Tbl.; Az. 12/2025 und Nr. 77/24, dann 3/4 Liter.",
+     "Packung mit zwanzig Kapseln, dazu eine Ampulle und drei Packungen zu je fünfzig Tabletten; Aktenzeichen zwölf Strich "
+     "zweitausendfünfundzwanzig und Nummer siebenundsiebzig Strich vierundzwanzig, dann drei viertel Liter."),
+    # an abbreviated adjective before its noun takes the noun's ending
+    ("Ein jährl. Beitrag und eine wöchentl. Lieferung, mit tägl. Reinigung und einem mtl. Abschlag.",
+     "Ein jährlicher Beitrag und eine wöchentliche Lieferung, mit täglicher Reinigung und einem monatlichen Abschlag."),
+    # an owner's genitive before a numbered noun makes the number an ordinal; a ruler's stays his number
+    ("Wir hören Mahlers V. Sinfonie und Haydns 2. Konzert nach Bachs 3. Suite, im Schloss Ludwigs II. in Bayern.",
+     "Wir hören Mahlers fünfte Sinfonie und Haydns zweites Konzert nach Bachs dritter Suite, im Schloss Ludwigs des "
+     "Zweiten in Bayern."),
+    # the last digits of an account or card one by one; a unit inside a compound
+    ("Die Karte mit der Endung 0815 und die letzten vier Ziffern 2290 passen zum 20-kV-Kabel.",
+     "Die Karte mit der Endung null acht eins fünf und die letzten vier Ziffern zwei zwei neun null passen zum "
+     "zwanzig-Kilovolt-Kabel."),
 ]
 
 
@@ -279,6 +294,7 @@ FRAGMENTS = [
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
     "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
     "mit ", "erhalten Sie ", " Balkon", ", ", " und ", "an ", " Stelle", "sein ", " Jubiläum", "p. a.",
+    "mtl. ", " Rate", "Az. ", "318/26", "Endung ", "10-kV-", "Netz", "IX. ", "Sinfonie", "Beethovens ", " Tbl.",
 ]
 
 

@@ -123,8 +123,9 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
         return f"{prefix}{number(amount)} {many}{per}"
     cents = int(frac) if frac else 0
     parts = []
-    if units or not cents:
-        parts.append(f"{integer(whole or '0')} {one if units == 1 else many}")
+    if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
+        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
+        parts.append(f"{said} {one if units == 1 else many}")
     if cents:
         parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
     return prefix + " and ".join(parts) + per
@@ -132,7 +133,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
 
 # --- decades, versions, ids ------------------------------------------------------------------
 
-_DECADE = re.compile(r"'?(\d\d)?(\d)0(?:s|(?<=\d{4}) s)")  # '1980 s': a decade split by a tokenizer
+_DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s' (split by a tokenizer), 'under-16s'
 
 
 def decade(text: str) -> str | None:
@@ -144,7 +145,7 @@ def decade(text: str) -> str | None:
         return first and last and f"{first} to {last}"
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
-    return plural(year(int(m.group(1) + m.group(2) + "0"))) if m.group(1) else plural(cardinal(int(m.group(2) + "0")))
+    return plural(year(int(m[1] + m[2])) if m[1] else cardinal(int(m[2])))  # also a number's plural: 'rugby 7s' sevens
 
 
 _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
@@ -163,8 +164,8 @@ def version(text: str) -> str | None:
 # plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)"
                        r"|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
-_ID_PIECE = re.compile(r"(?:\d\d)?\d0s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|"
-                       r"\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|"
+                       r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
@@ -175,8 +176,8 @@ def identifier(text: str) -> str:
     words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
-        if piece.endswith("0s") or piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties; '18th-century' eighteenth
-            words.append(decade(piece) if piece.endswith("0s") else suffixed_ordinal(piece))
+        if piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties, 'under-16s'; '18th-century' 
+            words.append(decade(piece) if piece.endswith("s") else suffixed_ordinal(piece))
         elif m.group("model"):
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
@@ -190,8 +191,7 @@ def identifier(text: str) -> str:
 
 def phone(text: str) -> str:
     """'+1 (415) 555-0100' -> 'plus one, four one five, five five five, zero one zero zero'."""
-    groups = [digits(g) for g in re.findall(r"\d+", text)]
-    return ("plus " if text.startswith("+") else "") + ", ".join(groups)
+    return ("plus " if text.startswith("+") else "") + ", ".join(digits(g) for g in re.findall(r"\d+", text))
 
 
 _LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
@@ -233,10 +233,11 @@ def roman_value(text: str) -> int | None:
 
 
 def roman(text: str, prev_word: str) -> str | None:
-    if (value := roman_value(text)) is None or len(text) == 1 and text not in "IVX":  # 'James D.', 'Building C': letters
+    body = re.sub("['’]s$", "", text)  # a ruler's possessive: 'Henry VIII's palace' the eighth's
+    if (value := roman_value(body)) is None or len(body) == 1 and body not in "IVX":  # 'James D.', 'Building C' 
         return None
     if prev_word in REGNAL_NAMES:
-        return "the " + ordinal(value)
+        return f"the {ordinal(value)}{text[len(body):]}"
     return cardinal(value) if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
@@ -328,11 +329,10 @@ _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
 # Month names in any case ('june 20 2014', 'JAN. 15'): a name is a month only before a day or year.
-_DAY_MONTH = re.compile(r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE)
-_MONTH_DAY = re.compile(
-    _MONTH_WORD + r"\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:(?P<comma>\s*,)?\s+(?P<year>\d{4}))?|(?P<year_only>\d{4}))",
-    re.IGNORECASE,
-)
+_SUFFIXED_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"  # '3', '21st'
+_DAY_MONTH = re.compile(_SUFFIXED_DAY + r"\s+(?:of\s+)?" + _MONTH_WORD + r"(?:\s+(?P<year>\d{4}))?", re.IGNORECASE)
+_MONTH_DAY = re.compile(_MONTH_WORD + rf"\s+(?:{_SUFFIXED_DAY}(?:(?P<comma>\s*,)?\s+(?P<year>\d{{4}}))?"
+                        r"|(?P<year_only>\d{4}))", re.IGNORECASE)
 
 
 def month_name(word: str) -> str | None:
@@ -377,15 +377,15 @@ def _short_year(text: str) -> str:
     return "oh " + cardinal(int(text[1])) if len(text) == 2 and text[0] == "0" else year(int(text))
 
 
-def numeric_date(text: str) -> str | None:
-    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety
-    eight (month first, as in the US), '25/12/2020' the twenty fifth of december twenty twenty (the
-    first part cannot be a month); '15.01.2020' the fifteenth of january twenty twenty (day first,
-    as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
+def numeric_date(text: str, paused: bool = False) -> str | None:
+    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety eight (month
+    first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'), '25/12/2020' the twenty
+    fifth of december twenty twenty (the first part cannot be a month); '15.01.2020' the fifteenth of january twenty
+    twenty (day first, as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:
-            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)} {_short_year(m.group('y'))}"
+            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}{',' * paused} {_short_year(m.group('y'))}"
         month, day = day, month
     elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
         day, month = int(m.group("d")), int(m.group("m"))
@@ -407,20 +407,16 @@ def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, read in the order it is written:
     '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
     'June 12, 2010' -> 'june twelfth, twenty ten', 'April 2008' -> 'april two thousand eight'."""
-    m = _DAY_MONTH.fullmatch(text)
-    if m is not None:
+    if (m := _DAY_MONTH.fullmatch(text)) is not None:
         the = "" if prev_word.lower() == "the" else "the "
         return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    if (m := _MONTH_DAY.fullmatch(text)) is None:
+    if (m := _MONTH_DAY.fullmatch(text)) is None or m.group("d") and not 1 <= int(m.group("d")) <= 31:
         return None
     month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
     if m.group("d") is None:
         return f"{month} {year(int(m.group('year_only')))}"
-    day = int(m.group("d"))
-    if not 1 <= day <= 31:
-        return None
     said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
-    return f"{month} {ordinal(day)}{said_year or ''}"
+    return f"{month} {ordinal(int(m.group('d')))}{said_year or ''}"
 
 
 def dashed_date(text: str) -> str | None:
@@ -437,10 +433,8 @@ def clock(text: str) -> str | None:
         return None
     hour = int(m.group("h") or m.group("h2"))
     period = (m.group("ap") or m.group("ap2") or "").upper()
-    if hour > 24 or (period and hour > 12):
-        return None
     minutes = int(m.group("m")) if m.group("m") else 0
-    if minutes > 59:
+    if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
     if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
         period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
@@ -532,7 +526,6 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday
-RANGE_DASHES = frozenset("-–—")
 NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
                _FULL_MONTHS | {"Sept": "September"} | {month: month for month in _FULL_MONTHS.values()})
 
@@ -561,7 +554,9 @@ STREET_TYPES, DIRECTIONS = _DATA["street_types"], _DATA["directions"]
 def house_number(text: str) -> str:
     """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
     twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
-    seven zero eight."""
+    seven zero eight; a letter after it, as a letter: '14B' fourteen B."""
+    if text[-1].isalpha():
+        return f"{house_number(text[:-1])} {text[-1]}"
     return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2] else year(int(text))
 
 
@@ -589,6 +584,8 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)
     on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
+    day = re.fullmatch(r"\d+/(\d+)", text)  # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
+    on_date |= prev_word.lower() in ("the", "this", "that") and bool(day) and 12 < int(day[1]) != 16
     if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
         return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)

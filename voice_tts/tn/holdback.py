@@ -65,13 +65,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
                 return Span(lexer.url_end(cur, pos + len(scheme)), "url", _lang_after(cur, ctx, None))
     if c == "#":
         n = cur.at(pos + 1)
-        if is_digit(n):
-            return _number(cur, pos, pos + 1, ctx)
+        if is_digit(n) or n == " " and is_digit(cur.at(pos + 2)):  # '#10', '# 10': number ten
+            return _number(cur, pos, pos + 1 + (n == " "), ctx)
         if is_letter(n):  # a hashtag's sign, or a code's number ('order #W48213' order number W four…)
             return Span(pos + 1, "reading", "en", info="number ") if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)]) else Span(pos + 1, "md")
-        if n == " " and is_digit(cur.at(pos + 2)):  # '# 10': number ten
-            return _number(cur, pos, pos + 2, ctx)
-        return Span(pos + 1, "punct")
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
     if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星":  # '8月9日（周一）' 八月九日周一, as ja and ko read it
@@ -84,7 +81,6 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         decade = is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s"
         if decade and not is_alnum(cur.at(pos + 4)):  # '90s
             return Span(pos + 4, "num", "en")
-        return Span(pos + 1, "punct")
     if c in "(+" and ctx.sentence_lang() == "en":
         end = lexer.phone_end(cur, pos)
         if end is not None:
@@ -316,12 +312,16 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
     if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):  # '401(k)' four oh one k
         return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
-    if pos == body and cur.text[pos:end].isdecimal() and (address := _street_address(cur, pos, end)):
+    if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):
         return address
+    if pos == body and cur.at(end) in ".,;!?" and (date := english.numeric_date(cur.text[pos:end], paused=True)):
+        return Span(end, "reading", "en", info=date)  # a US date ending a clause pauses before its year: '12/15/2026.'
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
-    if pos == body and cur.text[pos:end].isdecimal() and (cued or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
+    cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
+    trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
+    if pos == body and cur.text[pos:end].isdecimal() and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
             map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
         return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
     if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight
@@ -419,9 +419,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 return j + 2
             if c and c in "-–" and plain_int:  # '1960 - 1962'
                 last = lexer.chunk_after(cur, j + 1, is_digit)
-                if last is None or not (last[0].isdecimal() and len(last[0]) <= 4) or (
-                    _next_visible(cur, last[1]) in _OPERATORS
-                ):
+                if last is None or not re.fullmatch(r"\d{1,4}", last[0]) or _next_visible(cur, last[1]) in _OPERATORS:
                     return end  # '5 - 3 = 2' is arithmetic
                 end = last[1]
                 plain_int = clock_like = False
@@ -477,8 +475,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     # 'a-1.b3_c&-d@x.com': the scanner stopped at two joiners in a row inside an address (a plain
     # word before a joiner is not looked past: it is committed with the joiner's delta).
     if any(ch in JOIN_ANY for ch in word) and cur.peek(end) in JOIN_ANY and cur.peek(end + 1) in lexer.JOINERS and (
-        email := _email_end(cur, pos)
-    ):
+            email := _email_end(cur, pos)):
         return Span(email, "email", _lang_after(cur, ctx, email))
     if electronic.is_domain(word):
         return Span(end, "url", _lang_after(cur, ctx, end))
@@ -489,9 +486,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number before a type: 'II型' 二型
         roman = cur.at(end) in "型期类级度章部卷" and word not in "VX" and set(word) <= set("IVX") and english.roman_value(word)
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")
-    if (dash := next((i for i, ch in enumerate(word) if ch in english.RANGE_DASHES), 0)) and (
-        reading := english.day_range(word[:dash], word[dash + 1:])
-    ):
+    if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
@@ -571,8 +566,8 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
-    """Where a month name ends: after the period of an abbreviation ('Nov.'), else at `end`."""
-    return end + 1 if english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "." else end
+    """Where a month name ends: past its abbreviation's period ('Nov.') unless that ends the sentence, else at `end`."""
+    return end + (english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end))
 
 
 def _is_day(token: str) -> bool:

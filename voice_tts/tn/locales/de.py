@@ -78,6 +78,8 @@ class German(Language):
             span.agreement = _cue(ctx)
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
+        elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
+            span.info += "e" + _ending(_cue(ctx), noun_gender(found[1]))  # before its noun: 'mtl. Rate' monatliche
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
@@ -102,7 +104,7 @@ class German(Language):
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).title() + m[2], text)
         if (compound := _COMPOUND.fullmatch(text)) and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:]):
             return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + "".join(nouns).lower()
-        return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]+))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
+        return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
@@ -190,21 +192,24 @@ class German(Language):
             return None
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
+        # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
+        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in _RULERS
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
         elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
-                              or cue in _CASES and word in _GENDERS):
+                              or cue in _CASES and word in _GENDERS or owner):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
-        cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage' dritten
-        strong = _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender]
-        return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ENDINGS.get(cue, strong)
+        cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
+        return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
+_RULERS = frozenset(_WORDS["rulers"])  # given names of kings and popes: 'Ludwigs II. Schloss' des Zweiten
+_ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
 _PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")  # a car's plate 'B-MW 123E'; codes: english.REFERENCE
@@ -224,6 +229,12 @@ def _cue(ctx: Context) -> str:
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
     prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
     return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
+
+
+def _ending(cue: str, gender: str) -> str:
+    """What an -e adjective takes after `cue` before a noun of `gender`: the cue's ('am dritten'), else its case's."""
+    cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage'
+    return _ENDINGS.get(cue, _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender])
 
 
 def _apposition(ctx: Context) -> str:

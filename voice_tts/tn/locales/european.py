@@ -464,9 +464,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
         if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
             return None
-        if (year := chunk_after(cur, day[1], is_digit)) is not None and year[0].isdecimal() and len(year[0]) == 4:
-            return locale_span(year[1], self.date(int(day[0]), month, int(year[0]), ctx), self.code)
-        return locale_span(day[1], self.date(int(day[0]), month, None, ctx), self.code)
+        year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
+        return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
         """A currency written with letters before '$' ('R$', 'US$') and where its amount starts."""
@@ -494,13 +493,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
-        try:
-            if (after := chunk_after(cur, end, is_letter)) is None or after[1] - end > 6 or cur.at(after[1]) != ".":
-                return None
-        except TooLong:
-            return None
-        reading = self.abbreviation(f"{word} {after[0]}.")
-        return None if reading is None else locale_span(after[1] + 1, reading, self.code)
+        with suppress(TooLong):
+            if (after := chunk_after(cur, end, is_letter)) and after[1] - end <= 6 and cur.at(after[1]) == ".":
+                reading = self.abbreviation(f"{word} {after[0]}.")
+                return None if reading is None else locale_span(after[1] + 1, reading, self.code)
+        return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
         """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
@@ -510,15 +507,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
                 return self._abbreviated(cur, key, pos + len(key), self.ABBREVIATIONS[key])
-        try:
-            if {word, word.lower()}.isdisjoint(self.SPACED_ABBREVIATION_HEADS) or cur.at(end + 1) != " " or not is_letter(cur.at(end + 2)) or (
-                    cur.at(m := lexer.chunk(cur, end + 2)) != "." or m - end > 6):
-                return None
-        except TooLong:
-            return None
-        second = cur.text[end + 2:m]  # written with or without the space: 'a. c.'
-        reading = self.abbreviation(f"{word}.{second}.") or self.abbreviation(f"{word}. {second}.")
-        return None if reading is None else self._abbreviated(cur, f"{word}.{second}.", m + 1, reading)
+        with suppress(TooLong):
+            if {word, word.lower()} & self.SPACED_ABBREVIATION_HEADS and cur.at(end + 1) == " " and is_letter(
+                    cur.at(end + 2)) and cur.at(m := lexer.chunk(cur, end + 2)) == "." and m - end <= 6:
+                second = cur.text[end + 2:m]  # written with or without the space: 'a. c.'
+                reading = self.abbreviation(f"{word}.{second}.") or self.abbreviation(f"{word}. {second}.")
+                return None if reading is None else self._abbreviated(cur, f"{word}.{second}.", m + 1, reading)
+        return None
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
@@ -548,7 +543,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
             return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
-        if dot and name.islower() and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
+        owner = after and name.endswith("s") and after[0].istitle()  # 'Beethovens IX. Sinfonie' neunte, if no ruler's
+        if dot and (name.islower() or owner) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
             return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
         if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
             return None
@@ -628,7 +624,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             added = lexer.digits_end(cur, end + 2)  # a match minute in added time: "al 90'+3" novanta più tre
             minutes = f"{self.cardinal(int(token))} {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}"
             return locale_span(added, minutes, self.code)
-        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
+        labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
+        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
