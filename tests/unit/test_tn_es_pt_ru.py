@@ -174,6 +174,10 @@ READINGS = {
          "Abrimos desde el cinco de octubre a las nueve; el pago vence el quince de abril."),
         ("Tomó 1/2 vaso; los 2/3 de los votos, nota 8/10.",
          "Tomó medio vaso; los dos tercios de los votos, nota ocho sobre diez."),
+        ('Compre 2,5 kg de patatas y 1,5 l de leche; la ruta tiene 3,5 km y dura 1,5 h.',
+         'Compre dos kilos y medio de patatas y un litro y medio de leche; la ruta tiene tres kilómetros y medio y dura una hora y media.'),
+        ('La mesa mide 2x1,5 m y el horno gasta 12,5 kWh.',
+         'La mesa mide dos por uno coma cinco metros y el horno gasta doce coma cinco kilovatios hora.'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -306,6 +310,8 @@ READINGS = {
          "No dia cinco de outubro às dez horas, a partir de seis de outubro fechado."),
         ("Comeu 1/2 pizza, use 3/4 de xícara; cerca de 2/3 dos votos, nota 8/10.",
          "Comeu meia pizza, use três quartos de xícara; cerca de dois terços dos votos, nota oito sobre dez."),
+        ('Compre 2,5 kg de batata e 1,5 l de leite; a trilha tem 3,5 km e a tábua 1,2 x 0,5 m.',
+         'Compre dois quilos e meio de batata e um litro e meio de leite; a trilha tem três quilômetros e meio e a tábua um vírgula dois por zero vírgula cinco metros.'),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

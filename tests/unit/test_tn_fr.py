@@ -141,6 +141,8 @@ READINGS = [
      "Réservez avant le vingt-huit février ; fermé du cinq octobre au neuf octobre."),
     ("Valable jusqu'au 21/3 ; ajoutez 1/2 litre, note 8/10.",
      "Valable jusqu'au vingt-et-un mars ; ajoutez un demi-litre, note huit sur dix."),
+    ('Achetez 2,5 kg de pommes et 1,5 l de lait ; la balade fait 3,5 km.',
+     'Achetez deux kilos et demi de pommes et un litre et demi de lait ; la balade fait trois kilomètres et demi.'),
 ]
 
 

@@ -55,7 +55,7 @@ READINGS = [
     ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre o cinque giorni."),
     ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
     ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
-    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),
+    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due chili e mezzo."),
     # telephone numbers and addresses
     ("Chiami il +39 06 1234 5678.", "Chiami il più trentanove zero sei uno due tre quattro cinque sei sette otto."),
     ("Scriva a info@esempio.it.", "Scriva a info chiocciola esempio punto i t."),
@@ -161,6 +161,8 @@ READINGS = [
      "Consegna entro il ventotto febbraio; chiuso dal cinque ottobre al nove ottobre."),
     ("Il giorno 21/3 si parte; serve 1/2 litro, voto 8/10.",
      "Il giorno ventuno marzo si parte; serve mezzo litro, voto otto su dieci."),
+    ('Compri 2,5 kg di patate e 1,5 l di latte; il sentiero è di 3,5 km.',
+     'Compri due chili e mezzo di patate e un litro e mezzo di latte; il sentiero è di tre chilometri e mezzo.'),
 ]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voice_tts.tn import cldr, electronic, english, lexer
@@ -83,7 +83,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
 _TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset,
+    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
     "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
     "extensions": frozenset, "clock_cues": frozenset, "seat_words": frozenset, "short_units": frozenset, "eras": dict,
     "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict, "symbols": dict, "day_parts": dict,
@@ -186,11 +186,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
     # Abbreviations that go on right after their first period ('c.-à-d.'), by the word before it.
     JOINED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {}
-    # A half counted with its noun: the word joining it to the count and the half in the noun's
-    # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
+    # A half counted with its noun: the word joining it to the count and the half in the noun's gender (masculine,
+    # feminine), the half alone before a noun (None: read as a number), and the units (by their singular) whose ',5'
+    # is such a half, with the names said then ('2,5 kg' dos kilos y medio).
     HALF_AND = ""
     HALF: tuple[str, str] | None = None
     HALF_BEFORE: tuple[str, str] = ("", "")
+    HALF_UNITS: dict[str, list[str]] = {}
     # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 
@@ -669,7 +671,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if len(sides) > 1 and self.unit(word_after(cur, last_end)):
             token, end = "x".join(sides), last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
-            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+            by = replace(ctx, prev_word="×")  # the last side follows the sign, no half: 'dos por uno coma cinco metros'
+            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
@@ -728,8 +731,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
             return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
-        if fractional == "5" and self.HALF and unit.singular == cldr.unit_name(self.code, "duration-hour", 1):  # '1,5 horas' hora y media
-            return self.counted_half(int(whole), unit.singular if int(whole) < 2 else self.plural(unit, ctx), unit.feminine)
+        if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
+            return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
 
