@@ -178,6 +178,8 @@ READINGS = {
          'Compre dos kilos y medio de patatas y un litro y medio de leche; la ruta tiene tres kilómetros y medio y dura una hora y media.'),
         ('La mesa mide 2x1,5 m y el horno gasta 12,5 kWh.',
          'La mesa mide dos por uno coma cinco metros y el horno gasta doce coma cinco kilovatios hora.'),
+        ('Envíe el sobre al CP 41001 o al C.P. 08001; es un ático de 2 hab. y 1 hab. de invitados.',
+         'Envíe el sobre al código postal cuatro uno cero cero uno o al Código Postal cero ocho cero cero uno; es un ático de dos habitaciones y una habitación de invitados.'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
