@@ -143,6 +143,8 @@ READINGS = [
      "Valable jusqu'au vingt-et-un mars ; ajoutez un demi-litre, note huit sur dix."),
     ('Achetez 2,5 kg de pommes et 1,5 l de lait ; la balade fait 3,5 km.',
      'Achetez deux kilos et demi de pommes et un litre et demi de lait ; la balade fait trois kilomètres et demi.'),
+    ('Votre dossier n° 4528 0761 est ouvert ; appelez le 0800 123 456.',
+     'Votre dossier numéro quarante-cinq vingt-huit zéro sept soixante-et-un est ouvert ; appelez le zéro huit cents cent vingt-trois quatre cent cinquante-six.'),
 ]
 
 

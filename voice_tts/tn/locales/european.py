@@ -642,6 +642,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
             return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
+        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:  # 'n° 7512 0394', group by group
+            return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
         if plain and token.replace("-", "").isdecimal() and (named and (len(token) >= min(named) or token[0] == "0") or self.POSTCODE_DIGITS and len(token) == 5 and (
                 ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
             return locale_span(end, self.digits(token), self.code)

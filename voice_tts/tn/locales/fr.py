@@ -30,11 +30,14 @@ class French(Language):
     REGNAL_ORDINALS_UP_TO = 1  # 'François Premier', 'Louis Quatorze'
 
     def phone_digits(self, text: str) -> str:
-        """'01 23 45 67 89', '0800 123 456': pairs and triples after a leading zero are numbers ('zéro huit cents …'), as French says."""
+        """'01 23 45 67 89', '0800 123 456': pairs, groups of four as two pairs, and triples after a leading zero (a service
+        number's '08…', 'zéro huit cents …') are numbers, as French says."""
         words = []
         for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
             rest = group[1:] if group[:1] == "0" else group
-            if len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
+            if len(group) == 4 and group != text and not group.startswith("08"):  # '7512 0394' in pairs, as '06 12'
+                words.append(f"{self.phone_digits(group[:2])} {self.phone_digits(group[2:])}")
+            elif len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
                 words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))
             elif group:
                 words.append(self.digits(group))
