@@ -180,6 +180,8 @@ READINGS = {
          'La mesa mide dos por uno coma cinco metros y el horno gasta doce coma cinco kilovatios hora.'),
         ('Envíe el sobre al CP 41001 o al C.P. 08001; es un ático de 2 hab. y 1 hab. de invitados.',
          'Envíe el sobre al código postal cuatro uno cero cero uno o al Código Postal cero ocho cero cero uno; es un ático de dos habitaciones y una habitación de invitados.'),
+        ('Los km extra se cobran aparte.',
+         'Los kilómetros extra se cobran aparte.'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -314,6 +316,8 @@ READINGS = {
          "Comeu meia pizza, use três quartos de xícara; cerca de dois terços dos votos, nota oito sobre dez."),
         ('Compre 2,5 kg de batata e 1,5 l de leite; a trilha tem 3,5 km e a tábua 1,2 x 0,5 m.',
          'Compre dois quilos e meio de batata e um litro e meio de leite; a trilha tem três quilômetros e meio e a tábua um vírgula dois por zero vírgula cinco metros.'),
+        ('Os km rodados entram na conta.',
+         'Os quilômetros rodados entram na conta.'),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

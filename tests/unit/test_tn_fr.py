@@ -145,6 +145,8 @@ READINGS = [
      'Achetez deux kilos et demi de pommes et un litre et demi de lait ; la balade fait trois kilomètres et demi.'),
     ('Votre dossier n° 4528 0761 est ouvert ; appelez le 0800 123 456.',
      'Votre dossier numéro quarante-cinq vingt-huit zéro sept soixante-et-un est ouvert ; appelez le zéro huit cents cent vingt-trois quatre cent cinquante-six.'),
+    ('Les km parcourus sont facturés.',
+     'Les kilomètres parcourus sont facturés.'),
 ]
 
 

@@ -113,6 +113,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
+    PLURAL_UNIT_CUES: frozenset[str] = frozenset()  # the plural articles after which a unit's symbol is its name ('i km')
+    MINUTE_ORDINAL_AFTER: frozenset[str] = frozenset()  # the words after which a match's minute is an ordinal ("al 90'")
     MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
@@ -457,8 +459,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
-        if ctx.prev_word.lower() in self.UNIT_CUES and not word.islower() and (unit := self.unit(word)):  # 'el kWh' el kilovatio hora
-            return locale_span(end, unit.singular, self.code)
+        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
+        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and not word.islower()) and (unit := self.unit(word)):  # 'el kWh'
+            return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
@@ -621,11 +624,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
-        if plain and token.isdecimal() and cur.at(end) in "'’′" and (
-                cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
-            added = lexer.digits_end(cur, end + 2)  # a match minute in added time: "al 90'+3" novanta più tre
-            minutes = f"{self.cardinal(int(token))} {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}"
-            return locale_span(added, minutes, self.code)
+        match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo, as Italian says it
+        if plain and token.isdecimal() and cur.at(end) in "'’′" and (match_minute or cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
+            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1  # "90'+3"
+            plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
+            return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
         labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)

@@ -26,6 +26,9 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 class Italian(Language):
     code = "it"
 
+    def cardinal(self, n: int) -> str:
+        return super().cardinal(n).replace("centotto", "centootto")  # cento keeps its o before otto, not before ottanta
+
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
         return (words[:-1] + "a" if feminine else words[:-1]) if n == 1 else words  # un euro, una sterlina; ventuno chilometri
