@@ -182,6 +182,8 @@ READINGS = {
          'Envíe el sobre al código postal cuatro uno cero cero uno o al Código Postal cero ocho cero cero uno; es un ático de dos habitaciones y una habitación de invitados.'),
         ('Los km extra se cobran aparte.',
          'Los kilómetros extra se cobran aparte.'),
+        ('La línea de 220 kV cruza el valle.',
+         'La línea de doscientos veinte kilovoltios cruza el valle.'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -318,6 +320,10 @@ READINGS = {
          'Compre dois quilos e meio de batata e um litro e meio de leite; a trilha tem três quilômetros e meio e a tábua um vírgula dois por zero vírgula cinco metros.'),
         ('Os km rodados entram na conta.',
          'Os quilômetros rodados entram na conta.'),
+        ('A aula começa às 9h30 e tem duração de 1h30; o passeio dura 2h15 e a linha é de 13,8 kV.',
+         'A aula começa às nove e trinta e tem duração de uma hora e meia; o passeio dura duas horas e quinze minutos e a linha é de treze vírgula oito quilovolts.'),
+        ('O empréstimo cobra 1,2% a.m., ou 15% a.a. sem IOF.',
+         'O empréstimo cobra um vírgula dois por cento ao mês, ou quinze por cento ao ano sem IOF.'),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

@@ -147,6 +147,8 @@ READINGS = [
      'Votre dossier numéro quarante-cinq vingt-huit zéro sept soixante-et-un est ouvert ; appelez le zéro huit cents cent vingt-trois quatre cent cinquante-six.'),
     ('Les km parcourus sont facturés.',
      'Les kilomètres parcourus sont facturés.'),
+    ('La ligne de 400 kV traverse la vallée.',
+     'La ligne de quatre cents kilovolts traverse la vallée.'),
 ]
 
 

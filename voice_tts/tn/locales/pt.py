@@ -52,6 +52,7 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 
 class Portuguese(Iberian):
     code = "pt"
+    DURATION_CUES: frozenset[str] = frozenset()  # words after which '1h30' is a length of time, no time of day
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)
@@ -110,6 +111,9 @@ class Portuguese(Iberian):
         if seconds is not None:
             return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
                     f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")
+        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # 'dura', 'duração de'
+        if minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15' … e quinze minutos
+            return f"{words} e {'meia' if minutes == 30 else _cardinal(minutes) + ' minuto' + 's' * (minutes > 1)}"
         return f"{words} e {_cardinal(minutes)}" if minutes else words
 
 
