@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -169,7 +170,8 @@ class Russian(Language):
     MONTH_NAMES = MONTHS_GENITIVE
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     # The abbreviations and CLDR's abbreviated weekdays, read in full ('с пн по пт' с понедельника по пятницу).
-    SPELLED_OUT = abbreviations("ru") | dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
+    DAYS = dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
+    SPELLED_OUT = abbreviations("ru") | DAYS
     LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
@@ -336,6 +338,8 @@ class Russian(Language):
             return _phone(f"{n // 1000}-{n % 1000:03d}")
         noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+        if (lettered := _after_class_letter(cur, end)) in _WORDS["lettered_nouns"]:  # '5 «Б» класса' пятого «Б» класса
+            return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
 
@@ -408,6 +412,10 @@ class Russian(Language):
             return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
+        if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.DAYS.keys():  # 'пн–пт' с понедельника по пятницу
+            first, last = ru_morph.inflect(self.DAYS[days[1]], "genitive"), ru_morph.inflect(self.DAYS[days[2]], "accusative")
+            with_ = "со" if re.match("[взсшж][^аеёиоуыэюя]", first) else "с"  # 'ср–вс' со среды
+            return locale_span(end, f"{with_} {first} по {last}", self.code)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -478,7 +486,9 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = lexer.chunk(cur, end + 1)
-                    return m if cur.text[end + 1:m].lower() in PER else end  # '650 ₽/мес.' в месяц
+                    if cur.text[end + 1:m].lower() not in PER:
+                        return end
+                    return m + (cur.at(m) == "." and not self._period_ends_sentence(cur, m))  # '650 ₽/мес. + свет' в месяц плюс
                 if j == end or not is_letter(c):
                     return end
                 m = lexer.chunk(cur, j)
@@ -499,6 +509,8 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
+        if c == "№" and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
+            return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
         over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
         if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
                 over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
@@ -585,18 +597,29 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         return j if j > pos + 1 else None
 
 
-def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
+def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
     """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
     второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
-    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
-    if not n or (form := ru_morph.noun(noun)) is None or agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or any(p for p, _ in form.forms):
+    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном); any
+    where the number `named` the noun's thing with a letter ('2 «А» класса' второго)."""
+    if not n or (form := ru_morph.noun(noun)) is None or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
-    if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
-        return None
+    if not named and (agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or agreement(n) == 1 and "genitive" in cases):
+        return None  # '2 места': a count
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
+
+
+def _after_class_letter(cur: Cursor, end: int) -> str:
+    """The word after a school class's letter that follows a number ('5 «Б» класса', '5 Б класса'), else ''."""
+    with suppress(TooLong):
+        j = lexer.spaces(cur, end)
+        quoted = cur.at(j) in '«"'
+        if cur.at(j + quoted).isupper() and (not quoted or cur.at(j + 2) in '»"') and not is_letter(cur.at(j + 1 + 2 * quoted)):
+            return word_after(cur, j + 1 + 2 * quoted)
+    return ""
 
 
 def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
