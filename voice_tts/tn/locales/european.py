@@ -113,8 +113,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
     # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
-    PLURAL_UNIT_CUES: frozenset[str] = frozenset()  # the plural articles after which a unit's symbol is its name ('i km')
-    MINUTE_ORDINAL_AFTER: frozenset[str] = frozenset()  # the words after which a match's minute is an ordinal ("al 90'")
     MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
@@ -166,9 +164,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
-    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
-    # or an ordinal in their gender ('classe III B' terza).
-    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
+    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV') or an ordinal
+    # in their gender ('classe III B' terza); after which a unit's symbol is its plural ('i km' i chilometri), a match's
+    # minute an ordinal ("al 90'" al novantesimo).
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.

@@ -108,12 +108,10 @@ class Portuguese(Iberian):
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
         if minutes and seconds is None and (midnight or ctx.prev_word.lower() in self.CLOCK_CUES):  # 'às dezenove e quarenta'
             return f"{hour} e {_cardinal(minutes)}"
-        if seconds is not None:
-            return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
-                    f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")
         cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # 'dura', 'duração de'
-        if minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15' … e quinze minutos
-            return f"{words} e {'meia' if minutes == 30 else _cardinal(minutes) + ' minuto' + 's' * (minutes > 1)}"
+        if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15'
+            named = "meia" if minutes == 30 and seconds is None else f"{_cardinal(minutes)} minuto{'s' * (minutes != 1)}"
+            return f"{words} e {named}" + (f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else "")
         return f"{words} e {_cardinal(minutes)}" if minutes else words
 
 

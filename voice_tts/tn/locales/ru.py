@@ -91,6 +91,7 @@ _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
+_CLASS_LETTER = re.compile(r' [«"]?[А-ЯЁ][»"]?(?= )')  # a school class's letter after its number: '5 «Б» класса'
 # A year standing alone is an ordinal; without a word that shows its case, it is read in the
 # prepositional, the case of 'в 1974 (году)', the commonest in running text.
 _YEARS = range(1700, 2101)
@@ -170,8 +171,7 @@ class Russian(Language):
     MONTH_NAMES = MONTHS_GENITIVE
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     # The abbreviations and CLDR's abbreviated weekdays, read in full ('с пн по пт' с понедельника по пятницу).
-    DAYS = dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
-    SPELLED_OUT = abbreviations("ru") | DAYS
+    SPELLED_OUT = abbreviations("ru") | dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
     LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
@@ -412,10 +412,9 @@ class Russian(Language):
             return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
-        if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.DAYS.keys():  # 'пн–пт' с понедельника по пятницу
-            first, last = ru_morph.inflect(self.DAYS[days[1]], "genitive"), ru_morph.inflect(self.DAYS[days[2]], "accusative")
-            with_ = "со" if re.match("[взсшж][^аеёиоуыэюя]", first) else "с"  # 'ср–вс' со среды
-            return locale_span(end, f"{with_} {first} по {last}", self.code)
+        if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
+            first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
+            return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -486,9 +485,8 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = lexer.chunk(cur, end + 1)
-                    if cur.text[end + 1:m].lower() not in PER:
-                        return end
-                    return m + (cur.at(m) == "." and not self._period_ends_sentence(cur, m))  # '650 ₽/мес. + свет' в месяц плюс
+                    dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)  # '650 ₽/мес. + свет' в месяц плюс
+                    return m + dot if cur.text[end + 1:m].lower() in PER else end
                 if j == end or not is_letter(c):
                     return end
                 m = lexer.chunk(cur, j)
@@ -600,8 +598,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
 def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
     """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
     второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
-    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном); any
-    where the number `named` the noun's thing with a letter ('2 «А» класса' второго)."""
+    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', not 'в 21 регионе'); any `named` with a letter ('2 «А» класса')."""
     if not n or (form := ru_morph.noun(noun)) is None or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
@@ -615,10 +612,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
 def _after_class_letter(cur: Cursor, end: int) -> str:
     """The word after a school class's letter that follows a number ('5 «Б» класса', '5 Б класса'), else ''."""
     with suppress(TooLong):
-        j = lexer.spaces(cur, end)
-        quoted = cur.at(j) in '«"'
-        if cur.at(j + quoted).isupper() and (not quoted or cur.at(j + 2) in '»"') and not is_letter(cur.at(j + 1 + 2 * quoted)):
-            return word_after(cur, j + 1 + 2 * quoted)
+        return word_after(cur, letter.end()) if cur.at(end + 4) is not None and (letter := _CLASS_LETTER.match(cur.text, end, end + 5)) else ""
     return ""
 
 
