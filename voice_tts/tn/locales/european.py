@@ -480,20 +480,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _weekday_range(self, cur: Cursor, word: str, end: int, ctx: Context) -> Span | None:
         """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash;
         one alone after a preposition or the range's word ('du lun. au ven.')."""
-        try:
+        with suppress(TooLong):
             first, *joined = re.split("[-–]", word, maxsplit=1)
             if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
                 joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
             alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in (
                 {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
-            if not alone and (not joined or joined[0] not in self.WEEKDAYS):
-                return None
-            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
-        except TooLong:
-            return None
-        pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
-        days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
-        return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
+            if alone or joined and joined[0] in self.WEEKDAYS:
+                end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
+                pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
+                days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
+                return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
+        return None
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
@@ -565,11 +563,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
         """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with
         `by_capital`, a space and a capital do."""
-        try:
+        with suppress(TooLong):
             c = cur.at(lexer.spaces(cur, i))
-        except TooLong:
-            return False
-        return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
+            return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
+        return False
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""

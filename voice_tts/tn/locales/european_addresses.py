@@ -10,6 +10,7 @@ language gives (`cardinal`, `phone_digits`, `PLUS`, `ADDRESS_READINGS`, `ADDRESS
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
@@ -101,13 +102,11 @@ class AddressesAndPhones:
     def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
         """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
         word = lexer.chunk_after(cur, end, is_letter)
-        try:
+        with suppress(TooLong):
             if word is not None and word[0].lower() in self.EXTENSIONS:
                 k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
                 if k > word[1] and is_digit(cur.at(k)) and not is_alnum(cur.at(e := lexer.digits_end(cur, k))):
                     return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
-        except TooLong:
-            pass
         return locale_span(end, reading, self.code)
 
     def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:

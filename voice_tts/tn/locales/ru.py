@@ -671,15 +671,12 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
     """'V в.' with its abbreviation, in the case of the word before it: 'в V в.' в пятом веке, 'до V в.' до пятого
     века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'V в.' пятый век, 'на XX в.' на двадцатый век."""
-    try:
-        word = chunk_after(cur, end, is_letter)
-        if word is None or cur.at(word[1]) != ".":
-            return None
-    except TooLong:
-        return None
-    case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
-    century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
-    return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
+    with suppress(TooLong):
+        if (word := chunk_after(cur, end, is_letter)) is not None and cur.at(word[1]) == ".":
+            case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
+            century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
+            return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
+    return None
 
 
 def _day_case(preposition: str) -> str:
@@ -703,13 +700,12 @@ def _month_follows(cur: Cursor, end: int) -> bool:
 
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
-    try:
+    with suppress(TooLong):
         j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-    except TooLong:
-        return False
-    day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
-    return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
+        day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
+        return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
+    return False
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
@@ -821,13 +817,12 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a
     dash, a larger integer and a unit follow; the first number waits for them like a day waits
     for its month."""
-    try:
+    with suppress(TooLong):
         j = lexer.spaces(cur, end)
         second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
-    except TooLong:
-        return None
-    unit = word_after(cur, second[1]) if second else ""
-    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
+        unit = word_after(cur, second[1]) if second else ""
+        return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
+    return None
 
 
 def _phone(raw: str) -> str:
