@@ -187,13 +187,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
     # Abbreviations that go on right after their first period ('c.-à-d.'), by the word before it.
     JOINED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {}
-    # A half counted with its noun: the word joining it to the count and the half in the noun's gender (masculine,
-    # feminine), the half alone before a noun (None: read as a number), and the units (by their singular) whose ',5'
-    # is such a half, with the names said then ('2,5 kg' dos kilos y medio).
+    # A half counted with its noun: the word joining it to the count and the half in the noun's
+    # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
     HALF_AND = ""
     HALF: tuple[str, str] | None = None
     HALF_BEFORE: tuple[str, str] = ("", "")
-    HALF_UNITS: dict[str, list[str]] = {}
+    HALF_UNITS: dict[str, list[str]] = {}  # by their singular, units whose ',5' is a half, and their names then ('kilos')
     # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 

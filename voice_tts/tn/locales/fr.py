@@ -30,8 +30,7 @@ class French(Language):
     REGNAL_ORDINALS_UP_TO = 1  # 'François Premier', 'Louis Quatorze'
 
     def phone_digits(self, text: str) -> str:
-        """'01 23 45 67 89', '0800 123 456': pairs, groups of four as two pairs, and triples after a leading zero (a service
-        number's '08…', 'zéro huit cents …') are numbers, as French says."""
+        """'01 23 45 67 89', '7512 0394' (fours in pairs) and triples after a zero ('0800' zéro huit cents), as French says."""
         words = []
         for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
             rest = group[1:] if group[:1] == "0" else group

@@ -91,7 +91,7 @@ _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
-_CLASS_LETTER = re.compile(r' [«"]?[А-ЯЁ][»"]?(?= )')  # a school class's letter after its number: '5 «Б» класса'
+_CLASS_LETTER = re.compile(r' [«"]?[А-ЯЁ][»"]?(?= )')  # a school class's letter after its number ('5 «Б»', '5 Б')
 # A year standing alone is an ordinal; without a word that shows its case, it is read in the
 # prepositional, the case of 'в 1974 (году)', the commonest in running text.
 _YEARS = range(1700, 2101)
@@ -338,8 +338,10 @@ class Russian(Language):
             return _phone(f"{n // 1000}-{n % 1000:03d}")
         noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
-        if (lettered := _after_class_letter(cur, end)) in _WORDS["lettered_nouns"]:  # '5 «Б» класса' пятого «Б» класса
-            return _ordinal_by_noun(n, preposition, lettered, named=True)
+        with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
+            if cur.at(end + 4) is not None and (letter := _CLASS_LETTER.match(cur.text, end, end + 5)) and (
+                    lettered := word_after(cur, letter.end())) in _WORDS["lettered_nouns"]:
+                return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
 
@@ -473,7 +475,7 @@ class Russian(Language):
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
                 last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
             return end
-        try:
+        with suppress(TooLong):
             while True:
                 word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
                 dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
@@ -487,14 +489,10 @@ class Russian(Language):
                     m = lexer.chunk(cur, end + 1)
                     dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)  # '650 ₽/мес. + свет' в месяц плюс
                     return m + dot if cur.text[end + 1:m].lower() in PER else end
-                if j == end or not is_letter(c):
-                    return end
-                m = lexer.chunk(cur, j)
-                if self.unit_at(cur, cur.text[j:m], m) is None:
+                if j == end or not is_letter(c) or self.unit_at(cur, cur.text[j:(m := lexer.chunk(cur, j))], m) is None:
                     return end
                 end = m
-        except TooLong:
-            return end
+        return end
 
     def _period_ends_sentence(self, cur: Cursor, period: int) -> bool:
         """A period after an abbreviation closes the sentence when the end or a capital follows,
@@ -607,13 +605,6 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
-
-
-def _after_class_letter(cur: Cursor, end: int) -> str:
-    """The word after a school class's letter that follows a number ('5 «Б» класса', '5 Б класса'), else ''."""
-    with suppress(TooLong):
-        return word_after(cur, letter.end()) if cur.at(end + 4) is not None and (letter := _CLASS_LETTER.match(cur.text, end, end + 5)) else ""
-    return ""
 
 
 def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
