@@ -49,7 +49,7 @@ class AddressesAndPhones:
         """The end of a telephone number in digit groups joined by single spaces or hyphens ('912 345 678',
         '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS (no amount grouped by thousands)."""
         groups, j = [], body
-        try:
+        with suppress(TooLong):
             while len(groups) < 5 and self.PHONE_REGIONS:  # none: no look past the number's first digit
                 m = lexer.digits_end(cur, j)
                 if not 2 <= m - j <= 8:
@@ -59,13 +59,11 @@ class AddressesAndPhones:
                 if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
                     break
                 j = m + 1
-            if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
-                return None
-        except TooLong:
-            return None
-        end = body + len(" ".join(groups))
-        return end if len(groups) >= 2 and 8 <= len("".join(groups)) <= 13 and any(
-            cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
+            if not (is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1))):
+                end = body + len(" ".join(groups))
+                return end if len(groups) >= 2 and 8 <= len("".join(groups)) <= 13 and any(
+                    cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
+        return None
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""

@@ -126,10 +126,9 @@ class DatesAndTimes:
         marker = words = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        try:
+        day_part = ("", end, hours)  # past the tail bound: the time alone
+        with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
-        except TooLong:
-            day_part = ("", end, hours)  # past the tail bound: the time alone
         if day_part is not None:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:

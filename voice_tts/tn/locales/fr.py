@@ -32,11 +32,10 @@ class French(Language):
     def phone_digits(self, text: str) -> str:
         """'01 23 45 67 89', '7512 0394' (fours in pairs) and triples after a zero ('0800' zéro huit cents), as French says."""
         words = []
-        for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
+        for group in (pair for piece in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")) for pair in (
+                [piece[:2], piece[2:]] if len(piece) == 4 and piece != text and piece[:2] != "08" else [piece])):  # '7512' in pairs
             rest = group[1:] if group[:1] == "0" else group
-            if len(group) == 4 and group != text and not group.startswith("08"):  # '7512 0394' in pairs, as '06 12'
-                words.append(f"{self.phone_digits(group[:2])} {self.phone_digits(group[2:])}")
-            elif len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
+            if len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
                 words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))
             elif group:
                 words.append(self.digits(group))

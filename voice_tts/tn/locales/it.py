@@ -50,10 +50,8 @@ class Italian(Language):
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        if denominator == 2:
-            return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"
-        words = cldr.ordinal("it", denominator, "masculine")
-        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
+        words = "mezzo" if denominator == 2 else cldr.ordinal("it", denominator, "masculine")
+        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"  # 'tre mezzi', 'due terzi'
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine

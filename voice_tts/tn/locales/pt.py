@@ -52,7 +52,6 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 
 class Portuguese(Iberian):
     code = "pt"
-    DURATION_CUES: frozenset[str] = frozenset()  # words after which '1h30' is a length of time, no time of day
 
     def cardinal(self, n: int) -> str:
         return _cardinal(n)
@@ -108,7 +107,7 @@ class Portuguese(Iberian):
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
         if minutes and seconds is None and (midnight or ctx.prev_word.lower() in self.CLOCK_CUES):  # 'às dezenove e quarenta'
             return f"{hour} e {_cardinal(minutes)}"
-        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # 'dura', 'duração de'
+        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # DURATION_CUES: 'duração de'
         if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15'
             named = "meia" if minutes == 30 and seconds is None else f"{_cardinal(minutes)} minuto{'s' * (minutes != 1)}"
             return f"{words} e {named}" + (f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else "")
