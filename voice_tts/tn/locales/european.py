@@ -164,9 +164,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
-    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV') or an ordinal
-    # in their gender ('classe III B' terza); after which a unit's symbol is its plural ('i km' i chilometri), a match's
-    # minute an ordinal ("al 90'" al novantesimo).
+    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
+    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute's ordinal ("al 90'" novantesimo).
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
@@ -191,8 +190,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
     HALF_AND = ""
     HALF: tuple[str, str] | None = None
-    HALF_BEFORE: tuple[str, str] = ("", "")
-    HALF_UNITS: dict[str, list[str]] = {}  # by their singular, units whose ',5' is a half, and their names then ('kilos')
+    HALF_BEFORE, HALF_UNITS = ("", ""), {}  # HALF_UNITS: the units (by singular) whose ',5' is a half, and their names
     # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 

@@ -91,7 +91,6 @@ _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
-_CLASS_LETTER = re.compile(r' [«"]?[А-ЯЁ][»"]?(?= )')  # a school class's letter after its number ('5 «Б»', '5 Б')
 # A year standing alone is an ordinal; without a word that shows its case, it is read in the
 # prepositional, the case of 'в 1974 (году)', the commonest in running text.
 _YEARS = range(1700, 2101)
@@ -339,8 +338,8 @@ class Russian(Language):
         noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
-            if cur.at(end + 4) is not None and (letter := _CLASS_LETTER.match(cur.text, end, end + 5)) and (
-                    lettered := word_after(cur, letter.end())) in _WORDS["lettered_nouns"]:
+            if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
+                    lettered := word_after(cur, end + letter.end())) in _WORDS["lettered_nouns"]:
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
