@@ -141,6 +141,14 @@ READINGS = [
      "Réservez avant le vingt-huit février ; fermé du cinq octobre au neuf octobre."),
     ("Valable jusqu'au 21/3 ; ajoutez 1/2 litre, note 8/10.",
      "Valable jusqu'au vingt-et-un mars ; ajoutez un demi-litre, note huit sur dix."),
+    ('Achetez 2,5 kg de pommes et 1,5 l de lait ; la balade fait 3,5 km.',
+     'Achetez deux kilos et demi de pommes et un litre et demi de lait ; la balade fait trois kilomètres et demi.'),
+    ('Votre dossier n° 4528 0761 est ouvert ; appelez le 0800 123 456.',
+     'Votre dossier numéro quarante-cinq vingt-huit zéro sept soixante-et-un est ouvert ; appelez le zéro huit cents cent vingt-trois quatre cent cinquante-six.'),
+    ('Les km parcourus sont facturés.',
+     'Les kilomètres parcourus sont facturés.'),
+    ('La ligne de 400 kV traverse la vallée.',
+     'La ligne de quatre cents kilovolts traverse la vallée.'),
 ]
 
 

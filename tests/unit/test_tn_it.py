@@ -55,7 +55,7 @@ READINGS = [
     ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre o cinque giorni."),
     ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
     ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
-    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due virgola cinque chilogrammi."),
+    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due chili e mezzo."),
     # telephone numbers and addresses
     ("Chiami il +39 06 1234 5678.", "Chiami il più trentanove zero sei uno due tre quattro cinque sei sette otto."),
     ("Scriva a info@esempio.it.", "Scriva a info chiocciola esempio punto i t."),
@@ -155,12 +155,16 @@ READINGS = [
     ("Pratica n. 0457 e posizione numero 00891.",
      "Pratica numero zero quattro cinque sette e posizione numero zero zero otto nove uno."),
     # a match minute in added time
-    ("Gol al 45'+2 e al 90’+4: vince 2-1.", "Gol al quarantacinque più due e al novanta più quattro: vince due a uno."),
+    ("Gol al 45'+2 e al 90’+4: vince 2-1.", "Gol al quarantacinquesimo più due e al novantesimo più quattro: vince due a uno."),
     # a day and month without zeros: a date after a date word or where the day is past 12, else a fraction
     ("Consegna entro il 28/2; chiuso dal 5/10 al 9/10.",
      "Consegna entro il ventotto febbraio; chiuso dal cinque ottobre al nove ottobre."),
     ("Il giorno 21/3 si parte; serve 1/2 litro, voto 8/10.",
      "Il giorno ventuno marzo si parte; serve mezzo litro, voto otto su dieci."),
+    ('Compri 2,5 kg di patate e 1,5 l di latte; il sentiero è di 3,5 km.',
+     'Compri due chili e mezzo di patate e un litro e mezzo di latte; il sentiero è di tre chilometri e mezzo.'),
+    ("Il treno 108 parte al 45' del primo tempo, nel XV sec.; i km e i mq sono inclusi.",
+     'Il treno centootto parte al quarantacinquesimo del primo tempo, nel quindicesimo secolo; i chilometri e i metri quadri sono inclusi.'),
 ]
 
 

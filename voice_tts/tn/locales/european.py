@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voice_tts.tn import cldr, electronic, english, lexer
@@ -83,7 +83,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
 _TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset,
+    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
     "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
     "extensions": frozenset, "clock_cues": frozenset, "seat_words": frozenset, "short_units": frozenset, "eras": dict,
     "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict, "symbols": dict, "day_parts": dict,
@@ -164,9 +164,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
-    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV')
-    # or an ordinal in their gender ('classe III B' terza).
-    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = frozenset()
+    # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
+    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute's ordinal ("al 90'" novantesimo).
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
@@ -190,7 +190,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # gender (masculine, feminine), and the half alone before a noun; None: read as a number.
     HALF_AND = ""
     HALF: tuple[str, str] | None = None
-    HALF_BEFORE: tuple[str, str] = ("", "")
+    HALF_BEFORE, HALF_UNITS = ("", ""), {}  # HALF_UNITS: the units (by singular) whose ',5' is a half, and their names
     # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 
@@ -455,8 +455,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
-        if ctx.prev_word.lower() in self.UNIT_CUES and not word.islower() and (unit := self.unit(word)):  # 'el kWh' el kilovatio hora
-            return locale_span(end, unit.singular, self.code)
+        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
+        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and not word.islower()) and (unit := self.unit(word)):  # 'el kWh'
+            return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
@@ -476,20 +477,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _weekday_range(self, cur: Cursor, word: str, end: int, ctx: Context) -> Span | None:
         """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash;
         one alone after a preposition or the range's word ('du lun. au ven.')."""
-        try:
+        with suppress(TooLong):
             first, *joined = re.split("[-–]", word, maxsplit=1)
             if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
                 joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
             alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in (
                 {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
-            if not alone and (not joined or joined[0] not in self.WEEKDAYS):
-                return None
-            end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
-        except TooLong:
-            return None
-        pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
-        days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
-        return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
+            if alone or joined and joined[0] in self.WEEKDAYS:
+                end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
+                pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
+                days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
+                return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
+        return None
 
     def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
         """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
@@ -561,11 +560,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
         """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with
         `by_capital`, a space and a capital do."""
-        try:
+        with suppress(TooLong):
             c = cur.at(lexer.spaces(cur, i))
-        except TooLong:
-            return False
-        return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
+            return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
+        return False
 
     def _month_year(self, cur: Cursor, pos: int, end: int, month: int) -> Span | None:
         """'Mai 2024': a year after a month name is read as a year."""
@@ -619,11 +617,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
-        if plain and token.isdecimal() and cur.at(end) in "'’′" and (
-                cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
-            added = lexer.digits_end(cur, end + 2)  # a match minute in added time: "al 90'+3" novanta più tre
-            minutes = f"{self.cardinal(int(token))} {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}"
-            return locale_span(added, minutes, self.code)
+        match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo, as Italian says it
+        if plain and token.isdecimal() and cur.at(end) in "'’′" and (match_minute or cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
+            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1  # "90'+3"
+            plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
+            return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
         labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
@@ -640,6 +638,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
             return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
+        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:  # 'n° 7512 0394', group by group
+            return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
         if plain and token.replace("-", "").isdecimal() and (named and (len(token) >= min(named) or token[0] == "0") or self.POSTCODE_DIGITS and len(token) == 5 and (
                 ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
             return locale_span(end, self.digits(token), self.code)
@@ -669,7 +669,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if len(sides) > 1 and self.unit(word_after(cur, last_end)):
             token, end = "x".join(sides), last_end
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
-            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, ctx), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, ctx)
+            by = replace(ctx, prev_word="×")  # the last side follows the sign, no half: 'dos por uno coma cinco metros'
+            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
         minus = self.MINUS + " " if sign in ("-", "−") else ""
@@ -728,8 +729,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         if fractional is None:
             return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
-        if fractional == "5" and self.HALF and unit.singular == cldr.unit_name(self.code, "duration-hour", 1):  # '1,5 horas' hora y media
-            return self.counted_half(int(whole), unit.singular if int(whole) < 2 else self.plural(unit, ctx), unit.feminine)
+        if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
+            return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
 

@@ -10,6 +10,7 @@ language gives (`cardinal`, `phone_digits`, `PLUS`, `ADDRESS_READINGS`, `ADDRESS
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
@@ -48,7 +49,7 @@ class AddressesAndPhones:
         """The end of a telephone number in digit groups joined by single spaces or hyphens ('912 345 678',
         '333 1234567') that libphonenumber finds valid in one of PHONE_REGIONS (no amount grouped by thousands)."""
         groups, j = [], body
-        try:
+        with suppress(TooLong):
             while len(groups) < 5 and self.PHONE_REGIONS:  # none: no look past the number's first digit
                 m = lexer.digits_end(cur, j)
                 if not 2 <= m - j <= 8:
@@ -58,13 +59,11 @@ class AddressesAndPhones:
                 if cur.at(m) not in " -" or not is_digit(cur.at(m + 1)):
                     break
                 j = m + 1
-            if is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1)):
-                return None
-        except TooLong:
-            return None
-        end = body + len(" ".join(groups))
-        return end if len(groups) >= 2 and 8 <= len("".join(groups)) <= 13 and any(
-            cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
+            if not (is_alnum(cur.at(j)) or cur.at(j) in ",." and is_digit(cur.at(j + 1))):
+                end = body + len(" ".join(groups))
+                return end if len(groups) >= 2 and 8 <= len("".join(groups)) <= 13 and any(
+                    cldr.phone_groups(cur.text[body:end], region) for region in self.PHONE_REGIONS) else None
+        return None
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+49 30 1234567': the country code as a number, the rest digit by digit."""
@@ -101,13 +100,11 @@ class AddressesAndPhones:
     def _phone_span(self, cur: Cursor, end: int, reading: str) -> Span:
         """A telephone number ending at `end`, with the extension written after it ('ext. 12')."""
         word = lexer.chunk_after(cur, end, is_letter)
-        try:
+        with suppress(TooLong):
             if word is not None and word[0].lower() in self.EXTENSIONS:
                 k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
                 if k > word[1] and is_digit(cur.at(k)) and not is_alnum(cur.at(e := lexer.digits_end(cur, k))):
                     return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
-        except TooLong:
-            pass
         return locale_span(end, reading, self.code)
 
     def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:

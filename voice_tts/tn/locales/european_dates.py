@@ -9,6 +9,7 @@ and decides through the Cursor like every other span.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
@@ -48,29 +49,27 @@ class DatesAndTimes:
 
     def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
         """An ordinal or day number; a month name after it (and a year after that) joins it."""
-        try:
+        with suppress(TooLong):
             j = lexer.spaces(cur, end)
             m = lexer.chunk(cur, j) if j > end and is_letter(cur.at(j)) and 1 <= day <= 31 else j  # no word: no month
             if self.DATE_OF and cur.text[j:m] == self.DATE_OF and (month_word := chunk_after(cur, m, is_letter)):
                 m = month_word[1]  # '1 de janeiro'
                 j = m - len(month_word[0])
-            if (month := self.MONTHS.get(cur.text[j:m].lower())) is None:
-                return locale_span(end, reading, self.code)
-            if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
-                m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
-            of = f" {self.DATE_OF}" if self.DATE_OF else ""
-            reading = f"{reading}{of} {self.MONTH_NAMES[month - 1]}"
-            y = lexer.spaces(cur, month_end := m)
-            if self.DATE_OF and y > m and cur.text[y:lexer.chunk(cur, y)] == self.DATE_OF:
-                m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
-                if y == m:
-                    return locale_span(m - len(self.DATE_OF), reading, self.code)
-            year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
-            if len(year) == 4 and year.isdecimal():
-                return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
-            return locale_span(month_end, reading, self.code)  # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
-        except TooLong:
-            return locale_span(end, reading, self.code)
+            if (month := self.MONTHS.get(cur.text[j:m].lower())) is not None:
+                if cur.at(m) == "." and cur.text[j:m].lower() not in self.FULL_MONTHS and _sentence_goes_on(cur, m):
+                    m += 1  # 'mär.'; a period that ends the sentence stays punctuation ('am 3. Mär.')
+                of = f" {self.DATE_OF}" if self.DATE_OF else ""
+                reading = f"{reading}{of} {self.MONTH_NAMES[month - 1]}"
+                y = lexer.spaces(cur, month_end := m)
+                if self.DATE_OF and y > m and cur.text[y:lexer.chunk(cur, y)] == self.DATE_OF:
+                    m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
+                    if y == m:
+                        return locale_span(m - len(self.DATE_OF), reading, self.code)
+                year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
+                if len(year) == 4 and year.isdecimal():
+                    return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
+                return locale_span(month_end, reading, self.code)  # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
+        return locale_span(end, reading, self.code)
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
         if (m := _CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
@@ -127,10 +126,9 @@ class DatesAndTimes:
         marker = words = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        try:
+        day_part = ("", end, hours)  # past the tail bound: the time alone
+        with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
-        except TooLong:
-            day_part = ("", end, hours)  # past the tail bound: the time alone
         if day_part is not None:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:

@@ -30,9 +30,10 @@ class French(Language):
     REGNAL_ORDINALS_UP_TO = 1  # 'François Premier', 'Louis Quatorze'
 
     def phone_digits(self, text: str) -> str:
-        """'01 23 45 67 89', '0800 123 456': pairs and triples after a leading zero are numbers ('zéro huit cents …'), as French says."""
+        """'01 23 45 67 89', '7512 0394' (fours in pairs) and triples after a zero ('0800' zéro huit cents), as French says."""
         words = []
-        for group in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")):
+        for group in (pair for piece in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")) for pair in (
+                [piece[:2], piece[2:]] if len(piece) == 4 and piece != text and piece[:2] != "08" else [piece])):  # '7512' in pairs
             rest = group[1:] if group[:1] == "0" else group
             if len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
                 words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))

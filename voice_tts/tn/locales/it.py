@@ -26,6 +26,9 @@ _UNO_BEFORE = re.compile(r"s[^aeiouàèéìòù]|z|gn|ps|pn|x|y", re.IGNORECASE)
 class Italian(Language):
     code = "it"
 
+    def cardinal(self, n: int) -> str:
+        return super().cardinal(n).replace("centotto", "centootto")  # cento keeps its o before otto, not before ottanta
+
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
         return (words[:-1] + "a" if feminine else words[:-1]) if n == 1 else words  # un euro, una sterlina; ventuno chilometri
@@ -47,10 +50,8 @@ class Italian(Language):
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        if denominator == 2:
-            return f"{self.counted(numerator)} {'mezzo' if numerator == 1 else 'mezzi'}"
-        words = cldr.ordinal("it", denominator, "masculine")
-        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"
+        words = "mezzo" if denominator == 2 else cldr.ordinal("it", denominator, "masculine")
+        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"  # 'tre mezzi', 'due terzi'
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine

@@ -105,12 +105,12 @@ class Portuguese(Iberian):
         midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")  # 'até 0h' (not 'às 0h')
         hour = "meia-noite" if midnight else _cardinal(hours, True)
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
-        if minutes and seconds is None and (midnight or ctx.prev_word.lower() in self.CLOCK_CUES):  # 'às dezenove e quarenta'
-            return f"{hour} e {_cardinal(minutes)}"
-        if seconds is not None:
-            return (f"{words} e {_cardinal(minutes)} {'minuto' if minutes == 1 else 'minutos'}"
-                    f" e {_cardinal(seconds)} {'segundo' if seconds == 1 else 'segundos'}")
-        return f"{words} e {_cardinal(minutes)}" if minutes else words
+        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # DURATION_CUES: 'duração de'
+        if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15'
+            named = "meia" if minutes == 30 and seconds is None else f"{_cardinal(minutes)} minuto{'s' * (minutes != 1)}"
+            return f"{words} e {named}" + (f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else "")
+        face = midnight or ctx.prev_word.lower() in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
+        return f"{hour if face else words} e {_cardinal(minutes)}" if minutes else words
 
 
 RULES = Portuguese()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -336,6 +337,10 @@ class Russian(Language):
             return _phone(f"{n // 1000}-{n % 1000:03d}")
         noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+        with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
+            if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
+                    lettered := word_after(cur, end + letter.end())) in _WORDS["lettered_nouns"]:
+                return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
                 or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
 
@@ -408,6 +413,9 @@ class Russian(Language):
             return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
+        if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
+            first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
+            return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -466,7 +474,7 @@ class Russian(Language):
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
                 last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
             return end
-        try:
+        with suppress(TooLong):
             while True:
                 word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
                 dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
@@ -478,15 +486,12 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = lexer.chunk(cur, end + 1)
-                    return m if cur.text[end + 1:m].lower() in PER else end  # '650 ₽/мес.' в месяц
-                if j == end or not is_letter(c):
-                    return end
-                m = lexer.chunk(cur, j)
-                if self.unit_at(cur, cur.text[j:m], m) is None:
+                    dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)  # '650 ₽/мес. + свет' в месяц плюс
+                    return m + dot if cur.text[end + 1:m].lower() in PER else end
+                if j == end or not is_letter(c) or self.unit_at(cur, cur.text[j:(m := lexer.chunk(cur, j))], m) is None:
                     return end
                 end = m
-        except TooLong:
-            return end
+        return end
 
     def _period_ends_sentence(self, cur: Cursor, period: int) -> bool:
         """A period after an abbreviation closes the sentence when the end or a capital follows,
@@ -499,6 +504,8 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
+        if c == "№" and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
+            return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
         over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
         if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
                 over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
@@ -585,15 +592,15 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         return j if j > pos + 1 else None
 
 
-def _ordinal_by_noun(n: int, preposition: str, noun: str) -> str | None:
+def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
     """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
     второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
-    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', but 'в 21 регионе' двадцати одном)."""
-    if not n or (form := ru_morph.noun(noun)) is None or agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or any(p for p, _ in form.forms):
+    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', not 'в 21 регионе'); any `named` with a letter ('2 «А» класса')."""
+    if not n or (form := ru_morph.noun(noun)) is None or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
-    if agreement(n) == 1 and "genitive" in cases:  # '2 места': a count
-        return None
+    if not named and (agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or agreement(n) == 1 and "genitive" in cases):
+        return None  # '2 места': a count
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
@@ -654,15 +661,12 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
     """'V в.' with its abbreviation, in the case of the word before it: 'в V в.' в пятом веке, 'до V в.' до пятого
     века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'V в.' пятый век, 'на XX в.' на двадцатый век."""
-    try:
-        word = chunk_after(cur, end, is_letter)
-        if word is None or cur.at(word[1]) != ".":
-            return None
-    except TooLong:
-        return None
-    case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
-    century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
-    return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
+    with suppress(TooLong):
+        if (word := chunk_after(cur, end, is_letter)) is not None and cur.at(word[1]) == ".":
+            case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
+            century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
+            return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
+    return None
 
 
 def _day_case(preposition: str) -> str:
@@ -686,13 +690,12 @@ def _month_follows(cur: Cursor, end: int) -> bool:
 
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
-    try:
+    with suppress(TooLong):
         j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-    except TooLong:
-        return False
-    day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
-    return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
+        day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
+        return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
+    return False
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
@@ -804,13 +807,12 @@ def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a
     dash, a larger integer and a unit follow; the first number waits for them like a day waits
     for its month."""
-    try:
+    with suppress(TooLong):
         j = lexer.spaces(cur, end)
         second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
-    except TooLong:
-        return None
-    unit = word_after(cur, second[1]) if second else ""
-    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
+        unit = word_after(cur, second[1]) if second else ""
+        return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
+    return None
 
 
 def _phone(raw: str) -> str:
