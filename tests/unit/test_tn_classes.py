@@ -282,6 +282,8 @@ READINGS = {
     # a ruler's possessive; a number's plural; a month and day no fraction can be; a ZIP code before its word
     "Louis XIV's court met the over-65s on the 7/19 tour in the 60614 ZIP code.": "Louis the fourteenth's court met the over sixty "
         "fives on the July nineteenth tour in the six zero six one four ZIP code.",
+    # a number's plural stands alone: after a letter it is part of a code ('W26s')
+    "The W26s fit the under-16s.": "The W twenty six s fit the under sixteens.",
     # a house number with its letter before a street type; a British number with its trunk 0 and pounds with 'and'
     "Flat 9C is at 27A Mill Rd; ring 0131 496 0022 about £2,340 in rent.": "Flat nine C is at twenty seven A Mill Road; ring zero "
         "one three one four nine six zero zero two two about two thousand three hundred and forty pounds in rent.",

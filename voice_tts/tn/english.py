@@ -164,8 +164,8 @@ def version(text: str) -> str | None:
 # plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)"
                        r"|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
-_ID_PIECE = re.compile(r"(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})(?!\.?\d)|"
-                       r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
+_ID_PIECE = re.compile(r"(?<![^\W\d_])(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})"
+                       r"(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
 
 def identifier(text: str) -> str:
