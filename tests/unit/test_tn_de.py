@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a time with seconds and no clock word is a race's, a duration in the case of its preposition; a pace's minutes
+    ("Sie kam nach 3:04:09 ins Ziel, mit 4:22 min/km.",
+     "Sie kam nach drei Stunden, vier Minuten und neun Sekunden ins Ziel, mit vier Minuten und zweiundzwanzig Sekunden pro Kilometer."),
     # cardinals, signs, grouped thousands
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     # a plate of digits, capitals and digits sign by sign

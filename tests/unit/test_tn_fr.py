@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a time with seconds is a race's, a duration
+    ("Elle a couru en 3:41:20.", "Elle a couru en trois heures quarante-et-une minutes vingt secondes."),
     # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too
     ("Dossier RC-2026/0457, code PK4471.", "Dossier R C deux zéro deux six zéro quatre cinq sept, code P K quatre quatre sept un."),
     # a lone number with a leading zero is a code, digit by digit (a telephone's groups are numbers)

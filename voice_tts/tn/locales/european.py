@@ -174,6 +174,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
     # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
     DURATION_AND, SINGULAR_BELOW_TWO = "", False
+    # Between a race's time's parts and before its last ('zwei Stunden, drei Minuten und …'); none: read as a clock.
+    DURATION_LIST: tuple[str, str] | tuple[()] = ()
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -279,6 +281,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{words} {self.cardinal(minutes)}" if minutes else words
         parts = ((minutes, "duration-minute"), (seconds, "duration-second"))
         return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
+
+    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context) -> str:
+        """Each part (count, unit) not zero a counted unit in the case of the word before, joined as a list
+        ('nach einer Stunde, einer Minute und zwei Sekunden', 'deux heures cinq minutes trente secondes')."""
+        said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
+        return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'

@@ -126,6 +126,10 @@ class DatesAndTimes:
         marker = words = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
+        elif word and face and self.DURATION_LIST and seconds is None and word[0].startswith("min") and (
+                unit := self.unit(word[0])):  # '2:55 min/km': a pace, minutes and seconds
+            pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
+            return locale_span(word[1], pace, self.code)
         day_part = ("", end, hours)  # past the tail bound: the time alone
         with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
@@ -133,7 +137,9 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        reading = self.clock(hours, minutes, seconds, marker if face else "", ctx)
+        race = seconds is not None and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in self.CLOCK_CUES
+        reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx) if race else self.clock(
+            hours, minutes, seconds, marker if face else "", ctx)  # 'in 2:03:17' with no clock word or cue: a race's time
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 
