@@ -18,6 +18,7 @@ from text_pieces import random_pieces
 from voice_tts.tn import StreamingNormalizer, normalize
 
 READINGS = {
+    "Keep the reading < 120 and the pressure > 90.": "Keep the reading less than one hundred twenty and the pressure greater than ninety.",
     # dates: day first reads "the ... of", month first reads month first, as written
     "Archived on 25 April 2011 .": "Archived on the twenty fifth of april twenty eleven",
     "Retrieved 30 September 2015": "Retrieved the thirtieth of september twenty fifteen",

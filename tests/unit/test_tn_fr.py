@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'Ø' before a size is its diameter
+    ("Une poêle Ø 28 cm.", "Une poêle diamètre vingt-huit centimètres."),
     # a time with seconds is a race's, a duration
     ("Elle a couru en 3:41:20.", "Elle a couru en trois heures quarante-et-une minutes vingt secondes."),
     # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too

@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'Ø' before a size is its diameter; 'gg' giorni
+    ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
     # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)
     ("Ha chiuso in 1:12:05 la mezza.", "Ha chiuso in un'ora, dodici minuti e cinque secondi la mezza."),
     ("La targa 8ABC123 è annotata.", "La targa otto A B C uno due tre è annotata."),  # digits, capitals, digits: sign by sign
