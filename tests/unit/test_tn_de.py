@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a list member's size or price after 'à' or 'je' leaves the list's case to its next count
+    ("Mit 4 Flaschen à 0,7 l und 1 Korkenzieher.", "Mit vier Flaschen à null Komma sieben Liter und einem Korkenzieher."),
     # 'Ø' before a size is its diameter; '<' and '>' before a number unter, über; 'USD' US-Dollar; 'rd.' rund
     ("Rohr Ø 40 mm, Druck < 6 bar, Preis rd. 80 USD.", "Rohr Durchmesser vierzig Millimeter, Druck unter sechs Bar, Preis rund achtzig US-Dollar."),
     # a time with seconds and no clock word is a race's, a duration in the case of its preposition; a pace's minutes

@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a noun in '-euse' is feminine
+    ("Livraison de 2 tables et 1 perceuse.", "Livraison de deux tables et une perceuse."),
     # 'Ø' before a size is its diameter
     ("Une poêle Ø 28 cm.", "Une poêle diamètre vingt-huit centimètres."),
     # a time with seconds is a race's, a duration

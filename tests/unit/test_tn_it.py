@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # nouns in '-a' that are masculine
+    ("Abbiamo 1 pigiama e 1 tosaerba.", "Abbiamo un pigiama e un tosaerba."),
     # 'Ø' before a size is its diameter; 'gg' giorni
     ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
     # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)

@@ -75,7 +75,7 @@ class German(Language):
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
-            span.agreement = _cue(ctx)
+            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx)  # '12 Säcke à 40 l und 1 …': the list's
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
         elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
@@ -211,6 +211,7 @@ _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"]) 
 _RULERS = frozenset(_WORDS["rulers"])  # given names of kings and popes: 'Ludwigs II. Schloss' des Zweiten
 _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
+_SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
 _PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")  # a car's plate 'B-MW 123E'; codes: english.REFERENCE
 _WORD_CODE = re.compile(r"(?=[A-ZÄÖÜ]{4})([A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*)([1-9]\d{0,2})")
