@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
+    ("Wir zeigen „Rocky III“ und einen Film über Friedrich II.", "Wir zeigen „Rocky drei“ und einen Film über Friedrich den Zweiten."),
     # a list member's size or price after 'à' or 'je' leaves the list's case to its next count
     ("Mit 4 Flaschen à 0,7 l und 1 Korkenzieher.", "Mit vier Flaschen à null Komma sieben Liter und einem Korkenzieher."),
     # 'Ø' before a size is its diameter; '<' and '>' before a number unter, über; 'USD' US-Dollar; 'rd.' rund

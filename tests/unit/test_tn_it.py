@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
+    ("Danno «Il Padrino II» e un film su Enrico VIII.", "Danno «Il Padrino due» e un film su Enrico ottavo."),
     # nouns in '-a' that are masculine
     ("Abbiamo 1 pigiama e 1 tosaerba.", "Abbiamo un pigiama e un tosaerba."),
     # 'Ø' before a size is its diameter; 'gg' giorni

@@ -238,7 +238,8 @@ def roman(text: str, prev_word: str) -> str | None:
         return None
     if prev_word in REGNAL_NAMES:
         return f"the {ordinal(value)}{text[len(body):]}"
-    return cardinal(value) if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
+    sequel = prev_word[:1].isupper() and prev_word.isalpha() and len(body) > 1 and set(body) <= set("IVX")  # 'Rocky IV'
+    return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
 # --- acronyms ----------------------------------------------------------------------------
