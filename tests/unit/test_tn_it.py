@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a number with a prime after 'durata' is minutes ("al 90'" stays the match's minute)
+    ("Il documentario dura 95', il gol è al 90'.", "Il documentario dura novantacinque minuti, il gol è al novantesimo."),
     # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
     ("Danno «Il Padrino II» e un film su Enrico VIII.", "Danno «Il Padrino due» e un film su Enrico ottavo."),
     # nouns in '-a' that are masculine

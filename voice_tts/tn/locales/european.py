@@ -166,7 +166,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
     # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute's ordinal ("al 90'" novantesimo).
-    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = frozenset()
+    # "durata 148'": after these words a number with a prime is minutes.
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
@@ -627,6 +628,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo, as Italian says it
+        if plain and token.isdecimal() and cur.at(end) in "'’′" and ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
+            return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′" and (match_minute or cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
             added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1  # "90'+3"
             plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
