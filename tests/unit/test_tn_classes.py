@@ -18,6 +18,7 @@ from text_pieces import random_pieces
 from voice_tts.tn import StreamingNormalizer, normalize
 
 READINGS = {
+    "Your refund should post by Wed.": "Your refund should post by Wednesday.",
     "We're showing Rocky III and The Godfather II, then a talk on Henry VIII.": "We're showing Rocky three and The Godfather two, then a talk on Henry the eighth.",
     "Keep the reading < 120 and the pressure > 90.": "Keep the reading less than one hundred twenty and the pressure greater than ninety.",
     # dates: day first reads "the ... of", month first reads month first, as written

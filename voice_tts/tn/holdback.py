@@ -490,8 +490,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
-    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
-            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'Sun. from' Sunday
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))|(?=\.(?:\n|$))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
