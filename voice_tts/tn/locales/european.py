@@ -664,7 +664,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(clock[1], clock[0], self.code)
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
-        if plain and _DIGIT_GROUPS.fullmatch(token):
+        if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
