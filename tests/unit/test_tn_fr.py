@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a word over a period after an amount: 'net/mois' net par mois
+    ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number
     ("Record battu en 1 h 07 min 09 s.", "Record battu en une heure sept minutes neuf secondes."),
     # a noun in '-euse' is feminine
