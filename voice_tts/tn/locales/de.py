@@ -107,9 +107,8 @@ class German(Language):
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
-        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
-        preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1', 'Art. 1 GG' stay eins."""
+        """'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue Nachricht' eine: before a noun, "ein"
+        in its gender and the case of the word before (`_cue`) or of the adjective after; 'Art. 1 GG' eins."""
         label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Art.' Artikel
         if n != 1 or label or (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
@@ -134,9 +133,8 @@ class German(Language):
         return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and unit.plural != unit.singular and " pro " not in unit.plural)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
-        """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
-        lower-case word that is no unit, or after 'bis' or 'von', is a year (a count is followed by its
-        noun, which German writes capitalized: '1500 Menschen')."""
+        """'1989 fiel die Mauer', 'von 1914 bis 1918': 1100 to 1999 before a lower-case word that is no unit, or after
+        'bis', 'von', is a year too (a count is followed by its noun, which German capitalizes: '1500 Menschen')."""
         if (year := super().is_year(cur, end, n, ctx)) or not 1100 <= n <= 1999:
             return year
         if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
@@ -223,8 +221,7 @@ _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 def _cue(ctx: Context) -> str:
     """The word that gives a number its case: the one before it past pronouns and hedges ('in ca. 1 Woche'; past a
-    subject to a verb not listed, its accusative: 'Trinken Sie täglich 1 l' einen); after a comma or 'und', or past
-    hedges alone, its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
+    subject to an unlisted verb, its accusative: 'Trinken Sie 1 l' einen); after ',', 'und' its list's."""
     nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
     skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)

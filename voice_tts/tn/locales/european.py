@@ -165,18 +165,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
-    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute's ordinal ("al 90'" novantesimo).
-    # "durata 148'": after these words a number with a prime is minutes.
+    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute ("al 90'"), minutes ("dura 148'").
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
-    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
-    # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
-    DURATION_AND, SINGULAR_BELOW_TWO = "", False
-    # Between a race's time's parts and before its last ('zwei Stunden, drei Minuten und …'); none: read as a clock.
-    DURATION_LIST: tuple[str, str] | tuple[()] = ()
+    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
+    # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
+    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
+    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -198,9 +196,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
-        UNITS, "year_cues" YEAR_CUES; "months" MONTHS with CLDR's), its `<code>_abbreviations.json`
-        ABBREVIATIONS; a class of no language (no `code`) shares hooks among its subclasses."""
+        """A language's tables (`<code>_words.json`) become its attributes by name ("units" UNITS, "months" MONTHS with
+        CLDR's), `<code>_abbreviations.json` ABBREVIATIONS; a class of no `code` shares hooks among its subclasses."""
         super().__init_subclass__(**kwargs)
         if not cls.code:
             return
@@ -284,8 +281,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
 
     def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context) -> str:
-        """Each part (count, unit) not zero a counted unit in the case of the word before, joined as a list
-        ('nach einer Stunde, einer Minute und zwei Sekunden', 'deux heures cinq minutes trente secondes')."""
+        """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
         said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
         return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
 
@@ -510,9 +506,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
-        other word reads nothing after its period, so that a plain word before a period is
-        decided by the character after the period alone, as before a comma."""
+        """'z. B.', 'd. h.': an abbreviation with a space after its first period. Any other word reads nothing past its
+        period, so that a plain word before a period is decided by the character after it alone, as before a comma."""
         pos = end - len(word)
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
@@ -537,10 +532,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None if value is None else self._roman(cur, end, word, value, ctx)
 
     def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
-        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
-        number ('Kapitel IV'), after a name the ruler's number ('Ludwig XIV.', 'Louis XIV'). German
-        writes the last with a period, which the span takes (and gives back where it also ends the
-        sentence)."""
+        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a number ('Abt. IV'),
+        after a name the ruler's ('Ludwig XIV.', 'Louis XIV') with German's period, kept where it ends the sentence."""
         dot = self.ROMAN_DOT and cur.at(end) == "."
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
@@ -728,9 +721,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
-        """A number that units, currencies and scale words may follow: (whole part, decimals).
-        After a currency symbol, an amount with commas between groups and a point before the
-        cents is written the English way ('$1,250.50', '€1,345,402')."""
+        """A number that units, currencies and scale words may follow: (whole part, decimals); after a currency
+        symbol written the English way, with commas between groups and a point before the cents ('$1,250.50')."""
         if after_currency and (amount := english_amount(token)):
             return amount
         if _INTEGER.fullmatch(token) or GROUPED.fullmatch(token):  # '10.000'
@@ -858,10 +850,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self._spoken_quantity(whole, fractional, ctx)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
-        """A fraction, with `whole` (or 0) before it, read with the word that follows it where
-        the language reads them together: a half after the noun it counts, in its gender
-        ('duas xícaras e meia', 'un mètre et demi', 'due tazze e mezza'), before it alone ('meia
-        xícara', 'une demi heure'); None: the unit's plural follows."""
+        """A fraction after `whole` (or 0), read with the word after it where the language does: a half after the noun
+        it counts, in its gender ('un mètre et demi', 'due tazze e mezza'), before it alone ('une demi heure');
+        None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
         if (unit := self.unit(word)) is not None:
@@ -917,8 +908,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
-        """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
-        a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
+        """A unit after a plural reading ('2 Millionen km/h'); after a `fraction` what `counted_fraction` reads."""
         with suppress(TooLong):
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
             if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
@@ -978,9 +968,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the gender of the `noun` after
-        ('2-4 horas' duas a quatro); hours, written with 'h' or a range of the day that ends its phrase, as
-        times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the `noun`'s gender after ('2-4 horas'
+        duas a quatro); hours, with 'h' or a day's range that ends its phrase, as times ('dalle nove alle tredici')."""
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):

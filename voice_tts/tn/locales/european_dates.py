@@ -126,8 +126,7 @@ class DatesAndTimes:
         marker = words = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        elif word and face and self.DURATION_LIST and seconds is None and word[0].startswith("min") and (
-                unit := self.unit(word[0])):  # '2:55 min/km': a pace, minutes and seconds
+        elif word and face and self.DURATION_LIST and word[0][:3] == "min" and (unit := self.unit(word[0])):  # a pace
             pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
             return locale_span(word[1], pace, self.code)
         day_part = ("", end, hours)  # past the tail bound: the time alone
