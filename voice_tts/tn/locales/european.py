@@ -887,9 +887,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return ctx.prev_word in self.YEAR_CUES or 1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before)
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
-        'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
-        a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
+        """The number before the noun that may follow at `end`, in its gender ('vingt-et-une personnes'), or None where
+        none follows; after '<nouns> de' one below a thousand in theirs ('21 poltronas de 240' duzentas e quarenta)."""
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if nouns[-1].lower() in self.CHAPTER_WORDS or nouns[-1].isupper() and not (after and after[0].endswith("s")):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')

@@ -136,9 +136,10 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        race = seconds is not None and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in self.CLOCK_CUES
+        race = seconds is not None and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in {
+            "", *self.CLOCK_CUES}  # 'in 2:03:17', after a word but no clock word or cue: a race's time
         reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx) if race else self.clock(
-            hours, minutes, seconds, marker if face else "", ctx)  # 'in 2:03:17' with no clock word or cue: a race's time
+            hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 
