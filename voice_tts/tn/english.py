@@ -450,6 +450,13 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
+def split_time(text: str, prev_word: str) -> str | None:
+    """'in 16:28', 'in 70:12' sixteen minutes twenty eight seconds: after 'in', a time taken, no clock."""
+    if prev_word != "in" or not (m := re.fullmatch(r"(\d{1,3}):([0-5]\d)", text)):
+        return None
+    return " ".join(f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS[1:]))
+
+
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm'."""
     first, dash, last = (part.strip() for part in text.partition("-"))
@@ -568,9 +575,8 @@ _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
-    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821', a short code ('text STOP to 72345'): digit by
-    digit; a flight's number in pairs ('Flight UA 237' two thirty seven); after a weekday a month and day, also after
-    'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+    """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
+    ('Flight UA 237' two thirty seven); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
     if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):

@@ -350,9 +350,8 @@ def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
 
 
 def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
-    """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway,
-    Santa Clara, California nine five zero five one: a house number, up to three words of the
-    street's name and its abbreviated type; then, where they follow, a city, a state and a ZIP code."""
+    """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway, …: a house number,
+    up to three words of the street's name and its abbreviated type; then, where they follow, a city, state and ZIP."""
     words, kind = [english.house_number(cur.text[pos:end])], None
     try:
         while not kind:
@@ -536,9 +535,8 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
-    """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
-    sentence after it (not a capital but a time zone's or a day's, 'at 5 p.m. Eastern', '5 p.m. Mon.–Fri.'; not a
-    new line or the end, where it is the sentence's too)."""
+    """Whether a period at `i` after an abbreviation is only its own: the sentence goes on (no capital but a time zone's
+    or a day's, 'at 5 p.m. Eastern', '5 p.m. Mon.–Fri.'; no new line or end, where it is the sentence's too)."""
     return cur.at(i) == "." and (after := _next_token_start(cur, i + 1, word=True)) not in ("", "\n") and (
         not after[0].isupper() or after in english.TIME_ZONES or after in english.NAMED_DAYS[0])
 

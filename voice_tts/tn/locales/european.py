@@ -135,8 +135,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
     WEEKDAY_RANGE = "{} – {}"  # 'lun.–sab.' dal lunedì al sabato
-    # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
-    ABBREVIATED_ENDINGS: dict[str, str] = {}
+    ABBREVIATED_ENDINGS: dict[str, str] = {}  # endings abbreviated at the end of a compound ('Hauptstr.' Hauptstraße)
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}

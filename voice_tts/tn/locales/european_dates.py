@@ -1,9 +1,8 @@
-"""Dates and times in German, French and Italian text, decided once for the three: '02.03.2003',
-'2003-03-02', '3. März 2003', '17/18/19 mars', '3-5 Mai', '14:30', '14h30' (French), '2.30 Uhr'.
+"""Dates and times of the European languages, decided once for all: '02.03.2003', '2003-03-02', '3. März 2003',
+'17/18/19 mars', '3-5 Mai', '14:30', '14h30' (French), '2.30 Uhr', a race's time ('in 2:03:17').
 
-`DatesAndTimes` is a part of `european.Language`: it reads with the words and settings the
-language gives (`cardinal`, `year`, `date`, `clock`, `MONTHS`, `MONTH_NAMES`, `TIME_ZONES`, ...)
-and decides through the Cursor like every other span.
+`DatesAndTimes` is a part of `european.Language`: it reads with the words and settings the language gives
+(`cardinal`, `year`, `date`, `clock`, `MONTHS`, `TIME_ZONES`, ...) and decides through the Cursor like every span.
 """
 
 from __future__ import annotations
