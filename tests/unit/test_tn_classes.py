@@ -18,6 +18,10 @@ from text_pieces import random_pieces
 from voice_tts.tn import StreamingNormalizer, normalize
 
 READINGS = {
+    "He ran the mile in 4:07 and the 10K in 31:45.": "He ran the mile in four minutes seven seconds and the ten K in thirty one minutes forty five seconds.",
+    "Your refund should post by Wed.": "Your refund should post by Wednesday.",
+    "We're showing Rocky III and The Godfather II, then a talk on Henry VIII.": "We're showing Rocky three and The Godfather two, then a talk on Henry the eighth.",
+    "Keep the reading < 120 and the pressure > 90.": "Keep the reading less than one hundred twenty and the pressure greater than ninety.",
     # dates: day first reads "the ... of", month first reads month first, as written
     "Archived on 25 April 2011 .": "Archived on the twenty fifth of april twenty eleven",
     "Retrieved 30 September 2015": "Retrieved the thirtieth of september twenty fifteen",

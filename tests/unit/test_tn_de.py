@@ -10,6 +10,17 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'lfd. m' between a count and its unit: laufende Meter
+    ("Wir verlegen 8 lfd. m Sockelleiste.", "Wir verlegen acht laufende Meter Sockelleiste."),
+    # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
+    ("Wir zeigen „Rocky III“ und einen Film über Friedrich II.", "Wir zeigen „Rocky drei“ und einen Film über Friedrich den Zweiten."),
+    # a list member's size or price after 'à' or 'je' leaves the list's case to its next count
+    ("Mit 4 Flaschen à 0,7 l und 1 Korkenzieher.", "Mit vier Flaschen à null Komma sieben Liter und einem Korkenzieher."),
+    # 'Ø' before a size is its diameter; '<' and '>' before a number unter, über; 'USD' US-Dollar; 'rd.' rund
+    ("Rohr Ø 40 mm, Druck < 6 bar, Preis rd. 80 USD.", "Rohr Durchmesser vierzig Millimeter, Druck unter sechs Bar, Preis rund achtzig US-Dollar."),
+    # a time with seconds and no clock word is a race's, a duration in the case of its preposition; a pace's minutes
+    ("Sie kam nach 3:04:09 ins Ziel, mit 4:22 min/km.",
+     "Sie kam nach drei Stunden, vier Minuten und neun Sekunden ins Ziel, mit vier Minuten und zweiundzwanzig Sekunden pro Kilometer."),
     # cardinals, signs, grouped thousands
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     # a plate of digits, capitals and digits sign by sign

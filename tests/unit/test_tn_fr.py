@@ -10,6 +10,16 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a word over a period after an amount: 'net/mois' net par mois
+    ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
+    # a duration written with its units: a zero-led count of minutes or seconds is a number
+    ("Record battu en 1 h 07 min 09 s.", "Record battu en une heure sept minutes neuf secondes."),
+    # a noun in '-euse' is feminine
+    ("Livraison de 2 tables et 1 perceuse.", "Livraison de deux tables et une perceuse."),
+    # 'Ø' before a size is its diameter
+    ("Une poêle Ø 28 cm.", "Une poêle diamètre vingt-huit centimètres."),
+    # a time with seconds is a race's, a duration
+    ("Elle a couru en 3:41:20.", "Elle a couru en trois heures quarante-et-une minutes vingt secondes."),
     # capitals before digits, or groups of capitals and digits: a code sign by sign, a year inside it too
     ("Dossier RC-2026/0457, code PK4471.", "Dossier R C deux zéro deux six zéro quatre cinq sept, code P K quatre quatre sept un."),
     # a lone number with a leading zero is a code, digit by digit (a telephone's groups are numbers)

@@ -10,6 +10,16 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a number with a prime after 'durata' is minutes ("al 90'" stays the match's minute)
+    ("Il documentario dura 95', il gol è al 90'.", "Il documentario dura novantacinque minuti, il gol è al novantesimo."),
+    # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
+    ("Danno «Il Padrino II» e un film su Enrico VIII.", "Danno «Il Padrino due» e un film su Enrico ottavo."),
+    # nouns in '-a' that are masculine
+    ("Abbiamo 1 pigiama e 1 tosaerba.", "Abbiamo un pigiama e un tosaerba."),
+    # 'Ø' before a size is its diameter; 'gg' giorni
+    ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
+    # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)
+    ("Ha chiuso in 1:12:05 la mezza.", "Ha chiuso in un'ora, dodici minuti e cinque secondi la mezza."),
     ("La targa 8ABC123 è annotata.", "La targa otto A B C uno due tre è annotata."),  # digits, capitals, digits: sign by sign
     # a range without 'da' reads 'o' ('entro 3–4 giorni'); capitals with no vowel before a code spelled; 'n°' numero and
     # a code after it sign by sign; 'rif.', 'pers.' in full; a day and month after an abbreviated weekday and its comma

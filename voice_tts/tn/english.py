@@ -198,10 +198,8 @@ _LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<
 
 
 def local_phone(text: str) -> str | None:
-    """'555-0123' -> 'five five five, zero one two three': a number without its area code
-    (NXX-XXXX) is read as `phone` reads one. Round numbers that rise stay a range ('800-1200').
-    The 1 dialled before an area code is said with it, a toll-free 800 as a number: '1-800-555-0146'
-    one eight hundred, five five five, zero one four six."""
+    """'555-0123' five five five, zero one two three: a number without area code (NXX-XXXX) read as `phone` reads one;
+    a rising round pair stays a range ('800-1200'); '1-800-555-0146' one eight hundred, five five five, zero one…"""
     if (m := _LOCAL_PHONE.fullmatch(text)) is None:
         return None
     exchange, line, area = m.group("exchange", "line", "area")
@@ -238,7 +236,8 @@ def roman(text: str, prev_word: str) -> str | None:
         return None
     if prev_word in REGNAL_NAMES:
         return f"the {ordinal(value)}{text[len(body):]}"
-    return cardinal(value) if prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
+    sequel = prev_word[:1].isupper() and prev_word.isalpha() and len(body) > 1 and set(body) <= set("IVX")  # 'Rocky IV'
+    return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
 # --- acronyms ----------------------------------------------------------------------------
@@ -250,9 +249,8 @@ SAID_AS_WORDS = frozenset(_DATA["said_as_words"])
 
 
 def acronym(word: str) -> str | None:
-    """An all-capitals token that is not a word is spelled: 'FBI' -> 'F B I', 'CDs' -> "C D's".
-    Words written in capitals ('EXCEL', 'FOCUS'), acronyms said as words ('NASA') and Roman
-    numerals of I, V and X are not. Capitals joined by '&' are spelled with 'and': 'AT&T' A T and T."""
+    """An all-capitals token that is not a word is spelled ('FBI' F B I, 'CDs' C D's, 'AT&T' A T and T); words in
+    capitals ('EXCEL'), acronyms said as words ('NASA') and Roman numerals of I, V and X are not."""
     if "&" in word and all(p.isascii() and p.isalpha() and p.isupper() for p in word.split("&")):
         return " and ".join(" ".join(p) for p in word.split("&"))
     letters = word[:-1] if word.endswith("s") else word
@@ -378,10 +376,9 @@ def _short_year(text: str) -> str:
 
 
 def numeric_date(text: str, paused: bool = False) -> str | None:
-    """Read in the order written, as 'June 12' and '12 June' are: '01/07/98' january seventh ninety eight (month
-    first, as in the US; `paused` where it ends a clause, with the comma of 'January 7, 1998'), '25/12/2020' the twenty
-    fifth of december twenty twenty (the first part cannot be a month); '15.01.2020' the fifteenth of january twenty
-    twenty (day first, as where dots are written); '2026-03-04' the fourth of march twenty twenty six (ISO 8601)."""
+    """In the order written: '01/07/98' january seventh ninety eight (month first as in the US; `paused` where it ends a
+    clause, as the comma of 'January 7, 1998'), '25/12/2020' the twenty fifth of december … (no month 25), '15.01.2020'
+    the fifteenth of january … (day first where dots are), '2026-03-04' the fourth of march twenty twenty six (ISO)."""
     if m := _SLASH_DATE.fullmatch(text):
         month, day = int(m.group("a")), int(m.group("b"))
         if 1 <= month <= 12 and 1 <= day <= 31:
@@ -404,9 +401,8 @@ def quarter(text: str) -> str | None:
 
 
 def written_date(text: str, prev_word: str = "") -> str | None:
-    """A date with its month in words, read in the order it is written:
-    '25 April 2011' -> 'the twenty fifth of april twenty eleven' (no second 'the' after 'the'),
-    'June 12, 2010' -> 'june twelfth, twenty ten', 'April 2008' -> 'april two thousand eight'."""
+    """A date with its month in words, in the order written: '25 April 2011' the twenty fifth of april twenty eleven
+    (no second 'the' after 'the'), 'June 12, 2010' june twelfth, twenty ten, 'April 2008' april two thousand eight."""
     if (m := _DAY_MONTH.fullmatch(text)) is not None:
         the = "" if prev_word.lower() == "the" else "the "
         return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
@@ -454,6 +450,13 @@ def clock_seconds(text: str) -> str | None:
     return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
 
 
+def split_time(text: str, prev_word: str) -> str | None:
+    """'in 16:28', 'in 70:12' sixteen minutes twenty eight seconds: after 'in', a time taken, no clock."""
+    if prev_word != "in" or not (m := re.fullmatch(r"(\d{1,3}):([0-5]\d)", text)):
+        return None
+    return " ".join(f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS[1:]))
+
+
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm'."""
     first, dash, last = (part.strip() for part in text.partition("-"))
@@ -473,9 +476,8 @@ _IP_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
 def dotted_phone(text: str) -> str | None:
-    """'555.555.5555' five five five, five five five, five five five five; an IP address digit by
-    digit: '192.168.0.40' one nine two dot one six eight dot zero dot four zero (a version has no
-    three-digit part: '1.2.3.4' stays one point two point three point four)."""
+    """'555.555.5555' five five five, five five five, five five five five; an IP address digit by digit ('192.168.0.40'
+    one nine two dot one six eight dot …; a version has no three-digit part: '1.2.3.4' one point two point …)."""
     if _DOTTED_PHONE.fullmatch(text):
         return phone(text)
     ip = _IP_ADDRESS.fullmatch(text) and any(len(part) == 3 for part in text.split("."))
@@ -483,9 +485,8 @@ def dotted_phone(text: str) -> str | None:
 
 
 def measure(text: str, adjective: bool = False) -> str | None:
-    """'5 kg' -> 'five kilograms', '60km/h' -> 'sixty kilometers per hour', '-5 °C' -> 'minus five
-    degrees Celsius'; joined by a hyphen or before a noun (`adjective`) it describes the noun, in the
-    singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' one hundred fifty kilowatt charger."""
+    """'5 kg' five kilograms, '60km/h' sixty kilometers per hour, '-5 °C' minus five degrees Celsius; joined by a hyphen
+    or before a noun (`adjective`) in the singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' … kilowatt."""
     if (m := _MEASURE.fullmatch(text)) is None:
         return None
     symbol, amount, adjective, dose = m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
@@ -510,10 +511,9 @@ _MEASURE_NOUNS = _DATA["measure_nouns"]
 
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
-    """'¾' three quarters (its Unicode name); before a measure noun as speakers say it: '¾ cup'
-    three quarters of a cup, '½ cup' half a cup, '⅓ tsp' one third of a teaspoon; after a whole
-    number (`after_number`) the rest of a mixed number: '1½ cups' one and a half cups. `noun`:
-    the word after it, "" when none. Returns the reading and whether it took the noun."""
+    """'¾' three quarters; before a measure noun as said: '¾ cup' three quarters of a cup, '½ cup' half a cup; after a
+    whole number (`after_number`) a mixed number's rest ('1½ cups' one and a half cups). `noun`: the word after, or "".
+    Returns the reading and whether it took the noun."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     if after_number:
         rest = "a " + words[4:] if words.startswith("one ") else words
@@ -552,9 +552,8 @@ STREET_TYPES, DIRECTIONS = _DATA["street_types"], _DATA["directions"]
 
 
 def house_number(text: str) -> str:
-    """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one
-    twenty three, '100' one hundred; with a zero in the middle or five digits, digit by digit: '708'
-    seven zero eight; a letter after it, as a letter: '14B' fourteen B."""
+    """A house number in pairs, as a street's is read: '2788' twenty seven eighty eight, '123' one twenty three, '100'
+    one hundred; with a zero in the middle or five digits digit by digit ('708' seven zero eight); '14B' fourteen B."""
     if text[-1].isalpha():
         return f"{house_number(text[:-1])} {text[-1]}"
     return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2] else year(int(text))
@@ -576,9 +575,8 @@ _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
-    """'CA 90210' nine zero two one zero, 'ZIP 94103-1234', 'code 4821', a short code ('text STOP to 72345'): digit by
-    digit; a flight's number in pairs ('Flight UA 237' two thirty seven); after a weekday a month and day, also after
-    'on', 'by', 'until' ('Sat., 6/12' June twelfth, 'renews on 12/31')."""
+    """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
+    ('Flight UA 237' two thirty seven); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
     if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):

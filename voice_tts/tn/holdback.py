@@ -350,9 +350,8 @@ def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
 
 
 def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
-    """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway,
-    Santa Clara, California nine five zero five one: a house number, up to three words of the
-    street's name and its abbreviated type; then, where they follow, a city, a state and a ZIP code."""
+    """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway, …: a house number,
+    up to three words of the street's name and its abbreviated type; then, where they follow, a city, state and ZIP."""
     words, kind = [english.house_number(cur.text[pos:end])], None
     try:
         while not kind:
@@ -490,8 +489,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
-    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
-            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'Sun. from' Sunday
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))|(?=\.(?:\n|$))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
@@ -536,9 +535,8 @@ def _email_end(cur: Cursor, pos: int) -> int | None:
 
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
-    """Whether a period at `i` after an abbreviation is only the abbreviation's: text goes on in the
-    sentence after it (not a capital but a time zone's or a day's, 'at 5 p.m. Eastern', '5 p.m. Mon.–Fri.'; not a
-    new line or the end, where it is the sentence's too)."""
+    """Whether a period at `i` after an abbreviation is only its own: the sentence goes on (no capital but a time zone's
+    or a day's, 'at 5 p.m. Eastern', '5 p.m. Mon.–Fri.'; no new line or end, where it is the sentence's too)."""
     return cur.at(i) == "." and (after := _next_token_start(cur, i + 1, word=True)) not in ("", "\n") and (
         not after[0].isupper() or after in english.TIME_ZONES or after in english.NAMED_DAYS[0])
 

@@ -75,7 +75,7 @@ class German(Language):
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         if span is not None and is_digit(cur.at(pos)):
-            span.agreement = _cue(ctx)
+            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx)  # '12 Säcke à 40 l und 1 …': the list's
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
         elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
@@ -107,9 +107,8 @@ class German(Language):
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """'1 Kind' ein Kind, 'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue
-        Nachricht' eine neue Nachricht: before a noun, "ein" in the noun's gender and the case of the
-        preposition or verb before (`_cue`) or of the adjective's ending after it; 'Seite 1', 'Art. 1 GG' stay eins."""
+        """'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue Nachricht' eine: before a noun, "ein"
+        in its gender and the case of the word before (`_cue`) or of the adjective after; 'Art. 1 GG' eins."""
         label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Art.' Artikel
         if n != 1 or label or (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
@@ -134,9 +133,8 @@ class German(Language):
         return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and unit.plural != unit.singular and " pro " not in unit.plural)
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
-        """Also '1989 fiel die Mauer', 'von 1914 bis 1918': a number from 1100 to 1999 before a
-        lower-case word that is no unit, or after 'bis' or 'von', is a year (a count is followed by its
-        noun, which German writes capitalized: '1500 Menschen')."""
+        """'1989 fiel die Mauer', 'von 1914 bis 1918': 1100 to 1999 before a lower-case word that is no unit, or after
+        'bis', 'von', is a year too (a count is followed by its noun, which German capitalizes: '1500 Menschen')."""
         if (year := super().is_year(cur, end, n, ctx)) or not 1100 <= n <= 1999:
             return year
         if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
@@ -211,6 +209,7 @@ _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"]) 
 _RULERS = frozenset(_WORDS["rulers"])  # given names of kings and popes: 'Ludwigs II. Schloss' des Zweiten
 _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
+_SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
 _PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")  # a car's plate 'B-MW 123E'; codes: english.REFERENCE
 _WORD_CODE = re.compile(r"(?=[A-ZÄÖÜ]{4})([A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*)([1-9]\d{0,2})")
@@ -222,8 +221,7 @@ _ONE, _STRONG_ENDINGS = _WORDS["one"], _WORDS["strong_endings"]
 
 def _cue(ctx: Context) -> str:
     """The word that gives a number its case: the one before it past pronouns and hedges ('in ca. 1 Woche'; past a
-    subject to a verb not listed, its accusative: 'Trinken Sie täglich 1 l' einen); after a comma or 'und', or past
-    hedges alone, its list's first number's ('mit 1 Bett, 1 Balkon und 1 Bad')."""
+    subject to an unlisted verb, its accusative: 'Trinken Sie 1 l' einen); after ',', 'und' its list's."""
     nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
     skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)

@@ -28,7 +28,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import CLOSING_QUOTES, GROUP_SPACES, GROUPED, english_amount, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +135,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
     WEEKDAY_RANGE = "{} – {}"  # 'lun.–sab.' dal lunedì al sabato
-    # Endings abbreviated at the end of a compound ('Hauptstr.' → 'Hauptstraße').
-    ABBREVIATED_ENDINGS: dict[str, str] = {}
+    ABBREVIATED_ENDINGS: dict[str, str] = {}  # endings abbreviated at the end of a compound ('Hauptstr.' Hauptstraße)
     TIME_ZONES = frozenset(("UTC", "GMT", "CET", "CEST", "MEZ", "MESZ", "EST", "EDT", "PST", "PDT"))
     SYMBOLS: dict[str, str] = {}
     ADDRESS_SYMBOLS: dict[str, str] = {}
@@ -165,15 +164,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Roman numerals with an ordinal ending ('XXe'), where the language writes them.
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
-    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute's ordinal ("al 90'" novantesimo).
-    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = frozenset()
+    # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute ("al 90'"), minutes ("dura 148'").
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
     VERSION_WORDS: frozenset[str] = frozenset()
-    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos);
-    # whether a decimal below two counts its unit in the singular ('1,3 gigaoctet').
-    DURATION_AND, SINGULAR_BELOW_TWO = "", False
+    # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
+    # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
+    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
+    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -195,9 +195,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """A language's word tables (`<code>_words.json`) become its attributes by name ("units"
-        UNITS, "year_cues" YEAR_CUES; "months" MONTHS with CLDR's), its `<code>_abbreviations.json`
-        ABBREVIATIONS; a class of no language (no `code`) shares hooks among its subclasses."""
+        """A language's tables (`<code>_words.json`) become its attributes by name ("units" UNITS, "months" MONTHS with
+        CLDR's), `<code>_abbreviations.json` ABBREVIATIONS; a class of no `code` shares hooks among its subclasses."""
         super().__init_subclass__(**kwargs)
         if not cls.code:
             return
@@ -279,6 +278,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{words} {self.cardinal(minutes)}" if minutes else words
         parts = ((minutes, "duration-minute"), (seconds, "duration-second"))
         return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
+
+    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context) -> str:
+        """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
+        said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
+        return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
@@ -458,6 +462,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
         if (plural or ctx.prev_word.lower() in self.UNIT_CUES and not word.islower()) and (unit := self.unit(word)):  # 'el kWh'
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
+        if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
+            return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
@@ -499,9 +505,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """'z. B.', 'd. h.': an abbreviation written with a space after its first period. Any
-        other word reads nothing after its period, so that a plain word before a period is
-        decided by the character after the period alone, as before a comma."""
+        """'z. B.', 'd. h.': an abbreviation with a space after its first period. Any other word reads nothing past its
+        period, so that a plain word before a period is decided by the character after it alone, as before a comma."""
         pos = end - len(word)
         for key in self.JOINED_ABBREVIATIONS.get(word, ()):  # 'c.-à-d.': waits while the text may still be it
             if cur.startswith(pos, key):
@@ -526,16 +531,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None if value is None else self._roman(cur, end, word, value, ctx)
 
     def _roman(self, cur: Cursor, end: int, word: str, value: int, ctx: Context) -> Span | None:
-        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a
-        number ('Kapitel IV'), after a name the ruler's number ('Ludwig XIV.', 'Louis XIV'). German
-        writes the last with a period, which the span takes (and gives back where it also ends the
-        sentence)."""
+        """A Roman numeral: before a century word an ordinal ('XX secolo'), after a chapter word a number ('Abt. IV'),
+        after a name the ruler's ('Ludwig XIV.', 'Louis XIV') with German's period, kept where it ends the sentence."""
         dot = self.ROMAN_DOT and cur.at(end) == "."
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II' Abteilung zwei
+        title = not dot and value > 1 and cur.at(end) in CLOSING_QUOTES  # '«Il Gladiatore II»' due, a sequel's
+        if day or title or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II'
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
@@ -618,6 +622,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo, as Italian says it
+        if plain and token.isdecimal() and cur.at(end) in "'’′" and ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
+            return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′" and (match_minute or cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
             added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1  # "90'+3"
             plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
@@ -652,7 +658,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(clock[1], clock[0], self.code)
         if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return span
-        if plain and _DIGIT_GROUPS.fullmatch(token):
+        if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
@@ -714,9 +720,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
-        """A number that units, currencies and scale words may follow: (whole part, decimals).
-        After a currency symbol, an amount with commas between groups and a point before the
-        cents is written the English way ('$1,250.50', '€1,345,402')."""
+        """A number that units, currencies and scale words may follow: (whole part, decimals); after a currency
+        symbol written the English way, with commas between groups and a point before the cents ('$1,250.50')."""
         if after_currency and (amount := english_amount(token)):
             return amount
         if _INTEGER.fullmatch(token) or GROUPED.fullmatch(token):  # '10.000'
@@ -844,10 +849,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self._spoken_quantity(whole, fractional, ctx)
 
     def counted_fraction(self, word: str, whole: int, numerator: int, denominator: int) -> str | None:
-        """A fraction, with `whole` (or 0) before it, read with the word that follows it where
-        the language reads them together: a half after the noun it counts, in its gender
-        ('duas xícaras e meia', 'un mètre et demi', 'due tazze e mezza'), before it alone ('meia
-        xícara', 'une demi heure'); None: the unit's plural follows."""
+        """A fraction after `whole` (or 0), read with the word after it where the language does: a half after the noun
+        it counts, in its gender ('un mètre et demi', 'due tazze e mezza'), before it alone ('une demi heure');
+        None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
         if (unit := self.unit(word)) is not None:
@@ -882,9 +886,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return ctx.prev_word in self.YEAR_CUES or 1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before)
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
-        """The number before the noun that may follow at `end`, in the noun's gender ('une minute',
-        'vingt-et-une personnes', 'una ora'), or None where no noun follows; none after '<nouns> de' but
-        a number below a thousand: theirs ('21 poltronas de 240' duzentas e quarenta)."""
+        """The number before the noun that may follow at `end`, in its gender ('vingt-et-une personnes'), or None where
+        none follows; after '<nouns> de' one below a thousand in theirs ('21 poltronas de 240' duzentas e quarenta)."""
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if nouns[-1].lower() in self.CHAPTER_WORDS or nouns[-1].isupper() and not (after and after[0].endswith("s")):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
@@ -903,8 +906,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
-        """A unit after a reading that is already plural ('1 1/2 ft', '2 Millionen km/h'); after
-        a `fraction` (whole, numerator, denominator), what `counted_fraction` reads."""
+        """A unit after a plural reading ('2 Millionen km/h'); after a `fraction` what `counted_fraction` reads."""
         with suppress(TooLong):
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
             if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
@@ -964,9 +966,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the gender of the `noun` after
-        ('2-4 horas' duas a quatro); hours, written with 'h' or a range of the day that ends its phrase, as
-        times: 'dalle nove alle tredici', 'de neuf heures à …'."""
+        """'2–4 giorni' da due a quattro ('entro 2–4 giorni' without 'da'), in the `noun`'s gender after ('2-4 horas'
+        duas a quatro); hours, with 'h' or a day's range that ends its phrase, as times ('dalle nove alle tredici')."""
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):

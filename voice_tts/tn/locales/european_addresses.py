@@ -108,9 +108,8 @@ class AddressesAndPhones:
         return locale_span(end, reading, self.code)
 
     def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
-        """The end of a telephone number written in groups with spaces ('350 992 4687', '612 345
-        678'): three groups or more, 9 to 13 digits, that are no number grouped by thousands
-        (a group that is not three digits long, or a language that does not group with spaces)."""
+        """The end of a telephone number in groups with spaces ('350 992 4687'): three groups or more, 9 to 13 digits,
+        no number grouped by thousands (a group not three digits long, or a language not grouping with spaces)."""
         if cur.at(end) != " " or not is_digit(cur.at(end + 1)):
             return None
         phone_end = lexer.digit_groups_end(cur, end)

@@ -1,9 +1,8 @@
-"""Dates and times in German, French and Italian text, decided once for the three: '02.03.2003',
-'2003-03-02', '3. März 2003', '17/18/19 mars', '3-5 Mai', '14:30', '14h30' (French), '2.30 Uhr'.
+"""Dates and times of the European languages, decided once for all: '02.03.2003', '2003-03-02', '3. März 2003',
+'17/18/19 mars', '3-5 Mai', '14:30', '14h30' (French), '2.30 Uhr', a race's time ('in 2:03:17').
 
-`DatesAndTimes` is a part of `european.Language`: it reads with the words and settings the
-language gives (`cardinal`, `year`, `date`, `clock`, `MONTHS`, `MONTH_NAMES`, `TIME_ZONES`, ...)
-and decides through the Cursor like every other span.
+`DatesAndTimes` is a part of `european.Language`: it reads with the words and settings the language gives
+(`cardinal`, `year`, `date`, `clock`, `MONTHS`, `TIME_ZONES`, ...) and decides through the Cursor like every span.
 """
 
 from __future__ import annotations
@@ -126,6 +125,9 @@ class DatesAndTimes:
         marker = words = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
+        elif word and face and self.DURATION_LIST and word[0][:3] == "min" and (unit := self.unit(word[0])):  # a pace
+            pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
+            return locale_span(word[1], pace, self.code)
         day_part = ("", end, hours)  # past the tail bound: the time alone
         with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
@@ -133,7 +135,10 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        reading = self.clock(hours, minutes, seconds, marker if face else "", ctx)
+        race = seconds is not None and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in {
+            "", *self.CLOCK_CUES}  # 'in 2:03:17', after a word but no clock word or cue: a race's time
+        reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx) if race else self.clock(
+            hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
 

@@ -1,10 +1,9 @@
-"""French: "Votre commande coûte 25,50 € et arrive le 1er mai à 14h30." → "… vingt-cinq euros et
-cinquante centimes … le premier mai à quatorze heures trente."
+"""French: "Votre commande coûte 25,50 € et arrive le 1er mai à 14h30." → "… vingt-cinq euros et cinquante centimes
+… le premier mai à quatorze heures trente."
 
-Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "soixante-et-onze", "quatre-vingts",
-"quatre-vingtième"; a feminine count before a feminine noun: "vingt-et-une personnes"). Thousands are grouped with
-spaces ("6 492 000"); "1er", "2e", "3ème" and "6°" are ordinals; the digits after the decimal comma
-are read as a number ("virgule trois cent trois"), longer ones two by two.
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "soixante-et-onze", "quatre-vingtième"; a feminine count
+before a feminine noun: "vingt-et-une personnes"). Thousands are grouped with spaces ("6 492 000"); "1er", "2e", "3ème"
+and "6°" are ordinals; decimals are read as a number ("virgule trois cent trois"), longer ones two by two.
 """
 
 from __future__ import annotations

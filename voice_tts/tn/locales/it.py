@@ -1,10 +1,9 @@
-"""Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro
-e cinquanta centesimi … il tre maggio alle quattordici e trenta minuti."
+"""Italian: "Il suo ordine costa 25,50 € e arriva il 3 maggio alle 14:30." → "… venticinque euro e cinquanta
+centesimi … il tre maggio alle quattordici e trenta minuti."
 
-Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "trentaquattromilacinquecento",
-"un milione", "ventitreesimo"); "1 ora" is "un'ora" by the noun's gender. "1°" and "2ª" are
-ordinals; times read "diciassette e quindici minuti"; the digits after the decimal comma are
-read as a number ("virgola trecentoquarantadue").
+Cardinals and ordinals come from CLDR (`voice_tts.tn.cldr`: "trentaquattromilacinquecento", "ventitreesimo"); "1 ora"
+is "un'ora" by the noun's gender. "1°" and "2ª" are ordinals; times read "diciassette e quindici minuti"; the digits
+after the decimal comma are read as a number ("virgola trecentoquarantadue").
 """
 
 from __future__ import annotations
