@@ -169,8 +169,9 @@ class Russian(Language):
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
-    # The abbreviations and CLDR's abbreviated weekdays, read in full ('с пн по пт' с понедельника по пятницу).
-    SPELLED_OUT = abbreviations("ru") | dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
+    # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full ('с пн. по пт' с понедельника по пятницу).
+    SPELLED_OUT = abbreviations("ru") | {day + dot: wide for dot in ("", ".") for day, wide in zip(
+        *(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide")))}
     LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
@@ -179,9 +180,9 @@ class Russian(Language):
     digits = staticmethod(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten a reference
-        ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
-        if denominator > 100 and str(denominator).strip("0") != "1":
+        """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten, or not less than one, a
+        reference ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
+        if denominator > 100 and str(denominator).strip("0") != "1" or numerator >= denominator:  # 'смета № 47/26' дробь
             return f"{cardinal(numerator)} дробь {cardinal(denominator)}"
         return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
@@ -266,9 +267,9 @@ class Russian(Language):
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
         'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the
-        nominative's form."""
+        nominative's form; after a verb no prepositional, the instrumental ('финишировал 3-м' третьим)."""
         if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
-            return ordinal_with_ending(n, suffix)
+            return ordinal_with_ending(n, suffix, ("instrumental",) if ru_morph.is_verb(preposition) else ())
         first = "nominative" if case == "accusative" else case
         return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
@@ -335,7 +336,7 @@ class Russian(Language):
             word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
+        noun = "" if code or preposition == "№" else noun  # a code or a number before a name ('12500 Москва', '№ 752 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
@@ -468,7 +469,7 @@ class Russian(Language):
 
     def _units_end(self, cur: Cursor, end: int) -> int:
         """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
-        руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
+        руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.', '₽/мес.') unless
         it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
         last = cur.text[end - 1]
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
@@ -477,7 +478,7 @@ class Russian(Language):
         with suppress(TooLong):
             while True:
                 word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
-                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
+                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1] in " /"  # '₽/мес.'
                 if dotted and cur.at(end) == "." and not self._period_ends_sentence(cur, end):
                     end += 1
                 j = lexer.spaces(cur, end)
@@ -521,8 +522,9 @@ class Russian(Language):
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
             unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
             return unsigned
-        if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
-            span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
+        if raw.endswith(".") and raw.lower() in self.SPELLED_OUT and (word_after(cur, span.end) == "" or raw.lower(
+                ) not in self.ABBREVIATIONS and self._period_ends_sentence(cur, span.end - 1)):
+            span.info += "."  # 'и т. д.' at the end, a weekday's 'в сб. Приходите': its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
@@ -634,6 +636,7 @@ def _preposition(ctx: Context) -> str:
     """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
     object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
+    word = _WORDS["abbreviated_prepositions"].get(word, word)  # 'ок. 16 ч' около шестнадцати
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
