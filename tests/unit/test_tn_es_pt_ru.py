@@ -184,6 +184,11 @@ READINGS = {
          'Los kilómetros extra se cobran aparte.'),
         ('La línea de 220 kV cruza el valle.',
          'La línea de doscientos veinte kilovoltios cruza el valle.'),
+        # weekdays by their letter or abbreviation joined by 'a' or a dash; a price over a noun 'por' it; 'h' after a plain time
+        ('La tienda abre de M a S y de lun a jue; el taller, L-J; el curso cuesta 40 €/alumno y empieza a las 18:45 h.',
+         'La tienda abre de martes a sábado y de lunes a jueves; el taller, de lunes a jueves; el curso cuesta cuarenta euros '
+         'por alumno y empieza a las dieciocho cuarenta y cinco horas.'),
+        ('Lo firma el Ayto. y abre a las 10:30 h.', 'Lo firma el Ayuntamiento y abre a las diez y media.'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),

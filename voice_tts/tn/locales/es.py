@@ -147,7 +147,8 @@ class Spanish(Iberian):
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
         y, quarters = ("", {}) if ctx.prev_word and (minutes > 30 or minutes == 30 and hours > 12) else (" y", _QUARTERS)  # '16:30', '23:55'
-        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
+        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else "") + (
+            " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # 'a las 16:30 h' dieciséis treinta horas, '9:30 h' nueve y media
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
