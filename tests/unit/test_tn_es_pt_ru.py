@@ -233,7 +233,7 @@ READINGS = {
         ("Às 8h15", "Às oito e quinze"),
         ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
         # hour 0 after a word of one point in time is midnight; after 'às' (plural) a count of hours
-        ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas horas às zero horas."),
+        ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas às zero horas."),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
         ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
         ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
@@ -277,7 +277,7 @@ READINGS = {
         ("O aluguel fica entre R$ 1.500-2.000 por mês; a caução, 1.000–2.000 €.",
          "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
         # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
-        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove horas às dezoito horas."),
+        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove às dezoito horas."),
         # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
         ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
         ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
@@ -329,6 +329,12 @@ READINGS = {
          'A aula começa às nove e trinta e tem duração de uma hora e meia; o passeio dura duas horas e quinze minutos e a linha é de treze vírgula oito quilovolts.'),
         ('O empréstimo cobra 1,2% a.m., ou 15% a.a. sem IOF.',
          'O empréstimo cobra um vírgula dois por cento ao mês, ou quinze por cento ao ano sem IOF.'),
+        # weekdays by their number; 'horas' once at a range's end; a time in h, min and s; a model's engine with 'ponto'
+        ('Feira às 4ªs e 6ªs, na 2ª-feira não, das 7h às 13h e entre 15h e 18h; o Onix 1.4 faz a volta em 1h02min15s.',
+         'Feira às quartas e sextas, na segunda-feira não, das sete às treze horas e entre quinze e dezoito horas; o Onix um '
+         'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
+        ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
+         'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
