@@ -189,6 +189,8 @@ READINGS = {
          'La tienda abre de martes a sábado y de lunes a jueves; el taller, de lunes a jueves; el curso cuesta cuarenta euros '
          'por alumno y empieza a las dieciocho cuarenta y cinco horas.'),
         ('Lo firma el Ayto. y abre a las 10:30 h.', 'Lo firma el Ayuntamiento y abre a las diez y media.'),
+        # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
+        ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -452,6 +454,7 @@ READINGS = {
         # a weekday's and a month's period within the sentence, kept where it ends one
         ("Приём с чт. по пт., срок 6 мес. в договоре; закрыто в вс.", "Приём с четверга по пятницу, срок шесть месяцев в "
          "договоре; закрыто в воскресенье."),
+        ("Смотрим «Терминатор III» и «Пётр I».", "Смотрим «Терминатор три» и «Пётр Первый»."),
         # a date after a weekday in a preposition's case takes that case: 'на чт, 3 марта' третье, 'в чт, 3 марта' третьего
         ("Перенесли на чт, 3 марта, а сдача в пт, 4 марта.", "Перенесли на четверг, третье марта, а сдача в пятницу, четвёртого марта."),
         ("Цена 900 ₽/ч. в будни, отпуск на 2 мес. Потом 3 раб. дня.", "Цена девятьсот рублей в час в будни, отпуск на два "

@@ -17,6 +17,8 @@ TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф"
                           "pl", "se", "no", "dk", "fi", "cz", "shop", "sm", "va", "mc"}
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
+# A Roman numeral before one closes a quoted title ('«Il Gladiatore II»'): a sequel's number, a cardinal, no ruler's.
+CLOSING_QUOTES = frozenset("»“”\"’")
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 GROUP_SPACES = frozenset(" \u00a0\u202f")

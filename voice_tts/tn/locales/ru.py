@@ -434,7 +434,8 @@ class Russian(Language):
         """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
         that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
         девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
-        value, chapter = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS  # 'гл. IV положения' четыре
+        value = roman_value(word)  # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(end) in numeric_spans.CLOSING_QUOTES
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
