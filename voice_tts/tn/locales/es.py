@@ -1,9 +1,9 @@
-"""Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers,
-addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
-them ("5,50 €" → "cinco euros con cincuenta céntimos", "21.ª" → "vigesimoprimera").
+"""Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers, addresses, Roman
+numerals and abbreviations, read as the Spanish NeMo-text-processing data reads them ("5,50 €" → "cinco euros con
+cincuenta céntimos", "21.ª" → "vigesimoprimera").
 
-Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built
-here in the one-word forms this data reads ("vigesimoprimera", "undécimo").
+Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built here in the one-word
+forms this data reads ("vigesimoprimera", "undécimo").
 """
 
 from __future__ import annotations
@@ -51,9 +51,8 @@ def cardinal(n: int, form: str = "") -> str:
 
 @lru_cache(maxsize=4096)
 def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
-    """'milésimo primero'; feminine: 'milésima primera'; `short`: 'primer', 'tercer'. CLDR's
-    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo'); the
-    tens and units of a larger ordinal in two words, as CLDR writes them ('centésimo vigésimo quinto')."""
+    """'milésimo primero', `feminine` 'milésima primera', `short` 'primer': CLDR's words in the one-word forms the RAE
+    prefers ('undécimo', 'vigesimoprimero'), a larger one's tens and units in two ('centésimo vigésimo quinto')."""
     if n <= 0 or n >= 10**9 or n >= 10**6 and n % 10**6:
         return cardinal(n)
     text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
@@ -193,9 +192,8 @@ class Spanish(Iberian):
         return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
-        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
-        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('el XI apóstol'), after a name the ruler's number
-        ('Isabel segunda', 'Alfonso trece'); after 'siglo' a number, with its era ('siglo x ec' diez era común)."""
+        """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
+        after a name the ruler's ('Alfonso trece'); after 'siglo' or closing a quoted title a number ('siglo x ec')."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
         if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
                 or word == "I" and ctx.prev_word.istitle()):

@@ -1,9 +1,8 @@
-"""Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." →
-"… vinte e cinco reais e cinquenta centavos … às catorze e trinta."
+"""Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." → "… vinte e cinco reais e
+cinquenta centavos … às catorze e trinta."
 
-Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
-joins them: "e" only before the last group when that group is below a hundred or a round hundred
-(CLDR puts one after every group).
+Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese joins them: "e" only
+before the last group when that group is below a hundred or a round hundred (CLDR puts one after every group).
 """
 
 from __future__ import annotations
@@ -28,9 +27,8 @@ _WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")  # '3ªs' terças
 
 @lru_cache(maxsize=4096)
 def _cardinal(n: int, feminine: bool = False) -> str:
-    """CLDR's words, with "e" after a scale word only before the last group, when that group is
-    below a hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez', 'três milhões
-    oitocentos e cinquenta mil'), where CLDR puts one after every group."""
+    """CLDR's words, with "e" after a scale word only before the last group below a hundred or a round hundred ('dois
+    mil e cem', 'mil novecentos e dez', 'três milhões oitocentos e cinquenta mil'; CLDR puts one after every group)."""
     if n < 0:
         return "menos " + _cardinal(-n, feminine)
     if n >= 10**21:
@@ -110,12 +108,11 @@ class Portuguese(Iberian):
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
     def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False) -> Span:
-        """A whole hour that opens a range of hours says 'horas' only at the range's end ('das 8h às 20h' das oito às vinte horas)."""
+        """A whole hour opening a range of whole hours says 'horas' only at its end ('das 8h às 20h' das oito às vinte horas)."""
         span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
-        link = chunk_after(cur, span.end, is_letter)
+        link = not minutes and ctx.prev_word.lower() in ("da", "das", "entre", "de") and chunk_after(cur, span.end, is_letter)
         last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
-        if not minutes and ctx.prev_word.lower() in ("da", "das", "entre", "de") and last and re.match(r"\d{1,2}h(?!\d)", last[0]):
-            span.info = re.sub(" horas?$", "", span.info)
+        span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h(?!\d)", last[0]) else span.info
         return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
