@@ -466,6 +466,7 @@ SENTENCES = {
     "es": [
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
+        "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
@@ -523,6 +524,7 @@ SENTENCES = {
         "Use no máx. 3 sachês e no mín. 1 por dia.",
         "A dieta dá 1800 kcal e o pulso cai a 64 bpm.",
         "Conforme o cap. IV e o título II, em 79 d.C. ou 44 a.C.; mantenha a FC entre 130 e 150 bpm; "
+        "Feira às 3ªs e 5ªs, das 8h às 20h e entre 9h e 12h; o Gol 1.0 fez 2h11min08s e 3min02s/km.",
         "o FC Porto venceu.",
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
     ],
@@ -537,6 +539,7 @@ SENTENCES = {
         "Запись на 6 или 7 апреля, к 9 и 10 июля; 12 июля и 14 июля закрыто.",
         "Добавьте 2-4 кг муки и 1-2 л воды; пробка 10–15 км, скидка 5-21%, 300-500 руб. за штуку.",
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
+        "Поезд № 752 Москва, смета № 47/26, ок. 16 ч, финишировал 3-м; на вт, 9 февраля, с пн. по сб., на 12 мес.",
         "Музей в усадьбе XVIII в., рядом с парком.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
     ],
