@@ -188,7 +188,8 @@ READINGS = {
         ('La tienda abre de M a S y de lun a jue; el taller, L-J; el curso cuesta 40 €/alumno y empieza a las 18:45 h.',
          'La tienda abre de martes a sábado y de lunes a jueves; el taller, de lunes a jueves; el curso cuesta cuarenta euros '
          'por alumno y empieza a las dieciocho cuarenta y cinco horas.'),
-        ('Lo firma el Ayto. y abre a las 10:30 h.', 'Lo firma el Ayuntamiento y abre a las diez y media.'),
+        ('Lo firma el Ayto. y abre a las 10:30 h; expediente n.º 2026/341.', 'Lo firma el Ayuntamiento y abre a las diez y media; '
+         'expediente número dos mil veintiséis barra trescientos cuarenta y uno.'),
         # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
         ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
     ],

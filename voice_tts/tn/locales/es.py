@@ -139,8 +139,8 @@ class Spanish(Iberian):
         name = _denominator(denominator)
         if numerator == 1 and denominator == 2:
             return "media" if feminine else "medio"
-        if name is None or numerator == 0:
-            return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
+        if name is None or numerator == 0:  # over a smaller number a reference: 'n.º 2027/118' … barra ciento dieciocho
+            return f"{cardinal(numerator)} {self.NUMBER_SLASH if numerator > denominator else 'sobre'} {cardinal(denominator)}"
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
