@@ -184,6 +184,14 @@ READINGS = {
          'Los kilómetros extra se cobran aparte.'),
         ('La línea de 220 kV cruza el valle.',
          'La línea de doscientos veinte kilovoltios cruza el valle.'),
+        # weekdays by their letter or abbreviation joined by 'a' or a dash; a price over a noun 'por' it; 'h' after a plain time
+        ('La tienda abre de M a S y de lun a jue; el taller, L-J; el curso cuesta 40 €/alumno y empieza a las 18:45 h.',
+         'La tienda abre de martes a sábado y de lunes a jueves; el taller, de lunes a jueves; el curso cuesta cuarenta euros '
+         'por alumno y empieza a las dieciocho cuarenta y cinco horas.'),
+        ('Lo firma el Ayto. y abre a las 10:30 h; expediente n.º 2026/341.', 'Lo firma el Ayuntamiento y abre a las diez y media; '
+         'expediente número dos mil veintiséis barra trescientos cuarenta y uno.'),
+        # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
+        ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -228,7 +236,7 @@ READINGS = {
         ("Às 8h15", "Às oito e quinze"),
         ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
         # hour 0 after a word of one point in time is midnight; after 'às' (plural) a count of hours
-        ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas horas às zero horas."),
+        ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas às zero horas."),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
         ("O estorno leva 5–7 dias, em 2-3 dias.", "O estorno leva de cinco a sete dias, em dois a três dias."),
         ("CEP 80020-090, multas de 300-1000 reais", "CEP oito zero zero dois zero zero nove zero, multas de trezentos a mil reais"),
@@ -272,7 +280,7 @@ READINGS = {
         ("O aluguel fica entre R$ 1.500-2.000 por mês; a caução, 1.000–2.000 €.",
          "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
         # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
-        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove horas às dezoito horas."),
+        ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove às dezoito horas."),
         # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
         ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
         ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
@@ -324,6 +332,12 @@ READINGS = {
          'A aula começa às nove e trinta e tem duração de uma hora e meia; o passeio dura duas horas e quinze minutos e a linha é de treze vírgula oito quilovolts.'),
         ('O empréstimo cobra 1,2% a.m., ou 15% a.a. sem IOF.',
          'O empréstimo cobra um vírgula dois por cento ao mês, ou quinze por cento ao ano sem IOF.'),
+        # weekdays by their number; 'horas' once at a range's end; a time in h, min and s; a model's engine with 'ponto'
+        ('Feira às 4ªs e 6ªs, na 2ª-feira não, das 7h às 13h e entre 15h e 18h; o Onix 1.4 faz a volta em 1h02min15s.',
+         'Feira às quartas e sextas, na segunda-feira não, das sete às treze horas e entre quinze e dezoito horas; o Onix um '
+         'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
+        ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
+         'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -433,6 +447,19 @@ READINGS = {
          'Ученики седьмого «А» класса и второго Б класса учатся в третьем «В» классе.'),
         ('Офис открыт пн–пт и ср-вс; аренда 30 000 руб./мес. + свет, или 650 ₽/мес.',
          'Офис открыт с понедельника по пятницу и со среды по воскресенье; аренда тридцать тысяч рублей в месяц плюс свет, или шестьсот пятьдесят рублей в месяц.'),
+        # after № a cardinal, however the name after it ends; a reference over a smaller number with 'дробь'
+        ("Автобус № 41 Казань — Уфа, договор № 15/9.", "Автобус номер сорок один Казань — Уфа, договор номер пятнадцать дробь девять."),
+        # an abbreviated preposition's case, an ordinal after a verb in the instrumental
+        ("Ехать ок. 3 ч, она пришла 2-й.", "Ехать около трёх часов, она пришла второй."),
+        ("Он оказался 5-м в списке.", "Он оказался пятым в списке."),
+        # a weekday's and a month's period within the sentence, kept where it ends one
+        ("Приём с чт. по пт., срок 6 мес. в договоре; закрыто в вс.", "Приём с четверга по пятницу, срок шесть месяцев в "
+         "договоре; закрыто в воскресенье."),
+        ("Смотрим «Терминатор III» и «Пётр I».", "Смотрим «Терминатор три» и «Пётр Первый»."),
+        # a date after a weekday in a preposition's case takes that case: 'на чт, 3 марта' третье, 'в чт, 3 марта' третьего
+        ("Перенесли на чт, 3 марта, а сдача в пт, 4 марта.", "Перенесли на четверг, третье марта, а сдача в пятницу, четвёртого марта."),
+        ("Цена 900 ₽/ч. в будни, отпуск на 2 мес. Потом 3 раб. дня.", "Цена девятьсот рублей в час в будни, отпуск на два "
+         "месяца. Потом три рабочих дня."),
     ],
 }
 
@@ -440,6 +467,7 @@ SENTENCES = {
     "es": [
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
+        "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
@@ -497,6 +525,7 @@ SENTENCES = {
         "Use no máx. 3 sachês e no mín. 1 por dia.",
         "A dieta dá 1800 kcal e o pulso cai a 64 bpm.",
         "Conforme o cap. IV e o título II, em 79 d.C. ou 44 a.C.; mantenha a FC entre 130 e 150 bpm; "
+        "Feira às 3ªs e 5ªs, das 8h às 20h e entre 9h e 12h; o Gol 1.0 fez 2h11min08s e 3min02s/km.",
         "o FC Porto venceu.",
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
     ],
@@ -511,6 +540,7 @@ SENTENCES = {
         "Запись на 6 или 7 апреля, к 9 и 10 июля; 12 июля и 14 июля закрыто.",
         "Добавьте 2-4 кг муки и 1-2 л воды; пробка 10–15 км, скидка 5-21%, 300-500 руб. за штуку.",
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
+        "Поезд № 752 Москва, смета № 47/26, ок. 16 ч, финишировал 3-м; на вт, 9 февраля, с пн. по сб., на 12 мес.",
         "Музей в усадьбе XVIII в., рядом с парком.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
     ],

@@ -1,9 +1,9 @@
-"""Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers,
-addresses, Roman numerals and abbreviations, read as the Spanish NeMo-text-processing data reads
-them ("5,50 €" → "cinco euros con cincuenta céntimos", "21.ª" → "vigesimoprimera").
+"""Spanish: numbers, ordinals, decimals, fractions, money, dates, times, measures, phone numbers, addresses, Roman
+numerals and abbreviations, read as the Spanish NeMo-text-processing data reads them ("5,50 €" → "cinco euros con
+cincuenta céntimos", "21.ª" → "vigesimoprimera").
 
-Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built
-here in the one-word forms this data reads ("vigesimoprimera", "undécimo").
+Cardinals come from CLDR (`voice_tts.tn.cldr`) in the form the context needs; ordinals are built here in the one-word
+forms this data reads ("vigesimoprimera", "undécimo").
 """
 
 from __future__ import annotations
@@ -51,9 +51,8 @@ def cardinal(n: int, form: str = "") -> str:
 
 @lru_cache(maxsize=4096)
 def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
-    """'milésimo primero'; feminine: 'milésima primera'; `short`: 'primer', 'tercer'. CLDR's
-    words in the one-word forms the RAE prefers ('undécimo', 'vigesimoprimero', 'dosmilésimo'); the
-    tens and units of a larger ordinal in two words, as CLDR writes them ('centésimo vigésimo quinto')."""
+    """'milésimo primero', `feminine` 'milésima primera', `short` 'primer': CLDR's words in the one-word forms the RAE
+    prefers ('undécimo', 'vigesimoprimero'), a larger one's tens and units in two ('centésimo vigésimo quinto')."""
     if n <= 0 or n >= 10**9 or n >= 10**6 and n % 10**6:
         return cardinal(n)
     text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
@@ -140,14 +139,15 @@ class Spanish(Iberian):
         name = _denominator(denominator)
         if numerator == 1 and denominator == 2:
             return "media" if feminine else "medio"
-        if name is None or numerator == 0:
-            return f"{cardinal(numerator)} sobre {cardinal(denominator)}"
+        if name is None or numerator == 0:  # over a smaller number a reference: 'n.º 2027/118' … barra ciento dieciocho
+            return f"{cardinal(numerator)} {self.NUMBER_SLASH if numerator > denominator else 'sobre'} {cardinal(denominator)}"
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
         y, quarters = ("", {}) if ctx.prev_word and (minutes > 30 or minutes == 30 and hours > 12) else (" y", _QUARTERS)  # '16:30', '23:55'
-        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else " horas"[:6 - (hours == 1)] * bool(marker))
+        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else "") + (
+            " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # 'a las 16:30 h' dieciséis treinta horas, '9:30 h' nueve y media
 
     def currency(self, written: str) -> Currency | None:
         """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
@@ -192,15 +192,15 @@ class Spanish(Iberian):
         return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
-        """Any Roman numeral that is no word ('XIX', 'xix'; not 'mi', 'civil', nor 'I', 'C', 'D',
-        'L', 'M' alone but 'Juan Carlos I') is an ordinal ('el XI apóstol'), after a name the ruler's number
-        ('Isabel segunda', 'Alfonso trece'); after 'siglo' a number, with its era ('siglo x ec' diez era común)."""
+        """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
+        after a name the ruler's ('Alfonso trece'); after 'siglo' or closing a quoted title a number ('siglo x ec')."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
         if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
                 or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
-        if chapter not in self.CHAPTER_WORDS:
+        ruler = ctx.prev_word in _WORDS["regnal_names"] or is_feminine_name(ctx.prev_word)  # '«El Madrid de Felipe II»' segundo
+        if chapter not in self.CHAPTER_WORDS and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES):  # '«Rocky II»' dos
             noun = chunk_after(cur, end, is_letter) if (article := ctx.prev_word.lower() in self.PREPOSITIONS) else None  # 'la III Feria'
             return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())) if article or not ctx.prev_word.istitle()
                                else self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)  # 'Isabel segunda', 'Alfonso trece'

@@ -481,16 +481,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None if currency is None or not is_digit(cur.at(body)) else (currency, body)
 
     def _weekday_range(self, cur: Cursor, word: str, end: int, ctx: Context) -> Span | None:
-        """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash;
+        """'Mo.–Fr.' Montag bis Freitag, 'lun.–sab.' dal lunedì al sabato: two abbreviated weekdays joined by a dash or the range's word;
         one alone after a preposition or the range's word ('du lun. au ven.')."""
         with suppress(TooLong):
             first, *joined = re.split("[-–]", word, maxsplit=1)
-            if not joined and cur.at(j := end + (cur.at(end) == ".")) in "–-" and is_letter(cur.at(j + 1)):
-                joined = [cur.text[j + 1:(end := lexer.chunk(cur, j + 1))]]
-            alone = not joined and cur.at(end) == "." and ctx.prev_word.lower() in (
+            j = end + (cur.at(end) == ".")  # a dash or the range's word between them: 'lun–vie', 'de L a V'
+            k = j + 1 if cur.at(j) in "–-" else j + len(self.RANGE) + 2 if self.RANGE and cur.startswith(j, f" {self.RANGE} ") else j
+            if not joined and k > j and is_letter(cur.at(k)):
+                joined = [cur.text[k:(end := lexer.chunk(cur, k))]]
+            alone = not joined and first[1:] and cur.at(end) == "." and ctx.prev_word.lower() in (  # 'y D. Tomás' no day
                 {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
             if alone or joined and joined[0] in self.WEEKDAYS:
-                end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone)
+                end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone or k > j + 1)
                 pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
                 days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
                 return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
@@ -822,8 +824,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         reading = self.mixed_fraction(int(whole), a, b)
                         return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
                 break
-        if currency is not None:  # '€/mes' al mes, '€/h' por hora; '1 150 € CC' charges comprises
-            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(unit) if cur.at(end) == "/" else None
+        if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
+            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
+                unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
             return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)

@@ -1,9 +1,8 @@
-"""What Spanish and Portuguese read alike, on top of the shapes `european.Language` decides for
-every language of Europe: a date with "de" between its parts ("1 de janeiro de 2000"), year or
-month first ("2024/03/15", "03/15/2024"), an abbreviation in any case ("Sr." Senhor), an
-address piece by piece with its digits one by one, an IP address, a telephone number with hyphens
-("99999-1234"), units only where the symbol is no word of the language
-("2/3 da farinha"), a unit per another ("GB/s" gigabytes por segundo).
+"""What Spanish and Portuguese read alike, on top of the shapes `european.Language` decides for every language of
+Europe: a date with "de" between its parts ("1 de janeiro de 2000"), year or month first ("2024/03/15", "03/15/2024"),
+an abbreviation in any case ("Sr." Senhor), an address piece by piece with its digits one by one, an IP address, a
+telephone number with hyphens ("99999-1234"), units only where the symbol is no word of the language ("2/3 da farinha"),
+a unit per another ("GB/s" gigabytes por segundo).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." →
-"… vinte e cinco reais e cinquenta centavos … às catorze e trinta."
+"""Portuguese (Brazilian scale and words): "Seu pedido custa R$ 25,50 e chega às 14h30." → "… vinte e cinco reais e
+cinquenta centavos … às catorze e trinta."
 
-Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese
-joins them: "e" only before the last group when that group is below a hundred or a round hundred
-(CLDR puts one after every group).
+Number words below a thousand come from CLDR; the groups are joined here, as spoken Portuguese joins them: "e" only
+before the last group when that group is below a hundred or a round hundred (CLDR puts one after every group).
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ import re
 from functools import lru_cache
 
 from voice_tts.tn import cldr
-from voice_tts.tn.chars import is_letter
-from voice_tts.tn.context import Context
+from voice_tts.tn.chars import is_digit, is_letter
+from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
@@ -22,13 +21,14 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
 _SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
+_DURATION = re.compile(r"(?:(\d{1,2})h)?(?:(\d{1,2})min)?(?:(\d{1,2})s)?(?:/(km|mi))?")  # '2h11min08s', '3min02s/km'
+_WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")  # '3ªs' terças, '2ª-feira' segunda-feira: the weekdays by number
 
 
 @lru_cache(maxsize=4096)
 def _cardinal(n: int, feminine: bool = False) -> str:
-    """CLDR's words, with "e" after a scale word only before the last group, when that group is
-    below a hundred or a round hundred ('dois mil e cem', 'mil novecentos e dez', 'três milhões
-    oitocentos e cinquenta mil'), where CLDR puts one after every group."""
+    """CLDR's words, with "e" after a scale word only before the last group below a hundred or a round hundred ('dois
+    mil e cem', 'mil novecentos e dez', 'três milhões oitocentos e cinquenta mil'; CLDR puts one after every group)."""
     if n < 0:
         return "menos " + _cardinal(-n, feminine)
     if n >= 10**21:
@@ -85,8 +85,14 @@ class Portuguese(Iberian):
         return self.digits(code)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta: no decimal point
-            return " ".join(self._digit_run(run) for run in token.split("."))
+        if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
+            return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(self._digit_run(run) for run in token.split("."))
+        if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:  # duas horas, onze minutos e oito segundos
+            *rest, last = (f"{_cardinal(int(n), i == 0)} {unit}{'s' * (int(n) != 1)}" for i, (n, unit) in enumerate(
+                zip(m.groups(), ("hora", "minuto", "segundo"))) if n)
+            return f"{', '.join(rest)} e {last}" + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
+        if m := _WEEKDAY_ORDINAL.fullmatch(token):  # WEEKDAYS' first five, Monday to Friday
+            return list(self.WEEKDAYS.values())[int(m[1]) - 2] + m[2]
         return super().shaped_token(token, ctx)
 
     def _digit_run(self, run: str) -> str:
@@ -100,6 +106,14 @@ class Portuguese(Iberian):
         if part is None or part[0] not in self.DAY_PARTS:
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
+
+    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False) -> Span:
+        """A whole hour opening a range of whole hours says 'horas' only at its end ('das 8h às 20h' das oito às vinte horas)."""
+        span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
+        link = not minutes and ctx.prev_word.lower() in ("da", "das", "entre", "de") and chunk_after(cur, span.end, is_letter)
+        last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
+        span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h(?!\d)", last[0]) else span.info
+        return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")  # 'até 0h' (not 'às 0h')

@@ -1,15 +1,14 @@
-"""Russian: numbers with case and gender agreement, ordinals with their written endings ("38-я" →
-"тридцать восьмая", "1870-х" → "тысяча восемьсот семидесятых"), decimals as fractions ("2,0003" →
-"две целых три десятитысячных"), money, measures, dates, times, phone numbers, addresses and
-abbreviations, read as the Russian NeMo-text-processing data reads them.
+"""Russian: numbers with case and gender agreement, ordinals with their written endings ("38-я" → "тридцать восьмая",
+"1870-х" → "тысяча восемьсот семидесятых"), decimals as fractions ("2,0003" → "две целых три десятитысячных"), money,
+measures, dates, times, phone numbers, addresses and abbreviations, read as the Russian NeMo-text-processing data reads
+them.
 
-`european.Language` decides where a span ends and reads it, as for the other languages of Europe,
-through hooks that get the context: Russian's take the case from the word before the number (a
-preposition or a verb: 'до 5 кг' до пяти килограммов, 'стоит 1 250 руб.' тысячу) and the gender from
-the noun or unit after it (pymorphy3: 'одна неделя'). Number words come from num2words, whose
-Russian declines cardinals and ordinals by case, gender and number; what it cannot know (which
-form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is
-decided here. The word tables are `ru_words.json`.
+`european.Language` decides where a span ends and reads it, as for the other languages of Europe, through hooks that get
+the context: Russian's take the case from the word before the number (a preposition or a verb: 'до 5 кг' до пяти
+килограммов, 'стоит 1 250 руб.' тысячу) and the gender from the noun or unit after it (pymorphy3: 'одна неделя'). Number
+words come from num2words, whose Russian declines cardinals and ordinals by case, gender and number; what it cannot know
+(which form an ending such as "-е" or "-м" stands for, how a unit agrees with the number before it) is decided here. The
+word tables are `ru_words.json`.
 """
 
 from __future__ import annotations
@@ -70,9 +69,8 @@ _CARRIED = "carried "
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
 _DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
-# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a
-# decade (ending in 0, save 0 itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х'
-# with no word after it.
+# 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a decade (ending in 0, save 0
+# itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
 # Four digits after no other digit ('1974', not '2 005').
 _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
@@ -91,8 +89,7 @@ _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
-# A year standing alone is an ordinal; without a word that shows its case, it is read in the
-# prepositional, the case of 'в 1974 (году)', the commonest in running text.
+# A year alone is an ordinal, with no word showing its case in the prepositional of 'в 1974 (году)', the commonest.
 _YEARS = range(1700, 2101)
 # A range of a measure joined by a hyphen or a dash: '3-5 кг', '1,5-2 кг', '60-90 км/ч'.
 _DASHES = frozenset("-–—")
@@ -116,9 +113,8 @@ def _as_written(readings: Iterable[str], ending: str) -> str | None:
 
 
 def decimal(integer: str, fraction_digits: str | None, case: str = "nominative", gender: str = "m") -> str:
-    """'2,03' → 'две целых три сотых'; '0,1' → 'ноль целых одна десятая'; in the genitive ('до
-    1,5') 'одной целой пяти десятых', in the accusative ('на 1,38') 'одну целую тридцать восемь сотых';
-    with no fraction a count of `gender` ('5' пяти)."""
+    """'2,03' → 'две целых три сотых', in `case` ('до 1,5' одной целой пяти десятых, 'на 1,38' одну целую тридцать
+    восемь сотых); with no fraction a count of `gender` ('5' пяти)."""
     whole = int(integer)
     if not fraction_digits:
         return cardinal(whole, gender, case)
@@ -157,9 +153,8 @@ def _minor(written: str) -> Forms:
 
 
 class Russian(Language):
-    """Russian on the shared span finder: `Language` decides where a span ends and reads it with
-    the hooks below; `find_span` reads what depends on the words around the span otherwise (a
-    written ordinal before its noun, a day before another day's month, a measure range's first number)."""
+    """`Language` decides where a span ends and reads it with the hooks below; `find_span` reads what else depends on
+    the words around it (a written ordinal before its noun, a day before another's month, a measure range's start)."""
 
     code = "ru"
     # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
@@ -169,8 +164,9 @@ class Russian(Language):
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
     PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
-    # The abbreviations and CLDR's abbreviated weekdays, read in full ('с пн по пт' с понедельника по пятницу).
-    SPELLED_OUT = abbreviations("ru") | dict(zip(*(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide"))))
+    # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full ('с пн. по пт' с понедельника по пятницу).
+    SPELLED_OUT = abbreviations("ru") | {day + dot: wide for dot in ("", ".") for day, wide in zip(
+        *(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide")))}
     LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
 
     # --- the module contract and the words `Language` reads with ----------------------------
@@ -179,18 +175,18 @@ class Russian(Language):
     digits = staticmethod(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten a reference
-        ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
-        if denominator > 100 and str(denominator).strip("0") != "1":
+        """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten, or not less than one, a
+        reference ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
+        if denominator > 100 and str(denominator).strip("0") != "1" or numerator >= denominator:  # 'смета № 47/26' дробь
             return f"{cardinal(numerator)} дробь {cardinal(denominator)}"
         return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
     # --- the forms a number takes from the words around it ----------------------------------
 
     def amount_case(self, ctx: Context, measure: bool = False) -> str:
-        """The case of an amount after the word before it: the accusative after 'на', 'за' or a
-        transitive verb ('стоит 1 250 руб.', or one and its place: 'вернули на карту'), the genitive after 'до', 'от' ('до 5 кг') or a payment ('возврат 500 ₽'), else the nominative;
-        a `measure` after a noun and 'с' is what the thing comes with ('Ноутбук с 16 ГБ' шестнадцатью гигабайтами), in the instrumental."""
+        """The accusative after 'на', 'за' or a transitive verb ('стоит 1 250 руб.', 'вернули на карту'), the genitive
+        after 'до', 'от' or a payment ('возврат 500 ₽'), else the nominative; a `measure` after a noun and 'с' the
+        instrumental ('с 16 ГБ')."""
         if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
@@ -225,10 +221,9 @@ class Russian(Language):
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
 
     def fraction_span(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> Span | None:
-        """A fraction, '½' or '1/2' (below one: no pressure), before a spoon's abbreviation as its noun, the spoon in the genitive
-        ('½ ч. л.' половину чайной ложки); before a noun as its noun ('3/4 суммы' три четверти), a half joined
-        to it ('1/2 стакана' полстакана) but after a count's preposition ('до ½ стакана' до половины); after one with no noun as a noun
-        ('собран на 3/4' на три четверти)."""
+        """'½' or '1/2' (no pressure) as a noun before a spoon in the genitive ('½ ч. л.' половину чайной ложки) or a
+        noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
+        ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
             return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
         bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS  # 'собран на 3/4,'
@@ -264,19 +259,17 @@ class Russian(Language):
         return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        """'5-й' пятый: the form the written ending stands for, of the preposition's case first ('к 5-му'), after
-        'с' also of the instrumental ('с 5-м' с пятым, 'с 5-го' с пятого); an inanimate accusative has the
-        nominative's form."""
+        """The form the written ending stands for, of the preposition's case first ('к 5-му'), after 'с' also of the
+        instrumental ('с 5-м' с пятым), after a verb of the instrumental ('финишировал 3-м' третьим)."""
         if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
-            return ordinal_with_ending(n, suffix)
+            return ordinal_with_ending(n, suffix, ("instrumental",) if ru_morph.is_verb(preposition) else ())
         first = "nominative" if case == "accusative" else case
         return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('в 9:15' в девять
-        пятнадцать, 'до 21:30' до двадцати одного тридцати, 'в 8:05' в восемь ноль пять); with seconds every part
-        named ('12:30:45' двенадцать часов тридцать минут сорок пять секунд), as an afternoon's hour and minutes alone
-        ('15:30' пятнадцать часов тридцать минут)."""
+        """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('до 21:30' до двадцати
+        одного тридцати, 'в 8:05' в восемь ноль пять); with seconds, or an afternoon's alone, every part named ('15:30'
+        пятнадцать часов тридцать минут)."""
         case = _PREPOSITION_CASES.get(_preposition(ctx))
         if seconds is not None or not case and 12 < hours <= 24 and 0 < minutes < 60:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
@@ -287,9 +280,9 @@ class Russian(Language):
         return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        """'31.01.06' тридцать первое января ноль шестого (CENTURY 0); after a preposition in its
-        case ('к 15.03.2027' к пятнадцатому марта), after a verb in the genitive, saying when
-        ('будет доставлен 12.04.2027' двенадцатого апреля, 'доставят в отель 18.01.2027' восемнадцатого)."""
+        """'31.01.06' тридцать первое января ноль шестого; after a preposition in its case ('к 15.03.2027' к
+        пятнадцатому марта), after a verb in the genitive, saying when ('будет доставлен 12.04.2027' двенадцатого
+        апреля)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
         case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else "nominative"
         return _date(day, month, year, case)
@@ -335,7 +328,7 @@ class Russian(Language):
             word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
         if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        noun = "" if code else noun  # a code before a name ('12500 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
+        noun = "" if code or preposition == "№" else noun  # a code or a number before a name ('12500 Москва', '№ 752 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
         counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
@@ -422,17 +415,18 @@ class Russian(Language):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
                     case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
-                if written not in self.ABBREVIATIONS:  # a weekday: 'во вт' во вторник, 'по пт' (a range's end) по пятницу
+                if weekday := written not in self.ABBREVIATIONS:  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                     case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
-                return locale_span(pos + len(written), ru_morph.phrase_in_case(reading, case) if case else reading, self.code)
+                return Span(pos + len(written), "locale", self.code, ru_morph.phrase_in_case(reading, case) if case else reading,
+                            agreement=_day_case(p) if weekday and case else "")  # its date takes its case: 'на вт, 9 февраля' девятое
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
-        """A Roman numeral in capitals read by the words around it (`_roman_by_words`); any other
-        that is no word ('XIX', 'xix'; not 'mi', nor 'I', 'C' alone) an ordinal ('XIX'
-        девятнадцатый), after 'глава', 'том' a number ('глава IV' глава четыре)."""
-        value, chapter = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS  # 'гл. IV положения' четыре
+        """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
+        'C' alone) an ordinal, after 'глава', 'том' or closing a quoted title a number ('глава IV' глава четыре)."""
+        value = roman_value(word)  # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(end) in numeric_spans.CLOSING_QUOTES
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
@@ -442,11 +436,10 @@ class Russian(Language):
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
-        """`Language`'s number span, read through the hooks above, and the words that still join
-        it (`_units_end`): a measure range ('3-5 кг' от трёх до пяти килограммов), square metres
-        ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or
-        another unit in the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words, a blood pressure's ('120/80 мм
-        рт. ст.' сто двадцать на восемьдесят…) or a spoon ('1,5 ч. л.' полторы чайные ложки), a half ('1/2 стакана' полстакана)."""
+        """`Language`'s number span and the words that still join it (`_units_end`): a measure range ('3-5 кг'), square
+        metres ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or another unit in
+        the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('120/80 мм рт. ст.', '1,5 ч.
+        л.'), a half."""
         if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
@@ -467,9 +460,9 @@ class Russian(Language):
         return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
-        """Past a number's span, the units, currencies and scale words that still follow ('2,5 тыс
-        руб.', '18000 долл. США', '3-5 кг'), with the period of an abbreviated one ('руб.') unless
-        it ends the sentence; nothing after a percent, currency or degree sign ('5 $', '-3 °C')."""
+        """The units, currencies and scale words after a number's span ('2,5 тыс руб.', '3-5 кг'), with an
+        abbreviation's period ('руб.', '₽/мес.') unless it ends the sentence; nothing after a percent, currency or
+        degree sign ('5 $')."""
         last = cur.text[end - 1]
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
                 last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
@@ -477,7 +470,7 @@ class Russian(Language):
         with suppress(TooLong):
             while True:
                 word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
-                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1].isspace()
+                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1] in " /"  # '₽/мес.'
                 if dotted and cur.at(end) == "." and not self._period_ends_sentence(cur, end):
                     end += 1
                 j = lexer.spaces(cur, end)
@@ -521,8 +514,9 @@ class Russian(Language):
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
             unsigned.info = ("плюс " if raw[0] == "+" else "минус ") + unsigned.info
             return unsigned
-        if raw.endswith(".") and raw.lower() in self.ABBREVIATIONS and word_after(cur, span.end) == "":
-            span.info += "."  # 'и т. д.' at the end: its period ends the sentence too
+        if raw.endswith(".") and raw.lower() in self.SPELLED_OUT and (word_after(cur, span.end) == "" or raw.lower(
+                ) not in self.ABBREVIATIONS and self._period_ends_sentence(cur, span.end - 1)):
+            span.info += "."  # 'и т. д.' at the end, a weekday's 'в сб. Приходите': its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
@@ -593,9 +587,9 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
-    """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место'
-    второе, 'в 5 классе' в пятом), in the noun's gender and case, the preposition's first; 1, 21 … only
-    before a noun of rank ('на 1 этаже' на первом, 'в 21 веке', not 'в 21 регионе'); any `named` with a letter ('2 «А» класса')."""
+    """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место' второе), in the
+    noun's gender and case, the preposition's first; 1, 21 … only before a noun of rank ('на 1 этаже' на первом, not 'в
+    21 регионе'); any `named` with a letter ('2 «А» класса')."""
     if not n or (form := ru_morph.noun(noun)) is None or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
@@ -634,14 +628,14 @@ def _preposition(ctx: Context) -> str:
     """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
     object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
     pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
+    word = _WORDS["abbreviated_prepositions"].get(word, word)  # 'ок. 16 ч' около шестнадцати
     verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
-    """A Roman numeral after a ruler's name, an ordinal in the name's gender and case ('Екатерина
-    II' Екатерина Вторая, 'при Петре I' при Петре Первом), or before a singular noun, an ordinal
-    agreeing with it ('в XX веке' в двадцатом веке, 'XIX век' девятнадцатый век)."""
+    """After a ruler's name an ordinal in the name's gender and case ('при Петре I' при Петре Первом), before a singular
+    noun one agreeing with it ('в XX веке' в двадцатом веке)."""
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
@@ -677,9 +671,8 @@ def _day_case(preposition: str) -> str:
 
 
 def _second_day_case(ctx: Context) -> str:
-    """The case of a day before a month name that may be the second day of two: 'на 2 или 3 марта'
-    на второе или третье марта, the case the first day took (its preposition may be committed
-    before the second day arrives); after a preposition of its own, that one's ('с 8 по 11 июня')."""
+    """A day that may be the second of two takes the first day's case, whose preposition may be committed already ('на 2
+    или 3 марта' на второе или третье); after a preposition of its own, that one's ('с 8 по 11 июня')."""
     return ctx.agreement if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES else _day_case(_preposition(ctx))
 
 
@@ -709,12 +702,9 @@ def _day_range(raw: str, preposition: str) -> str | None:
 
 
 def _year(n: int, ctx: Context, after: str) -> str | None:
-    """A four-digit number from 1700 to 2100 with no year word joined to it ('году', 'г.').
-
-    After a preposition, with nothing or a link word after it, it is a year in the preposition's
-    case ('в 1974.', 'с 1990 по 2000'); alone on its line it is a year too, read in the
-    prepositional as the data reads such headings; before any other word it is a count
-    ('1800 человек', 'в 1800 километрах'): None."""
+    """A number from 1700 to 2100 with no year word: after a preposition, with nothing or a link word after it, a year
+    in the preposition's case ('в 1974.', 'с 1990 по 2000'); alone on its line one in the prepositional, as the data
+    reads headings; before any other word a count ('1800 человек'): None."""
     preposition = _preposition(ctx)
     if preposition in _PREPOSITION_CASES and (not after or after in _WORDS["year_links"] or not after.isalpha()):
         return ordinal(n, "m", _PREPOSITION_CASES[preposition].replace("accusative", "nominative"))
@@ -751,9 +741,8 @@ def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | No
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
-    """'1990 году' → 'тысяча девятьсот девяностом году', the noun in its case (`YEAR_WORDS`); 'г.' after a
-    preposition in the preposition's ('в 1990 г.' в … году, 'к 1990 г.' к … году), 'году' dative after 'к' and
-    'по'; an inanimate accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
+    """'1990 году' тысяча девятьсот девяностом году (`YEAR_WORDS`); 'г.' in the preposition's case ('к 1990 г.' к …
+    году), 'году' dative after 'к', 'по'; an accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
     case = YEAR_WORDS[word]
     if word == "г" and preposition in _PREPOSITION_CASES:
         case = _PREPOSITION_CASES[preposition]
@@ -783,9 +772,8 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
 
 
 def _measure_range(text: str, case: str | None = None) -> str | None:
-    """'3-5 кг' → 'от трёх до пяти килограммов': both numbers in the genitive of 'от … до …', the
-    unit agreeing with the second (до одного килограмма, до пяти килограммов, до двух целых пяти
-    десятых килограмма); after a preposition or 'каждые' both ends alone in its `case` ('до 1-2 л' до одного двух)."""
+    """'3-5 кг' от трёх до пяти килограммов, the unit agreeing with the second (до одного килограмма); after a
+    preposition or 'каждые' both ends alone in its `case` ('до 1-2 л' до одного двух)."""
     m = _MEASURE_RANGE.fullmatch(text)
     up_to = m and _up_to(m, case or "genitive")
     if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
@@ -804,9 +792,8 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
-    """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a
-    dash, a larger integer and a unit follow; the first number waits for them like a day waits
-    for its month."""
+    """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a dash, a larger integer and
+    a unit follow; the first number waits for them like a day waits for its month."""
     with suppress(TooLong):
         j = lexer.spaces(cur, end)
         second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None

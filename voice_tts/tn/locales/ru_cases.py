@@ -1,13 +1,12 @@
 """Russian: the case and gender a number takes from the words around it.
 
-A count agrees with the preposition before it and the noun after it ('до 5 человек' до пяти
-человек, 'о 3 книгах' о трёх книгах, 'купил 2 книги' купил две книги); a number before a noun in a
-singular case form that a count would not take is an ordinal ('на 3 этаже' на третьем этаже, 'в
-21 веке' в двадцать первом веке). The noun's gender comes from pymorphy3's dictionary
-(`ru_morph`: 'до 1 недели' до одной недели, 'для 21 дня' для двадцати одного дня); its case from
-its ending, which in Russian is reliable for the forms that matter here: the plural oblique
-endings (-ах, -ам, -ами), the prepositional and accusative singular after 1 (-е, -у). A time of
-day takes its preposition's case too ('к 14:30' к половине третьего, 'до 10:00' до десяти часов).
+A count agrees with the preposition before it and the noun after it ('до 5 человек' до пяти человек, 'о 3 книгах' о трёх
+книгах, 'купил 2 книги' купил две книги); a number before a noun in a singular case form that a count would not take is
+an ordinal ('на 3 этаже' на третьем этаже, 'в 21 веке' в двадцать первом веке). The noun's gender comes from pymorphy3's
+dictionary (`ru_morph`: 'до 1 недели' до одной недели, 'для 21 дня' для двадцати одного дня); its case from its ending,
+which in Russian is reliable for the forms that matter here: the plural oblique endings (-ах, -ам, -ами), the
+prepositional and accusative singular after 1 (-е, -у). A time of day takes its preposition's case too ('к 14:30' к
+половине третьего, 'до 10:00' до десяти часов).
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ COUNT_PREPOSITIONS: dict[str, str] = _WORDS["count_prepositions"]
 _PLURAL_CASE_ENDINGS: dict[str, str] = _WORDS["plural_case_endings"]
 # Words after a number that are no noun: 'на 2 или 3 дня' reads the first number by the second's noun.
 _NOT_NOUNS = frozenset(_WORDS["not_nouns"]) | frozenset(COUNT_PREPOSITIONS)
-# Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading
-# case from them.
+# Adjectives and pronouns that sit between a number and its noun ('3 новых книги'): skip reading case from them.
 _ADJECTIVE_ENDINGS = tuple(_WORDS["adjective_endings"])
 _ONE_THOUSAND = re.compile(r"^одн[а-я]+ (?=тысяч)")
 _INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
@@ -72,12 +70,10 @@ def agreement(n: int) -> int:
 
 
 def count_case(n: int, preposition: str, noun: str) -> str:
-    """The case of a count between `preposition` (the word before it, lower case: a preposition or
-    a verb) and `noun` (the word after it, lower case; "" when none): the case a plural's ending shows
-    ('о 3 книгах'), the case of a noun after one that has no nominative ('в 1 доме', 'и 1 ребёнка'
-    одного), else the preposition's or verb's ('купил 2 книги'). An animate accusative is the genitive
-    ('на 1 человека' одного, 'на 2 взрослых' двух; but 'на 2 человека', 'на 4 персоны' два, четыре: a
-    count's singular noun)."""
+    """The case of a count between `preposition` (the word before it, lower case: a preposition or a verb) and `noun`
+    (the word after, lower case, or ""): the case a plural's ending shows ('о 3 книгах'), that of a noun after one with
+    no nominative ('в 1 доме'), else the preposition's or verb's ('купил 2 книги'); an animate accusative the genitive
+    ('на 1 человека' одного; but 'на 2 человека' два: a count's singular noun)."""
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
     form = ru_morph.noun(noun, nominative=given == "nominative") if noun not in _NOT_NOUNS else None  # '1 банка' a jar
     shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)

@@ -1,7 +1,6 @@
-"""Russian morphology of the words around a number, from pymorphy3's OpenCorpora dictionary: the
-gender, number and case of the counted noun, of a ruler's name before a Roman numeral, and
-whether the word before a number is a verb that takes its object in the accusative ('стоит 1 250
-рублей' стоит тысячу двести пятьдесят рублей)."""
+"""Russian morphology of the words around a number, from pymorphy3's OpenCorpora dictionary: the gender, number and case
+of the counted noun, of a ruler's name before a Roman numeral, and whether the word before a number is a verb that takes
+its object in the accusative ('стоит 1 250 рублей' стоит тысячу двести пятьдесят рублей)."""
 
 from __future__ import annotations
 
