@@ -297,6 +297,7 @@ ZH_READINGS = {
     # 两 before a measure word of cooking and counting, and before one with its noun after it
     "生抽2汤匙，盐2茶匙，2大勺糖，大蒜2瓣，鸡蛋2枚，2撮盐，2扇门，2栋楼，2盏灯。":
         "生抽两汤匙，盐两茶匙，两大勺糖，大蒜两瓣，鸡蛋两枚，两撮盐，两扇门，两栋楼，两盏灯。",
+    "仓库里有2卷胶带、2筐橘子和2册样本，上了2道菜，铺了2平方米地板。": "仓库里有两卷胶带、两筐橘子和两册样本，上了两道菜，铺了两平方米地板。",
     # two sides by a unit after a count; an en dash between decimals a range, no minus
     "买了5根4×30mm的钉子，正常值为4.2–5.5。": "买了五根四乘三十毫米的钉子，正常值为四点二到五点五。",
     "SQL和GPU都很重要，NASA也是。": "SQL和GPU都很重要，NASA也是。",  # a Chinese voice spells them itself
