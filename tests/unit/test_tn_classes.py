@@ -338,6 +338,8 @@ ZH_READINGS = {
     "复诊在2点30分，取药在下午2点半，或12点05分，会议下午2pm开始，晚上8pm结束。":
         "复诊在两点三十分，取药在下午两点半，或十二点零五分，会议下午两点开始，晚上八点结束。",
     "上午10am签到，2点钟出发，3pm返回。": "上午十点签到，两点钟出发，下午三点返回。",
+    # a time with seconds after a word of the time a race took: hours, minutes and seconds taken, never a clock
+    "她全程用时2:41:05，成绩为0:58:30，于10:03:20冲线。": "她全程用时两小时四十一分五秒，成绩为五十八分三十秒，于十点零三分二十秒冲线。",
     # a clock right after its date, never a score; a flat's rooms counted with 两
     "储蓄卡于3月1日14:05支出，5号9:30更新，户型2室1厅，3室2厅2卫。": "储蓄卡于三月一日十四点零五分支出，五号九点三十分更新，户型两室一厅，三室两厅两卫。",
     "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚
