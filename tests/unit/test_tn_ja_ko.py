@@ -43,6 +43,8 @@ JA = [
     # a waybill's groups of four by pauses; の between a telephone's groups and a short code's
     ("伝票番号4829-3317-0562、受付番号4821-7730", "伝票番号四八二九 三三一七 〇五六二、受付番号四八二一の七七三〇"),
     ("7:00:30", "七時零分三十秒"),
+    # a time with seconds after a word of a race's time: hours, minutes and seconds taken, none of zero
+    ("優勝タイムは2:09:45、完走0:52:08、スタートは9:00:05", "優勝タイムは二時間九分四十五秒、完走五十二分八秒、スタートは九時零分五秒"),
     ("09時05分", "九時五分"),
     # percent, measures
     ("割引は15%です", "割引は十五パーセントです"),
@@ -156,6 +158,8 @@ KO = [
     ("상담은 1~2주, 인원은 3~4명, 사과 2~3개, 4~5일 뒤 2~3시 사이", "상담은 일이주, 인원은 서너명, 사과 두세개, 사오일 뒤 두시에서 세시 사이"),
     # weekdays joined by a middle dot: a list (two joined by 과)
     ("매주 화·목·토 수업, 월·금 휴관", "매주 화요일, 목요일, 토요일 수업, 월요일과 금요일 휴관"),
+    # a time with seconds after a word of a race's time: hours, minutes and seconds taken (a clock's otherwise)
+    ("완주 기록은 3:12:40, 소요시간 0:38:05, 출발 6:30:15", "완주 기록은 세시간 십이분 사십초, 소요시간 삼십팔분 오초, 출발 여섯시 삼십분 십오초"),
     # a number to call after 문의 or 신고, digit by digit
     ("분실 신고는 112로, 요금 문의는 114로 하세요.", "분실 신고는 일일이로, 요금 문의는 일일사로 하세요."),
     # times
@@ -354,6 +358,7 @@ REPLIES = {
         "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
         "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
         "매주 월·수·금 19:00~22:00에 열며 2~3일 전 신청, 문의는 114로 해 주세요.",
+        "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
     ],
 }
 

@@ -169,8 +169,7 @@ def code_digits(text: str, word_before: str) -> str | None:
 
 
 def cardinal_liang(n: int) -> str:
-    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
-    (二百一十), as in an ordinal."""
+    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an ordinal."""
     return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 

@@ -56,12 +56,11 @@ def unit_words(lang: str) -> dict[str, str]:
 class Expression:
     """A number expression as written: its kind and its digit strings.
 
-    kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
-    "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
-    numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots; "code" after a code's word),
-    "version" (parts joined by dots), "lot" (an address's numbers after a town or block), "plate", "phone"
-    (groups; `country` is the calling code after '+').
+    kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction), "fraction"
+    (numerator, denominator; `roots` says which is under √), "mixed" (whole, numerator, denominator), "time" (hours,
+    minutes[, seconds]; "elapsed" a time taken), "date" (year, month, day), "range" (first, last), "groups" (digit
+    groups joined by hyphens or dots; "code" after a code's word), "version" (parts joined by dots), "lot" (an
+    address's numbers after a town or block), "plate", "phone" (groups; `country` is the calling code after '+').
     """
 
     kind: str
@@ -75,9 +74,9 @@ class Expression:
 
 
 class Language:
-    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
-    the spans it decides and their readings. A subclass names its `code` and overrides the hooks
-    where it reads otherwise (`bare_integer`, `expression`, `hour`) and names a span where no number starts (`other_span`)."""
+    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
+    their readings. A subclass names its `code`, a span where no number starts (`other_span`) and overrides the hooks
+    where it reads otherwise (`bare_integer`, `expression`, `hour`)."""
 
     code: str
 
@@ -225,6 +224,8 @@ class Language:
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
+        elif e.kind == "time" and len(e.parts) == 3 and self.cued(ctx.prev_word, "elapsed_cues"):
+            e = replace(e, kind="elapsed")  # a race's time: 'タイム1:03:20' 一時間三分二十秒, '기록 2:07:16' 두시간 칠분 십육초
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
@@ -323,8 +324,8 @@ class Language:
             return self.fraction(p[0], p[1], e.roots)
         if e.kind == "mixed":  # '2 1/2' 二と二分の一
             return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
-        if e.kind == "time":
-            return self.clock(p)
+        if e.kind in ("time", "elapsed"):
+            return self.clock(p, e.kind == "elapsed")
         if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
             date = self.words["date"] if p[0] else self.words["date"][self.words["date"].index("{}", 1):]
             return date.format(*([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2])))
@@ -340,14 +341,15 @@ class Language:
         language's two after a final consonant: 二と, 이와 (삼과)."""
         return whole + self.words["and"][0 if ends_in_consonant(whole) else 1]
 
-    def clock(self, parts: tuple[str, ...]) -> str:
-        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for
-        minutes before seconds where the language reads them ('7:00:30' 七時零分三十秒)."""
+    def clock(self, parts: tuple[str, ...], elapsed: bool = False) -> str:
+        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for minutes before seconds where
+        the language reads them ('7:00:30' 七時零分三十秒); a time `elapsed` in hours, minutes and seconds, none of zero."""
         hour, *rest = (int(p) for p in parts)
-        spoken = self.hour(hour) + self.words["clock"][0]
+        words = self.words["elapsed" if elapsed else "clock"]
+        spoken = self.hour(hour) + words[0] if hour or not elapsed else ""
         for i, value in enumerate(rest, 1):
-            if value or i < len(rest) and self.words["zero_minutes_before_seconds"]:
-                spoken += self.space + self.cardinal(value) + self.words["clock"][i]
+            if value or i < len(rest) and self.words["zero_minutes_before_seconds"] and not elapsed:
+                spoken += self.space * bool(spoken) + self.cardinal(value) + words[i]
         return spoken
 
     hour = cardinal  # a clock's hour: a number (ko reads 1 to 12 natively)
@@ -577,8 +579,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
 
 
 def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and
-    their reading."""
+    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
     words, i = [], pos + 1
     while True:
         if (day := cur.at(i)) not in days or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
