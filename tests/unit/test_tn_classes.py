@@ -303,6 +303,7 @@ ZH_READINGS = {
     # 两 before a measure word of cooking and counting, and before one with its noun after it
     "生抽2汤匙，盐2茶匙，2大勺糖，大蒜2瓣，鸡蛋2枚，2撮盐，2扇门，2栋楼，2盏灯。":
         "生抽两汤匙，盐两茶匙，两大勺糖，大蒜两瓣，鸡蛋两枚，两撮盐，两扇门，两栋楼，两盏灯。",
+    "仓库里有2卷胶带、2筐橘子和2册样本，上了2道菜，铺了2平方米地板。": "仓库里有两卷胶带、两筐橘子和两册样本，上了两道菜，铺了两平方米地板。",
     # two sides by a unit after a count; an en dash between decimals a range, no minus
     "买了5根4×30mm的钉子，正常值为4.2–5.5。": "买了五根四乘三十毫米的钉子，正常值为四点二到五点五。",
     "SQL和GPU都很重要，NASA也是。": "SQL和GPU都很重要，NASA也是。",  # a Chinese voice spells them itself
@@ -343,6 +344,9 @@ ZH_READINGS = {
     "复诊在2点30分，取药在下午2点半，或12点05分，会议下午2pm开始，晚上8pm结束。":
         "复诊在两点三十分，取药在下午两点半，或十二点零五分，会议下午两点开始，晚上八点结束。",
     "上午10am签到，2点钟出发，3pm返回。": "上午十点签到，两点钟出发，下午三点返回。",
+    # a time with seconds after a word of the time a race took: hours, minutes and seconds taken, never a clock
+    "她全程用时2:41:05，成绩为0:58:30，耗时1:00:12，于10:03:20冲线。":
+        "她全程用时两小时四十一分五秒，成绩为五十八分三十秒，耗时一小时零十二秒，于十点零三分二十秒冲线。",
     # a clock right after its date, never a score; a flat's rooms counted with 两
     "储蓄卡于3月1日14:05支出，5号9:30更新，户型2室1厅，3室2厅2卫。": "储蓄卡于三月一日十四点零五分支出，五号九点三十分更新，户型两室一厅，三室两厅两卫。",
     "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚

@@ -43,6 +43,8 @@ JA = [
     # a waybill's groups of four by pauses; の between a telephone's groups and a short code's
     ("伝票番号4829-3317-0562、受付番号4821-7730", "伝票番号四八二九 三三一七 〇五六二、受付番号四八二一の七七三〇"),
     ("7:00:30", "七時零分三十秒"),
+    # a time with seconds after a word of a race's time: hours, minutes and seconds taken, none of zero
+    ("優勝タイムは2:09:45、完走0:52:08、スタートは9:00:05", "優勝タイムは二時間九分四十五秒、完走五十二分八秒、スタートは九時零分五秒"),
     ("09時05分", "九時五分"),
     # percent, measures
     ("割引は15%です", "割引は十五パーセントです"),
@@ -150,6 +152,17 @@ KO = [
     ("11월1〜5일", "십일월일부터 오일"),
     ("80〜90년대", "팔십부터 구십년대"),
     ("오전 9시~오후 6시", "오전 아홉시에서 오후 여섯시"),  # from an hour to an hour
+    # the end of a range of times 까지 before a word too, in place of 에; none before 사이 (a span between)
+    ("수영장은 06:00~21:00 개방, 주말 08:00~18:00에 강습, 10:00~11:00 사이 점검", "수영장은 여섯시부터 이십일시까지 개방, 주말 여덟시부터 십팔시까지 강습, 열시부터 열한시 사이 점검"),
+    # two numbers in a row before a counter: about so many ('2~3일' 이삼 일, '3~4명' 서너 명), never a clock
+    ("상담은 1~2주, 인원은 3~4명, 사과 2~3개, 4~5일 뒤 2~3시 사이", "상담은 일이주, 인원은 서너명, 사과 두세개, 사오일 뒤 두시에서 세시 사이"),
+    # weekdays joined by a middle dot: a list (two joined by 과)
+    ("매주 화·목·토 수업, 월·금 휴관", "매주 화요일, 목요일, 토요일 수업, 월요일과 금요일 휴관"),
+    # a time with seconds after a word of a race's time: hours, minutes and seconds taken (a clock's otherwise)
+    ("완주 기록은 3:12:40, 소요시간 0:38:05, 출발 6:30:15", "완주 기록은 세시간 십이분 사십초, 소요시간 삼십팔분 오초, 출발 여섯시 삼십분 십오초"),
+    # a number to call after 문의 or 신고, digit by digit
+    ("분실 신고는 112로, 요금 문의는 114로 하세요. 신고 12건", "분실 신고는 일일이로, 요금 문의는 일일사로 하세요. 신고 십이건"),
+    ("1일~5일 중 하루, 09:00~18:00 동안", "일일부터 오일 중 하루, 아홉시부터 십팔시 동안"),  # a span within: no 까지
     # times
     ("오전 9:15", "오전 아홉시 십오분"),
     ("13시 05분", "십삼시 오분"),
@@ -203,7 +216,7 @@ KO = [
     ("접수 번호는 KH-2026-00481입니다", "접수 번호는 KH이공이육공공사팔일입니다"),
     # 번 counts times after a word of frequency; a range before a native counter starts native too
     ("하루 3번 헹궈 주세요", "하루 세번 헹궈 주세요"),
-    ("작업은 6~8시간, 2~3개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 세개, 삼에서 오일"),
+    ("작업은 6~8시간, 2~4개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 네개, 삼에서 오일"),
     # versions; a business's number without an area code (libphonenumber's), but a range of years
     ("버전 5.2.1, 버전 2.10, v1.2.3", "버전 오점이점일, 버전 이점십, 버전 일점이점삼"),
     ("1588-3482로, 1600-1700년", "일오팔팔 삼사팔이로, 천육백 부터 천칠백년"),
@@ -230,7 +243,7 @@ KO = [
     ("LG가 7:4로 이겨 격차를 3경기로 벌렸고 회의는 7:30으로 옮겼습니다", "LG가 칠 대 사로 이겨 격차를 세경기로 벌렸고 회의는 일곱시 삼십분으로 옮겼습니다"),
     ("갤럭시 S24 울트라에는 5W-30, 아반떼에는 0W-20 엔진오일", "갤럭시 S이십사 울트라에는 오더블유 삼십, 아반떼에는 영더블유 이십 엔진오일"),
     # a range of clock hours native on both ends; a score before the word of its result
-    ("오후 2~4시 사이, 오전 9~11시, 2~3시간", "오후 두시에서 네시 사이, 오전 아홉시에서 열한시, 둘에서 세시간"),
+    ("오후 2~4시 사이, 오전 9~11시, 2~4시간", "오후 두시에서 네시 사이, 오전 아홉시에서 열한시, 둘에서 네시간"),
     ("브라질을 상대로 2:1 승리를 거뒀고 3:0 완승, 1:1 무승부", "브라질을 상대로 이 대 일 승리를 거뒀고 삼 대 영 완승, 일 대 일 무승부"),
     # a plate: its first number a number, its last four digit by digit; a unit after a myriad; a code after 번호
     ("차량번호 12가 3456 차량은 1만 km마다, 123허 4567", "차량번호 십이 가 삼사오육 차량은 만킬로미터마다, 백이십삼 허 사오육칠"),
@@ -345,6 +358,8 @@ REPLIES = {
         "갱신 수수료는 1만 원이며 사진 1매와 두부 1모, 1억 원이 필요합니다.",
         "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
         "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
+        "매주 월·수·금 19:00~22:00에 열며 2~3일 전 신청, 문의는 114로 해 주세요.",
+        "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
     ],
 }
 

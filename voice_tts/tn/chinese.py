@@ -12,8 +12,8 @@ _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 WORDS = locales.data("zh_words.json", "voice_tts.tn")  # the words around numbers, as data
-_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS = (
-    tuple(WORDS[k]) for k in ("day_periods", "code_words", "place_words", "dial_before"))
+_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS, _ELAPSED_WORDS = (
+    tuple(WORDS[k]) for k in ("day_periods", "code_words", "place_words", "dial_before", "elapsed_before"))
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
@@ -50,9 +50,13 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
-def clock_with_period(text: str, word_before: str = "") -> str | None:
+def clock_in_context(text: str, word_before: str = "") -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
-    clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点)."""
+    clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
+    a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
+    if (t := re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)) and word_before.rstrip("为是").endswith(_ELAPSED_WORDS):
+        taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip(map(int, t.groups()), ("小时", "分", "秒")) if v)
+        return re.sub("小时(?=[^分]+秒)", "小时零", taken)  # no minutes between: '2:00:30' 两小时零三十秒
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
     return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
@@ -126,11 +130,9 @@ def date(text: str) -> str | None:
     """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers, a
     leading zero unread: '08月' 八月), '2019·2·10' -> 二零一九年二月十日."""
     m = _DATE.fullmatch(_DOTTED_DATE.sub(r"\1年\2月\3日", text))
-    if m is None or not text or m["y"] and m["d"] and not m["m"]:
+    if m is None or not text or m["y"] and m["d"] and not m["m"] or not (1 <= int(m["m"] or 1) <= 12 and 1 <= int(m["d"] or 1) <= 31):
         return None
     year, month, day = m.group("y", "m", "d")
-    if month and not 1 <= int(month) <= 12 or day and not 1 <= int(day) <= 31:
-        return None
     return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
         cardinal(int(day)) + m.group("day") if day else "")
 
@@ -162,15 +164,13 @@ def code_digits(text: str, word_before: str) -> str | None:
     named = (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)
     if not (_CODE.fullmatch(text) and named) or word.endswith("起码") or "-" in text and word.endswith(_DIAL_WORDS):
         return None
-    groups = text.split("-")
     if word.endswith(_DIAL_WORDS):
         return digits(text) if SERVICE_NUMBER.fullmatch(text) else digits(text).replace("一", "幺")
-    return ("杠" * (min(map(len, groups)) <= 3)).join(map(digits, groups))
+    return ("杠" * (min(map(len, groups := text.split("-"))) <= 3)).join(map(digits, groups))
 
 
 def cardinal_liang(n: int) -> str:
-    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二
-    (二百一十), as in an ordinal."""
+    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an ordinal."""
     return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 

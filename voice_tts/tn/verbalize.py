@@ -48,7 +48,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "num":
         # a plate's number after its dot or its letter ('京A·12345', '京A 12345') is a code
         cue = "·" if re.fullmatch("[A-Z]", ctx.prev_word) else ctx.prev_word or ctx.prev_char
-        if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_with_period(raw, ctx.prev_word)):
+        if lang == "zh" and (reading := chinese.code_digits(raw, cue) or chinese.clock_in_context(raw, ctx.prev_word)):
             return reading
         if lang == "zh" and raw[0] in "-−－" and (mark := re.search(r"[%％℃℉]|°[CF]|^.\d+/\d+$", raw)):  # '-1/5' 负五分之一
             weather = mark[0][0] in "℃℉°" and chinese.WEATHER.search(ctx.prev_word)  # '气温-3℃' 气温零下三摄氏度
@@ -184,7 +184,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     if m := re.fullmatch(r"(.*[^\x00-\x7f]|.*\d-)(\d{1,2}:\d{2}.*)", text):  # a clock after a date or a clock: no score
         spoken = _number_zh(m[1].rstrip("-")) + "到" * m[1].endswith("-") + _number_zh(m[2])  # '3月1日14:05' 十四点零五分
         return re.sub("点三十分(?!.*秒)", "点半", spoken) if m[1][-1] in "-到至" else spoken  # '6:30-9:00' 六点半到九点
-    for rule in (chinese.clock_with_period, chinese.version, chinese.date, chinese.era_year, chinese.percent,
+    for rule in (chinese.clock_in_context, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
                  chinese.fraction, chinese.plain):
         if reading := rule(text):

@@ -1,14 +1,12 @@
 """Korean: Sino-Korean numbers grouped by 만/억/조, native numbers before counters.
 
-A number is read in Sino-Korean (34892 → 삼만사천팔백구십이, 1004 → 천사, 10000 → 만) unless the
-Hangul right after it asks for a native number: an hour (3시 → 세시, up to 12), a counter
-(3개 → 세개, 20살 → 스무살), an ordinal (12번째 → 열두번째, native up to 39 as the reference
-data reads them); months read 유월 and 시월. A number after a word that names a code or digits
-is read digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육). Written forms are read
-out: decimals (영점오), fractions (이분의 일, the particle after one agreeing with its reading),
-clock times (오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in brackets, tilde ranges
-(부터), percent, units, money (₩, codes), telephone and card numbers, email addresses and domains.
-The words are in ko_words.json.
+A number is read in Sino-Korean (34892 → 삼만사천팔백구십이, 1004 → 천사, 10000 → 만) unless the Hangul right after it asks for a
+native number: an hour (3시 → 세시, up to 12), a counter (3개 → 세개, 20살 → 스무살), an ordinal (12번째 → 열두번째, native up to 39
+as the reference data reads them); months read 유월 and 시월. A number after a word that names a code or digits is read
+digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육). Written forms are read out: decimals (영점오), fractions (이분의 일, the
+particle after one agreeing with its reading), clock times (오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in
+brackets, tilde ranges (부터), percent, units, money (₩, codes), telephone and card numbers, email addresses and
+domains. The words are in ko_words.json.
 """
 
 from __future__ import annotations
@@ -65,8 +63,10 @@ class Korean(myriad.Language):
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
             counter = next((w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)), "")
-            first = self.native(n, counter, "") if counter and not code else plain  # '6~8시간' 여섯에서
-            first = self.hour(n) + "시" if cur.startswith(k, "시") and cur.at(k + 1) != "간" else first  # '2~4시' 두시에서
+            clock = cur.startswith(k, "시") and cur.at(k + 1) != "간"  # '2~3일' 이삼 일, '2~3개' 두세 개; no clock nor month
+            if cur.text[end + 1:k] == str(n + 1) and 0 < n < 9 and is_hangul(cur.at(k)) and not (clock or code or cur.at(k) == "월"):
+                return locale_span(k, self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1), "ko")
+            first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain  # 두시에서, 여섯에서
             return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")

@@ -1,14 +1,12 @@
 """Numbers grouped by ten thousand, and the number expressions Japanese and Korean write alike.
 
-Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조): CLDR's cardinals. `scan` finds
-a number expression through the Cursor — a sign or a root, a currency before it, digits with
-thousands commas and a decimal point, a clock time, a date or a fraction with slashes, digit
-groups joined by hyphens or dots, a telephone number, and the percent sign, degree or unit right
-after it — and `Language` reads its parts with the words of the language's `<code>_words.json`,
-CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its
-hooks where they read otherwise. Both languages write no space between a number and its
-counter, so a scan waits for the character after the expression (a joiner, a unit, a counter
-may follow) and never for a word after a space.
+Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조): CLDR's cardinals. `scan` finds a number expression through
+the Cursor — a sign or a root, a currency before it, digits with thousands commas and a decimal point, a clock time, a
+date or a fraction with slashes, digit groups joined by hyphens or dots, a telephone number, and the percent sign,
+degree or unit right after it — and `Language` reads its parts with the words of the language's `<code>_words.json`,
+CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its hooks where they read
+otherwise. Both languages write no space between a number and its counter, so a scan waits for the character after the
+expression (a joiner, a unit, a counter may follow) and never for a word after a space.
 """
 
 from __future__ import annotations
@@ -31,6 +29,7 @@ from voice_tts.tn.locales import data, locale_span, words
 
 MINUS_SIGNS = frozenset("-−－")
 TILDES = frozenset("~〜～")
+_LIST_DOTS = frozenset("·ㆍ")  # between weekdays, a list: ko '월·수·금' 월요일, 수요일, 금요일
 _OPEN = frozenset("(（")
 _CLOSE = frozenset(")）")
 _LONGEST_UNIT = 5
@@ -57,12 +56,11 @@ def unit_words(lang: str) -> dict[str, str]:
 class Expression:
     """A number expression as written: its kind and its digit strings.
 
-    kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction),
-    "fraction" (numerator, denominator; `roots` says which is under √), "mixed" (whole,
-    numerator, denominator), "time" (hours, minutes[, seconds]), "date" (year, month, day),
-    "range" (first, last), "groups" (digit groups joined by hyphens or dots; "code" after a code's word),
-    "version" (parts joined by dots), "lot" (an address's numbers after a town or block), "plate", "phone"
-    (groups; `country` is the calling code after '+').
+    kind: "integer" (parts: the digits, thousands commas removed), "decimal" (whole, fraction), "fraction"
+    (numerator, denominator; `roots` says which is under √), "mixed" (whole, numerator, denominator), "time" (hours,
+    minutes[, seconds]; "elapsed" a time taken), "date" (year, month, day), "range" (first, last), "groups" (digit
+    groups joined by hyphens or dots; "code" after a code's word), "version" (parts joined by dots), "lot" (an
+    address's numbers after a town or block), "plate", "phone" (groups; `country` is the calling code after '+').
     """
 
     kind: str
@@ -76,9 +74,9 @@ class Expression:
 
 
 class Language:
-    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`:
-    the spans it decides and their readings. A subclass names its `code` and overrides the hooks
-    where it reads otherwise: `other_span`, `bare_integer`, `expression`, `hour`."""
+    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
+    their readings. A subclass names its `code`, a span where no number starts (`other_span`) and overrides the hooks
+    where it reads otherwise (`bare_integer`, `expression`, `hour`)."""
 
     code: str
 
@@ -185,8 +183,11 @@ class Language:
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
             return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
-        if c in self.weekdays and cur.at(pos + 1) in TILDES and cur.at(pos + 2) in self.weekdays and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(pos + 3))):
-            return locale_span(pos + 3, self.words["weekday_range"].format(self.weekdays[c], self.weekdays[cur.at(pos + 2)]), self.code)  # '月〜土' 月曜日から土曜日
+        if c in self.weekdays and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2 and len(
+                joiner := set(cur.text[pos + 1:k:2])) == 1 and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(k))):
+            days, (more, two) = [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
+            if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):  # '月〜土' 月曜日から土曜日
+                return locale_span(k, self.words["weekday_range"].format(*days) if joiner <= TILDES else (two if len(days) == 2 else more).join(days), self.code)
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
@@ -223,6 +224,8 @@ class Language:
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
+        elif e.kind == "time" and len(e.parts) == 3 and self.cued(ctx.prev_word, "elapsed_cues"):
+            e = replace(e, kind="elapsed")  # a race's time: 'タイム1:03:20' 一時間三分二十秒, '기록 2:07:16' 두시간 칠분 십육초
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
@@ -239,12 +242,14 @@ class Language:
         return self._until(cur, pos, self.expression(cur, pos, end, e, ctx), e, ctx)
 
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
-        """The end of a range read 'from', before a copula or a stop: 'until' after it ('16일~31일이며'
-        삼십일일까지이며, '8:30〜17:15です' 十七時十五分までです), after its counter where it has one."""
-        until, counters, before = self.words["until"]
+        """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
+        '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
+        until, counters, before, replaced, between = self.words["until"]
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
-        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and any(cur.startswith(k, w) for w in before):
-            return locale_span(k, span.info + cur.text[span.end:k] + until, self.code)
+        swallowed = cur.at(k) in replaced and not cur.at(k + 1).isalpha()
+        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and (swallowed or any(
+                cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)):
+            return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
 
     def _score(self, cur: Cursor, end: int, e: Expression, ctx: Context) -> Span | None:
@@ -268,10 +273,6 @@ class Language:
             letter, end = cur.at(pos + 1), pos + 3
         form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
         return None if form is None or not (named_before or cur.at(end).isalpha()) else locale_span(end, self.space + form if named_before else form + self.space, self.code)
-
-    def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """A span where no number expression starts."""
-        return None
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
@@ -323,8 +324,8 @@ class Language:
             return self.fraction(p[0], p[1], e.roots)
         if e.kind == "mixed":  # '2 1/2' 二と二分の一
             return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
-        if e.kind == "time":
-            return self.clock(p)
+        if e.kind in ("time", "elapsed"):
+            return self.clock(p, e.kind == "elapsed")
         if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
             date = self.words["date"] if p[0] else self.words["date"][self.words["date"].index("{}", 1):]
             return date.format(*([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2])))
@@ -340,18 +341,18 @@ class Language:
         language's two after a final consonant: 二と, 이와 (삼과)."""
         return whole + self.words["and"][0 if ends_in_consonant(whole) else 1]
 
-    def clock(self, parts: tuple[str, ...]) -> str:
-        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for
-        minutes before seconds where the language reads them ('7:00:30' 七時零分三十秒)."""
+    def clock(self, parts: tuple[str, ...], elapsed: bool = False) -> str:
+        """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for minutes before seconds where
+        the language reads them ('7:00:30' 七時零分三十秒); a time `elapsed` in hours, minutes and seconds, none of zero."""
         hour, *rest = (int(p) for p in parts)
-        spoken = self.hour(hour) + self.words["clock"][0]
+        words = self.words["elapsed" if elapsed else "clock"]
+        spoken = self.hour(hour) + words[0] if hour or not elapsed else ""
         for i, value in enumerate(rest, 1):
-            if value or i < len(rest) and self.words["zero_minutes_before_seconds"]:
-                spoken += self.space + self.cardinal(value) + self.words["clock"][i]
+            if value or i < len(rest) and self.words["zero_minutes_before_seconds"] and not elapsed:
+                spoken += self.space * bool(spoken) + self.cardinal(value) + words[i]
         return spoken
 
-    def hour(self, n: int) -> str:
-        return self.cardinal(n)
+    hour = cardinal  # a clock's hour: a number (ko reads 1 to 12 natively)
 
     def month(self, n: int) -> str:
         return self.words["months"].get(str(n)) or self.cardinal(n)
@@ -578,8 +579,7 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
 
 
 def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and
-    their reading."""
+    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
     words, i = [], pos + 1
     while True:
         if (day := cur.at(i)) not in days or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
