@@ -159,11 +159,11 @@ def version(text: str) -> str | None:
     return "version " + spoken if m.group("v") else spoken
 
 
-# Read sign by sign in every language, a year in it too: 1-3 capitals before four digits or more, up to three capitals
-# after ('H4829', a parcel's 'EJ123456789JP'; a model 'B737'), before hyphened or slashed groups ('RC-2026/0457'), or a
-# plate's ('7KXR492'; not '4K', '2XL').
-REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,3}(?:\d{4,}[A-Z]{0,3}|(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+)"
-                       r"|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
+# Read sign by sign in every language, a year in it too: 1-5 capitals before four digits or more, up to three capitals
+# after ('H4829', a parcel's 'EJ123456789JP', a bag's 'FRALH48213'; a model 'B737'), 1-3 before hyphened or slashed
+# groups ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
+REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,5}\d{4,}[A-Z]{0,3}"
+                       r"|[A-ZÄÖÜА-ЯЁ]{1,3}(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
 _ID_PIECE = re.compile(r"(?<![^\W\d_])(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})"
                        r"(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
