@@ -199,9 +199,11 @@ class Spanish(Iberian):
                 or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
-        ruler = ctx.prev_word in _WORDS["regnal_names"] or is_feminine_name(ctx.prev_word)  # '«El Madrid de Felipe II»' segundo
-        if chapter not in self.CHAPTER_WORDS and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES):  # '«Rocky II»' dos
-            noun = chunk_after(cur, end, is_letter) if (article := ctx.prev_word.lower() in self.PREPOSITIONS) else None  # 'la III Feria'
+        ruler = self.is_ruler(ctx.prev_word)  # '«El Madrid de Felipe II»' segundo; 'Derecho Civil II' dos, a course's part
+        article = ctx.prev_word.lower() in self.PREPOSITIONS
+        if chapter not in self.CHAPTER_WORDS and (ruler or article or not ctx.prev_word.istitle() or set(word) - set("IVX")) and (
+                ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES):  # '«Rocky II»' dos
+            noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
             return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())) if article or not ctx.prev_word.istitle()
                                else self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)  # 'Isabel segunda', 'Alfonso trece'
         era = chunk_after(cur, end, is_letter)

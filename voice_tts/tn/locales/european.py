@@ -23,7 +23,7 @@ from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.english import is_mark, roman_value
+from voice_tts.tn.english import REGNAL_NAMES, is_mark, roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
@@ -85,10 +85,11 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
     "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
-    "extensions": frozenset, "clock_cues": frozenset, "seat_words": frozenset, "short_units": frozenset, "eras": dict,
-    "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict, "symbols": dict, "day_parts": dict,
-    "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict, "address_readings": dict,
-    "half_before": tuple, "digit_cues": tuple, "half": tuple, "units": units, "scales": units, "currencies": currencies,
+    "extensions": frozenset, "clock_cues": frozenset, "rulers": frozenset, "seat_words": frozenset,
+    "short_units": frozenset, "eras": dict, "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict,
+    "symbols": dict, "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict,
+    "address_readings": dict, "day_parts": dict, "half_before": tuple, "digit_cues": tuple, "half": tuple,
+    "units": units, "scales": units, "currencies": currencies,
     "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair)),
 }
 
@@ -105,6 +106,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE = ""
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
+    RULERS: frozenset[str] = frozenset()  # names after which a Roman numeral is an ordinal, besides English's and women's
     NAME_ABBREVIATIONS: frozenset[str] = frozenset()  # read only away from a name ('une FC de 150'; 'le FC Nantes')
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
@@ -551,12 +553,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
         owner = after and name.endswith("s") and after[0].istitle()  # 'Beethovens IX. Sinfonie' neunte, if no ruler's
         if dot and (name.islower() or owner) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
             return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
-        if not (name[:1].isupper() and name.isalpha()) or self.ROMAN_DOT and not dot:
+        named = name[:1].isupper() and name.isalpha()
+        if named and not (dot or self.is_ruler(name) or name.lower() in self.PREPOSITIONS) and set(word) <= set("IVX"):
+            return locale_span(end, self.cardinal(value), self.code)  # a course's part, no ruler's: 'Analysis II' zwei
+        if not named or self.ROMAN_DOT and not dot:
             return None
         reading = self.regnal(value, is_feminine_name(name), ctx)
         if dot and self._ends_sentence(cur, end + 1):
             reading += "."
         return locale_span(end + dot, reading, self.code)
+
+    def is_ruler(self, name: str) -> bool:
+        """Whether a Roman numeral after `name` is a ruler's ordinal ('Felipe II', 'Elisabetta II', 'Concilio Vaticano II')."""
+        return name in self.RULERS or name in REGNAL_NAMES or is_feminine_name(name)
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
