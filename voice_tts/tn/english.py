@@ -463,7 +463,8 @@ def dashed_range(text: str) -> str | None:
     if not dash:
         return None
     for rule in (clock, money):
-        a, b = rule(first), rule(last)
+        b = rule(last)
+        a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))  # '2–7:45 pm'
         if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):  # '$15-20' fifteen to twenty dollars
             a = number(first[1:].replace(",", ""))
         if a and b:

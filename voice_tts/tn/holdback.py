@@ -386,7 +386,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
-_CLOCK_START = re.compile(r"(\d{1,2})(?:[:.]\d\d)?")  # '10:30', '1.59' before 'p.m.', '5' before 'pm'
+_CLOCK_START = re.compile(r"(?:\d{1,2}[-–])?(\d{1,2})(?:[:.]\d\d)?")  # '10:30', '1.59' before 'p.m.', '5', '2–7:45' before 'pm'
 
 
 def _en_window(cur: Cursor, body: int, end: int) -> int:
@@ -429,6 +429,8 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             word = cur.text[j:m]
             if not numeric:
                 return end
+            if clock_like and (head := re.match(r"([^\W\d_]+)[-–]\d", word)) and head[1] in english.AM_PM:
+                m, word = j + len(head[1]), head[1]  # '6:30 am–9 pm': the am before the range's dash
             if re.fullmatch(r"[^\W\d_]+/\d+", word) and english.unit(word.partition("/")[0]) and english.unit((per := _next_token(cur, m))[0]):
                 return per[1]  # '100 mg/5 mL': a dose per an amount
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
