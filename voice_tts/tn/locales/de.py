@@ -191,7 +191,7 @@ class German(Language):
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
         # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
-        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in _RULERS
+        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in self.RULERS
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
@@ -206,7 +206,6 @@ class German(Language):
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
-_RULERS = frozenset(_WORDS["rulers"])  # given names of kings and popes: 'Ludwigs II. Schloss' des Zweiten
 _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
