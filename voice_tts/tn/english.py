@@ -173,7 +173,8 @@ def identifier(text: str) -> str:
     after a letter in pairs, as a model number is said: 'A321neo' A three twenty one neo."""
     if REFERENCE.fullmatch(text):
         return " ".join("slash" if c == "/" else digits(c) if c.isdecimal() else c for c in text if c != "-")
-    words, code = [], len(re.findall(r"[A-Z]+|\d+", text)) > 2 and text.isupper() and text.isalnum()  # 'X7KP4M'
+    pieces = len(re.findall(r"[A-Z]+|\d+", text))  # 'X7KP4M' spelled, and a postcode's district 'NW1' N W one
+    words, code = [], (pieces > 2 or re.fullmatch(r"[A-Z]{2}\d{1,2}", text)) and text.isupper() and text.isalnum()
     for m in _ID_PIECE.finditer(text):
         piece = m.group()
         if piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties, 'under-16s'; '18th-century' 
