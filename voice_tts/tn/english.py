@@ -578,7 +578,10 @@ _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
-    ('Flight UA 237' two thirty seven); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    ('Flight UA 237' two thirty seven), as a course's after its capitals ('CHEM 201' two oh one, 'US 101'); after a
+    weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    if re.fullmatch(r"[A-Z]{2,4}", prev_word) and prev_word not in CURRENCY_CODES and re.fullmatch(r"[1-9]\d\d", text):
+        return year(int(text))
     if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
