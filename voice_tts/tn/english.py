@@ -40,16 +40,14 @@ def ordinal(n: int) -> str:
 
 
 def suffixed_ordinal(text: str) -> str:
-    """'21st' twenty first, '1,000th' one thousandth; a suffix that does not fit the number is read
-    as written, as the writer typed it: '21th' twenty one th, '4rd' four rd."""
+    """'21st' twenty first, '1,000th' one thousandth; a suffix not fitting the number as typed: '21th' twenty one th."""
     n = int(text[:-2].replace(",", ""))
     fits = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return ordinal(n) if text[-2:].lower() == fits else f"{cardinal(n)} {text[-2:]}"
 
 
 def year(n: int) -> str:
-    """A number read as a year, in pairs: 1999 -> nineteen ninety nine, 2005 -> two thousand five,
-    340 -> three forty (a year before an era, a house or model number)."""
+    """A number as a year, in pairs: 1999 nineteen ninety nine, 2005 two thousand five, 340 three forty (a house)."""
     if n % 1000 == 0 or 2000 <= n < 2010 or not 100 <= n <= 9999:
         return cardinal(n)
     high, low = divmod(n, 100)
@@ -62,15 +60,13 @@ def plural(words: str) -> str:
 
 
 def integer(text: str) -> str:
-    """An integer as written: leading zeros and very long runs are read digit by digit, unless
-    grouped in thousands ('124,444,234,854,823,834,553' ... quintillion ...)."""
+    """An integer as written: leading zeros and long runs digit by digit, unless grouped in thousands ('124,444,…')."""
     plain = text.replace(",", "")
     return digits(plain) if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15) else cardinal(int(plain))
 
 
 def number(text: str) -> str:
-    """An integer or a decimal: '12.50' -> 'twelve point five zero', '.5' -> 'point five'; digits
-    after the point are read one by one."""
+    """An integer or a decimal, digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
     whole, _, frac = text.partition(".")
     return f"point {digits(frac)}" if not whole else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
 
@@ -137,8 +133,7 @@ _DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s' (
 
 
 def decade(text: str) -> str | None:
-    """'1990s' -> 'nineteen nineties'; "'90s" -> 'nineties'; '1960s-1980s' -> 'nineteen sixties to
-    nineteen eighties'."""
+    """'1990s' nineteen nineties, "'90s" nineties, '1960s-1980s' nineteen sixties to nineteen eighties."""
     first, dash, last = text.partition("-")
     if dash:
         first, last = decade(first), decade(last)
@@ -335,8 +330,7 @@ _MONTH_DAY = re.compile(_MONTH_WORD + rf"\s+(?:{_SUFFIXED_DAY}(?:(?P<comma>\s*,)
 
 
 def month_name(word: str) -> str | None:
-    """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it, or None;
-    a lower-case 'may' is the verb ('you may 2 times')."""
+    """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it; lower-case 'may' is the verb."""
     key = word[:1].upper() + word[1:].lower()
     return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
@@ -417,8 +411,7 @@ def written_date(text: str, prev_word: str = "") -> str | None:
 
 
 def dashed_date(text: str) -> str | None:
-    """'Jan-15-2020' January fifteenth twenty twenty: the month starts as written, as a stream
-    that committed 'Jan' before its dash said it."""
+    """'Jan-15-2020' January fifteenth twenty twenty, the month as written (a stream said 'Jan' before the dash)."""
     reading = text[:1].isalpha() and "-" in text and written_date(text.replace("-", " "))
     return reading and text[:3] + reading[3:] or None
 
@@ -533,8 +526,7 @@ NAMED_DAYS = (WEEKDAYS | {day: day for day in WEEKDAYS.values()},
 
 
 def day_range(first: str, last: str) -> str | None:
-    """'Monday–Friday' Monday to Friday, 'Mon-Fri' Monday to Friday, 'June–August' June to August:
-    two weekdays or two months joined by a dash, read in full."""
+    """Two weekdays or months joined by a dash, in full: 'Mon-Fri' Monday to Friday, 'June–August' June to August."""
     for names in NAMED_DAYS:
         if (a := names.get(first)) and (b := names.get(last)):
             return f"{a} to {b}"
@@ -562,8 +554,7 @@ def house_number(text: str) -> str:
 
 
 def street_word(token: str, first: bool) -> str | None:
-    """A word of a street's name as read, or None: a direction first ('N' North), an ordinal
-    ('1st' first) or a capitalized name."""
+    """A street name's word as read: a direction first ('N' North), an ordinal ('1st' first), a capitalized name."""
     if first and token in DIRECTIONS:
         return DIRECTIONS[token]
     return suffixed_ordinal(token) if re.fullmatch(r"\d+(?:st|nd|rd|th)", token) else token if token.isalpha() and token[0].isupper() else None

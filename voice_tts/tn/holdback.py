@@ -133,14 +133,12 @@ _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 # --- pronunciation dictionary ---------------------------------------------------------------
 
 def _is_word_char(c: str) -> bool:
-    """Letters and digits that make words: a whole-word rule may not start or end next to one.
-    Han characters do not: Chinese has no spaces between words."""
+    """Letters and digits that make words, next to which no whole-word rule starts or ends (not Han: no spaces)."""
     return bool(c) and is_alnum(c) and not is_han(c)
 
 
 def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> Span | None:
-    """A dictionary rule matching at `pos` (spec of rules: voice_tts.tn.lexicon). Waits while
-    more text could change which rule matches or whether its word ends."""
+    """A dictionary rule matching at `pos` (voice_tts.tn.lexicon); waits while more text could change the match."""
     c = cur.at(pos)
     inside_word = inside_word or (_is_word_char(ctx.char_before(cur.text, pos)) and _is_word_char(c))
     end, final = min(cur.end, cur.limit), cur.final and cur.end <= cur.limit
@@ -156,8 +154,7 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
 
 
 def _split_for_lexicon(cur: Cursor, pos: int, end: int, ctx: Context) -> int:
-    """Where a rule that may start inside a word matches within the word `[pos, end)`, the word
-    ends there; else `end`."""
+    """Where a rule that may start inside the word `[pos, end)` matches, the word ends there; else `end`."""
     for k in range(pos + 1, end):
         if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
             return k
@@ -544,16 +541,14 @@ def _abbreviation_period(cur: Cursor, i: int) -> bool:
 
 
 def _next_token_start(cur: Cursor, i: int, word: bool = False) -> str:
-    """First character of the next token (the whole token: `word`), once that token is closed ("" at
-    the end or too far)."""
+    """The next token's first character (the whole token: `word`) once it is closed ("" at the end or too far)."""
     with suppress(TooLong):
         return _next_token(cur, i)[0][:None if word else 1]
     return ""
 
 
 def _month(cur: Cursor, begin: int, end: int) -> Span:
-    """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name with no
-    number after it is a plain word."""
+    """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name without a number is a word."""
     with suppress(TooLong):
         day, m = _next_token(cur, _month_period(cur, begin, end))
         if _is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'

@@ -45,8 +45,7 @@ _GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.j
 
 
 def noun_gender(noun: str) -> str:
-    """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' →
-    'Zimmer'), else its ending."""
+    """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' Zimmer), else its ending."""
     for i in range(len(noun) - 2):
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:

@@ -187,8 +187,7 @@ class Spanish(Iberian):
         return f"{cardinal(whole, 'f' if unit.feminine else '')} y {reading}" if whole else reading
 
     def _alphanumeric(self, text: str) -> str:
-        """Digit runs as numbers (long ones digit by digit), words as written, symbols by name
-        ('a-5' a cinco, '0-800-hermano'); other marks are dropped."""
+        """Digits as numbers (long runs one by one), words as written, symbols by name ('a-5' a cinco); no marks."""
         return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:

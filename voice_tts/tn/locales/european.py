@@ -573,8 +573,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.cardinal(n) if n > self.REGNAL_ORDINALS_UP_TO else self.ordinal(n, "a" * feminine, Context())
 
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
-        """Whether nothing but spaces follows `i` on its line ('inkl. MwSt.' at the end) or, with
-        `by_capital`, a space and a capital do."""
+        """Whether only spaces follow `i` on its line ('inkl. MwSt.' last) or, if `by_capital`, a space and capital."""
         with suppress(TooLong):
             c = cur.at(lexer.spaces(cur, i))
             return c in ("", "\n") or by_capital and c.isupper() and is_space(cur.at(i))
