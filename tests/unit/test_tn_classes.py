@@ -292,6 +292,11 @@ READINGS = {
     "Flat 9C is at 27A Mill Rd; ring 0131 496 0022 about £2,340 in rent.": "Flat nine C is at twenty seven A Mill Road; ring zero "
         "one three one four nine six zero zero two two about two thousand three hundred and forty pounds in rent.",
     "The 33 kV cable is due 4/30/2027.": "The thirty three kilovolt cable is due April thirtieth, twenty twenty seven.",
+    # a clock range with am/pm at its end or on both sides; a course's number in pairs; a postcode's district spelled
+    "The lab is open 1–4:30 p.m. and the gym 7:15 am–10 pm; bring PHYS 102 notes to SE1.": "The lab is open one to four "
+        "thirty PM and the gym seven fifteen AM to ten PM; bring P H Y S one oh two notes to S E one.",
+    "The fan runs at 32 dB, and your bag tag reads LHRBA55102.": "The fan runs at thirty two decibels, and your bag tag "
+        "reads L H R B A five five one zero two.",
 }
 
 ZH_READINGS = {

@@ -260,6 +260,14 @@ READINGS = [
     ("Die Karte mit der Endung 0815 und die letzten vier Ziffern 2290 passen zum 20-kV-Kabel.",
      "Die Karte mit der Endung null acht eins fünf und die letzten vier Ziffern zwei zwei neun null passen zum "
      "zwanzig-Kilovolt-Kabel."),
+    # a bottle's count noun and a vintage abbreviated; a Roman numeral after a course's name is its number, a ruler's his
+    ("Wir liefern 12 Fl. Sekt vom Jg. 2021, die Vorlesung Lineare Algebra I beginnt um 8 Uhr, Papst Leo XIII. segnete sie.",
+     "Wir liefern zwölf Flaschen Sekt vom Jahrgang zweitausendeinundzwanzig, die Vorlesung Lineare Algebra eins beginnt um "
+     "acht Uhr, Papst Leo der Dreizehnte segnete sie."),
+    # 'tgl.' täglich, one bottle in the case before it; up to five capitals before the digits are a code read sign by sign
+    ("Das Gerät ist mit 35 dB leise, trinken Sie tgl. 1 Fl. Wasser; Ihr Gepäckcode lautet MUCLH7720.",
+     "Das Gerät ist mit fünfunddreißig Dezibel leise, trinken Sie täglich eine Flasche Wasser; Ihr Gepäckcode lautet "
+     "M U C L H sieben sieben zwei null."),
 ]
 
 

@@ -192,6 +192,9 @@ READINGS = {
          'expediente número dos mil veintiséis barra trescientos cuarenta y uno.'),
         # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
         ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
+        # a Roman numeral after a course's name is its number, after a ruler's his ordinal; decibels
+        ("La asignatura Física General I empieza hoy, y el motor hace 60 dB; Felipe VI inaugura el curso.",
+         "La asignatura Física General uno empieza hoy, y el motor hace sesenta decibelios; Felipe sexto inaugura el curso."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -338,6 +341,9 @@ READINGS = {
          'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
         ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
          'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
+        ("A disciplina de Álgebra Linear II começa amanhã, com ruído de 50 dB; Dom João VI chegou em 1808.",
+         "A disciplina de Álgebra Linear dois começa amanhã, com ruído de cinquenta decibéis; Dom João sexto chegou em mil "
+         "oitocentos e oito."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

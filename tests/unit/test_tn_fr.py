@@ -159,6 +159,8 @@ READINGS = [
      'Les kilomètres parcourus sont facturés.'),
     ('La ligne de 400 kV traverse la vallée.',
      'La ligne de quatre cents kilovolts traverse la vallée.'),
+    ('Le moteur fait 45 dB et le code du bagage est CDGAF20931.',
+     'Le moteur fait quarante-cinq décibels et le code du bagage est C D G A F deux zéro neuf trois un.'),
 ]
 
 
