@@ -297,6 +297,9 @@ READINGS = {
         "thirty PM and the gym seven fifteen AM to ten PM; bring P H Y S one oh two notes to S E one.",
     "The fan runs at 32 dB, and your bag tag reads LHRBA55102.": "The fan runs at thirty two decibels, and your bag tag "
         "reads L H R B A five five one zero two.",
+    # a postal tracking number in groups is one code, read sign by sign
+    "Item LY 3308 5521 7DE has left the depot.": "Item L Y three three zero eight five five two one seven D E has left "
+        "the depot.",
 }
 
 ZH_READINGS = {

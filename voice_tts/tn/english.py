@@ -159,6 +159,8 @@ def version(text: str) -> str | None:
 # groups ('RC-2026/0457'), or a plate's ('7KXR492'; not '4K', '2XL').
 REFERENCE = re.compile(r"(?=(?:\D*\d){3})(?:[A-ZÄÖÜА-ЯЁ]{1,5}\d{4,}[A-Z]{0,3}"
                        r"|[A-ZÄÖÜА-ЯЁ]{1,3}(?:[-/](?:[A-ZÄÖÜА-ЯЁ]{1,3}|\d+))+|\d{1,3}[A-ZÄÖÜА-ЯЁ]{2,4}\d{3,})")
+# A postal tracking number written in groups ('RB 4582 7136 9GB'): one code, read as REFERENCE reads it.
+SPACED_TRACKING = re.compile(r"[A-Z]{2} \d{4} \d{4} \d[A-Z]{2}(?![^\W_])")
 _ID_PIECE = re.compile(r"(?<![^\W\d_])(?:(?:\d\d)?\d0|[1-9]\d?)s(?![^\W\d_])|(?<=[^\W\d_])(?P<model>\d{3})"
                        r"(?!\.?\d)|\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:st|nd|rd|th)(?=-)|\d+(?:\.\d+)?|[^\W\d_]+|\S")
 
@@ -214,8 +216,7 @@ REGNAL_NAMES = frozenset(_DATA["regnal_names"])
 
 
 def is_mark(n: int, d: int) -> bool:
-    """Whether n/d is a mark out of a scale's top ('95/100', '45/50', '8/10': tens up to a hundred,
-    the mark at least half of it), not a fraction ('2/100' two hundredths)."""
+    """Whether n/d is a mark out of a scale's top of tens ('95/100', '8/10': at least half), not '2/100' a fraction."""
     return d % 10 == 0 and 10 <= d <= 100 and d <= 2 * n <= 2 * d
 
 

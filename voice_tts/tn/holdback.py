@@ -387,8 +387,7 @@ _CLOCK_START = re.compile(r"(?:\d{1,2}[-–])?(\d{1,2})(?:[:.]\d\d)?")  # '10:30
 
 
 def _en_window(cur: Cursor, body: int, end: int) -> int:
-    """An en code token followed by spaces waits until the next token is closed. A scale word,
-    unit, am/pm or fraction after a number joins the span, and the rule repeats (§3.4)."""
+    """An en code token waits for the next token; a scale word, unit, am/pm or fraction joins it, and again (§3.4)."""
     text = cur.text[body:end]
     numeric = not any(is_letter(ch) for ch in text)
     plain_int = text.isdecimal()
@@ -493,6 +492,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
+    if len(word) == 2 and word.isupper() and is_digit(cur.at(end + 1)) and (
+            m := english.SPACED_TRACKING.match("".join(cur.at(i) for i in range(pos, pos + 17)))):
+        return Span(pos + 16, "reading", "en", info=english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with

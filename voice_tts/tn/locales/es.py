@@ -150,8 +150,7 @@ class Spanish(Iberian):
             " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # 'a las 16:30 h' dieciséis treinta horas, '9:30 h' nueve y media
 
     def currency(self, written: str) -> Currency | None:
-        """The language's table in any case, else CLDR's codes and symbols ('3 kr', 'CA$ 30'); a code
-        that is also a word only in capitals ('3 top ventas')."""
+        """The table in any case, else CLDR's codes and symbols ('3 kr'); a code that is a word only in capitals."""
         return self.CURRENCIES.get(written.upper()) or super().currency(written)
 
     currency_word = currency  # a code in any case before an amount ('usd 2')
@@ -211,8 +210,7 @@ class Spanish(Iberian):
         return locale_span(end, cardinal(value), self.code)
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
-        """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: connectors are skipped, a zone
-        is spelled with its offset."""
+        """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: no connectors, a zone spelled with its offset."""
         words, last, kept = [], end, end
         while (after := chunk_after(cur, last, lambda c: c.isalpha() or c in "+-")) is not None:
             word, last = after

@@ -873,8 +873,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
-        """`whole` and a half after the noun ('dos tazas y media', 'una milla y media por hora'); no
-        whole: the half alone before it ('media taza')."""
+        """`whole` and a half after the noun ('dos tazas y media'); no `whole`: the half before it ('media taza')."""
         if not whole:
             return self.HALF_BEFORE[feminine] + noun
         head, _, rest = noun.partition(" ")  # 'quilómetros por hora': the half after the noun
