@@ -177,9 +177,10 @@ class Language:
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        if (sign := numeral(cur, pos)) and ("①" <= c <= "⑳" or ctx.char_before(cur.text, pos) in ("第", "제") or cur.at(sign[0]) in self.words[
-                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, '제III전시실', 'II型' 二型; 'V型' a shape
-            return locale_span(sign[0], self.cardinal(sign[1]), self.code)
+        if (sign := numeral(cur, pos)) and ((before := ctx.char_before(cur.text, pos)) in ("第", "제") or "①" <= c <= "⑳" or cur.at(sign[0]) in self.words[
+                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '「線形代数Ⅱ」' 二; 'V型' a shape
+            sequel = "ァ" <= before <= "ー" and c < "①" and sign[1] < 10 and self.words["code_digits"][""].split()  # after katakana: 'ロッキーⅡ」' ツー
+            return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
             return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
