@@ -151,7 +151,7 @@ KO = [
     ("배송은 3~5일 정도", "배송은 삼에서 오일 정도"),
     ("11월1〜5일", "십일월일부터 오일"),
     ("80〜90년대", "팔십부터 구십년대"),
-    ("오전 9시~오후 6시", "오전 아홉시에서 오후 여섯시"),  # from an hour to an hour
+    ("오전 9시~오후 6시, 주말은 10시~12시 사이", "오전 아홉시부터 오후 여섯시까지, 주말은 열시부터 열두시 사이"),  # from an hour until an hour
     # the end of a range of times 까지 before a word too, in place of 에; none before 사이 (a span between)
     ("수영장은 06:00~21:00 개방, 주말 08:00~18:00에 강습, 10:00~11:00 사이 점검", "수영장은 여섯시부터 이십일시까지 개방, 주말 여덟시부터 십팔시까지 강습, 열시부터 열한시 사이 점검"),
     # two numbers in a row before a counter: about so many ('2~3일' 이삼 일, '3~4명' 서너 명), never a clock

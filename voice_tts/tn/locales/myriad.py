@@ -167,9 +167,8 @@ class Language:
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
-            n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
-            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
-            return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
+            n = cur.at(pos + 1)  # read 'from', its end is read 'until' (`_until`): ko '9시~6시' 아홉 시부터 여섯 시까지
+            return Span(pos + 1, "locale", self.code, self.words["tilde"][""], agreement="until") if n.isalnum() or is_digit(n) else None
         if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
@@ -245,10 +244,10 @@ class Language:
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
         """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
         '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
-        until, counters, before, replaced, between = self.words["until"]
+        until, counters, before, replaced, between, periods = self.words["until"]  # a period of the day may come between: '6시~오후 10시'
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
         swallowed = cur.at(k) in replaced and not cur.at(k + 1).isalpha()
-        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and (swallowed or any(
+        if ctx.agreement == "until" and (ctx.char_before(cur.text, pos) in TILDES or ctx.prev_word in periods) and (e.kind == "time" or k > span.end) and (swallowed or any(
                 cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
