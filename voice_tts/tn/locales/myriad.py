@@ -201,10 +201,10 @@ class Language:
                 and not _is_letter(after)):  # a seat, a gate: no amperes
             return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
         if "A" <= c <= "Z" and self.cued(ctx.prev_word, "long_code_cues") and (
-                k := lexer.run(cur, pos, str.isupper, 4)) - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and (
-                not _is_letter(cur.at(n))):  # a code's capitals and digits: '주문번호 B20931'
-            letters, digits = self.spelled(cur.text[pos:k]), self._telephone_digits(cur.text[k:n])
-            return locale_span(n, letters + self.space + digits, self.code)  # its zeros as a code's: 비 이공구삼일
+                k := lexer.run(cur, pos, str.isupper, 6)) - pos < 6 and (n := lexer.digits_end(cur, k)) - k > 3 and (
+                not _is_letter(cur.at(n))):  # a code's capitals as written, its digits one by one: '접수번호 ICN40782' I C N 사공칠팔이
+            letters = self.spelled(cur.text[pos:k]) if k - pos <= self.words["named_code_letters"] else " ".join(cur.text[pos:k])
+            return locale_span(n, letters + " " + self._telephone_digits(cur.text[k:n]), self.code)  # ko one or two named: 비 이공구삼일
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
             cold = self.words["spoken_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
