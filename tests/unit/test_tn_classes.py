@@ -360,6 +360,9 @@ ZH_READINGS = {
     "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚
     # a train digit by digit; a gate's, a seat's or a coach's letter after its number (no amperes), a current's ampere
     "G1234次列车，K21次，检票口为12A，座位号是6F，在7车12F，电流为10A。": "G一二三四次列车，K二一次，检票口为十二A，座位号是六F，在七车十二F，电流为十安培。",
+    # a Roman number's sign anywhere, its capitals ending a title; a plate's letters among its digits; up to five capitals of a code
+    "选修《线性代数Ⅱ》和《概率论III》，见第Ⅳ章；车牌沪C·5D38K，预订编号：SHAMU20481。":
+        "选修《线性代数二》和《概率论三》，见第四章；车牌沪C 五D三八K，预订编号：SHAMU二零四八一。",
     "车牌京A·12345，沪B·D6789，粤B 12345。": "车牌京A 一二三四五，沪B D六七八九，粤B 一二三四五。",  # a plate's number after its dot or letter
     # a service line's five digits one by one, after a word of calling or before 客服, 热线, 短信 (its 1 一, 110's 幺)
     "包裹RR987654321DE已到，请联系12306或拨打10086客服，或发短信至95533短信平台，遇险拨打110，共95588元。":

@@ -11,6 +11,7 @@ _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
+_CODE_ID = re.compile(r"[A-Z]{1,5}-?(?:\d{3,}|\d+次)|(?=(?:\D*\d){3})(?=.*[A-Z]\d)(?=.*\d[A-Z])[A-Z\d]+")
 WORDS = locales.data("zh_words.json", "voice_tts.tn")  # the words around numbers, as data
 _DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS, _ELAPSED_WORDS = (
     tuple(WORDS[k]) for k in ("day_periods", "code_words", "place_words", "dial_before", "elapsed_before"))
@@ -72,9 +73,9 @@ def version(text: str) -> str | None:
 
 
 def identifier(text: str) -> str:
-    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; capitals before
-    three digits or more a code, its digits one by one ('KX-7362' KX七三六二, 'CA1172' CA一一七二, a train 'G12次')."""
-    if re.fullmatch(r"[A-Z]{1,3}-?(?:\d{3,}|\d+次)", text) or english.REFERENCE.fullmatch(text):  # 'KH-2026-00481' too
+    """'Qwen3-TTS-1.7B' -> 'Qwen三 TTS 一点七B': joiners become spaces, letter/digit runs touch; a code's digits one by one
+    ('KX-7362' KX七三六二, 'PEKCA60315' PEKCA六零三一五, a train 'G12次', a plate's '8K26M' 八K二六M)."""
+    if _CODE_ID.fullmatch(text) or english.REFERENCE.fullmatch(text):  # 'KH-2026-00481' too
         return re.sub(r"\d+", lambda m: digits(m[0]), re.sub("[-/]", "", text))
     parts = ("".join(number(p) if p[0].isdecimal() else p for p in _ID_PART.findall(chunk))
              for chunk in re.split(r"(?<![0-9]W)[-–_/]+", text))  # an oil's grade one word ('0W-20' 零W二十)

@@ -480,8 +480,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
     if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
         return _number(cur, pos, pos, ctx)
-    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number before a type: 'II型' 二型
-        roman = cur.at(end) in "型期类级度章部卷" and word not in "VX" and set(word) <= set("IVX") and english.roman_value(word)
+    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
+        roman = (cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX" or ctx.char_before(cur.text, pos) == "第") and set(word) <= set("IVX") and english.roman_value(word)
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")
     if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday

@@ -85,8 +85,6 @@ def newline(ctx: Context) -> str:
 def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.locale is not None:  # English acronym letters and units have no place in another language
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
-    if ctx.prev_char == "第" and (value := english.roman_value(raw)):  # '第III展厅' 第三展厅
-        return chinese.cardinal(value)
     if raw[:2].isupper() and raw.isascii():
         reading = english.roman(raw, ctx.prev_word)
         if reading is None and ctx.spell_acronyms and lang != "zh":  # a Chinese voice spells them anyway

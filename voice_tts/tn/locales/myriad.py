@@ -167,9 +167,8 @@ class Language:
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
-            n, tilde = cur.at(pos + 1), self.words["tilde"]  # by what it follows: ko '9시~6시' 아홉시에서 여섯시
-            spoken = tilde.get(ctx.char_before(cur.text, pos), tilde[""])  # read 'from', its end is read 'until' (`_until`)
-            return Span(pos + 1, "locale", self.code, spoken, agreement="until" * (spoken == tilde[""])) if n.isalnum() or is_digit(n) else None
+            n = cur.at(pos + 1)  # read 'from', its end is read 'until' (`_until`): ko '9시~6시' 아홉 시부터 여섯 시까지
+            return Span(pos + 1, "locale", self.code, self.words["tilde"][""], agreement="until") if n.isalnum() or is_digit(n) else None
         if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
@@ -177,9 +176,10 @@ class Language:
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        if (sign := numeral(cur, pos)) and ("①" <= c <= "⑳" or ctx.char_before(cur.text, pos) in ("第", "제") or cur.at(sign[0]) in self.words[
-                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, '제III전시실', 'II型' 二型; 'V型' a shape
-            return locale_span(sign[0], self.cardinal(sign[1]), self.code)
+        if (sign := numeral(cur, pos)) and ((before := ctx.char_before(cur.text, pos)) in ("第", "제") or "①" <= c <= "⑳" or cur.at(sign[0]) in self.words[
+                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '「線形代数Ⅱ」' 二; 'V型' a shape
+            sequel = "ァ" <= before <= "ー" and c < "①" and sign[1] < 10 and self.words["code_digits"][""].split()  # after katakana: 'ロッキーⅡ」' ツー
+            return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
             return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
@@ -201,10 +201,10 @@ class Language:
                 and not _is_letter(after)):  # a seat, a gate: no amperes
             return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
         if "A" <= c <= "Z" and self.cued(ctx.prev_word, "long_code_cues") and (
-                k := lexer.run(cur, pos, str.isupper, 4)) - pos < 4 and (n := lexer.digits_end(cur, k)) - k > 3 and (
-                not _is_letter(cur.at(n))):  # a code's capitals and digits: '주문번호 B20931'
-            letters, digits = self.spelled(cur.text[pos:k]), self._telephone_digits(cur.text[k:n])
-            return locale_span(n, letters + self.space + digits, self.code)  # its zeros as a code's: 비 이공구삼일
+                k := lexer.run(cur, pos, str.isupper, 6)) - pos < 6 and (n := lexer.digits_end(cur, k)) - k > 3 and (
+                not _is_letter(cur.at(n))):  # a code's capitals as written, its digits one by one: '접수번호 ICN40782' I C N 사공칠팔이
+            letters = self.spelled(cur.text[pos:k]) if k - pos <= self.words["named_code_letters"] else " ".join(cur.text[pos:k])
+            return locale_span(n, letters + " " + self._telephone_digits(cur.text[k:n]), self.code)  # ko one or two named: 비 이공구삼일
         if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
             cold = self.words["spoken_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
@@ -244,10 +244,10 @@ class Language:
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
         """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
         '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
-        until, counters, before, replaced, between = self.words["until"]
+        until, counters, before, replaced, between, periods = self.words["until"]  # a period of the day may come between: '6시~오후 10시'
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
         swallowed = cur.at(k) in replaced and not cur.at(k + 1).isalpha()
-        if ctx.agreement == "until" and ctx.char_before(cur.text, pos) in TILDES and (e.kind == "time" or k > span.end) and (swallowed or any(
+        if ctx.agreement == "until" and (ctx.char_before(cur.text, pos) in TILDES or ctx.prev_word in periods) and (e.kind == "time" or k > span.end) and (swallowed or any(
                 cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
