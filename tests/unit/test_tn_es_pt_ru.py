@@ -338,6 +338,8 @@ READINGS = {
          'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
         ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
          'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
+        # capitals are an acronym, never a unit folded from lower case: 'o PC' a computer, not parsec
+        ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),

@@ -159,6 +159,9 @@ READINGS = [
      'Les kilomètres parcourus sont facturés.'),
     ('La ligne de 400 kV traverse la vallée.',
      'La ligne de quatre cents kilovolts traverse la vallée.'),
+    # capitals are an acronym ('le PC' a computer, 'le CV' a résumé); 'CV' after a number is horsepower
+    ('Branchez le PC, joignez le CV ; la voiture fait 7 CV.',
+     'Branchez le PC, joignez le CV ; la voiture fait sept chevaux.'),
 ]
 
 

@@ -175,6 +175,9 @@ READINGS = [
      'Compri due chili e mezzo di patate e un litro e mezzo di latte; il sentiero è di tre chilometri e mezzo.'),
     ("Il treno 108 parte al 45' del primo tempo, nel XV sec.; i km e i mq sono inclusi.",
      'Il treno centootto parte al quarantacinquesimo del primo tempo, nel quindicesimo secolo; i chilometri e i metri quadri sono inclusi.'),
+    # capitals are an acronym ('il PC' a computer, 'il CV' a résumé); 'CV' after a number is horsepower
+    ("Spegni il PC e allega il CV; la barca ha un motore da 25 CV.",
+     "Spegni il PC e allega il CV; la barca ha un motore da venticinque cavalli."),
 ]
 
 

@@ -460,7 +460,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
         plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
-        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and not word.islower()) and (unit := self.unit(word)):  # 'el kWh'
+        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and word not in (word.lower(), word.upper())) and (unit := self.unit(word)):  # 'el kWh', not 'il CV'
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
             return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
