@@ -192,6 +192,8 @@ READINGS = {
          'expediente número dos mil veintiséis barra trescientos cuarenta y uno.'),
         # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
         ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
+        # a price per kilo as said ('el kilo'); a half of a kilo 'medio kilo'
+        ("Las cerezas, a 5,90 €/kg; compré ½ kg.", "Las cerezas, a cinco euros con noventa céntimos el kilo; compré medio kilo."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -462,6 +464,9 @@ READINGS = {
         ("Перенесли на чт, 3 марта, а сдача в пт, 4 марта.", "Перенесли на четверг, третье марта, а сдача в пятницу, четвёртого марта."),
         ("Цена 900 ₽/ч. в будни, отпуск на 2 мес. Потом 3 раб. дня.", "Цена девятьсот рублей в час в будни, отпуск на два "
          "месяца. Потом три рабочих дня."),
+        # a price per kilogram 'за килограмм', a dose per kilogram 'на килограмм'
+        ("Черешня по 300 руб./кг, сыр 900 ₽/кг, доза 10 мг/кг.", "Черешня по триста рублей за килограмм, сыр девятьсот "
+         "рублей за килограмм, доза десять миллиграммов на килограмм."),
     ],
 }
 

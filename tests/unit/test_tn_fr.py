@@ -162,6 +162,9 @@ READINGS = [
     # capitals are an acronym ('le PC' a computer, 'le CV' a résumé); 'CV' after a number is horsepower
     ('Branchez le PC, joignez le CV ; la voiture fait 7 CV.',
      'Branchez le PC, joignez le CV ; la voiture fait sept chevaux.'),
+    # a price per kilo as said ('le kilo'); no article after 'par' ('par demi-heure'); 'zéro' counts a singular
+    ('Les cerises à 7,80 €/kg, le parking 2 € par ½ heure, frais : 0 €.',
+     'Les cerises à sept euros quatre-vingts le kilo, le parking deux euros par demi-heure, frais : zéro euro.'),
 ]
 
 

@@ -178,6 +178,9 @@ READINGS = [
     # capitals are an acronym ('il PC' a computer, 'il CV' a résumé); 'CV' after a number is horsepower
     ("Spegni il PC e allega il CV; la barca ha un motore da 25 CV.",
      "Spegni il PC e allega il CV; la barca ha un motore da venticinque cavalli."),
+    # a price per kilo as said ('al chilo'); a half of a kilo 'mezzo chilo'
+    ("Le ciliegie costano 6,50 €/kg, ne prendo ½ kg.",
+     "Le ciliegie costano sei euro e cinquanta al chilo, ne prendo mezzo chilo."),
 ]
 
 

@@ -375,7 +375,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS):  # '1 compressa e ½' mezza, not '… e ½ litro'
                 return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
-                                    (0, numerator, denominator))
+                                    (0, numerator, denominator), ctx)
         if is_digit(c):
             return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
@@ -734,8 +734,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.cardinal(int(whole)) + ("" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}")
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
-        if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
+        if fractional is None:  # French 'zéro euro' singular
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 or self.SINGULAR_BELOW_TWO and
+                                     not int(whole) else self.plural(unit, ctx))
         if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
@@ -857,8 +858,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
-        if (unit := self.unit(word)) is not None:
-            return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
+        if (unit := self.unit(word)) is not None:  # '½ kg' medio kilo: the name a half takes
+            names = self.HALF_UNITS.get(unit.singular, (unit.singular, unit.plural))
+            return self.counted_half(whole, names[whole > 1], unit.feminine)
         if len(word) > 2 and word.isalpha() and word.islower():
             one = self.singular(word)  # the gender data speaks of singulars
             return self.counted_half(whole, one if whole <= 1 else word, self.is_feminine(one))
@@ -915,7 +917,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
                 m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
-                    return locale_span(m, counted, self.code)
+                    article = self.HALF_BEFORE[0].split()[0] if ctx and ctx.prev_word.lower() == self.PER and " " in self.HALF_BEFORE[0].strip() else "-"
+                    return locale_span(m, re.sub(rf"^{article}e? ", "", counted), self.code)  # 'par ½ heure' par demi-heure
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
                 if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
                     noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
