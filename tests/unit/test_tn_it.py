@@ -181,6 +181,8 @@ READINGS = [
     # a price per kilo as said ('al chilo'); a half of a kilo 'mezzo chilo'
     ("Le ciliegie costano 6,50 €/kg, ne prendo ½ kg.",
      "Le ciliegie costano sei euro e cinquanta al chilo, ne prendo mezzo chilo."),
+    # an abbreviation written without its period before a number ('max 4 ospiti', 'pag 12')
+    ("Camera per max 4 ospiti, vedi pag 12.", "Camera per massimo quattro ospiti, vedi pagina dodici."),
 ]
 
 

@@ -426,6 +426,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
             return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
+        if after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1)) and (reading := self.abbreviation(word + ".")):
+            return locale_span(end, reading, self.code)  # without its period before a number: 'max 2 persone' massimo
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
