@@ -183,6 +183,9 @@ READINGS = [
      "Le ciliegie costano sei euro e cinquanta al chilo, ne prendo mezzo chilo."),
     # an abbreviation written without its period before a number ('max 4 ospiti', 'pag 12')
     ("Camera per max 4 ospiti, vedi pag 12.", "Camera per massimo quattro ospiti, vedi pagina dodici."),
+    # a Roman numeral between an article joined to a preposition and a noun is an ordinal
+    ("Se ne parlò nella XVIII legislatura e dopo la II guerra mondiale.",
+     "Se ne parlò nella diciottesima legislatura e dopo la seconda guerra mondiale."),
 ]
 
 
