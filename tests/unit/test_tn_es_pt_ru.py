@@ -194,6 +194,8 @@ READINGS = {
         ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
         # a price per kilo as said ('el kilo'); a half of a kilo 'medio kilo'
         ("Las cerezas, a 5,90 €/kg; compré ½ kg.", "Las cerezas, a cinco euros con noventa céntimos el kilo; compré medio kilo."),
+        # an address without a number: 's/n' sin número
+        ("Plaza Mayor, s/n, Salamanca.", "Plaza Mayor, sin número, Salamanca."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -340,6 +342,8 @@ READINGS = {
          'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
         ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
          'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
+        # an address without a number: 's/n' sem número
+        ("Avenida Brasil, s/n, Centro.", "Avenida Brasil, sem número, Centro."),
         # capitals are an acronym, never a unit folded from lower case: 'o PC' a computer, not parsec
         ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
     ],
