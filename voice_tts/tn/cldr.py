@@ -209,9 +209,8 @@ _SUPERSCRIPTS = str.maketrans({"2": "²", "3": "³", "μ": "µ"})
 
 @lru_cache(maxsize=4096)
 def unit_for(lang: str, written: str) -> str | None:
-    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu
-    for the micro sign, any case for a symbol of two letters or more ("kwh", "MHZ"), but capitals never for a symbol
-    all in lower case: those are acronyms ("PC" a computer, not "pc" parsec)."""
+    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu for the micro sign, any
+    case for a symbol of two letters or more ("kwh", "MHZ") but capitals for one in lower case ("PC" no parsec)."""
     symbols = unit_symbols(lang)
     for candidate in (written, written.translate(_SUPERSCRIPTS)):
         if candidate in symbols:

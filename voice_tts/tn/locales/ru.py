@@ -351,8 +351,7 @@ class Russian(Language):
         if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):  # 'руб/мес', never 'руб/шт' рублей
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
-        per = self.PERIODS if parts[0] in MINOR else {}  # a price per a measure: 'руб/кг' за килограмм
-        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per.get(part) or PER[part]}" for part in parts[1:] if part))
+        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {PER[part]}" for part in parts[1:] if part))
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """'с' (seconds) is also a preposition: with a word or number after it, it is that."""
@@ -455,8 +454,7 @@ class Russian(Language):
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
-        price = (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR  # 'руб./кг' за килограмм
-        per = self.PERIODS if price else {}
+        per = self.PERIODS if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else {}
         words = [per.get(word[1:]) or PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
