@@ -386,10 +386,8 @@ class Russian(Language):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
         end = super()._number_end(cur, body)
-        if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
-            if _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)):
-                return m
-        return end
+        grouped = cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1))
+        return m if grouped and _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)) else end
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
