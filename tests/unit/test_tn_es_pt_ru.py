@@ -196,6 +196,8 @@ READINGS = {
         ("Las cerezas, a 5,90 €/kg; compré ½ kg.", "Las cerezas, a cinco euros con noventa céntimos el kilo; compré medio kilo."),
         # an address without a number: 's/n' sin número
         ("Plaza Mayor, s/n, Salamanca.", "Plaza Mayor, sin número, Salamanca."),
+        # a car's plate after 'matrícula': its four digits one by one
+        ("El coche con matrícula 3057 BCD está mal aparcado.", "El coche con matrícula tres cero cinco siete BCD está mal aparcado."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
