@@ -195,6 +195,12 @@ READINGS = {
         # a Roman numeral after a course's name is its number, after a ruler's his ordinal; decibels
         ("La asignatura Física General I empieza hoy, y el motor hace 60 dB; Felipe VI inaugura el curso.",
          "La asignatura Física General uno empieza hoy, y el motor hace sesenta decibelios; Felipe sexto inaugura el curso."),
+        # a price per kilo as said ('el kilo'); a half of a kilo 'medio kilo'
+        ("Las cerezas, a 5,90 €/kg; compré ½ kg.", "Las cerezas, a cinco euros con noventa céntimos el kilo; compré medio kilo."),
+        # an address without a number: 's/n' sin número
+        ("Plaza Mayor, s/n, Salamanca.", "Plaza Mayor, sin número, Salamanca."),
+        # a car's plate after 'matrícula': its four digits one by one
+        ("El coche con matrícula 3057 BCD está mal aparcado.", "El coche con matrícula tres cero cinco siete BCD está mal aparcado."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -344,6 +350,10 @@ READINGS = {
         ("A disciplina de Álgebra Linear II começa amanhã, com ruído de 50 dB; Dom João VI chegou em 1808.",
          "A disciplina de Álgebra Linear dois começa amanhã, com ruído de cinquenta decibéis; Dom João sexto chegou em mil "
          "oitocentos e oito."),
+        # an address without a number: 's/n' sem número
+        ("Avenida Brasil, s/n, Centro.", "Avenida Brasil, sem número, Centro."),
+        # capitals are an acronym, never a unit folded from lower case: 'o PC' a computer, not parsec
+        ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -466,6 +476,11 @@ READINGS = {
         ("Перенесли на чт, 3 марта, а сдача в пт, 4 марта.", "Перенесли на четверг, третье марта, а сдача в пятницу, четвёртого марта."),
         ("Цена 900 ₽/ч. в будни, отпуск на 2 мес. Потом 3 раб. дня.", "Цена девятьсот рублей в час в будни, отпуск на два "
          "месяца. Потом три рабочих дня."),
+        # a price per kilogram 'за килограмм', a dose per kilogram 'на килограмм'
+        ("Черешня по 300 руб./кг, сыр 900 ₽/кг, доза 10 мг/кг.", "Черешня по триста рублей за килограмм, сыр девятьсот "
+         "рублей за килограмм, доза десять миллиграммов на килограмм."),
+        # 'м.' before a station's name is the metro; 'ауд.' an auditorium, in the preposition's case
+        ("Встреча у м. «Арбатская», лекция в ауд. 214.", "Встреча у метро «Арбатская», лекция в аудитории двести четырнадцать."),
     ],
 }
 

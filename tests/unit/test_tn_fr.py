@@ -161,6 +161,12 @@ READINGS = [
      'La ligne de quatre cents kilovolts traverse la vallée.'),
     ('Le moteur fait 45 dB et le code du bagage est CDGAF20931.',
      'Le moteur fait quarante-cinq décibels et le code du bagage est C D G A F deux zéro neuf trois un.'),
+    # capitals are an acronym ('le PC' a computer, 'le CV' a résumé); 'CV' after a number is horsepower
+    ('Branchez le PC, joignez le CV ; la voiture fait 7 CV.',
+     'Branchez le PC, joignez le CV ; la voiture fait sept chevaux.'),
+    # a price per kilo as said ('le kilo'); no article after 'par' ('par demi-heure'); 'zéro' counts a singular
+    ('Les cerises à 7,80 €/kg, le parking 2 € par ½ heure, frais : 0 €.',
+     'Les cerises à sept euros quatre-vingts le kilo, le parking deux euros par demi-heure, frais : zéro euro.'),
 ]
 
 

@@ -178,6 +178,17 @@ READINGS = [
     # a Roman numeral after a course's name is its number, after a ruler's or a pope's his ordinal
     ("Il corso di Fisica Generale II inizia lunedì; Papa Pio IX e Vittorio Emanuele III.",
      "Il corso di Fisica Generale due inizia lunedì; Papa Pio nono e Vittorio Emanuele terzo."),
+    # capitals are an acronym ('il PC' a computer, 'il CV' a résumé); 'CV' after a number is horsepower
+    ("Spegni il PC e allega il CV; la barca ha un motore da 25 CV.",
+     "Spegni il PC e allega il CV; la barca ha un motore da venticinque cavalli."),
+    # a price per kilo as said ('al chilo'); a half of a kilo 'mezzo chilo'
+    ("Le ciliegie costano 6,50 €/kg, ne prendo ½ kg.",
+     "Le ciliegie costano sei euro e cinquanta al chilo, ne prendo mezzo chilo."),
+    # an abbreviation written without its period before a number ('max 4 ospiti', 'pag 12')
+    ("Camera per max 4 ospiti, vedi pag 12.", "Camera per massimo quattro ospiti, vedi pagina dodici."),
+    # a Roman numeral between an article joined to a preposition and a noun is an ordinal
+    ("Se ne parlò nella XVIII legislatura e dopo la II guerra mondiale.",
+     "Se ne parlò nella diciottesima legislatura e dopo la seconda guerra mondiale."),
 ]
 
 

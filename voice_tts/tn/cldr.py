@@ -209,13 +209,14 @@ _SUPERSCRIPTS = str.maketrans({"2": "²", "3": "³", "μ": "µ"})
 
 @lru_cache(maxsize=4096)
 def unit_for(lang: str, written: str) -> str | None:
-    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu
-    for the micro sign, any case for a symbol of two letters or more ("kwh", "MHZ")."""
+    """The CLDR unit a symbol stands for, also as data sets write it: "m2" for "m²", Greek mu for the micro sign, any
+    case for a symbol of two letters or more ("kwh", "MHZ") but capitals for one in lower case ("PC" no parsec)."""
     symbols = unit_symbols(lang)
     for candidate in (written, written.translate(_SUPERSCRIPTS)):
         if candidate in symbols:
             return symbols[candidate]
-    return _folded_symbols(lang).get(written.translate(_SUPERSCRIPTS).casefold()) if len(written) >= 2 else None
+    folded = written.translate(_SUPERSCRIPTS).casefold()
+    return None if len(written) < 2 or written.isupper() and folded in symbols else _folded_symbols(lang).get(folded)
 
 
 @lru_cache(maxsize=4096)

@@ -61,9 +61,7 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
     text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
-    if feminine:  # 'quinientasmilésima primera'
-        text = re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text))
-    return text
+    return re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text)) if feminine else text  # 'quinientas'
 
 
 def _glued_ordinal(m: re.Match) -> str:

@@ -377,7 +377,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS):  # '1 compressa e ½' mezza, not '… e ½ litro'
                 return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
-                                    (0, numerator, denominator))
+                                    (0, numerator, denominator), ctx)
         if is_digit(c):
             return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
         prev = ctx.char_before(cur.text, pos)
@@ -423,11 +423,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
         if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
-        if after in (".", "°", "/") and (reading := self.abbreviation(word + after)) is not None:  # 'Nr.', 'n°', 'C/'
+        bare = after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1))  # 'max 2' as 'max.'
+        if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
-            return self._abbreviated(cur, word + after, end + 1, unit.singular if unit else reading)
+            return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
@@ -462,7 +463,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 span = self._numeric(cur, body, body, ctx)
                 return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
         plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
-        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and not word.islower()) and (unit := self.unit(word)):  # 'el kWh'
+        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and word not in (word.lower(), word.upper())) and (unit := self.unit(word)):  # 'el kWh', not 'il CV'
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
             return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
@@ -742,11 +743,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.cardinal(int(whole)) + ("" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}")
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
+        one = self.SINGULAR_BELOW_TWO and int(whole) < 2 or fractional is None and int(whole) == 1  # '0 €' zéro euro
         if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if int(whole) == 1 else self.plural(unit, ctx))
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if one else self.plural(unit, ctx))
         if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
-        one = self.SINGULAR_BELOW_TWO and int(whole) < 2  # French '1,3 gigaoctet'
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
 
     def plural(self, unit: Unit, ctx: Context | None) -> str:
@@ -865,12 +866,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         None: the unit's plural follows."""
         if self.HALF is None or (numerator, denominator) != (1, 2):
             return None
-        if (unit := self.unit(word)) is not None:
-            return self.counted_half(whole, unit.singular if whole <= 1 else unit.plural, unit.feminine)
-        if len(word) > 2 and word.isalpha() and word.islower():
-            one = self.singular(word)  # the gender data speaks of singulars
-            return self.counted_half(whole, one if whole <= 1 else word, self.is_feminine(one))
-        return None
+        if (unit := self.unit(word)) is None and len(word) > 2 and word.isalpha() and word.islower():
+            unit = Unit(one := self.singular(word), word, self.is_feminine(one))  # a noun, its gender by its singular
+        names = unit and self.HALF_UNITS.get(unit.singular, (unit.singular, unit.plural))  # '½ kg' medio kilo
+        return self.counted_half(whole, names[whole > 1], unit.feminine) if names else None
 
     def counted_half(self, whole: int, noun: str, feminine: bool) -> str:
         """`whole` and a half after the noun ('dos tazas y media'); no `whole`: the half before it ('media taza')."""
@@ -922,6 +921,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
                 m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
+                    per = ctx and ctx.prev_word.lower() == self.PER and " " in self.HALF_BEFORE[0][:-1]  # no 'une'
+                    counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return locale_span(m, counted, self.code)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
                 if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:

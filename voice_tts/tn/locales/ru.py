@@ -386,10 +386,8 @@ class Russian(Language):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
         end = super()._number_end(cur, body)
-        if cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1)):
-            if _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)):
-                return m
-        return end
+        grouped = cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1))
+        return m if grouped and _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)) else end
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
@@ -454,7 +452,8 @@ class Russian(Language):
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
-        words = [PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        per = self.PERIODS if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else {}
+        words = [per.get(word[1:]) or PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
