@@ -192,6 +192,9 @@ READINGS = {
          'expediente número dos mil veintiséis barra trescientos cuarenta y uno.'),
         # a Roman numeral closing a quoted title is a sequel's number, unless it follows a ruler's name
         ('Ponen «Shrek III» y «La corte de Carlos IV».', 'Ponen «Shrek tres» y «La corte de Carlos cuarto».'),
+        # a ruler's numeral in a quoted title stays his; 'ha' before a participle is the verb
+        ("Hoy «Enrique IV»; el n.º 4 ha ganado en 12 ha de viñas.",
+         "Hoy «Enrique cuarto»; el número cuatro ha ganado en doce hectáreas de viñas."),
         # a Roman numeral after a course's name is its number, after a ruler's his ordinal; decibels
         ("La asignatura Física General I empieza hoy, y el motor hace 60 dB; Felipe VI inaugura el curso.",
          "La asignatura Física General uno empieza hoy, y el motor hace sesenta decibelios; Felipe sexto inaugura el curso."),
@@ -354,9 +357,13 @@ READINGS = {
         ("Avenida Brasil, s/n, Centro.", "Avenida Brasil, sem número, Centro."),
         # capitals are an acronym, never a unit folded from lower case: 'o PC' a computer, not parsec
         ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
+        # a ruler's numeral in a quoted title stays his
+        ("A peça «D. João VI» estreia hoje.", "A peça «Dom João sexto» estreia hoje."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
+        # a quoted title's numeral: a sequel's a number, a ruler's his ordinal
+        ("Сегодня «Гладиатор II», завтра «Генрих IV».", "Сегодня «Гладиатор два», завтра «Генрих Четвёртый»."),
         ("Рост 12,5%", "Рост двенадцать целых пять десятых процента"),
         ("Было 1 января. 3 мая.", "Было первого января. третьего мая."),
         ("Было 3 апр. 2024 и 5 сент.", "Было третьего апреля две тысячи двадцать четвёртого года и пятого сентября."),

@@ -314,7 +314,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
-        """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'); ru looks past it."""
+        """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.') nor 'ha' before a
+        participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
+        if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
+            return None
         return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
 
     def unit(self, written: str) -> Unit | None:
@@ -543,7 +546,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        title = not dot and value > 1 and cur.at(end) in CLOSING_QUOTES  # '«Il Gladiatore II»' due, a sequel's
+        # '«Il Gladiatore II»' due, a sequel's; a ruler's stays his ('«Enrico IV»' quarto)
+        title = not dot and value > 1 and cur.at(end) in CLOSING_QUOTES and not self.is_ruler(ctx.prev_word)
         if day or title or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II'
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]

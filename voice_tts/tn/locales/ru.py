@@ -424,7 +424,8 @@ class Russian(Language):
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
         'C' alone) an ordinal, after 'глава', 'том' or closing a quoted title a number ('глава IV' глава четыре)."""
         value = roman_value(word)  # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
-        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(end) in numeric_spans.CLOSING_QUOTES
+        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
+            end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
