@@ -636,13 +636,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
         if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
             return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
-        match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo, as Italian says it
-        if plain and token.isdecimal() and cur.at(end) in "'’′" and ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
-            return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
-        if plain and token.isdecimal() and cur.at(end) in "'’′" and (match_minute or cur.at(end + 1) == "+" and is_digit(cur.at(end + 2))):
-            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1  # "90'+3"
-            plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
-            return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
+        if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
+            if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
+                return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
+            match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
+            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
+            if match_minute or added > end + 1:
+                plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
+                return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
         labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
         if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
             return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
