@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 
-from voice_tts.tn import chinese, cldr, electronic, english, lexer
+from voice_tts.tn import chinese, cldr, electronic, english, lexer, locales
 from voice_tts.tn.chars import HARD_STOPS, JOIN_ANY, SIGNS, ZH_SUFFIXES
 from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
@@ -38,6 +38,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
         return span
     if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
+        return span
+    if is_digit(c) and (span := _score(cur, pos, ctx)) is not None:
         return span
     if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
         return span
@@ -104,6 +106,45 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     return Span(pos + 1, "punct")
 
 
+def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    """A match's score, in any language: a pair of numbers after a word of a match or before one ('ganó 3-1' tres a uno,
+    'venceu por 3 x 1', '5-2で勝利'), or joined by a colon before one digit, never a clock ('4:2'); a list of two pairs
+    or more, one not rising, is a score's sets ('won 6–4, 3–6, 7–6', '6-4、3-6、7-6で'), never ranges nor clocks. A rising
+    list stays ranges ('9–13 e 15–19'), a list of clocks clocks ('16:30, 19:15 y 22:00')."""
+    words = _SCORES[lang := ctx.sentence_lang()]
+    cued = any(w.lower() in words.get("cues", ()) for w in (*ctx.words_before[-3:], ctx.prev_word)) or any(
+        part in ctx.prev_word for part in words.get("cue_parts", ()))
+    reader, sets, joint, end = ctx.locale or (chinese if lang == "zh" else english), [], pos, pos
+    with suppress(TooLong):
+        while (pair := _score_pair(cur, joint, cued)) is not None:
+            sets.append((*pair[:2], cur.text[end:joint], pair[3]))  # a set's numbers, what joins it to the one before
+            joint = lexer.spaces(cur, (end := pair[2]) + (cur.at(pair[2]) in ",、，"))  # a comma, 'and' ('y'), both
+            joint = next((lexer.spaces(cur, joint + len(w)) for w in words["and"] if cur.startswith(joint, w)), joint)
+            if cur.text[end:joint].isspace() or not is_digit(cur.at(joint)):  # '6-4 6-3' unjoined: left as it was
+                break
+    ends = "after" not in words or cur.at(end) in words["after"]  # a particle or a mark after it ('3:2로'), no counter
+    if not sets or not (sets[0][3] or ends and (cued or len(sets) > 1 and not all(a < b for a, b, *_ in sets) or any(
+            cur.startswith(end, w) for w in words.get("next", ())))):
+        return None
+    between = words["set"][len(sets) > 1]
+    spoken = (f"{joined}{reader.cardinal(a)}{between}{reader.cardinal(b)}" for a, b, joined, _ in sets)
+    return Span(end, "reading", lang, info="".join(spoken))
+
+
+def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] | None:
+    """The numbers of a set at `i`, of two digits at most, where they end, and whether a colon before one digit joins
+    them: '6-4', '7:6' (no clock's '10:30'), after a word of a match also '3x1' and '3 x 1'."""
+    mark = lexer.digits_end(cur, i, 3)
+    spaced = cued and cur.at(mark) == " " and cur.at(mark + 1) in "x×" and cur.at(mark + 2) == " "
+    if not 0 < mark - i < 3 or not (sign := cur.at(mark + spaced)) or sign not in "-–:x×"[:3 + 2 * cued]:
+        return None
+    end = lexer.digits_end(cur, start := mark + 1 + 2 * spaced, 3)
+    if not 0 < end - start < 3 - (sign == ":") or is_latin_letter(cur.at(end)) or (
+            cur.at(end) in "-–:./" and is_digit(cur.at(end + 1))):  # '6-4-3', '6:4.5'
+        return None
+    return int(cur.text[i:mark]), int(cur.text[start:end]), end, sign == ":"
+
+
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
     fraction with the measure noun after it when it reads one."""
@@ -126,6 +167,7 @@ _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
+_SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words of a score and around one
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
