@@ -400,11 +400,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # --- words --------------------------------------------------------------------------------
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        if cur.at(pos) in "hHwW" and cur.at(pos + 1) in "tTwW":
-            for scheme in electronic.SCHEMES:
-                if cur.startswith(pos, scheme, fold=True):
-                    end = lexer.url_end(cur, pos + len(scheme))
-                    return locale_span(end, self.address(cur.text[pos:end]), self.code)
+        if (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
+            return locale_span(end, self.address(cur.text[pos:end]), self.code)
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
