@@ -123,13 +123,13 @@ def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
 
 
 def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] | None:
-    """A set's numbers at `i` ('6-4', '7:6', no clock's '10:30'; cued also '3x1', '3 x 1'), where they end, a colon."""
+    """A set's numbers at `i` ('6-4', '7:6'; no clock's '10:30' nor '01'; cued also '3x1', '3 x 1'), end, colon."""
     mark = lexer.digits_end(cur, i, 3)
-    spaced = cued and cur.at(mark) == " " and cur.at(mark + 1) in "x×" and cur.at(mark + 2) == " "
-    if not 0 < mark - i < 3 or not (sign := cur.at(mark + spaced)) or sign not in "-–:x×"[:3 + 2 * cued]:
+    sign = cur.at(mark + (gap := cued and cur.at(mark) == " " and cur.at(mark + 1) in "x×" and cur.at(mark + 2) == " "))
+    if not 0 < mark - i < 3 - (cur.at(i) == "0") or not sign or sign not in "-–:x×"[:3 + 2 * cued]:
         return None
-    end = lexer.digits_end(cur, start := mark + 1 + 2 * spaced, 3)
-    if not 0 < end - start < 3 - (sign == ":") or is_latin_letter(cur.at(end)) or (
+    end = lexer.digits_end(cur, start := mark + 1 + 2 * gap, 3)
+    if not 0 < end - start < 3 - (sign == ":" or cur.at(start) == "0") or is_latin_letter(cur.at(end)) or (
             cur.at(end) in "-–:./" and is_digit(cur.at(end + 1))):  # '6-4-3', '6:4.5'
         return None
     return int(cur.text[i:mark]), int(cur.text[start:end]), end, sign == ":"
