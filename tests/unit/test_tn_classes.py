@@ -300,6 +300,11 @@ READINGS = {
     # a postal tracking number in groups is one code, read sign by sign
     "Item LY 3308 5521 7DE has left the depot.": "Item L Y three three zero eight five five two one seven D E has left "
         "the depot.",
+    # a match's sets in a list, one not rising or after a word of a match: its score, no 'to'; rising: ranges
+    "She won 7–5, 2–6, 6–3 in the final; the shop is open 9–12 and 14–17.":
+        "She won seven five, two six, six three in the final; the shop is open nine to twelve and fourteen to "
+        "seventeen.",
+    "They lost 4–6, 3–6 to the Bryans.": "They lost four six, three six to the Bryans.",
 }
 
 ZH_READINGS = {
@@ -375,6 +380,10 @@ ZH_READINGS = {
     "请到805房间或1603号房找前台，会员编号为10020315，第2026045期大乐透已开奖，两室两房。":
         "请到八零五房间或一六零三号房找前台，会员编号为一零零二零三一五，第二零二六零四五期大乐透已开奖，两室两房。",
     "园区由35kV变电站供电，发电机额定容量500kVA，年发电量1.2MWh。": "园区由三十五千伏变电站供电，发电机额定容量五百千伏安，年发电量一点二兆瓦时。",
+    # a match's sets in a list, one not rising: its score with 比, never a range; a colon before one digit 比; a pair
+    # before a word of winning or after 比分 a score ('3-5人' stays a range)
+    "她以7-5、2-6、6-3击败对手，比分3:1。": "她以七比五、二比六、六比三击败对手，比分三比一。",
+    "主队以2-1获胜，最终比分3-2，每组3-5人。": "主队以二比一获胜，最终比分三比二，每组三到五人。",
 }
 
 

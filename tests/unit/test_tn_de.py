@@ -268,6 +268,13 @@ READINGS = [
     ("Das Gerät ist mit 35 dB leise, trinken Sie tgl. 1 Fl. Wasser; Ihr Gepäckcode lautet MUCLH7720.",
      "Das Gerät ist mit fünfunddreißig Dezibel leise, trinken Sie täglich eine Flasche Wasser; Ihr Gepäckcode lautet "
      "M U C L H sieben sieben zwei null."),
+    # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a rising list stays
+    # ranges
+    ("Sie setzte sich 6-2, 4-6, 7-5 durch; geöffnet ist 9-12 und 14-18 Uhr.",
+     "Sie setzte sich sechs zu zwei, vier zu sechs, sieben zu fünf durch; geöffnet ist neun bis zwölf und vierzehn bis "
+     "achtzehn Uhr."),
+    ("Das Doppel verlor 4:6, 3:6 gegen die Titelverteidiger.",
+     "Das Doppel verlor vier zu sechs, drei zu sechs gegen die Titelverteidiger."),
 ]
 
 

@@ -204,6 +204,10 @@ READINGS = {
         ("Plaza Mayor, s/n, Salamanca.", "Plaza Mayor, sin número, Salamanca."),
         # a car's plate after 'matrícula': its four digits one by one
         ("El coche con matrícula 3057 BCD está mal aparcado.", "El coche con matrícula tres cero cinco siete BCD está mal aparcado."),
+        # a match's sets in a list, one not rising or after a word of a match: its score, never ranges
+        ("Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
+         "Perdió por cuatro a seis, seis a tres y dos a seis en la segunda ronda."),
+        ("El dobles cayó 4-6, 2-6 ante los campeones.", "El dobles cayó cuatro a seis, dos a seis ante los campeones."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -359,6 +363,11 @@ READINGS = {
         ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
         # a ruler's numeral in a quoted title stays his
         ("A peça «D. João VI» estreia hoje.", "A peça «Dom João sexto» estreia hoje."),
+        # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; after such a
+        # word also '3 x 1'
+        ("Ganhou por 7-5, 4-6 e 6-1 na estreia.", "Ganhou por sete cinco, quatro seis e seis um na estreia."),
+        ("O Palmeiras venceu por 3 x 1 e o Santos perdeu 0x2.",
+         "O Palmeiras venceu por três a um e o Santos perdeu zero a dois."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -488,6 +497,11 @@ READINGS = {
          "рублей за килограмм, доза десять миллиграммов на килограмм."),
         # 'м.' before a station's name is the metro; 'ауд.' an auditorium, in the preposition's case
         ("Встреча у м. «Арбатская», лекция в ауд. 214.", "Встреча у метро «Арбатская», лекция в аудитории двести четырнадцать."),
+        # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a colon before
+        # one digit no clock
+        ("Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
+         "Она выиграла шесть три, два шесть, шесть четыре и вышла в финал."),
+        ("Матч закончился 2:1.", "Матч закончился два один."),
     ],
 }
 
@@ -526,6 +540,7 @@ SENTENCES = {
         "Según el cap. IV y la sección II, fue en el 79 d.C. o el 44 a. C.; su FC de 150 lpm y el FC Barcelona; "
         "89 USD.",
         "El concierto del 21/3, desde el 5/10 hasta el 28/2; tomó 1/2 vaso y los 2/3 de los votos.",
+        "Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -556,6 +571,7 @@ SENTENCES = {
         "Feira às 3ªs e 5ªs, das 8h às 20h e entre 9h e 12h; o Gol 1.0 fez 2h11min08s e 3min02s/km.",
         "o FC Porto venceu.",
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
+        "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
@@ -571,6 +587,7 @@ SENTENCES = {
         "Поезд № 752 Москва, смета № 47/26, ок. 16 ч, финишировал 3-м; на вт, 9 февраля, с пн. по сб., на 12 мес.",
         "Музей в усадьбе XVIII в., рядом с парком.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
+        "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
     ],
 }
 

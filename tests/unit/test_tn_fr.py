@@ -167,6 +167,10 @@ READINGS = [
     # a price per kilo as said ('le kilo'); no article after 'par' ('par demi-heure'); 'zéro' counts a singular
     ('Les cerises à 7,80 €/kg, le parking 2 € par ½ heure, frais : 0 €.',
      'Les cerises à sept euros quatre-vingts le kilo, le parking deux euros par demi-heure, frais : zéro euro.'),
+    # a match's sets in a list, one not rising or after a word of a match: its score, never ranges
+    ("Elle a battu sa compatriote 7-6, 6-2 en huitièmes de finale.",
+     "Elle a battu sa compatriote sept six, six deux en huitièmes de finale."),
+    ("Ils ont perdu 4-6, 3-6 et 6-7 samedi.", "Ils ont perdu quatre six, trois six et six sept samedi."),
 ]
 
 

@@ -192,6 +192,10 @@ READINGS = [
     # a Roman numeral between an article joined to a preposition and a noun is an ordinal
     ("Se ne parlò nella XVIII legislatura e dopo la II guerra mondiale.",
      "Se ne parlò nella diciottesima legislatura e dopo la seconda guerra mondiale."),
+    # a match's sets in a list, one not rising or after a word of a match: its score, never ranges
+    ("Ha perso 3-6, 6-4, 5-7 contro la numero uno.",
+     "Ha perso tre a sei, sei a quattro, cinque a sette contro la numero uno."),
+    ("Il doppio ha perso 4-6, 3-6 in semifinale.", "Il doppio ha perso quattro a sei, tre a sei in semifinale."),
 ]
 
 

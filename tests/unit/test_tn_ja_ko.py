@@ -117,6 +117,11 @@ JA = [
     # a count in baseball's and basketball's words said in English (not a rank); kilovolts
     ("7回2アウトから3ランホームラン、1アウト1塁で2ベースヒット、3ポイントシュート、2ランク上、66kVの送電線。",
      "七回ツーアウトからスリーランホームラン、ワンアウト一塁でツーベースヒット、スリーポイントシュート、二ランク上、六十六キロボルトの送電線。"),
+    # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a colon before one
+    # digit is no clock
+    ("錦織は7-6、6-4で勝ち、決勝に進んだ。", "錦織は七対六、六対四で勝ち、決勝に進んだ。"),
+    ("結果は4:2だった。", "結果は四対二だった。"),
+    ("第1セットを6-4で取り、第2セットは3-6で落とした。", "第一セットを六対四で取り、第二セットは三対六で落とした。"),
 ]
 
 KO = [
@@ -273,6 +278,11 @@ KO = [
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
     # tablets and pills natively below twenty, a prescription's count from twenty on in Sino-Korean; kilovolts
     ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 삼십알, 백오십사킬로볼트 송전선."),
+    # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a colon before one
+    # digit is no clock
+    ("그는 7-5, 2-6, 6-3으로 승리했다.", "그는 칠 대 오, 이 대 육, 육 대 삼으로 승리했다."),
+    ("결과는 4:2였다.", "결과는 사 대 이였다."),
+    ("첫 세트를 6-4로 따냈지만 3-6으로 내줬다.", "첫 세트를 육 대 사로 따냈지만 삼 대 육으로 내줬다."),
 ]
 
 
@@ -342,6 +352,7 @@ REPLIES = {
         "暗証番号は4桁の「7025」で、都01系統のバスは7〜10分間隔です。",
         "国際郵便RR987654321DEは0歳児向け、最大風速30m/s、秒速12m/sの予報です。",
         "9回2アウトから3ランホームラン、2ランク上の3ポイントシュート、66kVの送電線です。",
+        "錦織は7-6、6-4で勝ち、決勝に進んだ。",
     ],
     "ko": [
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
@@ -366,6 +377,7 @@ REPLIES = {
         "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
         "매주 월·수·금 19:00~22:00에 열며 2~3일 전 신청, 문의는 114로 해 주세요.",
         "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
+        "그는 7-5, 2-6, 6-3으로 승리했다.",
     ],
 }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 
-from voice_tts.tn import chinese, cldr, electronic, english, lexer
+from voice_tts.tn import chinese, cldr, electronic, english, lexer, locales
 from voice_tts.tn.chars import HARD_STOPS, JOIN_ANY, SIGNS, ZH_SUFFIXES
 from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
 from voice_tts.tn.context import Context, Span
@@ -39,8 +39,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return span
     if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
         return span
-    if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
-        return span
+    if span := is_digit(c) and _score(cur, pos, ctx) or ctx.locale is not None and ctx.locale.find_span(cur, pos, ctx):
+        return span  # a match's score in any language, then what the turn's language module decides
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
         prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
@@ -59,10 +59,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _html_tag(cur, pos)
     if c == "|" and ctx.in_table:
         return Span(pos + 1, "table_pipe", info="end" if cur.at(lexer.spaces(cur, pos + 1)) in ("", "\n") else "mid")
-    if c in "hHwW" and cur.at(pos + 1) in _SCHEME_SECOND:
-        for scheme in electronic.SCHEMES:
-            if cur.startswith(pos, scheme, fold=True):
-                return Span(lexer.url_end(cur, pos + len(scheme)), "url", _lang_after(cur, ctx, None))
+    if c in "hHwW" and (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
+        return Span(end, "url", _lang_after(cur, ctx, None))
     if c == "#":
         n = cur.at(pos + 1)
         if is_digit(n) or n == " " and is_digit(cur.at(pos + 2)):  # '#10', '# 10': number ten
@@ -104,6 +102,39 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     return Span(pos + 1, "punct")
 
 
+def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
+    """A match's score in any language: two numbers after a word of a match or before one ('ganó 3-1', '5-2で勝利') or
+    with a colon before one digit ('4:2'); a list of pairs, one not rising, joined by commas or 'and' (not spaces), its
+    sets ('won 6–4, 3–6, 7–6'), never ranges ('9–13 e 15–19') nor clocks; in ja, ko a particle after ('3:2로')."""
+    words = _SCORES[lang := ctx.sentence_lang()]
+    cued = any(w.lower() in words.get("cues", ()) for w in (*ctx.words_before[-3:], ctx.prev_word)) or any(
+        part in ctx.prev_word for part in words.get("cue_parts", ()))
+    say, sets, joint, end = (ctx.locale or (chinese if lang == "zh" else english)).cardinal, [], pos, pos
+    with suppress(TooLong):
+        while not cur.text[end:joint].isspace() and (pair := _score_pair(cur, joint, cued)) is not None:
+            sets.append((*pair[:2], cur.text[end:joint], pair[3]))  # a set's numbers, what joins it to the one before
+            joint = lexer.spaces(cur, (end := pair[2]) + (cur.at(pair[2]) in ",、，"))  # a comma, 'and' ('y'), both
+            joint = next((lexer.spaces(cur, joint + len(w)) for w in words["and"] if cur.startswith(joint, w)), joint)
+    if not sets or not (sets[0][3] or cur.at(end) in words.get("after", cur.at(end)) and (cued or len(sets) > 1 and any(
+            a >= b for a, b, *_ in sets) or any(cur.startswith(end, w) for w in words.get("next", ())))):
+        return None
+    between = words["set"][len(sets) > 1]  # 'won 3-1' three to one, 'won 6-4, 6-3' six four, six three
+    return Span(end, "reading", lang, info="".join(f"{joined}{say(a)}{between}{say(b)}" for a, b, joined, _ in sets))
+
+
+def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] | None:
+    """A set's numbers at `i` ('6-4', '7:6'; no clock's '10:30' nor '01'; cued also '3x1', '3 x 1'), end, colon."""
+    mark = lexer.digits_end(cur, i, 3)
+    sign = cur.at(mark + (gap := cued and cur.at(mark) == " " and cur.at(mark + 1) in "x×" and cur.at(mark + 2) == " "))
+    if not 0 < mark - i < 3 - (cur.at(i) == "0") or not sign or sign not in "-–:x×"[:3 + 2 * cued]:
+        return None
+    end = lexer.digits_end(cur, start := mark + 1 + 2 * gap, 3)
+    if not 0 < end - start < 3 - (sign == ":" or cur.at(start) == "0") or is_latin_letter(cur.at(end)) or (
+            cur.at(end) in "-–:./" and is_digit(cur.at(end + 1))):  # '6-4-3', '6:4.5'
+        return None
+    return int(cur.text[i:mark]), int(cur.text[start:end]), end, sign == ":"
+
+
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
     fraction with the measure noun after it when it reads one."""
@@ -121,10 +152,10 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
 
 
-_SCHEME_SECOND = frozenset("tTwW")
 _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
+_SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words of a score and around one
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -132,15 +163,10 @@ _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
 # --- pronunciation dictionary ---------------------------------------------------------------
 
-def _is_word_char(c: str) -> bool:
-    """Letters and digits that make words, next to which no whole-word rule starts or ends (not Han: no spaces)."""
-    return bool(c) and is_alnum(c) and not is_han(c)
-
-
 def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> Span | None:
     """A dictionary rule matching at `pos` (voice_tts.tn.lexicon); waits while more text could change the match."""
     c = cur.at(pos)
-    inside_word = inside_word or (_is_word_char(ctx.char_before(cur.text, pos)) and _is_word_char(c))
+    inside_word = inside_word or (is_alnum(ctx.char_before(cur.text, pos)) and is_alnum(c))
     end, final = min(cur.end, cur.limit), cur.final and cur.end <= cur.limit
     found, waiting = ctx.lexicon.matches(cur.text, pos, end, final, inside_word)
     if waiting:
@@ -148,7 +174,7 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
             return None  # past the tail bound: no rule can be decided here
         raise NeedMore
     for match in found:
-        if not match.whole_word or not (_is_word_char(cur.text[match.end - 1]) and _is_word_char(cur.at(match.end))):
+        if not match.whole_word or not (is_alnum(cur.text[match.end - 1]) and is_alnum(cur.at(match.end))):
             return Span(match.end, "lexicon", info=match.say)
     return None
 

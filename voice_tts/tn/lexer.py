@@ -112,6 +112,11 @@ def is_dropped(c: str) -> bool:
     return is_silent(c) and not is_emoji(c) and not c.isspace()
 
 
+def scheme_url_end(cur: Cursor, i: int, schemes: tuple[str, ...]) -> int | None:
+    """The end of a URL that starts at `i` with one of `schemes` ('https://', 'www.'), else None."""
+    return next((url_end(cur, i + len(s)) for s in schemes if cur.startswith(i, s, fold=True)), None)
+
+
 def url_end(cur: Cursor, i: int) -> int:
     """A URL body ends at whitespace, CJK, or trailing `.,;:!?)` followed by a space or the end."""
     depth = 0

@@ -349,9 +349,7 @@ class StreamingNormalizer:
         # A symbol said as a word ('#' number, '&' and, '№' номер) glues onto neither word beside it ('B#4', '№5').
         spoken_word = (span.kind == "punct" or raw[:1] in "#&") and (first := spoken.lstrip()[:1]).isalpha() and not is_han(first)
         # A dictionary reading that starts or ends inside a raw word is a word of its own.
-        inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and _is_word_char(ctx.prev_char) and (
-            _is_word_char(raw[:1])
-        )
+        inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and is_alnum(ctx.prev_char) and is_alnum(raw[:1])
         if spoken_word or inside_word:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
@@ -410,10 +408,6 @@ class OpenWord:
     raw: str
     spoken: str
     before: Context
-
-
-def _is_word_char(c: str) -> bool:
-    return bool(c) and c.isalnum() and not is_han(c)
 
 
 def _unspaced(c: str) -> bool:

@@ -69,7 +69,6 @@ _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
-_SCORE = re.compile(r"(\d{1,2})[-:x](\d{1,2})")  # a match's score after a SCORE_CUES word ('ganó 3-1' tres a uno)
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -111,10 +110,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     NUMBER_WORD = ""  # '#5'
     SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
-    # A score's word and the words of winning or ending before one ('ganó 3-1' tres a uno); a range's word after 'tra',
-    # 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a Roman ordinal feminine; a decimal
-    # over a scale's top ('14,5/20' sur vingt); the words after which a unit's symbol is its name ('el kWh' kilovatio hora).
-    SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
+    # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
+    # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
+    RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = {}, {}, frozenset(), "", frozenset()
     MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
@@ -402,11 +400,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # --- words --------------------------------------------------------------------------------
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        if cur.at(pos) in "hHwW" and cur.at(pos + 1) in "tTwW":
-            for scheme in electronic.SCHEMES:
-                if cur.startswith(pos, scheme, fold=True):
-                    end = lexer.url_end(cur, pos + len(scheme))
-                    return locale_span(end, self.address(cur.text[pos:end]), self.code)
+        if (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
+            return locale_span(end, self.address(cur.text[pos:end]), self.code)
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
@@ -632,10 +627,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plain = not sign and currency is None
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
-        spaced = (cued := plain and {w.lower() for w in (*ctx.words_before[-3:], ctx.prev_word)} & set(self.SCORE_CUES)) and token.isdecimal() and re.match(
-            r" [x×] (\d{1,2})(?!\d)", "".join(cur.at(i) for i in range(end, end + 6)))  # 'venceu por 3 x 1' três a um; '4:2' is no time
-        if (cued or plain and re.fullmatch(r"\d{1,2}:\d", token)) and (m := _SCORE.fullmatch(f"{token}x{spaced[1]}" if spaced else token)):
-            return locale_span(end + (spaced.end() if spaced else 0), f"{self.cardinal(int(m[1]))} {self.SCORE} {self.cardinal(int(m[2]))}", self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
             if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
                 return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)

@@ -125,13 +125,11 @@ class Korean(myriad.Language):
 
     def _address(self, cur: Cursor, pos: int) -> Span | None:
         """A URL, an email address or a domain: names as written, endings spelled, symbols in Korean."""
-        for scheme in electronic.SCHEMES:
-            if cur.startswith(pos, scheme, fold=True):
-                end = lexer.url_end(cur, pos + len(scheme))
-                url = cur.text[pos:end]
-                host = electronic.host(url)  # a long address: its host alone
-                path = "" if len(url) > electronic.HOST_ONLY_AFTER else electronic.strip_scheme(url)[len(host):].rstrip("/")
-                return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
+        if (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
+            url = cur.text[pos:end]
+            host = electronic.host(url)  # a long address: its host alone
+            path = "" if len(url) > electronic.HOST_ONLY_AFTER else electronic.strip_scheme(url)[len(host):].rstrip("/")
+            return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         if "@" in word and electronic.is_email(word):

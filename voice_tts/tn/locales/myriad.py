@@ -213,8 +213,6 @@ class Language:
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
-        if score := self._score(cur, end, e, ctx):
-            return score
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
         lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
         plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
@@ -251,18 +249,6 @@ class Language:
                 cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
-
-    def _score(self, cur: Cursor, end: int, e: Expression, ctx: Context) -> Span | None:
-        """Two numbers joined by a hyphen or colon after a word of a match or before one ('5-2で勝利', 'LG가 7:4로 이겨'), a
-        particle or a mark after them, are its score ('試合は3-1で' 三対一, '경기는 3:2로' 삼 대 이), never a range or digit groups."""
-        parts = e.parts
-        if e.kind == "integer" and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # '3:2', no time
-            parts, end = (*parts, cur.text[end + 1:(k := lexer.digits_end(cur, end + 1))]), k
-        if len(parts) != 2 or e.kind not in ("integer", "range", "groups") or e.sign or e.currency or e.suffix or max(map(len, parts)) > 2 or (
-                cur.at(end) not in self.words["score_after"]) or not (any(w in ctx.prev_word for w in self.words["score_words"]) or any(
-                cur.startswith(end, w) for w in self.words["score_next"])):  # '19:00から' a time, '4-6月' months
-            return None
-        return locale_span(end, self.words["score"].join(map(self.integer, parts)), self.code)
 
     def _company(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A company's legal form abbreviated in brackets next to its name: '(주)한빛물류' 주식회사
