@@ -13,6 +13,12 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # two years in a row joined by a slash or a dash are a season or a school year: both years, no 'de … a'; after a
+        # preposition a range; a number with a slash after 'n.º' a file's, 'barra', a part led by a zero digit by digit
+        ("El curso 2026/27 y la temporada 2025—2026 acaban; entre 2019-2020 cerró; el expediente n.º 2025/00917 sigue.",
+         "El curso dos mil veintiséis veintisiete y la temporada dos mil veinticinco dos mil veintiséis acaban; "
+         "entre dos mil diecinueve y dos mil veinte cerró; "
+         "el expediente número dos mil veinticinco barra cero cero nueve uno siete sigue."),
         # a chapter's or a room's dotted number part by part
         ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
         # capitals before digits, or groups of capitals and digits: a code sign by sign, its slash 'barra'
@@ -206,6 +212,10 @@ READINGS = {
         ("El coche con matrícula 3057 BCD está mal aparcado.", "El coche con matrícula tres cero cinco siete BCD está mal aparcado."),
     ],
     "pt": [
+        # a season or a school year: both years; after 'nº' a file's number, 'barra', a zero-led part digit by digit
+        ("O ano letivo 2025/26 e a época 2024–2025 acabaram; o processo nº 2025/01234 segue.",
+         "O ano letivo dois mil e vinte e cinco vinte e seis e a época dois mil e vinte e quatro dois mil e vinte e "
+         "cinco acabaram; o processo número dois mil e vinte e cinco barra zero um dois três quatro segue."),
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
         ("Código BRX2741, processo RC-2026/0457.",
          "Código B R X dois sete quatro um, processo R C dois zero dois seis barra zero quatro cinco sete."),
@@ -497,6 +507,7 @@ SENTENCES = {
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
+        "La temporada 2025—2026 y el curso 2026-27 del expediente n.º 2025/00917.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
@@ -532,6 +543,7 @@ SENTENCES = {
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",
+        "A época 2024—2025 e o processo n.º 2025/01234.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",

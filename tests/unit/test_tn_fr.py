@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # two years in a row joined by a dash: a season, both years; after a preposition a range
+    ("La saison 2025–2026 commence ; en 2019-2020 non.",
+     "La saison deux mille vingt-cinq deux mille vingt-six commence ; en deux mille dix-neuf à deux mille vingt non."),
     # a word over a period after an amount: 'net/mois' net par mois
     ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number

@@ -10,6 +10,11 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # two years in a row joined by a slash or a dash: a season or a school year, both years (no 'barra', no 'da … a'); a
+    # number with a slash after 'n.' a file's ('barra'), no fraction
+    ("L'anno scolastico 2025-26 e la stagione 2024—2025 sono finiti; il fascicolo n. 2025/318 è chiuso.",
+     "L'anno scolastico duemilaventicinque ventisei e la stagione duemilaventiquattro duemilaventicinque sono finiti; "
+     "il fascicolo numero duemilaventicinque barra trecentodiciotto è chiuso."),
     # a number with a prime after 'durata' is minutes ("al 90'" stays the match's minute)
     ("Il documentario dura 95', il gol è al 90'.", "Il documentario dura novantacinque minuti, il gol è al novantesimo."),
     # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal

@@ -117,6 +117,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     SCORE, SCORE_CUES, RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = "", frozenset(), {}, {}, frozenset(), "", frozenset()
     MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
+    SEASON_DASH = False  # whether two years in a row joined by a dash are a season ('temporada 2026-2027'), no range
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends compounds too.
     DIGIT_CUES: tuple[list[str], ...] = ()
@@ -644,9 +645,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if match_minute or added > end + 1:
                 plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
                 return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
-        labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
-        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
-            return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
+        if plain and (season := self.season(cur, end, token, ctx)) is not None:
+            return locale_span(*season, self.code)
+        label = (self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word).lower()
+        numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)  # 'n. 2026/04718', a file's
+        if plain and self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
+                "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
+            parts = (self.digits(part) if part[0] == "0" else self.cardinal(to_int(part)) for part in token.split("/"))
+            return locale_span(end, f" {self.NUMBER_SLASH} ".join(parts), self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
             return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
@@ -730,10 +736,21 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """A token of a shape the language reads its own way ('192.168.1.1'); here a school year ('2026/27')."""
-        if (m := re.fullmatch(r"(\d{4})/(\d\d|\d{4})", token)) and int(m[2]) % 100 == (int(m[1]) + 1) % 100:
-            return f"{self.year(int(m[1]))} {self.year(int(m[2])) if len(m[2]) == 4 else self.cardinal(int(m[2]))}"
+        """A token of a shape the language reads its own way ('192.168.1.1'); here none."""
         return None
+
+    def season(self, cur: Cursor, end: int, token: str, ctx: Context) -> tuple[int, str] | None:
+        """Two years in a row joined by a slash or a dash, a season or a school year ('la stagione 2026/2027',
+        'WS 2026/27', 'la temporada 2026-2027', '2026—2027'): both years one after the other, and where it ends; after
+        a preposition a dash is a range ('de 2026-2027'), as in a language that writes no season so (German)."""
+        if len(token) == 4 and cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # the em dash ends the token
+            last = lexer.chunk(cur, end + 1)
+            token, end = f"{token}-{cur.text[end + 1:last]}", last
+        m = re.fullmatch(r"((?:19|20)\d\d)([-/])(\d\d|\d{4})", token)
+        if m is None or int(m[3]) != (int(m[1]) + 1) % 10 ** len(m[3]) or m[2] == "-" and (
+                not self.SEASON_DASH or ctx.prev_word.lower() in self.PREPOSITIONS):
+            return None
+        return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
         """A number that units, currencies and scale words may follow: (whole part, decimals); after a currency
