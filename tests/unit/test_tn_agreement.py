@@ -24,7 +24,7 @@ READINGS = [
     ("es", "Cuesta $7.07.", "Cuesta siete dólares con siete centavos."),
     ("pt", "Havia 2 pessoas e 200 casas.", "Havia duas pessoas e duzentas casas."),
     ("pt", "São 2 dias.", "São dois dias."),
-    ("pt", "Custa €75,965.72.", "Custa setenta e cinco mil novecentos e sessenta e cinco euros e setenta e dois centavos."),
+    ("pt", "Custa €75,965.72.", "Custa setenta e cinco mil novecentos e sessenta e cinco euros e setenta e dois cêntimos."),
     ("de", "Er hat 1 Haus und 1 Katze.", "Er hat ein Haus und eine Katze."),
     ("de", "Seite 1 ist leer.", "Seite eins ist leer."),
     ("de", "Das kostet $2,20.", "Das kostet zwei Dollar zwanzig."),

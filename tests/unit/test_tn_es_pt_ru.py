@@ -212,6 +212,10 @@ READINGS = {
         ("El coche con matrícula 3057 BCD está mal aparcado.", "El coche con matrícula tres cero cinco siete BCD está mal aparcado."),
     ],
     "pt": [
+        # the cents of an amount in euros, Portugal's currency, are 'cêntimos'; Brazil's real keeps 'centavos'
+        ("A portagem custa 2,35 € e o café EUR 0,80; no Rio, R$ 4,60.",
+         "A portagem custa dois euros e trinta e cinco cêntimos e o café oitenta cêntimos; "
+         "no Rio, quatro reais e sessenta centavos."),
         # a season or a school year: both years; after 'nº' a file's number, 'barra', a zero-led part digit by digit
         ("O ano letivo 2025/26 e a época 2024–2025 acabaram; o processo nº 2025/01234 segue.",
          "O ano letivo dois mil e vinte e cinco vinte e seis e a época dois mil e vinte e quatro dois mil e vinte e "
