@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a capital A after a number and a space is amperes; written against the number a letter (a gate's, a row's)
+    ("Il caricatore (2 A) e la presa da 16 A; l'uscita 4A, la fila 12A.",
+     "Il caricatore (due ampere) e la presa da sedici ampere; l'uscita quattro A, la fila dodici A."),
     # two years in a row joined by a slash or a dash: a season or a school year, both years (no 'barra', no 'da … a'); a
     # number with a slash after 'n.' a file's ('barra'), no fraction
     ("L'anno scolastico 2025-26 e la stagione 2024—2025 sono finiti; il fascicolo n. 2025/318 è chiuso.",
