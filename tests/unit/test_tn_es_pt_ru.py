@@ -13,6 +13,9 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a price per litre as per kilo: 'el litro'
+        ("El gasóleo sale a 1,05 €/l y el aceite a 9 €/L.",
+         "El gasóleo sale a un euro con cinco céntimos el litro y el aceite a nueve euros el litro."),
         # a capital A after a number and a space is amperes; written against the number a letter (a door's, a row's)
         ("El cargador (2 A) y el enchufe de 16 A; la puerta 4A y la fila 12A.",
          "El cargador (dos amperios) y el enchufe de dieciséis amperios; la puerta cuatro A y la fila doce A."),

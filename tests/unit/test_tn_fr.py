@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a price per litre as per kilo: 'le litre'
+    ("Le gazole est à 1,65 €/l et le lait à 1 €/L.", "Le gazole est à un euro soixante-cinq le litre et le lait à un euro le litre."),
     # two years in a row joined by a dash: a season, both years; after a preposition a range
     ("La saison 2025–2026 commence ; en 2019-2020 non.",
      "La saison deux mille vingt-cinq deux mille vingt-six commence ; en deux mille dix-neuf à deux mille vingt non."),

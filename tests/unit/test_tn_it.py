@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a price per litre as per kilo: 'al litro'
+    ("Il gasolio costa 1,35 €/l, il vino 8 €/L.", "Il gasolio costa un euro e trentacinque al litro, il vino otto euro al litro."),
     # a capital A after a number and a space is amperes; written against the number a letter (a gate's, a row's)
     ("Il caricatore (2 A) e la presa da 16 A; l'uscita 4A, la fila 12A.",
      "Il caricatore (due ampere) e la presa da sedici ampere; l'uscita quattro A, la fila dodici A."),
