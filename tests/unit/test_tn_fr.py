@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # an abbreviated weekday before a day is the weekday, the day and month after it a date; before a year no weekday
+    ("Livraison mar. 9/3 ou mer. 10/3, pas le 15 mar. 2026.",
+     "Livraison mardi neuf mars ou mercredi dix mars, pas le quinze mar. deux mille vingt-six."),
     # a price per litre as per kilo: 'le litre'
     ("Le gazole est à 1,65 €/l et le lait à 1 €/L.", "Le gazole est à un euro soixante-cinq le litre et le lait à un euro le litre."),
     # two years in a row joined by a dash: a season, both years; after a preposition a range

@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # an abbreviated weekday before a day is the weekday ('mar.' martedì, not marzo), the day and month after it a date
+    ("Il tecnico passa mar. 9/3 o mer. 10/3, non il 9 mar.",
+     "Il tecnico passa martedì nove marzo o mercoledì dieci marzo, non il nove marzo."),
     # a price per litre as per kilo: 'al litro'
     ("Il gasolio costa 1,35 €/l, il vino 8 €/L.", "Il gasolio costa un euro e trentacinque al litro, il vino otto euro al litro."),
     # a capital A after a number and a space is amperes; written against the number a letter (a gate's, a row's)

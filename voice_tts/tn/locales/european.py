@@ -414,6 +414,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
         if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
             return Span(comma, "locale", self.code, info=day, agreement=day.lower())
+        if (self.MONTH_FIRST_DATES or after == ".") and word.lower() in self.WEEKDAYS:  # 'vier. 10 de mayo', 'mar. 15/12'
+            body = lexer.spaces(cur, end + (cur.at(end) == "."))
+            if body > end + (cur.at(end) == ".") and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day ('15 mar. 2026')
+                span = self._numeric(cur, body, body, replace(ctx, prev_word=self.WEEKDAYS[word.lower()]))  # its date
+                return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
@@ -461,11 +466,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return span
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
-        if self.MONTH_FIRST_DATES and word.lower() in self.WEEKDAYS:  # 'vier. 10 de mayo'
-            body = lexer.spaces(cur, end + (cur.at(end) == "."))
-            if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
-                span = self._numeric(cur, body, body, ctx)
-                return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
         plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
         if (plural or ctx.prev_word.lower() in self.UNIT_CUES and word not in (word.lower(), word.upper())) and (unit := self.unit(word)):  # 'el kWh', not 'il CV'
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
