@@ -10,6 +10,10 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a unit written before a size's numbers is named there ('cm 120 × 60' centimetri); before one number it stays
+    ("Il tavolo (cm 120 × 60 × 75), la foto mm 35x45.",
+     "Il tavolo (centimetri centoventi per sessanta per settantacinque), "
+     "la foto millimetri trentacinque per quarantacinque."),
     # an abbreviated weekday before a day is the weekday ('mar.' martedì, not marzo), the day and month after it a date
     ("Il tecnico passa mar. 9/3 o mer. 10/3, non il 9 mar.",
      "Il tecnico passa martedì nove marzo o mercoledì dieci marzo, non il nove marzo."),
