@@ -10,6 +10,10 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'S.' before a name in a street's is the saint, in the name's form; elsewhere an initial
+    ("Venga in via di S. Lorenzo 15, piazza S. Croce, corso S. Agostino, via S. Stefano 3; il sig. S. Rossi.",
+     "Venga in via di San Lorenzo quindici, piazza Santa Croce, corso Sant'Agostino, via Santo Stefano tre; "
+     "il signor S. Rossi."),
     # a unit written before a size's numbers is named there ('cm 120 × 60' centimetri); before one number it stays
     ("Il tavolo (cm 120 × 60 × 75), la foto mm 35x45.",
      "Il tavolo (centimetri centoventi per sessanta per settantacinque), "

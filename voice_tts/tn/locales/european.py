@@ -86,7 +86,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {
     "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
     "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
-    "extensions": frozenset, "clock_cues": frozenset, "rulers": frozenset, "seat_words": frozenset,
+    "extensions": frozenset, "clock_cues": frozenset, "rulers": frozenset, "seat_words": frozenset, "street_words": frozenset,
     "short_units": frozenset, "eras": dict, "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict,
     "symbols": dict, "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict,
     "address_readings": dict, "day_parts": dict, "half_before": tuple, "digit_cues": tuple, "half": tuple,
