@@ -26,12 +26,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return span
     if c == "\n":
         return Span(pos + 1, "nl")
-    if is_space(c):
-        return Span(lexer.greedy(cur, pos, is_space), "ws")
-    if is_emoji(c):
-        return Span(lexer.greedy(cur, pos, is_emoji), "emoji")
-    if lexer.is_dropped(c):
-        return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
+    for kind, test in (("ws", is_space), ("emoji", is_emoji), ("drop", lexer.is_dropped)):  # a run of one kind
+        if test(c):
+            return Span(lexer.greedy(cur, pos, test), kind)
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
@@ -49,12 +46,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(pos + 1, "punct", "en", info="sharp")  # 'C#', 'F# minor'
     if c in "*_~`":
         return Span(lexer.run(cur, pos, lambda x: x == c), "md")
-    if c == "[":
-        return Span(pos + 1, "md")
-    if c == "]":
-        return _link_target(cur, pos + 2) if cur.at(pos + 1) == "(" else Span(pos + 1, "md")
-    if c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
-        return Span(pos + 1, "md")
+    if c == "]" and cur.at(pos + 1) == "(":
+        return _link_target(cur, pos + 2)
+    if c in ("[", "]") or c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
+        return Span(pos + 1, "md")  # a link's text, an image's
     if c == "<":
         return _html_tag(cur, pos)
     if c == "|" and ctx.in_table:
@@ -87,11 +82,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    if c == "." and not ctx.sent_han and sign_may_follow(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)):
-        return _number(cur, pos, pos + 1, ctx)  # '.878': a decimal without its zero
-    if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        if lexer.is_currency(c) or sign_may_follow(ctx.char_before(cur.text, pos)):
-            return _number(cur, pos, pos + 1, ctx)
+    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(ctx.char_before(cur.text, pos))  # '.878' no zero
+    if (lexer.is_currency(c) or signed) and is_digit(cur.at(pos + 1)):
+        return _number(cur, pos, pos + 1, ctx)
     if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):

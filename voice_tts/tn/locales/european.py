@@ -83,16 +83,12 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
-_TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
-    "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
-    "extensions": frozenset, "clock_cues": frozenset, "rulers": frozenset, "seat_words": frozenset, "street_words": frozenset,
-    "short_units": frozenset, "eras": dict, "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict,
-    "symbols": dict, "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict,
-    "address_readings": dict, "day_parts": dict, "half_before": tuple, "digit_cues": tuple, "half": tuple,
-    "units": units, "scales": units, "currencies": currencies,
-    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair)),
-}
+_TABLES: dict[str, Callable] = dict.fromkeys((
+    "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations extensions "
+    "clock_cues rulers seat_words street_words short_units clock_markers prepositions").split(), frozenset) | dict.fromkeys((
+    "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings day_parts").split(),
+    dict) | dict.fromkeys(("half_before", "digit_cues", "half"), tuple) | {"units": units, "scales": units, "currencies": currencies,
+    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair))}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -744,17 +740,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def season(self, cur: Cursor, end: int, token: str, ctx: Context) -> tuple[int, str] | None:
-        """Two years in a row joined by a slash or a dash, a season or a school year ('la stagione 2026/2027',
-        'WS 2026/27', 'la temporada 2026-2027', '2026—2027'): both years one after the other, and where it ends; after
-        a preposition a dash is a range ('de 2026-2027'), as in a language that writes no season so (German)."""
+        """Two years in a row joined by '/', '-', '–' or '—' ('stagione 2026/2027', 'WS 2026/27'), a season or school year:
+        both years, and where they end; a dash after a preposition, or where no season is written so (German), a range."""
         if len(token) == 4 and cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # the em dash ends the token
-            last = lexer.chunk(cur, end + 1)
-            token, end = f"{token}-{cur.text[end + 1:last]}", last
+            token, end = f"{token}-{cur.text[end + 1:lexer.chunk(cur, end + 1)]}", lexer.chunk(cur, end + 1)
         m = re.fullmatch(r"((?:19|20)\d\d)([-/])(\d\d|\d{4})", token)
-        if m is None or int(m[3]) != (int(m[1]) + 1) % 10 ** len(m[3]) or m[2] == "-" and (
-                not self.SEASON_DASH or ctx.prev_word.lower() in self.PREPOSITIONS):
-            return None
-        return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
+        if m and int(m[3]) == (int(m[1]) + 1) % 10 ** len(m[3]) and (m[2] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
+            return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
+        return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
         """A number that units, currencies and scale words may follow: (whole part, decimals); after a currency

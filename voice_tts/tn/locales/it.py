@@ -47,10 +47,10 @@ class Italian(Language):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'S.' before a name in a street's is its saint ('via di S. Vitale' San Vitale, 'piazza S. Croce' Santa Croce)."""
-        street = {ctx.prev_word.lower(), *(w.lower() for w in ctx.words_before[-1:])} & self.STREET_WORDS
-        if street and cur.startswith(pos, "S. ") and (name := chunk_after(cur, pos + 2, str.isupper)):
+        if {ctx.prev_word.lower(), *map(str.lower, ctx.words_before[-1:])} & self.STREET_WORDS and cur.startswith(pos, "S. ") and (
+                name := chunk_after(cur, pos + 2, str.isupper)):  # 'Sant'Agostino', 'Santo Stefano'
             saint = "Sant'" if name[0][0] in "AEIOU" else "Santa " if self.is_feminine(name[0].lower()) else (
-                "Santo " if re.match("S[^aeiou]", name[0]) else "San ")  # 'Sant'Agostino', 'Santo Stefano'
+                "Santo " if re.match("S[^aeiou]", name[0]) else "San ")
             return locale_span(name[1], saint + name[0], self.code)
         return super()._word(cur, pos, ctx)
 
