@@ -14,7 +14,8 @@ READINGS = [
     ("Livraison mar. 9/3 ou mer. 10/3, pas le 15 mar. 2026.",
      "Livraison mardi neuf mars ou mercredi dix mars, pas le quinze mar. deux mille vingt-six."),
     # a price per litre as per kilo: 'le litre'
-    ("Le gazole est à 1,65 €/l et le lait à 1 €/L.", "Le gazole est à un euro soixante-cinq le litre et le lait à un euro le litre."),
+    ("Le gazole est à 1,65 €/l et le lait à 1 €/L.",
+     "Le gazole est à un euro soixante-cinq le litre et le lait à un euro le litre."),
     # two years in a row joined by a dash: a season, both years; after a preposition a range
     ("La saison 2025–2026 commence ; en 2019-2020 non.",
      "La saison deux mille vingt-cinq deux mille vingt-six commence ; en deux mille dix-neuf à deux mille vingt non."),

@@ -22,7 +22,8 @@ READINGS = [
     ("Il tecnico passa mar. 9/3 o mer. 10/3, non il 9 mar.",
      "Il tecnico passa martedì nove marzo o mercoledì dieci marzo, non il nove marzo."),
     # a price per litre as per kilo: 'al litro'
-    ("Il gasolio costa 1,35 €/l, il vino 8 €/L.", "Il gasolio costa un euro e trentacinque al litro, il vino otto euro al litro."),
+    ("Il gasolio costa 1,35 €/l, il vino 8 €/L.",
+     "Il gasolio costa un euro e trentacinque al litro, il vino otto euro al litro."),
     # a capital A after a number and a space is amperes; written against the number a letter (a gate's, a row's)
     ("Il caricatore (2 A) e la presa da 16 A; l'uscita 4A, la fila 12A.",
      "Il caricatore (due ampere) e la presa da sedici ampere; l'uscita quattro A, la fila dodici A."),

@@ -83,12 +83,12 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
-_TABLES: dict[str, Callable] = dict.fromkeys((
-    "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations extensions "
-    "clock_cues rulers seat_words street_words short_units clock_markers prepositions").split(), frozenset) | dict.fromkeys((
-    "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings day_parts").split(),
-    dict) | dict.fromkeys(("half_before", "digit_cues", "half"), tuple) | {"units": units, "scales": units, "currencies": currencies,
-    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair))}
+_TABLES: dict[str, Callable] = {name: kind for kind, names in (
+    (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
+    (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
+    (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales"), (currencies, "currencies"),
+    (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -411,11 +411,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
         if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
             return Span(comma, "locale", self.code, info=day, agreement=day.lower())
-        if (self.MONTH_FIRST_DATES or after == ".") and word.lower() in self.WEEKDAYS:  # 'vier. 10 de mayo', 'mar. 15/12'
-            body = lexer.spaces(cur, end + (cur.at(end) == "."))
-            if body > end + (cur.at(end) == ".") and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day ('15 mar. 2026')
-                span = self._numeric(cur, body, body, replace(ctx, prev_word=self.WEEKDAYS[word.lower()]))  # its date
-                return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
+        if (after == "." and day or self.MONTH_FIRST_DATES and (day := self.WEEKDAYS.get(word.lower(), ""))) and (
+                body := lexer.spaces(cur, comma)) > comma and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day
+            span = self._numeric(cur, body, body, replace(ctx, prev_word=day))  # 'mar. 15/12', 'vier. 10 de mayo'
+            return locale_span(span.end, f"{day} {span.info}", self.code)
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
@@ -740,12 +739,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def season(self, cur: Cursor, end: int, token: str, ctx: Context) -> tuple[int, str] | None:
-        """Two years in a row joined by '/', '-', '–' or '—' ('stagione 2026/2027', 'WS 2026/27'), a season or school year:
-        both years, and where they end; a dash after a preposition, or where no season is written so (German), a range."""
+        """Two years in a row joined by '/', '-', '–' or '—' ('stagione 2026/2027'), a season or school year: both
+        years, and their end; a dash after a preposition, or where no season is so written (German), is a range."""
         if len(token) == 4 and cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # the em dash ends the token
             token, end = f"{token}-{cur.text[end + 1:lexer.chunk(cur, end + 1)]}", lexer.chunk(cur, end + 1)
         m = re.fullmatch(r"((?:19|20)\d\d)([-/])(\d\d|\d{4})", token)
-        if m and int(m[3]) == (int(m[1]) + 1) % 10 ** len(m[3]) and (m[2] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
+        if m and str(int(m[1]) + 1).endswith(m[3]) and (
+                m[2] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
             return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
         return None
 
@@ -991,7 +991,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                 return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
             if (unit := self.unit(unit_text)) is not None and unit_text != "A" and not (  # '2A' a letter, '2 A' amperes
-                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):  # 'posto 11B'
+                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                 return self._counted_quantity(*quantity, unit, ctx)
         return None
 
