@@ -384,6 +384,9 @@ READINGS = {
         ("A peça «D. João VI» estreia hoje.", "A peça «Dom João sexto» estreia hoje."),
     ],
     "ru": [
+        # a capital А after a number and a space is amperes; written against the number a letter ('752А')
+        ("Розетка на 16 А, автомат 10 А, поезд № 752А отправляется.",
+         "Розетка на шестнадцать ампер, автомат десять ампер, поезд номер семьсот пятьдесят два а отправляется."),
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
         # a quoted title's numeral: a sequel's a number, a ruler's his ordinal
         ("Сегодня «Гладиатор II», завтра «Генрих IV».", "Сегодня «Гладиатор два», завтра «Генрих Четвёртый»."),

@@ -990,7 +990,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
             if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                 return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-            if (unit := self.unit(unit_text)) is not None and unit_text != "A" and not (  # '2A' a letter, '2 A' amperes
+            if (unit := self.unit(unit_text)) and unit_text not in ("A", "А") and not (  # '2A' a letter, '2 A' amperes
                     unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                 return self._counted_quantity(*quantity, unit, ctx)
         return None
