@@ -13,6 +13,18 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a price per litre as per kilo: 'el litro'
+        ("El gasóleo sale a 1,05 €/l y el aceite a 9 €/L.",
+         "El gasóleo sale a un euro con cinco céntimos el litro y el aceite a nueve euros el litro."),
+        # a capital A after a number and a space is amperes; written against the number a letter (a door's, a row's)
+        ("El cargador (2 A) y el enchufe de 16 A; la puerta 4A y la fila 12A.",
+         "El cargador (dos amperios) y el enchufe de dieciséis amperios; la puerta cuatro A y la fila doce A."),
+        # two years in a row joined by a slash or a dash are a season or a school year: both years, no 'de … a'; after a
+        # preposition a range; a number with a slash after 'n.º' a file's, 'barra', a part led by a zero digit by digit
+        ("El curso 2026/27 y la temporada 2025—2026 acaban; entre 2019-2020 cerró; el expediente n.º 2025/00917 sigue.",
+         "El curso dos mil veintiséis veintisiete y la temporada dos mil veinticinco dos mil veintiséis acaban; "
+         "entre dos mil diecinueve y dos mil veinte cerró; "
+         "el expediente número dos mil veinticinco barra cero cero nueve uno siete sigue."),
         # a chapter's or a room's dotted number part by part
         ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
         # capitals before digits, or groups of capitals and digits: a code sign by sign, its slash 'barra'
@@ -210,6 +222,17 @@ READINGS = {
         ("El dobles cayó 4-6, 2-6 ante los campeones.", "El dobles cayó cuatro a seis, dos a seis ante los campeones."),
     ],
     "pt": [
+        # a capital A after a number and a space is amperes; written against the number a letter
+        ("O carregador (2 A) e a tomada de 16 A; a porta 4A e a fila 12A.",
+         "O carregador (dois amperes) e a tomada de dezesseis amperes; a porta quatro A e a fila doze A."),
+        # the cents of an amount in euros, Portugal's currency, are 'cêntimos'; Brazil's real keeps 'centavos'
+        ("A portagem custa 2,35 € e o café EUR 0,80; no Rio, R$ 4,60.",
+         "A portagem custa dois euros e trinta e cinco cêntimos e o café oitenta cêntimos; "
+         "no Rio, quatro reais e sessenta centavos."),
+        # a season or a school year: both years; after 'nº' a file's number, 'barra', a zero-led part digit by digit
+        ("O ano letivo 2025/26 e a época 2024–2025 acabaram; o processo nº 2025/01234 segue.",
+         "O ano letivo dois mil e vinte e cinco vinte e seis e a época dois mil e vinte e quatro dois mil e vinte e "
+         "cinco acabaram; o processo número dois mil e vinte e cinco barra zero um dois três quatro segue."),
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
         ("Código BRX2741, processo RC-2026/0457.",
          "Código B R X dois sete quatro um, processo R C dois zero dois seis barra zero quatro cinco sete."),
@@ -370,6 +393,9 @@ READINGS = {
          "O Palmeiras venceu por três a um e o Santos perdeu zero a dois."),
     ],
     "ru": [
+        # a capital А after a number and a space is amperes; written against the number a letter ('752А')
+        ("Розетка на 16 А, автомат 10 А, поезд № 752А отправляется.",
+         "Розетка на шестнадцать ампер, автомат десять ампер, поезд номер семьсот пятьдесят два а отправляется."),
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
         # a quoted title's numeral: a sequel's a number, a ruler's his ordinal
         ("Сегодня «Гладиатор II», завтра «Генрих IV».", "Сегодня «Гладиатор два», завтра «Генрих Четвёртый»."),
@@ -511,6 +537,7 @@ SENTENCES = {
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
+        "La temporada 2025—2026 y el curso 2026-27 del expediente n.º 2025/00917.",
         "Quedan 21 plazas de 240.",
         "Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.",
         "Su pedido n.º 4521 cuesta 25,50 € y llegará el 3 de mayo de 2026 a las 9:30.",
@@ -547,6 +574,7 @@ SENTENCES = {
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
         "Restam 21 poltronas de 240, e as vendas de 2021.",
+        "A época 2024—2025 e o processo n.º 2025/01234.",
         "Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.",
         "Seu pedido nº 4521 custa R$ 129,90 e chega em 15/03/2026, às 14h30.",
         "É a 2ª entrega do mês: 3,5 kg, 1 1/2 litro e 15% de desconto (1.250 reais).",

@@ -10,6 +10,15 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # an abbreviated weekday before a day is the weekday, the day and month after it a date; before a year no weekday
+    ("Livraison mar. 9/3 ou mer. 10/3, pas le 15 mar. 2026.",
+     "Livraison mardi neuf mars ou mercredi dix mars, pas le quinze mar. deux mille vingt-six."),
+    # a price per litre as per kilo: 'le litre'
+    ("Le gazole est à 1,65 €/l et le lait à 1 €/L.",
+     "Le gazole est à un euro soixante-cinq le litre et le lait à un euro le litre."),
+    # two years in a row joined by a dash: a season, both years; after a preposition a range
+    ("La saison 2025–2026 commence ; en 2019-2020 non.",
+     "La saison deux mille vingt-cinq deux mille vingt-six commence ; en deux mille dix-neuf à deux mille vingt non."),
     # a word over a period after an amount: 'net/mois' net par mois
     ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number

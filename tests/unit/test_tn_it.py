@@ -10,6 +10,28 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'S.' before a name in a street's is the saint, in the name's form; elsewhere an initial
+    ("Venga in via di S. Lorenzo 15, piazza S. Croce, corso S. Agostino, via S. Stefano 3; il sig. S. Rossi.",
+     "Venga in via di San Lorenzo quindici, piazza Santa Croce, corso Sant'Agostino, via Santo Stefano tre; "
+     "il signor S. Rossi."),
+    # a unit written before a size's numbers is named there ('cm 120 × 60' centimetri); before one number it stays
+    ("Il tavolo (cm 120 × 60 × 75), la foto mm 35x45.",
+     "Il tavolo (centimetri centoventi per sessanta per settantacinque), "
+     "la foto millimetri trentacinque per quarantacinque."),
+    # an abbreviated weekday before a day is the weekday ('mar.' martedì, not marzo), the day and month after it a date
+    ("Il tecnico passa mar. 9/3 o mer. 10/3, non il 9 mar.",
+     "Il tecnico passa martedì nove marzo o mercoledì dieci marzo, non il nove marzo."),
+    # a price per litre as per kilo: 'al litro'
+    ("Il gasolio costa 1,35 €/l, il vino 8 €/L.",
+     "Il gasolio costa un euro e trentacinque al litro, il vino otto euro al litro."),
+    # a capital A after a number and a space is amperes; written against the number a letter (a gate's, a row's)
+    ("Il caricatore (2 A) e la presa da 16 A; l'uscita 4A, la fila 12A.",
+     "Il caricatore (due ampere) e la presa da sedici ampere; l'uscita quattro A, la fila dodici A."),
+    # two years in a row joined by a slash or a dash: a season or a school year, both years (no 'barra', no 'da … a'); a
+    # number with a slash after 'n.' a file's ('barra'), no fraction
+    ("L'anno scolastico 2025-26 e la stagione 2024—2025 sono finiti; il fascicolo n. 2025/318 è chiuso.",
+     "L'anno scolastico duemilaventicinque ventisei e la stagione duemilaventiquattro duemilaventicinque sono finiti; "
+     "il fascicolo numero duemilaventicinque barra trecentodiciotto è chiuso."),
     # a number with a prime after 'durata' is minutes ("al 90'" stays the match's minute)
     ("Il documentario dura 95', il gol è al 90'.", "Il documentario dura novantacinque minuti, il gol è al novantesimo."),
     # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal

@@ -298,11 +298,9 @@ def unit_reading(amount: str, symbol: str, lang: str, words: str) -> str | None:
 
 def vulgar_fraction(char: str) -> tuple[int, int] | None:
     """"¾" → (3, 4); None for a character that is no vulgar fraction."""
-    if len(char) != 1 or not unicodedata.name(char, "").startswith("VULGAR FRACTION"):
-        return None
     parts = unicodedata.normalize("NFKC", char).split("\u2044")
-    if len(parts) != 2 or not parts[1]:  # '⅟' ("one over") has no denominator
-        return None
+    if len(char) != 1 or unicodedata.name(char, "")[:15] != "VULGAR FRACTION" or len(parts) != 2 or not parts[1]:
+        return None  # '⅟' ("one over") has no denominator
     return int(parts[0]), int(parts[1])
 
 

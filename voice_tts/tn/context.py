@@ -76,13 +76,6 @@ class Context:
 
     def new_turn(self) -> Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
-        return Context(
-            default_lang="en" if self.auto else self.default_lang,
-            locale=None if self.auto else self.locale,
-            auto=self.auto,
-            spell_acronyms=self.spell_acronyms,
-            lexicon=self.lexicon,
-            last_spoken=self.last_spoken,
-            last_visible=self.last_visible,
-            pending_sep=bool(self.last_spoken),
-        )
+        kept = {k: getattr(self, k) for k in ("auto", "spell_acronyms", "lexicon", "last_spoken", "last_visible")}
+        return Context(default_lang="en" if self.auto else self.default_lang, locale=None if self.auto else self.locale,
+                       pending_sep=bool(self.last_spoken), **kept)

@@ -73,8 +73,7 @@ def number(text: str) -> str:
 
 def plain_number(text: str) -> str:
     """A bare integer or decimal; four-digit integers read as years, like wetext does."""
-    plain = text.replace(",", "")
-    return year(int(plain)) if "." not in plain and "," not in text and len(plain) == 4 and "1000" <= plain < "2100" else number(text)
+    return year(int(text)) if re.fullmatch(r"1\d{3}|20\d\d", text) else number(text)
 
 
 # --- money ------------------------------------------------------------------------------------
@@ -488,10 +487,9 @@ def measure(text: str, adjective: bool = False) -> str | None:
     symbol, amount, adjective, dose = m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
     one, many = unit(symbol) or unit(symbol.removesuffix(".")) or m["adjective"] and symbol in _UNIT_NAMES and (symbol, symbol) or dose and unit(
         dose["unit"]) and unit(dose["per"]) and [f"{unit(dose['unit'])[i]} per {measure(dose['amount'] + ' ' + dose['per'])}" for i in (0, 1)] or (None, None)
-    if one is None:  # '8 oz.': the period of the unit's abbreviation ('2 in.' inches: only with it); '3/4-inch' a unit's name
+    if one is None or "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # '8 oz.', '2 in.' with its period
         return None
-    if "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # a fraction by its character's name ('3/4-inch' three quarter inch)
-        return None
+    # a fraction by its character's name ('3/4-inch' three quarter inch)
     spoken = unicodedata.name(amount)[16:].lower().replace("quarters", "quarter") if amount in _FRACTIONS.values() else number(amount)
     return f"{'minus ' * bool(m.group('sign'))}{spoken} {one if amount == '1' or adjective else many}"
 

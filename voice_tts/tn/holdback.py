@@ -26,12 +26,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return span
     if c == "\n":
         return Span(pos + 1, "nl")
-    if is_space(c):
-        return Span(lexer.greedy(cur, pos, is_space), "ws")
-    if is_emoji(c):
-        return Span(lexer.greedy(cur, pos, is_emoji), "emoji")
-    if lexer.is_dropped(c):
-        return Span(lexer.greedy(cur, pos, lexer.is_dropped), "drop")
+    for kind, test in (("ws", is_space), ("emoji", is_emoji), ("drop", lexer.is_dropped)):  # a run of one kind
+        if test(c):
+            return Span(lexer.greedy(cur, pos, test), kind)
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
@@ -49,12 +46,10 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(pos + 1, "punct", "en", info="sharp")  # 'C#', 'F# minor'
     if c in "*_~`":
         return Span(lexer.run(cur, pos, lambda x: x == c), "md")
-    if c == "[":
-        return Span(pos + 1, "md")
-    if c == "]":
-        return _link_target(cur, pos + 2) if cur.at(pos + 1) == "(" else Span(pos + 1, "md")
-    if c == "!" and (not (prev := ctx.char_before(cur.text, pos)) or prev.isspace()) and cur.at(pos + 1) == "[":
-        return Span(pos + 1, "md")
+    if c == "]" and cur.at(pos + 1) == "(":
+        return _link_target(cur, pos + 2)
+    if c in ("[", "]") or c == "!" and not ctx.char_before(cur.text, pos).strip() and cur.at(pos + 1) == "[":
+        return Span(pos + 1, "md")  # a link's text, an image's
     if c == "<":
         return _html_tag(cur, pos)
     if c == "|" and ctx.in_table:
@@ -85,11 +80,9 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    if c == "." and not ctx.sent_han and sign_may_follow(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)):
-        return _number(cur, pos, pos + 1, ctx)  # '.878': a decimal without its zero
-    if (lexer.is_currency(c) or c in SIGNS) and is_digit(cur.at(pos + 1)):
-        if lexer.is_currency(c) or sign_may_follow(ctx.char_before(cur.text, pos)):
-            return _number(cur, pos, pos + 1, ctx)
+    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(ctx.char_before(cur.text, pos))
+    if (lexer.is_currency(c) or signed) and is_digit(cur.at(pos + 1)):
+        return _number(cur, pos, pos + 1, ctx)  # '-5', '$5', '.878' (a decimal without its zero)
     if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
@@ -144,9 +137,8 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
     except TooLong:
         j = k = pos + 1
-    noun = cur.text[j:k]
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
-    reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)
+    reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # the noun after it
     if took_noun:
         return Span(k + _abbreviation_period(cur, k), "reading", "en", info=glued + reading)  # '¾ tsp. of' teaspoon
     return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
@@ -240,10 +232,8 @@ def _link_target(cur: Cursor, i: int) -> Span:
     depth = 0
     while True:
         c = cur.at(i)
-        if c == "" or c == "\n" or is_space(c):
-            return Span(i, "md")
-        if c == ")" and depth == 0:
-            return Span(i + 1, "md")
+        if c == "" or c == "\n" or is_space(c) or c == ")" and depth == 0:  # the target's end, with its bracket
+            return Span(i + (c == ")"), "md")
         depth += (c == "(") - (c == ")")
         i += 1
 
@@ -253,11 +243,9 @@ _TAG_CAP = 40
 
 
 def _html_tag(cur: Cursor, pos: int) -> Span:
-    n = cur.at(pos + 1)
-    if not (n == "/" or (n.isascii() and n.isalpha())):
-        return Span(pos + 1, "punct")
-    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1)
-    if i - pos < _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts the words around it: 'go<noise/>home' go home
+    opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
+    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1) if opens else pos
+    if pos < i < pos + _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts words: 'go<noise/>home' go home
         return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
     return Span(pos + 1, "punct")
 
@@ -277,12 +265,10 @@ def _next_visible(cur: Cursor, i: int) -> str:
 def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
     """§3.6 routing for a semiotic span ending at `end` (None: decide from the left only); among Latin words a
     Chinese turn's reads in Chinese where Chinese follows in its sentence ('iPhone 15 Pro很好' 十五)."""
-    if ctx.locale is not None:
-        return ctx.default_lang
-    if ctx.sent_han or end is not None and is_han(cur.at(end)):
+    if ctx.locale is None and (ctx.sent_han or end is not None and is_han(cur.at(end))):
         return "zh"
-    if not (ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end))):
-        return ctx.default_lang
+    if ctx.locale is not None or not (ctx.sent_latin or end is not None and is_latin_letter(_next_visible(cur, end))):
+        return ctx.default_lang  # a language module's turn, or no Latin word around
     with suppress(TooLong):
         while ctx.default_lang == "zh" and end is not None and (c := cur.at(end)) not in ("", "\n", *HARD_STOPS):
             if is_han(c) or c == "." and is_space(cur.at(end + 1) or " "):

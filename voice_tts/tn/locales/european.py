@@ -69,6 +69,7 @@ _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
+_SIZE_AFTER = re.compile(r" \d+(?:,\d+)? ?[x×] ?\d")  # a size's numbers after its unit ('cm 220 × 95')
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
@@ -81,16 +82,12 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 
 
 # How each table of a language's `<code>_words.json` becomes the class attribute of its name.
-_TABLES: dict[str, Callable] = {
-    "year_cues": frozenset, "zones": frozenset, "not_nouns": frozenset, "century_words": frozenset, "half_units": dict,
-    "chapter_words": frozenset, "version_words": frozenset, "ordinal_after": frozenset, "name_abbreviations": frozenset,
-    "extensions": frozenset, "clock_cues": frozenset, "rulers": frozenset, "seat_words": frozenset,
-    "short_units": frozenset, "eras": dict, "clock_markers": frozenset, "prepositions": frozenset, "weekdays": dict,
-    "symbols": dict, "abbreviated_endings": dict, "roman_abbreviations": dict, "address_symbols": dict,
-    "address_readings": dict, "day_parts": dict, "half_before": tuple, "digit_cues": tuple, "half": tuple,
-    "units": units, "scales": units, "currencies": currencies,
-    "plural_endings": lambda pairs: tuple(map(tuple, pairs)), "code_words": lambda pair: tuple(map(tuple, pair)),
-}
+_TABLES: dict[str, Callable] = {name: kind for kind, names in (
+    (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
+    (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
+    (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales"), (currencies, "currencies"),
+    (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -115,6 +112,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = {}, {}, frozenset(), "", frozenset()
     MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
+    SEASON_DASH = False  # whether two years in a row joined by a dash are a season ('temporada 2026-2027'), no range
     RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
     # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends compounds too.
     DIGIT_CUES: tuple[list[str], ...] = ()
@@ -408,6 +406,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
         if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
             return Span(comma, "locale", self.code, info=day, agreement=day.lower())
+        if (after == "." and day or self.MONTH_FIRST_DATES and (day := self.WEEKDAYS.get(word.lower(), ""))) and (
+                body := lexer.spaces(cur, comma)) > comma and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day
+            span = self._numeric(cur, body, body, replace(ctx, prev_word=day))  # 'mar. 15/12', 'vier. 10 de mayo'
+            return locale_span(span.end, f"{day} {span.info}", self.code)
         if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
@@ -455,11 +457,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return span
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
-        if self.MONTH_FIRST_DATES and word.lower() in self.WEEKDAYS:  # 'vier. 10 de mayo'
-            body = lexer.spaces(cur, end + (cur.at(end) == "."))
-            if body > end + (cur.at(end) == ".") and is_digit(cur.at(body)):
-                span = self._numeric(cur, body, body, ctx)
-                return locale_span(span.end, f"{self.WEEKDAYS[word.lower()]} {span.info}", self.code)
+        if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
+                is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
+            return locale_span(end, unit.plural, self.code)  # a size's unit before it: 'cm 220 × 95 × 85' centimetri
         plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
         if (plural or ctx.prev_word.lower() in self.UNIT_CUES and word not in (word.lower(), word.upper())) and (unit := self.unit(word)):  # 'el kWh', not 'il CV'
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
@@ -635,9 +635,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             if match_minute or added > end + 1:
                 plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
                 return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
-        labelled = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS
-        if plain and self.NUMBER_SLASH and (m := _SLASHED.fullmatch(token)) and ("." in m[1] or labelled or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100):  # 'Lei 8.078/90'
-            return locale_span(end, f"{self.cardinal(int(m[1].replace('.', '')))} {self.NUMBER_SLASH} {self.cardinal(int(m[2]))}", self.code)
+        if plain and (season := self.season(cur, end, token, ctx)) is not None:
+            return locale_span(*season, self.code)
+        label = (self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word).lower()
+        numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)  # 'n. 2026/04718', a file's
+        if plain and self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
+                "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
+            parts = (self.digits(part) if part[0] == "0" else self.cardinal(to_int(part)) for part in token.split("/"))
+            return locale_span(end, f" {self.NUMBER_SLASH} ".join(parts), self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
             return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
@@ -721,9 +726,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """A token of a shape the language reads its own way ('192.168.1.1'); here a school year ('2026/27')."""
-        if (m := re.fullmatch(r"(\d{4})/(\d\d|\d{4})", token)) and int(m[2]) % 100 == (int(m[1]) + 1) % 100:
-            return f"{self.year(int(m[1]))} {self.year(int(m[2])) if len(m[2]) == 4 else self.cardinal(int(m[2]))}"
+        """A token of a shape the language reads its own way ('192.168.1.1'); here none."""
+        return None
+
+    def season(self, cur: Cursor, end: int, token: str, ctx: Context) -> tuple[int, str] | None:
+        """Two years in a row joined by '/', '-', '–' or '—' ('stagione 2026/2027'), a season or school year: both
+        years, and their end; a dash after a preposition, or where no season is so written (German), is a range."""
+        if len(token) == 4 and cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # the em dash ends the token
+            token, end = f"{token}-{cur.text[end + 1:lexer.chunk(cur, end + 1)]}", lexer.chunk(cur, end + 1)
+        m = re.fullmatch(r"((?:19|20)\d\d)([-/])(\d\d|\d{4})", token)
+        if m and str(int(m[1]) + 1).endswith(m[3]) and (
+                m[2] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
+            return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
         return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
@@ -967,8 +981,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
             if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                 return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-            if (unit := self.unit(unit_text)) is not None and not (
-                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):  # 'posto 11A' no ampere
+            if (unit := self.unit(unit_text)) and unit_text not in ("A", "А") and not (  # '2A' a letter, '2 A' amperes
+                    unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                 return self._counted_quantity(*quantity, unit, ctx)
         return None
 

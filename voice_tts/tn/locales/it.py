@@ -12,7 +12,7 @@ import re
 
 from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
-from voice_tts.tn.context import Context
+from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european import Language
 from voice_tts.tn.locales.european_dates import chunk_after
@@ -43,6 +43,15 @@ class Italian(Language):
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         count = _one_before(self.counted(n, feminine), noun)
         return count + noun if count.endswith("'") else f"{count} {noun}"
+
+    def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """'S.' before a name in a street's is the saint ('via di S. Vitale' San Vitale, 'piazza S. Croce' Santa)."""
+        street = {ctx.prev_word.lower(), *map(str.lower, ctx.words_before[-1:])} & self.STREET_WORDS
+        if street and cur.startswith(pos, "S. ") and (name := chunk_after(cur, pos + 2, str.isupper)):  # "Sant'Anna"
+            saint = "Sant'" if name[0][0] in "AEIOU" else "Santa " if self.is_feminine(name[0].lower()) else (
+                "Santo " if re.match("S[^aeiou]", name[0]) else "San ")
+            return Span(name[1], "locale", self.code, info=saint + name[0])
+        return super()._word(cur, pos, ctx)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         words = cldr.ordinal("it", n, "masculine")

@@ -354,8 +354,10 @@ class Russian(Language):
         return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {PER[part]}" for part in parts[1:] if part))
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
-        """'с' (seconds) is also a preposition: with a word or number after it, it is that."""
-        return None if word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum() else self.unit(word)
+        """'с' (seconds) is a preposition before a word or number; 'а' in lower case a conjunction ('16 А' ампер)."""
+        if word == "а" or word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum():
+            return None
+        return self.unit(word)
 
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
