@@ -16,9 +16,12 @@ READINGS = {
         # a price per litre as per kilo: 'el litro'
         ("El gasóleo sale a 1,05 €/l y el aceite a 9 €/L.",
          "El gasóleo sale a un euro con cinco céntimos el litro y el aceite a nueve euros el litro."),
-        # a capital A after a number and a space is amperes; written against the number a letter (a door's, a row's)
+        # a capital A after a number and a space is amperes; written against the number, or after a door's or a
+        # floor's word, a letter
         ("El cargador (2 A) y el enchufe de 16 A; la puerta 4A y la fila 12A.",
          "El cargador (dos amperios) y el enchufe de dieciséis amperios; la puerta cuatro A y la fila doce A."),
+        ("Vivo en el piso 3 A, escalera 2 A; la toma es de 16 A.",
+         "Vivo en el piso tres A, escalera dos A; la toma es de dieciséis amperios."),
         # two years in a row joined by a slash or a dash are a season or a school year: both years, no 'de … a'; after a
         # preposition a range; a number with a slash after 'n.º' a file's, 'barra', a part led by a zero digit by digit
         ("El curso 2026/27 y la temporada 2025—2026 acaban; entre 2019-2020 cerró; el expediente n.º 2025/00917 sigue.",
@@ -225,6 +228,8 @@ READINGS = {
         # a capital A after a number and a space is amperes; written against the number a letter
         ("O carregador (2 A) e a tomada de 16 A; a porta 4A e a fila 12A.",
          "O carregador (dois amperes) e a tomada de dezesseis amperes; a porta quatro A e a fila doze A."),
+        ("Moro no apartamento 12 A, bloco 3 A; o disjuntor é de 25 A.",
+         "Moro no apartamento doze A, bloco três A; o disjuntor é de vinte e cinco amperes."),
         # the cents of an amount in euros, Portugal's currency, are 'cêntimos'; Brazil's real keeps 'centavos'
         ("A portagem custa 2,35 € e o café EUR 0,80; no Rio, R$ 4,60.",
          "A portagem custa dois euros e trinta e cinco cêntimos e o café oitenta cêntimos; "

@@ -828,7 +828,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
                         per_amount = self._counted_quantity(amount, None, per_unit, ctx)  # '100 mg/5 ml' pro fünf Milliliter
                         return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
-                    if (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y treinta minutos
+                    # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
+                    door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
+                    if not door and (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
                                 cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):
