@@ -208,6 +208,10 @@ READINGS = {
         ("Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
          "Perdió por cuatro a seis, seis a tres y dos a seis en la segunda ronda."),
         ("El dobles cayó 4-6, 2-6 ante los campeones.", "El dobles cayó cuatro a seis, dos a seis ante los campeones."),
+        # 'cáps.' after a count: capsules, feminine ('una cápsula'); an era's abbreviation ending the sentence keeps its period
+        ("Cada envase trae 1 cáps. y la caja grande, 30 cáps.; el templo se levantó en el 480 a. C.",
+         "Cada envase trae una cápsula y la caja grande, treinta cápsulas; el templo se levantó en el cuatrocientos ochenta "
+         "antes de Cristo."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -368,6 +372,11 @@ READINGS = {
         ("Ganhou por 7-5, 4-6 e 6-1 na estreia.", "Ganhou por sete cinco, quatro seis e seis um na estreia."),
         ("O Palmeiras venceu por 3 x 1 e o Santos perdeu 0x2.",
          "O Palmeiras venceu por três a um e o Santos perdeu zero a dois."),
+        # an abbreviation's period that also ends the sentence is read as its end
+        ("O templo foi erguido em 480 a.C.", "O templo foi erguido em quatrocentos e oitenta antes de Cristo."),
+        # 'comp.' after a count: tablets; 'dorm.' bedrooms
+        ("Caixa com 20 comp. e 1 comp. extra; casa de 3 dorm. e 1 dorm. de hóspedes.",
+         "Caixa com vinte comprimidos e um comprimido extra; casa de três dormitórios e um dormitório de hóspedes."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -502,6 +511,10 @@ READINGS = {
         ("Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
          "Она выиграла шесть три, два шесть, шесть четыре и вышла в финал."),
         ("Матч закончился 2:1.", "Матч закончился два один."),
+        # 'таб.' tablets and 'чел.' people after a count, in the number's form
+        ("Выпейте 1 таб. утром, в упаковке 60 таб., в группе до 12 чел.; пришли 22 чел.",
+         "Выпейте одну таблетку утром, в упаковке шестьдесят таблеток, в группе до двенадцати человек; пришли двадцать два "
+         "человека."),
     ],
 }
 
@@ -541,6 +554,7 @@ SENTENCES = {
         "89 USD.",
         "El concierto del 21/3, desde el 5/10 hasta el 28/2; tomó 1/2 vaso y los 2/3 de los votos.",
         "Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
+        "Cada envase trae 1 cáps. y 30 cáps.; el templo se levantó en el 480 a. C.",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -572,6 +586,7 @@ SENTENCES = {
         "o FC Porto venceu.",
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
+        "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
@@ -586,6 +601,7 @@ SENTENCES = {
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
         "Поезд № 752 Москва, смета № 47/26, ок. 16 ч, финишировал 3-м; на вт, 9 февраля, с пн. по сб., на 12 мес.",
         "Музей в усадьбе XVIII в., рядом с парком.",
+        "Выпейте 1 таб. утром, в упаковке 60 таб., в группе до 12 чел.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
         "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
     ],

@@ -177,7 +177,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
-    # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
+    # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
@@ -790,7 +790,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 m = lexer.chunk(cur, j)
                 word = cur.text[j:m]
-                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
+                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or word + "." in self.UNITS  # '5 St.' Stück, not CLDR's stone
+                                         or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
