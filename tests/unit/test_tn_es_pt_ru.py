@@ -212,6 +212,10 @@ READINGS = {
         ("Cada envase trae 1 cáps. y la caja grande, 30 cáps.; el templo se levantó en el 480 a. C.",
          "Cada envase trae una cápsula y la caja grande, treinta cápsulas; el templo se levantó en el cuatrocientos ochenta "
          "antes de Cristo."),
+        # a time with seconds after a word that is no clock cue: a race's time, hours, minutes and seconds all read
+        ("Terminó la carrera en 3:05:41, dos minutos por detrás, y el segundo en 3:07:02.",
+         "Terminó la carrera en tres horas cinco minutos y cuarenta y un segundos, dos minutos por detrás, y el segundo en "
+         "tres horas siete minutos y dos segundos."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -555,6 +559,7 @@ SENTENCES = {
         "El concierto del 21/3, desde el 5/10 hasta el 28/2; tomó 1/2 vaso y los 2/3 de los votos.",
         "Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
         "Cada envase trae 1 cáps. y 30 cáps.; el templo se levantó en el 480 a. C.",
+        "Terminó la carrera en 3:05:41, dos minutos por detrás.",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
