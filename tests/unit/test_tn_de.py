@@ -289,6 +289,9 @@ READINGS = [
     ("Stand am 30.06.: 1.204 kWh; die Runde dauerte 1:05 Std., der Lauf 3:12:40 h.",
      "Stand am dreißigsten Juni: tausendzweihundertvier Kilowattstunden; die Runde dauerte eine Stunde und fünf Minuten, "
      "der Lauf drei Stunden, zwölf Minuten und vierzig Sekunden."),
+    # a plus sign before a number is read, as a minus is
+    ("Umsatz gestiegen (+4,2 %), Kosten gesunken (-1,5 %).",
+     "Umsatz gestiegen (plus vier Komma zwei Prozent), Kosten gesunken (minus eins Komma fünf Prozent)."),
 ]
 
 

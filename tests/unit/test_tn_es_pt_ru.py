@@ -216,6 +216,9 @@ READINGS = {
         ("Terminó la carrera en 3:05:41, dos minutos por detrás, y el segundo en 3:07:02.",
          "Terminó la carrera en tres horas cinco minutos y cuarenta y un segundos, dos minutos por detrás, y el segundo en "
          "tres horas siete minutos y dos segundos."),
+        # a plus sign before a number is read, as a minus is
+        ("Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
+         "Ventas al alza (más cuatro coma dos por ciento), costes a la baja (menos uno coma cinco por ciento)."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -381,6 +384,8 @@ READINGS = {
         # 'comp.' after a count: tablets; 'dorm.' bedrooms
         ("Caixa com 20 comp. e 1 comp. extra; casa de 3 dorm. e 1 dorm. de hóspedes.",
          "Caixa com vinte comprimidos e um comprimido extra; casa de três dormitórios e um dormitório de hóspedes."),
+        ("Vendas em alta (+4,2%), custos em queda (-1,5%).",
+         "Vendas em alta (mais quatro vírgula dois por cento), custos em queda (menos um vírgula cinco por cento)."),
     ],
     "ru": [
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
@@ -560,6 +565,7 @@ SENTENCES = {
         "Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
         "Cada envase trae 1 cáps. y 30 cáps.; el templo se levantó en el 480 a. C.",
         "Terminó la carrera en 3:05:41, dos minutos por detrás.",
+        "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",

@@ -12,6 +12,9 @@ from voice_tts.tn import normalize
 READINGS = [
     # a word over a period after an amount: 'net/mois' net par mois
     ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
+    # a plus sign before a number is read, as a minus is
+    ("Ventes en hausse (+4,2 %), coûts en baisse (-1,5 %).",
+     "Ventes en hausse (plus quatre virgule deux pour cent), coûts en baisse (moins un virgule cinq pour cent)."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number
     ("Record battu en 1 h 07 min 09 s.", "Record battu en une heure sept minutes neuf secondes."),
     # a noun in '-euse' is feminine

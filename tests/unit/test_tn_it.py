@@ -20,6 +20,9 @@ READINGS = [
     ("Il tragitto richiede 1:45 h, la gara si è chiusa in 2:10:05 ore; arrivo alle 14:30 h.",
      "Il tragitto richiede un'ora e quarantacinque minuti, la gara si è chiusa in due ore, dieci minuti e cinque secondi; "
      "arrivo alle quattordici e trenta."),
+    # a plus sign before a number is read, as a minus is
+    ("Vendite in crescita (+4,2 %), costi in calo (-1,5 %).",
+     "Vendite in crescita (più quattro virgola due per cento), costi in calo (meno uno virgola cinque per cento)."),
     # 'Ø' before a size is its diameter; 'gg' giorni
     ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
     # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)

@@ -686,7 +686,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
-        minus = self.MINUS + " " if sign in ("-", "−") else ""
+        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
