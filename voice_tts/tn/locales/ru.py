@@ -160,10 +160,8 @@ class Russian(Language):
     # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
     SCALES = {word: Forms(one, many, gender == "f", few, gender, word)
               for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
-    SLASH_DAY_MONTH = False  # '11/12' is a fraction
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
-    PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full ('с пн. по пт' с понедельника по пятницу).
     SPELLED_OUT = abbreviations("ru") | {day + dot: wide for dot in ("", ".") for day, wide in zip(
         *(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide")))}
