@@ -224,6 +224,9 @@ class Russian(Language):
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
             return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
+        if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
+            reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
+            return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
         bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS  # 'собран на 3/4,'
         if not (bare or noun and noun[0].islower() and not self.unit(noun[0])) or (
                 reading := self.fraction_before(cur, end, numerator, denominator, ctx, bare)) == self.fraction(numerator, denominator):
