@@ -554,11 +554,10 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
 
 def _email_end(cur: Cursor, pos: int) -> int | None:
     """Where an email address that the token scanner split at two joiners in a row ends, or None."""
-    try:
+    with suppress(TooLong):
         end = lexer.url_end(cur, pos)
-    except TooLong:
-        return None
-    return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
+        return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
+    return None
 
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:
