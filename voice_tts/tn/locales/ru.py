@@ -510,6 +510,8 @@ class Russian(Language):
         if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
         raw = cur.text[pos:span.end]
+        if (m := _COMPOUND.fullmatch(raw)) and (full := self.ABBREVIATIONS.get(m[2] + cur.at(k := span.end))):  # '2-комн.'
+            return locale_span(k + (not self._period_ends_sentence(cur, k)), span.info.removesuffix(m[2]) + full, "ru")
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
