@@ -376,7 +376,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
     """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway, …: a house number,
     up to three words of the street's name and its abbreviated type; then, where they follow, a city, state and ZIP."""
     words, kind = [english.house_number(cur.text[pos:end])], None
-    try:
+    with suppress(TooLong):
         while not kind:
             token, end = _next_token(cur, end)
             kind = len(words) > 1 and english.STREET_TYPES.get(token.capitalize())
@@ -403,9 +403,8 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
             best = (end, words[:]) if state and token != "," else best
         end, words = best
         end += _abbreviation_period(cur, end)  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
-    except TooLong:
-        return None
-    return Span(end, "reading", "en", info=" ".join(words))
+        return Span(end, "reading", "en", info=" ".join(words))
+    return None
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
@@ -419,7 +418,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     plain_int = text.isdecimal()
     money = body > 0 and lexer.is_currency(cur.text[body - 1])
     clock_like = numeric and (hour := _CLOCK_START.fullmatch(text)) and int(hour[1]) <= 12
-    try:
+    with suppress(TooLong):
         while True:
             if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
                 end = lexer.chunk(cur, end + 2)  # '$150-$250'
@@ -470,8 +469,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 plain_int = clock_like = False
                 continue
             return end
-    except TooLong:
-        return end
+    return end
 
 
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:

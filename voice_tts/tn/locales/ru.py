@@ -565,7 +565,7 @@ RULES = Russian()
 def _phone_end(cur: Cursor, pos: int) -> int | None:
     """The end of '+7 495 123-45-67', '+1 (123) 123-5678', '(495) 123-45-67' ('(' needs two groups)."""
     j = pos
-    try:
+    with suppress(TooLong):
         if cur.at(j) == "+":
             j = lexer.digits_end(cur, j + 1)
         groups = 0
@@ -585,8 +585,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
                 break
             groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
-    except TooLong:
-        return j if j > pos + 1 else None
+    return j if j > pos + 1 else None
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
