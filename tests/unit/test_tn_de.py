@@ -292,6 +292,10 @@ READINGS = [
     # a plus sign before a number is read, as a minus is
     ("Umsatz gestiegen (+4,2 %), Kosten gesunken (-1,5 %).",
      "Umsatz gestiegen (plus vier Komma zwei Prozent), Kosten gesunken (minus eins Komma fünf Prozent)."),
+    # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+    ("Sie siegte in 1h58'07\" vor einer Läuferin mit 59'40\".",
+     "Sie siegte in einer Stunde, achtundfünfzig Minuten und sieben Sekunden vor einer Läuferin mit neunundfünfzig "
+     "Minuten und vierzig Sekunden."),
 ]
 
 

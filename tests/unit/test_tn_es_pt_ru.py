@@ -219,6 +219,10 @@ READINGS = {
         # a plus sign before a number is read, as a minus is
         ("Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
          "Ventas al alza (más cuatro coma dos por ciento), costes a la baja (menos uno coma cinco por ciento)."),
+        # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+        ("Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
+         "Ganó en una hora cincuenta y ocho minutos y siete segundos, por delante de quien llegó en cincuenta y nueve "
+         "minutos y cuarenta segundos."),
     ],
     "pt": [
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
@@ -571,6 +575,7 @@ SENTENCES = {
         "Cada envase trae 1 cáps. y 30 cáps.; el templo se levantó en el 480 a. C.",
         "Terminó la carrera en 3:05:41, dos minutos por detrás.",
         "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
+        "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",

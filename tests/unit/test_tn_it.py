@@ -23,6 +23,10 @@ READINGS = [
     # a plus sign before a number is read, as a minus is
     ("Vendite in crescita (+4,2 %), costi in calo (-1,5 %).",
      "Vendite in crescita (più quattro virgola due per cento), costi in calo (meno uno virgola cinque per cento)."),
+    # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+    ("Ha vinto in 1h58'07\", davanti a chi ha chiuso in 59'40\".",
+     "Ha vinto in un'ora, cinquantotto minuti e sette secondi, davanti a chi ha chiuso in cinquantanove minuti e quaranta "
+     "secondi."),
     # 'Ø' before a size is its diameter; 'gg' giorni
     ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
     # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)

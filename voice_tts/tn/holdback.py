@@ -139,11 +139,10 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
     fraction with the measure noun after it when it reads one."""
     after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
-    try:
+    j = k = pos + 1  # past the tail bound no noun
+    with suppress(TooLong):
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
-    except TooLong:
-        j = k = pos + 1
     noun = cur.text[j:k]
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], noun, after_number)

@@ -625,6 +625,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
+        race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
+        if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
+            parts = tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s")))
+            return locale_span(end + 4, self.duration(parts, ctx), self.code)
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
