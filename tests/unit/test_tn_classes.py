@@ -305,6 +305,9 @@ READINGS = {
         "She won seven five, two six, six three in the final; the shop is open nine to twelve and fourteen to "
         "seventeen.",
     "They lost 4–6, 3–6 to the Bryans.": "They lost four six, three six to the Bryans.",
+    # 'incl.' including, 'apt.' apartment, 'pts' after a count points
+    "The rate is $95 a night incl. breakfast; the apt. sleeps 4, and the Jets lead with 21 pts.": "The rate is ninety "
+        "five dollars a night including breakfast; the apartment sleeps four, and the Jets lead with twenty one points.",
 }
 
 ZH_READINGS = {

@@ -275,6 +275,27 @@ READINGS = [
      "achtzehn Uhr."),
     ("Das Doppel verlor 4:6, 3:6 gegen die Titelverteidiger.",
      "Das Doppel verlor vier zu sechs, drei zu sechs gegen die Titelverteidiger."),
+    # 'v. Chr.', 'n. Chr.' spaced or not; the period of the last also ends the sentence
+    ("Die Fibeln stammen aus dem 1. Jh. v. Chr., die Münze aus dem Jahr 312 n.Chr. und das Lager bestand bis 260 n. Chr.",
+     "Die Fibeln stammen aus dem ersten Jahrhundert vor Christus, die Münze aus dem Jahr dreihundertzwölf nach Christus und "
+     "das Lager bestand bis zweihundertsechzig nach Christus."),
+    # 'St.' after a count is Stück (no stone), 'p. P.' pro Person, 'EUSt' Einfuhrumsatzsteuer
+    ("Wir liefern 250 St. Dübel; das Essen kostet 12 € p. P. zzgl. 19 % EUSt.",
+     "Wir liefern zweihundertfünfzig Stück Dübel; das Essen kostet zwölf Euro pro Person zuzüglich neunzehn Prozent "
+     "Einfuhrumsatzsteuer."),
+    # an ordinal before a floor's abbreviation in the floor's gender, with no article ('4. OG' viertes Obergeschoss)
+    ("Lage: 4. OG, Aufzug, Keller im 1. UG.", "Lage: viertes Obergeschoss, Aufzug, Keller im ersten Untergeschoss."),
+    # a date's closing period goes before ':' as before ','; a time followed by its hour unit is a duration, the unit read once
+    ("Stand am 30.06.: 1.204 kWh; die Runde dauerte 1:05 Std., der Lauf 3:12:40 h.",
+     "Stand am dreißigsten Juni: tausendzweihundertvier Kilowattstunden; die Runde dauerte eine Stunde und fünf Minuten, "
+     "der Lauf drei Stunden, zwölf Minuten und vierzig Sekunden."),
+    # a plus sign before a number is read, as a minus is
+    ("Umsatz gestiegen (+4,2 %), Kosten gesunken (-1,5 %).",
+     "Umsatz gestiegen (plus vier Komma zwei Prozent), Kosten gesunken (minus eins Komma fünf Prozent)."),
+    # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+    ("Sie siegte in 1h58'07\" vor einer Läuferin mit 59'40\".",
+     "Sie siegte in einer Stunde, achtundfünfzig Minuten und sieben Sekunden vor einer Läuferin mit neunundfünfzig "
+     "Minuten und vierzig Sekunden."),
 ]
 
 

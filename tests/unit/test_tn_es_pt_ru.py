@@ -223,6 +223,21 @@ READINGS = {
         ("Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
          "Perdió por cuatro a seis, seis a tres y dos a seis en la segunda ronda."),
         ("El dobles cayó 4-6, 2-6 ante los campeones.", "El dobles cayó cuatro a seis, dos a seis ante los campeones."),
+        # 'cáps.' after a count: capsules, feminine ('una cápsula'); an era's abbreviation ending the sentence keeps its period
+        ("Cada envase trae 1 cáps. y la caja grande, 30 cáps.; el templo se levantó en el 480 a. C.",
+         "Cada envase trae una cápsula y la caja grande, treinta cápsulas; el templo se levantó en el cuatrocientos ochenta "
+         "antes de Cristo."),
+        # a time with seconds after a word that is no clock cue: a race's time, hours, minutes and seconds all read
+        ("Terminó la carrera en 3:05:41, dos minutos por detrás, y el segundo en 3:07:02.",
+         "Terminó la carrera en tres horas cinco minutos y cuarenta y un segundos, dos minutos por detrás, y el segundo en "
+         "tres horas siete minutos y dos segundos."),
+        # a plus sign before a number is read, as a minus is
+        ("Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
+         "Ventas al alza (más cuatro coma dos por ciento), costes a la baja (menos uno coma cinco por ciento)."),
+        # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+        ("Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
+         "Ganó en una hora cincuenta y ocho minutos y siete segundos, por delante de quien llegó en cincuenta y nueve "
+         "minutos y cuarenta segundos."),
     ],
     "pt": [
         # a capital A after a number and a space is amperes; written against the number a letter
@@ -396,6 +411,13 @@ READINGS = {
         ("Ganhou por 7-5, 4-6 e 6-1 na estreia.", "Ganhou por sete cinco, quatro seis e seis um na estreia."),
         ("O Palmeiras venceu por 3 x 1 e o Santos perdeu 0x2.",
          "O Palmeiras venceu por três a um e o Santos perdeu zero a dois."),
+        # an abbreviation's period that also ends the sentence is read as its end
+        ("O templo foi erguido em 480 a.C.", "O templo foi erguido em quatrocentos e oitenta antes de Cristo."),
+        # 'comp.' after a count: tablets; 'dorm.' bedrooms
+        ("Caixa com 20 comp. e 1 comp. extra; casa de 3 dorm. e 1 dorm. de hóspedes.",
+         "Caixa com vinte comprimidos e um comprimido extra; casa de três dormitórios e um dormitório de hóspedes."),
+        ("Vendas em alta (+4,2%), custos em queda (-1,5%).",
+         "Vendas em alta (mais quatro vírgula dois por cento), custos em queda (menos um vírgula cinco por cento)."),
     ],
     "ru": [
         # a capital А after a number and a space is amperes; written against the number a letter ('752А')
@@ -533,6 +555,15 @@ READINGS = {
         ("Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
          "Она выиграла шесть три, два шесть, шесть четыре и вышла в финал."),
         ("Матч закончился 2:1.", "Матч закончился два один."),
+        # 'таб.' tablets and 'чел.' people after a count, in the number's form
+        ("Выпейте 1 таб. утром, в упаковке 60 таб., в группе до 12 чел.; пришли 22 чел.",
+         "Выпейте одну таблетку утром, в упаковке шестьдесят таблеток, в группе до двенадцати человек; пришли двадцать два "
+         "человека."),
+        # 'N/M эт.' a floor out of a house's floors, not a fraction
+        ("Продаётся квартира 5/9 эт., 42 м², и студия 3/16 эт.",
+         "Продаётся квартира пятый этаж из девяти, сорок два квадратных метра, и студия третий этаж из шестнадцати."),
+        # a count joined to an abbreviated adjective reads the adjective in full ('3-комн.' трёхкомнатная)
+        ("Сдаётся 3-комн. квартира, рядом 1-комн.", "Сдаётся трёхкомнатная квартира, рядом однокомнатная."),
     ],
 }
 
@@ -573,6 +604,10 @@ SENTENCES = {
         "89 USD.",
         "El concierto del 21/3, desde el 5/10 hasta el 28/2; tomó 1/2 vaso y los 2/3 de los votos.",
         "Perdió por 4-6, 6-3 y 2-6 en la segunda ronda.",
+        "Cada envase trae 1 cáps. y 30 cáps.; el templo se levantó en el 480 a. C.",
+        "Terminó la carrera en 3:05:41, dos minutos por detrás.",
+        "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
+        "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -605,6 +640,7 @@ SENTENCES = {
         "o FC Porto venceu.",
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
+        "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
@@ -619,6 +655,9 @@ SENTENCES = {
         "Пробка 10 – 15 км, уклон 2 - 4 %, потом 5 - 3 = 2 и 7 — 9 человек; 60 - 90 км/ч.",
         "Поезд № 752 Москва, смета № 47/26, ок. 16 ч, финишировал 3-м; на вт, 9 февраля, с пн. по сб., на 12 мес.",
         "Музей в усадьбе XVIII в., рядом с парком.",
+        "Выпейте 1 таб. утром, в упаковке 60 таб., в группе до 12 чел.",
+        "Продаётся квартира 5/9 эт., 42 м², и студия 3/16 эт.",
+        "Сдаётся 3-комн. квартира, рядом 1-комн.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
         "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
     ],

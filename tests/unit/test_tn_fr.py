@@ -21,6 +21,13 @@ READINGS = [
      "La saison deux mille vingt-cinq deux mille vingt-six commence ; en deux mille dix-neuf à deux mille vingt non."),
     # a word over a period after an amount: 'net/mois' net par mois
     ("Salaire : 2 100 € net/mois.", "Salaire : deux mille cent euros net par mois."),
+    # a plus sign before a number is read, as a minus is
+    ("Ventes en hausse (+4,2 %), coûts en baisse (-1,5 %).",
+     "Ventes en hausse (plus quatre virgule deux pour cent), coûts en baisse (moins un virgule cinq pour cent)."),
+    # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+    ("Il a gagné en 1h58'07\", devant un coureur arrivé en 59'40\".",
+     "Il a gagné en une heure cinquante-huit minutes sept secondes, devant un coureur arrivé en cinquante-neuf minutes "
+     "quarante secondes."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number
     ("Record battu en 1 h 07 min 09 s.", "Record battu en une heure sept minutes neuf secondes."),
     # a noun in '-euse' is feminine

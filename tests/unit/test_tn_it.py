@@ -38,6 +38,17 @@ READINGS = [
     ("Danno «Il Padrino II» e un film su Enrico VIII.", "Danno «Il Padrino due» e un film su Enrico ottavo."),
     # nouns in '-a' that are masculine
     ("Abbiamo 1 pigiama e 1 tosaerba.", "Abbiamo un pigiama e un tosaerba."),
+    # a time followed by its hour unit is a duration, the unit read once; after a clock cue a clock
+    ("Il tragitto richiede 1:45 h, la gara si è chiusa in 2:10:05 ore; arrivo alle 14:30 h.",
+     "Il tragitto richiede un'ora e quarantacinque minuti, la gara si è chiusa in due ore, dieci minuti e cinque secondi; "
+     "arrivo alle quattordici e trenta."),
+    # a plus sign before a number is read, as a minus is
+    ("Vendite in crescita (+4,2 %), costi in calo (-1,5 %).",
+     "Vendite in crescita (più quattro virgola due per cento), costi in calo (meno uno virgola cinque per cento)."),
+    # a race's time in primes (hours 'h', minutes ', seconds "): its parts named, no inches
+    ("Ha vinto in 1h58'07\", davanti a chi ha chiuso in 59'40\".",
+     "Ha vinto in un'ora, cinquantotto minuti e sette secondi, davanti a chi ha chiuso in cinquantanove minuti e quaranta "
+     "secondi."),
     # 'Ø' before a size is its diameter; 'gg' giorni
     ("Padella Ø 28 cm, consegna in 3 gg.", "Padella diametro ventotto centimetri, consegna in tre giorni."),
     # a time with seconds after no clock cue is a race's, a duration ('alle 12:00:30' stays a clock)

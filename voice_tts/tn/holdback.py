@@ -132,11 +132,10 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
     fraction with the measure noun after it when it reads one."""
     after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
-    try:
+    j = k = pos + 1  # past the tail bound no noun
+    with suppress(TooLong):
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
-    except TooLong:
-        j = k = pos + 1
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # the noun after it
     if took_noun:
@@ -362,7 +361,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
     """'2788 San Tomas Expy, Santa Clara, CA 95051' twenty seven eighty eight San Tomas Expressway, …: a house number,
     up to three words of the street's name and its abbreviated type; then, where they follow, a city, state and ZIP."""
     words, kind = [english.house_number(cur.text[pos:end])], None
-    try:
+    with suppress(TooLong):
         while not kind:
             token, end = _next_token(cur, end)
             kind = len(words) > 1 and english.STREET_TYPES.get(token.capitalize())
@@ -389,9 +388,8 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
             best = (end, words[:]) if state and token != "," else best
         end, words = best
         end += _abbreviation_period(cur, end)  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
-    except TooLong:
-        return None
-    return Span(end, "reading", "en", info=" ".join(words))
+        return Span(end, "reading", "en", info=" ".join(words))
+    return None
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
@@ -405,7 +403,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
     plain_int = text.isdecimal()
     money = body > 0 and lexer.is_currency(cur.text[body - 1])
     clock_like = numeric and (hour := _CLOCK_START.fullmatch(text)) and int(hour[1]) <= 12
-    try:
+    with suppress(TooLong):
         while True:
             if money and cur.at(end) in ("-", "–") and lexer.is_currency(cur.at(end + 1)) and is_digit(cur.at(end + 2)):
                 end = lexer.chunk(cur, end + 2)  # '$150-$250'
@@ -456,8 +454,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 plain_int = clock_like = False
                 continue
             return end
-    except TooLong:
-        return end
+    return end
 
 
 def _clock_after_dash(cur: Cursor, end: int) -> int | None:
@@ -540,11 +537,10 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
 
 def _email_end(cur: Cursor, pos: int) -> int | None:
     """Where an email address that the token scanner split at two joiners in a row ends, or None."""
-    try:
+    with suppress(TooLong):
         end = lexer.url_end(cur, pos)
-    except TooLong:
-        return None
-    return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
+        return end if "@" in cur.text[pos:end] and electronic.is_email(cur.text[pos:end]) else None
+    return None
 
 
 def _abbreviation_period(cur: Cursor, i: int) -> bool:

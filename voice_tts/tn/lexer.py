@@ -59,14 +59,12 @@ def chunk(cur: Cursor, i: int) -> int:
 def chunk_after(cur: Cursor, end: int, first: Callable[[str], bool]) -> tuple[str, int] | None:
     """The chunk that spaces after `end` lead to, and its end, when its first character passes
     `first`; None when no space comes first, the character fails, or the tail bound is reached."""
-    try:
+    with suppress(TooLong):
         j = spaces(cur, end)
-        if j == end or not first(cur.at(j)):
-            return None
-        m = chunk(cur, j)
-    except TooLong:
-        return None
-    return cur.text[j:m], m
+        if j > end and first(cur.at(j)):
+            m = chunk(cur, j)
+            return cur.text[j:m], m
+    return None
 
 
 def spaces(cur: Cursor, i: int) -> int:

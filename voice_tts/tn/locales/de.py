@@ -46,7 +46,7 @@ _GENDERS: dict[str, str] = {noun: gender for gender, nouns in data("de_genders.j
 
 def noun_gender(noun: str) -> str:
     """'m', 'f' or 'n': the noun's own entry, else its longest known head ('Kinderzimmer' Zimmer), else its ending."""
-    for i in range(len(noun) - 2):
+    for i in range(max(len(noun) - 2, 1)):  # also a two-letter noun's own entry ('OG' Obergeschoss)
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
@@ -195,7 +195,7 @@ class German(Language):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
         elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
-                              or cue in _CASES and word in _GENDERS or owner):
+                              or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS or owner):
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage

@@ -175,7 +175,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
-    # Whether an abbreviation's period also ends the sentence it closes (Spanish 'el dr.' reads 'el doctor').
+    # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
@@ -625,6 +625,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
+        race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
+        if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
+            parts = tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s")))
+            return locale_span(end + 4, self.duration(parts, ctx), self.code)
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
@@ -691,7 +695,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
-        minus = self.MINUS + " " if sign in ("-", "−") else ""
+        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))
@@ -804,7 +808,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 m = lexer.chunk(cur, j)
                 word = cur.text[j:m]
-                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
+                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or word + "." in self.UNITS  # '5 St.' Stück, not CLDR's stone
+                                         or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period

@@ -94,7 +94,7 @@ class DatesAndTimes:
                     unpadded and not cued):
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
-            if year is None and parts.get("sep") == "." and cur.at(end) == "." and (cur.at(end + 1) in (",", ";") or is_space(cur.at(end + 1)) and (
+            if year is None and parts.get("sep") == "." and cur.at(end) == "." and (cur.at(end + 1) in (",", ";", ":", ")") or is_space(cur.at(end + 1)) and (
                 not cur.at(lexer.spaces(cur, end + 1)).isupper())):
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
@@ -122,12 +122,14 @@ class DatesAndTimes:
                       face: bool = False) -> Span:
         """A time with the words after it that the language reads with it: a clock word ('Uhr'),
         a part of the day or a time zone. `face`: written as a clock face shows it ('16:00')."""
-        marker = words = ""
+        marker = words = unit = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
         elif word and face and self.DURATION_LIST and word[0][:3] == "min" and (unit := self.unit(word[0])):  # a pace
             pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
             return locale_span(word[1], pace, self.code)
+        elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
+            unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
         day_part = ("", end, hours)  # past the tail bound: the time alone
         with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
@@ -135,8 +137,8 @@ class DatesAndTimes:
             words, end, hours = day_part
         elif (zone := chunk_after(cur, end, is_letter)) is not None and zone[0].upper() in self.TIME_ZONES:
             words, end = " ".join(zone[0]), zone[1]
-        race = seconds is not None and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in {
-            "", *self.CLOCK_CUES}  # 'in 2:03:17', after a word but no clock word or cue: a race's time
+        race = (seconds is not None or unit) and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in {
+            "", *self.CLOCK_CUES}  # 'in 2:03:17', '1:05 Std.' (unit read once): after a word, no clock word or cue
         reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx) if race else self.clock(
             hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)

@@ -26,7 +26,6 @@ def _in_pairs(digits: str) -> str:
 class French(Language):
     code = "fr"
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
-    REGNAL_ORDINALS_UP_TO = 1  # 'François Premier', 'Louis Quatorze'
 
     def phone_digits(self, text: str) -> str:
         """'01 23 45 67 89', '7512 0394' (fours in pairs) and triples after a zero ('0800' zéro huit cents), as French says."""

@@ -17,7 +17,6 @@ class Iberian(Language):
     """Spanish or Portuguese: the hooks of `Language` both fill the same way."""
 
     MINOR_UNIT = Unit("centavo", "centavos")
-    REGNAL_ORDINALS_UP_TO = 10  # 'Felipe segundo', 'Alfonso trece', 'Bento dezesseis'
     # Unit symbols of a letter or two that are units here ('5 g'); CLDR's others may be words.
     SHORT_UNITS: frozenset[str] = frozenset()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -422,7 +423,7 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
     """The expression whose digits (or root) start at `i`, with what follows it."""
     end, kind, parts, roots = _body(cur, i)
     scale = suffix = ""
-    try:
+    with suppress(TooLong):
         if kind == "integer" and (fraction := cur.at(end) in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(cur.at(end))):  # '2½杯' 二と二分の一杯
             end, kind, parts = end + 1, "mixed", (parts[0], *map(str, fraction))
         elif kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
@@ -442,8 +443,6 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
             suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
         elif (_is_letter(c) or c == " " and _is_letter(cur.at(end + 1))) and not currency:  # '5 kg' as '5kg'
             suffix, end = unit if (unit := _unit(cur, end + (c == " "), language))[0] else ("", end)
-    except TooLong:
-        pass
     return end, Expression(kind, parts, sign, roots, currency, scale, suffix)
 
 

@@ -160,10 +160,8 @@ class Russian(Language):
     # Scale words after a number ('2,5 тыс руб.' две целых пять десятых тысячи рублей).
     SCALES = {word: Forms(one, many, gender == "f", few, gender, word)
               for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
-    SLASH_DAY_MONTH = False  # '11/12' is a fraction
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
-    PERIOD_ENDS_SENTENCE = False  # `find_span` gives an abbreviation's period back at the end
     # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full ('с пн. по пт' с понедельника по пятницу).
     SPELLED_OUT = abbreviations("ru") | {day + dot: wide for dot in ("", ".") for day, wide in zip(
         *(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide")))}
@@ -226,6 +224,9 @@ class Russian(Language):
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
             return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
+        if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
+            reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
+            return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
         bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS  # 'собран на 3/4,'
         if not (bare or noun and noun[0].islower() and not self.unit(noun[0])) or (
                 reading := self.fraction_before(cur, end, numerator, denominator, ctx, bare)) == self.fraction(numerator, denominator):
@@ -511,6 +512,8 @@ class Russian(Language):
         if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
         raw = cur.text[pos:span.end]
+        if (m := _COMPOUND.fullmatch(raw)) and (full := self.ABBREVIATIONS.get(m[2] + cur.at(k := span.end))):  # '2-комн.'
+            return locale_span(k + (not self._period_ends_sentence(cur, k)), span.info.removesuffix(m[2]) + full, "ru")
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
         ):  # '+25 °C': the unit the number takes without its sign, with the sign read before it
@@ -564,7 +567,7 @@ RULES = Russian()
 def _phone_end(cur: Cursor, pos: int) -> int | None:
     """The end of '+7 495 123-45-67', '+1 (123) 123-5678', '(495) 123-45-67' ('(' needs two groups)."""
     j = pos
-    try:
+    with suppress(TooLong):
         if cur.at(j) == "+":
             j = lexer.digits_end(cur, j + 1)
         groups = 0
@@ -584,8 +587,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
                 break
             groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
-    except TooLong:
-        return j if j > pos + 1 else None
+    return j if j > pos + 1 else None
 
 
 def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
