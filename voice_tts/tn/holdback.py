@@ -97,7 +97,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_letter(c):
         return _word(cur, pos, ctx)
     if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and (
-            english.unit(after := _next_token(cur, n[1])[0]) or after == "×"):  # '30 × 60 cm' thirty by sixty, '40 × 30 × 15 cm'; '2 × 3 = 6' two times three
+            english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:])):  # '30 × 60 cm' thirty by sixty, every × of '40 × 30 × 15 cm'; '2 × 3 = 6' two times three
         return Span(pos + 1, "reading", "en", info="by")
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
@@ -304,6 +304,9 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         date_end = _day_month(cur, end)
         if date_end is not None:
             return Span(date_end, "date", "en")
+    if pos == body and (days := re.fullmatch(r"(\d\d?)[-–](\d\d?)", cur.text[pos:end])) and _is_day(days[2]) and (date_end := _day_month(cur, end)):
+        last = english.written_date(days[2] + cur.text[end:date_end])  # '12–19 July' the twelfth to the nineteenth of July
+        return Span(date_end, "reading", "en", info=f"the {english.ordinal(int(days[1]))} to {last}")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
@@ -325,14 +328,14 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
     end = _en_window(cur, body, end)
-    money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
+    money = (currency_code or lexer.is_currency(cur.text[pos]) and cur.text[pos]) if cur.text[body:end].replace(",", "").isdecimal() else ""
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
             (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
                 ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
             ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "NAMING") or only_noun(
                 word[0], "") and only_noun(_next_token(cur, word[1])[0], "NAMING"))):  # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
-        return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
+        return Span(end, "reading", "en", info=english.money(cur.text[body:end], money, adjective=True) if money else english.measure(unit, adjective=True))
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
@@ -487,7 +490,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
-    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))|(?=\.(?:\n|$))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—]|[,;:)]))|(?=\.(?:\n|$))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
             day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
