@@ -240,4 +240,6 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度."""
     if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
-    return _quantity(m["a"], m["suffix"]) + ("至" if m["to"] == "至" else "到") + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
+    years = len(m["a"]) == 4 and m["b"] == str(int(m["a"]) + 1) and not m["suffix"]  # a season's: '2026—2027演出季' 二零二六到二零二七
+    read = digits if years else lambda n: _quantity(n, m["suffix"])
+    return read(m["a"]) + ("至" if m["to"] == "至" else "到") + read(m["b"]) + m["suffix"].replace("℃", "摄氏度")
