@@ -36,7 +36,6 @@ _WORDS = words("ru")
 UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 # Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
-_UNITS_LONGEST_FIRST = sorted(UNITS, key=len, reverse=True)  # 'квт·ч' before 'квт'
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
 # The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограмме'.
@@ -413,11 +412,10 @@ class Russian(Language):
         if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
             first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
             return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
-        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _UNITS_LONGEST_FIRST if cur.startswith(
+        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in sorted(UNITS, key=len, reverse=True) if cur.startswith(
                 pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'руб. за кВт·ч' за киловатт-час, 'за т' за тонну
             one, _, _, gender = UNITS[unit]  # an inanimate's accusative is its nominative: 'за м²' за квадратный метр
-            stop = pos + len(unit) + (unit in _DOTTED and cur.at(k := pos + len(unit)) == "." and not self._period_ends_sentence(cur, k))
-            return locale_span(stop, ru_morph.phrase_in_case(one, "accusative") if gender == "f" else one, self.code)
+            return locale_span(pos + len(unit), ru_morph.phrase_in_case(one, "accusative") if gender == "f" else one, self.code)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -671,18 +669,15 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 def _with_period_noun(cur: Cursor, end: int, values: tuple[int, ...], preposition: str) -> Span | None:
     """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V в.' до
     пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый век); two joined
-    by a dash each singular before the plural ('XVII–XVIII вв.' семнадцатого — восемнадцатого веков), or in the case of a
-    plural written out ('в 2026–2027 годах' в две тысячи двадцать шестом — две тысячи двадцать седьмом годах)."""
+    by a dash each singular before the plural ('XVII–XVIII вв.' семнадцатого — восемнадцатого веков), or in the case of one
+    written out ('в 2026–2027 годах' в две тысячи двадцать шестом — две тысячи двадцать седьмом годах)."""
     with suppress(TooLong):
-        if (word := chunk_after(cur, end, is_letter)) is None:
-            return None
+        word = chunk_after(cur, end, is_letter) or ("", end)
         if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
             noun, stop = word
         elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
-            case = _PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative"
-            case = case.replace("accusative", "nominative")
-            noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
-            stop = word[1] + 1
+            case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
+            noun, stop = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == ""), word[1] + 1
         else:
             return None
         ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые века
