@@ -414,8 +414,7 @@ class Russian(Language):
             return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
         if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in sorted(UNITS, key=len, reverse=True) if cur.startswith(
                 pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'руб. за кВт·ч' за киловатт-час, 'за т' за тонну
-            one, _, _, gender = UNITS[unit]  # an inanimate's accusative is its nominative: 'за м²' за квадратный метр
-            return locale_span(pos + len(unit), ru_morph.phrase_in_case(one, "accusative") if gender == "f" else one, self.code)
+            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -538,7 +537,8 @@ class Russian(Language):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
-        elif re.fullmatch(r"\d+,\d\d", raw) and (written := _range_end_unit(cur, span.end)) in MINOR:  # 'с 6,43 до 6,99 руб.'
+        elif re.fullmatch(r"\d+,\d\d", raw) and (link := chunk_after(cur, span.end, is_letter)) and link[0] == "до" and (
+                amount := chunk_after(cur, link[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:  # 'с 6,43 до 6,99 руб.'
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # с шести рублей сорока трёх копеек
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
@@ -667,10 +667,9 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 
 
 def _with_period_noun(cur: Cursor, end: int, values: tuple[int, ...], preposition: str) -> Span | None:
-    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V в.' до
-    пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый век); two joined
-    by a dash each singular before the plural ('XVII–XVIII вв.' семнадцатого — восемнадцатого веков), or in the case of one
-    written out ('в 2026–2027 годах' в две тысячи двадцать шестом — две тысячи двадцать седьмом годах)."""
+    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V в.' до пятого
+    века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый век); two joined by a dash
+    each singular before the plural ('XVII–XVIII вв.' семнадцатого — восемнадцатого веков, 'в 1941–1945 годах' …первом — …пятом)."""
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
         if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
@@ -682,14 +681,6 @@ def _with_period_noun(cur: Cursor, end: int, values: tuple[int, ...], prepositio
             return None
         ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые века
         return locale_span(stop, f"{' — '.join(ordinals)} {noun}", "ru")
-    return None
-
-
-def _range_end_unit(cur: Cursor, end: int) -> str | None:
-    """The unit after the amount that ends a range: '6,43| до 6,99 руб.' руб."""
-    with suppress(TooLong):
-        if amount := (link := chunk_after(cur, end, is_letter)) and link[0] == "до" and chunk_after(cur, link[1], is_digit):
-            return (cur.text[(j := lexer.spaces(cur, amount[1])):lexer.chunk(cur, j)] or cur.at(j)).lower()
     return None
 
 
@@ -795,7 +786,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
+    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0].endswith(("а", "я")):  # 'за 1 тонну'; 'за 1 м²' квадратный метр
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
         return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
