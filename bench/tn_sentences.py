@@ -55,7 +55,8 @@ def _join_letters(match: re.Match) -> str:
 def _loose(text: str) -> str:
     text = re.sub(r"[()（）]", " ", text)  # brackets are not read: '十日(木曜日)' is '十日木曜日'
     text = _SPELLED_LETTER.sub(_join_letters, text)
-    text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold())
+    # 'трех' is how many write 'трёх': the same word, read the same
+    text = re.sub(r"\s+([:;,.!?])", r"\1", text.casefold().replace("ё", "е"))
     # Dotted letters are read as letters ('p.m.' is 'PM'); their last period may end the sentence too.
     text = re.sub(r"\b(\w)\.(\w)\.(?!$)", r"\1\2", text)
     text = re.sub(r"\b(\w)\.(\w)\.$", r"\1\2.", text)
