@@ -278,6 +278,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         if not (is_digit(last) or last in "%‰°℃"):
             return end
         suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
+        if cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小":  # a comparison, no count: '2大于1' 二大于一
+            suffixed -= 1
         if suffixed > end and cur.at(suffixed) == "/" and ((per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or (
                 per := lexer.chunk(cur, suffixed + 1)) > suffixed + 1 and cur.text[suffixed + 1:per] in unit_words("zh")):
             return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时
