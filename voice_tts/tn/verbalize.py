@@ -176,7 +176,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
-    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/([A-Za-z]+[²³]?)", text)) and per[2] in unit_words("zh"):  # '0.56元/kWh' … 元每千瓦时
+    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/([A-Za-z]+[²³]?)", text)) and per[2] in unit_words("zh"):  # '元/kWh' 每千瓦时
         return _number_zh(per[1]) + "每" + unit_words("zh")[per[2]]
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
         head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期

@@ -36,6 +36,7 @@ _WORDS = words("ru")
 UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 # Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
+_LONGEST_UNITS_FIRST = sorted(UNITS, key=len, reverse=True)  # 'кВт·ч' before 'кВт'
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
 # The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограмме'.
@@ -356,7 +357,7 @@ class Russian(Language):
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
         per = PRICE_PER if parts[0] in MINOR else PER
-        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per[part]}" for part in parts[1:] if part))
+        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per[p]}" for p in parts[1:] if p))
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """'с' (seconds) is also a preposition: with a word or number after it, it is that."""
@@ -412,8 +413,8 @@ class Russian(Language):
         if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
             first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
             return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
-        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in sorted(UNITS, key=len, reverse=True) if cur.startswith(
-                pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'руб. за кВт·ч' за киловатт-час, 'за т' за тонну
+        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
+                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
             return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
@@ -462,7 +463,7 @@ class Russian(Language):
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
-        words = [per[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        words = [per[w[1:]] if w[0] == "/" else _JOINED_AFTER.get(w) or UNITS.get(w, (w,) * 3)[2] for w in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
@@ -507,8 +508,8 @@ class Russian(Language):
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
         if c == "№" and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
-        if (c in "IVXLC" or is_digit(c)) and (m := _ORDINAL_RANGE.fullmatch(cur.text, pos, k := lexer.chunk(cur, pos))) and (
-                span := _with_period_noun(cur, k, tuple(roman_value(v) or int(v) for v in m.groups()), _preposition(ctx))):
+        if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
+                span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
             return span  # 'XVII–XVIII вв.', 'в 2026–2027 годах'
         over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
         if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
@@ -537,9 +538,9 @@ class Russian(Language):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
-        elif re.fullmatch(r"\d+,\d\d", raw) and (link := chunk_after(cur, span.end, is_letter)) and link[0] == "до" and (
-                amount := chunk_after(cur, link[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:  # 'с 6,43 до 6,99 руб.'
-            span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # с шести рублей сорока трёх копеек
+        elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
+                amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
+            span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -655,7 +656,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
-    if century := _with_period_noun(cur, end, (n,), _preposition(ctx)):
+    if century := _with_period_noun(cur, end, [n], _preposition(ctx)):
         return century
     noun = word_after(cur, end)
     if (form := ru_morph.noun(noun)) is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter
@@ -666,20 +667,21 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
 
 
-def _with_period_noun(cur: Cursor, end: int, values: tuple[int, ...], preposition: str) -> Span | None:
-    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V в.' до пятого
-    века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый век); two joined by a dash
-    each singular before the plural ('XVII–XVIII вв.' семнадцатого — восемнадцатого веков, 'в 1941–1945 годах' …первом — …пятом)."""
+def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str) -> Span | None:
+    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V
+    в.' до пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый
+    век); two joined by a dash each singular before the plural noun ('XVII–XVIII вв.' семнадцатого — …веков)."""
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
         if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
             noun, stop = word
         elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
             case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
-            noun, stop = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == ""), word[1] + 1
+            noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
+            stop = word[1] + 1
         else:
             return None
-        ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые века
+        ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые
         return locale_span(stop, f"{' — '.join(ordinals)} {noun}", "ru")
     return None
 
@@ -786,7 +788,8 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0].endswith(("а", "я")):  # 'за 1 тонну'; 'за 1 м²' квадратный метр
+    changes = case == "accusative" and agreement(count) == 0 and forms[0].endswith(("а", "я"))  # 'за 1 т' тонну
+    if case in ("instrumental", "dative", "prepositional") or changes:
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
         return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
