@@ -53,7 +53,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         if lang == "zh" and raw[0] in "-−－" and (mark := re.search(r"[%％℃℉]|°[CF]|^.\d+/\d+$", raw)):  # '-1/5' 负五分之一
             weather = mark[0][0] in "℃℉°" and chinese.WEATHER.search(ctx.prev_word)  # '气温-3℃' 气温零下三摄氏度
             return ("零下" if weather else "负") + number(raw[1:], lang)
-        if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.split_time(
+        if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.clock_seconds(
                 raw, ctx.prev_word)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
