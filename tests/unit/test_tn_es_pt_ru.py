@@ -350,6 +350,9 @@ READINGS = {
          'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
         ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
          'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
+        # a race's time and a pace written with colons, as the same list of hours, minutes and seconds
+        ('A maratona terminou em 2:08:15, num ritmo de 4:55 min/km.', 'A maratona terminou em duas horas, oito minutos e '
+         'quinze segundos, num ritmo de quatro minutos e cinquenta e cinco segundos por quilômetro.'),
         ("A disciplina de Álgebra Linear II começa amanhã, com ruído de 50 dB; Dom João VI chegou em 1808.",
          "A disciplina de Álgebra Linear dois começa amanhã, com ruído de cinquenta decibéis; Dom João sexto chegou em mil "
          "oitocentos e oito."),

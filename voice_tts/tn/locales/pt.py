@@ -88,9 +88,8 @@ class Portuguese(Iberian):
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
             return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(self._digit_run(run) for run in token.split("."))
         if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:  # duas horas, onze minutos e oito segundos
-            *rest, last = (f"{_cardinal(int(n), i == 0)} {unit}{'s' * (int(n) != 1)}" for i, (n, unit) in enumerate(
-                zip(m.groups(), ("hora", "minuto", "segundo"))) if n)
-            return f"{', '.join(rest)} e {last}" + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
+            parts = tuple((int(n), unit) for n, unit in zip(m.groups(), ("h", "min", "s")) if n)
+            return self.duration(parts, ctx) + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
         if m := _WEEKDAY_ORDINAL.fullmatch(token):  # WEEKDAYS' first five, Monday to Friday
             return list(self.WEEKDAYS.values())[int(m[1]) - 2] + m[2]
         return super().shaped_token(token, ctx)
