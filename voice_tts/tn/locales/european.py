@@ -28,7 +28,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import CLOSING_QUOTES, GROUP_SPACES, GROUPED, english_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -546,9 +546,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        # '«Il Gladiatore II»' due, a sequel's; a ruler's stays his ('«Enrico IV»' quarto)
-        title = not dot and value > 1 and cur.at(end) in CLOSING_QUOTES and not self.is_ruler(ctx.prev_word)
-        if day or title or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II'
+        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II'
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
