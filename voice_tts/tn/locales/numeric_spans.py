@@ -12,9 +12,8 @@ from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.cursor import Cursor, TooLong
 
-# Top-level domains of the addresses the European languages' agents read out, besides electronic.TLDS.
-TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov", "at", "be", "lu", "it",
-                          "pl", "se", "no", "dk", "fi", "cz", "shop", "sm", "va", "mc"}
+# Top-level domains of the addresses the European languages' agents read out.
+TLDS = electronic.TLDS | electronic.EUROPEAN_TLDS
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 # A Roman numeral before one closes a quoted title ('«Il Gladiatore II»'): a sequel's number, a cardinal, no ruler's.
