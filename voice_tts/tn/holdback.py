@@ -308,11 +308,10 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
                 cur.at(unit).isalnum() or cur.at(unit).isspace())) and chinese.measure(cur.text[body:unit], unit_words("zh")):
             end = unit  # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
         return Span(_zh_chain(cur, end), "num", "zh")
-    if pos == body and (days := re.fullmatch(r"(?:(\d\d?)[-–])?(.+)", cur.text[pos:end])) and _is_day(days[2]) and (
-            date_end := _day_month(cur, end)):
-        first = days[1] and f"the {english.ordinal(int(days[1]))} to "  # '12–19 July' the twelfth to the nineteenth
-        info = first and first + english.written_date(days[2] + cur.text[end:date_end])
-        return Span(date_end, "reading", "en", info=info) if first else Span(date_end, "date", "en")
+    if pos == body and _is_day(cur.text[pos:end]):
+        date_end = _day_month(cur, end)
+        if date_end is not None:
+            return Span(date_end, "date", "en")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
