@@ -788,8 +788,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    changes = case == "accusative" and agreement(count) == 0 and forms[0].endswith(("а", "я"))  # 'за 1 т' тонну
-    if case in ("instrumental", "dative", "prepositional") or changes:
+    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
         return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
