@@ -176,6 +176,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
     # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
+    FRACTION_NAMES, FRACTION_PLURAL = {}, ("(?<!s)$", "s")  # a denominator's own name ('demi', 'mezzo'); `fraction`
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -245,7 +246,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        raise NotImplementedError
+        """'3/4' trois quarts, tre quarti: the count and the denominator's own name (FRACTION_NAMES) or ordinal, plural
+        by FRACTION_PLURAL (a pattern and what replaces it) past one (below two in French: 'zéro demi')."""
+        name = self.FRACTION_NAMES.get(str(denominator)) or cldr.ordinal(self.code, denominator, "masculine")
+        one = numerator < 2 if self.SINGULAR_BELOW_TWO else numerator == 1
+        return f"{self.counted(numerator)} {name if one else re.sub(*self.FRACTION_PLURAL, name)}"
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""

@@ -47,13 +47,6 @@ class French(Language):
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)
 
-    def fraction(self, numerator: int, denominator: int) -> str:
-        denominators = {2: "demi", 3: "tiers", 4: "quart"}
-        words = denominators.get(denominator) or cldr.ordinal("fr", denominator, "masculine")
-        if numerator > 1 and not words.endswith("s"):
-            words += "s"
-        return f"{self.counted(numerator)} {words}"
-
     def decade(self, token: str, ctx: Context) -> str | None:
         return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
 

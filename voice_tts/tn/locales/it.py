@@ -48,10 +48,6 @@ class Italian(Language):
         words = cldr.ordinal("it", n, "masculine")
         return words[:-1] + "a" if suffix in ("ª", "a") else words
 
-    def fraction(self, numerator: int, denominator: int) -> str:
-        words = "mezzo" if denominator == 2 else cldr.ordinal("it", denominator, "masculine")
-        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"  # 'tre mezzi', 'due terzi'
-
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
         if minutes or seconds is not None:  # named alone or with seconds ('dodici e zero minuti e …'); 'alle dieci e quindici'

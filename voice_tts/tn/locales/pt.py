@@ -71,10 +71,8 @@ class Portuguese(Iberian):
         return f"{self.counted_decimal(whole, fractional, False, ctx)} {self.PERCENT}" if fractional else super().percent(whole, fractional, ctx)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        plural = "s" if numerator != 1 else ""
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
-            name = {2: "meio", 3: "terço"}.get(denominator) or cldr.ordinal("pt", denominator, "masculine")
-            return f"{_cardinal(numerator)} {name}{plural}"
+            return super().fraction(numerator, denominator)
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
     def area_code(self, digits: str) -> str:
