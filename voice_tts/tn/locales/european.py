@@ -177,6 +177,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     FRACTION_NAMES, FRACTION_PLURAL = {}, ("(?<!s)$", "s")  # a denominator's own name ('demi', 'mezzo'); `fraction`
+    FEMININE_ORDINAL_SUFFIXES: tuple[str, ...] = ("a",)  # an ordinal's written endings of the feminine ('1ª', '1re')
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -231,8 +232,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return f"{self.MINUS} {self.counted(-n, feminine)}" if n < 0 else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
-        raise NotImplementedError
+        """`suffix`: what was written after the digits ('.', 'er', 'ª' …): CLDR's ordinal, feminine after one of
+        FEMININE_ORDINAL_SUFFIXES ('1ª' prima, '1re' première), plural after a plural's ('1ers' premiers)."""
+        words = cldr.ordinal(self.code, n, "feminine" if suffix in self.FEMININE_ORDINAL_SUFFIXES else "masculine")
+        return words + "s" if suffix.endswith("s") else words
 
     def fraction_digits(self, digits: str) -> str:
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""

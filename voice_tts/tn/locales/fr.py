@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn.chars import ascii_digits
-from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
 from voice_tts.tn.locales.european import Language
 
@@ -39,10 +38,6 @@ class French(Language):
             elif group:
                 words.append(self.digits(group))
         return " ".join(words)
-
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("fr", n, "feminine" if suffix in ("a", "re", "ère", "res", "ères") else "masculine")  # 'première'
-        return words + "s" if suffix.endswith("s") else words
 
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
 from voice_tts.tn.cursor import Cursor
@@ -43,10 +42,6 @@ class Italian(Language):
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         count = _one_before(self.counted(n, feminine), noun)
         return count + noun if count.endswith("'") else f"{count} {noun}"
-
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("it", n, "masculine")
-        return words[:-1] + "a" if suffix in ("ª", "a") else words
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine

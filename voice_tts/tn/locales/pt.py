@@ -60,7 +60,7 @@ class Portuguese(Iberian):
         return _cardinal(n, feminine)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return _cardinal(n) if n <= 0 or n >= 10**6 else cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
+        return _cardinal(n) if n <= 0 or n >= 10**6 else super().ordinal(n, suffix, ctx)
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
         """Before a unit, a noun or a percent sign the decimals read as a number ('1,85 m' um vírgula oitenta e cinco
