@@ -176,8 +176,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
     # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
-    FRACTION_NAMES, FRACTION_PLURAL = {}, ("(?<!s)$", "s")  # a denominator's own name ('demi', 'mezzo'); `fraction`
-    FEMININE_ORDINAL_SUFFIXES: tuple[str, ...] = ("a",)  # an ordinal's written endings of the feminine ('1ª', '1re')
+    # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
+    FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
