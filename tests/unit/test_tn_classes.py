@@ -270,6 +270,11 @@ READINGS = {
         "Cut a five eighths inch hole in the four by eight sheet; tiles are thirty by sixty centimeters or twenty by twenty "
         "centimeters; she scored ninety two out of one hundred and seventeen out of twenty.",
     "Write 2 × 3 = 6 on a card of 20 × 30 cm.": "Write two times three equals six on a card of twenty by thirty centimeters.",
+    # every × of a dimension chain is 'by'; a lone 's' after a number is seconds; an amount in a currency's code describing a noun
+    "The crate is 60 × 40 × 25 cm, the lid shuts in 5 s, and the NZ$75 deposit comes back.": "The crate is sixty by forty by "
+        "twenty five centimeters, the lid shuts in five seconds, and the seventy five New Zealand dollar deposit comes back.",
+    # a weekday's period before a dash
+    "Rota: Tue. – Anna, Thu. – Ben; the fair runs all week.": "Rota: Tuesday – Anna, Thursday – Ben; the fair runs all week.",
     # a state's code before its ZIP code by its name, a short code and a code after '#' digit by digit, a flight's number in pairs
     "Ship it to 200 Pine Rd., Unit 4, Austin, TX 78701, or text STOP to 55123.": "Ship it to two hundred Pine Road, Unit four, "
         "Austin, Texas seven eight seven zero one, or text STOP to five five one two three.",
@@ -365,6 +370,10 @@ ZH_READINGS = {
         "她全程用时两小时四十一分五秒，成绩为五十八分三十秒，耗时一小时零十二秒，于十点零三分二十秒冲线。",
     # a clock right after its date, never a score; a flat's rooms counted with 两
     "储蓄卡于3月1日14:05支出，5号9:30更新，户型2室1厅，3室2厅2卫。": "储蓄卡于三月一日十四点零五分支出，五号九点三十分更新，户型两室一厅，三室两厅两卫。",
+    # guests counted 大 and 小; a price per a Latin unit 每 its name; two consecutive years, a season's, digit by digit
+    "套餐含2大2小，燃气3.2元/m³，2025-2026赛季开幕。": "套餐含两大两小，燃气三点二元每立方米，二零二五到二零二六赛季开幕。",
+    # a comparison is no count of 大 or 小: 二大于, 三小于; a count before 大约束 still 两
+    "若2大于1且3小于5，则有2大约束。": "若二大于一且三小于五，则有两大约束。",
     "3月1日14:05-16:00支付，3月1日晚20:00场。": "三月一日十四点零五分到十六点支付，三月一日晚二十点场。",  # a range of clocks, a clock after 晚
     # a train digit by digit; a gate's, a seat's or a coach's letter after its number (no amperes), a current's ampere
     "G1234次列车，K21次，检票口为12A，座位号是6F，在7车12F，电流为10A。": "G一二三四次列车，K二一次，检票口为十二A，座位号是六F，在七车十二F，电流为十安培。",

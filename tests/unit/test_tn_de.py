@@ -61,6 +61,9 @@ READINGS = [
     ("Das Paket kam mit 1 neuen Rechnung.", "Das Paket kam mit einer neuen Rechnung."),
     ("Er wartet seit 1 langen Stunde, 1 großer Tisch ist frei.",
      "Er wartet seit einer langen Stunde, ein großer Tisch ist frei."),
+    # past a place's adjective, which never declines, to the noun it describes; not past a measure noun
+    ("Zum Kaffee gibt es 1 Frankfurter Kranz, mit 1 Thüringer Bratwurst und 1 Eimer Wasser, abzgl. Pfand.",
+     "Zum Kaffee gibt es einen Frankfurter Kranz, mit einer Thüringer Bratwurst und einem Eimer Wasser, abzüglich Pfand."),
     # the case a verb gives its object, past a pronoun, and a list's first number gives the others;
     # an adjective ending in -er, -es or -e shows the nominative
     ("Als Entschädigung erhalten Sie 1 Gutschein über 20 €, 1 Getränk und 1 Flasche Wein.",

@@ -397,6 +397,9 @@ READINGS = {
          'ponto quatro faz a volta em uma hora, dois minutos e quinze segundos.'),
         ('Ela correu a 4min45s/km, e o trajeto dura cerca de 2h20.', 'Ela correu a quatro minutos e quarenta e cinco '
          'segundos por quilômetro, e o trajeto dura cerca de duas horas e vinte minutos.'),
+        # a race's time and a pace written with colons, as the same list of hours, minutes and seconds
+        ('A maratona terminou em 2:08:15, num ritmo de 4:55 min/km.', 'A maratona terminou em duas horas, oito minutos e '
+         'quinze segundos, num ritmo de quatro minutos e cinquenta e cinco segundos por quilômetro.'),
         ("A disciplina de Álgebra Linear II começa amanhã, com ruído de 50 dB; Dom João VI chegou em 1808.",
          "A disciplina de Álgebra Linear dois começa amanhã, com ruído de cinquenta decibéis; Dom João sexto chegou em mil "
          "oitocentos e oito."),
@@ -564,6 +567,15 @@ READINGS = {
          "Продаётся квартира пятый этаж из девяти, сорок два квадратных метра, и студия третий этаж из шестнадцати."),
         # a count joined to an abbreviated adjective reads the adjective in full ('3-комн.' трёхкомнатная)
         ("Сдаётся 3-комн. квартира, рядом 1-комн.", "Сдаётся трёхкомнатная квартира, рядом однокомнатная."),
+        # a price per a measure 'за' it, also a measure after 'за' with no number; a range's first price names its rubles too
+        ("Бензин по 58,9 ₽/л, свет от 4,15 до 5,20 руб. за кВт·ч, щебень 900 руб. за т.", "Бензин по "
+         "пятьдесят восемь целых девять десятых рубля за литр, свет от четырёх рублей пятнадцати копеек до пяти рублей двадцати "
+         "копеек за киловатт-час, щебень девятьсот рублей за тонну."),
+        # two centuries or years before their plural noun: each an ordinal in that noun's case
+        ("Иконы XV–XVI вв. и здания 1920–1930 гг. хранятся в музее; в XIX-XX веках и в 1941–1945 годах он пустовал.",
+         "Иконы пятнадцатого — шестнадцатого веков и здания тысяча девятьсот двадцатого — тысяча девятьсот тридцатого годов "
+         "хранятся в музее; в девятнадцатом — двадцатом веках и в тысяча девятьсот сорок первом — тысяча девятьсот сорок "
+         "пятом годах он пустовал."),
     ],
 }
 

@@ -256,9 +256,11 @@ KO = [
     ("브라질을 상대로 2:1 승리를 거뒀고 3:0 완승, 1:1 무승부", "브라질을 상대로 이 대 일 승리를 거뒀고 삼 대 영 완승, 일 대 일 무승부"),
     # a plate: its first number a number, its last four digit by digit; a unit after a myriad; a code after 번호
     ("차량번호 12가 3456 차량은 1만 km마다, 123허 4567", "차량번호 십이 가 삼사오육 차량은 만킬로미터마다, 백이십삼 허 사오육칠"),
-    # one unsaid before 만, 천 and 백 (never before 억); 모 and 매 count with native numbers
+    # one unsaid before 만, 천 and 백 (never before 억); 모 counts with native numbers, 매 (枚) with Sino-Korean ones
     ("수수료는 1만 원, 입장료 1천 원, 1만 2천 원, 1백 명, 1억 원", "수수료는 만 원, 입장료 천 원, 만 이천 원, 백 명, 일억 원"),
-    ("두부 1모, 사진 1매, 티켓 2매, 두부 3모", "두부 한모, 사진 한매, 티켓 두매, 두부 세모"),
+    ("두부 1모, 사진 1매, 티켓 2매, 두부 3모", "두부 한모, 사진 일매, 티켓 이매, 두부 세모"),
+    # a unit a price is per, by its name; a range of ages says 세 after both ends
+    ("가스는 m³당 900원, 대상은 만 6~18세", "가스는 세제곱미터당 구백원, 대상은 만 육세에서 십팔세"),
     ("쌀 1톨, 파 2가닥, 생선 3토막, 소금 1움큼, 노래 2마디, 떡 1덩이; 절전 2모드, 3모델",
      "쌀 한톨, 파 두가닥, 생선 세토막, 소금 한움큼, 노래 두마디, 떡 한덩이; 절전 이모드, 삼모델"),
     # a temperature below zero 영하, as Koreans say the weather; any other negative number 마이너스

@@ -237,7 +237,9 @@ def celsius(text: str) -> str | None:
 
 def number_range(text: str) -> str | None:
     """'3-5天' -> 三到五天 (a hyphen between two numbers is a range, never a minus), '2到3个' 两到三个, '2至3次'
-    两至三次; '2~8℃' 二到八摄氏度."""
+    两至三次; '2~8℃' 二到八摄氏度; two years in a row, a season's, digit by digit ('2026—2027' 二零二六到二零二七)."""
     if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
-    return _quantity(m["a"], m["suffix"]) + ("至" if m["to"] == "至" else "到") + _quantity(m["b"], m["suffix"]) + m["suffix"].replace("℃", "摄氏度")
+    years = len(m["a"]) == 4 and m["b"] == str(int(m["a"]) + 1) and not m["suffix"]
+    read = digits if years else lambda n: _quantity(n, m["suffix"])
+    return read(m["a"]) + ("至" if m["to"] == "至" else "到") + read(m["b"]) + m["suffix"].replace("℃", "摄氏度")

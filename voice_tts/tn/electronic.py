@@ -9,9 +9,9 @@ from voice_tts.tn import chinese, english, locales
 SCHEMES = ("https://", "http://", "www.")
 # A URL longer than this speaks its host only (§3.9).
 HOST_ONLY_AFTER = 64
-# Top-level domains that make a word an address, and the symbols of an address read aloud (electronic.json).
+# Top-level domains that make a word an address (more in European text), an address's symbols read (electronic.json).
 _DATA = locales.data("electronic.json", "voice_tts.tn")
-TLDS, _SYMBOLS = frozenset(_DATA["tlds"]), _DATA["symbols"]
+TLDS, EUROPEAN_TLDS, _SYMBOLS = frozenset(_DATA["tlds"]), frozenset(_DATA["european_tlds"]), _DATA["symbols"]
 _SCHEME = re.compile(r"^https?://", re.IGNORECASE | re.ASCII)
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.UNICODE | re.DOTALL)
 _PATH = r"(?:/[\w.~%+=&?#-]*)*"  # 'example.com/docs/a-1', 'x@y.com/123'

@@ -436,19 +436,13 @@ def clock(text: str) -> str | None:
 _WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")
 
 
-def clock_seconds(text: str) -> str | None:
-    """'21:51:31' twenty one hours fifty one minutes and thirty one seconds; '18:00:00Z' ... Z."""
-    if (m := _WITH_SECONDS.fullmatch(text)) is None:
+def clock_seconds(text: str, prev_word: str = "") -> str | None:
+    """'21:51:31' twenty one hours fifty one minutes and thirty one seconds; '18:00:00Z' ... Z; after 'in', minutes and
+    seconds are a time taken, no clock ('in 16:28', 'in 70:12' sixteen minutes twenty eight seconds)."""
+    if not (m := _WITH_SECONDS.fullmatch(text) or prev_word == "in" and re.fullmatch(r"()(\d{1,3}):([0-5]\d)()", text)):
         return None
-    h, mi, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS))
-    return f"{h} {mi} and {s}" + (" Z" if m.group(4) else "")
-
-
-def split_time(text: str, prev_word: str) -> str | None:
-    """'in 16:28', 'in 70:12' sixteen minutes twenty eight seconds: after 'in', a time taken, no clock."""
-    if prev_word != "in" or not (m := re.fullmatch(r"(\d{1,3}):([0-5]\d)", text)):
-        return None
-    return " ".join(f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS[1:]))
+    *counts, s = (f"{cardinal(int(v))} {unit}{'s' * (int(v) != 1)}" for v, unit in zip(m.groups(), _TIME_UNITS) if v)
+    return " ".join(counts) + (" and " if m[1] else " ") + s + (" Z" if m[4] else "")
 
 
 def dashed_range(text: str) -> str | None:

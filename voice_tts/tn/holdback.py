@@ -88,8 +88,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if is_letter(c):
         return _word(cur, pos, ctx)
     if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and (
-            english.unit(after := _next_token(cur, n[1])[0]) or after == "×"):  # '30 × 60 cm' thirty by sixty, '40 × 30 × 15 cm'; '2 × 3 = 6' two times three
-        return Span(pos + 1, "reading", "en", info="by")
+            english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:])):
+        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm', each × of '40 × 30 × 15 cm'; '2 × 3 = 6' times
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
     return Span(pos + 1, "punct")
@@ -147,6 +147,10 @@ _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
 _SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words of a score and around one
+# A weekday's abbreviation ends at its period before a word, a number, a dash or a clause's mark ('Mon. – chicken'), and
+# may run to a second one ('Mon.–Sat.')
+_WEEKDAY_PERIOD = re.compile(
+    r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—]|[,;:)]))|(?=\.(?:\n|$))")
 # Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
 _KEYCAP_BASES = frozenset("0123456789#*")
 _KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
@@ -289,8 +293,12 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         if not (is_digit(last) or last in "%‰°℃"):
             return end
         suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
-        if suffixed > end and cur.at(suffixed) == "/" and (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1:
-            return per  # a price per unit: '3.45元/吨' 三点四五元每吨
+        if cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小":  # a comparison, no count: '2大于1' 二大于一
+            suffixed -= 1
+        if suffixed > end and cur.at(suffixed) == "/" and (
+                (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or
+                cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))] in unit_words("zh")):
+            return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时
         if suffixed == end or not is_digit(cur.at(suffixed)):
             return suffixed
         end = lexer.chunk(cur, suffixed)
@@ -336,14 +344,16 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
     end = _en_window(cur, body, end)
-    money = lexer.is_currency(cur.text[pos]) and cur.text[body:end].replace(",", "").isdecimal() and not currency_code
+    amount = cur.text[body:end].replace(",", "").isdecimal()
+    money = (currency_code or lexer.is_currency(cur.text[pos]) and cur.text[pos]) if amount else ""
     if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
             word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
             (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
                 ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
             ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "NAMING") or only_noun(
                 word[0], "") and only_noun(_next_token(cur, word[1])[0], "NAMING"))):  # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
-        return Span(end, "reading", "en", info=english.money(cur.text[pos:end], adjective=True) if money else english.measure(unit, adjective=True))
+        reading = english.money(unit, money, adjective=True) if money else english.measure(unit, adjective=True)
+        return Span(end, "reading", "en", info=reading)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
@@ -496,7 +506,7 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
-    if word in english.WEEKDAYS and (m := re.match(r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(]|[,;:)]))|(?=\.(?:\n|$))", "".join(cur.at(i) for i in range(end, end + 10)))) and (
+    if word in english.WEEKDAYS and (m := _WEEKDAY_PERIOD.match("".join(cur.at(i) for i in range(end, end + 10)))) and (
             day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):

@@ -53,7 +53,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         if lang == "zh" and raw[0] in "-−－" and (mark := re.search(r"[%％℃℉]|°[CF]|^.\d+/\d+$", raw)):  # '-1/5' 负五分之一
             weather = mark[0][0] in "℃℉°" and chinese.WEATHER.search(ctx.prev_word)  # '气温-3℃' 气温零下三摄氏度
             return ("零下" if weather else "负") + number(raw[1:], lang)
-        if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.split_time(
+        if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.clock_seconds(
                 raw, ctx.prev_word)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
@@ -176,6 +176,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
+    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/([A-Za-z]+[²³]?)", text)) and per[2] in unit_words("zh"):  # '元/kWh' 每千瓦时
+        return _number_zh(per[1]) + "每" + unit_words("zh")[per[2]]
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
         head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期
         return head + m[2] + (_number_zh(m[3]) if m[3] else "")  # 第210页 第二百一十页, 第2名5分 第二名五分

@@ -244,6 +244,8 @@ def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
     if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
     noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
+    head = noun and noun[0].endswith("er") and noun[0] not in _MEASURE_NOUNS and chunk_after(cur, noun[1], str.isupper)
+    noun = head if head and head[0] not in _PRONOUNS else noun  # a place's adjective: '1 Schwarzwälder Torte' eine
     noun = noun[0].rstrip(".,;:!?") if noun else ""
     if not noun.isalpha() or noun.isupper() and noun not in _GENDERS or noun in _PRONOUNS:  # 'ABC' (not 'DVD'); 'Punkt 1 finden Sie'
         return None

@@ -102,7 +102,6 @@ _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
 _ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
-_FEMININE_SUFFIX = ("ª", "a", "ᵃ", "ra", "da", "ta")
 _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 
@@ -123,7 +122,7 @@ class Spanish(Iberian):
         return noun[:-2] if known else noun[:-1]
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return ordinal(n, suffix in _FEMININE_SUFFIX, short=suffix in ("er", "ᵉʳ"))
+        return ordinal(n, suffix in self.FEMININE_ORDINAL_SUFFIXES, short=suffix in ("er", "ᵉʳ"))
 
     def fraction_digits(self, text: str, form: str = "") -> str:
         """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),

@@ -28,7 +28,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import CLOSING_QUOTES, GROUP_SPACES, GROUPED, english_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +172,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
     # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
+    # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
+    FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
     DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
@@ -226,8 +228,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return f"{self.MINUS} {self.counted(-n, feminine)}" if n < 0 else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        """`suffix`: what was written after the digits ('.', 'er', 'ª' …)."""
-        raise NotImplementedError
+        """`suffix`: what was written after the digits ('.', 'er', 'ª' …): CLDR's ordinal, feminine after one of
+        FEMININE_ORDINAL_SUFFIXES ('1ª' prima, '1re' première), plural after a plural's ('1ers' premiers)."""
+        words = cldr.ordinal(self.code, n, "feminine" if suffix in self.FEMININE_ORDINAL_SUFFIXES else "masculine")
+        return words + "s" if suffix.endswith("s") else words
 
     def fraction_digits(self, digits: str) -> str:
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
@@ -241,7 +245,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        raise NotImplementedError
+        """'3/4' trois quarts, tre quarti: the count and the denominator's own name (FRACTION_NAMES) or ordinal, plural
+        by FRACTION_PLURAL (a pattern and what replaces it) past one (below two in French: 'zéro demi')."""
+        name = self.FRACTION_NAMES.get(str(denominator)) or cldr.ordinal(self.code, denominator, "masculine")
+        one = numerator < 2 if self.SINGULAR_BELOW_TWO else numerator == 1
+        return f"{self.counted(numerator)} {name if one else re.sub(*self.FRACTION_PLURAL, name)}"
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
@@ -541,9 +549,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS:
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        # '«Il Gladiatore II»' due, a sequel's; a ruler's stays his ('«Enrico IV»' quarto)
-        title = not dot and value > 1 and cur.at(end) in CLOSING_QUOTES and not self.is_ruler(ctx.prev_word)
-        if day or title or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:  # 'Abt. II'
+        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda

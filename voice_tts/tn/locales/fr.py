@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn.chars import ascii_digits
-from voice_tts.tn import cldr
 from voice_tts.tn.context import Context
 from voice_tts.tn.locales.european import Language
 
@@ -39,19 +38,8 @@ class French(Language):
                 words.append(self.digits(group))
         return " ".join(words)
 
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("fr", n, "feminine" if suffix in ("a", "re", "ère", "res", "ères") else "masculine")  # 'première'
-        return words + "s" if suffix.endswith("s") else words
-
     def fraction_digits(self, digits: str) -> str:
         return self._zeros_then_number(digits, _in_pairs)
-
-    def fraction(self, numerator: int, denominator: int) -> str:
-        denominators = {2: "demi", 3: "tiers", 4: "quart"}
-        words = denominators.get(denominator) or cldr.ordinal("fr", denominator, "masculine")
-        if numerator > 1 and not words.endswith("s"):
-            words += "s"
-        return f"{self.counted(numerator)} {words}"
 
     def decade(self, token: str, ctx: Context) -> str | None:
         return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -52,14 +51,6 @@ class Italian(Language):
                 "Santo " if re.match("S[^aeiou]", name[0]) else "San ")
             return Span(name[1], "locale", self.code, info=saint + name[0])
         return super()._word(cur, pos, ctx)
-
-    def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        words = cldr.ordinal("it", n, "masculine")
-        return words[:-1] + "a" if suffix in ("ª", "a") else words
-
-    def fraction(self, numerator: int, denominator: int) -> str:
-        words = "mezzo" if denominator == 2 else cldr.ordinal("it", denominator, "masculine")
-        return f"{self.counted(numerator)} {words if numerator == 1 else words[:-1] + 'i'}"  # 'tre mezzi', 'due terzi'
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine

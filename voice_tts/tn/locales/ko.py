@@ -67,7 +67,8 @@ class Korean(myriad.Language):
             if cur.text[end + 1:k] == str(n + 1) and 0 < n < 9 and is_hangul(cur.at(k)) and not (clock or code or cur.at(k) == "월"):
                 return locale_span(k, self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1), "ko")
             first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain  # 두시에서, 여섯에서
-            return locale_span(end + 1, first + self.words["tilde"]["counted"], "ko")
+            both = next((w for w in self.words["counters_at_both_ends"] if cur.startswith(k, w)), "")  # '만 3~12세' 삼세에서
+            return locale_span(end + 1, first + both + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
         if c == "시" and cur.at(end + 1) != "간":
@@ -137,6 +138,8 @@ class Korean(myriad.Language):
             spoken = f"{self._address_part(local)} {self.ADDRESS_SYMBOLS['@']} {self._domain(domain)}"
         elif electronic.is_domain(word) or "." in word and word.rsplit(".", 1)[1].lower() in self.file_types:
             spoken = self._domain(word)
+        elif word in self.units and cur.at(end) == "당":  # a unit a price is per, by its name: 'kWh당' 킬로와트시당
+            spoken = self.units[word]
         else:
             return None
         return locale_span(end, spoken, "ko")

@@ -12,14 +12,12 @@ from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.cursor import Cursor, TooLong
 
-# Top-level domains of the addresses the European languages' agents read out, besides electronic.TLDS.
-TLDS = electronic.TLDS | {"es", "pt", "br", "mx", "ar", "cl", "me", "su", "рф", "gob", "gov", "at", "be", "lu", "it",
-                          "pl", "se", "no", "dk", "fi", "cz", "shop", "sm", "va", "mc"}
+# Top-level domains of the addresses the European languages' agents read out.
+TLDS = electronic.TLDS | electronic.EUROPEAN_TLDS
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 # A Roman numeral before one closes a quoted title ('«Il Gladiatore II»'): a sequel's number, a cardinal, no ruler's.
 CLOSING_QUOTES = frozenset("»“”\"’")
-_ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})", re.IGNORECASE)
 # Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 
@@ -50,7 +48,7 @@ def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: 
     """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two
     letters or more that are not words (`not_roman`: 'mi', 'di'), or any after a word of
     `roman_after` ('siglo') but a lone C, D, L or M."""
-    if not _ROMAN.fullmatch(word):
+    if not english.roman_value(word.upper()):
         return False
     if prev_word.lower() in roman_after:
         return len(word) > 1 or word.upper() in "IVX"

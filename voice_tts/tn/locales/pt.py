@@ -60,7 +60,7 @@ class Portuguese(Iberian):
         return _cardinal(n, feminine)
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return _cardinal(n) if n <= 0 or n >= 10**6 else cldr.ordinal("pt", n, "feminine" if suffix in ("ª", "a", "ᵃ") else "masculine")
+        return _cardinal(n) if n <= 0 or n >= 10**6 else super().ordinal(n, suffix, ctx)
 
     def counted_decimal(self, whole: str, fractional: str, feminine: bool, ctx: Context) -> str:
         """Before a unit, a noun or a percent sign the decimals read as a number ('1,85 m' um vírgula oitenta e cinco
@@ -71,10 +71,8 @@ class Portuguese(Iberian):
         return f"{self.counted_decimal(whole, fractional, False, ctx)} {self.PERCENT}" if fractional else super().percent(whole, fractional, ctx)
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        plural = "s" if numerator != 1 else ""
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
-            name = {2: "meio", 3: "terço"}.get(denominator) or cldr.ordinal("pt", denominator, "masculine")
-            return f"{_cardinal(numerator)} {name}{plural}"
+            return super().fraction(numerator, denominator)
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
     def area_code(self, digits: str) -> str:
@@ -88,9 +86,8 @@ class Portuguese(Iberian):
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
             return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(self._digit_run(run) for run in token.split("."))
         if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:  # duas horas, onze minutos e oito segundos
-            *rest, last = (f"{_cardinal(int(n), i == 0)} {unit}{'s' * (int(n) != 1)}" for i, (n, unit) in enumerate(
-                zip(m.groups(), ("hora", "minuto", "segundo"))) if n)
-            return f"{', '.join(rest)} e {last}" + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
+            parts = tuple((int(n), unit) for n, unit in zip(m.groups(), ("h", "min", "s")) if n)
+            return self.duration(parts, ctx) + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
         if m := _WEEKDAY_ORDINAL.fullmatch(token):  # WEEKDAYS' first five, Monday to Friday
             return list(self.WEEKDAYS.values())[int(m[1]) - 2] + m[2]
         return super().shaped_token(token, ctx)

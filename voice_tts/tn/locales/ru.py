@@ -36,10 +36,13 @@ _WORDS = words("ru")
 UNITS = {unit: tuple(forms) for unit, forms in _WORDS["unit_forms"].items()}
 # Squares and cubes typed with a plain digit ('м2') read as their superscript spelling ('м²').
 UNITS |= {unit.translate(str.maketrans("²³", "23")): UNITS[unit] for unit in UNITS if unit[-1] in "²³"}
+_LONGEST_UNITS_FIRST = sorted(UNITS, key=len, reverse=True)  # 'кВт·ч' before 'кВт'
 # A currency's minor unit, read when an amount has two decimals: '2 499,90 руб.'
 MINOR = {written: tuple(forms) for forms, currencies in _WORDS["minor_units"] for written in currencies}
 # The locative after a 'per': 'км/ч' → 'километра в час', '1/кг' → 'один в килограмме'.
 PER = _WORDS["per"]
+# After a price, 'за' its measure: '62,5 ₽/л' … рубля за литр (a share of one is 'на' it: '5 г/л' пять граммов на литр).
+PRICE_PER = {unit: re.sub("^на ", "за ", words) for unit, words in PER.items()}
 SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
 MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
@@ -63,6 +66,8 @@ _PREPOSITION_CASES: dict[str, str] = _WORDS["ordinal_preposition_cases"]
 # Two days that share the month after the second: '3-5 мая'; with a link word ('с 3 по 5 мая', '3 и 4 мая') the
 # first day waits (through the Cursor, up to the tail bound) for the second day and the month.
 _DAY_RANGE = re.compile(r"(?P<first>\d{1,2})[-–](?P<last>\d{1,2})")
+# Two centuries or years, each an ordinal before the plural noun after them: 'XVII–XVIII вв.', '2026–2027 гг.'
+_ORDINAL_RANGE = re.compile(r"([IVXLC]+|\d{4})[-–—]([IVXLC]+|\d{4})")
 # The case a second part takes from the first ('до 5 руб. 50 коп.' пятидесяти копеек, 'за 2 ч 41 мин' одну минуту).
 _CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
@@ -305,7 +310,7 @@ class Russian(Language):
         return self.date(*parts, ctx) if parts else None
 
     def per(self, unit: Unit) -> str:
-        return PER.get(unit.written, unit.singular)
+        return PRICE_PER.get(unit.written, unit.singular)
 
     def date_day(self, day: int, ctx: Context) -> str:
         return ordinal(day, "n", _second_day_case(ctx))
@@ -352,7 +357,8 @@ class Russian(Language):
         if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):  # 'руб/мес', never 'руб/шт' рублей
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
-        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {PER[part]}" for part in parts[1:] if part))
+        per = PRICE_PER if parts[0] in MINOR else PER
+        return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per[p]}" for p in parts[1:] if p))
 
     def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
         """'с' (seconds) is a preposition before a word or number; 'а' in lower case a conjunction ('16 А' ампер)."""
@@ -410,6 +416,9 @@ class Russian(Language):
         if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
             first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
             return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
+        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
+                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
+            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -456,8 +465,8 @@ class Russian(Language):
             return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
-        per = self.PERIODS if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else {}
-        words = [per.get(word[1:]) or PER[word[1:]] if word[0] == "/" else _JOINED_AFTER.get(word) or UNITS.get(word, (word,) * 3)[2] for word in after]
+        per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
+        words = [per[w[1:]] if w[0] == "/" else _JOINED_AFTER.get(w) or UNITS.get(w, (w,) * 3)[2] for w in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
         return locale_span(end, " ".join([span.info, *words]), self.code)
@@ -502,6 +511,9 @@ class Russian(Language):
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
         if c == "№" and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
+        if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
+                span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
+            return span  # 'XVII–XVIII вв.', 'в 2026–2027 годах'
         over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
         if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
                 over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
@@ -531,6 +543,9 @@ class Russian(Language):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
+        elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
+                amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
+            span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -645,9 +660,9 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
         reading = ordinal_agreeing(n, name, name.singular_cases()[0])
         return locale_span(end, reading[0].upper() + reading[1:], "ru")
-    noun = word_after(cur, end)
-    if noun in _WORDS["century_abbreviations"] and (century := _century_abbreviation(cur, end, n, _preposition(ctx))):
+    if century := _with_period_noun(cur, end, [n], _preposition(ctx)):
         return century
+    noun = word_after(cur, end)
     if (form := ru_morph.noun(noun)) is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter
         return None
     plural, case = form.forms[0]
@@ -656,14 +671,22 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     return locale_span(end, ordinal_agreeing(n, form, case), "ru")
 
 
-def _century_abbreviation(cur: Cursor, end: int, n: int, preposition: str) -> Span | None:
-    """'V в.' with its abbreviation, in the case of the word before it: 'в V в.' в пятом веке, 'до V в.' до пятого
-    века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'V в.' пятый век, 'на XX в.' на двадцатый век."""
+def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str) -> Span | None:
+    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V
+    в.' до пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый
+    век); two joined by a dash each singular before the plural noun ('XVII–XVIII вв.' семнадцатого — …веков)."""
     with suppress(TooLong):
-        if (word := chunk_after(cur, end, is_letter)) is not None and cur.at(word[1]) == ".":
+        word = chunk_after(cur, end, is_letter) or ("", end)
+        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
+            noun, stop = word
+        elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
             case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
-            century = ru_morph.inflect("век", case, plural=word[0] == "вв") + "." * (word_after(cur, word[1] + 1) == "")
-            return locale_span(word[1] + 1, f"{ordinal(n, 'm', case, word[0] == 'вв')} {century}", "ru")
+            noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
+            stop = word[1] + 1
+        else:
+            return None
+        ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые
+        return locale_span(stop, f"{' — '.join(ordinals)} {noun}", "ru")
     return None
 
 
