@@ -24,5 +24,5 @@ download .whl_server websockets==17.4 uvicorn==0.55.0 starlette==1.10.0 \
   wetext==0.1.8 kaldifst==1.8.3 contractions==0.1.73 textsearch==0.0.24 anyascii==0.3.3 pyahocorasick==2.3.1 \
   english-words==2.0.2 lemminflect==0.2.3 soundfile==0.13.1 cffi==2.1.1 pycparser==3.12 \
   unicode-rbnf==2.4.1 babel==2.18.0 phonenumbers==9.0.43 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 \
-  dawg2-python==0.9.0 setuptools==80.9.0 httpx==0.29.0 httpcore==1.0.9 certifi==2026.10.19.post1 idna==3.21 sniffio==1.3.1
+  num2words==0.5.14 dawg2-python==0.9.0 setuptools==80.9.0 httpx==0.29.0 httpcore==1.0.9 certifi==2026.10.19.post1 idna==3.21 sniffio==1.3.1
 du -sh .whl_engine .whl_server
