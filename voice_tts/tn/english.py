@@ -111,8 +111,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     whole, _, frac = amount.partition(".")
     if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
         frac = frac[:2] if frac.strip("0") else ""
-    if len(frac) == 1 and sub_one is not None:  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
-        frac += "0"
+    frac += "0" * (len(frac) == 1 and sub_one is not None)  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
         return f"{prefix}{number(amount)} {many}{per}"
@@ -283,9 +282,7 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
                "Dr": "Drive" if prev_is_name and not next_is_name else "Doctor"}.get(word) or ABBREVIATIONS[word]
     # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
     # it does after 'etc.' and the like.
-    if next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name:
-        reading += "."
-    return reading
+    return reading + "." * (next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name)
 
 
 _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' January
@@ -506,8 +503,7 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
     if after_number:
         rest = "a " + words[4:] if words.startswith("one ") else words
         return "and " + rest + (" " + noun if noun else ""), bool(noun)
-    unit = _MEASURE_NOUNS.get(noun.lower().rstrip("."))
-    if unit is None:
+    if (unit := _MEASURE_NOUNS.get(noun.lower().rstrip("."))) is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" else "a"
     return (f"half {article} {unit}" if words == "one half" else f"{words} of {article} {unit}"), True

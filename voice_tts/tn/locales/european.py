@@ -532,9 +532,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
-        if ((final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE) and self._ends_sentence(cur, end, by_capital=final):
-            reading += "."
-        return locale_span(end, reading, self.code)
+        ends = (final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE
+        return locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)), self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
@@ -564,10 +563,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.cardinal(value), self.code)  # a course's part, no ruler's: 'Analysis II' zwei
         if not named or self.ROMAN_DOT and not dot:
             return None
-        reading = self.regnal(value, is_feminine_name(name), ctx)
-        if dot and self._ends_sentence(cur, end + 1):
-            reading += "."
-        return locale_span(end + dot, reading, self.code)
+        ends = dot and self._ends_sentence(cur, end + 1)
+        return locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends, self.code)
 
     def is_ruler(self, name: str) -> bool:
         """Whether a Roman numeral after `name` is a ruler's ordinal ('Felipe II', 'Elisabetta II', 'Concilio Vaticano II')."""
