@@ -172,7 +172,7 @@ READINGS = {
         ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares estadounidenses."),
         # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
         ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
-         "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
+         "El vuelo I B tres uno siete uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
          "llega a la habitación veintiuno."),
         # a postcode before its town digit by digit; data rates in full
         ("Oficina en la calle Mayor 5, 28013 Madrid, y otra en Gran Vía 1, 08001 Barcelona; fibra de 1 Gbps y 300 Mbps.",

@@ -10,7 +10,7 @@ from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
-_DATA = locales.data("english.json", "voice_tts.tn")
+_DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
 _PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -556,13 +556,19 @@ _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", 
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
+def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
+    """Whether `number` is a flight's after `code`, an airline's signs ('UA 2381'; any two after 'vuelo', 'Flug')."""
+    airline = code in _FLIGHTS["airlines"] or " ".join(words_before[-1:]).lower() in _FLIGHTS["words"]
+    return bool(airline and re.fullmatch(r"[A-Z][A-Z\d]|\d[A-Z]", code) and re.fullmatch(r"\d{1,4}", number))
+
+
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
     ('Flight UA 237' two thirty seven), as a course's after its capitals ('CHEM 201' two oh one, 'US 101'); after a
     weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
     if re.fullmatch(r"[A-Z]{2,4}", prev_word) and prev_word not in CURRENCY_CODES and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
-    if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
+    if names_flight(prev_word, words_before, text):
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)
