@@ -100,8 +100,9 @@ def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     cued = any(w.lower() in words.get("cues", ()) for w in (*ctx.words_before[-3:], ctx.prev_word)) or any(
         part in ctx.prev_word for part in words.get("cue_parts", ()))
     say, sets, joint, end = (ctx.locale or (chinese if lang == "zh" else english)).cardinal, [], pos, pos
+    spaced = cued or ctx.prev_word in words.get("articles", [])  # 'o 2 x 1 sobre o Grêmio': after an article too
     with suppress(TooLong):
-        while not cur.text[end:joint].isspace() and (pair := _score_pair(cur, joint, cued)) is not None:
+        while not cur.text[end:joint].isspace() and (pair := _score_pair(cur, joint, spaced)):
             sets.append((*pair[:2], cur.text[end:joint], pair[3]))  # a set's numbers, what joins it to the one before
             joint = lexer.spaces(cur, (end := pair[2]) + (cur.at(pair[2]) in ",、，"))  # a comma, 'and' ('y'), both
             joint = next((lexer.spaces(cur, joint + len(w)) for w in words["and"] if cur.startswith(joint, w)), joint)
@@ -109,7 +110,9 @@ def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             a >= b for a, b, *_ in sets) or any(cur.startswith(end, w) for w in words.get("next", ())))):
         return None
     between = words["set"][len(sets) > 1]  # 'won 3-1' three to one, 'won 6-4, 6-3' six four, six three
-    return Span(end, "reading", lang, info="".join(f"{joined}{say(a)}{between}{say(b)}" for a, b, joined, _ in sets))
+    info = "".join(f"{joined}{say(a)}{between}{say(b)}" for a, b, joined, _ in sets)
+    noun = cur.at(end) == "-" and cur.at(end + 1).isupper()  # one word with its noun: '2:1-Sieg' Zwei-zu-eins-Sieg
+    return Span(end, "reading", lang, info=info.replace(" ", "-").capitalize() if noun else info)
 
 
 def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] | None:
