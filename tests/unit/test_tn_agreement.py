@@ -41,12 +41,13 @@ READINGS = [
     ("fr", "Vous avez 1 BD et 1 erreur.", "Vous avez une B D et une erreur."),
     ("pt", "Vamos com 2 equipes e 2 árvores.", "Vamos com duas equipes e duas árvores."),
     ("de", "Sie haben 1 DVD ausgeliehen.", "Sie haben eine D V D ausgeliehen."),
-    # a code of capitals and digits mixed spelled sign by sign, two capitals before a number spelled, a
+    # a code of capitals and digits mixed spelled sign by sign, two capitals before a flight's number spelled, a
     # house number's letter after its slash
-    ("de", "Flug LH 2045, Buchungscode X7KP4M.", "Flug L H zweitausendfünfundvierzig, Buchungscode X sieben K P vier M."),
-    ("es", "El vuelo IB 3172, localizador X7KP4M.", "El vuelo I B tres mil ciento setenta y dos, localizador X siete K P cuatro M."),
+    ("de", "Flug LH 2045, Buchungscode X7KP4M.", "Flug L H zwanzig fünfundvierzig, Buchungscode X sieben K P vier M."),
+    ("es", "El vuelo IB 3172, localizador X7KP4M.",
+     "El vuelo I B tres uno siete dos, localizador X siete K P cuatro M."),
     ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F mille cent soixante-douze, référence X sept K P quatre M."),
-    ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três mil cento e setenta e dois, localizador quatro B sete Z."),
+    ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três um sete dois, localizador quatro B sete Z."),
     ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici barra B."),
     ("ru", "Код X7KP4M.", "Код X семь K P четыре M."),
     # a Roman numeral after a building's noun is its number, a lone C, D, L or M there a letter; a unit

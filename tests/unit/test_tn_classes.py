@@ -280,6 +280,10 @@ READINGS = {
         "Austin, Texas seven eight seven zero one, or text STOP to five five one two three.",
     "Flight DL 1482 and flight AA 90 board at Gate C4; ticket #BK-20931 is confirmed.": "Flight D L fourteen eighty two and flight "
         "A A ninety board at Gate C four; ticket number B K two zero nine three one is confirmed.",
+    # an airline's code without a flight word, its number in pairs; a number after '#' in pairs too, as a house's
+    "You are now on DL 2174, then flight B6 815 from Gate A9; runner #2318 starts first.":
+        "You are now on D L twenty one seventy four, then flight B six eight fifteen from Gate A nine; runner number "
+        "twenty three eighteen starts first.",
     "Roll your 403(b) into a 401(k) and add 2 tbsp of oil and 1 tsp of salt; the charger is 65 Wh.": "Roll your four oh three b into "
         "a four oh one k and add two tablespoons of oil and one teaspoon of salt; the charger is sixty five watt hours.",
     "The plan allows 1800 kcal and a pulse of 64 bpm.": "The plan allows one thousand eight hundred kilocalories and a pulse of sixty "

@@ -299,6 +299,10 @@ READINGS = [
     ("Sie siegte in 1h58'07\" vor einer Läuferin mit 59'40\".",
      "Sie siegte in einer Stunde, achtundfünfzig Minuten und sieben Sekunden vor einer Läuferin mit neunundfünfzig "
      "Minuten und vierzig Sekunden."),
+    # a score joined to its noun is one word with it; a flight's four digits in pairs; a gate's letter, then its number
+    ("Nach dem 3:0-Erfolg fliegt das Team mit EW 9463 ab Flugsteig C15, die Reserve im Flug LX 318.",
+     "Nach dem Drei-zu-null-Erfolg fliegt das Team mit E W vierundneunzig dreiundsechzig ab Flugsteig C fünfzehn, "
+     "die Reserve im Flug L X dreihundertachtzehn."),
 ]
 
 

@@ -172,7 +172,7 @@ READINGS = {
         ("Cubre hasta 100 mil € y USD 2 millones.", "Cubre hasta cien mil euros y dos millones de dólares estadounidenses."),
         # a number that names the noun or code before it counts none: "uno" before a verb, in no gender
         ("El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
-         "El vuelo I B tres mil ciento setenta y uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
+         "El vuelo I B tres uno siete uno sale del andén uno y la línea veintiuno cierra; el autobús treinta y uno "
          "llega a la habitación veintiuno."),
         # a postcode before its town digit by digit; data rates in full
         ("Oficina en la calle Mayor 5, 28013 Madrid, y otra en Gran Vía 1, 08001 Barcelona; fibra de 1 Gbps y 300 Mbps.",
@@ -238,6 +238,10 @@ READINGS = {
         ("Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
          "Ganó en una hora cincuenta y ocho minutos y siete segundos, por delante de quien llegó en cincuenta y nueve "
          "minutos y cuarenta segundos."),
+        # a score after an article before its opponent, its one bare ('uno'); a flight's number digit by digit
+        ("Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
+         "Tras el tres a uno contra el Valencia, el equipo vuelve en el vuelo V Y uno dos ocho cuatro desde la puerta "
+         "D ocho."),
     ],
     "pt": [
         # a capital A after a number and a space is amperes; written against the number a letter
@@ -421,6 +425,10 @@ READINGS = {
          "Caixa com vinte comprimidos e um comprimido extra; casa de três dormitórios e um dormitório de hóspedes."),
         ("Vendas em alta (+4,2%), custos em queda (-1,5%).",
          "Vendas em alta (mais quatro vírgula dois por cento), custos em queda (menos um vírgula cinco por cento)."),
+        # 'x' between two small numbers after an article, before the opponent: a score; a flight's number digit by digit
+        ("Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
+         "Depois do três a um contra o Santos, o time embarca no voo G três dois zero sete cinco; a foto três por "
+         "quatro custa quinze reais."),
     ],
     "ru": [
         # a capital А after a number and a space is amperes; written against the number a letter ('752А')
@@ -620,6 +628,7 @@ SENTENCES = {
         "Terminó la carrera en 3:05:41, dos minutos por detrás.",
         "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
         "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
+        "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -653,6 +662,7 @@ SENTENCES = {
         "No dia 5/10 às 10h, até 28/2 e em 15/4; use 3/4 de xícara, cerca de 2/3 dos votos.",
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
         "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
+        "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
     ],
     "ru": [
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

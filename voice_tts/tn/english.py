@@ -10,7 +10,7 @@ from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
-_DATA = locales.data("english.json", "voice_tts.tn")
+_DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
 _PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -111,8 +111,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     whole, _, frac = amount.partition(".")
     if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
         frac = frac[:2] if frac.strip("0") else ""
-    if len(frac) == 1 and sub_one is not None:  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
-        frac += "0"
+    frac += "0" * (len(frac) == 1 and sub_one is not None)  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
     units = int(whole or "0")
     if frac and (len(frac) != 2 or sub_one is None):
         return f"{prefix}{number(amount)} {many}{per}"
@@ -283,9 +282,7 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
                "Dr": "Drive" if prev_is_name and not next_is_name else "Doctor"}.get(word) or ABBREVIATIONS[word]
     # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
     # it does after 'etc.' and the like.
-    if next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name:
-        reading += "."
-    return reading
+    return reading + "." * (next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name)
 
 
 _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' January
@@ -506,8 +503,7 @@ def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple
     if after_number:
         rest = "a " + words[4:] if words.startswith("one ") else words
         return "and " + rest + (" " + noun if noun else ""), bool(noun)
-    unit = _MEASURE_NOUNS.get(noun.lower().rstrip("."))
-    if unit is None:
+    if (unit := _MEASURE_NOUNS.get(noun.lower().rstrip("."))) is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" else "a"
     return (f"half {article} {unit}" if words == "one half" else f"{words} of {article} {unit}"), True
@@ -560,13 +556,19 @@ _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", 
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
+def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
+    """Whether `number` is a flight's after `code`, an airline's signs ('UA 2381'; any two after 'vuelo', 'Flug')."""
+    airline = code in _FLIGHTS["airlines"] or " ".join(words_before[-1:]).lower() in _FLIGHTS["words"]
+    return bool(airline and re.fullmatch(r"[A-Z][A-Z\d]|\d[A-Z]", code) and re.fullmatch(r"\d{1,4}", number))
+
+
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
     ('Flight UA 237' two thirty seven), as a course's after its capitals ('CHEM 201' two oh one, 'US 101'); after a
     weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
     if re.fullmatch(r"[A-Z]{2,4}", prev_word) and prev_word not in CURRENCY_CODES and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
-    if words_before[-1:] in (("Flight",), ("flight",)) and re.fullmatch(r"[A-Z\d]{2}", prev_word) and re.fullmatch(r"\d{1,4}", text):
+    if names_flight(prev_word, words_before, text):
         return house_number(text)
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)

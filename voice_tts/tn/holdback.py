@@ -70,14 +70,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(day + 2, "reading", "zh", info=cur.text[pos + 1:day + 1])
     if is_han(c):
         return Span(pos + 1, "han")
-    if c in "'’" and ctx.locale is None:
-        decade = is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and cur.at(pos + 3) == "s"
-        if decade and not is_alnum(cur.at(pos + 4)):  # '90s
-            return Span(pos + 4, "num", "en")
-    if c in "(+" and ctx.sentence_lang() == "en":
-        end = lexer.phone_end(cur, pos)
-        if end is not None:
-            return Span(end, "phone", "en")
+    if c in "'’" and ctx.locale is None and is_digit(cur.at(pos + 1)) and is_digit(cur.at(pos + 2)) and (
+            cur.at(pos + 3) == "s" and not is_alnum(cur.at(pos + 4))):  # '90s
+        return Span(pos + 4, "num", "en")
+    if c in "(+" and ctx.sentence_lang() == "en" and (end := lexer.phone_end(cur, pos)) is not None:
+        return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
     signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(ctx.char_before(cur.text, pos))
@@ -103,8 +100,9 @@ def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     cued = any(w.lower() in words.get("cues", ()) for w in (*ctx.words_before[-3:], ctx.prev_word)) or any(
         part in ctx.prev_word for part in words.get("cue_parts", ()))
     say, sets, joint, end = (ctx.locale or (chinese if lang == "zh" else english)).cardinal, [], pos, pos
+    spaced = cued or ctx.prev_word in words.get("articles", [])  # 'o 2 x 1 sobre o Grêmio': after an article too
     with suppress(TooLong):
-        while not cur.text[end:joint].isspace() and (pair := _score_pair(cur, joint, cued)) is not None:
+        while not cur.text[end:joint].isspace() and (pair := _score_pair(cur, joint, spaced)):
             sets.append((*pair[:2], cur.text[end:joint], pair[3]))  # a set's numbers, what joins it to the one before
             joint = lexer.spaces(cur, (end := pair[2]) + (cur.at(pair[2]) in ",、，"))  # a comma, 'and' ('y'), both
             joint = next((lexer.spaces(cur, joint + len(w)) for w in words["and"] if cur.startswith(joint, w)), joint)
@@ -112,7 +110,9 @@ def _score(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             a >= b for a, b, *_ in sets) or any(cur.startswith(end, w) for w in words.get("next", ())))):
         return None
     between = words["set"][len(sets) > 1]  # 'won 3-1' three to one, 'won 6-4, 6-3' six four, six three
-    return Span(end, "reading", lang, info="".join(f"{joined}{say(a)}{between}{say(b)}" for a, b, joined, _ in sets))
+    info = "".join(f"{joined}{say(a)}{between}{say(b)}" for a, b, joined, _ in sets)
+    noun = cur.at(end) == "-" and cur.at(end + 1).isupper()  # one word with its noun: '2:1-Sieg' Zwei-zu-eins-Sieg
+    return Span(end, "reading", lang, info=info.replace(" ", "-").capitalize() if noun else info)
 
 
 def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] | None:
@@ -209,10 +209,9 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
     if c == "#":
         end = lexer.run(cur, pos, lambda x: x == "#", 6)
         return Span(lexer.spaces(cur, end), "block") if is_space(cur.at(end)) else None
-    if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c:
-        end = lexer.run(cur, pos, lambda x: x == c or is_space(x))
-        if cur.at(end) in ("", "\n"):
-            return Span(end, "md")
+    if c in "-*_" and cur.at(pos + 1) == c and cur.at(pos + 2) == c and cur.at(
+            end := lexer.run(cur, pos, lambda x: x == c or is_space(x))) in ("", "\n"):
+        return Span(end, "md")
     if c in "-*+>":
         n = cur.at(pos + 1)
         return Span(lexer.spaces(cur, pos + 1), "block") if is_space(n) or (c == ">" and n in (">", "\n", "")) else None
@@ -221,7 +220,6 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         if cur.at(end) in (".", ")") and is_space(cur.at(end + 1)):
             after = lexer.spaces(cur, end + 1)
             return Span(after, "olist", "zh" if is_han(cur.at(after)) else ctx.default_lang, info=cur.text[pos:end])
-        return None
     if c == "|":
         end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
         return Span(end, "md") if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end] else Span(pos + 1, "table_start")
@@ -289,12 +287,10 @@ def _zh_chain(cur: Cursor, end: int) -> int:
     while True:
         if cur.at(end) in "—到至" and is_digit(cur.at(end + 1)):  # a range: '14:00—16:00' 十四点到十六点, '2到3个' 两到三个
             end = lexer.chunk(cur, end + 1)
-        last = cur.text[end - 1]
-        if not (is_digit(last) or last in "%‰°℃"):
+        if not (is_digit(last := cur.text[end - 1]) or last in "%‰°℃"):
             return end
         suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
-        if cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小":  # a comparison, no count: '2大于1' 二大于一
-            suffixed -= 1
+        suffixed -= cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小"  # a comparison, no count: '2大于1' 二大于一
         if suffixed > end and cur.at(suffixed) == "/" and (
                 (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or
                 cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))] in unit_words("zh")):
@@ -319,10 +315,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
                 cur.at(unit).isalnum() or cur.at(unit).isspace())) and chinese.measure(cur.text[body:unit], unit_words("zh")):
             end = unit  # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
         return Span(_zh_chain(cur, end), "num", "zh")
-    if pos == body and _is_day(cur.text[pos:end]):
-        date_end = _day_month(cur, end)
-        if date_end is not None:
-            return Span(date_end, "date", "en")
+    if pos == body and _is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
+        return Span(date_end, "date", "en")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
@@ -481,10 +475,8 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
 
 def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     end = lexer.chunk(cur, pos)
-    if ctx.lexicon:
-        split = _split_for_lexicon(cur, pos, end, ctx)
-        if split < end:
-            return Span(split, "word")
+    if ctx.lexicon and (split := _split_for_lexicon(cur, pos, end, ctx)) < end:
+        return Span(split, "word")
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))

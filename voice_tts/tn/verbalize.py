@@ -130,9 +130,9 @@ def _checked(spoken: str | None) -> str | None:
 
 def _number_en(text: str, currency_code: str) -> str:
     text = re.sub(r"(?<=\d)º", "°", text)  # '45º': the ordinal indicator written for a degree sign
-    if text.startswith("#"):  # '#4521' number four five two one: an order or ticket number is said digit by digit
+    if text.startswith("#"):  # '#4521' number forty-five twenty-one, as a house's; a longer one digit by digit
         body = text[1:].lstrip()
-        return "number " + (english.digits(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
+        return "number " + (english.house_number(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
     if (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text)) and (to := english.measure(span[2])):

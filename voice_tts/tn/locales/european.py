@@ -141,6 +141,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
     HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
+    FLIGHT_NUMBERS = ""  # a flight's number read "digits" ('IB 3147' tres uno…) or four in "pairs" ('LH 1172' elf…)
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
     SPACED_DEGREES = False
@@ -454,6 +455,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
         if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
+        if ctx.prev_word.lower() in self.SEAT_WORDS and re.fullmatch(r"[A-Z]\d{1,3}", word):  # 'Gate A24' A vier…
+            return locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}", self.code)
         if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and (
                 digits := chunk_after(cur, end, is_digit)):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
             country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)  # a parcel: 'QB 284 155 031 BR'
@@ -532,9 +535,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
-        if ((final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE) and self._ends_sentence(cur, end, by_capital=final):
-            reading += "."
-        return locale_span(end, reading, self.code)
+        ends = (final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE
+        return locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)), self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
@@ -564,10 +566,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.cardinal(value), self.code)  # a course's part, no ruler's: 'Analysis II' zwei
         if not named or self.ROMAN_DOT and not dot:
             return None
-        reading = self.regnal(value, is_feminine_name(name), ctx)
-        if dot and self._ends_sentence(cur, end + 1):
-            reading += "."
-        return locale_span(end + dot, reading, self.code)
+        ends = dot and self._ends_sentence(cur, end + 1)
+        return locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends, self.code)
 
     def is_ruler(self, name: str) -> bool:
         """Whether a Roman numeral after `name` is a ruler's ordinal ('Felipe II', 'Elisabetta II', 'Concilio Vaticano II')."""
@@ -631,6 +631,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
+        if plain and self.FLIGHT_NUMBERS and english.names_flight(ctx.prev_word, ctx.words_before, token):
+            digits = self.FLIGHT_NUMBERS == "digits" or token[0] == "0"  # 'IB 3147' tres uno cuatro siete
+            pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
+            flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
+            return locale_span(end, " ".join(flight), self.code)
         race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
         if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
             parts = tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s")))

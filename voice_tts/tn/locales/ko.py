@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import cldr, electronic, lexer
+from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import is_digit, is_hangul
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -47,7 +47,8 @@ class Korean(myriad.Language):
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
-        code = cur.text[pos:end].isdecimal() and (self.cued(cue, "phone_cues") or self.cued(cue))
+        flight = digits[0] == "0" and english.names_flight(ctx.prev_word, ctx.words_before, digits)  # 'KE 017편' 공일칠
+        code = cur.text[pos:end].isdecimal() and (self.cued(cue, "phone_cues") or self.cued(cue) or flight)
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(

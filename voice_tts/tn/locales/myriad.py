@@ -140,8 +140,8 @@ class Language:
         return self.cardinal(int(text)) if len(text) == 2 and text[0] == "0" and is_han(following) else self.integer(text)
 
     def number(self, text: str) -> str:
-        """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read;
-        '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
+        """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read, zeros after letters
+        as a phone's ('KE017' 공일칠); '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
         if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
@@ -150,8 +150,8 @@ class Language:
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
             return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
-        return _NUMBER.sub(lambda m: self.decimal(*m.group().split(".")) if "." in m.group()
-                           else self.integer(m.group()), text.replace("-", " "))
+        return _NUMBER.sub(lambda m: self.decimal(*m[0].split(".")) if "." in m[0] else self._telephone_digits(m[0])
+                           if m.start() and m[0][0] == "0" else self.integer(m[0]), text.replace("-", " "))
 
     # --- spans and their readings -------------------------------------------------------------
 
