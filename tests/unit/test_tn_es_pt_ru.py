@@ -242,6 +242,10 @@ READINGS = {
         ("Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
          "Tras el tres a uno contra el Valencia, el equipo vuelve en el vuelo V Y uno dos ocho cuatro desde la puerta "
          "D ocho."),
+        # a pair of years in brackets after a name, a life or a reign: years, joined by 'a', never a telephone number
+        ("La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
+         "La exposición recuerda a Isabel primera (mil cuatrocientos cincuenta y uno a mil quinientos cuatro) y a Goya "
+         "(mil setecientos cuarenta y seis a mil ochocientos veintiocho)."),
     ],
     "pt": [
         # a capital A after a number and a space is amperes; written against the number a letter
@@ -629,6 +633,7 @@ SENTENCES = {
         "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
         "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
         "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
+        "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",

@@ -67,6 +67,7 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
+_YEAR_SPAN = re.compile(r"((?:1\d|20)\d\d)[-–—]((?:1\d|20)\d\d)\)")  # a life or reign after a name: 'Karls IV. (1316–1378)'
 _RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SIZE_AFTER = re.compile(r" \d+(?:,\d+)? ?[x×] ?\d")  # a size's numbers after its unit ('cm 220 × 95')
@@ -271,6 +272,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def year(self, n: int) -> str:
         return self.cardinal(n)
+
+    def year_span(self, first: int, last: int) -> str:
+        """Two years in brackets, a life or reign, read as years ('dreizehnhundertsechzehn bis …')."""
+        return f"{self.year(first)} {self.RANGE} {self.year(last)}"
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         of = f" {self.DATE_OF}" if self.DATE_OF else ""
@@ -624,6 +629,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return end
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
+        if pos == body and currency is None and ctx.char_before(cur.text, pos) == "(" and (
+                years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # two years, not a telephone number
+            return locale_span(pos + 9, self.year_span(int(years[1]), int(years[2])), self.code)
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)

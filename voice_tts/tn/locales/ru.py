@@ -319,6 +319,10 @@ class Russian(Language):
         """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
         return ordinal(n, "m", "genitive") + " года"
 
+    def year_span(self, first: int, last: int) -> str:
+        """'Петра I (1682–1725)': two years in the nominative, as a heading names them."""
+        return f"{ordinal(first, 'm')} – {ordinal(last, 'm')}"
+
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
         digits piece by piece as written ('7 912 345-67-89', '03')."""
