@@ -216,8 +216,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cls.ABBREVIATIONS = abbreviations(cls.code)
         parts = [(key, *key.partition(".")[::2]) for key in sorted(cls.ABBREVIATIONS, key=len, reverse=True)]
         cls.SPACED_ABBREVIATION_HEADS = frozenset(head for _, head, rest in parts if rest[:-1] and rest[-1] == ".")
-        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (
-            rest[:1] not in ("", " ") or rest.count(" ") + rest.count(".") > 2)]  # 'c.-à-d.', 'c. à c.', 'av. J.-C.'
+        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (rest[:1] not in ("", " ") or rest.count(
+            " ") + rest.count(".") > 2) or rest[:1] == " " and rest[-1:].isalpha()]  # 'c.-à-d.', 'c. à c.', 'av. J.-C.', 'c. à café'
         cls.JOINED_ABBREVIATIONS = {head: tuple(key for h, key in joined if h == head) for head, _ in joined}
 
     # --- words a subclass gives ---------------------------------------------------------------
@@ -854,6 +854,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
+                    spaced = cur.at(m) == "." and self._spaced_abbreviation(cur, word, m)  # '2 c. à s.' deux cuillères à soupe
+                    if spaced and (unit := self.UNITS.get(spaced.info.removesuffix("."))):  # its period may end the sentence
+                        reading = self._counted_quantity(whole, fractional, unit, ctx) + spaced.info.removeprefix(unit.singular)
+                        return locale_span(spaced.end, minus + reading, self.code)
                     if not door and (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
