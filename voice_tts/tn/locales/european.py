@@ -273,10 +273,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def year(self, n: int) -> str:
         return self.cardinal(n)
 
-    def year_span(self, first: int, last: int) -> str:
-        """Two years in brackets, a life or reign, read as years ('dreizehnhundertsechzehn bis …')."""
-        return f"{self.year(first)} {self.RANGE} {self.year(last)}"
-
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         of = f" {self.DATE_OF}" if self.DATE_OF else ""
         words = f"{self.date_day(day, ctx)}{of} {self.MONTH_NAMES[month - 1]}"
@@ -630,8 +626,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         if pos == body and currency is None and ctx.char_before(cur.text, pos) == "(" and (
-                years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # two years, not a telephone number
-            return locale_span(pos + 9, self.year_span(int(years[1]), int(years[2])), self.code)
+                years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # years, not a telephone number
+            return locale_span(pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}", self.code)
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
@@ -832,6 +828,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
+                elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
+                    word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' deux cuillères à soupe
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
@@ -854,10 +852,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
-                    spaced = cur.at(m) == "." and self._spaced_abbreviation(cur, word, m)  # '2 c. à s.' deux cuillères à soupe
-                    if spaced and (unit := self.UNITS.get(spaced.info.removesuffix("."))):  # its period may end the sentence
-                        reading = self._counted_quantity(whole, fractional, unit, ctx) + spaced.info.removeprefix(unit.singular)
-                        return locale_span(spaced.end, minus + reading, self.code)
                     if not door and (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(

@@ -290,9 +290,8 @@ class Russian(Language):
         пятнадцатому марта), after a verb in the genitive, saying when ('будет доставлен 12.04.2027' двенадцатого
         апреля); after a weekday in its weekday's ('в чт, 10.12' десятого, 'на вт, 15.12' пятнадцатое)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
-        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else (
-            ctx.agreement if ctx.agreement in _DAY_CASES else "nominative")
-        return _date(day, month, year, case)
+        case = ctx.agreement if ctx.agreement in _DAY_CASES else "nominative"  # after a weekday, the weekday's
+        return _date(day, month, year, _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else case)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -319,10 +318,6 @@ class Russian(Language):
     def year(self, n: int) -> str:
         """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
         return ordinal(n, "m", "genitive") + " года"
-
-    def year_span(self, first: int, last: int) -> str:
-        """'Петра I (1682–1725)': two years in the nominative, as a heading names them."""
-        return f"{ordinal(first, 'm')} – {ordinal(last, 'm')}"
 
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
@@ -677,13 +672,14 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 
 
 def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str) -> Span | None:
-    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V
-    в.' до пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый
-    век); two joined by a dash each singular before the plural noun ('XVII–XVIII вв.' семнадцатого — …веков)."""
+    """Centuries or years before their noun in the case of the word before ('в V в.' в пятом веке, 'до V в.' до пятого
+    века, 'особняк XIX в.' девятнадцатого; 'на XX в.' на двадцатый век); two joined by a dash each singular before the plural
+    noun ('XVII–XVIII вв.' семнадцатого — …веков), in brackets alone nominative ('Петра I (1682–1725)' … второй – …)."""
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
-        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
-            noun, stop = word
+        bracketed = len(values) == 2 and cur.at(end) == ")" and preposition not in _PREPOSITION_CASES
+        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()) or bracketed and "nominative":
+            noun, stop = ("", end) if bracketed else word
         elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
             case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
             noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
@@ -691,7 +687,7 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
         else:
             return None
         ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые
-        return locale_span(stop, f"{' — '.join(ordinals)} {noun}", "ru")
+        return locale_span(stop, f"{(' – ' if bracketed else ' — ').join(ordinals)} {noun}".rstrip(), "ru")
     return None
 
 
