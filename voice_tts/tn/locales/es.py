@@ -83,10 +83,8 @@ def _with_zeros(text: str, form: str) -> str:
 
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
-    if d in (2, 3):
-        return "medio" if d == 2 else "tercio"
-    if 4 <= d <= 10:
-        return ordinal(d)
+    if 2 <= d <= 10:
+        return {2: "medio", 3: "tercio"}.get(d) or ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
         word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
         if word.endswith(("uno", "a")):
