@@ -589,8 +589,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         while True:
             k = j + 1 if cur.at(j) in " -" and j > pos else j
             if cur.at(k) == "(":
-                m = lexer.digits_end(cur, k + 1)
-                if m == k + 1 or cur.at(m) != ")":
+                if (m := lexer.digits_end(cur, k + 1)) == k + 1 or cur.at(m) != ")":
                     break
                 j = m + 1
             elif is_digit(cur.at(k)):
@@ -672,9 +671,9 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 
 
 def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str) -> Span | None:
-    """Centuries or years before their noun in the case of the word before ('в V в.' в пятом веке, 'до V в.' до пятого
-    века, 'особняк XIX в.' девятнадцатого; 'на XX в.' на двадцатый век); two joined by a dash each singular before the plural
-    noun ('XVII–XVIII вв.' семнадцатого — …веков), in brackets alone nominative ('Петра I (1682–1725)' … второй – …)."""
+    """Centuries or years before their noun in the case of the word before ('в V в.' в пятом веке, 'до V в.' до
+    пятого века, 'особняк XIX в.' девятнадцатого; 'на XX в.' на двадцатый век); two joined by a dash each singular before
+    the plural noun ('XVII–XVIII вв.' семнадцатого — …веков), in brackets alone nominative ('Петра I (1682–1725)')."""
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
         bracketed = len(values) == 2 and cur.at(end) == ")" and preposition not in _PREPOSITION_CASES
