@@ -288,9 +288,9 @@ class Russian(Language):
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого; after a preposition in its case ('к 15.03.2027' к
         пятнадцатому марта), after a verb in the genitive, saying when ('будет доставлен 12.04.2027' двенадцатого
-        апреля); after a weekday in its weekday's ('в чт, 10.12' десятого, 'на вт, 15.12' пятнадцатое)."""
+        апреля); after a weekday and its comma in the weekday's ('в чт, 10.12' десятого, 'на вт, 15.12' пятнадцатое)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
-        case = ctx.agreement if ctx.agreement in _DAY_CASES else "nominative"  # after a weekday, the weekday's
+        case = ctx.agreement if ctx.agreement in _DAY_CASES and ctx.last_visible == "," else "nominative"  # a weekday's
         return _date(day, month, year, _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else case)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
