@@ -358,6 +358,10 @@ ZH_READINGS = {
     "浓度为20 ng/ml，下载速度20MB/s，我们有 2 A 座，12GB内存，1TB硬盘。": "浓度为二十纳克每毫升，下载速度二十MB每秒，我们有二 A 座，十二GB内存，一TB硬盘。",
     # dimensions: 乘 between the numbers, of two sides or three, the unit after
     "瓷砖规格30×60cm，共2x3m，包裹40×30×15cm。": "瓷砖规格三十乘六十厘米，共二乘三米，包裹四十乘三十乘十五厘米。",
+    # a Latin unit after a grouped number and a space as one written against it; a half after a whole number and a
+    # measure word after that word, as Chinese speakers say it (一碗半, 两勺半)
+    "水表读数1,204 m³,本月用水18 m³。": "水表读数一千二百零四立方米,本月用水十八立方米。",
+    "加入糖2½勺和水1½碗,炖3½天。": "加入糖两勺半和水一碗半,炖三天半。",
     # a Roman numeral after 第 a number; a room after its building digit by digit
     "讲解在第III展厅开始，寄至2号楼1502室或3栋2单元501室。": "讲解在第三展厅开始，寄至二号楼一五零二室或三栋二单元五零一室。",
     # a Roman numeral before a type, a stage or a grade a number ('V型' a shape, 'XL码' a size stay letters)

@@ -303,6 +303,10 @@ READINGS = [
     ("Nach dem 3:0-Erfolg fliegt das Team mit EW 9463 ab Flugsteig C15, die Reserve im Flug LX 318.",
      "Nach dem Drei-zu-null-Erfolg fliegt das Team mit E W vierundneunzig dreiundsechzig ab Flugsteig C fünfzehn, "
      "die Reserve im Flug L X dreihundertachtzehn."),
+    # a pair of years in brackets after a name, a life or a reign: years ('siebzehnhundert…'), no amounts
+    ("Das Museum zeigt Briefe Maria Theresias (1717–1780) und Bilder von Dürer (1471-1528).",
+     "Das Museum zeigt Briefe Maria Theresias (siebzehnhundertsiebzehn bis siebzehnhundertachtzig) und Bilder von Dürer "
+     "(vierzehnhunderteinundsiebzig bis fünfzehnhundertachtundzwanzig)."),
 ]
 
 

@@ -242,6 +242,10 @@ READINGS = {
         ("Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
          "Tras el tres a uno contra el Valencia, el equipo vuelve en el vuelo V Y uno dos ocho cuatro desde la puerta "
          "D ocho."),
+        # a pair of years in brackets after a name, a life or a reign: years, joined by 'a', never a telephone number
+        ("La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
+         "La exposición recuerda a Isabel primera (mil cuatrocientos cincuenta y uno a mil quinientos cuatro) y a Goya "
+         "(mil setecientos cuarenta y seis a mil ochocientos veintiocho)."),
     ],
     "pt": [
         # a capital A after a number and a space is amperes; written against the number a letter
@@ -584,6 +588,14 @@ READINGS = {
          "Иконы пятнадцатого — шестнадцатого веков и здания тысяча девятьсот двадцатого — тысяча девятьсот тридцатого годов "
          "хранятся в музее; в девятнадцатом — двадцатом веках и в тысяча девятьсот сорок первом — тысяча девятьсот сорок "
          "пятом годах он пустовал."),
+        # a pair of years in brackets after a name: ordinal years in the nominative, the dash a pause
+        ("Зал посвящён Екатерине II (1729–1796) и Ломоносову (1711-1765).",
+         "Зал посвящён Екатерине Второй (тысяча семьсот двадцать девятый – тысяча семьсот девяносто шестой) и "
+         "Ломоносову (тысяча семьсот одиннадцатый – тысяча семьсот шестьдесят пятый)."),
+        # a date after an abbreviated weekday takes the weekday's case: 'в', 'до' the genitive, 'на' the nominative
+        ("Приём в пн, 14.12, а сдача до ср, 16.12; заезд на сб, 19.12.",
+         "Приём в понедельник, четырнадцатого декабря, а сдача до среды, шестнадцатого декабря; заезд на субботу, "
+         "девятнадцатое декабря."),
     ],
 }
 
@@ -629,6 +641,7 @@ SENTENCES = {
         "Ventas al alza (+4,2 %), costes a la baja (-1,5 %).",
         "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
         "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
+        "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -682,6 +695,7 @@ SENTENCES = {
         "Сдаётся 3-комн. квартира, рядом 1-комн.",
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
         "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
+        "Зал посвящён Екатерине II (1729–1796); приём в пн, 14.12, а сдача до ср, 16.12; заезд на сб, 19.12.",
     ],
 }
 

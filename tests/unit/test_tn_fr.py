@@ -187,6 +187,9 @@ READINGS = [
     ("Elle a battu sa compatriote 7-6, 6-2 en huitièmes de finale.",
      "Elle a battu sa compatriote sept six, six deux en huitièmes de finale."),
     ("Ils ont perdu 4-6, 3-6 et 6-7 samedi.", "Ils ont perdu quatre six, trois six et six sept samedi."),
+    # a spoon's abbreviation with its last word in full, feminine, plural after two
+    ("Mélangez 3 c. à soupe de farine, 1 c. à café de vanille et ½ c. à café de sel.",
+     "Mélangez trois cuillères à soupe de farine, une cuillère à café de vanille et une demi cuillère à café de sel."),
 ]
 
 

@@ -118,7 +118,7 @@ MEASURE_WORDS = frozenset(
     if line.strip() and not line.startswith("#"))
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
-                    rf"(?P<suffix>(?:(?:{_MEASURE_WORD})[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
+                    rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD})[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
@@ -189,9 +189,10 @@ def count(text: str) -> str | None:
     if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
-    spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], m["suffix"]) + m["scale"]
+    suffix = re.sub(rf"½({_MEASURE_WORD})", r"\1半", m["suffix"])  # a half after its measure word: '1½杯' 一杯半
+    spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], suffix) + m["scale"]
     if not m.group("cur"):
-        return spoken + m.group("suffix") + ("每" + m["per"] if m["per"] else "")
+        return spoken + suffix + ("每" + m["per"] if m["per"] else "")
     code = "CNY" if m["cur"] in "￥¥" else cldr.currency_code("zh", m["cur"])  # ¥ the yuan (CLDR's zh: the yen)
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
@@ -201,7 +202,7 @@ def measure(text: str, units: dict[str, str]) -> str | None:
     '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
     if (lead := re.match(rf"\d+(?:{_MEASURE_WORD})(?=\d)", text)) and (rest := measure(text[lead.end():], units)):
         return count(lead[0]) + rest  # after a count: '8颗6×60mm' 八颗六乘六十毫米
-    if (m := _MEASURE.fullmatch(text)) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
+    if (m := _MEASURE.fullmatch(re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text))) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
         return None
     if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").startswith("speed-") and (
             reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):

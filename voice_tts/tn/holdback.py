@@ -289,7 +289,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
             end = lexer.chunk(cur, end + 1)
         if not (is_digit(last := cur.text[end - 1]) or last in "%‰°℃"):
             return end
-        suffixed = lexer.run(cur, end, ZH_SUFFIXES.__contains__, 3)
+        half = cur.at(end) == "½" and cur.at(end + 1) in chinese.MEASURE_WORDS  # a half after its measure word: 一杯半
+        suffixed = lexer.run(cur, end + half, ZH_SUFFIXES.__contains__, 3)
         suffixed -= cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小"  # a comparison, no count: '2大于1' 二大于一
         if suffixed > end and cur.at(suffixed) == "/" and (
                 (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or

@@ -83,15 +83,11 @@ def _with_zeros(text: str, form: str) -> str:
 
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
-    if d in (2, 3):
-        return "medio" if d == 2 else "tercio"
-    if 4 <= d <= 10:
-        return ordinal(d)
+    if 2 <= d <= 10:
+        return {2: "medio", 3: "tercio"}.get(d) or ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
         word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
-        if word.endswith(("uno", "a")):
-            word = word[:-1]
-        return word + "avo"
+        return (word[:-1] if word.endswith(("uno", "a")) else word) + "avo"
     return ordinal(d) if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6 else None
 
 
@@ -201,8 +197,7 @@ class Spanish(Iberian):
             noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
             return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())) if article or not ctx.prev_word.istitle()
                                else self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)  # 'Isabel segunda', 'Alfonso trece'
-        era = chunk_after(cur, end, is_letter)
-        if era is not None and era[0].lower() in self.ERAS:
+        if (era := chunk_after(cur, end, is_letter)) is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
         return locale_span(end, cardinal(value), self.code)
 

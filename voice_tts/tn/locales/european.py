@@ -67,6 +67,7 @@ _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
+_YEAR_SPAN = re.compile(r"((?:1\d|20)\d\d)[-–—]((?:1\d|20)\d\d)\)")  # a life or reign: 'Karls IV. (1316–1378)'
 _RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SIZE_AFTER = re.compile(r" \d+(?:,\d+)? ?[x×] ?\d")  # a size's numbers after its unit ('cm 220 × 95')
@@ -215,8 +216,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cls.ABBREVIATIONS = abbreviations(cls.code)
         parts = [(key, *key.partition(".")[::2]) for key in sorted(cls.ABBREVIATIONS, key=len, reverse=True)]
         cls.SPACED_ABBREVIATION_HEADS = frozenset(head for _, head, rest in parts if rest[:-1] and rest[-1] == ".")
-        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (
-            rest[:1] not in ("", " ") or rest.count(" ") + rest.count(".") > 2)]  # 'c.-à-d.', 'c. à c.', 'av. J.-C.'
+        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (rest[:1] not in ("", " ") or rest.count(
+            " ") + rest.count(".") > 2) or rest[:1] == " " and rest[-1:].isalpha()]  # 'c.-à-d.', 'av. J.-C.', 'c. à café'
         cls.JOINED_ABBREVIATIONS = {head: tuple(key for h, key in joined if h == head) for head, _ in joined}
 
     # --- words a subclass gives ---------------------------------------------------------------
@@ -624,6 +625,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return end
 
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
+        if pos == body and currency is None and ctx.char_before(cur.text, pos) == "(" and (
+                years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # no telephone number
+            return locale_span(pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}", self.code)
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
@@ -716,10 +720,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
         if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
             token, currency = glued[1], named
-        quantity = self._quantity(token, currency is not None)
-        if quantity is None:
-            fraction = _FRACTION.fullmatch(token)
-            if fraction and currency is None:
+        if (quantity := self._quantity(token, currency is not None)) is None:
+            if (fraction := _FRACTION.fullmatch(token)) and currency is None:
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
@@ -824,13 +826,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
                 elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
+                elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
+                    word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' cuillères
                 elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
                     word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
-                named = self.currency(word)
-                if named is None and cur.at(m) == "$":  # '5 us$'
+                if (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
                     named, m = self.currency(word + "$"), m + 1
                 if named is not None and currency is None:
                     currency, end = named, m

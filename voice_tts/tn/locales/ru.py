@@ -288,10 +288,10 @@ class Russian(Language):
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого; after a preposition in its case ('к 15.03.2027' к
         пятнадцатому марта), after a verb in the genitive, saying when ('будет доставлен 12.04.2027' двенадцатого
-        апреля)."""
+        апреля); after a weekday and its comma in the weekday's ('в чт, 10.12' десятого, 'на вт, 15.12' пятнадцатое)."""
         verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
-        case = _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else "nominative"
-        return _date(day, month, year, case)
+        case = ctx.agreement if ctx.agreement in _DAY_CASES and ctx.last_visible == "," else "nominative"  # a weekday's
+        return _date(day, month, year, _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else case)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -589,8 +589,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         while True:
             k = j + 1 if cur.at(j) in " -" and j > pos else j
             if cur.at(k) == "(":
-                m = lexer.digits_end(cur, k + 1)
-                if m == k + 1 or cur.at(m) != ")":
+                if (m := lexer.digits_end(cur, k + 1)) == k + 1 or cur.at(m) != ")":
                     break
                 j = m + 1
             elif is_digit(cur.at(k)):
@@ -672,13 +671,14 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
 
 
 def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str) -> Span | None:
-    """Centuries or years before their noun: 'V в.' in the case of the word before it ('в V в.' в пятом веке, 'до V
-    в.' до пятого века, after a noun 'особняк XIX в.' девятнадцатого века; else, inanimate, 'на XX в.' на двадцатый
-    век); two joined by a dash each singular before the plural noun ('XVII–XVIII вв.' семнадцатого — …веков)."""
+    """Centuries or years before their noun in the case of the word before ('в V в.' в пятом веке, 'до V в.' до
+    пятого века, 'особняк XIX в.' девятнадцатого; 'на XX в.' на двадцатый век); two joined by a dash each singular before
+    the plural noun ('XVII–XVIII вв.' семнадцатого — …веков), in brackets alone nominative ('Петра I (1682–1725)')."""
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
-        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()):
-            noun, stop = word
+        bracketed = len(values) == 2 and cur.at(end) == ")" and preposition not in _PREPOSITION_CASES
+        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()) or bracketed and "nominative":
+            noun, stop = ("", end) if bracketed else word
         elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
             case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
             noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
@@ -686,7 +686,7 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
         else:
             return None
         ordinals = (ordinal(n, "m", case, word[0] == "вв" and len(values) == 1) for n in values)  # 'XX вв.' двадцатые
-        return locale_span(stop, f"{' — '.join(ordinals)} {noun}", "ru")
+        return locale_span(stop, f"{(' – ' if bracketed else ' — ').join(ordinals)} {noun}".rstrip(), "ru")
     return None
 
 
