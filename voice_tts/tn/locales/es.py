@@ -157,9 +157,6 @@ class Spanish(Iberian):
         m = _EXTENSION_GROUP.search(text)
         return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
-    def country_code(self, code: str) -> str:
-        return cardinal(int(code)) if len(code) <= 2 else self.digits(code)
-
     def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
         """'01 h': an hour written with its zero before 'h' is the time (una)."""
         marker = chunk_after(cur, end, is_letter) if len(token) == 2 and token[0] == "0" else None

@@ -79,9 +79,6 @@ class Portuguese(Iberian):
         """Brazil's two-digit DDD is said as a number: '(11)' onze."""
         return _cardinal(int(digits)) if len(digits) == 2 and digits[0] != "0" else self.digits(digits)
 
-    def country_code(self, code: str) -> str:
-        return self.digits(code)
-
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
             return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(self._digit_run(run) for run in token.split("."))
