@@ -22,6 +22,7 @@ from voice_tts.tn.chars import (
     is_latin_letter,
     is_letter,
     is_space,
+    is_unspaced,
 )
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
@@ -354,7 +355,8 @@ class StreamingNormalizer:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
             # Chinese writes no space between words; a Japanese text's space is written on purpose ('〒150-0002 東京都')
-            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken) and ctx.sentence_lang() == "zh"
+            between_han = ctx.sentence_lang() == "zh" and is_unspaced(spoken[0], False) and is_unspaced(
+                ctx.last_spoken, False)
             if (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", "")) and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
@@ -408,11 +410,6 @@ class OpenWord:
     raw: str
     spoken: str
     before: Context
-
-
-def _unspaced(c: str) -> bool:
-    """Chinese and Japanese characters: Chinese writes no space between them."""
-    return is_han(c) and not is_hangul(c)
 
 
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
