@@ -320,14 +320,10 @@ class StreamingNormalizer:
             end = pos + (limit - pos) // 4 * 4
             commits.append(self._emit(Span(end, "digit_groups", lang), text[pos:end], None, True, mode="digits"))
             return end
-        lowered = text[pos:pos + 8].lower()
-        if ctx.mode in ("skip_url", "skip_link") or lowered.startswith(electronic.SCHEMES):
-            kind = "skip" if ctx.mode else "url_head"
-            mode = ctx.mode or "skip_url"
+        url = ctx.mode in ("skip_url", "skip_link") or text[pos:pos + 8].lower().startswith(electronic.SCHEMES)
+        if url or text.startswith("](", pos):  # a URL is skipped on (its head said), as a link's target is
+            kind, mode = ("skip" if ctx.mode else "url_head", ctx.mode or "skip_url") if url else ("skip", "skip_link")
             commits.append(self._emit(Span(limit, kind, lang), text[pos:limit], None, True, mode=mode))
-            return limit
-        if text.startswith("](", pos):
-            commits.append(self._emit(Span(limit, "skip"), text[pos:limit], None, True, mode="skip_link"))
             return limit
         cut = cut_position(text, pos, limit)
         bounded = Cursor(text, True, cut + 1, end=cut)
