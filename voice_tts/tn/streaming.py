@@ -433,16 +433,10 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.mode = "fence"
     elif kind != "fence_body" and (kind not in ("skip", "digit_groups") or span.info == "done"):
         ctx.mode = ""  # a fence's body, a skipped link or a run of digit groups goes on until it ends
-    if kind == "nl" or (kind == "fence_body" and raw.endswith("\n")):
-        ctx.line_start = True
-    elif not (kind == "ws" and ctx.line_start):
-        ctx.line_start = False
+    ctx.line_start = kind == "nl" or kind == "fence_body" and raw.endswith("\n") or kind == "ws" and ctx.line_start
     ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
-    if kind == "nl":
-        ctx.block_line = ctx.in_table = False
-    elif kind in ("block", "olist", "table_start"):
-        ctx.block_line = True
-        ctx.in_table = ctx.in_table or kind == "table_start"
+    ctx.block_line = kind in ("block", "olist", "table_start") or ctx.block_line and kind != "nl"  # until the line ends
+    ctx.in_table = kind == "table_start" or ctx.in_table and kind != "nl"
     # An abbreviation is a word ('Hauptstr.', 'n.º', '№', 'Kunden-Nr.'; not a range of days, 'lun.-ven.').
     if kind in _WORDLIKE or raw == "№" or kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha():
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
