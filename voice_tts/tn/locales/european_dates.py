@@ -74,8 +74,8 @@ class DatesAndTimes:
         m = _CLOCK.fullmatch(token) or self.H_CLOCKS and _H_CLOCK.fullmatch(token) or _DOTTED_CLOCK.fullmatch(token)
         seconds = int(m[3]) if m and m.re is _CLOCK and m[3] else None  # '14:30:05'; '12h02m00s' is read to its minute
         if m and int(m[1]) <= 24 and int(m[2] or 0) < 60 and (seconds or 0) < 60 and (
-            m.re is not _DOTTED_CLOCK or self.DOTTED_CLOCKS or ctx.prev_word.lower() in self.CLOCK_CUES  # '2.30 Uhr':
-            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS  # a clock word after it
+            m.re is not _DOTTED_CLOCK or self.DOTTED_CLOCKS or ctx.prev_word.lower() in self.CLOCK_CUES  # 'alle 10.30'
+            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS  # or a clock word: '2.30 Uhr'
         ):
             return self._clock_window(cur, end, int(m[1]), int(m[2] or 0), seconds, ctx, face=m.re is _CLOCK)
         for pattern in _DATES if self.SLASH_DAY_MONTH else _DATES[:-1]:
