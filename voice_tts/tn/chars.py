@@ -74,10 +74,10 @@ def is_cjk_punct(c: str) -> bool:
     return 0x3000 <= cp <= 0x303F or 0xFF01 <= cp <= 0xFF0F or 0xFF1A <= cp <= 0xFF20 or 0xFF5B <= cp <= 0xFF65
 
 
-def is_unspaced(c: str) -> bool:
-    """Chinese and Japanese characters and full-width punctuation: writing without spaces between
+def is_unspaced(c: str, marks: bool = True) -> bool:
+    """Chinese and Japanese characters and, with `marks`, full-width punctuation: writing without spaces between
     words or sentences (Korean, whose words are spaced, is not)."""
-    return (is_han(c) and not is_hangul(c)) or is_cjk_punct(c)
+    return (is_han(c) and not is_hangul(c)) or marks and is_cjk_punct(c)
 
 
 def is_digit(c: str) -> bool:

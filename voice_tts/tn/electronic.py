@@ -39,15 +39,13 @@ def host(url: str) -> str:
 def speak(address: str, lang: str) -> str:
     """'example.com/docs?id=3' -> 'example dot com slash docs question mark id equals three'."""
     body = host(address) if len(address) > HOST_ONLY_AFTER else strip_scheme(address).rstrip("/")
-    locale = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else None
-    symbols = locale.ADDRESS_SYMBOLS if locale is not None else _SYMBOLS[lang]
+    own = lang in locales.MODEL_LANGUAGES  # a language of its own module, not English or Chinese
+    reader = locales.rules(lang) if own else chinese if lang == "zh" else english
+    symbols = reader.ADDRESS_SYMBOLS if own else _SYMBOLS[lang]
     words = []
     for piece in _PIECE.findall(body):
-        if piece.isdecimal():
-            if locale is not None:
-                words.append(locale.cardinal(int(piece)) if len(piece) <= 2 else locale.digits(piece))
-            else:  # spelled out for exactness, every digit: 'doe12' doe one two
-                words.append((chinese.digits if lang == "zh" else english.digits)(piece))
+        if piece.isdecimal():  # every digit, for exactness ('doe12' doe one two); up to two a number in an own module's
+            words.append(reader.cardinal(int(piece)) if own and len(piece) <= 2 else reader.digits(piece))
         elif piece.isalnum():
             words.append("w w w" if lang == "en" and piece.lower() == "www" else piece)  # spelled, as said
         elif piece in symbols:

@@ -122,11 +122,9 @@ def url_end(cur: Cursor, i: int) -> int:
         c = cur.at(i)
         if not c or not is_url_char(c):
             return i
-        if c in URL_TRAILING:
-            if c == ")" and depth > 0:
-                depth -= 1
-                i += 1
-                continue
+        if c == ")" and depth > 0:
+            depth -= 1
+        elif c in URL_TRAILING:
             n = cur.at(i + 1)
             if not n or n.isspace() or n in URL_TRAILING or _is_cjk(n) or c == ")":
                 return i

@@ -210,15 +210,11 @@ class Lexicon:
         """A JSON (`.json`) or CSV (any other name) file of at most MAX_FILE_BYTES."""
         path = Path(path)
         try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise LexiconError(f"cannot read lexicon file {path}: {exc.strerror}") from exc
-        if size > MAX_FILE_BYTES:
-            raise LexiconError(f"lexicon file {path} has {size} bytes; at most {MAX_FILE_BYTES} are allowed")
-        try:
+            if (size := path.stat().st_size) > MAX_FILE_BYTES:
+                raise LexiconError(f"lexicon file {path} has {size} bytes; at most {MAX_FILE_BYTES} are allowed")
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LexiconError(f"cannot read lexicon file {path}: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:  # the system's reason, or the decoder's
+            raise LexiconError(f"cannot read lexicon file {path}: {getattr(exc, 'strerror', None) or exc}") from exc
         try:
             if path.suffix.lower() == ".json":
                 try:

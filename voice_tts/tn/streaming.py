@@ -22,6 +22,7 @@ from voice_tts.tn.chars import (
     is_latin_letter,
     is_letter,
     is_space,
+    is_unspaced,
 )
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
@@ -319,14 +320,10 @@ class StreamingNormalizer:
             end = pos + (limit - pos) // 4 * 4
             commits.append(self._emit(Span(end, "digit_groups", lang), text[pos:end], None, True, mode="digits"))
             return end
-        lowered = text[pos:pos + 8].lower()
-        if ctx.mode in ("skip_url", "skip_link") or lowered.startswith(electronic.SCHEMES):
-            kind = "skip" if ctx.mode else "url_head"
-            mode = ctx.mode or "skip_url"
+        url = ctx.mode in ("skip_url", "skip_link") or text[pos:pos + 8].lower().startswith(electronic.SCHEMES)
+        if url or text.startswith("](", pos):  # a URL is skipped on (its head said), as a link's target is
+            kind, mode = ("skip" if ctx.mode else "url_head", ctx.mode or "skip_url") if url else ("skip", "skip_link")
             commits.append(self._emit(Span(limit, kind, lang), text[pos:limit], None, True, mode=mode))
-            return limit
-        if text.startswith("](", pos):
-            commits.append(self._emit(Span(limit, "skip"), text[pos:limit], None, True, mode="skip_link"))
             return limit
         cut = cut_position(text, pos, limit)
         bounded = Cursor(text, True, cut + 1, end=cut)
@@ -354,7 +351,8 @@ class StreamingNormalizer:
             ctx.pending_sep = True
         if spoken and ctx.pending_sep and ctx.last_spoken and not ctx.last_spoken.isspace():
             # Chinese writes no space between words; a Japanese text's space is written on purpose ('〒150-0002 東京都')
-            between_han = _unspaced(spoken[0]) and _unspaced(ctx.last_spoken) and ctx.sentence_lang() == "zh"
+            between_han = ctx.sentence_lang() == "zh" and is_unspaced(spoken[0], False) and is_unspaced(
+                ctx.last_spoken, False)
             if (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", "")) and not spoken[0].isspace() and not between_han:
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
@@ -410,11 +408,6 @@ class OpenWord:
     before: Context
 
 
-def _unspaced(c: str) -> bool:
-    """Chinese and Japanese characters: Chinese writes no space between them."""
-    return is_han(c) and not is_hangul(c)
-
-
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
 _HAN_WORD_CHARS = 5
 _WORDS_BEFORE = 4  # how many words before the last the next number may look back on: 'code de vérification est le 482 913'
@@ -440,16 +433,10 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.mode = "fence"
     elif kind != "fence_body" and (kind not in ("skip", "digit_groups") or span.info == "done"):
         ctx.mode = ""  # a fence's body, a skipped link or a run of digit groups goes on until it ends
-    if kind == "nl" or (kind == "fence_body" and raw.endswith("\n")):
-        ctx.line_start = True
-    elif not (kind == "ws" and ctx.line_start):
-        ctx.line_start = False
+    ctx.line_start = kind == "nl" or kind == "fence_body" and raw.endswith("\n") or kind == "ws" and ctx.line_start
     ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
-    if kind == "nl":
-        ctx.block_line = ctx.in_table = False
-    elif kind in ("block", "olist", "table_start"):
-        ctx.block_line = True
-        ctx.in_table = ctx.in_table or kind == "table_start"
+    ctx.block_line = kind in ("block", "olist", "table_start") or ctx.block_line and kind != "nl"  # until the line ends
+    ctx.in_table = kind == "table_start" or ctx.in_table and kind != "nl"
     # An abbreviation is a word ('Hauptstr.', 'n.º', '№', 'Kunden-Nr.'; not a range of days, 'lun.-ven.').
     if kind in _WORDLIKE or raw == "№" or kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha():
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()

@@ -123,9 +123,7 @@ class Spanish(Iberian):
     def fraction_digits(self, text: str, form: str = "") -> str:
         """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
         more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
-        if len(text) <= 3:
-            return _with_zeros(text, form)
-        pieces = [text[i:i + 2] for i in range(0, len(text), 2)]
+        pieces = [text] if len(text) <= 3 else [text[i:i + 2] for i in range(0, len(text), 2)]
         return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
 
     def fraction(self, numerator: int, denominator: int, feminine: bool = False) -> str:
@@ -152,9 +150,6 @@ class Spanish(Iberian):
         """A fourth group after 'NNN-NNNN' is the extension."""
         m = _EXTENSION_GROUP.search(text)
         return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
-
-    def country_code(self, code: str) -> str:
-        return cardinal(int(code)) if len(code) <= 2 else self.digits(code)
 
     def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
         """'01 h': an hour written with its zero before 'h' is the time (una)."""

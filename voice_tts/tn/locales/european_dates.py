@@ -71,15 +71,13 @@ class DatesAndTimes:
         return locale_span(end, reading, self.code)
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        if (m := _CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and int(m.group(3) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), m.group(3) and int(m.group(3)), ctx, face=True)
-        if self.H_CLOCKS and (m := _H_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2) or 0) < 60:
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2) or 0), None, ctx)
-        if (m := _DOTTED_CLOCK.fullmatch(token)) and int(m.group(1)) <= 24 and int(m.group(2)) < 60 and (
-            self.DOTTED_CLOCKS or ctx.prev_word.lower() in self.CLOCK_CUES  # or a clock word after it: '2.30 Uhr'
-            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS
+        m = _CLOCK.fullmatch(token) or self.H_CLOCKS and _H_CLOCK.fullmatch(token) or _DOTTED_CLOCK.fullmatch(token)
+        seconds = int(m[3]) if m and m.re is _CLOCK and m[3] else None  # '14:30:05'; '12h02m00s' is read to its minute
+        if m and int(m[1]) <= 24 and int(m[2] or 0) < 60 and (seconds or 0) < 60 and (
+            m.re is not _DOTTED_CLOCK or self.DOTTED_CLOCKS or ctx.prev_word.lower() in self.CLOCK_CUES  # 'alle 10.30'
+            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS  # or a clock word: '2.30 Uhr'
         ):
-            return self._clock_window(cur, end, int(m.group(1)), int(m.group(2)), None, ctx)
+            return self._clock_window(cur, end, int(m[1]), int(m[2] or 0), seconds, ctx, face=m.re is _CLOCK)
         for pattern in _DATES if self.SLASH_DAY_MONTH else _DATES[:-1]:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")

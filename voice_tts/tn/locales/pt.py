@@ -19,7 +19,7 @@ from voice_tts.tn.locales.iberian import Iberian
 from voice_tts.tn.locales.numeric_spans import GROUPED
 
 # A scale word and the "e" CLDR puts after it ('mil e', 'milhões e').
-_SCALE = re.compile(r"\b(?:mil|\w+lhão|\w+lhões) (?:e )?")
+_SCALE = re.compile(r"\b(mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
 _DURATION = re.compile(r"(?:(\d{1,2})h)?(?:(\d{1,2})min)?(?:(\d{1,2})s)?(?:/(km|mi))?")  # '2h11min08s', '3min02s/km'
 _WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")  # '3ªs' terças, '2ª-feira' segunda-feira: the weekdays by number
@@ -42,12 +42,8 @@ def _cardinal(n: int, feminine: bool = False) -> str:
     while last and last % 1000 == 0:
         last //= 1000
     joiner = "e " if last % 1000 < 100 or last % 100 == 0 else ""
-    scales = list(_SCALE.finditer(words))
-    spoken, pos = "", 0
-    for i, m in enumerate(scales):
-        spoken += words[pos:m.start()] + m.group().removesuffix("e ") + (joiner if i == len(scales) - 1 else "")
-        pos = m.end()
-    return spoken + words[pos:]
+    *groups, rest = _SCALE.split(words)  # the words before each scale word and the scale word, then the last group
+    return "".join(part + " " * (i % 2) for i, part in enumerate(groups)) + (joiner if groups else "") + rest
 
 
 class Portuguese(Iberian):
@@ -78,9 +74,6 @@ class Portuguese(Iberian):
     def area_code(self, digits: str) -> str:
         """Brazil's two-digit DDD is said as a number: '(11)' onze."""
         return _cardinal(int(digits)) if len(digits) == 2 and digits[0] != "0" else self.digits(digits)
-
-    def country_code(self, code: str) -> str:
-        return self.digits(code)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
