@@ -13,6 +13,9 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a month's first day is 'uno', as Spain says it; written as an ordinal ('1.º') it stays 'primero'
+        ("Cierra del 1 de agosto al 1/9; reabre el 1.º de septiembre.",
+         "Cierra del uno de agosto al uno de septiembre; reabre el primero de septiembre."),
         # a unit's symbol after an article or 'por' with no number is the unit's name
         ("El kg de cerezas sale a 6 € y el envío, 0,40 € por km.",
          "El kilogramo de cerezas sale a seis euros y el envío, cuarenta céntimos por kilómetro."),
