@@ -19,11 +19,6 @@ from voice_tts.tn.locales.european import Language
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 
 
-def _in_pairs(digits: str) -> str:
-    """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
-    return " ".join(RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
-
-
 class French(Language):
     code = "fr"
     ROMAN_ORDINAL = re.compile(r"([IVXLCDM]{2,}|[IVX])(e|ème|er|re)")  # not "Le", "Ce", "De"
@@ -41,14 +36,15 @@ class French(Language):
         return " ".join(words)
 
     def fraction_digits(self, digits: str) -> str:
-        return self._zeros_then_number(digits, _in_pairs)
+        """After their zeros a long run of decimals two digits at a time ('5332' cinquante-trois trente-deux)."""
+        return self._zeros_then_number(digits, lambda run: " ".join(
+            self.cardinal(int(run[i:i + 2])) for i in range(0, len(run), 2)))
 
     def decade(self, token: str, ctx: Context) -> str | None:
         return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois: 'de', 'que' elide before 'un', 'une' (not 'huit', 'onze');
-        before a decimal ('de 1,5 m') natives differ, and it is left whole."""
+        """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways)."""
         word = next((w for w in ("de", "que") if cur.startswith(pos, w + " ", fold=True)), "")
         if word and is_digit(cur.at(end := pos + len(word) + 1)) and (span := self._numeric(cur, end, end, replace(
                 ctx, prev_word=word, words_before=(*ctx.words_before, ctx.prev_word)))).kind == "locale" and re.match(

@@ -81,8 +81,8 @@ _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
 _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
 _WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
-# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
-_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?(?: ?в)?")
+# A year with its noun: 'в 1990 году', 'г. в.' года выпуска; 'г.' only after four digits ('500 г' grams).
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?(?P<made> ?в)?")
 # A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
 _COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
 _COMBINING: dict[str, str] = _WORDS["combining_forms"]
@@ -205,8 +205,7 @@ class Russian(Language):
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
         if not fractional and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
                 year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
-            made = "".join(unit.singular.partition(" ")[1:])  # 'г. в.' года выпуска
-            return _year_with_noun(int(whole), year.group("word"), _preposition(ctx)) + made
+            return _year_with_noun(int(whole), year["word"], _preposition(ctx)) + " выпуска" * bool(year["made"])
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement.startswith(_CARRIED) and unit.written in ("коп", "мин") and len(whole) <= 2:
             case = ctx.agreement.removeprefix(_CARRIED)  # the kopecks in the rubles' case, the minutes in the hours'
