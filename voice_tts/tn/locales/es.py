@@ -103,7 +103,6 @@ _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 class Spanish(Iberian):
     code = "es"
-
     cardinal = staticmethod(cardinal)
 
     def counted(self, n: int, feminine: bool = False) -> str:

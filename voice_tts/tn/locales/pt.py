@@ -48,7 +48,6 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 
 class Portuguese(Iberian):
     code = "pt"
-
     cardinal = counted = staticmethod(_cardinal)  # a count before a noun in its gender ('duas horas')
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
