@@ -17,7 +17,7 @@ READINGS = [
     ("es", "Hay 21 días.", "Hay veintiún días."),
     ("es", "El número es 81.", "El número es ochenta y uno."),
     ("es", "Son 21 y 22.", "Son veintiuno y veintidós."),
-    ("es", "La cita es el 01/01/1957.", "La cita es el primero de enero de mil novecientos cincuenta y siete."),
+    ("es", "La cita es el 01/01/1957.", "La cita es el uno de enero de mil novecientos cincuenta y siete."),
     ("es", "Es la 11.ª vez en el 12.º piso.", "Es la undécima vez en el duodécimo piso."),
     ("es", "Cuesta €1,345,402.96.",
      "Cuesta un millón trescientos cuarenta y cinco mil cuatrocientos dos euros con noventa y seis céntimos."),

@@ -13,6 +13,12 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a month's first day is 'uno', as Spain says it; written as an ordinal ('1.º') it stays 'primero'
+        ("Cierra del 1 de agosto al 1/9; reabre el 1.º de septiembre.",
+         "Cierra del uno de agosto al uno de septiembre; reabre el primero de septiembre."),
+        # a unit's symbol after an article or 'por' with no number is the unit's name
+        ("El kg de cerezas sale a 6 € y el envío, 0,40 € por km.",
+         "El kilogramo de cerezas sale a seis euros y el envío, cuarenta céntimos por kilómetro."),
         # a price per litre as per kilo: 'el litro'
         ("El gasóleo sale a 1,05 €/l y el aceite a 9 €/L.",
          "El gasóleo sale a un euro con cinco céntimos el litro y el aceite a nueve euros el litro."),
@@ -248,6 +254,9 @@ READINGS = {
          "(mil setecientos cuarenta y seis a mil ochocientos veintiocho)."),
     ],
     "pt": [
+        # a unit's symbol after an article or 'por' with no number is the unit's name
+        ("O m² no centro custa R$ 9.000 e o kg do café, R$ 40; frete por km.",
+         "O metro quadrado no centro custa nove mil reais e o quilo do café, quarenta reais; frete por quilômetro."),
         # a capital A after a number and a space is amperes; written against the number a letter
         ("O carregador (2 A) e a tomada de 16 A; a porta 4A e a fila 12A.",
          "O carregador (dois amperes) e a tomada de dezesseis amperes; a porta quatro A e a fila doze A."),
@@ -435,6 +444,13 @@ READINGS = {
          "quatro custa quinze reais."),
     ],
     "ru": [
+        # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
+        ("Трактор 1981 г.в. на 21 л. с., мотоцикл с 5 л.с., курс на 3 з. е. и не менее 1 з.е.",
+         "Трактор тысяча девятьсот восемьдесят первого года выпуска на двадцать одну лошадиную силу, мотоцикл с пятью "
+         "лошадиными силами, курс на три зачётные единицы и не менее одной зачётной единицы."),
+        # every form of 'оканчивающийся на', 'заканчивающийся на' cues digits one by one
+        ("Счёт, заканчивающийся на 3907, и полис, оканчивающимся на 6158.",
+         "Счёт, заканчивающийся на три девять ноль семь, и полис, оканчивающимся на шесть один пять восемь."),
         # a capital А after a number and a space is amperes; written against the number a letter ('752А')
         ("Розетка на 16 А, автомат 10 А, поезд № 752А отправляется.",
          "Розетка на шестнадцать ампер, автомат десять ампер, поезд номер семьсот пятьдесят два а отправляется."),
@@ -601,6 +617,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
@@ -644,6 +661,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -678,6 +696,7 @@ SENTENCES = {
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
     ],
     "ru": [
+        "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
         "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",

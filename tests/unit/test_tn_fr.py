@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'de' and 'que' elide before a count read 'un', 'une' ('d'un', 'qu'une'), never before 'huit', 'onze' or 'mille'
+    ("Un rabais de 1 € sur plus de 1 heure, pas de 8 ni de 11 ; ce n'est que 1 fois sur 1 000.",
+     "Un rabais d'un euro sur plus d'une heure, pas de huit ni de onze ; ce n'est qu'une fois sur mille."),
     # an abbreviated weekday before a day is the weekday, the day and month after it a date; before a year no weekday
     ("Livraison mar. 9/3 ou mer. 10/3, pas le 15 mar. 2026.",
      "Livraison mardi neuf mars ou mercredi dix mars, pas le quinze mar. deux mille vingt-six."),
@@ -75,7 +78,7 @@ READINGS = [
     ("Il fait 21 °C et on roule à 120 km/h.",
      "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres par heure."),
     ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi-litre et deux tiers de farine."),
-    ("Un appartement de 1 m²", "Un appartement de un mètre carré"),
+    ("Un appartement de 1 m²", "Un appartement d'un mètre carré"),
     # telephone numbers and addresses
     ("Appelez le 01 23 45 67 89.", "Appelez le zéro un vingt-trois quarante-cinq soixante-sept quatre-vingt-neuf."),
     ("Écrivez à contact@exemple.fr.", "Écrivez à contact arobase exemple point f r."),

@@ -103,9 +103,7 @@ _QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 class Spanish(Iberian):
     code = "es"
-
-    def cardinal(self, n: int) -> str:
-        return cardinal(n)
+    cardinal = staticmethod(cardinal)
 
     def counted(self, n: int, feminine: bool = False) -> str:
         return cardinal(n, "f" if feminine else "un")

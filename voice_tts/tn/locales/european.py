@@ -472,8 +472,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
                 is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
             return locale_span(end, unit.plural, self.code)  # a size's unit before it: 'cm 220 × 95 × 85' centimetri
-        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES and len(word) > 1 and not word.isupper() and not set(word) & set("aeiou")
-        if (plural or ctx.prev_word.lower() in self.UNIT_CUES and word not in (word.lower(), word.upper())) and (unit := self.unit(word)):  # 'el kWh', not 'il CV'
+        symbol = len(word) > 1 and not word.isupper() and not set(word) & set("aeiou") or word not in (word.lower(), word.upper())
+        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES  # a symbol with no number: 'el km', 'je kWh', not 'il CV'
+        if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
             return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)

@@ -36,6 +36,7 @@ class DatesAndTimes:
     """The date and time spans of `european.Language`."""
 
     DATE_OF = ""  # the word between a date's day, month and year ('1 de janeiro de 2000'), where the language says one
+    FIRST_DAY = ""  # a month's first day where it is no ordinal ('1 de julio' uno, as Spain says)
     CENTURY = 2000  # what a year written with two digits is read from ('05' 2005)
     SLASH_DAY_MONTH = True  # whether '05/06' is a day and month
     DAY_MONTH_CUES: frozenset[str] = frozenset()  # the words after which '11.6.' and '9/6' are dates, not numbers
@@ -43,8 +44,8 @@ class DatesAndTimes:
 
     def date_day(self, day: int, ctx: Context) -> str:
         """The day of a date whose month name follows ('3 mai', '3. Mai'): its number, but the
-        first, CLDR's ordinal ('1 de enero' primero, '1er mai' premier)."""
-        return cldr.ordinal(self.code, 1, "masculine") if day == 1 else self.cardinal(day)
+        first, FIRST_DAY or CLDR's ordinal ('1 de janeiro' primeiro, '1er mai' premier)."""
+        return (self.FIRST_DAY or cldr.ordinal(self.code, 1, "masculine")) if day == 1 else self.cardinal(day)
 
     def _after_day(self, cur: Cursor, end: int, reading: str, day: int, ctx: Context) -> Span:
         """An ordinal or day number; a month name after it (and a year after that) joins it."""

@@ -9,17 +9,14 @@ and "6°" are ordinals; decimals are read as a number ("virgule trois cent trois
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from voice_tts.tn.chars import ascii_digits
-from voice_tts.tn.context import Context
+from voice_tts.tn.chars import ascii_digits, is_digit
+from voice_tts.tn.context import Context, Span
+from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european import Language
 
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
-
-
-def _in_pairs(digits: str) -> str:
-    """'5332' → 'cinquante-trois trente-deux': a long run of decimals, two digits at a time."""
-    return " ".join(RULES.cardinal(int(digits[i:i + 2])) for i in range(0, len(digits), 2))
 
 
 class French(Language):
@@ -39,10 +36,21 @@ class French(Language):
         return " ".join(words)
 
     def fraction_digits(self, digits: str) -> str:
-        return self._zeros_then_number(digits, _in_pairs)
+        """After their zeros a long run of decimals two digits at a time ('5332' cinquante-trois trente-deux)."""
+        return self._zeros_then_number(digits, lambda run: " ".join(
+            self.cardinal(int(run[i:i + 2])) for i in range(0, len(run), 2)))
 
     def decade(self, token: str, ctx: Context) -> str | None:
         return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
+
+    def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
+        """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways)."""
+        word = next((w for w in ("de", "que") if cur.startswith(pos, w + " ", fold=True)), "")
+        if word and is_digit(cur.at(end := pos + len(word) + 1)) and (span := self._numeric(cur, end, end, replace(
+                ctx, prev_word=word, words_before=(*ctx.words_before, ctx.prev_word)))).kind == "locale" and re.match(
+                r"une?\b", span.info) and not re.match(r"\d+[,.]\d", cur.text[end:span.end]):
+            return replace(span, info=f"{cur.text[pos:end - 2]}'{span.info}")
+        return super()._word(cur, pos, ctx)
 
     def of(self, noun: str) -> str:
         return ("d'" if noun[0] in "aeiouéèêh" else "de ") + noun

@@ -48,12 +48,7 @@ def _cardinal(n: int, feminine: bool = False) -> str:
 
 class Portuguese(Iberian):
     code = "pt"
-
-    def cardinal(self, n: int) -> str:
-        return _cardinal(n)
-
-    def counted(self, n: int, feminine: bool = False) -> str:
-        return _cardinal(n, feminine)
+    cardinal = counted = staticmethod(_cardinal)  # a count before a noun in its gender ('duas horas')
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return _cardinal(n) if n <= 0 or n >= 10**6 else super().ordinal(n, suffix, ctx)

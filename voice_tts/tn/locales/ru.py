@@ -81,8 +81,8 @@ _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
 _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}")
 _ORDINAL = re.compile(r"(?P<num>\d+)-(?P<ending>[а-яё]{1,3})")
 _WORD_DATE = re.compile(r"(?P<d>\d{1,2})[-. ](?P<month>[а-яё]+)\.?(?:[-. ](?P<y>\d{4})(?: ?(?:года|г)\.?)?)?")
-# A year with its noun: 'в 1990 году', 'к 47 году'; 'г.' only after four digits ('500 г' is grams).
-_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?")
+# A year with its noun: 'в 1990 году', 'г. в.' года выпуска; 'г.' only after four digits ('500 г' grams).
+_YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?(?P<made> ?в)?")
 # A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
 _COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
 _COMBINING: dict[str, str] = _WORDS["combining_forms"]
@@ -203,9 +203,9 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        if fractional is None and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
+        if not fractional and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
                 year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
-            return _year_with_noun(int(whole), year.group("word"), _preposition(ctx))
+            return _year_with_noun(int(whole), year["word"], _preposition(ctx)) + " выпуска" * bool(year["made"])
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement.startswith(_CARRIED) and unit.written in ("коп", "мин") and len(whole) <= 2:
             case = ctx.agreement.removeprefix(_CARRIED)  # the kopecks in the rubles' case, the minutes in the hours'
@@ -792,7 +792,9 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     метра'): in the nominative 'один рубль', 'два рубля', 'пять рублей'; in the genitive 'одного рубля', …"""
     if count is None:
         return re.sub(r"[ыи]х ", "ого ", forms[1])
-    if case in ("instrumental", "dative", "prepositional") or case == "accusative" and agreement(count) == 0 and forms[0] != forms[2]:  # 'за 1 тонну' ('тенге' has one form)
+    # After one: 'за 1 тонну' ('тенге' has one form), 'одной чайной ложки' (a few are 'чайные ложки').
+    after_one = case == "accusative" and forms[0] != forms[2] or case == "genitive" and " " in forms[0]
+    if case in ("instrumental", "dative", "prepositional") or after_one and agreement(count) == 0:
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
         return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
