@@ -23,6 +23,8 @@ _SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|m
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
+# An amount joined to what it describes: 'a $20-per-person deposit', 'a $2-million deal'; 'pp' per person ('£35pp')
+_MONEY_COMPOUND = re.compile(r"(\D[\d,.]*\d)((?:-(?:thousand|million|billion|trillion))*)(pp|-[A-Za-z][A-Za-z-]*|)")
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
@@ -40,9 +42,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "word":
         return word(raw, ctx, span.lang)
     if kind == "punct":
-        if raw in SEPARATING_PUNCT:
-            return span.info
-        return (ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]).get(raw, raw)
+        symbols = ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]
+        return span.info if raw in SEPARATING_PUNCT else symbols.get(raw, raw)
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
@@ -105,14 +106,12 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
 def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
     digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
-    groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
     reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
-    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in groups)
+    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in re.findall(".{1,4}", digits))
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
-_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
-_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), ord("—"): ord("-"), 0x3000: 0x20})
+_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | str.maketrans("−–—\u3000", "--- ")
 
 
 def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
@@ -137,11 +136,13 @@ def _number_en(text: str, currency_code: str) -> str:
         return "point " + english.digits(text[1:])
     if (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text)) and (to := english.measure(span[2])):
         return f"{english.number(span[1])} to {to}"  # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
-    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
-        return reading
-    if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
+    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)) or (
+            is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
             reading := english.money(text)) or (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text)) and is_currency(m[2]) and (reading := english.money(m[2] + m[1] + m[3])):
         return reading
+    if (m := _MONEY_COMPOUND.fullmatch(text)) and (
+            spoken := english.money(m[1] + m[2].replace("-", " "), None, m[3] != "pp")):
+        return f"{spoken} {'per person' if m[3] == 'pp' else m[3][1:].replace('-', ' ')}".rstrip()
     for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
                  english.percent, english.dashed_date, english.era_year, english.clock_seconds,
                  english.clock, english.measure, english.local_phone, english.number_range,
@@ -160,8 +161,7 @@ def _number_en(text: str, currency_code: str) -> str:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.unit(unit) or english.unit(unit[:-1])):
         text = text[: -len(unit)] + name[1]  # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
-    m = _UNIT_SUFFIX.fullmatch(text)
-    known_unit = m is not None and english.unit(m.group("unit"))
+    known_unit = (m := _UNIT_SUFFIX.fullmatch(text)) is not None and english.unit(m.group("unit"))
     if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
             reading := _checked(normalize_span(text, "en"))):
         return reading
