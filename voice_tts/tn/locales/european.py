@@ -687,8 +687,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
-        if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
-            return span
+        signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
+        if (plain or signed) and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
+            return replace(span, info=f"{self.PLUS if sign == '+' else self.MINUS} {span.info}") if signed else span
         if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))

@@ -123,9 +123,11 @@ class DatesAndTimes:
         marker = words = unit = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        elif word and face and self.DURATION_LIST and word[0][:3] == "min" and (unit := self.unit(word[0])):  # a pace
+        elif word and face and self.DURATION_LIST and word[0][:3].lower() == "min" and (
+                unit := self.unit(word[0]) or self.unit(word[0] + ".")):  # minutes and seconds: '1:15 Min.', '5:30 min/km'
             pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
-            return locale_span(word[1], pace, self.code)
+            end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
+            return locale_span(end, pace, self.code)
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
             unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
         day_part = ("", end, hours)  # past the tail bound: the time alone
