@@ -525,6 +525,12 @@ def day_range(first: str, last: str) -> str | None:
 _ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)\.?")
 
 
+def season(text: str) -> str | None:
+    """'2025/26', '2025/2026': a fiscal year or a season, two years in a row: twenty twenty five twenty six."""
+    m = re.fullmatch(r"((?:19|20)\d\d)/(\d\d|\d{4})", text)
+    return m and str(int(m[1]) + 1).endswith(m[2]) and f"{year(int(m[1]))} {year(int(m[2]))}" or None
+
+
 def era_year(text: str) -> str | None:
     """'340 A.D' three forty A D, '44 BC' forty four B C: a number before an era is a year."""
     return (m := _ERA_YEAR.fullmatch(text)) and f"{year(int(m['year']))} {' '.join(m['era'].replace('.', ''))}"

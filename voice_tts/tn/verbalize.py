@@ -143,10 +143,9 @@ def _number_en(text: str, currency_code: str) -> str:
     if (m := _MONEY_COMPOUND.fullmatch(text)) and (
             spoken := english.money(m[1] + m[2].replace("-", " "), None, m[3] != "pp")):
         return f"{spoken} {'per person' if m[3] == 'pp' else m[3][1:].replace('-', ' ')}".rstrip()
-    for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.dashed_date, english.era_year, english.clock_seconds,
-                 english.clock, english.measure, english.local_phone, english.number_range,
-                 english.dashed_range):
+    for rule in (english.season, english.decade, english.numeric_date, english.quarter, english.dotted_phone,
+                 english.version, english.percent, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.clock, english.measure, english.local_phone, english.number_range, english.dashed_range):
         if reading := rule(text):
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
