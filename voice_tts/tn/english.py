@@ -83,7 +83,8 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+_SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+                   r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-person deposit'; '£35pp' per person
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
@@ -96,15 +97,15 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
     m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
     cur, sign = (currency, None) if currency is not None or m is None else (m.group("cur"), m.group("sign"))
-    per = m and m.group("per")
+    per, noun = (m["per"], m["noun"] or "") if m else (None, "")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
-    per = f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else ""
+    per = (f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else "") + (
+        " per person" if noun == "pp" else noun.replace("-", " "))
     one, many, sub_one, sub_many = _CURRENCIES[cur]
-    many = one if adjective else many
+    many = one if adjective or "-" in m["scales"] + noun else many
     amount = m.group("amount").replace(",", "")
-    scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
-    scales += m.group("scales").split()
+    scales = ([SCALE_SUFFIXES[m["suffix"]]] if m["suffix"] else []) + m["scales"].replace("-", " ").split()
     prefix = "minus " if sign == "-" else ""
     if scales:
         return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"

@@ -23,8 +23,6 @@ _SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|m
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
-# An amount joined to what it describes: 'a $20-per-person deposit', 'a $2-million deal'; 'pp' per person ('£35pp')
-_MONEY_COMPOUND = re.compile(r"(\D[\d,.]*\d)((?:-(?:thousand|million|billion|trillion))*)(pp|-[A-Za-z][A-Za-z-]*|)")
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
@@ -140,9 +138,6 @@ def _number_en(text: str, currency_code: str) -> str:
             is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
             reading := english.money(text)) or (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text)) and is_currency(m[2]) and (reading := english.money(m[2] + m[1] + m[3])):
         return reading
-    if (m := _MONEY_COMPOUND.fullmatch(text)) and (
-            spoken := english.money(m[1] + m[2].replace("-", " "), None, m[3] != "pp")):
-        return f"{spoken} {'per person' if m[3] == 'pp' else m[3][1:].replace('-', ' ')}".rstrip()
     for rule in (english.season, english.decade, english.numeric_date, english.quarter, english.dotted_phone,
                  english.version, english.percent, english.dashed_date, english.era_year, english.clock_seconds,
                  english.clock, english.measure, english.local_phone, english.number_range, english.dashed_range):
