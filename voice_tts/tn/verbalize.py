@@ -161,9 +161,8 @@ def _number_en(text: str, currency_code: str) -> str:
         return reading
     if _ORDINAL_SUFFIX.fullmatch(text):
         return english.suffixed_ordinal(text)
-    if any(c.isalpha() for c in text) and " " not in text:
-        return english.identifier(text)
-    return _checked(normalize_span(text, "en")) or english.identifier(text)
+    wetext = " " in text or not any(c.isalpha() for c in text)  # letters in one piece are an id, not wetext's
+    return wetext and _checked(normalize_span(text, "en")) or english.identifier(text)
 
 
 def _number_zh(text: str, ordinal: bool = False) -> str:

@@ -124,9 +124,9 @@ class DatesAndTimes:
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
         elif word and face and self.DURATION_LIST and word[0][:3].lower() == "min" and (
-                unit := self.unit(word[0]) or self.unit(word[0] + ".")):  # minutes and seconds: '1:15 Min.', '5:30 min/km'
+                unit := self.unit(word[0].lower())):
             pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
-            end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
+            end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))  # m:ss; 'Min.'
             return locale_span(end, pace, self.code)
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
             unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
