@@ -31,9 +31,8 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(lexer.greedy(cur, pos, test), kind)
     if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
-    if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and is_digit(
-            cur.at(pos + 2)) and not is_digit(cur.at(pos + 3)):  # a year's century left out: "del '97" novantasette
-        return Span(pos + 1, "skip")
+    if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
+        return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
     if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
         return span

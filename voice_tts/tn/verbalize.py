@@ -84,12 +84,9 @@ def newline(ctx: Context) -> str:
 def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.locale is not None:  # English acronym letters and units have no place in another language
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
-    if raw[:2].isupper() and raw.isascii():
-        reading = english.roman(raw, ctx.prev_word)
-        if reading is None and ctx.spell_acronyms and lang != "zh":  # a Chinese voice spells them anyway
-            reading = english.acronym(raw)
-        if reading is not None:
-            return reading
+    if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, ctx.prev_word) or (
+            ctx.spell_acronyms and lang != "zh" and english.acronym(raw))):  # a Chinese voice spells them anyway
+        return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
         return unit_words("zh")[raw]
     if ctx.prev_word.lower() == "per" and (unit := english.unit(raw)):

@@ -1030,9 +1030,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
             spoken = (self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)) + (fractional or "")
-            before = " " if m.start() > 0 and text[m.start() - 1].isalpha() else ""
-            after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
-            return before + spoken + after
+            return " " * text[m.start() - 1:m.start()].isalpha() + spoken + " " * text[m.end():m.end() + 1].isalpha()
 
         spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)  # a code of capitals and digits ('NL482915372BR') letter by letter
         return re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken) if len(text) >= 8 and text.isalnum() and text.isupper() else spoken
