@@ -97,6 +97,8 @@ class DatesAndTimes:
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
+        if (month := re.fullmatch(r"(0[1-9]|1[0-2])/((?:19|20)\d\d)", token)) and not ctx.prev_word.istitle():
+            return locale_span(end, f"{self.MONTH_NAMES[int(month[1]) - 1]} {self.year(int(month[2]))}", self.code)
         return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx) if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token) else None
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
