@@ -317,6 +317,14 @@ READINGS = {
     # 'incl.' including, 'apt.' apartment, 'pts' after a count points
     "The rate is $95 a night incl. breakfast; the apt. sleeps 4, and the Jets lead with 21 pts.": "The rate is ninety "
         "five dollars a night including breakfast; the apartment sleeps four, and the Jets lead with twenty one points.",
+    # an apostrophe for a year's century is not read
+    "The class of '97 met in '19 to hear '80s hits.": "The class of ninety seven met in nineteen to hear eighties hits.",
+    # two years in a row joined by a slash are a fiscal year or season, read as two years
+    "The 2024/25 accounts and the 1999/2000 season.":
+        "The twenty twenty four twenty five accounts and the nineteen ninety nine two thousand season.",
+    # an amount hyphened to what it describes keeps its currency; 'pp' after an amount is per person
+    "Book the €15-a-head tour or the $3-million villa at £120pp.":
+        "Book the fifteen euro a head tour or the three million dollar villa at one hundred and twenty pounds per person.",
 }
 
 ZH_READINGS = {

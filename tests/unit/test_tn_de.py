@@ -307,6 +307,16 @@ READINGS = [
     ("Das Museum zeigt Briefe Maria Theresias (1717–1780) und Bilder von Dürer (1471-1528).",
      "Das Museum zeigt Briefe Maria Theresias (siebzehnhundertsiebzehn bis siebzehnhundertachtzig) und Bilder von Dürer "
      "(vierzehnhunderteinundsiebzig bis fünfzehnhundertachtundzwanzig)."),
+    # a year's -er adjective reads the year as a year, in lower case; its noun in the dative plural capitalized
+    ("Ein 1985er Bordeaux aus den 1980ern.", "Ein neunzehnhundertfünfundachtziger Bordeaux aus den Neunzehnhundertachtzigern."),
+    # a two-digit month and its year are a month date; 'EZ' Erstzulassung, 'VB' Verhandlungsbasis
+    ("Opel Astra, EZ 11/2016, HU bis 04/2026, 6.900 € VB.",
+     "Opel Astra, Erstzulassung November zweitausendsechzehn, HU bis April zweitausendsechsundzwanzig, "
+     "sechstausendneunhundert Euro Verhandlungsbasis."),
+    # m:ss before 'Min.' is minutes and seconds, a sign before it a gap
+    ("Die Runde dauerte 2:40 Min., der Zweite kam mit -0:12 Min. und der Dritte mit +3:05 Min. ins Ziel.",
+     "Die Runde dauerte zwei Minuten und vierzig Sekunden, der Zweite kam mit minus zwölf Sekunden und der Dritte mit "
+     "plus drei Minuten und fünf Sekunden ins Ziel."),
 ]
 
 

@@ -229,6 +229,12 @@ READINGS = [
     ("Ha perso 3-6, 6-4, 5-7 contro la numero uno.",
      "Ha perso tre a sei, sei a quattro, cinque a sette contro la numero uno."),
     ("Il doppio ha perso 4-6, 3-6 in semifinale.", "Il doppio ha perso quattro a sei, tre a sei in semifinale."),
+    # a two-digit month and its year are a month date; 'Pad.' Padiglione
+    ("Revisione valida fino a 09/2024, ritiro al Pad. 3 entro 01/2025.",
+     "Revisione valida fino a settembre duemilaventiquattro, ritiro al Padiglione tre entro gennaio duemilaventicinque."),
+    # an apostrophe for a year's century is not read; one eliding an article stays
+    ("Lo scudetto del '91 e la crisi dell'89 ('92 compreso).",
+     "Lo scudetto del novantuno e la crisi dell'ottantanove (novantadue compreso)."),
 ]
 
 

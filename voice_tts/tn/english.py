@@ -83,7 +83,8 @@ _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
 SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = r"(?P<scales>(?:\s+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+_SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+                   r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-head fee'; '£35pp' per person
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
@@ -96,15 +97,15 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
     m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
     cur, sign = (currency, None) if currency is not None or m is None else (m.group("cur"), m.group("sign"))
-    per = m and m.group("per")
+    per, noun = (m["per"], m["noun"] or "") if m else (None, "")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
-    per = f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else ""
+    per = (f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else "") + (
+        " per person" if noun == "pp" else noun.replace("-", " "))
     one, many, sub_one, sub_many = _CURRENCIES[cur]
-    many = one if adjective else many
+    many = one if adjective or "-" in m["scales"] + noun else many
     amount = m.group("amount").replace(",", "")
-    scales = [SCALE_SUFFIXES[m.group("suffix")]] if m.group("suffix") else []
-    scales += m.group("scales").split()
+    scales = ([SCALE_SUFFIXES[m["suffix"]]] if m["suffix"] else []) + m["scales"].replace("-", " ").split()
     prefix = "minus " if sign == "-" else ""
     if scales:
         return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
@@ -332,8 +333,7 @@ def month_name(word: str) -> str | None:
     return key if key in MONTHS and word != "may" else None
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
-    r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?"
-)
+    r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
 _MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>[^\s/]+/\d+ \S+|\S+)")
 
 
@@ -523,6 +523,12 @@ def day_range(first: str, last: str) -> str | None:
 
 
 _ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)\.?")
+
+
+def season(text: str) -> str | None:
+    """'2025/26', '2025/2026': a fiscal year or a season, two years in a row: twenty twenty five twenty six."""
+    m = re.fullmatch(r"((?:19|20)\d\d)/(\d\d|\d{4})", text)
+    return m and str(int(m[1]) + 1).endswith(m[2]) and f"{year(int(m[1]))} {year(int(m[2]))}" or None
 
 
 def era_year(text: str) -> str | None:

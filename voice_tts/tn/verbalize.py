@@ -40,9 +40,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "word":
         return word(raw, ctx, span.lang)
     if kind == "punct":
-        if raw in SEPARATING_PUNCT:
-            return span.info
-        return (ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]).get(raw, raw)
+        symbols = ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]
+        return span.info if raw in SEPARATING_PUNCT else symbols.get(raw, raw)
     if kind == "nl":
         return newline(ctx)
     if kind == "num":
@@ -85,12 +84,9 @@ def newline(ctx: Context) -> str:
 def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.locale is not None:  # English acronym letters and units have no place in another language
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
-    if raw[:2].isupper() and raw.isascii():
-        reading = english.roman(raw, ctx.prev_word)
-        if reading is None and ctx.spell_acronyms and lang != "zh":  # a Chinese voice spells them anyway
-            reading = english.acronym(raw)
-        if reading is not None:
-            return reading
+    if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, ctx.prev_word) or (
+            ctx.spell_acronyms and lang != "zh" and english.acronym(raw))):  # a Chinese voice spells them anyway
+        return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
         return unit_words("zh")[raw]
     if ctx.prev_word.lower() == "per" and (unit := english.unit(raw)):
@@ -105,14 +101,12 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
 def digit_groups(raw: str, lang: str) -> str:
     """Giant digit runs, forced in pieces: four digits at a time."""
     digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
-    groups = [digits[i:i + 4] for i in range(0, len(digits), 4)]
     reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
-    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in groups)
+    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in re.findall(".{1,4}", digits))
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
-_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
-_FULL_WIDTH.update({ord("−"): ord("-"), ord("–"): ord("-"), ord("—"): ord("-"), 0x3000: 0x20})
+_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | str.maketrans("−–—\u3000", "--- ")
 
 
 def number(raw: str, lang: str, currency_code: str = "", ordinal: bool = False) -> str:
@@ -137,15 +131,13 @@ def _number_en(text: str, currency_code: str) -> str:
         return "point " + english.digits(text[1:])
     if (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text)) and (to := english.measure(span[2])):
         return f"{english.number(span[1])} to {to}"  # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
-    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)):
-        return reading
-    if (is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
+    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)) or (
+            is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
             reading := english.money(text)) or (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text)) and is_currency(m[2]) and (reading := english.money(m[2] + m[1] + m[3])):
         return reading
-    for rule in (english.decade, english.numeric_date, english.quarter, english.dotted_phone, english.version,
-                 english.percent, english.dashed_date, english.era_year, english.clock_seconds,
-                 english.clock, english.measure, english.local_phone, english.number_range,
-                 english.dashed_range):
+    for rule in (english.season, english.decade, english.numeric_date, english.quarter, english.dotted_phone,
+                 english.version, english.percent, english.dashed_date, english.era_year, english.clock_seconds,
+                 english.clock, english.measure, english.local_phone, english.number_range, english.dashed_range):
         if reading := rule(text):
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
@@ -160,16 +152,14 @@ def _number_en(text: str, currency_code: str) -> str:
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
     if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.unit(unit) or english.unit(unit[:-1])):
         text = text[: -len(unit)] + name[1]  # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
-    m = _UNIT_SUFFIX.fullmatch(text)
-    known_unit = m is not None and english.unit(m.group("unit"))
+    known_unit = (m := _UNIT_SUFFIX.fullmatch(text)) is not None and english.unit(m.group("unit"))
     if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
             reading := _checked(normalize_span(text, "en"))):
         return reading
     if _ORDINAL_SUFFIX.fullmatch(text):
         return english.suffixed_ordinal(text)
-    if any(c.isalpha() for c in text) and " " not in text:
-        return english.identifier(text)
-    return _checked(normalize_span(text, "en")) or english.identifier(text)
+    wetext = " " in text or not any(c.isalpha() for c in text)  # letters in one piece are an id, not wetext's
+    return wetext and _checked(normalize_span(text, "en")) or english.identifier(text)
 
 
 def _number_zh(text: str, ordinal: bool = False) -> str:

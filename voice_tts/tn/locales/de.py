@@ -100,7 +100,8 @@ class German(Language):
     def _alphanumeric(self, text: str) -> str:
         """'3-mal' dreimal, '5-jährig' fünfjährig: a number and a lower-case ending are one word (a word joiner
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
-        text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: self.cardinal(int(m[1])).title() + m[2], text)
+        text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: (  # 'ein 1990er Wein' neunzehnhundert…
+            str if m[2] == "er" and len(m[1]) == 4 else str.title)(self.year(int(m[1]))) + m[2], text)
         if (compound := _COMPOUND.fullmatch(text)) and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:]):
             return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + "".join(nouns).lower()
         return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")

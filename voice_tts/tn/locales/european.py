@@ -688,8 +688,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
-        if plain and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
-            return span
+        signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
+        if (plain or signed) and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
+            return replace(span, info=f"{self.PLUS if sign == '+' else self.MINUS} {span.info}") if signed else span
         if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
@@ -1030,9 +1031,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
             spoken = (self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)) + (fractional or "")
-            before = " " if m.start() > 0 and text[m.start() - 1].isalpha() else ""
-            after = " " if m.end() < len(text) and text[m.end()].isalpha() else ""
-            return before + spoken + after
+            return " " * text[m.start() - 1:m.start()].isalpha() + spoken + " " * text[m.end():m.end() + 1].isalpha()
 
         spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)  # a code of capitals and digits ('NL482915372BR') letter by letter
         return re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken) if len(text) >= 8 and text.isalnum() and text.isupper() else spoken

@@ -98,6 +98,8 @@ class DatesAndTimes:
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
+        if (month := re.fullmatch(r"(0[1-9]|1[0-2])/((?:19|20)\d\d)", token)) and not ctx.prev_word.istitle():
+            return locale_span(end, f"{self.MONTH_NAMES[int(month[1]) - 1]} {self.year(int(month[2]))}", self.code)
         return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx) if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token) else None
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
@@ -124,9 +126,11 @@ class DatesAndTimes:
         marker = words = unit = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        elif word and face and self.DURATION_LIST and word[0][:3] == "min" and (unit := self.unit(word[0])):  # a pace
+        elif word and face and self.DURATION_LIST and word[0][:3].lower() == "min" and (
+                unit := self.unit(word[0].lower())):
             pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
-            return locale_span(word[1], pace, self.code)
+            end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))  # m:ss; 'Min.'
+            return locale_span(end, pace, self.code)
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
             unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
         day_part = ("", end, hours)  # past the tail bound: the time alone
