@@ -33,11 +33,15 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
-    # A line's start (a language module reads a number opening one itself: German '1. Mai' is a date), the dictionary,
-    if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) or (
-            ctx.lexicon and (span := _lexicon(cur, pos, ctx))) or (span := is_digit(c) and _score(cur, pos, ctx) or (
-            ctx.locale is not None and ctx.locale.find_span(cur, pos, ctx))):
-        return span  # then a match's score in any language, then what the turn's language module decides
+    # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
+    if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
+        return span
+    if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
+        return span
+    if is_digit(c) and (span := _score(cur, pos, ctx)) is not None:  # a match's score, in any language
+        return span
+    if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
+        return span
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
         prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
         if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
