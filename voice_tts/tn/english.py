@@ -525,10 +525,16 @@ def day_range(first: str, last: str) -> str | None:
 _ERA_YEAR = re.compile(r"(?P<year>\d{1,4}) ?(?P<era>A\.?D|B\.?C|B\.?C\.?E|C\.?E)\.?")
 
 
+def consecutive_years(text: str, joints: str = "/") -> tuple[int, str] | None:
+    """'2025/26', '2025/2026' (joined by one of `joints`): two years in a row, a fiscal year's or a season's; the first
+    year and the second as written. Every language asks here."""
+    m = re.fullmatch(f"((?:19|20)\\d\\d)[{joints}](\\d\\d|\\d{{4}})", text)
+    return (int(m[1]), m[2]) if m and str(int(m[1]) + 1).endswith(m[2]) else None
+
+
 def season(text: str) -> str | None:
-    """'2025/26', '2025/2026': a fiscal year or a season, two years in a row: twenty twenty five twenty six."""
-    m = re.fullmatch(r"((?:19|20)\d\d)/(\d\d|\d{4})", text)
-    return m and str(int(m[1]) + 1).endswith(m[2]) and f"{year(int(m[1]))} {year(int(m[2]))}" or None
+    """'2025/26' twenty twenty five twenty six: a fiscal year or a season."""
+    return f"{year(years[0])} {year(int(years[1]))}" if (years := consecutive_years(text)) else None
 
 
 def era_year(text: str) -> str | None:

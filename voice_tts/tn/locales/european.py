@@ -753,10 +753,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         years, and their end; a dash after a preposition, or where no season is so written (German), is a range."""
         if len(token) == 4 and cur.at(end) == "—" and is_digit(cur.at(end + 1)):  # the em dash ends the token
             token, end = f"{token}-{cur.text[end + 1:lexer.chunk(cur, end + 1)]}", lexer.chunk(cur, end + 1)
-        m = re.fullmatch(r"((?:19|20)\d\d)([-/])(\d\d|\d{4})", token)
-        if m and str(int(m[1]) + 1).endswith(m[3]) and (
-                m[2] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
-            return end, f"{self.year(int(m[1]))} {self.year(int(m[3])) if len(m[3]) == 4 else self.cardinal(int(m[3]))}"
+        if (years := english.consecutive_years(token, "-/")) and (
+                token[4] == "/" or self.SEASON_DASH and ctx.prev_word.lower() not in self.PREPOSITIONS):
+            second = self.year(int(years[1])) if len(years[1]) == 4 else self.cardinal(int(years[1]))
+            return end, f"{self.year(years[0])} {second}"
         return None
 
     def _quantity(self, token: str, after_currency: bool = False) -> tuple[str, str | None] | None:
