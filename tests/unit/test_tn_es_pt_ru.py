@@ -252,6 +252,9 @@ READINGS = {
         ("La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
          "La exposición recuerda a Isabel primera (mil cuatrocientos cincuenta y uno a mil quinientos cuatro) y a Goya "
          "(mil setecientos cuarenta y seis a mil ochocientos veintiocho)."),
+        # 'CV' of an engine is 'caballos'
+        ("Vendo Golf 2.0 TDI de 150 CV; la moto tiene 1 CV más.",
+         "Vendo Golf dos coma cero TDI de ciento cincuenta caballos; la moto tiene un caballo más."),
     ],
     "pt": [
         # a unit's symbol after an article or 'por' with no number is the unit's name
@@ -310,7 +313,7 @@ READINGS = {
         ("Em 1 de maio", "Em primeiro de maio"),
         # after the article the hour goes without "horas" before its minutes; alone it keeps it
         ("Às 8h15", "Às oito e quinze"),
-        ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete horas às dez e trinta; doze horas e trinta"),
+        ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete às dez e trinta; doze horas e trinta"),
         # hour 0 after a word of one point in time is midnight; after 'às' (plural) a count of hours
         ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas às zero horas."),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
@@ -442,6 +445,9 @@ READINGS = {
         ("Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
          "Depois do três a um contra o Santos, o time embarca no voo G três dois zero sete cinco; a foto três por "
          "quatro custa quinze reais."),
+        # a whole hour opening a range says no 'horas', whether the range ends on a whole hour or not
+        ("Atendimento das 9h às 11h30 e das 13h às 17h45, sábados das 8h às 12h.",
+         "Atendimento das nove às onze e trinta e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
     ],
     "ru": [
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'

@@ -193,6 +193,12 @@ READINGS = [
     # a spoon's abbreviation with its last word in full, feminine, plural after two
     ("Mélangez 3 c. à soupe de farine, 1 c. à café de vanille et ½ c. à café de sel.",
      "Mélangez trois cuillères à soupe de farine, une cuillère à café de vanille et une demi cuillère à café de sel."),
+    # an engine written with a point is read as written ('1.5' un point cinq), not before a unit; 'ch' chevaux;
+    # 'CT' contrôle technique, 'pers.' personne after 'par'
+    ("Clio 1.5 dCi 90 ch, CT à faire dans 2 mois, 12 € par pers. pour le parking.",
+     "Clio un point cinq dCi quatre-vingt-dix chevaux, contrôle technique à faire dans deux mois, douze euros par personne pour le "
+     "parking."),
+    ("Vends Twingo 1.2 essence, 1.5 l aux 100 km.", "Vends Twingo un point deux essence, un litre et demi aux cent kilomètres."),
 ]
 
 

@@ -235,6 +235,13 @@ READINGS = [
     # an apostrophe for a year's century is not read; one eliding an article stays
     ("Lo scudetto del '91 e la crisi dell'89 ('92 compreso).",
      "Lo scudetto del novantuno e la crisi dell'ottantanove (novantadue compreso)."),
+    # an engine written with a point is read as written ('1.4' uno punto quattro)
+    ("Punto 1.4 GPL da 77 CV, la 500 1.0 ibrida costa meno.",
+     "Punto uno punto quattro GPL da settantasette cavalli, la cinquecento uno punto zero ibrida costa meno."),
+    # a price per kilometre or kilowatt-hour is 'al' (a unit per another stays 'per')
+    ("Taxi: 2,10 €/km di giorno e 0,25 €/kWh alla colonnina; 1,5 l/km è troppo.",
+     "Taxi: due euro e dieci al chilometro di giorno e venticinque centesimi al chilowattora alla colonnina; uno virgola cinque "
+     "litri per chilometro è troppo."),
 ]
 
 

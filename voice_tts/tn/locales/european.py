@@ -176,7 +176,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
-    DECIMALS_AS_NUMBER = False  # '1,85' uno virgola ottantacinque (Italian)
+    DECIMALS_AS_NUMBER = POINT_AS_WRITTEN = False  # '1,85' uno virgola ottantacinque; 'Panda 1.2' uno punto due
     ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
@@ -667,7 +667,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
             return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
-                GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token))):  # 'versione 2.10', '2.4.1' (not '1.000.000', '12.05.24')
+                GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)) or self.POINT_AS_WRITTEN and re.fullmatch(r"\d\.\d", token)
+                and after and not (self.unit(after[0]) or self.currency(after[0]))):  # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
             point = f" {self.ADDRESS_SYMBOLS['.']} "
             return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year

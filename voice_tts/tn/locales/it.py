@@ -65,6 +65,5 @@ RULES = Italian()
 
 
 def _one_before(count: str, noun: str) -> str:
-    """'un' and 'una' as the noun after them takes them: 'uno studente', "un'ora" (the article
-    elided before a vowel)."""
+    """'un' and 'una' as the noun after them takes them: 'uno studente', "un'ora" (elided before a vowel)."""
     return "uno" if count == "un" and _UNO_BEFORE.match(noun) else ("un'" if count == "una" and noun[:1].lower() in "aeiouàèéìòù" else count)

@@ -93,11 +93,11 @@ class Portuguese(Iberian):
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
     def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False) -> Span:
-        """A whole hour opening a range of whole hours says 'horas' only at its end ('das 8h às 20h' das oito às vinte horas)."""
+        """A whole hour opening a range says no 'horas' ('das 8h às 20h' das oito às vinte horas, 'das 20h às 20h30')."""
         span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
         link = not minutes and ctx.prev_word.lower() in ("da", "das", "entre", "de") and chunk_after(cur, span.end, is_letter)
         last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
-        span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h(?!\d)", last[0]) else span.info
+        span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h", last[0]) else span.info
         return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
