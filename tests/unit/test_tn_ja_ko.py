@@ -290,8 +290,10 @@ KO = [
     ("첫 세트를 6-4로 따냈지만 3-6으로 내줬다.", "첫 세트를 육 대 사로 따냈지만 삼 대 육으로 내줬다."),
     # a flight's number with a leading zero digit by digit, its zeros 공 as a phone's; one without a number
     ("대한항공 KE 085편과 아시아나 OZ0102편, KE1172편", "대한항공 KE 공팔오편과 아시아나 OZ공일공이편, KE천백칠십이편"),
-    # a number after a code's noun counted by 번 is a number, in Sino-Korean; a code alone digit by digit
+    # a number after a code's noun counted by 번 is a number, in Sino-Korean; a code alone digit by digit; a gate's
+    # number with its particle before it Sino-Korean too, never a count
     ("대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다.", "대기번호 삼백십오번 고객님, 예약번호는 십이번이고 회원번호 사칠이일입니다."),
+    ("탑승구는 23번, 승강장은 4번, 하루 3번.", "탑승구는 이십삼번, 승강장은 사번, 하루 세번."),
 ]
 
 
@@ -389,7 +391,7 @@ REPLIES = {
         "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
         "그는 7-5, 2-6, 6-3으로 승리했다.",
         "대한항공 KE 085편과 아시아나 OZ0102편, KE1172편은 오후 3시에 출발합니다.",
-        "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다.",
+        "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다. 탑승구는 23번, 승강장은 4번, 하루 3번.",
     ],
 }
 
