@@ -21,15 +21,16 @@ class Japanese(myriad.Language):
     code = "ja"
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """An era year: 'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年; not 'H.264' nor a letter
-        inside a word. An era is named by its letter, up to its last year."""
+        """An era year: 'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年, without the period before 年 ('R8年3月' 令和八年三月);
+        not 'H.264' nor a letter inside a word. An era is named by its letter, up to its last year."""
         era = self.words["eras"].get(cur.at(pos))
-        prev = ctx.char_before(cur.text, pos)
-        if era is None or prev.isascii() and prev.isalnum() or cur.at(pos + 1) != "." or not is_digit(cur.at(pos + 2)):
+        prev, dot = ctx.char_before(cur.text, pos), cur.at(pos + 1) == "."
+        if era is None or prev.isascii() and prev.isalnum() or not is_digit(cur.at(pos + 1 + dot)):
             return None
-        end = lexer.digits_end(cur, pos + 2)
-        year, after = int(cur.text[pos + 2:end]), cur.at(end)
-        if end - pos > 4 or not 1 <= year <= era[1] or (after.isascii() and after.isalnum()):
+        end = lexer.digits_end(cur, pos + 1 + dot)
+        year, after = int(cur.text[pos + 1 + dot:end]), cur.at(end)
+        glued = after.isascii() and after.isalnum() if dot else after != "年"  # 'R.4a' a code; 'R8' with no 年 no year
+        if end - pos > 3 + dot or not 1 <= year <= era[1] or glued:
             return None
         return locale_span(end + (after == "年"), era[0] + ("元" if year == 1 else self.cardinal(year)) + "年", "ja")
 

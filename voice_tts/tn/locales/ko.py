@@ -48,7 +48,10 @@ class Korean(myriad.Language):
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
         flight = digits[0] == "0" and english.names_flight(ctx.prev_word, ctx.words_before, digits)  # 'KE 017편' 공일칠
-        code = cur.text[pos:end].isdecimal() and (self.cued(cue, "phone_cues") or self.cued(cue) or flight)
+        # a number that the word before names, no count: '접수번호 2741번' 이천칠백사십일 번, 'F열 9번,' 구 번, '탑승구는 23번'
+        numbered = c == "번" and (digits[0] != "0" and self.cued(cue) or self.cued(ctx.prev_word, "numbering_words"))
+        cued = self.cued(cue, "phone_cues") or self.cued(cue) and not numbered or flight
+        code = cur.text[pos:end].isdecimal() and cued
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
@@ -76,13 +79,12 @@ class Korean(myriad.Language):
             return locale_span(end, self.hour(n), "ko")
         if c == "번" and cur.at(end + 1) == "째":
             return locale_span(end, "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain, "ko")
-        if c in self.counter_starts and n:
+        if c in self.counter_starts and n and not numbered:
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
             particles = self.words["counters_before_particles"].get(counter)
             counts = (particles is None or ctx.prev_word in self.words["counted_after"].get(counter, ()) or n % 10 and (
-                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace()))) and not ctx.prev_word.endswith(
-                tuple(self.words["numbered_after"].get(counter, ())))  # 'F열 9번,' 구 번: a seat's number
+                (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace())))
             if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
                 return locale_span(end, self.native(n, counter), "ko")
         return locale_span(end, plain, "ko")

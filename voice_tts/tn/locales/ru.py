@@ -273,15 +273,15 @@ class Russian(Language):
         return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        """'14:30' половина третьего; after a preposition as the clock shows it, in its case ('до 21:30' до двадцати
-        одного тридцати, 'в 8:05' в восемь ноль пять); with seconds, or an afternoon's alone, every part named ('15:30'
-        пятнадцать часов тридцать минут)."""
-        case = _PREPOSITION_CASES.get(_preposition(ctx))
-        if seconds is not None or not case and 12 < hours <= 24 and 0 < minutes < 60:
+        """'9:30' половина десятого; after a preposition, or an afternoon's alone, as the clock shows it, in its case
+        ('до 21:30' до двадцати одного тридцати, '18:45' восемнадцать сорок пять); with seconds, or an afternoon's after
+        'и' (as the hour before may be: 'в 11:00 и 15:30'), every part named (пятнадцать часов тридцать минут)."""
+        case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
+        if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
             return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
-        if case and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' names the hour in the accusative
-            c = case.replace("prepositional", "accusative")
+        if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
+            c = (case or "nominative").replace("prepositional", "accusative")
             return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
         return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
@@ -399,8 +399,8 @@ class Russian(Language):
         return m if grouped and _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)) else end
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """An address in any script ('ivan@почта.рф', 'сайт.рф'), also one that runs on past its
-        first word's joiners ('b3_c&-d@x.com'); else `Language`'s words."""
+        """An address in any script ('ivan@почта.рф'), also past its first word's joiners ('b3_c&-d@x.com'); a weekday
+        giving the date after its comma its case ('на субботу, 19 мая' девятнадцатое); else `Language`'s words."""
         low = cur.text[pos:(end := lexer.chunk(cur, pos))].lower()
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
@@ -419,6 +419,8 @@ class Russian(Language):
         if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
             return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
+        if low in _WORDS["weekdays_accusative"] and cur.at(end) == "," and ctx.prev_word.lower() in ("в", "во", "на"):
+            return Span(end, "locale", self.code, cur.text[pos:end], agreement=_day_case(ctx.prev_word))
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -449,8 +451,7 @@ class Russian(Language):
     def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
         """`Language`'s number span and the words that still join it (`_units_end`): a measure range ('3-5 кг'), square
         metres ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or another unit in
-        the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('120/80 мм рт. ст.', '1,5 ч.
-        л.'), a half."""
+        the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('мм рт. ст.'), a half."""
         if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
@@ -472,9 +473,8 @@ class Russian(Language):
         return locale_span(end, " ".join([span.info, *words]), self.code)
 
     def _units_end(self, cur: Cursor, end: int) -> int:
-        """The units, currencies and scale words after a number's span ('2,5 тыс руб.', '3-5 кг'), with an
-        abbreviation's period ('руб.', '₽/мес.') unless it ends the sentence; nothing after a percent, currency or
-        degree sign ('5 $')."""
+        """The units, currencies and scale words after a number ('2,5 тыс руб.', '3-5 кг'), an abbreviation's period
+        ('руб.', '₽/мес.') unless it ends the sentence; nothing after a percent, currency or degree sign ('5 $')."""
         last = cur.text[end - 1]
         if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
                 last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
@@ -770,11 +770,8 @@ def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | No
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
     """'1990 году' тысяча девятьсот девяностом году (`YEAR_WORDS`); 'г.' in the preposition's case ('к 1990 г.' к …
     году), 'году' dative after 'к', 'по'; an accusative has the nominative's form ('по 2000 г.' по двухтысячный год)."""
-    case = YEAR_WORDS[word]
-    if word == "г" and preposition in _PREPOSITION_CASES:
-        case = _PREPOSITION_CASES[preposition]
-    elif word == "году" and preposition in ("к", "ко", "по"):
-        case = "dative"
+    case = _PREPOSITION_CASES.get(preposition, YEAR_WORDS[word]) if word == "г" else YEAR_WORDS[word]
+    case = "dative" if word == "году" and preposition in ("к", "ко", "по") else case
     return f"{ordinal(n, 'm', 'nominative' if case == 'accusative' else case)} {_WORDS['year_nouns'][case]}"
 
 
