@@ -286,12 +286,9 @@ class Russian(Language):
         return ru_cases.time_of_day(hours, minutes, case or "nominative") or ru_cases.time_of_day(hours, minutes)
 
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
-        """'31.01.06' тридцать первое января ноль шестого; after a preposition in its case ('к 15.03.2027' к
-        пятнадцатому марта), after a verb in the genitive, saying when ('будет доставлен 12.04.2027' двенадцатого
-        апреля); after a weekday and its comma in the weekday's ('в чт, 10.12' десятого, 'на вт, 15.12' пятнадцатое)."""
-        verb = any(map(ru_morph.is_verb, (*ctx.words_before[-2:], ctx.prev_word)))
-        case = ctx.agreement if ctx.agreement in _DAY_CASES and ctx.last_visible == "," else "nominative"  # a weekday's
-        return _date(day, month, year, _day_case(word) if (word := _preposition(ctx)) in _PREPOSITION_CASES or verb else case)
+        """'31.01.06' тридцать первое января ноль шестого; first in a sentence named: nominative ('08.12 — …')."""
+        first = not (ctx.prev_word or ctx.words_before) and ctx.last_visible != ","  # 'Матч — 22.03' двадцать второго
+        return _date(day, month, year, "nominative" if first else _date_case(ctx))
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -302,7 +299,7 @@ class Russian(Language):
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         m = _WORD_DATE.fullmatch(token.lower())
         if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
-            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _second_day_case(ctx))
+            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _date_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
@@ -313,7 +310,7 @@ class Russian(Language):
         return PRICE_PER.get(unit.written, unit.singular)
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return ordinal(day, "n", _second_day_case(ctx))
+        return ordinal(day, "n", _date_case(ctx))
 
     def year(self, n: int) -> str:
         """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
@@ -691,16 +688,19 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
 
 
 def _day_case(preposition: str) -> str:
-    """The case of a day before a month name: the preposition's ('к 5 мая' к пятому мая, 'на 5
-    мая' на пятое мая), but a date takes no 'в': 'в 5 мая' and a bare '5 мая' are genitive."""
+    """A preposition's case for a day ('к 5 мая' к пятому, 'на 5 мая' на пятое), but a date takes no 'в': genitive."""
     case = _PREPOSITION_CASES.get(preposition.lower(), "genitive")
     return {"prepositional": "genitive", "accusative": "nominative"}.get(case, case)
 
 
-def _second_day_case(ctx: Context) -> str:
-    """A day that may be the second of two takes the first day's case, whose preposition may be committed already ('на 2
-    или 3 марта' на второе или третье); after a preposition of its own, that one's ('с 8 по 11 июня')."""
-    return ctx.agreement if ctx.agreement in _DAY_CASES and _preposition(ctx) not in _PREPOSITION_CASES else _day_case(_preposition(ctx))
+def _date_case(ctx: Context) -> str:
+    """A date's day: in a preposition's case ('с 8 по 11 июня'); else in the first day's, whose preposition may be
+    committed already ('на 2 или 3 марта' на второе или третье), or a weekday's ('во вт, 15.12'); after a label in the
+    nominative ('Сегодня 8 декабря', 'Дата: 08.12'); else, saying when, in the genitive ('прибыла … 08.12' восьмого)."""
+    if (preposition := _preposition(ctx)) in _PREPOSITION_CASES:
+        return _day_case(preposition)
+    labelled = any(word.lower() in _WORDS["date_labels"] for word in (*ctx.words_before[-1:], ctx.prev_word))
+    return ctx.agreement if ctx.agreement in _DAY_CASES else "nominative" if ctx.prev_word and labelled else "genitive"
 
 
 def _month_follows(cur: Cursor, end: int) -> bool:
