@@ -121,9 +121,10 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
         said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
+    british = sub_many == "pence" and bool(parts)  # pence after pounds a bare number: '£29.50' twenty nine pounds fifty
     if cents:
-        parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
-    return prefix + " and ".join(parts) + per
+        parts.append(cardinal(cents) + ("" if british else f" {sub_one if cents == 1 else sub_many}"))
+    return prefix + (" " if british else " and ").join(parts) + per
 
 
 # --- decades, versions, ids ------------------------------------------------------------------
