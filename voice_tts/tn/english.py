@@ -17,9 +17,9 @@ _PLURAL_WORDS = {"six": "sixes"}
 _BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
 
-def digits(text: str) -> str:
-    """Read every digit on its own: '0100' -> 'zero one zero zero'."""
-    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
+def digits(text: str, zero: str = "zero") -> str:
+    """Read every digit on its own: '0100' -> 'zero one zero zero'; a British trunk number's zeros oh (`zero`)."""
+    return " ".join(cardinal(int(c)) if c != "0" else zero for c in text if c.isdecimal())
 
 
 def cardinal(n: int) -> str:
@@ -121,10 +121,9 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
         said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
-    british = sub_many == "pence" and bool(parts)  # pence after pounds a bare number: '£29.50' twenty nine pounds fifty
-    if cents:
-        parts.append(cardinal(cents) + ("" if british else f" {sub_one if cents == 1 else sub_many}"))
-    return prefix + (" " if british else " and ").join(parts) + per
+    if cents:  # pence after pounds a bare number, as the British say a price: '£29.50' twenty nine pounds fifty
+        parts.append(cardinal(cents) + f" {sub_one if cents == 1 else sub_many}" * (sub_many != "pence" or not parts))
+    return prefix + (" " if len(parts) > 1 and sub_many == "pence" else " and ").join(parts) + per
 
 
 # --- decades, versions, ids ------------------------------------------------------------------
