@@ -12,7 +12,6 @@ from voice_tts.tn.word_list import known_words
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
-_PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
 _BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
@@ -56,7 +55,7 @@ def year(n: int) -> str:
 
 def plural(words: str) -> str:
     head, _, last = words.rpartition(" ")
-    return f"{head} {_PLURAL_WORDS.get(last) or (last[:-1] + 'ies' if last.endswith('y') else last + 's')}".lstrip()
+    return f"{head} {last[:-1] + 'ies' if last.endswith('y') else last + 'e' * last.endswith('x') + 's'}".lstrip()
 
 
 def integer(text: str) -> str:
