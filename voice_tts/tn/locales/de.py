@@ -197,8 +197,9 @@ class German(Language):
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
-        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
-                              or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS or owner):
+        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES or owner
+                              or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS
+                              or not ctx.prev_word and word.lower() in self.CENTURY_WORDS):  # '7. Etappe:' Siebte
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
