@@ -297,9 +297,15 @@ READINGS = {
         "fives on the July nineteenth tour in the six zero six one four ZIP code.",
     # a number's plural stands alone: after a letter it is part of a code ('W26s')
     "The W26s fit the under-16s.": "The W twenty six s fit the under sixteens.",
-    # a house number with its letter before a street type; a British number with its trunk 0 and pounds with 'and'
-    "Flat 9C is at 27A Mill Rd; ring 0131 496 0022 about £2,340 in rent.": "Flat nine C is at twenty seven A Mill Road; ring zero "
-        "one three one four nine six zero zero two two about two thousand three hundred and forty pounds in rent.",
+    # a house number with its letter before a street type; a British number with its trunk 0 (its zeros oh) and pounds
+    # with 'and'; pence after pounds a bare number, abbreviations of amounts ('max.', 'inc.') in full
+    "Flat 9C is at 27A Mill Rd; ring 0131 496 0022 about £2,340 in rent.": "Flat nine C is at twenty seven A Mill Road; ring oh "
+        "one three one four nine six oh oh two two about two thousand three hundred and forty pounds in rent.",
+    "Parking is £4.80 a day, max. 3 days, or £12.05 inc. VAT for the week; call 020 7946 0102.": "Parking is four pounds "
+        "eighty a day, maximum three days, or twelve pounds five including VAT for the week; call oh two oh seven nine four "
+        "six oh one oh two.",
+    "Your refund of £0.75 and $3.40 is on its way.": "Your refund of seventy five pence and three dollars and forty cents is "
+        "on its way.",
     "The 33 kV cable is due 4/30/2027.": "The thirty three kilovolt cable is due April thirtieth, twenty twenty seven.",
     # a clock range with am/pm at its end or on both sides; a course's number in pairs; a postcode's district spelled
     "The lab is open 1–4:30 p.m. and the gym 7:15 am–10 pm; bring PHYS 102 notes to SE1.": "The lab is open one to four "

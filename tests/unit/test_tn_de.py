@@ -307,6 +307,15 @@ READINGS = [
     ("Das Museum zeigt Briefe Maria Theresias (1717–1780) und Bilder von Dürer (1471-1528).",
      "Das Museum zeigt Briefe Maria Theresias (siebzehnhundertsiebzehn bis siebzehnhundertachtzig) und Bilder von Dürer "
      "(vierzehnhunderteinundsiebzig bis fünfzehnhundertachtundzwanzig)."),
+    # a postcode after a word of place before its town, digit by digit (a count before its noun stays a number)
+    ("Wir liefern nach 04109 Leipzig und aus 50667 Köln, für 12000 Kunden in 10115 Berlin.",
+     "Wir liefern nach null vier eins null neun Leipzig und aus fünf null sechs sechs sieben Köln, für zwölftausend Kunden "
+     "in eins null eins eins fünf Berlin."),
+    # a number with a period before a noun of a series ('Etappe', 'Runde'; century_words) is its ordinal with no word
+    # before it, also opening a line, and so is a Roman one; a ruler's numeral stays his
+    ("3. Runde: Anna gewinnt vor Ben, 4. Spieltag am Sonntag.\n2. Halbzeit läuft, die II. Halbzeit folgt.",
+     "dritte Runde: Anna gewinnt vor Ben, vierter Spieltag am Sonntag. zweite Halbzeit läuft, die zweite Halbzeit folgt."),
+    ("Das Schloss baute Ludwig II. Runde um Runde kommen Gäste.", "Das Schloss baute Ludwig der Zweite. Runde um Runde kommen Gäste."),
     # a year's -er adjective reads the year as a year, in lower case; its noun in the dative plural capitalized
     ("Ein 1985er Bordeaux aus den 1980ern.", "Ein neunzehnhundertfünfundachtziger Bordeaux aus den Neunzehnhundertachtzigern."),
     # a two-digit month and its year are a month date; 'EZ' Erstzulassung, 'VB' Verhandlungsbasis
@@ -362,7 +371,7 @@ FRAGMENTS = [
     "der ", " Platz", " Mio.", " EUR", "z.B.", "Nr.", "info@x.de", "www.", "https://", "\n", "1. ", "Dann ",
     "x", "2D-", "/m²", "1,2,3", " kw", " v", " oz", " NOK", "i.d.R.", "Abs. ", "mind.",
     "mit ", "erhalten Sie ", " Balkon", ", ", " und ", "an ", " Stelle", "sein ", " Jubiläum", "p. a.",
-    "mtl. ", " Rate", "Az. ", "318/26", "Endung ", "10-kV-", "Netz", "IX. ", "Sinfonie", "Beethovens ", " Tbl.",
+    "mtl. ", " Rate", " Etappe", "im Raum ", "10115", " Berlin", "Az. ", "318/26", "Endung ", "10-kV-", "Netz", "IX. ", "Sinfonie", "Beethovens ", " Tbl.",
 ]
 
 

@@ -12,14 +12,13 @@ from voice_tts.tn.word_list import known_words
 # Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
-_PLURAL_WORDS = {"six": "sixes"}
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
 _BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
 
-def digits(text: str) -> str:
-    """Read every digit on its own: '0100' -> 'zero one zero zero'."""
-    return " ".join(cardinal(int(c)) for c in text if c.isdecimal())
+def digits(text: str, zero: str = "zero") -> str:
+    """Read every digit on its own: '0100' -> 'zero one zero zero'; a British trunk number's zeros oh (`zero`)."""
+    return " ".join(cardinal(int(c)) if c != "0" else zero for c in text if c.isdecimal())
 
 
 def cardinal(n: int) -> str:
@@ -56,7 +55,7 @@ def year(n: int) -> str:
 
 def plural(words: str) -> str:
     head, _, last = words.rpartition(" ")
-    return f"{head} {_PLURAL_WORDS.get(last) or (last[:-1] + 'ies' if last.endswith('y') else last + 's')}".lstrip()
+    return f"{head} {last[:-1] + 'ies' if last.endswith('y') else last + 'e' * last.endswith('x') + 's'}".lstrip()
 
 
 def integer(text: str) -> str:
@@ -121,9 +120,9 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
         said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
-    if cents:
-        parts.append(f"{cardinal(cents)} {sub_one if cents == 1 else sub_many}")
-    return prefix + " and ".join(parts) + per
+    if cents:  # pence after pounds a bare number, as the British say a price: '£29.50' twenty nine pounds fifty
+        parts.append(cardinal(cents) + f" {sub_one if cents == 1 else sub_many}" * (sub_many != "pence" or not parts))
+    return prefix + (" " if len(parts) > 1 and sub_many == "pence" else " and ").join(parts) + per
 
 
 # --- decades, versions, ids ------------------------------------------------------------------

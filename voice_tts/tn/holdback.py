@@ -338,7 +338,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
     if pos == body and cur.text[pos:end].isdecimal() and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
             map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
-        return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end]))
+        return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end], "oh" if trunk else "zero"))
     if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")

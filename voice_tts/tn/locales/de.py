@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import re
 
-from voice_tts.tn import lexer
+from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn import cldr
 from voice_tts.tn.locales import data, locale_span, words
 from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
@@ -67,6 +66,9 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
+        town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
+        if town and not town[0] and not any(town[1].removesuffix(e) in _GENDERS for e in ("", "n", "en", "er", "s")):
+            return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
         plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
         if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _PLATE.fullmatch(code := cur.text[pos:digits[1]]):
             return locale_span(digits[1], self.number(code), self.code)
@@ -195,8 +197,9 @@ class German(Language):
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
-        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES
-                              or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS or owner):
+        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES or owner
+                              or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS
+                              or not ctx.prev_word and word.lower() in self.CENTURY_WORDS):  # '7. Etappe:' Siebte
             return None
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage

@@ -550,7 +550,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after a name the ruler's ('Ludwig XIV.', 'Louis XIV') with German's period, kept where it ends the sentence."""
         dot = self.ROMAN_DOT and cur.at(end) == "."
         after = chunk_after(cur, end + dot, is_letter)
-        if after is not None and after[0].lower() in self.CENTURY_WORDS:
+        if after is not None and after[0].lower() in self.CENTURY_WORDS and not self.is_ruler(ctx.prev_word):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
         if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:
@@ -596,10 +596,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # --- numbers ------------------------------------------------------------------------------
 
     def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """'1. ' or '1) ' opening a line is a list number, unless a month follows ('1. Mai')."""
+        """'1. ' or '1) ' opening a line is a list number, not before a month or century word ('1. Mai', '3. Runde')."""
         end = lexer.digits_end(cur, pos, 3)
-        if cur.at(end) not in (".", ")") or not is_space(cur.at(end + 1)) or cur.at(end) == "." and (
-                word := chunk_after(cur, end + 1, is_letter)) and word[0].lower().rstrip(".") in self.MONTHS:
+        word = (chunk_after(cur, end + 1, is_letter) or ("",))[0].lower().rstrip(".") if cur.at(end) == "." else ""
+        if cur.at(end) not in ".)" or not is_space(cur.at(end + 1)) or word in self.MONTHS.keys() | self.CENTURY_WORDS:
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
 

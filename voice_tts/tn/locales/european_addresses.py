@@ -76,13 +76,11 @@ class AddressesAndPhones:
         else:
             return None
         code = ascii_digits(cur.text[pos + 1:j])
-        return self._phone_span(cur, end, f"{self.PLUS} {self.country_code(code)} {rest}")
+        said = self.cardinal(int(code)) if len(code) <= self.COUNTRY_CODE_AS_NUMBER else self.digits(code)
+        return self._phone_span(cur, end, f"{self.PLUS} {said} {rest}")
 
     # A calling code of this many digits at most is said as a number ('+49' neunundvierzig), longer digit by digit.
     COUNTRY_CODE_AS_NUMBER = 3
-
-    def country_code(self, code: str) -> str:
-        return self.cardinal(int(code)) if len(code) <= self.COUNTRY_CODE_AS_NUMBER else self.digits(code)
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
