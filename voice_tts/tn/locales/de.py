@@ -132,6 +132,13 @@ class German(Language):
     def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative (not 'pro Sekunde')
         return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and unit.plural != unit.singular and " pro " not in unit.plural)
 
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
+        """A unit of one word in -er that ends its phrase takes the dative's -n ('von 8 cm' Zentimetern), not before what it
+        measures ('mit 3 l Wasser' Liter) nor per another ('mg/dl' pro Deziliter)."""
+        unit, noun = super().unit_at(cur, word, end), (chunk_after(cur, end, is_letter) or ("",))[0][:1].isupper()
+        dative = unit and ctx and unit.plural.endswith("er") and " " not in unit.plural and not noun and _CASES.get(_cue(ctx)) == "dative"
+        return Unit(unit.singular, unit.plural + "n", unit.feminine) if dative else unit
+
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """'1989 fiel die Mauer', 'von 1914 bis 1918': 1100 to 1999 before a lower-case word that is no unit, or after
         'bis', 'von', is a year too (a count is followed by its noun, which German capitalizes: '1500 Menschen')."""

@@ -319,7 +319,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
-    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.') nor 'ha' before a
         participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
@@ -851,7 +851,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
-                    if not door and (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y …
+                    if not door and (unit := self.unit_at(cur, word, m, ctx)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
                                 cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):

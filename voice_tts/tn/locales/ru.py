@@ -360,7 +360,7 @@ class Russian(Language):
         per = PRICE_PER if parts[0] in MINOR else PER
         return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per[p]}" for p in parts[1:] if p))
 
-    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """'с' (seconds) is a preposition before a word or number; 'а' in lower case a conjunction ('16 А' ампер)."""
         if word == "а" or word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum():
             return None
