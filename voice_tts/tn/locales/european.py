@@ -774,13 +774,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2 or fractional is None and int(whole) == 1  # '0 €' zéro euro
         if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if one else self.plural(unit, ctx))
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if one else unit.plural)
         if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
-
-    def plural(self, unit: Unit, ctx: Context | None) -> str:
-        return unit.plural
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -958,8 +955,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return locale_span(m, counted, self.code)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
-                if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
-                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
+                if (unit := self.unit_at(cur, written, m, ctx) or self.unit_at(cur, written + cur.at(m), m + 1, ctx) or getattr(self.currency(written), "major", None)) is not None:
+                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else unit.plural  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         return locale_span(end, reading, self.code)
 
