@@ -97,7 +97,7 @@ READINGS = [
     # measures and fractions
     ("Das Paket wiegt 2,5 kg.", "Das Paket wiegt zwei Komma fünf Kilogramm."),
     ("Bei -3 °C und 120 km/h", "Bei minus drei Grad Celsius und hundertzwanzig Kilometer pro Stunde"),
-    ("Eine Wohnung mit 80 m²", "Eine Wohnung mit achtzig Quadratmeter"),
+    ("Eine Wohnung mit 80 m²", "Eine Wohnung mit achtzig Quadratmetern"),  # the dative plural's -n, ending its phrase
     ("Noch 3/4 übrig und 2 1/2 Stunden", "Noch drei viertel übrig und zweieinhalb Stunden"),
     # telephone numbers
     ("Rufen Sie +49 30 1234567 an.",

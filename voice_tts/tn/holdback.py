@@ -425,8 +425,9 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 return per if english.unit(cur.text[j + 2:per]) else j + 1  # '25¢', '25 €': the currency after its amount
             if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
                 return end + 1  # '15.6" laptop': inches where no quotation is open
-            if j == end:  # '$65/mo. for': the period of the period's abbreviation
-                return end + (money and "/" in text and cur.at(end) == "." and _abbreviation_period(cur, end))
+            if j == end:  # '$65/mo. for': the period of the period's abbreviation; a unit's: 'a 10-in. cake'
+                unit = (m := re.fullmatch(r"[\d.]+-([a-z]+)", text)) and (english.unit(m[1]) or english.unit(m[1] + "."))
+                return end + bool((money and "/" in text or unit) and cur.at(end) == "." and _abbreviation_period(cur, end))
             if c == "%" and numeric:  # '87 %'
                 return j + 1
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
@@ -513,6 +514,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 16, "reading", "en", info=english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
+    if word in ("c", "C", "cent") and cur.at(end) == "." and re.fullmatch(r"\d+(?:st|nd|rd|th)", ctx.prev_word):
+        return Span(end + _abbreviation_period(cur, end), "reading", "en", info="century")  # 'the 18th c.'
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
         return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:

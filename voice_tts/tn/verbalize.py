@@ -22,7 +22,7 @@ _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*
 _SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
-_RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
+_RATIO = re.compile(r"(\d{1,3}(\.5)?)/(\d{1,3})")  # a score with a half ('5.5/7'), no fraction
 _SUFFIXED_FRACTION = re.compile(r"(\d+/\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
@@ -56,8 +56,10 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
                 raw, ctx.prev_word)):
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第")
-    if kind == "abbr":
-        return english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info)
+    if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
+        reading, names = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info), english.unit(raw.rstrip(". "))
+        one = names and {ctx.prev_word.lower(), *ctx.words_before[-1:]} & {"per", "1", "a", "one"}
+        return reading.replace(names[1], names[0]) if one else reading
     if kind == "date":
         return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw
     if kind == "phone":
@@ -142,8 +144,9 @@ def _number_en(text: str, currency_code: str) -> str:
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
         return _number_en(m.group(1), "")
-    if (ratio := _RATIO.fullmatch(text)) and ((above := int(ratio[1]) >= int(ratio[2])) or english.is_mark(int(ratio[1]), int(ratio[2]))):
-        return f"{english.integer(ratio[1])} {'' if above else 'out of '}{english.integer(ratio[2])}"  # '24/7'; '45/50' a mark
+    if (ratio := _RATIO.fullmatch(text)) and ((above := not ratio[2] and int(ratio[1]) >= int(ratio[3])) or ratio[2] or english.is_mark(int(ratio[1]), int(ratio[3]))):
+        score = english.integer(ratio[1][:-2]) + " and a half" if ratio[2] else english.integer(ratio[1])  # '5.5/7'
+        return f"{score} {'' if above else 'out of '}{english.integer(ratio[3])}"  # '24/7'; '45/50' a mark
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two

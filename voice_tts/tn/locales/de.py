@@ -126,13 +126,19 @@ class German(Language):
         """'auf 1 l Wasser' auf einen Liter, 'mit 1 kg' mit einem Kilogramm: one unit in the case of the word
         before; an hour of the clock is none ('um 1 Uhr' ein Uhr)."""
         if (whole, fractional) == ("1", "5") and unit.singular.lower() not in self.SCALES:  # '1,5 Std.' eineinhalb Stunden
-            return f"{self.mixed_fraction(1, 1, 2)} {self.plural(unit, ctx)}"
+            return f"{self.mixed_fraction(1, 1, 2)} {unit.plural}"
         if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
             return super()._counted_quantity(whole, fractional, unit, ctx)
         return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
 
-    def plural(self, unit: Unit, ctx: Context | None) -> str:  # 'unter 14 J.' vierzehn Jahren: -n in the dative (not 'pro Sekunde')
-        return unit.plural + "n" * (ctx is not None and _CASES.get(_cue(ctx)) == "dative" and unit.plural.endswith("e") and unit.plural != unit.singular and " pro " not in unit.plural)
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
+        """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
+        where it ends its phrase ('von 8 cm' Zentimetern; 'mit 3 l Wasser' Liter; 'mg/dl' pro Deziliter)."""
+        unit, noun = super().unit_at(cur, word, end), (chunk_after(cur, end, is_letter) or ("",))[0][:1].isupper()
+        plural = unit.plural if unit and " " not in unit.plural else ""
+        ending = plural.endswith("e") and plural != unit.singular or plural.endswith("er") and not noun
+        dative = ctx is not None and _CASES.get(_cue(ctx)) == "dative"
+        return Unit(unit.singular, plural + "n", unit.feminine) if dative and ending else unit
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """'1989 fiel die Mauer', 'von 1914 bis 1918': 1100 to 1999 before a lower-case word that is no unit, or after

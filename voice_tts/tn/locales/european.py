@@ -319,7 +319,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
-    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.') nor 'ha' before a
         participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
@@ -775,13 +775,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2 or fractional is None and int(whole) == 1  # '0 €' zéro euro
         if fractional is None:
-            return self.counted_noun(int(whole), unit.feminine, unit.singular if one else self.plural(unit, ctx))
+            return self.counted_noun(int(whole), unit.feminine, unit.singular if one else unit.plural)
         if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
-        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else self.plural(unit, ctx)}"
-
-    def plural(self, unit: Unit, ctx: Context | None) -> str:
-        return unit.plural
+        return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,
                          currency: Currency | None, ctx: Context) -> Span:
@@ -852,7 +849,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
-                    if not door and (unit := self.unit_at(cur, word, m)) is not None:  # '1 h 30 min' una hora y …
+                    if not door and (unit := self.unit_at(cur, word, m, ctx)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
                         if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
                                 cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):
@@ -959,8 +956,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return locale_span(m, counted, self.code)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
-                if (unit := self.unit(written) or self.unit(written + cur.at(m)) or getattr(self.currency(written), "major", None)) is not None:
-                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else self.plural(unit, ctx)  # 'trois quarts de pouce'
+                if (unit := self.unit_at(cur, written, m, ctx) or self.unit_at(cur, written + cur.at(m), m + 1, ctx) or getattr(self.currency(written), "major", None)) is not None:
+                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else unit.plural  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         return locale_span(end, reading, self.code)
 

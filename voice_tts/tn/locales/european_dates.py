@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from contextlib import suppress
+from dataclasses import replace
 
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
@@ -20,6 +21,7 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
+_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])[:.h]([0-5]\d)-([01]?\d|2[0-4])[:.h]([0-5]\d)")  # '9:00–19:00' (a dash as '-')
 # Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
@@ -72,6 +74,12 @@ class DatesAndTimes:
         return locale_span(end, reading, self.code)
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
+        if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)):  # 'dalle nove alle diciannove'
+            start = "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "  # 'de 9:00–14:00'
+            ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
+            last = self._clock_window(cur, end, int(times[3]), int(times[4]), None, ctx, face=True)
+            first = self.clock(int(times[1]), int(times[2]), None, "", ctx)
+            return locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}", self.code)
         m = _CLOCK.fullmatch(token) or self.H_CLOCKS and _H_CLOCK.fullmatch(token) or _DOTTED_CLOCK.fullmatch(token)
         seconds = int(m[3]) if m and m.re is _CLOCK and m[3] else None  # '14:30:05'; '12h02m00s' is read to its minute
         if m and int(m[1]) <= 24 and int(m[2] or 0) < 60 and (seconds or 0) < 60 and (

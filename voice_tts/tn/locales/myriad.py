@@ -272,7 +272,10 @@ class Language:
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
             return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
-        return locale_span(end, self.digits(digits) if code else self.counted(digits, cur.at(end)), self.code)
+        k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
+        hour = re.match(self.words.get("shared_counter", "(?!)"), cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
+        spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
+        return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""

@@ -357,7 +357,7 @@ class Russian(Language):
         per = PRICE_PER if parts[0] in MINOR else PER
         return Forms(one, many, gender == "f", few, gender, parts[0], "".join(f" {per[p]}" for p in parts[1:] if p))
 
-    def unit_at(self, cur: Cursor, word: str, end: int) -> Unit | None:
+    def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """'с' (seconds) is a preposition before a word or number; 'а' in lower case a conjunction ('16 А' ампер)."""
         if word == "а" or word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum():
             return None
@@ -424,11 +424,15 @@ class Russian(Language):
                 case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
                     case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
-                if weekday := written not in self.ABBREVIATIONS:  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
-                    case = "accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)
+                weekday = written not in self.ABBREVIATIONS  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
+                weekly = weekday and (p == "по" and not {"с", "со"} & {*map(str.lower, ctx.words_before[-2:])} or (
+                    ctx.agreement == "weekly" and p in ("и", "или", "")))  # 'по вт и чт' по вторникам и четвергам
+                case = ("accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)) if weekday else case
                 reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
-                return Span(pos + len(written), "locale", self.code, ru_morph.phrase_in_case(reading, case) if case else reading,
-                            agreement=_day_case(p) if weekday and case else "")  # its date takes its case: 'на вт, 9 февраля' девятое
+                reading = ru_morph.inflect(reading, "dative", True) if weekly else (
+                    ru_morph.phrase_in_case(reading, case) if case else reading)
+                return Span(pos + len(written), "locale", self.code, reading, agreement="weekly" if weekly else
+                            _day_case(p) if weekday and case else "")  # its date its case: 'на вт, 9 февраля' девятое
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
