@@ -25,7 +25,8 @@ class Italian(Language):
     code = "it"
 
     def cardinal(self, n: int) -> str:
-        return super().cardinal(n).replace("centotto", "centootto")  # cento keeps its o before otto, not before ottanta
+        # cento keeps its o before otto, not before ottanta; a compound's last 'tre' is stressed, as CLDR writes 'ventitré'
+        return re.sub(r"(mille|mila)tre\b", r"\1tré", super().cardinal(n).replace("centotto", "centootto"))
 
     def counted(self, n: int, feminine: bool = False) -> str:
         words = self.cardinal(n)
