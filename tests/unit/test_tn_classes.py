@@ -412,6 +412,8 @@ ZH_READINGS = {
     # before a word of winning or after 比分 a score ('3-5人' stays a range)
     "她以7-5、2-6、6-3击败对手，比分3:1。": "她以七比五、二比六、六比三击败对手，比分三比一。",
     "主队以2-1获胜，最终比分3-2，每组3-5人。": "主队以二比一获胜，最终比分三比二，每组三到五人。",
+    # a price per a number of units: 每 and the number ('5元/10MB' 五元每十MB)
+    "国际漫游流量按5元/10MB收费。": "国际漫游流量按五元每十MB收费。",
 }
 
 

@@ -619,6 +619,10 @@ SENTENCES = {
     "es": [
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
+        # a price per unit after a currency's abbreviation: 'за' the unit, one joined by a middle dot too ('кВт·ч')
+        ("Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
+         "Вода пятьдесят два рубля тридцать копеек за кубический метр, свет пять рублей девяносто две копейки за "
+         "киловатт-час, интернет два рубля за гигабайт."),
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
@@ -724,6 +728,7 @@ SENTENCES = {
 def test_reading(lang: str, written: str, spoken: str) -> None:
     assert normalize(written, language=lang) == spoken
 
+        "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
 
 def _stream(text: str, lang: str, rng: random.Random):
     normalizer = StreamingNormalizer(lang)

@@ -166,8 +166,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
-    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/([A-Za-z]+[²³]?)", text)) and per[2] in unit_words("zh"):  # '元/kWh' 每千瓦时
-        return _number_zh(per[1]) + "每" + unit_words("zh")[per[2]]
+    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/(\d+(?:\.\d+)?)?([A-Za-z]+[²³]?)", text)) and per[3] in unit_words("zh"):
+        return _number_zh(per[1]) + "每" + (chinese.number(per[2]) if per[2] else "") + unit_words("zh")[per[3]]
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
         head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期
         return head + m[2] + (_number_zh(m[3]) if m[3] else "")  # 第210页 第二百一十页, 第2名5分 第二名五分

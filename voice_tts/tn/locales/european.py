@@ -326,6 +326,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
 
+    def unit_chunk(self, cur: Cursor, j: int) -> int:
+        """The end of the chunk at `j`, past a middle dot joining two units into one ('кВт·ч')."""
+        m = lexer.chunk(cur, j)
+        compound = lexer.chunk(cur, m + 1) if cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) else m
+        return compound if self.unit(cur.text[j:compound]) else m
+
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
         per another ('l/m²' Liter pro Quadratmeter) or per a period ('kWh/día' kilovatios hora al día)."""
@@ -821,7 +827,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 if j == end or not is_alnum(c):
                     break
-                m = lexer.chunk(cur, j)
+                m = self.unit_chunk(cur, j)
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or word + "." in self.UNITS  # '5 St.' Stück, not CLDR's stone
                                          or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
@@ -830,8 +836,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
                 elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
                     word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' cuillères
-                elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
-                    word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
                 if scale is None and word.lower() in self.SCALES:
                     scale, end = self.SCALES[word.lower()], m
                     continue
@@ -867,7 +871,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
                 break
         if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
-            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
+            per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
                 unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
