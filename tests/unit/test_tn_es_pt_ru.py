@@ -252,6 +252,9 @@ READINGS = {
         ("La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
          "La exposición recuerda a Isabel primera (mil cuatrocientos cincuenta y uno a mil quinientos cuatro) y a Goya "
          "(mil setecientos cuarenta y seis a mil ochocientos veintiocho)."),
+        # a scale's letter against a currency is the scale ('75 M€' millones), never a unit ('M' millas náuticas)
+        ("El club pagó 75 M€ por el portero y la grada costó 300 k€.",
+         "El club pagó setenta y cinco millones de euros por el portero y la grada costó trescientos mil euros."),
     ],
     "pt": [
         # a unit's symbol after an article or 'por' with no number is the unit's name
@@ -442,6 +445,10 @@ READINGS = {
         ("Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
          "Depois do três a um contra o Santos, o time embarca no voo G três dois zero sete cinco; a foto três por "
          "quatro custa quinze reais."),
+        # a scale's letters against a currency ('80 M€' milhões, 'R$ 40 mi', 'R$ 3 bi')
+        ("O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
+         "O clube pagou oitenta milhões de euros pelo atacante; a reforma custou quarenta milhões de reais e o estádio, "
+         "três bilhões de reais."),
     ],
     "ru": [
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
@@ -612,6 +619,10 @@ READINGS = {
         ("Приём в пн, 14.12, а сдача до ср, 16.12; заезд на сб, 19.12.",
          "Приём в понедельник, четырнадцатого декабря, а сдача до среды, шестнадцатого декабря; заезд на субботу, "
          "девятнадцатое декабря."),
+        # a price per unit after a currency's abbreviation: 'за' the unit, one joined by a middle dot too ('кВт·ч')
+        ("Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
+         "Вода пятьдесят два рубля тридцать копеек за кубический метр, свет пять рублей девяносто две копейки за "
+         "киловатт-час, интернет два рубля за гигабайт."),
     ],
 }
 
@@ -619,10 +630,6 @@ SENTENCES = {
     "es": [
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
-        # a price per unit after a currency's abbreviation: 'за' the unit, one joined by a middle dot too ('кВт·ч')
-        ("Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
-         "Вода пятьдесят два рубля тридцать копеек за кубический метр, свет пять рублей девяносто две копейки за "
-         "киловатт-час, интернет два рубля за гигабайт."),
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
         "La catedral, acabada en 1572, es gótica.",
@@ -663,6 +670,7 @@ SENTENCES = {
         "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
         "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
+        "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",
     ],
     "pt": [
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
@@ -698,6 +706,7 @@ SENTENCES = {
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
         "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
+        "O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
     ],
     "ru": [
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
@@ -719,6 +728,7 @@ SENTENCES = {
         "Согласно гл. IV положения пульс держите в пределах 130–150 уд./мин, автобус каждые 10–12 мин.; Невский пр., 28.",
         "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
         "Зал посвящён Екатерине II (1729–1796); приём в пн, 14.12, а сдача до ср, 16.12; заезд на сб, 19.12.",
+        "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
     ],
 }
 
@@ -728,7 +738,6 @@ SENTENCES = {
 def test_reading(lang: str, written: str, spoken: str) -> None:
     assert normalize(written, language=lang) == spoken
 
-        "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
 
 def _stream(text: str, lang: str, rng: random.Random):
     normalizer = StreamingNormalizer(lang)

@@ -193,6 +193,10 @@ READINGS = [
     # a spoon's abbreviation with its last word in full, feminine, plural after two
     ("Mélangez 3 c. à soupe de farine, 1 c. à café de vanille et ½ c. à café de sel.",
      "Mélangez trois cuillères à soupe de farine, une cuillère à café de vanille et une demi cuillère à café de sel."),
+    # a scale's letters against a currency ('28 M€' millions, '1,5 Md€' milliard, '30 k€' mille)
+    ("Le club a versé 28 M€ pour le milieu et 1,5 Md€ pour le stade ; l'entraîneur touche 30 k€ par mois.",
+     "Le club a versé vingt-huit millions d'euros pour le milieu et un virgule cinq milliard d'euros pour le stade ; "
+     "l'entraîneur touche trente mille euros par mois."),
 ]
 
 

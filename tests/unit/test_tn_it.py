@@ -235,6 +235,9 @@ READINGS = [
     # an apostrophe for a year's century is not read; one eliding an article stays
     ("Lo scudetto del '91 e la crisi dell'89 ('92 compreso).",
      "Lo scudetto del novantuno e la crisi dell'ottantanove (novantadue compreso)."),
+    # a scale's letters against a currency ('45 M€' milioni, '2 Mld€' miliardi)
+    ("La società ha speso 45 M€ per il portiere e 2 Mld€ per lo stadio.",
+     "La società ha speso quarantacinque milioni di euro per il portiere e due miliardi di euro per lo stadio."),
 ]
 
 

@@ -87,8 +87,8 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales"), (currencies, "currencies"),
-    (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales money_scales"),
+    (currencies, "currencies"), (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -130,6 +130,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Currency symbols, codes and names (lower case for names and codes) to their units.
     CURRENCIES: dict[str, Currency] = {}
     SCALES: dict[str, Unit] = {}
+    MONEY_SCALES: dict[str, Unit] = {}  # scales written in letters against a currency ('M€' millones, 'R$ 2 bi' bilhões)
     ABBREVIATIONS: dict[str, str] = {}
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
@@ -836,8 +837,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
                 elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
                     word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' cuillères
-                if scale is None and word.lower() in self.SCALES:
-                    scale, end = self.SCALES[word.lower()], m
+                money = currency or lexer.is_currency(cur.at(lexer.spaces(cur, m)))  # '60 M€', 'R$ 2 bi'; no 'M' alone
+                if scale is None and (found := self.SCALES.get(word.lower()) or money and self.MONEY_SCALES.get(word)):
+                    scale, end = found, m
                     continue
                 if (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
                     named, m = self.currency(word + "$"), m + 1
