@@ -176,19 +176,14 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return re.sub("点三十分(?!.*秒)", "点半", spoken) if m[1][-1] in "-到至" else spoken  # '6:30-9:00' 六点半到九点
     for rule in (chinese.clock_in_context, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
-                 chinese.fraction, chinese.plain):
+                 chinese.fraction, chinese.plain, lambda text: chinese.measure(text, unit_words("zh"))):
         if reading := rule(text):
             return reading
-    if re.search(r"[A-Za-z]", text):
-        if reading := chinese.measure(text, unit_words("zh")):  # CLDR's unit names ('20ms' 二十毫秒, '6.1 mmol/L' 六点一毫摩尔每升)
-            return reading
-        m = _UNIT_SUFFIX.match(text)
-        if m and unit_words("zh").get(m["unit"]):
-            # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no Latin letters
-            reading = normalize_span(text, "zh")
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
-                return reading
+    letters = re.search(r"[A-Za-z]", text)
+    if letters and not ((m := _UNIT_SUFFIX.match(text)) and unit_words("zh").get(m["unit"])):
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
-    reading = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
-    return reading or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
+    fixed = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
+    if letters:  # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no letters
+        return reading if fixed and not re.search(r"[A-Za-z]", reading) else chinese.identifier(text)
+    return fixed or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)

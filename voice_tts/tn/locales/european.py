@@ -125,12 +125,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     MONTH_NAMES: tuple[str, ...] = ()
     FULL_MONTHS: frozenset[str] = frozenset()
     YEAR_CUES: frozenset[str] = frozenset()  # words after which a four-digit number is a year ('im Jahr 1990')
-    # The units a language names itself (the others come from CLDR: `unit`).
-    UNITS: dict[str, Unit] = {}
-    # Currency symbols, codes and names (lower case for names and codes) to their units.
-    CURRENCIES: dict[str, Currency] = {}
-    SCALES: dict[str, Unit] = {}
-    MONEY_SCALES: dict[str, Unit] = {}  # scales written in letters against a currency ('M€' millones, 'R$ 2 bi' bilhões)
+    UNITS: dict[str, Unit] = {}  # the units a language names itself (the others come from CLDR: `unit`)
+    CURRENCIES: dict[str, Currency] = {}  # currencies' symbols, codes and names (the last two in lower case) to units
+    SCALES, MONEY_SCALES = {}, {}  # scale words; in letters against a currency ('60 M€' millones, 'R$ 2 bi' bilhões)
     ABBREVIATIONS: dict[str, str] = {}
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
@@ -841,14 +838,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if scale is None and (found := self.SCALES.get(word.lower()) or money and self.MONEY_SCALES.get(word)):
                     scale, end = found, m
                     continue
-                if (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
+                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
+                        cur.at(k)):  # '1,5 millones de €'
+                    named, m = self.currency(cur.at(k)), k + 1
+                elif (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
                     named, m = self.currency(word + "$"), m + 1
                 if named is not None and currency is None:
                     currency, end = named, m
-                    break
-                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
-                        cur.at(k)) and (named := self.currency(cur.at(k))) is not None:  # '1,5 millones de €'
-                    currency, end = named, k + 1
                     break
                 if scale is None and currency is None:
                     one, _, amount = word.partition("/")
