@@ -325,6 +325,9 @@ READINGS = {
     # an amount hyphened to what it describes keeps its currency; 'pp' after an amount is per person
     "Book the €15-a-head tour or the $3-million villa at £120pp.":
         "Book the fifteen euro a head tour or the three million dollar villa at one hundred and twenty pounds per person.",
+    # a scale's letter after an amount a currency code opened, as after a sign ('$5m')
+    "The deal is worth US$40m, or A$62m, up from USD 35m.":
+        "The deal is worth forty million US dollars, or sixty two million Australian dollars, up from thirty five million US dollars.",
 }
 
 ZH_READINGS = {
