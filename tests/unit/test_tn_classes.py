@@ -331,6 +331,9 @@ READINGS = {
     # an amount hyphened to what it describes keeps its currency; 'pp' after an amount is per person
     "Book the €15-a-head tour or the $3-million villa at £120pp.":
         "Book the fifteen euro a head tour or the three million dollar villa at one hundred and twenty pounds per person.",
+    # a scale's letter after an amount a currency code opened, as after a sign ('$5m')
+    "The deal is worth US$40m, or A$62m, up from USD 35m.":
+        "The deal is worth forty million US dollars, or sixty two million Australian dollars, up from thirty five million US dollars.",
 }
 
 ZH_READINGS = {
@@ -418,6 +421,11 @@ ZH_READINGS = {
     # before a word of winning or after 比分 a score ('3-5人' stays a range)
     "她以7-5、2-6、6-3击败对手，比分3:1。": "她以七比五、二比六、六比三击败对手，比分三比一。",
     "主队以2-1获胜，最终比分3-2，每组3-5人。": "主队以二比一获胜，最终比分三比二，每组三到五人。",
+    # a sum of yuan to the jiao in 元角 (点八 would drop a written zero), 元 after ￥ read once; to the fen as a number
+    "本月话费¥36.80，燃气费45.20元，押金￥300.00元，退款0.30元，电费12.35元。":
+        "本月话费三十六元八角，燃气费四十五元二角，押金三百元，退款三角，电费十二点三五元。",
+    # a price per a number of units: 每 and the number ('5元/10MB' 五元每十MB)
+    "国际漫游流量按5元/10MB收费。": "国际漫游流量按五元每十MB收费。",
 }
 
 

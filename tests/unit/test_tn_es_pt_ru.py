@@ -22,6 +22,9 @@ READINGS = {
         # a price per litre as per kilo: 'el litro'
         ("El gasóleo sale a 1,05 €/l y el aceite a 9 €/L.",
          "El gasóleo sale a un euro con cinco céntimos el litro y el aceite a nueve euros el litro."),
+        # a scale's letter against a currency is the scale ('75 M€' millones), never a unit ('M' millas náuticas)
+        ("El club pagó 75 M€ por el portero y la grada costó 300 k€.",
+         "El club pagó setenta y cinco millones de euros por el portero y la grada costó trescientos mil euros."),
         # a capital A after a number and a space is amperes; written against the number, or after a door's or a
         # floor's word, a letter
         ("El cargador (2 A) y el enchufe de 16 A; la puerta 4A y la fila 12A.",
@@ -265,6 +268,10 @@ READINGS = {
          "O carregador (dois amperes) e a tomada de dezesseis amperes; a porta quatro A e a fila doze A."),
         ("Moro no apartamento 12 A, bloco 3 A; o disjuntor é de 25 A.",
          "Moro no apartamento doze A, bloco três A; o disjuntor é de vinte e cinco amperes."),
+        # a scale's letters against a currency ('80 M€' milhões, 'R$ 40 mi', 'R$ 3 bi')
+        ("O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
+         "O clube pagou oitenta milhões de euros pelo atacante; a reforma custou quarenta milhões de reais e o estádio, "
+         "três bilhões de reais."),
         # the cents of an amount in euros, Portugal's currency, are 'cêntimos'; Brazil's real keeps 'centavos'
         ("A portagem custa 2,35 € e o café EUR 0,80; no Rio, R$ 4,60.",
          "A portagem custa dois euros e trinta e cinco cêntimos e o café oitenta cêntimos; "
@@ -460,6 +467,10 @@ READINGS = {
         # a capital А after a number and a space is amperes; written against the number a letter ('752А')
         ("Розетка на 16 А, автомат 10 А, поезд № 752А отправляется.",
          "Розетка на шестнадцать ампер, автомат десять ампер, поезд номер семьсот пятьдесят два а отправляется."),
+        # a price per unit after a currency's abbreviation: 'за' the unit, one joined by a middle dot too ('кВт·ч')
+        ("Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
+         "Вода пятьдесят два рубля тридцать копеек за кубический метр, свет пять рублей девяносто две копейки за "
+         "киловатт-час, интернет два рубля за гигабайт."),
         ("Пришло 2 000 человек", "Пришло две тысячи человек"),
         # a quoted title's numeral: a sequel's a number, a ruler's his ordinal
         ("Сегодня «Гладиатор II», завтра «Генрих IV».", "Сегодня «Гладиатор два», завтра «Генрих Четвёртый»."),
@@ -627,6 +638,7 @@ READINGS = {
 SENTENCES = {
     "es": [
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
+        "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
         "Abre de L a V y de lun a jue, a las 16:30 h; menú 95 €/persona en «Rocky II» del Ayto.",
@@ -671,6 +683,7 @@ SENTENCES = {
     ],
     "pt": [
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
+        "O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
         "O código de rastreio é LX 552 310 874 BR, para 2 pess., ref. 12.",
@@ -706,6 +719,7 @@ SENTENCES = {
     ],
     "ru": [
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
+        "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",
         "Это 3-я доставка за месяц: 3,5 кг и 12 л, скидка 15 % (1 250 руб.). В 1990-х было иначе.",

@@ -61,6 +61,10 @@ READINGS = [
     ("Un budget de 18,2 milliards", "Un budget de dix-huit virgule deux milliards"),
     # money
     ("Votre commande coûte 25,50 €.", "Votre commande coûte vingt-cinq euros cinquante."),
+    # a scale's letters against a currency ('28 M€' millions, '1,5 Md€' milliard, '30 k€' mille)
+    ("Le club a versé 28 M€ pour le milieu et 1,5 Md€ pour le stade ; l'entraîneur touche 30 k€ par mois.",
+     "Le club a versé vingt-huit millions d'euros pour le milieu et un virgule cinq milliard d'euros pour le stade ; "
+     "l'entraîneur touche trente mille euros par mois."),
     ("Seulement 1 € ou $15", "Seulement un euro ou quinze dollars"),
     # dates
     ("Le 1er mai 2025", "Le premier mai deux mille vingt-cinq"),

@@ -80,6 +80,9 @@ READINGS = [
     # the cents joined by "e", in every currency, tens of them without their unit as Italians say them (a few cents
     # keep it); cents alone without "e"
     ("Costa 25,50 € in tutto.", "Costa venticinque euro e cinquanta in tutto."),
+    # a scale's letters against a currency ('45 M€' milioni, '2 Mld€' miliardi)
+    ("La società ha speso 45 M€ per il portiere e 2 Mld€ per lo stadio.",
+     "La società ha speso quarantacinque milioni di euro per il portiere e due miliardi di euro per lo stadio."),
     ("L'importo è di 19,90 €.", "L'importo è di diciannove euro e novanta."),
     ("Costa $12,05 o 4,20 £.", "Costa dodici dollari e cinque centesimi o quattro sterline e venti."),
     ("Le restituiamo 0,99 €.", "Le restituiamo novantanove centesimi."),

@@ -117,7 +117,7 @@ MEASURE_WORDS = frozenset(
     line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
     if line.strip() and not line.startswith("#"))
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
-_COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)"
+_COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)(?(cur)元?)"
                     rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD})[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
@@ -180,14 +180,17 @@ def _quantity(text: str, suffix: str) -> str:
 
 
 def count(text: str) -> str | None:
-    """'12.5元' -> 十二点五元, '2个' -> 两个, '￥1234.56' -> 一千二百三十四点五六元, '$20' -> 二十美元,
-    '$1.5万' -> 一点五万美元, '3.45元/吨' 三点四五元每吨, '11胜2负' 十一胜两负; an amount of money without its decimals' final
-    zeros ('¥199.00' 一百九十九元, '41.40元' 四十一点四元)."""
+    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '3.45元/吨' 三点四五元每吨: a
+    currency or a measure word, one of them, a scale (万, 亿) only with a currency; money without its decimals' final
+    zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
     if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
-    # a currency or a measure word, one of them; a scale (万, 亿) only with a currency
     if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
         return None
+    yuan = m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元"
+    if yuan and not m["scale"] and not m["per"] and (jiao := re.fullmatch(r"(\d+)\.(\d)0", m["num"])):
+        whole = re.sub("(?<!十)二(?=[千万亿])", "两", _quantity(jiao[1], "元")) + "元" if int(jiao[1]) else ""  # 一万两千元
+        return (whole + (cardinal(int(jiao[2])) + "角" if jiao[2] != "0" else "") or "零元") + m["suffix"][1:]
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
     suffix = re.sub(rf"½({_MEASURE_WORD})", r"\1半", m["suffix"])  # a half after its measure word: '1½杯' 一杯半
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], suffix) + m["scale"]

@@ -86,7 +86,7 @@ _SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*
                    r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-head fee'; '£35pp' per person
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
-_CODE_AMOUNT = re.compile(r"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>)" + _SCALES_AND_PER)  # 'USD 5 million'
+_CODE_AMOUNT = re.compile(rf"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>{'|'.join(SCALE_SUFFIXES)})?" + _SCALES_AND_PER)
 # What a price is per: '$350/yr' three hundred fifty dollars per year.
 _PER_PERIOD = _DATA["per_period"]
 

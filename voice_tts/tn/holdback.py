@@ -298,8 +298,8 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         suffixed -= cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小"  # a comparison, no count: '2大于1' 二大于一
         if suffixed > end and cur.at(suffixed) == "/" and (
                 (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or
-                cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))] in unit_words("zh")):
-            return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时
+                cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))].lstrip("0123456789.") in unit_words("zh")):
+            return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时, '3元/10MB' 每十MB
         if suffixed == end or not is_digit(cur.at(suffixed)):
             return suffixed
         end = lexer.chunk(cur, suffixed)

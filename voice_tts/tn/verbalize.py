@@ -169,8 +169,8 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
-    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/([A-Za-z]+[²³]?)", text)) and per[2] in unit_words("zh"):  # '元/kWh' 每千瓦时
-        return _number_zh(per[1]) + "每" + unit_words("zh")[per[2]]
+    if (per := re.fullmatch(r"(.*[^\x00-\x7f])/(\d+(?:\.\d+)?)?([A-Za-z]+[²³]?)", text)) and per[3] in unit_words("zh"):
+        return _number_zh(per[1]) + "每" + (chinese.number(per[2]) if per[2] else "") + unit_words("zh")[per[3]]
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)
         head = chinese.digits(m[1]) if len(m[1]) > 4 and m[2][:1] == "期" else chinese.cardinal(int(m[1]))  # 第2025138期
         return head + m[2] + (_number_zh(m[3]) if m[3] else "")  # 第210页 第二百一十页, 第2名5分 第二名五分
@@ -179,19 +179,14 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
         return re.sub("点三十分(?!.*秒)", "点半", spoken) if m[1][-1] in "-到至" else spoken  # '6:30-9:00' 六点半到九点
     for rule in (chinese.clock_in_context, chinese.version, chinese.date, chinese.era_year, chinese.percent,
                  chinese.telephone, chinese.count, chinese.clock_time, chinese.celsius, chinese.number_range,
-                 chinese.fraction, chinese.plain):
+                 chinese.fraction, chinese.plain, lambda text: chinese.measure(text, unit_words("zh"))):
         if reading := rule(text):
             return reading
-    if re.search(r"[A-Za-z]", text):
-        if reading := chinese.measure(text, unit_words("zh")):  # CLDR's unit names ('20ms' 二十毫秒, '6.1 mmol/L' 六点一毫摩尔每升)
-            return reading
-        m = _UNIT_SUFFIX.match(text)
-        if m and unit_words("zh").get(m["unit"]):
-            # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no Latin letters
-            reading = normalize_span(text, "zh")
-            if reading and chinese.fix_wetext(text, reading) and not re.search(r"[A-Za-z]", reading):
-                return reading
+    letters = re.search(r"[A-Za-z]", text)
+    if letters and not ((m := _UNIT_SUFFIX.match(text)) and unit_words("zh").get(m["unit"])):
         return chinese.identifier(text)
     reading = normalize_span(text, "zh")
-    reading = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
-    return reading or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)
+    fixed = reading and chinese.fix_wetext(text, reading)  # wetext's, where its checks pass
+    if letters:  # wetext glues readings to words it half-read ("两小时ours"), leaves units unread ('1.2g'): no letters
+        return reading if fixed and not re.search(r"[A-Za-z]", reading) else chinese.identifier(text)
+    return fixed or re.sub(r"\d+(?:\.\d+)?", lambda m: chinese.number(m.group()), text)

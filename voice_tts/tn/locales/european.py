@@ -87,8 +87,8 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales"), (currencies, "currencies"),
-    (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales money_scales"),
+    (currencies, "currencies"), (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -125,11 +125,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     MONTH_NAMES: tuple[str, ...] = ()
     FULL_MONTHS: frozenset[str] = frozenset()
     YEAR_CUES: frozenset[str] = frozenset()  # words after which a four-digit number is a year ('im Jahr 1990')
-    # The units a language names itself (the others come from CLDR: `unit`).
-    UNITS: dict[str, Unit] = {}
-    # Currency symbols, codes and names (lower case for names and codes) to their units.
-    CURRENCIES: dict[str, Currency] = {}
-    SCALES: dict[str, Unit] = {}
+    UNITS: dict[str, Unit] = {}  # the units a language names itself (the others come from CLDR: `unit`)
+    CURRENCIES: dict[str, Currency] = {}  # currencies' symbols, codes and names (the last two in lower case) to units
+    SCALES, MONEY_SCALES = {}, {}  # scale words; in letters against a currency ('60 M€' millones, 'R$ 2 bi' bilhões)
     ABBREVIATIONS: dict[str, str] = {}
     # Abbreviated weekdays, read as a range when two are joined by a dash ('Mo.–Fr.').
     WEEKDAYS: dict[str, str] = {}
@@ -325,6 +323,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
             return None
         return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
+
+    def unit_chunk(self, cur: Cursor, j: int) -> int:
+        """The end of the chunk at `j`, past a middle dot joining two units into one ('кВт·ч')."""
+        m = lexer.chunk(cur, j)
+        compound = lexer.chunk(cur, m + 1) if cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) else m
+        return compound if self.unit(cur.text[j:compound]) else m
 
     def unit(self, written: str) -> Unit | None:
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
@@ -819,7 +823,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 if j == end or not is_alnum(c):
                     break
-                m = lexer.chunk(cur, j)
+                m = self.unit_chunk(cur, j)
                 word = cur.text[j:m]
                 if cur.at(m) == "." and (word.lower() + "." in self.SCALES or word + "." in self.UNITS  # '5 St.' Stück, not CLDR's stone
                                          or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
@@ -828,19 +832,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
                 elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
                     word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' cuillères
-                elif cur.at(m) in "·⋅" and is_letter(cur.at(m + 1)) and self.unit(compound := cur.text[j:lexer.chunk(cur, m + 1)]):
-                    word, m = compound, j + len(compound)  # 'кВт·ч': a unit of two joined by a middle dot
-                if scale is None and word.lower() in self.SCALES:
-                    scale, end = self.SCALES[word.lower()], m
+                money = currency or lexer.is_currency(cur.at(lexer.spaces(cur, m)))  # '60 M€', 'R$ 2 bi'; no 'M' alone
+                if scale is None and (found := self.SCALES.get(word.lower()) or money and self.MONEY_SCALES.get(word)):
+                    scale, end = found, m
                     continue
-                if (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
+                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
+                        cur.at(k)):  # '1,5 millones de €'
+                    named, m = self.currency(cur.at(k)), k + 1
+                elif (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
                     named, m = self.currency(word + "$"), m + 1
                 if named is not None and currency is None:
                     currency, end = named, m
-                    break
-                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
-                        cur.at(k)) and (named := self.currency(cur.at(k))) is not None:  # '1,5 millones de €'
-                    currency, end = named, k + 1
                     break
                 if scale is None and currency is None:
                     one, _, amount = word.partition("/")
@@ -865,7 +867,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
                 break
         if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
-            per = self.PERIODS.get(word := cur.text[end + 1:lexer.chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
+            per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
                 unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])

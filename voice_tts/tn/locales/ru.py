@@ -491,7 +491,7 @@ class Russian(Language):
                 if c in ("%", "‰") or lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
-                    m = lexer.chunk(cur, end + 1)
+                    m = self.unit_chunk(cur, end + 1)
                     dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)  # '650 ₽/мес. + свет' в месяц плюс
                     return m + dot if cur.text[end + 1:m].lower() in PER else end
                 if j == end or not is_letter(c) or self.unit_at(cur, cur.text[j:(m := lexer.chunk(cur, j))], m) is None:
