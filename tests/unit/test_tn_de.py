@@ -12,6 +12,8 @@ from voice_tts.tn import normalize
 READINGS = [
     # 'lfd. m' between a count and its unit: laufende Meter
     ("Wir verlegen 8 lfd. m Sockelleiste.", "Wir verlegen acht laufende Meter Sockelleiste."),
+    ("Danach surfen Sie mit 64 kbps statt 50 Mbps.",
+     "Danach surfen Sie mit vierundsechzig Kilobit pro Sekunde statt fünfzig Megabit pro Sekunde."),
     # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
     ("Wir zeigen „Rocky III“ und einen Film über Friedrich II.", "Wir zeigen „Rocky drei“ und einen Film über Friedrich den Zweiten."),
     # a list member's size or price after 'à' or 'je' leaves the list's case to its next count

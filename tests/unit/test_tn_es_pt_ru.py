@@ -187,6 +187,7 @@ READINGS = {
         ("Oficina en la calle Mayor 5, 28013 Madrid, y otra en Gran Vía 1, 08001 Barcelona; fibra de 1 Gbps y 300 Mbps.",
          "Oficina en la calle Mayor cinco, dos ocho cero uno tres Madrid, y otra en Gran Vía uno, cero ocho cero cero uno "
          "Barcelona; fibra de un gigabit por segundo y trescientos megabits por segundo."),
+        ("Sin datos la velocidad baja a 128 kbps.", "Sin datos la velocidad baja a ciento veintiocho kilobits por segundo."),
         ("El empate llegó en el 90'+3.", "El empate llegó en el noventa más tres."),
         # a time range after a date keeps its 'de'
         ("Abrimos el viernes 3 de marzo de 9:00 a 14:00 y el 5 de abril de 2025.", "Abrimos el viernes "
@@ -401,6 +402,7 @@ READINGS = {
          "A sala dois fica ao lado e a linha um fecha às vinte e três horas; o voo vinte e um sai da plataforma dois."),
         # data rates in full; a number with a leading zero after 'n.º' digit by digit
         ("Fibra de 500 Mbps e 1 Gbps.", "Fibra de quinhentos megabits por segundo e um gigabit por segundo."),
+        ("Depois da franquia, 64 kbps.", "Depois da franquia, sessenta e quatro kilobits por segundo."),
         ("Pedido n.º 0482 e 19 de março de 18:00 às 20:00.",
          "Pedido número zero quatro oito dois e dezenove de março de dezoito horas às vinte horas."),
         ("Para o show do dia 21/3 no parque; vão até 28/2, e sai em 15/4.",

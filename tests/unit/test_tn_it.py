@@ -94,6 +94,7 @@ READINGS = [
      "Arriva il tre maggio. Poi il quattro maggio, il cinque maggio duemilaventicinque."),
     ("Il 1° gennaio e il 14/07/2024", "Il primo gennaio e il quattordici luglio duemilaventiquattro"),
     # a compound ending in 'tre' is stressed on it, after mille and mila too ('ventitré', 'duemilatré')
+    ("Oltre la soglia si naviga a 128 kbps.", "Oltre la soglia si naviga a centoventotto kilobit al secondo."),
     ("Fondata nel 2003, conta 1003 soci e 3003 iscritti.", "Fondata nel duemilatré, conta milletré soci e tremilatré iscritti."),
     # times
     ("Alle 16:00 e alle 9:30", "Alle sedici e alle nove e trenta"),
