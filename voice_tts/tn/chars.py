@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_right
 
-from voice_tts.tn.chinese import MEASURE_WORDS
+from voice_tts.tn.chinese import MEASURE_WORDS, WORDS
 from voice_tts.tn.locales import data
 
 # Extended_Pictographic (Unicode 15 emoji-data.txt) plus the emoji components that only make sense
@@ -26,12 +26,8 @@ HARD_STOPS = frozenset("。！？；!?")
 CLOSING = frozenset(".,!?;:)]}…%’”。，、；：？！）」』》〉】")
 OPENING_BRACKETS = frozenset("([{（「『《〈【“‘\"'")
 
-# §3.4: Han characters that may follow a number and change its reading, with those of the
-# measure words after which 2 is 两 (chinese.MEASURE_WORDS); 之 makes '2分之1' one fraction (二分之一); units in one
-# character ('89.5㎡').
-ZH_SUFFIXES = frozenset(
-    "年月日号时点分秒个只位名元块角毛万亿千百十度岁次楼层室米克斤吨升倍成折人天周代后届期章节页条台辆张本件部首家所种之㎡㎥㎏㎞㎝㎜㏄㎖㎎"
-) | frozenset("".join(MEASURE_WORDS))
+# §3.4: Han characters that may follow a number and change its reading (zh_words.json), and the measure words' (两).
+ZH_SUFFIXES = frozenset(WORDS["number_suffixes"]) | frozenset("".join(MEASURE_WORDS))
 
 
 def is_emoji(c: str) -> bool:

@@ -118,10 +118,10 @@ MEASURE_WORDS = frozenset(
     if line.strip() and not line.startswith("#"))
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)(?(cur)元?)"
-                    rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD})[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
+                    rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD}|折)[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃)?)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃|折)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
 _MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
                       r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
@@ -176,7 +176,8 @@ def cardinal_liang(n: int) -> str:
 
 
 def _quantity(text: str, suffix: str) -> str:
-    return "两" if text == "2" and suffix and re.match(_MEASURE_WORD, suffix) else number(text)
+    return digits(text.replace(".", "")) if suffix.startswith("折") else (  # a discount: '8.5折' 八五折, '95折' 九五折
+        "两" if text == "2" and suffix and re.match(_MEASURE_WORD, suffix) else number(text))
 
 
 def count(text: str) -> str | None:

@@ -43,6 +43,7 @@ class Context:
     # sentence state for routing (§3.6)
     sent_han: bool = False
     sent_latin: bool = False
+    range_word: str = "到"  # 至 where the sentence wrote it between numbers or days ('周一至周六'); '至?' before the second
     quote_open: bool = False  # a '"' opened a quotation on this line: a '"' after a number closes it, no inch mark
     # spoken side
     last_spoken: str = ""
@@ -71,8 +72,8 @@ class Context:
         return "zh" if self.sent_han else ("en" if self.sent_latin else self.default_lang)
 
     def end_sentence(self) -> None:
-        self.sent_han = False
-        self.sent_latin = False
+        self.sent_han = self.sent_latin = False
+        self.range_word = "到"
 
     def new_turn(self) -> Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""

@@ -498,8 +498,10 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
         return _number(cur, pos, pos, ctx)
     if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
-        roman = (cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX" or ctx.char_before(cur.text, pos) == "第") and set(word) <= set("IVX") and english.roman_value(word)
-        return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman else Span(end, "word", "zh")
+        roman = set(word) <= set("IVX") and english.roman_value(word) or 0
+        named = cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX" or ctx.char_before(cur.text, pos) == "第" or (
+            is_han(ctx.char_before(cur.text, pos)) and len(word) > 1 and roman <= 12)  # after a name: '大学物理II'; not 'XX'
+        return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman and named else Span(end, "word", "zh")
     if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth

@@ -410,6 +410,7 @@ class OpenWord:
 
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
 _HAN_WORD_CHARS = 5
+_RANGE_ENDS = frozenset("0123456789〇一二三四五六七八九十百千万日号月年元点时天周星")  # a range's ends next to its 至
 _WORDS_BEFORE = 4  # how many words before the last the next number may look back on: 'code de vérification est le 482 913'
 
 
@@ -421,11 +422,10 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.agreement = span.agreement
     if ctx.auto and ctx.locale is None and not raw.isascii():
         _detect_language(ctx, raw)
-    hangul_word_goes_on = is_hangul(ctx.prev_char)
-    han_word_goes_on = is_han(ctx.prev_char)
-    after_word = ctx.prev_char.isalpha()
-    if raw:
-        ctx.prev_char = raw[-1]
+    before = ctx.prev_char
+    if ctx.range_word == "至?" or raw == "至" and ctx.range_word == "到" and before in _RANGE_ENDS:  # '周一至周六'
+        ctx.range_word = "至?" if raw == "至" else "至" if raw[:1] in _RANGE_ENDS else "到"  # and after it
+    ctx.prev_char = raw[-1:] or ctx.prev_char
     # raw side: modes, lines, words
     if mode is not None:
         ctx.mode = mode
@@ -442,12 +442,12 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if hangul_word_goes_on else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
+        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if is_hangul(before) else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
-        ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if han_word_goes_on else raw
-    elif kind == "punct" and (raw in "：:" and after_word or raw == "," and ctx.prev_word in english.EXAMPLE_WORDS):
+        ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if is_han(before) else raw
+    elif kind == "punct" and (raw in "：:" and before.isalpha() or raw == "," and ctx.prev_word in english.EXAMPLE_WORDS):
         pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
-    elif kind == "punct" and raw in "—–" and not after_word and ctx.prev_word:  # 'ваш код — 482913': a code's word, no case's
+    elif kind == "punct" and raw in "—–" and not before.isalpha() and ctx.prev_word:  # 'ваш код — 482913': a code's word, no case's
         ctx.prev_word, ctx.words_before = "", (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:]
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
@@ -460,10 +460,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.sent_latin = True
     # spoken side
     ctx.pending_sep = not spoken and (ctx.pending_sep or kind in ("ws", "emoji", "drop", "punct"))
-    if spoken:
-        ctx.last_spoken = spoken[-1]
-        if visible := spoken.rstrip():
-            ctx.last_visible = visible[-1]
+    ctx.last_spoken = spoken[-1:] or ctx.last_spoken
+    ctx.last_visible = spoken.rstrip()[-1:] or ctx.last_visible
 
 
 _SCRIPTS = (("ja", is_kana), ("ko", is_hangul))

@@ -23,7 +23,7 @@ from babel.dates import get_day_names
 from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
-from voice_tts.tn.chars import is_digit, is_han
+from voice_tts.tn.chars import is_digit, is_han, is_kana
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
@@ -177,9 +177,11 @@ class Language:
             return company
         if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        if (sign := numeral(cur, pos)) and ((before := ctx.char_before(cur.text, pos)) in ("第", "제") or "①" <= c <= "⑳" or cur.at(sign[0]) in self.words[
-                "roman_before"] and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '「線形代数Ⅱ」' 二; 'V型' a shape
-            sequel = "ァ" <= before <= "ー" and c < "①" and sign[1] < 10 and self.words["code_digits"][""].split()  # after katakana: 'ロッキーⅡ」' ツー
+        name = ctx.prev_word[-1:] if (before := ctx.char_before(cur.text, pos)) == " " else before  # '경제학원론 II'
+        if (sign := numeral(cur, pos)) and (before in ("第", "제") or "①" <= c <= "⑳" or (
+                cur.at(sign[0]) in self.words["roman_before"] or sign[1] <= 12 and is_han(name) and not (c < "Ⅰ" and is_kana(name)))
+                and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '統計学Ⅱ' 二; 'V型', 'ステージIV'
+            sequel = "・" != before and "ァ" <= before <= "ー" and c < "①" and sign[1] < 10 and self.words["code_digits"][""].split()  # after katakana: 'ロッキーⅡ」' ツー
             return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
