@@ -255,6 +255,9 @@ READINGS = {
         # 'CV' of an engine is 'caballos'
         ("Vendo Golf 2.0 TDI de 150 CV; la moto tiene 1 CV más.",
          "Vendo Golf dos coma cero TDI de ciento cincuenta caballos; la moto tiene un caballo más."),
+        # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
+        ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
+         "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
     ],
     "pt": [
         # a unit's symbol after an article or 'por' with no number is the unit's name
@@ -626,6 +629,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
