@@ -451,6 +451,9 @@ READINGS = {
         # a whole hour opening a range says no 'horas', whether the range ends on a whole hour or not
         ("Atendimento das 9h às 11h30 e das 13h às 17h45, sábados das 8h às 12h.",
          "Atendimento das nove às onze e trinta e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
+        # a pace: a race's time over a unit is 'por' the unit
+        ("Manteve 4'15\"/km no início e 4'40\"/km no fim.",
+         "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
     ],
     "ru": [
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
@@ -677,6 +680,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
