@@ -292,6 +292,9 @@ READINGS = {
         "third floor, a twenty first century idea.",
     "On the easy 5 km runs we talk; the first 5 km are flat.": "On the easy five kilometer runs we talk; the first five kilometers are flat.",
     "Keep it at 130–150 bpm for 2-3 km.": "Keep it at one hundred thirty to one hundred fifty beats per minute for two to three kilometers.",
+    # a fraction of one before a measure noun is 'a' one ('an eighth'), a half 'half a', others 'of a'
+    "Stir in ⅓ cup of oil, ½ cup of milk, ¾ cup of flour, ¼ tsp of salt and ⅛ tsp. of soda for ½ hour.": "Stir in a third cup of "
+        "oil, half a cup of milk, three quarters of a cup of flour, a quarter teaspoon of salt and an eighth teaspoon of soda for half an hour.",
     # a ruler's possessive; a number's plural; a month and day no fraction can be; a ZIP code before its word
     "Louis XIV's court met the over-65s on the 7/19 tour in the 60614 ZIP code.": "Louis the fourteenth's court met the over sixty "
         "fives on the July nineteenth tour in the six zero six one four ZIP code.",

@@ -328,6 +328,10 @@ READINGS = [
     ("Die Runde dauerte 2:40 Min., der Zweite kam mit -0:12 Min. und der Dritte mit +3:05 Min. ins Ziel.",
      "Die Runde dauerte zwei Minuten und vierzig Sekunden, der Zweite kam mit minus zwölf Sekunden und der Dritte mit "
      "plus drei Minuten und fünf Sekunden ins Ziel."),
+    # a year after a word of make or model ('Bj.', 'Jg.', 'Modelljahr', 'EZ') is read as a year
+    ("Golf IV, Bj. 1999, Modelljahr 2000; der Jahrgang 1968 traf sich, EZ 1987.",
+     "Golf vier, Baujahr neunzehnhundertneunundneunzig, Modelljahr zweitausend; der Jahrgang neunzehnhundertachtundsechzig "
+     "traf sich, Erstzulassung neunzehnhundertsiebenundachtzig."),
 ]
 
 

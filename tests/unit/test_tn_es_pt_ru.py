@@ -259,6 +259,9 @@ READINGS = {
         # 'CV' of an engine is 'caballos'
         ("Vendo Golf 2.0 TDI de 150 CV; la moto tiene 1 CV más.",
          "Vendo Golf dos coma cero TDI de ciento cincuenta caballos; la moto tiene un caballo más."),
+        # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
+        ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
+         "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
     ],
     "pt": [
         # a unit's symbol after an article or 'por' with no number is the unit's name
@@ -457,6 +460,9 @@ READINGS = {
         # a whole hour opening a range says no 'horas', whether the range ends on a whole hour or not
         ("Atendimento das 9h às 11h30 e das 13h às 17h45, sábados das 8h às 12h.",
          "Atendimento das nove às onze e trinta e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
+        # a pace: a race's time over a unit is 'por' the unit
+        ("Manteve 4'15\"/km no início e 4'40\"/km no fim.",
+         "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
     ],
     "ru": [
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
@@ -634,11 +640,15 @@ READINGS = {
         # and after a weekday written in full: 'на' the nominative, 'в' the genitive
         ("Встреча перенесена на среду, 4 марта, а приём — в пятницу, 6 марта.",
          "Встреча перенесена на среду, четвёртое марта, а приём — в пятницу, шестого марта."),
+        # a count's range after a dash or a colon is 'от … до' where its noun is the genitive plural already
+        ("Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
+         "Отпуск — от двенадцати до четырнадцати дней, срок: от пяти до шести недель, доставка — два три дня."),
     ],
 }
 
 SENTENCES = {
     "es": [
+        "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
@@ -684,6 +694,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
         "O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -720,6 +731,7 @@ SENTENCES = {
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
     ],
     "ru": [
+        "Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
         "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

@@ -203,6 +203,10 @@ READINGS = [
      "Clio un point cinq dCi quatre-vingt-dix chevaux, contrôle technique à faire dans deux mois, douze euros par personne pour le "
      "parking."),
     ("Vends Twingo 1.2 essence, 1.5 l aux 100 km.", "Vends Twingo un point deux essence, un litre et demi aux cent kilomètres."),
+    # a unit's symbol with no number before it is its noun: after an ordinal or 'au'; 'arr.' arrondissement
+    ("Crevaison au 12e km, allure de 5 min 20 s au km ; hôtel dans le VIe arr., loyer au m² en hausse.",
+     "Crevaison au douzième kilomètre, allure de cinq minutes vingt secondes au kilomètre ; hôtel dans le sixième "
+     "arrondissement, loyer au mètre carré en hausse."),
 ]
 
 

@@ -490,22 +490,21 @@ _FRACTIONS = {"/".join(map(str, cldr.vulgar_fraction(c))): c for c in cldr.VULGA
 
 # --- spans decided with the words around them ---------------------------------------------------
 
-# Nouns of measure a fraction is 'of a': '¾ cup' three quarters of a cup, '½ hour' half an hour.
-_MEASURE_NOUNS = _DATA["measure_nouns"]
+_MEASURE_NOUNS = _DATA["measure_nouns"]  # nouns of measure a fraction counts: '¾ cup' three quarters of a cup
 
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
-    """'¾' three quarters; before a measure noun as said: '¾ cup' three quarters of a cup, '½ cup' half a cup; after a
-    whole number (`after_number`) a mixed number's rest ('1½ cups' one and a half cups). `noun`: the word after, or "".
-    Returns the reading and whether it took the noun."""
+    """'¾' three quarters; before a measure `noun` (the word after, or "") as said, and whether it took it: '¾ cup'
+    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest ('1½ cups')."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
+    one = ("an " if words[4] in "aeiou" else "a ") + words[4:] if words[:4] == "one " else words  # a quarter, an eighth
     if after_number:
-        rest = "a " + words[4:] if words.startswith("one ") else words
-        return "and " + rest + (" " + noun if noun else ""), bool(noun)
+        return "and " + one + (" " + noun if noun else ""), bool(noun)
     if (unit := _MEASURE_NOUNS.get(noun.lower().rstrip("."))) is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
-    article = "an" if unit[0] in "aeiou" else "a"
-    return (f"half {article} {unit}" if words == "one half" else f"{words} of {article} {unit}"), True
+    article = "an" if unit[0] in "aeiou" or unit == "hour" else "a"
+    return (f"half {article} {unit}" if words == "one half" else f"{one} {unit}" if one != words
+            else f"{words} of {article} {unit}"), True
 
 
 WEEKDAYS = _DATA["weekdays"]  # abbreviation -> name: 'Tu' Tuesday

@@ -133,18 +133,15 @@ def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] |
 
 
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
-    """'¾ cup' three quarters of a cup; '1½ cups' (after a number) one and a half cups: the
-    fraction with the measure noun after it when it reads one."""
+    """'¾ cup' three quarters of a cup, '1½ cups' one and a half cups: the fraction, with the measure noun it reads."""
     after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
     j = k = pos + 1  # past the tail bound no noun
     with suppress(TooLong):
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
     glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
-    reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # the noun after it
-    if took_noun:
-        return Span(k + _abbreviation_period(cur, k), "reading", "en", info=glued + reading)  # '¾ tsp. of' teaspoon
-    return Span(pos + 1, "reading", "en", info=glued + english.vulgar_fraction(cur.text[pos], "", after_number)[0])
+    reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # '¾ tsp. of' teaspoon
+    return Span(k + _abbreviation_period(cur, k) if took_noun else pos + 1, "reading", "en", info=glued + reading)
 
 
 _HAS_DIGIT = re.compile("[0-9０-９]")

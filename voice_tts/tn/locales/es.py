@@ -98,7 +98,6 @@ _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
 _ZONE = re.compile(r"([a-z]+)([-+]\d{1,2})?")
-_QUARTERS = {15: "cuarto", 30: "media"}  # 'las dos y cuarto', 'y media'
 
 
 class Spanish(Iberian):
@@ -134,9 +133,9 @@ class Spanish(Iberian):
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
-        y, quarters = ("", {}) if ctx.prev_word and (minutes > 30 or minutes == 30 and hours > 12) else (" y", _QUARTERS)  # '16:30', '23:55'
-        return cardinal(hours, "f") + (f"{y} {quarters.get(minutes, cardinal(minutes))}" if minutes else "") + (
-            " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # 'a las 16:30 h' dieciséis treinta horas, '9:30 h' nueve y media
+        y, quarters = ("", {}) if ctx.prev_word and (hours > 12 and minutes >= 30 or minutes > 30 and not marker) else (" y", self.QUARTERS)
+        return cardinal(hours, "f") + (f"{y} {quarters.get(str(minutes), cardinal(minutes))}" if minutes else "") + (
+            " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # '16:30 h' … treinta horas, '6:45 h' seis y cuarenta y cinco
 
     def currency(self, written: str) -> Currency | None:
         """The table in any case, else CLDR's codes and symbols ('3 kr'); a code that is a word only in capitals."""

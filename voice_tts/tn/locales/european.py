@@ -647,8 +647,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, " ".join(flight), self.code)
         race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
         if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
-            parts = tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s")))
-            return locale_span(end + 4, self.duration(parts, ctx), self.code)
+            said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
+            per = cur.at(end + 4) == "/" and self.unit(cur.text[end + 5:(k := lexer.chunk(cur, end + 5))])  # a pace
+            return locale_span(k if per else end + 4, f"{said} {self.per(per)}" if per else said, self.code)
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
@@ -720,8 +721,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
-            number = int(ordinal.group(1).replace(".", ""))
-            return self._after_day(cur, end, minus + self.ordinal(number, ordinal.group(2), ctx), number, ctx)
+            number = int(ordinal.group(1).replace(".", ""))  # a unit's symbol after it is its noun: 'au 30e km'
+            unit = after and len(after[0]) > 1 and after[0].islower() and not set(after[0]) & set("aeiou") and self.unit(after[0])
+            reading = minus + self.ordinal(number, ordinal.group(2), ctx) + (f" {unit.singular}" if unit else "")
+            return self._after_day(cur, after[1] if unit else end, reading, number, ctx)
         if plain and (decade := self.decade(token, ctx)) is not None:
             return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None

@@ -256,10 +256,12 @@ class Russian(Language):
         return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
-        """'3–5 дней' три пять, both in the case the last takes between its preposition and noun ('в течение 3–5 рабочих
-        дней' трёх пяти, 'с 1–2 ошибками' одной двумя) and each in its noun's gender ('за 1–2 недели' одну две, '2–3 суток' двое трое)."""
-        case = ru_cases.count_case(int(m[3]), _preposition(ctx), noun or "")
-        return " ".join(cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), int(m[3])))
+        """'3–5 дней' три пять, in the case the preposition and noun give ('в течение 3–5 дней' трёх пяти), in the noun's
+        gender ('за 1–2 недели' одну две); after a dash or colon, the noun genitive, 'от … до' ('курс — 7–10 дней')."""
+        opens = ru_cases.agreement(last := int(m[3])) == 2 and ctx.last_visible in ("—", "–", ":")
+        case = "genitive" if opens else ru_cases.count_case(last, _preposition(ctx), noun or "")
+        first, up_to = (cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), last))
+        return f"от {first} до {up_to}" if opens else f"{first} {up_to}"
 
     def _alphanumeric(self, text: str) -> str:  # a code's capital as written: 'R7T9QX' R семь T девять Q X
         return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
