@@ -13,6 +13,9 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a running pace after its slash: minutes and seconds per kilometer, never a clock
+        ("Rodó a 4:50/km y después a 4'05\"/km.",
+         "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por kilómetro."),
         # a month's first day is 'uno', as Spain says it; written as an ordinal ('1.º') it stays 'primero'
         ("Cierra del 1 de agosto al 1/9; reabre el 1.º de septiembre.",
          "Cierra del uno de agosto al uno de septiembre; reabre el primero de septiembre."),
@@ -257,6 +260,9 @@ READINGS = {
          "Vendo Golf dos coma cero TDI de ciento cincuenta caballos; la moto tiene un caballo más."),
     ],
     "pt": [
+        # a running pace after its slash: minutes and seconds per kilometer, never a clock
+        ("Fez a prova a 5:08 min/km e o treino a 4:40/km.",
+         "Fez a prova a cinco minutos e oito segundos por quilômetro e o treino a quatro minutos e quarenta segundos por quilômetro."),
         # a unit's symbol after an article or 'por' with no number is the unit's name
         ("O m² no centro custa R$ 9.000 e o kg do café, R$ 40; frete por km.",
          "O metro quadrado no centro custa nove mil reais e o quilo do café, quarenta reais; frete por quilômetro."),
@@ -450,6 +456,11 @@ READINGS = {
          "Atendimento das nove às onze e trinta e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
     ],
     "ru": [
+        # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
+        ("Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км.",
+         "Он прошёл дистанцию за три часа двадцать одну минуту сорок одну секунду, в среднем по четыре минуты сорок пять секунд на километр."),
+        ("Вторую половину она пробежала за 1:31:22 в темпе 4:20/км.",
+         "Вторую половину она пробежала за один час тридцать одну минуту двадцать две секунды в темпе четыре минуты двадцать секунд на километр."),
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
         ("Трактор 1981 г.в. на 21 л. с., мотоцикл с 5 л.с., курс на 3 з. е. и не менее 1 з.е.",
          "Трактор тысяча девятьсот восемьдесят первого года выпуска на двадцать одну лошадиную силу, мотоцикл с пятью "
@@ -626,6 +637,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Rodó a 4:50/km y después a 4'05\"/km.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
         "Reserva para 2 pers., ref. 12, vie., 14/3, de 10:00 a 13:00 h; incluye 1 noche; pedido nº 7C 2231 9900 o n.º 51-2207.",
@@ -670,6 +682,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
         "A sala 2 fica ao lado e a linha 1 fecha às 23h; o voo 21 sai da plataforma 2.",
@@ -705,6 +718,7 @@ SENTENCES = {
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
     ],
     "ru": [
+        "Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км и 4:20/км.",
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",
         "Ваш заказ № 4521 стоит 2 499 руб. и придёт 15.03.2026 к 14:30.",

@@ -11,6 +11,9 @@ from voice_tts.tn import StreamingNormalizer, normalize
 from voice_tts.tn.locales import rules
 
 JA = [
+    # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer キロ
+    ("彼女は3:12:51で完走し、平均ペースは4'33\"/kmでした。", "彼女は三時間十二分五十一秒で完走し、平均ペースはキロ四分三十三秒でした。"),
+    ("スタートは7:05:30、ゴールは午後1:17:02でした。", "スタートは七時五分三十秒、ゴールは午後一時十七分二秒でした。"),
     # cardinals: 一千 before a myriad, 千 alone
     ("人口は12000000人です", "人口は一千二百万人です"),
     ("1000人と1,500円", "千人と千五百円"),
@@ -128,6 +131,8 @@ JA = [
 ]
 
 KO = [
+    # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer 당
+    ("그는 3:02:15로 들어왔고 평균 페이스는 4:18/km였습니다.", "그는 세시간 이분 십오초로 들어왔고 평균 페이스는 킬로미터당 사분 십팔초였습니다."),
     # cardinals: 일 dropped before 십/백/천 and a lone 만
     ("10000", "만"),
     ("1111", "천백십일"),

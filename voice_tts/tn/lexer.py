@@ -81,6 +81,19 @@ def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = N
     return i
 
 
+_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/([A-Za-z]+|[а-я]+|公里)")
+_PACE_MARKS = frozenset(":'’′\"″/公里")  # with ASCII letters and digits and Cyrillic letters, what a pace is written with
+
+
+def pace(cur: Cursor, i: int) -> re.Match | None:
+    """A running pace at `i`: minutes and seconds per a unit after a slash ('3'24"/km', '4:12/km', '3'27"/公里')."""
+    with suppress(TooLong):
+        if cur.at(digits_end(cur, i, 3)) in (":", "'", "’", "′"):  # no wait after other numbers ('12人')
+            end = run(cur, i, lambda c: c.isascii() and c.isalnum() or c in _PACE_MARKS or "а" <= c <= "я", 16)
+            return _PACE.match(cur.text, i, end)
+    return None
+
+
 def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
     """The end of the digits starting at `i` (at most `most`), waiting to see what follows them."""
     return run(cur, i, is_digit, most)

@@ -172,8 +172,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
-    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
-    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
+    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock; whether a pace's seconds go
+    # unnamed ('3:33 min/km' drei Minuten dreiunddreißig pro Kilometer).
+    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST, PACE_SECONDS_BARE = "", False, (), False
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
     DECIMALS_AS_NUMBER = POINT_AS_WRITTEN = False  # '1,85' uno virgola ottantacinque; 'Panda 1.2' uno punto due
@@ -291,6 +292,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
         said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
         return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
+
+    def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
+        """'3:31 min/km': minutes and seconds per the unit written after the slash (tres minutos y treinta y un segundos
+        por kilómetro), or per the period the language names it by ('4:10/km' … al chilometro)."""
+        bare = f" {self.cardinal(seconds)}" if self.PACE_SECONDS_BARE and per and seconds else ""  # drei Minuten dreiunddreißig
+        said = self.duration(((minutes, "min"), (0 if bare else seconds, "s")), ctx) + bare
+        return f"{said} {self.PERIODS.get(per) or self.per(self.unit(per))}" if per else said
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
@@ -641,6 +649,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
             flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
             return locale_span(end, " ".join(flight), self.code)
+        if plain and (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
+            return locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx), self.code)
         race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
         if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
             parts = tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s")))
