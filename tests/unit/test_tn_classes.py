@@ -20,7 +20,8 @@ from voice_tts.tn import StreamingNormalizer, normalize
 READINGS = {
     # a running pace after its slash: minutes and seconds per kilometer, in the singular before a noun
     "Her average was 5:02/km, then a 4:45 min/km pace on the hills.":
-        "Her average was five minutes two seconds per kilometer, then a four minute forty five second per kilometer pace on the hills.",
+        "Her average was five minutes two seconds per kilometer, then a four minute forty five second per kilometer"
+        " pace on the hills.",
     "He ran the mile in 4:07 and the 10K in 31:45.": "He ran the mile in four minutes seven seconds and the ten K in thirty one minutes forty five seconds.",
     "Your refund should post by Wed.": "Your refund should post by Wednesday.",
     "We're showing Rocky III and The Godfather II, then a talk on Henry VIII.": "We're showing Rocky three and The Godfather two, then a talk on Henry the eighth.",

@@ -15,7 +15,8 @@ READINGS = {
     "es": [
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
         ("Rodó a 4:50/km y después a 4'05\"/km.",
-         "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por kilómetro."),
+         "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por "
+         "kilómetro."),
         # a month's first day is 'uno', as Spain says it; written as an ordinal ('1.º') it stays 'primero'
         ("Cierra del 1 de agosto al 1/9; reabre el 1.º de septiembre.",
          "Cierra del uno de agosto al uno de septiembre; reabre el primero de septiembre."),
@@ -262,7 +263,8 @@ READINGS = {
     "pt": [
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
         ("Fez a prova a 5:08 min/km e o treino a 4:40/km.",
-         "Fez a prova a cinco minutos e oito segundos por quilômetro e o treino a quatro minutos e quarenta segundos por quilômetro."),
+         "Fez a prova a cinco minutos e oito segundos por quilômetro e o treino a quatro minutos e quarenta segundos "
+         "por quilômetro."),
         # a unit's symbol after an article or 'por' with no number is the unit's name
         ("O m² no centro custa R$ 9.000 e o kg do café, R$ 40; frete por km.",
          "O metro quadrado no centro custa nove mil reais e o quilo do café, quarenta reais; frete por quilômetro."),
@@ -458,9 +460,11 @@ READINGS = {
     "ru": [
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
         ("Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км.",
-         "Он прошёл дистанцию за три часа двадцать одну минуту сорок одну секунду, в среднем по четыре минуты сорок пять секунд на километр."),
+         "Он прошёл дистанцию за три часа двадцать одну минуту сорок одну секунду, в среднем по четыре минуты сорок "
+         "пять секунд на километр."),
         ("Вторую половину она пробежала за 1:31:22 в темпе 4:20/км.",
-         "Вторую половину она пробежала за один час тридцать одну минуту двадцать две секунды в темпе четыре минуты двадцать секунд на километр."),
+         "Вторую половину она пробежала за один час тридцать одну минуту двадцать две секунды в темпе четыре минуты "
+         "двадцать секунд на километр."),
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
         ("Трактор 1981 г.в. на 21 л. с., мотоцикл с 5 л.с., курс на 3 з. е. и не менее 1 з.е.",
          "Трактор тысяча девятьсот восемьдесят первого года выпуска на двадцать одну лошадиную силу, мотоцикл с пятью "

@@ -65,11 +65,6 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
 
 
-def pace(minutes: str, seconds: str, per: str) -> str | None:
-    """'3'27"/公里' 三分二十七秒每公里: minutes and seconds per a unit, each named as a time taken."""
-    return (words := WORDS["pace_per"].get(per)) and clock_in_context(f"0:{minutes:0>2}:{seconds}", _ELAPSED_WORDS[0]) + words
-
-
 def version(text: str) -> str | None:
     """'v0.2.1' -> v零点二点一, '5.3.1' 五点三点一, '3.2.1节' (three parts, or after v), parts of three digits or
     more digit by digit ('192.168.0.1' 一九二点一六八点零点一); '2024.3.5' is a date."""

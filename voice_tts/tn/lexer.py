@@ -26,6 +26,7 @@ def is_currency(c: str) -> bool:
 
 
 _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/([A-Za-z]+|[а-я]+|公里)")  # '3'24"/km', '4:12/km', '3:23/км'
 
 
 def chunk(cur: Cursor, i: int) -> int:
@@ -81,16 +82,11 @@ def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = N
     return i
 
 
-_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/([A-Za-z]+|[а-я]+|公里)")
-_PACE_MARKS = frozenset(":'’′\"″/公里")  # with ASCII letters and digits and Cyrillic letters, what a pace is written with
-
-
 def pace(cur: Cursor, i: int) -> re.Match | None:
-    """A running pace at `i`: minutes and seconds per a unit after a slash ('3'24"/km', '4:12/km', '3'27"/公里')."""
+    """A running pace at `i`: minutes and seconds per a unit after a slash ('3'27"/公里')."""
     with suppress(TooLong):
-        if cur.at(digits_end(cur, i, 3)) in (":", "'", "’", "′"):  # no wait after other numbers ('12人')
-            end = run(cur, i, lambda c: c.isascii() and c.isalnum() or c in _PACE_MARKS or "а" <= c <= "я", 16)
-            return _PACE.match(cur.text, i, end)
+        if cur.at(digits_end(cur, i, 3)) in (":", "'", "’", "′"):  # no wait after other numbers ('12人'), nor CJK words
+            return _PACE.match(cur.text, i, run(cur, i, lambda c: c.isalnum() and c <= "ӿ" or c in ":'’′\"″/公里", 16))
     return None
 
 

@@ -172,13 +172,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
-    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock; whether a pace's seconds go
-    # unnamed ('3:33 min/km' drei Minuten dreiunddreißig pro Kilometer).
-    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST, PACE_SECONDS_BARE = "", False, (), False
+    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
+    DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
     DECIMALS_AS_NUMBER = POINT_AS_WRITTEN = False  # '1,85' uno virgola ottantacinque; 'Panda 1.2' uno punto due
-    ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
+    ROMAN_DOT = PACE_SECONDS_BARE = False  # German: a ruler's number with a period ('Ludwig XIV.'), no pace's Sekunden
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
@@ -294,9 +293,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
 
     def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
-        """'3:31 min/km': minutes and seconds per the unit written after the slash (tres minutos y treinta y un segundos
-        por kilómetro), or per the period the language names it by ('4:10/km' … al chilometro)."""
-        bare = f" {self.cardinal(seconds)}" if self.PACE_SECONDS_BARE and per and seconds else ""  # drei Minuten dreiunddreißig
+        """'3:31 min/km': minutes and seconds per the unit after the slash, or its period's words (al chilometro)."""
+        bare = f" {self.cardinal(seconds)}" if self.PACE_SECONDS_BARE and per and seconds else ""  # drei Minuten zehn
         said = self.duration(((minutes, "min"), (0 if bare else seconds, "s")), ctx) + bare
         return f"{said} {self.PERIODS.get(per) or self.per(self.unit(per))}" if per else said
 

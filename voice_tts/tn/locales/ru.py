@@ -279,7 +279,7 @@ class Russian(Language):
         case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
-            c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за 1:41:45' сорок одну минуту
+            c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
             return " ".join(f"{cardinal(n, g, c)} {ru_cases.counted_noun(noun, n, c)}" for n, noun, g in parts)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
             c = (case or "nominative").replace("prepositional", "accusative")
