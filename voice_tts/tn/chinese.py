@@ -56,8 +56,8 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
     a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
     t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
-    if t and (word_before.rstrip("为是").endswith(_ELAPSED_WORDS) or len(t[1]) == 1 and word_before and not
-              word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):  # '以2:26:15的成绩'; a clock's: '09:00:05', '于9:00:05'
+    if t and (word_before.rstrip("为是").endswith(_ELAPSED_WORDS) or len(t[1]) == 1 and t[3] != "00" and (
+            word_before[-1:].isalpha() and not word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS))):  # '以2:26:15的成绩'
         taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip(map(int, t.groups()), ("小时", "分", "秒")) if v)
         return re.sub("小时(?=[^分]+秒)", "小时零", taken)  # no minutes between: '2:00:30' 两小时零三十秒
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:

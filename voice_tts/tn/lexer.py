@@ -26,7 +26,7 @@ def is_currency(c: str) -> bool:
 
 
 _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
-_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/([A-Za-z]+|[а-я]+|公里)")  # '3'24"/km', '4:12/km', '3:23/км'
+_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/(km|mi|км|公里)(?![A-Za-zа-я])")  # '3'24"/km', '4:12/km', '3:23/км'
 
 
 def chunk(cur: Cursor, i: int) -> int:

@@ -226,8 +226,9 @@ class Language:
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
         elif e.kind == "time" and len(e.parts) == 3 and (self.cued(ctx.prev_word, "elapsed_cues") or (
-                len(e.parts[0]) == 1 and ctx.prev_word and not self.cued(ctx.prev_word, "clock_cues"))):  # '2:09:48의'
-            e = replace(e, kind="elapsed")  # a race's time; a clock's: '09:00:05', 'スタートは9:00:05', '7:00:30'
+                len(e.parts[0]) == 1 and e.parts[2] != "00" and ctx.prev_word[-1:].isalpha()  # '2:09:48의 기록'
+                and not self.cued(ctx.prev_word, "clock_cues"))):
+            e = replace(e, kind="elapsed")  # a race's time; a clock's: '09:00:05', '1日 9:00:05', '9:30:00', '7:00:30'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
