@@ -18,6 +18,10 @@ from text_pieces import random_pieces
 from voice_tts.tn import StreamingNormalizer, normalize
 
 READINGS = {
+    # a running pace after its slash: minutes and seconds per kilometer, in the singular before a noun
+    "Her average was 5:02/km, then a 4:45 min/km pace on the hills.":
+        "Her average was five minutes two seconds per kilometer, then a four minute forty five second per kilometer"
+        " pace on the hills.",
     "He ran the mile in 4:07 and the 10K in 31:45.": "He ran the mile in four minutes seven seconds and the ten K in thirty one minutes forty five seconds.",
     "Your refund should post by Wed.": "Your refund should post by Wednesday.",
     "We're showing Rocky III and The Godfather II, then a talk on Henry VIII.": "We're showing Rocky three and The Godfather two, then a talk on Henry the eighth.",
@@ -340,6 +344,9 @@ READINGS = {
 }
 
 ZH_READINGS = {
+    # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace 每公里 after it
+    "他以3:08:45完赛，平均配速4'27\"/公里，后半程配速5:01/km，比赛于8:00:05开始。":
+        "他以三小时八分四十五秒完赛，平均配速四分二十七秒每公里，后半程配速五分一秒每公里，比赛于八点零分五秒开始。",
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
     "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
     # below zero after a word of the weather 零下 (a range of temperatures too), as forecasts are read; elsewhere 负

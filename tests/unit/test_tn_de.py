@@ -10,6 +10,10 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a running pace after its slash: minutes and seconds per kilometer, the seconds unnamed as Germans say a pace
+    ("Im Training lief sie 4:05/km, danach 4'48\"/km und am Ende 3:59 min/km.",
+     "Im Training lief sie vier Minuten fünf pro Kilometer, danach vier Minuten achtundvierzig pro Kilometer und am "
+     "Ende drei Minuten neunundfünfzig pro Kilometer."),
     # 'lfd. m' between a count and its unit: laufende Meter
     ("Wir verlegen 8 lfd. m Sockelleiste.", "Wir verlegen acht laufende Meter Sockelleiste."),
     ("Danach surfen Sie mit 64 kbps statt 50 Mbps.",
@@ -22,7 +26,8 @@ READINGS = [
     ("Rohr Ø 40 mm, Druck < 6 bar, Preis rd. 80 USD.", "Rohr Durchmesser vierzig Millimeter, Druck unter sechs Bar, Preis rund achtzig US-Dollar."),
     # a time with seconds and no clock word is a race's, a duration in the case of its preposition; a pace's minutes
     ("Sie kam nach 3:04:09 ins Ziel, mit 4:22 min/km.",
-     "Sie kam nach drei Stunden, vier Minuten und neun Sekunden ins Ziel, mit vier Minuten und zweiundzwanzig Sekunden pro Kilometer."),
+     "Sie kam nach drei Stunden, vier Minuten und neun Sekunden ins Ziel, mit vier Minuten zweiundzwanzig pro "
+     "Kilometer."),
     # cardinals, signs, grouped thousands
     ("Wir haben 10.000 Kunden.", "Wir haben zehntausend Kunden."),
     # a plate of digits, capitals and digits sign by sign

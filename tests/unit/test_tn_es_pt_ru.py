@@ -13,6 +13,10 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a running pace after its slash: minutes and seconds per kilometer, never a clock
+        ("Rodó a 4:50/km y después a 4'05\"/km.",
+         "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por "
+         "kilómetro."),
         # a month's first day is 'uno', as Spain says it; written as an ordinal ('1.º') it stays 'primero'
         ("Cierra del 1 de agosto al 1/9; reabre el 1.º de septiembre.",
          "Cierra del uno de agosto al uno de septiembre; reabre el primero de septiembre."),
@@ -264,6 +268,10 @@ READINGS = {
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
     ],
     "pt": [
+        # a running pace after its slash: minutes and seconds per kilometer, never a clock
+        ("Fez a prova a 5:08 min/km e o treino a 4:40/km.",
+         "Fez a prova a cinco minutos e oito segundos por quilômetro e o treino a quatro minutos e quarenta segundos "
+         "por quilômetro."),
         # a unit's symbol after an article or 'por' with no number is the unit's name
         ("O m² no centro custa R$ 9.000 e o kg do café, R$ 40; frete por km.",
          "O metro quadrado no centro custa nove mil reais e o quilo do café, quarenta reais; frete por quilômetro."),
@@ -465,6 +473,13 @@ READINGS = {
          "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
     ],
     "ru": [
+        # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
+        ("Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км.",
+         "Он прошёл дистанцию за три часа двадцать одну минуту сорок одну секунду, в среднем по четыре минуты сорок "
+         "пять секунд на километр."),
+        ("Вторую половину она пробежала за 1:31:22 в темпе 4:20/км.",
+         "Вторую половину она пробежала за один час тридцать одну минуту двадцать две секунды в темпе четыре минуты "
+         "двадцать секунд на километр."),
         # 'л. с.' horsepower and 'з. е.' credits agree with their count; 'г. в.' after a year is its noun and 'выпуска'
         ("Трактор 1981 г.в. на 21 л. с., мотоцикл с 5 л.с., курс на 3 з. е. и не менее 1 з.е.",
          "Трактор тысяча девятьсот восемьдесят первого года выпуска на двадцать одну лошадиную силу, мотоцикл с пятью "
@@ -649,6 +664,7 @@ READINGS = {
 SENTENCES = {
     "es": [
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
+        "Rodó a 4:50/km y después a 4'05\"/km.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",
         "El vuelo IB 3171 sale del andén 1 y la línea 21 cierra; el autobús 31 llega a la habitación 21.",
@@ -695,6 +711,7 @@ SENTENCES = {
     ],
     "pt": [
         "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
+        "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",
         "O clube pagou 80 M€ pelo atacante; a reforma custou R$ 40 mi e o estádio, R$ 3 bi.",
         "A cobertura chega a R$ 100 mil, ou R$ 1,5 mil por mês, e o teto é de R$ 2 milhões.",
@@ -732,6 +749,7 @@ SENTENCES = {
     ],
     "ru": [
         "Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
+        "Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км и 4:20/км.",
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",
         "Вода 52,30 ₽/м³, свет 5,92 руб./кВт·ч, интернет 2 руб./ГБ.",
         "Карта заканчивается на 4821, обращение ТК-5720, с 2 детскими креслами; в I полугодии от +2 до +8 °C; 620014, г. Екатеринбург.",

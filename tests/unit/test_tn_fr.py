@@ -10,6 +10,10 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a running pace after its slash: minutes and seconds per kilometer, never a clock; a unit's symbol after 'au' its name
+    ("Elle a tenu 4:25/km puis 4'05\"/km, soit 4 min 10 s au km.",
+     "Elle a tenu quatre minutes vingt-cinq secondes par kilomètre puis quatre minutes cinq secondes par kilomètre, "
+     "soit quatre minutes dix secondes au kilomètre."),
     # 'de' and 'que' elide before a count read 'un', 'une' ('d'un', 'qu'une'), never before 'huit', 'onze' or 'mille'
     ("Un rabais de 1 € sur plus de 1 heure, pas de 8 ni de 11 ; ce n'est que 1 fois sur 1 000.",
      "Un rabais d'un euro sur plus d'une heure, pas de huit ni de onze ; ce n'est qu'une fois sur mille."),

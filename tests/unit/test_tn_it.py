@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a running pace after its slash: minutes and seconds al chilometro, never a clock
+    ("Ha tenuto i 4:35/km fino al trentesimo.",
+     "Ha tenuto i quattro minuti e trentacinque secondi al chilometro fino al trentesimo."),
     # 'S.' before a name in a street's is the saint, in the name's form; elsewhere an initial
     ("Venga in via di S. Lorenzo 15, piazza S. Croce, corso S. Agostino, via S. Stefano 3; il sig. S. Rossi.",
      "Venga in via di San Lorenzo quindici, piazza Santa Croce, corso Sant'Agostino, via Santo Stefano tre; "

@@ -11,6 +11,10 @@ from voice_tts.tn import StreamingNormalizer, normalize
 from voice_tts.tn.locales import rules
 
 JA = [
+    # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer キロ
+    ("彼女は3:12:51で完走し、平均ペースは4'33\"/kmでした。", "彼女は三時間十二分五十一秒で完走し、平均ペースはキロ四分三十三秒でした。"),
+    ("スタートは7:05:30、ゴールは午後1:17:02でした。", "スタートは七時五分三十秒、ゴールは午後一時十七分二秒でした。"),
+    ("3月1日 9:30:15に送信、会議は9:30:00から", "三月一日 九時三十分十五秒に送信、会議は九時三十分から"),  # after a date, at :00
     # cardinals: 一千 before a myriad, 千 alone
     ("人口は12000000人です", "人口は一千二百万人です"),
     ("1000人と1,500円", "千人と千五百円"),
@@ -129,6 +133,9 @@ JA = [
 ]
 
 KO = [
+    # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer 당
+    ("그는 3:02:15로 들어왔고 평균 페이스는 4:18/km였습니다.", "그는 세시간 이분 십오초로 들어왔고 평균 페이스는 킬로미터당 사분 십팔초였습니다."),
+    ("3월 1일 9:30:15에 접수", "삼월 일일 아홉시 삼십분 십오초에 접수"),  # after a date a clock
     # cardinals: 일 dropped before 십/백/천 and a lone 만
     ("10000", "만"),
     ("1111", "천백십일"),

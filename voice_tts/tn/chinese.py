@@ -13,8 +13,8 @@ _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _CODE_ID = re.compile(r"[A-Z]{1,5}-?(?:\d{3,}|\d+次)|(?=(?:\D*\d){3})(?=.*[A-Z]\d)(?=.*\d[A-Z])[A-Z\d]+")
 WORDS = locales.data("zh_words.json", "voice_tts.tn")  # the words around numbers, as data
-_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS, _ELAPSED_WORDS = (
-    tuple(WORDS[k]) for k in ("day_periods", "code_words", "place_words", "dial_before", "elapsed_before"))
+_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS, _ELAPSED_WORDS, _CLOCK_WORDS = (tuple(WORDS[k]) for k in (
+    "day_periods", "code_words", "place_words", "dial_before", "elapsed_before", "clock_before"))
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
@@ -55,7 +55,9 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
     a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
-    if (t := re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)) and word_before.rstrip("为是").endswith(_ELAPSED_WORDS):
+    t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
+    if t and (word_before.rstrip("为是").endswith(_ELAPSED_WORDS) or len(t[1]) == 1 and t[3] != "00" and (
+            word_before[-1:].isalpha() and not word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS))):  # '以2:26:15的成绩'
         taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip(map(int, t.groups()), ("小时", "分", "秒")) if v)
         return re.sub("小时(?=[^分]+秒)", "小时零", taken)  # no minutes between: '2:00:30' 两小时零三十秒
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:

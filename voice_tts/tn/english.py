@@ -472,6 +472,9 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' five kilograms, '60km/h' sixty kilometers per hour, '-5 °C' minus five degrees Celsius; joined by a hyphen
     or before a noun (`adjective`) in the singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' … kilowatt."""
+    if (pace := re.fullmatch(r"(\d{1,2}):([0-5]\d)(?: ?min)?/(km|mi)", text)) and (per := unit(pace[3])):
+        said = (measure(f"{int(n)} {u}", adjective) for n, u in zip(pace.groups(), ("min", "s")) if int(n))
+        return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:
         return None
     symbol, amount, adjective, dose = m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])

@@ -175,7 +175,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
     DECIMALS_AS_NUMBER = POINT_AS_WRITTEN = False  # '1,85' uno virgola ottantacinque; 'Panda 1.2' uno punto due
-    ROMAN_DOT = False  # German writes a ruler's number with a period ('Ludwig XIV.')
+    ROMAN_DOT = PACE_SECONDS_BARE = False  # German: a ruler's number with a period ('Ludwig XIV.'), no pace's Sekunden
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
@@ -289,6 +289,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
         said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
         return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
+
+    def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
+        """'3:31 min/km': minutes and seconds per the unit after the slash, or its period's words (al chilometro)."""
+        bare = f" {self.cardinal(seconds)}" if self.PACE_SECONDS_BARE and per and seconds else ""  # drei Minuten zehn
+        said = self.duration(((minutes, "min"), (0 if bare else seconds, "s")), ctx) + bare
+        return f"{said} {self.PERIODS.get(per) or self.per(self.unit(per))}" if per else said
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
@@ -645,6 +651,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
             flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
             return locale_span(end, " ".join(flight), self.code)
+        if plain and (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
+            return locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx), self.code)
         race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
         if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
             said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)

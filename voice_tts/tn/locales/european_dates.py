@@ -134,11 +134,11 @@ class DatesAndTimes:
         marker = words = unit = ""
         if (word := chunk_after(cur, end, is_letter)) is not None and word[0] in self.CLOCK_MARKERS:
             marker, end = word
-        elif word and face and self.DURATION_LIST and word[0][:3].lower() == "min" and (
+        elif word and face and word[0][:3].lower() in ("min", "мин") and (
                 unit := self.unit(word[0].lower())):
-            pace = self.duration(((hours, "min"), (minutes, "s")), ctx) + unit.plural.removeprefix(self.unit("min").plural)
+            per = word[0].partition("/")[2] if unit != self.unit("min") else ""  # 'min/km'
             end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))  # m:ss; 'Min.'
-            return locale_span(end, pace, self.code)
+            return locale_span(end, self.pace(hours, minutes, per, ctx), self.code)
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
             unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
         day_part = ("", end, hours)  # past the tail bound: the time alone

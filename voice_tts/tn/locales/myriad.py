@@ -213,6 +213,8 @@ class Language:
             return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
         if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
             return None  # '5G': a code, read by `number`
+        if is_digit(c) and (pace := lexer.pace(cur, pos)) and (per := self.words["pace"].get(pace[3])):  # '3'24"/km'
+            return locale_span(pace.end(), per + self.clock(("0", *pace.groups()[:2]), True), self.code)  # キロ三分二十四秒
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
@@ -225,8 +227,10 @@ class Language:
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
-        elif e.kind == "time" and len(e.parts) == 3 and self.cued(ctx.prev_word, "elapsed_cues"):
-            e = replace(e, kind="elapsed")  # a race's time: 'タイム1:03:20' 一時間三分二十秒, '기록 2:07:16' 두시간 칠분 십육초
+        elif e.kind == "time" and len(e.parts) == 3 and (self.cued(ctx.prev_word, "elapsed_cues") or (
+                len(e.parts[0]) == 1 and e.parts[2] != "00" and ctx.prev_word[-1:].isalpha()  # '2:09:48의 기록'
+                and not self.cued(ctx.prev_word, "clock_cues"))):
+            e = replace(e, kind="elapsed")  # a race's time; a clock's: '09:00:05', '1日 9:00:05', '9:30:00', '7:00:30'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (

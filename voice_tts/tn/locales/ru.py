@@ -281,7 +281,8 @@ class Russian(Language):
         case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
-            return " ".join(f"{cardinal(n, g)} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun, g in parts)
+            c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
+            return " ".join(f"{cardinal(n, g, c)} {ru_cases.counted_noun(noun, n, c)}" for n, noun, g in parts)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
             c = (case or "nominative").replace("prepositional", "accusative")
             return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
@@ -310,6 +311,12 @@ class Russian(Language):
 
     def per(self, unit: Unit) -> str:
         return PRICE_PER.get(unit.written, unit.singular)
+
+    def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
+        """'3:23 мин/км' три минуты двадцать три секунды на километр, named as after 'по'."""
+        parts = ((minutes, "минута"), (seconds, "секунда"))
+        said = " ".join(f"{cardinal(n, 'f')} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun in parts if n)
+        return said + (self.unit(f"мин/{per}").per if per else "")
 
     def date_day(self, day: int, ctx: Context) -> str:
         return ordinal(day, "n", _date_case(ctx))
