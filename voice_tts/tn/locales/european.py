@@ -656,8 +656,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
         if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
             said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
-            per = cur.at(end + 4) == "/" and self.unit(cur.text[end + 5:(k := lexer.chunk(cur, end + 5))])  # a pace
-            return locale_span(k if per else end + 4, f"{said} {self.per(per)}" if per else said, self.code)
+            return locale_span(end + 4, said, self.code)
         if plain and "@" in token and electronic.is_email(token):
             return locale_span(end, self.address(raw), self.code)
         if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
