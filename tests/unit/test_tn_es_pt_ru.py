@@ -192,6 +192,14 @@ READINGS = {
          "Oficina en la calle Mayor cinco, dos ocho cero uno tres Madrid, y otra en Gran Vía uno, cero ocho cero cero uno "
          "Barcelona; fibra de un gigabit por segundo y trescientos megabits por segundo."),
         ("Sin datos la velocidad baja a 128 kbps.", "Sin datos la velocidad baja a ciento veintiocho kilobits por segundo."),
+        # pesetas are feminine, written 'ptas' or 'pta'; 'esq.' is the corner of a street
+        ("En 1990 costaba 21 ptas y luego 1 pta más; la tienda está en Alcalá 182, esq. Goya.",
+         "En mil novecientos noventa costaba veintiuna pesetas y luego una peseta más; la tienda está en Alcalá ciento "
+         "ochenta y dos, esquina Goya."),
+        # four digits after a year word are a year, not a count of the verb after them; a noun or an amount still counts
+        ("Desde 1998 trabaja aquí y en 2001 llegaba tarde; hubo hasta 1200 personas y 6.000 € de premio.",
+         "Desde mil novecientos noventa y ocho trabaja aquí y en dos mil uno llegaba tarde; hubo hasta mil doscientas "
+         "personas y seis mil euros de premio."),
         ("El empate llegó en el 90'+3.", "El empate llegó en el noventa más tres."),
         # a time range after a date keeps its 'de'
         ("Abrimos el viernes 3 de marzo de 9:00 a 14:00 y el 5 de abril de 2025.", "Abrimos el viernes "
@@ -414,6 +422,8 @@ READINGS = {
         # data rates in full; a number with a leading zero after 'n.º' digit by digit
         ("Fibra de 500 Mbps e 1 Gbps.", "Fibra de quinhentos megabits por segundo e um gigabit por segundo."),
         ("Depois da franquia, 64 kbps.", "Depois da franquia, sessenta e quatro kilobits por segundo."),
+        ("Em 1990 morava em Lisboa e até 2003 trabalhava lá.",
+         "Em mil novecentos e noventa morava em Lisboa e até dois mil e três trabalhava lá."),
         ("Pedido n.º 0482 e 19 de março de 18:00 às 20:00.",
          "Pedido número zero quatro oito dois e dezenove de março de dezoito horas às vinte horas."),
         ("Para o show do dia 21/3 no parque; vão até 28/2, e sai em 15/4.",

@@ -7,9 +7,13 @@ a unit per another ("GB/s" gigabytes por segundo).
 
 from __future__ import annotations
 
-from voice_tts.tn import cldr
+from voice_tts.tn import cldr, lexer
+from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
+from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european import Language, Unit
+from voice_tts.tn.locales.european_dates import chunk_after
+from voice_tts.tn.locales.noun_gender import is_known_noun
 from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IDENTITY, IP, PHONE, date_parts, read_pieces
 
 
@@ -31,6 +35,14 @@ class Iberian(Language):
         if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
             return own
         return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
+
+    def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
+        """After a year word, four digits are a year unless a noun the gender data knows or a unit follows them: 'en
+        1990 costaba' mil novecientos (not the verb's -a), 'desde 1200 casas' mil doscientas, 'hasta 6.000 €'."""
+        after, symbol = chunk_after(cur, end, is_letter), cur.at(lexer.spaces(cur, end))
+        noun = after is not None and (is_known_noun(self.code, self.singular(after[0])) or self.unit(after[0]) is not None)
+        counts = noun or symbol.strip() and not symbol.isalnum() and symbol not in ".,;:!?)»\"'"  # '6.000 €', '1200 casas'
+        return super().is_year(cur, end, n, ctx) and not (counts and ctx.prev_word in self.YEAR_CUES)
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
