@@ -9,7 +9,6 @@ from functools import lru_cache
 from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
-# Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -266,9 +265,7 @@ def acronym(word: str) -> str | None:
 
 # word (without its final period) -> reading; the period is part of the span.
 ABBREVIATIONS = _DATA["abbreviations"]
-# Readable without the period as well.
 ABBREVIATIONS_WITHOUT_PERIOD = frozenset(_DATA["abbreviations_without_period"])
-# These end a sentence when the next word is capitalized or the line ends.
 SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 

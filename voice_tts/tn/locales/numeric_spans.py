@@ -12,7 +12,6 @@ from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.cursor import Cursor, TooLong
 
-# Top-level domains of the addresses the European languages' agents read out.
 TLDS = electronic.TLDS | electronic.EUROPEAN_TLDS
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
