@@ -17,7 +17,6 @@ _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 # A Roman numeral before one closes a quoted title ('«Il Gladiatore II»'): a sequel's number, a cardinal, no ruler's.
 CLOSING_QUOTES = frozenset("»“”\"’")
-# Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 
 
