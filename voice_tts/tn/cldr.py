@@ -48,6 +48,11 @@ from voice_tts.tn.word_list import known_words
 
 # Symbols several currencies write alike ("kr", "$"): the one a bare symbol means, as data.
 _SHARED_SYMBOLS: dict[str, str] = data("currency_symbols.json", "voice_tts.tn")
+_TABLES = data("cldr.json", "voice_tts.tn")  # what CLDR's data leaves open (each table described there)
+_NOUN_AT: dict[str, int] = _TABLES["noun_at"]  # where a language's currency names put their noun: 0 first, -1 last
+_CATEGORY_ORDER = tuple(_TABLES["category_order"])  # which unit a symbol several units share means: the first's
+_SI_SYMBOLS: dict[str, str] = _TABLES["si_symbols"]  # symbols the SI accepts that CLDR's short forms lack ('155 d')
+_NOT_SYMBOLS = frozenset(_TABLES["not_symbols"])  # short forms that name something else after a number ('12B', '5G')
 
 
 @lru_cache(maxsize=32)
@@ -133,11 +138,6 @@ def currency_code(lang: str, written: str) -> str | None:
     return None if written.isalpha() and not written.islower() else currency_symbols(lang).get(written.lower())
 
 
-# Where a language's currency names put their noun: first, the country after ("quetzal
-# guatemalteco"), or last, after the country's adjective ("казахский тенге").
-_NOUN_AT = {"es": 0, "fr": 0, "it": 0, "pt": 0, "ru": -1}
-
-
 @lru_cache(maxsize=8)
 def _shared_currency_nouns(lang: str) -> frozenset[str]:
     """Nouns several currencies in use today are named by ("peso", "corona", "dólar")."""
@@ -157,18 +157,6 @@ def currency_name(lang: str, code: str, n: int) -> str:
 
 
 # --- units --------------------------------------------------------------------------------------
-
-
-# Which unit a symbol several units share means ("m": a metre before a minute or a month).
-_CATEGORY_ORDER = ("length", "mass", "volume", "temperature", "area", "speed", "duration", "digital", "energy",
-                   "power", "electric", "frequency", "pressure", "acceleration", "force", "torque", "concentr")
-
-
-# Symbols the SI accepts that CLDR's short forms lack in these languages ("155 d": days), and the inch's marks ('15,6"').
-_SI_SYMBOLS = {"d": "duration-day", '"': "length-inch", "″": "length-inch"}
-# Short forms that name something else after a number: a house number's letter ('12B', '115/B': not
-# Beaufort), a disc ('1 CD': not carats).
-_NOT_SYMBOLS = frozenset({"B", "CD", "G", "Ct", "k"})  # after a number: a network's generation (5G), German Cent, a thousand (5k)
 
 
 def _may_be_word(symbol: str) -> bool:

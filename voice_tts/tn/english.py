@@ -9,7 +9,6 @@ from functools import lru_cache
 from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
-# Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
 
 # CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
@@ -87,7 +86,6 @@ _SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(rf"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>{'|'.join(SCALE_SUFFIXES)})?" + _SCALES_AND_PER)
-# What a price is per: '$350/yr' three hundred fifty dollars per year.
 _PER_PERIOD = _DATA["per_period"]
 
 
@@ -209,7 +207,6 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
 ROMAN_COUNTERS = frozenset(_DATA["roman_counters"])
-# Regnal names: 'Henry VIII' -> 'Henry the eighth'.
 REGNAL_NAMES = frozenset(_DATA["regnal_names"])
 
 
@@ -266,9 +263,7 @@ def acronym(word: str) -> str | None:
 
 # word (without its final period) -> reading; the period is part of the span.
 ABBREVIATIONS = _DATA["abbreviations"]
-# Readable without the period as well.
 ABBREVIATIONS_WITHOUT_PERIOD = frozenset(_DATA["abbreviations_without_period"])
-# These end a sentence when the next word is capitalized or the line ends.
 SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 
@@ -334,8 +329,6 @@ _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
 _MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>[^\s/]+/\d+ \S+|\S+)")
-
-
 _RANGE = re.compile(r"(?P<a>(?!0\d)\d{1,4}(?:\.\d+)?)\s*[-–]\s*(?P<b>(?!0\d)\d{1,4}(?:\.\d+)?)(?: ?(?P<unit>\S+))?")
 
 
@@ -443,9 +436,7 @@ def clock_seconds(text: str, prev_word: str = "") -> str | None:
 
 def dashed_range(text: str) -> str | None:
     """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm'."""
-    first, dash, last = (part.strip() for part in text.partition("-"))
-    if not dash:
-        return None
+    first, _, last = (part.strip() for part in text.partition("-"))  # no dash: no rule reads the empty last part
     for rule in (clock, money):
         b = rule(last)
         a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))  # '2–7:45 pm'

@@ -464,14 +464,11 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.last_visible = spoken.rstrip()[-1:] or ctx.last_visible
 
 
-_SCRIPTS = (("ja", is_kana), ("ko", is_hangul))
-
-
 def _detect_language(ctx: Context, raw: str) -> None:
     """An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it
     commits: decided from committed text only, so a stream switches where one-shot does. Han
     alone stays Chinese, Latin script English."""
-    for code, in_script in _SCRIPTS:
+    for code, in_script in (("ja", is_kana), ("ko", is_hangul)):
         if code in locales.available() and any(in_script(c) for c in raw):
             ctx.locale = locales.rules(code)
             ctx.default_lang = code

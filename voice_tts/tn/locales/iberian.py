@@ -21,16 +21,14 @@ class Iberian(Language):
     """Spanish or Portuguese: the hooks of `Language` both fill the same way."""
 
     MINOR_UNIT = Unit("centavo", "centavos")
-    # Unit symbols of a letter or two that are units here ('5 g'); CLDR's others may be words.
-    SHORT_UNITS: frozenset[str] = frozenset()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         cls.CLDR_UNITS = cldr.folded_unit_symbols(cls.code)
 
     def unit(self, written: str) -> Unit | None:
-        """The language's units in any case, CLDR's symbols that are no word of the language ('2/3
-        da farinha') and SHORT_UNITS; one per another ('GB/s' gigabytes por segundo)."""
+        """The language's units in any case, CLDR's symbols that are no word of the language ('2/3 da farinha') and
+        SHORT_UNITS (of a letter or two, units here: '5 g'); one per another ('GB/s' gigabytes por segundo)."""
         folded = written.casefold()
         if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
             return own

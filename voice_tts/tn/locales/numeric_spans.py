@@ -12,13 +12,11 @@ from voice_tts.tn import electronic, english, lexer
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.cursor import Cursor, TooLong
 
-# Top-level domains of the addresses the European languages' agents read out.
 TLDS = electronic.TLDS | electronic.EUROPEAN_TLDS
 _EMAIL = re.compile(r"@?[\w.+&-]*\w@[\w-]+(?:\.[\w-]+)+|@\w[\w.-]*")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?")
 # A Roman numeral before one closes a quoted title ('«Il Gladiatore II»'): a sequel's number, a cardinal, no ruler's.
 CLOSING_QUOTES = frozenset("»“”\"’")
-# Spaces inside a grouped number: a space, a no-break space, a narrow no-break space.
 GROUP_SPACES = frozenset(" \u00a0\u202f")
 
 
