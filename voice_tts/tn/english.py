@@ -577,10 +577,11 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
         return digits(text)
     on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
-    day = re.fullmatch(r"\d+/(\d+)", text)  # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
-    on_date |= prev_word.lower() in ("the", "this", "that") and bool(day) and 12 < int(day[1]) != 16
-    if (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date) and (m := re.fullmatch(r"(1[0-2]|0?[1-9])/(\d\d?)", text)) and int(m[2]) <= 31:
-        return f"{_MONTH_NAMES[int(m[1]) - 1]} {ordinal(int(m[2]))}"
+    day = re.fullmatch(r"(\d\d?)/(\d\d?)", text)  # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
+    on_date |= prev_word.lower() in ("the", "this", "that") and bool(day) and 12 < int(day[2]) != 16
+    if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):  # '22/05'
+        first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
+        return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     codes = zip_code or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

@@ -84,8 +84,10 @@ class German(Language):
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
-            if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and _cue(ctx) in _DATIVE_CUES:
-                span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # 'am Fr.' Freitag, not Frau
+            cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}  # 'am Fr.', after an ordinal 'jeden 2. Fr.'
+            if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and (
+                    cued or chunk_after(cur, pos + 3 + (cur.at(pos + 3) == ","), is_digit)):  # a date or time after: 'Fr., 12.3.'
+                span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # Freitag, not Frau
             weekday = span or locale_span(pos + len(day), self.WEEKDAYS.get(day, day), self.code)
             if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")

@@ -68,7 +68,7 @@ _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 _FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
 _YEAR_SPAN = re.compile(r"((?:1\d|20)\d\d)[-–—]((?:1\d|20)\d\d)\)")  # a life or reign: 'Karls IV. (1316–1378)'
-_RANGE = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)(h?)-(\d{1,3}(?:\.\d{3})+|\d+)(h?)")  # '2-4', '9h-19h', '1.000-2.000' (a dash read as a hyphen)
+_RANGE = re.compile(r"({0})(h?)-({0})(h?)".format(r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"))  # '2-4', '9h-19h', '1.000-2.000', '3,9-5,5' (a dash read as a hyphen)
 _GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
 _SIZE_AFTER = re.compile(r" \d+(?:,\d+)? ?[x×] ?\d")  # a size's numbers after its unit ('cm 220 × 95')
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
@@ -95,12 +95,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
     code = ""
-    MINUS = ""
+    MINUS = DECIMAL_WORD = PERCENT = PER = RANGE = ""  # the words of '-', ',', '%', '/' and a range's dash
     PLUS = "plus"
-    DECIMAL_WORD = ""
-    PERCENT = ""
-    PER = ""
-    RANGE = ""
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     RULERS: frozenset[str] = frozenset()  # names after which a Roman numeral is an ordinal, besides English's and women's
@@ -142,20 +138,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
     HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
     FLIGHT_NUMBERS = ""  # a flight's number read "digits" ('IB 3147' tres uno…) or four in "pairs" ('LH 1172' elf…)
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
-    DEGREE_SCALES = ("C", "F")
-    SPACED_DEGREES = False
+    DEGREE_SCALES, SPACED_DEGREES = ("C", "F"), False
     MINOR_UNIT: Unit | None = None  # the minor unit of a currency named by CLDR (the euro's, where none is given)
-    # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
-    MONTH_FIRST_DATES = False
-    # Whether a name with digits is read here ('a-5' a cinco) or left to the voice ('C24').
-    READS_NAMES = False
-    GLUED_CODES = False  # whether a currency code may touch its amount ('nio21', '13hkd')
-    SCALE_OF_SYMBOL = False  # whether a scale word's noun may be a currency symbol ('1,5 millones de €')
-    # "12°" is an ordinal in French and Italian text, a temperature in German.
-    DEGREE_IS_ORDINAL = False
-    # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
-    SPACE_GROUPS = False
-    H_CLOCKS = False  # French writes times as "14h30"
+    # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date; a name with digits is read
+    # here ('a-5' a cinco), not left to the voice ('C24'); a currency code may touch its amount ('nio21', '13hkd'); a scale
+    # word's noun may be a currency symbol ('1,5 millones de €'); "12°" is an ordinal (French, Italian), no temperature
+    # (German); thousands are grouped with plain spaces too ("6 492 000", French); times are written "14h30" (French).
+    MONTH_FIRST_DATES = READS_NAMES = GLUED_CODES = SCALE_OF_SYMBOL = DEGREE_IS_ORDINAL = SPACE_GROUPS = H_CLOCKS = False
     # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
     DAY_RANGES = True
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
@@ -711,7 +700,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx)  # '2–8 °C' zwei bis acht Grad Celsius
+            one = self.SINGULAR_BELOW_TWO and to_int(m[3].partition(",")[0]) < 2  # '0,70–1,10 g/l' … un virgule dix gramme
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx, one)  # '2–8 °C' zwei bis acht Grad Celsius
         sides, last_end = [token], end  # '60 × 85 cm' sur, '40 x 30 x 15 cm' por … por: read as '40x30x15'
         while plain and self.BY and self._quantity(sides[-1]) and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4)))):
             sides.append(ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))]))
@@ -956,7 +946,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return after[0]
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
-    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None) -> Span:
+    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None,
+                    one: bool = False) -> Span:
         """A unit after a plural reading ('2 Millionen km/h'); after a `fraction` what `counted_fraction` reads."""
         with suppress(TooLong):
             j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
@@ -968,7 +959,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     return locale_span(m, counted, self.code)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
                 if (unit := self.unit_at(cur, written, m, ctx) or self.unit_at(cur, written + cur.at(m), m + 1, ctx) or getattr(self.currency(written), "major", None)) is not None:
-                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else unit.plural  # 'trois quarts de pouce'
+                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else unit.singular if one else unit.plural  # 'trois quarts de pouce'
                     return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
         return locale_span(end, reading, self.code)
 
@@ -1023,11 +1014,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
         duas a quatro); hours, with 'h' or a day's range that ends its phrase, as times ('dalle nove alle tredici')."""
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
-        if self.HOURS_TO and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
+        if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
             return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
-        number = self.cardinal if noun is None else lambda n: self.counted(n, self.is_feminine(noun))
-        return " ".join(filter(None, (start, number(first), self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), number(last))))
+        feminine, said = noun is not None and self.is_feminine(noun), []
+        for whole, fractional in (self._quantity(m[1]), self._quantity(m[3])):  # a decimal as before a unit ('3,9–5,5 mmol/l')
+            integer = self.cardinal(int(whole)) if noun is None else self.counted(int(whole), feminine)
+            said.append(integer if fractional is None else self.counted_decimal(whole, fractional, feminine, ctx))
+        return " ".join(filter(None, (start, said[0], self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), said[1])))
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'

@@ -258,6 +258,8 @@ class Russian(Language):
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
         """'3–5 дней' три пять, in the case the preposition and noun give ('в течение 3–5 дней' трёх пяти), in the noun's
         gender ('за 1–2 недели' одну две); after a dash or colon, the noun genitive, 'от … до' ('курс — 7–10 дней')."""
+        if "," in m[0]:  # decimals: each read alone, a unit after them by `_measure_range` ('3,3–5,5 ммоль/л' от … до)
+            return _fallback(_plain(m[0]))
         opens = ru_cases.agreement(last := int(m[3])) == 2 and ctx.last_visible in ("—", "–", ":")
         case = "genitive" if opens else ru_cases.count_case(last, _preposition(ctx), noun or "")
         first, up_to = (cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), last))
