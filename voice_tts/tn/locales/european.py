@@ -95,8 +95,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
     code = ""
-    MINUS = DECIMAL_WORD = PERCENT = PER = RANGE = ""  # the words of '-', ',', '%', '/' and a range's dash
+    MINUS = ""
     PLUS = "plus"
+    DECIMAL_WORD = ""
+    PERCENT = ""
+    PER = ""
+    RANGE = ""
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     RULERS: frozenset[str] = frozenset()  # names after which a Roman numeral is an ordinal, besides English's and women's
@@ -138,13 +142,20 @@ class Language(AddressesAndPhones, DatesAndTimes):
     HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
     FLIGHT_NUMBERS = ""  # a flight's number read "digits" ('IB 3147' tres uno…) or four in "pairs" ('LH 1172' elf…)
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
-    DEGREE_SCALES, SPACED_DEGREES = ("C", "F"), False
+    DEGREE_SCALES = ("C", "F")
+    SPACED_DEGREES = False
     MINOR_UNIT: Unit | None = None  # the minor unit of a currency named by CLDR (the euro's, where none is given)
-    # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date; a name with digits is read
-    # here ('a-5' a cinco), not left to the voice ('C24'); a currency code may touch its amount ('nio21', '13hkd'); a scale
-    # word's noun may be a currency symbol ('1,5 millones de €'); "12°" is an ordinal (French, Italian), no temperature
-    # (German); thousands are grouped with plain spaces too ("6 492 000", French); times are written "14h30" (French).
-    MONTH_FIRST_DATES = READS_NAMES = GLUED_CODES = SCALE_OF_SYMBOL = DEGREE_IS_ORDINAL = SPACE_GROUPS = H_CLOCKS = False
+    # Whether a month name may come before its day ('junio 11 2000'), a weekday before a date.
+    MONTH_FIRST_DATES = False
+    # Whether a name with digits is read here ('a-5' a cinco) or left to the voice ('C24').
+    READS_NAMES = False
+    GLUED_CODES = False  # whether a currency code may touch its amount ('nio21', '13hkd')
+    SCALE_OF_SYMBOL = False  # whether a scale word's noun may be a currency symbol ('1,5 millones de €')
+    # "12°" is an ordinal in French and Italian text, a temperature in German.
+    DEGREE_IS_ORDINAL = False
+    # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
+    SPACE_GROUPS = False
+    H_CLOCKS = False  # French writes times as "14h30"
     # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
     DAY_RANGES = True
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
