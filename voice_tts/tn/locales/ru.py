@@ -257,10 +257,12 @@ class Russian(Language):
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
         """'3–5 дней' три пять, in the case the preposition and noun give ('в течение 3–5 дней' трёх пяти), in the noun's
-        gender ('за 1–2 недели' одну две); after a dash or colon, the noun genitive, 'от … до' ('курс — 7–10 дней')."""
+        gender ('за 1–2 недели' одну две); after a dash, colon or people, 'от … до' ('— 7–10 дней', 'детей 3–7 лет')."""
         if "," in m[0]:  # decimals: each read alone, a unit after them by `_measure_range` ('3,3–5,5 ммоль/л' от … до)
             return _fallback(_plain(m[0]))
-        opens = ru_cases.agreement(last := int(m[3])) == 2 and ctx.last_visible in ("—", "–", ":")
+        people = ru_morph.noun(ctx.prev_word) if ctx.last_visible.isalpha() else None  # 'детей', 'пациентов'
+        opens = ru_cases.agreement(last := int(m[3])) == 2 and (ctx.last_visible in ("—", "–", ":") or (
+            people is not None and people.animate and (True, "genitive") in people.forms))
         case = "genitive" if opens else ru_cases.count_case(last, _preposition(ctx), noun or "")
         first, up_to = (cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), last))
         return f"от {first} до {up_to}" if opens else f"{first} {up_to}"
@@ -302,9 +304,8 @@ class Russian(Language):
             return _phone(token)
         if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
-        m = _WORD_DATE.fullmatch(token.lower())
-        if m and m.group("month") in MONTH_INDEX and 1 <= int(m.group("d")) <= 31:
-            return _date(int(m.group("d")), MONTH_INDEX[m.group("month")], int(m["y"]) if m["y"] else None, _date_case(ctx))
+        if (m := _WORD_DATE.fullmatch(token.lower())) and m["month"] in MONTH_INDEX and 1 <= int(m["d"]) <= 31:
+            return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
@@ -474,8 +475,7 @@ class Russian(Language):
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := _SQUARE_METRES.fullmatch(raw):
-            whole, _, fractional = m.group(1).partition(",")
-            return locale_span(end, self._counted_quantity(whole, fractional or None, self.unit("м²"), ctx), self.code)
+            return locale_span(end, self._counted_quantity(*m[1].partition(",")[::2], self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
