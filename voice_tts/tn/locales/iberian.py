@@ -37,10 +37,11 @@ class Iberian(Language):
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """After a year word, four digits are a year unless a noun the gender data knows or a unit follows them: 'en
         1990 costaba' mil novecientos (not the verb's -a), 'desde 1200 casas' mil doscientas, 'hasta 6.000 €'."""
+        if ctx.prev_word not in self.YEAR_CUES:  # the word after is looked at (and waited for) only after a year word
+            return super().is_year(cur, end, n, ctx)
         after, symbol = chunk_after(cur, end, is_letter), cur.at(lexer.spaces(cur, end))
         noun = after is not None and (is_known_noun(self.code, self.singular(after[0])) or self.unit(after[0]) is not None)
-        counts = noun or symbol.strip() and not symbol.isalnum() and symbol not in ".,;:!?)»\"'"  # '6.000 €', '1200 casas'
-        return super().is_year(cur, end, n, ctx) and not (counts and ctx.prev_word in self.YEAR_CUES)
+        return not (noun or symbol.strip() and not symbol.isalnum() and symbol not in ".,;:!?)»\"'")  # '6.000 €', '1200 casas'
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
