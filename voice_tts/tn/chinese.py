@@ -51,6 +51,12 @@ def number(text: str) -> str:
     return f"{head}点{digits(frac)}" if frac else head
 
 
+def elapsed(hours: int, minutes: int, seconds: int) -> str:
+    """The time a race or a task took ('1:03:20' 一小时三分二十秒), 零 where no minutes come between ('2:00:30' 两小时零三十秒)."""
+    taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip((hours, minutes, seconds), ("小时", "分", "秒")) if v)
+    return re.sub("小时(?=[^分]+秒)", "小时零", taken)
+
+
 def clock_in_context(text: str, word_before: str = "") -> str | None:
     """'3pm' -> 下午三点, '10:30am' -> 上午十点三十分, with seconds as `clock_time`; a 24-hour time marked pm on the 12-hour
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
@@ -58,8 +64,7 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
     if t and (word_before.rstrip("为是").endswith(_ELAPSED_WORDS) or len(t[1]) == 1 and t[3] != "00" and (
             word_before[-1:].isalpha() and not word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS))):  # '以2:26:15的成绩'
-        taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip(map(int, t.groups()), ("小时", "分", "秒")) if v)
-        return re.sub("小时(?=[^分]+秒)", "小时零", taken)  # no minutes between: '2:00:30' 两小时零三十秒
+        return elapsed(*map(int, t.groups()))
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None
     return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")

@@ -309,8 +309,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     dash = lexer.chunk(cur, end + 1) if cur.at(end) == "—" and is_digit(cur.at(end + 1)) else end
     if ctx.sent_han or is_han(cur.at(dash)):
         if (pace := lexer.pace(cur, body)) and (per := chinese.WORDS["pace_per"].get(pace[3])):  # '3'27"/公里' 三分二十七秒每公里
-            taken = chinese.clock_in_context(f"0:{pace[1]:0>2}:{pace[2]}", "用时")  # as a time taken
-            return Span(pace.end(), "reading", "zh", info=taken + per)
+            return Span(pace.end(), "reading", "zh", info=chinese.elapsed(0, int(pace[1]), int(pace[2])) + per)
         if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and any(
                 cur.startswith(end, w) for w in chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
             return Span(end, "reading", "zh", info=chinese.digits(cur.text[body:end]))
