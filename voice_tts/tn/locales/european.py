@@ -700,9 +700,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, reading, self.code)
         if plain and (clock := self.bare_hour(cur, end, token)) is not None:
             return locale_span(clock[1], clock[0], self.code)
+        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
         if (plain or signed) and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
-            return replace(span, info=f"{self.PLUS if sign == '+' else self.MINUS} {span.info}") if signed else span
+            return replace(span, info=minus + span.info) if signed else span
         if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
@@ -725,7 +726,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
-        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))  # a unit's symbol after it is its noun: 'au 30e km'
