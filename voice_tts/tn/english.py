@@ -407,7 +407,7 @@ def dashed_date(text: str) -> str | None:
 
 def clock(text: str) -> str | None:
     """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
-    24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
+    24-hour clock as written: '17:45' -> 'seventeen forty five', '14:00' -> 'fourteen hundred'."""
     if (m := _CLOCK.fullmatch(text)) is None:
         return None
     hour = int(m.group("h") or m.group("h2"))
@@ -415,11 +415,11 @@ def clock(text: str) -> str | None:
     minutes = int(m.group("m")) if m.group("m") else 0
     if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
-    if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
-        period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
-        hour = hour - 12 if hour > 12 else 12
+    if not period and m.group("h") == "00":
+        period, hour = "A", 12  # '00:30' twelve thirty AM
     said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
-    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or not minutes and "o'clock") if w)
+    whole = not minutes and ("hundred" if hour > 12 else "o'clock")
+    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or whole) if w)
 
 
 _WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")
