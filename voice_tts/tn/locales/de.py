@@ -158,7 +158,7 @@ class German(Language):
         return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r") if suffix == "." else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return _apposition(ctx) + self.ordinal(day, ".", ctx)
+        return _apposition(ctx, date=True) + self.ordinal(day, ".", ctx)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
@@ -212,7 +212,7 @@ class German(Language):
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
         cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
-        return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
+        return _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
@@ -245,8 +245,11 @@ def _ending(cue: str, gender: str) -> str:
     return _ENDINGS.get(cue, _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender])
 
 
-def _apposition(ctx: Context) -> str:
-    """The article of a date after a weekday and its comma, in the weekday's case: 'am Mo., 3. Mai' dem."""
+def _apposition(ctx: Context, date: bool = False) -> str:
+    """The article of a date after a weekday and its comma, in the weekday's case: 'am Mo., 3. Mai' dem; of a `date`
+    after 'ab' dem, as 'ab' is said before a day ('ab 1. Juni' ab dem ersten Juni)."""
+    if date and ctx.prev_word.lower() == "ab":
+        return "dem "
     return f"{ctx.agreement} " if not ctx.prev_word and ctx.last_visible not in ".!?" and ctx.agreement in _APPOSITION.values() else ""
 
 
