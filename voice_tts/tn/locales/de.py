@@ -67,7 +67,7 @@ class German(Language):
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
-        if town and not town[0] and not any(town[1].removesuffix(e) in _GENDERS for e in ("", "n", "en", "er", "s")):
+        if town and not town[0] and not _is_noun(town[1]):
             return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
         plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
         if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _PLATE.fullmatch(code := cur.text[pos:digits[1]]):
@@ -75,8 +75,9 @@ class German(Language):
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
-        if span is not None and is_digit(cur.at(pos)):
-            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx)  # '12 Säcke à 40 l und 1 …': the list's
+        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):  # '12 Säcke à 40 l und 1'
+            # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
+            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
         elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
@@ -131,7 +132,8 @@ class German(Language):
             return f"{self.mixed_fraction(1, 1, 2)} {unit.plural}"
         if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
             return super()._counted_quantity(whole, fractional, unit, ctx)
-        return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
+        gender = noun_gender(unit.singular.split()[0])
+        return f"{cldr.cardinal('de', 1, _ONE[_quantity_case(ctx)][gender])} {unit.singular}"
 
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
@@ -164,7 +166,7 @@ class German(Language):
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
-        case = _CASES.get(_cue(ctx), "nominative")
+        case = _quantity_case(ctx)
         if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):  # a share, a noun: 'von ¼ des Preises' einem Viertel
             one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)  # 'zu ¾' zu drei Vierteln
             return f"{_REGNAL_FORMS[case][1][0]} Hälfte" if (numerator, denominator) == (1, 2) else (
@@ -237,6 +239,19 @@ def _cue(ctx: Context) -> str:
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
     prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
     return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
+
+
+def _quantity_case(ctx: Context) -> str:
+    """The case of one unit ('1 l', '½ TL'): its cue's; after a noun an object's, its verb later or its subject
+    before ('Für den Teig 250 g Mehl, ½ TL Salz …' einen halben, 'kostet jede weitere ½ Stunde 1 €' einen);
+    after a heading's colon ('Zutaten: ½ l Milch') or 'ist' (also a noun, 'das Ist') the nominative."""
+    cue = _cue(ctx) * (ctx.last_visible != ":")
+    return _CASES.get(cue) or ("accusative" if cue != "ist" and _is_noun(cue.title()) else "nominative")
+
+
+def _is_noun(word: str) -> bool:
+    """Whether `word` is a noun de_genders.json lists, or its plural or genitive ('Personen', 'Kinder')."""
+    return any(word.removesuffix(ending) in _GENDERS for ending in ("", "n", "en", "er", "s"))
 
 
 def _ending(cue: str, gender: str) -> str:
