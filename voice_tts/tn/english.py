@@ -350,7 +350,7 @@ def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str
     return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
 
 
-_SLASH_DATE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2}|\d{4})")
+_SLASH_DATE = re.compile(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})")  # month first, as in the US
 _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
 
@@ -363,17 +363,13 @@ def numeric_date(text: str, paused: bool = False) -> str | None:
     """In the order written: '01/07/98' january seventh ninety eight (month first as in the US; `paused` where it ends a
     clause, as the comma of 'January 7, 1998'), '25/12/2020' the twenty fifth of december … (no month 25), '15.01.2020'
     the fifteenth of january … (day first where dots are), '2026-03-04' the fourth of march twenty twenty six (ISO)."""
-    if m := _SLASH_DATE.fullmatch(text):
-        month, day = int(m.group("a")), int(m.group("b"))
-        if 1 <= month <= 12 and 1 <= day <= 31:
-            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}{',' * paused} {_short_year(m.group('y'))}"
-        month, day = day, month
-    elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
-        day, month = int(m.group("d")), int(m.group("m"))
-    else:
+    if (m := _SLASH_DATE.fullmatch(text) or _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text)) is None:
         return None
-    spoken = _date(day, month, None)
-    return spoken and f"{spoken} {_short_year(m.group('y'))}"
+    day, month = int(m["d"]), int(m["m"])
+    if m.re is _SLASH_DATE and 1 <= month <= 12 and 1 <= day <= 31:
+        return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}{',' * paused} {_short_year(m['y'])}"
+    spoken = _date(month, day, None) if m.re is _SLASH_DATE else _date(day, month, None)  # no month 25: day first
+    return spoken and f"{spoken} {_short_year(m['y'])}"
 
 
 _QUARTER = re.compile(r"(?P<q>[1-4])Q(?P<y>\d{2}|\d{4})")

@@ -242,9 +242,8 @@ def _cue(ctx: Context) -> str:
 
 
 def _quantity_case(ctx: Context) -> str:
-    """The case of one unit ('1 l', '½ TL'): its cue's; after a noun an object's, its verb later or its subject
-    before ('Für den Teig 250 g Mehl, ½ TL Salz …' einen halben, 'kostet jede weitere ½ Stunde 1 €' einen);
-    after a heading's colon ('Zutaten: ½ l Milch') or 'ist' (also a noun, 'das Ist') the nominative."""
+    """One unit's case ('1 l', '½ TL'): its cue's; after a noun an object's ('Für den Teig … ½ TL Salz' einen
+    halben, 'kostet jede weitere ½ Stunde 1 €' einen); after 'Zutaten:' or 'ist' (a noun too: das Ist) nominative."""
     cue = _cue(ctx) * (ctx.last_visible != ":")
     return _CASES.get(cue) or ("accusative" if cue != "ist" and _is_noun(cue.title()) else "nominative")
 
