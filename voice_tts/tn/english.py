@@ -104,16 +104,13 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     amount = m.group("amount").replace(",", "")
     scales = ([SCALE_SUFFIXES[m["suffix"]]] if m["suffix"] else []) + m["scales"].replace("-", " ").split()
     prefix = "minus " if sign == "-" else ""
-    if scales:
-        return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
     whole, _, frac = amount.partition(".")
     if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
         frac = frac[:2] if frac.strip("0") else ""
     frac += "0" * (len(frac) == 1 and sub_one is not None)  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
-    units = int(whole or "0")
-    if frac and (len(frac) != 2 or sub_one is None):
-        return f"{prefix}{number(amount)} {many}{per}"
-    cents = int(frac) if frac else 0
+    if scales or frac and (len(frac) != 2 or sub_one is None):  # '$1.5M', '$1,234.123': the amount as a number
+        return f"{prefix}{number(amount)} {' '.join([*scales, many])}{per}"
+    units, cents = int(whole or "0"), int(frac or "0")
     parts = []
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
         said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
