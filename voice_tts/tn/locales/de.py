@@ -135,6 +135,12 @@ class German(Language):
         gender = noun_gender(unit.singular.split()[0])
         return f"{cldr.cardinal('de', 1, _ONE[_quantity_case(ctx)][gender])} {unit.singular}"
 
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        """'von 1 %' von einem Prozent, 'um 1 %' um ein Prozent: one percent is counted as one unit is ('eins' alone)."""
+        if (whole, fractional) != ("1", None):
+            return super().percent(whole, fractional, ctx)
+        return self._counted_quantity(whole, fractional, self.unit("%"), ctx)
+
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
         where it ends its phrase ('von 8 cm' Zentimetern; 'mit 3 l Wasser' Liter; 'mg/dl' pro Deziliter)."""
