@@ -33,7 +33,7 @@ GOLDEN = {
 EN_FAST = {
     "percent": ["12.5%", "-4%", "100%", "0.5%"],
     "numeric_date": ["2026-03-04", "2026-12-31", "1999-05-01"],  # ISO 8601
-    "clock": ["10:30 am", "10:00", "7 pm", "3pm", "12:00 pm", "10:00 am"],  # 14:30: two thirty PM, not wetext's fourteen thirty
+    "clock": ["10:30 am", "10:00", "7 pm", "3pm", "12:00 pm", "10:00 am", "14:30"],
     "measure": ["5 kg", "30cm", "60km/h", "3.5 GHz", "2GB", "20ms", "1 kg", "100MB/s"],
     "number_range": ["3-5", "18-25"],
 }

@@ -104,16 +104,13 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     amount = m.group("amount").replace(",", "")
     scales = ([SCALE_SUFFIXES[m["suffix"]]] if m["suffix"] else []) + m["scales"].replace("-", " ").split()
     prefix = "minus " if sign == "-" else ""
-    if scales:
-        return f"{prefix}{number(amount)} {' '.join(scales)} {many}{per}"
     whole, _, frac = amount.partition(".")
     if not frac[2:].strip("0"):  # zeros after the cents are not said: '$2.000', '$20.500'
         frac = frac[:2] if frac.strip("0") else ""
     frac += "0" * (len(frac) == 1 and sub_one is not None)  # '$0.5' fifty cents, '$20.5' twenty dollars and fifty cents
-    units = int(whole or "0")
-    if frac and (len(frac) != 2 or sub_one is None):
-        return f"{prefix}{number(amount)} {many}{per}"
-    cents = int(frac) if frac else 0
+    if scales or frac and (len(frac) != 2 or sub_one is None):  # '$1.5M', '$1,234.123': the amount as a number
+        return f"{prefix}{number(amount)} {' '.join([*scales, many])}{per}"
+    units, cents = int(whole or "0"), int(frac or "0")
     parts = []
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
         said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
@@ -350,7 +347,7 @@ def _date(day: int, month: int, year_text: str | None, the: str = "the ") -> str
     return spoken if year_text is None else f"{spoken} {year(int(year_text))}"
 
 
-_SLASH_DATE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2}|\d{4})")
+_SLASH_DATE = re.compile(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})")  # month first, as in the US
 _DOTTED_DATE = re.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 
 
@@ -363,17 +360,13 @@ def numeric_date(text: str, paused: bool = False) -> str | None:
     """In the order written: '01/07/98' january seventh ninety eight (month first as in the US; `paused` where it ends a
     clause, as the comma of 'January 7, 1998'), '25/12/2020' the twenty fifth of december … (no month 25), '15.01.2020'
     the fifteenth of january … (day first where dots are), '2026-03-04' the fourth of march twenty twenty six (ISO)."""
-    if m := _SLASH_DATE.fullmatch(text):
-        month, day = int(m.group("a")), int(m.group("b"))
-        if 1 <= month <= 12 and 1 <= day <= 31:
-            return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}{',' * paused} {_short_year(m.group('y'))}"
-        month, day = day, month
-    elif m := _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text):
-        day, month = int(m.group("d")), int(m.group("m"))
-    else:
+    if (m := _SLASH_DATE.fullmatch(text) or _DOTTED_DATE.fullmatch(text) or _ISO_DATE.fullmatch(text)) is None:
         return None
-    spoken = _date(day, month, None)
-    return spoken and f"{spoken} {_short_year(m.group('y'))}"
+    day, month = int(m["d"]), int(m["m"])
+    if m.re is _SLASH_DATE and 1 <= month <= 12 and 1 <= day <= 31:
+        return f"{_MONTH_NAMES[month - 1]} {ordinal(day)}{',' * paused} {_short_year(m['y'])}"
+    spoken = _date(month, day, None) if m.re is _SLASH_DATE else _date(day, month, None)  # no month 25: day first
+    return spoken and f"{spoken} {_short_year(m['y'])}"
 
 
 _QUARTER = re.compile(r"(?P<q>[1-4])Q(?P<y>\d{2}|\d{4})")
@@ -407,7 +400,7 @@ def dashed_date(text: str) -> str | None:
 
 def clock(text: str) -> str | None:
     """'10:30 am' -> 'ten thirty AM', '10:00' -> "ten o'clock", '3pm' -> 'three PM'; a time on the
-    24-hour clock as a US speaker says it: '14:00' -> 'two PM', '17:45' -> 'five forty five PM'."""
+    24-hour clock as written: '17:45' -> 'seventeen forty five', '14:00' -> 'fourteen hundred'."""
     if (m := _CLOCK.fullmatch(text)) is None:
         return None
     hour = int(m.group("h") or m.group("h2"))
@@ -415,11 +408,11 @@ def clock(text: str) -> str | None:
     minutes = int(m.group("m")) if m.group("m") else 0
     if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
-    if not period and (hour > 12 or hour == 0 and m.group("h")[:1] == "0" and len(m.group("h")) == 2):
-        period = "P" if 12 < hour < 24 else "A"  # '14:00' two PM, '00:30' twelve thirty AM: a 24-hour time
-        hour = hour - 12 if hour > 12 else 12
+    if not period and m.group("h") == "00":
+        period, hour = "A", 12  # '00:30' twelve thirty AM
     said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
-    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or not minutes and "o'clock") if w)
+    whole = not minutes and ("hundred" if hour > 12 else "o'clock")
+    return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or whole) if w)
 
 
 _WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")

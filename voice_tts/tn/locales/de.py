@@ -67,7 +67,7 @@ class German(Language):
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
-        if town and not town[0] and not any(town[1].removesuffix(e) in _GENDERS for e in ("", "n", "en", "er", "s")):
+        if town and not town[0] and not _is_noun(town[1]):
             return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
         plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
         if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _PLATE.fullmatch(code := cur.text[pos:digits[1]]):
@@ -75,8 +75,9 @@ class German(Language):
         ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
         ordinal = f"{cldr.ordinal('de', int(cur.text[pos:dot]))}{_ENDINGS.get(_cue(ctx), 'r')}" if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
-        if span is not None and is_digit(cur.at(pos)):
-            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx)  # '12 Säcke à 40 l und 1 …': the list's
+        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):  # '12 Säcke à 40 l und 1'
+            # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
+            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
         elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
             span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
         elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
@@ -131,7 +132,14 @@ class German(Language):
             return f"{self.mixed_fraction(1, 1, 2)} {unit.plural}"
         if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
             return super()._counted_quantity(whole, fractional, unit, ctx)
-        return f"{cldr.cardinal('de', 1, _ONE[_CASES.get(_cue(ctx), 'nominative')][noun_gender(unit.singular.split()[0])])} {unit.singular}"
+        gender = noun_gender(unit.singular.split()[0])
+        return f"{cldr.cardinal('de', 1, _ONE[_quantity_case(ctx)][gender])} {unit.singular}"
+
+    def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
+        """'von 1 %' von einem Prozent, 'um 1 %' um ein Prozent: one percent is counted as one unit is ('eins' alone)."""
+        if (whole, fractional) != ("1", None):
+            return super().percent(whole, fractional, ctx)
+        return self._counted_quantity(whole, fractional, self.unit("%"), ctx)
 
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
@@ -158,13 +166,13 @@ class German(Language):
         return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r") if suffix == "." else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
 
     def date_day(self, day: int, ctx: Context) -> str:
-        return _apposition(ctx) + self.ordinal(day, ".", ctx)
+        return _apposition(ctx, date=True) + self.ordinal(day, ".", ctx)
 
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """'½ Tablette': eine halbe Tablette, ein halber Liter; 'mit ½ l' mit einem halben Liter: "ein" and "halb" in
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
-        case = _CASES.get(_cue(ctx), "nominative")
+        case = _quantity_case(ctx)
         if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):  # a share, a noun: 'von ¼ des Preises' einem Viertel
             one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)  # 'zu ¾' zu drei Vierteln
             return f"{_REGNAL_FORMS[case][1][0]} Hälfte" if (numerator, denominator) == (1, 2) else (
@@ -212,7 +220,7 @@ class German(Language):
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
         cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
-        return _apposition(ctx) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
+        return _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
@@ -239,14 +247,29 @@ def _cue(ctx: Context) -> str:
     return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
 
 
+def _quantity_case(ctx: Context) -> str:
+    """One unit's case ('1 l', '½ TL'): its cue's; after a noun an object's ('Für den Teig … ½ TL Salz' einen
+    halben, 'kostet jede weitere ½ Stunde 1 €' einen); after 'Zutaten:' or 'ist' (a noun too: das Ist) nominative."""
+    cue = _cue(ctx) * (ctx.last_visible != ":")
+    return _CASES.get(cue) or ("accusative" if cue != "ist" and _is_noun(cue.title()) else "nominative")
+
+
+def _is_noun(word: str) -> bool:
+    """Whether `word` is a noun de_genders.json lists, or its plural or genitive ('Personen', 'Kinder')."""
+    return any(word.removesuffix(ending) in _GENDERS for ending in ("", "n", "en", "er", "s"))
+
+
 def _ending(cue: str, gender: str) -> str:
     """What an -e adjective takes after `cue` before a noun of `gender`: the cue's ('am dritten'), else its case's."""
     cue = "den" if (cue, gender) == ("der", "f") else cue  # a feminine's 'der' is no nominative: 'in der 3. Etage'
     return _ENDINGS.get(cue, _STRONG_ENDINGS[_CASES.get(cue, "nominative")][gender])
 
 
-def _apposition(ctx: Context) -> str:
-    """The article of a date after a weekday and its comma, in the weekday's case: 'am Mo., 3. Mai' dem."""
+def _apposition(ctx: Context, date: bool = False) -> str:
+    """The article of a date after a weekday and its comma, in the weekday's case: 'am Mo., 3. Mai' dem; of a `date`
+    after 'ab' dem, as 'ab' is said before a day ('ab 1. Juni' ab dem ersten Juni)."""
+    if date and ctx.prev_word.lower() == "ab":
+        return "dem "
     return f"{ctx.agreement} " if not ctx.prev_word and ctx.last_visible not in ".!?" and ctx.agreement in _APPOSITION.values() else ""
 
 
