@@ -37,6 +37,7 @@ JA = [
     ("2027.06.15.(火)", "二千二十七年六月十五日火曜日"),  # the period after a dotted date is the date's
     ("3月5日(日・祝)", "三月五日日曜日祝日"),
     ("5〜7日", "五から七日"),
+    ("煮込みは40〜50分です", "煮込みは四十分から五十分です"),  # minutes said at both ends, as hours are
     # times
     ("14:05に", "十四時五分に"),
     # a plate's numbers apart after its kana (no から); a seat's or gate's letter; a unit after a myriad; a code after 番号
@@ -165,15 +166,20 @@ KO = [
     ("2027.06.15.(화)입니다", "이천이십칠년 유월 십오일 화요일입니다"),
     ("예약일은 2027.06.15. 오후", "예약일은 이천이십칠년 유월 십오일. 오후"),  # before a space: a full stop
     # a range of counted days reads 에서; days of a month and years 부터, as NeMo's data reads them
-    ("5〜7일", "오에서 칠일"),
-    ("배송은 3~5일 정도", "배송은 삼에서 오일 정도"),
+    ("5〜7일", "오일에서 칠일"),
+    ("배송은 3~5일 정도", "배송은 삼일에서 오일 정도"),
+    ("숙성은 10~14일, 굽기는 15~20분", "숙성은 십일에서 십사일, 굽기는 십오분에서 이십분"),  # the counter at both ends
+    # a clock in a sentence: every hour native; a timestamp alone on the Sino-Korean 24 hours, as NeMo's data reads it
+    ("막차는 23:10에 떠나고 첫차는 05:40입니다", "막차는 스물세시 십분에 떠나고 첫차는 다섯시 사십분입니다"),
+    ("16:45", "십육시 사십오분"),
+    ("13:00~15:30 사이에 들러 주세요", "열세시에서 열다섯시 삼십분 사이에 들러 주세요"),  # a range before 사이: 에서
     ("11월1〜5일", "십일월일부터 오일"),
     ("80〜90년대", "팔십부터 구십년대"),
-    ("오전 9시~오후 6시, 주말은 10시~12시 사이", "오전 아홉시부터 오후 여섯시까지, 주말은 열시부터 열두시 사이"),  # from an hour until an hour
+    ("오전 9시~오후 6시, 주말은 10시~12시 사이", "오전 아홉시부터 오후 여섯시까지, 주말은 열시에서 열두시 사이"),  # from an hour until an hour; 사이 에서
     # three capitals or more of a code as written, one or two named; a Roman number ending a title in quotes
     ("예약번호 GMP51234, 강의 '미적분학 Ⅲ'과 'Ⅳ'", "예약번호 G M P 오일이삼사, 강의 '미적분학 삼'과 '사'"),
     # the end of a range of times 까지 before a word too, in place of 에; none before 사이 (a span between)
-    ("수영장은 06:00~21:00 개방, 주말 08:00~18:00에 강습, 10:00~11:00 사이 점검", "수영장은 여섯시부터 이십일시까지 개방, 주말 여덟시부터 십팔시까지 강습, 열시부터 열한시 사이 점검"),
+    ("수영장은 06:00~21:00 개방, 주말 08:00~18:00에 강습, 10:00~11:00 사이 점검", "수영장은 여섯시부터 스물한시까지 개방, 주말 여덟시부터 열여덟시까지 강습, 열시에서 열한시 사이 점검"),
     # two numbers in a row before a counter: about so many ('2~3일' 이삼 일, '3~4명' 서너 명), never a clock
     ("상담은 1~2주, 인원은 3~4명, 사과 2~3개, 4~5일 뒤 2~3시 사이", "상담은 일이주, 인원은 서너명, 사과 두세개, 사오일 뒤 두시에서 세시 사이"),
     # weekdays joined by a middle dot: a list (two joined by 과)
@@ -182,7 +188,7 @@ KO = [
     ("완주 기록은 3:12:40, 소요시간 0:38:05, 출발 6:30:15", "완주 기록은 세시간 십이분 사십초, 소요시간 삼십팔분 오초, 출발 여섯시 삼십분 십오초"),
     # a number to call after 문의 or 신고, digit by digit
     ("분실 신고는 112로, 요금 문의는 114로 하세요. 신고 12건", "분실 신고는 일일이로, 요금 문의는 일일사로 하세요. 신고 십이건"),
-    ("1일~5일 중 하루, 09:00~18:00 동안", "일일부터 오일 중 하루, 아홉시부터 십팔시 동안"),  # a span within: no 까지
+    ("1일~5일 중 하루, 09:00~18:00 동안", "일일부터 오일 중 하루, 아홉시부터 열여덟시 동안"),  # a span within: no 까지
     # times
     ("오전 9:15", "오전 아홉시 십오분"),
     ("13시 05분", "십삼시 오분"),
@@ -236,7 +242,7 @@ KO = [
     ("접수 번호는 KH-2026-00481입니다", "접수 번호는 KH이공이육공공사팔일입니다"),
     # 번 counts times after a word of frequency; a range before a native counter starts native too
     ("하루 3번 헹궈 주세요", "하루 세번 헹궈 주세요"),
-    ("작업은 6~8시간, 2~4개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 네개, 삼에서 오일"),
+    ("작업은 6~8시간, 2~4개, 3~5일", "작업은 여섯에서 여덟시간, 둘에서 네개, 삼일에서 오일"),
     # versions; a business's number without an area code (libphonenumber's), but a range of years
     ("버전 5.2.1, 버전 2.10, v1.2.3", "버전 오점이점일, 버전 이점십, 버전 일점이점삼"),
     ("1588-3482로, 1600-1700년", "일오팔팔 삼사팔이로, 천육백 부터 천칠백년"),
@@ -354,7 +360,7 @@ def test_currencies_are_cldr_s_and_an_english_word_in_capitals_is_no_code() -> N
 
 REPLIES = {
     "ja": [
-        "ご注文の合計は¥12,800で、3月5日(水)の14:30にお届けします。",
+        "ご注文の合計は¥12,800で、3月5日(水)の14:30にお届けします。煮込みは40〜50分です。",
         "第2四半期の売上は前年比-3.5%、約1億2000万円でした。詳細は03-1234-5678まで。",
         "割引は1/3、送料は$4.99です。info@example.jpへどうぞ。1 1/2カップ、2025/04/01",
         "契約はH30年4月から、更新はR.9、有効期限はR12年3月末、型番R8です。",
@@ -403,6 +409,7 @@ REPLIES = {
         "경제학원론 II 기말고사와 회계원리Ⅱ 수업입니다.",
         "대한항공 KE 085편과 아시아나 OZ0102편, KE1172편은 오후 3시에 출발합니다.",
         "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다. 탑승구는 23번, 승강장은 4번, 하루 3번.",
+        "매일 12:00~14:00 사이 점심, 19:00~20:30에 수업, 숙성은 10~14일입니다.",
     ],
 }
 
