@@ -244,8 +244,8 @@ class Language:
                 or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
                 and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])):  # '5/12の9:00', '6/3の9時'
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
-        if self.cued(ctx.prev_word, "speed_per_" + e.suffix.partition("/")[2]):  # the word before says per what: 秒速
-            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル, never 風速秒速
+        if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
+            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
