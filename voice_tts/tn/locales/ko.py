@@ -108,8 +108,7 @@ class Korean(myriad.Language):
         return cldr.spell("ko", n, "spellout-cardinal-native" + form) if n < below.get(counter, below[""]) else self.cardinal(n)
 
     def hour(self, n: int, last: int = 12) -> str:
-        """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시); up to a `last` of 24 on a
-        clock in a sentence ('21:47' 스물한 시)."""
+        """Clock hours 1 to `last` native (세시; to 24 in a sentence, '21:47' 스물한시), 0 and on Sino-Korean (영시, 십팔시)."""
         return self.native(n) if 1 <= n <= last else self.cardinal(n)
 
     def _particle(self, cur: Cursor, end: int, spoken: str) -> tuple[int, str]:

@@ -345,11 +345,10 @@ class Language:
 
     def clock(self, parts: tuple[str, ...], elapsed: bool = False, say_hour: Callable[[int], str] | None = None) -> str:
         """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for minutes before seconds where
-        the language reads them ('7:00:30' 七時零分三十秒); a time `elapsed` in hours, minutes and seconds, none of zero; its
-        hour as `say_hour` says it (`hour` unless a language says another)."""
+        the language reads them ('7:00:30' 七時零分三十秒); a time `elapsed` in hours, minutes and seconds, none of zero."""
         hour, *rest = (int(p) for p in parts)
         words = self.words["elapsed" if elapsed else "clock"]
-        spoken = (say_hour or self.hour)(hour) + words[0] if hour or not elapsed else ""
+        spoken = (say_hour or self.hour)(hour) + words[0] if hour or not elapsed else ""  # ko's in a sentence: its own
         for i, value in enumerate(rest, 1):
             if value or i < len(rest) and self.words["zero_minutes_before_seconds"] and not elapsed:
                 spoken += self.space * bool(spoken) + self.cardinal(value) + words[i]
