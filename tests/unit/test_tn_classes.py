@@ -391,6 +391,7 @@ ZH_READINGS = {
     "加入糖2½勺和水1½碗,炖3½天。": "加入糖两勺半和水一碗半,炖三天半。",
     # a Roman numeral after 第 a number; a room after its building digit by digit
     "讲解在第III展厅开始，寄至2号楼1502室或3栋2单元501室。": "讲解在第三展厅开始，寄至二号楼一五零二室或三栋二单元五零一室。",
+    "补考在4楼407教室。": "补考在四楼四零七教室。",  # a classroom's number too
     # a Roman numeral before a type, a stage or a grade a number ('V型' a shape, 'XL码' a size stay letters)
     "需要排查II型糖尿病，III期肺癌，IV级，II度烧伤；V型领，XL码。": "需要排查二型糖尿病，三期肺癌，四级，二度烧伤；V型领，XL码。",
     "考试95/100分，加3/4杯水。": "考试一百分之九十五分，加四分之三杯水。",  # a fraction before a measure word, never a time

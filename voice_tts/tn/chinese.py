@@ -156,8 +156,8 @@ def percent(text: str) -> str | None:
 
 def telephone(text: str) -> str | None:
     """Telephone numbers digit by digit: a mobile's 1 read as 幺, a landline's as 一 (as wetext reads them); so is
-    a room's number ('1502室' 一五零二室, '1208房间' 一二零八房间)."""
-    if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})(室|号?房间?)", text):  # after its building ('2号楼1502室')
+    a room's number ('1502室' 一五零二室, '302教室' 三零二教室, '1208房间' 一二零八房间)."""
+    if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})(教?室|号?房间?)", text):  # after its building ('2号楼1502室')
         return re.sub(r"\d+", lambda n: cardinal(int(n[0])), m[1]) + digits(m[2]) + m[3]
     return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
 

@@ -92,6 +92,8 @@ class Korean(myriad.Language):
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
         if e.kind == "mixed" and e.parts[1:] == ("1", "2") and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default="")):
             return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
+        if e.kind == "time" and (ctx.prev_word or cur.at(end)):  # in a sentence every hour native: '17:00에' 열일곱 시에
+            return locale_span(end, self.clock(e.parts, say_hour=lambda n: self.hour(n, 24)), "ko")  # alone '18:05' 십팔시
         spoken = self.read(e)
         if e.kind in ("fraction", "mixed") and not e.suffix or e.currency:  # '$5를', '₩500을'
             end, spoken = self._particle(cur, end, spoken)
@@ -105,9 +107,9 @@ class Korean(myriad.Language):
         below = self.words["native_below"]
         return cldr.spell("ko", n, "spellout-cardinal-native" + form) if n < below.get(counter, below[""]) else self.cardinal(n)
 
-    def hour(self, n: int) -> str:
-        """Clock hours 1 to 12 are native (세시), 0 and 13 on Sino-Korean (영시, 십팔시)."""
-        return self.native(n) if 1 <= n <= 12 else self.cardinal(n)
+    def hour(self, n: int, last: int = 12) -> str:
+        """Clock hours 1 to `last` native (세시; to 24 in a sentence, '21:47' 스물한시), 0 and on Sino-Korean (영시, 십팔시)."""
+        return self.native(n) if 1 <= n <= last else self.cardinal(n)
 
     def _particle(self, cur: Cursor, end: int, spoken: str) -> tuple[int, str]:
         """'5/6이' → 육분의 오가: a one-syllable particle right after agrees with the reading."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import cache
@@ -169,7 +170,12 @@ class Language:
         c = cur.at(pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
             n = cur.at(pos + 1)  # read 'from', its end is read 'until' (`_until`): ko '9시~6시' 아홉 시부터 여섯 시까지
-            return Span(pos + 1, "locale", self.code, self.words["tilde"][""], agreement="until") if n.isalnum() or is_digit(n) else None
+            if not (n.isalnum() or is_digit(n)):
+                return None
+            last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
+            k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
+            word = next((w for after, w in self.words.get("tilde_before", {}).items() if cur.startswith(k, after)), "")
+            return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
         if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
@@ -238,8 +244,8 @@ class Language:
                 or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
                 and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])):  # '5/12の9:00', '6/3の9時'
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
-        if self.cued(ctx.prev_word, "speed_per_" + e.suffix.partition("/")[2]):  # the word before says per what: 秒速
-            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル, never 風速秒速
+        if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
+            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)
@@ -337,12 +343,12 @@ class Language:
         language's two after a final consonant: 二と, 이와 (삼과)."""
         return whole + self.words["and"][0 if ends_in_consonant(whole) else 1]
 
-    def clock(self, parts: tuple[str, ...], elapsed: bool = False) -> str:
+    def clock(self, parts: tuple[str, ...], elapsed: bool = False, say_hour: Callable[[int], str] | None = None) -> str:
         """'14:05' 十四時五分, '3:30' 세시 삼십분: minutes and seconds of zero go unread, but for minutes before seconds where
         the language reads them ('7:00:30' 七時零分三十秒); a time `elapsed` in hours, minutes and seconds, none of zero."""
         hour, *rest = (int(p) for p in parts)
         words = self.words["elapsed" if elapsed else "clock"]
-        spoken = self.hour(hour) + words[0] if hour or not elapsed else ""
+        spoken = (say_hour or self.hour)(hour) + words[0] if hour or not elapsed else ""  # ko's in a sentence: its own
         for i, value in enumerate(rest, 1):
             if value or i < len(rest) and self.words["zero_minutes_before_seconds"] and not elapsed:
                 spoken += self.space * bool(spoken) + self.cardinal(value) + words[i]

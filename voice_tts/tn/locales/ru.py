@@ -188,14 +188,14 @@ class Russian(Language):
 
     def amount_case(self, ctx: Context, measure: bool = False) -> str:
         """The accusative after 'на', 'за' or a transitive verb ('стоит 1 250 руб.', 'вернули на карту'), the genitive
-        after 'до', 'от' or a payment ('возврат 500 ₽'), else the nominative; a `measure` after a noun and 'с' the
-        instrumental ('с 16 ГБ')."""
+        after 'до', 'от' or an action's noun ('возврат 500 ₽', 'замена 120 м²'), else the nominative; a `measure` after
+        a noun and 'с' the instrumental ('с 16 ГБ')."""
         if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
         if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
             return "instrumental"
         case = ru_cases.COUNT_PREPOSITIONS.get(preposition)  # 'при 190 °C' при ста девяноста градусах
-        return "genitive" if case == "genitive" or preposition in _WORDS["payment_nouns"] else case if case in ("dative", "prepositional") else "nominative"
+        return "genitive" if case == "genitive" or preposition in _WORDS["action_nouns"] else case if case in ("dative", "prepositional") else "nominative"
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional, self.amount_case(ctx))
@@ -533,7 +533,7 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
-        if ctx.prev_word.lower() in _WORDS["payment_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+        if ctx.prev_word.lower() in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
         raw = cur.text[pos:span.end]
         if (m := _COMPOUND.fullmatch(raw)) and (full := self.ABBREVIATIONS.get(m[2] + cur.at(k := span.end))):  # '2-комн.'
