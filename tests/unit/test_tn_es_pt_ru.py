@@ -481,6 +481,8 @@ READINGS = {
         # a pace: a race's time over a unit is 'por' the unit
         ("Manteve 4'15\"/km no início e 4'40\"/km no fim.",
          "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
+        # times listed after a clock cue are each read as after it: no 'horas' on the later ones
+        ("As aulas começam às 7h50, 9h40 e 13h10.", "As aulas começam às sete e cinquenta, nove e quarenta e treze e dez."),
     ],
     "ru": [
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
@@ -756,6 +758,7 @@ SENTENCES = {
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
         "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
+        "As aulas começam às 7h50, 9h40 e 13h10.",
     ],
     "ru": [
         "Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
