@@ -274,6 +274,8 @@ READINGS = {
         # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
         ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
+        # abbreviated weekdays in a list, joined by commas and 'y', are all days
+        ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
     ],
     "pt": [
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
@@ -676,6 +678,7 @@ READINGS = {
 SENTENCES = {
     "es": [
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
+        "La piscina abre mar., jue. y sáb. por la mañana.",
         "Rodó a 4:50/km y después a 4'05\"/km.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",

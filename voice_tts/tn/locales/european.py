@@ -512,8 +512,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             k = j + 1 if cur.at(j) in "–-" else j + len(self.RANGE) + 2 if self.RANGE and cur.startswith(j, f" {self.RANGE} ") else j
             if not joined and k > j and is_letter(cur.at(k)):
                 joined = [cur.text[k:(end := lexer.chunk(cur, k))]]
-            alone = not joined and first[1:] and cur.at(end) == "." and ctx.prev_word.lower() in (  # 'y D. Tomás' no day
-                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
+            listed = chunk_after(cur, end + 1 + (cur.at(end + 1) == ","), is_letter) if cur.at(end) == "." else None
+            listed = chunk_after(cur, listed[1], is_letter) if listed and listed[0] == self.HALF_AND else listed
+            alone = not joined and first[1:] and cur.at(end) == "." and (ctx.prev_word.lower() in (  # 'y D. Tomás' no day
+                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""}) or bool(  # 'du lun.', 'al vie.'
+                listed and listed[0] in self.WEEKDAYS and cur.at(listed[1]) == "."))  # a list: 'lun., miér. y vie.'
             if alone or joined and joined[0] in self.WEEKDAYS:
                 end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone or k > j + 1)
                 pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
