@@ -298,10 +298,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
 
-    def decade(self, token: str, ctx: Context) -> str | None:
-        """'les 80s': a decade, where the language writes them so."""
-        return None
-
     def of(self, noun: str) -> str:
         """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
         return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
@@ -735,8 +731,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             unit = after and len(after[0]) > 1 and after[0].islower() and not set(after[0]) & set("aeiou") and self.unit(after[0])
             reading = minus + self.ordinal(number, ordinal.group(2), ctx) + (f" {unit.singular}" if unit else "")
             return self._after_day(cur, after[1] if unit else end, reading, number, ctx)
-        if plain and (decade := self.decade(token, ctx)) is not None:
-            return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
         if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
             token, currency = glued[1], named
@@ -806,9 +800,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.year(int(whole)), self.code)
         with suppress(TooLong):
             if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
-                numerator, denominator = cldr.vulgar_fraction(cur.at(glyph))
-                reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
-                return self._unit_after(cur, glyph + 1, reading, None if minus else (int(whole), numerator, denominator))
+                fraction = (int(whole), *cldr.vulgar_fraction(cur.at(glyph)))
+                return self._unit_after(cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction)
             dotted = currency is None and integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
@@ -875,9 +868,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     if integer and int(whole) <= 31 and month and not minus:
                         return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
                     if integer and _FRACTION.fullmatch(ascii_digits(word)):
-                        a, b = (int(x) for x in ascii_digits(word).split("/"))
-                        reading = self.mixed_fraction(int(whole), a, b)
-                        return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
+                        fraction = (int(whole), *(int(x) for x in ascii_digits(word).split("/")))
+                        return self._unit_after(cur, m, minus + self.mixed_fraction(*fraction), None if minus else fraction)
                 break
         if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
             per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
