@@ -46,16 +46,6 @@ class Currency:
     minor: Unit
 
 
-def units(table: dict[str, list]) -> dict[str, Unit]:
-    """Units as a language's word table writes them: [singular, plural, feminine?]."""
-    return {written: Unit(*names) for written, names in table.items()}
-
-
-def currencies(table: dict[str, list]) -> dict[str, Currency]:
-    """Currencies as a language's word table writes them: [main unit, minor unit]."""
-    return {written: Currency(Unit(*major), Unit(*minor)) for written, (major, minor) in table.items()}
-
-
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
@@ -82,13 +72,17 @@ _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # n
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
-# How each table of a language's `<code>_words.json` becomes the class attribute of its name.
+# How each table of a language's `<code>_words.json` becomes the class attribute of its name: a unit as [singular,
+# plural, feminine?], a currency as [main unit, minor unit].
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales money_scales"),
-    (currencies, "currencies"), (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"),
+    (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
+    (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
+    (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
+) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
