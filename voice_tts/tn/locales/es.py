@@ -172,7 +172,8 @@ class Spanish(Iberian):
 
     def _alphanumeric(self, text: str) -> str:
         """Digits as numbers (long runs one by one), words as written, symbols by name ('a-5' a cinco); no marks."""
-        return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
+        return read_pieces(text, self.SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else self.digits(run),
+                           pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
@@ -226,10 +227,6 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _digit_run(run: str) -> str:
-    return _with_zeros(run, "") if len(run) <= 6 else RULES.digits(run)
 
 
 def _am_pm(w: str, h: int) -> str:
