@@ -12,7 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from voice_tts.tn import cldr, lexer
+from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -201,13 +201,6 @@ class Spanish(Iberian):
             word, last = after
             w = word.lower().replace(".", "")
             zone = _ZONE.fullmatch(w)
-            if not word and words and kept == last - 1:  # a zone's offset after a space: 'utc +1'
-                last = lexer.digits_end(cur, last + 1)
-                offset = cur.text[kept + 1:last]
-                if offset[1:].isdecimal() and len(offset) <= 3:
-                    words.append(_signed(offset))
-                    kept = last
-                break
             if w in ("de", "del", "la") or w in self.CLOCK_MARKERS:
                 continue
             if w in ("am", "pm"):
@@ -218,8 +211,6 @@ class Spanish(Iberian):
                 words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in self.ZONES:
                 words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
-            elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:
-                words.append(_signed(w))
             else:
                 break
             kept = last
