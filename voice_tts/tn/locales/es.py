@@ -210,7 +210,9 @@ class Spanish(Iberian):
             elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):  # '1 noche gratis' is no hour
                 words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in self.ZONES:
-                words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
+                offset = zone[2] or ""  # 'gmt-3' g m t menos tres
+                sign = self.PLUS if offset[:1] == "+" else self.MINUS
+                words.append(" ".join(zone[1]) + (f" {sign} {cardinal(int(offset[1:]))}" if offset else ""))
             else:
                 break
             kept = last
@@ -222,7 +224,3 @@ RULES = Spanish()
 
 def _am_pm(w: str, h: int) -> str:
     return ("de la noche" if w == "am" else "del mediodía") if h == 12 else "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
-
-
-def _signed(offset: str) -> str:
-    return ("menos " if offset[0] == "-" else "más ") + cardinal(int(offset[1:]))
