@@ -9,7 +9,6 @@ forms this data reads ("vigesimoprimera", "undécimo").
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from voice_tts.tn import cldr
@@ -27,6 +26,7 @@ _WORDS = words("es")
 
 # The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
 _FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
+_UNACCENTED = str.maketrans("áéíóú", "aeiou")  # a number word glued to another: 'veintidós milésimo' veintidosmilésimo
 
 
 def cardinal(n: int, form: str = "") -> str:
@@ -66,12 +66,8 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
 
 def _glued_ordinal(m: re.Match) -> str:
     """'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo."""
-    count = "" if m[1] == "un" else _strip_accents(m[1].replace(" ", ""))
+    count = "" if m[1] == "un" else m[1].replace(" ", "").translate(_UNACCENTED)
     return count + m[2] + "ésimo"
-
-
-def _strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
 
 
 # --- decimals and fractions -------------------------------------------------------------------
@@ -86,7 +82,7 @@ def _denominator(d: int) -> str | None:
     if 2 <= d <= 10:
         return {2: "medio", 3: "tercio"}.get(d) or ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
-        word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
+        word = cardinal(d).translate(_UNACCENTED).replace(" y ", "i").replace(" ", "")
         return (word[:-1] if word.endswith(("uno", "a")) else word) + "avo"
     return ordinal(d) if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6 else None
 
