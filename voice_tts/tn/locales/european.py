@@ -447,7 +447,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
             if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
                 return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)  # 'SGB II' zwei
-            return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
+            with suppress(TooLong):  # an abbreviation of two words that begins with one ('c.º b.' camino bajo)
+                after = chunk_after(cur, end, is_letter)
+                two = after and after[1] - end <= 6 and cur.at(after[1]) == "." and self.abbreviation(
+                    f"{word} {after[0]}.")
+                if two:
+                    return locale_span(after[1] + 1, two, self.code)
+            return locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word) or self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
@@ -512,14 +518,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
                 days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
                 return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
-        return None
-
-    def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
-        with suppress(TooLong):
-            if (after := chunk_after(cur, end, is_letter)) and after[1] - end <= 6 and cur.at(after[1]) == ".":
-                reading = self.abbreviation(f"{word} {after[0]}.")
-                return None if reading is None else locale_span(after[1] + 1, reading, self.code)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
