@@ -58,16 +58,11 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
     text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
     text = re.sub(r"\bdecimo(primero|segundo)\b", lambda m: "undécimo" if m[1] == "primero" else "duodécimo", text)
     text = re.sub(r"^vigésimo o?(?=\w)", "vigesimo", text)
-    text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
+    text = re.sub(r"^(?:un )?(.*?) ?(mil|millon)ésimo",  # 'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo
+                  lambda m: m[1].replace(" ", "").translate(_UNACCENTED) + m[2] + "ésimo", text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
     return re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text)) if feminine else text  # 'quinientas'
-
-
-def _glued_ordinal(m: re.Match) -> str:
-    """'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo."""
-    count = "" if m[1] == "un" else m[1].replace(" ", "").translate(_UNACCENTED)
-    return count + m[2] + "ésimo"
 
 
 # --- decimals and fractions -------------------------------------------------------------------
