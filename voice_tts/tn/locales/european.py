@@ -470,8 +470,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
             return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
-        if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
-            return span
+        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, end + (cur.at(end) == "."), is_digit)
+        if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
+            year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
+            return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
@@ -484,14 +486,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
             return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
-
-    def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
-        """'junio 11 2000', 'abr. 22': a month, then a day, then maybe a year."""
-        day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
-        if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
-            return None
-        year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
-        return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
         """A currency written with letters before '$' ('R$', 'US$') and where its amount starts."""
