@@ -276,6 +276,8 @@ READINGS = {
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
         # abbreviated weekdays in a list, joined by commas and 'y', are all days
         ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
+        # 'c/u' of a price: cada uno
+        ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
     ],
     "pt": [
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
@@ -485,6 +487,8 @@ READINGS = {
          "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
         # times listed after a clock cue are each read as after it: no 'horas' on the later ones
         ("As aulas começam às 7h50, 9h40 e 13h10.", "As aulas começam às sete e cinquenta, nove e quarenta e treze e dez."),
+        # 'c/u' of a price: cada um
+        ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
     ],
     "ru": [
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
