@@ -274,6 +274,10 @@ READINGS = {
         # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
         ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
+        # abbreviated weekdays in a list, joined by commas and 'y', are all days
+        ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
+        # 'c/u' of a price: cada uno
+        ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
     ],
     "pt": [
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
@@ -481,6 +485,10 @@ READINGS = {
         # a pace: a race's time over a unit is 'por' the unit
         ("Manteve 4'15\"/km no início e 4'40\"/km no fim.",
          "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
+        # times listed after a clock cue are each read as after it: no 'horas' on the later ones
+        ("As aulas começam às 7h50, 9h40 e 13h10.", "As aulas começam às sete e cinquenta, nove e quarenta e treze e dez."),
+        # 'c/u' of a price: cada um
+        ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
     ],
     "ru": [
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
@@ -674,6 +682,7 @@ READINGS = {
 SENTENCES = {
     "es": [
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
+        "La piscina abre mar., jue. y sáb. por la mañana.",
         "Rodó a 4:50/km y después a 4'05\"/km.",
         "El km cuesta 1,30 € y el kWh, 0,20 €; 2 € por kg.",
         "El club pagó 75 M€ por el portero y 2,5 M€ al año; la grada costó 300 k€.",
@@ -756,6 +765,7 @@ SENTENCES = {
         "Ganhou por 7-5, 4-6 e 6-1 na estreia.",
         "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
+        "As aulas começam às 7h50, 9h40 e 13h10.",
     ],
     "ru": [
         "Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",

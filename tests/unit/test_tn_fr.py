@@ -211,6 +211,8 @@ READINGS = [
     ("Crevaison au 12e km, allure de 5 min 20 s au km ; hôtel dans le VIe arr., loyer au m² en hausse.",
      "Crevaison au douzième kilomètre, allure de cinq minutes vingt secondes au kilomètre ; hôtel dans le sixième "
      "arrondissement, loyer au mètre carré en hausse."),
+    # abbreviated weekdays in a list, joined by commas and 'et', are all days
+    ("Le marché a lieu mar., jeu. et sam. matin.", "Le marché a lieu mardi, jeudi et samedi matin."),
 ]
 
 

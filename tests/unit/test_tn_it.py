@@ -251,6 +251,8 @@ READINGS = [
     ("Taxi: 2,10 €/km di giorno e 0,25 €/kWh alla colonnina; 1,5 l/km è troppo.",
      "Taxi: due euro e dieci al chilometro di giorno e venticinque centesimi al chilowattora alla colonnina; uno virgola cinque "
      "litri per chilometro è troppo."),
+    # times with a point listed after a clock cue are all times, each read as after it
+    ("Le navette partono alle 8.20, 9.50 e 11.35.", "Le navette partono alle otto e venti, nove e cinquanta e undici e trentacinque."),
 ]
 
 

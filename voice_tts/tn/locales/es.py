@@ -9,10 +9,9 @@ forms this data reads ("vigesimoprimera", "undécimo").
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
-from voice_tts.tn import cldr, lexer
+from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
@@ -27,6 +26,7 @@ _WORDS = words("es")
 
 # The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
 _FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
+_UNACCENTED = str.maketrans("áéíóú", "aeiou")  # a number word glued to another: 'veintidós milésimo' veintidosmilésimo
 
 
 def cardinal(n: int, form: str = "") -> str:
@@ -58,20 +58,11 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
     text = cldr.ordinal("es", n, "masculine").replace("octingésimo", "octingentésimo")
     text = re.sub(r"\bdecimo(primero|segundo)\b", lambda m: "undécimo" if m[1] == "primero" else "duodécimo", text)
     text = re.sub(r"^vigésimo o?(?=\w)", "vigesimo", text)
-    text = re.sub(r"^(.+?) ?(mil|millon)ésimo", _glued_ordinal, text)
+    text = re.sub(r"^(?:un )?(.*?) ?(mil|millon)ésimo",  # 'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo
+                  lambda m: m[1].replace(" ", "").translate(_UNACCENTED) + m[2] + "ésimo", text)
     if short:
         text = re.sub(r"(prim|terc)ero$", r"\1er", text)
     return re.sub(r"o\b", "a", re.sub(r"ientos(?=\w*ésimo)", "ientas", text)) if feminine else text  # 'quinientas'
-
-
-def _glued_ordinal(m: re.Match) -> str:
-    """'dos milésimo' dosmilésimo, 'un millonésimo' millonésimo."""
-    count = "" if m[1] == "un" else _strip_accents(m[1].replace(" ", ""))
-    return count + m[2] + "ésimo"
-
-
-def _strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
 
 
 # --- decimals and fractions -------------------------------------------------------------------
@@ -86,7 +77,7 @@ def _denominator(d: int) -> str | None:
     if 2 <= d <= 10:
         return {2: "medio", 3: "tercio"}.get(d) or ordinal(d)
     if 11 <= d <= 99:  # onceavo, treintaiunavo, cincuentavo
-        word = _strip_accents(cardinal(d)).replace(" y ", "i").replace(" ", "")
+        word = cardinal(d).translate(_UNACCENTED).replace(" y ", "i").replace(" ", "")
         return (word[:-1] if word.endswith(("uno", "a")) else word) + "avo"
     return ordinal(d) if d % 100 == 0 and d < 1000 or d % 1000 == 0 and d < 10**6 or d == 10**6 else None
 
@@ -172,7 +163,8 @@ class Spanish(Iberian):
 
     def _alphanumeric(self, text: str) -> str:
         """Digits as numbers (long runs one by one), words as written, symbols by name ('a-5' a cinco); no marks."""
-        return read_pieces(text, self.SYMBOLS, _digit_run, pieces=_PIECE)
+        return read_pieces(text, self.SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else self.digits(run),
+                           pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
@@ -200,13 +192,6 @@ class Spanish(Iberian):
             word, last = after
             w = word.lower().replace(".", "")
             zone = _ZONE.fullmatch(w)
-            if not word and words and kept == last - 1:  # a zone's offset after a space: 'utc +1'
-                last = lexer.digits_end(cur, last + 1)
-                offset = cur.text[kept + 1:last]
-                if offset[1:].isdecimal() and len(offset) <= 3:
-                    words.append(_signed(offset))
-                    kept = last
-                break
             if w in ("de", "del", "la") or w in self.CLOCK_MARKERS:
                 continue
             if w in ("am", "pm"):
@@ -216,9 +201,9 @@ class Spanish(Iberian):
             elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):  # '1 noche gratis' is no hour
                 words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in self.ZONES:
-                words.append(" ".join(zone[1]) + (f" {_signed(zone[2])}" if zone[2] else ""))
-            elif re.fullmatch(r"[-+]\d{1,2}", w) and words and kept == last - len(word) - 1:
-                words.append(_signed(w))
+                offset = zone[2] or ""  # 'gmt-3' g m t menos tres
+                sign = self.PLUS if offset[:1] == "+" else self.MINUS
+                words.append(" ".join(zone[1]) + (f" {sign} {cardinal(int(offset[1:]))}" if offset else ""))
             else:
                 break
             kept = last
@@ -228,13 +213,5 @@ class Spanish(Iberian):
 RULES = Spanish()
 
 
-def _digit_run(run: str) -> str:
-    return _with_zeros(run, "") if len(run) <= 6 else RULES.digits(run)
-
-
 def _am_pm(w: str, h: int) -> str:
     return ("de la noche" if w == "am" else "del mediodía") if h == 12 else "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"
-
-
-def _signed(offset: str) -> str:
-    return ("menos " if offset[0] == "-" else "más ") + cardinal(int(offset[1:]))

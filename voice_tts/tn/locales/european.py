@@ -46,16 +46,6 @@ class Currency:
     minor: Unit
 
 
-def units(table: dict[str, list]) -> dict[str, Unit]:
-    """Units as a language's word table writes them: [singular, plural, feminine?]."""
-    return {written: Unit(*names) for written, names in table.items()}
-
-
-def currencies(table: dict[str, list]) -> dict[str, Currency]:
-    """Currencies as a language's word table writes them: [main unit, minor unit]."""
-    return {written: Currency(Unit(*major), Unit(*minor)) for written, (major, minor) in table.items()}
-
-
 _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 # An elided article or preposition before a word ("l'", "dell'", "d’").
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
@@ -82,13 +72,17 @@ _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # n
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
-# How each table of a language's `<code>_words.json` becomes the class attribute of its name.
+# How each table of a language's `<code>_words.json` becomes the class attribute of its name: a unit as [singular,
+# plural, feminine?], a currency as [main unit, minor unit].
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (units, "units scales money_scales"),
-    (currencies, "currencies"), (lambda pairs: tuple(map(tuple, pairs)), "plural_endings code_words")) for name in names.split()}
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"),
+    (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
+    (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
+    (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
+) for name in names.split()}
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -298,10 +292,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
 
-    def decade(self, token: str, ctx: Context) -> str | None:
-        """'les 80s': a decade, where the language writes them so."""
-        return None
-
     def of(self, noun: str) -> str:
         """The noun counted by a scale word ('millions d'euros', 'milioni di euro'; German none)."""
         return f"{self.SCALE_OF} {noun}" if self.SCALE_OF else noun
@@ -457,7 +447,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
             if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
                 return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)  # 'SGB II' zwei
-            return self._abbreviation_words(cur, word, end) or locale_span(end, reading, self.code)
+            with suppress(TooLong):  # an abbreviation of two words that begins with one ('c.º b.' camino bajo)
+                after = chunk_after(cur, end, is_letter)
+                two = after and after[1] - end <= 6 and cur.at(after[1]) == "." and self.abbreviation(
+                    f"{word} {after[0]}.")
+                if two:
+                    return locale_span(after[1] + 1, two, self.code)
+            return locale_span(end, reading, self.code)
         if "@" in word and electronic.is_email(word) or self._is_domain(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
@@ -474,8 +470,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
             return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
-        if month is not None and self.MONTH_FIRST_DATES and (span := self._month_day(cur, end, month, ctx)):
-            return span
+        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, end + (cur.at(end) == "."), is_digit)
+        if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
+            year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
+            return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
         if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
             return self._month_year(cur, pos, end, month)
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
@@ -488,14 +486,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
             return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
-
-    def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
-        """'junio 11 2000', 'abr. 22': a month, then a day, then maybe a year."""
-        day = chunk_after(cur, end + (cur.at(end) == "."), is_digit)
-        if day is None or not day[0].isdecimal() or len(day[0]) > 2 or not 1 <= int(day[0]) <= 31:
-            return None
-        year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
-        return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
         """A currency written with letters before '$' ('R$', 'US$') and where its amount starts."""
@@ -512,21 +502,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
             k = j + 1 if cur.at(j) in "–-" else j + len(self.RANGE) + 2 if self.RANGE and cur.startswith(j, f" {self.RANGE} ") else j
             if not joined and k > j and is_letter(cur.at(k)):
                 joined = [cur.text[k:(end := lexer.chunk(cur, k))]]
-            alone = not joined and first[1:] and cur.at(end) == "." and ctx.prev_word.lower() in (  # 'y D. Tomás' no day
-                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})  # 'du lun.', 'al vie.'
+            listed = chunk_after(cur, end + 1 + (cur.at(end + 1) == ","), is_letter) if cur.at(end) == "." else None
+            listed = chunk_after(cur, listed[1], is_letter) if listed and listed[0] == self.HALF_AND else listed
+            alone = not joined and first[1:] and cur.at(end) == "." and (ctx.prev_word.lower() in (  # 'y D. Tomás' no day
+                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""}) or bool(  # 'du lun.', 'al vie.'
+                listed and listed[0] in self.WEEKDAYS and cur.at(listed[1]) == "."))  # a list: 'lun., miér. y vie.'
             if alone or joined and joined[0] in self.WEEKDAYS:
                 end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone or k > j + 1)
                 pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
                 days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
                 return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
-        return None
-
-    def _abbreviation_words(self, cur: Cursor, word: str, end: int) -> Span | None:
-        """An abbreviation of two words that begins with one ('c.º b.' camino bajo)."""
-        with suppress(TooLong):
-            if (after := chunk_after(cur, end, is_letter)) and after[1] - end <= 6 and cur.at(after[1]) == ".":
-                reading = self.abbreviation(f"{word} {after[0]}.")
-                return None if reading is None else locale_span(after[1] + 1, reading, self.code)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
@@ -732,8 +717,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             unit = after and len(after[0]) > 1 and after[0].islower() and not set(after[0]) & set("aeiou") and self.unit(after[0])
             reading = minus + self.ordinal(number, ordinal.group(2), ctx) + (f" {unit.singular}" if unit else "")
             return self._after_day(cur, after[1] if unit else end, reading, number, ctx)
-        if plain and (decade := self.decade(token, ctx)) is not None:
-            return locale_span(end, decade, self.code)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
         if glued and (named := self.currency(glued[2])) is not None:  # '13hkd'
             token, currency = glued[1], named
@@ -803,9 +786,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.year(int(whole)), self.code)
         with suppress(TooLong):
             if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
-                numerator, denominator = cldr.vulgar_fraction(cur.at(glyph))
-                reading = minus + self.mixed_fraction(int(whole), numerator, denominator)
-                return self._unit_after(cur, glyph + 1, reading, None if minus else (int(whole), numerator, denominator))
+                fraction = (int(whole), *cldr.vulgar_fraction(cur.at(glyph)))
+                return self._unit_after(cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction)
             dotted = currency is None and integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
@@ -872,9 +854,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     if integer and int(whole) <= 31 and month and not minus:
                         return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
                     if integer and _FRACTION.fullmatch(ascii_digits(word)):
-                        a, b = (int(x) for x in ascii_digits(word).split("/"))
-                        reading = self.mixed_fraction(int(whole), a, b)
-                        return self._unit_after(cur, m, minus + reading, None if minus else (int(whole), a, b))
+                        fraction = (int(whole), *(int(x) for x in ascii_digits(word).split("/")))
+                        return self._unit_after(cur, m, minus + self.mixed_fraction(*fraction), None if minus else fraction)
                 break
         if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
             per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(

@@ -40,8 +40,10 @@ class French(Language):
         return self._zeros_then_number(digits, lambda run: " ".join(
             self.cardinal(int(run[i:i + 2])) for i in range(0, len(run), 2)))
 
-    def decade(self, token: str, ctx: Context) -> str | None:
-        return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux") else None
+    def shaped_token(self, token: str, ctx: Context) -> str | None:
+        """'les 80s' les années quatre-vingt: a decade."""
+        decade = _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux")
+        return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if decade else super().shaped_token(token, ctx)
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways)."""

@@ -22,17 +22,14 @@ class Iberian(Language):
 
     MINOR_UNIT = Unit("centavo", "centavos")
 
-    def __init_subclass__(cls, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.CLDR_UNITS = cldr.folded_unit_symbols(cls.code)
-
     def unit(self, written: str) -> Unit | None:
         """The language's units in any case, CLDR's symbols that are no word of the language ('2/3 da farinha') and
         SHORT_UNITS (of a letter or two, units here: '5 g'); one per another ('GB/s' gigabytes por segundo)."""
         folded = written.casefold()
         if (own := self.UNITS.get(written, self.UNITS.get(folded))) is not None:  # 'Mb' megabit, 'MB' megabyte
             return own
-        return super().unit(written) if written.startswith("°") or folded in self.SHORT_UNITS or folded in self.CLDR_UNITS or "/" in written else None
+        known = folded in self.SHORT_UNITS or folded in cldr.folded_unit_symbols(self.code)  # CLDR's: cached
+        return super().unit(written) if written.startswith("°") or known or "/" in written else None
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """After a year word, four digits are a year unless a noun the gender data knows or a unit follows them: 'en

@@ -72,17 +72,14 @@ class Portuguese(Iberian):
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
-            return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(self._digit_run(run) for run in token.split("."))
+            said = (_cardinal(int(r)) if len(r) <= 6 and r[0] != "0" else self.digits(r) for r in token.split("."))
+            return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(said)  # up to six digits a number
         if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:  # duas horas, onze minutos e oito segundos
             parts = tuple((int(n), unit) for n, unit in zip(m.groups(), ("h", "min", "s")) if n)
             return self.duration(parts, ctx) + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
         if m := _WEEKDAY_ORDINAL.fullmatch(token):  # WEEKDAYS' first five, Monday to Friday
             return list(self.WEEKDAYS.values())[int(m[1]) - 2] + m[2]
         return super().shaped_token(token, ctx)
-
-    def _digit_run(self, run: str) -> str:
-        """Up to six digits as a number, unless a zero leads; longer runs digit by digit."""
-        return _cardinal(int(run)) if len(run) <= 6 and not run.startswith("0") else self.digits(run)
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """'da tarde', 'de manhã' after a time; after '16:00' the hour on the clock face (quatro horas da tarde)."""
