@@ -561,9 +561,10 @@ def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
-    ('Flight UA 237' two thirty seven), as a course's after its capitals ('CHEM 201' two oh one, 'US 101'); after a
-    weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
-    if re.fullmatch(r"[A-Z]{2,4}", prev_word) and prev_word not in CURRENCY_CODES and re.fullmatch(r"[1-9]\d\d", text):
+    ('Flight UA 237' two thirty seven), as a course's after its capitals or an error's ('CHEM 201' two oh one, 'error
+    404' four oh four); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
+    if course and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
     if names_flight(prev_word, words_before, text):
         return house_number(text)
