@@ -482,11 +482,11 @@ _MEASURE_NOUNS = _DATA["measure_nouns"]  # nouns of measure a fraction counts: '
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters; before a measure `noun` (the word after, or "") as said, and whether it took it: '¾ cup'
-    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest ('1½ cups')."""
+    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a unit named ('1½ tsp')."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     one = ("an " if words[4] in "aeiou" else "a ") + words[4:] if words[:4] == "one " else words  # a quarter, an eighth
     if after_number:
-        return "and " + one + (" " + noun if noun else ""), bool(noun)
+        return "and " + one + (" " + (_UNITS.get(noun) or ("", noun))[1] if noun else ""), bool(noun)  # 'teaspoons'
     if (unit := _MEASURE_NOUNS.get(noun.lower().rstrip("."))) is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" or unit == "hour" else "a"
