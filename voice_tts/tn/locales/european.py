@@ -486,7 +486,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
-            return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
+            dot = cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '/Min., und': an abbreviation's period
+            return locale_span(end + dot, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
 
     def _month_day(self, cur: Cursor, end: int, month: int, ctx: Context) -> Span | None:
@@ -880,6 +881,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
                 unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
+            end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und': its period
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
             return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)
         if scale is not None:
