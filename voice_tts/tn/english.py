@@ -421,8 +421,8 @@ def clock_seconds(text: str, prev_word: str = "") -> str | None:
 
 
 def dashed_range(text: str) -> str | None:
-    """Two times, amounts or decades joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm',
-    '1960s-1980s' nineteen sixties to nineteen eighties."""
+    """Two times, amounts or decades joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am -
+    5:30 pm', '1960s-1980s' nineteen sixties to nineteen eighties."""
     first, _, last = (part.strip() for part in text.partition("-"))  # no dash: no rule reads the empty last part
     for rule in (clock, money, decade):
         b = rule(last)
@@ -476,7 +476,7 @@ _MEASURE_NOUNS = _DATA["measure_nouns"]  # nouns of measure a fraction counts: '
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters; before a measure `noun` (the word after, or "") as said, and whether it took it: '¾ cup'
-    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a unit named ('1½ tsp')."""
+    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a unit by name."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     one = ("an " if words[4] in "aeiou" else "a ") + words[4:] if words[:4] == "one " else words  # a quarter, an eighth
     if after_number:

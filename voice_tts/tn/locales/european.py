@@ -881,7 +881,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
                 unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
-            end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und': its period
+            end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und'
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
             return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)
         if scale is not None:
