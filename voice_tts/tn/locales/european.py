@@ -170,7 +170,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
-    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
+    # last ('2:03:17' zwei Stunden, drei Minuten und …; a third: between, its unit written), none where read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
@@ -284,10 +284,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         parts = ((minutes, "duration-minute"), (seconds, "duration-second"))
         return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
 
-    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context) -> str:
+    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context, written_unit: str = "") -> str:
         """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
         said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
-        return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
+        joint = self.DURATION_LIST[2 if written_unit and len(self.DURATION_LIST) > 2 else 0]  # '2:31:08 Std.' no pause
+        return self.DURATION_LIST[1].join(filter(None, (joint.join(said[:-1]), said[-1])))
 
     def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
         """'3:31 min/km': minutes and seconds per the unit after the slash, or its period's words (al chilometro)."""
