@@ -295,10 +295,11 @@ READINGS = [
      "Einfuhrumsatzsteuer."),
     # an ordinal before a floor's abbreviation in the floor's gender, with no article ('4. OG' viertes Obergeschoss)
     ("Lage: 4. OG, Aufzug, Keller im 1. UG.", "Lage: viertes Obergeschoss, Aufzug, Keller im ersten Untergeschoss."),
-    # a date's closing period goes before ':' as before ','; a time followed by its hour unit is a duration, the unit read once
+    # a date's closing period goes before ':' as before ','; a time followed by its hour unit is a duration, the unit read
+    # once, one measure without the pauses of a list
     ("Stand am 30.06.: 1.204 kWh; die Runde dauerte 1:05 Std., der Lauf 3:12:40 h.",
      "Stand am dreißigsten Juni: tausendzweihundertvier Kilowattstunden; die Runde dauerte eine Stunde und fünf Minuten, "
-     "der Lauf drei Stunden, zwölf Minuten und vierzig Sekunden."),
+     "der Lauf drei Stunden zwölf Minuten und vierzig Sekunden."),
     # a plus sign before a number is read, as a minus is
     ("Umsatz gestiegen (+4,2 %), Kosten gesunken (-1,5 %).",
      "Umsatz gestiegen (plus vier Komma zwei Prozent), Kosten gesunken (minus eins Komma fünf Prozent)."),

@@ -6,13 +6,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from num2words import num2words
+
 from voice_tts.tn import cldr, locales
 from voice_tts.tn.word_list import known_words
 
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
-
-# CLDR's English words stop below 10**15; grouped numbers are read up to sextillions.
-_BEYOND_CLDR = ((10**21, "sextillion"), (10**18, "quintillion"), (10**15, "quadrillion"))
 
 
 def digits(text: str, zero: str = "zero") -> str:
@@ -26,10 +25,8 @@ def cardinal(n: int) -> str:
         return "minus " + cardinal(-n)
     if n >= 10**24:
         return digits(str(n))
-    for value, name in _BEYOND_CLDR:
-        if n >= value:
-            high, low = divmod(n, value)
-            return " ".join([cardinal(high), name] + ([cardinal(low)] if low else []))
+    if n >= 10**15:  # CLDR's English words stop below: num2words', up to sextillions, without its commas and 'and'
+        return re.sub(r",| and\b", "", num2words(n)).replace("-", " ")
     return cldr.spell("en", n, "spellout-numbering").replace("-", " ")
 
 
@@ -126,11 +123,7 @@ _DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s' (
 
 
 def decade(text: str) -> str | None:
-    """'1990s' nineteen nineties, "'90s" nineties, '1960s-1980s' nineteen sixties to nineteen eighties."""
-    first, dash, last = text.partition("-")
-    if dash:
-        first, last = decade(first), decade(last)
-        return first and last and f"{first} to {last}"
+    """'1990s' nineteen nineties, "'90s" nineties (two joined by a dash: `dashed_range`)."""
     if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
         return None
     return plural(year(int(m[1] + m[2])) if m[1] else cardinal(int(m[2])))  # also a number's plural: 'rugby 7s' sevens
@@ -428,9 +421,10 @@ def clock_seconds(text: str, prev_word: str = "") -> str | None:
 
 
 def dashed_range(text: str) -> str | None:
-    """Two times or two amounts joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am - 5:30 pm'."""
+    """Two times, amounts or decades joined by a dash: '2pm-5pm' two PM to five PM, '$150.25-$250.67', '9:00 am -
+    5:30 pm', '1960s-1980s' nineteen sixties to nineteen eighties."""
     first, _, last = (part.strip() for part in text.partition("-"))  # no dash: no rule reads the empty last part
-    for rule in (clock, money):
+    for rule in (clock, money, decade):
         b = rule(last)
         a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))  # '2–7:45 pm'
         if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):  # '$15-20' fifteen to twenty dollars
@@ -482,11 +476,11 @@ _MEASURE_NOUNS = _DATA["measure_nouns"]  # nouns of measure a fraction counts: '
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
     """'¾' three quarters; before a measure `noun` (the word after, or "") as said, and whether it took it: '¾ cup'
-    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest ('1½ cups')."""
+    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a unit by name."""
     words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
     one = ("an " if words[4] in "aeiou" else "a ") + words[4:] if words[:4] == "one " else words  # a quarter, an eighth
     if after_number:
-        return "and " + one + (" " + noun if noun else ""), bool(noun)
+        return "and " + one + (" " + (_UNITS.get(noun) or ("", noun))[1] if noun else ""), bool(noun)  # 'teaspoons'
     if (unit := _MEASURE_NOUNS.get(noun.lower().rstrip("."))) is None:
         return words, words.endswith(" " + noun)  # '¾ quarters': the fraction's words say the noun
     article = "an" if unit[0] in "aeiou" or unit == "hour" else "a"
@@ -561,14 +555,13 @@ def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
 
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
-    ('Flight UA 237' two thirty seven), as a course's after its capitals ('CHEM 201' two oh one, 'US 101'); after a
-    weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
-    if re.fullmatch(r"[A-Z]{2,4}", prev_word) and prev_word not in CURRENCY_CODES and re.fullmatch(r"[1-9]\d\d", text):
+    ('Flight UA 237' two thirty seven), as a course's after its capitals or an error's ('CHEM 201' two oh one, 'error
+    404' four oh four); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
+    if course and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
     if names_flight(prev_word, words_before, text):
         return house_number(text)
-    if prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text):
-        return digits(text)
     on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
     day = re.fullmatch(r"(\d\d?)/(\d\d?)", text)  # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
     on_date |= prev_word.lower() in ("the", "this", "that") and bool(day) and 12 < int(day[2]) != 16
@@ -576,5 +569,6 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
         return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
-    codes = zip_code or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
+    text_to = prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text)
+    codes = zip_code or text_to or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)
     return ", ".join(digits(part) for part in text.split("-")) if codes else None

@@ -514,6 +514,9 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(pos + 16, "reading", "en", info=english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
+    if ctx.prev_word in ("sq", "cu") and (names := english.unit(word)):  # '850 sq ft' square feet, 'per sq ft' foot
+        one = " ".join(ctx.words_before[-1:]).lower() in ("per", "a", "1", "one")
+        return Span(end + _abbreviation_period(cur, end), "reading", "en", info=names[not one])
     if word in ("c", "C", "cent") and cur.at(end) == "." and re.fullmatch(r"\d+(?:st|nd|rd|th)", ctx.prev_word):
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info="century")  # 'the 18th c.'
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with

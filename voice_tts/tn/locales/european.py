@@ -164,7 +164,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     VERSION_WORDS: frozenset[str] = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
-    # last ('2:03:17' zwei Stunden, drei Minuten und …), none where it is read as a clock.
+    # last ('2:03:17' zwei Stunden, drei Minuten und …; a third: between, its unit written), none where read as a clock.
     DURATION_AND, SINGULAR_BELOW_TWO, DURATION_LIST = "", False, ()
     # A denominator's own names ('demi', 'mezzo'), a fraction's plural pattern; an ordinal's feminine endings ('1re')
     FRACTION_NAMES, FRACTION_PLURAL, FEMININE_ORDINAL_SUFFIXES = {}, ("(?<!s)$", "s"), ("a",)
@@ -278,10 +278,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         parts = ((minutes, "duration-minute"), (seconds, "duration-second"))
         return " ".join((words, *(f"{self.counted(n, True)} {cldr.unit_name(self.code, u, n)}" for n, u in parts)))
 
-    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context) -> str:
+    def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context, written_unit: str = "") -> str:
         """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
         said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
-        return self.DURATION_LIST[1].join(filter(None, (self.DURATION_LIST[0].join(said[:-1]), said[-1])))
+        joint = self.DURATION_LIST[2 if written_unit and len(self.DURATION_LIST) > 2 else 0]  # '2:31:08 Std.' no pause
+        return self.DURATION_LIST[1].join(filter(None, (joint.join(said[:-1]), said[-1])))
 
     def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
         """'3:31 min/km': minutes and seconds per the unit after the slash, or its period's words (al chilometro)."""
@@ -484,7 +485,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
             return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
-            return locale_span(end, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
+            dot = cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '/Min., und': an abbreviation's period
+            return locale_span(end + dot, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
@@ -861,6 +863,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
                 unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
             end = end + 1 + len(word) if per else end
+            end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und'
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
             return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)
         if scale is not None:

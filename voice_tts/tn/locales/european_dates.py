@@ -154,7 +154,7 @@ class DatesAndTimes:
             words, end = " ".join(zone[0]), zone[1]
         race = (seconds is not None or unit) and not marker and self.DURATION_LIST and ctx.prev_word.lower() not in {
             "", *self.CLOCK_CUES}  # 'in 2:03:17', '1:05 Std.' (unit read once): after a word, no clock word or cue
-        reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx) if race else self.clock(
+        reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx, unit) if race else self.clock(
             hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
 
