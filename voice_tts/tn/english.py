@@ -257,8 +257,9 @@ ABBREVIATIONS_WITHOUT_PERIOD = frozenset(_DATA["abbreviations_without_period"])
 SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 
-def abbreviation(word: str, prev_word: str, next_char: str) -> str:
-    """`next_char`: the first character after the period and spaces ("" at the end); after 'No' the next token."""
+def abbreviation(word: str, prev_word: str, next_char: str, period: bool = True) -> str:
+    """`next_char`: the first character after the period and spaces ("" at the end); after 'No' the next token;
+    `period`: whether the word was written with its period, which then may end the sentence too."""
     prev_is_name = bool(prev_word) and (prev_word[0].isupper() or prev_word[0].isdecimal())
     next_is_name = next_char.isupper()
     if word in ("No", "no"):
@@ -267,7 +268,7 @@ def abbreviation(word: str, prev_word: str, next_char: str) -> str:
                "Dr": "Drive" if prev_is_name and not next_is_name else "Doctor"}.get(word) or ABBREVIATIONS[word]
     # At the end of the text the period also ends the sentence ('221 Baker St.'); before a name
     # it does after 'etc.' and the like.
-    return reading + "." * (next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name)
+    return reading + "." * period * (next_char in ("", "\n") or word in SENTENCE_FINAL_ABBREVIATIONS and next_is_name)
 
 
 _FULL_MONTHS = {name[:3]: name for name in cldr.month_names("en")}  # 'Jan' January

@@ -56,7 +56,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
             return reading
         return number(raw, lang, span.info, ctx.prev_char == "第").replace("到", ctx.range_word[0])  # '周一至周六9:00-18:00'
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
-        reading, names = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info), english.unit(raw.rstrip(". "))
+        reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
+        names = english.unit(raw.rstrip(". "))
         one = names and {ctx.prev_word.lower(), *ctx.words_before[-1:]} & {"per", "1", "a", "one"}
         return reading.replace(names[1], names[0]) if one else reading
     if kind == "date":
