@@ -29,7 +29,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     for kind, test in (("ws", is_space), ("emoji", is_emoji), ("drop", lexer.is_dropped)):  # a run of one kind
         if test(c):
             return Span(lexer.greedy(cur, pos, test), kind)
-    if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
+    if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji: the base, then VS16 or the keycap
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
@@ -152,9 +152,6 @@ _SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words o
 # may run to a second one ('Mon.–Sat.')
 _WEEKDAY_PERIOD = re.compile(
     r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—]|[,;:)]))|(?=\.(?:\n|$))")
-# Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
-_KEYCAP_BASES = frozenset("0123456789#*")
-_KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
 
 # --- pronunciation dictionary ---------------------------------------------------------------

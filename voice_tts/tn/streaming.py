@@ -10,31 +10,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from voice_tts.tn import electronic, english, locales
-from voice_tts.tn.chars import (
-    CLOSING,
-    HARD_STOPS,
-    JOIN_ANY,
-    is_cjk_punct,
-    is_han,
-    is_hangul,
-    is_kana,
-    is_alnum,
-    is_latin_letter,
-    is_letter,
-    is_space,
-    is_unspaced,
-)
+from voice_tts.tn.chars import CLOSING, HARD_STOPS, JOIN_ANY, is_alnum, is_cjk_punct, is_han, is_hangul, is_kana
+from voice_tts.tn.chars import is_latin_letter, is_letter, is_space, is_unspaced
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.holdback import find_span
 from voice_tts.tn.lexicon import Lexicon, LexiconRule
-from voice_tts.tn.stall import (
-    StallPolicy,
-    cut_position,
-    digit_run_reaches,
-    ends_in_plain_word,
-)
+from voice_tts.tn.stall import StallPolicy, cut_position, digit_run_reaches, ends_in_plain_word
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -49,11 +32,6 @@ _NOT_JOINING = (" a", " A", " 5", "\n", ")", ",", "")
 _NEXT_CHARACTERS = ("", " ", "a", "5", "\n", ")", "가", "中", "ab", "a ", "a.", "a5", "5a", "5 ")
 _WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon", "reading"))
 _LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
-
-
-def _clean(delta: str) -> str:
-    """Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was."""
-    return delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
 
 
 class StreamingNormalizer:
@@ -179,7 +157,8 @@ class StreamingNormalizer:
         if not delta:
             return []
         self._last_delta = self._clock()
-        self._tail += _clean(delta)
+        # Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was.
+        self._tail += delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
         return self._advance(final=False)
 
     def flush(self) -> list[Commit]:
@@ -453,7 +432,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
     if kind == "nl" or kind == "punct" and (raw in HARD_STOPS or raw == "."):  # '好的。Your total is $25': decided anew
-        ctx.end_sentence()
+        ctx.sent_han = ctx.sent_latin = False
+        ctx.range_word = "到"
     elif kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):
