@@ -172,14 +172,6 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
     return None
 
 
-def _split_for_lexicon(cur: Cursor, pos: int, end: int, ctx: Context) -> int:
-    """Where a rule that may start inside the word `[pos, end)` matches, the word ends there; else `end`."""
-    for k in range(pos + 1, end):
-        if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
-            return k
-    return end
-
-
 # --- modes that continue across spans ---------------------------------------------------------
 
 def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -476,8 +468,10 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
 
 def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     end = lexer.chunk(cur, pos)
-    if ctx.lexicon and (split := _split_for_lexicon(cur, pos, end, ctx)) < end:
-        return Span(split, "word")
+    if ctx.lexicon:  # a rule that may start inside the word ends the word there
+        for k in range(pos + 1, end):
+            if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
+                return Span(k, "word")
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))

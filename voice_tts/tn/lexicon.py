@@ -262,8 +262,10 @@ def _compile(rule: LexiconRule) -> regex.Pattern:
         raise LexiconError(f"invalid regex {rule.match!r}: {exc}") from exc
     if pattern.fullmatch("") is not None:
         raise LexiconError(f"regex {rule.match!r} matches the empty string")
-    try:
-        _check_groups(pattern, rule.say)
+    names = {index: name for name, index in pattern.groupindex.items()}
+    try:  # expanding `say` against a match with every group empty raises when a group is unknown
+        groups = (f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1))
+        regex.compile("".join(groups)).match("").expand(rule.say)
     except (regex.error, IndexError) as exc:
         raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
     return pattern
@@ -284,10 +286,3 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
         return regex.compile("|".join(parts), regex.V1)
     except regex.error:
         return None
-
-
-def _check_groups(pattern: regex.Pattern, say: str) -> None:
-    """Expanding `say` against a match with every group empty raises when a group is unknown."""
-    names = {index: name for name, index in pattern.groupindex.items()}
-    probe = regex.compile("".join(f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)))
-    probe.match("").expand(say)
