@@ -168,7 +168,7 @@ class Lexicon:
         return [LexiconMatch(e, say, self.rules[k].whole_word) for e, k, say in found], waiting
 
     @classmethod
-    def of(cls, value: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None) -> Lexicon | None:
+    def of(cls, value: LexiconRules) -> Lexicon | None:
         """A Lexicon from a Lexicon, a list of rules or None; None when there are no rules."""
         return None if value is None else (value if isinstance(value, Lexicon) else cls(value)) or None
 
@@ -225,6 +225,10 @@ class Lexicon:
             return cls.from_csv(text)
         except LexiconError as exc:
             raise LexiconError(f"{path}: {exc}") from exc
+
+
+# What a caller may pass where rules are wanted: a Lexicon, its rules, or None for none.
+LexiconRules = Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None
 
 
 def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:

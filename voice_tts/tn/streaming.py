@@ -6,8 +6,7 @@ import dataclasses
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from voice_tts.tn import electronic, english, locales
 from voice_tts.tn.chars import CLOSING, HARD_STOPS, JOIN_ANY, is_alnum, is_cjk_punct, is_han, is_hangul, is_kana
@@ -16,7 +15,7 @@ from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.holdback import find_span
-from voice_tts.tn.lexicon import Lexicon, LexiconRule
+from voice_tts.tn.lexicon import Lexicon, LexiconRules
 from voice_tts.tn.stall import StallPolicy, cut_position, digit_run_reaches, ends_in_plain_word
 from voice_tts.tn.verbalize import verbalize
 
@@ -46,15 +45,8 @@ class StreamingNormalizer:
     applied before every other rule; `spell_acronyms`: capitals that are not words are spelled.
     """
 
-    def __init__(
-        self,
-        language: str = "auto",
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        policy: StallPolicy | None = None,
-        spell_acronyms: bool = True,
-        lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
-    ) -> None:
+    def __init__(self, language: str = "auto", clock: Callable[[], float] = time.monotonic, *,
+                 policy: StallPolicy | None = None, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> None:
         if language not in _LANGUAGES or (language in locales.MODEL_LANGUAGES and language not in locales.available()):
             raise ValueError(f"language must be one of {('auto', 'en', 'zh', *locales.available())}, got {language!r}")
         self.language = language
@@ -283,9 +275,8 @@ class StreamingNormalizer:
         one_shot = dataclasses.replace(open_word.before)
         _update(one_shot, span, raw, said, None)
         ctx.open_word = None
-        commit = self._emit(
-            Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement), rest, spoken, forced
-        )
+        rest_span = Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement)
+        commit = self._emit(rest_span, rest, spoken, forced)
         self._ctx = one_shot
         return commit
 
@@ -455,13 +446,7 @@ def _detect_language(ctx: Context, raw: str) -> None:
             return
 
 
-def normalize(
-    text: str,
-    language: str = "auto",
-    *,
-    spell_acronyms: bool = True,
-    lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
-) -> str:
+def normalize(text: str, language: str = "auto", *, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> str:
     """One-shot normalization: the same engine fed once and flushed (spec I2)."""
     normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms, lexicon=lexicon)
     return "".join(c.spoken for c in normalizer.push(text) + normalizer.flush())
