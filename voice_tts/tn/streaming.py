@@ -132,16 +132,9 @@ class StreamingNormalizer:
         and `_emit` owes the lazy separator before it; dictionary rules may say anything, and
         modes and line starts read on, so those promise nothing."""
         ctx = self._ctx
-        last = ctx.last_spoken
-        return (
-            ctx.pending_sep
-            and bool(last)
-            and not last.isspace()
-            and (is_letter(self._tail[:1]) or is_hangul(self._tail[:1]))
-            and not ctx.mode
-            and not ctx.line_start
-            and not ctx.lexicon
-        )
+        if not ctx.pending_sep or not ctx.last_spoken or ctx.last_spoken.isspace() or ctx.mode or ctx.line_start:
+            return False
+        return not ctx.lexicon and (is_letter(self._tail[:1]) or is_hangul(self._tail[:1]))
 
     def push(self, delta: str) -> list[Commit]:
         if not isinstance(delta, str):
