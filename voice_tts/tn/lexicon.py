@@ -134,9 +134,8 @@ class Lexicon:
                 else:
                     for k in node[_END]:
                         rule = self.rules[k]
-                        if not (inside_word and rule.whole_word) and (
-                            not rule.case_sensitive or text.startswith(rule.match, pos)
-                        ):
+                        exact = not rule.case_sensitive or text.startswith(rule.match, pos)
+                        if exact and not (inside_word and rule.whole_word):
                             found.append((i, k, rule.say))
             if i >= end:
                 waiting = waiting or (not final and any(key != _END for key in node))
@@ -146,9 +145,8 @@ class Lexicon:
                 break
             i += 1
         regexes = self._regexes
-        if self._regex_gate is not None and (
-            self._regex_gate.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S) is None
-        ):
+        gate = self._regex_gate
+        if gate is not None and gate.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S) is None:
             regexes = ()  # none of them matches here, not even a prefix
         for k, pattern in regexes:
             rule = self.rules[k]
