@@ -384,7 +384,13 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     if kind == "locale":
         ctx.agreement = span.agreement
     if ctx.auto and ctx.locale is None and not raw.isascii():
-        _detect_language(ctx, raw)
+        # An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it commits: decided from
+        # committed text only, so a stream switches where one-shot does. Han alone stays Chinese, Latin script English.
+        for code, in_script in (("ja", is_kana), ("ko", is_hangul)):
+            if code in locales.available() and any(in_script(c) for c in raw):
+                ctx.locale = locales.rules(code)
+                ctx.default_lang = code
+                break
     before = ctx.prev_char
     if ctx.range_word == "至?" or raw == "至" and ctx.range_word == "到" and before in _RANGE_ENDS:  # '周一至周六'
         ctx.range_word = "至?" if raw == "至" else "至" if raw[:1] in _RANGE_ENDS else "到"  # and after it
@@ -426,17 +432,6 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.pending_sep = not spoken and (ctx.pending_sep or kind in ("ws", "emoji", "drop", "punct"))
     ctx.last_spoken = spoken[-1:] or ctx.last_spoken
     ctx.last_visible = spoken.rstrip()[-1:] or ctx.last_visible
-
-
-def _detect_language(ctx: Context, raw: str) -> None:
-    """An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it
-    commits: decided from committed text only, so a stream switches where one-shot does. Han
-    alone stays Chinese, Latin script English."""
-    for code, in_script in (("ja", is_kana), ("ko", is_hangul)):
-        if code in locales.available() and any(in_script(c) for c in raw):
-            ctx.locale = locales.rules(code)
-            ctx.default_lang = code
-            return
 
 
 def normalize(text: str, language: str = "auto", *, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> str:
