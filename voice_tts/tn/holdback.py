@@ -54,8 +54,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _link_target(cur, pos + 2)
     if c in ("[", "]") or c == "!" and not ctx.char_before(cur.text, pos).strip() and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")  # a link's text, an image's
-    if c == "<":
-        return _html_tag(cur, pos)
+    if c == "<":  # an HTML tag (at most _TAG_CAP characters), else a mark
+        opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
+        i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1) if opens else pos
+        if pos < i < pos + _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts words: 'go<noise/>home' go home
+            return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
+        return Span(pos + 1, "punct")
     if c == "|" and ctx.in_table:
         return Span(pos + 1, "table_pipe", info="end" if cur.at(lexer.spaces(cur, pos + 1)) in ("", "\n") else "mid")
     if c in "hHwW" and (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
@@ -231,14 +235,6 @@ def _link_target(cur: Cursor, i: int) -> Span:
 
 _TAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 =\"'-/:._;#?&%")
 _TAG_CAP = 40
-
-
-def _html_tag(cur: Cursor, pos: int) -> Span:
-    opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
-    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1) if opens else pos
-    if pos < i < pos + _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts words: 'go<noise/>home' go home
-        return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
-    return Span(pos + 1, "punct")
 
 
 # --- numbers and codes ------------------------------------------------------------------------
