@@ -30,7 +30,6 @@ _NOT_JOINING = (" a", " A", " 5", "\n", ")", ",", "")
 # (a letter after '.' may start a file extension or a domain).
 _NEXT_CHARACTERS = ("", " ", "a", "5", "\n", ")", "가", "中", "ab", "a ", "a.", "a5", "5a", "5 ")
 _WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon", "reading"))
-_LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
 
 
 class StreamingNormalizer:
@@ -47,7 +46,7 @@ class StreamingNormalizer:
 
     def __init__(self, language: str = "auto", clock: Callable[[], float] = time.monotonic, *,
                  policy: StallPolicy | None = None, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> None:
-        if language not in _LANGUAGES or (language in locales.MODEL_LANGUAGES and language not in locales.available()):
+        if language not in ("auto", "en", "zh") and language not in locales.available():
             raise ValueError(f"language must be one of {('auto', 'en', 'zh', *locales.available())}, got {language!r}")
         self.language = language
         self._clock = clock
