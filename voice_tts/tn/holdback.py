@@ -29,7 +29,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     for kind, test in (("ws", is_space), ("emoji", is_emoji), ("drop", lexer.is_dropped)):  # a run of one kind
         if test(c):
             return Span(lexer.greedy(cur, pos, test), kind)
-    if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji: the base, then VS16 or the keycap
+    if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji ('1️⃣', '#⃣')
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
