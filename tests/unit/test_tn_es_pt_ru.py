@@ -94,6 +94,8 @@ READINGS = {
         # dates and times
         ("Nació el 14/07/1995", "Nació el catorce de julio de mil novecientos noventa y cinco"),
         ("El 5 de enero de 2024", "El cinco de enero de dos mil veinticuatro"),
+        # a 'de' after the month with no year after it stays a word of its own
+        ("Firmado el 9 de junio de.", "Firmado el nueve de junio de."),
         ("A las 18:45", "A las dieciocho cuarenta y cinco"),
         ("A las 7.15 p.m. en punto", "A las siete y cuarto de la tarde en punto"),
         # measures

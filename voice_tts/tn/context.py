@@ -71,10 +71,6 @@ class Context:
             return self.default_lang
         return "zh" if self.sent_han else ("en" if self.sent_latin else self.default_lang)
 
-    def end_sentence(self) -> None:
-        self.sent_han = self.sent_latin = False
-        self.range_word = "到"
-
     def new_turn(self) -> Context:
         """The context for text after a flush or a barge-in: a fresh line, keeping the spoken edge."""
         kept = {k: getattr(self, k) for k in ("auto", "spell_acronyms", "lexicon", "last_spoken", "last_visible")}

@@ -29,7 +29,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     for kind, test in (("ws", is_space), ("emoji", is_emoji), ("drop", lexer.is_dropped)):  # a run of one kind
         if test(c):
             return Span(lexer.greedy(cur, pos, test), kind)
-    if c in _KEYCAP_BASES and cur.at(pos + 1) in _KEYCAP_MARKS:
+    if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji ('1️⃣', '#⃣')
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
     if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
@@ -54,8 +54,12 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _link_target(cur, pos + 2)
     if c in ("[", "]") or c == "!" and not ctx.char_before(cur.text, pos).strip() and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")  # a link's text, an image's
-    if c == "<":
-        return _html_tag(cur, pos)
+    if c == "<":  # an HTML tag (at most _TAG_CAP characters), else a mark
+        opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
+        i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1) if opens else pos
+        if pos < i < pos + _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts words: 'go<noise/>home' go home
+            return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
+        return Span(pos + 1, "punct")
     if c == "|" and ctx.in_table:
         return Span(pos + 1, "table_pipe", info="end" if cur.at(lexer.spaces(cur, pos + 1)) in ("", "\n") else "mid")
     if c in "hHwW" and (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
@@ -152,9 +156,6 @@ _SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words o
 # may run to a second one ('Mon.–Sat.')
 _WEEKDAY_PERIOD = re.compile(
     r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—]|[,;:)]))|(?=\.(?:\n|$))")
-# Keycap emoji: a digit, '#' or '*' followed by VS16 and/or the combining keycap.
-_KEYCAP_BASES = frozenset("0123456789#*")
-_KEYCAP_MARKS = frozenset("\ufe0f\u20e3")
 
 
 # --- pronunciation dictionary ---------------------------------------------------------------
@@ -173,14 +174,6 @@ def _lexicon(cur: Cursor, pos: int, ctx: Context, inside_word: bool = False) -> 
         if not match.whole_word or not (is_alnum(cur.text[match.end - 1]) and is_alnum(cur.at(match.end))):
             return Span(match.end, "lexicon", info=match.say)
     return None
-
-
-def _split_for_lexicon(cur: Cursor, pos: int, end: int, ctx: Context) -> int:
-    """Where a rule that may start inside the word `[pos, end)` matches, the word ends there; else `end`."""
-    for k in range(pos + 1, end):
-        if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
-            return k
-    return end
 
 
 # --- modes that continue across spans ---------------------------------------------------------
@@ -242,14 +235,6 @@ def _link_target(cur: Cursor, i: int) -> Span:
 
 _TAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 =\"'-/:._;#?&%")
 _TAG_CAP = 40
-
-
-def _html_tag(cur: Cursor, pos: int) -> Span:
-    opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
-    i = lexer.run(cur, pos + 1, _TAG_CHARS.__contains__, _TAG_CAP - 1) if opens else pos
-    if pos < i < pos + _TAG_CAP and cur.at(i) == ">":  # a self-closing tag parts words: 'go<noise/>home' go home
-        return Span(i + 1, "drop" if cur.text[i - 1] == "/" else "md")
-    return Span(pos + 1, "punct")
 
 
 # --- numbers and codes ------------------------------------------------------------------------
@@ -479,8 +464,10 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
 
 def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     end = lexer.chunk(cur, pos)
-    if ctx.lexicon and (split := _split_for_lexicon(cur, pos, end, ctx)) < end:
-        return Span(split, "word")
+    if ctx.lexicon:  # a rule that may start inside the word ends the word there
+        for k in range(pos + 1, end):
+            if ctx.lexicon.may_start_inside_word(cur.text[k]) and _lexicon(cur, k, ctx, inside_word=True):
+                return Span(k, "word")
     word = cur.text[pos:end]
     if "@" in word and electronic.is_email(word):
         return Span(end, "email", _lang_after(cur, ctx, end))

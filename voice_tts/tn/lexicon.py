@@ -134,9 +134,8 @@ class Lexicon:
                 else:
                     for k in node[_END]:
                         rule = self.rules[k]
-                        if not (inside_word and rule.whole_word) and (
-                            not rule.case_sensitive or text.startswith(rule.match, pos)
-                        ):
+                        exact = not rule.case_sensitive or text.startswith(rule.match, pos)
+                        if exact and not (inside_word and rule.whole_word):
                             found.append((i, k, rule.say))
             if i >= end:
                 waiting = waiting or (not final and any(key != _END for key in node))
@@ -146,9 +145,8 @@ class Lexicon:
                 break
             i += 1
         regexes = self._regexes
-        if self._regex_gate is not None and (
-            self._regex_gate.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S) is None
-        ):
+        gate = self._regex_gate
+        if gate is not None and gate.match(text, pos, end, partial=not final, timeout=REGEX_TIMEOUT_S) is None:
             regexes = ()  # none of them matches here, not even a prefix
         for k, pattern in regexes:
             rule = self.rules[k]
@@ -168,7 +166,7 @@ class Lexicon:
         return [LexiconMatch(e, say, self.rules[k].whole_word) for e, k, say in found], waiting
 
     @classmethod
-    def of(cls, value: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None) -> Lexicon | None:
+    def of(cls, value: LexiconRules) -> Lexicon | None:
         """A Lexicon from a Lexicon, a list of rules or None; None when there are no rules."""
         return None if value is None else (value if isinstance(value, Lexicon) else cls(value)) or None
 
@@ -227,6 +225,10 @@ class Lexicon:
             raise LexiconError(f"{path}: {exc}") from exc
 
 
+# What a caller may pass where rules are wanted: a Lexicon, its rules, or None for none.
+LexiconRules = Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None
+
+
 def _rule(i: int, raw: LexiconRule | Mapping[str, Any]) -> LexiconRule:
     if isinstance(raw, LexiconRule):
         rule = raw
@@ -262,8 +264,10 @@ def _compile(rule: LexiconRule) -> regex.Pattern:
         raise LexiconError(f"invalid regex {rule.match!r}: {exc}") from exc
     if pattern.fullmatch("") is not None:
         raise LexiconError(f"regex {rule.match!r} matches the empty string")
-    try:
-        _check_groups(pattern, rule.say)
+    names = {index: name for name, index in pattern.groupindex.items()}
+    try:  # expanding `say` against a match with every group empty raises when a group is unknown
+        groups = (f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1))
+        regex.compile("".join(groups)).match("").expand(rule.say)
     except (regex.error, IndexError) as exc:
         raise LexiconError(f"'say' refers to a group the regex does not have: {exc}") from exc
     return pattern
@@ -284,10 +288,3 @@ def _gate(rules: list[LexiconRule]) -> regex.Pattern | None:
         return regex.compile("|".join(parts), regex.V1)
     except regex.error:
         return None
-
-
-def _check_groups(pattern: regex.Pattern, say: str) -> None:
-    """Expanding `say` against a match with every group empty raises when a group is unknown."""
-    names = {index: name for name, index in pattern.groupindex.items()}
-    probe = regex.compile("".join(f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)))
-    probe.match("").expand(say)

@@ -30,10 +30,6 @@ class OffsetMap:
             self._spoken_ends.append(commit.spoken_end)
             self._raw_ends.append(commit.raw_end)
 
-    @property
-    def commits(self) -> list[Commit]:
-        return self._commits
-
     def commit_at_spoken(self, p: int) -> Commit | None:
         """The spoken span that contains spoken offset `p` (empty spans are skipped)."""
         i = bisect_right(self._spoken_ends, p)

@@ -6,35 +6,17 @@ import dataclasses
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from voice_tts.tn import electronic, english, locales
-from voice_tts.tn.chars import (
-    CLOSING,
-    HARD_STOPS,
-    JOIN_ANY,
-    is_cjk_punct,
-    is_han,
-    is_hangul,
-    is_kana,
-    is_alnum,
-    is_latin_letter,
-    is_letter,
-    is_space,
-    is_unspaced,
-)
+from voice_tts.tn.chars import CLOSING, HARD_STOPS, JOIN_ANY, is_alnum, is_cjk_punct, is_han, is_hangul, is_kana
+from voice_tts.tn.chars import is_latin_letter, is_letter, is_space, is_unspaced
 from voice_tts.tn.commit import Commit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.holdback import find_span
-from voice_tts.tn.lexicon import Lexicon, LexiconRule
-from voice_tts.tn.stall import (
-    StallPolicy,
-    cut_position,
-    digit_run_reaches,
-    ends_in_plain_word,
-)
+from voice_tts.tn.lexicon import Lexicon, LexiconRules
+from voice_tts.tn.stall import StallPolicy, cut_position, digit_run_reaches, ends_in_plain_word
 from voice_tts.tn.verbalize import verbalize
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -48,12 +30,6 @@ _NOT_JOINING = (" a", " A", " 5", "\n", ")", ",", "")
 # (a letter after '.' may start a file extension or a domain).
 _NEXT_CHARACTERS = ("", " ", "a", "5", "\n", ")", "가", "中", "ab", "a ", "a.", "a5", "5a", "5 ")
 _WORDLIKE = frozenset(("word", "abbr", "num", "date", "url", "email", "lexicon", "reading"))
-_LANGUAGES = ("auto", "en", "zh", *locales.MODEL_LANGUAGES)
-
-
-def _clean(delta: str) -> str:
-    """Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was."""
-    return delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
 
 
 class StreamingNormalizer:
@@ -68,16 +44,9 @@ class StreamingNormalizer:
     applied before every other rule; `spell_acronyms`: capitals that are not words are spelled.
     """
 
-    def __init__(
-        self,
-        language: str = "auto",
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        policy: StallPolicy | None = None,
-        spell_acronyms: bool = True,
-        lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
-    ) -> None:
-        if language not in _LANGUAGES or (language in locales.MODEL_LANGUAGES and language not in locales.available()):
+    def __init__(self, language: str = "auto", clock: Callable[[], float] = time.monotonic, *,
+                 policy: StallPolicy | None = None, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> None:
+        if language not in ("auto", "en", "zh") and language not in locales.available():
             raise ValueError(f"language must be one of {('auto', 'en', 'zh', *locales.available())}, got {language!r}")
         self.language = language
         self._clock = clock
@@ -162,16 +131,9 @@ class StreamingNormalizer:
         and `_emit` owes the lazy separator before it; dictionary rules may say anything, and
         modes and line starts read on, so those promise nothing."""
         ctx = self._ctx
-        last = ctx.last_spoken
-        return (
-            ctx.pending_sep
-            and bool(last)
-            and not last.isspace()
-            and (is_letter(self._tail[:1]) or is_hangul(self._tail[:1]))
-            and not ctx.mode
-            and not ctx.line_start
-            and not ctx.lexicon
-        )
+        if not ctx.pending_sep or not ctx.last_spoken or ctx.last_spoken.isspace() or ctx.mode or ctx.line_start:
+            return False
+        return not ctx.lexicon and (is_letter(self._tail[:1]) or is_hangul(self._tail[:1]))
 
     def push(self, delta: str) -> list[Commit]:
         if not isinstance(delta, str):
@@ -179,7 +141,8 @@ class StreamingNormalizer:
         if not delta:
             return []
         self._last_delta = self._clock()
-        self._tail += _clean(delta)
+        # Lone surrogates cannot be encoded; U+FFFD keeps every later offset where it was.
+        self._tail += delta if delta.isascii() else _SURROGATES.sub("\ufffd", delta)
         return self._advance(final=False)
 
     def flush(self) -> list[Commit]:
@@ -304,9 +267,8 @@ class StreamingNormalizer:
         one_shot = dataclasses.replace(open_word.before)
         _update(one_shot, span, raw, said, None)
         ctx.open_word = None
-        commit = self._emit(
-            Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement), rest, spoken, forced
-        )
+        rest_span = Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement)
+        commit = self._emit(rest_span, rest, spoken, forced)
         self._ctx = one_shot
         return commit
 
@@ -421,7 +383,13 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     if kind == "locale":
         ctx.agreement = span.agreement
     if ctx.auto and ctx.locale is None and not raw.isascii():
-        _detect_language(ctx, raw)
+        # An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it commits: decided from
+        # committed text only, so a stream switches where one-shot does. Han alone stays Chinese, Latin script English.
+        for code, in_script in (("ja", is_kana), ("ko", is_hangul)):
+            if code in locales.available() and any(in_script(c) for c in raw):
+                ctx.locale = locales.rules(code)
+                ctx.default_lang = code
+                break
     before = ctx.prev_char
     if ctx.range_word == "至?" or raw == "至" and ctx.range_word == "到" and before in _RANGE_ENDS:  # '周一至周六'
         ctx.range_word = "至?" if raw == "至" else "至" if raw[:1] in _RANGE_ENDS else "到"  # and after it
@@ -453,7 +421,8 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing
     if kind == "nl" or kind == "punct" and (raw in HARD_STOPS or raw == "."):  # '好的。Your total is $25': decided anew
-        ctx.end_sentence()
+        ctx.sent_han = ctx.sent_latin = False
+        ctx.range_word = "到"
     elif kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):
@@ -464,24 +433,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.last_visible = spoken.rstrip()[-1:] or ctx.last_visible
 
 
-def _detect_language(ctx: Context, raw: str) -> None:
-    """An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it
-    commits: decided from committed text only, so a stream switches where one-shot does. Han
-    alone stays Chinese, Latin script English."""
-    for code, in_script in (("ja", is_kana), ("ko", is_hangul)):
-        if code in locales.available() and any(in_script(c) for c in raw):
-            ctx.locale = locales.rules(code)
-            ctx.default_lang = code
-            return
-
-
-def normalize(
-    text: str,
-    language: str = "auto",
-    *,
-    spell_acronyms: bool = True,
-    lexicon: Lexicon | Iterable[LexiconRule | Mapping[str, Any]] | None = None,
-) -> str:
+def normalize(text: str, language: str = "auto", *, spell_acronyms: bool = True, lexicon: LexiconRules = None) -> str:
     """One-shot normalization: the same engine fed once and flushed (spec I2)."""
     normalizer = StreamingNormalizer(language, spell_acronyms=spell_acronyms, lexicon=lexicon)
     return "".join(c.spoken for c in normalizer.push(text) + normalizer.flush())

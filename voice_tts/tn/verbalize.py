@@ -41,8 +41,10 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "punct":
         symbols = ctx.locale.SYMBOLS if ctx.locale is not None else _PUNCT["zh" if ctx.sent_han else "en"]
         return span.info if raw in SEPARATING_PUNCT else symbols.get(raw, raw)
-    if kind == "nl":
-        return newline(ctx)
+    if kind == "nl":  # a newline after text with no final punctuation is a sentence pause (§3.8)
+        if ctx.last_visible.isalnum():
+            return "。" if ctx.sent_han else ". "
+        return "" if not ctx.last_visible or ctx.sent_han or ctx.last_spoken.isspace() else " "
     if kind == "num":
         # a plate's number after its dot or its letter ('京A·12345', '京A 12345') is a code
         cue = "·" if re.fullmatch("[A-Z]", ctx.prev_word) else ctx.prev_word or ctx.prev_char
@@ -71,16 +73,11 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return reader.cardinal(int(span.info)) + ("，" if reader is chinese else ", ")
     if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
         return _PIPE_MARKS[span.info][ctx.sent_han]
-    if kind == "digit_groups":
-        return digit_groups(raw, lang)
+    if kind == "digit_groups":  # a giant digit run, forced in pieces: four digits at a time
+        digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
+        reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
+        return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in re.findall(".{1,4}", digits))
     raise ValueError(f"unknown span kind {kind!r}")
-
-
-def newline(ctx: Context) -> str:
-    """A newline after text with no final punctuation is a sentence pause (§3.8)."""
-    if ctx.last_visible.isalnum():
-        return "。" if ctx.sent_han else ". "
-    return "" if not ctx.last_visible or ctx.sent_han or ctx.last_spoken.isspace() else " "
 
 
 def word(raw: str, ctx: Context, lang: str = "") -> str:
@@ -98,13 +95,6 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
         return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
     return raw
-
-
-def digit_groups(raw: str, lang: str) -> str:
-    """Giant digit runs, forced in pieces: four digits at a time."""
-    digits = "".join(c for c in unicodedata.normalize("NFKC", raw) if c.isdecimal())
-    reader = locales.rules(lang) if lang in locales.MODEL_LANGUAGES else chinese if lang == "zh" else english
-    return ("，" if lang == "zh" else ", ").join(reader.digits(g) for g in re.findall(".{1,4}", digits))
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.

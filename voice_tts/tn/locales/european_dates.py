@@ -65,8 +65,6 @@ class DatesAndTimes:
                 y = lexer.spaces(cur, month_end := m)
                 if self.DATE_OF and y > m and cur.text[y:lexer.chunk(cur, y)] == self.DATE_OF:
                     m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
-                    if y == m:
-                        return locale_span(m - len(self.DATE_OF), reading, self.code)
                 year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
                 if len(year) == 4 and year.isdecimal():
                     return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
