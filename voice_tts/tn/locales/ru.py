@@ -350,7 +350,7 @@ class Russian(Language):
                     lettered := word_after(cur, end + letter.end())) in _WORDS["lettered_nouns"]:
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
+                or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
