@@ -99,6 +99,7 @@ JA = [
     # units after a space, per a unit, per an amount of one; units CLDR lacks
     ("血糖値は6.1 mmol/L、ビタミンDは30ng/mL", "血糖値は六点一ミリモルパーリットル、ビタミンDは三十ナノグラムパーミリリットル"),
     ("シロップ10mg/5mLを1日1000IU", "シロップ十ミリグラムパー五ミリリットルを一日千国際単位"),
+    ("ボンベの圧力は200barです。", "ボンベの圧力は二百バールです。"),  # a pressure in bar, CLDR's name
     # a month and day with a dot: a date after a word of dates or before a weekday, else a decimal
     ("締切は12.24です、発売は6.15(火)、体温は36.5です", "締切は十二月二十四日です、発売は六月十五日火曜日、体温は三十六点五です"),
     # a blood pressure's two numbers joined as said, before the unit
@@ -201,6 +202,7 @@ KO = [
     ("1과3/4", "일과 사분의 삼"),
     # measures and percent
     ("5kg", "오킬로그램"),
+    ("보일러 압력은 1.5bar입니다.", "보일러 압력은 일점오바입니다."),
     ("80%", "팔십퍼센트"),
     ("100km/h", "시속 백킬로미터"),
     ("85m²", "팔십오제곱미터"),
