@@ -862,4 +862,5 @@ def _fallback(text: str) -> str:
     """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
     symbols = {mark: word for mark, word in RULES.SYMBOLS.items() if mark != "-"}
     letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else word  # noqa: E731
+    text = re.sub(r"(?<=\d)w(?=-?\d\d(?!\d))", " вэ ", text)  # an oil's grade as drivers say it: '5W-40' пять вэ сорок
     return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)
