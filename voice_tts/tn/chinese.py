@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from voice_tts.tn import cldr, english, locales
 
@@ -119,10 +118,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)[为是约达]?$")  # then below zero is 零下
 SERVICE_NUMBER = re.compile(r"1\d{4}|9[56]\d{3}")  # a service line's five digits: '10086', '12345', '95588', '96110'
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
-# Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
-MEASURE_WORDS = frozenset(
-    line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
-    if line.strip() and not line.startswith("#"))
+MEASURE_WORDS = frozenset(WORDS["measure_words"])  # after which a count of 2 is read 两 (两杯, 两点, 两公里)
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)(?(cur)元?)"
                     rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD}|折)[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
