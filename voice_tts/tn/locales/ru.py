@@ -602,17 +602,15 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         groups = 0
         while True:
             k = j + 1 if cur.at(j) in " -" and j > pos else j
-            if cur.at(k) == "(":
-                if (m := lexer.digits_end(cur, k + 1)) == k + 1 or cur.at(m) != ")":
-                    break
-                j = m + 1
-            elif is_digit(cur.at(k)):
-                m = lexer.chunk(cur, k)
-                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
-                    break
-                j = m
-            else:
+            if cur.at(k) == "(":  # an area code in brackets
+                m = lexer.digits_end(cur, k + 1)
+                end = m + 1 if m > k + 1 and cur.at(m) == ")" else None
+            else:  # digits, hyphens between them
+                m = lexer.chunk(cur, k) if is_digit(cur.at(k)) else k
+                end = m if m > k and all(p.isdecimal() for p in cur.text[k:m].split("-")) else None
+            if end is None:
                 break
+            j = end
             groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
     return j if j > pos + 1 else None

@@ -115,11 +115,9 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
     if minutes == 0:
         return hours
     following = h % 12 + 1
-    if minutes == 30:
-        return f"{ru_morph.inflect('половина', case)} {ordinal(following, 'm', 'genitive')}"
     minute_words = f"{cardinal(minutes, 'f', count_case)} {counted_noun('минута', minutes, count_case)}"
-    if minutes < 30:
-        return f"{minute_words} {ordinal(following, 'm', 'genitive')}"
+    if minutes <= 30:  # 'половина десятого', 'семь минут девятого'
+        return f"{ru_morph.inflect('половина', case) if minutes == 30 else minute_words} {ordinal(following, 'm', 'genitive')}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         return f"{hours} {minute_words}"
     return f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} {cardinal(following)}"
