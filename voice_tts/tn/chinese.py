@@ -185,12 +185,12 @@ def _quantity(text: str, suffix: str) -> str:
 
 def count(text: str) -> str | None:
     """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米: a
-    currency or a measure word, one of them, a scale (万, 亿) only with money ('3.45元/吨' 三点四五元每吨 per a unit); money without its decimals' final
+    currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without its decimals' final
     zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
     if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
     yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")
-    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not (m["cur"] or yuan) or m["per"] and not m["suffix"]:
+    if m is None or bool(m["cur"]) == bool(m["suffix"]) or m["scale"] and not (m["cur"] or yuan) or m["per"] and not m["suffix"]:
         return None
     if yuan and not m["scale"] and not m["per"] and (jiao := re.fullmatch(r"(\d+)\.(\d)0", m["num"])):
         whole = re.sub("(?<!十)二(?=[千万亿])", "两", _quantity(jiao[1], "元")) + "元" if int(jiao[1]) else ""  # 一万两千元

@@ -212,7 +212,7 @@ class Russian(Language):
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
-        if (whole, fractional) == ("0", "5") and case in ("nominative", "accusative") and unit.few in _WORDS["halved_units"]:
+        if (whole, fractional) == ("0", "5") and case in ru_cases.DIRECT_CASES and unit.few in _WORDS["halved_units"]:
             return _WORDS["halved_units"][unit.few] + unit.per
         half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа', 'два с половиной часа'
         count = max(int(whole), 2) if half else None if fractional else int(whole)

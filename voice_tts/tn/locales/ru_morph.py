@@ -40,7 +40,8 @@ def _analyzer() -> pymorphy3.MorphAnalyzer:
 @lru_cache(maxsize=8192)
 def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
     """The readings of `word` as a declinable noun (a first name or patronymic with `names`: 'Петре'; a nominative or
-    accusative first with `direct`: 'банка', 'банку' a jar), or None where the dictionary has none (nor a prefix's guess: 'ккал' к-кал) or `word` is under three letters."""
+    accusative first with `direct`: 'банка', 'банку' a jar), or None where the dictionary has none (nor a prefix's
+    guess: 'ккал' к-кал) or `word` is under three letters."""
     parses = sorted((p for p in _analyzer().parse(word if names else word.lower()) if len(word) > 2 and word.isalpha()
                      and p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag and (not names or "Name" in p.tag)
                      and p.tag.case in _CASES and not isinstance(p.methods_stack[-1][0], pymorphy3.units.UnknownPrefixAnalyzer)),
