@@ -437,6 +437,8 @@ ZH_READINGS = {
         "本月话费三十六元八角，燃气费四十五元二角，押金三百元，退款三角，电费十二点三五元。",
     # a price per a number of units: 每 and the number ('5元/10MB' 五元每十MB)
     "国际漫游流量按5元/10MB收费。": "国际漫游流量按五元每十MB收费。",
+    # 万元 before a price's unit, the unit after it with 每; a pressure in bar 巴 (CLDR's name)
+    "仓库租金1.2万元/月，新房均价6.5万元/平方米，气压1.8bar。": "仓库租金一点二万元每月，新房均价六点五万元每平方米，气压一点八巴。",
 }
 
 

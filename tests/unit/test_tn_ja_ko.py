@@ -99,6 +99,7 @@ JA = [
     # units after a space, per a unit, per an amount of one; units CLDR lacks
     ("血糖値は6.1 mmol/L、ビタミンDは30ng/mL", "血糖値は六点一ミリモルパーリットル、ビタミンDは三十ナノグラムパーミリリットル"),
     ("シロップ10mg/5mLを1日1000IU", "シロップ十ミリグラムパー五ミリリットルを一日千国際単位"),
+    ("ボンベの圧力は200barです。", "ボンベの圧力は二百バールです。"),  # a pressure in bar, CLDR's name
     # a month and day with a dot: a date after a word of dates or before a weekday, else a decimal
     ("締切は12.24です、発売は6.15(火)、体温は36.5です", "締切は十二月二十四日です、発売は六月十五日火曜日、体温は三十六点五です"),
     # a blood pressure's two numbers joined as said, before the unit
@@ -201,6 +202,7 @@ KO = [
     ("1과3/4", "일과 사분의 삼"),
     # measures and percent
     ("5kg", "오킬로그램"),
+    ("보일러 압력은 1.5bar입니다.", "보일러 압력은 일점오바입니다."),
     ("80%", "팔십퍼센트"),
     ("100km/h", "시속 백킬로미터"),
     ("85m²", "팔십오제곱미터"),
@@ -224,6 +226,9 @@ KO = [
     ("주문번호 2026-118473 반품 건은", "주문번호 이공이육 일일팔사칠삼 반품 건은"),
     ("비밀번호 0815를 누르세요", "비밀번호 공팔일오를 누르세요"),
     ("주문번호는 72031 입니다", "주문번호는 칠이공삼일 입니다"),
+    # a number that the word before names with 번: of five digits or more a code's, digit by digit; a tyre's psi as said
+    ("대기번호 315번, 회원번호는 9024618번입니다", "대기번호 삼백십오번, 회원번호는 구공이사육일팔번입니다"),
+    ("앞바퀴 공기압은 32psi입니다", "앞바퀴 공기압은 삼십이피에스아이입니다"),
     ("뒤의 두자리 47", "뒤의 두자리 사칠"),
     ("초대 코드 2209", "초대 코드 이이공구"),
     ("학생 번호 12개", "학생 번호 열두개"),  # a counter still asks for a native number

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from voice_tts.tn import cldr, english, locales
 
@@ -119,10 +118,7 @@ _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
 WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)[为是约达]?$")  # then below zero is 零下
 SERVICE_NUMBER = re.compile(r"1\d{4}|9[56]\d{3}")  # a service line's five digits: '10086', '12345', '95588', '96110'
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
-# Measure words and units after which a count of 2 is read 两 (两杯, 两点, 两公里): a data file.
-MEASURE_WORDS = frozenset(
-    line.strip() for line in (Path(__file__).parent / "zh_measure_words.txt").read_text(encoding="utf-8").splitlines()
-    if line.strip() and not line.startswith("#"))
+MEASURE_WORDS = frozenset(WORDS["measure_words"])  # after which a count of 2 is read 两 (两杯, 两点, 两公里)
 _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)(?(cur)元?)"
                     rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD}|折)[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
@@ -188,14 +184,14 @@ def _quantity(text: str, suffix: str) -> str:
 
 
 def count(text: str) -> str | None:
-    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '3.45元/吨' 三点四五元每吨: a
-    currency or a measure word, one of them, a scale (万, 亿) only with a currency; money without its decimals' final
+    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米: a
+    currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without its decimals' final
     zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
     if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
-    if m is None or bool(m.group("cur")) == bool(m.group("suffix")) or m.group("scale") and not m.group("cur") or m["per"] and not m["suffix"]:
+    yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")
+    if m is None or bool(m["cur"]) == bool(m["suffix"]) or m["scale"] and not (m["cur"] or yuan) or m["per"] and not m["suffix"]:
         return None
-    yuan = m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元"
     if yuan and not m["scale"] and not m["per"] and (jiao := re.fullmatch(r"(\d+)\.(\d)0", m["num"])):
         whole = re.sub("(?<!十)二(?=[千万亿])", "两", _quantity(jiao[1], "元")) + "元" if int(jiao[1]) else ""  # 一万两千元
         return (whole + (cardinal(int(jiao[2])) + "角" if jiao[2] != "0" else "") or "零元") + m["suffix"][1:]

@@ -48,9 +48,9 @@ class Korean(myriad.Language):
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
         flight = digits[0] == "0" and english.names_flight(ctx.prev_word, ctx.words_before, digits)  # 'KE 017편' 공일칠
-        # a number that the word before names, no count: '접수번호 2741번' 이천칠백사십일 번, 'F열 9번,' 구 번, '탑승구는 23번'
+        # a number the word before names, no count ('접수번호 2741번' 이천칠백사십일 번, 'F열 9번,'); of five digits a code's
         numbered = c == "번" and (digits[0] != "0" and self.cued(cue) or self.cued(ctx.prev_word, "numbering_words"))
-        cued = self.cued(cue, "phone_cues") or self.cued(cue) and not numbered or flight
+        cued = self.cued(cue, "phone_cues") or self.cued(cue) and (not numbered or len(digits) > 4) or flight
         code = cur.text[pos:end].isdecimal() and cued
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원

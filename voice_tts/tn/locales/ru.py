@@ -212,6 +212,8 @@ class Russian(Language):
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
             return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
+        if (whole, fractional) == ("0", "5") and case in ru_cases.DIRECT_CASES and unit.few in _WORDS["halved_units"]:
+            return _WORDS["halved_units"][unit.few] + unit.per
         half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа', 'два с половиной часа'
         count = max(int(whole), 2) if half else None if fractional else int(whole)
         return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
@@ -350,7 +352,7 @@ class Russian(Language):
                     lettered := word_after(cur, end + letter.end())) in _WORDS["lettered_nouns"]:
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or cardinal(n, ru_cases.count_gender(n, counted, (case := ru_cases.count_case(n, preposition, noun)) == "nominative"), case))
+                or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case))
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
@@ -600,17 +602,15 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
         groups = 0
         while True:
             k = j + 1 if cur.at(j) in " -" and j > pos else j
-            if cur.at(k) == "(":
-                if (m := lexer.digits_end(cur, k + 1)) == k + 1 or cur.at(m) != ")":
-                    break
-                j = m + 1
-            elif is_digit(cur.at(k)):
-                m = lexer.chunk(cur, k)
-                if not all(p.isdecimal() for p in cur.text[k:m].split("-")):
-                    break
-                j = m
-            else:
+            if cur.at(k) == "(":  # an area code in brackets
+                m = lexer.digits_end(cur, k + 1)
+                end = m + 1 if m > k + 1 and cur.at(m) == ")" else None
+            else:  # digits, hyphens between them
+                m = lexer.chunk(cur, k) if is_digit(cur.at(k)) else k
+                end = m if m > k and all(p.isdecimal() for p in cur.text[k:m].split("-")) else None
+            if end is None:
                 break
+            j = end
             groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
     return j if j > pos + 1 else None
@@ -860,4 +860,5 @@ def _fallback(text: str) -> str:
     """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
     symbols = {mark: word for mark, word in RULES.SYMBOLS.items() if mark != "-"}
     letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else word  # noqa: E731
+    text = re.sub(r"(?<=\d)w(?=-?\d\d(?!\d))", " вэ ", text)  # an oil's grade as drivers say it: '5W-40' пять вэ сорок
     return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)

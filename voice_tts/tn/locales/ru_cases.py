@@ -33,7 +33,8 @@ _ONE_THOUSAND = re.compile(r"^одн[а-я]+ (?=тысяч)")
 _INANIMATE_ACCUSATIVE = re.compile(r"\b(?:одна|тысяча)\b")
 # The cases a preposition gives a time of day: 'к 14:30' к половине третьего, 'до 10:00' до десяти
 # часов; after 'в' the half takes the prepositional ('в половине пятого'), the counts the accusative.
-_TIME_CASES = ("nominative", "accusative", "genitive", "dative", "prepositional")
+DIRECT_CASES = ("nominative", "accusative")  # a subject's or object's: no preposition governs them
+_TIME_CASES = (*DIRECT_CASES, "genitive", "dative", "prepositional")
 
 
 def digits(text: str) -> str:
@@ -54,7 +55,7 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     if n >= 10**21:
         return digits(str(n))
     if gender == "pl":  # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
-        direct = case in ("nominative", "accusative")
+        direct = case in DIRECT_CASES
         return _WORDS["collective"][n - 1] if direct and 0 < n < 5 else ru_morph.inflect("одни", case, True) if n == 1 else cardinal(n, "m", case)
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
@@ -75,7 +76,7 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     no nominative ('в 1 доме'), else the preposition's or verb's ('купил 2 книги'); an animate accusative the genitive
     ('на 1 человека' одного; but 'на 2 человека' два: a count's singular noun)."""
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
-    form = ru_morph.noun(noun, nominative=given == "nominative") if noun not in _NOT_NOUNS else None  # '1 банка' a jar
+    form = ru_morph.noun(noun, direct=given in DIRECT_CASES) if noun not in _NOT_NOUNS else None  # '1 банка' a jar
     shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
     shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS) or (  # 'при покупке 2 упаковок' двух
@@ -94,14 +95,14 @@ def takes_accusative(word: str) -> bool:
         word not in COUNT_PREPOSITIONS and word.isalpha() and ru_morph.governs_accusative(word))
 
 
-def count_gender(n: int, noun: str, nominative: bool = False) -> str:
-    """The gender the number's last word takes from the noun after it: 'две книги', 'одно окно'."""
-    return form.gender if (form := ru_morph.noun(noun, nominative=nominative)) is not None and agreement(n) < 2 else "m"
+def count_gender(n: int, noun: str, case: str = "") -> str:
+    """The gender the number's last word takes from the noun after it in `case`: 'две книги', 'одно окно'."""
+    return form.gender if (form := ru_morph.noun(noun, direct=case in DIRECT_CASES)) and agreement(n) < 2 else "m"
 
 
 def counted_noun(noun: str, n: int, case: str) -> str:
     """`noun` after the count `n` in `case`: час, два часа, пять часов; к двум часам."""
-    kind, direct = agreement(n), case in ("nominative", "accusative")  # after a few or many the genitive: 'два часа', 'пять часов'
+    kind, direct = agreement(n), case in DIRECT_CASES  # after a few or many the genitive: 'два часа', 'пять часов'
     return ru_morph.inflect(noun, "genitive" if kind and direct else case, plural=kind == 2 or kind == 1 and not direct)
 
 
@@ -113,12 +114,10 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
     hours = f"{cardinal(h, 'm', count_case)} {counted_noun('час', h, count_case)}"
     if minutes == 0:
         return hours
-    following = h % 12 + 1
-    if minutes == 30:
-        return f"{ru_morph.inflect('половина', case)} {ordinal(following, 'm', 'genitive')}"
+    following = ordinal(h % 12 + 1, "m", "genitive")  # the hour the minutes run into: 'девятого'
     minute_words = f"{cardinal(minutes, 'f', count_case)} {counted_noun('минута', minutes, count_case)}"
-    if minutes < 30:
-        return f"{minute_words} {ordinal(following, 'm', 'genitive')}"
+    if minutes <= 30:  # 'половина десятого', 'семь минут девятого'
+        return f"{ru_morph.inflect('половина', case) if minutes == 30 else minute_words} {following}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         return f"{hours} {minute_words}"
-    return f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} {cardinal(following)}"
+    return f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} {cardinal(h % 12 + 1)}"

@@ -38,13 +38,14 @@ def _analyzer() -> pymorphy3.MorphAnalyzer:
 
 
 @lru_cache(maxsize=8192)
-def noun(word: str, names: bool = False, nominative: bool = False) -> Form | None:
-    """The readings of `word` as a declinable noun (a first name or patronymic with `names`: 'Петре'; the written nominative
-    first with `nominative`: 'банка'), or None where the dictionary has none (nor a prefix's guess: 'ккал' к-кал) or `word` is under three letters."""
+def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
+    """The readings of `word` as a declinable noun (a first name or patronymic with `names`: 'Петре'; a nominative or
+    accusative first with `direct`: 'банка', 'банку' a jar), or None where the dictionary has none (nor a prefix's
+    guess: 'ккал' к-кал) or `word` is under three letters."""
     parses = sorted((p for p in _analyzer().parse(word if names else word.lower()) if len(word) > 2 and word.isalpha()
                      and p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag and (not names or "Name" in p.tag)
                      and p.tag.case in _CASES and not isinstance(p.methods_stack[-1][0], pymorphy3.units.UnknownPrefixAnalyzer)),
-                    key=lambda p: nominative and p.normal_form != p.word)
+                    key=lambda p: direct and p.tag.case not in ("nomn", "accs"))
     if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
         return None
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
@@ -72,7 +73,10 @@ def inflect(word: str, case: str, plural: bool = False) -> str:
     """`word` (a noun or an adjective: a unit's 'квадратный') in `case`, singular or plural; unchanged where the dictionary has no such form."""
     grammemes = {_GRAMMEMES[case], "plur" if plural else "sing"}
     parse = next((p for p in _analyzer().parse(word) if p.tag.POS in ("NOUN", "ADJF")), None)
-    return form.word if parse is not None and (form := parse.inflect(grammemes)) is not None else word
+    form = parse and parse.inflect(grammemes)
+    if form and form.tag.POS == "ADJF" and "anim" in form.tag:  # a unit's: 'за 1 кв. м' за один квадратный метр
+        form = parse.inflect(grammemes | {"inan"})
+    return form.word if form else word
 
 
 @lru_cache(maxsize=4096)
