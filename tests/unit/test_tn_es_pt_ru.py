@@ -124,6 +124,10 @@ READINGS = {
         # a unit whose symbol is a word takes the word's plural ('bares')
         ("Infle la rueda a 3,5 bar; la botella aguanta 1 bar más.",
          "Infle la rueda a tres coma cinco bares; la botella aguanta un bar más."),
+        # 'ppm' after a pulse's word counts beats, elsewhere parts per million
+        ("Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",
+         "Con el pulso en reposo a cincuenta y ocho pulsaciones por minuto, "
+         "el agua lleva dos partes por millón de cloro."),
         ("La reina Isabel III y León XXI", "La reina Isabel tercera y León veintiuno"),
         ("La Dra. Pérez", "La Doctora Pérez"),
         ("en EE. UU.", "en Estados Unidos."),
@@ -690,6 +694,7 @@ READINGS = {
 SENTENCES = {
     "es": [
         "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
+        "Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
         "La piscina abre mar., jue. y sáb. por la mañana.",
         "Rodó a 4:50/km y después a 4'05\"/km.",

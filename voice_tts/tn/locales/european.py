@@ -120,6 +120,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     FULL_MONTHS: frozenset[str] = frozenset()
     YEAR_CUES: frozenset[str] = frozenset()  # words after which a four-digit number is a year ('im Jahr 1990')
     UNITS: dict[str, Unit] = {}  # the units a language names itself (the others come from CLDR: `unit`)
+    UNIT_SENSES: dict[str, list] = {}  # a symbol's unit after a cue word: the cues, then the unit ('pulso … ppm')
     CURRENCIES: dict[str, Currency] = {}  # currencies' symbols, codes and names (the last two in lower case) to units
     SCALES, MONEY_SCALES = {}, {}  # scale words; in letters against a currency ('60 M€' millones, 'R$ 2 bi' bilhões)
     ABBREVIATIONS: dict[str, str] = {}
@@ -317,6 +318,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
             return None
+        cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
+        if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):
+            return Unit(*sense)
         return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
 
     def unit_chunk(self, cur: Cursor, j: int) -> int:
