@@ -121,6 +121,15 @@ READINGS = {
         ("La matrícula 8ABC123 y la 2XL.", "La matrícula ocho A B C uno dos tres y la dos XL."),  # a plate sign by sign
         # a ruler above ten by the number, up to ten by the ordinal
         ("Bajo Fernando VII y luego Pío XII.", "Bajo Fernando séptimo y luego Pío doce."),
+        ("El papa Sixto IV encargó la capilla; Alejandro VII la amplió.",
+         "El papa Sixto cuarto encargó la capilla; Alejandro séptimo la amplió."),
+        # a unit whose symbol is a word takes the word's plural ('bares')
+        ("Infle la rueda a 3,5 bar; la botella aguanta 1 bar más.",
+         "Infle la rueda a tres coma cinco bares; la botella aguanta un bar más."),
+        # 'ppm' after a pulse's word counts beats, elsewhere parts per million
+        ("Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",
+         "Con el pulso en reposo a cincuenta y ocho pulsaciones por minuto, "
+         "el agua lleva dos partes por millón de cloro."),
         ("La reina Isabel III y León XXI", "La reina Isabel tercera y León veintiuno"),
         ("La Dra. Pérez", "La Doctora Pérez"),
         ("en EE. UU.", "en Estados Unidos."),
@@ -307,6 +316,9 @@ READINGS = {
          "O ano letivo dois mil e vinte e cinco vinte e seis e a época dois mil e vinte e quatro dois mil e vinte e "
          "cinco acabaram; o processo número dois mil e vinte e cinco barra zero um dois três quatro segue."),
         ("Veja o capítulo 3.2, sala 2.14.", "Veja o capítulo três ponto dois, sala dois ponto catorze."),
+        # a Roman numeral after an item of a text is its number; a unit whose symbol is a word, the word's plural
+        ("Leia o item IV do edital; a caldeira trabalha a 6 bar.",
+         "Leia o item quatro do edital; a caldeira trabalha a seis bares."),
         ("Código BRX2741, processo RC-2026/0457.",
          "Código B R X dois sete quatro um, processo R C dois zero dois seis barra zero quatro cinco sete."),
         # a parcel's code of two letters, nine digits and its country's two letters, sign by sign
@@ -683,6 +695,8 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
+        "Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
         "La piscina abre mar., jue. y sáb. por la mañana.",
         "Rodó a 4:50/km y después a 4'05\"/km.",
@@ -731,6 +745,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "Leia o item IV do edital; a caldeira trabalha a 6 bar.",
         "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
         "O km rodado custa R$ 3,20 e os km extras, R$ 4.",

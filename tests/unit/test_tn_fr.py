@@ -60,6 +60,12 @@ READINGS = [
     ("Le XXe siècle", "Le vingtième siècle"),
     # decimals and percent; a chapter's or a room's dotted number part by part
     ("Voir le chapitre 3.2, salle 2.14.", "Voir le chapitre trois point deux, salle deux point quatorze."),
+    # a Roman numeral after an article of a law is its number, after an elided article too; a unit's plural ('bars')
+    ("Selon l'article XII, la cuve tient 8 bar.", "Selon l'article douze, la cuve tient huit bars."),
+    # a price per square metre 'le mètre carré'; a price's terms after it in capitals ('FAI' frais d'agence inclus)
+    ("Maison vendue 240 000 € FAI, soit 2 100 €/m².",
+     "Maison vendue deux cent quarante mille euros frais d'agence inclus, "
+     "soit deux mille cent euros le mètre carré."),
     ("Une hausse de 3,5 %", "Une hausse de trois virgule cinq pour cent"),
     ("Pi vaut 3,05 environ.", "Pi vaut trois virgule zéro cinq environ."),
     ("Un budget de 18,2 milliards", "Un budget de dix-huit virgule deux milliards"),

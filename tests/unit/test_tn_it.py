@@ -67,6 +67,12 @@ READINGS = [
      "Il sinistro numero R C due zero due sei barra zero quattro cinque sette, codice P K quattro quattro sette uno."),
     # a chapter's or a room's dotted number part by part
     ("Vedi il capitolo 3.2, aula 2.14.", "Vedi il capitolo tre punto due, aula due punto quattordici."),
+    # a Roman numeral after a point of a text, or an elided article's article, is its number
+    ("Rileggi il punto IV e il comma 2 dell'articolo XII.",
+     "Rileggi il punto quattro e il comma due dell'articolo dodici."),
+    # a gas bill's standard cubic metre by its name
+    ("Quest'anno ha consumato 1 Smc al giorno, 365 Smc in tutto.",
+     "Quest'anno ha consumato uno standard metro cubo al giorno, trecentosessantacinque standard metri cubi in tutto."),
     # cardinals: dotted thousands, elision and accent
     ("Abbiamo 10.000 clienti e 88 tavoli.", "Abbiamo diecimila clienti e ottantotto tavoli."),
     ("Sono 23 persone e 101 sedie.", "Sono ventitré persone e centouno sedie."),

@@ -195,7 +195,9 @@ class Spanish(Iberian):
             if w in ("de", "del", "la") or w in self.CLOCK_MARKERS:
                 continue
             if w in ("am", "pm"):
-                words.append(_am_pm(w, hours))
+                noon = "de la noche" if w == "am" else "del mediodía"  # '12 a.m.' de la noche
+                evening = "de la noche" if 8 <= hours < 12 else "de la tarde"
+                words.append(noon if hours == 12 else "de la mañana" if w == "am" else evening)
                 if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
             elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):  # '1 noche gratis' is no hour
@@ -211,7 +213,3 @@ class Spanish(Iberian):
 
 
 RULES = Spanish()
-
-
-def _am_pm(w: str, h: int) -> str:
-    return ("de la noche" if w == "am" else "del mediodía") if h == 12 else "de la mañana" if w == "am" else "de la noche" if 8 <= h < 12 else "de la tarde"

@@ -120,6 +120,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     FULL_MONTHS: frozenset[str] = frozenset()
     YEAR_CUES: frozenset[str] = frozenset()  # words after which a four-digit number is a year ('im Jahr 1990')
     UNITS: dict[str, Unit] = {}  # the units a language names itself (the others come from CLDR: `unit`)
+    UNIT_SENSES: dict[str, list] = {}  # a symbol's unit after a cue word: the cues, then the unit ('pulso … ppm')
     CURRENCIES: dict[str, Currency] = {}  # currencies' symbols, codes and names (the last two in lower case) to units
     SCALES, MONEY_SCALES = {}, {}  # scale words; in letters against a currency ('60 M€' millones, 'R$ 2 bi' bilhões)
     ABBREVIATIONS: dict[str, str] = {}
@@ -318,6 +319,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
             return None
+        cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
+        if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):
+            return Unit(*sense)
         return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
 
     def unit_chunk(self, cur: Cursor, j: int) -> int:
@@ -549,7 +553,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS and not self.is_ruler(ctx.prev_word):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        if day or (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS:
+        label = self.ABBREVIATIONS.get(ctx.prev_word + ".") or _ELIDED_ARTICLE.sub("", ctx.prev_word)  # "l'article"
+        if day or label.lower() in self.CHAPTER_WORDS:
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda

@@ -29,8 +29,7 @@ class Italian(Language):
         return re.sub(r"(mille|mila)tre\b", r"\1tré", super().cardinal(n).replace("centotto", "centootto"))
 
     def counted(self, n: int, feminine: bool = False) -> str:
-        words = self.cardinal(n)
-        return (words[:-1] + "a" if feminine else words[:-1]) if n == 1 else words  # un euro, una sterlina; ventuno chilometri
+        return ("una" if feminine else "un") if n == 1 else self.cardinal(n)  # un euro, una sterlina; ventuno km
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'un'ora', 'un giorno', 'uno studente'; larger counts keep their form ('ventuno persone');

@@ -38,9 +38,7 @@ def _cardinal(n: int, feminine: bool = False) -> str:
         count = n // 10**18
         scale = f"{cldr.cardinal('pt', count, 'masculine')} {'quintilhão' if count == 1 else 'quintilhões'}"
         words = f"{scale} e {words}" if n % 10**18 else scale
-    last = n
-    while last and last % 1000 == 0:
-        last //= 1000
+    last = int(re.sub(r"(?:000)+$", "", str(n)) or 0)  # the last group that is not zero ('2100000' 2100)
     joiner = "e " if last % 1000 < 100 or last % 100 == 0 else ""
     *groups, rest = _SCALE.split(words)  # the words before each scale word and the scale word, then the last group
     return "".join(part + " " * (i % 2) for i, part in enumerate(groups)) + (joiner if groups else "") + rest
