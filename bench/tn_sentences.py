@@ -6,7 +6,8 @@ A reading counts when it equals one of the readings up to case, spaces (also bef
 other mark: French "numéro :"; next to Chinese, Japanese and Korean characters none at all:
 word spacing there is spelling, not reading, "한 장" = "한장", as NeMo's scorer ignores spaces in
 every language), hyphens
-between number words ("vingt-et-un" = "vingt et un"), and letters spelled one by one ("P S G" = "PSG").
+between number words ("vingt-et-un" = "vingt et un"), letters spelled one by one ("P S G" = "PSG"), and
+British and American spellings of one sound ("metres" = "meters", "per cent" = "percent").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
 """
@@ -52,6 +53,13 @@ def _join_letters(match: re.Match) -> str:
     return match[1] if match[1].isupper() == match.string[match.end()].isupper() else match[0]
 
 
+# British and American spellings of one sound ('metre' / 'meter', 'per cent' / 'percent').
+_SAME_SOUND = (
+    (re.compile(r"\b(\w*(?:met|lit|cent|theat|fib))re(s?)\b"), r"\1er\2"),
+    (re.compile(r"\bper cent\b"), "percent"),
+)
+
+
 def _loose(text: str) -> str:
     text = re.sub(r"[()（）]", " ", text)  # brackets are not read: '十日(木曜日)' is '十日木曜日'
     text = _SPELLED_LETTER.sub(_join_letters, text)
@@ -62,6 +70,8 @@ def _loose(text: str) -> str:
     text = re.sub(r"\b(\w)\.(\w)\.$", r"\1\2.", text)
     text = re.sub(f"(?<={_CJK})\\s+|\\s+(?={_CJK})", "", text)
     text = text.replace("〇", "零")  # one zero, two ways to write it
+    for spelling, sound in _SAME_SOUND:
+        text = spelling.sub(sound, text)
     return re.sub(r"[\s\-–]+", " ", text).strip()  # a hyphen or an en dash between words is a pause, as a space
 
 
