@@ -9,6 +9,7 @@ from functools import lru_cache
 from num2words import num2words
 
 from voice_tts.tn import cldr, locales
+from voice_tts.tn.lexer import PACE
 from voice_tts.tn.word_list import known_words
 
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
@@ -451,7 +452,7 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' five kilograms, '60km/h' sixty kilometers per hour, '-5 °C' minus five degrees Celsius; joined by a hyphen
     or before a noun (`adjective`) in the singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' … kilowatt."""
-    if (pace := re.fullmatch(r"(\d{1,2}):([0-5]\d)(?: ?min)?/(km|mi)", text)) and (per := unit(pace[3])):
+    if (pace := PACE.fullmatch(text)) and (per := unit(pace[3])):
         said = (measure(f"{int(n)} {u}", adjective) for n, u in zip(pace.groups(), ("min", "s")) if int(n))
         return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:
