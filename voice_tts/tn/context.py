@@ -50,7 +50,10 @@ class Context:
     # sentence state for routing (§3.6)
     sent_han: bool = False
     sent_latin: bool = False
-    range_word: str = "到"  # 至 where the sentence wrote it between numbers or days ('周一至周六'); '至?' before the second
+    # The sentence wrote 至 between numbers or days ('周一至周六'): its ranges read 至 ('9:00-18:00' 九点至十八点), not 到;
+    # `zhi_pending` after a 至 until the next character shows whether a range's end follows it.
+    zhi_ranges: bool = False
+    zhi_pending: bool = False
     quote_open: bool = False  # a '"' opened a quotation on this line: a '"' after a number closes it, no inch mark
     # spoken side
     last_spoken: str = ""

@@ -56,7 +56,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.clock_seconds(
                 raw, ctx.prev_word)):
             return reading
-        return number(raw, lang, span.info, ctx.prev_char == "第").replace("到", ctx.range_word[0])  # '周一至周六9:00-18:00'
+        reading = number(raw, lang, span.info, ctx.prev_char == "第")
+        return reading.replace("到", "至") if ctx.zhi_ranges or ctx.zhi_pending else reading  # '周一至周六9:00-18:00'
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
         names = english.unit(raw.rstrip(". "))
