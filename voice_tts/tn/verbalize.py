@@ -135,9 +135,12 @@ def _number_en(text: str, currency_code: str) -> str:
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
         return _number_en(m.group(1), "")
-    if (ratio := _RATIO.fullmatch(text)) and ((above := not ratio[2] and int(ratio[1]) >= int(ratio[3])) or ratio[2] or english.is_mark(int(ratio[1]), int(ratio[3]))):
-        score = english.integer(ratio[1][:-2]) + " and a half" if ratio[2] else english.integer(ratio[1])  # '5.5/7'
-        return f"{score} {'' if above else 'out of '}{english.integer(ratio[3])}"  # '24/7'; '45/50' a mark
+    if ratio := _RATIO.fullmatch(text):  # '24/7' twenty four seven; '5.5/7' … and a half out of seven; '45/50' a mark
+        score, half, top = ratio.groups()
+        above = not half and int(score) >= int(top)
+        if above or half or english.is_mark(int(score), int(top)):
+            said = english.integer(score[:-2]) + " and a half" if half else english.integer(score)
+            return f"{said} {'' if above else 'out of '}{english.integer(top)}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
