@@ -77,9 +77,9 @@ def plain_number(text: str) -> str:
 # symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
 _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
-SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
+SCALE_WORDS = ("thousand", "million", "billion", "trillion")
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+_SCALES_AND_PER = (rf"(?P<scales>(?:[\s-]+(?:{'|'.join(SCALE_WORDS)}))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
                    r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-head fee'; '£35pp' per person
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)

@@ -18,7 +18,8 @@ _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
-_SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
+_SCALED = re.compile(rf"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:{'|'.join(english.SCALE_WORDS)}))+)",
+                     re.IGNORECASE)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _RATIO = re.compile(r"(\d{1,3}(\.5)?)/(\d{1,3})")  # a score with a half ('5.5/7'), no fraction
