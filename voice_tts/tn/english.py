@@ -317,6 +317,13 @@ def month_name(word: str) -> str | None:
     """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it; lower-case 'may' is the verb."""
     key = word[:1].upper() + word[1:].lower()
     return key if key in MONTHS and word != "may" else None
+
+
+def is_day(token: str) -> bool:
+    """A day of the month, with its ordinal's suffix or not: '3', '21st'."""
+    return (m := re.fullmatch(_SUFFIXED_DAY, token)) is not None and 1 <= int(m["d"]) <= 31
+
+
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
