@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_right
 
-from voice_tts.tn.chinese import MEASURE_WORDS, WORDS
 from voice_tts.tn.locales import data
 
 # Extended_Pictographic (Unicode 15 emoji-data.txt) plus the emoji components that only make sense
@@ -27,7 +26,8 @@ CLOSING = frozenset(".,!?;:)]}…%’”。，、；：？！）」』》〉】"
 OPENING_BRACKETS = frozenset("([{（「『《〈【“‘\"'")
 
 # §3.4: Han characters that may follow a number and change its reading (zh_words.json), and the measure words' (两).
-ZH_SUFFIXES = frozenset(WORDS["number_suffixes"]) | frozenset("".join(MEASURE_WORDS))
+_ZH_WORDS = data("zh_words.json", "voice_tts.tn")
+ZH_SUFFIXES = frozenset(_ZH_WORDS["number_suffixes"]) | frozenset("".join(_ZH_WORDS["measure_words"]))
 
 
 def is_emoji(c: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, english, locales
+from voice_tts.tn.context import race_time
 
 _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
@@ -61,8 +62,8 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
     a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
     t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
-    if t and (word_before.rstrip("为是").endswith(_ELAPSED_WORDS) or len(t[1]) == 1 and t[3] != "00" and (
-            word_before[-1:].isalpha() and not word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS))):  # '以2:26:15的成绩'
+    if t and race_time(t.groups(), word_before, word_before.rstrip("为是").endswith(_ELAPSED_WORDS),
+                       word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
         return elapsed(*map(int, t.groups()))
     if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
         return None

@@ -8,6 +8,13 @@ from types import ModuleType
 from voice_tts.tn.lexicon import Lexicon
 
 
+def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock_cue: bool) -> bool:
+    """Whether 'h:mm:ss' (`parts`) after `word_before` is the time a race or a task took, no clock, in Chinese, Japanese
+    and Korean: after a word of the time taken (`elapsed_cue`: '用时', 'タイム', '기록'), or an hour of one digit with seconds
+    after a word that is no clock's ('以2:26:15的成绩', '2:09:48의 기록'); a clock's: '09:00:05', '1日 9:00:05', '7:00:30'."""
+    return elapsed_cue or len(parts[0]) == 1 and parts[2] != "00" and word_before[-1:].isalpha() and not clock_cue
+
+
 @dataclass(slots=True)
 class Span:
     """A decided span of the tail, from the position where the search started to `end`."""
@@ -43,7 +50,10 @@ class Context:
     # sentence state for routing (§3.6)
     sent_han: bool = False
     sent_latin: bool = False
-    range_word: str = "到"  # 至 where the sentence wrote it between numbers or days ('周一至周六'); '至?' before the second
+    # The sentence wrote 至 between numbers or days ('周一至周六'): its ranges read 至 ('9:00-18:00' 九点至十八点), not 到;
+    # `zhi_pending` after a 至 until the next character shows whether a range's end follows it.
+    zhi_ranges: bool = False
+    zhi_pending: bool = False
     quote_open: bool = False  # a '"' opened a quotation on this line: a '"' after a number closes it, no inch mark
     # spoken side
     last_spoken: str = ""

@@ -9,6 +9,7 @@ from functools import lru_cache
 from num2words import num2words
 
 from voice_tts.tn import cldr, locales
+from voice_tts.tn.lexer import PACE
 from voice_tts.tn.word_list import known_words
 
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
@@ -76,9 +77,9 @@ def plain_number(text: str) -> str:
 # symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
 _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
-SCALE_WORDS = frozenset(("thousand", "million", "billion", "trillion"))
+SCALE_WORDS = ("thousand", "million", "billion", "trillion")
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
-_SCALES_AND_PER = (r"(?P<scales>(?:[\s-]+(?:thousand|million|billion|trillion))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
+_SCALES_AND_PER = (rf"(?P<scales>(?:[\s-]+(?:{'|'.join(SCALE_WORDS)}))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
                    r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-head fee'; '£35pp' per person
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
@@ -316,6 +317,13 @@ def month_name(word: str) -> str | None:
     """The month a word names in any case ('june', 'JAN', 'Sept'), as MONTHS writes it; lower-case 'may' is the verb."""
     key = word[:1].upper() + word[1:].lower()
     return key if key in MONTHS and word != "may" else None
+
+
+def is_day(token: str) -> bool:
+    """A day of the month, with its ordinal's suffix or not: '3', '21st'."""
+    return (m := re.fullmatch(_SUFFIXED_DAY, token)) is not None and 1 <= int(m["d"]) <= 31
+
+
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
@@ -451,7 +459,7 @@ def dotted_phone(text: str) -> str | None:
 def measure(text: str, adjective: bool = False) -> str | None:
     """'5 kg' five kilograms, '60km/h' sixty kilometers per hour, '-5 °C' minus five degrees Celsius; joined by a hyphen
     or before a noun (`adjective`) in the singular: 'a 5-km run' five kilometer run, 'the 150 kW charger' … kilowatt."""
-    if (pace := re.fullmatch(r"(\d{1,2}):([0-5]\d)(?: ?min)?/(km|mi)", text)) and (per := unit(pace[3])):
+    if (pace := PACE.fullmatch(text)) and (per := unit(pace[3])):
         said = (measure(f"{int(n)} {u}", adjective) for n, u in zip(pace.groups(), ("min", "s")) if int(n))
         return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:

@@ -150,7 +150,6 @@ def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
 
 _HAS_DIGIT = re.compile("[0-9０-９]")
 _YEAR = re.compile(r"(?:^|\D)\d{4}")  # the four digits of a year, at the end of a window of five
-_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")  # a day of the month, with its ordinal's suffix or not
 _SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words of a score and around one
 # A weekday's abbreviation ends at its period before a word, a number, a dash or a clause's mark ('Mon. – chicken'), and
 # may run to a second one ('Mon.–Sat.')
@@ -304,7 +303,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
                 cur.at(unit).isalnum() or cur.at(unit).isspace())) and chinese.measure(cur.text[body:unit], unit_words("zh")):
             end = unit  # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
         return Span(_zh_chain(cur, end), "num", "zh")
-    if pos == body and _is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
+    if pos == body and english.is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
         return Span(date_end, "date", "en")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
@@ -561,9 +560,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
     """'March 3, 2024', 'Nov. 5' and 'April 2008' are one date span; a month name without a number is a word."""
     with suppress(TooLong):
         day, m = _next_token(cur, _month_period(cur, begin, end))
-        if _is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
+        if english.is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
             return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
-        if (days := re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)) and _is_day(days[1]) and _is_day(days[2]):  # 'Dec. 18–21' eighteenth
+        days = re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)  # 'Dec. 18–21' December eighteenth to twenty first
+        if days and all(map(english.is_day, days.groups())):
             return Span(m, "reading", "en", info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}")
         full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
         return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
@@ -573,10 +573,6 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: past its abbreviation's period ('Nov.') unless that ends the sentence, else at `end`."""
     return end + (english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end))
-
-
-def _is_day(token: str) -> bool:
-    return (m := _DAY.fullmatch(token)) is not None and 1 <= int(m[1]) <= 31  # '3', '21st'
 
 
 def _year_after(cur: Cursor, end: int, comma: bool) -> int:

@@ -26,7 +26,8 @@ def is_currency(c: str) -> bool:
 
 
 _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
-_PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)[\"″]?/(km|mi|км|公里)(?![A-Za-zа-я])")  # '3'24"/km', '4:12/km', '3:23/км'
+# A running pace, minutes and seconds per a unit: '3'24"/km', '4:12/km', '4:12 min/mi', '3:23/км', '3'27"/公里'.
+PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)(?:[\"″]| ?min)?/(km|mi|км|公里)(?![A-Za-zа-я])")
 
 
 def chunk(cur: Cursor, i: int) -> int:
@@ -86,7 +87,7 @@ def pace(cur: Cursor, i: int) -> re.Match | None:
     """A running pace at `i`: minutes and seconds per a unit after a slash ('3'27"/公里')."""
     with suppress(TooLong):
         if cur.at(digits_end(cur, i, 3)) in (":", "'", "’", "′"):  # no wait after other numbers ('12人'), nor CJK words
-            return _PACE.match(cur.text, i, run(cur, i, lambda c: c.isalnum() and c <= "ӿ" or c in ":'’′\"″/公里", 16))
+            return PACE.match(cur.text, i, run(cur, i, lambda c: c.isalnum() and c <= "ӿ" or c in ":'’′\"″/公里", 16))
     return None
 
 

@@ -391,8 +391,9 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
                 ctx.default_lang = code
                 break
     before = ctx.prev_char
-    if ctx.range_word == "至?" or raw == "至" and ctx.range_word == "到" and before in _RANGE_ENDS:  # '周一至周六'
-        ctx.range_word = "至?" if raw == "至" else "至" if raw[:1] in _RANGE_ENDS else "到"  # and after it
+    if ctx.zhi_pending or raw == "至" and not ctx.zhi_ranges and before in _RANGE_ENDS:  # '周一至周六'
+        ctx.zhi_ranges = raw != "至" and raw[:1] in _RANGE_ENDS
+        ctx.zhi_pending = raw == "至"
     ctx.prev_char = raw[-1:] or ctx.prev_char
     # raw side: modes, lines, words
     if mode is not None:
@@ -422,7 +423,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     # sentence state for routing
     if kind == "nl" or kind == "punct" and (raw in HARD_STOPS or raw == "."):  # '好的。Your total is $25': decided anew
         ctx.sent_han = ctx.sent_latin = False
-        ctx.range_word = "到"
+        ctx.zhi_ranges = ctx.zhi_pending = False
     elif kind == "han" or (kind in ("num", "punct") and any(is_han(c) or is_cjk_punct(c) for c in raw)):
         ctx.sent_han = True
     elif kind in ("word", "abbr", "lexicon") and any(is_latin_letter(c) for c in raw):

@@ -18,7 +18,8 @@ _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")
 _UNIT_SUFFIX = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z][A-Za-z/]*)")
-_SCALED = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:thousand|million|billion|trillion))+)", re.IGNORECASE)
+_SCALED = re.compile(rf"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scales>(?:\s+(?:{'|'.join(english.SCALE_WORDS)}))+)",
+                     re.IGNORECASE)
 _PLAIN_EN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CLOCK_PERIOD = re.compile(r"\d{1,2}(?::\d{2})?\s?(?:am|pm|AM|PM|a\.m\.?|p\.m\.?|A\.M\.?|P\.M\.?)")
 _RATIO = re.compile(r"(\d{1,3}(\.5)?)/(\d{1,3})")  # a score with a half ('5.5/7'), no fraction
@@ -56,7 +57,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         if lang == "en" and (reading := english.code(raw, ctx.prev_word, ctx.words_before) or english.clock_seconds(
                 raw, ctx.prev_word)):
             return reading
-        return number(raw, lang, span.info, ctx.prev_char == "第").replace("到", ctx.range_word[0])  # '周一至周六9:00-18:00'
+        reading = number(raw, lang, span.info, ctx.prev_char == "第")
+        return reading.replace("到", "至") if ctx.zhi_ranges or ctx.zhi_pending else reading  # '周一至周六9:00-18:00'
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
         names = english.unit(raw.rstrip(". "))
@@ -134,9 +136,12 @@ def _number_en(text: str, currency_code: str) -> str:
             return reading
     if m := _SUFFIXED_FRACTION.fullmatch(text):  # '1/4th' one quarter
         return _number_en(m.group(1), "")
-    if (ratio := _RATIO.fullmatch(text)) and ((above := not ratio[2] and int(ratio[1]) >= int(ratio[3])) or ratio[2] or english.is_mark(int(ratio[1]), int(ratio[3]))):
-        score = english.integer(ratio[1][:-2]) + " and a half" if ratio[2] else english.integer(ratio[1])  # '5.5/7'
-        return f"{score} {'' if above else 'out of '}{english.integer(ratio[3])}"  # '24/7'; '45/50' a mark
+    if ratio := _RATIO.fullmatch(text):  # '24/7' twenty four seven; '5.5/7' … and a half out of seven; '45/50' a mark
+        score, half, top = ratio.groups()
+        above = not half and int(score) >= int(top)
+        if above or half or english.is_mark(int(score), int(top)):
+            said = english.integer(score[:-2]) + " and a half" if half else english.integer(score)
+            return f"{said} {'' if above else 'out of '}{english.integer(top)}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two

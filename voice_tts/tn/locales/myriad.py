@@ -25,7 +25,7 @@ from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import is_digit, is_han, is_kana
-from voice_tts.tn.context import Context, Span
+from voice_tts.tn.context import Context, Span, race_time
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
 
@@ -233,10 +233,9 @@ class Language:
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
-        elif e.kind == "time" and len(e.parts) == 3 and (self.cued(ctx.prev_word, "elapsed_cues") or (
-                len(e.parts[0]) == 1 and e.parts[2] != "00" and ctx.prev_word[-1:].isalpha()  # '2:09:48의 기록'
-                and not self.cued(ctx.prev_word, "clock_cues"))):
-            e = replace(e, kind="elapsed")  # a race's time; a clock's: '09:00:05', '1日 9:00:05', '9:30:00', '7:00:30'
+        elif e.kind == "time" and len(e.parts) == 3 and race_time(e.parts, ctx.prev_word, self.cued(
+                ctx.prev_word, "elapsed_cues"), self.cued(ctx.prev_word, "clock_cues")):
+            e = replace(e, kind="elapsed")
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (

@@ -288,7 +288,7 @@ class Russian(Language):
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
             c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
-            return " ".join(f"{cardinal(n, g, c)} {ru_cases.counted_noun(noun, n, c)}" for n, noun, g in parts)
+            return ru_cases.counts(parts, c)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
             c = (case or "nominative").replace("prepositional", "accusative")
             return f"{cardinal(hours, 'm', c)} {'ноль ' * (minutes < 10)}{cardinal(minutes, 'm', c)}"
@@ -319,8 +319,8 @@ class Russian(Language):
 
     def pace(self, minutes: int, seconds: int, per: str, ctx: Context) -> str:
         """'3:23 мин/км' три минуты двадцать три секунды на километр, named as after 'по'."""
-        parts = ((minutes, "минута"), (seconds, "секунда"))
-        said = " ".join(f"{cardinal(n, 'f')} {ru_cases.counted_noun(noun, n, 'nominative')}" for n, noun in parts if n)
+        parts = ((minutes, "минута", "f"), (seconds, "секунда", "f"))
+        said = ru_cases.counts(tuple(part for part in parts if part[0]), "nominative")
         return said + (self.unit(f"мин/{per}").per if per else "")
 
     def date_day(self, day: int, ctx: Context) -> str:

@@ -106,6 +106,11 @@ def counted_noun(noun: str, n: int, case: str) -> str:
     return ru_morph.inflect(noun, "genitive" if kind and direct else case, plural=kind == 2 or kind == 1 and not direct)
 
 
+def counts(parts: tuple[tuple[int, str, str], ...], case: str) -> str:
+    """Counts and their nouns (of a gender) in `case`: ((1, 'час', 'm'), (5, 'минута', 'f')) один час пять минут."""
+    return " ".join(f"{cardinal(n, gender, case)} {counted_noun(noun, n, case)}" for n, noun, gender in parts)
+
+
 def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
     """'02:00' два часа, '08:07' семь минут девятого, '09:59' без одной минуты десять."""
     if h > 24 or minutes > 59 or case not in _TIME_CASES:
