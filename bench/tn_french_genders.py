@@ -36,7 +36,8 @@ def main() -> None:
         for strip, add, condition, form_gender in gendered.get(flags[:2], []) if not gender else ():
             if condition.search(word) and word.endswith(strip):  # 'pair' po:nom po:adj: 'paire', 'paires' feminine
                 genders.setdefault(word[:len(word) - len(strip)] + add, set()).add(form_gender)
-        for form in [word] + [word + ending for flag, ending in PLURALS.items() if flags.startswith(flag)] if gender else ():
+        plurals = [word + ending for flag, ending in PLURALS.items() if flags.startswith(flag)]
+        for form in [word, *plurals] if gender else ():
             genders.setdefault(form, set()).update(gender)
     table = json.loads(OUT.read_text(encoding="utf-8"))
     endings = tuple(table["feminine_endings"])

@@ -18,8 +18,8 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "voice_tts" / "tn" / "locales" / "pt_genders.json"
 # Nouns the dictionary calls feminine that are not ('o albedo', 'o pistácio', 'o rotor'), and its verbs.
-_NOT_FEMININE = frozenset("albedo arremetimento barrado fuseiro jogatar oirar tolerado tolerados pistácio pistácios rotor "
-                          "trepadoiro imprevista imprevistas".split())
+_NOT_FEMININE = frozenset("albedo arremetimento barrado fuseiro jogatar oirar tolerado tolerados pistácio pistácios "
+                          "rotor trepadoiro imprevista imprevistas".split())
 _ENTRY = re.compile(r"([^\W\d_]+)(?:/(\S+))?\s+\[([^\]]*)\]")
 
 
@@ -35,7 +35,8 @@ def _suffixes(aff: Path) -> dict[str, list[tuple[str, str, re.Pattern, str | Non
         fields = line.split()
         if len(fields) == 6 and fields[0] == "SFX" and _morph(fields[5]).keys() <= {"N", "G"}:
             strip, add = "" if fields[2] == "0" else fields[2], "" if fields[3] == "0" else fields[3]
-            rules.setdefault(fields[1], []).append((strip, add, re.compile(fields[4] + "$"), _morph(fields[5]).get("G")))
+            rule = (strip, add, re.compile(fields[4] + "$"), _morph(fields[5]).get("G"))
+            rules.setdefault(fields[1], []).append(rule)
     return rules
 
 
@@ -59,7 +60,8 @@ def main() -> None:
     feminine_endings, masculine_endings = tuple(table["feminine_endings"]), tuple(table["masculine_endings"])
     hand = set(table["feminine"]) | set(table["masculine"])
     for word, found in sorted(genders.items()):
-        if found == {"f"} and word not in hand | _NOT_FEMININE and not word.endswith(feminine_endings + masculine_endings):
+        listed = word in hand | _NOT_FEMININE
+        if found == {"f"} and not listed and not word.endswith(feminine_endings + masculine_endings):
             table["feminine"].append(word)
     lines = (f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in table.items())
     OUT.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")

@@ -15,7 +15,8 @@ READINGS = {
     "es": [
         # a blood pressure after 'tensión', 'presión': in centimetres of mercury its two numbers, else 'sobre'; no date
         ("Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
-         "Tenía la tensión en doce siete y la presión arterial en ciento cincuenta sobre noventa y cinco el tres de mayo."),
+         "Tenía la tensión en doce siete y la presión arterial en ciento cincuenta sobre noventa y cinco el tres de "
+         "mayo."),
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
         ("Rodó a 4:50/km y después a 4'05\"/km.",
          "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por "

@@ -239,8 +239,9 @@ class Language:
             e = replace(e, kind="elapsed")  # a race's time; a clock's: '09:00:05', '1日 9:00:05', '9:30:00', '7:00:30'
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
-        elif e.kind == "fraction" and (e.suffix == "mmHg" or not e.suffix and self.cued(ctx.prev_word, "pressure_cues")):
-            e = replace(e, kind="pressure")  # '120/80mmHg' 百二十の八十, '혈압은 135/85' 백삼십오에 팔십오
+        elif e.kind == "fraction" and (
+                e.suffix == "mmHg" or not e.suffix and self.cued(ctx.prev_word, "pressure_cues")):
+            e = replace(e, kind="pressure")  # a blood pressure: '120/80mmHg' 百二十の八十, '혈압은 135/85' 백삼십오에 팔십오
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
                 self.cued(ctx.prev_word, "date_cues") or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
                 or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
