@@ -26,6 +26,10 @@ READINGS = {
     "Your refund should post by Wed.": "Your refund should post by Wednesday.",
     "We're showing Rocky III and The Godfather II, then a talk on Henry VIII.": "We're showing Rocky three and The Godfather two, then a talk on Henry the eighth.",
     "Keep the reading < 120 and the pressure > 90.": "Keep the reading less than one hundred twenty and the pressure greater than ninety.",
+    # a slash pair after a blood pressure word: 'over', the first number in pairs as doctors say it
+    "At the clinic her BP was 142/91; at home her blood pressure is 105/70.":
+        "At the clinic her B P was one forty two over ninety one; at home her blood pressure is one oh five over"
+        " seventy.",
     # dates: day first reads "the ... of", month first reads month first, as written
     "Archived on 25 April 2011 .": "Archived on the twenty fifth of april twenty eleven",
     "Retrieved 30 September 2015": "Retrieved the thirtieth of september twenty fifteen",

@@ -338,6 +338,12 @@ READINGS = [
     ("Golf IV, Bj. 1999, Modelljahr 2000; der Jahrgang 1968 traf sich, EZ 1987.",
      "Golf vier, Baujahr neunzehnhundertneunundneunzig, Modelljahr zweitausend; der Jahrgang neunzehnhundertachtundsechzig "
      "traf sich, Erstzulassung neunzehnhundertsiebenundachtzig."),
+    # metres with two decimals: the metres, then the centimetres as a number
+    ("Der Schrank ist 1,85 m hoch und passt unter eine Decke von 2,40 m.",
+     "Der Schrank ist ein Meter fünfundachtzig hoch und passt unter eine Decke von zwei Meter vierzig."),
+    # a slash pair after 'Blutdruck' is a pressure, 'zu', never a fraction; after 'am' a date
+    ("Der Blutdruck betrug gestern 118/76, am 12/8 war er höher.",
+     "Der Blutdruck betrug gestern hundertachtzehn zu sechsundsiebzig, am zwölften August war er höher."),
 ]
 
 

@@ -13,6 +13,10 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a blood pressure after 'tensión', 'presión': in centimetres of mercury its two numbers, else 'sobre'; no date
+        ("Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
+         "Tenía la tensión en doce siete y la presión arterial en ciento cincuenta sobre noventa y cinco el tres de "
+         "mayo."),
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
         ("Rodó a 4:50/km y después a 4'05\"/km.",
          "Rodó a cuatro minutos y cincuenta segundos por kilómetro y después a cuatro minutos y cinco segundos por "
@@ -291,6 +295,9 @@ READINGS = {
         ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
     ],
     "pt": [
+        # a blood pressure after 'tensão', 'pressão': 'por'; a feminine noun '-ão' ends, singular or plural ('demãos')
+        ("A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
+         "A tensão arterial era treze por nove e pintou duas demãos em duas regiões."),
         # a running pace after its slash: minutes and seconds per kilometer, never a clock
         ("Fez a prova a 5:08 min/km e o treino a 4:40/km.",
          "Fez a prova a cinco minutos e oito segundos por quilômetro e o treino a quatro minutos e quarenta segundos "
@@ -505,6 +512,8 @@ READINGS = {
         ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
     ],
     "ru": [
+        # a blood pressure after 'давление' is read 'на', never 'дробь'
+        ("Давление у него 145/95, пульс 80.", "Давление у него сто сорок пять на девяносто пять, пульс восемьдесят."),
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named
         ("Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км.",
          "Он прошёл дистанцию за три часа двадцать одну минуту сорок одну секунду, в среднем по четыре минуты сорок "
@@ -695,6 +704,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
         "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
         "Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",
         "Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
@@ -745,6 +755,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
     ],
     "pt": [
+        "A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
         "Leia o item IV do edital; a caldeira trabalha a 6 bar.",
         "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
@@ -785,6 +796,7 @@ SENTENCES = {
         "As aulas começam às 7h50, 9h40 e 13h10.",
     ],
     "ru": [
+        "Давление у него 145/95, пульс 80.",
         "Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
         "Он прошёл дистанцию за 3:21:41, в среднем по 4:45 мин/км и 4:20/км.",
         "Kia 2019 г. в., 123 л. с. и 240 з. е.; карта, оканчивающаяся на 4821.",

@@ -37,6 +37,13 @@ READINGS = [
      "quarante secondes."),
     # a duration written with its units: a zero-led count of minutes or seconds is a number
     ("Record battu en 1 h 07 min 09 s.", "Record battu en une heure sept minutes neuf secondes."),
+    # metres with two decimals: the metres, then the centimetres as a number
+    ("Il mesure 1,78 m et la porte fait 2,05 m de haut.",
+     "Il mesure un mètre soixante-dix-huit et la porte fait deux mètres cinq de haut."),
+    # a blood pressure in centimetres of mercury after 'tension' is read as its two numbers, never a date
+    ("Sa tension artérielle était de 15/9 ce matin.", "Sa tension artérielle était de quinze neuf ce matin."),
+    # a noun's feminine the dictionary makes from an adjective's ('paire' by 'pair', 'adhérente') counts feminine
+    ("Il reste 31 paires de gants pour 1 adhérente.", "Il reste trente-et-une paires de gants pour une adhérente."),
     # a noun in '-euse' is feminine
     ("Livraison de 2 tables et 1 perceuse.", "Livraison de deux tables et une perceuse."),
     # 'Ø' before a size is its diameter

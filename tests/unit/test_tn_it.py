@@ -259,6 +259,8 @@ READINGS = [
      "litri per chilometro è troppo."),
     # times with a point listed after a clock cue are all times, each read as after it
     ("Le navette partono alle 8.20, 9.50 e 11.35.", "Le navette partono alle otto e venti, nove e cinquanta e undici e trentacinque."),
+    # a slash pair after 'pressione' is a pressure, 'su', never a fraction
+    ("Ha la pressione a 125/80 ogni mattina.", "Ha la pressione a centoventicinque su ottanta ogni mattina."),
 ]
 
 

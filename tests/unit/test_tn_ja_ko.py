@@ -11,6 +11,8 @@ from voice_tts.tn import StreamingNormalizer, normalize
 from voice_tts.tn.locales import rules
 
 JA = [
+    # a slash pair after 血圧 is a blood pressure: の between its numbers, never a fraction
+    ("血圧は118/76でした。", "血圧は百十八の七十六でした。"),
     # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer キロ
     ("彼女は3:12:51で完走し、平均ペースは4'33\"/kmでした。", "彼女は三時間十二分五十一秒で完走し、平均ペースはキロ四分三十三秒でした。"),
     ("スタートは7:05:30、ゴールは午後1:17:02でした。", "スタートは七時五分三十秒、ゴールは午後一時十七分二秒でした。"),
@@ -136,6 +138,8 @@ JA = [
 ]
 
 KO = [
+    # a slash pair after 혈압 is a blood pressure: 에 between its numbers, never a fraction
+    ("혈압이 118/76으로 정상입니다.", "혈압이 백십팔에 칠십육으로 정상입니다."),
     # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer 당
     ("그는 3:02:15로 들어왔고 평균 페이스는 4:18/km였습니다.", "그는 세시간 이분 십오초로 들어왔고 평균 페이스는 킬로미터당 사분 십팔초였습니다."),
     ("3월 1일 9:30:15에 접수", "삼월 일일 아홉시 삼십분 십오초에 접수"),  # after a date a clock
@@ -367,6 +371,7 @@ def test_currencies_are_cldr_s_and_an_english_word_in_capitals_is_no_code() -> N
 
 REPLIES = {
     "ja": [
+        "血圧は118/76でした。",
         "ご注文の合計は¥12,800で、3月5日(水)の14:30にお届けします。煮込みは40〜50分です。",
         "第2四半期の売上は前年比-3.5%、約1億2000万円でした。詳細は03-1234-5678まで。",
         "割引は1/3、送料は$4.99です。info@example.jpへどうぞ。1 1/2カップ、2025/04/01",
@@ -390,6 +395,7 @@ REPLIES = {
         "講義「統計学Ⅱ（2単位）」と民法 II の試験です。",
     ],
     "ko": [
+        "혈압이 118/76으로 정상입니다.",
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
         "3번째 고객님께 사과 20개를 드립니다. 문의는 010-1234-5678 또는 help@naver.com으로 주세요.",
         "전체의 5/6이 완료되었고 속도는 60km/h, 온도는 -3.5°C입니다. USD 40, 2시간 5분~",

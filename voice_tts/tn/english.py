@@ -577,6 +577,9 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):  # '22/05'
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
         return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
+    near = " " + " ".join((*words_before[-3:], prev_word)).lower()  # a pressure: 'BP 128/82' one twenty eight …
+    if re.fullmatch(r"\d{2,3}/\d{2,3}", text) and any(f" {cue}" in near for cue in _DATA["pressure_cues"]):
+        return " over ".join(year(int(part)) for part in text.split("/"))
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     text_to = prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text)
     codes = zip_code or text_to or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

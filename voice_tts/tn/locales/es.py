@@ -19,7 +19,7 @@ from voice_tts.tn.locales import locale_span, numeric_spans, words
 from voice_tts.tn.locales.european import Currency
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
-from voice_tts.tn.locales.noun_gender import is_feminine_name, is_known_noun
+from voice_tts.tn.locales.noun_gender import is_feminine_name
 from voice_tts.tn.locales.numeric_spans import read_pieces, to_int
 
 _WORDS = words("es")
@@ -97,13 +97,6 @@ class Spanish(Iberian):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         return cardinal(n, "f" if feminine else "un")
-
-    def singular(self, noun: str) -> str:
-        """'horas' hora, 'meses' mes, 'panes' pan."""
-        if not noun.endswith("s"):
-            return noun
-        known = is_known_noun("es", noun[:-2]) or noun.endswith("es") and noun[-3:-2] in ("l", "n", "r", "j")
-        return noun[:-2] if known else noun[:-1]
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         return ordinal(n, suffix in self.FEMININE_ORDINAL_SUFFIXES, short=suffix in ("er", "ᵉʳ"))

@@ -113,6 +113,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DIGIT_CUES: tuple[list[str], ...] = ()
     CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
     MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
+    # The metre, whose two decimals are centimetres after it ('3,20 m' drei Meter zwanzig); the words a blood pressure
+    # follows ('Blutdruck 120/80'); whether one in centimetres of mercury has no word between ('13/8' treize huit).
+    CENTIMETRES_AFTER, PRESSURE_CUES, BARE_CM_PRESSURE = "", (), False
     CENTS_UNNAMED = False  # tens of cents unnamed ('39,90 €' trentanove euro e novanta); "bare": no 'and' either
     SCALE_OF = ""  # the word between a scale word and the noun it counts ("milioni di euro")
     MONTHS: dict[str, int] = {}  # months by their lower-case full names and abbreviations, as numbers 1..12
@@ -694,7 +697,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(clock[1], clock[0], self.code)
         minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
-        if (plain or signed) and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
+        pressure = plain and _FRACTION.fullmatch(token) and ctx.prev_word.lower() not in self.DAY_MONTH_CUES and any(
+            w.lower().startswith(tuple(self.PRESSURE_CUES)) for w in (*ctx.words_before[-3:], ctx.prev_word))
+        if (plain or signed) and not pressure and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return replace(span, info=minus + span.info) if signed else span
         if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
             end = lexer.digit_groups_end(cur, end)
@@ -733,7 +738,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
                     return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
-                over = self.PRESSURE_OVER if rim and rim[0] == "mmHg" else self.OVER if is_mark(n, d) else ""
+                if pressure and n < 30 and self.BARE_CM_PRESSURE:  # '14/9' catorce nueve
+                    return locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}", self.code)
+                over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
                 spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
@@ -782,6 +789,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.counted_noun(int(whole), unit.feminine, unit.singular if one else unit.plural)
         if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
+        if unit.singular == self.CENTIMETRES_AFTER and len(fractional) == 2 and int(whole) and int(fractional):
+            return f"{self._counted_quantity(whole, None, self.unit('m'), ctx)} {self.cardinal(int(fractional))}"
         return f"{self.counted_decimal(whole, fractional, unit.feminine, ctx)} {unit.singular if one else unit.plural}"
 
     def _quantity_window(self, cur: Cursor, pos: int, end: int, whole: str, fractional: str | None, minus: str,

@@ -238,6 +238,9 @@ class Language:
             e = replace(e, kind="elapsed")
         elif e.kind == "decimal" and ctx.prev_word.lower().endswith(tuple(self.words["version_words"])):
             e = replace(e, kind="version")  # 'バージョン2.10' 二点十, never 二点一〇
+        elif e.kind == "fraction" and (
+                e.suffix == "mmHg" or not e.suffix and self.cued(ctx.prev_word, "pressure_cues")):
+            e = replace(e, kind="pressure")  # a blood pressure: '120/80mmHg' 百二十の八十, '혈압은 135/85' 백삼십오에 팔십오
         elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
                 self.cued(ctx.prev_word, "date_cues") or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
                 or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
@@ -304,7 +307,7 @@ class Language:
                 speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e))):
             return sign + speed.replace(" ", self.space)  # CLDR's: '100km/h' 時速百キロメートル, 시속 백킬로미터
         unit = self.suffix(e.suffix)
-        pressure = e.kind == "fraction" and e.suffix == "mmHg" and self.words["pressure_over"].join(map(self.integer, e.parts))  # '120/80mmHg' 百二十の八十
+        pressure = e.kind == "pressure" and self.words["pressure_over"].join(map(self.integer, e.parts))
         return sign + (pressure or self._body(e)) + (self.words["unit_space"] + unit if unit else "")  # ko 오밀리미터, as 세시
 
     def suffix(self, suffix: str) -> str:

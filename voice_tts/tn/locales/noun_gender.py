@@ -9,42 +9,30 @@ endings get wrong either way (French "la minute", "le problÃ¨me"; Spanish "el dÃ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from voice_tts.tn.locales import data
 
 
-@dataclass(frozen=True, slots=True)
-class _Genders:
-    feminine_endings: tuple[str, ...]
-    masculine_endings: tuple[str, ...]  # nouns of either gender, masculine unless said ('dois motoristas')
-    feminine: frozenset[str]
-    masculine: frozenset[str]
-
-
 @cache
-def _genders(lang: str) -> _Genders:
-    table = data(f"{lang}_genders.json")
-    return _Genders(tuple(table["feminine_endings"]), tuple(table.get("masculine_endings", ())), frozenset(table["feminine"]), frozenset(table["masculine"]))
+def _genders(lang: str) -> dict:
+    """`<lang>_genders.json`: its endings as tuples, its nouns ("feminine", "masculine") as sets."""
+    table = {"masculine_endings": (), **data(f"{lang}_genders.json")}
+    return {key: tuple(value) if key.endswith("_endings") else frozenset(value) for key, value in table.items()}
 
 
 def is_feminine(lang: str, noun: str) -> bool:
-    """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not."""
+    """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not, or says either
+    gender, masculine unless listed ('dois motoristas')."""
     word, genders = noun.lower(), _genders(lang)
-    return word in genders.feminine or word not in genders.masculine and word.endswith(genders.feminine_endings) and not word.endswith(
-        genders.masculine_endings)
+    return word in genders["feminine"] or word not in genders["masculine"] and word.endswith(
+        genders["feminine_endings"]) and not word.endswith(genders["masculine_endings"])
 
 
 def is_known_noun(lang: str, noun: str) -> bool:
     """Whether `noun` is one the gender data lists."""
-    return any(noun.lower() in nouns for nouns in (_genders(lang).feminine, _genders(lang).masculine))
-
-
-@cache
-def _feminine_names() -> frozenset[str]:
-    return frozenset(data("feminine_names.json"))
+    return any(noun.lower() in _genders(lang)[gender] for gender in ("feminine", "masculine"))
 
 
 def is_feminine_name(name: str) -> bool:
-    return name in _feminine_names()
+    return name in data("feminine_names.json")  # a short list, parsed once
