@@ -318,8 +318,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
 
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
-        """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.') nor 'ha' before a
-        participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb; '10 ha coltivati' ettari); ru looks past it."""
+        """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
+        ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
+        '10 ha coltivati' ettari); ru looks past it."""
+        if word in self.PREPOSITIONS:
+            return None
         if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
             return None
         cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
