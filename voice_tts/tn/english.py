@@ -223,6 +223,14 @@ def roman(text: str, prev_word: str) -> str | None:
     return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
+def capital_range(text: str, prev_word: str) -> str | None:
+    """'Chapters IV–VI' four to six (Roman numerals where each alone is a number), 'zones A–C' A to C."""
+    first, last = text.split("–")
+    if None not in (ends := (roman(first, prev_word), roman(last, prev_word))):
+        return " to ".join(ends)
+    return f"{first} to {last}" if len(first) == len(last) == 1 else None
+
+
 # --- acronyms ----------------------------------------------------------------------------
 
 # Two-letter capitals that are words when a text is written in capitals ("IN THE END").
@@ -565,7 +573,8 @@ def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
     ('Flight UA 237' two thirty seven), as a course's after its capitals or an error's ('CHEM 201' two oh one, 'error
-    404' four oh four); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    404' four oh four), a sort code's ('sort code 20-45-07' twenty forty five oh seven); after a weekday, 'on', 'by',
+    'until' a month and day ('Sat., 6/12')."""
     course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
     if course and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
@@ -577,6 +586,8 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):  # '22/05'
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
         return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
+    if prev_word == "code" and words_before[-1:] in (("sort",), ("Sort",)) and re.fullmatch(r"\d\d-\d\d-\d\d", text):
+        return " ".join(f"oh {digits(p[1])}" if p[0] == "0" else cardinal(int(p)) for p in text.split("-"))
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     text_to = prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text)
     codes = zip_code or text_to or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

@@ -77,6 +77,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
+    (frozenset, "room_words"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
     (dict, "day_parts"), (tuple, "half_before digit_cues half"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
@@ -161,8 +162,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
-    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
-    VERSION_WORDS: frozenset[str] = frozenset()
+    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date; of those, a room's,
+    # its floor and its number with no point said ('aula 1.04' uno cero cuatro).
+    VERSION_WORDS = ROOM_WORDS = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
     # last ('2:03:17' zwei Stunden, drei Minuten und …; a third: between, its unit written), none where read as a clock.
@@ -446,7 +448,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
-        if (span := self.roman(cur, end, word, ctx)) is not None:
+        if (span := self._capital_range(end, word, ctx.prev_word.lower()) or self.roman(cur, end, word, ctx)):
             return span
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
@@ -539,6 +541,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
         ends = (final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE
         return locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)), self.code)
+
+    def _capital_range(self, end: int, word: str, prev: str) -> Span | None:
+        """A range of Roman numerals after a chapter word, a plural's too ('Kapitel IV–VI' vier bis sechs, 'capitoli'),
+        or of two letters ('Tarifzonen A–C' A bis C)."""
+        if not re.fullmatch("[A-Z]+–[A-Z]+", word):
+            return None
+        ends, chapter = word.split("–"), {prev, prev[:-1], prev[:-1] + "o"} & self.CHAPTER_WORDS
+        values = [roman_value(e) if e not in "CDLM" else None for e in ends] if chapter else [None]  # 'Gebäude C–D'
+        if len(word) > 3 and None in values:
+            return None
+        said = ends if None in values else map(self.cardinal, values)
+        return locale_span(end, f" {self.RANGE} ".join(said), self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
@@ -672,8 +686,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)) or self.POINT_AS_WRITTEN and re.fullmatch(r"\d\.\d", token)
                 and after and not (self.unit(after[0]) or self.currency(after[0]))):  # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
-            point = f" {self.ADDRESS_SYMBOLS['.']} "
-            return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+            point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
+            parts = (self.digits(part) if part[0] == "0" else self.cardinal(int(part)) for part in token.split("."))
+            return locale_span(end, point.join(parts), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
         named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
                  and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
