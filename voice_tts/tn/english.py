@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 from num2words import num2words
@@ -223,12 +224,16 @@ def roman(text: str, prev_word: str) -> str | None:
     return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
 
 
-def capital_range(text: str, prev_word: str) -> str | None:
-    """'Chapters IV–VI' four to six (Roman numerals where each alone is a number), 'zones A–C' A to C."""
-    first, last = text.split("–")
-    if None not in (ends := (roman(first, prev_word), roman(last, prev_word))):
-        return " to ".join(ends)
-    return f"{first} to {last}" if len(first) == len(last) == 1 else None
+def capital_range(text: str, numbers: bool, cardinal: Callable[[int], str] = cardinal, to: str = "to") -> str | None:
+    """Two capitals joined by a dash: Roman numerals where `numbers` (after a chapter word: 'Chapters IV–VI' four to
+    six, 'Kapitel IV–VI' vier bis sechs), else two letters ('zones A–C' A to C; a lone C, D, L or M is one)."""
+    if not re.fullmatch("[A-Z]+–[A-Z]+", text):
+        return None
+    ends = text.split("–")
+    values = [roman_value(e) if e not in "CDLM" else None for e in ends] if numbers else [None]
+    if None in values:
+        return f" {to} ".join(ends) if len(text) == 3 else None
+    return f" {to} ".join(map(cardinal, values))
 
 
 # --- acronyms ----------------------------------------------------------------------------
@@ -587,7 +592,7 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
         return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
     if prev_word == "code" and words_before[-1:] in (("sort",), ("Sort",)) and re.fullmatch(r"\d\d-\d\d-\d\d", text):
-        return " ".join(f"oh {digits(p[1])}" if p[0] == "0" else cardinal(int(p)) for p in text.split("-"))
+        return " ".join(map(_short_year, text.split("-")))  # in pairs as a year's are ('07' oh seven)
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     text_to = prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text)
     codes = zip_code or text_to or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

@@ -77,9 +77,8 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
-    (frozenset, "room_words"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (frozenset, "room_words"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
     (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
     (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
@@ -448,7 +447,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
-        if (span := self._capital_range(end, word, ctx.prev_word.lower()) or self.roman(cur, end, word, ctx)):
+        prev = ctx.prev_word.lower()  # a chapter word's plural too ('Kapitel IV–VI' vier bis sechs, 'capitoli')
+        chapter = bool({prev, prev[:-1], prev[:-1] + "o"} & self.CHAPTER_WORDS)
+        if said := english.capital_range(word, chapter, self.cardinal, self.RANGE):
+            return locale_span(end, said, self.code)
+        if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
@@ -541,18 +544,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
         ends = (final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE
         return locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)), self.code)
-
-    def _capital_range(self, end: int, word: str, prev: str) -> Span | None:
-        """A range of Roman numerals after a chapter word, a plural's too ('Kapitel IV–VI' vier bis sechs, 'capitoli'),
-        or of two letters ('Tarifzonen A–C' A bis C)."""
-        if not re.fullmatch("[A-Z]+–[A-Z]+", word):
-            return None
-        ends, chapter = word.split("–"), {prev, prev[:-1], prev[:-1] + "o"} & self.CHAPTER_WORDS
-        values = [roman_value(e) if e not in "CDLM" else None for e in ends] if chapter else [None]  # 'Gebäude C–D'
-        if len(word) > 3 and None in values:
-            return None
-        said = ends if None in values else map(self.cardinal, values)
-        return locale_span(end, f" {self.RANGE} ".join(said), self.code)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
