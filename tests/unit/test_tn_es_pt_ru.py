@@ -46,7 +46,7 @@ READINGS = {
          "entre dos mil diecinueve y dos mil veinte cerró; "
          "el expediente número dos mil veinticinco barra cero cero nueve uno siete sigue."),
         # a chapter's or a room's dotted number part by part
-        ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos punto catorce."),
+        ("Vea el capítulo 3.2, aula 2.14.", "Vea el capítulo tres punto dos, aula dos catorce."),
         # capitals before digits, or groups of capitals and digits: a code sign by sign, its slash 'barra'
         ("Expediente RC-2026/0457, código PK4471.",
          "Expediente R C dos cero dos seis barra cero cuatro cinco siete, código P K cuatro cuatro siete uno."),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 from num2words import num2words
@@ -221,6 +222,18 @@ def roman(text: str, prev_word: str) -> str | None:
         return f"the {ordinal(value)}{text[len(body):]}"
     sequel = prev_word[:1].isupper() and prev_word.isalpha() and len(body) > 1 and set(body) <= set("IVX")  # 'Rocky IV'
     return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
+
+
+def capital_range(text: str, numbers: bool, cardinal: Callable[[int], str] = cardinal, to: str = "to") -> str | None:
+    """Two capitals joined by a dash: Roman numerals where `numbers` (after a chapter word: 'Chapters IV–VI' four to
+    six, 'Kapitel IV–VI' vier bis sechs), else two letters ('zones A–C' A to C; a lone C, D, L or M is one)."""
+    if not re.fullmatch("[A-Z]+–[A-Z]+", text):
+        return None
+    ends = text.split("–")
+    values = [roman_value(e) if e not in "CDLM" else None for e in ends] if numbers else [None]
+    if None in values:
+        return f" {to} ".join(ends) if len(text) == 3 else None
+    return f" {to} ".join(map(cardinal, values))
 
 
 # --- acronyms ----------------------------------------------------------------------------
@@ -565,7 +578,8 @@ def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
 def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str | None:
     """'CA 90210', 'ZIP 94103-1234', 'code 4821', 'text STOP to 72345': digit by digit; a flight's number in pairs
     ('Flight UA 237' two thirty seven), as a course's after its capitals or an error's ('CHEM 201' two oh one, 'error
-    404' four oh four); after a weekday, 'on', 'by', 'until' a month and day ('Sat., 6/12')."""
+    404' four oh four), a sort code's ('sort code 20-45-07' twenty forty five oh seven); after a weekday, 'on', 'by',
+    'until' a month and day ('Sat., 6/12')."""
     course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
     if course and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
@@ -580,6 +594,8 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     near = " " + " ".join((*words_before[-3:], prev_word)).lower()  # a pressure: 'BP 128/82' one twenty eight …
     if re.fullmatch(r"\d{2,3}/\d{2,3}", text) and any(f" {cue}" in near for cue in _DATA["pressure_cues"]):
         return " over ".join(year(int(part)) for part in text.split("/"))
+    if prev_word == "code" and words_before[-1:] in (("sort",), ("Sort",)) and re.fullmatch(r"\d\d-\d\d-\d\d", text):
+        return " ".join(map(_short_year, text.split("-")))  # in pairs as a year's are ('07' oh seven)
     zip_code = (prev_word in US_STATES or prev_word in EXAMPLE_WORDS) and _ZIP.fullmatch(text)
     text_to = prev_word == "to" and words_before[-2:-1] in (("text",), ("Text",)) and re.fullmatch(r"\d{4,6}", text)
     codes = zip_code or text_to or prev_word in _CODE_WORDS and re.fullmatch(r"\d{3,}(?:-\d{4})?", text)

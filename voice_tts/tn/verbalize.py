@@ -85,6 +85,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
 def word(raw: str, ctx: Context, lang: str = "") -> str:
     if ctx.locale is not None:  # English acronym letters and units have no place in another language
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
+    if reading := english.capital_range(raw, ctx.prev_word.rstrip("s").capitalize() in english.ROMAN_COUNTERS):
+        return reading
     if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, ctx.prev_word) or (
             ctx.spell_acronyms and lang != "zh" and english.acronym(raw))):  # a Chinese voice spells them anyway
         return reading

@@ -78,7 +78,7 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (frozenset, "room_words"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
     (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
     (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
@@ -164,8 +164,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
-    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date.
-    VERSION_WORDS: frozenset[str] = frozenset()
+    # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date; of those, a room's,
+    # its floor and its number with no point said ('aula 1.04' uno cero cuatro).
+    VERSION_WORDS = ROOM_WORDS = frozenset()
     # The word joining a duration's hours to its minutes ('1 h 30 min' una hora y treinta minutos); whether a decimal
     # below two counts its unit in the singular ('1,3 gigaoctet'); the marks between a race time's parts and before its
     # last ('2:03:17' zwei Stunden, drei Minuten und …; a third: between, its unit written), none where read as a clock.
@@ -452,6 +453,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
+        prev = ctx.prev_word.lower()  # a chapter word's plural too ('Kapitel IV–VI' vier bis sechs, 'capitoli')
+        chapter = bool({prev, prev[:-1], prev[:-1] + "o"} & self.CHAPTER_WORDS)
+        if said := english.capital_range(word, chapter, self.cardinal, self.RANGE):
+            return locale_span(end, said, self.code)
         if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
@@ -678,8 +683,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
                 GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)) or self.POINT_AS_WRITTEN and re.fullmatch(r"\d\.\d", token)
                 and after and not (self.unit(after[0]) or self.currency(after[0]))):  # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
-            point = f" {self.ADDRESS_SYMBOLS['.']} "
-            return locale_span(end, point.join(self.cardinal(int(part)) for part in token.split(".")), self.code)
+            point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
+            parts = (self.digits(part) if part[0] == "0" else self.cardinal(int(part)) for part in token.split("."))
+            return locale_span(end, point.join(parts), self.code)
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
         named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
                  and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
