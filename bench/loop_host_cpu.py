@@ -68,9 +68,9 @@ class ModelTime:
             self.began_cpu = time.thread_time()
             return going_on
 
-        def counted(loop, streams, seconds, waits, captured):
+        def counted(loop, streams, opening, seconds, waits, captured):
             self.iterations.append((streams, seconds, self.seconds, time.thread_time() - self.began_cpu, self.cpu))
-            return count(loop, streams, seconds, waits, captured)
+            return count(loop, streams, opening, seconds, waits, captured)
 
         StepLoop._drain, StepLoop._count = drained, counted
 
