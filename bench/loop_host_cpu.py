@@ -68,9 +68,10 @@ class ModelTime:
             self.began_cpu = time.thread_time()
             return going_on
 
-        def counted(loop, streams, opening, seconds, waits, captured):
+        def counted(loop, streams, *rest):  # (streams, [opening,] seconds, waits, captured): trees before 20d96e0 too
+            seconds = rest[-3]
             self.iterations.append((streams, seconds, self.seconds, time.thread_time() - self.began_cpu, self.cpu))
-            return count(loop, streams, opening, seconds, waits, captured)
+            return count(loop, streams, *rest)
 
         StepLoop._drain, StepLoop._count = drained, counted
 
