@@ -132,11 +132,6 @@ class Spanish(Iberian):
         m = _EXTENSION_GROUP.search(text)
         return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
-    def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
-        """'01 h': an hour written with its zero before 'h' is the time (una)."""
-        marker = chunk_after(cur, end, is_letter) if len(token) == 2 and token[0] == "0" else None
-        return (cardinal(int(token), "f"), marker[1]) if marker and marker[0] == "h" else None
-
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         m = _GROUPED_FRACTION.fullmatch(token)
         return self.fraction(int(m[1]), to_int(m[2])) if m else super().shaped_token(token, ctx)

@@ -154,6 +154,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # French groups thousands with plain spaces ("6 492 000"); the others only with no-break spaces.
     SPACE_GROUPS = False
     H_CLOCKS = False  # French writes times as "14h30"
+    PADDED_HOURS = False  # whether an hour with its zero before 'h' alone is a time ('01 h' una, in Spanish)
     # "3-5 Mai" is a range ("bis"); French reads "17-18 juin" as a list of days.
     DAY_RANGES = True
     ORDINAL_SUFFIX: re.Pattern[str] = re.compile(r"(?!)")
@@ -702,8 +703,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
-        if plain and (clock := self.bare_hour(cur, end, token)) is not None:
-            return locale_span(clock[1], clock[0], self.code)
+        padded = plain and self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
+        marker = chunk_after(cur, end, is_letter) if padded else None
+        if marker and marker[0] == "h":
+            return locale_span(marker[1], self.counted(int(token), True), self.code)
         minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
         pressure = plain and _FRACTION.fullmatch(token) and ctx.prev_word.lower() not in self.DAY_MONTH_CUES and any(
@@ -760,10 +763,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
-
-    def bare_hour(self, cur: Cursor, end: int, token: str) -> tuple[str, int] | None:
-        """An hour alone read as a time by what follows it ('01 h' in Spanish), and the time's end."""
-        return None
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A token of a shape the language reads its own way ('192.168.1.1'); here none."""

@@ -81,18 +81,17 @@ class AddressesAndPhones:
 
     # A calling code of this many digits at most is said as a number ('+49' neunundvierzig), longer digit by digit.
     COUNTRY_CODE_AS_NUMBER = 3
+    AREA_CODE_AS_NUMBER = 0  # an area code in brackets of this many digits, no leading zero, as a number ('(11)' onze)
 
     def _bracketed_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'(0411) 0234-1234'."""
         j = lexer.digits_end(cur, pos + 1)
         if cur.at(j) != ")" or j - pos > 6 or cur.at(j + 1) != " " or not is_digit(cur.at(j + 2)):
             return None
-        end = lexer.digit_groups_end(cur, j + 1)
-        return self._phone_span(cur, end, f"{self.area_code(cur.text[pos + 1:j])} {self.phone_digits(cur.text[j:end])}")
-
-    def area_code(self, digits: str) -> str:
-        """The area code written in brackets before a telephone number ('(0411)'), digit by digit."""
-        return self.phone_digits(digits)
+        end, area = lexer.digit_groups_end(cur, j + 1), cur.text[pos + 1:j]
+        number = len(area) == self.AREA_CODE_AS_NUMBER and area[0] != "0"  # Brazil's '(11)' onze; else digit by digit
+        said = self.cardinal(int(area)) if number else self.phone_digits(area)
+        return self._phone_span(cur, end, f"{said} {self.phone_digits(cur.text[j:end])}")
 
     # Words before a telephone number's extension ('ramal 12'), and the one they are read as.
     EXTENSIONS: frozenset[str] = frozenset()

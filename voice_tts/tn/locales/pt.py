@@ -64,10 +64,6 @@ class Portuguese(Iberian):
             return super().fraction(numerator, denominator)
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
-    def area_code(self, digits: str) -> str:
-        """Brazil's two-digit DDD is said as a number: '(11)' onze."""
-        return _cardinal(int(digits)) if len(digits) == 2 and digits[0] != "0" else self.digits(digits)
-
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
             said = (_cardinal(int(r)) if len(r) <= 6 and r[0] != "0" else self.digits(r) for r in token.split("."))
