@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, english, locales
-from voice_tts.tn.context import race_time
 
 _DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
@@ -49,6 +48,13 @@ def number(text: str) -> str:
     whole, _, frac = text.partition(".")
     head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
     return f"{head}点{digits(frac)}" if frac else head
+
+
+def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock_cue: bool) -> bool:
+    """Whether 'h:mm:ss' (`parts`) after `word_before` is the time a race or a task took, no clock, in Chinese, Japanese
+    and Korean: after a word of the time taken (`elapsed_cue`: '用时', 'タイム', '기록'), or an hour of one digit with seconds
+    after a word that is no clock's ('以2:26:15的成绩', '2:09:48의 기록'); a clock's: '09:00:05', '1日 9:00:05', '7:00:30'."""
+    return elapsed_cue or len(parts[0]) == 1 and parts[2] != "00" and word_before[-1:].isalpha() and not clock_cue
 
 
 def elapsed(hours: int, minutes: int, seconds: int) -> str:

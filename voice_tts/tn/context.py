@@ -8,13 +8,6 @@ from types import ModuleType
 from voice_tts.tn.lexicon import Lexicon
 
 
-def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock_cue: bool) -> bool:
-    """Whether 'h:mm:ss' (`parts`) after `word_before` is the time a race or a task took, no clock, in Chinese, Japanese
-    and Korean: after a word of the time taken (`elapsed_cue`: '用时', 'タイム', '기록'), or an hour of one digit with seconds
-    after a word that is no clock's ('以2:26:15的成绩', '2:09:48의 기록'); a clock's: '09:00:05', '1日 9:00:05', '7:00:30'."""
-    return elapsed_cue or len(parts[0]) == 1 and parts[2] != "00" and word_before[-1:].isalpha() and not clock_cue
-
-
 @dataclass(slots=True)
 class Span:
     """A decided span of the tail, from the position where the search started to `end`."""

@@ -25,7 +25,8 @@ from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import is_digit, is_han, is_kana
-from voice_tts.tn.context import Context, Span, race_time
+from voice_tts.tn.chinese import race_time
+from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
 
