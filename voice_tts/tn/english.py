@@ -13,7 +13,9 @@ from voice_tts.tn import cldr, locales
 from voice_tts.tn.lexer import PACE
 from voice_tts.tn.word_list import known_words
 
+# Word tables kept as data: currencies, units, abbreviations, names (english.json).
 _DATA, _FLIGHTS = locales.data("english.json", "voice_tts.tn"), locales.data("flights.json", "voice_tts.tn")
+_PRESSURE_CUES = tuple(_DATA["pressure_cues"])  # words a blood pressure follows ('BP 128/82', 'pressure was 120/80')
 
 
 def digits(text: str, zero: str = "zero") -> str:
@@ -85,6 +87,7 @@ _SCALES_AND_PER = (rf"(?P<scales>(?:[\s-]+(?:{'|'.join(SCALE_WORDS)}))*)(?:/(?P<
 _MONEY = re.compile(r"(?P<sign>[-+])?(?P<cur>[^\d\s]) ?(?P<amount>\d[\d,]*(?:\.\d+)?|\.\d+) ?"
                     r"(?P<suffix>k|K|m|M|mn|b|B|bn|t|T|tn)?" + _SCALES_AND_PER)
 _CODE_AMOUNT = re.compile(rf"(?P<amount>\d[\d,]*(?:\.\d+)?)(?P<suffix>{'|'.join(SCALE_SUFFIXES)})?" + _SCALES_AND_PER)
+# What a price is per: '$350/yr' three hundred fifty dollars per year.
 _PER_PERIOD = _DATA["per_period"]
 
 
@@ -199,6 +202,7 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
 ROMAN_COUNTERS = frozenset(_DATA["roman_counters"])
+# Regnal names: 'Henry VIII' -> 'Henry the eighth'.
 REGNAL_NAMES = frozenset(_DATA["regnal_names"])
 
 
@@ -267,7 +271,9 @@ def acronym(word: str) -> str | None:
 
 # word (without its final period) -> reading; the period is part of the span.
 ABBREVIATIONS = _DATA["abbreviations"]
+# Readable without the period as well.
 ABBREVIATIONS_WITHOUT_PERIOD = frozenset(_DATA["abbreviations_without_period"])
+# These end a sentence when the next word is capitalized or the line ends.
 SENTENCE_FINAL_ABBREVIATIONS = frozenset(_DATA["sentence_final_abbreviations"])
 
 
@@ -591,8 +597,9 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):  # '22/05'
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
         return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
-    near = " " + " ".join((*words_before[-3:], prev_word)).lower()  # a pressure: 'BP 128/82' one twenty eight …
-    if re.fullmatch(r"\d{2,3}/\d{2,3}", text) and any(f" {cue}" in near for cue in _DATA["pressure_cues"]):
+    pressure = re.fullmatch(r"\d{2,3}/\d{2,3}", text) and any(  # a pressure: 'BP 128/82' one twenty eight over …
+        w.lower().startswith(_PRESSURE_CUES) for w in (*words_before[-3:], prev_word))
+    if pressure:
         return " over ".join(year(int(part)) for part in text.split("/"))
     if prev_word == "code" and words_before[-1:] in (("sort",), ("Sort",)) and re.fullmatch(r"\d\d-\d\d-\d\d", text):
         return " ".join(map(_short_year, text.split("-")))  # in pairs as a year's are ('07' oh seven)
