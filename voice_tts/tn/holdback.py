@@ -435,6 +435,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
                 end, money, plain_int, clock_like = m, False, False, False
                 continue
+            # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
             era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
             if era or plain_int and re.fullmatch(r"\d+/\d+", word) or english.unit(word) or (
                     clock_like and word in english.AM_PM) or english.unit(word + ".") and _abbreviation_period(cur, m):  # '2 in. wide'

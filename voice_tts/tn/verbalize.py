@@ -14,6 +14,7 @@ from voice_tts.tn.wetext_calls import normalize_span
 
 SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
 _PUNCT = {"en": english.SYMBOLS, "zh": chinese.WORDS["symbols"]}
+# What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
 _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
 # Punctuation that is not spoken but still separates the words around it.
 SEPARATING_PUNCT = frozenset("|\\^{}#_*~")

@@ -179,6 +179,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
+    # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
     # them may a period and a space be an abbreviation's inner space ('z. B.').
