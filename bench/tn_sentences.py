@@ -6,8 +6,10 @@ A reading counts when it equals one of the readings up to case, spaces (also bef
 other mark: French "numéro :"; next to Chinese, Japanese and Korean characters none at all:
 word spacing there is spelling, not reading, "한 장" = "한장", as NeMo's scorer ignores spaces in
 every language), hyphens
-between number words ("vingt-et-un" = "vingt et un"), letters spelled one by one ("P S G" = "PSG"), and
-British and American spellings of one sound ("metres" = "meters", "per cent" = "percent").
+between number words ("vingt-et-un" = "vingt et un"), commas (a comma is a pause, as a speaker makes between a phone
+number's groups whether or not the writer put one: "two one two, five five five" = "two one two five five five"),
+letters spelled one by one ("P S G" = "PSG"), and British and American spellings of one sound ("metres" = "meters",
+"per cent" = "percent").
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/tn_sentences.py [--lang de fr] [--failures] [--json PATH]
 """
@@ -72,7 +74,7 @@ def _loose(text: str) -> str:
     text = text.replace("〇", "零")  # one zero, two ways to write it
     for spelling, sound in _SAME_SOUND:
         text = spelling.sub(sound, text)
-    return re.sub(r"[\s\-–]+", " ", text).strip()  # a hyphen or an en dash between words is a pause, as a space
+    return re.sub(r"[\s\-–,]+", " ", text).strip()  # a hyphen, an en dash or a comma between words is a pause
 
 
 def is_right(reading: str, sentence: Sentence) -> bool:

@@ -54,8 +54,11 @@ def test_sentences_streamed_read_as_in_one_piece(lang: str) -> None:
         ("a fifteen square meter wall, twenty percent off", "a fifteen square metre wall, twenty per cent off", True),
         ("two point five liters", "two point five litres", True),
         ("the city center", "the city centre", True),
+        ("call two one two, five five five, zero one four", "call two one two five five five zero one four", True),
+        ("in two hours, fourteen minutes", "in two hours fourteen minutes", True),
         ("eight hundred fifty millimeters", "eight hundred and fifty millimetres", False),
         ("Le PSG s'est imposé", "Le P S Gs'est imposé", False),
+        ("two one two, five five five", "two twelve, five five five", False),
         ("в МФЦ", "вМФЦ", False),
     ],
 )
