@@ -753,7 +753,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
                 if pressure and n < 30 and self.BARE_CM_PRESSURE:  # '14/9' catorce nueve
                     return locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}", self.code)
-                over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER
+                over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER or (
+                    n > d >= 10 and self.NUMBER_SLASH)  # no share over a smaller number but a reference: 'Az. 345/26' Strich
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
                 spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
