@@ -13,17 +13,14 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
-        # a 24-hour time plain, its minutes as a number after a zero under ten; a morning's with 'y' and its quarters
-        ("El último tren sale a las 23:05 y el primero a las 6:15; la consulta abre a las 15:20.",
-         "El último tren sale a las veintitrés cero cinco y el primero a las seis y cuarto; la consulta abre a las "
-         "quince veinte."),
+        # a 24-hour time plain from ten past ('veintitrés quince', no 'y cuarto'); under ten and a morning's with 'y'
+        ("El último tren sale a las 23:15 y el primero a las 6:15; la consulta abre a las 15:05 y cierra a las 19:20.",
+         "El último tren sale a las veintitrés quince y el primero a las seis y cuarto; la consulta abre a las "
+         "quince y cinco y cierra a las diecinueve veinte."),
         # a telephone number's groups as written, each a number, where one has two digits, and a freephone's
         ("Pida cita llamando al 955 41 62 07 o al 900 321 654.",
          "Pida cita llamando al novecientos cincuenta y cinco cuarenta y uno sesenta y dos cero siete o al novecientos "
          "trescientos veintiuno seiscientos cincuenta y cuatro."),
-        # degrees Celsius in the plural as Spain says them, without the scale
-        ("Mañana, máximas de 31 °C y mínimas de −2 °C.",
-         "Mañana, máximas de treinta y un grados y mínimas de menos dos grados."),
         # a number over a smaller one is a reference, no share
         ("Consulte la resolución 417/25 del juzgado.",
          "Consulte la resolución cuatrocientos diecisiete barra veinticinco del juzgado."),
@@ -125,7 +122,7 @@ READINGS = {
         ("Atendemos lun–vie y de sáb. a dom. Gracias.", "Atendemos de lunes a viernes y de sábado a domingo. Gracias."),
         ("La caja mide 60 x 40 x 35 cm y la maleta 55×40×20 cm.", "La caja mide sesenta por cuarenta por treinta y cinco "
          "centímetros y la maleta cincuenta y cinco por cuarenta por veinte centímetros."),
-        ("Hace -3 °C", "Hace menos tres grados"),
+        ("Hace -3 °C", "Hace menos tres grados centígrados"),
         ("A 120 km/h", "A ciento veinte kilómetros por hora"),
         # ranges: "de … a", none after a preposition or article; hours ending a phrase
         ("Tarda 2–4 días, en un plazo de 3-5 días; sube un 2-3 %.", "Tarda de dos a cuatro días, en un plazo de tres a cinco días; sube un dos a tres por ciento."),
@@ -153,8 +150,8 @@ READINGS = {
         ("en EE. UU.", "en Estados Unidos."),
         # a card's last digits, a reference, a Roman numeral before its noun, a range's unit
         ("Tarjeta terminada en 4821, expediente MT-7264, la III Feria; temperatura: 2–8 °C.", "Tarjeta terminada en "
-         "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho "
-         "grados."),
+         "cuatro ocho dos uno, expediente M T siete dos seis cuatro, la tercera Feria; temperatura: de dos a ocho grados "
+         "centígrados."),
         ("Quedan 21 plazas de 240.", "Quedan veintiuna plazas de doscientas cuarenta."),
         # a code a code word names a few words before it, by its digits; a year after 'de' stays one
         ("Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.", "Introduzca el "
@@ -309,10 +306,9 @@ READINGS = {
         ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
     ],
     "pt": [
-        # degrees Celsius without the scale; a number over a smaller one is a reference, no share
-        ("A máxima será de 33 °C e a nota fiscal NF 2025/81 foi emitida hoje.",
-         "A máxima será de trinta e três graus e a nota fiscal N F dois mil e vinte e cinco barra oitenta e um foi "
-         "emitida hoje."),
+        # a number over a smaller one is a reference, no share
+        ("A nota fiscal NF 2025/81 foi emitida hoje.",
+         "A nota fiscal N F dois mil e vinte e cinco barra oitenta e um foi emitida hoje."),
         # a blood pressure after 'tensão', 'pressão': 'por'; a feminine noun '-ão' ends, singular or plural ('demãos')
         ("A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
          "A tensão arterial era treze por nove e pintou duas demãos em duas regiões."),
@@ -397,7 +393,7 @@ READINGS = {
         ("Às 13:00", "Às treze horas"),
         ("Pesa 2 kg", "Pesa dois quilos"),
         ("Baixa 10 GB/s e 2 l/min", "Baixa dez gigabytes por segundo e dois litros por minuto"),
-        ("Faz 30 °C", "Faz trinta graus"),
+        ("Faz 30 °C", "Faz trinta graus celsius"),
         # the DDD in brackets as a number, the groups digit by digit
         ("Ligue para (21) 98765-4321", "Ligue para vinte e um nove oito sete seis cinco quatro três dois um"),
         ("Ligue para (11) 3333-4444.", "Ligue para onze três três três três quatro quatro quatro quatro."),
@@ -411,7 +407,7 @@ READINGS = {
         ("O papa Pio XII sucedeu a Pio XI e Leão XIII.", "O papa Pio doze sucedeu a Pio onze e Leão treze."),
         ("Dom Manuel I e D. Sebastião", "Dom Manuel primeiro e Dom Sebastião"),
         ("Cartão com final 4821, protocolo KD-7352, a XII Feira, 2–8 °C.", "Cartão com final quatro oito dois um, "
-         "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus."),
+         "protocolo K D sete três cinco dois, a décima segunda Feira, de dois a oito graus celsius."),
         ("Restam 21 poltronas de 240.", "Restam vinte e uma poltronas de duzentas e quarenta."),
         ("A Lei nº 13.709/2018 e o Decreto 7.962/13 valem; o Grêmio ganhou de 2 x 0 e o protocolo 12-0456 foi aberto.", "A Lei número "
          "treze mil setecentos e nove barra dois mil e dezoito e o Decreto sete mil novecentos e sessenta e dois barra treze valem; o "
