@@ -573,7 +573,6 @@ def street_word(token: str, first: bool) -> str | None:
 US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])  # and '401(k)'
 _CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
-_NUMBERED_PLACES = frozenset(_DATA["numbered_places"])  # 'Room 214', 'Train 2153': read in pairs
 
 
 def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:
@@ -590,7 +589,7 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
     if course and re.fullmatch(r"[1-9]\d\d", text):
         return year(int(text))
-    place = prev_word.lower() in _NUMBERED_PLACES and re.fullmatch(r"[1-9]\d{2,3}", text)
+    place = prev_word.lower() in _DATA["numbered_places"] and re.fullmatch(r"[1-9]\d{2,3}", text)  # 'Room 214'
     if names_flight(prev_word, words_before, text) or place:
         return house_number(text)
     on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
