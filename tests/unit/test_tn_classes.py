@@ -18,6 +18,9 @@ from text_pieces import random_pieces
 from voice_tts.tn import StreamingNormalizer, normalize
 
 READINGS = {
+    # a bus's, a train's, a room's number in pairs
+    "Bus 1472 to Newark leaves at 9; your room is Room 516.":
+        "Bus fourteen seventy two to Newark leaves at nine; your room is Room five sixteen.",
     # a running pace after its slash: minutes and seconds per kilometer, in the singular before a noun
     "Her average was 5:02/km, then a 4:45 min/km pace on the hills.":
         "Her average was five minutes two seconds per kilometer, then a four minute forty five second per kilometer"

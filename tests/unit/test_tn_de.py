@@ -10,6 +10,8 @@ from tn_locale_checks import assert_stream_equals_one_shot, assert_tiles, fragme
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a number over a smaller one is a reference (a court's file), no share
+    ("Ihr Aktenzeichen lautet 3 C 712/25.", "Ihr Aktenzeichen lautet drei C siebenhundertzwölf Strich fünfundzwanzig."),
     # a running pace after its slash: minutes and seconds per kilometer, the seconds unnamed as Germans say a pace
     ("Im Training lief sie 4:05/km, danach 4'48\"/km und am Ende 3:59 min/km.",
      "Im Training lief sie vier Minuten fünf pro Kilometer, danach vier Minuten achtundvierzig pro Kilometer und am "

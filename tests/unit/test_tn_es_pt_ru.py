@@ -13,6 +13,17 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        # a 24-hour time plain from ten past ('veintitrés quince', no 'y cuarto'); under ten and a morning's with 'y'
+        ("El último tren sale a las 23:15 y el primero a las 6:15; la consulta abre a las 15:05 y cierra a las 19:20.",
+         "El último tren sale a las veintitrés quince y el primero a las seis y cuarto; la consulta abre a las "
+         "quince y cinco y cierra a las diecinueve veinte."),
+        # a telephone number's groups as written, each a number, where one has two digits, and a freephone's
+        ("Pida cita llamando al 955 41 62 07 o al 900 321 654.",
+         "Pida cita llamando al novecientos cincuenta y cinco cuarenta y uno sesenta y dos cero siete o al novecientos "
+         "trescientos veintiuno seiscientos cincuenta y cuatro."),
+        # a number over a smaller one is a reference, no share
+        ("Consulte la resolución 417/25 del juzgado.",
+         "Consulte la resolución cuatrocientos diecisiete barra veinticinco del juzgado."),
         # a blood pressure after 'tensión', 'presión': in centimetres of mercury its two numbers, else 'sobre'; no date
         ("Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
          "Tenía la tensión en doce siete y la presión arterial en ciento cincuenta sobre noventa y cinco el tres de "
@@ -295,6 +306,9 @@ READINGS = {
         ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
     ],
     "pt": [
+        # a number over a smaller one is a reference, no share
+        ("A nota fiscal NF 2025/81 foi emitida hoje.",
+         "A nota fiscal N F dois mil e vinte e cinco barra oitenta e um foi emitida hoje."),
         # a blood pressure after 'tensão', 'pressão': 'por'; a feminine noun '-ão' ends, singular or plural ('demãos')
         ("A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
          "A tensão arterial era treze por nove e pintou duas demãos em duas regiões."),
@@ -704,6 +718,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "Pida cita llamando al 955 41 62 07 o al 900 321 654.",  # the groups wait for the next
         "Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
         "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
         "Con el pulso en reposo a 58 ppm, el agua lleva 2 ppm de cloro.",

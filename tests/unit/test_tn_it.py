@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # a number over a smaller one is a reference, no share
+    ("Citi la pratica 734/25 quando chiama.",
+     "Citi la pratica settecentotrentaquattro barra venticinque quando chiama."),
     # a running pace after its slash: minutes and seconds al chilometro, never a clock
     ("Ha tenuto i 4:35/km fino al trentesimo.",
      "Ha tenuto i quattro minuti e trentacinque secondi al chilometro fino al trentesimo."),

@@ -116,8 +116,8 @@ class Spanish(Iberian):
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:30 on, plain
-        y, quarters = ("", {}) if ctx.prev_word and (hours > 12 and minutes >= 30 or minutes > 30 and not marker) else (" y", self.QUARTERS)
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:10 on, plain
+        y, quarters = ("", {}) if ctx.prev_word and (hours > 12 and minutes >= 10 or minutes > 30 and not marker) else (" y", self.QUARTERS)
         return cardinal(hours, "f") + (f"{y} {quarters.get(str(minutes), cardinal(minutes))}" if minutes else "") + (
             " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # '16:30 h' … treinta horas, '6:45 h' seis y cuarenta y cinco
 
@@ -128,8 +128,10 @@ class Spanish(Iberian):
     currency_word = currency  # a code in any case before an amount ('usd 2')
 
     def phone_digits(self, text: str) -> str:
-        """A fourth group after 'NNN-NNNN' is the extension."""
-        m = _EXTENSION_GROUP.search(text)
+        """Groups each a number where one has two digits or in a 900 ('901 33 55 33'); 'NNN-NNNN-N' an extension."""
+        m, groups = _EXTENSION_GROUP.search(text), re.findall(r"\d+", text)
+        if m is None and len(groups) > 2 and (min(map(len, groups)) == 2 or groups[0] == "900"):
+            return " ".join(_with_zeros(g, "") for g in groups)
         return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:

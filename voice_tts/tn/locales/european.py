@@ -324,9 +324,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
         ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
         '10 ha coltivati' ettari); ru looks past it."""
-        if word in self.PREPOSITIONS:
-            return None
-        if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
+        if word in self.PREPOSITIONS or word == "ha" and (after := chunk_after(cur, end, is_letter)) and (
+                after[0].islower() and after[0].endswith("o")):
             return None
         cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
         if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):
@@ -753,7 +752,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
                 if pressure and n < 30 and self.BARE_CM_PRESSURE:  # '14/9' catorce nueve
                     return locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}", self.code)
-                over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER
+                over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER or (
+                    n > d and 10 <= d < 100 and self.NUMBER_SLASH)  # over a smaller one no share: 'Az. 345/26' Strich
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
                 spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
                 return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)

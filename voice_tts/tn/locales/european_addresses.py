@@ -114,6 +114,5 @@ class AddressesAndPhones:
             return None
         phone_end = lexer.digit_groups_end(cur, end)
         groups = cur.text[body:phone_end].split()
-        if len(groups) < 3 or not 9 <= sum(map(len, groups)) <= 13 or not all(g.isdecimal() for g in groups):
-            return None
-        return None if self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]) else phone_end
+        grouped = len(groups) >= 3 and 9 <= sum(map(len, groups)) <= 13 and all(g.isdecimal() for g in groups)
+        return None if not grouped or self.SPACE_GROUPS and all(len(g) == 3 for g in groups[1:]) else phone_end
