@@ -324,8 +324,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
         ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
         '10 ha coltivati' ettari); ru looks past it."""
-        if word in self.PREPOSITIONS or word == "ha" and (after := chunk_after(cur, end, is_letter)) and (
-                after[0].islower() and after[0].endswith("o")):
+        if word in self.PREPOSITIONS:
+            return None
+        if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
             return None
         cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
         if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):

@@ -36,8 +36,10 @@ def is_address(word: str) -> bool:
     """An email address, a handle or a domain of a known top-level domain, in any script ('ivan@почта.рф')."""
     if "@" in word:
         return _EMAIL.fullmatch(word) is not None
-    return word.lower().startswith("www.") or _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(
-        ".", 1)[1].lower() in TLDS and any(ch.isalpha() for ch in word)
+    if word.lower().startswith("www."):
+        return True
+    return _DOMAIN.fullmatch(word) is not None and word.split("/")[0].rsplit(".", 1)[1].lower() in TLDS and any(
+        ch.isalpha() for ch in word)
 
 
 def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: frozenset[str]) -> bool:
