@@ -270,7 +270,9 @@ class Russian(Language):
         return f"от {first} до {up_to}" if opens else f"{first} {up_to}"
 
     def _alphanumeric(self, text: str) -> str:  # a code's capital as written: 'R7T9QX' R семь T девять Q X
-        return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
+        parts = re.split("([А-ЯЁ]{2,})", text)  # an abbreviation in capitals as alone: '3-НДФЛ' три НДФЛ, not 'ндфл'
+        return text if re.fullmatch("[A-Z]", text) else " ".join(
+            filter(None, (p if i % 2 else _fallback(_plain(p)) for i, p in enumerate(parts))))
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """The form the written ending stands for, of the preposition's case first ('к 5-му'), after 'с' also of the
@@ -560,6 +562,12 @@ class Russian(Language):
         elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
                 amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
+        elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (
+                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and (
+                    to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and re.match(
+                    r"\d{1,2}:\d\d", (chunk_after(cur, to[1], is_digit) or ("",))[0])):  # a range from a whole hour
+            span.info = span.info.rpartition(" ")[0]  # names no hours, as most say it: 'с 9:00 до 21:00' с девяти до
+            span.agreement = "whole hours" * (_preposition(ctx) == "с")  # двадцати одного; 'с 8:30' names them
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
