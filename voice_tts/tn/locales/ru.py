@@ -92,7 +92,7 @@ _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
 _SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
 _HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
-_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
+_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S", re.I)
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
 # A year alone is an ordinal, with no word showing its case in the prepositional of 'в 1974 (году)', the commonest.
 _YEARS = range(1700, 2101)
@@ -270,9 +270,7 @@ class Russian(Language):
         return f"от {first} до {up_to}" if opens else f"{first} {up_to}"
 
     def _alphanumeric(self, text: str) -> str:  # a code's capital as written: 'R7T9QX' R семь T девять Q X
-        parts = re.split("([А-ЯЁ]{2,})", text)  # an abbreviation in capitals as alone: '3-НДФЛ' три НДФЛ, not 'ндфл'
-        return text if re.fullmatch("[A-Z]", text) else " ".join(
-            filter(None, (p if i % 2 else _fallback(_plain(p)) for i, p in enumerate(parts))))
+        return text if re.fullmatch("[A-Z]", text) else _fallback(" ".join(text.split()))  # '3-НДФЛ' три НДФЛ
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """The form the written ending stands for, of the preposition's case first ('к 5-му'), after 'с' also of the
@@ -562,12 +560,11 @@ class Russian(Language):
         elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
                 amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
-        elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (
-                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and (
-                    to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and re.match(
-                    r"\d{1,2}:\d\d", (chunk_after(cur, to[1], is_digit) or ("",))[0])):  # a range from a whole hour
-            span.info = span.info.rpartition(" ")[0]  # names no hours, as most say it: 'с 9:00 до 21:00' с девяти до
-            span.agreement = "whole hours" * (_preposition(ctx) == "с")  # двадцати одного; 'с 8:30' names them
+        elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (  # a range from a whole hour
+                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and (  # names
+                    to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and re.match(  # no hours, as most
+                    r"\d{1,2}:\d\d", (chunk_after(cur, to[1], is_digit) or ("",))[0])):  # say it: 'с 9:00 до 21:00'
+            span.info, span.agreement = span.info.rpartition(" ")[0], "whole hours" * (_preposition(ctx) == "с")
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -580,7 +577,7 @@ class Russian(Language):
             span.agreement = _MEASURE_RANGE_OPEN + case
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
+        elif (day_range := _day_range(raw, _preposition(ctx))) and word_after(cur, span.end) in MONTH_INDEX:
             span.info = day_range
         elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
             span.agreement = _day_case(_preposition(ctx))
@@ -677,8 +674,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
-        reading = ordinal_agreeing(n, name, name.singular_cases()[0])
-        return locale_span(end, reading[0].upper() + reading[1:], "ru")
+        return locale_span(end, ordinal_agreeing(n, name, name.singular_cases()[0]).capitalize(), "ru")
     if century := _with_period_noun(cur, end, [n], _preposition(ctx)):
         return century
     noun = word_after(cur, end)
@@ -726,18 +722,13 @@ def _date_case(ctx: Context) -> str:
     return ctx.agreement if ctx.agreement in _DAY_CASES else "nominative" if ctx.prev_word and labelled else "genitive"
 
 
-def _month_follows(cur: Cursor, end: int) -> bool:
-    """Whether a month name comes next, after spaces."""
-    return (word := chunk_after(cur, end, is_letter)) is not None and word[0].lower() in MONTH_INDEX
-
-
 def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
     """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
     with suppress(TooLong):
         j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
         day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
-        return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
+        return bool(day) and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and word_after(cur, day[1]) in MONTH_INDEX
     return False
 
 
@@ -867,6 +858,7 @@ def _group(written: str) -> str:
 def _fallback(text: str) -> str:
     """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
     symbols = {mark: word for mark, word in RULES.SYMBOLS.items() if mark != "-"}
-    letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else word  # noqa: E731
-    text = re.sub(r"(?<=\d)w(?=-?\d\d(?!\d))", " вэ ", text)  # an oil's grade as drivers say it: '5W-40' пять вэ сорок
+    letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else (  # noqa: E731
+        word if word.isupper() and len(word) > 1 else word.lower().replace("ё", "е"))  # 'НДФЛ' spelled by the voice
+    text = re.sub(r"(?<=\d)[wW](?=-?\d\d(?!\d))", " вэ ", text)  # an oil grade as drivers say it: '5W-40' пять вэ сорок
     return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)
