@@ -557,14 +557,14 @@ class Russian(Language):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
-        elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
-                amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
+        elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
+                written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
         elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (  # a range from a whole hour
-                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and (  # names
-                    to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and re.match(  # no hours, as most
-                    r"\d{1,2}:\d\d", (chunk_after(cur, to[1], is_digit) or ("",))[0])):  # say it: 'с 9:00 до 21:00'
-            span.info, span.agreement = span.info.rpartition(" ")[0], "whole hours" * (_preposition(ctx) == "с")
+                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and re.match(
+                    r"\d{1,2}:\d\d", (_number_after(cur, span.end, ("до",)) or ("",))[0])):  # names no hours, as
+            span.info, span.agreement = span.info.rpartition(" ")[0], "whole hours" * (_preposition(ctx) == "с")  # most
+            # say it ('с 9:00 до 21:00' с девяти до двадцати одного; but 'с 8:30 до 12:00' … до двенадцати часов)
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -579,7 +579,8 @@ class Russian(Language):
             span.info = cardinal(int(m.group("num")), "m", "genitive")
         elif (day_range := _day_range(raw, _preposition(ctx))) and word_after(cur, span.end) in MONTH_INDEX:
             span.info = day_range
-        elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
+        elif raw.isdecimal() and 0 < int(raw) < 32 and (day := _number_after(cur, span.end, _WORDS["day_links"])) and (
+                day[0].isdecimal() and 0 < int(day[0]) < 32 and word_after(cur, day[1]) in MONTH_INDEX):  # '3 и 4 мая'
             span.agreement = _day_case(_preposition(ctx))
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
@@ -722,14 +723,14 @@ def _date_case(ctx: Context) -> str:
     return ctx.agreement if ctx.agreement in _DAY_CASES else "nominative" if ctx.prev_word and labelled else "genitive"
 
 
-def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
-    """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
+def _number_after(cur: Cursor, end: int, links: Iterable[str]) -> tuple[str, int] | None:
+    """The number and its end after spaces and a link word or dash of `links` ('3| по 5 мая', '3| – 5 кг', '9:00| до
+    21:00': a day's, a measure range's, an hour range's end), waiting for them up to the tail bound."""
     with suppress(TooLong):
         j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-        day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
-        return bool(day) and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and word_after(cur, day[1]) in MONTH_INDEX
-    return False
+        return chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in links else None
+    return None
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
@@ -834,12 +835,9 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a dash, a larger integer and
     a unit follow; the first number waits for them like a day waits for its month."""
-    with suppress(TooLong):
-        j = lexer.spaces(cur, end)
-        second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
-        unit = word_after(cur, second[1]) if second else ""
-        return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
-    return None
+    second = _number_after(cur, end, _DASHES)
+    unit = word_after(cur, second[1]) if second else ""
+    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
 
 
 def _phone(raw: str) -> str:
