@@ -13,6 +13,7 @@ word tables are `ru_words.json`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from contextlib import suppress
@@ -86,12 +87,9 @@ _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?(?P
 # A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
 _COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
 _COMBINING: dict[str, str] = _WORDS["combining_forms"]
-_MOBILE = re.compile(r"[78]9\d{9}")
 _SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
-_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
-_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
 _PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S", re.I)
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
 # A year alone is an ordinal, with no word showing its case in the prepositional of 'в 1974 (году)', the commonest.
@@ -302,7 +300,7 @@ class Russian(Language):
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
         ('03-фев-2002'), a mobile number written without its spaces ('89123456789')."""
-        if _MOBILE.fullmatch(token) and cldr.phone_groups(token, "RU"):
+        if re.fullmatch(r"[78]9\d{9}", token) and cldr.phone_groups(token, "RU"):  # a mobile number
             return _phone(token)
         if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
@@ -393,7 +391,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
+        return read_pieces(re.sub(r"-(?=\d)", "\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 
@@ -476,7 +474,7 @@ class Russian(Language):
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
-        if m := _SQUARE_METRES.fullmatch(raw):
+        if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
             return locale_span(end, self._counted_quantity(*m[1].partition(",")[::2], self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
@@ -605,8 +603,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
     with suppress(TooLong):
         if cur.at(j) == "+":
             j = lexer.digits_end(cur, j + 1)
-        groups = 0
-        while True:
+        for groups in itertools.count():  # the groups read before this one
             k = j + 1 if cur.at(j) in " -" and j > pos else j
             if cur.at(k) == "(":  # an area code in brackets
                 m = lexer.digits_end(cur, k + 1)
@@ -617,7 +614,6 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
             if end is None:
                 break
             j = end
-            groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
     return j if j > pos + 1 else None
 
