@@ -526,6 +526,8 @@ READINGS = {
         ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
     ],
     "ru": [
+        # an abbreviation after a number and a hyphen stays in capitals, as alone, for the voice to name its letters
+        ("Сдайте 3-НДФЛ и 2-НДФЛ в МФЦ.", "Сдайте три НДФЛ и два НДФЛ в МФЦ."),
         # a blood pressure after 'давление' is read 'на', never 'дробь'
         ("Давление у него 145/95, пульс 80.", "Давление у него сто сорок пять на девяносто пять, пульс восемьдесят."),
         # a race's time after 'за' in the accusative (одну минуту); a pace per kilometer, its minutes and seconds named

@@ -134,9 +134,10 @@ READINGS = [
 # postcode before its city is a code, no count of the city; a year written in full after a day and
 # month carries 'года'; the kilogram is spelled as the dictionary spells it.
 PHRASES = [
-    # 'с' after a number is the preposition where a word or number follows, seconds elsewhere.
+    # 'с' after a number is the preposition where a word or number follows, seconds elsewhere; a range from a whole
+    # hour names no hours, as most say it.
     ("Доставят 18.01.2027 с 14:00 до 16:00.",
-     "Доставят восемнадцатого января две тысячи двадцать седьмого года с четырнадцати часов до шестнадцати часов."),
+     "Доставят восемнадцатого января две тысячи двадцать седьмого года с четырнадцати до шестнадцати."),
     ("Рейс 1172 с вылетом утром, ждать 5 с половиной часов, пауза 30 с, затем 5 с.",
      "Рейс тысяча сто семьдесят два с вылетом утром, ждать пять с половиной часов, пауза тридцать секунд, затем "
      "пять секунд."),

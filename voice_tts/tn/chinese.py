@@ -173,6 +173,8 @@ def code_digits(text: str, word_before: str) -> str | None:
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
         return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
     named = (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)
+    if (room := re.fullmatch(r"(\d{3,})号", text)) and word.endswith(("房", "房间", "房号", "房间号")):  # '房间是1208号' 一二零八号
+        return digits(room[1]) + "号"
     if not (_CODE.fullmatch(text) and named) or word.endswith("起码") or "-" in text and word.endswith(_DIAL_WORDS):
         return None
     if word.endswith(_DIAL_WORDS):

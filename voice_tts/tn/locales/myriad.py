@@ -249,6 +249,9 @@ class Language:
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
         if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
             e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
+        if e.kind == "decimal" and not e.suffix and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # a ratio, as
+            k = lexer.digits_end(cur, end + 1)  # no clock has decimals: '5.3:1' 오점삼 대 일, 五点三対一
+            return locale_span(k, self.read(e) + self.words["ratio"] + self.integer(cur.text[end + 1:k]), self.code)
         if e.kind == "integer" and not (e.sign or e.currency or e.suffix or e.roots[0]):
             if reading := self.telephone(cur.text[pos:end]):
                 return locale_span(end, reading, self.code)

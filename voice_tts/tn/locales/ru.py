@@ -13,6 +13,7 @@ word tables are `ru_words.json`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from contextlib import suppress
@@ -86,13 +87,10 @@ _YEAR_WITH_WORD = re.compile(r"(?P<n>\d{1,4}) ?(?P<word>год[а-я]*|г)\.?(?P
 # A number joined by a hyphen to a compound's rest: its genitive, with the joining forms that differ ('сто').
 _COMPOUND = re.compile(r"(\d+)-([а-яё]{4,})")
 _COMBINING: dict[str, str] = _WORDS["combining_forms"]
-_MOBILE = re.compile(r"[78]9\d{9}")
 _SPACED_PHONE = re.compile(r"\d+(?: [\d-]+)+")  # '8 800 100-00-01': its groups as written, the zeros one by one
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*")
 _GROUP = re.compile(r"\d{3}(?!\d)")
-_SQUARE_METRES = re.compile(r"(\d+(?:,\d+)?) кв\.? м\.?")
-_HYPHEN_BEFORE_DIGIT = re.compile(r"-(?=\d)")
-_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S")
+_PIECE = re.compile(r"\d+(?:,\d+)?|[а-яё]+|[a-z]+|\S", re.I)
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
 # A year alone is an ordinal, with no word showing its case in the prepositional of 'в 1974 (году)', the commonest.
 _YEARS = range(1700, 2101)
@@ -270,7 +268,7 @@ class Russian(Language):
         return f"от {first} до {up_to}" if opens else f"{first} {up_to}"
 
     def _alphanumeric(self, text: str) -> str:  # a code's capital as written: 'R7T9QX' R семь T девять Q X
-        return text if re.fullmatch("[A-Z]", text) else _fallback(_plain(text))
+        return text if re.fullmatch("[A-Z]", text) else _fallback(" ".join(text.split()))  # '3-НДФЛ' три НДФЛ
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """The form the written ending stands for, of the preposition's case first ('к 5-му'), after 'с' also of the
@@ -302,7 +300,7 @@ class Russian(Language):
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
         ('03-фев-2002'), a mobile number written without its spaces ('89123456789')."""
-        if _MOBILE.fullmatch(token) and cldr.phone_groups(token, "RU"):
+        if re.fullmatch(r"[78]9\d{9}", token) and cldr.phone_groups(token, "RU"):  # a mobile number
             return _phone(token)
         if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
@@ -393,7 +391,7 @@ class Russian(Language):
 
     def address(self, text: str) -> str:
         """Piece by piece, a hyphen before a digit a 'дефис', elsewhere a 'тире'; Latin letters by name."""
-        return read_pieces(_HYPHEN_BEFORE_DIGIT.sub("\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
+        return read_pieces(re.sub(r"-(?=\d)", "\u2011", text), self.ADDRESS_SYMBOLS, digits, _spell_latin)
 
     # --- where Russian's spans end otherwise ------------------------------------------------
 
@@ -476,7 +474,7 @@ class Russian(Language):
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
-        if m := _SQUARE_METRES.fullmatch(raw):
+        if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
             return locale_span(end, self._counted_quantity(*m[1].partition(",")[::2], self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
@@ -557,9 +555,14 @@ class Russian(Language):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
-        elif re.fullmatch(r"\d+,\d\d", raw) and (to := chunk_after(cur, span.end, is_letter)) and to[0] == "до" and (
-                amount := chunk_after(cur, to[1], is_digit)) and (written := word_after(cur, amount[1])) in MINOR:
+        elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
+                written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
+        elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (  # a range from a whole hour
+                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and re.match(
+                    r"\d{1,2}:\d\d", (_number_after(cur, span.end, ("до",)) or ("",))[0])):  # names no hours, as
+            span.info, span.agreement = span.info.rpartition(" ")[0], "whole hours" * (_preposition(ctx) == "с")  # most
+            # say it ('с 9:00 до 21:00' с девяти до двадцати одного; but 'с 8:30 до 12:00' … до двенадцати часов)
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -572,9 +575,10 @@ class Russian(Language):
             span.agreement = _MEASURE_RANGE_OPEN + case
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (day_range := _day_range(raw, _preposition(ctx))) and _month_follows(cur, span.end):
+        elif (day_range := _day_range(raw, _preposition(ctx))) and word_after(cur, span.end) in MONTH_INDEX:
             span.info = day_range
-        elif raw.isdecimal() and 1 <= int(raw) <= 31 and _day_before_day_and_month(cur, span.end):
+        elif raw.isdecimal() and 0 < int(raw) < 32 and (day := _number_after(cur, span.end, _WORDS["day_links"])) and (
+                day[0].isdecimal() and 0 < int(day[0]) < 32 and word_after(cur, day[1]) in MONTH_INDEX):  # '3 и 4 мая'
             span.agreement = _day_case(_preposition(ctx))
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
@@ -599,8 +603,7 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
     with suppress(TooLong):
         if cur.at(j) == "+":
             j = lexer.digits_end(cur, j + 1)
-        groups = 0
-        while True:
+        for groups in itertools.count():  # the groups read before this one
             k = j + 1 if cur.at(j) in " -" and j > pos else j
             if cur.at(k) == "(":  # an area code in brackets
                 m = lexer.digits_end(cur, k + 1)
@@ -611,7 +614,6 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
             if end is None:
                 break
             j = end
-            groups += 1
         return None if cur.text[pos] == "(" and groups < 2 else j
     return j if j > pos + 1 else None
 
@@ -669,8 +671,7 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     prev = ctx.prev_word
     name = ru_morph.noun(prev, names=True) if prev[:1].isupper() else None
     if name is not None and not name.forms[0][0]:  # its likeliest reading singular ('Петр', not Петра's plural)
-        reading = ordinal_agreeing(n, name, name.singular_cases()[0])
-        return locale_span(end, reading[0].upper() + reading[1:], "ru")
+        return locale_span(end, ordinal_agreeing(n, name, name.singular_cases()[0]).capitalize(), "ru")
     if century := _with_period_noun(cur, end, [n], _preposition(ctx)):
         return century
     noun = word_after(cur, end)
@@ -718,19 +719,14 @@ def _date_case(ctx: Context) -> str:
     return ctx.agreement if ctx.agreement in _DAY_CASES else "nominative" if ctx.prev_word and labelled else "genitive"
 
 
-def _month_follows(cur: Cursor, end: int) -> bool:
-    """Whether a month name comes next, after spaces."""
-    return (word := chunk_after(cur, end, is_letter)) is not None and word[0].lower() in MONTH_INDEX
-
-
-def _day_before_day_and_month(cur: Cursor, end: int) -> bool:
-    """Whether a link word, a day and a month name follow: '3| по 5 мая', '3| и 4 мая'."""
+def _number_after(cur: Cursor, end: int, links: Iterable[str]) -> tuple[str, int] | None:
+    """The number and its end after spaces and a link word or dash of `links` ('3| по 5 мая', '3| – 5 кг', '9:00| до
+    21:00': a day's, a measure range's, an hour range's end), waiting for them up to the tail bound."""
     with suppress(TooLong):
         j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
-        day = chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in _WORDS["day_links"] else None
-        return day is not None and day[0].isdecimal() and 1 <= int(day[0]) <= 31 and _month_follows(cur, day[1])
-    return False
+        return chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in links else None
+    return None
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
@@ -835,12 +831,9 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
     """The unit of a measure range written with spaces around its dash ('3| – 5 кг'), when a dash, a larger integer and
     a unit follow; the first number waits for them like a day waits for its month."""
-    with suppress(TooLong):
-        j = lexer.spaces(cur, end)
-        second = chunk_after(cur, j + 1, is_digit) if j > end and cur.at(j) in _DASHES else None
-        unit = word_after(cur, second[1]) if second else ""
-        return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
-    return None
+    second = _number_after(cur, end, _DASHES)
+    unit = word_after(cur, second[1]) if second else ""
+    return unit if second and second[0].isdecimal() and first < int(second[0]) and unit in UNITS else None
 
 
 def _phone(raw: str) -> str:
@@ -859,6 +852,7 @@ def _group(written: str) -> str:
 def _fallback(text: str) -> str:
     """Anything else: '30код' → 'тридцать код', '2-b-3' → 'два би три', 'тест-1,02'."""
     symbols = {mark: word for mark, word in RULES.SYMBOLS.items() if mark != "-"}
-    letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else word  # noqa: E731
-    text = re.sub(r"(?<=\d)w(?=-?\d\d(?!\d))", " вэ ", text)  # an oil's grade as drivers say it: '5W-40' пять вэ сорок
+    letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else (  # noqa: E731
+        word if word.isupper() and len(word) > 1 else word.lower().replace("ё", "е"))  # 'НДФЛ' spelled by the voice
+    text = re.sub(r"(?<=\d)[wW](?=-?\d\d(?!\d))", " вэ ", text)  # an oil grade as drivers say it: '5W-40' пять вэ сорок
     return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)

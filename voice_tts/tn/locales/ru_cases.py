@@ -80,8 +80,9 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
     shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS) or (  # 'при покупке 2 упаковок' двух
-            agreement(n) == 1 and form and form.forms == ((True, "genitive"),) and form.gender != "pl"):
-        return shown or "genitive"
+            agreement(n) == 1 and form and form.forms == ((True, "genitive"),) and form.gender != "pl") or (
+            preposition in _WORDS["action_nouns"] and noun not in _WORDS["not_objects"]):  # an action's object: 'при
+        return shown or "genitive"  # покупке 6 бутылок' шести (not how long or often: 'доставка 3 дня' три)
     cases = form.singular_cases() if form and agreement(n) == 0 else []
     case = given if given in cases or "nominative" in cases or not cases else cases[0]
     animate = form and form.animate and ((False, "genitive") not in form.forms if n > 1 else form.gender == "m")
