@@ -558,11 +558,9 @@ class Russian(Language):
         elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
                 written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
-        elif span.info.endswith((" час", " часа", " часов")) and ":" in raw and (  # a range from a whole hour
-                ctx.agreement == "whole hours" and _preposition(ctx) == "до" or _preposition(ctx) == "с" and re.match(
-                    r"\d{1,2}:\d\d", (_number_after(cur, span.end, ("до",)) or ("",))[0])):  # names no hours, as
-            span.info, span.agreement = span.info.rpartition(" ")[0], "whole hours" * (_preposition(ctx) == "с")  # most
-            # say it ('с 9:00 до 21:00' с девяти до двадцати одного; but 'с 8:30 до 12:00' … до двенадцати часов)
+        elif _names_no_hours(cur, span, raw, ctx):
+            span.info = span.info.rpartition(" ")[0]
+            span.agreement = "whole hours" if _preposition(ctx) == "с" else ""
         elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
                 word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
@@ -727,6 +725,18 @@ def _number_after(cur: Cursor, end: int, links: Iterable[str]) -> tuple[str, int
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j + 1
         return chunk_after(cur, k, is_digit) if j > end and cur.text[j:k].lower() in links else None
     return None
+
+
+def _names_no_hours(cur: Cursor, span: Span, raw: str, ctx: Context) -> bool:
+    """Whether a whole hour of an hour range is read without its 'часов', as most say it ('с 9:00 до 21:00' с девяти
+    до двадцати одного): the start when a clock time ends the range, the end when the start was a whole hour ('с 8:30
+    до 12:00' keeps … до двенадцати часов)."""
+    if ":" not in raw or not span.info.endswith((" час", " часа", " часов")):
+        return False
+    if _preposition(ctx) == "до":
+        return ctx.agreement == "whole hours"
+    end = _number_after(cur, span.end, ("до",))
+    return _preposition(ctx) == "с" and end is not None and re.match(r"\d{1,2}:\d\d", end[0]) is not None
 
 
 def _day_range(raw: str, preposition: str) -> str | None:
