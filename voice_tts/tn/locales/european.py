@@ -28,7 +28,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,7 +470,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if two:
                     return locale_span(after[1] + 1, two, self.code)
             return locale_span(end, reading, self.code)
-        if "@" in word and electronic.is_email(word) or self._is_domain(word):
+        if is_address(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
