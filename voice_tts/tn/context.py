@@ -20,7 +20,7 @@ class Span:
     # A language module's word on the next number of the same phrase: the case the first day of
     # Russian 'на 2 или 3 марта' took, which the second day takes too; an open range ('3 – 5 кг').
     agreement: str = ""
-    # The cue word a time was read after ('alle 6.40'): the times listed after it read as after it too (', 7.10 e 7.40').
+    # The cue word a time was read after ('alle 6.40'): times listed after it read as after it too (', 7.10 e 7.40').
     clock_cue: str = ""
 
 
