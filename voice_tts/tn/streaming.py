@@ -70,10 +70,6 @@ class StreamingNormalizer:
         return self._raw_end
 
     @property
-    def spoken_end(self) -> int:
-        return self._spoken_end
-
-    @property
     def pending(self) -> str:
         """The raw text held back (the mutable tail)."""
         return self._tail
