@@ -229,6 +229,8 @@ READINGS = [
      "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),
     # a Roman numeral after a room's noun, abbreviated or not, is its number; after a ruler's name his ordinal
     ("Die Anmeldung ist in Abt. III, Saal II; Karl V. regierte lange.", "Die Anmeldung ist in Abteilung drei, Saal zwei; Karl der Fünfte regierte lange."),
+    # a range of Roman numerals after an abbreviated chapter word is numbers, as after the word in full
+    ("Lesen Sie Kap. II–IV bis Freitag.", "Lesen Sie Kapitel zwei bis vier bis Freitag."),
     # after 'pro' an abbreviated unit is one
     ("Das Parken kostet 3 € pro Std., das Telefonat 12 Cent pro Min.", "Das Parken kostet drei Euro pro Stunde, das Telefonat zwölf Cent pro Minute."),
     # a price with ',–' or ',-' is whole euros

@@ -73,6 +73,8 @@ READINGS = [
     # a Roman numeral after a point of a text, or an elided article's article, is its number
     ("Rileggi il punto IV e il comma 2 dell'articolo XII.",
      "Rileggi il punto quattro e il comma due dell'articolo dodici."),
+    # after a chapter word in the plural a Roman numeral is a number too
+    ("Per domani studiate i capitoli IX, poi il resto.", "Per domani studiate i capitoli nove, poi il resto."),
     # a gas bill's standard cubic metre by its name
     ("Quest'anno ha consumato 1 Smc al giorno, 365 Smc in tutto.",
      "Quest'anno ha consumato uno standard metro cubo al giorno, trecentosessantacinque standard metri cubi in tutto."),

@@ -20,6 +20,8 @@ class Span:
     # A language module's word on the next number of the same phrase: the case the first day of
     # Russian 'на 2 или 3 марта' took, which the second day takes too; an open range ('3 – 5 кг').
     agreement: str = ""
+    # The cue word a time was read after ('alle 6.40'): times listed after it read as after it too (', 7.10 e 7.40').
+    clock_cue: str = ""
 
 
 @dataclass(slots=True)
@@ -54,6 +56,7 @@ class Context:
     pending_sep: bool = False
     after_lexicon: bool = False  # the last span was a dictionary rule's reading
     agreement: str = ""  # the `agreement` of the last span a language module decided
+    clock_cue: str = ""  # the `clock_cue` of the last span a language module decided
     # A word committed before the joiner that ends the tail ('Okay.'): the driver reads on from
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None

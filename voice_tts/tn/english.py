@@ -25,8 +25,6 @@ def digits(text: str, zero: str = "zero") -> str:
 
 def cardinal(n: int) -> str:
     """CLDR's words without their hyphens ('twenty one'); a run too long to say, digit by digit."""
-    if n < 0:
-        return "minus " + cardinal(-n)
     if n >= 10**24:
         return digits(str(n))
     if n >= 10**15:  # CLDR's English words stop below: num2words', up to sextillions, without its commas and 'and'

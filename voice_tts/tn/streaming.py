@@ -70,10 +70,6 @@ class StreamingNormalizer:
         return self._raw_end
 
     @property
-    def spoken_end(self) -> int:
-        return self._spoken_end
-
-    @property
     def pending(self) -> str:
         """The raw text held back (the mutable tail)."""
         return self._tail
@@ -267,7 +263,7 @@ class StreamingNormalizer:
         one_shot = dataclasses.replace(open_word.before)
         _update(one_shot, span, raw, said, None)
         ctx.open_word = None
-        rest_span = Span(pos + len(rest), span.kind, span.lang, span.info, span.forced, span.agreement)
+        rest_span = dataclasses.replace(span, end=pos + len(rest))
         commit = self._emit(rest_span, rest, spoken, forced)
         self._ctx = one_shot
         return commit
@@ -382,6 +378,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.after_lexicon = kind == "lexicon"
     if kind == "locale":
         ctx.agreement = span.agreement
+        ctx.clock_cue = span.clock_cue
     if ctx.auto and ctx.locale is None and not raw.isascii():
         # An auto turn reads on with Japanese or Korean rules from the first kana or Hangul it commits: decided from
         # committed text only, so a stream switches where one-shot does. Han alone stays Chinese, Latin script English.

@@ -114,8 +114,9 @@ class German(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue Nachricht' eine: before a noun, "ein"
         in its gender and the case of the word before (`_cue`) or of the adjective after; 'Art. 1 GG' eins."""
-        label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or ctx.prev_word).lower() in self.CHAPTER_WORDS  # 'Art.' Artikel
-        if n != 1 or label or (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
+        if n != 1 or self.follows_chapter_word(ctx):
+            return None
+        if (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
         (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
         verb = cue == ctx.agreement and not ctx.prev_word and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)

@@ -31,8 +31,6 @@ _UNACCENTED = str.maketrans("áéíóú", "aeiou")  # a number word glued to ano
 
 def cardinal(n: int, form: str = "") -> str:
     """`form`: "" (veintiuno), "un" (veintiún, before a noun), "f" (veintiuna, doscientas)."""
-    if n < 0:
-        return "menos " + cardinal(-n, form)
     if n >= 10**24:
         return RULES.digits(str(n))
     if n >= 10**18:  # CLDR's Spanish stops at the trillón (long scale: 10¹⁸)

@@ -28,7 +28,7 @@ from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,9 +455,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
-        prev = ctx.prev_word.lower()  # a chapter word's plural too ('Kapitel IV–VI' vier bis sechs, 'capitoli')
-        chapter = bool({prev, prev[:-1], prev[:-1] + "o"} & self.CHAPTER_WORDS)
-        if said := english.capital_range(word, chapter, self.cardinal, self.RANGE):
+        if said := english.capital_range(word, self.follows_chapter_word(ctx), self.cardinal, self.RANGE):
             return locale_span(end, said, self.code)
         if (span := self.roman(cur, end, word, ctx)) is not None:
             return span
@@ -472,7 +470,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if two:
                     return locale_span(after[1] + 1, two, self.code)
             return locale_span(end, reading, self.code)
-        if "@" in word and electronic.is_email(word) or self._is_domain(word):
+        if is_address(word):
             return locale_span(end, self.address(word), self.code)
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
@@ -566,8 +564,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if after is not None and after[0].lower() in self.CENTURY_WORDS and not self.is_ruler(ctx.prev_word):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
         day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
-        label = self.ABBREVIATIONS.get(ctx.prev_word + ".") or _ELIDED_ARTICLE.sub("", ctx.prev_word)  # "l'article"
-        if day or label.lower() in self.CHAPTER_WORDS:
+        if day or self.follows_chapter_word(ctx):
             return locale_span(end, self.cardinal(value), self.code)
         noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
@@ -584,6 +581,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         ends = dot and self._ends_sentence(cur, end + 1)
         return locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends, self.code)
+
+    def follows_chapter_word(self, ctx: Context) -> bool:
+        """Whether the word before names a numbered part, so that a Roman numeral after it is a number: also
+        abbreviated ('Abt. IV' Abteilung), after an article ("l'article V"), plural ('Kapitel IV–VI', 'capitoli')."""
+        label = (self.ABBREVIATIONS.get(ctx.prev_word + ".") or _ELIDED_ARTICLE.sub("", ctx.prev_word)).lower()
+        return bool({label, label[:-1], label[:-1] + "o"} & self.CHAPTER_WORDS)
 
     def is_ruler(self, name: str) -> bool:
         """Whether a Roman numeral after `name` is a ruler's ordinal ('Felipe II', 'Elisabetta II', 'Concilio Vaticano II')."""

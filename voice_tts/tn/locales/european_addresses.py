@@ -9,7 +9,6 @@ language gives (`cardinal`, `phone_digits`, `PLUS`, `ADDRESS_READINGS`, `ADDRESS
 
 from __future__ import annotations
 
-import re
 from contextlib import suppress
 
 from voice_tts.tn import cldr, lexer
@@ -17,11 +16,10 @@ from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import locale_span
-from voice_tts.tn.locales.numeric_spans import TLDS, read_pieces
+from voice_tts.tn.locales.numeric_spans import read_pieces
 
 # Labels of addresses said as words even when short; everything else of three letters or less is spelled.
 _ADDRESS_WORDS = frozenset(("com", "org", "net", "edu", "gov", "info", "shop", "web", "mail", "blog", "app"))
-_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 
 
 class AddressesAndPhones:
@@ -29,9 +27,6 @@ class AddressesAndPhones:
 
     # The countries whose telephone numbers written in groups ("912 345 678") are read as such.
     PHONE_REGIONS: tuple[str, ...] = ()
-
-    def _is_domain(self, word: str) -> bool:
-        return bool(_DOMAIN.fullmatch(word)) and word.rsplit(".", 1)[1].lower() in TLDS and any(c.isalpha() for c in word.split(".", 1)[0])
 
     def address(self, text: str) -> str:
         """An email address, URL or handle, piece by piece: digits one by one, short names spelled."""

@@ -78,8 +78,8 @@ class DatesAndTimes:
             last = self._clock_window(cur, end, int(times[3]), int(times[4]), None, ctx, face=True)
             first = self.clock(int(times[1]), int(times[2]), None, "", ctx)
             return locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}", self.code)
-        listed = ctx.agreement[:6] == "clock:" and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
-        cued = replace(ctx, prev_word=ctx.agreement[6:]) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
+        listed = ctx.clock_cue and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
+        cued = replace(ctx, prev_word=ctx.clock_cue) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
         m = _CLOCK.fullmatch(token) or self.H_CLOCKS and _H_CLOCK.fullmatch(token) or _DOTTED_CLOCK.fullmatch(token)
         seconds = int(m[3]) if m and m.re is _CLOCK and m[3] else None  # '14:30:05'; '12h02m00s' is read to its minute
         if m and int(m[1]) <= 24 and int(m[2] or 0) < 60 and (seconds or 0) < 60 and (
@@ -88,7 +88,7 @@ class DatesAndTimes:
         ):
             span = self._clock_window(cur, end, int(m[1]), int(m[2] or 0), seconds, cued, face=m.re is _CLOCK)
             cue = cued.prev_word.lower()
-            return replace(span, agreement=f"clock:{cue}") if cue in self.CLOCK_CUES else span
+            return replace(span, clock_cue=cue) if cue in self.CLOCK_CUES else span
         for pattern in _DATES if self.SLASH_DAY_MONTH else _DATES[:-1]:
             parts = m.groupdict() if (m := pattern.fullmatch(token)) else {}
             day, month, year = int(parts.get("d") or 0), int(parts.get("m") or 0), parts.get("y")

@@ -29,8 +29,6 @@ _WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")  # '3ªs' terças
 def _cardinal(n: int, feminine: bool = False) -> str:
     """CLDR's words, with "e" after a scale word only before the last group below a hundred or a round hundred ('dois
     mil e cem', 'mil novecentos e dez', 'três milhões oitocentos e cinquenta mil'; CLDR puts one after every group)."""
-    if n < 0:
-        return "menos " + _cardinal(-n, feminine)
     if n >= 10**21:
         return RULES.digits(str(n))
     words = cldr.cardinal("pt", n % 10**18, "feminine" if feminine else "masculine")

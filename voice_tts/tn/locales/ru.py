@@ -173,7 +173,6 @@ class Russian(Language):
     # --- the module contract and the words `Language` reads with ----------------------------
 
     cardinal = staticmethod(cardinal)
-    digits = staticmethod(digits)
 
     def fraction(self, numerator: int, denominator: int) -> str:
         """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten, or not less than one, a

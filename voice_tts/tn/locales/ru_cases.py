@@ -50,8 +50,6 @@ def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = 
 def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     """`n` in `case`; the accusative is that of an inanimate noun (the nominative, save 'одну'
     and 'тысячу'), and a thousand alone is 'тысяча', not 'одна тысяча', as speakers say it."""
-    if n < 0:
-        return "минус " + cardinal(-n, gender, case)
     if n >= 10**21:
         return digits(str(n))
     if gender == "pl":  # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
