@@ -60,7 +60,9 @@ class German(Language):
         """In the case the nearest lower-case word (or cue) before the name and its titles gives, or its genitive -s: 'Ludwig
         II.' Ludwig der Zweite, 'von König Ludwig II.' dem Zweiten, 'für …' den Zweiten, 'das Schloss Ludwigs II.' des Zweiten."""
         cue = next((w.lower() for w in reversed(ctx.words_before[-3:]) if w[:1].islower() or w.lower() in _CASES), "")
-        article, ending = _REGNAL_FORMS["genitive" if re.search(r"[^aeiousxz]s$", ctx.prev_word) else _CASES.get(cue, "nominative")][feminine]
+        article, ending = _REGNAL_FORMS[
+            "genitive" if re.search(r"[^aeiousxz]s$", ctx.prev_word) else _CASES.get(cue, "nominative")
+        ][feminine]
         return f"{article} {cldr.ordinal('de', n).capitalize()}{ending}"
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -69,35 +71,65 @@ class German(Language):
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
         if town and not town[0] and not _is_noun(town[1]):
             return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
-        plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()  # 'M-AB 4521'
-        if plate and (digits := chunk_after(cur, pos + len(word), is_digit)) and _PLATE.fullmatch(code := cur.text[pos:digits[1]]):
+        # 'M-AB 4521'
+        plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
+        if (
+            plate
+            and (digits := chunk_after(cur, pos + len(word), is_digit))
+            and _PLATE.fullmatch(code := cur.text[pos:digits[1]])
+        ):
             return locale_span(digits[1], self.number(code), self.code)
-        ranged = is_digit(cur.at(pos)) and (dot := lexer.digits_end(cur, pos)) - pos <= 2 and cur.at(dot) == "." and cur.at(dot + 1) in "–-" and is_digit(cur.at(dot + 2))
+        ranged = (
+            is_digit(cur.at(pos))
+            and (dot := lexer.digits_end(cur, pos)) - pos <= 2
+            and cur.at(dot) == "."
+            and cur.at(dot + 1) in "–-"
+            and is_digit(cur.at(dot + 2))
+        )
         ordinal = self.ordinal(int(cur.text[pos:dot]), ".", ctx) if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
-        span = locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
-        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):  # '12 Säcke à 40 l und 1'
+        span = (
+            locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
+        )
+        # '12 Säcke à 40 l und 1'
+        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
             span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
-        elif span and not ctx.prev_word and ctx.agreement == "des" and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values():
-            span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))  # after its number: 'des 19. Jh.' Jahrhunderts
+        elif (
+            span
+            and not ctx.prev_word
+            and ctx.agreement == "des"
+            and (noun := span.info.rstrip(".")) in self.ABBREVIATIONS.values()
+        ):
+            # after its number: 'des 19. Jh.' Jahrhunderts
+            span.info = span.info.replace(noun, noun + "s" * (noun_gender(noun) != "f"))
         elif span and span.info.lower() in _ADJECTIVES and (found := _noun_after(cur, span.end)) and not found[0]:
             span.info += "e" + _ending(_cue(ctx), noun_gender(found[1]))  # before its noun: 'mtl. Rate' monatliche
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
         elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
-            cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}  # 'am Fr.', after an ordinal 'jeden 2. Fr.'
-            if day in self.WEEKDAYS and cur.at(pos + 2) == "." and cur.at(pos + 3) in (",", " ") and (
-                    cued or chunk_after(cur, pos + 3 + (cur.at(pos + 3) == ","), is_digit)):  # a date or time after: 'Fr., 12.3.'
+            # 'am Fr.', after an ordinal 'jeden 2. Fr.'
+            cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}
+            if (
+                day in self.WEEKDAYS
+                and cur.at(pos + 2) == "."
+                and cur.at(pos + 3) in (",", " ")
+                # a date or time after: 'Fr., 12.3.'
+                and (cued or chunk_after(cur, pos + 3 + (cur.at(pos + 3) == ","), is_digit))
+            ):
                 span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # Freitag, not Frau
             weekday = span or locale_span(pos + len(day), self.WEEKDAYS.get(day, day), self.code)
-            if (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit)) and "." in date[0] + cur.at(date[1]):
+            if (
+                (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit))
+                and "." in date[0] + cur.at(date[1])
+            ):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
         if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
 
-    def number(self, raw: str) -> str:  # a plate letter by letter, digit by digit: 'M-AB 4521' M A B vier fünf zwei eins
+    # a plate letter by letter, digit by digit: 'M-AB 4521' M A B vier fünf zwei eins
+    def number(self, raw: str) -> str:
         if word := _WORD_CODE.fullmatch(raw):  # a voucher's word (two vowels) and number: 'WINTER10' Winter zehn
             return f"{word[1].capitalize()} {self.cardinal(int(word[2]))}"
         return " ".join(self.digits(c) or c for c in raw if c.isalnum()) if _PLATE.match(raw) else super().number(raw)
@@ -107,9 +139,17 @@ class German(Language):
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: (  # 'ein 1990er Wein' neunzehnhundert…
             str if m[2] == "er" and len(m[1]) == 4 else str.title)(self.year(int(m[1]))) + m[2], text)
-        if (compound := _COMPOUND.fullmatch(text)) and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:]):
-            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + "".join(nouns).lower()
-        return super()._alphanumeric(re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)).replace("\u2060", "")
+        if (
+            (compound := _COMPOUND.fullmatch(text))
+            and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:])
+        ):
+            return (
+                re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize()
+                + "".join(nouns).lower()
+            )
+        return super()._alphanumeric(
+            re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)
+        ).replace("\u2060", "")
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """'mit 1 Kind' mit einem Kind, 'erhalten Sie 1 Gutschein' einen, '1 neue Nachricht' eine: before a noun, "ein"
@@ -119,8 +159,13 @@ class German(Language):
         if (found := _noun_after(cur, end)) is None or f"{found[1]}." in self.ABBREVIATIONS:  # '§ 1 Abs. 2' eins
             return None
         (adjective, noun), case = found, _CASES.get(cue := _cue(ctx), "nominative")
-        verb = cue == ctx.agreement and not ctx.prev_word and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)
-        if adjective.endswith(("e", "er", "es")) or verb and verb[0].endswith(("t", "en")) and verb[0] not in _CASES:  # 'seit 1 Stunde, 1 großer Tisch': ein großer; ', 1 Artikel folgt' ein
+        verb = (
+            cue == ctx.agreement
+            and not ctx.prev_word
+            and chunk_after(cur, cur.text.index(noun, end) + len(noun), str.islower)
+        )
+        # 'seit 1 Stunde, 1 großer Tisch': ein großer; ', 1 Artikel folgt' ein
+        if adjective.endswith(("e", "er", "es")) or verb and verb[0].endswith(("t", "en")) and verb[0] not in _CASES:
             case = "nominative"
         elif case == "nominative" and adjective:  # '1 verpassten Anruf' einen, '1 neuen Karte' einer
             case = "accusative" if noun_gender(noun) == "m" else "dative"
@@ -129,7 +174,8 @@ class German(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         """'auf 1 l Wasser' auf einen Liter, 'mit 1 kg' mit einem Kilogramm: one unit in the case of the word
         before; an hour of the clock is none ('um 1 Uhr' ein Uhr)."""
-        if (whole, fractional) == ("1", "5") and unit.singular.lower() not in self.SCALES:  # '1,5 Std.' eineinhalb Stunden
+        # '1,5 Std.' eineinhalb Stunden
+        if (whole, fractional) == ("1", "5") and unit.singular.lower() not in self.SCALES:
             return f"{self.mixed_fraction(1, 1, 2)} {unit.plural}"
         if whole != "1" or fractional is not None or unit.singular in self.CLOCK_MARKERS:
             return super()._counted_quantity(whole, fractional, unit, ctx)
@@ -157,14 +203,23 @@ class German(Language):
         if (year := super().is_year(cur, end, n, ctx)) or not 1100 <= n <= 1999:
             return year
         if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
-            return word[0].islower() and self.unit(word) is None and word.lower() not in self.SCALES and self.currency(word) is None
+            return (
+                word[0].islower()
+                and self.unit(word) is None
+                and word.lower() not in self.SCALES
+                and self.currency(word) is None
+            )
         return ctx.prev_word.lower() in ("bis", "von") and cur.at(end) in (",", ".", ";", "")
 
     def is_feminine(self, noun: str) -> bool:
         return noun_gender(noun) == "f"
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r") if suffix == "." else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
+        return (
+            cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r")
+            if suffix == "."
+            else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
+        )
 
     def date_day(self, day: int, ctx: Context) -> str:
         return _apposition(ctx, date=True) + self.ordinal(day, ".", ctx)
@@ -174,20 +229,39 @@ class German(Language):
         the gender of the noun or unit after it and the case of the word before."""
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
         case = _quantity_case(ctx)
-        if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):  # a share, a noun: 'von ¼ des Preises' einem Viertel
-            one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)  # 'zu ¾' zu drei Vierteln
-            return f"{_REGNAL_FORMS[case][1][0]} Hälfte" if (numerator, denominator) == (1, 2) else (
-                f"{one} {cldr.ordinal('de', denominator)[:-1].capitalize()}el{'n' * (numerator > 1 and case == 'dative')}")
+        # a share, a noun: 'von ¼ des Preises' einem Viertel
+        if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):
+            # 'zu ¾' zu drei Vierteln
+            one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)
+            return (
+                f"{_REGNAL_FORMS[case][1][0]} Hälfte"
+                if (numerator, denominator) == (1, 2)
+                else (
+                    f"{one} {cldr.ordinal('de', denominator)[:-1].capitalize()}el"
+                    f"{'n' * (numerator > 1 and case == 'dative')}"
+                )
+            )
         if (numerator, denominator) != (1, 2):
             return self.fraction(numerator, denominator)
         gender = noun_gender(unit.singular.split()[0] if unit else found[1])
-        article = ctx.prev_word.lower()  # 'eine ½ Stunde', 'jede weitere ½ Std.' halbe: after an article or its adjective
-        if article in _ARTICLES or article.endswith(_ADJECTIVE_ENDINGS) and " ".join(ctx.words_before[-1:]).lower() in _ARTICLES:
+        # 'eine ½ Stunde', 'jede weitere ½ Std.' halbe: after an article or its adjective
+        article = ctx.prev_word.lower()
+        if (
+            article in _ARTICLES
+            or article.endswith(_ADJECTIVE_ENDINGS) and " ".join(ctx.words_before[-1:]).lower() in _ARTICLES
+        ):
             return "halbe" + "n" * (article.endswith(("n", "m")) or article.endswith("r") and gender == "f")
-        return f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
+        return (
+            f"{cldr.cardinal('de', 1, _ONE[case][gender])} halbe"
+            f"{_STRONG_ENDINGS[case][gender] if case in ('nominative', 'accusative') else 'n'}"
+        )
 
     def fraction(self, numerator: int, denominator: int) -> str:
-        return (f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}") if denominator == 2 else f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
+        return (
+            (f"{self.counted(numerator)} {'halb' if numerator == 1 else 'halbe'}")
+            if denominator == 2
+            else f"{self.counted(numerator)} {cldr.ordinal('de', denominator)[:-1]}el"
+        )
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
@@ -210,7 +284,9 @@ class German(Language):
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
         # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
-        owner = word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in self.RULERS
+        owner = (
+            word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in self.RULERS
+        )
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
@@ -221,7 +297,9 @@ class German(Language):
         found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
         cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
-        return _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
+        return (
+            _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
+        )
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
@@ -230,7 +308,8 @@ _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abb
 _LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
 _SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
-_PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")  # a car's plate 'B-MW 123E'; codes: english.REFERENCE
+# a car's plate 'B-MW 123E'; codes: english.REFERENCE
+_PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")
 _WORD_CODE = re.compile(r"(?=[A-ZÄÖÜ]{4})([A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*[AEIOUÄÖÜ][A-ZÄÖÜ]*)([1-9]\d{0,2})")
 _ARTICLES = (_DATIVE_CUES | _WEAK_CUES) - {"ab", "bis", "seit"}  # before '½' no 'ein': 'nach einer ½ Stunde' halben
 _COMPOUND = re.compile(r"(\d{1,4})((?:-[A-ZÄÖÜ][a-zäöüß]+)+)")  # a number joined to nouns: '3-Zimmer-Wohnung'
@@ -245,7 +324,15 @@ def _cue(ctx: Context) -> str:
     skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
     prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
-    return ctx.agreement if prev in _LIST_WORDS or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-")) or _apposition(ctx) else prev
+    return (
+        ctx.agreement
+        if (
+            prev in _LIST_WORDS
+            or not prev and (ctx.last_visible == "," or ctx.prev_char in ("–", "-"))
+            or _apposition(ctx)
+        )
+        else prev
+    )
 
 
 def _quantity_case(ctx: Context) -> str:
@@ -271,7 +358,11 @@ def _apposition(ctx: Context, date: bool = False) -> str:
     after 'ab' dem, as 'ab' is said before a day ('ab 1. Juni' ab dem ersten Juni)."""
     if date and ctx.prev_word.lower() == "ab":
         return "dem "
-    return f"{ctx.agreement} " if not ctx.prev_word and ctx.last_visible not in ".!?" and ctx.agreement in _APPOSITION.values() else ""
+    return (
+        f"{ctx.agreement} "
+        if not ctx.prev_word and ctx.last_visible not in ".!?" and ctx.agreement in _APPOSITION.values()
+        else ""
+    )
 
 
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
@@ -283,7 +374,8 @@ def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
     head = noun and noun[0].endswith("er") and noun[0] not in _MEASURE_NOUNS and chunk_after(cur, noun[1], str.isupper)
     noun = head if head and head[0] not in _PRONOUNS else noun  # a place's adjective: '1 Schwarzwälder Torte' eine
     noun = noun[0].rstrip(".,;:!?") if noun else ""
-    if not noun.isalpha() or noun.isupper() and noun not in _GENDERS or noun in _PRONOUNS:  # 'ABC' (not 'DVD'); 'Punkt 1 finden Sie'
+    # 'ABC' (not 'DVD'); 'Punkt 1 finden Sie'
+    if not noun.isalpha() or noun.isupper() and noun not in _GENDERS or noun in _PRONOUNS:
         return None
     return adjective[0] if adjective else "", noun
 

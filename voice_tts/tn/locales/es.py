@@ -110,14 +110,26 @@ class Spanish(Iberian):
         if numerator == 1 and denominator == 2:
             return "media" if feminine else "medio"
         if name is None or numerator == 0:  # over a smaller number a reference: 'n.º 2027/118' … barra ciento dieciocho
-            return f"{cardinal(numerator)} {self.NUMBER_SLASH if numerator > denominator else 'sobre'} {cardinal(denominator)}"
+            return (
+                f"{cardinal(numerator)} {self.NUMBER_SLASH if numerator > denominator else 'sobre'} "
+                f"{cardinal(denominator)}"
+            )
         one = ("una " if feminine else "un ") + (name[:-1] + "a" if feminine else name)
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
-    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:  # in a sentence past :30, or 13:10 on, plain
-        y, quarters = ("", {}) if ctx.prev_word and (hours > 12 and minutes >= 10 or minutes > 30 and not marker) else (" y", self.QUARTERS)
-        return cardinal(hours, "f") + (f"{y} {quarters.get(str(minutes), cardinal(minutes))}" if minutes else "") + (
-            " horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))  # '16:30 h' … treinta horas, '6:45 h' seis y cuarenta y cinco
+    def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
+        # in a sentence past :30, or 13:10 on, plain
+        y, quarters = (
+            ("", {})
+            if ctx.prev_word and (hours > 12 and minutes >= 10 or minutes > 30 and not marker)
+            else (" y", self.QUARTERS)
+        )
+        return (
+            cardinal(hours, "f")
+            + (f"{y} {quarters.get(str(minutes), cardinal(minutes))}" if minutes else "")
+            # '16:30 h' … treinta horas, '6:45 h' seis y cuarenta y cinco
+            + (" horas"[:6 - (hours == 1)] * bool(marker and not (minutes and y)))
+        )
 
     def currency(self, written: str) -> Currency | None:
         """The table in any case, else CLDR's codes and symbols ('3 kr'); a code that is a word only in capitals."""
@@ -130,7 +142,9 @@ class Spanish(Iberian):
         m, groups = _EXTENSION_GROUP.search(text), re.findall(r"\d+", text)
         if m is None and len(groups) > 2 and (min(map(len, groups)) == 2 or groups[0] == "900"):
             return " ".join(_with_zeros(g, "") for g in groups)
-        return self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
+        return (
+            self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
+        )
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         m = _GROUPED_FRACTION.fullmatch(token)
@@ -162,13 +176,26 @@ class Spanish(Iberian):
                 or word == "I" and ctx.prev_word.istitle()):
             return None
         value = numeric_spans.roman_value(word)
-        ruler = self.is_ruler(ctx.prev_word)  # '«El Madrid de Felipe II»' segundo; 'Derecho Civil II' dos, a course's part
+        # '«El Madrid de Felipe II»' segundo; 'Derecho Civil II' dos, a course's part
+        ruler = self.is_ruler(ctx.prev_word)
         article = ctx.prev_word.lower() in self.PREPOSITIONS
-        if chapter not in self.CHAPTER_WORDS and (ruler or article or not ctx.prev_word.istitle() or set(word) - set("IVX")) and (
-                ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES):  # '«Rocky II»' dos
+        if (
+            chapter not in self.CHAPTER_WORDS
+            and (ruler or article or not ctx.prev_word.istitle() or set(word) - set("IVX"))
+            # '«Rocky II»' dos
+            and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES)
+        ):
             noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
-            return locale_span(end, ordinal(value, bool(noun) and self.is_feminine(noun[0].lower())) if article or not ctx.prev_word.istitle()
-                               else self.regnal(value, is_feminine_name(ctx.prev_word), ctx), self.code)  # 'Isabel segunda', 'Alfonso trece'
+            return locale_span(
+                end,
+                (
+                    ordinal(value, bool(noun) and self.is_feminine(noun[0].lower()))
+                    if article or not ctx.prev_word.istitle()
+                    # 'Isabel segunda', 'Alfonso trece'
+                    else self.regnal(value, is_feminine_name(ctx.prev_word), ctx)
+                ),
+                self.code,
+            )
         if (era := chunk_after(cur, end, is_letter)) is not None and era[0].lower() in self.ERAS:
             return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
         return locale_span(end, cardinal(value), self.code)
@@ -188,7 +215,8 @@ class Spanish(Iberian):
                 words.append(noon if hours == 12 else "de la mañana" if w == "am" else evening)
                 if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
                     last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
-            elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):  # '1 noche gratis' is no hour
+            # '1 noche gratis' is no hour
+            elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):
                 words.append(self.DAY_PARTS[w])
             elif zone and zone[1] in self.ZONES:
                 offset = zone[2] or ""  # 'gmt-3' g m t menos tres

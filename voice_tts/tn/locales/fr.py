@@ -26,8 +26,12 @@ class French(Language):
     def phone_digits(self, text: str) -> str:
         """'01 23 45 67 89', '7512 0394' (fours in pairs) and triples after a zero ('0800' zéro huit cents), as French says."""
         words = []
-        for group in (pair for piece in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", "")) for pair in (
-                [piece[:2], piece[2:]] if len(piece) == 4 and piece != text and piece[:2] != "08" else [piece])):  # '7512' in pairs
+        # '7512' in pairs
+        for group in (
+            pair
+            for piece in re.split(r"[ ./-]", ascii_digits(text).strip("() ").replace(")", ""))
+            for pair in ([piece[:2], piece[2:]] if len(piece) == 4 and piece != text and piece[:2] != "08" else [piece])
+        ):
             rest = group[1:] if group[:1] == "0" else group
             if len(group) == 2 or len(rest) == 3 and rest[0] != "0" and group != text:  # a lone 'n° 0482' is a code
                 words.append(("zéro " if rest != group else "") + self.cardinal(int(rest)))
@@ -43,7 +47,9 @@ class French(Language):
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """'les 80s' les années quatre-vingt: a decade."""
         decade = _DECADE.fullmatch(token) and ctx.prev_word.lower() in ("les", "des", "aux")
-        return "années " + self.cardinal(int(token[:-1])).removesuffix("s") if decade else super().shaped_token(token, ctx)
+        return (
+            "années " + self.cardinal(int(token[:-1])).removesuffix("s") if decade else super().shaped_token(token, ctx)
+        )
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways)."""

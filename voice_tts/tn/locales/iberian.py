@@ -37,13 +37,20 @@ class Iberian(Language):
         if ctx.prev_word not in self.YEAR_CUES:  # the word after is looked at (and waited for) only after a year word
             return super().is_year(cur, end, n, ctx)
         after, symbol = chunk_after(cur, end, is_letter), cur.at(lexer.spaces(cur, end))
-        noun = after is not None and (is_known_noun(self.code, self.singular(after[0])) or self.unit(after[0]) is not None)
-        return not (noun or symbol.strip() and not symbol.isalnum() and symbol not in ".,;:!?)»\"'")  # '6.000 €', '1200 casas'
+        noun = after is not None and (
+            is_known_noun(self.code, self.singular(after[0])) or self.unit(after[0]) is not None
+        )
+        # '6.000 €', '1200 casas'
+        return not (noun or symbol.strip() and not symbol.isalnum() and symbol not in ".,;:!?)»\"'")
 
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
         reading = self.ABBREVIATIONS.get(written.lower())
-        return reading if reading is None or not written[0].isupper() else " ".join(w[0].upper() + w[1:] for w in reading.split())
+        return (
+            reading
+            if reading is None or not written[0].isupper()
+            else " ".join(w[0].upper() + w[1:] for w in reading.split())
+        )
 
     def address(self, text: str) -> str:
         """Piece by piece: words as written, digits one by one."""

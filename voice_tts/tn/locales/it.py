@@ -25,7 +25,8 @@ class Italian(Language):
     code = "it"
 
     def cardinal(self, n: int) -> str:
-        # cento keeps its o before otto, not before ottanta; a compound's last 'tre' is stressed, as CLDR writes 'ventitré'
+        # cento keeps its o before otto, not before ottanta; a compound's last 'tre' is stressed, as CLDR writes
+        # 'ventitré'
         return re.sub(r"(mille|mila)tre\b", r"\1tré", super().cardinal(n).replace("centotto", "centootto"))
 
     def counted(self, n: int, feminine: bool = False) -> str:
@@ -37,7 +38,11 @@ class Italian(Language):
         if n == 1 and ctx.char_before(cur.text, end - 1) in ("'", "’"):
             return "una"
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
-        return _one_before(count, noun) if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e") else count
+        return (
+            _one_before(count, noun)
+            if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e")
+            else count
+        )
 
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         count = _one_before(self.counted(n, feminine), noun)
@@ -54,7 +59,8 @@ class Italian(Language):
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
-        if minutes or seconds is not None:  # named alone or with seconds ('dodici e zero minuti e …'); 'alle dieci e quindici'
+        # named alone or with seconds ('dodici e zero minuti e …'); 'alle dieci e quindici'
+        if minutes or seconds is not None:
             words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti' * (seconds is not None or not ctx.prev_word)}"
         if seconds is not None:
             words += f" e {'un secondo' if seconds == 1 else self.cardinal(seconds) + ' secondi'}"
@@ -66,4 +72,8 @@ RULES = Italian()
 
 def _one_before(count: str, noun: str) -> str:
     """'un' and 'una' as the noun after them takes them: 'uno studente', "un'ora" (elided before a vowel)."""
-    return "uno" if count == "un" and _UNO_BEFORE.match(noun) else ("un'" if count == "una" and noun[:1].lower() in "aeiouàèéìòù" else count)
+    return (
+        "uno"
+        if count == "un" and _UNO_BEFORE.match(noun)
+        else ("un'" if count == "una" and noun[:1].lower() in "aeiouàèéìòù" else count)
+    )

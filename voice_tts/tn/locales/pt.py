@@ -22,7 +22,8 @@ from voice_tts.tn.locales.numeric_spans import GROUPED
 _SCALE = re.compile(r"\b(mil|\w+lhão|\w+lhões) (?:e )?")
 _DOTTED = re.compile(r"\d+\.\d+")
 _DURATION = re.compile(r"(?:(\d{1,2})h)?(?:(\d{1,2})min)?(?:(\d{1,2})s)?(?:/(km|mi))?")  # '2h11min08s', '3min02s/km'
-_WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")  # '3ªs' terças, '2ª-feira' segunda-feira: the weekdays by number
+# '3ªs' terças, '2ª-feira' segunda-feira: the weekdays by number
+_WEEKDAY_ORDINAL = re.compile(r"([2-6])ª(s|-feira|s-feiras)")
 
 
 @lru_cache(maxsize=4096)
@@ -55,7 +56,11 @@ class Portuguese(Iberian):
         return f"{self.cardinal(int(whole))} {self.DECIMAL_WORD} {self._zeros_then_number(fractional, self.digits)}"
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        return f"{self.counted_decimal(whole, fractional, False, ctx)} {self.PERCENT}" if fractional else super().percent(whole, fractional, ctx)
+        return (
+            f"{self.counted_decimal(whole, fractional, False, ctx)} {self.PERCENT}"
+            if fractional
+            else super().percent(whole, fractional, ctx)
+        )
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
@@ -63,10 +68,12 @@ class Portuguese(Iberian):
         return f"{_cardinal(numerator)} {_cardinal(denominator)} avos"  # 'um onze avos': avos stays plural
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):  # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
+        # '14.30' catorze trinta; 'Gol 1.0' um ponto zero: no clock
+        if _DOTTED.fullmatch(token) and not GROUPED.fullmatch(token):
             said = (_cardinal(int(r)) if len(r) <= 6 and r[0] != "0" else self.digits(r) for r in token.split("."))
             return (" " if len(token.partition(".")[2]) > 1 else " ponto ").join(said)  # up to six digits a number
-        if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:  # duas horas, onze minutos e oito segundos
+        # duas horas, onze minutos e oito segundos
+        if (m := _DURATION.fullmatch(token)) and sum(map(bool, m.groups()[:3])) > 1:
             parts = tuple((int(n), unit) for n, unit in zip(m.groups(), ("h", "min", "s")) if n)
             return self.duration(parts, ctx) + (f" {self.per(self.unit(m[4]))}" if m[4] else "")
         if m := _WEEKDAY_ORDINAL.fullmatch(token):  # WEEKDAYS' first five, Monday to Friday
@@ -81,22 +88,35 @@ class Portuguese(Iberian):
             return None
         return self.DAY_PARTS[part[0]], part[1], hours - 12 if face and hours > 12 and not minutes else hours
 
-    def _clock_window(self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False) -> Span:
+    def _clock_window(
+        self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False
+    ) -> Span:
         """A whole hour opening a range says no 'horas' ('das 8h às 20h' das oito às vinte horas, 'das 20h às 20h30')."""
         span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
-        link = not minutes and ctx.prev_word.lower() in ("da", "das", "entre", "de") and chunk_after(cur, span.end, is_letter)
+        link = (
+            not minutes
+            and ctx.prev_word.lower() in ("da", "das", "entre", "de")
+            and chunk_after(cur, span.end, is_letter)
+        )
         last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
         span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h", last[0]) else span.info
         return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")  # 'até 0h' (not 'às 0h')
+        # 'até 0h' (not 'às 0h')
+        midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")
         hour = "meia-noite" if midnight else _cardinal(hours, True)
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
-        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}  # DURATION_CUES: 'duração de'
-        if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):  # 'em 1h30' uma hora e meia, 'dura 2h15'
-            named = "meia" if minutes == 30 and seconds is None else f"{_cardinal(minutes)} minuto{'s' * (minutes != 1)}"
-            return f"{words} e {named}" + (f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else "")
+        # DURATION_CUES: 'duração de'
+        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}
+        # 'em 1h30' uma hora e meia, 'dura 2h15'
+        if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):
+            named = (
+                "meia" if minutes == 30 and seconds is None else f"{_cardinal(minutes)} minuto{'s' * (minutes != 1)}"
+            )
+            return f"{words} e {named}" + (
+                f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else ""
+            )
         face = midnight or ctx.prev_word.lower() in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
         return f"{hour if face else words} e {_cardinal(minutes)}" if minutes else words
 

@@ -30,7 +30,9 @@ from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_c
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import agreement, cardinal, digits, ordinal
-from voice_tts.tn.locales.numeric_spans import DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
+from voice_tts.tn.locales.numeric_spans import (
+    DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
+)
 
 _WORDS = words("ru")
 # unit → (one, a few, many, gender); after a fraction the 'a few' form is read: 'три целых две десятых литра'
@@ -135,7 +137,11 @@ def _whole_word(count: int, case: str = "nominative") -> str:
 
 def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> str:
     """The ordinal that names a fraction's part after `count` of it: одна десятая, две десятых."""
-    return ordinal(denominator, "f", case) if agreement(count) == 0 else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+    return (
+        ordinal(denominator, "f", case)
+        if agreement(count) == 0
+        else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +171,8 @@ class Russian(Language):
               for word in ("тыс", "млн", "млрд") for one, few, many, gender in [UNITS[word]]}
     MONTHS = MONTH_INDEX
     MONTH_NAMES = MONTHS_GENITIVE
-    # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full ('с пн. по пт' с понедельника по пятницу).
+    # The abbreviations and CLDR's abbreviated weekdays, with a period or none, read in full
+    # ('с пн. по пт' с понедельника по пятницу).
     SPELLED_OUT = abbreviations("ru") | {day + dot: wide for dot in ("", ".") for day, wide in zip(
         *(get_day_names(width, locale="ru").values() for width in ("abbreviated", "wide")))}
     LONGEST_ABBREVIATIONS_FIRST = sorted(SPELLED_OUT, key=len, reverse=True)
@@ -177,7 +184,8 @@ class Russian(Language):
     def fraction(self, numerator: int, denominator: int) -> str:
         """'1/2' одна вторая, '3/4' три четвертых; over more than a hundred but no power of ten, or not less than one, a
         reference ('заявка 58/412' пятьдесят восемь дробь четыреста двенадцать)."""
-        if denominator > 100 and str(denominator).strip("0") != "1" or numerator >= denominator:  # 'смета № 47/26' дробь
+        # 'смета № 47/26' дробь
+        if denominator > 100 and str(denominator).strip("0") != "1" or numerator >= denominator:
             return f"{cardinal(numerator)} дробь {cardinal(denominator)}"
         return f"{cardinal(numerator, 'f')} {_fraction_noun(denominator, numerator)}"
 
@@ -189,10 +197,20 @@ class Russian(Language):
         a noun and 'с' the instrumental ('с 16 ГБ')."""
         if ru_cases.takes_accusative(preposition := _preposition(ctx)):
             return "accusative"
-        if measure and preposition in ("с", "со") and ctx.words_before and ru_morph.noun(ctx.words_before[-1]) and not ru_morph.is_verb(ctx.words_before[-1]):
+        if (
+            measure
+            and preposition in ("с", "со")
+            and ctx.words_before
+            and ru_morph.noun(ctx.words_before[-1])
+            and not ru_morph.is_verb(ctx.words_before[-1])
+        ):
             return "instrumental"
         case = ru_cases.COUNT_PREPOSITIONS.get(preposition)  # 'при 190 °C' при ста девяноста градусах
-        return "genitive" if case == "genitive" or preposition in _WORDS["action_nouns"] else case if case in ("dative", "prepositional") else "nominative"
+        return (
+            "genitive"
+            if case == "genitive" or preposition in _WORDS["action_nouns"]
+            else (case if case in ("dative", "prepositional") else "nominative")
+        )
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional, self.amount_case(ctx))
@@ -200,24 +218,39 @@ class Russian(Language):
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context, case: str = "") -> str:
         """A number and its unit, both in the amount's case: 'до 5 кг' до пяти килограммов; a year and
         its noun ('в 1990 г.' в тысяча девятьсот девяностом году); rubles and kopecks ('2,03 руб.')."""
-        if not fractional and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}")) and (year["word"] == "году" or len(whole) == 4 and (
-                year["word"] != "г" or int(whole) in _YEARS)):  # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
+        if (
+            not fractional
+            and (year := _YEAR_WITH_WORD.fullmatch(f"{whole} {unit.written}"))
+            # under 1000 only 'году', no count's ('22 года'); 'г' no gram's ('6593 г')
+            and (year["word"] == "году" or len(whole) == 4 and (year["word"] != "г" or int(whole) in _YEARS))
+        ):
             return _year_with_noun(int(whole), year["word"], _preposition(ctx)) + " выпуска" * bool(year["made"])
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
         if ctx.agreement.startswith(_CARRIED) and unit.written in ("коп", "мин") and len(whole) <= 2:
             case = ctx.agreement.removeprefix(_CARRIED)  # the kopecks in the rubles' case, the minutes in the hours'
         if fractional and len(fractional) == 2 and unit.written in MINOR:
             major = self._counted_quantity(whole, None, unit, ctx)
-            return f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}" if int(fractional) else major
+            return (
+                f"{major} {self._counted_quantity(str(int(fractional)), None, _minor(unit.written), ctx)}"
+                if int(fractional)
+                else major
+            )
         if (whole, fractional) == ("0", "5") and case in ru_cases.DIRECT_CASES and unit.few in _WORDS["halved_units"]:
             return _WORDS["halved_units"][unit.few] + unit.per
         half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа', 'два с половиной часа'
         count = max(int(whole), 2) if half else None if fractional else int(whole)
-        return f"{half or decimal(whole, fractional, case, unit.gender)} {_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
+        return (
+            f"{half or decimal(whole, fractional, case, unit.gender)} "
+            f"{_unit_form((unit.singular, unit.few, unit.plural), count, case)}{unit.per}"
+        )
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         case = self.amount_case(ctx)  # money after 'с' is where it starts ('с 5 тыс. руб.'), never an instrumental
-        return f"{self._counted_quantity(whole, fractional, scale, ctx, case)} {currency.major.plural}" if scale else self._counted_quantity(whole, fractional, currency.major, ctx, case)
+        return (
+            f"{self._counted_quantity(whole, fractional, scale, ctx, case)} {currency.major.plural}"
+            if scale
+            else self._counted_quantity(whole, fractional, currency.major, ctx, case)
+        )
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
         return f"{cardinal(whole, 'f')} {_whole_word(whole)} {self.fraction(numerator, denominator)}"
@@ -227,19 +260,33 @@ class Russian(Language):
         noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
-            return Span(end, "locale", self.code, self.fraction_before(cur, end, numerator, denominator, ctx, True), agreement="legal part")
+            return Span(
+                end,
+                "locale",
+                self.code,
+                self.fraction_before(cur, end, numerator, denominator, ctx, True),
+                agreement="legal part",
+            )
         if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
             return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
-        bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS  # 'собран на 3/4,'
-        if not (bare or noun and noun[0].islower() and not self.unit(noun[0])) or (
-                reading := self.fraction_before(cur, end, numerator, denominator, ctx, bare)) == self.fraction(numerator, denominator):
+        # 'собран на 3/4,'
+        bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
+        if (
+            not (bare or noun and noun[0].islower() and not self.unit(noun[0]))
+            or (
+                (reading := self.fraction_before(cur, end, numerator, denominator, ctx, bare))
+                == self.fraction(numerator, denominator)
+            )
+        ):
             return None
         if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:
             return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
         return locale_span(end, reading, self.code)
 
-    def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False) -> str:
+    def fraction_before(
+        self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False
+    ) -> str:
         """'¾ суммы' три четверти суммы: a fraction before a noun (or `named`: '½ ч. л.') as its noun, in its place's case ('по ½' по половине)."""
         count, name = _WORDS["fraction_nouns"].get(f"{numerator}/{denominator}", (0, ""))
         if not name or not named and (not (noun := chunk_after(cur, end, is_letter)) or self.unit(noun[0])):
@@ -251,8 +298,14 @@ class Russian(Language):
         """A fraction of a unit: the unit in the genitive singular ('одна вторая литра'); a score out of the most
         before its points, 'из' ('95/100 баллов' девяносто пять из ста баллов)."""
         if not whole and word.lower() in _WORDS["points"] and numerator <= denominator:
-            return f"{cardinal(numerator, ru_cases.count_gender(numerator, word.lower()))} из {cardinal(denominator, 'm', 'genitive')} {word}"
-        return None if (unit := self.unit(word)) is None else f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)} {unit.few}"
+            return (
+                f"{cardinal(numerator, ru_cases.count_gender(numerator, word.lower()))} из "
+                f"{cardinal(denominator, 'm', 'genitive')} {word}"
+            )
+        return None if (unit := self.unit(word)) is None else (
+            f"{self.mixed_fraction(whole, numerator, denominator) if whole else self.fraction(numerator, denominator)}"
+            f" {unit.few}"
+        )
 
     def number_range(self, m: re.Match[str], ctx: Context, ends_phrase: bool = False, noun: str | None = None) -> str:
         """'3–5 дней' три пять, in the case the preposition and noun give ('в течение 3–5 дней' трёх пяти), in the noun's
@@ -283,7 +336,9 @@ class Russian(Language):
         'и' (as the hour before may be: 'в 11:00 и 15:30'), every part named (пятнадцать часов тридцать минут)."""
         case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
-            parts = ((hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f"))[:2 if seconds is None else 3]
+            parts = (
+                (hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f")
+            )[:2 if seconds is None else 3]
             c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
             return ru_cases.counts(parts, c)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
@@ -307,8 +362,13 @@ class Russian(Language):
             return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
-        cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])  # 'рождения 01-01-86' a date, else a telephone number
-        parts = _date_parts(m, ".-" if cued else ".") if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued) else None
+        # 'рождения 01-01-86' a date, else a telephone number
+        cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
+        parts = (
+            _date_parts(m, ".-" if cued else ".")
+            if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued)
+            else None
+        )
         return self.date(*parts, ctx) if parts else None
 
     def per(self, unit: Unit) -> str:
@@ -330,7 +390,15 @@ class Russian(Language):
     def phone_digits(self, text: str) -> str:
         """Groups joined by hyphens as libphonenumber groups them ('8-913-983-56-01'); any other
         digits piece by piece as written ('7 912 345-67-89', '03')."""
-        return _phone(text) if PHONE.fullmatch(text) else " ".join(map(_group, re.findall(r"\d+", text))) if _SPACED_PHONE.fullmatch(text) else _fallback(_plain(text))
+        return (
+            _phone(text)
+            if PHONE.fullmatch(text)
+            else (
+                " ".join(map(_group, re.findall(r"\d+", text)))
+                if _SPACED_PHONE.fullmatch(text)
+                else _fallback(_plain(text))
+            )
+        )
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
@@ -338,18 +406,34 @@ class Russian(Language):
         preposition, noun = _preposition(ctx), word_after(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
-        code = n > 9999 and (chunk_after(cur, end, str.isupper) or preposition == "индекс" or cur.at(end) == "," and (
-            word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)))  # '…, 125009, Москва'
-        if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():  # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
+        code = n > 9999 and (
+            chunk_after(cur, end, str.isupper)
+            or preposition == "индекс"
+            # '…, 125009, Москва'
+            or cur.at(end) == "," and (
+                word_after(cur, end + 1) == "г" or ctx.last_visible == "," and chunk_after(cur, end + 1, str.isupper)
+            )
+        )
+        # a postcode in two groups ('620014, г.' шестьсот двадцать ноль четырнадцать)
+        if code and 99999 < n < 10**6 and cur.text[end - 6:end].isdecimal():
             return _phone(f"{n // 1000}-{n % 1000:03d}")
-        noun = "" if code or preposition == "№" else noun  # a code or a number before a name ('12500 Москва', '№ 752 Москва'), no count; after 'из' the noun counted before ('позициям из 31' одной)
-        counted = noun if noun.isalpha() or preposition != "из" else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+        # a code or a number before a name ('12500 Москва', '№ 752 Москва'), no count; after 'из' the noun counted
+        # before ('позициям из 31' одной)
+        noun = "" if code or preposition == "№" else noun
+        counted = (
+            noun
+            if noun.isalpha() or preposition != "из"
+            else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+        )
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
                     lettered := word_after(cur, end + letter.end())) in _WORDS["lettered_nouns"]:
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
-        return (_ordinal_by_noun(n, preposition, noun) or _one_before_adjective(n, preposition, noun)
-                or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case))
+        return (
+            _ordinal_by_noun(n, preposition, noun)
+            or _one_before_adjective(n, preposition, noun)
+            or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case)
+        )
 
     def percent(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return self._counted_quantity(whole, fractional, self.unit("%"), ctx, self.amount_case(ctx))
@@ -362,7 +446,8 @@ class Russian(Language):
     def unit(self, written: str) -> Unit | None:
         """A word that joins the number before it ('кг', 'км/ч', 'году', 'США'), as `UNITS` names it."""
         parts = written.lower().split("/")
-        if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):  # 'руб/мес', never 'руб/шт' рублей
+        # 'руб/мес', never 'руб/шт' рублей
+        if parts[0] not in _AFTER or not all(part in PER for part in parts[1:] if part):
             return None
         one, few, many, gender = UNITS.get(parts[0], (parts[0], parts[0], parts[0], "m"))
         per = PRICE_PER if parts[0] in MINOR else PER
@@ -376,13 +461,28 @@ class Russian(Language):
 
     def currency(self, written: str) -> Currency | None:
         """A currency sign or code ('$', 'USD'), as `UNITS` names it."""
-        unit = self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _WORDS["codes_before"] else None
-        if unit is None and (lexer.is_currency(written[:1]) or written.isupper()) and (code := cldr.currency_code("ru", written)):  # '₸', 'AMD', '680 GEL'
+        unit = (
+            self.unit(written) if lexer.is_currency(written[:1]) or written.lower() in _WORDS["codes_before"] else None
+        )
+        # '₸', 'AMD', '680 GEL'
+        if (
+            unit is None
+            and (lexer.is_currency(written[:1]) or written.isupper())
+            and (code := cldr.currency_code("ru", written))
+        ):
             one, few, many = (cldr.currency_name("ru", code, n) for n in (1, 2, 5))
-            unit = Forms(one, many, (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f", few, gender, written)
+            unit = Forms(
+                one,
+                many,
+                (gender := getattr(ru_morph.noun(one.split()[-1]), "gender", "m")) == "f",
+                few,
+                gender,
+                written,
+            )
         return None if unit is None else Currency(unit, _minor(written.lower()))
 
-    def currency_word(self, written: str) -> Currency | None:  # before an amount no code that is an English word ('TOP 10')
+    # before an amount no code that is an English word ('TOP 10')
+    def currency_word(self, written: str) -> Currency | None:
         return self.currency(written) if written.lower() in cldr.currency_symbols("ru") else None
 
     def abbreviation(self, written: str) -> str | None:
@@ -403,7 +503,9 @@ class Russian(Language):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """Groups of three after single spaces ('1 000 000'), the last with what it carries ('8 800 555-35-35')."""
         end = super()._number_end(cur, body)
-        grouped = cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1))
+        grouped = (
+            cur.at(end) in GROUP_SPACES and _SPACE_GROUPED.fullmatch(cur.text, body, end) and is_digit(cur.at(end + 1))
+        )
         return m if grouped and _GROUP.match(cur.text, end + 1, m := lexer.chunk(cur, end + 1)) else end
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
@@ -412,18 +514,37 @@ class Russian(Language):
         low = cur.text[pos:(end := lexer.chunk(cur, pos))].lower()
         try:
             run = lexer.url_end(cur, pos) if cur.at(end) in "&-_.+@" else end
-            digits = cur.text[end + 1:lexer.digits_end(cur, end + 1)] if low in ("в", "к", "с") and cur.at(end) == " " else ""
-            number = (digits == "2" or low == "с" and re.fullmatch("1..", digits)) and self.find_span(cur, end + 1, replace(
-                ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]))  # 'второй', 'сто' may follow
+            digits = (
+                cur.text[end + 1:lexer.digits_end(cur, end + 1)]
+                if low in ("в", "к", "с") and cur.at(end) == " "
+                else ""
+            )
+            # 'второй', 'сто' may follow
+            number = (digits == "2" or low == "с" and re.fullmatch("1..", digits)) and self.find_span(
+                cur,
+                end + 1,
+                replace(ctx, prev_word=cur.text[pos:end], words_before=(*ctx.words_before, ctx.prev_word)[-3:]),
+            )
         except TooLong:
             run, number = end, None
-        if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):  # 'С 2 января' Со второго
-            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)  # 'во 2 квартале', 'с 100 ₽' со ста
+        # 'С 2 января' Со второго
+        if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):
+            # 'во 2 квартале', 'с 100 ₽' со ста
+            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)
         if numeric_spans.is_address(cur.text[pos:run]):
             return locale_span(run, self.address(cur.text[pos:run]), self.code)
-        if (days := re.fullmatch(r"(\w+)[-–](\w+)", low)) and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys():
-            first, last = (ru_morph.inflect(self.SPELLED_OUT[day], case) for day, case in zip(days.groups(), ("genitive", "accusative")))
-            return locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code)  # 'пн–пт', 'ср–вс' со среды
+        if (
+            (days := re.fullmatch(r"(\w+)[-–](\w+)", low))
+            and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys()
+        ):
+            first, last = (
+                ru_morph.inflect(self.SPELLED_OUT[day], case)
+                for day, case in zip(days.groups(), ("genitive", "accusative"))
+            )
+            # 'пн–пт', 'ср–вс' со среды
+            return locale_span(
+                end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
+            )
         if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
             return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
@@ -432,14 +553,22 @@ class Russian(Language):
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
-                case = ctx.agreement == "legal part" and "genitive" or _WORDS["place_cases"].get(p := _preposition(ctx)) or ru_cases.COUNT_PREPOSITIONS.get(p)  # 'на ул.' на улице, 'ч. 2 ст.' статьи
+                # 'на ул.' на улице, 'ч. 2 ст.' статьи
+                case = (
+                    ctx.agreement == "legal part" and "genitive"
+                    or _WORDS["place_cases"].get(p := _preposition(ctx))
+                    or ru_cases.COUNT_PREPOSITIONS.get(p)
+                )
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
                     case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
                 weekday = written not in self.ABBREVIATIONS  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                 weekly = weekday and (p == "по" and not {"с", "со"} & {*map(str.lower, ctx.words_before[-2:])} or (
                     ctx.agreement == "weekly" and p in ("и", "или", "")))  # 'по вт и чт' по вторникам и четвергам
                 case = ("accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)) if weekday else case
-                reading = not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written) or self.SPELLED_OUT[written]
+                reading = (
+                    not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written)
+                    or self.SPELLED_OUT[written]
+                )
                 reading = ru_morph.inflect(reading, "dative", True) if weekly else (
                     ru_morph.phrase_in_case(reading, case) if case else reading)
                 return Span(pos + len(written), "locale", self.code, reading, agreement="weekly" if weekly else
@@ -449,7 +578,8 @@ class Russian(Language):
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
         'C' alone) an ordinal, after 'глава', 'том' or closing a quoted title a number ('глава IV' глава четыре)."""
-        value = roman_value(word)  # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        value = roman_value(word)
         chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
             end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
@@ -460,15 +590,22 @@ class Russian(Language):
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
 
-    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
+    def _numeric(
+        self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
+    ) -> Span:
         """`Language`'s number span and the words that still join it (`_units_end`): a measure range ('3-5 кг'), square
         metres ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or another unit in
         the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('мм рт. ст.'), a half."""
-        if pos == body and (unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)):
+        if pos == body and (
+            unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)
+        ):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
-            reading = self._counted_quantity(*amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal())
-            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)  # a pressure as said: 'до 140/90' до сто сорок на девяносто
+            reading = self._counted_quantity(
+                *amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
+            )
+            # a pressure as said: 'до 140/90' до сто сорок на девяносто
+            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
@@ -487,13 +624,18 @@ class Russian(Language):
         """The units, currencies and scale words after a number ('2,5 тыс руб.', '3-5 кг'), an abbreviation's period
         ('руб.', '₽/мес.') unless it ends the sentence; nothing after a percent, currency or degree sign ('5 $')."""
         last = cur.text[end - 1]
-        if last in "%‰" and cur.text[end - 2].isspace() or last == "°" or lexer.is_currency(last) and cur.at(end) != "/" or (
-                last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3])):
+        if (
+            last in "%‰" and cur.text[end - 2].isspace()
+            or last == "°"
+            or lexer.is_currency(last) and cur.at(end) != "/"
+            or (last in "CFKcfk" and cur.text[end - 2] in "° " and not is_digit(cur.text[end - 3]))
+        ):
             return end
         with suppress(TooLong):
             while True:
                 word = _LAST_WORD.search(cur.text, 0, end)  # 'руб.', not '5руб.'
-                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1] in " /"  # '₽/мес.'
+                # '₽/мес.'
+                dotted = word is not None and word.group().lower() in _DOTTED and cur.text[word.start() - 1] in " /"
                 if dotted and cur.at(end) == "." and not self._period_ends_sentence(cur, end):
                     end += 1
                 j = lexer.spaces(cur, end)
@@ -502,7 +644,8 @@ class Russian(Language):
                     return j + 1
                 if j == end and c == "/" and is_letter(cur.at(end + 1)):  # '1/кг'
                     m = self.unit_chunk(cur, end + 1)
-                    dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)  # '650 ₽/мес. + свет' в месяц плюс
+                    # '650 ₽/мес. + свет' в месяц плюс
+                    dot = cur.at(m) == "." and not self._period_ends_sentence(cur, m)
                     return m + dot if cur.text[end + 1:m].lower() in PER else end
                 if j == end or not is_letter(c) or self.unit_at(cur, cur.text[j:(m := lexer.chunk(cur, j))], m) is None:
                     return end
@@ -525,17 +668,24 @@ class Russian(Language):
         if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
                 span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
             return span  # 'XVII–XVIII вв.', 'в 2026–2027 годах'
-        over, _, under = cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")  # '1/2' as '½'
-        if (fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c)) or over.isdecimal() and under.isdecimal() and int(
-                over) < int(under) and (k, int(over), int(under))) and (span := self.fraction_span(cur, *fraction, ctx)):
+        # '1/2' as '½'
+        over, _, under = (
+            cur.text[pos:(k := self._number_end(cur, pos))].rpartition("/") if is_digit(c) else ("", "", "")
+        )
+        if (
+            fraction := c in cldr.VULGAR_FRACTIONS and (pos + 1, *cldr.vulgar_fraction(c))
+            or over.isdecimal() and under.isdecimal() and int(over) < int(under) and (k, int(over), int(under))
+        ) and (span := self.fraction_span(cur, *fraction, ctx)):
             return span
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
         if ctx.prev_word.lower() in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
-            span = super().find_span(cur, pos, replace(ctx, prev_word=""))  # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
+            # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
+            span = super().find_span(cur, pos, replace(ctx, prev_word=""))
         raw = cur.text[pos:span.end]
-        if (m := _COMPOUND.fullmatch(raw)) and (full := self.ABBREVIATIONS.get(m[2] + cur.at(k := span.end))):  # '2-комн.'
+        # '2-комн.'
+        if (m := _COMPOUND.fullmatch(raw)) and (full := self.ABBREVIATIONS.get(m[2] + cur.at(k := span.end))):
             return locale_span(k + (not self._period_ends_sentence(cur, k)), span.info.removesuffix(m[2]) + full, "ru")
         if raw[0] in "+-−" and is_digit(cur.at(pos + 1)) and (unsigned := self.find_span(cur, pos + 1, ctx)) and (
             unsigned.end > span.end or span.end - pos < 6  # no telephone number: "от +2 до +8" от плюс двух
@@ -549,19 +699,32 @@ class Russian(Language):
             return span
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
-        if raw.endswith(",5") and (form := ru_morph.noun(noun := word_after(cur, span.end))) and (reading := _and_a_half(
-                *raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower())):
+        if (
+            raw.endswith(",5")
+            and (form := ru_morph.noun(noun := word_after(cur, span.end)))
+            and (reading := _and_a_half(*raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower()))
+        ):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
-            if span.info == "полутора" and (noun := chunk_after(cur, span.end, is_letter)) and ru_morph.inflect(noun[0], "genitive") == noun[0]:
-                span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]  # 'до 1,5 минуты' минут
+            if (
+                span.info == "полутора"
+                and (noun := chunk_after(cur, span.end, is_letter))
+                and ru_morph.inflect(noun[0], "genitive") == noun[0]
+            ):
+                # 'до 1,5 минуты' минут
+                span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]
         elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
                 written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
         elif _names_no_hours(cur, span, raw, ctx):
             span.info = span.info.rpartition(" ")[0]
             span.agreement = "whole hours" if _preposition(ctx) == "с" else ""
-        elif _preposition(ctx) in ("в", "во") and (m := _RANGE_END.fullmatch(_plain(raw))) and (unit := self.unit(m["unit"])) and (
-                word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"]):  # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
+        elif (
+            _preposition(ctx) in ("в", "во")
+            and (m := _RANGE_END.fullmatch(_plain(raw)))
+            and (unit := self.unit(m["unit"]))
+            # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
+            and (word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"])
+        ):
             span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
             case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
@@ -585,9 +748,15 @@ class Russian(Language):
         elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
                 (case := self.amount_case(ctx)) == "genitive" or _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS):
             span.agreement = _CARRIED + case  # after a preposition, not a verb ('Прошло 2 ч 41 мин' сорок одна)
-        elif ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "") or ru_morph.governs_accusative(
-                verb := " ".join(ctx.words_before[-1:])) and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ()):
-            span.agreement = verb  # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
+        elif (
+            ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "")
+            or (
+                ru_morph.governs_accusative(verb := " ".join(ctx.words_before[-1:]))
+                and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ())
+            )
+        ):
+            # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
+            span.agreement = verb
         return span
 
 
@@ -622,7 +791,9 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
     if not n or (form := ru_morph.noun(noun)) is None or any(p for p, _ in form.forms):
         return None
     cases = form.singular_cases()
-    if not named and (agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or agreement(n) == 1 and "genitive" in cases):
+    if not named and (
+        agreement(n) == 0 and noun not in _WORDS["rank_nouns"] or agreement(n) == 1 and "genitive" in cases
+    ):
         return None  # '2 места': a count
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
         ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
@@ -635,7 +806,9 @@ def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> st
     if (form := ru_morph.noun(noun)) is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
-    return _as_written((ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending)
+    return _as_written(
+        (ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending
+    )
 
 
 def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
@@ -649,16 +822,28 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
 def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
     """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
     сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
-    gender = ru_morph.adjective_gender(adjective) if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS else None
+    gender = (
+        ru_morph.adjective_gender(adjective)
+        if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
+        else None
+    )
     return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
 
 
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
     object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
-    pair, word, before = " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(), ctx.prev_word.lower(), ("", "", *ctx.words_before)
+    pair, word, before = (
+        " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(),
+        ctx.prev_word.lower(),
+        ("", "", *ctx.words_before),
+    )
     word = _WORDS["abbreviated_prepositions"].get(word, word)  # 'ок. 16 ч' около шестнадцати
-    verb = ctx.agreement if word in ("и", "или") else before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в"))
+    verb = (
+        ctx.agreement
+        if word in ("и", "или")
+        else (before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в")))
+    )
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
 
@@ -672,7 +857,11 @@ def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> S
     if century := _with_period_noun(cur, end, [n], _preposition(ctx)):
         return century
     noun = word_after(cur, end)
-    if (form := ru_morph.noun(noun)) is None or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES:  # a lone 'C': a letter
+    # a lone 'C': a letter
+    if (
+        (form := ru_morph.noun(noun)) is None
+        or len(word) < 2 and word not in "VX" and prev.lower() not in _PREPOSITION_CASES
+    ):
         return None
     plural, case = form.forms[0]
     if plural:  # 'XIX-XX веков' are ranges; a plural after one numeral: 'XX веков' rare, read plural
@@ -687,10 +876,14 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
     with suppress(TooLong):
         word = chunk_after(cur, end, is_letter) or ("", end)
         bracketed = len(values) == 2 and cur.at(end) == ")" and preposition not in _PREPOSITION_CASES
-        if case := len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()) or bracketed and "nominative":
+        if case := (
+            len(values) == 2 and _WORDS["plural_period_nouns"].get(word[0].lower()) or bracketed and "nominative"
+        ):
             noun, stop = ("", end) if bracketed else word
         elif (lemma := _WORDS["period_abbreviations"].get(word[0])) and cur.at(word[1]) == ".":
-            case = (_PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative").replace("accusative", "nominative")
+            case = (
+                _PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative"
+            ).replace("accusative", "nominative")
             noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
             stop = word[1] + 1
         else:
@@ -783,8 +976,16 @@ def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | No
     """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
     with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
     day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return date_parts(m) or ((day, month, int(year)) if m.group("s") in separators and len(year) == len(m.group("a")) == len(m.group("b")) == 2
-                             and 1 <= day <= 31 and 1 <= month <= 12 else None)
+    return date_parts(m) or (
+        (day, month, int(year))
+        if (
+            m.group("s") in separators
+            and len(year) == len(m.group("a")) == len(m.group("b")) == 2
+            and 1 <= day <= 31
+            and 1 <= month <= 12
+        )
+        else None
+    )
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
@@ -798,10 +999,15 @@ def _year_with_noun(n: int, word: str, preposition: str) -> str:
 def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun: str) -> str | None:
     """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time
     after a count other than one with 'с половиной' (не менее шести с половиной лет; not '21,5 часа')."""
-    if fractional != "5" or whole != "1" and (noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0):
+    if fractional != "5" or whole != "1" and (
+        noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0
+    ):
         return None
-    return f"{cardinal(int(whole), gender, case)} с половиной" if whole != "1" else ("полторы" if gender == "f" else "полтора") if case in (
-        "nominative", "accusative") else "полутора"
+    return (
+        f"{cardinal(int(whole), gender, case)} с половиной"
+        if whole != "1"
+        else (("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора")
+    )
 
 
 def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str:
@@ -813,7 +1019,14 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
     after_one = case == "accusative" and forms[0] != forms[2] or case == "genitive" and " " in forms[0]
     if case in ("instrumental", "dative", "prepositional") or after_one and agreement(count) == 0:
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
-        return " ".join(ru_morph.inflect(word, case, agreement(count) > 0) if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая")) else word for i, word in enumerate(words))
+        return " ".join(
+            (
+                ru_morph.inflect(word, case, agreement(count) > 0)
+                if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая"))
+                else word
+            )
+            for i, word in enumerate(words)
+        )
     return (forms[1] if agreement(count) == 0 else forms[2]) if case == "genitive" else forms[agreement(count)]
 
 
@@ -834,7 +1047,10 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
     if unit not in UNITS or (per and per not in PER):
         return None
     amount = decimal(*last.partition(",")[::2], case, UNITS[unit][3])
-    return f"{amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), case)}" + (f" {PER[per]}" if per else "")
+    return (
+        f"{amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), case)}"
+        + (f" {PER[per]}" if per else "")
+    )
 
 
 def _spaced_range_unit(cur: Cursor, end: int, first: int) -> str | None:
@@ -850,12 +1066,15 @@ def _phone(raw: str) -> str:
     libphonenumber knows for Russia in its groups ('89133456701' → 8 913 345-67-01)."""
     words = ["плюс"] if (international := raw.lstrip().startswith("+")) else []
     groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
-    return " ".join(words + [_group(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])  # no trunk prefix where none is written
+    # no trunk prefix where none is written
+    return " ".join(words + [_group(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])
 
 
 def _group(written: str) -> str:
     """A group of digits as a number, its leading zeros one by one ('01' ноль один, '00' ноль ноль)."""
-    return " ".join(["ноль"] * (len(written) - len(rest := written.lstrip("0"))) + ([cardinal(int(rest))] if rest else []))
+    return " ".join(
+        ["ноль"] * (len(written) - len(rest := written.lstrip("0"))) + ([cardinal(int(rest))] if rest else [])
+    )
 
 
 def _fallback(text: str) -> str:

@@ -43,7 +43,11 @@ def digits(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def ordinal(n: int, gender: str = "m", case: str = "nominative", plural: bool = False) -> str:
-    return digits(str(n)) if n >= 10**21 else num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
+    return (
+        digits(str(n))
+        if n >= 10**21
+        else num2words(n, lang="ru", to="ordinal", gender=gender, case=case, plural=plural)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -52,9 +56,14 @@ def cardinal(n: int, gender: str = "m", case: str = "nominative") -> str:
     and 'тысячу'), and a thousand alone is 'тысяча', not 'одна тысяча', as speakers say it."""
     if n >= 10**21:
         return digits(str(n))
-    if gender == "pl":  # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
+    # a noun with no singular: 'двое суток', 'одни сутки', 'одних суток'; past four a masculine count
+    if gender == "pl":
         direct = case in DIRECT_CASES
-        return _WORDS["collective"][n - 1] if direct and 0 < n < 5 else ru_morph.inflect("одни", case, True) if n == 1 else cardinal(n, "m", case)
+        return (
+            _WORDS["collective"][n - 1]
+            if direct and 0 < n < 5
+            else (ru_morph.inflect("одни", case, True) if n == 1 else cardinal(n, "m", case))
+        )
     if case == "accusative":
         return _INANIMATE_ACCUSATIVE.sub(lambda m: m.group()[:-1] + "у", cardinal(n, gender))
     if gender != "m" and n >= 1000:  # the noun's gender reaches the last three digits only: 'один миллион пятьсот евро'
@@ -75,7 +84,11 @@ def count_case(n: int, preposition: str, noun: str) -> str:
     ('на 1 человека' одного; but 'на 2 человека' два: a count's singular noun)."""
     given = "accusative" if takes_accusative(preposition) else COUNT_PREPOSITIONS.get(preposition, "nominative")
     form = ru_morph.noun(noun, direct=given in DIRECT_CASES) if noun not in _NOT_NOUNS else None  # '1 банка' a jar
-    shown = len(noun) > 3 and not noun.endswith(_ADJECTIVE_ENDINGS) and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
+    shown = (
+        len(noun) > 3
+        and not noun.endswith(_ADJECTIVE_ENDINGS)
+        and next((c for e, c in _PLURAL_CASE_ENDINGS.items() if noun.endswith(e)), None)
+    )
     shown = shown or form and form.forms == ((True, "instrumental"),) and "instrumental"  # 'с 2 детьми'
     if shown == "instrumental" or (shown and preposition in COUNT_PREPOSITIONS) or (  # 'при покупке 2 упаковок' двух
             agreement(n) == 1 and form and form.forms == ((True, "genitive"),) and form.gender != "pl") or (
@@ -124,4 +137,7 @@ def time_of_day(h: int, minutes: int, case: str = "nominative") -> str | None:
         return f"{ru_morph.inflect('половина', case) if minutes == 30 else minute_words} {following}"
     if case != "nominative":  # 'с 0:50' с нуля часов пятидесяти минут: 'без' takes no preposition
         return f"{hours} {minute_words}"
-    return f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} {cardinal(h % 12 + 1)}"
+    return (
+        f"без {cardinal(60 - minutes, 'f', 'genitive')} {counted_noun('минута', 60 - minutes, 'genitive')} "
+        f"{cardinal(h % 12 + 1)}"
+    )

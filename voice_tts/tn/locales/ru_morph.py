@@ -42,10 +42,21 @@ def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
     """The readings of `word` as a declinable noun (a first name or patronymic with `names`: 'Петре'; a nominative or
     accusative first with `direct`: 'банка', 'банку' a jar), or None where the dictionary has none (nor a prefix's
     guess: 'ккал' к-кал) or `word` is under three letters."""
-    parses = sorted((p for p in _analyzer().parse(word if names else word.lower()) if len(word) > 2 and word.isalpha()
-                     and p.tag.POS == "NOUN" and "Fixd" not in p.tag and "Abbr" not in p.tag and (not names or "Name" in p.tag)
-                     and p.tag.case in _CASES and not isinstance(p.methods_stack[-1][0], pymorphy3.units.UnknownPrefixAnalyzer)),
-                    key=lambda p: direct and p.tag.case not in ("nomn", "accs"))
+    parses = sorted(
+        (
+            p
+            for p in _analyzer().parse(word if names else word.lower())
+            if len(word) > 2
+            and word.isalpha()
+            and p.tag.POS == "NOUN"
+            and "Fixd" not in p.tag
+            and "Abbr" not in p.tag
+            and (not names or "Name" in p.tag)
+            and p.tag.case in _CASES
+            and not isinstance(p.methods_stack[-1][0], pymorphy3.units.UnknownPrefixAnalyzer)
+        ),
+        key=lambda p: direct and p.tag.case not in ("nomn", "accs"),
+    )
     if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
         return None
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
@@ -59,7 +70,11 @@ def governs_accusative(word: str) -> bool:
     amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей; by any of its readings
     ('перечислим', an adjective first), but a likeliest noun's or numeral's."""
     parses = _analyzer().parse(word.lower())
-    return bool(parses) and parses[0].tag.POS not in ("NOUN", "NUMR") and any(p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
+    return (
+        bool(parses)
+        and parses[0].tag.POS not in ("NOUN", "NUMR")
+        and any(p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -84,7 +99,11 @@ def adjective_gender(word: str) -> str | None:
     """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
     одно, '1 новая задача' одна), or None where `word` is no such adjective."""
     parses = _analyzer().parse(word.lower())
-    return None if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing" else _GENDERS.get(parses[0].tag.gender)
+    return (
+        None
+        if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing"
+        else _GENDERS.get(parses[0].tag.gender)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -93,9 +112,18 @@ def phrase_in_case(phrase: str, case: str) -> str:
     кодекса Российской Федерации' Трудовому кодексу Российской Федерации); the rest as written."""
     words = phrase.split()
     for i, word in enumerate(words):
-        parses = _analyzer().parse(word)  # an adjective where a word follows: 'столовая ложка' столовой ложки, no canteen
+        # an adjective where a word follows: 'столовая ложка' столовой ложки, no canteen
+        parses = _analyzer().parse(word)
         parse = next((p for p in parses if p.tag.POS == "ADJF" and i + 1 < len(words)), parses[0])
-        form = parse.inflect({_GRAMMEMES[case], "sing"}) if parse.tag.POS in ("NOUN", "ADJF") and parse.tag.case in ("nomn", "accs", "gent") and parse.tag.number == "sing" else None
+        form = (
+            parse.inflect({_GRAMMEMES[case], "sing"})
+            if (
+                parse.tag.POS in ("NOUN", "ADJF")
+                and parse.tag.case in ("nomn", "accs", "gent")
+                and parse.tag.number == "sing"
+            )
+            else None
+        )
         if form is None:
             break
         words[i] = form.word.capitalize() if word[0].isupper() else form.word
