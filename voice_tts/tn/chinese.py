@@ -59,7 +59,11 @@ def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock
 
 def elapsed(hours: int, minutes: int, seconds: int) -> str:
     """The time a race or a task took ('1:03:20' 一小时三分二十秒), 零 where no minutes come between ('2:00:30' 两小时零三十秒)."""
-    taken = "".join(("两" if v == 2 else cardinal(v)) + unit for v, unit in zip((hours, minutes, seconds), ("小时", "分", "秒")) if v)
+    taken = "".join(
+        ("两" if v == 2 else cardinal(v)) + unit
+        for v, unit in zip((hours, minutes, seconds), ("小时", "分", "秒"))
+        if v
+    )
     return re.sub("小时(?=[^分]+秒)", "小时零", taken)
 
 
@@ -71,9 +75,15 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     if t and race_time(t.groups(), word_before, word_before.rstrip("为是").endswith(_ELAPSED_WORDS),
                        word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
         return elapsed(*map(int, t.groups()))
-    if (m := _AM_PM.fullmatch(text)) is None or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12:
+    if (
+        (m := _AM_PM.fullmatch(text)) is None
+        or (h := int(m["h"]) - 12 * ((pm := m["ap"][0].lower() == "p") and 12 < int(m["h"]) < 24)) > 12
+    ):
         return None
-    return ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午") + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
+    return (
+        ("" if word_before.endswith(_DAY_PERIODS) else "下午" if pm else "上午")
+        + (clock_time(f"{h}{m['minutes'] or '点'}") or "")
+    )
 
 
 def version(text: str) -> str | None:
@@ -130,10 +140,14 @@ _MEASURE_WORD = "|".join(sorted(MEASURE_WORDS, key=len, reverse=True))
 _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d+)?)(?P<scale>[万亿]?)(?(cur)元?)"
                     rf"(?P<suffix>(?:½?(?:{_MEASURE_WORD}|折)[^\x00-\x7f/]*)?)(?:/(?P<per>[^\x00-\x7f]+))?")
 # '19:50场' 十九点五十分场, '2点30分' 两点三十分, '2点钟'
-_TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)(?P<after>[^\x00-\x7f]*)")
-_RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)(?P<suffix>(?:{_MEASURE_WORD}|℃|折)?)")
-# A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of them ('3.9~6.1 mmol/L').
-_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))? ?(?P<unit>μ?[A-Za-z]+[²³]?)"
+_TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)"
+                   r"(?P<after>[^\x00-\x7f]*)")
+_RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)"
+                    rf"(?P<suffix>(?:{_MEASURE_WORD}|℃|折)?)")
+# A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of
+# them ('3.9~6.1 mmol/L').
+_MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))?"
+                      r" ?(?P<unit>μ?[A-Za-z]+[²³]?)"
                       r"(?:/(?P<per_num>\d+(?:\.\d+)?)? ?(?P<per>μ?[A-Za-z]+[²³]?))?")
 
 
@@ -141,7 +155,12 @@ def date(text: str) -> str | None:
     """'2026年3月4日' -> 二零二六年三月四日 (years digit by digit, month and day as numbers, a
     leading zero unread: '08月' 八月), '2019·2·10' -> 二零一九年二月十日."""
     m = _DATE.fullmatch(_DOTTED_DATE.sub(r"\1年\2月\3日", text))
-    if m is None or not text or m["y"] and m["d"] and not m["m"] or not (1 <= int(m["m"] or 1) <= 12 and 1 <= int(m["d"] or 1) <= 31):
+    if (
+        m is None
+        or not text
+        or m["y"] and m["d"] and not m["m"]
+        or not (1 <= int(m["m"] or 1) <= 12 and 1 <= int(m["d"] or 1) <= 31)
+    ):
         return None
     year, month, day = m.group("y", "m", "d")
     return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
@@ -150,7 +169,11 @@ def date(text: str) -> str | None:
 
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
-    return ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年" if (m := _ERA.fullmatch(text)) else None
+    return (
+        ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年"
+        if (m := _ERA.fullmatch(text))
+        else None
+    )
 
 
 def percent(text: str) -> str | None:
@@ -162,7 +185,11 @@ def telephone(text: str) -> str | None:
     a room's number ('1502室' 一五零二室, '302教室' 三零二教室, '1208房间' 一二零八房间)."""
     if m := re.fullmatch(r"((?:\d+[\u4e00-\u9fff]+)*)(\d{3,})(教?室|号?房间?)", text):  # after its building ('2号楼1502室')
         return re.sub(r"\d+", lambda n: cardinal(int(n[0])), m[1]) + digits(m[2]) + m[3]
-    return digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", "")) else digits(text) if PHONE_GROUPS.fullmatch(text) else None
+    return (
+        digits(text).replace("一", "幺") if _MOBILE.fullmatch(text.replace(" ", ""))
+        else digits(text) if PHONE_GROUPS.fullmatch(text)
+        else None
+    )
 
 
 def code_digits(text: str, word_before: str) -> str | None:
@@ -196,10 +223,19 @@ def count(text: str) -> str | None:
     """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米: a
     currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without its decimals' final
     zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
-    if (m := _COUNT.fullmatch(text)) is None and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1 and "".join(pieces) == text:
+    if (
+        (m := _COUNT.fullmatch(text)) is None
+        and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1
+        and "".join(pieces) == text
+    ):
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
     yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")
-    if m is None or bool(m["cur"]) == bool(m["suffix"]) or m["scale"] and not (m["cur"] or yuan) or m["per"] and not m["suffix"]:
+    if (
+        m is None
+        or bool(m["cur"]) == bool(m["suffix"])
+        or m["scale"] and not (m["cur"] or yuan)
+        or m["per"] and not m["suffix"]
+    ):
         return None
     if yuan and not m["scale"] and not m["per"] and (jiao := re.fullmatch(r"(\d+)\.(\d)0", m["num"])):
         whole = re.sub("(?<!十)二(?=[千万亿])", "两", _quantity(jiao[1], "元")) + "元" if int(jiao[1]) else ""  # 一万两千元
@@ -218,27 +254,51 @@ def measure(text: str, units: dict[str, str]) -> str | None:
     '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
     if (lead := re.match(rf"\d+(?:{_MEASURE_WORD})(?=\d)", text)) and (rest := measure(text[lead.end():], units)):
         return count(lead[0]) + rest  # after a count: '8颗6×60mm' 八颗六乘六十毫米
-    if (m := _MEASURE.fullmatch(re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text))) is None or m["unit"] not in units or m["per"] and m["per"] not in units:
+    if (
+        (m := _MEASURE.fullmatch(re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text))) is None
+        or m["unit"] not in units
+        or m["per"] and m["per"] not in units
+    ):
         return None
-    if m["per"] and not m["per_num"] and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").startswith("speed-") and (
-            reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"]))):
+    if (
+        m["per"]
+        and not m["per_num"]
+        and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").startswith("speed-")
+        and (reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"])))
+    ):
         return reading
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
-    amount = ("两" if m["num"] == "2" and by != "乘" else number(m["num"])) + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
-    per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]]) if m["per"] else ""  # 'MB/s' 每秒, 's' alone 秒钟
+    amount = (
+        ("两" if m["num"] == "2" and by != "乘" else number(m["num"]))
+        + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
+    )
+    # 'MB/s' 每秒, 's' alone 秒钟
+    per = (
+        "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]])
+        if m["per"]
+        else ""
+    )
     return amount + units[m["unit"]] + per
 
 
 def fraction(text: str) -> str | None:
     """'3/4杯' 四分之三杯, '95/100分' 一百分之九十五分 (wetext takes '100分' for a time there)."""
-    return f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}" if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text)) else None
+    return (
+        f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}"
+        if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text))
+        else None
+    )
 
 
 def clock_time(text: str) -> str | None:
     """'3:30' -> 三点三十分, '2:30' and '2点30分' -> 两点三十分, '10:05' -> 十点零五分, '12:00' -> 十二点; with
     seconds every field is read ('00:00:00' 零点零分零秒, '03:04:05' 三点零四分五秒)."""
-    if (m := _TIME.fullmatch(text)) is None or (h := int(m["h"])) > 24 or (minutes := int(written := m["m"] or m["zh_m"] or "0")) > 59 or (
-            seconds := m["s"]) and int(seconds) > 59:
+    if (
+        (m := _TIME.fullmatch(text)) is None
+        or (h := int(m["h"])) > 24
+        or (minutes := int(written := m["m"] or m["zh_m"] or "0")) > 59
+        or (seconds := m["s"]) and int(seconds) > 59
+    ):
         return None
     spoken = ("两" if h == 2 else cardinal(h)) + "点"
     if minutes or seconds:

@@ -59,13 +59,21 @@ def plural(words: str) -> str:
 def integer(text: str) -> str:
     """An integer as written: leading zeros and long runs digit by digit, unless grouped in thousands ('124,444,…')."""
     plain = text.replace(",", "")
-    return digits(plain) if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15) else cardinal(int(plain))
+    return (
+        digits(plain)
+        if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15)
+        else cardinal(int(plain))
+    )
 
 
 def number(text: str) -> str:
     """An integer or a decimal, digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
     whole, _, frac = text.partition(".")
-    return f"point {digits(frac)}" if not whole else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
+    return (
+        f"point {digits(frac)}"
+        if not whole
+        else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
+    )
 
 
 def plain_number(text: str) -> str:
@@ -168,7 +176,10 @@ def identifier(text: str) -> str:
         elif m.group("model"):
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
-            words.append(number(piece.replace(",", "")) if "," in piece or len(piece.split(".")[0]) <= 4 else digits(piece))  # '60,000-mile'
+            # '60,000-mile'
+            words.append(
+                number(piece.replace(",", "")) if "," in piece or len(piece.split(".")[0]) <= 4 else digits(piece)
+            )
         elif piece.isalpha():
             words.append(" ".join(piece) if code else piece)
         elif piece == "&":
@@ -190,7 +201,11 @@ def local_phone(text: str) -> str | None:
     if (m := _LOCAL_PHONE.fullmatch(text)) is None:
         return None
     exchange, line, area = m.group("exchange", "line", "area")
-    return f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}" if area else (None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line) else phone(text))
+    return (
+        f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}" if area
+        else None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line)
+        else phone(text)
+    )
 
 
 # --- Roman numerals --------------------------------------------------------------------------
@@ -223,7 +238,12 @@ def roman(text: str, prev_word: str) -> str | None:
     if prev_word in REGNAL_NAMES:
         return f"the {ordinal(value)}{text[len(body):]}"
     sequel = prev_word[:1].isupper() and prev_word.isalpha() and len(body) > 1 and set(body) <= set("IVX")  # 'Rocky IV'
-    return cardinal(value) if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS else None  # 'PART XL
+    # 'PART XL
+    return (
+        cardinal(value)
+        if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS
+        else None
+    )
 
 
 def capital_range(text: str, numbers: bool, cardinal: Callable[[int], str] = cardinal, to: str = "to") -> str | None:
@@ -262,7 +282,11 @@ def acronym(word: str) -> str | None:
         return None if word in _TWO_LETTER_WORDS else " ".join(word)
     lower = word.lower()
     words = known_words()
-    return None if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words) else " ".join(word)
+    return (
+        None
+        if lower in words or (lower.endswith("s") and len(lower) > 4 and lower[:-1] in words)
+        else " ".join(word)
+    )
 
 
 # --- abbreviations ---------------------------------------------------------------------------
@@ -301,16 +325,24 @@ _UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's n
 def unit(symbol: str) -> tuple[str, str] | None:
     """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
-    names = _UNITS.get(symbol) or len(symbol) > 1 and symbol in cldr.unit_symbols("en") and not (symbol.isalpha() and symbol.islower()) and cldr.unit_names("en", symbol)
+    names = _UNITS.get(symbol) or (
+        len(symbol) > 1
+        and symbol in cldr.unit_symbols("en")
+        and not (symbol.isalpha() and symbol.islower())
+        and cldr.unit_names("en", symbol)
+    )
     if names or not slash or not (b := unit(per)):  # one per another, or per one alone ('12/kg' twelve per kilogram)
         return tuple(names) if names else None
     return (f"per {b[0]}",) * 2 if not first else (a := unit(first)) and (f"{a[0]} per {b[0]}", f"{a[1]} per {b[0]}")
 
 
-CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))  # words that name a code a few words before its digits, and those that make it no code
-DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])  # the words right before a card's last digits ('card ending in 8876')
+# words that name a code a few words before its digits, and those that make it no code
+CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))
+# the words right before a card's last digits ('card ending in 8876')
+DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])
 AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
-TIME_ZONES = _DATA["time_zones"]  # after 'p.m.' a capital that goes on with the sentence; after a time, the names said in words
+# after 'p.m.' a capital that goes on with the sentence; after a time, the names said in words
+TIME_ZONES = _DATA["time_zones"]
 # Symbols said in running text ('§ 4' section four).
 SYMBOLS = _DATA["symbols"]
 
@@ -344,13 +376,15 @@ def is_day(token: str) -> bool:
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2})(?::|\.(?=\d\d\s?[aApP]\.?[mM]))(?P<m>\d{2})(?:\s?(?P<ap>[aApP])\.?[mM]\.?)?"  # '1.59 p.m.'
     r"|(?P<h2>\d{1,2})\s?(?P<ap2>[aApP])\.?[mM]\.?")
-_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?(?P<unit>[^\s/]+/\d+ \S+|\S+)")
+_MEASURE = re.compile(r"(?P<sign>[-−]?)(?P<num>\d+/\d+(?=-)|\d[\d,]*(?:\.\d+)?)(?:\s|(?P<adjective>-))?"
+                      r"(?P<unit>[^\s/]+/\d+ \S+|\S+)")
 _RANGE = re.compile(r"(?P<a>(?!0\d)\d{1,4}(?:\.\d+)?)\s*[-–]\s*(?P<b>(?!0\d)\d{1,4}(?:\.\d+)?)(?: ?(?P<unit>\S+))?")
 
 
 def number_range(text: str) -> str | None:
     """'3-5' -> 'three to five', '2.5–4.0 mg' two point five to four point zero milligrams (a date has more groups)."""
-    name = (m := _RANGE.fullmatch(text)) and ("." in text and unit(m["unit"]) if m["unit"] else ("", ""))  # '1980-1970 kg': wetext's
+    # '1980-1970 kg': wetext's
+    name = (m := _RANGE.fullmatch(text)) and ("." in text and unit(m["unit"]) if m["unit"] else ("", ""))
     return name and f"{plain_number(m['a'])} to {plain_number(m['b'])} {name[1]}".rstrip()
 
 
@@ -452,8 +486,10 @@ def dashed_range(text: str) -> str | None:
     first, _, last = (part.strip() for part in text.partition("-"))  # no dash: no rule reads the empty last part
     for rule in (clock, money, decade):
         b = rule(last)
-        a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))  # '2–7:45 pm'
-        if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):  # '$15-20' fifteen to twenty dollars
+        # '2–7:45 pm'
+        a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))
+        # '$15-20' fifteen to twenty dollars
+        if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):
             a = number(first[1:].replace(",", ""))
         if a and b:
             return f"{a} to {b}"
@@ -481,13 +517,29 @@ def measure(text: str, adjective: bool = False) -> str | None:
         return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:
         return None
-    symbol, amount, adjective, dose = m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
-    one, many = unit(symbol) or unit(symbol.removesuffix(".")) or m["adjective"] and symbol in _UNIT_NAMES and (symbol, symbol) or dose and unit(
-        dose["unit"]) and unit(dose["per"]) and [f"{unit(dose['unit'])[i]} per {measure(dose['amount'] + ' ' + dose['per'])}" for i in (0, 1)] or (None, None)
+    symbol, amount, adjective, dose = (
+        m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
+    )
+    one, many = (
+        unit(symbol)
+        or unit(symbol.removesuffix("."))
+        or (m["adjective"] and symbol in _UNIT_NAMES and (symbol, symbol))
+        or (
+            dose
+            and unit(dose["unit"])
+            and unit(dose["per"])
+            and [f"{unit(dose['unit'])[i]} per {measure(dose['amount'] + ' ' + dose['per'])}" for i in (0, 1)]
+        )
+        or (None, None)
+    )
     if one is None or "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # '8 oz.', '2 in.' with its period
         return None
     # a fraction by its character's name ('3/4-inch' three quarter inch)
-    spoken = unicodedata.name(amount)[16:].lower().replace("quarters", "quarter") if amount in _FRACTIONS.values() else number(amount)
+    spoken = (
+        unicodedata.name(amount)[16:].lower().replace("quarters", "quarter")
+        if amount in _FRACTIONS.values()
+        else number(amount)
+    )
     return f"{'minus ' * bool(m.group('sign'))}{spoken} {one if amount == '1' or adjective else many}"
 
 
@@ -556,20 +608,31 @@ def house_number(text: str) -> str:
     one hundred; with a zero in the middle or five digits digit by digit ('708' seven zero eight); '14B' fourteen B."""
     if text[-1].isalpha():
         return f"{house_number(text[:-1])} {text[-1]}"
-    return digits(text) if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2] else year(int(text))
+    return (
+        digits(text)
+        if text[0] == "0" or len(text) > 4 or len(text) == 3 and text[1] == "0" != text[2]
+        else year(int(text))
+    )
 
 
 def street_word(token: str, first: bool) -> str | None:
     """A street name's word as read: a direction first ('N' North), an ordinal ('1st' first), a capitalized name."""
     if first and token in DIRECTIONS:
         return DIRECTIONS[token]
-    return suffixed_ordinal(token) if re.fullmatch(r"\d+(?:st|nd|rd|th)", token) else token if token.isalpha() and token[0].isupper() else None
+    return (
+        suffixed_ordinal(token) if re.fullmatch(r"\d+(?:st|nd|rd|th)", token)
+        else token if token.isalpha() and token[0].isupper()
+        else None
+    )
 
 
 # Words after which a number is a code read digit by digit: a ZIP code after a state ('CA
 # 90210') or an example's words ('e.g., 10001'), any code after 'ZIP', 'code'.
-US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])  # and '401(k)'
-_CODE_WORDS = frozenset(("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension"))
+# and '401(k)'
+US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])
+_CODE_WORDS = frozenset(
+    ("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension")
+)
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 
@@ -590,12 +653,19 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     place = prev_word.lower() in _DATA["numbered_places"] and re.fullmatch(r"[1-9]\d{2,3}", text)  # 'Room 214'
     if names_flight(prev_word, words_before, text) or place:
         return house_number(text)
-    on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS  # 'drops by 1/2' one half
-    day = re.fullmatch(r"(\d\d?)/(\d\d?)", text)  # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
+    # 'drops by 1/2' one half
+    on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS
+    # 'the 11/28 draw': no fraction is in 13ths to 31sts but an inch's 16ths
+    day = re.fullmatch(r"(\d\d?)/(\d\d?)", text)
     on_date |= prev_word.lower() in ("the", "this", "that") and bool(day) and 12 < int(day[2]) != 16
-    if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):  # '22/05'
+    # '22/05'
+    if day and (prev_word.rstrip(" .,") in NAMED_DAYS[0] or on_date or day[2][0] == "0" and int(day[1]) > 12):
         first, second = int(day[1]), int(day[2])  # no month 22: the day first ('Sat 22/05' the twenty second of May)
-        return f"{_MONTH_NAMES[first - 1]} {ordinal(second)}" if 1 <= first <= 12 and second <= 31 else _date(first, second, None)
+        return (
+            f"{_MONTH_NAMES[first - 1]} {ordinal(second)}"
+            if 1 <= first <= 12 and second <= 31
+            else _date(first, second, None)
+        )
     pressure = re.fullmatch(r"\d{2,3}/\d{2,3}", text) and any(  # a pressure: 'BP 128/82' one twenty eight over …
         w.lower().startswith(_PRESSURE_CUES) for w in (*words_before[-3:], prev_word))
     if pressure:

@@ -23,9 +23,16 @@ def only_noun(word: str, pos: str = "NOUN") -> bool:
     "NAMING": a noun or adjective as written, no adverb, or an unknown word ('deductible', 'copay'; not 'today')."""
     from lemminflect import getAllInflections, getAllLemmas
     lemmas = getAllLemmas(word.lower())
-    counted = any(plural != lemma for lemma in lemmas.get("NOUN", ()) for plural in getAllInflections(lemma, "NOUN").get("NNS", ()))
+    counted = any(
+        plural != lemma
+        for lemma in lemmas.get("NOUN", ())
+        for plural in getAllInflections(lemma, "NOUN").get("NNS", ())
+    )
     if pos == "NAMING":
-        return (counted and word.lower() in lemmas["NOUN"] or word.lower() in lemmas.get("ADJ", ())) and "ADV" not in lemmas or (
-            only_noun(word, "") and not lemmas)
+        return (
+            (counted and word.lower() in lemmas["NOUN"] or word.lower() in lemmas.get("ADJ", ()))
+            and "ADV" not in lemmas
+            or (only_noun(word, "") and not lemmas)
+        )
     return lemmas.keys() - {"ADV"} == {pos} and pos == "ADJ" or lemmas.keys() == {"NOUN"} and counted if pos else (
         "ADJ" in lemmas or counted or word.isalpha() and not lemmas and word.lower() not in known_words())

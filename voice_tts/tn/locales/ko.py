@@ -40,13 +40,18 @@ class Korean(myriad.Language):
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
-        return self._file_type(cur, pos) if c == "." and is_hangul(ctx.char_before(cur.text, pos)) else self._address(cur, pos) if c.isascii() and c.isalpha() else None
+        return (
+            self._file_type(cur, pos) if c == "." and is_hangul(ctx.char_before(cur.text, pos))
+            else self._address(cur, pos) if c.isascii() and c.isalpha()
+            else None
+        )
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer read by what follows it: an hour, a month, a counter, an ordinal; else digit
         by digit after a word that names a code (비밀번호 1234 일이삼사), else as a number; after 제
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
-        cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)  # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
+        # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
+        cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)
         flight = digits[0] == "0" and english.names_flight(ctx.prev_word, ctx.words_before, digits)  # 'KE 017편' 공일칠
         # a number the word before names, no count ('접수번호 2741번' 이천칠백사십일 번, 'F열 9번,'); of five digits a code's
         numbered = c == "번" and (digits[0] != "0" and self.cued(cue) or self.cued(ctx.prev_word, "numbering_words"))
@@ -66,11 +71,24 @@ class Korean(myriad.Language):
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            counter = next((w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)), "")
+            counter = next(
+                (w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)),
+                "",
+            )
             clock = cur.startswith(k, "시") and cur.at(k + 1) != "간"  # '2~3일' 이삼 일, '2~3개' 두세 개; no clock nor month
-            if cur.text[end + 1:k] == str(n + 1) and 0 < n < 9 and is_hangul(cur.at(k)) and not (clock or code or cur.at(k) == "월"):
-                return locale_span(k, self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1), "ko")
-            first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain  # 두시에서, 여섯에서
+            if (
+                cur.text[end + 1:k] == str(n + 1)
+                and 0 < n < 9
+                and is_hangul(cur.at(k))
+                and not (clock or code or cur.at(k) == "월")
+            ):
+                return locale_span(
+                    k,
+                    self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1),
+                    "ko",
+                )
+            # 두시에서, 여섯에서
+            first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain
             both = next((w for w in self.words["counters_at_both_ends"] if cur.startswith(k, w)), "")  # '만 3~12세' 삼세에서
             return locale_span(end + 1, first + both + self.words["tilde"]["counted"], "ko")
         if c == "월":
@@ -78,19 +96,31 @@ class Korean(myriad.Language):
         if c == "시" and cur.at(end + 1) != "간":
             return locale_span(end, self.hour(n), "ko")
         if c == "번" and cur.at(end + 1) == "째":
-            return locale_span(end, "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain, "ko")
+            return locale_span(
+                end,
+                "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain,
+                "ko",
+            )
         if c in self.counter_starts and n and not numbered:
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
             particles = self.words["counters_before_particles"].get(counter)
             counts = (particles is None or ctx.prev_word in self.words["counted_after"].get(counter, ()) or n % 10 and (
                 (after := cur.at(end + len(counter))) in particles or not (after.isalnum() or after.isspace())))
-            if counter in self.counters and counts and not any(cur.startswith(end, w) for w in self.words["not_counters"]):
+            if (
+                counter in self.counters
+                and counts
+                and not any(cur.startswith(end, w) for w in self.words["not_counters"])
+            ):
                 return locale_span(end, self.native(n, counter), "ko")
         return locale_span(end, plain, "ko")
 
     def expression(self, cur: Cursor, pos: int, end: int, e: myriad.Expression, ctx: Context) -> Span:
-        if e.kind == "mixed" and e.parts[1:] == ("1", "2") and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default="")):
+        if (
+            e.kind == "mixed"
+            and e.parts[1:] == ("1", "2")
+            and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default=""))
+        ):
             return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
         if e.kind == "time" and (ctx.prev_word or cur.at(end)):  # in a sentence every hour native: '17:00에' 열일곱 시에
             return locale_span(end, self.clock(e.parts, say_hour=lambda n: self.hour(n, 24)), "ko")  # alone '18:05' 십팔시
@@ -105,7 +135,11 @@ class Korean(myriad.Language):
         """A number before a counter, CLDR's: 한, 스무, 스물한 (alone: 스물); from a hundred on Sino-Korean ('120장' 백이십
         장), before some counters from less (`native_below`: a day's hours, '24시간' 이십사 시간, but 세 시간)."""
         below = self.words["native_below"]
-        return cldr.spell("ko", n, "spellout-cardinal-native" + form) if n < below.get(counter, below[""]) else self.cardinal(n)
+        return (
+            cldr.spell("ko", n, "spellout-cardinal-native" + form)
+            if n < below.get(counter, below[""])
+            else self.cardinal(n)
+        )
 
     def hour(self, n: int, last: int = 12) -> str:
         """Clock hours 1 to `last` native (세시; to 24 in a sentence, '21:47' 스물한시), 0 and on Sino-Korean (영시, 십팔시)."""
@@ -115,7 +149,9 @@ class Korean(myriad.Language):
         """'5/6이' → 육분의 오가: a one-syllable particle right after agrees with the reading."""
         if (c := cur.at(end)) not in self.after_vowel and c not in self.after_consonant or is_hangul(cur.at(end + 1)):
             return end, spoken
-        return end + 1, spoken + (self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel).get(c, c)
+        return end + 1, spoken + (
+            self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel
+        ).get(c, c)
 
     def _ending(self, label: str) -> str:
         """A domain ending or file type: said as a word where Koreans do (닷컴), else spelled."""

@@ -47,10 +47,20 @@ def unit_words(lang: str) -> dict[str, str]:
     """Unit symbols after a number and their names alone ('kWh' キロワット時, 킬로와트시, 千瓦时): every symbol
     CLDR knows, English's and the language's own, of the kinds cjk_units.json names, and its own names."""
     table, ids, names = data("cjk_units.json"), cldr.english_unit_ids(), {}
-    for written, symbol in ({s: s for s in {*ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]).items():
-        unit = ids.get(symbol) or cldr.unit_for(lang, symbol) or ""  # a name the number goes before ('mph' 時速…マイル: none)
-        if written not in table["not_units"] and (unit.split("-")[0] in table["categories"] or symbol in table["durations"]) and "{}" not in (
-                name := (cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")).removeprefix("{}")):
+    for written, symbol in (
+        {s: s for s in {*ids, *cldr.unit_symbols(lang)} if _UNIT_SYMBOL.fullmatch(s)} | table["written_also"]
+    ).items():
+        # a name the number goes before ('mph' 時速…マイル: none)
+        unit = ids.get(symbol) or cldr.unit_for(lang, symbol) or ""
+        if (
+            written not in table["not_units"]
+            and (unit.split("-")[0] in table["categories"] or symbol in table["durations"])
+            and "{}" not in (
+                name := (
+                    cldr.unit_reading("1", symbol, lang, "{}") or "{}" + (cldr.unit_name(lang, unit, 1) or "{}")
+                ).removeprefix("{}")
+            )
+        ):
             names[written] = name.strip()
     return names | {s: by[lang] for s, by in table["names"].items() if lang in by}
 
@@ -93,7 +103,9 @@ class Language:
         self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
-        self.currency_symbols = frozenset(symbols).union(c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols)
+        self.currency_symbols = frozenset(symbols).union(
+            c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols
+        )
         abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
         self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
         self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
@@ -139,16 +151,23 @@ class Language:
         count of zero is the zero of speech ('0歳' ゼロ歳, '0円'), but before a clock's or a degree's unit (零時, 零度)."""
         if text == "0" and is_han(following) and following not in self.words["written_zero_before"]:
             return self.words["spoken_zero"]
-        return self.cardinal(int(text)) if len(text) == 2 and text[0] == "0" and is_han(following) else self.integer(text)
+        return (
+            self.cardinal(int(text))
+            if len(text) == 2 and text[0] == "0" and is_han(following)
+            else self.integer(text)
+        )
 
     def number(self, text: str) -> str:
         """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read, zeros after letters
         as a phone's ('KE017' 공일칠); '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
         if text.startswith("#"):
             return self.number(text[1:].lstrip()) + self.words["number_sign"]
-        if _CODE.fullmatch(text):  # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
+        # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
+        if _CODE.fullmatch(text):
             letter, digit = sorted(text, key=str.isdecimal)
-            digits = next(names for letters, names in self.words["code_digits"].items() if letter in letters or not letters)
+            digits = next(
+                names for letters, names in self.words["code_digits"].items() if letter in letters or not letters
+            )
             return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
         if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
             return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
@@ -165,7 +184,11 @@ class Language:
         that is also an English word counts in capitals where the language writes that currency
         with a symbol of its own ('CAD': CA$), never else ('TOP 10')."""
         code = cldr.currency_code(self.code, unicodedata.normalize("NFKC", written))
-        return None if code == written and code.lower() not in cldr.currency_symbols(self.code) and get_currency_symbol(code, self.code) == code else code
+        return None if (
+            code == written
+            and code.lower() not in cldr.currency_symbols(self.code)
+            and get_currency_symbol(code, self.code) == code
+        ) else code
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -182,43 +205,110 @@ class Language:
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
         if company := self._company(cur, pos, ctx):
             return company
-        if c == "/" and _is_letter(ctx.char_before(cur.text, pos)) and is_digit(cur.at(pos + 1)) and (per := scan(cur, pos + 1, ctx, self)) and per[1].suffix in self.units:
+        if (
+            c == "/"
+            and _is_letter(ctx.char_before(cur.text, pos))
+            and is_digit(cur.at(pos + 1))
+            and (per := scan(cur, pos + 1, ctx, self))
+            and per[1].suffix in self.units
+        ):
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
         name = ctx.prev_word[-1:] if (before := ctx.char_before(cur.text, pos)) == " " else before  # '경제학원론 II'
-        if (sign := numeral(cur, pos)) and (before in ("第", "제") or "①" <= c <= "⑳" or (
-                cur.at(sign[0]) in self.words["roman_before"] or sign[1] <= 12 and is_han(name) and not (c < "Ⅰ" and is_kana(name)))
-                and cur.text[pos:sign[0]] not in ("I", "V", "X")):  # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '統計学Ⅱ' 二; 'V型', 'ステージIV'
-            sequel = "・" != before and "ァ" <= before <= "ー" and c < "①" and sign[1] < 10 and self.words["code_digits"][""].split()  # after katakana: 'ロッキーⅡ」' ツー
+        # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '統計学Ⅱ' 二; 'V型', 'ステージIV'
+        if (sign := numeral(cur, pos)) and (
+            before in ("第", "제")
+            or "①" <= c <= "⑳"
+            or (
+                (
+                    cur.at(sign[0]) in self.words["roman_before"]
+                    or sign[1] <= 12 and is_han(name) and not (c < "Ⅰ" and is_kana(name))
+                )
+                and cur.text[pos:sign[0]] not in ("I", "V", "X")
+            )
+        ):
+            # after katakana: 'ロッキーⅡ」' ツー
+            sequel = (
+                "・" != before
+                and "ァ" <= before <= "ー"
+                and c < "①"
+                and sign[1] < 10
+                and self.words["code_digits"][""].split()
+            )
             return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
-        if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):  # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
+        # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
+        if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
-            return locale_span(pos + 1, self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)), self.code)
-        if c in self.weekdays and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2 and len(
-                joiner := set(cur.text[pos + 1:k:2])) == 1 and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(k))):
-            days, (more, two) = [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
-            if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):  # '月〜土' 月曜日から土曜日
-                return locale_span(k, self.words["weekday_range"].format(*days) if joiner <= TILDES else (two if len(days) == 2 else more).join(days), self.code)
+            return locale_span(
+                pos + 1,
+                self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)),
+                self.code,
+            )
+        if (
+            c in self.weekdays
+            and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2
+            and len(joiner := set(cur.text[pos + 1:k:2])) == 1
+            and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(k)))
+        ):
+            days, (more, two) = (
+                [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
+            )
+            # '月〜土' 月曜日から土曜日
+            if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):
+                return locale_span(
+                    k,
+                    self.words["weekday_range"].format(*days) if joiner <= TILDES
+                    else (two if len(days) == 2 else more).join(days),
+                    self.code,
+                )
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
             i = pos + 1 + 2 * cur.startswith(pos + 1, "er")
             i += cur.at(i) == "."
             i += cur.at(i) == " "
-            if is_digit(cur.at(i)) and (v := amount(cur, i, self))[1].kind in ("decimal", "version") and not v[1].suffix:
-                return locale_span(v[0], self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")), self.code)
+            if (
+                is_digit(cur.at(i))
+                and (v := amount(cur, i, self))[1].kind in ("decimal", "version")
+                and not v[1].suffix
+            ):
+                return locale_span(
+                    v[0],
+                    self.words["version_words"][0] + self.space + self._body(replace(v[1], kind="version")),
+                    self.code,
+                )
         if is_digit(c) and (k := lexer.digits_end(cur, pos)) - pos < 4 and "A" <= cur.at(k) <= "Z" and (  # '搭乗口12A'
                 (after := cur.at(k + 1)) in self.words["code_after"] or self.cued(ctx.prev_word, "seat_cues")
                 and not _is_letter(after)):  # a seat, a gate: no amperes
             return locale_span(k + 1, self.integer(cur.text[pos:k]) + self.space + cur.at(k), self.code)
-        if "A" <= c <= "Z" and self.cued(ctx.prev_word, "long_code_cues") and (
-                k := lexer.run(cur, pos, str.isupper, 6)) - pos < 6 and (n := lexer.digits_end(cur, k)) - k > 3 and (
-                not _is_letter(cur.at(n))):  # a code's capitals as written, its digits one by one: '접수번호 ICN40782' I C N 사공칠팔이
-            letters = self.spelled(cur.text[pos:k]) if k - pos <= self.words["named_code_letters"] else " ".join(cur.text[pos:k])
-            return locale_span(n, letters + " " + self._telephone_digits(cur.text[k:n]), self.code)  # ko one or two named: 비 이공구삼일
-        if is_digit(c) and cur.startswith(k := lexer.digits_end(cur, pos), "W-") and (n := lexer.digits_end(cur, k + 2)) > k + 2:
-            cold = self.words["spoken_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])  # '0W-20' an oil's grade: ゼロダブリュー二十
-            return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)  # W its letter: 영더블유 이십
-        if is_digit(c) and _CODE.fullmatch(cur.text[pos:pos + 2]) and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum()):
+        # a code's capitals as written, its digits one by one: '접수번호 ICN40782' I C N 사공칠팔이
+        if (
+            "A" <= c <= "Z"
+            and self.cued(ctx.prev_word, "long_code_cues")
+            and (k := lexer.run(cur, pos, str.isupper, 6)) - pos < 6
+            and (n := lexer.digits_end(cur, k)) - k > 3
+            and not _is_letter(cur.at(n))
+        ):
+            letters = (
+                self.spelled(cur.text[pos:k])
+                if k - pos <= self.words["named_code_letters"]
+                else " ".join(cur.text[pos:k])
+            )
+            # ko one or two named: 비 이공구삼일
+            return locale_span(n, letters + " " + self._telephone_digits(cur.text[k:n]), self.code)
+        if (
+            is_digit(c)
+            and cur.startswith(k := lexer.digits_end(cur, pos), "W-")
+            and (n := lexer.digits_end(cur, k + 2)) > k + 2
+        ):
+            # '0W-20' an oil's grade: ゼロダブリュー二十
+            cold = self.words["spoken_zero"] if cur.text[pos:k] == "0" else self.integer(cur.text[pos:k])
+            # W its letter: 영더블유 이십
+            return locale_span(n, cold + self.letters["w"] + self.space + self.integer(cur.text[k + 2:n]), self.code)
+        if (
+            is_digit(c)
+            and _CODE.fullmatch(cur.text[pos:pos + 2])
+            and not (cur.at(pos + 2).isascii() and cur.at(pos + 2).isalnum())
+        ):
             return None  # '5G': a code, read by `number`
         if is_digit(c) and (pace := lexer.pace(cur, pos)) and (per := self.words["pace"].get(pace[3])):  # '3'24"/km'
             return locale_span(pace.end(), per + self.clock(("0", *pace.groups()[:2]), True), self.code)  # キロ三分二十四秒
@@ -228,8 +318,12 @@ class Language:
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
         lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
         plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
-        if e.kind in ("range", "groups") and (before in lot or plate or (
-                lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))):  # three short groups, no telephone's: '3-14-7'
+        if e.kind in ("range", "groups") and (
+            before in lot
+            or plate
+            # three short groups, no telephone's: '3-14-7'
+            or (lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))
+        ):
             e = replace(e, kind="plate" if plate else "lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
@@ -242,10 +336,21 @@ class Language:
         elif e.kind == "fraction" and (
                 e.suffix == "mmHg" or not e.suffix and self.cued(ctx.prev_word, "pressure_cues")):
             e = replace(e, kind="pressure")  # a blood pressure: '120/80mmHg' 百二十の八十, '혈압은 135/85' 백삼십오에 팔십오
-        elif e.kind in ("fraction", "decimal") and not (any(e.roots) or e.suffix) and _is_month_day(*e.parts) and (
-                self.cued(ctx.prev_word, "date_cues") or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
-                or cur.at(end) in self.words["before_time"] and is_digit(cur.at(end + 1))
-                and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])):  # '5/12の9:00', '6/3の9時'
+        elif (
+            e.kind in ("fraction", "decimal")
+            and not (any(e.roots) or e.suffix)
+            and _is_month_day(*e.parts)
+            and (
+                self.cued(ctx.prev_word, "date_cues")
+                or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
+                # '5/12の9:00', '6/3の9時'
+                or (
+                    cur.at(end) in self.words["before_time"]
+                    and is_digit(cur.at(end + 1))
+                    and cur.at(lexer.digits_end(cur, end + 1)) in (":", self.words["clock"][0])
+                )
+            )
+        ):
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
         if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
             e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
@@ -261,11 +366,19 @@ class Language:
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
         """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
         '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
-        until, counters, before, replaced, between, periods = self.words["until"]  # a period of the day may come between: '6시~오후 10시'
+        # a period of the day may come between: '6시~오후 10시'
+        until, counters, before, replaced, between, periods = self.words["until"]
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
         swallowed = cur.at(k) in replaced and not cur.at(k + 1).isalpha()
-        if ctx.agreement == "until" and (ctx.char_before(cur.text, pos) in TILDES or ctx.prev_word in periods) and (e.kind == "time" or k > span.end) and (swallowed or any(
-                cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)):
+        if (
+            ctx.agreement == "until"
+            and (ctx.char_before(cur.text, pos) in TILDES or ctx.prev_word in periods)
+            and (e.kind == "time" or k > span.end)
+            and (
+                swallowed
+                or any(cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)
+            )
+        ):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
 
@@ -277,16 +390,27 @@ class Language:
         if c in _OPEN and cur.at(pos + 2) in _CLOSE:
             letter, end = cur.at(pos + 1), pos + 3
         form, named_before = self.words["companies"].get(letter), ctx.char_before(cur.text, pos).isalpha()
-        return None if form is None or not (named_before or cur.at(end).isalpha()) else locale_span(end, self.space + form if named_before else form + self.space, self.code)
+        return (
+            None
+            if form is None or not (named_before or cur.at(end).isalpha())
+            else locale_span(end, self.space + form if named_before else form + self.space, self.code)
+        )
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
         by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
         ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
         cue = ctx.prev_word or (ctx.char_before(cur.text, pos) if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
-        code = (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues")) and not "一" <= cur.at(end) <= "鿿"
+        code = (
+            (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
+            and not "一" <= cur.at(end) <= "鿿"
+        )
         code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
-        if digits == "00" and ctx.char_before(cur.text, pos) == self.words["clock"][0] and cur.at(end) == self.words["clock"][1]:
+        if (
+            digits == "00"
+            and ctx.char_before(cur.text, pos) == self.words["clock"][0]
+            and cur.at(end) == self.words["clock"][1]
+        ):
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
             return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
@@ -336,7 +460,9 @@ class Language:
             return self.clock(p, e.kind == "elapsed")
         if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
             date = self.words["date"] if p[0] else self.words["date"][self.words["date"].index("{}", 1):]
-            return date.format(*([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2])))
+            return date.format(
+                *([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2]))
+            )
         if e.kind == "range":
             return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
@@ -368,7 +494,12 @@ class Language:
     def telephone(self, written: str) -> str | None:
         """A telephone number of the language's country written as one run of digits
         ('09012345678' 零九零の一二三四の五六七八), in its groups; None for any other run."""
-        groups = written.isdecimal() and written.startswith("0") and 9 <= len(written) <= 11 and self._home_groups((written,), "")
+        groups = (
+            written.isdecimal()
+            and written.startswith("0")
+            and 9 <= len(written) <= 11
+            and self._home_groups((written,), "")
+        )
         return self.words["group_joiner"].join(map(self._telephone_digits, groups)) if groups else None
 
     def _telephone_digits(self, group: str) -> str:
@@ -389,7 +520,11 @@ class Language:
         spoken = joiner.join(self._telephone_digits(g) if home else self.digits(g) for g in e.parts)
         if e.country:
             return self.words["calling_code"].format(self.digits(e.country)) + spoken
-        return self.words["card"] + spoken if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts) else spoken
+        return (
+            self.words["card"] + spoken
+            if e.kind == "groups" and len(e.parts) == 4 and all(len(g) == 4 for g in e.parts)
+            else spoken
+        )
 
     def _money(self, e: Expression) -> str:
         code = self.currency(e.currency)
@@ -397,7 +532,10 @@ class Language:
         space = self.space if " " in name else self.words["unit_space"]  # one word as a counter: 오십달러, 오백 인도 루피
         minor = self.words["minor_units"].get(code)
         if e.kind == "decimal" and len(e.parts[1]) == 2 and minor and not e.scale:  # '$12.50' 十二ドル五十セント
-            return self.integer(e.parts[0]) + space + name + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
+            return (
+                self.integer(e.parts[0]) + space + name
+                + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
+            )
         return self._body(e) + e.scale + space + name
 
 
@@ -411,7 +549,11 @@ def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
     if "Ⅰ" <= (c := cur.at(pos)) <= "Ⅻ" or "①" <= c <= "⑳":
         return pos + 1, int(unicodedata.numeric(c))
     end = lexer.run(cur, pos, "IVX".__contains__)
-    return (end, value) if end > pos and not _is_letter(cur.at(end)) and (value := english.roman_value(cur.text[pos:end])) else None
+    return (
+        (end, value)
+        if end > pos and not _is_letter(cur.at(end)) and (value := english.roman_value(cur.text[pos:end]))
+        else None
+    )
 
 
 def letters_end(cur: Cursor, i: int, longest: int) -> int | None:
@@ -426,14 +568,27 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
     if (c == "+" or c in _OPEN) and (phone := _phone(cur, pos)):
         return phone
     sign, currency, i = "", "", pos
-    if (c in MINUS_SIGNS or c == "+") and not is_digit(p := ctx.char_before(cur.text, pos)) and not (p.isascii() and p.isalnum()):  # no 'A-3', '5-2'
+    # no 'A-3', '5-2'
+    if (
+        (c in MINUS_SIGNS or c == "+")
+        and not is_digit(p := ctx.char_before(cur.text, pos))
+        and not (p.isascii() and p.isalnum())
+    ):
         if not (is_digit(n := cur.at(pos + 1)) or n == "√" and is_digit(cur.at(pos + 2))):
             return None
         sign, i = ("+" if c == "+" else "-"), pos + 1
     elif c in language.currency_symbols or _is_letter(c):  # '₩500'; a code: 'KRW 30,000', 'US$ 1,234'
-        currency = c if c in language.currency_symbols else (j := letters_end(cur, pos, 3)) and cur.text[pos:j + (cur.at(j) == "$")]
-        if not currency or c not in language.currency_symbols and not language.currency(currency) or not is_digit(
-                cur.at(i := pos + len(currency) + (cur.at(pos + len(currency)) == " "))):  # a space at most, then the amount
+        currency = (
+            c
+            if c in language.currency_symbols
+            else (j := letters_end(cur, pos, 3)) and cur.text[pos:j + (cur.at(j) == "$")]
+        )
+        if (
+            not currency
+            or c not in language.currency_symbols and not language.currency(currency)
+            # a space at most, then the amount
+            or not is_digit(cur.at(i := pos + len(currency) + (cur.at(pos + len(currency)) == " ")))
+        ):
             return None
     elif not is_digit(c) and not (c == "√" and is_digit(cur.at(pos + 1))):
         return None
@@ -445,7 +600,10 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
     end, kind, parts, roots = _body(cur, i)
     scale = suffix = ""
     with suppress(TooLong):
-        if kind == "integer" and (fraction := cur.at(end) in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(cur.at(end))):  # '2½杯' 二と二分の一杯
+        # '2½杯' 二と二分の一杯
+        if kind == "integer" and (
+            fraction := cur.at(end) in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(cur.at(end))
+        ):
             end, kind, parts = end + 1, "mixed", (parts[0], *map(str, fraction))
         elif kind == "integer" and cur.at(end) == " " and is_digit(cur.at(end + 1)):
             after, second, fraction, second_roots = _body(cur, end + 1)
@@ -460,7 +618,10 @@ def amount(cur: Cursor, i: int, language: Language, sign: str = "", currency: st
         elif c in ("°", "℃"):  # '°', '°C', '°F'; '℃' is '°C' by NFKC
             letter = cur.at(end + 1) if c == "°" and cur.at(end + 1) in ("C", "F") else ""
             suffix, end = unicodedata.normalize("NFKC", c) + letter, end + 1 + len(letter)
-        elif len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1 and unit in language.units:
+        elif (
+            len(unit := unicodedata.normalize("NFKC", c).replace("2", "²").replace("3", "³")) > 1
+            and unit in language.units
+        ):
             suffix, end = unit, end + 1  # a unit in one character: '84㎡', '5㎏'
         elif (_is_letter(c) or c == " " and _is_letter(cur.at(end + 1))) and not currency:  # '5 kg' as '5kg'
             suffix, end = unit if (unit := _unit(cur, end + (c == " "), language))[0] else ("", end)
@@ -501,8 +662,19 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
                 return e, "decimal", (whole, text[b + 1:e]), (False, False)
             return b, "integer", (whole,), (False, False)
     groups, seps, e, spaced = [whole], [], a, False
-    while (s := cur.at(e)) in ("-", ".") and (is_digit(cur.at(e + 1)) or (
-            spaced := s == "." and cur.at(e + 1) == " " and is_digit(cur.at(e + 2)) and len(whole) == 4 and len(groups) < 3)):  # '2027. 6. 15.' as Korean writes it
+    while (s := cur.at(e)) in ("-", ".") and (
+        is_digit(cur.at(e + 1))
+        # '2027. 6. 15.' as Korean writes it
+        or (
+            spaced := (
+                s == "."
+                and cur.at(e + 1) == " "
+                and is_digit(cur.at(e + 2))
+                and len(whole) == 4
+                and len(groups) < 3
+            )
+        )
+    ):
         f = lexer.digits_end(cur, e + 1 + spaced)
         groups.append(text[e + 1 + spaced:f])
         seps.append(s + " " * spaced)
@@ -511,22 +683,41 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         return a, "integer", (whole,), (False, False)
     if seps == ["."]:
         return e, "decimal", tuple(groups), (False, False)
-    if seps == ["-"] and "0" not in (groups[0][0], groups[1][0]) and len(groups[0]) <= len(groups[1]) <= 4 and (  # '10-20', '2020-2030'
-            len(groups[0]), len(groups[1])) != (3, 4) and int(groups[0]) < int(groups[1]):  # '555-1234', '02-123' are digit groups
+    # '10-20', '2020-2030'
+    if (
+        seps == ["-"]
+        and "0" not in (groups[0][0], groups[1][0])
+        and len(groups[0]) <= len(groups[1]) <= 4
+        # '555-1234', '02-123' are digit groups
+        and (len(groups[0]), len(groups[1])) != (3, 4)
+        and int(groups[0]) < int(groups[1])
+    ):
         return e, "range", tuple(groups), (False, False)
     if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
-        final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())  # '2027.06.15.(화)', not a full stop
+        # '2027.06.15.(화)', not a full stop
+        final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())
         return e + final_period, "date", tuple(groups), (False, False)
-    telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4  # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
+    # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
+    telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4
     return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
 
 
 def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
     parts, e = [hours], a
-    while len(parts) < 3 and cur.at(e) == ":" and is_digit(cur.at(e + 1)) and is_digit(cur.at(e + 2)) and not is_digit(cur.at(e + 3)):
+    while (
+        len(parts) < 3
+        and cur.at(e) == ":"
+        and is_digit(cur.at(e + 1))
+        and is_digit(cur.at(e + 2))
+        and not is_digit(cur.at(e + 3))
+    ):
         parts.append(cur.text[e + 1:e + 3])
         e += 3
-    return None if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:]) else (e, "time", tuple(parts), (False, False))
+    return (
+        None
+        if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:])
+        else (e, "time", tuple(parts), (False, False))
+    )
 
 
 def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
@@ -550,7 +741,11 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
     """(year, month, day) of a date written with slashes, in whichever order it is written."""
     if len(a) == 4 and _is_month_day(b, c):
         return a, b, c
-    return (c, b, a) if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12 else (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b) else None
+    return (
+        (c, b, a) if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12
+        else (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b)
+        else None
+    )
 
 
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
