@@ -51,24 +51,35 @@ _SPACES_IN_NUMBER = frozenset("\u00a0\u202f")
 _ELIDED_ARTICLE = re.compile(r"[^\W\d_]{1,5}['’]")
 
 _INTEGER = re.compile(r"\d+")
-_VERSION, _DOTTED_DATE = re.compile(r"\d+(?:\.\d+)+"), re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})|\d{4}\.\d\d?\.\d\d?")
+_VERSION, _DOTTED_DATE = (
+    re.compile(r"\d+(?:\.\d+)+"),
+    re.compile(r"\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})|\d{4}\.\d\d?\.\d\d?"),
+)
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+),(\d+)")
 _POINT_DECIMAL = re.compile(r"(\d+)\.(\d+)")
 _COMMA_LIST = re.compile(r"\d+(?:,\d+){2,}")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
-_FRACTION, _DIMENSIONS = re.compile(r"(\d+)/(\d+)"), re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?")
+_FRACTION, _DIMENSIONS = (
+    re.compile(r"(\d+)/(\d+)"),
+    re.compile(r"(\d+(?:,\d+)?(?:[x×]\d+(?:,\d+)?)*)[x×](\d+(?:,\d+)?)([^\W\d_]+[²³]?)?"),
+)
 _YEAR_SPAN = re.compile(r"((?:1\d|20)\d\d)[-–—]((?:1\d|20)\d\d)\)")  # a life or reign: 'Karls IV. (1316–1378)'
-_RANGE = re.compile(r"({0})(h?)-({0})(h?)".format(r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"))  # '2-4', '9h-19h', '1.000-2.000', '3,9-5,5' (a dash read as a hyphen)
-_GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")  # a decimal over a scale's top; 'Ley 35/2006'
+# '2-4', '9h-19h', '1.000-2.000', '3,9-5,5' (a dash read as a hyphen)
+_RANGE = re.compile(r"({0})(h?)-({0})(h?)".format(r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"))
+# a decimal over a scale's top; 'Ley 35/2006'
+_GRADE, _SLASHED = re.compile(r"(\d+,\d+)/(\d+)"), re.compile(r"(\d{1,3}(?:\.\d{3})+|\d+)/(\d{2}|\d{4})")
 _SIZE_AFTER = re.compile(r" \d+(?:,\d+)? ?[x×] ?\d")  # a size's numbers after its unit ('cm 220 × 95')
 # A currency code written against its amount ('nio21', '13hkd'), where the language does so.
 _GLUED_CODE = re.compile(r"([^\W\d_]+)\d[\d.,]*")
 _CODE_AFTER = re.compile(r"(\d[\d.,]*?)([^\W\d_]+)")
-# A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs ('RT-7Q42X', a
-# return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left to the voice).
+# A code of capitals and lone digits ('X7KP4M', a booking reference) or of capitals, a hyphen and mixed runs
+# ('RT-7Q42X', a return label): spelled sign by sign ('B2A23C', a part number with a longer digit run, is left
+# to the voice).
 _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,}\d?|[A-ZА-ЯЁ]+-(?:\d+[A-ZА-ЯЁ]+)+\d*")
-_PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")  # a plate or road: 'AA-12-BB', 'AP-7'
-_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")  # no range ends in a leading zero: '58-0937'
+# a plate or road: 'AA-12-BB', 'AP-7'
+_PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")
+# no range ends in a leading zero: '58-0937'
+_DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
@@ -97,22 +108,28 @@ class Language(AddressesAndPhones, DatesAndTimes):
     RANGE = ""
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
-    RULERS: frozenset[str] = frozenset()  # names after which a Roman numeral is an ordinal, besides English's and women's
+    # names after which a Roman numeral is an ordinal, besides English's and women's
+    RULERS: frozenset[str] = frozenset()
     NAME_ABBREVIATIONS: frozenset[str] = frozenset()  # read only away from a name ('une FC de 150'; 'le FC Nantes')
     NUMBER_WORD = ""  # '#5'
-    SEAT_WORDS: frozenset[str] = frozenset()  # after them a number and a capital is a seat ('posto 11A' undici A), no unit
+    # after them a number and a capital is a seat ('posto 11A' undici A), no unit
+    SEAT_WORDS: frozenset[str] = frozenset()
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
     # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
     RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = {}, {}, frozenset(), "", frozenset()
-    MONEY_TERMS: dict[str, str] = {}  # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
+    # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
+    MONEY_TERMS: dict[str, str] = {}
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
     SEASON_DASH = False  # whether two years in a row joined by a dash are a season ('temporada 2026-2027'), no range
-    RANGE_GENDER = True  # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
+    # a range's numbers in its noun's gender ('2-4 horas' duas a quatro; German and Russian: case too)
+    RANGE_GENDER = True
     # Words before or after digits read one by one ('terminada en 4821'), from a least length; '-nr' ends compounds too.
     DIGIT_CUES: tuple[list[str], ...] = ()
-    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # words naming a code a few words before its digits; words after which a number is none
-    MONEY_AND = PRESSURE_OVER = ""  # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
+    # words naming a code a few words before its digits; words after which a number is none
+    CODE_WORDS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    # the word between a currency's units ('et', 'e'); a blood pressure's ('135/85 mmHg' zu)
+    MONEY_AND = PRESSURE_OVER = ""
     # The metre, whose two decimals are centimetres after it ('3,20 m' drei Meter zwanzig); the words a blood pressure
     # follows ('Blutdruck 120/80'); whether one in centimetres of mercury has no word between ('13/8' treize huit).
     CENTIMETRES_AFTER, PRESSURE_CUES, BARE_CM_PRESSURE = "", (), False
@@ -137,7 +154,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Address labels read as a word of the language ('.py' → 'python' in Italian); the word for a house number's
     # slash ('45/B' barra B), and whether a postcode before a place is read digit by digit ('10123 Torino').
     ADDRESS_READINGS: dict[str, str] = {}
-    HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False  # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
+    # 'n.º 45/B' (a house's letter), 'Ley 35/2006' (a number's year): barra
+    HOUSE_SLASH, NUMBER_SLASH, POSTCODE_DIGITS = "", "", False
     FLIGHT_NUMBERS = ""  # a flight's number read "digits" ('IB 3147' tres uno…) or four in "pairs" ('LH 1172' elf…)
     # The letters of a temperature's scale after '°' ('°C'), and whether a space may come between.
     DEGREE_SCALES = ("C", "F")
@@ -162,7 +180,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ROMAN_ORDINAL: re.Pattern[str] = re.compile(r"(?!)")
     # Words before which a Roman numeral is an ordinal ('XX secolo'), after which a number ('Kapitel IV'), an ordinal in
     # their gender ('classe III B' terza), a unit's plural ('i km'), a match's minute ("al 90'"), minutes ("dura 148'").
-    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = frozenset()
+    CENTURY_WORDS = CHAPTER_WORDS = ORDINAL_AFTER = PLURAL_UNIT_CUES = MINUTE_ORDINAL_AFTER = PRIME_MINUTES_AFTER = (
+        frozenset()
+    )
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date; of those, a room's,
@@ -177,7 +197,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DECIMALS_AS_NUMBER = POINT_AS_WRITTEN = False  # '1,85' uno virgola ottantacinque; 'Panda 1.2' uno punto due
     ROMAN_DOT = PACE_SECONDS_BARE = False  # German: a ruler's number with a period ('Ludwig XIV.'), no pace's Sekunden
     REGNAL_ORDINALS_UP_TO = 10**6  # a ruler's number above it said as the number ('Alfonso XIII' trece)
-    # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.); Russian gives it back.
+    # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.);
+    # Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
     # Abbreviations whose period may also end the sentence.
     SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
@@ -204,7 +225,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         for name, table in tables.items():
             if name in _TABLES:
                 setattr(cls, name.upper(), _TABLES[name](table))
-        for name, value in {**tables.get("words", {}), **tables.get("settings", {})}.items():  # "minus" MINUS, "h_clocks" H_CLOCKS
+        # "minus" MINUS, "h_clocks" H_CLOCKS
+        for name, value in {**tables.get("words", {}), **tables.get("settings", {})}.items():
             setattr(cls, name.upper(), re.compile(value) if name == "ordinal_suffix" else value)
         if "months" in tables:  # CLDR's months, and the other spellings the table adds ('Jänner', 'sett')
             cls.MONTH_NAMES = cldr.month_names(cls.code)
@@ -214,8 +236,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
         cls.ABBREVIATIONS = abbreviations(cls.code)
         parts = [(key, *key.partition(".")[::2]) for key in sorted(cls.ABBREVIATIONS, key=len, reverse=True)]
         cls.SPACED_ABBREVIATION_HEADS = frozenset(head for _, head, rest in parts if rest[:-1] and rest[-1] == ".")
-        joined = [(head, key) for key, head, rest in parts if rest[-1:] == "." and (rest[:1] not in ("", " ") or rest.count(
-            " ") + rest.count(".") > 2) or rest[:1] == " " and rest[-1:].isalpha()]  # 'c.-à-d.', 'av. J.-C.', 'c. à café'
+        # 'c.-à-d.', 'av. J.-C.', 'c. à café'
+        joined = [
+            (head, key)
+            for key, head, rest in parts
+            if (
+                (rest[-1:] == "." and (rest[:1] not in ("", " ") or rest.count(" ") + rest.count(".") > 2))
+                or (rest[:1] == " " and rest[-1:].isalpha())
+            )
+        ]
         cls.JOINED_ABBREVIATIONS = {head: tuple(key for h, key in joined if h == head) for head, _ in joined}
 
     # --- words a subclass gives ---------------------------------------------------------------
@@ -225,7 +254,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def counted(self, n: int, feminine: bool = False) -> str:
         """The cardinal before a noun, CLDR's masculine or feminine ('ein Euro', 'une heure')."""
-        return f"{self.MINUS} {self.counted(-n, feminine)}" if n < 0 else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
+        return (
+            f"{self.MINUS} {self.counted(-n, feminine)}"
+            if n < 0
+            else cldr.cardinal(self.code, n, "feminine" if feminine else "masculine")
+        )
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """`suffix`: what was written after the digits ('.', 'er', 'ª' …): CLDR's ordinal, feminine after one of
@@ -254,7 +287,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def fraction_before(self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context) -> str:
         """A fraction before what follows `end`; a half before an abbreviation, in its noun's gender ('½ c. à c.' une demi-cuillère)."""
         noun = self.abbreviation_after(cur, end) if (numerator, denominator) == (1, 2) and self.HALF_BEFORE[0] else None
-        return self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -") if noun else self.fraction(numerator, denominator)
+        return (
+            self.HALF_BEFORE[self.is_feminine(noun.split()[0])].rstrip(" -")
+            if noun
+            else self.fraction(numerator, denominator)
+        )
 
     def abbreviation_after(self, cur: Cursor, end: int) -> str | None:
         """The reading of an abbreviation of several parts after `end` ('c. à s.' cuillère à soupe), else None."""
@@ -287,7 +324,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def duration(self, parts: tuple[tuple[int, str], ...], ctx: Context, written_unit: str = "") -> str:
         """Each (count, unit) not zero counted in the case of the word before, as a list ('nach einer Stunde, …')."""
-        said = [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n] or [self.cardinal(0)]
+        said = (
+            [self._counted_quantity(str(n), None, self.unit(unit), ctx) for n, unit in parts if n]
+            or [self.cardinal(0)]
+        )
         joint = self.DURATION_LIST[2 if written_unit and len(self.DURATION_LIST) > 2 else 0]  # '2:31:08 Std.' no pause
         return self.DURATION_LIST[1].join(filter(None, (joint.join(said[:-1]), said[-1])))
 
@@ -311,14 +351,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def currency(self, written: str) -> Currency | None:
         """The currency a symbol, code or name stands for: the language's own table, else CLDR's
         name for any ISO 4217 code or symbol ('3 kr', '1 GTQ'), with MINOR_UNIT or the euro's."""
-        if (own := self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())) is not None:
+        if (
+            own := self.CURRENCIES.get(written if written.isupper() or not written.isalpha() else written.lower())
+        ) is not None:
             return own
         return None if (code := cldr.currency_code(self.code, written)) is None else self._cldr_currency(code)
 
     @lru_cache(maxsize=512)  # noqa: B019  (one instance per language, alive for the process)
     def _cldr_currency(self, code: str) -> Currency:
         one, many = cldr.currency_name(self.code, code, 1), cldr.currency_name(self.code, code, 2)
-        return Currency(Unit(one, many, self.is_feminine(one.split()[-1])), self.MINOR_UNIT or self.CURRENCIES["€"].minor)
+        return Currency(
+            Unit(one, many, self.is_feminine(one.split()[-1])),
+            self.MINOR_UNIT or self.CURRENCIES["€"].minor,
+        )
 
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
@@ -326,7 +371,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         '10 ha coltivati' ettari); ru looks past it."""
         if word in self.PREPOSITIONS:
             return None
-        if word == "ha" and (after := chunk_after(cur, end, is_letter)) and after[0].islower() and after[0].endswith("o"):
+        if (
+            word == "ha"
+            and (after := chunk_after(cur, end, is_letter))
+            and after[0].islower()
+            and after[0].endswith("o")
+        ):
             return None
         cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
         if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):
@@ -343,8 +393,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit a symbol stands for: the language's own table, else CLDR's names for it, else one
         per another ('l/m²' Liter pro Quadratmeter) or per a period ('kWh/día' kilovatios hora al día)."""
         one, slash, per = written.partition("/")
-        if not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written)) and slash and (a := self.unit(one)) and (
-                b := (self.per(u) if (u := self.unit(per)) else self.PERIODS.get(per))):
+        if (
+            not (found := self.UNITS.get(written.replace("μ", "µ")) or self._cldr_unit(written))
+            and slash
+            and (a := self.unit(one))
+            and (b := (self.per(u) if (u := self.unit(per)) else self.PERIODS.get(per)))
+        ):
             return Unit(f"{a.singular} {b}", f"{a.plural} {b}", a.feminine)
         return found
 
@@ -362,7 +416,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self.currency(word) if word.isupper() else None
 
     def is_feminine(self, noun: str) -> bool:
-        return is_feminine(self.code, noun) or bool((unit := self.unit(noun)) and unit.feminine)  # 'entre 1.800 y 2.000 kcal' mil ochocientas
+        # 'entre 1.800 y 2.000 kcal' mil ochocientas
+        return is_feminine(self.code, noun) or bool((unit := self.unit(noun)) and unit.feminine)
 
     # --- the module contract ------------------------------------------------------------------
 
@@ -395,16 +450,30 @@ class Language(AddressesAndPhones, DatesAndTimes):
         c = cur.at(pos)
         if c in cldr.VULGAR_FRACTIONS:  # '⅖'
             numerator, denominator = cldr.vulgar_fraction(c)
-            if self.HALF and (numerator, denominator) == (1, 2) and ctx.prev_word == self.HALF_AND and ctx.words_before and (
-                    not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS):  # '1 compressa e ½' mezza, not '… e ½ litro'
+            # '1 compressa e ½' mezza, not '… e ½ litro'
+            if (
+                self.HALF
+                and (numerator, denominator) == (1, 2)
+                and ctx.prev_word == self.HALF_AND
+                and ctx.words_before
+                and (not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS)
+            ):
                 return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator), ctx)
         if is_digit(c):
-            return span if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None else self._numeric(cur, pos, pos, ctx)
+            return (
+                span
+                if ctx.line_start and (span := self._list_number(cur, pos, ctx)) is not None
+                else self._numeric(cur, pos, pos, ctx)
+            )
         prev = ctx.char_before(cur.text, pos)
         if c in "+-−" and is_digit(cur.at(pos + 1)) and sign_may_follow(prev):
-            return span if c == "+" and (span := self._country_code_phone(cur, pos)) is not None else self._numeric(cur, pos, pos + 1, ctx, sign=c)
+            return (
+                span
+                if c == "+" and (span := self._country_code_phone(cur, pos)) is not None
+                else self._numeric(cur, pos, pos + 1, ctx, sign=c)
+            )
         if c in "-−" and is_letter(cur.at(pos + 1)) and sign_may_follow(prev):  # '-R$ 120,40'
             if (currency := self._dollar_sign(cur, pos + 1, lexer.chunk(cur, pos + 1))) is not None:
                 return self._numeric(cur, pos, currency[1], ctx, sign=c, currency=currency[0])
@@ -426,14 +495,23 @@ class Language(AddressesAndPhones, DatesAndTimes):
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
-        day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)  # 'jue., 9/10' as 'jueves, 9/10'
-        if day.lower() in self.DAY_MONTH_CUES and cur.at(comma) == "," and is_digit(cur.at(lexer.spaces(cur, comma + 1))):  # 'viernes, 14/3'
+        # 'jue., 9/10' as 'jueves, 9/10'
+        day, comma = (self.WEEKDAYS.get(word.lower(), ""), end + 1) if after == "." else (word, end)
+        # 'viernes, 14/3'
+        if (
+            day.lower() in self.DAY_MONTH_CUES
+            and cur.at(comma) == ","
+            and is_digit(cur.at(lexer.spaces(cur, comma + 1)))
+        ):
             return Span(comma, "locale", self.code, info=day, agreement=day.lower())
         if (after == "." and day or self.MONTH_FIRST_DATES and (day := self.WEEKDAYS.get(word.lower(), ""))) and (
                 body := lexer.spaces(cur, comma)) > comma and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day
             span = self._numeric(cur, body, body, replace(ctx, prev_word=day))  # 'mar. 15/12', 'vier. 10 de mayo'
             return locale_span(span.end, f"{day} {span.info}", self.code)
-        if re.split("[-–]", word)[0] in self.WEEKDAYS and (days := self._weekday_range(cur, word, end, ctx)) is not None:
+        if (
+            re.split("[-–]", word)[0] in self.WEEKDAYS
+            and (days := self._weekday_range(cur, word, end, ctx)) is not None
+        ):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
@@ -444,13 +522,20 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._abbreviated(cur, word + ".", end + 1, word[: -len(last)] + full)  # 'Karl-Marx-Str.' Straße
         if after == "$" and (currency := self._dollar_sign(cur, pos, end)) is not None:  # 'R$ 25'
             return self._numeric(cur, pos, currency[1], ctx, currency=currency[0])
-        if after == "." and word.lower() in self.ROMAN_ABBREVIATIONS and (r := chunk_after(cur, end + 1, str.isupper)) and (n := roman_value(r[0])):
-            return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)  # 's. XIII' siglo trece
+        if (
+            after == "."
+            and word.lower() in self.ROMAN_ABBREVIATIONS
+            and (r := chunk_after(cur, end + 1, str.isupper))
+            and (n := roman_value(r[0]))
+        ):
+            # 's. XIII' siglo trece
+            return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)
         bare = after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1))  # 'max 2' as 'max.'
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
-            reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading  # a sentence's first word: 'M.' Monsieur
+            # a sentence's first word: 'M.' Monsieur
+            reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading
             return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
@@ -461,7 +546,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return span
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
-            if word.isupper() and (after := chunk_after(cur, end, str.isupper)) and after[0] not in "CDLM" and (value := roman_value(after[0])):
+            if (
+                word.isupper()
+                and (after := chunk_after(cur, end, str.isupper))
+                and after[0] not in "CDLM"
+                and (value := roman_value(after[0]))
+            ):
                 return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)  # 'SGB II' zwei
             with suppress(TooLong):  # an abbreviation of two words that begins with one ('c.º b.' camino bajo)
                 after = chunk_after(cur, end, is_letter)
@@ -475,15 +565,28 @@ class Language(AddressesAndPhones, DatesAndTimes):
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
-        if (currency := self.currency_word(word)) is not None and (j := lexer.spaces(cur, end)) > end and is_digit(cur.at(j)):
+        if (
+            (currency := self.currency_word(word)) is not None
+            and (j := lexer.spaces(cur, end)) > end
+            and is_digit(cur.at(j))
+        ):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
         if ctx.prev_word.lower() in self.SEAT_WORDS and re.fullmatch(r"[A-Z]\d{1,3}", word):  # 'Gate A24' A vier…
             return locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}", self.code)
-        if (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU")) and word.isupper() and word.isascii() and word.isalpha() and (
-                digits := chunk_after(cur, end, is_digit)):  # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
-            country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)  # a parcel: 'QB 284 155 031 BR'
+        # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
+        if (
+            (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU"))
+            and word.isupper()
+            and word.isascii()
+            and word.isalpha()
+            and (digits := chunk_after(cur, end, is_digit))
+        ):
+            # a parcel: 'QB 284 155 031 BR'
+            country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)
             if country and len(word) == 2 and re.fullmatch("[A-Z]{2}", country[0]):
-                return locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code)
+                return locale_span(
+                    country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code
+                )
             return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
         month = self.MONTHS.get(word.lower())
         day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, end + (cur.at(end) == "."), is_digit)
@@ -495,11 +598,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
                 is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
             return locale_span(end, unit.plural, self.code)  # a size's unit before it: 'cm 220 × 95 × 85' centimetri
-        symbol = len(word) > 1 and not word.isupper() and not set(word) & set("aeiou") or word not in (word.lower(), word.upper())
-        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES  # a symbol with no number: 'el km', 'je kWh', not 'il CV'
+        symbol = (
+            (len(word) > 1 and not word.isupper() and not set(word) & set("aeiou"))
+            or word not in (word.lower(), word.upper())
+        )
+        # a symbol with no number: 'el km', 'je kWh', not 'il CV'
+        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES
         if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
-            return locale_span(end, unit.plural if plural else unit.singular, self.code)  # i chilometri, el kilovatio hora
-        if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:  # '€ brut/mois' brut par mois
+            # i chilometri, el kilovatio hora
+            return locale_span(end, unit.plural if plural else unit.singular, self.code)
+        # '€ brut/mois' brut par mois
+        if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:
             dot = cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '/Min., und': an abbreviation's period
             return locale_span(end + dot, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
@@ -516,19 +625,39 @@ class Language(AddressesAndPhones, DatesAndTimes):
         with suppress(TooLong):
             first, *joined = re.split("[-–]", word, maxsplit=1)
             j = end + (cur.at(end) == ".")  # a dash or the range's word between them: 'lun–vie', 'de L a V'
-            k = j + 1 if cur.at(j) in "–-" else j + len(self.RANGE) + 2 if self.RANGE and cur.startswith(j, f" {self.RANGE} ") else j
+            k = (
+                j + 1 if cur.at(j) in "–-"
+                else j + len(self.RANGE) + 2 if self.RANGE and cur.startswith(j, f" {self.RANGE} ")
+                else j
+            )
             if not joined and k > j and is_letter(cur.at(k)):
                 joined = [cur.text[k:(end := lexer.chunk(cur, k))]]
             listed = chunk_after(cur, end + 1 + (cur.at(end + 1) == ","), is_letter) if cur.at(end) == "." else None
             listed = chunk_after(cur, listed[1], is_letter) if listed and listed[0] == self.HALF_AND else listed
-            alone = not joined and first[1:] and cur.at(end) == "." and (ctx.prev_word.lower() in (  # 'y D. Tomás' no day
-                {*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""}) or bool(  # 'du lun.', 'al vie.'
-                listed and listed[0] in self.WEEKDAYS and cur.at(listed[1]) == "."))  # a list: 'lun., miér. y vie.'
+            # 'y D. Tomás' no day
+            alone = (
+                not joined
+                and first[1:]
+                and cur.at(end) == "."
+                and (
+                    # 'du lun.', 'al vie.'
+                    ctx.prev_word.lower() in ({*self.PREPOSITIONS, self.RANGE, *self.RANGE_AFTER.values()} - {""})
+                    # a list: 'lun., miér. y vie.'
+                    or bool(listed and listed[0] in self.WEEKDAYS and cur.at(listed[1]) == ".")
+                )
+            )
             if alone or joined and joined[0] in self.WEEKDAYS:
                 end += cur.at(end) == "." and not self._ends_sentence(cur, end + 1, by_capital=alone or k > j + 1)
-                pattern = "{}" if alone else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS else f"{{}} {self.RANGE} {{}}"
-                days = [self.WEEKDAYS[day] for day in (first, *joined)]  # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
-                return locale_span(end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code)
+                pattern = (
+                    "{}" if alone
+                    else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS
+                    else f"{{}} {self.RANGE} {{}}"
+                )
+                # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
+                days = [self.WEEKDAYS[day] for day in (first, *joined)]
+                return locale_span(
+                    end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code
+                )
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
@@ -563,12 +692,23 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS and not self.is_ruler(ctx.prev_word):
             return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
-        day = after and after[0] == self.DATE_OF and (m := chunk_after(cur, after[1], is_letter)) and m[0].lower() in self.FULL_MONTHS  # 'XV de Maio'
+        # 'XV de Maio'
+        day = (
+            after
+            and after[0] == self.DATE_OF
+            and (m := chunk_after(cur, after[1], is_letter))
+            and m[0].lower() in self.FULL_MONTHS
+        )
         if day or self.follows_chapter_word(ctx):
             return locale_span(end, self.cardinal(value), self.code)
-        noun = ctx.prev_word if ctx.prev_word.lower() in self.ORDINAL_AFTER else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
+        noun = (
+            ctx.prev_word
+            if ctx.prev_word.lower() in self.ORDINAL_AFTER
+            else after and ctx.prev_word.lower() in self.PREPOSITIONS and after[0]
+        )
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
-            feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())  # 'A XXX Bienal' trigésima
+            # 'A XXX Bienal' trigésima
+            feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())
             return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
         name = ctx.prev_word
         owner = after and name.endswith("s") and after[0].istitle()  # 'Beethovens IX. Sinfonie' neunte, if no ruler's
@@ -623,8 +763,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _number_end(self, cur: Cursor, body: int) -> int:
         """A numeric token, with thousands grouped by spaces where the language writes them so."""
         end = lexer.chunk(cur, body)
-        end += 2 + (cur.at(end + 2) in ("-", "–")) if cur.at(end) == "," and cur.at(end + 1) in ("-", "–") else 0  # '649,– €' whole euros
-        end -= cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°"  # '12,5%' as '12,5 %', '-8° c' as '-8 °c'
+        # '649,– €' whole euros
+        end += 2 + (cur.at(end + 2) in ("-", "–")) if cur.at(end) == "," and cur.at(end + 1) in ("-", "–") else 0
+        # '12,5%' as '12,5 %', '-8° c' as '-8 °c'
+        end -= cur.text[end - 1] == "%" or self.SPACED_DEGREES and cur.text[end - 1] == "°"
         if end - body > 3 or not ascii_digits(cur.text[body:end]).isdecimal():
             return end
         with suppress(TooLong):
@@ -642,14 +784,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
         return end
 
-    def _numeric(self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None) -> Span:
+    def _numeric(
+        self, cur: Cursor, pos: int, body: int, ctx: Context, sign: str = "", currency: Currency | None = None
+    ) -> Span:
         if pos == body and currency is None and ctx.char_before(cur.text, pos) == "(" and (
                 years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # no telephone number
-            return locale_span(pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}", self.code)
+            return locale_span(
+                pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}", self.code
+            )
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
-        end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end  # 'R$ 119,90/mês'
+        # 'R$ 119,90/mês'
+        end = cur.text.find("/", body, end) if currency is not None and "/" in cur.text[body:end] else end
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
@@ -672,8 +819,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
             added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
             if match_minute or added > end + 1:
-                plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""  # più tre
-                return locale_span(added, (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus, self.code)
+                # più tre
+                plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""
+                return locale_span(
+                    added,
+                    (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus,
+                    self.code,
+                )
         if plain and (season := self.season(cur, end, token, ctx)) is not None:
             return locale_span(*season, self.code)
         label = (self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word).lower()
@@ -685,25 +837,64 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
             return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
-        if plain and _VERSION.fullmatch(token) and (ctx.prev_word.lower() in self.VERSION_WORDS or token.count(".") == 2 and not (
-                GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)) or self.POINT_AS_WRITTEN and re.fullmatch(r"\d\.\d", token)
-                and after and not (self.unit(after[0]) or self.currency(after[0]))):  # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
+        # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
+        if (
+            plain
+            and _VERSION.fullmatch(token)
+            and (
+                ctx.prev_word.lower() in self.VERSION_WORDS
+                or (token.count(".") == 2 and not (GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)))
+                or (
+                    self.POINT_AS_WRITTEN
+                    and re.fullmatch(r"\d\.\d", token)
+                    and after
+                    and not (self.unit(after[0]) or self.currency(after[0]))
+                )
+            )
+        ):
             point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
             parts = (self.digits(part) if part[0] == "0" else self.cardinal(int(part)) for part in token.split("."))
             return locale_span(end, point.join(parts), self.code)
-        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()  # digits after 'terminada en', 'Bestellnr.'; no year
-        named = [sum(least) for cue, after, *least in self.DIGIT_CUES if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
-                 and after in ("", word_after(cur, end)) and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))]
+        # digits after 'terminada en', 'Bestellnr.'; no year
+        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
+        named = [
+            sum(least)
+            for cue, after, *least in self.DIGIT_CUES
+            if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
+            and after in ("", word_after(cur, end))
+            and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))
+        ]
         if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
             end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
             return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
-        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:  # 'n° 7512 0394', group by group
+        # 'n° 7512 0394', group by group
+        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:
             return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
-        if plain and token.replace("-", "").isdecimal() and (named and (len(token) >= min(named) or token[0] == "0") or self.POSTCODE_DIGITS and len(token) == 5 and (
-                ctx.last_visible == "," and (place := chunk_after(cur, end, str.isupper)) and not (self.unit(place[0]) or self.currency(place[0])))):
+        if (
+            plain
+            and token.replace("-", "").isdecimal()
+            and (
+                (named and (len(token) >= min(named) or token[0] == "0"))
+                or (
+                    self.POSTCODE_DIGITS
+                    and len(token) == 5
+                    and (
+                        ctx.last_visible == ","
+                        and (place := chunk_after(cur, end, str.isupper))
+                        and not (self.unit(place[0]) or self.currency(place[0]))
+                    )
+                )
+            )
+        ):
             return locale_span(end, self.digits(token), self.code)
-        if plain and token.isdecimal() and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS) and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4 and not (
-                self.unit(counted := word_after(cur, code_end)) or self.currency(counted)):  # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+        # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+        if (
+            plain
+            and token.isdecimal()
+            and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS)
+            and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
+            and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
+        ):
             return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
@@ -711,38 +902,68 @@ class Language(AddressesAndPhones, DatesAndTimes):
         marker = chunk_after(cur, end, is_letter) if padded else None
         if marker and marker[0] == "h":
             return locale_span(marker[1], self.counted(int(token), True), self.code)
-        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""  # the sign's word: '+3,2 %' più tre virgola due
+        # the sign's word: '+3,2 %' più tre virgola due
+        minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
         pressure = plain and _FRACTION.fullmatch(token) and ctx.prev_word.lower() not in self.DAY_MONTH_CUES and any(
             w.lower().startswith(tuple(self.PRESSURE_CUES)) for w in (*ctx.words_before[-3:], ctx.prev_word))
         if (plain or signed) and not pressure and (span := self._clock_or_date(cur, pos, end, token, ctx)) is not None:
             return replace(span, info=minus + span.info) if signed else span
-        if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):  # '1 h 05 min'
+        # '1 h 05 min'
+        if plain and _DIGIT_GROUPS.fullmatch(token) and not (len(token) == 2 and word_after(cur, end) in ("min", "s")):
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
-        if plain and (m := _RANGE.fullmatch(token)):  # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
-            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
+        # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
+        if plain and (m := _RANGE.fullmatch(token)):
+            ends = (
+                cur.at(lexer.spaces(cur, end)) in ".,;!?)"
+                or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
+            )
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
-            one = self.SINGULAR_BELOW_TWO and to_int(m[3].partition(",")[0]) < 2  # '0,70–1,10 g/l' … un virgule dix gramme
-            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx, one)  # '2–8 °C' zwei bis acht Grad Celsius
+            # '0,70–1,10 g/l' … un virgule dix gramme
+            one = self.SINGULAR_BELOW_TWO and to_int(m[3].partition(",")[0]) < 2
+            # '2–8 °C' zwei bis acht Grad Celsius
+            return self._unit_after(cur, end, self.number_range(m, ctx, ends, noun), None, ctx, one)
         sides, last_end = [token], end  # '60 × 85 cm' sur, '40 x 30 x 15 cm' por … por: read as '40x30x15'
-        while plain and self.BY and self._quantity(sides[-1]) and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4)))):
-            sides.append(ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))]))
+        while (
+            plain
+            and self.BY
+            and self._quantity(sides[-1])
+            and (by := re.match(r" ?[x×] ?(?=\d)", "".join(cur.at(i) for i in range(last_end, last_end + 4))))
+        ):
+            sides.append(
+                ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))])
+            )
         if len(sides) > 1 and cur.at(lexer.spaces(cur, last_end)) == "=":  # '2 x 3 = 6': a product, as '×' reads
-            return locale_span(last_end, f" {self.SYMBOLS['×']} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in sides), self.code)
+            return locale_span(
+                last_end,
+                f" {self.SYMBOLS['×']} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in sides),
+                self.code,
+            )
         if len(sides) > 1 and self.unit(word_after(cur, last_end)):
             token, end = "x".join(sides), last_end
-        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):  # '3x4 м' три на четыре метра, '30×60cm'
+        # '3x4 м' три на четыре метра, '30×60cm'
+        if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):
             by = replace(ctx, prev_word="×")  # the last side follows the sign, no half: 'dos por uno coma cinco metros'
-            last = locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code) if m[3] else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
+            last = (
+                locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code)
+                if m[3]
+                else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
+            )
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
             return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))  # a unit's symbol after it is its noun: 'au 30e km'
-            unit = after and len(after[0]) > 1 and after[0].islower() and not set(after[0]) & set("aeiou") and self.unit(after[0])
+            unit = (
+                after
+                and len(after[0]) > 1
+                and after[0].islower()
+                and not set(after[0]) & set("aeiou")
+                and self.unit(after[0])
+            )
             reading = minus + self.ordinal(number, ordinal.group(2), ctx) + (f" {unit.singular}" if unit else "")
             return self._after_day(cur, after[1] if unit else end, reading, number, ctx)
         glued = _CODE_AFTER.fullmatch(token) if self.GLUED_CODES and currency is None else None
@@ -751,18 +972,36 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (quantity := self._quantity(token, currency is not None)) is None:
             if (fraction := _FRACTION.fullmatch(token)) and currency is None:
                 n, d = int(fraction.group(1)), int(fraction.group(2))
-                if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):  # a tyre: '205/55 R16'
-                    return locale_span(rim[1], f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}", self.code)
-                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100' novantacinque su cento
+                # a tyre: '205/55 R16'
+                if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):
+                    return locale_span(
+                        rim[1],
+                        f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}",
+                        self.code,
+                    )
+                # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100'
+                # novantacinque su cento
                 if pressure and n < 30 and self.BARE_CM_PRESSURE:  # '14/9' catorce nueve
                     return locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}", self.code)
                 over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER or (
                     n > d and 10 <= d < 100 and self.NUMBER_SLASH)  # over a smaller one no share: 'Az. 345/26' Strich
-                # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo: '1/2 ft' ein halb)
-                spoken = f"{self.cardinal(n)} {over} {self.cardinal(d)}" if over else Language.fraction_before(self, cur, end, n, d, ctx)
-                return self._unit_after(cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx)
-            if currency is not None and (m := _RANGE.fullmatch(token)):  # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
-                return locale_span(end, f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}", self.code)
+                # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo:
+                # '1/2 ft' ein halb)
+                spoken = (
+                    f"{self.cardinal(n)} {over} {self.cardinal(d)}"
+                    if over
+                    else Language.fraction_before(self, cur, end, n, d, ctx)
+                )
+                return self._unit_after(
+                    cur, end, minus + spoken, None if minus or over else (0, n, d), None if over else ctx
+                )
+            # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
+            if currency is not None and (m := _RANGE.fullmatch(token)):
+                return locale_span(
+                    end,
+                    f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}",
+                    self.code,
+                )
             code = _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) or english.REFERENCE.fullmatch(raw)
             reading = self.number(raw) if code else self._token(token, ctx)
             return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
@@ -791,16 +1030,23 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return amount
         if _INTEGER.fullmatch(token) or GROUPED.fullmatch(token):  # '10.000'
             return token.replace(".", ""), None
-        return (m.group(1).replace(".", ""), m.group(2)) if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token)) else None
+        return (
+            (m.group(1).replace(".", ""), m.group(2))
+            if (m := _DECIMAL.fullmatch(token) or _POINT_DECIMAL.fullmatch(token))
+            else None
+        )
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
-        return self.cardinal(int(whole)) + ("" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}")
+        return self.cardinal(int(whole)) + (
+            "" if fractional is None else f" {self.DECIMAL_WORD} {self.fraction_digits(fractional)}"
+        )
 
     def _counted_quantity(self, whole: str, fractional: str | None, unit: Unit, ctx: Context) -> str:
         one = self.SINGULAR_BELOW_TWO and int(whole) < 2 or fractional is None and int(whole) == 1  # '0 €' zéro euro
         if fractional is None:
             return self.counted_noun(int(whole), unit.feminine, unit.singular if one else unit.plural)
-        if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":  # '1,5 horas' hora y media
+        # '1,5 horas' hora y media
+        if fractional == "5" and (names := self.HALF_UNITS.get(unit.singular)) and ctx.prev_word != "×":
             return self.counted_half(int(whole), names[int(whole) >= 2], unit.feminine)
         if unit.singular == self.CENTIMETRES_AFTER and len(fractional) == 2 and int(whole) and int(fractional):
             return f"{self._counted_quantity(whole, None, self.unit('m'), ctx)} {self.cardinal(int(fractional))}"
@@ -814,9 +1060,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
         with suppress(TooLong):
-            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:  # '2½', '2 ½'
+            # '2½', '2 ½'
+            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:
                 fraction = (int(whole), *cldr.vulgar_fraction(cur.at(glyph)))
-                return self._unit_after(cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction)
+                return self._unit_after(
+                    cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction
+                )
             dotted = currency is None and integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
@@ -826,15 +1075,25 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if c == "%" and currency is None and scale is None:
                     return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
                 if lexer.is_currency(c) and currency is None and (currency := self.currency(c)) is not None:
-                    m = lexer.chunk(cur, k) if (k := lexer.spaces(cur, j + 1)) <= j + 2 and cur.at(k).isupper() else j + 1
-                    currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)  # '$ CA'
+                    m = (
+                        lexer.chunk(cur, k)
+                        if (k := lexer.spaces(cur, j + 1)) <= j + 2 and cur.at(k).isupper()
+                        else j + 1
+                    )
+                    # '$ CA'
+                    currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)
                     break
                 if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
                     if (unit := self.unit(cur.text[j + 1:(m := lexer.chunk(cur, j + 1))])) is None:
                         break
-                    return locale_span(m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code)
-                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:  # '15,6"' pulgadas, where no quotation is open
-                    return locale_span(j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code)
+                    return locale_span(
+                        m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code
+                    )
+                # '15,6"' pulgadas, where no quotation is open
+                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:
+                    return locale_span(
+                        j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code
+                    )
                 if c == "°" and currency is None and scale is None:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
@@ -846,19 +1105,45 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 m = self.unit_chunk(cur, j)
                 word = cur.text[j:m]
-                if cur.at(m) == "." and (word.lower() + "." in self.SCALES or word + "." in self.UNITS  # '5 St.' Stück, not CLDR's stone
-                                         or not self.unit(word) and self.unit(word + ".")):  # '1 Std.'
-                    word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)  # eine Stunde; its period ending a text stays
-                elif cur.at(m) == "." and word.isalpha() and (cur.at(m + 1) == " " and cur.at(m + 2).islower() or cur.at(m + 1) in (",", ";", ":")) and self.unit(word):
+                if (
+                    cur.at(m) == "."
+                    and (
+                        # '5 St.' Stück, not CLDR's stone
+                        word.lower() + "." in self.SCALES
+                        or word + "." in self.UNITS
+                        or (not self.unit(word) and self.unit(word + "."))  # '1 Std.'
+                    )
+                ):
+                    # eine Stunde; its period ending a text stays
+                    word, m = word + ".", m + 1 - self._ends_sentence(cur, m + 1, by_capital=False)
+                elif (
+                    cur.at(m) == "."
+                    and word.isalpha()
+                    and (
+                        (cur.at(m + 1) == " " and cur.at(m + 2).islower())
+                        or cur.at(m + 1) in (",", ";", ":")
+                    )
+                    and self.unit(word)
+                ):
                     m += 1  # '10 sec. e poi', '30 min.;': the abbreviation's period
-                elif cur.at(m) == "." and (spaced := self._spaced_abbreviation(cur, word, m)) and spaced.info.rstrip(".") in self.UNITS:
+                elif (
+                    cur.at(m) == "."
+                    and (spaced := self._spaced_abbreviation(cur, word, m))
+                    and spaced.info.rstrip(".") in self.UNITS
+                ):
                     word, m = spaced.info.rstrip("."), spaced.end - spaced.info.endswith(".")  # '2 c. à s.' cuillères
                 money = currency or lexer.is_currency(cur.at(lexer.spaces(cur, m)))  # '60 M€', 'R$ 2 bi'; no 'M' alone
                 if scale is None and (found := self.SCALES.get(word.lower()) or money and self.MONEY_SCALES.get(word)):
                     scale, end = found, m
                     continue
-                if scale is not None and word == self.SCALE_OF and self.SCALE_OF_SYMBOL and (k := lexer.spaces(cur, m)) > m and lexer.is_currency(
-                        cur.at(k)):  # '1,5 millones de €'
+                # '1,5 millones de €'
+                if (
+                    scale is not None
+                    and word == self.SCALE_OF
+                    and self.SCALE_OF_SYMBOL
+                    and (k := lexer.spaces(cur, m)) > m
+                    and lexer.is_currency(cur.at(k))
+                ):
                     named, m = self.currency(cur.at(k)), k + 1
                 elif (named := self.currency(word)) is None and cur.at(m) == "$":  # '5 us$'
                     named, m = self.currency(word + "$"), m + 1
@@ -867,15 +1152,31 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     break
                 if scale is None and currency is None:
                     one, _, amount = word.partition("/")
-                    if amount.isdecimal() and (unit := self.unit(one)) and (per := chunk_after(cur, m, is_letter)) and (per_unit := self.unit(per[0])):
-                        per_amount = self._counted_quantity(amount, None, per_unit, ctx)  # '100 mg/5 ml' pro fünf Milliliter
-                        return locale_span(per[1], f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}", self.code)
+                    if (
+                        amount.isdecimal()
+                        and (unit := self.unit(one))
+                        and (per := chunk_after(cur, m, is_letter))
+                        and (per_unit := self.unit(per[0]))
+                    ):
+                        # '100 mg/5 ml' pro fünf Milliliter
+                        per_amount = self._counted_quantity(amount, None, per_unit, ctx)
+                        return locale_span(
+                            per[1],
+                            f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}",
+                            self.code,
+                        )
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
                     if not door and (unit := self.unit_at(cur, word, m, ctx)) is not None:  # '1 h 30 min' una hora y …
                         reading = minus + self._counted_quantity(whole, fractional, unit, ctx)
-                        if self.DURATION_AND and unit == self.unit("h") and (n := chunk_after(cur, m, is_digit)) and (after := chunk_after(
-                                cur, n[1], is_letter)) and self.unit(after[0]) == self.unit("min") and not chunk_after(cur, after[1], is_digit):
+                        if (
+                            self.DURATION_AND
+                            and unit == self.unit("h")
+                            and (n := chunk_after(cur, m, is_digit))
+                            and (after := chunk_after(cur, n[1], is_letter))
+                            and self.unit(after[0]) == self.unit("min")
+                            and not chunk_after(cur, after[1], is_digit)
+                        ):
                             reading += f" {self.DURATION_AND}"
                         return locale_span(m, reading, self.code)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
@@ -884,15 +1185,29 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         return self._after_day(cur, end, self.date_day(int(whole), ctx), int(whole), ctx)
                     if integer and _FRACTION.fullmatch(ascii_digits(word)):
                         fraction = (int(whole), *(int(x) for x in ascii_digits(word).split("/")))
-                        return self._unit_after(cur, m, minus + self.mixed_fraction(*fraction), None if minus else fraction)
+                        return self._unit_after(
+                            cur, m, minus + self.mixed_fraction(*fraction), None if minus else fraction
+                        )
                 break
-        if currency is not None:  # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
-            per = self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)]) or (unit := self.unit(word)) and self.per(
-                unit) or self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}" if cur.at(end) == "/" else None
+        # '€/mes' al mes, '€/h' por hora, '€/persona' por persona; '1 150 € CC' charges comprises
+        if currency is not None:
+            per = (
+                (
+                    self.PERIODS.get(word := cur.text[end + 1:self.unit_chunk(cur, end + 1)])
+                    or ((unit := self.unit(word)) and self.per(unit))
+                    or (self.PER and word.isalpha() and word[1:].islower() and f"{self.PER} {word}")
+                )
+                if cur.at(end) == "/"
+                else None
+            )
             end = end + 1 + len(word) if per else end
             end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und'
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
-            return locale_span(after[1] if term else end, " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))), self.code)
+            return locale_span(
+                after[1] if term else end,
+                " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))),
+                self.code,
+            )
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
@@ -930,7 +1245,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if not whole:
             return self.HALF_BEFORE[feminine] + noun
         head, _, rest = noun.partition(" ")  # 'quilómetros por hora': the half after the noun
-        return " ".join(filter(None, (self.counted_noun(whole, feminine, head), self.HALF_AND, self.HALF[feminine], rest)))
+        return " ".join(
+            filter(None, (self.counted_noun(whole, feminine, head), self.HALF_AND, self.HALF[feminine], rest))
+        )
 
     def counted_noun(self, n: int, feminine: bool, noun: str) -> str:
         """The count and the noun it counts ('duas xícaras')."""
@@ -939,14 +1256,19 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def singular(self, noun: str) -> str:
         """A plural noun's singular by the language's endings: the first the gender data knows,
         else the noun itself where the data knows it ('bicchiere'), else the first that fits; a noun no ending fits, as written."""
-        candidates = [noun[: len(noun) - len(plural)] + one for plural, one in self.PLURAL_ENDINGS if noun.endswith(plural)]
+        candidates = [
+            noun[: len(noun) - len(plural)] + one for plural, one in self.PLURAL_ENDINGS if noun.endswith(plural)
+        ]
         known = [candidate for candidate in candidates if is_known_noun(self.code, candidate)]
         return (known or [noun] * is_known_noun(self.code, noun) or candidates or [noun])[0]
 
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
         'nel 1998'), before anything a unit could take; after a name inside a sentence ('Imposto de Renda 2027')."""
-        return ctx.prev_word in self.YEAR_CUES or 1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before)
+        return (
+            ctx.prev_word in self.YEAR_CUES
+            or (1900 <= n < 2100 and ctx.prev_word[:1].isupper() and bool(ctx.words_before))
+        )
 
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """The number before the noun that may follow at `end`, in its gender ('vingt-et-une personnes'), or None where
@@ -954,7 +1276,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if nouns[-1].lower() in self.CHAPTER_WORDS or nouns[-1].isupper() and not (after and after[0].endswith("s")):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
-        if after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2 and self.singular(nouns[0]) != nouns[0]:
+        if (
+            after is None
+            and n < 1000
+            and nouns[-1] == self.SCALE_OF
+            and len(nouns) == 2
+            and self.singular(nouns[0]) != nouns[0]
+        ):
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
 
@@ -963,32 +1291,68 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        if after and (after[0].replace("-", "").isalpha() and after[0].islower() and len(after[0]) > 2 and after[0] not in self.PREPOSITIONS
-                      or is_known_noun(self.code, after[0])):
+        if after and (
+            (
+                after[0].replace("-", "").isalpha()
+                and after[0].islower()
+                and len(after[0]) > 2
+                and after[0] not in self.PREPOSITIONS
+            )
+            or is_known_noun(self.code, after[0])
+        ):
             return after[0]
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
-    def _unit_after(self, cur: Cursor, end: int, reading: str, fraction: tuple[int, int, int] | None = None, ctx: Context | None = None,
-                    one: bool = False) -> Span:
+    def _unit_after(
+        self,
+        cur: Cursor,
+        end: int,
+        reading: str,
+        fraction: tuple[int, int, int] | None = None,
+        ctx: Context | None = None,
+        one: bool = False,
+    ) -> Span:
         """A unit after a plural reading ('2 Millionen km/h'); after a `fraction` what `counted_fraction` reads."""
         with suppress(TooLong):
-            j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open  # '3/4"' tres cuartos de pulgada
-            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:  # '1.500–2.000 €'
-                m = end + 1 if inch else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°" else max(j + 1, lexer.chunk(cur, j))
+            # '3/4"' tres cuartos de pulgada
+            j, inch = lexer.spaces(cur, end), cur.at(end) in ('"', "″") and ctx is not None and not ctx.quote_open
+            # '1.500–2.000 €'
+            if j > end and (is_letter(cur.at(j)) or cur.at(j) == "°" or lexer.is_currency(cur.at(j))) or inch:
+                m = (
+                    end + 1 if inch
+                    else j + 1 + (cur.at(j + 1) in self.DEGREE_SCALES) if cur.at(j) == "°"
+                    else max(j + 1, lexer.chunk(cur, j))
+                )
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     per = ctx and ctx.prev_word.lower() == self.PER and " " in self.HALF_BEFORE[0][:-1]  # no 'une'
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return locale_span(m, counted, self.code)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
-                if (unit := self.unit_at(cur, written, m, ctx) or self.unit_at(cur, written + cur.at(m), m + 1, ctx) or getattr(self.currency(written), "major", None)) is not None:
-                    noun = self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2] else unit.singular if one else unit.plural  # 'trois quarts de pouce'
-                    return locale_span(m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code)
+                if (
+                    unit := self.unit_at(cur, written, m, ctx)
+                    or self.unit_at(cur, written + cur.at(m), m + 1, ctx)
+                    or getattr(self.currency(written), "major", None)
+                ) is not None:
+                    # 'trois quarts de pouce'
+                    noun = (
+                        self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2]
+                        else unit.singular if one
+                        else unit.plural
+                    )
+                    return locale_span(
+                        m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code
+                    )
         return locale_span(end, reading, self.code)
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""
-        if scale is not None:  # 'dois milhões de reais', but after a thousand no 'de' ('cem mil reais', 'cento mila euro')
-            noun = currency.major.plural if self.cardinal(2000).endswith(scale.plural) else self.of(currency.major.plural)
+        # 'dois milhões de reais', but after a thousand no 'de' ('cem mil reais', 'cento mila euro')
+        if scale is not None:
+            noun = (
+                currency.major.plural
+                if self.cardinal(2000).endswith(scale.plural)
+                else self.of(currency.major.plural)
+            )
             return f"{self._counted_quantity(whole, fractional, scale, ctx)} {noun}"
         cents = (fractional or "").rstrip("0")
         if not cents and int(whole) >= 10**6 and int(whole) % 10**6 == 0:  # 'un million d'euros'
@@ -1012,17 +1376,21 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self.fraction(int(m.group(1)), int(m.group(2)))
         if _COMMA_GROUPED.fullmatch(token):  # '1,000,123' written the English way
             return self.cardinal(int(token.replace(",", "")))
-        if _COMMA_LIST.fullmatch(token):  # '1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)
+        # '1,2,3,4': decimals listed without spaces, read pair by pair (an odd first one alone)
+        if _COMMA_LIST.fullmatch(token):
             parts = token.split(",")
             words = [self.cardinal(int(parts.pop(0)))] if len(parts) % 2 else []
-            return ", ".join(words + [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)])
+            return ", ".join(
+                words + [self._spoken_quantity(parts[i], parts[i + 1], Context()) for i in range(0, len(parts), 2)]
+            )
         if m := _RANGE.fullmatch(token):
             return self.number_range(m, ctx)
         if self.OVER and (m := _GRADE.fullmatch(token)):  # '14,5/20' quatorze virgule cinq sur vingt
             return f"{self._spoken_quantity(*self._quantity(m[1]), ctx)} {self.OVER} {self.cardinal(int(m[2]))}"
         if (m := _ATTACHED_UNIT.fullmatch(token)) and (quantity := self._quantity(m.group(1))) is not None:
             unit_text = m.group(2)
-            if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():  # '45/B': a house number's letter
+            # '45/B': a house number's letter
+            if unit_text[0] == "/" and len(unit_text) == 2 and unit_text[1].isupper():
                 return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
             if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                 return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
@@ -1037,27 +1405,44 @@ class Language(AddressesAndPhones, DatesAndTimes):
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
-            return f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
+            return (
+                f"{self.HOURS_FROM} {self.clock(first, 0, None, '', ctx)} "
+                f"{self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
+            )
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         feminine, said = noun is not None and self.is_feminine(noun), []
-        for whole, fractional in (self._quantity(m[1]), self._quantity(m[3])):  # a decimal as before a unit ('3,9–5,5 mmol/l')
+        # a decimal as before a unit ('3,9–5,5 mmol/l')
+        for whole, fractional in (self._quantity(m[1]), self._quantity(m[3])):
             integer = self.cardinal(int(whole)) if noun is None else self.counted(int(whole), feminine)
             said.append(integer if fractional is None else self.counted_decimal(whole, fractional, feminine, ctx))
-        return " ".join(filter(None, (start, said[0], self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), said[1])))
+        return " ".join(
+            filter(None, (start, said[0], self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), said[1]))
+        )
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
         fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD); a version after 'v'."""
         text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and (  # '12-t-LKW' Tonnen
             unit.singular if re.search(r"(?<![\d,])1-\Z", text[:m.start()]) else unit.plural) or m[1], text)
-        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")):
-            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(self.cardinal(int(p)) for p in version[1].split("."))
+        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (
+            word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")
+        ):
+            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(
+                self.cardinal(int(p)) for p in version[1].split(".")
+            )
 
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
-            spoken = (self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)) + (fractional or "")
+            spoken = (
+                self.cardinal(int(digits)) if len(digits) <= 4 and digits[0] != "0" else self.digits(digits)
+            ) + (fractional or "")
             return " " * text[m.start() - 1:m.start()].isalpha() + spoken + " " * text[m.end():m.end() + 1].isalpha()
 
-        spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)  # a code of capitals and digits ('NL482915372BR') letter by letter
-        return re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken) if len(text) >= 8 and text.isalnum() and text.isupper() else spoken
+        # a code of capitals and digits ('NL482915372BR') letter by letter
+        spoken = re.sub(r"(\d+)(?:,(\d+))?", run, text)
+        return (
+            re.sub(r"(?<=[A-Z])(?=[A-Z])", " ", spoken)
+            if len(text) >= 8 and text.isalnum() and text.isupper()
+            else spoken
+        )
 
