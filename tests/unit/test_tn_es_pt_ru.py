@@ -13,6 +13,7 @@ from voice_tts.tn import StallPolicy, StreamingNormalizer, normalize
 
 READINGS = {
     "es": [
+        ("La farmacia atiende de 9h-14h.", "La farmacia atiende de nueve a catorce."),  # 'de' said once
         # a 24-hour time plain from ten past ('veintitrés quince', no 'y cuarto'); under ten and a morning's with 'y'
         ("El último tren sale a las 23:15 y el primero a las 6:15; la consulta abre a las 15:05 y cierra a las 19:20.",
          "El último tren sale a las veintitrés quince y el primero a las seis y cuarto; la consulta abre a las "
@@ -426,6 +427,7 @@ READINGS = {
          "O aluguel fica entre mil e quinhentos e dois mil reais por mês; a caução, de mil a dois mil euros."),
         # an abbreviated weekday after 'à' closes a range of days; the hours after stay a range of hours
         ("Atendemos da seg. à sex., das 9h às 18h.", "Atendemos da segunda à sexta, das nove às dezoito horas."),
+        ("A loja abre das 8h-12h aos sábados.", "A loja abre das oito horas às doze horas aos sábados."),
         # a noun joined by a hyphen gives its gender to the number it counts; a verb's compound stays masculine
         ("Suas 2 meias-entradas e 1 guarda-chuva somam R$ 38.", "Suas duas meias-entradas e um guarda-chuva somam trinta e oito reais."),
         ("Adicione 2 ½ xícaras de farinha.", "Adicione duas xícaras e meia de farinha."),
