@@ -10,4 +10,14 @@ from voice_tts.tn.stall import StallPolicy
 from voice_tts.tn.streaming import StreamingNormalizer, normalize
 from voice_tts.tn.wetext_calls import warm_up
 
-__all__ = ["Commit", "Lexicon", "LexiconError", "LexiconRule", "OffsetMap", "StallPolicy", "StreamingNormalizer", "normalize", "warm_up"]
+__all__ = [
+    "Commit",
+    "Lexicon",
+    "LexiconError",
+    "LexiconRule",
+    "OffsetMap",
+    "StallPolicy",
+    "StreamingNormalizer",
+    "normalize",
+    "warm_up",
+]

@@ -122,7 +122,8 @@ def currency_symbols(lang: str) -> dict[str, str]:
     (currency_symbols.json). A code that is also an English word ("top", "cup", "all") counts
     only in capitals: written in lower case after a number it is the word."""
     table = {code.lower(): code for code in _current_currencies() if code.lower() not in known_words()}
-    for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):  # then 'CA$', 'A$'
+    # then 'CA$', 'A$'
+    for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):
         symbol = get_currency_symbol(code, locale).lower()
         if symbol != code.lower():
             table.setdefault(symbol, code)
@@ -162,7 +163,11 @@ def currency_name(lang: str, code: str, n: int) -> str:
 def _may_be_word(symbol: str) -> bool:
     """A lower-case symbol with a vowel may be a word after a number ("in", "ha", "mi", "nuits"), a capitalized one of
     four letters or more too ("Nächte"): the language module names those units itself where it reads them."""
-    return symbol.isalpha() and (symbol.islower() or len(symbol) > 3 and symbol[1:].islower()) and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
+    return (
+        symbol.isalpha()
+        and (symbol.islower() or (len(symbol) > 3 and symbol[1:].islower()))
+        and any(c in "aeiouyàâéèêíîóôúü" for c in symbol)
+    )
 
 
 @lru_cache(maxsize=32)
@@ -186,8 +191,14 @@ def unit_symbols(lang: str) -> dict[str, str]:
     clashes = [*Locale.parse(lang).months["format"]["wide"].values(), unit_name(lang, "duration-second", 2) or "-"]
     for symbol, units in candidates.items():
         ranked = sorted(units, key=lambda u: _CATEGORY_ORDER.index(u.split("-")[0]))
-        if (len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0]) and not (
-                ranked[0] in ("duration-century", "duration-decade") and symbol.endswith(".") and any(n.lower().startswith(symbol[:-1].lower()) for n in clashes)):
+        if (
+            (len(ranked) == 1 or ranked[0].split("-")[0] != ranked[1].split("-")[0])
+            and not (
+                ranked[0] in ("duration-century", "duration-decade")
+                and symbol.endswith(".")
+                and any(n.lower().startswith(symbol[:-1].lower()) for n in clashes)
+            )
+        ):
             table[symbol] = ranked[0]
     return table
 

@@ -61,19 +61,25 @@ class Context:
     # it once the next character shows whether the joiner joins (`streaming.OpenWord`).
     open_word: object | None = None
 
-    def names_code(self, number: str, codes: tuple[str, ...], not_after: tuple[str, ...], articles: frozenset[str] = frozenset()) -> bool:
+    def names_code(
+        self, number: str, codes: tuple[str, ...], not_after: tuple[str, ...], articles: frozenset[str] = frozenset()
+    ) -> bool:
         """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before `number` and no word right before it makes that something
         else ('Código Penal de 1995', 'Ende 2025'), nor, before a year's number, a preposition or article ('válido hasta el 2025')."""
         words, before = [w.lower() for w in (*self.words_before, self.prev_word) if w], self.prev_word.lower()
-        return before not in not_after and not (len(number) == 4 and "1900" <= number < "2100" and before in articles) and any(
-            w == c or len(w) > len(c) + 3 and w.endswith(c) for w in words for c in codes)
+        return (
+            before not in not_after
+            and not (len(number) == 4 and "1900" <= number < "2100" and before in articles)
+            and any(w == c or (len(w) > len(c) + 3 and w.endswith(c)) for w in words for c in codes)
+        )
 
     def char_before(self, text: str, pos: int) -> str:
         """The raw character before `pos` of the tail `text`: before the tail, the last committed."""
         return text[pos - 1] if pos > 0 else self.prev_char
 
     def sentence_lang(self) -> str:
-        if self.locale is not None:  # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
+        # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
+        if self.locale is not None:
             return self.default_lang
         return "zh" if self.sent_han else ("en" if self.sent_latin else self.default_lang)
 

@@ -21,7 +21,11 @@ _EMAIL = re.compile(r"[\w.+&'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+" + _PATH)
 
 def is_domain(word: str) -> bool:
     m = _DOMAIN.fullmatch(word)
-    return m is not None and m.group("host").rsplit(".", 1)[1].lower() in TLDS and any(c.isalpha() for c in m.group("host"))
+    return (
+        m is not None
+        and m.group("host").rsplit(".", 1)[1].lower() in TLDS
+        and any(c.isalpha() for c in m.group("host"))
+    )
 
 
 def is_email(word: str) -> bool:

@@ -13,7 +13,9 @@ from contextlib import suppress
 
 from voice_tts.tn import chinese, cldr, electronic, english, lexer, locales
 from voice_tts.tn.chars import HARD_STOPS, JOIN_ANY, SIGNS, ZH_SUFFIXES
-from voice_tts.tn.chars import is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
+from voice_tts.tn.chars import (
+    is_alnum, is_digit, is_emoji, is_han, is_latin_letter, is_letter, is_space, sign_may_follow
+)
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, NeedMore, TooLong
 from voice_tts.tn.locales.myriad import unit_words
@@ -34,7 +36,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
-    if ctx.line_start and not (ctx.locale is not None and is_digit(c)) and (span := _line_start(cur, pos, ctx)) is not None:
+    if (
+        ctx.line_start
+        and not (ctx.locale is not None and is_digit(c))
+        and (span := _line_start(cur, pos, ctx)) is not None
+    ):
         return span
     if ctx.lexicon and (span := _lexicon(cur, pos, ctx)) is not None:
         return span
@@ -69,7 +75,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         if is_digit(n) or n == " " and is_digit(cur.at(pos + 2)):  # '#10', '# 10': number ten
             return _number(cur, pos, pos + 1 + (n == " "), ctx)
         if is_letter(n):  # a hashtag's sign, or a code's number ('order #W48213' order number W four…)
-            return Span(pos + 1, "reading", "en", info="number ") if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)]) else Span(pos + 1, "md")
+            return (
+                Span(pos + 1, "reading", "en", info="number ")
+                if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)])
+                else Span(pos + 1, "md")
+            )
     if c == "@":
         return Span(pos + 1, "md" if is_letter(cur.at(pos + 1)) else "punct")
     if c in "(（" and ctx.sent_han and cur.at(pos + 1) in "周星":  # '8月9日（周一）' 八月九日周一, as ja and ko read it
@@ -92,11 +102,25 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return _number(cur, pos, pos + 1 + (gap == " "), ctx)  # '$ 250'; '$.01' one cent
     if is_letter(c):
         return _word(cur, pos, ctx)
-    if c == "×" and ctx.locale is None and re.fullmatch(r"[\d.,]+", ctx.prev_word) and (n := _next_token(cur, pos + 1))[0].isdecimal() and (
-            english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:])):
+    if (
+        c == "×"
+        and ctx.locale is None
+        and re.fullmatch(r"[\d.,]+", ctx.prev_word)
+        and (n := _next_token(cur, pos + 1))[0].isdecimal()
+        and (english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:]))
+    ):
         return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm', each × of '40 × 30 × 15 cm'; '2 × 3 = 6' times
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
-        return Span(pos + 1, "reading", "zh", info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos))) if ctx.sentence_lang() == "zh" else _vulgar_fraction(cur, pos, ctx)
+        return (
+            Span(
+                pos + 1,
+                "reading",
+                "zh",
+                info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos)),
+            )
+            if ctx.sentence_lang() == "zh"
+            else _vulgar_fraction(cur, pos, ctx)
+        )
     return Span(pos + 1, "punct")
 
 
@@ -189,8 +213,16 @@ def _continuation(cur: Cursor, pos: int, ctx: Context) -> Span | None:
         return Span(end, "skip") if end > pos else None
     if ctx.mode == "skip_link":
         end = lexer.greedy(cur, pos, lambda x: x != ")" and not x.isspace())
-        return Span(end + 1, "skip", info="done") if cur.peek(end) == ")" else (Span(end, "skip") if end > pos else None)
-    return Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True) if ctx.mode == "digits" and is_digit(c) else None
+        return (
+            Span(end + 1, "skip", info="done")
+            if cur.peek(end) == ")"
+            else (Span(end, "skip") if end > pos else None)
+        )
+    return (
+        Span(lexer.digits_end(cur, pos), "digit_groups", info="done", forced=True)
+        if ctx.mode == "digits" and is_digit(c)
+        else None
+    )
 
 
 # --- line starts ------------------------------------------------------------------------------
@@ -215,7 +247,11 @@ def _line_start(cur: Cursor, pos: int, ctx: Context) -> Span | None:
             return Span(after, "olist", "zh" if is_han(cur.at(after)) else ctx.default_lang, info=cur.text[pos:end])
     if c == "|":
         end = lexer.run(cur, pos, lambda x: x != "" and x in "|-: \t")
-        return Span(end, "md") if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end] else Span(pos + 1, "table_start")
+        return (
+            Span(end, "md")
+            if cur.at(end) in ("", "\n") and "-" in cur.text[pos:end]
+            else Span(pos + 1, "table_start")
+        )
     return None
 
 
@@ -277,9 +313,17 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         half = cur.at(end) == "½" and cur.at(end + 1) in chinese.MEASURE_WORDS  # a half after its measure word: 一杯半
         suffixed = lexer.run(cur, end + half, ZH_SUFFIXES.__contains__, 3)
         suffixed -= cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小"  # a comparison, no count: '2大于1' 二大于一
-        if suffixed > end and cur.at(suffixed) == "/" and (
-                (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1 or
-                cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))].lstrip("0123456789.") in unit_words("zh")):
+        if (
+            suffixed > end
+            and cur.at(suffixed) == "/"
+            and (
+                (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1
+                or (
+                    cur.text[suffixed + 1:(per := lexer.chunk(cur, suffixed + 1))].lstrip("0123456789.")
+                    in unit_words("zh")
+                )
+            )
+        ):
             return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时, '3元/10MB' 每十MB
         if suffixed == end or not is_digit(cur.at(suffixed)):
             return suffixed
@@ -297,18 +341,30 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and any(
                 cur.startswith(end, w) for w in chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
             return Span(end, "reading", "zh", info=chinese.digits(cur.text[body:end]))
-        while (last := lexer.chunk_after(cur, end, is_digit)) and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]]):
+        while (
+            (last := lexer.chunk_after(cur, end, is_digit))
+            and chinese.PHONE_GROUPS.fullmatch(cur.text[body:last[1]])
+        ):
             end = last[1]  # '021-6218 5530', '139 2057 4468': a telephone number's next group
-        if cur.at(end) == " " and is_latin_letter(cur.at(end + 1)) and ((unit := lexer.chunk(cur, end + 1)) - end > 2 or not (
-                cur.at(unit).isalnum() or cur.at(unit).isspace())) and chinese.measure(cur.text[body:unit], unit_words("zh")):
-            end = unit  # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
+        if (
+            cur.at(end) == " "
+            and is_latin_letter(cur.at(end + 1))
+            and (
+                (unit := lexer.chunk(cur, end + 1)) - end > 2
+                or not (cur.at(unit).isalnum() or cur.at(unit).isspace())
+            )
+            and chinese.measure(cur.text[body:unit], unit_words("zh"))
+        ):
+            # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
+            end = unit
         return Span(_zh_chain(cur, end), "num", "zh")
     if pos == body and english.is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
         return Span(date_end, "date", "en")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
         a, b = cur.text[pos:end].split("-")
         return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
-    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):  # '401(k)' four oh one k
+    # '401(k)' four oh one k
+    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):
         return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
     if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):
         return address
@@ -316,31 +372,68 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "reading", "en", info=date)  # a US date ending a clause pauses before its year: '12/15/2026.'
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
-    cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)  # 'card ending in 8876'
+    # 'card ending in 8876'
+    cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)
     cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
     trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
-    if pos == body and cur.text[pos:end].isdecimal() and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS)) and sum(  # 'code is 604 218' six zero four…
-            map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4):
+    # 'code is 604 218' six zero four…
+    if (
+        pos == body
+        and cur.text[pos:end].isdecimal()
+        and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS))
+        and sum(map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4)
+    ):
         return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end], "oh" if trunk else "zero"))
-    if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):  # '30×60cm', 'a 4x8 sheet' four by eight
+    # '30×60cm', 'a 4x8 sheet' four by eight
+    if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
-        return Span(end, "reading", "en", info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}")
+        return Span(
+            end,
+            "reading",
+            "en",
+            info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}",
+        )
     end = _en_window(cur, body, end)
     amount = cur.text[body:end].replace(",", "").isdecimal()
     money = (currency_code or lexer.is_currency(cur.text[pos]) and cur.text[pos]) if amount else ""
-    if (english.measure(unit := cur.text[body:end]) or money) and (only_noun((word := _next_token(cur, end))[0]) or (  # 'the 150 kW charger'
-            word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]) or  # 'a 65W USB-C charger', 'an 8.4 kW solar system'
-            (ctx.prev_word.lower() in ("a", "an", "x", "by") or ctx.words_before[-1:] and ctx.words_before[-1].lower() in _DETERMINERS and only_noun(
-                ctx.prev_word, "ADJ")) and only_noun(word[0], "") or  # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
-            ctx.prev_word.lower() in _DETERMINERS and (word[0].isupper() and len(word[0]) > 1 or only_noun(word[0], "NAMING") or only_noun(
-                word[0], "") and only_noun(_next_token(cur, word[1])[0], "NAMING"))):  # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
+    if (english.measure(unit := cur.text[body:end]) or money) and (
+        # 'the 150 kW charger'
+        only_noun((word := _next_token(cur, end))[0])
+        # 'a 65W USB-C charger', 'an 8.4 kW solar system'
+        or ((word[0].isupper() or only_noun(word[0], "ADJ")) and only_noun(_next_token(cur, word[1])[0]))
+        # 'a 12 x 9 x 4 in. box' four inch; 'the easy 5 km runs' five kilometer
+        or (
+            (
+                ctx.prev_word.lower() in ("a", "an", "x", "by")
+                or (
+                    ctx.words_before[-1:]
+                    and ctx.words_before[-1].lower() in _DETERMINERS
+                    and only_noun(ctx.prev_word, "ADJ")
+                )
+            )
+            and only_noun(word[0], "")
+        )
+        # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
+        or (
+            ctx.prev_word.lower() in _DETERMINERS
+            and (
+                (word[0].isupper() and len(word[0]) > 1)
+                or only_noun(word[0], "NAMING")
+                or (only_noun(word[0], "") and only_noun(_next_token(cur, word[1])[0], "NAMING"))
+            )
+        )
+    ):
         reading = english.money(unit, money, adjective=True) if money else english.measure(unit, adjective=True)
         return Span(end, "reading", "en", info=reading)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
-_DIFFERENCE, _DIMENSIONS = re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"), re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)")
-_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))  # 'the 2TB SSD' two terabyte
+_DIFFERENCE, _DIMENSIONS = (
+    re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"),
+    re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)"),
+)
+# 'the 2TB SSD' two terabyte
+_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -361,7 +454,11 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 return None
             words.append(word)
             end += token in english.DIRECTIONS and len(words) == 2 and cur.at(end) == "."  # '400 W. 59th St.'
-        if len((quadrant := _next_token(cur, end + (cur.at(end) == ".")))[0]) == 2 and quadrant[0] in english.DIRECTIONS:  # 'Ave. NW' Northwest
+        # 'Ave. NW' Northwest
+        if (
+            len((quadrant := _next_token(cur, end + (cur.at(end) == ".")))[0]) == 2
+            and quadrant[0] in english.DIRECTIONS
+        ):
             words, end = [*words, english.DIRECTIONS[quadrant[0]]], quadrant[1]
         best, state = (end, words[:]), ""
         for _ in range(8):
@@ -379,13 +476,15 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
                 break
             best = (end, words[:]) if state and token != "," else best
         end, words = best
-        end += _abbreviation_period(cur, end)  # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
+        # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
+        end += _abbreviation_period(cur, end)
         return Span(end, "reading", "en", info=" ".join(words))
     return None
 
 
 _OPERATORS = frozenset("=+*/×÷<>")
-_CLOCK_START = re.compile(r"(?:\d{1,2}[-–])?(\d{1,2})(?:[:.]\d\d)?")  # '10:30', '1.59' before 'p.m.', '5', '2–7:45' before 'pm'
+# '10:30', '1.59' before 'p.m.', '5', '2–7:45' before 'pm'
+_CLOCK_START = re.compile(r"(?:\d{1,2}[-–])?(\d{1,2})(?:[:.]\d\d)?")
 
 
 def _en_window(cur: Cursor, body: int, end: int) -> int:
@@ -404,13 +503,26 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             j = lexer.spaces(cur, end)
             c = cur.at(j)
             if numeric and not money and lexer.is_currency(c) and not is_digit(cur.at(j + 1)):
-                per = lexer.chunk(cur, j + 2) if cur.at(j + 1) == "/" and is_letter(cur.at(j + 2)) else j + 1  # '14¢/kWh'
-                return per if english.unit(cur.text[j + 2:per]) else j + 1  # '25¢', '25 €': the currency after its amount
-            if c and c in '"″' and j == end and numeric and "/" not in text and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0:
+                # '14¢/kWh'
+                per = lexer.chunk(cur, j + 2) if cur.at(j + 1) == "/" and is_letter(cur.at(j + 2)) else j + 1
+                # '25¢', '25 €': the currency after its amount
+                return per if english.unit(cur.text[j + 2:per]) else j + 1
+            if (
+                c
+                and c in '"″'
+                and j == end
+                and numeric
+                and "/" not in text
+                and len(re.findall(r'(?<!\d)"', cur.text[cur.text.rfind("\n", 0, end) + 1:end])) % 2 == 0
+            ):
                 return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation; a unit's: 'a 10-in. cake'
-                unit = (m := re.fullmatch(r"[\d.]+-([a-z]+)", text)) and (english.unit(m[1]) or english.unit(m[1] + "."))
-                return end + bool((money and "/" in text or unit) and cur.at(end) == "." and _abbreviation_period(cur, end))
+                unit = (m := re.fullmatch(r"[\d.]+-([a-z]+)", text)) and (
+                    english.unit(m[1]) or english.unit(m[1] + ".")
+                )
+                return end + bool(
+                    ((money and "/" in text) or unit) and cur.at(end) == "." and _abbreviation_period(cur, end)
+                )
             if c == "%" and numeric:  # '87 %'
                 return j + 1
             if c == "°" and numeric and cur.at(j + 1) in ("C", "F"):  # '38 °C'
@@ -430,16 +542,27 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
                 return end
             if clock_like and (head := re.match(r"([^\W\d_]+)[-–]\d", word)) and head[1] in english.AM_PM:
                 m, word = j + len(head[1]), head[1]  # '6:30 am–9 pm': the am before the range's dash
-            if re.fullmatch(r"[^\W\d_]+/\d+", word) and english.unit(word.partition("/")[0]) and english.unit((per := _next_token(cur, m))[0]):
+            if (
+                re.fullmatch(r"[^\W\d_]+/\d+", word)
+                and english.unit(word.partition("/")[0])
+                and english.unit((per := _next_token(cur, m))[0])
+            ):
                 return per[1]  # '100 mg/5 mL': a dose per an amount
             if word.lower() in english.SCALE_WORDS or (money and word in english.SCALE_SUFFIXES):  # '¥30 b'
                 end, money, plain_int, clock_like = m, False, False, False
                 continue
             # an era or a decade ('340 A.D.', '1980 s'), a fraction ('2 1/2'), a unit or am/pm
             era = plain_int and (english.era_year(f"{text} {word}") or english.decade(f"{text} {word}"))
-            if era or plain_int and re.fullmatch(r"\d+/\d+", word) or english.unit(word) or (
-                    clock_like and word in english.AM_PM) or english.unit(word + ".") and _abbreviation_period(cur, m):  # '2 in. wide'
-                # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the sentence's)
+            if (
+                era
+                or (plain_int and re.fullmatch(r"\d+/\d+", word))
+                or english.unit(word)
+                or (clock_like and word in english.AM_PM)
+                # '2 in. wide'
+                or (english.unit(word + ".") and _abbreviation_period(cur, m))
+            ):
+                # the period of an abbreviation where the sentence goes on ('8 oz. of'; 'at 10 a.m.' keeps the
+                # sentence's)
                 end = m + 1 if ("." in word or word.isalpha()) and _abbreviation_period(cur, m) else m
                 if clock_like and word in english.AM_PM and (after := _clock_after_dash(cur, end)):
                     end = after  # '9:00 am - 5:30 pm'
@@ -457,7 +580,11 @@ def _clock_after_dash(cur: Cursor, end: int) -> int | None:
         return None
     time, m = _next_token(cur, k)
     period, q = _next_token(cur, m)
-    return None if period not in english.AM_PM or not english.clock(f"{time} {period}") else q + ("." in period and _abbreviation_period(cur, q))
+    return (
+        None
+        if period not in english.AM_PM or not english.clock(f"{time} {period}")
+        else q + ("." in period and _abbreviation_period(cur, q))
+    )
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -482,17 +609,27 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "num" if _HAS_DIGIT.search(word) else "word", ctx.default_lang)
     if _HAS_DIGIT.search(word):  # 'A4', 'v2.1': read as a number
         return _number(cur, pos, pos, ctx)
-    if ctx.sent_han or is_han(cur.at(end)):  # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
+    # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
+    if ctx.sent_han or is_han(cur.at(end)):
         roman = set(word) <= set("IVX") and english.roman_value(word) or 0
-        named = cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX" or ctx.char_before(cur.text, pos) == "第" or (
-            is_han(ctx.char_before(cur.text, pos)) and len(word) > 1 and roman <= 12)  # after a name: '大学物理II'; not 'XX'
+        named = (
+            (cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX")
+            or ctx.char_before(cur.text, pos) == "第"
+            # after a name: '大学物理II'; not 'XX'
+            or (is_han(ctx.char_before(cur.text, pos)) and len(word) > 1 and roman <= 12)
+        )
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman and named else Span(end, "word", "zh")
     if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
         return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
-    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):  # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
+    # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
+    if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):
         return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
-    if word in english.WEEKDAYS and (m := _WEEKDAY_PERIOD.match("".join(cur.at(i) for i in range(end, end + 10)))) and (
-            day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word]):  # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
+    # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
+    if (
+        word in english.WEEKDAYS
+        and (m := _WEEKDAY_PERIOD.match("".join(cur.at(i) for i in range(end, end + 10))))
+        and (day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word])
+    ):
         return Span(end + m.end(), "reading", "en", info=day)
     if english.month_name(word):
         return _month(cur, pos, end)
@@ -513,9 +650,11 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1, word=word in ("No", "no")))
         if word in english.ABBREVIATIONS_WITHOUT_PERIOD:
             return Span(end, "abbr", info=_next_token_start(cur, end))
-    if (zone := english.TIME_ZONES.get(word)) and english.clock(re.split("[-–]", ctx.prev_word)[-1].strip()):  # '6:30 p.m. ET', '8–9 a.m. ET' Eastern Time
+    # '6:30 p.m. ET', '8–9 a.m. ET' Eastern Time
+    if (zone := english.TIME_ZONES.get(word)) and english.clock(re.split("[-–]", ctx.prev_word)[-1].strip()):
         return Span(end, "reading", "en", info=zone)
-    if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):  # 'Chicago, IL 60607' Illinois
+    # 'Chicago, IL 60607' Illinois
+    if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):
         return Span(end, "reading", "en", info=english.US_STATES[word])
     code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
     if code in english.CURRENCY_CODES:
@@ -530,7 +669,11 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
     ('Wed., June 9', 'Sat., 6/12': the date's reading knows its weekday), or None."""
     with suppress(TooLong):
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
-        k, j = (k, j) if cur.at(j) not in ("(", ",") else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
+        k, j = (
+            (k, j)
+            if cur.at(j) not in ("(", ",")
+            else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
+        )
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
     return None
 
@@ -565,15 +708,36 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
         days = re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)  # 'Dec. 18–21' December eighteenth to twenty first
         if days and all(map(english.is_day, days.groups())):
-            return Span(m, "reading", "en", info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}")
-        full = cur.text[begin].isupper() and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS and cur.at(end) == "."  # 'in Jan., to' January
-        return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])]) if full else Span(end, "word")
+            return Span(
+                m,
+                "reading",
+                "en",
+                info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}",
+            )
+        # 'in Jan., to' January
+        full = (
+            cur.text[begin].isupper()
+            and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS
+            and cur.at(end) == "."
+        )
+        return (
+            Span(
+                end + _abbreviation_period(cur, end),
+                "reading",
+                "en",
+                info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])],
+            )
+            if full
+            else Span(end, "word")
+        )
     return Span(end, "word")
 
 
 def _month_period(cur: Cursor, start: int, end: int) -> int:
     """Where a month name ends: past its abbreviation's period ('Nov.') unless that ends the sentence, else at `end`."""
-    return end + (english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end))
+    return end + (
+        english.month_name(cur.text[start:end]) in english.MONTH_ABBREVIATIONS and _abbreviation_period(cur, end)
+    )
 
 
 def _year_after(cur: Cursor, end: int, comma: bool) -> int:

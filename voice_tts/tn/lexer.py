@@ -100,7 +100,10 @@ def digit_groups_end(cur: Cursor, j: int) -> int:
     """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a separator at `j`."""
     end = j
     with suppress(TooLong):
-        while cur.at(end) in (" ", "-", "/") and is_digit(cur.at(group := end + (3 if cur.startswith(end, " / ") else 1))):
+        while (
+            cur.at(end) in (" ", "-", "/")
+            and is_digit(cur.at(group := end + (3 if cur.startswith(end, " / ") else 1)))
+        ):
             k = digits_end(cur, group)
             if is_letter(cur.at(k)):
                 return end

@@ -111,7 +111,11 @@ class Lexicon:
         """The rules as JSON objects (what `start.lexicon` carries), options only when not default."""
         defaults = LexiconRule("", "")
         return [
-            {"match": r.match, "say": r.say, **{k: getattr(r, k) for k in _OPTIONS if getattr(r, k) != getattr(defaults, k)}}
+            {
+                "match": r.match,
+                "say": r.say,
+                **{k: getattr(r, k) for k in _OPTIONS if getattr(r, k) != getattr(defaults, k)},
+            }
             for r in self.rules
         ]
 

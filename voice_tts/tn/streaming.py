@@ -216,7 +216,11 @@ class StreamingNormalizer:
         if ctx.mode or ctx.lexicon or match is None or not all(map(is_letter, match[1])):
             return None
         word = match[1]
-        if len(word) == 1 and text[pos + 1] in ".-" or ctx.locale and word.isupper() and text[pos + len(word)] == "-":  # 'U.S.', 'KV-3817'
+        # 'U.S.', 'KV-3817'
+        if (
+            (len(word) == 1 and text[pos + 1] in ".-")
+            or (ctx.locale and word.isupper() and text[pos + len(word)] == "-")
+        ):
             return None
         for follower in _NOT_JOINING:
             # A rule that read past the character after the joiner reads on ('т. д.', 'ee. uu.'):
@@ -302,7 +306,11 @@ class StreamingNormalizer:
         if spoken is None:
             spoken = verbalize(span, raw, ctx)
         # A symbol said as a word ('#' number, '&' and, '№' номер) glues onto neither word beside it ('B#4', '№5').
-        spoken_word = (span.kind == "punct" or raw[:1] in "#&") and (first := spoken.lstrip()[:1]).isalpha() and not is_han(first)
+        spoken_word = (
+            (span.kind == "punct" or raw[:1] in "#&")
+            and (first := spoken.lstrip()[:1]).isalpha()
+            and not is_han(first)
+        )
         # A dictionary reading that starts or ends inside a raw word is a word of its own.
         inside_word = (span.kind == "lexicon" or ctx.after_lexicon) and is_alnum(ctx.prev_char) and is_alnum(raw[:1])
         if spoken_word or inside_word:
@@ -311,7 +319,11 @@ class StreamingNormalizer:
             # Chinese writes no space between words; a Japanese text's space is written on purpose ('〒150-0002 東京都')
             between_han = ctx.sentence_lang() == "zh" and is_unspaced(spoken[0], False) and is_unspaced(
                 ctx.last_spoken, False)
-            if (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", "")) and not spoken[0].isspace() and not between_han:
+            if (
+                (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", ""))
+                and not spoken[0].isspace()
+                and not between_han
+            ):
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)
         self._raw_end = commit.raw_end
@@ -369,7 +381,8 @@ class OpenWord:
 # How much of a Chinese or Japanese run the next number may look back on: '邮政编码', 'バージョン'.
 _HAN_WORD_CHARS = 5
 _RANGE_ENDS = frozenset("0123456789〇一二三四五六七八九十百千万日号月年元点时天周星")  # a range's ends next to its 至
-_WORDS_BEFORE = 4  # how many words before the last the next number may look back on: 'code de vérification est le 482 913'
+# how many words before the last the next number may look back on: 'code de vérification est le 482 913'
+_WORDS_BEFORE = 4
 
 
 def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -> None:
@@ -400,20 +413,33 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind != "fence_body" and (kind not in ("skip", "digit_groups") or span.info == "done"):
         ctx.mode = ""  # a fence's body, a skipped link or a run of digit groups goes on until it ends
     ctx.line_start = kind == "nl" or kind == "fence_body" and raw.endswith("\n") or kind == "ws" and ctx.line_start
-    ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)  # a '"' opens or closes a quotation on its line
+    # a '"' opens or closes a quotation on its line
+    ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)
     ctx.block_line = kind in ("block", "olist", "table_start") or ctx.block_line and kind != "nl"  # until the line ends
     ctx.in_table = kind == "table_start" or ctx.in_table and kind != "nl"
     # An abbreviation is a word ('Hauptstr.', 'n.º', '№', 'Kunden-Nr.'; not a range of days, 'lun.-ven.').
-    if kind in _WORDLIKE or raw == "№" or kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha():
+    if (
+        kind in _WORDLIKE
+        or raw == "№"
+        or (kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha())
+    ):
         ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word, ctx.words_before = (ctx.prev_word + raw, ctx.words_before) if is_hangul(before) else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
+        ctx.prev_word, ctx.words_before = (
+            (ctx.prev_word + raw, ctx.words_before)
+            if is_hangul(before)
+            else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
+        )
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if is_han(before) else raw
-    elif kind == "punct" and (raw in "：:" and before.isalpha() or raw == "," and ctx.prev_word in english.EXAMPLE_WORDS):
-        pass  # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
-    elif kind == "punct" and raw in "—–" and not before.isalpha() and ctx.prev_word:  # 'ваш код — 482913': a code's word, no case's
+    elif kind == "punct" and (
+        (raw in "：:" and before.isalpha()) or (raw == "," and ctx.prev_word in english.EXAMPLE_WORDS)
+    ):
+        # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
+        pass
+    # 'ваш код — 482913': a code's word, no case's
+    elif kind == "punct" and raw in "—–" and not before.isalpha() and ctx.prev_word:
         ctx.prev_word, ctx.words_before = "", (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:]
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()

@@ -12,7 +12,9 @@ from voice_tts.tn.lexer import is_currency
 from voice_tts.tn.locales.myriad import unit_words
 from voice_tts.tn.wetext_calls import normalize_span
 
-SILENT_KINDS = frozenset(("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start"))
+SILENT_KINDS = frozenset(
+    ("ws", "emoji", "drop", "md", "block", "fence_open", "fence_close", "fence_body", "skip", "table_start")
+)
 _PUNCT = {"en": english.SYMBOLS, "zh": chinese.WORDS["symbols"]}
 # What a table's pipe says: a full stop at a row's end, a comma between cells (en, zh).
 _PIPE_MARKS = {"end": (".", "。"), "mid": (",", "，")}
@@ -126,11 +128,24 @@ def _number_en(text: str, currency_code: str) -> str:
         return "number " + (english.house_number(body) if body.isdecimal() and len(body) >= 4 else _number_en(body, ""))
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
-    if (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text)) and (to := english.measure(span[2])):
-        return f"{english.number(span[1])} to {to}"  # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
-    if currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)) or (
-            is_currency(text[0]) or len(text) > 1 and text[0] in "+-" and is_currency(text[1])) and (
-            reading := english.money(text)) or (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text)) and is_currency(m[2]) and (reading := english.money(m[2] + m[1] + m[3])):
+    if (
+        (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text))
+        and (to := english.measure(span[2]))
+    ):
+        # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
+        return f"{english.number(span[1])} to {to}"
+    if (
+        (currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)))
+        or (
+            (is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])))
+            and (reading := english.money(text))
+        )
+        or (
+            (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text))
+            and is_currency(m[2])
+            and (reading := english.money(m[2] + m[1] + m[3]))
+        )
+    ):
         return reading
     for rule in (english.season, english.decade, english.numeric_date, english.quarter, english.dotted_phone,
                  english.version, english.percent, english.dashed_date, english.era_year, english.clock_seconds,
@@ -151,8 +166,13 @@ def _number_en(text: str, currency_code: str) -> str:
         return ("plus " if text[0] == "+" else "minus ") + english.number(text[1:])
     if m := _SCALED.fullmatch(text):
         return english.number(m.group("num").replace(",", "")) + " " + " ".join(m.group("scales").lower().split())
-    if " " in text and (unit := text.rpartition(" ")[2]).endswith(".") and (name := english.unit(unit) or english.unit(unit[:-1])):
-        text = text[: -len(unit)] + name[1]  # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
+    if (
+        " " in text
+        and (unit := text.rpartition(" ")[2]).endswith(".")
+        and (name := english.unit(unit) or english.unit(unit[:-1]))
+    ):
+        # '34 1/2 in.', '2 1/2 ft.': named, as wetext lacks 'in.' and keeps the period
+        text = text[: -len(unit)] + name[1]
     known_unit = (m := _UNIT_SUFFIX.fullmatch(text)) is not None and english.unit(m.group("unit"))
     if (_CLOCK_PERIOD.fullmatch(text) or known_unit or any(c in SUFFIX_SYMBOLS for c in text)) and (
             reading := _checked(normalize_span(text, "en"))):
@@ -164,7 +184,11 @@ def _number_en(text: str, currency_code: str) -> str:
 
 
 def _number_zh(text: str, ordinal: bool = False) -> str:
-    text = re.sub("[㎡㎥㎏㎞㎝㎜㏄㎖㎎]", lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)], _THOUSANDS.sub("", text).replace("°C", "℃"))
+    text = re.sub(
+        "[㎡㎥㎏㎞㎝㎜㏄㎖㎎]",
+        lambda m: unit_words("zh")[unicodedata.normalize("NFKC", m[0]).translate(_SQUARED)],
+        _THOUSANDS.sub("", text).replace("°C", "℃"),
+    )
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
     if (per := re.fullmatch(r"(.*[^\x00-\x7f])/(\d+(?:\.\d+)?)?([A-Za-z]+[²³]?)", text)) and per[3] in unit_words("zh"):

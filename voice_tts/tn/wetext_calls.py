@@ -31,7 +31,11 @@ def normalize_span(text: str, lang: str) -> str | None:
         spoken = _normalizer(lang).normalize(text)
     except Exception:  # noqa: BLE001 - any wetext failure falls back to hand rules (§2.2 safety net)
         return None
-    return None if not isinstance(spoken, str) or not spoken.strip() else (" ".join(spoken.split()) if lang == "en" else spoken.strip())
+    return (
+        None
+        if not isinstance(spoken, str) or not spoken.strip()
+        else (" ".join(spoken.split()) if lang == "en" else spoken.strip())
+    )
 
 
 def warm_up() -> None:

@@ -33,10 +33,14 @@ class AddressesAndPhones:
         scheme = next((s for s in ("https://", "http://") if text.lower().startswith(s)), "")
         spelled = " ".join(scheme[:-3]) + " " if scheme else ""  # 'h t t p s' before '://'
         text = text[len(scheme) - 3:] if scheme else text
-        return spelled + read_pieces(text, self.ADDRESS_SYMBOLS, lambda d: self.cardinal(int(ascii_digits(d))), self._address_word)
+        return spelled + read_pieces(
+            text, self.ADDRESS_SYMBOLS, lambda d: self.cardinal(int(ascii_digits(d))), self._address_word
+        )
 
     def _address_word(self, word: str) -> str:
-        return self.ADDRESS_READINGS.get(word.lower()) or (" ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word)
+        return self.ADDRESS_READINGS.get(word.lower()) or (
+            " ".join(word) if len(word) <= 3 and word.lower() not in _ADDRESS_WORDS else word
+        )
 
     # --- telephone numbers --------------------------------------------------------------------
 

@@ -21,7 +21,8 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
-_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])[:.h]([0-5]\d)-([01]?\d|2[0-4])[:.h]([0-5]\d)")  # '9:00–19:00' (a dash as '-')
+# '9:00–19:00' (a dash as '-')
+_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])[:.h]([0-5]\d)-([01]?\d|2[0-4])[:.h]([0-5]\d)")
 # Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
@@ -68,7 +69,8 @@ class DatesAndTimes:
                 year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
                 if len(year) == 4 and year.isdecimal():
                     return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
-                return locale_span(month_end, reading, self.code)  # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
+                # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
+                return locale_span(month_end, reading, self.code)
         return locale_span(end, reading, self.code)
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
@@ -103,20 +105,32 @@ class DatesAndTimes:
                     unpadded and not cued):
                 continue
             # '24.12.' closes with its period unless the period ends the sentence.
-            if year is None and parts.get("sep") == "." and cur.at(end) == "." and (cur.at(end + 1) in (",", ";", ":", ")") or is_space(cur.at(end + 1)) and (
-                not cur.at(lexer.spaces(cur, end + 1)).isupper())):
+            if (
+                year is None
+                and parts.get("sep") == "."
+                and cur.at(end) == "."
+                and (
+                    cur.at(end + 1) in (",", ";", ":", ")")
+                    or (is_space(cur.at(end + 1)) and not cur.at(lexer.spaces(cur, end + 1)).isupper())
+                )
+            ):
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
             return locale_span(end, self.date(day, month, year, ctx), self.code)
         if (month := re.fullmatch(r"(0[1-9]|1[0-2])/((?:19|20)\d\d)", token)) and not ctx.prev_word.istitle():
             return locale_span(end, f"{self.MONTH_NAMES[int(month[1]) - 1]} {self.year(int(month[2]))}", self.code)
-        return self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx) if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token) else None
+        return (
+            self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx)
+            if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token)
+            else None
+        )
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""
         if max(days) > 31 or 0 in days or (chunk_after(cur, end, is_letter) or ("",))[0].lower() not in self.MONTHS:
             return None
-        word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")  # 'du 12-15 août' du douze au quinze
+        # 'du 12-15 août' du douze au quinze
+        word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")
         joiner = f" {word} " if len(days) == 2 and word else " "  # '3 bis 5 Mai', '17 18 19 mars'
         return self._after_day(cur, end, joiner.join(self.date_day(d, ctx) for d in days), days[-1], ctx)
 

@@ -50,7 +50,11 @@ def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: 
         return False
     if prev_word.lower() in roman_after:
         return len(word) > 1 or word.upper() in "IVX"
-    return (len(word) > 1 or word in "VX") if word.isupper() else word.islower() and len(word) > 1 and word not in not_roman
+    return (
+        (len(word) > 1 or word in "VX")
+        if word.isupper()
+        else word.islower() and len(word) > 1 and word not in not_roman
+    )
 
 
 def roman_value(word: str) -> int:
@@ -82,9 +86,11 @@ def read_pieces(raw: str, symbols: dict[str, str], digits: Callable[[str], str],
 # --- shapes of written numbers, shared by the readers -----------------------------------------
 
 DATE = re.compile(r"(?P<a>\d{1,4})(?P<s>[/.-])(?P<b>\d{1,2})(?P=s)(?P<c>\d{1,4})")
-PHONE = re.compile(r"\d+(?:-\d+){2,}|(?!(?:1[89]|20)\d\d-(?:1[89]|20)\d\d)\d{4,5}-\d{4}|\d{5}-\d{3}")  # and a Brazilian CEP; not years
+# and a Brazilian CEP; not years
+PHONE = re.compile(r"\d+(?:-\d+){2,}|(?!(?:1[89]|20)\d\d-(?:1[89]|20)\d\d)\d{4,5}-\d{4}|\d{5}-\d{3}")
 IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-IDENTITY = re.compile(r"\d{1,3}(?:\.\d{3})+(?:/\d{4})?-\d\d?")  # CPF '123.456.789-09', RG, CNPJ '12.345.678/0001-90'; Chile's RUT
+# CPF '123.456.789-09', RG, CNPJ '12.345.678/0001-90'; Chile's RUT
+IDENTITY = re.compile(r"\d{1,3}(?:\.\d{3})+(?:/\d{4})?-\d\d?")
 GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
 
@@ -100,7 +106,11 @@ _ENGLISH_GROUPS = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
 
 def english_amount(text: str) -> tuple[str, str | None] | None:
     """(whole, cents) of an amount written the English way, else None."""
-    return (m.group(1).replace(",", ""), m.group(2)) if (m := _ENGLISH_CENTS.fullmatch(text)) else (text.replace(",", ""), None) if _ENGLISH_GROUPS.fullmatch(text) else None
+    return (
+        (m.group(1).replace(",", ""), m.group(2))
+        if (m := _ENGLISH_CENTS.fullmatch(text))
+        else ((text.replace(",", ""), None) if _ENGLISH_GROUPS.fullmatch(text) else None)
+    )
 
 
 def date_parts(m: re.Match) -> tuple[int, int, int] | None:
