@@ -577,15 +577,19 @@ class Russian(Language):
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
-        'C' alone) an ordinal, after 'глава', 'том' or closing a quoted title a number ('глава IV' глава четыре)."""
-        # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
+        abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
         value = roman_value(word)
         chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
             end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
-            word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
+        if not numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN):
+            return None
+        noun = ru_morph.noun(ctx.prev_word) if ctx.prev_word.lower() in self.CHAPTER_WORDS else None
+        if noun is not None and noun.singular_cases():
+            return locale_span(end, ordinal_agreeing(value, noun, noun.singular_cases()[0]), self.code)
+        return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code)
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
