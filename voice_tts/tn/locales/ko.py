@@ -59,6 +59,9 @@ class Korean(myriad.Language):
         code = cur.text[pos:end].isdecimal() and cued
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원
+        after = cur.at(end + 1)  # a gold's fineness: '18K 금반지', '14K골드' 십팔 케이
+        if digits + c in self.words["gold_marks"] and not (after.isascii() and after.isalnum()):
+            return locale_span(end + 1, f"{self.cardinal(int(digits))} {self.letters['k']}", "ko")
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
                 cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
             return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")
