@@ -238,11 +238,8 @@ class Language:
         # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
-            return locale_span(
-                pos + 1,
-                self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)),
-                self.code,
-            )
+            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False))
+            return locale_span(pos + 1, reading, self.code)
         if (
             c in self.weekdays
             and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2
