@@ -22,10 +22,17 @@ class Japanese(myriad.Language):
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An era year: 'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年, without the period before 年 ('R8年3月' 令和八年三月);
-        not 'H.264' nor a letter inside a word. An era is named by its letter, up to its last year."""
-        era = self.words["eras"].get(cur.at(pos))
-        prev, dot = ctx.char_before(cur.text, pos), cur.at(pos + 1) == "."
-        if era is None or prev.isascii() and prev.isalnum() or not is_digit(cur.at(pos + 1 + dot)):
+        not 'H.264' nor a letter inside a word. An era is named by its letter, up to its last year. A mark's word
+        (`marks`): 'No.' before a number ナンバー, a gold's fineness 'K18' 十八金, with no number after it."""
+        prev = ctx.char_before(cur.text, pos)
+        if prev.isascii() and prev.isalnum():
+            return None
+        for written, spoken in self.words["marks"].items():
+            end = pos + len(written)
+            if cur.startswith(pos, written) and is_digit(cur.at(end + (cur.at(end) == " "))) == written.endswith("."):
+                return locale_span(end, spoken, "ja")
+        era, dot = self.words["eras"].get(cur.at(pos)), cur.at(pos + 1) == "."
+        if era is None or not is_digit(cur.at(pos + 1 + dot)):
             return None
         end = lexer.digits_end(cur, pos + 1 + dot)
         year, after = int(cur.text[pos + 1 + dot:end]), cur.at(end)

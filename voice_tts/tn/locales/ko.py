@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, electronic, english, lexer
-from voice_tts.tn.chars import is_digit, is_hangul
+from voice_tts.tn.chars import is_digit, is_hangul, is_latin_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
@@ -59,6 +59,8 @@ class Korean(myriad.Language):
         code = cur.text[pos:end].isdecimal() and cued
         plain = self._telephone_digits(digits) if code else self.counted(digits, c)  # a code's zeros 공, as a phone's
         plain = "" if digits == "1" and c in self.words["one_unsaid_before"] and not code else plain  # '1만 원' 만 원
+        if digits + c in self.words["gold_marks"] and not is_latin_letter(cur.at(end + 1)):  # '18K 금반지' 십팔 케이
+            return locale_span(end + 1, f"{self.cardinal(int(digits))} {self.letters['k']}", "ko")
         if 1 < len(digits) < 4 and c in self.words["plate_letters"] and (k := lexer.digits_end(
                 cur, j := end + 1 + (cur.at(end + 1) == " "))) == j + 4:  # a plate: '12가 3456' 십이 가 삼사오육
             return locale_span(k, f"{self.cardinal(int(digits))} {c} {self.digits(cur.text[j:k])}", "ko")
@@ -82,11 +84,8 @@ class Korean(myriad.Language):
                 and is_hangul(cur.at(k))
                 and not (clock or code or cur.at(k) == "월")
             ):
-                return locale_span(
-                    k,
-                    self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1),
-                    "ko",
-                )
+                approximate = self.words["approximate"][n - 1] if counter else self.cardinal(n) + self.cardinal(n + 1)
+                return locale_span(k, approximate, "ko")
             # 두시에서, 여섯에서
             first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain
             both = next((w for w in self.words["counters_at_both_ends"] if cur.startswith(k, w)), "")  # '만 3~12세' 삼세에서
@@ -96,11 +95,8 @@ class Korean(myriad.Language):
         if c == "시" and cur.at(end + 1) != "간":
             return locale_span(end, self.hour(n), "ko")
         if c == "번" and cur.at(end + 1) == "째":
-            return locale_span(
-                end,
-                "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain,
-                "ko",
-            )
+            ordinal = "첫" if n == 1 else self.native(n) if n <= self.words["last_native_ordinal"] else plain
+            return locale_span(end, ordinal, "ko")
         if c in self.counter_starts and n and not numbered:
             counter = c if c in self.counters else c + cur.at(end + 1)
             # 대 counts before a particle or a mark, never a round ten: '1대와' 한대와; '20대', '3대 도시', '4대강', '1대1'
@@ -135,11 +131,8 @@ class Korean(myriad.Language):
         """A number before a counter, CLDR's: 한, 스무, 스물한 (alone: 스물); from a hundred on Sino-Korean ('120장' 백이십
         장), before some counters from less (`native_below`: a day's hours, '24시간' 이십사 시간, but 세 시간)."""
         below = self.words["native_below"]
-        return (
-            cldr.spell("ko", n, "spellout-cardinal-native" + form)
-            if n < below.get(counter, below[""])
-            else self.cardinal(n)
-        )
+        native = n < below.get(counter, below[""])
+        return cldr.spell("ko", n, "spellout-cardinal-native" + form) if native else self.cardinal(n)
 
     def hour(self, n: int, last: int = 12) -> str:
         """Clock hours 1 to `last` native (세시; to 24 in a sentence, '21:47' 스물한시), 0 and on Sino-Korean (영시, 십팔시)."""

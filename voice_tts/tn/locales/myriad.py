@@ -159,9 +159,9 @@ class Language:
 
     def number(self, text: str) -> str:
         """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read, zeros after letters
-        as a phone's ('KE017' 공일칠); '#' before a number is the language's word for 'number' after it (#3 → 三番)."""
+        as a phone's ('KE017' 공일칠); '#' before a number is the language's word for it (ko '#3' 삼번, ja シャープ三)."""
         if text.startswith("#"):
-            return self.number(text[1:].lstrip()) + self.words["number_sign"]
+            return self.words["number_sign"].format(self.number(text[1:].lstrip()))
         # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
         if _CODE.fullmatch(text):
             letter, digit = sorted(text, key=str.isdecimal)
@@ -238,11 +238,8 @@ class Language:
         # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
-            return locale_span(
-                pos + 1,
-                self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False)),
-                self.code,
-            )
+            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False))
+            return locale_span(pos + 1, reading, self.code)
         if (
             c in self.weekdays
             and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2

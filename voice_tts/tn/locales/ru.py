@@ -577,15 +577,17 @@ class Russian(Language):
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
-        'C' alone) an ordinal, after 'глава', 'том' or closing a quoted title a number ('глава IV' глава четыре)."""
-        # after a chapter word or closing a quoted title a number: 'гл. IV' четыре, '«Рокки II»' два
+        'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
+        abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
         value = roman_value(word)
         chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
             end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        return locale_span(end, cardinal(value) if chapter else ordinal(value), self.code) if numeric_spans.is_roman(
-            word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN) else None
+        noun = ru_morph.noun(ctx.prev_word) if ctx.prev_word.lower() in self.CHAPTER_WORDS else None
+        agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
+        return locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value)), self.code) if (
+            numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
@@ -697,6 +699,7 @@ class Russian(Language):
             span.info += "."  # 'и т. д.' at the end, a weekday's 'в сб. Приходите': its period ends the sentence too
         if not is_digit(cur.at(pos)):
             return span
+        preposition = _preposition(ctx)
         if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if (
@@ -705,11 +708,8 @@ class Russian(Language):
             and (reading := _and_a_half(*raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower()))
         ):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
-            if (
-                span.info == "полутора"
-                and (noun := chunk_after(cur, span.end, is_letter))
-                and ru_morph.inflect(noun[0], "genitive") == noun[0]
-            ):
+            noun = chunk_after(cur, span.end, is_letter) if span.info == "полутора" else None
+            if noun and ru_morph.inflect(noun[0], "genitive") == noun[0]:
                 # 'до 1,5 минуты' минут
                 span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]
         elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
@@ -717,9 +717,9 @@ class Russian(Language):
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
         elif _names_no_hours(cur, span, raw, ctx):
             span.info = span.info.rpartition(" ")[0]
-            span.agreement = "whole hours" if _preposition(ctx) == "с" else ""
+            span.agreement = "whole hours" if preposition == "с" else ""
         elif (
-            _preposition(ctx) in ("в", "во")
+            preposition in ("в", "во")
             and (m := _RANGE_END.fullmatch(_plain(raw)))
             and (unit := self.unit(m["unit"]))
             # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
@@ -730,26 +730,26 @@ class Russian(Language):
             case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
             span.info = (up_to := _up_to(m, case or "genitive")) and "до " * (not case) + up_to or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-            case = ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx), "")  # 'до 3 – 5 кг' до трёх пяти, no 'от … до'
+            case = ru_cases.COUNT_PREPOSITIONS.get(preposition, "")  # 'до 3 – 5 кг' до трёх пяти, no 'от … до'
             span.info = "от " * (not case) + cardinal(int(raw), UNITS[unit][3], case or "genitive")
             span.agreement = _MEASURE_RANGE_OPEN + case
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
             span.info = cardinal(int(m.group("num")), "m", "genitive")
-        elif (day_range := _day_range(raw, _preposition(ctx))) and word_after(cur, span.end) in MONTH_INDEX:
+        elif (day_range := _day_range(raw, preposition)) and word_after(cur, span.end) in MONTH_INDEX:
             span.info = day_range
         elif raw.isdecimal() and 0 < int(raw) < 32 and (day := _number_after(cur, span.end, _WORDS["day_links"])) and (
                 day[0].isdecimal() and 0 < int(day[0]) < 32 and word_after(cur, day[1]) in MONTH_INDEX):  # '3 и 4 мая'
-            span.agreement = _day_case(_preposition(ctx))
+            span.agreement = _day_case(preposition)
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), _preposition(ctx), word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
-                (case := self.amount_case(ctx)) == "genitive" or _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS):
+                (case := self.amount_case(ctx)) == "genitive" or preposition in ru_cases.COUNT_PREPOSITIONS):
             span.agreement = _CARRIED + case  # after a preposition, not a verb ('Прошло 2 ч 41 мин' сорок одна)
         elif (
-            ru_morph.governs_accusative(verb := _preposition(ctx) or ctx.last_visible == "," and ctx.agreement or "")
+            ru_morph.governs_accusative(verb := preposition or ctx.last_visible == "," and ctx.agreement or "")
             or (
                 ru_morph.governs_accusative(verb := " ".join(ctx.words_before[-1:]))
                 and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ())

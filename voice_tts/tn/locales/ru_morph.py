@@ -57,8 +57,10 @@ def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
         ),
         key=lambda p: direct and p.tag.case not in ("nomn", "accs"),
     )
-    if not parses or (gender := "pl" if "Pltm" in (best := parses[0]).tag else _GENDERS.get(best.tag.gender)) is None:
+    # a noun of common gender has the gender of its other reading: 'глава' a chapter feminine, not a head's 'ms-f'
+    if (best := next((p for p in parses if "Pltm" in p.tag or p.tag.gender in _GENDERS), None)) is None:
         return None
+    gender = _GENDERS.get(best.tag.gender, "pl")  # or none with no singular: 'сутки'
     forms = dict.fromkeys((p.tag.number == "plur", _CASES[p.tag.case]) for p in parses
                           if p.tag.gender in (best.tag.gender, None) or p.tag.number == "plur")
     return Form(gender, "anim" in best.tag, tuple(forms))
