@@ -135,7 +135,8 @@ JA = [
     # an era's letter before its year with 年, with or without a period; no 年 and no period: no era
     ("契約はH30年4月から、更新はR.9、有効期限はR12年3月末、型番R8です。",
      "契約は平成三十年四月から、更新は令和九年、有効期限は令和十二年三月末、型番アールエイトです。"),
-    # 'No.' before a number ナンバー, '#' before one シャープ, a gold's fineness 'K18' 十八金
+    # 'No.' before a number ナンバー, '#' before a short dial code シャープ (before another number 番), 'K18' 十八金
+    ("会議室#3へどうぞ。", "会議室三番へどうぞ。"),
     ("会員No.305の方は#7119へ、K24の指輪はNo.12の棚です。", "会員ナンバー三百五の方はシャープ七千百十九へ、二十四金の指輪はナンバー十二の棚です。"),
 ]
 

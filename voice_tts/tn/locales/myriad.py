@@ -159,9 +159,12 @@ class Language:
 
     def number(self, text: str) -> str:
         """A token with digits the neutral rules found ('A4', 'COVID-19', '#3'): its numbers read, zeros after letters
-        as a phone's ('KE017' 공일칠); '#' before a number is the language's word for it (ko '#3' 삼번, ja シャープ三)."""
+        as a phone's ('KE017' 공일칠); '#' before a number is the language's word for it (ko '#3' 삼번, ja 三番)."""
         if text.startswith("#"):
-            return self.words["number_sign"].format(self.number(text[1:].lstrip()))
+            number = text[1:].lstrip()
+            # a short dial code ('#8000', '#7119') is said as it is dialled: ja シャープ八千
+            dialled = len(number) == 4 and number.isdecimal() and self.words.get("dial_code")
+            return (dialled or self.words["number_sign"]).format(self.number(number))
         # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
         if _CODE.fullmatch(text):
             letter, digit = sorted(text, key=str.isdecimal)
