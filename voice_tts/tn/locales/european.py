@@ -534,6 +534,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
+            reading = reading.split("|")[-1 if self.is_feminine(ctx.prev_word.lower()) else 0]  # 'IVA incl.' inclusa
             # a sentence's first word: 'M.' Monsieur
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading
             return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
