@@ -117,7 +117,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
     # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
-    RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = {}, {}, frozenset(), "", frozenset()
+    RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES, PLURAL_DAYS = {}, {}, frozenset(), "", frozenset(), ()
     # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     MONEY_TERMS: dict[str, str] = {}
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
@@ -655,11 +655,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS
                     else f"{{}} {self.RANGE} {{}}"
                 )
+                # plural after PLURAL_DAYS, and so the days of its list: 'às ter. e qui.' às terças e quintas
+                listed_on = ctx.agreement == "days" and ctx.prev_word in ("", self.HALF_AND)
+                plural = alone and (ctx.prev_word.lower() in self.PLURAL_DAYS or listed_on)
                 # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
-                days = [self.WEEKDAYS[day] for day in (first, *joined)]
-                return locale_span(
-                    end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code
-                )
+                days = [self.WEEKDAYS[day] + "s" * plural for day in (first, *joined)]
+                reading = pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days)
+                return Span(end, "locale", self.code, info=reading, agreement="days" * plural)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
