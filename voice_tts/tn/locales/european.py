@@ -440,9 +440,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return " ".join(self.cardinal(int(p)) if p.isdecimal() else self._alphanumeric(p) for p in pieces)
         if text.startswith("#"):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
-        line = re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)
-        if line and (line[1] in self.BEFORE_NUMBER or len(line[1]) == 1 and not self.READS_NAMES):  # 'RE5', 'B1' B eins
-            return f"{self.BEFORE_NUMBER.get(line[1], line[1])} {self.cardinal(int(line[2]))}"
+        if (line := re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)) and line[1] in self.BEFORE_NUMBER:  # 'RE5' R E fünf
+            return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         return reading if (reading := self._token(text, Context())) is not None else self._alphanumeric(text)
