@@ -572,8 +572,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and is_digit(cur.at(j))
         ):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
-        if ctx.prev_word.lower() in self.SEAT_WORDS and re.fullmatch(r"[A-Z]\d{1,3}", word):  # 'Gate A24' A vier…
-            return locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}", self.code)
         # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
         if (
             (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU"))
