@@ -647,11 +647,10 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     ('Flight UA 237' two thirty seven), as a course's after its capitals or an error's ('CHEM 201' two oh one, 'error
     404' four oh four), a sort code's ('sort code 20-45-07' twenty forty five oh seven); after a weekday, 'on', 'by',
     'until' a month and day ('Sat., 6/12')."""
-    course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES
-    if course and re.fullmatch(r"[1-9]\d\d", text):
+    course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES and len(text) == 3
+    if (course or prev_word.lower() in _DATA["numbered_places"]) and re.fullmatch(r"[1-9]\d{2,3}", text):  # 'Room 104'
         return year(int(text))
-    place = prev_word.lower() in _DATA["numbered_places"] and re.fullmatch(r"[1-9]\d{2,3}", text)  # 'Room 214'
-    if names_flight(prev_word, words_before, text) or place:
+    if names_flight(prev_word, words_before, text):
         return house_number(text)
     # 'drops by 1/2' one half
     on_date = prev_word in ("on", "by", "until") and " ".join(words_before[-1:]).lower() not in _FRACTION_VERBS

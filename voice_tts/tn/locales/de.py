@@ -191,7 +191,7 @@ class German(Language):
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
         where it ends its phrase ('von 8 cm' Zentimetern; 'mit 3 l Wasser' Liter; 'mg/dl' pro Deziliter)."""
-        unit, noun = super().unit_at(cur, word, end), (chunk_after(cur, end, is_letter) or ("",))[0][:1].isupper()
+        unit, noun = super().unit_at(cur, word, end, ctx), (chunk_after(cur, end, is_letter) or ("",))[0][:1].isupper()
         plural = unit.plural if unit and " " not in unit.plural else ""
         ending = plural.endswith("e") and plural != unit.singular or plural.endswith("er") and not noun
         dative = ctx is not None and _CASES.get(_cue(ctx)) == "dative"

@@ -117,7 +117,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
     # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
-    RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES = {}, {}, frozenset(), "", frozenset()
+    RANGE_AFTER, PERIODS, FEMININE_ARTICLES, OVER, UNIT_CUES, PLURAL_DAYS = {}, {}, frozenset(), "", frozenset(), ()
     # the terms of a price written after it in capitals ('1 150 € CC' charges comprises)
     MONEY_TERMS: dict[str, str] = {}
     BY = ""  # between dimensions: '3x4' três por quatro, drei mal vier
@@ -369,19 +369,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
         ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
         '10 ha coltivati' ettari); ru looks past it."""
-        if word in self.PREPOSITIONS:
+        after = (chunk_after(cur, end, is_letter) or ("",))[0] if word == "ha" else ""
+        if word in self.PREPOSITIONS or after.islower() and after.endswith("o"):
             return None
-        if (
-            word == "ha"
-            and (after := chunk_after(cur, end, is_letter))
-            and after[0].islower()
-            and after[0].endswith("o")
-        ):
-            return None
-        cues, *sense = self.UNIT_SENSES.get(word, ("",))  # 'pulso de 148 ppm' pulsaciones por minuto
-        if sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word)):
-            return Unit(*sense)
-        return None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word)
+        return self.sensed_unit(word, ctx) or (
+            None if cur.at(end) == "." and self._spaced_abbreviation(cur, word, end) else self.unit(word))
+
+    def sensed_unit(self, word: str, ctx: Context | None) -> Unit | None:
+        """A symbol's unit after a cue word before it, apart or not: 'pulso de 148 ppm' pulsaciones por minuto."""
+        cues, *sense = self.UNIT_SENSES.get(word, ("",))
+        near = sense and ctx and not set(cues.split()).isdisjoint(w.lower() for w in (*ctx.words_before, ctx.prev_word))
+        return Unit(*sense) if near else None
 
     def unit_chunk(self, cur: Cursor, j: int) -> int:
         """The end of the chunk at `j`, past a middle dot joining two units into one ('кВт·ч')."""
@@ -534,6 +532,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
+            reading = reading.split("|")[-1 if self.is_feminine(ctx.prev_word.lower()) else 0]  # 'IVA incl.' inclusa
             # a sentence's first word: 'M.' Monsieur
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading
             return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
@@ -571,7 +570,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and is_digit(cur.at(j))
         ):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
-        if ctx.prev_word.lower() in self.SEAT_WORDS and re.fullmatch(r"[A-Z]\d{1,3}", word):  # 'Gate A24' A vier…
+        if ctx.prev_word and not self.READS_NAMES and re.fullmatch(r"[A-Z]\d{1,3}", word):  # after a word: 'Kurs B1'
             return locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}", self.code)
         # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
         if (
@@ -653,11 +652,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     else self.WEEKDAY_RANGE if ctx.prev_word.lower() not in self.PREPOSITIONS
                     else f"{{}} {self.RANGE} {{}}"
                 )
+                listed_on = ctx.agreement == "days" and ctx.prev_word in ("", self.HALF_AND)  # 'às ter. e qui.' terças
+                plural = alone and (ctx.prev_word.lower() in self.PLURAL_DAYS or listed_on)
                 # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
-                days = [self.WEEKDAYS[day] for day in (first, *joined)]
-                return locale_span(
-                    end, pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days), self.code
-                )
+                days = [self.WEEKDAYS[day] + "s" * plural for day in (first, *joined)]
+                reading = pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days)
+                return Span(end, "locale", self.code, info=reading, agreement="days" * plural)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
@@ -1394,7 +1394,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 return " ".join(filter(None, (self._spoken_quantity(*quantity, ctx), self.HOUSE_SLASH, unit_text[1])))
             if unit_text.startswith("/") and (per := self.unit(unit_text[1:])) is not None:
                 return f"{self._spoken_quantity(*quantity, ctx)} {self.per(per)}"
-            if (unit := self.unit(unit_text)) and unit_text not in ("A", "А") and not (  # '2A' a letter, '2 A' amperes
+            unit = self.sensed_unit(unit_text, ctx) or self.unit(unit_text)  # 'ouro 18k' quilates
+            if unit and unit_text not in ("A", "А") and not (  # '2A' a letter, '2 A' amperes
                     unit_text.isupper() and len(unit_text) == 1 and ctx.prev_word.lower() in self.SEAT_WORDS):
                 return self._counted_quantity(*quantity, unit, ctx)
         return None
