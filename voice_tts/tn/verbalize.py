@@ -61,6 +61,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
                 raw, ctx.prev_word)):
             return reading
         reading = number(raw, lang, span.info, ctx.prev_char == "第")
+        if lang == "en" and ctx.prev_word.lower() == "between" and re.search("[-–]", raw):  # 'between 8–10' … and ten
+            reading = reading.replace(" to ", " and ", 1)
         return reading.replace("到", "至") if ctx.zhi_ranges or ctx.zhi_pending else reading  # '周一至周六9:00-18:00'
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
