@@ -356,6 +356,9 @@ READINGS = {
         "Deliveries come between nine and eleven AM and cost between fifteen dollars and twenty five dollars.",
     # a compass letter before a numbered street is its direction, with no house number too
     "Park on E 23rd St or N. 3rd Ave. tonight.": "Park on East twenty third Street or North third Avenue tonight.",
+    # a Roman numeral after 'and' and another is read as that one is
+    "Henry VII and VIII ruled before Chapter IV and V was written.":
+        "Henry the seventh and the eighth ruled before Chapter four and five was written.",
 }
 
 ZH_READINGS = {
