@@ -407,7 +407,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
                 ctx.prev_word.lower() in ("a", "an", "x", "by")
                 or (
                     ctx.words_before[-1:]
-                    and ctx.words_before[-1].lower() in _DETERMINERS
+                    and ctx.words_before[-1].lower() in english.DETERMINERS
                     and only_noun(ctx.prev_word, "ADJ")
                 )
             )
@@ -415,7 +415,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         )
         # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
         or (
-            ctx.prev_word.lower() in _DETERMINERS
+            ctx.prev_word.lower() in english.DETERMINERS
             and (
                 (word[0].isupper() and len(word[0]) > 1)
                 or only_noun(word[0], "NAMING")
@@ -432,8 +432,6 @@ _DIFFERENCE, _DIMENSIONS = (
     re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"),
     re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)"),
 )
-# 'the 2TB SSD' two terabyte
-_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -727,22 +725,9 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             if english.is_day(last):
                 first = english.written_date(f"{cur.text[begin:end]} {days[1]}")
                 return Span(k, "reading", "en", info=f"{first} to {until}")
-        # 'in Jan., to' January
-        full = (
-            cur.text[begin].isupper()
-            and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS
-            and cur.at(end) == "."
-        )
-        return (
-            Span(
-                end + _abbreviation_period(cur, end),
-                "reading",
-                "en",
-                info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])],
-            )
-            if full
-            else Span(end, "word")
-        )
+        month = english.month_name(cur.text[begin:end])
+        if cur.text[begin].isupper() and month in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":  # 'in Jan., to'
+            return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][month])
     return Span(end, "word")
 
 
