@@ -784,6 +784,7 @@ SENTENCES = {
     ],
     "pt": [
         "A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
+        "Leiam os capítulos IX e X até segunda.",
         "Leia o item IV do edital; a caldeira trabalha a 6 bar.",
         "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
