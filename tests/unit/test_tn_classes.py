@@ -348,6 +348,17 @@ READINGS = {
     # a scale's letter after an amount a currency code opened, as after a sign ('$5m')
     "The deal is worth US$40m, or A$62m, up from USD 35m.":
         "The deal is worth forty million US dollars, or sixty two million Australian dollars, up from thirty five million US dollars.",
+    # a date range with a month on both sides reads both days as dates: 'to' between them
+    "The fair runs Sept. 28–Oct. 4, and the sale Dec. 30–Jan. 2.":
+        "The fair runs September twenty eighth to October fourth, and the sale December thirtieth to January second.",
+    # a range after 'between' is joined by 'and', as 'between 5 and 7' is written
+    "Deliveries come between 9–11 a.m. and cost between $15–$25.":
+        "Deliveries come between nine and eleven AM and cost between fifteen dollars and twenty five dollars.",
+    # a compass letter before a numbered street is its direction, with no house number too
+    "Park on E 23rd St or N. 3rd Ave. tonight.": "Park on East twenty third Street or North third Avenue tonight.",
+    # a Roman numeral after 'and' and another is read as that one is
+    "Henry VII and VIII ruled before Chapter IV and V was written.":
+        "Henry the seventh and the eighth ruled before Chapter four and five was written.",
 }
 
 ZH_READINGS = {

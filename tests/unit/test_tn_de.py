@@ -348,6 +348,8 @@ READINGS = [
     # a slash pair after 'Blutdruck' is a pressure, 'zu', never a fraction; after 'am' a date
     ("Der Blutdruck betrug gestern 118/76, am 12/8 war er höher.",
      "Der Blutdruck betrug gestern hundertachtzehn zu sechsundsiebzig, am zwölften August war er höher."),
+    # a Roman numeral after 'und' and one read is read as that one is
+    ("Lest Kapitel IX und X bis Montag.", "Lest Kapitel neun und zehn bis Montag."),
 ]
 
 

@@ -305,6 +305,8 @@ READINGS = {
         ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
         # 'c/u' of a price: cada uno
         ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
+        # a Roman numeral after 'y' and one read is read as that one is
+        ("Estudiamos los siglos XV y XVI en clase.", "Estudiamos los siglos quince y dieciséis en clase."),
     ],
     "pt": [
         # a number over a smaller one is a reference, no share
@@ -526,6 +528,8 @@ READINGS = {
         ("As aulas começam às 7h50, 9h40 e 13h10.", "As aulas começam às sete e cinquenta, nove e quarenta e treze e dez."),
         # 'c/u' of a price: cada um
         ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
+        # a Roman numeral after 'e' and one read is read as that one is
+        ("Leiam os capítulos IX e X até segunda.", "Leiam os capítulos nove e dez até segunda."),
     ],
     "ru": [
         # an abbreviation after a number and a hyphen stays in capitals, as alone, for the voice to name its letters
@@ -717,6 +721,10 @@ READINGS = {
         # a count's range after a dash or a colon is 'от … до' where its noun is the genitive plural already
         ("Отпуск — 12–14 дней, срок: 5–6 недель, доставка — 2–3 дня.",
          "Отпуск — от двенадцати до четырнадцати дней, срок: от пяти до шести недель, доставка — два три дня."),
+        # '#' before a number reads as '№' does: 'номер', after 'под' 'номером'; a Roman numeral after 'и' and one read
+        ("Оплатите счёт #42 до пятницы, а потом заказ под #7.",
+         "Оплатите счёт номер сорок два до пятницы, а потом заказ под номером семь."),
+        ("Читайте главу IX и X к среде.", "Читайте главу девятую и десятую к среде."),
     ],
 }
 
@@ -772,9 +780,11 @@ SENTENCES = {
         "Ganó en 1h58'07\", por delante de quien llegó en 59'40\".",
         "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
+        "Estudiamos los siglos XV y XVI en clase.",
     ],
     "pt": [
         "A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
+        "Leiam os capítulos IX e X até segunda.",
         "Leia o item IV do edital; a caldeira trabalha a 6 bar.",
         "Manteve 4'15\"/km no início e 4'40\"/km no fim.",
         "Fez a prova a 5:08 min/km e o treino a 4:40/km.",
@@ -839,6 +849,7 @@ SENTENCES = {
         "Она выиграла 6-3, 2-6, 6-4 и вышла в финал.",
         "Зал посвящён Екатерине II (1729–1796); приём в пн, 14.12, а сдача до ср, 16.12; заезд на сб, 19.12.",
         "Встреча перенесена на среду, 4 марта, к 18:45, а приём — в пятницу, 6 марта, 20:05.",
+        "Оплатите счёт #42 до пятницы, а потом заказ под #7; читайте главу IX и X к среде.",
     ],
 }
 

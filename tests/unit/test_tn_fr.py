@@ -226,6 +226,8 @@ READINGS = [
      "arrondissement, loyer au mètre carré en hausse."),
     # abbreviated weekdays in a list, joined by commas and 'et', are all days
     ("Le marché a lieu mar., jeu. et sam. matin.", "Le marché a lieu mardi, jeudi et samedi matin."),
+    # a Roman numeral after 'et' and one read is read as that one is
+    ("Lisez les chapitres IX et X pour lundi.", "Lisez les chapitres neuf et dix pour lundi."),
 ]
 
 

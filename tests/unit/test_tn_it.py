@@ -266,6 +266,9 @@ READINGS = [
     ("Le navette partono alle 8.20, 9.50 e 11.35.", "Le navette partono alle otto e venti, nove e cinquanta e undici e trentacinque."),
     # a slash pair after 'pressione' is a pressure, 'su', never a fraction
     ("Ha la pressione a 125/80 ogni mattina.", "Ha la pressione a centoventicinque su ottanta ogni mattina."),
+    # a Roman numeral after 'e' and one read is read as that one is ('capitoli VII e VIII', 'Pio XI e XII')
+    ("Studiate i capitoli VII e VIII per lunedì, su Pio XI e XII.",
+     "Studiate i capitoli sette e otto per lunedì, su Pio undicesimo e dodicesimo."),
 ]
 
 

@@ -340,7 +340,8 @@ def unit(symbol: str) -> tuple[str, str] | None:
 CODE_WORDS = tuple(map(tuple, _DATA["code_words"]))
 # the words right before a card's last digits ('card ending in 8876')
 DIGIT_CUES = tuple(f" {cue}" for cue in _DATA["digit_cues"])
-AM_PM = frozenset(("am", "pm", "AM", "PM", "a.m", "p.m", "A.M", "P.M"))
+# DETERMINERS: an amount after one is read as a word describing the next ('the 2TB SSD' two terabyte)
+AM_PM, DETERMINERS = frozenset(_DATA["am_pm"]), frozenset(_DATA["determiners"])
 # after 'p.m.' a capital that goes on with the sentence; after a time, the names said in words
 TIME_ZONES = _DATA["time_zones"]
 # Symbols said in running text ('§ 4' section four).
@@ -630,9 +631,7 @@ def street_word(token: str, first: bool) -> str | None:
 # 90210') or an example's words ('e.g., 10001'), any code after 'ZIP', 'code'.
 # and '401(k)'
 US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])
-_CODE_WORDS = frozenset(
-    ("ZIP", "zip", "Zip", "code", "Code", "zipcode", "PIN", "pin", "ext", "Ext", "extension", "Extension")
-)
+_CODE_WORDS = frozenset(_DATA["digit_code_words"])
 _ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
 
 

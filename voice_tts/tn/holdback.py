@@ -407,7 +407,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
                 ctx.prev_word.lower() in ("a", "an", "x", "by")
                 or (
                     ctx.words_before[-1:]
-                    and ctx.words_before[-1].lower() in _DETERMINERS
+                    and ctx.words_before[-1].lower() in english.DETERMINERS
                     and only_noun(ctx.prev_word, "ADJ")
                 )
             )
@@ -415,7 +415,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         )
         # 'the $89 fee', 'the $49 annual fee', 'your $500 deductible'
         or (
-            ctx.prev_word.lower() in _DETERMINERS
+            ctx.prev_word.lower() in english.DETERMINERS
             and (
                 (word[0].isupper() and len(word[0]) > 1)
                 or only_noun(word[0], "NAMING")
@@ -432,8 +432,6 @@ _DIFFERENCE, _DIMENSIONS = (
     re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"),
     re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)"),
 )
-# 'the 2TB SSD' two terabyte
-_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "your", "our", "my", "his", "her", "their", "its"))
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -636,6 +634,8 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     if len(word) == 2 and word.isupper() and is_digit(cur.at(end + 1)) and (
             m := english.SPACED_TRACKING.match("".join(cur.at(i) for i in range(pos, pos + 17)))):
         return Span(pos + 16, "reading", "en", info=english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
+    if word in english.DIRECTIONS and (direction := _direction_end(cur, end)):  # 'W 42nd St' West
+        return Span(direction, "reading", "en", info=english.DIRECTIONS[word])
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
         return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
     if ctx.prev_word in ("sq", "cu") and (names := english.unit(word)):  # '850 sq ft' square feet, 'per sq ft' foot
@@ -662,6 +662,17 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
         if (j > end or code != word) and is_digit(cur.at(j)):
             return _number(cur, pos, j, ctx, currency_code=code)
     return Span(end, "word")
+
+
+def _direction_end(cur: Cursor, end: int) -> int | None:
+    """Where a compass letter ends before a numbered street's ordinal and type ('W 42nd St', 'E. 5th Ave', with no
+    house number before it), or None."""
+    with suppress(TooLong):
+        end += cur.at(end) == "."
+        number, k = _next_token(cur, end)
+        ordinal = re.fullmatch(r"\d+(?:st|nd|rd|th)", number)
+        return end if ordinal and _next_token(cur, k)[0].capitalize() in english.STREET_TYPES else None
+    return None
 
 
 def _weekday_end(cur: Cursor, end: int) -> int | None:
@@ -706,30 +717,17 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
         day, m = _next_token(cur, _month_period(cur, begin, end))
         if english.is_day(day) or len(day) == 4 and day.isdecimal():  # 'April 2008', 'March 3, 2024'
             return Span(m if len(day) == 4 else _year_after(cur, m, comma=True), "date", "en")
-        days = re.fullmatch(r"(\d\d?)[-–](\d\d?)", day)  # 'Dec. 18–21' December eighteenth to twenty first
-        if days and all(map(english.is_day, days.groups())):
-            return Span(
-                m,
-                "reading",
-                "en",
-                info=f"{english.written_date(f'{cur.text[begin:end]} {days[1]}')} to {english.ordinal(int(days[2]))}",
-            )
-        # 'in Jan., to' January
-        full = (
-            cur.text[begin].isupper()
-            and english.month_name(cur.text[begin:end]) in english.MONTH_ABBREVIATIONS
-            and cur.at(end) == "."
-        )
-        return (
-            Span(
-                end + _abbreviation_period(cur, end),
-                "reading",
-                "en",
-                info=english.NAMED_DAYS[1][english.month_name(cur.text[begin:end])],
-            )
-            if full
-            else Span(end, "word")
-        )
+        # 'Dec. 18–21' December eighteenth to twenty first, 'Oct. 23–Nov. 1' October twenty third to November first
+        days = re.fullmatch(r"(\d\d?)[-–](\d\d?|[A-Z][a-z]+)", day)
+        if days and english.is_day(days[1]) and (english.is_day(days[2]) or english.month_name(days[2])):
+            last, k = (days[2], m) if days[2].isdecimal() else _next_token(cur, _month_period(cur, m - len(days[2]), m))
+            until = english.ordinal(int(last)) if days[2].isdecimal() else english.written_date(f"{days[2]} {last}")
+            if english.is_day(last):
+                first = english.written_date(f"{cur.text[begin:end]} {days[1]}")
+                return Span(k, "reading", "en", info=f"{first} to {until}")
+        month = english.month_name(cur.text[begin:end])
+        if cur.text[begin].isupper() and month in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":  # 'in Jan., to'
+            return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][month])
     return Span(end, "word")
 
 

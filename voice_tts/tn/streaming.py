@@ -307,7 +307,7 @@ class StreamingNormalizer:
             spoken = verbalize(span, raw, ctx)
         # A symbol said as a word ('#' number, '&' and, '№' номер) glues onto neither word beside it ('B#4', '№5').
         spoken_word = (
-            (span.kind == "punct" or raw[:1] in "#&")
+            (span.kind == "punct" or raw[:1] in "#&№")
             and (first := spoken.lstrip()[:1]).isalpha()
             and not is_han(first)
         )

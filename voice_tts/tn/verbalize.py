@@ -9,6 +9,7 @@ from voice_tts.tn import chinese, electronic, english, locales
 from voice_tts.tn.chars import SUFFIX_SYMBOLS
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.lexer import is_currency
+from voice_tts.tn.locales.european import listed_roman
 from voice_tts.tn.locales.myriad import unit_words
 from voice_tts.tn.wetext_calls import normalize_span
 
@@ -61,6 +62,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
                 raw, ctx.prev_word)):
             return reading
         reading = number(raw, lang, span.info, ctx.prev_char == "第")
+        if lang == "en" and ctx.prev_word.lower() == "between" and re.search("[-–]", raw):  # 'between 8–10' … and ten
+            reading = reading.replace(" to ", " and ", 1)
         return reading.replace("到", "至") if ctx.zhi_ranges or ctx.zhi_pending else reading  # '周一至周六9:00-18:00'
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
@@ -90,7 +93,8 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
     if reading := english.capital_range(raw, ctx.prev_word.rstrip("s").capitalize() in english.ROMAN_COUNTERS):
         return reading
-    if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, ctx.prev_word) or (
+    listed = ctx.prev_word if raw == "I" else listed_roman(ctx).prev_word  # 'Henry VII and VIII' the eighth; 'and I'
+    if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, listed) or (
             ctx.spell_acronyms and lang != "zh" and english.acronym(raw))):  # a Chinese voice spells them anyway
         return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克

@@ -96,6 +96,18 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
 ) for name in names.split()}
 
 
+_AND_WORDS = frozenset(("and", "e", "y", "et", "und", "и"))
+
+
+def listed_roman(ctx: Context) -> Context:
+    """'capitoli IX e X' nove e dieci, 'Henry VII and VIII' the seventh and the eighth: a Roman numeral after 'and'
+    and another one is read as that one, in its place."""
+    first = ctx.words_before[-1:]
+    if ctx.prev_word in _AND_WORDS and first and first[0].isupper() and roman_value(first[0]):
+        return replace(ctx, prev_word=" ".join(ctx.words_before[-2:-1]), words_before=ctx.words_before[:-2])
+    return ctx
+
+
 class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
@@ -541,7 +553,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
         if said := english.capital_range(word, self.follows_chapter_word(ctx), self.cardinal, self.RANGE):
             return locale_span(end, said, self.code)
-        if (span := self.roman(cur, end, word, ctx)) is not None:
+        if (span := self.roman(cur, end, word, listed_roman(ctx))) is not None:
             return span
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):

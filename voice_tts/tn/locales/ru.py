@@ -665,7 +665,8 @@ class Russian(Language):
         c = cur.at(pos)
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
-        if c == "№" and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
+        sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
+        if sign and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
         if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
                 span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
