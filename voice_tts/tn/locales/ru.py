@@ -205,12 +205,8 @@ class Russian(Language):
             and not ru_morph.is_verb(ctx.words_before[-1])
         ):
             return "instrumental"
-        case = ru_cases.COUNT_PREPOSITIONS.get(preposition)  # 'при 190 °C' при ста девяноста градусах
-        return (
-            "genitive"
-            if case == "genitive" or preposition in _WORDS["action_nouns"]
-            else (case if case in ("dative", "prepositional") else "nominative")
-        )
+        case = "genitive" if preposition in _WORDS["action_nouns"] else ru_cases.COUNT_PREPOSITIONS.get(preposition)
+        return case if case in ("genitive", "dative", "prepositional") else "nominative"  # 'при 190 °C' при ста …
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
         return decimal(whole, fractional, self.amount_case(ctx))
@@ -226,6 +222,8 @@ class Russian(Language):
         ):
             return _year_with_noun(int(whole), year["word"], _preposition(ctx)) + " выпуска" * bool(year["made"])
         case = case or self.amount_case(ctx, measure=unit.written not in MINOR and unit.written not in self.SCALES)
+        if case == "accusative" and unit.written in _WORDS["animate_units"] and not fractional and 0 < int(whole) <= 4:
+            case = "genitive"  # people counted are animate: 'на 2 чел.' на двух человек, 'на 1 чел.' на одного
         if ctx.agreement.startswith(_CARRIED) and unit.written in ("коп", "мин") and len(whole) <= 2:
             case = ctx.agreement.removeprefix(_CARRIED)  # the kopecks in the rubles' case, the minutes in the hours'
         if fractional and len(fractional) == 2 and unit.written in MINOR:
@@ -998,10 +996,12 @@ def _year_with_noun(n: int, word: str, preposition: str) -> str:
 
 
 def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun: str) -> str | None:
-    """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time
-    after a count other than one with 'с половиной' (не менее шести с половиной лет; not '21,5 часа')."""
+    """'…,5' before what it counts, as speakers say it: полтора часа, полторы недели, до полутора километров; a time,
+    or in the genitive an everyday measure (not degrees: 'выше 38,5 °C'), after a count other than one with 'с
+    половиной' (не менее шести с половиной лет, около двух с половиной километров; not '21,5 часа')."""
+    halved = _WORDS["half_nouns"] + _WORDS["genitive_half_nouns"] * (case == "genitive")
     if fractional != "5" or whole != "1" and (
-        noun not in _WORDS["half_nouns"] or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0
+        noun not in halved or not re.fullmatch(r"[1-9]\d*", whole) or agreement(int(whole)) == 0
     ):
         return None
     return (
