@@ -1301,7 +1301,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """Whether a decimal is the value of the singular noun an article or preposition leads before it, not a count
         of the word after it ('el índice 1,67 cuesta', not 'pesa 1,5 toneladas')."""
         noun, before = ctx.prev_word.lower(), " ".join(ctx.words_before[-1:]).lower()
-        return before in self.PREPOSITIONS and noun.isalpha() and not (noun in self.PREPOSITIONS or self.is_plural(noun))
+        led = before in self.PREPOSITIONS and noun.isalpha()
+        return led and not (noun in self.PREPOSITIONS or self.is_plural(noun))
 
     def noun_after(self, cur: Cursor, end: int) -> str | None:
         """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
