@@ -66,6 +66,8 @@ READINGS = {
         "Salem, Oregon nine seven three zero one.",
     # a Roman numeral after a room's or a stage's noun is its number
     "Yoga is in Studio III by Gate II, then Suite IV.": "Yoga is in Studio three by Gate two, then Suite four.",
+    # a numbered place's number with a letter after it is read as without it, then the letter
+    "The lab moved from Room 318A to Suite 1204C.": "The lab moved from Room three eighteen A to Suite twelve oh four C.",
     # decades
     "Music of the 1960s-1980s, mostly mid-80s.": "Music of the nineteen sixties to nineteen eighties, mostly mid eighties.",
     # money with a rate, without its zero, with a scale letter, ranges

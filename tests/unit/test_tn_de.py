@@ -224,6 +224,9 @@ READINGS = [
     ("Es kommen 1.000-2.000 Besucher.", "Es kommen tausend bis zweitausend Besucher."),
     ("Die Miete liegt bei 1.500–2.000 € im Monat.", "Die Miete liegt bei tausendfünfhundert bis zweitausend Euro im Monat."),
     ("Nehmen Sie 2 ½ Tassen Mehl.", "Nehmen Sie zweieinhalb Tassen Mehl."),
+    # a whole number and its quarters are one word, as its half is
+    ("Der Teig ruht 1¼ Std., der Braten gart 3¾ Stunden.",
+     "Der Teig ruht eineinviertel Stunden, der Braten gart dreidreiviertel Stunden."),
     # a colon before one digit is no time: a score or ratio, with or without a word that names a match
     ("Augsburg gewann am 12. Spieltag 4:2, im Maßstab 1:5 um 9:05.",
      "Augsburg gewann am zwölften Spieltag vier zu zwei, im Maßstab eins zu fünf um neun Uhr fünf."),

@@ -184,6 +184,12 @@ READINGS = {
         ("El taller es en el aula IV y la sala III; Carlos III la fundó.", "El taller es en el aula cuatro y la sala tres; Carlos tercero la fundó."),
         # letters in capitals stay capitals; in a sentence past :30 the minutes plain; a final abbreviation's period kept once
         ("El tren AV 5120 sale del andén C4 a las 21:40, IVA incl.", "El tren A V cinco mil ciento veinte sale del andén C cuatro a las veintiuna cuarenta, IVA incluido."),
+        # 'incl.' agrees with the noun before it in gender and number
+        ("El piso cuesta 650 €, gastos incl.; el menú, 14 €, bebidas incl.",
+         "El piso cuesta seiscientos cincuenta euros, gastos incluidos; el menú, catorce euros, bebidas incluidas."),
+        # a decimal after an article's noun is that noun's value; the word after it is no noun it counts
+        ("El coeficiente 2,31 resulta bajo y la nota 7,5 aprueba.",
+         "El coeficiente dos coma treinta y uno resulta bajo y la nota siete coma cinco aprueba."),
         ("Abrimos a las 8:30 y cerramos a las 20:30.", "Abrimos a las ocho y media y cerramos a las veinte treinta."),
         ("La dieta da 1800 kcal y el pulso baja a 64 bpm.", "La dieta da mil ochocientas kilocalorías y el pulso baja a sesenta y "
          "cuatro latidos por minuto."),

@@ -10,6 +10,9 @@ from tn_locale_checks import assert_stream_equals_one_shot, fragment_texts
 from voice_tts.tn import normalize
 
 READINGS = [
+    # 'incl.' agrees with the noun before it in gender and number
+    ("Affitto 700 €, spese incl.; menù a 25 €, bevande incl., coperto incl.",
+     "Affitto settecento euro, spese incluse; menù a venticinque euro, bevande incluse, coperto incluso."),
     # a number over a smaller one is a reference, no share
     ("Citi la pratica 734/25 quando chiama.",
      "Citi la pratica settecentotrentaquattro barra venticinque quando chiama."),

@@ -647,8 +647,9 @@ def code(text: str, prev_word: str, words_before: tuple[str, ...] = ()) -> str |
     404' four oh four), a sort code's ('sort code 20-45-07' twenty forty five oh seven); after a weekday, 'on', 'by',
     'until' a month and day ('Sat., 6/12')."""
     course = re.fullmatch(r"[A-Z]{2,4}|[Ee]rror", prev_word) and prev_word not in CURRENCY_CODES and len(text) == 3
-    if (course or prev_word.lower() in _DATA["numbered_places"]) and re.fullmatch(r"[1-9]\d{2,3}", text):  # 'Room 104'
-        return year(int(text))
+    place = (course or prev_word.lower() in _DATA["numbered_places"]) and re.fullmatch(r"([1-9]\d{2,3})([A-Z]?)", text)
+    if place:  # 'Room 104' one oh four, 'Room 214B' two fourteen B
+        return f"{year(int(place[1]))} {place[2]}".rstrip()
     if names_flight(prev_word, words_before, text):
         return house_number(text)
     # 'drops by 1/2' one half

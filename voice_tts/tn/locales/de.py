@@ -264,8 +264,8 @@ class German(Language):
         )
 
     def mixed_fraction(self, whole: int, numerator: int, denominator: int) -> str:
-        if numerator == 1 and denominator == 2:  # 'eineinhalb', 'zweieinhalb'
-            return self.counted(whole) + "einhalb"
+        if denominator in (2, 4):  # one word with halves and quarters: 'eineinhalb', 'zweieinviertel'
+            return self.counted(whole) + self.fraction(numerator, denominator).replace(" ", "")
         return super().mixed_fraction(whole, numerator, denominator)
 
     def year(self, n: int) -> str:

@@ -89,7 +89,7 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
     (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half"), (frozenset, "room_words"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
     (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
     (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
@@ -226,6 +226,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     HALF_BEFORE, HALF_UNITS = ("", ""), {}  # HALF_UNITS: the units (by singular) whose ',5' is a half, and their names
     # Plural endings and their singulars, most specific first (a counted noun after '1 1/2').
     PLURAL_ENDINGS: tuple[tuple[str, str], ...] = ()
+    SINGULAR_ENDINGS: tuple[str, ...] = ()  # plural endings that singulars share too ('spese', 'pensione')
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A language's tables (`<code>_words.json`) become its attributes by name ("units" UNITS, "months" MONTHS with
@@ -544,7 +545,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
-            reading = reading.split("|")[-1 if self.is_feminine(ctx.prev_word.lower()) else 0]  # 'IVA incl.' inclusa
+            if "|" in reading:  # masculine, feminine, both plural: 'IVA incl.' inclusa, 'spese incl.' incluse
+                noun, forms = ctx.prev_word.lower(), reading.split("|")
+                plural = self.is_plural(noun)
+                reading = forms[2 * plural + self.is_feminine(self.singular(noun) if plural else noun)]
             # a sentence's first word: 'M.' Monsieur
             reading = reading[:1].upper() + reading[1:] if ctx.last_visible in ".!?" else reading
             return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
@@ -1226,7 +1230,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(part[1], f"{self.clock(part[2], 0, None, '', ctx)} {part[0]}", self.code)  # '7 a.m.'
         if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
             return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
-        if fractional is not None and not minus and (noun := chunk_after(cur, end, is_letter)) and noun[0].islower():
+        counted = fractional is not None and not minus and not self.values_noun_before(ctx)
+        if counted and (noun := chunk_after(cur, end, is_letter)) and noun[0].islower():
             return locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0]), ctx), self.code)
         return locale_span(end, minus + self._spoken_quantity(whole, fractional, ctx), self.code)
 
@@ -1274,6 +1279,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         known = [candidate for candidate in candidates if is_known_noun(self.code, candidate)]
         return (known or [noun] * is_known_noun(self.code, noun) or candidates or [noun])[0]
 
+    def is_plural(self, noun: str) -> bool:
+        """Whether a noun is plural by the language's endings ('gastos', 'servizi'); by an ending singulars share
+        ('spese', 'pensione') only when the data knows its singular ('spesa')."""
+        one = self.singular(noun)
+        return one != noun and (is_known_noun(self.code, one) or not noun.endswith(self.SINGULAR_ENDINGS))
+
     def is_year(self, cur: Cursor, end: int, n: int, ctx: Context) -> bool:
         """Whether the four digits before `end` are a year: after a year word ('im Jahr 1990',
         'nel 1998'), before anything a unit could take; after a name inside a sentence ('Imposto de Renda 2027')."""
@@ -1297,6 +1308,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
         ):
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
         return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
+
+    def values_noun_before(self, ctx: Context) -> bool:
+        """Whether a decimal is the value of the singular noun an article or preposition leads before it, not a count
+        of the word after it ('el índice 1,67 cuesta', not 'pesa 1,5 toneladas')."""
+        noun, before = ctx.prev_word.lower(), " ".join(ctx.words_before[-1:]).lower()
+        led = before in self.PREPOSITIONS and noun.isalpha()
+        return led and not (noun in self.PREPOSITIONS or self.is_plural(noun))
 
     def noun_after(self, cur: Cursor, end: int) -> str | None:
         """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""

@@ -31,7 +31,7 @@ def is_feminine(lang: str, noun: str) -> bool:
 
 def is_known_noun(lang: str, noun: str) -> bool:
     """Whether `noun` is one the gender data lists."""
-    return any(noun.lower() in _genders(lang)[gender] for gender in ("feminine", "masculine"))
+    return any(noun.lower() in _genders(lang).get(gender, ()) for gender in ("feminine", "masculine"))
 
 
 def is_feminine_name(name: str) -> bool:
