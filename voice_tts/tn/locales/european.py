@@ -1436,9 +1436,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
-            # 'das 9h-13h': the preposition already written is not said again
-            start = "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "
-            return f"{start}{self.clock(first, 0, None, '', ctx)} {self.HOURS_TO} {self.clock(last, 0, None, '', ctx)}"
+            first_said = self.clock(first, 0, None, "", ctx)
+            last_said = self.clock(last, 0, None, "", ctx)
+            return f"{self.hours_from(ctx)}{first_said} {self.HOURS_TO} {last_said}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         feminine, said = noun is not None and self.is_feminine(noun), []
         # a decimal as before a unit ('3,9–5,5 mmol/l')

@@ -73,9 +73,14 @@ class DatesAndTimes:
                 return locale_span(month_end, reading, self.code)
         return locale_span(end, reading, self.code)
 
+    def hours_from(self, ctx: Context) -> str:
+        """The word opening an hour range, with its space; none where the text wrote it ('de 9:00–14:00', 'das
+        9h-13h'): the preposition is said once."""
+        return "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "
+
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
         if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)):  # 'dalle nove alle diciannove'
-            start = "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "  # 'de 9:00–14:00'
+            start = self.hours_from(ctx)
             ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
             last = self._clock_window(cur, end, int(times[3]), int(times[4]), None, ctx, face=True)
             first = self.clock(int(times[1]), int(times[2]), None, "", ctx)
