@@ -312,8 +312,12 @@ KO = [
     # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
     ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
-    # tablets and pills natively below twenty, a prescription's count from twenty on in Sino-Korean; kilovolts
-    ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 삼십알, 백오십사킬로볼트 송전선."),
+    # tablets natively below twenty, a prescription's count from twenty on in Sino-Korean; pills natively up to
+    # ninety-nine, as any count; kilovolts
+    ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 서른알, 백오십사킬로볼트 송전선."),
+    ("영양제 45알은 한 달 반 분량입니다.", "영양제 마흔다섯알은 한 달 반 분량입니다."),
+    # 대 right after a vehicle or a machine counts it, whatever follows; else only before a particle or a mark
+    ("택시 2대 배차, 노트북 1대 기준, 버스 30대 운행, 3대 도시, 20대 고객", "택시 두대 배차, 노트북 한대 기준, 버스 서른대 운행, 삼대 도시, 이십대 고객"),
     # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a colon before one
     # digit is no clock
     ("그는 7-5, 2-6, 6-3으로 승리했다.", "그는 칠 대 오, 이 대 육, 육 대 삼으로 승리했다."),
@@ -425,6 +429,7 @@ REPLIES = {
         "갱신 수수료는 1만 원이며 사진 1매와 두부 1모, 1억 원이 필요합니다.",
         "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
         "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
+        "승합차 2대 기준 견적이며 영양제 45알이 남았습니다.",
         "매주 월·수·금 19:00~22:00에 열며 2~3일 전 신청, 문의는 114로 해 주세요.",
         "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
         "그는 7-5, 2-6, 6-3으로 승리했다.",
