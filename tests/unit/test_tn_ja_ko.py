@@ -138,6 +138,8 @@ JA = [
     # 'No.' before a number ナンバー, '#' before a short dial code シャープ (before another number 番), 'K18' 十八金
     ("会議室#3へどうぞ。", "会議室三番へどうぞ。"),
     ("会員No.305の方は#7119へ、K24の指輪はNo.12の棚です。", "会員ナンバー三百五の方はシャープ七千百十九へ、二十四金の指輪はナンバー十二の棚です。"),
+    # kilowatt hours as most say them, キロワットアワー, however the symbol is capitalised
+    ("年間消費電力量は420kWh、夜間は1KWhあたり28円です。", "年間消費電力量は四百二十キロワットアワー、夜間は一キロワットアワーあたり二十八円です。"),
 ]
 
 KO = [
@@ -310,8 +312,12 @@ KO = [
     # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
     ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
-    # tablets and pills natively below twenty, a prescription's count from twenty on in Sino-Korean; kilovolts
-    ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 삼십알, 백오십사킬로볼트 송전선."),
+    # tablets natively below twenty, a prescription's count from twenty on in Sino-Korean; pills natively up to
+    # ninety-nine, as any count; kilovolts
+    ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 서른알, 백오십사킬로볼트 송전선."),
+    ("영양제 45알은 한 달 반 분량입니다.", "영양제 마흔다섯알은 한 달 반 분량입니다."),
+    # 대 right after a vehicle or a machine counts it, whatever follows; else only before a particle or a mark
+    ("택시 2대 배차, 노트북 1대 기준, 버스 30대 운행, 3대 도시, 20대 고객", "택시 두대 배차, 노트북 한대 기준, 버스 서른대 운행, 삼대 도시, 이십대 고객"),
     # a match's sets in a list, one not rising or after a word of a match: its score, never ranges; a colon before one
     # digit is no clock
     ("그는 7-5, 2-6, 6-3으로 승리했다.", "그는 칠 대 오, 이 대 육, 육 대 삼으로 승리했다."),
@@ -383,6 +389,7 @@ REPLIES = {
         "契約はH30年4月から、更新はR.9、有効期限はR12年3月末、型番R8です。",
         "お部屋は35m²、ご予約日は2027.06.15.(火)です。",
         "会員No.305の方は#7119へ、K24の指輪はNo.12の棚です。",
+        "年間消費電力量は420kWh、夜間は1KWhあたり28円です。",
         "〒150-0002 東京都渋谷区2丁目、(株)山田商事の山田 太郎まで。",
         "末尾4821のカード、第Ⅱ期の会員、ご予約番号はKR-3375です。",
         "お届け先は〒231-0023神奈川県横浜市中区山下町1-2、3丁目12-5でよろしいですか。",
@@ -422,6 +429,7 @@ REPLIES = {
         "갱신 수수료는 1만 원이며 사진 1매와 두부 1모, 1억 원이 필요합니다.",
         "3·1절과 6·25 전쟁 기념관은 24시간 개방하며, 통관부호는 P240812345670입니다.",
         "혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선입니다.",
+        "승합차 2대 기준 견적이며 영양제 45알이 남았습니다.",
         "매주 월·수·금 19:00~22:00에 열며 2~3일 전 신청, 문의는 114로 해 주세요.",
         "하프 코스 우승 기록은 1:04:12였고, 2위 기록은 1:05:30입니다.",
         "그는 7-5, 2-6, 6-3으로 승리했다.",
