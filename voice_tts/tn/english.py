@@ -492,8 +492,8 @@ def dashed_range(text: str) -> str | None:
         # '$15-20' fifteen to twenty dollars
         if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):
             a = number(first[1:].replace(",", ""))
-        if a and b:
-            return f"{a} to {b}"
+        if a and b:  # a pair of times says its whole hours bare: '6:00-7:00' six to seven
+            return f"{a} to {b}".replace(" o'clock", "")
     return None
 
 
