@@ -210,7 +210,7 @@ def local_phone(text: str) -> str | None:
 
 # --- Roman numerals --------------------------------------------------------------------------
 
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_VALUES = _DATA["roman_values"]
 # A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
@@ -434,16 +434,15 @@ def quarter(text: str) -> str | None:
 def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, in the order written: '25 April 2011' the twenty fifth of april twenty eleven
     (no second 'the' after 'the'), 'June 12, 2010' june twelfth, twenty ten, 'April 2008' april two thousand eight."""
-    if (m := _DAY_MONTH.fullmatch(text)) is not None:
-        the = "" if prev_word.lower() == "the" else "the "
-        return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    if (m := _MONTH_DAY.fullmatch(text)) is None or m.group("d") and not 1 <= int(m.group("d")) <= 31:
+    m = _DAY_MONTH.fullmatch(text) or _MONTH_DAY.fullmatch(text)
+    if m is None or m["d"] and not 1 <= int(m["d"]) <= 31:
         return None
-    month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
-    if m.group("d") is None:
-        return f"{month} {year(int(m.group('year_only')))}"
-    said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
-    return f"{month} {ordinal(int(m.group('d')))}{said_year or ''}"
+    month = _MONTH_NUMBERS[m["month"].lower()[:3]]
+    if m.re is _DAY_MONTH:
+        return _date(int(m["d"]), month, m["year"], "" if prev_word.lower() == "the" else "the ")
+    said_year = m["year"] and f"{',' * bool(m['comma'])} {year(int(m['year']))}"
+    after = year(int(m["year_only"])) if m["d"] is None else ordinal(int(m["d"])) + (said_year or "")
+    return f"{_MONTH_NAMES[month - 1]} {after}"
 
 
 def dashed_date(text: str) -> str | None:
@@ -457,12 +456,12 @@ def clock(text: str) -> str | None:
     24-hour clock as written: '17:45' -> 'seventeen forty five', '14:00' -> 'fourteen hundred'."""
     if (m := _CLOCK.fullmatch(text)) is None:
         return None
-    hour = int(m.group("h") or m.group("h2"))
-    period = (m.group("ap") or m.group("ap2") or "").upper()
-    minutes = int(m.group("m")) if m.group("m") else 0
+    hour = int(m["h"] or m["h2"])
+    minutes = int(m["m"] or 0)
+    period = (m["ap"] or m["ap2"] or "").upper()
     if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
-    if not period and m.group("h") == "00":
+    if not period and m["h"] == "00":
         period, hour = "A", 12  # '00:30' twelve thirty AM
     said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
     whole = not minutes and ("hundred" if hour > 12 else "o'clock")

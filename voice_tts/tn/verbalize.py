@@ -64,11 +64,9 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         reading = number(raw, lang, span.info, ctx.prev_char == "第")
         if lang == "en" and ctx.prev_word.lower() == "between" and re.search("[-–]", raw):  # 'between 8–10' … and ten
             reading = reading.replace(" to ", " and ", 1)
-        # a whole hour paired with another time is said bare: 'from 10:00 to 11:45' ten to …, 'between 8:30 and 10:00'
-        if ctx.prev_word.lower() in ("from", "between") or ctx.prev_word in ("to", "and") and english.clock(
-                " ".join(ctx.words_before[-1:])):
-            reading = reading.replace(" o'clock", "")
-        # '周一至周六9:00-18:00' 九点至十八点; an amount's range reads 到 ('30~40分钟' 三十到四十分钟)
+        if {ctx.prev_word, *ctx.words_before[-2:-1]} & {"from", "between", "From", "Between"}:  # 'from 10:00 to 11'
+            reading = reading.replace(" o'clock", "")  # a whole hour in a span of times is said bare: ten to eleven
+        # a range of times, not of amounts ('30~40分钟' 三十到四十分钟): '周一至周六9:00-18:00' 九点至十八点
         return reading.replace("到", "至") if (ctx.zhi_ranges or ctx.zhi_pending) and ":" in raw else reading
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
