@@ -471,6 +471,8 @@ ZH_READINGS = {
     "合同期3-5年，本馆建于1998-2003年。": "合同期三到五年，本馆建于一九九八到二零零三年。",
     # after a 至 of days a range of times reads 至, a range of amounts 到 as always
     "周一至周五10:00-16:00营业，退货需7-15天。": "周一至周五十点至十六点营业，退货需七到十五天。",
+    # dimensions written with spaces around × read 乘 in a Chinese sentence, as written without them
+    "箱子尺寸40 × 30 × 20 cm，桌面120 cm × 60 cm。": "箱子尺寸四十乘三十乘二十厘米，桌面一百二十厘米乘六十厘米。",
 }
 
 

@@ -164,7 +164,7 @@ def date(text: str) -> str | None:
         return None
     year, month, day = m.group("y", "m", "d")
     return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
-        cardinal(int(day)) + m.group("day") if day else "")
+        cardinal(int(day)) + m["day"] if day else "")
 
 
 def era_year(text: str) -> str | None:
