@@ -361,6 +361,14 @@ READINGS = {
     # a Roman numeral after 'and' and another is read as that one is
     "Henry VII and VIII ruled before Chapter IV and V was written.":
         "Henry the seventh and the eighth ruled before Chapter four and five was written.",
+    # a range with a percent sign is a range ('to'); a whole hour paired with another time says no o'clock
+    "Rents rose 15–20% and the desk is staffed 7:00–9:00 p.m., from 11:00 to 12:30 and between 1:15 and 3:00.":
+        "Rents rose fifteen to twenty percent and the desk is staffed seven to nine PM, from eleven to twelve thirty "
+        "and between one fifteen and three.",
+    # dimensions with their units on each side are read 'by'; the period of a hyphened unit ('-ft.') is its own
+    "The crate is 30 in. × 20 in. × 18 in. and the trail tops out at the 12,340-ft. pass.":
+        "The crate is thirty inches by twenty inches by eighteen inches and the trail tops out at the twelve thousand "
+        "three hundred forty foot pass.",
 }
 
 ZH_READINGS = {
@@ -459,6 +467,12 @@ ZH_READINGS = {
     "国际漫游流量按5元/10MB收费。": "国际漫游流量按五元每十MB收费。",
     # 万元 before a price's unit, the unit after it with 每; a pressure in bar 巴 (CLDR's name)
     "仓库租金1.2万元/月，新房均价6.5万元/平方米，气压1.8bar。": "仓库租金一点二万元每月，新房均价六点五万元每平方米，气压一点八巴。",
+    # a hyphen between two numbers before 年 is a range (never 减); a span of years digit by digit
+    "合同期3-5年，本馆建于1998-2003年。": "合同期三到五年，本馆建于一九九八到二零零三年。",
+    # after a 至 of days a range of times reads 至, a range of amounts 到 as always
+    "周一至周五10:00-16:00营业，退货需7-15天。": "周一至周五十点至十六点营业，退货需七到十五天。",
+    # dimensions written with spaces around × read 乘 in a Chinese sentence, as written without them
+    "箱子尺寸40 × 30 × 20 cm，桌面120 cm × 60 cm。": "箱子尺寸四十乘三十乘二十厘米，桌面一百二十厘米乘六十厘米。",
 }
 
 

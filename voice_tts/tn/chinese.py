@@ -143,7 +143,7 @@ _COUNT = re.compile(rf"(?P<cur>(?:[A-Z]{{1,3}})?[^\w\s.,%+-])?(?P<num>\d+(?:\.\d
 _TIME = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>\d{2})(?::(?P<s>\d{2}))?|点(?:(?P<zh_m>\d{1,2})分)?)"
                    r"(?P<after>[^\x00-\x7f]*)")
 _RANGE = re.compile(rf"(?P<a>\d{{1,4}}(?:\.\d+)?)(?P<to>[-~～〜到至])(?P<b>\d{{1,4}}(?:\.\d+)?)"
-                    rf"(?P<suffix>(?:{_MEASURE_WORD}|℃|折)?)")
+                    rf"(?P<suffix>(?:{_MEASURE_WORD}|℃|折|年)?)")
 # A number and a unit symbol, per another ('6.1 mmol/L', '10mg/5mL'), two numbers by a unit ('30×60cm') or a range of
 # them ('3.9~6.1 mmol/L').
 _MEASURE = re.compile(r"(?P<num>\d+(?:\.\d+)?)(?:(?P<op>[×xX*~～到-])(?P<by>\d+(?:\.\d+)?(?:[×xX*]\d+(?:\.\d+)?)?))?"
@@ -164,7 +164,7 @@ def date(text: str) -> str | None:
         return None
     year, month, day = m.group("y", "m", "d")
     return (digits(year) + "年" if year else "") + (cardinal(int(month)) + "月" if month else "") + (
-        cardinal(int(day)) + m.group("day") if day else "")
+        cardinal(int(day)) + m["day"] if day else "")
 
 
 def era_year(text: str) -> str | None:
@@ -317,6 +317,6 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度; two years in a row, a season's, digit by digit ('2026—2027' 二零二六到二零二七)."""
     if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
-    years = len(m["a"]) == 4 and m["b"] == str(int(m["a"]) + 1) and not m["suffix"]
+    years = len(m["a"]) == 4 and (m["b"] == str(int(m["a"]) + 1) and not m["suffix"] or m["suffix"] == "年")
     read = digits if years else lambda n: _quantity(n, m["suffix"])
     return read(m["a"]) + ("至" if m["to"] == "至" else "到") + read(m["b"]) + m["suffix"].replace("℃", "摄氏度")

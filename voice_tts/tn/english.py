@@ -101,7 +101,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'; describing a noun
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
     m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
-    cur, sign = (currency, None) if currency is not None or m is None else (m.group("cur"), m.group("sign"))
+    cur, sign = (currency, None) if currency is not None or m is None else m.group("cur", "sign")
     per, noun = (m["per"], m["noun"] or "") if m else (None, "")
     if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
@@ -109,7 +109,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
         " per person" if noun == "pp" else noun.replace("-", " "))
     one, many, sub_one, sub_many = _CURRENCIES[cur]
     many = one if adjective or "-" in m["scales"] + noun else many
-    amount = m.group("amount").replace(",", "")
+    amount = m["amount"].replace(",", "")
     scales = ([SCALE_SUFFIXES[m["suffix"]]] if m["suffix"] else []) + m["scales"].replace("-", " ").split()
     prefix = "minus " if sign == "-" else ""
     whole, _, frac = amount.partition(".")
@@ -135,7 +135,7 @@ _DECADE = re.compile(r"'?(\d\d)?(\d0|[1-9]\d?)(?:s|(?<=\d{4}) s)")  # '1980 s' (
 
 def decade(text: str) -> str | None:
     """'1990s' nineteen nineties, "'90s" nineties (two joined by a dash: `dashed_range`)."""
-    if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m.group(1)):
+    if (m := _DECADE.fullmatch(text)) is None or (text.startswith("'") and m[1]):
         return None
     return plural(year(int(m[1] + m[2])) if m[1] else cardinal(int(m[2])))  # also a number's plural: 'rugby 7s' sevens
 
@@ -145,10 +145,10 @@ _VERSION = re.compile(r"(?P<v>[vV])?(?P<parts>\d+(?:\.\d+)+)")
 
 def version(text: str) -> str | None:
     """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
-    if (m := _VERSION.fullmatch(text)) is None or (not m.group("v") and m.group("parts").count(".") < 2):
+    if (m := _VERSION.fullmatch(text)) is None or (not m["v"] and m["parts"].count(".") < 2):
         return None
-    spoken = " point ".join(integer(part) for part in m.group("parts").split("."))
-    return "version " + spoken if m.group("v") else spoken
+    spoken = " point ".join(integer(part) for part in m["parts"].split("."))
+    return "version " + spoken if m["v"] else spoken
 
 
 # Read sign by sign in every language, a year in it too: 1-5 capitals before four digits or more, up to three capitals
@@ -170,10 +170,10 @@ def identifier(text: str) -> str:
     pieces = len(re.findall(r"[A-Z]+|\d+", text))  # 'X7KP4M' spelled, and a postcode's district 'NW1' N W one
     words, code = [], (pieces > 2 or re.fullmatch(r"[A-Z]{2}\d{1,2}", text)) and text.isupper() and text.isalnum()
     for m in _ID_PIECE.finditer(text):
-        piece = m.group()
+        piece = m[0]
         if piece[0].isdecimal() and piece[-1].isalpha():  # 'mid-80s' mid eighties, 'under-16s'; '18th-century' 
             words.append(decade(piece) if piece.endswith("s") else suffixed_ordinal(piece))
-        elif m.group("model"):
+        elif m["model"]:
             words.append(year(int(piece)))
         elif piece[0].isdecimal():
             # '60,000-mile'
@@ -210,7 +210,7 @@ def local_phone(text: str) -> str | None:
 
 # --- Roman numerals --------------------------------------------------------------------------
 
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_VALUES = _DATA["roman_values"]
 # A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
@@ -239,11 +239,7 @@ def roman(text: str, prev_word: str) -> str | None:
         return f"the {ordinal(value)}{text[len(body):]}"
     sequel = prev_word[:1].isupper() and prev_word.isalpha() and len(body) > 1 and set(body) <= set("IVX")  # 'Rocky IV'
     # 'PART XL
-    return (
-        cardinal(value)
-        if sequel or prev_word in ROMAN_COUNTERS or prev_word.capitalize() in ROMAN_COUNTERS
-        else None
-    )
+    return cardinal(value) if sequel or {prev_word, prev_word.capitalize()} & ROMAN_COUNTERS else None
 
 
 def capital_range(text: str, numbers: bool, cardinal: Callable[[int], str] = cardinal, to: str = "to") -> str | None:
@@ -434,16 +430,15 @@ def quarter(text: str) -> str | None:
 def written_date(text: str, prev_word: str = "") -> str | None:
     """A date with its month in words, in the order written: '25 April 2011' the twenty fifth of april twenty eleven
     (no second 'the' after 'the'), 'June 12, 2010' june twelfth, twenty ten, 'April 2008' april two thousand eight."""
-    if (m := _DAY_MONTH.fullmatch(text)) is not None:
-        the = "" if prev_word.lower() == "the" else "the "
-        return _date(int(m.group("d")), _MONTH_NUMBERS[m.group("month").lower()[:3]], m.group("year"), the)
-    if (m := _MONTH_DAY.fullmatch(text)) is None or m.group("d") and not 1 <= int(m.group("d")) <= 31:
+    m = _DAY_MONTH.fullmatch(text) or _MONTH_DAY.fullmatch(text)
+    if m is None or m["d"] and not 1 <= int(m["d"]) <= 31:
         return None
-    month = _MONTH_NAMES[_MONTH_NUMBERS[m.group("month").lower()[:3]] - 1]
-    if m.group("d") is None:
-        return f"{month} {year(int(m.group('year_only')))}"
-    said_year = m.group("year") and f"{',' * bool(m.group('comma'))} {year(int(m.group('year')))}"
-    return f"{month} {ordinal(int(m.group('d')))}{said_year or ''}"
+    month = _MONTH_NUMBERS[m["month"].lower()[:3]]
+    if m.re is _DAY_MONTH:
+        return _date(int(m["d"]), month, m["year"], "" if prev_word.lower() == "the" else "the ")
+    said_year = m["year"] and f"{',' * bool(m['comma'])} {year(int(m['year']))}"
+    after = year(int(m["year_only"])) if m["d"] is None else ordinal(int(m["d"])) + (said_year or "")
+    return f"{_MONTH_NAMES[month - 1]} {after}"
 
 
 def dashed_date(text: str) -> str | None:
@@ -457,12 +452,12 @@ def clock(text: str) -> str | None:
     24-hour clock as written: '17:45' -> 'seventeen forty five', '14:00' -> 'fourteen hundred'."""
     if (m := _CLOCK.fullmatch(text)) is None:
         return None
-    hour = int(m.group("h") or m.group("h2"))
-    period = (m.group("ap") or m.group("ap2") or "").upper()
-    minutes = int(m.group("m")) if m.group("m") else 0
+    hour = int(m["h"] or m["h2"])
+    minutes = int(m["m"] or 0)
+    period = (m["ap"] or m["ap2"] or "").upper()
     if hour > 24 or (period and hour > 12) or minutes > 59:
         return None
-    if not period and m.group("h") == "00":
+    if not period and m["h"] == "00":
         period, hour = "A", 12  # '00:30' twelve thirty AM
     said_minutes = minutes and ("oh " * (minutes < 10) + cardinal(minutes))
     whole = not minutes and ("hundred" if hour > 12 else "o'clock")
@@ -492,8 +487,8 @@ def dashed_range(text: str) -> str | None:
         # '$15-20' fifteen to twenty dollars
         if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):
             a = number(first[1:].replace(",", ""))
-        if a and b:
-            return f"{a} to {b}"
+        if a and b:  # a pair of times says its whole hours bare: '6:00-7:00' six to seven
+            return f"{a} to {b}".replace(" o'clock", "")
     return None
 
 
@@ -541,7 +536,7 @@ def measure(text: str, adjective: bool = False) -> str | None:
         if amount in _FRACTIONS.values()
         else number(amount)
     )
-    return f"{'minus ' * bool(m.group('sign'))}{spoken} {one if amount == '1' or adjective else many}"
+    return f"{'minus ' * bool(m['sign'])}{spoken} {one if amount == '1' or adjective else many}"
 
 
 _PER_AMOUNT = re.compile(r"(?P<unit>[^\s/]+)/(?P<amount>\d+) (?P<per>\S+)")  # a dose per an amount: 'mg/5 mL'

@@ -105,11 +105,11 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if (
         c == "×"
         and ctx.locale is None
-        and re.fullmatch(r"[\d.,]+", ctx.prev_word)
+        and (measured := re.fullmatch(r"[\d.,]+( ?[a-z]+)?", ctx.prev_word))
         and (n := _next_token(cur, pos + 1))[0].isdecimal()
-        and (english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:]))
-    ):
-        return Span(pos + 1, "reading", "en", info="by")  # '30 × 60 cm', each × of '40 × 30 × 15 cm'; '2 × 3 = 6' times
+        and (measured[1] or english.unit(after := _next_token(cur, n[1])[0]) or "×" in (after, *ctx.words_before[-1:]))
+    ):  # '30 × 60 cm', each × of '40 × 30 × 15 cm', '12 in. × 16 in.' (Chinese 乘); '2 × 3 = 6' times
+        return Span(pos + 1, "reading", info="乘" if ctx.sent_han else "by")
     if ctx.locale is None and c in cldr.VULGAR_FRACTIONS:  # Chinese '½杯' 半杯, '2½' 二又二分之一
         return (
             Span(
@@ -515,7 +515,7 @@ def _en_window(cur: Cursor, body: int, end: int) -> int:
             ):
                 return end + 1  # '15.6" laptop': inches where no quotation is open
             if j == end:  # '$65/mo. for': the period of the period's abbreviation; a unit's: 'a 10-in. cake'
-                unit = (m := re.fullmatch(r"[\d.]+-([a-z]+)", text)) and (
+                unit = (m := re.fullmatch(r"[\d.,]+-([a-z]+)", text)) and (
                     english.unit(m[1]) or english.unit(m[1] + ".")
                 )
                 return end + bool(

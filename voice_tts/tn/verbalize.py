@@ -64,7 +64,10 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         reading = number(raw, lang, span.info, ctx.prev_char == "第")
         if lang == "en" and ctx.prev_word.lower() == "between" and re.search("[-–]", raw):  # 'between 8–10' … and ten
             reading = reading.replace(" to ", " and ", 1)
-        return reading.replace("到", "至") if ctx.zhi_ranges or ctx.zhi_pending else reading  # '周一至周六9:00-18:00'
+        if {ctx.prev_word, *ctx.words_before[-2:-1]} & {"from", "between", "From", "Between"}:  # 'from 10:00 to 11'
+            reading = reading.replace(" o'clock", "")  # a whole hour in a span of times is said bare: ten to eleven
+        # a range of times, not of amounts ('30~40分钟' 三十到四十分钟): '周一至周六9:00-18:00' 九点至十八点
+        return reading.replace("到", "至") if (ctx.zhi_ranges or ctx.zhi_pending) and ":" in raw else reading
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
         names = english.unit(raw.rstrip(". "))
@@ -133,10 +136,10 @@ def _number_en(text: str, currency_code: str) -> str:
     if text[0] == "." and text[1:].isdecimal():
         return "point " + english.digits(text[1:])
     if (
-        (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)", text))
-        and (to := english.measure(span[2]))
+        (span := re.fullmatch(r"(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*|%))", text))
+        and (to := english.measure(span[2]) or english.percent(span[2]))
     ):
-        # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute
+        # '130–150 bpm' one hundred thirty to one hundred fifty beats per minute, '60–70%' sixty to seventy percent
         return f"{english.number(span[1])} to {to}"
     if (
         (currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)))
