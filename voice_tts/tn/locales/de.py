@@ -94,6 +94,11 @@ class German(Language):
         if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
             span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
+            # a share after a dative cue, as '¼' reads: 'zu 1/4 voll' zu einem Viertel
+            share = re.fullmatch(r"(\d+)/(\d+)", cur.text[pos:span.end])
+            parts = share and (int(share[1]), int(share[2]))
+            if parts and _CASES.get(_cue(ctx)) == "dative" and span.info == self.fraction(*parts):  # no 'von' score
+                span.info = self.fraction_before(cur, span.end, *parts, ctx)
         elif (
             span
             and not ctx.prev_word
@@ -139,14 +144,8 @@ class German(Language):
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: (  # 'ein 1990er Wein' neunzehnhundert…
             str if m[2] == "er" and len(m[1]) == 4 else str.title)(self.year(int(m[1]))) + m[2], text)
-        if (
-            (compound := _COMPOUND.fullmatch(text))
-            and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:])
-        ):
-            return (
-                re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize()
-                + "".join(nouns).lower()
-            )
+        if compound := _COMPOUND.fullmatch(text):  # its hyphens kept, as most write it: 'Drei-Zimmer-Wohnung'
+            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + compound[2]
         return super()._alphanumeric(
             re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)
         ).replace("\u2060", "")
@@ -321,7 +320,9 @@ def _cue(ctx: Context) -> str:
     """The word that gives a number its case: the one before it past pronouns and hedges ('in ca. 1 Woche'; past a
     subject to an unlisted verb, its accusative: 'Trinken Sie 1 l' einen); after ',', 'und' its list's."""
     nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
-    skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
+    # 'morgens und abends 1 Tablette': an 'und' between two passed words joins them, no list of numbers
+    skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED and not (
+        0 < i < len(nearest) - 1 and word in _LIST_WORDS and nearest[i + 1] in _PASSED)), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
     prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
     return (
