@@ -402,6 +402,8 @@ class Russian(Language):
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
         preposition, noun = _preposition(ctx), word_after(cur, end)
+        if ru_morph.adjective_gender(noun):  # the noun past its adjective: 'на 1 бюджетное место' одно
+            noun = word_after(cur, lexer.spaces(cur, end) + len(noun)) or noun
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
         code = n > 9999 and (
@@ -429,7 +431,6 @@ class Russian(Language):
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (
             _ordinal_by_noun(n, preposition, noun)
-            or _one_before_adjective(n, preposition, noun)
             or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case)
         )
 
@@ -543,11 +544,19 @@ class Russian(Language):
             return locale_span(
                 end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
             )
-        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
-                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
-            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
-        if low in _WORDS["weekdays_accusative"] and cur.at(end) == "," and ctx.prev_word.lower() in ("в", "во", "на"):
-            return Span(end, "locale", self.code, cur.text[pos:end], agreement=_day_case(ctx.prev_word))
+        # one unit with no number: after 'за' in the accusative ('за т' тонну), after an adjective in the nominative
+        # ('каждый следующий км'; of two letters or more, no 'г.' after 'в прошлом')
+        before = ctx.prev_word.lower()
+        adjective = len(low) > 1 and low in _AFTER and ru_morph.adjective_gender(before)
+        case = "accusative" if before == "за" else "nominative" if adjective else ""
+        if low in _AFTER and case and (unit := next((u for u in _LONGEST_UNITS_FIRST
+                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
+            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
+        # a weekday's date in its case: 'на субботу, 12 мая' двенадцатое, 'в субботу, …' двенадцатого, 'суббота, …'
+        if cur.at(end) == "," and (low in _WORDS["weekdays_accusative"] and before in ("в", "во", "на") or (
+                low in _WORDS["weekdays_nominative"] and before not in _PREPOSITION_CASES)):
+            return Span(end, "locale", self.code, cur.text[pos:end],
+                        agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -741,7 +750,8 @@ class Russian(Language):
             span.agreement = _day_case(preposition)
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end),
+            (ctx.prev_word or "".join(ctx.words_before[-1:])).lower(),  # past a dash: 'место — 21-е'
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
@@ -799,10 +809,10 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
 
 
-def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
-    """A written ordinal ('26-е') before a singular noun: the form of the noun's gender and case
-    that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
-    if (form := ru_morph.noun(noun)) is None or form.forms[0][0]:
+def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str, before: str = "") -> str | None:
+    """A written ordinal ('26-е') before a singular noun, else after one (`before`: 'место — 21-е'): the form of the
+    noun's gender and case that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
+    if (form := ru_morph.noun(noun) or ru_morph.noun(before)) is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
     return _as_written(
@@ -816,17 +826,6 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     if case == "accusative" and form.gender != "f":
         case = "genitive" if form.animate and form.gender == "m" else "nominative"
     return ordinal(n, "m" if form.gender == "pl" else form.gender, case, form.gender == "pl")  # 'на 2 сутки' вторые
-
-
-def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
-    """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
-    сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
-    gender = (
-        ru_morph.adjective_gender(adjective)
-        if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
-        else None
-    )
-    return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
 
 
 def _preposition(ctx: Context) -> str:

@@ -68,14 +68,14 @@ def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
 
 @lru_cache(maxsize=4096)
 def governs_accusative(word: str) -> bool:
-    """Whether `word` is a transitive verb or a verb of cost and measure ('стоит', 'весит'), whose
-    amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей; by any of its readings
-    ('перечислим', an adjective first), but a likeliest noun's or numeral's."""
+    """Whether `word` is a transitive verb or its gerund ('включая 2 грузчиков' двух) or a verb of cost and measure
+    ('стоит', 'весит'), whose amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей; by
+    any of its readings ('перечислим', an adjective first), but a likeliest noun's or numeral's."""
     parses = _analyzer().parse(word.lower())
     return (
         bool(parses)
         and parses[0].tag.POS not in ("NOUN", "NUMR")
-        and any(p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
+        and any(p.tag.POS in ("VERB", "INFN", "GRND") and "tran" in p.tag for p in parses)
     )
 
 
