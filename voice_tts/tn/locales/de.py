@@ -93,11 +93,12 @@ class German(Language):
         # '12 Säcke à 40 l und 1'
         if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
-            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
+            cue = _cue(ctx)
+            span.agreement = ctx.agreement if cue in _SIZE_CUES else cue * (ctx.last_visible != ":")
             # a share after a dative cue, as '¼' reads: 'zu 1/4 voll' zu einem Viertel
             share = re.fullmatch(r"(\d+)/(\d+)", cur.text[pos:span.end])
-            parts = share and (int(share[1]), int(share[2]))
-            if parts and _CASES.get(_cue(ctx)) == "dative" and span.info == self.fraction(*parts):  # no 'von' score
+            parts = share and tuple(map(int, share.groups()))
+            if parts and _CASES.get(cue) == "dative" and span.info == self.fraction(*parts):  # no 'von' score
                 span.info = self.fraction_before(cur, span.end, *parts, ctx)
         elif (
             span
@@ -214,11 +215,7 @@ class German(Language):
         return noun_gender(noun) == "f"
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return (
-            cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r")
-            if suffix == "."
-            else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
-        )
+        return cldr.ordinal("de", n) + (_ENDINGS.get(_cue(ctx), "r") if suffix == "." else suffix.lstrip("s")[2:])
 
     def date_day(self, day: int, ctx: Context) -> str:
         return _apposition(ctx, date=True) + self.ordinal(day, ".", ctx)

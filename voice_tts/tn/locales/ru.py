@@ -269,7 +269,8 @@ class Russian(Language):
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
             return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
         # 'собран на 3/4,'
-        bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
+        counting = _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
+        bare = (noun := chunk_after(cur, end, is_letter)) is None and counting
         if (
             not (bare or noun and noun[0].islower() and not self.unit(noun[0]))
             or (
@@ -278,7 +279,7 @@ class Russian(Language):
             )
         ):
             return None
-        if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:
+        if (numerator, denominator) == (1, 2) and not counting:
             return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
         return locale_span(end, reading, self.code)
 
@@ -332,12 +333,13 @@ class Russian(Language):
         """'9:30' половина десятого; after a preposition, or an afternoon's alone, as the clock shows it, in its case
         ('до 21:30' до двадцати одного тридцати, '18:45' восемнадцать сорок пять); with seconds, or an afternoon's after
         'и' (as the hour before may be: 'в 11:00 и 15:30'), every part named (пятнадцать часов тридцать минут)."""
-        case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
+        preposition = _preposition(ctx)
+        case, listed = _PREPOSITION_CASES.get(preposition), ctx.prev_word.lower() in ("и", "или")
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = (
                 (hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f")
             )[:2 if seconds is None else 3]
-            c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
+            c = "accusative" if ru_cases.takes_accusative(preposition) else "nominative"  # 'за …' одну минуту
             return ru_cases.counts(parts, c)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
             c = (case or "nominative").replace("prepositional", "accusative")
@@ -553,8 +555,7 @@ class Russian(Language):
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
             return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
         # a weekday's date in its case: 'на субботу, 12 мая' двенадцатое, 'в субботу, …' двенадцатого, 'суббота, …'
-        if cur.at(end) == "," and (low in _WORDS["weekdays_accusative"] and before in ("в", "во", "на") or (
-                low in _WORDS["weekdays_nominative"] and before not in _PREPOSITION_CASES)):
+        if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":
             return Span(end, "locale", self.code, cur.text[pos:end],
                         agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
