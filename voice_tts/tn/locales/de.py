@@ -68,11 +68,12 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
+        c = cur.at(pos)
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
         if town and not town[0] and not _is_noun(town[1]):
             return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
         # 'M-AB 4521'
-        plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
+        plate = is_letter(c) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
         if (
             plate
             and (digits := chunk_after(cur, pos + len(word), is_digit))
@@ -80,7 +81,7 @@ class German(Language):
         ):
             return locale_span(digits[1], self.number(code), self.code)
         ranged = (
-            is_digit(cur.at(pos))
+            is_digit(c)
             and (dot := lexer.digits_end(cur, pos)) - pos <= 2
             and cur.at(dot) == "."
             and cur.at(dot + 1) in "–-"
@@ -91,7 +92,7 @@ class German(Language):
             locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         )
         # '12 Säcke à 40 l und 1'
-        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):
+        if span is not None and (is_digit(c) or c in cldr.VULGAR_FRACTIONS):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
             cue = _cue(ctx)
             span.agreement = ctx.agreement if cue in _SIZE_CUES else cue * (ctx.last_visible != ":")
@@ -112,7 +113,7 @@ class German(Language):
             span.info += "e" + _ending(_cue(ctx), noun_gender(found[1]))  # before its noun: 'mtl. Rate' monatliche
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
-        elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
+        elif is_letter(c) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
             # 'am Fr.', after an ordinal 'jeden 2. Fr.'
             cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}
             if (
@@ -279,6 +280,7 @@ class German(Language):
             return None
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
+        month = word.lower() in self.MONTHS
         # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
         owner = (
             word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in self.RULERS
@@ -286,16 +288,14 @@ class German(Language):
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
-        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES or owner
+        elif not word or not (month or word[0].islower() or cue in _ORDINAL_CUES or owner
                               or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS
                               or not ctx.prev_word and word.lower() in self.CENTURY_WORDS):  # '7. Etappe:' Siebte
             return None
-        found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
+        found = _noun_after(cur, dot + 1) if word and not month else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
         cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
-        return (
-            _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
-        )
+        return _apposition(ctx, date=True) * month + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")

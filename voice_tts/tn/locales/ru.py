@@ -117,6 +117,11 @@ def _as_written(readings: Iterable[str], ending: str) -> str | None:
     return next((reading for reading in readings if reading.replace("ё", "е").endswith(ending)), None)
 
 
+def _whole_and_decimals(written: str) -> tuple[str, str]:
+    """A written amount's whole part and its decimals: '2,5' ('2', '5'), '3' ('3', '')."""
+    return written.partition(",")[::2]
+
+
 def decimal(integer: str, fraction_digits: str | None, case: str = "nominative", gender: str = "m") -> str:
     """'2,03' → 'две целых три сотых', in `case` ('до 1,5' одной целой пяти десятых, 'на 1,38' одну целую тридцать
     восемь сотых); with no fraction a count of `gender` ('5' пяти)."""
@@ -425,7 +430,7 @@ class Russian(Language):
         counted = (
             noun
             if noun.isalpha() or preposition != "из"
-            else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+            else ru_morph.inflect(_word_before(ctx).lower(), "nominative")
         )
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
@@ -568,7 +573,7 @@ class Russian(Language):
                     or ru_cases.COUNT_PREPOSITIONS.get(p)
                 )
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
-                    case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
+                    case = _WORDS["place_cases"].get(_word_before(ctx).lower())
                 weekday = written not in self.ABBREVIATIONS  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                 weekly = weekday and (p == "по" and not {"с", "со"} & {*map(str.lower, ctx.words_before[-2:])} or (
                     ctx.agreement == "weekly" and p in ("и", "или", "")))  # 'по вт и чт' по вторникам и четвергам
@@ -612,7 +617,7 @@ class Russian(Language):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(
-                *amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
+                *_whole_and_decimals(amount), self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
             )
             # a pressure as said: 'до 140/90' до сто сорок на девяносто
             return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)
@@ -621,7 +626,7 @@ class Russian(Language):
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
-            return locale_span(end, self._counted_quantity(*m[1].partition(",")[::2], self.unit("м²"), ctx), self.code)
+            return locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
@@ -670,11 +675,11 @@ class Russian(Language):
     # --- reading a span in its context ------------------------------------------------------
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        c = cur.at(pos)
+        c, before = cur.at(pos), ctx.prev_word.lower()
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
         sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
-        if sign and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
+        if sign and (case := _WORDS["number_sign_cases"].get(before)):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
         if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
                 span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
@@ -691,7 +696,7 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
-        if ctx.prev_word.lower() in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+        if before in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
             # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))
         raw = cur.text[pos:span.end]
@@ -709,12 +714,12 @@ class Russian(Language):
         if not is_digit(cur.at(pos)):
             return span
         preposition = _preposition(ctx)
-        if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
+        if before.rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if (
             raw.endswith(",5")
             and (form := ru_morph.noun(noun := word_after(cur, span.end)))
-            and (reading := _and_a_half(*raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower()))
+            and (reading := _and_a_half(*_whole_and_decimals(raw), form.gender, self.amount_case(ctx), noun.lower()))
         ):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             noun = chunk_after(cur, span.end, is_letter) if span.info == "полутора" else None
@@ -734,7 +739,7 @@ class Russian(Language):
             # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             and (word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"])
         ):
-            span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
+            span.info = self._counted_quantity(*_whole_and_decimals(m["last"]), unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
             case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
             span.info = (up_to := _up_to(m, case or "genitive")) and "до " * (not case) + up_to or span.info
@@ -752,7 +757,7 @@ class Russian(Language):
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
             int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end),
-            (ctx.prev_word or "".join(ctx.words_before[-1:])).lower(),  # past a dash: 'место — 21-е'
+            before or _word_before(ctx).lower(),  # past a dash: 'место — 21-е'
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
@@ -761,8 +766,8 @@ class Russian(Language):
         elif (
             ru_morph.governs_accusative(verb := preposition or ctx.last_visible == "," and ctx.agreement or "")
             or (
-                ru_morph.governs_accusative(verb := " ".join(ctx.words_before[-1:]))
-                and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ())
+                ru_morph.governs_accusative(verb := _word_before(ctx))
+                and (False, "accusative") in getattr(ru_morph.noun(before), "forms", ())
             )
         ):
             # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
@@ -827,6 +832,11 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     if case == "accusative" and form.gender != "f":
         case = "genitive" if form.animate and form.gender == "m" else "nominative"
     return ordinal(n, "m" if form.gender == "pl" else form.gender, case, form.gender == "pl")  # 'на 2 сутки' вторые
+
+
+def _word_before(ctx: Context) -> str:
+    """The word before `prev_word` in its phrase, or ""."""
+    return "".join(ctx.words_before[-1:])
 
 
 def _preposition(ctx: Context) -> str:
@@ -1038,7 +1048,7 @@ def _measure_range(text: str, case: str | None = None) -> str | None:
     up_to = m and _up_to(m, case or "genitive")
     if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
         return None
-    first = decimal(*m["first"].partition(",")[::2], case or "genitive", UNITS[m["unit"]][3])
+    first = decimal(*_whole_and_decimals(m["first"]), case or "genitive", UNITS[m["unit"]][3])
     return f"{first} {up_to}" if case else f"от {first} до {up_to}"
 
 
@@ -1047,7 +1057,7 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
-    amount = decimal(*last.partition(",")[::2], case, UNITS[unit][3])
+    amount = decimal(*_whole_and_decimals(last), case, UNITS[unit][3])
     return (
         f"{amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), case)}"
         + (f" {PER[per]}" if per else "")
@@ -1084,4 +1094,4 @@ def _fallback(text: str) -> str:
     letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else (  # noqa: E731
         word if word.isupper() and len(word) > 1 else word.lower().replace("ё", "е"))  # 'НДФЛ' spelled by the voice
     text = re.sub(r"(?<=\d)[wW](?=-?\d\d(?!\d))", " вэ ", text)  # an oil grade as drivers say it: '5W-40' пять вэ сорок
-    return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)
+    return read_pieces(text, symbols, lambda number: decimal(*_whole_and_decimals(number)), letters, _PIECE)
