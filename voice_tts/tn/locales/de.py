@@ -96,9 +96,8 @@ class German(Language):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
             cue = _cue(ctx)
             span.agreement = ctx.agreement if cue in _SIZE_CUES else cue * (ctx.last_visible != ":")
-            # a share after a dative cue, as '¼' reads: 'zu 1/4 voll' zu einem Viertel
             share = re.fullmatch(r"(\d+)/(\d+)", cur.text[pos:span.end])
-            parts = share and tuple(map(int, share.groups()))
+            parts = share and tuple(map(int, share.groups()))  # a share after a dative cue as '¼': 'zu 1/4' einem
             if parts and _CASES.get(cue) == "dative" and span.info == self.fraction(*parts):  # no 'von' score
                 span.info = self.fraction_before(cur, span.end, *parts, ctx)
         elif (

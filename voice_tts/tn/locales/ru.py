@@ -551,16 +551,14 @@ class Russian(Language):
             return locale_span(
                 end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
             )
-        # one unit with no number: after 'за' in the accusative ('за т' тонну), after an adjective in the nominative
-        # ('каждый следующий км'; of two letters or more, no 'г.' after 'в прошлом')
+        # a unit alone: after 'за' accusative ('за т' тонну), after an adjective nominative ('каждый новый км'; no 'г.')
         before = ctx.prev_word.lower()
         adjective = len(low) > 1 and low in _AFTER and ru_morph.adjective_gender(before)
         case = "accusative" if before == "за" else "nominative" if adjective else ""
         if low in _AFTER and case and (unit := next((u for u in _LONGEST_UNITS_FIRST
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
             return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
-        # a weekday's date in its case: 'на субботу, 12 мая' двенадцатое, 'в субботу, …' двенадцатого, 'суббота, …'
-        if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":
+        if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":  # its date in its case: 'суббота, 12.09' двенадцатое
             return Span(end, "locale", self.code, cur.text[pos:end],
                         agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
