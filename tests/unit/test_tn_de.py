@@ -242,9 +242,19 @@ READINGS = [
     ("Nehmen Sie 20 Tropfen bzw. ca. 1 ml ein, trinken Sie täglich 1 l Wasser.",
      "Nehmen Sie zwanzig Tropfen beziehungsweise circa einen Milliliter ein, trinken Sie täglich einen Liter Wasser."),
     ("Wenn Sie 1 km laufen, sind das insg. 2 Std.", "Wenn Sie einen Kilometer laufen, sind das insgesamt zwei Stunden."),
-    # a number joined to nouns by hyphens is one word spelled out; before a measure the hyphens stay
-    ("Die 3-Zimmer-Wohnung im 4-Sterne-Hotel, 2-Faktor-Authentifizierung, ein 11-Zoll-Display.",
-     "Die Dreizimmerwohnung im Viersternehotel, Zweifaktorauthentifizierung, ein elf-Zoll-Display."),
+    # a number joined to nouns by hyphens keeps its hyphens, as most write it out
+    ("Die 3-Zimmer-Wohnung im 4-Sterne-Hotel, 2-Faktor-Authentifizierung, ein 11-Zoll-Display, 1-Euro-Jobs.",
+     "Die Drei-Zimmer-Wohnung im Vier-Sterne-Hotel, Zwei-Faktor-Authentifizierung, ein Elf-Zoll-Display, Ein-Euro-Jobs."),
+    ("Der 7-Tage-Pass für die 100-Meter-Bahn.", "Der Sieben-Tage-Pass für die Hundert-Meter-Bahn."),
+    # 'und' between two adverbs joins them, no list: the case of a number before them does not go on
+    ("Mit 3 kg Futter bekommt Rex mittags und abends 1 Kapsel.", "Mit drei Kilogramm Futter bekommt Rex mittags und "
+     "abends eine Kapsel."),
+    # a share written with a slash after a dative cue reads as '¾' does; a score stays 'von'
+    ("Das Fass ist zu 3/4 gefüllt, mit 1/3 der Stimmen und bei 9/10 Punkten.", "Das Fass ist zu drei Vierteln gefüllt, "
+     "mit einem Drittel der Stimmen und bei neun von zehn Punkten."),
+    # a pickup number is a code, digit by digit; kWp one word
+    ("Ihre Abholnummer ist 2931, das Dach hat 8,5 kWp.", "Ihre Abholnummer ist zwei neun drei eins, das Dach hat acht "
+     "Komma fünf Kilowattpeak."),
     # a half after an article or its adjective takes no 'ein' of its own
     ("Nach einer ½ Stunde kostet jede weitere ½ Std. 28 €, seit ½ Stunde die ½ Portion.",
      "Nach einer halben Stunde kostet jede weitere halbe Stunde achtundzwanzig Euro, seit einer halben Stunde die halbe Portion."),

@@ -323,6 +323,7 @@ class StreamingNormalizer:
                 (spoken[0] not in CLOSING or spoken[0] in getattr(ctx.locale, "SPACED_MARKS", ""))
                 and not spoken[0].isspace()
                 and not between_han
+                and not (spoken[0] in "»“\"" and not is_space(ctx.prev_char))  # a quote closed on a symbol: 'Плюс+»'
             ):
                 spoken = " " + spoken
         commit = Commit(self._raw_end, self._raw_end + len(raw), spoken, self._spoken_end, forced, raw, span.kind)

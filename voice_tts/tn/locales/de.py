@@ -68,11 +68,12 @@ class German(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A number's span keeps the word that gave it its case for the next number of its list; a
         weekday before a date, the article of its case for the date ('am Do., 18.03.' dem)."""
+        c = cur.at(pos)
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
         if town and not town[0] and not _is_noun(town[1]):
             return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
         # 'M-AB 4521'
-        plate = is_letter(cur.at(pos)) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
+        plate = is_letter(c) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
         if (
             plate
             and (digits := chunk_after(cur, pos + len(word), is_digit))
@@ -80,7 +81,7 @@ class German(Language):
         ):
             return locale_span(digits[1], self.number(code), self.code)
         ranged = (
-            is_digit(cur.at(pos))
+            is_digit(c)
             and (dot := lexer.digits_end(cur, pos)) - pos <= 2
             and cur.at(dot) == "."
             and cur.at(dot + 1) in "–-"
@@ -91,9 +92,14 @@ class German(Language):
             locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
         )
         # '12 Säcke à 40 l und 1'
-        if span is not None and (is_digit(cur.at(pos)) or cur.at(pos) in cldr.VULGAR_FRACTIONS):
+        if span is not None and (is_digit(c) or c in cldr.VULGAR_FRACTIONS):
             # the list's case goes on past its numbers ('½ TL Senf und 1 EL'), none after a heading's colon
-            span.agreement = ctx.agreement if _cue(ctx) in _SIZE_CUES else _cue(ctx) * (ctx.last_visible != ":")
+            cue = _cue(ctx)
+            span.agreement = ctx.agreement if cue in _SIZE_CUES else cue * (ctx.last_visible != ":")
+            share = re.fullmatch(r"(\d+)/(\d+)", cur.text[pos:span.end])
+            parts = share and tuple(map(int, share.groups()))  # a share after a dative cue as '¼': 'zu 1/4' einem
+            if parts and _CASES.get(cue) == "dative" and span.info == self.fraction(*parts):  # no 'von' score
+                span.info = self.fraction_before(cur, span.end, *parts, ctx)
         elif (
             span
             and not ctx.prev_word
@@ -106,7 +112,7 @@ class German(Language):
             span.info += "e" + _ending(_cue(ctx), noun_gender(found[1]))  # before its noun: 'mtl. Rate' monatliche
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
-        elif is_letter(cur.at(pos)) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
+        elif is_letter(c) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
             # 'am Fr.', after an ordinal 'jeden 2. Fr.'
             cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}
             if (
@@ -139,14 +145,8 @@ class German(Language):
         stands for the hyphen, which no space then follows); with '-er' a word of its own ('8er-Dübel' Achter-Dübel)."""
         text = re.sub(r"(?<![\d,])(\d+)(ern?)(?![a-zäöüß])", lambda m: (  # 'ein 1990er Wein' neunzehnhundert…
             str if m[2] == "er" and len(m[1]) == 4 else str.title)(self.year(int(m[1]))) + m[2], text)
-        if (
-            (compound := _COMPOUND.fullmatch(text))
-            and not _MEASURE_NOUNS.intersection(nouns := compound[2].split("-")[1:])
-        ):
-            return (
-                re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize()
-                + "".join(nouns).lower()
-            )
+        if compound := _COMPOUND.fullmatch(text):  # its hyphens kept, as most write it: 'Drei-Zimmer-Wohnung'
+            return re.sub("^ein(?=hundert|tausend)", "", self.counted(int(compound[1]))).capitalize() + compound[2]
         return super()._alphanumeric(
             re.sub(r"(?<=\d)-(?=([a-zäöüß]\w*))", lambda m: "-" if self.unit(m[1]) else "\u2060", text)
         ).replace("\u2060", "")
@@ -215,11 +215,7 @@ class German(Language):
         return noun_gender(noun) == "f"
 
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
-        return (
-            cldr.ordinal("de", n) + _ENDINGS.get(_cue(ctx), "r")
-            if suffix == "."
-            else (cldr.ordinal("de", n) + suffix.lstrip("s")[2:])
-        )
+        return cldr.ordinal("de", n) + (_ENDINGS.get(_cue(ctx), "r") if suffix == "." else suffix.lstrip("s")[2:])
 
     def date_day(self, day: int, ctx: Context) -> str:
         return _apposition(ctx, date=True) + self.ordinal(day, ".", ctx)
@@ -283,6 +279,7 @@ class German(Language):
             return None
         c, cue = cur.at(j := lexer.spaces(cur, dot + 1)), _cue(ctx)
         word = cur.text[j:lexer.chunk(cur, j)] if is_letter(c) else ""
+        month = word.lower() in self.MONTHS
         # a name's genitive before the noun is its article ('für Beethovens 9. Sinfonie' neunte), no ruler's
         owner = (
             word in _GENDERS and re.fullmatch(r"[A-ZÄÖÜ]\w+s", name := ctx.prev_word) and name[:-1] not in self.RULERS
@@ -290,16 +287,14 @@ class German(Language):
         if c in ("", "\n"):
             if ctx.last_visible:  # '… kostet 3.' ends a sentence
                 return None
-        elif not word or not (word.lower() in self.MONTHS or word[0].islower() or cue in _ORDINAL_CUES or owner
+        elif not word or not (month or word[0].islower() or cue in _ORDINAL_CUES or owner
                               or (cue in _CASES or word in self.ABBREVIATIONS) and word in _GENDERS
                               or not ctx.prev_word and word.lower() in self.CENTURY_WORDS):  # '7. Etappe:' Siebte
             return None
-        found = _noun_after(cur, dot + 1) if word and word.lower() not in self.MONTHS else None  # 'Mär.' is no Mär
+        found = _noun_after(cur, dot + 1) if word and not month else None  # 'Mär.' is no Mär
         gender = noun_gender(self.ABBREVIATIONS.get(found[1] + ".", found[1])) if found else "m"  # 'Etg.' Etage
         cue = next((w.lower() for w in ctx.words_before[-1:] if w.lower() in _CASES), "ein") if owner else cue
-        return (
-            _apposition(ctx, date=True) * (word.lower() in self.MONTHS) + cldr.ordinal("de", n) + _ending(cue, gender)
-        )
+        return _apposition(ctx, date=True) * month + cldr.ordinal("de", n) + _ending(cue, gender)
 
 
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
@@ -321,7 +316,9 @@ def _cue(ctx: Context) -> str:
     """The word that gives a number its case: the one before it past pronouns and hedges ('in ca. 1 Woche'; past a
     subject to an unlisted verb, its accusative: 'Trinken Sie 1 l' einen); after ',', 'und' its list's."""
     nearest = [word for word in (ctx.prev_word, *reversed(ctx.words_before)) if word]
-    skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED), len(nearest))
+    # 'morgens und abends 1 Tablette': an 'und' between two passed words joins them, no list of numbers
+    skipped = next((i for i, word in enumerate(nearest) if word not in _PASSED and not (
+        0 < i < len(nearest) - 1 and word in _LIST_WORDS and nearest[i + 1] in _PASSED)), len(nearest))
     prev = nearest[skipped].lower() if skipped < len(nearest) else "und" * (skipped > 0)
     prev = next((w.lower() for w in nearest[:skipped] if w in _PRONOUNS and prev not in _CASES), prev)
     return (

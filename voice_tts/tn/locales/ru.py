@@ -117,6 +117,11 @@ def _as_written(readings: Iterable[str], ending: str) -> str | None:
     return next((reading for reading in readings if reading.replace("ё", "е").endswith(ending)), None)
 
 
+def _whole_and_decimals(written: str) -> tuple[str, str]:
+    """A written amount's whole part and its decimals: '2,5' ('2', '5'), '3' ('3', '')."""
+    return written.partition(",")[::2]
+
+
 def decimal(integer: str, fraction_digits: str | None, case: str = "nominative", gender: str = "m") -> str:
     """'2,03' → 'две целых три сотых', in `case` ('до 1,5' одной целой пяти десятых, 'на 1,38' одну целую тридцать
     восемь сотых); with no fraction a count of `gender` ('5' пяти)."""
@@ -269,7 +274,8 @@ class Russian(Language):
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
             return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
         # 'собран на 3/4,'
-        bare = (noun := chunk_after(cur, end, is_letter)) is None and _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
+        counting = _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
+        bare = (noun := chunk_after(cur, end, is_letter)) is None and counting
         if (
             not (bare or noun and noun[0].islower() and not self.unit(noun[0]))
             or (
@@ -278,7 +284,7 @@ class Russian(Language):
             )
         ):
             return None
-        if (numerator, denominator) == (1, 2) and _preposition(ctx) not in ru_cases.COUNT_PREPOSITIONS:
+        if (numerator, denominator) == (1, 2) and not counting:
             return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
         return locale_span(end, reading, self.code)
 
@@ -332,12 +338,13 @@ class Russian(Language):
         """'9:30' половина десятого; after a preposition, or an afternoon's alone, as the clock shows it, in its case
         ('до 21:30' до двадцати одного тридцати, '18:45' восемнадцать сорок пять); with seconds, or an afternoon's after
         'и' (as the hour before may be: 'в 11:00 и 15:30'), every part named (пятнадцать часов тридцать минут)."""
-        case, listed = _PREPOSITION_CASES.get(_preposition(ctx)), ctx.prev_word.lower() in ("и", "или")
+        preposition = _preposition(ctx)
+        case, listed = _PREPOSITION_CASES.get(preposition), ctx.prev_word.lower() in ("и", "или")
         if seconds is not None or not case and listed and 12 < hours <= 24 and 0 < minutes < 60:
             parts = (
                 (hours, "час", "m"), (minutes, "минута", "f"), (seconds, "секунда", "f")
             )[:2 if seconds is None else 3]
-            c = "accusative" if ru_cases.takes_accusative(_preposition(ctx)) else "nominative"  # 'за …' одну минуту
+            c = "accusative" if ru_cases.takes_accusative(preposition) else "nominative"  # 'за …' одну минуту
             return ru_cases.counts(parts, c)
         if (case or hours > 12) and minutes and hours <= 24 and minutes <= 59:  # 'в 9:15': 'в' takes the accusative
             c = (case or "nominative").replace("prepositional", "accusative")
@@ -402,6 +409,8 @@ class Russian(Language):
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
         preposition, noun = _preposition(ctx), word_after(cur, end)
+        if ru_morph.adjective_gender(noun):  # the noun past its adjective: 'на 1 бюджетное место' одно
+            noun = word_after(cur, lexer.spaces(cur, end) + len(noun)) or noun
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
         code = n > 9999 and (
@@ -421,7 +430,7 @@ class Russian(Language):
         counted = (
             noun
             if noun.isalpha() or preposition != "из"
-            else ru_morph.inflect("".join(ctx.words_before[-1:]).lower(), "nominative")
+            else ru_morph.inflect(_word_before(ctx).lower(), "nominative")
         )
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
@@ -429,7 +438,6 @@ class Russian(Language):
                 return _ordinal_by_noun(n, preposition, lettered, named=True)
         return (
             _ordinal_by_noun(n, preposition, noun)
-            or _one_before_adjective(n, preposition, noun)
             or cardinal(n, ru_cases.count_gender(n, counted, case := ru_cases.count_case(n, preposition, noun)), case)
         )
 
@@ -543,11 +551,16 @@ class Russian(Language):
             return locale_span(
                 end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
             )
-        if low in _AFTER and ctx.prev_word.lower() == "за" and (unit := next((u for u in _LONGEST_UNITS_FIRST
-                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):  # 'за т' тонну
-            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, "accusative"), self.code)
-        if low in _WORDS["weekdays_accusative"] and cur.at(end) == "," and ctx.prev_word.lower() in ("в", "во", "на"):
-            return Span(end, "locale", self.code, cur.text[pos:end], agreement=_day_case(ctx.prev_word))
+        # a unit alone: after 'за' accusative ('за т' тонну), after an adjective nominative ('каждый новый км'; no 'г.')
+        before = ctx.prev_word.lower()
+        adjective = len(low) > 1 and low in _AFTER and ru_morph.adjective_gender(before)
+        case = "accusative" if before == "за" else "nominative" if adjective else ""
+        if low in _AFTER and case and (unit := next((u for u in _LONGEST_UNITS_FIRST
+                if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
+            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
+        if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":  # its date in its case: 'суббота, 12.09' двенадцатое
+            return Span(end, "locale", self.code, cur.text[pos:end],
+                        agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -558,7 +571,7 @@ class Russian(Language):
                     or ru_cases.COUNT_PREPOSITIONS.get(p)
                 )
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
-                    case = _WORDS["place_cases"].get(" ".join(ctx.words_before[-1:]).lower())
+                    case = _WORDS["place_cases"].get(_word_before(ctx).lower())
                 weekday = written not in self.ABBREVIATIONS  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                 weekly = weekday and (p == "по" and not {"с", "со"} & {*map(str.lower, ctx.words_before[-2:])} or (
                     ctx.agreement == "weekly" and p in ("и", "или", "")))  # 'по вт и чт' по вторникам и четвергам
@@ -602,7 +615,7 @@ class Russian(Language):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
             reading = self._counted_quantity(
-                *amount.partition(",")[::2], self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
+                *_whole_and_decimals(amount), self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
             )
             # a pressure as said: 'до 140/90' до сто сорок на девяносто
             return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)
@@ -611,7 +624,7 @@ class Russian(Language):
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
-            return locale_span(end, self._counted_quantity(*m[1].partition(",")[::2], self.unit("м²"), ctx), self.code)
+            return locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx), self.code)
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return locale_span(end, reading, self.code)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
@@ -660,11 +673,11 @@ class Russian(Language):
     # --- reading a span in its context ------------------------------------------------------
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        c = cur.at(pos)
+        c, before = cur.at(pos), ctx.prev_word.lower()
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
             return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
         sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
-        if sign and (case := _WORDS["number_sign_cases"].get(ctx.prev_word.lower())):  # 'под № 4471' под номером
+        if sign and (case := _WORDS["number_sign_cases"].get(before)):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
         if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
                 span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
@@ -681,7 +694,7 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
-        if ctx.prev_word.lower() in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+        if before in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
             # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))
         raw = cur.text[pos:span.end]
@@ -699,12 +712,12 @@ class Russian(Language):
         if not is_digit(cur.at(pos)):
             return span
         preposition = _preposition(ctx)
-        if ctx.prev_word.lower().rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
+        if before.rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if (
             raw.endswith(",5")
             and (form := ru_morph.noun(noun := word_after(cur, span.end)))
-            and (reading := _and_a_half(*raw.partition(",")[::2], form.gender, self.amount_case(ctx), noun.lower()))
+            and (reading := _and_a_half(*_whole_and_decimals(raw), form.gender, self.amount_case(ctx), noun.lower()))
         ):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             noun = chunk_after(cur, span.end, is_letter) if span.info == "полутора" else None
@@ -724,7 +737,7 @@ class Russian(Language):
             # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             and (word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"])
         ):
-            span.info = self._counted_quantity(*m["last"].partition(",")[::2], unit, ctx, "prepositional")
+            span.info = self._counted_quantity(*_whole_and_decimals(m["last"]), unit, ctx, "prepositional")
         elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
             case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
             span.info = (up_to := _up_to(m, case or "genitive")) and "до " * (not case) + up_to or span.info
@@ -741,7 +754,8 @@ class Russian(Language):
             span.agreement = _day_case(preposition)
             span.info = ordinal(int(raw), "n", span.agreement)
         elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
-            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end)
+            int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end),
+            before or _word_before(ctx).lower(),  # past a dash: 'место — 21-е'
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
         elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
@@ -750,8 +764,8 @@ class Russian(Language):
         elif (
             ru_morph.governs_accusative(verb := preposition or ctx.last_visible == "," and ctx.agreement or "")
             or (
-                ru_morph.governs_accusative(verb := " ".join(ctx.words_before[-1:]))
-                and (False, "accusative") in getattr(ru_morph.noun(ctx.prev_word.lower()), "forms", ())
+                ru_morph.governs_accusative(verb := _word_before(ctx))
+                and (False, "accusative") in getattr(ru_morph.noun(before), "forms", ())
             )
         ):
             # the verb whose object it is ('возьмите 300 г', 'получаете скидку 20 %', '300 г муки, 2 яйца'), for 'и 1 …'
@@ -799,10 +813,10 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
 
 
-def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str) -> str | None:
-    """A written ordinal ('26-е') before a singular noun: the form of the noun's gender and case
-    that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
-    if (form := ru_morph.noun(noun)) is None or form.forms[0][0]:
+def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str, before: str = "") -> str | None:
+    """A written ordinal ('26-е') before a singular noun, else after one (`before`: 'место — 21-е'): the form of the
+    noun's gender and case that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
+    if (form := ru_morph.noun(noun) or ru_morph.noun(before)) is None or form.forms[0][0]:
         return None
     wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
     return _as_written(
@@ -818,15 +832,9 @@ def ordinal_agreeing(n: int, form: ru_morph.Form, case: str) -> str:
     return ordinal(n, "m" if form.gender == "pl" else form.gender, case, form.gender == "pl")  # 'на 2 сутки' вторые
 
 
-def _one_before_adjective(n: int, preposition: str, adjective: str) -> str | None:
-    """A count ending in one before an adjective takes the adjective's gender: 'У вас 1 новое
-    сообщение' одно новое сообщение, 'купил 1 новую книгу' одну."""
-    gender = (
-        ru_morph.adjective_gender(adjective)
-        if agreement(n) == 0 and preposition not in ru_cases.COUNT_PREPOSITIONS
-        else None
-    )
-    return cardinal(n, gender, ru_cases.count_case(n, preposition, "")) if gender else None
+def _word_before(ctx: Context) -> str:
+    """The word before `prev_word` in its phrase, or ""."""
+    return "".join(ctx.words_before[-1:])
 
 
 def _preposition(ctx: Context) -> str:
@@ -1038,7 +1046,7 @@ def _measure_range(text: str, case: str | None = None) -> str | None:
     up_to = m and _up_to(m, case or "genitive")
     if not up_to or float(m["first"].replace(",", ".")) >= float(m["last"].replace(",", ".")):
         return None
-    first = decimal(*m["first"].partition(",")[::2], case or "genitive", UNITS[m["unit"]][3])
+    first = decimal(*_whole_and_decimals(m["first"]), case or "genitive", UNITS[m["unit"]][3])
     return f"{first} {up_to}" if case else f"от {first} до {up_to}"
 
 
@@ -1047,7 +1055,7 @@ def _up_to(m: re.Match, case: str = "genitive") -> str | None:
     last, unit, per = m.group("last"), m.group("unit"), m.group("per")
     if unit not in UNITS or (per and per not in PER):
         return None
-    amount = decimal(*last.partition(",")[::2], case, UNITS[unit][3])
+    amount = decimal(*_whole_and_decimals(last), case, UNITS[unit][3])
     return (
         f"{amount} {_unit_form(UNITS[unit][:3], None if ',' in last else int(last), case)}"
         + (f" {PER[per]}" if per else "")
@@ -1084,4 +1092,4 @@ def _fallback(text: str) -> str:
     letters = lambda word: _spell_latin(word) if word.isascii() and len(word) == 1 else (  # noqa: E731
         word if word.isupper() and len(word) > 1 else word.lower().replace("ё", "е"))  # 'НДФЛ' spelled by the voice
     text = re.sub(r"(?<=\d)[wW](?=-?\d\d(?!\d))", " вэ ", text)  # an oil grade as drivers say it: '5W-40' пять вэ сорок
-    return read_pieces(text, symbols, lambda number: decimal(*number.partition(",")[::2]), letters, _PIECE)
+    return read_pieces(text, symbols, lambda number: decimal(*_whole_and_decimals(number)), letters, _PIECE)

@@ -68,14 +68,12 @@ def noun(word: str, names: bool = False, direct: bool = False) -> Form | None:
 
 @lru_cache(maxsize=4096)
 def governs_accusative(word: str) -> bool:
-    """Whether `word` is a transitive verb or a verb of cost and measure ('стоит', 'весит'), whose
-    amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей; by any of its readings
-    ('перечислим', an adjective first), but a likeliest noun's or numeral's."""
+    """Whether `word` is a transitive verb or its gerund ('включая 2 грузчиков' двух) or a verb of cost and measure
+    ('стоит', 'весит'), whose amount after it is in the accusative: 'заплатил 1 000 рублей' заплатил тысячу рублей; by
+    any of its readings ('перечислим', an adjective first), but a likeliest noun's or numeral's."""
     parses = _analyzer().parse(word.lower())
-    return (
-        bool(parses)
-        and parses[0].tag.POS not in ("NOUN", "NUMR")
-        and any(p.tag.POS in ("VERB", "INFN") and "tran" in p.tag for p in parses)
+    return parses[0].tag.POS not in ("NOUN", "NUMR") and any(
+        p.tag.POS in ("VERB", "INFN", "GRND") and "tran" in p.tag for p in parses
     )
 
 
@@ -100,12 +98,8 @@ def inflect(word: str, case: str, plural: bool = False) -> str:
 def adjective_gender(word: str) -> str | None:
     """The gender of a singular adjective between a number and its noun ('1 новое сообщение'
     одно, '1 новая задача' одна), or None where `word` is no such adjective."""
-    parses = _analyzer().parse(word.lower())
-    return (
-        None
-        if not parses or parses[0].tag.POS not in ("ADJF", "PRTF") or parses[0].tag.number != "sing"
-        else _GENDERS.get(parses[0].tag.gender)
-    )
+    tag = _analyzer().parse(word.lower())[0].tag  # pymorphy3 gives any string a reading, an unknown one 'UNKN'
+    return _GENDERS.get(tag.gender) if tag.POS in ("ADJF", "PRTF") and tag.number == "sing" else None
 
 
 @lru_cache(maxsize=1024)
