@@ -307,6 +307,9 @@ READINGS = {
         # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
         ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
+        # in a sentence a morning's round ten after :30 joined by 'y'; its other minutes plain
+        ("El bus sale a las 9:50, el tren a las 10:40 y el ferri a las 7:35.",
+         "El bus sale a las nueve y cincuenta, el tren a las diez y cuarenta y el ferri a las siete treinta y cinco."),
         # abbreviated weekdays in a list, joined by commas and 'y', are all days
         ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
         # 'c/u' of a price: cada uno
@@ -740,6 +743,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El bus sale a las 9:50, el tren a las 10:40 y el ferri a las 7:35.",
         "Pida cita llamando al 955 41 62 07 o al 900 321 654.",  # the groups wait for the next
         "Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
         "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
