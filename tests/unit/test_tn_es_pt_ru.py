@@ -158,6 +158,9 @@ READINGS = {
         ("Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.", "Introduzca el "
          "código siete tres cero cinco nueve dos; el PIN de su tarjeta es cero ocho cinco dos, según el Código Penal de mil "
          "novecientos noventa y cinco."),
+        # a code written in pairs is read pair by pair, as a telephone number's
+        ("El código de acceso es 64 09 31 y el PIN, 27 58.", "El código de acceso es sesenta y cuatro cero nueve treinta y "
+         "uno y el PIN, veintisiete cincuenta y ocho."),
         ("El código vale hasta el 2025; código: 2024.", "El código vale hasta el dos mil veinticinco; código: dos cero dos cuatro."),
         ("Consume 3 kWh/día y riega 5 l/m².", "Consume tres kilovatios hora al día y riega cinco litros por metro cuadrado."),
         # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
@@ -743,6 +746,7 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El código de acceso es 64 09 31 y el PIN, 27 58.",
         "El bus sale a las 9:50, el tren a las 10:40 y el ferri a las 7:35.",
         "Pida cita llamando al 955 41 62 07 o al 900 321 654.",  # the groups wait for the next
         "Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",

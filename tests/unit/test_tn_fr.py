@@ -113,6 +113,9 @@ READINGS = [
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
      "code trois zéro cinq huit un sept ; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
      "de mille huit cent quatre."),
+    # a code written in pairs is read pair by pair, as a telephone number's
+    ("Le digicode est le 49 07 26, le code PIN 12 85.", "Le digicode est le quarante-neuf zéro sept vingt-six, le code PIN "
+     "douze quatre-vingt-cinq."),
     # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
     ("La batterie fait 4500 mAh, le moteur tourne à 1200 tr/min ; sirop à 250 mg/5 ml.", "La batterie fait quatre mille cinq "
      "cents milliampères-heures, le moteur tourne à mille deux cents tours par minute ; sirop à deux cent cinquante "

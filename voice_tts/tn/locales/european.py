@@ -911,7 +911,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
             and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
         ):
-            return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
+            code = cur.text[body:code_end]  # written in pairs, read as the language reads a phone number's pairs
+            paired = {len(group) for group in code.split()} == {2}
+            return locale_span(code_end, (self.phone_digits if paired else self.digits)(code), self.code)
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         padded = plain and self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
