@@ -95,9 +95,10 @@ READINGS = [
     ("Livraison 2–4 jours, en 3-5 jours.", "Livraison deux à quatre jours, en trois à cinq jours."),
     ("Comptez 3–5 jours ouvrés ; la norme (7–12 mg/l).",
      "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
-    # measures and fractions
-    ("Il fait 21 °C et on roule à 120 km/h.",
-     "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres par heure."),
+    # measures and fractions; a speed in km/h 'kilomètres-heure'
+    ("Il fait 21 °C et on roule à 120 km/h, le vent souffle à 45 km/h.",
+     "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres-heure, le vent souffle à quarante-cinq "
+     "kilomètres-heure."),
     ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi-litre et deux tiers de farine."),
     ("Un appartement de 1 m²", "Un appartement d'un mètre carré"),
     # telephone numbers and addresses
