@@ -114,6 +114,10 @@ READINGS = [
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
      "code trois zéro cinq huit un sept ; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
      "de mille huit cent quatre."),
+    # 'nos' after a plural noun and before numbers joined by 'à' or 'et' is 'numéros'; before a noun the possessive
+    ("Les chambres nos 12 et 14 donnent sur la cour ; nos 3 enfants dorment dans les lits nos 1 à 3.",
+     "Les chambres numéros douze et quatorze donnent sur la cour ; nos trois enfants dorment dans les lits numéros un à "
+     "trois."),
     # a code written in pairs is read pair by pair, as a telephone number's
     ("Le digicode est le 49 07 26, le code PIN 12 85.", "Le digicode est le quarante-neuf zéro sept vingt-six, le code PIN "
      "douze quatre-vingt-cinq."),
