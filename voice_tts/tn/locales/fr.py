@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from voice_tts.tn.chars import ascii_digits, is_digit, is_letter
+from voice_tts.tn.chars import ascii_digits, is_digit
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european import Language
-from voice_tts.tn.locales.european_dates import chunk_after
 
 _DECADE = re.compile(r"(?:19|20)?[1-9]0s")
 
@@ -54,12 +53,10 @@ class French(Language):
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways);
-        after a noun a plural article leads 'nos' before numbers joined by 'à' or 'et' the plural of 'n°' ('les lots
-        nos 3 et 4' numéros; not 'nos 3 enfants', 'pour nos 3 à 5 ans')."""
-        noun = "".join(ctx.words_before[-1:]).lower() in ("les", "des", "aux", "ces")
-        first = noun and cur.startswith(pos, "nos ") and chunk_after(cur, pos + 3, is_digit)
-        link = first and chunk_after(cur, first[1], is_letter)
-        if link and link[0] in ("à", "et") and chunk_after(cur, link[1], is_digit):
+        after a noun a plural article leads 'nos' before a number the plural of 'n°' ('les lots nos 3 et 4' numéros;
+        not 'nos 3 enfants', 'pour nos 3 à 5 ans')."""
+        noun = "".join(ctx.words_before[-1:]).lower() in self.PLURAL_ARTICLES
+        if noun and cur.startswith(pos, "nos ") and is_digit(cur.at(pos + 4)):
             return Span(pos + 3, "locale", self.code, info="numéros")
         word = next((w for w in ("de", "que") if cur.startswith(pos, w + " ", fold=True)), "")
         if word and is_digit(cur.at(end := pos + len(word) + 1)) and (span := self._numeric(cur, end, end, replace(
