@@ -94,8 +94,8 @@ class Portuguese(Iberian):
         """A whole hour opening a range says no 'horas' ('das 8h às 20h' das oito às vinte horas, 'das 20h às 20h30');
         after a morning's half hour a whole morning hour none either ('das 6h30 às 10h' das seis e meia às dez)."""
         span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
-        link = ctx.prev_word.lower() in ("da", "das", "entre", "de") and chunk_after(cur, span.end, is_letter)
-        last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
+        link = ctx.prev_word.lower() in self.RANGE_STARTS and chunk_after(cur, span.end, is_letter)
+        last = link and link[0] in self.RANGE_LINKS and chunk_after(cur, link[1], is_digit)
         to = last and re.match(r"(\d{1,2})h(\d*)", last[0])
         if to and not minutes:
             span.info = re.sub(" horas?$", "", span.info)
@@ -105,7 +105,7 @@ class Portuguese(Iberian):
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
         # 'até 0h' (not 'às 0h')
-        midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")
+        midnight = hours == 0 and ctx.prev_word.lower() in self.MIDNIGHT_CUES
         hour = "meia-noite" if midnight else _cardinal(hours, True)
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
         # DURATION_CUES: 'duração de'
