@@ -104,12 +104,13 @@ class Portuguese(Iberian):
         return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
+        before = ctx.prev_word.lower()
         # 'até 0h' (not 'às 0h')
-        midnight = hours == 0 and ctx.prev_word.lower() in self.MIDNIGHT_CUES
+        midnight = hours == 0 and before in self.MIDNIGHT_CUES
         hour = "meia-noite" if midnight else _cardinal(hours, True)
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
         # DURATION_CUES: 'duração de'
-        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}
+        cues = {before, " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}
         # 'em 1h30' uma hora e meia, 'dura 2h15'
         if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):
             named = (
@@ -118,7 +119,7 @@ class Portuguese(Iberian):
             return f"{words} e {named}" + (
                 f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else ""
             )
-        face = midnight or ctx.prev_word.lower() in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
+        face = midnight or before in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
         # after the cue a half hour up to noon 'e meia' ('às 8h30' oito e meia; 'às 20h30' vinte e trinta, '9:30' alone
         # nove horas e trinta)
         said = "meia" if face and minutes == 30 and hours <= 12 else _cardinal(minutes)
