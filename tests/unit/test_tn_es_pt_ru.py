@@ -158,6 +158,9 @@ READINGS = {
         ("Introduzca el código 730 592; el PIN de su tarjeta es 0852, según el Código Penal de 1995.", "Introduzca el "
          "código siete tres cero cinco nueve dos; el PIN de su tarjeta es cero ocho cinco dos, según el Código Penal de mil "
          "novecientos noventa y cinco."),
+        # a code written in pairs is read pair by pair, as a telephone number's
+        ("El código de acceso es 64 09 31 y el PIN, 27 58.", "El código de acceso es sesenta y cuatro cero nueve treinta y "
+         "uno y el PIN, veintisiete cincuenta y ocho."),
         ("El código vale hasta el 2025; código: 2024.", "El código vale hasta el dos mil veinticinco; código: dos cero dos cuatro."),
         ("Consume 3 kWh/día y riega 5 l/m².", "Consume tres kilovatios hora al día y riega cinco litros por metro cuadrado."),
         # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
@@ -307,6 +310,9 @@ READINGS = {
         # 'h' after a morning's time with minutes: the minutes joined by 'y', no 'horas' after them
         ("Sale a las 7:50 h y vuelve a las 18:40 h; el control abre a las 11:35 h.",
          "Sale a las siete y cincuenta y vuelve a las dieciocho cuarenta horas; el control abre a las once y treinta y cinco."),
+        # in a sentence a morning's round ten after :30 joined by 'y'; its other minutes plain
+        ("El bus sale a las 9:50, el tren a las 10:40 y el ferri a las 7:35.",
+         "El bus sale a las nueve y cincuenta, el tren a las diez y cuarenta y el ferri a las siete treinta y cinco."),
         # abbreviated weekdays in a list, joined by commas and 'y', are all days
         ("La piscina abre mar., jue. y sáb. por la mañana.", "La piscina abre martes, jueves y sábado por la mañana."),
         # 'c/u' of a price: cada uno
@@ -388,7 +394,11 @@ READINGS = {
         ("Em 1 de maio", "Em primeiro de maio"),
         # after the article the hour goes without "horas" before its minutes; alone it keeps it
         ("Às 8h15", "Às oito e quinze"),
-        ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete às dez e trinta; doze horas e trinta"),
+        ("Embarque às 19h45, das 7h às 10h30; 12h30", "Embarque às dezenove e quarenta e cinco, das sete às dez e meia; doze horas e trinta"),
+        # after a cue a half hour up to noon "e meia", after noon "e trinta"; a morning range from a half hour ends on a
+        # bare hour
+        ("O check-in abre às 6h30 e o café é das 7h30 às 10h; o jantar, às 19h30.", "O check-in abre às seis e meia e o "
+         "café é das sete e meia às dez; o jantar, às dezenove e trinta."),
         # hour 0 after a word of one point in time is midnight; after 'às' (plural) a count of hours
         ("Aberto até 0h, desde 0h15; das 22h às 0h.", "Aberto até meia-noite, desde meia-noite e quinze; das vinte e duas às zero horas."),
         # ranges: "de" before the first number, none after a preposition or article; CEP digit by digit
@@ -487,7 +497,7 @@ READINGS = {
         ('Os km rodados entram na conta.',
          'Os quilômetros rodados entram na conta.'),
         ('A aula começa às 9h30 e tem duração de 1h30; o passeio dura 2h15 e a linha é de 13,8 kV.',
-         'A aula começa às nove e trinta e tem duração de uma hora e meia; o passeio dura duas horas e quinze minutos e a linha é de treze vírgula oito quilovolts.'),
+         'A aula começa às nove e meia e tem duração de uma hora e meia; o passeio dura duas horas e quinze minutos e a linha é de treze vírgula oito quilovolts.'),
         ('O empréstimo cobra 1,2% a.m., ou 15% a.a. sem IOF.',
          'O empréstimo cobra um vírgula dois por cento ao mês, ou quinze por cento ao ano sem IOF.'),
         # weekdays by their number; 'horas' once at a range's end; a time in h, min and s; a model's engine with 'ponto'
@@ -526,7 +536,7 @@ READINGS = {
          "quatro custa quinze reais."),
         # a whole hour opening a range says no 'horas', whether the range ends on a whole hour or not
         ("Atendimento das 9h às 11h30 e das 13h às 17h45, sábados das 8h às 12h.",
-         "Atendimento das nove às onze e trinta e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
+         "Atendimento das nove às onze e meia e das treze às dezessete e quarenta e cinco, sábados das oito às doze horas."),
         # a pace: a race's time over a unit is 'por' the unit
         ("Manteve 4'15\"/km no início e 4'40\"/km no fim.",
          "Manteve quatro minutos e quinze segundos por quilômetro no início e quatro minutos e quarenta segundos por quilômetro no fim."),
@@ -749,6 +759,8 @@ READINGS = {
 
 SENTENCES = {
     "es": [
+        "El código de acceso es 64 09 31 y el PIN, 27 58.",
+        "El bus sale a las 9:50, el tren a las 10:40 y el ferri a las 7:35.",
         "Pida cita llamando al 955 41 62 07 o al 900 321 654.",  # the groups wait for the next
         "Tenía la tensión en 12/7 y la presión arterial en 150/95 el 3/5.",
         "El papa Sixto IV encargó la capilla; infle la rueda a 3,5 bar.",
@@ -842,6 +854,7 @@ SENTENCES = {
         "Caixa com 20 comp. e casa de 3 dorm.; o templo foi erguido em 480 a.C.",
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
         "As aulas começam às 7h50, 9h40 e 13h10.",
+        "O check-in abre às 6h30 e o café é das 7h30 às 10h; o jantar, às 19h30.",
     ],
     "ru": [
         "Давление у него 145/95, пульс 80.",

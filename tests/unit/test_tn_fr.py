@@ -95,9 +95,10 @@ READINGS = [
     ("Livraison 2–4 jours, en 3-5 jours.", "Livraison deux à quatre jours, en trois à cinq jours."),
     ("Comptez 3–5 jours ouvrés ; la norme (7–12 mg/l).",
      "Comptez trois à cinq jours ouvrés ; la norme (sept à douze milligrammes par litre)."),
-    # measures and fractions
-    ("Il fait 21 °C et on roule à 120 km/h.",
-     "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres par heure."),
+    # measures and fractions; a speed in km/h 'kilomètres-heure'
+    ("Il fait 21 °C et on roule à 120 km/h, le vent souffle à 45 km/h.",
+     "Il fait vingt-et-un degrés et on roule à cent vingt kilomètres-heure, le vent souffle à quarante-cinq "
+     "kilomètres-heure."),
     ("Ajoutez 1/2 litre et 2/3 de farine.", "Ajoutez un demi-litre et deux tiers de farine."),
     ("Un appartement de 1 m²", "Un appartement d'un mètre carré"),
     # telephone numbers and addresses
@@ -113,6 +114,13 @@ READINGS = [
     ("Saisissez le code 305 817 ; les 4 derniers chiffres de la carte sont 2046, au Code civil de 1804.", "Saisissez le "
      "code trois zéro cinq huit un sept ; les quatre derniers chiffres de la carte sont deux zéro quatre six, au Code civil "
      "de mille huit cent quatre."),
+    # 'nos' after a plural noun and before numbers joined by 'à' or 'et' is 'numéros'; before a noun the possessive
+    ("Les chambres nos 12 et 14 donnent sur la cour ; nos 3 enfants dorment dans les lits nos 1 à 3.",
+     "Les chambres numéros douze et quatorze donnent sur la cour ; nos trois enfants dorment dans les lits numéros un à "
+     "trois."),
+    # a code written in pairs is read pair by pair, as a telephone number's
+    ("Le digicode est le 49 07 26, le code PIN 12 85.", "Le digicode est le quarante-neuf zéro sept vingt-six, le code PIN "
+     "douze quatre-vingt-cinq."),
     # units CLDR lacks (a small table), CLDR's concentrations, a dose per an amount, dimensions, inches, a mark out of its top
     ("La batterie fait 4500 mAh, le moteur tourne à 1200 tr/min ; sirop à 250 mg/5 ml.", "La batterie fait quatre mille cinq "
      "cents milliampères-heures, le moteur tourne à mille deux cents tours par minute ; sirop à deux cent cinquante "

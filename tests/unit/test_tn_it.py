@@ -45,6 +45,10 @@ READINGS = [
     ("Il documentario dura 95', il gol è al 90'.", "Il documentario dura novantacinque minuti, il gol è al novantesimo."),
     # a Roman numeral closing a quoted title is a sequel's number; a ruler's stays an ordinal
     ("Danno «Il Padrino II» e un film su Enrico VIII.", "Danno «Il Padrino due» e un film su Enrico ottavo."),
+    # 'a.a.' the academic year, also after an elided article ("l'a.a.", "dell'a.a.")
+    ("Le lezioni dell'a.a. 2026/2027 iniziano a ottobre; nell'a.a. 2025 erano 40.",
+     "Le lezioni dell'anno accademico duemilaventisei duemilaventisette iniziano a ottobre; nell'anno accademico "
+     "duemilaventicinque erano quaranta."),
     # nouns in '-a' that are masculine
     ("Abbiamo 1 pigiama e 1 tosaerba.", "Abbiamo un pigiama e un tosaerba."),
     # a time followed by its hour unit is a duration, the unit read once; after a clock cue a clock

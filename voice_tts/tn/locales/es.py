@@ -118,10 +118,10 @@ class Spanish(Iberian):
         return one if numerator == 1 else f"{cardinal(numerator, 'f' if feminine else '')} {name}s"
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        # in a sentence past :30, or 13:10 on, plain
+        # in a sentence past :30 (but a round ten: 'a las 8:40' ocho y cuarenta), or 13:10 on, plain
         y, quarters = (
             ("", {})
-            if ctx.prev_word and (hours > 12 and minutes >= 10 or minutes > 30 and not marker)
+            if ctx.prev_word and (hours > 12 and minutes >= 10 or minutes > 30 and minutes % 10 and not marker)
             else (" y", self.QUARTERS)
         )
         return (

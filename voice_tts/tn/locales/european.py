@@ -80,6 +80,7 @@ _CODE = re.compile(r"(?:[A-ZА-ЯЁ]+\d){2,}[A-ZА-ЯЁ]*|(?:\d[A-ZА-ЯЁ]+){2,
 _PLATE = re.compile(r"(?=.*\d)(?=.*[A-Z])(?:[A-Z]{1,3}|\d{1,4})(?:-(?:[A-Z]{1,3}|\d{1,4}))+")
 # no range ends in a leading zero: '58-0937'
 _DIGIT_GROUPS = re.compile(r"0\d+(?:[-/]\d+)*|\d+(?:[-/]\d+){2,}|\d+-0\d+")
+_PAIRS = re.compile(r"\d\d(?: \d\d)+")
 _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+)?[²³]?|/[^\W\d_]+[²³]?|°[CF]?)")
 
 
@@ -911,7 +912,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
             and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
         ):
-            return locale_span(code_end, self.digits(cur.text[body:code_end]), self.code)
+            code = cur.text[body:code_end]  # '58 31 07' in pairs, as the language reads a phone number's
+            return locale_span(
+                code_end, (self.phone_digits if _PAIRS.fullmatch(code) else self.digits)(code), self.code
+            )
         if plain and (reading := self.shaped_token(token, ctx)) is not None:
             return locale_span(end, reading, self.code)
         padded = plain and self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)

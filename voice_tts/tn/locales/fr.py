@@ -52,7 +52,12 @@ class French(Language):
         )
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways)."""
+        """'de 1 °C' d'un degré, 'que 1 fois' qu'une fois; not before 'huit', 'onze', a decimal (said both ways);
+        after a noun a plural article leads 'nos' before a number the plural of 'n°' ('les lots nos 3 et 4' numéros;
+        not 'nos 3 enfants', 'pour nos 3 à 5 ans')."""
+        noun = "".join(ctx.words_before[-1:]).lower() in self.PLURAL_ARTICLES
+        if noun and cur.startswith(pos, "nos ") and is_digit(cur.at(pos + 4)):
+            return Span(pos + 3, "locale", self.code, info="numéros")
         word = next((w for w in ("de", "que") if cur.startswith(pos, w + " ", fold=True)), "")
         if word and is_digit(cur.at(end := pos + len(word) + 1)) and (span := self._numeric(cur, end, end, replace(
                 ctx, prev_word=word, words_before=(*ctx.words_before, ctx.prev_word)))).kind == "locale" and re.match(

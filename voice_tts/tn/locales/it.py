@@ -58,7 +58,7 @@ class Italian(Language):
         return super()._word(cur, pos, ctx)
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
-        words = "una" if hours == 1 else self.cardinal(hours)  # 'all'una': the hour (l'ora) is feminine
+        words = self.counted(hours, True)  # 'all'una': the hour (l'ora) is feminine
         # named alone or with seconds ('dodici e zero minuti e …'); 'alle dieci e quindici'
         if minutes or seconds is not None:
             words += f" e {'un minuto' if minutes == 1 else self.cardinal(minutes) + ' minuti' * (seconds is not None or not ctx.prev_word)}"

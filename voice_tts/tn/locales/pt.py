@@ -91,24 +91,26 @@ class Portuguese(Iberian):
     def _clock_window(
         self, cur: Cursor, end: int, hours: int, minutes: int, seconds: int | None, ctx: Context, face: bool = False
     ) -> Span:
-        """A whole hour opening a range says no 'horas' ('das 8h às 20h' das oito às vinte horas, 'das 20h às 20h30')."""
+        """A whole hour opening a range says no 'horas' ('das 8h às 20h' das oito às vinte horas, 'das 20h às 20h30');
+        after a morning's half hour a whole morning hour none either ('das 6h30 às 10h' das seis e meia às dez)."""
         span = super()._clock_window(cur, end, hours, minutes, seconds, ctx, face)
-        link = (
-            not minutes
-            and ctx.prev_word.lower() in ("da", "das", "entre", "de")
-            and chunk_after(cur, span.end, is_letter)
-        )
-        last = link and link[0] in ("às", "e", "a") and chunk_after(cur, link[1], is_digit)
-        span.info = re.sub(" horas?$", "", span.info) if last and re.match(r"\d{1,2}h", last[0]) else span.info
+        link = ctx.prev_word.lower() in self.RANGE_STARTS and chunk_after(cur, span.end, is_letter)
+        last = link and link[0] in self.RANGE_LINKS and chunk_after(cur, link[1], is_digit)
+        to = last and re.match(r"(\d{1,2})h(\d*)", last[0])
+        if to and not minutes:
+            span.info = re.sub(" horas?$", "", span.info)
+        elif to and span.info.endswith(" e meia") and not to[2] and int(to[1]) <= 12:
+            span.end, span.info = last[1], f"{span.info} {link[0]} {_cardinal(int(to[1]), True)}"
         return span
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:
+        before = ctx.prev_word.lower()
         # 'até 0h' (not 'às 0h')
-        midnight = hours == 0 and ctx.prev_word.lower() in ("à", "até", "após", "da", "desde", "pela")
+        midnight = hours == 0 and before in self.MIDNIGHT_CUES
         hour = "meia-noite" if midnight else _cardinal(hours, True)
         words = hour if midnight else f"{hour} {'hora' if hours == 1 else 'horas'}"
         # DURATION_CUES: 'duração de'
-        cues = {ctx.prev_word.lower(), " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}
+        cues = {before, " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower()}
         # 'em 1h30' uma hora e meia, 'dura 2h15'
         if seconds is not None or minutes and not cues.isdisjoint(self.DURATION_CUES):
             named = (
@@ -117,8 +119,11 @@ class Portuguese(Iberian):
             return f"{words} e {named}" + (
                 f" e {_cardinal(seconds)} segundo{'s' * (seconds != 1)}" if seconds is not None else ""
             )
-        face = midnight or ctx.prev_word.lower() in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
-        return f"{hour if face else words} e {_cardinal(minutes)}" if minutes else words
+        face = midnight or before in self.CLOCK_CUES  # 'às dezenove e quarenta', no 'horas'
+        # after the cue a half hour up to noon 'e meia' ('às 8h30' oito e meia; 'às 20h30' vinte e trinta, '9:30' alone
+        # nove horas e trinta)
+        said = "meia" if face and minutes == 30 and hours <= 12 else _cardinal(minutes)
+        return f"{hour if face else words} e {said}" if minutes else words
 
 
 RULES = Portuguese()
