@@ -473,6 +473,8 @@ ZH_READINGS = {
     "周一至周五10:00-16:00营业，退货需7-15天。": "周一至周五十点至十六点营业，退货需七到十五天。",
     # dimensions written with spaces around × read 乘 in a Chinese sentence, as written without them
     "箱子尺寸40 × 30 × 20 cm，桌面120 cm × 60 cm。": "箱子尺寸四十乘三十乘二十厘米，桌面一百二十厘米乘六十厘米。",
+    # a speed per second reads its amount and unit before 每秒, one per hour 每小时 first, as most writers read them
+    "电动车限速25km/h，台风中心风速达到48m/s。": "电动车限速每小时二十五公里，台风中心风速达到四十八米每秒。",
 }
 
 
