@@ -250,9 +250,8 @@ def count(text: str) -> str | None:
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
-    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
-    '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed per hour CLDR's ('120km/h'
-    每小时一百二十公里), per second as writers read it ('5m/s' 五米每秒)."""
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '5m/s' 五米每秒, '20MB/s'
+    二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed per hour CLDR's ('120km/h' 每小时一百二十公里)."""
     if (lead := re.match(rf"\d+(?:{_MEASURE_WORD})(?=\d)", text)) and (rest := measure(text[lead.end():], units)):
         return count(lead[0]) + rest  # after a count: '8颗6×60mm' 八颗六乘六十毫米
     if (

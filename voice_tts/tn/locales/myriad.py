@@ -126,8 +126,8 @@ class Language:
                 cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
         spoken = spoken.replace(" ", "")
         if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
-            large = f"[{self.large}]"
-            spoken = re.sub(f"(^|{large})千(?=[^{self.large}]*{large})|(?<={large})千$", r"\1一千", spoken)
+            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
+                            f"|(?<=[{self.large}])千$", r"\1一千", spoken)
         return spoken
 
     def digits(self, text: str) -> str:
