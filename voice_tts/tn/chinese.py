@@ -260,13 +260,10 @@ def measure(text: str, units: dict[str, str]) -> str | None:
         or m["per"] and m["per"] not in units
     ):
         return None
-    if (
-        m["per"]
-        and not m["per_num"]
-        and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").endswith("-per-hour")
-        and (reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"])))
+    if m["per"] == "h" and not m["per_num"] and (
+        reading := cldr.unit_reading(m["num"], f"{m['unit']}/h", "zh", number(m["num"]))
     ):
-        return reading
+        return reading  # CLDR's speed: 'km/h', the one per hour it has
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
     amount = (
         ("两" if m["num"] == "2" and by != "乘" else number(m["num"]))
