@@ -145,6 +145,9 @@ JA = [
 ]
 
 KO = [
+    # a label in square brackets keeps them, as writers copy them (and 【】); a link's text loses them
+    ("[공지] 12월 3일 오전 2시부터 서버 점검이 있습니다. 자세한 내용은 [여기](https://example.com)를 보세요.",
+     "[공지] 십이월 삼일 오전 두시부터 서버 점검이 있습니다. 자세한 내용은 여기를 보세요."),
     # a slash pair after 혈압 is a blood pressure: 에 between its numbers, never a fraction
     ("혈압이 118/76으로 정상입니다.", "혈압이 백십팔에 칠십육으로 정상입니다."),
     # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer 당
@@ -412,6 +415,7 @@ REPLIES = {
     ],
     "ko": [
         "혈압이 118/76으로 정상입니다.",
+        "[공지] 12월 3일 오전 2시부터 서버 점검이 있습니다. 자세한 내용은 [여기](https://example.com)를 보세요.",
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
         "3번째 고객님께 사과 20개를 드립니다. 문의는 010-1234-5678 또는 help@naver.com으로 주세요.",
         "전체의 5/6이 완료되었고 속도는 60km/h, 온도는 -3.5°C입니다. USD 40, 2시간 5분~",
