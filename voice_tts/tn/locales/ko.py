@@ -21,7 +21,6 @@ from voice_tts.tn.locales import locale_span, myriad
 from voice_tts.tn.locales.numeric_spans import read_pieces
 
 _LONGEST_ENDING = 4  # the letters of a file type after a name: 'pptx'
-_LONGEST_LABEL = 12  # the syllables of a label in square brackets that opens a message: '[행복동물병원]'
 _ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")
 
 
@@ -41,12 +40,12 @@ class Korean(myriad.Language):
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
-        label = lexer.run(cur, pos + 1, is_hangul, _LONGEST_LABEL) if c == "[" else pos  # '[알림]' kept, as 【】 are
+        # a label's square brackets kept, as 【】 are ('[알림]'), a link's text's not ('[여기](…)'); a label is short
+        if c == "[" and cur.at(k := lexer.run(cur, pos + 1, is_hangul, 12)) == "]" and cur.at(k + 1) != "(":
+            return locale_span(k + 1, cur.text[pos:k + 1], "ko")
         return (
             self._file_type(cur, pos) if c == "." and is_hangul(ctx.char_before(cur.text, pos))
             else self._address(cur, pos) if c.isascii() and c.isalpha()
-            else locale_span(label + 1, cur.text[pos:label + 1], "ko")
-            if label > pos + 1 and cur.at(label) == "]" and cur.at(label + 1) != "("  # not a link's text
             else None
         )
 
