@@ -376,7 +376,9 @@ ZH_READINGS = {
     "他以3:08:45完赛，平均配速4'27\"/公里，后半程配速5:01/km，比赛于8:00:05开始。":
         "他以三小时八分四十五秒完赛，平均配速四分二十七秒每公里，后半程配速五分一秒每公里，比赛于八点零分五秒开始。",
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
-    "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三千克。",
+    "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三公斤。",
+    # a kilogram by the name writers give it, 公斤 (千克 the formal one)
+    "这袋大米5kg，那箱苹果12.5kg，每kg八元。": "这袋大米五公斤，那箱苹果十二点五公斤，每公斤八元。",
     # below zero after a word of the weather 零下 (a range of temperatures too), as forecasts are read; elsewhere 负
     "今天气温-5°C，夜间-3~5℃，最低气温为-12℃，-23°C，-3减2，-5%。":
         "今天气温零下五摄氏度，夜间零下三到五摄氏度，最低气温为零下十二摄氏度，负二十三摄氏度，负三减二，负百分之五。",
@@ -473,6 +475,8 @@ ZH_READINGS = {
     "周一至周五10:00-16:00营业，退货需7-15天。": "周一至周五十点至十六点营业，退货需七到十五天。",
     # dimensions written with spaces around × read 乘 in a Chinese sentence, as written without them
     "箱子尺寸40 × 30 × 20 cm，桌面120 cm × 60 cm。": "箱子尺寸四十乘三十乘二十厘米，桌面一百二十厘米乘六十厘米。",
+    # a speed per second reads its amount and unit before 每秒, one per hour 每小时 first, as most writers read them
+    "电动车限速25km/h，台风中心风速达到48m/s。": "电动车限速每小时二十五公里，台风中心风速达到四十八米每秒。",
 }
 
 

@@ -140,9 +140,14 @@ JA = [
     ("会員No.305の方は#7119へ、K24の指輪はNo.12の棚です。", "会員ナンバー三百五の方はシャープ七千百十九へ、二十四金の指輪はナンバー十二の棚です。"),
     # kilowatt hours as most say them, キロワットアワー, however the symbol is capitalised
     ("年間消費電力量は420kWh、夜間は1KWhあたり28円です。", "年間消費電力量は四百二十キロワットアワー、夜間は一キロワットアワーあたり二十八円です。"),
+    # a thousand that ends a number after 万 is 一千, as writers say it; followed by hundreds it stays 千
+    ("年会費は31,000円、家族会員は41,500円です。", "年会費は三万一千円、家族会員は四万千五百円です。"),
 ]
 
 KO = [
+    # a label in square brackets keeps them, as writers copy them (and 【】); a link's text loses them
+    ("[공지] 12월 3일 오전 2시부터 서버 점검이 있습니다. 자세한 내용은 [여기](https://example.com)를 보세요.",
+     "[공지] 십이월 삼일 오전 두시부터 서버 점검이 있습니다. 자세한 내용은 여기를 보세요."),
     # a slash pair after 혈압 is a blood pressure: 에 between its numbers, never a fraction
     ("혈압이 118/76으로 정상입니다.", "혈압이 백십팔에 칠십육으로 정상입니다."),
     # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace per kilometer 당
@@ -388,6 +393,7 @@ REPLIES = {
         "割引は1/3、送料は$4.99です。info@example.jpへどうぞ。1 1/2カップ、2025/04/01",
         "契約はH30年4月から、更新はR.9、有効期限はR12年3月末、型番R8です。",
         "お部屋は35m²、ご予約日は2027.06.15.(火)です。",
+        "年会費は31,000円、家族会員は41,500円です。",
         "会員No.305の方は#7119へ、K24の指輪はNo.12の棚です。",
         "年間消費電力量は420kWh、夜間は1KWhあたり28円です。",
         "〒150-0002 東京都渋谷区2丁目、(株)山田商事の山田 太郎まで。",
@@ -409,6 +415,7 @@ REPLIES = {
     ],
     "ko": [
         "혈압이 118/76으로 정상입니다.",
+        "[공지] 12월 3일 오전 2시부터 서버 점검이 있습니다. 자세한 내용은 [여기](https://example.com)를 보세요.",
         "주문하신 상품은 ₩25,000이고 6월 10일(월) 오후 3:30에 도착합니다.",
         "3번째 고객님께 사과 20개를 드립니다. 문의는 010-1234-5678 또는 help@naver.com으로 주세요.",
         "전체의 5/6이 완료되었고 속도는 60km/h, 온도는 -3.5°C입니다. USD 40, 2시간 5분~",

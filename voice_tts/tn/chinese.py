@@ -250,8 +250,8 @@ def count(text: str) -> str | None:
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:
-    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '10mg/5mL' 十毫克每五毫升,
-    '20MB/s' 二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed CLDR's ('120km/h' 每小时一百二十公里)."""
+    """A number and a unit of `units` (symbol → name), per another: '6.1 mmol/L' 六点一毫摩尔每升, '5m/s' 五米每秒, '20MB/s'
+    二十MB每秒, '2kW' 两千瓦, '40×30×15cm' 四十乘三十乘十五厘米; a speed per hour CLDR's ('120km/h' 每小时一百二十公里)."""
     if (lead := re.match(rf"\d+(?:{_MEASURE_WORD})(?=\d)", text)) and (rest := measure(text[lead.end():], units)):
         return count(lead[0]) + rest  # after a count: '8颗6×60mm' 八颗六乘六十毫米
     if (
@@ -260,13 +260,10 @@ def measure(text: str, units: dict[str, str]) -> str | None:
         or m["per"] and m["per"] not in units
     ):
         return None
-    if (
-        m["per"]
-        and not m["per_num"]
-        and cldr.english_unit_ids().get(symbol := f"{m['unit']}/{m['per']}", "").startswith("speed-")
-        and (reading := cldr.unit_reading(m["num"], symbol, "zh", number(m["num"])))
+    if m["per"] == "h" and not m["per_num"] and (
+        reading := cldr.unit_reading(m["num"], f"{m['unit']}/h", "zh", number(m["num"]))
     ):
-        return reading
+        return reading  # CLDR's speed: 'km/h', the one per hour it has
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
     amount = (
         ("两" if m["num"] == "2" and by != "乘" else number(m["num"]))

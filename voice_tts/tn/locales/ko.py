@@ -40,6 +40,8 @@ class Korean(myriad.Language):
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
+        if c == "[" and cur.at(k := lexer.run(cur, pos + 1, is_hangul, 12)) == "]" and cur.at(k + 1) != "(":
+            return locale_span(k + 1, cur.text[pos:k + 1], "ko")  # a label's brackets, as 【】: '[알림]', no link's
         return (
             self._file_type(cur, pos) if c == "." and is_hangul(ctx.char_before(cur.text, pos))
             else self._address(cur, pos) if c.isascii() and c.isalpha()

@@ -125,8 +125,9 @@ class Language:
             spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
                 cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
         spoken = spoken.replace(" ", "")
-        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone)
-            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])", r"\1一千", spoken)
+        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
+            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
+                            f"|(?<=[{self.large}])千$", r"\1一千", spoken)
         return spoken
 
     def digits(self, text: str) -> str:
@@ -194,7 +195,7 @@ class Language:
         ) else code
 
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
-        c = cur.at(pos)
+        c, before = cur.at(pos), ctx.char_before(cur.text, pos)
         if c in TILDES:  # '5〜7日' 五から七日, '10月中旬〜11月上旬'; one before a space or the end is decoration
             n = cur.at(pos + 1)  # read 'from', its end is read 'until' (`_until`): ko '9시~6시' 아홉 시부터 여섯 시까지
             if not (n.isalnum() or is_digit(n)):
@@ -203,20 +204,20 @@ class Language:
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
             word = next((w for after, w in self.words.get("tilde_before", {}).items() if cur.startswith(k, after)), "")
             return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
-        if c in self.words["units_after"] and is_digit(ctx.char_before(cur.text, pos)) and (
+        if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
         if company := self._company(cur, pos, ctx):
             return company
         if (
             c == "/"
-            and _is_letter(ctx.char_before(cur.text, pos))
+            and _is_letter(before)
             and is_digit(cur.at(pos + 1))
             and (per := scan(cur, pos + 1, ctx, self))
             and per[1].suffix in self.units
         ):
             return locale_span(pos + 1, self.words["per"], self.code)  # '10mg/5mL' 十ミリグラム毎五ミリリットル: a dose per volume
-        name = ctx.prev_word[-1:] if (before := ctx.char_before(cur.text, pos)) == " " else before  # '경제학원론 II'
+        name = ctx.prev_word[-1:] if before == " " else before  # '경제학원론 II'
         # '⑤番' 五番, '第III章' 第三章, 'II型' 二型, '統計学Ⅱ' 二; 'V型', 'ステージIV'
         if (sign := numeral(cur, pos)) and (
             before in ("第", "제")
@@ -247,7 +248,7 @@ class Language:
             c in self.weekdays
             and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2
             and len(joiner := set(cur.text[pos + 1:k:2])) == 1
-            and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (ctx.char_before(cur.text, pos), cur.at(k)))
+            and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
         ):
             days, (more, two) = (
                 [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
@@ -262,7 +263,7 @@ class Language:
                 )
         if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
-        if c in "vV" and not _is_letter(ctx.char_before(cur.text, pos)):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
+        if c in "vV" and not _is_letter(before):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
             i = pos + 1 + 2 * cur.startswith(pos + 1, "er")
             i += cur.at(i) == "."
             i += cur.at(i) == " "
@@ -316,7 +317,7 @@ class Language:
             return self.other_span(cur, pos, ctx)
         end, e = found
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        lot, before = self.words.get("lot_before", ()), ctx.char_before(cur.text, pos)
+        lot = self.words.get("lot_before", ())
         plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
         if e.kind in ("range", "groups") and (
             before in lot
