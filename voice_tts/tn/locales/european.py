@@ -560,6 +560,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, said, self.code)
         if (span := self.roman(cur, end, word, listed_roman(ctx))) is not None:
             return span
+        name, _, numeral = word.rpartition("-")
+        ruler = name.split("-")[-1]  # a ruler's number joined to his name, as streets are named: 'bd Henri-IV'
+        if self.is_ruler(ruler) and (span := self.roman(cur, end, numeral, replace(ctx, prev_word=ruler))):
+            return locale_span(span.end, f"{name}-{span.info}", self.code)
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
             if (
@@ -1311,7 +1315,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and self.singular(nouns[0]) != nouns[0]
         ):
             return self.counted(n, self.is_feminine(self.singular(nouns[0])))
-        return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
+        if (noun := self.noun_after(cur, end)) is None or 1900 <= n < 2100 and not self.is_plural(noun):
+            return None  # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas)
+        return self.counted(n, self.is_feminine(noun))
 
     def values_noun_before(self, ctx: Context) -> bool:
         """Whether a decimal is the value of the singular noun an article or preposition leads before it, not a count
