@@ -556,6 +556,8 @@ READINGS = {
         # a year before a verb counts nothing: not in the gender of the noun before it ('para 2027 custa' dois mil)
         ("A anuidade para 2031 sobe e a taxa 2022 cai.",
          "A anuidade para dois mil e trinta e um sobe e a taxa dois mil e vinte e dois cai."),
+        # a service number's '0800' zero oitocentos, the rest digit by digit
+        ("Reclamações pelo 0800 940 3321.", "Reclamações pelo zero oitocentos nove quatro zero três três dois um."),
         # 'incl.' in the gender and number of the noun before; a numbered lesson in Roman numerals a cardinal
         ("Diária de R$ 300, taxas incl.; veja a lição IV.",
          "Diária de trezentos reais, taxas incluídas; veja a lição quatro."),
@@ -869,7 +871,7 @@ SENTENCES = {
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
         "As aulas começam às 7h50, 9h40 e 13h10.",
         "O check-in abre às 6h30 e o café é das 7h30 às 10h; o jantar, às 19h30.",
-        "A anuidade para 2031 sobe e a taxa 2022 cai.",
+        "A anuidade para 2031 sobe e a taxa 2022 cai; reclamações pelo 0800 940 3321.",
     ],
     "ru": [
         "Давление у него 145/95, пульс 80.",
