@@ -63,9 +63,8 @@ class Portuguese(Iberian):
         )
 
     def phone_digits(self, text: str) -> str:
-        """A service number's prefix as a number ('0800' zero oitocentos, '0300'), then digit by digit."""
-        service = re.match(r"0([3589]00)\b", text)
-        return self.digits(text) if service is None else f"zero {_cardinal(int(service[1]))} {self.digits(text[4:])}"
+        """Digit by digit, a service number's '0800' as a number (zero oitocentos)."""
+        return re.sub(r"^zero oito zero zero\b", "zero oitocentos", self.digits(text))
 
     def fraction(self, numerator: int, denominator: int) -> str:
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
