@@ -46,7 +46,7 @@ READINGS = [
     ("de", "Flug LH 2045, Buchungscode X7KP4M.", "Flug L H zwanzig fünfundvierzig, Buchungscode X sieben K P vier M."),
     ("es", "El vuelo IB 3172, localizador X7KP4M.",
      "El vuelo I B tres uno siete dos, localizador X siete K P cuatro M."),
-    ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F mille cent soixante-douze, référence X sept K P quatre M."),
+    ("fr", "Le vol AF 1172, référence X7KP4M.", "Le vol A F onze soixante-douze, référence X sept K P quatre M."),
     ("pt", "O voo LA 3172, localizador 4B7Z.", "O voo L A três um sete dois, localizador quatro B sete Z."),
     ("it", "Il magazzino è in viale Monza 115/B.", "Il magazzino è in viale Monza centoquindici barra B."),
     ("ru", "Код X7KP4M.", "Код X семь K P четыре M."),

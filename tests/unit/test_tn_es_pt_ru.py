@@ -319,6 +319,13 @@ READINGS = {
         ("Las empanadas cuestan 2 € c/u.", "Las empanadas cuestan dos euros cada uno."),
         # a Roman numeral after 'y' and one read is read as that one is
         ("Estudiamos los siglos XV y XVI en clase.", "Estudiamos los siglos quince y dieciséis en clase."),
+        # a year before a verb counts nothing: no gender of the noun before it, no 'veintiún'
+        ("La cuota de 2021 subió y la tarifa 2031 baja.",
+         "La cuota de dos mil veintiuno subió y la tarifa dos mil treinta y uno baja."),
+        # a part of a book or course numbered in Roman numerals: a cardinal ('tema IV' cuatro)
+        ("Repase la lección VII y la unidad III.", "Repase la lección siete y la unidad tres."),
+        # 'ej.' ejemplo, 'kVA'
+        ("Un generador de, por ej., 8 kVA.", "Un generador de, por ejemplo, ocho kilovoltamperios."),
     ],
     "pt": [
         # a number over a smaller one is a reference, no share
@@ -546,6 +553,14 @@ READINGS = {
         ("As camisetas saem por R$ 35 c/u.", "As camisetas saem por trinta e cinco reais cada um."),
         # a Roman numeral after 'e' and one read is read as that one is
         ("Leiam os capítulos IX e X até segunda.", "Leiam os capítulos nove e dez até segunda."),
+        # a year before a verb counts nothing: not in the gender of the noun before it ('para 2027 custa' dois mil)
+        ("A anuidade para 2031 sobe e a taxa 2022 cai.",
+         "A anuidade para dois mil e trinta e um sobe e a taxa dois mil e vinte e dois cai."),
+        # a service number's '0800' zero oitocentos, the rest digit by digit
+        ("Reclamações pelo 0800 940 3321.", "Reclamações pelo zero oitocentos nove quatro zero três três dois um."),
+        # 'incl.' in the gender and number of the noun before; a numbered lesson in Roman numerals a cardinal
+        ("Diária de R$ 300, taxas incl.; veja a lição IV.",
+         "Diária de trezentos reais, taxas incluídas; veja a lição quatro."),
     ],
     "ru": [
         # an abbreviation after a number and a hyphen stays in capitals, as alone, for the voice to name its letters
@@ -812,6 +827,7 @@ SENTENCES = {
         "Tras el 3-1 contra el Valencia, el equipo vuelve en el vuelo VY 1284 desde la puerta D8.",
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
         "Estudiamos los siglos XV y XVI en clase.",
+        "La cuota de 2021 subió y la tarifa 2031 baja.",
     ],
     "pt": [
         "A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
@@ -855,6 +871,7 @@ SENTENCES = {
         "Depois do 3 x 1 contra o Santos, o time embarca no voo G3 2075; a foto 3x4 custa R$ 15.",
         "As aulas começam às 7h50, 9h40 e 13h10.",
         "O check-in abre às 6h30 e o café é das 7h30 às 10h; o jantar, às 19h30.",
+        "A anuidade para 2031 sobe e a taxa 2022 cai; reclamações pelo 0800 940 3321.",
     ],
     "ru": [
         "Давление у него 145/95, пульс 80.",

@@ -236,6 +236,15 @@ READINGS = [
     ("Le marché a lieu mar., jeu. et sam. matin.", "Le marché a lieu mardi, jeudi et samedi matin."),
     # a Roman numeral after 'et' and one read is read as that one is
     ("Lisez les chapitres IX et X pour lundi.", "Lisez les chapitres neuf et dix pour lundi."),
+    # a king's number joined to his name, as streets and schools are named: a cardinal
+    ("Rendez-vous au lycée Louis-XIV, 5 place Charles-X.",
+     "Rendez-vous au lycée Louis-quatorze, cinq place Charles-dix."),
+    # 'ex.' exemple; 'incl.' in the gender and number of the noun before; 'kVA'; 'kg' kilos
+    ("Un forfait de 9 kVA, par ex. avec 3 kg de bois, boissons incl.",
+     "Un forfait de neuf kilovoltampères, par exemple avec trois kilos de bois, boissons incluses."),
+    # a flight's four digits in pairs; a year before a verb counts nothing ('2021 reste' deux mille vingt-et-un)
+    ("Le vol AF 1092 part ; la cotisation 2021 reste due.",
+     "Le vol A F dix quatre-vingt-douze part ; la cotisation deux mille vingt-et-un reste due."),
 ]
 
 

@@ -125,7 +125,7 @@ READINGS = [
     ("Richiede 2–4 giorni, entro 3-5 giorni.", "Richiede da due a quattro giorni, entro tre o cinque giorni."),
     ("Aperti dal lunedì al sabato, 9–13 e 15–19.", "Aperti dal lunedì al sabato, dalle nove alle tredici e dalle quindici alle diciannove."),
     ("Con 1/2 litro e 2/3 della torta", "Con mezzo litro e due terzi della torta"),
-    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilogrammo, anzi due chili e mezzo."),
+    ("Pesa 1 kg, anzi 2,5 kg.", "Pesa un chilo, anzi due chili e mezzo."),
     # telephone numbers and addresses
     ("Chiami il +39 06 1234 5678.", "Chiami il più trentanove zero sei uno due tre quattro cinque sei sette otto."),
     ("Scriva a info@esempio.it.", "Scriva a info chiocciola esempio punto i t."),
@@ -165,7 +165,7 @@ READINGS = [
     ("Chiami lo 02 / 8765 4321.", "Chiami lo zero due otto sette sei cinque quattro tre due uno."),
     ("Aggiungere ½ bicchiere di acqua e 1 bicchiere e ½ di vino.", "Aggiungere mezzo bicchiere di acqua e un bicchiere e mezzo di vino."),
     ("Il mobile misura 81 x 41 cm e pesa 21 kg; restano 31 giorni.", "Il mobile misura ottantuno per quarantuno centimetri e pesa "
-     "ventuno chilogrammi; restano trentuno giorni."),
+     "ventuno chili; restano trentuno giorni."),
     ("Consegna martedì, 7/4, o giovedì, 9/4.", "Consegna martedì, sette aprile, o giovedì, nove aprile."),
     ("Il corso si tiene dal 3-7 luglio.", "Il corso si tiene dal tre al sette luglio."),
     ("Aperto mar.–sab., chiuso dal lun. al mer.", "Aperto dal martedì al sabato, chiuso dal lunedì al mercoledì."),
@@ -276,6 +276,9 @@ READINGS = [
     # a Roman numeral after 'e' and one read is read as that one is ('capitoli VII e VIII', 'Pio XI e XII')
     ("Studiate i capitoli VII e VIII per lunedì, su Pio XI e XII.",
      "Studiate i capitoli sette e otto per lunedì, su Pio undicesimo e dodicesimo."),
+    # 'kg' chili; a numbered lesson in Roman numerals a cardinal; 'kVA'
+    ("Portate 4 kg di farina alla lezione III; il contatore è da 6 kVA.",
+     "Portate quattro chili di farina alla lezione tre; il contatore è da sei chilovoltampere."),
 ]
 
 

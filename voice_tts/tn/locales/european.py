@@ -560,6 +560,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, said, self.code)
         if (span := self.roman(cur, end, word, listed_roman(ctx))) is not None:
             return span
+        name, _, numeral = word.rpartition("-")
+        ruler = name.split("-")[-1]  # a ruler's number joined to his name, as streets are named: 'bd Henri-IV'
+        if self.is_ruler(ruler) and (span := self.roman(cur, end, numeral, replace(ctx, prev_word=ruler))):
+            return replace(span, info=f"{name}-{span.info}")
         if (reading := self.abbreviation(word)) is not None and not (word in self.NAME_ABBREVIATIONS and (chunk_after(
                 cur, end, str.isupper) or ctx.prev_word.istitle() and ctx.prev_word.lower() not in self.PREPOSITIONS)):
             if (
@@ -1303,15 +1307,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         after, nouns = chunk_after(cur, end, is_letter), (*ctx.words_before[-1:], ctx.prev_word)
         if nouns[-1].lower() in self.CHAPTER_WORDS or nouns[-1].isupper() and not (after and after[0].endswith("s")):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
-        if (
-            after is None
-            and n < 1000
-            and nouns[-1] == self.SCALE_OF
-            and len(nouns) == 2
-            and self.singular(nouns[0]) != nouns[0]
-        ):
-            return self.counted(n, self.is_feminine(self.singular(nouns[0])))
-        return None if (noun := self.noun_after(cur, end)) is None else self.counted(n, self.is_feminine(noun))
+        of = after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2  # '21 poltronas de 240'
+        noun = one if of and (one := self.singular(nouns[0])) != nouns[0] else self.noun_after(cur, end)
+        if noun is None or 1900 <= n < 2100 and not self.is_plural(noun):
+            return None  # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas)
+        return self.counted(n, self.is_feminine(noun))
 
     def values_noun_before(self, ctx: Context) -> bool:
         """Whether a decimal is the value of the singular noun an article or preposition leads before it, not a count

@@ -62,6 +62,10 @@ class Portuguese(Iberian):
             else super().percent(whole, fractional, ctx)
         )
 
+    def phone_digits(self, text: str) -> str:
+        """Digit by digit, a service number's '0800' as a number (zero oitocentos)."""
+        return re.sub(r"^zero oito zero zero\b", "zero oitocentos", self.digits(text))
+
     def fraction(self, numerator: int, denominator: int) -> str:
         if 2 <= denominator <= 10 or denominator in (100, 1000):  # 'meio', 'terço', then the ordinal
             return super().fraction(numerator, denominator)
