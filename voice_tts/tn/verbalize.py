@@ -71,7 +71,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
         names = english.unit(raw.rstrip(". "))
-        one = names and {ctx.prev_word.lower(), *ctx.words_before[-1:]} & {"per", "1", "a", "one"}
+        one = names and ctx.last_two_words() & {"per", "1", "a", "one"}
         return reading.replace(names[1], names[0]) if one else reading
     if kind == "date":
         return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw

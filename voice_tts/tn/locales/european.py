@@ -109,6 +109,11 @@ def listed_roman(ctx: Context) -> Context:
     return ctx
 
 
+def letters_after(cur: Cursor, end: int) -> str:
+    """The word of letters after `end` and its spaces, or "" where none follows."""
+    return (chunk_after(cur, end, is_letter) or ("",))[0]
+
+
 class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
@@ -383,7 +388,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
         ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
         '10 ha coltivati' ettari); ru looks past it."""
-        after = (chunk_after(cur, end, is_letter) or ("",))[0] if word == "ha" else ""
+        after = letters_after(cur, end) if word == "ha" else ""
         if word in self.PREPOSITIONS or after.islower() and after.endswith("o"):
             return None
         return self.sensed_unit(word, ctx) or (
@@ -544,7 +549,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)
         bare = after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1))  # 'max 2' as 'max.'
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
-            one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
+            one = ctx.last_two_words() & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             if "|" in reading:  # masculine, feminine, both plural: 'IVA incl.' inclusa, 'spese incl.' incluse
                 noun, forms = ctx.prev_word.lower(), reading.split("|")
@@ -772,7 +777,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'1. ' or '1) ' opening a line is a list number, not before a month or century word ('1. Mai', '3. Runde')."""
         end = lexer.digits_end(cur, pos, 3)
-        word = (chunk_after(cur, end + 1, is_letter) or ("",))[0].lower().rstrip(".") if cur.at(end) == "." else ""
+        word = letters_after(cur, end + 1).lower().rstrip(".") if cur.at(end) == "." else ""
         if cur.at(end) not in ".)" or not is_space(cur.at(end + 1)) or word in self.MONTHS.keys() | self.CENTURY_WORDS:
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
@@ -939,7 +944,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and (m := _RANGE.fullmatch(token)):
             ends = (
                 cur.at(lexer.spaces(cur, end)) in ".,;!?)"
-                or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
+                or letters_after(cur, end) == self.HALF_AND
             )
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             # '0,70–1,10 g/l' … un virgule dix gramme
