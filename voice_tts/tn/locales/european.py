@@ -623,9 +623,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             (len(word) > 1 and not word.isupper() and not set(word) & set("aeiou"))
             or word not in (word.lower(), word.upper())
         )
-        # a symbol with no number: 'el km', 'je kWh', not 'il CV'
-        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES
-        if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
+        # a symbol with no number after a cue or an adjective after one: 'el km', 'jedes weitere kg'; not 'il CV'
+        plural = ctx.last_two_words().intersection(self.PLURAL_UNIT_CUES)
+        if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
         # '€ brut/mois' brut par mois
