@@ -942,10 +942,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
         if plain and (m := _RANGE.fullmatch(token)):
-            ends = (
-                cur.at(lexer.spaces(cur, end)) in ".,;!?)"
-                or letters_after(cur, end) == self.HALF_AND
-            )
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or letters_after(cur, end) == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             # '0,70–1,10 g/l' … un virgule dix gramme
             one = self.SINGULAR_BELOW_TWO and to_int(m[3].partition(",")[0]) < 2
