@@ -241,6 +241,10 @@ READINGS = {
         "Call one eight hundred, five five five, zero one four six or one four one five, five five five, zero one zero zero.",
     # a unit joined to its number by a hyphen describes the noun after it: singular
     "a 5-km run with a 10-lb bag": "a five kilometer run with a ten pound bag",
+    # a unit symbol with no number after 'per', 'each' or 'every', also past an adjective: its name for one
+    "Roaming is 8p per MB, each additional kg is $15 and every extra km 40¢.":
+        "Roaming is eight p per megabyte, each additional kilogram is fifteen dollars and every extra kilometer "
+        "forty cents.",
     # address and area abbreviations
     "Apt. 4B, Ste. 200 and Bldg. 5 have 650 sq. ft. each.":
         "Apartment four B, Suite two hundred and Building five have six hundred fifty square feet each.",

@@ -155,6 +155,10 @@ READINGS = [
     # an abbreviated unit after a word that counts one, also past its adjective: singular
     ("Jede angefangene Std. kostet 2,50 €, eine halbe Std. mehr, weitere Std. folgen.",
      "Jede angefangene Stunde kostet zwei Euro fünfzig, eine halbe Stunde mehr, weitere Stunden folgen."),
+    # a unit symbol with no number after a word that counts one, also past its adjective: singular, in full
+    ("Das erste kg ist frei, für jeden weiteren km zahlen Sie 0,40 € und je angefangene kWh 0,35 €.",
+     "Das erste Kilogramm ist frei, für jeden weiteren Kilometer zahlen Sie vierzig Cent und je angefangene "
+     "Kilowattstunde fünfunddreißig Cent."),
     # a unit inside a compound after a number other than one: plural
     ("Ein 12-t-LKW und ein 7,5-t-LKW.", "Ein zwölf-Tonnen-LKW und ein sieben Komma fünf-Tonnen-LKW."),
     # an optician's unit

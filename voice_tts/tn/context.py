@@ -77,6 +77,10 @@ class Context:
         """The raw character before `pos` of the tail `text`: before the tail, the last committed."""
         return text[pos - 1] if pos > 0 else self.prev_char
 
+    def last_two_words(self) -> set[str]:
+        """`prev_word` and the word before it, in lower case, where a cue may stand ('per kg', 'jedes weitere kg')."""
+        return {w.lower() for w in (self.prev_word, *self.words_before[-1:])}
+
     def sentence_lang(self) -> str:
         # a Japanese sentence's kanji or a German sentence's words stay in the turn's language
         if self.locale is not None:

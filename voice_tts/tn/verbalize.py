@@ -71,7 +71,7 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
     if kind == "abbr":  # a unit's name after 'per' or one in the singular: 'per sq. ft.' per square foot
         reading = english.abbreviation(raw.rstrip(".").rstrip(), ctx.prev_word, span.info, raw.endswith("."))
         names = english.unit(raw.rstrip(". "))
-        one = names and {ctx.prev_word.lower(), *ctx.words_before[-1:]} & {"per", "1", "a", "one"}
+        one = names and ctx.last_two_words() & {"per", "1", "a", "one"}
         return reading.replace(names[1], names[0]) if one else reading
     if kind == "date":
         return english.written_date(raw, ctx.prev_word) or normalize_span(raw, "en") or raw
@@ -96,14 +96,17 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         return " ".join(p for p in re.split(r"[_/]+", raw) if p)
     if reading := english.capital_range(raw, ctx.prev_word.rstrip("s").capitalize() in english.ROMAN_COUNTERS):
         return reading
+    # a unit with no number after 'per', 'each' or 'every', or one of them and an adjective: 'each additional kg'; a
+    # one-letter symbol only right after 'per' ('per m'), never a letter cut from a word ("each player's")
+    cues = ctx.last_two_words() & {"per", "each", "every"}
+    if cues and (len(raw) > 1 or ctx.prev_word.lower() == "per") and (unit := english.unit(raw)):
+        return unit[0]
     listed = ctx.prev_word if raw == "I" else listed_roman(ctx).prev_word  # 'Henry VII and VIII' the eighth; 'and I'
     if raw[:2].isupper() and raw.isascii() and (reading := english.roman(raw, listed) or (
             ctx.spell_acronyms and lang != "zh" and english.acronym(raw))):  # a Chinese voice spells them anyway
         return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
         return unit_words("zh")[raw]
-    if ctx.prev_word.lower() == "per" and (unit := english.unit(raw)):
-        return unit[0]
     if "_" in raw or "/" in raw:
         # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
         slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "

@@ -18,7 +18,7 @@ from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import data, locale_span, words
-from voice_tts.tn.locales.european import Language, Unit
+from voice_tts.tn.locales.european import Language, Unit, letters_after
 from voice_tts.tn.locales.european_dates import chunk_after
 
 _WORDS = words("de")
@@ -112,18 +112,18 @@ class German(Language):
             span.info += "e" + _ending(_cue(ctx), noun_gender(found[1]))  # before its noun: 'mtl. Rate' monatliche
         elif span and cur.text[pos:span.end].rstrip(".").lower() in _HEDGES.union(_LIST_WORDS):
             span.agreement = ctx.agreement  # '20 Tropfen bzw. ca. 1 ml' einen: the list's case past them
-        elif is_letter(c) and (day := cur.text[pos:lexer.chunk(cur, pos)]) in _WEEKDAYS:
+        elif is_letter(c) and word in _WEEKDAYS:  # the word the plate's test read
             # 'am Fr.', after an ordinal 'jeden 2. Fr.'
             cued = _DATIVE_CUES & {_cue(ctx), ctx.agreement * (not ctx.prev_word)}
             if (
-                day in self.WEEKDAYS
+                word in self.WEEKDAYS
                 and cur.at(pos + 2) == "."
                 and cur.at(pos + 3) in (",", " ")
                 # a date or time after: 'Fr., 12.3.'
                 and (cued or chunk_after(cur, pos + 3 + (cur.at(pos + 3) == ","), is_digit))
             ):
-                span = locale_span(pos + 3, self.WEEKDAYS[day], self.code)  # Freitag, not Frau
-            weekday = span or locale_span(pos + len(day), self.WEEKDAYS.get(day, day), self.code)
+                span = locale_span(pos + 3, self.WEEKDAYS[word], self.code)  # Freitag, not Frau
+            weekday = span or locale_span(pos + len(word), self.WEEKDAYS.get(word, word), self.code)
             if (
                 (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit))
                 and "." in date[0] + cur.at(date[1])
@@ -191,7 +191,7 @@ class German(Language):
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """A unit of one word takes the dative plural's -n after -e ('unter 14 J.' Jahren; not 'Gigabyte'), after -er
         where it ends its phrase ('von 8 cm' Zentimetern; 'mit 3 l Wasser' Liter; 'mg/dl' pro Deziliter)."""
-        unit, noun = super().unit_at(cur, word, end, ctx), (chunk_after(cur, end, is_letter) or ("",))[0][:1].isupper()
+        unit, noun = super().unit_at(cur, word, end, ctx), letters_after(cur, end)[:1].isupper()
         plural = unit.plural if unit and " " not in unit.plural else ""
         ending = plural.endswith("e") and plural != unit.singular or plural.endswith("er") and not noun
         dative = ctx is not None and _CASES.get(_cue(ctx)) == "dative"
@@ -202,7 +202,7 @@ class German(Language):
         'bis', 'von', is a year too (a count is followed by its noun, which German capitalizes: '1500 Menschen')."""
         if (year := super().is_year(cur, end, n, ctx)) or not 1100 <= n <= 1999:
             return year
-        if word := (chunk_after(cur, end, is_letter) or ("",))[0]:
+        if word := letters_after(cur, end):
             return (
                 word[0].islower()
                 and self.unit(word) is None

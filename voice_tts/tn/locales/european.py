@@ -109,6 +109,11 @@ def listed_roman(ctx: Context) -> Context:
     return ctx
 
 
+def letters_after(cur: Cursor, end: int) -> str:
+    """The word of letters after `end` and its spaces, or "" where none follows."""
+    return (chunk_after(cur, end, is_letter) or ("",))[0]
+
+
 class Language(AddressesAndPhones, DatesAndTimes):
     """The words of one language; the rules that decide spans are shared (this class)."""
 
@@ -383,7 +388,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The unit `word` ending at `end` names there, none opening an abbreviation ('79 d. C.'), none a preposition
         ('3 da pagare', not dalton), nor 'ha' before a participle ('n. 4 ha vinto', 'el 3 ha ganado': the verb;
         '10 ha coltivati' ettari); ru looks past it."""
-        after = (chunk_after(cur, end, is_letter) or ("",))[0] if word == "ha" else ""
+        after = letters_after(cur, end) if word == "ha" else ""
         if word in self.PREPOSITIONS or after.islower() and after.endswith("o"):
             return None
         return self.sensed_unit(word, ctx) or (
@@ -544,7 +549,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)
         bare = after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1))  # 'max 2' as 'max.'
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
-            one = {w.lower() for w in (ctx.prev_word, *ctx.words_before[-1:])} & {self.PER, *self.UNIT_CUES}
+            one = ctx.last_two_words() & {self.PER, *self.UNIT_CUES}
             unit = one and next((u for u in self.UNITS.values() if u.plural == reading), None)  # 'jede halbe Std.'
             if "|" in reading:  # masculine, feminine, both plural: 'IVA incl.' inclusa, 'spese incl.' incluse
                 noun, forms = ctx.prev_word.lower(), reading.split("|")
@@ -622,9 +627,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             (len(word) > 1 and not word.isupper() and not set(word) & set("aeiou"))
             or word not in (word.lower(), word.upper())
         )
-        # a symbol with no number: 'el km', 'je kWh', not 'il CV'
-        plural = ctx.prev_word.lower() in self.PLURAL_UNIT_CUES
-        if symbol and (plural or ctx.prev_word.lower() in self.UNIT_CUES) and (unit := self.unit(word)):
+        # a symbol with no number after a cue or an adjective after one: 'el km', 'jedes weitere kg'; not 'il CV'
+        plural = ctx.last_two_words().intersection(self.PLURAL_UNIT_CUES)
+        if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
         # '€ brut/mois' brut par mois
@@ -776,7 +781,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _list_number(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """'1. ' or '1) ' opening a line is a list number, not before a month or century word ('1. Mai', '3. Runde')."""
         end = lexer.digits_end(cur, pos, 3)
-        word = (chunk_after(cur, end + 1, is_letter) or ("",))[0].lower().rstrip(".") if cur.at(end) == "." else ""
+        word = letters_after(cur, end + 1).lower().rstrip(".") if cur.at(end) == "." else ""
         if cur.at(end) not in ".)" or not is_space(cur.at(end + 1)) or word in self.MONTHS.keys() | self.CENTURY_WORDS:
             return None
         return Span(lexer.spaces(cur, end + 1), "olist", self.code, info=cur.text[pos:end])
@@ -941,10 +946,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
         # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
         if plain and (m := _RANGE.fullmatch(token)):
-            ends = (
-                cur.at(lexer.spaces(cur, end)) in ".,;!?)"
-                or (chunk_after(cur, end, is_letter) or ("",))[0] == self.HALF_AND
-            )
+            ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or letters_after(cur, end) == self.HALF_AND
             noun = self.noun_after(cur, end) if self.RANGE_GENDER else None
             # '0,70–1,10 g/l' … un virgule dix gramme
             one = self.SINGULAR_BELOW_TWO and to_int(m[3].partition(",")[0]) < 2
