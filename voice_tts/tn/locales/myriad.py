@@ -40,6 +40,9 @@ _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
 _is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
+_UNROOTED = (False, False)  # an expression's `roots`: no number under √
+# what an expression's digits read as: their end, the expression's kind, parts and roots
+_Body = tuple[int, str, tuple[str, ...], tuple[bool, bool]]
 
 
 @cache
@@ -79,7 +82,7 @@ class Expression:
     kind: str
     parts: tuple[str, ...]
     sign: str = ""  # "-" or "+"
-    roots: tuple[bool, bool] = (False, False)
+    roots: tuple[bool, bool] = _UNROOTED
     currency: str = ""  # the symbol or code as written ("₩", "US$", "krw")
     scale: str = ""  # 万/億/兆 after an amount of money ("₩12억")
     suffix: str = ""  # "%", "°", "°C", a unit or unit/unit as written
@@ -142,7 +145,7 @@ class Language:
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)
 
-    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool] = _UNROOTED) -> str:
         """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
         return (f"{self.words['root'] * roots[1]}{self.integer(denominator)}{self.words['fraction_of']}"
                 f"{self.words['root'] * roots[0]}{self.integer(numerator)}")
@@ -242,7 +245,7 @@ class Language:
         # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
-            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False))
+            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction))
             return locale_span(pos + 1, reading, self.code)
         if (
             c in self.weekdays
@@ -639,7 +642,7 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     return (cur.text[i:per], per) if per and cur.text[j + 1:per] in language.units else (cur.text[i:j], j)
 
 
-def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
+def _body(cur: Cursor, i: int) -> _Body:
     text = cur.text
     root = cur.at(i) == "√"
     start = i + root
@@ -649,7 +652,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
     if root:
         return _fraction(cur, a, whole, True) or (a, "integer", (whole,), (True, False))
     if n == ":" and a - start <= 2:
-        return _time(cur, a, whole) or (a, "integer", (whole,), (False, False))
+        return _time(cur, a, whole) or (a, "integer", (whole,), _UNROOTED)
     if n == "/" and (found := _fraction(cur, a, whole, False)) is not None:
         return found
     if n == ",":
@@ -660,8 +663,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
             whole = text[start:b].replace(",", "")
             if cur.at(b) == "." and is_digit(cur.at(b + 1)):
                 e = lexer.digits_end(cur, b + 1)
-                return e, "decimal", (whole, text[b + 1:e]), (False, False)
-            return b, "integer", (whole,), (False, False)
+                return e, "decimal", (whole, text[b + 1:e]), _UNROOTED
+            return b, "integer", (whole,), _UNROOTED
     groups, seps, e, spaced = [whole], [], a, False
     while (s := cur.at(e)) in ("-", ".") and (
         is_digit(cur.at(e + 1))
@@ -681,9 +684,9 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         seps.append(s + " " * spaced)
         e, spaced = f, False
     if len(groups) == 1 or ". " in seps and not (len(seps) == 2 and _is_month_day(groups[1], groups[2])):
-        return a, "integer", (whole,), (False, False)
+        return a, "integer", (whole,), _UNROOTED
     if seps == ["."]:
-        return e, "decimal", tuple(groups), (False, False)
+        return e, "decimal", tuple(groups), _UNROOTED
     # '10-20', '2020-2030'
     if (
         seps == ["-"]
@@ -693,17 +696,17 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         and (len(groups[0]), len(groups[1])) != (3, 4)
         and int(groups[0]) < int(groups[1])
     ):
-        return e, "range", tuple(groups), (False, False)
+        return e, "range", tuple(groups), _UNROOTED
     if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         # '2027.06.15.(화)', not a full stop
         final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())
-        return e + final_period, "date", tuple(groups), (False, False)
+        return e + final_period, "date", tuple(groups), _UNROOTED
     # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
     telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4
-    return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
+    return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), _UNROOTED
 
 
-def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
+def _time(cur: Cursor, a: int, hours: str) -> _Body | None:
     parts, e = [hours], a
     while (
         len(parts) < 3
@@ -717,11 +720,11 @@ def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], t
     return (
         None
         if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:])
-        else (e, "time", tuple(parts), (False, False))
+        else (e, "time", tuple(parts), _UNROOTED)
     )
 
 
-def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
+def _fraction(cur: Cursor, a: int, first: str, root_first: bool) -> _Body | None:
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
     if cur.at(a) != "/" or not is_digit(cur.at(k := a + 1 + (root_second := cur.at(a + 1) == "√"))):
         return None
@@ -730,7 +733,7 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     if not (root_first or root_second) and cur.at(b) == "/" and is_digit(cur.at(b + 1)):
         e = lexer.digits_end(cur, b + 1)
         if (date := _date(first, second, cur.text[b + 1:e])) is not None:
-            return e, "date", date, (False, False)
+            return e, "date", date, _UNROOTED
     return b, "fraction", (first, second), (root_first, root_second)
 
 
