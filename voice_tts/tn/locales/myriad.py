@@ -103,6 +103,8 @@ class Language:
         self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
         self.letters = dict(zip(string.ascii_lowercase, table["letters"].split(), strict=True))  # by name: 'F1', '.pdf'
+        # digits as English names them, after the letters a key holds ('' after any): 'A4' エーヨン, '2ラン' ツーラン
+        self.code_digits = {letters: names.split() for letters, names in table["code_digits"].items()}
         self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
@@ -172,10 +174,8 @@ class Language:
         # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
         if _CODE.fullmatch(text):
             letter, digit = sorted(text, key=str.isdecimal)
-            digits = next(
-                names for letters, names in self.words["code_digits"].items() if letter in letters or not letters
-            )
-            return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
+            digits = next(names for letters, names in self.code_digits.items() if letter in letters or not letters)
+            return "".join((self.letters[letter.lower()], digits[int(digit)])[::1 if text[0] == letter else -1])
         if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
             return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
         return _NUMBER.sub(lambda m: self.decimal(*m[0].split(".")) if "." in m[0] else self._telephone_digits(m[0])
@@ -239,7 +239,7 @@ class Language:
                 and "ァ" <= before <= "ー"
                 and c < "①"
                 and sign[1] < 10
-                and self.words["code_digits"][""].split()
+                and self.code_digits[""]
             )
             return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
         # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
@@ -417,7 +417,7 @@ class Language:
         ):
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
-            return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
+            return locale_span(end, self.code_digits[""][int(digits)], self.code)  # '2ラン' ツーラン
         k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
         hour = re.match(self.words.get("shared_counter", "(?!)"), cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
         spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
