@@ -29,9 +29,7 @@ def cardinal(n: int) -> str:
     万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
     if n == 0 or n >= 10**16:
         return digits(str(n))
-    # unicode-rbnf picks a rule by the number as a float, exact below 2^53: above, by 兆
-    parts = (n,) if n < 2**53 else (n - n % 10**12, n % 10**12)
-    spoken = "".join(cldr.spell("zh", part, "spellout-cardinal") for part in parts if part)
+    spoken = cldr.spell_by_myriads("zh", n, "spellout-cardinal")
     spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
     spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
     return spoken.replace("零十", "零一十").replace("兆", "万亿")

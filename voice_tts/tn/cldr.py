@@ -81,6 +81,13 @@ def spell(lang: str, n: int, ruleset: str) -> str:
     return result.text_by_ruleset[ruleset]
 
 
+def spell_by_myriads(lang: str, n: int, ruleset: str) -> str:
+    """`n` below 10^16 spelled by a ruleset of a language that groups by ten thousand (Chinese, Japanese, Korean), exact
+    past 2^53: unicode-rbnf picks a rule by the number as a float, so a larger one is spelled as its 兆 and the rest."""
+    parts = (n,) if n < 2**53 else (n - n % 10**12, n % 10**12)
+    return "".join(spell(lang, part, ruleset) for part in parts if part)
+
+
 def cardinal(lang: str, n: int, *form: str) -> str:
     return spell(lang, n, _ruleset(lang, "cardinal", form))
 

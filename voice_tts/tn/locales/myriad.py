@@ -122,13 +122,9 @@ class Language:
         myriads (만 일 → 만일); digit by digit from 10^20 on."""
         if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
             return self.digits(str(n)) if n else self.words["zero"]
-        ruleset = self.words["ruleset"]
-        if n < 2**53:
-            spoken = cldr.spell(self.code, n, ruleset)
-        else:  # unicode-rbnf picks a rule by the number as a float, exact below 2^53; CLDR stops at 10^18
-            kei, rest = divmod(n, 10**16)
-            spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
-                cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
+        kei, rest = divmod(n, 10**16)  # CLDR stops at 10^18: 京 named here
+        spoken = (self.cardinal(kei) + self.large[3] if kei else "") + cldr.spell_by_myriads(
+            self.code, rest, self.words["ruleset"])
         spoken = spoken.replace(" ", "")
         if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
             spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
