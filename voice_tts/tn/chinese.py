@@ -108,8 +108,8 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
     measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), a floor (二层), a 2 after 零 ('02分' 零二分), and a leading 2 before 百 (二百一十, as 第二百一十)."""
-    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken) or re.search(r"[0-9]", spoken) or (
-            (n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
+    integer = re.match(r"[1-9]\d*", source)
+    if re.search(r"[0-9]", spoken) or integer and "幺" in spoken and not _MOBILE.fullmatch(integer[0]):
         return None
     return _HUNDREDS_LIANG.sub("二百", re.sub("(?<=月)两(?=日)|两(?=分之|层|楼)|(?<=零)两(?![百千万亿])", "二", spoken))
 
