@@ -165,7 +165,7 @@ class Language:
         if text.startswith("#"):
             number = text[1:].lstrip()
             # a short dial code ('#8000', '#7119') is said as it is dialled: ja シャープ八千
-            dialled = len(number) == 4 and number.isdecimal() and self.words.get("dial_code")
+            dialled = len(number) == 4 and number.isdecimal() and self.words["dial_code"]
             return (dialled or self.words["number_sign"]).format(self.number(number))
         # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
         if _CODE.fullmatch(text):
@@ -201,7 +201,7 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = next((w for after, w in self.words.get("tilde_before", {}).items() if cur.startswith(k, after)), "")
+            word = next((w for after, w in self.words["tilde_before"].items() if cur.startswith(k, after)), "")
             return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
@@ -249,9 +249,8 @@ class Language:
             and len(joiner := set(cur.text[pos + 1:k:2])) == 1
             and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
         ):
-            days, (more, two) = (
-                [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
-            )
+            days = [self.weekdays.get(d) for d in cur.text[pos:k:2]]
+            more, two = self.words["weekday_list"]  # a list's joiners, of more days and of two: ko '월·수·금'
             # '月〜土' 月曜日から土曜日
             if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):
                 return locale_span(
@@ -316,8 +315,8 @@ class Language:
             return self.other_span(cur, pos, ctx)
         end, e = found
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        lot = self.words.get("lot_before", ())
-        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
+        lot = self.words["lot_before"]
+        plate = before == " " and ctx.prev_word in self.words["plate_kana"]  # 'あ 12-34' 十二 三十四
         if e.kind in ("range", "groups") and (
             before in lot
             or plate
@@ -405,7 +404,7 @@ class Language:
             (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
             and not "一" <= cur.at(end) <= "鿿"
         )
-        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
+        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
         if (
             digits == "00"
             and ctx.char_before(cur.text, pos) == self.words["clock"][0]
@@ -415,13 +414,13 @@ class Language:
         if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
             return locale_span(end, self.code_digits[""][int(digits)], self.code)  # '2ラン' ツーラン
         k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
-        hour = re.match(self.words.get("shared_counter", "(?!)"), cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
+        hour = re.match(self.words["shared_counter"], cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
         spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
         return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
-        cues = tuple(self.words.get(cues, ()))
+        cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
