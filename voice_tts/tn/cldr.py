@@ -130,10 +130,11 @@ def currency_symbols(lang: str) -> dict[str, str]:
     only in capitals: written in lower case after a number it is the word."""
     table = {code.lower(): code for code in _current_currencies() if code.lower() not in known_words()}
     # then 'CA$', 'A$'
-    for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):
-        symbol = get_currency_symbol(code, locale).lower()
-        if symbol != code.lower():
-            table.setdefault(symbol, code)
+    for locale in (lang, "en"):
+        for code in _current_currencies():
+            symbol = get_currency_symbol(code, locale).lower()
+            if symbol != code.lower():
+                table.setdefault(symbol, code)
     table.update(_SHARED_SYMBOLS)
     return table
 
