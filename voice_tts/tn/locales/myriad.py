@@ -399,7 +399,8 @@ class Language:
         """An integer with nothing of its own around it (`digits`, thousands commas removed), read
         by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
         ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
-        cue = ctx.prev_word or (ctx.char_before(cur.text, pos) if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
+        before = ctx.char_before(cur.text, pos)
+        cue = ctx.prev_word or (before if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
         code = (
             (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
             and not "一" <= cur.at(end) <= "鿿"
@@ -407,7 +408,7 @@ class Language:
         code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
         if (
             digits == "00"
-            and ctx.char_before(cur.text, pos) == self.words["clock"][0]
+            and before == self.words["clock"][0]
             and cur.at(end) == self.words["clock"][1]
         ):
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
