@@ -218,9 +218,10 @@ def _quantity(text: str, suffix: str) -> str:
 
 
 def count(text: str) -> str | None:
-    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米: a
-    currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without its decimals' final
-    zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
+    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米:
+    a currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without
+    its decimals' final zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would
+    drop a written zero)."""
     if (
         (m := _COUNT.fullmatch(text)) is None
         and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1

@@ -97,7 +97,8 @@ def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
 
 
 def digit_groups_end(cur: Cursor, j: int) -> int:
-    """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a separator at `j`."""
+    """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a
+    separator at `j`."""
     end = j
     with suppress(TooLong):
         while (

@@ -363,8 +363,9 @@ class Language:
         return self._until(cur, pos, self.expression(cur, pos, end, e, ctx), e, ctx)
 
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
-        """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
-        '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
+        """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it
+        ('16일~31일이며' 삼십일일까지이며, '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its
+        counter, in place of 에 (이십사시까지)."""
         # a period of the day may come between: '6시~오후 10시'
         until, counters, before, replaced, between, periods = self.words["until"]
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
@@ -396,9 +397,9 @@ class Language:
         )
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
-        """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
-        ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
+        """An integer with nothing of its own around it (`digits`, thousands commas removed), read by what follows it
+        ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or
+        a long one ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
         before = ctx.char_before(cur.text, pos)
         cue = ctx.prev_word or (before if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
         code = (
@@ -420,7 +421,8 @@ class Language:
         return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
-        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
+        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾;
+        a day's: 検針日は)."""
         cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
@@ -545,7 +547,8 @@ def ends_in_consonant(text: str) -> bool:
 
 
 def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
-    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end and its value."""
+    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end
+    and its value."""
     if "Ⅰ" <= (c := cur.at(pos)) <= "Ⅻ" or "①" <= c <= "⑳":
         return pos + 1, int(unicodedata.numeric(c))
     end = lexer.run(cur, pos, "IVX".__contains__)
