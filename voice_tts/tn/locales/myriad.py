@@ -259,7 +259,7 @@ class Language:
                     else (two if len(days) == 2 else more).join(days),
                     self.code,
                 )
-        if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
+        if c in _OPEN and (found := self._weekdays(cur, pos)):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(before):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
             i = pos + 1 + 2 * cur.startswith(pos + 1, "er")
@@ -341,7 +341,7 @@ class Language:
             and _is_month_day(*e.parts)
             and (
                 self.cued(ctx.prev_word, "date_cues")
-                or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
+                or cur.at(end) in _OPEN and self._weekdays(cur, end)
                 # '5/12の9:00', '6/3の9時'
                 or (
                     cur.at(end) in self.words["before_time"]
@@ -381,6 +381,18 @@ class Language:
         ):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
+
+    def _weekdays(self, cur: Cursor, pos: int) -> tuple[int, str] | None:
+        """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
+        joiners = self.words["weekday_joiners"]
+        words, i = [], pos + 1
+        while True:
+            if (day := cur.at(i)) not in self.weekdays or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
+                return None
+            if c in _CLOSE:
+                return i + 2, "".join((*words, self.weekdays[day]))
+            words += self.weekdays[day], joiners[c]
+            i += 2
 
     def _company(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A company's legal form abbreviated in brackets next to its name: '(주)한빛물류' 주식회사
@@ -780,15 +792,3 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
             break
         i = j + 1
     return (j, Expression("phone", tuple(groups), country=country)) if len(groups) + bool(country) >= 3 else None
-
-
-def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
-    words, i = [], pos + 1
-    while True:
-        if (day := cur.at(i)) not in days or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
-            return None
-        if c in _CLOSE:
-            return i + 2, "".join((*words, days[day]))
-        words += days[day], joiners[c]
-        i += 2
