@@ -600,7 +600,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         )
         if (
             not currency
-            or c not in language.currency_symbols and not language.currency(currency)
+            or not language.currency(currency)  # a symbol's code is known; a code may be a word
             # a space at most, then the amount
             or not is_digit(cur.at(i := pos + len(currency) + (cur.at(pos + len(currency)) == " ")))
         ):
