@@ -111,8 +111,9 @@ class Language:
         self.currency_symbols = frozenset(symbols).union(
             c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols
         )
-        abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
-        self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
+        wide = get_day_names("wide", locale=self.code)
+        self.weekdays = {short: wide[day] for day, short in get_day_names("abbreviated", locale=self.code).items()}
+        self.weekdays |= table["weekdays"]  # ja '祝' 祝日
         self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
 
     # --- numbers ------------------------------------------------------------------------------
