@@ -757,11 +757,11 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
     """(year, month, day) of a date written with slashes, in whichever order it is written."""
     if len(a) == 4 and _is_month_day(b, c):
         return a, b, c
-    return (
-        (c, b, a) if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12
-        else (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b)
-        else None
-    )
+    if len(c) not in (2, 4):
+        return None
+    if _is_month_day(b, a) and int(a) > 12:
+        return c, b, a
+    return (c, a, b) if _is_month_day(a, b) else None
 
 
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
