@@ -61,13 +61,10 @@ def _engine(lang: str) -> RbnfEngine:
 
 
 def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
-    """The most specific `spellout-<kind>-<form…>` the language has."""
+    """The most specific `spellout-<kind>-<form…>` the language has; every language has `spellout-numbering`."""
     names = _engine(lang).rulesets
     specific = ("-".join(("spellout", kind) + form[:i]) for i in range(len(form), -1, -1))
-    for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")):
-        if name in names:
-            return name
-    raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
+    return next(name for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")) if name in names)
 
 
 @lru_cache(maxsize=16384)
