@@ -228,7 +228,7 @@ def count(text: str) -> str | None:
         and "".join(pieces) == text
     ):
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
-    yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")
+    yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")  # ¥ the yuan (CLDR's zh: the yen)
     if (
         m is None
         or bool(m["cur"]) == bool(m["suffix"])
@@ -242,9 +242,9 @@ def count(text: str) -> str | None:
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
     suffix = re.sub(rf"½({_MEASURE_WORD})", r"\1半", m["suffix"])  # a half after its measure word: '1½杯' 一杯半
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], suffix) + m["scale"]
-    if not m.group("cur"):
+    if not m["cur"]:
         return spoken + suffix + ("每" + m["per"] if m["per"] else "")
-    code = "CNY" if m["cur"] in "￥¥" else cldr.currency_code("zh", m["cur"])  # ¥ the yuan (CLDR's zh: the yen)
+    code = "CNY" if yuan else cldr.currency_code("zh", m["cur"])  # a symbol alone: no suffix 元 came with it
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 
