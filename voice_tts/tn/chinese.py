@@ -29,9 +29,7 @@ def cardinal(n: int) -> str:
     万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
     if n == 0 or n >= 10**16:
         return digits(str(n))
-    # unicode-rbnf picks a rule by the number as a float, exact below 2^53: above, by 兆
-    parts = (n,) if n < 2**53 else (n - n % 10**12, n % 10**12)
-    spoken = "".join(cldr.spell("zh", part, "spellout-cardinal") for part in parts if part)
+    spoken = cldr.spell_by_myriads("zh", n, "spellout-cardinal")
     spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
     spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
     return spoken.replace("零十", "零一十").replace("兆", "万亿")
@@ -110,8 +108,8 @@ def fix_wetext(source: str, spoken: str) -> str | None:
     reads every long number starting with 1 as a telephone number (幺幺零…): an integer, bare or before a
     measure word, is an amount unless it is a mobile number (`mobile`) or follows a code word.
     A denominator is 二 (二分之一), a floor (二层), a 2 after 零 ('02分' 零二分), and a leading 2 before 百 (二百一十, as 第二百一十)."""
-    if re.fullmatch(r"[-+]?\d+\.\d+", source) and ("月" in spoken or "日" in spoken) or re.search(r"[0-9]", spoken) or (
-            (n := re.match(r"[1-9]\d*", source)) and "幺" in spoken and not _MOBILE.fullmatch(n[0])):
+    integer = re.match(r"[1-9]\d*", source)
+    if re.search(r"[0-9]", spoken) or integer and "幺" in spoken and not _MOBILE.fullmatch(integer[0]):
         return None
     return _HUNDREDS_LIANG.sub("二百", re.sub("(?<=月)两(?=日)|两(?=分之|层|楼)|(?<=零)两(?![百千万亿])", "二", spoken))
 
@@ -220,16 +218,17 @@ def _quantity(text: str, suffix: str) -> str:
 
 
 def count(text: str) -> str | None:
-    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米: a
-    currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without its decimals' final
-    zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would drop a written zero)."""
+    """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米:
+    a currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without
+    its decimals' final zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would
+    drop a written zero)."""
     if (
         (m := _COUNT.fullmatch(text)) is None
         and len(pieces := [c[0] for c in _COUNT.finditer(text) if c["suffix"]]) > 1
         and "".join(pieces) == text
     ):
         return "".join(map(count, pieces))  # counts one after another: '11胜2负' 十一胜两负, '2天1晚' 两天一晚
-    yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")
+    yuan = m and (m["cur"] in ("￥", "¥") or m["suffix"][:1] == "元")  # ¥ the yuan (CLDR's zh: the yen)
     if (
         m is None
         or bool(m["cur"]) == bool(m["suffix"])
@@ -243,9 +242,9 @@ def count(text: str) -> str | None:
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
     suffix = re.sub(rf"½({_MEASURE_WORD})", r"\1半", m["suffix"])  # a half after its measure word: '1½杯' 一杯半
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], suffix) + m["scale"]
-    if not m.group("cur"):
+    if not m["cur"]:
         return spoken + suffix + ("每" + m["per"] if m["per"] else "")
-    code = "CNY" if m["cur"] in "￥¥" else cldr.currency_code("zh", m["cur"])  # ¥ the yuan (CLDR's zh: the yen)
+    code = "CNY" if yuan else cldr.currency_code("zh", m["cur"])  # a symbol alone: no suffix 元 came with it
     return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
 
 

@@ -61,13 +61,10 @@ def _engine(lang: str) -> RbnfEngine:
 
 
 def _ruleset(lang: str, kind: str, form: tuple[str, ...]) -> str:
-    """The most specific `spellout-<kind>-<form…>` the language has."""
+    """The most specific `spellout-<kind>-<form…>` the language has; every language has `spellout-numbering`."""
     names = _engine(lang).rulesets
     specific = ("-".join(("spellout", kind) + form[:i]) for i in range(len(form), -1, -1))
-    for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")):
-        if name in names:
-            return name
-    raise ValueError(f"CLDR has no {kind} spellout for {lang!r}")
+    return next(name for name in chain(specific, (f"spellout-{kind}-masculine", "spellout-numbering")) if name in names)
 
 
 @lru_cache(maxsize=16384)
@@ -79,6 +76,13 @@ def spell(lang: str, n: int, ruleset: str) -> str:
     except NoRuleForNumberError:
         return " ".join(spell(lang, int(d), "spellout-numbering") for d in str(abs(n)))
     return result.text_by_ruleset[ruleset]
+
+
+def spell_by_myriads(lang: str, n: int, ruleset: str) -> str:
+    """`n` below 10^16 spelled by a ruleset of a language that groups by ten thousand (Chinese, Japanese, Korean), exact
+    past 2^53: unicode-rbnf picks a rule by the number as a float, so a larger one is spelled as its 兆 and the rest."""
+    parts = (n,) if n < 2**53 else (n - n % 10**12, n % 10**12)
+    return "".join(spell(lang, part, ruleset) for part in parts if part)
 
 
 def cardinal(lang: str, n: int, *form: str) -> str:
@@ -123,10 +127,11 @@ def currency_symbols(lang: str) -> dict[str, str]:
     only in capitals: written in lower case after a number it is the word."""
     table = {code.lower(): code for code in _current_currencies() if code.lower() not in known_words()}
     # then 'CA$', 'A$'
-    for locale, code in ((locale, code) for locale in (lang, "en") for code in _current_currencies()):
-        symbol = get_currency_symbol(code, locale).lower()
-        if symbol != code.lower():
-            table.setdefault(symbol, code)
+    for locale in (lang, "en"):
+        for code in _current_currencies():
+            symbol = get_currency_symbol(code, locale).lower()
+            if symbol != code.lower():
+                table.setdefault(symbol, code)
     table.update(_SHARED_SYMBOLS)
     return table
 

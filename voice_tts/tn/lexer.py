@@ -97,7 +97,8 @@ def digits_end(cur: Cursor, i: int, most: int | None = None) -> int:
 
 
 def digit_groups_end(cur: Cursor, j: int) -> int:
-    """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a separator at `j`."""
+    """Digit groups separated by single spaces, hyphens or slashes (one between spaces too: '089 / 12 34 56-0'), from a
+    separator at `j`."""
     end = j
     with suppress(TooLong):
         while (
@@ -165,7 +166,7 @@ def phone_end(cur: Cursor, i: int) -> int | None:
         j += cur.at(j) in (" ", "-")
     if cur.at(j) != "(" or (k := digits_end(cur, j + 1, 3)) - j != 4 or cur.at(k) != ")":
         return None
-    j = k + 2 if cur.at(k + 1) in (" ", "-") else k + 1
+    j = k + 1 + (cur.at(k + 1) in (" ", "-"))
     k = digits_end(cur, j, 3)
     if k - j != 3 or cur.at(k) not in ("-", " "):
         return None

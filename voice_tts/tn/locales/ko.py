@@ -54,6 +54,7 @@ class Korean(myriad.Language):
         always a Sino-Korean number ('제2장' 제이장, never the counter's 두장)."""
         # '국번 없이 1355' 일삼오오: a number to call, its zeros 공
         cue, c = " ".join((*ctx.words_before[-1:], ctx.prev_word)), cur.at(end)
+        before = ctx.char_before(cur.text, pos)
         flight = digits[0] == "0" and english.names_flight(ctx.prev_word, ctx.words_before, digits)  # 'KE 017편' 공일칠
         # a number the word before names, no count ('접수번호 2741번' 이천칠백사십일 번, 'F열 9번,'); of five digits a code's
         numbered = c == "번" and (digits[0] != "0" and self.cued(cue) or self.cued(ctx.prev_word, "numbering_words"))
@@ -70,10 +71,10 @@ class Korean(myriad.Language):
             day = cur.text[end + 1:k]  # '3·1절' 삼일절, '6·25 전쟁' 육이오: the day digit by digit, a round ten a number
             day = self.cardinal(int(day)) if day[-1] == "0" else self.digits(day)
             return locale_span(k, self.cardinal(int(digits)) + day, "ko")
-        if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or ctx.char_before(cur.text, pos) == "제":
+        if digits.startswith("0") and len(digits) > 2 or len(digits) > 6 or before == "제":
             return locale_span(end, plain, "ko")
         n = int(digits)
-        if c in myriad.TILDES and is_digit(cur.at(end + 1)) and ctx.char_before(cur.text, pos) != "월" and (
+        if c in myriad.TILDES and is_digit(cur.at(end + 1)) and before != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
             counter = next(
                 (w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)),

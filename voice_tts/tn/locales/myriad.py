@@ -40,6 +40,9 @@ _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
 _is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
+_UNROOTED = (False, False)  # an expression's `roots`: no number under √
+# what an expression's digits read as: their end, the expression's kind, parts and roots
+_Body = tuple[int, str, tuple[str, ...], tuple[bool, bool]]
 
 
 @cache
@@ -79,7 +82,7 @@ class Expression:
     kind: str
     parts: tuple[str, ...]
     sign: str = ""  # "-" or "+"
-    roots: tuple[bool, bool] = (False, False)
+    roots: tuple[bool, bool] = _UNROOTED
     currency: str = ""  # the symbol or code as written ("₩", "US$", "krw")
     scale: str = ""  # 万/億/兆 after an amount of money ("₩12억")
     suffix: str = ""  # "%", "°", "°C", a unit or unit/unit as written
@@ -100,14 +103,17 @@ class Language:
         self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
         self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
         self.letters = dict(zip(string.ascii_lowercase, table["letters"].split(), strict=True))  # by name: 'F1', '.pdf'
+        # digits as English names them, after the letters a key holds ('' after any): 'A4' エーヨン, '2ラン' ツーラン
+        self.code_digits = {letters: names.split() for letters, names in table["code_digits"].items()}
         self.units = unit_words(self.code)
         symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
         fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
         self.currency_symbols = frozenset(symbols).union(
             c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols
         )
-        abbreviated, wide = (get_day_names(width, locale=self.code) for width in ("abbreviated", "wide"))
-        self.weekdays = {abbreviated[day]: wide[day] for day in range(7)} | table["weekdays"]
+        wide = get_day_names("wide", locale=self.code)
+        self.weekdays = {short: wide[day] for day, short in get_day_names("abbreviated", locale=self.code).items()}
+        self.weekdays |= table["weekdays"]  # ja '祝' 祝日
         self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
 
     # --- numbers ------------------------------------------------------------------------------
@@ -117,13 +123,9 @@ class Language:
         myriads (만 일 → 만일); digit by digit from 10^20 on."""
         if n == 0 or n >= 10 ** (4 * len(self.large) + 4):
             return self.digits(str(n)) if n else self.words["zero"]
-        ruleset = self.words["ruleset"]
-        if n < 2**53:
-            spoken = cldr.spell(self.code, n, ruleset)
-        else:  # unicode-rbnf picks a rule by the number as a float, exact below 2^53; CLDR stops at 10^18
-            kei, rest = divmod(n, 10**16)
-            spoken = (self.cardinal(kei) + self.large[3] if kei else "") + "".join(
-                cldr.spell(self.code, part, ruleset) for part in (rest - rest % 10**12, rest % 10**12) if part)
+        kei, rest = divmod(n, 10**16)  # CLDR stops at 10^18: 京 named here
+        spoken = (self.cardinal(kei) + self.large[3] if kei else "") + cldr.spell_by_myriads(
+            self.code, rest, self.words["ruleset"])
         spoken = spoken.replace(" ", "")
         if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
             spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
@@ -142,7 +144,7 @@ class Language:
     def decimal(self, whole: str, fraction: str) -> str:
         return self.integer(whole) + self.words["point"] + self.digits(fraction)
 
-    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool]) -> str:
+    def fraction(self, numerator: str, denominator: str, roots: tuple[bool, bool] = _UNROOTED) -> str:
         """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
         return (f"{self.words['root'] * roots[1]}{self.integer(denominator)}{self.words['fraction_of']}"
                 f"{self.words['root'] * roots[0]}{self.integer(numerator)}")
@@ -164,15 +166,13 @@ class Language:
         if text.startswith("#"):
             number = text[1:].lstrip()
             # a short dial code ('#8000', '#7119') is said as it is dialled: ja シャープ八千
-            dialled = len(number) == 4 and number.isdecimal() and self.words.get("dial_code")
+            dialled = len(number) == 4 and number.isdecimal() and self.words["dial_code"]
             return (dialled or self.words["number_sign"]).format(self.number(number))
         # a letter and a digit are a code, read as its letters are: 'F1' 에프원, 'A4' エーヨン, '5G' 파이브지
         if _CODE.fullmatch(text):
             letter, digit = sorted(text, key=str.isdecimal)
-            digits = next(
-                names for letters, names in self.words["code_digits"].items() if letter in letters or not letters
-            )
-            return "".join((self.letters[letter.lower()], digits.split()[int(digit)])[::1 if text[0] == letter else -1])
+            digits = next(names for letters, names in self.code_digits.items() if letter in letters or not letters)
+            return "".join((self.letters[letter.lower()], digits[int(digit)])[::1 if text[0] == letter else -1])
         if english.REFERENCE.fullmatch(text) and not re.fullmatch(r"[A-Z]{1,3}\d{4}", text):  # 'JL1172' a count
             return re.sub(r"\d+", lambda m: self._telephone_digits(m[0]), text.replace("-", ""))  # 'KR-3375' KR삼삼칠오
         return _NUMBER.sub(lambda m: self.decimal(*m[0].split(".")) if "." in m[0] else self._telephone_digits(m[0])
@@ -202,7 +202,7 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = next((w for after, w in self.words.get("tilde_before", {}).items() if cur.startswith(k, after)), "")
+            word = next((w for after, w in self.words["tilde_before"].items() if cur.startswith(k, after)), "")
             return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
@@ -236,13 +236,13 @@ class Language:
                 and "ァ" <= before <= "ー"
                 and c < "①"
                 and sign[1] < 10
-                and self.words["code_digits"][""].split()
+                and self.code_digits[""]
             )
             return locale_span(sign[0], sequel[sign[1]] if sequel else self.cardinal(sign[1]), self.code)
         # '½錠' 半錠, '½컵' 반 컵: a half before what it counts; '¾' 四分の三
         if fraction := c in cldr.VULGAR_FRACTIONS and cldr.vulgar_fraction(c):
             half = fraction == (1, 2) and not cur.at(pos + 1).isascii() and cur.at(pos + 1).isalpha()
-            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction), (False, False))
+            reading = self.words["half"] + self.space if half else self.fraction(*map(str, fraction))
             return locale_span(pos + 1, reading, self.code)
         if (
             c in self.weekdays
@@ -250,9 +250,8 @@ class Language:
             and len(joiner := set(cur.text[pos + 1:k:2])) == 1
             and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
         ):
-            days, (more, two) = (
-                [self.weekdays.get(d) for d in cur.text[pos:k:2]], self.words.get("weekday_list", (None, None))
-            )
+            days = [self.weekdays.get(d) for d in cur.text[pos:k:2]]
+            more, two = self.words["weekday_list"]  # a list's joiners, of more days and of two: ko '월·수·금'
             # '月〜土' 月曜日から土曜日
             if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):
                 return locale_span(
@@ -261,7 +260,7 @@ class Language:
                     else (two if len(days) == 2 else more).join(days),
                     self.code,
                 )
-        if c in _OPEN and (found := weekdays(cur, pos, self.weekdays, self.words["weekday_joiners"])):
+        if c in _OPEN and (found := self._weekdays(cur, pos)):
             return locale_span(found[0], self.space + found[1], self.code)  # '10일(월)': 십일 월요일, never 십일월
         if c in "vV" and not _is_letter(before):  # 'v2.0.1', 'Ver. 2.10': バージョン二点零点一
             i = pos + 1 + 2 * cur.startswith(pos + 1, "er")
@@ -317,8 +316,8 @@ class Language:
             return self.other_span(cur, pos, ctx)
         end, e = found
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        lot = self.words.get("lot_before", ())
-        plate = before == " " and ctx.prev_word in self.words.get("plate_kana", ())  # 'あ 12-34' 十二 三十四
+        lot = self.words["lot_before"]
+        plate = before == " " and ctx.prev_word in self.words["plate_kana"]  # 'あ 12-34' 十二 三十四
         if e.kind in ("range", "groups") and (
             before in lot
             or plate
@@ -343,7 +342,7 @@ class Language:
             and _is_month_day(*e.parts)
             and (
                 self.cued(ctx.prev_word, "date_cues")
-                or cur.at(end) in _OPEN and weekdays(cur, end, self.weekdays, self.words["weekday_joiners"])
+                or cur.at(end) in _OPEN and self._weekdays(cur, end)
                 # '5/12の9:00', '6/3の9時'
                 or (
                     cur.at(end) in self.words["before_time"]
@@ -365,8 +364,9 @@ class Language:
         return self._until(cur, pos, self.expression(cur, pos, end, e, ctx), e, ctx)
 
     def _until(self, cur: Cursor, pos: int, span: Span, e: Expression, ctx: Context) -> Span:
-        """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it ('16일~31일이며' 삼십일일까지이며,
-        '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its counter, in place of 에 (이십사시까지)."""
+        """The end of a range read 'from', before a copula, a stop or a word but 사이: 'until' after it
+        ('16일~31일이며' 삼십일일까지이며, '09:00~22:00 운영' 이십이시까지 운영, '8:30〜17:15です' 十七時十五分までです), after its
+        counter, in place of 에 (이십사시까지)."""
         # a period of the day may come between: '6시~오후 10시'
         until, counters, before, replaced, between, periods = self.words["until"]
         k = span.end + (ctx.agreement == "until" and e.kind == "integer" and cur.at(span.end) in counters)
@@ -383,6 +383,18 @@ class Language:
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
         return span
 
+    def _weekdays(self, cur: Cursor, pos: int) -> tuple[int, str] | None:
+        """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
+        joiners = self.words["weekday_joiners"]
+        words, i = [], pos + 1
+        while True:
+            if (day := cur.at(i)) not in self.weekdays or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
+                return None
+            if c in _CLOSE:
+                return i + 2, "".join((*words, self.weekdays[day]))
+            words += self.weekdays[day], joiners[c]
+            i += 2
+
     def _company(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """A company's legal form abbreviated in brackets next to its name: '(주)한빛물류' 주식회사
         한빛물류, '삼성전자㈜' 삼성전자 주식회사, '(株)山田' 株式会社山田 (alone, '(사)' is a list's label)."""
@@ -398,31 +410,33 @@ class Language:
         )
 
     def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
-        """An integer with nothing of its own around it (`digits`, thousands commas removed), read
-        by what follows it ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or a long one
-        ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
-        cue = ctx.prev_word or (ctx.char_before(cur.text, pos) if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
+        """An integer with nothing of its own around it (`digits`, thousands commas removed), read by what follows it
+        ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or
+        a long one ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
+        before = ctx.char_before(cur.text, pos)
+        cue = ctx.prev_word or (before if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
         code = (
             (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
             and not "一" <= cur.at(end) <= "鿿"
         )
-        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words.get("routes", ()))  # '都01系統'
+        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
         if (
             digits == "00"
-            and ctx.char_before(cur.text, pos) == self.words["clock"][0]
+            and before == self.words["clock"][0]
             and cur.at(end) == self.words["clock"][1]
         ):
             return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
         if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
-            return locale_span(end, self.words["code_digits"][""].split()[int(digits)], self.code)  # '2ラン' ツーラン
+            return locale_span(end, self.code_digits[""][int(digits)], self.code)  # '2ラン' ツーラン
         k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
-        hour = re.match(self.words.get("shared_counter", "(?!)"), cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
+        hour = re.match(self.words["shared_counter"], cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
         spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
         return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
-        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾; a day's: 検針日は)."""
-        cues = tuple(self.words.get(cues, ()))
+        """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾;
+        a day's: 検針日は)."""
+        cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
@@ -546,7 +560,8 @@ def ends_in_consonant(text: str) -> bool:
 
 
 def numeral(cur: Cursor, pos: int) -> tuple[int, int] | None:
-    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end and its value."""
+    """A number in a sign of its own ('Ⅲ', '⑤') or in Roman capitals of I, V and X ('III'; not 'CD', 'VIP'): its end
+    and its value."""
     if "Ⅰ" <= (c := cur.at(pos)) <= "Ⅻ" or "①" <= c <= "⑳":
         return pos + 1, int(unicodedata.numeric(c))
     end = lexer.run(cur, pos, "IVX".__contains__)
@@ -586,7 +601,7 @@ def scan(cur: Cursor, pos: int, ctx: Context, language: Language) -> tuple[int, 
         )
         if (
             not currency
-            or c not in language.currency_symbols and not language.currency(currency)
+            or not language.currency(currency)  # a symbol's code is known; a code may be a word
             # a space at most, then the amount
             or not is_digit(cur.at(i := pos + len(currency) + (cur.at(pos + len(currency)) == " ")))
         ):
@@ -639,7 +654,7 @@ def _unit(cur: Cursor, i: int, language: Language) -> tuple[str, int]:
     return (cur.text[i:per], per) if per and cur.text[j + 1:per] in language.units else (cur.text[i:j], j)
 
 
-def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]]:
+def _body(cur: Cursor, i: int) -> _Body:
     text = cur.text
     root = cur.at(i) == "√"
     start = i + root
@@ -649,7 +664,7 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
     if root:
         return _fraction(cur, a, whole, True) or (a, "integer", (whole,), (True, False))
     if n == ":" and a - start <= 2:
-        return _time(cur, a, whole) or (a, "integer", (whole,), (False, False))
+        return _time(cur, a, whole) or (a, "integer", (whole,), _UNROOTED)
     if n == "/" and (found := _fraction(cur, a, whole, False)) is not None:
         return found
     if n == ",":
@@ -660,8 +675,8 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
             whole = text[start:b].replace(",", "")
             if cur.at(b) == "." and is_digit(cur.at(b + 1)):
                 e = lexer.digits_end(cur, b + 1)
-                return e, "decimal", (whole, text[b + 1:e]), (False, False)
-            return b, "integer", (whole,), (False, False)
+                return e, "decimal", (whole, text[b + 1:e]), _UNROOTED
+            return b, "integer", (whole,), _UNROOTED
     groups, seps, e, spaced = [whole], [], a, False
     while (s := cur.at(e)) in ("-", ".") and (
         is_digit(cur.at(e + 1))
@@ -681,9 +696,9 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         seps.append(s + " " * spaced)
         e, spaced = f, False
     if len(groups) == 1 or ". " in seps and not (len(seps) == 2 and _is_month_day(groups[1], groups[2])):
-        return a, "integer", (whole,), (False, False)
+        return a, "integer", (whole,), _UNROOTED
     if seps == ["."]:
-        return e, "decimal", tuple(groups), (False, False)
+        return e, "decimal", tuple(groups), _UNROOTED
     # '10-20', '2020-2030'
     if (
         seps == ["-"]
@@ -693,17 +708,17 @@ def _body(cur: Cursor, i: int) -> tuple[int, str, tuple[str, ...], tuple[bool, b
         and (len(groups[0]), len(groups[1])) != (3, 4)
         and int(groups[0]) < int(groups[1])
     ):
-        return e, "range", tuple(groups), (False, False)
+        return e, "range", tuple(groups), _UNROOTED
     if seps in (["-", "-"], [".", "."], [". ", ". "]) and len(groups[0]) == 4 and _is_month_day(groups[1], groups[2]):
         # '2027.06.15.(화)', not a full stop
         final_period = seps[0][0] == "." == cur.at(e) and bool(cur.at(e + 1).strip())
-        return e + final_period, "date", tuple(groups), (False, False)
+        return e + final_period, "date", tuple(groups), _UNROOTED
     # '555.555.5555'; '4.2.1', '192.168.0.1' are versions
     telephone = min(map(len, groups)) > 2 and len(groups[-1]) == 4
-    return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), (False, False)
+    return e, "version" if set(seps) == {"."} and not telephone else "groups", tuple(groups), _UNROOTED
 
 
-def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], tuple[bool, bool]] | None:
+def _time(cur: Cursor, a: int, hours: str) -> _Body | None:
     parts, e = [hours], a
     while (
         len(parts) < 3
@@ -717,11 +732,11 @@ def _time(cur: Cursor, a: int, hours: str) -> tuple[int, str, tuple[str, ...], t
     return (
         None
         if len(parts) == 1 or int(hours) > 30 or any(int(p) > 59 for p in parts[1:])
-        else (e, "time", tuple(parts), (False, False))
+        else (e, "time", tuple(parts), _UNROOTED)
     )
 
 
-def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
+def _fraction(cur: Cursor, a: int, first: str, root_first: bool) -> _Body | None:
     """'1/2', '√1/2', '1/√3', and dates 'Y/M/D', 'D/M/Y', 'M/D/Y'."""
     if cur.at(a) != "/" or not is_digit(cur.at(k := a + 1 + (root_second := cur.at(a + 1) == "√"))):
         return None
@@ -730,7 +745,7 @@ def _fraction(cur: Cursor, a: int, first: str, root_first: bool):
     if not (root_first or root_second) and cur.at(b) == "/" and is_digit(cur.at(b + 1)):
         e = lexer.digits_end(cur, b + 1)
         if (date := _date(first, second, cur.text[b + 1:e])) is not None:
-            return e, "date", date, (False, False)
+            return e, "date", date, _UNROOTED
     return b, "fraction", (first, second), (root_first, root_second)
 
 
@@ -742,11 +757,11 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
     """(year, month, day) of a date written with slashes, in whichever order it is written."""
     if len(a) == 4 and _is_month_day(b, c):
         return a, b, c
-    return (
-        (c, b, a) if len(c) in (2, 4) and _is_month_day(b, a) and int(a) > 12
-        else (c, a, b) if len(c) in (2, 4) and _is_month_day(a, b)
-        else None
-    )
+    if len(c) not in (2, 4):
+        return None
+    if _is_month_day(b, a) and int(a) > 12:
+        return c, b, a
+    return (c, a, b) if _is_month_day(a, b) else None
 
 
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
@@ -778,15 +793,3 @@ def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
             break
         i = j + 1
     return (j, Expression("phone", tuple(groups), country=country)) if len(groups) + bool(country) >= 3 else None
-
-
-def weekdays(cur: Cursor, pos: int, days: dict[str, str], joiners: dict[str, str]) -> tuple[int, str] | None:
-    """'(土)', '(月・祝)', '(수〜일)': weekdays in the brackets opening at `pos`, after a date, and their reading."""
-    words, i = [], pos + 1
-    while True:
-        if (day := cur.at(i)) not in days or (c := cur.at(i + 1)) not in joiners and c not in _CLOSE:
-            return None
-        if c in _CLOSE:
-            return i + 2, "".join((*words, days[day]))
-        words += days[day], joiners[c]
-        i += 2
