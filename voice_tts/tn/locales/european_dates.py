@@ -21,8 +21,8 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
-# '9:00–19:00' (a dash as '-')
-_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])[:.h]([0-5]\d)-([01]?\d|2[0-4])[:.h]([0-5]\d)")
+# '9:00–19:00' (a dash as '-'), '7:30–9', '9–17:30', '7h30-9h': a clock time, the other end one or a bare hour
+_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?-([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?")
 # Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
@@ -79,11 +79,11 @@ class DatesAndTimes:
         return "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)):  # 'dalle nove alle diciannove'
+        if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)) and (times[2] or times[4]):  # 'dalle … alle …'
             start = self.hours_from(ctx)
             ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
-            last = self._clock_window(cur, end, int(times[3]), int(times[4]), None, ctx, face=True)
-            first = self.clock(int(times[1]), int(times[2]), None, "", ctx)
+            last = self._clock_window(cur, end, int(times[3]), int(times[4] or 0), None, ctx, face=True)
+            first = self.clock(int(times[1]), int(times[2] or 0), None, "", ctx)
             return locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}", self.code)
         listed = ctx.clock_cue and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
         cued = replace(ctx, prev_word=ctx.clock_cue) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
