@@ -1437,8 +1437,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
-            first_said = self.clock(first, 0, None, "", ctx)
-            last_said = self.clock(last, 0, None, "", ctx)
+            first_said, last_said = (self.clock(hour, 0, None, "", ctx) for hour in (first, last))
             return f"{self.hours_from(ctx)}{first_said} {self.HOURS_TO} {last_said}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         feminine, said = noun is not None and self.is_feminine(noun), []
