@@ -192,6 +192,9 @@ READINGS = {
     "A sonata in C# minor.": "A sonata in C sharp minor.",
     "Plan B#4 works.": "Plan B number four works.",
     "# Title": "Title.",  # a heading's mark, not a sharp: nothing before it
+    # a range of a clock time and a bare hour reads both ends as times ('9–5:30', '7:30–9')
+    "Drop-off is 7:30–9 a.m., pickup 3–5:30 p.m.; we're open 10:30-2 on Sundays.":
+        "Drop-off is seven thirty to nine AM, pickup three to five thirty PM; we're open ten thirty to two on Sundays.",
     # the period of 'a.m.' that also ends the sentence is kept (a pause, and the sentence's end)
     "We open at 10 a.m.": "We open at ten AM.",
     "We open at 10 a.m. Tomorrow too.": "We open at ten AM. Tomorrow too.",

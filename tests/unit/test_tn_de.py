@@ -365,6 +365,10 @@ READINGS = [
     # a slash pair after 'Blutdruck' is a pressure, 'zu', never a fraction; after 'am' a date
     ("Der Blutdruck betrug gestern 118/76, am 12/8 war er höher.",
      "Der Blutdruck betrug gestern hundertachtzehn zu sechsundsiebzig, am zwölften August war er höher."),
+    # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+    ("Die Bringzeit ist 7:30–9 Uhr, die Abholung 15–16:45 Uhr; Sprechstunde 8.30-12 Uhr.",
+     "Die Bringzeit ist von sieben Uhr dreißig bis neun Uhr, die Abholung von fünfzehn Uhr bis sechzehn Uhr "
+     "fünfundvierzig; Sprechstunde von acht Uhr dreißig bis zwölf Uhr."),
     # a Roman numeral after 'und' and one read is read as that one is
     ("Lest Kapitel IX und X bis Montag.", "Lest Kapitel neun und zehn bis Montag."),
 ]

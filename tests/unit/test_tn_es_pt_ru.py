@@ -324,6 +324,9 @@ READINGS = {
          "La cuota de dos mil veintiuno subió y la tarifa dos mil treinta y uno baja."),
         # a part of a book or course numbered in Roman numerals: a cardinal ('tema IV' cuatro)
         ("Repase la lección VII y la unidad III.", "Repase la lección siete y la unidad tres."),
+        # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+        ("Horario de 7:30-9 h; los sábados, 10-13:30.",
+         "Horario de siete y media a nueve horas; los sábados, de diez a trece treinta."),
         # 'ej.' ejemplo, 'kVA'
         ("Un generador de, por ej., 8 kVA.", "Un generador de, por ejemplo, ocho kilovoltamperios."),
     ],
@@ -558,6 +561,9 @@ READINGS = {
          "A anuidade para dois mil e trinta e um sobe e a taxa dois mil e vinte e dois cai."),
         # a service number's '0800' zero oitocentos, the rest digit by digit
         ("Reclamações pelo 0800 940 3321.", "Reclamações pelo zero oitocentos nove quatro zero três três dois um."),
+        # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+        ("Atendimento das 7:30-9h; aos sábados, 9-12:30.",
+         "Atendimento das sete e meia às nove horas; aos sábados, das nove horas às doze e meia."),
         # 'incl.' in the gender and number of the noun before; a numbered lesson in Roman numerals a cardinal
         ("Diária de R$ 300, taxas incl.; veja a lição IV.",
          "Diária de trezentos reais, taxas incluídas; veja a lição quatro."),
@@ -766,6 +772,11 @@ READINGS = {
         ("Пакет «Семья+» подключён.", "Пакет «Семья плюс» подключён."),
         # a date after a weekday in the nominative is in the nominative too
         ("Пятница, 18.09, уже занята.", "Пятница, восемнадцатое сентября, уже занята."),
+        # a clock range joined by a dash is read as with 'с … до', also with a bare hour at one end; 'ч' after the
+        # time is its hour's ('с 7:30 до 9 ч' до девяти часов)
+        ("Приём с 7:30–9 ч, обед 13:00–13:45, суббота 10–14:30.",
+         "Приём с семи тридцати до девяти часов, обед с тринадцати до тринадцати сорока пяти, суббота с десяти до "
+         "четырнадцати тридцати."),
         # 'мск' in its case; a unit alone after an adjective is named in full
         ("Старт в 9:30 по мск, каждый новый кг — 40 ₽.",
          "Старт в девять тридцать по московскому времени, каждый новый килограмм — сорок рублей."),
@@ -828,6 +839,7 @@ SENTENCES = {
         "La exposición recuerda a Isabel I (1451–1504) y a Goya (1746-1828).",
         "Estudiamos los siglos XV y XVI en clase.",
         "La cuota de 2021 subió y la tarifa 2031 baja.",
+        "Horario de 7:30-9 h; los sábados, 10-13:30.",
     ],
     "pt": [
         "A tensão arterial era 13/9 e pintou 2 demãos em 2 regiões.",
@@ -872,6 +884,7 @@ SENTENCES = {
         "As aulas começam às 7h50, 9h40 e 13h10.",
         "O check-in abre às 6h30 e o café é das 7h30 às 10h; o jantar, às 19h30.",
         "A anuidade para 2031 sobe e a taxa 2022 cai; reclamações pelo 0800 940 3321.",
+        "Atendimento das 7:30-9h; aos sábados, 9-12:30.",
     ],
     "ru": [
         "Давление у него 145/95, пульс 80.",
@@ -901,6 +914,7 @@ SENTENCES = {
         "Оплатите счёт #42 до пятницы, а потом заказ под #7; читайте главу IX и X к среде.",
         "Цена — 9 000 ₽, учитывая 3 водителей; на 1 свободное окно; Ваше кресло — 14-е у окна.",
         "Пакет «Семья+» подключён; Пятница, 18.09, уже занята; старт в 9:30 по мск, каждый новый кг — 40 ₽.",
+        "Приём с 7:30–9 ч, обед 13:00–13:45, суббота 10–14:30.",
     ],
 }
 

@@ -242,6 +242,9 @@ READINGS = [
     # 'ex.' exemple; 'incl.' in the gender and number of the noun before; 'kVA'; 'kg' kilos
     ("Un forfait de 9 kVA, par ex. avec 3 kg de bois, boissons incl.",
      "Un forfait de neuf kilovoltampères, par exemple avec trois kilos de bois, boissons incluses."),
+    # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+    ("Accueil de 7h30-9h, puis 16h-18h30.",
+     "Accueil de sept heures trente à neuf heures, puis de seize heures à dix-huit heures trente."),
     # a flight's four digits in pairs; a year before a verb counts nothing ('2021 reste' deux mille vingt-et-un)
     ("Le vol AF 1092 part ; la cotisation 2021 reste due.",
      "Le vol A F dix quatre-vingt-douze part ; la cotisation deux mille vingt-et-un reste due."),

@@ -276,6 +276,10 @@ READINGS = [
     # a Roman numeral after 'e' and one read is read as that one is ('capitoli VII e VIII', 'Pio XI e XII')
     ("Studiate i capitoli VII e VIII per lunedì, su Pio XI e XII.",
      "Studiate i capitoli sette e otto per lunedì, su Pio undicesimo e dodicesimo."),
+    # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+    ("Ricevimento dalle 7:30-9 e dalle 15-17.30; sabato 8.30-13.",
+     "Ricevimento dalle sette e trenta alle nove e dalle quindici alle diciassette e trenta; sabato dalle otto e trenta "
+     "alle tredici."),
     # 'kg' chili; a numbered lesson in Roman numerals a cardinal; 'kVA'
     ("Portate 4 kg di farina alla lezione III; il contatore è da 6 kVA.",
      "Portate quattro chili di farina alla lezione tre; il contatore è da sei chilovoltampere."),

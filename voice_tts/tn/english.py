@@ -481,11 +481,11 @@ def dashed_range(text: str) -> str | None:
     5:30 pm', '1960s-1980s' nineteen sixties to nineteen eighties."""
     first, _, last = (part.strip() for part in text.partition("-"))  # no dash: no rule reads the empty last part
     for rule in (clock, money, decade):
-        b = rule(last)
-        # '2–7:45 pm'
-        a = rule(first) or rule is clock and b and re.fullmatch(r"1[0-2]|[1-9]", first) and cardinal(int(first))
+        # '2–7:45 pm', '7:30–9': a bare hour at one end of a time's range
+        a, b = (rule(part) or rule is clock and re.fullmatch(r"1[0-2]|[1-9]", part) and cardinal(int(part))
+                for part in (first, last))
         # '$15-20' fifteen to twenty dollars
-        if rule is money and a and b is None and "." not in first and (b := money(first[0] + last)):
+        if rule is money and a and not b and "." not in first and (b := money(first[0] + last)):
             a = number(first[1:].replace(",", ""))
         if a and b:  # a pair of times says its whole hours bare: '6:00-7:00' six to seven
             return f"{a} to {b}".replace(" o'clock", "")

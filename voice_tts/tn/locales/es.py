@@ -213,8 +213,7 @@ class Spanish(Iberian):
                 noon = "de la noche" if w == "am" else "del mediodía"  # '12 a.m.' de la noche
                 evening = "de la noche" if 8 <= hours < 12 else "de la tarde"
                 words.append(noon if hours == 12 else "de la mañana" if w == "am" else evening)
-                if cur.at(last) == "." and not self._ends_sentence(cur, last + 1):
-                    last += 1  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
+                last = self._past_period(cur, last)  # 'a las 7.15 p.m. en punto': the period is the abbreviation's
             # '1 noche gratis' is no hour
             elif w in self.DAY_PARTS and (face or cur.text[kept:last - len(word)].strip()):
                 words.append(self.DAY_PARTS[w])

@@ -26,7 +26,7 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import REGNAL_NAMES, is_mark, roman_value
 from voice_tts.tn.locales import abbreviations, locale_span, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
-from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after
+from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after, letters_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
 
@@ -107,11 +107,6 @@ def listed_roman(ctx: Context) -> Context:
     if ctx.prev_word in _AND_WORDS and first and first[0].isupper() and roman_value(first[0]):
         return replace(ctx, prev_word=" ".join(ctx.words_before[-2:-1]), words_before=ctx.words_before[:-2])
     return ctx
-
-
-def letters_after(cur: Cursor, end: int) -> str:
-    """The word of letters after `end` and its spaces, or "" where none follows."""
-    return (chunk_after(cur, end, is_letter) or ("",))[0]
 
 
 class Language(AddressesAndPhones, DatesAndTimes):
@@ -634,8 +629,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
         # '€ brut/mois' brut par mois
         if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:
-            dot = cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '/Min., und': an abbreviation's period
-            return locale_span(end + dot, f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
+            return locale_span(self._past_period(cur, end), f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
         return None
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
@@ -762,6 +756,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """A ruler's number ('Ludwig der Vierzehnte', 'Louis Quatorze', 'Elisabetta seconda'); `ctx`
         holds the words before the name ('von Ludwig II.' von Ludwig dem Zweiten)."""
         return self.cardinal(n) if n > self.REGNAL_ORDINALS_UP_TO else self.ordinal(n, "a" * feminine, Context())
+
+    def _past_period(self, cur: Cursor, end: int) -> int:
+        """`end`, past a period there that closes an abbreviation and not the sentence ('Min., und')."""
+        return end + (cur.at(end) == "." and not self._ends_sentence(cur, end + 1))
 
     def _ends_sentence(self, cur: Cursor, i: int, by_capital: bool = True) -> bool:
         """Whether only spaces follow `i` on its line ('inkl. MwSt.' last) or, if `by_capital`, a space and capital."""
@@ -1226,8 +1224,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if cur.at(end) == "/"
                 else None
             )
-            end = end + 1 + len(word) if per else end
-            end += bool(per) and cur.at(end) == "." and not self._ends_sentence(cur, end + 1)  # '€/Std., und'
+            end = self._past_period(cur, end + 1 + len(word)) if per else end  # '€/Std., und'
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
             return locale_span(
                 after[1] if term else end,
@@ -1375,9 +1372,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         else unit.singular if one
                         else unit.plural
                     )
-                    return locale_span(
-                        m + (cur.at(m) == "." and not self._ends_sentence(cur, m + 1)), f"{reading} {noun}", self.code
-                    )
+                    return locale_span(self._past_period(cur, m), f"{reading} {noun}", self.code)
         return locale_span(end, reading, self.code)
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
@@ -1442,8 +1437,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
-            first_said = self.clock(first, 0, None, "", ctx)
-            last_said = self.clock(last, 0, None, "", ctx)
+            first_said, last_said = (self.clock(hour, 0, None, "", ctx) for hour in (first, last))
             return f"{self.hours_from(ctx)}{first_said} {self.HOURS_TO} {last_said}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         feminine, said = noun is not None and self.is_feminine(noun), []

@@ -21,8 +21,8 @@ from voice_tts.tn.locales import locale_span
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
-# '9:00–19:00' (a dash as '-')
-_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])[:.h]([0-5]\d)-([01]?\d|2[0-4])[:.h]([0-5]\d)")
+# '9:00–19:00' (a dash as '-'), '7:30–9', '9–17:30', '7h30-9h': a clock time, the other end one or a bare hour
+_CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?-([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?")
 # Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
 _DATES = (
     re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
@@ -79,11 +79,11 @@ class DatesAndTimes:
         return "" if ctx.prev_word.lower() == self.HOURS_FROM else f"{self.HOURS_FROM} "
 
     def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)):  # 'dalle nove alle diciannove'
+        if self.HOURS_TO and (times := _CLOCK_RANGE.fullmatch(token)) and (times[2] or times[4]):  # 'dalle … alle …'
             start = self.hours_from(ctx)
             ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
-            last = self._clock_window(cur, end, int(times[3]), int(times[4]), None, ctx, face=True)
-            first = self.clock(int(times[1]), int(times[2]), None, "", ctx)
+            last = self._clock_window(cur, end, int(times[3]), int(times[4] or 0), None, ctx, face=True)
+            first = self.clock(int(times[1]), int(times[2] or 0), None, "", ctx)
             return locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}", self.code)
         listed = ctx.clock_cue and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
         cued = replace(ctx, prev_word=ctx.clock_cue) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
@@ -91,7 +91,7 @@ class DatesAndTimes:
         seconds = int(m[3]) if m and m.re is _CLOCK and m[3] else None  # '14:30:05'; '12h02m00s' is read to its minute
         if m and int(m[1]) <= 24 and int(m[2] or 0) < 60 and (seconds or 0) < 60 and (
             m.re is not _DOTTED_CLOCK or self.DOTTED_CLOCKS or cued.prev_word.lower() in self.CLOCK_CUES  # 'alle 10.30'
-            or (chunk_after(cur, end, is_letter) or ("",))[0] in self.CLOCK_MARKERS  # or a clock word: '2.30 Uhr'
+            or letters_after(cur, end) in self.CLOCK_MARKERS  # or a clock word: '2.30 Uhr'
         ):
             span = self._clock_window(cur, end, int(m[1]), int(m[2] or 0), seconds, cued, face=m.re is _CLOCK)
             cue = cued.prev_word.lower()
@@ -103,7 +103,7 @@ class DatesAndTimes:
             # '21/3' a date after a date word ('até 5/10', but 'el 1/2 de la población') or where its day is past 12
             slash = "/" in token
             cue = (cur.at(end) == "." or slash) and (ctx.prev_word.lower() or ctx.agreement) in self.DAY_MONTH_CUES
-            after = (chunk_after(cur, end, is_letter) or ("",))[0] if cue and slash and day else ""
+            after = letters_after(cur, end) if cue and slash and day else ""
             cued = cue and not (after.lower() in self.FRACTION_OF or after and self.unit(after)) or slash and day > 12
             unpadded = year is None and (len(parts.get("m", "")) == 1 or slash and len(parts.get("d", "")) == 1)
             if not (1 <= day <= 31 and 1 <= month <= 12) or parts.get("sep") == "-" and len(year) == 2 or (
@@ -132,7 +132,7 @@ class DatesAndTimes:
 
     def _day_list(self, cur: Cursor, end: int, days: list[int], ctx: Context) -> Span | None:
         """'17/18/19 mars', '3-5 Mai': several days of one month."""
-        if max(days) > 31 or 0 in days or (chunk_after(cur, end, is_letter) or ("",))[0].lower() not in self.MONTHS:
+        if max(days) > 31 or 0 in days or letters_after(cur, end).lower() not in self.MONTHS:
             return None
         # 'du 12-15 août' du douze au quinze
         word = self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE if self.DAY_RANGES else "")
@@ -158,10 +158,10 @@ class DatesAndTimes:
         elif word and face and word[0][:3].lower() in ("min", "мин") and (
                 unit := self.unit(word[0].lower())):
             per = word[0].partition("/")[2] if unit != self.unit("min") else ""  # 'min/km'
-            end = word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))  # m:ss; 'Min.'
+            end = self._past_period(cur, word[1])  # m:ss; 'Min.'
             return locale_span(end, self.pace(hours, minutes, per, ctx), self.code)
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
-            unit, end = word[0], word[1] + (cur.at(word[1]) == "." and not self._ends_sentence(cur, word[1] + 1))
+            unit, end = word[0], self._past_period(cur, word[1])
         day_part = ("", end, hours)  # past the tail bound: the time alone
         with suppress(TooLong):
             day_part = self.day_part(cur, end, hours, minutes, face)
@@ -174,6 +174,11 @@ class DatesAndTimes:
         reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx, unit) if race else self.clock(
             hours, minutes, seconds, marker if face else "", ctx)
         return locale_span(end, f"{reading} {words}" if words else reading, self.code)
+
+
+def letters_after(cur: Cursor, end: int) -> str:
+    """The word of letters after `end` and its spaces, or "" where none follows."""
+    return (chunk_after(cur, end, is_letter) or ("",))[0]
 
 
 def _sentence_goes_on(cur: Cursor, period: int) -> bool:

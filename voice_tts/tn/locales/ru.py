@@ -727,6 +727,8 @@ class Russian(Language):
         elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
                 written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
+        elif re.match(r"(с )?\w+ (\w+ )?час\w* до ", span.info):  # a whole start names no hours, nor the end after it
+            span.info = re.sub(r" час(а|ов)?\b", "", span.info)  # '9:00–18:00' с девяти до восемнадцати, as 'с … до'
         elif _names_no_hours(cur, span, raw, ctx):
             span.info = span.info.rpartition(" ")[0]
             span.agreement = "whole hours" if preposition == "с" else ""
