@@ -32,6 +32,11 @@ class Korean(myriad.Language):
         # Counters that take native numbers; a two-syllable one is known by its first syllable.
         self.counters = frozenset(self.words["counters"])
         self.counter_starts = frozenset(c[0] for c in self.counters)
+        # the longest first, so that '봉지' is found before '봉'
+        self.counters_longest_first = sorted(self.counters, key=len, reverse=True)
+        # after a tilde range a count, not 대 nor 번 ('20~30대' 이삼십 대)
+        before_particles = self.words["counters_before_particles"]
+        self.range_counters = [c for c in self.counters_longest_first if c not in before_particles]
         # Particles written after a number agree with how it is read: 오가, 삼이.
         self.after_vowel = self.words["particles_after_vowel"]
         self.after_consonant = {v: k for k, v in self.after_vowel.items()}
@@ -76,10 +81,7 @@ class Korean(myriad.Language):
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and before != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            counter = next(
-                (w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)),
-                "",
-            )
+            counter = next((w for w in self.range_counters if cur.startswith(k, w)), "")
             clock = cur.startswith(k, "시") and cur.at(k + 1) != "간"  # '2~3일' 이삼 일, '2~3개' 두세 개; no clock nor month
             if (
                 cur.text[end + 1:k] == str(n + 1)
@@ -118,7 +120,7 @@ class Korean(myriad.Language):
         if (
             e.kind == "mixed"
             and e.parts[1:] == ("1", "2")
-            and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default=""))
+            and (c := next((w for w in self.counters_longest_first if cur.startswith(end, w)), ""))
         ):
             return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
         if e.kind == "time" and (ctx.prev_word or cur.at(end)):  # in a sentence every hour native: '17:00에' 열일곱 시에
