@@ -6,7 +6,7 @@ as the reference data reads them); months read 유월 and 시월. A number after
 digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육). Written forms are read out: decimals (영점오), fractions (이분의 일, the
 particle after one agreeing with its reading), clock times (오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in
 brackets, tilde ranges (부터), percent, units, money (₩, codes), telephone and card numbers, email addresses and
-domains. The words are in ko_words.json.
+domains (their endings 닷컴, spelled 'co.kr', are electronic's). The words are in ko_words.json.
 """
 
 from __future__ import annotations
