@@ -74,9 +74,9 @@ def speak(address: str, lang: str) -> str:
         return " ".join(words)
 
     name = host(body)
-    domain = name[name.rfind("@") + 1:]  # an email's: its local part read piece by piece
+    local, at, domain = name.rpartition("@")  # an email's local part read piece by piece
     first, *rest = domain.split(".")
     labels = [pieces(first)]
     labels += [ending(label, lang) if label.isascii() and label.isalpha() else pieces(label) for label in rest]
-    parts = (pieces(name[:len(name) - len(domain)]), f" {symbols['.']} ".join(labels), pieces(body[len(name):]))
+    parts = (pieces(local + at), f" {symbols['.']} ".join(labels), pieces(body[len(name):]))
     return " ".join(part for part in parts if part)
