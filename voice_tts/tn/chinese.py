@@ -42,7 +42,10 @@ def vulgar_fraction(c: str, after: str, before: str) -> str:
     return "半" if half else ("又" if before.isdecimal() else "") + f"{cardinal(denominator)}分之{cardinal(numerator)}"
 
 
-def number(text: str) -> str:
+def number(text: str, counted: bool = False) -> str:
+    """`counted`: before what it counts, where 2 is 两 ('2个' 两个, '2点' 两点, '2小时' 两小时, '2kW' 两千瓦)."""
+    if counted and text == "2":
+        return "两"
     whole, _, frac = text.partition(".")
     head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
     return f"{head}点{digits(frac)}" if frac else head
@@ -58,7 +61,7 @@ def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock
 def elapsed(hours: int, minutes: int, seconds: int) -> str:
     """The time a race or a task took ('1:03:20' 一小时三分二十秒), 零 where no minutes come between ('2:00:30' 两小时零三十秒)."""
     taken = "".join(
-        ("两" if v == 2 else cardinal(v)) + unit
+        number(str(v), counted=True) + unit
         for v, unit in zip((hours, minutes, seconds), ("小时", "分", "秒"))
         if v
     )
@@ -214,7 +217,7 @@ def cardinal_liang(n: int) -> str:
 
 def _quantity(text: str, suffix: str) -> str:
     return digits(text.replace(".", "")) if suffix.startswith("折") else (  # a discount: '8.5折' 八五折, '95折' 九五折
-        "两" if text == "2" and suffix and re.match(_MEASURE_WORD, suffix) else number(text))
+        number(text, counted=re.match(_MEASURE_WORD, suffix) is not None))
 
 
 def count(text: str) -> str | None:
@@ -265,7 +268,7 @@ def measure(text: str, units: dict[str, str]) -> str | None:
         return reading  # CLDR's speed: 'km/h', the one per hour it has
     by = m["by"] and ("乘" if m["op"] in "×xX*" else "到")  # '30×60cm' 三十乘六十厘米, '2~3kg' 两到三千克
     amount = (
-        ("两" if m["num"] == "2" and by != "乘" else number(m["num"]))
+        number(m["num"], counted=by != "乘")
         + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
     )
     # 'MB/s' 每秒, 's' alone 秒钟
@@ -296,7 +299,7 @@ def clock_time(text: str) -> str | None:
         or (seconds := m["s"]) and int(seconds) > 59
     ):
         return None
-    spoken = ("两" if h == 2 else cardinal(h)) + "点"
+    spoken = number(str(h), counted=True) + "点"
     if minutes or seconds:
         spoken += "零" * (0 < minutes and written[0] == "0") + cardinal(minutes) + "分"
     return spoken + (cardinal(int(seconds)) + "秒" if seconds else "") + m["after"]

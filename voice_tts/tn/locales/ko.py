@@ -6,22 +6,18 @@ as the reference data reads them); months read 유월 and 시월. A number after
 digit by digit (비밀번호 1234 → 일이삼사, 네자리 3456 → 삼사오육). Written forms are read out: decimals (영점오), fractions (이분의 일, the
 particle after one agreeing with its reading), clock times (오후 03:30 → 오후 세시 삼십분), dates with slashes, weekdays in
 brackets, tilde ranges (부터), percent, units, money (₩, codes), telephone and card numbers, email addresses and
-domains. The words are in ko_words.json.
+domains (their endings 닷컴, spelled 'co.kr', are electronic's). The words are in ko_words.json.
 """
 
 from __future__ import annotations
-
-import re
 
 from voice_tts.tn import cldr, electronic, english, lexer
 from voice_tts.tn.chars import is_digit, is_hangul, is_latin_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales import locale_span, myriad
-from voice_tts.tn.locales.numeric_spans import read_pieces
 
 _LONGEST_ENDING = 4  # the letters of a file type after a name: 'pptx'
-_ADDRESS_PIECE = re.compile(r"\d+|[A-Za-z]+|.")
 
 
 class Korean(myriad.Language):
@@ -32,11 +28,15 @@ class Korean(myriad.Language):
         # Counters that take native numbers; a two-syllable one is known by its first syllable.
         self.counters = frozenset(self.words["counters"])
         self.counter_starts = frozenset(c[0] for c in self.counters)
+        # the longest first, so that '봉지' is found before '봉'
+        self.counters_longest_first = sorted(self.counters, key=len, reverse=True)
+        # after a tilde range a count, not 대 nor 번 ('20~30대' 이삼십 대)
+        before_particles = self.words["counters_before_particles"]
+        self.range_counters = [c for c in self.counters_longest_first if c not in before_particles]
         # Particles written after a number agree with how it is read: 오가, 삼이.
         self.after_vowel = self.words["particles_after_vowel"]
         self.after_consonant = {v: k for k, v in self.after_vowel.items()}
-        self.file_types = frozenset(self.words["file_types"])
-        self.endings = self.file_types | self.words["ending_words"].keys() | electronic.TLDS
+        self.endings = electronic.FILE_TYPES | electronic.ENDING_WORDS["ko"].keys() | electronic.TLDS
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c = cur.at(pos)
@@ -76,10 +76,7 @@ class Korean(myriad.Language):
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and before != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            counter = next(
-                (w for w in self.counters - self.words["counters_before_particles"].keys() if cur.startswith(k, w)),
-                "",
-            )
+            counter = next((w for w in self.range_counters if cur.startswith(k, w)), "")
             clock = cur.startswith(k, "시") and cur.at(k + 1) != "간"  # '2~3일' 이삼 일, '2~3개' 두세 개; no clock nor month
             if (
                 cur.text[end + 1:k] == str(n + 1)
@@ -118,7 +115,7 @@ class Korean(myriad.Language):
         if (
             e.kind == "mixed"
             and e.parts[1:] == ("1", "2")
-            and (c := max((w for w in self.counters if cur.startswith(end, w)), key=len, default=""))
+            and (c := next((w for w in self.counters_longest_first if cur.startswith(end, w)), ""))
         ):
             return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
         if e.kind == "time" and (ctx.prev_word or cur.at(end)):  # in a sentence every hour native: '17:00에' 열일곱 시에
@@ -149,48 +146,23 @@ class Korean(myriad.Language):
             self.after_consonant if myriad.ends_in_consonant(spoken) else self.after_vowel
         ).get(c, c)
 
-    def _ending(self, label: str) -> str:
-        """A domain ending or file type: said as a word where Koreans do (닷컴), else spelled."""
-        spelled = len(label) <= 3 or label.lower() in self.file_types
-        return self.words["ending_words"].get(label.lower()) or (self.spelled(label) if spelled else label)
-
     def _file_type(self, cur: Cursor, pos: int) -> Span | None:
         """'사진.png', '문서.PDF': a file type after a Hangul name."""
         j = myriad.letters_end(cur, pos + 1, _LONGEST_ENDING)
         if j is None or cur.at(j).isalnum() or cur.text[pos + 1:j].lower() not in self.endings:
             return None
-        return locale_span(j, f" {self.ADDRESS_SYMBOLS['.']} {self._ending(cur.text[pos + 1:j])}", "ko")
+        return locale_span(j, f" {self.ADDRESS_SYMBOLS['.']} {electronic.ending(cur.text[pos + 1:j], 'ko')}", "ko")
 
     def _address(self, cur: Cursor, pos: int) -> Span | None:
-        """A URL, an email address or a domain: names as written, endings spelled, symbols in Korean."""
-        if (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
-            url = cur.text[pos:end]
-            host = electronic.host(url)  # a long address: its host alone
-            path = "" if len(url) > electronic.HOST_ONLY_AFTER else electronic.strip_scheme(url)[len(host):].rstrip("/")
-            return locale_span(end, " ".join(p for p in (self._domain(host), self._address_part(path)) if p), "ko")
+        """A file's name ('report.pdf'), read as an address is (`electronic.speak`: URLs, email addresses and domains
+        are found where any language's are), or a unit a price is per, by its name ('kWh당' 킬로와트시당)."""
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
-        if "@" in word and electronic.is_email(word):
-            local, _, domain = word.rpartition("@")
-            spoken = f"{self._address_part(local)} {self.ADDRESS_SYMBOLS['@']} {self._domain(domain)}"
-        elif electronic.is_domain(word) or "." in word and word.rsplit(".", 1)[1].lower() in self.file_types:
-            spoken = self._domain(word)
-        elif word in self.units and cur.at(end) == "당":  # a unit a price is per, by its name: 'kWh당' 킬로와트시당
-            spoken = self.units[word]
-        else:
-            return None
-        return locale_span(end, spoken, "ko")
-
-    def _domain(self, domain: str) -> str:
-        first, *rest = domain.split(".")
-        words = [self.spelled(first) if first.lower() == "www" else self._address_part(first)]
-        words += [self._ending(label) if label.isascii() and label.isalpha() else self._address_part(label)
-                  for label in rest]
-        return f" {self.ADDRESS_SYMBOLS['.']} ".join(words)
-
-    def _address_part(self, text: str) -> str:  # numbers of two digits as numbers, but 'user01' 영일
-        number = lambda p: self.cardinal(int(p)) if len(p) <= 2 and p[0] != "0" else self.digits(p)  # noqa: E731
-        return read_pieces(text, self.ADDRESS_SYMBOLS, number, pieces=_ADDRESS_PIECE)
+        if "." in word and word.rsplit(".", 1)[1].lower() in electronic.FILE_TYPES:
+            return locale_span(end, electronic.speak(word, "ko"), "ko")
+        if word in self.units and cur.at(end) == "당":
+            return locale_span(end, self.units[word], "ko")
+        return None
 
 
 RULES = Korean()
