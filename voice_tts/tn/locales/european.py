@@ -454,6 +454,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
         if (line := re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)) and line[1] in self.BEFORE_NUMBER:  # 'RE5' R E fünf
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
+        # a version after 'v' ('v2.1' versione due punto uno; the noun as the language writes it: 'Version')
+        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (
+            word := min(sorted(w for w in self.VERSION_WORDS if w[0] in "vV"), key=len, default="")
+        ):
+            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(
+                self.cardinal(int(p)) for p in version[1].split(".")
+            )
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         return reading if (reading := self._token(text, Context())) is not None else self._alphanumeric(text)
@@ -1451,15 +1458,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
-        fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD); a version after 'v'."""
+        fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD)."""
         text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and (  # '12-t-LKW' Tonnen
             unit.singular if re.search(r"(?<![\d,])1-\Z", text[:m.start()]) else unit.plural) or m[1], text)
-        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (
-            word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")
-        ):
-            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(
-                self.cardinal(int(p)) for p in version[1].split(".")
-            )
 
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"
