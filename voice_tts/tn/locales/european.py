@@ -454,6 +454,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return f"{self.NUMBER_WORD} {self.number(text[1:].lstrip())}"
         if (line := re.fullmatch(r"([A-Z]{1,3})(\d{1,3})", text)) and line[1] in self.BEFORE_NUMBER:  # 'RE5' R E fünf
             return f"{self.BEFORE_NUMBER[line[1]]} {self.cardinal(int(line[2]))}"
+        # a version after 'v' ('v2.1' versione due punto uno; the noun as the language writes it: 'Version')
+        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (
+            word := min(sorted(w for w in self.VERSION_WORDS if w[0] in "vV"), key=len, default="")
+        ):
+            return f"{word} " + self._numbers(version[1], ".", f" {self.ADDRESS_SYMBOLS['.']} ")
         if is_letter(text[0]) and not self.READS_NAMES:  # 'C24', 'Qwen3': the voice reads it in the turn's language
             return text
         return reading if (reading := self._token(text, Context())) is not None else self._alphanumeric(text)
@@ -856,8 +861,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)  # 'n. 2026/04718', a file's
         if plain and self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
                 "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
-            parts = (self.digits(part) if part[0] == "0" else self.cardinal(to_int(part)) for part in token.split("/"))
-            return locale_span(end, f" {self.NUMBER_SLASH} ".join(parts), self.code)
+            return locale_span(end, self._numbers(token, "/", f" {self.NUMBER_SLASH} "), self.code)
         after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
         if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
             return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
@@ -877,8 +881,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             )
         ):
             point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
-            parts = (self.digits(part) if part[0] == "0" else self.cardinal(int(part)) for part in token.split("."))
-            return locale_span(end, point.join(parts), self.code)
+            return locale_span(end, self._numbers(token, ".", point), self.code)
         # digits after 'terminada en', 'Bestellnr.'; no year
         before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
         named = [
@@ -1449,17 +1452,15 @@ class Language(AddressesAndPhones, DatesAndTimes):
             filter(None, (start, said[0], self.RANGE_AFTER.get(ctx.prev_word.lower(), self.RANGE), said[1]))
         )
 
+    def _numbers(self, token: str, mark: str, joiner: str) -> str:
+        """The numbers between a token's marks ('2.4.1', '8.078/90'), one led by a zero digit by digit."""
+        return joiner.join(self.digits(p) if p[0] == "0" else self.cardinal(to_int(p)) for p in token.split(mark))
+
     def _alphanumeric(self, text: str) -> str:
         """'2D-Drucker', 'C24': digit runs read as numbers (long ones digit by digit), letters kept; a decimal too ('15,6-Zoll-Display'
-        fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD); a version after 'v'."""
+        fünfzehn Komma sechs); a unit between a number and its noun by its name ('2-TB-SSD' zwei Terabyte SSD)."""
         text = re.sub(r"(?<=\d-)([^\W\d_]+)(?=-)", lambda m: (unit := self.unit(m[1])) and (  # '12-t-LKW' Tonnen
             unit.singular if re.search(r"(?<![\d,])1-\Z", text[:m.start()]) else unit.plural) or m[1], text)
-        if (version := re.fullmatch(r"[vV](\d+(?:\.\d+)+)", text)) and (
-            word := min((w for w in self.VERSION_WORDS if w[0] == "v"), key=len, default="")
-        ):
-            return f"{word} " + f" {self.ADDRESS_SYMBOLS['.']} ".join(
-                self.cardinal(int(p)) for p in version[1].split(".")
-            )
 
         def run(m: re.Match[str]) -> str:
             digits, fractional = ascii_digits(m[1]), m[2] and f" {self.DECIMAL_WORD} {self.fraction_digits(m[2])}"

@@ -23,12 +23,13 @@ _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
 _H_CLOCK = re.compile(r"(\d{1,2})[hH](\d{2})?(?:m(?:\d{2}s)?)?")  # '14h30', '12h02m00s'
 # '9:00–19:00' (a dash as '-'), '7:30–9', '9–17:30', '7h30-9h': a clock time, the other end one or a bare hour
 _CLOCK_RANGE = re.compile(r"([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?-([01]?\d|2[0-4])(?:[:.h]([0-5]\d))?h?")
-# Numeric dates, tried in this order: day, month and year (of CENTURY where two digits).
+# Numeric dates, tried in this order: day, month and year (of CENTURY where two digits); a first day may be written
+# as the ordinal it is said as ('1º/04' primeiro de abril).
 _DATES = (
-    re.compile(r"(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
+    re.compile(r"(?P<d>\d{1,2})º?(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"),  # '02.03.2003'
     re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),  # ISO 8601, also unpadded: "2003-3-2"
     re.compile(r"(?P<d>\d{1,2})(?P<sep>\.)(?P<m>\d{1,2})"),  # '24.12.', '11.6.' after a DAY_MONTH_CUES word
-    re.compile(r"(?P<d>\d{1,2})/(?P<m>\d{1,2})"),  # '05/06' where SLASH_DAY_MONTH; '5/6' a fraction but after a weekday
+    re.compile(r"(?P<d>\d{1,2})º?/(?P<m>\d{1,2})"),  # '05/06' where SLASH_DAY_MONTH; '5/6' a fraction but after a weekday
 )
 _DAY_LIST = re.compile(r"\d{1,2}(?:[/-]\d{1,2})+")
 # Two numbers joined by a hyphen: a range of days before a month name, else of numbers.

@@ -25,6 +25,9 @@ def is_feminine(lang: str, noun: str) -> bool:
     """`noun` as written, singular or plural; an unknown word is masculine unless its ending says not, or says either
     gender, masculine unless listed ('dois motoristas')."""
     word, genders = noun.lower(), _genders(lang)
+    head, _, rest = word.partition("-")  # a compound of nouns has its first's gender ('dose-poids' une), one whose
+    if rest and head not in genders.get("not_heads", ()):  # first is a verb or a prefix
+        return is_feminine(lang, head)  # its last's ('porte-clés' un, 'demi-bouteille' une)
     return word in genders["feminine"] or word not in genders["masculine"] and word.endswith(
         genders["feminine_endings"]) and not word.endswith(genders["masculine_endings"])
 
