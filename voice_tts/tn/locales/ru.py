@@ -367,6 +367,9 @@ class Russian(Language):
             return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
+        # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
+        if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
+            return " точка ".join(digits(part) if part[0] == "0" else cardinal(int(part)) for part in token.split("."))
         # 'рождения 01-01-86' a date, else a telephone number
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
         parts = (
@@ -841,7 +844,7 @@ def _word_before(ctx: Context) -> str:
 
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
-    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    object the number is past a pronoun or 'примерно' ('вернём вам 1 250 ₽'), a place ('на карту') or 'и'."""
     pair, word, before = (
         " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(),
         ctx.prev_word.lower(),
@@ -851,7 +854,7 @@ def _preposition(ctx: Context) -> str:
     verb = (
         ctx.agreement
         if word in ("и", "или")
-        else (before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в")))
+        else (before[-1] if word in _WORDS["before_object"] else before[-2] * (before[-1] in ("на", "в")))
     )
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
