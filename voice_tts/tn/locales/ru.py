@@ -369,7 +369,7 @@ class Russian(Language):
             return " точка ".join(digits(part) for part in token.split("."))
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
         if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
-            return " точка ".join(digits(part) if part[0] == "0" else cardinal(int(part)) for part in token.split("."))
+            return " точка ".join(cardinal(int(part)) for part in token.split("."))
         # 'рождения 01-01-86' a date, else a telephone number
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
         parts = (
