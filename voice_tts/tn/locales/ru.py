@@ -145,7 +145,7 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return (
         ordinal(denominator, "f", case)
         if agreement(count) == 0
-        else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+        else ordinal(denominator, "f", "genitive" if case in ru_cases.DIRECT_CASES else case, plural=True)
     )
 
 
@@ -1020,7 +1020,7 @@ def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun
     return (
         f"{cardinal(int(whole), gender, case)} с половиной"
         if whole != "1"
-        else (("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора")
+        else (("полторы" if gender == "f" else "полтора") if case in ru_cases.DIRECT_CASES else "полутора")
     )
 
 
