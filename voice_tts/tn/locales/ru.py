@@ -76,7 +76,7 @@ _CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
+_DAY_CASES = frozenset(_WORDS["day_cases"])
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a decade (ending in 0, save 0
 # itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
@@ -593,12 +593,12 @@ class Russian(Language):
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
         'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
         abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
-        value = roman_value(word)
-        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
+        value, chaptered = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS
+        chapter = chaptered or value and value > 1 and cur.at(
             end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        noun = ru_morph.noun(ctx.prev_word) if ctx.prev_word.lower() in self.CHAPTER_WORDS else None
+        noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
         return locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value)), self.code) if (
             numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
