@@ -484,6 +484,9 @@ ZH_READINGS = {
     "箱子尺寸40 × 30 × 20 cm，桌面120 cm × 60 cm。": "箱子尺寸四十乘三十乘二十厘米，桌面一百二十厘米乘六十厘米。",
     # a speed per second reads its amount and unit before 每秒, one per hour 每小时 first, as most writers read them
     "电动车限速25km/h，台风中心风速达到48m/s。": "电动车限速每小时二十五公里，台风中心风速达到四十八米每秒。",
+    # a price after its symbol per a unit after a slash reads 每 as after 元; a range of days joined by a dash 至
+    "车费¥12/人，鸡蛋¥6/斤，展会定于4月8日—10日举行，报名截止5月2日-3日。":
+        "车费十二元每人，鸡蛋六元每斤，展会定于四月八日至十日举行，报名截止五月二日至三日。",
 }
 
 

@@ -222,7 +222,7 @@ def _quantity(text: str, suffix: str) -> str:
 
 def count(text: str) -> str | None:
     """'12.5元' 十二点五元, '2个' 两个, '￥3.8元' 三点八元 (its 元 once), '$1.5万' 一点五万美元, '8.3万元/㎡' 八点三万元每平方米:
-    a currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨'); money without
+    a currency or a measure word, one of them, a scale (万, 亿) only with money, per a unit ('3.45元/吨', '¥5/吨'); money without
     its decimals' final zeros ('¥199.00' 一百九十九元), a sum of yuan to the jiao in 元角 ('41.40元' 四十一元四角: 点四 would
     drop a written zero)."""
     if (
@@ -236,7 +236,6 @@ def count(text: str) -> str | None:
         m is None
         or bool(m["cur"]) == bool(m["suffix"])
         or m["scale"] and not (m["cur"] or yuan)
-        or m["per"] and not m["suffix"]
     ):
         return None
     if yuan and not m["scale"] and not m["per"] and (jiao := re.fullmatch(r"(\d+)\.(\d)0", m["num"])):
@@ -245,10 +244,11 @@ def count(text: str) -> str | None:
     money = "." in m["num"] and (m["cur"] or m["suffix"].startswith(("元", "块")))
     suffix = re.sub(rf"½({_MEASURE_WORD})", r"\1半", m["suffix"])  # a half after its measure word: '1½杯' 一杯半
     spoken = _quantity(m["num"].rstrip("0").rstrip(".") if money else m["num"], suffix) + m["scale"]
+    per = "每" + m["per"] if m["per"] else ""
     if not m["cur"]:
-        return spoken + suffix + ("每" + m["per"] if m["per"] else "")
+        return spoken + suffix + per
     code = "CNY" if yuan else cldr.currency_code("zh", m["cur"])  # a symbol alone: no suffix 元 came with it
-    return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) if code else None
+    return spoken + ("元" if code == "CNY" else cldr.currency_name("zh", code, 2)) + per if code else None
 
 
 def measure(text: str, units: dict[str, str]) -> str | None:

@@ -299,9 +299,9 @@ def _lang_after(cur: Cursor, ctx: Context, end: int | None) -> str:
     return "en"
 
 
-def _zh_chain(cur: Cursor, end: int) -> int:
+def _zh_chain(cur: Cursor, end: int, money: bool) -> int:
     """A zh number takes up to 3 suffix characters; a number right after them extends the span, and
-    so do a year's month and day after middle dots ('2019·2·10')."""
+    so do a year's month and day after middle dots ('2019·2·10'); `money` (after its symbol) a unit after a slash."""
     if _YEAR.fullmatch(cur.text, max(0, end - 5), end):
         while cur.at(end) == "·" and is_digit(cur.at(end + 1)):
             end = lexer.chunk(cur, end + 1)
@@ -314,7 +314,7 @@ def _zh_chain(cur: Cursor, end: int) -> int:
         suffixed = lexer.run(cur, end + half, ZH_SUFFIXES.__contains__, 3)
         suffixed -= cur.at(suffixed) == "于" and cur.text[suffixed - 1] in "大小"  # a comparison, no count: '2大于1' 二大于一
         if (
-            suffixed > end
+            (suffixed > end or money)
             and cur.at(suffixed) == "/"
             and (
                 (per := lexer.run(cur, suffixed + 1, ZH_SUFFIXES.__contains__, 3)) > suffixed + 1
@@ -324,7 +324,9 @@ def _zh_chain(cur: Cursor, end: int) -> int:
                 )
             )
         ):
-            return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '0.56元/kWh' 零点五六元每千瓦时, '3元/10MB' 每十MB
+            return per  # a price per unit: '3.45元/吨' 三点四五元每吨, '¥5/吨', '0.56元/kWh' 零点五六元每千瓦时, '3元/10MB' 每十MB
+        # a day range: '19日—20日' 十九日至二十日
+        suffixed += cur.text[suffixed - 1] == "日" and cur.at(suffixed) in "—–-" and is_digit(cur.at(suffixed + 1))
         if suffixed == end or not is_digit(cur.at(suffixed)):
             return suffixed
         end = lexer.chunk(cur, suffixed)
@@ -357,7 +359,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         ):
             # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
             end = unit
-        return Span(_zh_chain(cur, end), "num", "zh")
+        return Span(_zh_chain(cur, end, body > pos), "num", "zh")
     if pos == body and english.is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
         return Span(date_end, "date", "en")
     if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two

@@ -201,6 +201,7 @@ def _number_zh(text: str, ordinal: bool = False) -> str:
     )
     if text.startswith("#"):
         return _number_zh(text[1:].lstrip()) + "号"
+    text = re.sub(r"(?<=\d日)[—–-](?=\d+日)", "至", text)  # a range of days: '11月19日—20日' 十一月十九日至二十日
     if (per := re.fullmatch(r"(.*[^\x00-\x7f])/(\d+(?:\.\d+)?)?([A-Za-z]+[²³]?)", text)) and per[3] in unit_words("zh"):
         return _number_zh(per[1]) + "每" + (chinese.number(per[2]) if per[2] else "") + unit_words("zh")[per[3]]
     if ordinal and (m := re.fullmatch(r"([1-9]\d*)([^\dA-Za-z]*?)((?<=[^\x00-\x7f])\d.*)?", text)):  # no amount (两百)

@@ -76,7 +76,7 @@ _CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
+_DAY_CASES = frozenset(_WORDS["day_cases"])
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a decade (ending in 0, save 0
 # itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
@@ -145,7 +145,7 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return (
         ordinal(denominator, "f", case)
         if agreement(count) == 0
-        else ordinal(denominator, "f", "genitive" if case in ("nominative", "accusative") else case, plural=True)
+        else ordinal(denominator, "f", "genitive" if case in ru_cases.DIRECT_CASES else case, plural=True)
     )
 
 
@@ -367,6 +367,9 @@ class Russian(Language):
             return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
+        # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
+        if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
+            return " точка ".join(cardinal(int(part)) for part in token.split("."))
         # 'рождения 01-01-86' a date, else a telephone number
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
         parts = (
@@ -590,12 +593,12 @@ class Russian(Language):
         """In capitals by the words around it (`_roman_by_words`); any other that is no word ('xix'; not 'mi', nor 'I',
         'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
         abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
-        value = roman_value(word)
-        chapter = ctx.prev_word.lower() in self.CHAPTER_WORDS or value and value > 1 and cur.at(
+        value, chaptered = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS
+        chapter = chaptered or value and value > 1 and cur.at(
             end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
-        noun = ru_morph.noun(ctx.prev_word) if ctx.prev_word.lower() in self.CHAPTER_WORDS else None
+        noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
         return locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value)), self.code) if (
             numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
@@ -841,7 +844,7 @@ def _word_before(ctx: Context) -> str:
 
 def _preposition(ctx: Context) -> str:
     """The word before the number in lower case, or the two that make one preposition ('в течение 3 дней'); the transitive verb whose
-    object the number is past a pronoun or a place ('вернём вам 1 250 ₽', 'вернули на карту' тысячу) or after 'и' ('и 1 ночь' одну)."""
+    object the number is past a pronoun or 'примерно' ('вернём вам 1 250 ₽'), a place ('на карту') or 'и'."""
     pair, word, before = (
         " ".join((*ctx.words_before[-1:], ctx.prev_word)).lower(),
         ctx.prev_word.lower(),
@@ -851,7 +854,7 @@ def _preposition(ctx: Context) -> str:
     verb = (
         ctx.agreement
         if word in ("и", "или")
-        else (before[-1] if word in _WORDS["object_pronouns"] else before[-2] * (before[-1] in ("на", "в")))
+        else (before[-1] if word in _WORDS["before_object"] else before[-2] * (before[-1] in ("на", "в")))
     )
     return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
 
@@ -1017,7 +1020,7 @@ def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun
     return (
         f"{cardinal(int(whole), gender, case)} с половиной"
         if whole != "1"
-        else (("полторы" if gender == "f" else "полтора") if case in ("nominative", "accusative") else "полутора")
+        else (("полторы" if gender == "f" else "полтора") if case in ru_cases.DIRECT_CASES else "полутора")
     )
 
 
