@@ -59,6 +59,9 @@ READINGS = [
     # a range of counts in its noun's gender; a noun with no singular counted by a collective
     ("Ответ придёт через 1–2 минуты.", "Ответ придёт через одну две минуты."),
     ("Курс длится 1-2 недели", "Курс длится одну две недели"),  # a duration after длится: accusative
+    # a noun written in the nominative keeps its count there, whatever the verb before: 'есть' is read 'to eat' first
+    ("У нас есть 1 свободная машина и 21 шина.", "У нас есть одна свободная машина и двадцать одна шина."),
+    ("Купите 1 книгу.", "Купите одну книгу."),
     ("в течение 1–2 недель", "в течение одной двух недель"),
     ("Ремонт займёт 2–3 суток.", "Ремонт займёт двое трое суток."),
     ("Номер снят на 2 суток", "Номер снят на двое суток"),

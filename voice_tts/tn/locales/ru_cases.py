@@ -95,7 +95,7 @@ def count_case(n: int, preposition: str, noun: str) -> str:
             preposition in _WORDS["action_nouns"] and noun not in _WORDS["not_objects"]):  # an action's object: 'при
         return shown or "genitive"  # покупке 6 бутылок' шести (not how long or often: 'доставка 3 дня' три)
     cases = form.singular_cases() if form and agreement(n) == 0 else []
-    case = given if given in cases or "nominative" in cases or not cases else cases[0]
+    case = given if given in cases or not cases else cases[0]  # the noun shows its case: 'есть 1 шина' одна
     animate = form and form.animate and ((False, "genitive") not in form.forms if n > 1 else form.gender == "m")
     return "genitive" if case == "accusative" and 0 < n <= 4 and animate else case
 
