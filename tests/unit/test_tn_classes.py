@@ -389,6 +389,8 @@ ZH_READINGS = {
     # below zero after a word of the weather 零下 (a range of temperatures too), as forecasts are read; elsewhere 负
     "今天气温-5°C，夜间-3~5℃，最低气温为-12℃，-23°C，-3减2，-5%。":
         "今天气温零下五摄氏度，夜间零下三到五摄氏度，最低气温为零下十二摄氏度，负二十三摄氏度，负三减二，负百分之五。",
+    # a comparison between the word of the weather and the number keeps 零下
+    "早晨气温低于-2℃，山区最低气温在-10℃上下。": "早晨气温低于零下二摄氏度，山区最低气温在零下十摄氏度上下。",
     # 两 before a measure word of cooking and counting, and before one with its noun after it
     "生抽2汤匙，盐2茶匙，2大勺糖，大蒜2瓣，鸡蛋2枚，2撮盐，2扇门，2栋楼，2盏灯。":
         "生抽两汤匙，盐两茶匙，两大勺糖，大蒜两瓣，鸡蛋两枚，两撮盐，两扇门，两栋楼，两盏灯。",

@@ -166,6 +166,7 @@ KO = [
     ("22번째", "스물두번째"),
     ("45번째", "사십오번째"),
     ("3개월", "삼개월"),
+    ("양말 3짝과 키친타월 2롤", "양말 세짝과 키친타월 두롤"),  # pairs and rolls counted natively
     # 대 counts vehicles and machines before a particle or a mark, never a round ten (an age), a
     # word ('3대 도시' the three great cities, '4대강' the four great rivers) or a number ('1대1')
     ("버스 1대와 차량 12대가", "버스 한대와 차량 열두대가"),
@@ -445,6 +446,7 @@ REPLIES = {
         "대한항공 KE 085편과 아시아나 OZ0102편, KE1172편은 오후 3시에 출발합니다.",
         "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다. 탑승구는 23번, 승강장은 4번, 하루 3번.",
         "매일 12:00~14:00 사이 점심, 19:00~20:30에 수업, 숙성은 10~14일입니다.",
+        "운동화 2짝, 랩 12롤을 주문했습니다.",
     ],
 }
 

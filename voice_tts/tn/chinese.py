@@ -133,7 +133,7 @@ _MOBILE = re.compile(r"1[3-9]\d{9}")
 # a waybill or card number in groups of four ('4917 2036 5801': an amount is never grouped so in Chinese).
 PHONE_GROUPS = re.compile(r"0\d{2,3}-\d{3,4} ?\d{4}|1[3-9]\d \d{4}(?: \d{4})?|\d{4}(?: \d{4})+")
 _ERA = re.compile(r"(?P<y>\d{1,4})(?P<era>a\.?d\.?|b\.?c\.?)", re.IGNORECASE)
-WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)[为是约达]?$")  # then below zero is 零下
+WEATHER = re.compile("(?:气温|温度|最低|最高|低温|高温|体感|降至|降到|低至|夜间|白天|早晚)(?:[低高]于|在)?[为是约达]?$")  # then below zero is 零下
 SERVICE_NUMBER = re.compile(r"1\d{4}|9[56]\d{3}")  # a service line's five digits: '10086', '12345', '95588', '96110'
 _CODE = re.compile(r"(?=(?:-?\d){3})\d+(?:-\d+)*")  # '482913', a pickup code's groups '6-2-3018' (the hyphen 杠)
 MEASURE_WORDS = frozenset(WORDS["measure_words"])  # after which a count of 2 is read 两 (两杯, 两点, 两公里)
