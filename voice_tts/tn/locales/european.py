@@ -632,9 +632,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
-        # '€ brut/mois' brut par mois
-        if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:
-            return locale_span(self._past_period(cur, end), f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
+        # '€ brut/mois' brut par mois; a unit after a noun per one ('gota/kg' gota por quilo), after money as a price
+        noun, _, per = word.partition("/")
+        unit = self.unit(per) if noun.islower() and per else None
+        money = any(noun in (c.major.singular, c.major.plural) for c in self.CURRENCIES.values())  # 'euros/kg' el kilo
+        if noun.isalpha() and (reading := (money or not unit) and self.PERIODS.get(per) or unit and self.per(unit)):
+            return locale_span(self._past_period(cur, end), f"{noun} {reading}", self.code)
         return None
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
@@ -1327,16 +1330,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        if after and (
+        noun = after and after[0].partition("/")[0]  # '1 gota/kg' uma gota por quilo
+        if noun and (
             (
-                after[0].replace("-", "").isalpha()
-                and after[0].islower()
-                and len(after[0]) > 2
-                and after[0] not in self.PREPOSITIONS
+                noun.replace("-", "").isalpha()
+                and noun.islower()
+                and len(noun) > 2
+                and noun not in self.PREPOSITIONS
             )
-            or is_known_noun(self.code, after[0])
+            or is_known_noun(self.code, noun)
         ):
-            return after[0]
+            return noun
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(
