@@ -530,6 +530,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and (days := self._weekday_range(cur, word, end, ctx)) is not None
         ):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
+        # two abbreviated months a range joins ('de sept. à nov.' de septembre à novembre; alone 'sept.' may be seven)
+        k = end + (after == ".") + 1 + len(self.RANGE)  # 'de mai à sept.'
+        first = self.MONTHS.get(word.lower())
+        ranged = first and cur.startswith(k - len(self.RANGE) - 1, f" {self.RANGE} ")
+        if ranged and (last := chunk_after(cur, k, is_letter)) and last[0].lower() in self.MONTHS:
+            names = (self.MONTH_NAMES[first - 1], self.MONTH_NAMES[self.MONTHS[last[0].lower()] - 1])
+            return locale_span(self._past_period(cur, last[1]), f" {self.RANGE} ".join(names), self.code)
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         glued = next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")  # 'Hauptstr.' Hauptstraße
