@@ -530,13 +530,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and (days := self._weekday_range(cur, word, end, ctx)) is not None
         ):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
-        # two abbreviated months a range joins ('de sept. à nov.' de septembre à novembre; alone 'sept.' may be seven)
-        k = end + (after == ".") + 1 + len(self.RANGE)  # 'de mai à sept.'
-        first = self.MONTHS.get(word.lower())
-        ranged = first and cur.startswith(k - len(self.RANGE) - 1, f" {self.RANGE} ")
-        if ranged and (last := chunk_after(cur, k, is_letter)) and last[0].lower() in self.MONTHS:
-            names = (self.MONTH_NAMES[first - 1], self.MONTH_NAMES[self.MONTHS[last[0].lower()] - 1])
-            return locale_span(self._past_period(cur, last[1]), f" {self.RANGE} ".join(names), self.code)
+        # two months a range word joins, abbreviated ('de sept. à nov.' de septembre à novembre; alone 'sept.' is seven)
+        j, joined = end + (after == "."), f" {self.RANGE} "
+        ranged = word.lower() in self.MONTHS and cur.startswith(j, joined)
+        if ranged and (last := chunk_after(cur, j + len(joined) - 1, is_letter)) and last[0].lower() in self.MONTHS:
+            names = (self.MONTH_NAMES[self.MONTHS[w.lower()] - 1] for w in (word, last[0]))
+            return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         glued = next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")  # 'Hauptstr.' Hauptstraße
@@ -639,11 +638,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
-        # '€ brut/mois' brut par mois; a unit after a noun per one ('gota/kg' gota por quilo), after money as a price
+        # '€ brut/mois' brut par mois; a unit after a noun per one ('gota/kg' gota por quilo)
         noun, _, per = word.partition("/")
-        unit = self.unit(per) if noun.islower() and per else None
-        money = any(noun in (c.major.singular, c.major.plural) for c in self.CURRENCIES.values())  # 'euros/kg' el kilo
-        if noun.isalpha() and (reading := (money or not unit) and self.PERIODS.get(per) or unit and self.per(unit)):
+        unit = self.unit(per) if noun.islower() else None
+        if noun.isalpha() and (reading := unit and self.per(unit) or self.PERIODS.get(per)):
             return locale_span(self._past_period(cur, end), f"{noun} {reading}", self.code)
         return None
 
