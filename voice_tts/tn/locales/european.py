@@ -530,12 +530,6 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and (days := self._weekday_range(cur, word, end, ctx)) is not None
         ):
             return days  # 'Mo.–Fr.', 'lun-ven', 'du lun. au ven.'
-        # two months a range word joins, abbreviated ('de sept. à nov.' de septembre à novembre; alone 'sept.' is seven)
-        j, joined = end + (after == "."), f" {self.RANGE} "
-        ranged = word.lower() in self.MONTHS and cur.startswith(j, joined)
-        if ranged and (last := chunk_after(cur, j + len(joined) - 1, is_letter)) and last[0].lower() in self.MONTHS:
-            names = (self.MONTH_NAMES[self.MONTHS[w.lower()] - 1] for w in (word, last[0]))
-            return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
         if after == "." and (spaced := self._spaced_abbreviation(cur, word, end)) is not None:  # 'z. B.'
             return spaced
         glued = next((e for e in self.ABBREVIATED_ENDINGS if word.endswith(e)), "")  # 'Hauptstr.' Hauptstraße
@@ -619,8 +613,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code
                 )
             return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
-        month = self.MONTHS.get(word.lower())
-        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, end + (cur.at(end) == "."), is_digit)
+        month, dot, joined = self.MONTHS.get(word.lower()), end + (cur.at(end) == "."), f" {self.RANGE} "
+        # two months a range word joins, abbreviated ('de sept. à nov.' de septembre à novembre; alone 'sept.' is seven)
+        last = month and cur.startswith(dot, joined) and chunk_after(cur, dot + len(joined) - 1, is_letter)
+        if last and last[0].lower() in self.MONTHS:
+            names = (self.MONTH_NAMES[m - 1] for m in (month, self.MONTHS[last[0].lower()]))
+            return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
+        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, dot, is_digit)
         if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
             year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
             return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
