@@ -619,11 +619,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if last and last[0].lower() in self.MONTHS:
             names = (self.MONTH_NAMES[m - 1] for m in (month, self.MONTHS[last[0].lower()]))
             return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
-        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, dot, is_digit)
+        day = month and self.MONTH_FIRST_DATES and chunk_after(cur, dot, is_digit)
         if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
             year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
             return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
-        if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
+        if month and (word[0].isupper() or word.islower() and len(word) > 3):
             return self._month_year(cur, pos, end, month)
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
                 is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
