@@ -613,12 +613,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code
                 )
             return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
-        month = self.MONTHS.get(word.lower())
-        day = month is not None and self.MONTH_FIRST_DATES and chunk_after(cur, end + (cur.at(end) == "."), is_digit)
+        month, dot, joined = self.MONTHS.get(word.lower()), end + (cur.at(end) == "."), f" {self.RANGE} "
+        # two months a range word joins, abbreviated ('de sept. à nov.' de septembre à novembre; alone 'sept.' is seven)
+        last = month and cur.startswith(dot, joined) and chunk_after(cur, dot + len(joined) - 1, is_letter)
+        if last and last[0].lower() in self.MONTHS:
+            names = (self.MONTH_NAMES[m - 1] for m in (month, self.MONTHS[last[0].lower()]))
+            return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
+        day = month and self.MONTH_FIRST_DATES and chunk_after(cur, dot, is_digit)
         if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
             year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
             return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
-        if month is not None and word[0].isupper() or word.islower() and month is not None and len(word) > 3:
+        if month and (word[0].isupper() or word.islower() and len(word) > 3):
             return self._month_year(cur, pos, end, month)
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
                 is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
@@ -632,9 +637,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
             return locale_span(end, unit.plural if plural else unit.singular, self.code)
-        # '€ brut/mois' brut par mois
-        if len(parts := word.split("/")) == 2 and parts[0].isalpha() and parts[1] in self.PERIODS:
-            return locale_span(self._past_period(cur, end), f"{parts[0]} {self.PERIODS[parts[1]]}", self.code)
+        # '€ brut/mois' brut par mois; a unit after a noun per one ('gota/kg' gota por quilo)
+        noun, _, per = word.partition("/")
+        unit = self.unit(per) if noun.islower() else None
+        if noun.isalpha() and (reading := unit and self.per(unit) or self.PERIODS.get(per)):
+            return locale_span(self._past_period(cur, end), f"{noun} {reading}", self.code)
         return None
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
@@ -1327,16 +1334,17 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
-        if after and (
+        noun = after and after[0].partition("/")[0]  # '1 gota/kg' uma gota por quilo
+        if noun and (
             (
-                after[0].replace("-", "").isalpha()
-                and after[0].islower()
-                and len(after[0]) > 2
-                and after[0] not in self.PREPOSITIONS
+                noun.replace("-", "").isalpha()
+                and noun.islower()
+                and len(noun) > 2
+                and noun not in self.PREPOSITIONS
             )
-            or is_known_noun(self.code, after[0])
+            or is_known_noun(self.code, noun)
         ):
-            return after[0]
+            return noun
         return (self.abbreviation_after(cur, end) or " ").split(" ")[0] or None  # '1 c. à s.' une cuillère à soupe
 
     def _unit_after(
