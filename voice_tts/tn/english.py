@@ -56,24 +56,17 @@ def plural(words: str) -> str:
     return f"{head} {last[:-1] + 'ies' if last.endswith('y') else last + 'e' * last.endswith('x') + 's'}".lstrip()
 
 
-def integer(text: str) -> str:
-    """An integer as written: leading zeros and long runs digit by digit, unless grouped in thousands ('124,444,…')."""
-    plain = text.replace(",", "")
-    return (
-        digits(plain)
-        if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15)
-        else cardinal(int(plain))
-    )
-
-
 def number(text: str) -> str:
-    """An integer or a decimal, digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
+    """An integer or a decimal as written: leading zeros and long runs digit by digit, unless grouped in thousands
+    ('124,444,…'); digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
     whole, _, frac = text.partition(".")
-    return (
-        f"point {digits(frac)}"
-        if not whole
-        else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
-    )
+    plain = whole.replace(",", "")
+    point = f" point {digits(frac)}" if frac else ""
+    if not plain:
+        return point.lstrip()
+    if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in whole else 15):
+        return digits(plain) + point
+    return cardinal(int(plain)) + point
 
 
 def plain_number(text: str) -> str:
@@ -121,7 +114,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     units, cents = int(whole or "0"), int(frac or "0")
     parts = []
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
-        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
+        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", number(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
     if cents:  # pence after pounds a bare number, as the British say a price: '£29.50' twenty nine pounds fifty
         parts.append(cardinal(cents) + f" {sub_one if cents == 1 else sub_many}" * (sub_many != "pence" or not parts))
@@ -147,7 +140,7 @@ def version(text: str) -> str | None:
     """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
     if (m := _VERSION.fullmatch(text)) is None or (not m["v"] and m["parts"].count(".") < 2):
         return None
-    spoken = " point ".join(integer(part) for part in m["parts"].split("."))
+    spoken = " point ".join(number(part) for part in m["parts"].split("."))
     return "version " + spoken if m["v"] else spoken
 
 

@@ -168,8 +168,8 @@ def _number_en(text: str, currency_code: str) -> str:
         score, half, top = ratio.groups()
         above = not half and int(score) >= int(top)
         if above or half or english.is_mark(int(score), int(top)):
-            said = english.integer(score[:-2]) + " and a half" if half else english.integer(score)
-            return f"{said} {'' if above else 'out of '}{english.integer(top)}"
+            said = english.number(score[:-2]) + " and a half" if half else english.number(score)
+            return f"{said} {'' if above else 'out of '}{english.number(top)}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two
