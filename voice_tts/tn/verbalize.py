@@ -146,10 +146,7 @@ def _number_en(text: str, currency_code: str) -> str:
         return f"{english.number(span[1])} to {to}"
     if (
         (currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)))
-        or (
-            (is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])))
-            and (reading := english.money(text))
-        )
+        or (reading := english.money(text))  # '$5', '-$5'
         or (
             (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text))
             and is_currency(m[2])
