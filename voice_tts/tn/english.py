@@ -340,7 +340,7 @@ SYMBOLS = _DATA["symbols"]
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
 _MONTH_NAMES = tuple(_FULL_MONTHS.values())
-_MONTH_NUMBERS = {name[:3].lower(): i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
+_MONTH_NUMBERS = cldr.month_abbreviations("en")  # 'sep' 9
 _SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
