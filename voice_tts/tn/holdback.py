@@ -24,6 +24,7 @@ from voice_tts.tn.word_list import only_noun
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     c = cur.at(pos)
+    before = ctx.char_before(cur.text, pos)
     if ctx.mode and (span := _continuation(cur, pos, ctx)) is not None:
         return span
     if c == "\n":
@@ -33,7 +34,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(lexer.greedy(cur, pos, test), kind)
     if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji ('1️⃣', '#⃣')
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
-    if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
+    if c in "'’" and not is_alnum(before) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
     if (
@@ -49,16 +50,16 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
         return span
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
-        prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
-        if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
+        n = cur.at(pos + 1)
+        if c == "#" and is_alnum(before) and is_letter(n) or c == "*" and is_digit(before) and is_digit(n):
             return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
-        if c == "#" and prev and prev in "ABCDEFG" and ctx.prev_word == prev and not is_alnum(n):
+        if c == "#" and before and before in "ABCDEFG" and ctx.prev_word == before and not is_alnum(n):
             return Span(pos + 1, "punct", "en", info="sharp")  # 'C#', 'F# minor'
     if c in "*_~`":
         return Span(lexer.run(cur, pos, lambda x: x == c), "md")
     if c == "]" and cur.at(pos + 1) == "(":
         return _link_target(cur, pos + 2)
-    if c in ("[", "]") or c == "!" and not ctx.char_before(cur.text, pos).strip() and cur.at(pos + 1) == "[":
+    if c in ("[", "]") or c == "!" and not before.strip() and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")  # a link's text, an image's
     if c == "<":  # an HTML tag (at most _TAG_CAP characters), else a mark
         opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
@@ -95,7 +96,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(ctx.char_before(cur.text, pos))
+    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(before)
     if (lexer.is_currency(c) or signed) and is_digit(cur.at(pos + 1)):
         return _number(cur, pos, pos + 1, ctx)  # '-5', '$5', '.878' (a decimal without its zero)
     if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
@@ -116,7 +117,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
                 pos + 1,
                 "reading",
                 "zh",
-                info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos)),
+                info=chinese.vulgar_fraction(c, cur.at(pos + 1), before),
             )
             if ctx.sentence_lang() == "zh"
             else _vulgar_fraction(cur, pos, ctx)
@@ -162,14 +163,14 @@ def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] |
 
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup, '1½ cups' one and a half cups: the fraction, with the measure noun it reads."""
-    after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
+    glued = is_digit(ctx.char_before(cur.text, pos))  # '1½': one| and a half
+    after_number = glued or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
     j = k = pos + 1  # past the tail bound no noun
     with suppress(TooLong):
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
-    glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # '¾ tsp. of' teaspoon
-    return _english_reading(k + _abbreviation_period(cur, k) if took_noun else pos + 1, glued + reading)
+    return _english_reading(k + _abbreviation_period(cur, k) if took_noun else pos + 1, " " * glued + reading)
 
 
 _HAS_DIGIT = re.compile("[0-9０-９]")
@@ -613,11 +614,12 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
     if ctx.sent_han or is_han(cur.at(end)):
         roman = set(word) <= set("IVX") and english.roman_value(word) or 0
+        before = ctx.char_before(cur.text, pos)
         named = (
             (cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX")
-            or ctx.char_before(cur.text, pos) == "第"
+            or before == "第"
             # after a name: '大学物理II'; not 'XX'
-            or (is_han(ctx.char_before(cur.text, pos)) and len(word) > 1 and roman <= 12)
+            or (is_han(before) and len(word) > 1 and roman <= 12)
         )
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman and named else Span(end, "word", "zh")
     if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
