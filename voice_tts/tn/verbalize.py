@@ -107,11 +107,9 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
         return unit_words("zh")[raw]
-    if "_" in raw or "/" in raw:
-        # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
-        slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
-        return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
-    return raw
+    # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said; 'snake_case' snake case.
+    slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
+    return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
