@@ -93,10 +93,11 @@ _PER_PERIOD = _DATA["per_period"]
 def money(text: str, currency: str | None = None, adjective: bool = False) -> str | None:
     """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'; describing a noun
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
-    m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
-    cur, sign = (currency, None) if currency is not None or m is None else m.group("cur", "sign")
-    per, noun = (m["per"], m["noun"] or "") if m else (None, "")
-    if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
+    if (m := (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)) is None:
+        return None
+    cur, sign = (currency, None) if currency is not None else m.group("cur", "sign")
+    per, noun = m["per"], m["noun"] or ""
+    if cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
     per = (f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else "") + (
         " per person" if noun == "pp" else noun.replace("-", " "))
