@@ -526,7 +526,7 @@ def measure(text: str, adjective: bool = False) -> str | None:
         return None
     # a fraction by its character's name ('3/4-inch' three quarter inch)
     spoken = (
-        unicodedata.name(amount)[16:].lower().replace("quarters", "quarter")
+        vulgar_fraction(amount)[0].replace("quarters", "quarter")
         if amount in _FRACTIONS.values()
         else number(amount)
     )
