@@ -361,29 +361,31 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
             # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
             end = unit
         return Span(_zh_chain(cur, end, body > pos), "num", "zh")
-    if pos == body and english.is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
-        return Span(date_end, "date", "en")
-    if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
-        a, b = cur.text[pos:end].split("-")
-        return _english_reading(end, f"{english.number(a)} minus {english.number(b)}")
-    # '401(k)' four oh one k
-    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):
-        return _english_reading(pos + len(plan), english.PLAN_NAMES[plan])
-    if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):
-        return address
-    if pos == body and cur.at(end) in ".,;!?" and (date := english.numeric_date(cur.text[pos:end], paused=True)):
-        return _english_reading(end, date)  # a US date ending a clause pauses before its year: '12/15/2026.'
+    written = cur.text[pos:end]  # with its sign or currency
+    if pos == body:  # no sign or currency before it: a date, a difference, a retirement plan, an address
+        if english.is_day(written) and (date_end := _day_month(cur, end)) is not None:
+            return Span(date_end, "date", "en")
+        if _DIFFERENCE.fullmatch(written) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
+            a, b = written.split("-")
+            return _english_reading(end, f"{english.number(a)} minus {english.number(b)}")
+        # '401(k)' four oh one k
+        if plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None):
+            return _english_reading(pos + len(plan), english.PLAN_NAMES[plan])
+        if re.fullmatch(r"\d+[A-Z]?", written) and (address := _street_address(cur, pos, end)):
+            return address
+        if cur.at(end) in ".,;!?" and (date := english.numeric_date(written, paused=True)):
+            return _english_reading(end, date)  # a US date ending a clause pauses before its year: '12/15/2026.'
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
         return _english_reading(end, english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     # 'card ending in 8876'
     cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)
-    cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
+    cued |= len(written) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
     trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
     # 'code is 604 218' six zero four…
     if (
         pos == body
-        and cur.text[pos:end].isdecimal()
-        and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS))
+        and written.isdecimal()
+        and (cued or trunk or ctx.names_code(written, *english.CODE_WORDS))
         and sum(map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4)
     ):
         return _english_reading(code_end, english.digits(cur.text[pos:code_end], "oh" if trunk else "zero"))
