@@ -39,7 +39,7 @@ def ordinal(n: int) -> str:
 def suffixed_ordinal(text: str) -> str:
     """'21st' twenty first, '1,000th' one thousandth; a suffix not fitting the number as typed: '21th' twenty one th."""
     n = int(text[:-2].replace(",", ""))
-    fits = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    fits = num2words(n, to="ordinal_num")[-2:]  # '21st', '11th'
     return ordinal(n) if text[-2:].lower() == fits else f"{cardinal(n)} {text[-2:]}"
 
 
