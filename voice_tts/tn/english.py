@@ -313,7 +313,8 @@ _UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's n
 
 @lru_cache(maxsize=4096)
 def unit(symbol: str) -> tuple[str, str] | None:
-    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
+    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a
+    word ('dL'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
     names = _UNITS.get(symbol) or (
         len(symbol) > 1
