@@ -259,10 +259,10 @@ SAID_AS_WORDS = frozenset(_DATA["said_as_words"])
 def acronym(word: str) -> str | None:
     """An all-capitals token that is not a word is spelled ('FBI' F B I, 'CDs' C D's, 'AT&T' A T and T); words in
     capitals ('EXCEL'), acronyms said as words ('NASA') and Roman numerals of I, V and X are not."""
-    if "&" in word and all(p.isascii() and p.isalpha() and p.isupper() for p in word.split("&")):
+    if "&" in word and all(re.fullmatch("[A-Z]+", p) for p in word.split("&")):
         return " and ".join(" ".join(p) for p in word.split("&"))
     letters = word[:-1] if word.endswith("s") else word
-    if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
+    if not re.fullmatch("[A-Z]{2,10}", letters):
         return None
     if letters != word:  # a plural: 'CDs' C D's
         return " ".join(letters) + "'s"
