@@ -687,11 +687,10 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
     ('Wed., June 9', 'Sat., 6/12': the date's reading knows its weekday), or None."""
     with suppress(TooLong):
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
-        k, j = (
-            (k, j)
-            if cur.at(j) not in ("(", ",")
-            else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
-        )
+        if cur.at(j) == ",":  # the comma and space join the weekday
+            k = j = lexer.spaces(cur, j + 1)
+        elif cur.at(j) == "(":
+            j = lexer.spaces(cur, j + 1)
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
     return None
 
