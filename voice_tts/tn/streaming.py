@@ -428,11 +428,10 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         ctx.words_before = words_before_next if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word, ctx.words_before = (
-            (ctx.prev_word + raw, ctx.words_before)
-            if is_hangul(before)
-            else (raw, words_before_next)
-        )
+        if is_hangul(before):
+            ctx.prev_word += raw
+        else:
+            ctx.prev_word, ctx.words_before = raw, words_before_next
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if is_han(before) else raw
     elif kind == "punct" and (
