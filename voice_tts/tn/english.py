@@ -508,9 +508,10 @@ def measure(text: str, adjective: bool = False) -> str | None:
         return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:
         return None
-    symbol, amount, adjective, dose = (
-        m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
-    )
+    symbol = m["unit"]
+    amount = m["num"].replace(",", "")
+    adjective = adjective or m["adjective"]
+    dose = _PER_AMOUNT.fullmatch(symbol)
     one, many = (
         unit(symbol)
         or unit(symbol.removesuffix("."))
