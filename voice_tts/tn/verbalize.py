@@ -79,8 +79,8 @@ def verbalize(span: Span, raw: str, ctx: Context) -> str:
         return english.phone(raw)
     if kind in ("url", "email", "url_head"):  # a URL cut by the tail bound: its host alone
         return electronic.speak(electronic.host(raw) if kind == "url_head" else raw, lang)
-    if kind == "olist":  # only without a language module, which reads a number opening a line itself
-        reader = chinese if lang == "zh" else english
+    if kind == "olist":
+        reader = ctx.locale if ctx.locale is not None else chinese if lang == "zh" else english
         return reader.cardinal(int(span.info)) + ("，" if reader is chinese else ", ")
     if kind == "table_pipe":  # a table's cells are parted like a list's items, its rows like sentences
         return _PIPE_MARKS[span.info][ctx.sent_han]
