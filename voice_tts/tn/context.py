@@ -64,8 +64,9 @@ class Context:
     def names_code(
         self, number: str, codes: tuple[str, ...], not_after: tuple[str, ...], articles: frozenset[str] = frozenset()
     ) -> bool:
-        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before `number` and no word right before it makes that something
-        else ('Código Penal de 1995', 'Ende 2025'), nor, before a year's number, a preposition or article ('válido hasta el 2025')."""
+        """Whether a code word ('code', 'PIN', 'Bestätigungscode') is among the words before `number` and no word right
+        before it makes that something else ('Código Penal de 1995', 'Ende 2025'), nor, before a year's number, a
+        preposition or article ('válido hasta el 2025')."""
         words, before = [w.lower() for w in (*self.words_before, self.prev_word) if w], self.prev_word.lower()
         return (
             before not in not_after

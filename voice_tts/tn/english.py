@@ -39,7 +39,7 @@ def ordinal(n: int) -> str:
 def suffixed_ordinal(text: str) -> str:
     """'21st' twenty first, '1,000th' one thousandth; a suffix not fitting the number as typed: '21th' twenty one th."""
     n = int(text[:-2].replace(",", ""))
-    fits = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    fits = num2words(n, to="ordinal_num")[-2:]  # '21st', '11th'
     return ordinal(n) if text[-2:].lower() == fits else f"{cardinal(n)} {text[-2:]}"
 
 
@@ -56,24 +56,17 @@ def plural(words: str) -> str:
     return f"{head} {last[:-1] + 'ies' if last.endswith('y') else last + 'e' * last.endswith('x') + 's'}".lstrip()
 
 
-def integer(text: str) -> str:
-    """An integer as written: leading zeros and long runs digit by digit, unless grouped in thousands ('124,444,…')."""
-    plain = text.replace(",", "")
-    return (
-        digits(plain)
-        if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in text else 15)
-        else cardinal(int(plain))
-    )
-
-
 def number(text: str) -> str:
-    """An integer or a decimal, digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
+    """An integer or a decimal as written: leading zeros and long runs digit by digit, unless grouped in thousands
+    ('124,444,…'); digits after the point one by one: '12.50' twelve point five zero, '.5' point five."""
     whole, _, frac = text.partition(".")
-    return (
-        f"point {digits(frac)}"
-        if not whole
-        else (f"{integer(whole)} point {digits(frac)}" if frac else integer(whole))
-    )
+    plain = whole.replace(",", "")
+    point = f" point {digits(frac)}" if frac else ""
+    if not plain:
+        return point.lstrip()
+    if len(plain) > 1 and plain.startswith("0") or len(plain) > (24 if "," in whole else 15):
+        return digits(plain) + point
+    return cardinal(int(plain)) + point
 
 
 def plain_number(text: str) -> str:
@@ -100,10 +93,11 @@ _PER_PERIOD = _DATA["per_period"]
 def money(text: str, currency: str | None = None, adjective: bool = False) -> str | None:
     """'$12.50' -> 'twelve dollars and fifty cents'; '$1.5M' -> 'one point five million dollars'; describing a noun
     (`adjective`) in the singular: 'a $250 deductible' two hundred fifty dollar."""
-    m = (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)
-    cur, sign = (currency, None) if currency is not None or m is None else m.group("cur", "sign")
-    per, noun = (m["per"], m["noun"] or "") if m else (None, "")
-    if m is None or cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
+    if (m := (_MONEY if currency is None else _CODE_AMOUNT).fullmatch(text)) is None:
+        return None
+    cur, sign = (currency, None) if currency is not None else m.group("cur", "sign")
+    per, noun = m["per"], m["noun"] or ""
+    if cur not in _CURRENCIES or per and per not in _PER_PERIOD and not unit(per):
         return None
     per = (f" per {_PER_PERIOD.get(per) or unit(per)[0]}" if per else "") + (
         " per person" if noun == "pp" else noun.replace("-", " "))
@@ -121,7 +115,7 @@ def money(text: str, currency: str | None = None, adjective: bool = False) -> st
     units, cents = int(whole or "0"), int(frac or "0")
     parts = []
     if units or not cents:  # pounds with a British 'and' after the hundreds: '£1,850' eight hundred and fifty
-        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", integer(whole or "0"))
+        said = re.sub(r"hundred (?!thousand|\w+illion)", f"hundred {'and ' * (cur == '£')}", number(whole or "0"))
         parts.append(f"{said} {one if units == 1 else many}")
     if cents:  # pence after pounds a bare number, as the British say a price: '£29.50' twenty nine pounds fifty
         parts.append(cardinal(cents) + f" {sub_one if cents == 1 else sub_many}" * (sub_many != "pence" or not parts))
@@ -147,7 +141,7 @@ def version(text: str) -> str | None:
     """'v0.2.1' -> 'version zero point two point one'; '3.11.7' -> 'three point eleven point seven'."""
     if (m := _VERSION.fullmatch(text)) is None or (not m["v"] and m["parts"].count(".") < 2):
         return None
-    spoken = " point ".join(integer(part) for part in m["parts"].split("."))
+    spoken = " point ".join(number(part) for part in m["parts"].split("."))
     return "version " + spoken if m["v"] else spoken
 
 
@@ -265,10 +259,10 @@ SAID_AS_WORDS = frozenset(_DATA["said_as_words"])
 def acronym(word: str) -> str | None:
     """An all-capitals token that is not a word is spelled ('FBI' F B I, 'CDs' C D's, 'AT&T' A T and T); words in
     capitals ('EXCEL'), acronyms said as words ('NASA') and Roman numerals of I, V and X are not."""
-    if "&" in word and all(p.isascii() and p.isalpha() and p.isupper() for p in word.split("&")):
+    if "&" in word and all(re.fullmatch("[A-Z]+", p) for p in word.split("&")):
         return " and ".join(" ".join(p) for p in word.split("&"))
     letters = word[:-1] if word.endswith("s") else word
-    if not (2 <= len(letters) <= 10 and letters.isascii() and letters.isalpha() and letters.isupper()):
+    if not re.fullmatch("[A-Z]{2,10}", letters):
         return None
     if letters != word:  # a plural: 'CDs' C D's
         return " ".join(letters) + "'s"
@@ -319,7 +313,8 @@ _UNIT_NAMES = frozenset(one for one, _ in _UNITS.values())  # 'inch': a unit's n
 
 @lru_cache(maxsize=4096)
 def unit(symbol: str) -> tuple[str, str] | None:
-    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a word ('dL'), else one per another ('ng/mL')."""
+    """A unit symbol's names for one (also after 'per') and for more: english.json's, else CLDR's where it cannot be a
+    word ('dL'), else one per another ('ng/mL')."""
     first, slash, per = symbol.partition("/")
     names = _UNITS.get(symbol) or (
         len(symbol) > 1
@@ -347,7 +342,7 @@ SYMBOLS = _DATA["symbols"]
 # --- fast paths for the commonest classes (same readings as wetext, without an FST call) ------
 
 _MONTH_NAMES = tuple(_FULL_MONTHS.values())
-_MONTH_NUMBERS = {name[:3].lower(): i for i, name in enumerate(_MONTH_NAMES, 1)}  # 'sep' 9
+_MONTH_NUMBERS = cldr.month_abbreviations("en")  # 'sep' 9
 _SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
@@ -513,9 +508,10 @@ def measure(text: str, adjective: bool = False) -> str | None:
         return f"{' '.join(said)} per {per[0]}"  # a running pace, no clock: four minutes eleven seconds per kilometer
     if (m := _MEASURE.fullmatch(text)) is None:
         return None
-    symbol, amount, adjective, dose = (
-        m["unit"], m["num"].replace(",", ""), adjective or m["adjective"], _PER_AMOUNT.fullmatch(m["unit"])
-    )
+    symbol = m["unit"]
+    amount = m["num"].replace(",", "")
+    adjective = adjective or m["adjective"]
+    dose = _PER_AMOUNT.fullmatch(symbol)
     one, many = (
         unit(symbol)
         or unit(symbol.removesuffix("."))
@@ -532,7 +528,7 @@ def measure(text: str, adjective: bool = False) -> str | None:
         return None
     # a fraction by its character's name ('3/4-inch' three quarter inch)
     spoken = (
-        unicodedata.name(amount)[16:].lower().replace("quarters", "quarter")
+        vulgar_fraction(amount)[0].replace("quarters", "quarter")
         if amount in _FRACTIONS.values()
         else number(amount)
     )

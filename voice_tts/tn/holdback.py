@@ -24,6 +24,7 @@ from voice_tts.tn.word_list import only_noun
 
 def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     c = cur.at(pos)
+    before = ctx.char_before(cur.text, pos)
     if ctx.mode and (span := _continuation(cur, pos, ctx)) is not None:
         return span
     if c == "\n":
@@ -33,7 +34,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(lexer.greedy(cur, pos, test), kind)
     if c in "0123456789#*" and cur.at(pos + 1) in ("\ufe0f", "\u20e3"):  # a keycap emoji ('1️⃣', '#⃣')
         return Span(lexer.greedy(cur, pos + 1, is_emoji), "emoji")
-    if c in "'’" and not is_alnum(ctx.char_before(cur.text, pos)) and lexer.digits_end(cur, pos + 1) == pos + 3:
+    if c in "'’" and not is_alnum(before) and lexer.digits_end(cur, pos + 1) == pos + 3:
         return Span(pos + 1, "skip")  # a year's century left out: "del '97" novantasette, "the '90s"
     # A language module reads a number opening a line itself: German '1. Mai' is a date, not a list.
     if (
@@ -49,16 +50,16 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
     if ctx.locale is not None and (span := ctx.locale.find_span(cur, pos, ctx)) is not None:
         return span
     if c in "#*" and ctx.locale is None and not ctx.sent_han:  # said between words or numbers
-        prev, n = ctx.char_before(cur.text, pos), cur.at(pos + 1)
-        if c == "#" and is_alnum(prev) and is_letter(n) or c == "*" and is_digit(prev) and is_digit(n):
+        n = cur.at(pos + 1)
+        if c == "#" and is_alnum(before) and is_letter(n) or c == "*" and is_digit(before) and is_digit(n):
             return Span(pos + 1, "punct", "en", info="hash" if c == "#" else "times")  # 'a#b', '2*8'
-        if c == "#" and prev and prev in "ABCDEFG" and ctx.prev_word == prev and not is_alnum(n):
+        if c == "#" and before and before in "ABCDEFG" and ctx.prev_word == before and not is_alnum(n):
             return Span(pos + 1, "punct", "en", info="sharp")  # 'C#', 'F# minor'
     if c in "*_~`":
         return Span(lexer.run(cur, pos, lambda x: x == c), "md")
     if c == "]" and cur.at(pos + 1) == "(":
         return _link_target(cur, pos + 2)
-    if c in ("[", "]") or c == "!" and not ctx.char_before(cur.text, pos).strip() and cur.at(pos + 1) == "[":
+    if c in ("[", "]") or c == "!" and not before.strip() and cur.at(pos + 1) == "[":
         return Span(pos + 1, "md")  # a link's text, an image's
     if c == "<":  # an HTML tag (at most _TAG_CAP characters), else a mark
         opens = (n := cur.at(pos + 1)) == "/" or n.isascii() and n.isalpha()
@@ -76,7 +77,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
             return _number(cur, pos, pos + 1 + (n == " "), ctx)
         if is_letter(n):  # a hashtag's sign, or a code's number ('order #W48213' order number W four…)
             return (
-                Span(pos + 1, "reading", "en", info="number ")
+                _english_reading(pos + 1, "number ")
                 if _CODE.fullmatch(cur.text[pos + 1:lexer.chunk(cur, pos + 1)])
                 else Span(pos + 1, "md")
             )
@@ -95,7 +96,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
         return Span(end, "phone", "en")
     if is_digit(c):
         return _number(cur, pos, pos, ctx)
-    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(ctx.char_before(cur.text, pos))
+    signed = (c in SIGNS or c == "." and not ctx.sent_han) and sign_may_follow(before)
     if (lexer.is_currency(c) or signed) and is_digit(cur.at(pos + 1)):
         return _number(cur, pos, pos + 1, ctx)  # '-5', '$5', '.878' (a decimal without its zero)
     if lexer.is_currency(c) and (gap := cur.at(pos + 1)) in (" ", ".") and is_digit(cur.at(pos + 2)):
@@ -116,7 +117,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
                 pos + 1,
                 "reading",
                 "zh",
-                info=chinese.vulgar_fraction(c, cur.at(pos + 1), ctx.char_before(cur.text, pos)),
+                info=chinese.vulgar_fraction(c, cur.at(pos + 1), before),
             )
             if ctx.sentence_lang() == "zh"
             else _vulgar_fraction(cur, pos, ctx)
@@ -162,14 +163,14 @@ def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] |
 
 def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
     """'¾ cup' three quarters of a cup, '1½ cups' one and a half cups: the fraction, with the measure noun it reads."""
-    after_number = is_digit(ctx.char_before(cur.text, pos)) or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
+    glued = is_digit(ctx.char_before(cur.text, pos))  # '1½': one| and a half
+    after_number = glued or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
     j = k = pos + 1  # past the tail bound no noun
     with suppress(TooLong):
         j = lexer.spaces(cur, pos + 1)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
-    glued = " " if is_digit(ctx.char_before(cur.text, pos)) else ""  # '1½': one| and a half
     reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # '¾ tsp. of' teaspoon
-    return Span(k + _abbreviation_period(cur, k) if took_noun else pos + 1, "reading", "en", info=glued + reading)
+    return _english_reading(k + _abbreviation_period(cur, k) if took_noun else pos + 1, " " * glued + reading)
 
 
 _HAS_DIGIT = re.compile("[0-9０-９]")
@@ -360,41 +361,39 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
             # '6.1 mmol/L' 六点一毫摩尔每升, '1100 W，': a unit after a space, of one letter before a mark ('2 A 座': a letter)
             end = unit
         return Span(_zh_chain(cur, end, body > pos), "num", "zh")
-    if pos == body and english.is_day(cur.text[pos:end]) and (date_end := _day_month(cur, end)) is not None:
-        return Span(date_end, "date", "en")
-    if _DIFFERENCE.fullmatch(cur.text[pos:end]) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
-        a, b = cur.text[pos:end].split("-")
-        return Span(end, "reading", "en", info=f"{english.number(a)} minus {english.number(b)}")
-    # '401(k)' four oh one k
-    if pos == body and (plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None)):
-        return Span(pos + len(plan), "reading", "en", info=english.PLAN_NAMES[plan])
-    if pos == body and re.fullmatch(r"\d+[A-Z]?", cur.text[pos:end]) and (address := _street_address(cur, pos, end)):
-        return address
-    if pos == body and cur.at(end) in ".,;!?" and (date := english.numeric_date(cur.text[pos:end], paused=True)):
-        return Span(end, "reading", "en", info=date)  # a US date ending a clause pauses before its year: '12/15/2026.'
+    written = cur.text[pos:end]  # with its sign or currency
+    if pos == body:  # no sign or currency before it: a date, a difference, a retirement plan, an address
+        if english.is_day(written) and (date_end := _day_month(cur, end)) is not None:
+            return Span(date_end, "date", "en")
+        if _DIFFERENCE.fullmatch(written) and _next_visible(cur, end) == "=":  # '1-2=5' one minus two
+            a, b = written.split("-")
+            return _english_reading(end, f"{english.number(a)} minus {english.number(b)}")
+        # '401(k)' four oh one k
+        if plan := next((p for p in english.PLAN_NAMES if cur.startswith(pos, p)), None):
+            return _english_reading(pos + len(plan), english.PLAN_NAMES[plan])
+        if re.fullmatch(r"\d+[A-Z]?", written) and (address := _street_address(cur, pos, end)):
+            return address
+        if cur.at(end) in ".,;!?" and (date := english.numeric_date(written, paused=True)):
+            return _english_reading(end, date)  # a US date ending a clause pauses before its year: '12/15/2026.'
     if re.fullmatch(r"\d+(?:\.\d+)?x", times := cur.text[body:end]) and _next_visible(cur, end).islower():
-        return Span(end, "reading", "en", info=english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
+        return _english_reading(end, english.number(times[:-1]) + " times")  # '3x a day'; a bare '2x' two x
     # 'card ending in 8876'
     cued = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower().endswith(english.DIGIT_CUES)
-    cued |= len(cur.text[pos:end]) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
+    cued |= len(written) == 5 and _next_token(cur, end)[0].lower() in ("zip", "zipcode")  # 'the 30309 ZIP'
     trunk = cur.at(pos) == "0" and 10 <= sum(map(str.isdecimal, cur.text[pos:lexer.digit_groups_end(cur, end)])) <= 11
     # 'code is 604 218' six zero four…
     if (
         pos == body
-        and cur.text[pos:end].isdecimal()
-        and (cued or trunk or ctx.names_code(cur.text[pos:end], *english.CODE_WORDS))
+        and written.isdecimal()
+        and (cued or trunk or ctx.names_code(written, *english.CODE_WORDS))
         and sum(map(str.isdecimal, cur.text[pos:(code_end := lexer.digit_groups_end(cur, end))])) >= (2 if cued else 4)
     ):
-        return Span(code_end, "reading", "en", info=english.digits(cur.text[pos:code_end], "oh" if trunk else "zero"))
+        return _english_reading(code_end, english.digits(cur.text[pos:code_end], "oh" if trunk else "zero"))
     # '30×60cm', 'a 4x8 sheet' four by eight
     if (m := _DIMENSIONS.fullmatch(cur.text[body:end])) and (not m[3] or english.unit(m[3])):
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
-        return Span(
-            end,
-            "reading",
-            "en",
-            info=f"{english.number(m[1])} by {english.measure(f'{m[2]} {unit}') if unit else english.number(m[2])}",
-        )
+        by = english.measure(f"{m[2]} {unit}") if unit else english.number(m[2])
+        return _english_reading(end, f"{english.number(m[1])} by {by}")
     end = _en_window(cur, body, end)
     amount = cur.text[body:end].replace(",", "").isdecimal()
     money = (currency_code or lexer.is_currency(cur.text[pos]) and cur.text[pos]) if amount else ""
@@ -426,7 +425,7 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         )
     ):
         reading = english.money(unit, money, adjective=True) if money else english.measure(unit, adjective=True)
-        return Span(end, "reading", "en", info=reading)
+        return _english_reading(end, reading)
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
@@ -434,6 +433,11 @@ _DIFFERENCE, _DIMENSIONS = (
     re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"),
     re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)"),
 )
+
+
+def _english_reading(end: int, reading: str) -> Span:
+    """A span up to `end` that English reads as `reading` says."""
+    return Span(end, "reading", "en", info=reading)
 
 
 def _next_token(cur: Cursor, i: int) -> tuple[str, int]:
@@ -478,7 +482,7 @@ def _street_address(cur: Cursor, pos: int, end: int) -> Span | None:
         end, words = best
         # 'Elm St. 4 doors down': the period of the abbreviation, not a sentence's end
         end += _abbreviation_period(cur, end)
-        return Span(end, "reading", "en", info=" ".join(words))
+        return _english_reading(end, " ".join(words))
     return None
 
 
@@ -612,41 +616,42 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
     # a word in Chinese text as written; a Roman number after 第, before a type or ending a title
     if ctx.sent_han or is_han(cur.at(end)):
         roman = set(word) <= set("IVX") and english.roman_value(word) or 0
+        before = ctx.char_before(cur.text, pos)
         named = (
             (cur.at(end) in "型期类级度章部卷》」』’”" and word not in "VX")
-            or ctx.char_before(cur.text, pos) == "第"
+            or before == "第"
             # after a name: '大学物理II'; not 'XX'
-            or (is_han(ctx.char_before(cur.text, pos)) and len(word) > 1 and roman <= 12)
+            or (is_han(before) and len(word) > 1 and roman <= 12)
         )
         return Span(end, "reading", "zh", info=chinese.cardinal(roman)) if roman and named else Span(end, "word", "zh")
     if len(days := re.split("[-–—]", word, maxsplit=1)) == 2 and (reading := english.day_range(*days)):
-        return Span(end, "reading", "en", info=reading)  # 'Monday–Friday' Monday to Friday
+        return _english_reading(end, reading)  # 'Monday–Friday' Monday to Friday
     # 'for Tu (2/22)' for Tuesday, 'Friday, 3/14' March fourteenth
     if word in english.NAMED_DAYS[0] and (day_end := _weekday_end(cur, end)):
-        return Span(day_end, "reading", "en", info=english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
+        return _english_reading(day_end, english.NAMED_DAYS[0][word] + cur.text[end:day_end].replace(".", ""))
     # 'Mon.–Sat. from' Monday to Saturday, 'by Fri.' Friday.
     if (
         word in english.WEEKDAYS
         and (m := _WEEKDAY_PERIOD.match("".join(cur.at(i) for i in range(end, end + 10))))
         and (day := english.day_range(word, m[1]) if m[1] else english.WEEKDAYS[word])
     ):
-        return Span(end + m.end(), "reading", "en", info=day)
+        return _english_reading(end + m.end(), day)
     if english.month_name(word):
         return _month(cur, pos, end)
     if len(word) == 2 and word.isupper() and is_digit(cur.at(end + 1)) and (
             m := english.SPACED_TRACKING.match("".join(cur.at(i) for i in range(pos, pos + 17)))):
-        return Span(pos + 16, "reading", "en", info=english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
+        return _english_reading(pos + 16, english.identifier(m[0].replace(" ", "")))  # 'RB 4582 7136 9GB'
     if word in english.DIRECTIONS and (direction := _direction_end(cur, end)):  # 'W 42nd St' West
-        return Span(direction, "reading", "en", info=english.DIRECTIONS[word])
+        return _english_reading(direction, english.DIRECTIONS[word])
     if word == "x" and re.fullmatch(r"[\d.,]+", ctx.prev_word) and _next_visible(cur, end).isdecimal():
-        return Span(end, "reading", "en", info="by")  # '25 x 7 m' twenty five by seven meters
+        return _english_reading(end, "by")  # '25 x 7 m' twenty five by seven meters
     if ctx.prev_word in ("sq", "cu") and (names := english.unit(word)):  # '850 sq ft' square feet, 'per sq ft' foot
         one = " ".join(ctx.words_before[-1:]).lower() in ("per", "a", "1", "one")
-        return Span(end + _abbreviation_period(cur, end), "reading", "en", info=names[not one])
+        return _english_reading(end + _abbreviation_period(cur, end), names[not one])
     if word in ("c", "C", "cent") and cur.at(end) == "." and re.fullmatch(r"\d+(?:st|nd|rd|th)", ctx.prev_word):
-        return Span(end + _abbreviation_period(cur, end), "reading", "en", info="century")  # 'the 18th c.'
+        return _english_reading(end + _abbreviation_period(cur, end), "century")  # 'the 18th c.'
     if cur.at(end) == "/" and word + "/" in english.ABBREVIATIONS and cur.at(end + 1) == " ":  # 'w/ fees' with
-        return Span(end + 1, "reading", "en", info=english.ABBREVIATIONS[word + "/"])
+        return _english_reading(end + 1, english.ABBREVIATIONS[word + "/"])
     if word in english.ABBREVIATIONS:
         if cur.at(end) == ".":
             return Span(end + 1, "abbr", info=_next_token_start(cur, end + 1, word=word in ("No", "no")))
@@ -654,10 +659,10 @@ def _word(cur: Cursor, pos: int, ctx: Context) -> Span:
             return Span(end, "abbr", info=_next_token_start(cur, end))
     # '6:30 p.m. ET', '8–9 a.m. ET' Eastern Time
     if (zone := english.TIME_ZONES.get(word)) and english.clock(re.split("[-–]", ctx.prev_word)[-1].strip()):
-        return Span(end, "reading", "en", info=zone)
+        return _english_reading(end, zone)
     # 'Chicago, IL 60607' Illinois
     if word in english.US_STATES and english.code(_next_token_start(cur, end, word=True), word):
-        return Span(end, "reading", "en", info=english.US_STATES[word])
+        return _english_reading(end, english.US_STATES[word])
     code = word + "$" if cur.at(end) == "$" else word  # 'US$76.3' as 'USD 76.3'
     if code in english.CURRENCY_CODES:
         j = lexer.spaces(cur, pos + len(code))
@@ -682,11 +687,10 @@ def _weekday_end(cur: Cursor, end: int) -> int | None:
     ('Wed., June 9', 'Sat., 6/12': the date's reading knows its weekday), or None."""
     with suppress(TooLong):
         j = lexer.spaces(cur, k := end + (cur.at(end) == "."))
-        k, j = (
-            (k, j)
-            if cur.at(j) not in ("(", ",")
-            else (lexer.spaces(cur, j + 1) if cur.at(j) == "," else k, lexer.spaces(cur, j + 1))
-        )
+        if cur.at(j) == ",":  # the comma and space join the weekday
+            k = j = lexer.spaces(cur, j + 1)
+        elif cur.at(j) == "(":
+            j = lexer.spaces(cur, j + 1)
         return k if is_digit(cur.at(j)) or english.month_name(cur.text[j:lexer.chunk(cur, j)].rstrip(".")) else None
     return None
 
@@ -726,10 +730,10 @@ def _month(cur: Cursor, begin: int, end: int) -> Span:
             until = english.ordinal(int(last)) if days[2].isdecimal() else english.written_date(f"{days[2]} {last}")
             if english.is_day(last):
                 first = english.written_date(f"{cur.text[begin:end]} {days[1]}")
-                return Span(k, "reading", "en", info=f"{first} to {until}")
+                return _english_reading(k, f"{first} to {until}")
         month = english.month_name(cur.text[begin:end])
         if cur.text[begin].isupper() and month in english.MONTH_ABBREVIATIONS and cur.at(end) == ".":  # 'in Jan., to'
-            return Span(end + _abbreviation_period(cur, end), "reading", "en", info=english.NAMED_DAYS[1][month])
+            return _english_reading(end + _abbreviation_period(cur, end), english.NAMED_DAYS[1][month])
     return Span(end, "word")
 
 

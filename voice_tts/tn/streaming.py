@@ -418,20 +418,20 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     ctx.quote_open = kind != "nl" and ctx.quote_open != (kind == "punct" and raw.count('"') % 2 == 1)
     ctx.block_line = kind in ("block", "olist", "table_start") or ctx.block_line and kind != "nl"  # until the line ends
     ctx.in_table = kind == "table_start" or ctx.in_table and kind != "nl"
+    words_before_next = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:]  # `prev_word` joins them: a new word starts
     # An abbreviation is a word ('Hauptstr.', 'n.º', '№', 'Kunden-Nr.'; not a range of days, 'lun.-ven.').
     if (
         kind in _WORDLIKE
         or raw == "№"
         or (kind == "locale" and re.sub(r"\.|-(?=[A-Z])", "", raw.rstrip(".º°")).isalpha())
     ):
-        ctx.words_before = (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:] if ctx.prev_word else ()
+        ctx.words_before = words_before_next if ctx.prev_word else ()
         ctx.prev_word = raw.rstrip(".")
     elif kind == "han" and is_hangul(raw):  # Hangul commits a syllable at a time: the word is their run
-        ctx.prev_word, ctx.words_before = (
-            (ctx.prev_word + raw, ctx.words_before)
-            if is_hangul(before)
-            else (raw, (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:])
-        )
+        if is_hangul(before):
+            ctx.prev_word += raw
+        else:
+            ctx.prev_word, ctx.words_before = raw, words_before_next
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if is_han(before) else raw
     elif kind == "punct" and (
@@ -441,7 +441,7 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
         pass
     # 'ваш код — 482913': a code's word, no case's
     elif kind == "punct" and raw in "—–" and not before.isalpha() and ctx.prev_word:
-        ctx.prev_word, ctx.words_before = "", (*ctx.words_before, ctx.prev_word)[-_WORDS_BEFORE:]
+        ctx.prev_word, ctx.words_before = "", words_before_next
     elif kind != "ws":
         ctx.prev_word, ctx.words_before = "", ()
     # sentence state for routing

@@ -107,11 +107,9 @@ def word(raw: str, ctx: Context, lang: str = "") -> str:
         return reading
     if ctx.prev_char == "每" and raw in unit_words("zh"):  # '每kg' 每千克
         return unit_words("zh")[raw]
-    if "_" in raw or "/" in raw:
-        # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said.
-        slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
-        return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
-    return raw
+    # 'upgrade/update' upgrade slash update; the slash of 'w/o', 'n/a' is not said; 'snake_case' snake case.
+    slash = " slash " if all(len(part) > 1 for part in raw.split("/")) else " "
+    return slash.join(" ".join(p for p in part.split("_") if p) for part in raw.split("/") if part)
 
 
 # Full-width digits, letters and signs folded to ASCII; symbols such as ℃ are kept.
@@ -146,10 +144,7 @@ def _number_en(text: str, currency_code: str) -> str:
         return f"{english.number(span[1])} to {to}"
     if (
         (currency_code and (reading := english.money(text[len(currency_code):].strip(), currency=currency_code)))
-        or (
-            (is_currency(text[0]) or (len(text) > 1 and text[0] in "+-" and is_currency(text[1])))
-            and (reading := english.money(text))
-        )
+        or (reading := english.money(text))  # '$5', '-$5'
         or (
             (m := re.fullmatch(r"(.+?)(\S)((?:/\w+)?)", text))
             and is_currency(m[2])
@@ -168,8 +163,8 @@ def _number_en(text: str, currency_code: str) -> str:
         score, half, top = ratio.groups()
         above = not half and int(score) >= int(top)
         if above or half or english.is_mark(int(score), int(top)):
-            said = english.integer(score[:-2]) + " and a half" if half else english.integer(score)
-            return f"{said} {'' if above else 'out of '}{english.integer(top)}"
+            said = english.number(score[:-2]) + " and a half" if half else english.number(score)
+            return f"{said} {'' if above else 'out of '}{english.number(top)}"
     if _PLAIN_EN.fullmatch(text):
         return english.plain_number(text)
     if text[0] in "+-" and _PLAIN_EN.fullmatch(text[1:]):  # '-2' minus two

@@ -18,9 +18,10 @@ def known_words() -> frozenset[str]:
 @lru_cache(maxsize=4096)  # asked of the word after every English unit
 def only_noun(word: str, pos: str = "NOUN") -> bool:
     """Whether `word` is a noun with a plural and nothing else in LemmInflect's lexicon: 'charger', 'chargers';
-    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective only ('solar');
-    "": an adjective or a noun with a plural among other senses, or a word no lexicon knows ('deductible', 'dose', 'copay'; not 'and', 'you');
-    "NAMING": a noun or adjective as written, no adverb, or an unknown word ('deductible', 'copay'; not 'today')."""
+    not 'line' (a verb too), 'away', nor 'each' (no plural: the lexicon's pronouns). With `pos` "ADJ": an adjective
+    only ('solar'); "": an adjective or a noun with a plural among other senses, or a word no lexicon knows
+    ('deductible', 'dose', 'copay'; not 'and', 'you'); "NAMING": a noun or adjective as written, no adverb, or an
+    unknown word ('deductible', 'copay'; not 'today')."""
     from lemminflect import getAllInflections, getAllLemmas
     lemmas = getAllLemmas(word.lower())
     counted = any(
