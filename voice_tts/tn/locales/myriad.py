@@ -91,8 +91,9 @@ class Expression:
 
 class Language:
     """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
-    their readings. A subclass names its `code`, a span where no number starts (`other_span`) and overrides the hooks
-    where it reads otherwise (`bare_integer`, `expression`, `hour`)."""
+    their readings. A subclass names its `code`, a span where no number starts (`other_span`), how an integer with
+    nothing of its own around it reads (`bare_integer`) and overrides the hooks where it reads otherwise (`cardinal`,
+    `expression`, `hour`)."""
 
     code: str
 
@@ -126,11 +127,7 @@ class Language:
         kei, rest = divmod(n, 10**16)  # CLDR stops at 10^18: 京 named here
         spoken = (self.cardinal(kei) + self.large[3] if kei else "") + cldr.spell_by_myriads(
             self.code, rest, self.words["ruleset"])
-        spoken = spoken.replace(" ", "")
-        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
-            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
-                            f"|(?<=[{self.large}])千$", r"\1一千", spoken)
-        return spoken
+        return spoken.replace(" ", "")
 
     def digits(self, text: str) -> str:
         """Digit by digit as CLDR writes them: '010' -> 〇一〇, 영일영 (zero alone is 零 in ja: 零時)."""
@@ -408,30 +405,6 @@ class Language:
             if form is None or not (named_before or cur.at(end).isalpha())
             else locale_span(end, self.space + form if named_before else form + self.space, self.code)
         )
-
-    def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
-        """An integer with nothing of its own around it (`digits`, thousands commas removed), read by what follows it
-        ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or
-        a long one ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
-        before = ctx.char_before(cur.text, pos)
-        cue = ctx.prev_word or (before if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
-        code = (
-            (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
-            and not "一" <= cur.at(end) <= "鿿"
-        )
-        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
-        if (
-            digits == "00"
-            and before == self.words["clock"][0]
-            and cur.at(end) == self.words["clock"][1]
-        ):
-            return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
-        if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
-            return locale_span(end, self.code_digits[""][int(digits)], self.code)  # '2ラン' ツーラン
-        k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
-        hour = re.match(self.words["shared_counter"], cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
-        spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
-        return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
 
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾;
