@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 
 from voice_tts.tn.chars import JOIN_ANY, JOIN_DIGITS, JOIN_LETTERS, SUFFIX_SYMBOLS
@@ -81,6 +81,11 @@ def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = N
     while (most is None or i - start < most) and accept(cur.at(i)):
         i += 1
     return i
+
+
+def word_at(cur: Cursor, i: int, words: Iterable[str]) -> str:
+    """The first of `words` written at `i`, or ''."""
+    return next((w for w in words if cur.startswith(i, w)), "")
 
 
 def pace(cur: Cursor, i: int) -> re.Match | None:

@@ -37,7 +37,7 @@ class Japanese(myriad.Language):
             (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
             and not "一" <= cur.at(end) <= "鿿"
         )
-        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
+        code = code or digits[0] == "0" and lexer.word_at(cur, end, self.words["routes"])  # '都01系統'
         if (
             digits == "00"
             and before == self.words["clock"][0]

@@ -199,7 +199,7 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = next((w for after, w in self.words["tilde_before"].items() if cur.startswith(k, after)), "")
+            word = self.words["tilde_before"].get(lexer.word_at(cur, k, self.words["tilde_before"]), "")
             return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
@@ -374,7 +374,7 @@ class Language:
             and (e.kind == "time" or k > span.end)
             and (
                 swallowed
-                or any(cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)
+                or lexer.word_at(cur, k, before) and not lexer.word_at(cur, k, between)
             )
         ):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
