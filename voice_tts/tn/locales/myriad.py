@@ -642,7 +642,7 @@ def _body(cur: Cursor, i: int) -> _Body:
         return found
     if n == ",":
         b = a
-        while cur.at(b) == "," and all(is_digit(cur.at(b + k)) for k in (1, 2, 3)) and not is_digit(cur.at(b + 4)):
+        while cur.at(b) == "," and lexer.digits_end(cur, b + 1, 4) == b + 4:
             b += 4
         if b > a:
             whole = text[start:b].replace(",", "")
@@ -693,13 +693,7 @@ def _body(cur: Cursor, i: int) -> _Body:
 
 def _time(cur: Cursor, a: int, hours: str) -> _Body | None:
     parts, e = [hours], a
-    while (
-        len(parts) < 3
-        and cur.at(e) == ":"
-        and is_digit(cur.at(e + 1))
-        and is_digit(cur.at(e + 2))
-        and not is_digit(cur.at(e + 3))
-    ):
+    while len(parts) < 3 and cur.at(e) == ":" and lexer.digits_end(cur, e + 1, 3) == e + 3:
         parts.append(cur.text[e + 1:e + 3])
         e += 3
     return (
