@@ -11,6 +11,7 @@ clock times (十時三十分), dates with slashes (二千二十四年一月三�
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from voice_tts.tn import lexer
 from voice_tts.tn.chars import is_digit
@@ -51,6 +52,15 @@ class Japanese(myriad.Language):
         hour = re.match(self.words["shared_counter"], cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
         spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
         return locale_span(end, spoken + (hour[0] if hour else ""), "ja")
+
+    def address(self, groups: myriad.Expression, before: str, word_before: str) -> myriad.Expression | None:
+        """After a town or a block, an address's numbers: '山下町1-2' 一の二, '3丁目12-5' 十二の五, and three short groups, no
+        telephone's: '3-14-7'; after a plate's kana its two numbers: 'あ 12-34' 十二 三十四."""
+        plate = before == " " and word_before in self.words["plate_kana"]
+        short = len(groups.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in groups.parts)
+        if before in self.words["lot_before"] or plate or short:
+            return replace(groups, kind="plate" if plate else "lot")
+        return None
 
     def other_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         """An era year: 'R.4' 令和四年, 'H.30年' 平成三十年, 'R.1' 令和元年, without the period before 年 ('R8年3月' 令和八年三月);

@@ -313,15 +313,8 @@ class Language:
             return self.other_span(cur, pos, ctx)
         end, e = found
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        lot = self.words["lot_before"]
-        plate = before == " " and ctx.prev_word in self.words["plate_kana"]  # 'あ 12-34' 十二 三十四
-        if e.kind in ("range", "groups") and (
-            before in lot
-            or plate
-            # three short groups, no telephone's: '3-14-7'
-            or (lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))
-        ):
-            e = replace(e, kind="plate" if plate else "lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
+        if e.kind in ("range", "groups") and (address := self.address(e, before, ctx.prev_word)):
+            e = address
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
@@ -411,6 +404,10 @@ class Language:
         a day's: 検針日は)."""
         cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
+
+    def address(self, groups: Expression, before: str, word_before: str) -> Expression | None:
+        """Digit groups that are an address's or a plate's numbers ("lot", "plate"), by what is written before them."""
+        return None
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
         return locale_span(end, self.read(e), self.code)
