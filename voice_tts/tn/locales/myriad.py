@@ -39,6 +39,11 @@ _LONGEST_UNIT = 5
 _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
 _is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# after a calling code or an area code in brackets (or both), at most four digit groups with the area code:
+# '+82 010-1234-5678', '(800) 555-0000'
+_PHONE = re.compile(r"(?:\+(\d{1,3})(?!\d)[ -]?)?(?:[(（](\d{2,4})[)）][ -]?)?"
+                    r"(\d+(?(2)(?:[-. ]\d+){0,2}|(?:[-. ]\d+){0,3}))")
+_PHONE_MARKS = frozenset("+-. ()（）")
 _CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
 _UNROOTED = (False, False)  # an expression's `roots`: no number under √
 # what an expression's digits read as: their end, the expression's kind, parts and roots
@@ -731,29 +736,14 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
     """'+82 010-1234-5678', '+1 (123)-123-5678', '(800) 555-0000': groups after a calling code
     or an area code in brackets."""
-    text = cur.text
-    country, i = "", pos
-    if cur.at(i) == "+":
-        j = lexer.digits_end(cur, i + 1)
-        if not 1 <= j - i - 1 <= 3:
-            return None
-        country, i = text[i + 1:j], j
-        i += cur.at(i) in (" ", "-")
-    groups = []
-    if cur.at(i) in _OPEN:
-        j = lexer.digits_end(cur, i + 1)
-        if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
-            return None
-        groups.append(text[i + 1:j])
-        i = j + 1 + (cur.at(j + 1) in (" ", "-"))
-    elif not country:
+    # no number is that long: a table of numbers is not waited for
+    found = _PHONE.match(cur.text, pos, lexer.run(cur, pos, lambda c: is_digit(c) or c in _PHONE_MARKS, 64))
+    if found is None or not (found[1] or found[2]):
         return None
-    while True:
-        j = lexer.digits_end(cur, i)
-        if j == i:
-            return None
-        groups.append(text[i:j])
-        if not (cur.at(j) in ("-", ".", " ") and is_digit(cur.at(j + 1)) and len(groups) < 4):
-            break
-        i = j + 1
-    return (j, Expression("phone", tuple(groups), country=country)) if len(groups) + bool(country) >= 3 else None
+    country, area, rest = found.groups(default="")
+    groups = re.split("[-. ]", rest)
+    if area:
+        groups.insert(0, area)
+    if len(groups) + bool(country) < 3:
+        return None
+    return found.end(), Expression("phone", tuple(groups), country=country)
