@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 
 from voice_tts.tn.chars import JOIN_ANY, JOIN_DIGITS, JOIN_LETTERS, SUFFIX_SYMBOLS
@@ -27,6 +27,9 @@ def is_currency(c: str) -> bool:
 
 _ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 # A running pace, minutes and seconds per a unit: '3'24"/km', '4:12/km', '4:12 min/mi', '3:23/км', '3'27"/公里'.
+# A North American number with its area code in brackets, after a calling code or not: '+1 (415) 555-0100'.
+BRACKETED_PHONE = re.compile(r"(?:\+\d{1,3}[ -]?)?\(\d{3}\)[ -]?\d{3}[- ]\d{4}")
+_PHONE_MARKS = frozenset("+()- ")
 PACE = re.compile(r"(\d{1,2})[:'’′]([0-5]\d)(?:[\"″]| ?min)?/(km|mi|км|公里)(?![A-Za-zа-я])")
 
 
@@ -81,6 +84,11 @@ def run(cur: Cursor, i: int, accept: Callable[[str], bool], most: int | None = N
     while (most is None or i - start < most) and accept(cur.at(i)):
         i += 1
     return i
+
+
+def word_at(cur: Cursor, i: int, words: Iterable[str]) -> str:
+    """The first of `words` written at `i`, or ''."""
+    return next((w for w in words if cur.startswith(i, w)), "")
 
 
 def pace(cur: Cursor, i: int) -> re.Match | None:
@@ -158,17 +166,5 @@ def _is_cjk(c: str) -> bool:
 
 def phone_end(cur: Cursor, i: int) -> int | None:
     """'+1 (415) 555-0100' or '(415) 555-0100': the bracket would otherwise split the number."""
-    j = i
-    if cur.at(j) == "+":  # the country code
-        j = digits_end(cur, i + 1, 3)
-        if j == i + 1:
-            return None
-        j += cur.at(j) in (" ", "-")
-    if cur.at(j) != "(" or (k := digits_end(cur, j + 1, 3)) - j != 4 or cur.at(k) != ")":
-        return None
-    j = k + 1 + (cur.at(k + 1) in (" ", "-"))
-    k = digits_end(cur, j, 3)
-    if k - j != 3 or cur.at(k) not in ("-", " "):
-        return None
-    j = digits_end(cur, k + 1, 4)
-    return j if j - k == 5 and not is_alnum(cur.at(j)) else None
+    found = BRACKETED_PHONE.match(cur.text, i, run(cur, i, lambda c: is_digit(c) or c in _PHONE_MARKS, 24))
+    return found.end() if found and not is_alnum(cur.at(found.end())) else None

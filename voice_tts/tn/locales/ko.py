@@ -76,7 +76,7 @@ class Korean(myriad.Language):
         n = int(digits)
         if c in myriad.TILDES and is_digit(cur.at(end + 1)) and before != "월" and (
                 cur.at(k := lexer.digits_end(cur, end + 1)) != "년"):  # '3~5일' 삼에서 오일; '11월1~5일', '80~90년대' 부터
-            counter = next((w for w in self.range_counters if cur.startswith(k, w)), "")
+            counter = lexer.word_at(cur, k, self.range_counters)
             clock = cur.startswith(k, "시") and cur.at(k + 1) != "간"  # '2~3일' 이삼 일, '2~3개' 두세 개; no clock nor month
             if (
                 cur.text[end + 1:k] == str(n + 1)
@@ -88,7 +88,7 @@ class Korean(myriad.Language):
                 return locale_span(k, approximate, "ko")
             # 두시에서, 여섯에서
             first = self.hour(n) + "시" if clock else self.native(n, counter, "") if counter and not code else plain
-            both = next((w for w in self.words["counters_at_both_ends"] if cur.startswith(k, w)), "")  # '만 3~12세' 삼세에서
+            both = lexer.word_at(cur, k, self.words["counters_at_both_ends"])  # '만 3~12세' 삼세에서
             return locale_span(end + 1, first + both + self.words["tilde"]["counted"], "ko")
         if c == "월":
             return locale_span(end, self.month(n) if 1 <= n <= 12 else plain, "ko")
@@ -106,7 +106,7 @@ class Korean(myriad.Language):
             if (
                 counter in self.counters
                 and counts
-                and not any(cur.startswith(end, w) for w in self.words["not_counters"])
+                and not lexer.word_at(cur, end, self.words["not_counters"])
             ):
                 return locale_span(end, self.native(n, counter), "ko")
         return locale_span(end, plain, "ko")
@@ -115,7 +115,7 @@ class Korean(myriad.Language):
         if (
             e.kind == "mixed"
             and e.parts[1:] == ("1", "2")
-            and (c := next((w for w in self.counters_longest_first if cur.startswith(end, w)), ""))
+            and (c := lexer.word_at(cur, end, self.counters_longest_first))
         ):
             return locale_span(end + len(c), self.native(int(e.parts[0])) + c + self.words["half"], "ko")  # '1½컵' 한컵반
         if e.kind == "time" and (ctx.prev_word or cur.at(end)):  # in a sentence every hour native: '17:00에' 열일곱 시에

@@ -39,6 +39,11 @@ _LONGEST_UNIT = 5
 _UNIT_SYMBOL = re.compile(r"μ?[A-Za-z]+[²³]?")
 _is_letter = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzµμ").__contains__  # of a code or a unit
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# after a calling code or an area code in brackets (or both), at most four digit groups with the area code:
+# '+82 010-1234-5678', '(800) 555-0000'
+_PHONE = re.compile(r"(?:\+(\d{1,3})(?!\d)[ -]?)?(?:[(（](\d{2,4})[)）][ -]?)?"
+                    r"(\d+(?(2)(?:[-. ]\d+){0,2}|(?:[-. ]\d+){0,3}))")
+_PHONE_MARKS = frozenset("+-. ()（）")
 _CODE = re.compile(r"[A-Z][0-9]|[2-6]G")  # a letter and a digit, or a mobile generation: 'A4', '5G'
 _UNROOTED = (False, False)  # an expression's `roots`: no number under √
 # what an expression's digits read as: their end, the expression's kind, parts and roots
@@ -91,8 +96,9 @@ class Expression:
 
 class Language:
     """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
-    their readings. A subclass names its `code`, a span where no number starts (`other_span`) and overrides the hooks
-    where it reads otherwise (`bare_integer`, `expression`, `hour`)."""
+    their readings. A subclass names its `code`, a span where no number starts (`other_span`), how an integer with
+    nothing of its own around it reads (`bare_integer`) and overrides the hooks where it reads otherwise (`cardinal`,
+    `expression`, `hour`)."""
 
     code: str
 
@@ -126,11 +132,7 @@ class Language:
         kei, rest = divmod(n, 10**16)  # CLDR stops at 10^18: 京 named here
         spoken = (self.cardinal(kei) + self.large[3] if kei else "") + cldr.spell_by_myriads(
             self.code, rest, self.words["ruleset"])
-        spoken = spoken.replace(" ", "")
-        if self.words["one_thousand_before_large"]:  # ja 一千万 where CLDR writes 千万 (but 千 alone), 二万一千 at the end
-            spoken = re.sub(f"(^|[{self.large}])千(?=[^{self.large}]*[{self.large}])"
-                            f"|(?<=[{self.large}])千$", r"\1一千", spoken)
-        return spoken
+        return spoken.replace(" ", "")
 
     def digits(self, text: str) -> str:
         """Digit by digit as CLDR writes them: '010' -> 〇一〇, 영일영 (zero alone is 零 in ja: 零時)."""
@@ -202,7 +204,7 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = next((w for after, w in self.words["tilde_before"].items() if cur.startswith(k, after)), "")
+            word = self.words["tilde_before"].get(lexer.word_at(cur, k, self.words["tilde_before"]), "")
             return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
@@ -316,15 +318,8 @@ class Language:
             return self.other_span(cur, pos, ctx)
         end, e = found
         code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        lot = self.words["lot_before"]
-        plate = before == " " and ctx.prev_word in self.words["plate_kana"]  # 'あ 12-34' 十二 三十四
-        if e.kind in ("range", "groups") and (
-            before in lot
-            or plate
-            # three short groups, no telephone's: '3-14-7'
-            or (lot and len(e.parts) == 3 and not any(p[0] == "0" or len(p) > 3 for p in e.parts))
-        ):
-            e = replace(e, kind="plate" if plate else "lot")  # after a town or a block: '山下町1-2' 一の二, '3丁目12-5' 十二の五
+        if e.kind in ("range", "groups") and (address := self.address(e, before, ctx.prev_word)):
+            e = address
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
             e = replace(e, kind="code" if code else "groups")  # a code: '注文番号は1234-5678'; years: '1600-1700'
@@ -377,7 +372,7 @@ class Language:
             and (e.kind == "time" or k > span.end)
             and (
                 swallowed
-                or any(cur.startswith(k, w) for w in before) and not any(cur.startswith(k, w) for w in between)
+                or lexer.word_at(cur, k, before) and not lexer.word_at(cur, k, between)
             )
         ):
             return locale_span(k + swallowed, span.info + cur.text[span.end:k] + until, self.code)
@@ -409,35 +404,15 @@ class Language:
             else locale_span(end, self.space + form if named_before else form + self.space, self.code)
         )
 
-    def bare_integer(self, cur: Cursor, pos: int, end: int, digits: str, ctx: Context) -> Span:
-        """An integer with nothing of its own around it (`digits`, thousands commas removed), read by what follows it
-        ('09分' 九分, '11時00分' 十一時); digit by digit after a word that names a code ('末尾4821', '認証コードは482913'), or
-        a long one ('注文番号58302'), but before a counter ('QRコード12枚' 十二枚)."""
-        before = ctx.char_before(cur.text, pos)
-        cue = ctx.prev_word or (before if len(digits) > 3 else "")  # a PIN in 「」: '「7025」' 七〇二五
-        code = (
-            (self.cued(cue) or len(digits) > 4 and self.cued(cue, "long_code_cues"))
-            and not "一" <= cur.at(end) <= "鿿"
-        )
-        code = code or digits[0] == "0" and any(cur.startswith(end, w) for w in self.words["routes"])  # '都01系統'
-        if (
-            digits == "00"
-            and before == self.words["clock"][0]
-            and cur.at(end) == self.words["clock"][1]
-        ):
-            return locale_span(end + 1, "", self.code)  # '11時00分' 十一時: on the hour, no minutes
-        if len(digits) < 2 and cur.text[end:lexer.run(cur, end, lambda c: "ァ" <= c <= "ー", 9)] in self.words["english"]:
-            return locale_span(end, self.code_digits[""][int(digits)], self.code)  # '2ラン' ツーラン
-        k = lexer.digits_end(cur, end + 1) if cur.at(end) in TILDES else end  # '14〜16時' 十四時から十六時 ('4〜5時間' 四から)
-        hour = re.match(self.words["shared_counter"], cur.at(k) + cur.at(k + 1)) if k > end + 1 else None
-        spoken = self.digits(digits) if code else self.counted(digits, cur.at(end))
-        return locale_span(end, spoken + (hour[0] if hour else ""), self.code)
-
     def cued(self, word: str, cues: str = "digit_cues") -> bool:
         """`word`, the word before a number, ends in one of `cues` or in one and a particle (a code's: 비밀번호는, 末尾;
         a day's: 検針日は)."""
         cues = tuple(self.words[cues])
         return word.endswith(cues) or word[-1:] in self.words["cue_particles"] and word[:-1].endswith(cues)
+
+    def address(self, groups: Expression, before: str, word_before: str) -> Expression | None:
+        """Digit groups that are an address's or a plate's numbers ("lot", "plate"), by what is written before them."""
+        return None
 
     def expression(self, cur: Cursor, pos: int, end: int, e: Expression, ctx: Context) -> Span:
         return locale_span(end, self.read(e), self.code)
@@ -669,7 +644,7 @@ def _body(cur: Cursor, i: int) -> _Body:
         return found
     if n == ",":
         b = a
-        while cur.at(b) == "," and all(is_digit(cur.at(b + k)) for k in (1, 2, 3)) and not is_digit(cur.at(b + 4)):
+        while cur.at(b) == "," and lexer.digits_end(cur, b + 1, 4) == b + 4:
             b += 4
         if b > a:
             whole = text[start:b].replace(",", "")
@@ -720,13 +695,7 @@ def _body(cur: Cursor, i: int) -> _Body:
 
 def _time(cur: Cursor, a: int, hours: str) -> _Body | None:
     parts, e = [hours], a
-    while (
-        len(parts) < 3
-        and cur.at(e) == ":"
-        and is_digit(cur.at(e + 1))
-        and is_digit(cur.at(e + 2))
-        and not is_digit(cur.at(e + 3))
-    ):
+    while len(parts) < 3 and cur.at(e) == ":" and lexer.digits_end(cur, e + 1, 3) == e + 3:
         parts.append(cur.text[e + 1:e + 3])
         e += 3
     return (
@@ -767,29 +736,14 @@ def _date(a: str, b: str, c: str) -> tuple[str, str, str] | None:
 def _phone(cur: Cursor, pos: int) -> tuple[int, Expression] | None:
     """'+82 010-1234-5678', '+1 (123)-123-5678', '(800) 555-0000': groups after a calling code
     or an area code in brackets."""
-    text = cur.text
-    country, i = "", pos
-    if cur.at(i) == "+":
-        j = lexer.digits_end(cur, i + 1)
-        if not 1 <= j - i - 1 <= 3:
-            return None
-        country, i = text[i + 1:j], j
-        i += cur.at(i) in (" ", "-")
-    groups = []
-    if cur.at(i) in _OPEN:
-        j = lexer.digits_end(cur, i + 1)
-        if not 2 <= j - i - 1 <= 4 or cur.at(j) not in _CLOSE:
-            return None
-        groups.append(text[i + 1:j])
-        i = j + 1 + (cur.at(j + 1) in (" ", "-"))
-    elif not country:
+    # no number is that long: a table of numbers is not waited for
+    found = _PHONE.match(cur.text, pos, lexer.run(cur, pos, lambda c: is_digit(c) or c in _PHONE_MARKS, 64))
+    if found is None or not (found[1] or found[2]):
         return None
-    while True:
-        j = lexer.digits_end(cur, i)
-        if j == i:
-            return None
-        groups.append(text[i:j])
-        if not (cur.at(j) in ("-", ".", " ") and is_digit(cur.at(j + 1)) and len(groups) < 4):
-            break
-        i = j + 1
-    return (j, Expression("phone", tuple(groups), country=country)) if len(groups) + bool(country) >= 3 else None
+    country, area, rest = found.groups(default="")
+    groups = re.split("[-. ]", rest)
+    if area:
+        groups.insert(0, area)
+    if len(groups) + bool(country) < 3:
+        return None
+    return found.end(), Expression("phone", tuple(groups), country=country)
