@@ -354,7 +354,7 @@ class Russian(Language):
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого; first in a sentence named: nominative ('08.12 — …')."""
         first = not (ctx.prev_word or ctx.words_before) and ctx.last_visible != ","  # 'Матч — 22.03' двадцать второго
-        return _date(day, month, year, "nominative" if first else _date_case(ctx))
+        return super().date(day, month, year, replace(ctx, agreement="nominative") if first else ctx)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -364,7 +364,7 @@ class Russian(Language):
         if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         if (m := _WORD_DATE.fullmatch(token.lower())) and m["month"] in MONTH_INDEX and 1 <= int(m["d"]) <= 31:
-            return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
+            return Language.date(self, int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, ctx)
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
@@ -392,7 +392,10 @@ class Russian(Language):
         return ordinal(day, "n", _date_case(ctx))
 
     def year(self, n: int) -> str:
-        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
+        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года; one of two
+        digits written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
+        if n < 100:
+            return f"{'ноль ' if n < 10 else ''}{ordinal(n, 'm', 'genitive')}"
         return ordinal(n, "m", "genitive") + " года"
 
     def phone_digits(self, text: str) -> str:
@@ -973,15 +976,6 @@ def _spell_latin(word: str) -> str:
 
 def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
-
-
-def _date(day: int, month: int, year: int | None, day_case: str) -> str:
-    """A year written in full carries its noun ('… двадцать седьмого года'); one of two digits
-    written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
-    reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None and year < 100:
-        return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
-    return reading if year is None else f"{reading} {RULES.year(year)}"
 
 
 def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
