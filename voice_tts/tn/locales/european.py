@@ -284,11 +284,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
         return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
-    def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
-        """Digits after the comma read as French and Italian read them: each leading zero, then up
-        to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
+    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None) -> str:
+        """Each leading zero, then the rest as one number ('05' → 'zero cinque', a telephone number's group '01' ноль
+        один); a run of more than three digits as `longer` reads it where given (decimals in French and Italian)."""
         rest = digits.lstrip("0")
-        number = [self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest)] if rest else []
+        number = [self.cardinal(int(rest)) if longer is None or len(rest) <= 3 else longer(rest)] if rest else []
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:

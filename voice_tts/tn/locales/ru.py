@@ -405,7 +405,7 @@ class Russian(Language):
             _phone(text)
             if PHONE.fullmatch(text)
             else (
-                " ".join(map(_group, re.findall(r"\d+", text)))
+                " ".join(map(self._zeros_then_number, re.findall(r"\d+", text)))
                 if _SPACED_PHONE.fullmatch(text)
                 else _fallback(_plain(text))
             )
@@ -1075,14 +1075,7 @@ def _phone(raw: str) -> str:
     words = ["плюс"] if (international := raw.lstrip().startswith("+")) else []
     groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
     # no trunk prefix where none is written
-    return " ".join(words + [_group(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])
-
-
-def _group(written: str) -> str:
-    """A group of digits as a number, its leading zeros one by one ('01' ноль один, '00' ноль ноль)."""
-    return " ".join(
-        ["ноль"] * (len(written) - len(rest := written.lstrip("0"))) + ([cardinal(int(rest))] if rest else [])
-    )
+    return " ".join(words + [RULES._zeros_then_number(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])
 
 
 def _fallback(text: str) -> str:
