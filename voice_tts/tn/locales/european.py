@@ -1090,23 +1090,25 @@ class Language(AddressesAndPhones, DatesAndTimes):
                          currency: Currency | None, ctx: Context) -> Span:
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
-        integer = fractional is None
-        if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
+        # a whole number with no currency (one found after it returns its money)
+        integer = fractional is None and currency is None
+        if integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
             return locale_span(end, self.year(int(whole)), self.code)
         with suppress(TooLong):
             # '2½', '2 ½'
-            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:
+            if integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:
                 fraction = (int(whole), *cldr.vulgar_fraction(cur.at(glyph)))
                 return self._unit_after(
                     cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction
                 )
-            dotted = currency is None and integer and cur.at(end) == "."
+            dotted = integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
             while True:
                 j = lexer.spaces(cur, end)
                 c = cur.at(j)
-                if c == "%" and currency is None and scale is None:
+                unnamed = currency is None and scale is None  # no currency nor scale word read yet
+                if c == "%" and unnamed:
                     return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
                 if lexer.is_currency(c) and currency is None and (currency := self.currency(c)) is not None:
                     m = (
@@ -1117,18 +1119,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     # '$ CA'
                     currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)
                     break
-                if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
+                if c == "/" and unnamed and is_letter(cur.at(j + 1)):
                     if (unit := self.unit(cur.text[j + 1:(m := lexer.chunk(cur, j + 1))])) is None:
                         break
                     return locale_span(
                         m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code
                     )
                 # '15,6"' pulgadas, where no quotation is open
-                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:
+                if c and c in '"″' and j == end and unnamed and not ctx.quote_open:
                     return locale_span(
                         j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code
                     )
-                if c == "°" and currency is None and scale is None:  # '-3 °C'
+                if c == "°" and unnamed:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
                     unit = self.unit("°" + cur.text[k:m].upper() if m > j + 1 else "°")
@@ -1184,7 +1186,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
-                if scale is None and currency is None:
+                if unnamed:
                     one, _, amount = word.partition("/")
                     if (
                         amount.isdecimal()
